@@ -1,0 +1,74 @@
+/**
+ * Stable codes of the errors Turnkit throws at its edges for bad host input
+ * (configuration mistakes found when a turn or runtime is built). They are
+ * distinct from the provider/turn {@link ErrorCode}s of `@turnkit/protocol`,
+ * which classify why a running turn failed.
+ */
+export const ConfigErrorCode = {
+  /** Two tools share a name. */
+  DuplicateTool: "duplicate_tool",
+  /** A tool lacks a name, a description, a schema or an `execute`. */
+  InvalidTool: "invalid_tool",
+  /** A `RunTurnInput` is missing a required field or has one of the wrong type. */
+  InvalidTurnInput: "invalid_turn_input",
+  /** A host output-token cap that is not a positive integer. */
+  InvalidHostCap: "invalid_host_cap",
+  /** An event writer without a callable `push`. */
+  InvalidEventWriter: "invalid_event_writer",
+  /** An extension id that is unknown, duplicated or conflicting. */
+  InvalidExtensionId: "invalid_extension_id",
+  /** An extension's `init` failed or it used its API outside `init`. */
+  ExtensionInit: "extension_init",
+  /** A bounded registry is full. */
+  CapacityExceeded: "capacity_exceeded",
+  /** A class passed to `toRuntimeTool` was not decorated with `@bindTool`. */
+  UndecoratedTool: "undecorated_tool",
+  /** A path given to a built-in tool lies outside its workspace. */
+  PathOutsideWorkspace: "path_outside_workspace",
+} as const;
+
+/** One of the {@link ConfigErrorCode} strings. */
+export type ConfigErrorCode = (typeof ConfigErrorCode)[keyof typeof ConfigErrorCode];
+
+const TURNKIT_ERROR_MARKER = Symbol.for("turnkit.error");
+
+/**
+ * Base class of every error Turnkit throws on purpose. It carries a stable
+ * `code`; `TurnkitError.isInstance(e)` recognises it across duplicated
+ * package copies, where `instanceof` would not.
+ */
+export class TurnkitError extends Error {
+  /** Stable code a caller can branch on. */
+  readonly code: string;
+  readonly [TURNKIT_ERROR_MARKER] = true;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "TurnkitError";
+    this.code = code;
+  }
+
+  /** True for any TurnkitError, whatever copy of the package created it. */
+  static isInstance(value: unknown): value is TurnkitError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TURNKIT_ERROR_MARKER] === true;
+  }
+}
+
+/**
+ * A configuration mistake found when something is built (a tool table, a
+ * turn, a runtime). Thrown synchronously, before any model request, so the
+ * host sees it at once and nothing half-runs.
+ */
+export class TurnkitConfigError extends TurnkitError {
+  declare readonly code: ConfigErrorCode;
+
+  constructor(code: ConfigErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = "TurnkitConfigError";
+  }
+
+  /** True for a TurnkitConfigError from any copy of the package. */
+  static override isInstance(value: unknown): value is TurnkitConfigError {
+    return TurnkitError.isInstance(value) && (value as Error).name === "TurnkitConfigError";
+  }
+}
