@@ -1,0 +1,125 @@
+import type { Context, Message, Model, SimpleStreamOptions, TSchema } from "@mariozechner/pi-ai";
+
+/** A tool as a provider sees it: what would be sent, without `execute` or UI fields. */
+export interface RecordedTool {
+  name: string;
+  description: string;
+  parameters: TSchema;
+}
+
+/**
+ * Stream options as recorded: every data field as given (including `apiKey`,
+ * so a test can check that `getApiKey` was consulted), without `signal` and
+ * without function-valued fields (`onPayload`, `onResponse`, ...).
+ */
+export type RecordedStreamOptions = Omit<SimpleStreamOptions, "signal" | "onPayload" | "onResponse"> &
+  Record<string, unknown>;
+
+/**
+ * One call of a scripted stream function, frozen at call time: later
+ * mutation of the caller's model, messages, tools or options does not change
+ * it.
+ */
+export interface RecordedRequest {
+  /** Position in `requests`, from 0. Messages that count requests say `#index+1`. */
+  index: number;
+  /** Copy of the model the caller passed (not necessarily the scripted one). */
+  model: Model<any>;
+  /** Copy of the context; tools reduced to {@link RecordedTool}. */
+  context: { systemPrompt?: string; messages: Message[]; tools?: RecordedTool[] };
+  /** Copy of the options; see {@link RecordedStreamOptions}. */
+  options: RecordedStreamOptions;
+  /** Whether the caller passed an `AbortSignal` (the signal itself is not recorded). */
+  hasSignal: boolean;
+}
+
+/**
+ * Deep copy for recording. `structuredClone` when it can; otherwise (data
+ * that holds functions, signals or class instances) a structural copy that
+ * drops functions and `AbortSignal`s. Never throws.
+ */
+export function snapshotValue<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return copyWithoutFunctions(value, new WeakMap()) as T;
+  }
+}
+
+function copyWithoutFunctions(value: unknown, seen: WeakMap<object, unknown>): unknown {
+  if (value === null || typeof value !== "object") return typeof value === "function" ? undefined : value;
+  if (seen.has(value)) return seen.get(value);
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return undefined;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(copyWithoutFunctions(item, seen));
+    return copy;
+  }
+  if (value instanceof Map || value instanceof Set || value instanceof Date || ArrayBuffer.isView(value)) {
+    try {
+      return structuredClone(value);
+    } catch {
+      // Falls through to a field copy (e.g. a Map holding functions).
+    }
+  }
+  const copy: Record<string, unknown> = {};
+  seen.set(value, copy);
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field === "function" || (typeof AbortSignal !== "undefined" && field instanceof AbortSignal)) continue;
+    copy[key] = copyWithoutFunctions(field, seen);
+  }
+  return copy;
+}
+
+function recordOptions(options: SimpleStreamOptions | undefined): RecordedStreamOptions {
+  const recorded: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(options ?? {})) {
+    if (key === "signal" || typeof field === "function" || field === undefined) continue;
+    recorded[key] = snapshotValue(field);
+  }
+  return recorded as RecordedStreamOptions;
+}
+
+/** Builds the frozen record of one stream call. Never throws. */
+export function recordRequest(
+  index: number,
+  model: Model<any>,
+  context: Context,
+  options: SimpleStreamOptions | undefined,
+): RecordedRequest {
+  const recordedContext: RecordedRequest["context"] = { messages: snapshotValue(context?.messages ?? []) };
+  if (context?.systemPrompt !== undefined) recordedContext.systemPrompt = context.systemPrompt;
+  if (context?.tools !== undefined) {
+    recordedContext.tools = context.tools.map((tool) =>
+      snapshotValue({ name: tool.name, description: tool.description, parameters: tool.parameters }),
+    );
+  }
+  return {
+    index,
+    model: snapshotValue(model),
+    context: recordedContext,
+    options: recordOptions(options),
+    hasSignal: options?.signal !== undefined,
+  };
+}
+
+/**
+ * All text the user and the tools contributed to a request, in order, one
+ * message per line (text blocks of one message joined by newlines). Assistant
+ * messages, the system prompt and images are left out. For assertions like
+ * `expect(requestText(req)).toContain("tool output")`.
+ */
+export function requestText(request: Pick<RecordedRequest, "context">): string {
+  const parts: string[] = [];
+  for (const message of request.context.messages) {
+    if (message.role !== "user" && message.role !== "toolResult") continue;
+    if (typeof message.content === "string") {
+      parts.push(message.content);
+      continue;
+    }
+    const texts = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+    if (texts.length > 0) parts.push(texts.join("\n"));
+  }
+  return parts.join("\n");
+}

@@ -1,0 +1,145 @@
+import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
+import { DEFAULT_FAULT_ERROR_MESSAGE } from "./scripted-defaults.js";
+import { response, type ScriptedResponse } from "./script-blocks.js";
+
+/** Streams the first `events` events of `response`, then an `error` event (stopReason `"error"`). */
+export interface ErrorAfterFault {
+  kind: "errorAfter";
+  events: number;
+  message: string;
+  response: ScriptedResponse;
+}
+
+/** The stream function throws `error` synchronously, before returning a stream. */
+export interface ThrowSyncFault {
+  kind: "throwSync";
+  error: unknown;
+}
+
+/** The stream function returns a promise rejected with `error`. */
+export interface RejectFault {
+  kind: "reject";
+  error: unknown;
+}
+
+/** Streams the first `afterEvents` events of `response`, then nothing until the request's signal aborts. */
+export interface HangFault {
+  kind: "hang";
+  afterEvents: number;
+  response: ScriptedResponse;
+}
+
+/** Streams every event of `response` except the terminal one, then calls `end()`. */
+export interface EndWithoutDoneFault {
+  kind: "endWithoutDone";
+  response: ScriptedResponse;
+  resolveResult: boolean;
+}
+
+/** Streams `response` normally, then pushes more events after the terminal one. */
+export interface EventsAfterDoneFault {
+  kind: "eventsAfterDone";
+  response: ScriptedResponse;
+  extraEvents?: AssistantMessageEvent[];
+  reachConsumer: boolean;
+}
+
+/** A script entry that makes the scripted model misbehave in one specific way. */
+export type ScriptFault =
+  | ErrorAfterFault
+  | ThrowSyncFault
+  | RejectFault
+  | HangFault
+  | EndWithoutDoneFault
+  | EventsAfterDoneFault;
+
+const interruptedResponse = () => response("This scripted response is cut off part way through");
+
+function toResponse(value: ScriptedResponse | string): ScriptedResponse {
+  return typeof value === "string" ? response(value) : value;
+}
+
+function assertEventCount(name: string, count: number): void {
+  if (!(Number.isInteger(count) && count >= 0)) {
+    throw new RangeError(`${name}(): event count must be a non-negative integer, got ${count}`);
+  }
+}
+
+/**
+ * Streams the first `n` events of a response (counting `start`; default
+ * response: one sentence of text), then ends with an `error` event whose
+ * message is the partial so far with `stopReason: "error"` and
+ * `errorMessage: message`. `n` larger than the response streams all of its
+ * events before the error; `n = 0` ends with the error at once.
+ */
+export function errorAfter(
+  n: number,
+  message: string = DEFAULT_FAULT_ERROR_MESSAGE,
+  options: { response?: ScriptedResponse | string } = {},
+): ErrorAfterFault {
+  assertEventCount("errorAfter", n);
+  return { kind: "errorAfter", events: n, message, response: options.response ? toResponse(options.response) : interruptedResponse() };
+}
+
+/**
+ * The stream function throws `error` synchronously. The request is still
+ * recorded. This breaks the `StreamFn` contract on purpose: use it to check
+ * that the caller survives a provider that throws (SPEC L9).
+ */
+export function throwSync(error: unknown): ThrowSyncFault {
+  return { kind: "throwSync", error };
+}
+
+/**
+ * The stream function returns a rejected promise instead of a stream. The
+ * request is still recorded. Use it to check SPEC L9 for async providers.
+ */
+export function reject(error: unknown): RejectFault {
+  return { kind: "reject", error };
+}
+
+/**
+ * Emits nothing (or the first `afterEvents` events of `response`, e.g. to
+ * test an idle timeout after the first event) and never ends on its own.
+ * When the request's signal aborts, it ends with an `error` event, reason
+ * `"aborted"`, `errorMessage` `"Request was aborted"`, and removes its abort
+ * listener. A request without a signal hangs forever; that is the point.
+ */
+export function hang(options: { afterEvents?: number; response?: ScriptedResponse | string } = {}): HangFault {
+  const afterEvents = options.afterEvents ?? 0;
+  assertEventCount("hang", afterEvents);
+  return { kind: "hang", afterEvents, response: options.response ? toResponse(options.response) : interruptedResponse() };
+}
+
+/**
+ * Streams every event of `response` except `done`/`error`, then ends the
+ * stream with `end()`: iteration stops without a terminal event. By default
+ * `result()` never settles, as with a provider whose stream was cut; with
+ * `resolveResult: true`, `end(finalMessage)` resolves it with the message the
+ * missing terminal event would have carried.
+ */
+export function endWithoutDone(
+  value: ScriptedResponse | string,
+  options: { resolveResult?: boolean } = {},
+): EndWithoutDoneFault {
+  return { kind: "endWithoutDone", response: toResponse(value), resolveResult: options.resolveResult ?? false };
+}
+
+/**
+ * Streams `response` normally, then pushes `extraEvents` after the terminal
+ * event (default: one `text_delta` and a second `done` whose message differs
+ * from the first). pi-ai's `EventStream` drops events pushed after a terminal
+ * one, so by default a consumer never sees them: the fault checks that
+ * nothing relies on those pushes. With `reachConsumer: true` the returned
+ * stream's iterator yields them after the terminal event anyway, like a
+ * hand-written stream without that guard, so a consumer must stop reading at
+ * `done` itself; `result()` still resolves to the first terminal message.
+ */
+export function eventsAfterDone(
+  value: ScriptedResponse | string,
+  options: { extraEvents?: AssistantMessageEvent[]; reachConsumer?: boolean } = {},
+): EventsAfterDoneFault {
+  const fault: EventsAfterDoneFault = { kind: "eventsAfterDone", response: toResponse(value), reachConsumer: options.reachConsumer ?? false };
+  if (options.extraEvents) fault.extraEvents = structuredClone(options.extraEvents);
+  return fault;
+}

@@ -1,0 +1,267 @@
+import {
+  createAssistantMessageEventStream,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  type AssistantMessageEventStream,
+  type Context,
+  type Model,
+  type SimpleStreamOptions,
+} from "@mariozechner/pi-ai";
+import type { StreamFn } from "../types.js";
+import { emptyUsage } from "./message-builders.js";
+import { recordRequest, type RecordedRequest } from "./request-recording.js";
+import { endedMessage, lastPartialOf, planResponse, type MessageIdentity } from "./response-plan.js";
+import { response, type ScriptedResponse } from "./script-blocks.js";
+import type { ScriptEntry } from "./script-entry.js";
+import type { RejectFault, ScriptFault, ThrowSyncFault } from "./script-faults.js";
+import {
+  SCRIPTED_API,
+  SCRIPTED_CONTEXT_WINDOW,
+  SCRIPTED_MAX_TOKENS,
+  SCRIPTED_MODEL_ID,
+  SCRIPTED_PROVIDER,
+} from "./scripted-defaults.js";
+import { leakEventsPastEnd, pumpEvents, type StreamEnding } from "./stream-pump.js";
+import { realTimerClock, type TimerClock } from "./timer-clock.js";
+
+/** Options of {@link createScriptedModel}. */
+export interface ScriptedModelOptions {
+  /** Clock for `eventDelayMs` and message timestamps. Default: real timers and `Date.now()`. */
+  clock?: TimerClock;
+  /** Fields that replace the defaults of the returned `model` (e.g. `reasoning: true`, `maxTokens`). */
+  model?: Partial<Model<any>>;
+  /** Delay before every event of every response that sets none. Default 0: no timers at all. */
+  eventDelayMs?: number;
+  /** Delta size of every response that sets none. Default: words for text, 10 characters for tool arguments. */
+  chunkSize?: number;
+}
+
+/** A fake model that answers each request with the next script entry. */
+export interface ScriptedModel {
+  /**
+   * A pi-ai model description (api `"scripted"`, provider `"scripted"`, id
+   * `"scripted-model"`, zero costs). It is not registered with pi-ai's API
+   * registry: pass {@link ScriptedModel.streamFn} wherever a stream function
+   * is accepted.
+   */
+  model: Model<any>;
+  /**
+   * The stream function (`streamSimple`'s signature). Records the request,
+   * takes the next entry and streams it as real pi-ai events, asynchronously.
+   * It never throws or rejects except when the entry is `throwSync` or
+   * `reject`; an exhausted script or a failing entry function ends the
+   * stream with an `error` event instead.
+   */
+  streamFn: StreamFn;
+  /** Every request so far, in call order (the array grows; entries never change). */
+  readonly requests: readonly RecordedRequest[];
+  /** The most recent request, or `undefined` before the first. */
+  lastRequest(): RecordedRequest | undefined;
+  /** Entries not yet consumed. */
+  remaining(): number;
+  /** Adds entries to the end of the script. */
+  append(...entries: ScriptEntry[]): void;
+}
+
+const MAX_ENTRY_FUNCTION_DEPTH = 32;
+
+type ResolvedEntry = ScriptedResponse | ScriptFault | { kind: "failure"; message: string };
+
+/** Entries that produce a stream (everything but `throwSync` and `reject`). */
+type StreamedEntry = Exclude<ResolvedEntry, ThrowSyncFault | RejectFault>;
+
+function isAssistantMessage(entry: ScriptEntry): entry is AssistantMessage {
+  return typeof entry === "object" && entry !== null && "role" in entry && entry.role === "assistant";
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Turns one entry into a response or fault; entry functions are called with the request. Never throws. */
+function resolveEntry(entry: ScriptEntry | undefined, request: RecordedRequest, consumed: number): ResolvedEntry {
+  const number = request.index + 1;
+  let current: ScriptEntry | undefined = entry;
+  for (let depth = 0; typeof current === "function"; depth += 1) {
+    if (depth >= MAX_ENTRY_FUNCTION_DEPTH) {
+      return { kind: "failure", message: `Script entry function for request #${number} kept returning functions` };
+    }
+    try {
+      current = current(request);
+    } catch (error) {
+      return { kind: "failure", message: `Script entry function for request #${number} threw: ${describeError(error)}` };
+    }
+  }
+  if (current === undefined) {
+    return {
+      kind: "failure",
+      message: `Scripted model has no response left for request #${number} (all ${consumed} script entries were used)`,
+    };
+  }
+  if (typeof current === "string") return response(current);
+  if (isAssistantMessage(current)) {
+    return response(current.content, {
+      stopReason: current.stopReason,
+      usage: current.usage,
+      errorMessage: current.errorMessage,
+      responseId: current.responseId,
+    });
+  }
+  return current;
+}
+
+/**
+ * Creates a scripted model: each call of `streamFn` consumes the next entry
+ * of `script` (see {@link ScriptEntry}) and streams it as a real pi-ai event
+ * sequence (`start`, per-block start/delta/end, then `done` or `error`). If
+ * the request's signal aborts mid-stream (or was aborted already), the
+ * stream ends with an `error` event, reason `"aborted"`, `errorMessage`
+ * `"Request was aborted"`; abort listeners are removed when a stream ends.
+ * Messages report the requested model's `api`, `provider` and `id`.
+ */
+export function createScriptedModel(script: readonly ScriptEntry[] = [], options: ScriptedModelOptions = {}): ScriptedModel {
+  const clock = options.clock ?? realTimerClock;
+  const queue: ScriptEntry[] = [...script];
+  const requests: RecordedRequest[] = [];
+  let consumed = 0;
+  let toolCallCount = 0;
+  const nextToolCallId = () => {
+    toolCallCount += 1;
+    return `call_${toolCallCount}`;
+  };
+
+  const model: Model<any> = {
+    id: SCRIPTED_MODEL_ID,
+    name: "Scripted Model",
+    api: SCRIPTED_API,
+    provider: SCRIPTED_PROVIDER,
+    baseUrl: "scripted://local",
+    reasoning: false,
+    input: ["text", "image"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: SCRIPTED_CONTEXT_WINDOW,
+    maxTokens: SCRIPTED_MAX_TOKENS,
+    ...options.model,
+  };
+
+  const streamEntry = (entry: StreamedEntry, identity: MessageIdentity, signal: AbortSignal | undefined): AssistantMessageEventStream => {
+    const stream = createAssistantMessageEventStream();
+    const plan = (scripted: ScriptedResponse) =>
+      planResponse(scripted, identity, { chunkSize: options.chunkSize, nextToolCallId });
+    const pump = (
+      scripted: ScriptedResponse | undefined,
+      events: AssistantMessageEvent[],
+      ending: StreamEnding,
+      initial: AssistantMessage,
+    ) =>
+      pumpEvents({
+        stream,
+        events,
+        ending,
+        initial,
+        eventDelayMs: scripted?.eventDelayMs ?? options.eventDelayMs ?? 0,
+        clock,
+        signal,
+      });
+
+    switch (entry.kind) {
+      case "failure": {
+        const initial: AssistantMessage = {
+          role: "assistant",
+          content: [],
+          api: identity.api,
+          provider: identity.provider,
+          model: identity.model,
+          usage: emptyUsage(),
+          stopReason: "stop",
+          timestamp: identity.timestamp,
+        };
+        const error = endedMessage(initial, "error", entry.message);
+        pump(undefined, [], { kind: "terminal", event: { type: "error", reason: "error", error } }, initial);
+        return stream;
+      }
+      case "response": {
+        const planned = plan(entry);
+        pump(entry, planned.events, { kind: "terminal", event: planned.terminal }, planned.initial);
+        return stream;
+      }
+      case "errorAfter": {
+        const planned = plan(entry.response);
+        const events = planned.events.slice(0, entry.events);
+        const error = endedMessage(lastPartialOf(events, planned.initial), "error", entry.message);
+        pump(entry.response, events, { kind: "terminal", event: { type: "error", reason: "error", error } }, planned.initial);
+        return stream;
+      }
+      case "hang": {
+        const planned = plan(entry.response);
+        pump(entry.response, planned.events.slice(0, entry.afterEvents), { kind: "hang" }, planned.initial);
+        return stream;
+      }
+      case "endWithoutDone": {
+        const planned = plan(entry.response);
+        const ending: StreamEnding = entry.resolveResult ? { kind: "silentEnd", result: planned.final } : { kind: "silentEnd" };
+        pump(entry.response, planned.events, ending, planned.initial);
+        return stream;
+      }
+      case "eventsAfterDone": {
+        const planned = plan(entry.response);
+        const extraEvents = entry.extraEvents ?? defaultEventsAfterDone(planned.final);
+        pump(entry.response, planned.events, { kind: "terminalThenExtra", event: planned.terminal, extraEvents }, planned.initial);
+        if (entry.reachConsumer) leakEventsPastEnd(stream, extraEvents);
+        return stream;
+      }
+      default: {
+        const unknown: never = entry;
+        throw new Error(`Unknown script entry: ${JSON.stringify(unknown)}`);
+      }
+    }
+  };
+
+  const streamFn: StreamFn = (requestModel: Model<any>, context: Context, streamOptions?: SimpleStreamOptions) => {
+    const request = recordRequest(requests.length, requestModel, context, streamOptions);
+    requests.push(request);
+    const hadEntry = queue.length > 0;
+    const entry = queue.shift();
+    if (hadEntry) consumed += 1;
+    const identity: MessageIdentity = {
+      api: requestModel?.api ?? model.api,
+      provider: requestModel?.provider ?? model.provider,
+      model: requestModel?.id ?? model.id,
+      timestamp: clock.now(),
+    };
+    const resolved = resolveEntry(entry, request, consumed);
+    if (resolved.kind === "throwSync") throw resolved.error;
+    if (resolved.kind === "reject") return Promise.reject(resolved.error);
+    try {
+      return streamEntry(resolved, identity, streamOptions?.signal);
+    } catch (error) {
+      // A malformed entry (e.g. tool arguments that cannot be serialised) still ends as a stream.
+      const message = `Scripted model could not stream request #${request.index + 1}: ${describeError(error)}`;
+      return streamEntry({ kind: "failure", message }, identity, streamOptions?.signal);
+    }
+  };
+
+  return {
+    model,
+    streamFn,
+    requests,
+    lastRequest: () => requests[requests.length - 1],
+    remaining: () => queue.length,
+    append: (...entries) => {
+      queue.push(...entries);
+    },
+  };
+}
+
+/** A `text_delta` and a second, different `done`: either reaching a consumer is visible. */
+function defaultEventsAfterDone(final: AssistantMessage): AssistantMessageEvent[] {
+  const late: AssistantMessage = {
+    ...structuredClone(final),
+    content: [...structuredClone(final.content), { type: "text", text: "late text after done" }],
+  };
+  const reason = final.stopReason === "error" || final.stopReason === "aborted" ? "stop" : final.stopReason;
+  return [
+    { type: "text_delta", contentIndex: final.content.length, delta: "late text after done", partial: late },
+    { type: "done", reason, message: { ...late, stopReason: reason } },
+  ];
+}

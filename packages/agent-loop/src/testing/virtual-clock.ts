@@ -1,0 +1,110 @@
+import { MAX_RUN_ALL_TIMERS } from "./scripted-defaults.js";
+import type { TimerClock } from "./timer-clock.js";
+
+/**
+ * A clock whose time moves only when a test says so. Implements
+ * {@link TimerClock} (the shape of agent-core's `Clock`).
+ */
+export interface VirtualClock extends TimerClock {
+  /**
+   * Moves time forward by `ms`, firing every timer due by then in time order
+   * (ties in scheduling order), including timers those timers schedule.
+   * Before each timer and at the end it lets pending promise chains run, so
+   * async code woken by a timer reaches its next timer or its end. A timer
+   * that throws rejects the returned promise; later timers stay pending.
+   */
+  advance(ms: number): Promise<void>;
+  /**
+   * Fires timers until none is pending, moving time to each one. Throws after
+   * 10,000 timers (something keeps re-arming itself), naming the count.
+   */
+  runAll(): Promise<void>;
+  /** Number of timers scheduled and neither fired nor cleared. */
+  pendingCount(): number;
+}
+
+interface VirtualTimer {
+  id: number;
+  dueAt: number;
+  fn: () => void;
+}
+
+// Captured at load so fake-timer libraries installed later cannot freeze the flush.
+const realSetImmediate: ((fn: () => void) => unknown) | undefined = globalThis.setImmediate;
+
+/**
+ * Lets queued microtasks and promise chains run. A macrotask turn (`setImmediate`)
+ * runs only after the microtask queue is empty, however long its chains are.
+ */
+async function flushPromiseChains(): Promise<void> {
+  if (realSetImmediate) {
+    await new Promise<void>((resolve) => realSetImmediate(resolve));
+    return;
+  }
+  for (let turn = 0; turn < 100; turn += 1) await Promise.resolve();
+}
+
+/**
+ * Creates a virtual clock at time `start`. `setTimeout` returns a numeric
+ * handle; a negative or non-finite delay counts as 0. Nothing runs until
+ * `advance` or `runAll` is awaited.
+ */
+export function createVirtualClock(start = 0): VirtualClock {
+  let now = start;
+  let nextId = 1;
+  const timers = new Map<number, VirtualTimer>();
+
+  const earliestDue = (limit: number): VirtualTimer | undefined => {
+    let earliest: VirtualTimer | undefined;
+    for (const timer of timers.values()) {
+      if (timer.dueAt > limit) continue;
+      if (!earliest || timer.dueAt < earliest.dueAt || (timer.dueAt === earliest.dueAt && timer.id < earliest.id)) earliest = timer;
+    }
+    return earliest;
+  };
+
+  const fire = (timer: VirtualTimer) => {
+    timers.delete(timer.id);
+    now = Math.max(now, timer.dueAt);
+    timer.fn();
+  };
+
+  return {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const delay = Number.isFinite(ms) && ms > 0 ? ms : 0;
+      const id = nextId;
+      nextId += 1;
+      timers.set(id, { id, dueAt: now + delay, fn });
+      return id;
+    },
+    clearTimeout(handle) {
+      if (typeof handle === "number") timers.delete(handle);
+    },
+    async advance(ms) {
+      if (!(ms >= 0)) throw new RangeError(`advance(): ms must be >= 0, got ${ms}`);
+      const target = now + ms;
+      await flushPromiseChains();
+      for (let timer = earliestDue(target); timer; timer = earliestDue(target)) {
+        fire(timer);
+        await flushPromiseChains();
+      }
+      now = target;
+      await flushPromiseChains();
+    },
+    async runAll() {
+      await flushPromiseChains();
+      for (let fired = 0; timers.size > 0; fired += 1) {
+        if (fired >= MAX_RUN_ALL_TIMERS) {
+          throw new Error(
+            `runAll(): fired ${MAX_RUN_ALL_TIMERS} timers and ${timers.size} are still pending; a timer probably re-arms itself forever. Use advance(ms) instead.`,
+          );
+        }
+        const timer = earliestDue(Number.POSITIVE_INFINITY);
+        if (timer) fire(timer);
+        await flushPromiseChains();
+      }
+    },
+    pendingCount: () => timers.size,
+  };
+}
