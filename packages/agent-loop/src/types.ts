@@ -144,15 +144,15 @@ export interface ShouldStopAfterTurnContext {
 }
 
 /**
- * Context passed to `shouldStopAfterSteering` (Turnkit addition), after each
- * steering poll at the end of a step.
+ * Context passed to `shouldStopAfterSteering` (Turnkit addition), after a
+ * steering poll at the end of a step returned messages.
  */
 export interface ShouldStopAfterSteeringContext {
-  /** Steering messages the poll returned (possibly none). They are already in `context`. */
+  /** Steering messages the poll returned (at least one). Not yet in `context`. */
   steeringMessages: AgentMessage[];
   /** The assistant message of the step that just ended. */
   message: AssistantMessage;
-  /** Agent context including the steering messages. */
+  /** Agent context after the step. */
   context: AgentContext;
   /** Messages this loop invocation returns if it exits here. */
   newMessages: AgentMessage[];
@@ -179,9 +179,10 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /** After each `turn_end`: return true to end the run without polling the queues. */
   shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
   /**
-   * Turnkit addition. After each steering poll at a step end: return true to
-   * end the run without another model request. Polled messages stay in the
-   * transcript.
+   * Turnkit addition. After a steering poll at a step end returned messages:
+   * return true to end the run without another model request. The polled
+   * messages are still recorded (`message_start`/`message_end`) before
+   * `agent_end`, so nothing is lost; a later `continue()` sends them.
    */
   shouldStopAfterSteering?: (context: ShouldStopAfterSteeringContext) => boolean | Promise<boolean>;
   /** Returns messages to inject before the next request; polled at start and after each step. */

@@ -1,0 +1,200 @@
+import { type AssistantMessage, EventStream, type ToolResultMessage } from "@mariozechner/pi-ai";
+import { streamAssistantResponse } from "./assistant-response.js";
+import { LoopRun } from "./loop-run.js";
+import { ToolResultText } from "./synthetic-messages.js";
+import { executeToolBatch, refuseToolCalls } from "./tool-batch.js";
+import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
+
+/**
+ * Starts a run with new prompt messages (SPEC L0, L1). The prompts are added
+ * to a copy of the context and announced with `message_start`/`message_end`.
+ *
+ * Returns at once; the stream yields every event and always ends with
+ * `agent_end`, whose messages `result()` resolves to. It never errors: a
+ * failure inside the run ends it with an `error` assistant message (L9).
+ */
+export function agentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): EventStream<AgentEvent, AgentMessage[]> {
+  const stream = createAgentEventStream();
+  void runAgentLoop(prompts, context, config, (event) => stream.push(event), signal, streamFn).then((messages) => stream.end(messages));
+  return stream;
+}
+
+/**
+ * Continues a run from the context without adding a message, e.g. to retry
+ * after an error. Throws synchronously when the context is empty or ends
+ * with an assistant message (a provider would reject the request).
+ */
+export function agentLoopContinue(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): EventStream<AgentEvent, AgentMessage[]> {
+  assertContinuable(context);
+  const stream = createAgentEventStream();
+  void runAgentLoopContinue(context, config, (event) => stream.push(event), signal, streamFn).then((messages) => stream.end(messages));
+  return stream;
+}
+
+/**
+ * {@link agentLoop} with an awaited event sink instead of a stream: each
+ * event is handed to `emit` and the loop waits for it before going on.
+ * Resolves to the messages the run added; never rejects.
+ */
+export async function runAgentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+  const run = new LoopRun(
+    { ...context, messages: [...context.messages, ...prompts] },
+    [...prompts],
+    config,
+    emit,
+    signal,
+    streamFn,
+  );
+  try {
+    await run.emit({ type: "agent_start" });
+    await run.emit({ type: "turn_start" });
+    for (const prompt of prompts) await run.emitWholeMessage(prompt);
+    await runSteps(run);
+  } catch (error) {
+    await run.closeAfterFailure(error);
+  }
+  return run.newMessages;
+}
+
+/**
+ * {@link agentLoopContinue} with an awaited event sink. Resolves to the
+ * messages the run added; rejects only for a context that cannot be
+ * continued (checked before any event).
+ */
+export async function runAgentLoopContinue(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+  assertContinuable(context);
+  const run = new LoopRun({ ...context, messages: [...context.messages] }, [], config, emit, signal, streamFn);
+  try {
+    await run.emit({ type: "agent_start" });
+    await run.emit({ type: "turn_start" });
+    await runSteps(run);
+  } catch (error) {
+    await run.closeAfterFailure(error);
+  }
+  return run.newMessages;
+}
+
+function assertContinuable(context: AgentContext): void {
+  const last = context.messages[context.messages.length - 1];
+  if (!last) throw new Error("Cannot continue: no messages in context");
+  if (last.role === "assistant") throw new Error("Cannot continue from message role: assistant");
+}
+
+function createAgentEventStream(): EventStream<AgentEvent, AgentMessage[]> {
+  return new EventStream<AgentEvent, AgentMessage[]>(
+    (event) => event.type === "agent_end",
+    (event) => (event.type === "agent_end" ? event.messages : []),
+  );
+}
+
+function toolCallsOf(message: AssistantMessage): AgentToolCall[] {
+  const calls: AgentToolCall[] = [];
+  for (const block of message.content) if (block.type === "toolCall") calls.push(block);
+  return calls;
+}
+
+/**
+ * The steps of a run (SPEC L1): an outer loop for follow-ups around an inner
+ * loop that runs while tool calls continue or messages are pending. The
+ * caller has already emitted `turn_start` for the first step.
+ */
+async function runSteps(run: LoopRun): Promise<void> {
+  const { config } = run;
+  let firstStep = true;
+  let pending: AgentMessage[] = (await config.getSteeringMessages?.()) ?? [];
+
+  while (true) {
+    let continueWithTools = true;
+    while (continueWithTools || pending.length > 0) {
+      if (firstStep) firstStep = false;
+      else await run.emit({ type: "turn_start" });
+
+      for (const message of pending) {
+        run.record(message);
+        await run.emitWholeMessage(message);
+      }
+      pending = [];
+
+      const message = await streamAssistantResponse(run);
+      if (message.stopReason === "error" || message.stopReason === "aborted") {
+        // L3: the run ends at once; calls of a failed response are never executed.
+        await run.emit({ type: "turn_end", message, toolResults: [] });
+        await run.emit({ type: "agent_end", messages: run.newMessages });
+        return;
+      }
+
+      const toolCalls = toolCallsOf(message);
+      if (message.stopReason === "length" && toolCalls.length > 0) {
+        // L11: arguments may be cut off; answer each call without running it.
+        const toolResults = await refuseToolCalls(run, toolCalls, ToolResultText.truncated);
+        await run.emit({ type: "turn_end", message, toolResults });
+        await run.emit({ type: "agent_end", messages: run.newMessages });
+        return;
+      }
+
+      let toolResults: ToolResultMessage[] = [];
+      continueWithTools = false;
+      if (toolCalls.length > 0) {
+        const batch = await executeToolBatch(run, message, toolCalls);
+        toolResults = batch.results;
+        if (batch.aborted) {
+          // L10: no request after an aborted batch.
+          await run.emit({ type: "turn_end", message, toolResults });
+          await run.emit({ type: "agent_end", messages: run.newMessages });
+          return;
+        }
+        continueWithTools = !batch.terminate;
+      }
+
+      await run.emit({ type: "turn_end", message, toolResults });
+      if (await config.shouldStopAfterTurn?.({ message, toolResults, context: run.context, newMessages: run.newMessages })) {
+        await run.emit({ type: "agent_end", messages: run.newMessages });
+        return;
+      }
+
+      pending = (await config.getSteeringMessages?.()) ?? [];
+      if (
+        pending.length > 0 &&
+        config.shouldStopAfterSteering &&
+        (await config.shouldStopAfterSteering({ steeringMessages: pending, message, context: run.context, newMessages: run.newMessages }))
+      ) {
+        // L6c: keep the steering in the transcript, but send no request for it.
+        for (const steering of pending) {
+          run.record(steering);
+          await run.emitWholeMessage(steering);
+        }
+        await run.emit({ type: "agent_end", messages: run.newMessages });
+        return;
+      }
+    }
+
+    const followUps = (await config.getFollowUpMessages?.()) ?? [];
+    if (followUps.length === 0) break;
+    pending = followUps;
+  }
+  await run.emit({ type: "agent_end", messages: run.newMessages });
+}

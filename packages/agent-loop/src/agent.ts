@@ -1,0 +1,463 @@
+import type { ImageContent, Message, Model, SimpleStreamOptions, TextContent, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
+import { ABANDONED, settleOrAbandon } from "./abort-grace.js";
+import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
+import { MessageQueue } from "./message-queue.js";
+import { failedAssistantMessage } from "./synthetic-messages.js";
+import type {
+  AfterToolCallContext,
+  AfterToolCallResult,
+  AgentContext,
+  AgentEvent,
+  AgentLoopConfig,
+  AgentMessage,
+  AgentState,
+  AgentTool,
+  BeforeToolCallContext,
+  BeforeToolCallResult,
+  QueueMode,
+  ShouldStopAfterSteeringContext,
+  ShouldStopAfterTurnContext,
+  StreamFn,
+  ThinkingLevel,
+  ToolExecutionMode,
+  ToolExecutionStartContext,
+} from "./types.js";
+
+/** Options for constructing an {@link Agent}; the pi-agent-core 0.73 options plus three Turnkit additions. */
+export interface AgentOptions {
+  initialState?: Partial<Omit<AgentState, "pendingToolCalls" | "isStreaming" | "streamingMessage" | "errorMessage">>;
+  /** Default: keeps `user`, `assistant` and `toolResult` messages, drops custom ones. */
+  convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  /** Default: pi-ai `streamSimple`. */
+  streamFn?: StreamFn;
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  onPayload?: SimpleStreamOptions["onPayload"];
+  onResponse?: SimpleStreamOptions["onResponse"];
+  beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  /** Default `"one-at-a-time"`. */
+  steeringMode?: QueueMode;
+  /** Default `"one-at-a-time"`. */
+  followUpMode?: QueueMode;
+  sessionId?: string;
+  thinkingBudgets?: ThinkingBudgets;
+  transport?: Transport;
+  maxRetryDelayMs?: number;
+  /** Default `"parallel"`. */
+  toolExecution?: ToolExecutionMode;
+  /** Turnkit addition: see `AgentLoopConfig.shouldStopAfterTurn`. */
+  shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
+  /** Turnkit addition: see `AgentLoopConfig.shouldStopAfterSteering`. */
+  shouldStopAfterSteering?: (context: ShouldStopAfterSteeringContext) => boolean | Promise<boolean>;
+  /** Turnkit addition: observes each admitted tool call right before it executes. */
+  onToolExecutionStart?: (context: ToolExecutionStartContext, signal?: AbortSignal) => void | Promise<void>;
+}
+
+/** A subscriber; awaited in subscription order with the run's abort signal. */
+export type AgentListener = (event: AgentEvent, signal: AbortSignal) => Promise<void> | void;
+
+/** Placeholder until the host sets `state.model`; a request with it fails with an error message. */
+const UNSET_MODEL: Model<any> = {
+  id: "unknown",
+  name: "unknown",
+  api: "unknown",
+  provider: "unknown",
+  baseUrl: "",
+  reasoning: false,
+  input: [],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 0,
+  maxTokens: 0,
+};
+
+interface ActiveRun {
+  promise: Promise<void>;
+  abortController: AbortController;
+}
+
+function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
+  return messages.filter(
+    (message): message is Message => message.role === "user" || message.role === "assistant" || message.role === "toolResult",
+  );
+}
+
+function isThenable(value: unknown): value is PromiseLike<void> {
+  return typeof value === "object" && value !== null && typeof (value as PromiseLike<void>).then === "function";
+}
+
+class MutableAgentState implements AgentState {
+  systemPrompt = "";
+  model: Model<any>;
+  thinkingLevel: ThinkingLevel = "off";
+  isStreaming = false;
+  streamingMessage: AgentMessage | undefined = undefined;
+  pendingToolCalls: ReadonlySet<string> = new Set();
+  errorMessage: string | undefined = undefined;
+  private toolList: AgentTool<any>[] = [];
+  private messageList: AgentMessage[] = [];
+
+  constructor(model: Model<any>) {
+    this.model = model;
+  }
+
+  get tools(): AgentTool<any>[] {
+    return this.toolList;
+  }
+  set tools(tools: AgentTool<any>[]) {
+    this.toolList = [...tools];
+  }
+  get messages(): AgentMessage[] {
+    return this.messageList;
+  }
+  set messages(messages: AgentMessage[]) {
+    this.messageList = [...messages];
+  }
+}
+
+/**
+ * The stateful agent (SPEC L8): owns the transcript, runs the loop, exposes
+ * steering and follow-up queues. API-compatible with pi-agent-core 0.73's
+ * `Agent`; the README lists the deliberate differences.
+ *
+ * Contracts: the transcript is built from `message_end` events; listeners are
+ * awaited in subscription order; `prompt()`, `continue()` and
+ * `waitForIdle()` settle only after every `agent_end` listener returned; a
+ * run never leaves the agent streaming, whatever throws. After `abort()`, a
+ * listener that ignores the signal is waited for at most a short grace period.
+ */
+export class Agent {
+  private readonly _state: MutableAgentState;
+  private listeners: readonly AgentListener[] = [];
+  private readonly steeringQueue: MessageQueue;
+  private readonly followUpQueue: MessageQueue;
+  private activeRun: ActiveRun | undefined;
+
+  convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  streamFn?: StreamFn;
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  onPayload?: SimpleStreamOptions["onPayload"];
+  onResponse?: SimpleStreamOptions["onResponse"];
+  beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
+  shouldStopAfterSteering?: (context: ShouldStopAfterSteeringContext) => boolean | Promise<boolean>;
+  onToolExecutionStart?: (context: ToolExecutionStartContext, signal?: AbortSignal) => void | Promise<void>;
+  /** Session identifier forwarded to providers for cache-aware backends. */
+  sessionId?: string;
+  /** Per-level thinking token budgets forwarded to the stream function. */
+  thinkingBudgets?: ThinkingBudgets;
+  /** Preferred transport forwarded to the stream function. */
+  transport: Transport;
+  /** Cap for provider-requested retry delays, forwarded to the stream function. */
+  maxRetryDelayMs?: number;
+  /** How the tool calls of one response run. */
+  toolExecution: ToolExecutionMode;
+
+  constructor(options: AgentOptions = {}) {
+    const initial = options.initialState ?? {};
+    this._state = new MutableAgentState(initial.model ?? UNSET_MODEL);
+    if (initial.systemPrompt !== undefined) this._state.systemPrompt = initial.systemPrompt;
+    if (initial.thinkingLevel !== undefined) this._state.thinkingLevel = initial.thinkingLevel;
+    if (initial.tools) this._state.tools = initial.tools;
+    if (initial.messages) this._state.messages = initial.messages;
+    this.convertToLlm = options.convertToLlm ?? defaultConvertToLlm;
+    this.transformContext = options.transformContext;
+    this.streamFn = options.streamFn;
+    this.getApiKey = options.getApiKey;
+    this.onPayload = options.onPayload;
+    this.onResponse = options.onResponse;
+    this.beforeToolCall = options.beforeToolCall;
+    this.afterToolCall = options.afterToolCall;
+    this.shouldStopAfterTurn = options.shouldStopAfterTurn;
+    this.shouldStopAfterSteering = options.shouldStopAfterSteering;
+    this.onToolExecutionStart = options.onToolExecutionStart;
+    this.steeringQueue = new MessageQueue(options.steeringMode ?? DEFAULT_QUEUE_MODE);
+    this.followUpQueue = new MessageQueue(options.followUpMode ?? DEFAULT_QUEUE_MODE);
+    this.sessionId = options.sessionId;
+    this.thinkingBudgets = options.thinkingBudgets;
+    this.transport = options.transport ?? "sse";
+    this.maxRetryDelayMs = options.maxRetryDelayMs;
+    this.toolExecution = options.toolExecution ?? DEFAULT_TOOL_EXECUTION;
+  }
+
+  /**
+   * Adds a listener; returns a function that removes it. Listeners are
+   * awaited in subscription order and receive the run's abort signal.
+   * A listener that throws fails the run like any other callback (L9).
+   */
+  subscribe(listener: AgentListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((candidate) => candidate !== listener);
+    };
+  }
+
+  /** Current state. Assigning `state.tools` or `state.messages` copies the array. */
+  get state(): AgentState {
+    return this._state;
+  }
+
+  /** How queued steering messages are drained. */
+  get steeringMode(): QueueMode {
+    return this.steeringQueue.mode;
+  }
+  set steeringMode(mode: QueueMode) {
+    this.steeringQueue.mode = mode;
+  }
+
+  /** How queued follow-up messages are drained. */
+  get followUpMode(): QueueMode {
+    return this.followUpQueue.mode;
+  }
+  set followUpMode(mode: QueueMode) {
+    this.followUpQueue.mode = mode;
+  }
+
+  /** Queues a message to inject after the current step's tool calls finish. */
+  steer(message: AgentMessage): void {
+    this.steeringQueue.enqueue([message]);
+  }
+
+  /**
+   * Turnkit addition: queues several messages that are always injected
+   * together, as one poll, even in `one-at-a-time` mode.
+   */
+  steerBatch(messages: AgentMessage[]): void {
+    this.steeringQueue.enqueue(messages);
+  }
+
+  /** Queues a message to run only after the agent would otherwise stop. */
+  followUp(message: AgentMessage): void {
+    this.followUpQueue.enqueue([message]);
+  }
+
+  /** Removes every queued steering message. */
+  clearSteeringQueue(): void {
+    this.steeringQueue.clear();
+  }
+
+  /** Removes every queued follow-up message. */
+  clearFollowUpQueue(): void {
+    this.followUpQueue.clear();
+  }
+
+  /** Removes every queued steering and follow-up message. */
+  clearAllQueues(): void {
+    this.clearSteeringQueue();
+    this.clearFollowUpQueue();
+  }
+
+  /** True when either queue holds messages. */
+  hasQueuedMessages(): boolean {
+    return this.steeringQueue.hasItems || this.followUpQueue.hasItems;
+  }
+
+  /** Abort signal of the current run, if one is active. */
+  get signal(): AbortSignal | undefined {
+    return this.activeRun?.abortController.signal;
+  }
+
+  /** Aborts the current run, if any: the request, tools, hooks and listeners see the signal. */
+  abort(): void {
+    this.activeRun?.abortController.abort();
+  }
+
+  /** Resolves when the current run and every listener of its `agent_end` have finished. */
+  waitForIdle(): Promise<void> {
+    return this.activeRun?.promise ?? Promise.resolve();
+  }
+
+  /** Clears the transcript, runtime state and queues. */
+  reset(): void {
+    this._state.messages = [];
+    this._state.isStreaming = false;
+    this._state.streamingMessage = undefined;
+    this._state.pendingToolCalls = new Set();
+    this._state.errorMessage = undefined;
+    this.clearAllQueues();
+  }
+
+  /**
+   * Starts a run from text (with optional images), one message, or several.
+   * Throws while a run is active: use `steer()` or `followUp()` then.
+   */
+  prompt(message: AgentMessage | AgentMessage[]): Promise<void>;
+  prompt(input: string, images?: ImageContent[]): Promise<void>;
+  async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+    if (this.activeRun) {
+      throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
+    }
+    await this.runPromptMessages(this.normalizePromptInput(input, images));
+  }
+
+  /**
+   * Continues from the transcript. On a user or tool-result tail, requests a
+   * response. On an assistant tail, runs queued steering, else queued
+   * follow-ups, else throws. Throws while a run is active.
+   */
+  async continue(): Promise<void> {
+    if (this.activeRun) {
+      throw new Error("Agent is already processing. Wait for completion before continuing, or use steer() or followUp().");
+    }
+    const last = this._state.messages[this._state.messages.length - 1];
+    if (!last) throw new Error("No messages to continue from");
+    if (last.role === "assistant") {
+      const steering = this.steeringQueue.drain();
+      if (steering.length > 0) return this.runPromptMessages(steering, true);
+      const followUps = this.followUpQueue.drain();
+      if (followUps.length > 0) return this.runPromptMessages(followUps);
+      throw new Error("Cannot continue from message role: assistant");
+    }
+    await this.runWithLifecycle((signal) =>
+      runAgentLoopContinue(this.contextSnapshot(), this.loopConfig(false), (event) => this.processEvent(event), signal, this.streamFn),
+    );
+  }
+
+  private normalizePromptInput(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): AgentMessage[] {
+    if (Array.isArray(input)) return input;
+    if (typeof input !== "string") return [input];
+    const content: (TextContent | ImageContent)[] = [{ type: "text", text: input }];
+    if (images && images.length > 0) content.push(...images);
+    return [{ role: "user", content, timestamp: Date.now() }];
+  }
+
+  private runPromptMessages(messages: AgentMessage[], skipInitialSteeringPoll = false): Promise<void> {
+    return this.runWithLifecycle((signal) =>
+      runAgentLoop(messages, this.contextSnapshot(), this.loopConfig(skipInitialSteeringPoll), (event) => this.processEvent(event), signal, this.streamFn),
+    );
+  }
+
+  private contextSnapshot(): AgentContext {
+    return { systemPrompt: this._state.systemPrompt, messages: this._state.messages.slice(), tools: this._state.tools.slice() };
+  }
+
+  private loopConfig(skipInitialSteeringPoll: boolean): AgentLoopConfig {
+    let skipSteeringPoll = skipInitialSteeringPoll;
+    return {
+      model: this._state.model,
+      reasoning: this._state.thinkingLevel === "off" ? undefined : this._state.thinkingLevel,
+      sessionId: this.sessionId,
+      onPayload: this.onPayload,
+      onResponse: this.onResponse,
+      transport: this.transport,
+      thinkingBudgets: this.thinkingBudgets,
+      maxRetryDelayMs: this.maxRetryDelayMs,
+      toolExecution: this.toolExecution,
+      beforeToolCall: this.beforeToolCall,
+      afterToolCall: this.afterToolCall,
+      onToolExecutionStart: this.onToolExecutionStart,
+      shouldStopAfterTurn: this.shouldStopAfterTurn,
+      shouldStopAfterSteering: this.shouldStopAfterSteering,
+      convertToLlm: this.convertToLlm,
+      transformContext: this.transformContext,
+      getApiKey: this.getApiKey,
+      getSteeringMessages: async () => {
+        if (skipSteeringPoll) {
+          skipSteeringPoll = false;
+          return [];
+        }
+        return this.steeringQueue.drain();
+      },
+      getFollowUpMessages: async () => this.followUpQueue.drain(),
+    };
+  }
+
+  private async runWithLifecycle(execute: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+    const abortController = new AbortController();
+    let resolveRun!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      resolveRun = resolve;
+    });
+    this.activeRun = { promise, abortController };
+    this._state.isStreaming = true;
+    this._state.streamingMessage = undefined;
+    this._state.errorMessage = undefined;
+    try {
+      await execute(abortController.signal);
+    } catch (error) {
+      // The loop never rejects; this guards against a bug rather than a path.
+      const failure = failedAssistantMessage(this._state.model, error, abortController.signal.aborted);
+      this._state.messages.push(failure);
+      this._state.errorMessage = failure.errorMessage;
+    } finally {
+      this._state.isStreaming = false;
+      this._state.streamingMessage = undefined;
+      this._state.pendingToolCalls = new Set();
+      this.activeRun = undefined;
+      resolveRun();
+    }
+  }
+
+  private applyToState(event: AgentEvent): void {
+    const state = this._state;
+    switch (event.type) {
+      case "message_start":
+      case "message_update":
+        state.streamingMessage = event.message;
+        break;
+      case "message_end":
+        state.streamingMessage = undefined;
+        state.messages.push(event.message);
+        break;
+      case "tool_execution_start": {
+        const pending = new Set(state.pendingToolCalls);
+        pending.add(event.toolCallId);
+        state.pendingToolCalls = pending;
+        break;
+      }
+      case "tool_execution_end": {
+        const pending = new Set(state.pendingToolCalls);
+        pending.delete(event.toolCallId);
+        state.pendingToolCalls = pending;
+        break;
+      }
+      case "turn_end":
+        if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+        break;
+      case "agent_end":
+        state.streamingMessage = undefined;
+        break;
+      case "agent_start":
+      case "turn_start":
+      case "tool_execution_update":
+        break;
+      default: {
+        const unreachable: never = event;
+        return unreachable;
+      }
+    }
+  }
+
+  /**
+   * Applies an event to the state, then calls the listeners in order. Returns
+   * a promise only when a listener returned one, so synchronous listeners
+   * cost no microtask per streamed delta.
+   */
+  private processEvent(event: AgentEvent): Promise<void> | void {
+    this.applyToState(event);
+    const signal = this.activeRun?.abortController.signal;
+    if (!signal) throw new Error("Agent listener invoked outside active run");
+    const listeners = this.listeners;
+    for (let index = 0; index < listeners.length; index++) {
+      const result = listeners[index]!(event, signal);
+      if (isThenable(result)) return this.awaitListeners(result, event, signal, listeners, index + 1);
+    }
+  }
+
+  private async awaitListeners(
+    pending: PromiseLike<void>,
+    event: AgentEvent,
+    signal: AbortSignal,
+    listeners: readonly AgentListener[],
+    from: number,
+  ): Promise<void> {
+    if ((await settleOrAbandon(Promise.resolve(pending), signal, ABORT_GRACE_MS)) === ABANDONED) return;
+    for (let index = from; index < listeners.length; index++) {
+      const result = listeners[index]!(event, signal);
+      if (isThenable(result) && (await settleOrAbandon(Promise.resolve(result), signal, ABORT_GRACE_MS)) === ABANDONED) return;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
+import { ABORT_GRACE_MS } from "./defaults.js";
+import type { LoopRun } from "./loop-run.js";
+import { failedAssistantMessage } from "./synthetic-messages.js";
+
+type ResponseStream = AsyncIterable<AssistantMessageEvent> & { end?: (result?: AssistantMessage) => void };
+
+/**
+ * Requests and streams one assistant response (SPEC L2), recording it in the
+ * run's context and returning the final message.
+ *
+ * Never throws for failures of the request: a throwing `transformContext`,
+ * `convertToLlm`, `getApiKey` or stream function, a stream that ends without
+ * a terminal event, and an abort all yield a final message with `stopReason`
+ * `"error"` or `"aborted"` (L9). Only a failing event sink propagates.
+ */
+export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMessage> {
+  const { config, signal } = run;
+  let response: ResponseStream;
+  try {
+    const transformed = config.transformContext
+      ? await config.transformContext(run.context.messages, signal)
+      : run.context.messages;
+    const llmContext: Context = {
+      systemPrompt: run.context.systemPrompt,
+      messages: await config.convertToLlm(transformed),
+      tools: run.context.tools,
+    };
+    const apiKey = (config.getApiKey ? await config.getApiKey(config.model.provider) : undefined) || config.apiKey;
+    const streamFunction = run.streamFn ?? streamSimple;
+    response = await streamFunction(config.model, llmContext, { ...config, apiKey, signal });
+  } catch (error) {
+    return recordWholeFailure(run, error);
+  }
+  return consumeResponse(run, response);
+}
+
+async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {
+  const failure = failedAssistantMessage(run.config.model, error, run.aborted);
+  run.record(failure);
+  await run.emitWholeMessage(failure);
+  return failure;
+}
+
+async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
+  const { signal } = run;
+  let partial: AssistantMessage | undefined;
+  let placed: AssistantMessage | undefined;
+  let final: AssistantMessage | undefined;
+  let streamError: unknown;
+  let sinkError = false;
+
+  // A stream that ignores the signal is ended by us after a grace period,
+  // so an abort always ends the response.
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    graceTimer = setTimeout(() => response.end?.(), ABORT_GRACE_MS);
+    graceTimer.unref?.();
+  };
+  if (signal && typeof response.end === "function") {
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  try {
+    for await (const event of response) {
+      switch (event.type) {
+        case "start":
+          partial = placed = event.partial;
+          run.context.messages.push(placed);
+          sinkError = true;
+          await run.emit({ type: "message_start", message: partial });
+          sinkError = false;
+          break;
+        case "done":
+          final = event.message;
+          break;
+        case "error":
+          final = event.error;
+          break;
+        default: {
+          if (!partial) break;
+          partial = event.partial;
+          sinkError = true;
+          const pending = run.emit({ type: "message_update", message: partial, assistantMessageEvent: event });
+          if (pending) await pending;
+          sinkError = false;
+        }
+      }
+      if (final) break;
+    }
+  } catch (error) {
+    if (sinkError) throw error;
+    streamError = error;
+  } finally {
+    if (graceTimer !== undefined) clearTimeout(graceTimer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+
+  if (!final) {
+    const reason = streamError ?? new Error("The model stream ended without a final message");
+    final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
+  }
+  if (placed) {
+    const index = run.context.messages.lastIndexOf(placed);
+    if (index >= 0) run.context.messages[index] = final;
+  } else {
+    run.context.messages.push(final);
+    await run.emit({ type: "message_start", message: final });
+  }
+  run.newMessages.push(final);
+  await run.emit({ type: "message_end", message: final });
+  return final;
+}

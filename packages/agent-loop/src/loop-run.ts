@@ -1,0 +1,184 @@
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { ToolResultText, errorText, errorToolResult, failedAssistantMessage, toolResultMessage } from "./synthetic-messages.js";
+import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
+
+/**
+ * The state of one loop invocation, shared by the step, response and tool
+ * batch functions. `emit` records what has been opened and closed, so a
+ * failure can close exactly what is still open (SPEC L9, X5).
+ */
+export class LoopRun {
+  readonly context: AgentContext;
+  readonly newMessages: AgentMessage[];
+  readonly config: AgentLoopConfig;
+  readonly signal: AbortSignal | undefined;
+  readonly streamFn: StreamFn | undefined;
+  private readonly sink: AgentEventSink;
+
+  /** Set when a failure started closing the run; later events are dropped. */
+  private closed = false;
+  private turnOpen = false;
+  private agentEnded = false;
+  private openMessage: AgentMessage | undefined;
+  /** The latest completed assistant message with tool calls, and which calls have results. */
+  private stepAssistant: AssistantMessage | undefined;
+  private readonly answeredCalls = new Set<string>();
+  private readonly openExecutions = new Map<string, string>();
+
+  constructor(
+    context: AgentContext,
+    newMessages: AgentMessage[],
+    config: AgentLoopConfig,
+    sink: AgentEventSink,
+    signal: AbortSignal | undefined,
+    streamFn: StreamFn | undefined,
+  ) {
+    this.context = context;
+    this.newMessages = newMessages;
+    this.config = config;
+    this.sink = sink;
+    this.signal = signal;
+    this.streamFn = streamFn;
+  }
+
+  /** True once the run's signal has fired. */
+  get aborted(): boolean {
+    return this.signal?.aborted === true;
+  }
+
+  /**
+   * Records the event, then hands it to the sink. Returns the sink's promise
+   * (or nothing when the sink answered synchronously), so hot paths can skip
+   * an `await` per streamed delta.
+   */
+  emit(event: AgentEvent): Promise<void> | void {
+    if (this.closed) return;
+    return this.deliver(event);
+  }
+
+  private deliver(event: AgentEvent): Promise<void> | void {
+    this.observe(event);
+    return this.sink(event);
+  }
+
+  /** Appends a message to the model context and to the messages this run returns. */
+  record(message: AgentMessage): void {
+    this.context.messages.push(message);
+    this.newMessages.push(message);
+  }
+
+  /** Emits `message_start` and `message_end` for a message that is complete on arrival. */
+  async emitWholeMessage(message: AgentMessage): Promise<void> {
+    await this.emit({ type: "message_start", message });
+    await this.emit({ type: "message_end", message });
+  }
+
+  private observe(event: AgentEvent): void {
+    switch (event.type) {
+      case "turn_start":
+        this.turnOpen = true;
+        break;
+      case "turn_end":
+        this.turnOpen = false;
+        break;
+      case "agent_end":
+        this.agentEnded = true;
+        break;
+      case "message_start":
+        this.openMessage = event.message;
+        break;
+      case "message_end": {
+        this.openMessage = undefined;
+        const message = event.message;
+        if (message.role === "assistant") {
+          const hasCalls = message.content.some((block) => block.type === "toolCall");
+          this.stepAssistant = hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
+          this.answeredCalls.clear();
+        } else if (message.role === "toolResult") {
+          this.answeredCalls.add(message.toolCallId);
+        }
+        break;
+      }
+      case "tool_execution_start":
+        this.openExecutions.set(event.toolCallId, event.toolName);
+        break;
+      case "tool_execution_end":
+        this.openExecutions.delete(event.toolCallId);
+        break;
+      case "agent_start":
+      case "message_update":
+      case "tool_execution_update":
+        break;
+      default: {
+        const unreachable: never = event;
+        return unreachable;
+      }
+    }
+  }
+
+  /**
+   * Ends the run after something threw (SPEC L9): closes the open message,
+   * answers every unanswered tool call of the current step (X5), records a
+   * synthesised `error` (or `aborted`) assistant message, then `turn_end`
+   * and `agent_end`. Sink failures here are swallowed: the run must end.
+   */
+  async closeAfterFailure(error: unknown): Promise<void> {
+    if (this.agentEnded || this.closed) return;
+    this.closed = true;
+    const aborted = this.aborted;
+    const emit = async (event: AgentEvent) => {
+      try {
+        await this.deliver(event);
+      } catch {
+        // The run is already failing; a listener that fails again changes nothing.
+      }
+    };
+
+    const open = this.openMessage;
+    let partial: AssistantMessage | undefined;
+    if (open) {
+      if (open.role === "assistant") {
+        // A response was streaming: its partial becomes the failure message below.
+        partial = open;
+      } else {
+        await emit({ type: "message_end", message: open });
+        if (!this.context.messages.includes(open)) this.record(open);
+      }
+    }
+
+    if (!this.turnOpen) await emit({ type: "turn_start" });
+
+    const toolResults: ToolResultMessage[] = [];
+    const step = this.stepAssistant;
+    if (step) {
+      const reason = aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
+      for (const block of step.content) {
+        if (block.type !== "toolCall" || this.answeredCalls.has(block.id)) continue;
+        const call = block as AgentToolCall;
+        const result = errorToolResult(reason);
+        if (this.openExecutions.has(call.id)) {
+          await emit({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result, isError: true });
+        }
+        const message = toolResultMessage(call, result, true);
+        this.record(message);
+        toolResults.push(message);
+        await emit({ type: "message_start", message });
+        await emit({ type: "message_end", message });
+      }
+    }
+
+    const failure = failedAssistantMessage(this.config.model, error, aborted, partial);
+    if (partial) {
+      const index = this.context.messages.lastIndexOf(partial);
+      if (index >= 0) this.context.messages[index] = failure;
+      else this.context.messages.push(failure);
+      this.newMessages.push(failure);
+    } else {
+      this.record(failure);
+      await emit({ type: "message_start", message: failure });
+    }
+    await emit({ type: "message_end", message: failure });
+    await emit({ type: "turn_end", message: failure, toolResults });
+    await emit({ type: "agent_end", messages: this.newMessages });
+  }
+}

@@ -1,0 +1,78 @@
+import type { AssistantMessage, Model, ToolResultMessage, Usage } from "@mariozechner/pi-ai";
+import type { AgentToolCall, AgentToolResult } from "./types.js";
+
+/** A usage record of zeros; a fresh object each call, safe to mutate. */
+export function emptyUsage(): Usage {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
+/** Readable text of anything thrown. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/**
+ * The assistant message the loop records when a request could not produce
+ * one (SPEC L9): `stopReason` `"aborted"` when the run's signal fired, else
+ * `"error"`, with `errorMessage`. Keeps whatever content had streamed.
+ */
+export function failedAssistantMessage(
+  model: Model<any>,
+  error: unknown,
+  aborted: boolean,
+  partial?: AssistantMessage,
+): AssistantMessage {
+  return {
+    role: "assistant",
+    content: partial ? partial.content : [],
+    api: partial?.api ?? model.api,
+    provider: partial?.provider ?? model.provider,
+    model: partial?.model ?? model.id,
+    usage: partial?.usage ?? emptyUsage(),
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage: aborted ? "Request was aborted" : errorText(error),
+    timestamp: partial?.timestamp ?? Date.now(),
+  };
+}
+
+/** An error tool result with one text block. */
+export function errorToolResult(text: string): AgentToolResult<undefined> {
+  return { content: [{ type: "text", text }], details: undefined };
+}
+
+/** The tool-result message recorded for one finished call. */
+export function toolResultMessage(toolCall: AgentToolCall, result: AgentToolResult<unknown>, isError: boolean): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    content: result.content,
+    details: result.details,
+    isError,
+    timestamp: Date.now(),
+  };
+}
+
+/** Texts of the error results the loop writes itself, so hosts and tests can match them. */
+export const ToolResultText = {
+  notFound: (name: string) => `Tool ${name} not found`,
+  blocked: "Tool execution was blocked",
+  truncated:
+    "Tool call was not executed: the response was cut off at the output token limit (stopReason \"length\"), so its arguments may be incomplete.",
+  aborted: "Tool call was not executed: the run was aborted.",
+  stoppedByHook: "Tool call was not executed: a hook stopped the agent.",
+  runFailed: (reason: string) => `Tool call was not executed: the run failed (${reason}).`,
+} as const;

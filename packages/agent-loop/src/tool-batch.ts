@@ -1,0 +1,240 @@
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { ABANDONED, settleOrAbandon } from "./abort-grace.js";
+import { ABORT_GRACE_MS } from "./defaults.js";
+import type { LoopRun } from "./loop-run.js";
+import { ToolResultText, errorText, errorToolResult, toolResultMessage } from "./synthetic-messages.js";
+import { validateToolArguments } from "./tool-arguments.js";
+import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
+
+/** What a tool batch produced. */
+export interface ToolBatchOutcome {
+  /** Tool-result messages in the model's call order, one per call. */
+  results: ToolResultMessage[];
+  /** True when no model request should follow for these results (L6d). */
+  terminate: boolean;
+  /** True when the run's signal fired during the batch (L10). */
+  aborted: boolean;
+}
+
+interface FinishedCall {
+  toolCall: AgentToolCall;
+  result: AgentToolResult<unknown>;
+  isError: boolean;
+}
+
+interface AdmittedCall {
+  toolCall: AgentToolCall;
+  tool: AgentTool<any>;
+  args: unknown;
+}
+
+type Preparation = { kind: "admitted"; call: AdmittedCall; terminateAgent: boolean } | { kind: "finished"; finished: FinishedCall };
+
+/**
+ * Runs the tool calls of one assistant message (SPEC L4, L5, L7, L10) and
+ * records their results. Every call gets `tool_execution_start`,
+ * `tool_execution_end` and exactly one tool-result message, whatever
+ * happens to it. Events are emitted one at a time, even while tools run
+ * concurrently, so listeners never overlap.
+ */
+export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage, toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
+  const tools = new Map<string, AgentTool<any>>();
+  for (const tool of run.context.tools ?? []) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+  const sequential =
+    run.config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
+  const batch = new ToolBatch(run, assistant, tools);
+  const finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
+  const results: ToolResultMessage[] = [];
+  for (const call of finished) {
+    const message = toolResultMessage(call.toolCall, call.result, call.isError);
+    run.record(message);
+    results.push(message);
+    await run.emitWholeMessage(message);
+  }
+  const terminate = batch.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
+  return { results, terminate, aborted: run.aborted };
+}
+
+/**
+ * Answers every call of a response without executing any (L11 truncated
+ * responses): start, end and an error result each, in call order.
+ */
+export async function refuseToolCalls(run: LoopRun, toolCalls: AgentToolCall[], reason: string): Promise<ToolResultMessage[]> {
+  const results: ToolResultMessage[] = [];
+  for (const toolCall of toolCalls) {
+    const finished = await skipCall(run, toolCall, reason);
+    const message = toolResultMessage(toolCall, finished.result, true);
+    run.record(message);
+    results.push(message);
+    await run.emitWholeMessage(message);
+  }
+  return results;
+}
+
+async function skipCall(run: LoopRun, toolCall: AgentToolCall, reason: string): Promise<FinishedCall> {
+  const finished: FinishedCall = { toolCall, result: errorToolResult(reason), isError: true };
+  await run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+  await emitEnd(run, finished);
+  return finished;
+}
+
+function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> | void {
+  return run.emit({
+    type: "tool_execution_end",
+    toolCallId: finished.toolCall.id,
+    toolName: finished.toolCall.name,
+    result: finished.result,
+    isError: finished.isError,
+  });
+}
+
+class ToolBatch {
+  /** Set once a hook returned `terminateAgent` (L6d, L7). */
+  terminateAgent = false;
+  /** Serialises emits from concurrently running tools. */
+  private emitChain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly run: LoopRun,
+    private readonly assistant: AssistantMessage,
+    private readonly tools: Map<string, AgentTool<any>>,
+  ) {}
+
+  async runSequential(toolCalls: AgentToolCall[]): Promise<FinishedCall[]> {
+    const finished: FinishedCall[] = [];
+    for (const toolCall of toolCalls) {
+      if (this.run.aborted) {
+        finished.push(await skipCall(this.run, toolCall, ToolResultText.aborted));
+        continue;
+      }
+      if (this.terminateAgent) {
+        finished.push(await skipCall(this.run, toolCall, ToolResultText.stoppedByHook));
+        continue;
+      }
+      await this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+      const preparation = await this.prepare(toolCall);
+      const done = preparation.kind === "finished" ? preparation.finished : await this.execute(preparation.call);
+      await emitEnd(this.run, done);
+      finished.push(done);
+    }
+    return finished;
+  }
+
+  async runParallel(toolCalls: AgentToolCall[]): Promise<FinishedCall[]> {
+    const slots: (FinishedCall | Promise<FinishedCall> | undefined)[] = [];
+    const admitted: { index: number; call: AdmittedCall }[] = [];
+    for (const toolCall of toolCalls) {
+      if (this.run.aborted) {
+        slots.push(await skipCall(this.run, toolCall, ToolResultText.aborted));
+        continue;
+      }
+      await this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+      const preparation = await this.prepare(toolCall);
+      if (preparation.kind === "finished") {
+        await emitEnd(this.run, preparation.finished);
+        slots.push(preparation.finished);
+      } else {
+        admitted.push({ index: slots.length, call: preparation.call });
+        slots.push(undefined);
+      }
+    }
+    for (const { index, call } of admitted) {
+      if (this.run.aborted) {
+        const done: FinishedCall = { toolCall: call.toolCall, result: errorToolResult(ToolResultText.aborted), isError: true };
+        await emitEnd(this.run, done);
+        slots[index] = done;
+      } else {
+        slots[index] = this.execute(call).then((done) => this.serialEmit(() => emitEnd(this.run, done)).then(() => done));
+      }
+    }
+    return Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
+  }
+
+  /** Finds the tool, prepares and validates arguments, asks `beforeToolCall` (L4, L5). */
+  private async prepare(toolCall: AgentToolCall): Promise<Preparation> {
+    const tool = this.tools.get(toolCall.name);
+    if (!tool) return finishedWithError(toolCall, ToolResultText.notFound(toolCall.name));
+    try {
+      const rawArguments = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
+      const args = validateToolArguments(tool, { ...toolCall, arguments: rawArguments as Record<string, any> });
+      const before = await this.run.config.beforeToolCall?.(
+        { assistantMessage: this.assistant, toolCall, args, context: this.run.context },
+        this.run.signal,
+      );
+      if (before?.terminateAgent) this.terminateAgent = true;
+      if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked);
+      return { kind: "admitted", call: { toolCall, tool, args }, terminateAgent: before?.terminateAgent === true };
+    } catch (error) {
+      return finishedWithError(toolCall, errorText(error));
+    }
+  }
+
+  /** Executes an admitted call, then applies `afterToolCall` (L5). Never throws. */
+  private async execute(call: AdmittedCall): Promise<FinishedCall> {
+    const { run } = this;
+    const { toolCall, tool, args } = call;
+    let settled = false;
+    const onUpdate = (partialResult: AgentToolResult<unknown>) => {
+      // Updates after the tool settled are ignored (a deliberate difference from pi).
+      if (settled) return;
+      void this.serialEmit(() =>
+        run.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
+      ).catch(() => {
+        // A failing listener on an update must not reject inside the tool.
+      });
+    };
+
+    let result: AgentToolResult<unknown>;
+    let isError = false;
+    try {
+      await run.config.onToolExecutionStart?.({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal);
+    } catch {
+      // An observer; its failure does not stop the tool.
+    }
+    try {
+      const outcome = await settleOrAbandon(Promise.resolve().then(() => tool.execute(toolCall.id, args as never, run.signal, onUpdate)), run.signal, ABORT_GRACE_MS);
+      if (outcome === ABANDONED) {
+        result = errorToolResult(ToolResultText.aborted);
+        isError = true;
+      } else {
+        result = outcome;
+      }
+    } catch (error) {
+      result = errorToolResult(errorText(error));
+      isError = true;
+    } finally {
+      settled = true;
+    }
+
+    const after = run.config.afterToolCall;
+    if (after) {
+      try {
+        const patch = await after({ assistantMessage: this.assistant, toolCall, args, result, isError, context: run.context }, run.signal);
+        if (patch) {
+          result = {
+            content: patch.content ?? result.content,
+            details: patch.details !== undefined ? patch.details : result.details,
+            terminate: patch.terminate ?? result.terminate,
+          };
+          if (patch.isError !== undefined) isError = patch.isError;
+          if (patch.terminateAgent) this.terminateAgent = true;
+        }
+      } catch (error) {
+        result = errorToolResult(errorText(error));
+        isError = true;
+      }
+    }
+    return { toolCall, result, isError };
+  }
+
+  private serialEmit(emit: () => Promise<void> | void): Promise<void> {
+    const next = this.emitChain.then(emit);
+    this.emitChain = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function finishedWithError(toolCall: AgentToolCall, text: string): Preparation {
+  return { kind: "finished", finished: { toolCall, result: errorToolResult(text), isError: true } };
+}
+
