@@ -1,1 +1,121 @@
-export {};
+export { ErrorCode, ERROR_CODES, isErrorCode } from "./status-codes.js";
+export type { TurnError, TurnOutcome, TurnOutcomeKind } from "./turn-outcome.js";
+export {
+  TURN_STATUSES,
+  TERMINAL_STATUSES,
+  isTerminalStatus,
+  type TurnStatus,
+  type TerminalTurnStatus,
+} from "./turn-status.js";
+
+export type {
+  ProtocolTextContent,
+  ProtocolThinkingContent,
+  ProtocolImageContent,
+  ProtocolToolCall,
+  ProtocolUsage,
+  ProtocolUsageCost,
+  ProtocolStopReason,
+  ProtocolDiagnosticError,
+  ProtocolAssistantMessageDiagnostic,
+} from "./content-blocks.js";
+export {
+  LLM_MESSAGE_ROLES,
+  isProtocolLlmMessage,
+  type ProtocolUserMessage,
+  type ProtocolAssistantMessage,
+  type ProtocolToolResultMessage,
+  type ProtocolLlmMessage,
+  type ProtocolCustomMessage,
+  type ProtocolMessage,
+  type ProtocolAnyMessage,
+} from "./messages.js";
+export type { ProtocolAssistantMessageEvent, ProtocolAssistantMessageEventType } from "./assistant-message-event.js";
+export {
+  PROTOCOL_AGENT_EVENT_TYPES,
+  type ProtocolAgentEvent,
+  type ProtocolAgentEventType,
+  type ProtocolAgentEventListener,
+} from "./agent-event.js";
+export {
+  ProtocolTextContentSchema,
+  ProtocolThinkingContentSchema,
+  ProtocolImageContentSchema,
+  ProtocolToolCallSchema,
+  ProtocolUsageSchema,
+  ProtocolStopReasonSchema,
+  ProtocolAssistantMessageDiagnosticSchema,
+  ProtocolUserMessageSchema,
+  ProtocolAssistantMessageSchema,
+  ProtocolToolResultMessageSchema,
+  ProtocolLlmMessageSchema,
+  ProtocolCustomMessageSchema,
+  ProtocolAnyMessageSchema,
+} from "./message-schemas.js";
+export {
+  ProtocolAssistantMessageEventSchema,
+  ProtocolAgentEventSchemas,
+  ProtocolAgentEventSchema,
+} from "./agent-event-schema.js";
+export {
+  isProtocolAgentEvent,
+  validateProtocolAgentEvent,
+  type ProtocolAgentEventValidation,
+} from "./agent-event-guard.js";
+
+export type {
+  ToolCallStatus,
+  StreamTextChunk,
+  StreamThinkingChunk,
+  StreamToolCallResult,
+  StreamToolCallChunk,
+  StreamFinishedChunk,
+  StreamFailedChunk,
+  StreamFinishChunk,
+  StreamChunk,
+  StreamChunkKind,
+} from "./stream-chunk.js";
+export {
+  RUNTIME_EVENT_SCHEMA,
+  RUNTIME_EVENT_TYPES,
+  type RuntimeEventSchemaId,
+  type StreamRespPayload,
+  type SessionStatusOkPayload,
+  type SessionStatusFailedPayload,
+  type SessionStatusPayload,
+  type TerminalSessionStatusPayload,
+  type TraceLevel,
+  type DebugTracePayload,
+  type MessagePersistedReason,
+  type MessagePersistedPayload,
+  type RuntimeEventPayloadMap,
+  type RuntimeEventType,
+  type RuntimeEventEnvelope,
+  type RuntimeEvent,
+  type StreamRespEvent,
+  type SessionStatusEvent,
+  type DebugTraceEvent,
+  type MessagePersistedEvent,
+  type TerminalStatusEvent,
+} from "./runtime-event.js";
+export {
+  ErrorCodeSchema,
+  TurnErrorSchema,
+  ToolCallStatusSchema,
+  StreamChunkSchema,
+  StreamRespPayloadSchema,
+  SessionStatusPayloadSchema,
+  DebugTracePayloadSchema,
+  MessagePersistedPayloadSchema,
+  RuntimeEventSchemas,
+  RuntimeEventSchema,
+} from "./runtime-event-schema.js";
+export {
+  isRuntimeEvent,
+  isRuntimeEventOfType,
+  isTerminalEvent,
+  validateRuntimeEvent,
+  type RuntimeEventValidation,
+} from "./runtime-event-guards.js";
+export { createRuntimeEvent, type RuntimeEventInit } from "./create-runtime-event.js";
+export { outcomeToStatus } from "./outcome-to-status.js";

@@ -1,0 +1,36 @@
+import {
+  RUNTIME_EVENT_SCHEMA,
+  type RuntimeEvent,
+  type RuntimeEventPayloadMap,
+  type RuntimeEventType,
+} from "./runtime-event.js";
+
+/** What {@link createRuntimeEvent} needs: every envelope field except `schema`. */
+export interface RuntimeEventInit<TType extends RuntimeEventType> {
+  eventId: string;
+  sessionId: string;
+  turnId: string;
+  seq: number;
+  type: TType;
+  payload: RuntimeEventPayloadMap[TType];
+}
+
+/**
+ * Builds a {@link RuntimeEvent}, filling `schema` with
+ * {@link RUNTIME_EVENT_SCHEMA}. Copies only the envelope fields (extra
+ * properties of `init` are dropped) and keeps `payload` by reference. It does
+ * not validate or allocate ids or `seq`: those come from the caller, who owns
+ * their uniqueness and order.
+ */
+export function createRuntimeEvent<TType extends RuntimeEventType>(init: RuntimeEventInit<TType>): RuntimeEvent<TType> {
+  const event = {
+    schema: RUNTIME_EVENT_SCHEMA,
+    eventId: init.eventId,
+    sessionId: init.sessionId,
+    turnId: init.turnId,
+    seq: init.seq,
+    type: init.type,
+    payload: init.payload,
+  };
+  return event as RuntimeEvent<TType>;
+}

@@ -1,0 +1,24 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+
+/**
+ * A TypeBox checker compiled on first use and reused afterwards. Compiling
+ * costs far more than checking, and modules that are imported but never
+ * validate anything should not pay for it. Internal to this package.
+ */
+export interface LazyTypeCheck<T extends TSchema> {
+  /** True when `value` matches the schema. */
+  check(value: unknown): value is Static<T>;
+  /** Readable errors (`/path: message`), empty when `value` matches. */
+  errors(value: unknown): string[];
+}
+
+/** Wraps `schema` in a {@link LazyTypeCheck}; nothing is compiled until the first call. */
+export function lazyTypeCheck<T extends TSchema>(schema: T): LazyTypeCheck<T> {
+  let compiled: TypeCheck<T> | undefined;
+  const compile = (): TypeCheck<T> => (compiled ??= TypeCompiler.Compile(schema));
+  return {
+    check: (value): value is Static<T> => compile().Check(value),
+    errors: (value) => [...compile().Errors(value)].map((error) => `${error.path || "/"}: ${error.message}`),
+  };
+}

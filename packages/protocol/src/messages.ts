@@ -1,0 +1,103 @@
+import type {
+  ProtocolAssistantMessageDiagnostic,
+  ProtocolImageContent,
+  ProtocolStopReason,
+  ProtocolTextContent,
+  ProtocolThinkingContent,
+  ProtocolToolCall,
+  ProtocolUsage,
+} from "./content-blocks.js";
+
+/** A user message (pi-ai `UserMessage`). `timestamp` is milliseconds since the epoch. */
+export interface ProtocolUserMessage {
+  role: "user";
+  content: string | (ProtocolTextContent | ProtocolImageContent)[];
+  timestamp: number;
+}
+
+/**
+ * An assistant response (pi-ai `AssistantMessage`), final or partial.
+ *
+ * A message with `stopReason` `error` or `aborted` carries `errorMessage`,
+ * may hold unanswered partial tool calls, and is never sent to a provider
+ * again. `api` and `provider` are open strings.
+ */
+export interface ProtocolAssistantMessage {
+  role: "assistant";
+  content: (ProtocolTextContent | ProtocolThinkingContent | ProtocolToolCall)[];
+  api: string;
+  provider: string;
+  /** The model id the request named. */
+  model: string;
+  /** The model id the provider reported, when it differs. */
+  responseModel?: string;
+  responseId?: string;
+  diagnostics?: ProtocolAssistantMessageDiagnostic[];
+  usage: ProtocolUsage;
+  stopReason: ProtocolStopReason;
+  errorMessage?: string;
+  timestamp: number;
+}
+
+/**
+ * The result of one tool call (pi-ai `ToolResultMessage`). Every tool call
+ * of a completed assistant message has exactly one, with the same
+ * `toolCallId`; failures are results with `isError: true`, never missing.
+ */
+export interface ProtocolToolResultMessage<TDetails = unknown> {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  /** What the model sees. */
+  content: (ProtocolTextContent | ProtocolImageContent)[];
+  /** Structured data for logs and UI; never sent to the model. */
+  details?: TDetails;
+  isError: boolean;
+  timestamp: number;
+}
+
+/** A message a provider understands (pi-ai `Message`). */
+export type ProtocolLlmMessage = ProtocolUserMessage | ProtocolAssistantMessage | ProtocolToolResultMessage;
+
+/**
+ * The minimum every host-defined (custom) transcript message has: a `role`
+ * that is none of `user`, `assistant`, `toolResult`. Custom messages are never
+ * sent to a provider as they are; the host's conversion drops or translates
+ * them. Interfaces and type literals with any further fields satisfy it.
+ */
+export interface ProtocolCustomMessage {
+  role: string;
+}
+
+/**
+ * A transcript entry: mirror of the loop's `AgentMessage`.
+ *
+ * The loop extends `AgentMessage` by declaration merging
+ * (`CustomAgentMessages`); the mirror takes the same extension as a type
+ * parameter instead, so `ProtocolMessage<MyNotice>` matches a loop whose
+ * `CustomAgentMessages` holds `MyNotice`. The default (`never`) is exactly
+ * the provider messages, so a `switch` on `role` narrows fully.
+ */
+export type ProtocolMessage<TCustom extends ProtocolCustomMessage = never> = ProtocolLlmMessage | TCustom;
+
+/**
+ * A transcript entry whose custom messages are not known statically: any
+ * provider message or any `{ role: string }` host message. Used where the
+ * protocol carries a host's transcript without knowing its message types
+ * (`message.persisted`). Narrow with {@link isProtocolLlmMessage} before
+ * switching on `role`.
+ */
+export type ProtocolAnyMessage = ProtocolMessage<ProtocolCustomMessage>;
+
+/** The roles of {@link ProtocolLlmMessage}; a custom message never uses one of them. */
+export const LLM_MESSAGE_ROLES: readonly ProtocolLlmMessage["role"][] = Object.freeze(["user", "assistant", "toolResult"]);
+
+/**
+ * True when `message` is a provider message (by its `role` alone; it does not
+ * validate the other fields, use `isProtocolAgentEvent` or the message schemas
+ * for untrusted data). Relies on the contract that custom roles differ from
+ * the provider roles.
+ */
+export function isProtocolLlmMessage(message: ProtocolCustomMessage): message is ProtocolLlmMessage {
+  return (LLM_MESSAGE_ROLES as readonly string[]).includes(message.role);
+}

@@ -1,0 +1,86 @@
+import { lazyTypeCheck, type LazyTypeCheck } from "./lazy-type-check.js";
+import {
+  RUNTIME_EVENT_TYPES,
+  type RuntimeEvent,
+  type RuntimeEventType,
+  type TerminalStatusEvent,
+} from "./runtime-event.js";
+import { RuntimeEventSchemas } from "./runtime-event-schema.js";
+import { isTerminalStatus } from "./turn-status.js";
+
+// One lazily compiled checker per event type: dispatching on `type` first
+// gives precise errors (a plain union only says "expected union value").
+const checkers = Object.fromEntries(
+  RUNTIME_EVENT_TYPES.map((type) => [type, lazyTypeCheck(RuntimeEventSchemas[type])]),
+) as { [K in RuntimeEventType]: LazyTypeCheck<(typeof RuntimeEventSchemas)[K]> };
+
+function knownType(value: unknown): RuntimeEventType | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const type = (value as { type?: unknown }).type;
+  return typeof type === "string" && (RUNTIME_EVENT_TYPES as readonly string[]).includes(type)
+    ? (type as RuntimeEventType)
+    : undefined;
+}
+
+// Rules the schema cannot express.
+function semanticErrors(event: RuntimeEvent): string[] {
+  if (event.type === "message.persisted" && event.payload.messageIds !== undefined) {
+    const { messageIds, messages } = event.payload;
+    if (messageIds.length !== messages.length) {
+      return [`/payload/messageIds: has ${messageIds.length} ids for ${messages.length} messages`];
+    }
+  }
+  return [];
+}
+
+/** The result of {@link validateRuntimeEvent}. */
+export type RuntimeEventValidation =
+  | { ok: true; event: RuntimeEvent }
+  | { ok: false; errors: string[] };
+
+/**
+ * Validates an untrusted value as a {@link RuntimeEvent}: the schema id, the
+ * envelope, the payload of its `type`, and the rules a schema cannot express
+ * (index-aligned `messageIds`). Never throws; on failure `errors` lists
+ * readable `/path: problem` lines. It checks one event, so per-turn rules
+ * (monotonic `seq`, one terminal status last) are the caller's.
+ */
+export function validateRuntimeEvent(value: unknown): RuntimeEventValidation {
+  const type = knownType(value);
+  if (type === undefined) {
+    const got = typeof value === "object" && value !== null ? JSON.stringify((value as { type?: unknown }).type) : typeof value;
+    return { ok: false, errors: [`/type: expected one of ${RUNTIME_EVENT_TYPES.join(", ")}, got ${got}`] };
+  }
+  const checker = checkers[type];
+  if (!checker.check(value)) return { ok: false, errors: checker.errors(value) };
+  const event = value as RuntimeEvent;
+  const errors = semanticErrors(event);
+  return errors.length === 0 ? { ok: true, event } : { ok: false, errors };
+}
+
+/**
+ * True when `value` is a valid {@link RuntimeEvent} (see
+ * {@link validateRuntimeEvent} for what is checked). Never throws. The
+ * TypeBox checkers are compiled once, on first use.
+ */
+export function isRuntimeEvent(value: unknown): value is RuntimeEvent {
+  const type = knownType(value);
+  return type !== undefined && checkers[type].check(value) && semanticErrors(value as RuntimeEvent).length === 0;
+}
+
+/** True when `value` is a valid {@link RuntimeEvent} of the given `type`. Never throws. */
+export function isRuntimeEventOfType<TType extends RuntimeEventType>(
+  value: unknown,
+  type: TType,
+): value is RuntimeEvent<TType> {
+  return knownType(value) === type && isRuntimeEvent(value);
+}
+
+/**
+ * True when `event` is a `session.status` event with a terminal status: the
+ * last event of its turn. Trusts `event` to be a RuntimeEvent; use
+ * {@link isRuntimeEvent} first on untrusted data.
+ */
+export function isTerminalEvent(event: RuntimeEvent): event is TerminalStatusEvent {
+  return event.type === "session.status" && isTerminalStatus(event.payload.status);
+}

@@ -1,0 +1,128 @@
+import { Type, type TLiteral, type TObject, type TSchema } from "@sinclair/typebox";
+import {
+  ProtocolAnyMessageSchema,
+  ProtocolImageContentSchema,
+  ProtocolTextContentSchema,
+  ProtocolUsageSchema,
+} from "./message-schemas.js";
+import { RUNTIME_EVENT_SCHEMA, type RuntimeEventType } from "./runtime-event.js";
+import { ERROR_CODES } from "./status-codes.js";
+
+/*
+ * TypeBox schemas of the runtime event envelope and its payloads. Each one
+ * validates exactly the shape of its TypeScript type (kept in sync by
+ * test/schema-sync.test.ts). Objects allow additional properties so that
+ * additive protocol changes do not break older consumers.
+ */
+
+const NonEmptyString = Type.String({ minLength: 1 });
+
+/** Schema of an {@link ErrorCode}: one of the known codes. */
+export const ErrorCodeSchema = Type.Union(ERROR_CODES.map((code) => Type.Literal(code)));
+
+/** Schema of a {@link TurnError}. */
+export const TurnErrorSchema = Type.Object({ code: ErrorCodeSchema, message: Type.String() });
+
+/** Schema of a {@link ToolCallStatus}. */
+export const ToolCallStatusSchema = Type.Union([
+  Type.Literal("preparing"),
+  Type.Literal("started"),
+  Type.Literal("finished"),
+  Type.Literal("failed"),
+]);
+
+/** Schema of a {@link StreamChunk}, a union on `kind`. */
+export const StreamChunkSchema = Type.Union([
+  Type.Object({ kind: Type.Literal("text"), delta: Type.String() }),
+  Type.Object({ kind: Type.Literal("thinking"), delta: Type.String() }),
+  Type.Object({
+    kind: Type.Literal("tool_call"),
+    toolCallId: NonEmptyString,
+    toolName: Type.String(),
+    status: ToolCallStatusSchema,
+    arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    result: Type.Optional(
+      Type.Object({
+        content: Type.Array(Type.Union([ProtocolTextContentSchema, ProtocolImageContentSchema])),
+        isError: Type.Boolean(),
+        details: Type.Optional(Type.Unknown()),
+      }),
+    ),
+    durationMs: Type.Optional(Type.Number({ minimum: 0 })),
+  }),
+  Type.Object({
+    kind: Type.Literal("finish"),
+    reason: Type.Union([Type.Literal("stop"), Type.Literal("length"), Type.Literal("toolUse"), Type.Literal("aborted")]),
+    usage: Type.Optional(ProtocolUsageSchema),
+    error: Type.Optional(Type.Undefined()),
+  }),
+  Type.Object({
+    kind: Type.Literal("finish"),
+    reason: Type.Literal("error"),
+    usage: Type.Optional(ProtocolUsageSchema),
+    error: TurnErrorSchema,
+  }),
+]);
+
+/** Schema of a {@link StreamRespPayload}. */
+export const StreamRespPayloadSchema = Type.Object({
+  messageId: NonEmptyString,
+  chunkIndex: Type.Integer({ minimum: 0 }),
+  chunk: StreamChunkSchema,
+});
+
+/** Schema of a {@link SessionStatusPayload}: `error` present exactly when `status` is `failed`. */
+export const SessionStatusPayloadSchema = Type.Union([
+  Type.Object({
+    status: Type.Union([Type.Literal("running"), Type.Literal("completed"), Type.Literal("aborted")]),
+    error: Type.Optional(Type.Undefined()),
+  }),
+  Type.Object({ status: Type.Literal("failed"), error: TurnErrorSchema }),
+]);
+
+/** Schema of a {@link DebugTracePayload}. */
+export const DebugTracePayloadSchema = Type.Object({
+  phase: Type.String(),
+  level: Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]),
+  message: Type.String(),
+  attrs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/**
+ * Schema of a {@link MessagePersistedPayload}. It cannot express that
+ * `messageIds` is index-aligned with `messages`; `isRuntimeEvent` checks that
+ * as well.
+ */
+export const MessagePersistedPayloadSchema = Type.Object({
+  reason: Type.Union([Type.Literal("messageDelta"), Type.Literal("replaceMessages")]),
+  messages: Type.Array(ProtocolAnyMessageSchema),
+  messageIds: Type.Optional(Type.Array(NonEmptyString)),
+});
+
+function envelope<TType extends RuntimeEventType, TPayload extends TSchema>(type: TType, payload: TPayload) {
+  return Type.Object({
+    schema: Type.Literal(RUNTIME_EVENT_SCHEMA),
+    eventId: NonEmptyString,
+    sessionId: NonEmptyString,
+    turnId: NonEmptyString,
+    seq: Type.Integer({ minimum: 0 }),
+    type: Type.Literal(type) as TLiteral<TType>,
+    payload,
+  });
+}
+
+/** Schema of each {@link RuntimeEvent} member, by `type`. */
+export const RuntimeEventSchemas = {
+  "stream.resp": envelope("stream.resp", StreamRespPayloadSchema),
+  "session.status": envelope("session.status", SessionStatusPayloadSchema),
+  "debug.trace": envelope("debug.trace", DebugTracePayloadSchema),
+  "message.persisted": envelope("message.persisted", MessagePersistedPayloadSchema),
+} satisfies Record<RuntimeEventType, TObject>;
+
+/** Schema of a {@link RuntimeEvent}: the union of {@link RuntimeEventSchemas}. */
+export const RuntimeEventSchema = Type.Union([
+  RuntimeEventSchemas["stream.resp"],
+  RuntimeEventSchemas["session.status"],
+  RuntimeEventSchemas["debug.trace"],
+  RuntimeEventSchemas["message.persisted"],
+]);

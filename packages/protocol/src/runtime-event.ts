@@ -1,0 +1,144 @@
+import type { ProtocolAnyMessage } from "./messages.js";
+import type { StreamChunk } from "./stream-chunk.js";
+import type { TurnError } from "./turn-outcome.js";
+import type { TerminalTurnStatus, TurnStatus } from "./turn-status.js";
+
+/**
+ * The schema id every {@link RuntimeEvent} carries. A breaking change to the
+ * envelope or a payload gets a new id; additive changes (new optional fields,
+ * new error codes) keep it.
+ */
+export const RUNTIME_EVENT_SCHEMA = "turnkit.runtime-event/v1";
+
+/** The type of {@link RUNTIME_EVENT_SCHEMA}. */
+export type RuntimeEventSchemaId = typeof RUNTIME_EVENT_SCHEMA;
+
+/**
+ * Payload of `stream.resp`: one chunk of one assistant message (SPEC B2).
+ * `messageId` is allocated by the host before the first chunk (B3);
+ * `chunkIndex` starts at 0 per message and increases by one per chunk.
+ */
+export interface StreamRespPayload {
+  messageId: string;
+  chunkIndex: number;
+  chunk: StreamChunk;
+}
+
+/** A `session.status` payload for a status other than `failed`; it never carries an error. */
+export interface SessionStatusOkPayload {
+  status: Exclude<TurnStatus, "failed">;
+  error?: undefined;
+}
+
+/** A `session.status` payload for a failed turn; `error` says why (SPEC T3). */
+export interface SessionStatusFailedPayload {
+  status: "failed";
+  error: TurnError;
+}
+
+/** Payload of `session.status`: `error` is present exactly when `status` is `failed`. */
+export type SessionStatusPayload = SessionStatusOkPayload | SessionStatusFailedPayload;
+
+/** A {@link SessionStatusPayload} with a terminal status. */
+export type TerminalSessionStatusPayload =
+  | { status: Exclude<TerminalTurnStatus, "failed">; error?: undefined }
+  | SessionStatusFailedPayload;
+
+/** Severity of a `debug.trace` event. */
+export type TraceLevel = "debug" | "info" | "warn" | "error";
+
+/**
+ * Payload of `debug.trace`: a diagnostic a host may log or drop; it never
+ * changes the turn. `phase` names where it came from (e.g. `agent_start`,
+ * `turn_end`, `tool_execution_update`, `llm.retry`). `attrs` is JSON-safe.
+ */
+export interface DebugTracePayload {
+  phase: string;
+  level: TraceLevel;
+  message: string;
+  attrs?: Record<string, unknown>;
+}
+
+/**
+ * Why messages were persisted (SPEC T4): `messageDelta` appends new
+ * messages to the stored history; `replaceMessages` replaces it in full
+ * (e.g. after compaction).
+ */
+export type MessagePersistedReason = "messageDelta" | "replaceMessages";
+
+/**
+ * Payload of `message.persisted`: transcript messages the turn handed to the
+ * host's history. `messages` may include host-defined custom messages.
+ * `messageIds`, when present, has one host id per message, index-aligned.
+ */
+export interface MessagePersistedPayload {
+  reason: MessagePersistedReason;
+  messages: ProtocolAnyMessage[];
+  messageIds?: string[];
+}
+
+/** The payload type of each {@link RuntimeEventType}. */
+export type RuntimeEventPayloadMap = {
+  "stream.resp": StreamRespPayload;
+  "session.status": SessionStatusPayload;
+  "debug.trace": DebugTracePayload;
+  "message.persisted": MessagePersistedPayload;
+};
+
+/** The `type` of a {@link RuntimeEvent}. */
+export type RuntimeEventType = keyof RuntimeEventPayloadMap;
+
+// A Record forces every event type to be listed (the compiler names a missing one).
+const RUNTIME_EVENT_TYPE_ORDER = {
+  "stream.resp": 0,
+  "session.status": 1,
+  "debug.trace": 2,
+  "message.persisted": 3,
+} satisfies Record<RuntimeEventType, number>;
+
+/** Every {@link RuntimeEventType}, each once. */
+export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = Object.freeze(
+  Object.keys(RUNTIME_EVENT_TYPE_ORDER) as RuntimeEventType[],
+);
+
+/**
+ * The envelope shared by every runtime event (SPEC B1).
+ *
+ * - `eventId`, `sessionId`, `turnId` come from the host (or its allocator);
+ *   `eventId` is unique per event.
+ * - `seq` is an integer that strictly increases by one per event within a
+ *   turn, across all event types (X1), so a consumer can order and detect
+ *   gaps without timestamps.
+ */
+export interface RuntimeEventEnvelope<TType extends RuntimeEventType, TPayload = RuntimeEventPayloadMap[TType]> {
+  schema: RuntimeEventSchemaId;
+  eventId: string;
+  sessionId: string;
+  turnId: string;
+  seq: number;
+  type: TType;
+  payload: TPayload;
+}
+
+/**
+ * What a turn emits to its host's event writer: a discriminated union on
+ * `type`, so a `switch (event.type)` narrows `payload`.
+ *
+ * Per turn: `seq` is monotonic; the first event is `session.status`
+ * `running`; exactly one terminal `session.status` is emitted, and it is the
+ * last event. `RuntimeEvent<"stream.resp">` selects one member.
+ */
+export type RuntimeEvent<TType extends RuntimeEventType = RuntimeEventType> = {
+  [K in TType]: RuntimeEventEnvelope<K>;
+}[TType];
+
+/** A `stream.resp` event. */
+export type StreamRespEvent = RuntimeEvent<"stream.resp">;
+/** A `session.status` event. */
+export type SessionStatusEvent = RuntimeEvent<"session.status">;
+/** A `debug.trace` event. */
+export type DebugTraceEvent = RuntimeEvent<"debug.trace">;
+/** A `message.persisted` event. */
+export type MessagePersistedEvent = RuntimeEvent<"message.persisted">;
+/** A `session.status` event with a terminal status: the last event of a turn. */
+export type TerminalStatusEvent = RuntimeEventEnvelope<"session.status", TerminalSessionStatusPayload>;

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { createRuntimeEvent, isRuntimeEvent, isTerminalEvent, outcomeToStatus, type TurnOutcome } from "../src/index.js";
+
+describe("outcomeToStatus", () => {
+  it("maps completed to a completed status without error", () => {
+    expect(outcomeToStatus({ kind: "completed" })).toEqual({ status: "completed" });
+  });
+
+  it("maps aborted to an aborted status without error", () => {
+    expect(outcomeToStatus({ kind: "aborted" })).toEqual({ status: "aborted" });
+  });
+
+  it("maps failed to a failed status carrying the classified error, copied", () => {
+    const outcome: TurnOutcome = {
+      kind: "failed",
+      message: "The provider is overloaded",
+      error: { code: "upstream", message: "529 overloaded" },
+    };
+    const status = outcomeToStatus(outcome);
+    expect(status).toEqual({ status: "failed", error: { code: "upstream", message: "529 overloaded" } });
+    expect(status.error).not.toBe(outcome.error);
+  });
+
+  it.each<TurnOutcome>([
+    { kind: "completed" },
+    { kind: "aborted" },
+    { kind: "failed", message: "m", error: { code: "timeout", message: "idle timeout" } },
+  ])("gives a terminal status event the guard accepts for $kind", (outcome) => {
+    const event = createRuntimeEvent({
+      eventId: "e9",
+      sessionId: "s",
+      turnId: "t",
+      seq: 9,
+      type: "session.status",
+      payload: outcomeToStatus(outcome),
+    });
+    expect(isRuntimeEvent(event)).toBe(true);
+    expect(isTerminalEvent(event)).toBe(true);
+  });
+
+  it("throws on an outcome kind it does not know", () => {
+    expect(() => outcomeToStatus({ kind: "paused" } as unknown as TurnOutcome)).toThrow(/paused/);
+  });
+});
