@@ -1,0 +1,41 @@
+import { TurnkitError } from "./errors.js";
+
+/** Which watchdog fired: no first event, too long between events, or the whole request. */
+export type LlmTimeoutKind = "first_event" | "idle" | "request";
+
+const TIMEOUT_TEXT: Record<LlmTimeoutKind, string> = {
+  first_event: "no first event",
+  idle: "no event",
+  request: "no complete response",
+};
+
+/**
+ * A model request that a Turnkit watchdog ended (SPEC W2). `classifyError`
+ * maps it to code `timeout`, retryable. A caller's abort is never turned into
+ * this error.
+ *
+ * Its message always starts with {@link LLM_TIMEOUT_MESSAGE_PREFIX}, so the
+ * classification survives when only the text of a failed message is left
+ * (for instance after the message was serialised).
+ */
+export class LlmTimeoutError extends TurnkitError {
+  /** Which watchdog fired. */
+  readonly kind: LlmTimeoutKind;
+  /** The limit that was exceeded, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(kind: LlmTimeoutKind, timeoutMs: number) {
+    super("timeout", `${LLM_TIMEOUT_MESSAGE_PREFIX} ${TIMEOUT_TEXT[kind]} within ${timeoutMs} ms (${kind} timeout)`);
+    this.name = "LlmTimeoutError";
+    this.kind = kind;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** True for an LlmTimeoutError from any copy of the package. */
+  static override isInstance(value: unknown): value is LlmTimeoutError {
+    return TurnkitError.isInstance(value) && (value as Error).name === "LlmTimeoutError";
+  }
+}
+
+/** The stable start of every {@link LlmTimeoutError} message. */
+export const LLM_TIMEOUT_MESSAGE_PREFIX = "LLM stream timed out:";

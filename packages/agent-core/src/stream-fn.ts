@@ -1,0 +1,157 @@
+import {
+  createAssistantMessageEventStream,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  type AssistantMessageEventStream,
+  type Context,
+  type Model,
+  type SimpleStreamOptions,
+  type streamSimple,
+} from "@mariozechner/pi-ai";
+
+/**
+ * The stream function the call stack wraps: the signature of pi-ai's
+ * `streamSimple`, returning the event stream or a promise of one.
+ *
+ * It is structurally identical to `StreamFn` of `@turnkit/agent-loop` (kept
+ * here so this package's wrappers do not depend on the loop's entry point);
+ * the two are interchangeable.
+ *
+ * Contract: failures should arrive as a terminal `error` event whose message
+ * has `stopReason` `"error"` or `"aborted"` and an `errorMessage`. Every
+ * wrapper in this package keeps that contract even when the function it wraps
+ * throws or rejects.
+ */
+export type StreamFn = (
+  ...args: Parameters<typeof streamSimple>
+) => ReturnType<typeof streamSimple> | Promise<ReturnType<typeof streamSimple>>;
+
+/** The options a {@link StreamFn} receives (pi-ai `SimpleStreamOptions`). */
+export type StreamFnOptions = SimpleStreamOptions;
+
+/** Any pi-ai model, whatever its API. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyModel = Model<any>;
+
+/** A message with no content and zero usage, for failures that happen before the provider answers. */
+export function createFailureMessage(
+  model: AnyModel,
+  stopReason: "error" | "aborted",
+  errorMessage: string,
+): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason,
+    errorMessage,
+    timestamp: Date.now(),
+  };
+}
+
+/** A stream that holds only the terminal `error` event for `message`. */
+export function failedStream(message: AssistantMessage): AssistantMessageEventStream {
+  const stream = createAssistantMessageEventStream();
+  pushTerminalError(stream, message);
+  return stream;
+}
+
+/** Pushes the terminal `error` event for `message` and ends `stream`. */
+export function pushTerminalError(stream: AssistantMessageEventStream, message: AssistantMessage): void {
+  stream.push({ type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message });
+  stream.end();
+}
+
+/** True for the two events that end a stream. */
+export function isTerminalEvent(
+  event: AssistantMessageEvent,
+): event is Extract<AssistantMessageEvent, { type: "done" | "error" }> {
+  return event.type === "done" || event.type === "error";
+}
+
+/**
+ * Calls `streamFn` and always returns an event stream: a synchronous throw or
+ * a rejected promise becomes a terminal `error` event (`aborted` when
+ * `options.signal` has fired). Never throws.
+ */
+export function invokeStreamFn(
+  streamFn: StreamFn,
+  model: AnyModel,
+  context: Context,
+  options: StreamFnOptions | undefined,
+): AssistantMessageEventStream {
+  const failureMessageFor = (error: unknown) =>
+    createFailureMessage(model, options?.signal?.aborted ? "aborted" : "error", errorText(error));
+  let result: ReturnType<StreamFn>;
+  try {
+    result = streamFn(model, context, options);
+  } catch (error) {
+    return failedStream(failureMessageFor(error));
+  }
+  if (!isPromiseLike(result)) return result;
+  const out = createAssistantMessageEventStream();
+  result.then(
+    async (inner) => {
+      try {
+        for await (const event of inner) {
+          out.push(event);
+          if (isTerminalEvent(event)) break;
+        }
+      } catch (error) {
+        pushTerminalError(out, failureMessageFor(error));
+        return;
+      }
+      out.end();
+    },
+    (error: unknown) => {
+      pushTerminalError(out, failureMessageFor(error));
+    },
+  );
+  return out;
+}
+
+/**
+ * An AbortController that also aborts when `parent` does. `dispose()` removes
+ * the listener from `parent` (call it when the request ends, so long-lived
+ * signals collect no listeners).
+ */
+export function linkAbortSignal(parent: AbortSignal | undefined): {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+  dispose(): void;
+} {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    abort: (reason) => controller.abort(reason),
+    dispose: () => parent?.removeEventListener("abort", onAbort),
+  };
+}
+
+/** A readable message for anything thrown. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === "function";
+}
