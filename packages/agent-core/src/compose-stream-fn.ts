@@ -1,0 +1,43 @@
+import { streamSimple } from "@mariozechner/pi-ai";
+import type { LlmConfig } from "./llm-config.js";
+import { invokeStreamFn, type StreamFn } from "./stream-fn.js";
+import { withCacheRetention } from "./stream-wrappers/with-cache-retention.js";
+import { withFetch } from "./stream-wrappers/with-fetch.js";
+import { withHeaders } from "./stream-wrappers/with-headers.js";
+import { withHostMaxOutputTokens } from "./stream-wrappers/with-host-max-output-tokens.js";
+import { withMaxTokens } from "./stream-wrappers/with-max-tokens.js";
+import { withRequestTimeout } from "./stream-wrappers/with-request-timeout.js";
+
+/**
+ * Builds the stream function of a turn from its `llm` config (SPEC W1):
+ * `llm.streamFn` (default pi-ai `streamSimple`) wrapped, innermost first, by
+ *
+ * 1. {@link withHostMaxOutputTokens} — the host's output ceiling,
+ * 2. {@link withCacheRetention},
+ * 3. {@link withMaxTokens},
+ * 4. {@link withHeaders},
+ * 5. {@link withFetch},
+ * 6. {@link withRequestTimeout} — outermost, 20 min by default.
+ *
+ * Each wrapper fills only its own option, and only when the request does not
+ * set it (the host cap is a ceiling, so it always applies).
+ *
+ * Throws `TurnkitConfigError` at once for an invalid `hostMaxOutputTokens`
+ * (`invalid_host_cap`) or `cacheRetention` (`invalid_turn_input`). The
+ * returned function never throws or rejects: a failure of the wrapped function
+ * becomes a terminal `error` event.
+ *
+ * Timeouts, retry and overflow recovery are separate layers, applied around
+ * this function in that order (see `docs/call-stack.md`).
+ */
+export function composeStreamFn(llm: LlmConfig): StreamFn {
+  let streamFn: StreamFn = llm.streamFn ?? streamSimple;
+  streamFn = withHostMaxOutputTokens(streamFn, llm.hostMaxOutputTokens);
+  streamFn = withCacheRetention(streamFn, llm.cacheRetention);
+  streamFn = withMaxTokens(streamFn, llm.maxTokens);
+  streamFn = withHeaders(streamFn, llm.headers);
+  streamFn = withFetch(streamFn, llm.fetch);
+  streamFn = withRequestTimeout(streamFn);
+  const composed = streamFn;
+  return (model, context, options) => invokeStreamFn(composed, model, context, options);
+}

@@ -1,0 +1,24 @@
+import type { CacheRetention } from "@mariozechner/pi-ai";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import type { StreamFn } from "../stream-fn.js";
+
+const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
+
+/**
+ * Sends `cacheRetention` with every request that does not set its own
+ * (SPEC W1). `undefined` returns `streamFn` unchanged; a value other than
+ * `none`, `short` or `long` throws `TurnkitConfigError` (`invalid_turn_input`).
+ */
+export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRetention | undefined): StreamFn {
+  if (cacheRetention === undefined) return streamFn;
+  if (!CACHE_RETENTIONS.includes(cacheRetention)) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      `llm.cacheRetention must be one of ${CACHE_RETENTIONS.join(", ")}, got ${JSON.stringify(cacheRetention)}`,
+    );
+  }
+  return (model, context, options) =>
+    options?.cacheRetention !== undefined
+      ? streamFn(model, context, options)
+      : streamFn(model, context, { ...options, cacheRetention });
+}

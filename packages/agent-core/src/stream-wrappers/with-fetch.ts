@@ -1,0 +1,20 @@
+import type { StreamFn, StreamFnOptions } from "../stream-fn.js";
+
+/** Stream options as seen by a stream function that accepts a custom `fetch`. */
+export type StreamFnOptionsWithFetch = StreamFnOptions & { fetch?: typeof globalThis.fetch };
+
+/**
+ * Passes `fetch` as `options.fetch` to every request that does not carry its
+ * own (SPEC W1). Only stream functions that read `options.fetch` use it;
+ * pi-ai 0.73's built-in providers (`streamSimple`) ignore it, since they talk
+ * HTTP through their SDKs. `undefined` returns `streamFn` unchanged.
+ */
+export function withFetch(streamFn: StreamFn, fetch: typeof globalThis.fetch | undefined): StreamFn {
+  if (fetch === undefined) return streamFn;
+  return (model, context, options) => {
+    const current = options as StreamFnOptionsWithFetch | undefined;
+    if (current?.fetch !== undefined) return streamFn(model, context, options);
+    const next: StreamFnOptionsWithFetch = { ...options, fetch };
+    return streamFn(model, context, next);
+  };
+}

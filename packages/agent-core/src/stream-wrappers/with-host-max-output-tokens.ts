@@ -1,0 +1,40 @@
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import type { StreamFn } from "../stream-fn.js";
+
+/**
+ * Caps output tokens at the host's ceiling (SPEC W1, innermost wrapper):
+ * every request is sent with the smallest positive of `hostMaxOutputTokens`,
+ * the request's `maxTokens` and `model.maxTokens`. A request that asks for
+ * less than the cap keeps its value.
+ *
+ * `undefined` returns `streamFn` unchanged. Anything but a positive integer
+ * number throws `TurnkitConfigError` (`invalid_host_cap`) here, when the turn
+ * is assembled, so no request is ever sent with a bad cap.
+ */
+export function withHostMaxOutputTokens(streamFn: StreamFn, hostMaxOutputTokens: number | undefined): StreamFn {
+  if (hostMaxOutputTokens === undefined) return streamFn;
+  assertValidHostCap(hostMaxOutputTokens);
+  const cap = hostMaxOutputTokens;
+  return (model, context, options) => {
+    const maxTokens = Math.min(
+      ...[cap, options?.maxTokens, model.maxTokens].filter(
+        (value): value is number => typeof value === "number" && Number.isFinite(value) && value > 0,
+      ),
+    );
+    return streamFn(model, context, { ...options, maxTokens });
+  };
+}
+
+/** Throws `invalid_host_cap` unless `value` is a positive integer number. */
+export function assertValidHostCap(value: unknown): asserts value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidHostCap,
+      `llm.hostMaxOutputTokens must be a positive integer, got ${describe(value)}`,
+    );
+  }
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

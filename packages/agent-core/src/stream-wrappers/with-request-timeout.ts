@@ -1,0 +1,17 @@
+import { LLM_REQUEST_TIMEOUT_MS } from "../defaults.js";
+import type { StreamFn } from "../stream-fn.js";
+
+/**
+ * Sends `timeoutMs` (default 20 min) with every request that does not set its
+ * own (SPEC W1, outermost wrapper). SDK-backed providers use it as their
+ * request timeout. `0` returns `streamFn` unchanged (the provider's own
+ * default applies). The per-attempt watchdogs of `withStreamTimeouts` are a
+ * separate, provider-independent layer.
+ */
+export function withRequestTimeout(streamFn: StreamFn, timeoutMs: number = LLM_REQUEST_TIMEOUT_MS): StreamFn {
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) return streamFn;
+  return (model, context, options) =>
+    options?.timeoutMs !== undefined
+      ? streamFn(model, context, options)
+      : streamFn(model, context, { ...options, timeoutMs });
+}

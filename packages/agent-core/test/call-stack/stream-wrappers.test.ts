@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import { composeStreamFn } from "../../src/compose-stream-fn.js";
+import { LLM_REQUEST_TIMEOUT_MS } from "../../src/defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
+import { withCacheRetention } from "../../src/stream-wrappers/with-cache-retention.js";
+import { withFetch } from "../../src/stream-wrappers/with-fetch.js";
+import { withHeaders } from "../../src/stream-wrappers/with-headers.js";
+import { withHostMaxOutputTokens } from "../../src/stream-wrappers/with-host-max-output-tokens.js";
+import { withMaxTokens } from "../../src/stream-wrappers/with-max-tokens.js";
+import { withRequestTimeout } from "../../src/stream-wrappers/with-request-timeout.js";
+import type { StreamFn } from "../../src/stream-fn.js";
+import { collect, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
+
+const model = testModel({ maxTokens: 8_000 });
+const context = userContext();
+
+/** Calls `wrap(inner)` once with `options` and returns what the inner function received. */
+async function optionsSeenBy(wrap: (inner: StreamFn) => StreamFn, options?: Record<string, unknown>, m = model) {
+  const inner = scriptedStreamFn([{ kind: "text", pieces: ["ok"] }]);
+  await collect(wrap(inner)(m, context, options));
+  return inner.calls[0].options;
+}
+
+describe("withHostMaxOutputTokens", () => {
+  it("sends the smallest positive of host cap, request maxTokens and model.maxTokens", async () => {
+    expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000)))?.maxTokens).toBe(1_000);
+    expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000), { maxTokens: 500 }))?.maxTokens).toBe(500);
+    expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000), { maxTokens: 5_000 }))?.maxTokens).toBe(1_000);
+    expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000)))?.maxTokens).toBe(8_000);
+    expect(
+      (await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000), { maxTokens: 0 }, testModel({ maxTokens: 0 })))
+        ?.maxTokens,
+    ).toBe(50_000);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])("rejects the cap %s when the turn is built", (cap) => {
+    const inner = scriptedStreamFn([]);
+    const build = () => withHostMaxOutputTokens(inner, cap as number);
+    expect(build).toThrow(TurnkitConfigError);
+    try {
+      build();
+    } catch (error) {
+      expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.InvalidHostCap);
+    }
+    expect(() => composeStreamFn({ model, streamFn: inner, hostMaxOutputTokens: cap as number })).toThrow(
+      expect.objectContaining({ code: "invalid_host_cap" }),
+    );
+    expect(inner.calls).toHaveLength(0);
+  });
+
+  it("leaves the stream function untouched without a cap", () => {
+    const inner = scriptedStreamFn([]);
+    expect(withHostMaxOutputTokens(inner, undefined)).toBe(inner);
+  });
+});
+
+describe("withCacheRetention", () => {
+  it("fills cacheRetention; a per-call value wins", async () => {
+    expect((await optionsSeenBy((f) => withCacheRetention(f, "long")))?.cacheRetention).toBe("long");
+    expect((await optionsSeenBy((f) => withCacheRetention(f, "long"), { cacheRetention: "none" }))?.cacheRetention).toBe(
+      "none",
+    );
+  });
+
+  it("rejects an unknown retention at build time", () => {
+    expect(() => withCacheRetention(scriptedStreamFn([]), "forever" as never)).toThrow(
+      expect.objectContaining({ code: "invalid_turn_input" }),
+    );
+  });
+});
+
+describe("withMaxTokens", () => {
+  it("fills a positive maxTokens; a positive per-call value wins", async () => {
+    expect((await optionsSeenBy((f) => withMaxTokens(f, 300)))?.maxTokens).toBe(300);
+    expect((await optionsSeenBy((f) => withMaxTokens(f, 300), { maxTokens: 42 }))?.maxTokens).toBe(42);
+    expect((await optionsSeenBy((f) => withMaxTokens(f, 300), { maxTokens: 0 }))?.maxTokens).toBe(300);
+  });
+
+  it("ignores a non-positive value", async () => {
+    const inner = scriptedStreamFn([]);
+    expect(withMaxTokens(inner, 0)).toBe(inner);
+    expect(withMaxTokens(inner, -5)).toBe(inner);
+    expect((await optionsSeenBy((f) => withMaxTokens(f, -5)))?.maxTokens).toBeUndefined();
+  });
+});
+
+describe("withHeaders", () => {
+  it("merges headers; the per-call value wins", async () => {
+    const seen = await optionsSeenBy((f) => withHeaders(f, { "x-a": "host", "x-b": "host" }), {
+      headers: { "x-b": "call", "x-c": "call" },
+    });
+    expect(seen?.headers).toEqual({ "x-a": "host", "x-b": "call", "x-c": "call" });
+  });
+
+  it("sets no headers when there are none", async () => {
+    const inner = scriptedStreamFn([]);
+    expect(withHeaders(inner, {})).toBe(inner);
+    expect(withHeaders(inner, undefined)).toBe(inner);
+    const seen = await optionsSeenBy((f) => composeStreamFn({ model, streamFn: f, headers: {} }));
+    expect(seen).not.toHaveProperty("headers");
+  });
+
+  it("does not mutate the caller's options", async () => {
+    const callOptions = { headers: { "x-c": "call" } };
+    await optionsSeenBy((f) => withHeaders(f, { "x-a": "host" }), callOptions);
+    expect(callOptions).toEqual({ headers: { "x-c": "call" } });
+  });
+});
+
+describe("withFetch", () => {
+  it("passes fetch to a stream function that accepts one, and it is used", async () => {
+    const fetched: string[] = [];
+    const customFetch = (async (url: string | URL | Request) => {
+      fetched.push(String(url));
+      return new Response("fetched body");
+    }) as typeof fetch;
+    // A stream function that takes a custom fetch (pi-ai's built-ins do not).
+    const fetchingStreamFn: StreamFn = async (m, c, options) => {
+      const f = (options as { fetch?: typeof fetch } | undefined)?.fetch ?? fetch;
+      const body = await (await f("https://llm.example/v1")).text();
+      return scriptedStreamFn([{ kind: "text", pieces: [body] }])(m, c, options);
+    };
+    const result = await collect(withFetch(fetchingStreamFn, customFetch)(model, context, {}));
+    expect(fetched).toEqual(["https://llm.example/v1"]);
+    expect(result.text).toBe("fetched body");
+  });
+
+  it("a per-call fetch wins; no fetch leaves the function untouched", async () => {
+    const host = (async () => new Response("host")) as typeof fetch;
+    const call = (async () => new Response("call")) as typeof fetch;
+    expect((await optionsSeenBy((f) => withFetch(f, host), { fetch: call }))?.fetch).toBe(call);
+    expect((await optionsSeenBy((f) => withFetch(f, host)))?.fetch).toBe(host);
+    const inner = scriptedStreamFn([]);
+    expect(withFetch(inner, undefined)).toBe(inner);
+  });
+});
+
+describe("withRequestTimeout", () => {
+  it("fills the 20 min default; a per-call value wins", async () => {
+    expect((await optionsSeenBy((f) => withRequestTimeout(f)))?.timeoutMs).toBe(LLM_REQUEST_TIMEOUT_MS);
+    expect(LLM_REQUEST_TIMEOUT_MS).toBe(20 * 60 * 1000);
+    expect((await optionsSeenBy((f) => withRequestTimeout(f), { timeoutMs: 5 }))?.timeoutMs).toBe(5);
+  });
+});
+
+describe("composeStreamFn", () => {
+  it("applies every wrapper, explicit per-call values winning", async () => {
+    const seen = await optionsSeenBy(
+      (f) =>
+        composeStreamFn({
+          model,
+          streamFn: f,
+          hostMaxOutputTokens: 2_000,
+          maxTokens: 4_000,
+          cacheRetention: "long",
+          headers: { "x-host": "1" },
+        }),
+      { headers: { "x-call": "2" }, cacheRetention: "short" },
+    );
+    expect(seen).toMatchObject({
+      maxTokens: 2_000,
+      cacheRetention: "short",
+      headers: { "x-host": "1", "x-call": "2" },
+      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+    });
+  });
+
+  it("the host cap sits inside max tokens: it clamps the configured value", async () => {
+    const seen = await optionsSeenBy((f) => composeStreamFn({ model, streamFn: f, hostMaxOutputTokens: 100, maxTokens: 4_000 }));
+    expect(seen?.maxTokens).toBe(100);
+  });
+
+  it("turns a throwing or rejecting stream function into a terminal error event", async () => {
+    const throwing = composeStreamFn({ model, streamFn: scriptedStreamFn([{ kind: "throw", error: new Error("boom") }]) });
+    const rejecting = composeStreamFn({ model, streamFn: scriptedStreamFn([{ kind: "reject", error: new Error("nope") }]) });
+    const a = await collect(throwing(model, context, {}));
+    const b = await collect(rejecting(model, context, {}));
+    expect(a.types).toEqual(["error"]);
+    expect(a.final).toMatchObject({ stopReason: "error", errorMessage: "boom" });
+    expect(b.final).toMatchObject({ stopReason: "error", errorMessage: "nope" });
+  });
+});
