@@ -20,6 +20,7 @@ export {
   hang,
   reject,
   throwSync,
+  withoutStart,
   type EndWithoutDoneFault,
   type ErrorAfterFault,
   type EventsAfterDoneFault,
@@ -27,6 +28,7 @@ export {
   type RejectFault,
   type ScriptFault,
   type ThrowSyncFault,
+  type WithoutStartFault,
 } from "./script-faults.js";
 export type { ScriptEntry, ScriptEntryFunction } from "./script-entry.js";
 export {

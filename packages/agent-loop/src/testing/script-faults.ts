@@ -36,6 +36,12 @@ export interface EndWithoutDoneFault {
   resolveResult: boolean;
 }
 
+/** Streams every event of `response` except `start`, then the terminal event. */
+export interface WithoutStartFault {
+  kind: "withoutStart";
+  response: ScriptedResponse;
+}
+
 /** Streams `response` normally, then pushes more events after the terminal one. */
 export interface EventsAfterDoneFault {
   kind: "eventsAfterDone";
@@ -51,6 +57,7 @@ export type ScriptFault =
   | RejectFault
   | HangFault
   | EndWithoutDoneFault
+  | WithoutStartFault
   | EventsAfterDoneFault;
 
 const interruptedResponse = () => response("This scripted response is cut off part way through");
@@ -123,6 +130,16 @@ export function endWithoutDone(
   options: { resolveResult?: boolean } = {},
 ): EndWithoutDoneFault {
   return { kind: "endWithoutDone", response: toResponse(value), resolveResult: options.resolveResult ?? false };
+}
+
+/**
+ * Streams `response` without its `start` event: the first event is a block
+ * event (or the terminal one for an empty response). Partials and the final
+ * message are as usual. For SPEC L2: a consumer must still open and close
+ * the message.
+ */
+export function withoutStart(value: ScriptedResponse | string): WithoutStartFault {
+  return { kind: "withoutStart", response: toResponse(value) };
 }
 
 /**

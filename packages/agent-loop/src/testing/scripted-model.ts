@@ -203,6 +203,11 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
         pump(entry.response, planned.events, ending, planned.initial);
         return stream;
       }
+      case "withoutStart": {
+        const planned = plan(entry.response);
+        pump(entry.response, planned.events.slice(1), { kind: "terminal", event: planned.terminal }, planned.initial);
+        return stream;
+      }
       case "eventsAfterDone": {
         const planned = plan(entry.response);
         const extraEvents = entry.extraEvents ?? defaultEventsAfterDone(planned.final);

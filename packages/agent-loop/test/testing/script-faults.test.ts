@@ -13,6 +13,7 @@ import {
   response,
   throwSync,
   toolCall,
+  withoutStart,
   type RecordedRequest,
 } from "../../src/testing/index.js";
 import { collectEvents, contextWith, countingAbortController, flushMicrotasks, typesOf } from "./stream-test-kit.js";
@@ -158,6 +159,15 @@ describe("scripted model: faults", () => {
     const events = await collectEvents(stream);
     expect(events.some((event) => event.type === "done" || event.type === "error")).toBe(false);
     expect(await stream.result()).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "cut here" }] });
+  });
+
+  it("withoutStart streams the block events and done, but no start", async () => {
+    const scripted = createScriptedModel([withoutStart("no opening"), withoutStart(response([]))]);
+    const stream = await scripted.streamFn(scripted.model, contextWith("hi"));
+    expect(typesOf(await collectEvents(stream))).toEqual(["text_start", "text_delta", "text_delta", "text_end", "done"]);
+    expect((await stream.result()).content).toEqual([{ type: "text", text: "no opening" }]);
+    const empty = await scripted.streamFn(scripted.model, contextWith("hi"));
+    expect(typesOf(await collectEvents(empty))).toEqual(["done"]);
   });
 
   it("eventsAfterDone pushes extra events that pi-ai's EventStream drops", async () => {
