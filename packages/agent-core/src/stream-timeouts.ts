@@ -1,0 +1,188 @@
+import { createAssistantMessageEventStream, type AssistantMessage } from "@mariozechner/pi-ai";
+import { attachClassifiedError, classifyError } from "./classify-error.js";
+import { systemClock, type Clock } from "./clock.js";
+import {
+  LLM_FIRST_EVENT_TIMEOUT_ENV,
+  LLM_FIRST_EVENT_TIMEOUT_MS,
+  LLM_STREAM_IDLE_TIMEOUT_ENV,
+  LLM_STREAM_IDLE_TIMEOUT_MS,
+} from "./defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import { LlmTimeoutError, type LlmTimeoutKind } from "./stream-errors.js";
+import {
+  createFailureMessage,
+  errorText,
+  invokeStreamFn,
+  isTerminalEvent,
+  linkAbortSignal,
+  pushTerminalError,
+  type StreamFn,
+} from "./stream-fn.js";
+
+/** The two per-attempt watchdog limits, resolved; `0` means off. */
+export interface StreamTimeouts {
+  /** Longest wait for the first event of an attempt. */
+  firstEventTimeoutMs: number;
+  /** Longest silence between two events of an attempt. */
+  streamIdleTimeoutMs: number;
+}
+
+/** Options of {@link withStreamTimeouts}. */
+export interface StreamTimeoutOptions {
+  /** `llm.firstEventTimeoutMs`; wins over the environment. */
+  firstEventTimeoutMs?: number;
+  /** `llm.streamIdleTimeoutMs`; wins over the environment. */
+  streamIdleTimeoutMs?: number;
+  /** Where timers run. Default: the system clock (timers never hold the process open). */
+  clock?: Clock;
+  /** Where the env overrides are read. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Resolves each limit as: the input value, else the environment
+ * (`TURNKIT_LLM_FIRST_EVENT_TIMEOUT_MS`, `TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS`),
+ * else the default (120 s, 300 s). `0` disables a watchdog.
+ *
+ * An input value that is not a finite number ≥ 0 throws `TurnkitConfigError`
+ * (`invalid_turn_input`). An environment value that is not a non-negative
+ * integer is ignored (the default applies), so a stray variable cannot break
+ * a host.
+ */
+export function resolveStreamTimeouts(
+  input: Pick<StreamTimeoutOptions, "firstEventTimeoutMs" | "streamIdleTimeoutMs"> = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): StreamTimeouts {
+  return {
+    firstEventTimeoutMs: resolveOne(
+      "llm.firstEventTimeoutMs",
+      input.firstEventTimeoutMs,
+      env[LLM_FIRST_EVENT_TIMEOUT_ENV],
+      LLM_FIRST_EVENT_TIMEOUT_MS,
+    ),
+    streamIdleTimeoutMs: resolveOne(
+      "llm.streamIdleTimeoutMs",
+      input.streamIdleTimeoutMs,
+      env[LLM_STREAM_IDLE_TIMEOUT_ENV],
+      LLM_STREAM_IDLE_TIMEOUT_MS,
+    ),
+  };
+}
+
+/**
+ * Wraps `streamFn` with the two watchdogs of SPEC W2, per call (so, inside
+ * the retry layer, per attempt): a first-event timer started with the call,
+ * and an idle timer re-armed on every event.
+ *
+ * When one fires, the wrapped request is aborted (through its own signal, so
+ * the connection is closed) and the returned stream ends at once with an
+ * `error` event: stopReason `"error"`, an `errorMessage` from
+ * {@link LlmTimeoutError}, the partial content seen so far, and the attached
+ * classification (`timeout`, retryable).
+ *
+ * A caller's abort (`options.signal`) ends the returned stream at once with
+ * stopReason `"aborted"` and is never reported as a timeout. All timers and
+ * listeners are removed when the stream ends. Never throws.
+ */
+export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
+  const { firstEventTimeoutMs, streamIdleTimeoutMs } = resolveStreamTimeouts(options, options.env);
+  const clock = options.clock ?? systemClock;
+  if (firstEventTimeoutMs === 0 && streamIdleTimeoutMs === 0) {
+    return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
+  }
+  return (model, context, callOptions) => {
+    const out = createAssistantMessageEventStream();
+    const callerSignal = callOptions?.signal;
+    const link = linkAbortSignal(callerSignal);
+    let finished = false;
+    let timer: unknown;
+    let lastPartial: AssistantMessage | undefined;
+
+    const arm = (kind: LlmTimeoutKind, ms: number) => {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = ms > 0 ? clock.setTimeout(() => onTimeout(kind, ms), ms) : undefined;
+    };
+    const finish = () => {
+      finished = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+      link.dispose();
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+    };
+    const endWith = (stopReason: "error" | "aborted", text: string): AssistantMessage =>
+      lastPartial ? snapshotAsFailure(lastPartial, stopReason, text) : createFailureMessage(model, stopReason, text);
+    const onTimeout = (kind: LlmTimeoutKind, ms: number) => {
+      if (finished || callerSignal?.aborted) return;
+      const error = new LlmTimeoutError(kind, ms);
+      const message = attachClassifiedError(endWith("error", error.message), classifyError(error));
+      finish();
+      link.abort(error);
+      pushTerminalError(out, message);
+    };
+    const onCallerAbort = () => {
+      if (finished) return;
+      finish();
+      pushTerminalError(out, endWith("aborted", "Request was aborted"));
+    };
+
+    if (callerSignal?.aborted) {
+      onCallerAbort();
+      return out;
+    }
+    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+    arm("first_event", firstEventTimeoutMs);
+    const inner = invokeStreamFn(streamFn, model, context, { ...callOptions, signal: link.signal });
+
+    void (async () => {
+      try {
+        for await (const event of inner) {
+          if (finished) return;
+          if (isTerminalEvent(event)) {
+            finish();
+            out.push(event);
+            out.end();
+            return;
+          }
+          lastPartial = event.partial;
+          arm("idle", streamIdleTimeoutMs);
+          out.push(event);
+        }
+        if (!finished) {
+          finish();
+          pushTerminalError(out, endWith("error", "The stream ended without a final event"));
+        }
+      } catch (error) {
+        if (finished) return;
+        finish();
+        pushTerminalError(out, endWith(callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+      }
+    })();
+    return out;
+  };
+}
+
+/** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
+function snapshotAsFailure(partial: AssistantMessage, stopReason: "error" | "aborted", errorMessage: string): AssistantMessage {
+  const content = partial.content.map((block) => {
+    const copy = { ...block } as Record<string, unknown>;
+    delete copy.partialArgs;
+    delete copy.streamIndex;
+    delete copy.index;
+    return copy as unknown as AssistantMessage["content"][number];
+  });
+  return { ...partial, content, stopReason, errorMessage };
+}
+
+function resolveOne(name: string, input: number | undefined, envValue: string | undefined, fallback: number): number {
+  if (input !== undefined) {
+    if (typeof input !== "number" || !Number.isFinite(input) || input < 0) {
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidTurnInput,
+        `${name} must be a finite number of milliseconds >= 0 (0 disables), got ${String(input)}`,
+      );
+    }
+    return input;
+  }
+  if (envValue !== undefined && /^\s*\d+\s*$/.test(envValue)) return Number(envValue);
+  return fallback;
+}
