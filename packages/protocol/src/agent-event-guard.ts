@@ -1,12 +1,14 @@
-import type { ProtocolAgentEvent } from "./agent-event.js";
+import { PROTOCOL_AGENT_EVENT_TYPES, type ProtocolAgentEvent } from "./agent-event.js";
 import { ProtocolAgentEventSchemas } from "./agent-event-schema.js";
 import { lazyTypeCheck, type LazyTypeCheck } from "./lazy-type-check.js";
 import type { ProtocolCustomMessage } from "./messages.js";
 
 type Schemas = typeof ProtocolAgentEventSchemas;
 
+// One lazily compiled checker per event type: dispatching on `type` first
+// gives precise errors (a plain union only says "expected union value").
 const checkers = Object.fromEntries(
-  Object.entries(ProtocolAgentEventSchemas).map(([type, schema]) => [type, lazyTypeCheck(schema)]),
+  PROTOCOL_AGENT_EVENT_TYPES.map((type) => [type, lazyTypeCheck(ProtocolAgentEventSchemas[type])]),
 ) as { [K in keyof Schemas]: LazyTypeCheck<Schemas[K]> };
 
 function checkerFor(value: unknown): LazyTypeCheck<Schemas[keyof Schemas]> | undefined {

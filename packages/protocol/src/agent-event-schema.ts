@@ -14,8 +14,7 @@ function variant<TType extends string, TProps extends TProperties>(type: TType, 
 const PartialMessage = ProtocolAssistantMessageSchema;
 const ContentIndex = Type.Integer({ minimum: 0 });
 
-/** Schema of {@link ProtocolAssistantMessageEvent}. */
-export const ProtocolAssistantMessageEventSchema = Type.Union([
+const assistantMessageEventSchema = Type.Union([
   variant("start", { partial: PartialMessage }),
   variant("text_start", { contentIndex: ContentIndex, partial: PartialMessage }),
   variant("text_delta", { contentIndex: ContentIndex, delta: Type.String(), partial: PartialMessage }),
@@ -35,14 +34,15 @@ export const ProtocolAssistantMessageEventSchema = Type.Union([
     error: ProtocolAssistantMessageSchema,
   }),
 ]);
+type AssistantMessageEventSchemaShape = typeof assistantMessageEventSchema;
+/** The TypeBox type of {@link ProtocolAssistantMessageEventSchema}, named so declarations reference it instead of repeating it. */
+export interface TProtocolAssistantMessageEvent extends AssistantMessageEventSchemaShape {}
+/** Schema of {@link ProtocolAssistantMessageEvent}. */
+export const ProtocolAssistantMessageEventSchema: TProtocolAssistantMessageEvent = assistantMessageEventSchema;
 
 const ToolExecution = { toolCallId: Type.String(), toolName: Type.String() };
 
-/**
- * Schema of each {@link ProtocolAgentEvent} variant, by `type`, with custom
- * messages allowed (`ProtocolAgentEvent<ProtocolCustomMessage>`).
- */
-export const ProtocolAgentEventSchemas = {
+const agentEventSchemas = {
   agent_start: variant("agent_start", {}),
   agent_end: variant("agent_end", { messages: Type.Array(ProtocolAnyMessageSchema) }),
   turn_start: variant("turn_start", {}),
@@ -68,6 +68,14 @@ export const ProtocolAgentEventSchemas = {
     isError: Type.Boolean(),
   }),
 } satisfies Record<ProtocolAgentEventType, TObject>;
+type AgentEventSchemasShape = typeof agentEventSchemas;
+/** The type of {@link ProtocolAgentEventSchemas}, named so declarations reference it instead of repeating it. */
+export interface TProtocolAgentEventSchemas extends AgentEventSchemasShape {}
+/**
+ * Schema of each {@link ProtocolAgentEvent} variant, by `type`, with custom
+ * messages allowed (`ProtocolAgentEvent<ProtocolCustomMessage>`).
+ */
+export const ProtocolAgentEventSchemas: TProtocolAgentEventSchemas = agentEventSchemas;
 
 /** Schema of {@link ProtocolAgentEvent} with custom messages allowed: the union of {@link ProtocolAgentEventSchemas}. */
 export const ProtocolAgentEventSchema = Type.Union([

@@ -51,11 +51,16 @@ export {
   ProtocolLlmMessageSchema,
   ProtocolCustomMessageSchema,
   ProtocolAnyMessageSchema,
+  type TProtocolAssistantMessage,
+  type TProtocolToolResultMessage,
+  type TProtocolAnyMessage,
 } from "./message-schemas.js";
 export {
   ProtocolAssistantMessageEventSchema,
   ProtocolAgentEventSchemas,
   ProtocolAgentEventSchema,
+  type TProtocolAssistantMessageEvent,
+  type TProtocolAgentEventSchemas,
 } from "./agent-event-schema.js";
 export {
   isProtocolAgentEvent,
@@ -109,6 +114,8 @@ export {
   MessagePersistedPayloadSchema,
   RuntimeEventSchemas,
   RuntimeEventSchema,
+  type TStreamChunk,
+  type TRuntimeEventSchemas,
 } from "./runtime-event-schema.js";
 export {
   isRuntimeEvent,

@@ -86,8 +86,7 @@ export const ProtocolUserMessageSchema = Type.Object({
   timestamp: Type.Number(),
 });
 
-/** Schema of {@link ProtocolAssistantMessage}. */
-export const ProtocolAssistantMessageSchema = Type.Object({
+const assistantMessageSchema = Type.Object({
   role: Type.Literal("assistant"),
   content: Type.Array(Type.Union([ProtocolTextContentSchema, ProtocolThinkingContentSchema, ProtocolToolCallSchema])),
   api: Type.String(),
@@ -101,9 +100,13 @@ export const ProtocolAssistantMessageSchema = Type.Object({
   errorMessage: Type.Optional(Type.String()),
   timestamp: Type.Number(),
 });
+type AssistantMessageSchemaShape = typeof assistantMessageSchema;
+/** The TypeBox type of {@link ProtocolAssistantMessageSchema}, named so declarations reference it instead of repeating it. */
+export interface TProtocolAssistantMessage extends AssistantMessageSchemaShape {}
+/** Schema of {@link ProtocolAssistantMessage}. */
+export const ProtocolAssistantMessageSchema: TProtocolAssistantMessage = assistantMessageSchema;
 
-/** Schema of {@link ProtocolToolResultMessage} (with `unknown` details). */
-export const ProtocolToolResultMessageSchema = Type.Object({
+const toolResultMessageSchema = Type.Object({
   role: Type.Literal("toolResult"),
   toolCallId: Type.String(),
   toolName: Type.String(),
@@ -112,6 +115,11 @@ export const ProtocolToolResultMessageSchema = Type.Object({
   isError: Type.Boolean(),
   timestamp: Type.Number(),
 });
+type ToolResultMessageSchemaShape = typeof toolResultMessageSchema;
+/** The TypeBox type of {@link ProtocolToolResultMessageSchema}, named so declarations reference it instead of repeating it. */
+export interface TProtocolToolResultMessage extends ToolResultMessageSchemaShape {}
+/** Schema of {@link ProtocolToolResultMessage} (with `unknown` details). */
+export const ProtocolToolResultMessageSchema: TProtocolToolResultMessage = toolResultMessageSchema;
 
 /** Schema of {@link ProtocolLlmMessage}. */
 export const ProtocolLlmMessageSchema = Type.Union([
@@ -130,5 +138,9 @@ export const ProtocolCustomMessageSchema = Type.Object({
   role: Type.String({ pattern: `^(?!(?:${LLM_MESSAGE_ROLES.join("|")})$).+$` }),
 });
 
+const anyMessageSchema = Type.Union([ProtocolLlmMessageSchema, ProtocolCustomMessageSchema]);
+type AnyMessageSchemaShape = typeof anyMessageSchema;
+/** The TypeBox type of {@link ProtocolAnyMessageSchema}, named so declarations reference it instead of repeating it. */
+export interface TProtocolAnyMessage extends AnyMessageSchemaShape {}
 /** Schema of {@link ProtocolAnyMessage}: a valid provider message or a custom message. */
-export const ProtocolAnyMessageSchema = Type.Union([ProtocolLlmMessageSchema, ProtocolCustomMessageSchema]);
+export const ProtocolAnyMessageSchema: TProtocolAnyMessage = anyMessageSchema;

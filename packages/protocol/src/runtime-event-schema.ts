@@ -31,8 +31,7 @@ export const ToolCallStatusSchema = Type.Union([
   Type.Literal("failed"),
 ]);
 
-/** Schema of a {@link StreamChunk}, a union on `kind`. */
-export const StreamChunkSchema = Type.Union([
+const streamChunkSchema = Type.Union([
   Type.Object({ kind: Type.Literal("text"), delta: Type.String() }),
   Type.Object({ kind: Type.Literal("thinking"), delta: Type.String() }),
   Type.Object({
@@ -63,6 +62,11 @@ export const StreamChunkSchema = Type.Union([
     error: TurnErrorSchema,
   }),
 ]);
+type StreamChunkSchemaShape = typeof streamChunkSchema;
+/** The TypeBox type of {@link StreamChunkSchema}, named so declarations reference it instead of repeating it. */
+export interface TStreamChunk extends StreamChunkSchemaShape {}
+/** Schema of a {@link StreamChunk}, a union on `kind`. */
+export const StreamChunkSchema: TStreamChunk = streamChunkSchema;
 
 /** Schema of a {@link StreamRespPayload}. */
 export const StreamRespPayloadSchema = Type.Object({
@@ -111,13 +115,17 @@ function envelope<TType extends RuntimeEventType, TPayload extends TSchema>(type
   });
 }
 
-/** Schema of each {@link RuntimeEvent} member, by `type`. */
-export const RuntimeEventSchemas = {
+const runtimeEventSchemas = {
   "stream.resp": envelope("stream.resp", StreamRespPayloadSchema),
   "session.status": envelope("session.status", SessionStatusPayloadSchema),
   "debug.trace": envelope("debug.trace", DebugTracePayloadSchema),
   "message.persisted": envelope("message.persisted", MessagePersistedPayloadSchema),
 } satisfies Record<RuntimeEventType, TObject>;
+type RuntimeEventSchemasShape = typeof runtimeEventSchemas;
+/** The type of {@link RuntimeEventSchemas}, named so declarations reference it instead of repeating it. */
+export interface TRuntimeEventSchemas extends RuntimeEventSchemasShape {}
+/** Schema of each {@link RuntimeEvent} member, by `type`. */
+export const RuntimeEventSchemas: TRuntimeEventSchemas = runtimeEventSchemas;
 
 /** Schema of a {@link RuntimeEvent}: the union of {@link RuntimeEventSchemas}. */
 export const RuntimeEventSchema = Type.Union([

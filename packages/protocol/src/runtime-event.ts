@@ -16,7 +16,8 @@ export type RuntimeEventSchemaId = typeof RUNTIME_EVENT_SCHEMA;
 /**
  * Payload of `stream.resp`: one chunk of one assistant message (SPEC B2).
  * `messageId` is allocated by the host before the first chunk (B3);
- * `chunkIndex` starts at 0 per message and increases by one per chunk.
+ * `chunkIndex` starts at 0 for each message and strictly increases with
+ * each chunk of that message.
  */
 export interface StreamRespPayload {
   messageId: string;
@@ -106,9 +107,9 @@ export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = Object.freeze(
  *
  * - `eventId`, `sessionId`, `turnId` come from the host (or its allocator);
  *   `eventId` is unique per event.
- * - `seq` is an integer that strictly increases by one per event within a
- *   turn, across all event types (X1), so a consumer can order and detect
- *   gaps without timestamps.
+ * - `seq` is a non-negative integer that strictly increases with each event
+ *   of a turn, across all event types (X1), so a consumer can order events
+ *   without timestamps.
  */
 export interface RuntimeEventEnvelope<TType extends RuntimeEventType, TPayload = RuntimeEventPayloadMap[TType]> {
   schema: RuntimeEventSchemaId;
