@@ -8,6 +8,7 @@ import {
   type SimpleStreamOptions,
   type streamSimple,
 } from "@mariozechner/pi-ai";
+import { attachClassifiedError, classifyError } from "./classify-error.js";
 
 /**
  * The stream function the call stack wraps: the signature of pi-ai's
@@ -82,7 +83,8 @@ export function isTerminalEvent(
 /**
  * Calls `streamFn` and always returns an event stream: a synchronous throw or
  * a rejected promise becomes a terminal `error` event (`aborted` when
- * `options.signal` has fired). Never throws.
+ * `options.signal` has fired) whose message carries the classification of
+ * the thrown value (so a status or Retry-After on it is not lost). Never throws.
  */
 export function invokeStreamFn(
   streamFn: StreamFn,
@@ -90,8 +92,12 @@ export function invokeStreamFn(
   context: Context,
   options: StreamFnOptions | undefined,
 ): AssistantMessageEventStream {
-  const failureMessageFor = (error: unknown) =>
-    createFailureMessage(model, options?.signal?.aborted ? "aborted" : "error", errorText(error));
+  // The thrown value may carry more than its text (an HTTP status, Retry-After
+  // headers): classify it now and attach the result to the message.
+  const failureMessageFor = (error: unknown) => {
+    const message = createFailureMessage(model, options?.signal?.aborted ? "aborted" : "error", errorText(error));
+    return attachClassifiedError(message, classifyError(message.stopReason === "aborted" ? message : error));
+  };
   let result: ReturnType<StreamFn>;
   try {
     result = streamFn(model, context, options);

@@ -1,0 +1,297 @@
+import {
+  createAssistantMessageEventStream,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+} from "@mariozechner/pi-ai";
+import pRetry from "p-retry";
+import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
+import { sleep, systemClock, type Clock, type RandomSource } from "./clock.js";
+import {
+  LLM_RETRY_BASE_DELAY_MS,
+  LLM_RETRY_MAX_DELAY_MS,
+  LLM_RETRY_MAX_ELAPSED_MS,
+  LLM_RETRY_MAX_RETRIES,
+} from "./defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import {
+  createFailureMessage,
+  errorText,
+  invokeStreamFn,
+  isTerminalEvent,
+  linkAbortSignal,
+  pushTerminalError,
+  type StreamFn,
+} from "./stream-fn.js";
+
+/** The retry limits with every default filled in. */
+export interface LlmRetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** First backoff before jitter. */
+  baseDelayMs: number;
+  /** Cap of each single wait. */
+  maxDelayMs: number;
+  /** No wait may end later than this after the first failure. */
+  maxRetryElapsedMs: number;
+}
+
+/** What the retry layer needs besides the options: time, randomness, a name. */
+export interface LlmRetryDependencies {
+  /** Where backoff waits and the elapsed budget are measured. Default: the system clock. */
+  clock?: Clock;
+  /** Jitter source in [0, 1). Default: `Math.random`. */
+  random?: RandomSource;
+  /** Names the request family in notifications (`"main"`, `"auxiliary"`). Default `"main"`. */
+  label?: string;
+}
+
+/**
+ * Fills the defaults of `defaults.ts` into `options`. Throws
+ * `TurnkitConfigError` (`invalid_turn_input`) for a `maxRetries` that is not a
+ * non-negative integer or a delay that is not a finite number ≥ 0.
+ */
+export function resolveLlmRetryPolicy(options: LlmRetryOptions = {}): LlmRetryPolicy {
+  const policy: LlmRetryPolicy = {
+    maxRetries: options.maxRetries ?? LLM_RETRY_MAX_RETRIES,
+    baseDelayMs: options.baseDelayMs ?? LLM_RETRY_BASE_DELAY_MS,
+    maxDelayMs: options.maxDelayMs ?? LLM_RETRY_MAX_DELAY_MS,
+    maxRetryElapsedMs: options.maxRetryElapsedMs ?? LLM_RETRY_MAX_ELAPSED_MS,
+  };
+  if (!Number.isSafeInteger(policy.maxRetries) || policy.maxRetries < 0) {
+    throw invalid("llmRetry.maxRetries must be a non-negative integer", policy.maxRetries);
+  }
+  for (const key of ["baseDelayMs", "maxDelayMs", "maxRetryElapsedMs"] as const) {
+    const value = policy[key];
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw invalid(`llmRetry.${key} must be a finite number of milliseconds >= 0`, value);
+    }
+  }
+  return policy;
+}
+
+/**
+ * The wait before retry number `retry` (1 for the first retry): the
+ * provider's `retryAfterMs` when known, else `baseDelayMs · 2^(retry-1)` with
+ * equal jitter (half fixed, half random); either way at most `maxDelayMs`.
+ */
+export function computeRetryDelayMs(params: {
+  retry: number;
+  policy: LlmRetryPolicy;
+  random: RandomSource;
+  retryAfterMs?: number;
+}): number {
+  const { retry, policy, random, retryAfterMs } = params;
+  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.maxDelayMs);
+  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
+  const jitter = Math.min(Math.max(random(), 0), 1);
+  return Math.round(exponential / 2 + (jitter * exponential) / 2);
+}
+
+/**
+ * The commit point of an attempt: true for the first event that shows the
+ * user something (a non-empty text or thinking delta, or any tool-call
+ * event). Before it, an attempt may be dropped and sent again; from it on,
+ * the attempt is the answer and its later failures are final.
+ */
+export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
+  switch (event.type) {
+    case "text_delta":
+    case "thinking_delta":
+      return event.delta.length > 0;
+    case "toolcall_start":
+    case "toolcall_delta":
+    case "toolcall_end":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Wraps `streamFn` with the transport retry of SPEC W3, built on `p-retry`.
+ *
+ * - Every attempt is sent with `maxRetries: 0`, so the provider SDK never
+ *   retries on its own (one owner of the budget); also with `options` `false`.
+ * - Events of an attempt are buffered until {@link isVisibleOutputEvent} (or
+ *   the successful end), then replayed in order and passed straight through.
+ *   A failure before that point is retried when {@link classifyError} calls it
+ *   retryable; a failure after it is final. The caller never sees text twice.
+ * - Waits follow {@link computeRetryDelayMs}; a wait that would end more than
+ *   `maxRetryElapsedMs` after the first failure is not started.
+ * - The caller's abort ends the request at once, also during a wait, with an
+ *   `aborted` message. An attempt that is given up is aborted through its own
+ *   signal, so its connection is closed.
+ * - Observers get {@link LlmRetryNotification}s; their errors are swallowed.
+ *
+ * A final failure is a terminal `error` event whose message carries the
+ * classification (see `attachClassifiedError`). Never throws. `options`
+ * `false` means a single attempt. Create one wrapper per request family
+ * (main, auxiliary): each has its own `label`.
+ */
+export function withLlmRetry(
+  streamFn: StreamFn,
+  options: LlmRetryOptions | false | undefined,
+  dependencies: LlmRetryDependencies = {},
+): StreamFn {
+  if (options === false) {
+    return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, { ...callOptions, maxRetries: 0 });
+  }
+  const policy = resolveLlmRetryPolicy(options);
+  const clock = dependencies.clock ?? systemClock;
+  const random = dependencies.random ?? Math.random;
+  const label = dependencies.label ?? "main";
+  const notify = (notification: LlmRetryNotification) => notifySafely(options?.observer, notification);
+
+  return (model, context, callOptions) => {
+    const out = createAssistantMessageEventStream();
+    const callerSignal = callOptions?.signal;
+    let firstFailureAt: number | undefined;
+    let waits = 0;
+
+    const runAttempt = (attempt: number) =>
+      new Promise<void>((resolve, reject) => {
+        const link = linkAbortSignal(callerSignal);
+        const inner = invokeStreamFn(streamFn, model, context, { ...callOptions, maxRetries: 0, signal: link.signal });
+        let buffer: AssistantMessageEvent[] | undefined = [];
+        const abandon = (failure: AssistantMessage) => {
+          link.abort();
+          link.dispose();
+          reject(new AttemptFailure(failure));
+        };
+        const commit = () => {
+          if (attempt > 1) notify({ type: "recovered", label, attempt });
+          for (const buffered of buffer ?? []) out.push(buffered);
+          buffer = undefined;
+          resolve();
+        };
+        const finishCommitted = (message: AssistantMessage) => {
+          link.dispose();
+          pushTerminalError(out, withClassification(message));
+        };
+
+        void (async () => {
+          try {
+            for await (const event of inner) {
+              if (buffer === undefined) {
+                if (event.type === "error") return finishCommitted(event.error);
+                out.push(event);
+                if (event.type === "done") {
+                  link.dispose();
+                  out.end();
+                  return;
+                }
+                continue;
+              }
+              if (event.type === "error") return abandon(event.error);
+              buffer.push(event);
+              if (event.type === "done") {
+                commit();
+                link.dispose();
+                out.end();
+                return;
+              }
+              if (isVisibleOutputEvent(event)) commit();
+            }
+            const ended = createFailureMessage(model, "error", "The stream ended without a final event");
+            if (buffer === undefined) finishCommitted(ended);
+            else abandon(ended);
+          } catch (error) {
+            const failure = createFailureMessage(model, callerSignal?.aborted ? "aborted" : "error", errorText(error));
+            if (buffer === undefined) finishCommitted(failure);
+            else abandon(failure);
+          }
+        })();
+      });
+
+    pRetry(runAttempt, {
+      retries: policy.maxRetries,
+      // p-retry's own timer is unused (real time, not injectable): it waits 0 ms,
+      // and the policy's wait happens on the injected clock inside shouldRetry.
+      minTimeout: 0,
+      maxTimeout: 0,
+      factor: 1,
+      signal: callerSignal,
+      onFailedAttempt: () => {
+        firstFailureAt ??= clock.now();
+      },
+      shouldRetry: async ({ error, attemptNumber }) => {
+        if (!(error instanceof AttemptFailure) || callerSignal?.aborted) return false;
+        const classified = error.classified;
+        if (!classified.retryable || classified.aborted) return false;
+        const delayMs = computeRetryDelayMs({
+          retry: attemptNumber,
+          policy,
+          random,
+          retryAfterMs: classified.retryAfterMs,
+        });
+        const elapsed = clock.now() - (firstFailureAt ?? clock.now());
+        if (elapsed + delayMs > policy.maxRetryElapsedMs) return false;
+        waits += 1;
+        notify({ type: "waiting", label, attempt: attemptNumber, delayMs, error: classified });
+        await sleep(delayMs, clock, callerSignal);
+        return true;
+      },
+    }).then(
+      () => {
+        // Committed: the attempt's own loop passes the rest of its events through.
+      },
+      (error: unknown) => {
+        const attemptFailure = error instanceof AttemptFailure ? error : undefined;
+        if (callerSignal?.aborted) {
+          if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
+          const aborted =
+            attemptFailure?.failure.stopReason === "aborted"
+              ? attemptFailure.failure
+              : createFailureMessage(model, "aborted", "Request was aborted");
+          pushTerminalError(out, withClassification(aborted));
+          return;
+        }
+        if (attemptFailure) {
+          const { failure, classified } = attemptFailure;
+          if (waits > 0 || classified.retryable) {
+            notify({ type: "exhausted", label, attempts: waits + 1, error: classified });
+          }
+          pushTerminalError(out, withClassification(failure));
+          return;
+        }
+        pushTerminalError(out, withClassification(createFailureMessage(model, "error", errorText(error))));
+      },
+    );
+    return out;
+  };
+}
+
+/** A failed attempt as p-retry sees it: the attempt's final message and its classification. */
+class AttemptFailure extends Error {
+  readonly failure: AssistantMessage;
+  readonly classified: ClassifiedError;
+
+  constructor(failure: AssistantMessage) {
+    const classified = classifyError(failure);
+    super(classified.message);
+    this.name = "AttemptFailure";
+    this.failure = failure;
+    this.classified = classified;
+  }
+}
+
+function withClassification(message: AssistantMessage): AssistantMessage {
+  return getAttachedClassifiedError(message) ? message : attachClassifiedError(message, classifyError(message));
+}
+
+function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmRetryNotification): void {
+  if (!observer) return;
+  try {
+    const result = observer(notification);
+    if (result && typeof (result as Promise<void>).then === "function") {
+      (result as Promise<void>).then(undefined, () => {});
+    }
+  } catch {
+    // Observer failures never affect the request.
+  }
+}
+
+function invalid(message: string, value: unknown): TurnkitConfigError {
+  return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${message}, got ${String(value)}`);
+}

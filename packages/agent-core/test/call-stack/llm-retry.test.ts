@@ -1,0 +1,255 @@
+import { describe, expect, it, vi } from "vitest";
+import { classifyError } from "../../src/classify-error.js";
+import {
+  LLM_RETRY_BASE_DELAY_MS,
+  LLM_RETRY_MAX_DELAY_MS,
+  LLM_RETRY_MAX_ELAPSED_MS,
+  LLM_RETRY_MAX_RETRIES,
+} from "../../src/defaults.js";
+import type { LlmRetryNotification } from "../../src/llm-config.js";
+import {
+  computeRetryDelayMs,
+  isVisibleOutputEvent,
+  resolveLlmRetryPolicy,
+  withLlmRetry,
+} from "../../src/llm-retry.js";
+import { collect, emptyMessage, scriptedStreamFn, testModel, userContext, type ScriptedCall } from "../support/scripted-stream.js";
+import { createVirtualClock } from "../support/virtual-clock.js";
+
+const model = testModel();
+const context = userContext();
+
+/** A retrying stream function over `script`, on an auto-advancing virtual clock, recording notifications. */
+function setup(script: ScriptedCall[], options: Parameters<typeof withLlmRetry>[1] = {}, random = () => 0.5) {
+  const clock = createVirtualClock({ autoAdvance: true });
+  const notifications: LlmRetryNotification[] = [];
+  const inner = scriptedStreamFn(script);
+  const retrying = withLlmRetry(
+    inner,
+    options === false ? false : { ...options, observer: (n) => void notifications.push(n) },
+    { clock, random },
+  );
+  return { clock, notifications, inner, retrying };
+}
+
+describe("retry policy", () => {
+  it("defaults to 5 retries, 1 s base, 30 s cap, 120 s budget", () => {
+    expect(resolveLlmRetryPolicy()).toEqual({
+      maxRetries: 5,
+      baseDelayMs: 1000,
+      maxDelayMs: 30_000,
+      maxRetryElapsedMs: 120_000,
+    });
+    expect([LLM_RETRY_MAX_RETRIES, LLM_RETRY_BASE_DELAY_MS, LLM_RETRY_MAX_DELAY_MS, LLM_RETRY_MAX_ELAPSED_MS]).toEqual([
+      5, 1000, 30_000, 120_000,
+    ]);
+    expect(resolveLlmRetryPolicy({ maxRetries: 2, baseDelayMs: 10 })).toMatchObject({ maxRetries: 2, baseDelayMs: 10 });
+  });
+
+  it.each([{ maxRetries: -1 }, { maxRetries: 1.5 }, { baseDelayMs: Number.NaN }, { maxDelayMs: -3 }])(
+    "rejects %j",
+    (options) => {
+      expect(() => resolveLlmRetryPolicy(options)).toThrow(expect.objectContaining({ code: "invalid_turn_input" }));
+    },
+  );
+
+  it("uses exponential backoff from 1 s with equal jitter, capped at 30 s", () => {
+    const policy = resolveLlmRetryPolicy();
+    const delays = (random: number) =>
+      [1, 2, 3, 4, 5, 6].map((retry) => computeRetryDelayMs({ retry, policy, random: () => random }));
+    expect(delays(0)).toEqual([500, 1000, 2000, 4000, 8000, 15_000]);
+    expect(delays(0.5)).toEqual([750, 1500, 3000, 6000, 12_000, 22_500]);
+    expect(delays(0.999_999)).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000]);
+  });
+
+  it("honours the provider's Retry-After, capped at 30 s", () => {
+    const policy = resolveLlmRetryPolicy();
+    expect(computeRetryDelayMs({ retry: 1, policy, random: () => 0, retryAfterMs: 2500 })).toBe(2500);
+    expect(computeRetryDelayMs({ retry: 1, policy, random: () => 0, retryAfterMs: 90_000 })).toBe(30_000);
+  });
+
+  it("visible output is a non-empty text or thinking delta, or any tool-call event", () => {
+    const partial = emptyMessage(model);
+    expect(isVisibleOutputEvent({ type: "start", partial })).toBe(false);
+    expect(isVisibleOutputEvent({ type: "text_start", contentIndex: 0, partial })).toBe(false);
+    expect(isVisibleOutputEvent({ type: "text_delta", contentIndex: 0, delta: "", partial })).toBe(false);
+    expect(isVisibleOutputEvent({ type: "text_delta", contentIndex: 0, delta: "a", partial })).toBe(true);
+    expect(isVisibleOutputEvent({ type: "thinking_delta", contentIndex: 0, delta: "hm", partial })).toBe(true);
+    expect(isVisibleOutputEvent({ type: "toolcall_start", contentIndex: 0, partial })).toBe(true);
+  });
+});
+
+describe("withLlmRetry", () => {
+  it("retries a failure before visible output and replays the next attempt once", async () => {
+    const { inner, retrying, notifications, clock } = setup([
+      { kind: "error", message: "429 Rate limit reached", emptyDelta: true },
+      { kind: "text", pieces: ["Hello", " world"] },
+    ]);
+    const result = await collect(retrying(model, context, {}));
+    expect(result.text).toBe("Hello world");
+    expect(result.types).toEqual(["start", "text_start", "text_delta", "text_delta", "done"]);
+    expect(inner.calls).toHaveLength(2);
+    expect(clock.scheduled).toEqual([750]);
+    expect(notifications).toEqual([
+      {
+        type: "waiting",
+        label: "main",
+        attempt: 1,
+        delayMs: 750,
+        error: expect.objectContaining({ code: "rate_limited", status: 429 }),
+      },
+      { type: "recovered", label: "main", attempt: 2 },
+    ]);
+    // The abandoned attempt was closed through its own signal.
+    expect(inner.calls[0].options?.signal?.aborted).toBe(true);
+    expect(inner.calls[1].options?.signal?.aborted).toBe(false);
+  });
+
+  it("sends every attempt with maxRetries 0, also when retry is off", async () => {
+    const on = setup([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["ok"] }]);
+    await collect(on.retrying(model, context, { maxRetries: 7 }));
+    expect(on.inner.calls.map((call) => call.options?.maxRetries)).toEqual([0, 0]);
+
+    const off = setup([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["ok"] }], false);
+    const result = await collect(off.retrying(model, context, { maxRetries: 7 }));
+    expect(off.inner.calls).toHaveLength(1);
+    expect(off.inner.calls[0].options?.maxRetries).toBe(0);
+    expect(result.final).toMatchObject({ stopReason: "error", errorMessage: "503 busy" });
+  });
+
+  it("does not retry after visible output; the failure is final and classified", async () => {
+    const { inner, retrying, notifications } = setup([
+      { kind: "error", message: "503 upstream died", pieces: ["Hel"] },
+      { kind: "text", pieces: ["never"] },
+    ]);
+    const result = await collect(retrying(model, context, {}));
+    expect(inner.calls).toHaveLength(1);
+    expect(result.text).toBe("Hel");
+    expect(result.final.stopReason).toBe("error");
+    expect(classifyError(result.final)).toMatchObject({ code: "upstream" });
+    expect(notifications).toEqual([]);
+  });
+
+  it("commits on thinking and tool calls too", async () => {
+    const thinking = setup([{ kind: "thinking", pieces: ["hmm"], answer: "done" }]);
+    expect((await collect(thinking.retrying(model, context, {}))).types).toEqual([
+      "start",
+      "thinking_start",
+      "thinking_delta",
+      "text_start",
+      "text_delta",
+      "done",
+    ]);
+    const tool = setup([{ kind: "toolCall", name: "read", args: { path: "a" } }]);
+    const result = await collect(tool.retrying(model, context, {}));
+    expect(result.types).toEqual(["start", "toolcall_start", "toolcall_end", "done"]);
+    expect(result.final.stopReason).toBe("toolUse");
+  });
+
+  it.each(["400 bad request body", "401 Incorrect API key", "403 forbidden", "400 Your input exceeds the context window of this model"])(
+    "never retries %j",
+    async (message) => {
+      const { inner, retrying, notifications } = setup([{ kind: "error", message }, { kind: "text", pieces: ["x"] }]);
+      const result = await collect(retrying(model, context, {}));
+      expect(inner.calls).toHaveLength(1);
+      expect(result.final.errorMessage).toBe(message);
+      expect(notifications).toEqual([]);
+    },
+  );
+
+  it("gives up after 5 retries and reports exhausted with the final error", async () => {
+    const failures: ScriptedCall[] = Array.from({ length: 6 }, (_, i) => ({ kind: "error", message: `503 attempt ${i + 1}` }));
+    const { inner, retrying, notifications, clock } = setup([...failures, { kind: "text", pieces: ["late"] }], {}, () => 0);
+    const result = await collect(retrying(model, context, {}));
+    expect(inner.calls).toHaveLength(6);
+    expect(clock.scheduled).toEqual([500, 1000, 2000, 4000, 8000]);
+    expect(result.final.errorMessage).toBe("503 attempt 6");
+    expect(notifications.map((n) => n.type)).toEqual(["waiting", "waiting", "waiting", "waiting", "waiting", "exhausted"]);
+    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 6, error: { code: "upstream", message: "503 attempt 6" } });
+  });
+
+  it("stops before a wait that would pass 120 s since the first failure", async () => {
+    const slowDown: ScriptedCall = { kind: "error", message: "429 Rate limit. Please try again in 30s." };
+    const { inner, retrying, notifications, clock } = setup(Array.from({ length: 7 }, () => slowDown));
+    const result = await collect(retrying(model, context, {}));
+    // 30 + 30 + 30 + 30 = 120 s is allowed; a fifth wait would end at 150 s.
+    expect(clock.scheduled).toEqual([30_000, 30_000, 30_000, 30_000]);
+    expect(inner.calls).toHaveLength(5);
+    expect(clock.now()).toBe(120_000);
+    expect(result.final.stopReason).toBe("error");
+    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 5 });
+  });
+
+  it("honours Retry-After headers on an error a stream function throws", async () => {
+    const limited = Object.assign(new Error("Too many requests"), { status: 429, headers: new Headers({ "retry-after": "3" }) });
+    const { retrying, clock, inner } = setup([{ kind: "throw", error: limited }, { kind: "text", pieces: ["ok"] }]);
+    const result = await collect(retrying(model, context, {}));
+    expect(result.text).toBe("ok");
+    expect(clock.scheduled).toEqual([3000]);
+    expect(inner.calls).toHaveLength(2);
+  });
+
+  it("an abort during backoff ends at once as aborted and reports cancelled", async () => {
+    const clock = createVirtualClock();
+    const notifications: LlmRetryNotification[] = [];
+    const inner = scriptedStreamFn([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["never"] }]);
+    const controller = new AbortController();
+    const retrying = withLlmRetry(inner, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0 });
+    const stream = retrying(model, context, { signal: controller.signal });
+    await vi.waitFor(() => expect(clock.pendingCount).toBe(1));
+    controller.abort();
+    const result = await collect(stream);
+    expect(result.final.stopReason).toBe("aborted");
+    expect(classifyError(result.final).aborted).toBe(true);
+    expect(inner.calls).toHaveLength(1);
+    expect(clock.pendingCount).toBe(0);
+    expect(notifications.map((n) => n.type)).toEqual(["waiting", "cancelled"]);
+  });
+
+  it("an abort during an attempt is aborted, not retried", async () => {
+    const { inner, retrying, notifications } = setup([{ kind: "hang" }, { kind: "text", pieces: ["never"] }]);
+    const controller = new AbortController();
+    const stream = retrying(model, context, { signal: controller.signal });
+    await vi.waitFor(() => expect(inner.calls).toHaveLength(1));
+    controller.abort();
+    const result = await collect(stream);
+    expect(result.final.stopReason).toBe("aborted");
+    expect(inner.calls).toHaveLength(1);
+    expect(notifications).toEqual([]);
+  });
+
+  it("swallows observer errors, sync and async", async () => {
+    const clock = createVirtualClock({ autoAdvance: true });
+    const inner = scriptedStreamFn([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["fine"] }]);
+    let calls = 0;
+    const observer = (n: LlmRetryNotification) => {
+      calls += 1;
+      if (n.type === "waiting") throw new Error("observer broke");
+      return Promise.reject(new Error("async observer broke"));
+    };
+    const result = await collect(withLlmRetry(inner, { observer }, { clock })(model, context, {}));
+    expect(result.text).toBe("fine");
+    expect(calls).toBe(2);
+  });
+
+  it("labels the notifications of each wrapper", async () => {
+    const clock = createVirtualClock({ autoAdvance: true });
+    const seen: LlmRetryNotification[] = [];
+    const inner = scriptedStreamFn([{ kind: "error", message: "502 bad gateway" }, { kind: "text", pieces: ["ok"] }]);
+    const auxiliary = withLlmRetry(inner, { observer: (n) => void seen.push(n) }, { clock, label: "auxiliary" });
+    await collect(auxiliary(model, context, {}));
+    expect(seen.map((n) => n.label)).toEqual(["auxiliary", "auxiliary"]);
+  });
+
+  it("honours a custom policy", async () => {
+    const { inner, retrying, clock } = setup(
+      [{ kind: "error", message: "500 a" }, { kind: "error", message: "500 b" }, { kind: "text", pieces: ["x"] }],
+      { maxRetries: 1, baseDelayMs: 10 },
+      () => 0,
+    );
+    const result = await collect(retrying(model, context, {}));
+    expect(inner.calls).toHaveLength(2);
+    expect(clock.scheduled).toEqual([5]);
+    expect(result.final.errorMessage).toBe("500 b");
+  });
+});
