@@ -44,15 +44,8 @@ export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage
     run.config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
   const batch = new ToolBatch(run, assistant, tools);
   const finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
-  const results: ToolResultMessage[] = [];
-  for (const call of finished) {
-    const message = toolResultMessage(call.toolCall, call.result, call.isError);
-    run.record(message);
-    results.push(message);
-    await run.emitWholeMessage(message);
-  }
   const terminate = batch.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
-  return { results, terminate, aborted: run.aborted };
+  return { results: batch.results, terminate, aborted: run.aborted };
 }
 
 /**
@@ -63,10 +56,7 @@ export async function refuseToolCalls(run: LoopRun, toolCalls: AgentToolCall[], 
   const results: ToolResultMessage[] = [];
   for (const toolCall of toolCalls) {
     const finished = await skipCall(run, toolCall, reason);
-    const message = toolResultMessage(toolCall, finished.result, true);
-    run.record(message);
-    results.push(message);
-    await run.emitWholeMessage(message);
+    results.push(await recordResult(run, finished));
   }
   return results;
 }
@@ -88,11 +78,26 @@ function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> | void {
   });
 }
 
+/** Records the tool-result message of a finished call and announces it. */
+async function recordResult(run: LoopRun, finished: FinishedCall): Promise<ToolResultMessage> {
+  const message = toolResultMessage(finished.toolCall, finished.result, finished.isError);
+  run.record(message);
+  await run.emitWholeMessage(message);
+  return message;
+}
+
 class ToolBatch {
   /** Set once a hook returned `terminateAgent` (L6d, L7). */
   terminateAgent = false;
-  /** Serialises emits from concurrently running tools. */
+  /** Tool-result messages recorded so far, in the model's call order. */
+  readonly results: ToolResultMessage[] = [];
+  /**
+   * Serialises emits from concurrently running tools, and orders a call's
+   * `tool_execution_update`s before its `tool_execution_end`.
+   */
   private emitChain: Promise<void> = Promise.resolve();
+  /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (L9). */
+  private updateFailure: { error: unknown } | undefined;
 
   constructor(
     private readonly run: LoopRun,
@@ -103,18 +108,18 @@ class ToolBatch {
   async runSequential(toolCalls: AgentToolCall[]): Promise<FinishedCall[]> {
     const finished: FinishedCall[] = [];
     for (const toolCall of toolCalls) {
-      if (this.run.aborted) {
-        finished.push(await skipCall(this.run, toolCall, ToolResultText.aborted));
-        continue;
-      }
-      if (this.terminateAgent) {
-        finished.push(await skipCall(this.run, toolCall, ToolResultText.stoppedByHook));
+      if (this.run.aborted || this.terminateAgent) {
+        const done = await skipCall(this.run, toolCall, this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook);
+        this.results.push(await recordResult(this.run, done));
+        finished.push(done);
         continue;
       }
       await this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
       const preparation = await this.prepare(toolCall);
       const done = preparation.kind === "finished" ? preparation.finished : await this.execute(preparation.call);
-      await emitEnd(this.run, done);
+      await this.emitEndAfterUpdates(done);
+      // As in pi: in sequential mode each call's result message follows its end at once.
+      this.results.push(await recordResult(this.run, done));
       finished.push(done);
     }
     return finished;
@@ -144,10 +149,12 @@ class ToolBatch {
         await emitEnd(this.run, done);
         slots[index] = done;
       } else {
-        slots[index] = this.execute(call).then((done) => this.serialEmit(() => emitEnd(this.run, done)).then(() => done));
+        slots[index] = this.execute(call).then((done) => this.emitEndAfterUpdates(done).then(() => done));
       }
     }
-    return Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
+    const finished = await Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
+    for (const done of finished) this.results.push(await recordResult(this.run, done));
+    return finished;
   }
 
   /** Finds the tool, prepares and validates arguments, asks `beforeToolCall` (L4, L5). */
@@ -179,8 +186,9 @@ class ToolBatch {
       if (settled) return;
       void this.serialEmit(() =>
         run.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
-      ).catch(() => {
-        // A failing listener on an update must not reject inside the tool.
+      ).catch((error: unknown) => {
+        // Not thrown into the tool: it fails the run at this call's end instead.
+        this.updateFailure ??= { error };
       });
     };
 
@@ -225,6 +233,18 @@ class ToolBatch {
       }
     }
     return { toolCall, result, isError };
+  }
+
+  /**
+   * Emits `tool_execution_end` after every update already queued, so no
+   * update of a call follows its end. A listener that failed on an update
+   * fails the run here, as a failure on any other event would.
+   */
+  private emitEndAfterUpdates(done: FinishedCall): Promise<void> {
+    return this.serialEmit(() => {
+      if (this.updateFailure) throw this.updateFailure.error;
+      return emitEnd(this.run, done);
+    });
   }
 
   private serialEmit(emit: () => Promise<void> | void): Promise<void> {
