@@ -1,0 +1,114 @@
+import type { ToolArguments, ToolSchema } from "@turnkit/agent-loop";
+import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import {
+  assertRuntimeToolDef,
+  type RuntimeTool,
+  type RuntimeToolDef,
+  type RuntimeToolResult,
+  type RuntimeToolUpdateCallback,
+  type ToolExecutionContext,
+} from "./runtime-tool.js";
+
+/** What an instance of a `@bindTool` class must offer: an `execute` like `RuntimeToolImpl.execute`. */
+export interface BoundToolInstance<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> {
+  execute(
+    ctx: ToolExecutionContext,
+    input: ToolArguments<TParameters>,
+    signal: AbortSignal,
+    onUpdate: RuntimeToolUpdateCallback<TDetails>,
+  ): Promise<RuntimeToolResult<TDetails>> | RuntimeToolResult<TDetails>;
+}
+
+type BoundToolClass<TParameters extends ToolSchema> = abstract new (...args: any[]) => BoundToolInstance<TParameters, any>;
+
+/** Declarations of decorated classes. A WeakMap, so a class can be collected and nobody can forge the mark. */
+const boundDefs = new WeakMap<Function, RuntimeToolDef<any>>();
+
+/**
+ * TC39 class decorator (SPEC K2; standard decorators, not
+ * `experimentalDecorators`) that declares a class as a tool:
+ *
+ * ```ts
+ * @bindTool({ name: "clock", description: "Current time", parameters: Type.Object({}) })
+ * class ClockTool { execute() { return { content: [{ type: "text", text: new Date().toISOString() }] }; } }
+ * const tool = toRuntimeTool(new ClockTool());
+ * ```
+ *
+ * The declaration is validated when the decorator is created and throws
+ * `TurnkitConfigError` (`invalid_tool`) naming what is missing. Instances
+ * are converted with {@link toRuntimeTool}; the class itself is not changed.
+ * It may also be applied as a plain function, `bindTool(def)(ToolClass)`, for
+ * toolchains that cannot compile decorators. A subclass of a decorated class
+ * inherits its declaration unless it is decorated itself.
+ */
+export function bindTool<TParameters extends ToolSchema>(
+  def: RuntimeToolDef<TParameters>,
+): <TClass extends BoundToolClass<TParameters>>(target: TClass, context?: ClassDecoratorContext<TClass>) => void {
+  assertRuntimeToolDef(def, "bindTool");
+  const frozen: RuntimeToolDef<TParameters> = Object.freeze({
+    ...def,
+    ...(def.promptGuidelines !== undefined && { promptGuidelines: [...def.promptGuidelines] }),
+  });
+  return (target, context) => {
+    if (context !== undefined && context.kind !== "class") {
+      throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `@bindTool(${JSON.stringify(def.name)}) decorates classes only, not a ${context.kind}`);
+    }
+    if (typeof target !== "function") {
+      throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `bindTool(${JSON.stringify(def.name)}) must be applied to a class`);
+    }
+    if (boundDefs.has(target)) {
+      throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `class ${target.name || "(anonymous)"} is already bound to tool ${JSON.stringify(boundDefs.get(target)!.name)}`);
+    }
+    boundDefs.set(target, frozen);
+  };
+}
+
+/**
+ * The declaration a class was bound to with `@bindTool`, looking up the
+ * prototype chain, or `undefined` if neither it nor a parent was decorated.
+ */
+export function boundToolDef(toolClass: Function): RuntimeToolDef | undefined {
+  for (let c: unknown = toolClass; typeof c === "function"; c = Object.getPrototypeOf(c)) {
+    const def = boundDefs.get(c as Function);
+    if (def) return def;
+  }
+  return undefined;
+}
+
+/**
+ * Converts an instance of a `@bindTool` class to a {@link RuntimeTool}
+ * whose `impl.execute` calls the instance's `execute` with `this` bound to
+ * the instance. Throws `TurnkitConfigError`: `undecorated_tool` when the
+ * class (or a parent) was not decorated, `invalid_tool` when the instance
+ * has no `execute` method.
+ */
+export function toRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDetails = unknown>(
+  instance: BoundToolInstance<TParameters, TDetails>,
+): RuntimeTool<TParameters, TDetails> {
+  if (typeof instance === "function") {
+    const name = (instance as Function).name || "(anonymous)";
+    throw new TurnkitConfigError(
+      ConfigErrorCode.UndecoratedTool,
+      `toRuntimeTool expects an instance of a @bindTool class, got the class ${name} itself; pass new ${name}(...)`,
+    );
+  }
+  if (typeof instance !== "object" || instance === null) {
+    throw new TurnkitConfigError(ConfigErrorCode.UndecoratedTool, `toRuntimeTool expects an instance of a @bindTool class, got ${instance === null ? "null" : typeof instance}`);
+  }
+  const ctor = (instance as object).constructor;
+  const def = typeof ctor === "function" ? boundToolDef(ctor) : undefined;
+  if (!def) {
+    const name = typeof ctor === "function" && ctor.name ? ctor.name : "(anonymous)";
+    throw new TurnkitConfigError(
+      ConfigErrorCode.UndecoratedTool,
+      `class ${name} is not a tool: decorate it with @bindTool({ name, description, parameters }) before calling toRuntimeTool`,
+    );
+  }
+  if (typeof instance.execute !== "function") {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `tool ${JSON.stringify(def.name)} is invalid: missing execute (the instance has no execute method)`);
+  }
+  return {
+    def: def as RuntimeToolDef<TParameters>,
+    impl: { execute: (ctx, input, signal, onUpdate) => instance.execute(ctx, input, signal, onUpdate) },
+  };
+}

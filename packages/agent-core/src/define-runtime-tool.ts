@@ -1,0 +1,55 @@
+import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
+import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import { assertRuntimeToolDef, type RuntimeTool, type RuntimeToolDef, type RuntimeToolImpl } from "./runtime-tool.js";
+
+/** Everything `defineRuntimeTool` needs: the declaration fields plus `execute`. */
+export interface DefineRuntimeToolOptions<TParameters extends ToolSchema, TDetails> {
+  name: string;
+  label?: string;
+  description: string;
+  parameters: TParameters;
+  executionMode?: ToolExecutionMode;
+  promptGuidelines?: string[];
+  prepareArguments?: (args: unknown) => ToolArguments<TParameters>;
+  execute: RuntimeToolImpl<TParameters, TDetails>["execute"];
+}
+
+/**
+ * Builds a {@link RuntimeTool} from one object (SPEC K2), splitting it into
+ * `def` (data) and `impl` (behaviour). `input` in `execute` is typed from
+ * `parameters`.
+ *
+ * Throws `TurnkitConfigError` (`invalid_tool`) at once, naming every missing
+ * or malformed field (name, description, parameters, execute, ...), so a bad
+ * tool fails when it is defined rather than when the model calls it. The
+ * options object is not retained or modified; `execute` is called with
+ * `this` undefined.
+ */
+export function defineRuntimeTool<TParameters extends ToolSchema, TDetails = unknown>(
+  options: DefineRuntimeToolOptions<TParameters, TDetails>,
+): RuntimeTool<TParameters, TDetails> {
+  if (typeof options !== "object" || options === null) {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `defineRuntimeTool: expected an options object, got ${options === null ? "null" : typeof options}`);
+  }
+  const { execute, ...fields } = options;
+  const def: RuntimeToolDef<TParameters> = {
+    name: fields.name,
+    description: fields.description,
+    parameters: fields.parameters,
+    ...(fields.label !== undefined && { label: fields.label }),
+    ...(fields.executionMode !== undefined && { executionMode: fields.executionMode }),
+    ...(fields.promptGuidelines !== undefined && { promptGuidelines: [...fields.promptGuidelines] }),
+    ...(fields.prepareArguments !== undefined && { prepareArguments: fields.prepareArguments }),
+  };
+  try {
+    assertRuntimeToolDef(def, "defineRuntimeTool");
+  } catch (error) {
+    if (typeof execute === "function") throw error;
+    // Report a missing execute together with the declaration's problems.
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${(error as Error).message}; missing execute`);
+  }
+  if (typeof execute !== "function") {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `defineRuntimeTool: tool ${JSON.stringify(def.name)} is invalid: missing execute (a function)`);
+  }
+  return { def, impl: { execute: (ctx, input, signal, onUpdate) => execute(ctx, input, signal, onUpdate) } };
+}
