@@ -1,0 +1,265 @@
+import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
+import type { AgentEvent } from "@turnkit/agent-loop";
+import type { DebugTracePayload, RuntimeEventPayloadMap, RuntimeEventType, StreamChunk, StreamToolCallChunk, StreamToolCallResult } from "@turnkit/protocol";
+import { classifyError } from "./classify-error.js";
+
+/**
+ * Host hook that names assistant messages (SPEC B3). Called once per
+ * assistant `message_start`; may be async. The bridge emits nothing for the
+ * message before it has the id.
+ */
+export type MessageIdAllocator = (request: { sessionId: string; turnId: string }) => string | Promise<string>;
+
+/** Where the bridge sends runtime payloads; the runner adds the envelope and `seq`. */
+export type BridgeOutput = <TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]) => void;
+
+interface HeldCall {
+  toolCall: ToolCall;
+  startedAt?: number;
+  chunk?: StreamToolCallChunk;
+}
+
+interface HeldMessage {
+  messageId: string;
+  message: AssistantMessage;
+  calls: HeldCall[];
+  remaining: number;
+}
+
+interface MessageStream {
+  id: string;
+  chunkIndex: number;
+}
+
+/**
+ * Translates loop events into `RuntimeEvent` payloads (SPEC B2–B5).
+ *
+ * - Assistant `message_*` and `tool_execution_*` become `stream.resp` chunks
+ *   of one host-assigned message id with a per-message chunk index: text and
+ *   thinking deltas, tool-call status changes, and a `finish`.
+ * - A completed message with tool calls is held and released once, after
+ *   its last `tool_execution_end`, with every call resolved (status, result,
+ *   duration) in the model's call order, then its `finish` (B4).
+ * - An aborted message emits no `finish`; an error message's `finish`
+ *   carries the classified error (B5).
+ * - `agent_*`, `turn_*` and `tool_execution_update` become `debug.trace`.
+ */
+export class EventBridge {
+  private current: MessageStream | undefined;
+  private readonly streams = new Map<string, MessageStream>();
+  private readonly held: HeldMessage[] = [];
+  private readonly heldByCall = new Map<string, HeldMessage>();
+  private readonly messageIdByCall = new Map<string, string>();
+
+  constructor(
+    private readonly out: BridgeOutput,
+    private readonly allocate: () => string | Promise<string>,
+    private readonly now: () => number,
+  ) {}
+
+  /** Host id of the assistant message that made a tool call, once known. */
+  assistantMessageIdFor(toolCallId: string): string | undefined {
+    return this.messageIdByCall.get(toolCallId);
+  }
+
+  /** Id of the assistant message being streamed, if any. */
+  get currentMessageId(): string | undefined {
+    return this.current?.id;
+  }
+
+  /**
+   * Handles one loop event. Returns a promise only for an assistant
+   * `message_start` (id allocation), so streamed deltas cost no microtask.
+   */
+  handle(event: AgentEvent): Promise<void> | void {
+    switch (event.type) {
+      case "message_start":
+        if (event.message.role === "assistant") return this.startMessage();
+        return;
+      case "message_update":
+        this.update(event);
+        return;
+      case "message_end":
+        if (event.message.role === "assistant") this.endMessage(event.message);
+        return;
+      case "tool_execution_start":
+        this.toolStarted(event.toolCallId);
+        return;
+      case "tool_execution_end":
+        this.toolEnded(event.toolCallId, event.result, event.isError);
+        return;
+      case "tool_execution_update":
+        this.trace("tool", "debug", "tool_execution_update", {
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          partialResult: event.partialResult,
+        });
+        return;
+      case "agent_start":
+      case "turn_start":
+        this.trace("loop", "debug", event.type);
+        return;
+      case "turn_end":
+        this.trace("loop", "debug", "turn_end", {
+          stopReason: event.message.role === "assistant" ? event.message.stopReason : undefined,
+          toolResults: event.toolResults.length,
+        });
+        return;
+      case "agent_end":
+        this.trace("loop", "debug", "agent_end", { messages: event.messages.length });
+        return;
+      default: {
+        const unreachable: never = event;
+        return unreachable;
+      }
+    }
+  }
+
+  /** Emits a `debug.trace` payload. */
+  trace(phase: string, level: DebugTracePayload["level"], message: string, attrs?: Record<string, unknown>): void {
+    const payload: DebugTracePayload = { phase, level, message };
+    if (attrs) payload.attrs = attrs;
+    this.out("debug.trace", payload);
+  }
+
+  /**
+   * Releases every still-held message (T8), resolving calls that never
+   * ended as failed. Called once before the terminal status.
+   */
+  flush(): void {
+    for (const held of [...this.held]) {
+      for (const call of held.calls) {
+        if (!call.chunk) {
+          call.chunk = this.callChunk(call, "failed", {
+            content: [{ type: "text", text: "Tool call did not finish before the turn ended." }],
+            isError: true,
+          });
+        }
+      }
+      this.release(held);
+    }
+  }
+
+  private async startMessage(): Promise<void> {
+    const id = await this.allocate();
+    this.current = { id, chunkIndex: 0 };
+    this.streams.set(id, this.current);
+  }
+
+  private chunk(stream: MessageStream, chunk: StreamChunk): void {
+    this.out("stream.resp", { messageId: stream.id, chunkIndex: stream.chunkIndex++, chunk });
+  }
+
+  private update(event: Extract<AgentEvent, { type: "message_update" }>): void {
+    const stream = this.current;
+    if (!stream) return;
+    const source = event.assistantMessageEvent;
+    switch (source.type) {
+      case "text_delta":
+        if (source.delta !== "") this.chunk(stream, { kind: "text", delta: source.delta });
+        return;
+      case "thinking_delta":
+        if (source.delta !== "") this.chunk(stream, { kind: "thinking", delta: source.delta });
+        return;
+      case "toolcall_end":
+        this.chunk(stream, {
+          kind: "tool_call",
+          toolCallId: source.toolCall.id,
+          toolName: source.toolCall.name,
+          status: "preparing",
+          arguments: source.toolCall.arguments,
+        });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private endMessage(message: AssistantMessage): void {
+    const stream = this.current;
+    this.current = undefined;
+    if (!stream) return;
+    if (message.stopReason === "aborted") {
+      this.streams.delete(stream.id);
+      return;
+    }
+    if (message.stopReason === "error") {
+      this.streams.delete(stream.id);
+      const classified = classifyError(message);
+      this.chunk(stream, {
+        kind: "finish",
+        reason: "error",
+        usage: message.usage,
+        error: { code: classified.code, message: classified.message },
+      });
+      return;
+    }
+    const calls: HeldCall[] = [];
+    for (const block of message.content) {
+      if (block.type === "toolCall") {
+        calls.push({ toolCall: block });
+        this.messageIdByCall.set(block.id, stream.id);
+      }
+    }
+    if (calls.length === 0) {
+      this.chunk(stream, { kind: "finish", reason: message.stopReason, usage: message.usage });
+      this.streams.delete(stream.id);
+      return;
+    }
+    const held: HeldMessage = { messageId: stream.id, message, calls, remaining: calls.length };
+    this.held.push(held);
+    for (const call of calls) this.heldByCall.set(call.toolCall.id, held);
+  }
+
+  private toolStarted(toolCallId: string): void {
+    const held = this.heldByCall.get(toolCallId);
+    const call = held?.calls.find((candidate) => candidate.toolCall.id === toolCallId);
+    const stream = held && this.streams.get(held.messageId);
+    if (!call || !stream) return;
+    call.startedAt = this.now();
+    this.chunk(stream, {
+      kind: "tool_call",
+      toolCallId,
+      toolName: call.toolCall.name,
+      status: "started",
+      arguments: call.toolCall.arguments,
+    });
+  }
+
+  private toolEnded(toolCallId: string, result: unknown, isError: boolean): void {
+    const held = this.heldByCall.get(toolCallId);
+    const call = held?.calls.find((candidate) => candidate.toolCall.id === toolCallId);
+    if (!held || !call || call.chunk) return;
+    const { content, details } = (result ?? {}) as Partial<StreamToolCallResult>;
+    call.chunk = this.callChunk(call, isError ? "failed" : "finished", { content: content ?? [], isError, details });
+    held.remaining--;
+    if (held.remaining === 0) this.release(held);
+  }
+
+  private callChunk(call: HeldCall, status: "finished" | "failed", result: NonNullable<StreamToolCallChunk["result"]>): StreamToolCallChunk {
+    const chunk: StreamToolCallChunk = {
+      kind: "tool_call",
+      toolCallId: call.toolCall.id,
+      toolName: call.toolCall.name,
+      status,
+      arguments: call.toolCall.arguments,
+      result,
+    };
+    if (call.startedAt !== undefined) chunk.durationMs = Math.max(0, this.now() - call.startedAt);
+    return chunk;
+  }
+
+  private release(held: HeldMessage): void {
+    const index = this.held.indexOf(held);
+    if (index < 0) return;
+    this.held.splice(index, 1);
+    const stream = this.streams.get(held.messageId);
+    if (!stream) return;
+    for (const call of held.calls) {
+      this.heldByCall.delete(call.toolCall.id);
+      if (call.chunk) this.chunk(stream, call.chunk);
+    }
+    this.chunk(stream, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });
+    this.streams.delete(held.messageId);
+  }
+}

@@ -1,0 +1,100 @@
+import type { ImageContent } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import type { LlmConfig, LlmRetryOptions } from "./llm-config.js";
+import type { RuntimeTool } from "./runtime-tool.js";
+import type { EventWriter } from "./serial-event-queue.js";
+import type { PiTurnHooks } from "./turn-hooks.js";
+
+/** Text (and images) the user sent. Messages sharing a `batchId` reach the model as one. */
+export interface TurnInputMessage {
+  text: string;
+  images?: ImageContent[];
+  batchId?: string;
+}
+
+/**
+ * Where a steering poll happens (SPEC T6): `mid-turn` when more steps follow
+ * (tool calls or queued messages), `exit` when this step would be the last.
+ * At `exit` the host may withhold messages so they start a new turn instead
+ * of extending a finished answer.
+ */
+export type SteeringBoundary = "mid-turn" | "exit";
+
+/**
+ * Everything one turn needs (SPEC T1). Only `sessionId`, `turnId`,
+ * `systemPrompt`, `llm.model`, `eventWriter` and either `userMessage` or
+ * `startMode: "continue"` are required.
+ */
+export interface RunTurnInput {
+  sessionId: string;
+  turnId: string;
+  systemPrompt: string;
+  /** The user's message; omit it with `startMode: "continue"` to continue `history`. */
+  userMessage?: TurnInputMessage;
+  startMode?: "prompt" | "continue";
+  /** Earlier messages of the session. Never delivered back to `onHistoryChangedHook`. */
+  history?: AgentMessage[];
+  /** Hidden messages placed before the user message (reminders, context). */
+  beforeUserMessages?: AgentMessage[];
+  llm: LlmConfig;
+  tools?: RuntimeTool[];
+  /** Without it, built-in `read`, `write`, `edit`, `bash` fill names the host did not bind (K3). */
+  disableBuiltinToolFallback?: boolean;
+  /** Directory the built-in tools work in. Default: the runner's, else `process.cwd()`. */
+  workspaceDir?: string;
+  hooks?: PiTurnHooks;
+  /** Transport retry (W3); on by default, `false` turns it off. */
+  llmRetry?: LlmRetryOptions | false;
+  /** Receives every `RuntimeEvent` of the turn, in `seq` order. */
+  eventWriter: EventWriter;
+  /** The caller's cancellation. Its listeners are removed when the turn ends (X2). */
+  signal?: AbortSignal;
+  /** Polled at each step end (T6) and at idle (T7). */
+  getSteeringMessages?: (context: { boundary: SteeringBoundary }) => TurnInputMessage[] | Promise<TurnInputMessage[]>;
+  /** After steering arrived at a step end: return true to end the turn without another request. */
+  shouldStopAfterSteering?: (context: { steeringMessages: AgentMessage[] }) => boolean | Promise<boolean>;
+  /** After each step: return true to end the turn without polling. */
+  shouldStopAfterTurn?: (context: { message: AgentMessage; toolResults: AgentMessage[] }) => boolean | Promise<boolean>;
+  /**
+   * Atomically closes intake when the turn would end. `false` means new work
+   * won the race; the runner polls steering again.
+   */
+  tryBeginClose?: (context: { lastAssistantMessage: AgentMessage | undefined }) => boolean | Promise<boolean>;
+}
+
+function invalid(message: string): TurnkitConfigError {
+  return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, message);
+}
+
+/**
+ * Checks a `RunTurnInput` before anything starts. Throws a
+ * `TurnkitConfigError` naming the field: `invalid_turn_input` for missing
+ * ids, model, message or wrong types; `invalid_event_writer` for a writer
+ * without a callable `push`.
+ */
+export function assertValidRunTurnInput(input: RunTurnInput): void {
+  if (typeof input !== "object" || input === null) throw invalid("RunTurnInput must be an object");
+  const writer = input.eventWriter as unknown;
+  if (typeof writer !== "object" || writer === null || typeof (writer as { push?: unknown }).push !== "function") {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidEventWriter, "RunTurnInput.eventWriter must be an object with a push(event) function");
+  }
+  for (const field of ["sessionId", "turnId"] as const) {
+    if (typeof input[field] !== "string" || input[field] === "") throw invalid(`RunTurnInput.${field} must be a non-empty string`);
+  }
+  if (typeof input.systemPrompt !== "string") throw invalid("RunTurnInput.systemPrompt must be a string");
+  const model = input.llm?.model as unknown;
+  if (typeof model !== "object" || model === null || typeof (model as { provider?: unknown }).provider !== "string") {
+    throw invalid("RunTurnInput.llm.model is missing: pass a pi-ai Model (getModel(provider, id))");
+  }
+  const continuing = input.startMode === "continue";
+  if (!continuing) {
+    if (typeof input.userMessage !== "object" || input.userMessage === null || typeof input.userMessage.text !== "string") {
+      throw invalid('RunTurnInput.userMessage.text is missing (or set startMode: "continue" to continue the history)');
+    }
+  } else if (!input.history || input.history.length === 0) {
+    throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
+  }
+  if (input.history !== undefined && !Array.isArray(input.history)) throw invalid("RunTurnInput.history must be an array");
+  if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
+}

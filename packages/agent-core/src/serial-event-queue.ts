@@ -1,0 +1,101 @@
+import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type RuntimeEventPayloadMap, type RuntimeEventType } from "@turnkit/protocol";
+import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop";
+
+/** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
+export interface EventWriter {
+  push(event: RuntimeEvent): void | Promise<void>;
+}
+
+/**
+ * Delivers a turn's events to the host's writer one at a time, in order,
+ * each with the next `seq` (X1). A writer that answers synchronously is
+ * called synchronously (no promise per event); an async one is awaited
+ * before the next event is handed over.
+ *
+ * A writer failure never throws out of `push`: the first one is recorded
+ * (`failure`) and reported to `onFailure`; later events are still offered,
+ * so the terminal status has its chance (X3).
+ */
+export class SerialEventQueue {
+  private seq = 0;
+  private tail: Promise<void> | undefined;
+  private firstFailure: { error: unknown } | undefined;
+
+  constructor(
+    private readonly writer: EventWriter,
+    private readonly ids: { sessionId: string; turnId: string; newEventId: () => string },
+    private readonly onFailure: (error: unknown) => void,
+  ) {}
+
+  /** The first writer failure, if any. */
+  get failure(): { error: unknown } | undefined {
+    return this.firstFailure;
+  }
+
+  /** The `seq` the next event will carry. */
+  get nextSeq(): number {
+    return this.seq + 1;
+  }
+
+  /** Builds the envelope now (so `seq` follows call order) and queues it for the writer. */
+  push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
+    const event = {
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: this.ids.newEventId(),
+      sessionId: this.ids.sessionId,
+      turnId: this.ids.turnId,
+      seq: ++this.seq,
+      type,
+      payload,
+    } as RuntimeEvent;
+    if (this.tail) {
+      this.tail = this.tail.then(() => this.deliver(event));
+      return;
+    }
+    const pending = this.deliver(event);
+    if (pending) {
+      const tail: Promise<void> = pending.then(() => {
+        if (this.tail === tail) this.tail = undefined;
+      });
+      this.tail = tail;
+    }
+  }
+
+  private deliver(event: RuntimeEvent): Promise<void> | undefined {
+    let result: void | Promise<void>;
+    try {
+      result = this.writer.push(event);
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+    if (result && typeof (result as Promise<void>).then === "function") {
+      return (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
+    }
+    return undefined;
+  }
+
+  private fail(error: unknown): void {
+    if (this.firstFailure) return;
+    this.firstFailure = { error };
+    try {
+      this.onFailure(error);
+    } catch {
+      // The failure is recorded; a failing observer of it changes nothing.
+    }
+  }
+
+  /**
+   * Resolves when every queued event was handed over. With a `signal`, once
+   * it has fired, waits at most `graceMs` more for a writer that never
+   * returns and then reports `"abandoned"`.
+   */
+  async drain(signal?: AbortSignal, graceMs = 0): Promise<"drained" | "abandoned"> {
+    while (this.tail) {
+      const tail = this.tail;
+      if ((await settleOrAbandon(tail, signal, graceMs)) === ABANDONED) return "abandoned";
+      if (this.tail === tail) this.tail = undefined;
+    }
+    return "drained";
+  }
+}

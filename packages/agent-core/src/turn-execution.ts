@@ -1,0 +1,703 @@
+import type { AssistantMessage, Context, Model, ToolResultMessage } from "@mariozechner/pi-ai";
+import {
+  ABORT_GRACE_MS,
+  Agent,
+  type AgentEvent,
+  type AgentMessage,
+  type AfterToolCallContext,
+  type AfterToolCallResult,
+  type BeforeToolCallContext,
+  type BeforeToolCallResult,
+  type ToolExecutionStartContext,
+  errorText,
+} from "@turnkit/agent-loop";
+import { ErrorCode, type TurnError, type TurnOutcome } from "@turnkit/protocol";
+import { classifyError, getAttachedClassifiedError } from "./classify-error.js";
+import { composeStreamFn } from "./compose-stream-fn.js";
+import { AFTER_LLM_HOOK_MAX_RETRIES } from "./defaults.js";
+import { EventBridge } from "./event-bridge.js";
+import { HistoryCursor } from "./history-cursor.js";
+import type { LlmRetryNotification } from "./llm-config.js";
+import { withLlmRetry } from "./llm-retry.js";
+import { newTools } from "./new-tools.js";
+import { createOverflowRecoveryState, withOverflowRecovery } from "./overflow-recovery.js";
+import type { RunnerDefaults } from "./pi-turn-runner.js";
+import { projectAgentMessagesForModel } from "./project-messages.js";
+import type { RunTurnInput, TurnInputMessage } from "./run-turn-input.js";
+import { SerialEventQueue } from "./serial-event-queue.js";
+import type { StreamFn } from "./stream-fn.js";
+import { withStreamTimeouts } from "./stream-timeouts.js";
+import { syntheticResponse } from "./synthetic-response.js";
+import {
+  type AfterLlmCallDecision,
+  type BeforeLlmCallDecision,
+  type HistoryChange,
+  type LlmCallReason,
+  type PiTurnHooks,
+  type ToolCallHookEvent,
+  hookArray,
+} from "./turn-hooks.js";
+import { createHiddenMessage, createUserMessage, isDroppedResponse, markDroppedResponse } from "./turn-messages.js";
+
+/** How many times the runner re-polls after `tryBeginClose` refused without new work. */
+const MAX_CLOSE_ATTEMPTS = 64;
+
+type Directive = { kind: "respond"; text: string } | { kind: "skip" };
+
+/** A failure that decides the turn's outcome, recorded once (the first wins). */
+class TurnFailure extends Error {
+  constructor(readonly turnError: TurnError) {
+    super(turnError.message);
+    this.name = "TurnFailure";
+  }
+}
+
+function isErrorOrAborted(message: AgentMessage | undefined): boolean {
+  return message?.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
+}
+
+function hasToolCalls(message: AssistantMessage): boolean {
+  return message.content.some((block) => block.type === "toolCall");
+}
+
+/** Options of a request as a hook may see them: no credentials, signal or functions. */
+function publicOptions(options: Record<string, unknown> | undefined): Record<string, unknown> {
+  const visible: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options ?? {})) {
+    if (key === "apiKey" || key === "signal" || key === "headers" || typeof value === "function") continue;
+    visible[key] = value;
+  }
+  return visible;
+}
+
+/**
+ * One `runTurn` (SPEC T2): the eight steps, the serial event queue, the
+ * history cursor, hooks, steering at step end and convergence at idle.
+ * Created per turn and discarded afterwards.
+ */
+export class TurnExecution {
+  private readonly hooks: PiTurnHooks;
+  private readonly events: SerialEventQueue;
+  private readonly bridge: EventBridge;
+  private readonly agent: Agent;
+  private readonly cursor: HistoryCursor;
+  private readonly retryNotices: LlmRetryNotification[] = [];
+
+  private failure: TurnError | undefined;
+  /** Set when the turn must end after the current step (a hook failed it, the host stopped it). */
+  private stopRequested = false;
+  /** Set once `tryBeginClose` succeeded. */
+  private closed = false;
+  private requestIndex = -1;
+  private stepIndex = -1;
+  private afterLlmRetries = 0;
+  private nextDirective: Directive | undefined;
+  /** The loop's live context array, captured at each request (for persistent replacements). */
+  private loopMessages: AgentMessage[] | undefined;
+
+  constructor(
+    private readonly input: RunTurnInput,
+    private readonly defaults: RunnerDefaults,
+  ) {
+    this.hooks = input.hooks ?? {};
+    // (1) newTurn: event queue, bridge, tool table, stream function.
+    this.events = new SerialEventQueue(
+      input.eventWriter,
+      { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId },
+      (error) => this.fail({ code: ErrorCode.Internal, message: `The event writer failed: ${errorText(error)}` }, true),
+    );
+    this.bridge = new EventBridge(
+      (type, payload) => this.events.push(type, payload),
+      () => defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId }),
+      () => defaults.clock.now(),
+    );
+    const tools = newTools(input.tools ?? [], {
+      sessionId: input.sessionId,
+      turnId: input.turnId,
+      resolveAssistantMessageId: (toolCallId) => this.bridge.assistantMessageIdFor(toolCallId),
+      workspaceDir: input.workspaceDir ?? defaults.workspaceDir,
+      disableBuiltinToolFallback: input.disableBuiltinToolFallback,
+      bashEnv: defaults.bashEnv,
+    });
+    const streamFn = this.buildStreamFn();
+
+    // (3) newAgent, (4) hooks.
+    const history = input.history ?? [];
+    this.cursor = new HistoryCursor(history.length, isDroppedResponse);
+    this.agent = new Agent({
+      initialState: {
+        systemPrompt: input.systemPrompt,
+        model: input.llm.model,
+        thinkingLevel: input.llm.thinkingLevel ?? "off",
+        tools,
+        messages: history,
+      },
+      convertToLlm: (messages) => projectAgentMessagesForModel(messages),
+      transformContext: (messages, signal) => this.beforeLlmCall(messages, signal, "request"),
+      streamFn,
+      getApiKey: (provider) => (provider === input.llm.model.provider ? input.llm.apiKey : undefined),
+      onPayload: input.llm.payloadTransform,
+      onResponse: input.llm.responseObserver,
+      sessionId: input.sessionId,
+      toolExecution: "parallel",
+      beforeToolCall: (context, signal) => this.beforeToolCall(context, signal),
+      afterToolCall: (context, signal) => this.afterToolCall(context, signal),
+      onToolExecutionStart: (context, signal) => this.onToolExecutionStart(context, signal),
+      shouldStopAfterTurn: async (context) =>
+        this.stopRequested || (input.shouldStopAfterTurn ? await input.shouldStopAfterTurn(context) : false),
+      shouldStopAfterSteering: input.shouldStopAfterSteering
+        ? async (context) => {
+            const stop = await input.shouldStopAfterSteering!({ steeringMessages: context.steeringMessages });
+            if (stop) this.stopRequested = true;
+            return stop;
+          }
+        : undefined,
+    });
+  }
+
+  /** Runs the turn to its single outcome. Never rejects. */
+  async run(): Promise<TurnOutcome> {
+    const started = this.defaults.clock.now();
+    const signal = this.input.signal;
+    // (2) running.
+    this.events.push("session.status", { status: "running" });
+    // (6) already cancelled: running, then aborted.
+    if (signal?.aborted) return this.finish();
+
+    // (5) one serial path for every Agent event.
+    const unsubscribe = this.agent.subscribe((event) => this.onAgentEvent(event));
+    const onAbort = () => this.agent.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      // (7) run, then converge.
+      await this.runAgent();
+    } catch (error) {
+      this.fail({ code: ErrorCode.Internal, message: `The turn failed unexpectedly: ${errorText(error)}` });
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      unsubscribe();
+    }
+    const outcome = await this.finish();
+    this.metric("turn.duration_ms", this.defaults.clock.now() - started, { outcome: outcome.kind });
+    return outcome;
+  }
+
+  // ------------------------------------------------------------------ steps 7, 8
+
+  private async runAgent(): Promise<void> {
+    const { input, agent } = this;
+    const prompts: AgentMessage[] = [...(input.beforeUserMessages ?? [])];
+    if (input.startMode !== "continue" && input.userMessage) {
+      const { text, images, batchId } = input.userMessage;
+      prompts.push(createUserMessage(text, { images, batchId }));
+    }
+    if (prompts.length > 0) await agent.prompt(prompts);
+    else await agent.continue();
+    await this.convergeAtIdle();
+  }
+
+  /** SPEC T7: after the Agent is idle, run steering that appeared, until closing succeeds. */
+  private async convergeAtIdle(): Promise<void> {
+    const { agent, input } = this;
+    for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
+      if (this.stopRequested || this.failure || input.signal?.aborted) return;
+      const last = agent.state.messages[agent.state.messages.length - 1];
+      if (isErrorOrAborted(last)) return;
+      if (agent.hasQueuedMessages()) {
+        await agent.continue();
+        continue;
+      }
+      if (this.closed || !input.tryBeginClose) return;
+      const steering = await this.pollSteering("exit");
+      if (steering > 0) {
+        await agent.continue();
+        continue;
+      }
+      if (await input.tryBeginClose({ lastAssistantMessage: last })) {
+        this.closed = true;
+        return;
+      }
+    }
+    this.bridge.trace("turn", "warn", "tryBeginClose kept refusing without new work; the turn ends");
+  }
+
+  /** Step 8: drain, flush history and held messages, emit the terminal status. */
+  private async finish(): Promise<TurnOutcome> {
+    try {
+      await this.deliverHistory();
+    } catch {
+      // Recorded as the turn's failure by deliverHistory.
+    }
+    this.bridge.flush();
+    const outcome = this.decideOutcome();
+    this.events.push(
+      "session.status",
+      outcome.kind === "failed" ? { status: "failed", error: outcome.error } : { status: outcome.kind },
+    );
+    await this.events.drain(this.input.signal, ABORT_GRACE_MS);
+    return outcome;
+  }
+
+  private decideOutcome(): TurnOutcome {
+    if (this.input.signal?.aborted) return { kind: "aborted" };
+    if (this.failure) return { kind: "failed", message: this.failure.message, error: this.failure };
+    const messages = this.agent.state.messages;
+    const last = messages[messages.length - 1];
+    if (last?.role === "assistant" && last.stopReason === "error") {
+      const classified = getAttachedClassifiedError(last) ?? classifyError(last);
+      const error = { code: classified.code, message: classified.message };
+      return { kind: "failed", message: error.message, error };
+    }
+    if (last?.role === "assistant" && last.stopReason === "aborted") return { kind: "aborted" };
+    return { kind: "completed" };
+  }
+
+  /** Records the first failure of the turn; with `abort`, stops the agent too. */
+  private fail(error: TurnError, abort = false): void {
+    if (!this.failure) {
+      this.failure = error;
+      this.bridge.trace("turn", "error", error.message, { code: error.code });
+      this.defaults.logger.error?.(error.message, { code: error.code, turnId: this.input.turnId });
+    }
+    this.stopRequested = true;
+    if (abort) this.agent?.abort();
+  }
+
+  private metric(name: string, value: number, attrs: Record<string, string>): void {
+    try {
+      this.defaults.metrics?.({ name, value, attrs: { sessionId: this.input.sessionId, ...attrs } });
+    } catch {
+      // Metrics never affect a turn.
+    }
+  }
+
+  // ------------------------------------------------------------------ stream function
+
+  private buildStreamFn(): StreamFn {
+    const { input, defaults } = this;
+    const composed = composeStreamFn(input.llm);
+    const timed = withStreamTimeouts(composed, {
+      firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
+      streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
+      clock: defaults.clock,
+    });
+    const hostRetry = input.llmRetry;
+    const retried = withLlmRetry(
+      timed,
+      hostRetry === false ? false : { ...hostRetry, observer: (notice) => this.onRetryNotice(notice) },
+      { clock: defaults.clock, random: defaults.random, label: "main" },
+    );
+    const recovered = withOverflowRecovery(retried, {
+      state: createOverflowRecoveryState(),
+      recover: ({ context, signal }) => this.recoverFromOverflow(context, signal),
+    });
+    return (model, context, options) => {
+      const directive = this.nextDirective;
+      this.nextDirective = undefined;
+      if (directive) {
+        return syntheticResponse(model, directive.kind === "respond" ? directive.text : "", (message) => {
+          if (directive.kind === "skip") markDroppedResponse(message, "skip");
+        });
+      }
+      this.notifyPrepared(model, context, options as Record<string, unknown> | undefined);
+      this.metric("llm.requests", 1, { provider: model.provider });
+      return recovered(model, context, options);
+    };
+  }
+
+  private async onRetryNotice(notice: LlmRetryNotification): Promise<void> {
+    this.retryNotices.push(notice);
+    const level = notice.type === "exhausted" ? "error" : notice.type === "waiting" ? "warn" : "info";
+    const attrs: Record<string, unknown> = { ...notice };
+    if ("error" in notice) attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };
+    this.bridge.trace("llm.retry", level, notice.type, attrs);
+    const observer = this.input.llmRetry === false ? undefined : this.input.llmRetry?.observer;
+    try {
+      await observer?.(notice);
+    } catch {
+      // Observer errors are swallowed (W3).
+    }
+  }
+
+  private notifyPrepared(model: Model<any>, context: Context, options: Record<string, unknown> | undefined): void {
+    const hooks = hookArray(this.hooks.onLlmCallPreparedHook);
+    if (hooks.length === 0) return;
+    const event = {
+      sessionId: this.input.sessionId,
+      turnId: this.input.turnId,
+      requestIndex: this.requestIndex,
+      model,
+      context,
+      options: publicOptions(options),
+    };
+    for (const hook of hooks) {
+      try {
+        const result = hook(event);
+        if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).catch(() => undefined);
+      } catch {
+        // An observer; its failure never affects the call.
+      }
+    }
+  }
+
+  private async recoverFromOverflow(context: Context, signal: AbortSignal | undefined): Promise<Context | undefined> {
+    const messages = this.loopMessages;
+    if (!messages || hookArray(this.hooks.beforeLlmCallHook).length === 0) return undefined;
+    const before = messages.length;
+    const snapshot = [...messages];
+    const projected = await this.beforeLlmCall(messages, signal, "overflow");
+    const changed = messages.length !== before || messages.some((message, index) => message !== snapshot[index]);
+    if (!changed && projected === messages) return undefined;
+    this.bridge.trace("llm", "warn", "context overflow: resending once after recovery hooks");
+    return { ...context, messages: projectAgentMessagesForModel(projected) };
+  }
+
+  // ------------------------------------------------------------------ before LLM (H, H1, W5)
+
+  /**
+   * The loop's `transformContext`: runs the before-LLM hooks in order.
+   * Fails closed (H1): a throw, an invalid decision or a replacement that
+   * cannot be persisted records a `hook` failure and throws, so the loop
+   * records an error response and the model is never called.
+   */
+  private async beforeLlmCall(messages: AgentMessage[], signal: AbortSignal | undefined, reason: LlmCallReason): Promise<AgentMessage[]> {
+    if (reason === "request") this.requestIndex++;
+    this.loopMessages = messages;
+    const hooks = hookArray(this.hooks.beforeLlmCallHook);
+    let current: AgentMessage[] = messages;
+    for (const hook of hooks) {
+      let decision: BeforeLlmCallDecision | null | undefined;
+      try {
+        decision = await hook({
+          sessionId: this.input.sessionId,
+          turnId: this.input.turnId,
+          requestIndex: this.requestIndex,
+          reason,
+          messages: current,
+          signal: signal ?? new AbortController().signal,
+        });
+      } catch (error) {
+        throw this.hookFailure(`beforeLlmCallHook failed: ${errorText(error)}`);
+      }
+      if (decision === null || decision === undefined) continue;
+      switch (decision.type) {
+        case "continue":
+          continue;
+        case "skip":
+          this.nextDirective = { kind: "skip" };
+          this.stopRequested = true;
+          return current;
+        case "respond":
+          if (typeof decision.text !== "string") throw this.hookFailure("beforeLlmCallHook returned respond without text");
+          this.nextDirective = { kind: "respond", text: decision.text };
+          return current;
+        case "replaceRequestMessages":
+          if (!Array.isArray(decision.messages)) throw this.hookFailure("beforeLlmCallHook returned replaceRequestMessages without messages");
+          current = decision.messages;
+          continue;
+        case "replaceMessages":
+          if (!Array.isArray(decision.messages)) throw this.hookFailure("beforeLlmCallHook returned replaceMessages without messages");
+          await this.replaceHistory(messages, decision.messages, decision.metadata);
+          current = messages;
+          continue;
+        case "appendMessage": {
+          if (typeof decision.message?.content !== "string" && !Array.isArray(decision.message?.content)) {
+            throw this.hookFailure("beforeLlmCallHook returned appendMessage without content");
+          }
+          const hidden = createHiddenMessage(decision.message.content, decision.message.source);
+          messages.push(hidden);
+          this.agent.state.messages.push(hidden);
+          if (current !== messages) current = [...current, hidden];
+          continue;
+        }
+        case "abort":
+          throw this.hookFailure(`beforeLlmCallHook aborted the model call: ${decision.reason ?? "no reason given"}`);
+        default:
+          throw this.hookFailure(`beforeLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}`);
+      }
+    }
+    return current;
+  }
+
+  private hookFailure(message: string): TurnFailure {
+    const error = { code: ErrorCode.Hook, message };
+    this.fail(error);
+    return new TurnFailure(error);
+  }
+
+  /** A persistent replacement (compaction): loop context, transcript and host all switch to it. */
+  private async replaceHistory(loopMessages: AgentMessage[], replacement: AgentMessage[], metadata?: Record<string, unknown>): Promise<void> {
+    const previous = this.agent.state.messages.slice();
+    loopMessages.splice(0, loopMessages.length, ...replacement);
+    this.agent.state.messages = replacement;
+    this.cursor.replace(previous, replacement, metadata);
+    try {
+      await this.deliverHistory();
+    } catch (error) {
+      throw this.hookFailure(`The replaced history could not be persisted: ${errorText(error)}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ Agent events (B, T4, T6, H)
+
+  /**
+   * The one Agent listener. Returns a promise only where the loop must wait
+   * (id allocation, hooks, history delivery, steering), so streamed deltas
+   * go straight to the writer.
+   */
+  private onAgentEvent(event: AgentEvent): Promise<void> | void {
+    switch (event.type) {
+      case "message_update":
+      case "tool_execution_start":
+      case "tool_execution_update":
+      case "agent_start":
+      case "turn_start":
+        return this.bridge.handle(event);
+      case "message_start":
+        return this.bridge.handle(event);
+      case "message_end":
+        return this.onMessageEnd(event.message);
+      case "tool_execution_end":
+        this.bridge.handle(event);
+        return this.deliverHistory();
+      case "turn_end":
+        this.bridge.handle(event);
+        return this.onStepEnd(event.message, event.toolResults);
+      case "agent_end":
+        this.bridge.handle(event);
+        return;
+      default: {
+        const unreachable: never = event;
+        return unreachable;
+      }
+    }
+  }
+
+  private async onMessageEnd(message: AgentMessage): Promise<void> {
+    if (message.role === "assistant" && !isErrorOrAborted(message)) await this.afterLlmCall(message);
+    this.bridge.handle({ type: "message_end", message });
+    await this.deliverHistory();
+  }
+
+  /** SPEC H afterLlmCallHook, X4: may rewrite, drop-and-retry or fail the response before its tools run. */
+  private async afterLlmCall(message: AssistantMessage): Promise<void> {
+    const hooks = hookArray(this.hooks.afterLlmCallHook);
+    for (const hook of hooks) {
+      let decision: AfterLlmCallDecision | null | undefined;
+      try {
+        decision = await hook({
+          sessionId: this.input.sessionId,
+          turnId: this.input.turnId,
+          requestIndex: this.requestIndex,
+          message,
+          retriesUsed: this.afterLlmRetries,
+          signal: this.agent.signal ?? new AbortController().signal,
+        });
+      } catch (error) {
+        stripToolCalls(message);
+        this.fail({ code: ErrorCode.Hook, message: `afterLlmCallHook failed: ${errorText(error)}` });
+        return;
+      }
+      if (!decision) continue;
+      switch (decision.type) {
+        case "continue":
+          continue;
+        case "replaceText":
+          replaceText(message, decision.text);
+          continue;
+        case "retry":
+          if (this.afterLlmRetries >= AFTER_LLM_HOOK_MAX_RETRIES) {
+            this.bridge.trace("llm", "warn", "afterLlmCallHook retry ignored: the per-turn budget is spent", {
+              budget: AFTER_LLM_HOOK_MAX_RETRIES,
+              reason: decision.reason,
+            });
+            continue;
+          }
+          this.afterLlmRetries++;
+          stripToolCalls(message);
+          markDroppedResponse(message, decision.reason);
+          this.agent.followUp(createHiddenMessage(decision.prompt, "afterLlmCallHook"));
+          this.bridge.trace("llm", "info", "afterLlmCallHook asked for a retry", { reason: decision.reason, attempt: this.afterLlmRetries });
+          return;
+        case "fail":
+          stripToolCalls(message);
+          this.fail({ code: ErrorCode.Hook, message: `afterLlmCallHook failed the turn: ${decision.reason}` });
+          return;
+        default:
+          stripToolCalls(message);
+          this.fail({ code: ErrorCode.Hook, message: `afterLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}` });
+          return;
+      }
+    }
+  }
+
+  /** T4: hands new history to the host, then announces it. A failure fails the turn. */
+  private async deliverHistory(): Promise<void> {
+    const changes = this.cursor.take(this.agent.state.messages);
+    if (changes.length === 0) return;
+    const hooks = hookArray(this.hooks.onHistoryChangedHook);
+    for (const change of changes) {
+      for (const hook of hooks) {
+        try {
+          await hook(change, { sessionId: this.input.sessionId, turnId: this.input.turnId });
+        } catch (error) {
+          this.fail({ code: ErrorCode.Internal, message: `onHistoryChangedHook failed; history was not persisted: ${errorText(error)}` }, true);
+          throw error;
+        }
+      }
+      this.events.push("message.persisted", persistedPayload(change));
+    }
+  }
+
+  /** At each `turn_end`: the step-end hook, then steering with its boundary (T6). */
+  private async onStepEnd(message: AgentMessage, toolResults: ToolResultMessage[]): Promise<void> {
+    this.stepIndex++;
+    if (message.role !== "assistant") return;
+    await this.runStepEndHooks(message, toolResults);
+    if (isErrorOrAborted(message) || this.stopRequested || this.closed) return;
+    const moreSteps = toolResults.length > 0 && hasToolCalls(message);
+    for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
+      const boundary = moreSteps || this.agent.hasQueuedMessages() ? "mid-turn" : "exit";
+      const received = await this.pollSteering(boundary);
+      if (received > 0 || moreSteps || this.agent.hasQueuedMessages()) return;
+      if (!this.input.tryBeginClose) return;
+      if (await this.input.tryBeginClose({ lastAssistantMessage: message })) {
+        this.closed = true;
+        return;
+      }
+    }
+  }
+
+  private async runStepEndHooks(message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
+    const hooks = hookArray(this.hooks.onStepEndHook);
+    for (const hook of hooks) {
+      try {
+        await hook({
+          sessionId: this.input.sessionId,
+          turnId: this.input.turnId,
+          stepIndex: this.stepIndex,
+          message,
+          toolResults,
+          enqueue: (queued) => this.agent.steer(typeof queued === "string" ? createUserMessage(queued) : queued),
+          signal: this.agent.signal ?? new AbortController().signal,
+        });
+      } catch (error) {
+        this.bridge.trace("step", "error", `onStepEndHook failed: ${errorText(error)}`, { stepIndex: this.stepIndex });
+      }
+    }
+  }
+
+  /** Polls the host once and queues what arrived; messages of one batch go in by `steerBatch`. */
+  private async pollSteering(boundary: "mid-turn" | "exit"): Promise<number> {
+    const poll = this.input.getSteeringMessages;
+    if (!poll) return 0;
+    const received: TurnInputMessage[] = (await poll({ boundary })) ?? [];
+    const batches = new Map<string, AgentMessage[]>();
+    for (const item of received) {
+      const message = createUserMessage(item.text, { images: item.images, batchId: item.batchId });
+      if (item.batchId === undefined) {
+        this.agent.steer(message);
+        continue;
+      }
+      const batch = batches.get(item.batchId);
+      if (batch) batch.push(message);
+      else batches.set(item.batchId, [message]);
+    }
+    for (const batch of batches.values()) this.agent.steerBatch(batch);
+    if (received.length > 0) this.bridge.trace("steering", "info", "steering received", { boundary, count: received.length });
+    return received.length;
+  }
+
+  // ------------------------------------------------------------------ tool hooks (H, X6)
+
+  private toolEvent(context: { assistantMessage: AssistantMessage; toolCall: ToolCallHookEvent["toolCall"]; args: unknown }): ToolCallHookEvent {
+    return {
+      sessionId: this.input.sessionId,
+      turnId: this.input.turnId,
+      toolCall: context.toolCall,
+      args: context.args,
+      assistantMessage: context.assistantMessage,
+      assistantMessageId: this.bridge.assistantMessageIdFor(context.toolCall.id),
+    };
+  }
+
+  private async beforeToolCall(context: BeforeToolCallContext, signal: AbortSignal | undefined): Promise<BeforeToolCallResult | undefined> {
+    const hooks = hookArray(this.hooks.beforeToolCallHook);
+    if (hooks.length === 0) return undefined;
+    const event = this.toolEvent(context);
+    for (const hook of hooks) {
+      try {
+        const decision = await hook(event, signal ?? new AbortController().signal);
+        if (decision?.block) {
+          this.bridge.trace("tool", "info", "tool call blocked", {
+            toolCallId: context.toolCall.id,
+            toolName: context.toolCall.name,
+            reason: decision.reason,
+            blockedBy: decision.blockedBy,
+          });
+          return { block: true, reason: decision.reason };
+        }
+      } catch (error) {
+        const reason = `Tool call blocked: beforeToolCallHook failed: ${errorText(error)}`;
+        this.bridge.trace("tool", "error", reason, { toolCallId: context.toolCall.id, toolName: context.toolCall.name });
+        return { block: true, reason };
+      }
+    }
+    return undefined;
+  }
+
+  private async onToolExecutionStart(context: ToolExecutionStartContext, signal: AbortSignal | undefined): Promise<void> {
+    const hooks = hookArray(this.hooks.onToolExecutionStartHook);
+    if (hooks.length === 0) return;
+    const event = this.toolEvent(context);
+    for (const hook of hooks) {
+      try {
+        await hook(event, signal ?? new AbortController().signal);
+      } catch {
+        // An observer; its failure never affects the call.
+      }
+    }
+  }
+
+  private async afterToolCall(context: AfterToolCallContext, signal: AbortSignal | undefined): Promise<AfterToolCallResult | undefined> {
+    const hooks = hookArray(this.hooks.afterToolCallHook);
+    if (hooks.length === 0) return undefined;
+    let { result, isError } = context;
+    let terminateAgent = false;
+    for (const hook of hooks) {
+      try {
+        const patch = await hook({ ...this.toolEvent(context), result, isError }, signal ?? new AbortController().signal);
+        if (!patch) continue;
+        result = {
+          content: patch.content ?? result.content,
+          details: "details" in patch ? patch.details : result.details,
+          terminate: patch.terminate ?? result.terminate,
+        };
+        if (patch.isError !== undefined) isError = patch.isError;
+        if (patch.terminateAgent) terminateAgent = true;
+      } catch (error) {
+        result = { content: [{ type: "text", text: `afterToolCallHook failed: ${errorText(error)}` }], details: result.details };
+        isError = true;
+      }
+    }
+    return { content: result.content, details: result.details, isError, terminate: result.terminate, terminateAgent };
+  }
+}
+
+function stripToolCalls(message: AssistantMessage): void {
+  if (!hasToolCalls(message)) return;
+  message.content = message.content.filter((block) => block.type !== "toolCall");
+  if (message.stopReason === "toolUse") message.stopReason = "stop";
+}
+
+function replaceText(message: AssistantMessage, text: string): void {
+  const first = message.content.findIndex((block) => block.type === "text");
+  const kept: AssistantMessage["content"] = message.content.filter((block) => block.type !== "text");
+  const at = first < 0 ? kept.length : first;
+  kept.splice(at, 0, { type: "text", text });
+  message.content = kept;
+}
+
+function persistedPayload(change: HistoryChange) {
+  return { reason: change.reason, messages: change.messages as never };
+}

@@ -1,0 +1,227 @@
+import type { AssistantMessage, Context, ImageContent, Model, TextContent } from "@mariozechner/pi-ai";
+import type { AgentMessage, AgentToolCall, AgentToolResult } from "@turnkit/agent-loop";
+
+/** Identifies the turn a hook runs in. */
+export interface HookTurnContext {
+  sessionId: string;
+  turnId: string;
+}
+
+/** A hook or an ordered list of hooks of the same kind (an extension runtime contributes lists). */
+export type HookList<THook> = THook | readonly THook[];
+
+// ---------------------------------------------------------------- before LLM
+
+/** Why a model request is being prepared. `overflow` is the W4 recovery resend. */
+export type LlmCallReason = "request" | "overflow";
+
+/** What a `beforeLlmCallHook` sees: the messages about to be projected for the model. */
+export interface BeforeLlmCallEvent extends HookTurnContext {
+  /** 0-based index of this model request within the turn. */
+  requestIndex: number;
+  reason: LlmCallReason;
+  /** The transcript as this request would send it (after earlier hooks' changes). Do not mutate. */
+  messages: readonly AgentMessage[];
+  signal: AbortSignal;
+}
+
+/**
+ * A `beforeLlmCallHook` decision (SPEC H). Hooks run in order; each sees the
+ * messages the previous ones produced.
+ *
+ * - `continue`: no change.
+ * - `skip`: do not call the model for this request; the turn ends without a
+ *   new answer (a host-only empty response is recorded, never sent later).
+ * - `respond`: do not call the model; answer with `text` (SPEC W5).
+ * - `replaceRequestMessages`: send `messages` for this request only.
+ * - `replaceMessages`: replace the history persistently (compaction); the
+ *   host receives it as `replaceMessages` (T4).
+ * - `appendMessage`: append a hidden message (seen by the model, persisted).
+ * - `abort`: do not call the model; the turn fails with code `hook`.
+ *
+ * A hook that throws or returns anything else fails the turn before the
+ * request reaches the model (H1, fail closed). `undefined`/`null` mean
+ * `continue`.
+ */
+export type BeforeLlmCallDecision =
+  | { type: "continue" }
+  | { type: "skip" }
+  | { type: "respond"; text: string }
+  | { type: "replaceRequestMessages"; messages: AgentMessage[] }
+  | { type: "replaceMessages"; messages: AgentMessage[]; metadata?: Record<string, unknown> }
+  | { type: "appendMessage"; message: HiddenContextInput }
+  | { type: "abort"; reason: string };
+
+/** Content for a hidden message: text, or text and image blocks. */
+export interface HiddenContextInput {
+  content: string | (TextContent | ImageContent)[];
+  /** Who added it, for diagnostics (e.g. an extension id). */
+  source?: string;
+}
+
+/** Runs before each model request, inside the loop's `transformContext`. */
+export type BeforeLlmCallHook = (
+  event: BeforeLlmCallEvent,
+) => BeforeLlmCallDecision | null | undefined | Promise<BeforeLlmCallDecision | null | undefined>;
+
+// ---------------------------------------------------------- on LLM prepared
+
+/** The final request as sent, without credentials. */
+export interface LlmCallPreparedEvent extends HookTurnContext {
+  requestIndex: number;
+  model: Model<any>;
+  context: Context;
+  /** Stream options without `apiKey`, `signal` or functions. */
+  options: Record<string, unknown>;
+}
+
+/** Observes each request right before it goes to the stream function; errors are ignored. */
+export type OnLlmCallPreparedHook = (event: LlmCallPreparedEvent) => void | Promise<void>;
+
+// ----------------------------------------------------------------- after LLM
+
+/** What an `afterLlmCallHook` sees: one completed assistant response. */
+export interface AfterLlmCallEvent extends HookTurnContext {
+  requestIndex: number;
+  message: AssistantMessage;
+  /** How many `retry` decisions this turn has already used. */
+  retriesUsed: number;
+  signal: AbortSignal;
+}
+
+/**
+ * An `afterLlmCallHook` decision (SPEC H, X4).
+ *
+ * - `continue`: keep the response.
+ * - `replaceText`: replace the response's text blocks with one block `text`
+ *   (thinking and tool calls kept).
+ * - `retry`: drop this response (its tool calls are stripped, it is never
+ *   sent again nor persisted) and ask again with `prompt` as a hidden
+ *   message. Bounded per turn (default 2); past the bound the response is
+ *   kept and a `debug.trace` warning is emitted.
+ * - `fail`: strip the response's tool calls and fail the turn (code `hook`).
+ *
+ * A hook that throws fails the turn the same way as `fail`.
+ */
+export type AfterLlmCallDecision =
+  | { type: "continue" }
+  | { type: "replaceText"; text: string }
+  | { type: "retry"; reason: string; prompt: string }
+  | { type: "fail"; reason: string };
+
+/** Runs at each completed assistant `message_end`, before its tool calls execute. */
+export type AfterLlmCallHook = (
+  event: AfterLlmCallEvent,
+) => AfterLlmCallDecision | null | undefined | Promise<AfterLlmCallDecision | null | undefined>;
+
+// ------------------------------------------------------------------- tools
+
+/** What a tool hook sees about one call. */
+export interface ToolCallHookEvent extends HookTurnContext {
+  toolCall: AgentToolCall;
+  /** Validated, coerced arguments. */
+  args: unknown;
+  assistantMessage: AssistantMessage;
+  /** Host id of the assistant message that made the call, when allocated. */
+  assistantMessageId: string | undefined;
+}
+
+/**
+ * A `beforeToolCallHook` decision. The first `block` wins (later hooks are
+ * not asked). `blockedBy: "permission"` tells the host the user or a policy
+ * refused, so a UI can show it as such. A hook that throws blocks the call
+ * (X6) with the error's message.
+ */
+export type BeforeToolCallDecision = { block: true; reason: string; blockedBy?: "permission" } | { block?: false } | null | undefined;
+
+/** Runs before each admitted call executes (loop `beforeToolCall`). */
+export type BeforeToolCallHook = (
+  event: ToolCallHookEvent,
+  signal: AbortSignal,
+) => BeforeToolCallDecision | Promise<BeforeToolCallDecision>;
+
+/** Observes a call that was admitted and is about to execute; errors are ignored. */
+export type OnToolExecutionStartHook = (event: ToolCallHookEvent, signal: AbortSignal) => void | Promise<void>;
+
+/** What an `afterToolCallHook` sees: the call and its result so far (patched by earlier hooks). */
+export interface AfterToolCallEvent extends ToolCallHookEvent {
+  result: AgentToolResult<unknown>;
+  isError: boolean;
+}
+
+/**
+ * A partial patch merged into the result; hooks run in order and each sees
+ * the patched result. `terminateAgent` stops the agent after this batch.
+ * A hook that throws turns the result into an error result (X6).
+ */
+export interface AfterToolCallPatch {
+  content?: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError?: boolean;
+  terminate?: boolean;
+  terminateAgent?: boolean;
+}
+
+/** Runs after each call executed (loop `afterToolCall`). */
+export type AfterToolCallHook = (
+  event: AfterToolCallEvent,
+  signal: AbortSignal,
+) => AfterToolCallPatch | null | undefined | Promise<AfterToolCallPatch | null | undefined>;
+
+// ----------------------------------------------------------------- history
+
+/**
+ * New history for the host to persist (SPEC T4). `messageDelta` carries
+ * messages not delivered before, in order, each once; `replaceMessages`
+ * replaces everything (compaction) and resets the cursor. The caller's
+ * initial history is never delivered.
+ */
+export type HistoryChange =
+  | { reason: "messageDelta"; messages: AgentMessage[] }
+  | {
+      reason: "replaceMessages";
+      messages: AgentMessage[];
+      previousMessages: AgentMessage[];
+      metadata?: Record<string, unknown>;
+    };
+
+/** Receives history to persist. A throw fails the turn: nothing is silently lost. */
+export type OnHistoryChangedHook = (change: HistoryChange, context: HookTurnContext) => void | Promise<void>;
+
+// --------------------------------------------------------------- step end
+
+/** What an `onStepEndHook` sees at each `turn_end` of the loop. */
+export interface StepEndEvent extends HookTurnContext {
+  stepIndex: number;
+  message: AssistantMessage;
+  toolResults: AgentMessage[];
+  /** Queues a steering message for the next step (or continues the turn at idle). */
+  enqueue(message: string | AgentMessage): void;
+  signal: AbortSignal;
+}
+
+/** Post-step work. A throw is reported as a `debug.trace` error; the turn goes on. */
+export type OnStepEndHook = (event: StepEndEvent) => void | Promise<void>;
+
+/**
+ * The eight hooks of a turn (SPEC H). Each field takes one hook or an
+ * ordered list. Every kind fails safe in one documented way (X6): hooks that
+ * decide what is sent fail closed (the turn fails or the call is blocked);
+ * observers' errors are ignored; step-end errors are reported.
+ */
+export interface PiTurnHooks {
+  beforeLlmCallHook?: HookList<BeforeLlmCallHook>;
+  onLlmCallPreparedHook?: HookList<OnLlmCallPreparedHook>;
+  afterLlmCallHook?: HookList<AfterLlmCallHook>;
+  beforeToolCallHook?: HookList<BeforeToolCallHook>;
+  onToolExecutionStartHook?: HookList<OnToolExecutionStartHook>;
+  afterToolCallHook?: HookList<AfterToolCallHook>;
+  onHistoryChangedHook?: HookList<OnHistoryChangedHook>;
+  onStepEndHook?: HookList<OnStepEndHook>;
+}
+
+/** Normalises a {@link HookList} to an array. */
+export function hookArray<THook>(hooks: HookList<THook> | undefined): readonly THook[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? (hooks as readonly THook[]) : [hooks as THook];
+}

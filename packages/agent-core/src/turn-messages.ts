@@ -1,0 +1,79 @@
+import type { AssistantMessage, ImageContent, TextContent, UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+
+/**
+ * A message the model sees as user input but a UI does not show as the
+ * user's words: `beforeUserMessages`, `appendMessage` decisions and
+ * after-LLM retry prompts (X4). Persisted like any other message.
+ */
+export interface HiddenContextMessage {
+  role: "hidden";
+  content: string | (TextContent | ImageContent)[];
+  timestamp: number;
+  /** Who added it (a hook, an extension id). */
+  source?: string;
+}
+
+/**
+ * A message kept in history for the host only (notes, markers, responses a
+ * hook dropped). Never sent to a model.
+ */
+export interface HostOnlyMessage {
+  role: "host";
+  kind: string;
+  data?: unknown;
+  timestamp: number;
+}
+
+declare module "@turnkit/agent-loop" {
+  interface CustomAgentMessages {
+    hidden: HiddenContextMessage;
+    host: HostOnlyMessage;
+  }
+}
+
+/**
+ * Host fields a user message may carry in history. They are stripped before
+ * a request (T5). `batchId` groups messages the user sent together; they are
+ * merged into one user message for the model.
+ */
+export interface UserMessageHostFields {
+  batchId?: string;
+  messageId?: string;
+}
+
+/** A user message as stored by a turn: pi-ai's plus optional host fields. */
+export type TurnUserMessage = UserMessage & UserMessageHostFields;
+
+/**
+ * Marker set on an assistant message that must never be sent to a model
+ * again: a response an after-LLM hook dropped for `retry`, or the empty
+ * answer of a `skip` decision. T5 drops such messages.
+ */
+export const DROPPED_RESPONSE_FIELD = "turnkitDropped";
+
+/** True when an assistant message was marked with {@link DROPPED_RESPONSE_FIELD}. */
+export function isDroppedResponse(message: AgentMessage): boolean {
+  return message.role === "assistant" && (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] !== undefined;
+}
+
+/** Marks an assistant message as dropped, recording why. Mutates the message in place. */
+export function markDroppedResponse(message: AssistantMessage, reason: string): void {
+  (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] = reason;
+}
+
+/** Builds a user message from text and optional images, with host fields. */
+export function createUserMessage(text: string, options: { images?: ImageContent[]; batchId?: string; timestamp?: number } = {}): TurnUserMessage {
+  const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
+  if (options.images) content.push(...options.images);
+  const message: TurnUserMessage = { role: "user", content, timestamp: options.timestamp ?? Date.now() };
+  if (options.batchId !== undefined) message.batchId = options.batchId;
+  return message;
+}
+
+/** Builds a hidden context message. */
+export function createHiddenMessage(content: string | (TextContent | ImageContent)[], source?: string): HiddenContextMessage {
+  const message: HiddenContextMessage = { role: "hidden", content, timestamp: Date.now() };
+  if (source !== undefined) message.source = source;
+  return message;
+}
