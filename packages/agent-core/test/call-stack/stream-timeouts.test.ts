@@ -75,7 +75,7 @@ describe("withStreamTimeouts", () => {
   it("ends a stalled stream with an idle timeout that keeps the partial text", async () => {
     const clock = createVirtualClock();
     const inner = scriptedStreamFn([{ kind: "hang", pieces: ["Hel"] }]);
-    const stream = withStreamTimeouts(inner, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 500, clock, env: {} })(
+    const stream = await withStreamTimeouts(inner, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 500, clock, env: {} })(
       model,
       context,
       {},
