@@ -1,0 +1,171 @@
+import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
+import type { BashEnvSpawnHookOptions } from "./bash-env.js";
+import { RUNTIME_TOOL_EXECUTION_MODE } from "./defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import { assertRuntimeTool, type RuntimeTool, type RuntimeToolResult, type ToolExecutionContext } from "./runtime-tool.js";
+import { createBashTool } from "./tools/bash-tool.js";
+import { createEditTool } from "./tools/edit-tool.js";
+import { createReadTool } from "./tools/read-tool.js";
+import { createWriteTool } from "./tools/write-tool.js";
+
+/** Options of {@link newTools}: who the tools run for, and the built-in fallback. */
+export interface NewToolsOptions {
+  sessionId: string;
+  turnId: string;
+  /**
+   * Host-assigned id of the assistant message that requested `toolCallId`
+   * (the EventBridge knows it), or `undefined`. Asked once per call, when
+   * the call starts executing.
+   */
+  resolveAssistantMessageId: (toolCallId: string) => string | undefined;
+  /** Workspace of the fallback built-ins. Default `process.cwd()` at the time `newTools` runs. */
+  workspaceDir?: string;
+  /** No built-in fallback at all: the model sees only the host's tools. */
+  disableBuiltinToolFallback?: boolean;
+  /** Environment sanitising of the fallback `bash` tool (SPEC E). */
+  bashEnv?: BashEnvSpawnHookOptions;
+}
+
+/** The built-ins added when the host binds no tool of that name (SPEC K3). */
+export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as const;
+
+const ERROR_RESULT_MARKER = Symbol.for("turnkit.toolResultError");
+
+/**
+ * Thrown by a tool made by {@link newTools} when the runtime tool returned
+ * `isError: true`. The loop records a thrown error as an error tool result
+ * whose text is the error's `message`, and this error's message is exactly
+ * the text of the result's content; the full result (images, `details`)
+ * stays available on `result` for a runner that wants to restore it from
+ * `afterToolCall`.
+ */
+export class ToolResultError extends Error {
+  readonly toolName: string;
+  readonly result: RuntimeToolResult;
+  readonly [ERROR_RESULT_MARKER] = true;
+
+  constructor(toolName: string, result: RuntimeToolResult) {
+    super(errorResultText(toolName, result));
+    this.name = "ToolResultError";
+    this.toolName = toolName;
+    this.result = result;
+  }
+
+  /** True for a ToolResultError from any copy of the package. */
+  static isInstance(value: unknown): value is ToolResultError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[ERROR_RESULT_MARKER] === true;
+  }
+}
+
+/**
+ * Turns the host's runtime tools into the loop's tools for one turn (SPEC K3).
+ *
+ * - Every tool is validated; a malformed one throws `TurnkitConfigError`
+ *   `invalid_tool`, two with one name throw `duplicate_tool` naming it.
+ *   Nothing is returned half-built.
+ * - A tool without `executionMode` runs `"sequential"`.
+ * - Unless `disableBuiltinToolFallback`, the built-ins `read`, `write`,
+ *   `edit`, `bash` (on `workspaceDir`) are appended for every one of those
+ *   names the host did not bind; host tools come first, in their order.
+ * - Each call gets a fresh {@link ToolExecutionContext} and always a signal
+ *   and an update callback (no-ops when the loop gives none).
+ *
+ * How results reach the transcript: a normal result is returned as is
+ * (`details` defaults to `{}`). A result with `isError: true` is thrown as a
+ * {@link ToolResultError} whose message is the result's text, because a throw
+ * is the one way the loop records `isError: true`; the transcript then holds
+ * `isError: true` with the tool's text (images and `details` of an error
+ * result are not in the transcript; they ride on the error). A tool that
+ * throws is recorded the same way with its error's message, and so is a
+ * malformed result (no `content` array), whose error names the tool.
+ */
+export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options: NewToolsOptions): AgentTool<any>[] {
+  if (!Array.isArray(runtimeTools)) {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `newTools: expected an array of RuntimeTools, got ${runtimeTools === null ? "null" : typeof runtimeTools}`);
+  }
+  const seen = new Set<string>();
+  runtimeTools.forEach((tool, index) => {
+    assertRuntimeTool(tool, `newTools: tools[${index}]`);
+    if (seen.has(tool.def.name)) {
+      throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, `newTools: two tools are named ${JSON.stringify(tool.def.name)}; tool names must be unique`);
+    }
+    seen.add(tool.def.name);
+  });
+
+  const all: RuntimeTool<any, any>[] = [...runtimeTools];
+  if (!options.disableBuiltinToolFallback) {
+    const workspaceDir = options.workspaceDir ?? process.cwd();
+    for (const name of BUILTIN_FALLBACK_TOOL_NAMES) {
+      if (!seen.has(name)) all.push(createFallbackTool(name, workspaceDir, options.bashEnv));
+    }
+  }
+  return all.map((tool) => toAgentTool(tool, options));
+}
+
+function createFallbackTool(name: (typeof BUILTIN_FALLBACK_TOOL_NAMES)[number], workspaceDir: string, bashEnv: BashEnvSpawnHookOptions | undefined): RuntimeTool<any, any> {
+  switch (name) {
+    case "read":
+      return createReadTool({ workspaceDir });
+    case "write":
+      return createWriteTool({ workspaceDir });
+    case "edit":
+      return createEditTool({ workspaceDir });
+    case "bash":
+      return createBashTool({ workspaceDir, ...(bashEnv && { bashEnv }) });
+    default: {
+      const unreachable: never = name;
+      throw new Error(`unknown built-in ${String(unreachable)}`);
+    }
+  }
+}
+
+function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): AgentTool<any> {
+  const { def, impl } = tool;
+  const agentTool: AgentTool<any> = {
+    name: def.name,
+    label: def.label ?? def.name,
+    description: def.description,
+    parameters: def.parameters,
+    executionMode: def.executionMode ?? RUNTIME_TOOL_EXECUTION_MODE,
+    async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
+      const ctx: ToolExecutionContext = Object.freeze({
+        sessionId: options.sessionId,
+        turnId: options.turnId,
+        toolCallId,
+        assistantMessageId: options.resolveAssistantMessageId(toolCallId),
+      });
+      const result: unknown = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
+        onUpdate?.({ content: partial.content, details: partial.details ?? {} });
+      });
+      const checked = checkResult(def.name, result);
+      if (checked.isError === true) throw new ToolResultError(def.name, checked);
+      return {
+        content: checked.content,
+        details: checked.details ?? {},
+        ...(checked.terminate === true && { terminate: true }),
+      };
+    },
+  };
+  if (def.prepareArguments) agentTool.prepareArguments = def.prepareArguments;
+  return agentTool;
+}
+
+function checkResult(toolName: string, result: unknown): RuntimeToolResult {
+  if (typeof result !== "object" || result === null || !Array.isArray((result as RuntimeToolResult).content)) {
+    throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`);
+  }
+  const bad = (result as RuntimeToolResult).content.find((block: TextContent | ImageContent) => block?.type !== "text" && block?.type !== "image");
+  if (bad !== undefined) {
+    throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: content blocks must be text or image, got ${JSON.stringify((bad as { type?: unknown })?.type ?? bad)}`);
+  }
+  return result as RuntimeToolResult;
+}
+
+function errorResultText(toolName: string, result: RuntimeToolResult): string {
+  const texts = result.content.filter((block): block is TextContent => block.type === "text").map((block) => block.text);
+  const images = result.content.length - texts.length;
+  const text = texts.join("\n");
+  if (text.trim().length > 0) return text;
+  return `Tool ${JSON.stringify(toolName)} reported an error${images > 0 ? ` (with ${images} image${images === 1 ? "" : "s"} not shown)` : ""}`;
+}

@@ -1,0 +1,42 @@
+import type { BashEnvSpawnHookOptions } from "../bash-env.js";
+import type { RuntimeTool } from "../runtime-tool.js";
+import { createBashTool } from "./bash-tool.js";
+import { createEditTool } from "./edit-tool.js";
+import { createGlobTool } from "./glob-tool.js";
+import { createGrepTool } from "./grep-tool.js";
+import { createReadTool } from "./read-tool.js";
+import { createWriteTool } from "./write-tool.js";
+
+/** Options of {@link createBuiltinTools}. */
+export interface BuiltinToolsOptions {
+  /** Directory every path is resolved against and confined to; `bash` runs here. Must exist. */
+  workspaceDir: string;
+  /** Sanitising of the `bash` child's environment (SPEC E). */
+  bashEnv?: BashEnvSpawnHookOptions;
+}
+
+/** Names of the built-in tools, in the order {@link createBuiltinTools} returns them. */
+export const BUILTIN_TOOL_NAMES = ["read", "write", "edit", "bash", "grep", "glob"] as const;
+
+/** One of {@link BUILTIN_TOOL_NAMES}. */
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/**
+ * The six built-in tools bound to one workspace: `read`, `grep`, `glob`
+ * (read-only, `parallel`) and `write`, `edit`, `bash` (`sequential`). Every
+ * path argument is confined to `workspaceDir`; a path outside it (by `..`,
+ * an absolute path or a symbolic link) ends the call with an error result
+ * whose text says so (a `TurnkitConfigError` `path_outside_workspace`).
+ * Fresh objects on every call; nothing is shared between workspaces.
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions): RuntimeTool<any, any>[] {
+  const { workspaceDir } = options;
+  return [
+    createReadTool({ workspaceDir }),
+    createWriteTool({ workspaceDir }),
+    createEditTool({ workspaceDir }),
+    createBashTool({ workspaceDir, ...(options.bashEnv && { bashEnv: options.bashEnv }) }),
+    createGrepTool({ workspaceDir }),
+    createGlobTool({ workspaceDir }),
+  ];
+}

@@ -1,0 +1,127 @@
+import { createReadStream } from "node:fs";
+import { open, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool } from "../define-runtime-tool.js";
+import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
+import { clipLine, formatBytes, looksBinary } from "./text-output.js";
+import { READ_MAX_BYTES, READ_MAX_IMAGE_BYTES, READ_MAX_LINES } from "./tool-limits.js";
+import { resolveWorkspacePath } from "./workspace-path.js";
+
+const readParameters = Type.Object({
+  path: Type.String({ description: "File path, relative to the workspace root (or absolute inside it)" }),
+  offset: Type.Optional(Type.Integer({ minimum: 1, description: "First line to return, 1-based (default 1)" })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of lines to return (default and maximum ${READ_MAX_LINES})` })),
+});
+
+/** What `read` reports besides the text. */
+export interface ReadToolDetails {
+  path: string;
+  /** For text: the lines returned (1-based, inclusive) and the file's line count. */
+  startLine?: number;
+  endLine?: number;
+  totalLines?: number;
+  /** True when lines after `endLine` exist that were not returned. */
+  truncated?: boolean;
+  /** For images: the MIME type returned. */
+  mimeType?: string;
+}
+
+const IMAGE_TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+};
+
+/**
+ * The built-in `read` tool: returns a text file's lines (from `offset`, at
+ * most `limit` lines and {@link READ_MAX_BYTES} bytes, with a note saying how
+ * to read on when cut), or a PNG/JPEG/GIF/WebP image as image content.
+ * Read-only, so it declares `executionMode: "parallel"`. Refuses paths
+ * outside `workspaceDir`, directories and binary files with a clear error.
+ */
+export function createReadTool(options: { workspaceDir: string }): RuntimeTool<typeof readParameters, ReadToolDetails> {
+  return defineRuntimeTool<typeof readParameters, ReadToolDetails>({
+    name: "read",
+    label: "Read file",
+    description: `Read a file in the workspace. Text files return their lines (at most ${READ_MAX_LINES} lines or ${formatBytes(READ_MAX_BYTES)} per call; use offset and limit to page through large files). PNG, JPEG, GIF and WebP files return the image.`,
+    parameters: readParameters,
+    executionMode: "parallel",
+    async execute(_ctx, input, signal) {
+      const target = await resolveWorkspacePath(options.workspaceDir, input.path);
+      const info = await stat(target.absolute).catch((error: NodeJS.ErrnoException) => {
+        throw new Error(error.code === "ENOENT" ? `File not found: ${target.relative}` : `Cannot read ${target.relative}: ${error.message}`);
+      });
+      if (info.isDirectory()) throw new Error(`${target.relative} is a directory, not a file; use the glob tool to list files`);
+
+      const mimeType = IMAGE_TYPES[path.extname(target.absolute).toLowerCase()];
+      if (mimeType) {
+        if (info.size > READ_MAX_IMAGE_BYTES) {
+          throw new Error(`${target.relative} is an image of ${formatBytes(info.size)}; images larger than ${formatBytes(READ_MAX_IMAGE_BYTES)} are not returned`);
+        }
+        const data = await readFile(target.absolute, { signal });
+        return {
+          content: [{ type: "image", data: data.toString("base64"), mimeType }],
+          details: { path: target.relative, mimeType },
+        };
+      }
+
+      if (await isBinaryFile(target.absolute)) throw new Error(`${target.relative} is a binary file; read returns text files and images only`);
+      return readLines(target.absolute, target.relative, input.offset ?? 1, Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES), signal);
+    },
+  });
+}
+
+async function isBinaryFile(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(8192), 0, 8192, 0);
+    return looksBinary(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Streams the file so a huge file costs one pass, not its size in memory. */
+async function readLines(file: string, relative: string, offset: number, limit: number, signal: AbortSignal): Promise<RuntimeToolResult<ReadToolDetails>> {
+  const stream = createReadStream(file, { encoding: "utf8", signal });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const picked: string[] = [];
+  let total = 0;
+  let bytes = 0;
+  let cutByBytes = false;
+  try {
+    for await (const line of lines) {
+      total++;
+      if (total < offset || picked.length >= limit || cutByBytes) continue;
+      const clipped = clipLine(line);
+      const size = Buffer.byteLength(clipped, "utf8") + 1;
+      if (picked.length > 0 && bytes + size > READ_MAX_BYTES) {
+        cutByBytes = true;
+        continue;
+      }
+      picked.push(clipped);
+      bytes += size;
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+
+  if (total === 0) return { content: [{ type: "text" as const, text: `(${relative} is empty)` }], details: { path: relative, totalLines: 0, truncated: false } };
+  if (offset > total) throw new Error(`offset ${offset} is past the end of ${relative}, which has ${total} lines`);
+  const endLine = offset + picked.length - 1;
+  const truncated = endLine < total;
+  let text = picked.join("\n");
+  if (truncated) {
+    const why = cutByBytes ? `the ${formatBytes(READ_MAX_BYTES)} limit` : `the ${limit}-line limit`;
+    text += `\n\n[Showing lines ${offset}-${endLine} of ${total} (${why}). Use offset=${endLine + 1} to continue.]`;
+  }
+  return {
+    content: [{ type: "text" as const, text }],
+    details: { path: relative, startLine: offset, endLine, totalLines: total, truncated },
+  };
+}
