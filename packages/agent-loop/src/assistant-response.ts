@@ -45,7 +45,8 @@ async function recordWholeFailure(run: LoopRun, error: unknown): Promise<Assista
 async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
   const { signal } = run;
   let partial: AssistantMessage | undefined;
-  let placed: AssistantMessage | undefined;
+  /** Where the partial sits in the context; each update replaces it, as in pi. */
+  let placedAt = -1;
   let final: AssistantMessage | undefined;
   let streamError: unknown;
   let sinkError = false;
@@ -66,8 +67,8 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     for await (const event of response) {
       switch (event.type) {
         case "start":
-          partial = placed = event.partial;
-          run.context.messages.push(placed);
+          partial = event.partial;
+          placedAt = run.context.messages.push(partial) - 1;
           sinkError = true;
           await run.emit({ type: "message_start", message: partial });
           sinkError = false;
@@ -81,6 +82,7 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
         default: {
           if (!partial) break;
           partial = event.partial;
+          run.context.messages[placedAt] = partial;
           sinkError = true;
           const pending = run.emit({ type: "message_update", message: partial, assistantMessageEvent: event });
           if (pending) await pending;
@@ -101,9 +103,8 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     const reason = streamError ?? new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
   }
-  if (placed) {
-    const index = run.context.messages.lastIndexOf(placed);
-    if (index >= 0) run.context.messages[index] = final;
+  if (placedAt >= 0) {
+    run.context.messages[placedAt] = final;
   } else {
     run.context.messages.push(final);
     await run.emit({ type: "message_start", message: final });

@@ -19,11 +19,17 @@ export class LoopRun {
   private closed = false;
   private turnOpen = false;
   private agentEnded = false;
+  /** The message between `message_start` and `message_end`; for a response, its latest partial. */
   private openMessage: AgentMessage | undefined;
+  /** Messages announced with `message_end`, so a failure can announce the rest of `newMessages`. */
+  private readonly endedMessages = new Set<AgentMessage>();
   /** The latest completed assistant message with tool calls, and which calls have results. */
   private stepAssistant: AssistantMessage | undefined;
   private readonly answeredCalls = new Set<string>();
+  private readonly startedCalls = new Set<string>();
   private readonly openExecutions = new Map<string, string>();
+  /** Tool results announced since the last `turn_start`: a failure's `turn_end` reports them all. */
+  private turnToolResults: ToolResultMessage[] = [];
 
   constructor(
     context: AgentContext,
@@ -77,6 +83,7 @@ export class LoopRun {
     switch (event.type) {
       case "turn_start":
         this.turnOpen = true;
+        this.turnToolResults = [];
         break;
       case "turn_end":
         this.turnOpen = false;
@@ -87,26 +94,32 @@ export class LoopRun {
       case "message_start":
         this.openMessage = event.message;
         break;
+      case "message_update":
+        this.openMessage = event.message;
+        break;
       case "message_end": {
         this.openMessage = undefined;
         const message = event.message;
+        this.endedMessages.add(message);
         if (message.role === "assistant") {
           const hasCalls = message.content.some((block) => block.type === "toolCall");
           this.stepAssistant = hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
           this.answeredCalls.clear();
+          this.startedCalls.clear();
         } else if (message.role === "toolResult") {
           this.answeredCalls.add(message.toolCallId);
+          this.turnToolResults.push(message);
         }
         break;
       }
       case "tool_execution_start":
+        this.startedCalls.add(event.toolCallId);
         this.openExecutions.set(event.toolCallId, event.toolName);
         break;
       case "tool_execution_end":
         this.openExecutions.delete(event.toolCallId);
         break;
       case "agent_start":
-      case "message_update":
       case "tool_execution_update":
         break;
       default: {
@@ -118,7 +131,8 @@ export class LoopRun {
 
   /**
    * Ends the run after something threw (SPEC L9): closes the open message,
-   * answers every unanswered tool call of the current step (X5), records a
+   * announces new messages not yet announced, answers every unanswered tool
+   * call of the current step (execution events and result, X5), records a
    * synthesised `error` (or `aborted`) assistant message, then `turn_end`
    * and `agent_end`. Sink failures here are swallowed: the run must end.
    */
@@ -148,7 +162,15 @@ export class LoopRun {
 
     if (!this.turnOpen) await emit({ type: "turn_start" });
 
-    const toolResults: ToolResultMessage[] = [];
+    // Prompts or steering recorded but never announced (a listener failed
+    // before their turn came): announce them, so a transcript built from
+    // `message_end` holds everything `agent_end` reports.
+    for (const message of [...this.newMessages]) {
+      if (this.endedMessages.has(message) || message === partial) continue;
+      await emit({ type: "message_start", message });
+      await emit({ type: "message_end", message });
+    }
+
     const step = this.stepAssistant;
     if (step) {
       const reason = aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
@@ -156,12 +178,15 @@ export class LoopRun {
         if (block.type !== "toolCall" || this.answeredCalls.has(block.id)) continue;
         const call = block as AgentToolCall;
         const result = errorToolResult(reason);
+        // Every answered call also gets its execution events, as a skipped call does.
+        if (!this.startedCalls.has(call.id)) {
+          await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+        }
         if (this.openExecutions.has(call.id)) {
           await emit({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result, isError: true });
         }
         const message = toolResultMessage(call, result, true);
         this.record(message);
-        toolResults.push(message);
         await emit({ type: "message_start", message });
         await emit({ type: "message_end", message });
       }
@@ -178,7 +203,7 @@ export class LoopRun {
       await emit({ type: "message_start", message: failure });
     }
     await emit({ type: "message_end", message: failure });
-    await emit({ type: "turn_end", message: failure, toolResults });
+    await emit({ type: "turn_end", message: failure, toolResults: [...this.turnToolResults] });
     await emit({ type: "agent_end", messages: this.newMessages });
   }
 }
