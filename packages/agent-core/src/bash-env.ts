@@ -1,3 +1,4 @@
+import type { SpawnOptions } from "node:child_process";
 import { BASH_ENV_SANITIZE_ENV, BASH_ENV_SANITIZE_MODE, BASH_ENV_SANITIZE_MODE_IN_CI } from "./defaults.js";
 
 /**
@@ -195,10 +196,8 @@ export function resolveBashEnvSanitizeMode(options: Pick<SanitizeBashEnvOptions,
   return BASH_ENV_SANITIZE_MODE;
 }
 
-/** Spawn options as `child_process.spawn` takes them (any object with an optional `env`); only `env` is looked at. */
-export interface SpawnOptionsWithEnv {
-  env?: NodeJS.ProcessEnv;
-}
+/** Takes `child_process.spawn` options and returns a copy whose `env` is sanitised. */
+export type BashEnvSpawnHook = (spawnOptions?: SpawnOptions) => SpawnOptions & { env: Record<string, string> };
 
 /** Options of {@link createBashEnvSpawnHook}: the sanitise options plus an observer. */
 export interface BashEnvSpawnHookOptions extends SanitizeBashEnvOptions {
@@ -216,10 +215,10 @@ export interface BashEnvSpawnHookOptions extends SanitizeBashEnvOptions {
  * other option is copied as is. The mode is resolved on each call, so a
  * change of `TURNKIT_BASH_ENV_SANITIZE` applies to the next spawn.
  */
-export function createBashEnvSpawnHook(options: BashEnvSpawnHookOptions = {}): <T extends SpawnOptionsWithEnv>(spawnOptions?: T) => T & { env: Record<string, string> } {
+export function createBashEnvSpawnHook(options: BashEnvSpawnHookOptions = {}): BashEnvSpawnHook {
   const { onSanitized, ...sanitizeOptions } = options;
-  return <T extends SpawnOptionsWithEnv>(spawnOptions?: T) => {
-    const base = spawnOptions ?? ({} as T);
+  return (spawnOptions) => {
+    const base = spawnOptions ?? {};
     const { env, removed, mode } = sanitizeBashEnv(base.env ?? process.env, sanitizeOptions);
     try {
       onSanitized?.({ removed: [...removed], mode });

@@ -73,7 +73,7 @@ export function createBashTool(options: BashToolOptions): RuntimeTool<typeof bas
       const timeoutMs = Math.min(input.timeout !== undefined ? input.timeout * 1000 : BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
       signal.throwIfAborted();
       return runCommand(input.command, {
-        spawnOptions: applyEnv<SpawnOptions>({ cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...(options.baseEnv ?? process.env) } }),
+        spawnOptions: applyEnv({ cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...(options.baseEnv ?? process.env) } }),
         timeoutMs,
         signal,
         onOutput: (text, outputBytes) => onUpdate({ content: [{ type: "text", text }], details: { outputBytes } as Partial<BashToolDetails> as BashToolDetails }),
