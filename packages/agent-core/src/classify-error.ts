@@ -278,8 +278,8 @@ function findNetworkCode(error: Record<string, unknown>): string | undefined {
 
 function isAbortError(error: unknown): boolean {
   if (!isRecord(error)) return false;
-  const name = error.name ?? (error.constructor as { name?: unknown } | undefined)?.name;
-  return name === "AbortError" || name === "APIUserAbortError" || (error.constructor as { name?: unknown })?.name === "APIUserAbortError";
+  // APIUserAbortError: the OpenAI SDK's abort, whose `name` is the generic "Error".
+  return error.name === "AbortError" || error.constructor?.name === "APIUserAbortError";
 }
 
 function isDomTimeoutError(error: unknown): boolean {

@@ -31,7 +31,6 @@ export type StreamFn = (
 export type StreamFnOptions = SimpleStreamOptions;
 
 /** Any pi-ai model, whatever its API. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyModel = Model<any>;
 
 /** A message with no content and zero usage, for failures that happen before the provider answers. */

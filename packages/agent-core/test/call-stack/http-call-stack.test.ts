@@ -197,22 +197,22 @@ describe("transport retry over HTTP", () => {
 describe("stream timeouts over HTTP", () => {
   it("a hang before the first byte times out, is retried and recovers", async () => {
     const server = await serve(reply.hang(), reply.text("second try"));
-    const { run, notifications } = callStack(server, { firstEventTimeoutMs: 150 });
+    const { run, notifications } = callStack(server, { firstEventTimeoutMs: 300 });
     const started = performance.now();
     const result = await run();
     expect(result.text).toBe("second try");
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(server.requests).toHaveLength(2);
     expect(notifications[0]).toMatchObject({
       type: "waiting",
-      error: { code: "timeout", message: expect.stringContaining("no first event within 150 ms") },
+      error: { code: "timeout", message: expect.stringContaining("no first event within 300 ms") },
     });
     expect(notifications[1]).toMatchObject({ type: "recovered" });
   });
 
   it("a stall mid-stream after visible text ends with an idle timeout", async () => {
     const server = await serve(reply.text(["Hel", "lo"], { stallAfter: 2 }), reply.text("never sent"));
-    const { run } = callStack(server, { streamIdleTimeoutMs: 150 });
+    const { run } = callStack(server, { streamIdleTimeoutMs: 300 });
     const result = await run();
     expect(server.requests).toHaveLength(1);
     expect(result.text).toBe("Hel");
@@ -223,7 +223,7 @@ describe("stream timeouts over HTTP", () => {
 
   it("a stall before any text is an idle timeout that is retried", async () => {
     const server = await serve(reply.text(["late"], { stallAfter: 1 }), reply.text("fresh"));
-    const { run, notifications } = callStack(server, { streamIdleTimeoutMs: 150 });
+    const { run, notifications } = callStack(server, { streamIdleTimeoutMs: 300 });
     const result = await run();
     expect(result.text).toBe("fresh");
     expect(server.requests).toHaveLength(2);
@@ -231,8 +231,8 @@ describe("stream timeouts over HTTP", () => {
   });
 
   it("a pause between chunks shorter than the idle limit is not a timeout", async () => {
-    const server = await serve(reply.text(["slow", " but", " steady"], { pauses: { 2: 100, 3: 100 } }));
-    const { run, notifications } = callStack(server, { streamIdleTimeoutMs: 400 });
+    const server = await serve(reply.text(["slow", " but", " steady"], { pauses: { 2: 150, 3: 150 } }));
+    const { run, notifications } = callStack(server, { streamIdleTimeoutMs: 1_000 });
     const result = await run();
     expect(result.text).toBe("slow but steady");
     expect(notifications).toEqual([]);

@@ -218,6 +218,14 @@ describe("withLlmRetry", () => {
     expect(notifications).toEqual([]);
   });
 
+  it("an already-aborted signal sends nothing", async () => {
+    const { inner, retrying } = setup([{ kind: "text", pieces: ["never"] }]);
+    const result = await collect(retrying(model, context, { signal: AbortSignal.abort() }));
+    expect(inner.calls).toHaveLength(0);
+    expect(result.types).toEqual(["error"]);
+    expect(result.final.stopReason).toBe("aborted");
+  });
+
   it("swallows observer errors, sync and async", async () => {
     const clock = createVirtualClock({ autoAdvance: true });
     const inner = scriptedStreamFn([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["fine"] }]);
