@@ -1,5 +1,5 @@
 import type { ImageContent, Message, Model, SimpleStreamOptions, TextContent, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
-import { ABANDONED, settleOrAbandon } from "./abort-grace.js";
+import { settleOrAbandon } from "./abort-grace.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
 import { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
 import { MessageQueue } from "./message-queue.js";
@@ -454,10 +454,13 @@ export class Agent {
     listeners: readonly AgentListener[],
     from: number,
   ): Promise<void> {
-    if ((await settleOrAbandon(Promise.resolve(pending), signal, ABORT_GRACE_MS)) === ABANDONED) return;
+    // A listener abandoned after the abort grace is given up on for this
+    // event only: the listeners after it still receive the event (agent_end
+    // above all), in order.
+    await settleOrAbandon(Promise.resolve(pending), signal, ABORT_GRACE_MS);
     for (let index = from; index < listeners.length; index++) {
       const result = listeners[index]!(event, signal);
-      if (isThenable(result) && (await settleOrAbandon(Promise.resolve(result), signal, ABORT_GRACE_MS)) === ABANDONED) return;
+      if (isThenable(result)) await settleOrAbandon(Promise.resolve(result), signal, ABORT_GRACE_MS);
     }
   }
 }

@@ -11,6 +11,7 @@ import {
   type AgentTool,
   type AgentToolResult,
   type AgentToolUpdateCallback,
+  type StreamFn,
   type ToolExecutionMode,
 } from "../../src/index.js";
 import { createScriptedModel, type ScriptEntry, type ScriptedModel } from "../../src/testing/index.js";
@@ -101,6 +102,8 @@ export interface LoopScenario {
   signal?: AbortSignal;
   /** Called with every event, after it is recorded; may be async (it is awaited). */
   onEvent?: (event: AgentEvent) => void | Promise<void>;
+  /** A hand-written stream function instead of the scripted model's (which still provides `model`). */
+  streamFn?: StreamFn;
 }
 
 /**
@@ -120,9 +123,10 @@ export async function runLoopScenario(scenario: LoopScenario): Promise<LoopScena
     events.push(event);
     return scenario.onEvent?.(event);
   };
+  const streamFn = scenario.streamFn ?? scripted.streamFn;
   const messages = scenario.continueFrom
-    ? await runAgentLoopContinue(context, config, emit, scenario.signal, scripted.streamFn)
-    : await runAgentLoop(scenario.prompts ?? [user("go")], context, config, emit, scenario.signal, scripted.streamFn);
+    ? await runAgentLoopContinue(context, config, emit, scenario.signal, streamFn)
+    : await runAgentLoop(scenario.prompts ?? [user("go")], context, config, emit, scenario.signal, streamFn);
   assertEventGrammar(events);
   return { events, trace: traceOf(events), messages, scripted };
 }
