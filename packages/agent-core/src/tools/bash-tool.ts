@@ -76,7 +76,7 @@ export function createBashTool(options: BashToolOptions): RuntimeTool<typeof bas
         spawnOptions: applyEnv({ cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...(options.baseEnv ?? process.env) } }),
         timeoutMs,
         signal,
-        onOutput: (text, outputBytes) => onUpdate({ content: [{ type: "text", text }], details: { outputBytes } as Partial<BashToolDetails> as BashToolDetails }),
+        onOutput: (text) => onUpdate({ content: [{ type: "text", text }] }),
       });
     },
   });
@@ -86,7 +86,7 @@ interface RunCommandOptions {
   spawnOptions: SpawnOptions;
   timeoutMs: number;
   signal: AbortSignal;
-  onOutput: (text: string, outputBytes: number) => void;
+  onOutput: (text: string) => void;
 }
 
 function runCommand(command: string, options: RunCommandOptions): Promise<RuntimeToolResult<BashToolDetails>> {
@@ -106,7 +106,7 @@ function runCommand(command: string, options: RunCommandOptions): Promise<Runtim
       if (now - lastUpdate >= UPDATE_INTERVAL_MS) {
         lastUpdate = now;
         try {
-          options.onOutput(output.text(), output.total);
+          options.onOutput(output.text());
         } catch {
           // Progress only; a failing listener must not end the command.
         }
