@@ -1,0 +1,83 @@
+import type { AssembledTurn } from "./assembled-turn.js";
+import { assembleTurnFromRegistry } from "./assemble-turn.js";
+import { EnabledState } from "./enabled-state.js";
+import { Registry } from "./registry.js";
+import { type ResolveExtensionsOptions, resolveExtensions } from "./resolve-extensions.js";
+import type { TurnContext } from "./turn-context.js";
+
+/** What `createAgentRuntime` takes: the same as `resolveExtensions`. */
+export type AgentRuntimeOptions = ResolveExtensionsOptions;
+
+/** Scope of an enabled-state switch: global when `sessionId` is absent. */
+export interface EnabledScope {
+  readonly sessionId?: string;
+}
+
+/**
+ * A host's extensions, resolved and initialised, ready to assemble turns.
+ * Holds the enabled state (global switches and per-session overrides) and
+ * nothing per turn: concurrent `assembleTurn` calls are independent.
+ */
+export interface AgentRuntime {
+  /** The resolved extension ids, in order (after the profile overlay). */
+  readonly extensions: readonly string[];
+  /**
+   * Builds one turn's contributions (SPEC R3). The enabled state is
+   * snapshotted synchronously, when this method is called and before
+   * anything is awaited: `setEnabled` calls made while the assembly awaits
+   * a slow factory or provider affect only later assemblies.
+   * Rejects as described at `assembleTurnFromRegistry`.
+   */
+  assembleTurn(ctx: TurnContext): Promise<AssembledTurn>;
+  /**
+   * Turns extension `id` on or off, for every session (no `sessionId`) or
+   * for one session. A session's override always wins over the global
+   * switch, whichever was set last. Throws `invalid_extension_id` for an id
+   * not in `extensions`.
+   */
+  setEnabled(id: string, enabled: boolean, scope?: EnabledScope): void;
+  /** Whether `id` is on for the session (its override, else the global switch), or globally. Throws for an unknown id. */
+  isEnabled(id: string, scope?: EnabledScope): boolean;
+  /** Forgets every per-session override of `sessionId` (call it when a session ends, so overrides do not pile up). */
+  clearSessionOverrides(sessionId: string): void;
+}
+
+/**
+ * Resolves the profile overlay, initialises every extension and returns the
+ * runtime (SPEC R1, R2). All extensions start enabled.
+ *
+ * Rejects (never throws synchronously) with `TurnkitConfigError`:
+ * `invalid_extension_id` for unknown, duplicate or conflicting ids (see
+ * `resolveExtensions`), before any init runs; `extension_init` when an
+ * extension's init throws or rejects (named, original error as `cause`) or
+ * misuses its API. A runtime that resolved is fully initialised: there is
+ * no half-ready state to check.
+ */
+export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
+  const extensions = resolveExtensions(options);
+  const registry = await Registry.initialize(extensions, { params: options.profile?.params });
+  const ids = Object.freeze([...registry.ids]);
+  const enabled = new EnabledState(ids);
+  return {
+    extensions: ids,
+    assembleTurn(ctx) {
+      // Snapshot first, synchronously, before the assembly awaits anything.
+      const snapshot = enabled.snapshot(sessionIdOf(ctx));
+      return assembleTurnFromRegistry(registry, snapshot, ctx);
+    },
+    setEnabled(id, on, scope) {
+      enabled.set(id, on, scope?.sessionId);
+    },
+    isEnabled(id, scope) {
+      return enabled.get(id, scope?.sessionId);
+    },
+    clearSessionOverrides(sessionId) {
+      enabled.clearSession(sessionId);
+    },
+  };
+}
+
+function sessionIdOf(ctx: TurnContext): string {
+  // A malformed ctx is reported by the assembly itself; here it only selects overrides.
+  return typeof ctx === "object" && ctx !== null && typeof ctx.sessionId === "string" ? ctx.sessionId : "";
+}

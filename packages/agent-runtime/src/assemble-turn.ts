@@ -1,0 +1,218 @@
+import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool, type PiTurnHooks, type RuntimeTool } from "@turnkit/agent-core";
+import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
+import { PROMPT_PART_SEPARATOR } from "./defaults.js";
+import type { PromptContribution, ToolContribution } from "./extension-api.js";
+import { type ContributionKind, ExtensionContributionError } from "./extension-contribution-error.js";
+import { type BoundTurnEndHandler, type BoundTurnStartHandler, type ExtensionEventName, EXTENSION_EVENT_NAMES } from "./extension-events.js";
+import { HOOK_MAPPINGS, adaptHookHandler } from "./hook-mappings.js";
+import type { ExtensionContributions, Registry } from "./registry.js";
+import { wrapSystemReminder } from "./system-reminder.js";
+import type { TurnContext } from "./turn-context.js";
+
+/**
+ * Collects what the extensions `enabledIds` (a snapshot the caller took,
+ * in registry order) contribute to the turn `ctx` (SPEC R3). The runtime's
+ * `assembleTurn` is this function plus the enabled-state snapshot.
+ *
+ * Per-turn factories and providers run concurrently; results keep
+ * extension order, then registration order. Each extension sees the same
+ * frozen copy of `ctx`.
+ *
+ * Rejects with:
+ * - `ExtensionContributionError` when a tool factory, prompt part or
+ *   reminder provider throws, rejects or returns a wrong type (the first in
+ *   extension order when several fail);
+ * - `TurnkitConfigError` `invalid_tool` for an invalid tool from a factory;
+ * - `TurnkitConfigError` `duplicate_tool` when two tools share a name,
+ *   naming the tool and both extensions;
+ * - `TurnkitConfigError` `invalid_turn_input` for a ctx without
+ *   `sessionId`/`turnId`, `invalid_extension_id` for an id the registry
+ *   does not hold.
+ */
+export async function assembleTurnFromRegistry(registry: Registry, enabledIds: readonly string[], ctx: TurnContext): Promise<AssembledTurn> {
+  const context = freezeContext(ctx);
+  const enabled = enabledIds.map((id) => {
+    const contributions = registry.contributionsOf(id);
+    if (!contributions) throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, `assembleTurn: unknown extension "${id}"`);
+    return contributions;
+  });
+
+  const collected = await Promise.allSettled(enabled.map((extension) => collectOne(extension, context)));
+  const parts = collected.map(valueOf);
+
+  const tools: RuntimeTool[] = [];
+  const owners = new Map<string, string>();
+  for (const part of parts) {
+    for (const tool of part.tools) {
+      const name = tool.def.name;
+      const owner = owners.get(name);
+      if (owner !== undefined) {
+        const message =
+          owner === part.extensionId
+            ? `assembleTurn: extension "${owner}" contributes tool "${name}" twice`
+            : `assembleTurn: tool "${name}" is contributed by both extension "${owner}" and extension "${part.extensionId}"`;
+        throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, message);
+      }
+      owners.set(name, part.extensionId);
+      tools.push(tool);
+    }
+  }
+
+  const reminders = parts
+    .flatMap((part) => part.reminders)
+    .sort((a, b) => a.priority - b.priority);
+
+  const hooks: PiTurnHooks = {};
+  for (const mapping of HOOK_MAPPINGS) {
+    const adapted = enabled.flatMap((extension) =>
+      (extension.handlers[mapping.event] as readonly ((...args: any[]) => unknown)[]).map((handler) => adaptHookHandler(mapping.adapter, handler, context)),
+    );
+    if (adapted.length > 0) (hooks as Record<string, unknown>)[mapping.pi] = adapted;
+  }
+  const turnStartHandlers: BoundTurnStartHandler[] = enabled.flatMap((extension) =>
+    extension.handlers.turn_start.map((handler) => async () => {
+      await handler(context);
+    }),
+  );
+  const turnEndHandlers: BoundTurnEndHandler[] = enabled.flatMap((extension) =>
+    extension.handlers.turn_end.map((handler) => async (event) => {
+      await handler(event, context);
+    }),
+  );
+
+  const enabledSet = new Set(enabledIds);
+  return {
+    context,
+    systemPromptPrefix: parts.flatMap((part) => part.systemPrompt).join(PROMPT_PART_SEPARATOR),
+    userPromptPrefix: parts.flatMap((part) => part.userPromptPrefix).join(PROMPT_PART_SEPARATOR),
+    tools,
+    reminders,
+    hooks,
+    turnStartHandlers,
+    turnEndHandlers,
+    diagnostic: {
+      enabled: [...enabledIds],
+      disabled: registry.ids.filter((id) => !enabledSet.has(id)),
+      contributions: parts.map((part, index) => summarise(part, enabled[index]!)),
+    },
+  };
+}
+
+interface CollectedParts {
+  extensionId: string;
+  tools: RuntimeTool[];
+  systemPrompt: string[];
+  userPromptPrefix: string[];
+  reminders: AssembledReminder[];
+}
+
+/** Runs one extension's per-turn contributions; rejects with the first failure (tools, system prompt, user prefix, reminders; each in registration order). */
+async function collectOne(extension: ExtensionContributions, ctx: TurnContext): Promise<CollectedParts> {
+  const id = extension.extensionId;
+  const settled = await Promise.allSettled([
+    settleInOrder(extension.tools.map((tool) => toolsOf(id, tool, ctx))),
+    settleInOrder(extension.systemPrompt.map((part) => promptOf(id, "system_prompt", part, ctx))),
+    settleInOrder(extension.userPromptPrefix.map((part) => promptOf(id, "user_prompt_prefix", part, ctx))),
+    settleInOrder(
+      extension.reminders.map(async (provider): Promise<AssembledReminder | undefined> => {
+        const text = await textOf(id, "reminder", `reminder provider "${provider.id}"`, () => provider.provide(ctx));
+        const wrapped = text === undefined ? undefined : wrapSystemReminder(text);
+        return wrapped === undefined ? undefined : { extensionId: id, providerId: provider.id, priority: provider.priority, text: wrapped };
+      }),
+    ),
+  ] as const);
+  const [tools, systemPrompt, userPromptPrefix, reminders] = [valueOf(settled[0]), valueOf(settled[1]), valueOf(settled[2]), valueOf(settled[3])];
+  return {
+    extensionId: id,
+    tools: tools.flat(),
+    systemPrompt: systemPrompt.filter(isText),
+    userPromptPrefix: userPromptPrefix.filter(isText),
+    reminders: reminders.filter((reminder): reminder is AssembledReminder => reminder !== undefined),
+  };
+}
+
+/** The value of a settled promise, or its rejection thrown. */
+function valueOf<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}
+
+/**
+ * Waits for every promise (so none is left running unobserved) and rejects
+ * with the first failure in list order, not in time order: reports are
+ * deterministic.
+ */
+async function settleInOrder<T>(promises: Promise<T>[]): Promise<T[]> {
+  return (await Promise.allSettled(promises)).map(valueOf);
+}
+
+async function toolsOf(extensionId: string, tool: ToolContribution, ctx: TurnContext): Promise<RuntimeTool[]> {
+  if (typeof tool !== "function") return [tool];
+  let produced: unknown;
+  try {
+    produced = await tool(ctx);
+  } catch (error) {
+    throw new ExtensionContributionError(extensionId, "tool_factory", `extension "${extensionId}": tool factory failed: ${errorText(error)}`, { cause: error });
+  }
+  if (produced === undefined || produced === null) return [];
+  const list = Array.isArray(produced) ? produced : [produced];
+  for (const item of list) assertRuntimeTool(item, `extension "${extensionId}": tool factory`);
+  return list as RuntimeTool[];
+}
+
+async function promptOf(extensionId: string, kind: ContributionKind, part: PromptContribution, ctx: TurnContext): Promise<string | undefined> {
+  const what = kind === "system_prompt" ? "system prompt part" : "user prompt prefix part";
+  const text = typeof part === "string" ? part : await textOf(extensionId, kind, what, () => part(ctx));
+  const trimmed = text?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+async function textOf(extensionId: string, kind: ContributionKind, what: string, produce: () => unknown): Promise<string | undefined> {
+  let value: unknown;
+  try {
+    value = await produce();
+  } catch (error) {
+    throw new ExtensionContributionError(extensionId, kind, `extension "${extensionId}": ${what} failed: ${errorText(error)}`, { cause: error });
+  }
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") {
+    throw new ExtensionContributionError(extensionId, kind, `extension "${extensionId}": ${what} returned ${typeof value}; expected a string or undefined`);
+  }
+  return value;
+}
+
+function isText(value: string | undefined): value is string {
+  return value !== undefined;
+}
+
+function summarise(part: CollectedParts, extension: ExtensionContributions): ExtensionContributionSummary {
+  const hooks: Partial<Record<ExtensionEventName, number>> = {};
+  for (const event of EXTENSION_EVENT_NAMES) {
+    const count = extension.handlers[event].length;
+    if (count > 0) hooks[event] = count;
+  }
+  return {
+    extensionId: part.extensionId,
+    tools: part.tools.map((tool) => tool.def.name),
+    systemPromptParts: part.systemPrompt.length,
+    userPromptPrefixParts: part.userPromptPrefix.length,
+    reminders: part.reminders.map((reminder) => reminder.providerId),
+    hooks,
+  };
+}
+
+function freezeContext(ctx: TurnContext): TurnContext {
+  if (typeof ctx !== "object" || ctx === null) {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, "assembleTurn: ctx must be an object { sessionId, turnId }");
+  }
+  for (const field of ["sessionId", "turnId"] as const) {
+    if (typeof ctx[field] !== "string" || ctx[field] === "") {
+      throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `assembleTurn: ctx.${field} must be a non-empty string`);
+    }
+  }
+  return Object.freeze({ ...ctx });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,68 @@
+import type { PiTurnHooks, RuntimeTool } from "@turnkit/agent-core";
+import type { BoundTurnEndHandler, BoundTurnStartHandler, ExtensionEventName } from "./extension-events.js";
+import type { TurnContext } from "./turn-context.js";
+
+/** One reminder of an assembled turn. */
+export interface AssembledReminder {
+  readonly extensionId: string;
+  readonly providerId: string;
+  readonly priority: number;
+  /** Exactly one `<system-reminder>…</system-reminder>` block. */
+  readonly text: string;
+}
+
+/** What one enabled extension contributed to one turn. */
+export interface ExtensionContributionSummary {
+  readonly extensionId: string;
+  /** Names of its tools in this turn (static and from factories). */
+  readonly tools: readonly string[];
+  /** How many non-empty parts it added to the system-prompt prefix. */
+  readonly systemPromptParts: number;
+  /** How many non-empty parts it added to the user-prompt prefix. */
+  readonly userPromptPrefixParts: number;
+  /** Ids of its reminder providers that produced text this turn. */
+  readonly reminders: readonly string[];
+  /** Handler count per event it subscribed to (events without handlers omitted). */
+  readonly hooks: Readonly<Partial<Record<ExtensionEventName, number>>>;
+}
+
+/**
+ * Which extension contributed what to a turn: for logs, debugging and
+ * "why did the model see this?" questions. Never needed to run the turn.
+ */
+export interface AssemblyDiagnostic {
+  /** Extensions on in this turn's snapshot, in order. */
+  readonly enabled: readonly string[];
+  /** Extensions of the runtime that were off for this turn. */
+  readonly disabled: readonly string[];
+  /** One entry per enabled extension, in order, including those that contributed nothing. */
+  readonly contributions: readonly ExtensionContributionSummary[];
+}
+
+/**
+ * Everything the enabled extensions contributed to one turn (SPEC R3).
+ * Combine it with the host's inputs with `toRunTurnInput`.
+ */
+export interface AssembledTurn {
+  /** The (frozen) context the turn was assembled for; extensions saw this object. */
+  readonly context: TurnContext;
+  /** System-prompt parts, in extension order, joined by blank lines; `""` when none. */
+  readonly systemPromptPrefix: string;
+  /** User-prompt-prefix parts, in extension order, joined by blank lines; `""` when none. */
+  readonly userPromptPrefix: string;
+  /** Tools, in extension order, names unique. */
+  readonly tools: readonly RuntimeTool[];
+  /** Reminders by ascending priority (stable: extension order, then registration order). */
+  readonly reminders: readonly AssembledReminder[];
+  /**
+   * Extension handlers adapted to agent-core hooks by `HOOK_MAPPINGS`: each
+   * present field is an array in extension order; fields without handlers
+   * are absent. `onToolExecutionStartHook` is never set.
+   */
+  readonly hooks: PiTurnHooks;
+  /** `turn_start` handlers with `ctx` bound, in extension order; the host awaits them before `runTurn`. */
+  readonly turnStartHandlers: readonly BoundTurnStartHandler[];
+  /** `turn_end` handlers with `ctx` bound, in extension order; the host awaits them with the outcome. */
+  readonly turnEndHandlers: readonly BoundTurnEndHandler[];
+  readonly diagnostic: AssemblyDiagnostic;
+}

@@ -1,0 +1,34 @@
+import { TurnkitError } from "@turnkit/agent-core";
+
+/** Which per-turn contribution of an extension failed during `assembleTurn`. */
+export type ContributionKind = "tool_factory" | "system_prompt" | "user_prompt_prefix" | "reminder";
+
+/** Stable code of {@link ExtensionContributionError}. */
+export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";
+
+/**
+ * A per-turn contribution (tool factory, prompt part, reminder provider)
+ * threw, rejected or returned something of the wrong type while a turn was
+ * assembled. `assembleTurn` then rejects with this error: the turn is never
+ * built without a part an extension meant to add (fail closed). When several
+ * fail, the first in extension order is reported. The original error is
+ * `cause`.
+ */
+export class ExtensionContributionError extends TurnkitError {
+  declare readonly code: typeof EXTENSION_CONTRIBUTION_FAILED;
+  /** The extension whose contribution failed. */
+  readonly extensionId: string;
+  readonly contribution: ContributionKind;
+
+  constructor(extensionId: string, contribution: ContributionKind, message: string, options?: { cause?: unknown }) {
+    super(EXTENSION_CONTRIBUTION_FAILED, message, options);
+    this.name = "ExtensionContributionError";
+    this.extensionId = extensionId;
+    this.contribution = contribution;
+  }
+
+  /** True for an ExtensionContributionError from any copy of the package. */
+  static override isInstance(value: unknown): value is ExtensionContributionError {
+    return TurnkitError.isInstance(value) && (value as Error).name === "ExtensionContributionError";
+  }
+}

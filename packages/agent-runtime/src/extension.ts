@@ -1,0 +1,40 @@
+import { ConfigErrorCode, TurnkitConfigError } from "@turnkit/agent-core";
+import type { ExtensionAPI } from "./extension-api.js";
+import { assertExtensionId } from "./extension-id.js";
+
+/**
+ * A unit of host behaviour (a tool pack, a permission check, a reminder, a
+ * compaction hook) that plugs into every turn without the host changing.
+ *
+ * `init` runs once, when the runtime is built, in extension order, one at a
+ * time; it contributes through `api` (see {@link ExtensionAPI} for the init
+ * window). It may be async. A throw or rejection fails the runtime with
+ * `TurnkitConfigError` (`extension_init`) naming this extension, the
+ * original error as `cause`.
+ */
+export interface Extension<TParams = unknown> {
+  /** Unique within a runtime; matches `EXTENSION_ID_PATTERN`. */
+  readonly id: string;
+  /** One line for diagnostics and listings. */
+  readonly description?: string;
+  init(api: ExtensionAPI<TParams>): void | Promise<void>;
+}
+
+/**
+ * Throws `TurnkitConfigError` unless `value` looks like an {@link Extension}:
+ * `invalid_extension_id` for a non-object or a bad id, `extension_init` for
+ * a missing `init` function. `where` names the list and position.
+ */
+export function assertExtension(value: unknown, where: string): asserts value is Extension {
+  if (typeof value !== "object" || value === null) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidExtensionId,
+      `${where}: expected an extension { id, init }, got ${value === null ? "null" : typeof value}`,
+    );
+  }
+  const { id, init } = value as { id?: unknown; init?: unknown };
+  assertExtensionId(id, where);
+  if (typeof init !== "function") {
+    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, `${where}: extension "${id}" has no init(api) function`);
+  }
+}

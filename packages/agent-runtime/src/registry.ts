@@ -1,0 +1,187 @@
+import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool } from "@turnkit/agent-core";
+import { DEFAULT_REMINDER_PRIORITY } from "./defaults.js";
+import type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
+import { type ExtensionEventHandlers, type ExtensionEventName, EXTENSION_EVENT_NAMES, isExtensionEventName } from "./extension-events.js";
+import { type Extension, assertExtension } from "./extension.js";
+
+/** A reminder provider as registered, with its priority resolved. */
+export interface RegisteredReminderProvider {
+  readonly id: string;
+  readonly priority: number;
+  readonly provide: ReminderProvider["provide"];
+}
+
+/** The handlers one extension registered, per event, in registration order. */
+export type RegisteredHandlers = { readonly [E in ExtensionEventName]: readonly ExtensionEventHandlers[E][] };
+
+/**
+ * Everything one extension contributed during its init, in registration
+ * order. Frozen once the init window closed.
+ */
+export interface ExtensionContributions {
+  readonly extensionId: string;
+  readonly description: string | undefined;
+  readonly tools: readonly ToolContribution[];
+  readonly systemPrompt: readonly PromptContribution[];
+  readonly userPromptPrefix: readonly PromptContribution[];
+  readonly reminders: readonly RegisteredReminderProvider[];
+  readonly handlers: RegisteredHandlers;
+}
+
+/** Options of {@link Registry.initialize}. */
+export interface RegistryOptions {
+  /** Per-extension parameters, `params[id]` becoming that extension's `api.params`. */
+  readonly params?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Runs each extension's `init(api)` and keeps what it contributed (SPEC R2).
+ *
+ * Inits run one at a time, in the given order, each awaited before the next
+ * starts, so init windows never overlap and contributions keep extension
+ * order. Each extension gets its own {@link ExtensionAPI}, open only while
+ * its own init runs; a call afterwards, or from another extension's init
+ * through a captured reference, throws `TurnkitConfigError`
+ * (`extension_init`) naming the extension, the method and (if any) the
+ * extension whose init was running.
+ *
+ * Holds no enabled state: which extensions join a turn is the runtime's
+ * business (`createAgentRuntime`).
+ */
+export class Registry {
+  private constructor(private readonly byId: ReadonlyMap<string, ExtensionContributions>) {}
+
+  /**
+   * Initialises `extensions` in order and resolves to the registry.
+   * Rejects with `TurnkitConfigError` (`extension_init`) at the first init
+   * that throws or rejects, naming that extension, with the original error
+   * as `cause`; later extensions are not initialised. Rejects with
+   * `invalid_extension_id` for a malformed extension or a repeated id,
+   * before any init runs.
+   */
+  static async initialize(extensions: readonly Extension[], options: RegistryOptions = {}): Promise<Registry> {
+    const seen = new Set<string>();
+    extensions.forEach((extension, index) => {
+      assertExtension(extension, `extensions[${index}]`);
+      if (seen.has(extension.id)) {
+        throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, `Registry: extension id "${extension.id}" appears more than once`);
+      }
+      seen.add(extension.id);
+    });
+    const window: InitWindow = { current: undefined };
+    const byId = new Map<string, ExtensionContributions>();
+    for (const extension of extensions) {
+      byId.set(extension.id, await initialiseOne(extension, options.params?.[extension.id], window));
+    }
+    return new Registry(byId);
+  }
+
+  /** The initialised extensions' ids, in order. */
+  get ids(): readonly string[] {
+    return [...this.byId.keys()];
+  }
+
+  /** What extension `id` contributed, or `undefined` for an id this registry does not hold. */
+  contributionsOf(id: string): ExtensionContributions | undefined {
+    return this.byId.get(id);
+  }
+}
+
+/** Which extension's init is running, shared by one registry's APIs. */
+interface InitWindow {
+  current: string | undefined;
+}
+
+async function initialiseOne(extension: Extension, params: unknown, window: InitWindow): Promise<ExtensionContributions> {
+  const id = extension.id;
+  let open = true;
+  const tools: ToolContribution[] = [];
+  const staticToolNames = new Set<string>();
+  const systemPrompt: PromptContribution[] = [];
+  const userPromptPrefix: PromptContribution[] = [];
+  const reminders: RegisteredReminderProvider[] = [];
+  const handlers = Object.fromEntries(EXTENSION_EVENT_NAMES.map((event) => [event, [] as unknown[]])) as unknown as {
+    [E in ExtensionEventName]: ExtensionEventHandlers[E][];
+  };
+
+  const guard = (method: string): void => {
+    if (open && window.current === id) return;
+    const during = window.current === undefined ? "" : ` (it was called during the init of extension "${window.current}")`;
+    throw new TurnkitConfigError(
+      ConfigErrorCode.ExtensionInit,
+      `extension "${id}": api.${method}() was called outside its init window${during}; an ExtensionAPI works only while its own extension's init runs`,
+    );
+  };
+  const fail = (method: string, problem: string): never => {
+    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, `extension "${id}": api.${method}(): ${problem}`);
+  };
+
+  const api: ExtensionAPI = {
+    extensionId: id,
+    params,
+    registerTool(tool) {
+      guard("registerTool");
+      if (typeof tool === "function") {
+        tools.push(tool);
+        return;
+      }
+      assertRuntimeTool(tool, `extension "${id}": api.registerTool()`);
+      if (staticToolNames.has(tool.def.name)) {
+        throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, `extension "${id}" registers tool "${tool.def.name}" twice`);
+      }
+      staticToolNames.add(tool.def.name);
+      tools.push(tool);
+    },
+    contributeSystemPrompt(part) {
+      guard("contributeSystemPrompt");
+      if (typeof part !== "string" && typeof part !== "function") fail("contributeSystemPrompt", `expected text or a function, got ${typeof part}`);
+      systemPrompt.push(part);
+    },
+    contributeUserPromptPrefix(part) {
+      guard("contributeUserPromptPrefix");
+      if (typeof part !== "string" && typeof part !== "function") fail("contributeUserPromptPrefix", `expected text or a function, got ${typeof part}`);
+      userPromptPrefix.push(part);
+    },
+    registerReminderProvider(provider) {
+      guard("registerReminderProvider");
+      if (typeof provider !== "object" || provider === null) return fail("registerReminderProvider", "expected { id, priority?, provide(ctx) }");
+      const { id: providerId, priority = DEFAULT_REMINDER_PRIORITY, provide } = provider;
+      if (typeof providerId !== "string" || providerId.length === 0) fail("registerReminderProvider", "the provider needs a non-empty id");
+      if (typeof provide !== "function") fail("registerReminderProvider", `provider "${providerId}" has no provide(ctx) function`);
+      if (typeof priority !== "number" || !Number.isFinite(priority)) fail("registerReminderProvider", `provider "${providerId}" has a priority that is not a finite number`);
+      if (reminders.some((existing) => existing.id === providerId)) fail("registerReminderProvider", `reminder provider id "${providerId}" is already registered by this extension`);
+      reminders.push({ id: providerId, priority, provide: (ctx) => provide.call(provider, ctx) });
+    },
+    on(event, handler) {
+      guard("on");
+      if (!isExtensionEventName(event)) fail("on", `unknown event ${JSON.stringify(event)}; known events: ${EXTENSION_EVENT_NAMES.join(", ")}`);
+      if (typeof handler !== "function") fail("on", `the handler for "${event}" must be a function`);
+      (handlers[event] as unknown[]).push(handler);
+    },
+  };
+
+  window.current = id;
+  try {
+    await extension.init(api);
+  } catch (error) {
+    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, `extension "${id}" failed to initialise: ${errorText(error)}`, { cause: error });
+  } finally {
+    open = false;
+    window.current = undefined;
+  }
+
+  for (const event of EXTENSION_EVENT_NAMES) Object.freeze(handlers[event]);
+  return Object.freeze({
+    extensionId: id,
+    description: extension.description,
+    tools: Object.freeze(tools),
+    systemPrompt: Object.freeze(systemPrompt),
+    userPromptPrefix: Object.freeze(userPromptPrefix),
+    reminders: Object.freeze(reminders),
+    handlers: Object.freeze(handlers),
+  });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
