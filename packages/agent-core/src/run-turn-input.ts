@@ -70,7 +70,9 @@ function invalid(message: string): TurnkitConfigError {
 /**
  * Checks a `RunTurnInput` before anything starts. Throws a
  * `TurnkitConfigError` naming the field: `invalid_turn_input` for missing
- * ids, model, message or wrong types; `invalid_event_writer` for a writer
+ * ids, model, message or wrong types, and for `startMode: "continue"`
+ * without a history or with one that ends in an assistant message (nothing
+ * to answer); `invalid_event_writer` for a writer
  * without a callable `push`.
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
@@ -92,9 +94,15 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
     if (typeof input.userMessage !== "object" || input.userMessage === null || typeof input.userMessage.text !== "string") {
       throw invalid('RunTurnInput.userMessage.text is missing (or set startMode: "continue" to continue the history)');
     }
-  } else if (!input.history || input.history.length === 0) {
-    throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
   }
   if (input.history !== undefined && !Array.isArray(input.history)) throw invalid("RunTurnInput.history must be an array");
+  if (continuing) {
+    const last = input.history?.[input.history.length - 1];
+    if (!last) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
+    // A provider cannot answer an assistant tail, and no steering is queued yet: the turn could only fail.
+    if (last.role === "assistant") {
+      throw invalid('RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message');
+    }
+  }
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
 }
