@@ -1,0 +1,34 @@
+import type { AgentMessage } from "@turnkit/agent-loop";
+
+/**
+ * Checks that a transcript is replayable to any provider (X5): every tool
+ * call of a completed assistant message (not `error`/`aborted`, which T5
+ * never sends) is followed by exactly one tool result with its id, before
+ * the next assistant message. Throws an `Error` listing the calls without a
+ * result (or with several); returns the number of calls checked.
+ */
+export function assertToolCallsAnswered(transcript: readonly AgentMessage[]): number {
+  const problems: string[] = [];
+  let checked = 0;
+  let open: Map<string, number> | undefined;
+  const close = () => {
+    if (!open) return;
+    for (const [id, count] of open) if (count !== 1) problems.push(`${id}: ${count} results`);
+    open = undefined;
+  };
+  for (const message of transcript) {
+    if (message.role === "assistant") {
+      close();
+      if (message.stopReason === "error" || message.stopReason === "aborted") continue;
+      const calls = message.content.filter((block) => block.type === "toolCall");
+      if (calls.length === 0) continue;
+      open = new Map(calls.map((call) => [call.id, 0]));
+      checked += calls.length;
+    } else if (message.role === "toolResult" && open?.has(message.toolCallId)) {
+      open.set(message.toolCallId, open.get(message.toolCallId)! + 1);
+    }
+  }
+  close();
+  if (problems.length > 0) throw new Error(`Tool calls without exactly one result: ${problems.join(", ")}`);
+  return checked;
+}

@@ -1,0 +1,116 @@
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { type RecordedRequest, type ScriptEntry, type ScriptedModel, createScriptedModel } from "@turnkit/agent-loop/testing";
+import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
+import type { LlmConfig } from "../llm-config.js";
+import { PiTurnRunner, type PiTurnRunnerOptions } from "../pi-turn-runner.js";
+import type { RunTurnInput } from "../run-turn-input.js";
+import { type HistoryChange, type OnHistoryChangedHook, hookArray } from "../turn-hooks.js";
+import { type RecordingEventWriter, createRecordingEventWriter } from "./recording-event-writer.js";
+
+/** Options of {@link runScriptedTurn}. */
+export interface RunScriptedTurnOptions {
+  /** What the scripted model answers, one entry per request. Ignored when `model` is given. */
+  script?: readonly ScriptEntry[];
+  /** A scripted model built by the caller (e.g. with a virtual clock). */
+  model?: ScriptedModel;
+  /**
+   * Fields of the `RunTurnInput` to set. Defaults: `sessionId` `"session-1"`,
+   * `turnId` `"turn-1"`, a one-line system prompt, `userMessage` `"hello"`
+   * (unless `startMode: "continue"`), `llm` pointing at the scripted model,
+   * `llmRetry: false` (a scripted failure is final instead of backing off in
+   * real time), `disableBuiltinToolFallback: true` (the model sees only the
+   * given tools), and the recording writer.
+   */
+  input?: Partial<Omit<RunTurnInput, "llm">> & { llm?: Partial<LlmConfig> };
+  /** A runner to use. Default: a new `PiTurnRunner` with `runnerOptions`. */
+  runner?: PiTurnRunner;
+  /** Options of the default runner. Default ids are deterministic: `msg_1`, `msg_2`, ... and `evt_1`, ... */
+  runnerOptions?: PiTurnRunnerOptions;
+  /** The writer events go to. Default: a fresh {@link createRecordingEventWriter}. */
+  writer?: RecordingEventWriter;
+}
+
+/** Everything one scripted turn produced. */
+export interface ScriptedTurnResult {
+  outcome: TurnOutcome;
+  /** Every `RuntimeEvent`, in the order the writer received them. */
+  events: readonly RuntimeEvent[];
+  writer: RecordingEventWriter;
+  /** Every change `onHistoryChangedHook` accepted (after the input's own hooks), in order. */
+  historyChanges: HistoryChange[];
+  /** The messages of every `messageDelta`, flattened in delivery order. */
+  delivered: AgentMessage[];
+  /** The host's stored history after the turn: the input history with each change applied. */
+  transcript: AgentMessage[];
+  /** The model requests, as the scripted model recorded them. */
+  requests: readonly RecordedRequest[];
+  model: ScriptedModel;
+}
+
+/**
+ * Runs one turn of a real `PiTurnRunner` against a scripted model and
+ * collects what a host would see: events, history changes, the resulting
+ * transcript, the model requests and the outcome. Hooks, tools, steering and
+ * signal in `input` are used as given; the recording of history runs after
+ * the input's own `onHistoryChangedHook`s, so it holds only changes they
+ * accepted.
+ *
+ * Rejects only when `runTurn` does (invalid input).
+ */
+export async function runScriptedTurn(options: RunScriptedTurnOptions = {}): Promise<ScriptedTurnResult> {
+  const model = options.model ?? createScriptedModel(options.script ?? []);
+  const writer = options.writer ?? createRecordingEventWriter();
+  let messageCount = 0;
+  let eventCount = 0;
+  const runner =
+    options.runner ??
+    new PiTurnRunner({
+      allocateMessageId: () => `msg_${++messageCount}`,
+      newEventId: () => `evt_${++eventCount}`,
+      ...options.runnerOptions,
+    });
+
+  const given = options.input ?? {};
+  const historyChanges: HistoryChange[] = [];
+  const record: OnHistoryChangedHook = (change) => {
+    historyChanges.push(change);
+  };
+  const input: RunTurnInput = {
+    sessionId: "session-1",
+    turnId: "turn-1",
+    systemPrompt: "You are a scripted test assistant.",
+    ...(given.startMode === "continue" ? {} : { userMessage: { text: "hello" } }),
+    llmRetry: false,
+    disableBuiltinToolFallback: true,
+    eventWriter: writer,
+    ...given,
+    llm: { model: model.model, streamFn: model.streamFn, ...given.llm },
+    hooks: { ...given.hooks, onHistoryChangedHook: [...hookArray(given.hooks?.onHistoryChangedHook), record] },
+  };
+
+  const outcome = await runner.runTurn(input);
+  return {
+    outcome,
+    events: writer.events,
+    writer,
+    historyChanges,
+    delivered: historyChanges.flatMap((change) => (change.reason === "messageDelta" ? change.messages : [])),
+    transcript: applyHistoryChanges(input.history ?? [], historyChanges),
+    requests: model.requests,
+    model,
+  };
+}
+
+/**
+ * What a host's store holds after applying `changes` to `history`: a
+ * `messageDelta` appends, a `replaceMessages` replaces everything. Never
+ * mutates its arguments.
+ */
+export function applyHistoryChanges(history: readonly AgentMessage[], changes: readonly HistoryChange[]): AgentMessage[] {
+  let stored = [...history];
+  for (const change of changes) {
+    if (change.reason === "messageDelta") stored.push(...change.messages);
+    else stored = [...change.messages];
+  }
+  return stored;
+}

@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import { response, text, thinking, toolCall } from "@turnkit/agent-loop/testing";
+import { ErrorCode } from "@turnkit/protocol";
+import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
+import { PiTurnRunner } from "../../src/pi-turn-runner.js";
+import type { RunTurnInput } from "../../src/run-turn-input.js";
+import {
+  createRecordingEventWriter,
+  createScriptedModel,
+  deferred,
+  recordingTool,
+  requestRoles,
+  resolvedToolChunks,
+  runChecked,
+  userTexts,
+} from "../support/runner-harness.js";
+
+describe("a turn with text only", () => {
+  it("streams the answer under one message id, persists user and answer, and completes", async () => {
+    const turn = await runChecked({ script: [response([thinking("let me see"), text("Hello there")])], input: { userMessage: { text: "hi" } } });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.writer.statuses()).toEqual(["running", "completed"]);
+    expect(turn.writer.messageIds()).toEqual(["msg_1"]);
+    const chunks = turn.writer.chunksOf("msg_1");
+    expect(chunks.filter((chunk) => chunk.kind === "thinking").map((chunk) => (chunk as { delta: string }).delta).join("")).toBe("let me see");
+    expect(turn.writer.text("msg_1")).toBe("Hello there");
+    expect(chunks[chunks.length - 1]).toMatchObject({ kind: "finish", reason: "stop" });
+
+    expect(turn.requests).toHaveLength(1);
+    expect(turn.requests[0]!.context.systemPrompt).toBe("You are a scripted test assistant.");
+    expect(userTexts(turn.requests[0]!)).toEqual(["hi"]);
+    expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role))).toEqual(["user", "assistant"]);
+  });
+
+  it("places beforeUserMessages before the user message; the model sees them as user input", async () => {
+    const turn = await runChecked({
+      script: ["ok"],
+      input: {
+        userMessage: { text: "question" },
+        beforeUserMessages: [{ role: "hidden", content: "<reminder>be brief</reminder>", timestamp: 1 }],
+      },
+    });
+    expect(userTexts(turn.requests[0]!)).toEqual(["<reminder>be brief</reminder>", "question"]);
+    expect(turn.delivered.map((message) => message.role)).toEqual(["hidden", "user", "assistant"]);
+  });
+
+  it("continues a history with startMode continue and never re-delivers that history", async () => {
+    const history: RunTurnInput["history"] = [
+      { role: "user", content: "earlier question", timestamp: 1 },
+      { role: "assistant", content: [{ type: "text", text: "earlier answer" }], api: "scripted", provider: "scripted", model: "scripted-model", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+      { role: "user", content: "follow-up", timestamp: 3 },
+    ];
+    const turn = await runChecked({ script: ["continued"], input: { startMode: "continue", history } });
+    expect(turn.outcome.kind).toBe("completed");
+    expect(userTexts(turn.requests[0]!)).toEqual(["earlier question", "follow-up"]);
+    expect(turn.delivered.map((message) => message.role)).toEqual(["assistant"]);
+    expect(turn.transcript).toHaveLength(4);
+  });
+});
+
+describe("a turn with tools", () => {
+  it("runs tools declared parallel concurrently; results and chunks keep the model's call order", async () => {
+    const gate = deferred();
+    const entered: string[] = [];
+    const slow = recordingTool("slow", {
+      executionMode: "parallel",
+      answer: async (input) => {
+        entered.push(`slow:${input.value}`);
+        await gate.promise;
+        return { content: [{ type: "text", text: "slow done" }] };
+      },
+    });
+    const fast = recordingTool("fast", {
+      executionMode: "parallel",
+      answer: (input) => {
+        entered.push(`fast:${input.value}`);
+        // Both calls are running before either finished: only then is the slow one released.
+        if (entered.length === 2) gate.resolve();
+        return { content: [{ type: "text", text: "fast done" }] };
+      },
+    });
+    const turn = await runChecked({
+      script: [response([toolCall("slow", { value: "a" }), toolCall("fast", { value: "b" })]), "both done"],
+      input: { tools: [slow, fast] },
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(entered).toEqual(["slow:a", "fast:b"]);
+    // Transcript and next request: results in call order, though fast finished first.
+    expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
+    expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "toolResult", "toolResult"]);
+    expect(turn.requests[1]!.context.messages.slice(2).map((message) => (message as { toolName: string }).toolName)).toEqual(["slow", "fast"]);
+    // B4: the held message is released once, calls in call order, each resolved with result and duration.
+    const resolved = resolvedToolChunks(turn.events);
+    expect(resolved.map((chunk) => [chunk.toolName, chunk.status])).toEqual([["slow", "finished"], ["fast", "finished"]]);
+    for (const chunk of resolved) expect(chunk.durationMs).toBeGreaterThanOrEqual(0);
+    expect(resolved[0]!.result).toMatchObject({ content: [{ type: "text", text: "slow done" }], isError: false });
+    // The tool's ctx names the host id of the assistant message that asked for it.
+    expect(slow.calls[0]!.ctx).toMatchObject({ sessionId: "session-1", turnId: "turn-1", toolCallId: "call_1", assistantMessageId: "msg_1" });
+    expect(turn.requests[0]!.context.tools?.map((tool) => tool.name)).toEqual(["slow", "fast"]);
+  });
+
+  it("runs a batch one call at a time when a called tool is sequential", async () => {
+    let running = 0;
+    let overlap = false;
+    const answer = async () => {
+      running++;
+      if (running > 1) overlap = true;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+      return { content: [{ type: "text" as const, text: "written" }] };
+    };
+    const write = recordingTool("write_note", { answer }); // no executionMode: sequential (K3)
+    const read = recordingTool("read_note", { executionMode: "parallel", answer });
+    const turn = await runChecked({
+      script: [response([toolCall("read_note", { value: "1" }), toolCall("write_note", { value: "2" }), toolCall("read_note", { value: "3" })]), "done"],
+      input: { tools: [write, read] },
+    });
+    expect(turn.outcome.kind).toBe("completed");
+    expect(overlap).toBe(false);
+    expect([...read.calls, ...write.calls].map((call) => call.input.value).sort()).toEqual(["1", "2", "3"]);
+    const started = turn.writer
+      .ofType("stream.resp")
+      .map((event) => event.payload.chunk)
+      .filter((chunk) => chunk.kind === "tool_call" && chunk.status === "started")
+      .map((chunk) => (chunk as { toolCallId: string }).toolCallId);
+    expect(started).toEqual(["call_1", "call_2", "call_3"]);
+    expect(resolvedToolChunks(turn.events).map((chunk) => chunk.toolCallId)).toEqual(["call_1", "call_2", "call_3"]);
+  });
+
+  it("records a tool that throws or reports isError as a failed call, and the turn goes on", async () => {
+    const broken = recordingTool("broken", { executionMode: "parallel", answer: () => { throw new Error("disk on fire"); } });
+    const refusing = recordingTool("refusing", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "not allowed here" }], isError: true }) });
+    const turn = await runChecked({
+      script: [response([toolCall("broken"), toolCall("refusing"), toolCall("missing")]), "recovered"],
+      input: { tools: [broken, refusing] },
+    });
+    expect(turn.outcome.kind).toBe("completed");
+    const results = turn.delivered.filter((message) => message.role === "toolResult");
+    expect(results.map((message) => message.isError)).toEqual([true, true, true]);
+    expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["failed", "failed", "failed"]);
+    expect(JSON.stringify(results)).toContain("disk on fire");
+    expect(JSON.stringify(results)).toContain("not allowed here");
+    expect(JSON.stringify(results)).toContain("Tool missing not found");
+  });
+});
+
+describe("seq (X1)", () => {
+  it("strictly increases over every event of a turn, across every event type", async () => {
+    const tool = recordingTool("t", { executionMode: "parallel" });
+    const turn = await runChecked({ script: [response([text("calling"), toolCall("t")]), "done"], input: { tools: [tool] } });
+    const seqs = turn.events.map((event) => event.seq);
+    expect(seqs.length).toBeGreaterThan(10);
+    for (let index = 1; index < seqs.length; index++) expect(seqs[index]).toBeGreaterThan(seqs[index - 1]!);
+    expect(new Set(turn.events.map((event) => event.type))).toEqual(new Set(["session.status", "debug.trace", "stream.resp", "message.persisted"]));
+  });
+});
+
+describe("invalid input", () => {
+  const scripted = createScriptedModel(["never"]);
+  const valid = (): RunTurnInput => ({
+    sessionId: "s",
+    turnId: "t",
+    systemPrompt: "",
+    userMessage: { text: "hi" },
+    llm: { model: scripted.model, streamFn: scripted.streamFn },
+    eventWriter: createRecordingEventWriter(),
+  });
+  const cases: [string, (input: RunTurnInput) => unknown, string][] = [
+    ["a missing model", (input) => ({ ...input, llm: { streamFn: scripted.streamFn } }), ConfigErrorCode.InvalidTurnInput],
+    ["a missing userMessage", (input) => ({ ...input, userMessage: undefined }), ConfigErrorCode.InvalidTurnInput],
+    ["a userMessage without text", (input) => ({ ...input, userMessage: { images: [] } }), ConfigErrorCode.InvalidTurnInput],
+    ["continue without history", (input) => ({ ...input, userMessage: undefined, startMode: "continue" }), ConfigErrorCode.InvalidTurnInput],
+    ["a missing turnId", (input) => ({ ...input, turnId: "" }), ConfigErrorCode.InvalidTurnInput],
+    ["a writer without push", (input) => ({ ...input, eventWriter: { write() {} } }), ConfigErrorCode.InvalidEventWriter],
+    ["no writer", (input) => ({ ...input, eventWriter: undefined }), ConfigErrorCode.InvalidEventWriter],
+  ];
+  for (const [name, mutate, code] of cases) {
+    it(`rejects ${name} with ${code}, before any event or request`, async () => {
+      const writer = createRecordingEventWriter();
+      const input = mutate({ ...valid(), eventWriter: writer }) as RunTurnInput;
+      const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
+      expect(TurnkitConfigError.isInstance(error)).toBe(true);
+      expect((error as TurnkitConfigError).code).toBe(code);
+      expect(writer.events).toHaveLength(0);
+      expect(scripted.requests).toHaveLength(0);
+    });
+  }
+
+  it("rejects continue from a history that ends with an assistant message", async () => {
+    const input: RunTurnInput = {
+      ...valid(),
+      userMessage: undefined,
+      startMode: "continue",
+      history: [
+        { role: "user", content: "q", timestamp: 1 },
+        { role: "assistant", content: [{ type: "text", text: "a" }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+      ],
+    };
+    const writer = input.eventWriter as ReturnType<typeof createRecordingEventWriter>;
+    const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
+    expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.InvalidTurnInput);
+    expect(writer.events).toHaveLength(0);
+  });
+
+  it("rejects duplicate tools with duplicate_tool before any event", async () => {
+    const writer = createRecordingEventWriter();
+    const error = await new PiTurnRunner()
+      .runTurn({ ...valid(), eventWriter: writer, tools: [recordingTool("same"), recordingTool("same")] })
+      .catch((caught: unknown) => caught);
+    expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.DuplicateTool);
+    expect(writer.events).toHaveLength(0);
+  });
+
+  it("a failed turn carries a stable code; a provider error is classified", async () => {
+    const turn = await runChecked({ script: [response("", { stopReason: "error", errorMessage: "429 Rate limit reached" })] });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.RateLimited } });
+    expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({ kind: "finish", reason: "error", error: { code: ErrorCode.RateLimited } });
+  });
+});
