@@ -1,4 +1,13 @@
-import type { ImageContent, Message, Model, SimpleStreamOptions, TextContent, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
+import {
+  streamSimple,
+  type ImageContent,
+  type Message,
+  type Model,
+  type SimpleStreamOptions,
+  type TextContent,
+  type ThinkingBudgets,
+  type Transport,
+} from "@mariozechner/pi-ai";
 import { settleOrAbandon } from "./abort-grace.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
 import { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
@@ -136,7 +145,8 @@ export class Agent {
 
   convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
-  streamFn?: StreamFn;
+  /** The stream function of every request; pi-ai `streamSimple` unless given. Hosts may wrap it. */
+  streamFn: StreamFn;
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
   onPayload?: SimpleStreamOptions["onPayload"];
   onResponse?: SimpleStreamOptions["onResponse"];
@@ -149,7 +159,7 @@ export class Agent {
   sessionId?: string;
   /** Per-level thinking token budgets forwarded to the stream function. */
   thinkingBudgets?: ThinkingBudgets;
-  /** Preferred transport forwarded to the stream function. */
+  /** Preferred transport forwarded to the stream function. Default `"auto"`, as in pi. */
   transport: Transport;
   /** Cap for provider-requested retry delays, forwarded to the stream function. */
   maxRetryDelayMs?: number;
@@ -165,7 +175,7 @@ export class Agent {
     if (initial.messages) this._state.messages = initial.messages;
     this.convertToLlm = options.convertToLlm ?? defaultConvertToLlm;
     this.transformContext = options.transformContext;
-    this.streamFn = options.streamFn;
+    this.streamFn = options.streamFn ?? streamSimple;
     this.getApiKey = options.getApiKey;
     this.onPayload = options.onPayload;
     this.onResponse = options.onResponse;
@@ -178,7 +188,7 @@ export class Agent {
     this.followUpQueue = new MessageQueue(options.followUpMode ?? DEFAULT_QUEUE_MODE);
     this.sessionId = options.sessionId;
     this.thinkingBudgets = options.thinkingBudgets;
-    this.transport = options.transport ?? "sse";
+    this.transport = options.transport ?? "auto";
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.toolExecution = options.toolExecution ?? DEFAULT_TOOL_EXECUTION;
   }

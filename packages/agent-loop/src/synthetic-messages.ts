@@ -48,9 +48,9 @@ export function failedAssistantMessage(
   };
 }
 
-/** An error tool result with one text block. */
-export function errorToolResult(text: string): AgentToolResult<undefined> {
-  return { content: [{ type: "text", text }], details: undefined };
+/** An error tool result with one text block and empty `details` (`{}`, as pi writes it). */
+export function errorToolResult(text: string): AgentToolResult<Record<string, never>> {
+  return { content: [{ type: "text", text }], details: {} };
 }
 
 /** The tool-result message recorded for one finished call. */
