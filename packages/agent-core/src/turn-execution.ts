@@ -94,6 +94,9 @@ export class TurnExecution {
   private nextDirective: Directive | undefined;
   /** The loop's live context array, captured at each request (for persistent replacements). */
   private loopMessages: AgentMessage[] | undefined;
+  /** Calls of the current step whose final result has `terminate`, and whether a hook asked `terminateAgent` (L6d). */
+  private readonly terminatingCalls = new Set<string>();
+  private terminateAgentRequested = false;
 
   constructor(
     private readonly input: RunTurnInput,
@@ -554,8 +557,10 @@ export class TurnExecution {
     this.stepIndex++;
     if (message.role !== "assistant") return;
     await this.runStepEndHooks(message, toolResults);
+    const batchTerminates = this.batchTerminates(toolResults);
     if (isErrorOrAborted(message) || this.stopRequested || this.closed) return;
-    const moreSteps = toolResults.length > 0 && hasToolCalls(message);
+    // A batch that terminates the agent is the last step unless steering arrives: that is the exit boundary.
+    const moreSteps = toolResults.length > 0 && hasToolCalls(message) && !batchTerminates;
     for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
       const boundary = moreSteps || this.agent.hasQueuedMessages() ? "mid-turn" : "exit";
       const received = await this.pollSteering(boundary);
@@ -566,6 +571,16 @@ export class TurnExecution {
         return;
       }
     }
+  }
+
+  /** Whether the loop sends no request for this step's results (L6d), as the loop decides it; resets for the next step. */
+  private batchTerminates(toolResults: ToolResultMessage[]): boolean {
+    const terminates =
+      this.terminateAgentRequested ||
+      (toolResults.length > 0 && toolResults.every((result) => this.terminatingCalls.has(result.toolCallId)));
+    this.terminateAgentRequested = false;
+    this.terminatingCalls.clear();
+    return terminates;
   }
 
   private async runStepEndHooks(message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
@@ -661,7 +676,10 @@ export class TurnExecution {
 
   private async afterToolCall(context: AfterToolCallContext, signal: AbortSignal | undefined): Promise<AfterToolCallResult | undefined> {
     const hooks = hookArray(this.hooks.afterToolCallHook);
-    if (hooks.length === 0) return undefined;
+    if (hooks.length === 0) {
+      if (context.result.terminate === true) this.terminatingCalls.add(context.toolCall.id);
+      return undefined;
+    }
     let { result, isError } = context;
     let terminateAgent = false;
     for (const hook of hooks) {
@@ -680,7 +698,10 @@ export class TurnExecution {
         isError = true;
       }
     }
-    return { content: result.content, details: result.details, isError, terminate: result.terminate, terminateAgent };
+    if (result.terminate === true) this.terminatingCalls.add(context.toolCall.id);
+    if (terminateAgent) this.terminateAgentRequested = true;
+    // `false`, not `undefined`: the loop would fall back to the unpatched result's flag.
+    return { content: result.content, details: result.details, isError, terminate: result.terminate === true, terminateAgent };
   }
 }
 
