@@ -6,26 +6,12 @@ import {
   type Context,
   type Model,
   type SimpleStreamOptions,
-  type streamSimple,
 } from "@mariozechner/pi-ai";
+import { type StreamFn, errorText } from "@turnkit/agent-loop";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 
-/**
- * The stream function the call stack wraps: the signature of pi-ai's
- * `streamSimple`, returning the event stream or a promise of one.
- *
- * It is structurally identical to `StreamFn` of `@turnkit/agent-loop` (kept
- * here so this package's wrappers do not depend on the loop's entry point);
- * the two are interchangeable.
- *
- * Contract: failures should arrive as a terminal `error` event whose message
- * has `stopReason` `"error"` or `"aborted"` and an `errorMessage`. Every
- * wrapper in this package keeps that contract even when the function it wraps
- * throws or rejects.
- */
-export type StreamFn = (
-  ...args: Parameters<typeof streamSimple>
-) => ReturnType<typeof streamSimple> | Promise<ReturnType<typeof streamSimple>>;
+export { errorText };
+export type { StreamFn };
 
 /** The options a {@link StreamFn} receives (pi-ai `SimpleStreamOptions`). */
 export type StreamFnOptions = SimpleStreamOptions;
@@ -144,17 +130,6 @@ export function linkAbortSignal(parent: AbortSignal | undefined): {
     abort: (reason) => controller.abort(reason),
     dispose: () => parent?.removeEventListener("abort", onAbort),
   };
-}
-
-/** A readable message for anything thrown. */
-export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

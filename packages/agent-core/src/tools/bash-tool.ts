@@ -4,7 +4,7 @@ import { createBashEnvSpawnHook, type BashEnvSpawnHookOptions } from "../bash-en
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { TailBuffer, formatBytes } from "./text-output.js";
-import { BASH_DEFAULT_TIMEOUT_MS, BASH_KILL_GRACE_MS, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_MS } from "./tool-limits.js";
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_KILL_GRACE_MS, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_MS } from "../defaults.js";
 import { realWorkspaceRoot } from "./workspace-path.js";
 
 const bashParameters = Type.Object({

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/bash-tool.js";
-import { BASH_MAX_OUTPUT_BYTES } from "../../src/tools/tool-limits.js";
+import { BASH_MAX_OUTPUT_BYTES } from "../../src/defaults.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
 
 let sandbox: Awaited<ReturnType<typeof makeSandbox>>;

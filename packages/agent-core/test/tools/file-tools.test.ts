@@ -5,7 +5,7 @@ import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import { createBuiltinTools } from "../../src/tools/builtin-tools.js";
 import { createEditTool } from "../../src/tools/edit-tool.js";
 import { createReadTool } from "../../src/tools/read-tool.js";
-import { READ_MAX_LINES } from "../../src/tools/tool-limits.js";
+import { READ_MAX_LINES } from "../../src/defaults.js";
 import { createWriteTool } from "../../src/tools/write-tool.js";
 import { resolveWorkspacePath } from "../../src/tools/workspace-path.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
