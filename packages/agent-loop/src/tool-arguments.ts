@@ -60,7 +60,11 @@ export function validateToolArguments(tool: Tool<any>, toolCall: ToolCall): any 
   const raw = toolCall.arguments;
   if (checker.Check(raw)) return raw;
   // Clone first: Default and Convert may return the same (mutated) object.
-  const converted = Value.Convert(schema, Value.Default(schema, Value.Clone(raw)));
+  // structuredClone, not Value.Clone: Value.Clone copies by assignment, so a
+  // "__proto__" key from the model replaced the prototype of the arguments
+  // object (inherited, attacker-chosen properties). structuredClone keeps it
+  // an own data property, as pi-ai's validator does.
+  const converted = Value.Convert(schema, Value.Default(schema, structuredClone(raw)));
   if (checker.Check(converted)) return converted;
   throw new Error(formatSinclairErrors(tool.name, checker, converted, raw));
 }
