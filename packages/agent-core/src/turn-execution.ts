@@ -544,7 +544,8 @@ export class TurnExecution {
         try {
           await hook(change, { sessionId: this.input.sessionId, turnId: this.input.turnId });
         } catch (error) {
-          this.fail({ code: ErrorCode.Internal, message: `onHistoryChangedHook failed; history was not persisted: ${errorText(error)}` }, true);
+          // A host hook failed: code `hook` (ErrorCode), as for every other hook that fails a turn.
+          this.fail({ code: ErrorCode.Hook, message: `onHistoryChangedHook failed; history was not persisted: ${errorText(error)}` }, true);
           throw error;
         }
       }
