@@ -1,0 +1,107 @@
+import { createHiddenMessage, defineRuntimeTool, hookArray, type BeforeToolCallHook, type RunTurnInput } from "@turnkit/agent-core";
+import { createScriptedModel } from "@turnkit/agent-loop/testing";
+import { Type } from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import {
+  createAgentRuntime,
+  createHookExtension,
+  createPromptExtension,
+  createReminderExtension,
+  createToolExtension,
+  toRunTurnInput,
+  type HostTurnInputs,
+} from "../src/index.js";
+import { echoTool, thrown, turn } from "./fixtures.js";
+
+const model = createScriptedModel([]);
+const eventWriter = { push() {} };
+
+async function assembled() {
+  const runtime = await createAgentRuntime({
+    base: [
+      createPromptExtension({ id: "prompt", systemPrompt: "Extension rules.", userPromptPrefix: "[plan mode]" }),
+      createToolExtension({ id: "pack", tools: echoTool("ext_tool") }),
+      createReminderExtension({ id: "later", priority: 2, provide: () => "second" }),
+      createReminderExtension({ id: "sooner", priority: 1, provide: () => "first" }),
+      createHookExtension({ id: "guard", hooks: { before_tool_call: () => undefined } }),
+    ],
+  });
+  return runtime.assembleTurn(turn("s1", "t1"));
+}
+
+function host(overrides: Partial<HostTurnInputs> = {}): HostTurnInputs {
+  return { systemPrompt: "Host prompt.", userMessage: { text: "Fix the bug", batchId: "b1" }, llm: { model: model.model, streamFn: model.streamFn }, eventWriter, ...overrides };
+}
+
+describe("toRunTurnInput (R5)", () => {
+  it("prefixes the system prompt and the user text, adds reminders as hidden messages, appends host tools", async () => {
+    const turnParts = await assembled();
+    const hostTool = defineRuntimeTool({ name: "host_tool", description: "host", parameters: Type.Object({}), execute: () => ({ content: [] }) });
+    const earlier = createHiddenMessage("host context", "host");
+    const input = toRunTurnInput(turnParts, host({ tools: [hostTool], beforeUserMessages: [earlier], disableBuiltinToolFallback: true, history: [] }));
+    expect(input.sessionId).toBe("s1");
+    expect(input.turnId).toBe("t1");
+    expect(input.systemPrompt).toBe("Extension rules.\n\nHost prompt.");
+    expect(input.userMessage).toEqual({ text: "[plan mode]\n\nFix the bug", batchId: "b1" });
+    expect(input.beforeUserMessages!.map((m) => (m.role === "hidden" ? [m.source, m.content] : m.role))).toEqual([
+      ["host", "host context"],
+      ["sooner", "<system-reminder>\nfirst\n</system-reminder>"],
+      ["later", "<system-reminder>\nsecond\n</system-reminder>"],
+    ]);
+    expect(input.tools!.map((t) => t.def.name)).toEqual(["ext_tool", "host_tool"]);
+    expect(input.disableBuiltinToolFallback).toBe(true);
+    expect(input.history).toEqual([]);
+    expect(input.llm.model).toBe(model.model);
+    expect(input.eventWriter).toBe(eventWriter);
+  });
+
+  it("uses either prompt alone when the other is empty", async () => {
+    const runtime = await createAgentRuntime({ base: [] });
+    const empty = await runtime.assembleTurn(turn("s1", "t1"));
+    expect(toRunTurnInput(empty, host()).systemPrompt).toBe("Host prompt.");
+    expect(toRunTurnInput(empty, host()).userMessage!.text).toBe("Fix the bug");
+    expect(toRunTurnInput(await assembled(), host({ systemPrompt: undefined })).systemPrompt).toBe("Extension rules.");
+  });
+
+  it("continue mode: no user message to prefix; reminders still go before", async () => {
+    const input = toRunTurnInput(await assembled(), host({ userMessage: undefined, startMode: "continue", history: [createHiddenMessage("x")] }));
+    expect(input.userMessage).toBeUndefined();
+    expect(input.startMode).toBe("continue");
+    expect(input.beforeUserMessages).toHaveLength(2);
+  });
+
+  it("merges hooks: extensions first by default, host first on request; host-only fields kept", async () => {
+    const turnParts = await assembled();
+    const hostBefore: BeforeToolCallHook = () => undefined;
+    const hostStart = () => {};
+    const merged = toRunTurnInput(turnParts, host({ hooks: { beforeToolCallHook: hostBefore, onToolExecutionStartHook: hostStart } }));
+    const extensionHook = hookArray(turnParts.hooks.beforeToolCallHook)[0];
+    expect(hookArray(merged.hooks!.beforeToolCallHook)).toEqual([extensionHook, hostBefore]);
+    expect(hookArray(merged.hooks!.onToolExecutionStartHook)).toEqual([hostStart]);
+    const hostFirst = toRunTurnInput(turnParts, host({ hooks: { beforeToolCallHook: [hostBefore] } }), { hookOrder: "host-first" });
+    expect(hookArray(hostFirst.hooks!.beforeToolCallHook)).toEqual([hostBefore, extensionHook]);
+  });
+
+  it("does not modify its arguments", async () => {
+    const turnParts = await assembled();
+    const hostInputs = host({ hooks: {}, tools: [] });
+    const snapshot = JSON.stringify({ turnParts, hostInputs });
+    toRunTurnInput(turnParts, hostInputs);
+    expect(JSON.stringify({ turnParts, hostInputs })).toBe(snapshot);
+  });
+
+  it("a host tool named like an extension's tool throws duplicate_tool naming both", async () => {
+    const turnParts = await assembled();
+    const clash = thrown(() => toRunTurnInput(turnParts, host({ tools: [echoTool("ext_tool")] })));
+    expect(clash.code).toBe("duplicate_tool");
+    expect(clash.message).toBe('toRunTurnInput: tool "ext_tool" is contributed by both extension "pack" and the host');
+  });
+
+  it("host ids must match the assembled turn's", async () => {
+    const turnParts = await assembled();
+    expect(toRunTurnInput(turnParts, host({ sessionId: "s1", turnId: "t1" })).sessionId).toBe("s1");
+    const error = thrown(() => toRunTurnInput(turnParts, { ...host(), turnId: "t2" } as RunTurnInput));
+    expect(error.code).toBe("invalid_turn_input");
+    expect(error.message).toContain('host turnId "t2" differs from the assembled turn\'s "t1"');
+  });
+});
