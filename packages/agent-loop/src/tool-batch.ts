@@ -143,14 +143,14 @@ class ToolBatch {
         slots.push(undefined);
       }
     }
+    // No await in this loop: every admitted call starts at once, and every end
+    // (also of a call not started because the signal fired meanwhile, e.g. in
+    // an onToolExecutionStart) goes through the serial chain while the others run.
     for (const { index, call } of admitted) {
-      if (this.run.aborted) {
-        const done: FinishedCall = { toolCall: call.toolCall, result: errorToolResult(ToolResultText.aborted), isError: true };
-        await emitEnd(this.run, done);
-        slots[index] = done;
-      } else {
-        slots[index] = this.execute(call).then((done) => this.emitEndAfterUpdates(done).then(() => done));
-      }
+      const work: Promise<FinishedCall> = this.run.aborted
+        ? Promise.resolve({ toolCall: call.toolCall, result: errorToolResult(ToolResultText.aborted), isError: true })
+        : this.execute(call);
+      slots[index] = work.then((done) => this.emitEndAfterUpdates(done).then(() => done));
     }
     const finished = await Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
     for (const done of finished) this.results.push(await recordResult(this.run, done));

@@ -18,6 +18,7 @@ function abortableTool(name: string, started?: () => void) {
     execute: (_id, _params, signal) =>
       new Promise((_resolve, rejectExecution) => {
         started?.();
+        if (signal?.aborted) rejectExecution(new Error(`${name} cancelled`));
         signal?.addEventListener("abort", () => rejectExecution(new Error(`${name} cancelled`)), { once: true });
       }),
   });
@@ -167,6 +168,43 @@ describe("L10: abort during a tool batch", () => {
       ["a", true],
       ["b", true],
       ["c", true],
+    ]);
+  });
+
+  it("parallel, abort as the first call starts: the next call is not executed and ends through the serial chain", async () => {
+    const controller = new AbortController();
+    const executed: string[] = [];
+    let inListener = false;
+    let overlapped = false;
+    const tool = abortableTool("work");
+    const wrapped = testTool("work", {
+      execute: (id, params, signal, onUpdate) => {
+        executed.push(id);
+        return tool.execute(id, params, signal, onUpdate);
+      },
+    });
+    const { messages, scripted } = await runLoopScenario({
+      script: [response([toolCall("work", {}, { id: "a" }), toolCall("work", {}, { id: "b" })]), "never"],
+      tools: [wrapped],
+      signal: controller.signal,
+      config: {
+        onToolExecutionStart: ({ toolCall }) => {
+          if (toolCall.id === "a") controller.abort();
+        },
+      },
+      onEvent: async () => {
+        if (inListener) overlapped = true;
+        inListener = true;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inListener = false;
+      },
+    });
+    expect(overlapped).toBe(false);
+    expect(executed).toEqual(["a"]);
+    expect(scripted.requests).toHaveLength(1);
+    expect(toolResultsOf(messages).map((result) => [result.toolCallId, firstText(result)])).toEqual([
+      ["a", "work cancelled"],
+      ["b", ToolResultText.aborted],
     ]);
   });
 

@@ -67,6 +67,16 @@ describe("L1/L2: one run, step by step", () => {
     expect(requestText(scripted.requests[1]!)).toBe("go\nlookup done");
   });
 
+  it("message_update carries the source event and its partial as the message (no copy)", async () => {
+    const { events } = await runLoopScenario({ script: [response([text("Hi"), toolCall("lookup", { q: "x" })])], tools: [testTool("lookup")], config: { shouldStopAfterTurn: () => true } });
+    const updates = events.filter((event): event is Extract<AgentEvent, { type: "message_update" }> => event.type === "message_update");
+    expect(updates.length).toBeGreaterThan(3);
+    for (const update of updates) {
+      expect("partial" in update.assistantMessageEvent && update.assistantMessageEvent.partial).toBe(update.message);
+    }
+    expect(updates.map((update) => update.assistantMessageEvent.type)).toContain("toolcall_delta");
+  });
+
   it("attaches the system prompt and the tools to every request", async () => {
     const { scripted } = await runLoopScenario({
       script: [response(toolCall("lookup")), "done"],
