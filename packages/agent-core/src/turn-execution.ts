@@ -211,11 +211,9 @@ export class TurnExecution {
         continue;
       }
       if (this.closed || !input.tryBeginClose) return;
-      const steering = await this.pollSteering("exit");
-      if (steering > 0) {
-        await agent.continue();
-        continue;
-      }
+      // Steering that arrived is queued now; the loop top checks abort and failure again before
+      // continuing: an abort during the poll hit an idle agent, so it would not stop the next run.
+      if ((await this.pollSteering("exit")) > 0) continue;
       if (await input.tryBeginClose({ lastAssistantMessage: last })) {
         this.closed = true;
         return;
