@@ -221,7 +221,8 @@ class ToolBatch {
         if (patch) {
           result = {
             content: patch.content ?? result.content,
-            details: patch.details !== undefined ? patch.details : result.details,
+            // `??` as in pi: a null `details` keeps the executed value too.
+            details: patch.details ?? result.details,
             terminate: patch.terminate ?? result.terminate,
           };
           if (patch.isError !== undefined) isError = patch.isError;

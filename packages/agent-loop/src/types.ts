@@ -78,8 +78,8 @@ export interface BeforeToolCallResult {
 /**
  * Partial override returned from `afterToolCall`, merged field by field into
  * the executed result (no deep merge): `content` and `details` replace in
- * full, `isError` and `terminate` replace the flags. Omitted fields keep the
- * executed values. `terminateAgent` (Turnkit addition) stops the agent after
+ * full, `isError` and `terminate` replace the flags. Omitted fields (and, as
+ * in pi, a `null` or `undefined` value) keep the executed values. `terminateAgent` (Turnkit addition) stops the agent after
  * this batch whatever the other results say.
  */
 export interface AfterToolCallResult {

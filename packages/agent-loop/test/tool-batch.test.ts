@@ -391,6 +391,15 @@ describe("L5: every failing call gets a paired error result", () => {
     expect(firstText(result)).toBe("redacted");
   });
 
+  it("afterToolCall: details replace the executed details; null or omitted keep them (as in pi)", async () => {
+    const tool = testTool("work", { execute: async () => textResult("out", { details: { bytes: 3 } }) });
+    const replaced = await runOne({ tool, afterToolCall: async () => ({ details: { bytes: 0 } }) });
+    expect(replaced.result?.details).toEqual({ bytes: 0 });
+    const kept = await runOne({ tool, afterToolCall: async () => ({ details: null, isError: false }) });
+    expect(kept.result?.details).toEqual({ bytes: 3 });
+    expect(firstText(kept.result)).toBe("out");
+  });
+
   it("a mixed batch answers every call, in call order", async () => {
     const ok = testTool("ok");
     const boom = testTool("boom", {
