@@ -44,14 +44,23 @@ describe("assembleTurn: enabled-state snapshot (R3)", () => {
 
   it("enabling while an assembly awaits a slow reminder does not add the extension to it", async () => {
     const gate = deferred();
+    const started = deferred();
     const runtime = await createAgentRuntime({
       base: [
-        createReminderExtension({ id: "slow-reminder", provide: async () => (await gate.promise, "remember") }),
+        createReminderExtension({
+          id: "slow-reminder",
+          provide: async () => {
+            started.resolve();
+            await gate.promise;
+            return "remember";
+          },
+        }),
         createPromptExtension({ id: "extra", systemPrompt: "Extra." }),
       ],
     });
     runtime.setEnabled("extra", false);
     const inFlight = runtime.assembleTurn(turn());
+    await started.promise; // the assembly is now waiting on the provider
     await flush();
     runtime.setEnabled("extra", true);
     gate.resolve();
