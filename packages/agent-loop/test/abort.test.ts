@@ -1,7 +1,7 @@
 import { createAssistantMessageEventStream, type AssistantMessage, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { ABORT_GRACE_MS, ToolResultText, type AgentMessage } from "../src/index.js";
-import { ABORTED_ERROR_MESSAGE, assistantMessage, hang, response, toolCall } from "../src/testing/index.js";
+import { ABORT_GRACE_MS, Agent, ToolResultText, type AgentMessage } from "../src/index.js";
+import { ABORTED_ERROR_MESSAGE, assistantMessage, createScriptedModel, createVirtualClock, hang, response, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, deferred, firstText, runLoopScenario, testTool, textResult, user } from "./support/scenario.js";
 
 function toolResultsOf(messages: readonly AgentMessage[]): ToolResultMessage[] {
@@ -47,6 +47,21 @@ describe("L10: abort during streaming", () => {
     expect(lastAssistant(messages)).toMatchObject({ stopReason: "aborted", errorMessage: ABORTED_ERROR_MESSAGE });
     expect(scripted.requests).toHaveLength(1);
     expect(steeringPolls).toBe(1);
+  });
+
+  it("on a virtual clock: abort after exactly two streamed words keeps those words", async () => {
+    const clock = createVirtualClock();
+    const scripted = createScriptedModel([response("one two three four", { eventDelayMs: 100 })], { clock });
+    const agent = new Agent({ initialState: { model: scripted.model }, streamFn: scripted.streamFn });
+    const run = agent.prompt("go");
+    // start, text_start, "one", " two": four events, 100 ms apart.
+    await clock.advance(400);
+    agent.abort();
+    await run;
+    const final = lastAssistant(agent.state.messages);
+    expect(final.stopReason).toBe("aborted");
+    expect(final.content).toEqual([{ type: "text", text: "one two" }]);
+    expect(clock.pendingCount()).toBe(0);
   });
 
   it("a stream that ignores the signal is ended after the grace period, as aborted", async () => {
