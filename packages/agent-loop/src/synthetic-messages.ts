@@ -38,9 +38,10 @@ export function failedAssistantMessage(
   return {
     role: "assistant",
     content: partial ? partial.content : [],
-    api: partial?.api ?? model.api,
-    provider: partial?.provider ?? model.provider,
-    model: partial?.model ?? model.id,
+    // `model?.`: a run misconfigured without a model must still end (L9), not throw here.
+    api: partial?.api ?? model?.api ?? "unknown",
+    provider: partial?.provider ?? model?.provider ?? "unknown",
+    model: partial?.model ?? model?.id ?? "unknown",
     usage: partial?.usage ?? emptyUsage(),
     stopReason: aborted ? "aborted" : "error",
     errorMessage: aborted ? "Request was aborted" : errorText(error),

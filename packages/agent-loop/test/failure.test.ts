@@ -258,6 +258,14 @@ describe("L9: an event sink (listener) that throws", () => {
     expect(lastAssistant(messages).errorMessage).toBe("progress bar broke");
   });
 
+  it("a run configured without a model still ends with an error message", async () => {
+    const stream = agentLoop([user("go")], { systemPrompt: "", messages: [] }, { convertToLlm: providerMessagesOnly } as never);
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    assertEventGrammar(events);
+    expect(lastAssistant(await stream.result())).toMatchObject({ stopReason: "error", provider: "unknown" });
+  });
+
   it("the agentLoop event stream always ends and result() resolves, whatever failed", async () => {
     const scripted = createScriptedModel([throwSync(new Error("boom"))]);
     const stream = agentLoop([user("go")], { systemPrompt: "", messages: [] }, { model: scripted.model, convertToLlm: providerMessagesOnly }, undefined, scripted.streamFn);
