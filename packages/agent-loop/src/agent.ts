@@ -194,12 +194,14 @@ export class Agent {
   }
 
   /**
-   * Adds a listener; returns a function that removes it. Listeners are
-   * awaited in subscription order and receive the run's abort signal.
+   * Adds a listener (once: adding it again changes nothing); returns a
+   * function that removes it. Listeners are awaited in subscription order
+   * and receive the run's abort signal.
    * A listener that throws fails the run like any other callback (L9).
    */
   subscribe(listener: AgentListener): () => void {
-    this.listeners = [...this.listeners, listener];
+    // A set, as in pi: subscribing the same function twice delivers each event once.
+    if (!this.listeners.includes(listener)) this.listeners = [...this.listeners, listener];
     return () => {
       this.listeners = this.listeners.filter((candidate) => candidate !== listener);
     };

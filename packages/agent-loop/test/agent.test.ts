@@ -286,6 +286,23 @@ describe("L8: listeners", () => {
     }
   });
 
+  it("subscribing the same function twice delivers each event once (as pi's listener set)", async () => {
+    const { agent } = createAgentScenario(["a"]);
+    const seen: string[] = [];
+    const listener = (event: AgentEvent) => {
+      seen.push(event.type);
+    };
+    agent.subscribe(listener);
+    const unsubscribe = agent.subscribe(listener);
+    await agent.prompt("one");
+    expect(seen.filter((type) => type === "agent_end")).toHaveLength(1);
+    unsubscribe();
+    seen.length = 0;
+    agent.state.messages = [user("again")];
+    await agent.continue().catch(() => undefined);
+    expect(seen).toEqual([]);
+  });
+
   it("unsubscribe stops delivery", async () => {
     const { agent } = createAgentScenario(["a", "b"]);
     const seen: string[] = [];
