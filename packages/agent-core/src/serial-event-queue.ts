@@ -20,6 +20,11 @@ export class SerialEventQueue {
   private seq = 0;
   private tail: Promise<void> | undefined;
   private firstFailure: { error: unknown } | undefined;
+  /** The newest event pushed, and the `seq` of the newest one handed to the writer. */
+  private last: RuntimeEvent | undefined;
+  private handedOverSeq = 0;
+  /** Set by {@link abandon}: events still waiting are never handed over. */
+  private abandoned = false;
 
   constructor(
     private readonly writer: EventWriter,
@@ -48,6 +53,7 @@ export class SerialEventQueue {
       type,
       payload,
     } as RuntimeEvent;
+    this.last = event;
     if (this.tail) {
       this.tail = this.tail.then(() => this.deliver(event));
       return;
@@ -62,6 +68,8 @@ export class SerialEventQueue {
   }
 
   private deliver(event: RuntimeEvent): Promise<void> | undefined {
+    if (this.abandoned) return undefined;
+    this.handedOverSeq = event.seq;
     let result: void | Promise<void>;
     try {
       result = this.writer.push(event);
@@ -83,6 +91,32 @@ export class SerialEventQueue {
     } catch {
       // The failure is recorded; a failing observer of it changes nothing.
     }
+  }
+
+  /**
+   * Gives up on a writer that never returned (after {@link drain} reported
+   * `"abandoned"`): the events still waiting behind the stuck call are
+   * dropped, and the newest event pushed (the turn's terminal status) is
+   * handed to the writer at once, unless it already was, so even a stuck
+   * sink is offered the end of the turn (X3). `seq` still increases over
+   * what the writer receives. The call is not awaited; a failure is
+   * recorded like any other.
+   */
+  abandon(): void {
+    if (this.abandoned) return;
+    const last = this.last;
+    const pending = last !== undefined && last.seq > this.handedOverSeq;
+    if (pending) {
+      this.handedOverSeq = last.seq;
+      try {
+        const result = this.writer.push(last);
+        if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    this.abandoned = true;
+    this.tail = undefined;
   }
 
   /**

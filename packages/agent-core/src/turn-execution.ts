@@ -172,8 +172,8 @@ export class TurnExecution {
     const onAbort = () => this.agent.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      // (7) run, then converge.
-      await this.runAgent();
+      // (7) run, then converge; not at all when the turn already failed (a writer that threw at `running`).
+      if (!this.failure) await this.runAgent();
     } catch (error) {
       this.fail({ code: ErrorCode.Internal, message: `The turn failed unexpectedly: ${errorText(error)}` });
     } finally {
@@ -235,7 +235,9 @@ export class TurnExecution {
       "session.status",
       outcome.kind === "failed" ? { status: "failed", error: outcome.error } : { status: outcome.kind },
     );
-    await this.events.drain(this.input.signal, ABORT_GRACE_MS);
+    // A writer that never returns holds up the queue; once the caller aborts, it is
+    // given up on and still handed the terminal status (X3).
+    if ((await this.events.drain(this.input.signal, ABORT_GRACE_MS)) === "abandoned") this.events.abandon();
     return outcome;
   }
 
