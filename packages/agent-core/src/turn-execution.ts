@@ -1,5 +1,6 @@
 import type { AssistantMessage, Context, Model, ToolResultMessage } from "@mariozechner/pi-ai";
 import {
+  ABANDONED,
   ABORT_GRACE_MS,
   Agent,
   type AgentEvent,
@@ -9,7 +10,9 @@ import {
   type BeforeToolCallContext,
   type BeforeToolCallResult,
   type ToolExecutionStartContext,
+  ToolResultText,
   errorText,
+  settleOrAbandon,
 } from "@turnkit/agent-loop";
 import { ErrorCode, type TurnError, type TurnOutcome } from "@turnkit/protocol";
 import { classifyError, getAttachedClassifiedError } from "./classify-error.js";
@@ -49,6 +52,24 @@ class TurnFailure extends Error {
   constructor(readonly turnError: TurnError) {
     super(turnError.message);
     this.name = "TurnFailure";
+  }
+}
+
+/**
+ * Awaits what a hook returned, but once `signal` fired gives up after the
+ * loop's grace period: the loop awaits these hooks without a bound, so a hook
+ * that ignores the abort would otherwise hold the turn open forever (X3).
+ */
+function settleHook<T>(result: T | Promise<T>, signal: AbortSignal | undefined): T | Promise<T | typeof ABANDONED> {
+  if (!result || typeof (result as Promise<T>).then !== "function") return result as T;
+  return settleOrAbandon(Promise.resolve(result), signal, ABORT_GRACE_MS);
+}
+
+/** Thrown when a hook was given up on after an abort; the loop then records an aborted response. */
+class HookAbandonedError extends Error {
+  constructor(hookName: string) {
+    super(`${hookName} did not return after the turn was aborted`);
+    this.name = "HookAbandonedError";
   }
 }
 
@@ -369,19 +390,23 @@ export class TurnExecution {
     const hooks = hookArray(this.hooks.beforeLlmCallHook);
     let current: AgentMessage[] = messages;
     for (const hook of hooks) {
-      let decision: BeforeLlmCallDecision | null | undefined;
+      let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
       try {
-        decision = await hook({
-          sessionId: this.input.sessionId,
-          turnId: this.input.turnId,
-          requestIndex: this.requestIndex,
-          reason,
-          messages: current,
-          signal: signal ?? new AbortController().signal,
-        });
+        decision = await settleHook(
+          hook({
+            sessionId: this.input.sessionId,
+            turnId: this.input.turnId,
+            requestIndex: this.requestIndex,
+            reason,
+            messages: current,
+            signal: signal ?? new AbortController().signal,
+          }),
+          signal,
+        );
       } catch (error) {
         throw this.hookFailure(`beforeLlmCallHook failed: ${errorText(error)}`);
       }
+      if (decision === ABANDONED) throw new HookAbandonedError("beforeLlmCallHook");
       if (decision === null || decision === undefined) continue;
       switch (decision.type) {
         case "continue":
@@ -643,7 +668,8 @@ export class TurnExecution {
     const event = this.toolEvent(context);
     for (const hook of hooks) {
       try {
-        const decision = await hook(event, signal ?? new AbortController().signal);
+        const decision = await settleHook(hook(event, signal ?? new AbortController().signal), signal);
+        if (decision === ABANDONED) return { block: true, reason: ToolResultText.aborted };
         if (decision?.block) {
           this.bridge.trace("tool", "info", "tool call blocked", {
             toolCallId: context.toolCall.id,
@@ -668,7 +694,7 @@ export class TurnExecution {
     const event = this.toolEvent(context);
     for (const hook of hooks) {
       try {
-        await hook(event, signal ?? new AbortController().signal);
+        if ((await settleHook(hook(event, signal ?? new AbortController().signal), signal)) === ABANDONED) return;
       } catch {
         // An observer; its failure never affects the call.
       }
@@ -685,7 +711,12 @@ export class TurnExecution {
     let terminateAgent = false;
     for (const hook of hooks) {
       try {
-        const patch = await hook({ ...this.toolEvent(context), result, isError }, signal ?? new AbortController().signal);
+        const patch = await settleHook(hook({ ...this.toolEvent(context), result, isError }, signal ?? new AbortController().signal), signal);
+        if (patch === ABANDONED) {
+          result = { content: [{ type: "text", text: ToolResultText.aborted }], details: result.details };
+          isError = true;
+          break;
+        }
         if (!patch) continue;
         result = {
           content: patch.content ?? result.content,
