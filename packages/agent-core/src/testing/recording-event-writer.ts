@@ -1,4 +1,4 @@
-import type { RuntimeEvent, RuntimeEventType, StreamChunk } from "@turnkit/protocol";
+import type { DebugTracePayload, RuntimeEvent, RuntimeEventType, StreamChunk, TraceLevel } from "@turnkit/protocol";
 import type { EventWriter } from "../serial-event-queue.js";
 
 /** Options of {@link createRecordingEventWriter}. */
@@ -31,7 +31,7 @@ export interface RecordingEventWriter extends EventWriter {
   /** The concatenated text deltas of one message (default: of every message, joined with newlines). */
   text(messageId?: string): string;
   /** `debug.trace` messages at `level` (default: every level), in order. */
-  traces(level?: "debug" | "info" | "warn" | "error"): { phase: string; level: string; message: string; attrs?: Record<string, unknown> }[];
+  traces(level?: TraceLevel): DebugTracePayload[];
 }
 
 /**
@@ -42,8 +42,8 @@ export interface RecordingEventWriter extends EventWriter {
 export function createRecordingEventWriter(options: RecordingEventWriterOptions = {}): RecordingEventWriter {
   const events: RuntimeEvent[] = [];
   const ticks = options.asyncTicks ?? 0;
-  const ofType = <TType extends RuntimeEventType>(type: TType) =>
-    events.filter((event): event is RuntimeEvent<TType> => event.type === type);
+  const ofType = <TType extends RuntimeEventType>(type: TType): RuntimeEvent<TType>[] =>
+    events.filter((event) => event.type === type) as RuntimeEvent<TType>[];
   const chunksOf = (messageId: string) =>
     ofType("stream.resp")
       .filter((event) => event.payload.messageId === messageId)

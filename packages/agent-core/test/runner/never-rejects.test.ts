@@ -1,0 +1,167 @@
+/**
+ * X3: `runTurn` never rejects and always ends with a terminal
+ * `session.status` and an outcome, whatever the writer, hooks or provider
+ * do. X5: after every ending, each tool call in the host's transcript has a
+ * result. `runChecked` asserts both for every turn here.
+ */
+import { describe, expect, it } from "vitest";
+import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agent-loop/testing";
+import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
+import type { PiTurnHooks } from "../../src/turn-hooks.js";
+import { abortListenerCount, createRecordingEventWriter, deferred, recordingTool, runChecked, terminalStatus } from "../support/runner-harness.js";
+
+const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];
+
+describe("a failing event writer", () => {
+  it("that throws on every push: the turn fails (internal), the terminal status is still offered, no request is made", async () => {
+    const writer = createRecordingEventWriter({ onEvent: () => { throw new Error("socket closed"); } });
+    const turn = await runChecked({ writer, script: ["never"] });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+    expect((turn.outcome as { message: string }).message).toContain("socket closed");
+    expect(terminalStatus(turn.events)).toMatchObject({ status: "failed" });
+    expect(turn.requests).toHaveLength(0);
+  });
+
+  it("that throws once, mid-stream: the turn stops, fails, and every tool call of the transcript has a result", async () => {
+    const work = recordingTool("work", { executionMode: "parallel" });
+    let thrown = false;
+    const writer = createRecordingEventWriter({
+      onEvent: (event) => {
+        if (!thrown && event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.status === "started") {
+          thrown = true;
+          throw new Error("disk full");
+        }
+      },
+    });
+    const turn = await runChecked({ writer, script: toolScript(), input: { tools: [work] } });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+    expect(turn.requests).toHaveLength(1);
+    expect(turn.transcript.filter((message) => message.role === "toolResult")).toHaveLength(2);
+  });
+
+  it("that rejects asynchronously: same, with an async writer", async () => {
+    const work = recordingTool("work", { executionMode: "parallel" });
+    let count = 0;
+    const writer = createRecordingEventWriter({
+      asyncTicks: 2,
+      onEvent: async () => {
+        if (++count === 6) throw new Error("stream reset by peer");
+      },
+    });
+    const turn = await runChecked({ writer, script: toolScript(), input: { tools: [work] } });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+    expect(terminalStatus(turn.events).status).toBe("failed");
+  });
+
+  it("that never returns: bounded by the caller's abort; the terminal status is still handed over", async () => {
+    const controller = new AbortController();
+    const stuck = deferred();
+    const writer = createRecordingEventWriter({
+      onEvent: (event) => {
+        if (event.type === "debug.trace") return stuck.promise; // the host's sink hangs from here on
+      },
+    });
+    const running = runChecked({ writer, script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], signal: controller.signal } });
+    setTimeout(() => controller.abort(), 20);
+    const turn = await running;
+    expect(["aborted", "completed"]).toContain(turn.outcome.kind);
+    expect(terminalStatus(turn.events).status).toBe(turn.outcome.kind);
+    expect(abortListenerCount(controller.signal)).toBe(0);
+  });
+});
+
+describe("failing hooks", () => {
+  it("every hook kind throwing at once: the turn ends with a terminal status and an outcome", async () => {
+    const boom = () => {
+      throw new Error("boom");
+    };
+    const hooks: PiTurnHooks = {
+      onLlmCallPreparedHook: boom,
+      beforeToolCallHook: boom,
+      onToolExecutionStartHook: boom,
+      afterToolCallHook: boom,
+      onStepEndHook: boom,
+    };
+    const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks } });
+    // Observers are ignored, tool hooks block or turn into error results, step-end errors are reported.
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.transcript.filter((message) => message.role === "toolResult").every((message) => message.isError)).toBe(true);
+
+    for (const failing of [{ beforeLlmCallHook: boom }, { afterLlmCallHook: boom }, { onHistoryChangedHook: boom }] as PiTurnHooks[]) {
+      const failed = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks: failing } });
+      expect(failed.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
+    }
+  });
+
+  const never = () => new Promise<never>(() => {});
+  const hanging: [string, PiTurnHooks][] = [
+    ["beforeLlmCallHook", { beforeLlmCallHook: never }],
+    ["afterLlmCallHook", { afterLlmCallHook: never }],
+    ["beforeToolCallHook", { beforeToolCallHook: never }],
+    ["onToolExecutionStartHook", { onToolExecutionStartHook: never }],
+    ["afterToolCallHook", { afterToolCallHook: never }],
+    ["onStepEndHook", { onStepEndHook: never }],
+    ["onHistoryChangedHook", { onHistoryChangedHook: never }],
+  ];
+  for (const [name, hooks] of hanging) {
+    it(`a ${name} that never returns is bounded by the caller's abort`, async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 20);
+      const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks, signal: controller.signal } });
+      expect(turn.outcome.kind).toBe("aborted");
+      expect(abortListenerCount(controller.signal)).toBe(0);
+    }, 2000);
+  }
+
+  it("a throwing message-id allocator, steering poll or close attempt fails the turn instead of rejecting", async () => {
+    const allocator = await runChecked({ script: ["hi"], runnerOptions: { allocateMessageId: () => { throw new Error("id service down"); } } });
+    expect(allocator.outcome.kind).toBe("failed");
+
+    const poll = await runChecked({ script: ["hi"], input: { getSteeringMessages: () => { throw new Error("inbox down"); } } });
+    expect(poll.outcome.kind).toBe("failed");
+
+    const close = await runChecked({ script: ["hi"], input: { getSteeringMessages: () => [], tryBeginClose: async () => { throw new Error("lock lost"); } } });
+    expect(close.outcome.kind).toBe("failed");
+  });
+});
+
+describe("a failing provider", () => {
+  it("a stream function that throws synchronously or rejects: failed with a classified code", async () => {
+    const thrown = await runChecked({ script: [throwSync(Object.assign(new Error("401 invalid api key"), { status: 401 }))] });
+    expect(thrown.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Auth } });
+    const rejected = await runChecked({ script: [reject(new Error("503 upstream overloaded"))] });
+    expect(rejected.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Upstream } });
+  });
+
+  it("an error after tool calls streamed: the calls are not executed and the transcript stays replayable", async () => {
+    const work = recordingTool("work", { executionMode: "parallel" });
+    const turn = await runChecked({
+      script: [response([toolCall("work")], { stopReason: "error", errorMessage: "connection reset" })],
+      input: { tools: [work] },
+    });
+    expect(turn.outcome.kind).toBe("failed");
+    expect(work.calls).toHaveLength(0);
+  });
+
+  it("a stream that hangs before its first event, with the caller's abort: aborted", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 10);
+    const turn = await runChecked({ script: [hang()], input: { signal: controller.signal } });
+    expect(turn.outcome).toEqual({ kind: "aborted" });
+    expect(terminalStatus(turn.events)).toEqual({ status: "aborted" });
+  });
+
+  it("a stream that hangs mid-tool-step, with the caller's abort: aborted, and the second step's calls have results", async () => {
+    const controller = new AbortController();
+    const work = recordingTool("work", { executionMode: "parallel" });
+    setTimeout(() => controller.abort(), 30);
+    const turn = await runChecked({
+      script: [response([toolCall("work")]), hang({ afterEvents: 2, response: response([text("thinking about it"), toolCall("work")]) })],
+      input: { tools: [work], signal: controller.signal },
+    });
+    expect(turn.outcome).toEqual({ kind: "aborted" });
+    expect(turn.requests).toHaveLength(2);
+    const last = turn.transcript.at(-1) as RuntimeEvent | { role: string; stopReason?: string };
+    expect(last).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+});
