@@ -168,10 +168,10 @@ export class TurnExecution {
       afterToolCall: (context, signal) => this.afterToolCall(context, signal),
       onToolExecutionStart: (context, signal) => this.onToolExecutionStart(context, signal),
       shouldStopAfterTurn: async (context) =>
-        this.stopRequested || (input.shouldStopAfterTurn ? await input.shouldStopAfterTurn(context) : false),
+        this.stopRequested || (input.shouldStopAfterTurn ? (await this.settleHostCallback(input.shouldStopAfterTurn(context), true)) === true : false),
       shouldStopAfterSteering: input.shouldStopAfterSteering
         ? async (context) => {
-            const stop = await input.shouldStopAfterSteering!({ steeringMessages: context.steeringMessages });
+            const stop = (await this.settleHostCallback(input.shouldStopAfterSteering!({ steeringMessages: context.steeringMessages }), true)) === true;
             if (stop) this.stopRequested = true;
             return stop;
           }
@@ -235,7 +235,7 @@ export class TurnExecution {
       // Steering that arrived is queued now; the loop top checks abort and failure again before
       // continuing: an abort during the poll hit an idle agent, so it would not stop the next run.
       if ((await this.pollSteering("exit")) > 0) continue;
-      if (await input.tryBeginClose({ lastAssistantMessage: last })) {
+      if ((await this.settleHostCallback(input.tryBeginClose({ lastAssistantMessage: last }), false)) === true) {
         this.closed = true;
         return;
       }
@@ -588,11 +588,12 @@ export class TurnExecution {
     // A batch that terminates the agent is the last step unless steering arrives: that is the exit boundary.
     const moreSteps = toolResults.length > 0 && hasToolCalls(message) && !batchTerminates;
     for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
+      if (this.agent.signal?.aborted) return;
       const boundary = moreSteps || this.agent.hasQueuedMessages() ? "mid-turn" : "exit";
       const received = await this.pollSteering(boundary);
       if (received > 0 || moreSteps || this.agent.hasQueuedMessages()) return;
       if (!this.input.tryBeginClose) return;
-      if (await this.input.tryBeginClose({ lastAssistantMessage: message })) {
+      if ((await this.settleHostCallback(this.input.tryBeginClose({ lastAssistantMessage: message }), false)) === true) {
         this.closed = true;
         return;
       }
@@ -632,7 +633,7 @@ export class TurnExecution {
   private async pollSteering(boundary: "mid-turn" | "exit"): Promise<number> {
     const poll = this.input.getSteeringMessages;
     if (!poll) return 0;
-    const received: TurnInputMessage[] = (await poll({ boundary })) ?? [];
+    const received: TurnInputMessage[] = (await this.settleHostCallback(poll({ boundary }), [])) ?? [];
     const batches = new Map<string, AgentMessage[]>();
     for (const item of received) {
       const message = createUserMessage(item.text, { images: item.images, batchId: item.batchId });
@@ -647,6 +648,17 @@ export class TurnExecution {
     for (const batch of batches.values()) this.agent.steerBatch(batch);
     if (received.length > 0) this.bridge.trace("steering", "info", "steering received", { boundary, count: received.length });
     return received.length;
+  }
+
+  /**
+   * Awaits a host callback of the input (steering poll, close, stop checks),
+   * bounded like hooks: after an abort it gives up after the grace period and
+   * answers `fallback`. Uses the running Agent's signal, else the caller's
+   * (at idle, between runs).
+   */
+  private async settleHostCallback<T>(result: T | Promise<T>, fallback: T): Promise<T> {
+    const settled = await settleHook(result, this.agent.signal ?? this.input.signal);
+    return settled === ABANDONED ? fallback : settled;
   }
 
   // ------------------------------------------------------------------ tool hooks (H, X6)
