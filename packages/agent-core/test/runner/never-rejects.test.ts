@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
+import type { RunTurnInput } from "../../src/run-turn-input.js";
 import type { PiTurnHooks } from "../../src/turn-hooks.js";
 import { abortListenerCount, createRecordingEventWriter, deferred, recordingTool, runChecked, terminalStatus } from "../support/runner-harness.js";
 
@@ -110,6 +111,20 @@ describe("failing hooks", () => {
       const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks, signal: controller.signal } });
       expect(turn.outcome.kind).toBe("aborted");
       expect(abortListenerCount(controller.signal)).toBe(0);
+    }, 2000);
+  }
+
+  const hangingCallbacks: [string, Partial<RunTurnInput>][] = [
+    ["getSteeringMessages", { getSteeringMessages: never }],
+    ["tryBeginClose", { getSteeringMessages: () => [], tryBeginClose: never }],
+    ["shouldStopAfterTurn", { shouldStopAfterTurn: never }],
+  ];
+  for (const [name, callbacks] of hangingCallbacks) {
+    it(`a host ${name} that never returns is bounded by the caller's abort`, async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 20);
+      const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], ...callbacks, signal: controller.signal } });
+      expect(turn.outcome.kind).toBe("aborted");
     }, 2000);
   }
 
