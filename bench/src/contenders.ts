@@ -1,0 +1,162 @@
+import { Agent as PiAgent, type AgentTool as PiAgentTool } from "@mariozechner/pi-agent-core";
+import type { AgentToolResult } from "@mariozechner/pi-agent-core";
+import { Type } from "@sinclair/typebox";
+import { PiTurnRunner, defineRuntimeTool, type RuntimeTool } from "@turnkit/agent-core";
+import { Agent, type AgentMessage, type AgentTool, type StreamFn } from "@turnkit/agent-loop";
+import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
+import { BENCH_MODEL } from "./scripted-stream.js";
+
+/** Who runs a workload. `floor` is no agent at all: the workload's streams iterated directly. */
+export type ContenderId = "floor" | "pi" | "ours" | "runner" | "runner-no-retry";
+
+/** Every contender, in table order. */
+export const CONTENDERS: readonly ContenderId[] = ["floor", "pi", "ours", "runner", "runner-no-retry"];
+
+/** How the table names each contender. */
+export const CONTENDER_LABELS: Record<ContenderId, string> = {
+  floor: "floor (stream only)",
+  pi: "pi-agent-core Agent",
+  ours: "our Agent",
+  runner: "PiTurnRunner",
+  "runner-no-retry": "PiTurnRunner llmRetry:false",
+};
+
+/** What one run of an agent needs. `streamFn` is fresh per run (it counts its calls). */
+export interface AgentRunInput {
+  prompt: string;
+  streamFn: StreamFn;
+  /** What each tool call does; resolves to the shared no-op result unless the workload says otherwise. */
+  tool?: () => Promise<void>;
+}
+
+/** What a run leaves behind: the agent or outcome (kept alive for W3) and what to check. */
+export interface AgentRunResult {
+  /** Held by W3 while it measures the heap after the run. */
+  retained: unknown;
+  /** Transcript messages (Agents) or `message.persisted` messages (runner). */
+  messageCount: number;
+  /** Text of the last assistant message, or of the last persisted one. */
+  finalText: string;
+  /** `completed` for an agent whose last message stopped normally. */
+  outcome: TurnOutcome["kind"];
+}
+
+/** The tool every workload offers: no arguments, returns one short text. */
+export const TOOL_NAME = "noop";
+const TOOL_PARAMETERS = Type.Object({});
+const TOOL_RESULT: AgentToolResult<Record<string, never>> = { content: [{ type: "text", text: "ok" }], details: {} };
+
+function agentTool(action: (() => Promise<void>) | undefined): AgentTool<typeof TOOL_PARAMETERS> & PiAgentTool<any> {
+  return {
+    name: TOOL_NAME,
+    label: TOOL_NAME,
+    description: "Does nothing and answers ok.",
+    parameters: TOOL_PARAMETERS as any,
+    executionMode: "parallel",
+    execute: action ? async () => (await action(), TOOL_RESULT) : async () => TOOL_RESULT,
+  };
+}
+
+function runtimeTool(action: (() => Promise<void>) | undefined): RuntimeTool {
+  return defineRuntimeTool({
+    name: TOOL_NAME,
+    description: "Does nothing and answers ok.",
+    parameters: TOOL_PARAMETERS,
+    executionMode: "parallel",
+    execute: action ? async () => (await action(), { content: TOOL_RESULT.content }) : async () => ({ content: TOOL_RESULT.content }),
+  });
+}
+
+function lastAssistantText(messages: readonly AgentMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== "assistant") continue;
+    return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  }
+  return "";
+}
+
+function agentOutcome(messages: readonly AgentMessage[]): TurnOutcome["kind"] {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "assistant") return "failed";
+  if (last.stopReason === "aborted") return "aborted";
+  return last.stopReason === "error" ? "failed" : "completed";
+}
+
+/** pi-agent-core 0.73.1's `Agent` with one no-op subscriber. */
+export async function runPiAgent(input: AgentRunInput): Promise<AgentRunResult> {
+  const agent = new PiAgent({
+    initialState: { systemPrompt: "bench", model: BENCH_MODEL as any, tools: [agentTool(input.tool)] },
+    streamFn: input.streamFn as any,
+    toolExecution: "parallel",
+  });
+  agent.subscribe(() => {});
+  await agent.prompt(input.prompt);
+  const messages = agent.state.messages as AgentMessage[];
+  return { retained: agent, messageCount: messages.length, finalText: lastAssistantText(messages), outcome: agentOutcome(messages) };
+}
+
+/** Our `Agent` (packages/agent-loop) with one no-op subscriber. */
+export async function runOurAgent(input: AgentRunInput): Promise<AgentRunResult> {
+  const agent = new Agent({
+    initialState: { systemPrompt: "bench", model: BENCH_MODEL, tools: [agentTool(input.tool)] },
+    streamFn: input.streamFn,
+    toolExecution: "parallel",
+  });
+  agent.subscribe(() => {});
+  await agent.prompt(input.prompt);
+  const messages = agent.state.messages;
+  return { retained: agent, messageCount: messages.length, finalText: lastAssistantText(messages), outcome: agentOutcome(messages) };
+}
+
+/** A writer that does nothing: what the timed runs use. */
+const NOOP_WRITER = { push() {} };
+
+/**
+ * One `PiTurnRunner.runTurn` as a host runs it: default runner options
+ * (uuid event and message ids, system clock), no hooks, built-in tools off.
+ * `llmRetry` is left at its default (on) unless `retry` is false. With
+ * `verify`, the writer collects persisted messages so the run can be checked;
+ * timed runs pass no `verify` and get a writer that does nothing.
+ */
+export async function runTurnRunner(input: AgentRunInput, retry: boolean, verify = false): Promise<AgentRunResult> {
+  const runner = new PiTurnRunner();
+  const persisted: AgentMessage[] = [];
+  const eventWriter = verify
+    ? {
+        push(event: RuntimeEvent) {
+          if (event.type === "message.persisted") persisted.push(...(event.payload.messages as AgentMessage[]));
+        },
+      }
+    : NOOP_WRITER;
+  const outcome = await runner.runTurn({
+    sessionId: "bench-session",
+    turnId: "bench-turn",
+    systemPrompt: "bench",
+    userMessage: { text: input.prompt },
+    llm: { model: BENCH_MODEL, streamFn: input.streamFn },
+    tools: [runtimeTool(input.tool)],
+    disableBuiltinToolFallback: true,
+    ...(retry ? {} : { llmRetry: false as const }),
+    eventWriter,
+  });
+  return { retained: outcome, messageCount: persisted.length, finalText: lastAssistantText(persisted), outcome: outcome.kind };
+}
+
+/** Runs `input` with the agent contender `id` (not `floor`). */
+export function runContender(id: Exclude<ContenderId, "floor">, input: AgentRunInput, verify = false): Promise<AgentRunResult> {
+  switch (id) {
+    case "pi":
+      return runPiAgent(input);
+    case "ours":
+      return runOurAgent(input);
+    case "runner":
+      return runTurnRunner(input, true, verify);
+    case "runner-no-retry":
+      return runTurnRunner(input, false, verify);
+    default: {
+      const unreachable: never = id;
+      return unreachable;
+    }
+  }
+}
