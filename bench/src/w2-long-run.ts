@@ -1,0 +1,62 @@
+import { TOOL_NAME, runContender, type ContenderId } from "./contenders.js";
+import { assertCompleteRun } from "./run-check.js";
+import { BENCH_MODEL, drain, scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
+import type { TimedWorkload } from "./workload.js";
+
+/** Parallel tool calls per step. */
+export const W2_CALLS_PER_STEP = 4;
+
+/** The final answer after the last step. */
+const FINAL_TEXT = "done";
+
+const scripts = new Map<number, ScriptedResponse[]>();
+
+/** The responses of a W2 run of `steps` steps, built once per size and shared by every run. */
+export function w2Responses(steps: number): ScriptedResponse[] {
+  let responses = scripts.get(steps);
+  if (!responses) {
+    responses = [];
+    for (let step = 0; step < steps; step++) responses.push(toolCallResponse(step, W2_CALLS_PER_STEP, TOOL_NAME));
+    responses.push(textResponse(1, FINAL_TEXT));
+    scripts.set(steps, responses);
+  }
+  return responses;
+}
+
+/** One W2 run of an agent contender. */
+export function runW2(contender: Exclude<ContenderId, "floor">, steps: number, verify = false) {
+  return runContender(contender, { prompt: "work", streamFn: scriptedStreamFn(w2Responses(steps)) }, verify);
+}
+
+/** The floor of W2: every response stream of the run iterated in turn, no tools, no agent. */
+async function runW2Floor(steps: number): Promise<number> {
+  const responses = w2Responses(steps);
+  const streamFn = scriptedStreamFn(responses);
+  let events = 0;
+  for (let index = 0; index < responses.length; index++) events += await drain(await streamFn(BENCH_MODEL, { messages: [] }, {}));
+  return events;
+}
+
+/**
+ * W2 long run: `steps` steps of 4 parallel no-op tool calls, then a final
+ * answer; the transcript grows to 5 × steps + 2 messages. Measures the
+ * per-step cost and how it grows with the transcript (run at 300 and 1,200
+ * steps: 16× the work if each step is linear in the transcript).
+ */
+export function w2LongRun(steps: number, rounds: number): TimedWorkload {
+  const expected = { messageCount: 1 + steps * (1 + W2_CALLS_PER_STEP) + 1, finalTextLength: FINAL_TEXT.length };
+  return {
+    id: `W2-${steps}`,
+    description: `${steps.toLocaleString("en")} steps × ${W2_CALLS_PER_STEP} parallel no-op tool calls, then an answer`,
+    contenders: ["floor", "pi", "ours", "runner", "runner-no-retry"],
+    plan: { warmup: 1, rounds },
+    async verify(contender) {
+      if (contender === "floor") {
+        await runW2Floor(steps);
+        return;
+      }
+      assertCompleteRun(`W2-${steps}`, contender, await runW2(contender, steps, true), expected);
+    },
+    run: (contender) => (contender === "floor" ? runW2Floor(steps) : runW2(contender, steps)),
+  };
+}
