@@ -1,0 +1,104 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname } from "node:path";
+import { CONTENDER_LABELS, type ContenderId } from "./contenders.js";
+import type { Measurement } from "./harness.js";
+import { EVENTS_PER_CHUNK } from "./scripted-stream.js";
+import type { TargetResult } from "./targets.js";
+import type { MemoryMeasurement } from "./w3-memory.js";
+
+/** Everything one run of the suite measured. */
+export interface SuiteResults {
+  timings: Measurement[];
+  memory: MemoryMeasurement[];
+  targets: TargetResult[];
+  totalSeconds: number;
+  /** The command line that produced the figures. */
+  command: string;
+}
+
+/** The floor row a workload's rows are divided by: W0 for W1, the workload's own floor otherwise. */
+function floorOf(timings: readonly Measurement[], workload: string): number | undefined {
+  const floorWorkload = workload === "W1" ? "W0" : workload;
+  return timings.find((m) => m.workload === floorWorkload && m.contender === "floor")?.medianMs;
+}
+
+function piOf(timings: readonly Measurement[], workload: string): number | undefined {
+  return timings.find((m) => m.workload === workload && m.contender === "pi")?.medianMs;
+}
+
+function ratio(value: number, reference: number | undefined): number | null {
+  return reference === undefined || reference <= 0 ? null : value / reference;
+}
+
+/** One table row per timing, with the two ratios; `null` where a ratio does not apply. */
+export function timingRows(timings: readonly Measurement[]) {
+  return timings.map((m) => ({
+    workload: m.workload,
+    implementation: m.contender,
+    medianMs: m.medianMs,
+    ratioToPi: m.contender === "floor" ? null : ratio(m.medianMs, piOf(timings, m.workload)),
+    ratioToFloor: m.contender === "floor" ? null : ratio(m.medianMs, floorOf(timings, m.workload)),
+    samplesMs: m.samplesMs,
+  }));
+}
+
+function memoryRows(memory: readonly MemoryMeasurement[]) {
+  return memory.map((m) => {
+    const pi = memory.find((other) => other.workload === m.workload && other.contender === "pi")?.medianMb;
+    return { workload: m.workload, implementation: m.contender, medianMb: m.medianMb, ratioToPi: m.contender === "pi" ? null : ratio(m.medianMb, pi), samplesMb: m.samplesMb };
+  });
+}
+
+function pad(text: string, width: number, right = false): string {
+  return right ? text.padStart(width) : text.padEnd(width);
+}
+
+const formatRatio = (value: number | null) => (value === null ? "–" : `${value.toFixed(2)}×`);
+
+/** Prints the timing table, the heap table and PASS/FAIL per target. */
+export function printReport(results: SuiteResults, print: (line: string) => void = console.log): void {
+  const label = (id: ContenderId) => CONTENDER_LABELS[id];
+  print("");
+  print(`${pad("workload", 9)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)}`);
+  for (const row of timingRows(results.timings)) {
+    print(
+      `${pad(row.workload, 9)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)}`,
+    );
+  }
+  if (results.memory.length > 0) {
+    print("");
+    print(`${pad("heap", 12)} ${pad("implementation", 28)} ${pad("median MB", 10, true)} ${pad("÷ pi", 7, true)}`);
+    for (const row of memoryRows(results.memory)) {
+      print(`${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMb.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)}`);
+    }
+  }
+  if (results.targets.length > 0) {
+    print("");
+    for (const target of results.targets) {
+      print(`${target.pass ? "PASS" : "FAIL"}  ${pad(target.name, 42)} ${pad(target.value.toFixed(2), 6, true)} (limit ${target.limit})`);
+    }
+  }
+  print("");
+  print(`total bench time: ${results.totalSeconds.toFixed(1)} s`);
+}
+
+/** Writes the figures, the targets and the environment as JSON, for comparing runs over time. */
+export function writeJson(path: string, results: SuiteResults): void {
+  const processor = cpus();
+  const document = {
+    date: new Date().toISOString(),
+    node: process.version,
+    v8: process.versions.v8,
+    platform: `${process.platform}-${process.arch}`,
+    cpu: { model: processor[0]?.model ?? "unknown", count: processor.length },
+    command: results.command,
+    eventsPerChunk: EVENTS_PER_CHUNK,
+    totalSeconds: results.totalSeconds,
+    timings: timingRows(results.timings),
+    memory: memoryRows(results.memory),
+    targets: results.targets,
+  };
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
+}

@@ -1,0 +1,140 @@
+import { fileURLToPath } from "node:url";
+import { CONTENDERS, type ContenderId } from "./contenders.js";
+import { canCollectGarbage, timeAlternating, type Measurement } from "./harness.js";
+import { printReport, writeJson, type SuiteResults } from "./report.js";
+import { evaluateTargets } from "./targets.js";
+import { W1 } from "./w1-streaming.js";
+import { w2LongRun } from "./w2-long-run.js";
+import { measureMemory, type MemoryMeasurement } from "./w3-memory.js";
+import { W4 } from "./w4-wide-batch.js";
+import type { TimedWorkload } from "./workload.js";
+
+const USAGE = `pnpm bench [-- options]
+
+  --only W0,W1,W2,W2-300,W2-1200,W3,W4   run only these workloads (W0 is W1's floor; W2 is both sizes)
+  --impl floor,pi,ours,runner,runner-no-retry   run only these implementations
+  --rounds N                              timed rounds per workload instead of the defaults
+  --out PATH                              write the JSON there (default: results/latest.json, full runs only)
+  --no-write                              never write the JSON
+`;
+
+interface Options {
+  only: Set<string> | undefined;
+  impl: Set<ContenderId> | undefined;
+  rounds: number | undefined;
+  out: string | undefined;
+  write: boolean;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = { only: undefined, impl: undefined, rounds: undefined, out: undefined, write: true };
+  const list = (value: string | undefined) => new Set((value ?? "").split(",").map((item) => item.trim()).filter(Boolean));
+  for (let index = 0; index < argv.length; index++) {
+    const flag = argv[index]!;
+    const value = () => {
+      const next = argv[++index];
+      if (next === undefined) throw new Error(`${flag} needs a value\n\n${USAGE}`);
+      return next;
+    };
+    switch (flag) {
+      case "--only":
+        options.only = new Set([...list(value())].map((id) => id.toUpperCase()));
+        break;
+      case "--impl": {
+        const ids = list(value());
+        for (const id of ids) if (!CONTENDERS.includes(id as ContenderId)) throw new Error(`unknown implementation ${id}\n\n${USAGE}`);
+        options.impl = ids as Set<ContenderId>;
+        break;
+      }
+      case "--rounds":
+        options.rounds = Number(value());
+        if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new Error(`--rounds must be a positive integer\n\n${USAGE}`);
+        break;
+      case "--out":
+        options.out = value();
+        break;
+      case "--no-write":
+        options.write = false;
+        break;
+      case "--":
+        break;
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${flag}\n\n${USAGE}`);
+    }
+  }
+  return options;
+}
+
+/** The timed workloads of a full run, in order, with their default rounds. */
+const TIMED: readonly TimedWorkload[] = [W1, w2LongRun(300, 5), w2LongRun(1_200, 3), W4];
+
+function selected(options: Options, id: string): boolean {
+  if (!options.only) return true;
+  if (options.only.has(id)) return true;
+  if (id.startsWith("W2-") && options.only.has("W2")) return true;
+  return false;
+}
+
+function contendersOf(workload: TimedWorkload, options: Options): ContenderId[] {
+  let contenders = [...workload.contenders];
+  // W0 alone means W1's floor only.
+  if (workload.id === "W1" && options.only?.has("W0") && !options.only.has("W1")) contenders = ["floor"];
+  if (options.impl) contenders = contenders.filter((id) => options.impl!.has(id));
+  return contenders;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = performance.now();
+  if (!canCollectGarbage) console.log("note: run with --expose-gc for W3 and a GC before each run (pnpm bench does)");
+
+  const timings: Measurement[] = [];
+  for (const workload of TIMED) {
+    if (!selected(options, workload.id) && !(workload.id === "W1" && options.only?.has("W0"))) continue;
+    const contenders = contendersOf(workload, options);
+    if (contenders.length === 0) continue;
+    const plan = { ...workload.plan, rounds: options.rounds ?? workload.plan.rounds };
+    const workloadStarted = performance.now();
+    const measured = await timeAlternating(workload, contenders, plan);
+    timings.push(...measured);
+    console.log(`${workload.id}: ${workload.description} (${plan.rounds} rounds, ${((performance.now() - workloadStarted) / 1000).toFixed(1)} s)`);
+  }
+
+  let memory: MemoryMeasurement[] = [];
+  if (selected(options, "W3")) {
+    const keep = (ids: readonly ContenderId[]) => ids.filter((id) => !options.impl || options.impl.has(id));
+    const memoryStarted = performance.now();
+    memory = await measureMemory({
+      peakContenders: keep(["floor", "pi", "ours", "runner"]),
+      retainedContenders: keep(["pi", "ours", "runner"]),
+      rounds: options.rounds ?? 3,
+      w2Steps: 300,
+    });
+    if (memory.length > 0) {
+      console.log(`W3: peak heap during W1, heap retained after W2-300 (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
+    }
+  }
+
+  const results: SuiteResults = {
+    timings,
+    memory,
+    targets: evaluateTargets(timings, memory),
+    totalSeconds: (performance.now() - started) / 1000,
+    command: ["pnpm bench", ...process.argv.slice(2)].join(" "),
+  };
+  printReport(results);
+
+  const partial = options.only !== undefined || options.impl !== undefined || options.rounds !== undefined;
+  const out = options.out ?? (partial ? undefined : fileURLToPath(new URL("../results/latest.json", import.meta.url)));
+  if (options.write && out) {
+    writeJson(out, results);
+    console.log(`wrote ${out}`);
+  }
+}
+
+await main();
