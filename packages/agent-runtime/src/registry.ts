@@ -71,7 +71,8 @@ export class Registry {
     const window: InitWindow = { current: undefined };
     const byId = new Map<string, ExtensionContributions>();
     for (const extension of extensions) {
-      byId.set(extension.id, await initialiseOne(extension, options.params?.[extension.id], window));
+      const params = options.params !== undefined && Object.hasOwn(options.params, extension.id) ? options.params[extension.id] : undefined;
+      byId.set(extension.id, await initialiseOne(extension, params, window));
     }
     return new Registry(byId);
   }

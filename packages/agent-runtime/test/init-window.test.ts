@@ -141,6 +141,9 @@ describe("the init window (R2)", () => {
     const reader = (id: string) => extension(id, (api) => void (seen[id] = api.params));
     await createAgentRuntime({ base: [reader("a"), reader("b")], profile: { params: { a: { mode: "strict" } } } });
     expect(seen).toEqual({ a: { mode: "strict" }, b: undefined });
+    // Only own keys count: an id like "constructor" never picks up Object.prototype members.
+    await createAgentRuntime({ base: [reader("constructor")], profile: { params: {} } });
+    expect(seen.constructor).toBeUndefined();
   });
 
   it("Registry.initialize can be used on its own and rejects repeated ids before any init", async () => {
