@@ -50,6 +50,8 @@ export class EventBridge {
   private readonly held: HeldMessage[] = [];
   private readonly heldByCall = new Map<string, HeldMessage>();
   private readonly messageIdByCall = new Map<string, string>();
+  /** Work (an id allocation and the events queued behind it) the next event must wait for. */
+  private waiting: Promise<void> | undefined;
 
   constructor(
     private readonly out: BridgeOutput,
@@ -69,9 +71,27 @@ export class EventBridge {
 
   /**
    * Handles one loop event. Returns a promise only for an assistant
-   * `message_start` (id allocation), so streamed deltas cost no microtask.
+   * `message_start` (id allocation) and for events that arrive while an
+   * allocation is still pending: those are queued behind it, in order, so
+   * nothing of a message is emitted (or lost) before its id is known (B3).
+   * Otherwise it returns nothing, so streamed deltas cost no microtask.
    */
   handle(event: AgentEvent): Promise<void> | void {
+    if (this.waiting) return this.wait(this.waiting.then(() => this.handleNow(event)));
+    const started = this.handleNow(event);
+    return started ? this.wait(started) : undefined;
+  }
+
+  private wait(work: Promise<void>): Promise<void> {
+    this.waiting = work;
+    const settled = () => {
+      if (this.waiting === work) this.waiting = undefined;
+    };
+    work.then(settled, settled);
+    return work;
+  }
+
+  private handleNow(event: AgentEvent): Promise<void> | void {
     switch (event.type) {
       case "message_start":
         if (event.message.role === "assistant") return this.startMessage();

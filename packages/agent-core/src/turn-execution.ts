@@ -485,15 +485,18 @@ export class TurnExecution {
         return this.bridge.handle(event);
       case "message_end":
         return this.onMessageEnd(event.message);
-      case "tool_execution_end":
-        this.bridge.handle(event);
-        return this.deliverHistory();
-      case "turn_end":
-        this.bridge.handle(event);
-        return this.onStepEnd(event.message, event.toolResults);
+      // The bridge answers with a promise only while a message id is still being allocated;
+      // then what follows must wait for it (and its failure must reach the loop).
+      case "tool_execution_end": {
+        const bridged = this.bridge.handle(event);
+        return bridged ? bridged.then(() => this.deliverHistory()) : this.deliverHistory();
+      }
+      case "turn_end": {
+        const bridged = this.bridge.handle(event);
+        return bridged ? bridged.then(() => this.onStepEnd(event.message, event.toolResults)) : this.onStepEnd(event.message, event.toolResults);
+      }
       case "agent_end":
-        this.bridge.handle(event);
-        return;
+        return this.bridge.handle(event);
       default: {
         const unreachable: never = event;
         return unreachable;
@@ -503,7 +506,7 @@ export class TurnExecution {
 
   private async onMessageEnd(message: AgentMessage): Promise<void> {
     if (message.role === "assistant" && !isErrorOrAborted(message)) await this.afterLlmCall(message);
-    this.bridge.handle({ type: "message_end", message });
+    await this.bridge.handle({ type: "message_end", message });
     await this.deliverHistory();
   }
 
