@@ -1,5 +1,6 @@
 import { response, text, thinking, toolCall, withoutStart, eventsAfterDone } from "@turnkit/agent-loop/testing";
 import { notice } from "../custom-messages.js";
+import { keepProviderMessages } from "../scenario-runner.js";
 import { defineScenario } from "../scenario.js";
 import { pngImage, user } from "../scenario-messages.js";
 import { echoTool } from "../scenario-tools.js";
@@ -149,7 +150,7 @@ export const RESPONSE_SCENARIOS = [
         convertToLlm: (messages) => {
           ctx.note(`convertToLlm(${messages.length} messages)`);
           return messages.flatMap((message) => {
-            if (message.role !== "notice") return [message];
+            if (message.role !== "notice") return keepProviderMessages([message]);
             if (message.text.startsWith("old")) return [];
             return [user(`[notice] ${message.text}`)];
           });
