@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import type { ImageContent, UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import { MAX_IMAGES_PER_REQUEST } from "../../src/defaults.js";
+import { MIN_IMAGE_DIMENSION_PX, projectAgentMessagesForModel } from "../../src/project-messages.js";
+import { markDroppedResponse } from "../../src/turn-messages.js";
+
+/** The first 33 bytes of a PNG (signature and IHDR): enough for its size to be read. */
+function pngHeader(width: number, height: number): string {
+  const bytes = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes, 0);
+  bytes.writeUInt32BE(13, 8);
+  bytes.write("IHDR", 12, "latin1");
+  bytes.writeUInt32BE(width, 16);
+  bytes.writeUInt32BE(height, 20);
+  bytes.writeUInt8(8, 24); // bit depth
+  bytes.writeUInt8(6, 25); // colour type RGBA
+  return bytes.toString("base64");
+}
+
+function image(width: number, height: number, name?: string): ImageContent {
+  const block = { type: "image", data: pngHeader(width, height), mimeType: "image/png" } as ImageContent;
+  if (name) (block as unknown as { name: string }).name = name;
+  return block;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const field of Object.values(value as object)) deepFreeze(field);
+  }
+  return value;
+}
+
+const roles = (messages: { role: string }[]) => messages.map((message) => message.role);
+
+describe("projectAgentMessagesForModel (T5)", () => {
+  it("drops host-only and unknown custom messages", () => {
+    const projected = projectAgentMessagesForModel([
+      userMessage("hi", { timestamp: 1 }),
+      { role: "host", kind: "note", data: { x: 1 }, timestamp: 2 },
+      { role: "some-extension-thing", text: "?", timestamp: 3 } as unknown as AgentMessage,
+      assistantMessage("hello", { timestamp: 4 }),
+    ]);
+    expect(roles(projected)).toEqual(["user", "assistant"]);
+  });
+
+  it("drops error and aborted assistant messages and responses a hook dropped", () => {
+    const dropped = assistantMessage("rejected draft", { timestamp: 4 });
+    markDroppedResponse(dropped, "retry");
+    const projected = projectAgentMessagesForModel([
+      userMessage("q", { timestamp: 1 }),
+      assistantMessage("partial", { stopReason: "error", errorMessage: "500", timestamp: 2 }),
+      assistantMessage("cut", { stopReason: "aborted", timestamp: 3 }),
+      dropped,
+      assistantMessage("kept", { timestamp: 5 }),
+    ]);
+    expect(roles(projected)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(projected)).not.toMatch(/partial|cut|rejected draft/);
+  });
+
+  it("turns hidden messages into user messages (string and block content)", () => {
+    const projected = projectAgentMessagesForModel([
+      { role: "hidden", content: "<reminder>one</reminder>", timestamp: 1, source: "ext" },
+      { role: "hidden", content: [{ type: "text", text: "two" }], timestamp: 2 },
+    ]);
+    expect(projected).toEqual([
+      { role: "user", content: "<reminder>one</reminder>", timestamp: 1 },
+      { role: "user", content: [{ type: "text", text: "two" }], timestamp: 2 },
+    ]);
+  });
+
+  it("merges adjacent user messages of one batch into one; other batches and interrupted batches stay apart; host fields are stripped", () => {
+    const projected = projectAgentMessagesForModel([
+      { ...userMessage("a1", { timestamp: 1 }), batchId: "a", messageId: "m1" } as AgentMessage,
+      { ...userMessage([text("a2")], { timestamp: 2 }), batchId: "a" } as AgentMessage,
+      { ...userMessage("b1", { timestamp: 3 }), batchId: "b" } as AgentMessage,
+      assistantMessage("reply", { timestamp: 4 }),
+      { ...userMessage("b2", { timestamp: 5 }), batchId: "b" } as AgentMessage,
+    ]);
+    expect(roles(projected)).toEqual(["user", "user", "assistant", "user"]);
+    expect(projected[0]).toEqual({ role: "user", content: [{ type: "text", text: "a1" }, { type: "text", text: "a2" }], timestamp: 1 });
+    for (const message of projected) {
+      expect(message).not.toHaveProperty("batchId");
+      expect(message).not.toHaveProperty("messageId");
+    }
+  });
+
+  it("strips host fields from assistant and tool-result messages", () => {
+    const assistant = { ...assistantMessage([toolCall("a", {}, { id: "c1" })], { timestamp: 2 }), hostNote: "ui-only" } as AgentMessage;
+    const result = { ...toolResultMessage("c1", "a", "ok", { timestamp: 3 }), hostNote: "ui-only" } as AgentMessage;
+    const projected = projectAgentMessagesForModel([userMessage("q", { timestamp: 1 }), assistant, result]);
+    expect(JSON.stringify(projected)).not.toContain("hostNote");
+  });
+
+  it("drops tool results whose call is not in a kept assistant message", () => {
+    const projected = projectAgentMessagesForModel([
+      userMessage("q", { timestamp: 1 }),
+      assistantMessage([toolCall("a", {}, { id: "lost" })], { stopReason: "error", errorMessage: "x", timestamp: 2 }),
+      toolResultMessage("lost", "a", "orphan", { timestamp: 3 }),
+      toolResultMessage("never-called", "a", "orphan too", { timestamp: 4 }),
+      assistantMessage([toolCall("a", {}, { id: "kept" })], { timestamp: 5 }),
+      toolResultMessage("kept", "a", "answer", { timestamp: 6 }),
+    ]);
+    expect(roles(projected)).toEqual(["user", "assistant", "toolResult"]);
+    expect(JSON.stringify(projected)).not.toContain("orphan");
+  });
+
+  it(`drops images smaller than ${MIN_IMAGE_DIMENSION_PX} px in either dimension`, () => {
+    const projected = projectAgentMessagesForModel([
+      userMessage([text("look"), image(1, 1), image(64, 4), image(8, 8), image(640, 480)], { timestamp: 1 }),
+    ]);
+    const content = (projected[0] as UserMessage).content as { type: string; data?: string }[];
+    expect(content.map((block) => block.type)).toEqual(["text", "image", "image"]);
+    expect(content[1]!.data).toBe(pngHeader(8, 8));
+    expect(content[2]!.data).toBe(pngHeader(640, 480));
+  });
+
+  it(`keeps the newest ${MAX_IMAGES_PER_REQUEST} images; older ones become a text placeholder naming the file`, () => {
+    const messages: AgentMessage[] = [];
+    for (let index = 0; index < 23; index++) {
+      messages.push(userMessage([text(`shot ${index}`), image(100, 100, `screenshot-${index}.png`)], { timestamp: index * 2 }));
+      messages.push(assistantMessage(`seen ${index}`, { timestamp: index * 2 + 1 }));
+    }
+    const projected = projectAgentMessagesForModel(messages);
+    const blocks = projected.filter((message) => message.role === "user").map((message) => ((message as UserMessage).content as { type: string; text?: string }[])[1]!);
+    expect(blocks.filter((block) => block.type === "image")).toHaveLength(MAX_IMAGES_PER_REQUEST);
+    expect(blocks.slice(0, 3)).toEqual([0, 1, 2].map((index) => ({ type: "text", text: expect.stringContaining(`screenshot-${index}.png`) })));
+    expect(blocks.slice(3).every((block) => block.type === "image")).toBe(true);
+    // maxImages is an option too.
+    const two = projectAgentMessagesForModel(messages, { maxImages: 2 });
+    expect(JSON.stringify(two).match(/"type":"image"/g)).toHaveLength(2);
+  });
+
+  it("never mutates its input (deep-frozen input projects without throwing, to new objects where changed)", () => {
+    const dropped = assistantMessage("draft", { timestamp: 9 });
+    markDroppedResponse(dropped, "retry");
+    const input = deepFreeze<AgentMessage[]>([
+      { ...userMessage("a1", { timestamp: 1 }), batchId: "a" } as AgentMessage,
+      { ...userMessage([text("a2"), image(2, 2), image(50, 50)], { timestamp: 2 }), batchId: "a" } as AgentMessage,
+      { role: "hidden", content: "hidden", timestamp: 3 },
+      { role: "host", kind: "note", timestamp: 4 },
+      assistantMessage([toolCall("a", {}, { id: "c1" })], { timestamp: 5 }),
+      toolResultMessage("c1", "a", [text("result"), image(50, 50)], { timestamp: 6 }),
+      toolResultMessage("zz", "a", "orphan", { timestamp: 7 }),
+      dropped,
+      ...Array.from({ length: 21 }, (_, index) => userMessage([image(20, 20, `i${index}`)], { timestamp: 10 + index })),
+    ]);
+    const snapshot = JSON.stringify(input);
+    const projected = projectAgentMessagesForModel(input);
+    expect(JSON.stringify(input)).toBe(snapshot);
+    expect(projected.length).toBeGreaterThan(0);
+  });
+});
