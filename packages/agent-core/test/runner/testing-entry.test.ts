@@ -1,0 +1,90 @@
+/** The public `@turnkit/agent-core/testing` entry, as a host imports it. */
+import { describe, expect, it } from "vitest";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import {
+  applyHistoryChanges,
+  assertRuntimeEventSequence,
+  assertToolCallsAnswered,
+  assistantMessage,
+  createRecordingEventWriter,
+  response,
+  runScriptedTurn,
+  toolCall,
+  toolResultMessage,
+  userMessage,
+} from "@turnkit/agent-core/testing";
+
+const event = (seq: number, type: RuntimeEvent["type"], payload: unknown, eventId = `e${seq}`): RuntimeEvent =>
+  ({ schema: "turnkit.runtime-event/v1", eventId, sessionId: "s", turnId: "t", seq, type, payload }) as RuntimeEvent;
+
+describe("@turnkit/agent-core/testing", () => {
+  it("runScriptedTurn runs a real turn and returns events, history, transcript, requests and outcome", async () => {
+    const turn = await runScriptedTurn({ script: [response("Hi!")], input: { userMessage: { text: "hello there" } } });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(assertRuntimeEventSequence(turn.events)).toBe("completed");
+    expect(turn.writer.text()).toBe("Hi!");
+    expect(turn.transcript.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(turn.requests).toHaveLength(1);
+    expect(turn.events[0]).toMatchObject({ eventId: "evt_1", seq: 1, sessionId: "session-1", turnId: "turn-1" });
+  });
+
+  it("createRecordingEventWriter answers queries and can simulate a failing sink", async () => {
+    const writer = createRecordingEventWriter({ onEvent: (recorded) => { if (recorded.seq === 2) throw new Error("sink down"); } });
+    writer.push(event(1, "session.status", { status: "running" }));
+    expect(() => writer.push(event(2, "stream.resp", { messageId: "m", chunkIndex: 0, chunk: { kind: "text", delta: "a" } }))).toThrow("sink down");
+    writer.push(event(3, "stream.resp", { messageId: "m", chunkIndex: 1, chunk: { kind: "text", delta: "b" } }));
+    writer.push(event(4, "debug.trace", { phase: "x", level: "warn", message: "careful" }));
+    expect(writer.events).toHaveLength(4);
+    expect(writer.text("m")).toBe("ab");
+    expect(writer.messageIds()).toEqual(["m"]);
+    expect(writer.statuses()).toEqual(["running"]);
+    expect(writer.traces("warn").map((trace) => trace.message)).toEqual(["careful"]);
+    const asyncWriter = createRecordingEventWriter({ asyncTicks: 1 });
+    await expect(asyncWriter.push(event(1, "session.status", { status: "running" }))).resolves.toBeUndefined();
+  });
+
+  describe("assertRuntimeEventSequence", () => {
+    const running = event(1, "session.status", { status: "running" });
+    const done = (seq: number) => event(seq, "session.status", { status: "completed" });
+    const cases: [string, RuntimeEvent[], RegExp][] = [
+      ["no events", [], /no events/],
+      ["a first event other than running", [done(1)], /first event/],
+      ["a seq that does not increase", [running, event(2, "debug.trace", { phase: "p", level: "info", message: "m" }), event(2, "debug.trace", { phase: "p", level: "info", message: "m" }, "x"), done(3)], /seq must strictly increase/],
+      ["no terminal status", [running], /no terminal/],
+      ["two terminal statuses", [running, done(2), done(3)], /2 terminal/],
+      ["a terminal status that is not last", [running, done(2), event(3, "debug.trace", { phase: "p", level: "info", message: "late" })], /not the last/],
+      ["a failed status without a code", [running, event(2, "session.status", { status: "failed" })], /error.code/],
+      ["a repeated eventId", [running, event(2, "debug.trace", { phase: "p", level: "info", message: "m" }, "e1"), done(3)], /repeated/],
+      ["a chunkIndex that goes back", [running, event(2, "stream.resp", { messageId: "m", chunkIndex: 1, chunk: { kind: "text", delta: "a" } }), event(3, "stream.resp", { messageId: "m", chunkIndex: 0, chunk: { kind: "text", delta: "b" } }), done(4)], /chunkIndex/],
+    ];
+    for (const [name, events, message] of cases) {
+      it(`rejects ${name}`, () => {
+        expect(() => assertRuntimeEventSequence(events)).toThrow(message);
+      });
+    }
+    it("accepts a valid sequence and returns its terminal status", () => {
+      expect(assertRuntimeEventSequence([running, event(5, "debug.trace", { phase: "p", level: "info", message: "m" }), done(9)])).toBe("completed");
+    });
+  });
+
+  it("assertToolCallsAnswered finds calls without exactly one result (X5) and ignores failed responses", () => {
+    const asked = assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("b", {}, { id: "c2" })], { timestamp: 2 });
+    expect(() => assertToolCallsAnswered([userMessage("q"), asked, toolResultMessage("c1", "a", "ok")])).toThrow(/c2: 0 results/);
+    expect(() => assertToolCallsAnswered([asked, toolResultMessage("c1", "a", "ok"), toolResultMessage("c1", "a", "again"), toolResultMessage("c2", "b", "ok")])).toThrow(/c1: 2 results/);
+    expect(assertToolCallsAnswered([asked, toolResultMessage("c2", "b", "ok"), toolResultMessage("c1", "a", "ok")])).toBe(2);
+    expect(assertToolCallsAnswered([assistantMessage([toolCall("a", {}, { id: "c9" })], { stopReason: "aborted" })])).toBe(0);
+  });
+
+  it("applyHistoryChanges appends deltas and applies replacements", () => {
+    const a = userMessage("a", { timestamp: 1 });
+    const b = userMessage("b", { timestamp: 2 });
+    const c = userMessage("c", { timestamp: 3 });
+    expect(
+      applyHistoryChanges([a], [
+        { reason: "messageDelta", messages: [b] },
+        { reason: "replaceMessages", messages: [c], previousMessages: [a, b] },
+        { reason: "messageDelta", messages: [a] },
+      ]),
+    ).toEqual([c, a]);
+  });
+});
