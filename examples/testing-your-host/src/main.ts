@@ -1,0 +1,3 @@
+import { runHostDemo } from "./host-demo.js";
+
+await runHostDemo((line) => console.log(line));
