@@ -1,0 +1,40 @@
+/**
+ * Every default of the coding-agent example, in one place. Other files take
+ * these as option defaults; nothing else hard-codes them.
+ */
+
+/** Delay before each streamed event of the scripted model when stdin is not a terminal. */
+export const SCRIPTED_EVENT_DELAY_MS = 12;
+
+/** Delay before each streamed event of the scripted model in the interactive terminal (slow enough to type). */
+export const INTERACTIVE_EVENT_DELAY_MS = 30;
+
+/** The wait the scripted "provider" asks for when it rate-limits the demo once. */
+export const SCRIPTED_RETRY_AFTER_MS = 2100;
+
+/** The tools the permission extension asks about before they run. */
+export const PERMISSION_GUARDED_TOOLS: readonly string[] = ["bash", "write"];
+
+/** History longer than this is compacted before the next model request (see `compaction-extension.ts`). */
+export const COMPACTION_MAX_MESSAGES = 120;
+
+/** How many messages of the newest conversation survive a compaction (at least; cut at a user message). */
+export const COMPACTION_KEEP_MESSAGES = 24;
+
+/** Where session files go when `--session` is not given: `<tmpdir>/<this>/sessions`. */
+export const SESSION_DIR_NAME = "turnkit-coding-agent";
+
+/** Spinner frames of running tools on a terminal. */
+export const SPINNER_FRAMES: readonly string[] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** How often the spinner advances. */
+export const SPINNER_INTERVAL_MS = 80;
+
+/** Terminal width assumed when the stream does not report one. */
+export const FALLBACK_COLUMNS = 80;
+
+/** Longest tool title (command, path, pattern) shown on a tool line. */
+export const TOOL_TITLE_MAX_CHARS = 60;
+
+/** Longest short result shown on a tool line. */
+export const TOOL_RESULT_MAX_CHARS = 70;

@@ -1,0 +1,50 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripAnsi } from "../src/ansi-style.js";
+import { SCRIPTED_RETRY_AFTER_MS } from "../src/defaults.js";
+import { createTempRoot, normaliseOutput, runScripted, type ScriptedRun } from "./support/scripted-run.js";
+
+describe("the scripted session without a terminal", () => {
+  let root: Awaited<ReturnType<typeof createTempRoot>>;
+  let run: ScriptedRun;
+
+  beforeAll(async () => {
+    root = await createTempRoot();
+    // The demo's own 2.1 s rate-limit wait, so the transcript is exactly what `pnpm start | cat` prints.
+    run = await runScripted(root.dir, { scripted: { eventDelayMs: 0, retryAfterMs: SCRIPTED_RETRY_AFTER_MS } });
+  }, 60_000);
+  afterAll(() => root.cleanUp());
+
+  it("prints a transcript that reads without colours (snapshot)", async () => {
+    expect(run.result.exitCode).toBe(0);
+    expect(run.output).toBe(stripAnsi(run.output));
+    await expect(normaliseOutput(run.output, run.result)).toMatchFileSnapshot("__snapshots__/scripted-session.txt");
+  });
+
+  it("fixes the sample project in its copy: the edit, not a rewrite, because the user steered", async () => {
+    const fixed = await readFile(path.join(run.result.workspaceDir, "src/slugify.js"), "utf8");
+    expect(fixed).toContain(`.replace(/[^a-z0-9]+/g, "-")`);
+    expect(fixed).toContain("Turns a title into a URL slug");
+    const toolNames = run.events.flatMap((event) =>
+      event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.status === "finished" ? [event.payload.chunk.toolName] : [],
+    );
+    expect(toolNames).toEqual(["read", "read", "grep", "edit", "bash"]);
+  });
+
+  it("delivers the steering at a mid-turn boundary, and the next request carries it", () => {
+    const steering = run.events.find((event) => event.type === "debug.trace" && event.payload.phase === "steering");
+    expect(steering?.type === "debug.trace" && steering.payload.attrs).toMatchObject({ boundary: "mid-turn", count: 1 });
+    const model = run.result.model as import("../src/scripted-session.js").ScriptedModelChoice;
+    const fixRequest = model.scriptedModel.requests[3]!;
+    const lastUser = fixRequest.context.messages.filter((message) => message.role === "user").at(-1);
+    expect(JSON.stringify(lastUser)).toContain("Keep the change small");
+  });
+
+  it("retried the rate-limited request once and ended with one completed turn", () => {
+    const retries = run.events.flatMap((event) => (event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : []));
+    expect(retries).toEqual(["waiting", "recovered"]);
+    const statuses = run.events.flatMap((event) => (event.type === "session.status" ? [event.payload.status] : []));
+    expect(statuses).toEqual(["running", "completed"]);
+  });
+});

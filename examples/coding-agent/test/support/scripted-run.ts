@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import type { CliOptions } from "../../src/cli-options.js";
+import { runCodingAgent, type CodingAgentRunOptions, type CodingAgentRunResult } from "../../src/coding-agent-app.js";
+
+/** What a scripted run printed and did. */
+export interface ScriptedRun {
+  output: string;
+  events: RuntimeEvent[];
+  result: CodingAgentRunResult;
+}
+
+/** A temp directory per test file, removed by `cleanUp`. */
+export async function createTempRoot(): Promise<{ dir: string; cleanUp: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "coding-agent-test-"));
+  return { dir, cleanUp: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs the coding agent in-process as `pnpm start` does without a terminal:
+ * no colours, no live region, the scripted user answering. No event delay;
+ * the scripted 429 asks for a short wait unless the test says otherwise.
+ */
+export async function runScripted(
+  root: string,
+  options: { cli?: Partial<CliOptions> } & Partial<Omit<CodingAgentRunOptions, "cli" | "out">> = {},
+): Promise<ScriptedRun> {
+  let output = "";
+  const events: RuntimeEvent[] = [];
+  const { cli, ...rest } = options;
+  const result = await runCodingAgent({
+    cli: { yes: false, help: false, ...cli },
+    out: { write: (text: string) => (output += text) },
+    tty: false,
+    color: false,
+    workspaceParent: root,
+    sessionDir: path.join(root, "sessions"),
+    ...rest,
+    scripted: { eventDelayMs: 0, retryAfterMs: 50, ...rest.scripted },
+    onEvent: (event) => {
+      events.push(event);
+      rest.onEvent?.(event);
+    },
+  });
+  return { output, events, result };
+}
+
+/** Replaces what changes from run to run (temp paths, timings) with placeholders. */
+export function normaliseOutput(output: string, result: Pick<CodingAgentRunResult, "workspaceDir" | "sessionFile">): string {
+  return output
+    .replaceAll(result.sessionFile, "<session-file>")
+    .replaceAll(result.workspaceDir, "<workspace>")
+    .replace(/ · \d+ ms/g, " · <time>")
+    .replace(/ · \d+\.\d s/g, " · <time>");
+}
