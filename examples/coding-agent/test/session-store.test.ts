@@ -1,0 +1,114 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HostError } from "../src/host-error.js";
+import type { ScriptedModelChoice } from "../src/scripted-session.js";
+import { SessionStore, type SessionRecord } from "../src/session-store.js";
+import { createTempRoot, runScripted, type ScriptedRun } from "./support/scripted-run.js";
+
+async function records(file: string): Promise<SessionRecord[]> {
+  return (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as SessionRecord);
+}
+
+/** The history a host holds after these events: every `message.persisted`, applied in order. */
+function persistedHistory(events: readonly RuntimeEvent[], start: readonly AgentMessage[] = []): AgentMessage[] {
+  let history = [...start];
+  for (const event of events) {
+    if (event.type !== "message.persisted") continue;
+    const messages = event.payload.messages as AgentMessage[];
+    history = event.payload.reason === "replaceMessages" ? [...messages] : [...history, ...messages];
+  }
+  return history;
+}
+
+const roles = (messages: readonly AgentMessage[]) => messages.map((message) => message.role);
+
+describe("the JSONL session store", () => {
+  let root: Awaited<ReturnType<typeof createTempRoot>>;
+  let first: ScriptedRun;
+
+  beforeAll(async () => {
+    root = await createTempRoot();
+    first = await runScripted(root.dir);
+  }, 60_000);
+  afterAll(() => root.cleanUp());
+
+  it("persists every history delta of the scripted session: a header, then one line per change", async () => {
+    const lines = await records(first.result.sessionFile);
+    expect(lines[0]).toMatchObject({ type: "session", version: 1, workspaceDir: first.result.workspaceDir, model: "scripted demo model" });
+    expect(lines.slice(1).every((line) => line.type === "change" && line.reason === "messageDelta" && line.turnId === "turn-1")).toBe(true);
+
+    const stored = (await SessionStore.open(first.result.sessionFile)).messages;
+    expect(JSON.parse(JSON.stringify(persistedHistory(first.events)))).toEqual(stored);
+    expect(roles(stored)).toEqual([
+      "hidden", // the changed-files reminder
+      "user",
+      "assistant", // two parallel reads
+      "toolResult",
+      "toolResult",
+      "assistant", // grep
+      "toolResult",
+      "user", // the steering
+      "assistant", // edit
+      "toolResult",
+      "assistant", // bash
+      "toolResult",
+      "assistant", // the report
+    ]);
+  });
+
+  it("resumes: the next turn's request carries the stored history, and its messages are appended", async () => {
+    const before = (await SessionStore.open(first.result.sessionFile)).messages;
+    const resumed = await runScripted(root.dir, { cli: { resume: first.result.sessionFile } });
+    expect(resumed.result.exitCode).toBe(0);
+    expect(resumed.output).toContain(`resumed ${first.result.sessionFile}: 13 messages from 1 turn`);
+    expect(resumed.output).toContain("I made 5 tool calls and changed src/slugify.js");
+
+    const request = (resumed.result.model as ScriptedModelChoice).scriptedModel.requests[0]!;
+    // The request holds the stored history (as the model sees it), then the new reminder and task.
+    expect(request.context.messages.length).toBe(before.length + 2);
+    expect(JSON.stringify(request.context.messages)).toContain("Keep the change small");
+
+    const after = (await SessionStore.open(first.result.sessionFile)).messages;
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(roles(after.slice(before.length))).toEqual(["hidden", "user", "assistant"]);
+    expect(JSON.stringify(after.at(-2))).toContain("Where did we leave off?");
+    expect((await records(first.result.sessionFile)).filter((line) => line.type === "change").map((line) => (line as { turnId: string }).turnId).at(-1)).toBe(
+      "turn-2",
+    );
+  }, 60_000);
+
+  it("a replaceMessages change (compaction) rewrites the file to the new history, and later deltas append to it", async () => {
+    const before = (await SessionStore.open(first.result.sessionFile)).messages;
+    const compacted = await runScripted(root.dir, { cli: { resume: first.result.sessionFile }, compaction: { maxMessages: 10, keepMessages: 3 } });
+    expect(compacted.result.exitCode).toBe(0);
+
+    // The turn's reminder and task are persisted first; the compaction happens before the model request.
+    const reasons = compacted.events.flatMap((event) => (event.type === "message.persisted" ? [event.payload.reason] : []));
+    expect(reasons).toEqual(["messageDelta", "messageDelta", "replaceMessages", "messageDelta"]);
+
+    const lines = await records(first.result.sessionFile);
+    expect(lines.map((line) => (line.type === "session" ? "session" : line.reason))).toEqual(["session", "replaceMessages", "messageDelta"]);
+    const stored = (await SessionStore.open(first.result.sessionFile)).messages;
+    expect(stored).toEqual(JSON.parse(JSON.stringify(persistedHistory(compacted.events))));
+    expect(stored.length).toBeLessThan(before.length);
+    expect(stored[0]).toMatchObject({ role: "hidden", source: "compaction" });
+    expect(JSON.stringify(stored[0])).toContain("files changed: src/slugify.js");
+    // Cut at a user message: no tool result lost its call.
+    expect(stored[1]?.role).toBe("user");
+    expect(roles(stored).slice(-3)).toEqual(["hidden", "user", "assistant"]);
+  }, 60_000);
+
+  it("refuses a session file that is not one, naming it", async () => {
+    const bogus = path.join(root.dir, "not-a-session.jsonl");
+    await import("node:fs/promises").then((fs) => fs.writeFile(bogus, '{"hello":"world"}\n'));
+    const error = await SessionStore.open(bogus).catch((caught: unknown) => caught);
+    expect(HostError.isInstance(error) && error.code).toBe("session_file");
+    expect((error as Error).message).toContain(bogus);
+  });
+});
