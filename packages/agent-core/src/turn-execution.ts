@@ -637,18 +637,25 @@ export class TurnExecution {
     const poll = this.input.getSteeringMessages;
     if (!poll) return 0;
     const received: TurnInputMessage[] = (await this.settleHostCallback(poll({ boundary }), [])) ?? [];
+    // Groups in arrival order (a batch sits where its first message arrived), so a message
+    // without a batch id is never moved ahead of a batch that came before it.
+    const groups: { batched: boolean; messages: AgentMessage[] }[] = [];
     const batches = new Map<string, AgentMessage[]>();
     for (const item of received) {
       const message = createUserMessage(item.text, { images: item.images, batchId: item.batchId });
-      if (item.batchId === undefined) {
-        this.agent.steer(message);
+      const batch = item.batchId === undefined ? undefined : batches.get(item.batchId);
+      if (batch) {
+        batch.push(message);
         continue;
       }
-      const batch = batches.get(item.batchId);
-      if (batch) batch.push(message);
-      else batches.set(item.batchId, [message]);
+      const group = { batched: item.batchId !== undefined, messages: [message] };
+      if (item.batchId !== undefined) batches.set(item.batchId, group.messages);
+      groups.push(group);
     }
-    for (const batch of batches.values()) this.agent.steerBatch(batch);
+    for (const group of groups) {
+      if (group.batched) this.agent.steerBatch(group.messages);
+      else this.agent.steer(group.messages[0]!);
+    }
     if (received.length > 0) this.bridge.trace("steering", "info", "steering received", { boundary, count: received.length });
     return received.length;
   }
