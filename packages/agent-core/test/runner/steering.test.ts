@@ -116,6 +116,26 @@ describe("steering at step end (T6)", () => {
     expect(steered.map((message) => (message as { batchId?: string }).batchId)).toEqual(["b1", "b1"]);
   });
 
+  it("a batch keeps its place in arrival order among messages without a batch id", async () => {
+    const inbox = hostInbox();
+    const tool = recordingTool("work", {
+      executionMode: "parallel",
+      answer: () => {
+        inbox.send({ text: "A", batchId: "x" });
+        inbox.send({ text: "B" });
+        inbox.send({ text: "C", batchId: "x" });
+        return { content: [{ type: "text", text: "worked" }] };
+      },
+    });
+    const turn = await runChecked({
+      script: [response([toolCall("work")]), "saw the batch", "saw B"],
+      input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
+    });
+    expect(turn.requests).toHaveLength(3);
+    expect(userTexts(turn.requests[1]!)).toEqual(["hello", "A|C"]);
+    expect(userTexts(turn.requests[2]!)).toEqual(["hello", "A|C", "B"]);
+  });
+
   it("messages without a batch id go in one per step (one-at-a-time), unlike a batch", async () => {
     const inbox = hostInbox();
     const tool = recordingTool("work", {
