@@ -1,4 +1,4 @@
-import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type RuntimeEventPayloadMap, type RuntimeEventType } from "@turnkit/protocol";
+import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type RuntimeEventPayloadMap, type RuntimeEventType, isTerminalStatus } from "@turnkit/protocol";
 import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop";
 
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
@@ -15,6 +15,10 @@ export interface EventWriter {
  * A writer failure never throws out of `push`: the first one is recorded
  * (`failure`) and reported to `onFailure`; later events are still offered,
  * so the terminal status has its chance (X3).
+ *
+ * A terminal `session.status` seals the queue: whatever is pushed after it
+ * (e.g. by a hook the turn gave up on that returns late) is dropped, so the
+ * terminal status stays the last event the writer receives.
  */
 export class SerialEventQueue {
   private seq = 0;
@@ -25,6 +29,8 @@ export class SerialEventQueue {
   private handedOverSeq = 0;
   /** Set by {@link abandon}: events still waiting are never handed over. */
   private abandoned = false;
+  /** Set once a terminal `session.status` was pushed: nothing may follow it. */
+  private sealed = false;
 
   constructor(
     private readonly writer: EventWriter,
@@ -44,6 +50,8 @@ export class SerialEventQueue {
 
   /** Builds the envelope now (so `seq` follows call order) and queues it for the writer. */
   push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
+    if (this.sealed) return;
+    if (type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)) this.sealed = true;
     const event = {
       schema: RUNTIME_EVENT_SCHEMA,
       eventId: this.ids.newEventId(),
