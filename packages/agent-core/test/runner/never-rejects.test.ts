@@ -9,7 +9,7 @@ import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agen
 import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
 import type { RunTurnInput } from "../../src/run-turn-input.js";
 import type { PiTurnHooks } from "../../src/turn-hooks.js";
-import { abortListenerCount, createRecordingEventWriter, deferred, recordingTool, runChecked, terminalStatus } from "../support/runner-harness.js";
+import { abortListenerCount, assertRuntimeEventSequence, createRecordingEventWriter, deferred, recordingTool, runChecked, terminalStatus } from "../support/runner-harness.js";
 
 const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];
 
@@ -127,6 +127,30 @@ describe("failing hooks", () => {
       expect(turn.outcome.kind).toBe("aborted");
     }, 2000);
   }
+
+  it("a hook that returns late, after the turn ended, adds no event after the terminal status", async () => {
+    const controller = new AbortController();
+    const writer = createRecordingEventWriter();
+    setTimeout(() => controller.abort(), 20);
+    const turn = await runChecked({
+      writer,
+      script: ["answer"],
+      input: {
+        signal: controller.signal,
+        hooks: {
+          onStepEndHook: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 400));
+            throw new Error("too late");
+          },
+        },
+      },
+    });
+    expect(turn.outcome.kind).toBe("aborted");
+    const count = writer.events.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(writer.events).toHaveLength(count);
+    assertRuntimeEventSequence(writer.events);
+  });
 
   it("a throwing message-id allocator, steering poll or close attempt fails the turn instead of rejecting", async () => {
     const allocator = await runChecked({ script: ["hi"], runnerOptions: { allocateMessageId: () => { throw new Error("id service down"); } } });
