@@ -48,6 +48,9 @@ describe("afterLlmCallHook", () => {
   it("continue keeps the response", async () => {
     const turn = await runChecked({ script: ["kept"], input: { hooks: { afterLlmCallHook: () => ({ type: "continue" }) } } });
     expect(messageText(turn.delivered[1]!)).toBe("kept");
+    expect(turn.requests).toHaveLength(1);
+    expect(turn.writer.statuses()).toEqual(["running", "completed"]);
+    expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({ kind: "finish", reason: "stop" });
   });
 
   it("replaceText rewrites the persisted text (thinking and tool calls kept); the next request carries the new text", async () => {

@@ -22,6 +22,8 @@ describe("beforeLlmCallHook", () => {
     expect(seen).toEqual([{ index: 0, roles: ["user"], reason: "request" }]);
     expect(userTexts(turn.requests[0]!)).toEqual(["hello"]);
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(turn.writer.statuses()).toEqual(["running", "completed"]);
+    expect(turn.writer.text()).toBe("answer");
   });
 
   it("skip: the provider is not called and the turn ends without an answer in history", async () => {
@@ -61,6 +63,8 @@ describe("beforeLlmCallHook", () => {
     expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "user", "assistant", "toolResult"]);
     expect(userTexts(turn.requests[1]!)).toEqual(["old question", "hello"]);
     expect(turn.historyChanges.every((change) => change.reason === "messageDelta")).toBe(true);
+    expect(turn.writer.ofType("message.persisted").every((event) => event.payload.reason === "messageDelta")).toBe(true);
+    expect(JSON.stringify(turn.writer.ofType("message.persisted"))).not.toContain("only this");
     expect(turn.transcript.map(messageText)).toEqual(["old question", "old answer", "hello", "", "look:", "done"]);
   });
 
@@ -107,6 +111,9 @@ describe("beforeLlmCallHook", () => {
     expect(userTexts(turn.requests[0]!)).toEqual(["hello", "<system-reminder>today is Monday</system-reminder>"]);
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "hidden", "assistant"]);
     expect(turn.delivered[1]).toMatchObject({ role: "hidden", source: "clock-ext" });
+    const persisted = turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role));
+    expect(persisted).toEqual(["user", "hidden", "assistant"]);
+    expect(turn.writer.text()).toBe("ok");
   });
 
   it("a later hook sees what an earlier hook appended", async () => {

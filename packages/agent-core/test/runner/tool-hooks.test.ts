@@ -84,6 +84,8 @@ describe("onToolExecutionStartHook", () => {
     expect(seen.map((event) => event.toolCall.id)).toEqual(["call_1"]);
     expect(seen[0]).toMatchObject({ sessionId: "session-1", turnId: "turn-1", assistantMessageId: "msg_1", args: { value: "a" } });
     expect(shell.calls.map((call) => call.input.value)).toEqual(["a"]);
+    expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["finished", "failed", "failed"]);
+    expect(turn.delivered.filter((message) => message.role === "toolResult").map((message) => message.isError)).toEqual([false, true, true]);
   });
 });
 
@@ -130,6 +132,9 @@ describe("afterToolCallHook", () => {
     expect(shell.calls).toHaveLength(2);
     expect(turn.requests).toHaveLength(1);
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "toolResult"]);
+    expect(turn.writer.messageIds()).toEqual(["msg_1"]);
+    expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["finished", "finished"]);
+    expect(turn.writer.statuses()).toEqual(["running", "completed"]);
   });
 
   it("terminateAgent in a sequential batch: the remaining calls get an error result saying a hook stopped them (L7)", async () => {
