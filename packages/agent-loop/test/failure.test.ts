@@ -239,6 +239,29 @@ describe("L9: an event sink (listener) that throws", () => {
     expect(ended.sort()).toEqual(["f", "s"]);
   });
 
+  it("on the message_end of a response with tool calls: the calls are answered without running (X5)", async () => {
+    let executed = 0;
+    const tool = testTool("work", {
+      execute: async () => {
+        executed += 1;
+        return textResult("ran");
+      },
+    });
+    const { messages, trace } = await runLoopScenario({
+      script: [response([toolCall("work", {}, { id: "a" }), toolCall("work", {}, { id: "b" })]), "never"],
+      tools: [tool],
+      onEvent: (event) => {
+        if (event.type === "message_end" && event.message.role === "assistant") throw new Error("store unavailable");
+      },
+    });
+    expect(executed).toBe(0);
+    expect(toolResultsOf(messages).map((result) => [result.toolCallId, result.isError, firstText(result)])).toEqual([
+      ["a", true, "Tool call was not executed: the run failed (store unavailable)."],
+      ["b", true, "Tool call was not executed: the run failed (store unavailable)."],
+    ]);
+    expect(trace.slice(-4)).toEqual(["message_start:assistant", "message_end:assistant:error", "turn_end:2", "agent_end"]);
+  });
+
   it("on a tool_execution_update: the run fails at that call's end", async () => {
     const tool = testTool("progress", {
       execute: async (_id, _params, _signal, onUpdate) => {
