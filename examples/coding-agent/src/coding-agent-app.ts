@@ -95,10 +95,11 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
   });
 
   printBanner(renderer, { model, workspaceDir, isSample, store, yes: cli.yes, interactive, resumed: cli.resume !== undefined, extensions: host.extensions });
-  const reports: TurnReport[] = [];
+  let reports: TurnReport[] = [];
   let exitCode: number;
   if (session) {
     exitCode = await session.run(host);
+    reports = session.reports;
   } else {
     if (model.scripted) {
       typist = createScriptedTypist(batchUser, (text) => {

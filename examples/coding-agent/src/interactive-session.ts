@@ -1,6 +1,6 @@
 import { emitKeypressEvents } from "node:readline";
 import type { RuntimeEvent } from "@turnkit/protocol";
-import type { CodingAgentHost } from "./agent-host.js";
+import type { CodingAgentHost, TurnReport } from "./agent-host.js";
 import { keyAction, type KeyAction, type Keypress } from "./key-bindings.js";
 import type { ModelChoice } from "./model-choice.js";
 import type { AskPermission, PermissionRequest } from "./permission-extension.js";
@@ -45,6 +45,8 @@ interface PendingQuestion {
  * next turns.
  */
 export class InteractiveSession {
+  /** Every turn run so far, in order. */
+  readonly reports: TurnReport[] = [];
   private mode: Mode = "idle";
   private line = "";
   private interruptArmed = false;
@@ -241,6 +243,7 @@ export class InteractiveSession {
           })
         : () => {};
       const report = await host.runTurn(task, this.controller.signal);
+      this.reports.push(report);
       scriptedUser = undefined;
       this.onEvent = () => {};
       if ("endScript" in model) model.endScript();

@@ -7,7 +7,6 @@
 import { text } from "node:stream/consumers";
 import { shouldUseColor } from "./ansi-style.js";
 import { USAGE, parseCliOptions } from "./cli-options.js";
-import { runCodingAgent } from "./coding-agent-app.js";
 import { HostError } from "./host-error.js";
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -31,6 +30,8 @@ async function main(argv: readonly string[]): Promise<number> {
     });
   }
 
+  // Loaded after the flags are checked: `--help` and usage errors need no model code.
+  const { runCodingAgent } = await import("./coding-agent-app.js");
   const stdoutIsTty = process.stdout.isTTY === true;
   const result = await runCodingAgent({
     cli,

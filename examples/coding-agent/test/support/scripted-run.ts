@@ -18,21 +18,26 @@ export async function createTempRoot(): Promise<{ dir: string; cleanUp: () => Pr
   return { dir, cleanUp: () => rm(dir, { recursive: true, force: true }) };
 }
 
+type ScriptedRunOptions = { cli?: Partial<CliOptions> } & Partial<Omit<CodingAgentRunOptions, "cli" | "out">>;
+
 /**
  * Runs the coding agent in-process as `pnpm start` does without a terminal:
  * no colours, no live region, the scripted user answering. No event delay;
  * the scripted 429 asks for a short wait unless the test says otherwise.
  */
-export async function runScripted(
-  root: string,
-  options: { cli?: Partial<CliOptions> } & Partial<Omit<CodingAgentRunOptions, "cli" | "out">> = {},
-): Promise<ScriptedRun> {
+export async function runScripted(root: string, options: ScriptedRunOptions = {}): Promise<ScriptedRun> {
+  return startScripted(root, options).done;
+}
+
+/** {@link runScripted}, with the output readable while it runs. */
+export function startScripted(root: string, options: ScriptedRunOptions = {}): { output(): string; done: Promise<ScriptedRun> } {
   let output = "";
   const events: RuntimeEvent[] = [];
   const { cli, ...rest } = options;
-  const result = await runCodingAgent({
+  const done = runCodingAgent({
     cli: { yes: false, help: false, ...cli },
-    out: { write: (text: string) => (output += text) },
+    // Wide enough that no line wraps when a test renders as a terminal (`tty: true`).
+    out: { write: (text: string) => (output += text), columns: 1000 },
     tty: false,
     color: false,
     workspaceParent: root,
@@ -43,8 +48,8 @@ export async function runScripted(
       events.push(event);
       rest.onEvent?.(event);
     },
-  });
-  return { output, events, result };
+  }).then((result) => ({ output, events, result }));
+  return { output: () => output, done };
 }
 
 /** Replaces what changes from run to run (temp paths, timings) with placeholders. */

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { canUsePty, startPtySession, type PtySession } from "./support/pty-session.js";
+import { replayTerminal } from "./support/terminal-replay.js";
+
+const COLUMNS = 160;
+
+describe.skipIf(!canUsePty)("the interactive mode in a pseudo-terminal", () => {
+  let session: PtySession | undefined;
+  afterEach(() => session?.kill());
+
+  it("Enter during a run steers the agent, Esc aborts the run, Ctrl+C twice exits", { timeout: 120_000 }, async () => {
+    // Slow enough to type during the run; the demo plays as soon as it starts.
+    session = startPtySession(["--delay-ms", "40"], { columns: COLUMNS });
+    await session.waitFor("✓ read test/slugify.test.js", 60_000);
+
+    // The user steers while the agent works (the demo's own steering then stays quiet).
+    session.type("please be careful");
+    session.type("\r");
+    await session.waitFor("› (steering) please be careful");
+    await session.waitFor("↳ steering delivered");
+    // The steering changed what the agent does next: it answers it, and edits instead of rewriting.
+    await session.waitFor('Understood ("please be careful")');
+
+    // Esc aborts the run, wherever it is (streaming, a tool, the permission question).
+    session.type("\x1b");
+    await session.waitFor("■ aborted");
+    await session.waitFor("── ");
+    await session.waitFor("› ");
+
+    session.type("\x03");
+    await session.waitFor("press Ctrl+C again");
+    session.type("\x03");
+    expect(await session.exited).toBe(0);
+
+    const screen = replayTerminal(session.output, COLUMNS);
+    const lines = screen.split("\n");
+    // Streamed text and tool lines end up once each on the screen, with no input line or spinner left among them.
+    expect(lines.filter((line) => line.startsWith("  ✓ read src/slugify.js · 6 lines"))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith("Understood (\"please be careful\")"))).toHaveLength(1);
+    expect(lines.some((line) => line.includes("steer ›"))).toBe(false);
+    expect(lines.some((line) => /^\s+[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /.test(line))).toBe(false);
+    expect(screen).not.toContain("Keep the change small");
+    expect(lines.at(-2) ?? "").toMatch(/^session saved: /);
+  });
+});

@@ -1,0 +1,67 @@
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shouldUseColor, stripAnsi } from "../src/ansi-style.js";
+import { createRenderer } from "../src/renderer.js";
+import { formatTurnSummary } from "../src/turn-stats.js";
+import { createTempRoot, runScripted } from "./support/scripted-run.js";
+import { replayTerminal } from "./support/terminal-replay.js";
+
+function render(events: readonly RuntimeEvent[], options: { tty: boolean; color: boolean }, upTo = events.length): string {
+  let output = "";
+  const renderer = createRenderer({ out: { write: (text) => (output += text), columns: 1000 }, ...options, animate: false });
+  for (const event of events.slice(0, upTo)) renderer.handle(event);
+  if (upTo === events.length) renderer.close();
+  return output;
+}
+
+describe("the renderer: a function of RuntimeEvents and options", () => {
+  let root: Awaited<ReturnType<typeof createTempRoot>>;
+  let events: RuntimeEvent[];
+  beforeAll(async () => {
+    root = await createTempRoot();
+    events = (await runScripted(root.dir)).events;
+  }, 60_000);
+  afterAll(() => root.cleanUp());
+
+  it("renders the same events to the same text", () => {
+    expect(render(events, { tty: false, color: false })).toBe(render(events, { tty: false, color: false }));
+  });
+
+  it("on a terminal, once the live region is gone, the screen reads exactly like the plain output", () => {
+    const plain = render(events, { tty: false, color: false });
+    const terminal = render(events, { tty: true, color: true });
+    expect(terminal).toContain("\x1b[");
+    expect(replayTerminal(terminal, 1000)).toBe(plain);
+  });
+
+  it("colours only with color: thinking dimmed, marks green and red", () => {
+    const coloured = render(events, { tty: true, color: true });
+    expect(coloured).toContain("\x1b[2mA\x1b[22m");
+    expect(coloured).toContain("\x1b[32m✓\x1b[39m");
+    expect(stripAnsi(render(events, { tty: true, color: false }))).toBe(render(events, { tty: true, color: false }).replace(/\x1b\[\d*[AJ]/g, ""));
+  });
+
+  it("shows a spinner line for a running tool, only on a terminal", () => {
+    const bashStarted = events.findIndex(
+      (event) => event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.toolName === "bash" && event.payload.chunk.status === "started",
+    );
+    const whileRunning = replayTerminal(render(events, { tty: true, color: false }, bashStarted + 1), 1000);
+    expect(whileRunning.split("\n").at(-1)).toBe("  ⠋ bash node --test");
+    expect(render(events, { tty: false, color: false }, bashStarted + 1)).not.toContain("⠋");
+  });
+
+  it("respects NO_COLOR and colours only terminals", () => {
+    expect(shouldUseColor(true, {})).toBe(true);
+    expect(shouldUseColor(true, { NO_COLOR: "1" })).toBe(false);
+    expect(shouldUseColor(true, { NO_COLOR: "" })).toBe(true);
+    expect(shouldUseColor(false, {})).toBe(false);
+  });
+
+  it("summarises a turn, with the cost only for a model that has prices", () => {
+    const stats = { steps: 3, toolCalls: 4, tokensIn: 12_345, tokensOut: 678, cost: 0.0421 };
+    expect(formatTurnSummary(stats, { wallMs: 2_345, showCost: true })).toBe("3 steps · 4 tool calls · 12,345 tokens in / 678 out · $0.0421 · 2.3 s");
+    expect(formatTurnSummary({ ...stats, steps: 1, toolCalls: 1 }, { wallMs: 420, showCost: false })).toBe(
+      "1 step · 1 tool call · 12,345 tokens in / 678 out · 420 ms",
+    );
+  });
+});
