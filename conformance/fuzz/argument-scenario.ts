@@ -1,0 +1,167 @@
+/**
+ * Malformed tool-call arguments (issue 8): invalid JSON fragments sent as the
+ * raw arguments, wrong types, long strings and prototype-polluting keys
+ * (`__proto__`, `constructor.prototype`), through an `Agent` or a
+ * `PiTurnRunner`. Every call must be answered, and no object's prototype may
+ * change.
+ */
+import fc from "fast-check";
+import { Agent, type AgentMessage } from "@turnkit/agent-loop";
+import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
+import { PiTurnRunner, defineRuntimeTool } from "@turnkit/agent-core";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { SCENARIO_TOOL_PARAMETERS } from "./scenario-tools.js";
+import { withFallbackAnswers } from "./scripted-entries.js";
+import { createSteppingClock, driveUntilSettled } from "./virtual-time.js";
+
+/** Raw arguments as a model might send them. */
+export type RawArguments =
+  /** A JSON object text, parsed with `JSON.parse` (so `__proto__` stays an own key). */
+  | { kind: "json"; text: string }
+  /** A string where an object belongs, e.g. a cut-off JSON fragment. */
+  | { kind: "fragment"; text: string }
+  /** Any other JSON value where an object belongs (array, number, boolean). */
+  | { kind: "value"; value: unknown };
+
+export interface ArgumentScenario {
+  path: "agent" | "runner";
+  calls: { tool: "alpha" | "prepared"; raw: RawArguments }[];
+}
+
+const DANGEROUS_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "value", "n", "polluted"];
+
+/** Keys and nesting that target prototypes: `{"__proto__": …}`, `{"constructor": {"prototype": …}}`. */
+const pollutingJson: fc.Arbitrary<string> = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom(...DANGEROUS_KEYS),
+      fc.oneof(
+        fc.constant('{"polluted": true}'),
+        fc.constant('{"prototype": {"polluted": "yes"}}'),
+        fc.constant('{"__proto__": {"polluted": 1}}'),
+        fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)),
+      ),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}: ${value}`).join(", ")}}`);
+
+const fragments = fc.oneof(
+  fc.constantFrom('{"value": ', '{"value": "unterminated', "{,}", '{"n": 1,,}', "[1, 2", "}", "", "null", '{"__proto__": {"polluted": true'),
+  fc.string({ maxLength: 40 }),
+);
+
+export const rawArgumentsArbitrary: fc.Arbitrary<RawArguments> = fc.oneof(
+  { weight: 4, arbitrary: pollutingJson.map((text): RawArguments => ({ kind: "json", text })) },
+  { weight: 2, arbitrary: fragments.map((text): RawArguments => ({ kind: "fragment", text })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.record({ value: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())), n: fc.oneof(fc.string(), fc.object()) }),
+        fc.integer({ min: 1_000, max: 20_000 }).map((length) => ({ value: "x".repeat(length) })),
+      )
+      .map((value): RawArguments => ({ kind: "value", value })),
+  },
+);
+
+export const argumentScenarioArbitrary: fc.Arbitrary<ArgumentScenario> = fc.record({
+  path: fc.constantFrom("agent" as const, "runner" as const),
+  calls: fc.array(fc.record({ tool: fc.constantFrom("alpha" as const, "prepared" as const), raw: rawArgumentsArbitrary }), { minLength: 1, maxLength: 4 }),
+});
+
+export function rawArgumentValue(raw: RawArguments): unknown {
+  switch (raw.kind) {
+    case "json":
+      return JSON.parse(raw.text);
+    case "fragment":
+      return raw.text;
+    case "value":
+      return raw.value;
+    default: {
+      const unknown: never = raw;
+      throw new Error(`Unknown raw arguments: ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** What the tools received, and the transcript the run produced. */
+export interface ArgumentRunObservation {
+  received: unknown[];
+  transcript: AgentMessage[];
+  events: RuntimeEvent[];
+  callIds: string[];
+}
+
+/** The scripted response: one call per generated argument value (ids `arg0`, `arg1`, ...). */
+function argumentResponse(scenario: ArgumentScenario) {
+  return response(
+    scenario.calls.map((call, index) => toolCall(call.tool, rawArgumentValue(call.raw) as Record<string, unknown>, { id: `arg${index}` })),
+    { chunkSize: 4_096 },
+  );
+}
+
+export async function runArgumentScenario(scenario: ArgumentScenario): Promise<ArgumentRunObservation> {
+  const clock = createSteppingClock();
+  const model = createScriptedModel([argumentResponse(scenario)], { clock });
+  const received: unknown[] = [];
+  const callIds = scenario.calls.map((_, index) => `arg${index}`);
+  const prepareArguments = (args: unknown) => args as { value?: string; n?: number };
+  if (scenario.path === "agent") {
+    const agent = new Agent({
+      initialState: {
+        systemPrompt: "arguments",
+        model: model.model,
+        tools: (["alpha", "prepared"] as const).map((name) => ({
+          name,
+          label: name,
+          description: name,
+          parameters: SCENARIO_TOOL_PARAMETERS,
+          ...(name === "prepared" && { prepareArguments }),
+          execute: async (_id: string, params: unknown) => {
+            received.push(params);
+            return { content: [{ type: "text" as const, text: "ok" }], details: {} };
+          },
+        })),
+      },
+      streamFn: withFallbackAnswers(model),
+    });
+    await driveUntilSettled(agent.prompt("call the tools"), clock, () => agent.abort());
+    return { received, transcript: agent.state.messages.slice(), events: [], callIds };
+  }
+  const events: RuntimeEvent[] = [];
+  const transcript: AgentMessage[] = [];
+  const runner = new PiTurnRunner({ clock });
+  const controller = new AbortController();
+  await driveUntilSettled(
+    runner.runTurn({
+      sessionId: "s",
+      turnId: "t",
+      systemPrompt: "arguments",
+      userMessage: { text: "call the tools" },
+      llm: { model: model.model, streamFn: withFallbackAnswers(model) },
+      llmRetry: false,
+      disableBuiltinToolFallback: true,
+      tools: (["alpha", "prepared"] as const).map((name) =>
+        defineRuntimeTool({
+          name,
+          description: name,
+          parameters: SCENARIO_TOOL_PARAMETERS,
+          executionMode: "parallel",
+          ...(name === "prepared" && { prepareArguments }),
+          execute: (_ctx, input) => {
+            received.push(input);
+            return { content: [{ type: "text", text: "ok" }] };
+          },
+        }),
+      ),
+      hooks: { onHistoryChangedHook: (change) => void (change.reason === "messageDelta" ? transcript.push(...change.messages) : transcript.splice(0, transcript.length, ...change.messages)) },
+      eventWriter: { push: (event) => void events.push(event) },
+      signal: controller.signal,
+    }),
+    clock,
+    () => controller.abort(),
+  );
+  return { received, transcript, events, callIds };
+}

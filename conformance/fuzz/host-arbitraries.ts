@@ -1,0 +1,117 @@
+/**
+ * fast-check generators for what the host does: actions at random moments
+ * (by event count or virtual time), hook decisions (every decision of each
+ * hook, and throws), the event writer and the steering callbacks.
+ */
+import fc from "fast-check";
+import { oneIn } from "./response-arbitraries.js";
+import type {
+  AfterLlmDecision,
+  AfterToolDecision,
+  AgentHookSpec,
+  BeforeLlmDecision,
+  BeforeToolDecision,
+  HostAction,
+  ListenerFailureSpec,
+  RetrySpec,
+  SteeringSpec,
+  ToolStartDecision,
+  Trigger,
+  TurnHookSpec,
+  WriterSpec,
+} from "./scenario.js";
+
+const triggerArbitrary: fc.Arbitrary<Trigger> = fc.oneof(
+  { weight: 3, arbitrary: fc.nat({ max: 60 }).map((index): Trigger => ({ kind: "event", index })) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 20_000 }).map((ms): Trigger => ({ kind: "time", ms })) },
+);
+
+/** Host actions; `abort` can be left out when a scenario must end on its own. */
+export function hostActionsArbitrary(options: { abort: boolean; maxLength: number }): fc.Arbitrary<HostAction[]> {
+  const kinds: fc.WeightedArbitrary<HostAction["kind"]>[] = [
+    { weight: 3, arbitrary: fc.constant("steer" as const) },
+    { weight: 2, arbitrary: fc.constant("steerBatch" as const) },
+    { weight: 2, arbitrary: fc.constant("followUp" as const) },
+  ];
+  if (options.abort) kinds.push({ weight: 2, arbitrary: fc.constant("abort" as const) });
+  return fc.array(fc.record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds) }), { maxLength: options.maxLength });
+}
+
+/**
+ * A hook as a list of decisions in call order, or absent. Mostly the
+ * harmless `fallback`, so runs get past the hook often enough to reach the
+ * seams after it.
+ */
+function decisions<T>(fallback: T, others: readonly T[], fallbackWeight = 3): fc.Arbitrary<T[] | undefined> {
+  const decision = fc.oneof({ weight: fallbackWeight, arbitrary: fc.constant(fallback) }, { weight: 2, arbitrary: fc.constantFrom(...others) });
+  return oneIn(2, fc.array(decision, { minLength: 1, maxLength: 6 }));
+}
+
+export const afterToolDecisions = decisions<AfterToolDecision>("none", ["patchContent", "isError", "terminate", "terminateAgent", "throw"]);
+const toolStartDecisions = decisions<ToolStartDecision>("observe", ["throw", "abort"]);
+
+export const agentHooksArbitrary: fc.Arbitrary<AgentHookSpec> = fc.record({
+  beforeToolCall: decisions<BeforeToolDecision>("allow", ["block", "terminateAgent", "throw", "abort"]),
+  afterToolCall: afterToolDecisions,
+  onToolExecutionStart: toolStartDecisions,
+  shouldStopAfterTurn: decisions<boolean | "throw">(false, [true, "throw"]),
+  shouldStopAfterSteering: decisions<boolean | "throw">(false, [true, "throw"]),
+  transformContext: decisions<"pass" | "throw">("pass", ["throw"]),
+});
+
+export const listenerFailureArbitrary: fc.Arbitrary<ListenerFailureSpec | undefined> = oneIn(
+  5,
+  fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+);
+
+export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
+  beforeLlmCall: decisions<BeforeLlmDecision>("continue", [
+    "skip",
+    "respond",
+    "replaceRequestMessages",
+    "replaceMessages",
+    "appendMessage",
+    "abort",
+    "throw",
+    "invalid",
+  ]),
+  onLlmCallPrepared: decisions<"observe" | "throw" | "reject">("observe", ["throw", "reject"]),
+  afterLlmCall: decisions<AfterLlmDecision>("continue", ["replaceText", "retry", "fail", "throw", "invalid"]),
+  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort">("allow", ["block", "blockPermission", "throw", "abort"]),
+  onToolExecutionStart: toolStartDecisions,
+  afterToolCall: afterToolDecisions,
+  // Called after nearly every message: mostly accept, or almost every turn would fail here.
+  onHistoryChanged: decisions<"accept" | "throw">("accept", ["throw"], 12),
+  onStepEnd: decisions<"none" | "enqueue" | "throw">("none", ["enqueue", "throw"]),
+});
+
+export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
+  asyncTicks: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
+  failAt: oneIn(8, fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) })),
+});
+
+const flags = oneIn(3, fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), { minLength: 1, maxLength: 4 }));
+
+export const steeringArbitrary: fc.Arbitrary<SteeringSpec> = fc.record({
+  pollThrowsAt: oneIn(8, fc.nat({ max: 4 })),
+  // tryBeginClose refuses now and then ("new work won the race"); default accepts.
+  tryBeginClose: oneIn(2, fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }), { minLength: 1, maxLength: 4 })),
+  shouldStopAfterSteering: flags,
+  shouldStopAfterTurn: flags,
+});
+
+/** Retry on (small, deterministic policy on the virtual clock) or off. */
+export const retryArbitrary: fc.Arbitrary<RetrySpec> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant<RetrySpec>({ enabled: false }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      enabled: fc.constant(true as const),
+      maxRetries: fc.integer({ min: 0, max: 5 }),
+      baseDelayMs: fc.constantFrom(0, 10, 1_000),
+      maxDelayMs: fc.constantFrom(50, 30_000),
+      maxRetryElapsedMs: fc.constantFrom(100, 120_000),
+      jitter: fc.double({ min: 0, max: 0.999, noNaN: true }),
+    }),
+  },
+);

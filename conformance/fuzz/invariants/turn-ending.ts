@@ -1,0 +1,40 @@
+/**
+ * Invariant 3: `runTurn` resolved (never rejected) with exactly one outcome,
+ * and the last event is the matching terminal `session.status` (X3), after
+ * a `running` first event, with nothing after it.
+ */
+import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
+import type { TurnOutcome } from "@turnkit/protocol";
+import type { TurnRunObservation } from "../run-turn-scenario.js";
+import { InvariantViolation, describeValue } from "./violation.js";
+
+const INVARIANT = "3 one outcome, terminal status last";
+
+/** Returns the outcome, for later checks. */
+export function checkTurnEnding(observation: TurnRunObservation, options: { abortedBeforeStart: boolean; writerFails: boolean }): TurnOutcome {
+  const fail = (detail: string): never => {
+    throw new InvariantViolation(INVARIANT, detail);
+  };
+  const { settlements, events } = observation;
+  if (settlements.length !== 1) fail(`runTurn settled ${settlements.length} times`);
+  const settlement = settlements[0]!;
+  if (settlement.kind === "rejected") return fail(`runTurn rejected: ${describeValue(settlement.error instanceof Error ? settlement.error.message : settlement.error)}`);
+  const { outcome } = settlement;
+  if (!["completed", "aborted", "failed"].includes(outcome.kind)) fail(`unknown outcome ${describeValue(outcome)}`);
+  if (outcome.kind === "failed" && (typeof outcome.error?.code !== "string" || typeof outcome.message !== "string")) {
+    fail(`a failed outcome without error.code and message: ${describeValue(outcome)}`);
+  }
+  let terminal: string;
+  try {
+    terminal = assertRuntimeEventSequence(events);
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+  if (terminal !== outcome.kind) fail(`the terminal status is ${terminal} but the outcome is ${outcome.kind}`);
+  if (options.abortedBeforeStart) {
+    if (outcome.kind !== "aborted") fail(`the caller's signal was aborted before the turn, yet the outcome is ${outcome.kind}`);
+    // A failing writer adds its debug.trace; otherwise exactly running, aborted (T2 step 6).
+    if (!options.writerFails && events.length !== 2) fail(`a turn aborted before it started emitted ${events.length} events (expected running, aborted)`);
+  }
+  return outcome;
+}

@@ -1,0 +1,89 @@
+/**
+ * Every invariant of issue 8, applied to one observed run. The properties
+ * (and the named fault tests) call these after each run.
+ */
+import { projectAgentMessagesForModel } from "@turnkit/agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { type ArgumentRunObservation, type ArgumentScenario } from "./argument-scenario.js";
+import { checkHistoryDelivery } from "./invariants/history-delivery.js";
+import { checkNoLeaks } from "./invariants/leaks.js";
+import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-event-grammar.js";
+import { checkArgumentsPrototype, checkPrototypesUnchanged, type PrototypeSnapshot } from "./invariants/prototypes.js";
+import { checkStreamChunks } from "./invariants/stream-chunks.js";
+import { checkProviderConversion, checkToolCallsAnswered } from "./invariants/transcript-replayable.js";
+import { checkTurnEnding } from "./invariants/turn-ending.js";
+import { InvariantViolation, describeValue } from "./invariants/violation.js";
+import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
+import type { AgentRunObservation } from "./run-agent-scenario.js";
+import type { TurnRunObservation } from "./run-turn-scenario.js";
+import type { TurnScenario } from "./scenario.js";
+import { fallbackToken, markedText } from "./scripted-entries.js";
+
+/** The messages an `Agent` with the default `convertToLlm` sends: user, assistant and tool results. */
+function llmMessagesOf(transcript: readonly AgentMessage[]): Message[] {
+  return transcript.filter((message): message is Message => message.role === "user" || message.role === "assistant" || message.role === "toolResult");
+}
+
+/** Invariants 1, 2, 4 (transcript from `message_end`), 5 and 6 for an `Agent` run. */
+export function checkAgentObservation(observation: AgentRunObservation): void {
+  if (observation.rejections.length > 0) {
+    throw new InvariantViolation("L9 the run ends", `prompt()/continue() rejected: ${describeValue(observation.rejections.map(String))}`);
+  }
+  if (observation.stillStreaming) throw new InvariantViolation("L9 the run ends", "the agent is still streaming after its run settled");
+  checkLoopEventGrammar(observation.events);
+  const ended = observation.events.flatMap((event) => (event.type === "message_end" ? [event.message] : []));
+  const expected = [...observation.history, ...ended];
+  const { transcript } = observation;
+  if (transcript.length !== expected.length || transcript.some((message, index) => message !== expected[index])) {
+    throw new InvariantViolation(
+      "4 transcript from message_end, each once, in order",
+      `the transcript holds ${transcript.length} messages, the history and message_end events ${expected.length}`,
+    );
+  }
+  checkToolCallsAnswered(transcript, "agent transcript");
+  checkProviderConversion(llmMessagesOf(transcript), "agent transcript");
+  checkAgentVisibleText(observation.events);
+  checkNoLeaks(observation);
+}
+
+/** Every text an attempt of the scenario can stream, by token. */
+export function scriptedTexts(scenario: TurnScenario, respondTexts: ReadonlyMap<string, string>): Map<string, string> {
+  const texts = new Map<string, string>(respondTexts);
+  for (const request of scenario.requests) {
+    for (const failure of request.failures) texts.set(failure.token, markedText(failure.token, "partial answer that fails"));
+    if (request.response.text !== undefined) texts.set(request.response.token, markedText(request.response.token, request.response.text));
+  }
+  for (let index = 0; index < 500; index++) texts.set(fallbackToken(index), markedText(fallbackToken(index), "all done"));
+  return texts;
+}
+
+/** Invariants 1 to 6 for a `PiTurnRunner` turn. */
+export function checkTurnObservation(scenario: TurnScenario, observation: TurnRunObservation): void {
+  checkTurnEnding(observation, { abortedBeforeStart: scenario.abortBeforeStart, writerFails: scenario.writer.failAt !== undefined });
+  checkLoopTraceGrammar(observation.events);
+  checkStreamChunks(observation.events);
+  const store = checkHistoryDelivery(observation);
+  // The offered history is complete even when a host hook refused a change (it is recorded first).
+  checkToolCallsAnswered(store, "host history");
+  checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model (T5)");
+  const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);
+  checkRunnerVisibleText(observation.events, scriptedTexts(scenario, observation.respondTexts), offeredMessages);
+  checkNoLeaks(observation);
+}
+
+/** Every call answered, and no prototype touched, after malformed arguments. */
+export function checkArgumentObservation(scenario: ArgumentScenario, observation: ArgumentRunObservation, before: PrototypeSnapshot): void {
+  checkPrototypesUnchanged(before);
+  checkArgumentsPrototype(observation.received);
+  checkToolCallsAnswered(observation.transcript, `${scenario.path} transcript`);
+  const answered = new Set(observation.transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])));
+  const missing = observation.callIds.filter((id) => !answered.has(id));
+  if (missing.length > 0) throw new InvariantViolation("2 tool calls answered", `calls without a result: ${missing.join(", ")}`);
+  if (scenario.path === "runner") {
+    const terminal = observation.events.at(-1);
+    if (terminal?.type !== "session.status" || terminal.payload.status === "running") {
+      throw new InvariantViolation("3 terminal status last", `the last event is ${describeValue(terminal?.type)}`);
+    }
+  }
+}

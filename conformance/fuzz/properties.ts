@@ -1,0 +1,77 @@
+/**
+ * The properties of issue 8, shared by the CI tests
+ * (`conformance/test/properties`) and `pnpm fuzz` (`fuzz/run.ts`): each
+ * generates scenarios, runs them through `Agent` or `PiTurnRunner`, and
+ * checks every invariant after each run.
+ */
+import fc from "fast-check";
+import { type ArgumentScenario, argumentScenarioArbitrary, runArgumentScenario } from "./argument-scenario.js";
+import type { GenerationOptions } from "./known-bugs.js";
+import { snapshotPrototypes } from "./invariants/prototypes.js";
+import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
+import { runAgentScenario } from "./run-agent-scenario.js";
+import { runTurnScenario } from "./run-turn-scenario.js";
+import { agentScenarioArbitrary, providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
+import type { AgentScenario, TurnScenario } from "./scenario.js";
+
+/** One property: a generator and a check that runs a case and throws on any broken invariant. */
+export interface FuzzProperty<TScenario = unknown> {
+  name: string;
+  description: string;
+  arbitrary: fc.Arbitrary<TScenario>;
+  run(scenario: TScenario): Promise<void>;
+  /** Cases per `vitest run` (CI budget). */
+  ciRuns: number;
+  /** Share of the `pnpm fuzz` budget, relative to the other properties. */
+  fuzzWeight: number;
+}
+
+const checkTurn = async (scenario: TurnScenario) => checkTurnObservation(scenario, await runTurnScenario(scenario));
+
+/** The properties, with generators set up by `options` (CI steers around known bugs). */
+export function createFuzzProperties(options: GenerationOptions): readonly FuzzProperty<any>[] {
+  const agent: FuzzProperty<AgentScenario> = {
+    name: "agent",
+    description: "Agent: responses, tools, loop hooks, host actions, failing listeners",
+    arbitrary: agentScenarioArbitrary(options),
+    run: async (scenario) => checkAgentObservation(await runAgentScenario(scenario)),
+    ciRuns: 250,
+    fuzzWeight: 4,
+  };
+  const runner: FuzzProperty<TurnScenario> = {
+    name: "runner",
+    description: "PiTurnRunner: responses, tools, the eight hooks, steering, host actions, a failing writer, retry",
+    arbitrary: turnScenarioArbitrary(options),
+    run: checkTurn,
+    ciRuns: 200,
+    fuzzWeight: 4,
+  };
+  const providerFailures: FuzzProperty<TurnScenario> = {
+    name: "runner-provider-failures",
+    description: "PiTurnRunner: retryable and final provider failures before or after visible output, backoff on the virtual clock",
+    arbitrary: providerFailureTurnArbitrary(options),
+    run: checkTurn,
+    ciRuns: 150,
+    fuzzWeight: 2,
+  };
+  const toolArguments: FuzzProperty<ArgumentScenario> = {
+    name: "tool-arguments",
+    description: "Agent and PiTurnRunner: malformed tool-call arguments, prototype-polluting keys",
+    arbitrary: argumentScenarioArbitrary,
+    run: async (scenario) => {
+      const before = snapshotPrototypes();
+      checkArgumentObservation(scenario, await runArgumentScenario(scenario), before);
+    },
+    ciRuns: 150,
+    fuzzWeight: 1,
+  };
+  return [agent, runner, providerFailures, toolArguments];
+}
+
+/** The fast-check property of a {@link FuzzProperty}. */
+export function asyncPropertyOf<TScenario>(property: FuzzProperty<TScenario>): fc.IAsyncPropertyWithHooks<[TScenario]> {
+  return fc.asyncProperty(property.arbitrary, (scenario) => property.run(scenario));
+}
+
+/** The seed CI uses for every property (fixed so `vitest run` is deterministic). */
+export const CI_SEED = 20_260_801;

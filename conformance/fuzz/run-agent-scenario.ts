@@ -1,0 +1,226 @@
+/**
+ * Runs one generated {@link AgentScenario} through a real `Agent` against
+ * the scripted model on a virtual clock, and records everything the
+ * invariants need.
+ */
+import { Agent, type AgentEvent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
+import { createScriptedModel, toolResultMessage, assistantMessage, toolCall, userMessage } from "@turnkit/agent-loop/testing";
+import { abortListenerCount, probeRealTimers, unhandledRejections } from "./leak-probes.js";
+import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
+import { createAgentTools } from "./scenario-tools.js";
+import { markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
+import { type DriveReport, createSteppingClock, driveUntilSettled, macrotask } from "./virtual-time.js";
+
+/** Everything one Agent run left behind, for the invariants. */
+export interface AgentRunObservation {
+  /** Every event of every run, as the first listener received them. */
+  events: AgentEvent[];
+  /** The messages the agent started with. */
+  history: AgentMessage[];
+  /** `agent.state.messages` after the last run. */
+  transcript: AgentMessage[];
+  /** Each `prompt()` / `continue()` that rejected (none should). */
+  rejections: unknown[];
+  /** `agent.state.isStreaming` after the last run. */
+  stillStreaming: boolean;
+  drives: DriveReport[];
+  /** Abort listeners still on each run's signal. */
+  listenersLeft: number;
+  pendingVirtualTimers: number;
+  pendingRealTimers: number;
+  unhandledRejections: unknown[];
+  /** Prompt, steering and follow-up messages the host handed to the agent. */
+  hostMessages: AgentMessage[];
+}
+
+/** The start of a session: one exchange with a tool call, all answered. */
+export function earlierExchange(): AgentMessage[] {
+  return [
+    userMessage("«history» earlier question", { timestamp: 1 }),
+    assistantMessage([toolCall("alpha", { value: "h" }, { id: "history_call" })], { timestamp: 2 }),
+    toolResultMessage("history_call", "alpha", "history result", { timestamp: 3 }),
+    assistantMessage("«history» earlier answer", { timestamp: 4 }),
+  ];
+}
+
+function behavioursOf(scenario: { requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[] }): Map<string, ToolBehaviour> {
+  return new Map(scenario.requests.flatMap((request) => request.calls.map((call) => [call.id, call.behaviour] as const)));
+}
+
+/** Decisions in call order; past the end, `fallback`. */
+export function decisionSequence<T>(list: readonly T[] | undefined, fallback: T): () => T {
+  let next = 0;
+  return () => (list && next < list.length ? list[next++]! : fallback);
+}
+
+function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions> {
+  const options: Partial<AgentOptions> = {};
+  if (spec.beforeToolCall) {
+    const next = decisionSequence(spec.beforeToolCall, "allow");
+    options.beforeToolCall = async () => {
+      const decision = next();
+      switch (decision) {
+        case "allow":
+          return undefined;
+        case "block":
+          return { block: true, reason: "blocked by the scenario" };
+        case "terminateAgent":
+          return { terminateAgent: true };
+        case "throw":
+          throw new Error("beforeToolCall failed");
+        case "abort":
+          abort();
+          return undefined;
+      }
+    };
+  }
+  if (spec.afterToolCall) {
+    const next = decisionSequence(spec.afterToolCall, "none");
+    options.afterToolCall = async () => {
+      const decision = next();
+      switch (decision) {
+        case "none":
+          return undefined;
+        case "patchContent":
+          return { content: [{ type: "text", text: "patched by afterToolCall" }] };
+        case "isError":
+          return { isError: true };
+        case "terminate":
+          return { terminate: true };
+        case "terminateAgent":
+          return { terminateAgent: true };
+        case "throw":
+          throw new Error("afterToolCall failed");
+      }
+    };
+  }
+  if (spec.onToolExecutionStart) {
+    const next = decisionSequence(spec.onToolExecutionStart, "observe");
+    options.onToolExecutionStart = () => {
+      const decision = next();
+      if (decision === "throw") throw new Error("onToolExecutionStart failed");
+      if (decision === "abort") abort();
+    };
+  }
+  if (spec.shouldStopAfterTurn) {
+    const next = decisionSequence<boolean | "throw">(spec.shouldStopAfterTurn, false);
+    options.shouldStopAfterTurn = () => {
+      const decision = next();
+      if (decision === "throw") throw new Error("shouldStopAfterTurn failed");
+      return decision;
+    };
+  }
+  if (spec.shouldStopAfterSteering) {
+    const next = decisionSequence<boolean | "throw">(spec.shouldStopAfterSteering, false);
+    options.shouldStopAfterSteering = async () => {
+      const decision = next();
+      if (decision === "throw") throw new Error("shouldStopAfterSteering failed");
+      return decision;
+    };
+  }
+  if (spec.transformContext) {
+    const next = decisionSequence(spec.transformContext, "pass");
+    options.transformContext = async (messages) => {
+      if (next() === "throw") throw new Error("transformContext failed");
+      return messages;
+    };
+  }
+  return options;
+}
+
+/** Runs the scenario to its end and records it. Never rejects for anything the agent does. */
+export async function runAgentScenario(scenario: AgentScenario): Promise<AgentRunObservation> {
+  const clock = createSteppingClock();
+  const model = createScriptedModel(scenario.requests.map(responseEntry), { clock });
+  const history = scenario.withHistory ? earlierExchange() : [];
+  const environment = { clock, behaviours: behavioursOf(scenario), executed: [] as string[] };
+  const hostMessages: AgentMessage[] = [];
+  let hostMessageCount = 0;
+  const hostMessage = (kind: string) => {
+    hostMessageCount++;
+    const message = userMessage(markedText(`${kind}${hostMessageCount}`, `${kind} from the host`), { timestamp: 1_000 + hostMessageCount });
+    hostMessages.push(message);
+    return message;
+  };
+
+  let agent!: Agent;
+  const abort = () => agent.abort();
+  agent = new Agent({
+    initialState: { systemPrompt: "You are a generated scenario.", model: model.model, tools: createAgentTools(scenario.toolModes, environment), messages: history },
+    streamFn: withFallbackAnswers(model),
+    toolExecution: scenario.toolExecution,
+    steeringMode: scenario.steeringMode,
+    followUpMode: scenario.followUpMode,
+    ...loopHooks(scenario.hooks, abort),
+  });
+
+  const perform = (action: HostAction) => {
+    switch (action.kind) {
+      case "steer":
+        agent.steer(hostMessage("steer"));
+        return;
+      case "steerBatch":
+        agent.steerBatch([hostMessage("batch"), hostMessage("batch")]);
+        return;
+      case "followUp":
+        agent.followUp(hostMessage("followUp"));
+        return;
+      case "abort":
+        agent.abort();
+        return;
+    }
+  };
+
+  const events: AgentEvent[] = [];
+  const signals = new Set<AbortSignal>();
+  agent.subscribe((event, signal) => {
+    signals.add(signal);
+    const index = events.length;
+    events.push(event);
+    for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
+    if (scenario.listenerTicks === 0) return;
+    return (async () => {
+      for (let turn = 0; turn < scenario.listenerTicks; turn++) await Promise.resolve();
+    })();
+  });
+  if (scenario.listenerFailure) {
+    const { index, mode } = scenario.listenerFailure;
+    let seen = 0;
+    agent.subscribe(() => {
+      if (seen++ !== index) return;
+      if (mode === "throw") throw new Error("the host listener failed");
+      return Promise.reject(new Error("the host listener rejected"));
+    });
+  }
+  const hostTimers = scenario.actions.flatMap((action) => (action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : []));
+
+  const rejectionsBefore = unhandledRejections().seen.length;
+  const realTimers = probeRealTimers();
+  const rejections: unknown[] = [];
+  const drives: DriveReport[] = [];
+  try {
+    const prompt = hostMessage("prompt");
+    drives.push(await driveUntilSettled(agent.prompt(prompt).catch((error: unknown) => void rejections.push(error)), clock, abort));
+    if (scenario.continueWhileQueued && agent.hasQueuedMessages()) {
+      drives.push(await driveUntilSettled(agent.continue().catch((error: unknown) => void rejections.push(error)), clock, abort));
+    }
+    for (const handle of hostTimers) clock.clearTimeout(handle);
+    // Late tool updates and stray rejections surface within a few macrotasks.
+    for (let turn = 0; turn < 3; turn++) await macrotask();
+  } finally {
+    realTimers.restore();
+  }
+  return {
+    events,
+    history,
+    transcript: agent.state.messages.slice(),
+    rejections,
+    stillStreaming: agent.state.isStreaming,
+    drives,
+    listenersLeft: [...signals].reduce((sum, signal) => sum + abortListenerCount(signal), 0),
+    pendingVirtualTimers: clock.pendingCount(),
+    pendingRealTimers: realTimers.pending(),
+    unhandledRejections: unhandledRejections().seen.slice(rejectionsBefore),
+    hostMessages,
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * The tools of a generated scenario, as `AgentTool`s (for `Agent`) and as
+ * `RuntimeTool`s (for `PiTurnRunner`). One schema for all; what a call does
+ * is looked up by its tool-call id in the scenario's behaviours.
+ */
+import { Type } from "@sinclair/typebox";
+import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
+import { type Clock, type RuntimeTool, defineRuntimeTool, sleep } from "@turnkit/agent-core";
+import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
+import { type Delay, TOOL_NAMES, type ToolBehaviour, type ToolModes, type ToolName } from "./scenario.js";
+
+/** `{ value?: string, n?: number }`: numbers coerce from numeric strings. */
+export const SCENARIO_TOOL_PARAMETERS = Type.Object({ value: Type.Optional(Type.String()), n: Type.Optional(Type.Number()) });
+
+/** A call that has no behaviour in the scenario (a steering or fallback response) answers at once. */
+const DEFAULT_BEHAVIOUR: ToolBehaviour = { kind: "result", delay: { kind: "now" }, updates: 0, lateUpdate: false, terminate: false, isError: false };
+
+/** What the tools need from the run. */
+export interface ToolEnvironment {
+  clock: Clock;
+  behaviours: ReadonlyMap<string, ToolBehaviour>;
+  /** Every executed call id, in start order. */
+  executed: string[];
+}
+
+/** Where a late update goes: after every microtask of the settling call. */
+const laterThanSettle = (fn: () => void) => setImmediate(fn);
+
+async function wait(delay: Delay, clock: Clock, signal: AbortSignal | undefined): Promise<void> {
+  switch (delay.kind) {
+    case "now":
+      return;
+    case "microtasks":
+      for (let turn = 0; turn < delay.count; turn++) await Promise.resolve();
+      return;
+    case "clock":
+      await sleep(delay.ms, clock, signal);
+      return;
+    default: {
+      const unknown: never = delay;
+      throw new Error(`Unknown delay: ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+function hangUntilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_resolve, rejectHang) => {
+    const onAbort = () => rejectHang(new Error("the hanging tool was aborted"));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+interface PerformedResult {
+  content: { type: "text"; text: string }[];
+  details: { callId: string };
+  terminate?: boolean;
+  isError?: boolean;
+}
+
+/** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
+async function perform(
+  callId: string,
+  environment: ToolEnvironment,
+  signal: AbortSignal | undefined,
+  update: ((text: string) => void) | undefined,
+): Promise<PerformedResult> {
+  environment.executed.push(callId);
+  const behaviour = environment.behaviours.get(callId) ?? DEFAULT_BEHAVIOUR;
+  switch (behaviour.kind) {
+    case "hang":
+      return hangUntilAborted(signal);
+    case "throw":
+      await wait(behaviour.delay, environment.clock, signal);
+      throw new Error(`tool call ${callId} failed`);
+    case "result": {
+      for (let index = 0; index < behaviour.updates; index++) {
+        update?.(`${callId} progress ${index + 1}`);
+        await wait(behaviour.delay, environment.clock, signal);
+      }
+      if (behaviour.updates === 0) await wait(behaviour.delay, environment.clock, signal);
+      if (behaviour.lateUpdate) laterThanSettle(() => update?.(`${callId} late update after settling`));
+      const result: PerformedResult = { content: [{ type: "text", text: `${callId} done` }], details: { callId } };
+      if (behaviour.terminate) result.terminate = true;
+      if (behaviour.isError) result.isError = true;
+      return result;
+    }
+    default: {
+      const unknown: never = behaviour;
+      throw new Error(`Unknown tool behaviour: ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+function prepareArguments(args: unknown): { value?: string; n?: number } {
+  if (typeof args === "object" && args !== null && (args as { value?: unknown }).value === PREPARE_THROWS_VALUE) {
+    throw new Error("prepareArguments rejected the arguments");
+  }
+  return args as { value?: string; n?: number };
+}
+
+/** The scenario's tools for an `Agent` (loop `AgentTool`s). */
+export function createAgentTools(modes: ToolModes, environment: ToolEnvironment): AgentTool<typeof SCENARIO_TOOL_PARAMETERS>[] {
+  return TOOL_NAMES.map((name: ToolName) => {
+    const tool: AgentTool<typeof SCENARIO_TOOL_PARAMETERS> = {
+      name,
+      label: name,
+      description: `Scenario tool ${name}`,
+      parameters: SCENARIO_TOOL_PARAMETERS,
+      execute: async (toolCallId, _params, signal, onUpdate) => {
+        const update = onUpdate && ((text: string) => onUpdate({ content: [{ type: "text", text }], details: { callId: toolCallId } }));
+        const { isError: _ignored, ...result } = await perform(toolCallId, environment, signal, update);
+        return result as AgentToolResult<{ callId: string }>;
+      },
+    };
+    if (modes[name] !== undefined) tool.executionMode = modes[name];
+    if (name === "prepared") tool.prepareArguments = prepareArguments;
+    return tool;
+  });
+}
+
+/** The scenario's tools for a `PiTurnRunner` (`RuntimeTool`s; no mode means sequential, K3). */
+export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironment): RuntimeTool[] {
+  return TOOL_NAMES.map((name: ToolName) =>
+    defineRuntimeTool({
+      name,
+      description: `Scenario tool ${name}`,
+      parameters: SCENARIO_TOOL_PARAMETERS,
+      ...(modes[name] !== undefined && { executionMode: modes[name] }),
+      ...(name === "prepared" && { prepareArguments }),
+      execute: (ctx, _input, signal, onUpdate) =>
+        perform(ctx.toolCallId, environment, signal, (text) => onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } })),
+    }),
+  );
+}

@@ -1,0 +1,239 @@
+/**
+ * The data of one generated scenario: what the scripted model answers, how
+ * each tool call behaves, what the hooks decide, and what the host does and
+ * when. Plain, printable data (fast-check prints it as the counterexample),
+ * turned into a live run by `run-agent-scenario.ts` / `run-turn-scenario.ts`.
+ */
+
+/** How long a tool (or anything else the scenario controls) takes before it answers. */
+export type Delay =
+  | { kind: "now" }
+  /** Resolves after `count` microtask turns: concurrency without time. */
+  | { kind: "microtasks"; count: number }
+  /** Resolves after `ms` on the scenario's virtual clock (honours the abort signal). */
+  | { kind: "clock"; ms: number };
+
+/** What one tool call does when executed. */
+export type ToolBehaviour =
+  | {
+      kind: "result";
+      delay: Delay;
+      /** `onUpdate` calls while running. */
+      updates: number;
+      /** One more `onUpdate` after the tool settled (must be ignored). */
+      lateUpdate: boolean;
+      terminate: boolean;
+      isError: boolean;
+    }
+  | { kind: "throw"; delay: Delay }
+  /** Never settles on its own; rejects when the run's signal fires. */
+  | { kind: "hang" };
+
+/** The arguments the model sends for a call. */
+export type CallArguments =
+  /** Valid for the schema `{ value?: string, n?: number }`. */
+  | { kind: "valid"; value: string }
+  /** Coercible (`n` as a numeric string): valid after conversion. */
+  | { kind: "coercible"; n: string }
+  /** Invalid for the schema (`n` not a number). */
+  | { kind: "invalid" }
+  /** Makes the tool's `prepareArguments` throw (only the `prepared` tool has one). */
+  | { kind: "prepareThrows" };
+
+/** One tool call of a scripted response. `id` is unique within the scenario. */
+export interface CallSpec {
+  id: string;
+  /** One of {@link TOOL_NAMES}, or {@link UNKNOWN_TOOL}. */
+  tool: string;
+  args: CallArguments;
+  behaviour: ToolBehaviour;
+}
+
+/** How the stream of one response ends or misbehaves. */
+export type StreamEnding =
+  | { kind: "normal" }
+  /** The first `events` events, then an `error` event with `message`. */
+  | { kind: "errorAfter"; events: number; message: string }
+  /** The first `afterEvents` events, then nothing until the request's signal fires. */
+  | { kind: "hang"; afterEvents: number }
+  | { kind: "throwSync" }
+  | { kind: "reject" }
+  | { kind: "endWithoutDone" }
+  /** Extra events after `done` that reach the consumer's iterator. */
+  | { kind: "eventsAfterDone" }
+  | { kind: "withoutStart" };
+
+/** One assistant response of the script. */
+export interface ResponseSpec {
+  /** Unique marker; every text this response streams starts with `«token»`. */
+  token: string;
+  thinking: string | undefined;
+  /** Visible text after the token, or `undefined` for no text block. */
+  text: string | undefined;
+  calls: CallSpec[];
+  /** `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token limit. */
+  stopReason: "natural" | "length";
+  ending: StreamEnding;
+  /** Delay before every event, on the virtual clock (0: microtasks only). */
+  eventDelayMs: number;
+  /** Characters per delta; `undefined` splits text into words. */
+  chunkSize: number | undefined;
+}
+
+/**
+ * A provider attempt that fails before the real response of a request is
+ * streamed: `status` leads the error text (`"429 ..."`), as pi-ai reports
+ * HTTP failures. `visible` attempts stream some text first (then no retry may
+ * follow); others fail before any output.
+ */
+export interface ProviderFailureSpec {
+  token: string;
+  status: 400 | 401 | 403 | 408 | 429 | 500 | 501 | 503 | 529;
+  visible: boolean;
+  /** Adds "Please try again in Ns" so the retry layer reads a Retry-After hint. */
+  retryAfterSeconds: number | undefined;
+}
+
+/** One request's worth of script: failed attempts first, then the response. */
+export interface RequestSpec {
+  failures: ProviderFailureSpec[];
+  response: ResponseSpec;
+}
+
+/** When a host action happens. */
+export type Trigger =
+  /** Inside the host's observer of the `index`-th event (Agent listener or event writer), 0-based. */
+  | { kind: "event"; index: number }
+  /** At `ms` on the virtual clock. */
+  | { kind: "time"; ms: number };
+
+/** Something the host does during a run. */
+export interface HostAction {
+  trigger: Trigger;
+  kind: "steer" | "steerBatch" | "followUp" | "abort";
+}
+
+/** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
+export const TOOL_NAMES = ["alpha", "beta", "gamma", "prepared"] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** A tool name no scenario binds (L5: unknown tool). */
+export const UNKNOWN_TOOL = "ghost";
+
+/** How a tool declares its execution mode (`undefined`: the layer's default). */
+export type ToolModes = Record<ToolName, "parallel" | "sequential" | undefined>;
+
+// ------------------------------------------------------------------ Agent
+
+/** A `beforeToolCall` decision; `abort` aborts the run from inside the hook, then allows. */
+export type BeforeToolDecision = "allow" | "block" | "terminateAgent" | "throw" | "abort";
+
+/** An `afterToolCall` decision. */
+export type AfterToolDecision = "none" | "patchContent" | "isError" | "terminate" | "terminateAgent" | "throw";
+
+/** An `onToolExecutionStart` behaviour; `abort` aborts the run right before `execute`. */
+export type ToolStartDecision = "observe" | "throw" | "abort";
+
+/**
+ * The loop-level callbacks of an `Agent`, each a list of decisions taken in
+ * call order (the n-th call takes the n-th decision; past the end, the
+ * harmless default). `undefined`: the callback is not set.
+ */
+export interface AgentHookSpec {
+  beforeToolCall: BeforeToolDecision[] | undefined;
+  afterToolCall: AfterToolDecision[] | undefined;
+  onToolExecutionStart: ToolStartDecision[] | undefined;
+  shouldStopAfterTurn: (boolean | "throw")[] | undefined;
+  shouldStopAfterSteering: (boolean | "throw")[] | undefined;
+  transformContext: ("pass" | "throw")[] | undefined;
+}
+
+/** A second listener that fails on one event (the "host observer failing"). */
+export interface ListenerFailureSpec {
+  index: number;
+  mode: "throw" | "reject";
+}
+
+/** One generated run of an `Agent`. */
+export interface AgentScenario {
+  requests: ResponseSpec[];
+  toolModes: ToolModes;
+  toolExecution: "parallel" | "sequential";
+  steeringMode: "one-at-a-time" | "all";
+  followUpMode: "one-at-a-time" | "all";
+  hooks: AgentHookSpec;
+  actions: HostAction[];
+  listenerFailure: ListenerFailureSpec | undefined;
+  /** Microtask turns the recording listener takes on every event (0: synchronous). */
+  listenerTicks: number;
+  /** After `prompt()` settles, `continue()` while messages are queued (a second run). */
+  continueWhileQueued: boolean;
+  /** Start from an earlier exchange (user, tool call, result, answer). */
+  withHistory: boolean;
+}
+
+// ------------------------------------------------------------------ PiTurnRunner
+
+/** A `beforeLlmCallHook` decision; `throw` and `invalid` fail closed (H1). */
+export type BeforeLlmDecision =
+  | "continue"
+  | "skip"
+  | "respond"
+  | "replaceRequestMessages"
+  | "replaceMessages"
+  | "appendMessage"
+  | "abort"
+  | "throw"
+  | "invalid";
+
+/** An `afterLlmCallHook` decision. */
+export type AfterLlmDecision = "continue" | "replaceText" | "retry" | "fail" | "throw" | "invalid";
+
+/** The eight `PiTurnHooks`, each a list of decisions in call order (see {@link AgentHookSpec}). */
+export interface TurnHookSpec {
+  beforeLlmCall: BeforeLlmDecision[] | undefined;
+  onLlmCallPrepared: ("observe" | "throw" | "reject")[] | undefined;
+  afterLlmCall: AfterLlmDecision[] | undefined;
+  beforeToolCall: ("allow" | "block" | "blockPermission" | "throw" | "abort")[] | undefined;
+  onToolExecutionStart: ToolStartDecision[] | undefined;
+  afterToolCall: AfterToolDecision[] | undefined;
+  onHistoryChanged: ("accept" | "throw")[] | undefined;
+  onStepEnd: ("none" | "enqueue" | "throw")[] | undefined;
+}
+
+/** The host's event writer: how fast it answers and whether it fails once. */
+export interface WriterSpec {
+  /** Microtask turns before `push` resolves (0: synchronous writer). */
+  asyncTicks: number;
+  failAt: { index: number; mode: "throw" | "reject" } | undefined;
+}
+
+/** The host's side of steering (T6, T7). Lists are per call, as for hooks. */
+export interface SteeringSpec {
+  /** The n-th poll throws (a failing host callback). */
+  pollThrowsAt: number | undefined;
+  tryBeginClose: boolean[] | undefined;
+  shouldStopAfterSteering: boolean[] | undefined;
+  shouldStopAfterTurn: boolean[] | undefined;
+}
+
+/** `llmRetry` of the turn; all delays on the virtual clock. */
+export type RetrySpec =
+  | { enabled: false }
+  | { enabled: true; maxRetries: number; baseDelayMs: number; maxDelayMs: number; maxRetryElapsedMs: number; jitter: number };
+
+/** One generated `runTurn`. */
+export interface TurnScenario {
+  requests: RequestSpec[];
+  toolModes: ToolModes;
+  hooks: TurnHookSpec;
+  actions: HostAction[];
+  writer: WriterSpec;
+  steering: SteeringSpec;
+  retry: RetrySpec;
+  /** Stream watchdogs (W2): the defaults (120 s / 300 s on the virtual clock) or off. */
+  streamTimeouts: "default" | "off";
+  abortBeforeStart: boolean;
+  withHistory: boolean;
+  beforeUserMessages: boolean;
+}

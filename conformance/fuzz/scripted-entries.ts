@@ -1,0 +1,144 @@
+/**
+ * Turns generated response and failure specs into entries of the scripted
+ * model (`@turnkit/agent-loop/testing`). Every text a response streams
+ * starts with `«token»`, so the visible-text invariant can tell which
+ * attempt a streamed text came from.
+ */
+import {
+  type ScriptEntry,
+  type ScriptedBlock,
+  type ScriptedModel,
+  type ScriptedResponse,
+  endWithoutDone,
+  errorAfter,
+  eventsAfterDone,
+  hang,
+  reject,
+  response,
+  text,
+  thinking,
+  throwSync,
+  toolCall,
+  withoutStart,
+} from "@turnkit/agent-loop/testing";
+import type { StreamFn } from "@turnkit/agent-loop";
+import type { CallArguments, ProviderFailureSpec, RequestSpec, ResponseSpec } from "./scenario.js";
+
+/** The `value` that makes the `prepared` tool's `prepareArguments` throw. */
+export const PREPARE_THROWS_VALUE = "prepare-throws";
+
+/** The marker every streamed text of `token` starts with. */
+export function tokenMark(token: string): string {
+  return `«${token}»`;
+}
+
+/** The full text a response with `token` and `body` streams. */
+export function markedText(token: string, body: string): string {
+  return `${tokenMark(token)} ${body}`;
+}
+
+export function callArguments(args: CallArguments): Record<string, unknown> {
+  switch (args.kind) {
+    case "valid":
+      return { value: args.value };
+    case "coercible":
+      return { n: args.n };
+    case "invalid":
+      return { n: "not a number", value: ["not", "a", "string"] };
+    case "prepareThrows":
+      return { value: PREPARE_THROWS_VALUE };
+    default: {
+      const unknown: never = args;
+      throw new Error(`Unknown call arguments: ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** The scripted response of a spec, without its stream fault. */
+export function scriptedResponse(spec: ResponseSpec): ScriptedResponse {
+  const blocks: ScriptedBlock[] = [];
+  if (spec.thinking !== undefined) blocks.push(thinking(spec.thinking));
+  if (spec.text !== undefined) blocks.push(text(markedText(spec.token, spec.text)));
+  for (const call of spec.calls) blocks.push(toolCall(call.tool, callArguments(call.args), { id: call.id }));
+  return response(blocks, {
+    ...(spec.stopReason === "length" && { stopReason: "length" as const }),
+    eventDelayMs: spec.eventDelayMs,
+    ...(spec.chunkSize !== undefined && { chunkSize: spec.chunkSize }),
+  });
+}
+
+/** The script entry of a response spec, with its stream fault. */
+export function responseEntry(spec: ResponseSpec): ScriptEntry {
+  const scripted = scriptedResponse(spec);
+  const { ending } = spec;
+  switch (ending.kind) {
+    case "normal":
+      return scripted;
+    case "errorAfter":
+      return errorAfter(ending.events, ending.message, { response: scripted });
+    case "hang":
+      return hang({ afterEvents: ending.afterEvents, response: scripted });
+    case "throwSync":
+      return throwSync(new Error(`${tokenMark(spec.token)} the stream function threw`));
+    case "reject":
+      return reject(new Error(`${tokenMark(spec.token)} the stream function rejected`));
+    case "endWithoutDone":
+      return endWithoutDone(scripted);
+    case "eventsAfterDone":
+      return eventsAfterDone(scripted, { reachConsumer: true });
+    case "withoutStart":
+      return withoutStart(scripted);
+    default: {
+      const unknown: never = ending;
+      throw new Error(`Unknown stream ending: ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+const STATUS_TEXT: Record<ProviderFailureSpec["status"], string> = {
+  400: "Bad Request: invalid request",
+  401: "Unauthorized: invalid api key",
+  403: "Forbidden",
+  408: "Request Timeout",
+  429: "Too Many Requests: rate limit exceeded",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+  529: "Overloaded",
+};
+
+/**
+ * One failed provider attempt: the status leads the error text, as pi-ai
+ * reports it. A visible failure streams `start`, `text_start` and the first
+ * text delta (the token) before the error, so the host has seen output.
+ */
+export function failureEntry(failure: ProviderFailureSpec): ScriptEntry {
+  const hint = failure.retryAfterSeconds !== undefined ? ` Please try again in ${failure.retryAfterSeconds}s.` : "";
+  const message = `${failure.status} ${STATUS_TEXT[failure.status]}${hint}`;
+  const partial = response(markedText(failure.token, "partial answer that fails"));
+  return errorAfter(failure.visible ? 3 : 1, message, { response: partial });
+}
+
+/** Every entry of a turn's requests, in order: failed attempts, then the response. */
+export function requestEntries(requests: readonly RequestSpec[]): ScriptEntry[] {
+  return requests.flatMap((request) => [...request.failures.map(failureEntry), responseEntry(request.response)]);
+}
+
+/** The token of the fallback answer to request number `index` (0-based). */
+export function fallbackToken(index: number): string {
+  return `fallback${index + 1}`;
+}
+
+/**
+ * The scripted model's stream function, answering with a plain text once the
+ * script is used up, so every generated scenario can end naturally (the
+ * scripted model would otherwise fail the extra requests).
+ */
+export function withFallbackAnswers(model: ScriptedModel): StreamFn {
+  return (requestModel, context, options) => {
+    if (model.remaining() === 0) {
+      model.append((request) => response(markedText(fallbackToken(request.index), "all done")));
+    }
+    return model.streamFn(requestModel, context, options);
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Virtual time for generated runs: a virtual clock that knows when its next
+ * timer is due, and a driver that moves it from timer to timer until a run
+ * settles. Nothing sleeps in real time except the last resort after an
+ * abort (the loop's real-time abort grace for work that ignores the signal).
+ */
+import { type VirtualClock, createVirtualClock } from "@turnkit/agent-loop/testing";
+
+/** Captured at load: the leak probes wrap the globals during runs. */
+const realSetTimeout = globalThis.setTimeout;
+const realSetImmediate = globalThis.setImmediate;
+
+/** A {@link VirtualClock} that also reports when its earliest live timer is due. */
+export interface SteppingClock extends VirtualClock {
+  /** Due time of the earliest timer neither fired nor cleared, or `undefined`. */
+  nextDueAt(): number | undefined;
+}
+
+export function createSteppingClock(): SteppingClock {
+  const clock = createVirtualClock();
+  const dueAt = new Map<unknown, number>();
+  return {
+    ...clock,
+    setTimeout(fn, ms) {
+      const due = clock.now() + (Number.isFinite(ms) && ms > 0 ? ms : 0);
+      const handle: unknown = clock.setTimeout(() => {
+        dueAt.delete(handle);
+        fn();
+      }, ms);
+      dueAt.set(handle, due);
+      return handle;
+    },
+    clearTimeout(handle) {
+      dueAt.delete(handle);
+      clock.clearTimeout(handle);
+    },
+    nextDueAt() {
+      let earliest: number | undefined;
+      for (const due of dueAt.values()) if (earliest === undefined || due < earliest) earliest = due;
+      return earliest;
+    },
+  };
+}
+
+/** One macrotask turn: every queued microtask and promise chain has run. */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve));
+}
+
+function realSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => realSetTimeout(resolve, ms));
+}
+
+/** What happened while driving a run. */
+export interface DriveReport {
+  /** The run stalled (nothing scheduled, not settled) and was aborted by the driver. */
+  watchdogAborted: boolean;
+  /** Virtual time when the run settled. */
+  endedAt: number;
+}
+
+/** Thrown when a run does not settle even after an abort: an ending promise was broken. */
+export class RunNeverSettledError extends Error {
+  constructor(detail: string) {
+    super(`The run never settled: ${detail}`);
+    this.name = "RunNeverSettledError";
+  }
+}
+
+/** Real time granted after the watchdog abort (the loop's abort grace is 250 ms). */
+const REAL_WAIT_AFTER_ABORT_MS = 3_000;
+/** More timer steps than any generated scenario needs: a timer that re-arms forever. */
+const MAX_TIMER_STEPS = 20_000;
+
+/**
+ * Moves `clock` from timer to timer until `run` settles. When nothing is
+ * scheduled and the run still has not settled (a hang), calls `abort` once
+ * (the watchdog); after that only real time can help, so it waits in small
+ * real steps, and throws {@link RunNeverSettledError} if the run still does
+ * not settle. Never rejects for the run's own outcome.
+ */
+export async function driveUntilSettled(run: Promise<unknown>, clock: SteppingClock, abort: () => void): Promise<DriveReport> {
+  let settled = false;
+  void run.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  let watchdogAborted = false;
+  let realWaitedMs = 0;
+  for (let steps = 0; !settled; steps++) {
+    if (steps > MAX_TIMER_STEPS) throw new RunNeverSettledError(`${MAX_TIMER_STEPS} timer steps (a timer keeps re-arming itself)`);
+    await macrotask();
+    if (settled) break;
+    const due = clock.nextDueAt();
+    if (due !== undefined) {
+      await clock.advance(Math.max(0, due - clock.now()));
+      continue;
+    }
+    await macrotask();
+    if (settled || clock.nextDueAt() !== undefined) continue;
+    if (!watchdogAborted) {
+      watchdogAborted = true;
+      abort();
+      continue;
+    }
+    if (realWaitedMs >= REAL_WAIT_AFTER_ABORT_MS) {
+      throw new RunNeverSettledError(`still pending ${REAL_WAIT_AFTER_ABORT_MS} ms (real time) after the abort, with no timer scheduled`);
+    }
+    await realSleep(5);
+    realWaitedMs += 5;
+  }
+  return { watchdogAborted, endedAt: clock.now() };
+}

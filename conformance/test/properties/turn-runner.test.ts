@@ -1,0 +1,25 @@
+/**
+ * Issue 8 properties through `PiTurnRunner`.
+ *
+ * `runner`: everything the Agent property generates, plus the eight
+ * `PiTurnHooks` (every decision, throws), steering callbacks, an event
+ * writer that is slow or fails, and transport retry on the virtual clock.
+ *
+ * `runner-provider-failures`: stream functions answering "429 ...",
+ * "503 ...", "401 ..." (and the other W3 classes) before or after visible
+ * output, with Retry-After hints, stream watchdogs and aborts during
+ * backoff, all on the virtual clock.
+ *
+ * After each run: the loop's grammar as traces (1), the host's history
+ * answers every call and converts for a real provider (2), one outcome and
+ * the matching terminal status last (3), `seq` increasing and history
+ * delivered once in order (4), no text shown twice and no retry after
+ * visible output (5), nothing left on the caller's signal or the clock (6).
+ */
+import { describe } from "vitest";
+import { propertyTest } from "../support-fuzz/property-test.js";
+
+describe("property: PiTurnRunner", () => {
+  propertyTest("runner");
+  propertyTest("runner-provider-failures");
+});
