@@ -41,13 +41,14 @@ steering, Alt+Enter (or a "/queue " prefix) queues a follow-up, Esc or Ctrl+C
 aborts the run; a second Ctrl+C exits.`;
 
 /**
- * Parses `argv` (without `node` and the script). Throws `HostError`
- * (`usage`) naming the bad flag or value; never exits the process.
+ * Parses `argv` (without `node` and the script). A leading `--`, which
+ * `pnpm start -- --yes` passes on, is skipped. Throws `HostError` (`usage`)
+ * naming the bad flag or value; never exits the process.
  */
 export function parseCliOptions(argv: readonly string[]): CliOptions {
   let parsed: ReturnType<typeof parseWithNode>;
   try {
-    parsed = parseWithNode(argv);
+    parsed = parseWithNode(argv[0] === "--" ? argv.slice(1) : argv);
   } catch (error) {
     throw new HostError("usage", `${(error as Error).message} (see --help)`);
   }

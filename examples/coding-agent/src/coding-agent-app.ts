@@ -176,8 +176,9 @@ function printBanner(
   },
 ): void {
   const { model, store } = facts;
-  renderer.notice(`turnkit coding-agent · ${model.label} · extensions: ${facts.extensions.join(", ")}`);
+  renderer.notice(`turnkit coding-agent · ${model.label}`);
   renderer.notice(`workspace ${facts.workspaceDir}${facts.isSample ? " (a fresh copy of sample-project)" : ""}`);
+  renderer.notice(`extensions ${facts.extensions.join(", ")}`);
   if (facts.resumed) renderer.notice(`resumed ${store.file}: ${store.messages.length} messages from ${store.turnCount} turn${store.turnCount === 1 ? "" : "s"}`);
   const asking = facts.yes
     ? "bash and write run without asking (--yes)"

@@ -81,5 +81,7 @@ describe("the errors behind those lines", () => {
       cwd: ".",
       task: "fix it",
     });
+    // What `pnpm start -- --yes` passes.
+    expect(parseCliOptions(["--", "--yes"])).toEqual({ yes: true, help: false });
   });
 });
