@@ -6,11 +6,32 @@ import { Agent, type AgentMessage, type AgentTool, type StreamFn } from "@turnki
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { BENCH_MODEL } from "./scripted-stream.js";
 
-/** Who runs a workload. `floor` is no agent at all: the workload's streams iterated directly. */
-export type ContenderId = "floor" | "pi" | "ours" | "runner" | "runner-no-retry";
+/**
+ * Who runs a workload. `floor` is no agent at all: the workload's streams
+ * iterated directly. The `runner-*` variants switch off one runner layer
+ * after another; only the W1R breakdown uses the last three.
+ */
+export type ContenderId =
+  | "floor"
+  | "pi"
+  | "ours"
+  | "runner"
+  | "runner-no-retry"
+  | "runner-counter-ids"
+  | "runner-counter-ids-no-timeouts"
+  | "runner-counter-ids-no-timeouts-no-retry";
 
 /** Every contender, in table order. */
-export const CONTENDERS: readonly ContenderId[] = ["floor", "pi", "ours", "runner", "runner-no-retry"];
+export const CONTENDERS: readonly ContenderId[] = [
+  "floor",
+  "pi",
+  "ours",
+  "runner",
+  "runner-no-retry",
+  "runner-counter-ids",
+  "runner-counter-ids-no-timeouts",
+  "runner-counter-ids-no-timeouts-no-retry",
+];
 
 /** How the table names each contender. */
 export const CONTENDER_LABELS: Record<ContenderId, string> = {
@@ -19,6 +40,9 @@ export const CONTENDER_LABELS: Record<ContenderId, string> = {
   ours: "our Agent",
   runner: "PiTurnRunner",
   "runner-no-retry": "PiTurnRunner llmRetry:false",
+  "runner-counter-ids": "runner, counter ids",
+  "runner-counter-ids-no-timeouts": " + stream timeouts 0",
+  "runner-counter-ids-no-timeouts-no-retry": " + llmRetry:false",
 };
 
 /** What one run of an agent needs. `streamFn` is fresh per run (it counts its calls). */
@@ -112,15 +136,28 @@ export async function runOurAgent(input: AgentRunInput): Promise<AgentRunResult>
 /** A writer that does nothing: what the timed runs use. */
 const NOOP_WRITER = { push() {} };
 
+/** Which runner layers a run keeps; the defaults are what a host gets. */
+export interface RunnerSetup {
+  /** `llmRetry` at its default (on); `false` passes `llmRetry: false`. */
+  retry: boolean;
+  /** `false` replaces the uuid event and message ids with counters. */
+  uuidIds: boolean;
+  /** `false` sets both stream watchdogs to 0, which removes the timeout layer. */
+  timeouts: boolean;
+}
+
+const HOST_DEFAULTS: RunnerSetup = { retry: true, uuidIds: true, timeouts: true };
+
 /**
  * One `PiTurnRunner.runTurn` as a host runs it: default runner options
- * (uuid event and message ids, system clock), no hooks, built-in tools off.
- * `llmRetry` is left at its default (on) unless `retry` is false. With
- * `verify`, the writer collects persisted messages so the run can be checked;
- * timed runs pass no `verify` and get a writer that does nothing.
+ * (uuid event and message ids, system clock), no hooks, built-in tools off,
+ * `llmRetry` at its default (on); `setup` switches layers off for the W1R
+ * breakdown. With `verify`, the writer collects persisted messages so the
+ * run can be checked; timed runs get a writer that does nothing.
  */
-export async function runTurnRunner(input: AgentRunInput, retry: boolean, verify = false): Promise<AgentRunResult> {
-  const runner = new PiTurnRunner();
+export async function runTurnRunner(input: AgentRunInput, setup: RunnerSetup = HOST_DEFAULTS, verify = false): Promise<AgentRunResult> {
+  let ids = 0;
+  const runner = setup.uuidIds ? new PiTurnRunner() : new PiTurnRunner({ newEventId: () => `evt_${++ids}`, allocateMessageId: () => `msg_${++ids}` });
   const persisted: AgentMessage[] = [];
   const eventWriter = verify
     ? {
@@ -134,10 +171,10 @@ export async function runTurnRunner(input: AgentRunInput, retry: boolean, verify
     turnId: "bench-turn",
     systemPrompt: "bench",
     userMessage: { text: input.prompt },
-    llm: { model: BENCH_MODEL, streamFn: input.streamFn },
+    llm: { model: BENCH_MODEL, streamFn: input.streamFn, ...(setup.timeouts ? {} : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }) },
     tools: [runtimeTool(input.tool)],
     disableBuiltinToolFallback: true,
-    ...(retry ? {} : { llmRetry: false as const }),
+    ...(setup.retry ? {} : { llmRetry: false as const }),
     eventWriter,
   });
   return { retained: outcome, messageCount: persisted.length, finalText: lastAssistantText(persisted), outcome: outcome.kind };
@@ -151,9 +188,15 @@ export function runContender(id: Exclude<ContenderId, "floor">, input: AgentRunI
     case "ours":
       return runOurAgent(input);
     case "runner":
-      return runTurnRunner(input, true, verify);
+      return runTurnRunner(input, HOST_DEFAULTS, verify);
     case "runner-no-retry":
-      return runTurnRunner(input, false, verify);
+      return runTurnRunner(input, { ...HOST_DEFAULTS, retry: false }, verify);
+    case "runner-counter-ids":
+      return runTurnRunner(input, { ...HOST_DEFAULTS, uuidIds: false }, verify);
+    case "runner-counter-ids-no-timeouts":
+      return runTurnRunner(input, { retry: true, uuidIds: false, timeouts: false }, verify);
+    case "runner-counter-ids-no-timeouts-no-retry":
+      return runTurnRunner(input, { retry: false, uuidIds: false, timeouts: false }, verify);
     default: {
       const unreachable: never = id;
       return unreachable;

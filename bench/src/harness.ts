@@ -14,16 +14,18 @@ export interface Measurement {
   /** Wall-clock milliseconds of each timed run, in run order. */
   samplesMs: number[];
   medianMs: number;
+  /** CPU milliseconds (user + system, all threads) of each timed run: less sensitive to other processes. */
+  cpuSamplesMs: number[];
+  cpuMedianMs: number;
 }
 
 const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc;
 
-/** True when the process runs with `--expose-gc`; without it W3 is skipped and timings are noisier. */
+/** True when the process runs with `--expose-gc`; without it W3 is skipped. */
 export const canCollectGarbage = typeof gc === "function";
 
-/** A full, synchronous garbage collection (twice, so finalised objects go too); a no-op without `--expose-gc`. */
+/** A full, synchronous garbage collection; a no-op without `--expose-gc`. */
 export function collectGarbage(): void {
-  gc?.();
   gc?.();
 }
 
@@ -41,27 +43,43 @@ export function median(values: readonly number[]): number {
  * contender did not do the whole work), then `plan.rounds` timed runs each.
  * Runs alternate: round r runs the contenders rotated by r, so none always
  * follows the same one (heap, JIT and CPU-frequency drift are shared out).
- * A full GC precedes every run and is not timed. Runs never overlap.
+ * Runs never overlap.
+ *
+ * One full GC precedes the timed rounds, none precedes each run: a forced
+ * full GC shrinks the young generation, and the run after it paid up to 3×
+ * its steady-state time in scavenges (measured on W2-300), which would
+ * measure V8's heap resizing rather than the loop. Garbage a run leaves is
+ * collected during later runs, spread over all contenders by the rotation.
  */
 export async function timeAlternating(workload: TimedWorkload, contenders: readonly ContenderId[], plan: RoundPlan): Promise<Measurement[]> {
+  workload.prepare?.();
   for (let round = 0; round < Math.max(1, plan.warmup); round++) {
-    for (const contender of contenders) {
-      collectGarbage();
-      await (round === 0 ? workload.verify(contender) : workload.run(contender));
-    }
+    for (const contender of contenders) await (round === 0 ? workload.verify(contender) : workload.run(contender));
   }
+  collectGarbage();
   const samples = new Map<ContenderId, number[]>(contenders.map((contender) => [contender, []]));
+  const cpuSamples = new Map<ContenderId, number[]>(contenders.map((contender) => [contender, []]));
   for (let round = 0; round < plan.rounds; round++) {
     for (let offset = 0; offset < contenders.length; offset++) {
       const contender = contenders[(round + offset) % contenders.length]!;
-      collectGarbage();
+      const cpuStarted = process.cpuUsage();
       const started = performance.now();
       await workload.run(contender);
       samples.get(contender)!.push(performance.now() - started);
+      const cpu = process.cpuUsage(cpuStarted);
+      cpuSamples.get(contender)!.push((cpu.user + cpu.system) / 1000);
     }
   }
   return contenders.map((contender) => {
     const samplesMs = samples.get(contender)!;
-    return { workload: workload.rowId?.(contender) ?? workload.id, contender, samplesMs, medianMs: median(samplesMs) };
+    const cpuSamplesMs = cpuSamples.get(contender)!;
+    return {
+      workload: workload.rowId?.(contender) ?? workload.id,
+      contender,
+      samplesMs,
+      medianMs: median(samplesMs),
+      cpuSamplesMs,
+      cpuMedianMs: median(cpuSamplesMs),
+    };
   });
 }

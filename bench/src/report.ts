@@ -13,6 +13,10 @@ export interface SuiteResults {
   memory: MemoryMeasurement[];
   targets: TargetResult[];
   totalSeconds: number;
+  /** CPU time of the whole process (user + system). */
+  cpuSeconds: number;
+  /** `os.loadavg()` when the suite started and ended: above the CPU count, wall times are not trustworthy. */
+  loadAverage: { start: number[]; end: number[] };
   /** The command line that produced the figures. */
   command: string;
 }
@@ -39,7 +43,9 @@ export function timingRows(timings: readonly Measurement[]) {
     medianMs: m.medianMs,
     ratioToPi: m.contender === "floor" ? null : ratio(m.medianMs, piOf(timings, m.workload)),
     ratioToFloor: m.contender === "floor" ? null : ratio(m.medianMs, floorOf(timings, m.workload)),
+    cpuMedianMs: m.cpuMedianMs,
     samplesMs: m.samplesMs,
+    cpuSamplesMs: m.cpuSamplesMs,
   }));
 }
 
@@ -60,10 +66,10 @@ const formatRatio = (value: number | null) => (value === null ? "–" : `${value
 export function printReport(results: SuiteResults, print: (line: string) => void = console.log): void {
   const label = (id: ContenderId) => CONTENDER_LABELS[id];
   print("");
-  print(`${pad("workload", 9)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)}`);
+  print(`${pad("workload", 9)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`);
   for (const row of timingRows(results.timings)) {
     print(
-      `${pad(row.workload, 9)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)}`,
+      `${pad(row.workload, 9)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)} ${pad(row.cpuMedianMs.toFixed(1), 9, true)}`,
     );
   }
   if (results.memory.length > 0) {
@@ -75,12 +81,16 @@ export function printReport(results: SuiteResults, print: (line: string) => void
   }
   if (results.targets.length > 0) {
     print("");
+    print(`${pad("wall", 12)} ${pad("cpu", 12)} ${pad("target", 42)} limit`);
     for (const target of results.targets) {
-      print(`${target.pass ? "PASS" : "FAIL"}  ${pad(target.name, 42)} ${pad(target.value.toFixed(2), 6, true)} (limit ${target.limit})`);
+      const wall = `${target.wall.pass ? "PASS" : "FAIL"} ${target.wall.value.toFixed(2)}`;
+      const cpu = target.cpu ? `${target.cpu.pass ? "PASS" : "FAIL"} ${target.cpu.value.toFixed(2)}` : "–";
+      print(`${pad(wall, 12)} ${pad(cpu, 12)} ${pad(target.name, 42)} ${target.limit}`);
     }
   }
   print("");
-  print(`total bench time: ${results.totalSeconds.toFixed(1)} s`);
+  const load = (values: readonly number[]) => values.map((value) => value.toFixed(1)).join(" ");
+  print(`total bench time: ${results.totalSeconds.toFixed(1)} s wall, ${results.cpuSeconds.toFixed(1)} s CPU; load average ${load(results.loadAverage.start)} at start, ${load(results.loadAverage.end)} at end (${cpus().length} CPUs)`);
 }
 
 /** Writes the figures, the targets and the environment as JSON, for comparing runs over time. */
@@ -95,6 +105,8 @@ export function writeJson(path: string, results: SuiteResults): void {
     command: results.command,
     eventsPerChunk: EVENTS_PER_CHUNK,
     totalSeconds: results.totalSeconds,
+    cpuSeconds: results.cpuSeconds,
+    loadAverage: results.loadAverage,
     timings: timingRows(results.timings),
     memory: memoryRows(results.memory),
     targets: results.targets,

@@ -1,17 +1,19 @@
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { CONTENDERS, type ContenderId } from "./contenders.js";
 import { canCollectGarbage, timeAlternating, type Measurement } from "./harness.js";
 import { printReport, writeJson, type SuiteResults } from "./report.js";
 import { evaluateTargets } from "./targets.js";
-import { W1 } from "./w1-streaming.js";
+import { W1, W1R } from "./w1-streaming.js";
 import { w2LongRun } from "./w2-long-run.js";
-import { measureMemory, type MemoryMeasurement } from "./w3-memory.js";
+import { MEMORY_METHOD, measureMemory, type MemoryMeasurement } from "./w3-memory.js";
 import { W4 } from "./w4-wide-batch.js";
 import type { TimedWorkload } from "./workload.js";
 
 const USAGE = `pnpm bench [-- options]
 
   --only W0,W1,W2,W2-300,W2-1200,W3,W4   run only these workloads (W0 is W1's floor; W2 is both sizes)
+          W1R                             the runner breakdown on W1 (only when named)
   --impl floor,pi,ours,runner,runner-no-retry   run only these implementations
   --rounds N                              timed rounds per workload instead of the defaults
   --out PATH                              write the JSON there (default: results/latest.json, full runs only)
@@ -70,10 +72,11 @@ function parseOptions(argv: readonly string[]): Options {
   return options;
 }
 
-/** The timed workloads of a full run, in order, with their default rounds. */
-const TIMED: readonly TimedWorkload[] = [W1, w2LongRun(300, 5), w2LongRun(1_200, 3), W4];
+/** The timed workloads, in order, with their default rounds; W1R runs only when named. */
+const TIMED: readonly TimedWorkload[] = [W1, w2LongRun(300, 15), w2LongRun(1_200, 5), W4, W1R];
 
 function selected(options: Options, id: string): boolean {
+  if (id === "W1R") return options.only?.has("W1R") === true;
   if (!options.only) return true;
   if (options.only.has(id)) return true;
   if (id.startsWith("W2-") && options.only.has("W2")) return true;
@@ -91,6 +94,7 @@ function contendersOf(workload: TimedWorkload, options: Options): ContenderId[] 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
+  const loadAtStart = loadavg();
   if (!canCollectGarbage) console.log("note: run with --expose-gc for W3 and a GC before each run (pnpm bench does)");
 
   const timings: Measurement[] = [];
@@ -110,21 +114,22 @@ async function main(): Promise<void> {
     const keep = (ids: readonly ContenderId[]) => ids.filter((id) => !options.impl || options.impl.has(id));
     const memoryStarted = performance.now();
     memory = await measureMemory({
-      peakContenders: keep(["floor", "pi", "ours", "runner"]),
-      retainedContenders: keep(["pi", "ours", "runner"]),
-      rounds: options.rounds ?? 3,
+      w1Contenders: keep(["floor", "pi", "ours", "runner"]),
+      w2Contenders: keep(["pi", "ours", "runner"]),
+      rounds: options.rounds ?? 5,
       w2Steps: 300,
     });
-    if (memory.length > 0) {
-      console.log(`W3: peak heap during W1, heap retained after W2-300 (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
-    }
+    if (memory.length > 0) console.log(`W3: ${MEMORY_METHOD} (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
   }
 
+  const cpu = process.cpuUsage();
   const results: SuiteResults = {
     timings,
     memory,
     targets: evaluateTargets(timings, memory),
     totalSeconds: (performance.now() - started) / 1000,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    loadAverage: { start: loadAtStart, end: loadavg() },
     command: ["pnpm bench", ...process.argv.slice(2)].join(" "),
   };
   printReport(results);

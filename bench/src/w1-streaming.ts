@@ -22,7 +22,8 @@ export const W1: TimedWorkload = {
   id: "W1",
   description: `one response of ${W1_DELTA_COUNT.toLocaleString("en")} text deltas, one no-op subscriber`,
   contenders: ["floor", "pi", "ours", "runner", "runner-no-retry"],
-  plan: { warmup: 1, rounds: 5 },
+  plan: { warmup: 2, rounds: 7 },
+  prepare: () => void w1Response(),
   async verify(contender) {
     if (contender === "floor") {
       const events = await runW0Floor();
@@ -33,4 +34,19 @@ export const W1: TimedWorkload = {
   },
   run: (contender) => (contender === "floor" ? runW0Floor() : runW1(contender)),
   rowId: (contender) => (contender === "floor" ? "W0" : "W1"),
+};
+
+/**
+ * W1R, the runner breakdown (not in the default suite: `--only W1R`): W1
+ * for pi's Agent, our Agent and the runner with one layer after another
+ * switched off (uuid ids, stream watchdogs, retry), so the difference
+ * between two rows is what that layer costs per streamed delta.
+ */
+export const W1R: TimedWorkload = {
+  ...W1,
+  id: "W1R",
+  description: "W1 for the runner with its layers switched off one by one",
+  contenders: ["pi", "ours", "runner", "runner-counter-ids", "runner-counter-ids-no-timeouts", "runner-counter-ids-no-timeouts-no-retry"],
+  plan: { warmup: 2, rounds: 6 },
+  rowId: () => "W1R",
 };

@@ -49,7 +49,8 @@ export function w2LongRun(steps: number, rounds: number): TimedWorkload {
     id: `W2-${steps}`,
     description: `${steps.toLocaleString("en")} steps × ${W2_CALLS_PER_STEP} parallel no-op tool calls, then an answer`,
     contenders: ["floor", "pi", "ours", "runner", "runner-no-retry"],
-    plan: { warmup: 1, rounds },
+    plan: { warmup: 2, rounds },
+    prepare: () => void w2Responses(steps),
     async verify(contender) {
       if (contender === "floor") {
         await runW2Floor(steps);

@@ -1,13 +1,17 @@
 import type { ContenderId } from "./contenders.js";
 import { canCollectGarbage, collectGarbage, median } from "./harness.js";
+import { EVENTS_PER_CHUNK, type ChunkObserver } from "./scripted-stream.js";
 import { runW0Floor } from "./w0-floor.js";
 import { runW1 } from "./w1-streaming.js";
-import { w1Response } from "./w1-streaming-script.js";
+import { W1_DELTA_COUNT, w1Response } from "./w1-streaming-script.js";
 import { runW2, w2Responses } from "./w2-long-run.js";
+
+/** The three heap figures of W3. */
+export type MemoryWorkload = "W3-peak-W1" | "W3-live-W1" | "W3-after-W2";
 
 /** The heap figures of one contender on one W3 measurement. */
 export interface MemoryMeasurement {
-  workload: "W3-peak-W1" | "W3-after-W2";
+  workload: MemoryWorkload;
   contender: ContenderId;
   /** Megabytes (2^20 bytes) above the baseline, one per round. */
   samplesMb: number[];
@@ -16,8 +20,9 @@ export interface MemoryMeasurement {
 
 /** Which contenders W3 measures, and how often. */
 export interface MemoryPlan {
-  peakContenders: readonly ContenderId[];
-  retainedContenders: readonly ContenderId[];
+  w1Contenders: readonly ContenderId[];
+  w2Contenders: readonly ContenderId[];
+  /** Rounds of the peak measurement; the live and retained ones get half (at least one). */
   rounds: number;
   /** Steps of the W2 run whose retained heap is measured. */
   w2Steps: number;
@@ -25,20 +30,28 @@ export interface MemoryPlan {
 
 const MB = 1024 * 1024;
 
+/** Chunks between two forced GCs of the live-heap measurement: 10 samples per W1 run. */
+const CHUNKS_PER_LIVE_SAMPLE = 20;
+
 function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
+async function runW1With(contender: ContenderId, onChunk: ChunkObserver): Promise<void> {
+  if (contender === "floor") await runW0Floor(onChunk);
+  else await runW1(contender, onChunk);
+}
+
 /**
- * Peak heap during one W1 run, above the heap after a full GC just
- * before it. `process.memoryUsage().heapUsed` is sampled by the scripted
- * stream before each chunk of 1,000 events (201 samples, each after the
- * consumer drained the previous chunk) and once after the run. It counts
- * garbage not yet collected as well as live objects, as a process's real
- * peak does; the W1 script itself is built before the baseline.
+ * Peak heap during one W1 run, above the heap after a full GC just before
+ * it. `process.memoryUsage().heapUsed` is sampled by the scripted stream
+ * before each chunk of 1,000 events (201 samples, each after the consumer
+ * drained the previous chunk) and once after the run. It counts garbage not
+ * yet collected as well as live objects, as a process's real peak does, so
+ * it is bounded below by how much the young generation fills between
+ * scavenges: a contender that allocates less per event peaks lower.
  */
 async function peakDuringW1(contender: ContenderId): Promise<number> {
-  w1Response();
   collectGarbage();
   const baseline = heapUsed();
   let peak = baseline;
@@ -46,9 +59,26 @@ async function peakDuringW1(contender: ContenderId): Promise<number> {
     const used = heapUsed();
     if (used > peak) peak = used;
   };
-  if (contender === "floor") await runW0Floor();
-  else await runW1(contender, sample);
+  await runW1With(contender, sample);
   sample();
+  return (peak - baseline) / MB;
+}
+
+/**
+ * Peak live heap during one W1 run: every 20,000 events, a full GC, then
+ * `heapUsed` above the baseline. Shows what a contender holds while it
+ * streams (a loop that kept every delta would grow here), not its garbage.
+ */
+async function liveDuringW1(contender: ContenderId): Promise<number> {
+  collectGarbage();
+  const baseline = heapUsed();
+  let peak = baseline;
+  let chunks = 0;
+  await runW1With(contender, () => {
+    if (++chunks % CHUNKS_PER_LIVE_SAMPLE !== 0) return;
+    collectGarbage();
+    peak = Math.max(peak, heapUsed());
+  });
   return (peak - baseline) / MB;
 }
 
@@ -59,7 +89,6 @@ async function peakDuringW1(contender: ContenderId): Promise<number> {
  * Pre-built responses are allocated before the baseline and not counted.
  */
 async function retainedAfterW2(contender: Exclude<ContenderId, "floor">, steps: number): Promise<number> {
-  w2Responses(steps);
   collectGarbage();
   const baseline = heapUsed();
   const result = await runW2(contender, steps);
@@ -70,27 +99,41 @@ async function retainedAfterW2(contender: Exclude<ContenderId, "floor">, steps: 
   return retained / MB;
 }
 
+async function alternate(
+  contenders: readonly ContenderId[],
+  rounds: number,
+  measure: (contender: ContenderId) => Promise<number>,
+): Promise<Map<ContenderId, number[]>> {
+  const samples = new Map<ContenderId, number[]>(contenders.map((id) => [id, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let offset = 0; offset < contenders.length; offset++) {
+      const contender = contenders[(round + offset) % contenders.length]!;
+      samples.get(contender)!.push(await measure(contender));
+    }
+  }
+  return samples;
+}
+
 /**
- * W3 memory: peak heap during W1 and retained heap after W2, each
+ * W3 memory: peak and live heap during W1, retained heap after W2; each
  * contender in turn per round (alternating), median over rounds. Needs
  * `--expose-gc`; without it returns nothing.
  */
 export async function measureMemory(plan: MemoryPlan): Promise<MemoryMeasurement[]> {
   if (!canCollectGarbage) return [];
-  const peak = new Map<ContenderId, number[]>(plan.peakContenders.map((id) => [id, []]));
-  const retained = new Map<ContenderId, number[]>(plan.retainedContenders.map((id) => [id, []]));
-  for (let round = 0; round < plan.rounds; round++) {
-    for (let offset = 0; offset < plan.peakContenders.length; offset++) {
-      const contender = plan.peakContenders[(round + offset) % plan.peakContenders.length]!;
-      peak.get(contender)!.push(await peakDuringW1(contender));
-    }
-    for (let offset = 0; offset < plan.retainedContenders.length; offset++) {
-      const contender = plan.retainedContenders[(round + offset) % plan.retainedContenders.length]!;
-      if (contender === "floor") continue;
-      retained.get(contender)!.push(await retainedAfterW2(contender, plan.w2Steps));
-    }
-  }
-  const rows = (workload: MemoryMeasurement["workload"], samples: Map<ContenderId, number[]>): MemoryMeasurement[] =>
-    [...samples].filter(([, values]) => values.length > 0).map(([contender, samplesMb]) => ({ workload, contender, samplesMb, medianMb: median(samplesMb) }));
-  return [...rows("W3-peak-W1", peak), ...rows("W3-after-W2", retained)];
+  w1Response();
+  w2Responses(plan.w2Steps);
+  const fewer = Math.max(1, Math.floor(plan.rounds / 2));
+  const agents = plan.w2Contenders.filter((id): id is Exclude<ContenderId, "floor"> => id !== "floor");
+  const measured: [MemoryWorkload, Map<ContenderId, number[]>][] = [
+    ["W3-peak-W1", await alternate(plan.w1Contenders, plan.rounds, peakDuringW1)],
+    ["W3-live-W1", await alternate(plan.w1Contenders, fewer, liveDuringW1)],
+    ["W3-after-W2", await alternate(agents, fewer, (id) => retainedAfterW2(id as Exclude<ContenderId, "floor">, plan.w2Steps))],
+  ];
+  return measured.flatMap(([workload, samples]) =>
+    [...samples].filter(([, values]) => values.length > 0).map(([contender, samplesMb]) => ({ workload, contender, samplesMb, medianMb: median(samplesMb) })),
+  );
 }
+
+/** How W3 samples, for the table legend. */
+export const MEMORY_METHOD = `heapUsed sampled every ${EVENTS_PER_CHUNK.toLocaleString("en")} of W1's ${W1_DELTA_COUNT.toLocaleString("en")} events (peak), after a full GC every ${(CHUNKS_PER_LIVE_SAMPLE * EVENTS_PER_CHUNK).toLocaleString("en")} events (live), after a full GC once W2 ended (retained)`;

@@ -37,7 +37,8 @@ export const W4: TimedWorkload = {
   id: "W4",
   description: `one response with ${W4_CALLS} parallel tool calls that each wait ${W4_TOOL_WAIT_MS} ms`,
   contenders: ["floor", "pi", "ours", "runner", "runner-no-retry"],
-  plan: { warmup: 2, rounds: 9 },
+  plan: { warmup: 3, rounds: 15 },
+  prepare: () => void responses(),
   async verify(contender) {
     if (contender === "floor") return runW4Floor();
     const result = await runContender(contender, { prompt: "wide", streamFn: scriptedStreamFn(responses()), tool: wait }, true);

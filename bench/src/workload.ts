@@ -13,6 +13,8 @@ export interface TimedWorkload {
   contenders: readonly ContenderId[];
   /** Rounds that keep the whole suite under two minutes on two cores. */
   plan: RoundPlan;
+  /** Builds the scripted responses before any run, so no run pays for them. */
+  prepare?(): void;
   /** One untimed run that throws when the contender did not do the whole workload. */
   verify(contender: ContenderId): Promise<void>;
   /** One run, as timed. */
