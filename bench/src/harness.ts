@@ -19,7 +19,7 @@ export interface Measurement {
   cpuMedianMs: number;
 }
 
-const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc;
+const gc: ((options?: { type: "major" | "minor" }) => void) | undefined = (globalThis as { gc?: () => void }).gc;
 
 /** True when the process runs with `--expose-gc`; without it W3 is skipped. */
 export const canCollectGarbage = typeof gc === "function";
@@ -27,6 +27,11 @@ export const canCollectGarbage = typeof gc === "function";
 /** A full, synchronous garbage collection; a no-op without `--expose-gc`. */
 export function collectGarbage(): void {
   gc?.();
+}
+
+/** A young-generation collection (scavenge) only; a no-op without `--expose-gc`. */
+export function collectYoungGarbage(): void {
+  gc?.({ type: "minor" });
 }
 
 /** The median; the mean of the two middle samples for an even count. */

@@ -65,8 +65,8 @@ const formatRatio = (value: number | null) => (value === null ? "–" : `${value
 /** Prints the timing table, the heap table and PASS/FAIL per target. */
 export function printReport(results: SuiteResults, print: (line: string) => void = console.log): void {
   const label = (id: ContenderId) => CONTENDER_LABELS[id];
-  print("");
-  print(`${pad("workload", 9)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`);
+  if (results.timings.length > 0) print("");
+  if (results.timings.length > 0) print(`${pad("workload", 9)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`);
   for (const row of timingRows(results.timings)) {
     print(
       `${pad(row.workload, 9)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)} ${pad(row.cpuMedianMs.toFixed(1), 9, true)}`,
@@ -76,7 +76,7 @@ export function printReport(results: SuiteResults, print: (line: string) => void
     print("");
     print(`${pad("heap", 12)} ${pad("implementation", 28)} ${pad("median MB", 10, true)} ${pad("÷ pi", 7, true)}`);
     for (const row of memoryRows(results.memory)) {
-      print(`${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMb.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)}`);
+      print(`${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMb.toFixed(2), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)}`);
     }
   }
   if (results.targets.length > 0) {

@@ -1,10 +1,14 @@
 import { TOOL_NAME, runContender, type ContenderId } from "./contenders.js";
 import { assertCompleteRun } from "./run-check.js";
 import { BENCH_MODEL, drain, scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
+import type { RoundPlan } from "./harness.js";
 import type { TimedWorkload } from "./workload.js";
 
 /** Parallel tool calls per step. */
 export const W2_CALLS_PER_STEP = 4;
+
+/** Who runs W2 unless told otherwise. */
+export const W2_CONTENDERS: readonly ContenderId[] = ["floor", "pi", "ours", "runner", "runner-no-retry"];
 
 /** The final answer after the last step. */
 const FINAL_TEXT = "done";
@@ -43,13 +47,13 @@ async function runW2Floor(steps: number): Promise<number> {
  * per-step cost and how it grows with the transcript (run at 300 and 1,200
  * steps: 16× the work if each step is linear in the transcript).
  */
-export function w2LongRun(steps: number, rounds: number): TimedWorkload {
+export function w2LongRun(steps: number, plan: RoundPlan, contenders: readonly ContenderId[] = W2_CONTENDERS): TimedWorkload {
   const expected = { messageCount: 1 + steps * (1 + W2_CALLS_PER_STEP) + 1, finalTextLength: FINAL_TEXT.length };
   return {
     id: `W2-${steps}`,
     description: `${steps.toLocaleString("en")} steps × ${W2_CALLS_PER_STEP} parallel no-op tool calls, then an answer`,
-    contenders: ["floor", "pi", "ours", "runner", "runner-no-retry"],
-    plan: { warmup: 2, rounds },
+    contenders,
+    plan,
     prepare: () => void w2Responses(steps),
     async verify(contender) {
       if (contender === "floor") {
