@@ -22,6 +22,8 @@ import type { TextSink } from "./terminal-screen.js";
 /** Everything a run of the coding agent needs; `main.ts` fills it from the process, tests from fixtures. */
 export interface CodingAgentRunOptions {
   cli: CliOptions;
+  /** The model of `cli.model`, when the caller resolved it already (`main.ts` does, to fail fast). */
+  model?: ModelChoice;
   out: TextSink;
   /** `out` is a terminal (live region, spinners). */
   tty: boolean;
@@ -66,7 +68,7 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     ...options.scripted,
     eventDelayMs: cli.delayMs ?? options.scripted?.eventDelayMs ?? (interactive ? INTERACTIVE_EVENT_DELAY_MS : undefined),
   };
-  const model = cli.model ? resolveModelChoice(cli.model) : cli.resume ? createRecapModel(scriptedPace) : createDemoModel(scriptedPace);
+  const model = options.model ?? (cli.model ? resolveModelChoice(cli.model) : undefined) ?? (cli.resume ? createRecapModel(scriptedPace) : createDemoModel(scriptedPace));
   const { store, workspaceDir, isSample } = await openSession(options, model);
   const renderer = createRenderer({ out: options.out, tty: options.tty, color: options.color });
 

@@ -38,3 +38,6 @@ export const TOOL_TITLE_MAX_CHARS = 60;
 
 /** Longest short result shown on a tool line. */
 export const TOOL_RESULT_MAX_CHARS = 70;
+
+/** Longest line of a running tool's output shown next to its spinner. */
+export const TOOL_PROGRESS_MAX_CHARS = 60;

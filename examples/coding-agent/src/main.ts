@@ -30,7 +30,10 @@ async function main(argv: readonly string[]): Promise<number> {
     });
   }
 
-  // Loaded after the flags are checked: `--help` and usage errors need no model code.
+  // Loaded step by step so that errors come early: `--help` and bad flags need
+  // no model code, a bad model or a missing key needs only pi-ai's registry.
+  const { resolveModelChoice } = await import("./model-choice.js");
+  const model = cli.model ? resolveModelChoice(cli.model) : undefined;
   const { runCodingAgent } = await import("./coding-agent-app.js");
   const stdoutIsTty = process.stdout.isTTY === true;
   const result = await runCodingAgent({
@@ -39,6 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
     tty: stdoutIsTty,
     color: shouldUseColor(stdoutIsTty),
     signal: controller.signal,
+    ...(model && { model }),
     ...(interactive && { keys: process.stdin }),
   });
   return result.exitCode;

@@ -1,6 +1,6 @@
 import type { DebugTracePayload, RuntimeEvent, SessionStatusPayload, StreamChunk, StreamToolCallChunk } from "@turnkit/protocol";
-import { createStyle, type Style } from "./ansi-style.js";
-import { SPINNER_FRAMES, SPINNER_INTERVAL_MS } from "./defaults.js";
+import { createStyle, stripAnsi, type Style } from "./ansi-style.js";
+import { SPINNER_FRAMES, SPINNER_INTERVAL_MS, TOOL_PROGRESS_MAX_CHARS } from "./defaults.js";
 import { createLiveScreen, createPlainScreen, type Screen, type TextSink } from "./terminal-screen.js";
 import { toolResultSummary, toolTitle } from "./tool-line.js";
 import { countTurnEvent, emptyTurnStats, formatDuration, formatTurnSummary, type TurnStats } from "./turn-stats.js";
@@ -52,6 +52,8 @@ export function permissionQuestion(request: { toolName: string; summary: string 
 interface RunningTool {
   toolName: string;
   title: string;
+  /** The last line of output the tool streamed so far (bash). */
+  progress?: string;
 }
 
 const RETRY_REASONS: Record<string, string> = {
@@ -60,6 +62,19 @@ const RETRY_REASONS: Record<string, string> = {
   network: "network error",
   upstream: "provider error",
 };
+
+/** The last non-empty line of a partial tool result's text, shortened; `undefined` when there is none. */
+function lastLineOf(partialResult: unknown): string | undefined {
+  const content = (partialResult as { content?: { type: string; text?: string }[] } | undefined)?.content;
+  const text = Array.isArray(content) ? content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("\n") : "";
+  const line = stripAnsi(text)
+    .split("\n")
+    .map((candidate) => candidate.trim())
+    .filter((candidate) => candidate !== "")
+    .at(-1);
+  if (line === undefined) return undefined;
+  return line.length <= TOOL_PROGRESS_MAX_CHARS ? line : `${line.slice(0, TOOL_PROGRESS_MAX_CHARS - 1)}…`;
+}
 
 /** Creates a renderer writing to `options.out`. */
 export function createRenderer(options: RendererOptions): Renderer {
@@ -90,7 +105,8 @@ export function createRenderer(options: RendererOptions): Renderer {
   const refreshLive = () => {
     if (!options.tty) return;
     const lines = [...running.values()].map(
-      (tool) => `  ${style.cyan(SPINNER_FRAMES[frame % SPINNER_FRAMES.length]!)} ${style.bold(tool.toolName)} ${tool.title}`,
+      (tool) =>
+        `  ${style.cyan(SPINNER_FRAMES[frame % SPINNER_FRAMES.length]!)} ${style.bold(tool.toolName)} ${tool.title}${tool.progress ? style.dim(`  ${tool.progress}`) : ""}`,
     );
     if (inputLine !== undefined) lines.push(inputLine);
     screen.setLive(lines);
@@ -177,6 +193,11 @@ export function createRenderer(options: RendererOptions): Renderer {
       } else if (attrs.type === "exhausted") {
         line(style.red(`  ✗ gave up after ${String(attrs.attempts)} attempts: ${error.message ?? "request failed"}`));
       }
+      return;
+    }
+    if (trace.phase === "tool" && trace.message === "tool_execution_update" && typeof attrs.toolCallId === "string") {
+      const tool = running.get(attrs.toolCallId);
+      if (tool) tool.progress = lastLineOf(attrs.partialResult);
       return;
     }
     if (trace.phase === "tool" && attrs.blockedBy === "permission" && typeof attrs.toolCallId === "string") {

@@ -48,6 +48,12 @@ describe("the renderer: a function of RuntimeEvents and options", () => {
     const whileRunning = replayTerminal(render(events, { tty: true, color: false }, bashStarted + 1), 1000);
     expect(whileRunning.split("\n").at(-1)).toBe("  ⠋ bash node --test");
     expect(render(events, { tty: false, color: false }, bashStarted + 1)).not.toContain("⠋");
+
+    // bash streams its output: the spinner line shows the latest line of it.
+    const firstUpdate = events.findIndex((event) => event.type === "debug.trace" && event.payload.message === "tool_execution_update");
+    expect(firstUpdate).toBeGreaterThan(bashStarted);
+    const withProgress = replayTerminal(render(events, { tty: true, color: false }, firstUpdate + 1), 1000);
+    expect(withProgress.split("\n").at(-1)).toMatch(/^  ⠋ bash node --test  \S/);
   });
 
   it("respects NO_COLOR and colours only terminals", () => {
