@@ -192,6 +192,35 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       "agent state: streaming=false pending=0 error=\"listener bug\" messages=[user, assistant(stop), assistant(error)]",
     ],
   },
+  "listener-throws-on-agent-end": {
+    spec: "L9",
+    reason:
+      "A listener that throws on agent_end, after the run has ended. pi treats it as a run failure: it appends a failed assistant message and emits a second agent_end. Turnkit keeps one agent_end per run (the event grammar) and reports the error in state.errorMessage; the transcript is unchanged.",
+    before: [
+      "agent_start",
+      "turn_start",
+      "message_start user [text \"Hi\"]",
+      "message_end user [text \"Hi\"]",
+      "request 1: [user \"Hi\"]",
+      "message_start assistant(stop) []",
+      "message_update text_start",
+      "message_update text_delta \"Hello\"",
+      "message_update text_end",
+      "message_end assistant(stop) [text \"Hello\"]",
+      "turn_end assistant(stop) results=[]",
+      "agent_end [user, assistant(stop)]",
+    ],
+    pi: [
+      "agent_end [assistant(error)]",
+      "prompt() resolved",
+      "agent state: streaming=false pending=0 error=\"end listener bug\" messages=[user, assistant(stop), assistant(error)]",
+    ],
+    turnkit: [
+      "prompt() resolved",
+      "agent state: streaming=false pending=0 error=\"end listener bug\" messages=[user, assistant(stop)]",
+    ],
+    after: [],
+  },
   "listener-throws-on-tool-update": {
     spec: "L9",
     reason:
@@ -284,7 +313,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
   "abort-during-tool": {
     spec: "L10",
     reason:
-      "abort() while a tool runs. Both record the tool's own (error) result. pi then starts another step and makes a request with the aborted signal, which ends as an aborted assistant message. Turnkit makes no request after an aborted batch and ends the run after turn_end; note that its transcript then holds no aborted message and state.errorMessage stays unset.",
+      "abort() while a tool runs. Both record the tool's own (error) result. pi then starts another step and makes a request with the aborted signal, which ends as an aborted assistant message. Turnkit makes no request after an aborted batch and ends the run after turn_end; no aborted message is recorded, but state.errorMessage says \"Request was aborted\" as pi's does.",
     before: [
       "agent_start",
       "turn_start",
@@ -316,7 +345,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
     turnkit: [
       "agent_end [user, assistant(toolUse), toolResult(call_1)]",
       "prompt() resolved",
-      "agent state: streaming=false pending=0 error=- messages=[user, assistant(toolUse), toolResult(call_1)]",
+      "agent state: streaming=false pending=0 error=\"Request was aborted\" messages=[user, assistant(toolUse), toolResult(call_1)]",
     ],
     after: [],
   },
@@ -367,7 +396,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       "turn_end assistant(toolUse) results=[call_1, call_2]",
       "agent_end [user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
       "prompt() resolved",
-      "agent state: streaming=false pending=0 error=- messages=[user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
+      "agent state: streaming=false pending=0 error=\"Request was aborted\" messages=[user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
     ],
     after: [],
   },
@@ -422,7 +451,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       "turn_end assistant(toolUse) results=[call_1, call_2]",
       "agent_end [user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
       "prompt() resolved",
-      "agent state: streaming=false pending=0 error=- messages=[user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
+      "agent state: streaming=false pending=0 error=\"Request was aborted\" messages=[user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
     ],
     after: [],
   },

@@ -78,7 +78,8 @@ describe("differential conformance: pi-agent-core 0.73.1 vs @turnkit/agent-loop"
   });
 });
 
-describe("suspected bugs in @turnkit/agent-loop (excluded from the passing run; CONFORMANCE_SUSPECTED=1 runs them)", () => {
+// Only declared while suspects exist: vitest fails a describe without tests.
+describe.runIf(SUSPECTED_BUGS.length > 0)("suspected bugs in @turnkit/agent-loop (excluded from the passing run; CONFORMANCE_SUSPECTED=1 runs them)", () => {
   const cases = SUSPECTED_BUGS.flatMap((bug) => casesOf([bug.scenario]).map((entry) => ({ ...entry, reason: bug.reason })));
   it.skipIf(!RUN_SUSPECTED).each(cases)("$name", async ({ scenario, surface, reason }) => {
     const traces = await runBoth(scenario, surface);

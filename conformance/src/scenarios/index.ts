@@ -3,6 +3,7 @@ import { ABORT_SCENARIOS } from "./aborts.js";
 import { AGENT_API_SCENARIOS } from "./agent-api.js";
 import { FAILURE_SCENARIOS } from "./failures.js";
 import { QUEUE_SCENARIOS } from "./queues.js";
+import { REGRESSION_SCENARIOS } from "./regressions.js";
 import { RESPONSE_SCENARIOS } from "./responses.js";
 import { TOOL_BATCH_SCENARIOS } from "./tool-batches.js";
 import { TOOL_HOOK_SCENARIOS } from "./tool-hooks.js";
@@ -20,4 +21,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...FAILURE_SCENARIOS,
   ...ABORT_SCENARIOS,
   ...AGENT_API_SCENARIOS,
+  ...REGRESSION_SCENARIOS,
 ];

@@ -30,34 +30,6 @@ export interface NewToolsOptions {
 /** The built-ins added when the host binds no tool of that name (SPEC K3). */
 export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as const;
 
-const ERROR_RESULT_MARKER = Symbol.for("turnkit.toolResultError");
-
-/**
- * Thrown by a tool made by {@link newTools} when the runtime tool returned
- * `isError: true`. The loop records a thrown error as an error tool result
- * whose text is the error's `message`, and this error's message is exactly
- * the text of the result's content; the full result (images, `details`)
- * stays available on `result` for a runner that wants to restore it from
- * `afterToolCall`.
- */
-export class ToolResultError extends Error {
-  readonly toolName: string;
-  readonly result: RuntimeToolResult;
-  readonly [ERROR_RESULT_MARKER] = true;
-
-  constructor(toolName: string, result: RuntimeToolResult) {
-    super(errorResultText(toolName, result));
-    this.name = "ToolResultError";
-    this.toolName = toolName;
-    this.result = result;
-  }
-
-  /** True for a ToolResultError from any copy of the package. */
-  static isInstance(value: unknown): value is ToolResultError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[ERROR_RESULT_MARKER] === true;
-  }
-}
-
 /**
  * Turns the host's runtime tools into the loop's tools for one turn (SPEC K3).
  *
@@ -71,14 +43,12 @@ export class ToolResultError extends Error {
  * - Each call gets a fresh {@link ToolExecutionContext} and always a signal
  *   and an update callback (no-ops when the loop gives none).
  *
- * How results reach the transcript: a normal result is returned as is
- * (`details` defaults to `{}`). A result with `isError: true` is thrown as a
- * {@link ToolResultError} whose message is the result's text, because a throw
- * is the one way the loop records `isError: true`; the transcript then holds
- * `isError: true` with the tool's text (images and `details` of an error
- * result are not in the transcript; they ride on the error). A tool that
- * throws is recorded the same way with its error's message, and so is a
- * malformed result (no `content` array), whose error names the tool.
+ * How results reach the transcript: a result is returned as is (`details`
+ * defaults to `{}`); `isError: true` makes it an error result with the
+ * tool's own content and details (the loop's `AgentToolResult.isError`). A
+ * tool that throws is recorded as an error result with the error's message,
+ * and so is a malformed result (no `content` array), whose error names the
+ * tool.
  */
 export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options: NewToolsOptions): AgentTool<any>[] {
   if (!Array.isArray(runtimeTools)) {
@@ -139,11 +109,11 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         onUpdate?.({ content: partial.content, details: partial.details ?? {} });
       });
       const checked = checkResult(def.name, result);
-      if (checked.isError === true) throw new ToolResultError(def.name, checked);
       return {
         content: checked.content,
         details: checked.details ?? {},
         ...(checked.terminate === true && { terminate: true }),
+        ...(checked.isError === true && { isError: true }),
       };
     },
   };
@@ -162,10 +132,3 @@ function checkResult(toolName: string, result: unknown): RuntimeToolResult {
   return result as RuntimeToolResult;
 }
 
-function errorResultText(toolName: string, result: RuntimeToolResult): string {
-  const texts = result.content.filter((block): block is TextContent => block.type === "text").map((block) => block.text);
-  const images = result.content.length - texts.length;
-  const text = texts.join("\n");
-  if (text.trim().length > 0) return text;
-  return `Tool ${JSON.stringify(toolName)} reported an error${images > 0 ? ` (with ${images} image${images === 1 ? "" : "s"} not shown)` : ""}`;
-}

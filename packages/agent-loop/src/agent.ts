@@ -12,7 +12,7 @@ import { settleOrAbandon } from "./abort-grace.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
 import { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
 import { MessageQueue } from "./message-queue.js";
-import { failedAssistantMessage } from "./synthetic-messages.js";
+import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
 import type {
   AfterToolCallContext,
   AfterToolCallResult,
@@ -324,7 +324,7 @@ export class Agent {
       throw new Error("Cannot continue from message role: assistant");
     }
     await this.runWithLifecycle((signal) =>
-      runAgentLoopContinue(this.contextSnapshot(), this.loopConfig(false), (event) => this.processEvent(event), signal, this.streamFn),
+      runAgentLoopContinue(this.contextSnapshot(), this.loopConfig(false), (event) => this.deliver(event), signal, this.streamFn),
     );
   }
 
@@ -338,7 +338,7 @@ export class Agent {
 
   private runPromptMessages(messages: AgentMessage[], skipInitialSteeringPoll = false): Promise<void> {
     return this.runWithLifecycle((signal) =>
-      runAgentLoop(messages, this.contextSnapshot(), this.loopConfig(skipInitialSteeringPoll), (event) => this.processEvent(event), signal, this.streamFn),
+      runAgentLoop(messages, this.contextSnapshot(), this.loopConfig(skipInitialSteeringPoll), (event) => this.deliver(event), signal, this.streamFn),
     );
   }
 
@@ -395,6 +395,11 @@ export class Agent {
       this._state.messages.push(failure);
       this._state.errorMessage = failure.errorMessage;
     } finally {
+      // An aborted run that recorded no aborted response (e.g. aborted during
+      // tools, where no request follows: L10) still tells the host it was aborted.
+      if (abortController.signal.aborted && this._state.errorMessage === undefined) {
+        this._state.errorMessage = ABORTED_ERROR_MESSAGE;
+      }
       this._state.isStreaming = false;
       this._state.streamingMessage = undefined;
       this._state.pendingToolCalls = new Set();
@@ -448,6 +453,24 @@ export class Agent {
    * a promise only when a listener returned one, so synchronous listeners
    * cost no microtask per streamed delta.
    */
+  /**
+   * Hands an event to the state and the listeners. A listener that throws on
+   * `agent_end` cannot fail a run that has already ended; its error becomes
+   * `state.errorMessage` instead of being lost.
+   */
+  private deliver(event: AgentEvent): Promise<void> | void {
+    if (event.type !== "agent_end") return this.processEvent(event);
+    const recordFailure = (error: unknown) => {
+      this._state.errorMessage = errorText(error);
+    };
+    try {
+      const pending = this.processEvent(event);
+      if (pending) return pending.catch(recordFailure);
+    } catch (error) {
+      recordFailure(error);
+    }
+  }
+
   private processEvent(event: AgentEvent): Promise<void> | void {
     this.applyToState(event);
     const signal = this.activeRun?.abortController.signal;

@@ -3,7 +3,10 @@ import { ABORT_GRACE_MS } from "./defaults.js";
 import type { LoopRun } from "./loop-run.js";
 import { failedAssistantMessage } from "./synthetic-messages.js";
 
-type ResponseStream = AsyncIterable<AssistantMessageEvent> & { end?: (result?: AssistantMessage) => void };
+type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
+  end?: (result?: AssistantMessage) => void;
+  result?: () => Promise<AssistantMessage>;
+};
 
 /**
  * Requests and streams one assistant response (SPEC L2), recording it in the
@@ -99,6 +102,11 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     signal?.removeEventListener("abort", onAbort);
   }
 
+  if (!final && !streamError && !run.aborted) {
+    // A stream may end without a terminal event yet still have settled its
+    // result (pi's EventStream.end(message)); take it, but never wait for one.
+    final = await settledResult(response);
+  }
   if (!final) {
     const reason = streamError ?? new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
@@ -112,4 +120,17 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
   run.newMessages.push(final);
   await run.emit({ type: "message_end", message: final });
   return final;
+}
+
+const NOT_SETTLED = Symbol("not settled");
+
+/** The stream's `result()` if it has already settled, without waiting for one that has not. */
+async function settledResult(response: ResponseStream): Promise<AssistantMessage | undefined> {
+  if (typeof response.result !== "function") return undefined;
+  try {
+    const result = await Promise.race([response.result(), Promise.resolve(NOT_SETTLED)]);
+    return result === NOT_SETTLED || result?.role !== "assistant" ? undefined : result;
+  } catch {
+    return undefined;
+  }
 }

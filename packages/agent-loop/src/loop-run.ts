@@ -156,7 +156,7 @@ export class LoopRun {
         partial = open;
       } else {
         await emit({ type: "message_end", message: open });
-        if (!this.context.messages.includes(open)) this.record(open);
+        if (!this.newMessages.includes(open)) this.record(open);
       }
     }
 

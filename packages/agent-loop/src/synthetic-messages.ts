@@ -13,6 +13,9 @@ export function emptyUsage(): Usage {
   };
 }
 
+/** The `errorMessage` of an aborted response, as pi-ai's providers write it. */
+export const ABORTED_ERROR_MESSAGE = "Request was aborted";
+
 /** Readable text of anything thrown. */
 export function errorText(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
@@ -22,6 +25,14 @@ export function errorText(error: unknown): string {
   } catch {
     return String(error);
   }
+}
+
+/**
+ * Text of a tool error result for anything a tool or tool hook threw: the
+ * message of an `Error`, else `String(value)` (as pi-agent-core writes it).
+ */
+export function thrownText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -44,7 +55,7 @@ export function failedAssistantMessage(
     model: partial?.model ?? model?.id ?? "unknown",
     usage: partial?.usage ?? emptyUsage(),
     stopReason: aborted ? "aborted" : "error",
-    errorMessage: aborted ? "Request was aborted" : errorText(error),
+    errorMessage: aborted ? ABORTED_ERROR_MESSAGE : errorText(error),
     timestamp: partial?.timestamp ?? Date.now(),
   };
 }

@@ -2,7 +2,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { ABANDONED, settleOrAbandon } from "./abort-grace.js";
 import { ABORT_GRACE_MS } from "./defaults.js";
 import type { LoopRun } from "./loop-run.js";
-import { ToolResultText, errorText, errorToolResult, toolResultMessage } from "./synthetic-messages.js";
+import { ToolResultText, errorToolResult, thrownText, toolResultMessage } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
 import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
 
@@ -44,6 +44,7 @@ export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage
     run.config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
   const batch = new ToolBatch(run, assistant, tools);
   const finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
+  run.context.messages.push(...batch.results);
   const terminate = batch.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
   return { results: batch.results, terminate, aborted: run.aborted };
 }
@@ -58,6 +59,7 @@ export async function refuseToolCalls(run: LoopRun, toolCalls: AgentToolCall[], 
     const finished = await skipCall(run, toolCall, reason);
     results.push(await recordResult(run, finished));
   }
+  run.context.messages.push(...results);
   return results;
 }
 
@@ -78,10 +80,15 @@ function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> | void {
   });
 }
 
-/** Records the tool-result message of a finished call and announces it. */
+/**
+ * Adds the tool-result message of a finished call to the run's new messages
+ * and announces it. The model context receives a batch's results together
+ * once the batch is over, so hooks of later calls see the context as it was
+ * when the batch started (as in pi).
+ */
 async function recordResult(run: LoopRun, finished: FinishedCall): Promise<ToolResultMessage> {
   const message = toolResultMessage(finished.toolCall, finished.result, finished.isError);
-  run.record(message);
+  run.newMessages.push(message);
   await run.emitWholeMessage(message);
   return message;
 }
@@ -172,7 +179,7 @@ class ToolBatch {
       if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked);
       return { kind: "admitted", call: { toolCall, tool, args }, terminateAgent: before?.terminateAgent === true };
     } catch (error) {
-      return finishedWithError(toolCall, errorText(error));
+      return finishedWithError(toolCall, thrownText(error));
     }
   }
 
@@ -206,9 +213,11 @@ class ToolBatch {
         isError = true;
       } else {
         result = outcome;
+        // Turnkit addition: a tool may report a failure as a result instead of throwing.
+        isError = outcome.isError === true;
       }
     } catch (error) {
-      result = errorToolResult(errorText(error));
+      result = errorToolResult(thrownText(error));
       isError = true;
     } finally {
       settled = true;
@@ -229,7 +238,7 @@ class ToolBatch {
           if (patch.terminateAgent) this.terminateAgent = true;
         }
       } catch (error) {
-        result = errorToolResult(errorText(error));
+        result = errorToolResult(thrownText(error));
         isError = true;
       }
     }

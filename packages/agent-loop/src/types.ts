@@ -250,6 +250,12 @@ export interface AgentToolResult<T> {
   details: T;
   /** Early-termination hint; the loop stops only when every result of the batch sets it. */
   terminate?: boolean;
+  /**
+   * Turnkit addition: `true` records the result as an error (`isError` on
+   * the tool-result message) with this content and details, without
+   * throwing. pi-agent-core ignores the field.
+   */
+  isError?: boolean;
 }
 
 /** Callback a tool uses to stream partial results; calls after the tool settled are ignored. */

@@ -8,7 +8,7 @@ import { createScriptedModel, response, toolCall, userMessage } from "@turnkit/a
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineRuntimeTool } from "../../src/define-runtime-tool.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import { newTools, ToolResultError, type NewToolsOptions } from "../../src/new-tools.js";
+import { newTools, type NewToolsOptions } from "../../src/new-tools.js";
 import type { ToolExecutionContext } from "../../src/runtime-tool.js";
 
 let workspace: string;
@@ -105,22 +105,10 @@ describe("newTools: one call", () => {
     expect(updates).toEqual([{ content: [{ type: "text", text: "half" }], details: {} }]);
   });
 
-  it("throws a ToolResultError carrying the result for isError: true", async () => {
+  it("returns an isError result with its own content and details, for the loop to record as an error", async () => {
     const errorResult = { content: [{ type: "text" as const, text: "quota used up" }], details: { code: 42 }, isError: true };
     const [agentTool] = newTools([tool("failing", { execute: () => errorResult })], { ...baseOptions(), disableBuiltinToolFallback: true });
-    const error = await agentTool!.execute("c", {}).catch((e: unknown) => e);
-    expect(ToolResultError.isInstance(error)).toBe(true);
-    expect((error as ToolResultError).message).toBe("quota used up");
-    expect((error as ToolResultError).result).toBe(errorResult);
-    expect((error as ToolResultError).toolName).toBe("failing");
-  });
-
-  it("names the tool when an error result has no text", async () => {
-    const [agentTool] = newTools(
-      [tool("pic", { execute: () => ({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }], isError: true }) })],
-      { ...baseOptions(), disableBuiltinToolFallback: true },
-    );
-    await expect(agentTool!.execute("c", {})).rejects.toThrow('Tool "pic" reported an error (with 1 image not shown)');
+    await expect(agentTool!.execute("c", {})).resolves.toEqual({ content: [{ type: "text", text: "quota used up" }], details: { code: 42 }, isError: true });
   });
 
   it("rejects a malformed result with an error naming the tool", async () => {
