@@ -69,6 +69,9 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     eventDelayMs: cli.delayMs ?? options.scripted?.eventDelayMs ?? (interactive ? INTERACTIVE_EVENT_DELAY_MS : undefined),
   };
   const model = options.model ?? (cli.model ? resolveModelChoice(cli.model) : undefined) ?? (cli.resume ? createRecapModel(scriptedPace) : createDemoModel(scriptedPace));
+  if (!interactive && !model.scripted && !cli.task) {
+    throw new HostError("usage", 'no task: pass one as an argument or on stdin, e.g. coding-agent --model anthropic:claude-sonnet-4-5 "fix the failing test"');
+  }
   const { store, workspaceDir, isSample } = await openSession(options, model);
   const renderer = createRenderer({ out: options.out, tty: options.tty, color: options.color });
 
@@ -109,9 +112,7 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
         renderer.userInput("steering", text);
       });
     }
-    const task = model.scripted ? batchUser.task : cli.task;
-    if (!task) throw new HostError("usage", "no task: pass one as an argument or on stdin, e.g. coding-agent --model anthropic:claude-sonnet-4-5 \"fix the failing test\"");
-    exitCode = await runBatch(host, renderer, model, task, reports, options.signal);
+    exitCode = await runBatch(host, renderer, model, model.scripted ? batchUser.task : cli.task!, reports, options.signal);
   }
   renderer.notice(`session saved: ${store.file} (continue with --resume ${store.file})`);
   renderer.close();

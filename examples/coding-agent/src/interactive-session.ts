@@ -56,6 +56,8 @@ export class InteractiveSession {
   private userSteered = false;
   private host: CodingAgentHost | undefined;
   private finish: ((code: number) => void) | undefined;
+  /** The task loop, while one runs: exiting waits for its aborted turn to settle. */
+  private tasks: Promise<void> | undefined;
 
   constructor(private readonly options: InteractiveSessionOptions) {}
 
@@ -78,7 +80,7 @@ export class InteractiveSession {
     const done = new Promise<number>((resolve) => {
       this.finish = resolve;
     });
-    if (this.options.autoplay) void this.runTasks(this.options.autoplay.task, this.options.autoplay);
+    if (this.options.autoplay) this.startTasks(this.options.autoplay.task, this.options.autoplay);
     else this.showPrompt();
     return done;
   }
@@ -113,8 +115,7 @@ export class InteractiveSession {
         if (text === "/exit" || text === "/quit") return this.exit();
         const task = text.startsWith(QUEUE_PREFIX) ? text.slice(QUEUE_PREFIX.length) : text;
         if (task.trim() === "") return this.showPrompt();
-        void this.runTasks(task.trim());
-        return;
+        return this.startTasks(task.trim());
       }
       case "interrupt":
         if (this.line !== "") {
@@ -224,6 +225,13 @@ export class InteractiveSession {
     }
   }
 
+  private startTasks(first: string, scriptedUser?: ScriptedUser): void {
+    const tasks = this.runTasks(first, scriptedUser).finally(() => {
+      if (this.tasks === tasks) this.tasks = undefined;
+    });
+    this.tasks = tasks;
+  }
+
   /** Runs `first`, then every follow-up, each as one turn. */
   private async runTasks(first: string, scriptedUser?: ScriptedUser): Promise<void> {
     const { renderer, model } = this.options;
@@ -247,8 +255,8 @@ export class InteractiveSession {
       scriptedUser = undefined;
       this.onEvent = () => {};
       if ("endScript" in model) model.endScript();
-      if (this.isClosed()) return;
       renderer.summary({ wallMs: report.wallMs, showCost: model.hasPrices });
+      if (this.isClosed()) return;
       if (report.outcome.kind === "aborted") {
         const dropped = host.inbox.clear();
         if (dropped > 0) renderer.notice(`(dropped ${dropped} queued message${dropped === 1 ? "" : "s"})`);
@@ -313,6 +321,7 @@ export class InteractiveSession {
     input.setRawMode?.(false);
     input.pause();
     renderer.setInputLine(undefined);
-    this.finish?.(0);
+    // A turn being aborted still writes its last events and history: let it.
+    void (this.tasks ?? Promise.resolve()).then(() => this.finish?.(0));
   }
 }

@@ -100,4 +100,18 @@ describe("the interactive session (keys typed by the test)", () => {
     expect(screen).toContain("? action required: allow bash `node --test`? [y/n] n\n");
     expect(screen).not.toContain("› then add a changelog entry");
   });
+
+  it("Ctrl+C twice during a run exits once the aborted turn has settled", { timeout: 60_000 }, async () => {
+    const keys = new FakeKeys();
+    const run = startScripted(root.dir, { keys, tty: true, scripted: { eventDelayMs: 2, retryAfterMs: 20 } });
+    await until(() => stripAnsi(run.output()).includes("? action required"), "the permission question");
+    keys.press("\x03", { name: "c", ctrl: true });
+    keys.press("\x03", { name: "c", ctrl: true });
+    const { result } = await run.done;
+    expect(result.exitCode).toBe(0);
+    expect(result.reports.map((report) => report.outcome.kind)).toEqual(["aborted"]);
+    const screen = replayTerminal(run.output(), 1000);
+    expect(screen.indexOf("■ aborted")).toBeGreaterThan(0);
+    expect(screen.indexOf("session saved")).toBeGreaterThan(screen.indexOf("■ aborted"));
+  });
 });
