@@ -15,17 +15,12 @@ export interface KnownBug {
 }
 
 export const KNOWN_BUGS = {
-  listenerFailureLeavesRequestRunning: {
-    id: "listener-failure-leaves-request-running",
+  listenerFailureLeavesWorkRunning: {
+    id: "listener-failure-leaves-work-running",
     summary:
-      "An Agent listener that throws while a response streams ends the run (L9), but the model request is never aborted: the stream keeps running after agent_end, with its abort listener on the run's signal (forever, for a stream that hangs).",
-    excludedBranch: "Agent scenarios with a failing listener get no hanging streams and no event delays (their streams end within microtasks).",
-  },
-  writerFailureEventAfterTerminal: {
-    id: "writer-failure-event-after-terminal",
-    summary:
-      "An event-writer failure noticed at or after the terminal session.status (a writer that fails on the terminal status itself, or an async writer that rejects on one of the last events) makes PiTurnRunner push a debug.trace after the terminal status (X3: the terminal status must be the last event).",
-    excludedBranch: "Runner scenarios fail the writer only synchronously and only on one of the first four events (never the terminal one), and not in a turn aborted before it starts or inside its first event.",
+      "An Agent listener that throws ends the run (L9) without aborting the work still in flight: a streaming model request, or the other calls of a parallel tool batch, keep running after agent_end with their abort listeners on the run's signal (forever, for a stream or tool that waits for the abort).",
+    excludedBranch:
+      "Agent scenarios with a failing listener get no hanging streams or tools and no virtual-clock delays: everything they start ends on its own within microtasks.",
   },
 } as const satisfies Record<string, KnownBug>;
 

@@ -5,6 +5,7 @@
 import { projectAgentMessagesForModel } from "@turnkit/agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario } from "./argument-scenario.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
 import { checkNoLeaks } from "./invariants/leaks.js";
@@ -15,8 +16,9 @@ import { checkProviderConversion, checkToolCallsAnswered } from "./invariants/tr
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
-import type { AgentRunObservation } from "./run-agent-scenario.js";
-import type { TurnRunObservation } from "./run-turn-scenario.js";
+import type { AgentRunObservation } from "./observe-agent.js";
+import type { TurnRunObservation } from "./observe-turn.js";
+import type { TurnScenarioObservation } from "./run-turn-scenario.js";
 import type { TurnScenario } from "./scenario.js";
 import { fallbackToken, markedText } from "./scripted-entries.js";
 
@@ -58,18 +60,40 @@ export function scriptedTexts(scenario: TurnScenario, respondTexts: ReadonlyMap<
   return texts;
 }
 
-/** Invariants 1 to 6 for a `PiTurnRunner` turn. */
-export function checkTurnObservation(scenario: TurnScenario, observation: TurnRunObservation): void {
-  checkTurnEnding(observation, { abortedBeforeStart: scenario.abortBeforeStart, writerFails: scenario.writer.failAt !== undefined });
+/** What {@link checkTurnInvariants} needs to know about how the turn was set up. */
+export interface TurnCheckOptions {
+  /** The caller's signal was aborted before `runTurn`. */
+  abortedBeforeStart?: boolean;
+  /** The writer fails on some event (it may add a debug.trace). */
+  writerFails?: boolean;
+  /** Texts of every scripted attempt by token; without it the visible-text check is skipped. */
+  scriptedTexts?: ReadonlyMap<string, string>;
+}
+
+/** Invariants 1 to 6 for a `PiTurnRunner` turn; returns its outcome. */
+export function checkTurnInvariants(observation: TurnRunObservation, options: TurnCheckOptions = {}): TurnOutcome {
+  const outcome = checkTurnEnding(observation, { abortedBeforeStart: options.abortedBeforeStart ?? false, writerFails: options.writerFails ?? false });
   checkLoopTraceGrammar(observation.events);
   checkStreamChunks(observation.events);
   const store = checkHistoryDelivery(observation);
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model (T5)");
-  const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);
-  checkRunnerVisibleText(observation.events, scriptedTexts(scenario, observation.respondTexts), offeredMessages);
+  if (options.scriptedTexts) {
+    const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);
+    checkRunnerVisibleText(observation.events, options.scriptedTexts, offeredMessages);
+  }
   checkNoLeaks(observation);
+  return outcome;
+}
+
+/** Invariants 1 to 6 for a generated turn. */
+export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
+  checkTurnInvariants(observation, {
+    abortedBeforeStart: scenario.abortBeforeStart,
+    writerFails: scenario.writer.failAt !== undefined,
+    scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
+  });
 }
 
 /** Every call answered, and no prototype touched, after malformed arguments. */

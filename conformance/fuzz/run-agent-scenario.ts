@@ -3,35 +3,13 @@
  * the scripted model on a virtual clock, and records everything the
  * invariants need.
  */
-import { Agent, type AgentEvent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
-import { createScriptedModel, toolResultMessage, assistantMessage, toolCall, userMessage } from "@turnkit/agent-loop/testing";
-import { abortListenerCount, probeRealTimers, unhandledRejections } from "./leak-probes.js";
+import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
+import { assistantMessage, createScriptedModel, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
 import { markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
-import { type DriveReport, createSteppingClock, driveUntilSettled, macrotask } from "./virtual-time.js";
-
-/** Everything one Agent run left behind, for the invariants. */
-export interface AgentRunObservation {
-  /** Every event of every run, as the first listener received them. */
-  events: AgentEvent[];
-  /** The messages the agent started with. */
-  history: AgentMessage[];
-  /** `agent.state.messages` after the last run. */
-  transcript: AgentMessage[];
-  /** Each `prompt()` / `continue()` that rejected (none should). */
-  rejections: unknown[];
-  /** `agent.state.isStreaming` after the last run. */
-  stillStreaming: boolean;
-  drives: DriveReport[];
-  /** Abort listeners still on each run's signal. */
-  listenersLeft: number;
-  pendingVirtualTimers: number;
-  pendingRealTimers: number;
-  unhandledRejections: unknown[];
-  /** Prompt, steering and follow-up messages the host handed to the agent. */
-  hostMessages: AgentMessage[];
-}
+import { createSteppingClock } from "./virtual-time.js";
 
 /** The start of a session: one exchange with a tool call, all answered. */
 export function earlierExchange(): AgentMessage[] {
@@ -128,8 +106,14 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
   return options;
 }
 
+/** An Agent run of a scenario, plus the messages the host handed over. */
+export interface AgentScenarioObservation extends AgentRunObservation {
+  /** Prompt, steering and follow-up messages the host handed to the agent. */
+  hostMessages: AgentMessage[];
+}
+
 /** Runs the scenario to its end and records it. Never rejects for anything the agent does. */
-export async function runAgentScenario(scenario: AgentScenario): Promise<AgentRunObservation> {
+export async function runAgentScenario(scenario: AgentScenario): Promise<AgentScenarioObservation> {
   const clock = createSteppingClock();
   const model = createScriptedModel(scenario.requests.map(responseEntry), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
@@ -171,56 +155,29 @@ export async function runAgentScenario(scenario: AgentScenario): Promise<AgentRu
     }
   };
 
-  const events: AgentEvent[] = [];
-  const signals = new Set<AbortSignal>();
-  agent.subscribe((event, signal) => {
-    signals.add(signal);
-    const index = events.length;
-    events.push(event);
-    for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
-    if (scenario.listenerTicks === 0) return;
-    return (async () => {
-      for (let turn = 0; turn < scenario.listenerTicks; turn++) await Promise.resolve();
-    })();
-  });
-  if (scenario.listenerFailure) {
-    const { index, mode } = scenario.listenerFailure;
-    let seen = 0;
-    agent.subscribe(() => {
-      if (seen++ !== index) return;
-      if (mode === "throw") throw new Error("the host listener failed");
-      return Promise.reject(new Error("the host listener rejected"));
-    });
-  }
   const hostTimers = scenario.actions.flatMap((action) => (action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : []));
-
-  const rejectionsBefore = unhandledRejections().seen.length;
-  const realTimers = probeRealTimers();
-  const rejections: unknown[] = [];
-  const drives: DriveReport[] = [];
-  try {
-    const prompt = hostMessage("prompt");
-    drives.push(await driveUntilSettled(agent.prompt(prompt).catch((error: unknown) => void rejections.push(error)), clock, abort));
-    if (scenario.continueWhileQueued && agent.hasQueuedMessages()) {
-      drives.push(await driveUntilSettled(agent.continue().catch((error: unknown) => void rejections.push(error)), clock, abort));
-    }
-    for (const handle of hostTimers) clock.clearTimeout(handle);
-    // Late tool updates and stray rejections surface within a few macrotasks.
-    for (let turn = 0; turn < 3; turn++) await macrotask();
-  } finally {
-    realTimers.restore();
-  }
-  return {
-    events,
-    history,
-    transcript: agent.state.messages.slice(),
-    rejections,
-    stillStreaming: agent.state.isStreaming,
-    drives,
-    listenersLeft: [...signals].reduce((sum, signal) => sum + abortListenerCount(signal), 0),
-    pendingVirtualTimers: clock.pendingCount(),
-    pendingRealTimers: realTimers.pending(),
-    unhandledRejections: unhandledRejections().seen.slice(rejectionsBefore),
-    hostMessages,
-  };
+  const observation = await observeAgent({
+    agent,
+    clock,
+    listenerTicks: scenario.listenerTicks,
+    onEvent: (_event, index) => {
+      for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
+    },
+    subscribeMore: () => {
+      if (!scenario.listenerFailure) return;
+      const { index, mode } = scenario.listenerFailure;
+      let seen = 0;
+      agent.subscribe(() => {
+        if (seen++ !== index) return;
+        if (mode === "throw") throw new Error("the host listener failed");
+        return Promise.reject(new Error("the host listener rejected"));
+      });
+    },
+    runs: [
+      () => agent.prompt(hostMessage("prompt")),
+      () => (scenario.continueWhileQueued && agent.hasQueuedMessages() ? agent.continue() : undefined),
+    ],
+    hostTimers: () => hostTimers,
+  });
+  return { ...observation, hostMessages };
 }

@@ -3,55 +3,26 @@
  * against the scripted model on a virtual clock, and records what the host
  * saw: events, history offered and accepted, outcome, leaks.
  */
-import type { AgentMessage } from "@turnkit/agent-loop";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 import {
   type AfterToolCallHook,
   type BeforeLlmCallHook,
-  type EventWriter,
-  type HistoryChange,
-  type OnHistoryChangedHook,
   type PiTurnHooks,
-  PiTurnRunner,
-  type RunTurnInput,
   type TurnInputMessage,
   createHiddenMessage,
   createUserMessage,
 } from "@turnkit/agent-core";
-import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
-import { abortListenerCount, probeRealTimers, unhandledRejections } from "./leak-probes.js";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { decisionSequence, earlierExchange } from "./run-agent-scenario.js";
 import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
-import { type DriveReport, createSteppingClock, driveUntilSettled, macrotask } from "./virtual-time.js";
+import { createSteppingClock } from "./virtual-time.js";
 
-/** One change offered to `onHistoryChangedHook`, and whether every host hook accepted it. */
-export interface OfferedChange {
-  change: HistoryChange;
-  accepted: boolean;
-}
-
-/** Everything one turn left behind, for the invariants. */
-export interface TurnRunObservation {
-  /** Every event the writer was offered, in order (also the one it failed on). */
-  events: RuntimeEvent[];
-  /** How `runTurn` settled: each resolution and rejection, in order (exactly one resolution expected). */
-  settlements: ({ kind: "resolved"; outcome: TurnOutcome } | { kind: "rejected"; error: unknown })[];
-  history: AgentMessage[];
-  /** Every history change offered to the host, in order, recorded before any host hook could fail. */
-  offered: OfferedChange[];
-  /** The caller's signal fired before `runTurn` settled. */
-  callerAborted: boolean;
-  drive: DriveReport;
-  listenersLeft: number;
-  pendingVirtualTimers: number;
-  pendingRealTimers: number;
-  unhandledRejections: unknown[];
-  /** Texts `respond` decisions answered with, keyed by token. */
+/** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */
+export interface TurnScenarioObservation extends TurnRunObservation {
   respondTexts: Map<string, string>;
-  /** An onHistoryChangedHook threw: the host's store may miss messages by design. */
-  historyHookFailed: boolean;
 }
 
 const SESSION_ID = "session-fuzz";
@@ -64,10 +35,9 @@ function behavioursOf(scenario: TurnScenario): Map<string, ToolBehaviour> {
 interface HookContext {
   abort: () => void;
   respondTexts: Map<string, string>;
-  onHistoryHookFailure: () => void;
 }
 
-function turnHooks(spec: TurnHookSpec, context: HookContext, record: OnHistoryChangedHook, accept: OnHistoryChangedHook): PiTurnHooks {
+function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
   const hooks: PiTurnHooks = {};
   if (spec.beforeLlmCall) {
     const next = decisionSequence(spec.beforeLlmCall, "continue");
@@ -184,18 +154,12 @@ function turnHooks(spec: TurnHookSpec, context: HookContext, record: OnHistoryCh
     };
     hooks.afterToolCallHook = hook;
   }
-  const historyHooks: OnHistoryChangedHook[] = [record];
   if (spec.onHistoryChanged) {
     const next = decisionSequence(spec.onHistoryChanged, "accept");
-    historyHooks.push(() => {
-      if (next() === "throw") {
-        context.onHistoryHookFailure();
-        throw new Error("onHistoryChangedHook failed");
-      }
-    });
+    hooks.onHistoryChangedHook = () => {
+      if (next() === "throw") throw new Error("onHistoryChangedHook failed");
+    };
   }
-  historyHooks.push(accept);
-  hooks.onHistoryChangedHook = historyHooks;
   if (spec.onStepEnd) {
     const next = decisionSequence(spec.onStepEnd, "none");
     let enqueued = 0;
@@ -212,14 +176,13 @@ function turnHooks(spec: TurnHookSpec, context: HookContext, record: OnHistoryCh
 }
 
 /** Runs the turn to its end and records it. Never rejects for anything the runner does. */
-export async function runTurnScenario(scenario: TurnScenario): Promise<TurnRunObservation> {
+export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScenarioObservation> {
   const clock = createSteppingClock();
   const model = createScriptedModel(requestEntries(scenario.requests), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
   const controller = new AbortController();
   const abort = () => controller.abort();
   const respondTexts = new Map<string, string>();
-  let historyHookFailed = false;
 
   // The host's steering intake: steer/steerBatch arrive at the next poll, follow-ups only at an exit boundary.
   const pendingSteering: TurnInputMessage[] = [];
@@ -245,33 +208,18 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnRunOb
     }
   };
 
-  const events: RuntimeEvent[] = [];
   const { asyncTicks, failAt } = scenario.writer;
-  const writer: EventWriter = {
-    push(event) {
-      const index = events.length;
-      events.push(event);
-      for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
-      if (failAt?.index === index) {
-        if (failAt.mode === "throw") throw new Error("the event writer failed");
-        return Promise.reject(new Error("the event writer rejected"));
-      }
-      if (asyncTicks === 0) return;
-      return (async () => {
-        for (let turn = 0; turn < asyncTicks; turn++) await Promise.resolve();
-      })();
-    },
+  const write = (_event: RuntimeEvent, index: number): void | Promise<void> => {
+    for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
+    if (failAt?.index === index) {
+      if (failAt.mode === "throw") throw new Error("the event writer failed");
+      return Promise.reject(new Error("the event writer rejected"));
+    }
+    if (asyncTicks === 0) return;
+    return (async () => {
+      for (let turn = 0; turn < asyncTicks; turn++) await Promise.resolve();
+    })();
   };
-
-  const offered: OfferedChange[] = [];
-  const hooks = turnHooks(
-    scenario.hooks,
-    { abort, respondTexts, onHistoryHookFailure: () => (historyHookFailed = true) },
-    (change) => void offered.push({ change, accepted: false }),
-    () => {
-      offered[offered.length - 1]!.accepted = true;
-    },
-  );
 
   const polls = decisionSequence<"poll" | "throw">(
     scenario.steering.pollThrowsAt === undefined ? undefined : [...Array<"poll">(scenario.steering.pollThrowsAt).fill("poll"), "throw"],
@@ -281,7 +229,7 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnRunOb
   const stopsAfterSteering = decisionSequence(scenario.steering.shouldStopAfterSteering, false);
   const stopsAfterTurn = decisionSequence(scenario.steering.shouldStopAfterTurn, false);
 
-  const input: RunTurnInput = {
+  const input: ObserveTurnOptions["input"] = {
     sessionId: SESSION_ID,
     turnId: TURN_ID,
     systemPrompt: "You are a generated scenario.",
@@ -295,7 +243,7 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnRunOb
     },
     tools: createRuntimeTools(scenario.toolModes, { clock, behaviours: behavioursOf(scenario), executed: [] }),
     disableBuiltinToolFallback: true,
-    hooks,
+    hooks: turnHooks(scenario.hooks, { abort, respondTexts }),
     llmRetry: scenario.retry.enabled
       ? {
           maxRetries: scenario.retry.maxRetries,
@@ -304,8 +252,6 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnRunOb
           maxRetryElapsedMs: scenario.retry.maxRetryElapsedMs,
         }
       : false,
-    eventWriter: writer,
-    signal: controller.signal,
     getSteeringMessages: ({ boundary }) => {
       if (polls() === "throw") throw new Error("getSteeringMessages failed");
       const received = pendingSteering.splice(0);
@@ -317,52 +263,9 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnRunOb
     ...(scenario.steering.tryBeginClose && { tryBeginClose: () => closes() }),
   };
 
-  let messageIds = 0;
-  let eventIds = 0;
   const jitter = scenario.retry.enabled ? scenario.retry.jitter : 0.5;
-  const runner = new PiTurnRunner({
-    clock,
-    random: () => jitter,
-    allocateMessageId: () => `msg_${++messageIds}`,
-    newEventId: () => `evt_${++eventIds}`,
-  });
   const hostTimers = scenario.actions.flatMap((action) => (action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : []));
   if (scenario.abortBeforeStart) controller.abort();
-
-  const settlements: TurnRunObservation["settlements"] = [];
-  let callerAborted = false;
-  const rejectionsBefore = unhandledRejections().seen.length;
-  const realTimers = probeRealTimers();
-  let drive: DriveReport;
-  try {
-    const run = runner.runTurn(input).then(
-      (outcome) => {
-        callerAborted = controller.signal.aborted;
-        settlements.push({ kind: "resolved", outcome });
-      },
-      (error: unknown) => {
-        callerAborted = controller.signal.aborted;
-        settlements.push({ kind: "rejected", error });
-      },
-    );
-    drive = await driveUntilSettled(run, clock, abort);
-    for (const handle of hostTimers) clock.clearTimeout(handle);
-    for (let turn = 0; turn < 3; turn++) await macrotask();
-  } finally {
-    realTimers.restore();
-  }
-  return {
-    events,
-    settlements,
-    history,
-    offered,
-    callerAborted,
-    drive,
-    listenersLeft: abortListenerCount(controller.signal),
-    pendingVirtualTimers: clock.pendingCount(),
-    pendingRealTimers: realTimers.pending(),
-    unhandledRejections: unhandledRejections().seen.slice(rejectionsBefore),
-    respondTexts,
-    historyHookFailed,
-  };
+  const observation = await observeTurn({ input, clock, controller, write, runnerOptions: { random: () => jitter }, hostTimers: () => hostTimers });
+  return { ...observation, respondTexts };
 }

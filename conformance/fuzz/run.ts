@@ -119,7 +119,7 @@ async function replay(options: FuzzOptions, properties: readonly FuzzProperty[])
   const property = properties.find((candidate) => candidate.name === options.property);
   if (!property) throw new Error(`--path needs --property with one of: ${properties.map((candidate) => candidate.name).join(", ")}`);
   console.log(`replaying ${property.name}, seed ${options.seed}, path ${options.path}`);
-  const details = await fc.check(asyncPropertyOf(property), { seed: options.seed, path: options.path, numRuns: options.batch, endOnFailure: true });
+  const details = await fc.check(asyncPropertyOf(property), { seed: options.seed, path: options.path, numRuns: options.batch });
   if (!details.failed) {
     console.log("passed: the counterexample no longer fails");
     return 0;
@@ -158,7 +158,7 @@ async function main(): Promise<number> {
       batchIndex++;
       remaining -= numRuns;
       const batchStarted = performance.now();
-      const details = await fc.check(asyncPropertyOf(property), { seed, numRuns, endOnFailure: true });
+      const details = await fc.check(asyncPropertyOf(property), { seed, numRuns });
       cases += details.numRuns;
       propertyCases += details.numRuns;
       const status = details.failed ? "FAILED" : "ok";

@@ -21,20 +21,32 @@ import {
   withResponseIds,
 } from "./response-arbitraries.js";
 import { type GenerationOptions, KNOWN_BUGS } from "./known-bugs.js";
-import type { AgentScenario, RetrySpec, TurnHookSpec, TurnScenario } from "./scenario.js";
+import type { AgentScenario, Delay, RetrySpec, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 
 /**
- * Known bug {@link KNOWN_BUGS.listenerFailureLeavesRequestRunning}: with a
- * failing listener, every stream must end on its own within microtasks.
+ * Known bug {@link KNOWN_BUGS.listenerFailureLeavesWorkRunning}: with a
+ * failing listener, every stream and tool must end on its own within
+ * microtasks (no hangs, no virtual-clock delays).
  */
 function avoidListenerFailureLeak(scenario: AgentScenario): AgentScenario {
   if (!scenario.listenerFailure) return scenario;
+  const quick = (delay: Delay): Delay => (delay.kind === "clock" ? { kind: "microtasks", count: 1 } : delay);
+  const settlesAlone = (behaviour: ToolBehaviour): ToolBehaviour => {
+    switch (behaviour.kind) {
+      case "hang":
+        return { kind: "throw", delay: { kind: "now" } };
+      case "throw":
+      case "result":
+        return { ...behaviour, delay: quick(behaviour.delay) };
+    }
+  };
   return {
     ...scenario,
     requests: scenario.requests.map((request) => ({
       ...request,
       eventDelayMs: 0,
       ending: request.ending.kind === "hang" ? { kind: "normal" } : request.ending,
+      calls: request.calls.map((call) => ({ ...call, behaviour: settlesAlone(call.behaviour) })),
     })),
   };
 }
@@ -58,25 +70,7 @@ export function agentScenarioArbitrary(options: GenerationOptions): fc.Arbitrary
   .map((scenario) => (options.avoidKnownBugs ? avoidListenerFailureLeak(scenario) : scenario));
 }
 
-/**
- * Known bug {@link KNOWN_BUGS.writerFailureEventAfterTerminal}: the writer
- * may fail only synchronously, on one of the first four events (the terminal
- * status is never among them), and not in a turn aborted before it starts or
- * inside its first event.
- */
-function avoidWriterFailureAfterTerminal(scenario: TurnScenario): TurnScenario {
-  const { failAt } = scenario.writer;
-  if (!failAt) return scenario;
-  return {
-    ...scenario,
-    abortBeforeStart: false,
-    // An abort inside the first event ends the turn at once: its terminal status would be event #1.
-    actions: scenario.actions.filter((action) => !(action.kind === "abort" && action.trigger.kind === "event" && action.trigger.index === 0)),
-    writer: { asyncTicks: 0, failAt: { ...failAt, index: failAt.index % 4 } },
-  };
-}
-
-export function turnScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary<TurnScenario> {
   return fc
   .record({
     requests: fc.array(requestArbitrary({ hangs: true, maxCalls: 6, maxFailures: 2 }), { minLength: 1, maxLength: 4 }),
@@ -91,8 +85,7 @@ export function turnScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<
     withHistory: fc.boolean(),
     beforeUserMessages: fc.boolean(),
   })
-  .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }))
-  .map((scenario) => (options.avoidKnownBugs ? avoidWriterFailureAfterTerminal(scenario) : scenario));
+  .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }));
 }
 
 const NO_HOOKS: TurnHookSpec = {

@@ -8,7 +8,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { DROPPED_RESPONSE_FIELD } from "@turnkit/agent-core";
 import type { RuntimeEvent } from "@turnkit/protocol";
-import type { TurnRunObservation } from "../run-turn-scenario.js";
+import type { TurnRunObservation } from "../observe-turn.js";
 import { InvariantViolation } from "./violation.js";
 
 const INVARIANT = "4 seq increasing, history delivered once in order";

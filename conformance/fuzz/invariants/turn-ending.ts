@@ -5,7 +5,7 @@
  */
 import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
 import type { TurnOutcome } from "@turnkit/protocol";
-import type { TurnRunObservation } from "../run-turn-scenario.js";
+import type { TurnRunObservation } from "../observe-turn.js";
 import { InvariantViolation, describeValue } from "./violation.js";
 
 const INVARIANT = "3 one outcome, terminal status last";

@@ -20,7 +20,7 @@ export function propertyTest(name: string): void {
   it(
     `${property.name}: ${property.description} (${property.ciRuns} cases, seed ${CI_SEED})`,
     async () => {
-      await fc.assert(asyncPropertyOf(property), { seed: CI_SEED, numRuns: property.ciRuns, endOnFailure: true });
+      await fc.assert(asyncPropertyOf(property), { seed: CI_SEED, numRuns: property.ciRuns });
     },
     PROPERTY_TIMEOUT_MS,
   );
