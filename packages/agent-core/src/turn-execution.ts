@@ -699,7 +699,8 @@ export class TurnExecution {
             reason: decision.reason,
             blockedBy: decision.blockedBy,
           });
-          return { block: true, reason: decision.reason };
+          // The blocked result's details say who blocked it, so history and the stream show a permission refusal as such.
+          return { block: true, reason: decision.reason, details: decision.blockedBy ? { blockedBy: decision.blockedBy } : {} };
         }
       } catch (error) {
         const reason = `Tool call blocked: beforeToolCallHook failed: ${errorText(error)}`;

@@ -176,7 +176,7 @@ class ToolBatch {
         this.run.signal,
       );
       if (before?.terminateAgent) this.terminateAgent = true;
-      if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked);
+      if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked, before.details);
       return { kind: "admitted", call: { toolCall, tool, args }, terminateAgent: before?.terminateAgent === true };
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
@@ -264,7 +264,9 @@ class ToolBatch {
   }
 }
 
-function finishedWithError(toolCall: AgentToolCall, text: string): Preparation {
-  return { kind: "finished", finished: { toolCall, result: errorToolResult(text), isError: true } };
+function finishedWithError(toolCall: AgentToolCall, text: string, details?: unknown): Preparation {
+  const result: AgentToolResult<unknown> = errorToolResult(text);
+  if (details !== undefined) result.details = details;
+  return { kind: "finished", finished: { toolCall, result, isError: true } };
 }
 

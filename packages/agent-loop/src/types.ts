@@ -71,6 +71,8 @@ export type AgentToolCall = Extract<AssistantMessage["content"][number], { type:
 export interface BeforeToolCallResult {
   block?: boolean;
   reason?: string;
+  /** Turnkit addition: `details` of the blocked call's error result (e.g. who blocked it). */
+  details?: unknown;
   /** Turnkit addition: stop the agent after this batch. */
   terminateAgent?: boolean;
 }

@@ -34,6 +34,9 @@ describe("beforeToolCallHook", () => {
     const results = turn.delivered.filter((message) => message.role === "toolResult");
     expect(results.map((message) => [message.isError, messageText(message)])).toEqual([[true, "The user denied rm."], [false, "shell:ls"]]);
     expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["failed", "finished"]);
+    // Who blocked it travels with the result: in history and on the stream chunk.
+    expect(results.map((message) => message.details)).toEqual([{ blockedBy: "permission" }, expect.anything()]);
+    expect(resolvedToolChunks(turn.events)[0]!.result?.details).toEqual({ blockedBy: "permission" });
     const blocked = turn.writer.traces().find((trace) => trace.message === "tool call blocked");
     expect(blocked?.attrs).toMatchObject({ toolCallId: "call_1", blockedBy: "permission", reason: "The user denied rm." });
     // The model is told, in the next request.
