@@ -86,6 +86,7 @@ function selected(options: Options, id: string): boolean {
   if (id === "W1R") return options.only?.has("W1R") === true;
   if (!options.only) return true;
   if (options.only.has(id)) return true;
+  if (id === "W1" && options.only.has("W0")) return true;
   if (id.startsWith("W2-") && options.only.has("W2")) return true;
   return false;
 }
@@ -102,11 +103,11 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
   const loadAtStart = loadavg();
-  if (!canCollectGarbage) console.log("note: run with --expose-gc for W3 and a GC before each run (pnpm bench does)");
+  if (!canCollectGarbage) console.log("note: W3 needs --expose-gc (pnpm bench passes it)");
 
   const timings: Measurement[] = [];
   for (const workload of TIMED) {
-    if (!selected(options, workload.id) && !(workload.id === "W1" && options.only?.has("W0"))) continue;
+    if (!selected(options, workload.id)) continue;
     const contenders = contendersOf(workload, options);
     if (contenders.length === 0) continue;
     const plan = { ...workload.plan, rounds: options.rounds ?? workload.plan.rounds };
