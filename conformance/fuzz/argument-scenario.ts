@@ -6,13 +6,14 @@
  * change.
  */
 import fc from "fast-check";
-import { Agent, type AgentMessage } from "@turnkit/agent-loop";
+import { Agent } from "@turnkit/agent-loop";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
-import { PiTurnRunner, defineRuntimeTool } from "@turnkit/agent-core";
-import type { RuntimeEvent } from "@turnkit/protocol";
+import { defineRuntimeTool } from "@turnkit/agent-core";
+import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
+import { type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { SCENARIO_TOOL_PARAMETERS } from "./scenario-tools.js";
 import { withFallbackAnswers } from "./scripted-entries.js";
-import { createSteppingClock, driveUntilSettled } from "./virtual-time.js";
+import { createSteppingClock } from "./virtual-time.js";
 
 /** Raw arguments as a model might send them. */
 export type RawArguments =
@@ -26,6 +27,8 @@ export type RawArguments =
 export interface ArgumentScenario {
   path: "agent" | "runner";
   calls: { tool: "alpha" | "prepared"; raw: RawArguments }[];
+  /** Characters per streamed argument delta (default 4096). */
+  chunkSize?: number;
 }
 
 const DANGEROUS_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "value", "n", "polluted"];
@@ -86,19 +89,17 @@ export function rawArgumentValue(raw: RawArguments): unknown {
   }
 }
 
-/** What the tools received, and the transcript the run produced. */
-export interface ArgumentRunObservation {
-  received: unknown[];
-  transcript: AgentMessage[];
-  events: RuntimeEvent[];
-  callIds: string[];
-}
+/** What the tools received, and the run as observed (Agent or runner). */
+export type ArgumentRunObservation = { received: unknown[]; callIds: string[] } & (
+  | { path: "agent"; run: AgentRunObservation }
+  | { path: "runner"; run: TurnRunObservation }
+);
 
 /** The scripted response: one call per generated argument value (ids `arg0`, `arg1`, ...). */
 function argumentResponse(scenario: ArgumentScenario) {
   return response(
     scenario.calls.map((call, index) => toolCall(call.tool, rawArgumentValue(call.raw) as Record<string, unknown>, { id: `arg${index}` })),
-    { chunkSize: 4_096 },
+    { chunkSize: scenario.chunkSize ?? 4_096 },
   );
 }
 
@@ -127,15 +128,11 @@ export async function runArgumentScenario(scenario: ArgumentScenario): Promise<A
       },
       streamFn: withFallbackAnswers(model),
     });
-    await driveUntilSettled(agent.prompt("call the tools"), clock, () => agent.abort());
-    return { received, transcript: agent.state.messages.slice(), events: [], callIds };
+    const run = await observeAgent({ agent, clock, runs: [() => agent.prompt("call the tools")] });
+    return { path: "agent", run, received, callIds };
   }
-  const events: RuntimeEvent[] = [];
-  const transcript: AgentMessage[] = [];
-  const runner = new PiTurnRunner({ clock });
-  const controller = new AbortController();
-  await driveUntilSettled(
-    runner.runTurn({
+  const run = await observeTurn({
+    input: {
       sessionId: "s",
       turnId: "t",
       systemPrompt: "arguments",
@@ -156,12 +153,9 @@ export async function runArgumentScenario(scenario: ArgumentScenario): Promise<A
           },
         }),
       ),
-      hooks: { onHistoryChangedHook: (change) => void (change.reason === "messageDelta" ? transcript.push(...change.messages) : transcript.splice(0, transcript.length, ...change.messages)) },
-      eventWriter: { push: (event) => void events.push(event) },
-      signal: controller.signal,
-    }),
+    },
     clock,
-    () => controller.abort(),
-  );
-  return { received, transcript, events, callIds };
+    controller: new AbortController(),
+  });
+  return { path: "runner", run, received, callIds };
 }

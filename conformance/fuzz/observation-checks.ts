@@ -96,18 +96,19 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
   });
 }
 
-/** Every call answered, and no prototype touched, after malformed arguments. */
+/** Every invariant of the path, every call answered, and no prototype touched, after malformed arguments. */
 export function checkArgumentObservation(scenario: ArgumentScenario, observation: ArgumentRunObservation, before: PrototypeSnapshot): void {
   checkPrototypesUnchanged(before);
   checkArgumentsPrototype(observation.received);
-  checkToolCallsAnswered(observation.transcript, `${scenario.path} transcript`);
-  const answered = new Set(observation.transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])));
-  const missing = observation.callIds.filter((id) => !answered.has(id));
-  if (missing.length > 0) throw new InvariantViolation("2 tool calls answered", `calls without a result: ${missing.join(", ")}`);
-  if (scenario.path === "runner") {
-    const terminal = observation.events.at(-1);
-    if (terminal?.type !== "session.status" || terminal.payload.status === "running") {
-      throw new InvariantViolation("3 terminal status last", `the last event is ${describeValue(terminal?.type)}`);
-    }
+  let transcript: AgentMessage[];
+  if (observation.path === "agent") {
+    checkAgentObservation(observation.run);
+    transcript = observation.run.transcript;
+  } else {
+    checkTurnInvariants(observation.run);
+    transcript = observation.run.offered.flatMap(({ change }) => change.messages);
   }
+  const answered = new Set(transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])));
+  const missing = observation.callIds.filter((id) => !answered.has(id));
+  if (missing.length > 0) throw new InvariantViolation("2 tool calls answered", `${scenario.path}: calls without a result: ${missing.join(", ")}`);
 }
