@@ -47,6 +47,8 @@ interface PendingQuestion {
 export class InteractiveSession {
   /** Every turn run so far, in order. */
   readonly reports: TurnReport[] = [];
+  /** Give it every `RuntimeEvent` (the host's writer does): the autoplay typist watches them. */
+  onEvent: (event: RuntimeEvent) => void = () => {};
   private mode: Mode = "idle";
   private line = "";
   private interruptArmed = false;
@@ -84,9 +86,6 @@ export class InteractiveSession {
     else this.showPrompt();
     return done;
   }
-
-  /** Feeds one `RuntimeEvent` to whatever listens besides the renderer (the autoplay typist). */
-  onEvent: (event: RuntimeEvent) => void = () => {};
 
   private readonly onKey = (text: string | undefined, key: Keypress | undefined) => {
     const action = keyAction(text, key);
