@@ -40,10 +40,13 @@ export interface RealTimerProbe {
   restore(): void;
 }
 
+/** Timers the test runner itself starts while a probe is installed (reporting, RPC): not the run's. */
+const RUNNER_FRAMES = /[\\/](vitest|@vitest|tinypool|birpc)[\\/]/;
+
 /**
  * Wraps `setTimeout` / `clearTimeout` to count real timers the code under
  * test starts (the loop's abort-grace timers use real time). Only timers
- * started while installed are counted.
+ * started while installed are counted, and not those the test runner starts.
  */
 export function probeRealTimers(): RealTimerProbe {
   const originalSet = globalThis.setTimeout;
@@ -58,7 +61,9 @@ export function probeRealTimers(): RealTimerProbe {
       ms,
       ...args,
     );
-    live.add(handle);
+    // Only the direct caller decides: a run's own timer has the test runner further down its (async) stack.
+    const caller = (new Error().stack ?? "").split("\n")[2] ?? "";
+    if (!RUNNER_FRAMES.test(caller)) live.add(handle);
     return handle;
   }) as typeof setTimeout;
   const wrappedClear = ((handle: Parameters<typeof clearTimeout>[0]) => {

@@ -83,7 +83,7 @@ const ERROR_TEXTS = ["503 Service Unavailable", "500 Internal Server Error", "bo
 /** Stream endings: mostly normal, every fault of the scripted model now and then. */
 export function streamEndingArbitrary(options: { hangs: boolean }): fc.Arbitrary<StreamEnding> {
   const faults: fc.WeightedArbitrary<StreamEnding>[] = [
-    { weight: 16, arbitrary: fc.constant<StreamEnding>({ kind: "normal" }) },
+    { weight: 30, arbitrary: fc.constant<StreamEnding>({ kind: "normal" }) },
     {
       weight: 2,
       arbitrary: fc.record({ kind: fc.constant("errorAfter" as const), events: fc.nat({ max: 14 }), message: fc.constantFrom(...ERROR_TEXTS) }),
