@@ -1,24 +1,27 @@
 /**
  * Time as the call stack sees it: every delay and timeout goes through a
  * `Clock`, so tests drive time with a virtual clock instead of sleeping.
- * `setTimeout` must return a handle whose timers never keep the process alive
- * (real timers are `unref`ed).
  */
 export interface Clock {
   /** Milliseconds since an arbitrary origin; monotonic within a process. */
   now(): number;
-  /** Schedules `fn` after `ms`; the returned handle is passed to `clearTimeout`. */
-  setTimeout(fn: () => void, ms: number): unknown;
+  /**
+   * Schedules `fn` after `ms`; the returned handle is passed to
+   * `clearTimeout`. A watchdog timer (the default) never keeps the process
+   * alive; `keepAlive: true` marks a wait that is the work in progress (a
+   * retry backoff), which must keep a CLI host running until it ends.
+   */
+  setTimeout(fn: () => void, ms: number, options?: { keepAlive?: boolean }): unknown;
   /** Cancels a timer scheduled by this clock; unknown handles are ignored. */
   clearTimeout(handle: unknown): void;
 }
 
-/** The real clock: `performance.now()` and `unref`ed Node timers. */
+/** The real clock: `performance.now()` and Node timers, `unref`ed unless `keepAlive`. */
 export const systemClock: Clock = {
   now: () => performance.now(),
-  setTimeout(fn, ms) {
+  setTimeout(fn, ms, options) {
     const handle = setTimeout(fn, ms);
-    handle.unref?.();
+    if (!options?.keepAlive) handle.unref?.();
     return handle;
   },
   clearTimeout(handle) {
@@ -32,6 +35,7 @@ export type RandomSource = () => number;
 /**
  * Resolves after `ms` on `clock`, or rejects with the signal's reason as soon
  * as `signal` fires. The timer and the abort listener are removed either way.
+ * The wait keeps the process alive (it is work in progress, not a watchdog).
  */
 export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -43,10 +47,14 @@ export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<v
       clock.clearTimeout(handle);
       reject(signal?.reason ?? new Error("aborted"));
     };
-    const handle = clock.setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const handle = clock.setTimeout(
+      () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      ms,
+      { keepAlive: true },
+    );
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
