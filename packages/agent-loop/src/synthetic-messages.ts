@@ -80,11 +80,23 @@ export function toolResultMessage(toolCall: AgentToolCall, result: AgentToolResu
 
 /** Texts of the error results the loop writes itself, so hosts and tests can match them. */
 export const ToolResultText = {
+  /** A call naming no tool of `context.tools`; `name` is the name the model called. The call never executes. */
   notFound: (name: string) => `Tool ${name} not found`,
+  /** A call `beforeToolCall` blocked without giving a `reason`. */
   blocked: "Tool execution was blocked",
+  /** Each call of a response cut off at the output token limit (SPEC L11); none of them executes. */
   truncated:
     "Tool call was not executed: the response was cut off at the output token limit (stopReason \"length\"), so its arguments may be incomplete.",
+  /**
+   * A call skipped because the run's signal fired, or whose tool had not
+   * settled when the abort grace ran out (its late result is discarded).
+   */
   aborted: "Tool call was not executed: the run was aborted.",
+  /** A call of a sequential batch skipped because a hook returned `terminateAgent` for an earlier call. */
   stoppedByHook: "Tool call was not executed: a hook stopped the agent.",
+  /**
+   * A call still unanswered when the run failed (SPEC L9, e.g. a listener
+   * threw); `reason` is the failure's text. An aborted run uses `aborted`.
+   */
   runFailed: (reason: string) => `Tool call was not executed: the run failed (${reason}).`,
 } as const;

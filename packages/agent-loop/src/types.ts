@@ -69,7 +69,9 @@ export type AgentToolCall = Extract<AssistantMessage["content"][number], { type:
  * in sequential mode the remaining calls of the batch are not executed (L7).
  */
 export interface BeforeToolCallResult {
+  /** `true`: the tool is not executed; the call is answered with an error result instead. */
   block?: boolean;
+  /** Text of that error result; ignored unless `block`. Empty or omitted gives `ToolResultText.blocked`. */
   reason?: string;
   /** Turnkit addition: `details` of the blocked call's error result (e.g. who blocked it). */
   details?: unknown;
@@ -85,8 +87,11 @@ export interface BeforeToolCallResult {
  * this batch whatever the other results say.
  */
 export interface AfterToolCallResult {
+  /** Replaces the executed content in full; omitted or `null` keeps it. */
   content?: (TextContent | ImageContent)[];
+  /** Replaces the executed details in full; omitted or `null` keeps them. */
   details?: unknown;
+  /** Replaces the error flag of the tool-result message; omitted keeps it. */
   isError?: boolean;
   /** Early-termination hint; the loop stops only when every result of the batch sets it. */
   terminate?: boolean;
@@ -127,9 +132,13 @@ export interface AfterToolCallContext {
  * admitted (arguments valid, not blocked) and `execute` is about to run.
  */
 export interface ToolExecutionStartContext {
+  /** The assistant message that requested the tool call. */
   assistantMessage: AssistantMessage;
+  /** The raw tool call block from `assistantMessage.content`. */
   toolCall: AgentToolCall;
+  /** Validated (and coerced) arguments `execute` is about to receive. */
   args: unknown;
+  /** Agent context at the time the call starts; results of the same batch are not in it yet. */
   context: AgentContext;
 }
 
@@ -168,6 +177,7 @@ export interface ShouldStopAfterSteeringContext {
  * synthesised `error` assistant message instead of crashing (SPEC L9).
  */
 export interface AgentLoopConfig extends SimpleStreamOptions {
+  /** Model of every request of the run; its `provider` is what `getApiKey` is asked for. */
   model: Model<any>;
   /**
    * Converts the transcript to provider messages before each request. Drop
@@ -230,9 +240,30 @@ export interface AgentState {
   model: Model<any>;
   /** Requested reasoning level for future requests. */
   thinkingLevel: ThinkingLevel;
+  /**
+   * Replaces the tools with a shallow copy of `tools` (later changes to the
+   * caller's array have no effect). A run in progress keeps the tools it
+   * started with; the next run uses these.
+   */
   set tools(tools: AgentTool<any>[]);
+  /**
+   * The tools the next run offers the model: the state's own array, not a
+   * copy. Each run takes a snapshot at its start, so changing it never
+   * affects a run in progress.
+   */
   get tools(): AgentTool<any>[];
+  /**
+   * Replaces the transcript with a shallow copy of `messages`. A run in
+   * progress keeps the context it started with (the model does not see the
+   * change before the next run), but its later `message_end`s are appended
+   * to the new transcript.
+   */
   set messages(messages: AgentMessage[]);
+  /**
+   * The transcript: the state's own array, not a copy. The agent appends
+   * each message at its `message_end`; each run takes a snapshot at its
+   * start, so changing it never affects a run in progress.
+   */
   get messages(): AgentMessage[];
   /** True from `prompt()`/`continue()` until every `agent_end` listener settled. */
   readonly isStreaming: boolean;
@@ -289,8 +320,15 @@ export interface AgentTool<TParameters extends ToolSchema = ToolSchema, TDetails
 
 /** Context snapshot handed to the loop. The loop copies `messages`; it never mutates the caller's array. */
 export interface AgentContext {
+  /** System prompt of every request of the run. */
   systemPrompt: string;
+  /** The transcript the run continues from; copied at the start, never mutated. */
   messages: AgentMessage[];
+  /**
+   * Tools the model may call; omitted means none. A call naming no tool here
+   * gets an error result (`ToolResultText.notFound`); of two tools with one
+   * name, the first wins.
+   */
   tools?: AgentTool<any>[];
 }
 
