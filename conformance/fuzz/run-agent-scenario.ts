@@ -4,31 +4,16 @@
  * invariants need.
  */
 import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
-import { assistantMessage, createScriptedModel, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, userMessage } from "@turnkit/agent-loop/testing";
+import { decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
-import { markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
+import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
 import { createSteppingClock } from "./virtual-time.js";
-
-/** The start of a session: one exchange with a tool call, all answered. */
-export function earlierExchange(): AgentMessage[] {
-  return [
-    userMessage("«history» earlier question", { timestamp: 1 }),
-    assistantMessage([toolCall("alpha", { value: "h" }, { id: "history_call" })], { timestamp: 2 }),
-    toolResultMessage("history_call", "alpha", "history result", { timestamp: 3 }),
-    assistantMessage("«history» earlier answer", { timestamp: 4 }),
-  ];
-}
 
 function behavioursOf(scenario: { requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[] }): Map<string, ToolBehaviour> {
   return new Map(scenario.requests.flatMap((request) => request.calls.map((call) => [call.id, call.behaviour] as const)));
-}
-
-/** Decisions in call order; past the end, `fallback`. */
-export function decisionSequence<T>(list: readonly T[] | undefined, fallback: T): () => T {
-  let next = 0;
-  return () => (list && next < list.length ? list[next++]! : fallback);
 }
 
 function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions> {

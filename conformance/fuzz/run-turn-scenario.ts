@@ -14,10 +14,10 @@ import {
 } from "@turnkit/agent-core";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
-import { decisionSequence, earlierExchange } from "./run-agent-scenario.js";
+import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 import { createRuntimeTools } from "./scenario-tools.js";
-import { markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
+import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
 import { createSteppingClock } from "./virtual-time.js";
 
 /** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */

@@ -4,8 +4,12 @@
  * starts with `«token»`, so the visible-text invariant can tell which
  * attempt a streamed text came from.
  */
+import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
 import {
   type ScriptEntry,
+  assistantMessage,
+  toolResultMessage,
+  userMessage,
   type ScriptedBlock,
   type ScriptedModel,
   type ScriptedResponse,
@@ -21,7 +25,6 @@ import {
   toolCall,
   withoutStart,
 } from "@turnkit/agent-loop/testing";
-import type { StreamFn } from "@turnkit/agent-loop";
 import type { CallArguments, ProviderFailureSpec, RequestSpec, ResponseSpec } from "./scenario.js";
 
 /** The `value` that makes the `prepared` tool's `prepareArguments` throw. */
@@ -141,4 +144,14 @@ export function withFallbackAnswers(model: ScriptedModel): StreamFn {
     }
     return model.streamFn(requestModel, context, options);
   };
+}
+
+/** The start of a session: one exchange with a tool call, all answered. */
+export function earlierExchange(): AgentMessage[] {
+  return [
+    userMessage("«history» earlier question", { timestamp: 1 }),
+    assistantMessage([toolCall("alpha", { value: "h" }, { id: "history_call" })], { timestamp: 2 }),
+    toolResultMessage("history_call", "alpha", "history result", { timestamp: 3 }),
+    assistantMessage("«history» earlier answer", { timestamp: 4 }),
+  ];
 }
