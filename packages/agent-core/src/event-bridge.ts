@@ -103,7 +103,8 @@ export class EventBridge {
         if (event.message.role === "assistant") this.endMessage(event.message);
         return;
       case "tool_execution_start":
-        this.toolStarted(event.toolCallId);
+        // Not yet "started": the call is still being prepared (validation,
+        // permission hooks). The runner reports admission via toolAdmitted().
         return;
       case "tool_execution_end":
         this.toolEnded(event.toolCallId, event.result, event.isError);
@@ -231,7 +232,12 @@ export class EventBridge {
     for (const call of calls) this.heldByCall.set(call.toolCall.id, held);
   }
 
-  private toolStarted(toolCallId: string): void {
+  /**
+   * A call passed validation and every before-tool hook and is about to
+   * execute: emits its `started` chunk and starts its duration. A call that
+   * is blocked never gets one (it goes from `preparing` to `failed`).
+   */
+  toolAdmitted(toolCallId: string): void {
     const held = this.heldByCall.get(toolCallId);
     const call = held?.calls.find((candidate) => candidate.toolCall.id === toolCallId);
     const stream = held && this.streams.get(held.messageId);

@@ -712,6 +712,7 @@ export class TurnExecution {
   }
 
   private async onToolExecutionStart(context: ToolExecutionStartContext, signal: AbortSignal | undefined): Promise<void> {
+    this.bridge.toolAdmitted(context.toolCall.id);
     const hooks = hookArray(this.hooks.onToolExecutionStartHook);
     if (hooks.length === 0) return;
     const event = this.toolEvent(context);

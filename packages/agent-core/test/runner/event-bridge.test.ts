@@ -55,6 +55,11 @@ describe("EventBridge", () => {
 
     bridge.handle({ type: "tool_execution_start", toolCallId: "c1", toolName: "a", args: { x: 1 } });
     bridge.handle({ type: "tool_execution_start", toolCallId: "c2", toolName: "b", args: {} });
+    // Preparation (validation, permission hooks) is not "started" yet: only admission is.
+    expect(chunks().filter((event) => event.chunk.kind === "tool_call")).toEqual([]);
+    advance(5);
+    bridge.toolAdmitted("c1");
+    bridge.toolAdmitted("c2");
     advance(30);
     bridge.handle({ type: "tool_execution_end", toolCallId: "c2", toolName: "b", result: { content: [{ type: "text", text: "no" }], details: undefined }, isError: true });
     const beforeLast = chunks().length;

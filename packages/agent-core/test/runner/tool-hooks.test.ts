@@ -34,6 +34,15 @@ describe("beforeToolCallHook", () => {
     const results = turn.delivered.filter((message) => message.role === "toolResult");
     expect(results.map((message) => [message.isError, messageText(message)])).toEqual([[true, "The user denied rm."], [false, "shell:ls"]]);
     expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["failed", "finished"]);
+    // A call waiting for (or refused) permission never shows as started.
+    const statusesOf = (id: string) =>
+      turn.writer
+        .ofType("stream.resp")
+        .map((event) => event.payload.chunk)
+        .filter((chunk) => chunk.kind === "tool_call" && chunk.toolCallId === id)
+        .map((chunk) => (chunk as { status: string }).status);
+    expect(statusesOf("call_1")).toEqual(["preparing", "failed"]);
+    expect(statusesOf("call_2")).toEqual(["preparing", "started", "finished"]);
     // Who blocked it travels with the result: in history and on the stream chunk.
     expect(results.map((message) => message.details)).toEqual([{ blockedBy: "permission" }, expect.anything()]);
     expect(resolvedToolChunks(turn.events)[0]!.result?.details).toEqual({ blockedBy: "permission" });
