@@ -11,6 +11,12 @@ import {
 
 /** What an instance of a `@bindTool` class must offer: an `execute` like `RuntimeToolImpl.execute`. */
 export interface BoundToolInstance<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> {
+  /**
+   * Runs one call, with `this` bound to the instance. Same contract as
+   * `RuntimeToolImpl.execute`: it may throw or reject (the call is then
+   * recorded as an error result with the error's message), it should honour
+   * `signal`, and a malformed result is recorded as an error naming the tool.
+   */
   execute(
     ctx: ToolExecutionContext,
     input: ToolArguments<TParameters>,
@@ -19,7 +25,13 @@ export interface BoundToolInstance<TParameters extends ToolSchema = ToolSchema, 
   ): Promise<RuntimeToolResult<TDetails>> | RuntimeToolResult<TDetails>;
 }
 
-type BoundToolClass<TParameters extends ToolSchema> = abstract new (...args: any[]) => BoundToolInstance<TParameters, any>;
+/**
+ * A class `@bindTool` accepts: any constructor, abstract ones included,
+ * whose instances have an `execute` matching the declared `parameters`. The
+ * compiler checks the instance shape; at run time the decorator only checks
+ * that it was given a function, and never calls or changes the class.
+ */
+export type BoundToolClass<TParameters extends ToolSchema> = abstract new (...args: any[]) => BoundToolInstance<TParameters, any>;
 
 /** Declarations of decorated classes. A WeakMap, so a class can be collected and nobody can forge the mark. */
 const boundDefs = new WeakMap<Function, RuntimeToolDef<any>>();

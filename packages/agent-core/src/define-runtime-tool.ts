@@ -4,13 +4,30 @@ import { assertRuntimeToolDef, type RuntimeTool, type RuntimeToolDef, type Runti
 
 /** Everything `defineRuntimeTool` needs: the declaration fields plus `execute`. */
 export interface DefineRuntimeToolOptions<TParameters extends ToolSchema, TDetails> {
+  /** Name the model calls: letters, digits, `_` and `-`, at most 64; anything else throws here. */
   name: string;
+  /** Human-readable label for UIs; defaults to `name`. */
   label?: string;
+  /** What the tool does and when to use it; sent to the model. Must not be blank. */
   description: string;
+  /** Object schema of the arguments (TypeBox or plain JSON Schema with `type: "object"`); it types `input`. */
   parameters: TParameters;
+  /** `"parallel"` for tools that only read; omitted means `"sequential"` (the whole batch runs one call at a time). */
   executionMode?: ToolExecutionMode;
+  /** Lines a host may add to its system prompt about this tool; copied here, never sent by the loop itself. */
   promptGuidelines?: string[];
+  /**
+   * Shim for the raw arguments, run before validation (e.g. to accept an
+   * older argument shape); what it returns is then validated against
+   * `parameters`. A throw answers the call with an error result carrying
+   * its message; the tool does not run.
+   */
   prepareArguments?: (args: unknown) => ToolArguments<TParameters>;
+  /**
+   * Runs one admitted call; the contract of `RuntimeToolImpl.execute`
+   * (a throw becomes an error result, honour `signal`). Called with `this`
+   * undefined, so pass a bound function or an arrow, not an unbound method.
+   */
   execute: RuntimeToolImpl<TParameters, TDetails>["execute"];
 }
 

@@ -1,7 +1,7 @@
 /**
  * Stable codes of the errors Turnkit throws at its edges for bad host input
  * (configuration mistakes found when a turn or runtime is built). They are
- * distinct from the provider/turn {@link ErrorCode}s of `@turnkit/protocol`,
+ * distinct from the provider/turn `ErrorCode`s of `@turnkit/protocol`,
  * which classify why a running turn failed.
  */
 export const ConfigErrorCode = {
@@ -40,6 +40,7 @@ const TURNKIT_ERROR_MARKER = Symbol.for("turnkit.error");
 export class TurnkitError extends Error {
   /** Stable code a caller can branch on. */
   readonly code: string;
+  /** Brand `isInstance` checks; keyed by `Symbol.for("turnkit.error")`, so it matches across package copies. */
   readonly [TURNKIT_ERROR_MARKER] = true;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
@@ -60,6 +61,7 @@ export class TurnkitError extends Error {
  * host sees it at once and nothing half-runs.
  */
 export class TurnkitConfigError extends TurnkitError {
+  /** Which configuration mistake; one of {@link ConfigErrorCode}. */
   declare readonly code: ConfigErrorCode;
 
   constructor(code: ConfigErrorCode, message: string, options?: { cause?: unknown }) {

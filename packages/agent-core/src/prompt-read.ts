@@ -3,8 +3,11 @@ import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
 
 /** Outcome of reading one key from a prompt snapshot. */
 export type PromptReadResult<TValue = unknown> =
+  /** The key is present and usable. */
   | { status: "found"; value: TValue }
+  /** The snapshot has no value for the key. */
   | { status: "missing" }
+  /** The key is present but unusable, or capturing or reading failed; `reason` says why. */
   | { status: "invalid"; reason: string };
 
 /**
@@ -17,7 +20,17 @@ export type PromptReadResult<TValue = unknown> =
  * as `invalid` with a reason rather than throwing.
  */
 export interface PromptSnapshotSource<TSnapshot, TValue = unknown> {
+  /**
+   * Takes a snapshot of the source. A {@link PromptReadScope} calls it at
+   * most once; a throw or rejection makes every read of that scope
+   * `invalid`, and the capture is not retried in the same scope.
+   */
   capture(): TSnapshot | Promise<TSnapshot>;
+  /**
+   * Looks `key` up in `snapshot`: `found`, `missing`, or `invalid` with a
+   * reason. Synchronous; it must not change the snapshot. A throw is turned
+   * into `invalid` by the scope.
+   */
   read(snapshot: TSnapshot, key: string): PromptReadResult<TValue>;
 }
 
@@ -96,6 +109,7 @@ interface Slot<TScope> {
  * `close` may be called again.
  */
 export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unknown>> {
+  /** The most turns held at once; fixed at construction. */
   readonly capacity: number;
   private readonly slots = new Map<string, Slot<TScope>>();
   private closed = false;

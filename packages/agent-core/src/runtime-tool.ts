@@ -34,9 +34,13 @@ export interface ToolExecutionContext {
  *   stops only when every result of the batch sets it.
  */
 export interface RuntimeToolResult<TDetails = unknown> {
+  /** Sent to the model as the result. Text and image blocks only; anything else makes the call an error result. */
   content: (TextContent | ImageContent)[];
+  /** For logs and UI, never sent to the model; omitted becomes `{}`. */
   details?: TDetails;
+  /** `true` records the call as failed, with this content and details. */
   isError?: boolean;
+  /** Asks to stop after this batch; honoured only when every result of the batch sets it. */
   terminate?: boolean;
 }
 
@@ -80,6 +84,18 @@ export interface RuntimeToolDef<TParameters extends ToolSchema = ToolSchema> {
  * gives up waiting shortly after an abort.
  */
 export interface RuntimeToolImpl<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> {
+  /**
+   * Runs one admitted call (arguments valid, no hook blocked it). `ctx` is
+   * fresh and frozen for each call; `input` is validated and coerced against
+   * `parameters`; `signal` and `onUpdate` are always given. May answer
+   * synchronously or with a promise.
+   *
+   * A throw or rejection is recorded as an error result with the error's
+   * message; so is a malformed result (no `content` array), naming the tool.
+   * Once `signal` has fired, a call that has not settled within the abort
+   * grace (`ABORT_GRACE_MS` of `@turnkit/agent-loop`) is recorded as aborted
+   * and its late result is discarded.
+   */
   execute(
     ctx: ToolExecutionContext,
     input: ToolArguments<TParameters>,
@@ -95,7 +111,9 @@ export interface RuntimeToolImpl<TParameters extends ToolSchema = ToolSchema, TD
  * `toRuntimeTool`; turn a list into loop tools with `newTools`.
  */
 export interface RuntimeTool<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> {
+  /** The declaration: what the model is told and how calls are scheduled. Read, never modified. */
   readonly def: RuntimeToolDef<TParameters>;
+  /** The behaviour: `execute` runs once per admitted call. */
   readonly impl: RuntimeToolImpl<TParameters, TDetails>;
 }
 

@@ -3,6 +3,17 @@ import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop";
 
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
 export interface EventWriter {
+  /**
+   * Receives the turn's next event, in `seq` order. May be async: a returned
+   * promise is awaited before the next event is offered.
+   *
+   * A throw or rejection fails the turn with code `internal` (unless an
+   * abort or an earlier failure already decided it) and stops the agent,
+   * but later events, including the terminal `session.status`, are still
+   * offered. Nothing is offered after the terminal status. One exception to
+   * the one-at-a-time rule: when a call never settles after the turn was
+   * aborted, the terminal status is offered without waiting for it.
+   */
   push(event: RuntimeEvent): void | Promise<void>;
 }
 

@@ -117,8 +117,11 @@ export function invokeStreamFn(
  * signals collect no listeners).
  */
 export function linkAbortSignal(parent: AbortSignal | undefined): {
+  /** Fires when `parent` fires (with its reason) or on `abort()`, whichever comes first. */
   readonly signal: AbortSignal;
+  /** Aborts `signal` only, never `parent`. A no-op once `signal` has fired. */
   abort(reason?: unknown): void;
+  /** Detaches from `parent`; `signal` stays as it is. Idempotent; call it when the request ends. */
   dispose(): void;
 } {
   const controller = new AbortController();

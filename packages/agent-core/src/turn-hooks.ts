@@ -3,7 +3,9 @@ import type { AgentMessage, AgentToolCall, AgentToolResult } from "@turnkit/agen
 
 /** Identifies the turn a hook runs in. */
 export interface HookTurnContext {
+  /** The session of the turn, as the turn input gave it. */
   sessionId: string;
+  /** The turn (one `runTurn()`) the hook runs in. */
   turnId: string;
 }
 
@@ -19,9 +21,15 @@ export type LlmCallReason = "request" | "overflow";
 export interface BeforeLlmCallEvent extends HookTurnContext {
   /** 0-based index of this model request within the turn. */
   requestIndex: number;
+  /** `request` for each new request; `overflow` when the same request is prepared again after a context overflow (same `requestIndex`). */
   reason: LlmCallReason;
   /** The transcript as this request would send it (after earlier hooks' changes). Do not mutate. */
   messages: readonly AgentMessage[];
+  /**
+   * Fires when the turn is aborted, or stopped because its event writer or
+   * history hook failed. A hook still pending past the abort grace after
+   * that is abandoned, and the model is not called.
+   */
   signal: AbortSignal;
 }
 
@@ -54,6 +62,7 @@ export type BeforeLlmCallDecision =
 
 /** Content for a hidden message: text, or text and image blocks. */
 export interface HiddenContextInput {
+  /** The message's content: plain text, or text and image blocks. */
   content: string | (TextContent | ImageContent)[];
   /** Who added it, for diagnostics (e.g. an extension id). */
   source?: string;
@@ -68,8 +77,11 @@ export type BeforeLlmCallHook = (
 
 /** The final request as sent, without credentials. */
 export interface LlmCallPreparedEvent extends HookTurnContext {
+  /** 0-based index of the request within the turn. Transport retries and an overflow resend are not announced again. */
   requestIndex: number;
+  /** The model the request goes to. */
   model: Model<any>;
+  /** System prompt, messages and tools handed to the stream function. Read only: the request shares these objects. */
   context: Context;
   /** Stream options without `apiKey`, `signal` or functions. */
   options: Record<string, unknown>;
@@ -82,10 +94,17 @@ export type OnLlmCallPreparedHook = (event: LlmCallPreparedEvent) => void | Prom
 
 /** What an `afterLlmCallHook` sees: one completed assistant response. */
 export interface AfterLlmCallEvent extends HookTurnContext {
+  /** 0-based index of the request that produced `message`. */
   requestIndex: number;
+  /**
+   * The completed response (never one that ended with `error` or
+   * `aborted`). Change it only through a decision; later hooks see the
+   * decisions of earlier ones applied.
+   */
   message: AssistantMessage;
   /** How many `retry` decisions this turn has already used. */
   retriesUsed: number;
+  /** Fires when the turn is aborted, or stopped because its event writer or history hook failed. */
   signal: AbortSignal;
 }
 
@@ -118,9 +137,11 @@ export type AfterLlmCallHook = (
 
 /** What a tool hook sees about one call. */
 export interface ToolCallHookEvent extends HookTurnContext {
+  /** The raw tool call block, as the model sent it (arguments before validation). */
   toolCall: AgentToolCall;
   /** Validated, coerced arguments. */
   args: unknown;
+  /** The assistant message that requested the call. */
   assistantMessage: AssistantMessage;
   /** Host id of the assistant message that made the call, when allocated. */
   assistantMessageId: string | undefined;
@@ -145,7 +166,9 @@ export type OnToolExecutionStartHook = (event: ToolCallHookEvent, signal: AbortS
 
 /** What an `afterToolCallHook` sees: the call and its result so far (patched by earlier hooks). */
 export interface AfterToolCallEvent extends ToolCallHookEvent {
+  /** The result as executed, then as patched by earlier hooks. */
   result: AgentToolResult<unknown>;
+  /** Whether `result` is currently recorded as an error. */
   isError: boolean;
 }
 
@@ -155,10 +178,15 @@ export interface AfterToolCallEvent extends ToolCallHookEvent {
  * A hook that throws turns the result into an error result (X6).
  */
 export interface AfterToolCallPatch {
+  /** Replaces the result's content in full; omitted keeps it. */
   content?: (TextContent | ImageContent)[];
+  /** Replaces the result's details in full when the key is present. */
   details?: unknown;
+  /** Replaces the error flag; omitted keeps it. */
   isError?: boolean;
+  /** Replaces the early-termination hint; the loop stops only when every result of the batch sets it. */
   terminate?: boolean;
+  /** `true` stops the agent after this batch; a later hook cannot undo it. */
   terminateAgent?: boolean;
 }
 
@@ -192,11 +220,15 @@ export type OnHistoryChangedHook = (change: HistoryChange, context: HookTurnCont
 
 /** What an `onStepEndHook` sees at each `turn_end` of the loop. */
 export interface StepEndEvent extends HookTurnContext {
+  /** 0-based index of the step (one loop `turn_end`) within the turn. */
   stepIndex: number;
+  /** The step's assistant message, possibly one that ended with `error` or `aborted`. */
   message: AssistantMessage;
+  /** The step's tool-result messages, in the model's call order; empty when it called no tool. */
   toolResults: AgentMessage[];
   /** Queues a steering message for the next step (or continues the turn at idle). */
   enqueue(message: string | AgentMessage): void;
+  /** Fires when the turn is aborted, or stopped because its event writer or history hook failed. */
   signal: AbortSignal;
 }
 
@@ -210,13 +242,21 @@ export type OnStepEndHook = (event: StepEndEvent) => void | Promise<void>;
  * observers' errors are ignored; step-end errors are reported.
  */
 export interface PiTurnHooks {
+  /** Before each model request: may change what is sent, answer instead, or abort. Fails closed. */
   beforeLlmCallHook?: HookList<BeforeLlmCallHook>;
+  /** Observes each request as sent. Errors are ignored. */
   onLlmCallPreparedHook?: HookList<OnLlmCallPreparedHook>;
+  /** At each completed response, before its tools run: may rewrite, retry or fail it. A throw fails the turn. */
   afterLlmCallHook?: HookList<AfterLlmCallHook>;
+  /** Before each call whose arguments are valid, ahead of `execute`: may block it. A throw blocks the call. */
   beforeToolCallHook?: HookList<BeforeToolCallHook>;
+  /** Observes each call right before it executes. Errors are ignored. */
   onToolExecutionStartHook?: HookList<OnToolExecutionStartHook>;
+  /** After each call executed: may patch its result. A throw turns it into an error result. */
   afterToolCallHook?: HookList<AfterToolCallHook>;
+  /** Receives the history to persist. A throw fails the turn. */
   onHistoryChangedHook?: HookList<OnHistoryChangedHook>;
+  /** At each step end: post-step work, may queue steering. A throw is reported as a `debug.trace` error. */
   onStepEndHook?: HookList<OnStepEndHook>;
 }
 
