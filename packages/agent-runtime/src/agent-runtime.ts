@@ -10,6 +10,7 @@ export type AgentRuntimeOptions = ResolveExtensionsOptions;
 
 /** Scope of an enabled-state switch: global when `sessionId` is absent. */
 export interface EnabledScope {
+  /** The session whose override is set or read; absent means the global switch. */
   readonly sessionId?: string;
 }
 

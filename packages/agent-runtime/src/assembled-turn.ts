@@ -4,8 +4,11 @@ import type { TurnContext } from "./turn-context.js";
 
 /** One reminder of an assembled turn. */
 export interface AssembledReminder {
+  /** The extension whose provider produced it. */
   readonly extensionId: string;
+  /** The provider's id within that extension. */
   readonly providerId: string;
+  /** The provider's resolved priority; `AssembledTurn.reminders` is sorted by it. */
   readonly priority: number;
   /** Exactly one `<system-reminder>…</system-reminder>` block. */
   readonly text: string;
@@ -13,6 +16,7 @@ export interface AssembledReminder {
 
 /** What one enabled extension contributed to one turn. */
 export interface ExtensionContributionSummary {
+  /** The extension summarised. */
   readonly extensionId: string;
   /** Names of its tools in this turn (static and from factories). */
   readonly tools: readonly string[];
@@ -64,5 +68,6 @@ export interface AssembledTurn {
   readonly turnStartHandlers: readonly BoundTurnStartHandler[];
   /** `turn_end` handlers with `ctx` bound, in extension order; the host awaits them with the outcome. */
   readonly turnEndHandlers: readonly BoundTurnEndHandler[];
+  /** Which extension contributed what; for logs and debugging, never needed to run the turn. */
   readonly diagnostic: AssemblyDiagnostic;
 }

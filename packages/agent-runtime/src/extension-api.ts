@@ -37,6 +37,14 @@ export interface ReminderProvider {
    * `DEFAULT_REMINDER_PRIORITY` (100). Must be a finite number.
    */
   priority?: number;
+  /**
+   * Called once per `assembleTurn` in which its extension is enabled,
+   * concurrently with the other contributions, with the turn's frozen `ctx`
+   * and `this` the provider object. Returns the reminder text, or
+   * `undefined`, `null` or blank text for no reminder this turn. A throw, a
+   * rejection or a result that is not a string fails the assembly with
+   * `ExtensionContributionError` (`reminder`).
+   */
   provide(ctx: TurnContext): MaybePromise<string | null | undefined>;
 }
 

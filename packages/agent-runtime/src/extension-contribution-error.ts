@@ -15,9 +15,11 @@ export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";
  * `cause`.
  */
 export class ExtensionContributionError extends TurnkitError {
+  /** Always {@link EXTENSION_CONTRIBUTION_FAILED}. */
   declare readonly code: typeof EXTENSION_CONTRIBUTION_FAILED;
   /** The extension whose contribution failed. */
   readonly extensionId: string;
+  /** Which kind of contribution failed. */
   readonly contribution: ContributionKind;
 
   constructor(extensionId: string, contribution: ContributionKind, message: string, options?: { cause?: unknown }) {

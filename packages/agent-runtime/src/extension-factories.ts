@@ -8,6 +8,7 @@ import type { Extension } from "./extension.js";
 export interface ExtensionIdentity {
   /** Unique within a runtime; matches `EXTENSION_ID_PATTERN`. */
   readonly id: string;
+  /** One line for diagnostics and listings; becomes the extension's `description`. */
   readonly description?: string;
 }
 
@@ -20,8 +21,15 @@ export interface CreateExtensionOptions<TParams = unknown> extends ExtensionIden
   readonly tools?: OneOrMany<ToolContribution>;
   /** Handlers by event name, each one handler or a list. */
   readonly hooks?: ExtensionHookTable;
+  /** Parts of the system-prompt prefix, text or functions of the turn, registered in order. */
   readonly systemPrompt?: OneOrMany<PromptContribution>;
+  /** Parts of the prefix of the user's message text, registered in order. */
   readonly userPromptPrefix?: OneOrMany<PromptContribution>;
+  /**
+   * Reminder providers, registered in order. A missing `provide` throws
+   * here; an empty or repeated id, or a priority that is not finite, fails
+   * the extension's init.
+   */
   readonly reminders?: readonly ReminderProvider[];
   /** Runs after the declarative contributions are registered, inside the same init window. */
   readonly init?: (api: ExtensionAPI<TParams>) => void | Promise<void>;
@@ -104,7 +112,9 @@ export function createHookExtension(options: CreateHookExtensionOptions): Extens
 
 /** Options of {@link createPromptExtension}; at least one of the two prompt fields. */
 export interface CreatePromptExtensionOptions extends ExtensionIdentity {
+  /** Parts of the system-prompt prefix, text or functions of the turn, registered in order. */
   readonly systemPrompt?: OneOrMany<PromptContribution>;
+  /** Parts of the prefix of the user's message text, registered in order. */
   readonly userPromptPrefix?: OneOrMany<PromptContribution>;
 }
 
@@ -130,6 +140,11 @@ export function createPromptExtension(options: CreatePromptExtensionOptions): Ex
 export interface CreateReminderExtensionOptions extends ExtensionIdentity {
   /** See `ReminderProvider.priority`; default `DEFAULT_REMINDER_PRIORITY`. */
   readonly priority?: number;
+  /**
+   * The reminder's text for each turn; the contract of
+   * `ReminderProvider.provide`. Missing throws here. It is not called with
+   * the options object as `this`: pass an arrow or a bound function.
+   */
   readonly provide: ReminderProvider["provide"];
 }
 

@@ -15,8 +15,12 @@
  * `resolveExtensions` for the full list of rules.
  */
 export interface ExtensionProfile {
+  /** Ids of `base` extensions to leave out. */
   readonly disable?: readonly string[];
+  /** Ids of `additions` to include, after the base extensions, in the order of `additions`. */
   readonly enable?: readonly string[];
+  /** `{ baseId: additionId }`: the addition takes the base extension's position. */
   readonly replace?: Readonly<Record<string, string>>;
+  /** `{ id: value }`: each extension reads its own value as `api.params`; keys must be ids of `base` or `additions`. */
   readonly params?: Readonly<Record<string, unknown>>;
 }

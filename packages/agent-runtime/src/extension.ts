@@ -17,6 +17,13 @@ export interface Extension<TParams = unknown> {
   readonly id: string;
   /** One line for diagnostics and listings. */
   readonly description?: string;
+  /**
+   * Called once, when the runtime is built, with this extension's own `api`
+   * (and `this` the extension). Contributes only through `api`, and only
+   * until the promise it returns settles. A throw or rejection fails the
+   * runtime with `TurnkitConfigError` (`extension_init`); later extensions
+   * are not initialised.
+   */
   init(api: ExtensionAPI<TParams>): void | Promise<void>;
 }
 

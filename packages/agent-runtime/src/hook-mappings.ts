@@ -22,6 +22,7 @@ export interface HookMapping {
   readonly pi: keyof PiTurnHooks;
   /** The extension event (`api.on(event, ...)`) it comes from. */
   readonly event: ExtensionEventName;
+  /** How each handler is wrapped into that hook (see {@link HookAdapterKind}). */
   readonly adapter: HookAdapterKind;
 }
 

@@ -6,8 +6,11 @@ import { type Extension, assertExtension } from "./extension.js";
 
 /** A reminder provider as registered, with its priority resolved. */
 export interface RegisteredReminderProvider {
+  /** The provider's id; non-empty and unique within its extension. */
   readonly id: string;
+  /** The given priority, or `DEFAULT_REMINDER_PRIORITY`; always finite. */
   readonly priority: number;
+  /** Calls the registered provider's `provide` with `this` the object that was registered; same contract. */
   readonly provide: ReminderProvider["provide"];
 }
 
@@ -19,12 +22,19 @@ export type RegisteredHandlers = { readonly [E in ExtensionEventName]: readonly 
  * order. Frozen once the init window closed.
  */
 export interface ExtensionContributions {
+  /** The extension's id. */
   readonly extensionId: string;
+  /** The extension's `description`, or `undefined` when it has none. */
   readonly description: string | undefined;
+  /** Static tools (validated, names unique within the extension) and tool factories. */
   readonly tools: readonly ToolContribution[];
+  /** Parts of the system-prompt prefix. */
   readonly systemPrompt: readonly PromptContribution[];
+  /** Parts of the user-prompt prefix. */
   readonly userPromptPrefix: readonly PromptContribution[];
+  /** Reminder providers, ids unique within the extension. */
   readonly reminders: readonly RegisteredReminderProvider[];
+  /** Handlers per event; every event has a list, empty when nothing subscribed. */
   readonly handlers: RegisteredHandlers;
 }
 

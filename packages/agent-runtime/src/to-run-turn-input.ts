@@ -34,6 +34,7 @@ export type HookOrder = "extensions-first" | "host-first";
 
 /** Options of {@link toRunTurnInput}. */
 export interface ToRunTurnInputOptions {
+  /** Where the host's hooks go in each hook list relative to the extensions'; default `extensions-first`. */
   readonly hookOrder?: HookOrder;
 }
 

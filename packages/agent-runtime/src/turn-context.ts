@@ -20,5 +20,6 @@ export interface TurnContext {
 
 /** What a `turn_end` handler receives: how the turn ended. */
 export interface TurnEndEvent {
+  /** The outcome `runTurn` resolved to; exactly one per turn. */
   readonly outcome: TurnOutcome;
 }
