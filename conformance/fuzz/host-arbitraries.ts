@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { oneIn } from "./response-arbitraries.js";
 import type {
   AfterLlmDecision,
+  AllocatorFailureSpec,
   AfterToolDecision,
   AgentHookSpec,
   BeforeLlmDecision,
@@ -89,6 +90,11 @@ export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
   asyncTicks: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
   failAt: oneIn(8, fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) })),
 });
+
+export const allocatorFailureArbitrary: fc.Arbitrary<AllocatorFailureSpec | undefined> = oneIn(
+  12,
+  fc.record({ index: fc.nat({ max: 3 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+);
 
 const flags = oneIn(3, fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), { minLength: 1, maxLength: 4 }));
 

@@ -266,6 +266,23 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScena
   const jitter = scenario.retry.enabled ? scenario.retry.jitter : 0.5;
   const hostTimers = scenario.actions.flatMap((action) => (action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : []));
   if (scenario.abortBeforeStart) controller.abort();
-  const observation = await observeTurn({ input, clock, controller, write, runnerOptions: { random: () => jitter }, hostTimers: () => hostTimers });
+  let allocations = 0;
+  const allocateMessageId = () => {
+    const index = allocations++;
+    const failure = scenario.allocatorFailure;
+    if (failure?.index === index) {
+      if (failure.mode === "throw") throw new Error("the message-id allocator failed");
+      return Promise.reject(new Error("the message-id allocator rejected"));
+    }
+    return `msg_${index + 1}`;
+  };
+  const observation = await observeTurn({
+    input,
+    clock,
+    controller,
+    write,
+    runnerOptions: { random: () => jitter, allocateMessageId },
+    hostTimers: () => hostTimers,
+  });
   return { ...observation, respondTexts };
 }

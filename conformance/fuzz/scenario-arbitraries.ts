@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import {
   agentHooksArbitrary,
+  allocatorFailureArbitrary,
   hostActionsArbitrary,
   listenerFailureArbitrary,
   retryArbitrary,
@@ -21,15 +22,14 @@ import {
   withResponseIds,
 } from "./response-arbitraries.js";
 import { type GenerationOptions, KNOWN_BUGS } from "./known-bugs.js";
-import type { AgentScenario, Delay, RetrySpec, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
+import type { AgentScenario, Delay, ResponseSpec, RetrySpec, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 
 /**
  * Known bug {@link KNOWN_BUGS.listenerFailureLeavesWorkRunning}: with a
  * failing listener, every stream and tool must end on its own within
  * microtasks (no hangs, no virtual-clock delays).
  */
-function avoidListenerFailureLeak(scenario: AgentScenario): AgentScenario {
-  if (!scenario.listenerFailure) return scenario;
+function settleAlone(response: ResponseSpec): ResponseSpec {
   const quick = (delay: Delay): Delay => (delay.kind === "clock" ? { kind: "microtasks", count: 1 } : delay);
   const settlesAlone = (behaviour: ToolBehaviour): ToolBehaviour => {
     switch (behaviour.kind) {
@@ -41,14 +41,26 @@ function avoidListenerFailureLeak(scenario: AgentScenario): AgentScenario {
     }
   };
   return {
-    ...scenario,
-    requests: scenario.requests.map((request) => ({
-      ...request,
-      eventDelayMs: 0,
-      ending: request.ending.kind === "hang" ? { kind: "normal" } : request.ending,
-      calls: request.calls.map((call) => ({ ...call, behaviour: settlesAlone(call.behaviour) })),
-    })),
+    ...response,
+    eventDelayMs: 0,
+    ending: response.ending.kind === "hang" ? { kind: "normal" } : response.ending,
+    calls: response.calls.map((call) => ({ ...call, behaviour: settlesAlone(call.behaviour) })),
   };
+}
+
+function avoidListenerFailureLeak(scenario: AgentScenario): AgentScenario {
+  if (!scenario.listenerFailure) return scenario;
+  return { ...scenario, requests: scenario.requests.map(settleAlone) };
+}
+
+/**
+ * The same bug through `PiTurnRunner`: its listener fails when the host's
+ * message-id allocator does, so with a failing allocator every stream and
+ * tool must end on its own within microtasks.
+ */
+function avoidAllocatorFailureLeak(scenario: TurnScenario): TurnScenario {
+  if (!scenario.allocatorFailure) return scenario;
+  return { ...scenario, requests: scenario.requests.map((request) => ({ ...request, response: settleAlone(request.response) })) };
 }
 
 export function agentScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<AgentScenario> {
@@ -70,7 +82,7 @@ export function agentScenarioArbitrary(options: GenerationOptions): fc.Arbitrary
   .map((scenario) => (options.avoidKnownBugs ? avoidListenerFailureLeak(scenario) : scenario));
 }
 
-export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+export function turnScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
   return fc
   .record({
     requests: fc.array(requestArbitrary({ hangs: true, maxCalls: 6, maxFailures: 2 }), { minLength: 1, maxLength: 4 }),
@@ -78,6 +90,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
     hooks: turnHooksArbitrary,
     actions: hostActionsArbitrary({ abort: true, maxLength: 4 }),
     writer: writerArbitrary,
+    allocatorFailure: allocatorFailureArbitrary,
     steering: steeringArbitrary,
     retry: retryArbitrary,
     streamTimeouts: fc.constantFrom("default" as const, "off" as const),
@@ -85,7 +98,8 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
     withHistory: fc.boolean(),
     beforeUserMessages: fc.boolean(),
   })
-  .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }));
+  .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }))
+  .map((scenario) => (options.avoidKnownBugs ? avoidAllocatorFailureLeak(scenario) : scenario));
 }
 
 const NO_HOOKS: TurnHookSpec = {
@@ -126,6 +140,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
       hooks: NO_HOOKS,
       actions,
       writer: { asyncTicks: 0, failAt: undefined },
+      allocatorFailure: undefined,
       steering: { pollThrowsAt: undefined, tryBeginClose: undefined, shouldStopAfterSteering: undefined, shouldStopAfterTurn: undefined },
       retry,
       streamTimeouts,

@@ -208,6 +208,12 @@ export interface WriterSpec {
   failAt: { index: number; mode: "throw" | "reject" } | undefined;
 }
 
+/** The host's message-id allocator (B3) fails on its `index`-th call (0-based). */
+export interface AllocatorFailureSpec {
+  index: number;
+  mode: "throw" | "reject";
+}
+
 /** The host's side of steering (T6, T7). Lists are per call, as for hooks. */
 export interface SteeringSpec {
   /** The n-th poll throws (a failing host callback). */
@@ -229,6 +235,7 @@ export interface TurnScenario {
   hooks: TurnHookSpec;
   actions: HostAction[];
   writer: WriterSpec;
+  allocatorFailure: AllocatorFailureSpec | undefined;
   steering: SteeringSpec;
   retry: RetrySpec;
   /** Stream watchdogs (W2): the defaults (120 s / 300 s on the virtual clock) or off. */
