@@ -9,7 +9,9 @@
 
 /** A run of visible assistant or user text (pi-ai `TextContent`). */
 export interface ProtocolTextContent {
+  /** Block discriminant. */
   type: "text";
+  /** The text itself. */
   text: string;
   /** Provider-opaque signature; pass it back unchanged, never interpret it. */
   textSignature?: string;
@@ -17,7 +19,9 @@ export interface ProtocolTextContent {
 
 /** Model reasoning text (pi-ai `ThinkingContent`). Never shown to the model of another provider as-is. */
 export interface ProtocolThinkingContent {
+  /** Block discriminant. */
   type: "thinking";
+  /** The reasoning text; not the real reasoning when `redacted`. */
   thinking: string;
   /** Provider-opaque signature (or the encrypted payload when `redacted`); pass back unchanged. */
   thinkingSignature?: string;
@@ -27,8 +31,11 @@ export interface ProtocolThinkingContent {
 
 /** An inline image (pi-ai `ImageContent`): base64 `data` without a data-URL prefix. */
 export interface ProtocolImageContent {
+  /** Block discriminant. */
   type: "image";
+  /** Base64 image bytes, without a `data:` URL prefix. */
   data: string;
+  /** MIME type of the image, e.g. `image/png`. */
   mimeType: string;
 }
 
@@ -38,10 +45,13 @@ export interface ProtocolImageContent {
  * response streams they may be incomplete.
  */
 export interface ProtocolToolCall {
+  /** Block discriminant. */
   type: "toolCall";
   /** Provider-assigned id; the matching tool-result message carries it as `toolCallId`. */
   id: string;
+  /** Name of the tool the model called; it may name no bound tool. */
   name: string;
+  /** Raw parsed arguments; not validated, possibly incomplete while streaming. */
   arguments: Record<string, unknown>;
   /** Provider-opaque signature; pass back unchanged. */
   thoughtSignature?: string;
@@ -49,20 +59,31 @@ export interface ProtocolToolCall {
 
 /** Cost in the model's currency units, split like {@link ProtocolUsage}'s token counts. */
 export interface ProtocolUsageCost {
+  /** Cost of the uncached input tokens. */
   input: number;
+  /** Cost of the output tokens. */
   output: number;
+  /** Cost of the tokens read from the prompt cache. */
   cacheRead: number;
+  /** Cost of the tokens written to the prompt cache. */
   cacheWrite: number;
+  /** Sum of the four. */
   total: number;
 }
 
 /** Token usage and cost of one assistant response (pi-ai `Usage`). Zero for synthetic responses. */
 export interface ProtocolUsage {
+  /** Input tokens neither read from nor written to the prompt cache. */
   input: number;
+  /** Output tokens, reasoning included. */
   output: number;
+  /** Input tokens read from the prompt cache (hits from earlier requests). */
   cacheRead: number;
+  /** Input tokens written to the prompt cache by this request. */
   cacheWrite: number;
+  /** All tokens of the request and response: the sum of the four counts above, unless the provider reports its own total. */
   totalTokens: number;
+  /** What those tokens cost, by the model's price table. */
   cost: ProtocolUsageCost;
 }
 
@@ -77,16 +98,24 @@ export type ProtocolStopReason = "stop" | "length" | "toolUse" | "error" | "abor
 
 /** The error part of a {@link ProtocolAssistantMessageDiagnostic}. Never contains credentials. */
 export interface ProtocolDiagnosticError {
+  /** The error's `name`, when it had one. */
   name?: string;
+  /** The error's message (or the thrown value as text). */
   message: string;
+  /** Stack trace, when the thrown value had one. */
   stack?: string;
+  /** The error's own `code` (an errno string, an HTTP status, ...), when it had one. */
   code?: string | number;
 }
 
 /** A diagnostic record pi-ai attaches to an assistant message (pi-ai `AssistantMessageDiagnostic`). */
 export interface ProtocolAssistantMessageDiagnostic {
+  /** What kind of diagnostic; an open string chosen by pi-ai's providers. */
   type: string;
+  /** When it was recorded, in milliseconds since the epoch. */
   timestamp: number;
+  /** The error it records, if any. */
   error?: ProtocolDiagnosticError;
+  /** Further provider-specific data. */
   details?: Record<string, unknown>;
 }

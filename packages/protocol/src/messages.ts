@@ -10,8 +10,11 @@ import type {
 
 /** A user message (pi-ai `UserMessage`). `timestamp` is milliseconds since the epoch. */
 export interface ProtocolUserMessage {
+  /** Message discriminant. */
   role: "user";
+  /** Plain text, or text and image blocks. */
   content: string | (ProtocolTextContent | ProtocolImageContent)[];
+  /** Creation time. */
   timestamp: number;
 }
 
@@ -23,19 +26,29 @@ export interface ProtocolUserMessage {
  * again. `api` and `provider` are open strings.
  */
 export interface ProtocolAssistantMessage {
+  /** Message discriminant. */
   role: "assistant";
+  /** Text, thinking and tool-call blocks, in the order the model produced them. */
   content: (ProtocolTextContent | ProtocolThinkingContent | ProtocolToolCall)[];
+  /** The provider API the request used (e.g. `anthropic-messages`). */
   api: string;
+  /** The provider the request went to (e.g. `anthropic`). */
   provider: string;
   /** The model id the request named. */
   model: string;
   /** The model id the provider reported, when it differs. */
   responseModel?: string;
+  /** The provider's id of the response, when it reported one. */
   responseId?: string;
+  /** Diagnostics pi-ai recorded while producing the response. */
   diagnostics?: ProtocolAssistantMessageDiagnostic[];
+  /** Token usage and cost; zero for synthetic responses. */
   usage: ProtocolUsage;
+  /** Why the response ended. */
   stopReason: ProtocolStopReason;
+  /** Why it failed; present when `stopReason` is `error` or `aborted`. */
   errorMessage?: string;
+  /** Creation time, in milliseconds since the epoch. */
   timestamp: number;
 }
 
@@ -45,14 +58,19 @@ export interface ProtocolAssistantMessage {
  * `toolCallId`; failures are results with `isError: true`, never missing.
  */
 export interface ProtocolToolResultMessage<TDetails = unknown> {
+  /** Message discriminant. */
   role: "toolResult";
+  /** Id of the tool call this answers. */
   toolCallId: string;
+  /** The name the model called. */
   toolName: string;
   /** What the model sees. */
   content: (ProtocolTextContent | ProtocolImageContent)[];
   /** Structured data for logs and UI; never sent to the model. */
   details?: TDetails;
+  /** True for a failed call; `content` then says why. */
   isError: boolean;
+  /** Creation time, in milliseconds since the epoch. */
   timestamp: number;
 }
 
@@ -66,6 +84,7 @@ export type ProtocolLlmMessage = ProtocolUserMessage | ProtocolAssistantMessage 
  * them. Interfaces and type literals with any further fields satisfy it.
  */
 export interface ProtocolCustomMessage {
+  /** The host's role name; never `user`, `assistant` or `toolResult`. */
   role: string;
 }
 

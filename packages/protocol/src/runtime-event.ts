@@ -20,20 +20,27 @@ export type RuntimeEventSchemaId = typeof RUNTIME_EVENT_SCHEMA;
  * each chunk of that message.
  */
 export interface StreamRespPayload {
+  /** Host id of the assistant message; the same for every chunk of it. */
   messageId: string;
+  /** 0 for the message's first chunk, then strictly increasing. */
   chunkIndex: number;
+  /** The piece of the message this event carries. */
   chunk: StreamChunk;
 }
 
 /** A `session.status` payload for a status other than `failed`; it never carries an error. */
 export interface SessionStatusOkPayload {
+  /** The turn's new status. */
   status: Exclude<TurnStatus, "failed">;
+  /** Never present. */
   error?: undefined;
 }
 
 /** A `session.status` payload for a failed turn; `error` says why (SPEC T3). */
 export interface SessionStatusFailedPayload {
+  /** The turn failed; a terminal status. */
   status: "failed";
+  /** Why: a stable code and a message. */
   error: TurnError;
 }
 
@@ -54,9 +61,13 @@ export type TraceLevel = "debug" | "info" | "warn" | "error";
  * `turn_end`, `tool_execution_update`, `llm.retry`). `attrs` is JSON-safe.
  */
 export interface DebugTracePayload {
+  /** Where the diagnostic came from; an open string. */
   phase: string;
+  /** Its severity. */
   level: TraceLevel;
+  /** Human-readable text. */
   message: string;
+  /** JSON-safe structured data for logs. */
   attrs?: Record<string, unknown>;
 }
 
@@ -73,16 +84,23 @@ export type MessagePersistedReason = "messageDelta" | "replaceMessages";
  * `messageIds`, when present, has one host id per message, index-aligned.
  */
 export interface MessagePersistedPayload {
+  /** Append to the stored history, or replace it in full. */
   reason: MessagePersistedReason;
+  /** The new messages in order, or with `replaceMessages` the whole new history. */
   messages: ProtocolAnyMessage[];
+  /** One host id per message, index-aligned, when the host assigned ids. */
   messageIds?: string[];
 }
 
 /** The payload type of each {@link RuntimeEventType}. */
 export type RuntimeEventPayloadMap = {
+  /** One chunk of an assistant message. */
   "stream.resp": StreamRespPayload;
+  /** A status change of the turn; the last one is terminal. */
   "session.status": SessionStatusPayload;
+  /** A diagnostic that never changes the turn. */
   "debug.trace": DebugTracePayload;
+  /** Messages handed to the host's history. */
   "message.persisted": MessagePersistedPayload;
 };
 
@@ -112,12 +130,19 @@ export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = Object.freeze(
  *   without timestamps.
  */
 export interface RuntimeEventEnvelope<TType extends RuntimeEventType, TPayload = RuntimeEventPayloadMap[TType]> {
+  /** Always {@link RUNTIME_EVENT_SCHEMA}. */
   schema: RuntimeEventSchemaId;
+  /** Unique per event. */
   eventId: string;
+  /** The host session of the turn. */
   sessionId: string;
+  /** The turn that emitted the event. */
   turnId: string;
+  /** Position of the event in its turn; strictly increasing across all types. */
   seq: number;
+  /** Which event; selects the type of `payload`. */
   type: TType;
+  /** The event's data. */
   payload: TPayload;
 }
 

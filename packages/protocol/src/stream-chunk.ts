@@ -14,20 +14,27 @@ export type ToolCallStatus = "preparing" | "started" | "finished" | "failed";
 
 /** A piece of visible assistant text; chunks concatenate in `chunkIndex` order. */
 export interface StreamTextChunk {
+  /** Chunk discriminant. */
   kind: "text";
+  /** The next piece of text, to append to the earlier ones. */
   delta: string;
 }
 
 /** A piece of assistant reasoning text; chunks concatenate in `chunkIndex` order. */
 export interface StreamThinkingChunk {
+  /** Chunk discriminant. */
   kind: "thinking";
+  /** The next piece of reasoning, to append to the earlier ones. */
   delta: string;
 }
 
 /** What a tool call returned: the content the model sees, plus host-only `details`. */
 export interface StreamToolCallResult {
+  /** What the model sees as the result. */
   content: (ProtocolTextContent | ProtocolImageContent)[];
+  /** True for a failed call; `content` then says why. */
   isError: boolean;
+  /** Host-only structured data; never sent to the model. */
   details?: unknown;
 }
 
@@ -37,12 +44,17 @@ export interface StreamToolCallResult {
  * `finished` and `failed` chunks carry `result` and `durationMs` (SPEC B4).
  */
 export interface StreamToolCallChunk {
+  /** Chunk discriminant. */
   kind: "tool_call";
+  /** The model's id of the call; its tool-result message carries the same id. */
   toolCallId: string;
+  /** The name the model called (possibly a tool that does not exist). */
   toolName: string;
+  /** Where the call stands as of this chunk. */
   status: ToolCallStatus;
   /** The arguments the tool received (after preparation), when known. */
   arguments?: Record<string, unknown>;
+  /** The call's result; present on `finished` and `failed` chunks. */
   result?: StreamToolCallResult;
   /** Wall-clock execution time in milliseconds, from start to result. */
   durationMs?: number;
@@ -50,17 +62,25 @@ export interface StreamToolCallChunk {
 
 /** The message ended normally, hit the token limit, or was aborted. */
 export interface StreamFinishedChunk {
+  /** Chunk discriminant. */
   kind: "finish";
+  /** The message's stop reason. */
   reason: Exclude<ProtocolStopReason, "error">;
+  /** Token usage of the response, when known. */
   usage?: ProtocolUsage;
+  /** Never present. */
   error?: undefined;
 }
 
 /** The message ended with an error; `error` carries its classified code (SPEC B5). */
 export interface StreamFailedChunk {
+  /** Chunk discriminant. */
   kind: "finish";
+  /** The message ended with an error. */
   reason: "error";
+  /** Token usage of the response, when known. */
   usage?: ProtocolUsage;
+  /** The classified failure: a stable code and a message. */
   error: TurnError;
 }
 
