@@ -23,7 +23,7 @@ export type TurnMetricsSink = (metric: { name: string; value: number; attrs: Rec
 export interface PiTurnRunnerOptions {
   /** Names assistant messages (B3). Default: `msg_<uuid>`. */
   allocateMessageId?: MessageIdAllocator;
-  /** Names runtime events. Default: `evt_<uuid>`. */
+  /** Names runtime events. Default: `evt_<uuid of this runner>_<counter>`, unique per runner. */
   newEventId?: () => string;
   /** Time for backoff, timeouts and tool durations. Default: the system clock. */
   clock?: Clock;
@@ -35,6 +35,17 @@ export interface PiTurnRunnerOptions {
   workspaceDir?: string;
   /** Environment sanitising of the built-in `bash` tool (SPEC E). */
   bashEnv?: BashEnvSpawnHookOptions;
+}
+
+/**
+ * Event ids unique across runners and processes without a random UUID per
+ * event (which cost ~15% of a streamed turn): one random prefix per runner
+ * and a counter.
+ */
+function sequentialEventIds(): () => string {
+  const prefix = `evt_${randomUUID()}_`;
+  let next = 0;
+  return () => prefix + (++next).toString(36);
 }
 
 /** The runner's resolved defaults, shared read-only by its turns. */
@@ -61,7 +72,7 @@ export class PiTurnRunner {
   constructor(options: PiTurnRunnerOptions = {}) {
     this.defaults = {
       allocateMessageId: options.allocateMessageId ?? (() => `msg_${randomUUID()}`),
-      newEventId: options.newEventId ?? (() => `evt_${randomUUID()}`),
+      newEventId: options.newEventId ?? sequentialEventIds(),
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       logger: options.logger ?? {},

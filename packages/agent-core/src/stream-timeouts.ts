@@ -97,10 +97,29 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     let finished = false;
     let timer: unknown;
     let lastPartial: AssistantMessage | undefined;
+    /** Set once the first event arrived: from then on one idle timer, re-armed lazily. */
+    let idleArmed = false;
+    let lastEventAt = 0;
 
     const arm = (kind: LlmTimeoutKind, ms: number) => {
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = ms > 0 ? clock.setTimeout(() => onTimeout(kind, ms), ms) : undefined;
+    };
+    // Re-arming a timer per streamed delta costs a timer object each time; instead
+    // the idle timer records when the last event came and, when it fires early,
+    // waits only for the rest of the window.
+    const onIdleCheck = () => {
+      if (finished) return;
+      const quietFor = clock.now() - lastEventAt;
+      if (quietFor >= streamIdleTimeoutMs) onTimeout("idle", streamIdleTimeoutMs);
+      else timer = clock.setTimeout(onIdleCheck, streamIdleTimeoutMs - quietFor);
+    };
+    const noteEvent = () => {
+      lastEventAt = clock.now();
+      if (idleArmed) return;
+      idleArmed = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = streamIdleTimeoutMs > 0 ? clock.setTimeout(onIdleCheck, streamIdleTimeoutMs) : undefined;
     };
     const finish = () => {
       finished = true;
@@ -144,7 +163,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
             return;
           }
           lastPartial = event.partial;
-          arm("idle", streamIdleTimeoutMs);
+          noteEvent();
           out.push(event);
         }
         if (!finished) {

@@ -86,10 +86,20 @@ interface ActiveRun {
   abortController: AbortController;
 }
 
+function isLlmMessage(message: AgentMessage): message is Message {
+  return message.role === "user" || message.role === "assistant" || message.role === "toolResult";
+}
+
+/**
+ * Keeps provider messages, drops custom ones. Runs once per request over the
+ * whole transcript, so the common case (no custom messages) is a plain scan
+ * and one copy rather than a filter callback per message.
+ */
 function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
-  return messages.filter(
-    (message): message is Message => message.role === "user" || message.role === "assistant" || message.role === "toolResult",
-  );
+  for (let index = 0; index < messages.length; index++) {
+    if (!isLlmMessage(messages[index]!)) return messages.filter(isLlmMessage);
+  }
+  return messages.slice() as Message[];
 }
 
 function isThenable(value: unknown): value is PromiseLike<void> {

@@ -1,5 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { ABANDONED, settleOrAbandon } from "./abort-grace.js";
+import { ABANDONED, abortGrace } from "./abort-grace.js";
 import { ABORT_GRACE_MS } from "./defaults.js";
 import type { LoopRun } from "./loop-run.js";
 import { ToolResultText, errorToolResult, thrownText, toolResultMessage } from "./synthetic-messages.js";
@@ -42,8 +42,14 @@ export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage
   for (const tool of run.context.tools ?? []) if (!tools.has(tool.name)) tools.set(tool.name, tool);
   const sequential =
     run.config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
-  const batch = new ToolBatch(run, assistant, tools);
-  const finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
+  const grace = run.signal ? abortGrace(run.signal, ABORT_GRACE_MS) : undefined;
+  const batch = new ToolBatch(run, assistant, tools, grace?.promise);
+  let finished: FinishedCall[];
+  try {
+    finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
+  } finally {
+    grace?.dispose();
+  }
   run.context.messages.push(...batch.results);
   const terminate = batch.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
   return { results: batch.results, terminate, aborted: run.aborted };
@@ -110,6 +116,8 @@ class ToolBatch {
     private readonly run: LoopRun,
     private readonly assistant: AssistantMessage,
     private readonly tools: Map<string, AgentTool<any>>,
+    /** Resolves `ABORT_GRACE_MS` after the run's signal fired; one listener for the whole batch. */
+    private readonly abandoned: Promise<typeof ABANDONED> | undefined,
   ) {}
 
   async runSequential(toolCalls: AgentToolCall[]): Promise<FinishedCall[]> {
@@ -207,7 +215,8 @@ class ToolBatch {
       // An observer; its failure does not stop the tool.
     }
     try {
-      const outcome = await settleOrAbandon(Promise.resolve().then(() => tool.execute(toolCall.id, args as never, run.signal, onUpdate)), run.signal, ABORT_GRACE_MS);
+      const work = Promise.resolve().then(() => tool.execute(toolCall.id, args as never, run.signal, onUpdate));
+      const outcome = this.abandoned ? await Promise.race([work, this.abandoned]) : await work;
       if (outcome === ABANDONED) {
         result = errorToolResult(ToolResultText.aborted);
         isError = true;
