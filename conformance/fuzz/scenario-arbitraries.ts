@@ -21,49 +21,10 @@ import {
   withRequestIds,
   withResponseIds,
 } from "./response-arbitraries.js";
-import { type GenerationOptions, KNOWN_BUGS } from "./known-bugs.js";
+import type { GenerationOptions } from "./known-bugs.js";
 import type { AgentScenario, Delay, ResponseSpec, RetrySpec, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 
-/**
- * Known bug {@link KNOWN_BUGS.listenerFailureLeavesWorkRunning}: with a
- * failing listener, every stream and tool must end on its own within
- * microtasks (no hangs, no virtual-clock delays).
- */
-function settleAlone(response: ResponseSpec): ResponseSpec {
-  const quick = (delay: Delay): Delay => (delay.kind === "clock" ? { kind: "microtasks", count: 1 } : delay);
-  const settlesAlone = (behaviour: ToolBehaviour): ToolBehaviour => {
-    switch (behaviour.kind) {
-      case "hang":
-        return { kind: "throw", delay: { kind: "now" } };
-      case "throw":
-      case "result":
-        return { ...behaviour, delay: quick(behaviour.delay) };
-    }
-  };
-  return {
-    ...response,
-    eventDelayMs: 0,
-    ending: response.ending.kind === "hang" ? { kind: "normal" } : response.ending,
-    calls: response.calls.map((call) => ({ ...call, behaviour: settlesAlone(call.behaviour) })),
-  };
-}
-
-function avoidListenerFailureLeak(scenario: AgentScenario): AgentScenario {
-  if (!scenario.listenerFailure) return scenario;
-  return { ...scenario, requests: scenario.requests.map(settleAlone) };
-}
-
-/**
- * The same bug through `PiTurnRunner`: its listener fails when the host's
- * message-id allocator does, so with a failing allocator every stream and
- * tool must end on its own within microtasks.
- */
-function avoidAllocatorFailureLeak(scenario: TurnScenario): TurnScenario {
-  if (!scenario.allocatorFailure) return scenario;
-  return { ...scenario, requests: scenario.requests.map((request) => ({ ...request, response: settleAlone(request.response) })) };
-}
-
-export function agentScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<AgentScenario> {
+export function agentScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary<AgentScenario> {
   return fc
   .record({
     requests: fc.array(responseArbitrary({ hangs: true, maxCalls: 6 }), { minLength: 1, maxLength: 4 }),
@@ -78,11 +39,10 @@ export function agentScenarioArbitrary(options: GenerationOptions): fc.Arbitrary
     continueWhileQueued: fc.boolean(),
     withHistory: fc.boolean(),
   })
-  .map((scenario) => ({ ...scenario, requests: withResponseIds(scenario.requests) }))
-  .map((scenario) => (options.avoidKnownBugs ? avoidListenerFailureLeak(scenario) : scenario));
+  .map((scenario) => ({ ...scenario, requests: withResponseIds(scenario.requests) }));
 }
 
-export function turnScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary<TurnScenario> {
   return fc
   .record({
     requests: fc.array(requestArbitrary({ hangs: true, maxCalls: 6, maxFailures: 2 }), { minLength: 1, maxLength: 4 }),
@@ -98,8 +58,7 @@ export function turnScenarioArbitrary(options: GenerationOptions): fc.Arbitrary<
     withHistory: fc.boolean(),
     beforeUserMessages: fc.boolean(),
   })
-  .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }))
-  .map((scenario) => (options.avoidKnownBugs ? avoidAllocatorFailureLeak(scenario) : scenario));
+  .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }));
 }
 
 const NO_HOOKS: TurnHookSpec = {

@@ -132,7 +132,15 @@ export class TurnExecution {
     );
     this.bridge = new EventBridge(
       (type, payload) => this.events.push(type, payload),
-      () => defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId }),
+      async () => {
+        try {
+          return await defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId });
+        } catch (error) {
+          // The host's allocator failed: the turn fails as the host's fault, not the provider's.
+          this.fail({ code: ErrorCode.Internal, message: `allocateMessageId failed: ${errorText(error)}` });
+          throw error;
+        }
+      },
       () => defaults.clock.now(),
     );
     const tools = newTools(input.tools ?? [], {

@@ -410,6 +410,11 @@ export class Agent {
       if (abortController.signal.aborted && this._state.errorMessage === undefined) {
         this._state.errorMessage = ABORTED_ERROR_MESSAGE;
       }
+      // A run that failed (e.g. a listener threw, L9) may leave a request
+      // streaming or other calls of a parallel batch executing: abort them, so
+      // no work of this run outlives it.
+      const last = this._state.messages[this._state.messages.length - 1];
+      if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) abortController.abort();
       this._state.isStreaming = false;
       this._state.streamingMessage = undefined;
       this._state.pendingToolCalls = new Set();

@@ -20,7 +20,7 @@ describe("systemClock timers and the process lifetime", () => {
       await sleep(200, systemClock);
       console.log("slept");
     `);
-    expect(result.stdout.trim()).toBe("slept");
+    expect(result.stdout.trim(), result.stderr).toBe("slept");
     expect(result.status).toBe(0);
   });
 
@@ -30,7 +30,7 @@ describe("systemClock timers and the process lifetime", () => {
       import { systemClock } from "@turnkit/agent-core";
       systemClock.setTimeout(() => console.log("fired"), 60_000);
     `);
-    expect(result.stdout).not.toContain("fired");
+    expect(result.stdout, result.stderr).not.toContain("fired");
     expect(result.status).toBe(0);
     expect(Date.now() - started).toBeLessThan(25_000);
   });
