@@ -8,8 +8,11 @@ import { TurnExecution } from "./turn-execution.js";
 
 /** Where the runner reports what it did; every method optional, failures ignored. */
 export interface TurnLogger {
+  /** Detail for debugging; never called per streamed delta. */
   debug?(message: string, attrs?: Record<string, unknown>): void;
+  /** Something went wrong but the turn goes on. */
   warn?(message: string, attrs?: Record<string, unknown>): void;
+  /** The turn failed; `attrs.code` is its error code. */
   error?(message: string, attrs?: Record<string, unknown>): void;
 }
 
@@ -51,6 +54,7 @@ function sequentialEventIds(): () => string {
 /** The runner's resolved defaults, shared read-only by its turns. */
 export interface RunnerDefaults {
   allocateMessageId: MessageIdAllocator;
+  /** Returns a new id for each runtime event; ids are unique per runner. */
   newEventId: () => string;
   clock: Clock;
   random: RandomSource;

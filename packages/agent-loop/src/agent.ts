@@ -38,13 +38,19 @@ export interface AgentOptions {
   initialState?: Partial<Omit<AgentState, "pendingToolCalls" | "isStreaming" | "streamingMessage" | "errorMessage">>;
   /** Default: keeps `user`, `assistant` and `toolResult` messages, drops custom ones. */
   convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (L9). */
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
   /** Default: pi-ai `streamSimple`. */
   streamFn?: StreamFn;
+  /** Resolves the API key for each request, asked again every time (short-lived tokens). `undefined` lets the provider use its env var. */
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** Forwarded to the stream function: inspect or replace the provider payload before it is sent. */
   onPayload?: SimpleStreamOptions["onPayload"];
+  /** Forwarded to the stream function: called with the HTTP status and headers before the body is read. */
   onResponse?: SimpleStreamOptions["onResponse"];
+  /** Runs after argument validation; may block the call (error result) or stop the agent after the batch. A throw blocks the call. */
   beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Runs after `execute`, before `tool_execution_end`; its patch is merged field by field. A throw makes the result an error. */
   afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
   /** Default `"one-at-a-time"`. */
   steeringMode?: QueueMode;
@@ -153,17 +159,27 @@ export class Agent {
   private readonly followUpQueue: MessageQueue;
   private activeRun: ActiveRun | undefined;
 
+  /** Converts the transcript to provider messages before each request; a throw fails the run (L9). */
   convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (L9). */
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
   /** The stream function of every request; pi-ai `streamSimple` unless given. Hosts may wrap it. */
   streamFn: StreamFn;
+  /** Resolves the API key for each request, asked again every time (short-lived tokens). `undefined` lets the provider use its env var. */
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** Forwarded to the stream function: inspect or replace the provider payload before it is sent. */
   onPayload?: SimpleStreamOptions["onPayload"];
+  /** Forwarded to the stream function: called with the HTTP status and headers before the body is read. */
   onResponse?: SimpleStreamOptions["onResponse"];
+  /** Runs after argument validation; may block the call (error result) or stop the agent after the batch. A throw blocks the call. */
   beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Runs after `execute`, before `tool_execution_end`; its patch is merged field by field. A throw makes the result an error. */
   afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  /** Turnkit addition: after each `turn_end`, true ends the run without polling the queues. */
   shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
+  /** Turnkit addition: after steering arrived at a step end, true ends the run without a request (the steering is recorded). */
   shouldStopAfterSteering?: (context: ShouldStopAfterSteeringContext) => boolean | Promise<boolean>;
+  /** Turnkit addition: observes each admitted call right before `execute`; errors are ignored. */
   onToolExecutionStart?: (context: ToolExecutionStartContext, signal?: AbortSignal) => void | Promise<void>;
   /** Session identifier forwarded to providers for cache-aware backends. */
   sessionId?: string;
@@ -226,6 +242,7 @@ export class Agent {
   get steeringMode(): QueueMode {
     return this.steeringQueue.mode;
   }
+  /** Takes effect at the next poll; queued messages are kept. */
   set steeringMode(mode: QueueMode) {
     this.steeringQueue.mode = mode;
   }
@@ -234,6 +251,7 @@ export class Agent {
   get followUpMode(): QueueMode {
     return this.followUpQueue.mode;
   }
+  /** Takes effect at the next poll; queued messages are kept. */
   set followUpMode(mode: QueueMode) {
     this.followUpQueue.mode = mode;
   }
