@@ -103,6 +103,7 @@ export class TurnExecution {
   private readonly agent: Agent;
   private readonly cursor: HistoryCursor;
   private readonly retryNotices: LlmRetryNotification[] = [];
+  private readonly auxiliaryStreamFn: StreamFn;
 
   private failure: TurnError | undefined;
   /** Set when the turn must end after the current step (a hook failed it, the host stopped it). */
@@ -152,6 +153,7 @@ export class TurnExecution {
       bashEnv: defaults.bashEnv,
     });
     const streamFn = this.buildStreamFn();
+    this.auxiliaryStreamFn = this.buildAuxiliaryStreamFn();
 
     // (3) newAgent, (4) hooks.
     const history = input.history ?? [];
@@ -305,20 +307,31 @@ export class TurnExecution {
 
   // ------------------------------------------------------------------ stream function
 
-  private buildStreamFn(): StreamFn {
+  /** The composed call stack with its own retry wrapper: one per request family (W3). */
+  private retriedStreamFn(label: "main" | "auxiliary"): StreamFn {
     const { input, defaults } = this;
-    const composed = composeStreamFn(input.llm);
-    const timed = withStreamTimeouts(composed, {
+    const timed = withStreamTimeouts(composeStreamFn(input.llm), {
       firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
       streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
       clock: defaults.clock,
     });
     const hostRetry = input.llmRetry;
-    const retried = withLlmRetry(
-      timed,
-      hostRetry === false ? false : { ...hostRetry, observer: (notice) => this.onRetryNotice(notice) },
-      { clock: defaults.clock, random: defaults.random, label: "main" },
-    );
+    return withLlmRetry(timed, hostRetry === false ? false : { ...hostRetry, observer: (notice) => this.onRetryNotice(notice) }, {
+      clock: defaults.clock,
+      random: defaults.random,
+      label,
+    });
+  }
+
+  /** For hooks' own requests: the turn's API key and signal unless the call gives its own. */
+  private buildAuxiliaryStreamFn(): StreamFn {
+    const retried = this.retriedStreamFn("auxiliary");
+    return (model, context, options) =>
+      retried(model, context, { apiKey: this.input.llm.apiKey, ...options, signal: options?.signal ?? this.agent.signal });
+  }
+
+  private buildStreamFn(): StreamFn {
+    const retried = this.retriedStreamFn("main");
     const recovered = withOverflowRecovery(retried, {
       state: createOverflowRecoveryState(),
       recover: ({ context, signal }) => this.recoverFromOverflow(context, signal),
@@ -407,6 +420,8 @@ export class TurnExecution {
             requestIndex: this.requestIndex,
             reason,
             messages: current,
+            model: this.input.llm.model,
+            auxiliaryStreamFn: this.auxiliaryStreamFn,
             signal: signal ?? new AbortController().signal,
           }),
           signal,

@@ -1,5 +1,5 @@
 import type { AssistantMessage, Context, ImageContent, Model, TextContent } from "@mariozechner/pi-ai";
-import type { AgentMessage, AgentToolCall, AgentToolResult } from "@turnkit/agent-loop";
+import type { AgentMessage, AgentToolCall, AgentToolResult, StreamFn } from "@turnkit/agent-loop";
 
 /** Identifies the turn a hook runs in. */
 export interface HookTurnContext {
@@ -25,6 +25,16 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
   reason: LlmCallReason;
   /** The transcript as this request would send it (after earlier hooks' changes). Do not mutate. */
   messages: readonly AgentMessage[];
+  /** The turn's model (for an auxiliary request). */
+  model: Model<any>;
+  /**
+   * For the hook's own model requests (e.g. a compaction summary): the
+   * turn's call stack (options, timeouts, transport retry) with a retry
+   * budget separate from the main requests (W3), notices labelled
+   * `auxiliary`, and the turn's API key unless the call passes one. Its
+   * requests never enter the transcript.
+   */
+  auxiliaryStreamFn: StreamFn;
   /**
    * Fires when the turn is aborted, or stopped because its event writer or
    * history hook failed. A hook still pending past the abort grace after
