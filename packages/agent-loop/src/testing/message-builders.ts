@@ -8,20 +8,12 @@ import type {
   Usage,
   UserMessage,
 } from "@mariozechner/pi-ai";
+import { emptyUsage } from "../synthetic-messages.js";
 import { SCRIPTED_API, SCRIPTED_MODEL_ID, SCRIPTED_PROVIDER } from "./scripted-defaults.js";
 import { text, type ScriptedBlock } from "./script-blocks.js";
 
 /** A usage record with every count and cost at zero; a fresh object on each call. */
-export function emptyUsage(): Usage {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
+export { emptyUsage };
 
 /**
  * A user message. A string stays a string (as pi's `Agent.prompt` sends it);
