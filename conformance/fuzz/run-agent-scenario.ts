@@ -5,7 +5,7 @@
  */
 import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
 import { createScriptedModel, userMessage } from "@turnkit/agent-loop/testing";
-import { decisionSequence } from "./decision-sequence.js";
+import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
@@ -39,23 +39,7 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
   }
   if (spec.afterToolCall) {
     const next = decisionSequence(spec.afterToolCall, "none");
-    options.afterToolCall = async () => {
-      const decision = next();
-      switch (decision) {
-        case "none":
-          return undefined;
-        case "patchContent":
-          return { content: [{ type: "text", text: "patched by afterToolCall" }] };
-        case "isError":
-          return { isError: true };
-        case "terminate":
-          return { terminate: true };
-        case "terminateAgent":
-          return { terminateAgent: true };
-        case "throw":
-          throw new Error("afterToolCall failed");
-      }
-    };
+    options.afterToolCall = async () => afterToolPatch(next(), "afterToolCall");
   }
   if (spec.onToolExecutionStart) {
     const next = decisionSequence(spec.onToolExecutionStart, "observe");

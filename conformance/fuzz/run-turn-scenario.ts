@@ -14,7 +14,7 @@ import {
 } from "@turnkit/agent-core";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
-import { decisionSequence } from "./decision-sequence.js";
+import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
@@ -135,23 +135,7 @@ function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
   }
   if (spec.afterToolCall) {
     const next = decisionSequence(spec.afterToolCall, "none");
-    const hook: AfterToolCallHook = () => {
-      const decision = next();
-      switch (decision) {
-        case "none":
-          return undefined;
-        case "patchContent":
-          return { content: [{ type: "text", text: "patched by afterToolCallHook" }] };
-        case "isError":
-          return { isError: true };
-        case "terminate":
-          return { terminate: true };
-        case "terminateAgent":
-          return { terminateAgent: true };
-        case "throw":
-          throw new Error("afterToolCallHook failed");
-      }
-    };
+    const hook: AfterToolCallHook = () => afterToolPatch(next(), "afterToolCallHook");
     hooks.afterToolCallHook = hook;
   }
   if (spec.onHistoryChanged) {

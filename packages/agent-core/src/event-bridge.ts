@@ -64,11 +64,6 @@ export class EventBridge {
     return this.messageIdByCall.get(toolCallId);
   }
 
-  /** Id of the assistant message being streamed, if any. */
-  get currentMessageId(): string | undefined {
-    return this.current?.id;
-  }
-
   /**
    * Handles one loop event. Returns a promise only for an assistant
    * `message_start` (id allocation) and for events that arrive while an

@@ -54,11 +54,6 @@ export class SerialEventQueue {
     return this.firstFailure;
   }
 
-  /** The `seq` the next event will carry. */
-  get nextSeq(): number {
-    return this.seq + 1;
-  }
-
   /** Builds the envelope now (so `seq` follows call order) and queues it for the writer. */
   push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
     if (this.sealed) return;

@@ -7,7 +7,7 @@ import {
   type Model,
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
-import { type StreamFn, errorText } from "@turnkit/agent-loop";
+import { type StreamFn, emptyUsage, errorText } from "@turnkit/agent-loop";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 
 export { errorText };
@@ -31,14 +31,7 @@ export function createFailureMessage(
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     stopReason,
     errorMessage,
     timestamp: Date.now(),

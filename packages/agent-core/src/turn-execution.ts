@@ -102,7 +102,6 @@ export class TurnExecution {
   private readonly bridge: EventBridge;
   private readonly agent: Agent;
   private readonly cursor: HistoryCursor;
-  private readonly retryNotices: LlmRetryNotification[] = [];
   private readonly auxiliaryStreamFn: StreamFn;
 
   private failure: TurnError | undefined;
@@ -351,7 +350,6 @@ export class TurnExecution {
   }
 
   private async onRetryNotice(notice: LlmRetryNotification): Promise<void> {
-    this.retryNotices.push(notice);
     const level = notice.type === "exhausted" ? "error" : notice.type === "waiting" ? "warn" : "info";
     const attrs: Record<string, unknown> = { ...notice };
     if ("error" in notice) attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };

@@ -1,3 +1,4 @@
+import { emptyUsage } from "@turnkit/agent-loop";
 import {
   createAssistantMessageEventStream,
   type AssistantMessage,
@@ -143,14 +144,7 @@ export function emptyMessage(model: Model<any>): AssistantMessage {
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     stopReason: "stop",
     timestamp: 0,
   };
