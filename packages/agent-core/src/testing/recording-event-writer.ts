@@ -1,5 +1,5 @@
 import type { DebugTracePayload, RuntimeEvent, RuntimeEventType, StreamChunk, TraceLevel } from "@turnkit/protocol";
-import type { EventWriter } from "../serial-event-queue.js";
+import type { EventWriter } from "../event-bridge/serial-event-queue.js";
 
 /** Options of {@link createRecordingEventWriter}. */
 export interface RecordingEventWriterOptions {

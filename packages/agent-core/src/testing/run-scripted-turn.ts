@@ -1,10 +1,10 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { type RecordedRequest, type ScriptEntry, type ScriptedModel, createScriptedModel } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
-import type { LlmConfig } from "../llm-config.js";
-import { PiTurnRunner, type PiTurnRunnerOptions } from "../pi-turn-runner.js";
-import type { RunTurnInput } from "../run-turn-input.js";
-import { type HistoryChange, type OnHistoryChangedHook, hookArray } from "../turn-hooks.js";
+import type { LlmConfig } from "../call-stack/llm-config.js";
+import { PiTurnRunner, type PiTurnRunnerOptions } from "../pi-turn-runner/pi-turn-runner.js";
+import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
+import { type HistoryChange, type OnHistoryChangedHook, hookArray } from "../pi-turn-runner/turn-hooks.js";
 import { type RecordingEventWriter, createRecordingEventWriter } from "./recording-event-writer.js";
 
 /** Options of {@link runScriptedTurn}. */

@@ -4,9 +4,9 @@ import {
   classifyError,
   getAttachedClassifiedError,
   type ClassifiedError,
-} from "../../src/classify-error.js";
+} from "../../src/call-stack/classify-error.js";
 import { TurnkitConfigError, TurnkitError } from "../../src/errors.js";
-import { LlmTimeoutError } from "../../src/stream-errors.js";
+import { LlmTimeoutError } from "../../src/call-stack/stream-errors.js";
 import { emptyMessage, testModel } from "../support/scripted-stream.js";
 
 function failedMessage(errorMessage: string, stopReason: "error" | "aborted" = "error") {

@@ -6,12 +6,12 @@
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { classifyError } from "../../src/classify-error.js";
-import { composeStreamFn } from "../../src/compose-stream-fn.js";
-import type { LlmConfig, LlmRetryNotification, LlmRetryOptions } from "../../src/llm-config.js";
-import { withLlmRetry } from "../../src/llm-retry.js";
-import { createOverflowRecoveryState, withOverflowRecovery, type OverflowRecover } from "../../src/overflow-recovery.js";
-import { withStreamTimeouts } from "../../src/stream-timeouts.js";
+import { classifyError } from "../../src/call-stack/classify-error.js";
+import { composeStreamFn } from "../../src/call-stack/compose-stream-fn.js";
+import type { LlmConfig, LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack/llm-config.js";
+import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
+import { createOverflowRecoveryState, withOverflowRecovery, type OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
+import { withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import {
   fakeModel,
   reply,

@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from "vitest";
-import { classifyError } from "../../src/classify-error.js";
+import { classifyError } from "../../src/call-stack/classify-error.js";
 import {
   LLM_RETRY_BASE_DELAY_MS,
   LLM_RETRY_MAX_DELAY_MS,
   LLM_RETRY_MAX_ELAPSED_MS,
   LLM_RETRY_MAX_RETRIES,
 } from "../../src/defaults.js";
-import type { LlmRetryNotification } from "../../src/llm-config.js";
+import type { LlmRetryNotification } from "../../src/call-stack/llm-config.js";
 import {
   computeRetryDelayMs,
   isVisibleOutputEvent,
   resolveLlmRetryPolicy,
   withLlmRetry,
-} from "../../src/llm-retry.js";
+} from "../../src/call-stack/llm-retry.js";
 import { collect, emptyMessage, scriptedStreamFn, testModel, userContext, type ScriptedCall } from "../support/scripted-stream.js";
 import { createVirtualClock } from "../support/virtual-clock.js";
 

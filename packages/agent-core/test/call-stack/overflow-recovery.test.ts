@@ -1,11 +1,11 @@
 import type { Context } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { classifyError } from "../../src/classify-error.js";
+import { classifyError } from "../../src/call-stack/classify-error.js";
 import {
   createOverflowRecoveryState,
   withOverflowRecovery,
   type OverflowRecoveryRequest,
-} from "../../src/overflow-recovery.js";
+} from "../../src/call-stack/overflow-recovery.js";
 import { collect, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
 
 const model = testModel();

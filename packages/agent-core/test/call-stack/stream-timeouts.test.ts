@@ -1,8 +1,8 @@
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { classifyError, getAttachedClassifiedError } from "../../src/classify-error.js";
+import { classifyError, getAttachedClassifiedError } from "../../src/call-stack/classify-error.js";
 import { LLM_FIRST_EVENT_TIMEOUT_MS, LLM_STREAM_IDLE_TIMEOUT_MS } from "../../src/defaults.js";
-import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/stream-timeouts.js";
+import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import { collect, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
 import { createVirtualClock } from "../support/virtual-clock.js";
 

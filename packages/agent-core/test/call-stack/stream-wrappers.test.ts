@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { composeStreamFn } from "../../src/compose-stream-fn.js";
+import { composeStreamFn } from "../../src/call-stack/compose-stream-fn.js";
 import { LLM_REQUEST_TIMEOUT_MS } from "../../src/defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import { withCacheRetention } from "../../src/stream-wrappers/with-cache-retention.js";
-import { withFetch } from "../../src/stream-wrappers/with-fetch.js";
-import { withHeaders } from "../../src/stream-wrappers/with-headers.js";
-import { withHostMaxOutputTokens } from "../../src/stream-wrappers/with-host-max-output-tokens.js";
-import { withMaxTokens } from "../../src/stream-wrappers/with-max-tokens.js";
-import { withRequestTimeout } from "../../src/stream-wrappers/with-request-timeout.js";
-import type { StreamFn } from "../../src/stream-fn.js";
+import { withCacheRetention } from "../../src/call-stack/stream-wrappers/with-cache-retention.js";
+import { withFetch } from "../../src/call-stack/stream-wrappers/with-fetch.js";
+import { withHeaders } from "../../src/call-stack/stream-wrappers/with-headers.js";
+import { withHostMaxOutputTokens } from "../../src/call-stack/stream-wrappers/with-host-max-output-tokens.js";
+import { withMaxTokens } from "../../src/call-stack/stream-wrappers/with-max-tokens.js";
+import { withRequestTimeout } from "../../src/call-stack/stream-wrappers/with-request-timeout.js";
+import type { StreamFn } from "../../src/call-stack/stream-fn.js";
 import { collect, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
 
 const model = testModel({ maxTokens: 8_000 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode } from "@turnkit/protocol";
 import { AFTER_LLM_HOOK_MAX_RETRIES } from "../../src/defaults.js";
-import type { AfterLlmCallHook, LlmCallPreparedEvent } from "../../src/turn-hooks.js";
+import type { AfterLlmCallHook, LlmCallPreparedEvent } from "../../src/pi-turn-runner/turn-hooks.js";
 import { messageText, recordingTool, requestRoles, resolvedToolChunks, runChecked, terminalStatus, userTexts } from "../support/runner-harness.js";
 
 describe("onLlmCallPreparedHook", () => {

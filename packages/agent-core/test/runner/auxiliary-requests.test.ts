@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assistantMessage, createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import type { BeforeLlmCallHook } from "../../src/turn-hooks.js";
+import type { BeforeLlmCallHook } from "../../src/pi-turn-runner/turn-hooks.js";
 import { runChecked, userTexts } from "../support/runner-harness.js";
 
 const history = (): AgentMessage[] => [

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { response, text, thinking, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode } from "@turnkit/protocol";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import { PiTurnRunner } from "../../src/pi-turn-runner.js";
-import type { RunTurnInput } from "../../src/run-turn-input.js";
+import { PiTurnRunner } from "../../src/pi-turn-runner/pi-turn-runner.js";
+import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
 import {
   createRecordingEventWriter,
   createScriptedModel,

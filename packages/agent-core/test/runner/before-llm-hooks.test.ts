@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { assistantMessage, response, toolCall, userMessage } from "@turnkit/agent-loop/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
-import type { BeforeLlmCallEvent, BeforeLlmCallHook } from "../../src/turn-hooks.js";
+import type { BeforeLlmCallEvent, BeforeLlmCallHook } from "../../src/pi-turn-runner/turn-hooks.js";
 import { messageText, recordingTool, requestRoles, runChecked, terminalStatus, userTexts } from "../support/runner-harness.js";
 
 const history = (): AgentMessage[] => [

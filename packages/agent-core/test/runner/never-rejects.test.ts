@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
-import type { RunTurnInput } from "../../src/run-turn-input.js";
-import type { PiTurnHooks } from "../../src/turn-hooks.js";
+import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
+import type { PiTurnHooks } from "../../src/pi-turn-runner/turn-hooks.js";
 import { abortListenerCount, assertRuntimeEventSequence, createRecordingEventWriter, deferred, recordingTool, runChecked, terminalStatus } from "../support/runner-harness.js";
 
 const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];

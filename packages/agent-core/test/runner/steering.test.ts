@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import type { SteeringBoundary, TurnInputMessage } from "../../src/run-turn-input.js";
+import type { SteeringBoundary, TurnInputMessage } from "../../src/pi-turn-runner/run-turn-input.js";
 import { recordingTool, requestRoles, runChecked, userTexts } from "../support/runner-harness.js";
 
 /** A host inbox: messages arrive at any time; the runner polls it at step ends. */

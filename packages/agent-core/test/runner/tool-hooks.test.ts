@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import type { AfterToolCallEvent, ToolCallHookEvent } from "../../src/turn-hooks.js";
+import type { AfterToolCallEvent, ToolCallHookEvent } from "../../src/pi-turn-runner/turn-hooks.js";
 import { messageText, recordingTool, resolvedToolChunks, runChecked } from "../support/runner-harness.js";
 
 const twoCalls = () => [response([toolCall("shell", { value: "rm -rf /" }), toolCall("shell", { value: "ls" })]), "done"];

@@ -9,8 +9,8 @@ import { Type } from "@sinclair/typebox";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { RecordedRequest } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, StreamToolCallChunk } from "@turnkit/protocol";
-import { defineRuntimeTool } from "../../src/define-runtime-tool.js";
-import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../../src/runtime-tool.js";
+import { defineRuntimeTool } from "../../src/tools/define-runtime-tool.js";
+import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../../src/tools/runtime-tool.js";
 import {
   type RunScriptedTurnOptions,
   type ScriptedTurnResult,

@@ -7,7 +7,7 @@ import {
   type Context,
   type Model,
 } from "@mariozechner/pi-ai";
-import type { StreamFn, StreamFnOptions } from "../../src/stream-fn.js";
+import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
 
 /**
  * One scripted call of {@link scriptedStreamFn}:

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBashTool } from "../../src/tools/bash-tool.js";
+import { createBashTool } from "../../src/tools/builtin/bash-tool.js";
 import { BASH_MAX_OUTPUT_BYTES } from "../../src/defaults.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
 

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { bindTool, boundToolDef, toRuntimeTool } from "../../src/bind-tool.js";
-import { defineRuntimeTool } from "../../src/define-runtime-tool.js";
+import { bindTool, boundToolDef, toRuntimeTool } from "../../src/tools/bind-tool.js";
+import { defineRuntimeTool } from "../../src/tools/define-runtime-tool.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import type { RuntimeToolResult, ToolExecutionContext } from "../../src/runtime-tool.js";
+import type { RuntimeToolResult, ToolExecutionContext } from "../../src/tools/runtime-tool.js";
 
 const ctx: ToolExecutionContext = { sessionId: "s1", turnId: "t1", toolCallId: "c1", assistantMessageId: "m1" };
 const signal = new AbortController().signal;

@@ -2,12 +2,12 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import { createBuiltinTools } from "../../src/tools/builtin-tools.js";
-import { createEditTool } from "../../src/tools/edit-tool.js";
-import { createReadTool } from "../../src/tools/read-tool.js";
+import { createBuiltinTools } from "../../src/tools/builtin/builtin-tools.js";
+import { createEditTool } from "../../src/tools/builtin/edit-tool.js";
+import { createReadTool } from "../../src/tools/builtin/read-tool.js";
 import { READ_MAX_LINES } from "../../src/defaults.js";
-import { createWriteTool } from "../../src/tools/write-tool.js";
-import { resolveWorkspacePath } from "../../src/tools/workspace-path.js";
+import { createWriteTool } from "../../src/tools/builtin/write-tool.js";
+import { resolveWorkspacePath } from "../../src/tools/builtin/workspace-path.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
 
 let sandbox: Awaited<ReturnType<typeof makeSandbox>>;

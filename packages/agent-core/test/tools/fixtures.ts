@@ -1,7 +1,7 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../../src/runtime-tool.js";
+import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../../src/tools/runtime-tool.js";
 
 /** A fresh temporary directory holding `workspace/` (the tools' root) next to `outside/`. */
 export async function makeSandbox(): Promise<{ base: string; workspace: string; outside: string; cleanup: () => Promise<void> }> {

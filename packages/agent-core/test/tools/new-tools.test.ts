@@ -6,10 +6,10 @@ import { Type } from "@sinclair/typebox";
 import { agentLoop, type AgentMessage, type AgentTool } from "@turnkit/agent-loop";
 import { createScriptedModel, response, toolCall, userMessage } from "@turnkit/agent-loop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defineRuntimeTool } from "../../src/define-runtime-tool.js";
+import { defineRuntimeTool } from "../../src/tools/define-runtime-tool.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import { newTools, type NewToolsOptions } from "../../src/new-tools.js";
-import type { ToolExecutionContext } from "../../src/runtime-tool.js";
+import { newTools, type NewToolsOptions } from "../../src/tools/new-tools.js";
+import type { ToolExecutionContext } from "../../src/tools/runtime-tool.js";
 
 let workspace: string;
 beforeEach(async () => {

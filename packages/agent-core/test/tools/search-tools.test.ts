@@ -2,9 +2,9 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigErrorCode } from "../../src/errors.js";
-import { globToRegExp } from "../../src/tools/glob-pattern.js";
-import { createGlobTool } from "../../src/tools/glob-tool.js";
-import { createGrepTool } from "../../src/tools/grep-tool.js";
+import { globToRegExp } from "../../src/tools/builtin/glob-pattern.js";
+import { createGlobTool } from "../../src/tools/builtin/glob-tool.js";
+import { createGrepTool } from "../../src/tools/builtin/grep-tool.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
 
 let sandbox: Awaited<ReturnType<typeof makeSandbox>>;

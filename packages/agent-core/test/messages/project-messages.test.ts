@@ -3,8 +3,8 @@ import type { ImageContent, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
 import { MAX_IMAGES_PER_REQUEST } from "../../src/defaults.js";
-import { MIN_IMAGE_DIMENSION_PX, projectAgentMessagesForModel } from "../../src/project-messages.js";
-import { markDroppedResponse } from "../../src/turn-messages.js";
+import { MIN_IMAGE_DIMENSION_PX, projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
+import { markDroppedResponse } from "../../src/messages/turn-messages.js";
 
 /** The first 33 bytes of a PNG (signature and IHDR): enough for its size to be read. */
 function pngHeader(width: number, height: number): string {

@@ -1,7 +1,7 @@
 import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
 import type { DebugTracePayload, RuntimeEventPayloadMap, RuntimeEventType, StreamChunk, StreamToolCallChunk, StreamToolCallResult } from "@turnkit/protocol";
-import { classifyError } from "./classify-error.js";
+import { classifyError } from "../call-stack/classify-error.js";
 
 /**
  * Host hook that names assistant messages (SPEC B3). Called once per

@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
 
 /** A path inside the workspace, after symbolic links were followed. */
 export interface WorkspacePath {

@@ -1,4 +1,4 @@
-import { TurnkitError } from "./errors.js";
+import { TurnkitError } from "../errors.js";
 
 /** Which watchdog fired: no first event, too long between events, or the whole request. */
 export type LlmTimeoutKind = "first_event" | "idle" | "request";

@@ -1,6 +1,6 @@
 import type { AssistantMessage, ImageContent, Message, TextContent, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { MAX_IMAGES_PER_REQUEST } from "./defaults.js";
+import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
 import { readImageSize } from "./image-size.js";
 import { isDroppedResponse } from "./turn-messages.js";
 

@@ -1,10 +1,10 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { Type } from "@sinclair/typebox";
-import { createBashEnvSpawnHook, type BashEnvSpawnHookOptions } from "../bash-env.js";
+import { createBashEnvSpawnHook, type BashEnvSpawnHookOptions } from "../../bash-env.js";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { TailBuffer, formatBytes } from "./text-output.js";
-import { BASH_DEFAULT_TIMEOUT_MS, BASH_KILL_GRACE_MS, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_MS } from "../defaults.js";
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_KILL_GRACE_MS, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_MS } from "../../defaults.js";
 import { realWorkspaceRoot } from "./workspace-path.js";
 
 const bashParameters = Type.Object({

@@ -1,4 +1,4 @@
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
 import type { StreamFn } from "../stream-fn.js";
 
 /**

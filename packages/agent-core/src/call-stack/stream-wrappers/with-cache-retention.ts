@@ -1,5 +1,5 @@
 import type { CacheRetention } from "@mariozechner/pi-ai";
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
 import type { StreamFn } from "../stream-fn.js";
 
 const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];

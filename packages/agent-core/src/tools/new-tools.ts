@@ -1,13 +1,13 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
-import type { BashEnvSpawnHookOptions } from "./bash-env.js";
-import { RUNTIME_TOOL_EXECUTION_MODE } from "./defaults.js";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import type { BashEnvSpawnHookOptions } from "../bash-env.js";
+import { RUNTIME_TOOL_EXECUTION_MODE } from "../defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertRuntimeTool, type RuntimeTool, type RuntimeToolResult, type ToolExecutionContext } from "./runtime-tool.js";
-import { createBashTool } from "./tools/bash-tool.js";
-import { createEditTool } from "./tools/edit-tool.js";
-import { createReadTool } from "./tools/read-tool.js";
-import { createWriteTool } from "./tools/write-tool.js";
+import { createBashTool } from "./builtin/bash-tool.js";
+import { createEditTool } from "./builtin/edit-tool.js";
+import { createReadTool } from "./builtin/read-tool.js";
+import { createWriteTool } from "./builtin/write-tool.js";
 
 /** Options of {@link newTools}: who the tools run for, and the built-in fallback. */
 export interface NewToolsOptions {

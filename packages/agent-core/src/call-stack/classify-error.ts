@@ -1,6 +1,6 @@
 import { isContextOverflow, type AssistantMessage } from "@mariozechner/pi-ai";
 import type { ErrorCode } from "@turnkit/protocol";
-import { TurnkitConfigError, TurnkitError } from "./errors.js";
+import { TurnkitConfigError, TurnkitError } from "../errors.js";
 import { LLM_TIMEOUT_MESSAGE_PREFIX, LlmTimeoutError } from "./stream-errors.js";
 
 /**

@@ -4,7 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool } from "../runtime-tool.js";
 import { globToRegExp } from "./glob-pattern.js";
-import { GLOB_DEFAULT_MAX_RESULTS } from "../defaults.js";
+import { GLOB_DEFAULT_MAX_RESULTS } from "../../defaults.js";
 import { realWorkspaceRoot, resolveWorkspacePath } from "./workspace-path.js";
 import { walkWorkspaceFiles } from "./workspace-walk.js";
 

@@ -3,7 +3,7 @@ import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-a
 import type { AgentEvent } from "@turnkit/agent-loop";
 import { assistantMessage, text, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StreamChunk } from "@turnkit/protocol";
-import { EventBridge } from "../../src/event-bridge.js";
+import { EventBridge } from "../../src/event-bridge/event-bridge.js";
 import { deferred } from "../support/runner-harness.js";
 
 type Emitted = { type: RuntimeEventType; payload: RuntimeEventPayloadMap[RuntimeEventType] };

@@ -1,13 +1,13 @@
 import { createAssistantMessageEventStream, type AssistantMessage } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
-import { systemClock, type Clock } from "./clock.js";
+import { systemClock, type Clock } from "../clock.js";
 import {
   LLM_FIRST_EVENT_TIMEOUT_ENV,
   LLM_FIRST_EVENT_TIMEOUT_MS,
   LLM_STREAM_IDLE_TIMEOUT_ENV,
   LLM_STREAM_IDLE_TIMEOUT_MS,
-} from "./defaults.js";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+} from "../defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { LlmTimeoutError, type LlmTimeoutKind } from "./stream-errors.js";
 import {
   createFailureMessage,

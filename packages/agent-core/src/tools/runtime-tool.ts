@@ -1,6 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 
 /**
  * Who is calling a tool. Built fresh for every call by `newTools`; per-turn

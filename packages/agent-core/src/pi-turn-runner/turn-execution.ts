@@ -15,22 +15,22 @@ import {
   settleOrAbandon,
 } from "@turnkit/agent-loop";
 import { ErrorCode, type TurnError, type TurnOutcome } from "@turnkit/protocol";
-import { classifyError, getAttachedClassifiedError } from "./classify-error.js";
-import { composeStreamFn } from "./compose-stream-fn.js";
-import { AFTER_LLM_HOOK_MAX_RETRIES } from "./defaults.js";
-import { EventBridge } from "./event-bridge.js";
+import { classifyError, getAttachedClassifiedError } from "../call-stack/classify-error.js";
+import { composeStreamFn } from "../call-stack/compose-stream-fn.js";
+import { AFTER_LLM_HOOK_MAX_RETRIES } from "../defaults.js";
+import { EventBridge } from "../event-bridge/event-bridge.js";
 import { HistoryCursor } from "./history-cursor.js";
-import type { LlmRetryNotification } from "./llm-config.js";
-import { withLlmRetry } from "./llm-retry.js";
-import { newTools } from "./new-tools.js";
-import { createOverflowRecoveryState, withOverflowRecovery } from "./overflow-recovery.js";
+import type { LlmRetryNotification } from "../call-stack/llm-config.js";
+import { withLlmRetry } from "../call-stack/llm-retry.js";
+import { newTools } from "../tools/new-tools.js";
+import { createOverflowRecoveryState, withOverflowRecovery } from "../call-stack/overflow-recovery.js";
 import type { RunnerDefaults } from "./pi-turn-runner.js";
-import { projectAgentMessagesForModel } from "./project-messages.js";
+import { projectAgentMessagesForModel } from "../messages/project-messages.js";
 import type { RunTurnInput, TurnInputMessage } from "./run-turn-input.js";
-import { SerialEventQueue } from "./serial-event-queue.js";
-import type { StreamFn } from "./stream-fn.js";
-import { withStreamTimeouts } from "./stream-timeouts.js";
-import { syntheticResponse } from "./synthetic-response.js";
+import { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
+import type { StreamFn } from "../call-stack/stream-fn.js";
+import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
+import { syntheticResponse } from "../call-stack/synthetic-response.js";
 import {
   type AfterLlmCallDecision,
   type BeforeLlmCallDecision,
@@ -40,7 +40,7 @@ import {
   type ToolCallHookEvent,
   hookArray,
 } from "./turn-hooks.js";
-import { createHiddenMessage, createUserMessage, isDroppedResponse, markDroppedResponse } from "./turn-messages.js";
+import { createHiddenMessage, createUserMessage, isDroppedResponse, markDroppedResponse } from "../messages/turn-messages.js";
 
 /** How many times the runner re-polls after `tryBeginClose` refused without new work. */
 const MAX_CLOSE_ATTEMPTS = 64;

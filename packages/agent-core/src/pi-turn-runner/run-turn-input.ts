@@ -1,9 +1,9 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
-import type { LlmConfig, LlmRetryOptions } from "./llm-config.js";
-import type { RuntimeTool } from "./runtime-tool.js";
-import type { EventWriter } from "./serial-event-queue.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
+import type { RuntimeTool } from "../tools/runtime-tool.js";
+import type { EventWriter } from "../event-bridge/serial-event-queue.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** Text (and images) the user sent. Messages sharing a `batchId` reach the model as one. */

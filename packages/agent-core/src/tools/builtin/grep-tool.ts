@@ -5,7 +5,7 @@ import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool } from "../runtime-tool.js";
 import { globToRegExp } from "./glob-pattern.js";
 import { clipLine, looksBinary } from "./text-output.js";
-import { GREP_DEFAULT_MAX_MATCHES, GREP_MAX_FILE_BYTES } from "../defaults.js";
+import { GREP_DEFAULT_MAX_MATCHES, GREP_MAX_FILE_BYTES } from "../../defaults.js";
 import { realWorkspaceRoot, resolveWorkspacePath } from "./workspace-path.js";
 import { walkWorkspaceFiles, type WalkedFile } from "./workspace-walk.js";
 

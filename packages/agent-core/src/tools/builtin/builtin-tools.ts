@@ -1,4 +1,4 @@
-import type { BashEnvSpawnHookOptions } from "../bash-env.js";
+import type { BashEnvSpawnHookOptions } from "../../bash-env.js";
 import type { RuntimeTool } from "../runtime-tool.js";
 import { createBashTool } from "./bash-tool.js";
 import { createEditTool } from "./edit-tool.js";

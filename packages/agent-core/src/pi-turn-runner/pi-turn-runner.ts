@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { TurnOutcome } from "@turnkit/protocol";
-import type { BashEnvSpawnHookOptions } from "./bash-env.js";
-import { type Clock, type RandomSource, systemClock } from "./clock.js";
-import type { MessageIdAllocator } from "./event-bridge.js";
+import type { BashEnvSpawnHookOptions } from "../bash-env.js";
+import { type Clock, type RandomSource, systemClock } from "../clock.js";
+import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
 import { type RunTurnInput, assertValidRunTurnInput } from "./run-turn-input.js";
 import { TurnExecution } from "./turn-execution.js";
 

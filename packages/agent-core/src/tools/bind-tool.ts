@@ -1,5 +1,5 @@
 import type { ToolArguments, ToolSchema } from "@turnkit/agent-loop";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import {
   assertRuntimeToolDef,
   type RuntimeTool,

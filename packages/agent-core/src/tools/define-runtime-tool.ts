@@ -1,5 +1,5 @@
 import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertRuntimeToolDef, type RuntimeTool, type RuntimeToolDef, type RuntimeToolImpl } from "./runtime-tool.js";
 
 /** Everything `defineRuntimeTool` needs: the declaration fields plus `execute`. */

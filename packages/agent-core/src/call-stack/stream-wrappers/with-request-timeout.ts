@@ -1,4 +1,4 @@
-import { LLM_REQUEST_TIMEOUT_MS } from "../defaults.js";
+import { LLM_REQUEST_TIMEOUT_MS } from "../../defaults.js";
 import type { StreamFn } from "../stream-fn.js";
 
 /**

@@ -1,4 +1,4 @@
-import { MAX_LINE_CHARS } from "../defaults.js";
+import { MAX_LINE_CHARS } from "../../defaults.js";
 
 /** Cuts a line longer than `max` characters and says so, so one minified line cannot fill the context. */
 export function clipLine(line: string, max = MAX_LINE_CHARS): string {

@@ -5,14 +5,14 @@ import {
 } from "@mariozechner/pi-ai";
 import pRetry from "p-retry";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
-import { sleep, systemClock, type Clock, type RandomSource } from "./clock.js";
+import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import {
   LLM_RETRY_BASE_DELAY_MS,
   LLM_RETRY_MAX_DELAY_MS,
   LLM_RETRY_MAX_ELAPSED_MS,
   LLM_RETRY_MAX_RETRIES,
-} from "./defaults.js";
-import { ConfigErrorCode, TurnkitConfigError } from "./errors.js";
+} from "../defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
 import {
   createFailureMessage,

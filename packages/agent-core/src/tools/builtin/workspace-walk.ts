@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { WALK_SKIPPED_DIRECTORIES } from "../defaults.js";
+import { WALK_SKIPPED_DIRECTORIES } from "../../defaults.js";
 
 /** One regular file met by {@link walkWorkspaceFiles}. */
 export interface WalkedFile {

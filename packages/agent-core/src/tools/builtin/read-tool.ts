@@ -6,7 +6,7 @@ import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { clipLine, formatBytes, looksBinary } from "./text-output.js";
-import { READ_MAX_BYTES, READ_MAX_IMAGE_BYTES, READ_MAX_LINES } from "../defaults.js";
+import { READ_MAX_BYTES, READ_MAX_IMAGE_BYTES, READ_MAX_LINES } from "../../defaults.js";
 import { resolveWorkspacePath } from "./workspace-path.js";
 
 const readParameters = Type.Object({
