@@ -9,5 +9,6 @@ export default [
   "packages/agent-core",
   "packages/agent-runtime",
   "conformance",
+  "fuzz",
   "examples/*",
 ];

@@ -17,7 +17,7 @@
  * visible output (5), nothing left on the caller's signal or the clock (6).
  */
 import { describe } from "vitest";
-import { propertyTest } from "../support-fuzz/property-test.js";
+import { propertyTest } from "../support/property-test.js";
 
 describe("property: PiTurnRunner", () => {
   propertyTest("runner");

@@ -11,10 +11,10 @@ import type { AgentTool } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { defineRuntimeTool } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
-import { checkNoLeaks } from "../../fuzz/invariants/leaks.js";
-import { checkTurnEnding } from "../../fuzz/invariants/turn-ending.js";
-import { observeTurn } from "../../fuzz/observe-turn.js";
-import { createSteppingClock, never, runAgentFault, runTurnFault, textOf, toolResults } from "../support-fuzz/fault-harness.js";
+import { checkNoLeaks } from "../../src/invariants/leaks.js";
+import { checkTurnEnding } from "../../src/invariants/turn-ending.js";
+import { observeTurn } from "../../src/observe-turn.js";
+import { createSteppingClock, never, runAgentFault, runTurnFault, textOf, toolResults } from "../support/fault-harness.js";
 
 const parameters = Type.Object({});
 

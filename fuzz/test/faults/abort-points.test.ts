@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { Agent, AgentTool } from "@turnkit/agent-loop";
 import { errorAfter, response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { type LlmRetryNotification, type RuntimeTool, defineRuntimeTool } from "@turnkit/agent-core";
-import { runAgentFault, runTurnFault, textOf, toolResults } from "../support-fuzz/fault-harness.js";
+import { runAgentFault, runTurnFault, textOf, toolResults } from "../support/fault-harness.js";
 
 const parameters = Type.Object({ value: Type.Optional(Type.String()) });
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { endWithoutDone, eventsAfterDone, hang, reject, response, text, throwSync } from "@turnkit/agent-loop/testing";
-import { runAgentFault, runTurnFault, textOf } from "../support-fuzz/fault-harness.js";
+import { runAgentFault, runTurnFault, textOf } from "../support/fault-harness.js";
 
 const agentEnds = (events: { type: string }[]) => events.filter((event) => event.type === "agent_end").length;
 

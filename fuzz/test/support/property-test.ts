@@ -6,9 +6,9 @@
  */
 import fc from "fast-check";
 import { it } from "vitest";
-import { CI_SEED, type FuzzProperty, asyncPropertyOf, createFuzzProperties } from "../../fuzz/properties.js";
+import { CI_SEED, type FuzzProperty, asyncPropertyOf, createFuzzProperties } from "../../src/properties.js";
 
-/** The properties as CI runs them: generators steer around the bugs listed in `fuzz/known-bugs.ts`. */
+/** The properties as CI runs them: generators steer around the bugs listed in `fuzz/src/known-bugs.ts`. */
 export const CI_PROPERTIES = createFuzzProperties({ avoidKnownBugs: true });
 
 /** Generous per-test limit; the whole CI budget takes seconds. */

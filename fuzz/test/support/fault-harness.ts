@@ -1,7 +1,7 @@
 /**
  * Test support for the named fault tests: an `Agent` or a `PiTurnRunner`
  * turn against a scripted model on a virtual clock, observed and checked
- * with every invariant of issue 8 (`fuzz/observation-checks.ts`), so each
+ * with every invariant of issue 8 (`fuzz/src/observation-checks.ts`), so each
  * test only adds what is special about its fault.
  */
 import type { Message } from "@mariozechner/pi-ai";
@@ -9,10 +9,10 @@ import { Agent, type AgentEvent, type AgentMessage, type AgentOptions, type Agen
 import { type ScriptEntry, type ScriptedModel, createScriptedModel } from "@turnkit/agent-loop/testing";
 import type { RunTurnInput, RuntimeTool } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
-import { type AgentRunObservation, observeAgent } from "../../fuzz/observe-agent.js";
-import { type TurnRunObservation, observeTurn } from "../../fuzz/observe-turn.js";
-import { type TurnCheckOptions, checkAgentObservation, checkTurnInvariants } from "../../fuzz/observation-checks.js";
-import { type SteppingClock, createSteppingClock } from "../../fuzz/virtual-time.js";
+import { type AgentRunObservation, observeAgent } from "../../src/observe-agent.js";
+import { type TurnRunObservation, observeTurn } from "../../src/observe-turn.js";
+import { type TurnCheckOptions, checkAgentObservation, checkTurnInvariants } from "../../src/observation-checks.js";
+import { type SteppingClock, createSteppingClock } from "../../src/virtual-time.js";
 
 export { createSteppingClock, type SteppingClock };
 

@@ -1,6 +1,6 @@
 /**
  * The properties of issue 8, shared by the CI tests
- * (`conformance/test/properties`) and `pnpm fuzz` (`fuzz/run.ts`): each
+ * (`fuzz/test/properties`) and `pnpm fuzz` (`fuzz/src/run.ts`): each
  * generates scenarios, runs them through `Agent` or `PiTurnRunner`, and
  * checks every invariant after each run.
  */

@@ -5,7 +5,7 @@
  *   pnpm fuzz --runs 50000 --seed 7    a bigger budget, a chosen base seed
  *   pnpm fuzz --property runner        one property only
  *   pnpm fuzz --property agent --seed 123 --path "4:1:0"   replay a failure
- *   pnpm fuzz --include-known-bugs     also generate what fuzz/known-bugs.ts excludes
+ *   pnpm fuzz --include-known-bugs     also generate what fuzz/src/known-bugs.ts excludes
  *
  * The budget is shared between the properties by weight and cut into
  * batches; batch k runs with seed `base + k`, so the whole run covers the

@@ -11,7 +11,7 @@ import type { AgentTool } from "@turnkit/agent-loop";
 import { response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { type PiTurnHooks, defineRuntimeTool } from "@turnkit/agent-core";
 import { ErrorCode } from "@turnkit/protocol";
-import { runAgentFault, runTurnFault, textOf, toolResults } from "../support-fuzz/fault-harness.js";
+import { runAgentFault, runTurnFault, textOf, toolResults } from "../support/fault-harness.js";
 
 const parameters = Type.Object({ value: Type.Optional(Type.String()) });
 

@@ -14,11 +14,11 @@
  * keys, invalid JSON fragments and wrong types where an object belongs, long
  * strings. Every call gets a result and no prototype changes.
  *
- * The checks live in `fuzz/observation-checks.ts`; `pnpm fuzz` runs the same
+ * The checks live in `fuzz/src/observation-checks.ts`; `pnpm fuzz` runs the same
  * properties with a large budget.
  */
 import { describe } from "vitest";
-import { propertyTest } from "../support-fuzz/property-test.js";
+import { propertyTest } from "../support/property-test.js";
 
 describe("property: Agent", () => {
   propertyTest("agent");

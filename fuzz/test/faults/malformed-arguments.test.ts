@@ -10,9 +10,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { type ArgumentScenario, type RawArguments, runArgumentScenario } from "../../fuzz/argument-scenario.js";
-import { checkPrototypesUnchanged, snapshotPrototypes } from "../../fuzz/invariants/prototypes.js";
-import { checkArgumentObservation } from "../../fuzz/observation-checks.js";
+import { type ArgumentScenario, type RawArguments, runArgumentScenario } from "../../src/argument-scenario.js";
+import { checkPrototypesUnchanged, snapshotPrototypes } from "../../src/invariants/prototypes.js";
+import { checkArgumentObservation } from "../../src/observation-checks.js";
 
 const PATHS = ["agent", "runner"] as const;
 
