@@ -41,6 +41,16 @@ export interface AgentRuntime {
   isEnabled(id: string, scope?: EnabledScope): boolean;
   /** Forgets every per-session override of `sessionId` (call it when a session ends, so overrides do not pile up). */
   clearSessionOverrides(sessionId: string): void;
+  /**
+   * Releases what the extensions hold: runs every `api.onDispose` handler
+   * once (enabled or not), in reverse extension order, each awaited. Call it
+   * when the host shuts down; a second call returns the same promise. Every
+   * handler runs even when one fails; the promise then rejects with
+   * `ExtensionContributionError` (`dispose`) naming the first that failed.
+   * Assembling turns afterwards is the extensions' business (an extension
+   * holding a connection refuses to contribute).
+   */
+  dispose(): Promise<void>;
 }
 
 /**
@@ -74,6 +84,9 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
     },
     clearSessionOverrides(sessionId) {
       enabled.clearSession(sessionId);
+    },
+    dispose() {
+      return registry.dispose();
     },
   };
 }

@@ -83,4 +83,17 @@ export interface ExtensionAPI<TParams = unknown> {
   registerReminderProvider(provider: ReminderProvider): void;
   /** Subscribes `handler` to `event`; an unknown event name or a non-function handler throws. */
   on<E extends ExtensionEventName>(event: E, handler: ExtensionEventHandlers[E]): void;
+  /**
+   * Registers a handler that releases what the extension holds (a child
+   * process, a socket). It runs once, when the host calls
+   * `runtime.dispose()`, or when a later extension's init fails and the
+   * runtime is never built. A non-function throws `extension_init`.
+   */
+  onDispose(handler: DisposeHandler): void;
 }
+
+/**
+ * Releases an extension's resources. Awaited; a throw or rejection is
+ * reported by `runtime.dispose()` after every other handler has run.
+ */
+export type DisposeHandler = () => MaybePromise<void>;

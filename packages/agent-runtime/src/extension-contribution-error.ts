@@ -1,7 +1,7 @@
 import { TurnkitError } from "@turnkit/agent-core";
 
 /** Which per-turn contribution of an extension failed during `assembleTurn`. */
-export type ContributionKind = "tool_factory" | "system_prompt" | "user_prompt_prefix" | "reminder";
+export type ContributionKind = "tool_factory" | "system_prompt" | "user_prompt_prefix" | "reminder" | "dispose";
 
 /** Stable code of {@link ExtensionContributionError}. */
 export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";
@@ -9,7 +9,8 @@ export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";
 /**
  * A per-turn contribution (tool factory, prompt part, reminder provider)
  * threw, rejected or returned something of the wrong type while a turn was
- * assembled. `assembleTurn` then rejects with this error: the turn is never
+ * assembled, or a dispose handler failed (`contribution: "dispose"`, from
+ * `runtime.dispose()`). `assembleTurn` then rejects with this error: the turn is never
  * built without a part an extension meant to add (fail closed). When several
  * fail, the first in extension order is reported. The original error is
  * `cause`.

@@ -2,7 +2,7 @@ export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type E
 export { assembleTurnFromRegistry } from "./assemble-turn.js";
 export type { AssembledReminder, AssembledTurn, AssemblyDiagnostic, ExtensionContributionSummary } from "./assembled-turn.js";
 export { DEFAULT_REMINDER_PRIORITY, MAX_EXTENSION_ID_LENGTH, PROMPT_PART_SEPARATOR, SYSTEM_REMINDER_TAG } from "./defaults.js";
-export type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution, ToolFactory } from "./extension-api.js";
+export type { DisposeHandler, ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution, ToolFactory } from "./extension-api.js";
 export { EXTENSION_CONTRIBUTION_FAILED, ExtensionContributionError, type ContributionKind } from "./extension-contribution-error.js";
 export {
   EXTENSION_EVENT_NAMES,

@@ -1,7 +1,8 @@
 import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool } from "@turnkit/agent-core";
 import { DEFAULT_REMINDER_PRIORITY } from "./defaults.js";
-import type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
+import type { DisposeHandler, ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
 import { type ExtensionEventHandlers, type ExtensionEventName, EXTENSION_EVENT_NAMES, isExtensionEventName } from "./extension-events.js";
+import { ExtensionContributionError } from "./extension-contribution-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 
 /** A reminder provider as registered, with its priority resolved. */
@@ -36,6 +37,8 @@ export interface ExtensionContributions {
   readonly reminders: readonly RegisteredReminderProvider[];
   /** Handlers per event; every event has a list, empty when nothing subscribed. */
   readonly handlers: RegisteredHandlers;
+  /** Handlers registered with `api.onDispose`, in registration order. */
+  readonly disposeHandlers: readonly DisposeHandler[];
 }
 
 /** Options of {@link Registry.initialize}. */
@@ -65,9 +68,10 @@ export class Registry {
    * Initialises `extensions` in order and resolves to the registry.
    * Rejects with `TurnkitConfigError` (`extension_init`) at the first init
    * that throws or rejects, naming that extension, with the original error
-   * as `cause`; later extensions are not initialised. Rejects with
-   * `invalid_extension_id` for a malformed extension or a repeated id,
-   * before any init runs.
+   * as `cause`; later extensions are not initialised, and the dispose
+   * handlers of those already initialised (the failing one included) run
+   * before the rejection. Rejects with `invalid_extension_id` for a
+   * malformed extension or a repeated id, before any init runs.
    */
   static async initialize(extensions: readonly Extension[], options: RegistryOptions = {}): Promise<Registry> {
     const seen = new Set<string>();
@@ -80,12 +84,33 @@ export class Registry {
     });
     const window: InitWindow = { current: undefined };
     const byId = new Map<string, ExtensionContributions>();
+    const disposers: (() => Promise<void>)[] = [];
     for (const extension of extensions) {
       const params = options.params !== undefined && Object.hasOwn(options.params, extension.id) ? options.params[extension.id] : undefined;
-      byId.set(extension.id, await initialiseOne(extension, params, window));
+      try {
+        byId.set(extension.id, await initialiseOne(extension, params, window, disposers));
+      } catch (error) {
+        // Nothing an extension started may outlive a runtime that was never built.
+        for (const dispose of disposers.reverse()) await dispose().catch(() => {});
+        throw error;
+      }
     }
     return new Registry(byId);
   }
+
+  /**
+   * Runs every dispose handler once, in reverse extension order (and reverse
+   * registration order within one), each awaited before the next. A second
+   * call returns the first call's promise. Every handler runs even when one
+   * fails; then the promise rejects with `ExtensionContributionError`
+   * (`dispose`) for the first failure in run order, original error as `cause`.
+   */
+  dispose(): Promise<void> {
+    this.disposed ??= disposeAll([...this.byId.values()].reverse());
+    return this.disposed;
+  }
+
+  private disposed: Promise<void> | undefined;
 
   /** The initialised extensions' ids, in order. */
   get ids(): readonly string[] {
@@ -103,7 +128,31 @@ interface InitWindow {
   current: string | undefined;
 }
 
-async function initialiseOne(extension: Extension, params: unknown, window: InitWindow): Promise<ExtensionContributions> {
+async function disposeAll(extensions: readonly ExtensionContributions[]): Promise<void> {
+  let failure: ExtensionContributionError | undefined;
+  for (const extension of extensions) {
+    for (const handler of [...extension.disposeHandlers].reverse()) {
+      try {
+        await handler();
+      } catch (error) {
+        const id = extension.extensionId;
+        failure ??= new ExtensionContributionError(id, "dispose", `extension "${id}": dispose handler failed: ${errorText(error)}`, { cause: error });
+      }
+    }
+  }
+  if (failure) throw failure;
+}
+
+/**
+ * `disposers` collects, across extensions and in registration order, the
+ * handlers that must run if a later init fails.
+ */
+async function initialiseOne(
+  extension: Extension,
+  params: unknown,
+  window: InitWindow,
+  disposers: (() => Promise<void>)[],
+): Promise<ExtensionContributions> {
   const id = extension.id;
   let open = true;
   const tools: ToolContribution[] = [];
@@ -111,6 +160,7 @@ async function initialiseOne(extension: Extension, params: unknown, window: Init
   const systemPrompt: PromptContribution[] = [];
   const userPromptPrefix: PromptContribution[] = [];
   const reminders: RegisteredReminderProvider[] = [];
+  const disposeHandlers: DisposeHandler[] = [];
   const handlers = Object.fromEntries(EXTENSION_EVENT_NAMES.map((event) => [event, [] as unknown[]])) as unknown as {
     [E in ExtensionEventName]: ExtensionEventHandlers[E][];
   };
@@ -169,6 +219,13 @@ async function initialiseOne(extension: Extension, params: unknown, window: Init
       if (typeof handler !== "function") fail("on", `the handler for "${event}" must be a function`);
       (handlers[event] as unknown[]).push(handler);
     },
+    onDispose(handler) {
+      guard("onDispose");
+      if (typeof handler !== "function") fail("onDispose", `the dispose handler must be a function, got ${typeof handler}`);
+      const once = onceHandler(handler);
+      disposeHandlers.push(once);
+      disposers.push(once);
+    },
   };
 
   window.current = id;
@@ -190,7 +247,14 @@ async function initialiseOne(extension: Extension, params: unknown, window: Init
     userPromptPrefix: Object.freeze(userPromptPrefix),
     reminders: Object.freeze(reminders),
     handlers: Object.freeze(handlers),
+    disposeHandlers: Object.freeze(disposeHandlers),
   });
+}
+
+/** The handler, run at most once however often it is called (async throws become rejections). */
+function onceHandler(handler: DisposeHandler): () => Promise<void> {
+  let run: Promise<void> | undefined;
+  return () => (run ??= Promise.resolve().then(() => handler()));
 }
 
 function errorText(error: unknown): string {
