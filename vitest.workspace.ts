@@ -10,5 +10,6 @@ export default [
   "packages/agent-runtime",
   "conformance",
   "fuzz",
+  "scripts",
   "examples/*",
 ];
