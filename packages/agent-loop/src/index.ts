@@ -5,4 +5,6 @@ export { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./de
 export { MessageQueue } from "./message-queue.js";
 export { ToolResultText, emptyUsage, errorText, failedAssistantMessage } from "./synthetic-messages.js";
 export { isSinclairSchema, validateToolArguments } from "./tool-arguments.js";
+export { streamProxy, type ProxyStreamOptions } from "./proxy/stream-proxy.js";
+export type { ProxyAssistantMessageEvent } from "./proxy/proxy-protocol.js";
 export type * from "./types.js";
