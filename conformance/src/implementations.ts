@@ -43,6 +43,8 @@ export interface LoopImplementation {
   createAgent(options: pi.AgentOptions): HostAgent;
   readonly agentLoop: typeof pi.agentLoop;
   readonly agentLoopContinue: typeof pi.agentLoopContinue;
+  /** The proxy stream function; ours must be assignable to pi's type. */
+  readonly streamProxy: typeof pi.streamProxy;
 }
 
 /** The reference: `@mariozechner/pi-agent-core` 0.73.1. */
@@ -52,6 +54,7 @@ export const PI: LoopImplementation = {
   createAgent: (options) => new pi.Agent(options),
   agentLoop: pi.agentLoop,
   agentLoopContinue: pi.agentLoopContinue,
+  streamProxy: pi.streamProxy,
 };
 
 /** Ours: `@turnkit/agent-loop`. */
@@ -61,6 +64,7 @@ export const TURNKIT: LoopImplementation = {
   createAgent: (options) => new turnkit.Agent(options),
   agentLoop: turnkit.agentLoop,
   agentLoopContinue: turnkit.agentLoopContinue,
+  streamProxy: turnkit.streamProxy,
 };
 
 /** Both implementations, reference first. */

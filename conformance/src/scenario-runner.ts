@@ -108,6 +108,7 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
       transformContext: setup.transformContext,
       convertToLlm: setup.convertToLlm,
       getApiKey: setup.getApiKey,
+      streamFn: setup.streamFn,
     });
 
   const context: ScenarioContext = {
@@ -127,7 +128,7 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
         return;
       }
       const messages = typeof prompts === "string" ? [userPrompt(prompts)] : prompts;
-      await consume("agentLoop", () => impl.agentLoop(messages, loopContext(setup), loopConfig(setup), undefined, streamFn));
+      await consume("agentLoop", () => impl.agentLoop(messages, loopContext(setup), loopConfig(setup), undefined, setup.streamFn ?? streamFn));
     },
     async continueFrom(setup) {
       if (surface === "agent") {
@@ -135,10 +136,10 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
         await settle("continue()", () => agent.continue());
         return;
       }
-      await consume("agentLoopContinue", () => impl.agentLoopContinue(loopContext(setup), loopConfig(setup), undefined, streamFn));
+      await consume("agentLoopContinue", () => impl.agentLoopContinue(loopContext(setup), loopConfig(setup), undefined, setup.streamFn ?? streamFn));
     },
-    runLoop: (prompts, loopContextValue, config, signal) =>
-      consume("agentLoop", () => impl.agentLoop(prompts, loopContextValue, { model: scripted.model, ...config }, signal, streamFn)),
+    runLoop: (prompts, loopContextValue, config, signal, loopStreamFn) =>
+      consume("agentLoop", () => impl.agentLoop(prompts, loopContextValue, { model: scripted.model, ...config }, signal, loopStreamFn ?? streamFn)),
     runLoopContinue: (loopContextValue, config, signal) =>
       consume("agentLoopContinue", () => impl.agentLoopContinue(loopContextValue, { model: scripted.model, ...config }, signal, streamFn)),
     abortController() {

@@ -35,6 +35,8 @@ export interface LoopSetup {
   transformContext?: AgentLoopConfig["transformContext"];
   convertToLlm?: AgentLoopConfig["convertToLlm"];
   getApiKey?: AgentLoopConfig["getApiKey"];
+  /** A stream function to use instead of the scripted one (e.g. a proxy client); wrap it with `recordRequests` if its calls should show. */
+  streamFn?: StreamFn;
 }
 
 /**
@@ -67,7 +69,7 @@ export interface ScenarioContext {
   /** Continues from `setup.messages` through the surface under test and records the outcome. */
   continueFrom(setup: LoopSetup): Promise<void>;
   /** The raw `agentLoop` with a full config; consumes the stream into the trace and records `result()`. */
-  runLoop(prompts: AgentMessage[], context: AgentContext, config: Omit<AgentLoopConfig, "model">, signal?: AbortSignal): Promise<void>;
+  runLoop(prompts: AgentMessage[], context: AgentContext, config: Omit<AgentLoopConfig, "model">, signal?: AbortSignal, streamFn?: StreamFn): Promise<void>;
   /** The raw `agentLoopContinue`; like {@link ScenarioContext.runLoop}. A synchronous throw is recorded. */
   runLoopContinue(context: AgentContext, config: Omit<AgentLoopConfig, "model">, signal?: AbortSignal): Promise<void>;
   /** An `AbortController` the runner also aborts if the scenario times out. */

@@ -5,6 +5,7 @@ import { FAILURE_SCENARIOS } from "./failures.js";
 import { QUEUE_SCENARIOS } from "./queues.js";
 import { REGRESSION_SCENARIOS } from "./regressions.js";
 import { RESPONSE_SCENARIOS } from "./responses.js";
+import { STREAM_PROXY_SCENARIOS } from "./stream-proxy.js";
 import { TOOL_BATCH_SCENARIOS } from "./tool-batches.js";
 import { TOOL_HOOK_SCENARIOS } from "./tool-hooks.js";
 
@@ -21,5 +22,6 @@ export const SCENARIOS: readonly Scenario[] = [
   ...FAILURE_SCENARIOS,
   ...ABORT_SCENARIOS,
   ...AGENT_API_SCENARIOS,
+  ...STREAM_PROXY_SCENARIOS,
   ...REGRESSION_SCENARIOS,
 ];
