@@ -14,6 +14,7 @@ export * from "./call-stack/llm-retry.js";
 export * from "./tools/new-tools.js";
 export * from "./call-stack/overflow-recovery.js";
 export * from "./pi-turn-runner/pi-turn-runner.js";
+export * from "./pi-turn-runner/runner-options.js";
 export * from "./messages/project-messages.js";
 export * from "./prompt-read.js";
 export * from "./pi-turn-runner/run-turn-input.js";

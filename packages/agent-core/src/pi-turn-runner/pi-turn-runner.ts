@@ -1,89 +1,26 @@
-import { randomUUID } from "node:crypto";
 import type { TurnOutcome } from "@turnkit/protocol";
-import type { BashEnvSpawnHookOptions } from "../bash-env.js";
-import { type Clock, type RandomSource, systemClock } from "../clock.js";
-import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
+import { subscribeAgentEvents } from "./agent-events.js";
+import { wireCancellation } from "./cancellation.js";
+import { finishTurn } from "./finish-turn.js";
+import { installHooks } from "./install-hooks.js";
+import { newAgent } from "./new-agent.js";
+import { newTurn } from "./new-turn.js";
+import { runAgent } from "./run-agent.js";
 import { type RunTurnInput, assertValidRunTurnInput } from "./run-turn-input.js";
-import { TurnExecution } from "./turn-execution.js";
-
-/** Where the runner reports what it did; every method optional, failures ignored. */
-export interface TurnLogger {
-  /** Detail for debugging; never called per streamed delta. */
-  debug?(message: string, attrs?: Record<string, unknown>): void;
-  /** Something went wrong but the turn goes on. */
-  warn?(message: string, attrs?: Record<string, unknown>): void;
-  /** The turn failed; `attrs.code` is its error code. */
-  error?(message: string, attrs?: Record<string, unknown>): void;
-}
-
-/** Receives per-turn measurements (`turn.duration_ms`, `llm.requests`, ...). Failures ignored. */
-export type TurnMetricsSink = (metric: { name: string; value: number; attrs: Record<string, string> }) => void;
+import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
+import type { PiTurnRunnerOptions } from "./runner-options.js";
 
 /**
- * Process-wide defaults of a {@link PiTurnRunner} (SPEC T2). Everything
- * turn-specific comes with each `RunTurnInput`.
- */
-export interface PiTurnRunnerOptions {
-  /** Names assistant messages (B3). Default: `msg_<uuid>`. */
-  allocateMessageId?: MessageIdAllocator;
-  /** Names runtime events. Default: `evt_<uuid of this runner>_<counter>`, unique per runner. */
-  newEventId?: () => string;
-  /** Time for backoff, timeouts and tool durations. Default: the system clock. */
-  clock?: Clock;
-  /** Jitter source for retry backoff. Default: `Math.random`. */
-  random?: RandomSource;
-  logger?: TurnLogger;
-  metrics?: TurnMetricsSink;
-  /** Default workspace of the built-in tools. Default: `process.cwd()`. */
-  workspaceDir?: string;
-  /** Environment sanitising of the built-in `bash` tool (SPEC E). */
-  bashEnv?: BashEnvSpawnHookOptions;
-}
-
-/**
- * Event ids unique across runners and processes without a random UUID per
- * event (which cost ~15% of a streamed turn): one random prefix per runner
- * and a counter.
- */
-function sequentialEventIds(): () => string {
-  const prefix = `evt_${randomUUID()}_`;
-  let next = 0;
-  return () => prefix + (++next).toString(36);
-}
-
-/** The runner's resolved defaults, shared read-only by its turns. */
-export interface RunnerDefaults {
-  allocateMessageId: MessageIdAllocator;
-  /** Returns a new id for each runtime event; ids are unique per runner. */
-  newEventId: () => string;
-  clock: Clock;
-  random: RandomSource;
-  logger: TurnLogger;
-  metrics: TurnMetricsSink | undefined;
-  workspaceDir: string | undefined;
-  bashEnv: BashEnvSpawnHookOptions | undefined;
-}
-
-/**
- * Turns one agent run into one runtime turn (SPEC T2). Holds only
- * process-wide defaults; each `runTurn` builds a fresh Agent, EventBridge,
- * event queue and history cursor, so turns never share state and one runner
- * may run many turns concurrently.
+ * Turns one agent run into one runtime turn. Holds only process-wide
+ * defaults; each `runTurn` builds a fresh Agent, EventBridge, event queue
+ * and history cursor, so turns never share state and one runner may run
+ * many turns concurrently.
  */
 export class PiTurnRunner {
   private readonly defaults: RunnerDefaults;
 
   constructor(options: PiTurnRunnerOptions = {}) {
-    this.defaults = {
-      allocateMessageId: options.allocateMessageId ?? (() => `msg_${randomUUID()}`),
-      newEventId: options.newEventId ?? sequentialEventIds(),
-      clock: options.clock ?? systemClock,
-      random: options.random ?? Math.random,
-      logger: options.logger ?? {},
-      metrics: options.metrics,
-      workspaceDir: options.workspaceDir,
-      bashEnv: options.bashEnv,
-    };
+    this.defaults = resolveRunnerDefaults(options);
   }
 
   /**
@@ -95,11 +32,30 @@ export class PiTurnRunner {
    * Rejects only for invalid input (a `TurnkitConfigError`: missing model or
    * message, a writer without `push`, duplicate or malformed tools, a bad
    * host cap), before any event is emitted. Otherwise it never rejects:
-   * whatever the writer, hooks, tools or provider do, it resolves (X3).
+   * whatever the writer, hooks, tools or provider do, it resolves.
    */
   async runTurn(input: RunTurnInput): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
-    const turn = new TurnExecution(input, this.defaults);
-    return turn.run();
+    // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
+    const created = newTurn(input, this.defaults);
+    // Step 2: the first session.status, `running`.
+    created.events.push("session.status", { status: "running" });
+    // Step 3: the Agent with system prompt, model, tools and history; the history cursor.
+    const turn = newAgent(created);
+    // Step 4: the LLM and tool hooks, and the stop checks.
+    installHooks(turn);
+    // Step 5: every Agent event goes through one serial path.
+    const unsubscribe = subscribeAgentEvents(turn);
+    // Step 6: the caller's abort becomes agent.abort().
+    const unwireCancellation = wireCancellation(turn);
+    try {
+      // Step 7: prompt or continue, wait until idle, run steering that arrived until the turn closes.
+      await runAgent(turn);
+    } finally {
+      unwireCancellation();
+      unsubscribe();
+    }
+    // Step 8: deliver remaining history, flush, the terminal session.status, drain.
+    return finishTurn(turn);
   }
 }

@@ -13,7 +13,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createVirtualClock, hang, response, text, toolCall } from "@turnkit/agent-loop/testing";
-import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/pi-turn-runner.js";
+import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/runner-options.js";
 import type { RunScriptedTurnOptions, ScriptedTurnResult } from "../../src/testing/index.js";
 import {
   abortListenerCount,

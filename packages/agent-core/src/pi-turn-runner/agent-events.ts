@@ -1,0 +1,61 @@
+import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
+import { runAfterLlmHooks } from "./after-llm-hooks.js";
+import { isErrorOrAborted } from "./assistant-message.js";
+import { deliverHistory } from "./history-delivery.js";
+import { onStepEnd } from "./step-end.js";
+import type { RunningTurn } from "./turn-state.js";
+
+/**
+ * Step 5 of a turn: subscribes the one Agent listener, through which every
+ * Agent event reaches the EventBridge (and so the serial event queue), the
+ * after-LLM hooks, history delivery and step end, in event order. Returns
+ * the function that unsubscribes it.
+ */
+export function subscribeAgentEvents(turn: RunningTurn): () => void {
+  return turn.agent.subscribe((event) => onAgentEvent(turn, event));
+}
+
+/**
+ * Handles one Agent event. Returns a promise only where the loop must wait
+ * (id allocation, hooks, history delivery, steering), so streamed deltas
+ * go straight to the writer.
+ */
+function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | void {
+  switch (event.type) {
+    case "message_update":
+    case "tool_execution_start":
+    case "tool_execution_update":
+    case "agent_start":
+    case "turn_start":
+      return turn.bridge.handle(event);
+    case "message_start":
+      return turn.bridge.handle(event);
+    case "message_end":
+      return onMessageEnd(turn, event.message);
+    // The bridge answers with a promise only while a message id is still being allocated;
+    // then what follows must wait for it (and its failure must reach the loop).
+    case "tool_execution_end": {
+      const bridged = turn.bridge.handle(event);
+      return bridged ? bridged.then(() => deliverHistory(turn)) : deliverHistory(turn);
+    }
+    case "turn_end": {
+      const bridged = turn.bridge.handle(event);
+      return bridged
+        ? bridged.then(() => onStepEnd(turn, event.message, event.toolResults))
+        : onStepEnd(turn, event.message, event.toolResults);
+    }
+    case "agent_end":
+      return turn.bridge.handle(event);
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+/** A completed message: the after-LLM hooks see a response first, then the bridge emits it, then the host receives it. */
+async function onMessageEnd(turn: RunningTurn, message: AgentMessage): Promise<void> {
+  if (message.role === "assistant" && !isErrorOrAborted(message)) await runAfterLlmHooks(turn, message);
+  await turn.bridge.handle({ type: "message_end", message });
+  await deliverHistory(turn);
+}

@@ -1,0 +1,106 @@
+import { ABANDONED, type AgentMessage, errorText } from "@turnkit/agent-loop";
+import { createHiddenMessage } from "../messages/turn-messages.js";
+import { deliverHistory } from "./history-delivery.js";
+import { HookAbandonedError, settleHook } from "./hook-settling.js";
+import { hookFailure } from "./turn-failure.js";
+import { type BeforeLlmCallDecision, type LlmCallReason, hookArray } from "./turn-hooks.js";
+import type { RunningTurn } from "./turn-state.js";
+
+/**
+ * The before-LLM hook seam, installed as the loop's `transformContext`:
+ * runs the `beforeLlmCallHook`s in order, each seeing what the previous
+ * ones produced, and returns the messages this request sends. A `skip` or
+ * `respond` is left in `nextDirective` for the turn's stream function.
+ *
+ * Fails closed: a throw, an invalid decision or a replacement that cannot
+ * be persisted records a `hook` failure and throws, so the loop records an
+ * error response and the model is never called. A hook still pending past
+ * the abort grace throws `HookAbandonedError` (an aborted response).
+ */
+export async function runBeforeLlmHooks(
+  turn: RunningTurn,
+  messages: AgentMessage[],
+  signal: AbortSignal | undefined,
+  reason: LlmCallReason,
+): Promise<AgentMessage[]> {
+  if (reason === "request") turn.requestIndex++;
+  turn.loopMessages = messages;
+  const hooks = hookArray(turn.hooks.beforeLlmCallHook);
+  let current: AgentMessage[] = messages;
+  for (const hook of hooks) {
+    let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
+    try {
+      decision = await settleHook(
+        hook({
+          sessionId: turn.input.sessionId,
+          turnId: turn.input.turnId,
+          requestIndex: turn.requestIndex,
+          reason,
+          messages: current,
+          model: turn.input.llm.model,
+          auxiliaryStreamFn: turn.auxiliaryStreamFn,
+          signal: signal ?? new AbortController().signal,
+        }),
+        signal,
+      );
+    } catch (error) {
+      throw hookFailure(turn, `beforeLlmCallHook failed: ${errorText(error)}`);
+    }
+    if (decision === ABANDONED) throw new HookAbandonedError("beforeLlmCallHook");
+    if (decision === null || decision === undefined) continue;
+    switch (decision.type) {
+      case "continue":
+        continue;
+      case "skip":
+        turn.nextDirective = { kind: "skip" };
+        turn.stopRequested = true;
+        return current;
+      case "respond":
+        if (typeof decision.text !== "string") throw hookFailure(turn, "beforeLlmCallHook returned respond without text");
+        turn.nextDirective = { kind: "respond", text: decision.text };
+        return current;
+      case "replaceRequestMessages":
+        if (!Array.isArray(decision.messages)) throw hookFailure(turn, "beforeLlmCallHook returned replaceRequestMessages without messages");
+        current = decision.messages;
+        continue;
+      case "replaceMessages":
+        if (!Array.isArray(decision.messages)) throw hookFailure(turn, "beforeLlmCallHook returned replaceMessages without messages");
+        await replaceHistory(turn, messages, decision.messages, decision.metadata);
+        current = messages;
+        continue;
+      case "appendMessage": {
+        if (typeof decision.message?.content !== "string" && !Array.isArray(decision.message?.content)) {
+          throw hookFailure(turn, "beforeLlmCallHook returned appendMessage without content");
+        }
+        const hidden = createHiddenMessage(decision.message.content, decision.message.source);
+        messages.push(hidden);
+        turn.agent.state.messages.push(hidden);
+        if (current !== messages) current = [...current, hidden];
+        continue;
+      }
+      case "abort":
+        throw hookFailure(turn, `beforeLlmCallHook aborted the model call: ${decision.reason ?? "no reason given"}`);
+      default:
+        throw hookFailure(turn, `beforeLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}`);
+    }
+  }
+  return current;
+}
+
+/** A persistent replacement (compaction): the loop's context, the transcript and the host all switch to it. */
+async function replaceHistory(
+  turn: RunningTurn,
+  loopMessages: AgentMessage[],
+  replacement: AgentMessage[],
+  metadata?: Record<string, unknown>,
+): Promise<void> {
+  const previous = turn.agent.state.messages.slice();
+  loopMessages.splice(0, loopMessages.length, ...replacement);
+  turn.agent.state.messages = replacement;
+  turn.cursor.replace(previous, replacement, metadata);
+  try {
+    await deliverHistory(turn);
+  } catch (error) {
+    throw hookFailure(turn, `The replaced history could not be persisted: ${errorText(error)}`);
+  }
+}

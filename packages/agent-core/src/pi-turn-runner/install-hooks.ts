@@ -1,0 +1,31 @@
+import { runBeforeLlmHooks } from "./before-llm-hooks.js";
+import { settleHostCallback } from "./hook-settling.js";
+import { turnStreamFn } from "./llm-request.js";
+import { afterToolCall, beforeToolCall, onToolExecutionStart } from "./tool-hooks.js";
+import type { RunningTurn } from "./turn-state.js";
+
+/**
+ * Step 4 of a turn: installs the LLM hook seam (before-LLM hooks as the
+ * loop's `transformContext`, the turn's stream function around the call
+ * stack), the tool hook seam, and the stop checks: the loop stops after a
+ * step when the turn asked to stop or the host's `shouldStopAfterTurn`
+ * says so, and after steering when `shouldStopAfterSteering` says so.
+ */
+export function installHooks(turn: RunningTurn): void {
+  const { agent, input } = turn;
+  agent.transformContext = (messages, signal) => runBeforeLlmHooks(turn, messages, signal, "request");
+  agent.streamFn = turnStreamFn(turn);
+  agent.beforeToolCall = (context, signal) => beforeToolCall(turn, context, signal);
+  agent.afterToolCall = (context, signal) => afterToolCall(turn, context, signal);
+  agent.onToolExecutionStart = (context, signal) => onToolExecutionStart(turn, context, signal);
+  agent.shouldStopAfterTurn = async (context) =>
+    turn.stopRequested || (input.shouldStopAfterTurn ? (await settleHostCallback(turn, input.shouldStopAfterTurn(context), true)) === true : false);
+  const stopAfterSteering = input.shouldStopAfterSteering;
+  agent.shouldStopAfterSteering = stopAfterSteering
+    ? async (context) => {
+        const stop = (await settleHostCallback(turn, stopAfterSteering({ steeringMessages: context.steeringMessages }), true)) === true;
+        if (stop) turn.stopRequested = true;
+        return stop;
+      }
+    : undefined;
+}

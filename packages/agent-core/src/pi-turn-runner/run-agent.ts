@@ -1,0 +1,58 @@
+import { type AgentMessage, errorText } from "@turnkit/agent-loop";
+import { ErrorCode } from "@turnkit/protocol";
+import { createUserMessage } from "../messages/turn-messages.js";
+import { isErrorOrAborted } from "./assistant-message.js";
+import { MAX_CLOSE_ATTEMPTS, pollSteering, tryBeginClose } from "./steering.js";
+import { failTurn } from "./turn-failure.js";
+import type { RunningTurn } from "./turn-state.js";
+
+/**
+ * Step 7 of a turn: prompts the Agent with the hidden messages and the
+ * user's message (or continues the history), waits until it is idle, then
+ * converges: steering that arrived meanwhile runs too, until the turn
+ * closes. Does not start at all when the turn was cancelled before start or
+ * has failed already (a writer that threw at `running`). Never rejects: an
+ * unexpected error fails the turn with code `internal`.
+ */
+export async function runAgent(turn: RunningTurn): Promise<void> {
+  if (turn.cancelledBeforeStart || turn.failure) return;
+  try {
+    const { input, agent } = turn;
+    const prompts: AgentMessage[] = [...(input.beforeUserMessages ?? [])];
+    if (input.startMode !== "continue" && input.userMessage) {
+      const { text, images, batchId } = input.userMessage;
+      prompts.push(createUserMessage(text, { images, batchId }));
+    }
+    if (prompts.length > 0) await agent.prompt(prompts);
+    else await agent.continue();
+    await convergeAtIdle(turn);
+  } catch (error) {
+    failTurn(turn, { code: ErrorCode.Internal, message: `The turn failed unexpectedly: ${errorText(error)}` });
+  }
+}
+
+/**
+ * After the Agent is idle: runs queued messages, polls steering at the
+ * `exit` boundary and tries to close, until closing succeeds or the turn
+ * stopped, failed, was aborted or ended in an error response. Gives up
+ * (with a `debug.trace` warning) when `tryBeginClose` keeps refusing
+ * without new work.
+ */
+async function convergeAtIdle(turn: RunningTurn): Promise<void> {
+  const { agent, input } = turn;
+  for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
+    if (turn.stopRequested || turn.failure || input.signal?.aborted) return;
+    const last = agent.state.messages[agent.state.messages.length - 1];
+    if (isErrorOrAborted(last)) return;
+    if (agent.hasQueuedMessages()) {
+      await agent.continue();
+      continue;
+    }
+    if (turn.closed || !input.tryBeginClose) return;
+    // Steering that arrived is queued now; the loop top checks abort and failure again before
+    // continuing: an abort during the poll hit an idle agent, so it would not stop the next run.
+    if ((await pollSteering(turn, "exit")) > 0) continue;
+    if (await tryBeginClose(turn, last)) return;
+  }
+  turn.bridge.trace("turn", "warn", "tryBeginClose kept refusing without new work; the turn ends");
+}

@@ -1,0 +1,37 @@
+import type { BashEnvSpawnHookOptions } from "../bash-env.js";
+import type { Clock, RandomSource } from "../clock.js";
+import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
+
+/** Where the runner reports what it did; every method optional, failures ignored. */
+export interface TurnLogger {
+  /** Detail for debugging; never called per streamed delta. */
+  debug?(message: string, attrs?: Record<string, unknown>): void;
+  /** Something went wrong but the turn goes on. */
+  warn?(message: string, attrs?: Record<string, unknown>): void;
+  /** The turn failed; `attrs.code` is its error code. */
+  error?(message: string, attrs?: Record<string, unknown>): void;
+}
+
+/** Receives per-turn measurements (`turn.duration_ms`, `llm.requests`, ...). Failures ignored. */
+export type TurnMetricsSink = (metric: { name: string; value: number; attrs: Record<string, string> }) => void;
+
+/**
+ * Process-wide defaults of a `PiTurnRunner`. Everything turn-specific comes
+ * with each `RunTurnInput`.
+ */
+export interface PiTurnRunnerOptions {
+  /** Names assistant messages. Default: `msg_<uuid>`. */
+  allocateMessageId?: MessageIdAllocator;
+  /** Names runtime events. Default: `evt_<uuid of this runner>_<counter>`, unique per runner. */
+  newEventId?: () => string;
+  /** Time for backoff, timeouts and tool durations. Default: the system clock. */
+  clock?: Clock;
+  /** Jitter source for retry backoff. Default: `Math.random`. */
+  random?: RandomSource;
+  logger?: TurnLogger;
+  metrics?: TurnMetricsSink;
+  /** Default workspace of the built-in tools. Default: `process.cwd()`. */
+  workspaceDir?: string;
+  /** Environment sanitising of the built-in `bash` tool. */
+  bashEnv?: BashEnvSpawnHookOptions;
+}

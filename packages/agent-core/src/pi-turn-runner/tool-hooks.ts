@@ -1,0 +1,132 @@
+import type { AssistantMessage } from "@mariozechner/pi-ai";
+import {
+  ABANDONED,
+  type AfterToolCallContext,
+  type AfterToolCallResult,
+  type BeforeToolCallContext,
+  type BeforeToolCallResult,
+  type ToolExecutionStartContext,
+  ToolResultText,
+  errorText,
+} from "@turnkit/agent-loop";
+import { settleHook } from "./hook-settling.js";
+import { type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
+import type { RunningTurn } from "./turn-state.js";
+
+/**
+ * The tool hook seam: the loop's `beforeToolCall`, `onToolExecutionStart`
+ * and `afterToolCall`, each running the turn's hooks of that kind in order.
+ * Every hook is bounded by the abort grace. Failures are safe in one way
+ * per kind: a failing before-hook blocks the call, a failing start observer
+ * is ignored, a failing after-hook turns the result into an error result.
+ */
+
+/** What a tool hook sees about one call. */
+function toolEvent(
+  turn: RunningTurn,
+  context: { assistantMessage: AssistantMessage; toolCall: ToolCallHookEvent["toolCall"]; args: unknown },
+): ToolCallHookEvent {
+  return {
+    sessionId: turn.input.sessionId,
+    turnId: turn.input.turnId,
+    toolCall: context.toolCall,
+    args: context.args,
+    assistantMessage: context.assistantMessage,
+    assistantMessageId: turn.bridge.assistantMessageIdFor(context.toolCall.id),
+  };
+}
+
+/** Runs the `beforeToolCallHook`s; the first `block` wins. A throw, or a hook abandoned after an abort, blocks the call. */
+export async function beforeToolCall(
+  turn: RunningTurn,
+  context: BeforeToolCallContext,
+  signal: AbortSignal | undefined,
+): Promise<BeforeToolCallResult | undefined> {
+  const hooks = hookArray(turn.hooks.beforeToolCallHook);
+  if (hooks.length === 0) return undefined;
+  const event = toolEvent(turn, context);
+  for (const hook of hooks) {
+    try {
+      const decision = await settleHook(hook(event, signal ?? new AbortController().signal), signal);
+      if (decision === ABANDONED) return { block: true, reason: ToolResultText.aborted };
+      if (decision?.block) {
+        turn.bridge.trace("tool", "info", "tool call blocked", {
+          toolCallId: context.toolCall.id,
+          toolName: context.toolCall.name,
+          reason: decision.reason,
+          blockedBy: decision.blockedBy,
+        });
+        // The blocked result's details say who blocked it, so history and the stream show a permission refusal as such.
+        return { block: true, reason: decision.reason, details: decision.blockedBy ? { blockedBy: decision.blockedBy } : {} };
+      }
+    } catch (error) {
+      const reason = `Tool call blocked: beforeToolCallHook failed: ${errorText(error)}`;
+      turn.bridge.trace("tool", "error", reason, { toolCallId: context.toolCall.id, toolName: context.toolCall.name });
+      return { block: true, reason };
+    }
+  }
+  return undefined;
+}
+
+/** Tells the bridge the call was admitted, then runs the `onToolExecutionStartHook` observers; their failures are ignored. */
+export async function onToolExecutionStart(
+  turn: RunningTurn,
+  context: ToolExecutionStartContext,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  turn.bridge.toolAdmitted(context.toolCall.id);
+  const hooks = hookArray(turn.hooks.onToolExecutionStartHook);
+  if (hooks.length === 0) return;
+  const event = toolEvent(turn, context);
+  for (const hook of hooks) {
+    try {
+      if ((await settleHook(hook(event, signal ?? new AbortController().signal), signal)) === ABANDONED) return;
+    } catch {
+      // An observer; its failure never affects the call.
+    }
+  }
+}
+
+/**
+ * Runs the `afterToolCallHook`s, each patching the result the previous ones
+ * left, and records for step end whether the call terminates the batch or
+ * a hook asked to stop the agent.
+ */
+export async function afterToolCall(
+  turn: RunningTurn,
+  context: AfterToolCallContext,
+  signal: AbortSignal | undefined,
+): Promise<AfterToolCallResult | undefined> {
+  const hooks = hookArray(turn.hooks.afterToolCallHook);
+  if (hooks.length === 0) {
+    if (context.result.terminate === true) turn.terminatingCalls.add(context.toolCall.id);
+    return undefined;
+  }
+  let { result, isError } = context;
+  let terminateAgent = false;
+  for (const hook of hooks) {
+    try {
+      const patch = await settleHook(hook({ ...toolEvent(turn, context), result, isError }, signal ?? new AbortController().signal), signal);
+      if (patch === ABANDONED) {
+        result = { content: [{ type: "text", text: ToolResultText.aborted }], details: result.details };
+        isError = true;
+        break;
+      }
+      if (!patch) continue;
+      result = {
+        content: patch.content ?? result.content,
+        details: "details" in patch ? patch.details : result.details,
+        terminate: patch.terminate ?? result.terminate,
+      };
+      if (patch.isError !== undefined) isError = patch.isError;
+      if (patch.terminateAgent) terminateAgent = true;
+    } catch (error) {
+      result = { content: [{ type: "text", text: `afterToolCallHook failed: ${errorText(error)}` }], details: result.details };
+      isError = true;
+    }
+  }
+  if (result.terminate === true) turn.terminatingCalls.add(context.toolCall.id);
+  if (terminateAgent) turn.terminateAgentRequested = true;
+  // `false`, not `undefined`: the loop would fall back to the unpatched result's flag.
+  return { content: result.content, details: result.details, isError, terminate: result.terminate === true, terminateAgent };
+}

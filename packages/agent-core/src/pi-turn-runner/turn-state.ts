@@ -1,0 +1,110 @@
+import type { Agent, AgentMessage, AgentTool } from "@turnkit/agent-loop";
+import type { TurnError } from "@turnkit/protocol";
+import type { StreamFn } from "../call-stack/stream-fn.js";
+import type { EventBridge } from "../event-bridge/event-bridge.js";
+import type { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
+import type { HistoryCursor } from "./history-cursor.js";
+import type { RunTurnInput } from "./run-turn-input.js";
+import type { RunnerDefaults } from "./runner-defaults.js";
+import type { PiTurnHooks } from "./turn-hooks.js";
+
+/** What a before-LLM hook told the next request to do instead of calling the model. */
+export type LlmDirective = { kind: "respond"; text: string } | { kind: "skip" };
+
+/**
+ * Everything one `runTurn` shares between its seams, declared in one place.
+ * Created by `newTurn` (step 1), passed to every seam, dropped when the turn
+ * ends; turns never share it. Each field says which seam writes it and
+ * which seams read it; no other seam may write it.
+ */
+export interface TurnState {
+  // ------------------------------------------------ fixed for the whole turn
+
+  /** The validated turn input. Read everywhere. */
+  readonly input: RunTurnInput;
+  /** The runner's defaults (ids, clock, logger, metrics). Read everywhere. */
+  readonly defaults: RunnerDefaults;
+  /** The runner clock's time when the turn began (step 1). Read by step 8 for `turn.duration_ms`. */
+  readonly startedAt: number;
+  /** `input.hooks`, or none. Read by the hook seams. */
+  readonly hooks: PiTurnHooks;
+  /** The serial event queue to the host's writer (step 1). Pushed to by the bridge, step 2 and step 8. */
+  readonly events: SerialEventQueue;
+  /** Turns Agent events into runtime events (step 1). Fed by the agent-event seam; its traces come from every seam. */
+  readonly bridge: EventBridge;
+  /** The turn's tool table (step 1); handed to the Agent by newAgent. */
+  readonly tools: AgentTool<any>[];
+  /** The composed call stack with its own transport retry, for the loop's requests (step 1). Wrapped by the LLM hook seam. */
+  readonly mainCallStack: StreamFn;
+  /** The call stack with a separate retry budget, for hooks' own requests (step 1). Read by the before-LLM hooks. */
+  readonly auxiliaryStreamFn: StreamFn;
+  /** The turn's Agent. Written once by newAgent (step 3); absent during steps 1 and 2 only. */
+  agent?: Agent;
+  /** Which messages the host has been given. Written once by newAgent (step 3); read by history delivery. */
+  cursor?: HistoryCursor;
+
+  // ------------------------------------------------------- changes as it runs
+
+  /** The first failure; decides the outcome. Written only by `failTurn`; read by step 7, step 8 and the steering checks. */
+  failure: TurnError | undefined;
+  /**
+   * The turn must end after the current step. Written by `failTurn`, by a
+   * before-LLM `skip` and when the host's stop-after-steering check says so;
+   * read by the loop's stop check, step-end steering and convergence at idle.
+   */
+  stopRequested: boolean;
+  /** `tryBeginClose` succeeded. Written by the close attempts (step end, idle); read by step-end steering and convergence at idle. */
+  closed: boolean;
+  /** The caller's signal had fired before the Agent could start. Written by step 6; read by steps 7 and 8. */
+  cancelledBeforeStart: boolean;
+  /** 0-based index of the current model request; -1 before the first. Written by the before-LLM hooks; read by the LLM hook seam. */
+  requestIndex: number;
+  /** 0-based index of the current step (loop `turn_end`); -1 before the first. Written and read by the step-end seam. */
+  stepIndex: number;
+  /** `retry` decisions of the after-LLM hooks used so far. Written and read by the after-LLM hooks. */
+  afterLlmRetries: number;
+  /** What the next request does instead of calling the model. Written by the before-LLM hooks; taken (and cleared) by the turn's stream function. */
+  nextDirective: LlmDirective | undefined;
+  /** The loop's live context array of the latest request. Written by the before-LLM hooks; read by overflow recovery. */
+  loopMessages: AgentMessage[] | undefined;
+  /** Calls of the current step whose final result has `terminate`. Filled by the after-tool hook; read and cleared at step end. */
+  readonly terminatingCalls: Set<string>;
+  /** An after-tool hook asked `terminateAgent` in the current step. Written by the after-tool hook; read and cleared at step end. */
+  terminateAgentRequested: boolean;
+}
+
+/** The turn from step 3 on, when its Agent and history cursor exist. Every seam that runs after newAgent takes this. */
+export interface RunningTurn extends TurnState {
+  readonly agent: Agent;
+  readonly cursor: HistoryCursor;
+}
+
+/** The changing part of a fresh turn's state, before anything ran. */
+export function initialTurnProgress(): Pick<
+  TurnState,
+  | "failure"
+  | "stopRequested"
+  | "closed"
+  | "cancelledBeforeStart"
+  | "requestIndex"
+  | "stepIndex"
+  | "afterLlmRetries"
+  | "nextDirective"
+  | "loopMessages"
+  | "terminatingCalls"
+  | "terminateAgentRequested"
+> {
+  return {
+    failure: undefined,
+    stopRequested: false,
+    closed: false,
+    cancelledBeforeStart: false,
+    requestIndex: -1,
+    stepIndex: -1,
+    afterLlmRetries: 0,
+    nextDirective: undefined,
+    loopMessages: undefined,
+    terminatingCalls: new Set(),
+    terminateAgentRequested: false,
+  };
+}
