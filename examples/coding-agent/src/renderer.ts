@@ -249,6 +249,7 @@ export function createRenderer(options: RendererOptions): Renderer {
             onStatus(event.payload);
             break;
           case "message.persisted":
+          case "action.required":
             break;
           default: {
             const unknown: never = event;

@@ -93,6 +93,7 @@ export async function runTurnDemo(print: Print): Promise<void> {
       case "message.persisted":
         return `message.persisted ${event.payload.messages.map((message) => message.role).join(", ")}`;
       case "debug.trace":
+      case "action.required":
         return undefined;
       default: {
         const unreachable: never = event;

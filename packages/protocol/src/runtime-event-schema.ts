@@ -103,6 +103,18 @@ export const MessagePersistedPayloadSchema = Type.Object({
   messageIds: Type.Optional(Type.Array(NonEmptyString)),
 });
 
+/** Schema of an `action.required` payload (a tool call waiting for a person's approval). */
+const ActionRequiredPayloadSchema = Type.Object({
+  requestId: NonEmptyString,
+  kind: Type.Literal("tool_approval"),
+  toolCallId: NonEmptyString,
+  toolName: Type.String(),
+  arguments: Type.Record(Type.String(), Type.Unknown()),
+  messageId: Type.Optional(NonEmptyString),
+  reason: Type.Optional(Type.String()),
+  timeoutMs: Type.Optional(Type.Number({ minimum: 0 })),
+});
+
 function envelope<TType extends RuntimeEventType, TPayload extends TSchema>(type: TType, payload: TPayload) {
   return Type.Object({
     schema: Type.Literal(RUNTIME_EVENT_SCHEMA),
@@ -120,6 +132,7 @@ const runtimeEventSchemas = {
   "session.status": envelope("session.status", SessionStatusPayloadSchema),
   "debug.trace": envelope("debug.trace", DebugTracePayloadSchema),
   "message.persisted": envelope("message.persisted", MessagePersistedPayloadSchema),
+  "action.required": envelope("action.required", ActionRequiredPayloadSchema),
 } satisfies Record<RuntimeEventType, TObject>;
 type RuntimeEventSchemasShape = typeof runtimeEventSchemas;
 /** The type of {@link RuntimeEventSchemas}, named so declarations reference it instead of repeating it. */
@@ -133,4 +146,5 @@ export const RuntimeEventSchema = Type.Union([
   RuntimeEventSchemas["session.status"],
   RuntimeEventSchemas["debug.trace"],
   RuntimeEventSchemas["message.persisted"],
+  RuntimeEventSchemas["action.required"],
 ]);

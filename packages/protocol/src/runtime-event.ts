@@ -92,6 +92,32 @@ export interface MessagePersistedPayload {
   messageIds?: string[];
 }
 
+/**
+ * Payload of `action.required`: the turn waits for a person before it goes
+ * on (today: approving one tool call). The host shows the request and
+ * answers it with its `requestId` (`respond(turn, requestId, decision)` of
+ * `@turnkit/agent-durable`); until then the call does not run. The wait
+ * ends with the answer, a timeout (the call is blocked) or an abort.
+ */
+interface ActionRequiredPayload {
+  /** Names this request within its turn; the answer must carry it. */
+  requestId: string;
+  /** What is asked: approval of one tool call. */
+  kind: "tool_approval";
+  /** The call waiting for approval. */
+  toolCallId: string;
+  /** The tool it calls. */
+  toolName: string;
+  /** Its arguments, as the model sent them. */
+  arguments: Record<string, unknown>;
+  /** Host id of the assistant message that made the call, when known. */
+  messageId?: string;
+  /** Why approval is needed (a tool flag, a hook's reason), for the person asked. */
+  reason?: string;
+  /** How long the turn waits for an answer, in ms, before the call is blocked. */
+  timeoutMs?: number;
+}
+
 /** The payload type of each {@link RuntimeEventType}. */
 export type RuntimeEventPayloadMap = {
   /** One chunk of an assistant message. */
@@ -102,6 +128,8 @@ export type RuntimeEventPayloadMap = {
   "debug.trace": DebugTracePayload;
   /** Messages handed to the host's history. */
   "message.persisted": MessagePersistedPayload;
+  /** The turn waits for a person's answer (a tool call to approve). */
+  "action.required": ActionRequiredPayload;
 };
 
 /** The `type` of a {@link RuntimeEvent}. */
@@ -113,6 +141,7 @@ const RUNTIME_EVENT_TYPE_ORDER = {
   "session.status": 1,
   "debug.trace": 2,
   "message.persisted": 3,
+  "action.required": 4,
 } satisfies Record<RuntimeEventType, number>;
 
 /** Every {@link RuntimeEventType}, each once. */

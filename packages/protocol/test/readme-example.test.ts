@@ -11,6 +11,7 @@ const ui = {
   showToolCall: vi.fn((_messageId: string, _chunk: StreamToolCallChunk) => {}),
   showError: vi.fn((_code: string, _message: string) => {}),
   endTurn: vi.fn((_turnId: string) => {}),
+  askApproval: vi.fn((_turnId: string, _requestId: string, _toolName: string) => {}),
 };
 const store = { append: vi.fn((_sessionId: string, _reason: string, _messages: ProtocolAnyMessage[]) => {}) };
 
@@ -33,6 +34,9 @@ const eventWriter = {
       case "message.persisted":
         store.append(event.sessionId, event.payload.reason, event.payload.messages);
         break;
+      case "action.required":
+        ui.askApproval(event.turnId, event.payload.requestId, event.payload.toolName);
+        break;
       default: {
         const unhandled: never = event; // a new event type fails to compile here
         throw new Error(`Unhandled runtime event: ${JSON.stringify(unhandled)}`);
@@ -51,6 +55,7 @@ describe("README example", () => {
     expect(ui.showToolCall).toHaveBeenCalledTimes(2);
     expect(ui.showError).toHaveBeenCalledWith("rate_limited", "429 Too Many Requests");
     expect(ui.endTurn).toHaveBeenCalledTimes(1);
+    expect(ui.askApproval).toHaveBeenCalledWith("turn-1", "approval:call-2", "bash");
     expect(store.append).toHaveBeenCalledWith("sess-1", "messageDelta", expect.any(Array));
   });
 });

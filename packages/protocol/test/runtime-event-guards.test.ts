@@ -187,3 +187,21 @@ describe("RUNTIME_EVENT_SCHEMA", () => {
     expect(RUNTIME_EVENT_SCHEMA).toMatch(/^turnkit\.runtime-event\/v\d+$/);
   });
 });
+
+describe("action.required", () => {
+  const asked = sampleTurn().find((e) => e.type === "action.required")!;
+
+  it("is a valid event that is not terminal", () => {
+    expect(validateRuntimeEvent(asked)).toEqual({ ok: true, event: asked });
+    expect(isTerminalEvent(asked)).toBe(false);
+  });
+
+  it("needs a request id, the call and its arguments", () => {
+    const { requestId: _requestId, ...withoutId } = asked.payload as Record<string, unknown>;
+    const result = validateRuntimeEvent({ ...asked, payload: withoutId });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.errors.join("\n")).toMatch(/requestId/);
+    expect(isRuntimeEvent({ ...asked, payload: { ...asked.payload, kind: "question" } })).toBe(false);
+    expect(isRuntimeEvent({ ...asked, payload: { ...asked.payload, arguments: "rm -rf build" } })).toBe(false);
+  });
+});

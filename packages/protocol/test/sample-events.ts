@@ -74,6 +74,16 @@ export function sampleTurn(): RuntimeEvent[] {
       ],
       messageIds: ["u1", "m1", "t1", "n1"],
     }),
+    event("action.required", {
+      requestId: "approval:call-2",
+      kind: "tool_approval",
+      toolCallId: "call-2",
+      toolName: "bash",
+      arguments: { command: "rm -rf build" },
+      messageId: "m1",
+      reason: "bash needs a person's approval",
+      timeoutMs: 60_000,
+    }),
     event("debug.trace", {
       phase: "tool_execution_update",
       level: "info",

@@ -71,6 +71,7 @@ describe("schemas and types describe the same shapes", () => {
     expectTypeOf<SameShape<Static<typeof DebugTracePayloadSchema>, DebugTracePayload>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof MessagePersistedPayloadSchema>, MessagePersistedPayload>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["stream.resp"]>, RuntimeEvent<"stream.resp">>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["action.required"]>, RuntimeEvent<"action.required">>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof RuntimeEventSchema>, RuntimeEvent>>().toEqualTypeOf<true>();
   });
 
