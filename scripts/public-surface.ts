@@ -7,6 +7,7 @@
  * Uses the TypeScript compiler (already a dev dependency of the workspace),
  * so types count as much as values.
  */
+import { readFileSync } from "node:fs";
 import ts from "typescript";
 
 /**
@@ -35,4 +36,78 @@ export function listPublicNames(indexFile: string): string[] {
     .getExportsOfModule(moduleSymbol)
     .map((symbol) => symbol.getName())
     .sort();
+}
+
+/** A package entry's public names, split by what they can be used as. */
+export interface PublicSurface {
+  /** Names usable at run time (functions, classes, constants, enums), sorted. */
+  values: string[];
+  /** Names usable as types (interfaces, type aliases, classes, enums), sorted. */
+  types: string[];
+}
+
+/**
+ * The exported names of `indexFile`, split into values and types: a class
+ * or an enum is in both lists, an `export type { … }` of a value only in
+ * `types`. Every exported name is in at least one list. A test that compares both lists fails when a name is added or
+ * removed, and when a value export becomes type-only or the other way round.
+ *
+ * Resolves workspace packages with the `source` condition, like the tests do.
+ * Throws when the file cannot be read as a module.
+ */
+export function listPublicSurface(indexFile: string): PublicSurface {
+  const program = ts.createProgram([indexFile], {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    customConditions: ["source"],
+    noEmit: true,
+    skipLibCheck: true,
+  });
+  const source = program.getSourceFile(indexFile);
+  if (!source) throw new Error(`listPublicSurface: cannot read ${indexFile}`);
+  const checker = program.getTypeChecker();
+  const moduleSymbol = checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) throw new Error(`listPublicSurface: ${indexFile} is not a module`);
+  const surface: PublicSurface = { values: [], types: [] };
+  for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+    const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    const typeOnly = isTypeOnlyAlias(checker, exported);
+    if (target.flags & ts.SymbolFlags.Value && !typeOnly) surface.values.push(exported.getName());
+    // A type-only export of a value is still public: importers use it with `typeof`.
+    if (target.flags & ts.SymbolFlags.Type || typeOnly) surface.types.push(exported.getName());
+  }
+  surface.values.sort();
+  surface.types.sort();
+  return surface;
+}
+
+/** True when some link of the re-export chain is `export type` / `import type`. */
+function isTypeOnlyAlias(checker: ts.TypeChecker, symbol: ts.Symbol): boolean {
+  for (let link: ts.Symbol | undefined = symbol; link && link.flags & ts.SymbolFlags.Alias; link = checker.getImmediateAliasedSymbol(link)) {
+    for (const declaration of link.declarations ?? []) {
+      if (ts.isTypeOnlyImportOrExportDeclaration(declaration)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The public names a README's `## API` section mentions: every backticked
+ * identifier in it, alone or followed by a call or type arguments
+ * (`` `createAgentRuntime(options)` ``, `` `ProtocolAgentEvent<T>` ``),
+ * sorted and without repeats. Dotted names (`` `runtime.dispose()` ``, a
+ * member) and anything else in backticks are not names. Throws when the
+ * README has no `## API` section.
+ */
+export function listReadmeApiNames(readmeFile: string): string[] {
+  const text = readFileSync(readmeFile, "utf8");
+  const start = text.search(/^## API\s*$/m);
+  if (start < 0) throw new Error(`listReadmeApiNames: ${readmeFile} has no "## API" section`);
+  const rest = text.slice(start + "## API".length);
+  const end = rest.search(/^## /m);
+  const section = end < 0 ? rest : rest.slice(0, end);
+  const names = new Set<string>();
+  for (const match of section.matchAll(/`([A-Za-z_$][\w$]*)(?:\(.*?\)|<.*?>)?`/g)) names.add(match[1]!);
+  return [...names].sort();
 }

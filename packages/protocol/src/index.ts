@@ -1,3 +1,10 @@
+/**
+ * `@turnkit/protocol`: the vocabulary a host consumes. Every public name is
+ * listed here on purpose; `test/public-surface.test.ts` fails when one is
+ * added or removed without updating its expected list.
+ */
+
+// Turn outcomes, statuses and error codes
 export { ErrorCode, ERROR_CODES, isErrorCode } from "./status-codes.js";
 export type { TurnError, TurnOutcome, TurnOutcomeKind } from "./turn-outcome.js";
 export {
@@ -7,67 +14,9 @@ export {
   type TurnStatus,
   type TerminalTurnStatus,
 } from "./turn-status.js";
+export { outcomeToStatus } from "./outcome-to-status.js";
 
-export type {
-  ProtocolTextContent,
-  ProtocolThinkingContent,
-  ProtocolImageContent,
-  ProtocolToolCall,
-  ProtocolUsage,
-  ProtocolUsageCost,
-  ProtocolStopReason,
-  ProtocolDiagnosticError,
-  ProtocolAssistantMessageDiagnostic,
-} from "./content-blocks.js";
-export {
-  LLM_MESSAGE_ROLES,
-  isProtocolLlmMessage,
-  type ProtocolUserMessage,
-  type ProtocolAssistantMessage,
-  type ProtocolToolResultMessage,
-  type ProtocolLlmMessage,
-  type ProtocolCustomMessage,
-  type ProtocolMessage,
-  type ProtocolAnyMessage,
-} from "./messages.js";
-export type { ProtocolAssistantMessageEvent, ProtocolAssistantMessageEventType } from "./assistant-message-event.js";
-export {
-  PROTOCOL_AGENT_EVENT_TYPES,
-  type ProtocolAgentEvent,
-  type ProtocolAgentEventType,
-  type ProtocolAgentEventListener,
-} from "./agent-event.js";
-export {
-  ProtocolTextContentSchema,
-  ProtocolThinkingContentSchema,
-  ProtocolImageContentSchema,
-  ProtocolToolCallSchema,
-  ProtocolUsageSchema,
-  ProtocolStopReasonSchema,
-  ProtocolAssistantMessageDiagnosticSchema,
-  ProtocolUserMessageSchema,
-  ProtocolAssistantMessageSchema,
-  ProtocolToolResultMessageSchema,
-  ProtocolLlmMessageSchema,
-  ProtocolCustomMessageSchema,
-  ProtocolAnyMessageSchema,
-  type TProtocolAssistantMessage,
-  type TProtocolToolResultMessage,
-  type TProtocolAnyMessage,
-} from "./message-schemas.js";
-export {
-  ProtocolAssistantMessageEventSchema,
-  ProtocolAgentEventSchemas,
-  ProtocolAgentEventSchema,
-  type TProtocolAssistantMessageEvent,
-  type TProtocolAgentEventSchemas,
-} from "./agent-event-schema.js";
-export {
-  isProtocolAgentEvent,
-  validateProtocolAgentEvent,
-  type ProtocolAgentEventValidation,
-} from "./agent-event-guard.js";
-
+// Runtime events: what a turn pushes to the host's event writer
 export type {
   ToolCallStatus,
   StreamTextChunk,
@@ -103,6 +52,9 @@ export {
   type MessagePersistedEvent,
   type TerminalStatusEvent,
 } from "./runtime-event.js";
+export { createRuntimeEvent, type RuntimeEventInit } from "./create-runtime-event.js";
+
+// Runtime events: schemas and guards for values received from outside
 export {
   ErrorCodeSchema,
   TurnErrorSchema,
@@ -124,5 +76,66 @@ export {
   validateRuntimeEvent,
   type RuntimeEventValidation,
 } from "./runtime-event-guards.js";
-export { createRuntimeEvent, type RuntimeEventInit } from "./create-runtime-event.js";
-export { outcomeToStatus } from "./outcome-to-status.js";
+
+// Messages and content blocks: a structural mirror of pi-ai's
+export type {
+  ProtocolTextContent,
+  ProtocolThinkingContent,
+  ProtocolImageContent,
+  ProtocolToolCall,
+  ProtocolUsage,
+  ProtocolUsageCost,
+  ProtocolStopReason,
+  ProtocolDiagnosticError,
+  ProtocolAssistantMessageDiagnostic,
+} from "./content-blocks.js";
+export {
+  LLM_MESSAGE_ROLES,
+  isProtocolLlmMessage,
+  type ProtocolUserMessage,
+  type ProtocolAssistantMessage,
+  type ProtocolToolResultMessage,
+  type ProtocolLlmMessage,
+  type ProtocolCustomMessage,
+  type ProtocolMessage,
+  type ProtocolAnyMessage,
+} from "./messages.js";
+export {
+  ProtocolTextContentSchema,
+  ProtocolThinkingContentSchema,
+  ProtocolImageContentSchema,
+  ProtocolToolCallSchema,
+  ProtocolUsageSchema,
+  ProtocolStopReasonSchema,
+  ProtocolAssistantMessageDiagnosticSchema,
+  ProtocolUserMessageSchema,
+  ProtocolAssistantMessageSchema,
+  ProtocolToolResultMessageSchema,
+  ProtocolLlmMessageSchema,
+  ProtocolCustomMessageSchema,
+  ProtocolAnyMessageSchema,
+  type TProtocolAssistantMessage,
+  type TProtocolToolResultMessage,
+  type TProtocolAnyMessage,
+} from "./message-schemas.js";
+
+// The loop's events: a structural mirror of the loop's AgentEvent, with schemas and guards
+export type { ProtocolAssistantMessageEvent, ProtocolAssistantMessageEventType } from "./assistant-message-event.js";
+export {
+  PROTOCOL_AGENT_EVENT_TYPES,
+  type ProtocolAgentEvent,
+  type ProtocolAgentEventType,
+  type ProtocolAgentEventListener,
+} from "./agent-event.js";
+export {
+  ProtocolAssistantMessageEventSchema,
+  ProtocolAgentEventSchemas,
+  ProtocolAgentEventSchema,
+  type TProtocolAssistantMessageEvent,
+  type TProtocolAgentEventSchemas,
+} from "./agent-event-schema.js";
+export {
+  isProtocolAgentEvent,
+  validateProtocolAgentEvent,
+  type ProtocolAgentEventValidation,
+} from "./agent-event-guard.js";
