@@ -1,6 +1,8 @@
-import { isContextOverflow, type AssistantMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, ProviderResponse } from "@mariozechner/pi-ai";
 import type { ErrorCode } from "@turnkit/protocol";
 import { TurnkitConfigError, TurnkitError } from "../errors.js";
+import { ErrorTextKind, errorTextKind, mentionsContentFilter, mentionsContextOverflow, mentionsPerMinuteLimit, mentionsQuota, parseStatus } from "./error-text-patterns.js";
+import { parseRetryAfterText, retryAfterFromHeaders } from "./retry-after.js";
 import { LLM_TIMEOUT_MESSAGE_PREFIX, LlmTimeoutError } from "./stream-errors.js";
 
 /**
@@ -13,8 +15,10 @@ export interface ClassifiedError {
   /** Human-readable description (the provider's text where there is one). */
   message: string;
   /**
-   * True when sending the same request again may succeed (SPEC W3): 429, 408,
-   * 5xx except 501, overloaded, timeouts, network resets. Never for an abort.
+   * True when sending the same request again may succeed (SPEC W3): rate
+   * limits, 408, 5xx except 501, overloaded, timeouts, network and TLS
+   * failures. Never for an abort, a quota, a refusal or an overflow. The full
+   * precedence is the table in `docs/error-classification.md`.
    */
   retryable: boolean;
   /** How long the provider asked us to wait, when the error exposes it. Not capped here. */
@@ -57,17 +61,22 @@ export function getAttachedClassifiedError(message: AssistantMessage): Classifie
 /**
  * The one place that classifies errors. Accepts a thrown value, a failed
  * pi-ai `AssistantMessage` (stopReason `error`/`aborted` with
- * `errorMessage`) or bare error text.
+ * `errorMessage`) or bare error text, and optionally the HTTP `response`
+ * the failure came with (status and headers, as reported through a stream
+ * function's `onResponse`). Never throws.
  *
- * pi-ai reports HTTP failures only as text (`"429 Rate limit ..."`,
- * `"503 status code (no body)"`), so the status is parsed from the text when
- * no `status` field exists; `Retry-After` is read from `retry-after-ms` /
- * `retry-after` headers when the error carries headers, else from hints in
- * the text (`"Please try again in 1.5s"`). Never throws.
+ * Decides by HTTP status first where there is one (a `status` field, the
+ * response, or a status in the text such as `"429 ..."` or
+ * `"[Error] 429 ..."`), then by the text; the order is the table in
+ * `docs/error-classification.md`, and the test of that table reads it row
+ * by row. `retryAfterMs` comes from `retry-after-ms` / `retry-after`
+ * headers (of the response or of a thrown error), else from hints in the
+ * text (`"Please try again in 1.5s"`).
  */
-export function classifyError(error: unknown): ClassifiedError {
+export function classifyError(error: unknown, response?: ProviderResponse): ClassifiedError {
   try {
-    return classifyUnknown(error);
+    const classified = classifyUnknown(error);
+    return response && response.status >= 400 ? withResponse(classified, response) : classified;
   } catch {
     return { code: "internal", message: "Unclassifiable error", retryable: false };
   }
@@ -87,13 +96,21 @@ function classifyUnknown(error: unknown): ClassifiedError {
   return classifyText(String(error), { fromProvider: false });
 }
 
+/**
+ * pi-ai 0.73.1's Anthropic provider turns `stop_reason: "refusal"` and
+ * `"sensitive"` (the only stop reasons it maps to `error`) into this fixed
+ * text, dropping the reason; its Google provider does the same for safety
+ * finish reasons among others, so only the Anthropic case is certain.
+ */
+const PI_AI_UNKNOWN_STOP_TEXT = "An unknown error occurred";
+
 function classifyMessage(message: AssistantMessage): ClassifiedError {
   const attached = getAttachedClassifiedError(message);
   if (attached) return attached;
   const text = message.errorMessage ?? "";
   if (message.stopReason === "aborted") return abortedResult(text || "Request was aborted");
-  if (message.stopReason === "error" && isContextOverflow(message)) {
-    return { code: "context_overflow", message: text, retryable: false, ...statusField(parseStatus(text)) };
+  if (message.api === "anthropic-messages" && text === PI_AI_UNKNOWN_STOP_TEXT) {
+    return { code: "content_filter", message: text, retryable: false };
   }
   return classifyText(text || "Provider returned an error", { fromProvider: true });
 }
@@ -116,6 +133,20 @@ function classifyObject(error: Record<string, unknown>): ClassifiedError {
   return withRetryAfter({ ...classified, message: text }, retryAfterMs ?? classified.retryAfterMs);
 }
 
+/**
+ * Adds what the HTTP response says to a classification: its status when the
+ * error itself had none (the text is classified again under that status),
+ * and its Retry-After, which wins over a hint in the text. An abort or one
+ * of Turnkit's own timeouts stays as it is.
+ */
+function withResponse(classified: ClassifiedError, response: ProviderResponse): ClassifiedError {
+  if (classified.aborted || classified.code === "timeout") return classified;
+  const reclassified =
+    classified.status === undefined ? classifyText(classified.message, { fromProvider: true, status: response.status }) : classified;
+  const merged = { ...reclassified, message: classified.message };
+  return withRetryAfter(merged, retryAfterFromHeaders(response.headers) ?? merged.retryAfterMs);
+}
+
 interface TextClassifyOptions {
   /** The text came from a provider response (unknown text is `upstream`, not `internal`). */
   fromProvider: boolean;
@@ -132,56 +163,79 @@ function classifyText(rawText: string, options: TextClassifyOptions): Classified
     withRetryAfter({ ...base, code, retryable }, retryAfterMs);
 
   if (message.startsWith(LLM_TIMEOUT_MESSAGE_PREFIX)) return result("timeout", true);
-  if (status === 413 || looksLikeOverflow(message)) return result("context_overflow", false);
-  if (status === 402 || QUOTA_PATTERN.test(message)) return result("quota", false);
-  if (status !== undefined) {
-    if (status === 401 || status === 403) return result("auth", false);
-    if (status === 408) return result("timeout", true);
-    if (status === 429) return result("rate_limited", true);
-    if (CONTENT_FILTER_PATTERN.test(message)) return result("content_filter", false);
-    if (status === 501) return result("upstream", false);
-    if (status >= 500) return result("upstream", true);
-    if (status >= 400) return result("invalid_request", false);
+  if (status !== undefined && status >= 400) {
+    const [code, retryable] = byStatus(status, message);
+    return result(code, retryable);
   }
-  if (CONTENT_FILTER_PATTERN.test(message)) return result("content_filter", false);
-  if (AUTH_PATTERN.test(message)) return result("auth", false);
-  if (RATE_LIMIT_PATTERN.test(message)) return result("rate_limited", true);
-  if (OVERLOADED_PATTERN.test(message)) return result("upstream", true);
-  if (NETWORK_PATTERN.test(message)) return result("network", true);
-  if (TIMEOUT_PATTERN.test(message)) return result("timeout", true);
-  if (ABORT_PATTERN.test(message)) return abortedResult(message);
-  return result(options.fromProvider ? "upstream" : "internal", false);
+  const kind = errorTextKind(message);
+  if (kind === undefined) return result(options.fromProvider ? "upstream" : "internal", false);
+  switch (kind) {
+    case ErrorTextKind.PerMinuteLimit:
+    case ErrorTextKind.RateLimit:
+      return result("rate_limited", true);
+    case ErrorTextKind.ContextOverflow:
+      return result("context_overflow", false);
+    case ErrorTextKind.Quota:
+      return result("quota", false);
+    case ErrorTextKind.ContentFilter:
+      return result("content_filter", false);
+    case ErrorTextKind.Auth:
+      return result("auth", false);
+    case ErrorTextKind.Overloaded:
+      return result("upstream", true);
+    case ErrorTextKind.Network:
+      return result("network", true);
+    case ErrorTextKind.Timeout:
+      return result("timeout", true);
+    case ErrorTextKind.Abort:
+      return abortedResult(message);
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
 }
 
-const QUOTA_PATTERN =
-  /insufficient_quota|exceeded your current quota|check your plan and billing|billing (?:hard )?limit|credit balance|out of credits?|insufficient (?:funds|balance|credits?)|payment required/i;
-const CONTENT_FILTER_PATTERN = /content[_ -]?filter|content[_ ]policy|safety system|responsible ai policy|blocked (?:by|due to) (?:the )?safety/i;
-const AUTH_PATTERN =
-  /invalid[_ ]api[_ ]key|incorrect api key|no api key|api key (?:is )?(?:required|missing|invalid|not valid)|unauthori[sz]ed|authentication[_ ](?:error|failed)|permission[_ ]denied|invalid[_ ]x-api-key|forbidden/i;
-const RATE_LIMIT_PATTERN = /rate[_ -]?limit|too many requests|throttl/i;
-const OVERLOADED_PATTERN = /overloaded|server is busy|service unavailable|temporarily unavailable/i;
-const NETWORK_PATTERN =
-  /ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|EPIPE|EAI_AGAIN|ENETUNREACH|ENETDOWN|EHOSTUNREACH|ENOTFOUND|UND_ERR_[A-Z_]+|socket hang up|connection error|connection (?:was )?(?:reset|closed|refused)|other side closed|fetch failed|network ?error|network_error|^terminated$/i;
-const TIMEOUT_PATTERN = /timed? ?out|timeout/i;
-const ABORT_PATTERN = /^(?:request was )?abort(?:ed)?\.?$|\bwas aborted\b|aborterror/i;
+/** The status rows of the table: the status decides, the text only splits a status into two codes. */
+function byStatus(status: number, text: string): [ErrorCode, boolean] {
+  const quota = mentionsQuota(text) && !mentionsPerMinuteLimit(text);
+  if (status === 413) return ["context_overflow", false];
+  if (status === 402) return ["quota", false];
+  if (status === 429) return quota ? ["quota", false] : ["rate_limited", true];
+  if (status === 401 || status === 403) return quota ? ["quota", false] : ["auth", false];
+  if (status === 408) return ["timeout", true];
+  if (status === 501) return ["upstream", false];
+  if (status >= 500) return ["upstream", true];
+  if (mentionsContextOverflow(text)) return ["context_overflow", false];
+  if (quota) return ["quota", false];
+  if (mentionsContentFilter(text)) return ["content_filter", false];
+  return ["invalid_request", false];
+}
 
+/** Node/undici codes of a dropped connection or a broken TLS record (`ERR_SSL_*`). */
 const NETWORK_CODES = new Set([
   "ECONNRESET",
   "ECONNREFUSED",
   "ECONNABORTED",
   "ETIMEDOUT",
   "EPIPE",
+  "EPROTO",
   "EAI_AGAIN",
   "ENETUNREACH",
   "ENETDOWN",
   "EHOSTUNREACH",
   "ENOTFOUND",
+  "ERR_STREAM_PREMATURE_CLOSE",
   "UND_ERR_SOCKET",
   "UND_ERR_CLOSED",
   "UND_ERR_CONNECT_TIMEOUT",
   "UND_ERR_HEADERS_TIMEOUT",
   "UND_ERR_BODY_TIMEOUT",
 ]);
+
+function isNetworkCode(code: string): boolean {
+  return NETWORK_CODES.has(code) || code.startsWith("ERR_SSL_");
+}
 
 const KNOWN_CODES = new Set<string>([
   "rate_limited",
@@ -202,75 +256,12 @@ function isKnownErrorCode(code: string): code is ErrorCode {
   return KNOWN_CODES.has(code);
 }
 
-function looksLikeOverflow(text: string): boolean {
-  if (/request entity too large|payload too large|request too large/i.test(text)) return true;
-  return isContextOverflow({ stopReason: "error", errorMessage: text } as AssistantMessage);
-}
-
-/** A 4xx/5xx status from text such as `"429 Rate limit"`, `"status code 503"`, `"HTTP 502"`, `{"code":429}`. */
-function parseStatus(text: string): number | undefined {
-  const match =
-    /^\s*([45]\d\d)(?=[\s:,.]|$)/.exec(text) ??
-    /\bstatus(?:[ _]code)?["']?\s*[:=]?\s*([45]\d\d)\b/i.exec(text) ??
-    /\bHTTP(?:\/\d(?:\.\d)?)?\s+([45]\d\d)\b/i.exec(text) ??
-    /"code"\s*:\s*([45]\d\d)\b/.exec(text);
-  return match ? Number(match[1]) : undefined;
-}
-
-/** A wait hint in error text: `retry-after-ms: 1200`, `retry-after: 3`, `Please try again in 1.5s`, `"retryDelay": "20s"`. */
-function parseRetryAfterText(text: string): number | undefined {
-  const ms = /retry[-_ ]after[-_ ]ms["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)/i.exec(text);
-  if (ms) return Math.round(Number(ms[1]));
-  const seconds = /retry[-_ ]after["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)/i.exec(text);
-  if (seconds) return Math.round(Number(seconds[1]) * 1000);
-  const google = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/i.exec(text);
-  if (google) return Math.round(Number(google[1]) * 1000);
-  const phrase =
-    /(?:try again|retry)(?: after| in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b/i.exec(text);
-  if (phrase) {
-    const unit = phrase[2].toLowerCase();
-    const factor = unit.startsWith("ms") || unit.startsWith("milli") ? 1 : unit.startsWith("m") ? 60_000 : 1000;
-    return Math.round(Number(phrase[1]) * factor);
-  }
-  return undefined;
-}
-
-/** `retry-after-ms` (milliseconds), else `retry-after` (seconds or an HTTP date), from a Headers object or a plain record. */
-function retryAfterFromHeaders(headers: unknown): number | undefined {
-  const read = headerReader(headers);
-  if (!read) return undefined;
-  const ms = read("retry-after-ms");
-  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Math.round(Number(ms)));
-  const value = read("retry-after");
-  if (value === undefined || value.trim() === "") return undefined;
-  if (Number.isFinite(Number(value))) return Math.max(0, Math.round(Number(value) * 1000));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function headerReader(headers: unknown): ((name: string) => string | undefined) | undefined {
-  if (!isRecord(headers)) return undefined;
-  if (typeof headers.get === "function") {
-    const get = headers.get as (name: string) => unknown;
-    return (name) => {
-      const value = get.call(headers, name);
-      return typeof value === "string" ? value : undefined;
-    };
-  }
-  return (name) => {
-    for (const [key, value] of Object.entries(headers)) {
-      if (key.toLowerCase() === name) return Array.isArray(value) ? String(value[0]) : value == null ? undefined : String(value);
-    }
-    return undefined;
-  };
-}
-
-/** A Node/undici network error code on the error or along its `cause` chain. */
+/** A Node/undici network or TLS error code on the error or along its `cause` chain. */
 function findNetworkCode(error: Record<string, unknown>): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 6 && isRecord(current); depth++) {
     const code = current.code;
-    if (typeof code === "string" && NETWORK_CODES.has(code)) return code;
+    if (typeof code === "string" && isNetworkCode(code)) return code;
     current = current.cause;
   }
   return undefined;

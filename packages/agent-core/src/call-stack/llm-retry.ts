@@ -14,6 +14,7 @@ import {
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
 import {
   createFailureMessage,
   errorText,
@@ -193,7 +194,7 @@ export function withLlmRetry(
               }
               if (isVisibleOutputEvent(event)) commit();
             }
-            const ended = createFailureMessage(model, "error", "The stream ended without a final event");
+            const ended = createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT);
             if (buffer === undefined) finishCommitted(ended);
             else abandon(ended);
           } catch (error) {

@@ -39,3 +39,11 @@ export class LlmTimeoutError extends TurnkitError {
 
 /** The stable start of every {@link LlmTimeoutError} message. */
 export const LLM_TIMEOUT_MESSAGE_PREFIX = "LLM stream timed out:";
+
+/**
+ * The `errorMessage` of a request whose stream ended (its iterator finished)
+ * without a `done` or `error` event: a dropped connection as far as the
+ * caller can tell. `classifyError` maps it to `network`, retryable, so the
+ * retry layer sends the request again when nothing was shown yet.
+ */
+export const STREAM_ENDED_WITHOUT_FINAL_EVENT = "The stream ended without a final event";

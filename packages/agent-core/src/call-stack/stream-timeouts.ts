@@ -8,7 +8,7 @@ import {
   LLM_STREAM_IDLE_TIMEOUT_MS,
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
-import { LlmTimeoutError, type LlmTimeoutKind } from "./stream-errors.js";
+import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
   createFailureMessage,
   errorText,
@@ -168,7 +168,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
         }
         if (!finished) {
           finish();
-          pushTerminalError(out, endWith("error", "The stream ended without a final event"));
+          pushTerminalError(out, endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
         }
       } catch (error) {
         if (finished) return;

@@ -1,3 +1,4 @@
+import { createAssistantMessageEventStream } from "@mariozechner/pi-ai";
 import { describe, expect, it, vi } from "vitest";
 import { classifyError } from "../../src/call-stack/classify-error.js";
 import {
@@ -13,6 +14,7 @@ import {
   resolveLlmRetryPolicy,
   withLlmRetry,
 } from "../../src/call-stack/llm-retry.js";
+import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "../../src/call-stack/stream-errors.js";
 import { collect, emptyMessage, scriptedStreamFn, testModel, userContext, type ScriptedCall } from "../support/scripted-stream.js";
 import { createVirtualClock } from "../support/virtual-clock.js";
 
@@ -156,6 +158,57 @@ describe("withLlmRetry", () => {
       expect(notifications).toEqual([]);
     },
   );
+
+  it("a TLS bad-record-mac failure before any output is retried as network, not failed as upstream", async () => {
+    const { inner, retrying, notifications } = setup([
+      { kind: "error", message: "net::ERR_SSL_BAD_RECORD_MAC_ALERT" },
+      { kind: "throw", error: Object.assign(new Error("decryption failed or bad record mac"), { code: "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC" }) },
+      { kind: "text", pieces: ["after TLS"] },
+    ]);
+    const result = await collect(retrying(model, context, {}));
+    expect(result.text).toBe("after TLS");
+    expect(inner.calls).toHaveLength(3);
+    expect(notifications.filter((n) => n.type === "waiting")).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: "network", retryable: true }) }),
+      expect.objectContaining({ error: expect.objectContaining({ code: "network", retryable: true }) }),
+    ]);
+  });
+
+  it("a provider stream that ends with no event at all is retried as network, not failed as upstream", async () => {
+    const clock = createVirtualClock({ autoAdvance: true });
+    const notifications: LlmRetryNotification[] = [];
+    const answer = scriptedStreamFn([{ kind: "text", pieces: ["second try"] }]);
+    let calls = 0;
+    const silentThenAnswer: typeof answer = Object.assign(
+      (m: Parameters<typeof answer>[0], c: Parameters<typeof answer>[1], o: Parameters<typeof answer>[2]) => {
+        calls += 1;
+        if (calls > 1) return answer(m, c, o);
+        const empty = createAssistantMessageEventStream();
+        queueMicrotask(() => empty.end());
+        return empty;
+      },
+      { calls: answer.calls },
+    );
+    const retrying = withLlmRetry(silentThenAnswer, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0.5 });
+    const result = await collect(retrying(model, context, {}));
+    expect(result.text).toBe("second try");
+    expect(calls).toBe(2);
+    expect(notifications[0]).toMatchObject({ type: "waiting", error: { code: "network", retryable: true, message: STREAM_ENDED_WITHOUT_FINAL_EVENT } });
+  });
+
+  it.each([
+    "429 token plan exhausted",
+    "[Error] 429 {\"error\":{\"message\":\"token plan exhausted\"}}",
+    "usage limit reached",
+    "429 You exceeded your current quota, please check your plan and billing details.",
+  ])("a quota failure %j is sent once, never retried five times", async (message) => {
+    const { inner, retrying, notifications, clock } = setup([{ kind: "error", message }, { kind: "text", pieces: ["never"] }]);
+    const result = await collect(retrying(model, context, {}));
+    expect(inner.calls).toHaveLength(1);
+    expect(clock.scheduled).toEqual([]);
+    expect(classifyError(result.final)).toMatchObject({ code: "quota", retryable: false });
+    expect(notifications).toEqual([]);
+  });
 
   it("gives up after 5 retries and reports exhausted with the final error", async () => {
     const failures: ScriptedCall[] = Array.from({ length: 6 }, (_, i) => ({ kind: "error", message: `503 attempt ${i + 1}` }));
