@@ -1,0 +1,75 @@
+import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { RuntimeToolResult } from "@turnkit/agent-core";
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+
+/** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
+export interface McpToolDetails {
+  /** The extension id, which names the server. */
+  readonly server: string;
+  /** The server's name of the tool that ran. */
+  readonly tool: string;
+  /** The server's `structuredContent`, as it sent it. */
+  readonly structuredContent?: Record<string, unknown>;
+  /** The latest progress notification (in updates while the tool runs). */
+  readonly progress?: Progress;
+  /** Present when the call was cancelled because the turn was aborted. */
+  readonly cancelled?: true;
+}
+
+type Block = CallToolResult["content"][number];
+
+/**
+ * Turns an MCP `tools/call` result into the tool result the model sees.
+ *
+ * - text stays text; images stay images (base64 and MIME type unchanged);
+ * - an embedded text resource becomes text headed by its URI; a binary one
+ *   a line naming its URI, type and size (the bytes are not sent);
+ * - a resource link becomes a line with its URI, name and description;
+ * - audio becomes a line naming its type and size (models take no audio here);
+ * - `structuredContent` goes to `details.structuredContent`; when the server
+ *   sent no content blocks, its JSON is also the text the model reads;
+ * - `isError: true` makes an error result whose text is the server's.
+ */
+export function toRuntimeToolResult(result: CallToolResult, ref: { server: string; tool: string }): RuntimeToolResult<McpToolDetails> {
+  const content = (result.content ?? []).map(toModelContent);
+  const structured = result.structuredContent;
+  if (content.length === 0 && structured !== undefined) content.push({ type: "text", text: JSON.stringify(structured) });
+  const details: McpToolDetails = structured === undefined ? { ...ref } : { ...ref, structuredContent: structured };
+  return result.isError === true ? { content, details, isError: true } : { content, details };
+}
+
+/** The text of a progress notification, as a tool update shows it. */
+export function progressText(progress: Progress): string {
+  const amount = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`;
+  return progress.message ? `${progress.message} (${amount})` : `progress ${amount}`;
+}
+
+function toModelContent(block: Block): TextContent | ImageContent {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "image":
+      return { type: "image", data: block.data, mimeType: block.mimeType };
+    case "audio":
+      return { type: "text", text: `[audio, ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` };
+    case "resource": {
+      const { resource } = block;
+      const type = resource.mimeType ? `, ${resource.mimeType}` : "";
+      if ("text" in resource) return { type: "text", text: `Resource ${resource.uri}${type}:\n${resource.text}` };
+      return { type: "text", text: `[resource ${resource.uri}${type}, ${base64Bytes(resource.blob)} bytes of binary data: not shown]` };
+    }
+    case "resource_link": {
+      const description = block.description ? `: ${block.description}` : "";
+      return { type: "text", text: `Resource link ${block.uri} (${block.name})${description}` };
+    }
+    default: {
+      const unknown: never = block;
+      return { type: "text", text: `[unsupported MCP content ${JSON.stringify((unknown as { type?: unknown }).type)}]` };
+    }
+  }
+}
+
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor((data.length * 3) / 4) - padding;
+}

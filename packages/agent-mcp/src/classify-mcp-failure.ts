@@ -1,0 +1,72 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+
+/** What was being done when the failure happened, for the message. */
+export interface FailureContext {
+  /** The extension id. */
+  readonly serverId: string;
+  /** The request, as the message names it: `tools/call "search"`, `initialize`, `tools/list`. */
+  readonly request: string;
+  /** The timeout that applied to the request, in ms. */
+  readonly timeoutMs: number;
+  /** Why the connection ended, when it ended before the request was answered. */
+  readonly lost: McpServerError | undefined;
+}
+
+/**
+ * The one place that turns what the SDK throws into an {@link McpServerError}
+ * with a stable code. Never throws; an `McpServerError` passes through.
+ */
+export function classifyMcpFailure(error: unknown, context: FailureContext): McpServerError {
+  if (McpServerError.isInstance(error)) return error;
+  const { serverId, request } = context;
+  const make = (code: McpServerErrorCode, message: string) => new McpServerError({ code, serverId, message, cause: error });
+  if (error instanceof McpError) {
+    switch (error.code) {
+      case ErrorCode.ConnectionClosed:
+        return context.lost ?? make(McpServerErrorCode.ServerExited, `closed the connection before answering ${request}`);
+      case ErrorCode.RequestTimeout:
+        return make(McpServerErrorCode.CallTimeout, `did not answer ${request} within ${context.timeoutMs} ms`);
+      default:
+        return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${error.message}`);
+    }
+  }
+  if (isMalformedMessageError(error)) {
+    return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${describeMalformed(error)}`);
+  }
+  if (error instanceof StreamableHTTPError) {
+    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${error.message}`);
+  }
+  if (context.lost) return context.lost;
+  const text = messageOf(error);
+  if (text === "Not connected") return make(McpServerErrorCode.ServerExited, `is not connected (${request} was not sent)`);
+  return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
+}
+
+/**
+ * True for what the SDK throws when bytes from the server do not form an
+ * MCP message: invalid JSON (`SyntaxError`) or JSON that fails the
+ * protocol's schema (zod's error).
+ */
+export function isMalformedMessageError(error: unknown): error is Error {
+  return error instanceof SyntaxError || (error instanceof Error && error.name === "ZodError");
+}
+
+/** The first schema issue (`content: expected array`) or the parser's message, on one line. */
+export function describeMalformed(error: Error): string {
+  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] }).issues;
+  const first = Array.isArray(issues) ? issues[0] : undefined;
+  if (first?.message) {
+    const path = (first.path ?? []).map(String).join(".");
+    return path ? `${path}: ${first.message}` : first.message;
+  }
+  return error.message.split("\n")[0]!;
+}
+
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  // Node's fetch hides the socket error ("ECONNREFUSED") in the cause of "fetch failed".
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}

@@ -1,0 +1,78 @@
+import type { Extension } from "@turnkit/agent-runtime";
+import type { McpConfigError } from "./mcp-config-error.js";
+import type { McpExtensionOptions } from "./mcp-options.js";
+import type { McpServerStatus } from "./mcp-status.js";
+import { ServerSupervisor } from "./server-supervisor.js";
+import { validateMcpOptions } from "./validate-mcp-options.js";
+
+/**
+ * An agent-runtime extension whose tools are an MCP server's tools, plus
+ * the handles a host needs to watch and steer the server's lifecycle.
+ * One instance belongs to one runtime at a time.
+ */
+export interface McpExtension extends Extension {
+  /** The server's current status (a fresh frozen snapshot on every read). */
+  readonly status: McpServerStatus;
+  /** Calls `listener` with every new status (as `onStatus` does) until the returned function is called. */
+  subscribe(listener: (status: McpServerStatus) => void): () => void;
+  /**
+   * Connects now rather than at the first turn, e.g. to list the tools at
+   * start-up or to fail fast on a wrong command. Resolves to the status once
+   * ready; rejects with the `McpServerError` that kept the server from being
+   * ready (`connect_failed`, ...). Calling it on a failed server restarts it
+   * (counted against `maxRestarts`).
+   */
+  connect(): Promise<McpServerStatus>;
+  /** What `runtime.dispose()` calls: closes the connection and every process or socket it holds. Never rejects. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Makes an MCP server one entry of a runtime's extension list:
+ *
+ * ```ts
+ * createMcpExtension({ id: "files", server: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."] } })
+ * ```
+ *
+ * - **Lazy.** Nothing starts when the extension is made or the runtime
+ *   built: the first turn assembly in which the extension is enabled (or
+ *   `connect()`) starts the process or opens the HTTP session and lists the
+ *   tools; that assembly waits for it (at most `connectTimeoutMs` per step).
+ * - **Tools.** Each tool of `tools/list` is a `RuntimeTool` with the
+ *   server's JSON Schema as `parameters`; read-only tools (`readOnlyHint`)
+ *   run in parallel. `notifications/tools/list_changed` makes the next turn
+ *   list them again.
+ * - **Every call answered.** A call the server fails, a server that exits,
+ *   hangs past `callTimeoutMs` or writes garbage: that call gets an error
+ *   result naming the server, and the turn goes on. An aborted turn cancels
+ *   the call with `notifications/cancelled` and records the loop's usual
+ *   aborted result.
+ * - **Restarts.** A lost connection is re-made at the next turn, at most
+ *   `maxRestarts` times; then the tools stay listed and their calls are
+ *   answered with `server_unavailable`. A server that never connected
+ *   contributes no tools. Neither case fails the turn's assembly.
+ * - **Dispose.** `runtime.dispose()` closes the connection: no child process
+ *   or socket outlives it. After that the extension's assembly rejects.
+ *
+ * Throws {@link McpConfigError} (`invalid_mcp_options`, naming the field)
+ * for bad options, synchronously, before anything starts.
+ */
+export function createMcpExtension(options: McpExtensionOptions): McpExtension {
+  const settings = validateMcpOptions(options);
+  const supervisor = new ServerSupervisor(settings);
+  return {
+    id: settings.id,
+    description: settings.description,
+    get status() {
+      return supervisor.status;
+    },
+    subscribe: (listener) => supervisor.subscribe(listener),
+    connect: () => supervisor.connect(),
+    dispose: () => supervisor.dispose(),
+    init(api) {
+      supervisor.attach();
+      api.registerTool(() => supervisor.toolsForTurn());
+      api.onDispose(() => supervisor.dispose());
+    },
+  };
+}

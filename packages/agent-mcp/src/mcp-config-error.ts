@@ -1,0 +1,29 @@
+import { TurnkitError } from "@turnkit/agent-core";
+
+/** Stable code of {@link McpConfigError}. */
+export const INVALID_MCP_OPTIONS = "invalid_mcp_options";
+
+/**
+ * `createMcpExtension` was given options it cannot use: a bad id, a server
+ * that is neither a command nor a URL, a timeout that is not a positive
+ * integer, a header that is not a string. Thrown synchronously by the
+ * factory, before any process is started or socket opened. `field` is the
+ * option's path (`server.command`, `callTimeoutMs`, `toolNames.search`).
+ */
+export class McpConfigError extends TurnkitError {
+  /** Always {@link INVALID_MCP_OPTIONS}. */
+  declare readonly code: typeof INVALID_MCP_OPTIONS;
+  /** The path of the offending option, as written in the options object. */
+  readonly field: string;
+
+  constructor(options: { field: string; problem: string }) {
+    super(INVALID_MCP_OPTIONS, `createMcpExtension: ${options.field} ${options.problem}`);
+    this.name = "McpConfigError";
+    this.field = options.field;
+  }
+
+  /** True for an McpConfigError from any copy of the package. */
+  static override isInstance(value: unknown): value is McpConfigError {
+    return TurnkitError.isInstance(value) && (value as Error).name === "McpConfigError";
+  }
+}

@@ -1,0 +1,46 @@
+import { TurnkitError } from "@turnkit/agent-core";
+
+/** Why talking to an MCP server failed; the `code` of {@link McpServerError}. */
+export const McpServerErrorCode = {
+  /** The server could not be started, refused the handshake, or did not list its tools in time. */
+  ConnectFailed: "connect_failed",
+  /** The connection ended: a stdio process exited or was killed, or the transport closed. */
+  ServerExited: "server_exited",
+  /** A call got no answer (and no progress) within the call timeout; it was cancelled. */
+  CallTimeout: "call_timeout",
+  /** The server wrote something that is not MCP: a line that is not JSON-RPC, or a malformed result. */
+  ProtocolError: "protocol_error",
+  /** The server answered the request with a JSON-RPC error (an unknown tool, invalid arguments, a crash in its handler). */
+  ServerError: "server_error",
+  /** An HTTP request to the server failed (refused, reset, an error status). */
+  TransportError: "transport_error",
+  /** No call was sent: the server is down and will not be restarted, or the extension was disposed. */
+  Unavailable: "server_unavailable",
+} as const;
+
+/** One of the {@link McpServerErrorCode} strings. */
+export type McpServerErrorCode = (typeof McpServerErrorCode)[keyof typeof McpServerErrorCode];
+
+/**
+ * A failure of one MCP server, named by the extension id. A tool call that
+ * fails this way is answered with an error result carrying `message`
+ * (the turn goes on); `connect()` rejects with it; the status's `lastError`
+ * holds the latest. Always begins with `MCP server "<id>"`.
+ */
+export class McpServerError extends TurnkitError {
+  /** Which failure; one of {@link McpServerErrorCode}. */
+  declare readonly code: McpServerErrorCode;
+  /** The extension id, which names the server. */
+  readonly serverId: string;
+
+  constructor(options: { code: McpServerErrorCode; serverId: string; message: string; cause?: unknown }) {
+    super(options.code, `MCP server "${options.serverId}" ${options.message}`, { cause: options.cause });
+    this.name = "McpServerError";
+    this.serverId = options.serverId;
+  }
+
+  /** True for an McpServerError from any copy of the package. */
+  static override isInstance(value: unknown): value is McpServerError {
+    return TurnkitError.isInstance(value) && (value as Error).name === "McpServerError";
+  }
+}

@@ -1,0 +1,50 @@
+import { type RuntimeTool, type RuntimeToolResult, type RuntimeToolUpdateCallback, defineRuntimeTool } from "@turnkit/agent-core";
+import type { ToolSchema } from "@turnkit/agent-loop";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpToolDetails } from "./call-result.js";
+import type { McpToolSummary } from "./mcp-status.js";
+import { exposedToolName } from "./tool-names.js";
+
+/** Runs one call of the server's tool `serverToolName`; the supervisor's `callTool`. */
+export type McpToolCaller = (
+  serverToolName: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  onUpdate: RuntimeToolUpdateCallback<McpToolDetails>,
+) => Promise<RuntimeToolResult<McpToolDetails>>;
+
+/** A tool of the server, bound for turns, with its summary for the status. */
+export interface BoundMcpTool {
+  readonly tool: RuntimeTool;
+  readonly summary: McpToolSummary;
+}
+
+/** How the extension names and describes the server's tools. */
+export interface McpToolNaming {
+  readonly serverId: string;
+  readonly toolPrefix: string;
+  readonly toolNames: Readonly<Record<string, string>>;
+}
+
+/**
+ * Turns one entry of `tools/list` into a `RuntimeTool`: the server's
+ * `inputSchema` is the `parameters` object as received (validated by the
+ * loop as plain JSON Schema, never converted), `readOnlyHint: true` makes it
+ * `parallel`, anything else `sequential`. A tool without a description gets
+ * one naming the server. Calls go through `call`.
+ */
+export function bindMcpTool(tool: Tool, naming: McpToolNaming, call: McpToolCaller): BoundMcpTool {
+  const name = exposedToolName(tool.name, naming.toolPrefix, naming.toolNames);
+  const description = tool.description?.trim() || `Tool "${tool.name}" of the MCP server "${naming.serverId}".`;
+  const executionMode = tool.annotations?.readOnlyHint === true ? "parallel" : "sequential";
+  const label = tool.title ?? tool.annotations?.title;
+  const runtimeTool = defineRuntimeTool({
+    name,
+    ...(label !== undefined && { label }),
+    description,
+    parameters: tool.inputSchema as ToolSchema,
+    executionMode,
+    execute: (_ctx, input, signal, onUpdate) => call(tool.name, input as Record<string, unknown>, signal, onUpdate as RuntimeToolUpdateCallback<McpToolDetails>),
+  });
+  return { tool: runtimeTool as RuntimeTool, summary: Object.freeze({ name, serverToolName: tool.name, description, executionMode }) };
+}
