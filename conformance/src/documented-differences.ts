@@ -224,7 +224,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
   "listener-throws-on-tool-update": {
     spec: "L9",
     reason:
-      "A listener that throws on a tool_execution_update fails the run on both sides. pi abandons the batch: no tool_execution_end, no tool result (the transcript keeps an unanswered tool call), bare agent_end. Turnkit closes the open call with an error result (X5: every call is answered), then the failure lifecycle. Note: its result text says \"not executed\" although the tool did run; the loop owner may want a better text.",
+      "A listener that throws on a tool_execution_update fails the run on both sides. pi abandons the batch: no tool_execution_end, no tool result (the transcript keeps an unanswered tool call), bare agent_end. Turnkit closes the open call with an error result (X5: every call is answered), then the failure lifecycle. The tool had started, so its result says it was interrupted and its result discarded (a call that never started would say \"not executed\").",
     before: [
       "agent_start",
       "turn_start",
@@ -245,9 +245,9 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       "agent state: streaming=false pending=0 error=\"update listener bug\" messages=[user, assistant(toolUse), assistant(error)]",
     ],
     turnkit: [
-      "tool_execution_end call_1 download error [text \"Tool call was not executed: the run failed (update listener bug).\"]",
-      "message_start toolResult call_1 download error [text \"Tool call was not executed: the run failed (update listener bug).\"]",
-      "message_end toolResult call_1 download error [text \"Tool call was not executed: the run failed (update listener bug).\"]",
+      "tool_execution_end call_1 download error [text \"Tool call was interrupted: the run failed after the tool started (update listener bug), and its result was discarded.\"]",
+      "message_start toolResult call_1 download error [text \"Tool call was interrupted: the run failed after the tool started (update listener bug), and its result was discarded.\"]",
+      "message_end toolResult call_1 download error [text \"Tool call was interrupted: the run failed after the tool started (update listener bug), and its result was discarded.\"]",
       "message_start assistant(error) [] error=\"update listener bug\"",
       "message_end assistant(error) [] error=\"update listener bug\"",
       "turn_end assistant(error) results=[call_1]",
@@ -403,7 +403,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
   "abort-in-before-tool-call": {
     spec: "L10",
     reason:
-      "abort() from beforeToolCall in a parallel batch. pi executes both calls with the aborted signal and requests again. Turnkit executes neither: the later call is answered at once during preparation, the admitted one when execution would start, both with the aborted error text (so ends come in that order); no further request.",
+      "abort() from beforeToolCall in a parallel batch. pi executes both calls with the aborted signal and requests again. Turnkit executes neither: the loop checks the abort after every admission step, so the call whose beforeToolCall aborted is answered at once (its end before the next call's start), and the later call too, both with the aborted error text; no further request.",
     before: [
       "agent_start",
       "turn_start",
@@ -422,9 +422,9 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       "message_end assistant(toolUse) [call_1 echo({\"text\":\"a\"}), call_2 echo({\"text\":\"b\"})]",
       "tool_execution_start call_1 echo {\"text\":\"a\"}",
       "· beforeToolCall aborts",
-      "tool_execution_start call_2 echo {\"text\":\"b\"}",
     ],
     pi: [
+      "tool_execution_start call_2 echo {\"text\":\"b\"}",
       "tool_execution_end call_1 echo ok [text \"echo: a\"]",
       "tool_execution_end call_2 echo ok [text \"echo: b\"]",
       "message_start toolResult call_1 echo ok [text \"echo: a\"]",
@@ -442,8 +442,9 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       "agent state: streaming=false pending=0 error=\"Request was aborted\" messages=[user, assistant(toolUse), toolResult(call_1), toolResult(call_2), assistant(aborted)]",
     ],
     turnkit: [
-      "tool_execution_end call_2 echo error [text \"Tool call was not executed: the run was aborted.\"]",
       "tool_execution_end call_1 echo error [text \"Tool call was not executed: the run was aborted.\"]",
+      "tool_execution_start call_2 echo {\"text\":\"b\"}",
+      "tool_execution_end call_2 echo error [text \"Tool call was not executed: the run was aborted.\"]",
       "message_start toolResult call_1 echo error [text \"Tool call was not executed: the run was aborted.\"]",
       "message_end toolResult call_1 echo error [text \"Tool call was not executed: the run was aborted.\"]",
       "message_start toolResult call_2 echo error [text \"Tool call was not executed: the run was aborted.\"]",

@@ -1,7 +1,7 @@
 import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
 import { ABORT_GRACE_MS } from "./defaults.js";
 import type { LoopRun } from "./loop-run.js";
-import { failedAssistantMessage } from "./synthetic-messages.js";
+import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 
 type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
   end?: (result?: AssistantMessage) => void;
@@ -16,26 +16,58 @@ type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * `convertToLlm`, `getApiKey` or stream function, a stream that ends without
  * a terminal event, and an abort all yield a final message with `stopReason`
  * `"error"` or `"aborted"` (L9). Only a failing event sink propagates.
+ *
+ * Once the run's signal has fired, no request is started: the abort is
+ * checked before `transformContext` and again after each awaited step before
+ * the stream function, and an aborted run gets an `aborted` message without
+ * calling it. The stream function receives a signal of its own, linked to the
+ * run's: the loop also fires it when it stops reading the stream early (a
+ * failing sink, a stream that broke off), so no request outlives the step.
+ * The message delivered with `message_end` never changes afterwards, even
+ * when the stream goes on writing into the partial it came from.
  */
 export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMessage> {
-  const { config, signal } = run;
-  let response: ResponseStream;
+  const request = linkedAbortController(run.signal);
   try {
-    const transformed = config.transformContext
-      ? await config.transformContext(run.context.messages, signal)
-      : run.context.messages;
-    const llmContext: Context = {
-      systemPrompt: run.context.systemPrompt,
-      messages: await config.convertToLlm(transformed),
-      tools: run.context.tools,
-    };
-    const apiKey = (config.getApiKey ? await config.getApiKey(config.model.provider) : undefined) || config.apiKey;
-    const streamFunction = run.streamFn ?? streamSimple;
-    response = await streamFunction(config.model, llmContext, { ...config, apiKey, signal });
-  } catch (error) {
-    return recordWholeFailure(run, error);
+    let response: ResponseStream | undefined;
+    try {
+      response = await startRequest(run, request.signal);
+    } catch (error) {
+      return await recordWholeFailure(run, error);
+    }
+    if (!response) return await recordWholeFailure(run, undefined);
+    return await consumeResponse(run, response, request);
+  } finally {
+    request.dispose();
   }
-  return consumeResponse(run, response);
+}
+
+/**
+ * Builds the request context and calls the stream function. Resolves to
+ * `undefined`, without calling it, when the run is aborted before or during
+ * a step (hooks may ignore the signal and answer after the abort).
+ */
+async function startRequest(run: LoopRun, requestSignal: AbortSignal): Promise<ResponseStream | undefined> {
+  const { config } = run;
+  if (run.aborted) return undefined;
+  const transformed = config.transformContext ? await config.transformContext(run.context.messages, run.signal) : run.context.messages;
+  if (run.aborted) return undefined;
+  const messages = await config.convertToLlm(transformed);
+  if (run.aborted) return undefined;
+  const apiKey = (config.getApiKey ? await config.getApiKey(config.model.provider) : undefined) || config.apiKey;
+  if (run.aborted) return undefined;
+  const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
+  const streamFunction = run.streamFn ?? streamSimple;
+  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: requestSignal });
+}
+
+/** An abort controller that also fires when `parent` does; `dispose()` removes the link. */
+function linkedAbortController(parent: AbortSignal | undefined): AbortController & { dispose(): void } {
+  const controller = new AbortController();
+  const follow = () => controller.abort(parent?.reason);
+  if (parent?.aborted) follow();
+  else parent?.addEventListener("abort", follow, { once: true });
+  return Object.assign(controller, { dispose: () => parent?.removeEventListener("abort", follow) });
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {
@@ -45,7 +77,7 @@ async function recordWholeFailure(run: LoopRun, error: unknown): Promise<Assista
   return failure;
 }
 
-async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
+async function consumeResponse(run: LoopRun, response: ResponseStream, request: AbortController): Promise<AssistantMessage> {
   const { signal } = run;
   let partial: AssistantMessage | undefined;
   /** Where the partial sits in the context; each update replaces it, as in pi. */
@@ -95,7 +127,11 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
       if (final) break;
     }
   } catch (error) {
-    if (sinkError) throw error;
+    if (sinkError) {
+      // The run fails now; the request must not go on writing into the partial it is built from.
+      request.abort();
+      throw error;
+    }
     streamError = error;
   } finally {
     if (graceTimer !== undefined) clearTimeout(graceTimer);
@@ -107,7 +143,15 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     // result (pi's EventStream.end(message)); take it, but never wait for one.
     final = await settledResult(response);
   }
-  if (!final) {
+  if (final) {
+    // pi-ai's providers hand out the object they stream into as every partial
+    // and as the final message: deliver what it holds now, so nothing written
+    // into it later reaches the delivered message. A final message of its own
+    // is delivered as the stream gave it.
+    if (partial && (final === partial || final.content === partial.content)) final = snapshotMessage(final);
+  } else {
+    // The loop gives up on this stream: stop the request, then keep what had streamed.
+    request.abort();
     const reason = streamError ?? new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
   }

@@ -27,6 +27,8 @@ export class LoopRun {
   private stepAssistant: AssistantMessage | undefined;
   private readonly answeredCalls = new Set<string>();
   private readonly startedCalls = new Set<string>();
+  /** Calls of the current step whose tool's `execute` was called (it may have had effects). */
+  private readonly executedCalls = new Set<string>();
   private readonly openExecutions = new Map<string, string>();
   /** Tool results announced since the last `turn_start`: a failure's `turn_end` reports them all. */
   private turnToolResults: ToolResultMessage[] = [];
@@ -73,6 +75,14 @@ export class LoopRun {
     this.newMessages.push(message);
   }
 
+  /**
+   * Notes that the tool of a call of the current step was started, so a
+   * failure that answers the call never says it was not executed.
+   */
+  markToolStarted(toolCallId: string): void {
+    this.executedCalls.add(toolCallId);
+  }
+
   /** Emits `message_start` and `message_end` for a message that is complete on arrival. */
   async emitWholeMessage(message: AgentMessage): Promise<void> {
     await this.emit({ type: "message_start", message });
@@ -106,6 +116,7 @@ export class LoopRun {
           this.stepAssistant = hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
           this.answeredCalls.clear();
           this.startedCalls.clear();
+          this.executedCalls.clear();
         } else if (message.role === "toolResult") {
           this.answeredCalls.add(message.toolCallId);
           this.turnToolResults.push(message);
@@ -173,11 +184,10 @@ export class LoopRun {
 
     const step = this.stepAssistant;
     if (step) {
-      const reason = aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
       for (const block of step.content) {
         if (block.type !== "toolCall" || this.answeredCalls.has(block.id)) continue;
         const call = block as AgentToolCall;
-        const result = errorToolResult(reason);
+        const result = errorToolResult(this.unansweredCallText(call.id, aborted, error));
         // Every answered call also gets its execution events, as a skipped call does.
         if (!this.startedCalls.has(call.id)) {
           await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
@@ -205,5 +215,11 @@ export class LoopRun {
     await emit({ type: "message_end", message: failure });
     await emit({ type: "turn_end", message: failure, toolResults: [...this.turnToolResults] });
     await emit({ type: "agent_end", messages: this.newMessages });
+  }
+
+  /** The result text of a call a failure answers: whether its tool had started decides between "not executed" and "interrupted". */
+  private unansweredCallText(toolCallId: string, aborted: boolean, error: unknown): string {
+    if (this.executedCalls.has(toolCallId)) return aborted ? ToolResultText.interrupted : ToolResultText.runFailedAfterStart(errorText(error));
+    return aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
   }
 }

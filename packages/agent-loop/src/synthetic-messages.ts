@@ -36,9 +36,44 @@ export function thrownText(error: unknown): string {
 }
 
 /**
+ * A copy of `message` that shares no array and no plain object with it, so
+ * nothing done to the original later (a provider still streaming deltas into
+ * its partial, a hook editing it in place) shows up in the copy. Other
+ * objects (class instances, typed arrays) are kept by reference; cycles are
+ * kept as cycles. Never throws.
+ *
+ * The loop delivers every assistant message it ends (`message_end`) as such
+ * a snapshot: pi-ai's providers stream into one mutable object and hand that
+ * same object out as each event's partial and as the final message.
+ */
+export function snapshotMessage<T extends AssistantMessage>(message: T): T {
+  return copyPlainData(message, new Map()) as T;
+}
+
+function copyPlainData(value: unknown, copies: Map<object, unknown>): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    for (const item of value) copy.push(copyPlainData(item, copies));
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
+  copies.set(value, copy);
+  for (const [key, item] of Object.entries(value)) copy[key] = copyPlainData(item, copies);
+  return copy;
+}
+
+/**
  * The assistant message the loop records when a request could not produce
  * one (SPEC L9): `stopReason` `"aborted"` when the run's signal fired, else
- * `"error"`, with `errorMessage`. Keeps whatever content had streamed.
+ * `"error"`, with `errorMessage`. Keeps whatever content had streamed, as a
+ * snapshot taken now: a `partial` the provider keeps writing into never
+ * changes the returned message.
  */
 export function failedAssistantMessage(
   model: Model<any>,
@@ -46,17 +81,18 @@ export function failedAssistantMessage(
   aborted: boolean,
   partial?: AssistantMessage,
 ): AssistantMessage {
+  const streamed = partial ? snapshotMessage(partial) : undefined;
   return {
     role: "assistant",
-    content: partial ? partial.content : [],
+    content: streamed ? streamed.content : [],
     // `model?.`: a run misconfigured without a model must still end (L9), not throw here.
-    api: partial?.api ?? model?.api ?? "unknown",
-    provider: partial?.provider ?? model?.provider ?? "unknown",
-    model: partial?.model ?? model?.id ?? "unknown",
-    usage: partial?.usage ?? emptyUsage(),
+    api: streamed?.api ?? model?.api ?? "unknown",
+    provider: streamed?.provider ?? model?.provider ?? "unknown",
+    model: streamed?.model ?? model?.id ?? "unknown",
+    usage: streamed?.usage ?? emptyUsage(),
     stopReason: aborted ? "aborted" : "error",
     errorMessage: aborted ? ABORTED_ERROR_MESSAGE : errorText(error),
-    timestamp: partial?.timestamp ?? Date.now(),
+    timestamp: streamed?.timestamp ?? Date.now(),
   };
 }
 
@@ -88,15 +124,30 @@ export const ToolResultText = {
   truncated:
     "Tool call was not executed: the response was cut off at the output token limit (stopReason \"length\"), so its arguments may be incomplete.",
   /**
-   * A call skipped because the run's signal fired, or whose tool had not
-   * settled when the abort grace ran out (its late result is discarded).
+   * A call whose tool never started because the run's signal fired first
+   * (before or during its admission: `tool_execution_start` listeners,
+   * argument preparation, `beforeToolCall`, `onToolExecutionStart`).
    */
   aborted: "Tool call was not executed: the run was aborted.",
+  /**
+   * A call whose tool did start but had not settled when the abort grace ran
+   * out, or whose result was lost when an aborted run closed. The tool may
+   * have had effects; its late result is discarded.
+   */
+  interrupted: "Tool call was interrupted: the run was aborted after the tool started, and its result was discarded.",
   /** A call of a sequential batch skipped because a hook returned `terminateAgent` for an earlier call. */
   stoppedByHook: "Tool call was not executed: a hook stopped the agent.",
   /**
-   * A call still unanswered when the run failed (SPEC L9, e.g. a listener
-   * threw); `reason` is the failure's text. An aborted run uses `aborted`.
+   * A call whose tool never started, still unanswered when the run failed
+   * (e.g. a listener threw); `reason` is the failure's text. An aborted run
+   * uses `aborted`.
    */
   runFailed: (reason: string) => `Tool call was not executed: the run failed (${reason}).`,
+  /**
+   * A call whose tool had started when the run failed; `reason` is the
+   * failure's text. The tool may have had effects; its result is lost. An
+   * aborted run uses `interrupted`.
+   */
+  runFailedAfterStart: (reason: string) =>
+    `Tool call was interrupted: the run failed after the tool started (${reason}), and its result was discarded.`,
 } as const;

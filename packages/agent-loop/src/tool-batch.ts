@@ -28,7 +28,10 @@ interface AdmittedCall {
   args: unknown;
 }
 
-type Preparation = { kind: "admitted"; call: AdmittedCall; terminateAgent: boolean } | { kind: "finished"; finished: FinishedCall };
+type Preparation = { kind: "admitted"; call: AdmittedCall } | { kind: "finished"; finished: FinishedCall };
+
+/** What a call's start step yields when the run was aborted just before the tool would have started. */
+const NOT_STARTED: unique symbol = Symbol("turnkit.notStarted");
 
 /**
  * Runs the tool calls of one assistant message (SPEC L4, L5, L7, L10) and
@@ -162,39 +165,63 @@ class ToolBatch {
     // (also of a call not started because the signal fired meanwhile, e.g. in
     // an onToolExecutionStart) goes through the serial chain while the others run.
     for (const { index, call } of admitted) {
-      const work: Promise<FinishedCall> = this.run.aborted
-        ? Promise.resolve({ toolCall: call.toolCall, result: errorToolResult(ToolResultText.aborted), isError: true })
-        : this.execute(call);
-      slots[index] = work.then((done) => this.emitEndAfterUpdates(done).then(() => done));
+      slots[index] = this.execute(call).then((done) => this.emitEndAfterUpdates(done).then(() => done));
     }
     const finished = await Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
     for (const done of finished) this.results.push(await recordResult(this.run, done));
     return finished;
   }
 
-  /** Finds the tool, prepares and validates arguments, asks `beforeToolCall` (L4, L5). */
+  /**
+   * Finds the tool, prepares and validates arguments, asks `beforeToolCall`
+   * (L4, L5). Admits nothing once the run is aborted: the signal is checked
+   * after each step that may have fired it (the `tool_execution_start`
+   * listeners, argument preparation, the hook), and a hook still pending
+   * when the abort grace runs out is not waited for. A hook that ignores the
+   * signal and answers "allow" after the abort (a permission prompt the user
+   * answered while pressing Esc) therefore never starts the tool.
+   */
   private async prepare(toolCall: AgentToolCall): Promise<Preparation> {
+    if (this.run.aborted) return notExecuted(toolCall);
     const tool = this.tools.get(toolCall.name);
     if (!tool) return finishedWithError(toolCall, ToolResultText.notFound(toolCall.name));
     try {
       const rawArguments = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
       const args = validateToolArguments(tool, { ...toolCall, arguments: rawArguments as Record<string, any> });
-      const before = await this.run.config.beforeToolCall?.(
-        { assistantMessage: this.assistant, toolCall, args, context: this.run.context },
-        this.run.signal,
+      if (this.run.aborted) return notExecuted(toolCall);
+      const before = await this.untilAbandoned(
+        this.run.config.beforeToolCall?.({ assistantMessage: this.assistant, toolCall, args, context: this.run.context }, this.run.signal),
       );
+      if (before === ABANDONED) return notExecuted(toolCall);
       if (before?.terminateAgent) this.terminateAgent = true;
       if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked, before.details);
-      return { kind: "admitted", call: { toolCall, tool, args }, terminateAgent: before?.terminateAgent === true };
+      if (this.run.aborted) return notExecuted(toolCall);
+      return { kind: "admitted", call: { toolCall, tool, args } };
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
     }
   }
 
-  /** Executes an admitted call, then applies `afterToolCall` (L5). Never throws. */
+  /**
+   * Executes an admitted call, then applies `afterToolCall` (L5). Never
+   * throws. A call is not started once the run is aborted: not after an
+   * abort during `onToolExecutionStart` (a hook that ignores the signal
+   * included), nor after one raised by a sibling tool in the same tick; it
+   * gets the `aborted` result and no `afterToolCall`. A tool that started and
+   * had not settled when the abort grace ran out gets `interrupted`, never
+   * the "not executed" text.
+   */
   private async execute(call: AdmittedCall): Promise<FinishedCall> {
     const { run } = this;
     const { toolCall, tool, args } = call;
+    if (run.aborted) return notExecuted(toolCall).finished;
+    try {
+      await this.untilAbandoned(run.config.onToolExecutionStart?.({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal));
+    } catch {
+      // An observer; its failure does not stop the tool.
+    }
+    if (run.aborted) return notExecuted(toolCall).finished;
+
     let settled = false;
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
       // Updates after the tool settled are ignored (a deliberate difference from pi).
@@ -209,16 +236,20 @@ class ToolBatch {
 
     let result: AgentToolResult<unknown>;
     let isError = false;
+    let started = false;
     try {
-      await run.config.onToolExecutionStart?.({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal);
-    } catch {
-      // An observer; its failure does not stop the tool.
-    }
-    try {
-      const work = Promise.resolve().then(() => tool.execute(toolCall.id, args as never, run.signal, onUpdate));
-      const outcome = this.abandoned ? await Promise.race([work, this.abandoned]) : await work;
+      const work = Promise.resolve().then<AgentToolResult<unknown> | typeof NOT_STARTED>(() => {
+        // Checked in the tick that starts the tool: a sibling that aborted the
+        // run a moment ago keeps this one from starting.
+        if (run.aborted) return NOT_STARTED;
+        started = true;
+        run.markToolStarted(toolCall.id);
+        return tool.execute(toolCall.id, args as never, run.signal, onUpdate);
+      });
+      const outcome = await this.untilAbandoned(work);
+      if (outcome === NOT_STARTED) return notExecuted(toolCall).finished;
       if (outcome === ABANDONED) {
-        result = errorToolResult(ToolResultText.aborted);
+        result = errorToolResult(started ? ToolResultText.interrupted : ToolResultText.aborted);
         isError = true;
       } else {
         result = outcome;
@@ -235,8 +266,11 @@ class ToolBatch {
     const after = run.config.afterToolCall;
     if (after) {
       try {
-        const patch = await after({ assistantMessage: this.assistant, toolCall, args, result, isError, context: run.context }, run.signal);
-        if (patch) {
+        const patch = await this.untilAbandoned(
+          after({ assistantMessage: this.assistant, toolCall, args, result, isError, context: run.context }, run.signal),
+        );
+        // A hook still pending when the abort grace ran out leaves the result as the tool gave it.
+        if (patch && patch !== ABANDONED) {
           result = {
             content: patch.content ?? result.content,
             // `??` as in pi: a null `details` keeps the executed value too.
@@ -252,6 +286,15 @@ class ToolBatch {
       }
     }
     return { toolCall, result, isError };
+  }
+
+  /**
+   * Waits for `work` (a hook's answer or a tool's result); once the run's
+   * signal has fired, at most until the batch's abort grace runs out.
+   */
+  private untilAbandoned<T>(work: T | Promise<T>): T | Promise<T | typeof ABANDONED> {
+    const pending = typeof (work as { then?: unknown } | undefined)?.then === "function";
+    return this.abandoned && pending ? Promise.race([work, this.abandoned]) : work;
   }
 
   /**
@@ -271,6 +314,11 @@ class ToolBatch {
     this.emitChain = next.catch(() => undefined);
     return next;
   }
+}
+
+/** A call answered with the `aborted` result: its tool never started. */
+function notExecuted(toolCall: AgentToolCall): Preparation & { kind: "finished" } {
+  return { kind: "finished", finished: { toolCall, result: errorToolResult(ToolResultText.aborted), isError: true } };
 }
 
 function finishedWithError(toolCall: AgentToolCall, text: string, details?: unknown): Preparation {

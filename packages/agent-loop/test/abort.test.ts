@@ -87,13 +87,13 @@ describe("L10: abort during streaming", () => {
     expect(lastAssistant(messages).stopReason).toBe("aborted");
   });
 
-  it("a signal aborted before the run: the request is made with it and ends aborted", async () => {
+  it("a signal aborted before the run: no request is made, the step ends aborted", async () => {
     const controller = new AbortController();
     controller.abort();
-    const { messages, scripted } = await runLoopScenario({ script: ["never shown"], signal: controller.signal });
-    expect(scripted.requests).toHaveLength(1);
-    expect(scripted.requests[0]!.hasSignal).toBe(true);
-    expect(lastAssistant(messages).stopReason).toBe("aborted");
+    const { messages, scripted, trace } = await runLoopScenario({ script: ["never shown"], signal: controller.signal });
+    expect(scripted.requests).toHaveLength(0);
+    expect(lastAssistant(messages)).toMatchObject({ stopReason: "aborted", errorMessage: ABORTED_ERROR_MESSAGE, content: [] });
+    expect(trace.slice(-4)).toEqual(["message_start:assistant", "message_end:assistant:aborted", "turn_end:0", "agent_end"]);
   });
 });
 
@@ -186,7 +186,7 @@ describe("L10: abort during a tool batch", () => {
     ]);
   });
 
-  it("parallel, abort as the first call starts: the next call is not executed and ends through the serial chain", async () => {
+  it("parallel, abort as the first call starts: neither call is executed, and the ends go through the serial chain", async () => {
     const controller = new AbortController();
     const executed: string[] = [];
     let inListener = false;
@@ -215,15 +215,16 @@ describe("L10: abort during a tool batch", () => {
       },
     });
     expect(overlapped).toBe(false);
-    expect(executed).toEqual(["a"]);
+    // The abort came from a's onToolExecutionStart: a is not started either.
+    expect(executed).toEqual([]);
     expect(scripted.requests).toHaveLength(1);
     expect(toolResultsOf(messages).map((result) => [result.toolCallId, firstText(result)])).toEqual([
-      ["a", "work cancelled"],
+      ["a", ToolResultText.aborted],
       ["b", ToolResultText.aborted],
     ]);
   });
 
-  it("a tool that ignores the signal is abandoned after the grace period with an aborted result", async () => {
+  it("a tool that ignores the signal is abandoned after the grace period with an interrupted result", async () => {
     const controller = new AbortController();
     const never = testTool("stuck", {
       execute: () => {
@@ -237,7 +238,8 @@ describe("L10: abort during a tool batch", () => {
       signal: controller.signal,
     });
     expect(scripted.requests).toHaveLength(1);
-    expect(toolResultsOf(messages).map((result) => [result.isError, firstText(result)])).toEqual([[true, ToolResultText.aborted]]);
+    // It did run: its result says so, never "not executed".
+    expect(toolResultsOf(messages).map((result) => [result.isError, firstText(result)])).toEqual([[true, ToolResultText.interrupted]]);
   });
 
   it("an abort after the batch finished still makes no further request", async () => {
