@@ -8,6 +8,7 @@ export default [
   "packages/agent-loop",
   "packages/agent-core",
   "packages/agent-runtime",
+  "packages/agent-durable",
   "packages/agent-mcp",
   "conformance",
   "fuzz",

@@ -1,0 +1,30 @@
+/** Defaults of `@turnkit/agent-durable`; every one can be overridden through the options that name it. */
+
+/** DBOS application name shared by the workers and clients of one deployment. */
+export const DEFAULT_APP_NAME = "turnkit";
+/** Application version stamped on every turn; workers recover and dequeue only turns of their own version. */
+export const DEFAULT_APP_VERSION = "turnkit-durable-1";
+/** The DBOS queue new turns go through. */
+export const DEFAULT_QUEUE_NAME = "turnkit-turns";
+/** Turns one worker process runs at once. */
+export const DEFAULT_WORKER_CONCURRENCY = 8;
+/** Postgres schema of the event log, turn table, steering inbox and session history. */
+export const DEFAULT_SCHEMA = "turnkit_durable";
+/** How long an approval waits for `respond` before the call is answered as blocked: one day. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+/** A worker whose heartbeat is older than this is presumed dead and its turns are recovered by another. */
+export const DEFAULT_WORKER_LEASE_MS = 15_000;
+/** How often a worker looks for abort requests of the turns it runs. */
+export const ABORT_POLL_MS = 150;
+/** How long a follower waits for a notification before it reads the log again anyway. */
+export const FOLLOW_POLL_MS = 500;
+/** Most events one log write carries; a larger buffer is written in several statements. */
+export const MAX_EVENTS_PER_WRITE = 2_000;
+/** How often DBOS looks at the turn queue for new work. */
+export const QUEUE_POLLING_INTERVAL_MS = 100;
+/** The DBOS topic approvals and abort notices are sent on. */
+export const APPROVAL_TOPIC = "turnkit.approval";
+/** Name of the DBOS workflow that runs a durable turn. */
+export const TURN_WORKFLOW_NAME = "turnkit.durable-turn";
+/** The Postgres notification channel the event log announces new events on. */
+export const EVENTS_CHANNEL = "turnkit_durable_events";

@@ -1,0 +1,195 @@
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import type { TurnInputMessage } from "@turnkit/agent-core";
+import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
+import pg from "pg";
+import { APPROVAL_TOPIC, DEFAULT_APP_NAME, DEFAULT_APP_VERSION, DEFAULT_QUEUE_NAME, DEFAULT_SCHEMA, FOLLOW_POLL_MS, TURN_WORKFLOW_NAME } from "./defaults.js";
+import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
+import { LogNotifications } from "./reading/log-notifications.js";
+import type { ApprovalDecision, ApprovalMessage } from "./steps/approval-wait.js";
+import { EventLog } from "./store/event-log.js";
+import { migrateSchema } from "./store/schema.js";
+import { TurnTable } from "./store/turn-table.js";
+import { assertValidTurnRequest, type DurableTurnRef, type DurableTurnRequest, type TurnAddress, turnRef } from "./turn/turn-request.js";
+
+/** Where the durable turns live; workers and clients of one deployment use the same values. */
+export interface DurableTurnsConnection {
+  /** Postgres connection string; DBOS keeps its tables in schema `dbos`, ours go to `schema`. */
+  databaseUrl: string;
+  /** DBOS application name. Default `"turnkit"`. */
+  appName?: string;
+  /** Application version of the turns; workers run only turns of their own version. Default `"turnkit-durable-1"`. */
+  appVersion?: string;
+  /** The DBOS queue turns go through. Default `"turnkit-turns"`. */
+  queueName?: string;
+  /** Postgres schema of the event log and turn tables. Default `"turnkit_durable"`. */
+  schema?: string;
+}
+
+/** Options of {@link DurableTurnClient.follow}. */
+export interface FollowOptions {
+  /** Start after this seq (the last one a reader saw); default 0, from the first event. */
+  afterSeq?: number;
+  /** Stops following (the iterator ends) when it fires. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Talks to durable turns from any process sharing the database: start,
+ * steer, answer approvals, abort, read and follow the event log, wait for
+ * outcomes. It runs no turn itself (that is a {@link DurableTurnWorker}'s
+ * job), so a web server or a CLI can use it without launching DBOS.
+ */
+export class DurableTurnClient {
+  private constructor(
+    private readonly dbos: DBOSClient,
+    private readonly pool: pg.Pool,
+    private readonly eventLog: EventLog,
+    private readonly turnTable: TurnTable,
+    private readonly notifications: LogNotifications,
+    private readonly settings: Required<Omit<DurableTurnsConnection, "databaseUrl">>,
+  ) {}
+
+  /**
+   * Connects and creates the durable tables when missing. Rejects with
+   * `invalid_input` for a missing `databaseUrl`, or when Postgres cannot be
+   * reached.
+   */
+  static async connect(connection: DurableTurnsConnection): Promise<DurableTurnClient> {
+    if (typeof connection?.databaseUrl !== "string" || connection.databaseUrl === "") throw invalidInput("databaseUrl must be a Postgres connection string");
+    const settings = {
+      appName: connection.appName ?? DEFAULT_APP_NAME,
+      appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,
+      queueName: connection.queueName ?? DEFAULT_QUEUE_NAME,
+      schema: connection.schema ?? DEFAULT_SCHEMA,
+    };
+    const pool = new pg.Pool({ connectionString: connection.databaseUrl, max: 5 });
+    pool.on("error", () => {});
+    try {
+      await migrateSchema(pool, settings.schema);
+      const dbos = await DBOSClient.create({ systemDatabaseUrl: connection.databaseUrl, applicationName: settings.appName, systemDatabasePoolSize: 4 });
+      return new DurableTurnClient(
+        dbos,
+        pool,
+        new EventLog(pool, settings.schema),
+        new TurnTable(pool, settings.schema),
+        new LogNotifications(connection.databaseUrl),
+        settings,
+      );
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Starts a turn (queued; a worker runs it when the session has no other
+   * turn running and a slot is free). Starting the same session and turn id
+   * again returns the same turn and starts nothing. Throws `invalid_input`
+   * for a malformed request.
+   */
+  async start(request: DurableTurnRequest): Promise<DurableTurnRef> {
+    assertValidTurnRequest(request);
+    const ref = turnRef(request);
+    await this.turnTable.insertTurn(ref);
+    const stored: DurableTurnRequest = JSON.parse(JSON.stringify(request));
+    await this.dbos.enqueue(
+      {
+        queueName: this.settings.queueName,
+        workflowName: TURN_WORKFLOW_NAME,
+        workflowID: ref.workflowId,
+        queuePartitionKey: ref.sessionId,
+        appVersion: this.settings.appVersion,
+      },
+      stored,
+    );
+    return ref;
+  }
+
+  /**
+   * Sends a steering message: the turn takes it at its next step boundary
+   * and the log records it (`debug.trace` `steering`). `accepted: false`
+   * when the turn had already closed its intake (it finished or was about
+   * to): start a new turn with the message instead. Throws `unknown_turn`.
+   */
+  async steer(turn: TurnAddress, message: TurnInputMessage): Promise<{ accepted: boolean }> {
+    if (typeof message?.text !== "string") throw invalidInput("message.text must be a string");
+    const ref = await this.known(turn);
+    return this.turnTable.steer(ref.workflowId, message);
+  }
+
+  /**
+   * Answers an approval request (`action.required` event) of a turn, from
+   * any process, whether or not the asking worker still runs. The first
+   * answer to a request wins; later ones are ignored. Throws
+   * `unknown_turn`, or `unknown_request` when the turn never asked it.
+   */
+  async respond(turn: TurnAddress, requestId: string, decision: ApprovalDecision): Promise<void> {
+    if (typeof decision?.approved !== "boolean") throw invalidInput("decision.approved must be true or false");
+    const ref = await this.known(turn);
+    if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) {
+      throw new DurableTurnError({ code: DurableTurnErrorCode.UnknownRequest, message: `turn ${ref.turnId} never asked ${JSON.stringify(requestId)}` });
+    }
+    const message: ApprovalMessage = { kind: "decision", requestId, decision };
+    await this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/${requestId}`);
+  }
+
+  /**
+   * Aborts a turn from any process: the running model request or tool call
+   * is stopped, a waiting approval ends, the turn ends `aborted` with every
+   * call answered. A turn still queued ends `aborted` before its first
+   * request. A finished turn is unaffected. Throws `unknown_turn`.
+   */
+  async abort(turn: TurnAddress): Promise<void> {
+    const ref = await this.known(turn);
+    await this.turnTable.requestAbort(ref.workflowId);
+    const message: ApprovalMessage = { kind: "abort" };
+    await this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/abort`);
+  }
+
+  /** The logged events of a turn with `seq > afterSeq`, in order, at most `limit` (default 10,000). */
+  async readEvents(turn: TurnAddress, options: { afterSeq?: number; limit?: number } = {}): Promise<RuntimeEvent[]> {
+    return this.eventLog.read(turnRef(turn).workflowId, options.afterSeq ?? 0, options.limit ?? 10_000);
+  }
+
+  /**
+   * Every logged event of a turn after `afterSeq`, then new ones as they
+   * are written, in seq order with no gap and no repeat; ends after the
+   * terminal `session.status` (or when `signal` fires). A reader that
+   * reconnects with the last seq it saw continues exactly after it.
+   */
+  async *follow(turn: TurnAddress, options: FollowOptions = {}): AsyncGenerator<RuntimeEvent> {
+    const key = turnRef(turn).workflowId;
+    let last = options.afterSeq ?? 0;
+    while (!options.signal?.aborted) {
+      const events = await this.eventLog.read(key, last, 1_000);
+      for (const event of events) {
+        if (event.seq !== last + 1) break; // not yet committed in order; read again
+        last = event.seq;
+        yield event;
+        if (isTerminalEvent(event)) return;
+      }
+      if (events.length < 1_000) await this.notifications.wait(key, FOLLOW_POLL_MS, options.signal);
+    }
+  }
+
+  /** Waits for the turn's outcome (rejects with DBOS's error if the workflow itself failed). */
+  async outcome(turn: TurnAddress): Promise<TurnOutcome> {
+    const ref = await this.known(turn);
+    return this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult();
+  }
+
+  /** Closes every connection; the client is unusable afterwards. */
+  async close(): Promise<void> {
+    await this.notifications.close();
+    await this.dbos.destroy().catch(() => {});
+    await this.pool.end().catch(() => {});
+  }
+
+  private async known(turn: TurnAddress): Promise<DurableTurnRef> {
+    const ref = turnRef(turn);
+    if (!(await this.turnTable.exists(ref.workflowId))) {
+      throw new DurableTurnError({ code: DurableTurnErrorCode.UnknownTurn, message: `no turn ${ref.turnId} in session ${ref.sessionId} was started` });
+    }
+    return ref;
+  }
+}

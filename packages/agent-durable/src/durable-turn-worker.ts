@@ -1,0 +1,159 @@
+import { hostname } from "node:os";
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
+import {
+  DEFAULT_APP_NAME,
+  DEFAULT_APP_VERSION,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_QUEUE_NAME,
+  DEFAULT_SCHEMA,
+  DEFAULT_WORKER_CONCURRENCY,
+  DEFAULT_WORKER_LEASE_MS,
+  QUEUE_POLLING_INTERVAL_MS,
+  TURN_WORKFLOW_NAME,
+} from "./defaults.js";
+import { DurableTurnClient, type DurableTurnsConnection } from "./durable-turn-client.js";
+import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
+import { EventLog } from "./store/event-log.js";
+import { migrateSchema } from "./store/schema.js";
+import { SessionHistory } from "./store/session-history.js";
+import { TurnTable } from "./store/turn-table.js";
+import type { BuildDurableTurn } from "./turn/durable-turn-setup.js";
+import type { TurnContext } from "./turn/turn-context.js";
+import type { DurableTurnRequest } from "./turn/turn-request.js";
+import { runTurnWorkflow } from "./turn/turn-workflow.js";
+import { AbortWatcher } from "./workers/abort-watcher.js";
+import { WorkerLease } from "./workers/worker-lease.js";
+
+/** Options of {@link DurableTurnWorker.launch}. */
+export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
+  /** Builds each turn's model, tools and hooks from its request (see `BuildDurableTurn`). */
+  buildTurn: BuildDurableTurn;
+  /**
+   * This worker's identity (the DBOS executor id). A worker restarted with
+   * the same id recovers its interrupted turns at launch; keep it stable per
+   * worker slot (e.g. `worker-1`). Default: `<hostname>-<pid>`, which never
+   * repeats, so its turns are recovered by other workers after the lease.
+   */
+  workerId?: string;
+  /** Turns this process runs at once. Default 8. */
+  concurrency?: number;
+  /** How long an approval waits before the call is blocked. Default one day. */
+  approvalTimeoutMs?: number;
+  /** A worker silent for longer than this is presumed dead and its turns are recovered by others. Default 15 s. */
+  leaseMs?: number;
+  /** DBOS's log level (`error`, `warn`, `info`, `debug`). Default `error`. */
+  logLevel?: string;
+}
+
+let launchedInThisProcess = false;
+
+/**
+ * Runs durable turns in this process: launches DBOS on the database, takes
+ * turns from the shared queue (at most `concurrency` here, at most one per
+ * session anywhere), recovers turns of dead workers, and watches for abort
+ * requests. DBOS is a process-wide singleton, so one worker per process.
+ *
+ * ```ts
+ * const worker = await DurableTurnWorker.launch({ databaseUrl, buildTurn });
+ * const turn = await worker.client.start({ sessionId: "s1", turnId: "t1", userMessage: { text: "Hi" } });
+ * for await (const event of worker.client.follow(turn)) console.log(event.seq, event.type);
+ * ```
+ */
+export class DurableTurnWorker {
+  private constructor(
+    /** A client on the same database, for starting and following turns from this process. */
+    readonly client: DurableTurnClient,
+    /** This worker's DBOS executor id. */
+    readonly workerId: string,
+    private readonly pool: pg.Pool,
+    private readonly lease: WorkerLease,
+    private readonly abortWatcher: AbortWatcher,
+  ) {}
+
+  /**
+   * Creates the tables when missing, registers the turn workflow, launches
+   * DBOS and the queue, recovers this worker's own interrupted turns, and
+   * starts taking turns. Rejects with `invalid_input` for bad options and
+   * `worker_state` when this process already runs a worker.
+   */
+  static async launch(options: DurableTurnWorkerOptions): Promise<DurableTurnWorker> {
+    const settings = resolveOptions(options);
+    if (launchedInThisProcess) {
+      throw new DurableTurnError({ code: DurableTurnErrorCode.WorkerState, message: "this process already runs a DurableTurnWorker (DBOS is one per process)" });
+    }
+    launchedInThisProcess = true;
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    pool.on("error", () => {});
+    try {
+      await migrateSchema(pool, settings.schema);
+      const running = new Set<TurnContext>();
+      const stores = { eventLog: new EventLog(pool, settings.schema), turnTable: new TurnTable(pool, settings.schema), history: new SessionHistory(pool, settings.schema) };
+      const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
+      DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), { name: TURN_WORKFLOW_NAME });
+      DBOS.setConfig({
+        name: settings.appName,
+        systemDatabaseUrl: options.databaseUrl,
+        applicationVersion: settings.appVersion,
+        executorID: settings.workerId,
+        logLevel: settings.logLevel,
+        listenQueues: [settings.queueName],
+      });
+      await DBOS.launch();
+      await DBOS.registerQueue(settings.queueName, {
+        workerConcurrency: settings.concurrency,
+        partitionConcurrency: 1,
+        minPollingIntervalMs: QUEUE_POLLING_INTERVAL_MS,
+        onConflict: "always_update",
+      });
+      const lease = new WorkerLease(pool, settings.schema, settings.workerId, settings.leaseMs);
+      await lease.start();
+      const abortWatcher = new AbortWatcher(stores.turnTable, running);
+      abortWatcher.start();
+      const client = await DurableTurnClient.connect(options);
+      return new DurableTurnWorker(client, settings.workerId, pool, lease, abortWatcher);
+    } catch (error) {
+      launchedInThisProcess = false;
+      await DBOS.shutdown({ deregister: true }).catch(() => {});
+      await pool.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Stops taking turns and closes every connection. Turns still running
+   * here are interrupted like in a crash and resume when this worker id
+   * launches again, or in another worker after the lease.
+   */
+  async shutdown(): Promise<void> {
+    this.abortWatcher.stop();
+    await this.lease.stop();
+    await DBOS.shutdown({ deregister: true });
+    await this.client.close();
+    await this.pool.end().catch(() => {});
+    launchedInThisProcess = false;
+  }
+}
+
+function resolveOptions(options: DurableTurnWorkerOptions) {
+  if (typeof options !== "object" || options === null) throw invalidInput("DurableTurnWorker.launch needs an options object");
+  if (typeof options.databaseUrl !== "string" || options.databaseUrl === "") throw invalidInput("databaseUrl must be a Postgres connection string");
+  if (typeof options.buildTurn !== "function") throw invalidInput("buildTurn must be a function (request) => DurableTurnSetup");
+  const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw invalidInput(`concurrency must be a positive integer, got ${options.concurrency}`);
+  for (const field of ["approvalTimeoutMs", "leaseMs"] as const) {
+    const value = options[field];
+    if (value !== undefined && !(typeof value === "number" && value > 0)) throw invalidInput(`${field} must be a positive number of milliseconds`);
+  }
+  return {
+    appName: options.appName ?? DEFAULT_APP_NAME,
+    appVersion: options.appVersion ?? DEFAULT_APP_VERSION,
+    queueName: options.queueName ?? DEFAULT_QUEUE_NAME,
+    schema: options.schema ?? DEFAULT_SCHEMA,
+    workerId: options.workerId ?? `${hostname()}-${process.pid}`,
+    concurrency,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    leaseMs: options.leaseMs ?? DEFAULT_WORKER_LEASE_MS,
+    logLevel: options.logLevel ?? "error",
+  };
+}

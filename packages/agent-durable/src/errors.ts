@@ -1,0 +1,46 @@
+const DURABLE_TURN_ERROR_MARKER = Symbol.for("turnkit.durable-turn-error");
+
+/** Stable codes of {@link DurableTurnError}. */
+export const DurableTurnErrorCode = {
+  /** Options or a request with a missing or malformed field; the message names it. */
+  InvalidInput: "invalid_input",
+  /** No turn with this session and turn id was ever started. */
+  UnknownTurn: "unknown_turn",
+  /** `respond` named a request id the turn never asked. */
+  UnknownRequest: "unknown_request",
+  /** A worker API used before `launch()` or after `shutdown()`, or a second worker in one process. */
+  WorkerState: "worker_state",
+  /** The event log could not be written after retrying; the turn's workflow fails and is recovered later. */
+  LogWrite: "log_write",
+} as const;
+
+/** One of the {@link DurableTurnErrorCode} strings. */
+export type DurableTurnErrorCode = (typeof DurableTurnErrorCode)[keyof typeof DurableTurnErrorCode];
+
+/**
+ * What `@turnkit/agent-durable` throws on purpose: bad input to a client or
+ * worker API, an unknown turn or approval request, a worker used in the
+ * wrong state. `DurableTurnError.isInstance(e)` recognises one across
+ * duplicated package copies, where `instanceof` would not.
+ */
+export class DurableTurnError extends Error {
+  /** Stable code a caller can branch on. */
+  readonly code: DurableTurnErrorCode;
+  readonly [DURABLE_TURN_ERROR_MARKER] = true;
+
+  constructor(options: { code: DurableTurnErrorCode; message: string; cause?: unknown }) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "DurableTurnError";
+    this.code = options.code;
+  }
+
+  /** True for a DurableTurnError from any copy of the package. */
+  static isInstance(value: unknown): value is DurableTurnError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[DURABLE_TURN_ERROR_MARKER] === true;
+  }
+}
+
+/** Shorthand for an `invalid_input` error naming the field. */
+export function invalidInput(message: string): DurableTurnError {
+  return new DurableTurnError({ code: DurableTurnErrorCode.InvalidInput, message });
+}

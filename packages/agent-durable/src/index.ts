@@ -1,0 +1,18 @@
+export { DurableTurnWorker, type DurableTurnWorkerOptions } from "./durable-turn-worker.js";
+export { DurableTurnClient, type DurableTurnsConnection, type FollowOptions } from "./durable-turn-client.js";
+export { DurableTurnError, DurableTurnErrorCode } from "./errors.js";
+export { type DurableTurnRequest, type DurableTurnRef, type TurnAddress, turnRef } from "./turn/turn-request.js";
+export type { BuildDurableTurn, DurableTurnSetup } from "./turn/durable-turn-setup.js";
+export { durableTool, type DurableRuntimeTool, type ToolReplayPolicy } from "./steps/durable-tool.js";
+export { INTERRUPTED_TOOL_RESULT_TEXT } from "./steps/tool-call-step.js";
+export type { DurableTurnHooks, DurableBeforeToolCallHook, DurableBeforeToolCallDecision } from "./steps/hook-steps.js";
+export { approvalRequestId, type ApprovalDecision } from "./steps/approval-wait.js";
+export {
+  DEFAULT_APP_NAME,
+  DEFAULT_APP_VERSION,
+  DEFAULT_QUEUE_NAME,
+  DEFAULT_SCHEMA,
+  DEFAULT_WORKER_CONCURRENCY,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_WORKER_LEASE_MS,
+} from "./defaults.js";

@@ -1,0 +1,122 @@
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import { type AssistantMessage, type AssistantMessageEvent, createAssistantMessageEventStream, type Model } from "@mariozechner/pi-ai";
+import type { StreamFn } from "@turnkit/agent-loop";
+import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
+
+/** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */
+type RecordedEvent = { [K in AssistantMessageEvent["type"]]: Omit<Extract<AssistantMessageEvent, { type: K }>, "partial"> }[Exclude<
+  AssistantMessageEvent["type"],
+  "done" | "error"
+>];
+
+/** How a request ended, as recorded. */
+type RecordedEnding = { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage } | { type: "error"; reason: "aborted" | "error"; message: AssistantMessage };
+
+/** The checkpoint of one model request: what it streamed and how it ended. */
+export interface ModelRequestRecord {
+  start: LiveStart;
+  events: RecordedEvent[];
+  ending: RecordedEnding;
+}
+
+/**
+ * Makes each model request of a turn a durable step around `inner` (the
+ * host's stream function, innermost in the runner's call stack, so every
+ * transport retry is its own step).
+ *
+ * Live, the request streams straight through to the runner while its
+ * events are recorded; the ending is held back until the step's record
+ * (the streamed events and the finished message) is stored, so nothing
+ * after the request happens before its checkpoint exists. On replay the
+ * recorded events are streamed again and the request is never sent. A
+ * request interrupted by a crash has no record and is sent again.
+ *
+ * An abort requested while the request streams ends it as `aborted`; one
+ * requested before it starts ends it at once without sending it. Either
+ * way the record says so and the turn's signal fires, live and on replay.
+ */
+export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
+  return (model, context, options) => {
+    const stream = createAssistantMessageEventStream();
+    void run();
+    return stream;
+
+    async function run(): Promise<void> {
+      let live = false;
+      let record: ModelRequestRecord;
+      try {
+        record = await DBOS.runStep(
+          async () => {
+            live = true;
+            const start = await beginLiveStep(ctx);
+            if (start.abortRequested) return { start, events: [], ending: { type: "error", reason: "aborted", message: abortedMessage(model) } };
+            const signal = liveSignal(ctx, options?.signal);
+            const events: RecordedEvent[] = [];
+            const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
+              stream.push(event);
+              events.push(withoutPartial(event));
+            });
+            return { start, events, ending } satisfies ModelRequestRecord;
+          },
+          { name: "turnkit.model-request" },
+        );
+      } catch (error) {
+        stream.push({ type: "error", reason: "error", error: failedMessage(model, error) });
+        stream.end();
+        return;
+      }
+      if (!live) {
+        replayLiveStart(ctx, record.start);
+        for (const event of record.events) stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
+      }
+      if (record.ending.reason === "aborted") ctx.turnAbort.abort();
+      stream.push(record.ending.type === "done" ? { type: "done", reason: record.ending.reason, message: record.ending.message } : { type: "error", reason: record.ending.reason, error: record.ending.message });
+      stream.end();
+    }
+  };
+}
+
+async function streamLive(inner: StreamFn, args: Parameters<StreamFn>, onEvent: (event: Exclude<AssistantMessageEvent, { type: "done" | "error" }>) => void): Promise<RecordedEnding> {
+  const [model] = args;
+  try {
+    const upstream = await inner(...args);
+    for await (const event of upstream) {
+      if (event.type === "done") return { type: "done", reason: event.reason, message: event.message };
+      if (event.type === "error") return { type: "error", reason: event.reason, message: event.error };
+      onEvent(event);
+    }
+    const message = await upstream.result();
+    return message.stopReason === "error" || message.stopReason === "aborted"
+      ? { type: "error", reason: message.stopReason, message }
+      : { type: "done", reason: message.stopReason, message };
+  } catch (error) {
+    return { type: "error", reason: "error", message: failedMessage(model, error) };
+  }
+}
+
+function withoutPartial(event: Exclude<AssistantMessageEvent, { type: "done" | "error" }>): RecordedEvent {
+  const { partial: _partial, ...rest } = event;
+  return rest as RecordedEvent;
+}
+
+function emptyMessage(model: Model<any>, stopReason: "aborted" | "error", errorMessage: string): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason,
+    errorMessage,
+    timestamp: Date.now(),
+  };
+}
+
+function abortedMessage(model: Model<any>): AssistantMessage {
+  return emptyMessage(model, "aborted", "The turn was aborted before this request was sent.");
+}
+
+function failedMessage(model: Model<any>, error: unknown): AssistantMessage {
+  return emptyMessage(model, "error", error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,36 @@
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import type { TurnInputMessage } from "@turnkit/agent-core";
+import type { TurnContext } from "../turn/turn-context.js";
+
+/**
+ * The runner's steering source for a durable turn: each poll is a step that
+ * takes the messages `steer` queued since the last poll. The step's record
+ * is what the turn received, so a replay receives the same messages at the
+ * same boundary; each received message is also logged as a `debug.trace`
+ * (`steering`). A pending abort request is observed here too: the turn's
+ * signal fires and nothing is delivered.
+ */
+export function durableSteeringSource(ctx: TurnContext): () => Promise<TurnInputMessage[]> {
+  return async () => {
+    const poll = ++ctx.counters.polls;
+    const taken = await DBOS.runStep(() => ctx.stores.turnTable.takeSteering(ctx.ref.workflowId, poll), { name: "turnkit.steering-poll" });
+    if (taken.abortRequested) {
+      ctx.turnAbort.abort();
+      return [];
+    }
+    for (const message of taken.messages) {
+      ctx.writer.emit("debug.trace", { phase: "steering", level: "info", message: "steering received", attrs: { poll, text: message.text } });
+    }
+    return taken.messages;
+  };
+}
+
+/**
+ * The runner's `tryBeginClose` for a durable turn: a step that closes the
+ * turn's intake unless a steering message is waiting. After it returned
+ * `true`, `steer` refuses messages for this turn (the host starts a new
+ * turn instead), so no message is ever accepted and then dropped.
+ */
+export function durableCloseIntake(ctx: TurnContext): () => Promise<boolean> {
+  return () => DBOS.runStep(() => ctx.stores.turnTable.tryCloseIntake(ctx.ref.workflowId), { name: "turnkit.close-intake" });
+}

@@ -1,0 +1,75 @@
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
+import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
+import type { DurableRuntimeTool } from "./durable-tool.js";
+
+/** The text of the result an interrupted call gets when its tool may not run again. */
+export const INTERRUPTED_TOOL_RESULT_TEXT =
+  "This tool call was interrupted by a restart of the worker running it and was not run again: it may or may not have taken effect. Check before calling it again.";
+
+/** The checkpoint of one tool call. */
+type ToolCallRecord = { start: LiveStart } & (
+  | { kind: "result"; result: RuntimeToolResult; aborted: boolean }
+  | { kind: "threw"; message: string; aborted: boolean }
+  | { kind: "interrupted" }
+  | { kind: "aborted" }
+);
+
+/**
+ * Makes every call of `tool` a durable step. A finished call (result or
+ * throw) is recorded and never runs again: a replay returns the record. A
+ * call that was running when its worker died runs again only when the tool
+ * declares `replay: "safe"`; otherwise it is answered with an error result
+ * ({@link INTERRUPTED_TOOL_RESULT_TEXT}). Attempts are counted in the
+ * database before `execute` starts, which is how an interrupted call is
+ * recognised.
+ *
+ * Calls run one at a time (`executionMode: "sequential"`): the steps of a
+ * turn must start in the same order on every replay.
+ */
+export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool): RuntimeTool {
+  const replaySafe = tool.replay === "safe";
+  return {
+    def: { ...tool.def, executionMode: "sequential" },
+    impl: {
+      async execute(toolCtx, input, signal, onUpdate) {
+        let live = false;
+        const record = await DBOS.runStep(
+          async (): Promise<ToolCallRecord> => {
+            live = true;
+            const start = await beginLiveStep(ctx);
+            if (start.abortRequested) return { start, kind: "aborted" };
+            const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, toolCtx.toolCallId);
+            if (attempts > 1 && !replaySafe) return { start, kind: "interrupted" };
+            const callSignal = liveSignal(ctx, signal);
+            try {
+              const result = await tool.impl.execute(toolCtx, input, callSignal, onUpdate);
+              return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
+            } catch (error) {
+              return { start, kind: "threw", message: error instanceof Error ? error.message : String(error), aborted: ctx.liveAbort.signal.aborted };
+            }
+          },
+          { name: `turnkit.tool-call:${tool.def.name}` },
+        );
+        if (!live) replayLiveStart(ctx, record.start);
+        switch (record.kind) {
+          case "result":
+            if (record.aborted) ctx.turnAbort.abort();
+            return record.result;
+          case "threw":
+            if (record.aborted) ctx.turnAbort.abort();
+            throw new Error(record.message);
+          case "interrupted":
+            return { content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }], isError: true, details: { interrupted: true } };
+          case "aborted":
+            ctx.turnAbort.abort();
+            return { content: [{ type: "text", text: "The turn was aborted before this tool call ran." }], isError: true };
+          default: {
+            const unreachable: never = record;
+            return unreachable;
+          }
+        }
+      },
+    },
+  };
+}

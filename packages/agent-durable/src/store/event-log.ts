@@ -1,0 +1,67 @@
+import type { RuntimeEvent } from "@turnkit/protocol";
+import type pg from "pg";
+import { EVENTS_CHANNEL, MAX_EVENTS_PER_WRITE } from "../defaults.js";
+import { quoteIdent } from "./schema.js";
+
+/**
+ * The durable event log: every logged `RuntimeEvent` of a turn under its
+ * `seq`. Writes are idempotent (an event already stored under its seq is
+ * kept as it is), so a replayed turn can write its events again without
+ * duplicating or renumbering any.
+ */
+export class EventLog {
+  private readonly table: string;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    schema: string,
+  ) {
+    this.table = `${quoteIdent(schema)}.events`;
+  }
+
+  /**
+   * Stores `events` (all of one turn, increasing seq) in as few statements
+   * as {@link MAX_EVENTS_PER_WRITE} allows and notifies followers. Events
+   * whose seq is already stored are skipped. Rejects when Postgres does.
+   */
+  async append(turnKey: string, events: readonly RuntimeEvent[]): Promise<void> {
+    for (let start = 0; start < events.length; start += MAX_EVENTS_PER_WRITE) {
+      const slice = events.slice(start, start + MAX_EVENTS_PER_WRITE);
+      await this.pool.query(
+        `WITH ins AS (
+           INSERT INTO ${this.table} (turn_key, seq, type, event)
+           SELECT $1, s, t, e::json FROM unnest($2::int[], $3::text[], $4::text[]) AS u(s, t, e)
+           ON CONFLICT (turn_key, seq) DO NOTHING
+           RETURNING 1
+         )
+         SELECT pg_notify($5, $1) WHERE EXISTS (SELECT 1 FROM ins)`,
+        [turnKey, slice.map((e) => e.seq), slice.map((e) => e.type), slice.map((e) => JSON.stringify(e)), EVENTS_CHANNEL],
+      );
+    }
+  }
+
+  /** The highest stored seq of a turn, 0 when none. */
+  async maxSeq(turnKey: string): Promise<number> {
+    const { rows } = await this.pool.query(`SELECT coalesce(max(seq), 0) AS max FROM ${this.table} WHERE turn_key = $1`, [turnKey]);
+    return Number(rows[0].max);
+  }
+
+  /** Events of a turn with `seq > afterSeq`, in seq order, at most `limit`. */
+  async read(turnKey: string, afterSeq: number, limit: number): Promise<RuntimeEvent[]> {
+    const { rows } = await this.pool.query(`SELECT event FROM ${this.table} WHERE turn_key = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+      turnKey,
+      afterSeq,
+      limit,
+    ]);
+    return rows.map((row: { event: RuntimeEvent }) => row.event);
+  }
+
+  /** True when the turn's log holds an `action.required` event with this request id. */
+  async hasActionRequest(turnKey: string, requestId: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM ${this.table} WHERE turn_key = $1 AND type = 'action.required' AND (event->'payload'->>'requestId') = $2 LIMIT 1`,
+      [turnKey, requestId],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,73 @@
+import type pg from "pg";
+
+/**
+ * Creates the tables of the durable layer in `schema` when missing. Safe to
+ * run from many processes at once (an advisory lock serialises them).
+ *
+ * - `turns`: one row per started turn: intake closed, abort requested, outcome.
+ * - `events`: the event log, one row per `(turn_key, seq)`.
+ * - `steering`: messages sent by `steer`, and the poll that took them.
+ * - `tool_attempts`: how often each tool call was started (an interrupted call has more than one).
+ * - `session_messages`: each session's history, one row per message position.
+ * - `workers`: heartbeats, so a live worker recovers the turns of a dead one.
+ */
+export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const s = quoteIdent(schema);
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`turnkit-durable-schema:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.turns (
+      turn_key text PRIMARY KEY,
+      session_id text NOT NULL,
+      turn_id text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      intake_closed boolean NOT NULL DEFAULT false,
+      abort_requested boolean NOT NULL DEFAULT false,
+      outcome json
+    )`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.events (
+      turn_key text NOT NULL,
+      seq integer NOT NULL,
+      type text NOT NULL,
+      event json NOT NULL,
+      PRIMARY KEY (turn_key, seq)
+    )`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.steering (
+      id bigserial PRIMARY KEY,
+      turn_key text NOT NULL,
+      message json NOT NULL,
+      taken_at_poll integer
+    )`);
+    await client.query(`CREATE INDEX IF NOT EXISTS steering_turn ON ${s}.steering (turn_key, id)`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.tool_attempts (
+      turn_key text NOT NULL,
+      tool_call_id text NOT NULL,
+      attempts integer NOT NULL,
+      PRIMARY KEY (turn_key, tool_call_id)
+    )`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.session_messages (
+      session_id text NOT NULL,
+      position integer NOT NULL,
+      turn_key text NOT NULL,
+      message json NOT NULL,
+      PRIMARY KEY (session_id, position)
+    )`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.workers (
+      executor_id text PRIMARY KEY,
+      heartbeat_at timestamptz NOT NULL
+    )`);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Quotes a Postgres identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

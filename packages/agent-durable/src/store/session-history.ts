@@ -1,0 +1,56 @@
+import type { AgentMessage } from "@turnkit/agent-loop";
+import type pg from "pg";
+import { quoteIdent } from "./schema.js";
+
+/**
+ * Each session's history, one row per message position. A turn appends at
+ * positions it knows in advance, so writing the same change twice (a step
+ * re-run after a crash) stores each message exactly once.
+ */
+export class SessionHistory {
+  private readonly table: string;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    schema: string,
+  ) {
+    this.table = `${quoteIdent(schema)}.session_messages`;
+  }
+
+  /** The session's messages in order. */
+  async load(sessionId: string): Promise<AgentMessage[]> {
+    const { rows } = await this.pool.query(`SELECT message FROM ${this.table} WHERE session_id = $1 ORDER BY position`, [sessionId]);
+    return rows.map((row: { message: AgentMessage }) => row.message);
+  }
+
+  /** Stores `messages` at `position`, `position + 1`, ...; positions already stored are kept. */
+  async append(sessionId: string, turnKey: string, position: number, messages: readonly AgentMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.pool.query(
+      `INSERT INTO ${this.table} (session_id, position, turn_key, message)
+       SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
+       ON CONFLICT (session_id, position) DO NOTHING`,
+      [sessionId, turnKey, messages.map((_, i) => position + i), messages.map((m) => JSON.stringify(m))],
+    );
+  }
+
+  /** Replaces the whole history of the session with `messages` (compaction), in one transaction. */
+  async replace(sessionId: string, turnKey: string, messages: readonly AgentMessage[]): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(`DELETE FROM ${this.table} WHERE session_id = $1`, [sessionId]);
+      await client.query(
+        `INSERT INTO ${this.table} (session_id, position, turn_key, message)
+         SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)`,
+        [sessionId, turnKey, messages.map((_, i) => i), messages.map((m) => JSON.stringify(m))],
+      );
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

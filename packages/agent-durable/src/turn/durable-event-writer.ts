@@ -1,0 +1,106 @@
+import type { EventWriter } from "@turnkit/agent-core";
+import { createRuntimeEvent, type RuntimeEvent, type RuntimeEventPayloadMap, type RuntimeEventType } from "@turnkit/protocol";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
+import type { EventLog } from "../store/event-log.js";
+
+/** Where a resumed execution found events of an interrupted step, and what it did about them. */
+export interface ResumeRecord {
+  /** First seq the interrupted step wrote. */
+  fromSeq: number;
+  /** Last seq it wrote; the resume notice goes right after it. */
+  toSeq: number;
+}
+
+const WRITE_ATTEMPTS = 5;
+const WRITE_RETRY_BASE_MS = 100;
+
+/**
+ * The event sink of a durable turn. It gives every logged event its own
+ * `seq` and an event id derived from the turn and that seq, so an execution
+ * that replays the turn produces the same numbering, and writes the events
+ * to the log in the background, one batch per round trip (events pushed
+ * while a write is in flight go together in the next one).
+ *
+ * `push` never blocks the turn and never throws. A write that still fails
+ * after retrying is reported by {@link flush}, which the turn awaits before
+ * it ends. Progress updates of running tools (`tool_execution_update`
+ * traces) are not logged: their number depends on timing, and a replay
+ * could not reproduce it.
+ */
+export class DurableEventWriter implements EventWriter {
+  /** The seq the next logged event gets. */
+  nextSeq = 1;
+  /** How many interrupted steps this turn has resumed after; part of later message ids. */
+  resumes = 0;
+  private buffer: RuntimeEvent[] = [];
+  private writing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly ids: { turnKey: string; sessionId: string; turnId: string },
+  ) {}
+
+  push(event: RuntimeEvent): void {
+    if (event.type === "debug.trace" && event.payload.message === "tool_execution_update") return;
+    const seq = this.nextSeq++;
+    this.buffer.push({ ...event, seq, eventId: `${this.ids.turnKey}#${seq}` } as RuntimeEvent);
+    if (!this.writing) this.writing = this.writeLoop();
+  }
+
+  /** Logs an event of the durable layer itself (an approval request, a steering receipt) in turn order. */
+  emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
+    this.push(createRuntimeEvent({ eventId: "pending", sessionId: this.ids.sessionId, turnId: this.ids.turnId, seq: 0, type, payload }) as RuntimeEvent);
+  }
+
+  /**
+   * Continues numbering after the events an interrupted step left in the
+   * log (`fromSeq..toSeq`) and logs a warning trace naming them, so readers
+   * know those events were superseded. Applied at the same point on every
+   * later replay (the step that found them records the range).
+   */
+  applyResume(resume: ResumeRecord): void {
+    this.nextSeq = resume.toSeq + 1;
+    this.resumes++;
+    this.emit("debug.trace", {
+      phase: "durable.resume",
+      level: "warn",
+      message: `the turn resumed after a restart; events ${resume.fromSeq}..${resume.toSeq} came from an interrupted step and are superseded`,
+      attrs: { supersededFromSeq: resume.fromSeq, supersededToSeq: resume.toSeq },
+    });
+  }
+
+  /** Resolves once every event pushed so far is in the log; rejects with `log_write` if a write failed for good. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.failure !== undefined) {
+      throw new DurableTurnError({ code: DurableTurnErrorCode.LogWrite, message: `the event log could not be written: ${String(this.failure)}`, cause: this.failure });
+    }
+  }
+
+  private async writeLoop(): Promise<void> {
+    // Let the synchronous burst that started this write join it.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.buffer.length > 0) {
+      const batch = this.buffer;
+      this.buffer = [];
+      if (this.failure === undefined) await this.writeWithRetry(batch);
+    }
+    this.writing = undefined;
+  }
+
+  private async writeWithRetry(batch: RuntimeEvent[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.log.append(this.ids.turnKey, batch);
+        return;
+      } catch (error) {
+        if (attempt >= WRITE_ATTEMPTS) {
+          this.failure = error;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_BASE_MS * 2 ** (attempt - 1)));
+      }
+    }
+  }
+}

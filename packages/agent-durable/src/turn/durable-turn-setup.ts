@@ -1,0 +1,38 @@
+import type { LlmConfig, LlmRetryOptions, RunTurnInput } from "@turnkit/agent-core";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import type { DurableRuntimeTool } from "../steps/durable-tool.js";
+import type { DurableTurnHooks } from "../steps/hook-steps.js";
+import type { DurableTurnRequest } from "./turn-request.js";
+
+/**
+ * What the host supplies for one turn, built by its `buildTurn` from the
+ * stored request. The same fields as the runner's `RunTurnInput`, minus
+ * those the durable layer owns (ids, user message, history, event writer,
+ * signal, steering), with durable tools and hooks.
+ */
+export interface DurableTurnSetup {
+  systemPrompt: string;
+  /** The model and its options; `llm.streamFn` (or pi-ai's `streamSimple`) is the request each model step sends. */
+  llm: LlmConfig;
+  /**
+   * The turn's tools. Only these run (the runner's built-in fallback is
+   * off: pass `createBuiltinTools(...)` here to have them, as durable steps).
+   */
+  tools?: DurableRuntimeTool[];
+  hooks?: DurableTurnHooks;
+  /** Hidden messages placed before the user message (reminders, context). */
+  beforeUserMessages?: AgentMessage[];
+  /** Transport retry of each model request; every attempt is its own step. */
+  llmRetry?: LlmRetryOptions | false;
+  workspaceDir?: string;
+  shouldStopAfterSteering?: RunTurnInput["shouldStopAfterSteering"];
+  shouldStopAfterTurn?: RunTurnInput["shouldStopAfterTurn"];
+}
+
+/**
+ * Builds a turn's setup from its request. Called in whichever worker runs
+ * the turn, again on every recovery, so it must give the same setup for the
+ * same request and have no side effects of its own (open connections
+ * lazily; put effects in tools and hooks, which are steps).
+ */
+export type BuildDurableTurn = (request: DurableTurnRequest) => DurableTurnSetup | Promise<DurableTurnSetup>;

@@ -1,0 +1,63 @@
+import type { TurnInputMessage } from "@turnkit/agent-core";
+import { invalidInput } from "../errors.js";
+
+/**
+ * What starts a durable turn. Plain JSON: it is stored with the turn and
+ * handed to the workers' `buildTurn` on every execution of the turn,
+ * including recoveries in other processes.
+ */
+export interface DurableTurnRequest {
+  /** The session; at most one turn of a session runs at a time, in start order. */
+  sessionId: string;
+  /** The turn; with `sessionId` it names the turn, so starting it twice returns the same turn. */
+  turnId: string;
+  /** The user's message; omit it with `startMode: "continue"`. */
+  userMessage?: TurnInputMessage;
+  /** `continue` answers the stored session history without a new user message. */
+  startMode?: "prompt" | "continue";
+  /** Anything JSON the host's `buildTurn` needs (a model name, a workspace, a user id). */
+  metadata?: Record<string, unknown>;
+}
+
+/** A durable turn as clients address it. */
+export interface DurableTurnRef {
+  readonly sessionId: string;
+  readonly turnId: string;
+  /** The DBOS workflow id (and the key of the turn's rows): derived from the two ids. */
+  readonly workflowId: string;
+}
+
+/** Both ids of a turn; every client API takes this (or a {@link DurableTurnRef}). */
+export type TurnAddress = Pick<DurableTurnRef, "sessionId" | "turnId">;
+
+/**
+ * The workflow id of a turn: `turn:` + the two ids, each URI-encoded, so
+ * distinct pairs never collide. Throws `invalid_input` for an empty or
+ * non-string id.
+ */
+export function turnRef(address: TurnAddress): DurableTurnRef {
+  for (const field of ["sessionId", "turnId"] as const) {
+    const value = (address as Partial<TurnAddress> | undefined)?.[field];
+    if (typeof value !== "string" || value === "") throw invalidInput(`${field} must be a non-empty string`);
+  }
+  return {
+    sessionId: address.sessionId,
+    turnId: address.turnId,
+    workflowId: `turn:${encodeURIComponent(address.sessionId)}:${encodeURIComponent(address.turnId)}`,
+  };
+}
+
+/** Checks a request before it is stored: ids, and a user message unless continuing. Throws `invalid_input` naming the field. */
+export function assertValidTurnRequest(request: DurableTurnRequest): void {
+  if (typeof request !== "object" || request === null) throw invalidInput("the turn request must be an object");
+  turnRef(request);
+  if (request.startMode !== undefined && request.startMode !== "prompt" && request.startMode !== "continue") {
+    throw invalidInput(`startMode must be "prompt" or "continue", got ${JSON.stringify(request.startMode)}`);
+  }
+  if (request.startMode !== "continue" && typeof request.userMessage?.text !== "string") {
+    throw invalidInput('userMessage.text must be a string (or set startMode: "continue")');
+  }
+  if (request.metadata !== undefined && (typeof request.metadata !== "object" || request.metadata === null || Array.isArray(request.metadata))) {
+    throw invalidInput("metadata must be a plain object");
+  }
+}

@@ -1,0 +1,133 @@
+/*
+ * The turns the crash tests run, in worker processes. The model is a pure
+ * function of the request (a fresh scripted response per request), so a
+ * restarted worker answers a re-sent request the same way. Everything that
+ * must be counted from outside a worker (model requests, tool starts and
+ * ends, session overlap) is appended to a shared file.
+ */
+import { appendFileSync } from "node:fs";
+import type { Context } from "@mariozechner/pi-ai";
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool } from "@turnkit/agent-core";
+import { createScriptedModel, response, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
+import type { StreamFn } from "@turnkit/agent-loop";
+import { durableTool, type BuildDurableTurn, type DurableTurnRequest } from "../../src/index.js";
+
+/** One line of the count file: what happened, in which turn. */
+export interface CountRecord {
+  kind: "model" | "tool-start" | "tool-end" | "session-start" | "session-end";
+  turnId: string;
+  sessionId: string;
+  detail?: string;
+  at: number;
+}
+
+function record(file: string, entry: Omit<CountRecord, "at">): void {
+  appendFileSync(file, `${JSON.stringify({ ...entry, at: Date.now() })}\n`);
+}
+
+function lastMessage(context: Context) {
+  return context.messages[context.messages.length - 1];
+}
+
+function lastUserText(context: Context): string {
+  const last = lastMessage(context);
+  if (last?.role !== "user") return "";
+  return typeof last.content === "string" ? last.content : last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** The scripted answer of each scenario to the conversation so far. */
+function answer(request: DurableTurnRequest, context: Context, requestIndex: number): ScriptEntry {
+  const scenario = String(request.metadata?.scenario ?? "quick");
+  const last = lastMessage(context);
+  const callId = `${request.turnId}-call-${requestIndex}`;
+  switch (scenario) {
+    case "stream": {
+      const deltas = Number(request.metadata?.deltas ?? 60);
+      const words = Array.from({ length: deltas }, (_, i) => `w${i} `).join("");
+      return response(words, { eventDelayMs: Number(request.metadata?.delayMs ?? 25) });
+    }
+    case "tool":
+    case "safe-tool":
+    case "approval":
+    case "steer": {
+      if (last?.role === "toolResult") {
+        const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+        return response(`after tool: ${text.slice(0, 40)}`);
+      }
+      if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`);
+      const tool = scenario === "approval" ? "guarded_write" : scenario === "safe-tool" ? "safe_read" : "slow_write";
+      return response([toolCall(tool, { path: `${request.turnId}.txt` }, { id: callId })]);
+    }
+    default:
+      return response("ok", { eventDelayMs: 0 });
+  }
+}
+
+/** The stream function of a scenario turn: records each request, then answers from a fresh scripted model. */
+function scenarioStreamFn(request: DurableTurnRequest, countFile: string): StreamFn {
+  let requests = 0;
+  return (model, context, options) => {
+    const index = requests++;
+    record(countFile, { kind: "model", turnId: request.turnId, sessionId: request.sessionId, detail: String(index) });
+    const scripted = createScriptedModel([answer(request, context, index)]);
+    return scripted.streamFn(model, context, options);
+  };
+}
+
+/** `buildTurn` of the test workers. */
+export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
+  return (request) => {
+    const toolMs = Number(request.metadata?.toolMs ?? 1500);
+    const slow = (name: string) =>
+      defineRuntimeTool({
+        name,
+        description: `Writes a file slowly (${name})`,
+        parameters: Type.Object({ path: Type.String() }),
+        execute: async (ctx, { path }, signal) => {
+          record(countFile, { kind: "tool-start", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, toolMs);
+            signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+          if (signal.aborted) return { content: [{ type: "text", text: "stopped" }], isError: true };
+          record(countFile, { kind: "tool-end", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+          return { content: [{ type: "text", text: `wrote ${path}` }] };
+        },
+      });
+    const model = createScriptedModel([]).model;
+    return {
+      systemPrompt: "You are a test assistant.",
+      llm: { model, streamFn: scenarioStreamFn(request, countFile) },
+      llmRetry: false,
+      tools: [slow("slow_write"), durableTool(slow("safe_read"), { replay: "safe" }), durableTool(slow("guarded_write"), { requiresApproval: true })],
+      hooks: {
+        onHistoryChangedHook: () => {},
+      },
+    };
+  };
+}
+
+/** A `buildTurn` whose turns record when each session's turn starts and ends (for the overlap test). */
+export function sessionTrackingBuildTurn(countFile: string): BuildDurableTurn {
+  const base = scenarioBuildTurn(countFile);
+  return async (request) => {
+    const setup = await base(request);
+    return {
+      ...setup,
+      hooks: {
+        beforeLlmCallHook: () => {
+          record(countFile, { kind: "session-start", turnId: request.turnId, sessionId: request.sessionId });
+          return undefined;
+        },
+        onStepEndHook: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          record(countFile, { kind: "session-end", turnId: request.turnId, sessionId: request.sessionId });
+        },
+      },
+    };
+  };
+}

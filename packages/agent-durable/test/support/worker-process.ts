@@ -1,0 +1,23 @@
+/*
+ * A test worker: `node --import tsx --conditions=source worker-process.ts`.
+ * Configured by environment: DATABASE_URL, WORKER_ID, COUNT_FILE,
+ * CONCURRENCY, LEASE_MS, APPROVAL_TIMEOUT_MS, BUILD (scenario | sessions).
+ * Prints "ready" once it takes turns; SIGTERM shuts it down cleanly.
+ */
+import { DurableTurnWorker } from "../../src/index.js";
+import { scenarioBuildTurn, sessionTrackingBuildTurn } from "./scenario-turns.js";
+
+const env = process.env;
+const countFile = env.COUNT_FILE ?? "/dev/null";
+const worker = await DurableTurnWorker.launch({
+  databaseUrl: env.DATABASE_URL!,
+  workerId: env.WORKER_ID,
+  concurrency: Number(env.CONCURRENCY ?? 4),
+  leaseMs: Number(env.LEASE_MS ?? 15_000),
+  approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS ? Number(env.APPROVAL_TIMEOUT_MS) : undefined,
+  buildTurn: env.BUILD === "sessions" ? sessionTrackingBuildTurn(countFile) : scenarioBuildTurn(countFile),
+});
+process.stdout.write("ready\n");
+process.on("SIGTERM", () => {
+  void worker.shutdown().finally(() => process.exit(0));
+});
