@@ -102,7 +102,8 @@ describe("read", () => {
   });
 
   it("returns images as image content, refuses binaries, directories and missing files", async () => {
-    const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+    // A whole 3×2 PNG: read checks the content, so a bare signature is no longer taken for an image.
+    const png = await readFile(new URL("./images/rgb-3x2.png", import.meta.url));
     await writeFile(path.join(sandbox.workspace, "dot.png"), png);
     await writeFile(path.join(sandbox.workspace, "blob.bin"), Buffer.from([1, 0, 2, 3]));
     await mkdir(path.join(sandbox.workspace, "dir"));

@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigErrorCode } from "../../src/errors.js";
-import { globToRegExp } from "../../src/tools/builtin/glob-pattern.js";
+import { compileGlob } from "../../src/tools/builtin/glob-matcher.js";
 import { createGlobTool } from "../../src/tools/builtin/glob-tool.js";
 import { createGrepTool } from "../../src/tools/builtin/grep-tool.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
@@ -30,8 +30,8 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
-describe("globToRegExp", () => {
-  const matches = (pattern: string, p: string) => globToRegExp(pattern).test(p);
+describe("compileGlob", () => {
+  const matches = (pattern: string, p: string) => compileGlob(pattern).matches(p);
   it("matches the usual glob syntax on whole relative paths", () => {
     expect(matches("*.ts", "index.ts")).toBe(true);
     expect(matches("*.ts", "src/index.ts")).toBe(false);
@@ -45,14 +45,29 @@ describe("globToRegExp", () => {
     expect(matches("file?.txt", "file/.txt")).toBe(false);
     expect(matches("[a-c]*.md", "b.md")).toBe(true);
     expect(matches("[!a-c]*.md", "b.md")).toBe(false);
+    expect(matches("[!a-c]*.md", "d.md")).toBe(true);
+    expect(matches("[^a-c]*.md", "b.md")).toBe(false);
     expect(matches("a.{x,{y,z}}", "a.z")).toBe(true);
     expect(matches("./src/*.ts", "src/i.ts")).toBe(true);
     expect(matches("a\\*b", "a*b")).toBe(true);
     expect(matches("a\\*b", "axb")).toBe(false);
   });
-  it("names an unbalanced pattern", () => {
-    expect(() => globToRegExp("src/{a,b")).toThrow(/Unclosed "\{"/);
-    expect(() => globToRegExp("[abc")).toThrow(/Unclosed "\["/);
+
+  it("reads an unbalanced brace or bracket literally, as bash does, and names an empty pattern", () => {
+    expect(matches("src/{a,b", "src/{a,b")).toBe(true);
+    expect(matches("src/{a,b", "src/a")).toBe(false);
+    expect(matches("[abc", "[abc")).toBe(true);
+    expect(() => compileGlob("")).toThrow('Invalid glob pattern "": Expected pattern to be a non-empty string');
+  });
+
+  it("tells a walk which folders cannot hold a match", () => {
+    const topLevel = compileGlob("*.ts");
+    expect(topLevel.mayMatchBelow("src")).toBe(false);
+    const inSrc = compileGlob("src/lib/*.ts");
+    expect(["src", "src/lib", "src/lib/deep", "test"].map((folder) => inSrc.mayMatchBelow(folder))).toEqual([true, true, false, false]);
+    const anywhere = compileGlob("**/{a,b}/*.ts");
+    expect(["x", "x/y/z/w"].map((folder) => anywhere.mayMatchBelow(folder))).toEqual([true, true]);
+    expect(compileGlob("!(src)/*.ts").mayMatchBelow("lib")).toBe(true);
   });
 });
 
@@ -60,7 +75,7 @@ describe("glob", () => {
   it("lists matching files in a stable order, skipping node_modules, .git and links", async () => {
     const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**/*.ts" });
     expect(textOf(result)).toBe(["src/index.ts", "src/util/strings.ts"].join("\n"));
-    expect(result.details).toEqual({ count: 2, truncated: false });
+    expect(result.details).toEqual({ count: 2, truncated: false, ignoredPaths: 0 });
   });
 
   it("searches below path and returns workspace-relative paths", async () => {
@@ -70,7 +85,7 @@ describe("glob", () => {
 
   it("bounds the result and notes the cut", async () => {
     const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**", limit: 2 });
-    expect(result.details).toEqual({ count: 2, truncated: true });
+    expect(result.details).toEqual({ count: 2, truncated: true, ignoredPaths: 0 });
     expect(textOf(result)).toContain("[Showing the first 2 paths; more match.");
   });
 
@@ -105,6 +120,14 @@ describe("grep", () => {
     const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "^hit", limit: 5 });
     expect(result.details).toMatchObject({ matches: 5, truncated: true });
     expect(textOf(result)).toContain("[Showing the first 5 matches; more exist.");
+  });
+
+  it("stops reading files once the limit is passed", async () => {
+    for (let i = 0; i < 60; i++) await put(`many/file-${String(i).padStart(2, "0")}.txt`, "hit\n");
+    const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "^hit", path: "many", limit: 5 });
+    expect(textOf(result).split("\n").slice(0, 5)).toEqual([0, 1, 2, 3, 4].map((i) => `many/file-0${i}.txt:1: hit`));
+    // The sixth file holds the match past the limit; the other 54 are never searched.
+    expect(result.details).toEqual({ matches: 5, filesSearched: 6, truncated: true, filesSkipped: 0, ignoredPaths: 0 });
   });
 
   it("reports no matches, an invalid regex, and paths outside", async () => {

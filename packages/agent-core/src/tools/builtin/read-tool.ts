@@ -7,6 +7,7 @@ import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { clipLine, formatBytes, looksBinary } from "./text-output.js";
 import { READ_MAX_BYTES, READ_MAX_IMAGE_BYTES, READ_MAX_LINES } from "../../defaults.js";
+import { detectModelImage } from "./image-type.js";
 import { resolveWorkspacePath } from "./workspace-path.js";
 
 const readParameters = Type.Object({
@@ -24,24 +25,27 @@ export interface ReadToolDetails {
   totalLines?: number;
   /** True when lines after `endLine` exist that were not returned. */
   truncated?: boolean;
-  /** For images: the MIME type returned. */
+  /** For images: the MIME type returned (from the content, not the name) and the pixel size. */
   mimeType?: string;
+  width?: number;
+  height?: number;
 }
 
-const IMAGE_TYPES: Record<string, string> = {
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".gif": "image/gif",
-  ".webp": "image/webp",
-};
+/** File name extensions that mark a file as meant to be an image, whatever its first bytes look like. */
+const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 
 /**
  * The built-in `read` tool: returns a text file's lines (from `offset`, at
  * most `limit` lines and {@link READ_MAX_BYTES} bytes, with a note saying how
  * to read on when cut), or a PNG/JPEG/GIF/WebP image as image content.
- * Read-only, so it declares `executionMode: "parallel"`. Refuses paths
- * outside `workspaceDir`, directories and binary files with a clear error.
+ * Images are recognised by their bytes (`detectModelImage`): a file named
+ * `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp`, or any binary file, whose
+ * content is one of those formats; the MIME type comes from the content, so
+ * a misnamed image still reaches the model with the right one. A file with
+ * an image name but other content is an error, as is an image over
+ * {@link READ_MAX_IMAGE_BYTES}. Read-only, so it declares
+ * `executionMode: "parallel"`. Refuses paths outside `workspaceDir`,
+ * directories and other binary files with a clear error.
  */
 export function createReadTool(options: { workspaceDir: string }): RuntimeTool<typeof readParameters, ReadToolDetails> {
   return defineRuntimeTool<typeof readParameters, ReadToolDetails>({
@@ -57,32 +61,45 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
       });
       if (info.isDirectory()) throw new Error(`${target.relative} is a directory, not a file; use the glob tool to list files`);
 
-      const mimeType = IMAGE_TYPES[path.extname(target.absolute).toLowerCase()];
-      if (mimeType) {
-        if (info.size > READ_MAX_IMAGE_BYTES) {
-          throw new Error(`${target.relative} is an image of ${formatBytes(info.size)}; images larger than ${formatBytes(READ_MAX_IMAGE_BYTES)} are not returned`);
+      const namedAsImage = IMAGE_EXTENSIONS.has(path.extname(target.absolute).toLowerCase());
+      if (namedAsImage && info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
+      // A JPEG's size can sit behind more metadata than the head holds, so a file named as an image is read whole.
+      const bytes = namedAsImage ? await readFile(target.absolute, { signal }) : await readHead(target.absolute);
+      if (namedAsImage || looksBinary(bytes)) {
+        const image = detectModelImage(bytes);
+        if (!image) {
+          throw new Error(
+            namedAsImage
+              ? `${target.relative} is not a PNG, JPEG, GIF or WebP image, whatever its name says; read returns text files and those images only`
+              : `${target.relative} is a binary file; read returns text files and PNG, JPEG, GIF or WebP images only`,
+          );
         }
-        const data = await readFile(target.absolute, { signal });
+        if (info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
+        const data = namedAsImage ? bytes : await readFile(target.absolute, { signal });
         return {
-          content: [{ type: "image", data: data.toString("base64"), mimeType }],
-          details: { path: target.relative, mimeType },
+          content: [{ type: "image", data: data.toString("base64"), mimeType: image.mimeType }],
+          details: { path: target.relative, mimeType: image.mimeType, width: image.width, height: image.height },
         };
       }
 
-      if (await isBinaryFile(target.absolute)) throw new Error(`${target.relative} is a binary file; read returns text files and images only`);
       return readLines(target.absolute, target.relative, input.offset ?? 1, Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES), signal);
     },
   });
 }
 
-async function isBinaryFile(file: string): Promise<boolean> {
+/** The first 8 KB of a file: enough to tell text from binary and to recognise most image headers. */
+async function readHead(file: string): Promise<Buffer> {
   const handle = await open(file, "r");
   try {
     const { bytesRead, buffer } = await handle.read(Buffer.alloc(8192), 0, 8192, 0);
-    return looksBinary(buffer.subarray(0, bytesRead));
+    return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
+}
+
+function tooLargeImage(relative: string, size: number): Error {
+  return new Error(`${relative} is an image of ${formatBytes(size)}; images larger than ${formatBytes(READ_MAX_IMAGE_BYTES)} are not returned`);
 }
 
 /** Streams the file so a huge file costs one pass, not its size in memory. */
