@@ -53,7 +53,13 @@ export interface LlmConfig {
   streamIdleTimeoutMs?: number;
   /** Inspect or replace the provider payload before it is sent (pi-ai `onPayload`); return `undefined` to keep it. */
   payloadTransform?: (payload: unknown, model: Model<Api>) => unknown | undefined | Promise<unknown | undefined>;
-  /** Observe the HTTP status and headers of each successful response before its body is read (pi-ai `onResponse`). */
+  /**
+   * Observe the HTTP status and headers of each response the stream function
+   * reports, before its body is read (pi-ai `onResponse`). pi-ai 0.73.1's
+   * built-in providers report 2xx responses only; custom stream functions and
+   * gateways may report error responses too. The retry layer chains its own
+   * observer behind this one (this one is called first) to read Retry-After.
+   */
   responseObserver?: (response: ProviderResponse, model: Model<Api>) => void | Promise<void>;
 }
 
@@ -66,9 +72,7 @@ export interface LlmConfig {
  * - `recovered`: attempt `attempt` (after at least one `waiting`) reached
  *   visible output or finished; the request goes on with it.
  * - `exhausted`: the request failed for good with `error` after `attempts`
- *   attempts, either because a retryable error outlived the budget (retries
- *   or elapsed time) or because a later attempt failed in a way that is not
- *   retried.
+ *   attempts; `reason` says why (see {@link LlmRetryExhaustedReason}).
  * - `cancelled`: the caller's signal fired after at least one failed attempt
  *   (during a backoff or a later attempt).
  *
@@ -78,8 +82,16 @@ export interface LlmConfig {
 export type LlmRetryNotification =
   | { type: "waiting"; label: string; attempt: number; delayMs: number; error: ClassifiedError }
   | { type: "recovered"; label: string; attempt: number }
-  | { type: "exhausted"; label: string; attempts: number; error: ClassifiedError }
+  | { type: "exhausted"; label: string; attempts: number; reason: LlmRetryExhaustedReason; error: ClassifiedError }
   | { type: "cancelled"; label: string; attempt: number };
+
+/**
+ * Why the retry layer gave up: `max_retries` (a retryable failure, and
+ * `maxRetries` retries were spent), `max_elapsed` (the next wait, backoff or
+ * the provider's Retry-After, would have ended after `maxRetryElapsedMs`),
+ * `not_retryable` (a later attempt failed in a way that is never retried).
+ */
+export type LlmRetryExhaustedReason = "max_retries" | "max_elapsed" | "not_retryable";
 
 /**
  * Receives {@link LlmRetryNotification}s. It may be async; it is never

@@ -2,6 +2,7 @@ import {
   createAssistantMessageEventStream,
   type AssistantMessage,
   type AssistantMessageEvent,
+  type ProviderResponse,
 } from "@mariozechner/pi-ai";
 import pRetry from "p-retry";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
@@ -13,7 +14,7 @@ import {
   LLM_RETRY_MAX_RETRIES,
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
-import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
 import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
 import {
   createFailureMessage,
@@ -23,6 +24,7 @@ import {
   linkAbortSignal,
   pushTerminalError,
   type StreamFn,
+  type StreamFnOptions,
 } from "./stream-fn.js";
 
 /** The retry limits with every default filled in. */
@@ -118,8 +120,18 @@ export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
  *   the successful end), then replayed in order and passed straight through.
  *   A failure before that point is retried when {@link classifyError} calls it
  *   retryable; a failure after it is final. The caller never sees text twice.
+ * - Each attempt is sent with an `onResponse` that calls the caller's own
+ *   observer first and then remembers the attempt's last response (status and
+ *   headers). When the attempt fails, that response takes part in the
+ *   classification: its status where the error has none, and its
+ *   `retry-after-ms` / `retry-after` (seconds or an HTTP date) as the wait.
+ *   Stream functions and gateways that report error responses this way get
+ *   their Retry-After honoured; pi-ai 0.73.1's built-in providers report only
+ *   2xx responses.
  * - Waits follow {@link computeRetryDelayMs}; a wait that would end more than
- *   `maxRetryElapsedMs` after the first failure is not started.
+ *   `maxRetryElapsedMs` after the first failure is not started: the request
+ *   fails with the attempt's error and an `exhausted` notification whose
+ *   `reason` is `max_elapsed`.
  * - The caller's abort ends the request at once, also during a wait, with an
  *   `aborted` message. An attempt that is given up is aborted through its own
  *   signal, so its connection is closed.
@@ -149,16 +161,23 @@ export function withLlmRetry(
     const callerSignal = callOptions?.signal;
     let firstFailureAt: number | undefined;
     let waits = 0;
+    let stoppedBy: LlmRetryExhaustedReason | undefined;
 
     const runAttempt = (attempt: number) =>
       new Promise<void>((resolve, reject) => {
         const link = linkAbortSignal(callerSignal);
-        const inner = invokeStreamFn(streamFn, model, context, { ...callOptions, maxRetries: 0, signal: link.signal });
+        const responses = recordResponses(callOptions?.onResponse);
+        const inner = invokeStreamFn(streamFn, model, context, {
+          ...callOptions,
+          maxRetries: 0,
+          signal: link.signal,
+          onResponse: responses.observer,
+        });
         let buffer: AssistantMessageEvent[] | undefined = [];
         const abandon = (failure: AssistantMessage) => {
           link.abort();
           link.dispose();
-          reject(new AttemptFailure(failure));
+          reject(new AttemptFailure(failure, responses.last()));
         };
         const commit = () => {
           if (attempt > 1) notify({ type: "recovered", label, attempt });
@@ -168,7 +187,7 @@ export function withLlmRetry(
         };
         const finishCommitted = (message: AssistantMessage) => {
           link.dispose();
-          pushTerminalError(out, withClassification(message));
+          pushTerminalError(out, attachClassifiedError(message, classifyError(message, responses.last())));
         };
 
         void (async () => {
@@ -227,7 +246,10 @@ export function withLlmRetry(
           retryAfterMs: classified.retryAfterMs,
         });
         const elapsed = clock.now() - (firstFailureAt ?? clock.now());
-        if (elapsed + delayMs > policy.maxRetryElapsedMs) return false;
+        if (elapsed + delayMs > policy.maxRetryElapsedMs) {
+          stoppedBy = "max_elapsed";
+          return false;
+        }
         waits += 1;
         notify({ type: "waiting", label, attempt: attemptNumber, delayMs, error: classified });
         await sleep(delayMs, clock, callerSignal);
@@ -251,9 +273,10 @@ export function withLlmRetry(
         if (attemptFailure) {
           const { failure, classified } = attemptFailure;
           if (waits > 0 || classified.retryable) {
-            notify({ type: "exhausted", label, attempts: waits + 1, error: classified });
+            const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
+            notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
           }
-          pushTerminalError(out, withClassification(failure));
+          pushTerminalError(out, attachClassifiedError(failure, classified));
           return;
         }
         pushTerminalError(out, withClassification(createFailureMessage(model, "error", errorText(error))));
@@ -263,13 +286,36 @@ export function withLlmRetry(
   };
 }
 
-/** A failed attempt as p-retry sees it: the attempt's final message and its classification. */
+/**
+ * The caller's `onResponse` with the layer's own observer chained behind it:
+ * the caller's is called first (its result, a promise included, is what the
+ * stream function awaits), then the response is remembered, also when the
+ * caller's observer throws. `last()` is the latest response of the attempt.
+ */
+function recordResponses(callerObserver: StreamFnOptions["onResponse"]): {
+  observer: NonNullable<StreamFnOptions["onResponse"]>;
+  last(): ProviderResponse | undefined;
+} {
+  let last: ProviderResponse | undefined;
+  return {
+    observer: (response, model) => {
+      try {
+        return callerObserver?.(response, model);
+      } finally {
+        last = { status: response.status, headers: { ...response.headers } };
+      }
+    },
+    last: () => last,
+  };
+}
+
+/** A failed attempt as p-retry sees it: the attempt's final message and its classification (with the attempt's last response). */
 class AttemptFailure extends Error {
   readonly failure: AssistantMessage;
   readonly classified: ClassifiedError;
 
-  constructor(failure: AssistantMessage) {
-    const classified = classifyError(failure);
+  constructor(failure: AssistantMessage, response: ProviderResponse | undefined) {
+    const classified = classifyError(failure, response);
     super(classified.message);
     this.name = "AttemptFailure";
     this.failure = failure;

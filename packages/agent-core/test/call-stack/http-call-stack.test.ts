@@ -92,6 +92,18 @@ describe("transport retry over HTTP", () => {
     expect(retryCounts(server)).toEqual(["0", "0"]);
   });
 
+  it("pi-ai 0.73.1 reports only 2xx responses through onResponse, so a 429's Retry-After header is not seen and the policy delay applies", async () => {
+    // If an upgrade starts reporting error responses, the host observer sees the 429
+    // and the wait becomes the header's 7 s: this test then fails on purpose.
+    const server = await serve(reply.status(429, "Rate limit reached for requests", { "retry-after": "7" }), reply.text("ok"));
+    const { run, clock } = callStack(server);
+    const seen: number[] = [];
+    const result = await run(userContext(), undefined, { onResponse: (response: { status: number }) => void seen.push(response.status) });
+    expect(result.text).toBe("ok");
+    expect(seen).toEqual([200]);
+    expect(clock.scheduled).toEqual([750]);
+  });
+
   it("honours a wait the provider states in the error text", async () => {
     const server = await serve(reply.status(429, "Rate limit reached. Please try again in 2.5s."), reply.text("ok"));
     const { run, clock } = callStack(server);
@@ -142,6 +154,7 @@ describe("transport retry over HTTP", () => {
       type: "exhausted",
       label: "main",
       attempts: 6,
+      reason: "max_retries",
       error: expect.objectContaining({ code: "upstream", status: 503, message: "503 overloaded 6" }),
     });
   });
@@ -154,7 +167,7 @@ describe("transport retry over HTTP", () => {
     expect(clock.now()).toBe(120_000);
     expect(server.requests).toHaveLength(5);
     expect(classifyError(result.final).code).toBe("rate_limited");
-    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 5 });
+    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 5, reason: "max_elapsed" });
   });
 
   it("a failure after the first text delta is final, with the classified code", async () => {

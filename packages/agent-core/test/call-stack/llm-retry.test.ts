@@ -218,7 +218,12 @@ describe("withLlmRetry", () => {
     expect(clock.scheduled).toEqual([500, 1000, 2000, 4000, 8000]);
     expect(result.final.errorMessage).toBe("503 attempt 6");
     expect(notifications.map((n) => n.type)).toEqual(["waiting", "waiting", "waiting", "waiting", "waiting", "exhausted"]);
-    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 6, error: { code: "upstream", message: "503 attempt 6" } });
+    expect(notifications.at(-1)).toMatchObject({
+      type: "exhausted",
+      attempts: 6,
+      reason: "max_retries",
+      error: { code: "upstream", message: "503 attempt 6" },
+    });
   });
 
   it("stops before a wait that would pass 120 s since the first failure", async () => {
@@ -230,7 +235,7 @@ describe("withLlmRetry", () => {
     expect(inner.calls).toHaveLength(5);
     expect(clock.now()).toBe(120_000);
     expect(result.final.stopReason).toBe("error");
-    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 5 });
+    expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 5, reason: "max_elapsed" });
   });
 
   it("honours Retry-After headers on an error a stream function throws", async () => {
@@ -312,5 +317,11 @@ describe("withLlmRetry", () => {
     expect(inner.calls).toHaveLength(2);
     expect(clock.scheduled).toEqual([5]);
     expect(result.final.errorMessage).toBe("500 b");
+  });
+
+  it("a wait stated as 'retry after 20 seconds' in the error text is honoured", async () => {
+    const { retrying, clock } = setup([{ kind: "error", message: "503 busy, retry after 20 seconds" }, { kind: "text", pieces: ["ok"] }]);
+    expect((await collect(retrying(model, context, {}))).text).toBe("ok");
+    expect(clock.scheduled).toEqual([20_000]);
   });
 });
