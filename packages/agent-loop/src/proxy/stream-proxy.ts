@@ -56,8 +56,8 @@ const ENDED_WITHOUT_TERMINAL = "Proxy stream ended without a done or error event
  *
  * Where it goes further than pi: a server that closes the stream without
  * `done` or `error` ends it with an `error` event (pi leaves `result()`
- * pending forever), a last event without a trailing newline is still read,
- * and after the terminal event the connection is released at once.
+ * pending forever), and a last event without a trailing newline is still
+ * read.
  */
 export function streamProxy(model: Model<any>, context: Context, options: ProxyStreamOptions): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();
@@ -90,6 +90,9 @@ async function relayProxyResponse(
     reader = response.body?.getReader();
     const ended = reader ? await relayEvents(reader, stream, partial, signal) : false;
     if (!ended) throw new Error(ENDED_WITHOUT_TERMINAL);
+    stream.end();
+    // Reading the rest (normally just the end of the body) lets the connection be reused.
+    await discardRest(reader!);
   } catch (error) {
     partial.stopReason = signal?.aborted ? "aborted" : "error";
     partial.errorMessage = error instanceof Error ? error.message : String(error);
@@ -101,9 +104,9 @@ async function relayProxyResponse(
 }
 
 /**
- * Reads `data:` lines into `stream` until the terminal event (then releases
- * the connection and returns true) or the end of the body (returns false).
- * Throws on an abort, unreadable JSON or a mismatched event.
+ * Reads `data:` lines into `stream` until the terminal event (returns
+ * true) or the end of the body (returns false). Throws on an abort,
+ * unreadable JSON or a mismatched event.
  */
 async function relayEvents(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -130,11 +133,18 @@ async function relayEvents(
     buffered += decoder.decode(value, { stream: true });
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!relayLine(line)) continue;
-      await reader.cancel().catch(() => undefined);
-      return true;
+    for (const line of lines) if (relayLine(line)) return true;
+  }
+}
+
+/** Reads `reader` to its end, ignoring what comes; an abort cancels it. Never throws. */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  try {
+    while (!(await reader.read()).done) {
+      // Anything after the final event is not part of the response.
     }
+  } catch {
+    // The response is complete; a broken connection afterwards changes nothing.
   }
 }
 
