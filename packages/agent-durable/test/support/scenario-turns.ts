@@ -53,7 +53,8 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
     case "steer": {
       if (last?.role === "toolResult") {
         const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-        return response(`after tool: ${text.slice(0, 40)}`);
+        const tail = Array.from({ length: Number(request.metadata?.afterToolDeltas ?? 0) }, (_, i) => ` a${i}`).join("");
+        return response(`after tool: ${text.slice(0, 40)}${tail}`, { eventDelayMs: Number(request.metadata?.delayMs ?? 0) });
       }
       if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`);
       const tool = scenario === "approval" ? "guarded_write" : scenario === "safe-tool" ? "safe_read" : "slow_write";

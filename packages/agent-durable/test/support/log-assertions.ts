@@ -1,0 +1,22 @@
+import { isTerminalEvent, type RuntimeEvent } from "@turnkit/protocol";
+import { expect } from "vitest";
+
+/** What every durable turn's log must satisfy: seq 1..n with no gap or repeat, unique ids, one terminal status and it is last. */
+export function assertLogInvariants(events: RuntimeEvent[]): void {
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  expect(new Set(events.map((e) => e.eventId)).size).toBe(events.length);
+  expect(events.filter(isTerminalEvent)).toEqual([events.at(-1)]);
+  expect(events[0]).toMatchObject({ type: "session.status", payload: { status: "running" } });
+}
+
+/** The text streamed under one message id. */
+export function messageText(events: RuntimeEvent[], messageId: string): string {
+  return events
+    .flatMap((e) => (e.type === "stream.resp" && e.payload.messageId === messageId && e.payload.chunk.kind === "text" ? [e.payload.chunk.delta] : []))
+    .join("");
+}
+
+/** The `durable.resume` traces: where an execution continued after an interrupted step. */
+export function resumeTraces(events: RuntimeEvent[]): RuntimeEvent<"debug.trace">[] {
+  return events.filter((e): e is RuntimeEvent<"debug.trace"> => e.type === "debug.trace" && e.payload.phase === "durable.resume");
+}
