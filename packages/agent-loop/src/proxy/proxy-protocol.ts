@@ -1,7 +1,7 @@
 import type { AssistantMessage, Context, Model, SimpleStreamOptions, StopReason } from "@mariozechner/pi-ai";
 
 /**
- * The wire protocol between {@link streamProxy} and a proxy server, exactly
+ * The wire protocol between `streamProxy` and a proxy server, exactly
  * as pi-agent-core 0.73.1 defines it, so either side interoperates with pi's:
  *
  * - the client POSTs JSON {@link ProxyRequestBody} to `${proxyUrl}/api/stream`
