@@ -1,24 +1,26 @@
-import { createLogger } from "vite";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineProject } from "vitest/config";
 
-// The MCP SDK ships source maps that point to files it does not publish; Vite
-// warns about each of them once the SDK is inlined (below). Nothing to act on.
-const logger = createLogger();
-const warnOnce = logger.warnOnce.bind(logger);
-logger.warnOnce = (message, options) => {
-  if (!message.startsWith("Sourcemap for ")) warnOnce(message, options);
-};
+/**
+ * The workspace packages this package imports, resolved to their TypeScript
+ * sources (their `source` export condition) by alias instead of by the
+ * `source` condition the other packages set: Vitest hands that condition to
+ * Node too, and the MCP SDK's `eventsource` dependencies publish a `source`
+ * condition of their own that points Node at `.ts` files it cannot load.
+ */
+function workspaceSourceAliases(names: readonly string[]) {
+  return names.flatMap((name) => {
+    const folder = new URL(`../${name}/`, import.meta.url);
+    const manifest = JSON.parse(readFileSync(new URL("package.json", folder), "utf8")) as { name: string; exports: Record<string, { source: string }> };
+    return Object.entries(manifest.exports).map(([subpath, target]) => ({
+      find: new RegExp(`^${(manifest.name + subpath.slice(1)).replace(/[/.-]/g, "\\$&")}$`),
+      replacement: fileURLToPath(new URL(target.source, folder)),
+    }));
+  });
+}
 
 export default defineProject({
-  customLogger: logger,
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
-  test: {
-    name: "agent-mcp",
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    // The SDK's eventsource packages publish a "source" condition too (their .ts
-    // files), and Node resolves them with the workers' --conditions=source: let
-    // Vite load the SDK and transform those files instead.
-    server: { deps: { inline: [/@modelcontextprotocol\/sdk/, /eventsource/] } },
-  },
+  resolve: { alias: workspaceSourceAliases(["protocol", "agent-loop", "agent-core", "agent-runtime"]) },
+  test: { name: "agent-mcp", include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
 });

@@ -36,7 +36,8 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
     return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${describeMalformed(error)}`);
   }
   if (error instanceof StreamableHTTPError) {
-    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${error.message}`);
+    const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
+    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`);
   }
   if (context.lost) return context.lost;
   const text = messageOf(error);
@@ -47,10 +48,12 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
 /**
  * True for what the SDK throws when bytes from the server do not form an
  * MCP message: invalid JSON (`SyntaxError`) or JSON that fails the
- * protocol's schema (zod's error).
+ * protocol's schema (zod's error, recognised by its `issues` list).
  */
 export function isMalformedMessageError(error: unknown): error is Error {
-  return error instanceof SyntaxError || (error instanceof Error && error.name === "ZodError");
+  if (error instanceof SyntaxError) return true;
+  const issues = typeof error === "object" && error !== null ? (error as { issues?: unknown }).issues : undefined;
+  return error instanceof Error && Array.isArray(issues);
 }
 
 /** The first schema issue (`content: expected array`) or the parser's message, on one line. */

@@ -42,6 +42,8 @@ export interface McpServerStatus {
   readonly state: McpServerState;
   /** The tools of the latest `tools/list` (kept while the server is down), in the server's order. */
   readonly tools: readonly McpToolSummary[];
+  /** The server announced a new tool list (`notifications/tools/list_changed`); the next turn fetches it. */
+  readonly toolsOutdated: boolean;
   /** Reconnections made so far. */
   readonly restarts: number;
   /** Reconnections allowed over the extension's life. */

@@ -23,7 +23,7 @@ export class ServerSupervisor {
   private lastConnection: McpConnection | undefined;
   private preparing: Promise<void> | undefined;
   private bound: readonly BoundMcpTool[] = [];
-  private toolsStale = false;
+  private toolsOutdated = false;
   private restarts = 0;
   private lastError: McpServerError | undefined;
   private serverInfo: McpServerStatus["serverInfo"];
@@ -32,7 +32,9 @@ export class ServerSupervisor {
   private readonly listeners = new Set<(status: McpServerStatus) => void>();
   private readonly events: ConnectionEvents = {
     onToolsChanged: (connection) => {
-      if (connection === this.connection) this.toolsStale = true;
+      if (connection !== this.connection) return;
+      this.toolsOutdated = true;
+      this.emit();
     },
     onLost: (connection, reason) => this.lose(connection, reason),
   };
@@ -46,6 +48,7 @@ export class ServerSupervisor {
       transport: this.settings.transport.kind,
       state: this.state,
       tools: Object.freeze(this.bound.map((entry) => entry.summary)) as readonly McpToolSummary[],
+      toolsOutdated: this.toolsOutdated,
       restarts: this.restarts,
       maxRestarts: this.settings.maxRestarts,
       serverInfo: this.serverInfo,
@@ -156,7 +159,7 @@ export class ServerSupervisor {
         this.restarts += 1;
         return this.open();
       case "ready":
-        if (this.toolsStale && this.connection) await this.refreshTools(this.connection);
+        if (this.toolsOutdated && this.connection) await this.refreshTools(this.connection);
         return;
       case "connecting":
       case "gave_up":
@@ -178,7 +181,7 @@ export class ServerSupervisor {
       if (this.isDisposed()) return void (await connection.close());
       this.connection = connection;
       this.serverInfo = connection.serverInfo;
-      this.toolsStale = false;
+      this.toolsOutdated = false;
       this.bindTools(await connection.listTools(this.disposal.signal));
       if (this.isDisposed()) return;
       this.setState("ready");
@@ -194,14 +197,14 @@ export class ServerSupervisor {
 
   /** A failed refresh keeps the previous list and tries again next turn. */
   private async refreshTools(connection: McpConnection): Promise<void> {
-    this.toolsStale = false;
+    this.toolsOutdated = false;
     try {
       const tools = await connection.listTools(this.disposal.signal);
       if (connection === this.connection) this.bindTools(tools);
       this.emit();
     } catch (error) {
       if (connection !== this.connection || !McpServerError.isInstance(error)) return;
-      this.toolsStale = true;
+      this.toolsOutdated = true;
       if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError) this.lose(connection, error);
       else this.record(error);
     }

@@ -1,0 +1,58 @@
+import { ToolResultText } from "@turnkit/agent-loop";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import type { FixtureLogEntry } from "./fixtures/fixture-server.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { type StdioFixture, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+let http: HttpFixture | undefined;
+let stdio: StdioFixture | undefined;
+afterEach(async () => {
+  await http?.close();
+  stdio?.cleanup();
+  http = undefined;
+  stdio = undefined;
+});
+
+describe("aborting a turn cancels the MCP call on the server", () => {
+  for (const transport of ["stdio", "http"] as const) {
+    it(`over ${transport}: the server receives notifications/cancelled for the call, and the call gets the usual aborted result`, async () => {
+      let log: () => FixtureLogEntry[];
+      let server;
+      if (transport === "http") {
+        http = await startHttpFixture();
+        const fixture = http;
+        log = () => fixture.log;
+        server = { url: fixture.url };
+      } else {
+        stdio = stdioFixture();
+        log = stdio.log;
+        server = stdio.server;
+      }
+      const mcp = createMcpExtension({ id: "waiter", server });
+      const runtime = await createAgentRuntime({ base: [mcp] });
+      const abort = new AbortController();
+
+      const turn = runMcpTurn({ runtime, signal: abort.signal, script: [response([toolCall("wait_for_cancel", {})]), "never sent"] });
+      const begun = await waitUntil(() => log().find((entry) => entry.event === "begin" && entry.tool === "wait_for_cancel"));
+      abort.abort();
+      const { outcome, toolResults } = await turn;
+
+      expect(outcome).toEqual({ kind: "aborted" });
+      const requestId = begun.event === "begin" ? begun.requestId : undefined;
+      const cancelled = await waitUntil(() => log().find((entry) => entry.event === "cancelled"));
+      expect(cancelled).toMatchObject({ event: "cancelled", requestId });
+      expect(toolResults).toEqual([
+        expect.objectContaining({ toolName: "wait_for_cancel", isError: true, text: ToolResultText.aborted, details: { server: "waiter", tool: "wait_for_cancel", cancelled: true } }),
+      ]);
+      // The server is still fine: the next turn uses the same connection.
+      const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("echo", { text: "still here" })]), "Done."] });
+      expect(next.toolResults[0]).toMatchObject({ text: "echo: still here", isError: false });
+      expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+      await runtime.dispose();
+    });
+  }
+});

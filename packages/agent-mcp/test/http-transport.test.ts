@@ -1,0 +1,58 @@
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpServerError, createMcpExtension } from "../src/index.js";
+import { ECHO_INPUT_SCHEMA } from "./fixtures/fixture-server.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+let fixture: HttpFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+describe("a Streamable HTTP MCP server as a tool extension", () => {
+  it("sends the host's headers with every request, runs a full turn, and ends the session on dispose", async () => {
+    fixture = await startHttpFixture({ bearerToken: "s3cret" });
+    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url, headers: { Authorization: "Bearer s3cret" } } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("echo", { text: "over http" }), toolCall("add", { a: 1, b: 1 })]), "Done."] });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.model.requests[0]!.context.tools![0]).toMatchObject({ name: "echo", parameters: ECHO_INPUT_SCHEMA });
+    expect(turn.toolResults.map(({ toolName, isError, text }) => ({ toolName, isError, text }))).toEqual([
+      { toolName: "echo", isError: false, text: "echo: over http" },
+      { toolName: "add", isError: false, text: "2" },
+    ]);
+    expect(turn.toolResults[1]!.details).toEqual({ server: "remote", tool: "add", structuredContent: { sum: 2 } });
+    expect(mcp.status).toMatchObject({ transport: "http", state: "ready", stderrTail: "" });
+    const requests = fixture.log.filter((entry) => entry.event === "headers");
+    expect(requests.length).toBeGreaterThan(2);
+    expect(requests.every((entry) => entry.authorization === "Bearer s3cret")).toBe(true);
+    expect(fixture.sessions.size).toBe(1);
+
+    await runtime.dispose();
+    expect(fixture.sessions.size).toBe(0); // the client deleted its session
+    expect(mcp.status.state).toBe("disposed");
+  });
+
+  it("a server that refuses the credentials fails to connect: the turn runs without its tools and the status says why", async () => {
+    fixture = await startHttpFixture({ bearerToken: "s3cret" });
+    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url }, maxRestarts: 0 });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: ["I have no tools."] });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.model.requests[0]!.context.tools ?? []).toEqual([]);
+    expect(mcp.status.state).toBe("gave_up");
+    expect(McpServerError.isInstance(mcp.status.lastError)).toBe(true);
+    expect(mcp.status.lastError).toMatchObject({ code: "connect_failed", serverId: "remote" });
+    expect(mcp.status.lastError!.message).toBe(
+      'MCP server "remote" could not connect: could not be reached for initialize (HTTP 401): Error POSTing to endpoint: missing or wrong bearer token',
+    );
+    await runtime.dispose();
+  });
+});

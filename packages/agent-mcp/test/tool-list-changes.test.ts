@@ -1,0 +1,56 @@
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { type McpServerStatus, createMcpExtension } from "../src/index.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+let http: HttpFixture | undefined;
+let stdio: StdioFixture | undefined;
+afterEach(async () => {
+  await http?.close();
+  stdio?.cleanup();
+  http = undefined;
+  stdio = undefined;
+});
+
+/** Resolves once the extension reports a status matching `match`. */
+function statusWhere(mcp: { subscribe(listener: (status: McpServerStatus) => void): () => void; status: McpServerStatus }, match: (status: McpServerStatus) => boolean) {
+  return new Promise<McpServerStatus>((resolve) => {
+    if (match(mcp.status)) return resolve(mcp.status);
+    const stop = mcp.subscribe((status) => {
+      if (!match(status)) return;
+      stop();
+      resolve(status);
+    });
+  });
+}
+
+describe("notifications/tools/list_changed", () => {
+  for (const transport of ["stdio", "http"] as const) {
+    it(`over ${transport}: the list is fetched again for the next turn, and the new tool works`, async () => {
+      let server;
+      if (transport === "http") {
+        http = await startHttpFixture();
+        server = { url: http.url };
+      } else {
+        stdio = stdioFixture();
+        server = stdio.server;
+      }
+      const mcp = createMcpExtension({ id: "growing", server });
+      const runtime = await createAgentRuntime({ base: [mcp] });
+
+      const first = await runMcpTurn({ runtime, turnId: "t1", script: [response([toolCall("add_tool", {})]), "Added."] });
+      expect(first.model.requests[0]!.context.tools!.map((tool) => tool.name)).not.toContain("late_tool");
+      expect(first.toolResults[0]).toMatchObject({ text: "late_tool added", isError: false });
+      await statusWhere(mcp, (status) => status.toolsOutdated);
+
+      const second = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("late_tool", {})]), "Done."] });
+      expect(second.model.requests[0]!.context.tools!.map((tool) => tool.name)).toContain("late_tool");
+      expect(second.toolResults[0]).toMatchObject({ toolName: "late_tool", text: "late but here", isError: false });
+      expect(mcp.status).toMatchObject({ state: "ready", toolsOutdated: false, restarts: 0 });
+      await runtime.dispose();
+    });
+  }
+});

@@ -1,0 +1,68 @@
+import { TurnkitConfigError } from "@turnkit/agent-core";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+const fixtures: HttpFixture[] = [];
+afterEach(async () => {
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.close()));
+});
+
+async function twoServers(options: { toolNamePrefix?: string } = {}): Promise<[HttpFixture, HttpFixture]> {
+  const pair = [await startHttpFixture(options), await startHttpFixture(options)] as [HttpFixture, HttpFixture];
+  fixtures.push(...pair);
+  return pair;
+}
+
+describe("tool names across servers", () => {
+  it("two servers with the same tool names fail the assembly with the runtime's duplicate_tool error naming both", async () => {
+    const [a, b] = await twoServers();
+    const runtime = await createAgentRuntime({
+      base: [createMcpExtension({ id: "alpha", server: { url: a.url } }), createMcpExtension({ id: "beta", server: { url: b.url } })],
+    });
+    const error = await runtime.assembleTurn({ sessionId: "s1", turnId: "t1" }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(TurnkitConfigError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: "duplicate_tool", message: 'assembleTurn: tool "echo" is contributed by both extension "alpha" and extension "beta"' });
+    await runtime.dispose();
+  });
+
+  it("a prefix or an explicit mapping separates them, and each call reaches its own server under the server's name", async () => {
+    const [a, b] = await twoServers();
+    const alpha = createMcpExtension({ id: "alpha", server: { url: a.url }, toolPrefix: "alpha_" });
+    const beta = createMcpExtension({ id: "beta", server: { url: b.url }, toolPrefix: "beta_", toolNames: { echo: "repeat" } });
+    const runtime = await createAgentRuntime({ base: [alpha, beta] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("alpha_echo", { text: "a" }), toolCall("repeat", { text: "b" }), toolCall("beta_add", { a: 1, b: 2 })]), "Done."] });
+
+    const offered = turn.model.requests[0]!.context.tools!.map((tool) => tool.name);
+    expect(offered.slice(0, 3)).toEqual(["alpha_echo", "alpha_add", "alpha_snapshot"]);
+    expect(offered).toContain("repeat");
+    expect(offered).toContain("beta_add");
+    expect(turn.toolResults.map(({ toolName, text, details }) => ({ toolName, text, details }))).toEqual([
+      { toolName: "alpha_echo", text: "echo: a", details: { server: "alpha", tool: "echo" } },
+      { toolName: "repeat", text: "echo: b", details: { server: "beta", tool: "echo" } },
+      { toolName: "beta_add", text: "3", details: { server: "beta", tool: "add", structuredContent: { sum: 3 } } },
+    ]);
+    expect(a.log.filter((entry) => entry.event === "begin").map((entry) => entry.event === "begin" && entry.tool)).toEqual(["echo"]);
+    expect(b.log.filter((entry) => entry.event === "begin").map((entry) => entry.event === "begin" && entry.tool)).toEqual(["echo", "add"]);
+    expect(beta.status.tools.find((tool) => tool.serverToolName === "echo")).toMatchObject({ name: "repeat", executionMode: "parallel" });
+    await runtime.dispose();
+  });
+
+  it("names that providers refuse (dots, slashes) are made safe, and calls still use the server's name", async () => {
+    const [server] = await twoServers({ toolNamePrefix: "files.v2/" });
+    const mcp = createMcpExtension({ id: "files", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("files_v2_echo", { text: "safe" })]), "Done."] });
+
+    expect(turn.toolResults[0]).toMatchObject({ toolName: "files_v2_echo", text: "echo: safe", details: { server: "files", tool: "files.v2/echo" } });
+    await runtime.dispose();
+  });
+});
