@@ -9,6 +9,13 @@ const TIMEOUT_TEXT: Record<LlmTimeoutKind, string> = {
   request: "no complete response",
 };
 
+/** The setting that bounds each watchdog, as a host writes it. */
+const TIMEOUT_OPTION: Record<LlmTimeoutKind, string> = {
+  first_event: "llm.firstEventTimeoutMs",
+  idle: "llm.streamIdleTimeoutMs",
+  request: "the request's timeoutMs",
+};
+
 /**
  * A model request that a Turnkit watchdog ended (SPEC W2). `classifyError`
  * maps it to code `timeout`, retryable. A caller's abort is never turned into
@@ -16,7 +23,9 @@ const TIMEOUT_TEXT: Record<LlmTimeoutKind, string> = {
  *
  * Its message always starts with {@link LLM_TIMEOUT_MESSAGE_PREFIX}, so the
  * classification survives when only the text of a failed message is left
- * (for instance after the message was serialised).
+ * (for instance after the message was serialised), and says how to raise the
+ * bound: the option's name (`llm.firstEventTimeoutMs`,
+ * `llm.streamIdleTimeoutMs`) and its current value.
  */
 export class LlmTimeoutError extends TurnkitError {
   /** Which watchdog fired. */
@@ -25,7 +34,11 @@ export class LlmTimeoutError extends TurnkitError {
   readonly timeoutMs: number;
 
   constructor(kind: LlmTimeoutKind, timeoutMs: number) {
-    super("timeout", `${LLM_TIMEOUT_MESSAGE_PREFIX} ${TIMEOUT_TEXT[kind]} within ${timeoutMs} ms (${kind} timeout)`);
+    super(
+      "timeout",
+      `${LLM_TIMEOUT_MESSAGE_PREFIX} ${TIMEOUT_TEXT[kind]} within ${timeoutMs} ms (${kind} timeout). ` +
+        `Raise ${TIMEOUT_OPTION[kind]} (now ${timeoutMs} ms), or set it to 0 to turn this watchdog off.`,
+    );
     this.name = "LlmTimeoutError";
     this.kind = kind;
     this.timeoutMs = timeoutMs;

@@ -1,4 +1,4 @@
-import { createAssistantMessageEventStream, type AssistantMessage } from "@mariozechner/pi-ai";
+import { createAssistantMessageEventStream, type AssistantMessage, type AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import {
@@ -75,14 +75,18 @@ export function resolveStreamTimeouts(
  * and an idle timer re-armed on every event.
  *
  * When one fires, the wrapped request is aborted (through its own signal, so
- * the connection is closed) and the returned stream ends at once with an
- * `error` event: stopReason `"error"`, an `errorMessage` from
- * {@link LlmTimeoutError}, the partial content seen so far, and the attached
+ * the connection is closed), the provider's stream iterator is released
+ * (`return()` is called on it, without waiting for an answer: a provider
+ * that ignores its signal is let go, not waited for), and the returned stream
+ * ends at once with an `error` event: stopReason `"error"`, an
+ * `errorMessage` from {@link LlmTimeoutError} (naming the option to raise and
+ * its value), the partial content seen so far, and the attached
  * classification (`timeout`, retryable).
  *
  * A caller's abort (`options.signal`) ends the returned stream at once with
- * stopReason `"aborted"` and is never reported as a timeout. All timers and
- * listeners are removed when the stream ends. Never throws.
+ * stopReason `"aborted"`, releases the provider's iterator the same way, and
+ * is never reported as a timeout. All timers and listeners are removed when
+ * the stream ends. Never throws.
  */
 export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
   const { firstEventTimeoutMs, streamIdleTimeoutMs } = resolveStreamTimeouts(options, options.env);
@@ -100,6 +104,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     /** Set once the first event arrived: from then on one idle timer, re-armed lazily. */
     let idleArmed = false;
     let lastEventAt = 0;
+    let providerIterator: AsyncIterator<AssistantMessageEvent> | undefined;
 
     const arm = (kind: LlmTimeoutKind, ms: number) => {
       if (timer !== undefined) clock.clearTimeout(timer);
@@ -136,11 +141,13 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
       const message = attachClassifiedError(endWith("error", error.message), classifyError(error));
       finish();
       link.abort(error);
+      releaseIterator(providerIterator);
       pushTerminalError(out, message);
     };
     const onCallerAbort = () => {
       if (finished) return;
       finish();
+      releaseIterator(providerIterator);
       pushTerminalError(out, endWith("aborted", "Request was aborted"));
     };
 
@@ -150,12 +157,16 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     }
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     arm("first_event", firstEventTimeoutMs);
-    const inner = invokeStreamFn(streamFn, model, context, { ...callOptions, signal: link.signal });
+    const iterator = invokeStreamFn(streamFn, model, context, { ...callOptions, signal: link.signal })[Symbol.asyncIterator]();
+    providerIterator = iterator;
 
     void (async () => {
       try {
-        for await (const event of inner) {
+        for (;;) {
+          const next = await iterator.next();
           if (finished) return;
+          if (next.done) break;
+          const event = next.value;
           if (isTerminalEvent(event)) {
             finish();
             out.push(event);
@@ -178,6 +189,20 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     })();
     return out;
   };
+}
+
+/**
+ * Asks the provider's iterator to stop and does not wait for the answer: a
+ * provider that ignores its signal may never settle `return()` (pi-ai's own
+ * streams do not while parked in `next()`), and nothing of it is needed.
+ */
+function releaseIterator(iterator: AsyncIterator<AssistantMessageEvent> | undefined): void {
+  try {
+    const returned = iterator?.return?.();
+    if (returned && typeof returned.then === "function") returned.then(undefined, () => undefined);
+  } catch {
+    // A failing return() changes nothing for the caller: its stream has ended.
+  }
 }
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */

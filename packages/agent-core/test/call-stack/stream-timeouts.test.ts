@@ -1,9 +1,11 @@
-import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
+import { spawnSync } from "node:child_process";
+import { createAssistantMessageEventStream, type AssistantMessageEvent, type AssistantMessageEventStream } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { classifyError, getAttachedClassifiedError } from "../../src/call-stack/classify-error.js";
 import { LLM_FIRST_EVENT_TIMEOUT_MS, LLM_STREAM_IDLE_TIMEOUT_MS } from "../../src/defaults.js";
 import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
-import { collect, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
+import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
+import { collect, emptyMessage, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
 import { createVirtualClock } from "../support/virtual-clock.js";
 
 const model = testModel();
@@ -135,4 +137,178 @@ describe("withStreamTimeouts", () => {
     expect(clock.scheduled.length).toBeGreaterThan(1); // re-armed per event
     expect(clock.pendingCount).toBe(0);
   });
+
+  it("the timeout error names the option to raise and its current value", async () => {
+    const clock = createVirtualClock();
+    const first = withStreamTimeouts(scriptedStreamFn([{ kind: "hang", silent: true }]), { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 0, clock, env: {} })(model, context, {});
+    clock.advance(100);
+    expect((await collect(first)).final.errorMessage).toContain("Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0");
+
+    const idle = withStreamTimeouts(scriptedStreamFn([{ kind: "hang", pieces: ["Hel"] }]), { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 700, clock, env: {} })(model, context, {});
+    await readUntil(idle, "text_delta");
+    clock.advance(700);
+    expect((await idle.result()).errorMessage).toContain("Raise llm.streamIdleTimeoutMs (now 700 ms), or set it to 0");
+  });
+
+  it("the idle timer is re-armed on every event: events spread over several idle windows never time out", async () => {
+    const clock = createVirtualClock();
+    const provider = manualProvider();
+    const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
+    const seen = collect(stream);
+    // Eight events 400 ms apart: 3.2 s, more than six idle windows, never 500 ms of silence.
+    for (let index = 0; index < 8; index++) {
+      await provider.push(index === 0 ? "start" : "text_delta");
+      clock.advance(400);
+    }
+    await provider.push("done");
+    const result = await seen;
+    expect(result.final.stopReason).toBe("stop");
+    expect(result.types.filter((type) => type === "text_delta")).toHaveLength(7);
+    expect(provider.signal()?.aborted).toBe(false);
+    expect(clock.pendingCount).toBe(0);
+  });
+
+  it("after events spread over several windows, the idle timeout fires one window after the last event", async () => {
+    const clock = createVirtualClock();
+    const provider = manualProvider();
+    const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
+    const seen = collect(stream);
+    for (let index = 0; index < 4; index++) {
+      await provider.push(index === 0 ? "start" : "text_delta");
+      clock.advance(400);
+    }
+    // The last event came at 1200 ms; 400 ms of silence have passed.
+    clock.advance(99);
+    expect(provider.signal()?.aborted).toBe(false);
+    clock.advance(1);
+    const result = await seen;
+    expect(clock.now()).toBe(1700);
+    expect(result.final.errorMessage).toMatch(/no event within 500 ms \(idle timeout\)/);
+    expect(provider.signal()?.aborted).toBe(true);
+  });
+
+  it.each(["first_event", "idle"] as const)(
+    "the %s timeout releases a provider that ignores its signal: return() is called and not waited for",
+    async (kind) => {
+      const clock = createVirtualClock();
+      const provider = stubbornProvider({ eventsBeforeSilence: kind === "idle" ? 1 : 0, returnSettles: false });
+      const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 200, clock, env: {} })(model, context, {});
+      if (kind === "idle") await readUntil(stream, "start");
+      clock.advance(kind === "idle" ? 200 : 100);
+      const final = await stream.result();
+      expect(final.errorMessage).toMatch(kind === "idle" ? /idle timeout/ : /first_event timeout/);
+      expect(provider.signal()?.aborted).toBe(true); // it was asked, and ignored it
+      expect(provider.returnCalls()).toBe(1);
+      expect(clock.pendingCount).toBe(0);
+    },
+  );
+
+  it("a caller abort releases a provider that ignores its signal too", async () => {
+    const clock = createVirtualClock();
+    const controller = new AbortController();
+    const provider = stubbornProvider({ eventsBeforeSilence: 0, returnSettles: true });
+    const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, clock, env: {} })(model, context, { signal: controller.signal });
+    controller.abort();
+    expect((await stream.result()).stopReason).toBe("aborted");
+    expect(provider.returnCalls()).toBe(1);
+    expect(provider.pendingNext()).toBe(false);
+  });
 });
+
+describe("a released provider keeps nothing alive", () => {
+  it("a process whose provider ignores its signal exits after the first-event timeout", () => {
+    // The provider holds a referenced interval (its "connection") until return() is called:
+    // without the release, the child process would never exit.
+    const body = `
+      import { withStreamTimeouts } from "./src/call-stack/stream-timeouts.ts";
+      const keepAlive = setInterval(() => {}, 1000);
+      let pending;
+      const provider = () => ({
+        [Symbol.asyncIterator]() { return this; },
+        next: () => new Promise((resolve) => { pending = resolve; }),
+        return: () => {
+          clearInterval(keepAlive);
+          pending?.({ done: true, value: undefined });
+          console.log("released");
+          return new Promise(() => {});
+        },
+      });
+      const model = { id: "m", api: "openai-completions", provider: "test" };
+      const stream = withStreamTimeouts(provider, { firstEventTimeoutMs: 50, streamIdleTimeoutMs: 0, env: {} })(model, { messages: [] }, {});
+      const final = await stream.result();
+      console.log(final.errorMessage);
+    `;
+    const started = Date.now();
+    const result = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", body], {
+      cwd: new URL("../..", import.meta.url),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.stdout, result.stderr).toContain("released");
+    expect(result.stdout).toContain("no first event within 50 ms");
+    expect(result.status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+/** A provider the test drives by hand: each `push` sends one event and lets the layer read it. */
+function manualProvider() {
+  const stream = createAssistantMessageEventStream();
+  const message = emptyMessage(model);
+  let options: StreamFnOptions | undefined;
+  const streamFn: StreamFn = (_model, _context, callOptions) => {
+    options = callOptions;
+    return stream;
+  };
+  const push = async (type: "start" | "text_delta" | "done") => {
+    if (type === "start") stream.push({ type: "start", partial: message });
+    else if (type === "text_delta") {
+      if (message.content.length === 0) message.content.push({ type: "text", text: "" });
+      (message.content[0] as { text: string }).text += "x";
+      stream.push({ type: "text_delta", contentIndex: 0, delta: "x", partial: message });
+    } else {
+      stream.push({ type: "done", reason: "stop", message });
+      stream.end();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { streamFn, push, signal: () => options?.signal };
+}
+
+/**
+ * A provider that ignores its abort signal: after `eventsBeforeSilence`
+ * events (a `start`) its `next()` never settles on its own. `return()`
+ * settles the pending `next()` with `done`; its own promise settles only
+ * with `returnSettles`.
+ */
+function stubbornProvider(config: { eventsBeforeSilence: number; returnSettles: boolean }) {
+  let options: StreamFnOptions | undefined;
+  let sent = 0;
+  let returns = 0;
+  let pending: ((result: IteratorResult<AssistantMessageEvent>) => void) | undefined;
+  const iterator: AsyncIterableIterator<AssistantMessageEvent> = {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      if (sent < config.eventsBeforeSilence) {
+        sent += 1;
+        return Promise.resolve({ done: false, value: { type: "start", partial: emptyMessage(model) } });
+      }
+      return new Promise((resolve) => {
+        pending = resolve;
+      });
+    },
+    return() {
+      returns += 1;
+      pending?.({ done: true, value: undefined });
+      pending = undefined;
+      return config.returnSettles ? Promise.resolve({ done: true, value: undefined }) : new Promise(() => {});
+    },
+  };
+  const streamFn: StreamFn = (_model, _context, callOptions) => {
+    options = callOptions;
+    return iterator as unknown as ReturnType<StreamFn> & AssistantMessageEventStream;
+  };
+  return { streamFn, signal: () => options?.signal, returnCalls: () => returns, pendingNext: () => pending !== undefined };
+}
