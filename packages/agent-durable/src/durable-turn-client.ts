@@ -107,7 +107,7 @@ export class DurableTurnClient {
 
   /**
    * Sends a steering message: the turn takes it at its next step boundary
-   * and the log records it (`debug.trace` `steering`). `accepted: false`
+   * and the log records it (`debug.trace` `durable.steering`). `accepted: false`
    * when the turn had already closed its intake (it finished or was about
    * to): start a new turn with the message instead. Throws `unknown_turn`.
    */

@@ -23,7 +23,7 @@ export function approvalRequestId(toolCallId: string): string {
  * Approved: the call runs. Denied: it is blocked with the person's reason.
  * No answer by the deadline: blocked as timed out. An abort notice: the
  * turn's signal fires and the call is blocked. Answers to other requests
- * are skipped. Every outcome is logged as a `debug.trace` `approval` event.
+ * are skipped. Every outcome is logged as a `debug.trace` `durable.approval` event.
  */
 export async function awaitApproval(ctx: TurnContext, event: ToolCallHookEvent, reason: string): Promise<BeforeToolCallDecision> {
   const requestId = approvalRequestId(event.toolCall.id);
@@ -58,5 +58,5 @@ export async function awaitApproval(ctx: TurnContext, event: ToolCallHookEvent, 
 }
 
 function trace(ctx: TurnContext, requestId: string, result: string): void {
-  ctx.writer.emit("debug.trace", { phase: "approval", level: "info", message: `approval ${result}`, attrs: { requestId, result } });
+  ctx.writer.emit("debug.trace", { phase: "durable.approval", level: "info", message: `approval ${result}`, attrs: { requestId, result } });
 }

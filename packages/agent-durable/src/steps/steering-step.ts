@@ -7,7 +7,7 @@ import type { TurnContext } from "../turn/turn-context.js";
  * takes the messages `steer` queued since the last poll. The step's record
  * is what the turn received, so a replay receives the same messages at the
  * same boundary; each received message is also logged as a `debug.trace`
- * (`steering`). A pending abort request is observed here too: the turn's
+ * (`durable.steering`). A pending abort request is observed here too: the turn's
  * signal fires and nothing is delivered.
  */
 export function durableSteeringSource(ctx: TurnContext): () => Promise<TurnInputMessage[]> {
@@ -19,7 +19,7 @@ export function durableSteeringSource(ctx: TurnContext): () => Promise<TurnInput
       return [];
     }
     for (const message of taken.messages) {
-      ctx.writer.emit("debug.trace", { phase: "steering", level: "info", message: "steering received", attrs: { poll, text: message.text } });
+      ctx.writer.emit("debug.trace", { phase: "durable.steering", level: "info", message: "steering received", attrs: { poll, text: message.text } });
     }
     return taken.messages;
   };

@@ -25,6 +25,8 @@ export interface DurableTurnSetup {
   /** Transport retry of each model request; every attempt is its own step. */
   llmRetry?: LlmRetryOptions | false;
   workspaceDir?: string;
+  /** How long this turn's approvals wait for an answer before the call is blocked. Default: the worker's `approvalTimeoutMs`. */
+  approvalTimeoutMs?: number;
   shouldStopAfterSteering?: RunTurnInput["shouldStopAfterSteering"];
   shouldStopAfterTurn?: RunTurnInput["shouldStopAfterTurn"];
 }

@@ -25,8 +25,8 @@ export interface TurnContext {
   readonly turnAbort: AbortController;
   /** Fired by the worker when an abort is requested while this execution runs a step live. */
   readonly liveAbort: AbortController;
-  /** How long an approval waits, in ms. */
-  readonly approvalTimeoutMs: number;
+  /** How long an approval waits, in ms (the worker's default, or the turn setup's). */
+  approvalTimeoutMs: number;
   /** Counters that name things in turn order: model requests, steering polls, history position. */
   readonly counters: { requests: number; polls: number; messages: number; historyLength: number };
   /** Set once this execution ran a step live (not from its record); only the first live step can find an interrupted step's events. */

@@ -37,6 +37,7 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     // Step 3: the host's setup, built again on every execution.
     const setup = await deps.buildTurn(request);
     const tools = setup.tools ?? [];
+    ctx.approvalTimeoutMs = setup.approvalTimeoutMs ?? deps.approvalTimeoutMs;
     // Step 4: the runner, with message ids that follow the turn's order.
     const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
     // Step 5: run the turn with every seam durable.

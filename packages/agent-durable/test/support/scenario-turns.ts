@@ -104,6 +104,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       systemPrompt: "You are a test assistant.",
       llm: { model, streamFn: scenarioStreamFn(request, countFile) },
       llmRetry: false,
+      approvalTimeoutMs: request.metadata?.approvalTimeoutMs === undefined ? undefined : Number(request.metadata.approvalTimeoutMs),
       tools: [slow("slow_write"), durableTool(slow("safe_read"), { replay: "safe" }), durableTool(slow("guarded_write"), { requiresApproval: true })],
       hooks: {
         onHistoryChangedHook: () => {},
