@@ -93,21 +93,29 @@ function isTypeOnlyAlias(checker: ts.TypeChecker, symbol: ts.Symbol): boolean {
 }
 
 /**
- * The public names a README's `## API` section mentions: every backticked
- * identifier in it, alone or followed by a call or type arguments
- * (`` `createAgentRuntime(options)` ``, `` `ProtocolAgentEvent<T>` ``),
- * sorted and without repeats. Dotted names (`` `runtime.dispose()` ``, a
- * member) and anything else in backticks are not names. Throws when the
- * README has no `## API` section.
+ * The public names a README section mentions (by default `## API`): every
+ * backticked identifier in it, alone or followed by a call or type
+ * arguments (`` `createAgentRuntime(options)` ``, `` `Promise<Registry>` ``,
+ * whose type arguments count as names too), sorted and without repeats. Dotted names (`` `runtime.dispose()` ``, a
+ * member) and anything else in backticks are not names. The section ends at
+ * the next heading of the same or a higher level. Throws when the README has
+ * no such section.
  */
-export function listReadmeApiNames(readmeFile: string): string[] {
+export function listReadmeApiNames(readmeFile: string, heading = "## API"): string[] {
   const text = readFileSync(readmeFile, "utf8");
-  const start = text.search(/^## API\s*$/m);
-  if (start < 0) throw new Error(`listReadmeApiNames: ${readmeFile} has no "## API" section`);
-  const rest = text.slice(start + "## API".length);
-  const end = rest.search(/^## /m);
-  const section = end < 0 ? rest : rest.slice(0, end);
+  const lines = text.split("\n");
+  const start = lines.findIndex((line) => line.trim() === heading);
+  if (start < 0) throw new Error(`listReadmeApiNames: ${readmeFile} has no "${heading}" section`);
+  const level = heading.indexOf(" ");
+  const endsSection = (line: string) => /^#+ /.test(line) && line.indexOf(" ") <= level;
+  const after = lines.slice(start + 1);
+  const end = after.findIndex(endsSection);
+  const section = (end < 0 ? after : after.slice(0, end)).join("\n");
   const names = new Set<string>();
-  for (const match of section.matchAll(/`([A-Za-z_$][\w$]*)(?:\(.*?\)|<.*?>)?`/g)) names.add(match[1]!);
+  for (const match of section.matchAll(/`([A-Za-z_$][\w$]*)(?:\((.*?)\)|<(.*?)>)?`/g)) {
+    names.add(match[1]!);
+    // Type arguments are names too (`Promise<AssembledTurn>`); call arguments are parameter names.
+    for (const argument of match[3]?.match(/[A-Za-z_$][\w$]*/g) ?? []) names.add(argument);
+  }
   return [...names].sort();
 }
