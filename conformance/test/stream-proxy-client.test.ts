@@ -1,8 +1,8 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { streamProxy as piStreamProxy } from "@mariozechner/pi-agent-core";
+import { streamProxy as piStreamProxy, type ProxyAssistantMessageEvent as PiProxyEvent, type ProxyStreamOptions as PiProxyStreamOptions } from "@mariozechner/pi-agent-core";
 import type { AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
-import { streamProxy as turnkitStreamProxy } from "@turnkit/agent-loop";
+import { streamProxy as turnkitStreamProxy, type ProxyAssistantMessageEvent, type ProxyStreamOptions } from "@turnkit/agent-loop";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
@@ -94,7 +94,22 @@ const CASES: [string, Answer][] = [
   ["a plain error answer", (response) => response.writeHead(502).end("bad gateway")],
 ];
 
+/** True only when `A` and `B` are assignable both ways and have the same keys (optional ones included); checked by this package's typecheck. */
+type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
+
+/** `true` for each event type whose variant has the same shape in both packages. */
+type SameEventVariants = { [T in PiProxyEvent["type"]]: SameType<Extract<ProxyAssistantMessageEvent, { type: T }>, Extract<PiProxyEvent, { type: T }>> };
+
 describe("streamProxy: pi-agent-core 0.73.1's client and ours on the same bytes", () => {
+  it("exports pi's proxy types with the same shapes", () => {
+    const sameEvents: SameType<ProxyAssistantMessageEvent["type"], PiProxyEvent["type"]> = true;
+    const sameVariants: Record<PiProxyEvent["type"], true> = {} as SameEventVariants;
+    void sameVariants;
+    const sameOptions: SameType<ProxyStreamOptions, PiProxyStreamOptions> = true;
+    const sameFunction: SameType<typeof turnkitStreamProxy, typeof piStreamProxy> = true;
+    expect([sameEvents, sameOptions, sameFunction]).toEqual([true, true, true]);
+  });
+
   it.each(CASES)("%s", async (_name, answer) => {
     const url = await serve(answer);
     const pi = await record(piStreamProxy(model, context, { authToken: "t", proxyUrl: url }));
