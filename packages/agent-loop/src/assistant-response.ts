@@ -145,10 +145,11 @@ async function consumeResponse(run: LoopRun, response: ResponseStream, request: 
   }
   if (final) {
     // pi-ai's providers hand out the object they stream into as every partial
-    // and as the final message: deliver what it holds now, so nothing written
-    // into it later reaches the delivered message. A final message of its own
-    // is delivered as the stream gave it.
-    if (partial && (final === partial || final.content === partial.content)) final = snapshotMessage(final);
+    // and as the final message, and wrappers build final messages that share
+    // blocks or usage with it: once a stream has streamed, deliver what its
+    // final message holds now, so nothing written into it later reaches the
+    // delivered message.
+    if (partial) final = snapshotMessage(final);
   } else {
     // The loop gives up on this stream: stop the request, then keep what had streamed.
     request.abort();

@@ -173,6 +173,31 @@ describe("persisted-error-message-keeps-changing", () => {
     expect(delivered).toMatchObject({ stopReason: "error", errorMessage: "connection reset", content: [{ type: "text", text: "partial" }] });
   });
 
+  it("a final message of its own that shares usage with the live partial (a timeout wrapper's failure) never changes", async () => {
+    const output = assistantMessage("so far", { timestamp: 1 });
+    const streamFn: StreamFn = () => {
+      const stream = createAssistantMessageEventStream();
+      queueMicrotask(() => {
+        stream.push({ type: "start", partial: output });
+        stream.push({ type: "text_delta", contentIndex: 0, delta: "so far", partial: output });
+        // Copies the blocks but shares `usage`, as a wrapper that ends a stalled stream does.
+        const failure: AssistantMessage = { ...output, content: output.content.map((block) => ({ ...block })), stopReason: "error", errorMessage: "stalled" };
+        stream.push({ type: "error", reason: "error", error: failure });
+        stream.end();
+        // The provider behind the wrapper goes on counting.
+        setTimeout(() => {
+          output.usage.output = 42;
+        }, 1);
+      });
+      return stream;
+    };
+    const { delivered } = await runStreamed(streamFn);
+    await sleep(5);
+    expect(output.usage.output).toBe(42);
+    expect(delivered).toMatchObject({ stopReason: "error", errorMessage: "stalled", content: [{ type: "text", text: "so far" }] });
+    expect(delivered.usage.output).toBe(0);
+  });
+
   describe("with pi-ai's faux provider (it writes each chunk into a shared block)", () => {
     let faux: FauxProviderRegistration | undefined;
     afterEach(() => {
