@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, streamProxy } from "../../src/index.js";
 import { ProxyRequestError } from "../../src/proxy-server/index.js";
-import { createScriptedModel, endWithoutDone, errorAfter, reject, response, throwSync } from "../../src/testing/index.js";
+import { createScriptedModel, endWithoutDone, errorAfter, reject, throwSync } from "../../src/testing/index.js";
 import { collect, contextOf, eventShapes, GOOD_TOKEN, startProxyServer, type TestProxyServer } from "./proxy-test-server.js";
 
 /** Given our proxy server on 127.0.0.1, when the model fails, the host refuses, or the request is malformed. */
