@@ -1,7 +1,8 @@
 import { Type as PiType, type TSchema } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { afterEach, describe, expect, it } from "vitest";
-import { isSinclairSchema, validateToolArguments, type AgentToolCall } from "../src/index.js";
+import type { AgentToolCall } from "../src/index.js";
+import { isSinclairSchema, validateToolArguments } from "../src/tool-arguments.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { firstText, runLoopScenario, testTool, textResult } from "./support/scenario.js";
 
