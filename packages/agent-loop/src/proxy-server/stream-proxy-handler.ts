@@ -88,7 +88,7 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
       report(error, "authorize");
       return jsonError(500, { error: "Proxy could not authorise the request", code: "authorization_failed" });
     }
-    if (decision.type === "deny") return jsonError(denyStatus(decision.status), { error: decision.message, code: "denied" });
+    if (decision.type === "deny") return jsonError(denyStatus(decision.status), { error: String(decision.message), code: "denied" });
     // Step 4: call the provider and relay its events; a client that goes away aborts it.
     const upstream = new AbortController();
     if (request.signal.aborted) upstream.abort();
