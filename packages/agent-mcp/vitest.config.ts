@@ -22,5 +22,5 @@ function workspaceSourceAliases(names: readonly string[]) {
 
 export default defineProject({
   resolve: { alias: workspaceSourceAliases(["protocol", "agent-loop", "agent-core", "agent-runtime"]) },
-  test: { name: "agent-mcp", include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
+  test: { name: "agent-mcp", include: ["test/**/*.test.ts", "src/**/*.test.ts"], globalSetup: ["test/global-setup.ts"] },
 });

@@ -3,6 +3,7 @@ import { type CallToolResult, type Progress, type Tool, ToolListChangedNotificat
 import { classifyMcpFailure, describeMalformed, isMalformedMessageError } from "./classify-mcp-failure.js";
 import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS, STDERR_TAIL_CHARS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { withScopedSignal } from "./scoped-signal.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { StderrTail } from "./stderr-tail.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -55,7 +56,7 @@ export class McpConnection {
     client.onclose = () => connection.ended(events);
     client.onerror = (error) => connection.transportError(error);
     try {
-      await client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal });
+      await withScopedSignal(signal, (scoped) => client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }));
     } catch (error) {
       await connection.close();
       throw connection.connectFailure(error, "initialize");
@@ -75,7 +76,8 @@ export class McpConnection {
     let cursor: string | undefined;
     try {
       do {
-        const page = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.settings.connectTimeoutMs, signal });
+        const params = cursor === undefined ? {} : { cursor };
+        const page = await withScopedSignal(signal, (scoped) => this.client.listTools(params, { timeout: this.settings.connectTimeoutMs, signal: scoped }));
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
@@ -88,12 +90,16 @@ export class McpConnection {
   /** Calls one tool; rejects with a classified error (or the signal's reason after an abort). */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     try {
-      return (await this.client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: this.settings.callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: options.onProgress,
-      })) as CallToolResult;
+      return await withScopedSignal(
+        options.signal,
+        async (signal) =>
+          (await this.client.callTool({ name, arguments: args }, undefined, {
+            signal,
+            timeout: this.settings.callTimeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress: options.onProgress,
+          })) as CallToolResult,
+      );
     } catch (error) {
       if (options.signal.aborted) throw error;
       throw this.classify(error, `tools/call "${name}"`, this.settings.callTimeoutMs);

@@ -1,5 +1,5 @@
 import { ToolResultText } from "@turnkit/agent-loop";
-import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { hang, response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
@@ -55,4 +55,23 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       await runtime.dispose();
     });
   }
+
+  it("only calls in flight are cancelled: a finished call, the handshake and the tool list never get notifications/cancelled later", async () => {
+    http = await startHttpFixture();
+    const fixture = http;
+    const mcp = createMcpExtension({ id: "quiet", server: { url: fixture.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const abort = new AbortController();
+
+    const turn = runMcpTurn({ runtime, signal: abort.signal, script: [response([toolCall("echo", { text: "done" })]), hang()] });
+    await waitUntil(() => fixture.log.find((entry) => entry.event === "end"));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the model's second request is hanging now
+    abort.abort();
+    const { outcome, toolResults } = await turn;
+    await runtime.dispose();
+
+    expect(outcome).toEqual({ kind: "aborted" });
+    expect(toolResults[0]).toMatchObject({ text: "echo: done", isError: false });
+    expect(fixture.log.filter((entry) => entry.event === "cancelled")).toEqual([]);
+  });
 });
