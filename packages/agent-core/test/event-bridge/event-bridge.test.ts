@@ -4,7 +4,7 @@ import type { AgentEvent } from "@turnkit/agent-loop";
 import { assistantMessage, text, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StreamChunk } from "@turnkit/protocol";
 import { EventBridge } from "../../src/event-bridge/event-bridge.js";
-import { deferred } from "../support/runner-harness.js";
+import { deferred } from "../support/deferred.js";
 
 type Emitted = { type: RuntimeEventType; payload: RuntimeEventPayloadMap[RuntimeEventType] };
 

@@ -14,17 +14,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createVirtualClock, hang, response, text, toolCall } from "@turnkit/agent-loop/testing";
 import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/runner-options.js";
-import type { RunScriptedTurnOptions, ScriptedTurnResult } from "../../src/testing/index.js";
-import {
-  abortListenerCount,
-  createRecordingEventWriter,
-  deferred,
-  messageText,
-  recordingTool,
-  resolvedToolChunks,
-  runChecked,
-  trackTimers,
-} from "../support/runner-harness.js";
+import type { RunScriptedTurnOptions, ScriptedTurnResult } from "@turnkit/agent-core/testing";
+import { createRecordingEventWriter, createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { deferred } from "../support/deferred.js";
+import { abortListenerCount, trackTimers } from "../support/leak-probes.js";
+import { messageText, resolvedToolChunks } from "../support/turn-queries.js";
 
 let timers: ReturnType<typeof trackTimers>;
 beforeEach(() => {
@@ -39,7 +33,7 @@ async function runWithAbort(controller: AbortController, options: RunScriptedTur
   const clock = createVirtualClock();
   const before = abortListenerCount(controller.signal);
   const runnerOptions: PiTurnRunnerOptions = { clock, ...options.runnerOptions };
-  const turn = await runChecked({ ...options, runnerOptions, input: { ...options.input, signal: controller.signal } });
+  const turn = await runCheckedTurn({ ...options, runnerOptions, input: { ...options.input, signal: controller.signal } });
   expect(abortListenerCount(controller.signal)).toBe(before);
   expect(clock.pendingCount()).toBe(0);
   expect(timers.pending()).toBe(0);
@@ -81,7 +75,7 @@ describe("abort", () => {
 
   it("during a tool: aborted, every call of the step has a result (X5), no further request", async () => {
     const controller = new AbortController();
-    const slow = recordingTool("slow", {
+    const slow = createRecordingTool("slow", {
       executionMode: "parallel",
       answer: (_, signal) =>
         new Promise((_resolve, reject) => {
@@ -105,7 +99,7 @@ describe("abort", () => {
 
   it("during a sequential batch: calls not yet run get an 'aborted' result", async () => {
     const controller = new AbortController();
-    const step = recordingTool("step", {
+    const step = createRecordingTool("step", {
       answer: (input) => {
         if (input.value === "1") controller.abort();
         return { content: [{ type: "text", text: `did ${input.value}` }] };
@@ -125,7 +119,7 @@ describe("abort", () => {
   it("during a tool that ignores the signal: the loop stops waiting after its grace period", async () => {
     const controller = new AbortController();
     const never = deferred<never>();
-    const stuck = recordingTool("stuck", { executionMode: "parallel", answer: () => (controller.abort(), never.promise) });
+    const stuck = createRecordingTool("stuck", { executionMode: "parallel", answer: () => (controller.abort(), never.promise) });
     const turn = await runWithAbort(controller, { script: [response([toolCall("stuck")]), "never"], input: { tools: [stuck] } });
     expect(turn.outcome).toEqual({ kind: "aborted" });
     expect(turn.requests).toHaveLength(1);
@@ -134,7 +128,7 @@ describe("abort", () => {
 
   it("while the host is polled at a step-end exit boundary: no request is made after the abort", async () => {
     const controller = new AbortController();
-    const finish = recordingTool("finish", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }) });
+    const finish = createRecordingTool("finish", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }) });
     let polls = 0;
     const turn = await runWithAbort(controller, {
       script: [response([toolCall("finish")]), "never"],

@@ -3,13 +3,14 @@ import { response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode } from "@turnkit/protocol";
 import { AFTER_LLM_HOOK_MAX_RETRIES } from "../../src/defaults.js";
 import type { AfterLlmCallHook, LlmCallPreparedEvent } from "../../src/pi-turn-runner/turn-hooks.js";
-import { messageText, recordingTool, requestRoles, resolvedToolChunks, runChecked, terminalStatus, userTexts } from "../support/runner-harness.js";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { messageText, requestRoles, resolvedToolChunks, terminalStatus, userTexts } from "../support/turn-queries.js";
 
 describe("onLlmCallPreparedHook", () => {
   it("observes each request as sent, without the api key, signal or functions", async () => {
     const seen: LlmCallPreparedEvent[] = [];
-    const tool = recordingTool("look", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
       input: { tools: [tool], llm: { apiKey: "sk-secret-123" }, hooks: { onLlmCallPreparedHook: (event) => void seen.push(event) } },
     });
@@ -28,7 +29,7 @@ describe("onLlmCallPreparedHook", () => {
   });
 
   it("a hook that throws or rejects is ignored: the request is sent and the turn completes", async () => {
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["fine"],
       input: {
         hooks: {
@@ -46,7 +47,7 @@ describe("onLlmCallPreparedHook", () => {
 
 describe("afterLlmCallHook", () => {
   it("continue keeps the response", async () => {
-    const turn = await runChecked({ script: ["kept"], input: { hooks: { afterLlmCallHook: () => ({ type: "continue" }) } } });
+    const turn = await runCheckedTurn({ script: ["kept"], input: { hooks: { afterLlmCallHook: () => ({ type: "continue" }) } } });
     expect(messageText(turn.delivered[1]!)).toBe("kept");
     expect(turn.requests).toHaveLength(1);
     expect(turn.writer.statuses()).toEqual(["running", "completed"]);
@@ -54,8 +55,8 @@ describe("afterLlmCallHook", () => {
   });
 
   it("replaceText rewrites the persisted text (thinking and tool calls kept); the next request carries the new text", async () => {
-    const tool = recordingTool("look", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([text("my secret is 42"), toolCall("look", { value: "x" })]), "done"],
       input: {
         tools: [tool],
@@ -75,13 +76,13 @@ describe("afterLlmCallHook", () => {
   });
 
   it(`retry drops the response (tool calls not executed), asks again with a hidden prompt, and is bounded at ${AFTER_LLM_HOOK_MAX_RETRIES}`, async () => {
-    const tool = recordingTool("danger", { executionMode: "parallel" });
+    const tool = createRecordingTool("danger", { executionMode: "parallel" });
     const retriesSeen: number[] = [];
     const alwaysRetry: AfterLlmCallHook = (event) => {
       retriesSeen.push(event.retriesUsed);
       return { type: "retry", reason: "not good enough", prompt: `Please try again (${event.retriesUsed + 1}).` };
     };
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([text("bad one"), toolCall("danger")]), "bad two", "good enough"],
       input: { tools: [tool], hooks: { afterLlmCallHook: alwaysRetry } },
     });
@@ -107,8 +108,8 @@ describe("afterLlmCallHook", () => {
   });
 
   it("fail strips the tool calls (not executed) and fails the turn with code hook", async () => {
-    const tool = recordingTool("danger", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("danger", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([text("I will rm -rf"), toolCall("danger")]), "never"],
       input: { tools: [tool], hooks: { afterLlmCallHook: () => ({ type: "fail", reason: "unsafe plan" }) } },
     });
@@ -122,8 +123,8 @@ describe("afterLlmCallHook", () => {
   });
 
   it("a hook that throws fails the turn like fail", async () => {
-    const tool = recordingTool("danger", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("danger", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("danger")]), "never"],
       input: { tools: [tool], hooks: { afterLlmCallHook: () => { throw new Error("checker crashed"); } } },
     });

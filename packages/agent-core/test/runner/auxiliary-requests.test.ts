@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { assistantMessage, createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { BeforeLlmCallHook } from "../../src/pi-turn-runner/turn-hooks.js";
-import { runChecked, userTexts } from "../support/runner-harness.js";
+import { runCheckedTurn } from "@turnkit/agent-core/testing";
+import { userTexts } from "../support/turn-queries.js";
 
 const history = (): AgentMessage[] => [
   userMessage("a long earlier question", { timestamp: 1 }),
@@ -23,7 +24,7 @@ const compactWithSummary: BeforeLlmCallHook = async (event) => {
 
 describe("auxiliary requests from hooks (W3: a separate retry wrapper)", () => {
   it("a compaction hook asks the model through auxiliaryStreamFn; only its summary enters the transcript", async () => {
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["They talked about the weather.", "Here is my answer."],
       input: { history: history(), llm: { apiKey: "turn-key" }, hooks: { beforeLlmCallHook: compactWithSummary } },
     });
@@ -49,7 +50,7 @@ describe("auxiliary requests from hooks (W3: a separate retry wrapper)", () => {
       ],
       { clock },
     );
-    const run = runChecked({
+    const run = runCheckedTurn({
       model,
       // The harness turns retry off by default; this test is about retry.
       input: { history: history(), llmRetry: {}, hooks: { beforeLlmCallHook: compactWithSummary } },

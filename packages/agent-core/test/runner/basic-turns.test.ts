@@ -4,20 +4,13 @@ import { ErrorCode } from "@turnkit/protocol";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import { PiTurnRunner } from "../../src/pi-turn-runner/pi-turn-runner.js";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
-import {
-  createRecordingEventWriter,
-  createScriptedModel,
-  deferred,
-  recordingTool,
-  requestRoles,
-  resolvedToolChunks,
-  runChecked,
-  userTexts,
-} from "../support/runner-harness.js";
+import { createRecordingEventWriter, createRecordingTool, createScriptedModel, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { deferred } from "../support/deferred.js";
+import { requestRoles, resolvedToolChunks, userTexts } from "../support/turn-queries.js";
 
 describe("a turn with text only", () => {
   it("streams the answer under one message id, persists user and answer, and completes", async () => {
-    const turn = await runChecked({ script: [response([thinking("let me see"), text("Hello there")])], input: { userMessage: { text: "hi" } } });
+    const turn = await runCheckedTurn({ script: [response([thinking("let me see"), text("Hello there")])], input: { userMessage: { text: "hi" } } });
 
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.writer.statuses()).toEqual(["running", "completed"]);
@@ -35,7 +28,7 @@ describe("a turn with text only", () => {
   });
 
   it("places beforeUserMessages before the user message; the model sees them as user input", async () => {
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["ok"],
       input: {
         userMessage: { text: "question" },
@@ -52,7 +45,7 @@ describe("a turn with text only", () => {
       { role: "assistant", content: [{ type: "text", text: "earlier answer" }], api: "scripted", provider: "scripted", model: "scripted-model", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
       { role: "user", content: "follow-up", timestamp: 3 },
     ];
-    const turn = await runChecked({ script: ["continued"], input: { startMode: "continue", history } });
+    const turn = await runCheckedTurn({ script: ["continued"], input: { startMode: "continue", history } });
     expect(turn.outcome.kind).toBe("completed");
     expect(userTexts(turn.requests[0]!)).toEqual(["earlier question", "follow-up"]);
     expect(turn.delivered.map((message) => message.role)).toEqual(["assistant"]);
@@ -64,7 +57,7 @@ describe("a turn with tools", () => {
   it("runs tools declared parallel concurrently; results and chunks keep the model's call order", async () => {
     const gate = deferred();
     const entered: string[] = [];
-    const slow = recordingTool("slow", {
+    const slow = createRecordingTool("slow", {
       executionMode: "parallel",
       answer: async (input) => {
         entered.push(`slow:${input.value}`);
@@ -72,7 +65,7 @@ describe("a turn with tools", () => {
         return { content: [{ type: "text", text: "slow done" }] };
       },
     });
-    const fast = recordingTool("fast", {
+    const fast = createRecordingTool("fast", {
       executionMode: "parallel",
       answer: (input) => {
         entered.push(`fast:${input.value}`);
@@ -81,7 +74,7 @@ describe("a turn with tools", () => {
         return { content: [{ type: "text", text: "fast done" }] };
       },
     });
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("slow", { value: "a" }), toolCall("fast", { value: "b" })]), "both done"],
       input: { tools: [slow, fast] },
     });
@@ -112,9 +105,9 @@ describe("a turn with tools", () => {
       running--;
       return { content: [{ type: "text" as const, text: "written" }] };
     };
-    const write = recordingTool("write_note", { answer }); // no executionMode: sequential (K3)
-    const read = recordingTool("read_note", { executionMode: "parallel", answer });
-    const turn = await runChecked({
+    const write = createRecordingTool("write_note", { answer }); // no executionMode: sequential (K3)
+    const read = createRecordingTool("read_note", { executionMode: "parallel", answer });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("read_note", { value: "1" }), toolCall("write_note", { value: "2" }), toolCall("read_note", { value: "3" })]), "done"],
       input: { tools: [write, read] },
     });
@@ -131,9 +124,9 @@ describe("a turn with tools", () => {
   });
 
   it("records a tool that throws or reports isError as a failed call, and the turn goes on", async () => {
-    const broken = recordingTool("broken", { executionMode: "parallel", answer: () => { throw new Error("disk on fire"); } });
-    const refusing = recordingTool("refusing", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "not allowed here" }], isError: true }) });
-    const turn = await runChecked({
+    const broken = createRecordingTool("broken", { executionMode: "parallel", answer: () => { throw new Error("disk on fire"); } });
+    const refusing = createRecordingTool("refusing", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "not allowed here" }], isError: true }) });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("broken"), toolCall("refusing"), toolCall("missing")]), "recovered"],
       input: { tools: [broken, refusing] },
     });
@@ -149,8 +142,8 @@ describe("a turn with tools", () => {
 
 describe("seq (X1)", () => {
   it("strictly increases over every event of a turn, across every event type", async () => {
-    const tool = recordingTool("t", { executionMode: "parallel" });
-    const turn = await runChecked({ script: [response([text("calling"), toolCall("t")]), "done"], input: { tools: [tool] } });
+    const tool = createRecordingTool("t", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({ script: [response([text("calling"), toolCall("t")]), "done"], input: { tools: [tool] } });
     const seqs = turn.events.map((event) => event.seq);
     expect(seqs.length).toBeGreaterThan(10);
     for (let index = 1; index < seqs.length; index++) expect(seqs[index]).toBeGreaterThan(seqs[index - 1]!);
@@ -208,14 +201,14 @@ describe("invalid input", () => {
   it("rejects duplicate tools with duplicate_tool before any event", async () => {
     const writer = createRecordingEventWriter();
     const error = await new PiTurnRunner()
-      .runTurn({ ...valid(), eventWriter: writer, tools: [recordingTool("same"), recordingTool("same")] })
+      .runTurn({ ...valid(), eventWriter: writer, tools: [createRecordingTool("same"), createRecordingTool("same")] })
       .catch((caught: unknown) => caught);
     expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.DuplicateTool);
     expect(writer.events).toHaveLength(0);
   });
 
   it("a failed turn carries a stable code; a provider error is classified", async () => {
-    const turn = await runChecked({ script: [response("", { stopReason: "error", errorMessage: "429 Rate limit reached" })] });
+    const turn = await runCheckedTurn({ script: [response("", { stopReason: "error", errorMessage: "429 Rate limit reached" })] });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.RateLimited } });
     expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({ kind: "finish", reason: "error", error: { code: ErrorCode.RateLimited } });
   });

@@ -3,7 +3,8 @@ import { assistantMessage, response, toolCall, userMessage } from "@turnkit/agen
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import type { BeforeLlmCallEvent, BeforeLlmCallHook } from "../../src/pi-turn-runner/turn-hooks.js";
-import { messageText, recordingTool, requestRoles, runChecked, terminalStatus, userTexts } from "../support/runner-harness.js";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { messageText, requestRoles, terminalStatus, userTexts } from "../support/turn-queries.js";
 
 const history = (): AgentMessage[] => [
   userMessage("old question", { timestamp: 1 }),
@@ -17,7 +18,7 @@ describe("beforeLlmCallHook", () => {
       seen.push({ index: event.requestIndex, roles: event.messages.map((message) => message.role), reason: event.reason });
       return { type: "continue" as const };
     };
-    const turn = await runChecked({ script: ["answer"], input: { hooks: { beforeLlmCallHook: [hook, () => undefined] } } });
+    const turn = await runCheckedTurn({ script: ["answer"], input: { hooks: { beforeLlmCallHook: [hook, () => undefined] } } });
     expect(turn.outcome.kind).toBe("completed");
     expect(seen).toEqual([{ index: 0, roles: ["user"], reason: "request" }]);
     expect(userTexts(turn.requests[0]!)).toEqual(["hello"]);
@@ -27,7 +28,7 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("skip: the provider is not called and the turn ends without an answer in history", async () => {
-    const turn = await runChecked({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "skip" }) } } });
+    const turn = await runCheckedTurn({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "skip" }) } } });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(0);
     expect(turn.model.remaining()).toBe(1);
@@ -36,7 +37,7 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("respond: the provider is not called; the synthetic answer is streamed (W5) and persisted", async () => {
-    const turn = await runChecked({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "respond", text: "Answered from cache." }) } } });
+    const turn = await runCheckedTurn({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "respond", text: "Answered from cache." }) } } });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(0);
     expect(turn.writer.text("msg_1")).toBe("Answered from cache.");
@@ -47,8 +48,8 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("replaceRequestMessages: this request only sends the replacement; history and later requests are unchanged", async () => {
-    const tool = recordingTool("look", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
       input: {
         history: history(),
@@ -69,7 +70,7 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("replaceMessages: persisted as replaceMessages with previousMessages; the cursor restarts after it", async () => {
-    const tool = recordingTool("look", { executionMode: "parallel" });
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
     const compact: BeforeLlmCallHook = (event) => {
       if (event.requestIndex !== 0) return undefined;
       const prompt = event.messages[event.messages.length - 1]!;
@@ -79,7 +80,7 @@ describe("beforeLlmCallHook", () => {
         metadata: { compactedFrom: event.messages.length },
       };
     };
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
       input: { history: history(), tools: [tool], hooks: { beforeLlmCallHook: compact } },
     });
@@ -104,7 +105,7 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("appendMessage: a hidden message is persisted and the model sees it as user input", async () => {
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["ok"],
       input: { hooks: { beforeLlmCallHook: () => ({ type: "appendMessage", message: { content: "<system-reminder>today is Monday</system-reminder>", source: "clock-ext" } }) } },
     });
@@ -118,7 +119,7 @@ describe("beforeLlmCallHook", () => {
 
   it("a later hook sees what an earlier hook appended", async () => {
     const seenBySecond: string[][] = [];
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["ok"],
       input: {
         hooks: {
@@ -137,7 +138,7 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("abort: no request; the turn fails with code hook", async () => {
-    const turn = await runChecked({ script: ["never"], input: { hooks: { beforeLlmCallHook: () => ({ type: "abort", reason: "budget exhausted" }) } } });
+    const turn = await runCheckedTurn({ script: ["never"], input: { hooks: { beforeLlmCallHook: () => ({ type: "abort", reason: "budget exhausted" }) } } });
     expect(turn.requests).toHaveLength(0);
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     expect((turn.outcome as { message: string }).message).toContain("budget exhausted");
@@ -153,7 +154,7 @@ describe("beforeLlmCallHook", () => {
   ] as [string, BeforeLlmCallHook][]) {
     it(`a hook that ${name} never lets the request reach the model (H1): failed, code hook`, async () => {
       let laterHookCalled = false;
-      const turn = await runChecked({
+      const turn = await runCheckedTurn({
         script: ["never"],
         input: { hooks: { beforeLlmCallHook: [hook, () => ((laterHookCalled = true), undefined)] } },
       });
@@ -165,7 +166,7 @@ describe("beforeLlmCallHook", () => {
   }
 
   it("a replacement that cannot be persisted fails the turn before the request (H1)", async () => {
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["never"],
       input: {
         hooks: {

@@ -3,15 +3,16 @@ import { assistantMessage, response, toolCall, userMessage } from "@turnkit/agen
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import type { HistoryChange } from "../../src/pi-turn-runner/turn-hooks.js";
-import { messageText, recordingTool, runChecked, userTexts } from "../support/runner-harness.js";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { messageText, userTexts } from "../support/turn-queries.js";
 
 describe("onHistoryChangedHook (T4)", () => {
   it("receives each new message exactly once, in order, and never the caller's initial history", async () => {
     const history: AgentMessage[] = [userMessage("earlier", { timestamp: 1 }), assistantMessage("earlier answer", { timestamp: 2 })];
     const received: HistoryChange[] = [];
-    const tool = recordingTool("look", { executionMode: "parallel" });
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
     const inbox = [{ text: "and also this" }];
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("look", { value: "1" }), toolCall("look", { value: "2" })]), "final"],
       input: {
         history,
@@ -39,8 +40,8 @@ describe("onHistoryChangedHook (T4)", () => {
 
   it("is awaited: the next step does not start before the host persisted the previous messages", async () => {
     const order: string[] = [];
-    const tool = recordingTool("look", { executionMode: "parallel", answer: () => (order.push("tool"), { content: [{ type: "text", text: "ok" }] }) });
-    await runChecked({
+    const tool = createRecordingTool("look", { executionMode: "parallel", answer: () => (order.push("tool"), { content: [{ type: "text", text: "ok" }] }) });
+    await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
       input: {
         tools: [tool],
@@ -57,7 +58,7 @@ describe("onHistoryChangedHook (T4)", () => {
 
   it("a throw fails the turn with code hook; only what the host accepted counts as persisted", async () => {
     let calls = 0;
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["answer", "never"],
       input: {
         hooks: {
@@ -81,8 +82,8 @@ describe("onHistoryChangedHook (T4)", () => {
 describe("onStepEndHook", () => {
   it("sees each step and may enqueue a message that the next step sends", async () => {
     const steps: { index: number; results: number }[] = [];
-    const tool = recordingTool("look", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "first answer", "answer to the reminder"],
       input: {
         tools: [tool],
@@ -101,8 +102,8 @@ describe("onStepEndHook", () => {
   });
 
   it("a throw is reported as a debug.trace error and the turn goes on", async () => {
-    const tool = recordingTool("look", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
       input: { tools: [tool], hooks: { onStepEndHook: () => { throw new Error("metrics exporter down"); } } },
     });

@@ -2,21 +2,24 @@
  * X3: `runTurn` never rejects and always ends with a terminal
  * `session.status` and an outcome, whatever the writer, hooks or provider
  * do. X5: after every ending, each tool call in the host's transcript has a
- * result. `runChecked` asserts both for every turn here.
+ * result. `runCheckedTurn` asserts both for every turn here.
  */
 import { describe, expect, it } from "vitest";
 import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
 import type { PiTurnHooks } from "../../src/pi-turn-runner/turn-hooks.js";
-import { abortListenerCount, assertRuntimeEventSequence, createRecordingEventWriter, deferred, recordingTool, runChecked, terminalStatus } from "../support/runner-harness.js";
+import { assertRuntimeEventSequence, createRecordingEventWriter, createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { deferred } from "../support/deferred.js";
+import { abortListenerCount } from "../support/leak-probes.js";
+import { terminalStatus } from "../support/turn-queries.js";
 
 const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];
 
 describe("a failing event writer", () => {
   it("that throws on every push: the turn fails (internal), the terminal status is still offered, no request is made", async () => {
     const writer = createRecordingEventWriter({ onEvent: () => { throw new Error("socket closed"); } });
-    const turn = await runChecked({ writer, script: ["never"] });
+    const turn = await runCheckedTurn({ writer, script: ["never"] });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
     expect((turn.outcome as { message: string }).message).toContain("socket closed");
     expect(terminalStatus(turn.events)).toMatchObject({ status: "failed" });
@@ -24,7 +27,7 @@ describe("a failing event writer", () => {
   });
 
   it("that throws once, mid-stream: the turn stops, fails, and every tool call of the transcript has a result", async () => {
-    const work = recordingTool("work", { executionMode: "parallel" });
+    const work = createRecordingTool("work", { executionMode: "parallel" });
     let thrown = false;
     const writer = createRecordingEventWriter({
       onEvent: (event) => {
@@ -34,14 +37,14 @@ describe("a failing event writer", () => {
         }
       },
     });
-    const turn = await runChecked({ writer, script: toolScript(), input: { tools: [work] } });
+    const turn = await runCheckedTurn({ writer, script: toolScript(), input: { tools: [work] } });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
     expect(turn.requests).toHaveLength(1);
     expect(turn.transcript.filter((message) => message.role === "toolResult")).toHaveLength(2);
   });
 
   it("that rejects asynchronously: same, with an async writer", async () => {
-    const work = recordingTool("work", { executionMode: "parallel" });
+    const work = createRecordingTool("work", { executionMode: "parallel" });
     let count = 0;
     const writer = createRecordingEventWriter({
       asyncTicks: 2,
@@ -49,7 +52,7 @@ describe("a failing event writer", () => {
         if (++count === 6) throw new Error("stream reset by peer");
       },
     });
-    const turn = await runChecked({ writer, script: toolScript(), input: { tools: [work] } });
+    const turn = await runCheckedTurn({ writer, script: toolScript(), input: { tools: [work] } });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
     expect(terminalStatus(turn.events).status).toBe("failed");
   });
@@ -62,7 +65,7 @@ describe("a failing event writer", () => {
         if (event.type === "debug.trace") return stuck.promise; // the host's sink hangs from here on
       },
     });
-    const running = runChecked({ writer, script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], signal: controller.signal } });
+    const running = runCheckedTurn({ writer, script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], signal: controller.signal } });
     setTimeout(() => controller.abort(), 20);
     const turn = await running;
     expect(["aborted", "completed"]).toContain(turn.outcome.kind);
@@ -83,13 +86,13 @@ describe("failing hooks", () => {
       afterToolCallHook: boom,
       onStepEndHook: boom,
     };
-    const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks } });
+    const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks } });
     // Observers are ignored, tool hooks block or turn into error results, step-end errors are reported.
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.transcript.filter((message) => message.role === "toolResult").every((message) => message.isError)).toBe(true);
 
     for (const failing of [{ beforeLlmCallHook: boom }, { afterLlmCallHook: boom }, { onHistoryChangedHook: boom }] as PiTurnHooks[]) {
-      const failed = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks: failing } });
+      const failed = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks: failing } });
       expect(failed.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     }
   });
@@ -108,7 +111,7 @@ describe("failing hooks", () => {
     it(`a ${name} that never returns is bounded by the caller's abort`, async () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 20);
-      const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], hooks, signal: controller.signal } });
+      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks, signal: controller.signal } });
       expect(turn.outcome.kind).toBe("aborted");
       expect(abortListenerCount(controller.signal)).toBe(0);
     }, 2000);
@@ -123,7 +126,7 @@ describe("failing hooks", () => {
     it(`a host ${name} that never returns is bounded by the caller's abort`, async () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 20);
-      const turn = await runChecked({ script: toolScript(), input: { tools: [recordingTool("work", { executionMode: "parallel" })], ...callbacks, signal: controller.signal } });
+      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], ...callbacks, signal: controller.signal } });
       expect(turn.outcome.kind).toBe("aborted");
     }, 2000);
   }
@@ -132,7 +135,7 @@ describe("failing hooks", () => {
     const controller = new AbortController();
     const writer = createRecordingEventWriter();
     setTimeout(() => controller.abort(), 20);
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       writer,
       script: ["answer"],
       input: {
@@ -153,28 +156,28 @@ describe("failing hooks", () => {
   });
 
   it("a throwing message-id allocator, steering poll or close attempt fails the turn instead of rejecting", async () => {
-    const allocator = await runChecked({ script: ["hi"], runnerOptions: { allocateMessageId: () => { throw new Error("id service down"); } } });
+    const allocator = await runCheckedTurn({ script: ["hi"], runnerOptions: { allocateMessageId: () => { throw new Error("id service down"); } } });
     expect(allocator.outcome.kind).toBe("failed");
 
-    const poll = await runChecked({ script: ["hi"], input: { getSteeringMessages: () => { throw new Error("inbox down"); } } });
+    const poll = await runCheckedTurn({ script: ["hi"], input: { getSteeringMessages: () => { throw new Error("inbox down"); } } });
     expect(poll.outcome.kind).toBe("failed");
 
-    const close = await runChecked({ script: ["hi"], input: { getSteeringMessages: () => [], tryBeginClose: async () => { throw new Error("lock lost"); } } });
+    const close = await runCheckedTurn({ script: ["hi"], input: { getSteeringMessages: () => [], tryBeginClose: async () => { throw new Error("lock lost"); } } });
     expect(close.outcome.kind).toBe("failed");
   });
 });
 
 describe("a failing provider", () => {
   it("a stream function that throws synchronously or rejects: failed with a classified code", async () => {
-    const thrown = await runChecked({ script: [throwSync(Object.assign(new Error("401 invalid api key"), { status: 401 }))] });
+    const thrown = await runCheckedTurn({ script: [throwSync(Object.assign(new Error("401 invalid api key"), { status: 401 }))] });
     expect(thrown.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Auth } });
-    const rejected = await runChecked({ script: [reject(new Error("503 upstream overloaded"))] });
+    const rejected = await runCheckedTurn({ script: [reject(new Error("503 upstream overloaded"))] });
     expect(rejected.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Upstream } });
   });
 
   it("an error after tool calls streamed: the calls are not executed and the transcript stays replayable", async () => {
-    const work = recordingTool("work", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const work = createRecordingTool("work", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("work")], { stopReason: "error", errorMessage: "connection reset" })],
       input: { tools: [work] },
     });
@@ -185,16 +188,16 @@ describe("a failing provider", () => {
   it("a stream that hangs before its first event, with the caller's abort: aborted", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 10);
-    const turn = await runChecked({ script: [hang()], input: { signal: controller.signal } });
+    const turn = await runCheckedTurn({ script: [hang()], input: { signal: controller.signal } });
     expect(turn.outcome).toEqual({ kind: "aborted" });
     expect(terminalStatus(turn.events)).toEqual({ status: "aborted" });
   });
 
   it("a stream that hangs mid-tool-step, with the caller's abort: aborted, and the second step's calls have results", async () => {
     const controller = new AbortController();
-    const work = recordingTool("work", { executionMode: "parallel" });
+    const work = createRecordingTool("work", { executionMode: "parallel" });
     setTimeout(() => controller.abort(), 30);
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("work")]), hang({ afterEvents: 2, response: response([text("thinking about it"), toolCall("work")]) })],
       input: { tools: [work], signal: controller.signal },
     });

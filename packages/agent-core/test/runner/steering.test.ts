@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import type { SteeringBoundary, TurnInputMessage } from "../../src/pi-turn-runner/run-turn-input.js";
-import { recordingTool, requestRoles, runChecked, userTexts } from "../support/runner-harness.js";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { requestRoles, userTexts } from "../support/turn-queries.js";
 
 /** A host inbox: messages arrive at any time; the runner polls it at step ends. */
 function hostInbox(policy: (boundary: SteeringBoundary, pending: TurnInputMessage[]) => TurnInputMessage[] = (_, pending) => pending.splice(0)) {
@@ -21,14 +22,14 @@ function hostInbox(policy: (boundary: SteeringBoundary, pending: TurnInputMessag
 describe("steering at step end (T6)", () => {
   it("a message that arrives during a tool is polled at the mid-turn boundary and sent with the tool results", async () => {
     const inbox = hostInbox();
-    const tool = recordingTool("search", {
+    const tool = createRecordingTool("search", {
       executionMode: "parallel",
       answer: () => {
         inbox.send({ text: "also check the tests" });
         return { content: [{ type: "text", text: "found 3 files" }] };
       },
     });
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("search", { value: "src" })]), "checked both"],
       input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
     });
@@ -46,7 +47,7 @@ describe("steering at step end (T6)", () => {
     const inbox = hostInbox((boundary, pending) => (boundary === "exit" ? [] : pending.splice(0)));
     inbox.send({ text: "a message for the next turn" });
     const closeAttempts: string[] = [];
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["final answer"],
       input: {
         getSteeringMessages: inbox.getSteeringMessages,
@@ -69,7 +70,7 @@ describe("steering at step end (T6)", () => {
     let raced = false;
     const inbox = hostInbox((_, pending) => pending.splice(0));
     const closeAttempts: number[] = [];
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["first answer", "second answer"],
       input: {
         getSteeringMessages: inbox.getSteeringMessages,
@@ -95,7 +96,7 @@ describe("steering at step end (T6)", () => {
 
   it("messages of one batchId go in together by steerBatch and reach the model as ONE user message (T5)", async () => {
     const inbox = hostInbox();
-    const tool = recordingTool("work", {
+    const tool = createRecordingTool("work", {
       executionMode: "parallel",
       answer: () => {
         inbox.send({ text: "first part", batchId: "b1" });
@@ -103,7 +104,7 @@ describe("steering at step end (T6)", () => {
         return { content: [{ type: "text", text: "worked" }] };
       },
     });
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("work")]), "got both parts"],
       input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
     });
@@ -118,7 +119,7 @@ describe("steering at step end (T6)", () => {
 
   it("a batch keeps its place in arrival order among messages without a batch id", async () => {
     const inbox = hostInbox();
-    const tool = recordingTool("work", {
+    const tool = createRecordingTool("work", {
       executionMode: "parallel",
       answer: () => {
         inbox.send({ text: "A", batchId: "x" });
@@ -127,7 +128,7 @@ describe("steering at step end (T6)", () => {
         return { content: [{ type: "text", text: "worked" }] };
       },
     });
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("work")]), "saw the batch", "saw B"],
       input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
     });
@@ -138,7 +139,7 @@ describe("steering at step end (T6)", () => {
 
   it("messages without a batch id go in one per step (one-at-a-time), unlike a batch", async () => {
     const inbox = hostInbox();
-    const tool = recordingTool("work", {
+    const tool = createRecordingTool("work", {
       executionMode: "parallel",
       answer: () => {
         inbox.send({ text: "one" });
@@ -146,7 +147,7 @@ describe("steering at step end (T6)", () => {
         return { content: [{ type: "text", text: "worked" }] };
       },
     });
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("work")]), "saw one", "saw two"],
       input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
     });
@@ -157,8 +158,8 @@ describe("steering at step end (T6)", () => {
 
   it("shouldStopAfterSteering true keeps the steering in history but sends no request for it", async () => {
     const inbox = hostInbox();
-    const tool = recordingTool("work", { executionMode: "parallel", answer: () => (inbox.send({ text: "stop now" }), { content: [{ type: "text", text: "ok" }] }) });
-    const turn = await runChecked({
+    const tool = createRecordingTool("work", { executionMode: "parallel", answer: () => (inbox.send({ text: "stop now" }), { content: [{ type: "text", text: "ok" }] }) });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("work")]), "never"],
       input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages, shouldStopAfterSteering: () => true },
     });
@@ -171,9 +172,9 @@ describe("steering at step end (T6)", () => {
 describe("after a batch that terminates the agent", () => {
   it("the step end is the exit boundary; steering found there still runs (L6d), then the turn closes", async () => {
     const inbox = hostInbox();
-    const tool = recordingTool("finish", { executionMode: "parallel" });
+    const tool = createRecordingTool("finish", { executionMode: "parallel" });
     let closes = 0;
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("finish")]), "answering the late message"],
       input: {
         tools: [tool],
@@ -196,9 +197,9 @@ describe("after a batch that terminates the agent", () => {
   });
 
   it("without steering, no request follows the terminating batch", async () => {
-    const tool = recordingTool("finish", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }) });
+    const tool = createRecordingTool("finish", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }) });
     const inbox = hostInbox();
-    const turn = await runChecked({ script: [response([toolCall("finish")]), "never"], input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages } });
+    const turn = await runCheckedTurn({ script: [response([toolCall("finish")]), "never"], input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages } });
     expect(turn.outcome.kind).toBe("completed");
     expect(turn.requests).toHaveLength(1);
     expect(inbox.polls).toEqual(["exit"]);
@@ -209,7 +210,7 @@ describe("convergeAtIdle (T7)", () => {
   it("steering queued when the agent went idle continues the turn until closing succeeds", async () => {
     let enqueued = false;
     let closes = 0;
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: ["first answer", "second answer"],
       input: {
         // The host stops the loop after each step; the step-end hook has queued more work by then.

@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import type { AfterToolCallEvent, ToolCallHookEvent } from "../../src/pi-turn-runner/turn-hooks.js";
-import { messageText, recordingTool, resolvedToolChunks, runChecked } from "../support/runner-harness.js";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { messageText, resolvedToolChunks } from "../support/turn-queries.js";
 
 const twoCalls = () => [response([toolCall("shell", { value: "rm -rf /" }), toolCall("shell", { value: "ls" })]), "done"];
 
 describe("beforeToolCallHook", () => {
   it("block with blockedBy permission: the call is not executed, its result is an error; the first block wins", async () => {
-    const shell = recordingTool("shell", { executionMode: "parallel" });
+    const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const askedSecond: string[] = [];
     const started: string[] = [];
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: twoCalls(),
       input: {
         tools: [shell],
@@ -53,8 +54,8 @@ describe("beforeToolCallHook", () => {
   });
 
   it("a hook that throws blocks that call (X6) and the turn goes on", async () => {
-    const shell = recordingTool("shell", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const shell = createRecordingTool("shell", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: twoCalls(),
       input: {
         tools: [shell],
@@ -77,9 +78,9 @@ describe("beforeToolCallHook", () => {
 
 describe("onToolExecutionStartHook", () => {
   it("is called only for admitted calls, with the host message id, and its throw does not affect the call", async () => {
-    const shell = recordingTool("shell", { executionMode: "parallel" });
+    const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const seen: ToolCallHookEvent[] = [];
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("shell", { value: "a" }), toolCall("unknown_tool"), toolCall("shell", { value: "b" })]), "done"],
       input: {
         tools: [shell],
@@ -103,10 +104,10 @@ describe("onToolExecutionStartHook", () => {
 
 describe("afterToolCallHook", () => {
   it("patches merge in order and each hook sees the patched result", async () => {
-    const shell = recordingTool("shell", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "raw output" }], details: { exitCode: 0 } }) });
+    const shell = createRecordingTool("shell", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "raw output" }], details: { exitCode: 0 } }) });
     const seen: { text: string; details: unknown; isError: boolean }[] = [];
     const observe = (event: AfterToolCallEvent) => seen.push({ text: messageText({ role: "toolResult", content: event.result.content } as never), details: event.result.details, isError: event.isError });
-    const turn = await runChecked({
+    const turn = await runCheckedTurn({
       script: [response([toolCall("shell", { value: "x" })]), "done"],
       input: {
         tools: [shell],
@@ -135,8 +136,8 @@ describe("afterToolCallHook", () => {
   });
 
   it("terminateAgent stops the agent after the batch: the other calls finish, no further request", async () => {
-    const shell = recordingTool("shell", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const shell = createRecordingTool("shell", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: twoCalls(),
       input: { tools: [shell], hooks: { afterToolCallHook: (event) => (event.toolCall.id === "call_1" ? { terminateAgent: true } : undefined) } },
     });
@@ -150,8 +151,8 @@ describe("afterToolCallHook", () => {
   });
 
   it("terminateAgent in a sequential batch: the remaining calls get an error result saying a hook stopped them (L7)", async () => {
-    const shell = recordingTool("shell"); // sequential
-    const turn = await runChecked({
+    const shell = createRecordingTool("shell"); // sequential
+    const turn = await runCheckedTurn({
       script: twoCalls(),
       input: { tools: [shell], hooks: { afterToolCallHook: () => ({ terminateAgent: true }) } },
     });
@@ -163,8 +164,8 @@ describe("afterToolCallHook", () => {
   });
 
   it("a hook that throws turns the result into an error result (X6); the turn goes on", async () => {
-    const shell = recordingTool("shell", { executionMode: "parallel" });
-    const turn = await runChecked({
+    const shell = createRecordingTool("shell", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
       script: [response([toolCall("shell", { value: "x" })]), "done"],
       input: { tools: [shell], hooks: { afterToolCallHook: () => { throw new Error("audit log unavailable"); } } },
     });
