@@ -8,12 +8,14 @@ import { W1, W1R } from "./w1-streaming.js";
 import { w2LongRun } from "./w2-long-run.js";
 import { MEMORY_METHOD, measureMemory, type MemoryMeasurement } from "./w3-memory.js";
 import { W4 } from "./w4-wide-batch.js";
+import { runW5 } from "./w5-search-tools.js";
 import type { TimedWorkload } from "./workload.js";
 
 const USAGE = `pnpm bench [-- options]
 
   --only W0,W1,W2,W2-300,W2-1200,W3,W4   run only these workloads (W0 is W1's floor; W2 is both sizes)
           W1R                             the runner breakdown on W1 (only when named)
+          W5                              the built-in grep and glob tools against grep -rn and find
   --impl floor,pi,ours,runner,runner-no-retry   run only these implementations
   --rounds N                              timed rounds per workload instead of the defaults
   --out PATH                              write the JSON there (default: results/latest.json, full runs only)
@@ -129,6 +131,9 @@ async function main(): Promise<void> {
     });
     if (memory.length > 0) console.log(`W3: ${MEMORY_METHOD} (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
   }
+
+  // W5 times the built-in tools against system commands, not contenders: it prints its own table.
+  if (selected(options, "W5") && (!options.impl || options.only?.has("W5"))) await runW5({ rounds: options.rounds });
 
   const cpu = process.cpuUsage();
   const results: SuiteResults = {

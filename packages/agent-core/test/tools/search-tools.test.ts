@@ -122,6 +122,24 @@ describe("grep", () => {
     expect(textOf(result)).toContain("[Showing the first 5 matches; more exist.");
   });
 
+  it("tests each line on its own: CRLF line ends, lookarounds at a line's edge, no line after the final newline", async () => {
+    await put("lines/crlf.txt", "first foo\r\nsecond\r\n");
+    await put("lines/lf.txt", "foo\n\nbar foo\n");
+    const grep = createGrepTool({ workspaceDir: sandbox.workspace });
+    const search = async (pattern: string) => textOf(await run(grep, { pattern, path: "lines" }));
+    expect(await search("foo$")).toBe("lines/crlf.txt:1: first foo\nlines/lf.txt:1: foo\nlines/lf.txt:3: bar foo");
+    expect(await search("foo(?!\\s)")).toBe("lines/crlf.txt:1: first foo\nlines/lf.txt:1: foo\nlines/lf.txt:3: bar foo");
+    expect(await search("(?<!\\S)bar")).toBe("lines/lf.txt:3: bar foo");
+    expect(await search("^$")).toBe("lines/lf.txt:2: ");
+  });
+
+  it("ends with the abort reason when the call is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("stop now"));
+    await expect(run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "TODO" }, { signal: controller.signal })).rejects.toThrow("stop now");
+    await expect(run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**" }, { signal: controller.signal })).rejects.toThrow("stop now");
+  });
+
   it("stops reading files once the limit is passed", async () => {
     for (let i = 0; i < 60; i++) await put(`many/file-${String(i).padStart(2, "0")}.txt`, "hit\n");
     const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "^hit", path: "many", limit: 5 });

@@ -1,12 +1,15 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool } from "../runtime-tool.js";
 import { compileGlob, type GlobMatcher } from "./glob-matcher.js";
+import { compileLineSearch } from "./line-search.js";
 import { clipLine, looksBinary } from "./text-output.js";
 import { GREP_DEFAULT_MAX_MATCHES, GREP_MAX_FILE_BYTES } from "../../defaults.js";
 import { IGNORE_FILES_DESCRIPTION, ignoredNote, includeIgnoredParameter } from "./include-ignored.js";
+import { SmallFileReader } from "./read-small-file.js";
+import { TimeSlice } from "./time-slice.js";
 import { realWorkspaceRoot, resolveWorkspacePath } from "./workspace-path.js";
 import { walkWorkspaceFiles, type WalkedFile, type WalkStats } from "./workspace-walk.js";
 
@@ -31,12 +34,6 @@ export interface GrepToolDetails {
   ignoredPaths: number;
 }
 
-/** Reads in flight ahead of the file being searched: enough to keep the file system busy, few enough to bound memory (each at most `GREP_MAX_FILE_BYTES`). */
-const GREP_READ_AHEAD_FILES = 16;
-
-/** A file as read for searching: its bytes, or why it is not searched. */
-type LoadedFile = { file: WalkedFile; bytes: Buffer } | { file: WalkedFile; skipped: "too-large" | "binary" | "unreadable" };
-
 /**
  * The built-in `grep` tool: searches files for a regular expression, line by
  * line, in Node (no ripgrep needed). Output lines are `path:line: text`,
@@ -46,9 +43,10 @@ type LoadedFile = { file: WalkedFile; bytes: Buffer } | { file: WalkedFile; skip
  * `.ignore` files hide unless `includeIgnored` is set (see
  * `walkWorkspaceFiles`; a file named as `path` is always searched). Returns
  * at most {@link GREP_DEFAULT_MAX_MATCHES} matches with a note when more
- * exist, and stops reading files at the first match past the limit.
- * Read-only: `executionMode: "parallel"`. An invalid regular expression or
- * glob is an error result naming it.
+ * exist, and reads no file after the first match past the limit. Files are
+ * read synchronously in slices that give the event loop a turn every few
+ * milliseconds (see `TimeSlice`). Read-only: `executionMode: "parallel"`.
+ * An invalid regular expression or glob is an error result naming it.
  */
 export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<typeof grepParameters, GrepToolDetails> {
   return defineRuntimeTool<typeof grepParameters, GrepToolDetails>({
@@ -58,12 +56,7 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
     parameters: grepParameters,
     executionMode: "parallel",
     async execute(_ctx, input, signal) {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(input.pattern, input.ignoreCase ? "i" : "");
-      } catch (error) {
-        throw new Error(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${(error as Error).message}`);
-      }
+      const search = compileLineSearch(input.pattern, input.ignoreCase === true);
       const filter: GlobMatcher | undefined = input.glob !== undefined ? compileGlob(input.glob) : undefined;
       const limit = Math.min(input.limit ?? GREP_DEFAULT_MAX_MATCHES, GREP_DEFAULT_MAX_MATCHES);
       const base = await resolveWorkspacePath(options.workspaceDir, input.path ?? ".");
@@ -75,28 +68,35 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
       });
       const stats: WalkStats = { ignored: 0 };
       const files: AsyncIterable<WalkedFile> | WalkedFile[] = baseInfo.isDirectory()
-        ? walkWorkspaceFiles(root, {
-            signal,
-            stats,
-            includeIgnored: input.includeIgnored === true,
-            ...(filter && { filter }),
-          })
+        ? walkWorkspaceFiles(root, { signal, stats, includeIgnored: input.includeIgnored === true, ...(filter && { filter }) })
         : [{ absolute: root, relative: path.basename(root) }].filter((file) => !filter || filter.matches(file.relative));
 
       const lines: string[] = [];
       let filesSearched = 0;
       let filesSkipped = 0;
       let truncated = false;
-      search: for await (const loaded of readAhead(files, signal)) {
-        if (!("bytes" in loaded)) {
-          if (loaded.skipped !== "unreadable") filesSkipped++;
+      const slice = new TimeSlice();
+      const reader = new SmallFileReader(GREP_MAX_FILE_BYTES);
+      search: for await (const file of files) {
+        await slice.yieldIfDue(signal);
+        const read = reader.read(file.absolute);
+        if (!("bytes" in read)) {
+          if (read.skipped === "too-large") filesSkipped++;
+          continue;
+        }
+        if (looksBinary(read.bytes)) {
+          filesSkipped++;
           continue;
         }
         filesSearched++;
-        const shownPath = path.relative(workspaceRoot, loaded.file.absolute).split(path.sep).join("/");
-        const fileLines = loaded.bytes.toString("utf8").split(/\r?\n/);
+        const text = read.bytes.toString("utf8");
+        if (!search.mayMatchIn(text)) continue;
+        const shownPath = path.relative(workspaceRoot, file.absolute).split(path.sep).join("/");
+        const fileLines = text.split(/\r?\n/);
+        // The empty string after a final newline is no line.
+        if (fileLines.at(-1) === "") fileLines.pop();
         for (let i = 0; i < fileLines.length; i++) {
-          if (!regex.test(fileLines[i]!)) continue;
+          if (!search.line.test(fileLines[i]!)) continue;
           if (lines.length >= limit) {
             truncated = true;
             break search;
@@ -113,30 +113,4 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
       return { content: [{ type: "text", text }], details: { matches: lines.length, filesSearched, truncated, filesSkipped, ignoredPaths: stats.ignored } };
     },
   });
-}
-
-/**
- * Reads the files in walk order, with up to
- * {@link GREP_READ_AHEAD_FILES} reads in flight, so the disk works while
- * the current file is searched. When the caller stops iterating, no further
- * file is read (reads already started finish and are dropped).
- */
-async function* readAhead(files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>, signal: AbortSignal): AsyncGenerator<LoadedFile> {
-  const inFlight: Promise<LoadedFile>[] = [];
-  for await (const file of files) {
-    signal.throwIfAborted();
-    inFlight.push(loadFile(file));
-    if (inFlight.length >= GREP_READ_AHEAD_FILES) yield await inFlight.shift()!;
-  }
-  while (inFlight.length > 0) yield await inFlight.shift()!;
-}
-
-/** Never rejects: a file that vanished or cannot be read is `unreadable`. */
-async function loadFile(file: WalkedFile): Promise<LoadedFile> {
-  const info = await stat(file.absolute).catch(() => undefined);
-  if (!info) return { file, skipped: "unreadable" };
-  if (info.size > GREP_MAX_FILE_BYTES) return { file, skipped: "too-large" };
-  const bytes = await readFile(file.absolute).catch(() => undefined);
-  if (!bytes) return { file, skipped: "unreadable" };
-  return looksBinary(bytes) ? { file, skipped: "binary" } : { file, bytes };
 }

@@ -1,8 +1,8 @@
-import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { readdirSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { WALK_SKIPPED_DIRECTORIES } from "../../defaults.js";
 import { findRepositoryRoot, IGNORE_FILE_NAMES, RepositoryIgnoreRules } from "./ignore-rules.js";
+import { TimeSlice } from "./time-slice.js";
 
 /** One regular file met by {@link walkWorkspaceFiles}. */
 export interface WalkedFile {
@@ -55,7 +55,9 @@ interface PendingFolder {
  * Never descends into `node_modules` or `.git` (nor yields a `.git` file),
  * and never follows symbolic links (a link could lead out of the
  * workspace). Hidden files are walked like any other. Unreadable folders are
- * skipped. Stops when `signal` fires, throwing its reason.
+ * skipped. Folders are listed synchronously, giving the event loop a turn
+ * every few milliseconds (see `TimeSlice`). Stops when `signal` fires,
+ * throwing its reason.
  *
  * Inside a git repository (a folder holding `.git`, at or above `start`),
  * paths hidden by `.git/info/exclude` or by a `.gitignore` or `.ignore` file
@@ -72,13 +74,15 @@ export async function* walkWorkspaceFiles(start: string, options: WalkOptions = 
   const atStart = options.includeIgnored ? "off" : await rulesAtStart(start);
   const honourIgnoreFiles = atStart !== "off";
   const pending: PendingFolder[] = [{ relative: "", rules: undefined, inRepository: "", ...(typeof atStart === "object" && atStart) }];
+  const slice = new TimeSlice();
   while (pending.length > 0) {
     signal?.throwIfAborted();
+    await slice.yieldIfDue(signal);
     const folder = pending.pop()!;
     const folderAbsolute = folder.relative === "" ? start : path.join(start, folder.relative);
     let entries: Dirent[];
     try {
-      entries = await readdir(folderAbsolute, { withFileTypes: true });
+      entries = readdirSync(folderAbsolute, { withFileTypes: true });
     } catch {
       continue;
     }
