@@ -47,6 +47,7 @@ export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
 }
 
 let launchedInThisProcess = false;
+const LAUNCH_ATTEMPTS = 4;
 
 /**
  * Runs durable turns in this process: launches DBOS on the database, takes
@@ -99,7 +100,7 @@ export class DurableTurnWorker {
         logLevel: settings.logLevel,
         listenQueues: [settings.queueName],
       });
-      await DBOS.launch();
+      await launchDbos();
       await DBOS.registerQueue(settings.queueName, {
         workerConcurrency: settings.concurrency,
         partitionConcurrency: 1,
@@ -132,6 +133,25 @@ export class DurableTurnWorker {
     await this.client.close();
     await this.pool.end().catch(() => {});
     launchedInThisProcess = false;
+  }
+}
+
+/**
+ * `DBOS.launch`, tried again when it fails: DBOS creates its system tables
+ * at launch, and workers launching together on a fresh database can trip
+ * over each other's migrations ("tuple concurrently deleted"); a second
+ * try finds the tables in place.
+ */
+async function launchDbos(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await DBOS.launch();
+      return;
+    } catch (error) {
+      if (attempt >= LAUNCH_ATTEMPTS) throw error;
+      await DBOS.shutdown().catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt + Math.random() * 300));
+    }
   }
 }
 

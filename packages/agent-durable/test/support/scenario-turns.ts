@@ -19,11 +19,13 @@ export interface CountRecord {
   turnId: string;
   sessionId: string;
   detail?: string;
+  /** The worker process that recorded it. */
+  worker?: string;
   at: number;
 }
 
 function record(file: string, entry: Omit<CountRecord, "at">): void {
-  appendFileSync(file, `${JSON.stringify({ ...entry, at: Date.now() })}\n`);
+  appendFileSync(file, `${JSON.stringify({ ...entry, worker: process.env.WORKER_ID, at: Date.now() })}\n`);
 }
 
 function lastMessage(context: Context) {

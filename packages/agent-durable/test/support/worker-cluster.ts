@@ -26,9 +26,14 @@ export class WorkerCluster {
     });
     this.workers.set(workerId, child);
     await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`worker ${workerId} was not ready within 60 s:\n${this.output.join("")}`)), 60_000);
+      child.once("exit", () => clearTimeout(timer));
       const onData = (chunk: Buffer) => {
         this.output.push(`[${workerId}] ${chunk}`);
-        if (String(chunk).includes("ready")) resolve();
+        if (String(chunk).includes("ready")) {
+          clearTimeout(timer);
+          resolve();
+        }
       };
       child.stdout!.on("data", onData);
       child.stderr!.on("data", (chunk: Buffer) => this.output.push(`[${workerId} err] ${chunk}`));
