@@ -33,7 +33,7 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
     }
   }
   if (isMalformedMessageError(error)) {
-    return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${describeMalformed(error)}`);
+    return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${describeMalformed(error as Error)}`);
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
@@ -50,7 +50,7 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
  * MCP message: invalid JSON (`SyntaxError`) or JSON that fails the
  * protocol's schema (zod's error, recognised by its `issues` list).
  */
-export function isMalformedMessageError(error: unknown): error is Error {
+export function isMalformedMessageError(error: unknown): boolean {
   if (error instanceof SyntaxError) return true;
   const issues = typeof error === "object" && error !== null ? (error as { issues?: unknown }).issues : undefined;
   return error instanceof Error && Array.isArray(issues);
@@ -72,4 +72,14 @@ function messageOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   // Node's fetch hides the socket error ("ECONNREFUSED") in the cause of "fetch failed".
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+/**
+ * True for the Streamable HTTP transport's reports of a response or event
+ * stream that broke (the server went away mid-answer). The SDK only reports
+ * them; a request waiting on that stream would wait for its timeout. The SDK
+ * has no error type for them, so its messages are matched, here only.
+ */
+export function isBrokenStreamError(error: Error): boolean {
+  return /^(SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts)/.test(error.message);
 }

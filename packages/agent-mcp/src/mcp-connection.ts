@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, type Progress, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { classifyMcpFailure, describeMalformed, isMalformedMessageError } from "./classify-mcp-failure.js";
+import { classifyMcpFailure, describeMalformed, isBrokenStreamError, isMalformedMessageError } from "./classify-mcp-failure.js";
 import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS, STDERR_TAIL_CHARS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { withScopedSignal } from "./scoped-signal.js";
@@ -132,20 +132,27 @@ export class McpConnection {
   }
 
   /**
-   * A line that is not MCP breaks the connection: the reply it replaced can
-   * never be matched, so waiting would only end in a timeout. The transport
-   * is closed; calls in flight fail with the reason, and the supervisor
-   * restarts the server for the next turn. Other transport errors (an HTTP
-   * event stream reconnecting) are the SDK's to handle.
+   * Two transport errors break the connection, because the answers a call
+   * waits for can no longer come and waiting would only end in a timeout: a
+   * message that is not MCP (the reply it replaced can never be matched), and
+   * an HTTP stream that broke mid-answer. The transport is closed; calls in
+   * flight fail with the reason, and the supervisor reconnects for the next
+   * turn. Other transport errors are the SDK's to handle.
    */
   private transportError(error: Error): void {
-    if (this.closing || !isMalformedMessageError(error)) return;
-    this.lost ??= new McpServerError({
-      code: McpServerErrorCode.ProtocolError,
-      serverId: this.settings.id,
-      message: `wrote a message that is not JSON-RPC (${describeMalformed(error)}); the connection was closed`,
-      cause: error,
-    });
+    if (this.closing) return;
+    if (isMalformedMessageError(error)) {
+      this.lost ??= new McpServerError({
+        code: McpServerErrorCode.ProtocolError,
+        serverId: this.settings.id,
+        message: `wrote a message that is not JSON-RPC (${describeMalformed(error)}); the connection was closed`,
+        cause: error,
+      });
+    } else if (this.settings.transport.kind === "http" && isBrokenStreamError(error)) {
+      this.lost ??= new McpServerError({ code: McpServerErrorCode.TransportError, serverId: this.settings.id, message: `lost its connection (${error.message})`, cause: error });
+    } else {
+      return;
+    }
     void this.opened.transport.close().catch(() => {});
   }
 

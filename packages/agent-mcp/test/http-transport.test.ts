@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { McpServerError, createMcpExtension } from "../src/index.js";
 import { ECHO_INPUT_SCHEMA } from "./fixtures/fixture-server.js";
 import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 let fixture: HttpFixture | undefined;
@@ -53,6 +54,32 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
     expect(mcp.status.lastError!.message).toBe(
       'MCP server "remote" could not connect: could not be reached for initialize (HTTP 401): Error POSTing to endpoint: missing or wrong bearer token',
     );
+    await runtime.dispose();
+  });
+
+  it("a server that goes away mid-call: the call is answered at once with an error naming the server, and the next turn opens a new session", async () => {
+    fixture = await startHttpFixture();
+    const port = Number(new URL(fixture.url).port);
+    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url }, callTimeoutMs: 20_000 });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const gone = fixture;
+
+    const startedAt = Date.now();
+    const turn = runMcpTurn({ runtime, script: [response([toolCall("wait_for_cancel", {})]), "It went away."] });
+    await waitUntil(() => gone.log.find((entry) => entry.event === "begin"));
+    await gone.close();
+    const { outcome, toolResults } = await turn;
+
+    expect(outcome).toEqual({ kind: "completed" });
+    expect(Date.now() - startedAt).toBeLessThan(10_000); // not the 20 s call timeout
+    expect(toolResults[0]!.isError).toBe(true);
+    expect(toolResults[0]!.text).toMatch(/^MCP server "remote" lost its connection \((SSE stream disconnected|Failed to reconnect SSE stream): .+\)$/);
+    expect(mcp.status).toMatchObject({ state: "failed", lastError: { code: "transport_error" } });
+
+    fixture = await startHttpFixture({ port });
+    const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("echo", { text: "back" })]), "Done."] });
+    expect(next.toolResults[0]).toMatchObject({ text: "echo: back", isError: false });
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 1 });
     await runtime.dispose();
   });
 });
