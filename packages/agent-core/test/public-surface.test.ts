@@ -39,7 +39,7 @@ describePublicSurface({
     "BridgeOutput", "BuiltinToolName", "BuiltinToolsOptions", "ClassifiedError", "Clock", "ConfigErrorCode",
     "DefineRuntimeToolOptions", "EventBridge", "EventWriter", "HiddenContextInput", "HiddenContextMessage",
     "HistoryChange", "HookList", "HookTurnContext", "HostOnlyMessage", "LlmCallPreparedEvent", "LlmCallReason",
-    "LlmConfig", "LlmRetryDependencies", "LlmRetryNotification", "LlmRetryObserver", "LlmRetryOptions",
+    "LlmConfig", "LlmRetryDependencies", "LlmRetryExhaustedReason", "LlmRetryNotification", "LlmRetryObserver", "LlmRetryOptions",
     "LlmRetryPolicy", "LlmTimeoutError", "LlmTimeoutKind", "MessageIdAllocator", "NewToolsOptions",
     "OnHistoryChangedHook", "OnLlmCallPreparedHook", "OnStepEndHook", "OnToolExecutionStartHook", "OverflowRecover",
     "OverflowRecoveryOptions", "OverflowRecoveryRequest", "OverflowRecoveryState", "PiTurnHooks", "PiTurnRunner",

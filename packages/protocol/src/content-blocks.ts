@@ -37,6 +37,33 @@ export interface ProtocolImageContent {
   data: string;
   /** MIME type of the image, e.g. `image/png`. */
   mimeType: string;
+  /**
+   * Where the image came from, for people: a file name or a workspace-relative
+   * path (the built-in `read` tool sets it). Optional, and never sent to a
+   * model: providers read only `data` and `mimeType`. Turnkit names the image
+   * with it when it replaces the image by a placeholder or a descriptor.
+   * Not part of pi-ai's `ImageContent`, which tolerates it as an extra field.
+   */
+  fileName?: string;
+}
+
+/**
+ * What runtime events carry instead of inline media (an image, or the video
+ * or audio blocks some tools return): what it is and how big, never its
+ * bytes. Events go to UIs and logs, where a megabyte of base64 per event does
+ * harm; the data itself stays in the history the host stores.
+ */
+export interface ProtocolMediaDescriptor {
+  /** Block discriminant. */
+  type: "media";
+  /** The `type` of the block it stands for: `image`, or e.g. `video` for tools that return other media. */
+  mediaType: string;
+  /** MIME type of the data, e.g. `image/png`; empty when the block named none. */
+  mimeType: string;
+  /** Size of the decoded data in bytes. */
+  bytes: number;
+  /** The block's `fileName`, when it had one. */
+  fileName?: string;
 }
 
 /**

@@ -28,6 +28,16 @@ export const ProtocolImageContentSchema = Type.Object({
   type: Type.Literal("image"),
   data: Type.String(),
   mimeType: Type.String(),
+  fileName: Type.Optional(Type.String()),
+});
+
+/** Schema of {@link ProtocolMediaDescriptor}. */
+export const ProtocolMediaDescriptorSchema = Type.Object({
+  type: Type.Literal("media"),
+  mediaType: Type.String(),
+  mimeType: Type.String(),
+  bytes: Type.Integer({ minimum: 0 }),
+  fileName: Type.Optional(Type.String()),
 });
 
 /** Schema of {@link ProtocolToolCall}. */

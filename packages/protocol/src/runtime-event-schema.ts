@@ -1,7 +1,7 @@
 import { Type, type TLiteral, type TObject, type TSchema } from "@sinclair/typebox";
 import {
   ProtocolAnyMessageSchema,
-  ProtocolImageContentSchema,
+  ProtocolMediaDescriptorSchema,
   ProtocolTextContentSchema,
   ProtocolUsageSchema,
 } from "./message-schemas.js";
@@ -42,7 +42,7 @@ const streamChunkSchema = Type.Union([
     arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     result: Type.Optional(
       Type.Object({
-        content: Type.Array(Type.Union([ProtocolTextContentSchema, ProtocolImageContentSchema])),
+        content: Type.Array(Type.Union([ProtocolTextContentSchema, ProtocolMediaDescriptorSchema])),
         isError: Type.Boolean(),
         details: Type.Optional(Type.Unknown()),
       }),

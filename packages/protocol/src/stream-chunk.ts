@@ -1,4 +1,4 @@
-import type { ProtocolImageContent, ProtocolStopReason, ProtocolTextContent, ProtocolUsage } from "./content-blocks.js";
+import type { ProtocolMediaDescriptor, ProtocolStopReason, ProtocolTextContent, ProtocolUsage } from "./content-blocks.js";
 import type { TurnError } from "./turn-outcome.js";
 
 /**
@@ -30,8 +30,12 @@ export interface StreamThinkingChunk {
 
 /** What a tool call returned: the content the model sees, plus host-only `details`. */
 export interface StreamToolCallResult {
-  /** What the model sees as the result. */
-  content: (ProtocolTextContent | ProtocolImageContent)[];
+  /**
+   * What the model sees as the result, with every inline image (or other
+   * media) replaced by a {@link ProtocolMediaDescriptor}: events never carry
+   * media bytes. The full result is in the tool-result message of the history.
+   */
+  content: (ProtocolTextContent | ProtocolMediaDescriptor)[];
   /** True for a failed call; `content` then says why. */
   isError: boolean;
   /** Host-only structured data; never sent to the model. */

@@ -101,9 +101,42 @@ describe("isRuntimeEvent", () => {
       ["an error finish without its classified error", (e: any) => (e.payload.chunk = { kind: "finish", reason: "error" })],
       ["a normal finish carrying an error", (e: any) => (e.payload.chunk = { kind: "finish", reason: "stop", error: { code: "internal", message: "x" } })],
       ["an unknown finish reason", (e: any) => (e.payload.chunk = { kind: "finish", reason: "timeout" })],
+      [
+        "a tool result carrying inline image bytes",
+        (e: any) => (e.payload.chunk = { ...imageResult().payload.chunk, result: { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }], isError: false } }),
+      ],
+      [
+        "a media descriptor without its size",
+        (e: any) => (e.payload.chunk = { ...imageResult().payload.chunk, result: { content: [{ type: "media", mediaType: "image", mimeType: "image/png" }], isError: false } }),
+      ],
     ])("rejects %s", (_name, edit) => {
       expect(isRuntimeEvent(text())).toBe(true);
       expect(isRuntimeEvent(broken(text(), edit))).toBe(false);
+    });
+
+    /** A finished call whose image came back as a descriptor: what, how big, from which file, never the bytes. */
+    const imageResult = () =>
+      event("stream.resp", {
+        messageId: "m1",
+        chunkIndex: 3,
+        chunk: {
+          kind: "tool_call",
+          toolCallId: "call-1",
+          toolName: "read",
+          status: "finished",
+          result: {
+            content: [
+              { type: "text", text: "the screenshot" },
+              { type: "media", mediaType: "image", mimeType: "image/png", bytes: 3_500_000, fileName: "shots/home.png" },
+            ],
+            isError: false,
+          },
+        },
+      });
+
+    it("accepts a tool result whose media is a descriptor", () => {
+      const withDescriptor = imageResult();
+      expect(validateRuntimeEvent(withDescriptor)).toEqual({ ok: true, event: withDescriptor });
     });
 
     it("points at the broken field", () => {

@@ -1,7 +1,8 @@
 import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
-import type { DebugTracePayload, RuntimeEventPayloadMap, RuntimeEventType, StreamChunk, StreamToolCallChunk, StreamToolCallResult } from "@turnkit/protocol";
+import type { DebugTracePayload, RuntimeEventPayloadMap, RuntimeEventType, StreamChunk, StreamToolCallChunk } from "@turnkit/protocol";
 import { classifyError } from "../call-stack/classify-error.js";
+import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 
 /**
  * Host hook that names assistant messages (SPEC B3). Called once per
@@ -42,6 +43,10 @@ interface MessageStream {
  *   duration) in the model's call order, then its `finish` (B4).
  * - An aborted message emits no `finish`; an error message's `finish`
  *   carries the classified error (B5).
+ * - Events never carry media bytes: a tool result's images (and any other
+ *   block with inline `data`) become `ProtocolMediaDescriptor`s (MIME type,
+ *   byte size, file name when known), in `stream.resp` results and in the
+ *   partial results of `debug.trace`. The full data stays in the history.
  * - `agent_*`, `turn_*` and `tool_execution_update` become `debug.trace`.
  */
 export class EventBridge {
@@ -108,7 +113,7 @@ export class EventBridge {
         this.trace("tool", "debug", "tool_execution_update", {
           toolCallId: event.toolCallId,
           toolName: event.toolName,
-          partialResult: event.partialResult,
+          partialResult: withMediaDescribed(event.partialResult),
         });
         return;
       case "agent_start":
@@ -251,8 +256,8 @@ export class EventBridge {
     const held = this.heldByCall.get(toolCallId);
     const call = held?.calls.find((candidate) => candidate.toolCall.id === toolCallId);
     if (!held || !call || call.chunk) return;
-    const { content, details } = (result ?? {}) as Partial<StreamToolCallResult>;
-    call.chunk = this.callChunk(call, isError ? "failed" : "finished", { content: content ?? [], isError, details });
+    const { content, details } = (result ?? {}) as { content?: unknown[]; details?: unknown };
+    call.chunk = this.callChunk(call, isError ? "failed" : "finished", { content: describeInlineMedia(content), isError, details });
     held.remaining--;
     if (held.remaining === 0) this.release(held);
   }

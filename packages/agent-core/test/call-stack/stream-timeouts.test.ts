@@ -144,7 +144,7 @@ describe("withStreamTimeouts", () => {
     clock.advance(100);
     expect((await collect(first)).final.errorMessage).toContain("Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0");
 
-    const idle = withStreamTimeouts(scriptedStreamFn([{ kind: "hang", pieces: ["Hel"] }]), { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 700, clock, env: {} })(model, context, {});
+    const idle = await withStreamTimeouts(scriptedStreamFn([{ kind: "hang", pieces: ["Hel"] }]), { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 700, clock, env: {} })(model, context, {});
     await readUntil(idle, "text_delta");
     clock.advance(700);
     expect((await idle.result()).errorMessage).toContain("Raise llm.streamIdleTimeoutMs (now 700 ms), or set it to 0");
@@ -153,7 +153,7 @@ describe("withStreamTimeouts", () => {
   it("the idle timer is re-armed on every event: events spread over several idle windows never time out", async () => {
     const clock = createVirtualClock();
     const provider = manualProvider();
-    const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
+    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
     const seen = collect(stream);
     // Eight events 400 ms apart: 3.2 s, more than six idle windows, never 500 ms of silence.
     for (let index = 0; index < 8; index++) {
@@ -171,7 +171,7 @@ describe("withStreamTimeouts", () => {
   it("after events spread over several windows, the idle timeout fires one window after the last event", async () => {
     const clock = createVirtualClock();
     const provider = manualProvider();
-    const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
+    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
     const seen = collect(stream);
     for (let index = 0; index < 4; index++) {
       await provider.push(index === 0 ? "start" : "text_delta");
@@ -192,7 +192,7 @@ describe("withStreamTimeouts", () => {
     async (kind) => {
       const clock = createVirtualClock();
       const provider = stubbornProvider({ eventsBeforeSilence: kind === "idle" ? 1 : 0, returnSettles: false });
-      const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 200, clock, env: {} })(model, context, {});
+      const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 200, clock, env: {} })(model, context, {});
       if (kind === "idle") await readUntil(stream, "start");
       clock.advance(kind === "idle" ? 200 : 100);
       const final = await stream.result();
@@ -207,7 +207,7 @@ describe("withStreamTimeouts", () => {
     const clock = createVirtualClock();
     const controller = new AbortController();
     const provider = stubbornProvider({ eventsBeforeSilence: 0, returnSettles: true });
-    const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, clock, env: {} })(model, context, { signal: controller.signal });
+    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, clock, env: {} })(model, context, { signal: controller.signal });
     controller.abort();
     expect((await stream.result()).stopReason).toBe("aborted");
     expect(provider.returnCalls()).toBe(1);
