@@ -204,10 +204,10 @@ export class LoopRun {
 
     const failure = failedAssistantMessage(this.config.model, error, aborted, partial);
     if (partial) {
-      const index = this.context.messages.lastIndexOf(partial);
-      if (index >= 0) this.context.messages[index] = failure;
-      else this.context.messages.push(failure);
-      this.newMessages.push(failure);
+      // The open message may already be recorded (a failure message whose own
+      // message_start failed): it is replaced, never kept next to its successor.
+      replaceOrAppend(this.context.messages, partial, failure);
+      replaceOrAppend(this.newMessages, partial, failure);
     } else {
       this.record(failure);
       await emit({ type: "message_start", message: failure });
@@ -222,4 +222,11 @@ export class LoopRun {
     if (this.executedCalls.has(toolCallId)) return aborted ? ToolResultText.interrupted : ToolResultText.runFailedAfterStart(errorText(error));
     return aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
   }
+}
+
+/** Replaces the last occurrence of `stale` in `messages` with `fresh`, or appends `fresh` when `stale` is not there. */
+function replaceOrAppend(messages: AgentMessage[], stale: AgentMessage, fresh: AgentMessage): void {
+  const index = messages.lastIndexOf(stale);
+  if (index >= 0) messages[index] = fresh;
+  else messages.push(fresh);
 }

@@ -40,11 +40,14 @@ export function thrownText(error: unknown): string {
  * nothing done to the original later (a provider still streaming deltas into
  * its partial, a hook editing it in place) shows up in the copy. Other
  * objects (class instances, typed arrays) are kept by reference; cycles are
- * kept as cycles. Never throws.
+ * kept as cycles. Own enumerable properties are copied as data properties
+ * under the same keys (a `"__proto__"` key from a model's arguments stays an
+ * own property, never a prototype).
  *
- * The loop delivers every assistant message it ends (`message_end`) as such
- * a snapshot: pi-ai's providers stream into one mutable object and hand that
- * same object out as each event's partial and as the final message.
+ * The loop delivers an assistant message that comes from a stream which
+ * streamed partials as such a snapshot: pi-ai's providers stream into one
+ * mutable object and hand that same object out as each event's partial and
+ * as the final message.
  */
 export function snapshotMessage<T extends AssistantMessage>(message: T): T {
   return copyPlainData(message, new Map()) as T;
@@ -64,7 +67,10 @@ function copyPlainData(value: unknown, copies: Map<object, unknown>): unknown {
   if (prototype !== Object.prototype && prototype !== null) return value;
   const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
   copies.set(value, copy);
-  for (const [key, item] of Object.entries(value)) copy[key] = copyPlainData(item, copies);
+  for (const [key, item] of Object.entries(value)) {
+    // Defined, not assigned: a "__proto__" key from the model's arguments stays an own data property instead of replacing the copy's prototype.
+    Object.defineProperty(copy, key, { value: copyPlainData(item, copies), enumerable: true, writable: true, configurable: true });
+  }
   return copy;
 }
 

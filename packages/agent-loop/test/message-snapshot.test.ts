@@ -8,11 +8,12 @@ import {
   type Model,
   type TextContent,
 } from "@mariozechner/pi-ai";
+import { Type, type TSchema } from "@sinclair/typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, runAgentLoop, type AgentEvent, type StreamFn } from "../src/index.js";
-import { assistantMessage, createScriptedModel } from "../src/testing/index.js";
+import { assistantMessage, createScriptedModel, response, toolCall } from "../src/testing/index.js";
 import { assertEventGrammar } from "./support/event-grammar.js";
-import { deferred, providerMessagesOnly, user } from "./support/scenario.js";
+import { deferred, providerMessagesOnly, runLoopScenario, testTool, textResult, user } from "./support/scenario.js";
 
 /**
  * A message the loop delivers (`message_end`, the run's messages) never
@@ -222,5 +223,29 @@ describe("persisted-error-message-keeps-changing", () => {
       expect(failure).toEqual(atDelivery);
       expect((failure.content[0] as TextContent).text.length).toBeLessThan("alpha beta gamma delta epsilon zeta eta theta".length);
     });
+  });
+});
+
+describe("snapshot-pollutes-argument-prototype", () => {
+  it("a \"__proto__\" key in valid tool-call arguments stays an own property of the delivered message and of what the tool receives", async () => {
+    let received: object | undefined;
+    const check = testTool("check", {
+      parameters: Type.Object({ n: Type.Number() }) as unknown as TSchema,
+      execute: async (_id, params) => {
+        received = params;
+        return textResult("ok");
+      },
+    });
+    // Valid as they are, so validation hands them on unconverted.
+    const args = JSON.parse('{"n": 5, "__proto__": {"polluted": true}}');
+    const { messages } = await runLoopScenario({ script: [response(toolCall("check", args, { id: "c1" })), "done"], tools: [check] });
+    const calling = messages.find((message): message is AssistantMessage => message.role === "assistant")!;
+    const [block] = calling.content;
+    const delivered = block?.type === "toolCall" ? block.arguments : undefined;
+    for (const value of [delivered, received]) {
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+      expect(Object.hasOwn(value!, "__proto__")).toBe(true);
+      expect((value as { polluted?: unknown }).polluted).toBeUndefined();
+    }
   });
 });
