@@ -31,6 +31,7 @@ export const ConfigErrorCode = {
 export type ConfigErrorCode = (typeof ConfigErrorCode)[keyof typeof ConfigErrorCode];
 
 const TURNKIT_ERROR_MARKER = Symbol.for("turnkit.error");
+const TURNKIT_CONFIG_ERROR_MARKER = Symbol.for("turnkit.config-error");
 
 /**
  * Base class of every error Turnkit throws on purpose. It carries a stable
@@ -63,6 +64,8 @@ export class TurnkitError extends Error {
 export class TurnkitConfigError extends TurnkitError {
   /** Which configuration mistake; one of {@link ConfigErrorCode}. */
   declare readonly code: ConfigErrorCode;
+  /** Brand `isInstance` checks; keyed by `Symbol.for("turnkit.config-error")`, so it matches across package copies. */
+  readonly [TURNKIT_CONFIG_ERROR_MARKER] = true;
 
   constructor(code: ConfigErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
@@ -71,6 +74,6 @@ export class TurnkitConfigError extends TurnkitError {
 
   /** True for a TurnkitConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is TurnkitConfigError {
-    return TurnkitError.isInstance(value) && (value as Error).name === "TurnkitConfigError";
+    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[TURNKIT_CONFIG_ERROR_MARKER] === true;
   }
 }
