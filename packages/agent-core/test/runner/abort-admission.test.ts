@@ -3,7 +3,8 @@
  * it is still pending at the abort and answers afterwards: a permission
  * prompt that returns "allow" as the user presses Esc, or an approval service
  * that ignores the signal. Every call of the step is answered as aborted and
- * the turn ends aborted.
+ * the turn ends aborted. And the other way round: a tool that did run is
+ * never reported as "not executed".
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
@@ -116,5 +117,33 @@ describe("tool-starts-after-abort-in-admission (PiTurnRunner)", () => {
       ["b", true, NOT_EXECUTED_ABORTED],
     ]);
     expect(finalToolStatuses(turn.events)).toEqual(["a:failed", "b:failed"]);
+  });
+
+  it("a tool that ran is never reported as not executed: an afterToolCallHook that ignores the abort past the grace leaves the tool's own result", async () => {
+    const controller = new AbortController();
+    let ran = 0;
+    const slow = defineRuntimeTool({
+      name: "slow",
+      description: "Test tool slow",
+      parameters: { type: "object", properties: {} } as const,
+      executionMode: "sequential",
+      execute: async (_ctx, _input, signal) => {
+        ran += 1;
+        setTimeout(() => controller.abort(), 1);
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        return { content: [{ type: "text", text: "slow stopped early" }], isError: true };
+      },
+    });
+    const turn = await runChecked({
+      script: [response([toolCall("slow", {}, { id: "a" })]), "never requested"],
+      input: {
+        signal: controller.signal,
+        tools: [slow],
+        hooks: { afterToolCallHook: () => new Promise(() => {}) },
+      },
+    });
+    expect(ran).toBe(1);
+    expect(turn.outcome).toEqual({ kind: "aborted" });
+    expect(toolResults(turn)).toEqual([["a", true, "slow stopped early"]]);
   });
 });
