@@ -1,5 +1,6 @@
 import type { AssistantMessage, ImageContent, Message, TextContent, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { ProtocolImageContent } from "@turnkit/protocol";
 import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
 import { readImageSize } from "./image-size.js";
 import { isDroppedResponse } from "./turn-messages.js";
@@ -19,10 +20,10 @@ function userContentOf(content: string | UserContent): UserContent {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
+/** The image's `fileName` (see `ProtocolImageContent`), else its MIME type: what a placeholder names. */
 function imageLabel(image: ImageContent): string {
-  const fields = image as unknown as Record<string, unknown>;
-  const name = fields.name ?? fields.fileName ?? fields.filename ?? fields.path;
-  return typeof name === "string" && name !== "" ? name : image.mimeType;
+  const { fileName } = image as ProtocolImageContent;
+  return typeof fileName === "string" && fileName !== "" ? fileName : image.mimeType;
 }
 
 function isTooSmall(image: ImageContent): boolean {
@@ -38,9 +39,10 @@ function isTooSmall(image: ImageContent): boolean {
  * `error`/`aborted` assistant messages and responses a hook dropped; turns
  * hidden messages into user messages; merges adjacent user messages that
  * share a `batchId`; strips host fields; drops tool results whose call is not
- * in a kept assistant message; drops images smaller than 8 px; keeps the
- * newest `maxImages` images and replaces older ones with a text placeholder
- * naming the image.
+ * in a kept assistant message; replaces images smaller than 8 px, and all
+ * but the newest `maxImages` images, with a text placeholder that names the
+ * image by its `fileName` (the file it came from, as the built-in `read`
+ * tool records it), else its MIME type, so the model knows what it cannot see.
  *
  * Never mutates its input: changed messages are new objects.
  */
@@ -96,7 +98,7 @@ export function projectAgentMessagesForModel(messages: readonly AgentMessage[], 
   return limitImages(projected, maxImages);
 }
 
-/** Drops tiny images and keeps only the newest `maxImages`, walking from the end. */
+/** Replaces tiny images, and all but the newest `maxImages`, by placeholders, walking from the end. */
 function limitImages(messages: Message[], maxImages: number): Message[] {
   let kept = 0;
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -107,8 +109,9 @@ function limitImages(messages: Message[], maxImages: number): Message[] {
     for (let blockIndex = message.content.length - 1; blockIndex >= 0; blockIndex--) {
       const block = message.content[blockIndex]!;
       if (block.type !== "image") content.push(block);
-      else if (isTooSmall(block)) continue;
-      else if (kept < maxImages) {
+      else if (isTooSmall(block)) {
+        content.push({ type: "text", text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: ${imageLabel(block)}]` });
+      } else if (kept < maxImages) {
         kept++;
         content.push(block);
       } else {

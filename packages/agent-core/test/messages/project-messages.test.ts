@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ImageContent, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { ProtocolImageContent } from "@turnkit/protocol";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
 import { MAX_IMAGES_PER_REQUEST } from "../../src/defaults.js";
 import { MIN_IMAGE_DIMENSION_PX, projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
@@ -21,7 +22,7 @@ function pngHeader(width: number, height: number): string {
 
 function image(width: number, height: number, name?: string): ImageContent {
   const block = { type: "image", data: pngHeader(width, height), mimeType: "image/png" } as ImageContent;
-  if (name) (block as unknown as { name: string }).name = name;
+  if (name) (block as ProtocolImageContent).fileName = name;
   return block;
 }
 
@@ -107,14 +108,15 @@ describe("projectAgentMessagesForModel (T5)", () => {
     expect(JSON.stringify(projected)).not.toContain("orphan");
   });
 
-  it(`drops images smaller than ${MIN_IMAGE_DIMENSION_PX} px in either dimension`, () => {
+  it(`drops images smaller than ${MIN_IMAGE_DIMENSION_PX} px in either dimension, leaving a placeholder that names the file`, () => {
     const projected = projectAgentMessagesForModel([
-      userMessage([text("look"), image(1, 1), image(64, 4), image(8, 8), image(640, 480)], { timestamp: 1 }),
+      userMessage([text("look"), image(1, 1, "pixel.gif"), image(64, 4), image(8, 8), image(640, 480)], { timestamp: 1 }),
     ]);
-    const content = (projected[0] as UserMessage).content as { type: string; data?: string }[];
-    expect(content.map((block) => block.type)).toEqual(["text", "image", "image"]);
-    expect(content[1]!.data).toBe(pngHeader(8, 8));
-    expect(content[2]!.data).toBe(pngHeader(640, 480));
+    const content = (projected[0] as UserMessage).content as { type: string; data?: string; text?: string }[];
+    expect(content.map((block) => block.type)).toEqual(["text", "text", "text", "image", "image"]);
+    expect(content[1]!.text).toBe(`[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: pixel.gif]`);
+    expect(content[2]!.text).toBe(`[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: image/png]`);
+    expect(content.filter((block) => block.type === "image").map((block) => block.data)).toEqual([pngHeader(8, 8), pngHeader(640, 480)]);
   });
 
   it(`keeps the newest ${MAX_IMAGES_PER_REQUEST} images; older ones become a text placeholder naming the file`, () => {

@@ -109,7 +109,7 @@ describe("read", () => {
     await mkdir(path.join(sandbox.workspace, "dir"));
     const read = createReadTool({ workspaceDir: sandbox.workspace });
     const image = await run(read, { path: "dot.png" });
-    expect(image.content).toEqual([{ type: "image", data: png.toString("base64"), mimeType: "image/png" }]);
+    expect(image.content).toEqual([{ type: "image", data: png.toString("base64"), mimeType: "image/png", fileName: "dot.png" }]);
     await expect(run(read, { path: "blob.bin" })).rejects.toThrow(/binary file/);
     await expect(run(read, { path: "dir" })).rejects.toThrow(/is a directory/);
     await expect(run(read, { path: "nope.txt" })).rejects.toThrow("File not found: nope.txt");

@@ -46,7 +46,7 @@ describe("read on images", () => {
     const bytes = await bytesOf(file);
     await writeFile(path.join(sandbox.workspace, file), bytes);
     const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: file });
-    expect(result.content).toEqual([{ type: "image", data: bytes.toString("base64"), mimeType }]);
+    expect(result.content).toEqual([{ type: "image", data: bytes.toString("base64"), mimeType, fileName: file }]);
     expect(result.details).toEqual({ path: file, mimeType, width, height });
   });
 
@@ -56,8 +56,8 @@ describe("read on images", () => {
     await writeFile(path.join(sandbox.workspace, "photo.png"), jpeg);
     await writeFile(path.join(sandbox.workspace, "screenshot"), png);
     const read = createReadTool({ workspaceDir: sandbox.workspace });
-    expect((await run(read, { path: "photo.png" })).content).toEqual([{ type: "image", data: jpeg.toString("base64"), mimeType: "image/jpeg" }]);
-    expect((await run(read, { path: "screenshot" })).content).toEqual([{ type: "image", data: png.toString("base64"), mimeType: "image/png" }]);
+    expect((await run(read, { path: "photo.png" })).content).toEqual([{ type: "image", data: jpeg.toString("base64"), mimeType: "image/jpeg", fileName: "photo.png" }]);
+    expect((await run(read, { path: "screenshot" })).content).toEqual([{ type: "image", data: png.toString("base64"), mimeType: "image/png", fileName: "screenshot" }]);
   });
 
   it("refuses a file named as an image that is not one, and other image formats", async () => {

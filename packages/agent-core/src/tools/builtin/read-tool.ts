@@ -3,6 +3,7 @@ import { open, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { Type } from "@sinclair/typebox";
+import type { ProtocolImageContent } from "@turnkit/protocol";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { clipLine, formatBytes, looksBinary } from "./text-output.js";
@@ -76,8 +77,10 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
         }
         if (info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
         const data = namedAsImage ? bytes : await readFile(target.absolute, { signal });
+        // fileName (documented on ProtocolImageContent) names the image where it is replaced by a placeholder or a descriptor.
+        const block: ProtocolImageContent = { type: "image", data: data.toString("base64"), mimeType: image.mimeType, fileName: target.relative };
         return {
-          content: [{ type: "image", data: data.toString("base64"), mimeType: image.mimeType }],
+          content: [block],
           details: { path: target.relative, mimeType: image.mimeType, width: image.width, height: image.height },
         };
       }
