@@ -1,11 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, type Progress, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { classifyMcpFailure, describeMalformed, isBrokenStreamError, isMalformedMessageError } from "./classify-mcp-failure.js";
-import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS, STDERR_TAIL_CHARS } from "./defaults.js";
+import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
-import { StderrTail } from "./stderr-tail.js";
+import type { StderrTail } from "./stderr-tail.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
 /** What a connection tells its owner. Called at most once each per event; never awaited. */
@@ -43,12 +43,12 @@ export class McpConnection {
 
   /**
    * Starts the transport and runs the handshake, within the connect timeout.
+   * A stdio server's stderr goes to `stderr` from its first byte.
    * Rejects with `connect_failed` (the transport closed again) when the
    * process cannot start, exits, refuses, or does not answer in time, or
    * when `signal` fires.
    */
-  static async open(settings: McpSettings, events: ConnectionEvents, signal: AbortSignal): Promise<McpConnection> {
-    const stderr = new StderrTail(STDERR_TAIL_CHARS);
+  static async open(settings: McpSettings, events: ConnectionEvents, signal: AbortSignal, stderr: StderrTail): Promise<McpConnection> {
     const opened = createTransport(settings.transport, stderr);
     const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
     const connection = new McpConnection(settings, client, opened, stderr);

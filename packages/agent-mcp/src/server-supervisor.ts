@@ -1,10 +1,12 @@
 import type { RuntimeTool, RuntimeToolResult, RuntimeToolUpdateCallback } from "@turnkit/agent-core";
 import { ToolResultText } from "@turnkit/agent-loop";
 import { type McpToolDetails, progressText, toRuntimeToolResult } from "./call-result.js";
+import { STDERR_TAIL_CHARS } from "./defaults.js";
 import { type ConnectionEvents, McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpServerState, McpServerStatus, McpToolSummary } from "./mcp-status.js";
 import { type BoundMcpTool, bindMcpTool } from "./mcp-tool.js";
+import { StderrTail } from "./stderr-tail.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
 /**
@@ -20,7 +22,7 @@ import type { McpSettings } from "./validate-mcp-options.js";
 export class ServerSupervisor {
   private state: McpServerState = "idle";
   private connection: McpConnection | undefined;
-  private lastConnection: McpConnection | undefined;
+  private stderr = new StderrTail(STDERR_TAIL_CHARS);
   private preparing: Promise<void> | undefined;
   private bound: readonly BoundMcpTool[] = [];
   private toolsOutdated = false;
@@ -53,7 +55,7 @@ export class ServerSupervisor {
       maxRestarts: this.settings.maxRestarts,
       serverInfo: this.serverInfo,
       lastError: this.lastError,
-      stderrTail: this.lastConnection?.stderr.value ?? "",
+      stderrTail: this.stderr.value,
     });
   }
 
@@ -176,8 +178,8 @@ export class ServerSupervisor {
     this.setState("connecting");
     let connection: McpConnection | undefined;
     try {
-      connection = await McpConnection.open(this.settings, this.events, this.disposal.signal);
-      this.lastConnection = connection;
+      this.stderr = new StderrTail(STDERR_TAIL_CHARS);
+      connection = await McpConnection.open(this.settings, this.events, this.disposal.signal, this.stderr);
       if (this.isDisposed()) return void (await connection.close());
       this.connection = connection;
       this.serverInfo = connection.serverInfo;

@@ -139,6 +139,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     expect(model.requests[0]!.context.tools ?? []).toEqual([]);
     expect(refusing.status).toMatchObject({ state: "gave_up", lastError: { code: "connect_failed" } });
     expect(refusing.status.lastError!.message).toBe('MCP server "refusing" could not connect: exited (its last stderr line: fixture: refusing to start)');
+    expect(refusing.status.stderrTail).toBe("fixture: refusing to start\n");
     const error = await missing.connect().then(
       () => undefined,
       (failure: unknown) => failure,
