@@ -192,10 +192,10 @@ class ToolBatch {
       const before = await this.untilAbandoned(
         this.run.config.beforeToolCall?.({ assistantMessage: this.assistant, toolCall, args, context: this.run.context }, this.run.signal),
       );
-      if (before === ABANDONED) return notExecuted(toolCall);
+      // Once aborted, every call that does not run is answered aborted, whatever the hook decided.
+      if (before === ABANDONED || this.run.aborted) return notExecuted(toolCall);
       if (before?.terminateAgent) this.terminateAgent = true;
       if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked, before.details);
-      if (this.run.aborted) return notExecuted(toolCall);
       return { kind: "admitted", call: { toolCall, tool, args } };
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));

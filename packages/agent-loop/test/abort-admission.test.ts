@@ -163,6 +163,28 @@ describe("tool-starts-after-abort-in-admission", () => {
     ]);
   });
 
+  it("a beforeToolCall that answers block after the abort: the call is answered aborted like every call that did not run", async () => {
+    const controller = new AbortController();
+    const started: string[] = [];
+    const { messages } = await runLoopScenario({
+      script: twoCalls(),
+      tools: [recordingTool("run", started, { executionMode: "sequential" })],
+      signal: controller.signal,
+      config: {
+        beforeToolCall: async () => {
+          setTimeout(() => controller.abort(), 1);
+          await sleep(10);
+          return { block: true, reason: "denied by the user" };
+        },
+      },
+    });
+    expect(started).toEqual([]);
+    expect(resultsOf(messages)).toEqual([
+      ["a", true, ToolResultText.aborted],
+      ["b", true, ToolResultText.aborted],
+    ]);
+  });
+
   it("a beforeToolCall that ignores the abort past the grace period is not waited for; its late allow starts nothing", async () => {
     const controller = new AbortController();
     const started: string[] = [];
