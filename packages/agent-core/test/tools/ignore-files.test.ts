@@ -163,6 +163,23 @@ describe("ignore files in a git repository", () => {
     expect(textOf(result).split("\n")).toEqual([".gitignore", "a.ts", "src/local/l.ts"]);
   });
 
+  it("takes folder names with glob characters, # or ! literally when it applies their nested rules", async () => {
+    await writeTree(sandbox.workspace, {
+      ".git/HEAD": "",
+      "a[1]*/.gitignore": "*.tmp\n",
+      "a[1]*/x.tmp": "",
+      "a1b/x.tmp": "",
+      "#notes/.gitignore": "*.tmp\n!keep.tmp\n",
+      "#notes/keep.tmp": "",
+      "#notes/x.tmp": "",
+      "!bang/.gitignore": "/x.tmp\n",
+      "!bang/x.tmp": "",
+      "!bang/y.tmp": "",
+    });
+    const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**/*.tmp" });
+    expect(textOf(result).split("\n")).toEqual(["!bang/y.tmp", "#notes/keep.tmp", "a1b/x.tmp"]);
+  });
+
   it("a repository nested in another follows its own rules only", async () => {
     await writeTree(sandbox.workspace, {
       ".git/HEAD": "",

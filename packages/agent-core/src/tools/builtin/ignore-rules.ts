@@ -93,8 +93,9 @@ function rebaseLine(line: string, prefix: string): string | undefined {
   return negated ? `!${rebased}` : rebased;
 }
 
+/** A folder path as a literal pattern prefix: glob characters escaped, and a leading `#` or `!` so it is no comment or negation. */
 function escapeGlob(folder: string): string {
-  return folder.replace(/[\\*?[\]]/g, "\\$&");
+  return folder.replace(/[\\*?[\]]/g, "\\$&").replace(/^[#!]/, "\\$&");
 }
 
 /** The repository's git folder: `.git` itself, or where a `.git` file (`gitdir: ...`) points, its common folder for a worktree. */
