@@ -1,12 +1,12 @@
 /**
- * Every default a Turnkit user can observe (SPEC table D), as named constants.
+ * Every default a Turnkit user can observe, as named constants.
  * Code that needs one of these values imports it from here; no other file
- * hard-codes them, so the table in the SPEC, the README and the behaviour can
+ * hard-codes them, so the README, the docs and the behaviour can
  * be checked against one place.
  */
 
 // ---------------------------------------------------------------------------
-// Model requests (SPEC W1, W2)
+// Model requests
 // ---------------------------------------------------------------------------
 
 /** One model request may take at most 20 min (sent to SDK-backed providers as `timeoutMs`). */
@@ -25,7 +25,7 @@ export const LLM_FIRST_EVENT_TIMEOUT_ENV = "TURNKIT_LLM_FIRST_EVENT_TIMEOUT_MS";
 export const LLM_STREAM_IDLE_TIMEOUT_ENV = "TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS";
 
 // ---------------------------------------------------------------------------
-// Transport retry (SPEC W3)
+// Transport retry
 // ---------------------------------------------------------------------------
 
 /** At most 5 retries after the first attempt (6 requests in total). */
@@ -41,14 +41,14 @@ export const LLM_RETRY_MAX_DELAY_MS = 30 * 1000;
 export const LLM_RETRY_MAX_ELAPSED_MS = 120 * 1000;
 
 // ---------------------------------------------------------------------------
-// Requests and history (SPEC T5)
+// Requests and history
 // ---------------------------------------------------------------------------
 
 /** At most 20 images go into one model request; older ones become a text placeholder. */
 export const MAX_IMAGES_PER_REQUEST = 20;
 
 // ---------------------------------------------------------------------------
-// Bash subprocess environment (SPEC E2)
+// Bash subprocess environment
 // ---------------------------------------------------------------------------
 
 /** Environment variable that picks the bash env sanitise mode when no option sets it. */
@@ -76,10 +76,10 @@ export const STEERING_MODE = "one-at-a-time" as const;
 /** Follow-up messages are delivered one at a time. */
 export const FOLLOW_UP_MODE = "one-at-a-time" as const;
 
-/** An `afterLlmCallHook` may ask for at most 2 retries of one response (SPEC X4). */
+/** An `afterLlmCallHook` may ask for at most 2 retries of one response. */
 export const AFTER_LLM_HOOK_MAX_RETRIES = 2;
 
-/** The prompt-read registry holds at most 128 reserved turns (SPEC Q). */
+/** The prompt-read registry holds at most 128 reserved turns. */
 export const PROMPT_READ_REGISTRY_CAPACITY = 128;
 
 // ---------------------------------------------------------------- built-in tools
@@ -119,3 +119,6 @@ export const GLOB_DEFAULT_MAX_RESULTS = 500;
 
 /** Directories `grep` and `glob` never descend into. */
 export const WALK_SKIPPED_DIRECTORIES: readonly string[] = ["node_modules", ".git"];
+
+/** `grep` and `glob` give the event loop a turn after this many milliseconds of synchronous file-system work. */
+export const SEARCH_SLICE_MS = 8;

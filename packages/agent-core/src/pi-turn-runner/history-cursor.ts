@@ -2,7 +2,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import type { HistoryChange } from "./turn-hooks.js";
 
 /**
- * Tracks which messages of a transcript the host has been given (SPEC T4).
+ * Tracks which messages of a transcript the host has been given.
  * It starts after the caller's history, so that history is never re-sent;
  * each later message is delivered once, in order. A persistent replacement
  * (compaction) is delivered whole and moves the cursor to its end.

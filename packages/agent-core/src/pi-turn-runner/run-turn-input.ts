@@ -14,7 +14,7 @@ export interface TurnInputMessage {
 }
 
 /**
- * Where a steering poll happens (SPEC T6): `mid-turn` when more steps follow
+ * Where a steering poll happens: `mid-turn` when more steps follow
  * (tool calls or queued messages), `exit` when this step would be the last.
  * At `exit` the host may withhold messages so they start a new turn instead
  * of extending a finished answer.
@@ -22,7 +22,7 @@ export interface TurnInputMessage {
 export type SteeringBoundary = "mid-turn" | "exit";
 
 /**
- * Everything one turn needs (SPEC T1). Only `sessionId`, `turnId`,
+ * Everything one turn needs. Only `sessionId`, `turnId`,
  * `systemPrompt`, `llm.model`, `eventWriter` and either `userMessage` or
  * `startMode: "continue"` are required.
  */
@@ -39,18 +39,18 @@ export interface RunTurnInput {
   beforeUserMessages?: AgentMessage[];
   llm: LlmConfig;
   tools?: RuntimeTool[];
-  /** Without it, built-in `read`, `write`, `edit`, `bash` fill names the host did not bind (K3). */
+  /** Without it, built-in `read`, `write`, `edit`, `bash` fill names the host did not bind. */
   disableBuiltinToolFallback?: boolean;
   /** Directory the built-in tools work in. Default: the runner's, else `process.cwd()`. */
   workspaceDir?: string;
   hooks?: PiTurnHooks;
-  /** Transport retry (W3); on by default, `false` turns it off. */
+  /** Transport retry; on by default, `false` turns it off. */
   llmRetry?: LlmRetryOptions | false;
   /** Receives every `RuntimeEvent` of the turn, in `seq` order. */
   eventWriter: EventWriter;
-  /** The caller's cancellation. Its listeners are removed when the turn ends (X2). */
+  /** The caller's cancellation. Its listeners are removed when the turn ends. */
   signal?: AbortSignal;
-  /** Polled at each step end (T6) and at idle (T7). */
+  /** Polled at each step end and when the Agent is idle before the turn closes. */
   getSteeringMessages?: (context: { boundary: SteeringBoundary }) => TurnInputMessage[] | Promise<TurnInputMessage[]>;
   /** After steering arrived at a step end: return true to end the turn without another request. */
   shouldStopAfterSteering?: (context: { steeringMessages: AgentMessage[] }) => boolean | Promise<boolean>;

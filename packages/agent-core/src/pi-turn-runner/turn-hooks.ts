@@ -14,7 +14,7 @@ export type HookList<THook> = THook | readonly THook[];
 
 // ---------------------------------------------------------------- before LLM
 
-/** Why a model request is being prepared. `overflow` is the W4 recovery resend. */
+/** Why a model request is being prepared. `overflow` is the one resend after a context overflow. */
 export type LlmCallReason = "request" | "overflow";
 
 /** What a `beforeLlmCallHook` sees: the messages about to be projected for the model. */
@@ -30,7 +30,7 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
   /**
    * For the hook's own model requests (e.g. a compaction summary): the
    * turn's call stack (options, timeouts, transport retry) with a retry
-   * budget separate from the main requests (W3), notices labelled
+   * budget separate from the main requests, notices labelled
    * `auxiliary`, and the turn's API key unless the call passes one. Its
    * requests never enter the transcript.
    */
@@ -44,21 +44,21 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
 }
 
 /**
- * A `beforeLlmCallHook` decision (SPEC H). Hooks run in order; each sees the
+ * A `beforeLlmCallHook` decision. Hooks run in order; each sees the
  * messages the previous ones produced.
  *
  * - `continue`: no change.
  * - `skip`: do not call the model for this request; the turn ends without a
  *   new answer (a host-only empty response is recorded, never sent later).
- * - `respond`: do not call the model; answer with `text` (SPEC W5).
+ * - `respond`: do not call the model; answer with `text`.
  * - `replaceRequestMessages`: send `messages` for this request only.
  * - `replaceMessages`: replace the history persistently (compaction); the
- *   host receives it as `replaceMessages` (T4).
+ *   host receives it as a `replaceMessages` history change.
  * - `appendMessage`: append a hidden message (seen by the model, persisted).
  * - `abort`: do not call the model; the turn fails with code `hook`.
  *
  * A hook that throws or returns anything else fails the turn before the
- * request reaches the model (H1, fail closed). `undefined`/`null` mean
+ * request reaches the model (fail closed). `undefined`/`null` mean
  * `continue`.
  */
 export type BeforeLlmCallDecision =
@@ -119,7 +119,7 @@ export interface AfterLlmCallEvent extends HookTurnContext {
 }
 
 /**
- * An `afterLlmCallHook` decision (SPEC H, X4).
+ * An `afterLlmCallHook` decision.
  *
  * - `continue`: keep the response.
  * - `replaceText`: replace the response's text blocks with one block `text`
@@ -161,7 +161,7 @@ export interface ToolCallHookEvent extends HookTurnContext {
  * A `beforeToolCallHook` decision. The first `block` wins (later hooks are
  * not asked). `blockedBy: "permission"` tells the host the user or a policy
  * refused, so a UI can show it as such. A hook that throws blocks the call
- * (X6) with the error's message.
+ * with the error's message.
  */
 export type BeforeToolCallDecision = { block: true; reason: string; blockedBy?: "permission" } | { block?: false } | null | undefined;
 
@@ -185,7 +185,7 @@ export interface AfterToolCallEvent extends ToolCallHookEvent {
 /**
  * A partial patch merged into the result; hooks run in order and each sees
  * the patched result. `terminateAgent` stops the agent after this batch.
- * A hook that throws turns the result into an error result (X6).
+ * A hook that throws turns the result into an error result.
  */
 export interface AfterToolCallPatch {
   /** Replaces the result's content in full; omitted keeps it. */
@@ -209,7 +209,7 @@ export type AfterToolCallHook = (
 // ----------------------------------------------------------------- history
 
 /**
- * New history for the host to persist (SPEC T4). `messageDelta` carries
+ * New history for the host to persist. `messageDelta` carries
  * messages not delivered before, in order, each once; `replaceMessages`
  * replaces everything (compaction) and resets the cursor. The caller's
  * initial history is never delivered.
@@ -246,8 +246,8 @@ export interface StepEndEvent extends HookTurnContext {
 export type OnStepEndHook = (event: StepEndEvent) => void | Promise<void>;
 
 /**
- * The eight hooks of a turn (SPEC H). Each field takes one hook or an
- * ordered list. Every kind fails safe in one documented way (X6): hooks that
+ * The eight hooks of a turn. Each field takes one hook or an
+ * ordered list. Every kind fails safe in one documented way: hooks that
  * decide what is sent fail closed (the turn fails or the call is blocked);
  * observers' errors are ignored; step-end errors are reported.
  */

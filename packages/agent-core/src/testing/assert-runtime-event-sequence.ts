@@ -6,10 +6,10 @@ import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
  * `seq` and type). Rules:
  *
  * - at least one event; the first is `session.status` `running`;
- * - `seq` strictly increases from one event to the next (X1);
+ * - `seq` strictly increases from one event to the next;
  * - every event carries the same `sessionId` and `turnId`, and a unique `eventId`;
  * - exactly one terminal `session.status` (`completed`, `aborted`, `failed`),
- *   and it is the last event (X3); a `failed` one carries `error.code`;
+ *   and it is the last event; a `failed` one carries `error.code`;
  * - the `chunkIndex` of each `stream.resp` message id strictly increases.
  *
  * Returns the terminal status, so a test can go on with

@@ -1,9 +1,9 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 
 /**
- * Checks that a transcript is replayable to any provider (X5): every tool
- * call of a completed assistant message (not `error`/`aborted`, which T5
- * never sends) is followed by exactly one tool result with its id, before
+ * Checks that a transcript is replayable to any provider: every tool
+ * call of a completed assistant message (not `error`/`aborted`, which a
+ * request never sends) is followed by exactly one tool result with its id, before
  * the next assistant message. Throws an `Error` listing the calls without a
  * result (or with several); returns the number of calls checked.
  */
