@@ -1,4 +1,3 @@
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 
@@ -35,9 +34,9 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
   if (isMalformedMessageError(error)) {
     return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${describeMalformed(error as Error)}`);
   }
-  if (error instanceof StreamableHTTPError) {
+  if (isStreamableHttpError(error)) {
     const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
-    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`);
+    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}${status}: ${error.message.slice(STREAMABLE_HTTP_ERROR_PREFIX.length)}`);
   }
   if (context.lost) return context.lost;
   const text = messageOf(error);
@@ -82,4 +81,15 @@ function messageOf(error: unknown): string {
  */
 export function isBrokenStreamError(error: Error): boolean {
   return /^(SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts)/.test(error.message);
+}
+
+const STREAMABLE_HTTP_ERROR_PREFIX = "Streamable HTTP error: ";
+
+/**
+ * The SDK's `StreamableHTTPError` (an HTTP status in `code`), recognised by
+ * shape so that this file does not load the HTTP transport (see
+ * `createTransport`).
+ */
+function isStreamableHttpError(error: unknown): error is Error & { code: number | undefined } {
+  return error instanceof Error && error.message.startsWith(STREAMABLE_HTTP_ERROR_PREFIX) && ["number", "undefined"].includes(typeof (error as { code?: unknown }).code);
 }

@@ -49,7 +49,7 @@ export class McpConnection {
    * when `signal` fires.
    */
   static async open(settings: McpSettings, events: ConnectionEvents, signal: AbortSignal, stderr: StderrTail): Promise<McpConnection> {
-    const opened = createTransport(settings.transport, stderr);
+    const opened = await createTransport(settings.transport, stderr);
     const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
     const connection = new McpConnection(settings, client, opened, stderr);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged(connection));

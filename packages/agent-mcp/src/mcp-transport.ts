@@ -1,5 +1,4 @@
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -15,8 +14,13 @@ export interface OpenedTransport {
  * Builds the SDK client transport for the settings. Nothing is started
  * here: the client starts it on connect. A stdio server's stderr is piped
  * into `stderr` instead of the host's terminal.
+ *
+ * The Streamable HTTP transport is loaded only when a server needs it: a
+ * host with stdio servers only never loads the SDK's HTTP and event-stream
+ * code (whose dependencies publish TypeScript sources under a `source`
+ * export condition, which hosts running with that condition cannot load).
  */
-export function createTransport(settings: McpTransportSettings, stderr: StderrTail): OpenedTransport {
+export async function createTransport(settings: McpTransportSettings, stderr: StderrTail): Promise<OpenedTransport> {
   switch (settings.kind) {
     case "stdio": {
       const transport = new StdioClientTransport({
@@ -30,6 +34,7 @@ export function createTransport(settings: McpTransportSettings, stderr: StderrTa
       return { transport, endSession: async () => {} };
     }
     case "http": {
+      const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       const transport = new StreamableHTTPClientTransport(settings.url, { requestInit: { headers: { ...settings.headers } } });
       return { transport, endSession: () => transport.terminateSession() };
     }
