@@ -25,6 +25,9 @@ export interface DurableTurnsConnection {
   schema?: string;
 }
 
+/** What {@link DurableTurnClient.status} reports. */
+export type DurableTurnStatus = { state: "queued" | "finished" | "failed" } | { state: "running"; workerId: string | undefined };
+
 /** Options of {@link DurableTurnClient.follow}. */
 export interface FollowOptions {
   /** Start after this seq (the last one a reader saw); default 0, from the first event. */
@@ -46,6 +49,8 @@ export class DurableTurnClient {
     private readonly eventLog: EventLog,
     private readonly turnTable: TurnTable,
     private readonly notifications: LogNotifications,
+    /** Every pool this client opened (ours and the one DBOS uses). */
+    private readonly pools: pg.Pool[],
     private readonly settings: Required<Omit<DurableTurnsConnection, "databaseUrl">>,
   ) {}
 
@@ -64,19 +69,25 @@ export class DurableTurnClient {
     };
     const pool = new pg.Pool({ connectionString: connection.databaseUrl, max: 5 });
     pool.on("error", () => {});
+    const pools = [pool];
     try {
       await migrateSchema(pool, settings.schema);
-      const dbos = await DBOSClient.create({ systemDatabaseUrl: connection.databaseUrl, applicationName: settings.appName, systemDatabasePoolSize: 4 });
+      // Our own pool for DBOS too, so closing the client closes every connection it opened.
+      const dbosPool = new pg.Pool({ connectionString: connection.databaseUrl, max: 4 });
+      dbosPool.on("error", () => {});
+      pools.push(dbosPool);
+      const dbos = await DBOSClient.create({ systemDatabaseUrl: connection.databaseUrl, systemDatabasePool: dbosPool, applicationName: settings.appName });
       return new DurableTurnClient(
         dbos,
         pool,
         new EventLog(pool, settings.schema),
         new TurnTable(pool, settings.schema),
         new LogNotifications(connection.databaseUrl),
+        pools,
         settings,
       );
     } catch (error) {
-      await pool.end().catch(() => {});
+      await Promise.all(pools.map((p) => p.end().catch(() => {})));
       throw error;
     }
   }
@@ -172,6 +183,29 @@ export class DurableTurnClient {
     }
   }
 
+  /**
+   * Where a turn is now: `queued` (waiting for a worker, or for its
+   * session's previous turn), `running` on `workerId`, `finished`, or
+   * `failed` when its workflow itself failed (not a turn that ended
+   * `failed`: that one is `finished`). Throws `unknown_turn`.
+   */
+  async status(turn: TurnAddress): Promise<DurableTurnStatus> {
+    const ref = await this.known(turn);
+    const workflow = await this.dbos.getWorkflow(ref.workflowId);
+    switch (workflow?.status) {
+      case undefined:
+      case "ENQUEUED":
+      case "DELAYED":
+        return { state: "queued" };
+      case "PENDING":
+        return { state: "running", workerId: workflow.executorId };
+      case "SUCCESS":
+        return { state: "finished" };
+      default:
+        return { state: "failed" };
+    }
+  }
+
   /** Waits for the turn's outcome (rejects with DBOS's error if the workflow itself failed). */
   async outcome(turn: TurnAddress): Promise<TurnOutcome> {
     const ref = await this.known(turn);
@@ -182,7 +216,7 @@ export class DurableTurnClient {
   async close(): Promise<void> {
     await this.notifications.close();
     await this.dbos.destroy().catch(() => {});
-    await this.pool.end().catch(() => {});
+    await Promise.all(this.pools.map((pool) => pool.end().catch(() => {})));
   }
 
   private async known(turn: TurnAddress): Promise<DurableTurnRef> {

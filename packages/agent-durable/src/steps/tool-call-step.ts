@@ -21,8 +21,8 @@ type ToolCallRecord = { start: LiveStart } & (
  * call that was running when its worker died runs again only when the tool
  * declares `replay: "safe"`; otherwise it is answered with an error result
  * ({@link INTERRUPTED_TOOL_RESULT_TEXT}). Attempts are counted in the
- * database before `execute` starts, which is how an interrupted call is
- * recognised.
+ * database before `execute` starts (keyed by the step's position and the
+ * call id), which is how an interrupted call is recognised.
  *
  * Calls run one at a time (`executionMode: "sequential"`): the steps of a
  * turn must start in the same order on every replay.
@@ -39,7 +39,8 @@ export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool): Run
             live = true;
             const start = await beginLiveStep(ctx);
             if (start.abortRequested) return { start, kind: "aborted" };
-            const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, toolCtx.toolCallId);
+            // Keyed by the step's position too: a model may reuse a call id in a later response.
+            const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, `${DBOS.stepID}:${toolCtx.toolCallId}`);
             if (attempts > 1 && !replaySafe) return { start, kind: "interrupted" };
             const callSignal = liveSignal(ctx, signal);
             try {

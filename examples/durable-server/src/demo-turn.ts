@@ -1,0 +1,64 @@
+/*
+ * The turn every worker of the example runs: a scripted model (no key, no
+ * network) that streams slowly enough to kill a worker in the middle, a
+ * slow `write_note` tool that must not run twice, and a `deploy` tool that
+ * needs a person's approval. The model answers from the conversation alone,
+ * so a worker that recovers a turn answers a re-sent request the same way.
+ */
+import type { Context } from "@mariozechner/pi-ai";
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool } from "@turnkit/agent-core";
+import { createScriptedModel, response, text, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
+import { durableTool, type BuildDurableTurn } from "@turnkit/agent-durable";
+
+/** Milliseconds between streamed words; `DEMO_DELAY_MS` overrides it (the test uses a shorter one). */
+const wordDelayMs = Number(process.env.DEMO_DELAY_MS ?? 150);
+
+function words(prefix: string, count: number): string {
+  return Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`).join(" ");
+}
+
+function contentText(content: string | { type: string; text?: string }[]): string {
+  return typeof content === "string" ? content : content.map((block) => block.text ?? "").join("");
+}
+
+function answer(context: Context): ScriptEntry {
+  const last = context.messages[context.messages.length - 1];
+  if (last?.role === "toolResult") return response(`Done: ${contentText(last.content)}. ${words("wrap", 10)}`, { eventDelayMs: wordDelayMs });
+  const said = last?.role === "user" ? contentText(last.content) : "";
+  if (/deploy/i.test(said)) return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
+  // A message steered in right after a tool result: acknowledge it.
+  if (context.messages[context.messages.length - 2]?.role === "toolResult") return response(`Noted: ${said}`);
+  return response([text(`${words("word", 30)} `), toolCall("write_note", { note: said })], { eventDelayMs: wordDelayMs });
+}
+
+const writeNote = defineRuntimeTool({
+  name: "write_note",
+  description: "Writes a note (slowly); must not run twice",
+  parameters: Type.Object({ note: Type.String() }),
+  execute: async (_ctx, { note }, signal) => {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 20 * wordDelayMs);
+      signal.addEventListener("abort", () => clearTimeout(timer));
+    });
+    return { content: [{ type: "text", text: `note saved (${note.length} characters)` }] };
+  },
+});
+
+const deploy = durableTool(
+  defineRuntimeTool({
+    name: "deploy",
+    description: "Deploys a service",
+    parameters: Type.Object({ service: Type.String() }),
+    execute: ({ toolCallId }, { service }) => ({ content: [{ type: "text", text: `${service} deployed (${toolCallId})` }] }),
+  }),
+  { requiresApproval: true },
+);
+
+/** `buildTurn` of the example's workers. */
+export const buildDemoTurn: BuildDurableTurn = () => ({
+  systemPrompt: "You are a demo assistant.",
+  llm: { model: createScriptedModel([]).model, streamFn: (model, context, options) => createScriptedModel([answer(context)]).streamFn(model, context, options) },
+  llmRetry: false,
+  tools: [writeNote, deploy],
+});

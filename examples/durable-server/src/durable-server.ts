@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { DurableTurnClient } from "@turnkit/agent-durable";
+import { startTestPostgres } from "@turnkit/agent-durable/testing";
+import { createRoutes, type WorkerInfo } from "./http-routes.js";
+
+const WORKER_SCRIPT = fileURLToPath(new URL("./worker.ts", import.meta.url));
+const EXAMPLE_DIR = fileURLToPath(new URL("..", import.meta.url));
+
+/** Options of {@link startDurableServer}. */
+export interface DurableServerOptions {
+  /** HTTP port on 127.0.0.1; 0 picks a free one. Default 8787. */
+  port?: number;
+  /** Worker processes to start. Default 2. */
+  workers?: number;
+  /** A worker silent this long is presumed dead and its turns move to another. Default 3000 ms. */
+  leaseMs?: number;
+  /** Extra environment for the workers (e.g. `DEMO_DELAY_MS`). */
+  workerEnv?: Record<string, string>;
+}
+
+/** A running example: its URL, its workers, and how to stop everything. */
+export interface DurableServer {
+  url: string;
+  workers(): WorkerInfo[];
+  /** Stops the HTTP server, the workers and (when it started one) Postgres. */
+  stop(): Promise<void>;
+}
+
+function startWorker(workerId: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", WORKER_SCRIPT], {
+    cwd: EXAMPLE_DIR,
+    env: { ...process.env, ...env, WORKER_ID: workerId },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (String(chunk).includes("ready")) resolve(child);
+    });
+    child.once("exit", (code) => reject(new Error(`worker ${workerId} exited with ${code} before it was ready`)));
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Starts the whole example: Postgres (embedded, or `DATABASE_URL`), the
+ * worker processes, and the HTTP server in this process. Rejects (after
+ * stopping whatever started) when any part fails to start.
+ */
+export async function startDurableServer(options: DurableServerOptions = {}): Promise<DurableServer> {
+  const postgres = await startTestPostgres();
+  const children = new Map<string, ChildProcess>();
+  let client: DurableTurnClient | undefined;
+  let server: ReturnType<typeof serve> | undefined;
+  const stop = async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await Promise.all([...children.values()].map(stopChild));
+    await client?.close();
+    await postgres.stop();
+  };
+  try {
+    const env = { DATABASE_URL: postgres.url, LEASE_MS: String(options.leaseMs ?? 3000), ...options.workerEnv };
+    const ids = Array.from({ length: options.workers ?? 2 }, (_, i) => `worker-${i + 1}`);
+    for (const id of ids) children.set(id, await startWorker(id, env));
+    client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
+    const workers = () => ids.filter((id) => children.get(id)?.exitCode === null && children.get(id)?.signalCode === null).map((id) => ({ workerId: id, pid: children.get(id)?.pid }));
+    const app = createRoutes(client, workers);
+    const port = await new Promise<number>((resolve) => {
+      server = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(info.port));
+    });
+    return { url: `http://127.0.0.1:${port}`, workers, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,100 @@
+/*
+ * The README's curl session, run with fetch: start a turn, follow it as
+ * Server-Sent Events, kill the worker running it with SIGKILL mid-stream,
+ * reconnect with Last-Event-ID and watch the other worker finish it; then
+ * an approval, a steering message and an abort over HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DurableServer, startDurableServer } from "../src/durable-server.js";
+
+interface SseEvent {
+  id: number;
+  event: string;
+  data: any;
+}
+
+let server: DurableServer;
+
+beforeAll(async () => {
+  server = await startDurableServer({ port: 0, leaseMs: 1500, workerEnv: { DEMO_DELAY_MS: "40" } });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+}, 60_000);
+
+/** Reads the SSE stream of a turn until `until` says stop (or the stream ends); the connection is then dropped. */
+async function readEvents(path: string, until: (event: SseEvent, all: SseEvent[]) => boolean, lastEventId?: number): Promise<SseEvent[]> {
+  const stop = new AbortController();
+  const res = await fetch(`${server.url}${path}`, { headers: lastEventId ? { "Last-Event-ID": String(lastEventId) } : {}, signal: stop.signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: SseEvent[] = [];
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+        const event = { id: Number(field("id")), event: field("event") ?? "", data: JSON.parse(field("data") ?? "null") };
+        events.push(event);
+        if (until(event, events)) return events;
+      }
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
+const post = (path: string, body?: unknown) =>
+  fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+const isEnd = (e: SseEvent) => e.event === "session.status" && e.data.status !== "running";
+const text = (events: SseEvent[]) => events.filter((e) => e.event === "stream.resp" && e.data.chunk.kind === "text").map((e) => e.data.chunk.delta).join("");
+
+describe("the durable server's curl session", () => {
+  it("a worker killed mid-turn: the client reconnects with Last-Event-ID and the other worker finishes the turn", async () => {
+    expect((await post("/sessions/demo/turns", { turnId: "t1", text: "take a note" })).status).toBe(202);
+    const first = await readEvents("/sessions/demo/turns/t1/events", (_e, all) => all.filter((e) => e.event === "stream.resp").length >= 5);
+    const status = await (await fetch(`${server.url}/sessions/demo/turns/t1`)).json();
+    expect(status).toMatchObject({ state: "running", workerId: expect.stringMatching(/^worker-/), pid: expect.any(Number) });
+    process.kill(status.pid, "SIGKILL");
+    const rest = await readEvents("/sessions/demo/turns/t1/events", isEnd, first.at(-1)!.id);
+    const all = [...first, ...rest];
+    expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+    expect(all.at(-1)).toMatchObject({ event: "session.status", data: { status: "completed" } });
+    expect(all.some((e) => e.event === "debug.trace" && e.data.phase === "durable.resume")).toBe(true);
+    expect(text(rest)).toContain("Done: note saved");
+    // The terminal event is logged just before the workflow records its end.
+    await expect.poll(async () => (await fetch(`${server.url}/sessions/demo/turns/t1`)).json(), { timeout: 10_000 }).toEqual({ state: "finished" });
+    expect(server.workers().map((w) => w.workerId)).not.toContain(status.workerId);
+  }, 90_000);
+
+  it("an approval answered over HTTP", async () => {
+    await post("/sessions/demo/turns", { turnId: "t2", text: "please deploy" });
+    const asked = await readEvents("/sessions/demo/turns/t2/events", (e) => e.event === "action.required");
+    const { requestId } = asked.at(-1)!.data;
+    expect((await post(`/sessions/demo/turns/t2/approvals/${requestId}`, { approved: true })).status).toBe(204);
+    const rest = await readEvents("/sessions/demo/turns/t2/events", isEnd, asked.at(-1)!.id);
+    expect(text(rest)).toMatch(/^Done: web deployed/);
+    expect(rest.at(-1)!.data).toEqual({ status: "completed" });
+  }, 60_000);
+
+  it("steering and abort over HTTP", async () => {
+    await post("/sessions/demo/turns", { turnId: "t3", text: "take a note" });
+    const started = await readEvents("/sessions/demo/turns/t3/events", (e) => e.event === "stream.resp" && e.data.chunk.status === "started");
+    expect(await (await post("/sessions/demo/turns/t3/steer", { text: "also tag it" })).json()).toEqual({ accepted: true });
+    const steered = await readEvents("/sessions/demo/turns/t3/events", isEnd, started.at(-1)!.id);
+    expect(text(steered)).toContain("Noted: also tag it");
+
+    await post("/sessions/demo/turns", { turnId: "t4", text: "take a note" });
+    await readEvents("/sessions/demo/turns/t4/events", (_e, all) => all.length >= 4);
+    expect((await post("/sessions/demo/turns/t4/abort")).status).toBe(202);
+    const aborted = await readEvents("/sessions/demo/turns/t4/events", isEnd);
+    expect(aborted.at(-1)!.data).toEqual({ status: "aborted" });
+    expect((await post("/sessions/demo/turns/nope/abort")).status).toBe(404);
+  }, 60_000);
+});
