@@ -24,7 +24,7 @@ const textDelta = (partial: AssistantMessage, delta: string): AgentEvent => ({
 });
 
 describe("EventBridge", () => {
-  it("emits no delta before the host's id arrives; deltas that came meanwhile follow it, in order (B3)", async () => {
+  it("emits no delta before the host's id arrives; deltas that came meanwhile follow it, in order", async () => {
     const id = deferred<string>();
     const { bridge, out, chunks } = bridgeUnderTest(() => id.promise);
     const partial = assistantMessage("");
@@ -45,7 +45,7 @@ describe("EventBridge", () => {
     expect(chunks().at(-1)).toMatchObject({ chunkIndex: 2, chunk: { delta: "!" } });
   });
 
-  it("holds a completed tool-call message until its last tool_execution_end, then releases calls in call order with status, result and duration (B4)", async () => {
+  it("holds a completed tool-call message until its last tool_execution_end, then releases calls in call order with status, result and duration", async () => {
     const { bridge, chunks, advance } = bridgeUnderTest();
     const message = assistantMessage([text("running two"), toolCall("a", { x: 1 }, { id: "c1" }), toolCall("b", {}, { id: "c2" })]);
     await bridge.handle({ type: "message_start", message });
@@ -76,7 +76,7 @@ describe("EventBridge", () => {
     expect(chunks().map((event) => event.chunkIndex)).toEqual(chunks().map((_, index) => index));
   });
 
-  it("an aborted message emits no finish chunk (B5)", async () => {
+  it("an aborted message emits no finish chunk", async () => {
     const { bridge, chunks } = bridgeUnderTest();
     const message = assistantMessage("cut", { stopReason: "aborted", errorMessage: "Request was aborted" });
     await bridge.handle({ type: "message_start", message });
@@ -85,7 +85,7 @@ describe("EventBridge", () => {
     expect(chunks().map((event) => event.chunk.kind)).toEqual(["text"]);
   });
 
-  it("an error message's finish carries the classified code (B5)", async () => {
+  it("an error message's finish carries the classified code", async () => {
     const { bridge, chunks } = bridgeUnderTest();
     const message = assistantMessage("", { stopReason: "error", errorMessage: "429 Too Many Requests: rate limit reached" });
     await bridge.handle({ type: "message_start", message });

@@ -36,7 +36,7 @@ function deepFreeze<T>(value: T): T {
 
 const roles = (messages: { role: string }[]) => messages.map((message) => message.role);
 
-describe("projectAgentMessagesForModel (T5)", () => {
+describe("projectAgentMessagesForModel", () => {
   it("drops host-only and unknown custom messages", () => {
     const projected = projectAgentMessagesForModel([
       userMessage("hi", { timestamp: 1 }),

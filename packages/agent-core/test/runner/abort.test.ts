@@ -1,11 +1,11 @@
 /**
- * Abort (T2 step 6, L10) and X2: nothing the turn added to the caller's
- * signal or to the timers outlives it.
+ * Abort (step 6 of a turn: the caller's signal aborts the Agent): nothing
+ * the turn added to the caller's signal or to the timers outlives it.
  *
  * How leaks are measured. Listeners: node's own `getEventListeners(signal,
  * "abort")` on the caller's signal, before and after the turn (no wrapping).
- * Timers: every timer of the call stack goes through the runner's `Clock`
- * (SPEC T2), so the runner gets a virtual clock and `pendingCount()` must be 0
+ * Timers: every timer of the call stack goes through the runner's `Clock`,
+ * so the runner gets a virtual clock and `pendingCount()` must be 0
  * after the turn; the loop's own grace timers use Node's `setTimeout`, so
  * those are counted by wrapping `setTimeout`/`clearTimeout` for the duration
  * of the turn (`trackTimers`). `process._getActiveHandles()` is not used: it
@@ -28,7 +28,7 @@ afterEach(() => {
   timers.restore();
 });
 
-/** Runs a turn with the caller's signal and a virtual clock, and checks X2 afterwards. */
+/** Runs a turn with the caller's signal and a virtual clock, and checks that nothing leaked afterwards. */
 async function runWithAbort(controller: AbortController, options: RunScriptedTurnOptions): Promise<ScriptedTurnResult> {
   const clock = createVirtualClock();
   const before = abortListenerCount(controller.signal);
@@ -52,7 +52,7 @@ describe("abort", () => {
     expect(turn.delivered).toHaveLength(0);
   });
 
-  it("during streaming: aborted, no finish chunk for the aborted message (B5), no further request", async () => {
+  it("during streaming: aborted, no finish chunk for the aborted message, no further request", async () => {
     const controller = new AbortController();
     const writer = createRecordingEventWriter({
       onEvent: (event) => {
@@ -73,7 +73,7 @@ describe("abort", () => {
     expect(turn.delivered.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
   });
 
-  it("during a tool: aborted, every call of the step has a result (X5), no further request", async () => {
+  it("during a tool: aborted, every call of the step has a result, no further request", async () => {
     const controller = new AbortController();
     const slow = createRecordingTool("slow", {
       executionMode: "parallel",
@@ -148,7 +148,7 @@ describe("abort", () => {
     expect(turn.requests).toHaveLength(1);
   });
 
-  it("while the host is polled at idle (T7): no request is made after the abort", async () => {
+  it("while the host is polled at idle (idle, before closing): no request is made after the abort", async () => {
     const controller = new AbortController();
     let polls = 0;
     let closes = 0;

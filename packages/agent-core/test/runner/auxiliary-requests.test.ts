@@ -22,7 +22,7 @@ const compactWithSummary: BeforeLlmCallHook = async (event) => {
   return { type: "replaceMessages", messages: [userMessage(`Summary: ${text}`), event.messages[event.messages.length - 1]!] };
 };
 
-describe("auxiliary requests from hooks (W3: a separate retry wrapper)", () => {
+describe("auxiliary requests from hooks (a separate retry wrapper)", () => {
   it("a compaction hook asks the model through auxiliaryStreamFn; only its summary enters the transcript", async () => {
     const turn = await runCheckedTurn({
       script: ["They talked about the weather.", "Here is my answer."],

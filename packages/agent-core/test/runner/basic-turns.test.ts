@@ -85,7 +85,7 @@ describe("a turn with tools", () => {
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
     expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "toolResult", "toolResult"]);
     expect(turn.requests[1]!.context.messages.slice(2).map((message) => (message as { toolName: string }).toolName)).toEqual(["slow", "fast"]);
-    // B4: the held message is released once, calls in call order, each resolved with result and duration.
+    // The held message is released once, calls in call order, each resolved with result and duration.
     const resolved = resolvedToolChunks(turn.events);
     expect(resolved.map((chunk) => [chunk.toolName, chunk.status])).toEqual([["slow", "finished"], ["fast", "finished"]]);
     for (const chunk of resolved) expect(chunk.durationMs).toBeGreaterThanOrEqual(0);
@@ -105,7 +105,7 @@ describe("a turn with tools", () => {
       running--;
       return { content: [{ type: "text" as const, text: "written" }] };
     };
-    const write = createRecordingTool("write_note", { answer }); // no executionMode: sequential (K3)
+    const write = createRecordingTool("write_note", { answer }); // no executionMode: sequential
     const read = createRecordingTool("read_note", { executionMode: "parallel", answer });
     const turn = await runCheckedTurn({
       script: [response([toolCall("read_note", { value: "1" }), toolCall("write_note", { value: "2" }), toolCall("read_note", { value: "3" })]), "done"],
@@ -140,7 +140,7 @@ describe("a turn with tools", () => {
   });
 });
 
-describe("seq (X1)", () => {
+describe("seq", () => {
   it("strictly increases over every event of a turn, across every event type", async () => {
     const tool = createRecordingTool("t", { executionMode: "parallel" });
     const turn = await runCheckedTurn({ script: [response([text("calling"), toolCall("t")]), "done"], input: { tools: [tool] } });

@@ -36,7 +36,7 @@ describe("beforeLlmCallHook", () => {
     expect(turn.writer.text()).toBe("");
   });
 
-  it("respond: the provider is not called; the synthetic answer is streamed (W5) and persisted", async () => {
+  it("respond: the provider is not called; the synthetic answer is streamed and persisted", async () => {
     const turn = await runCheckedTurn({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "respond", text: "Answered from cache." }) } } });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(0);
@@ -152,7 +152,7 @@ describe("beforeLlmCallHook", () => {
     ["returns an invalid decision", () => ({ type: "teleport" })],
     ["returns respond without text", () => ({ type: "respond" })],
   ] as [string, BeforeLlmCallHook][]) {
-    it(`a hook that ${name} never lets the request reach the model (H1): failed, code hook`, async () => {
+    it(`a hook that ${name} never lets the request reach the model: failed, code hook`, async () => {
       let laterHookCalled = false;
       const turn = await runCheckedTurn({
         script: ["never"],
@@ -165,7 +165,7 @@ describe("beforeLlmCallHook", () => {
     });
   }
 
-  it("a replacement that cannot be persisted fails the turn before the request (H1)", async () => {
+  it("a replacement that cannot be persisted fails the turn before the request", async () => {
     const turn = await runCheckedTurn({
       script: ["never"],
       input: {

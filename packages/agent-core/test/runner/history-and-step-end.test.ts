@@ -6,7 +6,7 @@ import type { HistoryChange } from "../../src/pi-turn-runner/turn-hooks.js";
 import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
 import { messageText, userTexts } from "../support/turn-queries.js";
 
-describe("onHistoryChangedHook (T4)", () => {
+describe("onHistoryChangedHook", () => {
   it("receives each new message exactly once, in order, and never the caller's initial history", async () => {
     const history: AgentMessage[] = [userMessage("earlier", { timestamp: 1 }), assistantMessage("earlier answer", { timestamp: 2 })];
     const received: HistoryChange[] = [];

@@ -1,7 +1,7 @@
 /**
- * X3: `runTurn` never rejects and always ends with a terminal
+ * `runTurn` never rejects and always ends with a terminal
  * `session.status` and an outcome, whatever the writer, hooks or provider
- * do. X5: after every ending, each tool call in the host's transcript has a
+ * do. After every ending, each tool call in the host's transcript has a
  * result. `runCheckedTurn` asserts both for every turn here.
  */
 import { describe, expect, it } from "vitest";

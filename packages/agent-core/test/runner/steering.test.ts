@@ -19,7 +19,7 @@ function hostInbox(policy: (boundary: SteeringBoundary, pending: TurnInputMessag
   };
 }
 
-describe("steering at step end (T6)", () => {
+describe("steering at step end", () => {
   it("a message that arrives during a tool is polled at the mid-turn boundary and sent with the tool results", async () => {
     const inbox = hostInbox();
     const tool = createRecordingTool("search", {
@@ -94,7 +94,7 @@ describe("steering at step end (T6)", () => {
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
   });
 
-  it("messages of one batchId go in together by steerBatch and reach the model as ONE user message (T5)", async () => {
+  it("messages of one batchId go in together by steerBatch and reach the model as ONE user message", async () => {
     const inbox = hostInbox();
     const tool = createRecordingTool("work", {
       executionMode: "parallel",
@@ -170,7 +170,7 @@ describe("steering at step end (T6)", () => {
 });
 
 describe("after a batch that terminates the agent", () => {
-  it("the step end is the exit boundary; steering found there still runs (L6d), then the turn closes", async () => {
+  it("the step end is the exit boundary; steering found there still runs, then the turn closes", async () => {
     const inbox = hostInbox();
     const tool = createRecordingTool("finish", { executionMode: "parallel" });
     let closes = 0;
@@ -206,7 +206,7 @@ describe("after a batch that terminates the agent", () => {
   });
 });
 
-describe("convergeAtIdle (T7)", () => {
+describe("convergeAtIdle", () => {
   it("steering queued when the agent went idle continues the turn until closing succeeds", async () => {
     let enqueued = false;
     let closes = 0;

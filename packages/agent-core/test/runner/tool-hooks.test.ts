@@ -53,7 +53,7 @@ describe("beforeToolCallHook", () => {
     expect(JSON.stringify(turn.requests[1]!.context.messages)).toContain("The user denied rm.");
   });
 
-  it("a hook that throws blocks that call (X6) and the turn goes on", async () => {
+  it("a hook that throws blocks that call and the turn goes on", async () => {
     const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: twoCalls(),
@@ -150,7 +150,7 @@ describe("afterToolCallHook", () => {
     expect(turn.writer.statuses()).toEqual(["running", "completed"]);
   });
 
-  it("terminateAgent in a sequential batch: the remaining calls get an error result saying a hook stopped them (L7)", async () => {
+  it("terminateAgent in a sequential batch: the remaining calls get an error result saying a hook stopped them", async () => {
     const shell = createRecordingTool("shell"); // sequential
     const turn = await runCheckedTurn({
       script: twoCalls(),
@@ -163,7 +163,7 @@ describe("afterToolCallHook", () => {
     expect(messageText(results[1]!)).toContain("hook stopped");
   });
 
-  it("a hook that throws turns the result into an error result (X6); the turn goes on", async () => {
+  it("a hook that throws turns the result into an error result; the turn goes on", async () => {
     const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: [response([toolCall("shell", { value: "x" })]), "done"],

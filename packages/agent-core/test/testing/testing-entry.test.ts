@@ -67,7 +67,7 @@ describe("@turnkit/agent-core/testing", () => {
     });
   });
 
-  it("assertToolCallsAnswered finds calls without exactly one result (X5) and ignores failed responses", () => {
+  it("assertToolCallsAnswered finds calls without exactly one result and ignores failed responses", () => {
     const asked = assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("b", {}, { id: "c2" })], { timestamp: 2 });
     expect(() => assertToolCallsAnswered([userMessage("q"), asked, toolResultMessage("c1", "a", "ok")])).toThrow(/c2: 0 results/);
     expect(() => assertToolCallsAnswered([asked, toolResultMessage("c1", "a", "ok"), toolResultMessage("c1", "a", "again"), toolResultMessage("c2", "b", "ok")])).toThrow(/c1: 2 results/);
