@@ -24,7 +24,8 @@ const PER_MINUTE_PATTERN = /\bper[ _-]?min(?:ute)?\b|PerMinute|\((?:TPM|RPM)\)/i
  * quota"; GitHub Copilot `quota_exceeded`; Codex `usage_limit_reached` and
  * "You've hit your usage limit"; Claude "usage limit reached"; MiniMax
  * "5-hour usage limit reached for Token Plan"; coding-plan gateways' "token
- * plan exhausted". Gemini's bare "Resource has been exhausted (e.g. check
+ * plan exhausted"; OpenAI-compatible resellers' `insufficient_user_quota`,
+ * "account balance is insufficient", "user quota is not enough". Gemini's bare "Resource has been exhausted (e.g. check
  * quota)" is a rate limit and deliberately does not match.
  */
 const QUOTA_PATTERN = new RegExp(
@@ -58,8 +59,9 @@ const QUOTA_PATTERN = new RegExp(
  * `content_filter` (pi-ai: "Provider finish_reason: content_filter"), Azure
  * `ResponsibleAIPolicyViolation`, Anthropic `stop_reason: refusal` /
  * `sensitive`, later pi-ai's "The model refused to complete the request",
- * Gemini `blockReason` / `finishReason: SAFETY` and Bedrock guardrails.
- * Written so that "connection refused" never matches.
+ * Gemini `blockReason` / `finishReason: SAFETY`, Bedrock guardrails, and
+ * "refused" on its own. Written so that "connection refused" and
+ * `ECONNREFUSED` never match.
  */
 const CONTENT_FILTER_PATTERN = new RegExp(
   [
@@ -72,8 +74,7 @@ const CONTENT_FILTER_PATTERN = new RegExp(
     "\\bblock_?reason\\b",
     "(?:stop|finish)_?reason[\"']?\\s*[:=]?\\s*[\"']?(?:refusal|sensitive|safety|prohibited_content|blocklist|spii)\\b",
     "\\brefusal\\b",
-    "(?:model|assistant) (?:has )?refused",
-    "refused to (?:complete|answer|respond|comply|continue|generate)",
+    "(?<!connection (?:was |is )?)\\brefused\\b",
     "guardrail[_ ]intervened",
   ].join("|"),
   "i",
