@@ -1,19 +1,17 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-
-/**
- * How long `grep` and `glob` may run synchronous file-system work before
- * they give the event loop a turn. Synchronous reads cost a tenth of the CPU
- * of `fs/promises` ones per small file (no thread-pool round trips), which is
- * what keeps a search of a large repository near `grep -rn`; the slices keep
- * other work (streams, timers, parallel tools) running meanwhile.
- */
-export const SEARCH_SLICE_MS = 8;
+import { SEARCH_SLICE_MS } from "../../defaults.js";
 
 /**
  * Lets a loop of synchronous work give the event loop a turn once it has
- * run for `budgetMs` since the last turn. The loop then blocks the event
- * loop for at most the budget plus one step (one folder listed or one file
- * read).
+ * run for `budgetMs` (default {@link SEARCH_SLICE_MS}) since the last turn.
+ * The loop then blocks the event loop for at most the budget plus one step
+ * (one folder listed or one file read).
+ *
+ * Why synchronous work at all: `grep` and `glob` list folders and read
+ * files with the synchronous `fs` calls, which cost a tenth of the CPU of
+ * `fs/promises` ones per small file (no thread-pool round trips). That is
+ * what keeps a search of a large repository near `grep -rn`; the slices
+ * keep other work (streams, timers, parallel tools) running meanwhile.
  */
 export class TimeSlice {
   private started = performance.now();
