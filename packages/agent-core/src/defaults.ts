@@ -122,6 +122,3 @@ export const WALK_SKIPPED_DIRECTORIES: readonly string[] = ["node_modules", ".gi
 
 /** `grep` and `glob` give the event loop a turn after this many milliseconds of synchronous file-system work. */
 export const SEARCH_SLICE_MS = 8;
-
-/** `grep` and `glob` give the event loop a turn after this many milliseconds of synchronous file-system work. */
-export const SEARCH_SLICE_MS = 8;
