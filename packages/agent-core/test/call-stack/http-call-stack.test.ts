@@ -4,66 +4,13 @@
  * chat-completions server on 127.0.0.1. Backoff runs on a virtual clock;
  * the stream watchdogs use real, short timeouts.
  */
-import type { Context } from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { classifyError } from "../../src/call-stack/classify-error.js";
-import { composeStreamFn } from "../../src/call-stack/compose-stream-fn.js";
-import type { LlmConfig, LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack/llm-config.js";
-import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
-import { createOverflowRecoveryState, withOverflowRecovery, type OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
-import { withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
-import {
-  fakeModel,
-  reply,
-  startFakeOpenAIServer,
-  textChunks,
-  type FakeOpenAIServer,
-  type ScriptStep,
-} from "../support/fake-openai-server.js";
-import { collect, userContext } from "../support/scripted-stream.js";
-import { createVirtualClock, type VirtualClock } from "../support/virtual-clock.js";
-
-const servers: FakeOpenAIServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(...script: ScriptStep[]): Promise<FakeOpenAIServer> {
-  const server = await startFakeOpenAIServer(script);
-  servers.push(server);
-  return server;
-}
-
-interface StackOptions {
-  llm?: Omit<Partial<LlmConfig>, "model">;
-  retry?: LlmRetryOptions | false;
-  firstEventTimeoutMs?: number;
-  streamIdleTimeoutMs?: number;
-  recover?: OverflowRecover;
-  clock?: VirtualClock;
-  random?: () => number;
-}
-
-/** The call stack in its documented order: overflow → retry → timeouts → composed options → pi-ai. */
-function callStack(server: FakeOpenAIServer, options: StackOptions = {}) {
-  const model = fakeModel(server.baseUrl);
-  const clock = options.clock ?? createVirtualClock({ autoAdvance: true });
-  const notifications: LlmRetryNotification[] = [];
-  const composed = composeStreamFn({ model, ...options.llm });
-  const timed = withStreamTimeouts(composed, {
-    firstEventTimeoutMs: options.firstEventTimeoutMs ?? 5_000,
-    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5_000,
-    env: {},
-  });
-  const retryOptions = options.retry === false ? false : { ...options.retry, observer: (n: LlmRetryNotification) => void notifications.push(n) };
-  const retried = withLlmRetry(timed, retryOptions, { clock, random: options.random ?? (() => 0.5) });
-  const streamFn = options.recover
-    ? withOverflowRecovery(retried, { recover: options.recover, state: createOverflowRecoveryState() })
-    : retried;
-  const run = (context: Context = userContext(), signal?: AbortSignal, extra: Record<string, unknown> = {}) =>
-    collect(streamFn(model, context, { apiKey: "sk-test-key", signal, ...extra }));
-  return { run, clock, notifications };
-}
+import type { OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
+import { reply, textChunks, type FakeOpenAIServer } from "../support/fake-openai-server.js";
+import { callStack, serve } from "../support/http-call-stack.js";
+import { userContext } from "../support/scripted-stream.js";
+import { createVirtualClock } from "../support/virtual-clock.js";
 
 function retryCounts(server: FakeOpenAIServer) {
   return server.requests.map((request) => request.headers["x-stainless-retry-count"]);
@@ -292,47 +239,6 @@ describe("context overflow recovery over HTTP", () => {
     expect(server.requests).toHaveLength(2);
     expect(result.final.stopReason).toBe("error");
     expect(classifyError(result.final)).toMatchObject({ code: "context_overflow", status: 413 });
-  });
-});
-
-describe("provider failure shapes over HTTP", () => {
-  it("a 429 'Request too large … (TPM)' is a rate limit: retried, never handed to overflow recovery", async () => {
-    const tpm =
-      "Request too large for gpt-4o in organization org-test on tokens per min (TPM): Limit 30000, Requested 61337. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.";
-    const server = await serve(
-      { type: "status", status: 429, body: { error: { message: tpm, type: "tokens", param: null, code: "rate_limit_exceeded" } } },
-      reply.text("fits now"),
-    );
-    const recover = vi.fn<OverflowRecover>(async () => userContext("compacted"));
-    const { run, notifications } = callStack(server, { recover });
-    const result = await run();
-    expect(result.text).toBe("fits now");
-    expect(recover).not.toHaveBeenCalled();
-    expect(server.requests).toHaveLength(2);
-    expect(notifications[0]).toMatchObject({ type: "waiting", error: { code: "rate_limited", status: 429 } });
-  });
-
-  it("a 429 saying the token plan is exhausted is quota: one request, no retry budget spent", async () => {
-    const server = await serve(
-      { type: "status", status: 429, body: { error: { message: "token plan exhausted, please renew your plan", type: "rate_limit_error" } } },
-      reply.text("never sent"),
-    );
-    const { run, clock, notifications } = callStack(server);
-    const result = await run();
-    expect(server.requests).toHaveLength(1);
-    expect(clock.scheduled).toEqual([]);
-    expect(classifyError(result.final)).toMatchObject({ code: "quota", status: 429, retryable: false });
-    expect(notifications).toEqual([]);
-  });
-
-  it("an overflow text on a 503 is transient: retried, never handed to overflow recovery", async () => {
-    const server = await serve(reply.status(503, "prompt is too long: 213462 tokens > 200000 maximum"), reply.text("second try"));
-    const recover = vi.fn<OverflowRecover>(async () => userContext("compacted"));
-    const { run } = callStack(server, { recover });
-    const result = await run();
-    expect(result.text).toBe("second try");
-    expect(recover).not.toHaveBeenCalled();
-    expect(server.requests).toHaveLength(2);
   });
 });
 
