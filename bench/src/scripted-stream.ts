@@ -5,9 +5,8 @@ import {
   type AssistantMessageEventStream,
   type Model,
   type ToolCall,
-  type Usage,
 } from "@mariozechner/pi-ai";
-import type { StreamFn } from "@turnkit/agent-loop";
+import { type StreamFn, emptyUsage } from "@turnkit/agent-loop";
 
 /** The model every workload talks to. Nothing reads it but the loops under test. */
 export const BENCH_MODEL: Model<"bench"> = {
@@ -44,15 +43,6 @@ export interface ScriptedResponse {
 /** Observes the pump between two chunks (W3 samples the heap there). Not used for timing. */
 export type ChunkObserver = () => void;
 
-const ZERO_USAGE: Usage = {
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
 function assistant(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]): AssistantMessage {
   return {
     role: "assistant",
@@ -60,7 +50,7 @@ function assistant(content: AssistantMessage["content"], stopReason: AssistantMe
     api: BENCH_MODEL.api,
     provider: BENCH_MODEL.provider,
     model: BENCH_MODEL.id,
-    usage: ZERO_USAGE,
+    usage: emptyUsage(),
     stopReason,
     timestamp: 0,
   };

@@ -1,3 +1,5 @@
+import { deferred } from "@turnkit/agent-loop/testing";
+
 /**
  * A promise the scenario opens by hand. Timing-dependent scenarios use gates
  * instead of sleeps, so both implementations see exactly the same order of
@@ -14,17 +16,14 @@ export interface Gate<T = void> {
 
 /** Creates a closed {@link Gate}. */
 export function createGate<T = void>(): Gate<T> {
-  let resolve!: (value: T) => void;
+  const pending = deferred<T>();
   let isOpen = false;
-  const promise = new Promise<T>((settle) => {
-    resolve = settle;
-  });
   return {
-    promise,
+    promise: pending.promise,
     open(value: T) {
       if (isOpen) return;
       isOpen = true;
-      resolve(value);
+      pending.resolve(value);
     },
     get isOpen() {
       return isOpen;

@@ -7,13 +7,12 @@
  */
 import fc from "fast-check";
 import { Agent } from "@turnkit/agent-loop";
-import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, createVirtualClock, response, toolCall } from "@turnkit/agent-loop/testing";
 import { defineRuntimeTool } from "@turnkit/agent-core";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import { type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { SCENARIO_TOOL_PARAMETERS } from "./scenario-tools.js";
 import { withFallbackAnswers } from "./scripted-entries.js";
-import { createSteppingClock } from "./virtual-time.js";
 
 /** Raw arguments as a model might send them. */
 export type RawArguments =
@@ -104,7 +103,7 @@ function argumentResponse(scenario: ArgumentScenario) {
 }
 
 export async function runArgumentScenario(scenario: ArgumentScenario): Promise<ArgumentRunObservation> {
-  const clock = createSteppingClock();
+  const clock = createVirtualClock();
   const model = createScriptedModel([argumentResponse(scenario)], { clock });
   const received: unknown[] = [];
   const callIds = scenario.calls.map((_, index) => `arg${index}`);

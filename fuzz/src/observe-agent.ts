@@ -4,8 +4,9 @@
  * generated scenarios and the named fault tests.
  */
 import type { Agent, AgentEvent, AgentMessage } from "@turnkit/agent-loop";
-import { abortListenerCount, probeRealTimers, unhandledRejections } from "./leak-probes.js";
-import { type DriveReport, type SteppingClock, driveUntilSettled, macrotask } from "./virtual-time.js";
+import { type VirtualClock, abortListenerCount, probeRealTimers } from "@turnkit/agent-loop/testing";
+import { unhandledRejections } from "./unhandled-rejections.js";
+import { type DriveReport, driveUntilSettled, macrotask } from "./virtual-time.js";
 
 /** Everything the runs of one Agent left behind, for the invariants. */
 export interface AgentRunObservation {
@@ -30,7 +31,7 @@ export interface AgentRunObservation {
 /** How to observe an agent. */
 export interface ObserveAgentOptions {
   agent: Agent;
-  clock: SteppingClock;
+  clock: VirtualClock;
   /** Called inside the recording listener with each event and its index (host actions at event N). */
   onEvent?: (event: AgentEvent, index: number) => void;
   /** Microtask turns the recording listener takes per event (0: synchronous). */

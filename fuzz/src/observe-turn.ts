@@ -15,9 +15,10 @@ import {
   type RunTurnInput,
   hookArray,
 } from "@turnkit/agent-core";
+import { type VirtualClock, abortListenerCount, probeRealTimers } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
-import { abortListenerCount, probeRealTimers, unhandledRejections } from "./leak-probes.js";
-import { type DriveReport, type SteppingClock, driveUntilSettled, macrotask } from "./virtual-time.js";
+import { unhandledRejections } from "./unhandled-rejections.js";
+import { type DriveReport, driveUntilSettled, macrotask } from "./virtual-time.js";
 
 /** One change offered to `onHistoryChangedHook`, and whether every host hook accepted it. */
 export interface OfferedChange {
@@ -47,7 +48,7 @@ export interface TurnRunObservation {
 export interface ObserveTurnOptions {
   /** The turn, without its writer and signal (the observer supplies both). */
   input: Omit<RunTurnInput, "eventWriter" | "signal">;
-  clock: SteppingClock;
+  clock: VirtualClock;
   /** The caller's cancellation; the driver aborts it when the turn stalls. */
   controller: AbortController;
   /**

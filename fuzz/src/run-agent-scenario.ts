@@ -4,13 +4,12 @@
  * invariants need.
  */
 import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
-import { createScriptedModel, userMessage } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
 import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
-import { createSteppingClock } from "./virtual-time.js";
 
 function behavioursOf(scenario: { requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[] }): Map<string, ToolBehaviour> {
   return new Map(scenario.requests.flatMap((request) => request.calls.map((call) => [call.id, call.behaviour] as const)));
@@ -83,7 +82,7 @@ export interface AgentScenarioObservation extends AgentRunObservation {
 
 /** Runs the scenario to its end and records it. Never rejects for anything the agent does. */
 export async function runAgentScenario(scenario: AgentScenario): Promise<AgentScenarioObservation> {
-  const clock = createSteppingClock();
+  const clock = createVirtualClock();
   const model = createScriptedModel(scenario.requests.map(responseEntry), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
   const environment = { clock, behaviours: behavioursOf(scenario), executed: [] as string[] };

@@ -3,7 +3,7 @@
  * against the scripted model on a virtual clock, and records what the host
  * saw: events, history offered and accepted, outcome, leaks.
  */
-import { createScriptedModel } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
 import {
   type AfterToolCallHook,
   type BeforeLlmCallHook,
@@ -18,7 +18,6 @@ import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
-import { createSteppingClock } from "./virtual-time.js";
 
 /** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */
 export interface TurnScenarioObservation extends TurnRunObservation {
@@ -161,7 +160,7 @@ function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
 
 /** Runs the turn to its end and records it. Never rejects for anything the runner does. */
 export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScenarioObservation> {
-  const clock = createSteppingClock();
+  const clock = createVirtualClock();
   const model = createScriptedModel(requestEntries(scenario.requests), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
   const controller = new AbortController();

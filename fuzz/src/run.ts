@@ -16,7 +16,7 @@
 import fc from "fast-check";
 import { KNOWN_BUGS } from "./known-bugs.js";
 import { type FuzzProperty, asyncPropertyOf, createFuzzProperties } from "./properties.js";
-import { unhandledRejections } from "./leak-probes.js";
+import { unhandledRejections } from "./unhandled-rejections.js";
 
 interface FuzzOptions {
   runs: number;

@@ -1,46 +1,14 @@
 /**
- * Virtual time for generated runs: a virtual clock that knows when its next
- * timer is due, and a driver that moves it from timer to timer until a run
- * settles. Nothing sleeps in real time except the last resort after an
- * abort (the loop's real-time abort grace for work that ignores the signal).
+ * Virtual time for generated runs: a driver that moves the testing kit's
+ * virtual clock from timer to timer (`nextDueAt`) until a run settles.
+ * Nothing sleeps in real time except the last resort after an abort (the
+ * loop's real-time abort grace for work that ignores the signal).
  */
-import { type VirtualClock, createVirtualClock } from "@turnkit/agent-loop/testing";
+import type { VirtualClock } from "@turnkit/agent-loop/testing";
 
 /** Captured at load: the leak probes wrap the globals during runs. */
 const realSetTimeout = globalThis.setTimeout;
 const realSetImmediate = globalThis.setImmediate;
-
-/** A {@link VirtualClock} that also reports when its earliest live timer is due. */
-export interface SteppingClock extends VirtualClock {
-  /** Due time of the earliest timer neither fired nor cleared, or `undefined`. */
-  nextDueAt(): number | undefined;
-}
-
-export function createSteppingClock(): SteppingClock {
-  const clock = createVirtualClock();
-  const dueAt = new Map<unknown, number>();
-  return {
-    ...clock,
-    setTimeout(fn, ms) {
-      const due = clock.now() + (Number.isFinite(ms) && ms > 0 ? ms : 0);
-      const handle: unknown = clock.setTimeout(() => {
-        dueAt.delete(handle);
-        fn();
-      }, ms);
-      dueAt.set(handle, due);
-      return handle;
-    },
-    clearTimeout(handle) {
-      dueAt.delete(handle);
-      clock.clearTimeout(handle);
-    },
-    nextDueAt() {
-      let earliest: number | undefined;
-      for (const due of dueAt.values()) if (earliest === undefined || due < earliest) earliest = due;
-      return earliest;
-    },
-  };
-}
 
 /** One macrotask turn: every queued microtask and promise chain has run. */
 export function macrotask(): Promise<void> {
@@ -79,7 +47,7 @@ const MAX_TIMER_STEPS = 20_000;
  * real steps, and throws {@link RunNeverSettledError} if the run still does
  * not settle. Never rejects for the run's own outcome.
  */
-export async function driveUntilSettled(run: Promise<unknown>, clock: SteppingClock, abort: () => void): Promise<DriveReport> {
+export async function driveUntilSettled(run: Promise<unknown>, clock: VirtualClock, abort: () => void): Promise<DriveReport> {
   let settled = false;
   void run.then(
     () => (settled = true),

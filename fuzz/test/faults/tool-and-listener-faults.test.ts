@@ -10,11 +10,11 @@ import { describe, expect, it } from "vitest";
 import type { AgentTool } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { defineRuntimeTool } from "@turnkit/agent-core";
-import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, createVirtualClock, response, toolCall } from "@turnkit/agent-loop/testing";
 import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkTurnEnding } from "../../src/invariants/turn-ending.js";
 import { observeTurn } from "../../src/observe-turn.js";
-import { createSteppingClock, never, runAgentFault, runTurnFault, textOf, toolResults } from "../support/fault-harness.js";
+import { never, runAgentFault, runTurnFault, textOf, toolResults } from "../support/fault-harness.js";
 
 const parameters = Type.Object({});
 
@@ -182,7 +182,7 @@ describe("listener and event writer faults", () => {
  * are not applied; the ending and the leak checks are.
  */
 async function runTurnWithHangingWriter(options: { hangFrom: number; abortAtMs: number }) {
-  const clock = createSteppingClock();
+  const clock = createVirtualClock();
   const model = createScriptedModel(["an answer for a host that stopped listening"], { clock });
   const controller = new AbortController();
   const timer = clock.setTimeout(() => controller.abort(), options.abortAtMs);

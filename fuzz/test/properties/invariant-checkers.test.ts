@@ -5,16 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
-import { assistantMessage, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import { abortListenerCount, assistantMessage, createVirtualClock, probeRealTimers, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type StreamChunk } from "@turnkit/protocol";
-import { abortListenerCount, probeRealTimers } from "../../src/leak-probes.js";
 import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "../../src/invariants/loop-event-grammar.js";
 import { checkPrototypesUnchanged, snapshotPrototypes } from "../../src/invariants/prototypes.js";
 import { checkStreamChunks } from "../../src/invariants/stream-chunks.js";
 import { checkProviderConversion, checkToolCallsAnswered } from "../../src/invariants/transcript-replayable.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "../../src/invariants/visible-text.js";
-import { createSteppingClock, driveUntilSettled } from "../../src/virtual-time.js";
+import { driveUntilSettled } from "../../src/virtual-time.js";
 
 const user = userMessage("question", { timestamp: 1 });
 const calling = assistantMessage([toolCall("alpha", {}, { id: "c1" }), toolCall("alpha", {}, { id: "c2" })], { timestamp: 2 });
@@ -105,7 +104,7 @@ describe("invariant checkers reject broken runs", () => {
   });
 
   it("driver: a hang is ended by the watchdog abort, time moves only to the next timer", async () => {
-    const clock = createSteppingClock();
+    const clock = createVirtualClock();
     const controller = new AbortController();
     let firedAt = -1;
     clock.setTimeout(() => (firedAt = clock.now()), 30_000);

@@ -6,15 +6,12 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { Agent, type AgentEvent, type AgentMessage, type AgentOptions, type AgentTool } from "@turnkit/agent-loop";
-import { type ScriptEntry, type ScriptedModel, createScriptedModel } from "@turnkit/agent-loop/testing";
+import { type ScriptEntry, type ScriptedModel, type VirtualClock, createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
 import type { RunTurnInput, RuntimeTool } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { type AgentRunObservation, observeAgent } from "../../src/observe-agent.js";
 import { type TurnRunObservation, observeTurn } from "../../src/observe-turn.js";
 import { type TurnCheckOptions, checkAgentObservation, checkTurnInvariants } from "../../src/observation-checks.js";
-import { type SteppingClock, createSteppingClock } from "../../src/virtual-time.js";
-
-export { createSteppingClock, type SteppingClock };
 
 /** Something the test does at a virtual time (e.g. abort after 5 s). */
 export interface TimedAction {
@@ -44,13 +41,13 @@ export interface AgentFaultOptions {
 export interface AgentFaultResult extends AgentRunObservation {
   agent: Agent;
   model: ScriptedModel;
-  clock: SteppingClock;
+  clock: VirtualClock;
   /** The last message of the transcript. */
   last: AgentMessage | undefined;
 }
 
 export async function runAgentFault(setup: AgentFaultOptions): Promise<AgentFaultResult> {
-  const clock = createSteppingClock();
+  const clock = createVirtualClock();
   const model = createScriptedModel(setup.script ?? [], { clock });
   const agent = new Agent({
     initialState: { systemPrompt: "fault test", model: model.model, tools: setup.tools ?? [] },
@@ -92,7 +89,7 @@ export interface TurnFaultOptions {
 export interface TurnFaultResult extends TurnRunObservation {
   outcome: TurnOutcome;
   model: ScriptedModel;
-  clock: SteppingClock;
+  clock: VirtualClock;
   /** The host's stored history: every accepted change applied. */
   stored: AgentMessage[];
   /** `session.status` values in order. */
@@ -102,7 +99,7 @@ export interface TurnFaultResult extends TurnRunObservation {
 }
 
 export async function runTurnFault(setup: TurnFaultOptions): Promise<TurnFaultResult> {
-  const clock = createSteppingClock();
+  const clock = createVirtualClock();
   const model = createScriptedModel(setup.script ?? [], { clock });
   const controller = new AbortController();
   const given = setup.input ?? {};

@@ -1,7 +1,8 @@
 /**
- * The public surface of `@turnkit/agent-loop`: every value and type
- * its entry exports. A name added, removed or retyped fails this test until
- * the lists below and the README say so, so the API changes only on purpose.
+ * The public surface of `@turnkit/agent-loop` and of its testing entry:
+ * every value and type each entry exports. A name added, removed or retyped
+ * fails this test until the lists below and the README say so, so the API
+ * changes only on purpose.
  */
 import { describePublicSurface } from "../../../scripts/public-surface-test.js";
 
@@ -22,5 +23,28 @@ describePublicSurface({
     "CustomAgentMessages", "ProxyAssistantMessageEvent", "ProxyStreamOptions", "QueueMode",
     "ShouldStopAfterSteeringContext", "ShouldStopAfterTurnContext", "StreamFn", "ThinkingLevel", "ToolArguments",
     "ToolExecutionMode", "ToolExecutionStartContext", "ToolSchema",
+  ],
+});
+
+describePublicSurface({
+  specifier: "@turnkit/agent-loop/testing",
+  entry: new URL("../src/testing/index.ts", import.meta.url),
+  readme: new URL("../README.md", import.meta.url),
+  readmeHeading: "### `@turnkit/agent-loop/testing`",
+  values: [
+    "ABORTED_ERROR_MESSAGE", "EventGrammarError", "SCRIPTED_API", "SCRIPTED_MODEL_ID", "SCRIPTED_PROVIDER",
+    "ScriptedModelError", "ScriptedModelErrorCode", "abortListenerCount", "assertEventGrammar", "assistantMessage",
+    "createScriptedModel", "createVirtualClock", "deferred", "describeEvent", "emptyUsage", "endWithoutDone",
+    "errorAfter", "eventsAfterDone", "hang", "probeRealTimers", "realTimerClock", "reject", "requestText",
+    "response", "text", "thinking", "throwSync", "toolCall", "toolResultMessage", "traceOf", "userMessage",
+    "withoutStart",
+  ],
+  types: [
+    "AssistantMessageOptions", "Deferred", "EndWithoutDoneFault", "ErrorAfterFault", "EventGrammarError",
+    "EventGrammarOptions", "EventsAfterDoneFault", "HangFault", "RealTimerProbe", "RecordedRequest",
+    "RecordedStreamOptions", "RecordedTool", "RejectFault", "ResponseOptions", "ScriptEntry", "ScriptEntryFunction",
+    "ScriptFault", "ScriptedBlock", "ScriptedModel", "ScriptedModelError", "ScriptedModelErrorCode",
+    "ScriptedModelOptions", "ScriptedResponse", "ScriptedToolCall", "ThrowSyncFault", "TimerClock",
+    "ToolResultMessageOptions", "VirtualClock", "VirtualClockOptions", "WithoutStartFault",
   ],
 });

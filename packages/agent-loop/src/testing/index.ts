@@ -1,8 +1,13 @@
 /**
  * `@turnkit/agent-loop/testing`: a scripted fake model, fault injection,
- * request recording, message builders and a virtual clock, for testing the
- * loop and hosts built on it without a provider. Depends only on pi-ai.
+ * request recording, message builders, a virtual clock, an event-grammar
+ * checker and leak probes, for testing the loop and hosts built on it
+ * without a provider. Depends only on pi-ai and Node's built-ins. Every
+ * public name is listed here on purpose; `test/public-surface.test.ts` fails
+ * when one is added or removed without updating its expected list.
  */
+
+// Script blocks: what a scripted response holds
 export {
   response,
   text,
@@ -13,6 +18,8 @@ export {
   type ScriptedResponse,
   type ScriptedToolCall,
 } from "./script-blocks.js";
+
+// Faults a script entry can inject
 export {
   endWithoutDone,
   errorAfter,
@@ -30,18 +37,23 @@ export {
   type ThrowSyncFault,
   type WithoutStartFault,
 } from "./script-faults.js";
+
+// The scripted model and what it records
 export type { ScriptEntry, ScriptEntryFunction } from "./script-entry.js";
 export {
   createScriptedModel,
   type ScriptedModel,
   type ScriptedModelOptions,
 } from "./scripted-model.js";
+export { ScriptedModelError, ScriptedModelErrorCode } from "./scripted-model-error.js";
 export {
   requestText,
   type RecordedRequest,
   type RecordedStreamOptions,
   type RecordedTool,
 } from "./request-recording.js";
+
+// Message builders
 export {
   assistantMessage,
   emptyUsage,
@@ -50,8 +62,23 @@ export {
   type AssistantMessageOptions,
   type ToolResultMessageOptions,
 } from "./message-builders.js";
-export { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
+
+// Time
+export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from "./virtual-clock.js";
 export { realTimerClock, type TimerClock } from "./timer-clock.js";
+
+// Checking a run: the event grammar, readable traces, leak probes, hand-released promises
+export {
+  EventGrammarError,
+  assertEventGrammar,
+  describeEvent,
+  traceOf,
+  type EventGrammarOptions,
+} from "./event-grammar.js";
+export { abortListenerCount, probeRealTimers, type RealTimerProbe } from "./leak-probes.js";
+export { deferred, type Deferred } from "./deferred.js";
+
+// Constants
 export {
   ABORTED_ERROR_MESSAGE,
   SCRIPTED_API,

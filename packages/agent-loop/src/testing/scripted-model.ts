@@ -22,6 +22,7 @@ import {
   SCRIPTED_PROVIDER,
 } from "./scripted-defaults.js";
 import { leakEventsPastEnd, pumpEvents, type StreamEnding } from "./stream-pump.js";
+import { ScriptedModelError, ScriptedModelErrorCode } from "./scripted-model-error.js";
 import { realTimerClock, type TimerClock } from "./timer-clock.js";
 
 /** Options of {@link createScriptedModel}. */
@@ -34,6 +35,13 @@ export interface ScriptedModelOptions {
   eventDelayMs?: number;
   /** Delta size of every response that sets none. Default: words for text, 10 characters for tool arguments. */
   chunkSize?: number;
+  /**
+   * Fail loudly on a request the script does not expect: `streamFn` throws a
+   * {@link ScriptedModelError} (`unexpected_request`) instead of streaming an
+   * error response the code under test might swallow. Default false.
+   * `assertScriptConsumed()` reports such requests either way.
+   */
+  strict?: boolean;
 }
 
 /** A fake model that answers each request with the next script entry. */
@@ -61,6 +69,13 @@ export interface ScriptedModel {
   remaining(): number;
   /** Adds entries to the end of the script. */
   append(...entries: ScriptEntry[]): void;
+  /**
+   * Throws a {@link ScriptedModelError} unless the script was used exactly:
+   * `unexpected_request` when some request found no entry left (naming the
+   * first, with its last message), else `unconsumed_entries` when entries
+   * remain. Call it at the end of a test.
+   */
+  assertScriptConsumed(): void;
 }
 
 const MAX_ENTRY_FUNCTION_DEPTH = 32;
@@ -125,6 +140,7 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
   const requests: RecordedRequest[] = [];
   let consumed = 0;
   let toolCallCount = 0;
+  const unexpected: RecordedRequest[] = [];
   const nextToolCallId = () => {
     toolCallCount += 1;
     return `call_${toolCallCount}`;
@@ -228,6 +244,10 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
     const hadEntry = queue.length > 0;
     const entry = queue.shift();
     if (hadEntry) consumed += 1;
+    else {
+      unexpected.push(request);
+      if (options.strict) throw unexpectedRequestError(request, consumed);
+    }
     const identity: MessageIdentity = {
       api: requestModel?.api ?? model.api,
       provider: requestModel?.provider ?? model.provider,
@@ -255,7 +275,33 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
     append: (...entries) => {
       queue.push(...entries);
     },
+    assertScriptConsumed() {
+      const first = unexpected[0];
+      if (first) throw unexpectedRequestError(first, consumed, unexpected.length);
+      if (queue.length > 0) {
+        throw new ScriptedModelError({
+          code: ScriptedModelErrorCode.UnconsumedEntries,
+          message: `Scripted model: ${queue.length} of ${consumed + queue.length} script entries were never requested (${requests.length} requests arrived)`,
+        });
+      }
+    },
   };
+}
+
+function unexpectedRequestError(request: RecordedRequest, consumed: number, count = 1): ScriptedModelError {
+  const last = request.context.messages[request.context.messages.length - 1];
+  const more = count > 1 ? ` (and ${count - 1} more)` : "";
+  return new ScriptedModelError({
+    code: ScriptedModelErrorCode.UnexpectedRequest,
+    message: `Scripted model: request #${request.index + 1}${more} arrived after all ${consumed} script entries were used; its last message is ${describeMessage(last)}`,
+  });
+}
+
+function describeMessage(message: Context["messages"][number] | undefined): string {
+  if (!message) return "none";
+  const content = message.content;
+  const text = typeof content === "string" ? content : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join(" ");
+  return `${message.role} "${text.slice(0, 80)}"`;
 }
 
 /** A `text_delta` and a second, different `done`: either reaching a consumer is visible. */

@@ -21,6 +21,24 @@ export interface VirtualClock extends TimerClock {
   runAll(): Promise<void>;
   /** Number of timers scheduled and neither fired nor cleared. */
   pendingCount(): number;
+  /** Due time of the earliest timer neither fired nor cleared, or `undefined` when none is pending. */
+  nextDueAt(): number | undefined;
+  /** Every delay passed to `setTimeout` so far, as given, in scheduling order (cleared timers included). */
+  scheduledDelays(): readonly number[];
+}
+
+/** Options of {@link createVirtualClock}. */
+export interface VirtualClockOptions {
+  /** Time of `now()` at creation. Default 0. */
+  start?: number;
+  /**
+   * Let the clock advance itself: once the event loop has run a macrotask
+   * after a timer was scheduled, time jumps to that timer and it fires
+   * (with every earlier one), unless it was cleared. Backoff waits and
+   * delays then take no real time and still happen in order. Default false:
+   * time moves only through `advance` and `runAll`.
+   */
+  autoAdvance?: boolean;
 }
 
 interface VirtualTimer {
@@ -45,14 +63,17 @@ async function flushPromiseChains(): Promise<void> {
 }
 
 /**
- * Creates a virtual clock at time `start`. `setTimeout` returns a numeric
- * handle; a negative or non-finite delay counts as 0. Nothing runs until
- * `advance` or `runAll` is awaited.
+ * Creates a virtual clock (at `options` or at time `start`). `setTimeout`
+ * returns a numeric handle; a negative or non-finite delay counts as 0.
+ * Nothing runs until `advance` or `runAll` is awaited, unless the clock
+ * advances itself (`autoAdvance`).
  */
-export function createVirtualClock(start = 0): VirtualClock {
+export function createVirtualClock(options: number | VirtualClockOptions = {}): VirtualClock {
+  const { start = 0, autoAdvance = false } = typeof options === "number" ? { start: options } : options;
   let now = start;
   let nextId = 1;
   const timers = new Map<number, VirtualTimer>();
+  const scheduledDelays: number[] = [];
 
   const earliestDue = (limit: number): VirtualTimer | undefined => {
     let earliest: VirtualTimer | undefined;
@@ -75,7 +96,10 @@ export function createVirtualClock(start = 0): VirtualClock {
       const delay = Number.isFinite(ms) && ms > 0 ? ms : 0;
       const id = nextId;
       nextId += 1;
-      timers.set(id, { id, dueAt: now + delay, fn });
+      const timer: VirtualTimer = { id, dueAt: now + delay, fn };
+      timers.set(id, timer);
+      scheduledDelays.push(ms);
+      if (autoAdvance) scheduleAutoAdvance(() => fireDueBy(timer));
       return id;
     },
     clearTimeout(handle) {
@@ -106,5 +130,20 @@ export function createVirtualClock(start = 0): VirtualClock {
       }
     },
     pendingCount: () => timers.size,
+    nextDueAt: () => earliestDue(Number.POSITIVE_INFINITY)?.dueAt,
+    scheduledDelays: () => scheduledDelays,
   };
+
+  /** The self-advancing step: fires `timer` and every timer due before it, unless it is gone already. */
+  function fireDueBy(timer: VirtualTimer): void {
+    if (!timers.has(timer.id)) return;
+    for (let due = earliestDue(timer.dueAt); due; due = earliestDue(timer.dueAt)) fire(due);
+    now = Math.max(now, timer.dueAt);
+  }
+}
+
+/** Runs `step` after the current macrotask, with real time (the self-advancing clock's only real scheduling). */
+function scheduleAutoAdvance(step: () => void): void {
+  if (realSetImmediate) realSetImmediate(step);
+  else void Promise.resolve().then(step);
 }

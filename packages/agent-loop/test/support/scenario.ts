@@ -15,6 +15,8 @@ import {
   type ToolExecutionMode,
 } from "../../src/index.js";
 import { createScriptedModel, type ScriptEntry, type ScriptedModel } from "../../src/testing/index.js";
+
+export { deferred, type Deferred } from "../../src/testing/index.js";
 import { assertEventGrammar, traceOf } from "./event-grammar.js";
 
 /** A user message with a fixed timestamp, so transcripts compare with `toEqual`. */
@@ -27,22 +29,6 @@ export function providerMessagesOnly(messages: AgentMessage[]): Message[] {
   return messages.filter((message): message is Message => ["user", "assistant", "toolResult"].includes(message.role));
 }
 
-/** A promise with its resolve and reject functions. */
-export interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** Lets every queued microtask and promise chain run. */
 export const flush = () => new Promise<void>((resolve) => setImmediate(resolve));

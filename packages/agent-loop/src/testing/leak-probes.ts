@@ -1,42 +1,20 @@
 /**
- * Measures what a run leaves behind (SPEC X2, issue 8 invariant 6):
- * listeners on an abort signal, real timers started during the run and not
- * cleared, and unhandled promise rejections.
+ * What a run may leave behind on the process, measured: listeners on an
+ * abort signal and real timers started and never cleared. Node only (uses
+ * `node:events`).
  */
 import { getEventListeners } from "node:events";
 
-/** Abort listeners currently registered on `signal` (node's own count, no wrapping). */
+/** Abort listeners currently registered on `signal` (Node's own count; nothing is wrapped). */
 export function abortListenerCount(signal: AbortSignal): number {
   return getEventListeners(signal, "abort").length;
 }
 
-let unhandled: unknown[] | undefined;
-
-/**
- * Starts counting unhandled rejections process-wide (once; later calls reuse
- * the counter). Returns a reader of everything seen so far.
- */
-export function unhandledRejections(): { readonly seen: readonly unknown[] } {
-  if (!unhandled) {
-    const seen: unknown[] = [];
-    unhandled = seen;
-    process.on("unhandledRejection", (reason) => {
-      seen.push(reason);
-    });
-  }
-  const seen = unhandled;
-  return {
-    get seen() {
-      return seen;
-    },
-  };
-}
-
-/** Real timers started while a {@link RealTimerProbe} was installed. */
+/** Real timers started while a {@link probeRealTimers} probe was installed. */
 export interface RealTimerProbe {
   /** Timers started during the probe that neither fired nor were cleared. */
   pending(): number;
-  /** Puts the original `setTimeout` / `clearTimeout` back. */
+  /** Puts the original `setTimeout` / `clearTimeout` back (only if nobody replaced them since). */
   restore(): void;
 }
 
@@ -44,9 +22,11 @@ export interface RealTimerProbe {
 const RUNNER_FRAMES = /[\\/](vitest|@vitest|tinypool|birpc)[\\/]/;
 
 /**
- * Wraps `setTimeout` / `clearTimeout` to count real timers the code under
- * test starts (the loop's abort-grace timers use real time). Only timers
- * started while installed are counted, and not those the test runner starts.
+ * Wraps `globalThis.setTimeout` / `clearTimeout` to count the real timers the
+ * code under test starts (code looks them up at call time, so the loop's
+ * abort-grace timers are seen). Only timers started while the probe is
+ * installed count, and not those started directly by vitest's own machinery.
+ * Call `restore()` when done, also when the test fails.
  */
 export function probeRealTimers(): RealTimerProbe {
   const originalSet = globalThis.setTimeout;
