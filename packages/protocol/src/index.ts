@@ -6,7 +6,7 @@
 
 // Turn outcomes, statuses and error codes
 export { ErrorCode, ERROR_CODES, isErrorCode } from "./status-codes.js";
-export type { TurnError, TurnOutcome, TurnOutcomeKind } from "./turn-outcome.js";
+export type { BudgetExceededDetail, TurnError, TurnOutcome, TurnOutcomeKind } from "./turn-outcome.js";
 export {
   TURN_STATUSES,
   TERMINAL_STATUSES,
@@ -15,6 +15,30 @@ export {
   type TerminalTurnStatus,
 } from "./turn-status.js";
 export { outcomeToStatus } from "./outcome-to-status.js";
+
+// What a turn reports about itself: usage, timing, per-step reports, warnings
+export type { TurnReport } from "./turn-report.js";
+export type { TurnUsage } from "./turn-usage.js";
+export type { ModelRequestTiming, ToolCallTiming, TurnTiming } from "./turn-timing.js";
+export type { StepReport } from "./step-report.js";
+export {
+  RuntimeWarningCode,
+  RUNTIME_WARNING_CODES,
+  type RuntimeWarningPayload,
+  type RetryWarning,
+  type ImagesDroppedWarning,
+  type OverflowRecoveryWarning,
+  type HookAbandonedWarning,
+  type LateToolUpdateWarning,
+} from "./runtime-warning.js";
+export {
+  TurnUsageSchema,
+  ModelRequestTimingSchema,
+  ToolCallTimingSchema,
+  TurnTimingSchema,
+  StepReportSchema,
+  BudgetExceededDetailSchema,
+} from "./observability-schemas.js";
 
 // Runtime events: what a turn pushes to the host's event writer
 export type {
@@ -50,6 +74,7 @@ export {
   type SessionStatusEvent,
   type DebugTraceEvent,
   type MessagePersistedEvent,
+  type RuntimeWarningEvent,
   type TerminalStatusEvent,
 } from "./runtime-event.js";
 export { createRuntimeEvent, type RuntimeEventInit } from "./create-runtime-event.js";
@@ -64,6 +89,7 @@ export {
   SessionStatusPayloadSchema,
   DebugTracePayloadSchema,
   MessagePersistedPayloadSchema,
+  RuntimeWarningPayloadSchema,
   RuntimeEventSchemas,
   RuntimeEventSchema,
   type TStreamChunk,

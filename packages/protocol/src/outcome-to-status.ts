@@ -1,23 +1,40 @@
 import type { TerminalSessionStatusPayload } from "./runtime-event.js";
-import type { TurnOutcome } from "./turn-outcome.js";
+import type { TurnError, TurnOutcome } from "./turn-outcome.js";
+import type { TurnReport } from "./turn-report.js";
 
 /**
  * The terminal `session.status` payload that reports `outcome`:
  * `completed` → `{ status: "completed" }`, `aborted` → `{ status: "aborted" }`,
  * `failed` → `{ status: "failed", error }` with a copy of the outcome's
- * classified error. Pure; never throws for a valid outcome.
+ * classified error (and its `budget`, when a limit was reached). The
+ * outcome's `usage` and `timing`, when present, are carried over; messages
+ * handed back never are. Pure; never throws for a valid outcome.
  */
 export function outcomeToStatus(outcome: TurnOutcome): TerminalSessionStatusPayload {
   switch (outcome.kind) {
     case "completed":
-      return { status: "completed" };
+      return { status: "completed", ...reportOf(outcome) };
     case "aborted":
-      return { status: "aborted" };
+      return { status: "aborted", ...reportOf(outcome) };
     case "failed":
-      return { status: "failed", error: { code: outcome.error.code, message: outcome.error.message } };
+      return { status: "failed", error: copyError(outcome.error), ...reportOf(outcome) };
     default: {
       const unreachable: never = outcome;
       throw new TypeError(`Unknown turn outcome kind: ${JSON.stringify((unreachable as { kind?: unknown }).kind)}`);
     }
   }
+}
+
+function copyError(error: TurnError): TurnError {
+  const copy: TurnError = { code: error.code, message: error.message };
+  if (error.budget) copy.budget = { ...error.budget };
+  return copy;
+}
+
+/** The outcome's report fields that are present (absent ones stay absent, so `{ status }` compares equal). */
+function reportOf(outcome: TurnReport): TurnReport {
+  const report: TurnReport = {};
+  if (outcome.usage !== undefined) report.usage = outcome.usage;
+  if (outcome.timing !== undefined) report.timing = outcome.timing;
+  return report;
 }

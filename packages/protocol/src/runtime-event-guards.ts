@@ -24,6 +24,12 @@ function knownType(value: unknown): RuntimeEventType | undefined {
 
 // Rules the schema cannot express.
 function semanticErrors(event: RuntimeEvent): string[] {
+  if (event.type === "session.status" && event.payload.status === "failed") {
+    const { code, budget } = event.payload.error;
+    if ((code === "budget_exceeded") !== (budget !== undefined)) {
+      return [`/payload/error/budget: must be present exactly when the code is budget_exceeded (code ${code})`];
+    }
+  }
   if (event.type === "message.persisted" && event.payload.messageIds !== undefined) {
     const { messageIds, messages } = event.payload;
     if (messageIds.length !== messages.length) {
@@ -41,7 +47,8 @@ export type RuntimeEventValidation =
 /**
  * Validates an untrusted value as a {@link RuntimeEvent}: the schema id, the
  * envelope, the payload of its `type`, and the rules a schema cannot express
- * (index-aligned `messageIds`). Never throws; on failure `errors` lists
+ * (index-aligned `messageIds`; a failed status's `error.budget` present
+ * exactly for code `budget_exceeded`). Never throws; on failure `errors` lists
  * readable `/path: problem` lines. It checks one event, so per-turn rules
  * (monotonic `seq`, one terminal status last) are the caller's.
  */

@@ -5,6 +5,7 @@ import {
   ProtocolTextContentSchema,
   ProtocolUsageSchema,
 } from "./message-schemas.js";
+import { BudgetExceededDetailSchema, StepReportSchema, TurnTimingSchema, TurnUsageSchema } from "./observability-schemas.js";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEventType } from "./runtime-event.js";
 import { ERROR_CODES } from "./status-codes.js";
 
@@ -21,7 +22,11 @@ const NonEmptyString = Type.String({ minLength: 1 });
 export const ErrorCodeSchema = Type.Union(ERROR_CODES.map((code) => Type.Literal(code)));
 
 /** Schema of a {@link TurnError}. */
-export const TurnErrorSchema = Type.Object({ code: ErrorCodeSchema, message: Type.String() });
+export const TurnErrorSchema = Type.Object({
+  code: ErrorCodeSchema,
+  message: Type.String(),
+  budget: Type.Optional(BudgetExceededDetailSchema),
+});
 
 /** Schema of a {@link ToolCallStatus}. */
 export const ToolCallStatusSchema = Type.Union([
@@ -53,12 +58,14 @@ const streamChunkSchema = Type.Union([
     kind: Type.Literal("finish"),
     reason: Type.Union([Type.Literal("stop"), Type.Literal("length"), Type.Literal("toolUse"), Type.Literal("aborted")]),
     usage: Type.Optional(ProtocolUsageSchema),
+    step: Type.Optional(StepReportSchema),
     error: Type.Optional(Type.Undefined()),
   }),
   Type.Object({
     kind: Type.Literal("finish"),
     reason: Type.Literal("error"),
     usage: Type.Optional(ProtocolUsageSchema),
+    step: Type.Optional(StepReportSchema),
     error: TurnErrorSchema,
   }),
 ]);
@@ -80,8 +87,33 @@ export const SessionStatusPayloadSchema = Type.Union([
   Type.Object({
     status: Type.Union([Type.Literal("running"), Type.Literal("completed"), Type.Literal("aborted")]),
     error: Type.Optional(Type.Undefined()),
+    usage: Type.Optional(TurnUsageSchema),
+    timing: Type.Optional(TurnTimingSchema),
   }),
-  Type.Object({ status: Type.Literal("failed"), error: TurnErrorSchema }),
+  Type.Object({
+    status: Type.Literal("failed"),
+    error: TurnErrorSchema,
+    usage: Type.Optional(TurnUsageSchema),
+    timing: Type.Optional(TurnTimingSchema),
+  }),
+]);
+
+const Family = Type.Union([Type.Literal("main"), Type.Literal("auxiliary")]);
+
+/** Schema of a {@link RuntimeWarningPayload}, a union on `code`. */
+export const RuntimeWarningPayloadSchema = Type.Union([
+  Type.Object({
+    code: Type.Union([Type.Literal("retry_wait"), Type.Literal("timeout_retried")]),
+    message: Type.String(),
+    family: Family,
+    attempt: Type.Integer({ minimum: 1 }),
+    delayMs: Type.Number({ minimum: 0 }),
+    error: TurnErrorSchema,
+  }),
+  Type.Object({ code: Type.Literal("images_dropped"), message: Type.String(), count: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ code: Type.Literal("overflow_recovery"), message: Type.String() }),
+  Type.Object({ code: Type.Literal("hook_abandoned"), message: Type.String(), hook: Type.String() }),
+  Type.Object({ code: Type.Literal("late_tool_update"), message: Type.String(), toolCallId: NonEmptyString, toolName: Type.String() }),
 ]);
 
 /** Schema of a {@link DebugTracePayload}. */
@@ -133,6 +165,7 @@ const runtimeEventSchemas = {
   "debug.trace": envelope("debug.trace", DebugTracePayloadSchema),
   "message.persisted": envelope("message.persisted", MessagePersistedPayloadSchema),
   "action.required": envelope("action.required", ActionRequiredPayloadSchema),
+  "runtime.warning": envelope("runtime.warning", RuntimeWarningPayloadSchema),
 } satisfies Record<RuntimeEventType, TObject>;
 type RuntimeEventSchemasShape = typeof runtimeEventSchemas;
 /** The type of {@link RuntimeEventSchemas}, named so declarations reference it instead of repeating it. */
@@ -147,4 +180,5 @@ export const RuntimeEventSchema = Type.Union([
   RuntimeEventSchemas["debug.trace"],
   RuntimeEventSchemas["message.persisted"],
   RuntimeEventSchemas["action.required"],
+  RuntimeEventSchemas["runtime.warning"],
 ]);

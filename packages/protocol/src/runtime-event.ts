@@ -1,7 +1,9 @@
 import type { ProtocolAnyMessage } from "./messages.js";
+import type { RuntimeWarningPayload } from "./runtime-warning.js";
 import type { StreamChunk } from "./stream-chunk.js";
 import type { TurnError } from "./turn-outcome.js";
 import type { TerminalTurnStatus, TurnStatus } from "./turn-status.js";
+import type { TurnReport } from "./turn-report.js";
 
 /**
  * The schema id every {@link RuntimeEvent} carries. A breaking change to the
@@ -29,7 +31,7 @@ export interface StreamRespPayload {
 }
 
 /** A `session.status` payload for a status other than `failed`; it never carries an error. */
-export interface SessionStatusOkPayload {
+export interface SessionStatusOkPayload extends TurnReport {
   /** The turn's new status. */
   status: Exclude<TurnStatus, "failed">;
   /** Never present. */
@@ -37,7 +39,7 @@ export interface SessionStatusOkPayload {
 }
 
 /** A `session.status` payload for a failed turn; `error` says why (SPEC T3). */
-export interface SessionStatusFailedPayload {
+export interface SessionStatusFailedPayload extends TurnReport {
   /** The turn failed; a terminal status. */
   status: "failed";
   /** Why: a stable code and a message. */
@@ -49,7 +51,7 @@ export type SessionStatusPayload = SessionStatusOkPayload | SessionStatusFailedP
 
 /** A {@link SessionStatusPayload} with a terminal status. */
 export type TerminalSessionStatusPayload =
-  | { status: Exclude<TerminalTurnStatus, "failed">; error?: undefined }
+  | ({ status: Exclude<TerminalTurnStatus, "failed">; error?: undefined } & TurnReport)
   | SessionStatusFailedPayload;
 
 /** Severity of a `debug.trace` event. */
@@ -130,6 +132,8 @@ export type RuntimeEventPayloadMap = {
   "message.persisted": MessagePersistedPayload;
   /** The turn waits for a person's answer (a tool call to approve). */
   "action.required": ActionRequiredPayload;
+  /** Something went wrong and the turn recovered or went on (a retry wait, dropped images). */
+  "runtime.warning": RuntimeWarningPayload;
 };
 
 /** The `type` of a {@link RuntimeEvent}. */
@@ -142,6 +146,7 @@ const RUNTIME_EVENT_TYPE_ORDER = {
   "debug.trace": 2,
   "message.persisted": 3,
   "action.required": 4,
+  "runtime.warning": 5,
 } satisfies Record<RuntimeEventType, number>;
 
 /** Every {@link RuntimeEventType}, each once. */
@@ -195,5 +200,7 @@ export type SessionStatusEvent = RuntimeEvent<"session.status">;
 export type DebugTraceEvent = RuntimeEvent<"debug.trace">;
 /** A `message.persisted` event. */
 export type MessagePersistedEvent = RuntimeEvent<"message.persisted">;
+/** A `runtime.warning` event. */
+export type RuntimeWarningEvent = RuntimeEvent<"runtime.warning">;
 /** A `session.status` event with a terminal status: the last event of a turn. */
 export type TerminalStatusEvent = RuntimeEventEnvelope<"session.status", TerminalSessionStatusPayload>;

@@ -24,6 +24,12 @@ export const ErrorCode = {
   InvalidRequest: "invalid_request",
   /** The provider's content filter refused the request or the response. */
   ContentFilter: "content_filter",
+  /**
+   * A limit the host set for the turn (steps, output tokens, cost) was
+   * reached; the turn ended after the step that reached it. The error's
+   * `budget` names the limit and the measured value.
+   */
+  BudgetExceeded: "budget_exceeded",
   /** A host hook failed, or decided to fail the turn. */
   Hook: "hook",
   /** Anything else: a bug, an unexpected exception. */

@@ -1,4 +1,5 @@
 import type { ProtocolMediaDescriptor, ProtocolStopReason, ProtocolTextContent, ProtocolUsage } from "./content-blocks.js";
+import type { StepReport } from "./step-report.js";
 import type { TurnError } from "./turn-outcome.js";
 
 /**
@@ -72,6 +73,8 @@ export interface StreamFinishedChunk {
   reason: Exclude<ProtocolStopReason, "error">;
   /** Token usage of the response, when known. */
   usage?: ProtocolUsage;
+  /** What the step this message closes cost, with the turn's running totals (from `PiTurnRunner`). */
+  step?: StepReport;
   /** Never present. */
   error?: undefined;
 }
@@ -84,6 +87,8 @@ export interface StreamFailedChunk {
   reason: "error";
   /** Token usage of the response, when known. */
   usage?: ProtocolUsage;
+  /** What the step this message closes cost, with the turn's running totals (from `PiTurnRunner`). */
+  step?: StepReport;
   /** The classified failure: a stable code and a message. */
   error: TurnError;
 }

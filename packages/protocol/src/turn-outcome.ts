@@ -1,4 +1,19 @@
 import type { ErrorCode } from "./status-codes.js";
+import type { TurnReport } from "./turn-report.js";
+
+/**
+ * Which limit of the turn was reached (code `budget_exceeded`): the limit's
+ * name as the host set it on `RunTurnInput.budget`, its value, and what the
+ * turn had measured when it stopped (at least the limit).
+ */
+export interface BudgetExceededDetail {
+  /** `maxSteps` (model requests of the loop), `maxOutputTokens` or `maxCost`. */
+  limit: "maxSteps" | "maxOutputTokens" | "maxCost";
+  /** The limit the host set. */
+  max: number;
+  /** The turn's measured steps, output tokens or cost when it stopped. */
+  measured: number;
+}
 
 /** A classified error: a stable code plus a human-readable message. */
 export interface TurnError {
@@ -6,6 +21,8 @@ export interface TurnError {
   code: ErrorCode;
   /** Human-readable description; never contains credentials. */
   message: string;
+  /** Present exactly when `code` is `budget_exceeded`: the limit and the measured value. */
+  budget?: BudgetExceededDetail;
 }
 
 /**
@@ -15,11 +32,15 @@ export interface TurnError {
  * - `completed`: the agent reached a natural end (or a host-requested stop).
  * - `aborted`: the caller's signal fired.
  * - `failed`: the turn could not finish; `error.code` says why.
+ *
+ * Every kind reports the turn's usage and timing (`TurnReport`).
  */
-export type TurnOutcome =
+export type TurnOutcome = (
   | { kind: "completed" }
   | { kind: "aborted" }
-  | { kind: "failed"; message: string; error: TurnError };
+  | { kind: "failed"; message: string; error: TurnError }
+) &
+  TurnReport;
 
 /** The `kind` of a {@link TurnOutcome}. */
 export type TurnOutcomeKind = TurnOutcome["kind"];

@@ -10,6 +10,8 @@ describePublicSurface({
   entry: new URL("../src/index.ts", import.meta.url),
   readme: new URL("../README.md", import.meta.url),
   values: [
+    "BudgetExceededDetailSchema", "ModelRequestTimingSchema", "RUNTIME_WARNING_CODES", "RuntimeWarningCode",
+    "RuntimeWarningPayloadSchema", "StepReportSchema", "ToolCallTimingSchema", "TurnTimingSchema", "TurnUsageSchema",
     "DebugTracePayloadSchema", "ERROR_CODES", "ErrorCode", "ErrorCodeSchema", "LLM_MESSAGE_ROLES",
     "MessagePersistedPayloadSchema", "PROTOCOL_AGENT_EVENT_TYPES", "ProtocolAgentEventSchema",
     "ProtocolAgentEventSchemas", "ProtocolAnyMessageSchema", "ProtocolAssistantMessageDiagnosticSchema",
@@ -24,6 +26,9 @@ describePublicSurface({
     "validateProtocolAgentEvent", "validateRuntimeEvent",
   ],
   types: [
+    "BudgetExceededDetail", "HookAbandonedWarning", "ImagesDroppedWarning", "LateToolUpdateWarning",
+    "ModelRequestTiming", "OverflowRecoveryWarning", "RetryWarning", "RuntimeWarningCode", "RuntimeWarningEvent",
+    "RuntimeWarningPayload", "StepReport", "ToolCallTiming", "TurnReport", "TurnTiming", "TurnUsage",
     "DebugTraceEvent", "DebugTracePayload", "ErrorCode", "MessagePersistedEvent", "MessagePersistedPayload",
     "MessagePersistedReason", "ProtocolAgentEvent", "ProtocolAgentEventListener", "ProtocolAgentEventType",
     "ProtocolAgentEventValidation", "ProtocolAnyMessage", "ProtocolAssistantMessage",

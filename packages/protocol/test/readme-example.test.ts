@@ -12,6 +12,8 @@ const ui = {
   showError: vi.fn((_code: string, _message: string) => {}),
   endTurn: vi.fn((_turnId: string) => {}),
   askApproval: vi.fn((_turnId: string, _requestId: string, _toolName: string) => {}),
+  showWarning: vi.fn((_code: string, _message: string) => {}),
+  showCost: vi.fn((_totalCost: number) => {}),
 };
 const store = { append: vi.fn((_sessionId: string, _reason: string, _messages: ProtocolAnyMessage[]) => {}) };
 
@@ -26,7 +28,10 @@ const eventWriter = {
       }
       case "session.status":
         if (event.payload.status === "failed") ui.showError(event.payload.error.code, event.payload.error.message);
-        if (isTerminalEvent(event)) ui.endTurn(event.turnId);
+        if (isTerminalEvent(event)) {
+          if (event.payload.usage) ui.showCost(event.payload.usage.total.cost.total);
+          ui.endTurn(event.turnId);
+        }
         break;
       case "debug.trace":
         console[event.payload.level](event.payload.phase, event.payload.message, event.payload.attrs);
@@ -36,6 +41,9 @@ const eventWriter = {
         break;
       case "action.required":
         ui.askApproval(event.turnId, event.payload.requestId, event.payload.toolName);
+        break;
+      case "runtime.warning":
+        ui.showWarning(event.payload.code, event.payload.message);
         break;
       default: {
         const unhandled: never = event; // a new event type fails to compile here
@@ -56,6 +64,11 @@ describe("README example", () => {
     expect(ui.showError).toHaveBeenCalledWith("rate_limited", "429 Too Many Requests");
     expect(ui.endTurn).toHaveBeenCalledTimes(1);
     expect(ui.askApproval).toHaveBeenCalledWith("turn-1", "approval:call-2", "bash");
+    expect(ui.showWarning.mock.calls).toEqual([
+      ["retry_wait", "rate limited, retrying in 2.1 s"],
+      ["late_tool_update", "read sent an update after its result; ignored"],
+    ]);
+    expect(ui.showCost).toHaveBeenCalledWith(0.00087);
     expect(store.append).toHaveBeenCalledWith("sess-1", "messageDelta", expect.any(Array));
   });
 });

@@ -230,7 +230,7 @@ describe("action.required", () => {
   });
 
   it("needs a request id, the call and its arguments", () => {
-    const { requestId: _requestId, ...withoutId } = asked.payload as Record<string, unknown>;
+    const { requestId: _requestId, ...withoutId } = asked.payload as unknown as Record<string, unknown>;
     const result = validateRuntimeEvent({ ...asked, payload: withoutId });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.errors.join("\n")).toMatch(/requestId/);

@@ -1,5 +1,6 @@
 import {
   createRuntimeEvent,
+  type TurnUsage,
   type ProtocolAssistantMessage,
   type ProtocolUsage,
   type RuntimeEvent,
@@ -29,6 +30,14 @@ export function assistantMessage(overrides: Partial<ProtocolAssistantMessage> = 
     ...overrides,
   };
 }
+
+/** A turn's usage after one request of 120 input and 30 output tokens and one retried attempt that cost 20 input tokens. */
+export const sampleTurnUsage: TurnUsage = {
+  main: { ...zeroUsage, input: 140, output: 30, totalTokens: 170, cost: { input: 0.00042, output: 0.00045, cacheRead: 0, cacheWrite: 0, total: 0.00087 } },
+  auxiliary: zeroUsage,
+  total: { ...zeroUsage, input: 140, output: 30, totalTokens: 170, cost: { input: 0.00042, output: 0.00045, cacheRead: 0, cacheWrite: 0, total: 0.00087 } },
+  attempts: { main: 2, auxiliary: 0 },
+};
 
 let seq = 0;
 
@@ -63,7 +72,29 @@ export function sampleTurn(): RuntimeEvent[] {
         durationMs: 12,
       },
     }),
-    event("stream.resp", { messageId: "m1", chunkIndex: 4, chunk: { kind: "finish", reason: "toolUse", usage: zeroUsage } }),
+    event("runtime.warning", {
+      code: "retry_wait",
+      message: "rate limited, retrying in 2.1 s",
+      family: "main",
+      attempt: 1,
+      delayMs: 2100,
+      error: { code: "rate_limited", message: "429 Too Many Requests" },
+    }),
+    event("stream.resp", {
+      messageId: "m1",
+      chunkIndex: 4,
+      chunk: {
+        kind: "finish",
+        reason: "toolUse",
+        usage: zeroUsage,
+        step: {
+          stepIndex: 0,
+          usage: sampleTurnUsage.main,
+          timing: { family: "main", attempts: 2, backoffMs: 2100, durationMs: 3400, firstEventMs: 300, firstOutputMs: 400, decodeMs: 500, outputTokensPerSecond: 60 },
+          turnUsage: sampleTurnUsage,
+        },
+      },
+    }),
     event("message.persisted", {
       reason: "messageDelta",
       messages: [
@@ -95,6 +126,16 @@ export function sampleTurn(): RuntimeEvent[] {
       chunkIndex: 0,
       chunk: { kind: "finish", reason: "error", error: { code: "rate_limited", message: "429 Too Many Requests" } },
     }),
-    event("session.status", { status: "failed", error: { code: "rate_limited", message: "429 Too Many Requests" } }),
+    event("runtime.warning", { code: "late_tool_update", message: "read sent an update after its result; ignored", toolCallId: "call-1", toolName: "read" }),
+    event("session.status", {
+      status: "failed",
+      error: { code: "rate_limited", message: "429 Too Many Requests" },
+      usage: sampleTurnUsage,
+      timing: {
+        wallMs: 3600,
+        requests: [{ family: "main", attempts: 2, backoffMs: 2100, durationMs: 3400, firstEventMs: 300, firstOutputMs: 400, decodeMs: 500, outputTokensPerSecond: 60 }],
+        toolCalls: [{ toolCallId: "call-1", toolName: "read", queuedMs: 1, runMs: 12 }],
+      },
+    }),
   ];
 }

@@ -6,6 +6,20 @@
 import type { Static } from "@sinclair/typebox";
 import { describe, expectTypeOf, it } from "vitest";
 import {
+  BudgetExceededDetailSchema,
+  ModelRequestTimingSchema,
+  RuntimeWarningPayloadSchema,
+  StepReportSchema,
+  ToolCallTimingSchema,
+  TurnTimingSchema,
+  TurnUsageSchema,
+  type BudgetExceededDetail,
+  type ModelRequestTiming,
+  type RuntimeWarningPayload,
+  type StepReport,
+  type ToolCallTiming,
+  type TurnTiming,
+  type TurnUsage,
   DebugTracePayloadSchema,
   ErrorCodeSchema,
   MessagePersistedPayloadSchema,
@@ -73,6 +87,17 @@ describe("schemas and types describe the same shapes", () => {
     expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["stream.resp"]>, RuntimeEvent<"stream.resp">>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["action.required"]>, RuntimeEvent<"action.required">>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof RuntimeEventSchema>, RuntimeEvent>>().toEqualTypeOf<true>();
+  });
+
+  it("what a turn reports about itself", () => {
+    expectTypeOf<SameShape<Static<typeof TurnUsageSchema>, TurnUsage>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof ModelRequestTimingSchema>, ModelRequestTiming>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof ToolCallTimingSchema>, ToolCallTiming>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof TurnTimingSchema>, TurnTiming>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof StepReportSchema>, StepReport>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof BudgetExceededDetailSchema>, BudgetExceededDetail>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof RuntimeWarningPayloadSchema>, RuntimeWarningPayload>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["runtime.warning"]>, RuntimeEvent<"runtime.warning">>>().toEqualTypeOf<true>();
   });
 
   it("drift is caught: a schema missing a required field is not the same shape", () => {

@@ -1,0 +1,92 @@
+import type { TurnError } from "./turn-outcome.js";
+
+/**
+ * Stable codes of `runtime.warning` events: something went wrong and the
+ * turn recovered or went on. Hosts branch on these strings; new codes may
+ * be added, so keep a default branch.
+ */
+export const RuntimeWarningCode = {
+  /** A model request failed and is sent again after a wait (rate limit, overload, network). */
+  RetryWait: "retry_wait",
+  /** A model request timed out (first event or idle) and is sent again after a wait. */
+  TimeoutRetried: "timeout_retried",
+  /** Images were left out of a request (too small, or past the per-request limit); the model sees a placeholder. */
+  ImagesDropped: "images_dropped",
+  /** A request overflowed the context window; the before-LLM hooks shrank it and it is sent once more. */
+  OverflowRecovery: "overflow_recovery",
+  /** A hook or host callback was still running after the abort's grace period and was given up on. */
+  HookAbandoned: "hook_abandoned",
+  /** A tool sent a progress update after its result; the update was dropped. */
+  LateToolUpdate: "late_tool_update",
+} as const;
+
+/** One of the stable {@link RuntimeWarningCode} strings. */
+export type RuntimeWarningCode = (typeof RuntimeWarningCode)[keyof typeof RuntimeWarningCode];
+
+/** Every known warning code, in declaration order. */
+export const RUNTIME_WARNING_CODES: readonly RuntimeWarningCode[] = Object.freeze(Object.values(RuntimeWarningCode));
+
+/** A retried model request: which family, which attempt failed, how long the turn waits, and why. */
+export interface RetryWarning {
+  /** `retry_wait`, or `timeout_retried` when the attempt timed out. */
+  code: "retry_wait" | "timeout_retried";
+  /** In words, for a person: `rate limited, retrying in 2.1 s`. */
+  message: string;
+  /** `main` for the agent loop's requests, `auxiliary` for a hook's own. */
+  family: "main" | "auxiliary";
+  /** The 1-based attempt that failed. */
+  attempt: number;
+  /** How long the turn waits before the next attempt, in ms. */
+  delayMs: number;
+  /** The attempt's classified failure. */
+  error: TurnError;
+}
+
+/** Images replaced by a placeholder in one request. */
+export interface ImagesDroppedWarning {
+  code: "images_dropped";
+  /** In words, for a person. */
+  message: string;
+  /** How many images the request left out. */
+  count: number;
+}
+
+/** A context overflow the turn recovers from by resending a smaller request. */
+export interface OverflowRecoveryWarning {
+  code: "overflow_recovery";
+  /** In words, for a person. */
+  message: string;
+}
+
+/** A hook or host callback given up on after an abort. */
+export interface HookAbandonedWarning {
+  code: "hook_abandoned";
+  /** In words, for a person. */
+  message: string;
+  /** Which hook or callback (`beforeToolCallHook`, `allocateMessageId`, ...). */
+  hook: string;
+}
+
+/** A tool's progress update that arrived after its result. */
+export interface LateToolUpdateWarning {
+  code: "late_tool_update";
+  /** In words, for a person. */
+  message: string;
+  /** The model's id of the call. */
+  toolCallId: string;
+  /** The tool that sent it. */
+  toolName: string;
+}
+
+/**
+ * Payload of `runtime.warning`: a discriminated union on `code`, each with
+ * a human `message` and the structured fields a UI needs, so it never
+ * parses text. A warning never changes the turn; details stay in
+ * `debug.trace`.
+ */
+export type RuntimeWarningPayload =
+  | RetryWarning
+  | ImagesDroppedWarning
+  | OverflowRecoveryWarning
+  | HookAbandonedWarning
+  | LateToolUpdateWarning;
