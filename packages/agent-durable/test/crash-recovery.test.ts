@@ -1,66 +1,47 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RuntimeEvent } from "@turnkit/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DurableTurnClient, INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
-import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
-import { assertLogInvariants, messageText, resumeTraces } from "./support/log-assertions.js";
-import { WorkerCluster, waitFor } from "./support/worker-cluster.js";
+import { describe, expect, it } from "vitest";
+import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
+import { assertLogInvariants, finalText, resumeTraces } from "./support/log-assertions.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { waitFor } from "./support/worker-cluster.js";
 
-let postgres: TestPostgres;
-let client: DurableTurnClient;
-let cluster: WorkerCluster;
-let scratch: string;
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
-  scratch = mkdtempSync(join(tmpdir(), "turnkit-durable-"));
-  cluster = new WorkerCluster(postgres.url, join(scratch, "counts.jsonl"));
-}, 120_000);
-
-afterAll(async () => {
-  await cluster?.stopAll();
-  await client?.close();
-  await postgres?.stop();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-}, 60_000);
-
-function countsOf(turn: DurableTurnRef, kind: string): number {
-  return cluster.counts().filter((c) => c.turnId === turn.turnId && c.kind === kind).length;
-}
+const fixture = useDurableFixture();
 
 async function textDeltas(turn: DurableTurnRef): Promise<number> {
-  const events = await client.readEvents(turn);
+  const events = await fixture.client.readEvents(turn);
   return events.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text").length;
 }
 
-function finalText(events: RuntimeEvent[]): string {
-  const finished = events.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish").at(-1);
-  return finished?.type === "stream.resp" ? messageText(events, finished.payload.messageId) : "";
+/** Kills `workerId` with SIGKILL, starts it again (it recovers its turns at launch), and returns the finished turn's log. */
+async function killRestartAndFinish(turn: DurableTurnRef, workerId: string): Promise<RuntimeEvent[]> {
+  await fixture.cluster.kill(workerId);
+  await fixture.cluster.start(workerId, { LEASE_MS: "1500" });
+  expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+  const events = await fixture.client.readEvents(turn);
+  assertLogInvariants(events);
+  return events;
 }
 
 describe("crash recovery (worker processes killed with SIGKILL)", () => {
   it("runs a tool call and completes, with a contiguous log", async () => {
-    await cluster.start("w1", { LEASE_MS: "1500" });
-    const turn = await client.start({ sessionId: "s-basic", turnId: "basic", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 20 } });
-    expect(await client.outcome(turn)).toEqual({ kind: "completed" });
-    const events = await client.readEvents(turn);
+    await fixture.cluster.start("w1", { LEASE_MS: "1500" });
+    const turn = await fixture.client.start({ sessionId: "s-basic", turnId: "basic", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 20 } });
+    expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+    const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(finalText(events)).toBe("after tool: wrote basic.txt");
-    expect(countsOf(turn, "tool-end")).toBe(1);
+    expect(fixture.countsOf(turn, "tool-end")).toBe(1);
   }, 60_000);
 
   it("a response interrupted mid-stream is sent again by another worker; the interrupted part is marked superseded", async () => {
-    const turn = await client.start({ sessionId: "s-stream", turnId: "stream", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 80, delayMs: 30 } });
+    const turn = await fixture.client.start({ sessionId: "s-stream", turnId: "stream", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 80, delayMs: 30 } });
     await waitFor("ten streamed deltas in the log", async () => (await textDeltas(turn)) >= 10);
-    await cluster.kill("w1");
-    const before = await client.readEvents(turn);
+    await fixture.cluster.kill("w1");
+    const before = await fixture.client.readEvents(turn);
     // Another worker recovers the dead worker's turn once its lease (1.5 s) expired.
-    await cluster.start("w2", { LEASE_MS: "1500" });
-    expect(await client.outcome(turn)).toEqual({ kind: "completed" });
-    const after = await client.readEvents(turn);
+    await fixture.cluster.start("w2", { LEASE_MS: "1500" });
+    expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+    const after = await fixture.client.readEvents(turn);
     assertLogInvariants(after);
     // Nothing the log held was rewritten or renumbered.
     expect(after.slice(0, before.length)).toEqual(before);
@@ -68,57 +49,45 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
     expect(resume?.payload.attrs).toEqual({ supersededFromSeq: expect.any(Number), supersededToSeq: before.length });
     expect(finalText(after)).toBe(Array.from({ length: 80 }, (_, i) => `w${i} `).join(""));
     // The interrupted request and the one that finished.
-    expect(countsOf(turn, "model")).toBe(2);
+    expect(fixture.countsOf(turn, "model")).toBe(2);
   }, 90_000);
 
   it("a tool call running at the crash is not run again (replay: never); the model gets an error result saying so", async () => {
-    const turn = await client.start({ sessionId: "s-tool", turnId: "tool", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 4000 } });
-    await waitFor("the tool call started", () => countsOf(turn, "tool-start") === 1);
-    await cluster.kill("w2");
+    const turn = await fixture.client.start({ sessionId: "s-tool", turnId: "tool", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 4000 } });
+    await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     // The same worker id, restarted, recovers its own turn at launch.
-    await cluster.start("w2", { LEASE_MS: "1500" });
-    expect(await client.outcome(turn)).toEqual({ kind: "completed" });
-    const events = await client.readEvents(turn);
-    assertLogInvariants(events);
-    expect(countsOf(turn, "tool-start")).toBe(1);
-    expect(countsOf(turn, "tool-end")).toBe(0);
+    const events = await killRestartAndFinish(turn, "w2");
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    expect(fixture.countsOf(turn, "tool-end")).toBe(0);
     expect(finalText(events)).toBe(`after tool: ${INTERRUPTED_TOOL_RESULT_TEXT.slice(0, 40)}`);
     const failed = events.find((e) => e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.status === "failed");
     expect(failed).toBeDefined();
     // The request that asked for the tool finished before the crash: replayed from its checkpoint, not sent again.
-    expect(countsOf(turn, "model")).toBe(2);
+    expect(fixture.countsOf(turn, "model")).toBe(2);
   }, 90_000);
 
   it("a tool declared replay: safe runs again after the crash", async () => {
-    const turn = await client.start({ sessionId: "s-safe", turnId: "safe", userMessage: { text: "read it" }, metadata: { scenario: "safe-tool", toolMs: 4000 } });
-    await waitFor("the tool call started", () => countsOf(turn, "tool-start") === 1);
-    await cluster.kill("w2");
-    await cluster.start("w2", { LEASE_MS: "1500" });
-    expect(await client.outcome(turn)).toEqual({ kind: "completed" });
-    const events = await client.readEvents(turn);
-    assertLogInvariants(events);
-    expect(countsOf(turn, "tool-start")).toBe(2);
-    expect(countsOf(turn, "tool-end")).toBe(1);
+    const turn = await fixture.client.start({ sessionId: "s-safe", turnId: "safe", userMessage: { text: "read it" }, metadata: { scenario: "safe-tool", toolMs: 4000 } });
+    await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
+    const events = await killRestartAndFinish(turn, "w2");
+    expect(fixture.countsOf(turn, "tool-start")).toBe(2);
+    expect(fixture.countsOf(turn, "tool-end")).toBe(1);
     expect(finalText(events)).toBe("after tool: wrote safe.txt");
   }, 90_000);
 
   it("a finished tool call is never run again when the crash hits the next response", async () => {
-    const turn = await client.start({
+    const turn = await fixture.client.start({
       sessionId: "s-after",
       turnId: "after",
       userMessage: { text: "write it" },
       metadata: { scenario: "tool", toolMs: 20, afterToolDeltas: 60, delayMs: 30 },
     });
-    await waitFor("the answer after the tool is streaming", async () => countsOf(turn, "tool-end") === 1 && countsOf(turn, "model") === 2 && (await textDeltas(turn)) >= 5);
-    await cluster.kill("w2");
-    await cluster.start("w2", { LEASE_MS: "1500" });
-    expect(await client.outcome(turn)).toEqual({ kind: "completed" });
-    const events = await client.readEvents(turn);
-    assertLogInvariants(events);
-    expect(countsOf(turn, "tool-start")).toBe(1);
-    expect(countsOf(turn, "tool-end")).toBe(1);
+    await waitFor("the answer after the tool is streaming", async () => fixture.countsOf(turn, "tool-end") === 1 && fixture.countsOf(turn, "model") === 2 && (await textDeltas(turn)) >= 5);
+    const events = await killRestartAndFinish(turn, "w2");
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    expect(fixture.countsOf(turn, "tool-end")).toBe(1);
     // Two finished requests and the interrupted one.
-    expect(countsOf(turn, "model")).toBe(3);
+    expect(fixture.countsOf(turn, "model")).toBe(3);
     expect(finalText(events)).toMatch(/^after tool: wrote after\.txt a0 a1/);
   }, 90_000);
 });

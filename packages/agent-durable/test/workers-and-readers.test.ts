@@ -1,36 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DurableTurnClient, type DurableTurnRef } from "../src/index.js";
-import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { describe, expect, it } from "vitest";
+import { type DurableTurnRef } from "../src/index.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import type { CountRecord } from "./support/scenario-turns.js";
-import { WorkerCluster } from "./support/worker-cluster.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
 
-let postgres: TestPostgres;
-let client: DurableTurnClient;
-let cluster: WorkerCluster;
-let scratch: string;
 const WORKERS = ["q1", "q2", "q3"];
 const CONCURRENCY = 4;
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
-  scratch = mkdtempSync(join(tmpdir(), "turnkit-durable-"));
-  cluster = new WorkerCluster(postgres.url, join(scratch, "counts.jsonl"));
-  await Promise.all(WORKERS.map((id) => cluster.start(id, { BUILD: "sessions", CONCURRENCY: String(CONCURRENCY) })));
-}, 120_000);
-
-afterAll(async () => {
-  await cluster?.stopAll();
-  await client?.close();
-  await postgres?.stop();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-}, 60_000);
+const fixture = useDurableFixture(WORKERS.map((id) => ({ id, env: { BUILD: "sessions", CONCURRENCY: String(CONCURRENCY) } })));
 
 /** Intervals [start, end] of each turn of a session, from the records of its hooks. */
 function turnIntervals(records: CountRecord[], sessionId: string): { turnId: string; start: number; end: number }[] {
@@ -63,12 +41,12 @@ describe("workers and the queue", () => {
     const sessions = Array.from({ length: 20 }, (_, i) => `load-${i}`);
     const turns: DurableTurnRef[] = [];
     for (let n = 0; n < 10; n++) {
-      turns.push(...(await Promise.all(sessions.map((sessionId) => client.start({ sessionId, turnId: `t${n}`, userMessage: { text: `message ${n}` } })))));
+      turns.push(...(await Promise.all(sessions.map((sessionId) => fixture.client.start({ sessionId, turnId: `t${n}`, userMessage: { text: `message ${n}` } })))));
     }
-    const outcomes = await Promise.all(turns.map((turn) => client.outcome(turn)));
+    const outcomes = await Promise.all(turns.map((turn) => fixture.client.outcome(turn)));
     expect(outcomes.filter((o) => o.kind === "completed")).toHaveLength(200);
 
-    const records = cluster.counts();
+    const records = fixture.cluster.counts();
     for (const sessionId of sessions) {
       const intervals = turnIntervals(records, sessionId);
       expect(intervals.map((i) => i.turnId)).toEqual(Array.from({ length: 10 }, (_, n) => `t${n}`));
@@ -79,7 +57,7 @@ describe("workers and the queue", () => {
     for (const peak of peaks.values()) expect(peak).toBeLessThanOrEqual(CONCURRENCY);
 
     // Each turn's messages are stored once, in order, in its session's history.
-    const db = new pg.Client({ connectionString: postgres.url });
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
     await db.connect();
     try {
       const { rows } = await db.query(`SELECT message FROM turnkit_durable.session_messages WHERE session_id = 'load-0' ORDER BY position`);
@@ -88,30 +66,30 @@ describe("workers and the queue", () => {
     } finally {
       await db.end();
     }
-    for (const turn of turns.slice(0, 20)) assertLogInvariants(await client.readEvents(turn));
+    for (const turn of turns.slice(0, 20)) assertLogInvariants(await fixture.client.readEvents(turn));
   }, 120_000);
 
   it("starting a turn twice returns the same turn and runs it once", async () => {
     const request = { sessionId: "twice", turnId: "t1", userMessage: { text: "once" } };
-    const [first, second] = await Promise.all([client.start(request), client.start(request)]);
+    const [first, second] = await Promise.all([fixture.client.start(request), fixture.client.start(request)]);
     expect(second).toEqual(first);
-    expect(await client.outcome(first)).toEqual({ kind: "completed" });
-    expect(cluster.counts().filter((r) => r.sessionId === "twice" && r.kind === "model")).toHaveLength(1);
+    expect(await fixture.client.outcome(first)).toEqual({ kind: "completed" });
+    expect(fixture.cluster.counts().filter((r) => r.sessionId === "twice" && r.kind === "model")).toHaveLength(1);
   }, 60_000);
 });
 
 describe("readers", () => {
   it("a reader that reconnects with the last seq it saw gets the rest, with no gap and no repeat", async () => {
-    const turn = await client.start({ sessionId: "reader", turnId: "t1", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 120, delayMs: 10 } });
+    const turn = await fixture.client.start({ sessionId: "reader", turnId: "t1", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 120, delayMs: 10 } });
     const seen: RuntimeEvent[] = [];
-    for await (const event of client.follow(turn)) {
+    for await (const event of fixture.client.follow(turn)) {
       seen.push(event);
       if (seen.length === 25) break; // the connection drops
     }
     const lastSeq = seen.at(-1)!.seq;
-    for await (const event of client.follow(turn, { afterSeq: lastSeq })) seen.push(event);
+    for await (const event of fixture.client.follow(turn, { afterSeq: lastSeq })) seen.push(event);
     assertLogInvariants(seen);
-    expect(seen).toEqual(await client.readEvents(turn));
+    expect(seen).toEqual(await fixture.client.readEvents(turn));
     expect(seen.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text")).toHaveLength(120);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { type AssistantMessage, type AssistantMessageEvent, createAssistantMessageEventStream, type Model } from "@mariozechner/pi-ai";
-import type { StreamFn } from "@turnkit/agent-loop";
+import { emptyUsage, type StreamFn } from "@turnkit/agent-loop";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 
 /** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */
@@ -106,7 +106,7 @@ function emptyMessage(model: Model<any>, stopReason: "aborted" | "error", errorM
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: emptyUsage(),
     stopReason,
     errorMessage,
     timestamp: Date.now(),

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inTransaction } from "./transaction.js";
 
 /**
  * Creates the tables of the durable layer in `schema` when missing. Safe to
@@ -13,9 +14,7 @@ import type pg from "pg";
  */
 export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
   const s = quoteIdent(schema);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`turnkit-durable-schema:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.turns (
@@ -58,13 +57,7 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
       executor_id text PRIMARY KEY,
       heartbeat_at timestamptz NOT NULL
     )`);
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Quotes a Postgres identifier. */

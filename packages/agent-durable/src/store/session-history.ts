@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type pg from "pg";
 import { quoteIdent } from "./schema.js";
+import { inTransaction } from "./transaction.js";
 
 /**
  * Each session's history, one row per message position. A turn appends at
@@ -36,21 +37,13 @@ export class SessionHistory {
 
   /** Replaces the whole history of the session with `messages` (compaction), in one transaction. */
   async replace(sessionId: string, turnKey: string, messages: readonly AgentMessage[]): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.pool, async (client) => {
       await client.query(`DELETE FROM ${this.table} WHERE session_id = $1`, [sessionId]);
       await client.query(
         `INSERT INTO ${this.table} (session_id, position, turn_key, message)
          SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)`,
         [sessionId, turnKey, messages.map((_, i) => i), messages.map((m) => JSON.stringify(m))],
       );
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

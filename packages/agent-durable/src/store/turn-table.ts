@@ -3,6 +3,7 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
+import { inTransaction } from "./transaction.js";
 
 /** What one steering poll took: the messages in send order, and whether an abort was requested. */
 export interface SteeringTake {
@@ -47,7 +48,7 @@ export class TurnTable {
    * the turn or refused, never lost between the two.
    */
   async steer(turnKey: string, message: TurnInputMessage): Promise<{ accepted: boolean }> {
-    return this.transaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query(`SELECT intake_closed FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [turnKey]);
       if (rows.length === 0 || rows[0].intake_closed) return { accepted: false };
       await client.query(`INSERT INTO ${this.s}.steering (turn_key, message) VALUES ($1, $2)`, [turnKey, JSON.stringify(message)]);
@@ -78,7 +79,7 @@ export class TurnTable {
    * and the turn must take it. Idempotent.
    */
   async tryCloseIntake(turnKey: string): Promise<boolean> {
-    return this.transaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT 1 FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [turnKey]);
       const waiting = await client.query(`SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND taken_at_poll IS NULL LIMIT 1`, [turnKey]);
       if (waiting.rows.length > 0) return false;
@@ -123,20 +124,5 @@ export class TurnTable {
   async outcome(turnKey: string): Promise<TurnOutcome | undefined> {
     const { rows } = await this.pool.query(`SELECT outcome FROM ${this.s}.turns WHERE turn_key = $1`, [turnKey]);
     return (rows[0]?.outcome as TurnOutcome | null) ?? undefined;
-  }
-
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 }

@@ -41,24 +41,28 @@ export interface LiveStart {
 
 /**
  * Called at the start of every model request or tool call that runs live.
- * The first one of an execution compares the log with the writer: events
+ * The first one of an execution reads whether an abort is pending (later
+ * ones are told by the worker's abort watcher) and compares the log with
+ * the writer: events
  * beyond the writer's position were written by a step that was interrupted
  * in an earlier execution; numbering continues after them (see
  * `DurableEventWriter.applyResume`). The caller records the result in the
  * step's output, so a replay applies it at the same point.
  */
 export async function beginLiveStep(ctx: TurnContext): Promise<LiveStart> {
+  if (ctx.wentLive) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
+  ctx.wentLive = true;
+  // Once per execution: later live steps learn of an abort from the worker's abort watcher.
+  const [stored, aborted] = await Promise.all([
+    ctx.stores.eventLog.maxSeq(ctx.ref.workflowId),
+    ctx.stores.turnTable.abortRequested([ctx.ref.workflowId]),
+  ]);
   let resume: ResumeRecord | undefined;
-  if (!ctx.wentLive) {
-    ctx.wentLive = true;
-    const stored = await ctx.stores.eventLog.maxSeq(ctx.ref.workflowId);
-    if (stored >= ctx.writer.nextSeq) {
-      resume = { fromSeq: ctx.writer.nextSeq, toSeq: stored };
-      ctx.writer.applyResume(resume);
-    }
+  if (stored >= ctx.writer.nextSeq) {
+    resume = { fromSeq: ctx.writer.nextSeq, toSeq: stored };
+    ctx.writer.applyResume(resume);
   }
-  const aborted = ctx.liveAbort.signal.aborted || (await ctx.stores.turnTable.abortRequested([ctx.ref.workflowId])).length > 0;
-  return { resume, abortRequested: aborted };
+  return { resume, abortRequested: ctx.liveAbort.signal.aborted || aborted.length > 0 };
 }
 
 /** Applies a recorded {@link LiveStart} when its step is replayed from its record. */

@@ -20,3 +20,14 @@ export function messageText(events: RuntimeEvent[], messageId: string): string {
 export function resumeTraces(events: RuntimeEvent[]): RuntimeEvent<"debug.trace">[] {
   return events.filter((e): e is RuntimeEvent<"debug.trace"> => e.type === "debug.trace" && e.payload.phase === "durable.resume");
 }
+
+/** The text of the last message that finished (the turn's answer). */
+export function finalText(events: RuntimeEvent[]): string {
+  const finished = events.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish").at(-1);
+  return finished?.type === "stream.resp" ? messageText(events, finished.payload.messageId) : "";
+}
+
+/** The statuses of every tool-call chunk, in log order. */
+export function toolStatuses(events: RuntimeEvent[]): string[] {
+  return events.flatMap((e) => (e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" ? [e.payload.chunk.status] : []));
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { afterAll, beforeAll } from "vitest";
+import { DurableTurnClient, type DurableTurnRef } from "../../src/index.js";
+import { startTestPostgres, type TestPostgres } from "../../src/testing/index.js";
+import type { CountRecord } from "./scenario-turns.js";
+import { WorkerCluster } from "./worker-cluster.js";
+
+/** What a test file shares: one Postgres, a client in the test process, its worker processes. */
+export interface DurableFixture {
+  readonly postgres: TestPostgres;
+  readonly client: DurableTurnClient;
+  readonly cluster: WorkerCluster;
+  /** How often the workers recorded `kind` for `turn` (model requests, tool starts and ends). */
+  countsOf(turn: DurableTurnRef, kind: CountRecord["kind"]): number;
+  /** The turn's logged events of one type. */
+  eventsOfType(turn: DurableTurnRef, type: RuntimeEvent["type"]): Promise<RuntimeEvent[]>;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` that start one Postgres for the file (and
+ * `workers`, if any) and stop everything at the end, worker processes first.
+ */
+export function useDurableFixture(workers: { id: string; env?: Record<string, string> }[] = []): DurableFixture {
+  let postgres: TestPostgres | undefined;
+  let client: DurableTurnClient | undefined;
+  let cluster: WorkerCluster | undefined;
+  let scratch: string | undefined;
+  beforeAll(async () => {
+    postgres = await startTestPostgres();
+    client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
+    scratch = mkdtempSync(join(tmpdir(), "turnkit-durable-"));
+    cluster = new WorkerCluster(postgres.url, join(scratch, "counts.jsonl"));
+    await Promise.all(workers.map((worker) => cluster!.start(worker.id, worker.env)));
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stopAll();
+    await client?.close();
+    await postgres?.stop();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }, 60_000);
+  const fixture: DurableFixture = {
+    get postgres() {
+      return postgres!;
+    },
+    get client() {
+      return client!;
+    },
+    get cluster() {
+      return cluster!;
+    },
+    countsOf: (turn, kind) => cluster!.counts().filter((c) => c.turnId === turn.turnId && c.sessionId === turn.sessionId && c.kind === kind).length,
+    eventsOfType: async (turn, type) => (await client!.readEvents(turn)).filter((e) => e.type === type),
+  };
+  return fixture;
+}
