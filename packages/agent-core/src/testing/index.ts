@@ -8,8 +8,9 @@
  * (`assertRuntimeEventSequence`, `assertToolCallsAnswered`).
  *
  * The scripted model, its response builders and faults, the message
- * builders and the virtual clock come from `@turnkit/agent-loop/testing`
- * and are re-exported here by name, so one import is enough. Every public
+ * builders, the virtual clock, the loop's event-grammar checker, leak
+ * probes and `deferred` come from `@turnkit/agent-loop/testing` and are
+ * re-exported here by name, so one import is enough. Every public
  * name is listed here; `test/public-surface.test.ts` keeps the list.
  */
 
@@ -42,17 +43,25 @@ export { assertToolCallsAnswered } from "./assert-tool-calls-answered.js";
 // ---------------------------------------------------------------- from @turnkit/agent-loop/testing
 export {
   ABORTED_ERROR_MESSAGE,
+  EventGrammarError,
   SCRIPTED_API,
   SCRIPTED_MODEL_ID,
   SCRIPTED_PROVIDER,
+  ScriptedModelError,
+  ScriptedModelErrorCode,
+  abortListenerCount,
+  assertEventGrammar,
   assistantMessage,
   createScriptedModel,
   createVirtualClock,
+  deferred,
+  describeEvent,
   emptyUsage,
   endWithoutDone,
   errorAfter,
   eventsAfterDone,
   hang,
+  probeRealTimers,
   realTimerClock,
   reject,
   requestText,
@@ -62,13 +71,17 @@ export {
   throwSync,
   toolCall,
   toolResultMessage,
+  traceOf,
   userMessage,
   withoutStart,
   type AssistantMessageOptions,
+  type Deferred,
   type EndWithoutDoneFault,
   type ErrorAfterFault,
+  type EventGrammarOptions,
   type EventsAfterDoneFault,
   type HangFault,
+  type RealTimerProbe,
   type RecordedRequest,
   type RecordedStreamOptions,
   type RecordedTool,
@@ -86,5 +99,6 @@ export {
   type TimerClock,
   type ToolResultMessageOptions,
   type VirtualClock,
+  type VirtualClockOptions,
   type WithoutStartFault,
 } from "@turnkit/agent-loop/testing";

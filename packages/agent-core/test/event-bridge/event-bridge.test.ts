@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
-import { assistantMessage, text, toolCall } from "@turnkit/agent-loop/testing";
+import { assistantMessage, deferred, text, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StreamChunk } from "@turnkit/protocol";
 import { EventBridge } from "../../src/event-bridge/event-bridge.js";
-import { deferred } from "../support/deferred.js";
 
 type Emitted = { type: RuntimeEventType; payload: RuntimeEventPayloadMap[RuntimeEventType] };
 

@@ -8,21 +8,27 @@
  * so the runner gets a virtual clock and `pendingCount()` must be 0
  * after the turn; the loop's own grace timers use Node's `setTimeout`, so
  * those are counted by wrapping `setTimeout`/`clearTimeout` for the duration
- * of the turn (`trackTimers`). `process._getActiveHandles()` is not used: it
+ * of the turn (`probeRealTimers`). `process._getActiveHandles()` is not used: it
  * also sees the test runner's handles and unref'ed timers unreliably.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createVirtualClock, hang, response, text, toolCall } from "@turnkit/agent-loop/testing";
 import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/runner-options.js";
 import type { RunScriptedTurnOptions, ScriptedTurnResult } from "@turnkit/agent-core/testing";
-import { createRecordingEventWriter, createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
-import { deferred } from "../support/deferred.js";
-import { abortListenerCount, trackTimers } from "../support/leak-probes.js";
+import {
+  abortListenerCount,
+  createRecordingEventWriter,
+  createRecordingTool,
+  deferred,
+  probeRealTimers,
+  runCheckedTurn,
+  type RealTimerProbe,
+} from "@turnkit/agent-core/testing";
 import { messageText, resolvedToolChunks } from "../support/turn-queries.js";
 
-let timers: ReturnType<typeof trackTimers>;
+let timers: RealTimerProbe;
 beforeEach(() => {
-  timers = trackTimers();
+  timers = probeRealTimers();
 });
 afterEach(() => {
   timers.restore();
@@ -165,7 +171,8 @@ describe("abort", () => {
         tryBeginClose: () => (closes++, false),
       },
     });
-    expect(turn.outcome).toEqual({ kind: "aborted" });
+    // The message the host handed over as the abort hit is never lost: the outcome hands it back.
+    expect(turn.outcome).toEqual({ kind: "aborted", undeliveredMessages: [expect.objectContaining({ role: "user", content: [{ type: "text", text: "message that raced the abort" }] })] });
     expect(turn.requests).toHaveLength(1);
     expect(polls).toBe(65);
   });

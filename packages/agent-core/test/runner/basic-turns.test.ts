@@ -4,8 +4,7 @@ import { ErrorCode } from "@turnkit/protocol";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import { PiTurnRunner } from "../../src/pi-turn-runner/pi-turn-runner.js";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
-import { createRecordingEventWriter, createRecordingTool, createScriptedModel, runCheckedTurn } from "@turnkit/agent-core/testing";
-import { deferred } from "../support/deferred.js";
+import { createRecordingEventWriter, createRecordingTool, createScriptedModel, deferred, runCheckedTurn } from "@turnkit/agent-core/testing";
 import { requestRoles, resolvedToolChunks, userTexts } from "../support/turn-queries.js";
 
 describe("a turn with text only", () => {

@@ -9,9 +9,14 @@ import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agen
 import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
 import type { PiTurnHooks } from "../../src/pi-turn-runner/turn-hooks.js";
-import { assertRuntimeEventSequence, createRecordingEventWriter, createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
-import { deferred } from "../support/deferred.js";
-import { abortListenerCount } from "../support/leak-probes.js";
+import {
+  abortListenerCount,
+  assertRuntimeEventSequence,
+  createRecordingEventWriter,
+  createRecordingTool,
+  deferred,
+  runCheckedTurn,
+} from "@turnkit/agent-core/testing";
 import { terminalStatus } from "../support/turn-queries.js";
 
 const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];
