@@ -1,5 +1,5 @@
 import { PiTurnRunner, type LlmRetryOptions } from "@turnkit/agent-core";
-import { createAgentRuntime, toRunTurnInput, type AgentRuntime } from "@turnkit/agent-runtime";
+import { createAgentRuntime, toRunTurnInput, type AgentRuntime, type Extension } from "@turnkit/agent-runtime";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { createChangedFilesReminderExtension } from "./changed-files-reminder-extension.js";
 import { createCompactionExtension, type CompactionOptions } from "./compaction-extension.js";
@@ -26,6 +26,8 @@ export interface CodingAgentHostOptions {
   compaction?: CompactionOptions;
   /** Transport retry of model requests. Default: Turnkit's (5 retries, backoff, Retry-After honoured). */
   llmRetry?: LlmRetryOptions | false;
+  /** MCP servers (`@turnkit/agent-mcp` extensions) whose tools join every turn, after the workspace tools. */
+  mcpServers?: readonly Extension[];
 }
 
 /** How a turn ended. */
@@ -61,6 +63,7 @@ export class CodingAgentHost {
       base: [
         createSystemPromptExtension(),
         createWorkspaceToolsExtension({ workspaceDir: options.workspaceDir }),
+        ...(options.mcpServers ?? []),
         createPermissionExtension({ ask: options.askPermission }),
         createChangedFilesReminderExtension(),
         createCompactionExtension(options.compaction),
@@ -78,6 +81,11 @@ export class CodingAgentHost {
   /** The extensions of the runtime, in order (for the banner). */
   get extensions(): readonly string[] {
     return this.runtime.extensions;
+  }
+
+  /** Releases what the extensions hold (MCP server processes), so the process can exit. Call it once, at the end. */
+  dispose(): Promise<void> {
+    return this.runtime.dispose();
   }
 
   /**

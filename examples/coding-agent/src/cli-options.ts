@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { HostError } from "./host-error.js";
+import { type McpCommand, parseMcpCommand } from "./mcp-command.js";
 
 /** What the command line asked for. */
 export interface CliOptions {
@@ -17,6 +18,8 @@ export interface CliOptions {
   delayMs?: number;
   /** A task given on the command line (joined positionals). */
   task?: string;
+  /** Stdio MCP servers whose tools the agent gets (`--mcp`, repeatable), in order. */
+  mcp?: McpCommand[];
   help: boolean;
 }
 
@@ -34,6 +37,9 @@ Options:
   --resume <file>        continue a saved session (JSONL)
   --session <file>       where to save a new session
   --delay-ms <n>         scripted model: delay before each streamed event
+  --mcp "<command> <args>"
+                         start an MCP server over stdio and give the agent its
+                         tools (repeatable); the banner lists them
   -h, --help             show this help
 
 In a terminal: type a task and press Enter. While the agent runs, Enter sends
@@ -66,6 +72,7 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
     if (!Number.isFinite(delay) || delay < 0) throw new HostError("usage", `--delay-ms expects a number of milliseconds >= 0, got "${values["delay-ms"]}"`);
     options.delayMs = delay;
   }
+  if (values.mcp !== undefined) options.mcp = values.mcp.map(parseMcpCommand);
   if (positionals.length > 0) options.task = positionals.join(" ");
   return options;
 }
@@ -82,6 +89,7 @@ function parseWithNode(argv: readonly string[]) {
       resume: { type: "string" },
       session: { type: "string" },
       "delay-ms": { type: "string" },
+      mcp: { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
   });

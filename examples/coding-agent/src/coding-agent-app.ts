@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { McpServerStatus } from "@turnkit/agent-mcp";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { CodingAgentHost, type TurnReport } from "./agent-host.js";
 import { createAutoPermission } from "./auto-permission.js";
@@ -10,6 +11,7 @@ import type { CompactionOptions } from "./compaction-extension.js";
 import { INTERACTIVE_EVENT_DELAY_MS, SESSION_DIR_NAME } from "./defaults.js";
 import { HostError } from "./host-error.js";
 import { InteractiveSession, type KeyInput } from "./interactive-session.js";
+import { connectMcpServers, createMcpServerExtensions, describeMcpServer } from "./mcp-servers.js";
 import { resolveModelChoice, type ModelChoice } from "./model-choice.js";
 import type { AskPermission } from "./permission-extension.js";
 import { createRenderer, type Renderer } from "./renderer.js";
@@ -84,6 +86,7 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
       : createAutoPermission(renderer, () => false, "no terminal to ask; --yes allows");
 
   let typist: (event: RuntimeEvent) => void = () => {};
+  const mcpServers = createMcpServerExtensions({ commands: cli.mcp ?? [], demo: model.scripted && !cli.resume });
   const host = await CodingAgentHost.create({
     workspaceDir,
     model,
@@ -91,6 +94,7 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     askPermission,
     autoApprove: cli.yes,
     compaction: options.compaction,
+    mcpServers,
     onEvent: (event) => {
       renderer.handle(event);
       session?.onEvent(event);
@@ -99,20 +103,25 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     },
   });
 
-  printBanner(renderer, { model, workspaceDir, isSample, store, yes: cli.yes, interactive, resumed: cli.resume !== undefined, extensions: host.extensions });
   let reports: TurnReport[] = [];
   let exitCode: number;
-  if (session) {
-    exitCode = await session.run(host);
-    reports = session.reports;
-  } else {
-    if (model.scripted) {
-      typist = createScriptedTypist(batchUser, (text) => {
-        host.inbox.steer(text);
-        renderer.userInput("steering", text);
-      });
+  try {
+    const mcp = await connectMcpServers(mcpServers);
+    printBanner(renderer, { model, workspaceDir, isSample, store, yes: cli.yes, interactive, resumed: cli.resume !== undefined, extensions: host.extensions, mcp });
+    if (session) {
+      exitCode = await session.run(host);
+      reports = session.reports;
+    } else {
+      if (model.scripted) {
+        typist = createScriptedTypist(batchUser, (text) => {
+          host.inbox.steer(text);
+          renderer.userInput("steering", text);
+        });
+      }
+      exitCode = await runBatch(host, renderer, model, model.scripted ? batchUser.task : cli.task!, reports, options.signal);
     }
-    exitCode = await runBatch(host, renderer, model, model.scripted ? batchUser.task : cli.task!, reports, options.signal);
+  } finally {
+    await host.dispose();
   }
   renderer.notice(`session saved: ${store.file} (continue with --resume ${store.file})`);
   renderer.close();
@@ -176,12 +185,14 @@ function printBanner(
     interactive: boolean;
     resumed: boolean;
     extensions: readonly string[];
+    mcp: readonly McpServerStatus[];
   },
 ): void {
   const { model, store } = facts;
   renderer.notice(`turnkit coding-agent · ${model.label}`);
   renderer.notice(`workspace ${facts.workspaceDir}${facts.isSample ? " (a fresh copy of sample-project)" : ""}`);
   renderer.notice(`extensions ${facts.extensions.join(", ")}`);
+  for (const server of facts.mcp) renderer.notice(describeMcpServer(server));
   if (facts.resumed) renderer.notice(`resumed ${store.file}: ${store.messages.length} messages from ${store.turnCount} turn${store.turnCount === 1 ? "" : "s"}`);
   const asking = facts.yes
     ? "bash and write run without asking (--yes)"

@@ -1,3 +1,5 @@
+import { fileURLToPath } from "node:url";
+
 /**
  * Every default of the coding-agent example, in one place. Other files take
  * these as option defaults; nothing else hard-codes them.
@@ -41,3 +43,9 @@ export const TOOL_RESULT_MAX_CHARS = 70;
 
 /** Longest line of a running tool's output shown next to its spinner. */
 export const TOOL_PROGRESS_MAX_CHARS = 60;
+
+/** Extension id of the MCP server the scripted demo starts (an issue tracker with one bug report). */
+export const DEMO_MCP_SERVER_ID = "issue-tracker";
+
+/** That server's script, run with plain node. */
+export const DEMO_MCP_SERVER_SCRIPT = fileURLToPath(new URL("../fixtures/issue-tracker-mcp-server.mjs", import.meta.url));

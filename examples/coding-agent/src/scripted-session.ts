@@ -71,8 +71,9 @@ ${FIXED_LINES}
 `;
 
 /**
- * The embedded demo model: a scripted session in the sample project. It reads
- * two files in parallel, is rate-limited once, greps, edits (or, without
+ * The embedded demo model: a scripted session in the sample project. It looks
+ * up the bug report on the demo's MCP server and reads two files, all in
+ * parallel, is rate-limited once, greps, edits (or, without
  * steering, rewrites) one file, runs `node --test` and reports. Its answers
  * after the steering point depend on what the request holds: steering text,
  * a refused or failing test run. Once the script is used up it answers every
@@ -85,7 +86,9 @@ export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedMod
       response(
         [
           thinking("A failing test. I want the implementation and the test side by side before changing anything."),
-          text("Let me read the module and its test."),
+          text("Let me read the bug report, the module and its test."),
+          // A tool of the demo's MCP server (fixtures/issue-tracker-mcp-server.mjs).
+          toolCall("get_issue", { number: 12 }),
           toolCall("read", { path: "src/slugify.js" }),
           toolCall("read", { path: "test/slugify.test.js" }),
         ],

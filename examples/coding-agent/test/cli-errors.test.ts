@@ -53,7 +53,8 @@ describe("the CLI as a process (no provider keys in its environment)", { timeout
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("› The slugify test fails. Find out why and fix it.");
     expect(run.stdout).toContain("  ✓ bash node --test · exit 0");
-    expect(run.stdout).toMatch(/── 5 steps · 5 tool calls · 14,130 tokens in \/ 428 out · [\d.]+ (ms|s)\n/);
+    expect(run.stdout).toContain("mcp issue-tracker: get_issue\n");
+    expect(run.stdout).toMatch(/── 5 steps · 6 tool calls · 14,130 tokens in \/ 428 out · [\d.]+ (ms|s)\n/);
     expect(run.stdout).not.toContain("\x1b[");
   });
 });
@@ -71,6 +72,15 @@ describe("the errors behind those lines", () => {
     expect(unknownFlag.code).toBe("usage");
     expect(unknownFlag.message).toMatch(/--frobnicate.*see --help/);
     expect(hostErrorOf(() => parseCliOptions(["--delay-ms", "soon"])).message).toMatch(/^--delay-ms expects a number/);
+    expect(hostErrorOf(() => parseCliOptions(["--mcp", "  "])).message).toMatch(/^--mcp expects a command/);
+    expect(hostErrorOf(() => parseCliOptions(["--mcp", "node 'server.mjs"])).message).toBe(`--mcp has an unclosed ' in "node 'server.mjs"`);
+  });
+
+  it("--mcp is repeatable and splits its value into a command and arguments, quotes keeping spaces", () => {
+    expect(parseCliOptions(["--mcp", "node fixtures/server.mjs", "--mcp", `npx -y "@scope/some server" --root '/tmp/a b'`]).mcp).toEqual([
+      { command: "node", args: ["fixtures/server.mjs"] },
+      { command: "npx", args: ["-y", "@scope/some server", "--root", "/tmp/a b"] },
+    ]);
   });
 
   it("flags and the task parse as given", () => {

@@ -29,7 +29,17 @@ describe("the scripted session without a terminal", () => {
     const toolNames = run.events.flatMap((event) =>
       event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.status === "finished" ? [event.payload.chunk.toolName] : [],
     );
-    expect(toolNames).toEqual(["read", "read", "grep", "edit", "bash"]);
+    expect(toolNames).toEqual(["get_issue", "read", "read", "grep", "edit", "bash"]);
+  });
+
+  it("looked the bug report up on the demo's MCP server (a child process speaking MCP over stdio)", () => {
+    const issue = run.events.find(
+      (event) => event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.toolName === "get_issue" && event.payload.chunk.status === "finished",
+    );
+    const chunk = issue?.type === "stream.resp" && issue.payload.chunk.kind === "tool_call" ? issue.payload.chunk : undefined;
+    expect(chunk?.result?.isError).toBe(false);
+    expect(chunk?.result?.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^#12 Slugs keep punctuation \(open\)\n/) });
+    expect(chunk?.result?.details).toMatchObject({ server: "issue-tracker", tool: "get_issue", structuredContent: { number: 12, state: "open" } });
   });
 
   it("delivers the steering at a mid-turn boundary, and the next request carries it", () => {

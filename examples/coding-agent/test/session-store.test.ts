@@ -48,7 +48,8 @@ describe("the JSONL session store", () => {
     expect(roles(stored)).toEqual([
       "hidden", // the changed-files reminder
       "user",
-      "assistant", // two parallel reads
+      "assistant", // the MCP server's bug report and two reads, in parallel
+      "toolResult",
       "toolResult",
       "toolResult",
       "assistant", // grep
@@ -66,8 +67,8 @@ describe("the JSONL session store", () => {
     const before = (await SessionStore.open(first.result.sessionFile)).messages;
     const resumed = await runScripted(root.dir, { cli: { resume: first.result.sessionFile } });
     expect(resumed.result.exitCode).toBe(0);
-    expect(resumed.output).toContain(`resumed ${first.result.sessionFile}: 13 messages from 1 turn`);
-    expect(resumed.output).toContain("I made 5 tool calls and changed src/slugify.js");
+    expect(resumed.output).toContain(`resumed ${first.result.sessionFile}: 14 messages from 1 turn`);
+    expect(resumed.output).toContain("I made 6 tool calls and changed src/slugify.js");
 
     const request = (resumed.result.model as ScriptedModelChoice).scriptedModel.requests[0]!;
     // The request holds the stored history (as the model sees it), then the new reminder and task.
