@@ -1,3 +1,4 @@
+// Why this file is long: it is one table, an entry per deliberate difference with both traces written out in full; it is read and changed as a whole, next to the README's list.
 import type { Trace } from "./trace-normaliser.js";
 
 /**

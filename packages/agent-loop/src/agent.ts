@@ -2,15 +2,18 @@ import {
   streamSimple,
   type ImageContent,
   type Message,
-  type Model,
   type SimpleStreamOptions,
   type TextContent,
   type ThinkingBudgets,
   type Transport,
 } from "@mariozechner/pi-ai";
-import { settleOrAbandon } from "./abort-grace.js";
+import type { AgentListener, AgentOptions } from "./agent-options.js";
+import { agentRunConfig } from "./agent-loop-config.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
-import { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
+import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state.js";
+import { defaultConvertToLlm } from "./default-convert-to-llm.js";
+import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
+import { deliverToListeners } from "./listener-delivery.js";
 import { MessageQueue } from "./message-queue.js";
 import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
 import type {
@@ -21,124 +24,19 @@ import type {
   AgentLoopConfig,
   AgentMessage,
   AgentState,
-  AgentTool,
   BeforeToolCallContext,
   BeforeToolCallResult,
   QueueMode,
   ShouldStopAfterSteeringContext,
   ShouldStopAfterTurnContext,
   StreamFn,
-  ThinkingLevel,
   ToolExecutionMode,
   ToolExecutionStartContext,
 } from "./types.js";
 
-/** Options for constructing an {@link Agent}; the pi-agent-core 0.73 options plus three Turnkit additions. */
-export interface AgentOptions {
-  initialState?: Partial<Omit<AgentState, "pendingToolCalls" | "isStreaming" | "streamingMessage" | "errorMessage">>;
-  /** Default: keeps `user`, `assistant` and `toolResult` messages, drops custom ones. */
-  convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
-  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (L9). */
-  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
-  /** Default: pi-ai `streamSimple`. */
-  streamFn?: StreamFn;
-  /** Resolves the API key for each request, asked again every time (short-lived tokens). `undefined` lets the provider use its env var. */
-  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
-  /** Forwarded to the stream function: inspect or replace the provider payload before it is sent. */
-  onPayload?: SimpleStreamOptions["onPayload"];
-  /** Forwarded to the stream function: called with the HTTP status and headers before the body is read. */
-  onResponse?: SimpleStreamOptions["onResponse"];
-  /** Runs after argument validation; may block the call (error result) or stop the agent after the batch. A throw blocks the call. */
-  beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
-  /** Runs after `execute`, before `tool_execution_end`; its patch is merged field by field. A throw makes the result an error. */
-  afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
-  /** Default `"one-at-a-time"`. */
-  steeringMode?: QueueMode;
-  /** Default `"one-at-a-time"`. */
-  followUpMode?: QueueMode;
-  sessionId?: string;
-  thinkingBudgets?: ThinkingBudgets;
-  transport?: Transport;
-  maxRetryDelayMs?: number;
-  /** Default `"parallel"`. */
-  toolExecution?: ToolExecutionMode;
-  /** Turnkit addition: see `AgentLoopConfig.shouldStopAfterTurn`. */
-  shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
-  /** Turnkit addition: see `AgentLoopConfig.shouldStopAfterSteering`. */
-  shouldStopAfterSteering?: (context: ShouldStopAfterSteeringContext) => boolean | Promise<boolean>;
-  /** Turnkit addition: observes each admitted tool call right before it executes. */
-  onToolExecutionStart?: (context: ToolExecutionStartContext, signal?: AbortSignal) => void | Promise<void>;
-}
-
-/** A subscriber; awaited in subscription order with the run's abort signal. */
-export type AgentListener = (event: AgentEvent, signal: AbortSignal) => Promise<void> | void;
-
-/** Placeholder until the host sets `state.model`; a request with it fails with an error message. */
-const UNSET_MODEL: Model<any> = {
-  id: "unknown",
-  name: "unknown",
-  api: "unknown",
-  provider: "unknown",
-  baseUrl: "",
-  reasoning: false,
-  input: [],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  contextWindow: 0,
-  maxTokens: 0,
-};
-
 interface ActiveRun {
   promise: Promise<void>;
   abortController: AbortController;
-}
-
-function isLlmMessage(message: AgentMessage): message is Message {
-  return message.role === "user" || message.role === "assistant" || message.role === "toolResult";
-}
-
-/**
- * Keeps provider messages, drops custom ones. Runs once per request over the
- * whole transcript, so the common case (no custom messages) is a plain scan
- * and one copy rather than a filter callback per message.
- */
-function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
-  for (let index = 0; index < messages.length; index++) {
-    if (!isLlmMessage(messages[index]!)) return messages.filter(isLlmMessage);
-  }
-  return messages.slice() as Message[];
-}
-
-function isThenable(value: unknown): value is PromiseLike<void> {
-  return typeof value === "object" && value !== null && typeof (value as PromiseLike<void>).then === "function";
-}
-
-class MutableAgentState implements AgentState {
-  systemPrompt = "";
-  model: Model<any>;
-  thinkingLevel: ThinkingLevel = "off";
-  isStreaming = false;
-  streamingMessage: AgentMessage | undefined = undefined;
-  pendingToolCalls: ReadonlySet<string> = new Set();
-  errorMessage: string | undefined = undefined;
-  private toolList: AgentTool<any>[] = [];
-  private messageList: AgentMessage[] = [];
-
-  constructor(model: Model<any>) {
-    this.model = model;
-  }
-
-  get tools(): AgentTool<any>[] {
-    return this.toolList;
-  }
-  set tools(tools: AgentTool<any>[]) {
-    this.toolList = [...tools];
-  }
-  get messages(): AgentMessage[] {
-    return this.messageList;
-  }
-  set messages(messages: AgentMessage[]) {
-    this.messageList = [...messages];
-  }
 }
 
 /**
@@ -375,34 +273,7 @@ export class Agent {
   }
 
   private loopConfig(skipInitialSteeringPoll: boolean): AgentLoopConfig {
-    let skipSteeringPoll = skipInitialSteeringPoll;
-    return {
-      model: this._state.model,
-      reasoning: this._state.thinkingLevel === "off" ? undefined : this._state.thinkingLevel,
-      sessionId: this.sessionId,
-      onPayload: this.onPayload,
-      onResponse: this.onResponse,
-      transport: this.transport,
-      thinkingBudgets: this.thinkingBudgets,
-      maxRetryDelayMs: this.maxRetryDelayMs,
-      toolExecution: this.toolExecution,
-      beforeToolCall: this.beforeToolCall,
-      afterToolCall: this.afterToolCall,
-      onToolExecutionStart: this.onToolExecutionStart,
-      shouldStopAfterTurn: this.shouldStopAfterTurn,
-      shouldStopAfterSteering: this.shouldStopAfterSteering,
-      convertToLlm: this.convertToLlm,
-      transformContext: this.transformContext,
-      getApiKey: this.getApiKey,
-      getSteeringMessages: async () => {
-        if (skipSteeringPoll) {
-          skipSteeringPoll = false;
-          return [];
-        }
-        return this.steeringQueue.drain();
-      },
-      getFollowUpMessages: async () => this.followUpQueue.drain(),
-    };
+    return agentRunConfig(this, this._state, { steering: this.steeringQueue, followUp: this.followUpQueue }, skipInitialSteeringPoll);
   }
 
   private async runWithLifecycle(execute: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
@@ -441,51 +312,6 @@ export class Agent {
     }
   }
 
-  private applyToState(event: AgentEvent): void {
-    const state = this._state;
-    switch (event.type) {
-      case "message_start":
-      case "message_update":
-        state.streamingMessage = event.message;
-        break;
-      case "message_end":
-        state.streamingMessage = undefined;
-        state.messages.push(event.message);
-        break;
-      case "tool_execution_start": {
-        const pending = new Set(state.pendingToolCalls);
-        pending.add(event.toolCallId);
-        state.pendingToolCalls = pending;
-        break;
-      }
-      case "tool_execution_end": {
-        const pending = new Set(state.pendingToolCalls);
-        pending.delete(event.toolCallId);
-        state.pendingToolCalls = pending;
-        break;
-      }
-      case "turn_end":
-        if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
-        break;
-      case "agent_end":
-        state.streamingMessage = undefined;
-        break;
-      case "agent_start":
-      case "turn_start":
-      case "tool_execution_update":
-        break;
-      default: {
-        const unreachable: never = event;
-        return unreachable;
-      }
-    }
-  }
-
-  /**
-   * Applies an event to the state, then calls the listeners in order. Returns
-   * a promise only when a listener returned one, so synchronous listeners
-   * cost no microtask per streamed delta.
-   */
   /**
    * Hands an event to the state and the listeners. A listener that throws on
    * `agent_end` cannot fail a run that has already ended; its error becomes
@@ -505,30 +331,9 @@ export class Agent {
   }
 
   private processEvent(event: AgentEvent): Promise<void> | void {
-    this.applyToState(event);
+    applyEventToState(this._state, event);
     const signal = this.activeRun?.abortController.signal;
     if (!signal) throw new Error("Agent listener invoked outside active run");
-    const listeners = this.listeners;
-    for (let index = 0; index < listeners.length; index++) {
-      const result = listeners[index]!(event, signal);
-      if (isThenable(result)) return this.awaitListeners(result, event, signal, listeners, index + 1);
-    }
-  }
-
-  private async awaitListeners(
-    pending: PromiseLike<void>,
-    event: AgentEvent,
-    signal: AbortSignal,
-    listeners: readonly AgentListener[],
-    from: number,
-  ): Promise<void> {
-    // A listener abandoned after the abort grace is given up on for this
-    // event only: the listeners after it still receive the event (agent_end
-    // above all), in order.
-    await settleOrAbandon(Promise.resolve(pending), signal, ABORT_GRACE_MS);
-    for (let index = from; index < listeners.length; index++) {
-      const result = listeners[index]!(event, signal);
-      if (isThenable(result)) await settleOrAbandon(Promise.resolve(result), signal, ABORT_GRACE_MS);
-    }
+    return deliverToListeners(this.listeners, event, signal);
   }
 }

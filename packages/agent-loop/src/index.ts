@@ -6,7 +6,8 @@
  */
 
 // The stateful agent
-export { Agent, type AgentListener, type AgentOptions } from "./agent.js";
+export { Agent } from "./agent.js";
+export type { AgentListener, AgentOptions } from "./agent-options.js";
 
 // The stateless loop
 export { agentLoop, agentLoopContinue, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";

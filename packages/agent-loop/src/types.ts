@@ -1,3 +1,4 @@
+// Why this file is long: it is the loop's whole type vocabulary, kept as one file to mirror pi-agent-core's types.ts name for name, so the two read side by side (code written for pi compiles against it).
 import type {
   AssistantMessage,
   AssistantMessageEvent,

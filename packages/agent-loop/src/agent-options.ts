@@ -1,0 +1,56 @@
+import type { Message, SimpleStreamOptions, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
+import type {
+  AfterToolCallContext,
+  AfterToolCallResult,
+  AgentEvent,
+  AgentMessage,
+  AgentState,
+  BeforeToolCallContext,
+  BeforeToolCallResult,
+  QueueMode,
+  ShouldStopAfterSteeringContext,
+  ShouldStopAfterTurnContext,
+  StreamFn,
+  ToolExecutionMode,
+  ToolExecutionStartContext,
+} from "./types.js";
+
+/** Options for constructing an {@link Agent}; the pi-agent-core 0.73 options plus three Turnkit additions. */
+export interface AgentOptions {
+  initialState?: Partial<Omit<AgentState, "pendingToolCalls" | "isStreaming" | "streamingMessage" | "errorMessage">>;
+  /** Default: keeps `user`, `assistant` and `toolResult` messages, drops custom ones. */
+  convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (L9). */
+  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  /** Default: pi-ai `streamSimple`. */
+  streamFn?: StreamFn;
+  /** Resolves the API key for each request, asked again every time (short-lived tokens). `undefined` lets the provider use its env var. */
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** Forwarded to the stream function: inspect or replace the provider payload before it is sent. */
+  onPayload?: SimpleStreamOptions["onPayload"];
+  /** Forwarded to the stream function: called with the HTTP status and headers before the body is read. */
+  onResponse?: SimpleStreamOptions["onResponse"];
+  /** Runs after argument validation; may block the call (error result) or stop the agent after the batch. A throw blocks the call. */
+  beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** Runs after `execute`, before `tool_execution_end`; its patch is merged field by field. A throw makes the result an error. */
+  afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  /** Default `"one-at-a-time"`. */
+  steeringMode?: QueueMode;
+  /** Default `"one-at-a-time"`. */
+  followUpMode?: QueueMode;
+  sessionId?: string;
+  thinkingBudgets?: ThinkingBudgets;
+  transport?: Transport;
+  maxRetryDelayMs?: number;
+  /** Default `"parallel"`. */
+  toolExecution?: ToolExecutionMode;
+  /** Turnkit addition: see `AgentLoopConfig.shouldStopAfterTurn`. */
+  shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
+  /** Turnkit addition: see `AgentLoopConfig.shouldStopAfterSteering`. */
+  shouldStopAfterSteering?: (context: ShouldStopAfterSteeringContext) => boolean | Promise<boolean>;
+  /** Turnkit addition: observes each admitted tool call right before it executes. */
+  onToolExecutionStart?: (context: ToolExecutionStartContext, signal?: AbortSignal) => void | Promise<void>;
+}
+
+/** A subscriber; awaited in subscription order with the run's abort signal. */
+export type AgentListener = (event: AgentEvent, signal: AbortSignal) => Promise<void> | void;

@@ -1,0 +1,94 @@
+import type { Model } from "@mariozechner/pi-ai";
+import type { AgentEvent, AgentMessage, AgentState, AgentTool, ThinkingLevel } from "./types.js";
+
+/** Placeholder until the host sets `state.model`; a request with it fails with an error message. */
+export const UNSET_MODEL: Model<any> = {
+  id: "unknown",
+  name: "unknown",
+  api: "unknown",
+  provider: "unknown",
+  baseUrl: "",
+  reasoning: false,
+  input: [],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 0,
+  maxTokens: 0,
+};
+
+/**
+ * The state an `Agent` owns and exposes as `agent.state`. Assigning
+ * `tools` or `messages` copies the array, so a host's array is never the
+ * transcript itself.
+ */
+export class MutableAgentState implements AgentState {
+  systemPrompt = "";
+  model: Model<any>;
+  thinkingLevel: ThinkingLevel = "off";
+  isStreaming = false;
+  streamingMessage: AgentMessage | undefined = undefined;
+  pendingToolCalls: ReadonlySet<string> = new Set();
+  errorMessage: string | undefined = undefined;
+  private toolList: AgentTool<any>[] = [];
+  private messageList: AgentMessage[] = [];
+
+  constructor(model: Model<any>) {
+    this.model = model;
+  }
+
+  get tools(): AgentTool<any>[] {
+    return this.toolList;
+  }
+  set tools(tools: AgentTool<any>[]) {
+    this.toolList = [...tools];
+  }
+  get messages(): AgentMessage[] {
+    return this.messageList;
+  }
+  set messages(messages: AgentMessage[]) {
+    this.messageList = [...messages];
+  }
+}
+
+/**
+ * What an event changes in the state, applied before any listener sees the
+ * event: the streaming message, the transcript (from `message_end` only),
+ * the pending tool calls and, at `turn_end`, the error of a failed response.
+ */
+export function applyEventToState(state: MutableAgentState, event: AgentEvent): void {
+  switch (event.type) {
+    case "message_start":
+    case "message_update":
+      state.streamingMessage = event.message;
+      break;
+    case "message_end":
+      state.streamingMessage = undefined;
+      state.messages.push(event.message);
+      break;
+    case "tool_execution_start": {
+      const pending = new Set(state.pendingToolCalls);
+      pending.add(event.toolCallId);
+      state.pendingToolCalls = pending;
+      break;
+    }
+    case "tool_execution_end": {
+      const pending = new Set(state.pendingToolCalls);
+      pending.delete(event.toolCallId);
+      state.pendingToolCalls = pending;
+      break;
+    }
+    case "turn_end":
+      if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+      break;
+    case "agent_end":
+      state.streamingMessage = undefined;
+      break;
+    case "agent_start":
+    case "turn_start":
+    case "tool_execution_update":
+      break;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
