@@ -1,8 +1,8 @@
 /**
- * The public surface of `@turnkit/agent-loop` and of its testing entry:
- * every value and type each entry exports. A name added, removed or retyped
- * fails this test until the lists below and the README say so, so the API
- * changes only on purpose.
+ * The public surface of `@turnkit/agent-loop` and of its `testing` and
+ * `proxy-server` entries: every value and type each entry exports. A name
+ * added, removed or retyped fails this test until the lists below and the
+ * README say so, so the API changes only on purpose.
  */
 import { describePublicSurface } from "../../../scripts/public-surface-test.js";
 
@@ -46,5 +46,21 @@ describePublicSurface({
     "ScriptFault", "ScriptedBlock", "ScriptedModel", "ScriptedModelError", "ScriptedModelErrorCode",
     "ScriptedModelOptions", "ScriptedResponse", "ScriptedToolCall", "ThrowSyncFault", "TimerClock",
     "ToolResultMessageOptions", "VirtualClock", "VirtualClockOptions", "WithoutStartFault",
+  ],
+});
+
+describePublicSurface({
+  specifier: "@turnkit/agent-loop/proxy-server",
+  entry: new URL("../src/proxy-server/index.ts", import.meta.url),
+  readme: new URL("../README.md", import.meta.url),
+  readmeHeading: "### `@turnkit/agent-loop/proxy-server`",
+  values: [
+    "PROXY_DENY_STATUS", "PROXY_MAX_BODY_BYTES", "PROXY_STREAM_PATH", "ProxyRequestError", "ProxyRequestErrorCode",
+    "createStreamProxyHandler", "toNodeListener", "validateProxyRequestBody",
+  ],
+  types: [
+    "NodeRequestListener", "ProxyAssistantMessageEvent", "ProxyAuthorization", "ProxyAuthorizationRequest",
+    "ProxyAuthorize", "ProxyErrorStage", "ProxyRequestBody", "ProxyRequestError", "ProxyRequestErrorCode",
+    "ProxySerializableStreamOptions", "StreamProxyHandler", "StreamProxyHandlerOptions",
   ],
 });
