@@ -12,6 +12,20 @@ export interface ResumeRecord {
 }
 
 const WRITE_ATTEMPTS = 5;
+
+/** Warnings whose number depends on timing, not on the turn's steps. */
+const TIMING_WARNINGS: ReadonlySet<string> = new Set(["late_tool_update", "hook_abandoned"]);
+
+/**
+ * False for events a replay could not reproduce one for one, because how
+ * many there are depends on timing: progress updates of running tools and
+ * warnings about late updates or abandoned hooks. They are not logged.
+ */
+function isReplayable(event: RuntimeEvent): boolean {
+  if (event.type === "debug.trace") return event.payload.message !== "tool_execution_update";
+  if ((event.type as string) === "runtime.warning") return !TIMING_WARNINGS.has((event.payload as { code?: string }).code ?? "");
+  return true;
+}
 const WRITE_RETRY_BASE_MS = 100;
 
 /**
@@ -23,9 +37,9 @@ const WRITE_RETRY_BASE_MS = 100;
  *
  * `push` never blocks the turn and never throws. A write that still fails
  * after retrying is reported by {@link flush}, which the turn awaits before
- * it ends. Progress updates of running tools (`tool_execution_update`
- * traces) are not logged: their number depends on timing, and a replay
- * could not reproduce it.
+ * it ends. Events whose number depends on timing (progress updates of
+ * running tools, warnings about late updates and abandoned hooks) are not
+ * logged: a replay could not reproduce them one for one.
  */
 export class DurableEventWriter implements EventWriter {
   /** The seq the next logged event gets. */
@@ -42,7 +56,7 @@ export class DurableEventWriter implements EventWriter {
   ) {}
 
   push(event: RuntimeEvent): void {
-    if (event.type === "debug.trace" && event.payload.message === "tool_execution_update") return;
+    if (!isReplayable(event)) return;
     const seq = this.nextSeq++;
     this.buffer.push({ ...event, seq, eventId: `${this.ids.turnKey}#${seq}` } as RuntimeEvent);
     if (!this.writing) this.writing = this.writeLoop();
