@@ -1,5 +1,5 @@
 /**
- * Malformed tool-call arguments (issue 8): invalid JSON fragments sent as the
+ * Malformed tool-call arguments: invalid JSON fragments sent as the
  * raw arguments, wrong types, long strings and prototype-polluting keys
  * (`__proto__`, `constructor.prototype`), through an `Agent` or a
  * `PiTurnRunner`. Every call must be answered, and no object's prototype may

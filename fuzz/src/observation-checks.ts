@@ -1,5 +1,5 @@
 /**
- * Every invariant of issue 8, applied to one observed run. The properties
+ * Every invariant in the fuzz README, applied to one observed run. The properties
  * (and the named fault tests) call these after each run.
  */
 import { projectAgentMessagesForModel } from "@turnkit/agent-core";

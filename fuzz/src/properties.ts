@@ -1,5 +1,5 @@
 /**
- * The properties of issue 8, shared by the CI tests
+ * The fuzz properties, shared by the CI tests
  * (`fuzz/test/properties`) and `pnpm fuzz` (`fuzz/src/run.ts`): each
  * generates scenarios, runs them through `Agent` or `PiTurnRunner`, and
  * checks every invariant after each run.

@@ -1,5 +1,5 @@
 /**
- * `pnpm fuzz`: the issue 8 properties with a large budget.
+ * `pnpm fuzz`: the fuzz properties with a large budget.
  *
  *   pnpm fuzz                          20,000 cases, seed from the clock
  *   pnpm fuzz --runs 50000 --seed 7    a bigger budget, a chosen base seed

@@ -1,6 +1,6 @@
 /**
  * The error every invariant checker throws: names the invariant (numbered as
- * in issue 8) so a fuzz failure says which promise was broken.
+ * in the fuzz README) so a fuzz failure says which promise was broken.
  */
 export class InvariantViolation extends Error {
   constructor(

@@ -1,9 +1,9 @@
 /**
- * Abort at each point of a run (issue 8): before start, between steps,
+ * Abort at each point of a run: before start, between steps,
  * during streaming, during prepare (inside `beforeToolCall` and inside
  * `prepareArguments`), during execute, and during a retry backoff (virtual
  * clock). Through `Agent` (its `abort()`) and `PiTurnRunner` (the caller's
- * signal). Every run is first checked with every invariant of issue 8 (one
+ * signal). Every run is first checked with every invariant in the fuzz README (one
  * `agent_end` / one outcome and its terminal status, every call answered,
  * nothing left on the signal or the clock); each test then asserts the
  * aborted ending and that no answer follows the abort.

@@ -1,7 +1,7 @@
 /**
- * A hook that throws, at each seam (issue 8): the eight `PiTurnHooks` of a
+ * A hook that throws, at each seam: the eight `PiTurnHooks` of a
  * turn, then the loop callbacks of an `Agent`. Every run is first checked
- * with every invariant of issue 8 (see `fault-harness.ts`); each test then
+ * with every invariant in the fuzz README (see `fault-harness.ts`); each test then
  * asserts how that seam fails safe (SPEC H, H1, X6): hooks that decide what
  * is sent fail closed, observers are ignored, step-end failures are reported.
  */

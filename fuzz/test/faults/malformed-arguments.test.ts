@@ -1,5 +1,5 @@
 /**
- * Malformed tool-call arguments (issue 8), through `Agent` and
+ * Malformed tool-call arguments, through `Agent` and
  * `PiTurnRunner`: invalid JSON fragments as the raw arguments, wrong types,
  * a 1 MB string, and prototype-polluting keys (`__proto__`,
  * `constructor.prototype`). Each run is checked with every invariant of its

@@ -1,5 +1,5 @@
 /**
- * Named faults of the stream function (issue 8), through `Agent` and
+ * Named faults of the stream function, through `Agent` and
  * through `PiTurnRunner`. Each run is checked with every invariant (event
  * grammar, answered and replayable transcript, one outcome and terminal
  * status, history once, no leaks); each test then asserts the ending the

@@ -1,9 +1,9 @@
 /**
- * Named faults of tools, listeners and the event writer (issue 8): a tool
+ * Named faults of tools, listeners and the event writer: a tool
  * that never settles until aborted, a tool that calls `onUpdate` after it
  * settled, a listener or event writer that throws, and one that never
  * returns (bounded by the caller's abort). Every run is checked with every
- * invariant of issue 8 first (see `fault-harness.ts`).
+ * invariant in the fuzz README first (see `fault-harness.ts`).
  */
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";

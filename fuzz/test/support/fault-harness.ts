@@ -1,7 +1,7 @@
 /**
  * Test support for the named fault tests: an `Agent` or a `PiTurnRunner`
  * turn against a scripted model on a virtual clock, observed and checked
- * with every invariant of issue 8 (`fuzz/src/observation-checks.ts`), so each
+ * with every invariant in the fuzz README (`fuzz/src/observation-checks.ts`), so each
  * test only adds what is special about its fault.
  */
 import type { Message } from "@mariozechner/pi-ai";
