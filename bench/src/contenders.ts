@@ -51,7 +51,20 @@ export interface AgentRunInput {
   streamFn: StreamFn;
   /** What each tool call does; resolves to the shared no-op result unless the workload says otherwise. */
   tool?: () => Promise<void>;
+  /** How the tool declares its (empty) arguments; default `typebox`. */
+  toolSchema?: ToolSchemaKind;
+  /** Session and turn ids of a runner turn; default `bench-session` and `bench-turn`. */
+  ids?: { sessionId: string; turnId: string };
+  /** Shown each per-run object the contender creates (the Agent; the runner's input and writer), so W5 can check it is collected. */
+  probe?: (object: object) => void;
 }
+
+/**
+ * `typebox`: `Type.Object({})` from `@sinclair/typebox`. `json`: the plain
+ * JSON Schema object `{ type: "object", properties: {} }`, as MCP servers
+ * and many hosts declare tools (validated through pi-ai's JSON Schema path).
+ */
+export type ToolSchemaKind = "typebox" | "json";
 
 /** What a run leaves behind: the agent or outcome (kept alive for W3) and what to check. */
 export interface AgentRunResult {
@@ -68,24 +81,29 @@ export interface AgentRunResult {
 /** The tool every workload offers: no arguments, returns one short text. */
 export const TOOL_NAME = "noop";
 const TOOL_PARAMETERS = Type.Object({});
+/** One object for every run, as a host declares a tool once: validators are cached per schema object. */
+const JSON_TOOL_PARAMETERS = { type: "object", properties: {} } as const;
+const parametersOf = (kind: ToolSchemaKind | undefined) => (kind === "json" ? JSON_TOOL_PARAMETERS : TOOL_PARAMETERS);
 const TOOL_RESULT: AgentToolResult<Record<string, never>> = { content: [{ type: "text", text: "ok" }], details: {} };
 
-function agentTool(action: (() => Promise<void>) | undefined): AgentTool<typeof TOOL_PARAMETERS> & PiAgentTool<any> {
+function agentTool(input: AgentRunInput): AgentTool<any> & PiAgentTool<any> {
+  const action = input.tool;
   return {
     name: TOOL_NAME,
     label: TOOL_NAME,
     description: "Does nothing and answers ok.",
-    parameters: TOOL_PARAMETERS as any,
+    parameters: parametersOf(input.toolSchema) as any,
     executionMode: "parallel",
     execute: action ? async () => (await action(), TOOL_RESULT) : async () => TOOL_RESULT,
   };
 }
 
-function runtimeTool(action: (() => Promise<void>) | undefined): RuntimeTool {
+function runtimeTool(input: AgentRunInput): RuntimeTool {
+  const action = input.tool;
   return defineRuntimeTool({
     name: TOOL_NAME,
     description: "Does nothing and answers ok.",
-    parameters: TOOL_PARAMETERS,
+    parameters: parametersOf(input.toolSchema) as typeof TOOL_PARAMETERS,
     executionMode: "parallel",
     execute: action ? async () => (await action(), { content: TOOL_RESULT.content }) : async () => ({ content: TOOL_RESULT.content }),
   });
@@ -110,11 +128,12 @@ function agentOutcome(messages: readonly AgentMessage[]): TurnOutcome["kind"] {
 /** pi-agent-core 0.73.1's `Agent` with one no-op subscriber. */
 export async function runPiAgent(input: AgentRunInput): Promise<AgentRunResult> {
   const agent = new PiAgent({
-    initialState: { systemPrompt: "bench", model: BENCH_MODEL as any, tools: [agentTool(input.tool)] },
+    initialState: { systemPrompt: "bench", model: BENCH_MODEL as any, tools: [agentTool(input)] },
     streamFn: input.streamFn as any,
     toolExecution: "parallel",
   });
   agent.subscribe(() => {});
+  input.probe?.(agent);
   await agent.prompt(input.prompt);
   const messages = agent.state.messages as AgentMessage[];
   return { retained: agent, messageCount: messages.length, finalText: lastAssistantText(messages), outcome: agentOutcome(messages) };
@@ -123,18 +142,16 @@ export async function runPiAgent(input: AgentRunInput): Promise<AgentRunResult> 
 /** Our `Agent` (packages/agent-loop) with one no-op subscriber. */
 export async function runOurAgent(input: AgentRunInput): Promise<AgentRunResult> {
   const agent = new Agent({
-    initialState: { systemPrompt: "bench", model: BENCH_MODEL, tools: [agentTool(input.tool)] },
+    initialState: { systemPrompt: "bench", model: BENCH_MODEL, tools: [agentTool(input)] },
     streamFn: input.streamFn,
     toolExecution: "parallel",
   });
   agent.subscribe(() => {});
+  input.probe?.(agent);
   await agent.prompt(input.prompt);
   const messages = agent.state.messages;
   return { retained: agent, messageCount: messages.length, finalText: lastAssistantText(messages), outcome: agentOutcome(messages) };
 }
-
-/** A writer that does nothing: what the timed runs use. */
-const NOOP_WRITER = { push() {} };
 
 /** Which runner layers a run keeps; the defaults are what a host gets. */
 export interface RunnerSetup {
@@ -148,16 +165,27 @@ export interface RunnerSetup {
 
 const HOST_DEFAULTS: RunnerSetup = { retry: true, uuidIds: true, timeouts: true };
 
+/** A runner as the host builds it for `setup`: uuid ids unless `setup.uuidIds` is false. */
+export function newBenchRunner(setup: RunnerSetup = HOST_DEFAULTS): PiTurnRunner {
+  let ids = 0;
+  return setup.uuidIds ? new PiTurnRunner() : new PiTurnRunner({ newEventId: () => `evt_${++ids}`, allocateMessageId: () => `msg_${++ids}` });
+}
+
 /**
  * One `PiTurnRunner.runTurn` as a host runs it: default runner options
  * (uuid event and message ids, system clock), no hooks, built-in tools off,
  * `llmRetry` at its default (on); `setup` switches layers off for the W1R
  * breakdown. With `verify`, the writer collects persisted messages so the
- * run can be checked; timed runs get a writer that does nothing.
+ * run can be checked; timed runs get a writer that does nothing. `runner`
+ * runs the turn on a runner the caller shares between turns (W5); by
+ * default each run gets its own.
  */
-export async function runTurnRunner(input: AgentRunInput, setup: RunnerSetup = HOST_DEFAULTS, verify = false): Promise<AgentRunResult> {
-  let ids = 0;
-  const runner = setup.uuidIds ? new PiTurnRunner() : new PiTurnRunner({ newEventId: () => `evt_${++ids}`, allocateMessageId: () => `msg_${++ids}` });
+export async function runTurnRunner(
+  input: AgentRunInput,
+  setup: RunnerSetup = HOST_DEFAULTS,
+  verify = false,
+  runner: PiTurnRunner = newBenchRunner(setup),
+): Promise<AgentRunResult> {
   const persisted: AgentMessage[] = [];
   const eventWriter = verify
     ? {
@@ -165,18 +193,21 @@ export async function runTurnRunner(input: AgentRunInput, setup: RunnerSetup = H
           if (event.type === "message.persisted") persisted.push(...(event.payload.messages as AgentMessage[]));
         },
       }
-    : NOOP_WRITER;
-  const outcome = await runner.runTurn({
-    sessionId: "bench-session",
-    turnId: "bench-turn",
+    : { push() {} };
+  const turnInput = {
+    sessionId: input.ids?.sessionId ?? "bench-session",
+    turnId: input.ids?.turnId ?? "bench-turn",
     systemPrompt: "bench",
     userMessage: { text: input.prompt },
     llm: { model: BENCH_MODEL, streamFn: input.streamFn, ...(setup.timeouts ? {} : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }) },
-    tools: [runtimeTool(input.tool)],
+    tools: [runtimeTool(input)],
     disableBuiltinToolFallback: true,
     ...(setup.retry ? {} : { llmRetry: false as const }),
     eventWriter,
-  });
+  };
+  input.probe?.(turnInput);
+  input.probe?.(eventWriter);
+  const outcome = await runner.runTurn(turnInput);
   return { retained: outcome, messageCount: persisted.length, finalText: lastAssistantText(persisted), outcome: outcome.kind };
 }
 

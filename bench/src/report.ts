@@ -6,11 +6,14 @@ import type { Measurement } from "./harness.js";
 import { EVENTS_PER_CHUNK } from "./scripted-stream.js";
 import type { TargetResult } from "./targets.js";
 import type { MemoryMeasurement } from "./w3-memory.js";
+import { W5_TURNS, type ManyTurnsHeap } from "./w5-many-turns.js";
 
 /** Everything one run of the suite measured. */
 export interface SuiteResults {
   timings: Measurement[];
   memory: MemoryMeasurement[];
+  /** W5's heap figures per contender and number of turns. */
+  manyTurns: ManyTurnsHeap[];
   targets: TargetResult[];
   totalSeconds: number;
   /** CPU time of the whole process (user + system). */
@@ -66,10 +69,10 @@ const formatRatio = (value: number | null) => (value === null ? "–" : `${value
 export function printReport(results: SuiteResults, print: (line: string) => void = console.log): void {
   const label = (id: ContenderId) => CONTENDER_LABELS[id];
   if (results.timings.length > 0) print("");
-  if (results.timings.length > 0) print(`${pad("workload", 9)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`);
+  if (results.timings.length > 0) print(`${pad("workload", 12)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`);
   for (const row of timingRows(results.timings)) {
     print(
-      `${pad(row.workload, 9)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)} ${pad(row.cpuMedianMs.toFixed(1), 9, true)}`,
+      `${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)} ${pad(row.cpuMedianMs.toFixed(1), 9, true)}`,
     );
   }
   if (results.memory.length > 0) {
@@ -79,13 +82,25 @@ export function printReport(results: SuiteResults, print: (line: string) => void
       print(`${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMb.toFixed(2), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)}`);
     }
   }
+  if (results.manyTurns.length > 0) {
+    print("");
+    const w5 = (contender: ContenderId) => results.timings.find((m) => m.workload === "W5" && m.contender === contender);
+    print(`${pad("W5", 8)} ${pad("implementation", 28)} ${pad("turns/s", 8, true)} ${pad("cpu t/s", 8, true)} ${pad("peak kB/turn", 13, true)} ${pad("after kB/turn", 14, true)}  reachable after the run`);
+    for (const figure of results.manyTurns) {
+      const timing = figure.turns === W5_TURNS ? w5(figure.contender) : undefined;
+      const rate = (ms: number | undefined) => (ms === undefined ? "–" : ((figure.turns * 1000) / ms).toFixed(0));
+      print(
+        `${pad(`${figure.turns}`, 8)} ${pad(label(figure.contender), 28)} ${pad(rate(timing?.medianMs), 8, true)} ${pad(rate(timing?.cpuMedianMs), 8, true)} ${pad(figure.peakKbPerTurn.toFixed(1), 13, true)} ${pad(figure.retainedKbPerTurn.toFixed(1), 14, true)}  ${figure.stillReachable} of ${figure.probed}`,
+      );
+    }
+  }
   if (results.targets.length > 0) {
     print("");
-    print(`${pad("wall", 12)} ${pad("cpu", 12)} ${pad("target", 42)} limit`);
+    print(`${pad("wall", 12)} ${pad("cpu", 12)} ${pad("target", 50)} limit`);
     for (const target of results.targets) {
       const wall = `${target.wall.pass ? "PASS" : "FAIL"} ${target.wall.value.toFixed(2)}`;
       const cpu = target.cpu ? `${target.cpu.pass ? "PASS" : "FAIL"} ${target.cpu.value.toFixed(2)}` : "–";
-      print(`${pad(wall, 12)} ${pad(cpu, 12)} ${pad(target.name, 42)} ${target.limit}`);
+      print(`${pad(wall, 12)} ${pad(cpu, 12)} ${pad(target.name, 50)} ${target.limit}`);
     }
   }
   print("");
@@ -109,6 +124,7 @@ export function writeJson(path: string, results: SuiteResults): void {
     loadAverage: results.loadAverage,
     timings: timingRows(results.timings),
     memory: memoryRows(results.memory),
+    manyTurns: results.manyTurns,
     targets: results.targets,
   };
   mkdirSync(dirname(path), { recursive: true });

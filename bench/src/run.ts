@@ -5,17 +5,22 @@ import { canCollectGarbage, timeAlternating, type Measurement } from "./harness.
 import { printReport, writeJson, type SuiteResults } from "./report.js";
 import { evaluateTargets } from "./targets.js";
 import { W1, W1R } from "./w1-streaming.js";
-import { w2LongRun } from "./w2-long-run.js";
+import { w2LongRun, w2Variant } from "./w2-long-run.js";
 import { MEMORY_METHOD, measureMemory, type MemoryMeasurement } from "./w3-memory.js";
 import { W4 } from "./w4-wide-batch.js";
-import { runW5 } from "./w5-search-tools.js";
+import { measureManyTurnsMemory, W5, W5_CONTENDERS, type ManyTurnsHeap } from "./w5-many-turns.js";
+import { runW6SearchTools } from "./w6-search-tools.js";
+import { runW7 } from "./w7-durable.js";
 import type { TimedWorkload } from "./workload.js";
 
 const USAGE = `pnpm bench [-- options]
 
-  --only W0,W1,W2,W2-300,W2-1200,W3,W4   run only these workloads (W0 is W1's floor; W2 is both sizes)
+  --only W0,W1,W2,W2-300,W2-1200,W3,W4   run only these workloads (W0 is W1's floor; W2 is both sizes and
+                                          the JSON Schema variants W2-300-json, W2-1200-json)
+          W5                              2,000 turns at once on one runner against as many bare Agents
           W1R                             the runner breakdown on W1 (only when named)
-          W5                              the built-in grep and glob tools against grep -rn and find
+          W6                              the built-in grep and glob tools against grep -rn and find
+          W7                              durable turns on Postgres against in-process turns
   --impl floor,pi,ours,runner,runner-no-retry   run only these implementations
   --rounds N                              timed rounds per workload instead of the defaults
   --out PATH                              write the JSON there (default: results/latest.json, full runs only)
@@ -80,14 +85,17 @@ const TIMED: readonly TimedWorkload[] = [
   w2LongRun(300, { warmup: 2, rounds: 15 }),
   // The retry layer's cost is already shown by W1 and W2-300; at 1,200 steps it would double the runner's share of the suite.
   w2LongRun(1_200, { warmup: 1, rounds: 5 }, ["floor", "pi", "ours", "runner"]),
+  w2Variant(300, { warmup: 2, rounds: 15 }, ["pi", "ours", "runner"], { toolSchema: "json", afterW1: true }),
+  w2Variant(1_200, { warmup: 1, rounds: 5 }, ["pi", "ours"], { toolSchema: "json", afterW1: true }),
   W4,
+  W5,
   W1R,
 ];
 
 function selected(options: Options, id: string): boolean {
   if (id === "W1R") return options.only?.has("W1R") === true;
   if (!options.only) return true;
-  if (options.only.has(id)) return true;
+  if (options.only.has(id.toUpperCase())) return true;
   if (id === "W1" && options.only.has("W0")) return true;
   if (id.startsWith("W2-") && options.only.has("W2")) return true;
   return false;
@@ -119,6 +127,13 @@ async function main(): Promise<void> {
     console.log(`${workload.id}: ${workload.description} (${plan.rounds} rounds, ${((performance.now() - workloadStarted) / 1000).toFixed(1)} s)`);
   }
 
+  let manyTurns: ManyTurnsHeap[] = [];
+  if (selected(options, "W5") && canCollectGarbage) {
+    const heapStarted = performance.now();
+    manyTurns = await measureManyTurnsMemory(W5_CONTENDERS.filter((id) => !options.impl || options.impl.has(id)), options.rounds ?? 1);
+    if (manyTurns.length > 0) console.log(`W5 heap: peak live heap (full GC per sample) and what survives the run, per turn (${((performance.now() - heapStarted) / 1000).toFixed(1)} s)`);
+  }
+
   let memory: MemoryMeasurement[] = [];
   if (selected(options, "W3")) {
     const keep = (ids: readonly ContenderId[]) => ids.filter((id) => !options.impl || options.impl.has(id));
@@ -132,14 +147,17 @@ async function main(): Promise<void> {
     if (memory.length > 0) console.log(`W3: ${MEMORY_METHOD} (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
   }
 
-  // W5 times the built-in tools against system commands, not contenders: it prints its own table.
-  if (selected(options, "W5") && (!options.impl || options.only?.has("W5"))) await runW5({ rounds: options.rounds });
+  // W6 times the built-in tools against system commands, not contenders: it prints its own table.
+  if (selected(options, "W6") && (!options.impl || options.only?.has("W6"))) await runW6SearchTools({ rounds: options.rounds });
+  // W7 times durable turns (Postgres, DBOS) against in-process ones: it prints its own table.
+  if (selected(options, "W7") && (!options.impl || options.only?.has("W7"))) await runW7({ rounds: options.rounds });
 
   const cpu = process.cpuUsage();
   const results: SuiteResults = {
     timings,
     memory,
-    targets: evaluateTargets(timings, memory),
+    manyTurns,
+    targets: evaluateTargets(timings, memory, manyTurns),
     totalSeconds: (performance.now() - started) / 1000,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     loadAverage: { start: loadAtStart, end: loadavg() },

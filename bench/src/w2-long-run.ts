@@ -1,7 +1,8 @@
-import { TOOL_NAME, runContender, type ContenderId } from "./contenders.js";
+import { TOOL_NAME, runContender, type ContenderId, type ToolSchemaKind } from "./contenders.js";
 import { assertCompleteRun } from "./run-check.js";
 import { BENCH_MODEL, drain, scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
 import type { RoundPlan } from "./harness.js";
+import { runW1 } from "./w1-streaming.js";
 import type { TimedWorkload } from "./workload.js";
 
 /** Parallel tool calls per step. */
@@ -27,9 +28,17 @@ export function w2Responses(steps: number): ScriptedResponse[] {
   return responses;
 }
 
-/** One W2 run of an agent contender. */
-export function runW2(contender: Exclude<ContenderId, "floor">, steps: number, verify = false) {
-  return runContender(contender, { prompt: "work", streamFn: scriptedStreamFn(w2Responses(steps)) }, verify);
+/** One W2 run of an agent contender, its tool declared as `toolSchema` (default TypeBox). */
+export function runW2(contender: Exclude<ContenderId, "floor">, steps: number, verify = false, toolSchema?: ToolSchemaKind) {
+  return runContender(contender, { prompt: "work", streamFn: scriptedStreamFn(w2Responses(steps)), toolSchema }, verify);
+}
+
+/** How a W2 variant differs from the plain one. */
+export interface W2Variant {
+  /** How the tool declares its arguments. */
+  toolSchema: ToolSchemaKind;
+  /** Each contender runs W1 once, untimed, before its W2 runs: W2 in a process that has streamed, as hosts run it. */
+  afterW1: boolean;
 }
 
 /** The floor of W2: every response stream of the run iterated in turn, no tools, no agent. */
@@ -63,5 +72,32 @@ export function w2LongRun(steps: number, plan: RoundPlan, contenders: readonly C
       assertCompleteRun(`W2-${steps}`, contender, await runW2(contender, steps, true), expected);
     },
     run: (contender) => (contender === "floor" ? runW2Floor(steps) : runW2(contender, steps)),
+  };
+}
+
+/**
+ * W2 with the tool declared as plain JSON Schema (`{ type: "object",
+ * properties: {} }`, as MCP servers declare tools) and, with `afterW1`,
+ * each contender streaming one W1 response before its first W2 run, so the
+ * JIT has seen the streaming path too: the shape an independent benchmark
+ * measured our Agent at 1.08–1.11× pi on. Table id `W2-<steps>-json`.
+ */
+export function w2Variant(steps: number, plan: RoundPlan, contenders: readonly Exclude<ContenderId, "floor">[], variant: W2Variant): TimedWorkload {
+  const plain = w2LongRun(steps, plan, contenders);
+  const id = `${plain.id}-${variant.toolSchema}`;
+  const expected = { messageCount: 1 + steps * (1 + W2_CALLS_PER_STEP) + 1, finalTextLength: FINAL_TEXT.length };
+  const agent = (contender: ContenderId) => {
+    if (contender === "floor") throw new Error(`${id} has no floor`);
+    return contender;
+  };
+  return {
+    ...plain,
+    id,
+    description: `W2-${steps} with a ${variant.toolSchema === "json" ? "plain JSON Schema" : "TypeBox"} tool${variant.afterW1 ? ", after a W1 run" : ""}`,
+    async verify(contender) {
+      if (variant.afterW1) await runW1(agent(contender));
+      assertCompleteRun(id, contender, await runW2(agent(contender), steps, true, variant.toolSchema), expected);
+    },
+    run: (contender) => runW2(agent(contender), steps, false, variant.toolSchema),
   };
 }

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBuiltinTools, type RuntimeTool, type ToolExecutionContext } from "@turnkit/agent-core";
 import { collectGarbage, median } from "./harness.js";
-import { generateTree, TREE_NEEDLE, type GeneratedTree } from "./w5-tree.js";
+import { generateTree, TREE_NEEDLE, type GeneratedTree } from "./w6-tree.js";
 
 /** The limit our tools must stay within, as a ratio to the system command on the same files. */
-export const W5_TARGET_RATIO = 3;
+export const W6_TARGET_RATIO = 3;
 
 const CONTEXT: ToolExecutionContext = { sessionId: "bench", turnId: "bench", toolCallId: "bench", assistantMessageId: undefined };
 
@@ -16,7 +16,7 @@ interface Sample {
   cpuMs: number;
 }
 
-/** One row of the W5 table. */
+/** One row of the W6 table. */
 interface Row {
   label: string;
   samples: Sample[];
@@ -59,27 +59,27 @@ function textOf(result: ToolResult): string {
 }
 
 function check(condition: boolean, what: string): void {
-  if (!condition) throw new Error(`W5 check failed: ${what}`);
+  if (!condition) throw new Error(`W6 check failed: ${what}`);
 }
 
 /**
- * W5 search tools: our `grep` and `glob` over a generated repository of
+ * W6 search tools: our `grep` and `glob` over a generated repository of
  * 20,000 files (a quarter hidden by `.gitignore`), against `grep -rn` and
  * `find` on the same files they search (the ignored folders and names
  * excluded by hand). Then the same tools with a pattern that matches almost
  * everything, to show they stop reading at their output limit: files read
  * and heap growth stay small however many matches there are.
  */
-export async function runW5(options: { rounds: number | undefined; print?: (line: string) => void }): Promise<void> {
+export async function runW6SearchTools(options: { rounds: number | undefined; print?: (line: string) => void }): Promise<void> {
   const print = options.print ?? console.log;
   const rounds = options.rounds ?? 7;
-  const root = mkdtempSync(path.join(tmpdir(), "turnkit-bench-w5-"));
+  const root = mkdtempSync(path.join(tmpdir(), "turnkit-bench-w6-"));
   try {
     const generationStarted = performance.now();
     const tree = generateTree(path.join(root, "repo"));
     const generationSeconds = (performance.now() - generationStarted) / 1000;
     await measure(tree, root, rounds, print);
-    print(`W5: built-in grep and glob over ${tree.files.toLocaleString("en")} files (${tree.ignoredFiles.toLocaleString("en")} ignored), tree written in ${generationSeconds.toFixed(1)} s`);
+    print(`W6: built-in grep and glob over ${tree.files.toLocaleString("en")} files (${tree.ignoredFiles.toLocaleString("en")} ignored), tree written in ${generationSeconds.toFixed(1)} s`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -126,7 +126,7 @@ async function measure(tree: GeneratedTree, scratch: string, rounds: number, pri
   const wall = (row: Row) => median(row.samples.map((s) => s.wallMs));
   const cpu = (row: Row) => median(row.samples.map((s) => s.cpuMs));
   print("");
-  print(`${"W5".padEnd(36)} ${"median ms".padStart(10)} ${"cpu ms".padStart(9)}  notes`);
+  print(`${"W6".padEnd(36)} ${"median ms".padStart(10)} ${"cpu ms".padStart(9)}  notes`);
   for (const row of [rows.grep, rows.systemGrep, rows.glob, rows.find, ...flood]) {
     if (row.samples.length === 0) {
       print(`${row.label.padEnd(36)} ${"skipped".padStart(10)}            the command is not installed`);
@@ -138,14 +138,14 @@ async function measure(tree: GeneratedTree, scratch: string, rounds: number, pri
   print(`${"wall".padEnd(12)} ${"cpu".padEnd(12)} ${"target".padEnd(42)} limit`);
   const target = (name: string, ours: Row, baseline: Row) => {
     if (baseline.samples.length === 0) {
-      print(`${"–".padEnd(12)} ${"–".padEnd(12)} ${name.padEnd(42)} ${W5_TARGET_RATIO} (baseline command missing: skipped)`);
+      print(`${"–".padEnd(12)} ${"–".padEnd(12)} ${name.padEnd(42)} ${W6_TARGET_RATIO} (baseline command missing: skipped)`);
       return;
     }
-    const verdict = (value: number) => `${value <= W5_TARGET_RATIO ? "PASS" : "FAIL"} ${value.toFixed(2)}`;
-    print(`${verdict(wall(ours) / wall(baseline)).padEnd(12)} ${verdict(cpu(ours) / cpu(baseline)).padEnd(12)} ${name.padEnd(42)} ${W5_TARGET_RATIO}`);
+    const verdict = (value: number) => `${value <= W6_TARGET_RATIO ? "PASS" : "FAIL"} ${value.toFixed(2)}`;
+    print(`${verdict(wall(ours) / wall(baseline)).padEnd(12)} ${verdict(cpu(ours) / cpu(baseline)).padEnd(12)} ${name.padEnd(42)} ${W6_TARGET_RATIO}`);
   };
-  target("W5 grep tool / grep -rn", rows.grep, rows.systemGrep);
-  target("W5 glob tool / find", rows.glob, rows.find);
+  target("W6 grep tool / grep -rn", rows.grep, rows.systemGrep);
+  target("W6 glob tool / find", rows.glob, rows.find);
 }
 
 /** Patterns that match nearly everything: the tools must stop at their limit, so time, files read and heap stay small. */
