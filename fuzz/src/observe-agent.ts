@@ -6,7 +6,7 @@
 import type { Agent, AgentEvent, AgentMessage } from "@turnkit/agent-loop";
 import { type VirtualClock, abortListenerCount, probeRealTimers } from "@turnkit/agent-loop/testing";
 import { unhandledRejections } from "./unhandled-rejections.js";
-import { type DriveReport, driveUntilSettled, macrotask } from "./virtual-time.js";
+import { type DriveReport, driveUntilSettled, letStragglersSurface } from "./virtual-time.js";
 
 /** Everything the runs of one Agent left behind, for the invariants. */
 export interface AgentRunObservation {
@@ -76,9 +76,7 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
       if (!run) continue;
       drives.push(await driveUntilSettled(run.catch((error: unknown) => void rejections.push(error)), clock, () => agent.abort()));
     }
-    for (const handle of options.hostTimers?.() ?? []) clock.clearTimeout(handle);
-    // Late tool updates and stray rejections surface within a few macrotasks.
-    for (let turn = 0; turn < 3; turn++) await macrotask();
+    await letStragglersSurface(clock, options.hostTimers?.());
   } finally {
     realTimers.restore();
   }

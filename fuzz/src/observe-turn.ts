@@ -18,7 +18,7 @@ import {
 import { type VirtualClock, abortListenerCount, probeRealTimers } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { unhandledRejections } from "./unhandled-rejections.js";
-import { type DriveReport, driveUntilSettled, macrotask } from "./virtual-time.js";
+import { type DriveReport, driveUntilSettled, letStragglersSurface } from "./virtual-time.js";
 
 /** One change offered to `onHistoryChangedHook`, and whether every host hook accepted it. */
 export interface OfferedChange {
@@ -112,8 +112,7 @@ export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunO
       },
     );
     drive = await driveUntilSettled(run, clock, () => controller.abort());
-    for (const handle of options.hostTimers?.() ?? []) clock.clearTimeout(handle);
-    for (let turn = 0; turn < 3; turn++) await macrotask();
+    await letStragglersSurface(clock, options.hostTimers?.());
   } finally {
     realTimers.restore();
   }

@@ -10,6 +10,16 @@ import type { VirtualClock } from "@turnkit/agent-loop/testing";
 const realSetTimeout = globalThis.setTimeout;
 const realSetImmediate = globalThis.setImmediate;
 
+/**
+ * After a run settled: cancels the host's own timers on `clock`, then lets
+ * late tool updates and stray rejections surface (they do within a few
+ * macrotasks), so the leak checks see everything the run left behind.
+ */
+export async function letStragglersSurface(clock: VirtualClock, hostTimers: readonly unknown[] = []): Promise<void> {
+  for (const handle of hostTimers) clock.clearTimeout(handle);
+  for (let turn = 0; turn < 3; turn++) await macrotask();
+}
+
 /** One macrotask turn: every queued microtask and promise chain has run. */
 export function macrotask(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve));
