@@ -18,6 +18,8 @@ export const DEFAULT_WORKER_LEASE_MS = 15_000;
 export const ABORT_POLL_MS = 150;
 /** How long a follower waits for a notification before it reads the log again anyway. */
 export const FOLLOW_POLL_MS = 500;
+/** How often `outcome` looks whether a turn finished. */
+export const OUTCOME_POLL_MS = 100;
 /** Most events one log write carries; a larger buffer is written in several statements. */
 export const MAX_EVENTS_PER_WRITE = 2_000;
 /** How often DBOS looks at the turn queue for new work. */

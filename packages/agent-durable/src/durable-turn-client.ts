@@ -2,7 +2,7 @@ import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
 import pg from "pg";
-import { APPROVAL_TOPIC, DEFAULT_APP_NAME, DEFAULT_APP_VERSION, DEFAULT_QUEUE_NAME, DEFAULT_SCHEMA, FOLLOW_POLL_MS, TURN_WORKFLOW_NAME } from "./defaults.js";
+import { APPROVAL_TOPIC, DEFAULT_APP_NAME, DEFAULT_APP_VERSION, DEFAULT_QUEUE_NAME, DEFAULT_SCHEMA, FOLLOW_POLL_MS, OUTCOME_POLL_MS, TURN_WORKFLOW_NAME } from "./defaults.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalDecision, ApprovalMessage } from "./steps/approval-wait.js";
@@ -206,10 +206,14 @@ export class DurableTurnClient {
     }
   }
 
-  /** Waits for the turn's outcome (rejects with DBOS's error if the workflow itself failed). */
-  async outcome(turn: TurnAddress): Promise<TurnOutcome> {
+  /**
+   * Waits for the turn's outcome, looking every `pollingIntervalMs`
+   * (default 100). Rejects with DBOS's error if the workflow itself failed,
+   * and with `unknown_turn` for a turn never started.
+   */
+  async outcome(turn: TurnAddress, options: { pollingIntervalMs?: number } = {}): Promise<TurnOutcome> {
     const ref = await this.known(turn);
-    return this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult();
+    return this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
   }
 
   /** Closes every connection; the client is unusable afterwards. */
