@@ -20,26 +20,22 @@ type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * Once the run's signal has fired, no request is started: the abort is
  * checked before `transformContext` and again after each awaited step before
  * the stream function, and an aborted run gets an `aborted` message without
- * calling it. The stream function receives a signal of its own, linked to the
- * run's: the loop also fires it when it stops reading the stream early (a
- * failing sink, a stream that broke off), so no request outlives the step.
- * The message delivered with `message_end` never changes afterwards, even
- * when the stream goes on writing into the partial it came from.
+ * calling it. The stream function receives the run's request signal
+ * (`LoopRun.requestSignal`): it fires with the run's signal, and also as soon
+ * as the loop stops reading the stream early (a failing sink, a stream that
+ * broke off), so no request outlives the step that gave up on it.
+ * A failed response delivered with `message_end` never changes afterwards,
+ * even when the request goes on writing into the partial it came from.
  */
 export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMessage> {
-  const request = linkedAbortController(run.signal);
+  let response: ResponseStream | undefined;
   try {
-    let response: ResponseStream | undefined;
-    try {
-      response = await startRequest(run, request.signal);
-    } catch (error) {
-      return await recordWholeFailure(run, error);
-    }
-    if (!response) return await recordWholeFailure(run, undefined);
-    return await consumeResponse(run, response, request);
-  } finally {
-    request.dispose();
+    response = await startRequest(run);
+  } catch (error) {
+    return recordWholeFailure(run, error);
   }
+  if (!response) return recordWholeFailure(run, undefined);
+  return consumeResponse(run, response);
 }
 
 /**
@@ -47,7 +43,7 @@ export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMe
  * `undefined`, without calling it, when the run is aborted before or during
  * a step (hooks may ignore the signal and answer after the abort).
  */
-async function startRequest(run: LoopRun, requestSignal: AbortSignal): Promise<ResponseStream | undefined> {
+async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   const { config } = run;
   if (run.aborted) return undefined;
   const transformed = config.transformContext ? await config.transformContext(run.context.messages, run.signal) : run.context.messages;
@@ -58,16 +54,7 @@ async function startRequest(run: LoopRun, requestSignal: AbortSignal): Promise<R
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
   const streamFunction = run.streamFn ?? streamSimple;
-  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: requestSignal });
-}
-
-/** An abort controller that also fires when `parent` does; `dispose()` removes the link. */
-function linkedAbortController(parent: AbortSignal | undefined): AbortController & { dispose(): void } {
-  const controller = new AbortController();
-  const follow = () => controller.abort(parent?.reason);
-  if (parent?.aborted) follow();
-  else parent?.addEventListener("abort", follow, { once: true });
-  return Object.assign(controller, { dispose: () => parent?.removeEventListener("abort", follow) });
+  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: run.requestSignal() });
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {
@@ -77,7 +64,7 @@ async function recordWholeFailure(run: LoopRun, error: unknown): Promise<Assista
   return failure;
 }
 
-async function consumeResponse(run: LoopRun, response: ResponseStream, request: AbortController): Promise<AssistantMessage> {
+async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
   const { signal } = run;
   let partial: AssistantMessage | undefined;
   /** Where the partial sits in the context; each update replaces it, as in pi. */
@@ -129,7 +116,7 @@ async function consumeResponse(run: LoopRun, response: ResponseStream, request: 
   } catch (error) {
     if (sinkError) {
       // The run fails now; the request must not go on writing into the partial it is built from.
-      request.abort();
+      run.abortRequest();
       throw error;
     }
     streamError = error;
@@ -144,15 +131,15 @@ async function consumeResponse(run: LoopRun, response: ResponseStream, request: 
     final = await settledResult(response);
   }
   if (final) {
-    // pi-ai's providers hand out the object they stream into as every partial
-    // and as the final message, and wrappers build final messages that share
-    // blocks or usage with it: once a stream has streamed, deliver what its
-    // final message holds now, so nothing written into it later reaches the
-    // delivered message.
-    if (partial) final = snapshotMessage(final);
+    // A failure may be handed over while the request is still writing into
+    // the partial it shares blocks or usage with (pi-ai's providers stream
+    // into one object; a wrapper that gave up on a stalled provider builds
+    // its failure from that object): deliver what it holds now. A finished
+    // response (`done`) is the provider's last word and is delivered as given.
+    if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) final = snapshotMessage(final);
   } else {
     // The loop gives up on this stream: stop the request, then keep what had streamed.
-    request.abort();
+    run.abortRequest();
     const reason = streamError ?? new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
   }

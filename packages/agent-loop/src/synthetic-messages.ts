@@ -36,40 +36,52 @@ export function thrownText(error: unknown): string {
 }
 
 /**
- * A copy of `message` that shares no array and no plain object with it, so
- * nothing done to the original later (a provider still streaming deltas into
- * its partial, a hook editing it in place) shows up in the copy. Other
- * objects (class instances, typed arrays) are kept by reference; cycles are
- * kept as cycles. Own enumerable properties are copied as data properties
- * under the same keys (a `"__proto__"` key from a model's arguments stays an
- * own property, never a prototype).
+ * A copy of `message` that shares nothing a stream writes into with it: its
+ * content array and blocks (tool-call arguments copied in depth), its usage
+ * and cost, so nothing done to the original later (a provider still
+ * streaming deltas into its partial, a hook editing it in place) shows up in
+ * the copy. Other top-level fields are copied by value (objects among them
+ * are shared). In arguments, class instances are kept by reference, and so
+ * is anything nested deeper than {@link SNAPSHOT_MAX_DEPTH} (a cycle is
+ * never followed forever); a `"__proto__"` key from a model's arguments
+ * stays an own property, never a prototype.
  *
- * The loop delivers an assistant message that comes from a stream which
- * streamed partials as such a snapshot: pi-ai's providers stream into one
- * mutable object and hand that same object out as each event's partial and
- * as the final message.
+ * The loop delivers every failed response built from a streamed partial
+ * (its own failure messages, and `error` / `aborted` messages a stream hands
+ * over) as such a snapshot: pi-ai's providers stream into one mutable object
+ * and hand that same object out as each event's partial and as the final
+ * message, and a request may still be writing into it when the loop stops.
  */
 export function snapshotMessage<T extends AssistantMessage>(message: T): T {
-  return copyPlainData(message, new Map()) as T;
+  const usage = message.usage;
+  return {
+    ...message,
+    content: Array.isArray(message.content) ? message.content.map(copyBlock) : message.content,
+    usage: usage && { ...usage, cost: usage.cost && { ...usage.cost } },
+  };
 }
 
-function copyPlainData(value: unknown, copies: Map<object, unknown>): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  const known = copies.get(value);
-  if (known !== undefined) return known;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = [];
-    copies.set(value, copy);
-    for (const item of value) copy.push(copyPlainData(item, copies));
-    return copy;
-  }
+function copyBlock(block: AssistantMessage["content"][number]): AssistantMessage["content"][number] {
+  if (block?.type === "toolCall") return { ...block, arguments: copyPlainData(block.arguments, 0) as typeof block.arguments };
+  if (block?.type === "text" || block?.type === "thinking") return { ...block };
+  return copyPlainData(block, 0) as typeof block;
+}
+
+/** How deep {@link snapshotMessage} copies arguments; far beyond any real arguments, low enough for any stack. */
+const SNAPSHOT_MAX_DEPTH = 64;
+
+function copyPlainData(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null || depth > SNAPSHOT_MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => copyPlainData(item, depth + 1));
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
+  const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
-  copies.set(value, copy);
-  for (const [key, item] of Object.entries(value)) {
-    // Defined, not assigned: a "__proto__" key from the model's arguments stays an own data property instead of replacing the copy's prototype.
-    Object.defineProperty(copy, key, { value: copyPlainData(item, copies), enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(source)) {
+    const item = copyPlainData(source[key], depth + 1);
+    // Assigning "__proto__" would replace the copy's prototype; define it as data instead.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
   }
   return copy;
 }
