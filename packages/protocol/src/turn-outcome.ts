@@ -1,3 +1,4 @@
+import type { ProtocolAnyMessage } from "./messages.js";
 import type { ErrorCode } from "./status-codes.js";
 import type { TurnReport } from "./turn-report.js";
 
@@ -26,20 +27,38 @@ export interface TurnError {
 }
 
 /**
- * The single result of one `runTurn()` (SPEC T3). Exactly one is produced per
- * turn; `runTurn` never rejects.
+ * What every {@link TurnOutcome} may carry besides its kind.
+ */
+export interface TurnOutcomeHandBack {
+  /**
+   * Messages the host handed to the turn (steering its poll returned,
+   * messages an `onStepEndHook` queued) that were neither sent into the
+   * transcript nor delivered to its history hooks, in hand-over order: the
+   * turn stopped, failed or was aborted before it could take them. They
+   * belong to the host again (run them in a later turn, or drop them on
+   * purpose); the turn never loses them silently. Absent when there are
+   * none.
+   */
+  undeliveredMessages?: ProtocolAnyMessage[];
+}
+
+/**
+ * The single result of one `runTurn()`. Exactly one is produced per turn;
+ * `runTurn` never rejects.
  *
  * - `completed`: the agent reached a natural end (or a host-requested stop).
  * - `aborted`: the caller's signal fired.
  * - `failed`: the turn could not finish; `error.code` says why.
  *
- * Every kind reports the turn's usage and timing (`TurnReport`).
+ * Any kind may hand messages back to the host (`undeliveredMessages`), and
+ * every kind reports the turn's usage and timing (`TurnReport`).
  */
 export type TurnOutcome = (
   | { kind: "completed" }
   | { kind: "aborted" }
   | { kind: "failed"; message: string; error: TurnError }
 ) &
+  TurnOutcomeHandBack &
   TurnReport;
 
 /** The `kind` of a {@link TurnOutcome}. */

@@ -42,3 +42,18 @@ describe("outcomeToStatus", () => {
     expect(() => outcomeToStatus({ kind: "paused" } as unknown as TurnOutcome)).toThrow(/paused/);
   });
 });
+
+describe("messages handed back in an outcome", () => {
+  it("any kind may carry undeliveredMessages; the terminal status never does", () => {
+    const handedBack = [{ role: "user" as const, content: "also check the tests", timestamp: 1 }];
+    const outcomes: TurnOutcome[] = [
+      { kind: "completed", undeliveredMessages: handedBack },
+      { kind: "aborted", undeliveredMessages: handedBack },
+      { kind: "failed", message: "m", error: { code: "internal", message: "m" }, undeliveredMessages: handedBack },
+    ];
+    for (const outcome of outcomes) {
+      expect(outcome.undeliveredMessages).toEqual(handedBack);
+      expect(outcomeToStatus(outcome)).not.toHaveProperty("undeliveredMessages");
+    }
+  });
+});

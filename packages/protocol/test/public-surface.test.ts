@@ -44,6 +44,6 @@ describePublicSurface({
     "TProtocolAnyMessage", "TProtocolAssistantMessage", "TProtocolAssistantMessageEvent",
     "TProtocolToolResultMessage", "TRuntimeEventSchemas", "TStreamChunk", "TerminalSessionStatusPayload",
     "TerminalStatusEvent", "TerminalTurnStatus", "ToolCallStatus", "TraceLevel", "TurnError", "TurnOutcome",
-    "TurnOutcomeKind", "TurnStatus",
+    "TurnOutcomeHandBack", "TurnOutcomeKind", "TurnStatus",
   ],
 });

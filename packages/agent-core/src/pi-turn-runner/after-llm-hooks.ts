@@ -1,12 +1,14 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { errorText } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { AFTER_LLM_HOOK_MAX_RETRIES } from "../defaults.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
+import { awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";
 import { type AfterLlmCallDecision, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
+import { reportTrace } from "./turn-log.js";
 
 /**
  * The after-LLM hook seam, at each completed response's `message_end`,
@@ -14,26 +16,33 @@ import type { RunningTurn } from "./turn-state.js";
  * drop the response and ask again (a bounded number of times per turn), or
  * fail the turn. A hook that throws or returns an invalid decision fails
  * the turn (code `hook`); a response that fails the turn loses its tool
- * calls, so none of them runs.
+ * calls, so none of them runs. A hook given up on after the abort stops
+ * the chain: later hooks are not asked and no decision is applied.
  */
 export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMessage): Promise<void> {
   const hooks = hookArray(turn.hooks.afterLlmCallHook);
+  const requestIndex = turn.requestIndex;
+  const signal = turn.agent.signal ?? new AbortController().signal;
   for (const hook of hooks) {
-    let decision: AfterLlmCallDecision | null | undefined;
+    let decision: AfterLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      decision = await hook({
-        sessionId: turn.input.sessionId,
-        turnId: turn.input.turnId,
-        requestIndex: turn.requestIndex,
-        message,
-        retriesUsed: turn.afterLlmRetries,
-        signal: turn.agent.signal ?? new AbortController().signal,
-      });
+      decision = await awaitHostCall(turn, "afterLlmCallHook", () =>
+        hook({
+          sessionId: turn.input.sessionId,
+          turnId: turn.input.turnId,
+          requestIndex,
+          message,
+          retriesUsed: turn.afterLlmRetries,
+          signal,
+        }),
+      );
     } catch (error) {
       stripToolCalls(message);
       failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook failed: ${errorText(error)}` });
       return;
     }
+    // Given up on after the abort (or the turn settled): the chain stops, nothing of it is applied.
+    if (decision === ABANDONED) return;
     if (!decision) continue;
     switch (decision.type) {
       case "continue":
@@ -43,7 +52,7 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         continue;
       case "retry":
         if (turn.afterLlmRetries >= AFTER_LLM_HOOK_MAX_RETRIES) {
-          turn.bridge.trace("llm", "warn", "afterLlmCallHook retry ignored: the per-turn budget is spent", {
+          reportTrace(turn, "llm", "warn", "afterLlmCallHook retry ignored: the per-turn budget is spent", {
             budget: AFTER_LLM_HOOK_MAX_RETRIES,
             reason: decision.reason,
           });
@@ -53,7 +62,7 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         stripToolCalls(message);
         markDroppedResponse(message, decision.reason);
         turn.agent.followUp(createHiddenMessage(decision.prompt, "afterLlmCallHook"));
-        turn.bridge.trace("llm", "info", "afterLlmCallHook asked for a retry", { reason: decision.reason, attempt: turn.afterLlmRetries });
+        reportTrace(turn, "llm", "info", "afterLlmCallHook asked for a retry", { reason: decision.reason, attempt: turn.afterLlmRetries });
         return;
       case "fail":
         stripToolCalls(message);

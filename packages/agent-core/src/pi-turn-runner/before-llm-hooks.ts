@@ -1,7 +1,7 @@
 import { ABANDONED, type AgentMessage, errorText } from "@turnkit/agent-loop";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
-import { HookAbandonedError, settleHook } from "./hook-settling.js";
+import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { hookFailure } from "./turn-failure.js";
 import { type BeforeLlmCallDecision, type LlmCallReason, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -30,7 +30,7 @@ export async function runBeforeLlmHooks(
   for (const hook of hooks) {
     let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      decision = await settleHook(
+      decision = await awaitHostCall(turn, "beforeLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
@@ -41,7 +41,6 @@ export async function runBeforeLlmHooks(
           auxiliaryStreamFn: turn.auxiliaryStreamFn,
           signal: signal ?? new AbortController().signal,
         }),
-        signal,
       );
     } catch (error) {
       throw hookFailure(turn, `beforeLlmCallHook failed: ${errorText(error)}`);

@@ -1,5 +1,5 @@
-import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
-import type { TurnOutcome } from "@turnkit/protocol";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { type ProtocolAnyMessage, type TurnOutcome, outcomeToStatus } from "@turnkit/protocol";
 import { deliverHistory } from "./history-delivery.js";
 import { decideOutcome } from "./turn-outcome.js";
 import { recordMetric } from "./turn-metrics.js";
@@ -7,10 +7,13 @@ import type { RunningTurn } from "./turn-state.js";
 
 /**
  * Step 8 of a turn: delivers history not yet delivered, flushes messages
- * the bridge still holds, decides the outcome, emits the one terminal
- * `session.status` and drains the event queue. Never rejects. A writer that
- * never returns holds up the queue; once the caller aborts, it is given up
- * on after the grace period and still handed the terminal status.
+ * the bridge still holds, decides the outcome (handing back the host's
+ * messages that were never delivered), settles the turn (from here on no
+ * host code of it runs and nothing more is emitted), emits the one
+ * terminal `session.status` and drains the event queue. Never rejects. A
+ * writer that never returns holds up the queue; once the caller aborts, it
+ * is given up on when the turn's shared abort grace is over and still
+ * handed the terminal status.
  */
 export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
   try {
@@ -19,12 +22,27 @@ export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
     // Recorded as the turn's failure by deliverHistory.
   }
   turn.bridge.flush();
-  const outcome = decideOutcome(turn);
-  turn.events.push("session.status", outcome.kind === "failed" ? { status: "failed", error: outcome.error } : { status: outcome.kind });
-  if ((await turn.events.drain(turn.input.signal, ABORT_GRACE_MS)) === "abandoned") turn.events.abandon();
+  const outcome = withHandBack(decideOutcome(turn), takeUndelivered(turn));
+  turn.settled = true;
+  const writerGraceMs = turn.abortGrace.remainingMs();
+  turn.abortGrace.end();
+  turn.events.push("session.status", outcomeToStatus(outcome));
+  if ((await turn.events.drain(turn.input.signal, writerGraceMs)) === "abandoned") turn.events.abandon();
   // A turn cancelled before it started never ran: it has no duration.
   if (!turn.cancelledBeforeStart) {
     recordMetric(turn, "turn.duration_ms", turn.defaults.clock.now() - turn.startedAt, { outcome: outcome.kind });
   }
   return outcome;
+}
+
+/** The host's messages the turn never delivered, in hand-over order; the Agent's queues are emptied. */
+function takeUndelivered(turn: RunningTurn): AgentMessage[] {
+  turn.agent.clearAllQueues();
+  const undelivered = [...turn.undelivered];
+  turn.undelivered.clear();
+  return undelivered;
+}
+
+function withHandBack(outcome: TurnOutcome, undelivered: AgentMessage[]): TurnOutcome {
+  return undelivered.length === 0 ? outcome : { ...outcome, undeliveredMessages: undelivered as ProtocolAnyMessage[] };
 }

@@ -1,5 +1,5 @@
 import { runBeforeLlmHooks } from "./before-llm-hooks.js";
-import { settleHostCallback } from "./hook-settling.js";
+import { askHost } from "./host-calls.js";
 import { turnStreamFn } from "./llm-request.js";
 import { afterToolCall, beforeToolCall, onToolExecutionStart } from "./tool-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -8,8 +8,10 @@ import type { RunningTurn } from "./turn-state.js";
  * Step 4 of a turn: installs the LLM hook seam (before-LLM hooks as the
  * loop's `transformContext`, the turn's stream function around the call
  * stack), the tool hook seam, and the stop checks: the loop stops after a
- * step when the turn asked to stop or the host's `shouldStopAfterTurn`
- * says so, and after steering when `shouldStopAfterSteering` says so.
+ * step when the turn asked to stop (a failure, a `skip`, or the host's
+ * `shouldStopAfterTurn`, asked at step end before any steering poll), and
+ * after steering when `shouldStopAfterSteering` says so (a failing check
+ * fails the turn, code `internal`, and stops it).
  */
 export function installHooks(turn: RunningTurn): void {
   const { agent, input } = turn;
@@ -18,12 +20,12 @@ export function installHooks(turn: RunningTurn): void {
   agent.beforeToolCall = (context, signal) => beforeToolCall(turn, context, signal);
   agent.afterToolCall = (context, signal) => afterToolCall(turn, context, signal);
   agent.onToolExecutionStart = (context, signal) => onToolExecutionStart(turn, context, signal);
-  agent.shouldStopAfterTurn = async (context) =>
-    turn.stopRequested || (input.shouldStopAfterTurn ? (await settleHostCallback(turn, input.shouldStopAfterTurn(context), true)) === true : false);
+  agent.shouldStopAfterTurn = () => turn.stopRequested;
   const stopAfterSteering = input.shouldStopAfterSteering;
   agent.shouldStopAfterSteering = stopAfterSteering
     ? async (context) => {
-        const stop = (await settleHostCallback(turn, stopAfterSteering({ steeringMessages: context.steeringMessages }), true)) === true;
+        const stop =
+          (await askHost(turn, "shouldStopAfterSteering", () => stopAfterSteering({ steeringMessages: context.steeringMessages }), true)) === true;
         if (stop) turn.stopRequested = true;
         return stop;
       }

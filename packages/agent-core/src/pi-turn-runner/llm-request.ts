@@ -1,4 +1,4 @@
-import type { Context, Model } from "@mariozechner/pi-ai";
+import type { Context } from "@mariozechner/pi-ai";
 import { createOverflowRecoveryState, withOverflowRecovery } from "../call-stack/overflow-recovery.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import { syntheticResponse } from "../call-stack/synthetic-response.js";
@@ -6,76 +6,62 @@ import { projectAgentMessagesForModel } from "../messages/project-messages.js";
 import { markDroppedResponse } from "../messages/turn-messages.js";
 import { runBeforeLlmHooks } from "./before-llm-hooks.js";
 import { hookArray } from "./turn-hooks.js";
+import { reportTrace } from "./turn-log.js";
 import { recordMetric } from "./turn-metrics.js";
 import type { RunningTurn } from "./turn-state.js";
 
 /**
  * The turn's stream function, around its call stack: a directive a
  * before-LLM hook left (`respond`, `skip`) answers without calling the
- * model; otherwise the prepared request is shown to `onLlmCallPreparedHook`,
- * counted (`llm.requests`) and sent, with one resend after a context
- * overflow when the before-LLM hooks changed the messages.
+ * model; otherwise the request is counted (`llm.requests`) and sent, with
+ * one resend after a context overflow when the before-LLM hooks changed
+ * the messages. A `skip` or `respond` decided during that overflow
+ * recovery answers the resend instead of the model, so no directive is
+ * ever left over for a later request. (`onLlmCallPreparedHook` is called
+ * deeper, where the options are final: see `announcePreparedRequest`.)
  */
 export function turnStreamFn(turn: RunningTurn): StreamFn {
-  const recovered = withOverflowRecovery(turn.mainCallStack, {
+  const directedCallStack: StreamFn = (model, context, options) => answerDirective(turn, model) ?? turn.mainCallStack(model, context, options);
+  const recovered = withOverflowRecovery(directedCallStack, {
     state: createOverflowRecoveryState(),
     recover: ({ context, signal }) => recoverFromOverflow(turn, context, signal),
   });
   return (model, context, options) => {
-    const directive = turn.nextDirective;
-    turn.nextDirective = undefined;
-    if (directive) {
-      return syntheticResponse(model, directive.kind === "respond" ? directive.text : "", (message) => {
-        if (directive.kind === "skip") markDroppedResponse(message, "skip");
-      });
-    }
-    notifyPrepared(turn, model, context, options as Record<string, unknown> | undefined);
+    const answered = answerDirective(turn, model);
+    if (answered) return answered;
     recordMetric(turn, "llm.requests", 1, { provider: model.provider });
     return recovered(model, context, options);
   };
 }
 
-/** Runs the before-LLM hooks again (reason `overflow`); the request is resent only when they changed something. */
+/** Takes (and clears) the directive a before-LLM hook left, and answers it without the model; none: `undefined`. */
+function answerDirective(turn: RunningTurn, model: Parameters<StreamFn>[0]): ReturnType<typeof syntheticResponse> | undefined {
+  const directive = turn.nextDirective;
+  if (!directive) return undefined;
+  turn.nextDirective = undefined;
+  return syntheticResponse(model, directive.kind === "respond" ? directive.text : "", (message) => {
+    if (directive.kind === "skip") markDroppedResponse(message, "skip");
+  });
+}
+
+/**
+ * Runs the before-LLM hooks again (reason `overflow`). The request is resent
+ * when they changed something, or answered without the model when one of
+ * them decided `skip` or `respond`; otherwise the overflow stands.
+ */
 async function recoverFromOverflow(turn: RunningTurn, context: Context, signal: AbortSignal | undefined): Promise<Context | undefined> {
   const messages = turn.loopMessages;
   if (!messages || hookArray(turn.hooks.beforeLlmCallHook).length === 0) return undefined;
   const before = messages.length;
   const snapshot = [...messages];
+  reportTrace(turn, "llm", "warn", "context overflow: running the before-LLM hooks to recover", { requestIndex: turn.requestIndex });
   const projected = await runBeforeLlmHooks(turn, messages, signal, "overflow");
+  if (turn.nextDirective) return context;
   const changed = messages.length !== before || messages.some((message, index) => message !== snapshot[index]);
-  if (!changed && projected === messages) return undefined;
-  turn.bridge.trace("llm", "warn", "context overflow: resending once after recovery hooks");
+  if (!changed && projected === messages) {
+    reportTrace(turn, "llm", "warn", "context overflow: the recovery hooks changed nothing; the turn fails");
+    return undefined;
+  }
+  reportTrace(turn, "llm", "warn", "context overflow: resending once after recovery hooks");
   return { ...context, messages: projectAgentMessagesForModel(projected) };
-}
-
-/** Shows the request as sent to every `onLlmCallPreparedHook`; an observer's failure never affects the call. */
-function notifyPrepared(turn: RunningTurn, model: Model<any>, context: Context, options: Record<string, unknown> | undefined): void {
-  const hooks = hookArray(turn.hooks.onLlmCallPreparedHook);
-  if (hooks.length === 0) return;
-  const event = {
-    sessionId: turn.input.sessionId,
-    turnId: turn.input.turnId,
-    requestIndex: turn.requestIndex,
-    model,
-    context,
-    options: publicOptions(options),
-  };
-  for (const hook of hooks) {
-    try {
-      const result = hook(event);
-      if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).catch(() => undefined);
-    } catch {
-      // An observer; its failure never affects the call.
-    }
-  }
-}
-
-/** Options of a request as a hook may see them: no credentials, signal or functions. */
-function publicOptions(options: Record<string, unknown> | undefined): Record<string, unknown> {
-  const visible: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options ?? {})) {
-    if (key === "apiKey" || key === "signal" || key === "headers" || typeof value === "function") continue;
-    visible[key] = value;
-  }
-  return visible;
 }

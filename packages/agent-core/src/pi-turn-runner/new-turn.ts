@@ -1,4 +1,5 @@
-import { errorText } from "@turnkit/agent-loop";
+import { streamSimple } from "@mariozechner/pi-ai";
+import { ABANDONED, errorText } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { composeStreamFn } from "../call-stack/compose-stream-fn.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
@@ -8,8 +9,11 @@ import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
 import { EventBridge } from "../event-bridge/event-bridge.js";
 import { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
 import { newTools } from "../tools/new-tools.js";
+import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
+import { announcePreparedRequest } from "./llm-prepared.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
+import { SharedAbortGrace } from "./shared-abort-grace.js";
 import { failTurn } from "./turn-failure.js";
 import { type TurnState, initialTurnProgress } from "./turn-state.js";
 
@@ -29,15 +33,7 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
   );
   const bridge = new EventBridge(
     (type, payload) => events.push(type, payload),
-    async () => {
-      try {
-        return await defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId });
-      } catch (error) {
-        // The host's allocator failed: the turn fails as the host's fault, not the provider's.
-        failTurn(turn, { code: ErrorCode.Internal, message: `allocateMessageId failed: ${errorText(error)}` });
-        throw error;
-      }
-    },
+    () => allocateMessageId(turn),
     () => defaults.clock.now(),
   );
   const tools = newTools(input.tools ?? [], {
@@ -48,13 +44,17 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
     disableBuiltinToolFallback: input.disableBuiltinToolFallback,
     bashEnv: defaults.bashEnv,
   });
-  const mainCallStack = retriedCallStack(input, defaults, bridge, "main");
-  const auxiliaryCallStack = retriedCallStack(input, defaults, bridge, "auxiliary");
+  // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
+  const turnOf = () => turn;
+  const mainCallStack = retriedCallStack(input, defaults, turnOf, "main", (streamFn) => announcePreparedRequest(turnOf, streamFn));
+  const auxiliaryCallStack = retriedCallStack(input, defaults, turnOf, "auxiliary");
   const turn: TurnState = {
     input,
     defaults,
     startedAt,
     hooks: input.hooks ?? {},
+    abortGrace: new SharedAbortGrace(),
+    undelivered: new Set(),
     events,
     bridge,
     tools,
@@ -67,32 +67,86 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
   return turn;
 }
 
-/** The composed call stack with its own retry wrapper: one per request family, so each has its own budget. */
-function retriedCallStack(input: RunTurnInput, defaults: RunnerDefaults, bridge: EventBridge, label: "main" | "auxiliary"): StreamFn {
-  const timed = withStreamTimeouts(composeStreamFn(input.llm), {
+/**
+ * The host's message id allocator, as a host call of the turn: a failure
+ * fails the turn as the host's fault (`internal`, naming the allocator),
+ * never the provider's; an allocator still pending past the abort grace is
+ * given up on. Rejects in both cases, so the bridge never names a message.
+ */
+async function allocateMessageId(turn: TurnState): Promise<string> {
+  const { input, defaults } = turn;
+  let id: string | typeof ABANDONED;
+  try {
+    id = await awaitHostCall(turn, "allocateMessageId", () => defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId }));
+  } catch (error) {
+    failTurn(turn, { code: ErrorCode.Internal, message: `The host callback allocateMessageId failed: ${errorText(error)}` }, true);
+    throw error;
+  }
+  if (id === ABANDONED) throw new HookAbandonedError("allocateMessageId");
+  return id;
+}
+
+/**
+ * The composed call stack with its own retry wrapper: one per request
+ * family, so each has its own budget and its notices carry `label`.
+ * `wrapInnermost` wraps the stream function all the other layers wrap,
+ * where a request's options are final. Built before the turn's state
+ * exists (so a bad host cap throws before any event); `turnOf` is read
+ * only once a request runs.
+ */
+function retriedCallStack(
+  input: RunTurnInput,
+  defaults: RunnerDefaults,
+  turnOf: () => TurnState,
+  label: "main" | "auxiliary",
+  wrapInnermost: (streamFn: StreamFn) => StreamFn = (streamFn) => streamFn,
+): StreamFn {
+  const innermost = wrapInnermost(input.llm.streamFn ?? streamSimple);
+  const timed = withStreamTimeouts(composeStreamFn({ ...input.llm, streamFn: innermost }), {
     firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
     streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
     clock: defaults.clock,
   });
   const hostRetry = input.llmRetry;
-  const observer = (notice: LlmRetryNotification) => reportRetryNotice(input, bridge, notice);
-  return withLlmRetry(timed, hostRetry === false ? false : { ...hostRetry, observer }, {
-    clock: defaults.clock,
-    random: defaults.random,
-    label,
-  });
+  const observer = (notice: LlmRetryNotification) => reportRetryNotice(turnOf(), notice);
+  const retryOptions = hostRetry === false ? false : { ...hostRetry, observer };
+  return withLlmRetry(timed, retryOptions, { clock: defaults.clock, random: defaults.random, label });
 }
 
-/** Reports a transport retry notice as a `debug.trace`, then to the host's observer, whose errors are swallowed. */
-async function reportRetryNotice(input: RunTurnInput, bridge: EventBridge, notice: LlmRetryNotification): Promise<void> {
+/**
+ * Reports a transport retry notice as a `debug.trace` (message: the notice
+ * type) and to the logger in words (waits and cancellations are `warn`,
+ * giving up is left to the turn's failure), then to the host's observer,
+ * whose errors are swallowed.
+ */
+async function reportRetryNotice(turn: TurnState, notice: LlmRetryNotification): Promise<void> {
   const level = notice.type === "exhausted" ? "error" : notice.type === "waiting" ? "warn" : "info";
   const attrs: Record<string, unknown> = { ...notice };
   if ("error" in notice) attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };
-  bridge.trace("llm.retry", level, notice.type, attrs);
-  const observer = input.llmRetry === false ? undefined : input.llmRetry?.observer;
+  if (!turn.settled) turn.bridge.trace("llm.retry", level, notice.type, attrs);
+  turn.defaults.logger[level === "info" ? "debug" : "warn"](retryNoticeText(notice), { phase: "llm.retry", ...attrs, turnId: turn.input.turnId });
+  const observer = turn.input.llmRetry === false ? undefined : turn.input.llmRetry?.observer;
   try {
     await observer?.(notice);
   } catch {
     // Observer errors are swallowed: a notice never changes the request.
+  }
+}
+
+/** A retry notice in words, for the logger. */
+function retryNoticeText(notice: LlmRetryNotification): string {
+  switch (notice.type) {
+    case "waiting":
+      return `LLM request (${notice.label}) attempt ${notice.attempt} failed (${notice.error.code}: ${notice.error.message}); retrying in ${notice.delayMs} ms`;
+    case "recovered":
+      return `LLM request (${notice.label}) recovered at attempt ${notice.attempt}`;
+    case "exhausted":
+      return `LLM request (${notice.label}) gave up after ${notice.attempts} attempts (${notice.reason}): ${notice.error.code}: ${notice.error.message}`;
+    case "cancelled":
+      return `LLM request (${notice.label}) cancelled during retries at attempt ${notice.attempt}`;
+    default: {
+      const unreachable: never = notice;
+      return unreachable;
+    }
   }
 }

@@ -5,6 +5,7 @@ import { isErrorOrAborted } from "./assistant-message.js";
 import { MAX_CLOSE_ATTEMPTS, pollSteering, tryBeginClose } from "./steering.js";
 import { failTurn } from "./turn-failure.js";
 import type { RunningTurn } from "./turn-state.js";
+import { reportTrace } from "./turn-log.js";
 
 /**
  * Step 7 of a turn: prompts the Agent with the hidden messages and the
@@ -34,16 +35,22 @@ export async function runAgent(turn: RunningTurn): Promise<void> {
 /**
  * After the Agent is idle: runs queued messages, polls steering at the
  * `exit` boundary and tries to close, until closing succeeds or the turn
- * stopped, failed, was aborted or ended in an error response. Gives up
- * (with a `debug.trace` warning) when `tryBeginClose` keeps refusing
- * without new work.
+ * failed, was aborted or ended in an error response. A turn that was asked
+ * to stop (a `skip`, the host's stop checks) runs no queued work: it asks
+ * `tryBeginClose` once, so the host closes intake, and ends; what is still
+ * queued is handed back in the outcome. Gives up (with a warning) when
+ * `tryBeginClose` keeps refusing without new work.
  */
 async function convergeAtIdle(turn: RunningTurn): Promise<void> {
   const { agent, input } = turn;
   for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
-    if (turn.stopRequested || turn.failure || input.signal?.aborted) return;
+    if (turn.failure || input.signal?.aborted || turn.settled) return;
     const last = agent.state.messages[agent.state.messages.length - 1];
     if (isErrorOrAborted(last)) return;
+    if (turn.stopRequested) {
+      if (!turn.closed && input.tryBeginClose) await tryBeginClose(turn, last);
+      return;
+    }
     if (agent.hasQueuedMessages()) {
       await agent.continue();
       continue;
@@ -51,8 +58,8 @@ async function convergeAtIdle(turn: RunningTurn): Promise<void> {
     if (turn.closed || !input.tryBeginClose) return;
     // Steering that arrived is queued now; the loop top checks abort and failure again before
     // continuing: an abort during the poll hit an idle agent, so it would not stop the next run.
-    if ((await pollSteering(turn, "exit")) > 0) continue;
+    if ((await pollSteering(turn, "exit")) > 0 || turn.stopRequested) continue;
     if (await tryBeginClose(turn, last)) return;
   }
-  turn.bridge.trace("turn", "warn", "tryBeginClose kept refusing without new work; the turn ends");
+  reportTrace(turn, "turn", "warn", "tryBeginClose kept refusing without new work; the turn ends");
 }

@@ -50,15 +50,29 @@ export interface RunTurnInput {
   eventWriter: EventWriter;
   /** The caller's cancellation. Its listeners are removed when the turn ends. */
   signal?: AbortSignal;
-  /** Polled at each step end and when the Agent is idle before the turn closes. */
+  /**
+   * Polled at each step end and when the Agent is idle before the turn
+   * closes. Every message returned is delivered into history or handed back
+   * in the outcome's `undeliveredMessages`. A throw fails the turn (`internal`).
+   */
   getSteeringMessages?: (context: { boundary: SteeringBoundary }) => TurnInputMessage[] | Promise<TurnInputMessage[]>;
-  /** After steering arrived at a step end: return true to end the turn without another request. */
+  /**
+   * After steering arrived at a step end: return true to end the turn without
+   * another request (steering not yet in the transcript is handed back in the
+   * outcome). A throw fails the turn (`internal`).
+   */
   shouldStopAfterSteering?: (context: { steeringMessages: AgentMessage[] }) => boolean | Promise<boolean>;
-  /** After each step: return true to end the turn without polling. */
+  /**
+   * After each step that did not fail, before steering is polled: return
+   * true to end the turn there, without polling and without running work
+   * queued at that point (handed back in the outcome); `tryBeginClose` is
+   * still asked once. A throw fails the turn (`internal`).
+   */
   shouldStopAfterTurn?: (context: { message: AgentMessage; toolResults: AgentMessage[] }) => boolean | Promise<boolean>;
   /**
-   * Atomically closes intake when the turn would end. `false` means new work
-   * won the race; the runner polls steering again.
+   * Atomically closes intake when the turn would end (also when it stops
+   * on a host decision). `false` means new work won the race; the runner
+   * polls steering again. A throw fails the turn (`internal`).
    */
   tryBeginClose?: (context: { lastAssistantMessage: AgentMessage | undefined }) => boolean | Promise<boolean>;
 }

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { type Clock, type RandomSource, systemClock } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
-import type { PiTurnRunnerOptions, TurnLogger, TurnMetricsSink } from "./runner-options.js";
+import type { PiTurnRunnerOptions, TurnMetricsSink } from "./runner-options.js";
+import { type GuardedLogger, guardLogger } from "./turn-log.js";
 
 /** A runner's options with every default filled in; shared read-only by its turns. Internal. */
 export interface RunnerDefaults {
@@ -11,7 +12,8 @@ export interface RunnerDefaults {
   newEventId: () => string;
   clock: Clock;
   random: RandomSource;
-  logger: TurnLogger;
+  /** The host's logger, guarded: its calls never throw. */
+  logger: GuardedLogger;
   metrics: TurnMetricsSink | undefined;
   workspaceDir: string | undefined;
   bashEnv: BashEnvSpawnHookOptions | undefined;
@@ -35,7 +37,7 @@ export function resolveRunnerDefaults(options: PiTurnRunnerOptions): RunnerDefau
     newEventId: options.newEventId ?? sequentialEventIds(),
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
-    logger: options.logger ?? {},
+    logger: guardLogger(options.logger),
     metrics: options.metrics,
     workspaceDir: options.workspaceDir,
     bashEnv: options.bashEnv,

@@ -1,8 +1,11 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { ErrorCode } from "@turnkit/protocol";
 import { createUserMessage } from "../messages/turn-messages.js";
-import { settleHostCallback } from "./hook-settling.js";
+import { askHost } from "./host-calls.js";
 import type { SteeringBoundary, TurnInputMessage } from "./run-turn-input.js";
+import { failTurn } from "./turn-failure.js";
 import type { RunningTurn } from "./turn-state.js";
+import { reportTrace } from "./turn-log.js";
 
 /** How many times the runner polls again after `tryBeginClose` refused without new work. */
 export const MAX_CLOSE_ATTEMPTS = 64;
@@ -10,18 +13,27 @@ export const MAX_CLOSE_ATTEMPTS = 64;
 /**
  * Polls the host's `getSteeringMessages` once and queues what arrived on the
  * Agent, in arrival order; messages sharing a batch id go in together (by
- * `steerBatch`). Returns how many messages arrived (0 without a poll).
+ * `steerBatch`). Each one counts as handed over until history delivery
+ * takes it (else the outcome hands it back). Returns how many messages
+ * arrived (0 without a poll, or when the poll failed: that fails the turn,
+ * code `internal`, naming the callback).
  */
 export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary): Promise<number> {
   const poll = turn.input.getSteeringMessages;
   if (!poll) return 0;
-  const received: TurnInputMessage[] = (await settleHostCallback(turn, poll({ boundary }), [])) ?? [];
+  const answer = await askHost<TurnInputMessage[] | null | undefined>(turn, "getSteeringMessages", () => poll({ boundary }), []);
+  if (answer !== null && answer !== undefined && !Array.isArray(answer)) {
+    failTurn(turn, { code: ErrorCode.Internal, message: `The host callback getSteeringMessages returned ${typeof answer}, not an array of messages` });
+    return 0;
+  }
+  const received: TurnInputMessage[] = answer ?? [];
   // Groups in arrival order (a batch sits where its first message arrived), so a message
   // without a batch id is never moved ahead of a batch that came before it.
   const groups: { batched: boolean; messages: AgentMessage[] }[] = [];
   const batches = new Map<string, AgentMessage[]>();
   for (const item of received) {
     const message = createUserMessage(item.text, { images: item.images, batchId: item.batchId });
+    turn.undelivered.add(message);
     const batch = item.batchId === undefined ? undefined : batches.get(item.batchId);
     if (batch) {
       batch.push(message);
@@ -35,18 +47,19 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     if (group.batched) turn.agent.steerBatch(group.messages);
     else turn.agent.steer(group.messages[0]!);
   }
-  if (received.length > 0) turn.bridge.trace("steering", "info", "steering received", { boundary, count: received.length });
+  if (received.length > 0) reportTrace(turn, "steering", "info", "steering received", { boundary, count: received.length });
   return received.length;
 }
 
 /**
  * Asks the host's `tryBeginClose` to close intake; on `true` the turn is
- * closed (no more steering is taken). `false` means new work won the race.
- * Only called when the input has a `tryBeginClose`.
+ * closed (no more steering is taken). `false` means new work won the race
+ * (or the callback failed: that fails the turn, code `internal`). Only
+ * called when the input has a `tryBeginClose`.
  */
 export async function tryBeginClose(turn: RunningTurn, lastAssistantMessage: AgentMessage | undefined): Promise<boolean> {
   const close = turn.input.tryBeginClose!;
-  const closed = (await settleHostCallback(turn, close({ lastAssistantMessage }), false)) === true;
+  const closed = (await askHost(turn, "tryBeginClose", () => close({ lastAssistantMessage }), false)) === true;
   if (closed) turn.closed = true;
   return closed;
 }

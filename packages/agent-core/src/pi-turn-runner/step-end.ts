@@ -1,34 +1,50 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { type AgentMessage, errorText } from "@turnkit/agent-loop";
+import { ABANDONED, type AgentMessage, errorText } from "@turnkit/agent-loop";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { hasToolCalls, isErrorOrAborted } from "./assistant-message.js";
+import { askHost, awaitHostCall } from "./host-calls.js";
 import { MAX_CLOSE_ATTEMPTS, pollSteering, tryBeginClose } from "./steering.js";
 import { hookArray } from "./turn-hooks.js";
+import { reportTrace } from "./turn-log.js";
 import type { RunningTurn } from "./turn-state.js";
 
 /**
- * At each loop `turn_end` (a step end): the `onStepEndHook`s, then steering
- * with its boundary. `mid-turn` when more steps follow (tool results to
- * answer, queued messages), `exit` when this step would be the last; at
- * `exit`, with nothing new, the runner tries to close the turn. Nothing is
- * polled after an error or aborted response, a stop request or a close.
+ * At each loop `turn_end` (a step end): the `onStepEndHook`s, then the
+ * host's `shouldStopAfterTurn` (where the loop would ask it: after a step
+ * that did not fail, abort or run out of tokens mid-call; `true` ends the
+ * turn here, without polling), then steering with its boundary. `mid-turn`
+ * when more steps follow (tool results to answer, queued messages), `exit`
+ * when this step would be the last; at `exit`, with nothing new, the runner
+ * tries to close the turn. Nothing is polled after an error or aborted
+ * response, a stop request, a failure or a close.
  */
 export async function onStepEnd(turn: RunningTurn, message: AgentMessage, toolResults: ToolResultMessage[]): Promise<void> {
-  turn.stepIndex++;
-  if (message.role !== "assistant") return;
-  await runStepEndHooks(turn, message, toolResults);
+  const stepIndex = ++turn.stepIndex;
+  if (message.role !== "assistant" || turn.settled) return;
+  await runStepEndHooks(turn, stepIndex, message, toolResults);
   const batchTerminates = takeBatchTerminates(turn, toolResults);
-  if (isErrorOrAborted(message) || turn.stopRequested || turn.closed) return;
+  if (isErrorOrAborted(message) || turn.stopRequested || turn.closed || turn.agent.signal?.aborted) return;
+  if (message.stopReason === "length" && hasToolCalls(message)) return;
+  if (await hostStopsAfterStep(turn, message, toolResults)) return;
   // A batch that terminates the agent is the last step unless steering arrives: that is the exit boundary.
   const moreSteps = toolResults.length > 0 && hasToolCalls(message) && !batchTerminates;
   for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
-    if (turn.agent.signal?.aborted) return;
+    if (turn.agent.signal?.aborted || turn.stopRequested) return;
     const boundary = moreSteps || turn.agent.hasQueuedMessages() ? "mid-turn" : "exit";
     const received = await pollSteering(turn, boundary);
-    if (received > 0 || moreSteps || turn.agent.hasQueuedMessages()) return;
+    if (received > 0 || moreSteps || turn.agent.hasQueuedMessages() || turn.stopRequested) return;
     if (!turn.input.tryBeginClose) return;
     if (await tryBeginClose(turn, message)) return;
   }
+}
+
+/** Asks the host's `shouldStopAfterTurn`; `true` (or a failing callback) makes this step the turn's last. */
+async function hostStopsAfterStep(turn: RunningTurn, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<boolean> {
+  const shouldStop = turn.input.shouldStopAfterTurn;
+  if (!shouldStop) return false;
+  const stop = (await askHost(turn, "shouldStopAfterTurn", () => shouldStop({ message, toolResults }), true)) === true;
+  if (stop) turn.stopRequested = true;
+  return stop;
 }
 
 /** Whether the loop sends no request for this step's results, as the loop decides it; resets for the next step. */
@@ -40,22 +56,29 @@ function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]
   return terminates;
 }
 
-/** Runs the `onStepEndHook`s in order; a throw is reported as a `debug.trace` error and the turn goes on. */
-async function runStepEndHooks(turn: RunningTurn, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
+/**
+ * Runs the `onStepEndHook`s in order; a throw is reported as a `debug.trace`
+ * error and the turn goes on; a hook given up on after the abort stops the
+ * chain. Messages a hook queues count as handed over (delivered into history
+ * or handed back in the outcome); queueing after the turn settled throws.
+ */
+async function runStepEndHooks(turn: RunningTurn, stepIndex: number, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
   const hooks = hookArray(turn.hooks.onStepEndHook);
+  const signal = turn.agent.signal ?? new AbortController().signal;
+  const enqueue = (queued: string | AgentMessage) => {
+    if (turn.settled) throw new Error("onStepEndHook enqueue: the turn has already ended; deliver the message in a later turn");
+    const steering = typeof queued === "string" ? createUserMessage(queued) : queued;
+    turn.undelivered.add(steering);
+    turn.agent.steer(steering);
+  };
   for (const hook of hooks) {
     try {
-      await hook({
-        sessionId: turn.input.sessionId,
-        turnId: turn.input.turnId,
-        stepIndex: turn.stepIndex,
-        message,
-        toolResults,
-        enqueue: (queued) => turn.agent.steer(typeof queued === "string" ? createUserMessage(queued) : queued),
-        signal: turn.agent.signal ?? new AbortController().signal,
-      });
+      const done = await awaitHostCall(turn, "onStepEndHook", () =>
+        hook({ sessionId: turn.input.sessionId, turnId: turn.input.turnId, stepIndex, message, toolResults, enqueue, signal }),
+      );
+      if (done === ABANDONED) return;
     } catch (error) {
-      turn.bridge.trace("step", "error", `onStepEndHook failed: ${errorText(error)}`, { stepIndex: turn.stepIndex });
+      reportTrace(turn, "step", "error", `onStepEndHook failed: ${errorText(error)}`, { stepIndex });
     }
   }
 }

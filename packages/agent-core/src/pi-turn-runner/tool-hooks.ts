@@ -9,14 +9,16 @@ import {
   ToolResultText,
   errorText,
 } from "@turnkit/agent-loop";
-import { settleHook } from "./hook-settling.js";
+import { awaitHostCall } from "./host-calls.js";
 import { type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
+import { reportTrace } from "./turn-log.js";
 
 /**
  * The tool hook seam: the loop's `beforeToolCall`, `onToolExecutionStart`
  * and `afterToolCall`, each running the turn's hooks of that kind in order.
- * Every hook is bounded by the abort grace. Failures are safe in one way
+ * Every hook is a host call of the turn (bounded by its shared abort grace,
+ * never called once the turn settled); a hook given up on stops its chain. Failures are safe in one way
  * per kind: a failing before-hook blocks the call, a failing start observer
  * is ignored, a failing after-hook turns the result into an error result.
  */
@@ -47,10 +49,10 @@ export async function beforeToolCall(
   const event = toolEvent(turn, context);
   for (const hook of hooks) {
     try {
-      const decision = await settleHook(hook(event, signal ?? new AbortController().signal), signal);
+      const decision = await awaitHostCall(turn, "beforeToolCallHook", () => hook(event, signal ?? new AbortController().signal));
       if (decision === ABANDONED) return { block: true, reason: ToolResultText.aborted };
       if (decision?.block) {
-        turn.bridge.trace("tool", "info", "tool call blocked", {
+        reportTrace(turn, "tool", "info", "tool call blocked", {
           toolCallId: context.toolCall.id,
           toolName: context.toolCall.name,
           reason: decision.reason,
@@ -61,7 +63,7 @@ export async function beforeToolCall(
       }
     } catch (error) {
       const reason = `Tool call blocked: beforeToolCallHook failed: ${errorText(error)}`;
-      turn.bridge.trace("tool", "error", reason, { toolCallId: context.toolCall.id, toolName: context.toolCall.name });
+      reportTrace(turn, "tool", "error", reason, { toolCallId: context.toolCall.id, toolName: context.toolCall.name });
       return { block: true, reason };
     }
   }
@@ -80,7 +82,7 @@ export async function onToolExecutionStart(
   const event = toolEvent(turn, context);
   for (const hook of hooks) {
     try {
-      if ((await settleHook(hook(event, signal ?? new AbortController().signal), signal)) === ABANDONED) return;
+      if ((await awaitHostCall(turn, "onToolExecutionStartHook", () => hook(event, signal ?? new AbortController().signal))) === ABANDONED) return;
     } catch {
       // An observer; its failure never affects the call.
     }
@@ -106,12 +108,9 @@ export async function afterToolCall(
   let terminateAgent = false;
   for (const hook of hooks) {
     try {
-      const patch = await settleHook(hook({ ...toolEvent(turn, context), result, isError }, signal ?? new AbortController().signal), signal);
-      if (patch === ABANDONED) {
-        result = { content: [{ type: "text", text: ToolResultText.aborted }], details: result.details };
-        isError = true;
-        break;
-      }
+      const patch = await awaitHostCall(turn, "afterToolCallHook", () => hook({ ...toolEvent(turn, context), result, isError }, signal ?? new AbortController().signal));
+      // Given up on after the abort: the chain stops; the tool ran, so its result (as patched so far) stands.
+      if (patch === ABANDONED) break;
       if (!patch) continue;
       result = {
         content: patch.content ?? result.content,

@@ -16,13 +16,18 @@ export class TurnFailure extends Error {
  * stops the Agent's run too (when there is one yet).
  */
 export function failTurn(turn: TurnState, error: TurnError, abort = false): void {
-  if (!turn.failure) {
-    turn.failure = error;
-    turn.bridge.trace("turn", "error", error.message, { code: error.code });
-    turn.defaults.logger.error?.(error.message, { code: error.code, turnId: turn.input.turnId });
-  }
+  const first = !turn.failure;
+  if (first) turn.failure = error;
   turn.stopRequested = true;
-  if (abort) turn.agent?.abort();
+  if (abort) {
+    turn.abortGrace.begin();
+    turn.agent?.abort();
+  }
+  // Reported last: what the turn does never depends on a trace or a log sink.
+  if (first && !turn.settled) {
+    turn.bridge.trace("turn", "error", error.message, { code: error.code });
+    turn.defaults.logger.error(error.message, { code: error.code, sessionId: turn.input.sessionId, turnId: turn.input.turnId });
+  }
 }
 
 /** Fails the turn with code `hook` and returns the error to throw into the loop. */

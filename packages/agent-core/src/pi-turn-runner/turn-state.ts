@@ -6,6 +6,7 @@ import type { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
 import type { HistoryCursor } from "./history-cursor.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
+import type { SharedAbortGrace } from "./shared-abort-grace.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** What a before-LLM hook told the next request to do instead of calling the model. */
@@ -38,6 +39,15 @@ export interface TurnState {
   readonly mainCallStack: StreamFn;
   /** The call stack with a separate retry budget, for hooks' own requests (step 1). Read by the before-LLM hooks. */
   readonly auxiliaryStreamFn: StreamFn;
+  /** The one abort grace every host call of the turn shares (step 1). Begun by step 6 and `failTurn`; ended by step 8. */
+  readonly abortGrace: SharedAbortGrace;
+  /**
+   * Messages the host handed over (steering it returned, messages an
+   * `onStepEndHook` queued) and not yet delivered to `onHistoryChangedHook`,
+   * in hand-over order. Added to by steering and step end; removed from by
+   * history delivery; what is left is handed back in the outcome (step 8).
+   */
+  readonly undelivered: Set<AgentMessage>;
   /** The turn's Agent. Written once by newAgent (step 3); absent during steps 1 and 2 only. */
   agent?: Agent;
   /** Which messages the host has been given. Written once by newAgent (step 3); read by history delivery. */
@@ -45,6 +55,10 @@ export interface TurnState {
 
   // ------------------------------------------------------- changes as it runs
 
+  /** `runTurn` has settled (step 8 decided the outcome): no host code is called and nothing is emitted any more. Written once by step 8. */
+  settled: boolean;
+  /** An `onHistoryChangedHook` was given up on after the abort: no later history is delivered (it would leave a gap). Written and read by history delivery. */
+  historyAbandoned: boolean;
   /** The first failure; decides the outcome. Written only by `failTurn`; read by step 7, step 8 and the steering checks. */
   failure: TurnError | undefined;
   /**
@@ -59,6 +73,8 @@ export interface TurnState {
   cancelledBeforeStart: boolean;
   /** 0-based index of the current model request; -1 before the first. Written by the before-LLM hooks; read by the LLM hook seam. */
   requestIndex: number;
+  /** The last request index announced to `onLlmCallPreparedHook`; a transport retry or overflow resend of it is not announced again. */
+  announcedRequestIndex: number;
   /** 0-based index of the current step (loop `turn_end`); -1 before the first. Written and read by the step-end seam. */
   stepIndex: number;
   /** `retry` decisions of the after-LLM hooks used so far. Written and read by the after-LLM hooks. */
@@ -82,11 +98,14 @@ export interface RunningTurn extends TurnState {
 /** The changing part of a fresh turn's state, before anything ran. */
 export function initialTurnProgress(): Pick<
   TurnState,
+  | "settled"
+  | "historyAbandoned"
   | "failure"
   | "stopRequested"
   | "closed"
   | "cancelledBeforeStart"
   | "requestIndex"
+  | "announcedRequestIndex"
   | "stepIndex"
   | "afterLlmRetries"
   | "nextDirective"
@@ -95,11 +114,14 @@ export function initialTurnProgress(): Pick<
   | "terminateAgentRequested"
 > {
   return {
+    settled: false,
+    historyAbandoned: false,
     failure: undefined,
     stopRequested: false,
     closed: false,
     cancelledBeforeStart: false,
     requestIndex: -1,
+    announcedRequestIndex: -1,
     stepIndex: -1,
     afterLlmRetries: 0,
     nextDirective: undefined,

@@ -171,7 +171,8 @@ describe("abort", () => {
         tryBeginClose: () => (closes++, false),
       },
     });
-    expect(turn.outcome).toEqual({ kind: "aborted" });
+    // The message the host handed over as the abort hit is never lost: the outcome hands it back.
+    expect(turn.outcome).toEqual({ kind: "aborted", undeliveredMessages: [expect.objectContaining({ role: "user", content: [{ type: "text", text: "message that raced the abort" }] })] });
     expect(turn.requests).toHaveLength(1);
     expect(polls).toBe(65);
   });

@@ -207,14 +207,30 @@ describe("after a batch that terminates the agent", () => {
 });
 
 describe("convergeAtIdle", () => {
+  it("a stop after a step (shouldStopAfterTurn) runs no queued work: the step-end hook's message is handed back, tryBeginClose is asked once", async () => {
+    let closes = 0;
+    const turn = await runCheckedTurn({
+      script: ["first answer", "never requested"],
+      input: {
+        // The host stops the loop after each step; the step-end hook has queued more work by then.
+        shouldStopAfterTurn: () => true,
+        hooks: { onStepEndHook: ({ enqueue }) => enqueue("one more thing") },
+        getSteeringMessages: () => [],
+        tryBeginClose: () => (closes++, true),
+      },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "completed", undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "one more thing" }] }] });
+    expect(turn.requests).toHaveLength(1);
+    expect(closes).toBe(1);
+  });
+
   it("steering queued when the agent went idle continues the turn until closing succeeds", async () => {
     let enqueued = false;
     let closes = 0;
     const turn = await runCheckedTurn({
       script: ["first answer", "second answer"],
       input: {
-        // The host stops the loop after each step; the step-end hook has queued more work by then.
-        shouldStopAfterTurn: () => true,
+        // The first close loses the race with the step-end hook's message, queued as the agent went idle.
         hooks: {
           onStepEndHook: ({ enqueue }) => {
             if (!enqueued) enqueue("one more thing");
@@ -225,9 +241,10 @@ describe("convergeAtIdle", () => {
         tryBeginClose: () => (closes++, true),
       },
     });
-    expect(turn.outcome.kind).toBe("completed");
+    expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(2);
     expect(userTexts(turn.requests[1]!)).toEqual(["hello", "one more thing"]);
     expect(closes).toBe(1);
   });
+
 });

@@ -1,0 +1,42 @@
+import type { TraceLevel } from "@turnkit/protocol";
+import type { TurnLogger } from "./runner-options.js";
+import type { TurnState } from "./turn-state.js";
+
+/** A host logger whose calls can never throw, reject or change what the runner does. */
+export type GuardedLogger = Required<TurnLogger>;
+
+/**
+ * The one place the runner calls the host's logger: every method exists,
+ * a throw is swallowed and a returned promise's rejection is handled, so a
+ * failing log sink never changes a turn (it is an observer, like metrics).
+ */
+export function guardLogger(logger: TurnLogger | undefined): GuardedLogger {
+  const call = (level: keyof TurnLogger) => (message: string, attrs?: Record<string, unknown>) => {
+    try {
+      const result: unknown = logger?.[level]?.(message, attrs);
+      if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).then(undefined, () => undefined);
+    } catch {
+      // A log sink's failure is never the turn's.
+    }
+  };
+  return { debug: call("debug"), warn: call("warn"), error: call("error") };
+}
+
+/**
+ * Which logger method hears a trace of each level. The logger has no `info`,
+ * so detail goes to `debug`; `error` is for a failed turn (`failTurn`), so
+ * an error the turn survives (a failing step-end hook, a blocked call) is a
+ * `warn`.
+ */
+const LOG_METHOD: Record<TraceLevel, keyof GuardedLogger> = { debug: "debug", info: "debug", warn: "warn", error: "warn" };
+
+/**
+ * Reports something the runner has to say twice: as a `debug.trace` event
+ * (unless the turn has settled: nothing is emitted after the terminal
+ * status) and to the host's logger at the matching level, with the turn's
+ * ids. Never throws.
+ */
+export function reportTrace(turn: TurnState, phase: string, level: TraceLevel, message: string, attrs?: Record<string, unknown>): void {
+  if (!turn.settled) turn.bridge.trace(phase, level, message, attrs);
+  turn.defaults.logger[LOG_METHOD[level]](message, { phase, ...attrs, sessionId: turn.input.sessionId, turnId: turn.input.turnId });
+}

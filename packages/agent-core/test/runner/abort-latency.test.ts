@@ -1,0 +1,82 @@
+/**
+ * Abort latency is bounded: once a turn is aborted, every hung hook and host
+ * callback shares one abort grace (`ABORT_GRACE_MS`), so a turn resolves
+ * within about one grace of the abort however many events would call the
+ * hung code again. The agent-core README states the bound: one second.
+ */
+import { describe, expect, it } from "vitest";
+import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { assertRuntimeEventSequence, createRecordingEventWriter, createRecordingTool, runScriptedTurn } from "@turnkit/agent-core/testing";
+import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
+
+/** The bound the README promises. */
+const ABORT_LATENCY_BOUND_MS = 1_000;
+const never = () => new Promise<never>(() => undefined);
+
+function manyCalls(count: number) {
+  return response(Array.from({ length: count }, (_, index) => toolCall("work", { value: String(index) }, { id: `call-${index}` })));
+}
+
+/** Runs a turn aborted by `setup`'s `abort`, and measures the real time from the abort to the outcome. */
+async function latencyOf(setup: (abort: () => void) => Partial<RunTurnInput>, options: { calls?: number; writer?: ReturnType<typeof createRecordingEventWriter> } = {}) {
+  const controller = new AbortController();
+  let abortedAt = 0;
+  const abort = () => {
+    if (abortedAt === 0) abortedAt = performance.now();
+    controller.abort();
+  };
+  // Not runCheckedTurn: a history hook that hangs leaves the host's own store short, on purpose.
+  const turn = await runScriptedTurn({
+    writer: options.writer,
+    script: [manyCalls(options.calls ?? 6), "never"],
+    input: { signal: controller.signal, tools: [createRecordingTool("work", { executionMode: "parallel" })], ...setup(abort) },
+  });
+  const latency = performance.now() - abortedAt;
+  assertRuntimeEventSequence(turn.events);
+  return { turn, latency };
+}
+
+describe("abort latency is one shared grace", () => {
+  it("a history hook that never returns, with six tool calls: the turn resolves within one grace, not (2 + n) graces", async () => {
+    const { turn, latency } = await latencyOf((abort) => ({
+      hooks: {
+        // Stores the first messages, then hangs (after aborting) once tool results arrive: every later result calls it again.
+        onHistoryChangedHook: (change) => {
+          if (!change.messages.some((message) => message.role === "toolResult")) return undefined;
+          abort();
+          return never();
+        },
+      },
+    }));
+    expect(turn.outcome.kind).toBe("aborted");
+    expect(latency).toBeLessThan(ABORT_GRACE_MS * 2.5);
+  });
+
+  it("every kind of hung host code at once (tool hooks, history, step end, steering, writer): still within the stated bound", async () => {
+    let aborted = false;
+    const writer = createRecordingEventWriter({ onEvent: () => (aborted ? never() : undefined) });
+    const { turn, latency } = await latencyOf(
+      (abort) => {
+        const hang = () => {
+          aborted = true;
+          abort();
+          return never();
+        };
+        return {
+          hooks: {
+            onToolExecutionStartHook: hang,
+            afterToolCallHook: hang,
+            onHistoryChangedHook: (change) => (change.messages.some((message) => message.role === "toolResult") ? hang() : undefined),
+            onStepEndHook: hang,
+          },
+          getSteeringMessages: hang,
+          tryBeginClose: hang,
+        };
+      },
+      { writer, calls: 4 },
+    );
+    expect(turn.outcome.kind).toBe("aborted");
+    expect(latency).toBeLessThan(ABORT_LATENCY_BOUND_MS);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * A host callback that throws ends the turn as the host's fault: code
+ * `internal`, the callback named in the message, whatever its text says. A
+ * host's "429 lock contention" is not a provider's rate limit, its "timed
+ * out" is not a provider timeout, and nothing of it is retried.
+ */
+import { describe, expect, it } from "vitest";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { ErrorCode } from "@turnkit/protocol";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
+import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/runner-options.js";
+
+/** Texts a provider failure could have; a host callback's failure must never be classified by them. */
+const PROVIDER_LIKE = ["steering store unavailable", "lock wait timed out after 30s", "429 lock contention", "read ECONNRESET", "503 Service Unavailable"];
+
+const toolStep = () => [response([toolCall("work", { value: "1" })]), "done", "never"];
+
+interface Case {
+  callback: string;
+  input: (message: string) => Partial<RunTurnInput>;
+  runnerOptions?: (message: string) => PiTurnRunnerOptions;
+}
+
+const fail = (message: string) => () => {
+  throw new Error(message);
+};
+
+const cases: Case[] = [
+  { callback: "getSteeringMessages", input: (message) => ({ getSteeringMessages: fail(message) }) },
+  { callback: "tryBeginClose", input: (message) => ({ getSteeringMessages: () => [], tryBeginClose: fail(message) }) },
+  { callback: "shouldStopAfterTurn", input: (message) => ({ shouldStopAfterTurn: fail(message) }) },
+  {
+    callback: "shouldStopAfterSteering",
+    input: (message) => {
+      let polls = 0;
+      return { getSteeringMessages: () => (polls++ === 0 ? [{ text: "also this" }] : []), shouldStopAfterSteering: fail(message) };
+    },
+  },
+  {
+    callback: "allocateMessageId",
+    input: () => ({}),
+    runnerOptions: (message) => ({
+      allocateMessageId: async () => {
+        throw new Error(message);
+      },
+    }),
+  },
+];
+
+describe("a throwing host callback ends the turn internal, naming the callback", () => {
+  for (const { callback, input, runnerOptions } of cases) {
+    it.each(PROVIDER_LIKE)(`${callback} throwing %j`, async (text) => {
+      const turn = await runCheckedTurn({
+        script: toolStep(),
+        input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], llmRetry: { baseDelayMs: 1, maxDelayMs: 1 }, ...input(text) },
+        runnerOptions: runnerOptions?.(text),
+      });
+      expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+      const message = turn.outcome.kind === "failed" ? turn.outcome.error.message : "";
+      expect(message).toContain(callback);
+      expect(message).toContain(text);
+      // Never retried as a provider failure: at most the requests the script answers before the callback ran.
+      expect(turn.requests.length).toBeLessThanOrEqual(2);
+      expect(turn.writer.traces().some((trace) => trace.phase === "llm.retry")).toBe(false);
+    });
+  }
+
+  it("a rejected (async) steering poll is the same as a throwing one", async () => {
+    const turn = await runCheckedTurn({
+      script: ["answer"],
+      input: { getSteeringMessages: () => Promise.reject(new Error("429 Too Many Requests")) },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+    expect((turn.outcome as { message: string }).message).toContain("getSteeringMessages");
+  });
+
+  it("a steering poll that answers something other than an array fails the turn, naming the callback", async () => {
+    const turn = await runCheckedTurn({
+      script: ["answer"],
+      input: { getSteeringMessages: (() => ({ text: "not a list" })) as unknown as RunTurnInput["getSteeringMessages"] },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+    expect((turn.outcome as { message: string }).message).toContain("getSteeringMessages");
+  });
+});
