@@ -123,13 +123,15 @@ export class DurableTurnWorker {
 
   /**
    * Stops taking turns and closes every connection. Turns still running
-   * here are interrupted like in a crash and resume when this worker id
-   * launches again, or in another worker after the lease.
+   * here are interrupted like in a crash and resume in another worker
+   * (which recovers them at once: this worker gives up its lease), or when
+   * this worker id launches again.
    */
   async shutdown(): Promise<void> {
     this.abortWatcher.stop();
-    await this.lease.stop();
+    this.lease.stop();
     await DBOS.shutdown({ deregister: true });
+    await this.lease.release();
     await this.client.close();
     await this.pool.end().catch(() => {});
     launchedInThisProcess = false;

@@ -36,11 +36,19 @@ export class WorkerLease {
     this.timer.unref?.();
   }
 
-  /** Stops beating and removes this worker's row (its turns, if any, are recovered when it relaunches or by others after the lease). */
-  async stop(): Promise<void> {
+  /** Stops beating. */
+  stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.pool.query(`DELETE FROM ${this.table} WHERE executor_id = $1`, [this.workerId]).catch(() => {});
+  }
+
+  /**
+   * Marks this worker's lease as expired, so the other workers recover its
+   * interrupted turns at their next look instead of after the lease. Call
+   * it once the worker runs nothing any more.
+   */
+  async release(): Promise<void> {
+    await this.pool.query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.workerId]).catch(() => {});
   }
 
   private async tick(): Promise<void> {
