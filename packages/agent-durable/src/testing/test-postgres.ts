@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
@@ -32,6 +33,25 @@ export interface StartTestPostgresOptions {
   onLog?: (line: string) => void;
 }
 
+function succeeds(command: string, args: string[]): boolean {
+  return spawnSync(command, args, { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * As root, makes sure a `postgres` system user exists (Postgres refuses to
+ * run as root). Several test files start servers at once on a fresh
+ * machine, so creating it must tolerate another process doing the same:
+ * `groupadd -f` succeeds when the group exists, and a failed `useradd` is
+ * fine when the user exists afterwards.
+ */
+function ensurePostgresUser(): void {
+  if (userInfo().uid !== 0 || succeeds("id", ["-u", "postgres"])) return;
+  succeeds("groupadd", ["-f", "postgres"]);
+  if (!succeeds("useradd", ["-g", "postgres", "postgres"]) && !succeeds("id", ["-u", "postgres"])) {
+    throw new Error("startTestPostgres: running as root, and the postgres system user Postgres must run as could not be created (groupadd/useradd)");
+  }
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -49,7 +69,8 @@ async function freePort(): Promise<number> {
  * package registry, a fresh data directory under the system temp dir, a
  * free port on 127.0.0.1, no Unix socket. Running as root (CI containers),
  * Postgres refuses to start, so the server runs as a `postgres` system user
- * that is created when missing (`createPostgresUser`).
+ * that is created when missing (safe when several processes start servers
+ * at once).
  *
  * With `databaseUrl` (or `DATABASE_URL`) nothing is started and that server
  * is returned as is. Rejects when the server cannot be started; whatever
@@ -59,6 +80,7 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
   const external = options.databaseUrl ?? process.env.DATABASE_URL;
   if (external) return { url: external, embedded: false, stop: async () => {} };
 
+  ensurePostgresUser();
   const root = await mkdtemp(join(tmpdir(), "turnkit-pg-"));
   // The server may run as another user (see createPostgresUser): it must reach its data directory.
   await chmod(root, 0o755);
