@@ -1,0 +1,204 @@
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
+import { hasImage, limitImages, userContentOf } from "./image-limits.js";
+import { isDroppedResponse } from "./turn-messages.js";
+
+/** Options of {@link TranscriptProjection}. */
+export interface TranscriptProjectionOptions {
+  /** Most images kept in one request; older ones become a text placeholder. Default 20. */
+  maxImages?: number;
+  /** Told how many images a projection replaced by a placeholder (too small or past `maxImages`), when there were any. Errors are ignored. */
+  onImagesOmitted?: (count: number) => void;
+  /**
+   * `true` (the default) when code outside the loop (hooks, the host) may
+   * change a message in place between two projections: every message is
+   * then looked at again on every call, and only its projected copy is
+   * reused when none of its fields changed. `false` when messages, once
+   * in the transcript, are only ever replaced: a call then projects only
+   * the messages appended since the last one.
+   */
+  messagesMayChangeInPlace?: boolean;
+}
+
+/**
+ * `projectAgentMessagesForModel` for a transcript that grows between
+ * requests: each message is projected once and its projection reused while
+ * the message is unchanged, so a request costs what is new since the last
+ * one plus one copy of the result, not a rebuild of the whole transcript.
+ *
+ * Every call returns what `projectAgentMessagesForModel` returns for the same
+ * messages: a fresh array (the caller may change it), whose messages are
+ * shared with earlier results and must be treated as read-only. A call
+ * whose messages do not start with those of the previous call (same
+ * objects, same order: a compaction, a replaced request) starts over. Never
+ * mutates its input.
+ */
+export class TranscriptProjection {
+  private readonly maxImages: number;
+  private readonly onImagesOmitted: ((count: number) => void) | undefined;
+  private readonly mayChangeInPlace: boolean;
+  /** The messages projected so far, in order, by identity. */
+  private seen: AgentMessage[] = [];
+  /** The projected copy of each message of `seen` (`undefined`: dropped or merged into the one before). */
+  private copies: (Message | undefined)[] = [];
+  /** The projection of `seen` before image limits. */
+  private projected: Message[] = [];
+  /** Indexes in `projected` of the messages holding an image, ascending. */
+  private withImages: number[] = [];
+  private knownCallIds = new Set<string>();
+  private lastBatchId: string | undefined;
+
+  constructor(options: TranscriptProjectionOptions = {}) {
+    this.maxImages = options.maxImages ?? MAX_IMAGES_PER_REQUEST;
+    this.onImagesOmitted = options.onImagesOmitted;
+    this.mayChangeInPlace = options.messagesMayChangeInPlace ?? true;
+  }
+
+  /** The provider-ready messages of `messages` (see `projectAgentMessagesForModel`). */
+  project(messages: readonly AgentMessage[]): Message[] {
+    const previousSeen = this.seen;
+    const previousCopies = this.copies;
+    if (this.mayChangeInPlace || !this.continues(messages)) this.startOver();
+    for (let index = this.seen.length; index < messages.length; index++) {
+      const message = messages[index]!;
+      // The copy made for this very message at this place last time is reused when its fields still match.
+      const reusable = previousSeen[index] === message ? previousCopies[index] : undefined;
+      this.copies.push(this.append(message, reusable));
+      this.seen.push(message);
+    }
+    if (this.withImages.length === 0) return this.projected.slice();
+    const omitted = { count: 0 };
+    const limited = limitImages(this.projected.slice(), this.withImages, this.maxImages, omitted);
+    if (omitted.count > 0) {
+      try {
+        this.onImagesOmitted?.(omitted.count);
+      } catch {
+        // An observer; the projection stands.
+      }
+    }
+    return limited;
+  }
+
+  /** Whether `messages` begins with every message projected so far, in order. */
+  private continues(messages: readonly AgentMessage[]): boolean {
+    const seen = this.seen;
+    if (messages.length < seen.length) return false;
+    for (let index = 0; index < seen.length; index++) if (messages[index] !== seen[index]) return false;
+    return true;
+  }
+
+  private startOver(): void {
+    this.seen = [];
+    this.copies = [];
+    this.projected = [];
+    this.withImages = [];
+    this.knownCallIds = new Set();
+    this.lastBatchId = undefined;
+  }
+
+  /** Projects one more message onto the end; returns its copy, `undefined` when it was dropped or merged. */
+  private append(message: AgentMessage, reusable: Message | undefined): Message | undefined {
+    switch (message.role) {
+      case "user":
+      case "hidden": {
+        const batchId = message.role === "user" ? (message as { batchId?: string }).batchId : undefined;
+        const previous = this.projected[this.projected.length - 1];
+        const merge = batchId !== undefined && batchId === this.lastBatchId && previous?.role === "user";
+        this.lastBatchId = batchId;
+        if (merge) {
+          const merged: UserMessage = { ...previous, content: [...userContentOf(previous.content), ...userContentOf(message.content)] };
+          this.replaceLast(merged);
+          return undefined;
+        }
+        const copy = reusable?.role === "user" && sameUser(reusable, message) ? reusable : userCopy(message);
+        this.push(copy);
+        return copy;
+      }
+      case "assistant": {
+        this.lastBatchId = undefined;
+        if (message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message)) return undefined;
+        for (const block of message.content) if (block.type === "toolCall") this.knownCallIds.add(block.id);
+        const copy = reusable?.role === "assistant" && sameAssistant(reusable, message) ? reusable : assistantCopy(message);
+        this.push(copy);
+        return copy;
+      }
+      case "toolResult": {
+        this.lastBatchId = undefined;
+        if (!this.knownCallIds.has(message.toolCallId)) return undefined;
+        const copy = reusable?.role === "toolResult" && sameToolResult(reusable, message) ? reusable : toolResultCopy(message);
+        this.push(copy);
+        return copy;
+      }
+      default:
+        // Host-only and unknown custom messages never reach a model.
+        return undefined;
+    }
+  }
+
+  private push(message: Message): void {
+    if (hasImage(message)) this.withImages.push(this.projected.length);
+    this.projected.push(message);
+  }
+
+  private replaceLast(message: Message): void {
+    const last = this.projected.length - 1;
+    this.projected[last] = message;
+    if (hasImage(message) && this.withImages[this.withImages.length - 1] !== last) this.withImages.push(last);
+  }
+}
+
+/** A user or hidden message as the model's user message, host fields left out. */
+function userCopy(message: AgentMessage & { role: "user" | "hidden" }): UserMessage {
+  return { role: "user", content: message.content, timestamp: message.timestamp };
+}
+
+function sameUser(copy: UserMessage, message: AgentMessage & { role: "user" | "hidden" }): boolean {
+  return copy.content === message.content && copy.timestamp === message.timestamp;
+}
+
+/** An assistant message with pi-ai's fields only. */
+function assistantCopy(message: AssistantMessage): AssistantMessage {
+  const { role, content, api, provider, model, usage, stopReason, timestamp, responseId, responseModel, diagnostics, errorMessage } = message;
+  const clean: AssistantMessage = { role, content, api, provider, model, usage, stopReason, timestamp };
+  if (responseId !== undefined) clean.responseId = responseId;
+  if (responseModel !== undefined) clean.responseModel = responseModel;
+  if (diagnostics !== undefined) clean.diagnostics = diagnostics;
+  if (errorMessage !== undefined) clean.errorMessage = errorMessage;
+  return clean;
+}
+
+function sameAssistant(copy: AssistantMessage, message: AssistantMessage): boolean {
+  return (
+    copy.content === message.content &&
+    copy.stopReason === message.stopReason &&
+    copy.usage === message.usage &&
+    copy.timestamp === message.timestamp &&
+    copy.api === message.api &&
+    copy.provider === message.provider &&
+    copy.model === message.model &&
+    copy.responseId === message.responseId &&
+    copy.responseModel === message.responseModel &&
+    copy.diagnostics === message.diagnostics &&
+    copy.errorMessage === message.errorMessage
+  );
+}
+
+/** A tool result with pi-ai's fields only. */
+function toolResultCopy(message: ToolResultMessage): ToolResultMessage {
+  const { role, toolCallId, toolName, content, details, isError, timestamp } = message;
+  const clean: ToolResultMessage = { role, toolCallId, toolName, content, isError, timestamp };
+  if (details !== undefined) clean.details = details;
+  return clean;
+}
+
+function sameToolResult(copy: ToolResultMessage, message: ToolResultMessage): boolean {
+  return (
+    copy.content === message.content &&
+    copy.toolCallId === message.toolCallId &&
+    copy.toolName === message.toolName &&
+    copy.details === message.details &&
+    copy.isError === message.isError &&
+    copy.timestamp === message.timestamp
+  );
+}

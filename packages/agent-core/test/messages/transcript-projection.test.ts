@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import type { AssistantMessage, ImageContent } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import { projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
+import { TranscriptProjection } from "../../src/messages/transcript-projection.js";
+import { markDroppedResponse } from "../../src/messages/turn-messages.js";
+
+/** A 64×64 PNG header: enough for its size to be read. */
+function image(name: string): ImageContent {
+  const bytes = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes, 0);
+  bytes.writeUInt32BE(13, 8);
+  bytes.write("IHDR", 12, "latin1");
+  bytes.writeUInt32BE(64, 16);
+  bytes.writeUInt32BE(64, 20);
+  return { type: "image", data: bytes.toString("base64"), mimeType: "image/png", fileName: name } as ImageContent;
+}
+
+/** Step `step` of a long scripted transcript: every kind of message the projection treats differently. */
+function stepMessages(step: number): AgentMessage[] {
+  const id = `c${step}`;
+  const messages: AgentMessage[] = [];
+  if (step % 5 === 0) messages.push({ ...userMessage(`batch ${step}`, { timestamp: step }), batchId: `b${step}` } as AgentMessage);
+  if (step % 5 === 0) messages.push({ ...userMessage([text("more"), image(`shot-${step}.png`)], { timestamp: step }), batchId: `b${step}` } as AgentMessage);
+  if (step % 7 === 0) messages.push({ role: "hidden", content: `reminder ${step}`, timestamp: step });
+  if (step % 11 === 0) messages.push({ role: "host", kind: "note", timestamp: step });
+  if (step % 13 === 0) messages.push(assistantMessage("broken", { stopReason: "error", errorMessage: "500", timestamp: step }));
+  const response = assistantMessage([toolCall("read", {}, { id })], { timestamp: step });
+  if (step % 17 === 0) markDroppedResponse(response, "retry");
+  messages.push(response);
+  messages.push(toolResultMessage(id, "read", step % 3 === 0 ? [text("shot"), image(`result-${step}.png`)] : "ok", { timestamp: step }));
+  return messages;
+}
+
+describe("TranscriptProjection", () => {
+  it.each([true, false])(
+    "returns what projectAgentMessagesForModel returns at every length of a growing transcript (messagesMayChangeInPlace %s)",
+    (mayChange) => {
+      const projection = new TranscriptProjection({ maxImages: 4, messagesMayChangeInPlace: mayChange });
+      const transcript: AgentMessage[] = [userMessage("start", { timestamp: 0 })];
+      for (let step = 1; step <= 60; step++) {
+        transcript.push(...stepMessages(step));
+        expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 4 }));
+      }
+    },
+  );
+
+  it("projects each message once: later results share the earlier copies, in a fresh array each time", () => {
+    const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
+    const transcript: AgentMessage[] = [userMessage("q", { timestamp: 1 }), ...stepMessages(1)];
+    const first = projection.project(transcript);
+    transcript.push(...stepMessages(2));
+    const second = projection.project(transcript);
+    expect(second).not.toBe(first);
+    expect(second.slice(0, first.length)).toEqual(first);
+    first.forEach((message, index) => expect(second[index]).toBe(message));
+  });
+
+  it("sees a message changed in place (a hook rewriting a response) when messages may change in place", () => {
+    const projection = new TranscriptProjection();
+    const response = assistantMessage("draft", { timestamp: 2 }) as AssistantMessage;
+    const transcript: AgentMessage[] = [userMessage("q", { timestamp: 1 }), response];
+    const before = projection.project(transcript);
+    response.content = [{ type: "text", text: "rewritten" }];
+    const after = projection.project(transcript);
+    expect(after).toEqual(projectAgentMessagesForModel(transcript));
+    expect(JSON.stringify(after)).toContain("rewritten");
+    expect(before[0]).toBe(after[0]); // the unchanged user message keeps its copy
+    markDroppedResponse(response, "retry");
+    expect(projection.project(transcript)).toHaveLength(1);
+  });
+
+  it("starts over when the messages no longer begin with those it projected (a compaction, a replaced request)", () => {
+    const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
+    const transcript: AgentMessage[] = [userMessage("q", { timestamp: 1 })];
+    for (let step = 1; step <= 10; step++) transcript.push(...stepMessages(step));
+    projection.project(transcript);
+    const compacted: AgentMessage[] = [userMessage("summary", { timestamp: 20 }), ...transcript.slice(-4)];
+    expect(projection.project(compacted)).toEqual(projectAgentMessagesForModel(compacted));
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
+  });
+
+  it("never hands out its own array: changing a result changes no later one", () => {
+    const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
+    const transcript: AgentMessage[] = [userMessage("q", { timestamp: 1 }), ...stepMessages(1)];
+    projection.project(transcript).length = 0;
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
+  });
+});
