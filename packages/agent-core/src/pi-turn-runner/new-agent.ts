@@ -1,8 +1,9 @@
 import { Agent } from "@turnkit/agent-loop";
 import { AGENT_TOOL_EXECUTION } from "../defaults.js";
-import { projectAgentMessagesForModel } from "../messages/project-messages.js";
+import { TranscriptProjection } from "../messages/transcript-projection.js";
 import { isDroppedResponse } from "../messages/turn-messages.js";
 import { HistoryCursor } from "./history-cursor.js";
+import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn, TurnState } from "./turn-state.js";
 
 /**
@@ -15,6 +16,8 @@ import type { RunningTurn, TurnState } from "./turn-state.js";
 export function newAgent(turn: TurnState): RunningTurn {
   const { input } = turn;
   const history = input.history ?? [];
+  // Projects each message once for the whole turn instead of the whole transcript per request.
+  const projection = new TranscriptProjection({ messagesMayChangeInPlace: hostSeesMessages(turn) });
   const agent = new Agent({
     initialState: {
       systemPrompt: input.systemPrompt,
@@ -23,7 +26,7 @@ export function newAgent(turn: TurnState): RunningTurn {
       tools: turn.tools,
       messages: history,
     },
-    convertToLlm: (messages) => projectAgentMessagesForModel(messages),
+    convertToLlm: (messages) => projection.project(messages),
     streamFn: turn.mainCallStack,
     getApiKey: (provider) => (provider === input.llm.model.provider ? input.llm.apiKey : undefined),
     onPayload: input.llm.payloadTransform,
@@ -32,4 +35,15 @@ export function newAgent(turn: TurnState): RunningTurn {
     toolExecution: AGENT_TOOL_EXECUTION,
   });
   return Object.assign(turn, { agent, cursor: new HistoryCursor(history.length, isDroppedResponse) });
+}
+
+/**
+ * Whether host code is handed transcript messages during the turn (hooks,
+ * the stop and close callbacks) and so may change one in place; without
+ * any, the loop only ever appends or replaces messages.
+ */
+function hostSeesMessages(turn: TurnState): boolean {
+  const { hooks, input } = turn;
+  const anyHook = Object.values(hooks).some((list) => hookArray(list).length > 0);
+  return anyHook || input.shouldStopAfterTurn !== undefined || input.shouldStopAfterSteering !== undefined || input.tryBeginClose !== undefined;
 }
