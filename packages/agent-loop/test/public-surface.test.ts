@@ -34,13 +34,14 @@ describePublicSurface({
   values: [
     "ABORTED_ERROR_MESSAGE", "EventGrammarError", "SCRIPTED_API", "SCRIPTED_MODEL_ID", "SCRIPTED_PROVIDER",
     "ScriptedModelError", "ScriptedModelErrorCode", "abortListenerCount", "assertEventGrammar", "assistantMessage",
+    "collectStream",
     "createScriptedModel", "createVirtualClock", "deferred", "describeEvent", "emptyUsage", "endWithoutDone",
     "errorAfter", "eventsAfterDone", "hang", "probeRealTimers", "realTimerClock", "reject", "requestText",
     "response", "text", "thinking", "throwSync", "toolCall", "toolResultMessage", "traceOf", "userMessage",
     "withoutStart",
   ],
   types: [
-    "AssistantMessageOptions", "Deferred", "EndWithoutDoneFault", "ErrorAfterFault", "EventGrammarError",
+    "AssistantMessageOptions", "CollectedStream", "Deferred", "EndWithoutDoneFault", "ErrorAfterFault", "EventGrammarError",
     "EventGrammarOptions", "EventsAfterDoneFault", "HangFault", "RealTimerProbe", "RecordedRequest",
     "RecordedStreamOptions", "RecordedTool", "RejectFault", "ResponseOptions", "ScriptEntry", "ScriptEntryFunction",
     "ScriptFault", "ScriptedBlock", "ScriptedModel", "ScriptedModelError", "ScriptedModelErrorCode",

@@ -46,6 +46,7 @@ export {
   type ScriptedModelOptions,
 } from "./scripted-model.js";
 export { ScriptedModelError, ScriptedModelErrorCode } from "./scripted-model-error.js";
+export { collectStream, type CollectedStream } from "./collect-stream.js";
 export {
   requestText,
   type RecordedRequest,

@@ -9,6 +9,7 @@ import {
   EventGrammarError,
   ScriptedModelError,
   abortListenerCount,
+  collectStream,
   assertEventGrammar,
   assistantMessage,
   createScriptedModel,
@@ -158,5 +159,16 @@ describe("leak probes and deferred", () => {
     gate.resolve("open");
     await gate.promise;
     expect(value).toBe("open");
+  });
+});
+
+describe("collectStream", () => {
+  it("reads a stream to its end: events, their types, the visible text and result()", async () => {
+    const scripted = createScriptedModel(["Hello there"]);
+    const collected = await collectStream(scripted.streamFn(scripted.model, contextWith("hi")));
+    expect(collected.types).toEqual(["start", "text_start", "text_delta", "text_delta", "text_end", "done"]);
+    expect(collected.text).toBe("Hello there");
+    expect(collected.final.content).toEqual([{ type: "text", text: "Hello there" }]);
+    expect(collected.events).toHaveLength(6);
   });
 });

@@ -1,0 +1,29 @@
+import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream } from "@mariozechner/pi-ai";
+
+/** Everything a stream yielded, read to its end by {@link collectStream}. */
+export interface CollectedStream {
+  /** Every event, in order. */
+  events: AssistantMessageEvent[];
+  /** The `type` of each event, in order: the shape most assertions need. */
+  types: AssistantMessageEvent["type"][];
+  /** The text a user would have seen: every `text_delta`, joined. */
+  text: string;
+  /** What the stream's `result()` resolved to. */
+  final: AssistantMessage;
+}
+
+/**
+ * Reads a stream function's answer to its end (awaiting it first, when the
+ * stream function returned a promise), then its `result()`. Rejects when the
+ * stream function rejected. A stream whose `result()` never settles (a
+ * broken stream, like the `endWithoutDone` fault) keeps it waiting: iterate
+ * such a stream yourself.
+ */
+export async function collectStream(stream: AssistantMessageEventStream | Promise<AssistantMessageEventStream>): Promise<CollectedStream> {
+  const source = await stream;
+  const events: AssistantMessageEvent[] = [];
+  for await (const event of source) events.push(event);
+  const final = await source.result();
+  const text = events.map((event) => (event.type === "text_delta" ? event.delta : "")).join("");
+  return { events, types: events.map((event) => event.type), text, final };
+}
