@@ -81,3 +81,20 @@ describe("abort", () => {
     expect(fixture.countsOf(turn, "tool-start")).toBe(0);
   }, 60_000);
 });
+
+describe("bad input", () => {
+  it("a malformed request is refused before anything is stored; a turn whose setup throws fails with a terminal event", async () => {
+    await expect(fixture.client.start({ sessionId: "s-bad", turnId: "t1" })).rejects.toSatisfy(
+      (e) => DurableTurnError.isInstance(e) && e.code === "invalid_input" && /userMessage\.text/.test(e.message),
+    );
+    await expect(fixture.client.start({ sessionId: "", turnId: "t1", userMessage: { text: "x" } })).rejects.toSatisfy(
+      (e) => DurableTurnError.isInstance(e) && e.code === "invalid_input" && /sessionId/.test(e.message),
+    );
+    const turn = await fixture.client.start({ sessionId: "s-bad", turnId: "broken", userMessage: { text: "x" }, metadata: { scenario: "broken" } });
+    const error = { code: "internal", message: "no model is configured for this turn" };
+    expect(await fixture.client.outcome(turn)).toEqual({ kind: "failed", message: error.message, error });
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(events.map((e) => e.payload)).toEqual([{ status: "running" }, { status: "failed", error }]);
+  }, 60_000);
+});

@@ -10,6 +10,7 @@ import type { BuildDurableTurn } from "./durable-turn-setup.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
 import { type DurableTurnRequest, turnRef } from "./turn-request.js";
 import { streamSimple } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
 
 /** What the turn workflow needs from the worker that runs it. */
 export interface TurnWorkflowDeps {
@@ -34,47 +35,51 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     // Step 2: the session history as it stood when the turn started (a step: a replay sees the same).
     const history = await DBOS.runStep(() => deps.stores.history.load(request.sessionId), { name: "turnkit.load-history" });
     ctx.counters.historyLength = history.length;
-    // Step 3: the host's setup, built again on every execution.
-    const setup = await deps.buildTurn(request);
-    const tools = setup.tools ?? [];
-    ctx.approvalTimeoutMs = setup.approvalTimeoutMs ?? deps.approvalTimeoutMs;
-    // Step 4: the runner, with message ids that follow the turn's order.
-    const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
-    // Step 5: run the turn with every seam durable.
+    // Step 3: the turn itself (see runDurableTurn).
     let outcome: TurnOutcome;
     try {
-      outcome = await runner.runTurn({
-        sessionId: request.sessionId,
-        turnId: request.turnId,
-        systemPrompt: setup.systemPrompt,
-        userMessage: request.userMessage,
-        startMode: request.startMode,
-        history,
-        beforeUserMessages: setup.beforeUserMessages,
-        llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
-        llmRetry: setup.llmRetry,
-        tools: tools.map((tool) => durableToolCall(ctx, tool)),
-        disableBuiltinToolFallback: true,
-        workspaceDir: setup.workspaceDir,
-        hooks: durableHooks(ctx, setup.hooks ?? {}, tools),
-        eventWriter: ctx.writer,
-        signal: ctx.turnAbort.signal,
-        getSteeringMessages: durableSteeringSource(ctx),
-        tryBeginClose: durableCloseIntake(ctx),
-        shouldStopAfterSteering: setup.shouldStopAfterSteering,
-        shouldStopAfterTurn: setup.shouldStopAfterTurn,
-      });
+      outcome = await runDurableTurn(ctx, deps, request, history);
     } catch (error) {
-      // Invalid input (a TurnkitConfigError) is thrown before any event: the turn fails visibly instead.
+      // A buildTurn that throws, or input the runner refuses (thrown before any event): the turn fails visibly.
       outcome = failBeforeStart(ctx, error);
     }
-    // Step 6: every event in the log, then the outcome recorded.
+    // Step 4: every event in the log, then the outcome recorded.
     await ctx.writer.flush();
     await DBOS.runStep(() => deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, outcome), { name: "turnkit.record-outcome" });
     return outcome;
   } finally {
     deps.running.delete(ctx);
   }
+}
+
+async function runDurableTurn(ctx: TurnContext, deps: TurnWorkflowDeps, request: DurableTurnRequest, history: AgentMessage[]): Promise<TurnOutcome> {
+  // The host's setup, built again on every execution.
+  const setup = await deps.buildTurn(request);
+  const tools = setup.tools ?? [];
+  ctx.approvalTimeoutMs = setup.approvalTimeoutMs ?? deps.approvalTimeoutMs;
+  // A runner whose message ids follow the turn's order, running the turn with every seam durable.
+  const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
+  return runner.runTurn({
+    sessionId: request.sessionId,
+    turnId: request.turnId,
+    systemPrompt: setup.systemPrompt,
+    userMessage: request.userMessage,
+    startMode: request.startMode,
+    history,
+    beforeUserMessages: setup.beforeUserMessages,
+    llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
+    llmRetry: setup.llmRetry,
+    tools: tools.map((tool) => durableToolCall(ctx, tool)),
+    disableBuiltinToolFallback: true,
+    workspaceDir: setup.workspaceDir,
+    hooks: durableHooks(ctx, setup.hooks ?? {}, tools),
+    eventWriter: ctx.writer,
+    signal: ctx.turnAbort.signal,
+    getSteeringMessages: durableSteeringSource(ctx),
+    tryBeginClose: durableCloseIntake(ctx),
+    shouldStopAfterSteering: setup.shouldStopAfterSteering,
+    shouldStopAfterTurn: setup.shouldStopAfterTurn,
+  });
 }
 
 function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): TurnContext {

@@ -81,6 +81,7 @@ function scenarioStreamFn(request: DurableTurnRequest, countFile: string): Strea
 /** `buildTurn` of the test workers. */
 export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
   return (request) => {
+    if (request.metadata?.scenario === "broken") throw new Error("no model is configured for this turn");
     const toolMs = Number(request.metadata?.toolMs ?? 1500);
     const slow = (name: string) =>
       defineRuntimeTool({
