@@ -7,10 +7,10 @@ import {
 } from "../../src/call-stack/classify-error.js";
 import { TurnkitConfigError, TurnkitError } from "../../src/errors.js";
 import { LlmTimeoutError } from "../../src/call-stack/stream-errors.js";
-import { emptyMessage, testModel } from "../support/scripted-stream.js";
+import { assistantMessage } from "@turnkit/agent-loop/testing";
 
 function failedMessage(errorMessage: string, stopReason: "error" | "aborted" = "error") {
-  return { ...emptyMessage(testModel()), stopReason, errorMessage };
+  return { ...assistantMessage([], { timestamp: 0 }), stopReason, errorMessage };
 }
 
 /** Error text as pi-ai 0.73.1 reports it in `errorMessage` (the OpenAI SDK prefixes the status). */

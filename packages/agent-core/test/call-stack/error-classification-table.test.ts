@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { classifyError, type ClassifiedError } from "../../src/call-stack/classify-error.js";
-import { emptyMessage, testModel } from "../support/scripted-stream.js";
+import { assistantMessage } from "@turnkit/agent-loop/testing";
 import { PROVIDER_ERROR_FIXTURES, type ProviderErrorFixture } from "./fixtures/provider-errors.js";
 
 interface TableRow {
@@ -39,7 +39,7 @@ function unquote(cell: string): string {
 function classifications(fixture: ProviderErrorFixture): Array<[string, ClassifiedError]> {
   const { input } = fixture;
   if ("text" in input) {
-    const message = { ...emptyMessage(testModel()), stopReason: "error" as const, errorMessage: input.text };
+    const message = { ...assistantMessage([], { timestamp: 0 }), stopReason: "error" as const, errorMessage: input.text };
     return [
       ["text", classifyError(input.text)],
       ["failed message", classifyError(message)],

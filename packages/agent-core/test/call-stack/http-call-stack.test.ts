@@ -9,8 +9,8 @@ import { classifyError } from "../../src/call-stack/classify-error.js";
 import type { OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
 import { reply, textChunks, type FakeOpenAIServer } from "../support/fake-openai-server.js";
 import { callStack, serve } from "../support/http-call-stack.js";
-import { userContext } from "../support/scripted-stream.js";
-import { createVirtualClock } from "../support/virtual-clock.js";
+import { createVirtualClock } from "@turnkit/agent-loop/testing";
+import { userContext } from "../support/user-context.js";
 
 function retryCounts(server: FakeOpenAIServer) {
   return server.requests.map((request) => request.headers["x-stainless-retry-count"]);
@@ -30,7 +30,7 @@ describe("transport retry over HTTP", () => {
     expect(result.final).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "Hello, world" }] });
     // pi-ai 0.73.1 drops the headers of a failed response, so the header's 7 s
     // is not visible: the policy's first delay (1 s, equal jitter at 0.5) applies.
-    expect(clock.scheduled).toEqual([750]);
+    expect(clock.scheduledDelays()).toEqual([750]);
     expect(notifications).toEqual([
       { type: "waiting", label: "main", attempt: 1, delayMs: 750, error: expect.objectContaining({ code: "rate_limited", status: 429 }) },
       { type: "recovered", label: "main", attempt: 2 },
@@ -48,14 +48,14 @@ describe("transport retry over HTTP", () => {
     const result = await run(userContext(), undefined, { onResponse: (response: { status: number }) => void seen.push(response.status) });
     expect(result.text).toBe("ok");
     expect(seen).toEqual([200]);
-    expect(clock.scheduled).toEqual([750]);
+    expect(clock.scheduledDelays()).toEqual([750]);
   });
 
   it("honours a wait the provider states in the error text", async () => {
     const server = await serve(reply.status(429, "Rate limit reached. Please try again in 2.5s."), reply.text("ok"));
     const { run, clock } = callStack(server);
     expect((await run()).text).toBe("ok");
-    expect(clock.scheduled).toEqual([2500]);
+    expect(clock.scheduledDelays()).toEqual([2500]);
   });
 
   it.each([500, 502, 503])("retries %i", async (status) => {
@@ -95,7 +95,7 @@ describe("transport retry over HTTP", () => {
     const result = await run();
     expect(server.requests).toHaveLength(6);
     expect(retryCounts(server)).toEqual(["0", "0", "0", "0", "0", "0"]);
-    expect(clock.scheduled).toEqual([750, 1500, 3000, 6000, 12_000]);
+    expect(clock.scheduledDelays()).toEqual([750, 1500, 3000, 6000, 12_000]);
     expect(result.final).toMatchObject({ stopReason: "error", errorMessage: "503 overloaded 6" });
     expect(notifications.at(-1)).toEqual({
       type: "exhausted",
@@ -110,7 +110,7 @@ describe("transport retry over HTTP", () => {
     const server = await serve(...Array.from({ length: 7 }, () => reply.status(429, "Rate limit. Please try again in 30s.")));
     const { run, clock, notifications } = callStack(server);
     const result = await run();
-    expect(clock.scheduled).toEqual([30_000, 30_000, 30_000, 30_000]);
+    expect(clock.scheduledDelays()).toEqual([30_000, 30_000, 30_000, 30_000]);
     expect(clock.now()).toBe(120_000);
     expect(server.requests).toHaveLength(5);
     expect(classifyError(result.final).code).toBe("rate_limited");
@@ -144,7 +144,7 @@ describe("transport retry over HTTP", () => {
     const controller = new AbortController();
     const { run, notifications } = callStack(server, { clock });
     const pending = run(userContext(), controller.signal);
-    await vi.waitFor(() => expect(clock.pendingCount).toBe(1));
+    await vi.waitFor(() => expect(clock.pendingCount()).toBe(1));
     controller.abort();
     const result = await pending;
     expect(result.final.stopReason).toBe("aborted");

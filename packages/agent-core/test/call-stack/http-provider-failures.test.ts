@@ -8,7 +8,7 @@ import { classifyError } from "../../src/call-stack/classify-error.js";
 import type { OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
 import { reply } from "../support/fake-openai-server.js";
 import { callStack, serve } from "../support/http-call-stack.js";
-import { userContext } from "../support/scripted-stream.js";
+import { userContext } from "../support/user-context.js";
 
 describe("provider failure shapes over HTTP", () => {
   it("a 429 'Request too large … (TPM)' is a rate limit: retried, never handed to overflow recovery", async () => {
@@ -35,7 +35,7 @@ describe("provider failure shapes over HTTP", () => {
     const { run, clock, notifications } = callStack(server);
     const result = await run();
     expect(server.requests).toHaveLength(1);
-    expect(clock.scheduled).toEqual([]);
+    expect(clock.scheduledDelays()).toEqual([]);
     expect(classifyError(result.final)).toMatchObject({ code: "quota", status: 429, retryable: false });
     expect(notifications).toEqual([]);
   });

@@ -15,23 +15,42 @@ import {
   withLlmRetry,
 } from "../../src/call-stack/llm-retry.js";
 import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "../../src/call-stack/stream-errors.js";
-import { collect, emptyMessage, scriptedStreamFn, testModel, userContext, type ScriptedCall } from "../support/scripted-stream.js";
-import { createVirtualClock } from "../support/virtual-clock.js";
+import type { StreamFn } from "../../src/call-stack/stream-fn.js";
+import {
+  assistantMessage,
+  collectStream,
+  createScriptedModel,
+  createVirtualClock,
+  errorAfter,
+  hang,
+  response,
+  text,
+  thinking,
+  throwSync,
+  toolCall,
+  type ScriptEntry,
+} from "@turnkit/agent-loop/testing";
+import { receiveOptions } from "../support/received-options.js";
+import { userContext } from "../support/user-context.js";
 
-const model = testModel();
+const { model } = createScriptedModel();
 const context = userContext();
 
-/** A retrying stream function over `script`, on an auto-advancing virtual clock, recording notifications. */
-function setup(script: ScriptedCall[], options: Parameters<typeof withLlmRetry>[1] = {}, random = () => 0.5) {
+/**
+ * A retrying stream function over `script`, on an auto-advancing virtual
+ * clock, recording notifications and the options each attempt was sent with.
+ */
+function setup(script: ScriptEntry[], options: Parameters<typeof withLlmRetry>[1] = {}, random = () => 0.5) {
   const clock = createVirtualClock({ autoAdvance: true });
   const notifications: LlmRetryNotification[] = [];
-  const inner = scriptedStreamFn(script);
+  const inner = createScriptedModel(script);
+  const attempts = receiveOptions(inner.streamFn);
   const retrying = withLlmRetry(
-    inner,
+    attempts.streamFn,
     options === false ? false : { ...options, observer: (n) => void notifications.push(n) },
     { clock, random },
   );
-  return { clock, notifications, inner, retrying };
+  return { clock, notifications, inner, received: attempts.received, retrying };
 }
 
 describe("retry policy", () => {
@@ -71,7 +90,7 @@ describe("retry policy", () => {
   });
 
   it("visible output is a non-empty text or thinking delta, or any tool-call event", () => {
-    const partial = emptyMessage(model);
+    const partial = assistantMessage([], { timestamp: 0 });
     expect(isVisibleOutputEvent({ type: "start", partial })).toBe(false);
     expect(isVisibleOutputEvent({ type: "text_start", contentIndex: 0, partial })).toBe(false);
     expect(isVisibleOutputEvent({ type: "text_delta", contentIndex: 0, delta: "", partial })).toBe(false);
@@ -83,15 +102,16 @@ describe("retry policy", () => {
 
 describe("withLlmRetry", () => {
   it("retries a failure before visible output and replays the next attempt once", async () => {
-    const { inner, retrying, notifications, clock } = setup([
-      { kind: "error", message: "429 Rate limit reached", emptyDelta: true },
-      { kind: "text", pieces: ["Hello", " world"] },
+    const { inner, received, retrying, notifications, clock } = setup([
+      // start, an empty text block opened and closed: nothing visible yet.
+      errorAfter(3, "429 Rate limit reached", { response: response("") }),
+      "Hello world",
     ]);
-    const result = await collect(retrying(model, context, {}));
+    const result = await collectStream(retrying(model, context, {}));
     expect(result.text).toBe("Hello world");
-    expect(result.types).toEqual(["start", "text_start", "text_delta", "text_delta", "done"]);
-    expect(inner.calls).toHaveLength(2);
-    expect(clock.scheduled).toEqual([750]);
+    expect(result.types).toEqual(["start", "text_start", "text_delta", "text_delta", "text_end", "done"]);
+    expect(inner.requests).toHaveLength(2);
+    expect(clock.scheduledDelays()).toEqual([750]);
     expect(notifications).toEqual([
       {
         type: "waiting",
@@ -103,29 +123,29 @@ describe("withLlmRetry", () => {
       { type: "recovered", label: "main", attempt: 2 },
     ]);
     // The abandoned attempt was closed through its own signal.
-    expect(inner.calls[0].options?.signal?.aborted).toBe(true);
-    expect(inner.calls[1].options?.signal?.aborted).toBe(false);
+    expect(received[0]?.signal?.aborted).toBe(true);
+    expect(received[1]?.signal?.aborted).toBe(false);
   });
 
   it("sends every attempt with maxRetries 0, also when retry is off", async () => {
-    const on = setup([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["ok"] }]);
-    await collect(on.retrying(model, context, { maxRetries: 7 }));
-    expect(on.inner.calls.map((call) => call.options?.maxRetries)).toEqual([0, 0]);
+    const on = setup([errorAfter(1, "503 busy"), "ok"]);
+    await collectStream(on.retrying(model, context, { maxRetries: 7 }));
+    expect(on.inner.requests.map((request) => request.options.maxRetries)).toEqual([0, 0]);
 
-    const off = setup([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["ok"] }], false);
-    const result = await collect(off.retrying(model, context, { maxRetries: 7 }));
-    expect(off.inner.calls).toHaveLength(1);
-    expect(off.inner.calls[0].options?.maxRetries).toBe(0);
+    const off = setup([errorAfter(1, "503 busy"), "ok"], false);
+    const result = await collectStream(off.retrying(model, context, { maxRetries: 7 }));
+    expect(off.inner.requests).toHaveLength(1);
+    expect(off.inner.requests[0].options.maxRetries).toBe(0);
     expect(result.final).toMatchObject({ stopReason: "error", errorMessage: "503 busy" });
   });
 
   it("does not retry after visible output; the failure is final and classified", async () => {
     const { inner, retrying, notifications } = setup([
-      { kind: "error", message: "503 upstream died", pieces: ["Hel"] },
-      { kind: "text", pieces: ["never"] },
+      errorAfter(3, "503 upstream died", { response: "Hel" }),
+      "never",
     ]);
-    const result = await collect(retrying(model, context, {}));
-    expect(inner.calls).toHaveLength(1);
+    const result = await collectStream(retrying(model, context, {}));
+    expect(inner.requests).toHaveLength(1);
     expect(result.text).toBe("Hel");
     expect(result.final.stopReason).toBe("error");
     expect(classifyError(result.final)).toMatchObject({ code: "upstream" });
@@ -133,27 +153,29 @@ describe("withLlmRetry", () => {
   });
 
   it("commits on thinking and tool calls too", async () => {
-    const thinking = setup([{ kind: "thinking", pieces: ["hmm"], answer: "done" }]);
-    expect((await collect(thinking.retrying(model, context, {}))).types).toEqual([
+    const thinks = setup([response([thinking("hmm"), text("done")])]);
+    expect((await collectStream(thinks.retrying(model, context, {}))).types).toEqual([
       "start",
       "thinking_start",
       "thinking_delta",
+      "thinking_end",
       "text_start",
       "text_delta",
+      "text_end",
       "done",
     ]);
-    const tool = setup([{ kind: "toolCall", name: "read", args: { path: "a" } }]);
-    const result = await collect(tool.retrying(model, context, {}));
-    expect(result.types).toEqual(["start", "toolcall_start", "toolcall_end", "done"]);
+    const tool = setup([response([toolCall("read", { path: "a" })], { chunkSize: 100 })]);
+    const result = await collectStream(tool.retrying(model, context, {}));
+    expect(result.types).toEqual(["start", "toolcall_start", "toolcall_delta", "toolcall_end", "done"]);
     expect(result.final.stopReason).toBe("toolUse");
   });
 
   it.each(["400 bad request body", "401 Incorrect API key", "403 forbidden", "400 Your input exceeds the context window of this model"])(
     "never retries %j",
     async (message) => {
-      const { inner, retrying, notifications } = setup([{ kind: "error", message }, { kind: "text", pieces: ["x"] }]);
-      const result = await collect(retrying(model, context, {}));
-      expect(inner.calls).toHaveLength(1);
+      const { inner, retrying, notifications } = setup([errorAfter(1, message), "x"]);
+      const result = await collectStream(retrying(model, context, {}));
+      expect(inner.requests).toHaveLength(1);
       expect(result.final.errorMessage).toBe(message);
       expect(notifications).toEqual([]);
     },
@@ -161,13 +183,13 @@ describe("withLlmRetry", () => {
 
   it("a TLS bad-record-mac failure before any output is retried as network, not failed as upstream", async () => {
     const { inner, retrying, notifications } = setup([
-      { kind: "error", message: "net::ERR_SSL_BAD_RECORD_MAC_ALERT" },
-      { kind: "throw", error: Object.assign(new Error("decryption failed or bad record mac"), { code: "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC" }) },
-      { kind: "text", pieces: ["after TLS"] },
+      errorAfter(1, "net::ERR_SSL_BAD_RECORD_MAC_ALERT"),
+      throwSync(Object.assign(new Error("decryption failed or bad record mac"), { code: "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC" })),
+      "after TLS",
     ]);
-    const result = await collect(retrying(model, context, {}));
+    const result = await collectStream(retrying(model, context, {}));
     expect(result.text).toBe("after TLS");
-    expect(inner.calls).toHaveLength(3);
+    expect(inner.requests).toHaveLength(3);
     expect(notifications.filter((n) => n.type === "waiting")).toEqual([
       expect.objectContaining({ error: expect.objectContaining({ code: "network", retryable: true }) }),
       expect.objectContaining({ error: expect.objectContaining({ code: "network", retryable: true }) }),
@@ -177,20 +199,17 @@ describe("withLlmRetry", () => {
   it("a provider stream that ends with no event at all is retried as network, not failed as upstream", async () => {
     const clock = createVirtualClock({ autoAdvance: true });
     const notifications: LlmRetryNotification[] = [];
-    const answer = scriptedStreamFn([{ kind: "text", pieces: ["second try"] }]);
+    const answer = createScriptedModel(["second try"]);
     let calls = 0;
-    const silentThenAnswer: typeof answer = Object.assign(
-      (m: Parameters<typeof answer>[0], c: Parameters<typeof answer>[1], o: Parameters<typeof answer>[2]) => {
-        calls += 1;
-        if (calls > 1) return answer(m, c, o);
-        const empty = createAssistantMessageEventStream();
-        queueMicrotask(() => empty.end());
-        return empty;
-      },
-      { calls: answer.calls },
-    );
+    const silentThenAnswer: StreamFn = (m, c, o) => {
+      calls += 1;
+      if (calls > 1) return answer.streamFn(m, c, o);
+      const empty = createAssistantMessageEventStream();
+      queueMicrotask(() => empty.end());
+      return empty;
+    };
     const retrying = withLlmRetry(silentThenAnswer, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0.5 });
-    const result = await collect(retrying(model, context, {}));
+    const result = await collectStream(retrying(model, context, {}));
     expect(result.text).toBe("second try");
     expect(calls).toBe(2);
     expect(notifications[0]).toMatchObject({ type: "waiting", error: { code: "network", retryable: true, message: STREAM_ENDED_WITHOUT_FINAL_EVENT } });
@@ -202,20 +221,20 @@ describe("withLlmRetry", () => {
     "usage limit reached",
     "429 You exceeded your current quota, please check your plan and billing details.",
   ])("a quota failure %j is sent once, never retried five times", async (message) => {
-    const { inner, retrying, notifications, clock } = setup([{ kind: "error", message }, { kind: "text", pieces: ["never"] }]);
-    const result = await collect(retrying(model, context, {}));
-    expect(inner.calls).toHaveLength(1);
-    expect(clock.scheduled).toEqual([]);
+    const { inner, retrying, notifications, clock } = setup([errorAfter(1, message), "never"]);
+    const result = await collectStream(retrying(model, context, {}));
+    expect(inner.requests).toHaveLength(1);
+    expect(clock.scheduledDelays()).toEqual([]);
     expect(classifyError(result.final)).toMatchObject({ code: "quota", retryable: false });
     expect(notifications).toEqual([]);
   });
 
   it("gives up after 5 retries and reports exhausted with the final error", async () => {
-    const failures: ScriptedCall[] = Array.from({ length: 6 }, (_, i) => ({ kind: "error", message: `503 attempt ${i + 1}` }));
-    const { inner, retrying, notifications, clock } = setup([...failures, { kind: "text", pieces: ["late"] }], {}, () => 0);
-    const result = await collect(retrying(model, context, {}));
-    expect(inner.calls).toHaveLength(6);
-    expect(clock.scheduled).toEqual([500, 1000, 2000, 4000, 8000]);
+    const failures: ScriptEntry[] = Array.from({ length: 6 }, (_, i) => errorAfter(1, `503 attempt ${i + 1}`));
+    const { inner, retrying, notifications, clock } = setup([...failures, "late"], {}, () => 0);
+    const result = await collectStream(retrying(model, context, {}));
+    expect(inner.requests).toHaveLength(6);
+    expect(clock.scheduledDelays()).toEqual([500, 1000, 2000, 4000, 8000]);
     expect(result.final.errorMessage).toBe("503 attempt 6");
     expect(notifications.map((n) => n.type)).toEqual(["waiting", "waiting", "waiting", "waiting", "waiting", "exhausted"]);
     expect(notifications.at(-1)).toMatchObject({
@@ -227,12 +246,12 @@ describe("withLlmRetry", () => {
   });
 
   it("stops before a wait that would pass 120 s since the first failure", async () => {
-    const slowDown: ScriptedCall = { kind: "error", message: "429 Rate limit. Please try again in 30s." };
+    const slowDown = errorAfter(1, "429 Rate limit. Please try again in 30s.");
     const { inner, retrying, notifications, clock } = setup(Array.from({ length: 7 }, () => slowDown));
-    const result = await collect(retrying(model, context, {}));
+    const result = await collectStream(retrying(model, context, {}));
     // 30 + 30 + 30 + 30 = 120 s is allowed; a fifth wait would end at 150 s.
-    expect(clock.scheduled).toEqual([30_000, 30_000, 30_000, 30_000]);
-    expect(inner.calls).toHaveLength(5);
+    expect(clock.scheduledDelays()).toEqual([30_000, 30_000, 30_000, 30_000]);
+    expect(inner.requests).toHaveLength(5);
     expect(clock.now()).toBe(120_000);
     expect(result.final.stopReason).toBe("error");
     expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 5, reason: "max_elapsed" });
@@ -240,60 +259,60 @@ describe("withLlmRetry", () => {
 
   it("honours Retry-After headers on an error a stream function throws", async () => {
     const limited = Object.assign(new Error("Too many requests"), { status: 429, headers: new Headers({ "retry-after": "3" }) });
-    const { retrying, clock, inner } = setup([{ kind: "throw", error: limited }, { kind: "text", pieces: ["ok"] }]);
-    const result = await collect(retrying(model, context, {}));
+    const { retrying, clock, inner } = setup([throwSync(limited), "ok"]);
+    const result = await collectStream(retrying(model, context, {}));
     expect(result.text).toBe("ok");
-    expect(clock.scheduled).toEqual([3000]);
-    expect(inner.calls).toHaveLength(2);
+    expect(clock.scheduledDelays()).toEqual([3000]);
+    expect(inner.requests).toHaveLength(2);
   });
 
   it("an abort during backoff ends at once as aborted and reports cancelled", async () => {
     const clock = createVirtualClock();
     const notifications: LlmRetryNotification[] = [];
-    const inner = scriptedStreamFn([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["never"] }]);
+    const inner = createScriptedModel([errorAfter(1, "503 busy"), "never"]);
     const controller = new AbortController();
-    const retrying = withLlmRetry(inner, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0 });
+    const retrying = withLlmRetry(inner.streamFn, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0 });
     const stream = retrying(model, context, { signal: controller.signal });
-    await vi.waitFor(() => expect(clock.pendingCount).toBe(1));
+    await vi.waitFor(() => expect(clock.pendingCount()).toBe(1));
     controller.abort();
-    const result = await collect(stream);
+    const result = await collectStream(stream);
     expect(result.final.stopReason).toBe("aborted");
     expect(classifyError(result.final).aborted).toBe(true);
-    expect(inner.calls).toHaveLength(1);
-    expect(clock.pendingCount).toBe(0);
+    expect(inner.requests).toHaveLength(1);
+    expect(clock.pendingCount()).toBe(0);
     expect(notifications.map((n) => n.type)).toEqual(["waiting", "cancelled"]);
   });
 
   it("an abort during an attempt is aborted, not retried", async () => {
-    const { inner, retrying, notifications } = setup([{ kind: "hang" }, { kind: "text", pieces: ["never"] }]);
+    const { inner, retrying, notifications } = setup([hang({ afterEvents: 1 }), "never"]);
     const controller = new AbortController();
     const stream = retrying(model, context, { signal: controller.signal });
-    await vi.waitFor(() => expect(inner.calls).toHaveLength(1));
+    await vi.waitFor(() => expect(inner.requests).toHaveLength(1));
     controller.abort();
-    const result = await collect(stream);
+    const result = await collectStream(stream);
     expect(result.final.stopReason).toBe("aborted");
-    expect(inner.calls).toHaveLength(1);
+    expect(inner.requests).toHaveLength(1);
     expect(notifications).toEqual([]);
   });
 
   it("an already-aborted signal sends nothing", async () => {
-    const { inner, retrying } = setup([{ kind: "text", pieces: ["never"] }]);
-    const result = await collect(retrying(model, context, { signal: AbortSignal.abort() }));
-    expect(inner.calls).toHaveLength(0);
+    const { inner, retrying } = setup(["never"]);
+    const result = await collectStream(retrying(model, context, { signal: AbortSignal.abort() }));
+    expect(inner.requests).toHaveLength(0);
     expect(result.types).toEqual(["error"]);
     expect(result.final.stopReason).toBe("aborted");
   });
 
   it("swallows observer errors, sync and async", async () => {
     const clock = createVirtualClock({ autoAdvance: true });
-    const inner = scriptedStreamFn([{ kind: "error", message: "503 busy" }, { kind: "text", pieces: ["fine"] }]);
+    const inner = createScriptedModel([errorAfter(1, "503 busy"), "fine"]);
     let calls = 0;
     const observer = (n: LlmRetryNotification) => {
       calls += 1;
       if (n.type === "waiting") throw new Error("observer broke");
       return Promise.reject(new Error("async observer broke"));
     };
-    const result = await collect(withLlmRetry(inner, { observer }, { clock })(model, context, {}));
+    const result = await collectStream(withLlmRetry(inner.streamFn, { observer }, { clock })(model, context, {}));
     expect(result.text).toBe("fine");
     expect(calls).toBe(2);
   });
@@ -301,27 +320,27 @@ describe("withLlmRetry", () => {
   it("labels the notifications of each wrapper", async () => {
     const clock = createVirtualClock({ autoAdvance: true });
     const seen: LlmRetryNotification[] = [];
-    const inner = scriptedStreamFn([{ kind: "error", message: "502 bad gateway" }, { kind: "text", pieces: ["ok"] }]);
-    const auxiliary = withLlmRetry(inner, { observer: (n) => void seen.push(n) }, { clock, label: "auxiliary" });
-    await collect(auxiliary(model, context, {}));
+    const inner = createScriptedModel([errorAfter(1, "502 bad gateway"), "ok"]);
+    const auxiliary = withLlmRetry(inner.streamFn, { observer: (n) => void seen.push(n) }, { clock, label: "auxiliary" });
+    await collectStream(auxiliary(model, context, {}));
     expect(seen.map((n) => n.label)).toEqual(["auxiliary", "auxiliary"]);
   });
 
   it("honours a custom policy", async () => {
     const { inner, retrying, clock } = setup(
-      [{ kind: "error", message: "500 a" }, { kind: "error", message: "500 b" }, { kind: "text", pieces: ["x"] }],
+      [errorAfter(1, "500 a"), errorAfter(1, "500 b"), "x"],
       { maxRetries: 1, baseDelayMs: 10 },
       () => 0,
     );
-    const result = await collect(retrying(model, context, {}));
-    expect(inner.calls).toHaveLength(2);
-    expect(clock.scheduled).toEqual([5]);
+    const result = await collectStream(retrying(model, context, {}));
+    expect(inner.requests).toHaveLength(2);
+    expect(clock.scheduledDelays()).toEqual([5]);
     expect(result.final.errorMessage).toBe("500 b");
   });
 
   it("a wait stated as 'retry after 20 seconds' in the error text is honoured", async () => {
-    const { retrying, clock } = setup([{ kind: "error", message: "503 busy, retry after 20 seconds" }, { kind: "text", pieces: ["ok"] }]);
-    expect((await collect(retrying(model, context, {}))).text).toBe("ok");
-    expect(clock.scheduled).toEqual([20_000]);
+    const { retrying, clock } = setup([errorAfter(1, "503 busy, retry after 20 seconds"), "ok"]);
+    expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+    expect(clock.scheduledDelays()).toEqual([20_000]);
   });
 });

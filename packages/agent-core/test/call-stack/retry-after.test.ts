@@ -10,23 +10,23 @@ import type { LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack
 import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
 import { parseRetryAfterText, retryAfterFromHeaders } from "../../src/call-stack/retry-after.js";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
-import { collect, scriptedStreamFn, testModel, userContext, type ScriptedCall } from "../support/scripted-stream.js";
-import { createVirtualClock } from "../support/virtual-clock.js";
+import { collectStream, createScriptedModel, createVirtualClock, errorAfter, type ScriptEntry } from "@turnkit/agent-loop/testing";
+import { userContext } from "../support/user-context.js";
 
-const model = testModel();
+const { model } = createScriptedModel();
 const context = userContext();
 /**
  * A stream function that reports `responses[i]` through `onResponse` before
  * playing call `i` of `script`, as custom providers and gateways do for
  * error responses too.
  */
-function reportingStreamFn(responses: ReadonlyArray<ProviderResponse | undefined>, script: ScriptedCall[]) {
-  const inner = scriptedStreamFn(script);
+function reportingStreamFn(responses: ReadonlyArray<ProviderResponse | undefined>, script: ScriptEntry[]) {
+  const inner = createScriptedModel(script);
   let call = 0;
   const streamFn: StreamFn = async (m, c, options) => {
     const response = responses[call++];
     if (response) await options?.onResponse?.(response, m);
-    return inner(m, c, options);
+    return inner.streamFn(m, c, options);
   };
   return { inner, streamFn };
 }
@@ -43,15 +43,15 @@ describe("Retry-After reported through onResponse", () => {
   it("a 429 reported with retry-after: 3 waits 3 s instead of the backoff, and the host's observer still sees it", async () => {
     const { inner, streamFn } = reportingStreamFn([tooMany({ "retry-after": "3" }), { status: 200, headers: {} }], [
       // A gateway's bare text: without the reported status it would be an unknown, unretried failure.
-      { kind: "error", message: "Provider returned error" },
-      { kind: "text", pieces: ["ok"] },
+      errorAfter(1, "Provider returned error"),
+      "ok",
     ]);
     const { retrying, clock, notifications } = retryingOver(streamFn);
     const hostObserver = vi.fn();
-    const result = await collect(retrying(model, context, { onResponse: hostObserver }));
+    const result = await collectStream(retrying(model, context, { onResponse: hostObserver }));
     expect(result.text).toBe("ok");
-    expect(inner.calls).toHaveLength(2);
-    expect(clock.scheduled).toEqual([3000]);
+    expect(inner.requests).toHaveLength(2);
+    expect(clock.scheduledDelays()).toEqual([3000]);
     expect(notifications[0]).toMatchObject({ type: "waiting", delayMs: 3000, error: { code: "rate_limited", status: 429, retryAfterMs: 3000 } });
     expect(hostObserver.mock.calls).toEqual([
       [{ status: 429, headers: { "retry-after": "3" } }, model],
@@ -61,12 +61,12 @@ describe("Retry-After reported through onResponse", () => {
 
   it("a retry-after beyond the per-attempt cap waits only the cap", async () => {
     const { streamFn } = reportingStreamFn([tooMany({ "retry-after": "100" })], [
-      { kind: "error", message: "429 Too Many Requests" },
-      { kind: "text", pieces: ["ok"] },
+      errorAfter(1, "429 Too Many Requests"),
+      "ok",
     ]);
     const { retrying, clock } = retryingOver(streamFn);
-    expect((await collect(retrying(model, context, {}))).text).toBe("ok");
-    expect(clock.scheduled).toEqual([30_000]);
+    expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+    expect(clock.scheduledDelays()).toEqual([30_000]);
   });
 
   it("retry-after as an HTTP date waits until that date", async () => {
@@ -74,12 +74,12 @@ describe("Retry-After reported through onResponse", () => {
     try {
       vi.setSystemTime(new Date("2026-12-01T12:00:00Z"));
       const { streamFn } = reportingStreamFn([tooMany({ "Retry-After": "Tue, 01 Dec 2026 12:00:04 GMT" })], [
-        { kind: "error", message: "429 Too Many Requests" },
-        { kind: "text", pieces: ["ok"] },
+        errorAfter(1, "429 Too Many Requests"),
+        "ok",
       ]);
       const { retrying, clock } = retryingOver(streamFn);
-      expect((await collect(retrying(model, context, {}))).text).toBe("ok");
-      expect(clock.scheduled).toEqual([4000]);
+      expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+      expect(clock.scheduledDelays()).toEqual([4000]);
     } finally {
       vi.useRealTimers();
     }
@@ -87,26 +87,26 @@ describe("Retry-After reported through onResponse", () => {
 
   it("retry-after-ms wins over retry-after and over a hint in the text", async () => {
     const { streamFn } = reportingStreamFn([{ status: 503, headers: { "retry-after-ms": "1500", "retry-after": "9" } }], [
-      { kind: "error", message: "503 busy. Please try again in 7s." },
-      { kind: "text", pieces: ["ok"] },
+      errorAfter(1, "503 busy. Please try again in 7s."),
+      "ok",
     ]);
     const { retrying, clock } = retryingOver(streamFn);
-    expect((await collect(retrying(model, context, {}))).text).toBe("ok");
-    expect(clock.scheduled).toEqual([1500]);
+    expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+    expect(clock.scheduledDelays()).toEqual([1500]);
   });
 
   it("a Retry-After that would break the 120 s budget ends the retries: exhausted, reason max_elapsed", async () => {
     const limited = tooMany({ "retry-after": "70" });
     const { inner, streamFn } = reportingStreamFn([limited, limited, limited], [
-      { kind: "error", message: "429 slow down" },
-      { kind: "error", message: "429 slow down" },
-      { kind: "text", pieces: ["never"] },
+      errorAfter(1, "429 slow down"),
+      errorAfter(1, "429 slow down"),
+      "never",
     ]);
     const { retrying, clock, notifications } = retryingOver(streamFn, { maxDelayMs: 100_000 });
-    const result = await collect(retrying(model, context, {}));
+    const result = await collectStream(retrying(model, context, {}));
     // 70 s fits the budget; a second 70 s wait would end at 140 s.
-    expect(clock.scheduled).toEqual([70_000]);
-    expect(inner.calls).toHaveLength(2);
+    expect(clock.scheduledDelays()).toEqual([70_000]);
+    expect(inner.requests).toHaveLength(2);
     expect(result.final).toMatchObject({ stopReason: "error", errorMessage: "429 slow down" });
     expect(classifyError(result.final)).toMatchObject({ code: "rate_limited", retryAfterMs: 70_000 });
     expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 2, reason: "max_elapsed" });
@@ -114,23 +114,23 @@ describe("Retry-After reported through onResponse", () => {
 
   it("the headers of a 2xx response are no wait: a later failure of that attempt backs off by policy", async () => {
     const { streamFn } = reportingStreamFn([{ status: 200, headers: { "retry-after": "9" } }], [
-      { kind: "error", message: "Connection error." },
-      { kind: "text", pieces: ["ok"] },
+      errorAfter(1, "Connection error."),
+      "ok",
     ]);
     const { retrying, clock } = retryingOver(streamFn);
-    expect((await collect(retrying(model, context, {}))).text).toBe("ok");
-    expect(clock.scheduled).toEqual([750]);
+    expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+    expect(clock.scheduledDelays()).toEqual([750]);
   });
 
   it("each attempt remembers only its own response", async () => {
     const { streamFn } = reportingStreamFn([tooMany({ "retry-after": "5" }), undefined], [
-      { kind: "error", message: "429 first" },
-      { kind: "error", message: "503 second, no response reported" },
-      { kind: "text", pieces: ["ok"] },
+      errorAfter(1, "429 first"),
+      errorAfter(1, "503 second, no response reported"),
+      "ok",
     ]);
     const { retrying, clock } = retryingOver(streamFn);
-    expect((await collect(retrying(model, context, {}))).text).toBe("ok");
-    expect(clock.scheduled).toEqual([5000, 1500]);
+    expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+    expect(clock.scheduledDelays()).toEqual([5000, 1500]);
   });
 });
 

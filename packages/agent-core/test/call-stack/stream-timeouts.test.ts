@@ -5,10 +5,11 @@ import { classifyError, getAttachedClassifiedError } from "../../src/call-stack/
 import { LLM_FIRST_EVENT_TIMEOUT_MS, LLM_STREAM_IDLE_TIMEOUT_MS } from "../../src/defaults.js";
 import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
-import { collect, emptyMessage, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
-import { createVirtualClock } from "../support/virtual-clock.js";
+import { assistantMessage, collectStream, createScriptedModel, createVirtualClock, hang } from "@turnkit/agent-loop/testing";
+import { receiveOptions } from "../support/received-options.js";
+import { userContext } from "../support/user-context.js";
 
-const model = testModel();
+const { model } = createScriptedModel();
 const context = userContext();
 
 /** Reads events until one matches, returning the iterator to continue from. */
@@ -56,38 +57,38 @@ describe("resolveStreamTimeouts", () => {
 describe("withStreamTimeouts", () => {
   it("ends a silent request with a retryable first-event timeout and aborts it", async () => {
     const clock = createVirtualClock();
-    const inner = scriptedStreamFn([{ kind: "hang", silent: true }]);
-    const stream = withStreamTimeouts(inner, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 1000, clock, env: {} })(
+    const inner = receiveOptions(createScriptedModel([hang()]).streamFn);
+    const stream = withStreamTimeouts(inner.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 1000, clock, env: {} })(
       model,
       context,
       {},
     );
-    clock.advance(99);
-    expect(inner.calls[0].options?.signal?.aborted).toBe(false);
-    clock.advance(1);
-    const result = await collect(stream);
+    await clock.advance(99);
+    expect(inner.received[0]?.signal?.aborted).toBe(false);
+    await clock.advance(1);
+    const result = await collectStream(stream);
     expect(result.types).toEqual(["error"]);
     expect(result.final.stopReason).toBe("error");
     expect(result.final.errorMessage).toMatch(/no first event within 100 ms/);
     expect(getAttachedClassifiedError(result.final)).toMatchObject({ code: "timeout", retryable: true });
-    expect(inner.calls[0].options?.signal?.aborted).toBe(true);
-    expect(clock.pendingCount).toBe(0);
+    expect(inner.received[0]?.signal?.aborted).toBe(true);
+    expect(clock.pendingCount()).toBe(0);
   });
 
   it("ends a stalled stream with an idle timeout that keeps the partial text", async () => {
     const clock = createVirtualClock();
-    const inner = scriptedStreamFn([{ kind: "hang", pieces: ["Hel"] }]);
-    const stream = await withStreamTimeouts(inner, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 500, clock, env: {} })(
+    const inner = receiveOptions(createScriptedModel([hang({ afterEvents: 3, response: "Hel" })]).streamFn);
+    const stream = await withStreamTimeouts(inner.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 500, clock, env: {} })(
       model,
       context,
       {},
     );
     const { iterator, seen } = await readUntil(stream, "text_delta");
     expect(seen).toEqual(["start", "text_start", "text_delta"]);
-    clock.advance(200); // past the first-event limit: no longer armed
-    clock.advance(299);
-    expect(inner.calls[0].options?.signal?.aborted).toBe(false);
-    clock.advance(1);
+    await clock.advance(200); // past the first-event limit: no longer armed
+    await clock.advance(299);
+    expect(inner.received[0]?.signal?.aborted).toBe(false);
+    await clock.advance(1);
     const next = await iterator.next();
     expect(next.value).toMatchObject({ type: "error", reason: "error" });
     const final = await stream.result();
@@ -99,54 +100,54 @@ describe("withStreamTimeouts", () => {
   it("reports a caller abort as aborted, never as a timeout", async () => {
     const clock = createVirtualClock();
     const controller = new AbortController();
-    const inner = scriptedStreamFn([{ kind: "hang", silent: true }]);
+    const inner = createScriptedModel([hang()]).streamFn;
     const stream = withStreamTimeouts(inner, { firstEventTimeoutMs: 100, clock, env: {} })(model, context, {
       signal: controller.signal,
     });
-    clock.advance(50);
+    await clock.advance(50);
     controller.abort();
-    clock.advance(1000);
-    const result = await collect(stream);
+    await clock.advance(1000);
+    const result = await collectStream(stream);
     expect(result.final.stopReason).toBe("aborted");
     expect(result.final.errorMessage).not.toMatch(/timed out/);
     expect(classifyError(result.final).aborted).toBe(true);
-    expect(clock.pendingCount).toBe(0);
+    expect(clock.pendingCount()).toBe(0);
   });
 
   it("0 disables both watchdogs", async () => {
     const clock = createVirtualClock();
     const controller = new AbortController();
-    const inner = scriptedStreamFn([{ kind: "hang", silent: true }]);
+    const inner = createScriptedModel([hang()]).streamFn;
     const stream = withStreamTimeouts(inner, { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0, clock, env: {} })(
       model,
       context,
       { signal: controller.signal },
     );
-    clock.advance(10 * 60 * 60 * 1000);
-    expect(clock.scheduled).toEqual([]);
+    await clock.advance(10 * 60 * 60 * 1000);
+    expect(clock.scheduledDelays()).toEqual([]);
     controller.abort();
-    expect((await collect(stream)).final.stopReason).toBe("aborted");
+    expect((await collectStream(stream)).final.stopReason).toBe("aborted");
   });
 
   it("clears its timers when the stream completes", async () => {
     const clock = createVirtualClock();
-    const inner = scriptedStreamFn([{ kind: "text", pieces: ["a", "b"] }]);
-    const result = await collect(withStreamTimeouts(inner, { clock, env: {} })(model, context, {}));
+    const inner = createScriptedModel(["ab"]).streamFn;
+    const result = await collectStream(withStreamTimeouts(inner, { clock, env: {} })(model, context, {}));
     expect(result.text).toBe("ab");
     expect(result.final.stopReason).toBe("stop");
-    expect(clock.scheduled.length).toBeGreaterThan(1); // re-armed per event
-    expect(clock.pendingCount).toBe(0);
+    expect(clock.scheduledDelays().length).toBeGreaterThan(1); // re-armed per event
+    expect(clock.pendingCount()).toBe(0);
   });
 
   it("the timeout error names the option to raise and its current value", async () => {
     const clock = createVirtualClock();
-    const first = withStreamTimeouts(scriptedStreamFn([{ kind: "hang", silent: true }]), { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 0, clock, env: {} })(model, context, {});
-    clock.advance(100);
-    expect((await collect(first)).final.errorMessage).toContain("Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0");
+    const first = withStreamTimeouts(createScriptedModel([hang()]).streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 0, clock, env: {} })(model, context, {});
+    await clock.advance(100);
+    expect((await collectStream(first)).final.errorMessage).toContain("Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0");
 
-    const idle = await withStreamTimeouts(scriptedStreamFn([{ kind: "hang", pieces: ["Hel"] }]), { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 700, clock, env: {} })(model, context, {});
+    const idle = await withStreamTimeouts(createScriptedModel([hang({ afterEvents: 3, response: "Hel" })]).streamFn, { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 700, clock, env: {} })(model, context, {});
     await readUntil(idle, "text_delta");
-    clock.advance(700);
+    await clock.advance(700);
     expect((await idle.result()).errorMessage).toContain("Raise llm.streamIdleTimeoutMs (now 700 ms), or set it to 0");
   });
 
@@ -154,33 +155,33 @@ describe("withStreamTimeouts", () => {
     const clock = createVirtualClock();
     const provider = manualProvider();
     const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
-    const seen = collect(stream);
+    const seen = collectStream(stream);
     // Eight events 400 ms apart: 3.2 s, more than six idle windows, never 500 ms of silence.
     for (let index = 0; index < 8; index++) {
       await provider.push(index === 0 ? "start" : "text_delta");
-      clock.advance(400);
+      await clock.advance(400);
     }
     await provider.push("done");
     const result = await seen;
     expect(result.final.stopReason).toBe("stop");
     expect(result.types.filter((type) => type === "text_delta")).toHaveLength(7);
     expect(provider.signal()?.aborted).toBe(false);
-    expect(clock.pendingCount).toBe(0);
+    expect(clock.pendingCount()).toBe(0);
   });
 
   it("after events spread over several windows, the idle timeout fires one window after the last event", async () => {
     const clock = createVirtualClock();
     const provider = manualProvider();
     const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
-    const seen = collect(stream);
+    const seen = collectStream(stream);
     for (let index = 0; index < 4; index++) {
       await provider.push(index === 0 ? "start" : "text_delta");
-      clock.advance(400);
+      await clock.advance(400);
     }
     // The last event came at 1200 ms; 400 ms of silence have passed.
-    clock.advance(99);
+    await clock.advance(99);
     expect(provider.signal()?.aborted).toBe(false);
-    clock.advance(1);
+    await clock.advance(1);
     const result = await seen;
     expect(clock.now()).toBe(1700);
     expect(result.final.errorMessage).toMatch(/no event within 500 ms \(idle timeout\)/);
@@ -194,12 +195,12 @@ describe("withStreamTimeouts", () => {
       const provider = stubbornProvider({ eventsBeforeSilence: kind === "idle" ? 1 : 0, returnSettles: false });
       const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 200, clock, env: {} })(model, context, {});
       if (kind === "idle") await readUntil(stream, "start");
-      clock.advance(kind === "idle" ? 200 : 100);
+      await clock.advance(kind === "idle" ? 200 : 100);
       const final = await stream.result();
       expect(final.errorMessage).toMatch(kind === "idle" ? /idle timeout/ : /first_event timeout/);
       expect(provider.signal()?.aborted).toBe(true); // it was asked, and ignored it
       expect(provider.returnCalls()).toBe(1);
-      expect(clock.pendingCount).toBe(0);
+      expect(clock.pendingCount()).toBe(0);
     },
   );
 
@@ -254,7 +255,7 @@ describe("a released provider keeps nothing alive", () => {
 /** A provider the test drives by hand: each `push` sends one event and lets the layer read it. */
 function manualProvider() {
   const stream = createAssistantMessageEventStream();
-  const message = emptyMessage(model);
+  const message = assistantMessage([], { timestamp: 0 });
   let options: StreamFnOptions | undefined;
   const streamFn: StreamFn = (_model, _context, callOptions) => {
     options = callOptions;
@@ -293,7 +294,7 @@ function stubbornProvider(config: { eventsBeforeSilence: number; returnSettles: 
     next() {
       if (sent < config.eventsBeforeSilence) {
         sent += 1;
-        return Promise.resolve({ done: false, value: { type: "start", partial: emptyMessage(model) } });
+        return Promise.resolve({ done: false, value: { type: "start", partial: assistantMessage([], { timestamp: 0 }) } });
       }
       return new Promise((resolve) => {
         pending = resolve;

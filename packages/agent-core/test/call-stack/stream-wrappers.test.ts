@@ -9,16 +9,18 @@ import { withHostMaxOutputTokens } from "../../src/call-stack/stream-wrappers/wi
 import { withMaxTokens } from "../../src/call-stack/stream-wrappers/with-max-tokens.js";
 import { withRequestTimeout } from "../../src/call-stack/stream-wrappers/with-request-timeout.js";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
-import { collect, scriptedStreamFn, testModel, userContext } from "../support/scripted-stream.js";
+import { collectStream, createScriptedModel, reject, throwSync } from "@turnkit/agent-loop/testing";
+import { receiveOptions } from "../support/received-options.js";
+import { userContext } from "../support/user-context.js";
 
-const model = testModel({ maxTokens: 8_000 });
+const { model } = createScriptedModel([], { model: { maxTokens: 8_000 } });
 const context = userContext();
 
-/** Calls `wrap(inner)` once with `options` and returns what the inner function received. */
+/** Calls `wrap(inner)` once with `options` and returns what the inner function received (functions included). */
 async function optionsSeenBy(wrap: (inner: StreamFn) => StreamFn, options?: Record<string, unknown>, m = model) {
-  const inner = scriptedStreamFn([{ kind: "text", pieces: ["ok"] }]);
-  await collect(wrap(inner)(m, context, options));
-  return inner.calls[0].options;
+  const inner = receiveOptions(createScriptedModel(["ok"]).streamFn);
+  await collectStream(wrap(inner.streamFn)(m, context, options));
+  return inner.received[0];
 }
 
 describe("withHostMaxOutputTokens", () => {
@@ -28,13 +30,14 @@ describe("withHostMaxOutputTokens", () => {
     expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000), { maxTokens: 5_000 }))?.maxTokens).toBe(1_000);
     expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000)))?.maxTokens).toBe(8_000);
     expect(
-      (await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000), { maxTokens: 0 }, testModel({ maxTokens: 0 })))
+      (await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000), { maxTokens: 0 }, { ...model, maxTokens: 0 }))
         ?.maxTokens,
     ).toBe(50_000);
   });
 
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])("rejects the cap %s when the turn is built", (cap) => {
-    const inner = scriptedStreamFn([]);
+    const scripted = createScriptedModel();
+    const inner = scripted.streamFn;
     const build = () => withHostMaxOutputTokens(inner, cap as number);
     expect(build).toThrow(TurnkitConfigError);
     try {
@@ -45,11 +48,11 @@ describe("withHostMaxOutputTokens", () => {
     expect(() => composeStreamFn({ model, streamFn: inner, hostMaxOutputTokens: cap as number })).toThrow(
       expect.objectContaining({ code: "invalid_host_cap" }),
     );
-    expect(inner.calls).toHaveLength(0);
+    expect(scripted.requests).toHaveLength(0);
   });
 
   it("leaves the stream function untouched without a cap", () => {
-    const inner = scriptedStreamFn([]);
+    const inner = createScriptedModel().streamFn;
     expect(withHostMaxOutputTokens(inner, undefined)).toBe(inner);
   });
 });
@@ -63,7 +66,7 @@ describe("withCacheRetention", () => {
   });
 
   it("rejects an unknown retention at build time", () => {
-    expect(() => withCacheRetention(scriptedStreamFn([]), "forever" as never)).toThrow(
+    expect(() => withCacheRetention(createScriptedModel().streamFn, "forever" as never)).toThrow(
       expect.objectContaining({ code: "invalid_turn_input" }),
     );
   });
@@ -77,7 +80,7 @@ describe("withMaxTokens", () => {
   });
 
   it("ignores a non-positive value", async () => {
-    const inner = scriptedStreamFn([]);
+    const inner = createScriptedModel().streamFn;
     expect(withMaxTokens(inner, 0)).toBe(inner);
     expect(withMaxTokens(inner, -5)).toBe(inner);
     expect((await optionsSeenBy((f) => withMaxTokens(f, -5)))?.maxTokens).toBeUndefined();
@@ -93,7 +96,7 @@ describe("withHeaders", () => {
   });
 
   it("sets no headers when there are none", async () => {
-    const inner = scriptedStreamFn([]);
+    const inner = createScriptedModel().streamFn;
     expect(withHeaders(inner, {})).toBe(inner);
     expect(withHeaders(inner, undefined)).toBe(inner);
     const seen = await optionsSeenBy((f) => composeStreamFn({ model, streamFn: f, headers: {} }));
@@ -118,9 +121,9 @@ describe("withFetch", () => {
     const fetchingStreamFn: StreamFn = async (m, c, options) => {
       const f = (options as { fetch?: typeof fetch } | undefined)?.fetch ?? fetch;
       const body = await (await f("https://llm.example/v1")).text();
-      return scriptedStreamFn([{ kind: "text", pieces: [body] }])(m, c, options);
+      return createScriptedModel([body]).streamFn(m, c, options);
     };
-    const result = await collect(withFetch(fetchingStreamFn, customFetch)(model, context, {}));
+    const result = await collectStream(withFetch(fetchingStreamFn, customFetch)(model, context, {}));
     expect(fetched).toEqual(["https://llm.example/v1"]);
     expect(result.text).toBe("fetched body");
   });
@@ -130,7 +133,7 @@ describe("withFetch", () => {
     const call = (async () => new Response("call")) as typeof fetch;
     expect((await optionsSeenBy((f) => withFetch(f, host), { fetch: call }))?.fetch).toBe(call);
     expect((await optionsSeenBy((f) => withFetch(f, host)))?.fetch).toBe(host);
-    const inner = scriptedStreamFn([]);
+    const inner = createScriptedModel().streamFn;
     expect(withFetch(inner, undefined)).toBe(inner);
   });
 });
@@ -171,10 +174,10 @@ describe("composeStreamFn", () => {
   });
 
   it("turns a throwing or rejecting stream function into a terminal error event", async () => {
-    const throwing = composeStreamFn({ model, streamFn: scriptedStreamFn([{ kind: "throw", error: new Error("boom") }]) });
-    const rejecting = composeStreamFn({ model, streamFn: scriptedStreamFn([{ kind: "reject", error: new Error("nope") }]) });
-    const a = await collect(throwing(model, context, {}));
-    const b = await collect(rejecting(model, context, {}));
+    const throwing = composeStreamFn({ model, streamFn: createScriptedModel([throwSync(new Error("boom"))]).streamFn });
+    const rejecting = composeStreamFn({ model, streamFn: createScriptedModel([reject(new Error("nope"))]).streamFn });
+    const a = await collectStream(throwing(model, context, {}));
+    const b = await collectStream(rejecting(model, context, {}));
     expect(a.types).toEqual(["error"]);
     expect(a.final).toMatchObject({ stopReason: "error", errorMessage: "boom" });
     expect(b.final).toMatchObject({ stopReason: "error", errorMessage: "nope" });

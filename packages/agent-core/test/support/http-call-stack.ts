@@ -11,8 +11,8 @@ import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
 import { createOverflowRecoveryState, withOverflowRecovery, type OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
 import { withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import { fakeModel, startFakeOpenAIServer, type FakeOpenAIServer, type ScriptStep } from "./fake-openai-server.js";
-import { collect, userContext } from "./scripted-stream.js";
-import { createVirtualClock, type VirtualClock } from "./virtual-clock.js";
+import { collectStream, createVirtualClock, type VirtualClock } from "@turnkit/agent-loop/testing";
+import { userContext } from "./user-context.js";
 
 const servers: FakeOpenAIServer[] = [];
 afterEach(async () => {
@@ -54,6 +54,6 @@ export function callStack(server: FakeOpenAIServer, options: StackOptions = {}) 
     ? withOverflowRecovery(retried, { recover: options.recover, state: createOverflowRecoveryState() })
     : retried;
   const run = (context: Context = userContext(), signal?: AbortSignal, extra: Record<string, unknown> = {}) =>
-    collect(streamFn(model, context, { apiKey: "sk-test-key", signal, ...extra }));
+    collectStream(streamFn(model, context, { apiKey: "sk-test-key", signal, ...extra }));
   return { run, clock, notifications };
 }
