@@ -1,11 +1,5 @@
 import type { ContenderId } from "./contenders.js";
-import type { TimedWorkload } from "./workload.js";
-
-/** How many untimed and timed runs each contender gets. */
-export interface RoundPlan {
-  warmup: number;
-  rounds: number;
-}
+import type { RoundPlan, TimedWorkload } from "./workload.js";
 
 /** The samples of one contender on one workload. */
 export interface Measurement {

@@ -1,9 +1,8 @@
 import { TOOL_NAME, runContender, type ContenderId, type ToolSchemaKind } from "./contenders.js";
 import { assertCompleteRun } from "./run-check.js";
 import { BENCH_MODEL, drain, scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
-import type { RoundPlan } from "./harness.js";
 import { runW1 } from "./w1-streaming.js";
-import type { TimedWorkload } from "./workload.js";
+import type { RoundPlan, TimedWorkload } from "./workload.js";
 
 /** Parallel tool calls per step. */
 export const W2_CALLS_PER_STEP = 4;

@@ -1,5 +1,10 @@
 import type { ContenderId } from "./contenders.js";
-import type { RoundPlan } from "./harness.js";
+
+/** How many untimed and timed runs each contender gets. */
+export interface RoundPlan {
+  warmup: number;
+  rounds: number;
+}
 
 /**
  * A timed workload: each contender gets untimed verification, warm-up
