@@ -1,7 +1,7 @@
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
-import { assertLogInvariants, finalText, resumeTraces } from "./support/log-assertions.js";
+import { assertLogInvariants, finalText, resumeTraces, toolStatuses } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
@@ -89,5 +89,22 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
     // Two finished requests and the interrupted one.
     expect(fixture.countsOf(turn, "model")).toBe(3);
     expect(finalText(events)).toMatch(/^after tool: wrote after\.txt a0 a1/);
+  }, 90_000);
+
+  it("parallel calls run together; after a crash the finished one is kept and the two running ones are answered as interrupted", async () => {
+    const turn = await fixture.client.start({ sessionId: "s-parallel", turnId: "parallel", userMessage: { text: "read them" }, metadata: { scenario: "parallel" } });
+    // Three started while only the 50 ms one ended: they overlap (one at a time, the third would start after the second ended).
+    await waitFor("three calls started, one finished", () => fixture.countsOf(turn, "tool-start") === 3 && fixture.countsOf(turn, "tool-end") === 1);
+    const events = await killRestartAndFinish(turn, "w2");
+    expect(fixture.countsOf(turn, "tool-start")).toBe(3);
+    expect(fixture.countsOf(turn, "tool-end")).toBe(1);
+    expect(toolStatuses(events).slice(-3)).toEqual(["finished", "failed", "failed"]);
+    const results = events.flatMap((e) => (e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.result ? [e.payload.chunk.result.content[0]] : []));
+    expect(results).toEqual([
+      { type: "text", text: "read parallel-0.txt" },
+      { type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT },
+      { type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT },
+    ]);
+    expect(finalText(events)).toBe("after the parallel calls");
   }, 90_000);
 });

@@ -24,13 +24,17 @@ type ToolCallRecord = { start: LiveStart } & (
  * database before `execute` starts (keyed by the step's position and the
  * call id), which is how an interrupted call is recognised.
  *
- * Calls run one at a time (`executionMode: "sequential"`): the steps of a
- * turn must start in the same order on every replay.
+ * The steps of a turn must start in the same order on every replay. Calls
+ * of `parallel` tools start together, in the model's order, which holds as
+ * long as no per-call hook runs between admission and execution or after
+ * it: with `sequential`, every call runs one at a time (the caller sets it
+ * when the turn has an `onToolExecutionStartHook` or `afterToolCallHook`,
+ * whose steps would otherwise interleave in completion order).
  */
-export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool): RuntimeTool {
+export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool, options: { sequential: boolean }): RuntimeTool {
   const replaySafe = tool.replay === "safe";
   return {
-    def: { ...tool.def, executionMode: "sequential" },
+    def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
     impl: {
       async execute(toolCtx, input, signal, onUpdate) {
         let live = false;
@@ -50,7 +54,8 @@ export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool): Run
               return { start, kind: "threw", message: error instanceof Error ? error.message : String(error), aborted: ctx.liveAbort.signal.aborted };
             }
           },
-          { name: `turnkit.tool-call:${tool.def.name}` },
+          // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
+          { name: `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}` },
         );
         if (!live) replayLiveStart(ctx, record.start);
         switch (record.kind) {

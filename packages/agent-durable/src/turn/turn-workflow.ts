@@ -57,6 +57,8 @@ async function runDurableTurn(ctx: TurnContext, deps: TurnWorkflowDeps, request:
   const setup = await deps.buildTurn(request);
   const tools = setup.tools ?? [];
   ctx.approvalTimeoutMs = setup.approvalTimeoutMs ?? deps.approvalTimeoutMs;
+  // Per-call hooks are steps too; run after each call, they would start in completion order: calls then go one at a time.
+  const sequential = setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
   // A runner whose message ids follow the turn's order, running the turn with every seam durable.
   const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
   return runner.runTurn({
@@ -69,7 +71,7 @@ async function runDurableTurn(ctx: TurnContext, deps: TurnWorkflowDeps, request:
     beforeUserMessages: setup.beforeUserMessages,
     llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
     llmRetry: setup.llmRetry,
-    tools: tools.map((tool) => durableToolCall(ctx, tool)),
+    tools: tools.map((tool) => durableToolCall(ctx, tool, { sequential })),
     disableBuiltinToolFallback: true,
     workspaceDir: setup.workspaceDir,
     hooks: durableHooks(ctx, setup.hooks ?? {}, tools),

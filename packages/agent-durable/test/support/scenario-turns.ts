@@ -49,6 +49,11 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       const words = Array.from({ length: deltas }, (_, i) => `w${i} `).join("");
       return response(words, { eventDelayMs: Number(request.metadata?.delayMs ?? 25) });
     }
+    case "parallel": {
+      if (last?.role === "toolResult") return response("after the parallel calls");
+      const ms = [50, 4000, 4000];
+      return response(ms.map((wait, i) => toolCall("parallel_read", { path: `${request.turnId}-${i}.txt`, ms: wait }, { id: `${callId}-${i}` })));
+    }
     case "tool":
     case "safe-tool":
     case "approval":
@@ -102,13 +107,25 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
           return { content: [{ type: "text", text: `wrote ${path}` }] };
         },
       });
+    const parallelRead = defineRuntimeTool({
+      name: "parallel_read",
+      description: "Reads a file, taking ms milliseconds; calls run in parallel",
+      parameters: Type.Object({ path: Type.String(), ms: Type.Number() }),
+      executionMode: "parallel",
+      execute: async (ctx, { path, ms }) => {
+        record(countFile, { kind: "tool-start", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        record(countFile, { kind: "tool-end", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+        return { content: [{ type: "text", text: `read ${path}` }] };
+      },
+    });
     const model = createScriptedModel([]).model;
     return {
       systemPrompt: "You are a test assistant.",
       llm: { model, streamFn: scenarioStreamFn(request, countFile) },
       llmRetry: false,
       approvalTimeoutMs: request.metadata?.approvalTimeoutMs === undefined ? undefined : Number(request.metadata.approvalTimeoutMs),
-      tools: [slow("slow_write"), durableTool(slow("safe_read"), { replay: "safe" }), durableTool(slow("guarded_write"), { requiresApproval: true })],
+      tools: [parallelRead, slow("slow_write"), durableTool(slow("safe_read"), { replay: "safe" }), durableTool(slow("guarded_write"), { requiresApproval: true })],
       hooks: {
         onHistoryChangedHook: () => {},
       },
