@@ -33,7 +33,8 @@ function startWorker(workerId: string, env: Record<string, string>): Promise<Chi
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", WORKER_SCRIPT], {
     cwd: EXAMPLE_DIR,
     env: { ...process.env, ...env, WORKER_ID: workerId },
-    stdio: ["ignore", "pipe", "inherit"],
+    // stdin stays open while this process lives: the worker exits when it closes.
+    stdio: ["pipe", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -22,7 +22,8 @@ export class WorkerCluster {
     const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", WORKER_SCRIPT], {
       cwd: PACKAGE_DIR,
       env: { ...process.env, DATABASE_URL: this.databaseUrl, WORKER_ID: workerId, COUNT_FILE: this.countFile, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      // stdin stays open while this process lives: the worker exits when it closes.
+      stdio: ["pipe", "pipe", "pipe"],
     });
     this.workers.set(workerId, child);
     await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,9 @@
  * A test worker: `node --import tsx --conditions=source worker-process.ts`.
  * Configured by environment: DATABASE_URL, WORKER_ID, COUNT_FILE,
  * CONCURRENCY, LEASE_MS, APPROVAL_TIMEOUT_MS, BUILD (scenario | sessions).
- * Prints "ready" once it takes turns; SIGTERM shuts it down cleanly.
+ * Prints "ready" once it takes turns; SIGTERM shuts it down cleanly, and
+ * it exits when its parent goes away (its stdin closes), so a killed test
+ * run leaves no worker behind.
  */
 import { DurableTurnWorker } from "../../src/index.js";
 import { scenarioBuildTurn, sessionTrackingBuildTurn } from "./scenario-turns.js";
@@ -21,3 +23,5 @@ process.stdout.write("ready\n");
 process.on("SIGTERM", () => {
   void worker.shutdown().finally(() => process.exit(0));
 });
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
