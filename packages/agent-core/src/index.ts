@@ -10,6 +10,8 @@
 export { PiTurnRunner } from "./pi-turn-runner/pi-turn-runner.js";
 export type { PiTurnRunnerOptions, TurnLogger, TurnMetricsSink } from "./pi-turn-runner/runner-options.js";
 export type { RunTurnInput, SteeringBoundary, TurnInputMessage } from "./pi-turn-runner/run-turn-input.js";
+export type { TurnBudget } from "./turn-watch/turn-budget.js";
+export { TRACER_NAME, type TurnTelemetryOptions } from "./turn-watch/turn-tracing.js";
 export {
   hookArray,
   type AfterLlmCallDecision,

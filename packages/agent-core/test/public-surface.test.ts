@@ -12,6 +12,7 @@ describePublicSurface({
   readme: new URL("../README.md", import.meta.url),
   readmeHeading: "### `@turnkit/agent-core`",
   values: [
+    "TRACER_NAME",
     "AFTER_LLM_HOOK_MAX_RETRIES", "AGENT_TOOL_EXECUTION", "BASH_DEFAULT_TIMEOUT_MS", "BASH_ENV_SANITIZE_ENV",
     "BASH_ENV_SANITIZE_MODE", "BASH_ENV_SANITIZE_MODE_IN_CI", "BASH_ENV_SCRUB_DENYLIST", "BASH_KILL_GRACE_MS",
     "BASH_MAX_OUTPUT_BYTES", "BASH_MAX_TIMEOUT_MS", "BUILTIN_FALLBACK_TOOL_NAMES", "BUILTIN_TOOL_NAMES",
@@ -32,6 +33,7 @@ describePublicSurface({
     "withLlmRetry", "withMaxTokens", "withOverflowRecovery", "withRequestTimeout", "withStreamTimeouts",
   ],
   types: [
+    "TurnBudget", "TurnTelemetryOptions",
     "AfterLlmCallDecision", "AfterLlmCallEvent", "AfterLlmCallHook", "AfterToolCallEvent", "AfterToolCallHook",
     "AfterToolCallPatch", "AnyModel", "BashEnvSanitizeMode", "BashEnvSpawnHook", "BashEnvSpawnHookOptions",
     "BeforeLlmCallDecision", "BeforeLlmCallEvent", "BeforeLlmCallHook", "BeforeToolCallDecision",

@@ -4,6 +4,7 @@ import { isErrorOrAborted } from "./assistant-message.js";
 import { deliverHistory } from "./history-delivery.js";
 import { onStepEnd } from "./step-end.js";
 import type { RunningTurn } from "./turn-state.js";
+import { watchAgentEvent } from "./turn-watching.js";
 
 /**
  * Step 5 of a turn: subscribes the one Agent listener, through which every
@@ -21,6 +22,7 @@ export function subscribeAgentEvents(turn: RunningTurn): () => void {
  * go straight to the writer.
  */
 function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | void {
+  watchAgentEvent(turn, event);
   switch (event.type) {
     case "message_update":
     case "tool_execution_start":

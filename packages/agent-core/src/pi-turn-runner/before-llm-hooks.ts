@@ -5,6 +5,7 @@ import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { hookFailure } from "./turn-failure.js";
 import { type BeforeLlmCallDecision, type LlmCallReason, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
+import { stopIfOverBudget } from "./turn-watching.js";
 
 /**
  * The before-LLM hook seam, installed as the loop's `transformContext`:
@@ -23,6 +24,11 @@ export async function runBeforeLlmHooks(
   signal: AbortSignal | undefined,
   reason: LlmCallReason,
 ): Promise<AgentMessage[]> {
+  // A budget limit reached since the last step: this request is never sent (skipped, its response dropped).
+  if (reason === "request" && stopIfOverBudget(turn)) {
+    turn.nextDirective = { kind: "skip" };
+    return messages;
+  }
   if (reason === "request") turn.requestIndex++;
   turn.loopMessages = messages;
   const hooks = hookArray(turn.hooks.beforeLlmCallHook);

@@ -4,6 +4,7 @@ import { deliverHistory } from "./history-delivery.js";
 import { decideOutcome } from "./turn-outcome.js";
 import { recordMetric } from "./turn-metrics.js";
 import type { RunningTurn } from "./turn-state.js";
+import { reportOutcome } from "./turn-watching.js";
 
 /**
  * Step 8 of a turn: delivers history not yet delivered, flushes messages
@@ -26,13 +27,14 @@ export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
   turn.settled = true;
   const writerGraceMs = turn.abortGrace.remainingMs();
   turn.abortGrace.end();
-  turn.events.push("session.status", outcomeToStatus(outcome));
+  const reported = reportOutcome(turn, outcome);
+  turn.events.push("session.status", outcomeToStatus(reported));
   if ((await turn.events.drain(turn.input.signal, writerGraceMs)) === "abandoned") turn.events.abandon();
   // A turn cancelled before it started never ran: it has no duration.
   if (!turn.cancelledBeforeStart) {
     recordMetric(turn, "turn.duration_ms", turn.defaults.clock.now() - turn.startedAt, { outcome: outcome.kind });
   }
-  return outcome;
+  return reported;
 }
 
 /** The host's messages the turn never delivered, in hand-over order; the Agent's queues are emptied. */

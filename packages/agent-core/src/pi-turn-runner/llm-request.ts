@@ -9,6 +9,7 @@ import { hookArray } from "./turn-hooks.js";
 import { reportTrace } from "./turn-log.js";
 import { recordMetric } from "./turn-metrics.js";
 import type { RunningTurn } from "./turn-state.js";
+import { emitWarning } from "./turn-watching.js";
 
 /**
  * The turn's stream function, around its call stack: a directive a
@@ -63,5 +64,6 @@ async function recoverFromOverflow(turn: RunningTurn, context: Context, signal: 
     return undefined;
   }
   reportTrace(turn, "llm", "warn", "context overflow: resending once after recovery hooks");
+  emitWarning(turn, { code: "overflow_recovery", message: "the conversation no longer fit the context window; it was shortened and the request is sent once more" });
   return { ...context, messages: projectAgentMessagesForModel(projected) };
 }

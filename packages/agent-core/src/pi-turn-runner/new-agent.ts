@@ -17,7 +17,10 @@ export function newAgent(turn: TurnState): RunningTurn {
   const { input } = turn;
   const history = input.history ?? [];
   // Projects each message once for the whole turn instead of the whole transcript per request.
-  const projection = new TranscriptProjection({ messagesMayChangeInPlace: hostSeesMessages(turn) });
+  const projection = new TranscriptProjection({
+    onImagesOmitted: (count) => turn.watch.imagesOmitted(count),
+    messagesMayChangeInPlace: hostSeesMessages(turn),
+  });
   const agent = new Agent({
     initialState: {
       systemPrompt: input.systemPrompt,

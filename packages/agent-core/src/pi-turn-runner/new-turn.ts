@@ -9,6 +9,7 @@ import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
 import { EventBridge } from "../event-bridge/event-bridge.js";
 import { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
 import { newTools } from "../tools/new-tools.js";
+import { emitWarning, newTurnWatch, watchRetryNotice, watchedCallStack, withStepReport } from "./turn-watching.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { announcePreparedRequest } from "./llm-prepared.js";
 import type { RunTurnInput } from "./run-turn-input.js";
@@ -32,7 +33,7 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
     (error) => failTurn(turn, { code: ErrorCode.Internal, message: `The event writer failed: ${errorText(error)}` }, true),
   );
   const bridge = new EventBridge(
-    (type, payload) => events.push(type, payload),
+    (type, payload) => events.push(type, withStepReport(turn, type, payload)),
     () => allocateMessageId(turn),
     () => defaults.clock.now(),
   );
@@ -43,6 +44,9 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
     workspaceDir: input.workspaceDir ?? defaults.workspaceDir,
     disableBuiltinToolFallback: input.disableBuiltinToolFallback,
     bashEnv: defaults.bashEnv,
+    onExecuteSettled: (toolCallId) => turn.watch.toolSettled(toolCallId),
+    onLateUpdate: (toolCallId, toolName) =>
+      emitWarning(turn, { code: "late_tool_update", message: `${toolName} sent an update after its result; it was dropped`, toolCallId, toolName }),
   });
   // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
   const turnOf = () => turn;
@@ -58,6 +62,7 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
     events,
     bridge,
     tools,
+    watch: newTurnWatch(input, defaults, startedAt, () => turn),
     mainCallStack,
     // For hooks' own requests: the turn's API key and signal unless the call gives its own.
     auxiliaryStreamFn: (model, context, options) =>
@@ -110,7 +115,7 @@ function retriedCallStack(
   const hostRetry = input.llmRetry;
   const observer = (notice: LlmRetryNotification) => reportRetryNotice(turnOf(), notice);
   const retryOptions = hostRetry === false ? false : { ...hostRetry, observer };
-  return withLlmRetry(timed, retryOptions, { clock: defaults.clock, random: defaults.random, label });
+  return watchedCallStack(turnOf, label, (attempt) => withLlmRetry(attempt, retryOptions, { clock: defaults.clock, random: defaults.random, label }), timed);
 }
 
 /**
@@ -124,6 +129,7 @@ async function reportRetryNotice(turn: TurnState, notice: LlmRetryNotification):
   const attrs: Record<string, unknown> = { ...notice };
   if ("error" in notice) attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };
   if (!turn.settled) turn.bridge.trace("llm.retry", level, notice.type, attrs);
+  watchRetryNotice(turn, notice);
   turn.defaults.logger[level === "info" ? "debug" : "warn"](retryNoticeText(notice), { phase: "llm.retry", ...attrs, turnId: turn.input.turnId });
   const observer = turn.input.llmRetry === false ? undefined : turn.input.llmRetry?.observer;
   try {

@@ -4,6 +4,7 @@ import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import type { RuntimeTool } from "../tools/runtime-tool.js";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
+import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** Text (and images) the user sent. Messages sharing a `batchId` reach the model as one. */
@@ -46,6 +47,12 @@ export interface RunTurnInput {
   hooks?: PiTurnHooks;
   /** Transport retry; on by default, `false` turns it off. */
   llmRetry?: LlmRetryOptions | false;
+  /**
+   * Limits of this turn: steps, output tokens, cost. When one is reached the
+   * turn ends after the current step (no new request, every tool call
+   * answered) with outcome `failed`, code `budget_exceeded`. None by default.
+   */
+  budget?: TurnBudget;
   /** Receives every `RuntimeEvent` of the turn, in `seq` order. */
   eventWriter: EventWriter;
   /** The caller's cancellation. Its listeners are removed when the turn ends. */
@@ -86,7 +93,8 @@ function invalid(message: string): TurnkitConfigError {
  * `TurnkitConfigError` naming the field: `invalid_turn_input` for missing
  * ids, model, message or wrong types, and for `startMode: "continue"`
  * without a history or with one that ends in an assistant message (nothing
- * to answer); `invalid_event_writer` for a writer
+ * to answer), and for a `budget` whose limits are not positive numbers
+ * (`maxSteps` a positive integer); `invalid_event_writer` for a writer
  * without a callable `push`.
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
@@ -119,4 +127,5 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
     }
   }
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
+  assertValidTurnBudget(input.budget);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { type Clock, type RandomSource, systemClock } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
+import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
 import type { PiTurnRunnerOptions, TurnMetricsSink } from "./runner-options.js";
 import { type GuardedLogger, guardLogger } from "./turn-log.js";
 
@@ -17,6 +18,7 @@ export interface RunnerDefaults {
   metrics: TurnMetricsSink | undefined;
   workspaceDir: string | undefined;
   bashEnv: BashEnvSpawnHookOptions | undefined;
+  telemetry: TurnTelemetryOptions | undefined;
 }
 
 /**
@@ -41,5 +43,6 @@ export function resolveRunnerDefaults(options: PiTurnRunnerOptions): RunnerDefau
     metrics: options.metrics,
     workspaceDir: options.workspaceDir,
     bashEnv: options.bashEnv,
+    telemetry: options.telemetry,
   };
 }

@@ -1,6 +1,7 @@
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { Clock, RandomSource } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
+import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
 
 /** Where the runner reports what it did; every method optional, failures ignored. */
 export interface TurnLogger {
@@ -34,4 +35,6 @@ export interface PiTurnRunnerOptions {
   workspaceDir?: string;
   /** Environment sanitising of the built-in `bash` tool. */
   bashEnv?: BashEnvSpawnHookOptions;
+  /** OpenTelemetry spans of every turn: the tracer (default: the global one, a no-op without an SDK) and whether to record prompt and completion text (default not). */
+  telemetry?: TurnTelemetryOptions;
 }

@@ -77,6 +77,7 @@ export async function onToolExecutionStart(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   turn.bridge.toolAdmitted(context.toolCall.id);
+  turn.watch.toolAdmitted(context.toolCall.id);
   const hooks = hookArray(turn.hooks.onToolExecutionStartHook);
   if (hooks.length === 0) return;
   const event = toolEvent(turn, context);

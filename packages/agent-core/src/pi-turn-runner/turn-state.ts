@@ -6,6 +6,7 @@ import type { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
 import type { HistoryCursor } from "./history-cursor.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
+import type { TurnWatch } from "../turn-watch/turn-watch.js";
 import type { SharedAbortGrace } from "./shared-abort-grace.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
@@ -35,6 +36,8 @@ export interface TurnState {
   readonly bridge: EventBridge;
   /** The turn's tool table (step 1); handed to the Agent by newAgent. */
   readonly tools: AgentTool<any>[];
+  /** Usage, timing, warnings, budget and spans of the turn (step 1). Fed by the seams through `turn-watching.ts`; read by step 8 for the outcome's report. */
+  readonly watch: TurnWatch;
   /** The composed call stack with its own transport retry, for the loop's requests (step 1). Wrapped by the LLM hook seam. */
   readonly mainCallStack: StreamFn;
   /** The call stack with a separate retry budget, for hooks' own requests (step 1). Read by the before-LLM hooks. */

@@ -25,6 +25,10 @@ export interface NewToolsOptions {
   disableBuiltinToolFallback?: boolean;
   /** Environment sanitising of the fallback `bash` tool (SPEC E). */
   bashEnv?: BashEnvSpawnHookOptions;
+  /** Told when a call's `execute` settled (returned or threw), before its result is checked. Errors are ignored. */
+  onExecuteSettled?: (toolCallId: string) => void;
+  /** Told about a progress update a tool sent after its `execute` settled; such an update is dropped. Errors are ignored. */
+  onLateUpdate?: (toolCallId: string, toolName: string) => void;
 }
 
 /** The built-ins added when the host binds no tool of that name (SPEC K3). */
@@ -105,9 +109,17 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         toolCallId,
         assistantMessageId: options.resolveAssistantMessageId(toolCallId),
       });
-      const result: unknown = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
-        onUpdate?.({ content: partial.content, details: partial.details ?? {} });
-      });
+      let settled = false;
+      let result: unknown;
+      try {
+        result = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
+          if (settled) return notify(() => options.onLateUpdate?.(toolCallId, def.name));
+          onUpdate?.({ content: partial.content, details: partial.details ?? {} });
+        });
+      } finally {
+        settled = true;
+        notify(() => options.onExecuteSettled?.(toolCallId));
+      }
       const checked = checkResult(def.name, result);
       return {
         content: checked.content,
@@ -119,6 +131,15 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
   };
   if (def.prepareArguments) agentTool.prepareArguments = def.prepareArguments;
   return agentTool;
+}
+
+/** Calls an observer of the tool table; whatever it throws stays out of the tool. */
+function notify(observer: () => void): void {
+  try {
+    observer();
+  } catch {
+    // An observer's failure is its own.
+  }
 }
 
 function checkResult(toolName: string, result: unknown): RuntimeToolResult {

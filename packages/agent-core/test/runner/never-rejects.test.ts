@@ -195,7 +195,10 @@ describe("a failing provider", () => {
     setTimeout(() => controller.abort(), 10);
     const turn = await runCheckedTurn({ script: [hang()], input: { signal: controller.signal } });
     expect(turn.outcome).toEqual({ kind: "aborted" });
-    expect(terminalStatus(turn.events)).toEqual({ status: "aborted" });
+    // The terminal status reports what the turn cost: one attempt, aborted before it reported usage.
+    expect(terminalStatus(turn.events)).toEqual({ status: "aborted", usage: turn.outcome.usage, timing: turn.outcome.timing });
+    expect(turn.outcome.usage?.attempts).toEqual({ main: 1, auxiliary: 0 });
+    expect(turn.outcome.usage?.total.totalTokens).toBe(0);
   });
 
   it("a stream that hangs mid-tool-step, with the caller's abort: aborted, and the second step's calls have results", async () => {

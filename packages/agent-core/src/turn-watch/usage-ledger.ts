@@ -1,0 +1,79 @@
+import type { Usage } from "@mariozechner/pi-ai";
+import type { ProtocolUsage, TurnUsage } from "@turnkit/protocol";
+
+/** Which kind of request spent the tokens: the agent loop's own, or a hook's (compaction, a classifier). */
+export type RequestFamily = "main" | "auxiliary";
+
+/** A usage with every count and cost at zero. */
+export function zeroUsage(): ProtocolUsage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+}
+
+/** Adds `usage` into `into`; a missing or non-finite count adds nothing (a provider's usage is untrusted). */
+export function addUsage(into: ProtocolUsage, usage: Usage | ProtocolUsage | undefined): void {
+  if (!usage) return;
+  into.input += finite(usage.input);
+  into.output += finite(usage.output);
+  into.cacheRead += finite(usage.cacheRead);
+  into.cacheWrite += finite(usage.cacheWrite);
+  into.totalTokens += finite(usage.totalTokens);
+  const cost = usage.cost;
+  if (!cost) return;
+  into.cost.input += finite(cost.input);
+  into.cost.output += finite(cost.output);
+  into.cost.cacheRead += finite(cost.cacheRead);
+  into.cost.cacheWrite += finite(cost.cacheWrite);
+  into.cost.total += finite(cost.total);
+}
+
+function finite(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function copyUsage(usage: ProtocolUsage): ProtocolUsage {
+  return { ...usage, cost: { ...usage.cost } };
+}
+
+/**
+ * Tokens and cost of one turn, per request family, every provider attempt
+ * included: a retried request is counted once per attempt that reported
+ * usage. Also keeps the usage of the loop's current step (its request's
+ * attempts since the previous step closed).
+ */
+export class UsageLedger {
+  private readonly main = zeroUsage();
+  private readonly auxiliary = zeroUsage();
+  private readonly attempts = { main: 0, auxiliary: 0 };
+  private step = zeroUsage();
+
+  /** Counts one provider attempt of `family` and the usage its final message reported. */
+  addAttempt(family: RequestFamily, usage: Usage | undefined): void {
+    this.attempts[family]++;
+    addUsage(family === "main" ? this.main : this.auxiliary, usage);
+    if (family === "main") addUsage(this.step, usage);
+  }
+
+  /** The current step's usage; the next step starts from zero. */
+  takeStep(): ProtocolUsage {
+    const step = this.step;
+    this.step = zeroUsage();
+    return step;
+  }
+
+  /** Output tokens of every request so far. */
+  outputTokens(): number {
+    return this.main.output + this.auxiliary.output;
+  }
+
+  /** Cost of every request so far. */
+  cost(): number {
+    return this.main.cost.total + this.auxiliary.cost.total;
+  }
+
+  /** The running totals, as a copy the caller may keep. */
+  snapshot(): TurnUsage {
+    const total = copyUsage(this.main);
+    addUsage(total, this.auxiliary);
+    return { main: copyUsage(this.main), auxiliary: copyUsage(this.auxiliary), total, attempts: { ...this.attempts } };
+  }
+}
