@@ -80,7 +80,7 @@ describe("the durable server's curl session", () => {
     expect((await post(`/sessions/demo/turns/t2/approvals/${requestId}`, { approved: true })).status).toBe(204);
     const rest = await readEvents("/sessions/demo/turns/t2/events", isEnd, asked.at(-1)!.id);
     expect(text(rest)).toMatch(/^Done: web deployed/);
-    expect(rest.at(-1)!.data).toEqual({ status: "completed" });
+    expect(rest.at(-1)!.data).toMatchObject({ status: "completed" });
   }, 60_000);
 
   it("steering and abort over HTTP", async () => {
@@ -94,7 +94,7 @@ describe("the durable server's curl session", () => {
     await readEvents("/sessions/demo/turns/t4/events", (_e, all) => all.length >= 4);
     expect((await post("/sessions/demo/turns/t4/abort")).status).toBe(202);
     const aborted = await readEvents("/sessions/demo/turns/t4/events", isEnd);
-    expect(aborted.at(-1)!.data).toEqual({ status: "aborted" });
+    expect(aborted.at(-1)!.data).toMatchObject({ status: "aborted" });
     expect((await post("/sessions/demo/turns/nope/abort")).status).toBe(404);
   }, 60_000);
 });

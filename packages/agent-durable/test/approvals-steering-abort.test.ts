@@ -16,7 +16,7 @@ describe("approvals", () => {
     await fixture.cluster.start("a1", { LEASE_MS: "1500" });
     await expect(fixture.client.respond(turn, "approval:nothing", { approved: true })).rejects.toSatisfy((e) => DurableTurnError.isInstance(e) && e.code === "unknown_request");
     await fixture.client.respond(turn, approvalRequestId("approve-call-0"), { approved: true });
-    expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(events.filter((e) => e.type === "action.required")).toHaveLength(1);
@@ -30,8 +30,8 @@ describe("approvals", () => {
     const silent = await fixture.client.start({ sessionId: "s-silent", turnId: "silent", userMessage: { text: "write it" }, metadata: { scenario: "approval", approvalTimeoutMs: 500 } });
     await waitFor("the approval request", async () => (await fixture.eventsOfType(denied, "action.required")).length === 1);
     await fixture.client.respond(denied, approvalRequestId("deny-call-0"), { approved: false, reason: "Not in production." });
-    expect(await fixture.client.outcome(denied)).toEqual({ kind: "completed" });
-    expect(await fixture.client.outcome(silent)).toEqual({ kind: "completed" });
+    expect(await fixture.client.outcome(denied)).toMatchObject({ kind: "completed" });
+    expect(await fixture.client.outcome(silent)).toMatchObject({ kind: "completed" });
     for (const turn of [denied, silent]) {
       const events = await fixture.client.readEvents(turn);
       assertLogInvariants(events);
@@ -48,7 +48,7 @@ describe("steering", () => {
     const turn = await fixture.client.start({ sessionId: "s-steer", turnId: "steer", userMessage: { text: "write it" }, metadata: { scenario: "steer", toolMs: 1500 } });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     expect(await fixture.client.steer(turn, { text: "steer: use the left folder" })).toEqual({ accepted: true });
-    expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(finalText(events)).toBe("heard steer: use the left folder");
@@ -64,7 +64,7 @@ describe("abort", () => {
     const turn = await fixture.client.start({ sessionId: "s-abort", turnId: "abort", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 200, delayMs: 30 } });
     await waitFor("streamed deltas", async () => (await fixture.eventsOfType(turn, "stream.resp")).length >= 5);
     await fixture.client.abort(turn);
-    expect(await fixture.client.outcome(turn)).toEqual({ kind: "aborted" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(events.at(-1)).toMatchObject({ type: "session.status", payload: { status: "aborted" } });
@@ -74,7 +74,7 @@ describe("abort", () => {
     const turn = await fixture.client.start({ sessionId: "s-abort-wait", turnId: "abort-wait", userMessage: { text: "write it" }, metadata: { scenario: "approval" } });
     await waitFor("the approval request", async () => (await fixture.eventsOfType(turn, "action.required")).length === 1);
     await fixture.client.abort(turn);
-    expect(await fixture.client.outcome(turn)).toEqual({ kind: "aborted" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(toolStatuses(events)).toEqual(["preparing", "failed"]);

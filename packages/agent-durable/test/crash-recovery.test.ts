@@ -16,7 +16,7 @@ async function textDeltas(turn: DurableTurnRef): Promise<number> {
 async function killRestartAndFinish(turn: DurableTurnRef, workerId: string): Promise<RuntimeEvent[]> {
   await fixture.cluster.kill(workerId);
   await fixture.cluster.start(workerId, { LEASE_MS: "1500" });
-  expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+  expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
   const events = await fixture.client.readEvents(turn);
   assertLogInvariants(events);
   return events;
@@ -26,7 +26,7 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
   it("runs a tool call and completes, with a contiguous log", async () => {
     await fixture.cluster.start("w1", { LEASE_MS: "1500" });
     const turn = await fixture.client.start({ sessionId: "s-basic", turnId: "basic", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 20 } });
-    expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(finalText(events)).toBe("after tool: wrote basic.txt");
@@ -40,7 +40,7 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
     const before = await fixture.client.readEvents(turn);
     // Another worker recovers the dead worker's turn once its lease (1.5 s) expired.
     await fixture.cluster.start("w2", { LEASE_MS: "1500" });
-    expect(await fixture.client.outcome(turn)).toEqual({ kind: "completed" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const after = await fixture.client.readEvents(turn);
     assertLogInvariants(after);
     // Nothing the log held was rewritten or renumbered.
