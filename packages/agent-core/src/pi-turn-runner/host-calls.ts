@@ -2,6 +2,7 @@ import { ABANDONED, errorText } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { failTurn } from "./turn-failure.js";
 import { reportTrace } from "./turn-log.js";
+import { emitWarning } from "./turn-watching.js";
 import type { TurnState } from "./turn-state.js";
 
 /**
@@ -27,7 +28,10 @@ export async function awaitHostCall<T>(turn: TurnState, name: string, call: () =
   const answer = await Promise.race([work, turn.abortGrace.expired]);
   if (answer !== ABANDONED && !turn.settled) return answer;
   work.then(undefined, () => undefined);
-  if (!turn.settled) reportTrace(turn, "hook", "warn", `${name} did not return within the abort grace; it is abandoned`, { callback: name });
+  if (!turn.settled) {
+    reportTrace(turn, "hook", "warn", `${name} did not return within the abort grace; it is abandoned`, { callback: name });
+    emitWarning(turn, { code: "hook_abandoned", message: `${name} did not return after the turn was aborted; the turn went on without it`, hook: name });
+  }
   return ABANDONED;
 }
 

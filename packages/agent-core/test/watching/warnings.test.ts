@@ -95,6 +95,28 @@ describe("runtime.warning", () => {
     ]);
   });
 
+  it("a hook that ignores the caller's abort past the grace period: hook_abandoned, and the turn ends aborted", async () => {
+    const controller = new AbortController();
+    const work = defineRuntimeTool({ name: "work", description: "Works", parameters: Type.Object({}), execute: () => ({ content: [{ type: "text", text: "done" }] }) });
+    const turn = await runScriptedTurn({
+      script: [response([toolCall("work")]), "never sent"],
+      input: {
+        tools: [work],
+        signal: controller.signal,
+        hooks: {
+          beforeToolCallHook: () => {
+            setTimeout(() => controller.abort(), 5);
+            return new Promise(() => undefined); // a permission prompt nobody answers
+          },
+        },
+      },
+    });
+    expect(turn.outcome.kind).toBe("aborted");
+    expect(warnings(turn.events)).toEqual([
+      { code: "hook_abandoned", message: "beforeToolCallHook did not return after the turn was aborted; the turn went on without it", hook: "beforeToolCallHook" },
+    ]);
+  });
+
   it("a tool's progress update after its result: late_tool_update, and the update is dropped", async () => {
     let lateUpdate: (() => void) | undefined;
     const chatty = defineRuntimeTool({
