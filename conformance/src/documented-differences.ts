@@ -9,7 +9,7 @@ import type { Trace } from "./trace-normaliser.js";
  * changes, so a fix on either side is noticed.
  */
 export interface DocumentedDifference {
-  /** The SPEC item that asks for Turnkit's behaviour, e.g. `"L9"`. */
+  /** The numbered behaviour of docs/behaviour.md that asks for Turnkit's behaviour, e.g. `"L9"`. */
   spec: string;
   /** What differs and why Turnkit does it its way. */
   reason: string;
@@ -37,7 +37,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
   "argument-coercion-sinclair": {
     spec: "L4",
     reason:
-      "Turnkit validates @sinclair/typebox 0.34 schemas with that library's own Value.Convert/Check (issue 2: both schema kinds coerce), so \"42\" becomes 42. pi hands every schema to pi-ai's validateToolArguments, which does not coerce a 0.34 schema and rejects the call. A superset: pi-ai Type schemas behave identically (see argument-coercion).",
+      "Turnkit validates @sinclair/typebox 0.34 schemas with that library's own Value.Convert/Check (so both schema kinds coerce), so \"42\" becomes 42. pi hands every schema to pi-ai's validateToolArguments, which does not coerce a 0.34 schema and rejects the call. A superset: pi-ai Type schemas behave identically (see argument-coercion).",
     before: [
       "agent_start",
       "turn_start",
@@ -225,7 +225,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
   "listener-throws-on-tool-update": {
     spec: "L9",
     reason:
-      "A listener that throws on a tool_execution_update fails the run on both sides. pi abandons the batch: no tool_execution_end, no tool result (the transcript keeps an unanswered tool call), bare agent_end. Turnkit closes the open call with an error result (X5: every call is answered), then the failure lifecycle. The tool had started, so its result says it was interrupted and its result discarded (a call that never started would say \"not executed\").",
+      "A listener that throws on a tool_execution_update fails the run on both sides. pi abandons the batch: no tool_execution_end, no tool result (the transcript keeps an unanswered tool call), bare agent_end. Turnkit closes the open call with an error result (every call is answered), then the failure lifecycle. The tool had started, so its result says it was interrupted and its result discarded (a call that never started would say \"not executed\").",
     before: [
       "agent_start",
       "turn_start",
@@ -507,7 +507,7 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
   "continue-while-running": {
     spec: "L8",
     reason:
-      "continue() while a run is active throws on both sides; SPEC L8 requires the message to tell the caller to use steer() or followUp(), which pi's continue() message does not.",
+      "continue() while a run is active throws on both sides; behaviour L8 requires the message to tell the caller to use steer() or followUp(), which pi's continue() message does not.",
     before: [
       "agent_start",
       "turn_start",

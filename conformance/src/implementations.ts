@@ -8,7 +8,7 @@ export type ImplementationName = "pi" | "turnkit";
 /**
  * The public surface of an `Agent` the scenarios use, typed as pi's. Our
  * `Agent` must be assignable to it without a cast: that is the compile-time
- * half of "code written for pi runs unchanged" (SPEC L0).
+ * half of "code written for pi runs unchanged" (behaviour L0).
  */
 export type HostAgent = Pick<
   pi.Agent,

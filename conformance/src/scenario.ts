@@ -85,7 +85,7 @@ export interface Scenario {
   id: string;
   /** One line: given / when. */
   title: string;
-  /** SPEC items the scenario exercises, e.g. `["L4", "L5"]`. */
+  /** Numbered behaviours of docs/behaviour.md the scenario exercises, e.g. `["L4", "L5"]`. */
   spec: readonly string[];
   /** Surfaces to run through; each is a separate comparison. */
   surfaces: readonly Surface[];

@@ -2,7 +2,7 @@
 export interface SummaryRow {
   scenario: string;
   surface: string;
-  /** `identical`, `documented difference (L9)`, `suspected bug (skipped)`, `FAILED`. */
+  /** `identical`, `documented difference (behaviour L9)`, `suspected bug (skipped)`, `FAILED`. */
   result: string;
 }
 

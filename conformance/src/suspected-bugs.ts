@@ -1,7 +1,8 @@
 import type { Scenario } from "./scenario.js";
 
 /**
- * A scenario whose traces differ in a way no SPEC item or documented
+ * A scenario whose traces differ in a way no numbered behaviour of
+ * docs/behaviour.md or documented
  * difference explains: most likely a bug in `@turnkit/agent-loop`. Kept out
  * of the passing run (the suite must not assert buggy behaviour), reported
  * as skipped with its reason, and run as an ordinary "must be identical"
@@ -12,7 +13,7 @@ import type { Scenario } from "./scenario.js";
  */
 export interface SuspectedBug {
   scenario: Scenario;
-  /** The SPEC item the difference touches. */
+  /** The numbered behaviour (docs/behaviour.md) the difference touches. */
   spec: string;
   /** What differs, and why it looks unintended. */
   reason: string;

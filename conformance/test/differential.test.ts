@@ -15,7 +15,7 @@ import {
 } from "../src/index.js";
 
 /**
- * The differential conformance suite (issue 2): every scenario runs on
+ * The differential conformance suite: every scenario runs on
  * `@mariozechner/pi-agent-core` 0.73.1 and on `@turnkit/agent-loop`, through
  * each of its surfaces, with a fresh scripted model per run. The normalised
  * traces must be identical, or match the documented difference exactly on

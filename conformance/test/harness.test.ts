@@ -22,7 +22,7 @@ import {
 describe("scenario tables", () => {
   const allIds = [...SCENARIOS.map((scenario) => scenario.id), ...SUSPECTED_BUGS.map((bug) => bug.scenario.id)];
 
-  it("give every scenario a unique id, a title, SPEC items and at least one surface", () => {
+  it("give every scenario a unique id, a title, numbered behaviours and at least one surface", () => {
     expect(new Set(allIds).size).toBe(allIds.length);
     for (const scenario of [...SCENARIOS, ...SUSPECTED_BUGS.map((bug) => bug.scenario)]) {
       expect(scenario.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
@@ -32,7 +32,7 @@ describe("scenario tables", () => {
     }
   });
 
-  it("key every documented difference by a single-surface scenario of the passing run, with a SPEC item, a reason and two different traces", () => {
+  it("key every documented difference by a single-surface scenario of the passing run, with a numbered behaviour, a reason and two different traces", () => {
     for (const [id, difference] of Object.entries(DOCUMENTED_DIFFERENCES)) {
       const scenario = SCENARIOS.find((candidate) => candidate.id === id);
       expect(scenario, id).toBeDefined();

@@ -1,5 +1,5 @@
 /*
- * The protocol's mirror of the loop's event shapes (SPEC Packages: hosts need
+ * The protocol's mirror of the loop's event shapes (so hosts need
  * not depend on the loop) must stay interchangeable with the loop's own types.
  *
  * Type level (checked by `tsc --noEmit -p conformance/tsconfig.json`): the

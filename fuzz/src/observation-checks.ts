@@ -30,9 +30,9 @@ function llmMessagesOf(transcript: readonly AgentMessage[]): Message[] {
 /** Invariants 1, 2, 4 (transcript from `message_end`), 5 and 6 for an `Agent` run. */
 export function checkAgentObservation(observation: AgentRunObservation): void {
   if (observation.rejections.length > 0) {
-    throw new InvariantViolation("L9 the run ends", `prompt()/continue() rejected: ${describeValue(observation.rejections.map(String))}`);
+    throw new InvariantViolation("the run ends (behaviour L9)", `prompt()/continue() rejected: ${describeValue(observation.rejections.map(String))}`);
   }
-  if (observation.stillStreaming) throw new InvariantViolation("L9 the run ends", "the agent is still streaming after its run settled");
+  if (observation.stillStreaming) throw new InvariantViolation("the run ends (behaviour L9)", "the agent is still streaming after its run settled");
   checkLoopEventGrammar(observation.events);
   const ended = observation.events.flatMap((event) => (event.type === "message_end" ? [event.message] : []));
   const expected = [...observation.history, ...ended];
@@ -78,7 +78,7 @@ export function checkTurnInvariants(observation: TurnRunObservation, options: Tu
   const store = checkHistoryDelivery(observation);
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
-  checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model (T5)");
+  checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
   if (options.scriptedTexts) {
     const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);
     checkRunnerVisibleText(observation.events, options.scriptedTexts, offeredMessages);

@@ -119,7 +119,7 @@ export function createAgentTools(modes: ToolModes, environment: ToolEnvironment)
   });
 }
 
-/** The scenario's tools for a `PiTurnRunner` (`RuntimeTool`s; no mode means sequential, K3). */
+/** The scenario's tools for a `PiTurnRunner` (`RuntimeTool`s; no mode means sequential). */
 export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironment): RuntimeTool[] {
   return TOOL_NAMES.map((name: ToolName) =>
     defineRuntimeTool({

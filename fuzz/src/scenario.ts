@@ -174,7 +174,7 @@ export interface AgentScenario {
 
 // ------------------------------------------------------------------ PiTurnRunner
 
-/** A `beforeLlmCallHook` decision; `throw` and `invalid` fail closed (H1). */
+/** A `beforeLlmCallHook` decision; `throw` and `invalid` fail closed. */
 export type BeforeLlmDecision =
   | "continue"
   | "skip"
@@ -208,13 +208,13 @@ export interface WriterSpec {
   failAt: { index: number; mode: "throw" | "reject" } | undefined;
 }
 
-/** The host's message-id allocator (B3) fails on its `index`-th call (0-based). */
+/** The host's message-id allocator fails on its `index`-th call (0-based). */
 export interface AllocatorFailureSpec {
   index: number;
   mode: "throw" | "reject";
 }
 
-/** The host's side of steering (T6, T7). Lists are per call, as for hooks. */
+/** The host's side of steering. Lists are per call, as for hooks. */
 export interface SteeringSpec {
   /** The n-th poll throws (a failing host callback). */
   pollThrowsAt: number | undefined;
@@ -238,7 +238,7 @@ export interface TurnScenario {
   allocatorFailure: AllocatorFailureSpec | undefined;
   steering: SteeringSpec;
   retry: RetrySpec;
-  /** Stream watchdogs (W2): the defaults (120 s / 300 s on the virtual clock) or off. */
+  /** Stream watchdogs: the defaults (120 s / 300 s on the virtual clock) or off. */
   streamTimeouts: "default" | "off";
   abortBeforeStart: boolean;
   withHistory: boolean;

@@ -20,7 +20,7 @@ function untilAbortedTool(name: string, onStart: () => void) {
   });
 }
 
-/** abort() while streaming, while a tool runs, and late tool updates (SPEC L3, L10). */
+/** abort() while streaming, while a tool runs, and late tool updates (behaviours L3, L10). */
 export const ABORT_SCENARIOS = [
   defineScenario({
     id: "abort-during-streaming",

@@ -6,7 +6,7 @@ import { user } from "../scenario-messages.js";
 import { defineTool, echoTool, textResult } from "../scenario-tools.js";
 import { assertLinesInOrder, assertLineCount } from "../trace-assertions.js";
 
-/** The stateful `Agent` (SPEC L8) and `agentLoopContinue` (L0). */
+/** The stateful `Agent` (behaviour L8) and `agentLoopContinue` (behaviour L0). */
 export const AGENT_API_SCENARIOS = [
   defineScenario({
     id: "continue-assistant-tail-follow-up",

@@ -3,7 +3,7 @@ import { defineScenario } from "../scenario.js";
 import { defineTool, echoTool, textResult } from "../scenario-tools.js";
 import { assertLinesInOrder, assertLineCount, assertNoLine } from "../trace-assertions.js";
 
-/** Responses that fail and callbacks that throw (SPEC L3, L5, L9, L11). */
+/** Responses that fail and callbacks that throw (behaviours L3, L5, L9, L11). */
 export const FAILURE_SCENARIOS = [
   defineScenario({
     id: "error-response",

@@ -55,7 +55,7 @@ function steeringDuringTool(mode: QueueMode): Scenario {
   });
 }
 
-/** Steering, follow-ups and stop checks between steps (SPEC L1, L6, L8). */
+/** Steering, follow-ups and stop checks between steps (behaviours L1, L6, L8). */
 export const QUEUE_SCENARIOS = [
   defineScenario({
     id: "steer-during-tool",

@@ -6,7 +6,7 @@ import { pngImage, user } from "../scenario-messages.js";
 import { echoTool } from "../scenario-tools.js";
 import { assertLinesInOrder, assertLineCount, assertNoLine } from "../trace-assertions.js";
 
-/** Streaming one response (SPEC L1, L2): what reaches listeners and what the model is sent. */
+/** Streaming one response (behaviours L1, L2): what reaches listeners and what the model is sent. */
 export const RESPONSE_SCENARIOS = [
   defineScenario({
     id: "text-only",

@@ -7,7 +7,7 @@ import { echoTool } from "../scenario-tools.js";
 import { assertLinesInOrder, assertNoLine } from "../trace-assertions.js";
 
 /**
- * `streamProxy` (SPEC L0): each loop with its own proxy client (pi's
+ * `streamProxy` (behaviour L0): each loop with its own proxy client (pi's
  * `streamProxy` on pi, ours on Turnkit) against the same stream-proxy
  * server on 127.0.0.1, which serves the scenario's scripted model. The
  * request lines are the requests the server made.

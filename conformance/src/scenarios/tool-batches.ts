@@ -5,7 +5,7 @@ import { defineScenario } from "../scenario.js";
 import { defineTool, echoTool, gatedTool, textResult, throwingTool } from "../scenario-tools.js";
 import { assertLinesInOrder, assertLineCount, assertNoLine } from "../trace-assertions.js";
 
-/** Executing the tool calls of one response (SPEC L4, L5, L6d). */
+/** Executing the tool calls of one response (behaviours L4, L5, L6d). */
 export const TOOL_BATCH_SCENARIOS = [
   defineScenario({
     id: "one-tool",

@@ -3,7 +3,7 @@ import { defineScenario } from "../scenario.js";
 import { defineTool, echoTool, textResult, throwingTool } from "../scenario-tools.js";
 import { assertLinesInOrder, assertNoLine } from "../trace-assertions.js";
 
-/** beforeToolCall / afterToolCall (SPEC L4, L5). */
+/** beforeToolCall / afterToolCall (behaviours L4, L5). */
 export const TOOL_HOOK_SCENARIOS = [
   defineScenario({
     id: "before-tool-call-block",

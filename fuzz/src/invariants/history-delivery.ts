@@ -1,6 +1,6 @@
 /**
  * Invariant 4: `seq` strictly increases, and every history message is
- * delivered once, in order (T4): the caller's history is never sent back, a
+ * delivered once, in order: the caller's history is never sent back, a
  * delta never repeats a message the host already stored, dropped responses
  * are never delivered, one `message.persisted` follows each accepted change,
  * and every tool call the host saw resolved has its result in the history.

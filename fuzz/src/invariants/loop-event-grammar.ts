@@ -32,7 +32,7 @@ export function checkLoopEventGrammar(events: readonly AgentEvent[]): void {
 /**
  * The same grammar as a `PiTurnRunner` host sees it: the loop's `agent_*`
  * and `turn_*` events arrive as `debug.trace` events (phase `loop`). A turn
- * may hold several agent runs (convergence at idle, T7); each must be an
+ * may hold several agent runs (steering that arrives as the turn closes starts another run); each must be an
  * `agent_start`, balanced turns, then `agent_end`.
  */
 export function checkLoopTraceGrammar(events: readonly RuntimeEvent[]): void {

@@ -1,5 +1,5 @@
 /**
- * The shape of each assistant message's `stream.resp` chunks (SPEC B4, B5):
+ * The shape of each assistant message's `stream.resp` chunks:
  * at most one `finish`, and nothing after it; each tool call resolved
  * (`finished`/`failed`) at most once; a message that finished with
  * `toolUse` resolved every call it announced, before its `finish`.
@@ -7,7 +7,7 @@
 import type { RuntimeEvent, StreamChunk } from "@turnkit/protocol";
 import { InvariantViolation } from "./violation.js";
 
-const INVARIANT = "B4 stream chunks of a message";
+const INVARIANT = "stream chunks of a message";
 
 export function checkStreamChunks(events: readonly RuntimeEvent[]): void {
   const byMessage = new Map<string, { seq: number; chunk: StreamChunk }[]>();
@@ -39,6 +39,6 @@ export function checkStreamChunks(events: readonly RuntimeEvent[]): void {
       const unresolved = [...announced].filter((id) => !resolved.has(id));
       if (unresolved.length > 0) fail(`finished with toolUse but calls ${unresolved.join(", ")} were never resolved`);
     }
-    if (finish?.kind === "finish" && finish.reason === "error" && typeof finish.error?.code !== "string") fail("an error finish without error.code (B5)");
+    if (finish?.kind === "finish" && finish.reason === "error" && typeof finish.error?.code !== "string") fail("an error finish without error.code");
   }
 }

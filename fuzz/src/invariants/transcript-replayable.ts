@@ -5,7 +5,7 @@
  *
  * Two checks. (a) Structural, on the raw transcript: each tool call of a
  * completed assistant message (not `error`/`aborted`, which are never
- * replayed, SPEC L5) has exactly one tool result before the next assistant
+ * replayed, behaviour L5) has exactly one tool result before the next assistant
  * message, and every tool result answers a call of the assistant message
  * before it. (b) pi-ai's own OpenAI Chat Completions conversion
  * (`convertMessages` from `@mariozechner/pi-ai/openai-completions`, the

@@ -1,6 +1,6 @@
 /**
  * Invariant 3: `runTurn` resolved (never rejected) with exactly one outcome,
- * and the last event is the matching terminal `session.status` (X3), after
+ * and the last event is the matching terminal `session.status`, after
  * a `running` first event, with nothing after it.
  */
 import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
@@ -33,7 +33,7 @@ export function checkTurnEnding(observation: TurnRunObservation, options: { abor
   if (terminal !== outcome.kind) fail(`the terminal status is ${terminal} but the outcome is ${outcome.kind}`);
   if (options.abortedBeforeStart) {
     if (outcome.kind !== "aborted") fail(`the caller's signal was aborted before the turn, yet the outcome is ${outcome.kind}`);
-    // A failing writer adds its debug.trace; otherwise exactly running, aborted (T2 step 6).
+    // A failing writer adds its debug.trace; otherwise exactly running, aborted (the runner's cancellation step).
     if (!options.writerFails && events.length !== 2) fail(`a turn aborted before it started emitted ${events.length} events (expected running, aborted)`);
   }
   return outcome;

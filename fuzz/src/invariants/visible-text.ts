@@ -5,7 +5,7 @@
  * Every scripted attempt streams a text that starts with its own `«token»`.
  * For the `Agent`: the `text_delta`s of each assistant message concatenate
  * to the text of its final `message_end` (a stream without `start` is shown
- * whole at its end, L2: then no update streamed and nothing was shown
+ * whole at its end, behaviour L2: then no update streamed and nothing was shown
  * before). For the runner: the text chunks of
  * each message id start with one token (or, cut inside it, with the start
  * of some attempt's text) and are a prefix of that attempt's scripted text (the whole text when the message finished normally); no

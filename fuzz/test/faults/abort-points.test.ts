@@ -210,7 +210,7 @@ describe("abort: PiTurnRunner", () => {
     expect(run.outcome).toEqual({ kind: "aborted" });
     expect(run.model.requests).toHaveLength(1);
     expect(toolResults(run.stored)).toEqual([]);
-    // An aborted message emits no finish chunk (B5).
+    // An aborted message emits no finish chunk.
     expect(run.events.some((event) => event.type === "stream.resp" && event.payload.chunk.kind === "finish")).toBe(false);
   });
 

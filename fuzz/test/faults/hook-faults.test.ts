@@ -2,7 +2,7 @@
  * A hook that throws, at each seam: the eight `PiTurnHooks` of a
  * turn, then the loop callbacks of an `Agent`. Every run is first checked
  * with every invariant in the fuzz README (see `fault-harness.ts`); each test then
- * asserts how that seam fails safe (SPEC H, H1, X6): hooks that decide what
+ * asserts how that seam fails safe: hooks that decide what
  * is sent fail closed, observers are ignored, step-end failures are reported.
  */
 import { Type } from "@sinclair/typebox";
@@ -38,7 +38,7 @@ const fail = (seam: string) => () => {
 };
 
 describe("a PiTurnHooks hook that throws", () => {
-  it("beforeLlmCallHook throws: the turn fails closed (H1) before any model request", async () => {
+  it("beforeLlmCallHook throws: the turn fails closed before any model request", async () => {
     const run = await turnWithFailingHook({ beforeLlmCallHook: fail("beforeLlmCallHook") });
     expect(run.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     expect(run.model.requests).toHaveLength(0);
@@ -61,7 +61,7 @@ describe("a PiTurnHooks hook that throws", () => {
     expect(assistant?.role === "assistant" && assistant.content.some((block) => block.type === "toolCall")).toBe(false);
   });
 
-  it("beforeToolCallHook throws: that call is blocked with an error result (X6), the turn goes on", async () => {
+  it("beforeToolCallHook throws: that call is blocked with an error result, the turn goes on", async () => {
     const run = await turnWithFailingHook({ beforeToolCallHook: fail("beforeToolCallHook") });
     expect(run.outcome).toEqual({ kind: "completed" });
     expect(run.executed).toEqual([]);
@@ -86,7 +86,7 @@ describe("a PiTurnHooks hook that throws", () => {
     expect(textOf(result)).toContain("afterToolCallHook failed");
   });
 
-  it("onHistoryChangedHook throws: the turn fails, nothing is silently lost (T4)", async () => {
+  it("onHistoryChangedHook throws: the turn fails, nothing is silently lost", async () => {
     const run = await turnWithFailingHook({ onHistoryChangedHook: fail("onHistoryChangedHook") });
     expect(run.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     expect(run.events.filter((event) => event.type === "message.persisted")).toHaveLength(0);
@@ -114,7 +114,7 @@ function echoTool(executed: string[]): AgentTool<typeof parameters> {
 }
 
 describe("an Agent loop callback that throws", () => {
-  it("beforeToolCall throws: an error result for that call (L5)", async () => {
+  it("beforeToolCall throws: an error result for that call (behaviour L5)", async () => {
     const executed: string[] = [];
     const run = await runAgentFault({ script: script(), tools: [echoTool(executed)], options: { beforeToolCall: async () => fail("beforeToolCall")() } });
     expect(executed).toEqual([]);
@@ -122,7 +122,7 @@ describe("an Agent loop callback that throws", () => {
     expect(run.last).toMatchObject({ role: "assistant", stopReason: "stop" });
   });
 
-  it("afterToolCall throws: an error result for that call (L5)", async () => {
+  it("afterToolCall throws: an error result for that call (behaviour L5)", async () => {
     const executed: string[] = [];
     const run = await runAgentFault({ script: script(), tools: [echoTool(executed)], options: { afterToolCall: async () => fail("afterToolCall")() } });
     expect(executed).toEqual(["c1"]);
@@ -136,13 +136,13 @@ describe("an Agent loop callback that throws", () => {
     expect(toolResults(run.transcript)).toMatchObject([{ toolCallId: "c1", isError: false }]);
   });
 
-  it("shouldStopAfterTurn throws: the run ends with an error message (L9)", async () => {
+  it("shouldStopAfterTurn throws: the run ends with an error message (behaviour L9)", async () => {
     const run = await runAgentFault({ script: script(), tools: [echoTool([])], options: { shouldStopAfterTurn: fail("shouldStopAfterTurn") } });
     expect(run.last).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "shouldStopAfterTurn failed" });
     expect(run.model.requests).toHaveLength(1);
   });
 
-  it("shouldStopAfterSteering throws: the run ends with an error message (L9)", async () => {
+  it("shouldStopAfterSteering throws: the run ends with an error message (behaviour L9)", async () => {
     const run = await runAgentFault({
       script: script(),
       tools: [echoTool([])],

@@ -61,7 +61,7 @@ describe("malformed tool-call arguments", () => {
     ]);
     for (const path of PATHS) {
       const { received, results } = byPath.get(path)!;
-      // A number coerces to the string the schema asks for (SPEC L4); the rest cannot be made valid.
+      // A number coerces to the string the schema asks for (behaviour L4); the rest cannot be made valid.
       expect(results.map(([isError]) => isError)).toEqual([false, true, true, true, true]);
       expect(received).toEqual([{ value: "42" }]);
     }

@@ -3,8 +3,8 @@
  * through `PiTurnRunner`. Each run is checked with every invariant (event
  * grammar, answered and replayable transcript, one outcome and terminal
  * status, history once, no leaks); each test then asserts the ending the
- * fault calls for (SPEC L9: a synthesised error message, `agent_end` once;
- * T3/X3: one `failed` or `aborted` outcome and its terminal status).
+ * fault calls for (behaviour L9: a synthesised error message, `agent_end` once;
+ * and for the turn one `failed` or `aborted` outcome, its terminal status last).
  */
 import { describe, expect, it } from "vitest";
 import { endWithoutDone, eventsAfterDone, hang, reject, response, text, throwSync } from "@turnkit/agent-loop/testing";

@@ -166,7 +166,7 @@ describe("listener and event writer faults", () => {
     expect(run.settlements).toHaveLength(1);
     expect(run.drive.endedAt).toBe(2_000);
     expect(run.callerAborted).toBe(true);
-    // Events queued behind the stuck call are dropped, but the writer is still offered the end of the turn (X3).
+    // Events queued behind the stuck call are dropped, but the writer is still offered the end of the turn.
     expect(run.events).toHaveLength(6);
     expect(run.events.at(-1)).toMatchObject({ type: "session.status", payload: { status: run.outcome.kind } });
     checkTurnEnding(run, { abortedBeforeStart: false, writerFails: true });
@@ -176,8 +176,8 @@ describe("listener and event writer faults", () => {
 
 /**
  * A writer that hangs from event `hangFrom` on: the turn runs to its end, but
- * `runTurn` can settle only after the caller's abort (T8: the drain is
- * bounded by the abort grace). History deltas and loop traces queued behind
+ * `runTurn` can settle only after the caller's abort (draining
+ * after an abort is bounded by the abort grace). History deltas and loop traces queued behind
  * the stuck call never reach the writer, so the invariants that count them
  * are not applied; the ending and the leak checks are.
  */

@@ -6,7 +6,7 @@
  * writer that is slow or fails, and transport retry on the virtual clock.
  *
  * `runner-provider-failures`: stream functions answering "429 ...",
- * "503 ...", "401 ..." (and the other W3 classes) before or after visible
+ * "503 ...", "401 ..." (and the other error classes the transport retry sorts) before or after visible
  * output, with Retry-After hints, stream watchdogs and aborts during
  * backoff, all on the virtual clock.
  *

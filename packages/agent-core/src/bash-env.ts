@@ -2,7 +2,7 @@ import type { SpawnOptions } from "node:child_process";
 import { BASH_ENV_SANITIZE_ENV, BASH_ENV_SANITIZE_MODE, BASH_ENV_SANITIZE_MODE_IN_CI } from "./defaults.js";
 
 /**
- * How much of the parent's environment a bash child loses (SPEC E2).
+ * How much of the parent's environment a bash child loses.
  *
  * - `off`: only the runtime's boundary variables (layer A) are removed.
  * - `scrub`: also a denylist of well-known credential variables (LLM keys,
@@ -150,7 +150,7 @@ const STRICT_PROTECTED = new Set(["PATH", "HOME", "SHELL", "LANG", "LANGUAGE", "
 const denylist = new Set(BASH_ENV_SCRUB_DENYLIST);
 
 /**
- * Returns a copy of `env` fit for a bash child (SPEC E1, E2). Never mutates
+ * Returns a copy of `env` fit for a bash child. Never mutates
  * `env`, never reports a value, never throws.
  *
  * Layer A, in every mode: names starting with a boundary prefix or equal to

@@ -45,7 +45,7 @@ export const PromptReadErrorCode = {
 } as const;
 
 /**
- * One snapshot for one model call (SPEC Q). The first read (or `snapshot()`)
+ * One snapshot for one model call. The first read (or `snapshot()`)
  * captures the source once; every later read in the scope, concurrent ones
  * included, uses that same snapshot, so a prompt assembled from several keys
  * never mixes two versions of the source. Make a new scope for the next call.
@@ -95,7 +95,7 @@ interface Slot<TScope> {
 
 /**
  * Holds the prompt-read scope of each internal turn between the moment the
- * turn is planned and the moment its model call takes the scope (SPEC Q).
+ * turn is planned and the moment its model call takes the scope.
  *
  * Bounded: at most `capacity` turns (default 128) are held at once. A full
  * registry refuses `reserve` with `TurnkitConfigError` (`capacity_exceeded`);

@@ -6,12 +6,12 @@ import { executeToolBatch, refuseToolCalls } from "./tool-batch.js";
 import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
 
 /**
- * Starts a run with new prompt messages (SPEC L0, L1). The prompts are added
+ * Starts a run with new prompt messages (behaviours L0, L1). The prompts are added
  * to a copy of the context and announced with `message_start`/`message_end`.
  *
  * Returns at once; the stream yields every event and always ends with
  * `agent_end`, whose messages `result()` resolves to. It never errors: a
- * failure inside the run ends it with an `error` assistant message (L9).
+ * failure inside the run ends it with an `error` assistant message (behaviour L9).
  */
 export function agentLoop(
   prompts: AgentMessage[],
@@ -118,7 +118,7 @@ function toolCallsOf(message: AssistantMessage): AgentToolCall[] {
 }
 
 /**
- * The steps of a run (SPEC L1): an outer loop for follow-ups around an inner
+ * The steps of a run (behaviour L1): an outer loop for follow-ups around an inner
  * loop that runs while tool calls continue or messages are pending. The
  * caller has already emitted `turn_start` for the first step.
  */
@@ -141,7 +141,7 @@ async function runSteps(run: LoopRun): Promise<void> {
 
       const message = await streamAssistantResponse(run);
       if (message.stopReason === "error" || message.stopReason === "aborted") {
-        // L3: the run ends at once; calls of a failed response are never executed.
+        // Behaviour L3: the run ends at once; calls of a failed response are never executed.
         await run.emit({ type: "turn_end", message, toolResults: [] });
         await run.emit({ type: "agent_end", messages: run.newMessages });
         return;
@@ -149,7 +149,7 @@ async function runSteps(run: LoopRun): Promise<void> {
 
       const toolCalls = toolCallsOf(message);
       if (message.stopReason === "length" && toolCalls.length > 0) {
-        // L11: arguments may be cut off; answer each call without running it.
+        // Behaviour L11: arguments may be cut off; answer each call without running it.
         const toolResults = await refuseToolCalls(run, toolCalls, ToolResultText.truncated);
         await run.emit({ type: "turn_end", message, toolResults });
         await run.emit({ type: "agent_end", messages: run.newMessages });
@@ -162,7 +162,7 @@ async function runSteps(run: LoopRun): Promise<void> {
         const batch = await executeToolBatch(run, message, toolCalls);
         toolResults = batch.results;
         if (batch.aborted) {
-          // L10: no request after an aborted batch.
+          // Behaviour L10: no request after an aborted batch.
           await run.emit({ type: "turn_end", message, toolResults });
           await run.emit({ type: "agent_end", messages: run.newMessages });
           return;
@@ -182,7 +182,7 @@ async function runSteps(run: LoopRun): Promise<void> {
         config.shouldStopAfterSteering &&
         (await config.shouldStopAfterSteering({ steeringMessages: pending, message, context: run.context, newMessages: run.newMessages }))
       ) {
-        // L6c: keep the steering in the transcript, but send no request for it.
+        // Behaviour L6c: keep the steering in the transcript, but send no request for it.
         for (const steering of pending) {
           run.record(steering);
           await run.emitWholeMessage(steering);

@@ -20,7 +20,7 @@ export interface AgentOptions {
   initialState?: Partial<Omit<AgentState, "pendingToolCalls" | "isStreaming" | "streamingMessage" | "errorMessage">>;
   /** Default: keeps `user`, `assistant` and `toolResult` messages, drops custom ones. */
   convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
-  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (L9). */
+  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (behaviour L9). */
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
   /** Default: pi-ai `streamSimple`. */
   streamFn?: StreamFn;

@@ -40,7 +40,7 @@ interface ActiveRun {
 }
 
 /**
- * The stateful agent (SPEC L8): owns the transcript, runs the loop, exposes
+ * The stateful agent (behaviour L8): owns the transcript, runs the loop, exposes
  * steering and follow-up queues. API-compatible with pi-agent-core 0.73's
  * `Agent`; the README lists the deliberate differences.
  *
@@ -57,9 +57,9 @@ export class Agent {
   private readonly followUpQueue: MessageQueue;
   private activeRun: ActiveRun | undefined;
 
-  /** Converts the transcript to provider messages before each request; a throw fails the run (L9). */
+  /** Converts the transcript to provider messages before each request; a throw fails the run (behaviour L9). */
   convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
-  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (L9). */
+  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (behaviour L9). */
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
   /** The stream function of every request; pi-ai `streamSimple` unless given. Hosts may wrap it. */
   streamFn: StreamFn;
@@ -121,7 +121,7 @@ export class Agent {
    * Adds a listener (once: adding it again changes nothing); returns a
    * function that removes it. Listeners are awaited in subscription order
    * and receive the run's abort signal.
-   * A listener that throws fails the run like any other callback (L9).
+   * A listener that throws fails the run like any other callback (behaviour L9).
    */
   subscribe(listener: AgentListener): () => void {
     // A set, as in pi: subscribing the same function twice delivers each event once.
@@ -295,11 +295,11 @@ export class Agent {
       this._state.errorMessage = failure.errorMessage;
     } finally {
       // An aborted run that recorded no aborted response (e.g. aborted during
-      // tools, where no request follows: L10) still tells the host it was aborted.
+      // tools, where no request follows: behaviour L10) still tells the host it was aborted.
       if (abortController.signal.aborted && this._state.errorMessage === undefined) {
         this._state.errorMessage = ABORTED_ERROR_MESSAGE;
       }
-      // A run that failed (e.g. a listener threw, L9) may leave a request
+      // A run that failed (e.g. a listener threw, behaviour L9) may leave a request
       // streaming or other calls of a parallel batch executing: abort them, so
       // no work of this run outlives it.
       const last = this._state.messages[this._state.messages.length - 1];

@@ -9,13 +9,13 @@ type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
 };
 
 /**
- * Requests and streams one assistant response (SPEC L2), recording it in the
+ * Requests and streams one assistant response (behaviour L2), recording it in the
  * run's context and returning the final message.
  *
  * Never throws for failures of the request: a throwing `transformContext`,
  * `convertToLlm`, `getApiKey` or stream function, a stream that ends without
  * a terminal event, and an abort all yield a final message with `stopReason`
- * `"error"` or `"aborted"` (L9). Only a failing event sink propagates.
+ * `"error"` or `"aborted"` (behaviour L9). Only a failing event sink propagates.
  *
  * Once the run's signal has fired, no request is started: the abort is
  * checked before `transformContext` and again after each awaited step before

@@ -5,7 +5,7 @@ import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMe
 /**
  * The state of one loop invocation, shared by the step, response and tool
  * batch functions. `emit` records what has been opened and closed, so a
- * failure can close exactly what is still open (SPEC L9, X5).
+ * failure can close exactly what is still open (behaviour L9).
  */
 export class LoopRun {
   readonly context: AgentContext;
@@ -171,9 +171,10 @@ export class LoopRun {
   }
 
   /**
-   * Ends the run after something threw (SPEC L9): closes the open message,
+   * Ends the run after something threw (behaviour L9): closes the open message,
    * announces new messages not yet announced, answers every unanswered tool
-   * call of the current step (execution events and result, X5), records a
+   * call of the current step (execution events and result, so the
+   * transcript stays replayable), records a
    * synthesised `error` (or `aborted`) assistant message, then `turn_end`
    * and `agent_end`. Sink failures here are swallowed: the run must end.
    */

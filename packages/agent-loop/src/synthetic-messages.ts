@@ -88,7 +88,7 @@ function copyPlainData(value: unknown, depth: number): unknown {
 
 /**
  * The assistant message the loop records when a request could not produce
- * one (SPEC L9): `stopReason` `"aborted"` when the run's signal fired, else
+ * one (behaviour L9): `stopReason` `"aborted"` when the run's signal fired, else
  * `"error"`, with `errorMessage`. Keeps whatever content had streamed, as a
  * snapshot taken now: a `partial` the provider keeps writing into never
  * changes the returned message.
@@ -103,7 +103,7 @@ export function failedAssistantMessage(
   return {
     role: "assistant",
     content: streamed ? streamed.content : [],
-    // `model?.`: a run misconfigured without a model must still end (L9), not throw here.
+    // `model?.`: a run misconfigured without a model must still end (behaviour L9), not throw here.
     api: streamed?.api ?? model?.api ?? "unknown",
     provider: streamed?.provider ?? model?.provider ?? "unknown",
     model: streamed?.model ?? model?.id ?? "unknown",
@@ -138,7 +138,7 @@ export const ToolResultText = {
   notFound: (name: string) => `Tool ${name} not found`,
   /** A call `beforeToolCall` blocked without giving a `reason`. */
   blocked: "Tool execution was blocked",
-  /** Each call of a response cut off at the output token limit (SPEC L11); none of them executes. */
+  /** Each call of a response cut off at the output token limit (behaviour L11); none of them executes. */
   truncated:
     "Tool call was not executed: the response was cut off at the output token limit (stopReason \"length\"), so its arguments may be incomplete.",
   /**

@@ -10,9 +10,9 @@ import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
 export interface ToolBatchOutcome {
   /** Tool-result messages in the model's call order, one per call. */
   results: ToolResultMessage[];
-  /** True when no model request should follow for these results (L6d). */
+  /** True when no model request should follow for these results (behaviour L6d). */
   terminate: boolean;
-  /** True when the run's signal fired during the batch (L10). */
+  /** True when the run's signal fired during the batch (behaviour L10). */
   aborted: boolean;
 }
 
@@ -34,7 +34,7 @@ type Preparation = { kind: "admitted"; call: AdmittedCall } | { kind: "finished"
 const NOT_STARTED: unique symbol = Symbol("turnkit.notStarted");
 
 /**
- * Runs the tool calls of one assistant message (SPEC L4, L5, L7, L10) and
+ * Runs the tool calls of one assistant message (behaviours L4, L5, L7, L10) and
  * records their results. Every call gets `tool_execution_start`,
  * `tool_execution_end` and exactly one tool-result message, whatever
  * happens to it. Events are emitted one at a time, even while tools run
@@ -103,7 +103,7 @@ async function recordResult(run: LoopRun, finished: FinishedCall): Promise<ToolR
 }
 
 class ToolBatch {
-  /** Set once a hook returned `terminateAgent` (L6d, L7). */
+  /** Set once a hook returned `terminateAgent` (behaviours L6d, L7). */
   terminateAgent = false;
   /** Tool-result messages recorded so far, in the model's call order. */
   readonly results: ToolResultMessage[] = [];
@@ -112,7 +112,7 @@ class ToolBatch {
    * `tool_execution_update`s before its `tool_execution_end`.
    */
   private emitChain: Promise<void> = Promise.resolve();
-  /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (L9). */
+  /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (behaviour L9). */
   private updateFailure: { error: unknown } | undefined;
 
   constructor(
@@ -174,7 +174,7 @@ class ToolBatch {
 
   /**
    * Finds the tool, prepares and validates arguments, asks `beforeToolCall`
-   * (L4, L5). Admits nothing once the run is aborted: the signal is checked
+   * (behaviours L4, L5). Admits nothing once the run is aborted: the signal is checked
    * after each step that may have fired it (the `tool_execution_start`
    * listeners, argument preparation, the hook), and a hook still pending
    * when the abort grace runs out is not waited for. A hook that ignores the
@@ -203,7 +203,7 @@ class ToolBatch {
   }
 
   /**
-   * Executes an admitted call, then applies `afterToolCall` (L5). Never
+   * Executes an admitted call, then applies `afterToolCall` (behaviour L5). Never
    * throws. A call is not started once the run is aborted: not after an
    * abort during `onToolExecutionStart` (a hook that ignores the signal
    * included), nor after one raised by a sibling tool in the same tick; it

@@ -11,7 +11,7 @@ declare module "../src/index.js" {
   }
 }
 
-describe("L8: Agent state during and after a run", () => {
+describe("behaviour L8: Agent state during and after a run", () => {
   it("isStreaming, streamingMessage and pendingToolCalls follow the run; all clear afterwards", async () => {
     const toolRunning = deferred();
     const release = deferred();
@@ -150,7 +150,7 @@ describe("L8: Agent state during and after a run", () => {
   });
 });
 
-describe("L8: prompt() and continue()", () => {
+describe("behaviour L8: prompt() and continue()", () => {
   it("prompt accepts text with images, one message, or several", async () => {
     const { agent, scripted } = createAgentScenario(["a", "b", "c"]);
     await agent.prompt("look", [{ type: "image", data: "AAAA", mimeType: "image/png" }]);
@@ -217,7 +217,7 @@ describe("L8: prompt() and continue()", () => {
   });
 });
 
-describe("L8: listeners", () => {
+describe("behaviour L8: listeners", () => {
   it("async listeners are awaited one at a time, in subscription order, for every event", async () => {
     const { agent } = createAgentScenario([response(toolCall("work")), "done"], { tools: [testTool("work")] });
     const log: string[] = [];
@@ -360,7 +360,7 @@ describe("L8: listeners", () => {
   });
 });
 
-describe("L8: tool execution options", () => {
+describe("behaviour L8: tool execution options", () => {
   it("toolExecution: sequential on the agent runs calls one at a time", async () => {
     let running = 0;
     let maxRunning = 0;
@@ -405,7 +405,7 @@ describe("L8: tool execution options", () => {
   });
 });
 
-describe("L8: the scripted model drives an Agent end to end", () => {
+describe("behaviour L8: the scripted model drives an Agent end to end", () => {
   it("every run of a multi-run session passes the grammar check", async () => {
     const scripted = createScriptedModel([response(toolCall("work")), "one", "two"]);
     const agent = new Agent({ initialState: { model: scripted.model, tools: [testTool("work")] }, streamFn: scripted.streamFn });

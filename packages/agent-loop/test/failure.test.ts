@@ -16,7 +16,7 @@ function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage {
 /** The failure lifecycle of L9 at the end of a trace. */
 const FAILURE_TAIL = ["message_start:assistant", "message_end:assistant:error", "turn_end:0", "agent_end"];
 
-describe("L9: a stream function that breaks its contract", () => {
+describe("behaviour L9: a stream function that breaks its contract", () => {
   it("throws synchronously: a synthesised error message, then turn_end and agent_end", async () => {
     const { trace, messages, scripted } = await runLoopScenario({ script: [throwSync(new Error("socket closed"))] });
     expect(trace).toEqual(["agent_start", "turn_start", "message_start:user", "message_end:user", ...FAILURE_TAIL]);
@@ -71,7 +71,7 @@ describe("L9: a stream function that breaks its contract", () => {
   });
 });
 
-describe("L9: callbacks that throw", () => {
+describe("behaviour L9: callbacks that throw", () => {
   const cases: [string, Partial<AgentLoopConfig>][] = [
     ["transformContext", { transformContext: async () => Promise.reject(new Error("transformContext failed")) }],
     [
@@ -132,7 +132,7 @@ describe("L9: callbacks that throw", () => {
   });
 });
 
-describe("L9: an event sink (listener) that throws", () => {
+describe("behaviour L9: an event sink (listener) that throws", () => {
   it("on a message_update: the partial becomes the error message; the run ends", async () => {
     let updates = 0;
     const { trace, messages, scripted } = await runLoopScenario({
@@ -210,7 +210,7 @@ describe("L9: an event sink (listener) that throws", () => {
     ]);
   });
 
-  it("on a tool_execution_end while other tools run: every call still gets a result (X5)", async () => {
+  it("on a tool_execution_end while other tools run: every call still gets a result", async () => {
     const slowRelease = deferred();
     const slow = testTool("slow", {
       execute: async () => {
@@ -239,7 +239,7 @@ describe("L9: an event sink (listener) that throws", () => {
     expect(ended.sort()).toEqual(["f", "s"]);
   });
 
-  it("on the message_end of a response with tool calls: the calls are answered without running (X5)", async () => {
+  it("on the message_end of a response with tool calls: the calls are answered without running", async () => {
     let executed = 0;
     const tool = testTool("work", {
       execute: async () => {

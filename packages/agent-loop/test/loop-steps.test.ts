@@ -13,7 +13,7 @@ import {
 import { assertEventGrammar, traceOf } from "./support/event-grammar.js";
 import { firstText, providerMessagesOnly, runLoopScenario, testTool, user } from "./support/scenario.js";
 
-describe("L1/L2: one run, step by step", () => {
+describe("behaviours L1, L2: one run, step by step", () => {
   it("a text answer: prompt, one streamed response, natural end", async () => {
     const { events, trace, messages, scripted } = await runLoopScenario({ script: [response("Hello there")] });
 
@@ -183,7 +183,7 @@ describe("L1/L2: one run, step by step", () => {
   });
 });
 
-describe("L0: the event stream of agentLoop", () => {
+describe("behaviour L0: the event stream of agentLoop", () => {
   it("yields every event, ends after agent_end, and result() resolves to the new messages", async () => {
     const scripted = createScriptedModel([response([text("Hi"), toolCall("lookup", {}, { id: "c1" })]), "Bye"]);
     const stream = agentLoop(

@@ -3,7 +3,7 @@ import { requestText, response, toolCall } from "../src/testing/index.js";
 import { traceOf } from "./support/event-grammar.js";
 import { createAgentScenario, deferred, firstText, testTool, textResult, user } from "./support/scenario.js";
 
-describe("L1: steering", () => {
+describe("behaviour L1: steering", () => {
   it("arrives after the whole batch and before the next request", async () => {
     const slowRelease = deferred();
     const steered = deferred();
@@ -125,7 +125,7 @@ describe("L1: steering", () => {
   });
 });
 
-describe("L1: follow-ups", () => {
+describe("behaviour L1: follow-ups", () => {
   it("run after a natural end, not before", async () => {
     const { agent, scripted, takeRun } = createAgentScenario([response(toolCall("work")), "first answer", "answer to follow-up"], {
       tools: [testTool("work")],

@@ -26,7 +26,7 @@ function countingQueues(steering: AgentMessage[][] = [], followUps: AgentMessage
   };
 }
 
-describe("L3: error and aborted responses end the run at once", () => {
+describe("behaviour L3: error and aborted responses end the run at once", () => {
   for (const stopReason of ["error", "aborted"] as const) {
     it(`stopReason ${stopReason}: turn_end without results, agent_end; calls not executed; queues not polled`, async () => {
       let executed = 0;
@@ -76,7 +76,7 @@ describe("L3: error and aborted responses end the run at once", () => {
   });
 });
 
-describe("L11: a length-truncated response with tool calls", () => {
+describe("behaviour L11: a length-truncated response with tool calls", () => {
   it("answers each call with a truncation error without executing it, and ends the run", async () => {
     let executed = 0;
     const tool = testTool("write", {
@@ -123,7 +123,7 @@ describe("L11: a length-truncated response with tool calls", () => {
   });
 });
 
-describe("L6: stops", () => {
+describe("behaviour L6: stops", () => {
   it("(b) shouldStopAfterTurn true: ends after the step without polling the queues", async () => {
     const queues = countingQueues([[user("steer")]], [[user("follow")]]);
     const seen: { results: number; newMessages: number; last: string | undefined }[] = [];
@@ -242,7 +242,7 @@ describe("L6: stops", () => {
   });
 });
 
-describe("L6d/L7: terminateAgent from a hook", () => {
+describe("behaviours L6d, L7: terminateAgent from a hook", () => {
   it("beforeToolCall terminateAgent (parallel): every call runs, no request follows", async () => {
     let executed = 0;
     const tool = testTool("work", {

@@ -25,7 +25,7 @@ function concurrencyProbe() {
   return probe;
 }
 
-describe("L4: parallel tool batches", () => {
+describe("behaviour L4: parallel tool batches", () => {
   it("runs calls concurrently: ends in completion order, results in call order", async () => {
     const probe = concurrencyProbe();
     const fastEnded = deferred();
@@ -131,7 +131,7 @@ describe("L4: parallel tool batches", () => {
   });
 });
 
-describe("L4: sequential tool batches", () => {
+describe("behaviour L4: sequential tool batches", () => {
   it("one sequential tool makes the whole batch sequential", async () => {
     const probe = concurrencyProbe();
     const make = (name: string, executionMode?: "sequential") =>
@@ -240,7 +240,7 @@ describe("L4: sequential tool batches", () => {
   });
 });
 
-describe("L5: every failing call gets a paired error result", () => {
+describe("behaviour L5: every failing call gets a paired error result", () => {
   async function runOne(
     options: Parameters<typeof runLoopScenario>[0]["config"] & { tool?: ReturnType<typeof testTool>; args?: Record<string, unknown> } = {},
   ) {

@@ -23,7 +23,7 @@ export interface AgentRuntime {
   /** The resolved extension ids, in order (after the profile overlay). */
   readonly extensions: readonly string[];
   /**
-   * Builds one turn's contributions (SPEC R3). The enabled state is
+   * Builds one turn's contributions. The enabled state is
    * snapshotted synchronously, when this method is called and before
    * anything is awaited: `setEnabled` calls made while the assembly awaits
    * a slow factory or provider affect only later assemblies.
@@ -55,7 +55,7 @@ export interface AgentRuntime {
 
 /**
  * Resolves the profile overlay, initialises every extension and returns the
- * runtime (SPEC R1, R2). All extensions start enabled.
+ * runtime. All extensions start enabled.
  *
  * Rejects (never throws synchronously) with `TurnkitConfigError`:
  * `invalid_extension_id` for unknown, duplicate or conflicting ids (see

@@ -11,7 +11,7 @@ import type { TurnContext } from "./turn-context.js";
 
 /**
  * Collects what the extensions `enabledIds` (a snapshot the caller took,
- * in registry order) contribute to the turn `ctx` (SPEC R3). The runtime's
+ * in registry order) contribute to the turn `ctx`. The runtime's
  * `assembleTurn` is this function plus the enabled-state snapshot.
  *
  * Per-turn factories and providers run concurrently; results keep

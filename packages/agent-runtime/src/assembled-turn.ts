@@ -44,7 +44,7 @@ export interface AssemblyDiagnostic {
 }
 
 /**
- * Everything the enabled extensions contributed to one turn (SPEC R3).
+ * Everything the enabled extensions contributed to one turn.
  * Combine it with the host's inputs with `toRunTurnInput`.
  */
 export interface AssembledTurn {

@@ -26,7 +26,7 @@ export type MaybePromise<T> = T | Promise<T>;
  *
  * Decision handlers may return `null` or `undefined` for "no decision";
  * the runtime passes both on as `undefined`. Failure semantics are the
- * runner's (SPEC H, X6): decisions about what is sent fail closed, observers'
+ * runner's: decisions about what is sent fail closed, observers'
  * errors are ignored, step-end errors are reported.
  */
 export interface ExtensionEventHandlers {
@@ -40,7 +40,7 @@ export interface ExtensionEventHandlers {
   before_tool_call: (event: ToolCallHookEvent, signal: AbortSignal, ctx: TurnContext) => MaybePromise<BeforeToolCallDecision>;
   /** After each executed tool call; patches merge in order. A throw turns the result into an error. */
   after_tool_call: (event: AfterToolCallEvent, signal: AbortSignal, ctx: TurnContext) => MaybePromise<AfterToolCallPatch | null | undefined>;
-  /** New history to persist (SPEC T4). A throw fails the turn. */
+  /** New history to persist. A throw fails the turn. */
   on_history_changed: (change: HistoryChange, ctx: TurnContext) => MaybePromise<void>;
   /** After each step (loop `turn_end`). A throw is reported; the turn goes on. */
   on_step_end: (event: StepEndEvent, ctx: TurnContext) => MaybePromise<void>;

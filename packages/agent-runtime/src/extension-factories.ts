@@ -36,7 +36,7 @@ export interface CreateExtensionOptions<TParams = unknown> extends ExtensionIden
 }
 
 /**
- * Builds an extension from declarative parts (SPEC R4), saving the `init`
+ * Builds an extension from declarative parts, saving the `init`
  * boilerplate. Registration order inside the extension: tools, system
  * prompt, user prompt prefix, reminders, hooks (in `hooks`' key order, each
  * list in order), then whatever `init` adds.

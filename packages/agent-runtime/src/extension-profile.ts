@@ -1,5 +1,5 @@
 /**
- * A profile's overlay on the host's extensions (SPEC R1): which base
+ * A profile's overlay on the host's extensions: which base
  * extensions to turn off, which optional additions to turn on, which base
  * extensions to swap for an addition, and per-extension parameters.
  *

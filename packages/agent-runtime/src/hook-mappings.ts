@@ -27,7 +27,7 @@ export interface HookMapping {
 }
 
 /**
- * Which extension event feeds which agent-core hook (SPEC R3), in the order
+ * Which extension event feeds which agent-core hook, in the order
  * the assembly fills them. `onToolExecutionStartHook` is deliberately not
  * mapped: hosts wire it directly (pass it in the host hooks of
  * `toRunTurnInput`). `turn_start` / `turn_end` are not runner hooks either:

@@ -48,7 +48,7 @@ export interface RegistryOptions {
 }
 
 /**
- * Runs each extension's `init(api)` and keeps what it contributed (SPEC R2).
+ * Runs each extension's `init(api)` and keeps what it contributed.
  *
  * Inits run one at a time, in the given order, each awaited before the next
  * starts, so init windows never overlap and contributions keep extension

@@ -40,7 +40,7 @@ export interface ToRunTurnInputOptions {
 
 /**
  * Combines an assembled turn with the host's inputs into the `RunTurnInput`
- * for `PiTurnRunner.runTurn` (SPEC R5), so a host's code is: assemble, run,
+ * for `PiTurnRunner.runTurn`, so a host's code is: assemble, run,
  * persist. Pure: neither argument is modified.
  *
  * - `sessionId`, `turnId`: the assembled turn's.

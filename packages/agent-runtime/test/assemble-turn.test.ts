@@ -12,7 +12,7 @@ import { deferred, echoTool, extension, flush, rejected, thrown, turn } from "./
 
 const names = (tools: readonly { def: { name: string } }[]) => tools.map((tool) => tool.def.name);
 
-describe("assembleTurn: enabled-state snapshot (R3)", () => {
+describe("assembleTurn: enabled-state snapshot", () => {
   it("toggling an extension while an assembly awaits a slow tool factory affects only the next assembly", async () => {
     const gate = deferred();
     const runtime = await createAgentRuntime({

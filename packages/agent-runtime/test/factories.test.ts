@@ -9,7 +9,7 @@ import {
 } from "../src/index.js";
 import { echoTool, thrown, turn } from "./fixtures.js";
 
-describe("extension factories (R4)", () => {
+describe("extension factories", () => {
   it("createToolExtension: one tool, a list, or factories", async () => {
     const runtime = await createAgentRuntime({
       base: [

@@ -16,7 +16,7 @@ import { extension, turn } from "./fixtures.js";
 const first = (hooks: PiTurnHooks, field: keyof PiTurnHooks) =>
   hookArray(hooks[field] as readonly unknown[] | undefined)[0] as (...args: any[]) => Promise<unknown>;
 
-describe("HOOK_MAPPINGS (R3)", () => {
+describe("HOOK_MAPPINGS", () => {
   it("is the reference table: seven hooks, onToolExecutionStartHook not mapped", () => {
     expect(HOOK_MAPPINGS).toEqual([
       { pi: "onLlmCallPreparedHook", event: "on_llm_call_prepared", adapter: "context" },

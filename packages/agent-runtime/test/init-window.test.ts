@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type ExtensionAPI, Registry, createAgentRuntime } from "../src/index.js";
 import { echoTool, extension, flush, rejected, thrown, turn } from "./fixtures.js";
 
-describe("the init window (R2)", () => {
+describe("the init window", () => {
   it("each extension's API works during its own init, and contributions reach the turn", async () => {
     const runtime = await createAgentRuntime({
       base: [

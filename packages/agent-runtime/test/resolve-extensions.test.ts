@@ -17,7 +17,7 @@ function overlayError(profile: ExtensionProfile, extra: { base?: Extension[]; ad
   return error.message;
 }
 
-describe("resolveExtensions: the profile overlay (R1)", () => {
+describe("resolveExtensions: the profile overlay", () => {
   it("without a profile, the base extensions in order; additions stay off", () => {
     expect(ids()).toEqual(["a", "b", "c"]);
     expect(resolveExtensions({ base })).toEqual(base);

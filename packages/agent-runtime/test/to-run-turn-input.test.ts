@@ -33,7 +33,7 @@ function host(overrides: Partial<HostTurnInputs> = {}): HostTurnInputs {
   return { systemPrompt: "Host prompt.", userMessage: { text: "Fix the bug", batchId: "b1" }, llm: { model: model.model, streamFn: model.streamFn }, eventWriter, ...overrides };
 }
 
-describe("toRunTurnInput (R5)", () => {
+describe("toRunTurnInput", () => {
   it("prefixes the system prompt and the user text, adds reminders as hidden messages, appends host tools", async () => {
     const turnParts = await assembled();
     const hostTool = defineRuntimeTool({ name: "host_tool", description: "host", parameters: Type.Object({}), execute: () => ({ content: [] }) });

@@ -16,8 +16,8 @@ export const RUNTIME_EVENT_SCHEMA = "turnkit.runtime-event/v1";
 export type RuntimeEventSchemaId = typeof RUNTIME_EVENT_SCHEMA;
 
 /**
- * Payload of `stream.resp`: one chunk of one assistant message (SPEC B2).
- * `messageId` is allocated by the host before the first chunk (B3);
+ * Payload of `stream.resp`: one chunk of one assistant message.
+ * `messageId` is allocated by the host before the first chunk;
  * `chunkIndex` starts at 0 for each message and strictly increases with
  * each chunk of that message.
  */
@@ -38,7 +38,7 @@ export interface SessionStatusOkPayload extends TurnReport {
   error?: undefined;
 }
 
-/** A `session.status` payload for a failed turn; `error` says why (SPEC T3). */
+/** A `session.status` payload for a failed turn; `error` says why. */
 export interface SessionStatusFailedPayload extends TurnReport {
   /** The turn failed; a terminal status. */
   status: "failed";
@@ -74,7 +74,7 @@ export interface DebugTracePayload {
 }
 
 /**
- * Why messages were persisted (SPEC T4): `messageDelta` appends new
+ * Why messages were persisted: `messageDelta` appends new
  * messages to the stored history; `replaceMessages` replaces it in full
  * (e.g. after compaction).
  */
@@ -155,12 +155,12 @@ export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = Object.freeze(
 );
 
 /**
- * The envelope shared by every runtime event (SPEC B1).
+ * The envelope shared by every runtime event.
  *
  * - `eventId`, `sessionId`, `turnId` come from the host (or its allocator);
  *   `eventId` is unique per event.
  * - `seq` is a non-negative integer that strictly increases with each event
- *   of a turn, across all event types (X1), so a consumer can order events
+ *   of a turn, across all event types, so a consumer can order events
  *   without timestamps.
  */
 export interface RuntimeEventEnvelope<TType extends RuntimeEventType, TPayload = RuntimeEventPayloadMap[TType]> {

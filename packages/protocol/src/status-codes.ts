@@ -1,6 +1,6 @@
 /**
  * Stable error codes carried by a `failed` turn outcome and by a
- * `session.status` event with status `failed` (SPEC T3).
+ * `session.status` event with status `failed`.
  *
  * Hosts branch on these strings; they never change meaning between releases.
  * New codes may be added, so a host's `switch` should keep a default branch.

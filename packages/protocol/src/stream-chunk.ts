@@ -46,7 +46,7 @@ export interface StreamToolCallResult {
 /**
  * The state of one tool call of the message. A call may appear several times
  * as its status advances; the latest chunk (highest `chunkIndex`) wins.
- * `finished` and `failed` chunks carry `result` and `durationMs` (SPEC B4).
+ * `finished` and `failed` chunks carry `result` and `durationMs`.
  */
 export interface StreamToolCallChunk {
   /** Chunk discriminant. */
@@ -79,7 +79,7 @@ export interface StreamFinishedChunk {
   error?: undefined;
 }
 
-/** The message ended with an error; `error` carries its classified code (SPEC B5). */
+/** The message ended with an error; `error` carries its classified code. */
 export interface StreamFailedChunk {
   /** Chunk discriminant. */
   kind: "finish";
@@ -99,7 +99,7 @@ export interface StreamFailedChunk {
  */
 export type StreamFinishChunk = StreamFinishedChunk | StreamFailedChunk;
 
-/** One piece of an assistant message's stream, discriminated by `kind` (SPEC B2). */
+/** One piece of an assistant message's stream, discriminated by `kind`. */
 export type StreamChunk = StreamTextChunk | StreamThinkingChunk | StreamToolCallChunk | StreamFinishChunk;
 
 /** The `kind` of a {@link StreamChunk}. */

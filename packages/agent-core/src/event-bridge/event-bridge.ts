@@ -5,7 +5,7 @@ import { classifyError } from "../call-stack/classify-error.js";
 import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 
 /**
- * Host hook that names assistant messages (SPEC B3). Called once per
+ * Host hook that names assistant messages. Called once per
  * assistant `message_start`; may be async. The bridge emits nothing for the
  * message before it has the id.
  */
@@ -33,16 +33,16 @@ interface MessageStream {
 }
 
 /**
- * Translates loop events into `RuntimeEvent` payloads (SPEC B2–B5).
+ * Translates loop events into `RuntimeEvent` payloads.
  *
  * - Assistant `message_*` and `tool_execution_*` become `stream.resp` chunks
  *   of one host-assigned message id with a per-message chunk index: text and
  *   thinking deltas, tool-call status changes, and a `finish`.
  * - A completed message with tool calls is held and released once, after
  *   its last `tool_execution_end`, with every call resolved (status, result,
- *   duration) in the model's call order, then its `finish` (B4).
+ *   duration) in the model's call order, then its `finish`.
  * - An aborted message emits no `finish`; an error message's `finish`
- *   carries the classified error (B5).
+ *   carries the classified error.
  * - Events never carry media bytes: a tool result's images (and any other
  *   block with inline `data`) become `ProtocolMediaDescriptor`s (MIME type,
  *   byte size, file name when known), in `stream.resp` results and in the
@@ -73,7 +73,7 @@ export class EventBridge {
    * Handles one loop event. Returns a promise only for an assistant
    * `message_start` (id allocation) and for events that arrive while an
    * allocation is still pending: those are queued behind it, in order, so
-   * nothing of a message is emitted (or lost) before its id is known (B3).
+   * nothing of a message is emitted (or lost) before its id is known.
    * Otherwise it returns nothing, so streamed deltas cost no microtask.
    */
   handle(event: AgentEvent): Promise<void> | void {
@@ -144,7 +144,7 @@ export class EventBridge {
   }
 
   /**
-   * Releases every still-held message (T8), resolving calls that never
+   * Releases every still-held message, resolving calls that never
    * ended as failed. Called once before the terminal status.
    */
   flush(): void {

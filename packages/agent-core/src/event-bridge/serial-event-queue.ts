@@ -19,13 +19,13 @@ export interface EventWriter {
 
 /**
  * Delivers a turn's events to the host's writer one at a time, in order,
- * each with the next `seq` (X1). A writer that answers synchronously is
+ * each with the next `seq`. A writer that answers synchronously is
  * called synchronously (no promise per event); an async one is awaited
  * before the next event is handed over.
  *
  * A writer failure never throws out of `push`: the first one is recorded
  * (`failure`) and reported to `onFailure`; later events are still offered,
- * so the terminal status has its chance (X3).
+ * so the terminal status has its chance.
  *
  * A terminal `session.status` seals the queue: whatever is pushed after it
  * (e.g. by a hook the turn gave up on that returns late) is dropped, so the
@@ -112,7 +112,7 @@ export class SerialEventQueue {
    * `"abandoned"`): the events still waiting behind the stuck call are
    * dropped, and the newest event pushed (the turn's terminal status) is
    * handed to the writer at once, unless it already was, so even a stuck
-   * sink is offered the end of the turn (X3). `seq` still increases over
+   * sink is offered the end of the turn. `seq` still increases over
    * what the writer receives. The call is not awaited; a failure is
    * recorded like any other.
    */

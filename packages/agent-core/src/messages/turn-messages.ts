@@ -4,7 +4,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 /**
  * A message the model sees as user input but a UI does not show as the
  * user's words: `beforeUserMessages`, `appendMessage` decisions and
- * after-LLM retry prompts (X4). Persisted like any other message.
+ * after-LLM retry prompts. Persisted like any other message.
  */
 export interface HiddenContextMessage {
   role: "hidden";
@@ -34,7 +34,7 @@ declare module "@turnkit/agent-loop" {
 
 /**
  * Host fields a user message may carry in history. They are stripped before
- * a request (T5). `batchId` groups messages the user sent together; they are
+ * a request. `batchId` groups messages the user sent together; they are
  * merged into one user message for the model.
  */
 export interface UserMessageHostFields {
@@ -48,7 +48,8 @@ export type TurnUserMessage = UserMessage & UserMessageHostFields;
 /**
  * Marker set on an assistant message that must never be sent to a model
  * again: a response an after-LLM hook dropped for `retry`, or the empty
- * answer of a `skip` decision. T5 drops such messages.
+ * answer of a `skip` decision. The projection of messages for the model
+ * (`projectAgentMessagesForModel`) drops such messages.
  */
 export const DROPPED_RESPONSE_FIELD = "turnkitDropped";
 

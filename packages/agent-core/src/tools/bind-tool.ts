@@ -37,7 +37,7 @@ export type BoundToolClass<TParameters extends ToolSchema> = abstract new (...ar
 const boundDefs = new WeakMap<Function, RuntimeToolDef<any>>();
 
 /**
- * TC39 class decorator (SPEC K2; standard decorators, not
+ * TC39 class decorator (standard decorators, not
  * `experimentalDecorators`) that declares a class as a tool:
  *
  * ```ts

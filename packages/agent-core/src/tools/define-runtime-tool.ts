@@ -32,7 +32,7 @@ export interface DefineRuntimeToolOptions<TParameters extends ToolSchema, TDetai
 }
 
 /**
- * Builds a {@link RuntimeTool} from one object (SPEC K2), splitting it into
+ * Builds a {@link RuntimeTool} from one object, splitting it into
  * `def` (data) and `impl` (behaviour). `input` in `execute` is typed from
  * `parameters`.
  *

@@ -105,7 +105,7 @@ export interface RuntimeToolImpl<TParameters extends ToolSchema = ToolSchema, TD
 }
 
 /**
- * A tool as a host binds it (SPEC K1): the declaration and the behaviour,
+ * A tool as a host binds it: the declaration and the behaviour,
  * kept apart so the declaration can be inspected without the behaviour.
  * Build one with `defineRuntimeTool`, or from a `@bindTool` class with
  * `toRuntimeTool`; turn a list into loop tools with `newTools`.

@@ -91,7 +91,7 @@ export function errorAfter(
 /**
  * The stream function throws `error` synchronously. The request is still
  * recorded. This breaks the `StreamFn` contract on purpose: use it to check
- * that the caller survives a provider that throws (SPEC L9).
+ * that the caller survives a provider that throws (behaviour L9).
  */
 export function throwSync(error: unknown): ThrowSyncFault {
   return { kind: "throwSync", error };
@@ -99,7 +99,7 @@ export function throwSync(error: unknown): ThrowSyncFault {
 
 /**
  * The stream function returns a rejected promise instead of a stream. The
- * request is still recorded. Use it to check SPEC L9 for async providers.
+ * request is still recorded. Use it to check behaviour L9 for async providers.
  */
 export function reject(error: unknown): RejectFault {
   return { kind: "reject", error };
@@ -135,7 +135,7 @@ export function endWithoutDone(
 /**
  * Streams `response` without its `start` event: the first event is a block
  * event (or the terminal one for an empty response). Partials and the final
- * message are as usual. For SPEC L2: a consumer must still open and close
+ * message are as usual. For behaviour L2: a consumer must still open and close
  * the message.
  */
 export function withoutStart(value: ScriptedResponse | string): WithoutStartFault {

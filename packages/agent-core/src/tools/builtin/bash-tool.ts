@@ -34,7 +34,7 @@ export interface BashToolDetails {
 /** Options of {@link createBashTool}. */
 export interface BashToolOptions {
   workspaceDir: string;
-  /** How the child's environment is sanitised (SPEC E); resolved on every call. */
+  /** How the child's environment is sanitised; resolved on every call. */
   bashEnv?: BashEnvSpawnHookOptions;
   /** Environment the child starts from before sanitising. Default `process.env`, read on every call. */
   baseEnv?: Readonly<Record<string, string | undefined>>;

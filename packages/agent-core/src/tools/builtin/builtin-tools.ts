@@ -11,7 +11,7 @@ import { createWriteTool } from "./write-tool.js";
 export interface BuiltinToolsOptions {
   /** Directory every path is resolved against and confined to; `bash` runs here. Must exist. */
   workspaceDir: string;
-  /** Sanitising of the `bash` child's environment (SPEC E). */
+  /** Sanitising of the `bash` child's environment. */
   bashEnv?: BashEnvSpawnHookOptions;
 }
 
