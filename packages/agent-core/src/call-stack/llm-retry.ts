@@ -1,9 +1,4 @@
-import {
-  createAssistantMessageEventStream,
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  type ProviderResponse,
-} from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, ProviderResponse } from "@mariozechner/pi-ai";
 import pRetry from "p-retry";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
@@ -15,6 +10,7 @@ import {
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { pipeUntilSettled, RelayStream } from "./relay-stream.js";
 import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
 import {
   createFailureMessage,
@@ -157,7 +153,7 @@ export function withLlmRetry(
   const notify = (notification: LlmRetryNotification) => notifySafely(options?.observer, notification);
 
   return (model, context, callOptions) => {
-    const out = createAssistantMessageEventStream();
+    const out = new RelayStream();
     const callerSignal = callOptions?.signal;
     let firstFailureAt: number | undefined;
     let waits = 0;
@@ -174,54 +170,57 @@ export function withLlmRetry(
           onResponse: responses.observer,
         });
         let buffer: AssistantMessageEvent[] | undefined = [];
-        const abandon = (failure: AssistantMessage) => {
-          link.abort();
-          link.dispose();
-          reject(new AttemptFailure(failure, responses.last()));
-        };
-        const commit = () => {
-          if (attempt > 1) notify({ type: "recovered", label, attempt });
-          for (const buffered of buffer ?? []) out.push(buffered);
-          buffer = undefined;
-          resolve();
-        };
-        const finishCommitted = (message: AssistantMessage) => {
-          link.dispose();
-          pushTerminalError(out, attachClassifiedError(message, classifyError(message, responses.last())));
-        };
 
-        void (async () => {
-          try {
-            for await (const event of inner) {
+        // The layer's per-event work, applied as each event of the attempt arrives; `settle` once the attempt is decided.
+        pipeUntilSettled(inner, (settle) => {
+          const abandon = (failure: AssistantMessage) => {
+            settle();
+            link.abort();
+            link.dispose();
+            reject(new AttemptFailure(failure, responses.last()));
+          };
+          const commit = () => {
+            if (attempt > 1) notify({ type: "recovered", label, attempt });
+            for (const buffered of buffer ?? []) out.push(buffered);
+            buffer = undefined;
+            resolve();
+          };
+          const finishCommitted = (message: AssistantMessage) => {
+            settle();
+            link.dispose();
+            pushTerminalError(out, attachClassifiedError(message, classifyError(message, responses.last())));
+          };
+          const endOrFail = (failure: AssistantMessage) => {
+            if (buffer === undefined) finishCommitted(failure);
+            else abandon(failure);
+          };
+          return {
+            event(event) {
               if (buffer === undefined) {
                 if (event.type === "error") return finishCommitted(event.error);
                 out.push(event);
                 if (event.type === "done") {
+                  settle();
                   link.dispose();
                   out.end();
-                  return;
                 }
-                continue;
+                return;
               }
               if (event.type === "error") return abandon(event.error);
               buffer.push(event);
               if (event.type === "done") {
+                settle();
                 commit();
                 link.dispose();
                 out.end();
                 return;
               }
               if (isVisibleOutputEvent(event)) commit();
-            }
-            const ended = createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT);
-            if (buffer === undefined) finishCommitted(ended);
-            else abandon(ended);
-          } catch (error) {
-            const failure = createFailureMessage(model, callerSignal?.aborted ? "aborted" : "error", errorText(error));
-            if (buffer === undefined) finishCommitted(failure);
-            else abandon(failure);
-          }
-        })();
+            },
+            end: () => endOrFail(createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT)),
+            fail: (error) => endOrFail(createFailureMessage(model, callerSignal?.aborted ? "aborted" : "error", errorText(error))),
+          };
+        });
       });
 
     pRetry(runAttempt, {

@@ -1,12 +1,7 @@
-import {
-  createAssistantMessageEventStream,
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  type AssistantMessageEventStream,
-  type Context,
-} from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
 import { isVisibleOutputEvent } from "./llm-retry.js";
+import { pipeUntilSettled, RelayStream } from "./relay-stream.js";
 import {
   createFailureMessage,
   errorText,
@@ -77,7 +72,7 @@ export interface OverflowRecoveryOptions {
 export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecoveryOptions): StreamFn {
   const { recover, state } = options;
   return (model, context, callOptions) => {
-    const out = createAssistantMessageEventStream();
+    const out = new RelayStream();
     const signal = callOptions?.signal;
     const first = invokeStreamFn(streamFn, model, context, callOptions);
 
@@ -109,48 +104,82 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
 }
 
 /**
- * Passes `source` to `out`, holding events back until visible output. Returns
- * the failure and the held events when `source` fails before that point;
- * otherwise everything has been passed through and `out` has ended.
+ * Passes `source` to `out`, holding events back until visible output. Resolves
+ * to the failure and the held events when `source` fails before that point;
+ * otherwise to `undefined` once everything has been passed through and `out`
+ * has ended. Each event is handled as it arrives (see `pipeEvents`).
  */
-async function pipeUntilEarlyFailure(
+function pipeUntilEarlyFailure(
   source: AssistantMessageEventStream,
   out: AssistantMessageEventStream,
 ): Promise<{ message: AssistantMessage; held: AssistantMessageEvent[] } | undefined> {
-  let held: AssistantMessageEvent[] | undefined = [];
-  for await (const event of source) {
-    if (held !== undefined && event.type === "error") return { message: event.error, held };
-    if (held === undefined) {
-      if (event.type === "error" && !getAttachedClassifiedError(event.error)) {
-        attachClassifiedError(event.error, classifyError(event.error));
-      }
-      out.push(event);
-    } else {
-      held.push(event);
-      if (event.type === "done" || isVisibleOutputEvent(event)) {
-        for (const buffered of held) out.push(buffered);
-        held = undefined;
-      }
-    }
-    if (event.type === "done" || event.type === "error") {
-      out.end();
-      return undefined;
-    }
-  }
-  if (held !== undefined) for (const buffered of held) out.push(buffered);
-  out.end();
-  return undefined;
+  return new Promise((resolve, reject) => {
+    let held: AssistantMessageEvent[] | undefined = [];
+    pipeUntilSettled(source, (settle) => ({
+      event(event) {
+        if (held !== undefined && event.type === "error") {
+          settle();
+          return resolve({ message: event.error, held });
+        }
+        if (held === undefined) {
+          if (event.type === "error") classifyOnce(event.error);
+          out.push(event);
+        } else {
+          held.push(event);
+          if (event.type === "done" || isVisibleOutputEvent(event)) {
+            for (const buffered of held) out.push(buffered);
+            held = undefined;
+          }
+        }
+        if (event.type === "done" || event.type === "error") {
+          settle();
+          out.end();
+          resolve(undefined);
+        }
+      },
+      end() {
+        settle();
+        if (held !== undefined) for (const buffered of held) out.push(buffered);
+        out.end();
+        resolve(undefined);
+      },
+      fail(error) {
+        settle();
+        reject(error);
+      },
+    }));
+  });
 }
 
-async function pipeAll(source: AssistantMessageEventStream, out: AssistantMessageEventStream): Promise<void> {
-  for await (const event of source) {
-    if (event.type === "error" && !getAttachedClassifiedError(event.error)) {
-      attachClassifiedError(event.error, classifyError(event.error));
-    }
-    out.push(event);
-    if (event.type === "done" || event.type === "error") break;
-  }
-  out.end();
+/** Passes every event of `source` to `out`, classifying a final error that carries no classification yet. */
+function pipeAll(source: AssistantMessageEventStream, out: AssistantMessageEventStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    pipeUntilSettled(source, (settle) => ({
+      event(event) {
+        if (event.type === "error") classifyOnce(event.error);
+        out.push(event);
+        if (event.type === "done" || event.type === "error") {
+          settle();
+          out.end();
+          resolve();
+        }
+      },
+      end() {
+        settle();
+        out.end();
+        resolve();
+      },
+      fail(error) {
+        settle();
+        reject(error);
+      },
+    }));
+  });
+}
+
+/** Attaches the classification to a failed message that has none yet. */
+function classifyOnce(message: AssistantMessage): void {
+  if (!getAttachedClassifiedError(message)) attachClassifiedError(message, classifyError(message));
 }
 
 function surface(

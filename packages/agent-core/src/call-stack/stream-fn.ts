@@ -9,6 +9,7 @@ import {
 } from "@mariozechner/pi-ai";
 import { type StreamFn, emptyUsage, errorText } from "@turnkit/agent-loop";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
+import { pipeEvents, RelayStream } from "./relay-stream.js";
 
 export { errorText };
 export type { StreamFn };
@@ -83,19 +84,17 @@ export function invokeStreamFn(
     return failedStream(failureMessageFor(error));
   }
   if (!isPromiseLike(result)) return result;
-  const out = createAssistantMessageEventStream();
+  const out = new RelayStream();
   result.then(
-    async (inner) => {
-      try {
-        for await (const event of inner) {
+    (inner) => {
+      pipeEvents(inner, {
+        event(event) {
           out.push(event);
-          if (isTerminalEvent(event)) break;
-        }
-      } catch (error) {
-        pushTerminalError(out, failureMessageFor(error));
-        return;
-      }
-      out.end();
+          if (isTerminalEvent(event)) out.end();
+        },
+        end: () => out.end(),
+        fail: (error) => pushTerminalError(out, failureMessageFor(error)),
+      });
     },
     (error: unknown) => {
       pushTerminalError(out, failureMessageFor(error));

@@ -1,4 +1,4 @@
-import { createAssistantMessageEventStream, type AssistantMessage, type AssistantMessageEvent } from "@mariozechner/pi-ai";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import {
@@ -8,6 +8,7 @@ import {
   LLM_STREAM_IDLE_TIMEOUT_MS,
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { pipeEvents, RelayStream } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
   createFailureMessage,
@@ -95,7 +96,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
   }
   return (model, context, callOptions) => {
-    const out = createAssistantMessageEventStream();
+    const out = new RelayStream();
     const callerSignal = callOptions?.signal;
     const link = linkAbortSignal(callerSignal);
     let finished = false;
@@ -104,7 +105,9 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     /** Set once the first event arrived: from then on one idle timer, re-armed lazily. */
     let idleArmed = false;
     let lastEventAt = 0;
-    let providerIterator: AsyncIterator<AssistantMessageEvent> | undefined;
+    /** Stops reading the provider's stream and releases its iterator; set once reading started. */
+    let release: (() => void) | undefined;
+    const eventTime = burstClock(clock);
 
     const arm = (kind: LlmTimeoutKind, ms: number) => {
       if (timer !== undefined) clock.clearTimeout(timer);
@@ -120,7 +123,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
       else timer = clock.setTimeout(onIdleCheck, streamIdleTimeoutMs - quietFor);
     };
     const noteEvent = () => {
-      lastEventAt = clock.now();
+      lastEventAt = eventTime();
       if (idleArmed) return;
       idleArmed = true;
       if (timer !== undefined) clock.clearTimeout(timer);
@@ -141,13 +144,13 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
       const message = attachClassifiedError(endWith("error", error.message), classifyError(error));
       finish();
       link.abort(error);
-      releaseIterator(providerIterator);
+      release?.();
       pushTerminalError(out, message);
     };
     const onCallerAbort = () => {
       if (finished) return;
       finish();
-      releaseIterator(providerIterator);
+      release?.();
       pushTerminalError(out, endWith("aborted", "Request was aborted"));
     };
 
@@ -157,52 +160,58 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     }
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     arm("first_event", firstEventTimeoutMs);
-    const iterator = invokeStreamFn(streamFn, model, context, { ...callOptions, signal: link.signal })[Symbol.asyncIterator]();
-    providerIterator = iterator;
-
-    void (async () => {
-      try {
-        for (;;) {
-          const next = await iterator.next();
-          if (finished) return;
-          if (next.done) break;
-          const event = next.value;
-          if (isTerminalEvent(event)) {
-            finish();
-            out.push(event);
-            out.end();
-            return;
-          }
-          lastPartial = event.partial;
-          noteEvent();
-          out.push(event);
-        }
-        if (!finished) {
+    // The layer's per-event work, applied as each event arrives from the layer or provider below.
+    release = pipeEvents(invokeStreamFn(streamFn, model, context, { ...callOptions, signal: link.signal }), {
+      event(event) {
+        if (finished) return;
+        if (isTerminalEvent(event)) {
           finish();
-          pushTerminalError(out, endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+          out.push(event);
+          out.end();
+          return;
         }
-      } catch (error) {
+        lastPartial = event.partial;
+        noteEvent();
+        out.push(event);
+      },
+      end() {
+        if (finished) return;
+        finish();
+        pushTerminalError(out, endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+      },
+      fail(error) {
         if (finished) return;
         finish();
         pushTerminalError(out, endWith(callerSignal?.aborted ? "aborted" : "error", errorText(error)));
-      }
-    })();
+      },
+    });
     return out;
   };
 }
 
 /**
- * Asks the provider's iterator to stop and does not wait for the answer: a
- * provider that ignores its signal may never settle `return()` (pi-ai's own
- * streams do not while parked in `next()`), and nothing of it is needed.
+ * When the events of an attempt arrived, for the idle watchdog. A provider
+ * delivers a network chunk of events in one macrotask; reading the real
+ * clock for each streamed delta was a tenth of the runner's cost per
+ * delta, so with the system clock the time is read once per burst (until
+ * the next `setImmediate`, which also keeps the event loop from blocking in
+ * between): an idle timeout may then fire early by at most the time the
+ * burst took to process, a fraction of a millisecond against windows of
+ * minutes. Any other clock (a test's virtual clock) is read per event.
  */
-function releaseIterator(iterator: AsyncIterator<AssistantMessageEvent> | undefined): void {
-  try {
-    const returned = iterator?.return?.();
-    if (returned && typeof returned.then === "function") returned.then(undefined, () => undefined);
-  } catch {
-    // A failing return() changes nothing for the caller: its stream has ended.
-  }
+function burstClock(clock: Clock): () => number {
+  if (clock !== systemClock) return () => clock.now();
+  let burstStartedAt: number | undefined;
+  const forget = () => {
+    burstStartedAt = undefined;
+  };
+  return () => {
+    if (burstStartedAt === undefined) {
+      burstStartedAt = clock.now();
+      setImmediate(forget);
+    }
+    return burstStartedAt;
+  };
 }
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
