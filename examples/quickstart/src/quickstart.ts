@@ -92,6 +92,8 @@ export async function runTurnDemo(print: Print): Promise<void> {
       }
       case "message.persisted":
         return `message.persisted ${event.payload.messages.map((message) => message.role).join(", ")}`;
+      case "runtime.warning":
+        return `runtime.warning ${event.payload.code}: ${event.payload.message}`;
       case "debug.trace":
       case "action.required":
         return undefined;
