@@ -1,5 +1,7 @@
 import { TurnkitError } from "@turnkit/agent-core";
 
+const MCP_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpConfigError");
+
 /** Stable code of {@link McpConfigError}. */
 export const INVALID_MCP_OPTIONS = "invalid_mcp_options";
 
@@ -15,6 +17,8 @@ export class McpConfigError extends TurnkitError {
   declare readonly code: typeof INVALID_MCP_OPTIONS;
   /** The path of the offending option, as written in the options object. */
   readonly field: string;
+  /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
+  readonly [MCP_CONFIG_ERROR_MARKER] = true;
 
   constructor(options: { field: string; problem: string }) {
     super(INVALID_MCP_OPTIONS, `createMcpExtension: ${options.field} ${options.problem}`);
@@ -24,6 +28,6 @@ export class McpConfigError extends TurnkitError {
 
   /** True for an McpConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is McpConfigError {
-    return TurnkitError.isInstance(value) && (value as Error).name === "McpConfigError";
+    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_CONFIG_ERROR_MARKER] === true;
   }
 }

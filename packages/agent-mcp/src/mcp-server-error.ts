@@ -1,5 +1,7 @@
 import { TurnkitError } from "@turnkit/agent-core";
 
+const MCP_SERVER_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpServerError");
+
 /** Why talking to an MCP server failed; the `code` of {@link McpServerError}. */
 export const McpServerErrorCode = {
   /** The server could not be started, refused the handshake, or did not list its tools in time. */
@@ -32,6 +34,8 @@ export class McpServerError extends TurnkitError {
   declare readonly code: McpServerErrorCode;
   /** The extension id, which names the server. */
   readonly serverId: string;
+  /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
+  readonly [MCP_SERVER_ERROR_MARKER] = true;
 
   constructor(options: { code: McpServerErrorCode; serverId: string; message: string; cause?: unknown }) {
     super(options.code, `MCP server "${options.serverId}" ${options.message}`, { cause: options.cause });
@@ -41,6 +45,6 @@ export class McpServerError extends TurnkitError {
 
   /** True for an McpServerError from any copy of the package. */
   static override isInstance(value: unknown): value is McpServerError {
-    return TurnkitError.isInstance(value) && (value as Error).name === "McpServerError";
+    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_SERVER_ERROR_MARKER] === true;
   }
 }

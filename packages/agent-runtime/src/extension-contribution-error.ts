@@ -1,5 +1,7 @@
 import { TurnkitError } from "@turnkit/agent-core";
 
+const EXTENSION_CONTRIBUTION_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionContributionError");
+
 /** Which per-turn contribution of an extension failed during `assembleTurn`. */
 export type ContributionKind = "tool_factory" | "system_prompt" | "user_prompt_prefix" | "reminder" | "dispose";
 
@@ -22,6 +24,8 @@ export class ExtensionContributionError extends TurnkitError {
   readonly extensionId: string;
   /** Which kind of contribution failed. */
   readonly contribution: ContributionKind;
+  /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
+  readonly [EXTENSION_CONTRIBUTION_ERROR_MARKER] = true;
 
   constructor(extensionId: string, contribution: ContributionKind, message: string, options?: { cause?: unknown }) {
     super(EXTENSION_CONTRIBUTION_FAILED, message, options);
@@ -32,6 +36,6 @@ export class ExtensionContributionError extends TurnkitError {
 
   /** True for an ExtensionContributionError from any copy of the package. */
   static override isInstance(value: unknown): value is ExtensionContributionError {
-    return TurnkitError.isInstance(value) && (value as Error).name === "ExtensionContributionError";
+    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[EXTENSION_CONTRIBUTION_ERROR_MARKER] === true;
   }
 }
