@@ -36,7 +36,11 @@ export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
    * repeats, so its turns are recovered by other workers after the lease.
    */
   workerId?: string;
-  /** Turns this process runs at once. Default 8. */
+  /**
+   * Turns one worker process runs at once. Default 8. DBOS stores it with
+   * the queue, so the worker launched last sets it for every worker: give
+   * all workers of a deployment the same value.
+   */
   concurrency?: number;
   /** How long an approval waits before the call is blocked. Default one day. */
   approvalTimeoutMs?: number;
