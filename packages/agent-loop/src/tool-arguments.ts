@@ -2,6 +2,7 @@ import { type Tool, type ToolCall, validateToolArguments as validatePiToolArgume
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
+import { plainSchemaCheck } from "./plain-schema-check.js";
 
 /**
  * Compiled checkers for `@sinclair/typebox` schemas, one per schema object.
@@ -46,7 +47,10 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
  *   with its `Value` functions, then checked with a checker compiled once per
  *   schema.
  * - pi-ai `Type` schemas and plain JSON Schema: pi-ai's
- *   `validateToolArguments`, which coerces the same way.
+ *   `validateToolArguments`, which coerces the same way; for a plain JSON
+ *   Schema whose valid values it never changes, arguments that pass a
+ *   checker compiled once per schema (the same compiler) are returned as
+ *   pi-ai returns them, a `structuredClone` copy, without its per-call work.
  *
  * Never mutates `toolCall.arguments`. Throws an `Error` whose message lists
  * what is wrong, which the loop turns into an error tool result.
@@ -54,6 +58,7 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
 export function validateToolArguments(tool: Tool<any>, toolCall: ToolCall): any {
   const schema: unknown = tool.parameters;
   if (!isSinclairSchema(schema)) {
+    if (plainSchemaCheck(schema)?.(toolCall.arguments)) return structuredClone(toolCall.arguments);
     return validatePiToolArguments(tool, toolCall);
   }
   const checker = compiledChecker(schema);

@@ -1,0 +1,83 @@
+import { validateToolArguments as piValidateToolArguments, type TSchema, type ToolCall } from "@mariozechner/pi-ai";
+import { describe, expect, it } from "vitest";
+import { plainSchemaCheck } from "../src/plain-schema-check.js";
+import { validateToolArguments } from "../src/tool-arguments.js";
+
+/** Plain JSON Schemas of every shape pi-ai's coercion treats differently. */
+const schemas: Record<string, object> = {
+  empty: { type: "object", properties: {} },
+  scalars: {
+    type: "object",
+    properties: { n: { type: "number" }, i: { type: "integer" }, s: { type: "string" }, b: { type: "boolean" }, z: { type: "null" } },
+    required: ["n"],
+  },
+  nested: {
+    type: "object",
+    properties: { list: { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } }, tuple: { type: "array", items: [{ type: "string" }, { type: "number" }] } },
+    additionalProperties: { type: "string" },
+  },
+  closed: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false, required: ["a"] },
+  allOf: { allOf: [{ type: "object", properties: { a: { type: "number" } } }, { type: "object", required: ["a"] }] },
+  typeArray: { type: "object", properties: { v: { type: ["number", "string"] } } },
+  union: { type: "object", properties: { v: { anyOf: [{ type: "number" }, { type: "string" }] } } },
+  oneOf: { type: "object", properties: { v: { oneOf: [{ type: "boolean" }, { type: "string" }] } } },
+  inheritedName: { type: "object", properties: { toString: { type: "string" }, constructor: { type: "number" } } },
+  // JSON.parse makes "__proto__" an own key, as a schema received over the wire has it.
+  protoName: JSON.parse('{ "type": "object", "properties": { "__proto__": { "type": "string" } } }'),
+  noType: { properties: { x: {} } },
+};
+
+/** Arguments as models send them: valid, coercible (strings for numbers, ...), invalid. */
+const argumentSets: Record<string, unknown>[] = [
+  {},
+  { n: 1, i: 2, s: "x", b: true, z: null },
+  { n: "42", i: "7", s: 5, b: "true", z: "" },
+  { n: [] },
+  { list: [{ id: 1 }, { id: "2" }], tuple: ["a", 1], extra: "e", other: 3 },
+  { a: "x" },
+  { a: "x", b: 1 },
+  { a: 1 },
+  { v: "42" },
+  { v: 42 },
+  { v: true },
+  { toString: "x" },
+  JSON.parse('{ "__proto__": "x" }'),
+  { x: { deep: [1, 2] } },
+];
+
+function outcome(run: () => unknown): { ok: unknown } | { error: string } {
+  try {
+    return { ok: run() };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+describe("plain JSON Schema tools: the compiled shortcut", () => {
+  for (const [name, schema] of Object.entries(schemas)) {
+    it(`returns what pi-ai's validateToolArguments returns for every argument set (${name})`, () => {
+      const tool = { name: "t", description: "t", parameters: schema as TSchema };
+      for (const args of argumentSets) {
+        const call = (): ToolCall => ({ type: "toolCall", id: "c", name: "t", arguments: structuredClone(args) });
+        const ours = outcome(() => validateToolArguments(tool, call()));
+        const theirs = outcome(() => piValidateToolArguments(tool, call()));
+        expect(ours, `${name} with ${JSON.stringify(args)}`).toEqual(theirs);
+      }
+    });
+  }
+
+  it("is taken only for schemas whose valid values pi-ai never changes", () => {
+    const shortcut = Object.entries(schemas)
+      .filter(([, schema]) => plainSchemaCheck(schema) !== undefined)
+      .map(([name]) => name);
+    expect(shortcut).toEqual(["empty", "scalars", "nested", "closed", "allOf", "typeArray", "noType"]);
+  });
+
+  it("hands the tool a copy, never the call's own arguments object", () => {
+    const tool = { name: "t", description: "t", parameters: schemas.scalars as TSchema };
+    const args = { n: 1 };
+    const validated = validateToolArguments(tool, { type: "toolCall", id: "c", name: "t", arguments: args });
+    expect(validated).toEqual(args);
+    expect(validated).not.toBe(args);
+  });
+});
