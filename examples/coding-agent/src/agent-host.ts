@@ -1,4 +1,5 @@
-import { PiTurnRunner, type LlmRetryOptions } from "@turnkit/agent-core";
+import { PiTurnRunner, type LlmRetryOptions, type TurnBudget } from "@turnkit/agent-core";
+import type { Tracer } from "@opentelemetry/api";
 import { createAgentRuntime, toRunTurnInput, type AgentRuntime, type Extension } from "@turnkit/agent-runtime";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { createChangedFilesReminderExtension } from "./changed-files-reminder-extension.js";
@@ -28,6 +29,10 @@ export interface CodingAgentHostOptions {
   llmRetry?: LlmRetryOptions | false;
   /** MCP servers (`@turnkit/agent-mcp` extensions) whose tools join every turn, after the workspace tools. */
   mcpServers?: readonly Extension[];
+  /** Limits of every turn (`--max-steps`, `--max-cost`). */
+  budget?: TurnBudget;
+  /** Where each turn's spans go (`--trace`). Default: the global OpenTelemetry tracer, a no-op without an SDK. */
+  tracer?: Tracer;
 }
 
 /** How a turn ended. */
@@ -54,7 +59,7 @@ export class CodingAgentHost {
     private readonly options: CodingAgentHostOptions,
     private readonly runtime: AgentRuntime,
   ) {
-    this.runner = new PiTurnRunner({ workspaceDir: options.workspaceDir });
+    this.runner = new PiTurnRunner({ workspaceDir: options.workspaceDir, ...(options.tracer && { telemetry: { tracer: options.tracer } }) });
   }
 
   /** Builds the runtime (rejects with `TurnkitConfigError` when an extension is malformed). */
@@ -94,7 +99,7 @@ export class CodingAgentHost {
    * `failed` outcome); `signal` aborts the turn.
    */
   async runTurn(text: string, signal?: AbortSignal): Promise<TurnReport> {
-    const { store, model, workspaceDir, onEvent, llmRetry } = this.options;
+    const { store, model, workspaceDir, onEvent, llmRetry, budget } = this.options;
     const turnId = store.beginTurn();
     const history = store.messages;
     const assembled = await this.runtime.assembleTurn({ sessionId: this.sessionId, turnId, data: { workspaceDir, history } });
@@ -111,6 +116,7 @@ export class CodingAgentHost {
       hooks: { onHistoryChangedHook: store.onHistoryChanged },
       ...(signal && { signal }),
       ...(llmRetry !== undefined && { llmRetry }),
+      ...(budget && { budget }),
     });
     const started = performance.now();
     // agent-core's system clock unrefs its timers, so a retry backoff alone

@@ -20,6 +20,12 @@ export interface CliOptions {
   task?: string;
   /** Stdio MCP servers whose tools the agent gets (`--mcp`, repeatable), in order. */
   mcp?: McpCommand[];
+  /** Each turn ends after this many model requests (`--max-steps`). */
+  maxSteps?: number;
+  /** Each turn ends once it cost this much, in dollars (`--max-cost`). */
+  maxCost?: number;
+  /** Print each turn's OpenTelemetry span tree (`--trace`). */
+  trace?: boolean;
   help: boolean;
 }
 
@@ -40,6 +46,9 @@ Options:
   --mcp "<command> <args>"
                          start an MCP server over stdio and give the agent its
                          tools (repeatable); the banner lists them
+  --max-steps <n>        end a turn after n model requests (budget_exceeded)
+  --max-cost <usd>       end a turn once it cost this much (models with prices)
+  --trace                print each turn's OpenTelemetry spans as a tree
   -h, --help             show this help
 
 In a terminal: type a task and press Enter. While the agent runs, Enter sends
@@ -60,6 +69,7 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
   }
   const { values, positionals } = parsed;
   const options: CliOptions = { yes: values.yes === true, help: values.help === true };
+  if (values.trace === true) options.trace = true;
   if (values.model !== undefined) {
     if (!/^[^:\s]+:\S+$/.test(values.model)) throw new HostError("usage", `--model expects provider:id (e.g. anthropic:claude-sonnet-4-5), got "${values.model}"`);
     options.model = values.model;
@@ -73,6 +83,16 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
     options.delayMs = delay;
   }
   if (values.mcp !== undefined) options.mcp = values.mcp.map(parseMcpCommand);
+  if (values["max-steps"] !== undefined) {
+    const steps = Number(values["max-steps"]);
+    if (!Number.isInteger(steps) || steps < 1) throw new HostError("usage", `--max-steps expects a whole number of model requests >= 1, got "${values["max-steps"]}"`);
+    options.maxSteps = steps;
+  }
+  if (values["max-cost"] !== undefined) {
+    const cost = Number(values["max-cost"]);
+    if (!Number.isFinite(cost) || cost <= 0) throw new HostError("usage", `--max-cost expects an amount in dollars > 0, got "${values["max-cost"]}"`);
+    options.maxCost = cost;
+  }
   if (positionals.length > 0) options.task = positionals.join(" ");
   return options;
 }
@@ -90,6 +110,9 @@ function parseWithNode(argv: readonly string[]) {
       session: { type: "string" },
       "delay-ms": { type: "string" },
       mcp: { type: "string", multiple: true },
+      "max-steps": { type: "string" },
+      "max-cost": { type: "string" },
+      trace: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { McpServerStatus } from "@turnkit/agent-mcp";
-import type { RuntimeEvent } from "@turnkit/protocol";
+import { isTerminalEvent, type RuntimeEvent } from "@turnkit/protocol";
 import { CodingAgentHost, type TurnReport } from "./agent-host.js";
 import { createAutoPermission } from "./auto-permission.js";
 import type { CliOptions } from "./cli-options.js";
@@ -19,6 +19,7 @@ import { createSampleWorkspace } from "./sample-workspace.js";
 import { DEMO_USER, RECAP_USER, createDemoModel, createRecapModel, type ScriptedModelOptions, type ScriptedUser } from "./scripted-session.js";
 import { createScriptedTypist } from "./scripted-typist.js";
 import { SessionStore } from "./session-store.js";
+import { createSpanRecorder } from "./span-tree.js";
 import type { TextSink } from "./terminal-screen.js";
 
 /** Everything a run of the coding agent needs; `main.ts` fills it from the process, tests from fixtures. */
@@ -87,6 +88,7 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
 
   let typist: (event: RuntimeEvent) => void = () => {};
   const mcpServers = createMcpServerExtensions({ commands: cli.mcp ?? [], demo: model.scripted && !cli.resume });
+  const spans = cli.trace ? createSpanRecorder() : undefined;
   const host = await CodingAgentHost.create({
     workspaceDir,
     model,
@@ -95,8 +97,12 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     autoApprove: cli.yes,
     compaction: options.compaction,
     mcpServers,
+    ...budgetOf(cli),
+    ...(spans && { tracer: spans.tracer }),
     onEvent: (event) => {
       renderer.handle(event);
+      // The turn's spans have ended when its terminal status is emitted.
+      if (spans && isTerminalEvent(event)) for (const line of spans.takeTree()) renderer.notice(`  ${line}`);
       session?.onEvent(event);
       typist(event);
       options.onEvent?.(event);
@@ -135,11 +141,17 @@ async function runBatch(host: CodingAgentHost, renderer: Renderer, model: ModelC
     renderer.userInput("task", next);
     const report = await host.runTurn(next, signal);
     reports.push(report);
-    renderer.summary({ wallMs: report.wallMs, showCost: model.hasPrices });
+    renderer.summary({ showCost: model.hasPrices });
     if (report.outcome.kind !== "completed") return report.outcome.kind === "aborted" ? 130 : 1;
     next = host.inbox.takeNextTask();
   }
   return 0;
+}
+
+/** `--max-steps` and `--max-cost` as the turn budget, when given. */
+function budgetOf(cli: CliOptions): { budget?: { maxSteps?: number; maxCost?: number } } {
+  if (cli.maxSteps === undefined && cli.maxCost === undefined) return {};
+  return { budget: { ...(cli.maxSteps !== undefined && { maxSteps: cli.maxSteps }), ...(cli.maxCost !== undefined && { maxCost: cli.maxCost }) } };
 }
 
 /** Interactive autoplay: the demo for a fresh scripted session, else a task given on the command line. */

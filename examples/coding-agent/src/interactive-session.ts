@@ -254,7 +254,7 @@ export class InteractiveSession {
       scriptedUser = undefined;
       this.onEvent = () => {};
       if ("endScript" in model) model.endScript();
-      renderer.summary({ wallMs: report.wallMs, showCost: model.hasPrices });
+      renderer.summary({ showCost: model.hasPrices });
       if (this.isClosed()) return;
       if (report.outcome.kind === "aborted") {
         const dropped = host.inbox.clear();

@@ -1,9 +1,9 @@
-import type { DebugTracePayload, RuntimeEvent, SessionStatusPayload, StreamChunk, StreamToolCallChunk } from "@turnkit/protocol";
+import type { DebugTracePayload, RuntimeEvent, RuntimeWarningPayload, SessionStatusPayload, StreamChunk, StreamToolCallChunk } from "@turnkit/protocol";
 import { createStyle, stripAnsi, type Style } from "./ansi-style.js";
 import { SPINNER_FRAMES, SPINNER_INTERVAL_MS, TOOL_PROGRESS_MAX_CHARS } from "./defaults.js";
 import { createLiveScreen, createPlainScreen, type Screen, type TextSink } from "./terminal-screen.js";
 import { toolResultSummary, toolTitle } from "./tool-line.js";
-import { countTurnEvent, emptyTurnStats, formatDuration, formatTurnSummary, type TurnStats } from "./turn-stats.js";
+import { emptyTurnStats, formatDuration, formatTurnSummary, formatTurnTiming, readTurnEvent, type TurnStats } from "./turn-stats.js";
 
 /** Options of {@link createRenderer}. */
 export interface RendererOptions {
@@ -36,8 +36,8 @@ export interface Renderer {
   permissionAnswered(request: { toolName: string; summary: string }, allowed: boolean, note?: string): void;
   /** A line from the host (banner, hints, warnings). */
   notice(text: string, tone?: "info" | "warn"): void;
-  /** The summary of the turn that just ended. */
-  summary(options: { wallMs: number; showCost: boolean }): TurnStats;
+  /** The summary of the turn that just ended, from its events: usage, cost and where the time went. */
+  summary(options: { showCost: boolean }): TurnStats;
   /** The line at the bottom of a terminal (input or a question); `undefined` hides it. Ignored off a terminal. */
   setInputLine(line: string | undefined): void;
   /** Stops the spinner and leaves the cursor on a fresh line. */
@@ -55,13 +55,6 @@ interface RunningTool {
   /** The last line of output the tool streamed so far (bash). */
   progress?: string;
 }
-
-const RETRY_REASONS: Record<string, string> = {
-  rate_limited: "rate limited",
-  timeout: "timed out",
-  network: "network error",
-  upstream: "provider error",
-};
 
 /** The last non-empty line of a partial tool result's text, shortened; `undefined` when there is none. */
 function lastLineOf(partialResult: unknown): string | undefined {
@@ -187,10 +180,8 @@ export function createRenderer(options: RendererOptions): Renderer {
     const attrs = trace.attrs ?? {};
     if (trace.phase === "llm.retry") {
       const error = (attrs.error ?? {}) as { code?: string; message?: string };
-      if (attrs.type === "waiting" && typeof attrs.delayMs === "number") {
-        const reason = RETRY_REASONS[error.code ?? ""] ?? error.code ?? "request failed";
-        line(style.yellow(`  ⟳ ${reason}, retrying in ${(attrs.delayMs / 1000).toFixed(1)} s`));
-      } else if (attrs.type === "exhausted") {
+      // A retry wait is shown from its runtime.warning; giving up is detail only the trace has.
+      if (attrs.type === "exhausted") {
         line(style.red(`  ✗ gave up after ${String(attrs.attempts)} attempts: ${error.message ?? "request failed"}`));
       }
       return;
@@ -208,6 +199,12 @@ export function createRenderer(options: RendererOptions): Renderer {
       const where = attrs.boundary === "exit" ? "before the agent finished" : "at the next step";
       line(style.cyan(`  ↳ steering delivered ${where}`));
     }
+  };
+
+  /** A warning as it comes: a retry wait with ⟳, anything else the turn recovered from with ⚠. */
+  const onWarning = (warning: RuntimeWarningPayload) => {
+    const symbol = warning.code === "retry_wait" || warning.code === "timeout_retried" ? "⟳" : "⚠";
+    line(style.yellow(`  ${symbol} ${warning.message}`));
   };
 
   const onStatus = (status: SessionStatusPayload) => {
@@ -237,7 +234,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   return {
     handle(event) {
       try {
-        countTurnEvent(stats, event);
+        readTurnEvent(stats, event);
         switch (event.type) {
           case "stream.resp":
             onChunk(event.payload.messageId, event.payload.chunk);
@@ -247,6 +244,9 @@ export function createRenderer(options: RendererOptions): Renderer {
             break;
           case "session.status":
             onStatus(event.payload);
+            break;
+          case "runtime.warning":
+            onWarning(event.payload);
             break;
           case "message.persisted":
           case "action.required":
@@ -276,8 +276,9 @@ export function createRenderer(options: RendererOptions): Renderer {
       line(tone === "warn" ? style.yellow(text) : style.dim(text));
       refreshLive();
     },
-    summary({ wallMs, showCost }) {
-      line(style.dim(`── ${formatTurnSummary(stats, { wallMs, showCost })}`));
+    summary({ showCost }) {
+      line(style.dim(`── ${formatTurnSummary(stats, { showCost })}`));
+      if (stats.timing) line(style.dim(`── ${formatTurnTiming(stats.timing)}`));
       refreshLive();
       return { ...stats };
     },

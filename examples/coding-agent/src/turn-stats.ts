@@ -1,49 +1,74 @@
-import type { RuntimeEvent } from "@turnkit/protocol";
+import type { RuntimeEvent, TurnTiming, TurnUsage } from "@turnkit/protocol";
 
-/** What one turn cost, counted from its `RuntimeEvent`s alone. */
+/** What one turn cost and where its time went, as the turn's own events report it (nothing is added up here). */
 export interface TurnStats {
-  /** Assistant messages that finished (one per model request that answered). */
+  /** Steps the turn closed (the last step report's index + 1). */
   steps: number;
   /** Tool calls that reached a final status (finished or failed). */
   toolCalls: number;
-  /** Prompt tokens, cache reads and writes included. */
-  tokensIn: number;
-  tokensOut: number;
-  /** In dollars, as the provider's usage reports it (0 for models without prices). */
-  cost: number;
+  /** The turn's usage: running totals from each step's finish chunk, then the terminal status's. */
+  usage: TurnUsage | undefined;
+  /** Where the time went, from the terminal status. */
+  timing: TurnTiming | undefined;
 }
 
-/** A fresh, all-zero {@link TurnStats}. */
+/** A fresh {@link TurnStats}: nothing reported yet. */
 export function emptyTurnStats(): TurnStats {
-  return { steps: 0, toolCalls: 0, tokensIn: 0, tokensOut: 0, cost: 0 };
-}
-
-/** Adds what `event` tells to `stats` (in place). Events other than `stream.resp` change nothing. */
-export function countTurnEvent(stats: TurnStats, event: RuntimeEvent): void {
-  if (event.type !== "stream.resp") return;
-  const { chunk } = event.payload;
-  if (chunk.kind === "tool_call" && (chunk.status === "finished" || chunk.status === "failed")) stats.toolCalls += 1;
-  if (chunk.kind !== "finish") return;
-  stats.steps += 1;
-  const usage = chunk.usage;
-  if (!usage) return;
-  stats.tokensIn += usage.input + usage.cacheRead + usage.cacheWrite;
-  stats.tokensOut += usage.output;
-  stats.cost += usage.cost.total;
+  return { steps: 0, toolCalls: 0, usage: undefined, timing: undefined };
 }
 
 /**
- * One line: `5 steps · 6 tool calls · 14,130 tokens in / 408 out · $0.0123 · 3.2 s`.
- * The cost appears only with `showCost` (a model that has prices).
+ * Takes what `event` reports into `stats` (in place): a finished tool call,
+ * a step report's running totals, the terminal status's usage and timing.
  */
-export function formatTurnSummary(stats: TurnStats, options: { wallMs: number; showCost: boolean }): string {
+export function readTurnEvent(stats: TurnStats, event: RuntimeEvent): void {
+  if (event.type === "session.status") {
+    if (event.payload.usage) stats.usage = event.payload.usage;
+    if (event.payload.timing) stats.timing = event.payload.timing;
+    return;
+  }
+  if (event.type !== "stream.resp") return;
+  const { chunk } = event.payload;
+  if (chunk.kind === "tool_call" && (chunk.status === "finished" || chunk.status === "failed")) stats.toolCalls += 1;
+  if (chunk.kind === "finish" && chunk.step) {
+    stats.steps = chunk.step.stepIndex + 1;
+    stats.usage = chunk.step.turnUsage;
+  }
+}
+
+/**
+ * One line: `5 steps · 6 tool calls · 14,130 tokens in / 408 out · $0.0123 · 3.2 s`
+ * (tokens in count cache reads and writes; the cost appears only with
+ * `showCost`, a model that has prices).
+ */
+export function formatTurnSummary(stats: TurnStats, options: { showCost: boolean }): string {
+  const total = stats.usage?.total;
+  const tokensIn = total ? total.input + total.cacheRead + total.cacheWrite : 0;
   const parts = [
     plural(stats.steps, "step"),
     plural(stats.toolCalls, "tool call"),
-    `${stats.tokensIn.toLocaleString("en-US")} tokens in / ${stats.tokensOut.toLocaleString("en-US")} out`,
+    `${tokensIn.toLocaleString("en-US")} tokens in / ${(total?.output ?? 0).toLocaleString("en-US")} out`,
   ];
-  if (options.showCost) parts.push(`$${stats.cost.toFixed(4)}`);
-  parts.push(formatDuration(options.wallMs));
+  if (options.showCost) parts.push(`$${(total?.cost.total ?? 0).toFixed(4)}`);
+  parts.push(formatDuration(stats.timing?.wallMs ?? 0));
+  return parts.join(" · ");
+}
+
+/**
+ * Where the time went, one line:
+ * `3 model requests (1 retried) · 420 ms to first output · 2.4 s decoding · 35 ms in tools · 2.1 s retry waits`.
+ */
+export function formatTurnTiming(timing: TurnTiming): string {
+  const { requests, toolCalls } = timing;
+  const retried = requests.filter((request) => request.attempts > 1).length;
+  const sum = (values: (number | undefined)[]) => values.reduce<number>((total, value) => total + (value ?? 0), 0);
+  const parts = [`${plural(requests.length, "model request")}${retried > 0 ? ` (${retried} retried)` : ""}`];
+  const firstOutput = requests.find((request) => request.firstOutputMs !== undefined)?.firstOutputMs;
+  if (firstOutput !== undefined) parts.push(`${formatDuration(firstOutput)} to first output`);
+  parts.push(`${formatDuration(sum(requests.map((request) => request.decodeMs)))} decoding`);
+  if (toolCalls.length > 0) parts.push(`${formatDuration(sum(toolCalls.map((call) => call.runMs)))} in tools`);
+  const backoff = sum(requests.map((request) => request.backoffMs));
+  if (backoff > 0) parts.push(`${formatDuration(backoff)} retry waits`);
   return parts.join(" · ");
 }
 

@@ -2,7 +2,7 @@ import type { RuntimeEvent } from "@turnkit/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shouldUseColor, stripAnsi } from "../src/ansi-style.js";
 import { createRenderer } from "../src/renderer.js";
-import { formatTurnSummary } from "../src/turn-stats.js";
+import { formatTurnSummary, formatTurnTiming } from "../src/turn-stats.js";
 import { createTempRoot, runScripted } from "./support/scripted-run.js";
 import { replayTerminal } from "./support/terminal-replay.js";
 
@@ -63,11 +63,28 @@ describe("the renderer: a function of RuntimeEvents and options", () => {
     expect(shouldUseColor(false, {})).toBe(false);
   });
 
-  it("summarises a turn, with the cost only for a model that has prices", () => {
-    const stats = { steps: 3, toolCalls: 4, tokensIn: 12_345, tokensOut: 678, cost: 0.0421 };
-    expect(formatTurnSummary(stats, { wallMs: 2_345, showCost: true })).toBe("3 steps · 4 tool calls · 12,345 tokens in / 678 out · $0.0421 · 2.3 s");
-    expect(formatTurnSummary({ ...stats, steps: 1, toolCalls: 1 }, { wallMs: 420, showCost: false })).toBe(
+  it("summarises a turn from its reported usage and timing, with the cost only for a model that has prices", () => {
+    const total = { input: 12_000, output: 678, cacheRead: 300, cacheWrite: 45, totalTokens: 13_023, cost: { input: 0.03, output: 0.0121, cacheRead: 0, cacheWrite: 0, total: 0.0421 } };
+    const none = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    const usage = { main: total, auxiliary: none, total, attempts: { main: 4, auxiliary: 0 } };
+    const timing = (wallMs: number) => ({ wallMs, requests: [], toolCalls: [] });
+    const stats = { steps: 3, toolCalls: 4, usage, timing: timing(2_345) };
+    expect(formatTurnSummary(stats, { showCost: true })).toBe("3 steps · 4 tool calls · 12,345 tokens in / 678 out · $0.0421 · 2.3 s");
+    expect(formatTurnSummary({ ...stats, steps: 1, toolCalls: 1, timing: timing(420) }, { showCost: false })).toBe(
       "1 step · 1 tool call · 12,345 tokens in / 678 out · 420 ms",
     );
+  });
+
+  it("says where a turn's time went: requests, first output, decoding, tools, retry waits", () => {
+    expect(
+      formatTurnTiming({
+        wallMs: 5_000,
+        requests: [
+          { family: "main", attempts: 2, backoffMs: 2_100, durationMs: 3_000, firstEventMs: 300, firstOutputMs: 420, decodeMs: 400 },
+          { family: "main", attempts: 1, backoffMs: 0, durationMs: 1_500, firstEventMs: 200, firstOutputMs: 350, decodeMs: 1_100 },
+        ],
+        toolCalls: [{ toolCallId: "c1", toolName: "bash", queuedMs: 900, runMs: 35 }],
+      }),
+    ).toBe("2 model requests (1 retried) · 420 ms to first output · 1.5 s decoding · 35 ms in tools · 2.1 s retry waits");
   });
 });
