@@ -71,7 +71,8 @@ export class DurableTurnWorker {
     readonly client: DurableTurnClient,
     /** This worker's DBOS executor id. */
     readonly workerId: string,
-    private readonly pool: pg.Pool,
+    /** The worker's own pools (control rows and history; the event log). */
+    private readonly pools: pg.Pool[],
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
   ) {}
@@ -89,11 +90,15 @@ export class DurableTurnWorker {
     }
     launchedInThisProcess = true;
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    pool.on("error", () => {});
+    // The event log commits without waiting for the disk: a later checkpoint's commit flushes the log
+    // rows written before it, and what a replay would write again is all a server crash can lose.
+    const logPool = new pg.Pool({ connectionString: options.databaseUrl, max: 5, options: "-c synchronous_commit=off" });
+    const pools = [pool, logPool];
+    for (const each of pools) each.on("error", () => {});
     try {
       await migrateSchema(pool, settings.schema);
       const running = new Set<TurnContext>();
-      const stores = { eventLog: new EventLog(pool, settings.schema), turnTable: new TurnTable(pool, settings.schema), history: new SessionHistory(pool, settings.schema) };
+      const stores = { eventLog: new EventLog(logPool, settings.schema), turnTable: new TurnTable(pool, settings.schema), history: new SessionHistory(pool, settings.schema) };
       const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
       DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), { name: TURN_WORKFLOW_NAME });
       DBOS.setConfig({
@@ -116,11 +121,11 @@ export class DurableTurnWorker {
       const abortWatcher = new AbortWatcher(stores.turnTable, running);
       abortWatcher.start();
       const client = await DurableTurnClient.connect(options);
-      return new DurableTurnWorker(client, settings.workerId, pool, lease, abortWatcher);
+      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
     } catch (error) {
       launchedInThisProcess = false;
       await DBOS.shutdown({ deregister: true }).catch(() => {});
-      await pool.end().catch(() => {});
+      await Promise.all(pools.map((each) => each.end().catch(() => {})));
       throw error;
     }
   }
@@ -137,7 +142,7 @@ export class DurableTurnWorker {
     await DBOS.shutdown({ deregister: true });
     await this.lease.release();
     await this.client.close();
-    await this.pool.end().catch(() => {});
+    await Promise.all(this.pools.map((pool) => pool.end().catch(() => {})));
     launchedInThisProcess = false;
   }
 }
