@@ -1,0 +1,66 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { Type } from "@sinclair/typebox";
+import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
+import { describe, expect, it } from "vitest";
+import { PiTurnRunner, defineRuntimeTool } from "../../src/index.js";
+
+// A full GC on demand, without starting the test process with --expose-gc.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+
+const nextMacrotask = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("many turns on one runner", () => {
+  it("leave nothing of a turn reachable once it has ended: inputs, writers, models, tool signals", async () => {
+    const runner = new PiTurnRunner();
+    const refs: WeakRef<object>[] = [];
+    const probe = (object: object) => refs.push(new WeakRef(object));
+    const tool = defineRuntimeTool({
+      name: "wait",
+      description: "Waits 2 ms.",
+      parameters: Type.Object({}),
+      executionMode: "parallel",
+      execute: async (_ctx, _input, signal) => {
+        probe(signal);
+        await sleep(2);
+        return { content: [{ type: "text", text: "ok" }] };
+      },
+    });
+
+    const runOne = async (index: number) => {
+      const model = createScriptedModel([
+        response([toolCall("wait", {}, { id: "a" }), toolCall("wait", {}, { id: "b" })]),
+        response(toolCall("wait", {}, { id: "c" })),
+        "done",
+      ]);
+      const eventWriter = { push() {} };
+      const input = {
+        sessionId: `session-${index}`,
+        turnId: `turn-${index}`,
+        systemPrompt: "test",
+        userMessage: { text: "go" },
+        llm: { model: model.model, streamFn: model.streamFn },
+        tools: [tool],
+        disableBuiltinToolFallback: true,
+        eventWriter,
+      };
+      probe(model);
+      probe(eventWriter);
+      probe(input);
+      return (await runner.runTurn(input)).kind;
+    };
+
+    const kinds = await Promise.all(Array.from({ length: 40 }, (_, index) => runOne(index)));
+    expect(new Set(kinds)).toEqual(new Set(["completed"]));
+    expect(refs.length).toBe(40 * 3 + 40 * 3);
+
+    // WeakRefs read in a job keep their target until it ends: collect in later macrotasks.
+    await nextMacrotask();
+    collectGarbage();
+    await nextMacrotask();
+    collectGarbage();
+    expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+  });
+});
