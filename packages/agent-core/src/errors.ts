@@ -15,10 +15,6 @@ export const ConfigErrorCode = {
   InvalidHostCap: "invalid_host_cap",
   /** An event writer without a callable `push`. */
   InvalidEventWriter: "invalid_event_writer",
-  /** An extension id that is unknown, duplicated or conflicting. */
-  InvalidExtensionId: "invalid_extension_id",
-  /** An extension's `init` failed or it used its API outside `init`. */
-  ExtensionInit: "extension_init",
   /** A bounded registry is full. */
   CapacityExceeded: "capacity_exceeded",
   /** A class passed to `toRuntimeTool` was not decorated with `@bindTool`. */
@@ -59,20 +55,27 @@ export class TurnkitError extends Error {
 /**
  * A configuration mistake found when something is built (a tool table, a
  * turn, a runtime). Thrown synchronously, before any model request, so the
- * host sees it at once and nothing half-runs.
+ * host sees it at once and nothing half-runs. A layer above with mistakes
+ * of its own subclasses it with its own codes (`Code`) and marker, as
+ * agent-runtime's `ExtensionConfigError` does; `isInstance` here recognises
+ * those too.
  */
-export class TurnkitConfigError extends TurnkitError {
-  /** Which configuration mistake; one of {@link ConfigErrorCode}. */
-  declare readonly code: ConfigErrorCode;
+export class TurnkitConfigError<Code extends string = string> extends TurnkitError {
+  /** Which configuration mistake: one of {@link ConfigErrorCode}, or of the subclass's codes. */
+  declare readonly code: Code;
   /** Brand `isInstance` checks; keyed by `Symbol.for("turnkit.config-error")`, so it matches across package copies. */
   readonly [TURNKIT_CONFIG_ERROR_MARKER] = true;
 
-  constructor(code: ConfigErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.name = "TurnkitConfigError";
   }
 
-  /** True for a TurnkitConfigError from any copy of the package. */
+  /**
+   * True for a TurnkitConfigError (or a subclass's) from any copy of the
+   * package. Its `code` is then a {@link ConfigErrorCode}, or a code of the
+   * layer that threw it.
+   */
   static override isInstance(value: unknown): value is TurnkitConfigError {
     return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[TURNKIT_CONFIG_ERROR_MARKER] === true;
   }

@@ -57,7 +57,7 @@ export interface AgentRuntime {
  * Resolves the profile overlay, initialises every extension and returns the
  * runtime. All extensions start enabled.
  *
- * Rejects (never throws synchronously) with `TurnkitConfigError`:
+ * Rejects (never throws synchronously) with `ExtensionConfigError`:
  * `invalid_extension_id` for unknown, duplicate or conflicting ids (see
  * `resolveExtensions`), before any init runs; `extension_init` when an
  * extension's init throws or rejects (named, original error as `cause`) or

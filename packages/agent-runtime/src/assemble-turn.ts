@@ -1,4 +1,5 @@
 import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool, type PiTurnHooks, type RuntimeTool } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
 import type { PromptContribution, ToolContribution } from "./extension-api.js";
@@ -26,14 +27,15 @@ import type { TurnContext } from "./turn-context.js";
  * - `TurnkitConfigError` `duplicate_tool` when two tools share a name,
  *   naming the tool and both extensions;
  * - `TurnkitConfigError` `invalid_turn_input` for a ctx without
- *   `sessionId`/`turnId`, `invalid_extension_id` for an id the registry
+ *   `sessionId`/`turnId`;
+ * - `ExtensionConfigError` `invalid_extension_id` for an id the registry
  *   does not hold.
  */
 export async function assembleTurnFromRegistry(registry: Registry, enabledIds: readonly string[], ctx: TurnContext): Promise<AssembledTurn> {
   const context = freezeContext(ctx);
   const enabled = enabledIds.map((id) => {
     const contributions = registry.contributionsOf(id);
-    if (!contributions) throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, `assembleTurn: unknown extension "${id}"`);
+    if (!contributions) throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `assembleTurn: unknown extension "${id}"`);
     return contributions;
   });
 

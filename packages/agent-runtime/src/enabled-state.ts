@@ -1,4 +1,4 @@
-import { ConfigErrorCode, TurnkitConfigError } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 
 /**
  * Which of a runtime's extensions are on: a global switch per extension
@@ -52,8 +52,8 @@ export class EnabledState {
   private assertKnown(id: string, method: string): void {
     if (this.global.has(id)) return;
     const known = this.ids.length > 0 ? this.ids.map((known) => `"${known}"`).join(", ") : "none";
-    throw new TurnkitConfigError(
-      ConfigErrorCode.InvalidExtensionId,
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.InvalidExtensionId,
       `${method}: unknown extension "${id}"; this runtime's extensions are ${known}`,
     );
   }

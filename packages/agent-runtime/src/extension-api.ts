@@ -55,7 +55,7 @@ export interface ReminderProvider {
  * The init window: every method works only while that extension's own
  * `init` runs (until the promise it returns settles). A call afterwards, or
  * from another extension's init through a captured reference, throws
- * `TurnkitConfigError` (`extension_init`) naming the extension and the
+ * `ExtensionConfigError` (`extension_init`) naming the extension and the
  * method. Contributions are therefore fixed once the runtime is built;
  * per-turn behaviour goes into factories and handlers, which receive the
  * turn's {@link TurnContext}.

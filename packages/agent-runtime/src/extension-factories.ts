@@ -1,4 +1,5 @@
-import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool } from "@turnkit/agent-core";
+import { assertRuntimeTool } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
 import { type ExtensionEventName, type ExtensionHookTable, EXTENSION_EVENT_NAMES, isExtensionEventName } from "./extension-events.js";
 import { assertExtensionId } from "./extension-id.js";
@@ -41,15 +42,16 @@ export interface CreateExtensionOptions<TParams = unknown> extends ExtensionIden
  * prompt, user prompt prefix, reminders, hooks (in `hooks`' key order, each
  * list in order), then whatever `init` adds.
  *
- * Checks eagerly and throws `TurnkitConfigError`: `invalid_extension_id`
- * for a bad id; `invalid_tool` for an invalid static tool; `extension_init`
+ * Checks eagerly and throws: `ExtensionConfigError` `invalid_extension_id`
+ * for a bad id; `TurnkitConfigError` `invalid_tool` for an invalid static
+ * tool; `ExtensionConfigError` `extension_init`
  * for an unknown hook event, a non-function handler or `init`, or a
  * reminder without `provide`. The options are read once, here; later
  * changes to them have no effect.
  */
 export function createExtension<TParams = unknown>(options: CreateExtensionOptions<TParams>): Extension<TParams> {
   if (typeof options !== "object" || options === null) {
-    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, "createExtension: expected an options object");
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, "createExtension: expected an options object");
   }
   const { id, description } = options;
   assertExtensionId(id, "createExtension");
@@ -178,5 +180,5 @@ function hookEntries(hooks: ExtensionHookTable | undefined, where: string): [Ext
 }
 
 function configError(message: string): never {
-  throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, message);
+  throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, message);
 }

@@ -1,4 +1,4 @@
-import { ConfigErrorCode, TurnkitConfigError } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { MAX_EXTENSION_ID_LENGTH } from "./defaults.js";
 
 /**
@@ -15,7 +15,7 @@ export function isValidExtensionId(id: unknown): id is string {
 }
 
 /**
- * Throws `TurnkitConfigError` (`invalid_extension_id`) unless `id` is a
+ * Throws `ExtensionConfigError` (`invalid_extension_id`) unless `id` is a
  * valid extension id. The message quotes the offending value and says
  * `where` it was given, so the host can find it.
  */
@@ -28,5 +28,5 @@ export function assertExtensionId(id: unknown, where: string): asserts id is str
       : id.length > MAX_EXTENSION_ID_LENGTH
         ? `an extension id is at most ${MAX_EXTENSION_ID_LENGTH} characters`
         : `an extension id must match ${EXTENSION_ID_PATTERN} (lower-case letters, digits, ".", "_", "-"; starting with a letter or digit)`;
-  throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, `${where}: invalid extension id ${shown}: ${why}`);
+  throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `${where}: invalid extension id ${shown}: ${why}`);
 }

@@ -1,4 +1,4 @@
-import { ConfigErrorCode, TurnkitConfigError } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI } from "./extension-api.js";
 import { assertExtensionId } from "./extension-id.js";
 
@@ -9,7 +9,7 @@ import { assertExtensionId } from "./extension-id.js";
  * `init` runs once, when the runtime is built, in extension order, one at a
  * time; it contributes through `api` (see {@link ExtensionAPI} for the init
  * window). It may be async. A throw or rejection fails the runtime with
- * `TurnkitConfigError` (`extension_init`) naming this extension, the
+ * `ExtensionConfigError` (`extension_init`) naming this extension, the
  * original error as `cause`.
  */
 export interface Extension<TParams = unknown> {
@@ -21,27 +21,27 @@ export interface Extension<TParams = unknown> {
    * Called once, when the runtime is built, with this extension's own `api`
    * (and `this` the extension). Contributes only through `api`, and only
    * until the promise it returns settles. A throw or rejection fails the
-   * runtime with `TurnkitConfigError` (`extension_init`); later extensions
+   * runtime with `ExtensionConfigError` (`extension_init`); later extensions
    * are not initialised.
    */
   init(api: ExtensionAPI<TParams>): void | Promise<void>;
 }
 
 /**
- * Throws `TurnkitConfigError` unless `value` looks like an {@link Extension}:
+ * Throws `ExtensionConfigError` unless `value` looks like an {@link Extension}:
  * `invalid_extension_id` for a non-object or a bad id, `extension_init` for
  * a missing `init` function. `where` names the list and position.
  */
 export function assertExtension(value: unknown, where: string): asserts value is Extension {
   if (typeof value !== "object" || value === null) {
-    throw new TurnkitConfigError(
-      ConfigErrorCode.InvalidExtensionId,
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.InvalidExtensionId,
       `${where}: expected an extension { id, init }, got ${value === null ? "null" : typeof value}`,
     );
   }
   const { id, init } = value as { id?: unknown; init?: unknown };
   assertExtensionId(id, where);
   if (typeof init !== "function") {
-    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, `${where}: extension "${id}" has no init(api) function`);
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `${where}: extension "${id}" has no init(api) function`);
   }
 }

@@ -52,5 +52,6 @@ export { assembleTurnFromRegistry } from "./assemble-turn.js";
 export type { AssembledReminder, AssembledTurn, AssemblyDiagnostic, ExtensionContributionSummary } from "./assembled-turn.js";
 
 // Errors and defaults
+export { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 export { EXTENSION_CONTRIBUTION_FAILED, ExtensionContributionError, type ContributionKind } from "./extension-contribution-error.js";
 export { DEFAULT_REMINDER_PRIORITY, MAX_EXTENSION_ID_LENGTH, PROMPT_PART_SEPARATOR, SYSTEM_REMINDER_TAG } from "./defaults.js";

@@ -1,4 +1,5 @@
 import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { DEFAULT_REMINDER_PRIORITY } from "./defaults.js";
 import type { DisposeHandler, ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
 import { type ExtensionEventHandlers, type ExtensionEventName, EXTENSION_EVENT_NAMES, isExtensionEventName } from "./extension-events.js";
@@ -54,7 +55,7 @@ export interface RegistryOptions {
  * starts, so init windows never overlap and contributions keep extension
  * order. Each extension gets its own {@link ExtensionAPI}, open only while
  * its own init runs; a call afterwards, or from another extension's init
- * through a captured reference, throws `TurnkitConfigError`
+ * through a captured reference, throws `ExtensionConfigError`
  * (`extension_init`) naming the extension, the method and (if any) the
  * extension whose init was running.
  *
@@ -66,7 +67,7 @@ export class Registry {
 
   /**
    * Initialises `extensions` in order and resolves to the registry.
-   * Rejects with `TurnkitConfigError` (`extension_init`) at the first init
+   * Rejects with `ExtensionConfigError` (`extension_init`) at the first init
    * that throws or rejects, naming that extension, with the original error
    * as `cause`; later extensions are not initialised, and the dispose
    * handlers of those already initialised (the failing one included) run
@@ -78,7 +79,7 @@ export class Registry {
     extensions.forEach((extension, index) => {
       assertExtension(extension, `extensions[${index}]`);
       if (seen.has(extension.id)) {
-        throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, `Registry: extension id "${extension.id}" appears more than once`);
+        throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `Registry: extension id "${extension.id}" appears more than once`);
       }
       seen.add(extension.id);
     });
@@ -168,13 +169,13 @@ async function initialiseOne(
   const guard = (method: string): void => {
     if (open && window.current === id) return;
     const during = window.current === undefined ? "" : ` (it was called during the init of extension "${window.current}")`;
-    throw new TurnkitConfigError(
-      ConfigErrorCode.ExtensionInit,
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.ExtensionInit,
       `extension "${id}": api.${method}() was called outside its init window${during}; an ExtensionAPI works only while its own extension's init runs`,
     );
   };
   const fail = (method: string, problem: string): never => {
-    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, `extension "${id}": api.${method}(): ${problem}`);
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `extension "${id}": api.${method}(): ${problem}`);
   };
 
   const api: ExtensionAPI = {
@@ -232,7 +233,7 @@ async function initialiseOne(
   try {
     await extension.init(api);
   } catch (error) {
-    throw new TurnkitConfigError(ConfigErrorCode.ExtensionInit, `extension "${id}" failed to initialise: ${errorText(error)}`, { cause: error });
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `extension "${id}" failed to initialise: ${errorText(error)}`, { cause: error });
   } finally {
     open = false;
     window.current = undefined;

@@ -1,4 +1,4 @@
-import { ConfigErrorCode, TurnkitConfigError } from "@turnkit/agent-core";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 import type { ExtensionProfile } from "./extension-profile.js";
 
@@ -18,7 +18,7 @@ export interface ResolveExtensionsOptions {
  * replaced extension's position, then the enabled additions in the order of
  * `additions`. Pure: the inputs are not modified and nothing is initialised.
  *
- * Throws one `TurnkitConfigError` (`invalid_extension_id`) listing every
+ * Throws one `ExtensionConfigError` (`invalid_extension_id`) listing every
  * problem found, each naming the ids involved:
  *
  * - an entry that is not an extension, or has an invalid id (checked first,
@@ -34,10 +34,10 @@ export interface ResolveExtensionsOptions {
 export function resolveExtensions(options: ResolveExtensionsOptions): Extension[] {
   const { base, additions = [], profile = {} } = options;
   if (!Array.isArray(base)) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, "resolveExtensions: base must be an array of extensions");
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, "resolveExtensions: base must be an array of extensions");
   }
   if (!Array.isArray(additions)) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, "resolveExtensions: additions must be an array of extensions");
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, "resolveExtensions: additions must be an array of extensions");
   }
   base.forEach((extension, index) => assertExtension(extension, `base[${index}]`));
   additions.forEach((extension, index) => assertExtension(extension, `additions[${index}]`));
@@ -87,7 +87,7 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
   }
 
   if (problems.length > 0) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidExtensionId, `resolveExtensions: ${problems.join("; ")}`);
+    throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `resolveExtensions: ${problems.join("; ")}`);
   }
 
   const disabled = new Set(disable);

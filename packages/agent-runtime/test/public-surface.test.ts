@@ -12,7 +12,7 @@ describePublicSurface({
   readmeAlsoMentions: ["Promise", "RunTurnInput"],
   values: [
     "DEFAULT_REMINDER_PRIORITY", "EXTENSION_CONTRIBUTION_FAILED", "EXTENSION_EVENT_NAMES", "EXTENSION_ID_PATTERN",
-    "ExtensionContributionError", "HOOK_MAPPINGS", "MAX_EXTENSION_ID_LENGTH", "PROMPT_PART_SEPARATOR", "Registry",
+    "ExtensionConfigError", "ExtensionConfigErrorCode", "ExtensionContributionError", "HOOK_MAPPINGS", "MAX_EXTENSION_ID_LENGTH", "PROMPT_PART_SEPARATOR", "Registry",
     "SYSTEM_REMINDER_TAG", "assembleTurnFromRegistry", "assertExtension", "assertExtensionId", "createAgentRuntime",
     "createExtension", "createHookExtension", "createPromptExtension", "createReminderExtension",
     "createToolExtension", "isExtensionEventName", "isValidExtensionId", "resolveExtensions", "toRunTurnInput",
@@ -23,7 +23,8 @@ describePublicSurface({
     "BoundTurnEndHandler", "BoundTurnStartHandler", "ContributionKind", "CreateExtensionOptions",
     "CreateHookExtensionOptions", "CreatePromptExtensionOptions", "CreateReminderExtensionOptions",
     "CreateToolExtensionOptions", "DisposeHandler", "EnabledScope", "Extension", "ExtensionAPI",
-    "ExtensionContributionError", "ExtensionContributionSummary", "ExtensionContributions",
+    "ExtensionConfigError", "ExtensionConfigErrorCode", "ExtensionContributionError", "ExtensionContributionSummary",
+    "ExtensionContributions",
     "ExtensionEventHandlerList", "ExtensionEventHandlers", "ExtensionEventName", "ExtensionHookTable",
     "ExtensionIdentity", "ExtensionProfile", "HookAdapterKind", "HookMapping", "HookOrder", "HostTurnInputs",
     "MappedHookEventName", "MaybePromise", "OneOrMany", "PromptContribution", "RegisteredHandlers",

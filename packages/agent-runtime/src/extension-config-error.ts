@@ -1,0 +1,43 @@
+import { TurnkitConfigError } from "@turnkit/agent-core";
+
+const EXTENSION_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionConfigError");
+
+/**
+ * Stable codes of {@link ExtensionConfigError}: the configuration mistakes
+ * only extensions can make. Mistakes every layer shares (`invalid_tool`,
+ * `duplicate_tool`, `invalid_turn_input`, `unknown_key`) keep agent-core's
+ * `ConfigErrorCode` and are plain `TurnkitConfigError`s.
+ */
+export const ExtensionConfigErrorCode = {
+  /** An extension id that is malformed, unknown, duplicated or conflicting, or a value that is not an extension. */
+  InvalidExtensionId: "invalid_extension_id",
+  /** An extension's `init` failed, it used its API outside `init` or wrongly, it has no `init`, or a factory got bad options. */
+  ExtensionInit: "extension_init",
+} as const;
+
+/** One of the {@link ExtensionConfigErrorCode} strings. */
+export type ExtensionConfigErrorCode = (typeof ExtensionConfigErrorCode)[keyof typeof ExtensionConfigErrorCode];
+
+/**
+ * A mistake in the extensions a runtime is built from, found before any turn
+ * runs: thrown by the factories and `assertExtension`, or the rejection of
+ * `createAgentRuntime` / `Registry.initialize` (an `init` that threw keeps the
+ * original as `cause`). It is a `TurnkitConfigError`, so
+ * `TurnkitConfigError.isInstance` recognises it as well;
+ * `ExtensionConfigError.isInstance` recognises it across copies of this
+ * package, where `instanceof` would not.
+ */
+export class ExtensionConfigError extends TurnkitConfigError<ExtensionConfigErrorCode> {
+  /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
+  readonly [EXTENSION_CONFIG_ERROR_MARKER] = true;
+
+  constructor(code: ExtensionConfigErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = "ExtensionConfigError";
+  }
+
+  /** True for an ExtensionConfigError from any copy of the package. */
+  static override isInstance(value: unknown): value is ExtensionConfigError {
+    return TurnkitConfigError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[EXTENSION_CONFIG_ERROR_MARKER] === true;
+  }
+}

@@ -1,0 +1,47 @@
+import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "@turnkit/agent-core";
+import { describe, expect, it } from "vitest";
+import { ExtensionConfigError, ExtensionConfigErrorCode, createAgentRuntime, createToolExtension } from "../src/index.js";
+import { extension, rejected, thrown } from "./fixtures.js";
+
+describe("the extension mistakes are agent-runtime's own configuration errors", () => {
+  it("a bad id and a failing init are ExtensionConfigErrors with agent-runtime's codes, and TurnkitConfigErrors too", async () => {
+    const badId = thrown(() => createToolExtension({ id: "Bad Id", tools: [] }));
+    const failedInit = await rejected(
+      createAgentRuntime({
+        base: [
+          extension("boom", () => {
+            throw new Error("no config file");
+          }),
+        ],
+      }),
+    );
+    for (const [error, code] of [
+      [badId, ExtensionConfigErrorCode.InvalidExtensionId],
+      [failedInit, ExtensionConfigErrorCode.ExtensionInit],
+    ] as const) {
+      expect(error.code).toBe(code);
+      expect(error.name).toBe("ExtensionConfigError");
+      expect(ExtensionConfigError.isInstance(error)).toBe(true);
+      expect(TurnkitConfigError.isInstance(error)).toBe(true);
+      expect(TurnkitError.isInstance(error)).toBe(true);
+    }
+    expect(ExtensionConfigErrorCode).toEqual({ InvalidExtensionId: "invalid_extension_id", ExtensionInit: "extension_init" });
+    expect(Object.values(ConfigErrorCode)).not.toContain("invalid_extension_id");
+    expect(Object.values(ConfigErrorCode)).not.toContain("extension_init");
+  });
+
+  it("isInstance checks its own marker: another copy's error counts, a plain config error with the same code does not", () => {
+    const fromOtherCopy = Object.assign(new Error("bad id"), {
+      code: "invalid_extension_id",
+      [Symbol.for("turnkit.error")]: true,
+      [Symbol.for("turnkit.config-error")]: true,
+      [Symbol.for("turnkit.agent-runtime.ExtensionConfigError")]: true,
+    });
+    const sameCodeOnly = new TurnkitConfigError("invalid_extension_id", "bad id");
+    const renamed = Object.assign(new TurnkitConfigError("extension_init", "init failed"), { name: "ExtensionConfigError" });
+    expect(ExtensionConfigError.isInstance(fromOtherCopy)).toBe(true);
+    expect(ExtensionConfigError.isInstance(sameCodeOnly)).toBe(false);
+    expect(ExtensionConfigError.isInstance(renamed)).toBe(false);
+    expect(ExtensionConfigError.isInstance(null)).toBe(false);
+  });
+});
