@@ -13,7 +13,7 @@ export interface ResolveExtensionsOptions {
 }
 
 /**
- * Applies a profile's overlay (SPEC R1) and returns the active extensions in
+ * Applies a profile's overlay and returns the active extensions in
  * order: `base` without the disabled ones and with replacements in the
  * replaced extension's position, then the enabled additions in the order of
  * `additions`. Pure: the inputs are not modified and nothing is initialised.

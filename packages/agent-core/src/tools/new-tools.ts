@@ -23,7 +23,7 @@ export interface NewToolsOptions {
   workspaceDir?: string;
   /** No built-in fallback at all: the model sees only the host's tools. */
   disableBuiltinToolFallback?: boolean;
-  /** Environment sanitising of the fallback `bash` tool (SPEC E). */
+  /** Environment sanitising of the fallback `bash` tool. */
   bashEnv?: BashEnvSpawnHookOptions;
   /** Told when a call's `execute` settled (returned or threw), before its result is checked. Errors are ignored. */
   onExecuteSettled?: (toolCallId: string) => void;
@@ -31,11 +31,11 @@ export interface NewToolsOptions {
   onLateUpdate?: (toolCallId: string, toolName: string) => void;
 }
 
-/** The built-ins added when the host binds no tool of that name (SPEC K3). */
+/** The built-ins added when the host binds no tool of that name. */
 export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as const;
 
 /**
- * Turns the host's runtime tools into the loop's tools for one turn (SPEC K3).
+ * Turns the host's runtime tools into the loop's tools for one turn.
  *
  * - Every tool is validated; a malformed one throws `TurnkitConfigError`
  *   `invalid_tool`, two with one name throw `duplicate_tool` naming it.
