@@ -12,11 +12,13 @@ type RecordedEvent = { [K in AssistantMessageEvent["type"]]: Omit<Extract<Assist
 /** How a request ended, as recorded. */
 type RecordedEnding = { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage } | { type: "error"; reason: "aborted" | "error"; message: AssistantMessage };
 
-/** The checkpoint of one model request: what it streamed and how it ended. */
+/** The checkpoint of one model request: what it streamed, how it ended, and whether the turn was aborted meanwhile. */
 export interface ModelRequestRecord {
   start: LiveStart;
   events: RecordedEvent[];
   ending: RecordedEnding;
+  /** The turn was aborted (not merely this attempt, e.g. by a stream watchdog of the retry layer). */
+  turnAborted: boolean;
 }
 
 /**
@@ -31,9 +33,11 @@ export interface ModelRequestRecord {
  * recorded events are streamed again and the request is never sent. A
  * request interrupted by a crash has no record and is sent again.
  *
- * An abort requested while the request streams ends it as `aborted`; one
- * requested before it starts ends it at once without sending it. Either
- * way the record says so and the turn's signal fires, live and on replay.
+ * An abort of the turn requested while the request streams ends it as
+ * `aborted`; one requested before it starts ends it at once without
+ * sending it. Either way the record says so and the turn's signal fires,
+ * live and on replay. An attempt aborted by the call stack itself (a
+ * stream watchdog) is recorded as it ended and does not abort the turn.
  */
 export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
   return (model, context, options) => {
@@ -49,14 +53,14 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
           async () => {
             live = true;
             const start = await beginLiveStep(ctx);
-            if (start.abortRequested) return { start, events: [], ending: { type: "error", reason: "aborted", message: abortedMessage(model) } };
+            if (start.abortRequested) return { start, events: [], ending: { type: "error", reason: "aborted", message: abortedMessage(model) }, turnAborted: true };
             const signal = liveSignal(ctx, options?.signal);
             const events: RecordedEvent[] = [];
             const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
               stream.push(event);
               events.push(withoutPartial(event));
             });
-            return { start, events, ending } satisfies ModelRequestRecord;
+            return { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted } satisfies ModelRequestRecord;
           },
           { name: "turnkit.model-request" },
         );
@@ -69,7 +73,7 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
         replayLiveStart(ctx, record.start);
         for (const event of record.events) stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
       }
-      if (record.ending.reason === "aborted") ctx.turnAbort.abort();
+      if (record.turnAborted) ctx.turnAbort.abort();
       stream.push(record.ending.type === "done" ? { type: "done", reason: record.ending.reason, message: record.ending.message } : { type: "error", reason: record.ending.reason, error: record.ending.message });
       stream.end();
     }
