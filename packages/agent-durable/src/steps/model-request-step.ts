@@ -47,12 +47,13 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
 
     async function run(): Promise<void> {
       let live = false;
+      const nested = DBOS.isInStep();
       let record: ModelRequestRecord;
       try {
         record = await DBOS.runStep(
           async () => {
             live = true;
-            const start = await beginLiveStep(ctx);
+            const start = await beginLiveStep(ctx, { nested });
             if (start.abortRequested) return { start, events: [], ending: { type: "error", reason: "aborted", message: abortedMessage(model) }, turnAborted: true };
             const signal = liveSignal(ctx, options?.signal);
             const events: RecordedEvent[] = [];

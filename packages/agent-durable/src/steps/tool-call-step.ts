@@ -38,10 +38,11 @@ export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool, opti
     impl: {
       async execute(toolCtx, input, signal, onUpdate) {
         let live = false;
+        const nested = DBOS.isInStep();
         const record = await DBOS.runStep(
           async (): Promise<ToolCallRecord> => {
             live = true;
-            const start = await beginLiveStep(ctx);
+            const start = await beginLiveStep(ctx, { nested });
             if (start.abortRequested) return { start, kind: "aborted" };
             // Keyed by the step's position too: a model may reuse a call id in a later response.
             const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, `${DBOS.stepID}:${toolCtx.toolCallId}`);

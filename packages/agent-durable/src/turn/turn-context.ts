@@ -47,10 +47,13 @@ export interface LiveStart {
  * beyond the writer's position were written by a step that was interrupted
  * in an earlier execution; numbering continues after them (see
  * `DurableEventWriter.applyResume`). The caller records the result in the
- * step's output, so a replay applies it at the same point.
+ * step's output, so a replay applies it at the same point. `nested`: the
+ * step runs inside another step (`DBOS.isInStep()` before it started), so
+ * it has no record of its own and must not move the numbering.
  */
-export async function beginLiveStep(ctx: TurnContext): Promise<LiveStart> {
-  if (ctx.wentLive) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
+export async function beginLiveStep(ctx: TurnContext, options: { nested: boolean }): Promise<LiveStart> {
+  // Nested in another step (a hook's own model request), the record that counts is the outer one, which does not carry this.
+  if (ctx.wentLive || options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
   ctx.wentLive = true;
   // Once per execution: later live steps learn of an abort from the worker's abort watcher.
   const [stored, aborted] = await Promise.all([
