@@ -21,6 +21,8 @@ export const ConfigErrorCode = {
   UndecoratedTool: "undecorated_tool",
   /** A path given to a built-in tool lies outside its workspace. */
   PathOutsideWorkspace: "path_outside_workspace",
+  /** An options object has a key Turnkit does not know (a typo would otherwise be ignored silently). */
+  UnknownKey: "unknown_key",
 } as const;
 
 /** One of the {@link ConfigErrorCode} strings. */

@@ -131,6 +131,7 @@ export {
 
 // ---------------------------------------------------------------- errors.ts, clock.ts
 export { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
+export { assertKnownKeys, type AssertKnownKeysOptions } from "./known-keys.js";
 export { sleep, systemClock, type Clock, type RandomSource } from "./clock.js";
 
 // ---------------------------------------------------------------- defaults.ts

@@ -24,7 +24,7 @@ describePublicSurface({
     "LlmTimeoutError", "MAX_IMAGES_PER_REQUEST", "MAX_LINE_CHARS", "MIN_IMAGE_DIMENSION_PX",
     "PROMPT_READ_REGISTRY_CAPACITY", "PiTurnRunner", "PromptReadErrorCode", "READ_MAX_BYTES", "READ_MAX_IMAGE_BYTES",
     "READ_MAX_LINES", "RUNTIME_TOOL_EXECUTION_MODE", "STEERING_MODE", "TurnkitConfigError", "TurnkitError",
-    "WALK_SKIPPED_DIRECTORIES", "assertRuntimeTool", "assertRuntimeToolDef", "bindTool", "boundToolDef",
+    "WALK_SKIPPED_DIRECTORIES", "assertKnownKeys", "assertRuntimeTool", "assertRuntimeToolDef", "bindTool", "boundToolDef",
     "classifyError", "composeStreamFn", "createBashEnvSpawnHook", "createBuiltinTools", "createHiddenMessage",
     "createOverflowRecoveryState", "createUserMessage", "defineRuntimeTool", "getAttachedClassifiedError",
     "hookArray", "isDroppedResponse", "newTools", "projectAgentMessagesForModel", "resolveBashEnvSanitizeMode",
@@ -35,7 +35,7 @@ describePublicSurface({
   types: [
     "TurnBudget", "TurnTelemetryOptions",
     "AfterLlmCallDecision", "AfterLlmCallEvent", "AfterLlmCallHook", "AfterToolCallEvent", "AfterToolCallHook",
-    "AfterToolCallPatch", "AnyModel", "BashEnvSanitizeMode", "BashEnvSpawnHook", "BashEnvSpawnHookOptions",
+    "AfterToolCallPatch", "AnyModel", "AssertKnownKeysOptions", "BashEnvSanitizeMode", "BashEnvSpawnHook", "BashEnvSpawnHookOptions",
     "BeforeLlmCallDecision", "BeforeLlmCallEvent", "BeforeLlmCallHook", "BeforeToolCallDecision",
     "BeforeToolCallHook", "BoundToolClass", "BoundToolInstance", "BoundedInternalTurnPromptReadRegistry",
     "BridgeOutput", "BuiltinToolName", "BuiltinToolsOptions", "ClassifiedError", "Clock", "ConfigErrorCode",

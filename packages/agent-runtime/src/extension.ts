@@ -1,3 +1,4 @@
+import { assertKnownKeys } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI } from "./extension-api.js";
 import { assertExtensionId } from "./extension-id.js";
@@ -27,10 +28,17 @@ export interface Extension<TParams = unknown> {
   init(api: ExtensionAPI<TParams>): void | Promise<void>;
 }
 
+/** Every key of an extension definition; a key added to the interface must be listed here to compile. */
+const EXTENSION_KEYS: Record<keyof Extension, true> = { id: true, description: true, init: true };
+
 /**
  * Throws `ExtensionConfigError` unless `value` looks like an {@link Extension}:
- * `invalid_extension_id` for a non-object or a bad id, `extension_init` for
- * a missing `init` function. `where` names the list and position.
+ * `invalid_extension_id` for a non-object or a bad id, `unknown_key` for an
+ * own key that looks like a misspelt `id`, `description` or `init`
+ * (`descripton`, naming the one meant; members of the extension's own, such
+ * as an MCP extension's `status`, are allowed), `extension_init` for a
+ * missing `init` function. `where` names the
+ * list and position.
  */
 export function assertExtension(value: unknown, where: string): asserts value is Extension {
   if (typeof value !== "object" || value === null) {
@@ -41,6 +49,8 @@ export function assertExtension(value: unknown, where: string): asserts value is
   }
   const { id, init } = value as { id?: unknown; init?: unknown };
   assertExtensionId(id, where);
+  // An extension may be a richer object (an MCP extension has its status): only a misspelt key throws.
+  assertKnownKeys(value, Object.keys(EXTENSION_KEYS), `${where} (extension "${id}")`, { extensible: true });
   if (typeof init !== "function") {
     throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `${where}: extension "${id}" has no init(api) function`);
   }

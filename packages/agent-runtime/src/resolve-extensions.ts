@@ -1,3 +1,4 @@
+import { assertKnownKeys } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 import type { ExtensionProfile } from "./extension-profile.js";
@@ -11,6 +12,11 @@ export interface ResolveExtensionsOptions {
   /** The overlay applied to `base` and `additions`. */
   readonly profile?: ExtensionProfile;
 }
+
+/** Every key of the options; a key added to the interface must be listed here to compile. */
+const RESOLVE_OPTIONS_KEYS: Record<keyof ResolveExtensionsOptions, true> = { base: true, additions: true, profile: true };
+/** Every key of a profile. */
+const PROFILE_KEYS: Record<keyof ExtensionProfile, true> = { disable: true, enable: true, replace: true, params: true };
 
 /**
  * Applies a profile's overlay and returns the active extensions in
@@ -30,9 +36,16 @@ export interface ResolveExtensionsOptions {
  * - conflicts: a base id both disabled and replaced; an addition both
  *   enabled and used as a replacement; one addition replacing two base ids;
  * - `params` for an id in neither `base` nor `additions`.
+ *
+ * An unknown key in `options` or the profile (a typo such as `overlay`,
+ * which would otherwise change nothing) and one in an extension definition
+ * throw `TurnkitConfigError` (`unknown_key`) naming the key and the nearest
+ * valid one, before anything else is checked.
  */
 export function resolveExtensions(options: ResolveExtensionsOptions): Extension[] {
+  assertKnownKeys(options, Object.keys(RESOLVE_OPTIONS_KEYS), "agent runtime options");
   const { base, additions = [], profile = {} } = options;
+  assertKnownKeys(profile, Object.keys(PROFILE_KEYS), "profile");
   if (!Array.isArray(base)) {
     throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, "resolveExtensions: base must be an array of extensions");
   }

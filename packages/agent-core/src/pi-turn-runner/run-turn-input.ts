@@ -5,6 +5,7 @@ import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import type { RuntimeTool } from "../tools/runtime-tool.js";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
 import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
+import { assertKnownRunTurnInputKeys } from "./run-turn-input-keys.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** Text (and images) the user sent. Messages sharing a `batchId` reach the model as one. */
@@ -90,7 +91,9 @@ function invalid(message: string): TurnkitConfigError {
 
 /**
  * Checks a `RunTurnInput` before anything starts. Throws a
- * `TurnkitConfigError` naming the field: `invalid_turn_input` for missing
+ * `TurnkitConfigError` naming the field: `unknown_key` for a key of the
+ * input, its `llm`, `hooks`, `llmRetry` or `userMessage` that Turnkit does
+ * not know (with the nearest valid key); `invalid_turn_input` for missing
  * ids, model, message or wrong types, and for `startMode: "continue"`
  * without a history or with one that ends in an assistant message (nothing
  * to answer), and for a `budget` whose limits are not positive numbers
@@ -99,6 +102,7 @@ function invalid(message: string): TurnkitConfigError {
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
   if (typeof input !== "object" || input === null) throw invalid("RunTurnInput must be an object");
+  assertKnownRunTurnInputKeys(input);
   const writer = input.eventWriter as unknown;
   if (typeof writer !== "object" || writer === null || typeof (writer as { push?: unknown }).push !== "function") {
     throw new TurnkitConfigError(ConfigErrorCode.InvalidEventWriter, "RunTurnInput.eventWriter must be an object with a push(event) function");
