@@ -161,7 +161,8 @@ export function withLlmRetry(
 
     const runAttempt = (attempt: number) =>
       new Promise<void>((resolve, reject) => {
-        const link = linkAbortSignal(callerSignal);
+        // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
+        const link = linkAbortSignal(callerSignal, { delegable: true });
         const responses = recordResponses(callOptions?.onResponse);
         const inner = invokeStreamFn(streamFn, model, context, {
           ...callOptions,

@@ -106,9 +106,15 @@ export function invokeStreamFn(
 /**
  * An AbortController that also aborts when `parent` does. `dispose()` removes
  * the listener from `parent` (call it when the request ends, so long-lived
- * signals collect no listeners).
+ * signals collect no listeners). With `delegable`, the layer directly below
+ * may take over aborting it ({@link takeDelegatedAbort}) instead of linking
+ * a controller of its own: for a signal made for exactly one attempt, which
+ * nothing but that attempt's request observes.
  */
-export function linkAbortSignal(parent: AbortSignal | undefined): {
+export function linkAbortSignal(
+  parent: AbortSignal | undefined,
+  options: { delegable?: boolean } = {},
+): {
   /** Fires when `parent` fires (with its reason) or on `abort()`, whichever comes first. */
   readonly signal: AbortSignal;
   /** Aborts `signal` only, never `parent`. A no-op once `signal` has fired. */
@@ -120,11 +126,28 @@ export function linkAbortSignal(parent: AbortSignal | undefined): {
   const onAbort = () => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
   else parent?.addEventListener("abort", onAbort, { once: true });
+  const abort = (reason?: unknown) => controller.abort(reason);
+  if (options.delegable) delegatedAborts.set(controller.signal, abort);
   return {
     signal: controller.signal,
-    abort: (reason) => controller.abort(reason),
+    abort,
     dispose: () => parent?.removeEventListener("abort", onAbort),
   };
+}
+
+/** Signals made with `linkAbortSignal(..., { delegable: true })` not yet taken over, and how to abort each. */
+const delegatedAborts = new WeakMap<AbortSignal, (reason?: unknown) => void>();
+
+/**
+ * How to abort `signal` when it was made by the layer above for this one
+ * request and offered to the layer below (see `linkAbortSignal`); taken at
+ * most once. `undefined` otherwise: the layer then links its own controller.
+ */
+export function takeDelegatedAbort(signal: AbortSignal | undefined): ((reason?: unknown) => void) | undefined {
+  if (!signal) return undefined;
+  const abort = delegatedAborts.get(signal);
+  if (abort) delegatedAborts.delete(signal);
+  return abort;
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

@@ -15,8 +15,8 @@ import {
   errorText,
   invokeStreamFn,
   isTerminalEvent,
-  linkAbortSignal,
   pushTerminalError,
+  takeDelegatedAbort,
   type StreamFn,
 } from "./stream-fn.js";
 
@@ -98,7 +98,11 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
   return (model, context, callOptions) => {
     const out = new RelayStream();
     const callerSignal = callOptions?.signal;
-    const link = linkAbortSignal(callerSignal);
+    // The request's own signal, aborted on a timeout: the caller's, when the layer above made it for
+    // this one attempt and hands over aborting it (the transport retry does), else a linked one.
+    const delegatedAbort = takeDelegatedAbort(callerSignal);
+    const controller = delegatedAbort ? undefined : new AbortController();
+    const abortRequest = delegatedAbort ?? ((reason: unknown) => controller!.abort(reason));
     let finished = false;
     let timer: unknown;
     let lastPartial: AssistantMessage | undefined;
@@ -133,7 +137,6 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
       finished = true;
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
-      link.dispose();
       callerSignal?.removeEventListener("abort", onCallerAbort);
     };
     const endWith = (stopReason: "error" | "aborted", text: string): AssistantMessage =>
@@ -143,12 +146,15 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
       const error = new LlmTimeoutError(kind, ms);
       const message = attachClassifiedError(endWith("error", error.message), classifyError(error));
       finish();
-      link.abort(error);
+      abortRequest(error);
       release?.();
       pushTerminalError(out, message);
     };
+    // One listener on the caller's signal: it aborts the request first (a linked controller follows the
+    // caller's reason), then ends the stream.
     const onCallerAbort = () => {
       if (finished) return;
+      controller?.abort(callerSignal?.reason);
       finish();
       release?.();
       pushTerminalError(out, endWith("aborted", "Request was aborted"));
@@ -161,7 +167,8 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     arm("first_event", firstEventTimeoutMs);
     // The layer's per-event work, applied as each event arrives from the layer or provider below.
-    release = pipeEvents(invokeStreamFn(streamFn, model, context, { ...callOptions, signal: link.signal }), {
+    const requestOptions = controller ? { ...callOptions, signal: controller.signal } : callOptions;
+    release = pipeEvents(invokeStreamFn(streamFn, model, context, requestOptions), {
       event(event) {
         if (finished) return;
         if (isTerminalEvent(event)) {
