@@ -36,14 +36,18 @@ export interface RequestSpan {
  * span per model request (child of the turn; attempts and retry waits are
  * its events) and an `execute_tool` span per tool call (child of the turn),
  * named and attributed after the OpenTelemetry GenAI semantic conventions.
- * Times come from the runner's clock. Never throws into the turn: a failing
- * tracer is the host's problem, not the turn's.
+ * Times come from the runner's clock. When the turn's span does not record
+ * (no SDK registered, or the turn not sampled) no other span is created, so
+ * a turn without tracing pays for one no-op span. Never throws into the
+ * turn: a failing tracer is the host's problem, not the turn's.
  */
 export class TurnTracing {
   private readonly tracer: Tracer;
   private readonly recordContent: boolean;
   private turnSpan: Span | undefined;
   private parent: OtelContext | undefined;
+  /** The turn's span records: without an SDK (or when the turn is not sampled) no child span is even created. */
+  private recording = false;
   private readonly toolSpans = new Map<string, Span>();
 
   constructor(
@@ -72,11 +76,13 @@ export class TurnTracing {
         },
         context.active(),
       );
-      this.parent = trace.setSpan(context.active(), this.turnSpan);
+      this.recording = this.turnSpan.isRecording();
+      if (this.recording) this.parent = trace.setSpan(context.active(), this.turnSpan);
     });
   }
 
   startRequest(family: RequestFamily, model: Model<any>, request: Context | undefined, at: number): RequestSpan | undefined {
+    if (!this.recording) return undefined;
     return guarded(() => {
       const attributes: Attributes = {
         "gen_ai.operation.name": "chat",
@@ -109,13 +115,13 @@ export class TurnTracing {
     guarded(() => request.span.addEvent("turnkit.retry_wait", { "turnkit.attempt": attempt, "turnkit.retry.delay_ms": delayMs, "error.type": error.code }, spanTime(at)));
   }
 
-  endRequest(request: RequestSpan | undefined, final: AssistantMessage | undefined, usage: ProtocolUsage, error: TurnError | undefined, at: number): void {
+  endRequest(request: RequestSpan | undefined, final: AssistantMessage | undefined, usage: () => ProtocolUsage, error: TurnError | undefined, at: number): void {
     if (!request) return;
     guarded(() => {
       const { span } = request;
       if (request.recording) {
         const attributes: Attributes = {};
-        setUsage(attributes, usage);
+        setUsage(attributes, usage());
         if (final) {
           attributes["gen_ai.response.model"] = final.responseModel ?? final.model;
           if (final.responseId) attributes["gen_ai.response.id"] = final.responseId;
@@ -130,6 +136,7 @@ export class TurnTracing {
   }
 
   startTool(toolCallId: string, toolName: string, args: unknown, at: number): void {
+    if (!this.recording) return;
     guarded(() => {
       const span = this.tracer.startSpan(
         `execute_tool ${toolName}`,

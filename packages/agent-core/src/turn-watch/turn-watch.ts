@@ -204,7 +204,8 @@ export class TurnWatch {
     this.open[family] = undefined;
     open.record.closed = true;
     const final = open.record.last?.final;
-    this.tracing.endRequest(open.span, final, requestUsage(open.record), final ? errorOf(final) : undefined, open.record.last?.endedAt ?? this.now());
+    if (!open.span) return;
+    this.tracing.endRequest(open.span, final, () => requestUsage(open.record), final ? errorOf(final) : undefined, open.record.last?.endedAt ?? this.now());
   }
 }
 
