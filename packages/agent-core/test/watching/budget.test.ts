@@ -68,6 +68,20 @@ describe("turn budgets", () => {
     expect(turn.outcome.usage?.total.cost.total).toBe(0.75);
   });
 
+  it("steering that would continue a turn past its limit meets the same check: no request is sent", async () => {
+    let polls = 0;
+    const turn = await runCheckedTurn({
+      script: [response([text("Done.")], { usage: usage(100, 30, 1) }), "never sent"],
+      input: {
+        budget: { maxCost: 0.5 },
+        // At the exit boundary the host hands over one more message, which would start another request.
+        getSteeringMessages: () => (polls++ === 0 ? [{ text: "one more thing" }] : []),
+      },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "budget_exceeded", budget: { limit: "maxCost", max: 0.5, measured: 1 } } });
+    expect(turn.requests).toHaveLength(1);
+  });
+
   it("a limit reached on the last step ends the turn as it would have anyway", async () => {
     const turn = await runCheckedTurn({ script: [response([text("Done.")], { usage: usage(100, 30, 1) })], input: { budget: { maxSteps: 1, maxCost: 0.5 } } });
     expect(turn.outcome).toEqual({ kind: "completed" });
