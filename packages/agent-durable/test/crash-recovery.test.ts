@@ -88,6 +88,9 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
     expect(fixture.countsOf(turn, "tool-end")).toBe(1);
     // Two finished requests and the interrupted one.
     expect(fixture.countsOf(turn, "model")).toBe(3);
+    // The host's history hook saw each message once, also those it was given before the crash.
+    const history = fixture.cluster.counts().filter((c) => c.turnId === turn.turnId && c.kind === "history");
+    expect(history.map((c) => c.detail)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     expect(finalText(events)).toMatch(/^after tool: wrote after\.txt a0 a1/);
   }, 90_000);
 

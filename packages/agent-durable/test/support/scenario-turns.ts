@@ -15,7 +15,7 @@ import { durableTool, type BuildDurableTurn, type DurableTurnRequest } from "../
 
 /** One line of the count file: what happened, in which turn. */
 export interface CountRecord {
-  kind: "model" | "tool-start" | "tool-end" | "session-start" | "session-end";
+  kind: "model" | "tool-start" | "tool-end" | "session-start" | "session-end" | "history";
   turnId: string;
   sessionId: string;
   detail?: string;
@@ -127,7 +127,10 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       approvalTimeoutMs: request.metadata?.approvalTimeoutMs === undefined ? undefined : Number(request.metadata.approvalTimeoutMs),
       tools: [parallelRead, slow("slow_write"), durableTool(slow("safe_read"), { replay: "safe" }), durableTool(slow("guarded_write"), { requiresApproval: true })],
       hooks: {
-        onHistoryChangedHook: () => {},
+        // Counted outside the worker: a hook that finished is not called again on replay.
+        onHistoryChangedHook: (change) => {
+          for (const message of change.messages) record(countFile, { kind: "history", turnId: request.turnId, sessionId: request.sessionId, detail: message.role });
+        },
       },
     };
   };
