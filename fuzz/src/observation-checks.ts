@@ -8,6 +8,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario } from "./argument-scenario.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
+import { checkHostileHost } from "./invariants/hostile-host.js";
 import { checkNoLeaks } from "./invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-event-grammar.js";
 import { checkArgumentsPrototype, checkPrototypesUnchanged, type PrototypeSnapshot } from "./invariants/prototypes.js";
@@ -87,13 +88,14 @@ export function checkTurnInvariants(observation: TurnRunObservation, options: Tu
   return outcome;
 }
 
-/** Invariants 1 to 6 for a generated turn. */
+/** Invariants 1 to 6 for a generated turn, and 7 to 10 when its host is hostile. */
 export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
-  checkTurnInvariants(observation, {
+  const outcome = checkTurnInvariants(observation, {
     abortedBeforeStart: scenario.abortBeforeStart,
     writerFails: scenario.writer.failAt !== undefined,
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
   });
+  if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
 }
 
 /** Every invariant of the path, every call answered, and no prototype touched, after malformed arguments. */

@@ -60,6 +60,10 @@ export interface ObserveTurnOptions {
   runnerOptions?: Omit<PiTurnRunnerOptions, "clock">;
   /** Timers the test scheduled on `clock` for itself; cleared before counting leaks. */
   hostTimers?: () => readonly unknown[];
+  /** Called as soon as `runTurn` settled (first thing in its settlement handler). */
+  onSettled?: () => void;
+  /** Awaited after the turn settled, before stragglers are counted: a host may answer late here. */
+  afterSettle?: () => Promise<void>;
 }
 
 export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunObservation> {
@@ -103,15 +107,18 @@ export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunO
   try {
     const run = runner.runTurn(input).then(
       (outcome) => {
+        options.onSettled?.();
         callerAborted = controller.signal.aborted;
         settlements.push({ kind: "resolved", outcome });
       },
       (error: unknown) => {
+        options.onSettled?.();
         callerAborted = controller.signal.aborted;
         settlements.push({ kind: "rejected", error });
       },
     );
     drive = await driveUntilSettled(run, clock, () => controller.abort());
+    await options.afterSettle?.();
     await letStragglersSurface(clock, options.hostTimers?.());
   } finally {
     realTimers.restore();

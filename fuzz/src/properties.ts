@@ -8,6 +8,8 @@ import fc from "fast-check";
 import { type ArgumentScenario, argumentScenarioArbitrary, runArgumentScenario } from "./argument-scenario.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { snapshotPrototypes } from "./invariants/prototypes.js";
+import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
+import { checkLoggerChangesNothing } from "./invariants/logger-changes-nothing.js";
 import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
 import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
@@ -27,6 +29,21 @@ export interface FuzzProperty<TScenario = unknown> {
 }
 
 const checkTurn = async (scenario: TurnScenario) => checkTurnObservation(scenario, await runTurnScenario(scenario));
+
+/**
+ * A hostile turn: every invariant, and, when its logger throws or rejects,
+ * the same run with a quiet logger must end the same way (a log sink never
+ * changes a turn). Compared only where the run is deterministic: no real
+ * time involved (no hung member, no abort grace).
+ */
+async function checkHostileTurn(scenario: TurnScenario): Promise<void> {
+  const observation = await runTurnScenario(scenario);
+  checkTurnObservation(scenario, observation);
+  const hostile = scenario.hostile;
+  if (!hostile || (hostile.logger !== "throwing" && hostile.logger !== "rejecting") || observation.hostile?.abortedAt !== undefined) return;
+  const quiet = await runTurnScenario({ ...scenario, hostile: { ...hostile, logger: "quiet" } });
+  checkLoggerChangesNothing(observation, quiet);
+}
 
 /** The properties, with generators set up by `options` (CI steers around known bugs). */
 export function createFuzzProperties(options: GenerationOptions): readonly FuzzProperty<any>[] {
@@ -65,7 +82,16 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 150,
     fuzzWeight: 1,
   };
-  return [agent, runner, providerFailures, toolArguments];
+  const hostileHost: FuzzProperty<TurnScenario> = {
+    name: "runner-hostile-host",
+    description:
+      "PiTurnRunner with a hostile host: throwing loggers, host callbacks failing with provider-like texts, slow and hung hook members (also pending at abort), several steering messages per poll, enqueue at step end",
+    arbitrary: hostileTurnArbitrary(options),
+    run: checkHostileTurn,
+    ciRuns: 120,
+    fuzzWeight: 3,
+  };
+  return [agent, runner, providerFailures, toolArguments, hostileHost];
 }
 
 /** The fast-check property of a {@link FuzzProperty}. */

@@ -17,11 +17,14 @@ import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from ".
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 import { createRuntimeTools } from "./scenario-tools.js";
+import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
 
 /** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */
 export interface TurnScenarioObservation extends TurnRunObservation {
   respondTexts: Map<string, string>;
+  /** What the hostile host saw, when the scenario has one. */
+  hostile?: HostileProbe;
 }
 
 const SESSION_ID = "session-fuzz";
@@ -259,13 +262,17 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScena
     }
     return `msg_${index + 1}`;
   };
+  const runnerOptions = { random: () => jitter, allocateMessageId };
+  const hostile = scenario.hostile && hostileHost({ spec: scenario.hostile, input, runnerOptions, clock, controller });
   const observation = await observeTurn({
-    input,
+    input: hostile?.input ?? input,
     clock,
     controller,
-    write,
-    runnerOptions: { random: () => jitter, allocateMessageId },
+    write: hostile ? hostile.write(write) : write,
+    runnerOptions: hostile?.runnerOptions ?? runnerOptions,
     hostTimers: () => hostTimers,
+    onSettled: hostile?.onSettled,
+    afterSettle: hostile?.afterSettle,
   });
-  return { ...observation, respondTexts };
+  return { ...observation, respondTexts, hostile: hostile?.probe };
 }

@@ -4,6 +4,7 @@
  * when. Plain, printable data (fast-check prints it as the counterexample),
  * turned into a live run by `run-agent-scenario.ts` / `run-turn-scenario.ts`.
  */
+import type { HostileHostSpec } from "./hostile-host.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
 export type Delay =
@@ -243,4 +244,6 @@ export interface TurnScenario {
   abortBeforeStart: boolean;
   withHistory: boolean;
   beforeUserMessages: boolean;
+  /** A hostile host (throwing logger and callbacks, hung hook members, steering bursts); absent in the other runner properties. */
+  hostile?: HostileHostSpec;
 }

@@ -8,20 +8,23 @@ import type { RunningTurn } from "./turn-state.js";
 /**
  * Hands the history the host has not been given yet to every
  * `onHistoryChangedHook`, in order, then announces each change as
- * `message.persisted`; host messages in an accepted change count as
- * delivered. A hook that throws fails the turn (code `hook`), stops the
- * Agent and rethrows: history is never silently lost. A hook given up on
- * after the abort stops the chain: later hooks and later changes of this
- * delivery are not handed over (the turn is ending aborted). Once the turn
- * has settled, nothing is delivered.
+ * `message.persisted`; host messages in a change the whole chain accepted
+ * count as delivered. A hook that throws fails the turn (code `hook`),
+ * stops the Agent and rethrows: history is never silently lost. A hook
+ * given up on after the abort is cut off with the hooks after it: none of
+ * them is called again (they would see a gap), while the hooks before it
+ * keep receiving every change; a change the whole chain did not accept is
+ * not announced, and its host messages are handed back in the outcome.
+ * Once the turn has settled, nothing is delivered.
  */
 export async function deliverHistory(turn: RunningTurn): Promise<void> {
-  if (turn.settled || turn.historyAbandoned) return;
+  if (turn.settled) return;
   const changes = turn.cursor.take(turn.agent.state.messages);
   if (changes.length === 0) return;
   const hooks = hookArray(turn.hooks.onHistoryChangedHook);
   for (const change of changes) {
-    for (const hook of hooks) {
+    for (const [index, hook] of hooks.entries()) {
+      if (turn.historyHooksCutAt !== undefined && index >= turn.historyHooksCutAt) break;
       let accepted: void | typeof ABANDONED;
       try {
         accepted = await awaitHostCall(turn, "onHistoryChangedHook", () => hook(change, { sessionId: turn.input.sessionId, turnId: turn.input.turnId }));
@@ -31,10 +34,11 @@ export async function deliverHistory(turn: RunningTurn): Promise<void> {
         throw error;
       }
       if (accepted === ABANDONED) {
-        turn.historyAbandoned = true;
-        return;
+        turn.historyHooksCutAt = index;
+        break;
       }
     }
+    if (turn.historyHooksCutAt !== undefined || turn.settled) continue;
     for (const message of change.messages) turn.undelivered.delete(message);
     turn.events.push("message.persisted", persistedPayload(change));
   }

@@ -19,9 +19,9 @@ export class SharedAbortGrace {
     this.resolveOver = resolve;
   });
 
-  /** Starts the grace; later calls keep the first deadline. */
+  /** Starts the grace; later calls keep the first deadline, and once it ended (the turn settled) nothing starts. */
   begin(): void {
-    if (this.begunAt !== undefined) return;
+    if (this.begunAt !== undefined || this.over) return;
     this.begunAt = Date.now();
     this.timer = setTimeout(() => this.end(), ABORT_GRACE_MS);
     this.timer.unref?.();

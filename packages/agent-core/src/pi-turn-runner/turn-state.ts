@@ -60,8 +60,12 @@ export interface TurnState {
 
   /** `runTurn` has settled (step 8 decided the outcome): no host code is called and nothing is emitted any more. Written once by step 8. */
   settled: boolean;
-  /** An `onHistoryChangedHook` was given up on after the abort: no later history is delivered (it would leave a gap). Written and read by history delivery. */
-  historyAbandoned: boolean;
+  /**
+   * Index of the first `onHistoryChangedHook` given up on after the abort:
+   * it and the hooks after it are never called again (they would see a gap).
+   * Written and read by history delivery.
+   */
+  historyHooksCutAt: number | undefined;
   /** The first failure; decides the outcome. Written only by `failTurn`; read by step 7, step 8 and the steering checks. */
   failure: TurnError | undefined;
   /**
@@ -102,7 +106,7 @@ export interface RunningTurn extends TurnState {
 export function initialTurnProgress(): Pick<
   TurnState,
   | "settled"
-  | "historyAbandoned"
+  | "historyHooksCutAt"
   | "failure"
   | "stopRequested"
   | "closed"
@@ -118,7 +122,7 @@ export function initialTurnProgress(): Pick<
 > {
   return {
     settled: false,
-    historyAbandoned: false,
+    historyHooksCutAt: undefined,
     failure: undefined,
     stopRequested: false,
     closed: false,

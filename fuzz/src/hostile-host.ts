@@ -1,0 +1,67 @@
+/**
+ * A hostile host for `PiTurnRunner`: what the generated turns of the
+ * `runner-hostile-host` property add to a {@link TurnScenario}. Plain,
+ * printable data (fast-check prints it as the counterexample); applied to a
+ * run by `run-turn-scenario.ts`, checked by `invariants/hostile-host.ts`.
+ */
+
+/** How the runner's logger behaves. */
+export type LoggerBehaviour = "quiet" | "throwing" | "rejecting";
+
+/** The input's host callbacks (and the runner's id allocator) a scenario can make throw. */
+export const HOST_CALLBACKS = ["getSteeringMessages", "tryBeginClose", "shouldStopAfterTurn", "shouldStopAfterSteering", "allocateMessageId"] as const;
+export type HostCallbackName = (typeof HOST_CALLBACKS)[number];
+
+/**
+ * Texts a provider's failure could have. A host callback throwing one of them
+ * must still end the turn `internal` with the callback named: the runner never
+ * classifies a host's failure by its text.
+ */
+export const PROVIDER_LIKE_MESSAGES = [
+  "429 lock contention",
+  "503 Service Unavailable: steering store overloaded",
+  "request timed out after 30000ms",
+  "read ECONNRESET",
+  "401 Unauthorized",
+  "prompt is too long: 250000 tokens > 200000 maximum",
+] as const;
+
+/** One host callback throws (or rejects) at its `atCall`-th call (0-based). */
+export interface HostCallbackFailure {
+  callback: HostCallbackName;
+  atCall: number;
+  mode: "throw" | "reject";
+  message: (typeof PROVIDER_LIKE_MESSAGES)[number];
+}
+
+/**
+ * An extra member placed first in one hook kind's chain: `slow` answers
+ * (harmlessly) after `ms` on the virtual clock, ignoring the abort; `hung`
+ * never answers (only the runner's abort grace ends the wait); `abortThenSlow`
+ * aborts the turn, then answers after `ms` (a hook pending at abort).
+ */
+export type ChainMember = { kind: "slow"; ms: number } | { kind: "hung" } | { kind: "abortThenSlow"; ms: number } | { kind: "abortThenHung" };
+
+/** Hook kinds a chain member can join. */
+export const CHAIN_HOOKS = [
+  "beforeLlmCallHook",
+  "afterLlmCallHook",
+  "beforeToolCallHook",
+  "onToolExecutionStartHook",
+  "afterToolCallHook",
+  "onHistoryChangedHook",
+  "onStepEndHook",
+] as const;
+export type ChainHookName = (typeof CHAIN_HOOKS)[number];
+
+/** What the hostile host does, on top of the scenario's own hooks and steering. */
+export interface HostileHostSpec {
+  logger: LoggerBehaviour | undefined;
+  callbackFailure: HostCallbackFailure | undefined;
+  /** A member put first in a hook kind's chain, from its `fromCall`-th call on (earlier calls pass through). */
+  chainMember: { hook: ChainHookName; member: ChainMember; fromCall: number } | undefined;
+  /** Messages each of the first polls hands over at once (besides the scenario's host actions); 0: none. */
+  messagesPerPoll: number[];
+  /** Messages the `onStepEndHook` (added when absent) queues with `enqueue` at each step end, by step. */
+  enqueuePerStep: number[];
+}
