@@ -60,6 +60,11 @@ export class AttemptTimes {
   }
 }
 
+/** A duration in ms, to the microsecond (a system clock's floats carry noise beyond that). */
+export function millis(value: number): number {
+  return Math.round(Math.max(0, value) * 1000) / 1000;
+}
+
 /** One request of the loop or of a hook, with every attempt it took and the backoff between them. */
 export class ModelRequestRecord {
   readonly attempts: AttemptTimes[] = [];
@@ -84,16 +89,16 @@ export class ModelRequestRecord {
     const timing: ModelRequestTiming = {
       family: this.family,
       attempts: this.attempts.length,
-      backoffMs: this.backoffMs,
-      durationMs: Math.max(0, endedAt - this.startedAt),
+      backoffMs: millis(this.backoffMs),
+      durationMs: millis(endedAt - this.startedAt),
     };
     if (!last) return timing;
-    if (last.firstEventAt !== undefined) timing.firstEventMs = last.firstEventAt - last.startedAt;
+    if (last.firstEventAt !== undefined) timing.firstEventMs = millis(last.firstEventAt - last.startedAt);
     if (last.firstOutputAt !== undefined) {
-      timing.firstOutputMs = last.firstOutputAt - last.startedAt;
-      timing.decodeMs = Math.max(0, endedAt - last.firstOutputAt);
+      timing.firstOutputMs = millis(last.firstOutputAt - last.startedAt);
+      timing.decodeMs = millis(endedAt - last.firstOutputAt);
     }
-    if (last.thinkingStartAt !== undefined) timing.thinkingMs = Math.max(0, (last.thinkingEndAt ?? endedAt) - last.thinkingStartAt);
+    if (last.thinkingStartAt !== undefined) timing.thinkingMs = millis((last.thinkingEndAt ?? endedAt) - last.thinkingStartAt);
     const output = last.final?.usage?.output;
     if (typeof output === "number" && output > 0 && timing.decodeMs !== undefined && timing.decodeMs > 0) {
       timing.outputTokensPerSecond = Math.round((output / timing.decodeMs) * 100_000) / 100;

@@ -1,4 +1,5 @@
 import type { ToolCallTiming } from "@turnkit/protocol";
+import { millis } from "./request-timing.js";
 
 interface ToolCallTimes {
   toolName: string;
@@ -53,8 +54,8 @@ export class ToolCallTimer {
     return {
       toolCallId,
       toolName: call.toolName,
-      queuedMs: Math.max(0, admittedAt - call.announcedAt),
-      runMs: call.admittedAt === undefined ? 0 : Math.max(0, endedAt - call.admittedAt),
+      queuedMs: millis(admittedAt - call.announcedAt),
+      runMs: call.admittedAt === undefined ? 0 : millis(endedAt - call.admittedAt),
     };
   }
 }

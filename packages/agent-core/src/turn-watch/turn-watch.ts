@@ -11,7 +11,7 @@ import type { BudgetExceededDetail, RuntimeWarningPayload, StepReport, StreamRes
 import { classifyError, getAttachedClassifiedError } from "../call-stack/classify-error.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import type { Clock } from "../clock.js";
-import { AttemptTimes, ModelRequestRecord } from "./request-timing.js";
+import { AttemptTimes, ModelRequestRecord, millis } from "./request-timing.js";
 import { ToolCallTimer } from "./tool-call-timing.js";
 import { type TurnBudget, reachedLimit } from "./turn-budget.js";
 import { type RequestSpan, type TurnTelemetryOptions, TurnTracing } from "./turn-tracing.js";
@@ -163,7 +163,7 @@ export class TurnWatch {
     const now = this.now();
     const usage = this.usage.snapshot();
     const timing = {
-      wallMs: Math.max(0, now - this.options.startedAt),
+      wallMs: millis(now - this.options.startedAt),
       requests: this.requests.map((request) => request.timing(now)),
       toolCalls: this.tools.timings(now),
     };
