@@ -10,12 +10,12 @@ import { LLM_TIMEOUT_MESSAGE_PREFIX, LlmTimeoutError } from "./stream-errors.js"
  * turn outcome and the retry layer need. Produced only by {@link classifyError}.
  */
 export interface ClassifiedError {
-  /** Stable code for the turn outcome (SPEC T3). */
+  /** Stable code for the turn outcome. */
   code: ErrorCode;
   /** Human-readable description (the provider's text where there is one). */
   message: string;
   /**
-   * True when sending the same request again may succeed (SPEC W3): rate
+   * True when sending the same request again may succeed: rate
    * limits, 408, 5xx except 501, overloaded, timeouts, network and TLS
    * failures. Never for an abort, a quota, a refusal or an overflow. The full
    * precedence is the table in `docs/error-classification.md`.

@@ -9,7 +9,7 @@ import { withMaxTokens } from "./stream-wrappers/with-max-tokens.js";
 import { withRequestTimeout } from "./stream-wrappers/with-request-timeout.js";
 
 /**
- * Builds the stream function of a turn from its `llm` config (SPEC W1):
+ * Builds the stream function of a turn from its `llm` config:
  * `llm.streamFn` (default pi-ai `streamSimple`) wrapped, innermost first, by
  *
  * 1. {@link withHostMaxOutputTokens} — the host's output ceiling,

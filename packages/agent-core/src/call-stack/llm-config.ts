@@ -3,7 +3,7 @@ import type { ClassifiedError } from "./classify-error.js";
 import type { AnyModel, StreamFn } from "./stream-fn.js";
 
 /**
- * The `llm` field of `RunTurnInput` (SPEC T1): which model a turn talks to and
+ * The `llm` field of `RunTurnInput`: which model a turn talks to and
  * how each request is shaped. Every field but `model` is optional; an absent
  * field leaves the provider's (or Turnkit's, see `defaults.ts`) default.
  *
@@ -64,7 +64,7 @@ export interface LlmConfig {
 }
 
 /**
- * One notification of the transport retry layer (SPEC W3), in the order they
+ * One notification of the transport retry layer, in the order they
  * can happen for one request:
  *
  * - `waiting`: attempt `attempt` failed with a retryable `error`; the next
@@ -101,7 +101,7 @@ export type LlmRetryExhaustedReason = "max_retries" | "max_elapsed" | "not_retry
 export type LlmRetryObserver = (notification: LlmRetryNotification) => void | Promise<void>;
 
 /**
- * `RunTurnInput.llmRetry` (SPEC W3). Each field is optional and falls back to
+ * `RunTurnInput.llmRetry`. Each field is optional and falls back to
  * the defaults in `defaults.ts`; `false` instead of this object turns
  * retrying off (a single attempt, still sent with provider retries off).
  */

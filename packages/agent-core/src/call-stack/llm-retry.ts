@@ -108,7 +108,7 @@ export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
 }
 
 /**
- * Wraps `streamFn` with the transport retry of SPEC W3, built on `p-retry`.
+ * Wraps `streamFn` with the transport retry, built on `p-retry`.
  *
  * - Every attempt is sent with `maxRetries: 0`, so the provider SDK never
  *   retries on its own (one owner of the budget); also with `options` `false`.

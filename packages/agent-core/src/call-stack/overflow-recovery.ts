@@ -57,7 +57,7 @@ export interface OverflowRecoveryOptions {
 }
 
 /**
- * Context overflow recovery (SPEC W4). When a request fails with a
+ * Context overflow recovery. When a request fails with a
  * `context_overflow` error (pi-ai's overflow detection, or an oversized
  * request, HTTP 413) before any visible output, and no recovery has run in
  * this turn yet, calls `recover` and sends the request once more with the

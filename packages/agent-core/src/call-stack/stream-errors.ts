@@ -17,7 +17,7 @@ const TIMEOUT_OPTION: Record<LlmTimeoutKind, string> = {
 };
 
 /**
- * A model request that a Turnkit watchdog ended (SPEC W2). `classifyError`
+ * A model request that a Turnkit watchdog ended. `classifyError`
  * maps it to code `timeout`, retryable. A caller's abort is never turned into
  * this error.
  *

@@ -71,12 +71,14 @@ export function resolveStreamTimeouts(
 }
 
 /**
- * Wraps `streamFn` with the two watchdogs of SPEC W2, per call (so, inside
+ * Wraps `streamFn` with the two stream watchdogs, per call (so, inside
  * the retry layer, per attempt): a first-event timer started with the call,
  * and an idle timer re-armed on every event.
  *
- * When one fires, the wrapped request is aborted (through its own signal, so
- * the connection is closed), the provider's stream iterator is released
+ * When one fires, the wrapped request is aborted (through its own signal,
+ * or the attempt's signal when the transport retry above hands that over,
+ * so the connection is closed; the caller's own signal is never aborted),
+ * the provider's stream iterator is released
  * (`return()` is called on it, without waiting for an answer: a provider
  * that ignores its signal is let go, not waited for), and the returned stream
  * ends at once with an `error` event: stopReason `"error"`, an

@@ -2,7 +2,7 @@ import { type AssistantMessage, type AssistantMessageEventStream, type Model, cr
 import { emptyUsage } from "@turnkit/agent-loop";
 
 /**
- * A complete response that never touched a provider (SPEC W5): `start`, one
+ * A complete response that never touched a provider: `start`, one
  * text block (`text_start`, `text_delta`, `text_end`) when `text` is not
  * empty, then `done` with stopReason `stop` and zero usage. `decorate` may
  * add host fields to the final message (e.g. a dropped-response marker).

@@ -5,8 +5,8 @@ import type { StreamFn } from "../stream-fn.js";
 const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
 
 /**
- * Sends `cacheRetention` with every request that does not set its own
- * (SPEC W1). `undefined` returns `streamFn` unchanged; a value other than
+ * Sends `cacheRetention` with every request that does not set its own.
+ * `undefined` returns `streamFn` unchanged; a value other than
  * `none`, `short` or `long` throws `TurnkitConfigError` (`invalid_turn_input`).
  */
 export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRetention | undefined): StreamFn {

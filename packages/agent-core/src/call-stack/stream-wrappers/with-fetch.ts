@@ -5,7 +5,7 @@ export type StreamFnOptionsWithFetch = StreamFnOptions & { fetch?: typeof global
 
 /**
  * Passes `fetch` as `options.fetch` to every request that does not carry its
- * own (SPEC W1). Only stream functions that read `options.fetch` use it;
+ * own. Only stream functions that read `options.fetch` use it;
  * pi-ai 0.73's built-in providers (`streamSimple`) ignore it, since they talk
  * HTTP through their SDKs. `undefined` returns `streamFn` unchanged.
  */

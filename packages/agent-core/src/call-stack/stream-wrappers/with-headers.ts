@@ -1,7 +1,7 @@
 import type { StreamFn } from "../stream-fn.js";
 
 /**
- * Merges `headers` into every request's headers (SPEC W1); on a name present
+ * Merges `headers` into every request's headers; on a name present
  * in both, the request's own value wins. Empty or absent `headers` return
  * `streamFn` unchanged, so a request never gains an empty `headers` object.
  */

@@ -2,7 +2,7 @@ import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
 import type { StreamFn } from "../stream-fn.js";
 
 /**
- * Caps output tokens at the host's ceiling (SPEC W1, innermost wrapper):
+ * Caps output tokens at the host's ceiling (innermost wrapper):
  * every request is sent with the smallest positive of `hostMaxOutputTokens`,
  * the request's `maxTokens` and `model.maxTokens`. A request that asks for
  * less than the cap keeps its value.

@@ -2,7 +2,7 @@ import type { StreamFn } from "../stream-fn.js";
 
 /**
  * Sends `maxTokens` with every request that does not ask for a positive
- * number itself (SPEC W1). Only a positive finite value has an effect;
+ * number itself. Only a positive finite value has an effect;
  * anything else returns `streamFn` unchanged (the provider's default applies).
  */
 export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined): StreamFn {

@@ -3,7 +3,7 @@ import type { StreamFn } from "../stream-fn.js";
 
 /**
  * Sends `timeoutMs` (default 20 min) with every request that does not set its
- * own (SPEC W1, outermost wrapper). SDK-backed providers use it as their
+ * own (outermost wrapper). SDK-backed providers use it as their
  * request timeout. `0` returns `streamFn` unchanged (the provider's own
  * default applies). The per-attempt watchdogs of `withStreamTimeouts` are a
  * separate, provider-independent layer.
