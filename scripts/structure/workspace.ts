@@ -33,10 +33,25 @@ export interface WorkspacePackage {
   dir: string;
   /** Subpaths its `exports` allows (`"."`, `"./testing"`); importing any other subpath is a deep import. */
   exportedSubpaths: readonly string[];
+  /**
+   * The TypeScript source of each exported subpath that has one (its
+   * `source` condition, or the subpath's value when that is a plain `.ts`
+   * path), relative to the workspace root. Subpaths with built files only
+   * are left out.
+   */
+  entrySources: readonly EntrySource[];
   /** Its place in the layer order: lower layers are imported by higher ones, never the other way round. */
   layer: number;
   /** A short description of the layer, for messages. */
   layerName: string;
+}
+
+/** One public entry of a package, by subpath and source file. */
+export interface EntrySource {
+  /** The subpath as its `exports` writes it (`"."`, `"./testing"`). */
+  subpath: string;
+  /** Its source file, relative to the workspace root, with `/` separators. */
+  file: string;
 }
 
 /** A TypeScript file of the workspace. */
@@ -64,7 +79,8 @@ export function readWorkspacePackages(root: string): WorkspacePackage[] {
       if (!existsSync(manifestPath)) continue;
       const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { name?: string; exports?: Record<string, unknown> };
       if (typeof manifest.name !== "string") throw new Error(`check:structure: ${dir}/package.json has no name`);
-      packages.push({ name: manifest.name, dir, exportedSubpaths: Object.keys(manifest.exports ?? {}), ...layerOf(manifest.name, dir) });
+      const exports = manifest.exports ?? {};
+      packages.push({ name: manifest.name, dir, exportedSubpaths: Object.keys(exports), entrySources: entrySourcesOf(dir, exports), ...layerOf(manifest.name, dir) });
     }
   }
   return packages;
@@ -79,6 +95,15 @@ export function listWorkspaceFiles(root: string, packages: readonly WorkspacePac
     }
   }
   return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function entrySourcesOf(dir: string, exports: Record<string, unknown>): EntrySource[] {
+  const entries: EntrySource[] = [];
+  for (const [subpath, target] of Object.entries(exports)) {
+    const source = typeof target === "string" ? target : (target as { source?: unknown } | null)?.source;
+    if (typeof source === "string" && /\.(ts|tsx|mts)$/.test(source)) entries.push({ subpath, file: join(dir, source).split(sep).join("/") });
+  }
+  return entries;
 }
 
 function layerOf(name: string, dir: string): { layer: number; layerName: string } {
