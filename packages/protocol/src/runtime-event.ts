@@ -192,15 +192,38 @@ export type RuntimeEvent<TType extends RuntimeEventType = RuntimeEventType> = {
   [K in TType]: RuntimeEventEnvelope<K>;
 }[TType];
 
-/** A `stream.resp` event. */
+/**
+ * A `stream.resp` event: one chunk of one assistant message. The chunks of a
+ * message share its `messageId` and come with `chunkIndex` 0, 1, 2, ... in
+ * `seq` order. Nothing follows a message's `finish` chunk; its `error` is
+ * there exactly when the reason is `error`. A message cut short by an abort
+ * may end without one.
+ */
 export type StreamRespEvent = RuntimeEvent<"stream.resp">;
-/** A `session.status` event. */
+/**
+ * A `session.status` event: the turn's status changed. The first event of a
+ * turn is one with `running`; exactly one has a terminal status, and it is
+ * the turn's last event. `payload.error` is present exactly when the status
+ * is `failed`.
+ */
 export type SessionStatusEvent = RuntimeEvent<"session.status">;
-/** A `debug.trace` event. */
+/**
+ * A `debug.trace` event: a diagnostic the host may log or drop. It never
+ * changes the turn, and a turn is correct whether or not the host reads it.
+ */
 export type DebugTraceEvent = RuntimeEvent<"debug.trace">;
-/** A `message.persisted` event. */
+/**
+ * A `message.persisted` event: messages handed to the host's history, to
+ * append (`messageDelta`) or to replace the stored history with
+ * (`replaceMessages`). `messageIds`, when present, is index-aligned with
+ * `messages`.
+ */
 export type MessagePersistedEvent = RuntimeEvent<"message.persisted">;
-/** A `runtime.warning` event. */
+/**
+ * A `runtime.warning` event: something went wrong and the turn recovered or
+ * went on (a retry wait, dropped images). It never changes the turn; a
+ * failure that ends the turn is a `failed` `session.status` instead.
+ */
 export type RuntimeWarningEvent = RuntimeEvent<"runtime.warning">;
 /** A `session.status` event with a terminal status: the last event of a turn. */
 export type TerminalStatusEvent = RuntimeEventEnvelope<"session.status", TerminalSessionStatusPayload>;
