@@ -7,11 +7,17 @@ import {
 
 /** What {@link createRuntimeEvent} needs: every envelope field except `schema`. */
 export interface RuntimeEventInit<TType extends RuntimeEventType> {
+  /** The event's id from the host's allocator; the caller keeps it unique per event. */
   eventId: string;
+  /** The host session of the turn. */
   sessionId: string;
+  /** The turn that emits the event. */
   turnId: string;
+  /** Position in the turn; the caller makes it strictly increase across all event types. */
   seq: number;
+  /** Which event; selects the type of `payload`. */
   type: TType;
+  /** The event's data, kept by reference (not copied or checked). */
   payload: RuntimeEventPayloadMap[TType];
 }
 

@@ -44,6 +44,7 @@ export interface RetryWarning {
 
 /** Images replaced by a placeholder in one request. */
 export interface ImagesDroppedWarning {
+  /** Always `images_dropped`: the discriminant a `switch (warning.code)` narrows on. */
   code: "images_dropped";
   /** In words, for a person. */
   message: string;
@@ -53,6 +54,7 @@ export interface ImagesDroppedWarning {
 
 /** A context overflow the turn recovers from by resending a smaller request. */
 export interface OverflowRecoveryWarning {
+  /** Always `overflow_recovery`: the discriminant a `switch (warning.code)` narrows on. */
   code: "overflow_recovery";
   /** In words, for a person. */
   message: string;
@@ -60,6 +62,7 @@ export interface OverflowRecoveryWarning {
 
 /** A hook or host callback given up on after an abort. */
 export interface HookAbandonedWarning {
+  /** Always `hook_abandoned`: the discriminant a `switch (warning.code)` narrows on. */
   code: "hook_abandoned";
   /** In words, for a person. */
   message: string;
@@ -69,6 +72,7 @@ export interface HookAbandonedWarning {
 
 /** A tool's progress update that arrived after its result. */
 export interface LateToolUpdateWarning {
+  /** Always `late_tool_update`: the discriminant a `switch (warning.code)` narrows on. */
   code: "late_tool_update";
   /** In words, for a person. */
   message: string;
