@@ -28,7 +28,9 @@ import { withRequestTimeout } from "./stream-wrappers/with-request-timeout.js";
  * becomes a terminal `error` event.
  *
  * Timeouts, retry and overflow recovery are separate layers, applied around
- * this function in that order (see `docs/call-stack.md`).
+ * this function in that order (`withStreamTimeouts`, `withLlmRetry`,
+ * `withOverflowRecovery`). Each writes into a `RelayStream` that the layer
+ * above reads synchronously, so a streamed event crosses them in one hop.
  */
 export function composeStreamFn(llm: LlmConfig): StreamFn {
   let streamFn: StreamFn = llm.streamFn ?? streamSimple;
