@@ -101,6 +101,13 @@ describe("the runner talks to its logger at every level", () => {
     expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toEqual(["afterLlmCallHook failed the turn: policy says no"]);
   });
 
+  it("error for a provider failure that ends the turn, with its code", async () => {
+    const { lines, logger } = recordingLogger();
+    const turn = await runCheckedTurn({ script: [errorAfter(0, "401 invalid api key")], runnerOptions: { logger } });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Auth } });
+    expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toEqual(["401 invalid api key"]);
+  });
+
   it("warn for a hook abandoned after the abort", async () => {
     const { lines, logger } = recordingLogger();
     const controller = new AbortController();
