@@ -93,11 +93,19 @@ export interface LlmCallPreparedEvent extends HookTurnContext {
   model: Model<any>;
   /** System prompt, messages and tools handed to the stream function. Read only: the request shares these objects. */
   context: Context;
-  /** Stream options without `apiKey`, `signal` or functions. */
+  /**
+   * The stream options as actually sent, after every layer of the call
+   * stack (`maxTokens` after the host cap, `cacheRetention`, `timeoutMs`,
+   * `maxRetries: 0`, ...), without `apiKey`, `headers`, `signal` or functions.
+   */
   options: Record<string, unknown>;
 }
 
-/** Observes each request right before it goes to the stream function; errors are ignored. */
+/**
+ * Observes each request once, at the innermost stream function (where its
+ * options are final), right before it is sent; not again for a transport
+ * retry or an overflow resend of it. Errors are ignored.
+ */
 export type OnLlmCallPreparedHook = (event: LlmCallPreparedEvent) => void | Promise<void>;
 
 // ----------------------------------------------------------------- after LLM
@@ -236,7 +244,12 @@ export interface StepEndEvent extends HookTurnContext {
   message: AssistantMessage;
   /** The step's tool-result messages, in the model's call order; empty when it called no tool. */
   toolResults: AgentMessage[];
-  /** Queues a steering message for the next step (or continues the turn at idle). */
+  /**
+   * Queues a steering message for the next step (or continues the turn at
+   * idle). It is delivered into history, or handed back in the outcome's
+   * `undeliveredMessages` when the turn stops first. Throws once the turn has
+   * ended.
+   */
   enqueue(message: string | AgentMessage): void;
   /** Fires when the turn is aborted, or stopped because its event writer or history hook failed. */
   signal: AbortSignal;
