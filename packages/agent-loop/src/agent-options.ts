@@ -17,10 +17,16 @@ import type {
 
 /** Options for constructing an {@link Agent}; the pi-agent-core 0.73 options plus three Turnkit additions. */
 export interface AgentOptions {
+  /**
+   * The state the agent starts with: `model` (default: a placeholder whose
+   * requests fail with an error message until the host sets one),
+   * `systemPrompt`, `thinkingLevel`, `tools` and `messages`. The arrays are
+   * copied, so later changes to the caller's arrays do not reach the agent.
+   */
   initialState?: Partial<Omit<AgentState, "pendingToolCalls" | "isStreaming" | "streamingMessage" | "errorMessage">>;
   /** Default: keeps `user`, `assistant` and `toolResult` messages, drops custom ones. */
   convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
-  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run (behaviour L9). */
+  /** Rewrites the transcript before each request (pruning, injection); see `AgentLoopConfig.transformContext`. A throw fails the run: it ends with an `error` assistant message. */
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
   /** Default: pi-ai `streamSimple`. */
   streamFn?: StreamFn;
@@ -38,9 +44,13 @@ export interface AgentOptions {
   steeringMode?: QueueMode;
   /** Default `"one-at-a-time"`. */
   followUpMode?: QueueMode;
+  /** Forwarded to the stream function with every request, for providers that cache per session; the agent never reads it. */
   sessionId?: string;
+  /** Token budgets per thinking level, forwarded to the stream function with every request. */
   thinkingBudgets?: ThinkingBudgets;
+  /** Preferred transport, forwarded to the stream function. Default `"auto"`. */
   transport?: Transport;
+  /** Cap on a retry delay the provider asks for, forwarded to the stream function; the agent itself never retries. */
   maxRetryDelayMs?: number;
   /** Default `"parallel"`. */
   toolExecution?: ToolExecutionMode;

@@ -69,8 +69,11 @@ export const PROXY_STREAM_OPTION_KEYS = [
 
 /** The JSON body of a proxy request: the model the client asks for, the context to send it, and the serialisable options. */
 export interface ProxyRequestBody {
+  /** The model the client asks for; the server's `authorize` decides whether, and with which model, it is served. */
   model: Model<any>;
+  /** The system prompt, messages and tools to send. */
   context: Context;
+  /** The JSON-safe stream options only ({@link pickSerializableOptions}); no signal or callbacks cross the wire. */
   options: ProxySerializableStreamOptions;
 }
 

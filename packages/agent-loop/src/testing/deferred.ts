@@ -1,7 +1,10 @@
 /** A promise with its resolve and reject functions, for tools, hooks and gates a test releases by hand. */
 export interface Deferred<T = void> {
+  /** Settles only through `resolve` or `reject`; never on its own. */
   promise: Promise<T>;
+  /** Fulfils `promise` with `value`; does nothing once it has settled. */
   resolve(value: T): void;
+  /** Rejects `promise` with `error`; does nothing once it has settled. */
   reject(error: unknown): void;
 }
 

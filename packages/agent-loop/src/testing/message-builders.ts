@@ -35,6 +35,7 @@ export function userMessage(
 export interface AssistantMessageOptions {
   /** Default `"toolUse"` when any tool call, else `"stop"`. */
   stopReason?: StopReason;
+  /** Set on the message as given; absent by default. Meaningful with an `error` or `aborted` stop reason. */
   errorMessage?: string;
   /** Default {@link emptyUsage}. */
   usage?: Usage;
@@ -79,6 +80,7 @@ export function assistantMessage(
 export interface ToolResultMessageOptions<TDetails> {
   /** Default `false`. */
   isError?: boolean;
+  /** The result's `details` (kept by reference, not copied); absent by default. */
   details?: TDetails;
   /** Default `Date.now()`. */
   timestamp?: number;

@@ -2,8 +2,11 @@ import type { Context, Message, Model, SimpleStreamOptions, TSchema } from "@mar
 
 /** A tool as a provider sees it: what would be sent, without `execute` or UI fields. */
 export interface RecordedTool {
+  /** The tool's name, as the model calls it. */
   name: string;
+  /** The description the model reads. */
   description: string;
+  /** The arguments' JSON schema, as sent. */
   parameters: TSchema;
 }
 

@@ -6,6 +6,7 @@ import type { StopReason, TextContent, ThinkingContent, ToolCall, Usage } from "
  * scripted model; explicit ids are kept and do not advance the count.
  */
 export interface ScriptedToolCall extends Omit<ToolCall, "id"> {
+  /** The call's id, kept as given; absent: the scripted model numbers it (`call_1`, ...). */
   id?: string;
 }
 
@@ -64,8 +65,11 @@ export interface ResponseOptions {
 
 /** One assistant response of a script, as plain data. Build it with {@link response}. */
 export interface ScriptedResponse extends Omit<ResponseOptions, "stopReason"> {
+  /** Tells a response from a fault (`errorAfter`, `hang`, ...) in a script. */
   kind: "response";
+  /** The blocks streamed, in order; a copy of what the script gave. */
   content: ScriptedBlock[];
+  /** How the response ends: `error` and `aborted` end with an `error` event instead of `done`. */
   stopReason: StopReason;
 }
 

@@ -4,49 +4,69 @@ import { response, type ScriptedResponse } from "./script-blocks.js";
 
 /** Streams the first `events` events of `response`, then an `error` event (stopReason `"error"`). */
 export interface ErrorAfterFault {
+  /** Selects this fault. */
   kind: "errorAfter";
+  /** How many events of `response` stream before the error, counting `start`; a non-negative integer. */
   events: number;
+  /** The `errorMessage` of the failed message. */
   message: string;
+  /** The response whose events stream before the error. */
   response: ScriptedResponse;
 }
 
 /** The stream function throws `error` synchronously, before returning a stream. */
 export interface ThrowSyncFault {
+  /** Selects this fault. */
   kind: "throwSync";
+  /** Thrown as it is, not wrapped. */
   error: unknown;
 }
 
 /** The stream function returns a promise rejected with `error`. */
 export interface RejectFault {
+  /** Selects this fault. */
   kind: "reject";
+  /** The rejection reason, as it is, not wrapped. */
   error: unknown;
 }
 
 /** Streams the first `afterEvents` events of `response`, then nothing until the request's signal aborts. */
 export interface HangFault {
+  /** Selects this fault. */
   kind: "hang";
+  /** How many events of `response` stream before the silence; 0 for none. */
   afterEvents: number;
+  /** The response whose first events stream. */
   response: ScriptedResponse;
 }
 
 /** Streams every event of `response` except the terminal one, then calls `end()`. */
 export interface EndWithoutDoneFault {
+  /** Selects this fault. */
   kind: "endWithoutDone";
+  /** The response streamed without its terminal event. */
   response: ScriptedResponse;
+  /** True: the stream's `result()` resolves with the message the missing event would have carried; false: it never settles. */
   resolveResult: boolean;
 }
 
 /** Streams every event of `response` except `start`, then the terminal event. */
 export interface WithoutStartFault {
+  /** Selects this fault. */
   kind: "withoutStart";
+  /** The response streamed without its `start` event. */
   response: ScriptedResponse;
 }
 
 /** Streams `response` normally, then pushes more events after the terminal one. */
 export interface EventsAfterDoneFault {
+  /** Selects this fault. */
   kind: "eventsAfterDone";
+  /** The response streamed normally first. */
   response: ScriptedResponse;
+  /** Pushed after the terminal event; default one `text_delta` and a second, different `done`. */
   extraEvents?: AssistantMessageEvent[];
+  /** True: the stream's iterator yields the extra events too; false: the stream drops them, as pi-ai's does. */
   reachConsumer: boolean;
 }
 
