@@ -29,6 +29,12 @@ export type DurableBeforeToolCallHook = (
  * Every hook runs as a DBOS step (see {@link durableHooks}).
  */
 export type DurableTurnHooks = Omit<PiTurnHooks, "beforeToolCallHook"> & {
+  /**
+   * Run in order before each tool call, each as its own step. The first
+   * `block` wins; `{ approval: "required" }` (or a tool with
+   * `requiresApproval`) makes the call wait for a person once the hooks have
+   * run, and it runs only when approved.
+   */
   beforeToolCallHook?: HookList<DurableBeforeToolCallHook>;
 };
 

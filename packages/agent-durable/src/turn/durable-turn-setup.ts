@@ -11,6 +11,7 @@ import type { DurableTurnRequest } from "./turn-request.js";
  * signal, steering), with durable tools and hooks.
  */
 export interface DurableTurnSetup {
+  /** The system prompt of every model request of the turn. */
   systemPrompt: string;
   /** The model and its options; `llm.streamFn` (or pi-ai's `streamSimple`) is the request each model step sends. */
   llm: LlmConfig;
@@ -19,15 +20,23 @@ export interface DurableTurnSetup {
    * off: pass `createBuiltinTools(...)` here to have them, as durable steps).
    */
   tools?: DurableRuntimeTool[];
+  /** The runner's hooks, each call a step: one that finished before a crash is not called again on recovery (its recorded answer is used). */
   hooks?: DurableTurnHooks;
   /** Hidden messages placed before the user message (reminders, context). */
   beforeUserMessages?: AgentMessage[];
   /** Transport retry of each model request; every attempt is its own step. */
   llmRetry?: LlmRetryOptions | false;
+  /**
+   * Handed to the runner, which uses it only for its built-in fallback
+   * tools; a durable turn turns those off, so this changes nothing today.
+   * Give `createBuiltinTools({ workspaceDir })` the directory instead.
+   */
   workspaceDir?: string;
   /** How long this turn's approvals wait for an answer before the call is blocked. Default: the worker's `approvalTimeoutMs`. */
   approvalTimeoutMs?: number;
+  /** As the runner's: after steering arrived at a step end, true ends the turn without another request. Not a step: it runs again on recovery. */
   shouldStopAfterSteering?: RunTurnInput["shouldStopAfterSteering"];
+  /** As the runner's: after each step that did not fail, true ends the turn there. Not a step: it runs again on recovery. */
   shouldStopAfterTurn?: RunTurnInput["shouldStopAfterTurn"];
 }
 

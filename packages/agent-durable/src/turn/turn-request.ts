@@ -21,7 +21,9 @@ export interface DurableTurnRequest {
 
 /** A durable turn as clients address it. */
 export interface DurableTurnRef {
+  /** The host's session id, as given to `start`. */
   readonly sessionId: string;
+  /** The host's turn id, as given to `start`; with `sessionId` it names the turn and its workflow. */
   readonly turnId: string;
   /** The DBOS workflow id (and the key of the turn's rows): derived from the two ids. */
   readonly workflowId: string;
