@@ -12,6 +12,14 @@ export interface EventSink {
 
 type Reader = (result: IteratorResult<AssistantMessageEvent>) => void;
 
+const isFinalEvent = (event: AssistantMessageEvent) => event.type === "done" || event.type === "error";
+
+function finalMessageOf(event: AssistantMessageEvent): AssistantMessage {
+  if (event.type === "done") return event.message;
+  if (event.type === "error") return event.error;
+  throw new Error("Unexpected event type for final result");
+}
+
 /**
  * The stream a call-stack layer (timeouts, retry, overflow recovery) writes
  * its events into. It is a pi-ai `AssistantMessageEventStream`: read by
@@ -37,14 +45,7 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
 
   constructor() {
     // The same completion rule as pi-ai's AssistantMessageEventStream (the class itself is exported as a type only).
-    super(
-      (event) => event.type === "done" || event.type === "error",
-      (event) => {
-        if (event.type === "done") return event.message;
-        if (event.type === "error") return event.error;
-        throw new Error("Unexpected event type for final result");
-      },
-    );
+    super(isFinalEvent, finalMessageOf);
   }
 
   override push(event: AssistantMessageEvent): void {

@@ -51,7 +51,8 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
   // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
   const turnOf = () => turn;
   const mainCallStack = retriedCallStack(input, defaults, turnOf, "main", (streamFn) => announcePreparedRequest(turnOf, streamFn));
-  const auxiliaryCallStack = retriedCallStack(input, defaults, turnOf, "auxiliary");
+  // Built at the first hook request only (most turns make none); the main stack has already checked the same config.
+  let auxiliaryCallStack: StreamFn | undefined;
   const turn: TurnState = {
     input,
     defaults,
@@ -66,7 +67,11 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
     mainCallStack,
     // For hooks' own requests: the turn's API key and signal unless the call gives its own.
     auxiliaryStreamFn: (model, context, options) =>
-      auxiliaryCallStack(model, context, { apiKey: input.llm.apiKey, ...options, signal: options?.signal ?? turn.agent?.signal }),
+      (auxiliaryCallStack ??= retriedCallStack(input, defaults, turnOf, "auxiliary"))(model, context, {
+        apiKey: input.llm.apiKey,
+        ...options,
+        signal: options?.signal ?? turn.agent?.signal,
+      }),
     ...initialTurnProgress(),
   };
   return turn;
