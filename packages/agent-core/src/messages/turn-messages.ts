@@ -7,8 +7,11 @@ import type { AgentMessage } from "@turnkit/agent-loop";
  * after-LLM retry prompts. Persisted like any other message.
  */
 export interface HiddenContextMessage {
+  /** Tells it from the user's own messages; the model gets it as a user message all the same. */
   role: "hidden";
+  /** What the model reads, text and images as in a user message. */
   content: string | (TextContent | ImageContent)[];
+  /** When it was made, in milliseconds since the epoch (`Date.now()`). */
   timestamp: number;
   /** Who added it (a hook, an extension id). */
   source?: string;
@@ -19,15 +22,21 @@ export interface HiddenContextMessage {
  * hook dropped). Never sent to a model.
  */
 export interface HostOnlyMessage {
+  /** Marks it as the host's: dropped whenever messages are projected for a model. */
   role: "host";
+  /** The host's own label for what it records (`"note"`); Turnkit never reads it. */
   kind: string;
+  /** The host's payload, kept and persisted as given; Turnkit never reads it. Keep it JSON if history is stored. */
   data?: unknown;
+  /** When it was made, in milliseconds since the epoch. */
   timestamp: number;
 }
 
 declare module "@turnkit/agent-loop" {
   interface CustomAgentMessages {
+    /** Context the model reads as user input and a UI does not show as the user's words. */
     hidden: HiddenContextMessage;
+    /** A record for the host only; never sent to a model. */
     host: HostOnlyMessage;
   }
 }
@@ -38,7 +47,9 @@ declare module "@turnkit/agent-loop" {
  * merged into one user message for the model.
  */
 export interface UserMessageHostFields {
+  /** Consecutive user messages with the same `batchId` reach the model as one message; absent: never merged. */
   batchId?: string;
+  /** The host's id of the message; Turnkit never sets or reads it, and it is not sent to the model. */
   messageId?: string;
 }
 

@@ -33,9 +33,11 @@ export interface RunScriptedTurnOptions {
 
 /** Everything one scripted turn produced. */
 export interface ScriptedTurnResult {
+  /** What `runTurn` resolved with; a failed or aborted turn is an outcome here, not a rejection. */
   outcome: TurnOutcome;
   /** Every `RuntimeEvent`, in the order the writer received them. */
   events: readonly RuntimeEvent[];
+  /** The writer the events went to (the one given in the options, or a new one), to query them by type, message or status. */
   writer: RecordingEventWriter;
   /** Every change `onHistoryChangedHook` accepted (after the input's own hooks), in order. */
   historyChanges: HistoryChange[];
@@ -45,6 +47,7 @@ export interface ScriptedTurnResult {
   transcript: AgentMessage[];
   /** The model requests, as the scripted model recorded them. */
   requests: readonly RecordedRequest[];
+  /** The scripted model the turn ran on (the one given, or one built from `script`), to check what is left of its script. */
   model: ScriptedModel;
 }
 

@@ -11,7 +11,9 @@ import { createWriteTool } from "./builtin/write-tool.js";
 
 /** Options of {@link newTools}: who the tools run for, and the built-in fallback. */
 export interface NewToolsOptions {
+  /** The host session, passed to every call's `ToolExecutionContext` as given. */
   sessionId: string;
+  /** The turn the tools serve, passed to every call's `ToolExecutionContext` as given. */
   turnId: string;
   /**
    * Host-assigned id of the assistant message that requested `toolCallId`
