@@ -1,7 +1,9 @@
 /**
  * `pnpm check:docs`: fails (exit code 1, with a list) when a public name of
- * a library package has no doc comment, or one under four words
- * (`MIN_DOC_WORDS` in `docs/doc-comment.ts`).
+ * a library package has no doc comment, one under four words
+ * (`MIN_DOC_WORDS` in `docs/doc-comment.ts`), or one that names an outside
+ * document's id (`behaviour L9`, `SPEC X3`, `issue 12`) instead of saying
+ * the behaviour.
  *
  * Public names are those of every entry each package under `packages/`
  * lists in its package.json `exports` (the `source` file of `"."`,

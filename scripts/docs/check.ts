@@ -6,7 +6,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { compileEntries } from "../public-surface.js";
 import { readWorkspacePackages, toWorkspacePath } from "../structure/workspace.js";
-import { type DocComment, MIN_DOC_WORDS, MIN_MEMBER_DOC_WORDS, isSufficient, readDocComment } from "./doc-comment.js";
+import { type DocComment, MIN_DOC_WORDS, MIN_MEMBER_DOC_WORDS, findOutsideReference, isSufficient, readDocComment } from "./doc-comment.js";
 import { listMemberGroups, withoutOverloadImplementations } from "./members.js";
 
 /** One public name (or member) whose doc comment is missing or too short. */
@@ -19,7 +19,10 @@ export interface DocProblem {
   file: string;
   /** The line of that declaration, from 1. */
   line: number;
-  /** The description of its best doc comment (the one with most words), or undefined when it has none. */
+  /**
+   * The description of its best doc comment (the one with most words), or
+   * undefined when it has none; for an outside reference, the id found.
+   */
   comment?: string;
 }
 
@@ -29,6 +32,8 @@ export interface DocsReport {
   missing: DocProblem[];
   /** Public names whose longest doc comment is under `MIN_DOC_WORDS` words. */
   tooShort: DocProblem[];
+  /** Public names whose doc comment names an id of an outside document (`behaviour L9`, `SPEC X3`, `issue 12`). */
+  outsideReferences: DocProblem[];
   /**
    * Members of public interfaces, object types and classes with no doc
    * comment (or an empty one). Listed only when asked for
@@ -53,7 +58,7 @@ export interface CheckDocsOptions {
  * every package under `packages/` of the workspace at `root`. Each exported
  * name is followed through re-exports to its declarations; it passes when
  * one of them (overload implementations aside) has a doc comment of at least
- * `MIN_DOC_WORDS` words. A name exported by two entries is checked, and
+ * `MIN_DOC_WORDS` words and none of them names an outside document's id. A name exported by two entries is checked, and
  * reported, under each. Throws when `root` has no `pnpm-workspace.yaml` or
  * an entry cannot be compiled as a module.
  */
@@ -71,7 +76,7 @@ export function checkDocs(root: string, options: CheckDocsOptions = {}): DocsRep
     entries.map((entry) => entry.file),
     "check:docs",
   );
-  const report: DocsReport = { missing: [], tooShort: [], members: [], external: [], entriesChecked: entries.length, namesChecked: 0 };
+  const report: DocsReport = { missing: [], tooShort: [], outsideReferences: [], members: [], external: [], entriesChecked: entries.length, namesChecked: 0 };
 
   for (const entry of entries) {
     const exported = [...exportsOf(entry.file)].sort((a, b) => a.getName().localeCompare(b.getName()));
@@ -93,6 +98,8 @@ export function checkDocs(root: string, options: CheckDocsOptions = {}): DocsRep
       }
       const judged = judge(declarations, MIN_DOC_WORDS);
       if (judged.problem) (judged.problem === "missing" ? report.missing : report.tooShort).push(located(judged.at, name, judged.best));
+      const reference = outsideReferenceOf(declarations);
+      if (reference) report.outsideReferences.push({ ...located(reference.at, name), comment: reference.id });
       if (!options.properties) continue;
       for (const declaration of declarations) {
         for (const group of listMemberGroups(declaration)) {
@@ -105,9 +112,24 @@ export function checkDocs(root: string, options: CheckDocsOptions = {}): DocsRep
   return report;
 }
 
-/** True when the report holds no missing or too-short doc comment of a public name (members do not count). */
+/** True when the report holds no problem of a public name (members do not count). */
 export function isClean(report: DocsReport): boolean {
-  return report.missing.length + report.tooShort.length === 0;
+  return countProblems(report) === 0;
+}
+
+/** How many public names failed, counted once per problem (members do not count). */
+export function countProblems(report: DocsReport): number {
+  return report.missing.length + report.tooShort.length + report.outsideReferences.length;
+}
+
+/** The first declaration whose doc comment names an outside document, with the id found. */
+function outsideReferenceOf(declarations: readonly ts.Declaration[]): { at: ts.Declaration; id: string } | undefined {
+  for (const declaration of declarations) {
+    const comment = readDocComment(declaration);
+    const id = comment && findOutsideReference(comment);
+    if (id) return { at: declaration, id };
+  }
+  return undefined;
 }
 
 type Judgement = { problem?: "missing" | "tooShort"; at: ts.Declaration; best?: DocComment };

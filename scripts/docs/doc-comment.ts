@@ -22,6 +22,13 @@ export const MIN_DOC_WORDS = 4;
  */
 export const MIN_MEMBER_DOC_WORDS = 1;
 
+/**
+ * An id of an outside document, which a reader of this repository cannot
+ * look up: `SPEC X3`, `behaviour L9` / `behaviours L4, L5`, a bare `L6d`,
+ * `issue 12`. A contract says the behaviour in words instead.
+ */
+export const OUTSIDE_REFERENCE_PATTERN = /\b(?:SPEC\s+[A-Z]+\d*[a-z]?|L\d+[a-z]?|issue\s+#?\d+)\b/;
+
 /** What a declaration's doc comment holds, if it has one. */
 export interface DocComment {
   /** The description, tags left out, with whitespace collapsed (`""` for a comment of tags only). */
@@ -41,6 +48,11 @@ export function readDocComment(declaration: ts.Node): DocComment | undefined {
   const jsDoc = ts.getJSDocCommentsAndTags(declaration).filter(ts.isJSDoc).at(-1);
   if (!jsDoc) return undefined;
   return describe(ts.getTextOfJSDocComment(jsDoc.comment) ?? "");
+}
+
+/** The first outside-document id in `comment` (see {@link OUTSIDE_REFERENCE_PATTERN}), or undefined when it has none. */
+export function findOutsideReference(comment: DocComment): string | undefined {
+  return OUTSIDE_REFERENCE_PATTERN.exec(comment.text)?.[0];
 }
 
 /** True when `comment` exists and has at least `minWords` words. */

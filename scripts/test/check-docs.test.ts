@@ -2,7 +2,8 @@
  * The doc-comment check on a small workspace under `fixtures/docs`: a
  * library package whose entries export documented and undocumented names
  * through re-export chains, type aliases, a value and a type of one name,
- * overloads, and an installed package's type; a second package that passes;
+ * overloads, comments citing an outside document, and an installed
+ * package's type; a second package that passes;
  * and an application whose undocumented export is not checked.
  */
 import { execFileSync } from "node:child_process";
@@ -49,10 +50,17 @@ describe("check:docs", () => {
     // Documented: a class, an interface, a const (comment above the statement), an async
     // function, a union type, a const and a type of one name (comment on the const only),
     // an intersection type, a renamed re-export two files away, a first overload signature.
-    expect(report.namesChecked).toBe(21);
+    expect(report.namesChecked).toBe(24);
     expect(report.entriesChecked).toBe(3);
     expect(report.external).toEqual(["@fixture/lib: CompilerOptions"]);
     expect(report.members).toEqual([]);
+  }, COMPILE_TIMEOUT_MS);
+
+  it("fails comments that name an outside document's id instead of saying the behaviour, not words that only look alike", () => {
+    expect(plain().outsideReferences).toEqual([
+      at("@fixture/lib", "endRun", "references.ts:2", "L9"),
+      at("@fixture/lib", "validate", "references.ts:5", "SPEC K3"),
+    ]);
   }, COMPILE_TIMEOUT_MS);
 
   it("with properties, lists public members without a doc comment but not private ones, union variants' fields or computed names", () => {
@@ -71,7 +79,7 @@ describe("check:docs", () => {
   it("prints one line per name, grouped by problem", () => {
     expect(formatDocsReport(plain())).toBe(
       [
-        "check:docs: 3 entries, 21 public names (1 declared in installed packages, not checked), 8 problems",
+        "check:docs: 3 entries, 24 public names (1 declared in installed packages, not checked), 10 problems",
         "",
         "no doc comment (6):",
         "  @fixture/lib: bare (packages/lib/src/undocumented.ts:1)",
@@ -84,6 +92,10 @@ describe("check:docs", () => {
         "doc comment under 4 words (2):",
         '  @fixture/lib: SHORT (packages/lib/src/undocumented.ts:6) "The options."',
         "  @fixture/lib: ShortOptions (packages/lib/src/undocumented.ts:12) (empty)",
+        "",
+        "doc comment names an outside document instead of saying the behaviour (2):",
+        '  @fixture/lib: endRun (packages/lib/src/references.ts:2) "L9"',
+        '  @fixture/lib: validate (packages/lib/src/references.ts:5) "SPEC K3"',
       ].join("\n"),
     );
   }, COMPILE_TIMEOUT_MS);
