@@ -118,7 +118,8 @@ export interface ProtocolUsage {
  * Why an assistant response ended (pi-ai `StopReason`).
  *
  * `stop` and `toolUse` are normal ends; `length` hit the token limit (its tool
- * calls are not executed, behaviour L11); `error` and `aborted` end the run and
+ * calls are not executed, since their arguments may be cut off: each is
+ * answered with an error result); `error` and `aborted` end the run and
  * such messages are never replayed to a provider.
  */
 export type ProtocolStopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
