@@ -6,12 +6,15 @@ import { executeToolBatch, refuseToolCalls } from "./tool-batch.js";
 import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
 
 /**
- * Starts a run with new prompt messages (behaviours L0, L1). The prompts are added
- * to a copy of the context and announced with `message_start`/`message_end`.
+ * Starts a run with new prompt messages. The prompts are added to a copy of
+ * the context (the caller's context is never changed) and announced with
+ * `message_start`/`message_end`; then the loop requests responses and runs
+ * tool calls until the model stops or a queue, hook or signal ends the run.
  *
  * Returns at once; the stream yields every event and always ends with
  * `agent_end`, whose messages `result()` resolves to. It never errors: a
- * failure inside the run ends it with an `error` assistant message (behaviour L9).
+ * failure inside the run (a stream function or callback that throws) ends it
+ * with an `error` assistant message.
  */
 export function agentLoop(
   prompts: AgentMessage[],

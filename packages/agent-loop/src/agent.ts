@@ -40,7 +40,7 @@ interface ActiveRun {
 }
 
 /**
- * The stateful agent (behaviour L8): owns the transcript, runs the loop, exposes
+ * The stateful agent: owns the transcript, runs the loop, exposes
  * steering and follow-up queues. API-compatible with pi-agent-core 0.73's
  * `Agent`; the README lists the deliberate differences.
  *

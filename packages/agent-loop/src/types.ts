@@ -39,7 +39,7 @@ export type ToolArguments<TParameters> = TParameters extends SinclairSchema
  *   them in the returned stream as an `error` event whose message has
  *   `stopReason` `"error"` or `"aborted"` and an `errorMessage`.
  * - If it does throw or reject anyway, the loop turns the failure into such a
- *   message itself (behaviour L9); the run still ends with `agent_end`.
+ *   message itself; the run still ends with `agent_end`.
  */
 export type StreamFn = (
   ...args: Parameters<typeof streamSimple>
@@ -66,8 +66,8 @@ export type AgentToolCall = Extract<AssistantMessage["content"][number], { type:
  *
  * `block: true` prevents the tool from executing; the loop records an error
  * tool result whose text is `reason` (or a default). `terminateAgent: true`
- * asks the loop to make no further model request after this batch (behaviour L6d);
- * in sequential mode the remaining calls of the batch are not executed (behaviour L7).
+ * asks the loop to make no further model request after this batch; in
+ * sequential mode the remaining calls of the batch are not executed.
  */
 export interface BeforeToolCallResult {
   /** `true`: the tool is not executed; the call is answered with an error result instead. */
@@ -175,7 +175,7 @@ export interface ShouldStopAfterSteeringContext {
  * are forwarded to the stream function on every request.
  *
  * Callbacks should not throw; if one does, the loop ends the run with a
- * synthesised `error` assistant message instead of crashing (behaviour L9).
+ * synthesised `error` assistant message instead of crashing.
  */
 export interface AgentLoopConfig extends SimpleStreamOptions {
   /** Model of every request of the run; its `provider` is what `getApiKey` is asked for. */

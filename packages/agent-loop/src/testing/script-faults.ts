@@ -111,7 +111,8 @@ export function errorAfter(
 /**
  * The stream function throws `error` synchronously. The request is still
  * recorded. This breaks the `StreamFn` contract on purpose: use it to check
- * that the caller survives a provider that throws (behaviour L9).
+ * that the caller survives a provider that throws (the loop ends the run
+ * with an `error` assistant message).
  */
 export function throwSync(error: unknown): ThrowSyncFault {
   return { kind: "throwSync", error };
@@ -119,7 +120,9 @@ export function throwSync(error: unknown): ThrowSyncFault {
 
 /**
  * The stream function returns a rejected promise instead of a stream. The
- * request is still recorded. Use it to check behaviour L9 for async providers.
+ * request is still recorded. Use it to check that the caller survives an
+ * async provider that fails this way (the loop ends the run with an `error`
+ * assistant message).
  */
 export function reject(error: unknown): RejectFault {
   return { kind: "reject", error };
@@ -155,8 +158,8 @@ export function endWithoutDone(
 /**
  * Streams `response` without its `start` event: the first event is a block
  * event (or the terminal one for an empty response). Partials and the final
- * message are as usual. For behaviour L2: a consumer must still open and close
- * the message.
+ * message are as usual. Use it to check that a consumer still opens and
+ * closes the message (one `message_start` and one `message_end` for it).
  */
 export function withoutStart(value: ScriptedResponse | string): WithoutStartFault {
   return { kind: "withoutStart", response: toResponse(value) };
