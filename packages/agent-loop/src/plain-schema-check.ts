@@ -64,3 +64,46 @@ export function plainSchemaCheck(schema: unknown): PlainSchemaCheck | undefined 
   }
   return check ?? undefined;
 }
+
+/** Deeper than this, {@link copyArguments} hands the value to `structuredClone` (cycles, pathological nesting). */
+const MAX_PLAIN_DEPTH = 64;
+
+/** The copy of a JSON-like value, or `undefined` when it is not one (another prototype, a function, too deep). */
+function copyPlain(value: unknown, depth: number): { copy: unknown } | undefined {
+  if (value === null || typeof value !== "object") {
+    return typeof value === "function" || typeof value === "symbol" || typeof value === "bigint" ? undefined : { copy: value };
+  }
+  if (depth > MAX_PLAIN_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return undefined;
+    const copy: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      if (!(index in value)) return undefined;
+      const item = copyPlain(value[index], depth + 1);
+      if (!item) return undefined;
+      copy[index] = item.copy;
+    }
+    return { copy };
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (!item) return undefined;
+    // A "__proto__" key from the model stays an own data property, as structuredClone keeps it.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item.copy, writable: true, enumerable: true, configurable: true });
+    else copy[key] = item.copy;
+  }
+  return { copy };
+}
+
+/**
+ * What `structuredClone(value)` returns for tool-call arguments, without its
+ * serialisation round trip when they are plain JSON-like data (plain
+ * objects, arrays without holes, primitives), as parsed model output is;
+ * anything else goes through `structuredClone` itself.
+ */
+export function copyArguments<T>(value: T): T {
+  const plain = copyPlain(value, 0);
+  return plain ? (plain.copy as T) : structuredClone(value);
+}

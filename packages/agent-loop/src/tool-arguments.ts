@@ -2,7 +2,7 @@ import { type Tool, type ToolCall, validateToolArguments as validatePiToolArgume
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { plainSchemaCheck } from "./plain-schema-check.js";
+import { copyArguments, plainSchemaCheck } from "./plain-schema-check.js";
 
 /**
  * Compiled checkers for `@sinclair/typebox` schemas, one per schema object.
@@ -50,7 +50,8 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
  *   `validateToolArguments`, which coerces the same way; for a plain JSON
  *   Schema whose valid values it never changes, arguments that pass a
  *   checker compiled once per schema (the same compiler) are returned as
- *   pi-ai returns them, a `structuredClone` copy, without its per-call work.
+ *   pi-ai returns them, a copy equal to its `structuredClone`, without its
+ *   per-call work.
  *
  * Never mutates `toolCall.arguments`. Throws an `Error` whose message lists
  * what is wrong, which the loop turns into an error tool result.
@@ -58,7 +59,7 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
 export function validateToolArguments(tool: Tool<any>, toolCall: ToolCall): any {
   const schema: unknown = tool.parameters;
   if (!isSinclairSchema(schema)) {
-    if (plainSchemaCheck(schema)?.(toolCall.arguments)) return structuredClone(toolCall.arguments);
+    if (plainSchemaCheck(schema)?.(toolCall.arguments)) return copyArguments(toolCall.arguments);
     return validatePiToolArguments(tool, toolCall);
   }
   const checker = compiledChecker(schema);

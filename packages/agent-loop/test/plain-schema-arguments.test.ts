@@ -1,6 +1,6 @@
 import { validateToolArguments as piValidateToolArguments, type TSchema, type ToolCall } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { plainSchemaCheck } from "../src/plain-schema-check.js";
+import { copyArguments, plainSchemaCheck } from "../src/plain-schema-check.js";
 import { validateToolArguments } from "../src/tool-arguments.js";
 
 /** Plain JSON Schemas of every shape pi-ai's coercion treats differently. */
@@ -79,5 +79,37 @@ describe("plain JSON Schema tools: the compiled shortcut", () => {
     const validated = validateToolArguments(tool, { type: "toolCall", id: "c", name: "t", arguments: args });
     expect(validated).toEqual(args);
     expect(validated).not.toBe(args);
+  });
+
+  it("copies arguments as structuredClone does: JSON-like data by hand, anything else through structuredClone", () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const values: unknown[] = [
+      {},
+      { n: -0, s: "é\u0000", b: false, z: null, u: undefined, list: [1, [2, { deep: "x" }]], "2": "two", "1": "one" },
+      JSON.parse('{ "__proto__": { "polluted": true }, "constructor": "c" }'),
+      "text",
+      42,
+      [[], {}],
+      { when: new Date(0), map: new Map([["k", 1]]) },
+      cyclic,
+      // eslint-disable-next-line no-sparse-arrays
+      [1, , 3],
+    ];
+    for (const value of values) {
+      const copy = copyArguments(value);
+      const cloned = structuredClone(value);
+      expect(copy).toEqual(cloned);
+      if (typeof value === "object" && value !== null) expect(copy).not.toBe(value);
+      if (typeof copy === "object" && copy !== null) {
+        expect(Object.keys(copy)).toEqual(Object.keys(cloned as object));
+        expect(Object.getPrototypeOf(copy)).toBe(Object.getPrototypeOf(cloned));
+      }
+    }
+    const negativeZero = copyArguments({ n: -0 }) as { n: number };
+    expect(Object.is(negativeZero.n, -0)).toBe(true);
+    const proto = copyArguments(JSON.parse('{ "__proto__": { "polluted": true } }')) as Record<string, unknown>;
+    expect(Object.hasOwn(proto, "__proto__")).toBe(true);
+    expect((proto as { polluted?: boolean }).polluted).toBeUndefined();
   });
 });
