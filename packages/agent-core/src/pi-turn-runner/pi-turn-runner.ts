@@ -6,7 +6,8 @@ import { installHooks } from "./install-hooks.js";
 import { newAgent } from "./new-agent.js";
 import { newTurn } from "./new-turn.js";
 import { runAgent } from "./run-agent.js";
-import { type RunTurnInput, assertValidRunTurnInput } from "./run-turn-input.js";
+import type { RunTurnInput } from "./run-turn-input.js";
+import { assertValidRunTurnInput } from "./run-turn-input-validation.js";
 import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
 import type { PiTurnRunnerOptions } from "./runner-options.js";
 

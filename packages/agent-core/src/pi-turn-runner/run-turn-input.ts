@@ -1,11 +1,9 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import type { RuntimeTool } from "../tools/runtime-tool.js";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
-import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
-import { assertKnownRunTurnInputKeys } from "./run-turn-input-keys.js";
+import type { TurnBudget } from "../turn-watch/turn-budget.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** Text (and images) the user sent. Messages sharing a `batchId` reach the model as one. */
@@ -83,53 +81,4 @@ export interface RunTurnInput {
    * polls steering again. A throw fails the turn (`internal`).
    */
   tryBeginClose?: (context: { lastAssistantMessage: AgentMessage | undefined }) => boolean | Promise<boolean>;
-}
-
-function invalid(message: string): TurnkitConfigError {
-  return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, message);
-}
-
-/**
- * Checks a `RunTurnInput` before anything starts. Throws a
- * `TurnkitConfigError` naming the field: `unknown_key` for a key of the
- * input, its `llm`, `hooks`, `llmRetry` or `userMessage` that Turnkit does
- * not know (with the nearest valid key); `invalid_turn_input` for missing
- * ids, model, message or wrong types, and for `startMode: "continue"`
- * without a history or with one that ends in an assistant message (nothing
- * to answer), and for a `budget` whose limits are not positive numbers
- * (`maxSteps` a positive integer); `invalid_event_writer` for a writer
- * without a callable `push`.
- */
-export function assertValidRunTurnInput(input: RunTurnInput): void {
-  if (typeof input !== "object" || input === null) throw invalid("RunTurnInput must be an object");
-  assertKnownRunTurnInputKeys(input);
-  const writer = input.eventWriter as unknown;
-  if (typeof writer !== "object" || writer === null || typeof (writer as { push?: unknown }).push !== "function") {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidEventWriter, "RunTurnInput.eventWriter must be an object with a push(event) function");
-  }
-  for (const field of ["sessionId", "turnId"] as const) {
-    if (typeof input[field] !== "string" || input[field] === "") throw invalid(`RunTurnInput.${field} must be a non-empty string`);
-  }
-  if (typeof input.systemPrompt !== "string") throw invalid("RunTurnInput.systemPrompt must be a string");
-  const model = input.llm?.model as unknown;
-  if (typeof model !== "object" || model === null || typeof (model as { provider?: unknown }).provider !== "string") {
-    throw invalid("RunTurnInput.llm.model is missing: pass a pi-ai Model (getModel(provider, id))");
-  }
-  const continuing = input.startMode === "continue";
-  if (!continuing) {
-    if (typeof input.userMessage !== "object" || input.userMessage === null || typeof input.userMessage.text !== "string") {
-      throw invalid('RunTurnInput.userMessage.text is missing (or set startMode: "continue" to continue the history)');
-    }
-  }
-  if (input.history !== undefined && !Array.isArray(input.history)) throw invalid("RunTurnInput.history must be an array");
-  if (continuing) {
-    const last = input.history?.[input.history.length - 1];
-    if (!last) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
-    // A provider cannot answer an assistant tail, and no steering is queued yet: the turn could only fail.
-    if (last.role === "assistant") {
-      throw invalid('RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message');
-    }
-  }
-  if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
-  assertValidTurnBudget(input.budget);
 }

@@ -4,7 +4,7 @@ import { type Clock, type RandomSource, systemClock } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
 import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
 import type { PiTurnRunnerOptions, TurnMetricsSink } from "./runner-options.js";
-import { type GuardedLogger, guardLogger } from "./turn-log.js";
+import { type GuardedLogger, guardLogger } from "./guarded-logger.js";
 
 /** A runner's options with every default filled in; shared read-only by its turns. Internal. */
 export interface RunnerDefaults {
