@@ -8,8 +8,11 @@ import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** Text (and images) the user sent. Messages sharing a `batchId` reach the model as one. */
 export interface TurnInputMessage {
+  /** What the user typed; may be empty when images carry the message. */
   text: string;
+  /** Images sent with the text, in order; subject to the per-request image limits. */
   images?: ImageContent[];
+  /** Messages sharing this id were sent together and reach the model as one user message. */
   batchId?: string;
 }
 
@@ -27,22 +30,29 @@ export type SteeringBoundary = "mid-turn" | "exit";
  * `startMode: "continue"` are required.
  */
 export interface RunTurnInput {
+  /** The conversation this turn belongs to; passed to every hook, tool and event. Non-empty. */
   sessionId: string;
+  /** This turn's id, unique within the session; every event carries it. Non-empty. */
   turnId: string;
+  /** The system prompt of every request of the turn (hooks may change a request's messages, not this). */
   systemPrompt: string;
   /** The user's message; omit it with `startMode: "continue"` to continue `history`. */
   userMessage?: TurnInputMessage;
+  /** `prompt` (default) sends `userMessage`; `continue` answers the end of `history`, which must not end with an assistant message. */
   startMode?: "prompt" | "continue";
   /** Earlier messages of the session. Never delivered back to `onHistoryChangedHook`. */
   history?: AgentMessage[];
   /** Hidden messages placed before the user message (reminders, context). */
   beforeUserMessages?: AgentMessage[];
+  /** The model, its credentials and the call stack's options (timeouts, caps, headers). `llm.model` is required. */
   llm: LlmConfig;
+  /** The tools the model may call this turn; names must be unique. */
   tools?: RuntimeTool[];
   /** Without it, built-in `read`, `write`, `edit`, `bash` fill names the host did not bind. */
   disableBuiltinToolFallback?: boolean;
   /** Directory the built-in tools work in. Default: the runner's, else `process.cwd()`. */
   workspaceDir?: string;
+  /** The host's hooks at each seam of the turn (before/after each model call, each tool call, history, step end). */
   hooks?: PiTurnHooks;
   /** Transport retry; on by default, `false` turns it off. */
   llmRetry?: LlmRetryOptions | false;

@@ -29,7 +29,9 @@ export interface PiTurnRunnerOptions {
   clock?: Clock;
   /** Jitter source for retry backoff. Default: `Math.random`. */
   random?: RandomSource;
+  /** Where the runner reports retries, timeouts, abandoned hooks and failures. A logger that throws never changes a turn. Default: silent. */
   logger?: TurnLogger;
+  /** Receives per-turn measurements. A sink that throws never changes a turn. Default: none. */
   metrics?: TurnMetricsSink;
   /** Default workspace of the built-in tools. Default: `process.cwd()`. */
   workspaceDir?: string;

@@ -1,7 +1,10 @@
 import type { StreamFn, StreamFnOptions } from "../stream-fn.js";
 
 /** Stream options as seen by a stream function that accepts a custom `fetch`. */
-export type StreamFnOptionsWithFetch = StreamFnOptions & { fetch?: typeof globalThis.fetch };
+export type StreamFnOptionsWithFetch = StreamFnOptions & {
+  /** The `fetch` the stream function should use for its HTTP requests; a request's own wins over `withFetch`'s. */
+  fetch?: typeof globalThis.fetch;
+};
 
 /**
  * Passes `fetch` as `options.fetch` to every request that does not carry its
