@@ -1,17 +1,19 @@
 /**
  * Applies a {@link HostileHostSpec} to a generated turn's input and runner
- * options, and records what the invariants of `invariants/hostile-host.ts`
+ * options (the model's stream function calls `llm.payloadTransform` and
+ * `llm.responseObserver` the way pi-ai's providers do), and records what the invariants of `invariants/hostile-host.ts`
  * need: every message the host handed over, which host callback threw,
  * every call into host code after `runTurn` settled, and when the turn was
  * aborted and when it settled (real time). Late answers of slow and hung
  * chain members are released after the turn settled (`afterSettle`), so a
  * chain that keeps running would show.
  */
-import type { AgentMessage } from "@turnkit/agent-loop";
+import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
 import type { VirtualClock } from "@turnkit/agent-loop/testing";
 import { type PiTurnHooks, type PiTurnRunnerOptions, type RunTurnInput, type StepEndEvent, type TurnLogger, hookArray } from "@turnkit/agent-core";
 import type { ChainMember, HostCallbackName, HostileHostSpec } from "./hostile-host.js";
 import type { RuntimeEvent } from "@turnkit/protocol";
+import { withProviderCallbacks } from "./provider-callback-stream.js";
 import { markedText } from "./scripted-entries.js";
 
 /** What the hostile host saw, for the invariants. */
@@ -45,6 +47,9 @@ export interface HostileHost {
 }
 
 const NEVER = () => undefined;
+const NO_STREAM: StreamFn = () => {
+  throw new Error("the scenario has no stream function");
+};
 
 /** Sets up the hostile host for `input` (already built by the scenario) on `clock`, aborting through `controller`. */
 export function hostileHost(options: {
@@ -122,6 +127,14 @@ export function hostileHost(options: {
   if (input.shouldStopAfterSteering || failure?.callback === "shouldStopAfterSteering") {
     input.shouldStopAfterSteering = callback("shouldStopAfterSteering", input.shouldStopAfterSteering ?? (() => false));
   }
+
+  // The provider's callbacks: always present (passing through), called as pi-ai's providers call them.
+  input.llm = {
+    ...input.llm,
+    streamFn: withProviderCallbacks(input.llm.streamFn ?? NO_STREAM),
+    payloadTransform: callback("payloadTransform", () => undefined),
+    responseObserver: callback("responseObserver", () => undefined),
+  };
 
   const hooks: PiTurnHooks = { ...input.hooks };
   // Messages queued by step-end hooks (the scenario's and the burst below) are handed over too.

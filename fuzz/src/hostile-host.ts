@@ -8,8 +8,21 @@
 /** How the runner's logger behaves. */
 export type LoggerBehaviour = "quiet" | "throwing" | "rejecting";
 
-/** The input's host callbacks (and the runner's id allocator) a scenario can make throw. */
-export const HOST_CALLBACKS = ["getSteeringMessages", "tryBeginClose", "shouldStopAfterTurn", "shouldStopAfterSteering", "allocateMessageId"] as const;
+/**
+ * The input's host callbacks (and the runner's id allocator) a scenario can
+ * make throw. `payloadTransform` and `responseObserver` (of `llm`) are called
+ * by the provider in the middle of a request, where their throw looks like a
+ * provider failure.
+ */
+export const HOST_CALLBACKS = [
+  "getSteeringMessages",
+  "tryBeginClose",
+  "shouldStopAfterTurn",
+  "shouldStopAfterSteering",
+  "allocateMessageId",
+  "payloadTransform",
+  "responseObserver",
+] as const;
 export type HostCallbackName = (typeof HOST_CALLBACKS)[number];
 
 /**

@@ -3,6 +3,7 @@ import { AGENT_TOOL_EXECUTION } from "../defaults.js";
 import { TranscriptProjection } from "../messages/transcript-projection.js";
 import { isDroppedResponse } from "../messages/turn-messages.js";
 import { HistoryCursor } from "./history-cursor.js";
+import { providerCallbacks } from "./provider-callbacks.js";
 import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn, TurnState } from "./turn-state.js";
 
@@ -32,8 +33,8 @@ export function newAgent(turn: TurnState): RunningTurn {
     convertToLlm: (messages) => projection.project(messages),
     streamFn: turn.mainCallStack,
     getApiKey: (provider) => (provider === input.llm.model.provider ? input.llm.apiKey : undefined),
-    onPayload: input.llm.payloadTransform,
-    onResponse: input.llm.responseObserver,
+    // Host code the provider calls mid-request: its failure is the host's, never a provider error.
+    ...providerCallbacks(turn),
     sessionId: input.sessionId,
     toolExecution: AGENT_TOOL_EXECUTION,
   });
