@@ -1,5 +1,5 @@
 import type { TerminalSessionStatusPayload } from "./runtime-event.js";
-import type { TurnError, TurnOutcome } from "./turn-outcome.js";
+import type { TurnError, TurnOutcome, TurnOutcomeHandBack } from "./turn-outcome.js";
 import type { TurnReport } from "./turn-report.js";
 
 /**
@@ -7,17 +7,18 @@ import type { TurnReport } from "./turn-report.js";
  * `completed` → `{ status: "completed" }`, `aborted` → `{ status: "aborted" }`,
  * `failed` → `{ status: "failed", error }` with a copy of the outcome's
  * classified error (and its `budget`, when a limit was reached). The
- * outcome's `usage` and `timing`, when present, are carried over; messages
- * handed back never are. Pure; never throws for a valid outcome.
+ * outcome's `usage` and `timing`, and the messages it hands back
+ * (`undeliveredMessages`, a new array of the same messages), are carried
+ * over when present. Pure; never throws for a valid outcome.
  */
 export function outcomeToStatus(outcome: TurnOutcome): TerminalSessionStatusPayload {
   switch (outcome.kind) {
     case "completed":
-      return { status: "completed", ...reportOf(outcome) };
+      return { status: "completed", ...reportOf(outcome), ...handBackOf(outcome) };
     case "aborted":
-      return { status: "aborted", ...reportOf(outcome) };
+      return { status: "aborted", ...reportOf(outcome), ...handBackOf(outcome) };
     case "failed":
-      return { status: "failed", error: copyError(outcome.error), ...reportOf(outcome) };
+      return { status: "failed", error: copyError(outcome.error), ...reportOf(outcome), ...handBackOf(outcome) };
     default: {
       const unreachable: never = outcome;
       throw new TypeError(`Unknown turn outcome kind: ${JSON.stringify((unreachable as { kind?: unknown }).kind)}`);
@@ -37,4 +38,9 @@ function reportOf(outcome: TurnReport): TurnReport {
   if (outcome.usage !== undefined) report.usage = outcome.usage;
   if (outcome.timing !== undefined) report.timing = outcome.timing;
   return report;
+}
+
+/** The messages the outcome hands back, in a new array; none: no field. */
+function handBackOf(outcome: TurnOutcomeHandBack): TurnOutcomeHandBack {
+  return outcome.undeliveredMessages === undefined ? {} : { undeliveredMessages: [...outcome.undeliveredMessages] };
 }

@@ -89,12 +89,14 @@ export const SessionStatusPayloadSchema = Type.Union([
     error: Type.Optional(Type.Undefined()),
     usage: Type.Optional(TurnUsageSchema),
     timing: Type.Optional(TurnTimingSchema),
+    undeliveredMessages: Type.Optional(Type.Array(ProtocolAnyMessageSchema)),
   }),
   Type.Object({
     status: Type.Literal("failed"),
     error: TurnErrorSchema,
     usage: Type.Optional(TurnUsageSchema),
     timing: Type.Optional(TurnTimingSchema),
+    undeliveredMessages: Type.Optional(Type.Array(ProtocolAnyMessageSchema)),
   }),
 ]);
 

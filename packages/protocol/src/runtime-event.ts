@@ -1,7 +1,7 @@
 import type { ProtocolAnyMessage } from "./messages.js";
 import type { RuntimeWarningPayload } from "./runtime-warning.js";
 import type { StreamChunk } from "./stream-chunk.js";
-import type { TurnError } from "./turn-outcome.js";
+import type { TurnError, TurnOutcomeHandBack } from "./turn-outcome.js";
 import type { TerminalTurnStatus, TurnStatus } from "./turn-status.js";
 import type { TurnReport } from "./turn-report.js";
 
@@ -31,7 +31,7 @@ export interface StreamRespPayload {
 }
 
 /** A `session.status` payload for a status other than `failed`; it never carries an error. */
-export interface SessionStatusOkPayload extends TurnReport {
+export interface SessionStatusOkPayload extends TurnReport, TurnOutcomeHandBack {
   /** The turn's new status. */
   status: Exclude<TurnStatus, "failed">;
   /** Never present. */
@@ -39,7 +39,7 @@ export interface SessionStatusOkPayload extends TurnReport {
 }
 
 /** A `session.status` payload for a failed turn; `error` says why. */
-export interface SessionStatusFailedPayload extends TurnReport {
+export interface SessionStatusFailedPayload extends TurnReport, TurnOutcomeHandBack {
   /** The turn failed; a terminal status. */
   status: "failed";
   /** Why: a stable code and a message. */
@@ -51,7 +51,7 @@ export type SessionStatusPayload = SessionStatusOkPayload | SessionStatusFailedP
 
 /** A {@link SessionStatusPayload} with a terminal status. */
 export type TerminalSessionStatusPayload =
-  | ({ status: Exclude<TerminalTurnStatus, "failed">; error?: undefined } & TurnReport)
+  | ({ status: Exclude<TerminalTurnStatus, "failed">; error?: undefined } & TurnReport & TurnOutcomeHandBack)
   | SessionStatusFailedPayload;
 
 /** Severity of a `debug.trace` event. */

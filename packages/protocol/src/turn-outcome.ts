@@ -27,7 +27,9 @@ export interface TurnError {
 }
 
 /**
- * What every {@link TurnOutcome} may carry besides its kind.
+ * What every {@link TurnOutcome} may carry besides its kind, and the
+ * terminal `session.status` with it (the same messages, so a host that
+ * reads only events gets them too); never a `running` status.
  */
 export interface TurnOutcomeHandBack {
   /**

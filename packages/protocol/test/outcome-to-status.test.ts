@@ -44,7 +44,7 @@ describe("outcomeToStatus", () => {
 });
 
 describe("messages handed back in an outcome", () => {
-  it("any kind may carry undeliveredMessages; the terminal status never does", () => {
+  it("any kind may carry undeliveredMessages; the terminal status carries them too, in a new array the guard accepts", () => {
     const handedBack = [{ role: "user" as const, content: "also check the tests", timestamp: 1 }];
     const outcomes: TurnOutcome[] = [
       { kind: "completed", undeliveredMessages: handedBack },
@@ -53,7 +53,21 @@ describe("messages handed back in an outcome", () => {
     ];
     for (const outcome of outcomes) {
       expect(outcome.undeliveredMessages).toEqual(handedBack);
-      expect(outcomeToStatus(outcome)).not.toHaveProperty("undeliveredMessages");
+      const status = outcomeToStatus(outcome);
+      expect(status.undeliveredMessages).toEqual(handedBack);
+      expect(status.undeliveredMessages).not.toBe(outcome.undeliveredMessages);
+      const event = createRuntimeEvent({ eventId: "e9", sessionId: "s", turnId: "t", seq: 9, type: "session.status", payload: status });
+      expect(isRuntimeEvent(event)).toBe(true);
     }
+  });
+
+  it("an outcome without messages to hand back gives a status without the field", () => {
+    expect(outcomeToStatus({ kind: "completed" })).not.toHaveProperty("undeliveredMessages");
+  });
+
+  it("the guard rejects a terminal status whose undeliveredMessages are not messages", () => {
+    const event = createRuntimeEvent({ eventId: "e9", sessionId: "s", turnId: "t", seq: 9, type: "session.status", payload: { status: "aborted" } });
+    expect(isRuntimeEvent({ ...event, payload: { status: "aborted", undeliveredMessages: [{ text: "not a message" }] } })).toBe(false);
+    expect(isRuntimeEvent({ ...event, payload: { status: "aborted", undeliveredMessages: "also this" } })).toBe(false);
   });
 });

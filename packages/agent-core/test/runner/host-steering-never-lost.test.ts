@@ -33,6 +33,8 @@ async function whereDidTheyGo(input: Partial<RunTurnInput>) {
   });
   const delivered = turn.delivered.filter((message) => message.role === "user").map(messageText).filter((text) => text !== "hello");
   const handedBack = (turn.outcome.undeliveredMessages ?? []).map((message) => messageText(message as AgentMessage));
+  // A host that reads only events gets the same messages from the terminal status.
+  expect(turn.writer.ofType("session.status").at(-1)?.payload.undeliveredMessages).toEqual(turn.outcome.undeliveredMessages);
   return { turn, delivered, handedBack, closes };
 }
 
@@ -46,6 +48,17 @@ describe("host steering is never silently dropped", () => {
     expect([...delivered, ...handedBack].sort()).toEqual(["first steer", "second steer"]);
     expect(handedBack).toEqual(["second steer"]);
     expect(closes).toBe(1);
+  });
+
+  it("the terminal session.status hands back the same messages as the outcome; the running status none", async () => {
+    const { turn } = await whereDidTheyGo({
+      getSteeringMessages: pollOnce("first steer", "second steer"),
+      hooks: { beforeLlmCallHook: ({ requestIndex }) => (requestIndex === 1 ? { type: "skip" } : undefined) },
+    });
+    const [running, terminal] = turn.writer.ofType("session.status").map((event) => event.payload);
+    expect(running).not.toHaveProperty("undeliveredMessages");
+    expect(terminal?.undeliveredMessages?.map((message) => messageText(message as AgentMessage))).toEqual(["second steer"]);
+    expect(terminal?.undeliveredMessages).toEqual(turn.outcome.undeliveredMessages);
   });
 
   it("a poll with two messages and shouldStopAfterSteering true: both accounted for, none sent to the model", async () => {
