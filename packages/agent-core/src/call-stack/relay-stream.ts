@@ -1,14 +1,8 @@
 import { EventStream, type AssistantMessage, type AssistantMessageEvent } from "@mariozechner/pi-ai";
+import type { EventSink } from "./event-sink.js";
+import { tapProviderStream } from "./provider-stream-tap.js";
 
-/** What a call-stack layer does with the events of the stream below it. Must not throw. */
-export interface EventSink {
-  /** One event, in order. After a terminal `done` or `error` event, only `end` follows. */
-  event(event: AssistantMessageEvent): void;
-  /** The stream below has ended without a terminal event (after one, it may or may not be called: ignore it then). */
-  end(): void;
-  /** Reading the stream below threw (only a foreign stream can). */
-  fail(error: unknown): void;
-}
+export type { EventSink } from "./event-sink.js";
 
 type Reader = (result: IteratorResult<AssistantMessageEvent>) => void;
 
@@ -135,13 +129,16 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
 /**
  * Feeds the events of `source` to `sink` until it ends or the returned
  * `stop` is called: synchronously when `source` is a fresh
- * {@link RelayStream} (the layer below is a Turnkit layer), by async
- * iteration otherwise (a provider's stream). `stop` drops later events and
+ * {@link RelayStream} (the layer below is a Turnkit layer) or a fresh
+ * pi-ai stream (a provider's, see `tapProviderStream`), by async
+ * iteration otherwise. `stop` drops later events and
  * asks a foreign stream's iterator to stop without waiting for it: a
  * provider that ignores its signal may never settle `return()`.
  */
 export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: EventSink): () => void {
   if (source instanceof RelayStream && source.attach(sink)) return () => source.detach();
+  const untap = tapProviderStream(source, sink);
+  if (untap) return untap;
   let iterator: AsyncIterator<AssistantMessageEvent> | undefined;
   let stopped = false;
   void (async () => {
