@@ -5,7 +5,7 @@
  * result. `runCheckedTurn` asserts both for every turn here.
  */
 import { describe, expect, it } from "vitest";
-import { hang, reject, response, text, throwSync, toolCall } from "@turnkit/agent-loop/testing";
+import { type ScriptEntry, hang, reject, response, text, throwSync, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode, type RuntimeEvent } from "@turnkit/protocol";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
 import type { PiTurnHooks } from "../../src/pi-turn-runner/turn-hooks.js";
@@ -20,6 +20,28 @@ import {
 import { terminalStatus } from "../support/turn-queries.js";
 
 const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];
+
+/*
+ * The caller's aborts below happen when the turn reached the state under test
+ * (a request arrived, a hook was called), never after a fixed real-time delay:
+ * on a loaded machine such a delay can fire before the turn gets there.
+ */
+
+/** A script entry that, when its request arrives, lets it play `entry` and aborts right after (a macrotask later). */
+function abortWhenRequested(controller: AbortController, entry: ScriptEntry): ScriptEntry {
+  return () => {
+    setTimeout(() => controller.abort(), 0);
+    return entry;
+  };
+}
+
+/** `hook`, made to abort the turn the first time it is called (a macrotask later), so the abort finds it pending. */
+function abortingWhenCalled<Args extends unknown[], R>(controller: AbortController, hook: (...args: Args) => R): (...args: Args) => R {
+  return (...args) => {
+    setTimeout(() => controller.abort(), 0);
+    return hook(...args);
+  };
+}
 
 describe("a failing event writer", () => {
   it("that throws on every push: the turn fails (internal), the terminal status is still offered, no request is made", async () => {
@@ -67,12 +89,12 @@ describe("a failing event writer", () => {
     const stuck = deferred();
     const writer = createRecordingEventWriter({
       onEvent: (event) => {
-        if (event.type === "debug.trace") return stuck.promise; // the host's sink hangs from here on
+        if (event.type !== "debug.trace") return;
+        setTimeout(() => controller.abort(), 0);
+        return stuck.promise; // the host's sink hangs from here on
       },
     });
-    const running = runCheckedTurn({ writer, script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], signal: controller.signal } });
-    setTimeout(() => controller.abort(), 20);
-    const turn = await running;
+    const turn = await runCheckedTurn({ writer, script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], signal: controller.signal } });
     expect(["aborted", "completed"]).toContain(turn.outcome.kind);
     expect(terminalStatus(turn.events).status).toBe(turn.outcome.kind);
     expect(abortListenerCount(controller.signal)).toBe(0);
@@ -115,11 +137,11 @@ describe("failing hooks", () => {
   for (const [name, hooks] of hanging) {
     it(`a ${name} that never returns is bounded by the caller's abort`, async () => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 20);
-      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks, signal: controller.signal } });
+      const aborting = Object.fromEntries(Object.entries(hooks).map(([kind, hook]) => [kind, abortingWhenCalled(controller, hook as () => Promise<never>)]));
+      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks: aborting, signal: controller.signal } });
       expect(turn.outcome.kind).toBe("aborted");
       expect(abortListenerCount(controller.signal)).toBe(0);
-    }, 2000);
+    }, 20_000);
   }
 
   const hangingCallbacks: [string, Partial<RunTurnInput>][] = [
@@ -130,32 +152,37 @@ describe("failing hooks", () => {
   for (const [name, callbacks] of hangingCallbacks) {
     it(`a host ${name} that never returns is bounded by the caller's abort`, async () => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 20);
-      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], ...callbacks, signal: controller.signal } });
+      const aborting = { ...callbacks, [name]: abortingWhenCalled(controller, callbacks[name as keyof typeof callbacks] as () => Promise<never>) };
+      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], ...aborting, signal: controller.signal } });
       expect(turn.outcome.kind).toBe("aborted");
-    }, 2000);
+    }, 20_000);
   }
 
   it("a hook that returns late, after the turn ended, adds no event after the terminal status", async () => {
     const controller = new AbortController();
     const writer = createRecordingEventWriter();
-    setTimeout(() => controller.abort(), 20);
+    const release = deferred();
+    const answered = deferred();
     const turn = await runCheckedTurn({
       writer,
       script: ["answer"],
       input: {
         signal: controller.signal,
         hooks: {
-          onStepEndHook: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 400));
+          onStepEndHook: abortingWhenCalled(controller, async () => {
+            await release.promise;
+            answered.resolve();
             throw new Error("too late");
-          },
+          }),
         },
       },
     });
     expect(turn.outcome.kind).toBe("aborted");
     const count = writer.events.length;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The hook answers only now, after the turn settled; whatever it could still cause has a few turns of the event loop to show.
+    release.resolve();
+    await answered.promise;
+    for (let round = 0; round < 5; round++) await new Promise((resolve) => setTimeout(resolve, 0));
     expect(writer.events).toHaveLength(count);
     assertRuntimeEventSequence(writer.events);
   });
@@ -192,8 +219,7 @@ describe("a failing provider", () => {
 
   it("a stream that hangs before its first event, with the caller's abort: aborted", async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 10);
-    const turn = await runCheckedTurn({ script: [hang()], input: { signal: controller.signal } });
+    const turn = await runCheckedTurn({ script: [abortWhenRequested(controller, hang())], input: { signal: controller.signal } });
     expect(turn.outcome).toEqual({ kind: "aborted" });
     // The terminal status reports what the turn cost: one attempt, aborted before it reported usage.
     expect(terminalStatus(turn.events)).toEqual({ status: "aborted", usage: turn.outcome.usage, timing: turn.outcome.timing });
@@ -204,9 +230,11 @@ describe("a failing provider", () => {
   it("a stream that hangs mid-tool-step, with the caller's abort: aborted, and the second step's calls have results", async () => {
     const controller = new AbortController();
     const work = createRecordingTool("work", { executionMode: "parallel" });
-    setTimeout(() => controller.abort(), 30);
     const turn = await runCheckedTurn({
-      script: [response([toolCall("work")]), hang({ afterEvents: 2, response: response([text("thinking about it"), toolCall("work")]) })],
+      script: [
+        response([toolCall("work")]),
+        abortWhenRequested(controller, hang({ afterEvents: 2, response: response([text("thinking about it"), toolCall("work")]) })),
+      ],
       input: { tools: [work], signal: controller.signal },
     });
     expect(turn.outcome).toEqual({ kind: "aborted" });

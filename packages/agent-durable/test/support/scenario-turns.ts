@@ -51,7 +51,9 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
     }
     case "parallel": {
       if (last?.role === "toolResult") return response("after the parallel calls");
-      const ms = [50, 4000, 4000];
+      // One quick call and two that run until the worker is killed (far longer than any test), so the
+      // crash finds them running however slowly a loaded machine gets there.
+      const ms = [50, 600_000, 600_000];
       return response(ms.map((wait, i) => toolCall("parallel_read", { path: `${request.turnId}-${i}.txt`, ms: wait }, { id: `${callId}-${i}` })));
     }
     case "tool":
