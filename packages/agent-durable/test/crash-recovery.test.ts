@@ -26,9 +26,18 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
   it("runs a tool call and completes, with a contiguous log", async () => {
     await fixture.cluster.start("w1", { LEASE_MS: "1500" });
     const turn = await fixture.client.start({ sessionId: "s-basic", turnId: "basic", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 20 } });
-    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const outcome = await fixture.client.outcome(turn);
+    expect(outcome).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
+    // The outcome carries the runner's report, the same as the terminal status in the log: two requests, one tool call.
+    const terminal = events.at(-1)!;
+    if (terminal.type !== "session.status") throw new Error("the log does not end with a status");
+    expect(outcome.usage?.attempts).toEqual({ main: 2, auxiliary: 0 });
+    expect(outcome.timing?.requests).toHaveLength(2);
+    expect(outcome.timing?.toolCalls).toHaveLength(1);
+    expect(outcome.usage).toEqual(terminal.payload.usage);
+    expect(outcome.timing).toEqual(terminal.payload.timing);
     expect(finalText(events)).toBe("after tool: wrote basic.txt");
     expect(fixture.countsOf(turn, "tool-end")).toBe(1);
   }, 60_000);

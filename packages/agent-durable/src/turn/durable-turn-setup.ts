@@ -26,12 +26,6 @@ export interface DurableTurnSetup {
   beforeUserMessages?: AgentMessage[];
   /** Transport retry of each model request; every attempt is its own step. */
   llmRetry?: LlmRetryOptions | false;
-  /**
-   * Handed to the runner, which uses it only for its built-in fallback
-   * tools; a durable turn turns those off, so this changes nothing today.
-   * Give `createBuiltinTools({ workspaceDir })` the directory instead.
-   */
-  workspaceDir?: string;
   /** How long this turn's approvals wait for an answer before the call is blocked. Default: the worker's `approvalTimeoutMs`. */
   approvalTimeoutMs?: number;
   /** As the runner's: after steering arrived at a step end, true ends the turn without another request. Not a step: it runs again on recovery. */

@@ -43,10 +43,11 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       // A buildTurn that throws, or input the runner refuses (thrown before any event): the turn fails visibly.
       outcome = failBeforeStart(ctx, error);
     }
-    // Step 4: every event in the log, then the outcome recorded.
+    // Step 4: every event in the log, then the outcome recorded, with the runner's usage and timing as plain fields.
     await ctx.writer.flush();
-    await DBOS.runStep(() => deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, outcome), { name: "turnkit.record-outcome" });
-    return outcome;
+    const recorded = withPlainReport(outcome);
+    await DBOS.runStep(() => deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, recorded), { name: "turnkit.record-outcome" });
+    return recorded;
   } finally {
     deps.running.delete(ctx);
   }
@@ -73,7 +74,6 @@ async function runDurableTurn(ctx: TurnContext, deps: TurnWorkflowDeps, request:
     llmRetry: setup.llmRetry,
     tools: tools.map((tool) => durableToolCall(ctx, tool, { sequential })),
     disableBuiltinToolFallback: true,
-    workspaceDir: setup.workspaceDir,
     hooks: durableHooks(ctx, setup.hooks ?? {}, tools),
     eventWriter: ctx.writer,
     signal: ctx.turnAbort.signal,
@@ -102,6 +102,17 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
 function messageId(ctx: TurnContext): string {
   const n = ++ctx.counters.messages;
   return ctx.writer.resumes === 0 ? `${ctx.ref.workflowId}#m${n}` : `${ctx.ref.workflowId}#m${n}.r${ctx.writer.resumes}`;
+}
+
+/**
+ * The runner's outcome with its report (`usage`, `timing`, the same the
+ * terminal `session.status` carries) as plain fields: the runner keeps them
+ * non-enumerable, so the stored outcome and the workflow's result, both
+ * serialised, would lose them.
+ */
+function withPlainReport(outcome: TurnOutcome): TurnOutcome {
+  const { usage, timing } = outcome;
+  return { ...outcome, ...(usage !== undefined && { usage }), ...(timing !== undefined && { timing }) };
 }
 
 function failBeforeStart(ctx: TurnContext, error: unknown): TurnOutcome {
