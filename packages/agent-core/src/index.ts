@@ -45,6 +45,7 @@ export {
 // that compose their own: options, timeouts, transport retry, overflow
 // recovery, and the one place that classifies errors.
 export type { AnyModel, StreamFn, StreamFnOptions } from "./call-stack/stream-fn.js";
+export { createFailureMessage } from "./call-stack/stream-fn.js";
 export type { LlmConfig, LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./call-stack/llm-config.js";
 export { composeStreamFn } from "./call-stack/compose-stream-fn.js";
 export { withCacheRetention } from "./call-stack/stream-wrappers/with-cache-retention.js";

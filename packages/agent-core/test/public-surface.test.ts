@@ -25,7 +25,7 @@ describePublicSurface({
     "PROMPT_READ_REGISTRY_CAPACITY", "PiTurnRunner", "PromptReadErrorCode", "READ_MAX_BYTES", "READ_MAX_IMAGE_BYTES",
     "READ_MAX_LINES", "RUNTIME_TOOL_EXECUTION_MODE", "STEERING_MODE", "TurnkitConfigError", "TurnkitError",
     "WALK_SKIPPED_DIRECTORIES", "assertKnownKeys", "assertRuntimeTool", "assertRuntimeToolDef", "bindTool", "boundToolDef",
-    "classifyError", "composeStreamFn", "createBashEnvSpawnHook", "createBuiltinTools", "createHiddenMessage",
+    "classifyError", "composeStreamFn", "createBashEnvSpawnHook", "createBuiltinTools", "createFailureMessage", "createHiddenMessage",
     "createOverflowRecoveryState", "createUserMessage", "defineRuntimeTool", "getAttachedClassifiedError",
     "hookArray", "isDroppedResponse", "newTools", "projectAgentMessagesForModel", "resolveBashEnvSanitizeMode",
     "resolveLlmRetryPolicy", "resolveStreamTimeouts", "resolveWorkspacePath", "sanitizeBashEnv", "sleep",

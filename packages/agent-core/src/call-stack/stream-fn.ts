@@ -20,7 +20,15 @@ export type StreamFnOptions = SimpleStreamOptions;
 /** Any pi-ai model, whatever its API. */
 export type AnyModel = Model<any>;
 
-/** A message with no content and zero usage, for failures that happen before the provider answers. */
+/**
+ * The assistant message that reports a request which failed (`"error"`) or
+ * was aborted (`"aborted"`) before the provider answered anything: no
+ * content, zero usage, `errorMessage` as given, the model's api, provider
+ * and id, and the current time. For stream functions a host writes itself,
+ * which must encode a failure as a terminal `error` event with such a
+ * message instead of throwing; `classifyError` later reads its
+ * `errorMessage`. Builds a new object each call; never throws.
+ */
 export function createFailureMessage(
   model: AnyModel,
   stopReason: "error" | "aborted",

@@ -1,6 +1,7 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { type AssistantMessage, type AssistantMessageEvent, createAssistantMessageEventStream, type Model } from "@mariozechner/pi-ai";
-import { emptyUsage, type StreamFn } from "@turnkit/agent-loop";
+import { createFailureMessage } from "@turnkit/agent-core";
+import { errorText, type StreamFn } from "@turnkit/agent-loop";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 
 /** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */
@@ -104,24 +105,10 @@ function withoutPartial(event: Exclude<AssistantMessageEvent, { type: "done" | "
   return rest as RecordedEvent;
 }
 
-function emptyMessage(model: Model<any>, stopReason: "aborted" | "error", errorMessage: string): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason,
-    errorMessage,
-    timestamp: Date.now(),
-  };
-}
-
 function abortedMessage(model: Model<any>): AssistantMessage {
-  return emptyMessage(model, "aborted", "The turn was aborted before this request was sent.");
+  return createFailureMessage(model, "aborted", "The turn was aborted before this request was sent.");
 }
 
 function failedMessage(model: Model<any>, error: unknown): AssistantMessage {
-  return emptyMessage(model, "error", error instanceof Error ? error.message : String(error));
+  return createFailureMessage(model, "error", errorText(error));
 }
