@@ -1,4 +1,3 @@
-import type { Usage } from "@mariozechner/pi-ai";
 import {
   createScriptedModel,
   errorAfter,
@@ -6,6 +5,7 @@ import {
   text,
   thinking,
   toolCall,
+  usageOf as usage,
   type RecordedRequest,
   type ScriptEntry,
   type ScriptedModel,
@@ -217,15 +217,4 @@ function userTextsAfterFirstAnswer(request: RecordedRequest): string[] {
 
 function textOf(content: readonly { type: string; text?: string }[]): string {
   return content.flatMap((block) => (block.type === "text" && block.text !== undefined ? [block.text] : [])).join("\n");
-}
-
-function usage(input: number, output: number): Usage {
-  return {
-    input,
-    output,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: input + output,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
 }

@@ -66,7 +66,7 @@ describePublicSurface({
     "createRecordingTool", "createScriptedModel", "createVirtualClock", "deferred", "describeEvent", "emptyUsage",
     "endWithoutDone", "errorAfter", "eventsAfterDone", "hang", "probeRealTimers", "realTimerClock", "reject",
     "requestText", "response", "runCheckedTurn", "runScriptedTurn", "text", "thinking", "throwSync", "toolCall",
-    "toolResultMessage", "traceOf", "userMessage", "withoutStart",
+    "toolResultMessage", "traceOf", "usageOf", "userMessage", "withoutStart",
   ],
   types: [
     "AssistantMessageOptions", "Deferred", "EndWithoutDoneFault", "ErrorAfterFault", "EventGrammarError",

@@ -37,7 +37,7 @@ describePublicSurface({
     "collectStream",
     "createScriptedModel", "createVirtualClock", "deferred", "describeEvent", "emptyUsage", "endWithoutDone",
     "errorAfter", "eventsAfterDone", "hang", "probeRealTimers", "realTimerClock", "reject", "requestText",
-    "response", "text", "thinking", "throwSync", "toolCall", "toolResultMessage", "traceOf", "userMessage",
+    "response", "text", "thinking", "throwSync", "toolCall", "toolResultMessage", "traceOf", "usageOf", "userMessage",
     "withoutStart",
   ],
   types: [

@@ -57,6 +57,7 @@ export {
   deferred,
   describeEvent,
   emptyUsage,
+  usageOf,
   endWithoutDone,
   errorAfter,
   eventsAfterDone,

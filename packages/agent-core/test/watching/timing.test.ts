@@ -14,7 +14,7 @@ import {
   thinking,
   toolCall,
 } from "../../src/testing/index.js";
-import { usage } from "./scripted-usage.js";
+import { usageOf as usage } from "../../src/testing/index.js";
 
 describe("timing of a turn", () => {
   it("per request (first event, first output, decode, thinking, tokens/s, retries), per tool call and per turn", async () => {

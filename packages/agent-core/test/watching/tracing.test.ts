@@ -17,7 +17,7 @@ import {
   text,
   toolCall,
 } from "../../src/testing/index.js";
-import { usage } from "./scripted-usage.js";
+import { usageOf as usage } from "../../src/testing/index.js";
 import { spanTree } from "./span-tree.js";
 
 function inMemoryTracer() {

@@ -18,7 +18,7 @@ import {
   text,
   toolCall,
 } from "../../src/testing/index.js";
-import { usage } from "./scripted-usage.js";
+import { usageOf as usage } from "../../src/testing/index.js";
 
 const zero = usage(0, 0, 0);
 const sum = (input: number, output: number, cost: number) => ({ ...usage(input, output, cost) });

@@ -59,6 +59,7 @@ export {
   assistantMessage,
   emptyUsage,
   toolResultMessage,
+  usageOf,
   userMessage,
   type AssistantMessageOptions,
   type ToolResultMessageOptions,

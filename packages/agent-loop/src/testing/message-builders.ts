@@ -16,6 +16,23 @@ import { text, type ScriptedBlock } from "./script-blocks.js";
 export { emptyUsage };
 
 /**
+ * The usage a scripted response reports: `input` and `output` tokens, no
+ * cache, `totalTokens` their sum, and `cost` (default 0) split evenly
+ * between input and output, so sums over several responses stay exact for
+ * costs that are sums of powers of two.
+ */
+export function usageOf(input: number, output: number, cost = 0): Usage {
+  return {
+    input,
+    output,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: input + output,
+    cost: { input: cost / 2, output: cost / 2, cacheRead: 0, cacheWrite: 0, total: cost },
+  };
+}
+
+/**
  * A user message. A string stays a string (as pi's `Agent.prompt` sends it);
  * an array of blocks is copied. `timestamp` defaults to `Date.now()`: pass
  * one when comparing transcripts with `toEqual`.
