@@ -16,6 +16,7 @@ import {
   hookArray,
 } from "@turnkit/agent-core";
 import { type VirtualClock, abortListenerCount, probeRealTimers } from "@turnkit/agent-loop/testing";
+import { type GraceWait, probeGraceTimers } from "./grace-timers.js";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { unhandledRejections } from "./unhandled-rejections.js";
 import { type DriveReport, driveUntilSettled, letStragglersSurface } from "./virtual-time.js";
@@ -41,6 +42,8 @@ export interface TurnRunObservation {
   listenersLeft: number;
   pendingVirtualTimers: number;
   pendingRealTimers: number;
+  /** Every abort-grace timer the run started (real time), for the abort latency. */
+  graceWaits: readonly GraceWait[];
   unhandledRejections: unknown[];
 }
 
@@ -103,6 +106,7 @@ export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunO
   let callerAborted = false;
   const rejectionsBefore = unhandledRejections().seen.length;
   const realTimers = probeRealTimers();
+  const graceTimers = probeGraceTimers();
   let drive: DriveReport;
   try {
     const run = runner.runTurn(input).then(
@@ -121,6 +125,7 @@ export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunO
     await options.afterSettle?.();
     await letStragglersSurface(clock, options.hostTimers?.());
   } finally {
+    graceTimers.restore();
     realTimers.restore();
   }
   return {
@@ -133,6 +138,7 @@ export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunO
     listenersLeft: abortListenerCount(controller.signal),
     pendingVirtualTimers: clock.pendingCount(),
     pendingRealTimers: realTimers.pending(),
+    graceWaits: graceTimers.waits(),
     unhandledRejections: unhandledRejections().seen.slice(rejectionsBefore),
   };
 }

@@ -11,19 +11,35 @@
  *    in a history change the host accepted or in the outcome's
  *    `undeliveredMessages`, never both, never neither;
  * 10. once aborted, the turn settles within the bound the agent-core README
- *    states (one second of real time).
+ *    states (one second): it waits out at most two abort graces one after
+ *    another (counted from the grace timers, so the check measures what the
+ *    code decides, not how loaded the machine is), and it settles at all
+ *    within a generous real-time limit.
  *
  * (The logger invariant, "a throwing logger changes nothing", compares two
  * runs and lives in the property.)
  */
-import type { AgentMessage } from "@turnkit/agent-loop";
+import { ABORT_GRACE_MS, type AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
+import { sequentialGraces } from "../grace-timers.js";
 import type { HostileProbe } from "../hostile-host-harness.js";
 import type { TurnRunObservation } from "../observe-turn.js";
 import { InvariantViolation, describeValue } from "./violation.js";
 
 /** The abort latency bound the agent-core README states. */
 export const ABORT_LATENCY_BOUND_MS = 1_000;
+
+/**
+ * Abort graces a turn may wait out one after another after the abort: the
+ * turn's one shared grace, plus one that a loaded machine may start only
+ * after the first fired (a wait the turn reaches late). Well inside
+ * {@link ABORT_LATENCY_BOUND_MS}; a fresh grace per hung call, the old
+ * behaviour, waits out 2 + n of them for n tool calls.
+ */
+export const SEQUENTIAL_GRACES_BOUND = 2;
+
+/** Real time a turn may take to settle after the abort on a loaded machine before it counts as hung. */
+export const ABORT_SETTLE_LIMIT_MS = 30_000;
 
 function textOf(message: AgentMessage): string {
   const content = (message as { content?: unknown }).content;
@@ -63,11 +79,18 @@ export function checkHostileHost(probe: HostileProbe, observation: TurnRunObserv
     if (delivered && returned > 0) throw new InvariantViolation("9 no host message lost", `${describeValue(text)} was delivered and also handed back`);
     if (returned > 1) throw new InvariantViolation("9 no host message lost", `${describeValue(text)} was handed back ${returned} times`);
   }
-  // 10: the abort latency is bounded.
+  // 10: the abort latency is bounded: by the graces waited out one after another, and by a hang limit.
   if (probe.abortedAt !== undefined && probe.settledAt !== undefined) {
+    const graces = sequentialGraces(observation.graceWaits, probe.abortedAt, probe.settledAt);
+    if (graces > SEQUENTIAL_GRACES_BOUND) {
+      throw new InvariantViolation(
+        "10 abort latency bounded",
+        `after the abort the turn waited out ${graces} abort graces of ${ABORT_GRACE_MS} ms one after another (bound ${ABORT_LATENCY_BOUND_MS} ms: ${SEQUENTIAL_GRACES_BOUND})`,
+      );
+    }
     const latency = probe.settledAt - probe.abortedAt;
-    if (latency > ABORT_LATENCY_BOUND_MS) {
-      throw new InvariantViolation("10 abort latency bounded", `the turn settled ${Math.round(latency)} ms after the abort (bound ${ABORT_LATENCY_BOUND_MS} ms)`);
+    if (latency > ABORT_SETTLE_LIMIT_MS) {
+      throw new InvariantViolation("10 abort latency bounded", `the turn settled ${Math.round(latency)} ms after the abort (hang limit ${ABORT_SETTLE_LIMIT_MS} ms)`);
     }
   }
 }

@@ -14,6 +14,8 @@ import { checkStreamChunks } from "../../src/invariants/stream-chunks.js";
 import { checkProviderConversion, checkToolCallsAnswered } from "../../src/invariants/transcript-replayable.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "../../src/invariants/visible-text.js";
 import { driveUntilSettled } from "../../src/virtual-time.js";
+import { probeGraceTimers, sequentialGraces } from "../../src/grace-timers.js";
+import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
 
 const user = userMessage("question", { timestamp: 1 });
 const calling = assistantMessage([toolCall("alpha", {}, { id: "c1" }), toolCall("alpha", {}, { id: "c2" })], { timestamp: 2 });
@@ -112,5 +114,32 @@ describe("invariant checkers reject broken runs", () => {
     const report = await driveUntilSettled(hung, clock, () => controller.abort());
     expect(firedAt).toBe(30_000);
     expect(report).toEqual({ watchdogAborted: true, endedAt: 30_000 });
+  });
+});
+
+describe("the abort-latency measure counts graces waited one after another", () => {
+  const wait = (startedAt: number, firedAt: number | undefined) => ({ startedAt, firedAt });
+
+  it("graces that overlap count once; a grace started after one fired extends the chain", () => {
+    // Two graces begun by the abort, together: one wait.
+    expect(sequentialGraces([wait(0, 250), wait(1, 251)], 0, 300)).toBe(1);
+    // A fresh grace per hung call after the abort: 2 + n of them in a row.
+    const perCall = Array.from({ length: 4 }, (_, index) => wait(index * 251, index * 251 + 250));
+    expect(sequentialGraces(perCall, 0, 1_100)).toBe(4);
+  });
+
+  it("ignores graces cleared before they fired, started before the abort or fired after the settle", () => {
+    expect(sequentialGraces([wait(10, undefined), wait(-5, 245), wait(300, 550)], 0, 400)).toBe(0);
+  });
+
+  it("sees the real grace timers a run starts", async () => {
+    const probe = probeGraceTimers();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS));
+      await new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS));
+      expect(sequentialGraces(probe.waits(), 0, performance.now())).toBe(2);
+    } finally {
+      probe.restore();
+    }
   });
 });
