@@ -51,7 +51,13 @@ export interface LlmConfig {
    * disables. Absent: env `TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS`, else 300 s.
    */
   streamIdleTimeoutMs?: number;
-  /** Inspect or replace the provider payload before it is sent (pi-ai `onPayload`); return `undefined` to keep it. */
+  /**
+   * Inspect or replace the provider payload before it is sent (pi-ai
+   * `onPayload`); return `undefined` to keep it. In a `PiTurnRunner` turn a
+   * throw or rejection is the host's failure, not the provider's: the turn
+   * ends `failed` with code `internal` naming the callback, whatever the
+   * text, and the request is not retried.
+   */
   payloadTransform?: (payload: unknown, model: Model<Api>) => unknown | undefined | Promise<unknown | undefined>;
   /**
    * Observe the HTTP status and headers of each response the stream function
@@ -59,6 +65,8 @@ export interface LlmConfig {
    * built-in providers report 2xx responses only; custom stream functions and
    * gateways may report error responses too. The retry layer chains its own
    * observer behind this one (this one is called first) to read Retry-After.
+   * A throw or rejection fails a `PiTurnRunner` turn as `payloadTransform`'s
+   * does (`internal`, never retried).
    */
   responseObserver?: (response: ProviderResponse, model: Model<Api>) => void | Promise<void>;
 }
