@@ -224,7 +224,11 @@ export function withLlmRetry(
         });
       });
 
-    pRetry(runAttempt, {
+    // p-retry (a copy of its options, validation and an async frame per request, ~2% of the runner's
+    // time with thousands of turns in flight) starts only when
+    // the first attempt failed and the caller has not aborted, with that failure replayed as its attempt 1,
+    // so it decides, waits and notifies exactly as it would have from the start.
+    const retryAfter = (firstFailure: unknown) => pRetry((attempt) => (attempt === 1 ? Promise.reject(firstFailure) : runAttempt(attempt)), {
       retries: policy.maxRetries,
       // p-retry's own timer is unused (real time, not injectable): it waits 0 ms,
       // and the policy's wait happens on the injected clock inside shouldRetry.
@@ -255,7 +259,20 @@ export function withLlmRetry(
         await sleep(delayMs, clock, callerSignal);
         return true;
       },
-    }).then(
+    });
+    const runAttempts = async () => {
+      callerSignal?.throwIfAborted();
+      try {
+        await runAttempt(1);
+      } catch (failure) {
+        // Aborted meanwhile: p-retry would give up on this failure without waiting or notifying.
+        if (callerSignal?.aborted) throw failure;
+        await retryAfter(failure);
+        return;
+      }
+      callerSignal?.throwIfAborted();
+    };
+    runAttempts().then(
       () => {
         // Committed: the attempt's own loop passes the rest of its events through.
       },
