@@ -2,14 +2,8 @@ import type { AssistantMessage, AssistantMessageEvent, ProviderResponse } from "
 import pRetry from "p-retry";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
-import {
-  LLM_RETRY_BASE_DELAY_MS,
-  LLM_RETRY_MAX_DELAY_MS,
-  LLM_RETRY_MAX_ELAPSED_MS,
-  LLM_RETRY_MAX_RETRIES,
-} from "../defaults.js";
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { computeRetryDelayMs, resolveLlmRetryPolicy } from "./llm-retry-policy.js";
 import { pipeUntilSettled, RelayStream } from "./relay-stream.js";
 import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
 import {
@@ -23,17 +17,7 @@ import {
   type StreamFnOptions,
 } from "./stream-fn.js";
 
-/** The retry limits with every default filled in. */
-export interface LlmRetryPolicy {
-  /** Retries after the first attempt. */
-  maxRetries: number;
-  /** First backoff before jitter. */
-  baseDelayMs: number;
-  /** Cap of each single wait. */
-  maxDelayMs: number;
-  /** No wait may end later than this after the first failure. */
-  maxRetryElapsedMs: number;
-}
+export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
 
 /** What the retry layer needs besides the options: time, randomness, a name. */
 export interface LlmRetryDependencies {
@@ -43,48 +27,6 @@ export interface LlmRetryDependencies {
   random?: RandomSource;
   /** Names the request family in notifications (`"main"`, `"auxiliary"`). Default `"main"`. */
   label?: string;
-}
-
-/**
- * Fills the defaults of `defaults.ts` into `options`. Throws
- * `TurnkitConfigError` (`invalid_turn_input`) for a `maxRetries` that is not a
- * non-negative integer or a delay that is not a finite number ≥ 0.
- */
-export function resolveLlmRetryPolicy(options: LlmRetryOptions = {}): LlmRetryPolicy {
-  const policy: LlmRetryPolicy = {
-    maxRetries: options.maxRetries ?? LLM_RETRY_MAX_RETRIES,
-    baseDelayMs: options.baseDelayMs ?? LLM_RETRY_BASE_DELAY_MS,
-    maxDelayMs: options.maxDelayMs ?? LLM_RETRY_MAX_DELAY_MS,
-    maxRetryElapsedMs: options.maxRetryElapsedMs ?? LLM_RETRY_MAX_ELAPSED_MS,
-  };
-  if (!Number.isSafeInteger(policy.maxRetries) || policy.maxRetries < 0) {
-    throw invalid("llmRetry.maxRetries must be a non-negative integer", policy.maxRetries);
-  }
-  for (const key of ["baseDelayMs", "maxDelayMs", "maxRetryElapsedMs"] as const) {
-    const value = policy[key];
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw invalid(`llmRetry.${key} must be a finite number of milliseconds >= 0`, value);
-    }
-  }
-  return policy;
-}
-
-/**
- * The wait before retry number `retry` (1 for the first retry): the
- * provider's `retryAfterMs` when known, else `baseDelayMs · 2^(retry-1)` with
- * equal jitter (half fixed, half random); either way at most `maxDelayMs`.
- */
-export function computeRetryDelayMs(params: {
-  retry: number;
-  policy: LlmRetryPolicy;
-  random: RandomSource;
-  retryAfterMs?: number;
-}): number {
-  const { retry, policy, random, retryAfterMs } = params;
-  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.maxDelayMs);
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
-  const jitter = Math.min(Math.max(random(), 0), 1);
-  return Math.round(exponential / 2 + (jitter * exponential) / 2);
 }
 
 /**
@@ -224,10 +166,9 @@ export function withLlmRetry(
         });
       });
 
-    // p-retry (a copy of its options, validation and an async frame per request, ~2% of the runner's
-    // time with thousands of turns in flight) starts only when
-    // the first attempt failed and the caller has not aborted, with that failure replayed as its attempt 1,
-    // so it decides, waits and notifies exactly as it would have from the start.
+    // p-retry (an options copy, validation and an async frame per request: ~2% of the runner's time with
+    // thousands of turns in flight) starts only once the first attempt failed and the caller has not
+    // aborted, with that failure replayed as its attempt 1: it decides, waits and notifies as before.
     const retryAfter = (firstFailure: unknown) => pRetry((attempt) => (attempt === 1 ? Promise.reject(firstFailure) : runAttempt(attempt)), {
       retries: policy.maxRetries,
       // p-retry's own timer is unused (real time, not injectable): it waits 0 ms,
@@ -354,8 +295,4 @@ function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmR
   } catch {
     // Observer failures never affect the request.
   }
-}
-
-function invalid(message: string, value: unknown): TurnkitConfigError {
-  return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${message}, got ${String(value)}`);
 }
