@@ -3,6 +3,7 @@ import { runAfterLlmHooks } from "./after-llm-hooks.js";
 import { isErrorOrAborted } from "./assistant-message.js";
 import { deliverHistory } from "./history-delivery.js";
 import { onStepEnd } from "./step-end.js";
+import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 import { watchAgentEvent } from "./turn-watching.js";
 
@@ -55,9 +56,19 @@ function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | voi
   }
 }
 
-/** A completed message: the after-LLM hooks see a response first, then the bridge emits it, then the host receives it. */
-async function onMessageEnd(turn: RunningTurn, message: AgentMessage): Promise<void> {
-  if (message.role === "assistant" && !isErrorOrAborted(message)) await runAfterLlmHooks(turn, message);
-  await turn.bridge.handle({ type: "message_end", message });
-  await deliverHistory(turn);
+/**
+ * A completed message: the after-LLM hooks see a response first, then the
+ * bridge emits it, then the host receives it. Without an after-LLM hook
+ * it returns a promise only where the bridge or history delivery does.
+ */
+function onMessageEnd(turn: RunningTurn, message: AgentMessage): Promise<void> | void {
+  if (message.role === "assistant" && !isErrorOrAborted(message) && hookArray(turn.hooks.afterLlmCallHook).length > 0) {
+    return runAfterLlmHooks(turn, message).then(() => emitAndDeliver(turn, message));
+  }
+  return emitAndDeliver(turn, message);
+}
+
+function emitAndDeliver(turn: RunningTurn, message: AgentMessage): Promise<void> | void {
+  const bridged = turn.bridge.handle({ type: "message_end", message });
+  return bridged ? bridged.then(() => deliverHistory(turn)) : deliverHistory(turn);
 }

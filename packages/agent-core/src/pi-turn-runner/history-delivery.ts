@@ -2,7 +2,7 @@ import { ABANDONED, errorText } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";
-import { type HistoryChange, hookArray } from "./turn-hooks.js";
+import { type HistoryChange, type OnHistoryChangedHook, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 
 /**
@@ -17,11 +17,20 @@ import type { RunningTurn } from "./turn-state.js";
  * not announced, and its host messages are handed back in the outcome.
  * Once the turn has settled, nothing is delivered.
  */
-export async function deliverHistory(turn: RunningTurn): Promise<void> {
+export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   if (turn.settled) return;
   const changes = turn.cursor.take(turn.agent.state.messages);
   if (changes.length === 0) return;
   const hooks = hookArray(turn.hooks.onHistoryChangedHook);
+  // Without a hook nothing is awaited: no promise for the loop to wait on.
+  if (hooks.length === 0) {
+    for (const change of changes) announceDelivered(turn, change);
+    return;
+  }
+  return deliverThroughHooks(turn, changes, hooks);
+}
+
+async function deliverThroughHooks(turn: RunningTurn, changes: HistoryChange[], hooks: readonly OnHistoryChangedHook[]): Promise<void> {
   for (const change of changes) {
     for (const [index, hook] of hooks.entries()) {
       if (turn.historyHooksCutAt !== undefined && index >= turn.historyHooksCutAt) break;
@@ -38,10 +47,15 @@ export async function deliverHistory(turn: RunningTurn): Promise<void> {
         break;
       }
     }
-    if (turn.historyHooksCutAt !== undefined || turn.settled) continue;
-    for (const message of change.messages) turn.undelivered.delete(message);
-    turn.events.push("message.persisted", persistedPayload(change));
+    announceDelivered(turn, change);
   }
+}
+
+/** A change every hook accepted: its host messages count as delivered and it is announced. */
+function announceDelivered(turn: RunningTurn, change: HistoryChange): void {
+  if (turn.historyHooksCutAt !== undefined || turn.settled) return;
+  for (const message of change.messages) turn.undelivered.delete(message);
+  turn.events.push("message.persisted", persistedPayload(change));
 }
 
 function persistedPayload(change: HistoryChange) {
