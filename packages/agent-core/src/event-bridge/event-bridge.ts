@@ -71,8 +71,8 @@ export class EventBridge {
 
   /**
    * Handles one loop event. Returns a promise only for an assistant
-   * `message_start` (id allocation) and for events that arrive while an
-   * allocation is still pending: those are queued behind it, in order, so
+   * `message_start` whose id allocation answers with a promise, and for
+   * events that arrive while such an allocation is still pending: those are queued behind it, in order, so
    * nothing of a message is emitted (or lost) before its id is known.
    * Otherwise it returns nothing, so streamed deltas cost no microtask.
    */
@@ -161,8 +161,13 @@ export class EventBridge {
     }
   }
 
-  private async startMessage(): Promise<void> {
-    const id = await this.allocate();
+  private startMessage(): Promise<void> | void {
+    const id = this.allocate();
+    if (typeof id === "string") return this.beginMessage(id);
+    return id.then((allocated) => this.beginMessage(allocated));
+  }
+
+  private beginMessage(id: string): void {
     this.current = { id, chunkIndex: 0 };
     this.streams.set(id, this.current);
   }

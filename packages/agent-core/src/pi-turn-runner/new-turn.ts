@@ -83,11 +83,26 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
  * never the provider's; an allocator still pending past the abort grace is
  * given up on. Rejects in both cases, so the bridge never names a message.
  */
-async function allocateMessageId(turn: TurnState): Promise<string> {
+function allocateMessageId(turn: TurnState): string | Promise<string> {
+  if (turn.settled) return awaitMessageId(turn, () => undefined as never);
   const { input, defaults } = turn;
+  let answer: string | Promise<string>;
+  try {
+    answer = defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId });
+  } catch (error) {
+    return awaitMessageId(turn, () => {
+      throw error;
+    });
+  }
+  // An id known at once is used at once: the bridge then makes the loop wait for nothing.
+  return typeof answer === "string" ? answer : awaitMessageId(turn, () => answer);
+}
+
+/** The allocator's answer (`call` returns it, or throws what the allocator threw) as a host call of the turn. */
+async function awaitMessageId(turn: TurnState, call: () => string | Promise<string>): Promise<string> {
   let id: string | typeof ABANDONED;
   try {
-    id = await awaitHostCall(turn, "allocateMessageId", () => defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId }));
+    id = await awaitHostCall(turn, "allocateMessageId", call);
   } catch (error) {
     failTurn(turn, { code: ErrorCode.Internal, message: `The host callback allocateMessageId failed: ${errorText(error)}` }, true);
     throw error;
