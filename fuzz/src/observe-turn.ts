@@ -15,8 +15,7 @@ import {
   type RunTurnInput,
   hookArray,
 } from "@turnkit/agent-core";
-import { type VirtualClock, abortListenerCount, probeRealTimers } from "@turnkit/agent-loop/testing";
-import { type GraceWait, probeGraceTimers } from "./grace-timers.js";
+import { type GraceWait, type VirtualClock, abortListenerCount, probeGraceTimers, probeRealTimers } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { unhandledRejections } from "./unhandled-rejections.js";
 import { type DriveReport, driveUntilSettled, letStragglersSurface } from "./virtual-time.js";

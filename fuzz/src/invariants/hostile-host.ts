@@ -21,7 +21,7 @@
  */
 import { ABORT_GRACE_MS, type AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
-import { sequentialGraces } from "../grace-timers.js";
+import { sequentialGraces } from "@turnkit/agent-loop/testing";
 import type { HostileProbe } from "../hostile-host-harness.js";
 import type { TurnRunObservation } from "../observe-turn.js";
 import { InvariantViolation, describeValue } from "./violation.js";

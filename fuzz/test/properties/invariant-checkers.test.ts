@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
-import { abortListenerCount, assistantMessage, createVirtualClock, probeRealTimers, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import {
+  abortListenerCount,
+  assistantMessage,
+  createVirtualClock,
+  probeGraceTimers,
+  probeRealTimers,
+  sequentialGraces,
+  toolCall,
+  toolResultMessage,
+  userMessage,
+} from "@turnkit/agent-loop/testing";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type StreamChunk } from "@turnkit/protocol";
 import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "../../src/invariants/loop-event-grammar.js";
@@ -14,7 +24,6 @@ import { checkStreamChunks } from "../../src/invariants/stream-chunks.js";
 import { checkProviderConversion, checkToolCallsAnswered } from "../../src/invariants/transcript-replayable.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "../../src/invariants/visible-text.js";
 import { driveUntilSettled } from "../../src/virtual-time.js";
-import { probeGraceTimers, sequentialGraces } from "../../src/grace-timers.js";
 import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
 
 const user = userMessage("question", { timestamp: 1 });

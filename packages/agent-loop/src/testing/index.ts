@@ -78,6 +78,7 @@ export {
   type EventGrammarOptions,
 } from "./event-grammar.js";
 export { abortListenerCount, probeRealTimers, type RealTimerProbe } from "./leak-probes.js";
+export { probeGraceTimers, sequentialGraces, type GraceTimerProbe, type GraceWait } from "./grace-timers.js";
 export { deferred, type Deferred } from "./deferred.js";
 
 // Constants

@@ -5,7 +5,7 @@
  * after the abort is what the code decides about its abort latency, while
  * the real time they take also depends on how loaded the machine is.
  */
-import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
+import { ABORT_GRACE_MS } from "../defaults.js";
 
 /** One real timer of `ABORT_GRACE_MS`: when it was started and when it fired (never, when it was cleared first). */
 export interface GraceWait {
