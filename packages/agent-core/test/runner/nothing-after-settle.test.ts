@@ -12,8 +12,13 @@ import { messageText } from "../support/turn-queries.js";
 
 /** Answers after `ms` of real time, whatever the signal says (a host that ignores the abort). */
 const late = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** Real time after the turn settled in which a late answer would have shown. */
-const AFTER_SETTLE_MS = 400;
+/**
+ * When a slow host answers: well after the abort grace (250 ms), so a loaded
+ * machine that starts the grace late still gives up on the host first.
+ */
+const SLOW_ANSWER_MS = 600;
+/** Real time after the turn settled in which a late answer would have shown: longer than the slow answer takes from the abort. */
+const AFTER_SETTLE_MS = SLOW_ANSWER_MS + 200;
 
 /** Runs a turn that the caller aborts as soon as `abortWhen` is called, and records what happens after it settled. */
 async function abortedTurn(input: (abort: () => void, afterSettle: (what: string) => void) => Partial<RunTurnInput>, script = [response([toolCall("work", { value: "1" })]), "never"]) {
@@ -44,7 +49,7 @@ describe("nothing of a turn runs after runTurn settled", () => {
           async (change) => {
             if (change.reason === "messageDelta" && change.messages.some((message) => message.role === "assistant")) {
               abort();
-              await late(300);
+              await late(SLOW_ANSWER_MS);
             }
           },
           (change) => {
@@ -67,7 +72,7 @@ describe("nothing of a turn runs after runTurn settled", () => {
         onStepEndHook: [
           async () => {
             abort();
-            await late(300);
+            await late(SLOW_ANSWER_MS);
           },
           ({ stepIndex }) => {
             note("second step-end hook");
@@ -88,7 +93,7 @@ describe("nothing of a turn runs after runTurn settled", () => {
           afterLlmCallHook: [
             async () => {
               abort();
-              await late(300);
+              await late(SLOW_ANSWER_MS);
               return undefined;
             },
             () => {
@@ -110,7 +115,7 @@ describe("nothing of a turn runs after runTurn settled", () => {
       hooks: {
         onStepEndHook: async () => {
           abort();
-          await late(300);
+          await late(SLOW_ANSWER_MS);
         },
       },
       getSteeringMessages: () => (note("getSteeringMessages"), []),
@@ -135,7 +140,7 @@ describe("nothing of a turn runs after runTurn settled", () => {
           beforeToolCallHook: [
             async () => {
               controller.abort();
-              await late(300);
+              await late(SLOW_ANSWER_MS);
               return undefined;
             },
             () => {
