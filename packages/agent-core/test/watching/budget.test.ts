@@ -16,8 +16,8 @@ import {
   runCheckedTurn,
   text,
   toolCall,
+  usageOf as usage,
 } from "../../src/testing/index.js";
-import { usageOf as usage } from "../../src/testing/index.js";
 
 /** A model that keeps calling a tool, each response with the given usage. */
 function toolLoop(steps: number, perStep = usage(100, 30, 0.25)) {

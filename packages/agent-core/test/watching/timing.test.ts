@@ -13,8 +13,8 @@ import {
   text,
   thinking,
   toolCall,
+  usageOf as usage,
 } from "../../src/testing/index.js";
-import { usageOf as usage } from "../../src/testing/index.js";
 
 describe("timing of a turn", () => {
   it("per request (first event, first output, decode, thinking, tokens/s, retries), per tool call and per turn", async () => {

@@ -16,8 +16,8 @@ import {
   runScriptedTurn,
   text,
   toolCall,
+  usageOf as usage,
 } from "../../src/testing/index.js";
-import { usageOf as usage } from "../../src/testing/index.js";
 import { spanTree } from "./span-tree.js";
 
 function inMemoryTracer() {

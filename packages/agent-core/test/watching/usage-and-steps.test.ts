@@ -17,8 +17,8 @@ import {
   runScriptedTurn,
   text,
   toolCall,
+  usageOf as usage,
 } from "../../src/testing/index.js";
-import { usageOf as usage } from "../../src/testing/index.js";
 
 const zero = usage(0, 0, 0);
 const sum = (input: number, output: number, cost: number) => ({ ...usage(input, output, cost) });
