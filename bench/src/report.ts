@@ -22,6 +22,8 @@ export interface SuiteResults {
   loadAverage: { start: number[]; end: number[] };
   /** The command line that produced the figures. */
   command: string;
+  /** Whether our packages ran from their `dist/` builds (what `pnpm bench` measures) or from source through tsx. */
+  measuredCode: "build" | "source";
 }
 
 /** The floor row a workload's rows are divided by: W0 for W1, the workload's own floor otherwise. */
@@ -118,6 +120,7 @@ export function writeJson(path: string, results: SuiteResults): void {
     platform: `${process.platform}-${process.arch}`,
     cpu: { model: processor[0]?.model ?? "unknown", count: processor.length },
     command: results.command,
+    measuredCode: results.measuredCode,
     eventsPerChunk: EVENTS_PER_CHUNK,
     totalSeconds: results.totalSeconds,
     cpuSeconds: results.cpuSeconds,

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { CONTENDERS, type ContenderId } from "./contenders.js";
 import { canCollectGarbage, timeAlternating, type Measurement } from "./harness.js";
 import { printReport, writeJson, type SuiteResults } from "./report.js";
+import { checkMeasuredCode } from "./measured-build.js";
 import { evaluateTargets } from "./targets.js";
 import { W1, W1R } from "./w1-streaming.js";
 import { w2LongRun, w2Variant } from "./w2-long-run.js";
@@ -111,6 +112,8 @@ function contendersOf(workload: TimedWorkload, options: Options): ContenderId[] 
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  const measuredCode = checkMeasuredCode();
+  console.log(measuredCode === "build" ? "measuring the packages' dist/ builds" : "measuring the TypeScript sources through tsx (keepNames): ratios are not comparable with the build's");
   const started = performance.now();
   const loadAtStart = loadavg();
   if (!canCollectGarbage) console.log("note: W3 needs --expose-gc (pnpm bench passes it)");
@@ -162,6 +165,7 @@ async function main(): Promise<void> {
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     loadAverage: { start: loadAtStart, end: loadavg() },
     command: ["pnpm bench", ...process.argv.slice(2)].join(" "),
+    measuredCode,
   };
   printReport(results);
 
