@@ -1,5 +1,6 @@
 /**
- * Issue 8 properties through `Agent`.
+ * The loop's properties (the invariants numbered in fuzz/README.md's
+ * table) checked through `Agent`.
  *
  * `agent`: generated responses (text, thinking, 0–6 tool calls, `length`,
  * stream faults, hangs), tools (virtual-clock and microtask durations,

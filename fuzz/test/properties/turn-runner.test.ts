@@ -1,5 +1,6 @@
 /**
- * Issue 8 properties through `PiTurnRunner`.
+ * The loop's properties (the invariants numbered in fuzz/README.md's
+ * table) checked through `PiTurnRunner`.
  *
  * `runner`: everything the Agent property generates, plus the eight
  * `PiTurnHooks` (every decision, throws), steering callbacks, an event
