@@ -68,7 +68,35 @@ export interface ObserveTurnOptions {
   afterSettle?: () => Promise<void>;
 }
 
-export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunObservation> {
+/** The runner an observed turn runs on: deterministic event and message ids (counters) unless `runnerOptions` says otherwise. */
+export function newObservedRunner(clock: VirtualClock, runnerOptions: ObserveTurnOptions["runnerOptions"]): PiTurnRunner {
+  let messageIds = 0;
+  let eventIds = 0;
+  return new PiTurnRunner({
+    allocateMessageId: () => `msg_${++messageIds}`,
+    newEventId: () => `evt_${++eventIds}`,
+    ...runnerOptions,
+    clock,
+  });
+}
+
+/** A turn started on a runner, recording as it goes. */
+interface StartedTurn {
+  /** Settles when `runTurn` settled (never rejects). */
+  run: Promise<void>;
+  /** What the turn left behind; the probes cover whatever else ran at the same time. */
+  observation(probes: RunProbes): TurnRunObservation;
+}
+
+/** What the driver and the process-wide probes saw while the turn (or several) ran. */
+interface RunProbes {
+  drive: DriveReport;
+  pendingRealTimers: number;
+  graceWaits: readonly GraceWait[];
+  unhandledRejections: unknown[];
+}
+
+function startObservedTurn(options: ObserveTurnOptions, runner: PiTurnRunner): StartedTurn {
   const { clock, controller } = options;
   const events: RuntimeEvent[] = [];
   const writer: EventWriter = {
@@ -92,52 +120,71 @@ export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunO
     eventWriter: writer,
     signal: controller.signal,
   };
-  let messageIds = 0;
-  let eventIds = 0;
-  const runner = new PiTurnRunner({
-    allocateMessageId: () => `msg_${++messageIds}`,
-    newEventId: () => `evt_${++eventIds}`,
-    ...options.runnerOptions,
-    clock,
-  });
-
   const settlements: TurnRunObservation["settlements"] = [];
   let callerAborted = false;
+  const settle = (settlement: TurnRunObservation["settlements"][number]) => {
+    options.onSettled?.();
+    callerAborted = controller.signal.aborted;
+    settlements.push(settlement);
+  };
+  const run = runner.runTurn(input).then(
+    (outcome) => settle({ kind: "resolved", outcome }),
+    (error: unknown) => settle({ kind: "rejected", error }),
+  );
+  return {
+    run,
+    observation: (probes) => ({
+      events,
+      settlements,
+      history: [...(options.input.history ?? [])],
+      offered,
+      callerAborted,
+      listenersLeft: abortListenerCount(controller.signal),
+      pendingVirtualTimers: clock.pendingCount(),
+      ...probes,
+    }),
+  };
+}
+
+/**
+ * Runs `turns` at once, each as its own `runTurn`, all on one runner made
+ * from `runnerOptions` and the clock they share (every turn's `clock` must
+ * be the same virtual clock), driving that clock until every turn settled.
+ * A stall aborts every turn. The process-wide probes (real and grace
+ * timers, unhandled rejections) and the pending virtual timers count for
+ * the whole group. With one turn this is {@link observeTurn}.
+ */
+export async function observeTurnsTogether(turns: readonly ObserveTurnOptions[], runnerOptions?: ObserveTurnOptions["runnerOptions"]): Promise<TurnRunObservation[]> {
+  const clock = turns[0]!.clock;
+  if (turns.some((turn) => turn.clock !== clock)) throw new Error("observeTurnsTogether: every turn must run on the same virtual clock");
+  const runner = newObservedRunner(clock, runnerOptions);
   const rejectionsBefore = unhandledRejections().seen.length;
   const realTimers = probeRealTimers();
   const graceTimers = probeGraceTimers();
+  let started: StartedTurn[];
   let drive: DriveReport;
   try {
-    const run = runner.runTurn(input).then(
-      (outcome) => {
-        options.onSettled?.();
-        callerAborted = controller.signal.aborted;
-        settlements.push({ kind: "resolved", outcome });
-      },
-      (error: unknown) => {
-        options.onSettled?.();
-        callerAborted = controller.signal.aborted;
-        settlements.push({ kind: "rejected", error });
-      },
-    );
-    drive = await driveUntilSettled(run, clock, () => controller.abort());
-    await options.afterSettle?.();
-    await letStragglersSurface(clock, options.hostTimers?.());
+    started = turns.map((turn) => startObservedTurn(turn, runner));
+    drive = await driveUntilSettled(Promise.all(started.map((turn) => turn.run)), clock, () => {
+      for (const turn of turns) turn.controller.abort();
+    });
+    for (const turn of turns) await turn.afterSettle?.();
+    await letStragglersSurface(clock, turns.flatMap((turn) => turn.hostTimers?.() ?? []));
   } finally {
     graceTimers.restore();
     realTimers.restore();
   }
-  return {
-    events,
-    settlements,
-    history: [...(options.input.history ?? [])],
-    offered,
-    callerAborted,
+  const probes: RunProbes = {
     drive,
-    listenersLeft: abortListenerCount(controller.signal),
-    pendingVirtualTimers: clock.pendingCount(),
     pendingRealTimers: realTimers.pending(),
     graceWaits: graceTimers.waits(),
     unhandledRejections: unhandledRejections().seen.slice(rejectionsBefore),
   };
+  return started.map((turn) => turn.observation(probes));
+}
+
+/** Runs one turn on a runner of its own and records it. */
+export async function observeTurn(options: ObserveTurnOptions): Promise<TurnRunObservation> {
+  const [observation] = await observeTurnsTogether([options], options.runnerOptions);
+  return observation!;
 }

@@ -13,6 +13,7 @@ import { checkLoggerChangesNothing } from "./invariants/logger-changes-nothing.j
 import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
 import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
+import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { agentScenarioArbitrary, providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
@@ -91,7 +92,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 120,
     fuzzWeight: 3,
   };
-  return [agent, runner, providerFailures, toolArguments, hostileHost];
+  const sharedRunner: FuzzProperty<TurnScenario[]> = {
+    name: "runner-shared",
+    description: "PiTurnRunner: two to four generated turns at once on one runner, each ending exactly as it does alone",
+    arbitrary: sharedRunnerArbitrary(options),
+    run: checkSharedRunner,
+    ciRuns: 60,
+    fuzzWeight: 2,
+  };
+  return [agent, runner, providerFailures, toolArguments, hostileHost, sharedRunner];
 }
 
 /** The fast-check property of a {@link FuzzProperty}. */

@@ -3,7 +3,7 @@
  * against the scripted model on a virtual clock, and records what the host
  * saw: events, history offered and accepted, outcome, leaks.
  */
-import { createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
+import { type VirtualClock, createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
 import {
   type AfterToolCallHook,
   type BeforeLlmCallHook,
@@ -161,9 +161,36 @@ function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
   return hooks;
 }
 
+/** Where a scenario's turn runs: its virtual clock and its ids. */
+export interface TurnPlacement {
+  clock: VirtualClock;
+  sessionId: string;
+  turnId: string;
+}
+
+/** A scenario made ready to run: how to observe its turn, and what its host keeps for the checks. */
+export interface PreparedTurnScenario {
+  options: ObserveTurnOptions;
+  /** The runner's options this scenario needs (its message-id allocator, the retry jitter, a hostile logger). */
+  runnerOptions: NonNullable<ObserveTurnOptions["runnerOptions"]>;
+  respondTexts: Map<string, string>;
+  hostile: HostileProbe | undefined;
+}
+
 /** Runs the turn to its end and records it. Never rejects for anything the runner does. */
 export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScenarioObservation> {
-  const clock = createVirtualClock();
+  const prepared = prepareTurnScenario(scenario, { clock: createVirtualClock(), sessionId: SESSION_ID, turnId: TURN_ID });
+  const observation = await observeTurn(prepared.options);
+  return { ...observation, respondTexts: prepared.respondTexts, hostile: prepared.hostile };
+}
+
+/**
+ * The turn of `scenario` at `placement`: its input (scripted model and
+ * tools on the placement's clock), host behaviour, and runner options.
+ * Builds everything; runs nothing.
+ */
+export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlacement): PreparedTurnScenario {
+  const { clock } = placement;
   const model = createScriptedModel(requestEntries(scenario.requests), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
   const controller = new AbortController();
@@ -216,8 +243,8 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScena
   const stopsAfterTurn = decisionSequence(scenario.steering.shouldStopAfterTurn, false);
 
   const input: ObserveTurnOptions["input"] = {
-    sessionId: SESSION_ID,
-    turnId: TURN_ID,
+    sessionId: placement.sessionId,
+    turnId: placement.turnId,
     systemPrompt: "You are a generated scenario.",
     userMessage: { text: markedText("prompt", "the user's question") },
     history,
@@ -264,15 +291,19 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScena
   };
   const runnerOptions = { random: () => jitter, allocateMessageId };
   const hostile = scenario.hostile && hostileHost({ spec: scenario.hostile, input, runnerOptions, clock, controller });
-  const observation = await observeTurn({
-    input: hostile?.input ?? input,
-    clock,
-    controller,
-    write: hostile ? hostile.write(write) : write,
+  return {
+    options: {
+      input: hostile?.input ?? input,
+      clock,
+      controller,
+      write: hostile ? hostile.write(write) : write,
+      runnerOptions: hostile?.runnerOptions ?? runnerOptions,
+      hostTimers: () => hostTimers,
+      onSettled: hostile?.onSettled,
+      afterSettle: hostile?.afterSettle,
+    },
     runnerOptions: hostile?.runnerOptions ?? runnerOptions,
-    hostTimers: () => hostTimers,
-    onSettled: hostile?.onSettled,
-    afterSettle: hostile?.afterSettle,
-  });
-  return { ...observation, respondTexts, hostile: hostile?.probe };
+    respondTexts,
+    hostile: hostile?.probe,
+  };
 }
