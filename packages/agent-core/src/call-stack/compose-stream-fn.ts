@@ -33,13 +33,23 @@ import { withRequestTimeout } from "./stream-wrappers/with-request-timeout.js";
  * above reads synchronously, so a streamed event crosses them in one hop.
  */
 export function composeStreamFn(llm: LlmConfig): StreamFn {
-  let streamFn: StreamFn = llm.streamFn ?? streamSimple;
-  streamFn = withHostMaxOutputTokens(streamFn, llm.hostMaxOutputTokens);
-  streamFn = withCacheRetention(streamFn, llm.cacheRetention);
-  streamFn = withMaxTokens(streamFn, llm.maxTokens);
-  streamFn = withHeaders(streamFn, llm.headers);
-  streamFn = withFetch(streamFn, llm.fetch);
-  streamFn = withRequestTimeout(streamFn);
-  const composed = streamFn;
+  const composed = composeOptionLayers(llm.streamFn ?? streamSimple, llm);
   return (model, context, options) => invokeStreamFn(composed, model, context, options);
+}
+
+/**
+ * The six option wrappers of {@link composeStreamFn} around `streamFn`
+ * (instead of `llm.streamFn`), without its guard: the returned function
+ * may throw or reject as `streamFn` does, so call it through
+ * `invokeStreamFn` (every call-stack layer does). For a caller that already
+ * guards each call and has its own innermost stream function. Throws the
+ * same `TurnkitConfigError`s at once.
+ */
+export function composeOptionLayers(streamFn: StreamFn, llm: Omit<LlmConfig, "streamFn" | "model">): StreamFn {
+  let composed = withHostMaxOutputTokens(streamFn, llm.hostMaxOutputTokens);
+  composed = withCacheRetention(composed, llm.cacheRetention);
+  composed = withMaxTokens(composed, llm.maxTokens);
+  composed = withHeaders(composed, llm.headers);
+  composed = withFetch(composed, llm.fetch);
+  return withRequestTimeout(composed);
 }

@@ -79,17 +79,11 @@ export function invokeStreamFn(
   context: Context,
   options: StreamFnOptions | undefined,
 ): AssistantMessageEventStream {
-  // The thrown value may carry more than its text (an HTTP status, Retry-After
-  // headers): classify it now and attach the result to the message.
-  const failureMessageFor = (error: unknown) => {
-    const message = createFailureMessage(model, options?.signal?.aborted ? "aborted" : "error", errorText(error));
-    return attachClassifiedError(message, classifyError(message.stopReason === "aborted" ? message : error));
-  };
   let result: ReturnType<StreamFn>;
   try {
     result = streamFn(model, context, options);
   } catch (error) {
-    return failedStream(failureMessageFor(error));
+    return failedStream(thrownFailureMessage(model, options, error));
   }
   if (!isPromiseLike(result)) return result;
   const out = new RelayStream();
@@ -101,14 +95,25 @@ export function invokeStreamFn(
           if (isTerminalEvent(event)) out.end();
         },
         end: () => out.end(),
-        fail: (error) => pushTerminalError(out, failureMessageFor(error)),
+        fail: (error) => pushTerminalError(out, thrownFailureMessage(model, options, error)),
       });
     },
     (error: unknown) => {
-      pushTerminalError(out, failureMessageFor(error));
+      pushTerminalError(out, thrownFailureMessage(model, options, error));
     },
   );
   return out;
+}
+
+/**
+ * The failure message for a value a stream function threw or rejected with:
+ * `aborted` when the request's signal has fired. The thrown value may carry
+ * more than its text (an HTTP status, Retry-After headers), so it is
+ * classified now and the result attached to the message.
+ */
+function thrownFailureMessage(model: AnyModel, options: StreamFnOptions | undefined, error: unknown): AssistantMessage {
+  const message = createFailureMessage(model, options?.signal?.aborted ? "aborted" : "error", errorText(error));
+  return attachClassifiedError(message, classifyError(message.stopReason === "aborted" ? message : error));
 }
 
 /**

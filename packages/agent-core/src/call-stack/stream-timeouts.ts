@@ -204,23 +204,28 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
  * clock for each streamed delta was a tenth of the runner's cost per
  * delta, so with the system clock the time is read once per burst (until
  * the next `setImmediate`, which also keeps the event loop from blocking in
- * between): an idle timeout may then fire early by at most the time the
- * burst took to process, a fraction of a millisecond against windows of
- * minutes. Any other clock (a test's virtual clock) is read per event.
+ * between), one burst for every request of the process: an idle timeout
+ * may then fire early by at most the time the burst took to process, a
+ * fraction of a millisecond against windows of minutes. Any other clock
+ * (a test's virtual clock) is read per event.
  */
 function burstClock(clock: Clock): () => number {
-  if (clock !== systemClock) return () => clock.now();
-  let burstStartedAt: number | undefined;
-  const forget = () => {
-    burstStartedAt = undefined;
-  };
-  return () => {
-    if (burstStartedAt === undefined) {
-      burstStartedAt = clock.now();
-      setImmediate(forget);
-    }
-    return burstStartedAt;
-  };
+  return clock === systemClock ? burstNow : () => clock.now();
+}
+
+/** The system clock's time when the current burst of events began (see {@link burstClock}). */
+let burstStartedAt: number | undefined;
+
+function burstNow(): number {
+  if (burstStartedAt === undefined) {
+    burstStartedAt = systemClock.now();
+    setImmediate(forgetBurst);
+  }
+  return burstStartedAt;
+}
+
+function forgetBurst(): void {
+  burstStartedAt = undefined;
 }
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */

@@ -22,17 +22,30 @@ import { emitWarning } from "./turn-watching.js";
  * deeper, where the options are final: see `announcePreparedRequest`.)
  */
 export function turnStreamFn(turn: RunningTurn): StreamFn {
-  const directedCallStack: StreamFn = (model, context, options) => answerDirective(turn, model) ?? turn.mainCallStack(model, context, options);
-  const recovered = withOverflowRecovery(directedCallStack, {
-    state: createOverflowRecoveryState(),
-    recover: ({ context, signal }) => recoverFromOverflow(turn, context, signal),
-  });
+  const recovered = overflowRecoveryOf(turn);
   return (model, context, options) => {
     const answered = answerDirective(turn, model);
     if (answered) return answered;
     recordMetric(turn, "llm.requests", 1, { provider: model.provider });
-    return recovered(model, context, options);
+    return recovered ? recovered(model, context, options) : turn.mainCallStack(model, context, options);
   };
+}
+
+/**
+ * The overflow recovery layer around the call stack, or `undefined` when it
+ * could change nothing: without a before-LLM hook a recovery never resends
+ * (see `recoverFromOverflow`), and the transport retry below already holds
+ * events back until visible output and classifies every failure it ends
+ * with, which is all the layer would do. With the retry off, the layer
+ * still classifies the provider's failures, so it stays.
+ */
+function overflowRecoveryOf(turn: RunningTurn): StreamFn | undefined {
+  if (hookArray(turn.hooks.beforeLlmCallHook).length === 0 && turn.input.llmRetry !== false) return undefined;
+  const directedCallStack: StreamFn = (model, context, options) => answerDirective(turn, model) ?? turn.mainCallStack(model, context, options);
+  return withOverflowRecovery(directedCallStack, {
+    state: createOverflowRecoveryState(),
+    recover: ({ context, signal }) => recoverFromOverflow(turn, context, signal),
+  });
 }
 
 /** Takes (and clears) the directive a before-LLM hook left, and answers it without the model; none: `undefined`. */

@@ -1,7 +1,7 @@
 import { streamSimple } from "@mariozechner/pi-ai";
 import { ABANDONED, errorText } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
-import { composeStreamFn } from "../call-stack/compose-stream-fn.js";
+import { composeOptionLayers } from "../call-stack/compose-stream-fn.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import { withLlmRetry } from "../call-stack/llm-retry.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
@@ -16,6 +16,7 @@ import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
 import { SharedAbortGrace } from "./shared-abort-grace.js";
 import { failTurn } from "./turn-failure.js";
+import { hookArray } from "./turn-hooks.js";
 import { type TurnState, initialTurnProgress } from "./turn-state.js";
 
 /**
@@ -50,7 +51,8 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
   });
   // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
   const turnOf = () => turn;
-  const mainCallStack = retriedCallStack(input, defaults, turnOf, "main", (streamFn) => announcePreparedRequest(turnOf, streamFn));
+  const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
+  const mainCallStack = retriedCallStack(input, defaults, turnOf, "main", announce ? (streamFn) => announcePreparedRequest(turnOf, streamFn) : undefined);
   // Built at the first hook request only (most turns make none); the main stack has already checked the same config.
   let auxiliaryCallStack: StreamFn | undefined;
   const turn: TurnState = {
@@ -114,7 +116,7 @@ async function awaitMessageId(turn: TurnState, call: () => string | Promise<stri
 /**
  * The composed call stack with its own retry wrapper: one per request
  * family, so each has its own budget and its notices carry `label`.
- * `wrapInnermost` wraps the stream function all the other layers wrap,
+ * `wrapInnermost`, when given, wraps the stream function all the other layers wrap,
  * where a request's options are final. Built before the turn's state
  * exists (so a bad host cap throws before any event); `turnOf` is read
  * only once a request runs.
@@ -124,10 +126,11 @@ function retriedCallStack(
   defaults: RunnerDefaults,
   turnOf: () => TurnState,
   label: "main" | "auxiliary",
-  wrapInnermost: (streamFn: StreamFn) => StreamFn = (streamFn) => streamFn,
+  wrapInnermost?: (streamFn: StreamFn) => StreamFn,
 ): StreamFn {
-  const innermost = wrapInnermost(input.llm.streamFn ?? streamSimple);
-  const timed = withStreamTimeouts(composeStreamFn({ ...input.llm, streamFn: innermost }), {
+  const streamFn = input.llm.streamFn ?? streamSimple;
+  // The timeouts layer guards each call of the option layers, so they need no guard of their own.
+  const timed = withStreamTimeouts(composeOptionLayers(wrapInnermost ? wrapInnermost(streamFn) : streamFn, input.llm), {
     firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
     streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
     clock: defaults.clock,

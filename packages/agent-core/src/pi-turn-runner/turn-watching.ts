@@ -35,9 +35,14 @@ export function emitWarning(turn: TurnState, warning: RuntimeWarningPayload): vo
   if (!turn.settled) turn.events.push("runtime.warning", warning);
 }
 
-/** The call stack of `family` with every request and every provider attempt watched. */
+/**
+ * The call stack of `family` with every request and every provider attempt
+ * watched. `turnOf` is read only once a request runs (the stack is built
+ * before the turn's watch, so a bad config throws before any span starts).
+ */
 export function watchedCallStack(turnOf: () => TurnState, family: RequestFamily, wrapAttempt: (attempt: StreamFn) => StreamFn, attempt: StreamFn): StreamFn {
-  const retried = wrapAttempt((model, context, options) => turnOf().watch.tapAttempts(family, attempt)(model, context, options));
+  let tapped: StreamFn | undefined;
+  const retried = wrapAttempt((model, context, options) => (tapped ??= turnOf().watch.tapAttempts(family, attempt))(model, context, options));
   return (model, context, options) => {
     turnOf().watch.requestStarted(family, model, context);
     return retried(model, context, options);
