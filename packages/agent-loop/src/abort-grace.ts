@@ -2,33 +2,6 @@
 export const ABANDONED: unique symbol = Symbol("turnkit.abandoned");
 
 /**
- * A promise that resolves with {@link ABANDONED} `graceMs` after `signal`
- * fires, shared by every wait of one batch so each wait costs no listener of
- * its own. `dispose()` removes the listener and the timer; call it when the
- * batch ends.
- */
-export function abortGrace(signal: AbortSignal, graceMs: number): { promise: Promise<typeof ABANDONED>; dispose(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let resolveAbandoned!: (value: typeof ABANDONED) => void;
-  const promise = new Promise<typeof ABANDONED>((resolve) => {
-    resolveAbandoned = resolve;
-  });
-  const arm = () => {
-    timer = setTimeout(() => resolveAbandoned(ABANDONED), graceMs);
-    timer.unref?.();
-  };
-  if (signal.aborted) arm();
-  else signal.addEventListener("abort", arm, { once: true });
-  return {
-    promise,
-    dispose() {
-      if (timer !== undefined) clearTimeout(timer);
-      signal.removeEventListener("abort", arm);
-    },
-  };
-}
-
-/**
  * Waits for `work`, but once `signal` has fired waits at most `graceMs` more
  * and then gives up with {@link ABANDONED}. Well-behaved work honours the
  * signal and settles first; this bounds the rest, so an abort always ends a

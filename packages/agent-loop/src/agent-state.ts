@@ -26,10 +26,16 @@ export class MutableAgentState implements AgentState {
   thinkingLevel: ThinkingLevel = "off";
   isStreaming = false;
   streamingMessage: AgentMessage | undefined = undefined;
-  pendingToolCalls: ReadonlySet<string> = new Set();
   errorMessage: string | undefined = undefined;
   private toolList: AgentTool<any>[] = [];
   private messageList: AgentMessage[] = [];
+  /**
+   * The pending call ids. Each change makes a new set, as pi's Agent does,
+   * but only once this one was handed out: a set a host has read is never
+   * changed afterwards, and a set nobody read is updated in place.
+   */
+  private pendingCalls: ReadonlySet<string> = new Set();
+  private pendingCallsSeen = false;
 
   constructor(model: Model<any>) {
     this.model = model;
@@ -46,6 +52,34 @@ export class MutableAgentState implements AgentState {
   }
   set messages(messages: AgentMessage[]) {
     this.messageList = [...messages];
+  }
+
+  /** A set that never changes once read: the next start or end of a call makes a new one. */
+  get pendingToolCalls(): ReadonlySet<string> {
+    this.pendingCallsSeen = true;
+    return this.pendingCalls;
+  }
+  set pendingToolCalls(calls: ReadonlySet<string>) {
+    this.pendingCalls = calls;
+    this.pendingCallsSeen = true;
+  }
+
+  /** Adds (`pending`) or removes a call id, in a new set if the current one was handed out. */
+  setToolCallPending(toolCallId: string, pending: boolean): void {
+    let calls = this.pendingCalls as Set<string>;
+    if (this.pendingCallsSeen) {
+      calls = new Set(calls);
+      this.pendingCalls = calls;
+      this.pendingCallsSeen = false;
+    }
+    if (pending) calls.add(toolCallId);
+    else calls.delete(toolCallId);
+  }
+
+  /** No call pending, in a fresh set. */
+  clearPendingToolCalls(): void {
+    this.pendingCalls = new Set();
+    this.pendingCallsSeen = false;
   }
 }
 
@@ -64,18 +98,12 @@ export function applyEventToState(state: MutableAgentState, event: AgentEvent): 
       state.streamingMessage = undefined;
       state.messages.push(event.message);
       break;
-    case "tool_execution_start": {
-      const pending = new Set(state.pendingToolCalls);
-      pending.add(event.toolCallId);
-      state.pendingToolCalls = pending;
+    case "tool_execution_start":
+      state.setToolCallPending(event.toolCallId, true);
       break;
-    }
-    case "tool_execution_end": {
-      const pending = new Set(state.pendingToolCalls);
-      pending.delete(event.toolCallId);
-      state.pendingToolCalls = pending;
+    case "tool_execution_end":
+      state.setToolCallPending(event.toolCallId, false);
       break;
-    }
     case "turn_end":
       if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
       break;

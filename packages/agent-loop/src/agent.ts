@@ -213,7 +213,7 @@ export class Agent {
     this._state.messages = [];
     this._state.isStreaming = false;
     this._state.streamingMessage = undefined;
-    this._state.pendingToolCalls = new Set();
+    this._state.clearPendingToolCalls();
     this._state.errorMessage = undefined;
     this.clearAllQueues();
   }
@@ -306,7 +306,7 @@ export class Agent {
       if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) abortController.abort();
       this._state.isStreaming = false;
       this._state.streamingMessage = undefined;
-      this._state.pendingToolCalls = new Set();
+      this._state.clearPendingToolCalls();
       this.activeRun = undefined;
       resolveRun();
     }

@@ -1,6 +1,7 @@
 import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
 import { ABORT_GRACE_MS } from "./defaults.js";
 import type { LoopRun } from "./loop-run.js";
+import type { EndableResponse } from "./run-abort-watch.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 
 type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
@@ -21,7 +22,7 @@ type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * checked before `transformContext` and again after each awaited step before
  * the stream function, and an aborted run gets an `aborted` message without
  * calling it. The stream function receives the run's request signal
- * (`LoopRun.requestSignal`): it fires with the run's signal, and also as soon
+ * (`RunAbortWatch.requestSignal`): it fires with the run's signal, and also as soon
  * as the loop stops reading the stream early (a failing sink, a stream that
  * broke off), so no request outlives the step that gave up on it.
  * A failed response delivered with `message_end` never changes afterwards,
@@ -54,7 +55,7 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
   const streamFunction = run.streamFn ?? streamSimple;
-  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: run.requestSignal() });
+  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: run.abortWatch.requestSignal() });
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {
@@ -75,15 +76,8 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
 
   // A stream that ignores the signal is ended by us after a grace period,
   // so an abort always ends the response.
-  let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  const onAbort = () => {
-    graceTimer = setTimeout(() => response.end?.(), ABORT_GRACE_MS);
-    graceTimer.unref?.();
-  };
-  if (signal && typeof response.end === "function") {
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  }
+  const endable = signal !== undefined && typeof response.end === "function";
+  if (endable) run.abortWatch.watchResponse(response as EndableResponse);
 
   try {
     for await (const event of response) {
@@ -116,13 +110,12 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
   } catch (error) {
     if (sinkError) {
       // The run fails now; the request must not go on writing into the partial it is built from.
-      run.abortRequest();
+      run.abortWatch.abortRequest();
       throw error;
     }
     streamError = error;
   } finally {
-    if (graceTimer !== undefined) clearTimeout(graceTimer);
-    signal?.removeEventListener("abort", onAbort);
+    if (endable) run.abortWatch.stopWatchingResponse();
   }
 
   if (!final && !streamError && !run.aborted) {
@@ -139,7 +132,7 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) final = snapshotMessage(final);
   } else {
     // The loop gives up on this stream: stop the request, then keep what had streamed.
-    run.abortRequest();
+    run.abortWatch.abortRequest();
     const reason = streamError ?? new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
   }

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { RunAbortWatch } from "./run-abort-watch.js";
 import { ToolResultText, errorText, errorToolResult, failedAssistantMessage, toolResultMessage } from "./synthetic-messages.js";
 import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
 
@@ -30,8 +31,8 @@ export class LoopRun {
   /** Calls of the current step whose tool's `execute` was called (it may have had effects). */
   private readonly executedCalls = new Set<string>();
   private readonly openExecutions = new Map<string, string>();
-  /** The controller behind `requestSignal()`, created at the first request; released at `agent_end`. */
-  private requests: { controller: AbortController; release(): void } | undefined;
+  /** The run's one abort listener (request signal, response and batch graces); released at `agent_end`. */
+  readonly abortWatch: RunAbortWatch;
   /** Tool results announced since the last `turn_start`: a failure's `turn_end` reports them all. */
   private turnToolResults: ToolResultMessage[] = [];
 
@@ -49,6 +50,7 @@ export class LoopRun {
     this.sink = sink;
     this.signal = signal;
     this.streamFn = streamFn;
+    this.abortWatch = new RunAbortWatch(signal);
   }
 
   /** True once the run's signal has fired. */
@@ -78,32 +80,6 @@ export class LoopRun {
   }
 
   /**
-   * The signal model requests get: it fires when the run's signal does, and
-   * when the loop gives up on a stream ({@link LoopRun.abortRequest}). One
-   * per run, so a request costs no controller and no listener of its own.
-   */
-  requestSignal(): AbortSignal {
-    if (!this.requests) {
-      const controller = new AbortController();
-      const parent = this.signal;
-      const follow = () => controller.abort(parent?.reason);
-      if (parent?.aborted) follow();
-      else parent?.addEventListener("abort", follow, { once: true });
-      this.requests = { controller, release: () => parent?.removeEventListener("abort", follow) };
-    }
-    return this.requests.controller.signal;
-  }
-
-  /**
-   * Aborts the request in flight, for a stream the loop stops reading (a
-   * failing sink, a stream that broke off). The run makes no request after
-   * that: such a step ends it. The run's own signal is not touched.
-   */
-  abortRequest(): void {
-    this.requests?.controller.abort();
-  }
-
-  /**
    * Notes that the tool of a call of the current step was started, so a
    * failure that answers the call never says it was not executed.
    */
@@ -129,7 +105,7 @@ export class LoopRun {
       case "agent_end":
         this.agentEnded = true;
         // Nothing of the run listens on the caller's signal after it ended.
-        this.requests?.release();
+        this.abortWatch.release();
         break;
       case "message_start":
         this.openMessage = event.message;

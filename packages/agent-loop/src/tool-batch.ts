@@ -1,6 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { ABANDONED, abortGrace } from "./abort-grace.js";
-import { ABORT_GRACE_MS } from "./defaults.js";
+import { ABANDONED } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
 import { ToolResultText, errorToolResult, thrownText, toolResultMessage } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
@@ -45,13 +44,13 @@ export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage
   for (const tool of run.context.tools ?? []) if (!tools.has(tool.name)) tools.set(tool.name, tool);
   const sequential =
     run.config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
-  const grace = run.signal ? abortGrace(run.signal, ABORT_GRACE_MS) : undefined;
+  const grace = run.abortWatch.startBatchGrace();
   const batch = new ToolBatch(run, assistant, tools, grace?.promise);
   let finished: FinishedCall[];
   try {
     finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
   } finally {
-    grace?.dispose();
+    run.abortWatch.endBatchGrace(grace);
   }
   run.context.messages.push(...batch.results);
   const terminate = batch.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
@@ -119,7 +118,7 @@ class ToolBatch {
     private readonly run: LoopRun,
     private readonly assistant: AssistantMessage,
     private readonly tools: Map<string, AgentTool<any>>,
-    /** Resolves `ABORT_GRACE_MS` after the run's signal fired; one listener for the whole batch. */
+    /** Resolves `ABORT_GRACE_MS` after the run's signal fired; shared by every wait of the batch. */
     private readonly abandoned: Promise<typeof ABANDONED> | undefined,
   ) {}
 
