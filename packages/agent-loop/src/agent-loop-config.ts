@@ -1,3 +1,4 @@
+import { defaultConvertToLlm, transcriptConverter } from "./default-convert-to-llm.js";
 import type { MessageQueue } from "./message-queue.js";
 import type { AgentLoopConfig, AgentState } from "./types.js";
 
@@ -50,7 +51,8 @@ export function agentRunConfig(
     onToolExecutionStart: settings.onToolExecutionStart,
     shouldStopAfterTurn: settings.shouldStopAfterTurn,
     shouldStopAfterSteering: settings.shouldStopAfterSteering,
-    convertToLlm: settings.convertToLlm,
+    // The default conversion, made incremental for this run's growing transcript.
+    convertToLlm: settings.convertToLlm === defaultConvertToLlm ? transcriptConverter() : settings.convertToLlm,
     transformContext: settings.transformContext,
     getApiKey: settings.getApiKey,
     getSteeringMessages: async () => {

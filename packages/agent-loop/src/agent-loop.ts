@@ -2,7 +2,8 @@ import { type AssistantMessage, EventStream, type ToolResultMessage } from "@mar
 import { streamAssistantResponse } from "./assistant-response.js";
 import { LoopRun } from "./loop-run.js";
 import { ToolResultText } from "./synthetic-messages.js";
-import { executeToolBatch, refuseToolCalls } from "./tool-batch.js";
+import { executeToolBatch } from "./tool-batch.js";
+import { refuseToolCalls } from "./tool-call-results.js";
 import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
 
 /**

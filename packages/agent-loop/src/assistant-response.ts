@@ -1,7 +1,8 @@
-import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
+import { type AssistantMessage, type AssistantMessageEvent, type Context, type SimpleStreamOptions, streamSimple } from "@mariozechner/pi-ai";
 import { ABORT_GRACE_MS } from "./defaults.js";
 import type { LoopRun } from "./loop-run.js";
 import type { EndableResponse } from "./run-abort-watch.js";
+import type { AgentLoopConfig } from "./types.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 
 type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
@@ -55,7 +56,21 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
   const streamFunction = run.streamFn ?? streamSimple;
-  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: run.abortWatch.requestSignal() });
+  return streamFunction(config.model, llmContext, requestOptions(config, apiKey, run.abortWatch.requestSignal()));
+}
+
+/**
+ * `{ ...config, apiKey, signal }`, built so V8 keeps it cheap: keys added to
+ * a spread copy give each copy a hidden class of its own (microseconds per
+ * request), while keys assigned to a plain object follow cached
+ * transitions. An own `__proto__` key (a JSON-parsed config) keeps the
+ * spread, which copies it as a property instead of setting the prototype.
+ */
+function requestOptions(config: AgentLoopConfig, apiKey: string | undefined, signal: AbortSignal): SimpleStreamOptions {
+  const options: SimpleStreamOptions & Partial<AgentLoopConfig> = Object.hasOwn(config, "__proto__") ? { ...config } : Object.assign({}, config);
+  options.apiKey = apiKey;
+  options.signal = signal;
+  return options;
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {

@@ -87,10 +87,14 @@ export class LoopRun {
     this.executedCalls.add(toolCallId);
   }
 
-  /** Emits `message_start` and `message_end` for a message that is complete on arrival. */
-  async emitWholeMessage(message: AgentMessage): Promise<void> {
-    await this.emit({ type: "message_start", message });
-    await this.emit({ type: "message_end", message });
+  /**
+   * Emits `message_start` and `message_end` for a message that is complete
+   * on arrival. Returns a promise only when the sink returned one.
+   */
+  emitWholeMessage(message: AgentMessage): Promise<void> | void {
+    const started = this.emit({ type: "message_start", message });
+    if (started) return started.then(() => this.emit({ type: "message_end", message }));
+    return this.emit({ type: "message_end", message });
   }
 
   private observe(event: AgentEvent): void {

@@ -1,8 +1,9 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { ABANDONED } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
-import { ToolResultText, errorToolResult, thrownText, toolResultMessage } from "./synthetic-messages.js";
+import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
+import { type FinishedCall, emitEnd, recordResult, skipCall } from "./tool-call-results.js";
 import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
 
 /** What a tool batch produced. */
@@ -13,12 +14,6 @@ export interface ToolBatchOutcome {
   terminate: boolean;
   /** True when the run's signal fired during the batch (behaviour L10). */
   aborted: boolean;
-}
-
-interface FinishedCall {
-  toolCall: AgentToolCall;
-  result: AgentToolResult<unknown>;
-  isError: boolean;
 }
 
 interface AdmittedCall {
@@ -57,50 +52,6 @@ export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage
   return { results: batch.results, terminate, aborted: run.aborted };
 }
 
-/**
- * Answers every call of a response without executing any (L11 truncated
- * responses): start, end and an error result each, in call order.
- */
-export async function refuseToolCalls(run: LoopRun, toolCalls: AgentToolCall[], reason: string): Promise<ToolResultMessage[]> {
-  const results: ToolResultMessage[] = [];
-  for (const toolCall of toolCalls) {
-    const finished = await skipCall(run, toolCall, reason);
-    results.push(await recordResult(run, finished));
-  }
-  run.context.messages.push(...results);
-  return results;
-}
-
-async function skipCall(run: LoopRun, toolCall: AgentToolCall, reason: string): Promise<FinishedCall> {
-  const finished: FinishedCall = { toolCall, result: errorToolResult(reason), isError: true };
-  await run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
-  await emitEnd(run, finished);
-  return finished;
-}
-
-function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> | void {
-  return run.emit({
-    type: "tool_execution_end",
-    toolCallId: finished.toolCall.id,
-    toolName: finished.toolCall.name,
-    result: finished.result,
-    isError: finished.isError,
-  });
-}
-
-/**
- * Adds the tool-result message of a finished call to the run's new messages
- * and announces it. The model context receives a batch's results together
- * once the batch is over, so hooks of later calls see the context as it was
- * when the batch started (as in pi).
- */
-async function recordResult(run: LoopRun, finished: FinishedCall): Promise<ToolResultMessage> {
-  const message = toolResultMessage(finished.toolCall, finished.result, finished.isError);
-  run.newMessages.push(message);
-  await run.emitWholeMessage(message);
-  return message;
-}
-
 class ToolBatch {
   /** Set once a hook returned `terminateAgent` (behaviours L6d, L7). */
   terminateAgent = false;
@@ -127,16 +78,15 @@ class ToolBatch {
     for (const toolCall of toolCalls) {
       if (this.run.aborted || this.terminateAgent) {
         const done = await skipCall(this.run, toolCall, this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook);
-        this.results.push(await recordResult(this.run, done));
+        await recordResult(this.run, done, this.results);
         finished.push(done);
         continue;
       }
-      await this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
-      const preparation = await this.prepare(toolCall);
+      const preparation = await this.startAndPrepare(toolCall);
       const done = preparation.kind === "finished" ? preparation.finished : await this.execute(preparation.call);
       await this.emitEndAfterUpdates(done);
       // As in pi: in sequential mode each call's result message follows its end at once.
-      this.results.push(await recordResult(this.run, done));
+      await recordResult(this.run, done, this.results);
       finished.push(done);
     }
     return finished;
@@ -150,8 +100,8 @@ class ToolBatch {
         slots.push(await skipCall(this.run, toolCall, ToolResultText.aborted));
         continue;
       }
-      await this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
-      const preparation = await this.prepare(toolCall);
+      const prepared = this.startAndPrepare(toolCall);
+      const preparation = prepared instanceof Promise ? await prepared : prepared;
       if (preparation.kind === "finished") {
         await emitEnd(this.run, preparation.finished);
         slots.push(preparation.finished);
@@ -167,8 +117,17 @@ class ToolBatch {
       slots[index] = this.execute(call).then((done) => this.emitEndAfterUpdates(done).then(() => done));
     }
     const finished = await Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
-    for (const done of finished) this.results.push(await recordResult(this.run, done));
+    for (const done of finished) {
+      const recorded = recordResult(this.run, done, this.results);
+      if (recorded) await recorded;
+    }
     return finished;
+  }
+
+  /** Emits the call's `tool_execution_start`, then prepares it; a promise only where a listener or hook is awaited. */
+  private startAndPrepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
+    const started = this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+    return started ? started.then(() => this.prepare(toolCall)) : this.prepare(toolCall);
   }
 
   /**
@@ -180,14 +139,25 @@ class ToolBatch {
    * signal and answers "allow" after the abort (a permission prompt the user
    * answered while pressing Esc) therefore never starts the tool.
    */
-  private async prepare(toolCall: AgentToolCall): Promise<Preparation> {
+  private prepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
     if (this.run.aborted) return notExecuted(toolCall);
     const tool = this.tools.get(toolCall.name);
     if (!tool) return finishedWithError(toolCall, ToolResultText.notFound(toolCall.name));
+    let args: unknown;
     try {
       const rawArguments = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
-      const args = validateToolArguments(tool, { ...toolCall, arguments: rawArguments as Record<string, any> });
-      if (this.run.aborted) return notExecuted(toolCall);
+      args = validateToolArguments(tool, { ...toolCall, arguments: rawArguments as Record<string, any> });
+    } catch (error) {
+      return finishedWithError(toolCall, thrownText(error));
+    }
+    if (this.run.aborted) return notExecuted(toolCall);
+    if (!this.run.config.beforeToolCall) return { kind: "admitted", call: { toolCall, tool, args } };
+    return this.askBeforeToolCall({ toolCall, tool, args });
+  }
+
+  private async askBeforeToolCall(call: AdmittedCall): Promise<Preparation> {
+    const { toolCall, args } = call;
+    try {
       const before = await this.untilAbandoned(
         this.run.config.beforeToolCall?.({ assistantMessage: this.assistant, toolCall, args, context: this.run.context }, this.run.signal),
       );
@@ -195,7 +165,7 @@ class ToolBatch {
       if (before === ABANDONED || this.run.aborted) return notExecuted(toolCall);
       if (before?.terminateAgent) this.terminateAgent = true;
       if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked, before.details);
-      return { kind: "admitted", call: { toolCall, tool, args } };
+      return { kind: "admitted", call };
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
     }
@@ -214,12 +184,15 @@ class ToolBatch {
     const { run } = this;
     const { toolCall, tool, args } = call;
     if (run.aborted) return notExecuted(toolCall).finished;
-    try {
-      await this.untilAbandoned(run.config.onToolExecutionStart?.({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal));
-    } catch {
-      // An observer; its failure does not stop the tool.
+    const onStart = run.config.onToolExecutionStart;
+    if (onStart) {
+      try {
+        await this.untilAbandoned(onStart({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal));
+      } catch {
+        // An observer; its failure does not stop the tool.
+      }
+      if (run.aborted) return notExecuted(toolCall).finished;
     }
-    if (run.aborted) return notExecuted(toolCall).finished;
 
     let settled = false;
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
