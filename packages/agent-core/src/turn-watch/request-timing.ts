@@ -1,5 +1,7 @@
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import type { ModelRequestTiming } from "@turnkit/protocol";
+import type { Clock } from "../clock.js";
+import type { RequestSpan } from "./turn-tracing.js";
 import type { RequestFamily } from "./usage-ledger.js";
 
 /**
@@ -17,46 +19,43 @@ export class AttemptTimes {
   final: AssistantMessage | undefined;
 
   constructor(
-    private readonly now: () => number,
+    private readonly clock: Clock,
     readonly startedAt: number,
-    private readonly onEnd: (attempt: AttemptTimes) => void,
   ) {}
 
-  /** Records one stream event of the attempt. Never throws. */
-  observe(event: AssistantMessageEvent): void {
-    if (this.firstEventAt === undefined) this.firstEventAt = this.now();
+  /** Records one stream event of the attempt; true when this event ended it (`final` and `endedAt` are then set). Never throws. */
+  observe(event: AssistantMessageEvent): boolean {
+    if (this.firstEventAt === undefined) this.firstEventAt = this.clock.now();
     switch (event.type) {
       case "text_delta":
-        if (this.firstOutputAt === undefined && event.delta !== "") this.firstOutputAt = this.now();
-        return;
+        if (this.firstOutputAt === undefined && event.delta !== "") this.firstOutputAt = this.clock.now();
+        return false;
       case "thinking_start":
-        if (this.thinkingStartAt === undefined) this.thinkingStartAt = this.now();
-        return;
+        if (this.thinkingStartAt === undefined) this.thinkingStartAt = this.clock.now();
+        return false;
       case "thinking_delta":
-        if (this.firstOutputAt === undefined && event.delta !== "") this.firstOutputAt = this.now();
-        return;
+        if (this.firstOutputAt === undefined && event.delta !== "") this.firstOutputAt = this.clock.now();
+        return false;
       case "thinking_end":
-        this.thinkingEndAt = this.now();
-        return;
+        this.thinkingEndAt = this.clock.now();
+        return false;
       case "toolcall_start":
-        if (this.firstOutputAt === undefined) this.firstOutputAt = this.now();
-        return;
+        if (this.firstOutputAt === undefined) this.firstOutputAt = this.clock.now();
+        return false;
       case "done":
-        this.end(event.message);
-        return;
+        return this.end(event.message);
       case "error":
-        this.end(event.error);
-        return;
+        return this.end(event.error);
       default:
-        return;
+        return false;
     }
   }
 
-  private end(message: AssistantMessage): void {
-    if (this.endedAt !== undefined) return;
-    this.endedAt = this.now();
+  private end(message: AssistantMessage): boolean {
+    if (this.endedAt !== undefined) return false;
+    this.endedAt = this.clock.now();
     this.final = message;
-    this.onEnd(this);
+    return true;
   }
 }
 
@@ -69,8 +68,8 @@ export function millis(value: number): number {
 export class ModelRequestRecord {
   readonly attempts: AttemptTimes[] = [];
   backoffMs = 0;
-  /** Closed: no attempt joins it any more. */
-  closed = false;
+  /** Its `chat` span while it is open, when the turn is traced. */
+  span: RequestSpan | undefined = undefined;
 
   constructor(
     readonly family: RequestFamily,

@@ -1,5 +1,16 @@
 import type { AssistantMessage, Context, Model } from "@mariozechner/pi-ai";
-import { type Attributes, type Context as OtelContext, type HrTime, type Span, SpanKind, SpanStatusCode, type Tracer, context, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  type Context as OtelContext,
+  type HrTime,
+  ProxyTracerProvider,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  context,
+  trace,
+} from "@opentelemetry/api";
 import type { ProtocolUsage, TurnError, TurnOutcome, TurnUsage } from "@turnkit/protocol";
 import type { RequestFamily } from "./usage-ledger.js";
 
@@ -31,36 +42,65 @@ export interface RequestSpan {
   readonly recording: boolean;
 }
 
+/** What the turn's span names: its session, its id and its model. */
+export interface TracedTurn {
+  sessionId: string;
+  turnId: string;
+  model: Model<any>;
+}
+
+/**
+ * The spans of a turn that began at `at`, or `undefined` when nothing could
+ * record them: no `tracer` given and no SDK registered with the global
+ * tracer provider, so every span would be a no-op. Then no span object is
+ * created at all. The global provider is asked per turn, so an SDK
+ * registered between turns traces the next one.
+ */
+export function startTurnTracing(options: TurnTelemetryOptions | undefined, turn: TracedTurn, at: number): TurnTracing | undefined {
+  const tracer = options?.tracer ?? globalTracer();
+  if (!tracer) return undefined;
+  const tracing = new TurnTracing(tracer, options?.recordContent === true);
+  tracing.startTurn(turn, at);
+  return tracing;
+}
+
+/**
+ * The global provider's tracer for the runner's spans. `undefined` while
+ * the global provider is the API's proxy without a delegate (no SDK
+ * registered): its tracer would only hand out no-op spans, and asking for
+ * it would allocate a fresh proxy tracer each time.
+ */
+function globalTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  if (provider instanceof ProxyTracerProvider) return provider.getDelegateTracer(TRACER_NAME);
+  return provider.getTracer(TRACER_NAME);
+}
+
 /**
  * The spans of one turn: an `invoke_agent` span for the turn, a `chat`
  * span per model request (child of the turn; attempts and retry waits are
  * its events) and an `execute_tool` span per tool call (child of the turn),
  * named and attributed after the OpenTelemetry GenAI semantic conventions.
  * Times come from the runner's clock. When the turn's span does not record
- * (no SDK registered, or the turn not sampled) no other span is created, so
- * a turn without tracing pays for one no-op span. Never throws into the
- * turn: a failing tracer is the host's problem, not the turn's.
+ * (the turn not sampled) no other span is created, so such a turn pays for
+ * one no-op span. Never throws into the turn: a failing tracer is the
+ * host's problem, not the turn's.
  */
 export class TurnTracing {
-  private readonly tracer: Tracer;
-  private readonly recordContent: boolean;
   private turnSpan: Span | undefined;
   private parent: OtelContext | undefined;
-  /** The turn's span records: without an SDK (or when the turn is not sampled) no child span is even created. */
+  /** The turn's span records: when the turn is not sampled no child span is even created. */
   private recording = false;
   private readonly toolSpans = new Map<string, Span>();
 
   constructor(
-    options: TurnTelemetryOptions | undefined,
-    private readonly turn: { sessionId: string; turnId: string; model: Model<any>; systemPrompt: string },
-  ) {
-    this.tracer = options?.tracer ?? trace.getTracer(TRACER_NAME);
-    this.recordContent = options?.recordContent === true;
-  }
+    private readonly tracer: Tracer,
+    private readonly recordContent: boolean,
+  ) {}
 
-  startTurn(at: number): void {
+  startTurn(turn: TracedTurn, at: number): void {
     guarded(() => {
-      const { model, sessionId, turnId } = this.turn;
+      const { model, sessionId, turnId } = turn;
       this.turnSpan = this.tracer.startSpan(
         "invoke_agent",
         {

@@ -2,20 +2,30 @@
  * Watching a turn: its usage and cost, where its time went, its warnings,
  * its budget and its spans. One `TurnWatch` per turn, fed by the runner's
  * seams; it never changes what the turn does, except that the runner stops
- * the turn when `budgetReached` says so. (About 200 lines: the seams' entry
+ * the turn when `budgetReached` says so. (About 260 lines: the seams' entry
  * points in one place, the work in the files beside it.)
  */
 import type { AssistantMessage, AssistantMessageEventStream, Context, Model } from "@mariozechner/pi-ai";
 import type { AgentEvent, StreamFn } from "@turnkit/agent-loop";
-import type { BudgetExceededDetail, RuntimeWarningPayload, StepReport, StreamRespPayload, TurnError, TurnOutcome, TurnReport } from "@turnkit/protocol";
+import type {
+  BudgetExceededDetail,
+  ModelRequestTiming,
+  ProtocolUsage,
+  RuntimeWarningPayload,
+  StepReport,
+  StreamRespPayload,
+  TurnError,
+  TurnOutcome,
+  TurnReport,
+} from "@turnkit/protocol";
 import { classifyError, getAttachedClassifiedError } from "../call-stack/classify-error.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import type { Clock } from "../clock.js";
 import { AttemptTimes, ModelRequestRecord, millis } from "./request-timing.js";
-import { ToolCallTimer } from "./tool-call-timing.js";
+import { ToolCallTimer, toolCallTiming } from "./tool-call-timing.js";
 import { type TurnBudget, reachedLimit } from "./turn-budget.js";
-import { type RequestSpan, type TurnTelemetryOptions, TurnTracing } from "./turn-tracing.js";
-import { type RequestFamily, UsageLedger } from "./usage-ledger.js";
+import { type TurnTelemetryOptions, type TurnTracing, startTurnTracing } from "./turn-tracing.js";
+import { type RequestFamily, UsageLedger, addUsage, zeroUsage } from "./usage-ledger.js";
 import { retryWarningText } from "./warning-text.js";
 
 /** What a turn's watch needs from the runner. */
@@ -32,41 +42,41 @@ export interface TurnWatchOptions {
   warn: (warning: RuntimeWarningPayload) => void;
 }
 
-interface OpenRequest {
-  record: ModelRequestRecord;
-  span: RequestSpan | undefined;
-}
-
-/** The usage and timing of the loop's latest step, kept for the finish chunk that closes it. */
-type ClosedStep = Omit<StepReport, "turnUsage">;
-
+/**
+ * One turn's watch. It keeps only what the turn has used so far: no span
+ * object when there is no tracer (none passed, no SDK registered), no step
+ * usage between steps, no auxiliary totals before a hook's request; the
+ * options object is not kept.
+ */
 export class TurnWatch {
+  private readonly clock: Clock;
+  private readonly startedAt: number;
+  private readonly budget: TurnBudget | undefined;
+  private readonly warn: (warning: RuntimeWarningPayload) => void;
+  private readonly tracing: TurnTracing | undefined;
   private readonly usage = new UsageLedger();
   private readonly tools: ToolCallTimer;
-  private readonly tracing: TurnTracing;
   private readonly requests: ModelRequestRecord[] = [];
-  private readonly open: Partial<Record<RequestFamily, OpenRequest>> = {};
-  private readonly now: () => number;
+  private openMain: ModelRequestRecord | undefined = undefined;
+  private openAuxiliary: ModelRequestRecord | undefined = undefined;
   private mainRequests = 0;
   private stepIndex = -1;
-  private closedStep: ClosedStep | undefined;
+  /** The report of the loop's latest step, without `turnUsage`, kept for the finish chunk that closes it. */
+  private closedStep: StepReport | undefined = undefined;
   private imagesOmittedBefore = 0;
 
-  constructor(private readonly options: TurnWatchOptions) {
-    this.now = () => options.clock.now();
-    this.tools = new ToolCallTimer(this.now);
-    this.tracing = new TurnTracing(options.telemetry, options);
-    this.tracing.startTurn(options.startedAt);
+  constructor(options: TurnWatchOptions) {
+    this.clock = options.clock;
+    this.startedAt = options.startedAt;
+    this.budget = options.budget;
+    this.warn = options.warn;
+    this.tools = new ToolCallTimer(options.clock);
+    this.tracing = startTurnTracing(options.telemetry, options, options.startedAt);
   }
 
   /** A request of `family` starts (before its first attempt); an earlier one of that family still open is closed. */
   requestStarted(family: RequestFamily, model: Model<any>, context: Context | undefined): void {
-    this.closeRequest(family);
-    if (family === "main") this.mainRequests++;
-    const at = this.now();
-    const record = new ModelRequestRecord(family, at);
-    this.requests.push(record);
-    this.open[family] = { record, span: this.tracing.startRequest(family, model, context, at) };
+    this.startRequest(family, model, context);
   }
 
   /**
@@ -77,10 +87,12 @@ export class TurnWatch {
    */
   tapAttempts(family: RequestFamily, streamFn: StreamFn): StreamFn {
     return (model, context, options) => {
-      const attempt = this.attemptStarted(family, model, context);
+      const request = this.openRequest(family) ?? this.startRequest(family, model, context);
+      const attempt = new AttemptTimes(this.clock, this.clock.now());
+      request.attempts.push(attempt);
       const result = streamFn(model, context, options);
-      if (result instanceof Promise) return result.then((stream) => tapStream(stream, attempt));
-      return tapStream(result, attempt);
+      if (result instanceof Promise) return result.then((stream) => this.tap(stream, request, attempt));
+      return this.tap(result, request, attempt);
     };
   }
 
@@ -88,11 +100,11 @@ export class TurnWatch {
   retryNotice(notice: LlmRetryNotification): void {
     if (notice.type !== "waiting") return;
     const family: RequestFamily = notice.label === "auxiliary" ? "auxiliary" : "main";
-    const open = this.open[family];
-    if (open) open.record.backoffMs += notice.delayMs;
+    const open = this.openRequest(family);
+    if (open) open.backoffMs += notice.delayMs;
     const error: TurnError = { code: notice.error.code, message: notice.error.message };
-    this.tracing.retryWait(open?.span, notice.attempt, notice.delayMs, error, this.now());
-    this.options.warn({
+    this.tracing?.retryWait(open?.span, notice.attempt, notice.delayMs, error, this.clock.now());
+    this.warn({
       code: notice.error.code === "timeout" ? "timeout_retried" : "retry_wait",
       message: retryWarningText(family, notice.error.code, notice.delayMs),
       family,
@@ -107,11 +119,13 @@ export class TurnWatch {
     switch (event.type) {
       case "tool_execution_start":
         this.tools.announced(event.toolCallId, event.toolName);
-        this.tracing.startTool(event.toolCallId, event.toolName, event.args, this.now());
+        this.tracing?.startTool(event.toolCallId, event.toolName, event.args, this.clock.now());
         return;
       case "tool_execution_end": {
-        const ended = this.tools.ended(event.toolCallId);
-        this.tracing.endTool(event.toolCallId, event.result, event.isError, ended?.timing, ended?.endedAt ?? this.now());
+        const call = this.tools.ended(event.toolCallId);
+        if (!this.tracing) return;
+        const timing = call ? toolCallTiming(event.toolCallId, call, call.endedAt!) : undefined;
+        this.tracing.endTool(event.toolCallId, event.result, event.isError, timing, call?.endedAt ?? this.clock.now());
         return;
       }
       case "message_end":
@@ -129,7 +143,7 @@ export class TurnWatch {
   imagesOmitted(count: number): void {
     if (count <= this.imagesOmittedBefore) return;
     this.imagesOmittedBefore = count;
-    this.options.warn({ code: "images_dropped", message: `${count} image${count === 1 ? " was" : "s were"} left out of the request (too small, or past the per-request limit)`, count });
+    this.warn({ code: "images_dropped", message: `${count} image${count === 1 ? " was" : "s were"} left out of the request (too small, or past the per-request limit)`, count });
   }
 
   /** A tool call was admitted and is about to run. */
@@ -144,76 +158,97 @@ export class TurnWatch {
 
   /** The first limit of the turn's budget its running totals reached, or `undefined`. */
   budgetReached(): BudgetExceededDetail | undefined {
-    return reachedLimit(this.options.budget, { steps: this.mainRequests, outputTokens: this.usage.outputTokens(), cost: this.usage.cost() });
+    if (!this.budget) return undefined;
+    return reachedLimit(this.budget, { steps: this.mainRequests, outputTokens: this.usage.outputTokens(), cost: this.usage.cost() });
   }
 
   /** `payload` with the report of the step its `finish` chunk closes; other payloads unchanged. */
   withStepReport(payload: StreamRespPayload): StreamRespPayload {
-    const { chunk } = payload;
-    if (chunk.kind !== "finish" || !this.closedStep) return payload;
-    const step: StepReport = { ...this.closedStep, turnUsage: this.usage.snapshot() };
+    const step = this.closedStep;
+    if (!step || payload.chunk.kind !== "finish") return payload;
     this.closedStep = undefined;
-    return { ...payload, chunk: { ...chunk, step } };
+    step.turnUsage = this.usage.snapshot();
+    return { ...payload, chunk: { ...payload.chunk, step } };
   }
 
   /** The turn's usage and timing; ends every open span, the turn's last. Call once, with the outcome. */
   finish(outcome: TurnOutcome): TurnReport {
     this.closeRequest("main");
     this.closeRequest("auxiliary");
-    const now = this.now();
+    const now = this.clock.now();
     const usage = this.usage.snapshot();
-    const timing = {
-      wallMs: millis(now - this.options.startedAt),
-      requests: this.requests.map((request) => request.timing(now)),
-      toolCalls: this.tools.timings(now),
-    };
-    this.tracing.endTurn(outcome, usage, now);
+    const requests: ModelRequestTiming[] = [];
+    for (const request of this.requests) requests.push(request.timing(now));
+    const timing = { wallMs: millis(now - this.startedAt), requests, toolCalls: this.tools.timings(now) };
+    this.tracing?.endTurn(outcome, usage, now);
     return { usage, timing };
   }
 
-  private attemptStarted(family: RequestFamily, model: Model<any>, context: Context): AttemptTimes {
-    if (!this.open[family]) this.requestStarted(family, model, context);
-    const open = this.open[family]!;
-    const attempt = new AttemptTimes(this.now, this.now(), (ended) => this.attemptEnded(family, open, ended));
-    open.record.attempts.push(attempt);
-    return attempt;
+  private openRequest(family: RequestFamily): ModelRequestRecord | undefined {
+    return family === "main" ? this.openMain : this.openAuxiliary;
   }
 
-  private attemptEnded(family: RequestFamily, open: OpenRequest, attempt: AttemptTimes): void {
+  private startRequest(family: RequestFamily, model: Model<any>, context: Context | undefined): ModelRequestRecord {
+    this.closeRequest(family);
+    const at = this.clock.now();
+    const request = new ModelRequestRecord(family, at);
+    this.requests.push(request);
+    if (this.tracing) request.span = this.tracing.startRequest(family, model, context, at);
+    if (family === "main") {
+      this.mainRequests++;
+      this.openMain = request;
+    } else {
+      this.openAuxiliary = request;
+    }
+    return request;
+  }
+
+  /** Taps `stream`'s `push`: each event is timed before it is queued, and the one that ends the attempt counts its usage. */
+  private tap(stream: AssistantMessageEventStream, request: ModelRequestRecord, attempt: AttemptTimes): AssistantMessageEventStream {
+    const push = stream.push;
+    stream.push = (event) => {
+      if (attempt.observe(event)) this.attemptEnded(request, attempt);
+      push.call(stream, event);
+    };
+    return stream;
+  }
+
+  private attemptEnded(request: ModelRequestRecord, attempt: AttemptTimes): void {
     const message = attempt.final!;
-    this.usage.addAttempt(family, message.usage);
-    const number = open.record.attempts.indexOf(attempt) + 1;
-    this.tracing.attemptEnded(open.span, number, message, errorOf(message), attempt.endedAt!);
+    this.usage.addAttempt(request.family, message.usage);
+    if (this.tracing) this.tracing.attemptEnded(request.span, request.attempts.indexOf(attempt) + 1, message, errorOf(message), attempt.endedAt!);
     // A hook's request ends with its answer; the loop's ends at its message_end (after retries and an overflow resend).
-    if (family === "auxiliary" && message.stopReason !== "error" && this.open.auxiliary === open) this.closeRequest("auxiliary");
+    if (request.family === "auxiliary" && message.stopReason !== "error" && this.openAuxiliary === request) this.closeRequest("auxiliary");
   }
 
   /** The loop's response ended: its request closes and the step's usage and timing wait for its finish chunk. */
   private closeStep(): void {
-    const open = this.open.main;
+    const open = this.openMain;
     this.closeRequest("main");
     this.stepIndex++;
-    const step: ClosedStep = { stepIndex: this.stepIndex, usage: this.usage.takeStep() };
-    if (open) step.timing = open.record.timing(this.now());
+    const step = { stepIndex: this.stepIndex, usage: this.usage.takeStep() } as StepReport;
+    if (open) step.timing = open.timing(this.clock.now());
     this.closedStep = step;
   }
 
   private closeRequest(family: RequestFamily): void {
-    const open = this.open[family];
+    const open = this.openRequest(family);
     if (!open) return;
-    this.open[family] = undefined;
-    open.record.closed = true;
-    const final = open.record.last?.final;
-    if (!open.span) return;
-    this.tracing.endRequest(open.span, final, () => requestUsage(open.record), final ? errorOf(final) : undefined, open.record.last?.endedAt ?? this.now());
+    if (family === "main") this.openMain = undefined;
+    else this.openAuxiliary = undefined;
+    const span = open.span;
+    if (!span) return;
+    const last = open.last;
+    const final = last?.final;
+    this.tracing!.endRequest(span, final, () => requestUsage(open), final ? errorOf(final) : undefined, last?.endedAt ?? this.clock.now());
   }
 }
 
 /** The usage every attempt of one request reported, summed. */
-function requestUsage(record: ModelRequestRecord) {
-  const ledger = new UsageLedger();
-  for (const attempt of record.attempts) ledger.addAttempt(record.family, attempt.final?.usage);
-  return ledger.snapshot()[record.family];
+function requestUsage(request: ModelRequestRecord): ProtocolUsage {
+  const usage = zeroUsage();
+  for (const attempt of request.attempts) addUsage(usage, attempt.final?.usage);
+  return usage;
 }
 
 /** The classified failure of an `error` message (an abort is no failure). */
@@ -221,13 +256,4 @@ function errorOf(message: AssistantMessage): TurnError | undefined {
   if (message.stopReason !== "error") return undefined;
   const classified = getAttachedClassifiedError(message) ?? classifyError(message);
   return { code: classified.code, message: classified.message };
-}
-
-function tapStream(stream: AssistantMessageEventStream, attempt: AttemptTimes): AssistantMessageEventStream {
-  const push = stream.push.bind(stream);
-  stream.push = (event) => {
-    attempt.observe(event);
-    push(event);
-  };
-  return stream;
 }

@@ -38,42 +38,55 @@ function copyUsage(usage: ProtocolUsage): ProtocolUsage {
  * Tokens and cost of one turn, per request family, every provider attempt
  * included: a retried request is counted once per attempt that reported
  * usage. Also keeps the usage of the loop's current step (its request's
- * attempts since the previous step closed).
+ * attempts since the previous step closed). Holds no usage it has not
+ * counted yet: the auxiliary totals appear with the first hook request,
+ * the step's with its first attempt (between steps there is none).
  */
 export class UsageLedger {
   private readonly main = zeroUsage();
-  private readonly auxiliary = zeroUsage();
-  private readonly attempts = { main: 0, auxiliary: 0 };
-  private step = zeroUsage();
+  private auxiliary: ProtocolUsage | undefined = undefined;
+  private step: ProtocolUsage | undefined = undefined;
+  private mainAttempts = 0;
+  private auxiliaryAttempts = 0;
 
   /** Counts one provider attempt of `family` and the usage its final message reported. */
   addAttempt(family: RequestFamily, usage: Usage | undefined): void {
-    this.attempts[family]++;
-    addUsage(family === "main" ? this.main : this.auxiliary, usage);
-    if (family === "main") addUsage(this.step, usage);
+    if (family === "main") {
+      this.mainAttempts++;
+      addUsage(this.main, usage);
+      addUsage((this.step ??= zeroUsage()), usage);
+    } else {
+      this.auxiliaryAttempts++;
+      addUsage((this.auxiliary ??= zeroUsage()), usage);
+    }
   }
 
   /** The current step's usage; the next step starts from zero. */
   takeStep(): ProtocolUsage {
-    const step = this.step;
-    this.step = zeroUsage();
+    const step = this.step ?? zeroUsage();
+    this.step = undefined;
     return step;
   }
 
   /** Output tokens of every request so far. */
   outputTokens(): number {
-    return this.main.output + this.auxiliary.output;
+    return this.main.output + (this.auxiliary?.output ?? 0);
   }
 
   /** Cost of every request so far. */
   cost(): number {
-    return this.main.cost.total + this.auxiliary.cost.total;
+    return this.main.cost.total + (this.auxiliary?.cost.total ?? 0);
   }
 
   /** The running totals, as a copy the caller may keep. */
   snapshot(): TurnUsage {
     const total = copyUsage(this.main);
     addUsage(total, this.auxiliary);
-    return { main: copyUsage(this.main), auxiliary: copyUsage(this.auxiliary), total, attempts: { ...this.attempts } };
+    return {
+      main: copyUsage(this.main),
+      auxiliary: this.auxiliary ? copyUsage(this.auxiliary) : zeroUsage(),
+      total,
+      attempts: { main: this.mainAttempts, auxiliary: this.auxiliaryAttempts },
+    };
   }
 }

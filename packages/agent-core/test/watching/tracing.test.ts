@@ -5,8 +5,9 @@
  * call, with the GenAI semantic conventions' attribute names; failures set
  * the span status; no prompt or completion text unless asked for.
  */
+import { ProxyTracer, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createRecordingTool,
   createScriptedModel,
@@ -84,8 +85,29 @@ describe("OpenTelemetry spans", () => {
     expect(chat.attributes["gen_ai.output.messages"]).toContain("The secret is 42.");
   });
 
-  it("without a tracer and without a registered SDK, a turn runs as before and records nothing", async () => {
-    const turn = await runScriptedTurn({ script: ["Hi."] });
-    expect(turn.outcome).toEqual({ kind: "completed" });
+  it("without a tracer and without a registered SDK, a turn runs as before and creates no span, not even a no-op one", async () => {
+    const startSpan = vi.spyOn(ProxyTracer.prototype, "startSpan");
+    try {
+      const turn = await runScriptedTurn({ script: ["Hi."] });
+      expect(turn.outcome).toEqual({ kind: "completed" });
+      expect(startSpan).not.toHaveBeenCalled();
+    } finally {
+      startSpan.mockRestore();
+    }
+  });
+
+  it("without a tracer, a turn records to the SDK registered globally when it starts, and nothing once it is unregistered", async () => {
+    const exporter = new InMemorySpanExporter();
+    await runScriptedTurn({ script: ["Before."] });
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    try {
+      await runScriptedTurn({ script: ["Traced."] });
+    } finally {
+      trace.disable();
+    }
+    await runScriptedTurn({ script: ["After."] });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => `${span.name} ${span.instrumentationScope.name}`).sort()).toEqual(["chat scripted-model @turnkit/agent-core", "invoke_agent @turnkit/agent-core"]);
+    expect(spans.find((span) => span.name === "invoke_agent")?.attributes["gen_ai.operation.name"]).toBe("invoke_agent");
   });
 });
