@@ -1,23 +1,23 @@
-import type { AssistantMessage, AssistantMessageEvent, ProviderResponse } from "@mariozechner/pi-ai";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
 import pRetry from "p-retry";
-import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
+import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
 import { computeRetryDelayMs, resolveLlmRetryPolicy } from "./llm-retry-policy.js";
-import { pipeUntilSettled, RelayStream } from "./relay-stream.js";
-import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
+import type { OptionFill } from "./option-fill.js";
+import { RelayStream } from "./relay-stream.js";
+import { AttemptFailure, RetryAttempt } from "./retry-attempt.js";
 import {
   createFailureMessage,
   errorText,
   invokeStreamFn,
-  isTerminalEvent,
-  linkAbortSignal,
   pushTerminalError,
   type StreamFn,
   type StreamFnOptions,
 } from "./stream-fn.js";
 
 export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
+export { isVisibleOutputEvent } from "./retry-attempt.js";
 
 /** What the retry layer needs besides the options: time, randomness, a name. */
 export interface LlmRetryDependencies {
@@ -27,26 +27,6 @@ export interface LlmRetryDependencies {
   random?: RandomSource;
   /** Names the request family in notifications (`"main"`, `"auxiliary"`). Default `"main"`. */
   label?: string;
-}
-
-/**
- * The commit point of an attempt: true for the first event that shows the
- * user something (a non-empty text or thinking delta, or any tool-call
- * event). Before it, an attempt may be dropped and sent again; from it on,
- * the attempt is the answer and its later failures are final.
- */
-export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
-  switch (event.type) {
-    case "text_delta":
-    case "thinking_delta":
-      return event.delta.length > 0;
-    case "toolcall_start":
-    case "toolcall_delta":
-    case "toolcall_end":
-      return true;
-    default:
-      return false;
-  }
 }
 
 /**
@@ -85,8 +65,27 @@ export function withLlmRetry(
   options: LlmRetryOptions | false | undefined,
   dependencies: LlmRetryDependencies = {},
 ): StreamFn {
+  return withLlmRetryFilling(streamFn, options, dependencies, undefined);
+}
+
+/**
+ * {@link withLlmRetry}, with `fillOptions` (when given) applied to the copy
+ * of the options each attempt is sent with: for a caller whose layers below
+ * would otherwise copy the options once more to fill their own (the
+ * runner's option layers, see `optionFill`).
+ */
+export function withLlmRetryFilling(
+  streamFn: StreamFn,
+  options: LlmRetryOptions | false | undefined,
+  dependencies: LlmRetryDependencies,
+  fillOptions: OptionFill | undefined,
+): StreamFn {
   if (options === false) {
-    return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, { ...callOptions, maxRetries: 0 });
+    return (model, context, callOptions) => {
+      const attemptOptions: StreamFnOptions = { ...callOptions, maxRetries: 0 };
+      fillOptions?.(attemptOptions, model);
+      return invokeStreamFn(streamFn, model, context, attemptOptions);
+    };
   }
   const policy = resolveLlmRetryPolicy(options);
   const clock = dependencies.clock ?? systemClock;
@@ -101,69 +100,10 @@ export function withLlmRetry(
     let waits = 0;
     let stoppedBy: LlmRetryExhaustedReason | undefined;
 
+    // One object per attempt (its sink, its abort link and its last response) instead of a closure per step.
     const runAttempt = (attempt: number) =>
       new Promise<void>((resolve, reject) => {
-        // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
-        const link = linkAbortSignal(callerSignal, { delegable: true });
-        const responses = recordResponses(callOptions?.onResponse);
-        const inner = invokeStreamFn(streamFn, model, context, {
-          ...callOptions,
-          maxRetries: 0,
-          signal: link.signal,
-          onResponse: responses.observer,
-        });
-        let buffer: AssistantMessageEvent[] | undefined = [];
-
-        // The layer's per-event work, applied as each event of the attempt arrives; `settle` once the attempt is decided.
-        pipeUntilSettled(inner, (settle) => {
-          const abandon = (failure: AssistantMessage) => {
-            settle();
-            link.abort();
-            link.dispose();
-            reject(new AttemptFailure(failure, responses.last()));
-          };
-          const commit = () => {
-            if (attempt > 1) notify({ type: "recovered", label, attempt });
-            for (const buffered of buffer ?? []) out.push(buffered);
-            buffer = undefined;
-            resolve();
-          };
-          const finishCommitted = (message: AssistantMessage) => {
-            settle();
-            link.dispose();
-            pushTerminalError(out, attachClassifiedError(message, classifyError(message, responses.last())));
-          };
-          const endOrFail = (failure: AssistantMessage) => {
-            if (buffer === undefined) finishCommitted(failure);
-            else abandon(failure);
-          };
-          return {
-            event(event) {
-              if (buffer === undefined) {
-                if (event.type === "error") return finishCommitted(event.error);
-                out.push(event);
-                if (event.type === "done") {
-                  settle();
-                  link.dispose();
-                  out.end();
-                }
-                return;
-              }
-              if (event.type === "error") return abandon(event.error);
-              buffer.push(event);
-              if (event.type === "done") {
-                settle();
-                commit();
-                link.dispose();
-                out.end();
-                return;
-              }
-              if (isVisibleOutputEvent(event)) commit();
-            },
-            end: () => endOrFail(createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT)),
-            fail: (error) => endOrFail(createFailureMessage(model, callerSignal?.aborted ? "aborted" : "error", errorText(error))),
-          };
-        });
+        new RetryAttempt(out, model, callerSignal, attempt, resolve, reject, notify, label, fillOptions).start(streamFn, context, callOptions);
       });
 
     // p-retry (an options copy, validation and an async frame per request: ~2% of the runner's time with
@@ -242,43 +182,6 @@ export function withLlmRetry(
     );
     return out;
   };
-}
-
-/**
- * The caller's `onResponse` with the layer's own observer chained behind it:
- * the caller's is called first (its result, a promise included, is what the
- * stream function awaits), then the response is remembered, also when the
- * caller's observer throws. `last()` is the latest response of the attempt.
- */
-function recordResponses(callerObserver: StreamFnOptions["onResponse"]): {
-  observer: NonNullable<StreamFnOptions["onResponse"]>;
-  last(): ProviderResponse | undefined;
-} {
-  let last: ProviderResponse | undefined;
-  return {
-    observer: (response, model) => {
-      try {
-        return callerObserver?.(response, model);
-      } finally {
-        last = { status: response.status, headers: { ...response.headers } };
-      }
-    },
-    last: () => last,
-  };
-}
-
-/** A failed attempt as p-retry sees it: the attempt's final message and its classification (with the attempt's last response). */
-class AttemptFailure extends Error {
-  readonly failure: AssistantMessage;
-  readonly classified: ClassifiedError;
-
-  constructor(failure: AssistantMessage, response: ProviderResponse | undefined) {
-    const classified = classifyError(failure, response);
-    super(classified.message);
-    this.name = "AttemptFailure";
-    this.failure = failure;
-    this.classified = classified;
-  }
 }
 
 function withClassification(message: AssistantMessage): AssistantMessage {

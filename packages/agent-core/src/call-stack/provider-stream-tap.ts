@@ -46,10 +46,12 @@ export function tapProviderStream(source: AsyncIterable<AssistantMessageEvent>, 
   const stop = () => {
     if (finished) return;
     finished = true;
-    if (ownPush) stream.push = ownPush;
-    else delete (stream as Partial<PiEventStreamFields>).push;
+    // Undone in the reverse order of the tap: deleting the property added last rolls the stream's
+    // shape back, where deleting an earlier one turns the stream into a slow dictionary object.
     if (ownEnd) stream.end = ownEnd;
     else delete (stream as Partial<PiEventStreamFields>).end;
+    if (ownPush) stream.push = ownPush;
+    else delete (stream as Partial<PiEventStreamFields>).push;
   };
   const drain = () => {
     if (!started || draining || finished) return;

@@ -124,39 +124,63 @@ function thrownFailureMessage(model: AnyModel, options: StreamFnOptions | undefi
  * a controller of its own: for a signal made for exactly one attempt, which
  * nothing but that attempt's request observes.
  */
-export function linkAbortSignal(
-  parent: AbortSignal | undefined,
-  options: { delegable?: boolean } = {},
-): {
+export function linkAbortSignal(parent: AbortSignal | undefined, options: { delegable?: boolean } = {}): LinkedAbortSignal {
+  const link = new LinkedAbortSignal(parent);
+  if (options.delegable) delegatedAborts.set(link.signal, link);
+  return link;
+}
+
+/**
+ * What {@link linkAbortSignal} answers: one object per request (it is its
+ * own listener on `parent`), so a request's abort wiring allocates no
+ * closures.
+ */
+export class LinkedAbortSignal {
+  private readonly controller = new AbortController();
+
+  constructor(private readonly parent: AbortSignal | undefined) {
+    if (parent?.aborted) this.controller.abort(parent.reason);
+    else parent?.addEventListener("abort", this, ONCE);
+  }
+
   /** Fires when `parent` fires (with its reason) or on `abort()`, whichever comes first. */
-  readonly signal: AbortSignal;
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
   /** Aborts `signal` only, never `parent`. A no-op once `signal` has fired. */
-  abort(reason?: unknown): void;
+  abort(reason?: unknown): void {
+    this.controller.abort(reason);
+  }
+
   /** Detaches from `parent`; `signal` stays as it is. Idempotent; call it when the request ends. */
-  dispose(): void;
-} {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(parent?.reason);
-  if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener("abort", onAbort, { once: true });
-  const abort = (reason?: unknown) => controller.abort(reason);
-  if (options.delegable) delegatedAborts.set(controller.signal, abort);
-  return {
-    signal: controller.signal,
-    abort,
-    dispose: () => parent?.removeEventListener("abort", onAbort),
-  };
+  dispose(): void {
+    this.parent?.removeEventListener("abort", this);
+  }
+
+  /** `parent` fired (this object is its listener). */
+  handleEvent(): void {
+    this.controller.abort(this.parent?.reason);
+  }
+}
+
+/** Listener options of a one-shot abort listener, shared by every request. */
+export const ONCE: AddEventListenerOptions = Object.freeze({ once: true });
+
+/** What the layer below may do with a signal it took over: abort it. */
+export interface DelegatedAbort {
+  abort(reason?: unknown): void;
 }
 
 /** Signals made with `linkAbortSignal(..., { delegable: true })` not yet taken over, and how to abort each. */
-const delegatedAborts = new WeakMap<AbortSignal, (reason?: unknown) => void>();
+const delegatedAborts = new WeakMap<AbortSignal, DelegatedAbort>();
 
 /**
  * How to abort `signal` when it was made by the layer above for this one
  * request and offered to the layer below (see `linkAbortSignal`); taken at
  * most once. `undefined` otherwise: the layer then links its own controller.
  */
-export function takeDelegatedAbort(signal: AbortSignal | undefined): ((reason?: unknown) => void) | undefined {
+export function takeDelegatedAbort(signal: AbortSignal | undefined): DelegatedAbort | undefined {
   if (!signal) return undefined;
   const abort = delegatedAborts.get(signal);
   if (abort) delegatedAborts.delete(signal);

@@ -1,4 +1,4 @@
-import type { AssistantMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import {
@@ -8,6 +8,7 @@ import {
   LLM_STREAM_IDLE_TIMEOUT_MS,
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import type { EventSink } from "./event-sink.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
@@ -15,9 +16,13 @@ import {
   errorText,
   invokeStreamFn,
   isTerminalEvent,
+  ONCE,
   pushTerminalError,
   takeDelegatedAbort,
+  type AnyModel,
+  type DelegatedAbort,
   type StreamFn,
+  type StreamFnOptions,
 } from "./stream-fn.js";
 
 /** The two per-attempt watchdog limits, resolved; `0` means off. */
@@ -97,105 +102,141 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
   if (firstEventTimeoutMs === 0 && streamIdleTimeoutMs === 0) {
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
   }
-  return (model, context, callOptions) => {
-    const out = new RelayStream();
-    const callerSignal = callOptions?.signal;
-    // The request's own signal, aborted on a timeout: the caller's, when the layer above made it for
-    // this one attempt and hands over aborting it (the transport retry does), else a linked one.
-    const delegatedAbort = takeDelegatedAbort(callerSignal);
-    const controller = delegatedAbort ? undefined : new AbortController();
-    const abortRequest = delegatedAbort ?? ((reason: unknown) => controller!.abort(reason));
-    let finished = false;
-    let timer: unknown;
-    let lastPartial: AssistantMessage | undefined;
-    /** Set once the first event arrived: from then on one idle timer, re-armed lazily. */
-    let idleArmed = false;
-    let lastEventAt = 0;
-    /** Stops reading the provider's stream and releases its iterator; set once reading started. */
-    let release: (() => void) | undefined;
-    const eventTime = burstClock(clock);
+  const watchdogs: Watchdogs = { firstEventTimeoutMs, streamIdleTimeoutMs, clock, eventTime: burstClock(clock) };
+  return (model, context, callOptions) => new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, callOptions);
+}
 
-    const arm = (kind: LlmTimeoutKind, ms: number) => {
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = ms > 0 ? clock.setTimeout(() => onTimeout(kind, ms), ms) : undefined;
-    };
-    // Re-arming a timer per streamed delta costs a timer object each time; instead
-    // the idle timer records when the last event came and, when it fires early,
-    // waits only for the rest of the window.
-    const onIdleCheck = () => {
-      if (finished) return;
-      const quietFor = clock.now() - lastEventAt;
-      if (quietFor >= streamIdleTimeoutMs) onTimeout("idle", streamIdleTimeoutMs);
-      else timer = clock.setTimeout(onIdleCheck, streamIdleTimeoutMs - quietFor);
-    };
-    const noteEvent = () => {
-      lastEventAt = eventTime();
-      if (idleArmed) return;
-      idleArmed = true;
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = streamIdleTimeoutMs > 0 ? clock.setTimeout(onIdleCheck, streamIdleTimeoutMs) : undefined;
-    };
-    const finish = () => {
-      finished = true;
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = undefined;
-      callerSignal?.removeEventListener("abort", onCallerAbort);
-    };
-    const endWith = (stopReason: "error" | "aborted", text: string): AssistantMessage =>
-      lastPartial ? snapshotAsFailure(lastPartial, stopReason, text) : createFailureMessage(model, stopReason, text);
-    const onTimeout = (kind: LlmTimeoutKind, ms: number) => {
-      if (finished || callerSignal?.aborted) return;
-      const error = new LlmTimeoutError(kind, ms);
-      const message = attachClassifiedError(endWith("error", error.message), classifyError(error));
-      finish();
-      abortRequest(error);
-      release?.();
-      pushTerminalError(out, message);
-    };
-    // One listener on the caller's signal: it aborts the request first (a linked controller follows the
-    // caller's reason), then ends the stream.
-    const onCallerAbort = () => {
-      if (finished) return;
-      controller?.abort(callerSignal?.reason);
-      finish();
-      release?.();
-      pushTerminalError(out, endWith("aborted", "Request was aborted"));
-    };
+/** One timeouts layer's limits and clocks, shared by all its requests. */
+interface Watchdogs extends StreamTimeouts {
+  readonly clock: Clock;
+  /** When an event arrived (see {@link burstClock}). */
+  readonly eventTime: () => number;
+}
 
+/**
+ * One request through the timeouts layer: its watchdog state, and the sink
+ * of the stream below. One object per request, which is also its listener
+ * on the caller's signal, instead of a closure per step.
+ */
+class TimedRequest implements EventSink {
+  readonly out = new RelayStream();
+  /** The request's own signal when the layer above did not hand one over; aborted on a timeout. */
+  private readonly controller: AbortController | undefined;
+  /** How to abort the caller's signal when the layer above made it for this one attempt (the transport retry does). */
+  private readonly delegated: DelegatedAbort | undefined;
+  private finished = false;
+  private timer: unknown;
+  private lastPartial: AssistantMessage | undefined;
+  /** Set once the first event arrived: from then on one idle timer, re-armed lazily. */
+  private idleArmed = false;
+  private lastEventAt = 0;
+  /** Stops reading the provider's stream and releases its iterator; set once reading started. */
+  private release: (() => void) | undefined;
+
+  constructor(
+    private readonly watchdogs: Watchdogs,
+    private readonly model: AnyModel,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    this.delegated = takeDelegatedAbort(callerSignal);
+    this.controller = this.delegated ? undefined : new AbortController();
+  }
+
+  /** Sends the request through `streamFn` and answers the stream the layer above reads. */
+  start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): AssistantMessageEventStream {
+    const { callerSignal, controller } = this;
     if (callerSignal?.aborted) {
-      onCallerAbort();
-      return out;
+      this.handleEvent();
+      return this.out;
     }
-    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-    arm("first_event", firstEventTimeoutMs);
+    callerSignal?.addEventListener("abort", this, ONCE);
+    const { firstEventTimeoutMs, clock } = this.watchdogs;
+    if (firstEventTimeoutMs > 0) this.timer = clock.setTimeout(() => this.onTimeout("first_event", firstEventTimeoutMs), firstEventTimeoutMs);
     // The layer's per-event work, applied as each event arrives from the layer or provider below.
     const requestOptions = controller ? { ...callOptions, signal: controller.signal } : callOptions;
-    release = pipeEvents(invokeStreamFn(streamFn, model, context, requestOptions), {
-      event(event) {
-        if (finished) return;
-        if (isTerminalEvent(event)) {
-          finish();
-          out.push(event);
-          out.end();
-          return;
-        }
-        lastPartial = event.partial;
-        noteEvent();
-        out.push(event);
-      },
-      end() {
-        if (finished) return;
-        finish();
-        pushTerminalError(out, endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
-      },
-      fail(error) {
-        if (finished) return;
-        finish();
-        pushTerminalError(out, endWith(callerSignal?.aborted ? "aborted" : "error", errorText(error)));
-      },
-    });
-    return out;
-  };
+    this.release = pipeEvents(invokeStreamFn(streamFn, this.model, context, requestOptions), this);
+    return this.out;
+  }
+
+  event(event: AssistantMessageEvent): void {
+    if (this.finished) return;
+    if (isTerminalEvent(event)) {
+      this.finish();
+      this.out.push(event);
+      this.out.end();
+      return;
+    }
+    this.lastPartial = event.partial;
+    this.noteEvent();
+    this.out.push(event);
+  }
+
+  end(): void {
+    if (this.finished) return;
+    this.finish();
+    pushTerminalError(this.out, this.endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+  }
+
+  fail(error: unknown): void {
+    if (this.finished) return;
+    this.finish();
+    pushTerminalError(this.out, this.endWith(this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+  }
+
+  /**
+   * The caller's abort (this object is the one listener on its signal): it
+   * aborts the request first (a linked controller follows the caller's
+   * reason), then ends the stream.
+   */
+  handleEvent(): void {
+    if (this.finished) return;
+    this.controller?.abort(this.callerSignal?.reason);
+    this.finish();
+    this.release?.();
+    pushTerminalError(this.out, this.endWith("aborted", "Request was aborted"));
+  }
+
+  // Re-arming a timer per streamed delta costs a timer object each time; instead
+  // the idle timer records when the last event came and, when it fires early,
+  // waits only for the rest of the window.
+  private noteEvent(): void {
+    const { watchdogs } = this;
+    this.lastEventAt = watchdogs.eventTime();
+    if (this.idleArmed) return;
+    this.idleArmed = true;
+    if (this.timer !== undefined) watchdogs.clock.clearTimeout(this.timer);
+    this.timer = watchdogs.streamIdleTimeoutMs > 0 ? watchdogs.clock.setTimeout(() => this.onIdleCheck(), watchdogs.streamIdleTimeoutMs) : undefined;
+  }
+
+  private onIdleCheck(): void {
+    if (this.finished) return;
+    const { clock, streamIdleTimeoutMs } = this.watchdogs;
+    const quietFor = clock.now() - this.lastEventAt;
+    if (quietFor >= streamIdleTimeoutMs) this.onTimeout("idle", streamIdleTimeoutMs);
+    else this.timer = clock.setTimeout(() => this.onIdleCheck(), streamIdleTimeoutMs - quietFor);
+  }
+
+  private onTimeout(kind: LlmTimeoutKind, ms: number): void {
+    if (this.finished || this.callerSignal?.aborted) return;
+    const error = new LlmTimeoutError(kind, ms);
+    const message = attachClassifiedError(this.endWith("error", error.message), classifyError(error));
+    this.finish();
+    if (this.delegated) this.delegated.abort(error);
+    else this.controller!.abort(error);
+    this.release?.();
+    pushTerminalError(this.out, message);
+  }
+
+  private finish(): void {
+    this.finished = true;
+    if (this.timer !== undefined) this.watchdogs.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.callerSignal?.removeEventListener("abort", this);
+  }
+
+  private endWith(stopReason: "error" | "aborted", text: string): AssistantMessage {
+    return this.lastPartial ? snapshotAsFailure(this.lastPartial, stopReason, text) : createFailureMessage(this.model, stopReason, text);
+  }
 }
 
 /**

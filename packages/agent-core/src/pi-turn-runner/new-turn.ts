@@ -1,9 +1,9 @@
 import { streamSimple } from "@mariozechner/pi-ai";
 import { ABANDONED, errorText } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
-import { composeOptionLayers } from "../call-stack/compose-stream-fn.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
-import { withLlmRetry } from "../call-stack/llm-retry.js";
+import { withLlmRetryFilling } from "../call-stack/llm-retry.js";
+import { optionFill } from "../call-stack/option-fill.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
 import { EventBridge } from "../event-bridge/event-bridge.js";
@@ -129,8 +129,9 @@ function retriedCallStack(
   wrapInnermost?: (streamFn: StreamFn) => StreamFn,
 ): StreamFn {
   const streamFn = input.llm.streamFn ?? streamSimple;
-  // The timeouts layer guards each call of the option layers, so they need no guard of their own.
-  const timed = withStreamTimeouts(composeOptionLayers(wrapInnermost ? wrapInnermost(streamFn) : streamFn, input.llm), {
+  // The option layers write into the copy of the options the retry layer makes per attempt, instead of copying them again.
+  const fillOptions = optionFill(input.llm);
+  const timed = withStreamTimeouts(wrapInnermost ? wrapInnermost(streamFn) : streamFn, {
     firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
     streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
     clock: defaults.clock,
@@ -138,7 +139,7 @@ function retriedCallStack(
   const hostRetry = input.llmRetry;
   const observer = (notice: LlmRetryNotification) => reportRetryNotice(turnOf(), notice);
   const retryOptions = hostRetry === false ? false : { ...hostRetry, observer };
-  return watchedCallStack(turnOf, label, (attempt) => withLlmRetry(attempt, retryOptions, { clock: defaults.clock, random: defaults.random, label }), timed);
+  return watchedCallStack(turnOf, label, (attempt) => withLlmRetryFilling(attempt, retryOptions, { clock: defaults.clock, random: defaults.random, label }, fillOptions), timed);
 }
 
 /**

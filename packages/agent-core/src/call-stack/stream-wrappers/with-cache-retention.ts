@@ -11,14 +11,19 @@ const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
  */
 export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRetention | undefined): StreamFn {
   if (cacheRetention === undefined) return streamFn;
-  if (!CACHE_RETENTIONS.includes(cacheRetention)) {
-    throw new TurnkitConfigError(
-      ConfigErrorCode.InvalidTurnInput,
-      `llm.cacheRetention must be one of ${CACHE_RETENTIONS.join(", ")}, got ${JSON.stringify(cacheRetention)}`,
-    );
-  }
+  assertValidCacheRetention(cacheRetention);
   return (model, context, options) =>
     options?.cacheRetention !== undefined
       ? streamFn(model, context, options)
       : streamFn(model, context, { ...options, cacheRetention });
+}
+
+/** Throws `invalid_turn_input` unless `value` is `none`, `short` or `long`. */
+export function assertValidCacheRetention(value: unknown): asserts value is CacheRetention {
+  if (!CACHE_RETENTIONS.includes(value as CacheRetention)) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      `llm.cacheRetention must be one of ${CACHE_RETENTIONS.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
 }

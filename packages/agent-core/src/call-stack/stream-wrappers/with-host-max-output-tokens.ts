@@ -15,14 +15,12 @@ export function withHostMaxOutputTokens(streamFn: StreamFn, hostMaxOutputTokens:
   if (hostMaxOutputTokens === undefined) return streamFn;
   assertValidHostCap(hostMaxOutputTokens);
   const cap = hostMaxOutputTokens;
-  return (model, context, options) => {
-    const maxTokens = Math.min(
-      ...[cap, options?.maxTokens, model.maxTokens].filter(
-        (value): value is number => typeof value === "number" && Number.isFinite(value) && value > 0,
-      ),
-    );
-    return streamFn(model, context, { ...options, maxTokens });
-  };
+  return (model, context, options) => streamFn(model, context, { ...options, maxTokens: cappedMaxTokens(cap, options?.maxTokens, model.maxTokens) });
+}
+
+/** The smallest positive finite number of the host cap, the request's `maxTokens` and the model's. */
+export function cappedMaxTokens(cap: number, requested: number | undefined, modelMax: number | undefined): number {
+  return Math.min(...[cap, requested, modelMax].filter((value): value is number => typeof value === "number" && Number.isFinite(value) && value > 0));
 }
 
 /** Throws `invalid_host_cap` unless `value` is a positive integer number. */

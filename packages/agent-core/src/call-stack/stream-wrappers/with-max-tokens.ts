@@ -13,6 +13,7 @@ export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined)
       : streamFn(model, context, { ...options, maxTokens });
 }
 
-function isPositive(value: unknown): value is number {
+/** True for a positive finite number: a `maxTokens` that has an effect. */
+export function isPositive(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && value > 0;
 }

@@ -1,0 +1,174 @@
+import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
+import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
+import type { EventSink } from "./event-sink.js";
+import type { LlmRetryNotification } from "./llm-config.js";
+import type { OptionFill } from "./option-fill.js";
+import { pipeEvents, type RelayStream } from "./relay-stream.js";
+import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
+import {
+  createFailureMessage,
+  errorText,
+  invokeStreamFn,
+  linkAbortSignal,
+  pushTerminalError,
+  type AnyModel,
+  type LinkedAbortSignal,
+  type StreamFn,
+  type StreamFnOptions,
+} from "./stream-fn.js";
+
+/**
+ * The commit point of an attempt: true for the first event that shows the
+ * user something (a non-empty text or thinking delta, or any tool-call
+ * event). Before it, an attempt may be dropped and sent again; from it on,
+ * the attempt is the answer and its later failures are final.
+ */
+export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
+  switch (event.type) {
+    case "text_delta":
+    case "thinking_delta":
+      return event.delta.length > 0;
+    case "toolcall_start":
+    case "toolcall_delta":
+    case "toolcall_end":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * One attempt of a request: sent with `maxRetries: 0`, its own signal
+ * (delegable to the stream timeouts below) and an `onResponse` that calls
+ * the caller's own observer first (its result, a promise included, is what
+ * the stream function awaits) and then remembers the response, also when
+ * the caller's observer throws; `fillOptions`, when given, fills the
+ * option layers' options into that copy. Its events are buffered until the commit
+ * point, then passed to `out`; `resolve` at the commit, `reject` with an
+ * {@link AttemptFailure} when it fails before it. It is the sink of the
+ * attempt's stream: once settled, reading stops and no event reaches it.
+ */
+export class RetryAttempt implements EventSink {
+  private readonly link: LinkedAbortSignal;
+  /** The attempt's latest response (status and headers). */
+  private lastResponse: ProviderResponse | undefined;
+  /** Events held back until the commit point; `undefined` once committed. */
+  private buffer: AssistantMessageEvent[] | undefined = [];
+  private settled = false;
+  private stop: (() => void) | undefined;
+
+  constructor(
+    private readonly out: RelayStream,
+    private readonly model: AnyModel,
+    private readonly callerSignal: AbortSignal | undefined,
+    private readonly attempt: number,
+    private readonly resolve: () => void,
+    private readonly reject: (failure: AttemptFailure) => void,
+    private readonly notify: (notification: LlmRetryNotification) => void,
+    private readonly label: string,
+    private readonly fillOptions: OptionFill | undefined,
+  ) {
+    // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
+    this.link = linkAbortSignal(callerSignal, { delegable: true });
+  }
+
+  start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): void {
+    const callerObserver = callOptions?.onResponse;
+    const options: StreamFnOptions = {
+      ...callOptions,
+      maxRetries: 0,
+      signal: this.link.signal,
+      onResponse: (response, model) => {
+        try {
+          return callerObserver?.(response, model);
+        } finally {
+          this.lastResponse = { status: response.status, headers: { ...response.headers } };
+        }
+      },
+    };
+    this.fillOptions?.(options, this.model);
+    this.stop = pipeEvents(invokeStreamFn(streamFn, this.model, context, options), this);
+    if (this.settled) this.stop();
+  }
+
+  event(event: AssistantMessageEvent): void {
+    if (this.settled) return;
+    const { out, buffer } = this;
+    if (buffer === undefined) {
+      if (event.type === "error") return this.finishCommitted(event.error);
+      out.push(event);
+      if (event.type === "done") {
+        this.settle();
+        this.link.dispose();
+        out.end();
+      }
+      return;
+    }
+    if (event.type === "error") return this.abandon(event.error);
+    buffer.push(event);
+    if (event.type === "done") {
+      this.settle();
+      this.commit();
+      this.link.dispose();
+      out.end();
+      return;
+    }
+    if (isVisibleOutputEvent(event)) this.commit();
+  }
+
+  end(): void {
+    if (this.settled) return;
+    this.endOrFail(createFailureMessage(this.model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+  }
+
+  fail(error: unknown): void {
+    if (this.settled) return;
+    this.endOrFail(createFailureMessage(this.model, this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+  }
+
+  /** Stops reading the attempt's stream; no event reaches the sink any more. */
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.stop?.();
+  }
+
+  private abandon(failure: AssistantMessage): void {
+    this.settle();
+    this.link.abort();
+    this.link.dispose();
+    this.reject(new AttemptFailure(failure, this.lastResponse));
+  }
+
+  private commit(): void {
+    if (this.attempt > 1) this.notify({ type: "recovered", label: this.label, attempt: this.attempt });
+    for (const buffered of this.buffer ?? []) this.out.push(buffered);
+    this.buffer = undefined;
+    this.resolve();
+  }
+
+  private finishCommitted(message: AssistantMessage): void {
+    this.settle();
+    this.link.dispose();
+    pushTerminalError(this.out, attachClassifiedError(message, classifyError(message, this.lastResponse)));
+  }
+
+  private endOrFail(failure: AssistantMessage): void {
+    if (this.buffer === undefined) this.finishCommitted(failure);
+    else this.abandon(failure);
+  }
+}
+
+/** A failed attempt as p-retry sees it: the attempt's final message and its classification (with the attempt's last response). */
+export class AttemptFailure extends Error {
+  readonly failure: AssistantMessage;
+  readonly classified: ClassifiedError;
+
+  constructor(failure: AssistantMessage, response: ProviderResponse | undefined) {
+    const classified = classifyError(failure, response);
+    super(classified.message);
+    this.name = "AttemptFailure";
+    this.failure = failure;
+    this.classified = classified;
+  }
+}
