@@ -16,20 +16,22 @@ export type BridgeOutput = <TType extends RuntimeEventType>(type: TType, payload
 
 interface HeldCall {
   toolCall: ToolCall;
+  /** The message that made the call. */
+  held: HeldMessage;
   startedAt?: number;
   chunk?: StreamToolCallChunk;
-}
-
-interface HeldMessage {
-  messageId: string;
-  message: AssistantMessage;
-  calls: HeldCall[];
-  remaining: number;
 }
 
 interface MessageStream {
   id: string;
   chunkIndex: number;
+}
+
+interface HeldMessage {
+  stream: MessageStream;
+  message: AssistantMessage;
+  calls: HeldCall[];
+  remaining: number;
 }
 
 /**
@@ -51,9 +53,8 @@ interface MessageStream {
  */
 export class EventBridge {
   private current: MessageStream | undefined;
-  private readonly streams = new Map<string, MessageStream>();
+  /** Completed messages waiting for their calls to end, oldest first (rarely more than one). */
   private readonly held: HeldMessage[] = [];
-  private readonly heldByCall = new Map<string, HeldMessage>();
   private readonly messageIdByCall = new Map<string, string>();
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
   private waiting: Promise<void> | undefined;
@@ -169,7 +170,6 @@ export class EventBridge {
 
   private beginMessage(id: string): void {
     this.current = { id, chunkIndex: 0 };
-    this.streams.set(id, this.current);
   }
 
   private chunk(stream: MessageStream, chunk: StreamChunk): void {
@@ -205,12 +205,8 @@ export class EventBridge {
     const stream = this.current;
     this.current = undefined;
     if (!stream) return;
-    if (message.stopReason === "aborted") {
-      this.streams.delete(stream.id);
-      return;
-    }
+    if (message.stopReason === "aborted") return;
     if (message.stopReason === "error") {
-      this.streams.delete(stream.id);
       const classified = classifyError(message);
       this.chunk(stream, {
         kind: "finish",
@@ -220,21 +216,27 @@ export class EventBridge {
       });
       return;
     }
-    const calls: HeldCall[] = [];
+    const held: HeldMessage = { stream, message, calls: [], remaining: 0 };
     for (const block of message.content) {
       if (block.type === "toolCall") {
-        calls.push({ toolCall: block });
+        held.calls.push({ toolCall: block, held });
         this.messageIdByCall.set(block.id, stream.id);
       }
     }
-    if (calls.length === 0) {
+    if (held.calls.length === 0) {
       this.chunk(stream, { kind: "finish", reason: message.stopReason, usage: message.usage });
-      this.streams.delete(stream.id);
       return;
     }
-    const held: HeldMessage = { messageId: stream.id, message, calls, remaining: calls.length };
+    held.remaining = held.calls.length;
     this.held.push(held);
-    for (const call of calls) this.heldByCall.set(call.toolCall.id, held);
+  }
+
+  /** The call `toolCallId` of the newest held message that made one; `undefined` once its message was released. */
+  private heldCall(toolCallId: string): HeldCall | undefined {
+    for (let index = this.held.length - 1; index >= 0; index--) {
+      for (const call of this.held[index]!.calls) if (call.toolCall.id === toolCallId) return call;
+    }
+    return undefined;
   }
 
   /**
@@ -243,12 +245,10 @@ export class EventBridge {
    * is blocked never gets one (it goes from `preparing` to `failed`).
    */
   toolAdmitted(toolCallId: string): void {
-    const held = this.heldByCall.get(toolCallId);
-    const call = held?.calls.find((candidate) => candidate.toolCall.id === toolCallId);
-    const stream = held && this.streams.get(held.messageId);
-    if (!call || !stream) return;
+    const call = this.heldCall(toolCallId);
+    if (!call) return;
     call.startedAt = this.now();
-    this.chunk(stream, {
+    this.chunk(call.held.stream, {
       kind: "tool_call",
       toolCallId,
       toolName: call.toolCall.name,
@@ -258,9 +258,9 @@ export class EventBridge {
   }
 
   private toolEnded(toolCallId: string, result: unknown, isError: boolean): void {
-    const held = this.heldByCall.get(toolCallId);
-    const call = held?.calls.find((candidate) => candidate.toolCall.id === toolCallId);
-    if (!held || !call || call.chunk) return;
+    const call = this.heldCall(toolCallId);
+    if (!call || call.chunk) return;
+    const { held } = call;
     const { content, details } = (result ?? {}) as { content?: unknown[]; details?: unknown };
     call.chunk = this.callChunk(call, isError ? "failed" : "finished", { content: describeInlineMedia(content), isError, details });
     held.remaining--;
@@ -284,13 +284,8 @@ export class EventBridge {
     const index = this.held.indexOf(held);
     if (index < 0) return;
     this.held.splice(index, 1);
-    const stream = this.streams.get(held.messageId);
-    if (!stream) return;
-    for (const call of held.calls) {
-      this.heldByCall.delete(call.toolCall.id);
-      if (call.chunk) this.chunk(stream, call.chunk);
-    }
+    const { stream } = held;
+    for (const call of held.calls) if (call.chunk) this.chunk(stream, call.chunk);
     this.chunk(stream, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });
-    this.streams.delete(held.messageId);
   }
 }

@@ -1,6 +1,9 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { HistoryChange } from "./turn-hooks.js";
 
+/** What {@link HistoryCursor.take} answers when nothing is new: one shared empty list, so most calls allocate nothing. */
+const NO_CHANGES: readonly HistoryChange[] = Object.freeze([]);
+
 /**
  * Tracks which messages of a transcript the host has been given.
  * It starts after the caller's history, so that history is never re-sent;
@@ -32,7 +35,8 @@ export class HistoryCursor {
    * A replacement comes first; then a delta of the messages after the cursor.
    * Returns an empty list when there is nothing new.
    */
-  take(transcript: readonly AgentMessage[]): HistoryChange[] {
+  take(transcript: readonly AgentMessage[]): readonly HistoryChange[] {
+    if (!this.pendingReplacement && transcript.length <= this.delivered) return NO_CHANGES;
     const changes: HistoryChange[] = [];
     if (this.pendingReplacement) {
       changes.push(this.pendingReplacement);

@@ -30,7 +30,7 @@ export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   return deliverThroughHooks(turn, changes, hooks);
 }
 
-async function deliverThroughHooks(turn: RunningTurn, changes: HistoryChange[], hooks: readonly OnHistoryChangedHook[]): Promise<void> {
+async function deliverThroughHooks(turn: RunningTurn, changes: readonly HistoryChange[], hooks: readonly OnHistoryChangedHook[]): Promise<void> {
   for (const change of changes) {
     for (const [index, hook] of hooks.entries()) {
       if (turn.historyHooksCutAt !== undefined && index >= turn.historyHooksCutAt) break;

@@ -13,11 +13,19 @@ export class SharedAbortGrace {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private begunAt: number | undefined;
   private over = false;
-  private resolveOver!: (value: typeof ABANDONED) => void;
+  /** Made at the first wait on {@link expired}: most turns never wait on host code. */
+  private expiredPromise: Promise<typeof ABANDONED> | undefined;
+  private resolveOver: ((value: typeof ABANDONED) => void) | undefined;
+
   /** Resolves with `ABANDONED` when the grace is over; never before an abort. */
-  readonly expired: Promise<typeof ABANDONED> = new Promise((resolve) => {
-    this.resolveOver = resolve;
-  });
+  get expired(): Promise<typeof ABANDONED> {
+    this.expiredPromise ??= this.over
+      ? Promise.resolve(ABANDONED)
+      : new Promise((resolve) => {
+          this.resolveOver = resolve;
+        });
+    return this.expiredPromise;
+  }
 
   /** Starts the grace; later calls keep the first deadline, and once it ended (the turn settled) nothing starts. */
   begin(): void {
@@ -48,6 +56,6 @@ export class SharedAbortGrace {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.over = true;
-    this.resolveOver(ABANDONED);
+    this.resolveOver?.(ABANDONED);
   }
 }

@@ -18,9 +18,29 @@ import type { RunningTurn } from "./turn-state.js";
  * tries to close the turn. Nothing is polled after an error or aborted
  * response, a stop request, a failure or a close.
  */
-export async function onStepEnd(turn: RunningTurn, message: AgentMessage, toolResults: ToolResultMessage[]): Promise<void> {
+export function onStepEnd(turn: RunningTurn, message: AgentMessage, toolResults: ToolResultMessage[]): Promise<void> | void {
   const stepIndex = ++turn.stepIndex;
   if (message.role !== "assistant" || turn.settled) return;
+  // Without host code to ask, a step end only resets the batch's terminate record: no promise for the loop to wait on.
+  if (!hostActsAtStepEnd(turn)) {
+    takeBatchTerminates(turn, toolResults);
+    return;
+  }
+  return endStepWithHost(turn, stepIndex, message, toolResults);
+}
+
+/** Whether the host installed anything a step end calls: a step-end hook, the stop check, a steering source or `tryBeginClose`. */
+function hostActsAtStepEnd(turn: RunningTurn): boolean {
+  const { input } = turn;
+  return (
+    hookArray(turn.hooks.onStepEndHook).length > 0 ||
+    Boolean(input.shouldStopAfterTurn) ||
+    Boolean(input.getSteeringMessages) ||
+    Boolean(input.tryBeginClose)
+  );
+}
+
+async function endStepWithHost(turn: RunningTurn, stepIndex: number, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
   await runStepEndHooks(turn, stepIndex, message, toolResults);
   const batchTerminates = takeBatchTerminates(turn, toolResults);
   if (isErrorOrAborted(message) || turn.stopRequested || turn.closed || turn.agent.signal?.aborted) return;
@@ -49,10 +69,11 @@ async function hostStopsAfterStep(turn: RunningTurn, message: AssistantMessage, 
 
 /** Whether the loop sends no request for this step's results, as the loop decides it; resets for the next step. */
 function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]): boolean {
+  const calls = turn.terminatingCalls;
   const terminates =
-    turn.terminateAgentRequested || (toolResults.length > 0 && toolResults.every((result) => turn.terminatingCalls.has(result.toolCallId)));
+    turn.terminateAgentRequested || (toolResults.length > 0 && calls !== undefined && toolResults.every((result) => calls.has(result.toolCallId)));
   turn.terminateAgentRequested = false;
-  turn.terminatingCalls.clear();
+  calls?.clear();
   return terminates;
 }
 

@@ -10,7 +10,7 @@ import {
   errorText,
 } from "@turnkit/agent-loop";
 import { awaitHostCall } from "./host-calls.js";
-import { type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
+import { type OnToolExecutionStartHook, type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 import { reportTrace } from "./turn-log.js";
 
@@ -70,16 +70,25 @@ export async function beforeToolCall(
   return undefined;
 }
 
-/** Tells the bridge the call was admitted, then runs the `onToolExecutionStartHook` observers; their failures are ignored. */
-export async function onToolExecutionStart(
-  turn: RunningTurn,
-  context: ToolExecutionStartContext,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+/**
+ * Tells the bridge the call was admitted, then runs the `onToolExecutionStartHook`
+ * observers; their failures are ignored. Without an observer it returns no
+ * promise, so the loop starts the tool without waiting.
+ */
+export function onToolExecutionStart(turn: RunningTurn, context: ToolExecutionStartContext, signal: AbortSignal | undefined): Promise<void> | void {
   turn.bridge.toolAdmitted(context.toolCall.id);
   turn.watch.toolAdmitted(context.toolCall.id);
   const hooks = hookArray(turn.hooks.onToolExecutionStartHook);
   if (hooks.length === 0) return;
+  return runStartObservers(turn, context, signal, hooks);
+}
+
+async function runStartObservers(
+  turn: RunningTurn,
+  context: ToolExecutionStartContext,
+  signal: AbortSignal | undefined,
+  hooks: readonly OnToolExecutionStartHook[],
+): Promise<void> {
   const event = toolEvent(turn, context);
   for (const hook of hooks) {
     try {
@@ -102,7 +111,7 @@ export async function afterToolCall(
 ): Promise<AfterToolCallResult | undefined> {
   const hooks = hookArray(turn.hooks.afterToolCallHook);
   if (hooks.length === 0) {
-    if (context.result.terminate === true) turn.terminatingCalls.add(context.toolCall.id);
+    if (context.result.terminate === true) (turn.terminatingCalls ??= new Set()).add(context.toolCall.id);
     return undefined;
   }
   let { result, isError } = context;
@@ -125,7 +134,7 @@ export async function afterToolCall(
       isError = true;
     }
   }
-  if (result.terminate === true) turn.terminatingCalls.add(context.toolCall.id);
+  if (result.terminate === true) (turn.terminatingCalls ??= new Set()).add(context.toolCall.id);
   if (terminateAgent) turn.terminateAgentRequested = true;
   // `false`, not `undefined`: the loop would fall back to the unpatched result's flag.
   return { content: result.content, details: result.details, isError, terminate: result.terminate === true, terminateAgent };

@@ -115,30 +115,28 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
       let result: unknown;
       try {
         result = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
-          if (settled) return notify(() => options.onLateUpdate?.(toolCallId, def.name));
+          if (settled) return notify(options.onLateUpdate, toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
       } finally {
         settled = true;
-        notify(() => options.onExecuteSettled?.(toolCallId));
+        notify(options.onExecuteSettled, toolCallId, def.name);
       }
       const checked = checkResult(def.name, result);
-      return {
-        content: checked.content,
-        details: checked.details ?? {},
-        ...(checked.terminate === true && { terminate: true }),
-        ...(checked.isError === true && { isError: true }),
-      };
+      const converted: AgentToolResult<any> = { content: checked.content, details: checked.details ?? {} };
+      if (checked.terminate === true) converted.terminate = true;
+      if (checked.isError === true) converted.isError = true;
+      return converted;
     },
   };
   if (def.prepareArguments) agentTool.prepareArguments = def.prepareArguments;
   return agentTool;
 }
 
-/** Calls an observer of the tool table; whatever it throws stays out of the tool. */
-function notify(observer: () => void): void {
+/** Tells an observer of the tool table about a call; whatever it throws stays out of the tool. */
+function notify(observer: ((toolCallId: string, toolName: string) => void) | undefined, toolCallId: string, toolName: string): void {
   try {
-    observer();
+    observer?.(toolCallId, toolName);
   } catch {
     // An observer's failure is its own.
   }
@@ -148,10 +146,14 @@ function checkResult(toolName: string, result: unknown): RuntimeToolResult {
   if (typeof result !== "object" || result === null || !Array.isArray((result as RuntimeToolResult).content)) {
     throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`);
   }
-  const bad = (result as RuntimeToolResult).content.find((block: TextContent | ImageContent) => block?.type !== "text" && block?.type !== "image");
+  const bad = (result as RuntimeToolResult).content.find(isNeitherTextNorImage);
   if (bad !== undefined) {
     throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: content blocks must be text or image, got ${JSON.stringify((bad as { type?: unknown })?.type ?? bad)}`);
   }
   return result as RuntimeToolResult;
+}
+
+function isNeitherTextNorImage(block: TextContent | ImageContent): boolean {
+  return block?.type !== "text" && block?.type !== "image";
 }
 
