@@ -55,13 +55,14 @@ export function agentRunConfig(
     convertToLlm: settings.convertToLlm === defaultConvertToLlm ? transcriptConverter() : settings.convertToLlm,
     transformContext: settings.transformContext,
     getApiKey: settings.getApiKey,
-    getSteeringMessages: async () => {
+    // Plain functions answering settled promises: a poll costs no async frame.
+    getSteeringMessages: () => {
       if (skipSteeringPoll) {
         skipSteeringPoll = false;
-        return [];
+        return Promise.resolve([]);
       }
-      return queues.steering.drain();
+      return Promise.resolve(queues.steering.drain());
     },
-    getFollowUpMessages: async () => queues.followUp.drain(),
+    getFollowUpMessages: () => Promise.resolve(queues.followUp.drain()),
   };
 }

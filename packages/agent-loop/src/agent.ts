@@ -14,6 +14,7 @@ import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state
 import { defaultConvertToLlm } from "./default-convert-to-llm.js";
 import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
 import { deliverToListeners } from "./listener-delivery.js";
+import { ListenerGrace } from "./listener-grace.js";
 import { MessageQueue } from "./message-queue.js";
 import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
 import type {
@@ -37,6 +38,8 @@ import type {
 interface ActiveRun {
   promise: Promise<void>;
   abortController: AbortController;
+  /** How long listener results are still waited for once the run is aborted. */
+  listenerGrace: ListenerGrace;
 }
 
 /**
@@ -200,7 +203,10 @@ export class Agent {
 
   /** Aborts the current run, if any: the request, tools, hooks and listeners see the signal. */
   abort(): void {
-    this.activeRun?.abortController.abort();
+    const run = this.activeRun;
+    if (!run) return;
+    run.abortController.abort();
+    run.listenerGrace.aborted();
   }
 
   /** Resolves when the current run and every listener of its `agent_end` have finished. */
@@ -282,7 +288,8 @@ export class Agent {
     const promise = new Promise<void>((resolve) => {
       resolveRun = resolve;
     });
-    this.activeRun = { promise, abortController };
+    const listenerGrace = new ListenerGrace(abortController.signal);
+    this.activeRun = { promise, abortController, listenerGrace };
     this._state.isStreaming = true;
     this._state.streamingMessage = undefined;
     this._state.errorMessage = undefined;
@@ -303,7 +310,10 @@ export class Agent {
       // streaming or other calls of a parallel batch executing: abort them, so
       // no work of this run outlives it.
       const last = this._state.messages[this._state.messages.length - 1];
-      if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) abortController.abort();
+      if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) {
+        abortController.abort();
+        listenerGrace.aborted();
+      }
       this._state.isStreaming = false;
       this._state.streamingMessage = undefined;
       this._state.clearPendingToolCalls();
@@ -332,8 +342,8 @@ export class Agent {
 
   private processEvent(event: AgentEvent): Promise<void> | void {
     applyEventToState(this._state, event);
-    const signal = this.activeRun?.abortController.signal;
-    if (!signal) throw new Error("Agent listener invoked outside active run");
-    return deliverToListeners(this.listeners, event, signal);
+    const run = this.activeRun;
+    if (!run) throw new Error("Agent listener invoked outside active run");
+    return deliverToListeners(this.listeners, event, run.abortController.signal, run.listenerGrace);
   }
 }

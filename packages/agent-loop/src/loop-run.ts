@@ -1,5 +1,6 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { RunAbortWatch } from "./run-abort-watch.js";
+import { StepCalls } from "./step-calls.js";
 import { ToolResultText, errorText, errorToolResult, failedAssistantMessage, toolResultMessage } from "./synthetic-messages.js";
 import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
 
@@ -22,15 +23,15 @@ export class LoopRun {
   private agentEnded = false;
   /** The message between `message_start` and `message_end`; for a response, its latest partial. */
   private openMessage: AgentMessage | undefined;
-  /** Messages announced with `message_end`, so a failure can announce the rest of `newMessages`. */
-  private readonly endedMessages = new Set<AgentMessage>();
-  /** The latest completed assistant message with tool calls, and which calls have results. */
+  /**
+   * Messages announced with `message_end`, so a failure can announce the rest
+   * of `newMessages`. A list, not a set: it is only searched on failure.
+   */
+  private readonly endedMessages: AgentMessage[] = [];
+  /** The latest completed assistant message with tool calls. */
   private stepAssistant: AssistantMessage | undefined;
-  private readonly answeredCalls = new Set<string>();
-  private readonly startedCalls = new Set<string>();
-  /** Calls of the current step whose tool's `execute` was called (it may have had effects). */
-  private readonly executedCalls = new Set<string>();
-  private readonly openExecutions = new Map<string, string>();
+  /** What happened to each of its calls. */
+  private readonly stepCalls = new StepCalls();
   /** The run's one abort listener (request signal, response and batch graces); released at `agent_end`. */
   readonly abortWatch: RunAbortWatch;
   /** Tool results announced since the last `turn_start`: a failure's `turn_end` reports them all. */
@@ -84,7 +85,7 @@ export class LoopRun {
    * failure that answers the call never says it was not executed.
    */
   markToolStarted(toolCallId: string): void {
-    this.executedCalls.add(toolCallId);
+    this.stepCalls.executed(toolCallId);
   }
 
   /**
@@ -120,25 +121,22 @@ export class LoopRun {
       case "message_end": {
         this.openMessage = undefined;
         const message = event.message;
-        this.endedMessages.add(message);
+        this.endedMessages.push(message);
         if (message.role === "assistant") {
           const hasCalls = message.content.some((block) => block.type === "toolCall");
           this.stepAssistant = hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
-          this.answeredCalls.clear();
-          this.startedCalls.clear();
-          this.executedCalls.clear();
+          this.stepCalls.nextStep();
         } else if (message.role === "toolResult") {
-          this.answeredCalls.add(message.toolCallId);
+          this.stepCalls.answered(message.toolCallId);
           this.turnToolResults.push(message);
         }
         break;
       }
       case "tool_execution_start":
-        this.startedCalls.add(event.toolCallId);
-        this.openExecutions.set(event.toolCallId, event.toolName);
+        this.stepCalls.started(event.toolCallId);
         break;
       case "tool_execution_end":
-        this.openExecutions.delete(event.toolCallId);
+        this.stepCalls.ended(event.toolCallId);
         break;
       case "agent_start":
       case "tool_execution_update":
@@ -187,23 +185,25 @@ export class LoopRun {
     // Prompts or steering recorded but never announced (a listener failed
     // before their turn came): announce them, so a transcript built from
     // `message_end` holds everything `agent_end` reports.
+    const ended = new Set(this.endedMessages);
     for (const message of [...this.newMessages]) {
-      if (this.endedMessages.has(message) || message === partial) continue;
+      if (ended.has(message) || message === partial) continue;
       await emit({ type: "message_start", message });
       await emit({ type: "message_end", message });
+      ended.add(message);
     }
 
     const step = this.stepAssistant;
     if (step) {
       for (const block of step.content) {
-        if (block.type !== "toolCall" || this.answeredCalls.has(block.id)) continue;
+        if (block.type !== "toolCall" || this.stepCalls.isAnswered(block.id)) continue;
         const call = block as AgentToolCall;
         const result = errorToolResult(this.unansweredCallText(call.id, aborted, error));
         // Every answered call also gets its execution events, as a skipped call does.
-        if (!this.startedCalls.has(call.id)) {
+        if (!this.stepCalls.isStarted(call.id)) {
           await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
         }
-        if (this.openExecutions.has(call.id)) {
+        if (this.stepCalls.isOpen(call.id)) {
           await emit({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result, isError: true });
         }
         const message = toolResultMessage(call, result, true);
@@ -230,7 +230,7 @@ export class LoopRun {
 
   /** The result text of a call a failure answers: whether its tool had started decides between "not executed" and "interrupted". */
   private unansweredCallText(toolCallId: string, aborted: boolean, error: unknown): string {
-    if (this.executedCalls.has(toolCallId)) return aborted ? ToolResultText.interrupted : ToolResultText.runFailedAfterStart(errorText(error));
+    if (this.stepCalls.wasExecuted(toolCallId)) return aborted ? ToolResultText.interrupted : ToolResultText.runFailedAfterStart(errorText(error));
     return aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
   }
 }

@@ -35,10 +35,10 @@ const NOT_STARTED: unique symbol = Symbol("turnkit.notStarted");
  * concurrently, so listeners never overlap.
  */
 export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage, toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
-  const tools = new Map<string, AgentTool<any>>();
-  for (const tool of run.context.tools ?? []) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+  // The tools as the batch starts: a hook that changes the context's tools affects the next batch.
+  const tools = run.context.tools ? run.context.tools.slice() : [];
   const sequential =
-    run.config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
+    run.config.toolExecution === "sequential" || toolCalls.some((call) => findTool(tools, call.name)?.executionMode === "sequential");
   const grace = run.abortWatch.startBatchGrace();
   const batch = new ToolBatch(run, assistant, tools, grace?.promise);
   let finished: FinishedCall[];
@@ -68,7 +68,7 @@ class ToolBatch {
   constructor(
     private readonly run: LoopRun,
     private readonly assistant: AssistantMessage,
-    private readonly tools: Map<string, AgentTool<any>>,
+    private readonly tools: readonly AgentTool<any>[],
     /** Resolves `ABORT_GRACE_MS` after the run's signal fired; shared by every wait of the batch. */
     private readonly abandoned: Promise<typeof ABANDONED> | undefined,
   ) {}
@@ -141,7 +141,7 @@ class ToolBatch {
    */
   private prepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
     if (this.run.aborted) return notExecuted(toolCall);
-    const tool = this.tools.get(toolCall.name);
+    const tool = findTool(this.tools, toolCall.name);
     if (!tool) return finishedWithError(toolCall, ToolResultText.notFound(toolCall.name));
     let args: unknown;
     try {
@@ -286,6 +286,12 @@ class ToolBatch {
     this.emitChain = next.catch(() => undefined);
     return next;
   }
+}
+
+/** The first tool named `name`, as a lookup table built first-name-wins would answer; the list is short. */
+function findTool(tools: readonly AgentTool<any>[], name: string): AgentTool<any> | undefined {
+  for (const tool of tools) if (tool.name === name) return tool;
+  return undefined;
 }
 
 /** A call answered with the `aborted` result: its tool never started. */
