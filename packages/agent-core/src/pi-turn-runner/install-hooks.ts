@@ -2,6 +2,7 @@ import { runBeforeLlmHooks } from "./before-llm-hooks.js";
 import { askHost } from "./host-calls.js";
 import { turnStreamFn } from "./llm-request.js";
 import { afterToolCall, beforeToolCall, onToolExecutionStart } from "./tool-hooks.js";
+import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 
 /**
@@ -17,7 +18,8 @@ export function installHooks(turn: RunningTurn): void {
   const { agent, input } = turn;
   agent.transformContext = (messages, signal) => runBeforeLlmHooks(turn, messages, signal, "request");
   agent.streamFn = turnStreamFn(turn);
-  agent.beforeToolCall = (context, signal) => beforeToolCall(turn, context, signal);
+  // Without a before-tool hook there is nothing to ask: the loop admits each call without a call and a promise.
+  agent.beforeToolCall = hookArray(turn.hooks.beforeToolCallHook).length > 0 ? (context, signal) => beforeToolCall(turn, context, signal) : undefined;
   agent.afterToolCall = (context, signal) => afterToolCall(turn, context, signal);
   agent.onToolExecutionStart = (context, signal) => onToolExecutionStart(turn, context, signal);
   agent.shouldStopAfterTurn = () => turn.stopRequested;
