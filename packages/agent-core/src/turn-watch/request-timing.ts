@@ -64,9 +64,13 @@ export function millis(value: number): number {
   return Math.round(Math.max(0, value) * 1000) / 1000;
 }
 
+/** Shared by every request before its first attempt; never added to. */
+const NO_ATTEMPTS: readonly AttemptTimes[] = Object.freeze([]);
+
 /** One request of the loop or of a hook, with every attempt it took and the backoff between them. */
 export class ModelRequestRecord {
-  readonly attempts: AttemptTimes[] = [];
+  /** Every attempt, in order, in a list exactly that long: most requests take one attempt, and a list grown by `push` makes room for seventeen. */
+  attempts: readonly AttemptTimes[] = NO_ATTEMPTS;
   backoffMs = 0;
   /** Its `chat` span while it is open, when the turn is traced. */
   span: RequestSpan | undefined = undefined;
@@ -75,6 +79,11 @@ export class ModelRequestRecord {
     readonly family: RequestFamily,
     readonly startedAt: number,
   ) {}
+
+  /** `attempt` joins the request (a retry copies the short list). */
+  addAttempt(attempt: AttemptTimes): void {
+    this.attempts = this.attempts.length === 0 ? [attempt] : [...this.attempts, attempt];
+  }
 
   /** The attempt that decided the request: the last one. */
   get last(): AttemptTimes | undefined {

@@ -2,13 +2,11 @@ import type { ToolCallTiming } from "@turnkit/protocol";
 import type { Clock } from "../clock.js";
 import { millis } from "./request-timing.js";
 
-/** The moments of one tool call, on the turn's clock (every field present from the start, so all calls share one shape). */
-export interface ToolCallTimes {
-  readonly toolName: string;
-  readonly announcedAt: number;
-  admittedAt: number | undefined;
-  endedAt: number | undefined;
-}
+/** Where a call's moments sit in `ToolCallTimer`'s list: three numbers per call, from its slot times three. */
+const ANNOUNCED = 0;
+const ADMITTED = 1;
+const ENDED = 2;
+const MOMENTS = 3;
 
 /**
  * When each tool call of a turn was announced (the loop's
@@ -16,50 +14,98 @@ export interface ToolCallTimes {
  * permissions asked), admitted (about to run) and ended, on the turn's
  * clock. A call that never ran has no admission: all its time is queued.
  * Run time ends when `execute` settles, not when the loop reports the end
- * (parallel calls are reported in the model's call order).
+ * (parallel calls are reported in the model's call order). A call is known
+ * by its id from its first announcement on; a later announcement of the
+ * same id changes nothing.
+ *
+ * The moments are plain numbers in one list (`NaN`: not yet), not an
+ * object per call: a long turn makes thousands of calls, and each would
+ * live until the turn ends. The lists make room for four calls at first,
+ * then twice as many each time they are full, so a turn of a few calls
+ * holds a few dozen bytes for them.
  */
 export class ToolCallTimer {
-  private readonly calls = new Map<string, ToolCallTimes>();
+  /** Each call's slot, in announcement order. */
+  private readonly slots = new Map<string, number>();
+  private toolNames: string[] = [];
+  private moments: number[] = [];
 
   constructor(private readonly clock: Clock) {}
 
   announced(toolCallId: string, toolName: string): void {
-    if (!this.calls.has(toolCallId)) this.calls.set(toolCallId, { toolName, announcedAt: this.clock.now(), admittedAt: undefined, endedAt: undefined });
+    if (this.slots.has(toolCallId)) return;
+    const slot = this.slots.size;
+    if (slot === this.toolNames.length) this.makeRoom();
+    this.slots.set(toolCallId, slot);
+    this.toolNames[slot] = toolName;
+    this.moments[slot * MOMENTS + ANNOUNCED] = this.clock.now();
   }
 
   admitted(toolCallId: string): void {
-    const call = this.calls.get(toolCallId);
-    if (call && call.admittedAt === undefined) call.admittedAt = this.clock.now();
+    this.mark(toolCallId, ADMITTED);
   }
 
   /** The tool's `execute` settled (before the after-tool hooks and before the loop reports the call's end in call order). */
   settled(toolCallId: string): void {
-    const call = this.calls.get(toolCallId);
-    if (call && call.endedAt === undefined) call.endedAt = this.clock.now();
+    this.mark(toolCallId, ENDED);
   }
 
-  /** Ends the call (when it had not settled yet) and answers its times, `endedAt` set (undefined for a call never announced). */
-  ended(toolCallId: string): ToolCallTimes | undefined {
-    const call = this.calls.get(toolCallId);
-    if (call && call.endedAt === undefined) call.endedAt = this.clock.now();
-    return call;
+  /** Ends the call (when it had not settled yet); answers whether it was announced. */
+  ended(toolCallId: string): boolean {
+    return this.mark(toolCallId, ENDED);
+  }
+
+  /** When an announced call ended (`NaN` while it runs). */
+  endedAt(toolCallId: string): number {
+    const slot = this.slots.get(toolCallId);
+    return slot === undefined ? Number.NaN : this.moments[slot * MOMENTS + ENDED]!;
+  }
+
+  /** An announced call's timing, as if it ended at `endedAt`; undefined for a call never announced. */
+  timing(toolCallId: string, endedAt: number): ToolCallTiming | undefined {
+    const slot = this.slots.get(toolCallId);
+    return slot === undefined ? undefined : this.timingOf(toolCallId, slot, endedAt);
   }
 
   /** Every call in announcement order; `now` ends a call still running. */
   timings(now: number): ToolCallTiming[] {
     const timings: ToolCallTiming[] = [];
-    this.calls.forEach((call, toolCallId) => timings.push(toolCallTiming(toolCallId, call, call.endedAt ?? now)));
+    this.slots.forEach((slot, toolCallId) => {
+      const endedAt = this.moments[slot * MOMENTS + ENDED]!;
+      timings.push(this.timingOf(toolCallId, slot, Number.isNaN(endedAt) ? now : endedAt));
+    });
     return timings;
   }
-}
 
-/** A call's timing as the protocol reports it, the call having ended at `endedAt`. */
-export function toolCallTiming(toolCallId: string, call: ToolCallTimes, endedAt: number): ToolCallTiming {
-  const admittedAt = call.admittedAt ?? endedAt;
-  return {
-    toolCallId,
-    toolName: call.toolName,
-    queuedMs: millis(admittedAt - call.announcedAt),
-    runMs: call.admittedAt === undefined ? 0 : millis(endedAt - call.admittedAt),
-  };
+  /** Records `moment` of the call now, unless it was recorded already; false for a call never announced. */
+  private mark(toolCallId: string, moment: number): boolean {
+    const slot = this.slots.get(toolCallId);
+    if (slot === undefined) return false;
+    const index = slot * MOMENTS + moment;
+    if (Number.isNaN(this.moments[index])) this.moments[index] = this.clock.now();
+    return true;
+  }
+
+  /** Room for twice as many calls (four at first), every moment `NaN`. */
+  private makeRoom(): void {
+    const capacity = Math.max(4, this.toolNames.length * 2);
+    const toolNames = new Array<string>(capacity);
+    const moments = new Array<number>(capacity * MOMENTS).fill(Number.NaN);
+    for (let index = 0; index < this.toolNames.length; index++) toolNames[index] = this.toolNames[index]!;
+    for (let index = 0; index < this.moments.length; index++) moments[index] = this.moments[index]!;
+    this.toolNames = toolNames;
+    this.moments = moments;
+  }
+
+  private timingOf(toolCallId: string, slot: number, endedAt: number): ToolCallTiming {
+    const announcedAt = this.moments[slot * MOMENTS + ANNOUNCED]!;
+    const admittedAt = this.moments[slot * MOMENTS + ADMITTED]!;
+    const ran = !Number.isNaN(admittedAt);
+    return {
+      toolCallId,
+      toolName: this.toolNames[slot]!,
+      queuedMs: millis((ran ? admittedAt : endedAt) - announcedAt),
+      runMs: ran ? millis(endedAt - admittedAt) : 0,
+    };
+  }
 }

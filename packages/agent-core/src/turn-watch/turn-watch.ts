@@ -22,7 +22,7 @@ import { classifyError, getAttachedClassifiedError } from "../call-stack/classif
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import type { Clock } from "../clock.js";
 import { AttemptTimes, ModelRequestRecord, millis } from "./request-timing.js";
-import { ToolCallTimer, toolCallTiming } from "./tool-call-timing.js";
+import { ToolCallTimer } from "./tool-call-timing.js";
 import { type TurnBudget, reachedLimit } from "./turn-budget.js";
 import { type TurnTelemetryOptions, type TurnTracing, startTurnTracing } from "./turn-tracing.js";
 import { type RequestFamily, UsageLedger, addUsage, zeroUsage } from "./usage-ledger.js";
@@ -89,7 +89,7 @@ export class TurnWatch {
     return (model, context, options) => {
       const request = this.openRequest(family) ?? this.startRequest(family, model, context);
       const attempt = new AttemptTimes(this.clock, this.clock.now());
-      request.attempts.push(attempt);
+      request.addAttempt(attempt);
       const result = streamFn(model, context, options);
       if (result instanceof Promise) return result.then((stream) => this.tap(stream, request, attempt));
       return this.tap(result, request, attempt);
@@ -122,10 +122,10 @@ export class TurnWatch {
         this.tracing?.startTool(event.toolCallId, event.toolName, event.args, this.clock.now());
         return;
       case "tool_execution_end": {
-        const call = this.tools.ended(event.toolCallId);
+        const announced = this.tools.ended(event.toolCallId);
         if (!this.tracing) return;
-        const timing = call ? toolCallTiming(event.toolCallId, call, call.endedAt!) : undefined;
-        this.tracing.endTool(event.toolCallId, event.result, event.isError, timing, call?.endedAt ?? this.clock.now());
+        const endedAt = announced ? this.tools.endedAt(event.toolCallId) : this.clock.now();
+        this.tracing.endTool(event.toolCallId, event.result, event.isError, this.tools.timing(event.toolCallId, endedAt), endedAt);
         return;
       }
       case "message_end":

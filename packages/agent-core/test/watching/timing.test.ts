@@ -74,4 +74,54 @@ describe("timing of a turn", () => {
     );
     expect(stepTimings).toEqual(timing.requests);
   });
+
+  it("per tool call, for many calls over several steps, in announcement order: a blocked call is all queued, a repeated id keeps its first times", async () => {
+    const clock = createVirtualClock({ autoAdvance: true });
+    const call = (value: string, id: string) => toolCall("lookup", { value }, { id });
+    const model = createScriptedModel(
+      [
+        response([call("a", "c1"), call("b", "c2"), call("blocked", "c3")]),
+        response([call("c", "c4"), call("d", "c5"), call("e", "c6"), call("f", "c7")]),
+        response([call("g", "c1"), call("h", "c8")]),
+        response([text("Done.")]),
+      ],
+      { clock, eventDelayMs: 0 },
+    );
+    // A call runs 100 ms per letter from "a" (a: 100 ms, b: 200 ms, ...).
+    const lookup = createRecordingTool("lookup", {
+      executionMode: "parallel",
+      answer: async (args) => {
+        const ms = 100 * (String((args as { value: string }).value).charCodeAt(0) - 96);
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
+        return { content: [{ type: "text", text: "found" }] };
+      },
+    });
+    // Asking takes 50 ms; "blocked" is refused after it.
+    const permission: BeforeToolCallHook = (context) =>
+      new Promise((resolve) =>
+        clock.setTimeout(() => resolve((context.args as { value: string }).value === "blocked" ? { block: true, reason: "no" } : undefined), 50),
+      );
+    const turn = await runCheckedTurn({
+      model,
+      input: { tools: [lookup], hooks: { beforeToolCallHook: permission }, llm: { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 } },
+      runnerOptions: { clock },
+    });
+
+    expect(turn.outcome.kind).toBe("completed");
+    const runs = (value: string) => 100 * (value.charCodeAt(0) - 96);
+    // The loop announces and asks for a step's calls one after another (50 ms each) and runs the allowed ones
+    // together once all were asked, so an earlier call waits longer; c3 was refused (all its time is queued);
+    // the third step's repeated id c1 keeps the times of its first call.
+    expect(turn.outcome.timing!.toolCalls).toEqual([
+      { toolCallId: "c1", toolName: "lookup", queuedMs: 150, runMs: runs("a") },
+      { toolCallId: "c2", toolName: "lookup", queuedMs: 100, runMs: runs("b") },
+      { toolCallId: "c3", toolName: "lookup", queuedMs: 50, runMs: 0 },
+      { toolCallId: "c4", toolName: "lookup", queuedMs: 200, runMs: runs("c") },
+      { toolCallId: "c5", toolName: "lookup", queuedMs: 150, runMs: runs("d") },
+      { toolCallId: "c6", toolName: "lookup", queuedMs: 100, runMs: runs("e") },
+      { toolCallId: "c7", toolName: "lookup", queuedMs: 50, runMs: runs("f") },
+      { toolCallId: "c8", toolName: "lookup", queuedMs: 50, runMs: runs("h") },
+    ]);
+  });
 });
+
