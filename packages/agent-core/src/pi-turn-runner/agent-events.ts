@@ -2,7 +2,7 @@ import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
 import { runAfterLlmHooks } from "./after-llm-hooks.js";
 import { isErrorOrAborted } from "./assistant-message.js";
 import { deliverHistory } from "./history-delivery.js";
-import { onStepEnd } from "./step-end.js";
+import { noteToolEnded, onStepEnd } from "./step-end.js";
 import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 import { watchAgentEvent } from "./turn-watching.js";
@@ -38,6 +38,7 @@ function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | voi
     // The bridge answers with a promise only while a message id is still being allocated;
     // then what follows must wait for it (and its failure must reach the loop).
     case "tool_execution_end": {
+      noteToolEnded(turn, event.toolCallId, event.result);
       const bridged = turn.bridge.handle(event);
       return bridged ? bridged.then(() => deliverHistory(turn)) : deliverHistory(turn);
     }

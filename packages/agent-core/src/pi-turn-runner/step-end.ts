@@ -67,6 +67,15 @@ async function hostStopsAfterStep(turn: RunningTurn, message: AssistantMessage, 
   return stop;
 }
 
+/**
+ * A call of the current step ended (`tool_execution_end`) with its final
+ * result, after every after-tool hook: the step end needs to know whether
+ * it terminates the batch, as the loop decides it.
+ */
+export function noteToolEnded(turn: RunningTurn, toolCallId: string, result: { terminate?: boolean } | undefined): void {
+  if (result?.terminate === true) (turn.terminatingCalls ??= new Set()).add(toolCallId);
+}
+
 /** Whether the loop sends no request for this step's results, as the loop decides it; resets for the next step. */
 function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]): boolean {
   const calls = turn.terminatingCalls;

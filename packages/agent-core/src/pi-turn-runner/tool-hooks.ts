@@ -101,19 +101,11 @@ async function runStartObservers(
 
 /**
  * Runs the `afterToolCallHook`s, each patching the result the previous ones
- * left, and records for step end whether the call terminates the batch or
- * a hook asked to stop the agent.
+ * left, and records for step end whether a hook asked to stop the agent.
+ * Installed only for a turn that has such a hook.
  */
-export async function afterToolCall(
-  turn: RunningTurn,
-  context: AfterToolCallContext,
-  signal: AbortSignal | undefined,
-): Promise<AfterToolCallResult | undefined> {
+export async function afterToolCall(turn: RunningTurn, context: AfterToolCallContext, signal: AbortSignal | undefined): Promise<AfterToolCallResult> {
   const hooks = hookArray(turn.hooks.afterToolCallHook);
-  if (hooks.length === 0) {
-    if (context.result.terminate === true) (turn.terminatingCalls ??= new Set()).add(context.toolCall.id);
-    return undefined;
-  }
   let { result, isError } = context;
   let terminateAgent = false;
   for (const hook of hooks) {
@@ -134,7 +126,6 @@ export async function afterToolCall(
       isError = true;
     }
   }
-  if (result.terminate === true) (turn.terminatingCalls ??= new Set()).add(context.toolCall.id);
   if (terminateAgent) turn.terminateAgentRequested = true;
   // `false`, not `undefined`: the loop would fall back to the unpatched result's flag.
   return { content: result.content, details: result.details, isError, terminate: result.terminate === true, terminateAgent };

@@ -90,7 +90,7 @@ export interface TurnState {
   nextDirective: LlmDirective | undefined;
   /** The loop's live context array of the latest request. Written by the before-LLM hooks; read by overflow recovery. */
   loopMessages: AgentMessage[] | undefined;
-  /** Calls of the current step whose final result has `terminate` (made at the first). Filled by the after-tool hook; read and cleared at step end. */
+  /** Calls of the current step whose final result has `terminate` (made at the first). Filled at each `tool_execution_end`; read and cleared at step end. */
   terminatingCalls: Set<string> | undefined;
   /** An after-tool hook asked `terminateAgent` in the current step. Written by the after-tool hook; read and cleared at step end. */
   terminateAgentRequested: boolean;
