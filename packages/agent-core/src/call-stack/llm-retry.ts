@@ -8,6 +8,7 @@ import type { OptionFill } from "./option-fill.js";
 import { RelayStream } from "./relay-stream.js";
 import { AttemptFailure, RetryAttempt } from "./retry-attempt.js";
 import {
+  copyStreamOptions,
   createFailureMessage,
   errorText,
   invokeStreamFn,
@@ -82,7 +83,8 @@ export function withLlmRetryFilling(
 ): StreamFn {
   if (options === false) {
     return (model, context, callOptions) => {
-      const attemptOptions: StreamFnOptions = { ...callOptions, maxRetries: 0 };
+      const attemptOptions = copyStreamOptions(callOptions);
+      attemptOptions.maxRetries = 0;
       fillOptions?.(attemptOptions, model);
       return invokeStreamFn(streamFn, model, context, attemptOptions);
     };

@@ -6,6 +6,7 @@ import type { OptionFill } from "./option-fill.js";
 import { pipeEvents, type RelayStream } from "./relay-stream.js";
 import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
 import {
+  copyStreamOptions,
   createFailureMessage,
   errorText,
   invokeStreamFn,
@@ -74,17 +75,15 @@ export class RetryAttempt implements EventSink {
 
   start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): void {
     const callerObserver = callOptions?.onResponse;
-    const options: StreamFnOptions = {
-      ...callOptions,
-      maxRetries: 0,
-      signal: this.link.signal,
-      onResponse: (response, model) => {
-        try {
-          return callerObserver?.(response, model);
-        } finally {
-          this.lastResponse = { status: response.status, headers: { ...response.headers } };
-        }
-      },
+    const options = copyStreamOptions(callOptions);
+    options.maxRetries = 0;
+    options.signal = this.link.signal;
+    options.onResponse = (response, model) => {
+      try {
+        return callerObserver?.(response, model);
+      } finally {
+        this.lastResponse = { status: response.status, headers: { ...response.headers } };
+      }
     };
     this.fillOptions?.(options, this.model);
     this.stop = pipeEvents(invokeStreamFn(streamFn, this.model, context, options), this);

@@ -47,6 +47,20 @@ export function createFailureMessage(
   };
 }
 
+/**
+ * A copy of a request's options that a layer may write its own fields
+ * into. Equal to `{ ...options }`, but built with `Object.assign` onto a
+ * fresh object: a spread of an object with this many fields gets a new
+ * hidden class per copy in V8 (a map allocated per request, and every
+ * later read of the copy a megamorphic lookup), where assigning onto `{}`
+ * follows the same shape transitions every time. An own `__proto__` key
+ * (which `Object.assign` would turn into a prototype) is spread instead.
+ */
+export function copyStreamOptions(options: StreamFnOptions | undefined): StreamFnOptions {
+  if (options === undefined) return {};
+  return Object.hasOwn(options, "__proto__") ? { ...options } : Object.assign({}, options);
+}
+
 /** A stream that holds only the terminal `error` event for `message`. */
 export function failedStream(message: AssistantMessage): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();

@@ -12,6 +12,7 @@ import type { EventSink } from "./event-sink.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
+  copyStreamOptions,
   createFailureMessage,
   errorText,
   invokeStreamFn,
@@ -153,7 +154,11 @@ class TimedRequest implements EventSink {
     const { firstEventTimeoutMs, clock } = this.watchdogs;
     if (firstEventTimeoutMs > 0) this.timer = clock.setTimeout(() => this.onTimeout("first_event", firstEventTimeoutMs), firstEventTimeoutMs);
     // The layer's per-event work, applied as each event arrives from the layer or provider below.
-    const requestOptions = controller ? { ...callOptions, signal: controller.signal } : callOptions;
+    let requestOptions = callOptions;
+    if (controller) {
+      requestOptions = copyStreamOptions(callOptions);
+      requestOptions.signal = controller.signal;
+    }
     this.release = pipeEvents(invokeStreamFn(streamFn, this.model, context, requestOptions), this);
     return this.out;
   }
