@@ -36,21 +36,20 @@ export class HistoryCursor {
    * Returns an empty list when there is nothing new.
    */
   take(transcript: readonly AgentMessage[]): readonly HistoryChange[] {
-    if (!this.pendingReplacement && transcript.length <= this.delivered) return NO_CHANGES;
-    const changes: HistoryChange[] = [];
-    if (this.pendingReplacement) {
-      changes.push(this.pendingReplacement);
-      this.pendingReplacement = undefined;
-    }
-    if (transcript.length > this.delivered) {
-      const fresh: AgentMessage[] = [];
-      for (let index = this.delivered; index < transcript.length; index++) {
-        const message = transcript[index]!;
-        if (!this.skip(message)) fresh.push(message);
-      }
-      this.delivered = transcript.length;
-      if (fresh.length > 0) changes.push({ reason: "messageDelta", messages: fresh });
-    }
-    return changes;
+    const replacement = this.pendingReplacement;
+    this.pendingReplacement = undefined;
+    const fresh = this.freshMessages(transcript);
+    if (replacement) return fresh ? [replacement, { reason: "messageDelta", messages: fresh }] : [replacement];
+    return fresh ? [{ reason: "messageDelta", messages: fresh }] : NO_CHANGES;
+  }
+
+  /** The messages after the cursor that are not skipped, or `undefined` when there are none; advances past them. */
+  private freshMessages(transcript: readonly AgentMessage[]): AgentMessage[] | undefined {
+    if (transcript.length <= this.delivered) return undefined;
+    // One array of the exact size in the usual case: nothing in the delta is skipped.
+    let fresh = transcript.slice(this.delivered);
+    this.delivered = transcript.length;
+    if (fresh.some((message) => this.skip(message))) fresh = fresh.filter((message) => !this.skip(message));
+    return fresh.length > 0 ? fresh : undefined;
   }
 }
