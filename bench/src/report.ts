@@ -92,7 +92,7 @@ export function printReport(results: SuiteResults, print: (line: string) => void
       const timing = figure.turns === W5_TURNS ? w5(figure.contender) : undefined;
       const rate = (ms: number | undefined) => (ms === undefined ? "–" : ((figure.turns * 1000) / ms).toFixed(0));
       print(
-        `${pad(`${figure.turns}`, 8)} ${pad(label(figure.contender), 28)} ${pad(rate(timing?.medianMs), 8, true)} ${pad(rate(timing?.cpuMedianMs), 8, true)} ${pad(figure.peakKbPerTurn.toFixed(1), 13, true)} ${pad(figure.retainedKbPerTurn.toFixed(1), 14, true)}  ${figure.stillReachable} of ${figure.probed}`,
+        `${pad(`${figure.turns}`, 8)} ${pad(label(figure.contender), 28)} ${pad(rate(timing?.medianMs), 8, true)} ${pad(rate(timing?.cpuMedianMs), 8, true)} ${pad(figure.peakKbPerTurn.toFixed(1), 13, true)} ${pad(figure.retainedKbPerTurn.toFixed(1), 14, true)}  ${figure.stillReachable} of ${figure.probed}${figure.stillReachableKinds ? ` (${figure.stillReachableKinds})` : ""}`,
       );
     }
   }

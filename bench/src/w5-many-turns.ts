@@ -104,6 +104,8 @@ export interface ManyTurnsHeap {
   probed: number;
   /** Of those, how many were still reachable after the run and a full GC: anything above 0 outlives its turn. */
   stillReachable: number;
+  /** The constructors of those still reachable, counted (`2 AbortSignal, 1 Object`); empty when none is. */
+  stillReachableKinds: string;
 }
 
 const KB = 1024;
@@ -113,6 +115,18 @@ const COLLECT_CYCLES = 5;
 
 /** How often the heap is sampled during a W5 heap run; each sample is a full GC first. */
 const SAMPLE_EVERY_MS = 2;
+
+/** What the objects still behind `refs` are, by constructor name, for a report that says what outlived its turn. */
+function kindsOf(refs: readonly WeakRef<object>[]): string {
+  const counts = new Map<string, number>();
+  for (const ref of refs) {
+    const object = ref.deref();
+    if (object === undefined) continue;
+    const kind = object.constructor?.name || "(no constructor)";
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, count]) => `${count} ${kind}`).join(", ");
+}
 
 /**
  * One heap run of `turns` sessions (not timed: a full GC precedes every
@@ -151,6 +165,7 @@ async function measureManyTurnsHeap(contender: Exclude<ContenderId, "floor">, tu
     retainedKbPerTurn: retained / KB / turns,
     probed: refs.length,
     stillReachable,
+    stillReachableKinds: stillReachable === 0 ? "" : kindsOf(refs),
   };
 }
 
@@ -172,6 +187,7 @@ export async function measureManyTurnsMemory(contenders: readonly ContenderId[],
         retainedKbPerTurn: median(samples.map((sample) => sample.retainedKbPerTurn)),
         probed: samples[0]!.probed,
         stillReachable: Math.max(...samples.map((sample) => sample.stillReachable)),
+        stillReachableKinds: samples.reduce((worst, sample) => (sample.stillReachable > worst.stillReachable ? sample : worst)).stillReachableKinds,
       });
     }
   }
