@@ -35,8 +35,8 @@ export class SerialEventQueue {
   private seq = 0;
   private tail: Promise<void> | undefined;
   private firstFailure: { error: unknown } | undefined;
-  /** The newest event pushed, and the `seq` of the newest one handed to the writer. */
-  private last: RuntimeEvent | undefined;
+  /** The terminal status, once pushed (the only event {@link abandon} may still hand over), and the `seq` of the newest event handed to the writer. */
+  private terminal: RuntimeEvent | undefined;
   private handedOverSeq = 0;
   /** Set by {@link abandon}: events still waiting are never handed over. */
   private abandoned = false;
@@ -57,7 +57,8 @@ export class SerialEventQueue {
   /** Builds the envelope now (so `seq` follows call order) and queues it for the writer. */
   push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
     if (this.sealed) return;
-    if (type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)) this.sealed = true;
+    const sealing = type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status);
+    if (sealing) this.sealed = true;
     const event = {
       schema: RUNTIME_EVENT_SCHEMA,
       eventId: this.ids.newEventId(),
@@ -67,7 +68,7 @@ export class SerialEventQueue {
       type,
       payload,
     } as RuntimeEvent;
-    this.last = event;
+    if (sealing) this.terminal = event;
     if (this.tail) {
       this.tail = this.tail.then(() => this.deliver(event));
       return;
@@ -110,20 +111,20 @@ export class SerialEventQueue {
   /**
    * Gives up on a writer that never returned (after {@link drain} reported
    * `"abandoned"`): the events still waiting behind the stuck call are
-   * dropped, and the newest event pushed (the turn's terminal status) is
-   * handed to the writer at once, unless it already was, so even a stuck
-   * sink is offered the end of the turn. `seq` still increases over
+   * dropped, and the turn's terminal status, once pushed, is handed to the
+   * writer at once, unless it already was, so even a stuck sink is offered
+   * the end of the turn. `seq` still increases over
    * what the writer receives. The call is not awaited; a failure is
    * recorded like any other.
    */
   abandon(): void {
     if (this.abandoned) return;
-    const last = this.last;
-    const pending = last !== undefined && last.seq > this.handedOverSeq;
+    const terminal = this.terminal;
+    const pending = terminal !== undefined && terminal.seq > this.handedOverSeq;
     if (pending) {
-      this.handedOverSeq = last.seq;
+      this.handedOverSeq = terminal.seq;
       try {
-        const result = this.writer.push(last);
+        const result = this.writer.push(terminal);
         if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
       } catch (error) {
         this.fail(error);
