@@ -1,3 +1,4 @@
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
@@ -10,6 +11,17 @@ const fixture = useDurableFixture();
 async function textDeltas(turn: DurableTurnRef): Promise<number> {
   const events = await fixture.client.readEvents(turn);
   return events.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text").length;
+}
+
+/** How many tool-call steps of `turn` DBOS has recorded a result for (a step still running has none). */
+async function recordedToolCalls(turn: DurableTurnRef): Promise<number> {
+  const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+  try {
+    const steps = (await dbos.listWorkflowSteps(turn.workflowId)) ?? [];
+    return steps.filter((step) => step.name.startsWith("turnkit.tool-call:") && (step.output != null || step.error != null)).length;
+  } finally {
+    await dbos.destroy();
+  }
 }
 
 /** Kills `workerId` with SIGKILL, starts it again (it recovers its turns at launch), and returns the finished turn's log. */
@@ -106,8 +118,14 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
   it("parallel calls run together; after a crash the finished one is kept and the two running ones are answered as interrupted", async () => {
     const turn = await fixture.client.start({ sessionId: "s-parallel", turnId: "parallel", userMessage: { text: "read them" }, metadata: { scenario: "parallel" } });
     // Three started while only the 50 ms one ended: they overlap (one at a time, the third would start only after
-    // the second ended, which it never does before the kill). Waits for that state, however long a loaded machine takes.
-    await waitFor("three calls started, one finished", () => fixture.countsOf(turn, "tool-start") === 3 && fixture.countsOf(turn, "tool-end") === 1, 60_000);
+    // the second ended, which it never does before the kill). Waits for that state, however long a loaded machine takes,
+    // and for the finished call's step record: the tool counts its end before DBOS commits its step, and a kill between
+    // the two rightly answers that call as interrupted too (seen under load).
+    await waitFor(
+      "three calls started, one finished and recorded",
+      async () => fixture.countsOf(turn, "tool-start") === 3 && fixture.countsOf(turn, "tool-end") === 1 && (await recordedToolCalls(turn)) === 1,
+      60_000,
+    );
     const events = await killRestartAndFinish(turn, "w2");
     expect(fixture.countsOf(turn, "tool-start")).toBe(3);
     expect(fixture.countsOf(turn, "tool-end")).toBe(1);
