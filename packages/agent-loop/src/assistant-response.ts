@@ -4,6 +4,7 @@ import type { LoopRun } from "./loop-run.js";
 import type { EndableResponse } from "./run-abort-watch.js";
 import type { AgentLoopConfig } from "./types.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
+import { copyOptions } from "./options-copy.js";
 
 type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
   end?: (result?: AssistantMessage) => void;
@@ -59,15 +60,9 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   return streamFunction(config.model, llmContext, requestOptions(config, apiKey, run.abortWatch.requestSignal()));
 }
 
-/**
- * `{ ...config, apiKey, signal }`, built so V8 keeps it cheap: keys added to
- * a spread copy give each copy a hidden class of its own (microseconds per
- * request), while keys assigned to a plain object follow cached
- * transitions. An own `__proto__` key (a JSON-parsed config) keeps the
- * spread, which copies it as a property instead of setting the prototype.
- */
+/** `{ ...config, apiKey, signal }`, as a copy that keeps one hidden class per request (see {@link copyOptions}). */
 function requestOptions(config: AgentLoopConfig, apiKey: string | undefined, signal: AbortSignal): SimpleStreamOptions {
-  const options: SimpleStreamOptions & Partial<AgentLoopConfig> = Object.hasOwn(config, "__proto__") ? { ...config } : Object.assign({}, config);
+  const options: SimpleStreamOptions & Partial<AgentLoopConfig> = copyOptions(config);
   options.apiKey = apiKey;
   options.signal = signal;
   return options;

@@ -51,6 +51,7 @@ export type { ProxyAssistantMessageEvent } from "./proxy/proxy-protocol.js";
 // Building blocks for layers that wrap the loop (agent-core's turn runner uses them)
 export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
 export { ToolResultText, emptyUsage, errorText } from "./synthetic-messages.js";
+export { copyOptions } from "./options-copy.js";
 
 // Defaults
 export { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";

@@ -13,7 +13,7 @@ describePublicSurface({
   readmeHeading: "### `@turnkit/agent-loop`",
   values: [
     "ABANDONED", "ABORT_GRACE_MS", "Agent", "DEFAULT_QUEUE_MODE", "DEFAULT_TOOL_EXECUTION", "ToolResultText",
-    "agentLoop", "agentLoopContinue", "emptyUsage", "errorText", "runAgentLoop", "runAgentLoopContinue",
+    "agentLoop", "agentLoopContinue", "copyOptions", "emptyUsage", "errorText", "runAgentLoop", "runAgentLoopContinue",
     "settleOrAbandon", "streamProxy",
   ],
   types: [

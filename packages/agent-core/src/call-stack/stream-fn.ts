@@ -7,7 +7,7 @@ import {
   type Model,
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
-import { type StreamFn, emptyUsage, errorText } from "@turnkit/agent-loop";
+import { type StreamFn, copyOptions, emptyUsage, errorText } from "@turnkit/agent-loop";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 
@@ -47,18 +47,9 @@ export function createFailureMessage(
   };
 }
 
-/**
- * A copy of a request's options that a layer may write its own fields
- * into. Equal to `{ ...options }`, but built with `Object.assign` onto a
- * fresh object: a spread of an object with this many fields gets a new
- * hidden class per copy in V8 (a map allocated per request, and every
- * later read of the copy a megamorphic lookup), where assigning onto `{}`
- * follows the same shape transitions every time. An own `__proto__` key
- * (which `Object.assign` would turn into a prototype) is spread instead.
- */
+/** A copy of a request's options (none: `{}`) that a layer may write its own fields into; see the loop's `copyOptions`. */
 export function copyStreamOptions(options: StreamFnOptions | undefined): StreamFnOptions {
-  if (options === undefined) return {};
-  return Object.hasOwn(options, "__proto__") ? { ...options } : Object.assign({}, options);
+  return options === undefined ? {} : copyOptions(options);
 }
 
 /** A stream that holds only the terminal `error` event for `message`. */

@@ -1,6 +1,6 @@
 import type { CacheRetention } from "@mariozechner/pi-ai";
 import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
-import type { StreamFn } from "../stream-fn.js";
+import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
 
@@ -12,10 +12,16 @@ const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
 export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRetention | undefined): StreamFn {
   if (cacheRetention === undefined) return streamFn;
   assertValidCacheRetention(cacheRetention);
-  return (model, context, options) =>
-    options?.cacheRetention !== undefined
-      ? streamFn(model, context, options)
-      : streamFn(model, context, { ...options, cacheRetention });
+  return (model, context, options) => {
+    const next = copyStreamOptions(options);
+    fillCacheRetention(next, cacheRetention);
+    return streamFn(model, context, next);
+  };
+}
+
+/** The layer's rule, applied in place: `cacheRetention` unless the request sets its own. */
+export function fillCacheRetention(options: StreamFnOptions, cacheRetention: CacheRetention): void {
+  if (options.cacheRetention === undefined) options.cacheRetention = cacheRetention;
 }
 
 /** Throws `invalid_turn_input` unless `value` is `none`, `short` or `long`. */

@@ -1,4 +1,4 @@
-import type { StreamFn, StreamFnOptions } from "../stream-fn.js";
+import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /** Stream options as seen by a stream function that accepts a custom `fetch`. */
 export type StreamFnOptionsWithFetch = StreamFnOptions & {
@@ -15,9 +15,14 @@ export type StreamFnOptionsWithFetch = StreamFnOptions & {
 export function withFetch(streamFn: StreamFn, fetch: typeof globalThis.fetch | undefined): StreamFn {
   if (fetch === undefined) return streamFn;
   return (model, context, options) => {
-    const current = options as StreamFnOptionsWithFetch | undefined;
-    if (current?.fetch !== undefined) return streamFn(model, context, options);
-    const next: StreamFnOptionsWithFetch = { ...options, fetch };
+    const next = copyStreamOptions(options);
+    fillFetch(next, fetch);
     return streamFn(model, context, next);
   };
+}
+
+/** The layer's rule, applied in place: `fetch` unless the request carries its own. */
+export function fillFetch(options: StreamFnOptions, fetch: typeof globalThis.fetch): void {
+  const request = options as StreamFnOptionsWithFetch;
+  if (request.fetch === undefined) request.fetch = fetch;
 }

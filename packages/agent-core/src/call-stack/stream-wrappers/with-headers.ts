@@ -1,4 +1,4 @@
-import type { StreamFn } from "../stream-fn.js";
+import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Merges `headers` into every request's headers; on a name present
@@ -8,6 +8,14 @@ import type { StreamFn } from "../stream-fn.js";
 export function withHeaders(streamFn: StreamFn, headers: Record<string, string> | undefined): StreamFn {
   if (headers === undefined || Object.keys(headers).length === 0) return streamFn;
   const fixed = { ...headers };
-  return (model, context, options) =>
-    streamFn(model, context, { ...options, headers: { ...fixed, ...options?.headers } });
+  return (model, context, options) => {
+    const next = copyStreamOptions(options);
+    fillHeaders(next, fixed);
+    return streamFn(model, context, next);
+  };
+}
+
+/** The layer's rule, applied in place: `headers` under the request's own (its value wins on a name in both). */
+export function fillHeaders(options: StreamFnOptions, headers: Record<string, string>): void {
+  options.headers = { ...headers, ...options.headers };
 }

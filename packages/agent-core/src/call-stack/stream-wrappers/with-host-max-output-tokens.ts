@@ -1,5 +1,5 @@
 import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
-import type { StreamFn } from "../stream-fn.js";
+import { copyStreamOptions, type AnyModel, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Caps output tokens at the host's ceiling (innermost wrapper):
@@ -15,7 +15,16 @@ export function withHostMaxOutputTokens(streamFn: StreamFn, hostMaxOutputTokens:
   if (hostMaxOutputTokens === undefined) return streamFn;
   assertValidHostCap(hostMaxOutputTokens);
   const cap = hostMaxOutputTokens;
-  return (model, context, options) => streamFn(model, context, { ...options, maxTokens: cappedMaxTokens(cap, options?.maxTokens, model.maxTokens) });
+  return (model, context, options) => {
+    const next = copyStreamOptions(options);
+    fillHostCap(next, cap, model);
+    return streamFn(model, context, next);
+  };
+}
+
+/** The layer's rule, applied in place: `maxTokens` becomes the smallest positive of the cap, the request's and the model's. */
+export function fillHostCap(options: StreamFnOptions, cap: number, model: AnyModel): void {
+  options.maxTokens = cappedMaxTokens(cap, options.maxTokens, model.maxTokens);
 }
 
 /** The smallest positive finite number of the host cap, the request's `maxTokens` and the model's. */

@@ -1,4 +1,4 @@
-import type { StreamFn } from "../stream-fn.js";
+import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Sends `maxTokens` with every request that does not ask for a positive
@@ -7,10 +7,16 @@ import type { StreamFn } from "../stream-fn.js";
  */
 export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined): StreamFn {
   if (!isPositive(maxTokens)) return streamFn;
-  return (model, context, options) =>
-    isPositive(options?.maxTokens)
-      ? streamFn(model, context, options)
-      : streamFn(model, context, { ...options, maxTokens });
+  return (model, context, options) => {
+    const next = copyStreamOptions(options);
+    fillMaxTokens(next, maxTokens);
+    return streamFn(model, context, next);
+  };
+}
+
+/** The layer's rule, applied in place: `maxTokens` unless the request asks for a positive number itself. */
+export function fillMaxTokens(options: StreamFnOptions, maxTokens: number): void {
+  if (!isPositive(options.maxTokens)) options.maxTokens = maxTokens;
 }
 
 /** True for a positive finite number: a `maxTokens` that has an effect. */

@@ -1,5 +1,5 @@
 import { LLM_REQUEST_TIMEOUT_MS } from "../../defaults.js";
-import type { StreamFn } from "../stream-fn.js";
+import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Sends `timeoutMs` (default 20 min) with every request that does not set its
@@ -10,8 +10,14 @@ import type { StreamFn } from "../stream-fn.js";
  */
 export function withRequestTimeout(streamFn: StreamFn, timeoutMs: number = LLM_REQUEST_TIMEOUT_MS): StreamFn {
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) return streamFn;
-  return (model, context, options) =>
-    options?.timeoutMs !== undefined
-      ? streamFn(model, context, options)
-      : streamFn(model, context, { ...options, timeoutMs });
+  return (model, context, options) => {
+    const next = copyStreamOptions(options);
+    fillRequestTimeout(next, timeoutMs);
+    return streamFn(model, context, next);
+  };
+}
+
+/** The layer's rule, applied in place: `timeoutMs` unless the request sets its own. */
+export function fillRequestTimeout(options: StreamFnOptions, timeoutMs: number): void {
+  if (options.timeoutMs === undefined) options.timeoutMs = timeoutMs;
 }
