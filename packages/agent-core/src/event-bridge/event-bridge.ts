@@ -18,8 +18,8 @@ interface HeldCall {
   toolCall: ToolCall;
   /** The message that made the call. */
   held: HeldMessage;
-  startedAt?: number;
-  chunk?: StreamToolCallChunk;
+  startedAt: number | undefined;
+  chunk: StreamToolCallChunk | undefined;
 }
 
 interface MessageStream {
@@ -30,8 +30,16 @@ interface MessageStream {
 interface HeldMessage {
   stream: MessageStream;
   message: AssistantMessage;
-  calls: HeldCall[];
+  /** Its tool calls, in the model's order (never empty once held). */
+  calls: readonly HeldCall[];
   remaining: number;
+}
+
+const NONE_HELD: readonly HeldMessage[] = Object.freeze([]);
+const NO_CALLS: readonly HeldCall[] = Object.freeze([]);
+
+function isToolCall(block: AssistantMessage["content"][number]): block is ToolCall {
+  return block.type === "toolCall";
 }
 
 /**
@@ -53,9 +61,13 @@ interface HeldMessage {
  */
 export class EventBridge {
   private current: MessageStream | undefined;
-  /** Completed messages waiting for their calls to end, oldest first (rarely more than one). */
-  private readonly held: HeldMessage[] = [];
-  private readonly messageIdByCall = new Map<string, string>();
+  /**
+   * Completed messages waiting for their calls to end, oldest first (rarely
+   * more than one). Replaced, never grown in place, so the list is exactly
+   * as long as its messages: one grown by `push` makes room for seventeen,
+   * and many turns at once each hold one.
+   */
+  private held: readonly HeldMessage[] = NONE_HELD;
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
   private waiting: Promise<void> | undefined;
 
@@ -65,9 +77,13 @@ export class EventBridge {
     private readonly now: () => number,
   ) {}
 
-  /** Host id of the assistant message that made a tool call, once known. */
+  /**
+   * Host id of the assistant message that made a tool call, while that
+   * message is held (from its end until its last call ended: the whole
+   * time a call is prepared, run and checked); `undefined` before and after.
+   */
   assistantMessageIdFor(toolCallId: string): string | undefined {
-    return this.messageIdByCall.get(toolCallId);
+    return this.heldCall(toolCallId)?.held.stream.id;
   }
 
   /**
@@ -149,7 +165,7 @@ export class EventBridge {
    * ended as failed. Called once before the terminal status.
    */
   flush(): void {
-    for (const held of [...this.held]) {
+    for (const held of this.held) {
       for (const call of held.calls) {
         if (!call.chunk) {
           call.chunk = this.callChunk(call, "failed", {
@@ -216,19 +232,15 @@ export class EventBridge {
       });
       return;
     }
-    const held: HeldMessage = { stream, message, calls: [], remaining: 0 };
-    for (const block of message.content) {
-      if (block.type === "toolCall") {
-        held.calls.push({ toolCall: block, held });
-        this.messageIdByCall.set(block.id, stream.id);
-      }
-    }
-    if (held.calls.length === 0) {
+    const toolCalls = message.content.filter(isToolCall);
+    if (toolCalls.length === 0) {
       this.chunk(stream, { kind: "finish", reason: message.stopReason, usage: message.usage });
       return;
     }
-    held.remaining = held.calls.length;
-    this.held.push(held);
+    const held: HeldMessage = { stream, message, calls: NO_CALLS, remaining: toolCalls.length };
+    // Every field set here, so a call keeps them in the object itself as they are filled in.
+    held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
+    this.held = [...this.held, held];
   }
 
   /** The call `toolCallId` of the newest held message that made one; `undefined` once its message was released. */
@@ -281,9 +293,8 @@ export class EventBridge {
   }
 
   private release(held: HeldMessage): void {
-    const index = this.held.indexOf(held);
-    if (index < 0) return;
-    this.held.splice(index, 1);
+    if (!this.held.includes(held)) return;
+    this.held = this.held.length === 1 ? NONE_HELD : this.held.filter((other) => other !== held);
     const { stream } = held;
     for (const call of held.calls) if (call.chunk) this.chunk(stream, call.chunk);
     this.chunk(stream, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });

@@ -17,6 +17,12 @@ export interface EventWriter {
   push(event: RuntimeEvent): void | Promise<void>;
 }
 
+/** Told about a writer's first failure. */
+export interface WriterFailureListener {
+  /** Errors it throws are ignored: the failure is recorded either way. */
+  writerFailed(error: unknown): void;
+}
+
 /**
  * Delivers a turn's events to the host's writer one at a time, in order,
  * each with the next `seq`. A writer that answers synchronously is
@@ -24,7 +30,7 @@ export interface EventWriter {
  * before the next event is handed over.
  *
  * A writer failure never throws out of `push`: the first one is recorded
- * (`failure`) and reported to `onFailure`; later events are still offered,
+ * (`failure`) and reported to the failure listener; later events are still offered,
  * so the terminal status has its chance.
  *
  * A terminal `session.status` seals the queue: whatever is pushed after it
@@ -43,11 +49,19 @@ export class SerialEventQueue {
   /** Set once a terminal `session.status` was pushed: nothing may follow it. */
   private sealed = false;
 
+  private readonly sessionId: string;
+  private readonly turnId: string;
+  private readonly newEventId: () => string;
+
   constructor(
     private readonly writer: EventWriter,
-    private readonly ids: { sessionId: string; turnId: string; newEventId: () => string },
-    private readonly onFailure: (error: unknown) => void,
-  ) {}
+    ids: { sessionId: string; turnId: string; newEventId: () => string },
+    private readonly failures: WriterFailureListener,
+  ) {
+    this.sessionId = ids.sessionId;
+    this.turnId = ids.turnId;
+    this.newEventId = ids.newEventId;
+  }
 
   /** The first writer failure, if any. */
   get failure(): { error: unknown } | undefined {
@@ -61,9 +75,9 @@ export class SerialEventQueue {
     if (sealing) this.sealed = true;
     const event = {
       schema: RUNTIME_EVENT_SCHEMA,
-      eventId: this.ids.newEventId(),
-      sessionId: this.ids.sessionId,
-      turnId: this.ids.turnId,
+      eventId: this.newEventId(),
+      sessionId: this.sessionId,
+      turnId: this.turnId,
       seq: ++this.seq,
       type,
       payload,
@@ -102,7 +116,7 @@ export class SerialEventQueue {
     if (this.firstFailure) return;
     this.firstFailure = { error };
     try {
-      this.onFailure(error);
+      this.failures.writerFailed(error);
     } catch {
       // The failure is recorded; a failing observer of it changes nothing.
     }

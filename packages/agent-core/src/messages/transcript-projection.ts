@@ -38,14 +38,16 @@ export class TranscriptProjection {
   private readonly maxImages: number;
   private readonly onImagesOmitted: ((count: number) => void) | undefined;
   private readonly mayChangeInPlace: boolean;
-  /** The messages projected so far, in order, by identity. */
-  private seen: AgentMessage[] = [];
-  /** The projected copy of each message of `seen` (`undefined`: dropped or merged into the one before). */
-  private copies: (Message | undefined)[] = [];
+  /**
+   * The messages projected so far, in order, by identity, each followed by
+   * its projected copy (`undefined`: dropped or merged into the one
+   * before). One list rather than two: many turns at once each hold one.
+   */
+  private seen: (AgentMessage | Message | undefined)[] = [];
   /** The projection of `seen` before image limits. */
   private projected: Message[] = [];
-  /** Indexes in `projected` of the messages holding an image, ascending. */
-  private withImages: number[] = [];
+  /** Indexes in `projected` of the messages holding an image, ascending; none before the first image. */
+  private withImages: number[] | undefined = undefined;
   private knownCallIds = new Set<string>();
   private lastBatchId: string | undefined;
 
@@ -58,16 +60,15 @@ export class TranscriptProjection {
   /** The provider-ready messages of `messages` (see `projectAgentMessagesForModel`). */
   project(messages: readonly AgentMessage[]): Message[] {
     const previousSeen = this.seen;
-    const previousCopies = this.copies;
     if (this.mayChangeInPlace || !this.continues(messages)) this.startOver();
-    for (let index = this.seen.length; index < messages.length; index++) {
+    for (let index = this.seen.length / 2; index < messages.length; index++) {
       const message = messages[index]!;
       // The copy made for this very message at this place last time is reused when its fields still match.
-      const reusable = previousSeen[index] === message ? previousCopies[index] : undefined;
-      this.copies.push(this.append(message, reusable));
-      this.seen.push(message);
+      const reusable = previousSeen[2 * index] === message ? (previousSeen[2 * index + 1] as Message | undefined) : undefined;
+      const copy = this.append(message, reusable);
+      this.seen.push(message, copy);
     }
-    if (this.withImages.length === 0) return this.projected.slice();
+    if (this.withImages === undefined) return this.projected.slice();
     const omitted = { count: 0 };
     const limited = limitImages(this.projected.slice(), this.withImages, this.maxImages, omitted);
     if (omitted.count > 0) {
@@ -83,16 +84,16 @@ export class TranscriptProjection {
   /** Whether `messages` begins with every message projected so far, in order. */
   private continues(messages: readonly AgentMessage[]): boolean {
     const seen = this.seen;
-    if (messages.length < seen.length) return false;
-    for (let index = 0; index < seen.length; index++) if (messages[index] !== seen[index]) return false;
+    const count = seen.length / 2;
+    if (messages.length < count) return false;
+    for (let index = 0; index < count; index++) if (messages[index] !== seen[2 * index]) return false;
     return true;
   }
 
   private startOver(): void {
     this.seen = [];
-    this.copies = [];
     this.projected = [];
-    this.withImages = [];
+    this.withImages = undefined;
     this.knownCallIds = new Set();
     this.lastBatchId = undefined;
   }
@@ -137,14 +138,14 @@ export class TranscriptProjection {
   }
 
   private push(message: Message): void {
-    if (hasImage(message)) this.withImages.push(this.projected.length);
+    if (hasImage(message)) (this.withImages ??= []).push(this.projected.length);
     this.projected.push(message);
   }
 
   private replaceLast(message: Message): void {
     const last = this.projected.length - 1;
     this.projected[last] = message;
-    if (hasImage(message) && this.withImages[this.withImages.length - 1] !== last) this.withImages.push(last);
+    if (hasImage(message) && this.withImages?.[this.withImages.length - 1] !== last) (this.withImages ??= []).push(last);
   }
 }
 

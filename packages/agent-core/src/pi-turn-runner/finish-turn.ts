@@ -44,6 +44,7 @@ export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
 /** The host's messages the turn never delivered, in hand-over order; the Agent's queues are emptied. */
 function takeUndelivered(turn: RunningTurn): AgentMessage[] {
   turn.agent.clearAllQueues();
+  if (!turn.undelivered) return [];
   const undelivered = [...turn.undelivered];
   turn.undelivered.clear();
   return undelivered;

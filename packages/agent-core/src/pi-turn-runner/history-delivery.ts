@@ -54,7 +54,8 @@ async function deliverThroughHooks(turn: RunningTurn, changes: readonly HistoryC
 /** A change every hook accepted: its host messages count as delivered and it is announced. */
 function announceDelivered(turn: RunningTurn, change: HistoryChange): void {
   if (turn.historyHooksCutAt !== undefined || turn.settled) return;
-  for (const message of change.messages) turn.undelivered.delete(message);
+  const undelivered = turn.undelivered;
+  if (undelivered) for (const message of change.messages) undelivered.delete(message);
   turn.events.push("message.persisted", persistedPayload(change));
 }
 

@@ -10,11 +10,10 @@ import type { TurnState } from "./turn-state.js";
  * options as actually sent: `maxTokens` after the host cap,
  * `cacheRetention`, `timeoutMs`, `maxRetries: 0`, ... Announced once per
  * request: a transport retry or an overflow resend of the same request is
- * not announced again. `turnOf` is read when a request runs.
+ * not announced again.
  */
-export function announcePreparedRequest(turnOf: () => TurnState, streamFn: StreamFn): StreamFn {
+export function announcePreparedRequest(turn: TurnState, streamFn: StreamFn): StreamFn {
   return (model, context, options) => {
-    const turn = turnOf();
     if (turn.announcedRequestIndex < turn.requestIndex) {
       turn.announcedRequestIndex = turn.requestIndex;
       notifyPrepared(turn, model, context, options as Record<string, unknown> | undefined);

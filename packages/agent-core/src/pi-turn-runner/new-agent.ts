@@ -38,7 +38,9 @@ export function newAgent(turn: TurnState): RunningTurn {
     sessionId: input.sessionId,
     toolExecution: AGENT_TOOL_EXECUTION,
   });
-  return Object.assign(turn, { agent, cursor: new HistoryCursor(history.length, isDroppedResponse) });
+  turn.agent = agent;
+  turn.cursor = new HistoryCursor(history.length, isDroppedResponse);
+  return turn as RunningTurn;
 }
 
 /**

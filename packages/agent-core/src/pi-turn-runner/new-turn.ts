@@ -1,14 +1,17 @@
 import { streamSimple } from "@mariozechner/pi-ai";
-import { ABANDONED, errorText } from "@turnkit/agent-loop";
-import { ErrorCode } from "@turnkit/protocol";
+import { ABANDONED, type Agent, type AgentMessage, type AgentTool, errorText } from "@turnkit/agent-loop";
+import { ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
+import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import { withLlmRetryFilling } from "../call-stack/llm-retry.js";
 import { optionFill } from "../call-stack/option-fill.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
 import { EventBridge } from "../event-bridge/event-bridge.js";
-import { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
-import { newTools } from "../tools/new-tools.js";
+import { SerialEventQueue, type WriterFailureListener } from "../event-bridge/serial-event-queue.js";
+import { type NewToolsOptions, newTools } from "../tools/new-tools.js";
+import type { TurnWatch, WarningSink } from "../turn-watch/turn-watch.js";
+import type { HistoryCursor } from "./history-cursor.js";
 import { emitWarning, newTurnWatch, watchRetryNotice, watchedCallStack, withStepReport } from "./turn-watching.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { announcePreparedRequest } from "./llm-prepared.js";
@@ -16,8 +19,8 @@ import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
 import { SharedAbortGrace } from "./shared-abort-grace.js";
 import { failTurn } from "./turn-failure.js";
-import { hookArray } from "./turn-hooks.js";
-import { type TurnState, initialTurnProgress } from "./turn-state.js";
+import { type PiTurnHooks, hookArray } from "./turn-hooks.js";
+import type { LlmDirective, TurnState } from "./turn-state.js";
 
 /**
  * Step 1 of a turn: its state, with the serial event queue to the host's
@@ -27,56 +30,114 @@ import { type TurnState, initialTurnProgress } from "./turn-state.js";
  * any event.
  */
 export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnState {
-  const startedAt = defaults.clock.now();
-  const events = new SerialEventQueue(
-    input.eventWriter,
-    { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId },
-    (error) => failTurn(turn, { code: ErrorCode.Internal, message: `The event writer failed: ${errorText(error)}` }, true),
-  );
-  const bridge = new EventBridge(
-    (type, payload) => events.push(type, withStepReport(turn, type, payload)),
-    () => allocateMessageId(turn),
-    () => defaults.clock.now(),
-  );
-  const tools = newTools(input.tools ?? [], {
-    sessionId: input.sessionId,
-    turnId: input.turnId,
-    resolveAssistantMessageId: (toolCallId) => bridge.assistantMessageIdFor(toolCallId),
-    workspaceDir: input.workspaceDir ?? defaults.workspaceDir,
-    disableBuiltinToolFallback: input.disableBuiltinToolFallback,
-    bashEnv: defaults.bashEnv,
-    onExecuteSettled: (toolCallId) => turn.watch.toolSettled(toolCallId),
-    onLateUpdate: (toolCallId, toolName) =>
-      emitWarning(turn, { code: "late_tool_update", message: `${toolName} sent an update after its result; it was dropped`, toolCallId, toolName }),
-  });
-  // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
-  const turnOf = () => turn;
-  const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
-  const mainCallStack = retriedCallStack(input, defaults, turnOf, "main", announce ? (streamFn) => announcePreparedRequest(turnOf, streamFn) : undefined);
-  // Built at the first hook request only (most turns make none); the main stack has already checked the same config.
-  let auxiliaryCallStack: StreamFn | undefined;
-  const turn: TurnState = {
-    input,
-    defaults,
-    startedAt,
-    hooks: input.hooks ?? {},
-    abortGrace: new SharedAbortGrace(),
-    undelivered: new Set(),
-    events,
-    bridge,
-    tools,
-    watch: newTurnWatch(input, defaults, startedAt, () => turn),
-    mainCallStack,
-    // For hooks' own requests: the turn's API key and signal unless the call gives its own.
-    auxiliaryStreamFn: (model, context, options) =>
-      (auxiliaryCallStack ??= retriedCallStack(input, defaults, turnOf, "auxiliary"))(model, context, {
-        apiKey: input.llm.apiKey,
+  return new Turn(input, defaults);
+}
+
+/**
+ * One turn's state. Its parts call back into it through its methods (the
+ * writer failed, a warning, a tool call settled), so a turn is one object
+ * rather than a closure per callback: many turns may run at once. Every
+ * field is set in the constructor, so the object keeps one shape.
+ */
+class Turn implements TurnState, WriterFailureListener, WarningSink {
+  readonly input: RunTurnInput;
+  readonly defaults: RunnerDefaults;
+  readonly startedAt: number;
+  readonly hooks: PiTurnHooks;
+  readonly events: SerialEventQueue;
+  readonly bridge: EventBridge;
+  readonly tools: AgentTool<any>[];
+  readonly mainCallStack: StreamFn;
+  readonly abortGrace = new SharedAbortGrace();
+  readonly watch: TurnWatch;
+  agent: Agent | undefined = undefined;
+  cursor: HistoryCursor | undefined = undefined;
+  undelivered: Set<AgentMessage> | undefined = undefined;
+  settled = false;
+  historyHooksCutAt: number | undefined = undefined;
+  failure: TurnError | undefined = undefined;
+  stopRequested = false;
+  closed = false;
+  cancelledBeforeStart = false;
+  requestIndex = -1;
+  announcedRequestIndex = -1;
+  stepIndex = -1;
+  afterLlmRetries = 0;
+  nextDirective: LlmDirective | undefined = undefined;
+  loopMessages: AgentMessage[] | undefined = undefined;
+  terminatingCalls: Set<string> | undefined = undefined;
+  terminateAgentRequested = false;
+  /** Built at the first hook request only (most turns make none); the main stack has already checked the same config. */
+  private auxiliaryCallStack: StreamFn | undefined = undefined;
+  private auxiliaryWithTurnDefaults: StreamFn | undefined = undefined;
+
+  constructor(input: RunTurnInput, defaults: RunnerDefaults) {
+    this.input = input;
+    this.defaults = defaults;
+    this.startedAt = defaults.clock.now();
+    this.hooks = input.hooks ?? {};
+    this.events = new SerialEventQueue(input.eventWriter, { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId }, this);
+    this.bridge = new EventBridge(
+      (type, payload) => this.events.push(type, withStepReport(this, type, payload)),
+      () => allocateMessageId(this),
+      defaults.now,
+    );
+    this.tools = newTools(input.tools ?? [], new TurnToolCalls(this));
+    // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
+    const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
+    this.mainCallStack = retriedCallStack(this, "main", announce ? (streamFn) => announcePreparedRequest(this, streamFn) : undefined);
+    this.watch = newTurnWatch(this);
+  }
+
+  /** For hooks' own requests: the turn's API key and signal unless the call gives its own. Made at the first read (by a before-LLM hook). */
+  get auxiliaryStreamFn(): StreamFn {
+    return (this.auxiliaryWithTurnDefaults ??= (model, context, options) =>
+      (this.auxiliaryCallStack ??= retriedCallStack(this, "auxiliary"))(model, context, {
+        apiKey: this.input.llm.apiKey,
         ...options,
-        signal: options?.signal ?? turn.agent?.signal,
-      }),
-    ...initialTurnProgress(),
-  };
-  return turn;
+        signal: options?.signal ?? this.agent?.signal,
+      }));
+  }
+
+  /** The host's writer failed: the turn fails as the host's fault. */
+  writerFailed(error: unknown): void {
+    failTurn(this, { code: ErrorCode.Internal, message: `The event writer failed: ${errorText(error)}` }, true);
+  }
+
+  /** A warning of the turn's watch, emitted in order with the turn's other events (nothing once the turn settled). */
+  warn(warning: RuntimeWarningPayload): void {
+    emitWarning(this, warning);
+  }
+}
+
+/** The tool table's side of a turn: the turn's ids, and its callbacks as methods. */
+class TurnToolCalls implements NewToolsOptions {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly workspaceDir: string | undefined;
+  readonly disableBuiltinToolFallback: boolean | undefined;
+  readonly bashEnv: BashEnvSpawnHookOptions | undefined;
+
+  constructor(private readonly turn: Turn) {
+    const { input, defaults } = turn;
+    this.sessionId = input.sessionId;
+    this.turnId = input.turnId;
+    this.workspaceDir = input.workspaceDir ?? defaults.workspaceDir;
+    this.disableBuiltinToolFallback = input.disableBuiltinToolFallback;
+    this.bashEnv = defaults.bashEnv;
+  }
+
+  resolveAssistantMessageId(toolCallId: string): string | undefined {
+    return this.turn.bridge.assistantMessageIdFor(toolCallId);
+  }
+
+  onExecuteSettled(toolCallId: string): void {
+    this.turn.watch.toolSettled(toolCallId);
+  }
+
+  onLateUpdate(toolCallId: string, toolName: string): void {
+    emitWarning(this.turn, { code: "late_tool_update", message: `${toolName} sent an update after its result; it was dropped`, toolCallId, toolName });
+  }
 }
 
 /**
@@ -117,17 +178,12 @@ async function awaitMessageId(turn: TurnState, call: () => string | Promise<stri
  * The composed call stack with its own retry wrapper: one per request
  * family, so each has its own budget and its notices carry `label`.
  * `wrapInnermost`, when given, wraps the stream function all the other layers wrap,
- * where a request's options are final. Built before the turn's state
- * exists (so a bad host cap throws before any event); `turnOf` is read
- * only once a request runs.
+ * where a request's options are final. Built while the turn is made (so a
+ * bad host cap throws before any event); the turn's watch is read only
+ * once a request runs.
  */
-function retriedCallStack(
-  input: RunTurnInput,
-  defaults: RunnerDefaults,
-  turnOf: () => TurnState,
-  label: "main" | "auxiliary",
-  wrapInnermost?: (streamFn: StreamFn) => StreamFn,
-): StreamFn {
+function retriedCallStack(turn: TurnState, label: "main" | "auxiliary", wrapInnermost?: (streamFn: StreamFn) => StreamFn): StreamFn {
+  const { input, defaults } = turn;
   const streamFn = input.llm.streamFn ?? streamSimple;
   // The option layers write into the copy of the options the retry layer makes per attempt, instead of copying them again.
   const fillOptions = optionFill(input.llm);
@@ -137,9 +193,9 @@ function retriedCallStack(
     clock: defaults.clock,
   });
   const hostRetry = input.llmRetry;
-  const observer = (notice: LlmRetryNotification) => reportRetryNotice(turnOf(), notice);
+  const observer = (notice: LlmRetryNotification) => reportRetryNotice(turn, notice);
   const retryOptions = hostRetry === false ? false : { ...hostRetry, observer };
-  return watchedCallStack(turnOf, label, (attempt) => withLlmRetryFilling(attempt, retryOptions, { clock: defaults.clock, random: defaults.random, label }, fillOptions), timed);
+  return watchedCallStack(turn, label, (attempt) => withLlmRetryFilling(attempt, retryOptions, { clock: defaults.clock, random: defaults.random, label }, fillOptions), timed);
 }
 
 /**

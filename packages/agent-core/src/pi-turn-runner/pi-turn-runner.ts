@@ -10,6 +10,7 @@ import type { RunTurnInput } from "./run-turn-input.js";
 import { assertValidRunTurnInput } from "./run-turn-input-validation.js";
 import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
 import type { PiTurnRunnerOptions } from "./runner-options.js";
+import type { RunningTurn } from "./turn-state.js";
 
 /**
  * Turns one agent run into one runtime turn. Holds only process-wide
@@ -35,28 +36,43 @@ export class PiTurnRunner {
    * host cap), before any event is emitted. Otherwise it never rejects:
    * whatever the writer, hooks, tools or provider do, it resolves.
    */
-  async runTurn(input: RunTurnInput): Promise<TurnOutcome> {
-    assertValidRunTurnInput(input);
-    // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
-    const created = newTurn(input, this.defaults);
-    // Step 2: the first session.status, `running`.
-    created.events.push("session.status", { status: "running" });
-    // Step 3: the Agent with system prompt, model, tools and history; the history cursor.
-    const turn = newAgent(created);
-    // Step 4: the LLM and tool hooks, and the stop checks.
-    installHooks(turn);
-    // Step 5: every Agent event goes through one serial path.
-    const unsubscribe = subscribeAgentEvents(turn);
-    // Step 6: the caller's abort becomes agent.abort().
-    const unwireCancellation = wireCancellation(turn);
+  runTurn(input: RunTurnInput): Promise<TurnOutcome> {
+    let turn: RunningTurn;
+    let unsubscribe: () => void;
+    let unwireCancellation: () => void;
     try {
-      // Step 7: prompt or continue, wait until idle, run steering that arrived until the turn closes.
-      await runAgent(turn);
-    } finally {
+      assertValidRunTurnInput(input);
+      // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
+      const created = newTurn(input, this.defaults);
+      // Step 2: the first session.status, `running`.
+      created.events.push("session.status", { status: "running" });
+      // Step 3: the Agent with system prompt, model, tools and history; the history cursor.
+      turn = newAgent(created);
+      // Step 4: the LLM and tool hooks, and the stop checks.
+      installHooks(turn);
+      // Step 5: every Agent event goes through one serial path.
+      unsubscribe = subscribeAgentEvents(turn);
+      // Step 6: the caller's abort becomes agent.abort().
+      unwireCancellation = wireCancellation(turn);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Step 7: prompt or continue, wait until idle, run steering that arrived until the turn closes.
+    // Chained rather than awaited: a turn waiting here holds one callback, not a suspended method (many turns may wait at once).
+    const ended = () => {
       unwireCancellation();
       unsubscribe();
-    }
-    // Step 8: deliver remaining history, flush, the terminal session.status, drain.
-    return finishTurn(turn);
+    };
+    return runAgent(turn).then(
+      () => {
+        ended();
+        // Step 8: deliver remaining history, flush, the terminal session.status, drain.
+        return finishTurn(turn);
+      },
+      (error: unknown) => {
+        ended();
+        throw error;
+      },
+    );
   }
 }

@@ -12,6 +12,8 @@ export interface RunnerDefaults {
   /** Returns a new id for each runtime event; ids are unique per runner. */
   newEventId: () => string;
   clock: Clock;
+  /** `clock.now`, as one function every turn shares. */
+  now: () => number;
   random: RandomSource;
   /** The host's logger, guarded: its calls never throw. */
   logger: GuardedLogger;
@@ -34,10 +36,12 @@ function sequentialEventIds(): () => string {
 
 /** Fills in the defaults of a runner's options, once per runner. */
 export function resolveRunnerDefaults(options: PiTurnRunnerOptions): RunnerDefaults {
+  const clock = options.clock ?? systemClock;
   return {
     allocateMessageId: options.allocateMessageId ?? (() => `msg_${randomUUID()}`),
     newEventId: options.newEventId ?? sequentialEventIds(),
-    clock: options.clock ?? systemClock,
+    clock,
+    now: () => clock.now(),
     random: options.random ?? Math.random,
     logger: guardLogger(options.logger),
     metrics: options.metrics,

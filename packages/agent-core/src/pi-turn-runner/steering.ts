@@ -33,7 +33,7 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
   const batches = new Map<string, AgentMessage[]>();
   for (const item of received) {
     const message = createUserMessage(item.text, { images: item.images, batchId: item.batchId });
-    turn.undelivered.add(message);
+    (turn.undelivered ??= new Set()).add(message);
     const batch = item.batchId === undefined ? undefined : batches.get(item.batchId);
     if (batch) {
       batch.push(message);

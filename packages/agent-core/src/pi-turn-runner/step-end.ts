@@ -98,7 +98,7 @@ async function runStepEndHooks(turn: RunningTurn, stepIndex: number, message: As
   const enqueue = (queued: string | AgentMessage) => {
     if (turn.settled) throw new Error("onStepEndHook enqueue: the turn has already ended; deliver the message in a later turn");
     const steering = typeof queued === "string" ? createUserMessage(queued) : queued;
-    turn.undelivered.add(steering);
+    (turn.undelivered ??= new Set()).add(steering);
     turn.agent.steer(steering);
   };
   for (const hook of hooks) {

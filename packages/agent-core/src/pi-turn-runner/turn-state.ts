@@ -44,13 +44,6 @@ export interface TurnState {
   readonly auxiliaryStreamFn: StreamFn;
   /** The one abort grace every host call of the turn shares (step 1). Begun by step 6 and `failTurn`; ended by step 8. */
   readonly abortGrace: SharedAbortGrace;
-  /**
-   * Messages the host handed over (steering it returned, messages an
-   * `onStepEndHook` queued) and not yet delivered to `onHistoryChangedHook`,
-   * in hand-over order. Added to by steering and step end; removed from by
-   * history delivery; what is left is handed back in the outcome (step 8).
-   */
-  readonly undelivered: Set<AgentMessage>;
   /** The turn's Agent. Written once by newAgent (step 3); absent during steps 1 and 2 only. */
   agent?: Agent;
   /** Which messages the host has been given. Written once by newAgent (step 3); read by history delivery. */
@@ -58,6 +51,14 @@ export interface TurnState {
 
   // ------------------------------------------------------- changes as it runs
 
+  /**
+   * Messages the host handed over (steering it returned, messages an
+   * `onStepEndHook` queued) and not yet delivered to `onHistoryChangedHook`,
+   * in hand-over order. Added to by steering and step end; removed from by
+   * history delivery; what is left is handed back in the outcome (step 8).
+   * Made at the first hand-over (most turns have none).
+   */
+  undelivered: Set<AgentMessage> | undefined;
   /** `runTurn` has settled (step 8 decided the outcome): no host code is called and nothing is emitted any more. Written once by step 8. */
   settled: boolean;
   /**
@@ -100,40 +101,4 @@ export interface TurnState {
 export interface RunningTurn extends TurnState {
   readonly agent: Agent;
   readonly cursor: HistoryCursor;
-}
-
-/** The changing part of a fresh turn's state, before anything ran. */
-export function initialTurnProgress(): Pick<
-  TurnState,
-  | "settled"
-  | "historyHooksCutAt"
-  | "failure"
-  | "stopRequested"
-  | "closed"
-  | "cancelledBeforeStart"
-  | "requestIndex"
-  | "announcedRequestIndex"
-  | "stepIndex"
-  | "afterLlmRetries"
-  | "nextDirective"
-  | "loopMessages"
-  | "terminatingCalls"
-  | "terminateAgentRequested"
-> {
-  return {
-    settled: false,
-    historyHooksCutAt: undefined,
-    failure: undefined,
-    stopRequested: false,
-    closed: false,
-    cancelledBeforeStart: false,
-    requestIndex: -1,
-    announcedRequestIndex: -1,
-    stepIndex: -1,
-    afterLlmRetries: 0,
-    nextDirective: undefined,
-    loopMessages: undefined,
-    terminatingCalls: undefined,
-    terminateAgentRequested: false,
-  };
 }

@@ -2,7 +2,7 @@ import type { AgentEvent, StreamFn } from "@turnkit/agent-loop";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type RuntimeWarningPayload, type TurnOutcome } from "@turnkit/protocol";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import { budgetExceededMessage } from "../turn-watch/turn-budget.js";
-import { TurnWatch } from "../turn-watch/turn-watch.js";
+import { TurnWatch, type WarningSink } from "../turn-watch/turn-watch.js";
 import type { RequestFamily } from "../turn-watch/usage-ledger.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
@@ -15,18 +15,19 @@ import type { RunningTurn, TurnState } from "./turn-state.js";
  * changes what the turn does, except the budget checks, which stop it.
  */
 
-/** The watch of a turn that began at `startedAt` (step 1). `turnOf` is read only when a warning is emitted. */
-export function newTurnWatch(input: RunTurnInput, defaults: RunnerDefaults, startedAt: number, turnOf: () => TurnState): TurnWatch {
+/** The watch of a turn (step 1), from the turn's start on; its warnings go to `warnings` (the turn, which emits them). */
+export function newTurnWatch(turn: TurnState & WarningSink): TurnWatch {
+  const { input, defaults } = turn;
   return new TurnWatch({
     clock: defaults.clock,
-    startedAt,
+    startedAt: turn.startedAt,
     sessionId: input.sessionId,
     turnId: input.turnId,
     model: input.llm.model,
     systemPrompt: input.systemPrompt,
     budget: input.budget,
     telemetry: defaults.telemetry,
-    warn: (warning) => emitWarning(turnOf(), warning),
+    warnings: turn,
   });
 }
 
@@ -37,14 +38,14 @@ export function emitWarning(turn: TurnState, warning: RuntimeWarningPayload): vo
 
 /**
  * The call stack of `family` with every request and every provider attempt
- * watched. `turnOf` is read only once a request runs (the stack is built
- * before the turn's watch, so a bad config throws before any span starts).
+ * watched. The turn's watch is read only once a request runs (the stack is
+ * built before the watch, so a bad config throws before any span starts).
  */
-export function watchedCallStack(turnOf: () => TurnState, family: RequestFamily, wrapAttempt: (attempt: StreamFn) => StreamFn, attempt: StreamFn): StreamFn {
+export function watchedCallStack(turn: TurnState, family: RequestFamily, wrapAttempt: (attempt: StreamFn) => StreamFn, attempt: StreamFn): StreamFn {
   let tapped: StreamFn | undefined;
-  const retried = wrapAttempt((model, context, options) => (tapped ??= turnOf().watch.tapAttempts(family, attempt))(model, context, options));
+  const retried = wrapAttempt((model, context, options) => (tapped ??= turn.watch.tapAttempts(family, attempt))(model, context, options));
   return (model, context, options) => {
-    turnOf().watch.requestStarted(family, model, context);
+    turn.watch.requestStarted(family, model, context);
     return retried(model, context, options);
   };
 }

@@ -104,7 +104,8 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
     description: def.description,
     parameters: def.parameters,
     executionMode: def.executionMode ?? RUNTIME_TOOL_EXECUTION_MODE,
-    async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
+    // Not an async function: a call in flight holds two callbacks rather than a suspended frame, and settles on the same ticks.
+    execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
       const ctx: ToolExecutionContext = Object.freeze({
         sessionId: options.sessionId,
         turnId: options.turnId,
@@ -112,34 +113,56 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         assistantMessageId: options.resolveAssistantMessageId(toolCallId),
       });
       let settled = false;
-      let result: unknown;
+      const settle = () => {
+        settled = true;
+        notify(options, "onExecuteSettled", toolCallId, def.name);
+      };
+      let answer: unknown;
       try {
-        result = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
-          if (settled) return notify(options.onLateUpdate, toolCallId, def.name);
+        answer = impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
+          if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
-      } finally {
-        settled = true;
-        notify(options.onExecuteSettled, toolCallId, def.name);
+      } catch (error) {
+        settle();
+        return Promise.reject(error);
       }
-      const checked = checkResult(def.name, result);
-      const converted: AgentToolResult<any> = { content: checked.content, details: checked.details ?? {} };
-      if (checked.terminate === true) converted.terminate = true;
-      if (checked.isError === true) converted.isError = true;
-      return converted;
+      return Promise.resolve(answer).then(
+        (result) => {
+          settle();
+          return converted(def.name, result);
+        },
+        (error: unknown) => {
+          settle();
+          throw error;
+        },
+      );
     },
   };
   if (def.prepareArguments) agentTool.prepareArguments = def.prepareArguments;
   return agentTool;
 }
 
-/** Tells an observer of the tool table about a call; whatever it throws stays out of the tool. */
-function notify(observer: ((toolCallId: string, toolName: string) => void) | undefined, toolCallId: string, toolName: string): void {
+/**
+ * Tells an observer of the tool table about a call, called as a method of
+ * `options` (a host may pass an object whose methods they are); whatever it
+ * throws stays out of the tool.
+ */
+function notify(options: NewToolsOptions, observer: "onExecuteSettled" | "onLateUpdate", toolCallId: string, toolName: string): void {
   try {
-    observer?.(toolCallId, toolName);
+    options[observer]?.(toolCallId, toolName);
   } catch {
     // An observer's failure is its own.
   }
+}
+
+/** The loop's result for what a tool returned; throws for a malformed one. */
+function converted(toolName: string, result: unknown): AgentToolResult<any> {
+  const checked = checkResult(toolName, result);
+  const loopResult: AgentToolResult<any> = { content: checked.content, details: checked.details ?? {} };
+  if (checked.terminate === true) loopResult.terminate = true;
+  if (checked.isError === true) loopResult.isError = true;
+  return loopResult;
 }
 
 function checkResult(toolName: string, result: unknown): RuntimeToolResult {

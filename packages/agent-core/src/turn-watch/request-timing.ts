@@ -78,6 +78,8 @@ export class ModelRequestRecord {
   constructor(
     readonly family: RequestFamily,
     readonly startedAt: number,
+    /** The turn's request before this one, of either family. */
+    readonly previous: ModelRequestRecord | undefined = undefined,
   ) {}
 
   /** `attempt` joins the request (a retry copies the short list). */

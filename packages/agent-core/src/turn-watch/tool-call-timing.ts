@@ -67,12 +67,12 @@ export class ToolCallTimer {
     return slot === undefined ? undefined : this.timingOf(toolCallId, slot, endedAt);
   }
 
-  /** Every call in announcement order; `now` ends a call still running. */
+  /** Every call in announcement order, in a list exactly that long (an outcome may be kept long after its turn); `now` ends a call still running. */
   timings(now: number): ToolCallTiming[] {
-    const timings: ToolCallTiming[] = [];
+    const timings = new Array<ToolCallTiming>(this.slots.size);
     this.slots.forEach((slot, toolCallId) => {
       const endedAt = this.moments[slot * MOMENTS + ENDED]!;
-      timings.push(this.timingOf(toolCallId, slot, Number.isNaN(endedAt) ? now : endedAt));
+      timings[slot] = this.timingOf(toolCallId, slot, Number.isNaN(endedAt) ? now : endedAt);
     });
     return timings;
   }

@@ -38,8 +38,13 @@ export interface TurnWatchOptions {
   systemPrompt: string;
   budget: TurnBudget | undefined;
   telemetry: TurnTelemetryOptions | undefined;
-  /** Emits a `runtime.warning` (the runner drops it once the turn settled). */
-  warn: (warning: RuntimeWarningPayload) => void;
+  /** Where the watch's warnings go. */
+  warnings: WarningSink;
+}
+
+/** Emits a turn's `runtime.warning`s (the runner drops them once the turn settled). */
+export interface WarningSink {
+  warn(warning: RuntimeWarningPayload): void;
 }
 
 /**
@@ -52,11 +57,12 @@ export class TurnWatch {
   private readonly clock: Clock;
   private readonly startedAt: number;
   private readonly budget: TurnBudget | undefined;
-  private readonly warn: (warning: RuntimeWarningPayload) => void;
+  private readonly warnings: WarningSink;
   private readonly tracing: TurnTracing | undefined;
   private readonly usage = new UsageLedger();
   private readonly tools: ToolCallTimer;
-  private readonly requests: ModelRequestRecord[] = [];
+  /** The newest request; each links to the one before, so the turn keeps no list made for many more requests than it sent. */
+  private newestRequest: ModelRequestRecord | undefined = undefined;
   private openMain: ModelRequestRecord | undefined = undefined;
   private openAuxiliary: ModelRequestRecord | undefined = undefined;
   private mainRequests = 0;
@@ -69,7 +75,7 @@ export class TurnWatch {
     this.clock = options.clock;
     this.startedAt = options.startedAt;
     this.budget = options.budget;
-    this.warn = options.warn;
+    this.warnings = options.warnings;
     this.tools = new ToolCallTimer(options.clock);
     this.tracing = startTurnTracing(options.telemetry, options, options.startedAt);
   }
@@ -104,7 +110,7 @@ export class TurnWatch {
     if (open) open.backoffMs += notice.delayMs;
     const error: TurnError = { code: notice.error.code, message: notice.error.message };
     this.tracing?.retryWait(open?.span, notice.attempt, notice.delayMs, error, this.clock.now());
-    this.warn({
+    this.warnings.warn({
       code: notice.error.code === "timeout" ? "timeout_retried" : "retry_wait",
       message: retryWarningText(family, notice.error.code, notice.delayMs),
       family,
@@ -143,7 +149,7 @@ export class TurnWatch {
   imagesOmitted(count: number): void {
     if (count <= this.imagesOmittedBefore) return;
     this.imagesOmittedBefore = count;
-    this.warn({ code: "images_dropped", message: `${count} image${count === 1 ? " was" : "s were"} left out of the request (too small, or past the per-request limit)`, count });
+    this.warnings.warn({ code: "images_dropped", message: `${count} image${count === 1 ? " was" : "s were"} left out of the request (too small, or past the per-request limit)`, count });
   }
 
   /** A tool call was admitted and is about to run. */
@@ -177,8 +183,11 @@ export class TurnWatch {
     this.closeRequest("auxiliary");
     const now = this.clock.now();
     const usage = this.usage.snapshot();
-    const requests: ModelRequestTiming[] = [];
-    for (const request of this.requests) requests.push(request.timing(now));
+    // Filled from the newest back, into a list exactly as long: the outcome may be kept long after the turn.
+    let count = 0;
+    for (let request = this.newestRequest; request; request = request.previous) count++;
+    const requests = new Array<ModelRequestTiming>(count);
+    for (let request = this.newestRequest; request; request = request.previous) requests[--count] = request.timing(now);
     const timing = { wallMs: millis(now - this.startedAt), requests, toolCalls: this.tools.timings(now) };
     this.tracing?.endTurn(outcome, usage, now);
     return { usage, timing };
@@ -191,8 +200,8 @@ export class TurnWatch {
   private startRequest(family: RequestFamily, model: Model<any>, context: Context | undefined): ModelRequestRecord {
     this.closeRequest(family);
     const at = this.clock.now();
-    const request = new ModelRequestRecord(family, at);
-    this.requests.push(request);
+    const request = new ModelRequestRecord(family, at, this.newestRequest);
+    this.newestRequest = request;
     if (this.tracing) request.span = this.tracing.startRequest(family, model, context, at);
     if (family === "main") {
       this.mainRequests++;
