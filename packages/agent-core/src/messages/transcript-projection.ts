@@ -48,7 +48,6 @@ export class TranscriptProjection {
   private projected: Message[] = [];
   /** Indexes in `projected` of the messages holding an image, ascending; none before the first image. */
   private withImages: number[] | undefined = undefined;
-  private knownCallIds = new Set<string>();
   private lastBatchId: string | undefined;
 
   constructor(options: TranscriptProjectionOptions = {}) {
@@ -94,7 +93,6 @@ export class TranscriptProjection {
     this.seen = [];
     this.projected = [];
     this.withImages = undefined;
-    this.knownCallIds = new Set();
     this.lastBatchId = undefined;
   }
 
@@ -119,14 +117,13 @@ export class TranscriptProjection {
       case "assistant": {
         this.lastBatchId = undefined;
         if (message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message)) return undefined;
-        for (const block of message.content) if (block.type === "toolCall") this.knownCallIds.add(block.id);
         const copy = reusable?.role === "assistant" && sameAssistant(reusable, message) ? reusable : assistantCopy(message);
         this.push(copy);
         return copy;
       }
       case "toolResult": {
         this.lastBatchId = undefined;
-        if (!this.knownCallIds.has(message.toolCallId)) return undefined;
+        if (!this.knowsCall(message.toolCallId)) return undefined;
         const copy = reusable?.role === "toolResult" && sameToolResult(reusable, message) ? reusable : toolResultCopy(message);
         this.push(copy);
         return copy;
@@ -135,6 +132,20 @@ export class TranscriptProjection {
         // Host-only and unknown custom messages never reach a model.
         return undefined;
     }
+  }
+
+  /**
+   * Whether an assistant message projected so far made the call
+   * `toolCallId`. Looks from the newest message back, where a result's call
+   * almost always is (a set of every call id would cost each turn a table).
+   */
+  private knowsCall(toolCallId: string): boolean {
+    for (let index = this.projected.length - 1; index >= 0; index--) {
+      const message = this.projected[index]!;
+      if (message.role !== "assistant") continue;
+      for (const block of message.content) if (block.type === "toolCall" && block.id === toolCallId) return true;
+    }
+    return false;
   }
 
   private push(message: Message): void {

@@ -33,6 +33,9 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
   return new Turn(input, defaults);
 }
 
+/** The hooks of a turn given none: one object for every such turn. */
+const NO_HOOKS: PiTurnHooks = Object.freeze({});
+
 /**
  * One turn's state. Its parts call back into it through its methods (the
  * writer failed, a warning, a tool call settled), so a turn is one object
@@ -75,7 +78,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink {
     this.input = input;
     this.defaults = defaults;
     this.startedAt = defaults.clock.now();
-    this.hooks = input.hooks ?? {};
+    this.hooks = input.hooks ?? NO_HOOKS;
     this.events = new SerialEventQueue(input.eventWriter, { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId }, this);
     this.bridge = new EventBridge(
       (type, payload) => this.events.push(type, withStepReport(this, type, payload)),

@@ -59,18 +59,16 @@ export class PiTurnRunner {
     }
     // Step 7: prompt or continue, wait until idle, run steering that arrived until the turn closes.
     // Chained rather than awaited: a turn waiting here holds one callback, not a suspended method (many turns may wait at once).
-    const ended = () => {
-      unwireCancellation();
-      unsubscribe();
-    };
     return runAgent(turn).then(
       () => {
-        ended();
+        unwireCancellation();
+        unsubscribe();
         // Step 8: deliver remaining history, flush, the terminal session.status, drain.
         return finishTurn(turn);
       },
       (error: unknown) => {
-        ended();
+        unwireCancellation();
+        unsubscribe();
         throw error;
       },
     );

@@ -15,8 +15,9 @@ import { reportTrace } from "./turn-log.js";
  * has failed already (a writer that threw at `running`). Never rejects: an
  * unexpected error fails the turn with code `internal`.
  */
-export async function runAgent(turn: RunningTurn): Promise<void> {
-  if (turn.cancelledBeforeStart || turn.failure) return;
+export function runAgent(turn: RunningTurn): Promise<void> {
+  if (turn.cancelledBeforeStart || turn.failure) return Promise.resolve();
+  let idle: Promise<void>;
   try {
     const { input, agent } = turn;
     const prompts: AgentMessage[] = [...(input.beforeUserMessages ?? [])];
@@ -24,12 +25,21 @@ export async function runAgent(turn: RunningTurn): Promise<void> {
       const { text, images, batchId } = input.userMessage;
       prompts.push(createUserMessage(text, { images, batchId }));
     }
-    if (prompts.length > 0) await agent.prompt(prompts);
-    else await agent.continue();
-    await convergeAtIdle(turn);
+    idle = prompts.length > 0 ? agent.prompt(prompts) : agent.continue();
   } catch (error) {
-    failTurn(turn, { code: ErrorCode.Internal, message: `The turn failed unexpectedly: ${errorText(error)}` });
+    failUnexpectedly(turn, error);
+    return Promise.resolve();
   }
+  // Chained rather than awaited: a turn waiting here holds two callbacks, not a suspended function (many turns may wait at once).
+  return idle.then(
+    () => convergeAtIdle(turn),
+    (error: unknown) => failUnexpectedly(turn, error),
+  );
+}
+
+/** An error nothing else handled fails the turn with code `internal`. */
+function failUnexpectedly(turn: RunningTurn, error: unknown): void {
+  failTurn(turn, { code: ErrorCode.Internal, message: `The turn failed unexpectedly: ${errorText(error)}` });
 }
 
 /**
@@ -39,27 +49,32 @@ export async function runAgent(turn: RunningTurn): Promise<void> {
  * to stop (a `skip`, the host's stop checks) runs no queued work: it asks
  * `tryBeginClose` once, so the host closes intake, and ends; what is still
  * queued is handed back in the outcome. Gives up (with a warning) when
- * `tryBeginClose` keeps refusing without new work.
+ * `tryBeginClose` keeps refusing without new work. Never rejects: an
+ * unexpected error fails the turn with code `internal`.
  */
 async function convergeAtIdle(turn: RunningTurn): Promise<void> {
   const { agent, input } = turn;
-  for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
-    if (turn.failure || input.signal?.aborted || turn.settled) return;
-    const last = agent.state.messages[agent.state.messages.length - 1];
-    if (isErrorOrAborted(last)) return;
-    if (turn.stopRequested) {
-      if (!turn.closed && input.tryBeginClose) await tryBeginClose(turn, last);
-      return;
+  try {
+    for (let attempt = 0; attempt < MAX_CLOSE_ATTEMPTS; attempt++) {
+      if (turn.failure || input.signal?.aborted || turn.settled) return;
+      const last = agent.state.messages[agent.state.messages.length - 1];
+      if (isErrorOrAborted(last)) return;
+      if (turn.stopRequested) {
+        if (!turn.closed && input.tryBeginClose) await tryBeginClose(turn, last);
+        return;
+      }
+      if (agent.hasQueuedMessages()) {
+        await agent.continue();
+        continue;
+      }
+      if (turn.closed || !input.tryBeginClose) return;
+      // Steering that arrived is queued now; the loop top checks abort and failure again before
+      // continuing: an abort during the poll hit an idle agent, so it would not stop the next run.
+      if ((await pollSteering(turn, "exit")) > 0 || turn.stopRequested) continue;
+      if (await tryBeginClose(turn, last)) return;
     }
-    if (agent.hasQueuedMessages()) {
-      await agent.continue();
-      continue;
-    }
-    if (turn.closed || !input.tryBeginClose) return;
-    // Steering that arrived is queued now; the loop top checks abort and failure again before
-    // continuing: an abort during the poll hit an idle agent, so it would not stop the next run.
-    if ((await pollSteering(turn, "exit")) > 0 || turn.stopRequested) continue;
-    if (await tryBeginClose(turn, last)) return;
+    reportTrace(turn, "turn", "warn", "tryBeginClose kept refusing without new work; the turn ends");
+  } catch (error) {
+    failUnexpectedly(turn, error);
   }
-  reportTrace(turn, "turn", "warn", "tryBeginClose kept refusing without new work; the turn ends");
 }

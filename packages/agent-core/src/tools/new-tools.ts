@@ -113,10 +113,6 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         assistantMessageId: options.resolveAssistantMessageId(toolCallId),
       });
       let settled = false;
-      const settle = () => {
-        settled = true;
-        notify(options, "onExecuteSettled", toolCallId, def.name);
-      };
       let answer: unknown;
       try {
         answer = impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
@@ -124,16 +120,19 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
       } catch (error) {
-        settle();
+        settled = true;
+        notify(options, "onExecuteSettled", toolCallId, def.name);
         return Promise.reject(error);
       }
       return Promise.resolve(answer).then(
         (result) => {
-          settle();
+          settled = true;
+          notify(options, "onExecuteSettled", toolCallId, def.name);
           return converted(def.name, result);
         },
         (error: unknown) => {
-          settle();
+          settled = true;
+          notify(options, "onExecuteSettled", toolCallId, def.name);
           throw error;
         },
       );
