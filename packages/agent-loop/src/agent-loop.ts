@@ -51,7 +51,7 @@ export function agentLoopContinue(
  * event is handed to `emit` and the loop waits for it before going on.
  * Resolves to the messages the run added; never rejects.
  */
-export async function runAgentLoop(
+export function runAgentLoop(
   prompts: AgentMessage[],
   context: AgentContext,
   config: AgentLoopConfig,
@@ -59,23 +59,7 @@ export async function runAgentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
-  const run = new LoopRun(
-    { ...context, messages: [...context.messages, ...prompts] },
-    [...prompts],
-    config,
-    emit,
-    signal,
-    streamFn,
-  );
-  try {
-    await run.emit({ type: "agent_start" });
-    await run.emit({ type: "turn_start" });
-    for (const prompt of prompts) await run.emitWholeMessage(prompt);
-    await runSteps(run);
-  } catch (error) {
-    await run.closeAfterFailure(error);
-  }
-  return run.newMessages;
+  return startRun(prompts, context, config, emit, signal, streamFn);
 }
 
 /**
@@ -83,23 +67,39 @@ export async function runAgentLoop(
  * messages the run added; rejects only for a context that cannot be
  * continued (checked before any event).
  */
-export async function runAgentLoopContinue(
+export function runAgentLoopContinue(
   context: AgentContext,
   config: AgentLoopConfig,
   emit: AgentEventSink,
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
-  assertContinuable(context);
-  const run = new LoopRun({ ...context, messages: [...context.messages] }, [], config, emit, signal, streamFn);
+  return startRun(undefined, context, config, emit, signal, streamFn);
+}
+
+/**
+ * Sets up a run with `prompts`, or continues `context` without one
+ * (`undefined`), and runs it. A context that cannot be run rejects the
+ * returned promise, as from an async function; no function of the run is
+ * waiting meanwhile, so a run holds one suspended frame, its steps'.
+ */
+function startRun(
+  prompts: AgentMessage[] | undefined,
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn | undefined,
+): Promise<AgentMessage[]> {
+  let run: LoopRun;
   try {
-    await run.emit({ type: "agent_start" });
-    await run.emit({ type: "turn_start" });
-    await runSteps(run);
+    if (!prompts) assertContinuable(context);
+    const added = prompts ?? [];
+    run = new LoopRun({ ...context, messages: [...context.messages, ...added] }, [...added], config, emit, signal, streamFn);
   } catch (error) {
-    await run.closeAfterFailure(error);
+    return Promise.reject(error);
   }
-  return run.newMessages;
+  return runSteps(run, prompts ?? []);
 }
 
 function assertContinuable(context: AgentContext): void {
@@ -115,90 +115,108 @@ function createAgentEventStream(): EventStream<AgentEvent, AgentMessage[]> {
   );
 }
 
+/** The tool calls of a response, in an array of exactly their number (it is held while they run). */
 function toolCallsOf(message: AssistantMessage): AgentToolCall[] {
-  const calls: AgentToolCall[] = [];
-  for (const block of message.content) if (block.type === "toolCall") calls.push(block);
+  let count = 0;
+  for (const block of message.content) if (block.type === "toolCall") count++;
+  if (count === 0) return [];
+  const calls = new Array<AgentToolCall>(count);
+  let index = 0;
+  for (const block of message.content) if (block.type === "toolCall") calls[index++] = block;
   return calls;
 }
 
 /**
- * The steps of a run (behaviour L1): an outer loop for follow-ups around an inner
- * loop that runs while tool calls continue or messages are pending. The
- * caller has already emitted `turn_start` for the first step.
+ * A run from `agent_start` to `agent_end` (behaviour L1): the prompts
+ * announced in the first step, then an outer loop for follow-ups around an
+ * inner loop that runs while tool calls continue or messages are pending.
+ * Resolves to the messages the run added; never rejects: a failure closes
+ * the run (behaviour L9). An event the sink handled synchronously is not
+ * awaited, so such a sink costs no microtask per event.
  */
-async function runSteps(run: LoopRun): Promise<void> {
+async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise<AgentMessage[]> {
   const { config } = run;
-  let firstStep = true;
-  let pending: AgentMessage[] = (await config.getSteeringMessages?.()) ?? [];
-
-  while (true) {
-    let continueWithTools = true;
-    while (continueWithTools || pending.length > 0) {
-      if (firstStep) firstStep = false;
-      else await run.emit({ type: "turn_start" });
-
-      for (const message of pending) {
-        run.record(message);
-        await run.emitWholeMessage(message);
-      }
-      pending = [];
-
-      const message = await streamAssistantResponse(run);
-      if (message.stopReason === "error" || message.stopReason === "aborted") {
-        // Behaviour L3: the run ends at once; calls of a failed response are never executed.
-        await run.emit({ type: "turn_end", message, toolResults: [] });
-        await run.emit({ type: "agent_end", messages: run.newMessages });
-        return;
-      }
-
-      const toolCalls = toolCallsOf(message);
-      if (message.stopReason === "length" && toolCalls.length > 0) {
-        // Behaviour L11: arguments may be cut off; answer each call without running it.
-        const toolResults = await refuseToolCalls(run, toolCalls, ToolResultText.truncated);
-        await run.emit({ type: "turn_end", message, toolResults });
-        await run.emit({ type: "agent_end", messages: run.newMessages });
-        return;
-      }
-
-      let toolResults: ToolResultMessage[] = [];
-      continueWithTools = false;
-      if (toolCalls.length > 0) {
-        const batch = await executeToolBatch(run, message, toolCalls);
-        toolResults = batch.results;
-        if (batch.aborted) {
-          // Behaviour L10: no request after an aborted batch.
-          await run.emit({ type: "turn_end", message, toolResults });
-          await run.emit({ type: "agent_end", messages: run.newMessages });
-          return;
-        }
-        continueWithTools = !batch.terminate;
-      }
-
-      await run.emit({ type: "turn_end", message, toolResults });
-      if (await config.shouldStopAfterTurn?.({ message, toolResults, context: run.context, newMessages: run.newMessages })) {
-        await run.emit({ type: "agent_end", messages: run.newMessages });
-        return;
-      }
-
-      pending = (await config.getSteeringMessages?.()) ?? [];
-      if (
-        pending.length > 0 &&
-        config.shouldStopAfterSteering &&
-        (await config.shouldStopAfterSteering({ steeringMessages: pending, message, context: run.context, newMessages: run.newMessages }))
-      ) {
-        // Behaviour L6c: keep the steering in the transcript, but send no request for it.
-        for (const steering of pending) {
-          run.record(steering);
-          await run.emitWholeMessage(steering);
-        }
-        await run.emit({ type: "agent_end", messages: run.newMessages });
-        return;
-      }
+  try {
+    await run.emit({ type: "agent_start" });
+    const opened = run.emit({ type: "turn_start" });
+    if (opened) await opened;
+    for (const prompt of prompts) {
+      const announced = run.emitWholeMessage(prompt);
+      if (announced) await announced;
     }
+    let firstStep = true;
+    let pending: AgentMessage[] = (await config.getSteeringMessages?.()) ?? [];
 
-    const followUps = (await config.getFollowUpMessages?.()) ?? [];
-    if (followUps.length === 0) break;
-    pending = followUps;
+    steps: while (true) {
+      let continueWithTools = true;
+      while (continueWithTools || pending.length > 0) {
+        if (firstStep) firstStep = false;
+        else {
+          const started = run.emit({ type: "turn_start" });
+          if (started) await started;
+        }
+
+        for (const message of pending) {
+          run.record(message);
+          await run.emitWholeMessage(message);
+        }
+        pending = [];
+
+        const message = await streamAssistantResponse(run);
+        if (message.stopReason === "error" || message.stopReason === "aborted") {
+          // Behaviour L3: the run ends at once; calls of a failed response are never executed.
+          await run.emit({ type: "turn_end", message, toolResults: [] });
+          break steps;
+        }
+
+        const toolCalls = toolCallsOf(message);
+        if (message.stopReason === "length" && toolCalls.length > 0) {
+          // Behaviour L11: arguments may be cut off; answer each call without running it.
+          const toolResults = await refuseToolCalls(run, toolCalls, ToolResultText.truncated);
+          await run.emit({ type: "turn_end", message, toolResults });
+          break steps;
+        }
+
+        let toolResults: ToolResultMessage[] = [];
+        continueWithTools = false;
+        if (toolCalls.length > 0) {
+          const batch = await executeToolBatch(run, message, toolCalls);
+          toolResults = batch.results;
+          if (batch.aborted) {
+            // Behaviour L10: no request after an aborted batch.
+            await run.emit({ type: "turn_end", message, toolResults });
+            break steps;
+          }
+          continueWithTools = !batch.terminate;
+        }
+
+        const ended = run.emit({ type: "turn_end", message, toolResults });
+        if (ended) await ended;
+        const stop = config.shouldStopAfterTurn?.({ message, toolResults, context: run.context, newMessages: run.newMessages });
+        if (stop !== undefined && stop !== false && (await stop)) break steps;
+
+        pending = (await config.getSteeringMessages?.()) ?? [];
+        if (
+          pending.length > 0 &&
+          config.shouldStopAfterSteering &&
+          (await config.shouldStopAfterSteering({ steeringMessages: pending, message, context: run.context, newMessages: run.newMessages }))
+        ) {
+          // Behaviour L6c: keep the steering in the transcript, but send no request for it.
+          for (const steering of pending) {
+            run.record(steering);
+            await run.emitWholeMessage(steering);
+          }
+          break steps;
+        }
+      }
+
+      const followUps = (await config.getFollowUpMessages?.()) ?? [];
+      if (followUps.length === 0) break;
+      pending = followUps;
+    }
+    await run.emit({ type: "agent_end", messages: run.newMessages });
+  } catch (error) {
+    await run.closeAfterFailure(error);
   }
-  await run.emit({ type: "agent_end", messages: run.newMessages });
+  return run.newMessages;
 }

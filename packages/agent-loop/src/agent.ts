@@ -3,7 +3,6 @@ import {
   type ImageContent,
   type Message,
   type SimpleStreamOptions,
-  type TextContent,
   type ThinkingBudgets,
   type Transport,
 } from "@mariozechner/pi-ai";
@@ -16,6 +15,7 @@ import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
 import { deliverToListeners } from "./listener-delivery.js";
 import { ListenerGrace } from "./listener-grace.js";
 import { MessageQueue } from "./message-queue.js";
+import { promptMessages } from "./prompt-messages.js";
 import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
 import type {
   AfterToolCallContext,
@@ -127,8 +127,9 @@ export class Agent {
    * A listener that throws fails the run like any other callback (behaviour L9).
    */
   subscribe(listener: AgentListener): () => void {
-    // A set, as in pi: subscribing the same function twice delivers each event once.
-    if (!this.listeners.includes(listener)) this.listeners = [...this.listeners, listener];
+    // A set, as in pi: subscribing the same function twice delivers each event once. `concat` makes an
+    // array of exactly the listeners, where a spread leaves room for 16 more in every agent.
+    if (!this.listeners.includes(listener)) this.listeners = this.listeners.concat(listener);
     return () => {
       this.listeners = this.listeners.filter((candidate) => candidate !== listener);
     };
@@ -230,11 +231,14 @@ export class Agent {
    */
   prompt(message: AgentMessage | AgentMessage[]): Promise<void>;
   prompt(input: string, images?: ImageContent[]): Promise<void>;
-  async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
-    if (this.activeRun) {
-      throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
+  prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+    // Not async: the caller gets the run's own promise, so a run waits in one frame fewer. Failures still reject.
+    if (this.activeRun) return Promise.reject(new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."));
+    try {
+      return this.runPromptMessages(promptMessages(input, images));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    await this.runPromptMessages(this.normalizePromptInput(input, images));
   }
 
   /**
@@ -258,14 +262,6 @@ export class Agent {
     await this.runWithLifecycle((signal) =>
       runAgentLoopContinue(this.contextSnapshot(), this.loopConfig(false), (event) => this.deliver(event), signal, this.streamFn),
     );
-  }
-
-  private normalizePromptInput(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): AgentMessage[] {
-    if (Array.isArray(input)) return input;
-    if (typeof input !== "string") return [input];
-    const content: (TextContent | ImageContent)[] = [{ type: "text", text: input }];
-    if (images && images.length > 0) content.push(...images);
-    return [{ role: "user", content, timestamp: Date.now() }];
   }
 
   private runPromptMessages(messages: AgentMessage[], skipInitialSteeringPoll = false): Promise<void> {

@@ -51,9 +51,12 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   if (run.aborted) return undefined;
   const transformed = config.transformContext ? await config.transformContext(run.context.messages, run.signal) : run.context.messages;
   if (run.aborted) return undefined;
-  const messages = await config.convertToLlm(transformed);
+  // A conversion or key lookup that answers synchronously is not awaited.
+  const converted = config.convertToLlm(transformed);
+  const messages = isThenable(converted) ? await converted : converted;
   if (run.aborted) return undefined;
-  const apiKey = (config.getApiKey ? await config.getApiKey(config.model.provider) : undefined) || config.apiKey;
+  const lookedUp = config.getApiKey?.(config.model.provider);
+  const apiKey = (isThenable(lookedUp) ? await lookedUp : lookedUp) || config.apiKey;
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
   const streamFunction = run.streamFn ?? streamSimple;
@@ -96,7 +99,8 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
           partial = event.partial;
           placedAt = run.context.messages.push(partial) - 1;
           sinkError = true;
-          await run.emit({ type: "message_start", message: partial });
+          const started = run.emit({ type: "message_start", message: partial });
+          if (started) await started;
           sinkError = false;
           break;
         case "done":
@@ -153,8 +157,13 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     await run.emit({ type: "message_start", message: final });
   }
   run.newMessages.push(final);
-  await run.emit({ type: "message_end", message: final });
+  const ended = run.emit({ type: "message_end", message: final });
+  if (ended) await ended;
   return final;
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
 const NOT_SETTLED = Symbol("not settled");

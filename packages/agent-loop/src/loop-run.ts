@@ -24,10 +24,13 @@ export class LoopRun {
   /** The message between `message_start` and `message_end`; for a response, its latest partial. */
   private openMessage: AgentMessage | undefined;
   /**
-   * Messages announced with `message_end`, so a failure can announce the rest
-   * of `newMessages`. A list, not a set: it is only searched on failure.
+   * How many of `newMessages`, from the first, were announced with
+   * `message_end` (the loop records and announces them in that order), and
+   * the messages announced out of that order: a failure announces the rest.
+   * Only read on failure.
    */
-  private readonly endedMessages: AgentMessage[] = [];
+  private endedInOrder = 0;
+  private endedOutOfOrder: AgentMessage[] | undefined;
   /** The latest completed assistant message with tool calls. */
   private stepAssistant: AssistantMessage | undefined;
   /** What happened to each of its calls. */
@@ -121,7 +124,8 @@ export class LoopRun {
       case "message_end": {
         this.openMessage = undefined;
         const message = event.message;
-        this.endedMessages.push(message);
+        if (this.newMessages[this.endedInOrder] === message) this.endedInOrder++;
+        else (this.endedOutOfOrder ??= []).push(message);
         if (message.role === "assistant") {
           const hasCalls = message.content.some((block) => block.type === "toolCall");
           this.stepAssistant = hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
@@ -185,7 +189,8 @@ export class LoopRun {
     // Prompts or steering recorded but never announced (a listener failed
     // before their turn came): announce them, so a transcript built from
     // `message_end` holds everything `agent_end` reports.
-    const ended = new Set(this.endedMessages);
+    const ended = new Set(this.endedOutOfOrder);
+    for (let index = 0; index < this.endedInOrder; index++) ended.add(this.newMessages[index]!);
     for (const message of [...this.newMessages]) {
       if (ended.has(message) || message === partial) continue;
       await emit({ type: "message_start", message });

@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { ABANDONED } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
+import type { BatchGrace } from "./run-abort-watch.js";
 import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
 import { type FinishedCall, emitEnd, recordResult, skipCall } from "./tool-call-results.js";
@@ -34,22 +35,14 @@ const NOT_STARTED: unique symbol = Symbol("turnkit.notStarted");
  * happens to it. Events are emitted one at a time, even while tools run
  * concurrently, so listeners never overlap.
  */
-export async function executeToolBatch(run: LoopRun, assistant: AssistantMessage, toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
+export function executeToolBatch(run: LoopRun, assistant: AssistantMessage, toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
   // The tools as the batch starts: a hook that changes the context's tools affects the next batch.
   const tools = run.context.tools ? run.context.tools.slice() : [];
   const sequential =
     run.config.toolExecution === "sequential" || toolCalls.some((call) => findTool(tools, call.name)?.executionMode === "sequential");
-  const grace = run.abortWatch.startBatchGrace();
-  const batch = new ToolBatch(run, assistant, tools, grace?.promise);
-  let finished: FinishedCall[];
-  try {
-    finished = sequential ? await batch.runSequential(toolCalls) : await batch.runParallel(toolCalls);
-  } finally {
-    run.abortWatch.endBatchGrace(grace);
-  }
-  run.context.messages.push(...batch.results);
-  const terminate = batch.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
-  return { results: batch.results, terminate, aborted: run.aborted };
+  const batch = new ToolBatch(run, assistant, tools, run.abortWatch.startBatchGrace());
+  // The batch's own async function is the only one waiting while its tools run.
+  return sequential ? batch.runSequential(toolCalls) : batch.runParallel(toolCalls);
 }
 
 class ToolBatch {
@@ -61,67 +54,88 @@ class ToolBatch {
    * Serialises emits from concurrently running tools, and orders a call's
    * `tool_execution_update`s before its `tool_execution_end`.
    */
-  private emitChain: Promise<void> = Promise.resolve();
+  private emitChain: Promise<void> | undefined;
   /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (behaviour L9). */
   private updateFailure: { error: unknown } | undefined;
+  /** Resolves `ABORT_GRACE_MS` after the run's signal fired; shared by every wait of the batch. */
+  private readonly abandoned: Promise<typeof ABANDONED> | undefined;
 
   constructor(
     private readonly run: LoopRun,
     private readonly assistant: AssistantMessage,
     private readonly tools: readonly AgentTool<any>[],
-    /** Resolves `ABORT_GRACE_MS` after the run's signal fired; shared by every wait of the batch. */
-    private readonly abandoned: Promise<typeof ABANDONED> | undefined,
-  ) {}
-
-  async runSequential(toolCalls: AgentToolCall[]): Promise<FinishedCall[]> {
-    const finished: FinishedCall[] = [];
-    for (const toolCall of toolCalls) {
-      if (this.run.aborted || this.terminateAgent) {
-        const done = await skipCall(this.run, toolCall, this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook);
-        await recordResult(this.run, done, this.results);
-        finished.push(done);
-        continue;
-      }
-      const preparation = await this.startAndPrepare(toolCall);
-      const done = preparation.kind === "finished" ? preparation.finished : await this.execute(preparation.call);
-      await this.emitEndAfterUpdates(done);
-      // As in pi: in sequential mode each call's result message follows its end at once.
-      await recordResult(this.run, done, this.results);
-      finished.push(done);
-    }
-    return finished;
+    /** The batch's abort grace; ended when the batch ends, however it ends. */
+    private readonly grace: BatchGrace | undefined,
+  ) {
+    this.abandoned = grace?.promise;
   }
 
-  async runParallel(toolCalls: AgentToolCall[]): Promise<FinishedCall[]> {
-    const slots: (FinishedCall | Promise<FinishedCall> | undefined)[] = [];
-    const admitted: { index: number; call: AdmittedCall }[] = [];
-    for (const toolCall of toolCalls) {
-      if (this.run.aborted) {
-        slots.push(await skipCall(this.run, toolCall, ToolResultText.aborted));
-        continue;
+  async runSequential(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
+    try {
+      const finished: FinishedCall[] = [];
+      for (const toolCall of toolCalls) {
+        if (this.run.aborted || this.terminateAgent) {
+          const done = await skipCall(this.run, toolCall, this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook);
+          await recordResult(this.run, done, this.results);
+          finished.push(done);
+          continue;
+        }
+        const preparation = await this.startAndPrepare(toolCall);
+        const done = preparation.kind === "finished" ? await this.endAfterUpdates(preparation.finished) : await this.execute(preparation.call);
+        // As in pi: in sequential mode each call's result message follows its end at once.
+        await recordResult(this.run, done, this.results);
+        finished.push(done);
       }
-      const prepared = this.startAndPrepare(toolCall);
-      const preparation = prepared instanceof Promise ? await prepared : prepared;
-      if (preparation.kind === "finished") {
-        await emitEnd(this.run, preparation.finished);
-        slots.push(preparation.finished);
-      } else {
-        admitted.push({ index: slots.length, call: preparation.call });
-        slots.push(undefined);
+      return this.outcome(finished);
+    } finally {
+      this.run.abortWatch.endBatchGrace(this.grace);
+    }
+  }
+
+  async runParallel(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
+    try {
+      // Arrays of exactly the calls' number: they are held while the tools run.
+      const slots = new Array<FinishedCall | Promise<FinishedCall>>(toolCalls.length);
+      const admitted = new Array<AdmittedCall | undefined>(toolCalls.length);
+      for (let index = 0; index < toolCalls.length; index++) {
+        const toolCall = toolCalls[index]!;
+        if (this.run.aborted) {
+          slots[index] = await skipCall(this.run, toolCall, ToolResultText.aborted);
+          continue;
+        }
+        const prepared = this.startAndPrepare(toolCall);
+        const preparation = prepared instanceof Promise ? await prepared : prepared;
+        if (preparation.kind === "finished") {
+          const ended = emitEnd(this.run, preparation.finished);
+          if (ended) await ended;
+          slots[index] = preparation.finished;
+        } else {
+          admitted[index] = preparation.call;
+        }
       }
+      // No await in this loop: every admitted call starts at once, and every end
+      // (also of a call not started because the signal fired meanwhile, e.g. in
+      // an onToolExecutionStart) goes through the serial chain while the others run.
+      for (let index = 0; index < toolCalls.length; index++) {
+        const call = admitted[index];
+        if (call) slots[index] = this.execute(call);
+      }
+      const finished = await Promise.all(slots);
+      for (const done of finished) {
+        const recorded = recordResult(this.run, done, this.results);
+        if (recorded) await recorded;
+      }
+      return this.outcome(finished);
+    } finally {
+      this.run.abortWatch.endBatchGrace(this.grace);
     }
-    // No await in this loop: every admitted call starts at once, and every end
-    // (also of a call not started because the signal fired meanwhile, e.g. in
-    // an onToolExecutionStart) goes through the serial chain while the others run.
-    for (const { index, call } of admitted) {
-      slots[index] = this.execute(call).then((done) => this.emitEndAfterUpdates(done).then(() => done));
-    }
-    const finished = await Promise.all(slots as (FinishedCall | Promise<FinishedCall>)[]);
-    for (const done of finished) {
-      const recorded = recordResult(this.run, done, this.results);
-      if (recorded) await recorded;
-    }
-    return finished;
+  }
+
+  /** What the batch produced; its results join the model context now, together. */
+  private outcome(finished: readonly FinishedCall[]): ToolBatchOutcome {
+    this.run.context.messages.push(...this.results);
+    const terminate = this.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
+    return { results: this.results, terminate, aborted: this.run.aborted };
   }
 
   /** Emits the call's `tool_execution_start`, then prepares it; a promise only where a listener or hook is awaited. */
@@ -146,7 +160,9 @@ class ToolBatch {
     let args: unknown;
     try {
       const rawArguments = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
-      args = validateToolArguments(tool, { ...toolCall, arguments: rawArguments as Record<string, any> });
+      // The validator reads the call and never changes it: a copy only when the arguments were prepared.
+      const prepared = rawArguments === toolCall.arguments ? toolCall : { ...toolCall, arguments: rawArguments as Record<string, any> };
+      args = validateToolArguments(tool, prepared);
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
     }
@@ -172,26 +188,30 @@ class ToolBatch {
   }
 
   /**
-   * Executes an admitted call, then applies `afterToolCall` (behaviour L5). Never
-   * throws. A call is not started once the run is aborted: not after an
-   * abort during `onToolExecutionStart` (a hook that ignores the signal
-   * included), nor after one raised by a sibling tool in the same tick; it
-   * gets the `aborted` result and no `afterToolCall`. A tool that started and
-   * had not settled when the abort grace ran out gets `interrupted`, never
-   * the "not executed" text.
+   * Executes an admitted call, applies `afterToolCall` (behaviour L5), then
+   * emits the call's `tool_execution_end` after its updates; rejects only
+   * when a listener fails on that end or on one of the call's updates. A
+   * call is not started once the run is aborted: not after an abort during
+   * `onToolExecutionStart` (a hook that ignores the signal included), nor
+   * after one raised by a sibling tool in the same tick; it gets the
+   * `aborted` result and no `afterToolCall`. A tool that started and had not
+   * settled when the abort grace ran out gets `interrupted`, never the "not
+   * executed" text.
    */
   private async execute(call: AdmittedCall): Promise<FinishedCall> {
     const { run } = this;
     const { toolCall, tool, args } = call;
-    if (run.aborted) return notExecuted(toolCall).finished;
+    if (run.aborted) return await this.endAfterUpdates(notExecuted(toolCall).finished);
     const onStart = run.config.onToolExecutionStart;
     if (onStart) {
       try {
-        await this.untilAbandoned(onStart({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal));
+        // An observer that answered synchronously is not awaited: the tool starts in the next tick.
+        const observed = this.untilAbandoned(onStart({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal));
+        if (observed) await observed;
       } catch {
         // An observer; its failure does not stop the tool.
       }
-      if (run.aborted) return notExecuted(toolCall).finished;
+      if (run.aborted) return await this.endAfterUpdates(notExecuted(toolCall).finished);
     }
 
     let settled = false;
@@ -206,21 +226,22 @@ class ToolBatch {
       });
     };
 
-    let result: AgentToolResult<unknown>;
+    let result: AgentToolResult<unknown> | typeof NOT_STARTED;
     let isError = false;
     let started = false;
     try {
-      const work = Promise.resolve().then<AgentToolResult<unknown> | typeof NOT_STARTED>(() => {
-        // Checked in the tick that starts the tool: a sibling that aborted the
-        // run a moment ago keeps this one from starting.
-        if (run.aborted) return NOT_STARTED;
+      // The tool starts in the next tick, the abort checked in that tick: a
+      // sibling that aborted the run a moment ago keeps this one from starting.
+      await undefined;
+      let outcome: AgentToolResult<unknown> | typeof NOT_STARTED | typeof ABANDONED = NOT_STARTED;
+      if (!run.aborted) {
         started = true;
         run.markToolStarted(toolCall.id);
-        return tool.execute(toolCall.id, args as never, run.signal, onUpdate);
-      });
-      const outcome = await this.untilAbandoned(work);
-      if (outcome === NOT_STARTED) return notExecuted(toolCall).finished;
-      if (outcome === ABANDONED) {
+        outcome = await this.untilAbandoned(tool.execute(toolCall.id, args as never, run.signal, onUpdate));
+      }
+      if (outcome === NOT_STARTED) {
+        result = outcome;
+      } else if (outcome === ABANDONED) {
         result = errorToolResult(started ? ToolResultText.interrupted : ToolResultText.aborted);
         isError = true;
       } else {
@@ -234,6 +255,7 @@ class ToolBatch {
     } finally {
       settled = true;
     }
+    if (result === NOT_STARTED) return await this.endAfterUpdates(notExecuted(toolCall).finished);
 
     const after = run.config.afterToolCall;
     if (after) {
@@ -257,7 +279,9 @@ class ToolBatch {
         isError = true;
       }
     }
-    return { toolCall, result, isError };
+    const done: FinishedCall = { toolCall, result, isError };
+    await this.emitEndAfterUpdates(done);
+    return done;
   }
 
   /**
@@ -281,12 +305,21 @@ class ToolBatch {
     });
   }
 
+  /** {@link emitEndAfterUpdates}, resolving to the call. */
+  private endAfterUpdates(done: FinishedCall): Promise<FinishedCall> {
+    return this.emitEndAfterUpdates(done).then(() => done);
+  }
+
   private serialEmit(emit: () => Promise<void> | void): Promise<void> {
-    const next = this.emitChain.then(emit);
-    this.emitChain = next.catch(() => undefined);
+    // The chain starts at the first emit: a batch waiting for its tools holds none.
+    const next = (this.emitChain ?? Promise.resolve()).then(emit);
+    this.emitChain = next.catch(ignoreFailure);
     return next;
   }
 }
+
+/** The serial chain goes on after a failed emit; the emit's own promise reports the failure. */
+function ignoreFailure(): void {}
 
 /** The first tool named `name`, as a lookup table built first-name-wins would answer; the list is short. */
 function findTool(tools: readonly AgentTool<any>[], name: string): AgentTool<any> | undefined {
