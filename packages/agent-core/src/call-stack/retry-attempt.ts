@@ -1,5 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
+import { AttemptSignalLink } from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import type { LlmRetryNotification } from "./llm-config.js";
 import type { OptionFill } from "./option-fill.js";
@@ -10,10 +11,8 @@ import {
   createFailureMessage,
   errorText,
   invokeStreamFn,
-  linkAbortSignal,
   pushTerminalError,
   type AnyModel,
-  type LinkedAbortSignal,
   type StreamFn,
   type StreamFnOptions,
 } from "./stream-fn.js";
@@ -50,7 +49,7 @@ export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
  * attempt's stream: once settled, reading stops and no event reaches it.
  */
 export class RetryAttempt implements EventSink {
-  private readonly link: LinkedAbortSignal;
+  private readonly link: AttemptSignalLink;
   /** The attempt's latest response (status and headers). */
   private lastResponse: ProviderResponse | undefined;
   /** Events held back until the commit point; `undefined` once committed. */
@@ -69,8 +68,7 @@ export class RetryAttempt implements EventSink {
     private readonly label: string,
     private readonly fillOptions: OptionFill | undefined,
   ) {
-    // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
-    this.link = linkAbortSignal(callerSignal, { delegable: true });
+    this.link = new AttemptSignalLink(callerSignal);
   }
 
   start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): void {
@@ -78,6 +76,8 @@ export class RetryAttempt implements EventSink {
     const options = copyStreamOptions(callOptions);
     options.maxRetries = 0;
     options.signal = this.link.signal;
+    // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
+    this.link.offer();
     options.onResponse = (response, model) => {
       try {
         return callerObserver?.(response, model);
@@ -98,7 +98,7 @@ export class RetryAttempt implements EventSink {
       out.push(event);
       if (event.type === "done") {
         this.settle();
-        this.link.dispose();
+        this.link.release();
         out.end();
       }
       return;
@@ -108,7 +108,7 @@ export class RetryAttempt implements EventSink {
     if (event.type === "done") {
       this.settle();
       this.commit();
-      this.link.dispose();
+      this.link.release();
       out.end();
       return;
     }
@@ -135,7 +135,7 @@ export class RetryAttempt implements EventSink {
   private abandon(failure: AssistantMessage): void {
     this.settle();
     this.link.abort();
-    this.link.dispose();
+    this.link.release();
     this.reject(new AttemptFailure(failure, this.lastResponse));
   }
 
@@ -148,7 +148,7 @@ export class RetryAttempt implements EventSink {
 
   private finishCommitted(message: AssistantMessage): void {
     this.settle();
-    this.link.dispose();
+    this.link.release();
     pushTerminalError(this.out, attachClassifiedError(message, classifyError(message, this.lastResponse)));
   }
 

@@ -8,6 +8,7 @@ import {
   LLM_STREAM_IDLE_TIMEOUT_MS,
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { ONCE, takeOfferedAttemptSignal, type AttemptSignalLink } from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
@@ -17,11 +18,8 @@ import {
   errorText,
   invokeStreamFn,
   isTerminalEvent,
-  ONCE,
   pushTerminalError,
-  takeDelegatedAbort,
   type AnyModel,
-  type DelegatedAbort,
   type StreamFn,
   type StreamFnOptions,
 } from "./stream-fn.js";
@@ -117,14 +115,15 @@ interface Watchdogs extends StreamTimeouts {
 /**
  * One request through the timeouts layer: its watchdog state, and the sink
  * of the stream below. One object per request, which is also its listener
- * on the caller's signal, instead of a closure per step.
+ * on the caller's signal (or, when the layer above handed its attempt's
+ * signal over, the observer that link tells), instead of a closure per step.
  */
 class TimedRequest implements EventSink {
   readonly out = new RelayStream();
   /** The request's own signal when the layer above did not hand one over; aborted on a timeout. */
   private readonly controller: AbortController | undefined;
-  /** How to abort the caller's signal when the layer above made it for this one attempt (the transport retry does). */
-  private readonly delegated: DelegatedAbort | undefined;
+  /** The caller's signal's link when the layer above made it for this one attempt (the transport retry does): aborted on a timeout. */
+  private readonly delegated: AttemptSignalLink | undefined;
   private finished = false;
   private timer: unknown;
   private lastPartial: AssistantMessage | undefined;
@@ -139,18 +138,19 @@ class TimedRequest implements EventSink {
     private readonly model: AnyModel,
     private readonly callerSignal: AbortSignal | undefined,
   ) {
-    this.delegated = takeDelegatedAbort(callerSignal);
+    this.delegated = takeOfferedAttemptSignal(callerSignal);
     this.controller = this.delegated ? undefined : new AbortController();
   }
 
   /** Sends the request through `streamFn` and answers the stream the layer above reads. */
   start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): AssistantMessageEventStream {
-    const { callerSignal, controller } = this;
+    const { callerSignal, controller, delegated } = this;
     if (callerSignal?.aborted) {
       this.handleEvent();
       return this.out;
     }
-    callerSignal?.addEventListener("abort", this, ONCE);
+    if (delegated) delegated.watch(this);
+    else callerSignal?.addEventListener("abort", this, ONCE);
     const { firstEventTimeoutMs, clock } = this.watchdogs;
     if (firstEventTimeoutMs > 0) this.timer = clock.setTimeout(() => this.onTimeout("first_event", firstEventTimeoutMs), firstEventTimeoutMs);
     // The layer's per-event work, applied as each event arrives from the layer or provider below.
@@ -189,9 +189,10 @@ class TimedRequest implements EventSink {
   }
 
   /**
-   * The caller's abort (this object is the one listener on its signal): it
-   * aborts the request first (a linked controller follows the caller's
-   * reason), then ends the stream.
+   * The caller's abort (this object is the one listener on its signal, or
+   * the observer its link tells before the signal fires): it aborts the
+   * request first (a linked controller follows the caller's reason), then
+   * ends the stream.
    */
   handleEvent(): void {
     if (this.finished) return;
@@ -236,7 +237,8 @@ class TimedRequest implements EventSink {
     this.finished = true;
     if (this.timer !== undefined) this.watchdogs.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    this.callerSignal?.removeEventListener("abort", this);
+    // A link that was handed over forgets its observer when the attempt above releases it.
+    if (!this.delegated) this.callerSignal?.removeEventListener("abort", this);
   }
 
   private endWith(stopReason: "error" | "aborted", text: string): AssistantMessage {

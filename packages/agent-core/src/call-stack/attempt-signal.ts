@@ -1,0 +1,85 @@
+/**
+ * Told, in place of an abort listener on the attempt's signal, that the
+ * caller's signal fired: before the attempt's signal is aborted, so it acts
+ * before any listener the provider added to that signal.
+ */
+export interface CallerAbortObserver {
+  handleEvent(): void;
+}
+
+/**
+ * The signal one attempt of a request is sent with: it fires when the
+ * caller's signal does (with the caller's reason), or on {@link abort} (a
+ * timed-out or given-up attempt), which never aborts the caller's signal.
+ * One object per attempt, which is its own listener on the caller's
+ * signal; {@link release} removes that listener when the attempt ends.
+ *
+ * The layer directly below may take the link over
+ * ({@link takeOfferedAttemptSignal}) and be told of the caller's abort by it
+ * ({@link watch}) instead of adding a listener to the attempt's signal: the
+ * first listener on a new AbortSignal costs more than the signal itself.
+ */
+export class AttemptSignalLink {
+  private readonly controller = new AbortController();
+  private observer: CallerAbortObserver | undefined;
+
+  constructor(private readonly parent: AbortSignal | undefined) {
+    if (parent?.aborted) this.controller.abort(parent.reason);
+    else parent?.addEventListener("abort", this, ONCE);
+  }
+
+  /** The signal to send the attempt with. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /**
+   * Aborts {@link signal} only, never the caller's; a no-op once it fired.
+   * When the caller's signal has already fired, its reason wins, as it came
+   * first (the observer runs before the link aborts, see {@link handleEvent}).
+   */
+  abort(reason?: unknown): void {
+    const { parent } = this;
+    this.controller.abort(parent?.aborted ? parent.reason : reason);
+  }
+
+  /** Lets the layer directly below take this link over once ({@link takeOfferedAttemptSignal}). */
+  offer(): void {
+    offeredLinks.set(this.signal, this);
+  }
+
+  /** Tells `observer` when the caller's signal fires, until {@link release}. */
+  watch(observer: CallerAbortObserver): void {
+    this.observer = observer;
+  }
+
+  /** The attempt ended: detaches from the caller's signal and forgets the observer. Idempotent; the signal stays as it is. */
+  release(): void {
+    this.parent?.removeEventListener("abort", this);
+    this.observer = undefined;
+  }
+
+  /** The caller's signal fired (this object is its listener): the observer first, then the signal. */
+  handleEvent(): void {
+    this.observer?.handleEvent();
+    this.controller.abort(this.parent?.reason);
+  }
+}
+
+/** Listener options of a one-shot abort listener, shared by every attempt. */
+export const ONCE: AddEventListenerOptions = Object.freeze({ once: true });
+
+/** Links offered to the layer below and not taken yet, by their signal. */
+const offeredLinks = new WeakMap<AbortSignal, AttemptSignalLink>();
+
+/**
+ * The link behind `signal` when the layer above made it for this one
+ * attempt and offered it ({@link AttemptSignalLink.offer}); taken at most
+ * once. `undefined` otherwise: the layer then links a controller of its own.
+ */
+export function takeOfferedAttemptSignal(signal: AbortSignal | undefined): AttemptSignalLink | undefined {
+  if (!signal) return undefined;
+  const link = offeredLinks.get(signal);
+  if (link) offeredLinks.delete(signal);
+  return link;
+}
