@@ -63,9 +63,9 @@ export class EventBridge {
   private current: MessageStream | undefined;
   /**
    * Completed messages waiting for their calls to end, oldest first (rarely
-   * more than one). Replaced, never grown in place, so the list is exactly
-   * as long as its messages: one grown by `push` makes room for seventeen,
-   * and many turns at once each hold one.
+   * more than one). Replaced (by `concat`), never grown in place, so the
+   * list is exactly as long as its messages: one grown by `push` or spread
+   * makes room for seventeen, and many turns at once each hold one.
    */
   private held: readonly HeldMessage[] = NONE_HELD;
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
@@ -240,7 +240,7 @@ export class EventBridge {
     const held: HeldMessage = { stream, message, calls: NO_CALLS, remaining: toolCalls.length };
     // Every field set here, so a call keeps them in the object itself as they are filled in.
     held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
-    this.held = [...this.held, held];
+    this.held = this.held.concat(held);
   }
 
   /** The call `toolCallId` of the newest held message that made one; `undefined` once its message was released. */

@@ -67,7 +67,12 @@ export class TranscriptProjection {
       const copy = this.append(message, reusable);
       this.seen.push(message, copy);
     }
-    if (this.withImages === undefined) return this.projected.slice();
+    if (this.withImages === undefined) {
+      // The caller gets the list grown by this call; the projection keeps a copy exactly as long (many turns at once each hold one).
+      const projected = this.projected;
+      this.projected = projected.slice();
+      return projected;
+    }
     const omitted = { count: 0 };
     const limited = limitImages(this.projected.slice(), this.withImages, this.maxImages, omitted);
     if (omitted.count > 0) {

@@ -30,8 +30,9 @@ export async function runBeforeLlmHooks(
     return messages;
   }
   if (reason === "request") turn.requestIndex++;
-  turn.loopMessages = messages;
   const hooks = hookArray(turn.hooks.beforeLlmCallHook);
+  // Only an overflow recovery reads it, and only with hooks to run; without, the loop's array is not kept past its request.
+  if (hooks.length > 0) turn.loopMessages = messages;
   let current: AgentMessage[] = messages;
   for (const hook of hooks) {
     let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;

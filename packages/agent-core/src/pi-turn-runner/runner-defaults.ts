@@ -34,11 +34,22 @@ function sequentialEventIds(): () => string {
   return () => prefix + (++next).toString(36);
 }
 
+/**
+ * A default message id, `msg_<uuid>`, as one flat string: `randomUUID()`
+ * builds its text from a dozen joined pieces, which a string joined from
+ * it keeps (about 400 bytes) for as long as the message lives, in every
+ * turn running at once. `toLowerCase` changes none of its characters and
+ * answers the joined text as one string.
+ */
+function newMessageId(): string {
+  return `msg_${randomUUID()}`.toLowerCase();
+}
+
 /** Fills in the defaults of a runner's options, once per runner. */
 export function resolveRunnerDefaults(options: PiTurnRunnerOptions): RunnerDefaults {
   const clock = options.clock ?? systemClock;
   return {
-    allocateMessageId: options.allocateMessageId ?? (() => `msg_${randomUUID()}`),
+    allocateMessageId: options.allocateMessageId ?? newMessageId,
     newEventId: options.newEventId ?? sequentialEventIds(),
     clock,
     now: () => clock.now(),

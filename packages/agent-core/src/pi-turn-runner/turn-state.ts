@@ -89,7 +89,7 @@ export interface TurnState {
   afterLlmRetries: number;
   /** What the next request does instead of calling the model. Written by the before-LLM hooks; taken (and cleared) by the turn's stream function. */
   nextDirective: LlmDirective | undefined;
-  /** The loop's live context array of the latest request. Written by the before-LLM hooks; read by overflow recovery. */
+  /** The loop's live context array of the latest request, when the turn has before-LLM hooks. Written by the before-LLM hooks; read by overflow recovery. */
   loopMessages: AgentMessage[] | undefined;
   /** Calls of the current step whose final result has `terminate` (made at the first). Filled at each `tool_execution_end`; read and cleared at step end. */
   terminatingCalls: Set<string> | undefined;
