@@ -5,6 +5,7 @@ import type { BatchGrace } from "./run-abort-watch.js";
 import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
 import { type FinishedCall, emitEnd, recordResult, skipCall } from "./tool-call-results.js";
+import { type AdmittedCall, type ToolCallScope, ToolExecution, notExecuted } from "./tool-execution.js";
 import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
 
 /** What a tool batch produced. */
@@ -17,16 +18,7 @@ export interface ToolBatchOutcome {
   aborted: boolean;
 }
 
-interface AdmittedCall {
-  toolCall: AgentToolCall;
-  tool: AgentTool<any>;
-  args: unknown;
-}
-
 type Preparation = { kind: "admitted"; call: AdmittedCall } | { kind: "finished"; finished: FinishedCall };
-
-/** What a call's start step yields when the run was aborted just before the tool would have started. */
-const NOT_STARTED: unique symbol = Symbol("turnkit.notStarted");
 
 /**
  * Runs the tool calls of one assistant message (behaviours L4, L5, L7, L10) and
@@ -45,7 +37,7 @@ export function executeToolBatch(run: LoopRun, assistant: AssistantMessage, tool
   return sequential ? batch.runSequential(toolCalls) : batch.runParallel(toolCalls);
 }
 
-class ToolBatch {
+class ToolBatch implements ToolCallScope {
   /** Set once a hook returned `terminateAgent` (behaviours L6d, L7). */
   terminateAgent = false;
   /** Tool-result messages recorded so far, in the model's call order. */
@@ -59,10 +51,12 @@ class ToolBatch {
   private updateFailure: { error: unknown } | undefined;
   /** Resolves `ABORT_GRACE_MS` after the run's signal fired; shared by every wait of the batch. */
   private readonly abandoned: Promise<typeof ABANDONED> | undefined;
+  /** The call whose tool started last; each links to the one started before it. */
+  private lastStarted: ToolExecution | undefined;
 
   constructor(
-    private readonly run: LoopRun,
-    private readonly assistant: AssistantMessage,
+    readonly run: LoopRun,
+    readonly assistant: AssistantMessage,
     private readonly tools: readonly AgentTool<any>[],
     /** The batch's abort grace; ended when the batch ends, however it ends. */
     private readonly grace: BatchGrace | undefined,
@@ -81,7 +75,7 @@ class ToolBatch {
           continue;
         }
         const preparation = await this.startAndPrepare(toolCall);
-        const done = preparation.kind === "finished" ? await this.endAfterUpdates(preparation.finished) : await this.execute(preparation.call);
+        const done = preparation.kind === "finished" ? await this.endAfterUpdates(preparation.finished) : await this.execute(preparation.call).promise;
         // As in pi: in sequential mode each call's result message follows its end at once.
         await recordResult(this.run, done, this.results);
         finished.push(done);
@@ -118,7 +112,7 @@ class ToolBatch {
       // an onToolExecutionStart) goes through the serial chain while the others run.
       for (let index = 0; index < toolCalls.length; index++) {
         const call = admitted[index];
-        if (call) slots[index] = this.execute(call);
+        if (call) slots[index] = this.execute(call).promise;
       }
       const finished = await Promise.all(slots);
       for (const done of finished) {
@@ -154,7 +148,7 @@ class ToolBatch {
    * answered while pressing Esc) therefore never starts the tool.
    */
   private prepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
-    if (this.run.aborted) return notExecuted(toolCall);
+    if (this.run.aborted) return notAdmitted(toolCall);
     const tool = findTool(this.tools, toolCall.name);
     if (!tool) return finishedWithError(toolCall, ToolResultText.notFound(toolCall.name));
     let args: unknown;
@@ -166,7 +160,7 @@ class ToolBatch {
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
     }
-    if (this.run.aborted) return notExecuted(toolCall);
+    if (this.run.aborted) return notAdmitted(toolCall);
     if (!this.run.config.beforeToolCall) return { kind: "admitted", call: { toolCall, tool, args } };
     return this.askBeforeToolCall({ toolCall, tool, args });
   }
@@ -178,7 +172,7 @@ class ToolBatch {
         this.run.config.beforeToolCall?.({ assistantMessage: this.assistant, toolCall, args, context: this.run.context }, this.run.signal),
       );
       // Once aborted, every call that does not run is answered aborted, whatever the hook decided.
-      if (before === ABANDONED || this.run.aborted) return notExecuted(toolCall);
+      if (before === ABANDONED || this.run.aborted) return notAdmitted(toolCall);
       if (before?.terminateAgent) this.terminateAgent = true;
       if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked, before.details);
       return { kind: "admitted", call };
@@ -187,108 +181,42 @@ class ToolBatch {
     }
   }
 
-  /**
-   * Executes an admitted call, applies `afterToolCall` (behaviour L5), then
-   * emits the call's `tool_execution_end` after its updates; rejects only
-   * when a listener fails on that end or on one of the call's updates. A
-   * call is not started once the run is aborted: not after an abort during
-   * `onToolExecutionStart` (a hook that ignores the signal included), nor
-   * after one raised by a sibling tool in the same tick; it gets the
-   * `aborted` result and no `afterToolCall`. A tool that started and had not
-   * settled when the abort grace ran out gets `interrupted`, never the "not
-   * executed" text.
-   */
-  private async execute(call: AdmittedCall): Promise<FinishedCall> {
-    const { run } = this;
-    const { toolCall, tool, args } = call;
-    if (run.aborted) return await this.endAfterUpdates(notExecuted(toolCall).finished);
-    const onStart = run.config.onToolExecutionStart;
-    if (onStart) {
-      try {
-        // An observer that answered synchronously is not awaited: the tool starts in the next tick.
-        const observed = this.untilAbandoned(onStart({ assistantMessage: this.assistant, toolCall, args, context: run.context }, run.signal));
-        if (observed) await observed;
-      } catch {
-        // An observer; its failure does not stop the tool.
-      }
-      if (run.aborted) return await this.endAfterUpdates(notExecuted(toolCall).finished);
-    }
+  /** Starts an admitted call; its `promise` resolves to the finished call once its end was emitted. */
+  private execute(call: AdmittedCall): ToolExecution {
+    const execution = new ToolExecution(this, call);
+    execution.start();
+    return execution;
+  }
 
-    let settled = false;
-    const onUpdate = (partialResult: AgentToolResult<unknown>) => {
-      // Updates after the tool settled are ignored (a deliberate difference from pi).
-      if (settled) return;
-      void this.serialEmit(() =>
-        run.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
-      ).catch((error: unknown) => {
-        // Not thrown into the tool: it fails the run at this call's end instead.
-        this.updateFailure ??= { error };
-      });
-    };
+  watchForAbandon(execution: ToolExecution): void {
+    if (!this.abandoned) return;
+    // The first tool started makes the batch wait for its grace: once, for every call.
+    if (!this.lastStarted) void this.abandoned.then(() => this.abandonRunning());
+    execution.startedBefore = this.lastStarted;
+    this.lastStarted = execution;
+  }
 
-    let result: AgentToolResult<unknown> | typeof NOT_STARTED;
-    let isError = false;
-    let started = false;
-    try {
-      // The tool starts in the next tick, the abort checked in that tick: a
-      // sibling that aborted the run a moment ago keeps this one from starting.
-      await undefined;
-      let outcome: AgentToolResult<unknown> | typeof NOT_STARTED | typeof ABANDONED = NOT_STARTED;
-      if (!run.aborted) {
-        started = true;
-        run.markToolStarted(toolCall.id);
-        outcome = await this.untilAbandoned(tool.execute(toolCall.id, args as never, run.signal, onUpdate));
-      }
-      if (outcome === NOT_STARTED) {
-        result = outcome;
-      } else if (outcome === ABANDONED) {
-        result = errorToolResult(started ? ToolResultText.interrupted : ToolResultText.aborted);
-        isError = true;
-      } else {
-        result = outcome;
-        // Turnkit addition: a tool may report a failure as a result instead of throwing.
-        isError = outcome.isError === true;
-      }
-    } catch (error) {
-      result = errorToolResult(thrownText(error));
-      isError = true;
-    } finally {
-      settled = true;
-    }
-    if (result === NOT_STARTED) return await this.endAfterUpdates(notExecuted(toolCall).finished);
+  /** The abort grace ran out: every call whose tool has not settled ends now, in the order the tools started. */
+  private abandonRunning(): void {
+    const running: ToolExecution[] = [];
+    for (let execution = this.lastStarted; execution; execution = execution.startedBefore) running.push(execution);
+    for (let index = running.length - 1; index >= 0; index--) running[index]!.abandon();
+  }
 
-    const after = run.config.afterToolCall;
-    if (after) {
-      try {
-        const patch = await this.untilAbandoned(
-          after({ assistantMessage: this.assistant, toolCall, args, result, isError, context: run.context }, run.signal),
-        );
-        // A hook still pending when the abort grace ran out leaves the result as the tool gave it.
-        if (patch && patch !== ABANDONED) {
-          result = {
-            content: patch.content ?? result.content,
-            // `??` as in pi: a null `details` keeps the executed value too.
-            details: patch.details ?? result.details,
-            terminate: patch.terminate ?? result.terminate,
-          };
-          if (patch.isError !== undefined) isError = patch.isError;
-          if (patch.terminateAgent) this.terminateAgent = true;
-        }
-      } catch (error) {
-        result = errorToolResult(thrownText(error));
-        isError = true;
-      }
-    }
-    const done: FinishedCall = { toolCall, result, isError };
-    await this.emitEndAfterUpdates(done);
-    return done;
+  emitUpdate(toolCall: AgentToolCall, partialResult: AgentToolResult<unknown>): void {
+    void this.serialEmit(() =>
+      this.run.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
+    ).catch((error: unknown) => {
+      // Not thrown into the tool: it fails the run at this call's end instead.
+      this.updateFailure ??= { error };
+    });
   }
 
   /**
-   * Waits for `work` (a hook's answer or a tool's result); once the run's
-   * signal has fired, at most until the batch's abort grace runs out.
+   * Waits for `work` (a hook's answer); once the run's signal has fired, at
+   * most until the batch's abort grace runs out.
    */
-  private untilAbandoned<T>(work: T | Promise<T>): T | Promise<T | typeof ABANDONED> {
+  untilAbandoned<T>(work: T | Promise<T>): T | Promise<T | typeof ABANDONED> {
     const pending = typeof (work as { then?: unknown } | undefined)?.then === "function";
     return this.abandoned && pending ? Promise.race([work, this.abandoned]) : work;
   }
@@ -298,7 +226,7 @@ class ToolBatch {
    * update of a call follows its end. A listener that failed on an update
    * fails the run here, as a failure on any other event would.
    */
-  private emitEndAfterUpdates(done: FinishedCall): Promise<void> {
+  emitEndAfterUpdates(done: FinishedCall): Promise<void> {
     return this.serialEmit(() => {
       if (this.updateFailure) throw this.updateFailure.error;
       return emitEnd(this.run, done);
@@ -327,9 +255,9 @@ function findTool(tools: readonly AgentTool<any>[], name: string): AgentTool<any
   return undefined;
 }
 
-/** A call answered with the `aborted` result: its tool never started. */
-function notExecuted(toolCall: AgentToolCall): Preparation & { kind: "finished" } {
-  return { kind: "finished", finished: { toolCall, result: errorToolResult(ToolResultText.aborted), isError: true } };
+/** A call answered with the `aborted` result before its tool could start. */
+function notAdmitted(toolCall: AgentToolCall): Preparation {
+  return { kind: "finished", finished: notExecuted(toolCall) };
 }
 
 function finishedWithError(toolCall: AgentToolCall, text: string, details?: unknown): Preparation {
