@@ -3,7 +3,7 @@ import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { hookFailure } from "./turn-failure.js";
-import { type BeforeLlmCallDecision, type LlmCallReason, hookArray } from "./turn-hooks.js";
+import { type BeforeLlmCallDecision, type BeforeLlmCallHook, type LlmCallReason, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 import { stopIfOverBudget } from "./turn-watching.js";
 
@@ -18,21 +18,39 @@ import { stopIfOverBudget } from "./turn-watching.js";
  * error response and the model is never called. A hook still pending past
  * the abort grace throws `HookAbandonedError` (an aborted response).
  */
-export async function runBeforeLlmHooks(
+export function runBeforeLlmHooks(
   turn: RunningTurn,
   messages: AgentMessage[],
   signal: AbortSignal | undefined,
   reason: LlmCallReason,
 ): Promise<AgentMessage[]> {
-  // A budget limit reached since the last step: this request is never sent (skipped, its response dropped).
-  if (reason === "request" && stopIfOverBudget(turn)) {
-    turn.nextDirective = { kind: "skip" };
-    return messages;
+  let hooks: readonly BeforeLlmCallHook[];
+  try {
+    // A budget limit reached since the last step: this request is never sent (skipped, its response dropped).
+    if (reason === "request" && stopIfOverBudget(turn)) {
+      turn.nextDirective = { kind: "skip" };
+      return Promise.resolve(messages);
+    }
+    if (reason === "request") turn.requestIndex++;
+    hooks = hookArray(turn.hooks.beforeLlmCallHook);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  if (reason === "request") turn.requestIndex++;
-  const hooks = hookArray(turn.hooks.beforeLlmCallHook);
+  // Without a hook the messages go as they are, in a settled promise, as an async function would answer: no suspended frame per request.
+  if (hooks.length === 0) return Promise.resolve(messages);
   // Only an overflow recovery reads it, and only with hooks to run; without, the loop's array is not kept past its request.
-  if (hooks.length > 0) turn.loopMessages = messages;
+  turn.loopMessages = messages;
+  return runHooks(turn, hooks, messages, signal, reason);
+}
+
+/** Runs the turn's `beforeLlmCallHook`s on the request's messages (see {@link runBeforeLlmHooks}). */
+async function runHooks(
+  turn: RunningTurn,
+  hooks: readonly BeforeLlmCallHook[],
+  messages: AgentMessage[],
+  signal: AbortSignal | undefined,
+  reason: LlmCallReason,
+): Promise<AgentMessage[]> {
   let current: AgentMessage[] = messages;
   for (const hook of hooks) {
     let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
