@@ -137,11 +137,13 @@ function toolCallsOf(message: AssistantMessage): AgentToolCall[] {
 async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise<AgentMessage[]> {
   const { config } = run;
   try {
-    await run.emit({ type: "agent_start" });
+    const began = run.emit({ type: "agent_start" });
+    if (began) await began;
     const opened = run.emit({ type: "turn_start" });
     if (opened) await opened;
-    for (const prompt of prompts) {
-      const announced = run.emitWholeMessage(prompt);
+    // Indexed loops: a for-of keeps its iterator in the run's frame for the whole run.
+    for (let index = 0; index < prompts.length; index++) {
+      const announced = run.emitWholeMessage(prompts[index]!);
       if (announced) await announced;
     }
     let firstStep = true;
@@ -156,9 +158,9 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
           if (started) await started;
         }
 
-        for (const message of pending) {
-          run.record(message);
-          await run.emitWholeMessage(message);
+        for (let index = 0; index < pending.length; index++) {
+          run.record(pending[index]!);
+          await run.emitWholeMessage(pending[index]!);
         }
         pending = [];
 
@@ -202,9 +204,9 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
           (await config.shouldStopAfterSteering({ steeringMessages: pending, message, context: run.context, newMessages: run.newMessages }))
         ) {
           // Behaviour L6c: keep the steering in the transcript, but send no request for it.
-          for (const steering of pending) {
-            run.record(steering);
-            await run.emitWholeMessage(steering);
+          for (let index = 0; index < pending.length; index++) {
+            run.record(pending[index]!);
+            await run.emitWholeMessage(pending[index]!);
           }
           break steps;
         }

@@ -115,8 +115,8 @@ class ToolBatch implements ToolCallScope {
         if (call) slots[index] = this.execute(call).promise;
       }
       const finished = await Promise.all(slots);
-      for (const done of finished) {
-        const recorded = recordResult(this.run, done, this.results);
+      for (let index = 0; index < finished.length; index++) {
+        const recorded = recordResult(this.run, finished[index]!, this.results);
         if (recorded) await recorded;
       }
       return this.outcome(finished);
