@@ -42,8 +42,7 @@ export function emitWarning(turn: TurnState, warning: RuntimeWarningPayload): vo
  * built before the watch, so a bad config throws before any span starts).
  */
 export function watchedCallStack(turn: TurnState, family: RequestFamily, wrapAttempt: (attempt: StreamFn) => StreamFn, attempt: StreamFn): StreamFn {
-  let tapped: StreamFn | undefined;
-  const retried = wrapAttempt((model, context, options) => (tapped ??= turn.watch.tapAttempts(family, attempt))(model, context, options));
+  const retried = wrapAttempt((model, context, options) => turn.watch.attempt(family, attempt, model, context, options));
   return (model, context, options) => {
     turn.watch.requestStarted(family, model, context);
     return retried(model, context, options);

@@ -86,20 +86,17 @@ export class TurnWatch {
   }
 
   /**
-   * Wraps the stream function that makes one provider attempt, so every
-   * attempt of `family` is timed and its usage counted, also one that fails
-   * before any output. Taps the returned stream's `push`: one function call
-   * per event, no extra stream.
+   * Makes one provider attempt of `family` with `streamFn`, timed and its
+   * usage counted, also one that fails before any output. Taps the returned
+   * stream's `push`: one function call per event, no extra stream.
    */
-  tapAttempts(family: RequestFamily, streamFn: StreamFn): StreamFn {
-    return (model, context, options) => {
-      const request = this.openRequest(family) ?? this.startRequest(family, model, context);
-      const attempt = new AttemptTimes(this.clock, this.clock.now());
-      request.addAttempt(attempt);
-      const result = streamFn(model, context, options);
-      if (result instanceof Promise) return result.then((stream) => this.tap(stream, request, attempt));
-      return this.tap(result, request, attempt);
-    };
+  attempt(family: RequestFamily, streamFn: StreamFn, model: Model<any>, context: Context, options: Parameters<StreamFn>[2]): ReturnType<StreamFn> {
+    const request = this.openRequest(family) ?? this.startRequest(family, model, context);
+    const attempt = new AttemptTimes(this.clock, this.clock.now());
+    request.addAttempt(attempt);
+    const result = streamFn(model, context, options);
+    if (result instanceof Promise) return result.then((stream) => this.tap(stream, request, attempt));
+    return this.tap(result, request, attempt);
   }
 
   /** A transport retry notice: waits add to the request's backoff and become a `runtime.warning`. */
