@@ -33,6 +33,9 @@ export function notExecuted(toolCall: AgentToolCall): FinishedCall {
   return { toolCall, result: errorToolResult(ToolResultText.aborted), isError: true };
 }
 
+/** Settled once: what a call waits on for the tick before its tool starts. */
+const NEXT_TICK: Promise<void> = Promise.resolve();
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
@@ -102,7 +105,8 @@ export class ToolExecution {
     if (this.scope.run.aborted) return this.endNotExecuted();
     // The tool starts in the next tick, the abort checked in that tick: a
     // sibling that aborted the run a moment ago keeps this one from starting.
-    queueMicrotask(() => this.startTool());
+    // A promise job, not queueMicrotask, which makes an async resource per call.
+    void NEXT_TICK.then(() => this.startTool());
   }
 
   private startTool(): void {
