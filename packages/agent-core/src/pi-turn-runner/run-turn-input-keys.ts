@@ -74,9 +74,22 @@ const USER_MESSAGE_KEYS: Record<keyof TurnInputMessage, true> = { text: true, im
  * `userMessage`, naming the key, where, and the nearest valid key.
  */
 export function assertKnownRunTurnInputKeys(input: RunTurnInput): void {
-  assertKnownKeys(input, Object.keys(RUN_TURN_INPUT_KEYS), "RunTurnInput");
-  assertKnownKeys(input.llm, Object.keys(LLM_CONFIG_KEYS), "RunTurnInput.llm");
-  assertKnownKeys(input.hooks, Object.keys(HOOK_KEYS), "RunTurnInput.hooks");
-  if (input.llmRetry !== false) assertKnownKeys(input.llmRetry, Object.keys(LLM_RETRY_KEYS), "RunTurnInput.llmRetry");
-  assertKnownKeys(input.userMessage, Object.keys(USER_MESSAGE_KEYS), "RunTurnInput.userMessage");
+  assertKeysIn(input, RUN_TURN_INPUT_KEYS, "RunTurnInput");
+  assertKeysIn(input.llm, LLM_CONFIG_KEYS, "RunTurnInput.llm");
+  assertKeysIn(input.hooks, HOOK_KEYS, "RunTurnInput.hooks");
+  if (input.llmRetry !== false) assertKeysIn(input.llmRetry, LLM_RETRY_KEYS, "RunTurnInput.llmRetry");
+  assertKeysIn(input.userMessage, USER_MESSAGE_KEYS, "RunTurnInput.userMessage");
+}
+
+/**
+ * `assertKnownKeys` for a turn's input, which is checked on every turn:
+ * each own key is looked up in `keys` itself, and only a key not there
+ * goes to `assertKnownKeys` for the error and its hint, so a valid input
+ * builds no key list or set.
+ */
+function assertKeysIn(value: unknown, keys: Record<string, true>, where: string): void {
+  if (typeof value !== "object" || value === null) return;
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(keys, key)) assertKnownKeys(value, Object.keys(keys), where);
+  }
 }
