@@ -49,16 +49,28 @@ function sessionStreamFn(probe: ((object: object) => void) | undefined): StreamF
  * Starts `turns` sessions at once and waits for all of them: for the
  * runner, `turns` `runTurn` calls on one `PiTurnRunner`; for the Agents,
  * one Agent per session. Each session: two parallel tool calls that each
- * wait 5 ms, one tool call, then a 50-delta answer.
+ * wait 5 ms, one tool call, then a 50-delta answer. `onToolCall`, when
+ * given, is called as each tool call starts, before its wait.
  */
-export function runManyTurns(contender: Exclude<ContenderId, "floor">, turns: number, options: { verify?: boolean; probe?: (object: object) => void } = {}): Promise<AgentRunResult[]> {
+export function runManyTurns(
+  contender: Exclude<ContenderId, "floor">,
+  turns: number,
+  options: { verify?: boolean; probe?: (object: object) => void; onToolCall?: () => void } = {},
+): Promise<AgentRunResult[]> {
   const runner = contender === "runner" ? newBenchRunner() : undefined;
   const runs: Promise<AgentRunResult>[] = [];
+  const { onToolCall } = options;
+  const tool = onToolCall
+    ? () => {
+        onToolCall();
+        return wait();
+      }
+    : wait;
   for (let index = 0; index < turns; index++) {
     const input: AgentRunInput = {
       prompt: "session",
       streamFn: sessionStreamFn(options.probe),
-      tool: wait,
+      tool,
       ids: { sessionId: `session-${index}`, turnId: `turn-${index}` },
       probe: options.probe,
     };
@@ -117,6 +129,15 @@ const COLLECT_CYCLES = 5;
 /** How often the heap is sampled during a W5 heap run; each sample is a full GC first. */
 const SAMPLE_EVERY_MS = 2;
 
+/**
+ * Tool calls started (as multiples of the turns) at which a heap run also
+ * samples, from inside the call: when the last session starts its first
+ * pair of calls, and its third call. A 200-turn run lasts a few timer
+ * samples, which may all miss the turns' fullest moment; these two
+ * samples land on the same moments in every run, whatever its size.
+ */
+const SAMPLE_AT_CALLS_PER_TURN = [2, 3];
+
 /** What the objects still behind `refs` are, by constructor name, for a report that says what outlived its turn. */
 function kindsOf(refs: readonly WeakRef<object>[]): string {
   const counts = new Map<string, number>();
@@ -140,11 +161,19 @@ async function measureManyTurnsHeap(contender: Exclude<ContenderId, "floor">, tu
   collectGarbage();
   const baseline = process.memoryUsage().heapUsed;
   let peak = baseline;
-  const sampler = setInterval(() => {
+  const sample = () => {
     collectGarbage();
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, SAMPLE_EVERY_MS);
-  let results: AgentRunResult[] | undefined = await runManyTurns(contender, turns, { probe: (object) => refs.push(new WeakRef(object)) });
+  };
+  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
+  const sampleAt = new Set(SAMPLE_AT_CALLS_PER_TURN.map((perTurn) => perTurn * turns));
+  let calls = 0;
+  let results: AgentRunResult[] | undefined = await runManyTurns(contender, turns, {
+    probe: (object) => refs.push(new WeakRef(object)),
+    onToolCall: () => {
+      if (sampleAt.has(++calls)) sample();
+    },
+  });
   clearInterval(sampler);
   // The timed runs' first run checked the transcripts; here only the outcome is known (the writer keeps nothing).
   const incomplete = results.filter((result) => result.outcome !== "completed").length;
