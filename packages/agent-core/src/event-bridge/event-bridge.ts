@@ -68,6 +68,8 @@ export class EventBridge {
    * makes room for seventeen, and many turns at once each hold one.
    */
   private held: readonly HeldMessage[] = NONE_HELD;
+  /** Message ids of the calls of released messages, made at the first release (a turn's calls are held until then). */
+  private releasedIds: Map<string, string> | undefined;
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
   private waiting: Promise<void> | undefined;
 
@@ -77,13 +79,9 @@ export class EventBridge {
     private readonly now: () => number,
   ) {}
 
-  /**
-   * Host id of the assistant message that made a tool call, while that
-   * message is held (from its end until its last call ended: the whole
-   * time a call is prepared, run and checked); `undefined` before and after.
-   */
+  /** Host id of the assistant message that made a tool call, once that message ended; `undefined` before. */
   assistantMessageIdFor(toolCallId: string): string | undefined {
-    return this.heldCall(toolCallId)?.held.stream.id;
+    return this.heldCall(toolCallId)?.held.stream.id ?? this.releasedIds?.get(toolCallId);
   }
 
   /**
@@ -296,6 +294,8 @@ export class EventBridge {
     if (!this.held.includes(held)) return;
     this.held = this.held.length === 1 ? NONE_HELD : this.held.filter((other) => other !== held);
     const { stream } = held;
+    const releasedIds = (this.releasedIds ??= new Map());
+    for (const call of held.calls) releasedIds.set(call.toolCall.id, stream.id);
     for (const call of held.calls) if (call.chunk) this.chunk(stream, call.chunk);
     this.chunk(stream, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });
   }

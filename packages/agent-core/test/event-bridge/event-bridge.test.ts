@@ -73,6 +73,10 @@ describe("EventBridge", () => {
       { kind: "finish", reason: "toolUse", usage: message.usage },
     ]);
     expect(chunks().map((event) => event.chunkIndex)).toEqual(chunks().map((_, index) => index));
+    // Released calls keep their message id for the rest of the turn.
+    expect(bridge.assistantMessageIdFor("c1")).toBe("m1");
+    expect(bridge.assistantMessageIdFor("c2")).toBe("m1");
+    expect(bridge.assistantMessageIdFor("unknown")).toBeUndefined();
   });
 
   it("an aborted message emits no finish chunk", async () => {
