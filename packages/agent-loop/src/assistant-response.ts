@@ -5,8 +5,6 @@ import type { EndableResponse } from "./run-abort-watch.js";
 import type { AgentLoopConfig } from "./types.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 import { copyOptions } from "./options-copy.js";
-import { ResponseRead } from "./response-read.js";
-import { isBufferedResponse, readBufferedResponse } from "./buffered-response.js";
 
 type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
   end?: (result?: AssistantMessage) => void;
@@ -82,8 +80,12 @@ async function recordWholeFailure(run: LoopRun, error: unknown): Promise<Assista
 
 async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
   const { signal } = run;
-  const read = new ResponseRead(run);
+  let partial: AssistantMessage | undefined;
+  /** Where the partial sits in the context; each update replaces it, as in pi. */
+  let placedAt = -1;
+  let final: AssistantMessage | undefined;
   let streamError: unknown;
+  let sinkError = false;
 
   // A stream that ignores the signal is ended by us after a grace period,
   // so an abort always ends the response.
@@ -91,21 +93,36 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
   if (endable) run.abortWatch.watchResponse(response as EndableResponse);
 
   try {
-    if (isBufferedResponse(response)) {
-      // Events already buffered are taken without a promise each.
-      await readBufferedResponse(response, read);
-    } else {
-      for await (const event of response) {
-        const pending = read.take(event);
-        if (pending) {
-          await pending;
-          read.sinkError = false;
+    for await (const event of response) {
+      switch (event.type) {
+        case "start":
+          partial = event.partial;
+          placedAt = run.context.messages.push(partial) - 1;
+          sinkError = true;
+          const started = run.emit({ type: "message_start", message: partial });
+          if (started) await started;
+          sinkError = false;
+          break;
+        case "done":
+          final = event.message;
+          break;
+        case "error":
+          final = event.error;
+          break;
+        default: {
+          if (!partial) break;
+          partial = event.partial;
+          run.context.messages[placedAt] = partial;
+          sinkError = true;
+          const pending = run.emit({ type: "message_update", message: partial, assistantMessageEvent: event });
+          if (pending) await pending;
+          sinkError = false;
         }
-        if (read.final) break;
       }
+      if (final) break;
     }
   } catch (error) {
-    if (read.sinkError) {
+    if (sinkError) {
       // The run fails now; the request must not go on writing into the partial it is built from.
       run.abortWatch.abortRequest();
       throw error;
@@ -115,8 +132,6 @@ async function consumeResponse(run: LoopRun, response: ResponseStream): Promise<
     if (endable) run.abortWatch.stopWatchingResponse();
   }
 
-  const { partial, placedAt } = read;
-  let final = read.final;
   if (!final && !streamError && !run.aborted) {
     // A stream may end without a terminal event yet still have settled its
     // result (pi's EventStream.end(message)); take it, but never wait for one.

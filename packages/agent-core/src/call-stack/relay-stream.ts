@@ -23,8 +23,7 @@ function finalMessageOf(event: AssistantMessageEvent): AssistantMessage {
  * or read: each push is then handed to that layer synchronously, so a
  * stack of layers relays an event in one hop instead of one async iteration
  * per layer. Once attached, the stream is no longer iterable (its one
- * reader is the layer that attached). A reader by iteration may take the
- * events already pushed with {@link takeBuffered}, without a promise each.
+ * reader is the layer that attached).
  */
 export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMessage> {
   private sink: EventSink | undefined;
@@ -84,8 +83,15 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
     const iterator: AsyncIterableIterator<AssistantMessageEvent> = {
       next: () => {
         if (released) return Promise.resolve({ value: undefined, done: true });
-        const value = this.takeBuffered();
-        if (value !== undefined) return Promise.resolve({ value, done: false });
+        if (this.head < this.pending.length) {
+          const value = this.pending[this.head]!;
+          this.pending[this.head++] = undefined as never;
+          if (this.head === this.pending.length) {
+            this.pending = [];
+            this.head = 0;
+          }
+          return Promise.resolve({ value, done: false });
+        }
         if (this.closed) return Promise.resolve({ value: undefined, done: true });
         return new Promise<IteratorResult<AssistantMessageEvent>>((resolve) => this.readers.push(resolve));
       },
@@ -96,25 +102,6 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;
-  }
-
-  /**
-   * The next event already pushed and not yet read, removed from the
-   * stream; `undefined` when none is waiting (read the iterator's `next()`
-   * then). Lets the loop that reads this stream by iteration take the
-   * events that arrived while it was busy without a promise per event: it
-   * alternates this with its iterator, and sees the same events in the same
-   * order either way (agent-loop detects the method by its name).
-   */
-  takeBuffered(): AssistantMessageEvent | undefined {
-    if (this.head === this.pending.length) return undefined;
-    const value = this.pending[this.head]!;
-    this.pending[this.head++] = undefined as never;
-    if (this.head === this.pending.length) {
-      this.pending = [];
-      this.head = 0;
-    }
-    return value;
   }
 
   /** Hands every later event to `sink`; false (nothing attached) once the stream was pushed to, ended or read. */
