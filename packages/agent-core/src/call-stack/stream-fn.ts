@@ -52,6 +52,19 @@ export function copyStreamOptions(options: StreamFnOptions | undefined): StreamF
   return options === undefined ? {} : copyOptions(options);
 }
 
+/**
+ * An option layer: each request goes to `streamFn` with a copy of its
+ * options that `fill` has written the layer's fields into (the caller's
+ * options are never changed).
+ */
+export function fillingStreamFn(streamFn: StreamFn, fill: (options: StreamFnOptions, model: AnyModel) => void): StreamFn {
+  return (model, context, options) => {
+    const next = copyStreamOptions(options);
+    fill(next, model);
+    return streamFn(model, context, next);
+  };
+}
+
 /** A stream that holds only the terminal `error` event for `message`. */
 export function failedStream(message: AssistantMessage): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();

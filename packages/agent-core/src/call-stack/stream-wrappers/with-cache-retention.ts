@@ -1,6 +1,6 @@
 import type { CacheRetention } from "@mariozechner/pi-ai";
 import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
-import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
+import { fillingStreamFn, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
 
@@ -12,11 +12,7 @@ const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
 export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRetention | undefined): StreamFn {
   if (cacheRetention === undefined) return streamFn;
   assertValidCacheRetention(cacheRetention);
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fillCacheRetention(next, cacheRetention);
-    return streamFn(model, context, next);
-  };
+  return fillingStreamFn(streamFn, (options) => fillCacheRetention(options, cacheRetention));
 }
 
 /** The layer's rule, applied in place: `cacheRetention` unless the request sets its own. */

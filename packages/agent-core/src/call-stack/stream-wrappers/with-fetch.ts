@@ -1,4 +1,4 @@
-import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
+import { fillingStreamFn, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /** Stream options as seen by a stream function that accepts a custom `fetch`. */
 export type StreamFnOptionsWithFetch = StreamFnOptions & {
@@ -14,11 +14,7 @@ export type StreamFnOptionsWithFetch = StreamFnOptions & {
  */
 export function withFetch(streamFn: StreamFn, fetch: typeof globalThis.fetch | undefined): StreamFn {
   if (fetch === undefined) return streamFn;
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fillFetch(next, fetch);
-    return streamFn(model, context, next);
-  };
+  return fillingStreamFn(streamFn, (options) => fillFetch(options, fetch));
 }
 
 /** The layer's rule, applied in place: `fetch` unless the request carries its own. */

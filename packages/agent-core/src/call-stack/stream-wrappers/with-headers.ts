@@ -1,4 +1,4 @@
-import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
+import { fillingStreamFn, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Merges `headers` into every request's headers; on a name present
@@ -8,11 +8,7 @@ import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../strea
 export function withHeaders(streamFn: StreamFn, headers: Record<string, string> | undefined): StreamFn {
   if (headers === undefined || Object.keys(headers).length === 0) return streamFn;
   const fixed = { ...headers };
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fillHeaders(next, fixed);
-    return streamFn(model, context, next);
-  };
+  return fillingStreamFn(streamFn, (options) => fillHeaders(options, fixed));
 }
 
 /** The layer's rule, applied in place: `headers` under the request's own (its value wins on a name in both). */

@@ -1,5 +1,5 @@
 import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
-import { copyStreamOptions, type AnyModel, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
+import { fillingStreamFn, type AnyModel, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Caps output tokens at the host's ceiling (innermost wrapper):
@@ -15,11 +15,7 @@ export function withHostMaxOutputTokens(streamFn: StreamFn, hostMaxOutputTokens:
   if (hostMaxOutputTokens === undefined) return streamFn;
   assertValidHostCap(hostMaxOutputTokens);
   const cap = hostMaxOutputTokens;
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fillHostCap(next, cap, model);
-    return streamFn(model, context, next);
-  };
+  return fillingStreamFn(streamFn, (options, model) => fillHostCap(options, cap, model));
 }
 
 /** The layer's rule, applied in place: `maxTokens` becomes the smallest positive of the cap, the request's and the model's. */

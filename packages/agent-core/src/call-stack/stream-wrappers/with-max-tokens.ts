@@ -1,4 +1,4 @@
-import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
+import { fillingStreamFn, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Sends `maxTokens` with every request that does not ask for a positive
@@ -7,11 +7,7 @@ import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../strea
  */
 export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined): StreamFn {
   if (!isPositive(maxTokens)) return streamFn;
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fillMaxTokens(next, maxTokens);
-    return streamFn(model, context, next);
-  };
+  return fillingStreamFn(streamFn, (options) => fillMaxTokens(options, maxTokens));
 }
 
 /** The layer's rule, applied in place: `maxTokens` unless the request asks for a positive number itself. */

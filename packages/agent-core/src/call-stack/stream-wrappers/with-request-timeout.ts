@@ -1,5 +1,5 @@
 import { LLM_REQUEST_TIMEOUT_MS } from "../../defaults.js";
-import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
+import { fillingStreamFn, type StreamFn, type StreamFnOptions } from "../stream-fn.js";
 
 /**
  * Sends `timeoutMs` (default 20 min) with every request that does not set its
@@ -10,11 +10,7 @@ import { copyStreamOptions, type StreamFn, type StreamFnOptions } from "../strea
  */
 export function withRequestTimeout(streamFn: StreamFn, timeoutMs: number = LLM_REQUEST_TIMEOUT_MS): StreamFn {
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) return streamFn;
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fillRequestTimeout(next, timeoutMs);
-    return streamFn(model, context, next);
-  };
+  return fillingStreamFn(streamFn, (options) => fillRequestTimeout(options, timeoutMs));
 }
 
 /** The layer's rule, applied in place: `timeoutMs` unless the request sets its own. */
