@@ -125,9 +125,12 @@ class TimedRequest implements EventSink {
   /** The caller's signal's link when the layer above made it for this one attempt (the transport retry does): aborted on a timeout. */
   private readonly delegated: AttemptSignalLink | undefined;
   private finished = false;
+  /** The request's one watchdog timer (see {@link noteEvent}). */
   private timer: unknown;
+  /** When the first-event timer is due; the timer then checks the idle window instead once an event came. */
+  private firstEventDueAt = 0;
   private lastPartial: AssistantMessage | undefined;
-  /** Set once the first event arrived: from then on one idle timer, re-armed lazily. */
+  /** Set once the first event arrived: from then on the timer watches the idle window, re-armed lazily. */
   private idleArmed = false;
   private lastEventAt = 0;
   /** Stops reading the provider's stream and releases its iterator; set once reading started. */
@@ -152,7 +155,10 @@ class TimedRequest implements EventSink {
     if (delegated) delegated.watch(this);
     else callerSignal?.addEventListener("abort", this, ONCE);
     const { firstEventTimeoutMs, clock } = this.watchdogs;
-    if (firstEventTimeoutMs > 0) this.timer = clock.setTimeout(() => this.onTimeout("first_event", firstEventTimeoutMs), firstEventTimeoutMs);
+    if (firstEventTimeoutMs > 0) {
+      this.firstEventDueAt = clock.now() + firstEventTimeoutMs;
+      this.timer = clock.setTimeout(() => this.onTimer(), firstEventTimeoutMs);
+    }
     // The layer's per-event work, applied as each event arrives from the layer or provider below.
     let requestOptions = callOptions;
     if (controller) {
@@ -204,22 +210,33 @@ class TimedRequest implements EventSink {
 
   // Re-arming a timer per streamed delta costs a timer object each time; instead
   // the idle timer records when the last event came and, when it fires early,
-  // waits only for the rest of the window.
+  // waits only for the rest of the window. For the same reason the first event
+  // keeps the first-event timer when it is due no later than the idle window
+  // would end (with the default limits, always): firing early is harmless, as
+  // the timer then checks the idle window and waits for the rest of it, so
+  // every timeout still fires when the idle window after the last event ends.
   private noteEvent(): void {
     const { watchdogs } = this;
-    this.lastEventAt = watchdogs.eventTime();
+    const now = watchdogs.eventTime();
+    this.lastEventAt = now;
     if (this.idleArmed) return;
     this.idleArmed = true;
-    if (this.timer !== undefined) watchdogs.clock.clearTimeout(this.timer);
-    this.timer = watchdogs.streamIdleTimeoutMs > 0 ? watchdogs.clock.setTimeout(() => this.onIdleCheck(), watchdogs.streamIdleTimeoutMs) : undefined;
+    const { clock, streamIdleTimeoutMs } = watchdogs;
+    if (this.timer !== undefined) {
+      if (streamIdleTimeoutMs > 0 && this.firstEventDueAt <= now + streamIdleTimeoutMs) return;
+      clock.clearTimeout(this.timer);
+    }
+    this.timer = streamIdleTimeoutMs > 0 ? clock.setTimeout(() => this.onTimer(), streamIdleTimeoutMs) : undefined;
   }
 
-  private onIdleCheck(): void {
+  /** The one timer fired: before the first event it is the first-event timeout, after it an idle check. */
+  private onTimer(): void {
     if (this.finished) return;
-    const { clock, streamIdleTimeoutMs } = this.watchdogs;
+    const { clock, firstEventTimeoutMs, streamIdleTimeoutMs } = this.watchdogs;
+    if (!this.idleArmed) return this.onTimeout("first_event", firstEventTimeoutMs);
     const quietFor = clock.now() - this.lastEventAt;
     if (quietFor >= streamIdleTimeoutMs) this.onTimeout("idle", streamIdleTimeoutMs);
-    else this.timer = clock.setTimeout(() => this.onIdleCheck(), streamIdleTimeoutMs - quietFor);
+    else this.timer = clock.setTimeout(() => this.onTimer(), streamIdleTimeoutMs - quietFor);
   }
 
   private onTimeout(kind: LlmTimeoutKind, ms: number): void {

@@ -135,7 +135,8 @@ describe("withStreamTimeouts", () => {
     const result = await collectStream(withStreamTimeouts(inner, { clock, env: {} })(model, context, {}));
     expect(result.text).toBe("ab");
     expect(result.final.stopReason).toBe("stop");
-    expect(clock.scheduledDelays().length).toBeGreaterThan(1); // re-armed per event
+    // One timer for the whole request: the first-event timer, kept after the first event as the idle check.
+    expect(clock.scheduledDelays()).toEqual([LLM_FIRST_EVENT_TIMEOUT_MS]);
     expect(clock.pendingCount()).toBe(0);
   });
 
