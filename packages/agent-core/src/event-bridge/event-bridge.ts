@@ -79,6 +79,16 @@ export class EventBridge {
     private readonly now: () => number,
   ) {}
 
+  /** Sends one payload to `out`. A subclass may send it elsewhere instead (the turn runner's bridge writes to its turn's queue, without a callback per turn). */
+  protected emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
+    this.out(type, payload);
+  }
+
+  /** Asks `allocate` for the next assistant message's id. A subclass may ask elsewhere instead. */
+  protected allocateId(): string | Promise<string> {
+    return this.allocate();
+  }
+
   /** Host id of the assistant message that made a tool call, once that message ended; `undefined` before. */
   assistantMessageIdFor(toolCallId: string): string | undefined {
     return this.heldCall(toolCallId)?.held.stream.id ?? this.releasedIds?.get(toolCallId);
@@ -155,7 +165,7 @@ export class EventBridge {
   trace(phase: string, level: DebugTracePayload["level"], message: string, attrs?: Record<string, unknown>): void {
     const payload: DebugTracePayload = { phase, level, message };
     if (attrs) payload.attrs = attrs;
-    this.out("debug.trace", payload);
+    this.emit("debug.trace", payload);
   }
 
   /**
@@ -177,7 +187,7 @@ export class EventBridge {
   }
 
   private startMessage(): Promise<void> | void {
-    const id = this.allocate();
+    const id = this.allocateId();
     if (typeof id === "string") return this.beginMessage(id);
     return id.then((allocated) => this.beginMessage(allocated));
   }
@@ -187,7 +197,7 @@ export class EventBridge {
   }
 
   private chunk(stream: MessageStream, chunk: StreamChunk): void {
-    this.out("stream.resp", { messageId: stream.id, chunkIndex: stream.chunkIndex++, chunk });
+    this.emit("stream.resp", { messageId: stream.id, chunkIndex: stream.chunkIndex++, chunk });
   }
 
   private update(event: Extract<AgentEvent, { type: "message_update" }>): void {

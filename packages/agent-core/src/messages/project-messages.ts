@@ -31,5 +31,6 @@ export interface ProjectMessagesOptions {
  * message once.
  */
 export function projectAgentMessagesForModel(messages: readonly AgentMessage[], options: ProjectMessagesOptions = {}): Message[] {
-  return new TranscriptProjection(options).project(messages);
+  const { maxImages, onImagesOmitted } = options;
+  return new TranscriptProjection({ maxImages, imagesOmittedListener: onImagesOmitted && { imagesOmitted: onImagesOmitted } }).project(messages);
 }

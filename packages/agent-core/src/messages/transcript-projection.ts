@@ -4,12 +4,17 @@ import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
 import { hasImage, limitImages, userContentOf } from "./image-limits.js";
 import { isDroppedResponse } from "./turn-messages.js";
 
+/** Told how many images a projection left out. An object rather than a callback, so a runner passes its turn's watch as it is. */
+export interface ImagesOmittedListener {
+  imagesOmitted(count: number): void;
+}
+
 /** Options of {@link TranscriptProjection}. */
 export interface TranscriptProjectionOptions {
   /** Most images kept in one request; older ones become a text placeholder. Default 20. */
   maxImages?: number;
   /** Told how many images a projection replaced by a placeholder (too small or past `maxImages`), when there were any. Errors are ignored. */
-  onImagesOmitted?: (count: number) => void;
+  imagesOmittedListener?: ImagesOmittedListener;
   /**
    * `true` (the default) when code outside the loop (hooks, the host) may
    * change a message in place between two projections: every message is
@@ -36,7 +41,7 @@ export interface TranscriptProjectionOptions {
  */
 export class TranscriptProjection {
   private readonly maxImages: number;
-  private readonly onImagesOmitted: ((count: number) => void) | undefined;
+  private readonly imagesOmittedListener: ImagesOmittedListener | undefined;
   private readonly mayChangeInPlace: boolean;
   /**
    * The messages projected so far, in order, by identity, each followed by
@@ -52,7 +57,7 @@ export class TranscriptProjection {
 
   constructor(options: TranscriptProjectionOptions = {}) {
     this.maxImages = options.maxImages ?? MAX_IMAGES_PER_REQUEST;
-    this.onImagesOmitted = options.onImagesOmitted;
+    this.imagesOmittedListener = options.imagesOmittedListener;
     this.mayChangeInPlace = options.messagesMayChangeInPlace ?? true;
   }
 
@@ -77,7 +82,7 @@ export class TranscriptProjection {
     const limited = limitImages(this.projected.slice(), this.withImages, this.maxImages, omitted);
     if (omitted.count > 0) {
       try {
-        this.onImagesOmitted?.(omitted.count);
+        this.imagesOmittedListener?.imagesOmitted(omitted.count);
       } catch {
         // An observer; the projection stands.
       }

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
+import type { AgentEvent } from "@turnkit/agent-loop";
 import { runAfterLlmHooks } from "./after-llm-hooks.js";
 import { isErrorOrAborted } from "./assistant-message.js";
 import { deliverHistory } from "./history-delivery.js";
@@ -6,6 +6,8 @@ import { noteToolEnded, onStepEnd } from "./step-end.js";
 import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 import { watchAgentEvent } from "./turn-watching.js";
+
+type MessageEndEvent = Extract<AgentEvent, { type: "message_end" }>;
 
 /**
  * Step 5 of a turn: subscribes the one Agent listener, through which every
@@ -34,7 +36,7 @@ function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | voi
     case "message_start":
       return turn.bridge.handle(event);
     case "message_end":
-      return onMessageEnd(turn, event.message);
+      return onMessageEnd(turn, event);
     // The bridge answers with a promise only while a message id is still being allocated;
     // then what follows must wait for it (and its failure must reach the loop).
     case "tool_execution_end": {
@@ -62,14 +64,16 @@ function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | voi
  * bridge emits it, then the host receives it. Without an after-LLM hook
  * it returns a promise only where the bridge or history delivery does.
  */
-function onMessageEnd(turn: RunningTurn, message: AgentMessage): Promise<void> | void {
+function onMessageEnd(turn: RunningTurn, event: MessageEndEvent): Promise<void> | void {
+  const { message } = event;
   if (message.role === "assistant" && !isErrorOrAborted(message) && hookArray(turn.hooks.afterLlmCallHook).length > 0) {
-    return runAfterLlmHooks(turn, message).then(() => emitAndDeliver(turn, message));
+    return runAfterLlmHooks(turn, message).then(() => emitAndDeliver(turn, event));
   }
-  return emitAndDeliver(turn, message);
+  return emitAndDeliver(turn, event);
 }
 
-function emitAndDeliver(turn: RunningTurn, message: AgentMessage): Promise<void> | void {
-  const bridged = turn.bridge.handle({ type: "message_end", message });
+/** The loop's own event goes to the bridge (it reads only the message, which the hooks may have changed in place, never replaced). */
+function emitAndDeliver(turn: RunningTurn, event: MessageEndEvent): Promise<void> | void {
+  const bridged = turn.bridge.handle(event);
   return bridged ? bridged.then(() => deliverHistory(turn)) : deliverHistory(turn);
 }

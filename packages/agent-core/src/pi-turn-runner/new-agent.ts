@@ -19,7 +19,7 @@ export function newAgent(turn: TurnState): RunningTurn {
   const history = input.history ?? [];
   // Projects each message once for the whole turn instead of the whole transcript per request.
   const projection = new TranscriptProjection({
-    onImagesOmitted: (count) => turn.watch.imagesOmitted(count),
+    imagesOmittedListener: turn.watch,
     messagesMayChangeInPlace: hostSeesMessages(turn),
   });
   const agent = new Agent({

@@ -1,5 +1,5 @@
 import { streamSimple } from "@mariozechner/pi-ai";
-import { ABANDONED, type Agent, type AgentMessage, type AgentTool, errorText } from "@turnkit/agent-loop";
+import { type Agent, type AgentMessage, type AgentTool, errorText } from "@turnkit/agent-loop";
 import { ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
@@ -7,17 +7,16 @@ import { withLlmRetryFilling } from "../call-stack/llm-retry.js";
 import { optionFill } from "../call-stack/option-fill.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
-import { EventBridge } from "../event-bridge/event-bridge.js";
 import { SerialEventQueue, type WriterFailureListener } from "../event-bridge/serial-event-queue.js";
 import { type NewToolsOptions, newTools } from "../tools/new-tools.js";
 import type { TurnWatch, WarningSink } from "../turn-watch/turn-watch.js";
 import type { HistoryCursor } from "./history-cursor.js";
-import { emitWarning, newTurnWatch, watchRetryNotice, watchedCallStack, withStepReport } from "./turn-watching.js";
-import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
+import { emitWarning, newTurnWatch, watchRetryNotice, watchedCallStack } from "./turn-watching.js";
 import { announcePreparedRequest } from "./llm-prepared.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
 import { SharedAbortGrace } from "./shared-abort-grace.js";
+import { TurnEventBridge } from "./turn-event-bridge.js";
 import { failTurn } from "./turn-failure.js";
 import { type PiTurnHooks, hookArray } from "./turn-hooks.js";
 import type { LlmDirective, TurnState } from "./turn-state.js";
@@ -42,13 +41,13 @@ const NO_HOOKS: PiTurnHooks = Object.freeze({});
  * rather than a closure per callback: many turns may run at once. Every
  * field is set in the constructor, so the object keeps one shape.
  */
-class Turn implements TurnState, WriterFailureListener, WarningSink {
+class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOptions {
   readonly input: RunTurnInput;
   readonly defaults: RunnerDefaults;
   readonly startedAt: number;
   readonly hooks: PiTurnHooks;
   readonly events: SerialEventQueue;
-  readonly bridge: EventBridge;
+  readonly bridge: TurnEventBridge;
   readonly tools: AgentTool<any>[];
   readonly mainCallStack: StreamFn;
   readonly abortGrace = new SharedAbortGrace();
@@ -80,12 +79,9 @@ class Turn implements TurnState, WriterFailureListener, WarningSink {
     this.startedAt = defaults.clock.now();
     this.hooks = input.hooks ?? NO_HOOKS;
     this.events = new SerialEventQueue(input.eventWriter, { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId }, this);
-    this.bridge = new EventBridge(
-      (type, payload) => this.events.push(type, withStepReport(this, type, payload)),
-      () => allocateMessageId(this),
-      defaults.now,
-    );
-    this.tools = newTools(input.tools ?? [], new TurnToolCalls(this));
+    this.bridge = new TurnEventBridge(this);
+    // The turn is the tool table's options: its ids, and its callbacks as methods.
+    this.tools = newTools(input.tools ?? [], this);
     // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
     const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
     this.mainCallStack = retriedCallStack(this, "main", announce ? (streamFn) => announcePreparedRequest(this, streamFn) : undefined);
@@ -111,70 +107,40 @@ class Turn implements TurnState, WriterFailureListener, WarningSink {
   warn(warning: RuntimeWarningPayload): void {
     emitWarning(this, warning);
   }
-}
 
-/** The tool table's side of a turn: the turn's ids, and its callbacks as methods. */
-class TurnToolCalls implements NewToolsOptions {
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly workspaceDir: string | undefined;
-  readonly disableBuiltinToolFallback: boolean | undefined;
-  readonly bashEnv: BashEnvSpawnHookOptions | undefined;
+  // ------------------------------------------------ the tool table's options
 
-  constructor(private readonly turn: Turn) {
-    const { input, defaults } = turn;
-    this.sessionId = input.sessionId;
-    this.turnId = input.turnId;
-    this.workspaceDir = input.workspaceDir ?? defaults.workspaceDir;
-    this.disableBuiltinToolFallback = input.disableBuiltinToolFallback;
-    this.bashEnv = defaults.bashEnv;
+  get sessionId(): string {
+    return this.input.sessionId;
+  }
+
+  get turnId(): string {
+    return this.input.turnId;
+  }
+
+  get workspaceDir(): string | undefined {
+    return this.input.workspaceDir ?? this.defaults.workspaceDir;
+  }
+
+  get disableBuiltinToolFallback(): boolean | undefined {
+    return this.input.disableBuiltinToolFallback;
+  }
+
+  get bashEnv(): BashEnvSpawnHookOptions | undefined {
+    return this.defaults.bashEnv;
   }
 
   resolveAssistantMessageId(toolCallId: string): string | undefined {
-    return this.turn.bridge.assistantMessageIdFor(toolCallId);
+    return this.bridge.assistantMessageIdFor(toolCallId);
   }
 
   onExecuteSettled(toolCallId: string): void {
-    this.turn.watch.toolSettled(toolCallId);
+    this.watch.toolSettled(toolCallId);
   }
 
   onLateUpdate(toolCallId: string, toolName: string): void {
-    emitWarning(this.turn, { code: "late_tool_update", message: `${toolName} sent an update after its result; it was dropped`, toolCallId, toolName });
+    emitWarning(this, { code: "late_tool_update", message: `${toolName} sent an update after its result; it was dropped`, toolCallId, toolName });
   }
-}
-
-/**
- * The host's message id allocator, as a host call of the turn: a failure
- * fails the turn as the host's fault (`internal`, naming the allocator),
- * never the provider's; an allocator still pending past the abort grace is
- * given up on. Rejects in both cases, so the bridge never names a message.
- */
-function allocateMessageId(turn: TurnState): string | Promise<string> {
-  if (turn.settled) return awaitMessageId(turn, () => undefined as never);
-  const { input, defaults } = turn;
-  let answer: string | Promise<string>;
-  try {
-    answer = defaults.allocateMessageId({ sessionId: input.sessionId, turnId: input.turnId });
-  } catch (error) {
-    return awaitMessageId(turn, () => {
-      throw error;
-    });
-  }
-  // An id known at once is used at once: the bridge then makes the loop wait for nothing.
-  return typeof answer === "string" ? answer : awaitMessageId(turn, () => answer);
-}
-
-/** The allocator's answer (`call` returns it, or throws what the allocator threw) as a host call of the turn. */
-async function awaitMessageId(turn: TurnState, call: () => string | Promise<string>): Promise<string> {
-  let id: string | typeof ABANDONED;
-  try {
-    id = await awaitHostCall(turn, "allocateMessageId", call);
-  } catch (error) {
-    failTurn(turn, { code: ErrorCode.Internal, message: `The host callback allocateMessageId failed: ${errorText(error)}` }, true);
-    throw error;
-  }
-  if (id === ABANDONED) throw new HookAbandonedError("allocateMessageId");
-  return id;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
 import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
 import type { PiTurnRunnerOptions, TurnMetricsSink } from "./runner-options.js";
 import { type GuardedLogger, guardLogger } from "./guarded-logger.js";
+import { newMessageId } from "./message-ids.js";
 
 /** A runner's options with every default filled in; shared read-only by its turns. Internal. */
 export interface RunnerDefaults {
@@ -23,26 +24,30 @@ export interface RunnerDefaults {
   telemetry: TurnTelemetryOptions | undefined;
 }
 
+/** The digits of base 36, one string each. */
+const BASE36_DIGITS = Array.from({ length: 36 }, (_, digit) => digit.toString(36));
+
 /**
  * Event ids unique across runners and processes without a random UUID per
  * event (which cost ~15% of a streamed turn): one random prefix per runner
- * and a counter.
+ * and a counter in base 36. The counter's text but its last digit changes
+ * once in 36 events, so it is kept joined to the prefix and each id is that
+ * and one digit: no number is formatted per event.
  */
 function sequentialEventIds(): () => string {
   const prefix = `evt_${randomUUID()}_`;
   let next = 0;
-  return () => prefix + (++next).toString(36);
-}
-
-/**
- * A default message id, `msg_<uuid>`, as one flat string: `randomUUID()`
- * builds its text from a dozen joined pieces, which a string joined from
- * it keeps (about 400 bytes) for as long as the message lives, in every
- * turn running at once. `toLowerCase` changes none of its characters and
- * answers the joined text as one string.
- */
-function newMessageId(): string {
-  return `msg_${randomUUID()}`.toLowerCase();
+  /** `next`'s last digit, and the prefix joined to its digits before it. */
+  let digit = 0;
+  let head = prefix;
+  return () => {
+    next++;
+    if (++digit === 36) {
+      digit = 0;
+      head = prefix + (next / 36).toString(36);
+    }
+    return head + BASE36_DIGITS[digit]!;
+  };
 }
 
 /** Fills in the defaults of a runner's options, once per runner. */
