@@ -11,8 +11,12 @@ export interface CallerAbortObserver {
  * The signal one attempt of a request is sent with: it fires when the
  * caller's signal does (with the caller's reason), or on {@link abort} (a
  * timed-out or given-up attempt), which never aborts the caller's signal.
- * One object per attempt, which is its own listener on the caller's
- * signal; {@link release} removes that listener when the attempt ends.
+ * It is its own listener on the caller's signal while an attempt uses it;
+ * {@link release} removes that listener when the attempt ends. A link whose
+ * signal never fired may serve a later attempt with the same caller's
+ * signal ({@link AttemptSignalLinks}), as pi sends every request of a run
+ * with the one run signal: a signal costs more than the request's own
+ * work around it.
  *
  * The layer directly below may take the link over
  * ({@link takeOfferedAttemptSignal}) and be told of the caller's abort by it
@@ -23,7 +27,14 @@ export class AttemptSignalLink {
   private readonly controller = new AbortController();
   private observer: CallerAbortObserver | undefined;
 
-  constructor(private readonly parent: AbortSignal | undefined) {
+  /** The caller's signal this link follows. */
+  constructor(readonly parent: AbortSignal | undefined) {
+    this.link();
+  }
+
+  /** Follows the caller's signal: at once when it has fired, otherwise as its listener. */
+  private link(): void {
+    const { parent } = this;
     if (parent?.aborted) this.controller.abort(parent.reason);
     else parent?.addEventListener("abort", this, ONCE);
   }
@@ -53,6 +64,11 @@ export class AttemptSignalLink {
     this.observer = observer;
   }
 
+  /** Serves a new attempt after {@link release}: follows the caller's signal again (see {@link AttemptSignalLinks}). */
+  relink(): void {
+    this.link();
+  }
+
   /** The attempt ended: detaches from the caller's signal and forgets the observer. Idempotent; the signal stays as it is. */
   release(): void {
     this.parent?.removeEventListener("abort", this);
@@ -63,6 +79,33 @@ export class AttemptSignalLink {
   handleEvent(): void {
     this.observer?.handleEvent();
     this.controller.abort(this.parent?.reason);
+  }
+}
+
+/**
+ * The attempt signals of one request family (one retry layer): a fresh
+ * link per attempt, except that the link of the last attempt that ended
+ * with its signal unfired (its request finished) serves the next attempt
+ * with the same caller's signal. A link whose signal fired (a timed-out,
+ * given-up or aborted attempt) is never handed out again, so such an abort
+ * reaches only its own attempt; a kept link listens on nothing until it is
+ * handed out, so nothing stays on the caller's signal between requests.
+ */
+export class AttemptSignalLinks {
+  private spare: AttemptSignalLink | undefined;
+
+  /** A link for an attempt sent on behalf of `parent`, the caller's signal. */
+  take(parent: AbortSignal | undefined): AttemptSignalLink {
+    const spare = this.spare;
+    if (spare === undefined || spare.parent !== parent) return new AttemptSignalLink(parent);
+    this.spare = undefined;
+    spare.relink();
+    return spare;
+  }
+
+  /** The attempt of `link` ended and {@link AttemptSignalLink.release}d it: keeps it for the next attempt unless its signal fired. */
+  keep(link: AttemptSignalLink): void {
+    if (!link.signal.aborted) this.spare = link;
   }
 }
 

@@ -4,6 +4,7 @@ import { attachClassifiedError, classifyError, getAttachedClassifiedError } from
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
 import { computeRetryDelayMs, resolveLlmRetryPolicy } from "./llm-retry-policy.js";
+import { AttemptSignalLinks } from "./attempt-signal.js";
 import type { OptionFill } from "./option-fill.js";
 import { RelayStream } from "./relay-stream.js";
 import { AttemptFailure, RetryAttempt } from "./retry-attempt.js";
@@ -94,6 +95,7 @@ export function withLlmRetryFilling(
   const random = dependencies.random ?? Math.random;
   const label = dependencies.label ?? "main";
   const notify = (notification: LlmRetryNotification) => notifySafely(options?.observer, notification);
+  const links = new AttemptSignalLinks();
 
   return (model, context, callOptions) => {
     const out = new RelayStream();
@@ -105,7 +107,7 @@ export function withLlmRetryFilling(
     // One object per attempt (its sink, its abort link and its last response) instead of a closure per step.
     const runAttempt = (attempt: number) =>
       new Promise<void>((resolve, reject) => {
-        new RetryAttempt(out, model, callerSignal, attempt, resolve, reject, notify, label, fillOptions).start(streamFn, context, callOptions);
+        new RetryAttempt(out, model, callerSignal, attempt, resolve, reject, notify, label, fillOptions, links).start(streamFn, context, callOptions);
       });
 
     // p-retry (an options copy, validation and an async frame per request: ~2% of the runner's time with

@@ -1,6 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
-import { AttemptSignalLink } from "./attempt-signal.js";
+import type { AttemptSignalLink, AttemptSignalLinks } from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import type { LlmRetryNotification } from "./llm-config.js";
 import type { OptionFill } from "./option-fill.js";
@@ -39,7 +39,7 @@ export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
 
 /**
  * One attempt of a request: sent with `maxRetries: 0`, its own signal
- * (delegable to the stream timeouts below) and an `onResponse` that calls
+ * (from `links`; delegable to the stream timeouts below) and an `onResponse` that calls
  * the caller's own observer first (its result, a promise included, is what
  * the stream function awaits) and then remembers the response, also when
  * the caller's observer throws; `fillOptions`, when given, fills the
@@ -67,8 +67,9 @@ export class RetryAttempt implements EventSink {
     private readonly notify: (notification: LlmRetryNotification) => void,
     private readonly label: string,
     private readonly fillOptions: OptionFill | undefined,
+    private readonly links: AttemptSignalLinks,
   ) {
-    this.link = new AttemptSignalLink(callerSignal);
+    this.link = links.take(callerSignal);
   }
 
   start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): void {
@@ -98,7 +99,7 @@ export class RetryAttempt implements EventSink {
       out.push(event);
       if (event.type === "done") {
         this.settle();
-        this.link.release();
+        this.releaseFinished();
         out.end();
       }
       return;
@@ -108,7 +109,7 @@ export class RetryAttempt implements EventSink {
     if (event.type === "done") {
       this.settle();
       this.commit();
-      this.link.release();
+      this.releaseFinished();
       out.end();
       return;
     }
@@ -130,6 +131,12 @@ export class RetryAttempt implements EventSink {
     if (this.settled) return;
     this.settled = true;
     this.stop?.();
+  }
+
+  /** The request finished: its signal, unfired, may serve the family's next attempt. */
+  private releaseFinished(): void {
+    this.link.release();
+    this.links.keep(this.link);
   }
 
   private abandon(failure: AssistantMessage): void {
