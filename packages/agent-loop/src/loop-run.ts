@@ -59,7 +59,7 @@ export class LoopRun {
 
   /** True once the run's signal has fired. */
   get aborted(): boolean {
-    return this.signal?.aborted === true;
+    return this.abortWatch.aborted;
   }
 
   /**

@@ -28,6 +28,16 @@ export class RunAbortWatch {
   constructor(private readonly signal: AbortSignal | undefined) {}
 
   /**
+   * True once the run's signal has fired. While the watch's listener is on
+   * the signal and has not run, the signal has not fired: the answer needs
+   * no read of the signal (a getter of Node's that the loop would otherwise
+   * call about thirty times a turn).
+   */
+  get aborted(): boolean {
+    return !this.listening && this.signal?.aborted === true;
+  }
+
+  /**
    * The signal model requests get: it fires when the run's signal does, and
    * when the loop gives up on a stream ({@link abortRequest}). One per run,
    * so a request costs no controller and no listener of its own.
