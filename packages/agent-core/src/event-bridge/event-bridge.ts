@@ -22,13 +22,10 @@ interface HeldCall {
   chunk: StreamToolCallChunk | undefined;
 }
 
-interface MessageStream {
+interface HeldMessage {
+  /** The message's host id, and the index its next chunk gets. */
   id: string;
   chunkIndex: number;
-}
-
-interface HeldMessage {
-  stream: MessageStream;
   message: AssistantMessage;
   /** Its tool calls, in the model's order (never empty once held). */
   calls: readonly HeldCall[];
@@ -60,7 +57,9 @@ function isToolCall(block: AssistantMessage["content"][number]): block is ToolCa
  * - `agent_*`, `turn_*` and `tool_execution_update` become `debug.trace`.
  */
 export class EventBridge {
-  private current: MessageStream | undefined;
+  /** The streaming message's host id and the index its next chunk gets: fields rather than an object per message, read at every delta. */
+  private currentId: string | undefined = undefined;
+  private currentChunkIndex = 0;
   /**
    * Completed messages waiting for their calls to end, oldest first (rarely
    * more than one). Replaced (by `concat`), never grown in place, so the
@@ -91,7 +90,7 @@ export class EventBridge {
 
   /** Host id of the assistant message that made a tool call, once that message ended; `undefined` before. */
   assistantMessageIdFor(toolCallId: string): string | undefined {
-    return this.heldCall(toolCallId)?.held.stream.id ?? this.releasedIds?.get(toolCallId);
+    return this.heldCall(toolCallId)?.held.id ?? this.releasedIds?.get(toolCallId);
   }
 
   /**
@@ -193,26 +192,33 @@ export class EventBridge {
   }
 
   private beginMessage(id: string): void {
-    this.current = { id, chunkIndex: 0 };
+    this.currentId = id;
+    this.currentChunkIndex = 0;
   }
 
-  private chunk(stream: MessageStream, chunk: StreamChunk): void {
-    this.emit("stream.resp", { messageId: stream.id, chunkIndex: stream.chunkIndex++, chunk });
+  /** The next chunk of the streaming message `id`. */
+  private chunk(id: string, chunk: StreamChunk): void {
+    this.emit("stream.resp", { messageId: id, chunkIndex: this.currentChunkIndex++, chunk });
+  }
+
+  /** The next chunk of a held message. */
+  private heldChunk(held: HeldMessage, chunk: StreamChunk): void {
+    this.emit("stream.resp", { messageId: held.id, chunkIndex: held.chunkIndex++, chunk });
   }
 
   private update(event: Extract<AgentEvent, { type: "message_update" }>): void {
-    const stream = this.current;
-    if (!stream) return;
+    const id = this.currentId;
+    if (id === undefined) return;
     const source = event.assistantMessageEvent;
     switch (source.type) {
       case "text_delta":
-        if (source.delta !== "") this.chunk(stream, { kind: "text", delta: source.delta });
+        if (source.delta !== "") this.chunk(id, { kind: "text", delta: source.delta });
         return;
       case "thinking_delta":
-        if (source.delta !== "") this.chunk(stream, { kind: "thinking", delta: source.delta });
+        if (source.delta !== "") this.chunk(id, { kind: "thinking", delta: source.delta });
         return;
       case "toolcall_end":
-        this.chunk(stream, {
+        this.chunk(id, {
           kind: "tool_call",
           toolCallId: source.toolCall.id,
           toolName: source.toolCall.name,
@@ -226,13 +232,13 @@ export class EventBridge {
   }
 
   private endMessage(message: AssistantMessage): void {
-    const stream = this.current;
-    this.current = undefined;
-    if (!stream) return;
+    const id = this.currentId;
+    this.currentId = undefined;
+    if (id === undefined) return;
     if (message.stopReason === "aborted") return;
     if (message.stopReason === "error") {
       const classified = classifyError(message);
-      this.chunk(stream, {
+      this.chunk(id, {
         kind: "finish",
         reason: "error",
         usage: message.usage,
@@ -242,10 +248,10 @@ export class EventBridge {
     }
     const toolCalls = message.content.filter(isToolCall);
     if (toolCalls.length === 0) {
-      this.chunk(stream, { kind: "finish", reason: message.stopReason, usage: message.usage });
+      this.chunk(id, { kind: "finish", reason: message.stopReason, usage: message.usage });
       return;
     }
-    const held: HeldMessage = { stream, message, calls: NO_CALLS, remaining: toolCalls.length };
+    const held: HeldMessage = { id, chunkIndex: this.currentChunkIndex, message, calls: NO_CALLS, remaining: toolCalls.length };
     // Every field set here, so a call keeps them in the object itself as they are filled in.
     held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
     this.held = this.held.concat(held);
@@ -268,7 +274,7 @@ export class EventBridge {
     const call = this.heldCall(toolCallId);
     if (!call) return;
     call.startedAt = this.now();
-    this.chunk(call.held.stream, {
+    this.heldChunk(call.held, {
       kind: "tool_call",
       toolCallId,
       toolName: call.toolCall.name,
@@ -303,10 +309,9 @@ export class EventBridge {
   private release(held: HeldMessage): void {
     if (!this.held.includes(held)) return;
     this.held = this.held.length === 1 ? NONE_HELD : this.held.filter((other) => other !== held);
-    const { stream } = held;
     const releasedIds = (this.releasedIds ??= new Map());
-    for (const call of held.calls) releasedIds.set(call.toolCall.id, stream.id);
-    for (const call of held.calls) if (call.chunk) this.chunk(stream, call.chunk);
-    this.chunk(stream, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });
+    for (const call of held.calls) releasedIds.set(call.toolCall.id, held.id);
+    for (const call of held.calls) if (call.chunk) this.heldChunk(held, call.chunk);
+    this.heldChunk(held, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });
   }
 }

@@ -65,13 +65,16 @@ export class TranscriptProjection {
   project(messages: readonly AgentMessage[]): Message[] {
     const previousSeen = this.seen;
     if (this.mayChangeInPlace || !this.continues(messages)) this.startOver();
-    for (let index = this.seen.length / 2; index < messages.length; index++) {
+    const from = this.seen.length / 2;
+    for (let index = from; index < messages.length; index++) {
       const message = messages[index]!;
       // The copy made for this very message at this place last time is reused when its fields still match.
       const reusable = previousSeen[2 * index] === message ? (previousSeen[2 * index + 1] as Message | undefined) : undefined;
       const copy = this.append(message, reusable);
       this.seen.push(message, copy);
     }
+    // Kept exactly as long as its entries (a list grown by push has room for more), like `projected`: many turns at once each hold one.
+    if (messages.length > from) this.seen = this.seen.slice();
     if (this.withImages === undefined) {
       // The caller gets the list grown by this call; the projection keeps a copy exactly as long (many turns at once each hold one).
       const projected = this.projected;

@@ -1,5 +1,5 @@
 import { ABANDONED, errorText } from "@turnkit/agent-loop";
-import { ErrorCode } from "@turnkit/protocol";
+import { ErrorCode, type RuntimeEventPayloadMap } from "@turnkit/protocol";
 import { awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";
 import { type HistoryChange, type OnHistoryChangedHook, hookArray } from "./turn-hooks.js";
@@ -24,7 +24,7 @@ export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   const hooks = hookArray(turn.hooks.onHistoryChangedHook);
   // Without a hook nothing is awaited: no promise for the loop to wait on.
   if (hooks.length === 0) {
-    for (const change of changes) announceDelivered(turn, change);
+    for (const change of changes) announceDelivered(turn, change, false);
     return;
   }
   return deliverThroughHooks(turn, changes, hooks);
@@ -47,18 +47,20 @@ async function deliverThroughHooks(turn: RunningTurn, changes: readonly HistoryC
         break;
       }
     }
-    announceDelivered(turn, change);
+    announceDelivered(turn, change, true);
   }
 }
 
-/** A change every hook accepted: its host messages count as delivered and it is announced. */
-function announceDelivered(turn: RunningTurn, change: HistoryChange): void {
+/** A change every hook accepted (`seenByHooks`: there were hooks): its host messages count as delivered and it is announced. */
+function announceDelivered(turn: RunningTurn, change: HistoryChange, seenByHooks: boolean): void {
   if (turn.historyHooksCutAt !== undefined || turn.settled) return;
   const undelivered = turn.undelivered;
   if (undelivered) for (const message of change.messages) undelivered.delete(message);
-  turn.events.push("message.persisted", persistedPayload(change));
+  turn.events.push("message.persisted", persistedPayload(change, seenByHooks));
 }
 
-function persistedPayload(change: HistoryChange) {
+/** The change's reason and messages. A delta no hook was handed is already just that, and nothing else holds it: it is sent as it is. */
+function persistedPayload(change: HistoryChange, seenByHooks: boolean): RuntimeEventPayloadMap["message.persisted"] {
+  if (!seenByHooks && change.reason === "messageDelta") return change as RuntimeEventPayloadMap["message.persisted"];
   return { reason: change.reason, messages: change.messages as never };
 }

@@ -167,8 +167,10 @@ export class TurnWatch {
 
   /** `payload` with the report of the step its `finish` chunk closes; other payloads unchanged. */
   withStepReport(payload: StreamRespPayload): StreamRespPayload {
+    // Most chunks are deltas: they are answered from the payload alone.
+    if (payload.chunk.kind !== "finish") return payload;
     const step = this.closedStep;
-    if (!step || payload.chunk.kind !== "finish") return payload;
+    if (!step) return payload;
     this.closedStep = undefined;
     step.turnUsage = this.usage.snapshot();
     return { ...payload, chunk: { ...payload.chunk, step } };
