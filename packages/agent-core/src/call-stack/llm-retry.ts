@@ -1,22 +1,10 @@
-import type { AssistantMessage } from "@mariozechner/pi-ai";
-import pRetry from "p-retry";
-import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
-import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
-import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
-import { computeRetryDelayMs, resolveLlmRetryPolicy } from "./llm-retry-policy.js";
+import { systemClock, type Clock, type RandomSource } from "../clock.js";
 import { AttemptSignalLinks } from "./attempt-signal.js";
+import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { resolveLlmRetryPolicy } from "./llm-retry-policy.js";
 import type { OptionFill } from "./option-fill.js";
-import { RelayStream } from "./relay-stream.js";
-import { AttemptFailure, RetryAttempt } from "./retry-attempt.js";
-import {
-  copyStreamOptions,
-  createFailureMessage,
-  errorText,
-  invokeStreamFn,
-  pushTerminalError,
-  type StreamFn,
-  type StreamFnOptions,
-} from "./stream-fn.js";
+import { RetriedRequest, type RetryLayer } from "./retried-request.js";
+import { copyStreamOptions, invokeStreamFn, type StreamFn } from "./stream-fn.js";
 
 export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
 export { isVisibleOutputEvent } from "./retry-attempt.js";
@@ -90,106 +78,22 @@ export function withLlmRetryFilling(
       return invokeStreamFn(streamFn, model, context, attemptOptions);
     };
   }
-  const policy = resolveLlmRetryPolicy(options);
-  const clock = dependencies.clock ?? systemClock;
-  const random = dependencies.random ?? Math.random;
-  const label = dependencies.label ?? "main";
-  const notify = (notification: LlmRetryNotification) => notifySafely(options?.observer, notification);
-  const links = new AttemptSignalLinks();
-
-  return (model, context, callOptions) => {
-    const out = new RelayStream();
-    const callerSignal = callOptions?.signal;
-    let firstFailureAt: number | undefined;
-    let waits = 0;
-    let stoppedBy: LlmRetryExhaustedReason | undefined;
-
-    // One object per attempt (its sink, its abort link and its last response) instead of a closure per step.
-    const runAttempt = (attempt: number) =>
-      new Promise<void>((resolve, reject) => {
-        new RetryAttempt(out, model, callerSignal, attempt, resolve, reject, notify, label, fillOptions, links).start(streamFn, context, callOptions);
-      });
-
-    // p-retry (an options copy, validation and an async frame per request: ~2% of the runner's time with
-    // thousands of turns in flight) starts only once the first attempt failed and the caller has not
-    // aborted, with that failure replayed as its attempt 1: it decides, waits and notifies as before.
-    const retryAfter = (firstFailure: unknown) => pRetry((attempt) => (attempt === 1 ? Promise.reject(firstFailure) : runAttempt(attempt)), {
-      retries: policy.maxRetries,
-      // p-retry's own timer is unused (real time, not injectable): it waits 0 ms,
-      // and the policy's wait happens on the injected clock inside shouldRetry.
-      minTimeout: 0,
-      maxTimeout: 0,
-      factor: 1,
-      signal: callerSignal,
-      onFailedAttempt: () => {
-        firstFailureAt ??= clock.now();
-      },
-      shouldRetry: async ({ error, attemptNumber }) => {
-        if (!(error instanceof AttemptFailure) || callerSignal?.aborted) return false;
-        const classified = error.classified;
-        if (!classified.retryable || classified.aborted) return false;
-        const delayMs = computeRetryDelayMs({
-          retry: attemptNumber,
-          policy,
-          random,
-          retryAfterMs: classified.retryAfterMs,
-        });
-        const elapsed = clock.now() - (firstFailureAt ?? clock.now());
-        if (elapsed + delayMs > policy.maxRetryElapsedMs) {
-          stoppedBy = "max_elapsed";
-          return false;
-        }
-        waits += 1;
-        notify({ type: "waiting", label, attempt: attemptNumber, delayMs, error: classified });
-        await sleep(delayMs, clock, callerSignal);
-        return true;
-      },
-    });
-    const runAttempts = async () => {
-      callerSignal?.throwIfAborted();
-      try {
-        await runAttempt(1);
-      } catch (failure) {
-        // Aborted meanwhile: p-retry would give up on this failure without waiting or notifying.
-        if (callerSignal?.aborted) throw failure;
-        await retryAfter(failure);
-        return;
-      }
-      callerSignal?.throwIfAborted();
-    };
-    runAttempts().then(
-      () => {
-        // Committed: the attempt's own loop passes the rest of its events through.
-      },
-      (error: unknown) => {
-        const attemptFailure = error instanceof AttemptFailure ? error : undefined;
-        if (callerSignal?.aborted) {
-          if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
-          const aborted =
-            attemptFailure?.failure.stopReason === "aborted"
-              ? attemptFailure.failure
-              : createFailureMessage(model, "aborted", "Request was aborted");
-          pushTerminalError(out, withClassification(aborted));
-          return;
-        }
-        if (attemptFailure) {
-          const { failure, classified } = attemptFailure;
-          if (waits > 0 || classified.retryable) {
-            const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
-            notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
-          }
-          pushTerminalError(out, attachClassifiedError(failure, classified));
-          return;
-        }
-        pushTerminalError(out, withClassification(createFailureMessage(model, "error", errorText(error))));
-      },
-    );
-    return out;
+  const layer: RetryLayer = {
+    streamFn,
+    policy: resolveLlmRetryPolicy(options),
+    clock: dependencies.clock ?? systemClock,
+    random: dependencies.random ?? Math.random,
+    label: dependencies.label ?? "main",
+    notify: (notification: LlmRetryNotification) => notifySafely(options?.observer, notification),
+    fillOptions,
+    links: new AttemptSignalLinks(),
   };
-}
-
-function withClassification(message: AssistantMessage): AssistantMessage {
-  return getAttachedClassifiedError(message) ? message : attachClassifiedError(message, classifyError(message));
+  // One object per request (its stream, budget and outcome) and one per attempt, instead of closures and promises.
+  return (model, context, callOptions) => {
+    const request = new RetriedRequest(layer, model, context, callOptions);
+    request.start();
+    return request.out;
+  };
 }
 
 function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmRetryNotification): void {

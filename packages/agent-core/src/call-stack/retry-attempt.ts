@@ -37,16 +37,49 @@ export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
   }
 }
 
+/** What the attempts of one retry layer share. */
+export interface AttemptLayer {
+  readonly streamFn: StreamFn;
+  /** Names the request family in notices. */
+  readonly label: string;
+  readonly notify: (notification: LlmRetryNotification) => void;
+  /** Fills the option layers' options into each attempt's copy, when the layer has them. */
+  readonly fillOptions: OptionFill | undefined;
+  /** Where each attempt's signal comes from. */
+  readonly links: AttemptSignalLinks;
+}
+
+/** The request an attempt belongs to: the stream function's arguments, and the stream its events go to. */
+export interface AttemptRequest {
+  readonly layer: AttemptLayer;
+  readonly out: RelayStream;
+  readonly model: AnyModel;
+  readonly context: Context;
+  readonly callOptions: StreamFnOptions | undefined;
+  /** The caller's signal (`callOptions.signal`). */
+  readonly callerSignal: AbortSignal | undefined;
+}
+
+/** Told how an attempt ended before or at its commit point; at most one of the two, once. */
+export interface AttemptOutcome {
+  /** The attempt reached its commit point: from now on it is the answer. */
+  committed(): void;
+  /** The attempt failed before its commit point; it was aborted through its own signal. */
+  failed(failure: AttemptFailure): void;
+}
+
 /**
  * One attempt of a request: sent with `maxRetries: 0`, its own signal
- * (from `links`; delegable to the stream timeouts below) and an `onResponse` that calls
+ * (from the layer's attempt signals; delegable to the stream timeouts below)
+ * and an `onResponse` that calls
  * the caller's own observer first (its result, a promise included, is what
  * the stream function awaits) and then remembers the response, also when
- * the caller's observer throws; `fillOptions`, when given, fills the
- * option layers' options into that copy. Its events are buffered until the commit
- * point, then passed to `out`; `resolve` at the commit, `reject` with an
- * {@link AttemptFailure} when it fails before it. It is the sink of the
- * attempt's stream: once settled, reading stops and no event reaches it.
+ * the caller's observer throws; the layer's option fill, when it has one,
+ * fills the option layers' options into that copy. Its events are buffered
+ * until the commit point, then passed to the request's stream; `outcome` is
+ * told of the commit, or of an {@link AttemptFailure} before it. It is the
+ * sink of the attempt's stream: once settled, reading stops and no event
+ * reaches it.
  */
 export class RetryAttempt implements EventSink {
   private readonly link: AttemptSignalLink;
@@ -58,42 +91,38 @@ export class RetryAttempt implements EventSink {
   private stop: (() => void) | undefined;
 
   constructor(
-    private readonly out: RelayStream,
-    private readonly model: AnyModel,
-    private readonly callerSignal: AbortSignal | undefined,
+    private readonly request: AttemptRequest,
     private readonly attempt: number,
-    private readonly resolve: () => void,
-    private readonly reject: (failure: AttemptFailure) => void,
-    private readonly notify: (notification: LlmRetryNotification) => void,
-    private readonly label: string,
-    private readonly fillOptions: OptionFill | undefined,
-    private readonly links: AttemptSignalLinks,
+    private readonly outcome: AttemptOutcome,
   ) {
-    this.link = links.take(callerSignal);
+    this.link = request.layer.links.take(request.callerSignal);
   }
 
-  start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): void {
+  start(): void {
+    const { request } = this;
+    const { callOptions, model } = request;
     const callerObserver = callOptions?.onResponse;
     const options = copyStreamOptions(callOptions);
     options.maxRetries = 0;
     options.signal = this.link.signal;
     // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
     this.link.offer();
-    options.onResponse = (response, model) => {
+    options.onResponse = (response, responseModel) => {
       try {
-        return callerObserver?.(response, model);
+        return callerObserver?.(response, responseModel);
       } finally {
         this.lastResponse = { status: response.status, headers: { ...response.headers } };
       }
     };
-    this.fillOptions?.(options, this.model);
-    this.stop = pipeEvents(invokeStreamFn(streamFn, this.model, context, options), this);
+    request.layer.fillOptions?.(options, model);
+    this.stop = pipeEvents(invokeStreamFn(request.layer.streamFn, model, request.context, options), this);
     if (this.settled) this.stop();
   }
 
   event(event: AssistantMessageEvent): void {
     if (this.settled) return;
-    const { out, buffer } = this;
+    const { buffer } = this;
+    const { out } = this.request;
     if (buffer === undefined) {
       if (event.type === "error") return this.finishCommitted(event.error);
       out.push(event);
@@ -118,12 +147,13 @@ export class RetryAttempt implements EventSink {
 
   end(): void {
     if (this.settled) return;
-    this.endOrFail(createFailureMessage(this.model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+    this.endOrFail(createFailureMessage(this.request.model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
   }
 
   fail(error: unknown): void {
     if (this.settled) return;
-    this.endOrFail(createFailureMessage(this.model, this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+    const { model, callerSignal } = this.request;
+    this.endOrFail(createFailureMessage(model, callerSignal?.aborted ? "aborted" : "error", errorText(error)));
   }
 
   /** Stops reading the attempt's stream; no event reaches the sink any more. */
@@ -136,27 +166,28 @@ export class RetryAttempt implements EventSink {
   /** The request finished: its signal, unfired, may serve the family's next attempt. */
   private releaseFinished(): void {
     this.link.release();
-    this.links.keep(this.link);
+    this.request.layer.links.keep(this.link);
   }
 
   private abandon(failure: AssistantMessage): void {
     this.settle();
     this.link.abort();
     this.link.release();
-    this.reject(new AttemptFailure(failure, this.lastResponse));
+    this.outcome.failed(new AttemptFailure(failure, this.lastResponse));
   }
 
   private commit(): void {
-    if (this.attempt > 1) this.notify({ type: "recovered", label: this.label, attempt: this.attempt });
-    for (const buffered of this.buffer ?? []) this.out.push(buffered);
+    const { out, layer } = this.request;
+    if (this.attempt > 1) layer.notify({ type: "recovered", label: layer.label, attempt: this.attempt });
+    for (const buffered of this.buffer ?? []) out.push(buffered);
     this.buffer = undefined;
-    this.resolve();
+    this.outcome.committed();
   }
 
   private finishCommitted(message: AssistantMessage): void {
     this.settle();
     this.link.release();
-    pushTerminalError(this.out, attachClassifiedError(message, classifyError(message, this.lastResponse)));
+    pushTerminalError(this.request.out, attachClassifiedError(message, classifyError(message, this.lastResponse)));
   }
 
   private endOrFail(failure: AssistantMessage): void {
