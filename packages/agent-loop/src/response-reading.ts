@@ -28,6 +28,27 @@ export function readResponse(run: LoopRun, response: ResponseStream): Promise<As
   return new Promise((resolve, reject) => new ResponseReading(run, response, resolve, reject).start());
 }
 
+/**
+ * The response's iterator, as `for await` gets it, failing with the same
+ * messages: a plain iterable is read with each value awaited.
+ */
+function iteratorOf(response: ResponseStream): AsyncIterator<AssistantMessageEvent> {
+  const iterable = response as unknown as Partial<AsyncIterable<AssistantMessageEvent> & Iterable<AssistantMessageEvent>>;
+  const method = iterable[Symbol.asyncIterator];
+  if (method === undefined || method === null) {
+    if (typeof iterable[Symbol.iterator] === "function") return awaitEach(iterable as Iterable<AssistantMessageEvent>);
+    throw new TypeError("response is not async iterable");
+  }
+  if (typeof method !== "function") throw new TypeError("response is not async iterable");
+  const iterator: unknown = method.call(response);
+  if (!isObject(iterator)) throw new TypeError("Result of the Symbol.asyncIterator method is not an object");
+  return iterator as AsyncIterator<AssistantMessageEvent>;
+}
+
+async function* awaitEach<T>(iterable: Iterable<T>): AsyncGenerator<T> {
+  for await (const value of iterable) yield value;
+}
+
 function isObject(value: unknown): value is object {
   return (typeof value === "object" && value !== null) || typeof value === "function";
 }
@@ -68,8 +89,7 @@ class ResponseReading {
   start(): void {
     if (this.endable) this.run.abortWatch.watchResponse(this.response as EndableResponse);
     try {
-      const iterator = (this.response as { [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> })[Symbol.asyncIterator]();
-      if (!isObject(iterator)) throw new TypeError("The response's async iterator is not an object");
+      const iterator = iteratorOf(this.response);
       this.iterator = iterator;
       this.nextMethod = iterator.next;
     } catch (error) {
@@ -94,7 +114,7 @@ class ResponseReading {
   private readonly onResult = (result: unknown): void => {
     let event: AssistantMessageEvent;
     try {
-      if (!isObject(result)) throw new TypeError("The response's iterator result is not an object");
+      if (!isObject(result)) throw new TypeError(`Iterator result ${String(result)} is not an object`);
       if ((result as EventResult).done) return this.loopEnded(NORMAL_END);
       event = (result as EventResult).value as AssistantMessageEvent;
     } catch (error) {
