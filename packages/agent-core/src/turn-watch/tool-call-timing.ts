@@ -8,6 +8,9 @@ const ADMITTED = 1;
 const ENDED = 2;
 const MOMENTS = 3;
 
+/** Calls a turn announces before its timer keeps a map of them: below, finding one by its id scans a short list. */
+const INDEXED_FROM = 32;
+
 /**
  * When each tool call of a turn was announced (the loop's
  * `tool_execution_start`: arguments are checked, `beforeToolCallHook`s and
@@ -22,23 +25,30 @@ const MOMENTS = 3;
  * object per call: a long turn makes thousands of calls, and each would
  * live until the turn ends. The lists make room for four calls at first,
  * then twice as many each time they are full, so a turn of a few calls
- * holds a few dozen bytes for them.
+ * holds a few dozen bytes for them. A call is found by its id in the list
+ * of ids, newest first (the calls a turn is running are its newest); a
+ * turn past {@link INDEXED_FROM} calls also keeps a map of them.
  */
 export class ToolCallTimer {
-  /** Each call's slot, in announcement order. */
-  private readonly slots = new Map<string, number>();
+  /** Calls announced so far; slot `n` is the `n`th. */
+  private count = 0;
+  private toolCallIds: string[] = [];
   private toolNames: string[] = [];
   private moments: number[] = [];
+  /** Each call's slot, made once the turn has announced {@link INDEXED_FROM} calls. */
+  private slots: Map<string, number> | undefined = undefined;
 
   constructor(private readonly clock: Clock) {}
 
   announced(toolCallId: string, toolName: string): void {
-    if (this.slots.has(toolCallId)) return;
-    const slot = this.slots.size;
+    if (this.slotOf(toolCallId) !== undefined) return;
+    const slot = this.count++;
     if (slot === this.toolNames.length) this.makeRoom();
-    this.slots.set(toolCallId, slot);
+    this.toolCallIds[slot] = toolCallId;
     this.toolNames[slot] = toolName;
     this.moments[slot * MOMENTS + ANNOUNCED] = this.clock.now();
+    if (this.slots) this.slots.set(toolCallId, slot);
+    else if (this.count === INDEXED_FROM) this.slots = new Map(this.toolCallIds.slice(0, this.count).map((id, index) => [id, index]));
   }
 
   admitted(toolCallId: string): void {
@@ -57,42 +67,54 @@ export class ToolCallTimer {
 
   /** When an announced call ended (`NaN` while it runs). */
   endedAt(toolCallId: string): number {
-    const slot = this.slots.get(toolCallId);
+    const slot = this.slotOf(toolCallId);
     return slot === undefined ? Number.NaN : this.moments[slot * MOMENTS + ENDED]!;
   }
 
   /** An announced call's timing, as if it ended at `endedAt`; undefined for a call never announced. */
   timing(toolCallId: string, endedAt: number): ToolCallTiming | undefined {
-    const slot = this.slots.get(toolCallId);
+    const slot = this.slotOf(toolCallId);
     return slot === undefined ? undefined : this.timingOf(toolCallId, slot, endedAt);
   }
 
   /** Every call in announcement order, in a list exactly that long (an outcome may be kept long after its turn); `now` ends a call still running. */
   timings(now: number): ToolCallTiming[] {
-    const timings = new Array<ToolCallTiming>(this.slots.size);
-    this.slots.forEach((slot, toolCallId) => {
+    const timings = new Array<ToolCallTiming>(this.count);
+    for (let slot = 0; slot < this.count; slot++) {
       const endedAt = this.moments[slot * MOMENTS + ENDED]!;
-      timings[slot] = this.timingOf(toolCallId, slot, Number.isNaN(endedAt) ? now : endedAt);
-    });
+      timings[slot] = this.timingOf(this.toolCallIds[slot]!, slot, Number.isNaN(endedAt) ? now : endedAt);
+    }
     return timings;
   }
 
   /** Records `moment` of the call now, unless it was recorded already; false for a call never announced. */
   private mark(toolCallId: string, moment: number): boolean {
-    const slot = this.slots.get(toolCallId);
+    const slot = this.slotOf(toolCallId);
     if (slot === undefined) return false;
     const index = slot * MOMENTS + moment;
     if (Number.isNaN(this.moments[index])) this.moments[index] = this.clock.now();
     return true;
   }
 
+  /** The slot of an announced call, `undefined` for one never announced. */
+  private slotOf(toolCallId: string): number | undefined {
+    if (this.slots) return this.slots.get(toolCallId);
+    for (let slot = this.count - 1; slot >= 0; slot--) if (this.toolCallIds[slot] === toolCallId) return slot;
+    return undefined;
+  }
+
   /** Room for twice as many calls (four at first), every moment `NaN`. */
   private makeRoom(): void {
     const capacity = Math.max(4, this.toolNames.length * 2);
+    const toolCallIds = new Array<string>(capacity);
     const toolNames = new Array<string>(capacity);
     const moments = new Array<number>(capacity * MOMENTS).fill(Number.NaN);
-    for (let index = 0; index < this.toolNames.length; index++) toolNames[index] = this.toolNames[index]!;
+    for (let index = 0; index < this.toolNames.length; index++) {
+      toolCallIds[index] = this.toolCallIds[index]!;
+      toolNames[index] = this.toolNames[index]!;
+    }
     for (let index = 0; index < this.moments.length; index++) moments[index] = this.moments[index]!;
+    this.toolCallIds = toolCallIds;
     this.toolNames = toolNames;
     this.moments = moments;
   }
