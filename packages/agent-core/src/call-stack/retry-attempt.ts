@@ -54,10 +54,13 @@ export interface AttemptRequest {
   readonly layer: AttemptLayer;
   readonly out: RelayStream;
   readonly model: AnyModel;
-  readonly context: Context;
+  /** What each attempt sends; `undefined` once the request ended ({@link ended}), when no attempt starts any more. */
+  readonly context: Context | undefined;
   readonly callOptions: StreamFnOptions | undefined;
   /** The caller's signal (`callOptions.signal`). */
   readonly callerSignal: AbortSignal | undefined;
+  /** The request's stream ended (its last event was pushed): it lets go of what only sending needed. */
+  ended(): void;
 }
 
 /** Told how an attempt ended before or at its commit point; at most one of the two, once. */
@@ -115,7 +118,7 @@ export class RetryAttempt implements EventSink {
       }
     };
     request.layer.fillOptions?.(options, model);
-    this.stop = pipeEvents(invokeStreamFn(request.layer.streamFn, model, request.context, options), this);
+    this.stop = pipeEvents(invokeStreamFn(request.layer.streamFn, model, request.context!, options), this);
     if (this.settled) this.stop();
   }
 
@@ -167,6 +170,7 @@ export class RetryAttempt implements EventSink {
   private releaseFinished(): void {
     this.link.release();
     this.request.layer.links.keep(this.link);
+    this.request.ended();
   }
 
   private abandon(failure: AssistantMessage): void {
@@ -188,6 +192,7 @@ export class RetryAttempt implements EventSink {
     this.settle();
     this.link.release();
     pushTerminalError(this.request.out, attachClassifiedError(message, classifyError(message, this.lastResponse)));
+    this.request.ended();
   }
 
   private endOrFail(failure: AssistantMessage): void {
