@@ -73,14 +73,9 @@ export class TranscriptProjection {
       const copy = this.append(message, reusable);
       this.seen.push(message, copy);
     }
-    // Kept exactly as long as its entries (a list grown by push has room for more), like `projected`: many turns at once each hold one.
-    if (messages.length > from) this.seen = this.seen.slice();
-    if (this.withImages === undefined) {
-      // The caller gets the list grown by this call; the projection keeps a copy exactly as long (many turns at once each hold one).
-      const projected = this.projected;
-      this.projected = projected.slice();
-      return projected;
-    }
+    // The caller gets a copy, which dies with its request; the projection's own list lives as long as the
+    // transcript and grows in place (a copy kept instead would outlive young-generation collections each step).
+    if (this.withImages === undefined) return this.projected.slice();
     const omitted = { count: 0 };
     const limited = limitImages(this.projected.slice(), this.withImages, this.maxImages, omitted);
     if (omitted.count > 0) {
