@@ -17,6 +17,7 @@ import {
   type ScriptEntry,
 } from "../src/testing/index.js";
 import { testTool, textResult, user } from "./support/scenario.js";
+import { textEvents } from "./support/text-events.js";
 
 /**
  * Pins how many microtask ticks events, tool results and aborts take to
@@ -103,17 +104,6 @@ function bufferedStream(events: readonly AssistantMessageEvent[]): AssistantMess
   for (const event of events) stream.push(event);
   stream.end();
   return stream;
-}
-
-function textEvents(final: AssistantMessage): AssistantMessageEvent[] {
-  const partial = { ...final, content: [] };
-  return [
-    { type: "start", partial },
-    { type: "text_start", contentIndex: 0, partial },
-    { type: "text_delta", contentIndex: 0, delta: "hi", partial },
-    { type: "text_end", contentIndex: 0, content: "hi", partial },
-    { type: "done", reason: "stop", message: final },
-  ];
 }
 
 describe("microtask ticks of events, tool results and aborts", () => {

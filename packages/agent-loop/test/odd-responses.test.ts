@@ -1,23 +1,12 @@
-import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { runAgentLoop, type AgentMessage, type StreamFn } from "../src/index.js";
 import { assistantMessage, createScriptedModel, text } from "../src/testing/index.js";
 import { user } from "./support/scenario.js";
+import { textEvents } from "./support/text-events.js";
 
 async function runOn(streamFn: StreamFn): Promise<AgentMessage[]> {
   const scripted = createScriptedModel([]);
   return runAgentLoop([user("go")], { systemPrompt: "", messages: [], tools: [] }, { model: scripted.model, convertToLlm: (all) => all as never }, () => {}, undefined, streamFn);
-}
-
-function textEvents(final: AssistantMessage): AssistantMessageEvent[] {
-  const partial = { ...final, content: [] };
-  return [
-    { type: "start", partial },
-    { type: "text_start", contentIndex: 0, partial },
-    { type: "text_delta", contentIndex: 0, delta: "hi", partial },
-    { type: "text_end", contentIndex: 0, content: "hi", partial },
-    { type: "done", reason: "stop", message: final },
-  ];
 }
 
 describe("responses that are not pi-ai streams", () => {

@@ -1,36 +1,17 @@
-import { createAssistantMessageEventStream } from "@mariozechner/pi-ai";
-import { assistantMessage, collectStream, createVirtualClock } from "@turnkit/agent-loop/testing";
+import { collectStream, createVirtualClock } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
-import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
+import type { StreamFn } from "../../src/call-stack/stream-fn.js";
 import { withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
+import { manualProvider } from "../support/manual-provider.js";
 import { userContext } from "../support/user-context.js";
 
 const model = { id: "m", api: "test", provider: "test" } as Parameters<StreamFn>[0];
 
-/** A provider the test drives: `send` pushes one event at the clock's current time and lets the layer read it. */
-function drivenProvider() {
-  const stream = createAssistantMessageEventStream();
-  const message = assistantMessage([], { timestamp: 0 });
-  let options: StreamFnOptions | undefined;
-  const streamFn: StreamFn = (_model, _context, callOptions) => {
-    options = callOptions;
-    return stream;
-  };
-  const send = async (type: "start" | "done") => {
-    if (type === "start") stream.push({ type: "start", partial: message });
-    else {
-      stream.push({ type: "done", reason: "stop", message });
-      stream.end();
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  return { streamFn, send, signal: () => options?.signal };
-}
 
 /** Starts one request with the given limits; answers its collected result and the driven provider. */
 function startRequest(firstEventTimeoutMs: number, streamIdleTimeoutMs: number) {
   const clock = createVirtualClock();
-  const provider = drivenProvider();
+  const provider = manualProvider();
   const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs, streamIdleTimeoutMs, clock, env: {} })(model, userContext(), {});
   return { clock, provider, seen: collectStream(stream) };
 }
@@ -38,9 +19,9 @@ function startRequest(firstEventTimeoutMs: number, streamIdleTimeoutMs: number) 
 describe("the stream timeouts use one timer per request where they can", () => {
   it("a request that streams to its end arms one timer, and none is left", async () => {
     const { clock, provider, seen } = startRequest(100, 500);
-    await provider.send("start");
+    await provider.push("start");
     await clock.advance(50);
-    await provider.send("done");
+    await provider.push("done");
     expect((await seen).final.stopReason).toBe("stop");
     expect(clock.scheduledDelays()).toEqual([100]);
     expect(clock.pendingCount()).toBe(0);
@@ -49,7 +30,7 @@ describe("the stream timeouts use one timer per request where they can", () => {
   it("a kept first-event timer that fires after the first event waits for the rest of the idle window", async () => {
     const { clock, provider, seen } = startRequest(100, 500);
     await clock.advance(50);
-    await provider.send("start");
+    await provider.push("start");
     // The first-event timer fires at 100 ms and finds 50 ms of silence: the idle timeout is due at 550 ms.
     await clock.advance(499);
     expect(provider.signal()?.aborted).toBe(false);
@@ -65,7 +46,7 @@ describe("the stream timeouts use one timer per request where they can", () => {
   it("a first-event timer due after the idle window is replaced by the idle timer at the first event", async () => {
     const { clock, provider, seen } = startRequest(1000, 100);
     await clock.advance(300);
-    await provider.send("start");
+    await provider.push("start");
     await clock.advance(99);
     expect(provider.signal()?.aborted).toBe(false);
     await clock.advance(1);
@@ -79,7 +60,7 @@ describe("the stream timeouts use one timer per request where they can", () => {
   it("a first-event timer due exactly when the idle window ends is kept and times out then", async () => {
     const { clock, provider, seen } = startRequest(300, 100);
     await clock.advance(200);
-    await provider.send("start");
+    await provider.push("start");
     await clock.advance(100);
     const result = await seen;
     expect(clock.now()).toBe(300);
@@ -89,10 +70,10 @@ describe("the stream timeouts use one timer per request where they can", () => {
 
   it("without an idle limit the first event clears the first-event timer", async () => {
     const { clock, provider, seen } = startRequest(100, 0);
-    await provider.send("start");
+    await provider.push("start");
     expect(clock.pendingCount()).toBe(0);
     await clock.advance(10_000);
-    await provider.send("done");
+    await provider.push("done");
     expect((await seen).final.stopReason).toBe("stop");
   });
 

@@ -7,6 +7,7 @@ import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/call-stack/
 import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
 import { assistantMessage, collectStream, createScriptedModel, createVirtualClock, hang } from "@turnkit/agent-loop/testing";
 import { receiveOptions } from "../support/received-options.js";
+import { manualProvider } from "../support/manual-provider.js";
 import { userContext } from "../support/user-context.js";
 
 const { model } = createScriptedModel();
@@ -253,29 +254,6 @@ describe("a released provider keeps nothing alive", () => {
   });
 });
 
-/** A provider the test drives by hand: each `push` sends one event and lets the layer read it. */
-function manualProvider() {
-  const stream = createAssistantMessageEventStream();
-  const message = assistantMessage([], { timestamp: 0 });
-  let options: StreamFnOptions | undefined;
-  const streamFn: StreamFn = (_model, _context, callOptions) => {
-    options = callOptions;
-    return stream;
-  };
-  const push = async (type: "start" | "text_delta" | "done") => {
-    if (type === "start") stream.push({ type: "start", partial: message });
-    else if (type === "text_delta") {
-      if (message.content.length === 0) message.content.push({ type: "text", text: "" });
-      (message.content[0] as { text: string }).text += "x";
-      stream.push({ type: "text_delta", contentIndex: 0, delta: "x", partial: message });
-    } else {
-      stream.push({ type: "done", reason: "stop", message });
-      stream.end();
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  return { streamFn, push, signal: () => options?.signal };
-}
 
 /**
  * A provider that ignores its abort signal: after `eventsBeforeSilence`
