@@ -44,10 +44,13 @@ export function median(values: readonly number[]): number {
  * follows the same one (heap, JIT and CPU-frequency drift are shared out).
  * Runs never overlap.
  *
- * One full GC precedes the timed rounds, none precedes each run: a forced
- * full GC shrinks the young generation, and the run after it paid up to 3×
- * its steady-state time in scavenges (measured on W2-300), which would
- * measure V8's heap resizing rather than the loop. Garbage a run leaves is
+ * No full GC is forced, neither before the timed rounds nor before each
+ * run: a forced full GC shrinks V8's heap, and the runs after it pay to
+ * grow it again. One forced GC before the timed rounds made their first
+ * two or three runs 2–8× the later ones for every contender (W2-300 runner
+ * 200 and 75 ms CPU, then about 10 ms; W2-1200 runner 365, 164, then about
+ * 55), so a workload's median measured V8's heap resizing as much as the
+ * loop, the more so the fewer its rounds. Garbage a run leaves is
  * collected during later runs, spread over all contenders by the rotation.
  */
 export async function timeAlternating(workload: TimedWorkload, contenders: readonly ContenderId[], plan: RoundPlan): Promise<Measurement[]> {
@@ -55,7 +58,6 @@ export async function timeAlternating(workload: TimedWorkload, contenders: reado
   for (let round = 0; round < Math.max(1, plan.warmup); round++) {
     for (const contender of contenders) await (round === 0 ? workload.verify(contender) : workload.run(contender));
   }
-  collectGarbage();
   const samples = new Map<ContenderId, number[]>(contenders.map((contender) => [contender, []]));
   const cpuSamples = new Map<ContenderId, number[]>(contenders.map((contender) => [contender, []]));
   for (let round = 0; round < plan.rounds; round++) {
