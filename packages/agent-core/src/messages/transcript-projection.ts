@@ -19,9 +19,13 @@ export interface TranscriptProjectionOptions {
    * `true` (the default) when code outside the loop (hooks, the host) may
    * change a message in place between two projections: every message is
    * then looked at again on every call, and only its projected copy is
-   * reused when none of its fields changed. `false` when messages, once
-   * in the transcript, are only ever replaced: a call then projects only
-   * the messages appended since the last one.
+   * reused when none of its fields changed. `false` when the caller
+   * promises that an array it hands over again only ever grows: the
+   * messages an earlier call saw in it stay there, in place and unchanged,
+   * and only messages after them are added (as the loop treats its run's
+   * transcript, see `TranscriptProjection`). A call then projects only the
+   * messages appended since the last one; another array, or one shorter
+   * than before, is checked message by message.
    */
   messagesMayChangeInPlace?: boolean;
 }
@@ -38,6 +42,15 @@ export interface TranscriptProjectionOptions {
  * whose messages do not start with those of the previous call (same
  * objects, same order: a compaction, a replaced request) starts over. Never
  * mutates its input.
+ *
+ * Without `messagesMayChangeInPlace`, the array of the previous call is
+ * trusted to have only grown: `@turnkit/agent-loop` hands `convertToLlm`
+ * its run's own transcript, to which it only appends between two requests
+ * (the response it streams replaces its own partial, which no request has
+ * seen), and a runner turn whose host sees no message (no hooks, no stop
+ * or close callbacks) gives no code a chance to change it. Looking at
+ * every earlier message again would cost each request the whole
+ * transcript; a test of the loop guards that promise instead.
  */
 export class TranscriptProjection {
   private readonly maxImages: number;
@@ -54,6 +67,8 @@ export class TranscriptProjection {
   /** Indexes in `projected` of the messages holding an image, ascending; none before the first image. */
   private withImages: number[] | undefined = undefined;
   private lastBatchId: string | undefined;
+  /** The array the last call projected, when messages do not change in place: handed over again, only what it gained is looked at. */
+  private source: readonly AgentMessage[] | undefined = undefined;
 
   constructor(options: TranscriptProjectionOptions = {}) {
     this.maxImages = options.maxImages ?? MAX_IMAGES_PER_REQUEST;
@@ -73,6 +88,7 @@ export class TranscriptProjection {
       const copy = this.append(message, reusable);
       this.seen.push(message, copy);
     }
+    if (!this.mayChangeInPlace) this.source = messages;
     // The caller gets a copy, which dies with its request; the projection's own list lives as long as the
     // transcript and grows in place (a copy kept instead would outlive young-generation collections each step).
     if (this.withImages === undefined) return this.projected.slice();
@@ -88,11 +104,17 @@ export class TranscriptProjection {
     return limited;
   }
 
-  /** Whether `messages` begins with every message projected so far, in order. */
+  /**
+   * Whether `messages` begins with every message projected so far, in
+   * order. The array of the last call has only grown (see
+   * `messagesMayChangeInPlace`): its last message seen is enough to tell it
+   * was not cut.
+   */
   private continues(messages: readonly AgentMessage[]): boolean {
     const seen = this.seen;
     const count = seen.length / 2;
     if (messages.length < count) return false;
+    if (messages === this.source) return count === 0 || messages[count - 1] === seen[2 * count - 2];
     for (let index = 0; index < count; index++) if (messages[index] !== seen[2 * index]) return false;
     return true;
   }
@@ -102,6 +124,7 @@ export class TranscriptProjection {
     this.projected = [];
     this.withImages = undefined;
     this.lastBatchId = undefined;
+    this.source = undefined;
   }
 
   /** Projects one more message onto the end; returns its copy, `undefined` when it was dropped or merged. */
@@ -118,21 +141,21 @@ export class TranscriptProjection {
           this.replaceLast(merged);
           return undefined;
         }
-        const copy = reusable?.role === "user" && sameUser(reusable, message) ? reusable : userCopy(message);
+        const copy = reusable?.role === "user" && sameUser(reusable, message) ? reusable : ((message.role === "user" ? this.asOwnCopy<UserMessage>(message, USER_FIELDS) : undefined) ?? userCopy(message));
         this.push(copy);
         return copy;
       }
       case "assistant": {
         this.lastBatchId = undefined;
         if (message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message)) return undefined;
-        const copy = reusable?.role === "assistant" && sameAssistant(reusable, message) ? reusable : assistantCopy(message);
+        const copy = reusable?.role === "assistant" && sameAssistant(reusable, message) ? reusable : (this.asOwnCopy(message, ASSISTANT_FIELDS) ?? assistantCopy(message));
         this.push(copy);
         return copy;
       }
       case "toolResult": {
         this.lastBatchId = undefined;
         if (!this.knowsCall(message.toolCallId)) return undefined;
-        const copy = reusable?.role === "toolResult" && sameToolResult(reusable, message) ? reusable : toolResultCopy(message);
+        const copy = reusable?.role === "toolResult" && sameToolResult(reusable, message) ? reusable : (this.asOwnCopy(message, TOOL_RESULT_FIELDS) ?? toolResultCopy(message));
         this.push(copy);
         return copy;
       }
@@ -156,6 +179,16 @@ export class TranscriptProjection {
     return false;
   }
 
+  /**
+   * `message` itself when it can serve as its own copy: nothing changes it
+   * in place (see `messagesMayChangeInPlace`) and it is a plain object with
+   * exactly the fields its copy would have. A long turn then keeps no copy
+   * of most of its messages, as pi's own conversion keeps none.
+   */
+  private asOwnCopy<TMessage extends Message>(message: AgentMessage, fields: CopyFields): TMessage | undefined {
+    return !this.mayChangeInPlace && hasOnlyFields(message, fields) ? (message as TMessage) : undefined;
+  }
+
   private push(message: Message): void {
     if (hasImage(message)) (this.withImages ??= []).push(this.projected.length);
     this.projected.push(message);
@@ -166,6 +199,35 @@ export class TranscriptProjection {
     this.projected[last] = message;
     if (hasImage(message) && this.withImages?.[this.withImages.length - 1] !== last) (this.withImages ??= []).push(last);
   }
+}
+
+/** The fields a model's copy of a message has: `always` every copy has, `whenSet` only when the message sets them. */
+interface CopyFields {
+  readonly fields: ReadonlyMap<string, boolean>;
+  readonly always: number;
+}
+
+function copyFields(always: readonly string[], whenSet: readonly string[]): CopyFields {
+  return { fields: new Map([...always.map((field) => [field, true] as const), ...whenSet.map((field) => [field, false] as const)]), always: always.length };
+}
+
+const USER_FIELDS = copyFields(["role", "content", "timestamp"], []);
+const ASSISTANT_FIELDS = copyFields(
+  ["role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp"],
+  ["responseId", "responseModel", "diagnostics", "errorMessage"],
+);
+const TOOL_RESULT_FIELDS = copyFields(["role", "toolCallId", "toolName", "content", "isError", "timestamp"], ["details"]);
+
+/** Whether `message` is a plain object whose own fields are all set, all among `copy`'s, and include every field every copy has: a copy would equal it. */
+function hasOnlyFields(message: AgentMessage, copy: CopyFields): boolean {
+  if (Object.getPrototypeOf(message) !== Object.prototype) return false;
+  let always = 0;
+  for (const field in message) {
+    const inEveryCopy = copy.fields.get(field);
+    if (inEveryCopy === undefined || (message as unknown as Record<string, unknown>)[field] === undefined) return false;
+    if (inEveryCopy) always++;
+  }
+  return always === copy.always && Object.getOwnPropertySymbols(message).length === 0;
 }
 
 /** A user or hidden message as the model's user message, host fields left out. */

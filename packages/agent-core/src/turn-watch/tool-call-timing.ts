@@ -12,6 +12,13 @@ const MOMENTS = 3;
 const INDEXED_FROM = 32;
 
 /**
+ * The newest calls looked at before the map: a turn asks about the calls it
+ * is running, its newest, and a lookup in a map of thousands of calls costs
+ * more than a few comparisons (its table no longer fits the cache).
+ */
+const NEWEST = 8;
+
+/**
  * When each tool call of a turn was announced (the loop's
  * `tool_execution_start`: arguments are checked, `beforeToolCallHook`s and
  * permissions asked), admitted (about to run) and ended, on the turn's
@@ -27,7 +34,8 @@ const INDEXED_FROM = 32;
  * then twice as many each time they are full, so a turn of a few calls
  * holds a few dozen bytes for them. A call is found by its id in the list
  * of ids, newest first (the calls a turn is running are its newest); a
- * turn past {@link INDEXED_FROM} calls also keeps a map of them.
+ * turn past {@link INDEXED_FROM} calls also keeps a map of them, asked
+ * once its {@link NEWEST} newest calls are not the one.
  */
 export class ToolCallTimer {
   /** Calls announced so far; slot `n` is the `n`th. */
@@ -98,9 +106,10 @@ export class ToolCallTimer {
 
   /** The slot of an announced call, `undefined` for one never announced. */
   private slotOf(toolCallId: string): number | undefined {
-    if (this.slots) return this.slots.get(toolCallId);
-    for (let slot = this.count - 1; slot >= 0; slot--) if (this.toolCallIds[slot] === toolCallId) return slot;
-    return undefined;
+    const slots = this.slots;
+    const oldest = slots ? this.count - NEWEST : 0;
+    for (let slot = this.count - 1; slot >= oldest; slot--) if (this.toolCallIds[slot] === toolCallId) return slot;
+    return slots?.get(toolCallId);
   }
 
   /** Room for twice as many calls (four at first), every moment `NaN`. */

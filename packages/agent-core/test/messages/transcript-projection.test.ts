@@ -81,6 +81,34 @@ describe("TranscriptProjection", () => {
     expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
   });
 
+  it("notices an array handed over again that was cut, and cut and grown back, when messages do not change in place", () => {
+    const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
+    const transcript: AgentMessage[] = [userMessage("q", { timestamp: 1 })];
+    for (let step = 1; step <= 6; step++) transcript.push(...stepMessages(step));
+    projection.project(transcript);
+    transcript.length -= 3;
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
+    transcript.pop();
+    transcript.push(userMessage("instead", { timestamp: 30 }));
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
+  });
+
+  it("passes a message with exactly a model message's fields as it is when messages do not change in place, and copies every other", () => {
+    const plain: AgentMessage[] = [userMessage("q", { timestamp: 1 }), ...stepMessages(1)];
+    const withHostFields: AgentMessage[] = [
+      { ...userMessage("q", { timestamp: 1 }), messageId: "m1" } as AgentMessage,
+      { ...assistantMessage("a", { timestamp: 2 }), note: "host" } as AgentMessage,
+      { ...toolResultMessage("c1", "read", "ok", { timestamp: 3 }), details: undefined },
+      Object.assign(Object.create({ inherited: true }), userMessage("from a class", { timestamp: 4 })),
+    ];
+    const trusting = new TranscriptProjection({ messagesMayChangeInPlace: false }).project([...plain, ...withHostFields]);
+    const checking = new TranscriptProjection().project([...plain, ...withHostFields]);
+    expect(trusting).toEqual(projectAgentMessagesForModel([...plain, ...withHostFields]));
+    plain.forEach((message, index) => expect(trusting[index]).toBe(message));
+    withHostFields.forEach((message) => expect(trusting).not.toContain(message));
+    [...plain, ...withHostFields].forEach((message) => expect(checking).not.toContain(message));
+  });
+
   it("never hands out its own array: changing a result changes no later one", () => {
     const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
     const transcript: AgentMessage[] = [userMessage("q", { timestamp: 1 }), ...stepMessages(1)];

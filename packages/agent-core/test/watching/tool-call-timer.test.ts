@@ -26,6 +26,8 @@ describe("ToolCallTimer", () => {
       timer.announced(`call_${index}`, `tool_${index % 3}`);
       timer.announced(`call_${index}`, "again");
     }
+    // The oldest calls again, once many newer ones came after them.
+    for (let index = 0; index < Math.min(calls, 10); index++) timer.announced(`call_${index}`, "again");
     // Admitted and ended oldest first, each a little later than the one before.
     for (let index = 0; index < calls; index++) {
       clock.at = 1_000 + index;
