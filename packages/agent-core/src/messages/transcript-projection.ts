@@ -20,12 +20,12 @@ export interface TranscriptProjectionOptions {
    * change a message in place between two projections: every message is
    * then looked at again on every call, and only its projected copy is
    * reused when none of its fields changed. `false` when the caller
-   * promises that an array it hands over again only ever grows: the
-   * messages an earlier call saw in it stay there, in place and unchanged,
-   * and only messages after them are added (as the loop treats its run's
-   * transcript, see `TranscriptProjection`). A call then projects only the
-   * messages appended since the last one; another array, or one shorter
-   * than before, is checked message by message.
+   * promises that an array it hands over only ever grows: the messages a
+   * call saw in it stay there, in place and unchanged, also once the array
+   * is no longer handed over, and only messages after them are added (as
+   * the loop treats its run's transcript, see `TranscriptProjection`). A
+   * call then projects only the messages appended since the last one;
+   * another array is compared with the last one message by message.
    */
   messagesMayChangeInPlace?: boolean;
 }
@@ -57,18 +57,27 @@ export class TranscriptProjection {
   private readonly imagesOmittedListener: ImagesOmittedListener | undefined;
   private readonly mayChangeInPlace: boolean;
   /**
-   * The messages projected so far, in order, by identity, each followed by
-   * its projected copy (`undefined`: dropped or merged into the one
-   * before). One list rather than two: many turns at once each hold one.
+   * When messages may change in place: the messages the last call
+   * projected, in order, each followed by its projected copy (`undefined`:
+   * dropped or merged into the one before), so that the next call reuses
+   * the copies of those that did not change. One list rather than two:
+   * many turns at once each hold one.
    */
-  private seen: (AgentMessage | Message | undefined)[] = [];
-  /** The projection of `seen` before image limits. */
+  private previous: (AgentMessage | Message | undefined)[] = [];
+  /** The projection so far, before image limits. */
   private projected: Message[] = [];
   /** Indexes in `projected` of the messages holding an image, ascending; none before the first image. */
   private withImages: number[] | undefined = undefined;
   private lastBatchId: string | undefined;
-  /** The array the last call projected, when messages do not change in place: handed over again, only what it gained is looked at. */
-  private source: readonly AgentMessage[] | undefined = undefined;
+  /**
+   * When messages do not change in place: the array `projected` stands
+   * for, how many of its messages it has seen and the last of them. Handed
+   * over again, only what it gained is looked at; the messages it had stay
+   * as they were (see `messagesMayChangeInPlace`), so no list of them is kept.
+   */
+  private source: readonly AgentMessage[] = [];
+  private sourceLength = 0;
+  private sourceLast: AgentMessage | undefined = undefined;
 
   constructor(options: TranscriptProjectionOptions = {}) {
     this.maxImages = options.maxImages ?? MAX_IMAGES_PER_REQUEST;
@@ -78,17 +87,8 @@ export class TranscriptProjection {
 
   /** The provider-ready messages of `messages` (see `projectAgentMessagesForModel`). */
   project(messages: readonly AgentMessage[]): Message[] {
-    const previousSeen = this.seen;
-    if (this.mayChangeInPlace || !this.continues(messages)) this.startOver();
-    const from = this.seen.length / 2;
-    for (let index = from; index < messages.length; index++) {
-      const message = messages[index]!;
-      // The copy made for this very message at this place last time is reused when its fields still match.
-      const reusable = previousSeen[2 * index] === message ? (previousSeen[2 * index + 1] as Message | undefined) : undefined;
-      const copy = this.append(message, reusable);
-      this.seen.push(message, copy);
-    }
-    if (!this.mayChangeInPlace) this.source = messages;
+    if (this.mayChangeInPlace) this.projectAgain(messages);
+    else this.projectGrowth(messages);
     // The caller gets a copy, which dies with its request; the projection's own list lives as long as the
     // transcript and grows in place (a copy kept instead would outlive young-generation collections each step).
     if (this.withImages === undefined) return this.projected.slice();
@@ -104,27 +104,51 @@ export class TranscriptProjection {
     return limited;
   }
 
+  /** Every message again; the copy made for a message at its place last time is reused when its fields still match. */
+  private projectAgain(messages: readonly AgentMessage[]): void {
+    const previous = this.previous;
+    this.startOver();
+    const kept: (AgentMessage | Message | undefined)[] = [];
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!;
+      const reusable = previous[2 * index] === message ? (previous[2 * index + 1] as Message | undefined) : undefined;
+      kept.push(message, this.append(message, reusable));
+    }
+    this.previous = kept;
+  }
+
+  /** Only the messages appended since the last call, when `messages` begins with those it saw; otherwise every message. */
+  private projectGrowth(messages: readonly AgentMessage[]): void {
+    if (!this.continues(messages)) this.startOver();
+    for (let index = this.sourceLength; index < messages.length; index++) this.append(messages[index]!, undefined);
+    this.source = messages;
+    this.sourceLength = messages.length;
+    this.sourceLast = messages[messages.length - 1];
+  }
+
   /**
-   * Whether `messages` begins with every message projected so far, in
+   * Whether `messages` begins with the messages of the last call, in
    * order. The array of the last call has only grown (see
-   * `messagesMayChangeInPlace`): its last message seen is enough to tell it
-   * was not cut.
+   * `messagesMayChangeInPlace`): handed over again, its last message seen
+   * is enough to tell it was not cut; another array (the loop's next run)
+   * is compared with it message by message.
    */
   private continues(messages: readonly AgentMessage[]): boolean {
-    const seen = this.seen;
-    const count = seen.length / 2;
-    if (messages.length < count) return false;
-    if (messages === this.source) return count === 0 || messages[count - 1] === seen[2 * count - 2];
-    for (let index = 0; index < count; index++) if (messages[index] !== seen[2 * index]) return false;
+    const length = this.sourceLength;
+    if (messages.length < length) return false;
+    if (length === 0) return true;
+    if (messages === this.source) return messages[length - 1] === this.sourceLast;
+    for (let index = 0; index < length; index++) if (messages[index] !== this.source[index]) return false;
     return true;
   }
 
   private startOver(): void {
-    this.seen = [];
     this.projected = [];
     this.withImages = undefined;
     this.lastBatchId = undefined;
-    this.source = undefined;
+    this.source = [];
+    this.sourceLength = 0;
+    this.sourceLast = undefined;
   }
 
   /** Projects one more message onto the end; returns its copy, `undefined` when it was dropped or merged. */

@@ -31,7 +31,8 @@ const NEWEST = 8;
  * The moments are plain numbers in one list (`NaN`: not yet), not an
  * object per call: a long turn makes thousands of calls, and each would
  * live until the turn ends. The lists make room for four calls at first,
- * then twice as many each time they are full, so a turn of a few calls
+ * then half as many again each time they are full (doubling would leave a
+ * long turn holding up to twice the room it uses), so a turn of a few calls
  * holds a few dozen bytes for them. A call is found by its id in the list
  * of ids, newest first (the calls a turn is running are its newest); a
  * turn past {@link INDEXED_FROM} calls also keeps a map of them, asked
@@ -112,9 +113,9 @@ export class ToolCallTimer {
     return slots?.get(toolCallId);
   }
 
-  /** Room for twice as many calls (four at first), every moment `NaN`. */
+  /** Room for half as many calls again (four at first), every moment `NaN`. */
   private makeRoom(): void {
-    const capacity = Math.max(4, this.toolNames.length * 2);
+    const capacity = Math.max(4, this.toolNames.length + (this.toolNames.length >> 1));
     const toolCallIds = new Array<string>(capacity);
     const toolNames = new Array<string>(capacity);
     const moments = new Array<number>(capacity * MOMENTS).fill(Number.NaN);

@@ -8,9 +8,9 @@ import { TranscriptProjection } from "../../src/messages/transcript-projection.j
 
 /**
  * A runner turn whose host sees no message projects its requests with
- * `messagesMayChangeInPlace: false`, which trusts the loop's promise: the
- * array `convertToLlm` gets again has only grown since the last request
- * (every message seen then is still in its place). These scenarios drive
+ * `messagesMayChangeInPlace: false`, which trusts the loop's promise: an
+ * array `convertToLlm` got has only grown since (every message seen then
+ * is still in its place, also once a new run has its own array). These scenarios drive
  * every place the loop writes its transcript (prompts, steering and
  * follow-ups, streamed partials and the final response, tool results in
  * parallel and in order, failures that end a run) and fail if the promise
@@ -30,10 +30,11 @@ function watchedAgent(script: ScriptEntry[], tools: AgentTool<any>[], toolExecut
   const watch: Watch = { agent: undefined as never, sameArray: 0, requests: 0 };
   const convertToLlm = (messages: AgentMessage[]): Message[] => {
     watch.requests++;
-    if (previous?.array === messages) {
-      watch.sameArray++;
-      expect(messages.slice(0, previous.seen.length)).toHaveLength(previous.seen.length);
-      previous.seen.forEach((message, index) => expect(messages[index], `message ${index} changed between two requests`).toBe(message));
+    if (previous) {
+      // The array the last request saw, whether it is handed over again or a new run's array is.
+      if (previous.array === messages) watch.sameArray++;
+      expect(previous.array.length).toBeGreaterThanOrEqual(previous.seen.length);
+      previous.seen.forEach((message, index) => expect(previous!.array[index], `message ${index} changed between two requests`).toBe(message));
     }
     previous = { array: messages, seen: [...messages] };
     const projected = projection.project(messages);

@@ -91,6 +91,11 @@ describe("TranscriptProjection", () => {
     transcript.pop();
     transcript.push(userMessage("instead", { timestamp: 30 }));
     expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
+    // A new array that begins with the old one's messages (the loop's next run), and one that does not.
+    const nextRun = [...transcript, ...stepMessages(7)];
+    expect(projection.project(nextRun)).toEqual(projectAgentMessagesForModel(nextRun));
+    const rewritten = [...nextRun.slice(0, 3), userMessage("rewritten", { timestamp: 31 }), ...nextRun.slice(4)];
+    expect(projection.project(rewritten)).toEqual(projectAgentMessagesForModel(rewritten));
   });
 
   it("passes a message with exactly a model message's fields as it is when messages do not change in place, and copies every other", () => {
