@@ -1,5 +1,6 @@
 import { ABANDONED } from "./abort-grace.js";
 import { ABORT_GRACE_MS } from "./defaults.js";
+import { RequestAbort } from "./request-abort.js";
 
 /** A response stream the loop can end itself (pi-ai's `EventStream.end`). */
 export interface EndableResponse {
@@ -9,16 +10,17 @@ export interface EndableResponse {
 /**
  * What a loop run does when its signal fires, through one abort listener
  * for the whole run instead of one per request, response and tool batch:
- * it aborts the request signal, and starts the abort grace of the response
- * being read and of the tool batch running. The listener is added when the
- * run first needs it (its first request) and removed by {@link release},
+ * it aborts the run's requests ({@link requestAbort}), and starts the abort
+ * grace of the response being read and of the tool batch running. The
+ * listener is added when the run first needs it (its first request) and
+ * removed by {@link release},
  * which the run calls at `agent_end`, so nothing of the run stays on the
  * caller's signal after the run.
  */
 export class RunAbortWatch {
   private listening = false;
-  /** The controller behind {@link requestSignal}, created at the first request. */
-  private requests: AbortController | undefined;
+  /** The run's request abort, created at the first request. */
+  private requests: RequestAbort | undefined;
   /** The response being read; ended `ABORT_GRACE_MS` after the abort unless it ended first. */
   private response: EndableResponse | undefined;
   private responseTimer: ReturnType<typeof setTimeout> | undefined;
@@ -38,22 +40,28 @@ export class RunAbortWatch {
   }
 
   /**
-   * The signal model requests get: it fires when the run's signal does, and
-   * when the loop gives up on a stream ({@link abortRequest}). One per run,
-   * so a request costs no controller and no listener of its own.
+   * When model requests must stop: when the run's signal fires, and when
+   * the loop gives up on a stream ({@link abortRequest}). One per run, so a
+   * request costs no controller and no listener of its own; a stream
+   * function that does not follow it gets its signal ({@link requestSignal}).
    */
-  requestSignal(): AbortSignal {
+  requestAbort(): RequestAbort {
     if (!this.requests) {
-      this.requests = new AbortController();
+      this.requests = new RequestAbort();
       if (this.signal?.aborted) this.requests.abort(this.signal.reason);
       else this.listen();
     }
-    return this.requests.signal;
+    return this.requests;
   }
 
-  /** Aborts the request signal without touching the run's own signal. */
+  /** The signal of {@link requestAbort}: the request signal model requests get. */
+  requestSignal(): AbortSignal {
+    return this.requestAbort().signal();
+  }
+
+  /** Aborts the run's requests without touching the run's own signal. */
   abortRequest(): void {
-    this.requests?.abort();
+    this.requests?.giveUp();
   }
 
   /**

@@ -13,14 +13,15 @@ describePublicSurface({
   readmeHeading: "### `@turnkit/agent-loop`",
   values: [
     "ABANDONED", "ABORT_GRACE_MS", "Agent", "DEFAULT_QUEUE_MODE", "DEFAULT_TOOL_EXECUTION", "ToolResultText",
-    "agentLoop", "agentLoopContinue", "copyOptions", "emptyUsage", "errorText", "runAgentLoop", "runAgentLoopContinue",
+    "agentLoop", "agentLoopContinue", "copyOptions", "emptyUsage", "errorText", "followLoopRequestAbort", "loopRequestAbortOf",
+    "runAgentLoop", "runAgentLoopContinue",
     "settleOrAbandon", "streamProxy",
   ],
   types: [
     "AfterToolCallContext", "AfterToolCallResult", "Agent", "AgentContext", "AgentEvent", "AgentEventSink",
     "AgentEventType", "AgentListener", "AgentLoopConfig", "AgentMessage", "AgentOptions", "AgentState", "AgentTool",
     "AgentToolCall", "AgentToolResult", "AgentToolUpdateCallback", "BeforeToolCallContext", "BeforeToolCallResult",
-    "CustomAgentMessages", "ProxyAssistantMessageEvent", "ProxyStreamOptions", "QueueMode",
+    "CustomAgentMessages", "LoopRequestAbort", "LoopRequestAbortObserver", "ProxyAssistantMessageEvent", "ProxyStreamOptions", "QueueMode",
     "ShouldStopAfterSteeringContext", "ShouldStopAfterTurnContext", "StreamFn", "ThinkingLevel", "ToolArguments",
     "ToolExecutionMode", "ToolExecutionStartContext", "ToolSchema",
   ],

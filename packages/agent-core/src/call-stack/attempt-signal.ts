@@ -1,3 +1,29 @@
+import { loopRequestAbortOf, type LoopRequestAbort } from "@turnkit/agent-loop";
+import type { StreamFnOptions } from "./stream-fn.js";
+
+/**
+ * What the attempts of a request follow: the caller's signal, or, when the
+ * agent loop sent the request to a stream function that follows the loop's
+ * request abort (`followLoopRequestAbort`), that abort, which fires exactly
+ * when the loop's request signal would.
+ */
+export type RequestCaller = AbortSignal | LoopRequestAbort;
+
+/** The caller the request sent with `options` follows (see {@link RequestCaller}); `undefined` without a signal. */
+export function requestCallerOf(options: StreamFnOptions | undefined): RequestCaller | undefined {
+  return loopRequestAbortOf(options) ?? options?.signal;
+}
+
+/** An AbortSignal that fires with `caller`, for code that needs one (the loop's request signal is made at the first such call). */
+export function callerSignalOf(caller: RequestCaller | undefined): AbortSignal | undefined {
+  return caller === undefined || isAbortSignalLike(caller) ? caller : caller.signal();
+}
+
+/** The loop's request abort has `watch`; anything else is an AbortSignal (possibly another realm's or a polyfill). */
+function isAbortSignalLike(caller: RequestCaller): caller is AbortSignal {
+  return typeof (caller as Partial<LoopRequestAbort>).watch !== "function";
+}
+
 /**
  * Told, in place of an abort listener on the attempt's signal, that the
  * caller's signal fired: before the attempt's signal is aborted, so it acts
@@ -11,10 +37,10 @@ export interface CallerAbortObserver {
  * The signal one attempt of a request is sent with: it fires when the
  * caller's signal does (with the caller's reason), or on {@link abort} (a
  * timed-out or given-up attempt), which never aborts the caller's signal.
- * It is its own listener on the caller's signal while an attempt uses it;
- * {@link release} removes that listener when the attempt ends. A link whose
- * signal never fired may serve a later attempt with the same caller's
- * signal ({@link AttemptSignalLinks}), as pi sends every request of a run
+ * It is its own listener on the caller's signal (or the watcher of the
+ * loop's request abort) while an attempt uses it; {@link release} removes
+ * it when the attempt ends. A link whose signal never fired may serve a
+ * later attempt with the same caller ({@link AttemptSignalLinks}), as pi sends every request of a run
  * with the one run signal: a signal costs more than the request's own
  * work around it.
  *
@@ -27,16 +53,18 @@ export class AttemptSignalLink {
   private readonly controller = new AbortController();
   private observer: CallerAbortObserver | undefined;
 
-  /** The caller's signal this link follows. */
-  constructor(readonly parent: AbortSignal | undefined) {
+  /** The caller this link follows. */
+  constructor(readonly parent: RequestCaller | undefined) {
     this.link();
   }
 
-  /** Follows the caller's signal: at once when it has fired, otherwise as its listener. */
+  /** Follows the caller: at once when it has fired, otherwise as its listener (or watcher). */
   private link(): void {
     const { parent } = this;
-    if (parent?.aborted) this.controller.abort(parent.reason);
-    else parent?.addEventListener("abort", this, ONCE);
+    if (parent === undefined) return;
+    if (parent.aborted) this.controller.abort(parent.reason);
+    else if (isAbortSignalLike(parent)) parent.addEventListener("abort", this, ONCE);
+    else parent.watch(this);
   }
 
   /** The signal to send the attempt with. */
@@ -59,23 +87,25 @@ export class AttemptSignalLink {
     offeredLinks.set(this.signal, this);
   }
 
-  /** Tells `observer` when the caller's signal fires, until {@link release}. */
+  /** Tells `observer` when the caller fires, until {@link release}. */
   watch(observer: CallerAbortObserver): void {
     this.observer = observer;
   }
 
-  /** Serves a new attempt after {@link release}: follows the caller's signal again (see {@link AttemptSignalLinks}). */
+  /** Serves a new attempt after {@link release}: follows the caller again (see {@link AttemptSignalLinks}). */
   relink(): void {
     this.link();
   }
 
-  /** The attempt ended: detaches from the caller's signal and forgets the observer. Idempotent; the signal stays as it is. */
+  /** The attempt ended: detaches from the caller and forgets the observer. Idempotent; the signal stays as it is. */
   release(): void {
-    this.parent?.removeEventListener("abort", this);
+    const { parent } = this;
+    if (parent !== undefined && isAbortSignalLike(parent)) parent.removeEventListener("abort", this);
+    else parent?.unwatch(this);
     this.observer = undefined;
   }
 
-  /** The caller's signal fired (this object is its listener): the observer first, then the signal. */
+  /** The caller fired (this object is its listener or watcher): the observer first, then the signal. */
   handleEvent(): void {
     this.observer?.handleEvent();
     this.controller.abort(this.parent?.reason);
@@ -86,16 +116,16 @@ export class AttemptSignalLink {
  * The attempt signals of one request family (one retry layer): a fresh
  * link per attempt, except that the link of the last attempt that ended
  * with its signal unfired (its request finished) serves the next attempt
- * with the same caller's signal. A link whose signal fired (a timed-out,
+ * with the same caller. A link whose signal fired (a timed-out,
  * given-up or aborted attempt) is never handed out again, so such an abort
  * reaches only its own attempt; a kept link listens on nothing until it is
- * handed out, so nothing stays on the caller's signal between requests.
+ * handed out, so nothing stays on the caller between requests.
  */
 export class AttemptSignalLinks {
   private spare: AttemptSignalLink | undefined;
 
-  /** A link for an attempt sent on behalf of `parent`, the caller's signal. */
-  take(parent: AbortSignal | undefined): AttemptSignalLink {
+  /** A link for an attempt sent on behalf of `parent`, the caller. */
+  take(parent: RequestCaller | undefined): AttemptSignalLink {
     const spare = this.spare;
     if (spare === undefined || spare.parent !== parent) return new AttemptSignalLink(parent);
     this.spare = undefined;

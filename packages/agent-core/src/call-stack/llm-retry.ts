@@ -1,3 +1,4 @@
+import { loopRequestAbortOf } from "@turnkit/agent-loop";
 import { systemClock, type Clock, type RandomSource } from "../clock.js";
 import { AttemptSignalLinks } from "./attempt-signal.js";
 import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
@@ -44,6 +45,10 @@ export interface LlmRetryDependencies {
  *   `aborted` message. An attempt that is given up is aborted through its own
  *   signal, so its connection is closed.
  * - Observers get {@link LlmRetryNotification}s; their errors are swallowed.
+ * - A request the agent loop sent to a stream function that follows its
+ *   request abort (`followLoopRequestAbort`) follows that abort instead of
+ *   `options.signal` (the run's own signal): the caller's abort is then the
+ *   loop's, which also fires when the loop gives up on the request.
  *
  * A final failure is a terminal `error` event whose message carries the
  * classification (see `attachClassifiedError`). Never throws. `options`
@@ -74,6 +79,9 @@ export function withLlmRetryFilling(
     return (model, context, callOptions) => {
       const attemptOptions = copyStreamOptions(callOptions);
       attemptOptions.maxRetries = 0;
+      // The one attempt is sent with the loop's request signal when the request follows the loop's request abort.
+      const loopAbort = loopRequestAbortOf(callOptions);
+      if (loopAbort) attemptOptions.signal = loopAbort.signal();
       fillOptions?.(attemptOptions, model);
       return invokeStreamFn(streamFn, model, context, attemptOptions);
     };

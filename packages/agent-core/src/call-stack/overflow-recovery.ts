@@ -1,4 +1,5 @@
 import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
+import { callerSignalOf, requestCallerOf } from "./attempt-signal.js";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
 import { isVisibleOutputEvent } from "./llm-retry.js";
 import { pipeUntilSettled, RelayStream } from "./relay-stream.js";
@@ -67,13 +68,16 @@ export interface OverflowRecoveryOptions {
  * request shows visible output, so a recovered request never shows a
  * half-started attempt.
  *
- * Apply it outside the retry layer (overflow is never retried). Never throws.
+ * The caller's abort is `options.signal`, or the agent loop's request abort
+ * when the loop offered one (see `requestCallerOf`); `recover` then gets the
+ * loop's request signal. Apply it outside the retry layer (overflow is
+ * never retried). Never throws.
  */
 export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecoveryOptions): StreamFn {
   const { recover, state } = options;
   return (model, context, callOptions) => {
     const out = new RelayStream();
-    const signal = callOptions?.signal;
+    const caller = requestCallerOf(callOptions);
     const first = invokeStreamFn(streamFn, model, context, callOptions);
 
     void (async () => {
@@ -81,23 +85,23 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
       if (!failure) return;
       const { message, held } = failure;
       const classified = classifyError(message);
-      if (classified.code !== "context_overflow" || state.attempted || signal?.aborted) {
+      if (classified.code !== "context_overflow" || state.attempted || caller?.aborted) {
         return surface(out, held, message, classified);
       }
       state.attempted = true;
       let replacement: Context | undefined;
       try {
-        replacement = await recover({ error: message, classified, context, model, signal });
+        replacement = await recover({ error: message, classified, context, model, signal: callerSignalOf(caller) });
       } catch {
         replacement = undefined;
       }
-      if (signal?.aborted) {
+      if (caller?.aborted) {
         return pushTerminalError(out, attachAborted(createFailureMessage(model, "aborted", "Request was aborted")));
       }
       if (!replacement) return surface(out, held, message, classified);
       await pipeAll(invokeStreamFn(streamFn, model, replacement, callOptions), out);
     })().catch((error: unknown) => {
-      pushTerminalError(out, createFailureMessage(model, signal?.aborted ? "aborted" : "error", errorText(error)));
+      pushTerminalError(out, createFailureMessage(model, caller?.aborted ? "aborted" : "error", errorText(error)));
     });
     return out;
   };

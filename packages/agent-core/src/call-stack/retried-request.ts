@@ -5,6 +5,7 @@ import { sleep, type Clock, type RandomSource } from "../clock.js";
 import type { LlmRetryExhaustedReason } from "./llm-config.js";
 import { computeRetryDelayMs, type LlmRetryPolicy } from "./llm-retry-policy.js";
 import { RelayStream } from "./relay-stream.js";
+import { callerSignalOf, requestCallerOf, type RequestCaller } from "./attempt-signal.js";
 import { AttemptFailure, RetryAttempt, type AttemptLayer, type AttemptOutcome, type AttemptRequest } from "./retry-attempt.js";
 import { createFailureMessage, errorText, pushTerminalError, type AnyModel, type StreamFnOptions } from "./stream-fn.js";
 
@@ -31,8 +32,8 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
   readonly out = new RelayStream();
   /** What each attempt sends, until the request ended ({@link ended}). */
   context: Context | undefined;
-  /** The caller's signal (`callOptions.signal`). */
-  readonly callerSignal: AbortSignal | undefined;
+  /** What the request follows: `callOptions.signal`, or the loop's request abort (see `requestCallerOf`). */
+  readonly caller: RequestCaller | undefined;
   private firstFailureAt: number | undefined;
   private waits = 0;
   private stoppedBy: LlmRetryExhaustedReason | undefined;
@@ -45,7 +46,7 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
     readonly callOptions: StreamFnOptions | undefined,
   ) {
     this.context = context;
-    this.callerSignal = callOptions?.signal;
+    this.caller = requestCallerOf(callOptions);
   }
 
   /**
@@ -62,9 +63,9 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
 
   /** Sends the first attempt, unless the caller has aborted already. */
   start(): void {
-    const { callerSignal } = this;
-    if (callerSignal?.aborted) {
-      const reason = callerSignal.reason;
+    const { caller } = this;
+    if (caller?.aborted) {
+      const reason = caller.reason;
       queueMicrotask(() => this.finishFailed(reason));
       return;
     }
@@ -74,9 +75,9 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
   /** The first attempt reached its commit point: once resumed, only a caller's abort meanwhile ends the request. */
   committed(): void {
     queueMicrotask(() => {
-      const { callerSignal } = this;
-      if (!callerSignal?.aborted) return;
-      const reason = callerSignal.reason;
+      const { caller } = this;
+      if (!caller?.aborted) return;
+      const reason = caller.reason;
       queueMicrotask(() => this.finishFailed(reason));
     });
   }
@@ -84,7 +85,7 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
   /** The first attempt failed before its commit point: once resumed, the retry decides (unless the caller aborted). */
   failed(failure: AttemptFailure): void {
     queueMicrotask(() => {
-      if (this.callerSignal?.aborted) {
+      if (this.caller?.aborted) {
         queueMicrotask(() => this.finishFailed(failure));
         return;
       }
@@ -101,7 +102,9 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
 
   private retryAfter(firstFailure: AttemptFailure): Promise<void> {
     const { policy, clock, random, label, notify } = this.layer;
-    const { callerSignal } = this;
+    const { caller } = this;
+    // p-retry and the waits listen on a signal: the loop's request signal is made here when the request follows the loop's request abort.
+    const callerSignal = callerSignalOf(caller);
     return pRetry((attempt) => (attempt === 1 ? Promise.reject(firstFailure) : this.runAttempt(attempt)), {
       retries: policy.maxRetries,
       // p-retry's own timer is unused (real time, not injectable): it waits 0 ms,
@@ -114,7 +117,7 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
         this.firstFailureAt ??= clock.now();
       },
       shouldRetry: async ({ error, attemptNumber }) => {
-        if (!(error instanceof AttemptFailure) || callerSignal?.aborted) return false;
+        if (!(error instanceof AttemptFailure) || caller?.aborted) return false;
         const classified = error.classified;
         if (!classified.retryable || classified.aborted) return false;
         const delayMs = computeRetryDelayMs({
@@ -139,10 +142,10 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
   /** The request failed for good (or was aborted): its one terminal event, with the notice it calls for. */
   private finishFailed(error: unknown): void {
     this.ended();
-    const { out, model, callerSignal, waits } = this;
+    const { out, model, caller, waits } = this;
     const { notify, label } = this.layer;
     const attemptFailure = error instanceof AttemptFailure ? error : undefined;
-    if (callerSignal?.aborted) {
+    if (caller?.aborted) {
       if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
       const aborted =
         attemptFailure?.failure.stopReason === "aborted" ? attemptFailure.failure : createFailureMessage(model, "aborted", "Request was aborted");

@@ -1,6 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
-import type { AttemptSignalLink, AttemptSignalLinks } from "./attempt-signal.js";
+import type { AttemptSignalLink, AttemptSignalLinks, RequestCaller } from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import type { LlmRetryNotification } from "./llm-config.js";
 import type { OptionFill } from "./option-fill.js";
@@ -57,8 +57,8 @@ export interface AttemptRequest {
   /** What each attempt sends; `undefined` once the request ended ({@link ended}), when no attempt starts any more. */
   readonly context: Context | undefined;
   readonly callOptions: StreamFnOptions | undefined;
-  /** The caller's signal (`callOptions.signal`). */
-  readonly callerSignal: AbortSignal | undefined;
+  /** What the request follows: `callOptions.signal`, or the loop's request abort (see `requestCallerOf`). */
+  readonly caller: RequestCaller | undefined;
   /** The request's stream ended (its last event was pushed): it lets go of what only sending needed. */
   ended(): void;
 }
@@ -98,7 +98,7 @@ export class RetryAttempt implements EventSink {
     private readonly attempt: number,
     private readonly outcome: AttemptOutcome,
   ) {
-    this.link = request.layer.links.take(request.callerSignal);
+    this.link = request.layer.links.take(request.caller);
   }
 
   start(): void {
@@ -155,8 +155,8 @@ export class RetryAttempt implements EventSink {
 
   fail(error: unknown): void {
     if (this.settled) return;
-    const { model, callerSignal } = this.request;
-    this.endOrFail(createFailureMessage(model, callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+    const { model, caller } = this.request;
+    this.endOrFail(createFailureMessage(model, caller?.aborted ? "aborted" : "error", errorText(error)));
   }
 
   /** Stops reading the attempt's stream; no event reaches the sink any more. */
