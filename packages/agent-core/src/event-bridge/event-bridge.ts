@@ -1,6 +1,6 @@
 import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
-import type { DebugTracePayload, RuntimeEventPayloadMap, RuntimeEventType, StreamChunk, StreamToolCallChunk } from "@turnkit/protocol";
+import type { DebugTracePayload, ProtocolUsage, RuntimeEventPayloadMap, RuntimeEventType, StepReport, StreamChunk, StreamFailedChunk, StreamFinishedChunk, StreamToolCallChunk, TurnError } from "@turnkit/protocol";
 import { classifyError } from "../call-stack/classify-error.js";
 import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 
@@ -30,9 +30,9 @@ interface HeldMessage {
   /** Its tool calls, in the model's order (never empty once held). */
   calls: readonly HeldCall[];
   remaining: number;
+  /** The held message before it, if any. */
+  older: HeldMessage | undefined;
 }
-
-const NONE_HELD: readonly HeldMessage[] = Object.freeze([]);
 const NO_CALLS: readonly HeldCall[] = Object.freeze([]);
 
 function isToolCall(block: AssistantMessage["content"][number]): block is ToolCall {
@@ -61,12 +61,12 @@ export class EventBridge {
   private currentId: string | undefined = undefined;
   private currentChunkIndex = 0;
   /**
-   * Completed messages waiting for their calls to end, oldest first (rarely
-   * more than one). Replaced (by `concat`), never grown in place, so the
-   * list is exactly as long as its messages: one grown by `push` or spread
-   * makes room for seventeen, and many turns at once each hold one.
+   * The newest of the completed messages waiting for their calls to end,
+   * each linked to the one held before it (rarely more than one): a chain
+   * rather than a list, so a turn holding one message (many turns at once
+   * each do, across their tool calls) holds no array for it.
    */
-  private held: readonly HeldMessage[] = NONE_HELD;
+  private newestHeld: HeldMessage | undefined = undefined;
   /** Message ids of the calls of released messages, made at the first release (a turn's calls are held until then). */
   private releasedIds: Map<string, string> | undefined;
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
@@ -81,6 +81,11 @@ export class EventBridge {
   /** Sends one payload to `out`. A subclass may send it elsewhere instead (the turn runner's bridge writes to its turn's queue, without a callback per turn). */
   protected emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
     this.out(type, payload);
+  }
+
+  /** The report the `finish` chunk being made carries, if any (asked once per such chunk). The turn runner's bridge reports the step it closes. */
+  protected stepReport(): StepReport | undefined {
+    return undefined;
   }
 
   /** Asks `allocate` for the next assistant message's id. A subclass may ask elsewhere instead. */
@@ -172,7 +177,8 @@ export class EventBridge {
    * ended as failed. Called once before the terminal status.
    */
   flush(): void {
-    for (const held of this.held) {
+    // Oldest first, as they were held.
+    for (let held = this.oldestHeld(); held; held = this.oldestHeld()) {
       for (const call of held.calls) {
         if (!call.chunk) {
           call.chunk = this.callChunk(call, "failed", {
@@ -238,29 +244,24 @@ export class EventBridge {
     if (message.stopReason === "aborted") return;
     if (message.stopReason === "error") {
       const classified = classifyError(message);
-      this.chunk(id, {
-        kind: "finish",
-        reason: "error",
-        usage: message.usage,
-        error: { code: classified.code, message: classified.message },
-      });
+      this.chunk(id, this.failedChunk(message.usage, { code: classified.code, message: classified.message }));
       return;
     }
     const toolCalls = message.content.filter(isToolCall);
     if (toolCalls.length === 0) {
-      this.chunk(id, { kind: "finish", reason: message.stopReason, usage: message.usage });
+      this.chunk(id, this.finishedChunk(message.stopReason, message.usage));
       return;
     }
-    const held: HeldMessage = { id, chunkIndex: this.currentChunkIndex, message, calls: NO_CALLS, remaining: toolCalls.length };
+    const held: HeldMessage = { id, chunkIndex: this.currentChunkIndex, message, calls: NO_CALLS, remaining: toolCalls.length, older: this.newestHeld };
     // Every field set here, so a call keeps them in the object itself as they are filled in.
     held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
-    this.held = this.held.concat(held);
+    this.newestHeld = held;
   }
 
   /** The call `toolCallId` of the newest held message that made one; `undefined` once its message was released. */
   private heldCall(toolCallId: string): HeldCall | undefined {
-    for (let index = this.held.length - 1; index >= 0; index--) {
-      for (const call of this.held[index]!.calls) if (call.toolCall.id === toolCallId) return call;
+    for (let held = this.newestHeld; held; held = held.older) {
+      for (const call of held.calls) if (call.toolCall.id === toolCallId) return call;
     }
     return undefined;
   }
@@ -307,11 +308,38 @@ export class EventBridge {
   }
 
   private release(held: HeldMessage): void {
-    if (!this.held.includes(held)) return;
-    this.held = this.held.length === 1 ? NONE_HELD : this.held.filter((other) => other !== held);
+    if (!this.unhold(held)) return;
     const releasedIds = (this.releasedIds ??= new Map());
     for (const call of held.calls) releasedIds.set(call.toolCall.id, held.id);
     for (const call of held.calls) if (call.chunk) this.heldChunk(held, call.chunk);
-    this.heldChunk(held, { kind: "finish", reason: held.message.stopReason as "toolUse", usage: held.message.usage });
+    this.heldChunk(held, this.finishedChunk(held.message.stopReason as "toolUse", held.message.usage));
+  }
+
+  /** The message held longest, if any. */
+  private oldestHeld(): HeldMessage | undefined {
+    let oldest = this.newestHeld;
+    while (oldest?.older) oldest = oldest.older;
+    return oldest;
+  }
+
+  /** Takes `held` out of the chain; false when it is not held (any more). */
+  private unhold(held: HeldMessage): boolean {
+    let newer: HeldMessage | undefined;
+    for (let current = this.newestHeld; current !== held; newer = current, current = current.older) if (!current) return false;
+    if (newer) newer.older = held.older;
+    else this.newestHeld = held.older;
+    return true;
+  }
+
+  /** A `finish` chunk, with the {@link stepReport} (if any) as its last field; made with every field at once, not copied to add it. */
+  private finishedChunk(reason: StreamFinishedChunk["reason"], usage: ProtocolUsage): StreamFinishedChunk {
+    const step = this.stepReport();
+    return step ? { kind: "finish", reason, usage, step } : { kind: "finish", reason, usage };
+  }
+
+  /** The `finish` chunk of an error message, made as {@link finishedChunk} is. */
+  private failedChunk(usage: ProtocolUsage, error: TurnError): StreamFailedChunk {
+    const step = this.stepReport();
+    return step ? { kind: "finish", reason: "error", usage, error, step } : { kind: "finish", reason: "error", usage, error };
   }
 }

@@ -27,7 +27,7 @@ export function newAgent(turn: TurnState): RunningTurn {
       systemPrompt: input.systemPrompt,
       model: input.llm.model,
       thinkingLevel: input.llm.thinkingLevel ?? "off",
-      tools: turn.tools,
+      tools: turn.tools ?? [],
       messages: history,
     },
     convertToLlm: (messages) => projection.project(messages),
@@ -39,6 +39,8 @@ export function newAgent(turn: TurnState): RunningTurn {
     toolExecution: AGENT_TOOL_EXECUTION,
   });
   turn.agent = agent;
+  // The Agent copied the tool table into its state: the turn lets go of its own list.
+  turn.tools = undefined;
   turn.cursor = new HistoryCursor(history.length, isDroppedResponse);
   return turn as RunningTurn;
 }

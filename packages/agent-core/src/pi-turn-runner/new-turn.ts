@@ -48,9 +48,8 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   readonly hooks: PiTurnHooks;
   readonly events: SerialEventQueue;
   readonly bridge: TurnEventBridge;
-  readonly tools: AgentTool<any>[];
+  tools: AgentTool<any>[] | undefined;
   readonly mainCallStack: StreamFn;
-  readonly abortGrace = new SharedAbortGrace();
   readonly watch: TurnWatch;
   agent: Agent | undefined = undefined;
   cursor: HistoryCursor | undefined = undefined;
@@ -72,6 +71,8 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   /** Built at the first hook request only (most turns make none); the main stack has already checked the same config. */
   private auxiliaryCallStack: StreamFn | undefined = undefined;
   private auxiliaryWithTurnDefaults: StreamFn | undefined = undefined;
+  /** Made at the first use (an abort, a host call, the turn's end): a turn running undisturbed holds none. */
+  private sharedAbortGrace: SharedAbortGrace | undefined = undefined;
 
   constructor(input: RunTurnInput, defaults: RunnerDefaults) {
     this.input = input;
@@ -86,6 +87,10 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
     this.mainCallStack = retriedCallStack(this, "main", announce ? (streamFn) => announcePreparedRequest(this, streamFn) : undefined);
     this.watch = newTurnWatch(this);
+  }
+
+  get abortGrace(): SharedAbortGrace {
+    return (this.sharedAbortGrace ??= new SharedAbortGrace());
   }
 
   /** For hooks' own requests: the turn's API key and signal unless the call gives its own. Made at the first read (by a before-LLM hook). */

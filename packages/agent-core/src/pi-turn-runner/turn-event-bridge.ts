@@ -1,10 +1,10 @@
 import { ABANDONED, errorText } from "@turnkit/agent-loop";
-import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType } from "@turnkit/protocol";
+import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StepReport } from "@turnkit/protocol";
 import { EventBridge } from "../event-bridge/event-bridge.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";
 import type { TurnState } from "./turn-state.js";
-import { withStepReport } from "./turn-watching.js";
+import { takeStepReport } from "./turn-watching.js";
 
 /** Never called: a turn's bridge sends and allocates through its turn (the base class's callbacks are not used). */
 function unusedOutput(): void {}
@@ -14,7 +14,7 @@ function unusedAllocator(): string {
 
 /**
  * A turn's EventBridge: its payloads go to the turn's event queue (a
- * step's finish chunk with the step's report), and its message ids come
+ * step's finish chunk carries the step's report), and its message ids come
  * from the host's allocator as a host call of the turn. Methods reading the
  * turn, rather than two callbacks made for each turn: many turns may run at once.
  */
@@ -24,7 +24,11 @@ export class TurnEventBridge extends EventBridge {
   }
 
   protected override emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
-    this.turn.events.push(type, withStepReport(this.turn, type, payload));
+    this.turn.events.push(type, payload);
+  }
+
+  protected override stepReport(): StepReport | undefined {
+    return takeStepReport(this.turn);
   }
 
   protected override allocateId(): string | Promise<string> {

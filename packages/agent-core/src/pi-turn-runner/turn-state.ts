@@ -34,8 +34,12 @@ export interface TurnState {
   readonly events: SerialEventQueue;
   /** Turns Agent events into runtime events (step 1). Fed by the agent-event seam; its traces come from every seam. */
   readonly bridge: EventBridge;
-  /** The turn's tool table (step 1); handed to the Agent by newAgent. */
-  readonly tools: AgentTool<any>[];
+  /**
+   * The turn's tool table (step 1), until newAgent (step 3) hands it to the
+   * Agent, which keeps its own copy: newAgent then clears it, so a running
+   * turn does not hold a second list. Read by newAgent only.
+   */
+  tools: AgentTool<any>[] | undefined;
   /** Usage, timing, warnings, budget and spans of the turn (step 1). Fed by the seams through `turn-watching.ts`; read by step 8 for the outcome's report. */
   readonly watch: TurnWatch;
   /** The composed call stack with its own transport retry, for the loop's requests (step 1). Wrapped by the LLM hook seam. */

@@ -1,5 +1,5 @@
 import type { AgentEvent, StreamFn } from "@turnkit/agent-loop";
-import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type RuntimeWarningPayload, type TurnOutcome } from "@turnkit/protocol";
+import { ErrorCode, type RuntimeWarningPayload, type StepReport, type TurnOutcome } from "@turnkit/protocol";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import { budgetExceededMessage } from "../turn-watch/turn-budget.js";
 import { TurnWatch, type WarningSink } from "../turn-watch/turn-watch.js";
@@ -54,10 +54,9 @@ export function watchRetryNotice(turn: TurnState, notice: LlmRetryNotification):
   if (!turn.settled) turn.watch.retryNotice(notice);
 }
 
-/** The bridge's output, with the step report on the finish chunk that closes a step. */
-export function withStepReport<TType extends RuntimeEventType>(turn: TurnState, type: TType, payload: RuntimeEventPayloadMap[TType]): RuntimeEventPayloadMap[TType] {
-  if (type !== "stream.resp") return payload;
-  return turn.watch.withStepReport(payload as RuntimeEventPayloadMap["stream.resp"]) as RuntimeEventPayloadMap[TType];
+/** The report of the step a `finish` chunk being made closes (once per step), for that chunk. */
+export function takeStepReport(turn: TurnState): StepReport | undefined {
+  return turn.watch.takeStepReport();
 }
 
 /**

@@ -17,11 +17,17 @@ export class AttemptTimes {
   endedAt: number | undefined;
   /** The attempt's final message (`done` or `error`), once it ended. */
   final: AssistantMessage | undefined;
+  /** 1 for a request's first attempt, 2 for its first retry, and so on. */
+  readonly number: number;
 
   constructor(
     private readonly clock: Clock,
     readonly startedAt: number,
-  ) {}
+    /** The same request's attempt before this one. */
+    readonly previous: AttemptTimes | undefined,
+  ) {
+    this.number = previous ? previous.number + 1 : 1;
+  }
 
   /** Records one stream event of the attempt; true when this event ended it (`final` and `endedAt` are then set). Never throws. */
   observe(event: AssistantMessageEvent): boolean {
@@ -64,13 +70,14 @@ export function millis(value: number): number {
   return Math.round(Math.max(0, value) * 1000) / 1000;
 }
 
-/** Shared by every request before its first attempt; never added to. */
-const NO_ATTEMPTS: readonly AttemptTimes[] = Object.freeze([]);
-
 /** One request of the loop or of a hook, with every attempt it took and the backoff between them. */
 export class ModelRequestRecord {
-  /** Every attempt, in order, in a list exactly that long: most requests take one attempt, and a list grown by `push` makes room for seventeen. */
-  attempts: readonly AttemptTimes[] = NO_ATTEMPTS;
+  /**
+   * The attempt that decides the request: its latest. Each attempt links to
+   * the one before, so a request (most take one attempt, and a turn keeps
+   * every request for its report) holds no list of them.
+   */
+  last: AttemptTimes | undefined = undefined;
   backoffMs = 0;
   /** Its `chat` span while it is open, when the turn is traced. */
   span: RequestSpan | undefined = undefined;
@@ -82,14 +89,10 @@ export class ModelRequestRecord {
     readonly previous: ModelRequestRecord | undefined = undefined,
   ) {}
 
-  /** `attempt` joins the request (a retry copies the short list). */
-  addAttempt(attempt: AttemptTimes): void {
-    this.attempts = this.attempts.length === 0 ? [attempt] : [...this.attempts, attempt];
-  }
-
-  /** The attempt that decided the request: the last one. */
-  get last(): AttemptTimes | undefined {
-    return this.attempts[this.attempts.length - 1];
+  /** A new attempt of the request, started at `startedAt`; it becomes the request's latest. */
+  addAttempt(clock: Clock, startedAt: number): AttemptTimes {
+    this.last = new AttemptTimes(clock, startedAt, this.last);
+    return this.last;
   }
 
   /** The request's timing as the protocol reports it; `now` ends a request whose last attempt never ended. */
@@ -98,7 +101,7 @@ export class ModelRequestRecord {
     const endedAt = last?.endedAt ?? now;
     const timing: ModelRequestTiming = {
       family: this.family,
-      attempts: this.attempts.length,
+      attempts: last ? last.number : 0,
       backoffMs: millis(this.backoffMs),
       durationMs: millis(endedAt - this.startedAt),
     };

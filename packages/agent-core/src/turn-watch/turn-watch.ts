@@ -13,7 +13,6 @@ import type {
   ProtocolUsage,
   RuntimeWarningPayload,
   StepReport,
-  StreamRespPayload,
   TurnError,
   TurnOutcome,
   TurnReport,
@@ -67,8 +66,12 @@ export class TurnWatch {
   private openAuxiliary: ModelRequestRecord | undefined = undefined;
   private mainRequests = 0;
   private stepIndex = -1;
-  /** The report of the loop's latest step, without `turnUsage`, kept for the finish chunk that closes it. */
-  private closedStep: StepReport | undefined = undefined;
+  /**
+   * The loop's latest closed step, kept for the finish chunk that reports it: its usage and timing
+   * (taken when it closed), not a report object, which is made only when that chunk is.
+   */
+  private closedStepUsage: ProtocolUsage | undefined = undefined;
+  private closedStepTiming: ModelRequestTiming | undefined = undefined;
   private imagesOmittedBefore = 0;
 
   constructor(options: TurnWatchOptions) {
@@ -92,8 +95,7 @@ export class TurnWatch {
    */
   attempt(family: RequestFamily, streamFn: StreamFn, model: Model<any>, context: Context, options: Parameters<StreamFn>[2]): ReturnType<StreamFn> {
     const request = this.openRequest(family) ?? this.startRequest(family, model, context);
-    const attempt = new AttemptTimes(this.clock, this.clock.now());
-    request.addAttempt(attempt);
+    const attempt = request.addAttempt(this.clock, this.clock.now());
     const result = streamFn(model, context, options);
     if (result instanceof Promise) return result.then((stream) => this.tap(stream, request, attempt));
     return this.tap(result, request, attempt);
@@ -165,15 +167,20 @@ export class TurnWatch {
     return reachedLimit(this.budget, { steps: this.mainRequests, outputTokens: this.usage.outputTokens(), cost: this.usage.cost() });
   }
 
-  /** `payload` with the report of the step its `finish` chunk closes; other payloads unchanged. */
-  withStepReport(payload: StreamRespPayload): StreamRespPayload {
-    // Most chunks are deltas: they are answered from the payload alone.
-    if (payload.chunk.kind !== "finish") return payload;
-    const step = this.closedStep;
-    if (!step) return payload;
-    this.closedStep = undefined;
-    step.turnUsage = this.usage.snapshot();
-    return { ...payload, chunk: { ...payload.chunk, step } };
+  /**
+   * The report of the step closed last, with the turn's totals so far, for
+   * the `finish` chunk being made now; `undefined` when it was reported
+   * already (or no step closed). Each closed step is reported once.
+   */
+  takeStepReport(): StepReport | undefined {
+    const usage = this.closedStepUsage;
+    if (!usage) return undefined;
+    const timing = this.closedStepTiming;
+    this.closedStepUsage = undefined;
+    this.closedStepTiming = undefined;
+    const stepIndex = this.stepIndex;
+    // Made with every field at once (timing only when the step had a request), so the report keeps them in the object itself.
+    return timing ? { stepIndex, usage, timing, turnUsage: this.usage.snapshot() } : { stepIndex, usage, turnUsage: this.usage.snapshot() };
   }
 
   /** The turn's usage and timing; ends every open span, the turn's last. Call once, with the outcome. */
@@ -224,7 +231,7 @@ export class TurnWatch {
   private attemptEnded(request: ModelRequestRecord, attempt: AttemptTimes): void {
     const message = attempt.final!;
     this.usage.addAttempt(request.family, message.usage);
-    if (this.tracing) this.tracing.attemptEnded(request.span, request.attempts.indexOf(attempt) + 1, message, errorOf(message), attempt.endedAt!);
+    if (this.tracing) this.tracing.attemptEnded(request.span, attempt.number, message, errorOf(message), attempt.endedAt!);
     // A hook's request ends with its answer; the loop's ends at its message_end (after retries and an overflow resend).
     if (request.family === "auxiliary" && message.stopReason !== "error" && this.openAuxiliary === request) this.closeRequest("auxiliary");
   }
@@ -234,9 +241,8 @@ export class TurnWatch {
     const open = this.openMain;
     this.closeRequest("main");
     this.stepIndex++;
-    const step = { stepIndex: this.stepIndex, usage: this.usage.takeStep() } as StepReport;
-    if (open) step.timing = open.timing(this.clock.now());
-    this.closedStep = step;
+    this.closedStepUsage = this.usage.takeStep();
+    this.closedStepTiming = open?.timing(this.clock.now());
   }
 
   private closeRequest(family: RequestFamily): void {
@@ -252,11 +258,17 @@ export class TurnWatch {
   }
 }
 
-/** The usage every attempt of one request reported, summed. */
+/** The usage every attempt of one request reported, summed in attempt order. */
 function requestUsage(request: ModelRequestRecord): ProtocolUsage {
   const usage = zeroUsage();
-  for (const attempt of request.attempts) addUsage(usage, attempt.final?.usage);
+  addAttemptUsage(usage, request.last);
   return usage;
+}
+
+function addAttemptUsage(usage: ProtocolUsage, attempt: AttemptTimes | undefined): void {
+  if (!attempt) return;
+  addAttemptUsage(usage, attempt.previous);
+  addUsage(usage, attempt.final?.usage);
 }
 
 /** The classified failure of an `error` message (an abort is no failure). */
