@@ -104,17 +104,23 @@ export class TranscriptProjection {
     return limited;
   }
 
-  /** Every message again; the copy made for a message at its place last time is reused when its fields still match. */
+  /**
+   * Every message again; the copy made for a message at its place last time
+   * is reused when its fields still match. The list of last time is
+   * rewritten in place (each place is read before it is written), not built
+   * anew for every request.
+   */
   private projectAgain(messages: readonly AgentMessage[]): void {
     const previous = this.previous;
     this.startOver();
-    const kept: (AgentMessage | Message | undefined)[] = [];
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
       const reusable = previous[2 * index] === message ? (previous[2 * index + 1] as Message | undefined) : undefined;
-      kept.push(message, this.append(message, reusable));
+      const copy = this.append(message, reusable);
+      previous[2 * index] = message;
+      previous[2 * index + 1] = copy;
     }
-    this.previous = kept;
+    previous.length = 2 * messages.length;
   }
 
   /** Only the messages appended since the last call, when `messages` begins with those it saw; otherwise every message. */
