@@ -4,7 +4,7 @@ import type { AgentLoopConfig } from "./types.js";
 import { failedAssistantMessage } from "./synthetic-messages.js";
 import { copyOptions } from "./options-copy.js";
 import { type ResponseStream, readResponse } from "./response-reading.js";
-import { followsLoopRequestAbort, offerLoopRequestAbort } from "./request-abort.js";
+import { callWithLoopRequestAbort, followsLoopRequestAbort } from "./request-abort.js";
 
 /**
  * Requests and streams one assistant response (behaviour L2), recording it in the
@@ -24,7 +24,7 @@ import { followsLoopRequestAbort, offerLoopRequestAbort } from "./request-abort.
  * broke off), so no request outlives the step that gave up on it. A stream
  * function that follows the loop's request abort itself
  * (`followLoopRequestAbort`) receives the run's signal instead and finds
- * that abort with `loopRequestAbortOf(options)`.
+ * that abort with `loopRequestAbortOf(options)` during the call.
  * A failed response delivered with `message_end` never changes afterwards,
  * even when the request goes on writing into the partial it came from.
  */
@@ -58,22 +58,18 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
   const streamFunction = run.streamFn ?? streamSimple;
-  return streamFunction(config.model, llmContext, requestOptions(run, apiKey, followsLoopRequestAbort(streamFunction)));
+  if (!followsLoopRequestAbort(streamFunction)) {
+    return streamFunction(config.model, llmContext, requestOptions(config, apiKey, run.abortWatch.requestSignal()));
+  }
+  const requestAbort = run.abortWatch.requestAbort();
+  return callWithLoopRequestAbort(streamFunction, config.model, llmContext, requestOptions(config, apiKey, run.signal), requestAbort);
 }
 
-/**
- * `{ ...config, apiKey, signal }`, as a copy that keeps one hidden class per
- * request (see {@link copyOptions}). `signal` is the run's request signal,
- * or, for a stream function that follows the loop's request abort, the
- * run's own signal, with the request abort offered on the options.
- */
-function requestOptions(run: LoopRun, apiKey: string | undefined, followsRequestAbort: boolean): SimpleStreamOptions {
-  const requestAbort = followsRequestAbort ? run.abortWatch.requestAbort() : undefined;
-  const signal = requestAbort ? run.signal : run.abortWatch.requestSignal();
-  const options: SimpleStreamOptions & Partial<AgentLoopConfig> = copyOptions(run.config);
+/** `{ ...config, apiKey, signal }`, as a copy that keeps one hidden class per request (see {@link copyOptions}). */
+function requestOptions(config: AgentLoopConfig, apiKey: string | undefined, signal: AbortSignal | undefined): SimpleStreamOptions {
+  const options: SimpleStreamOptions & Partial<AgentLoopConfig> = copyOptions(config);
   options.apiKey = apiKey;
   options.signal = signal;
-  if (requestAbort) offerLoopRequestAbort(options, requestAbort);
   return options;
 }
 

@@ -52,7 +52,13 @@ export type { ProxyAssistantMessageEvent } from "./proxy/proxy-protocol.js";
 export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
 export { ToolResultText, emptyUsage, errorText } from "./synthetic-messages.js";
 export { copyOptions } from "./options-copy.js";
-export { followLoopRequestAbort, loopRequestAbortOf, type LoopRequestAbort, type LoopRequestAbortObserver } from "./request-abort.js";
+export {
+  callWithLoopRequestAbort,
+  followLoopRequestAbort,
+  loopRequestAbortOf,
+  type LoopRequestAbort,
+  type LoopRequestAbortObserver,
+} from "./request-abort.js";
 
 // Defaults
 export { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";

@@ -94,47 +94,78 @@ export class RequestAbort implements LoopRequestAbort {
 
 const ONCE: AddEventListenerOptions = Object.freeze({ once: true });
 
-/** Stream functions that follow the loop's request abort themselves. */
-const followers = new WeakSet<StreamFn>();
+/** Marks a stream function declared with {@link followLoopRequestAbort}. */
+const FOLLOWS = Symbol("turnkit.followsLoopRequestAbort");
 
-/** The request abort behind each request the loop sent to such a stream function, by the request's options. */
-const offered = new WeakMap<object, LoopRequestAbort>();
+type MarkedStreamFn = StreamFn & { [FOLLOWS]?: true };
+
+/**
+ * The request the loop is sending to a stream function that follows its
+ * request abort, while that call runs ({@link callWithLoopRequestAbort}):
+ * a slot set around the synchronous call, instead of a map from every
+ * request's options, whose entries cost more than the signal they replace.
+ */
+let offeredOptions: object | undefined;
+let offeredAbort: LoopRequestAbort | undefined;
 
 /**
  * Declares that `streamFn` follows the loop's request abort itself, and
- * returns it. The loop then calls it with the run's own signal as
+ * returns it (marked with a symbol-keyed property, so it must be
+ * extensible). The loop then calls it with the run's own signal as
  * `options.signal` (none when the run has none) instead of a request signal
- * of its own, and `streamFn` must find the request abort with
- * {@link loopRequestAbortOf} on those very options (or hand them unchanged
- * to a layer that does) and stop every request it sends when it fires.
- * Only the run's signal reaches code that reads `options.signal`, so a
- * layer that needs the request signal itself asks
- * {@link LoopRequestAbort.signal}. A stream function not declared so gets
- * the request signal as before.
+ * of its own, and `streamFn`, during that call, must find the request
+ * abort with {@link loopRequestAbortOf} on those very options (or hand
+ * them unchanged, in the same call, to a layer that does) and stop every
+ * request it sends when it fires. The abort is offered only while the call
+ * runs: a layer that sends the request again later (a resend) offers it
+ * again with {@link callWithLoopRequestAbort}. Only the run's signal
+ * reaches code that reads `options.signal`, so a layer that needs the
+ * request signal itself asks {@link LoopRequestAbort.signal}. A stream
+ * function not declared so gets the request signal as before.
  */
 export function followLoopRequestAbort<T extends StreamFn>(streamFn: T): T {
-  followers.add(streamFn);
+  (streamFn as MarkedStreamFn)[FOLLOWS] = true;
   return streamFn;
 }
 
 /** True for a stream function declared with {@link followLoopRequestAbort}. */
 export function followsLoopRequestAbort(streamFn: StreamFn): boolean {
-  return followers.has(streamFn);
+  return (streamFn as MarkedStreamFn)[FOLLOWS] === true;
 }
 
-/** Records that the request sent with `options` follows `requestAbort`. */
-export function offerLoopRequestAbort(options: object, requestAbort: LoopRequestAbort): void {
-  offered.set(options, requestAbort);
+/**
+ * Calls `send(model, context, options)` with `requestAbort` offered for
+ * `options`: while the call runs, {@link loopRequestAbortOf} answers it for
+ * those options. Whatever was offered before is offered again once the
+ * call returns or throws, so such calls may nest. Returns what `send`
+ * returns; rethrows what it throws.
+ */
+export function callWithLoopRequestAbort<M, C, O extends object, R>(
+  send: (model: M, context: C, options: O) => R,
+  model: M,
+  context: C,
+  options: O,
+  requestAbort: LoopRequestAbort,
+): R {
+  const outerOptions = offeredOptions;
+  const outerAbort = offeredAbort;
+  offeredOptions = options;
+  offeredAbort = requestAbort;
+  try {
+    return send(model, context, options);
+  } finally {
+    offeredOptions = outerOptions;
+    offeredAbort = outerAbort;
+  }
 }
 
 /**
  * The loop's request abort of the request sent with `options`, when the
- * loop sent it to a stream function declared with
- * {@link followLoopRequestAbort}; `undefined` otherwise (then
- * `options.signal` is the request's signal, as always). Asking does not
- * consume it: a layer that sends the request again with the same options
- * finds it again.
+ * loop is sending it to a stream function declared with
+ * {@link followLoopRequestAbort} (or a layer resends it with
+ * {@link callWithLoopRequestAbort}) and that call is running; `undefined`
+ * otherwise (then `options.signal` is the request's signal, as always).
  */
 export function loopRequestAbortOf(options: SimpleStreamOptions | undefined): LoopRequestAbort | undefined {
-  return options === undefined ? undefined : offered.get(options);
+  return options !== undefined && options === offeredOptions ? offeredAbort : undefined;
 }

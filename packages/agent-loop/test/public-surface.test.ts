@@ -13,7 +13,7 @@ describePublicSurface({
   readmeHeading: "### `@turnkit/agent-loop`",
   values: [
     "ABANDONED", "ABORT_GRACE_MS", "Agent", "DEFAULT_QUEUE_MODE", "DEFAULT_TOOL_EXECUTION", "ToolResultText",
-    "agentLoop", "agentLoopContinue", "copyOptions", "emptyUsage", "errorText", "followLoopRequestAbort", "loopRequestAbortOf",
+    "agentLoop", "agentLoopContinue", "callWithLoopRequestAbort", "copyOptions", "emptyUsage", "errorText", "followLoopRequestAbort", "loopRequestAbortOf",
     "runAgentLoop", "runAgentLoopContinue",
     "settleOrAbandon", "streamProxy",
   ],

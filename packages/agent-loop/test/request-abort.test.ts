@@ -1,6 +1,13 @@
 import type { SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { followLoopRequestAbort, loopRequestAbortOf, runAgentLoop, type LoopRequestAbort, type StreamFn } from "../src/index.js";
+import {
+  callWithLoopRequestAbort,
+  followLoopRequestAbort,
+  loopRequestAbortOf,
+  runAgentLoop,
+  type LoopRequestAbort,
+  type StreamFn,
+} from "../src/index.js";
 import { RequestAbort } from "../src/request-abort.js";
 import { abortListenerCount, createScriptedModel, hang, response } from "../src/testing/index.js";
 import { user } from "./support/scenario.js";
@@ -54,6 +61,42 @@ describe("the loop's request abort", () => {
     const late: string[] = [];
     requests.watch({ handleEvent: () => late.push("late") });
     expect(late).toEqual([]);
+  });
+});
+
+describe("offering the loop's request abort", () => {
+  it("answers it for those very options while the call runs, and the offer before it once the call ends", () => {
+    const outer = new RequestAbort();
+    const inner = new RequestAbort();
+    const outerOptions: SimpleStreamOptions = {};
+    const innerOptions: SimpleStreamOptions = {};
+    const seen: (LoopRequestAbort | undefined)[] = [];
+    const result = callWithLoopRequestAbort(
+      (_model: string, _context: string, options: SimpleStreamOptions) => {
+        seen.push(loopRequestAbortOf(options), loopRequestAbortOf({ ...options }), loopRequestAbortOf(innerOptions));
+        expect(() =>
+          callWithLoopRequestAbort(
+            () => {
+              seen.push(loopRequestAbortOf(innerOptions), loopRequestAbortOf(outerOptions));
+              throw new Error("inner send failed");
+            },
+            "model",
+            "context",
+            innerOptions,
+            inner,
+          ),
+        ).toThrow("inner send failed");
+        seen.push(loopRequestAbortOf(outerOptions));
+        return "sent";
+      },
+      "model",
+      "context",
+      outerOptions,
+      outer,
+    );
+    expect(result).toBe("sent");
+    expect(seen).toEqual([outer, undefined, undefined, inner, undefined, outer]);
+    expect(loopRequestAbortOf(outerOptions)).toBeUndefined();
   });
 });
 

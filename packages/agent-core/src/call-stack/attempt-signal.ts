@@ -1,5 +1,6 @@
 import { loopRequestAbortOf, type LoopRequestAbort } from "@turnkit/agent-loop";
-import type { StreamFnOptions } from "./stream-fn.js";
+import type { AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
+import { invokeStreamFn, type AnyModel, type StreamFn, type StreamFnOptions } from "./stream-fn.js";
 
 /**
  * What the attempts of a request follow: the caller's signal, or, when the
@@ -40,12 +41,12 @@ export interface CallerAbortObserver {
  * It is its own listener on the caller's signal (or the watcher of the
  * loop's request abort) while an attempt uses it; {@link release} removes
  * it when the attempt ends. A link whose signal never fired may serve a
- * later attempt with the same caller ({@link AttemptSignalLinks}), as pi sends every request of a run
- * with the one run signal: a signal costs more than the request's own
- * work around it.
+ * later attempt with the same caller ({@link AttemptSignalLinks}), as pi
+ * sends every request of a run with the one run signal: a signal costs
+ * more than the request's own work around it.
  *
- * The layer directly below may take the link over
- * ({@link takeOfferedAttemptSignal}) and be told of the caller's abort by it
+ * The layer directly below may take the link over while the attempt is
+ * being sent ({@link invokeOffering}, {@link takeOfferedAttemptSignal}) and be told of the caller's abort by it
  * ({@link watch}) instead of adding a listener to the attempt's signal: the
  * first listener on a new AbortSignal costs more than the signal itself.
  */
@@ -80,11 +81,6 @@ export class AttemptSignalLink {
   abort(reason?: unknown): void {
     const { parent } = this;
     this.controller.abort(parent?.aborted ? parent.reason : reason);
-  }
-
-  /** Lets the layer directly below take this link over once ({@link takeOfferedAttemptSignal}). */
-  offer(): void {
-    offeredLinks.set(this.signal, this);
   }
 
   /** Tells `observer` when the caller fires, until {@link release}. */
@@ -142,17 +138,47 @@ export class AttemptSignalLinks {
 /** Listener options of a one-shot abort listener, shared by every attempt. */
 export const ONCE: AddEventListenerOptions = Object.freeze({ once: true });
 
-/** Links offered to the layer below and not taken yet, by their signal. */
-const offeredLinks = new WeakMap<AbortSignal, AttemptSignalLink>();
+/**
+ * The link offered to the layer directly below while the call that sends
+ * its attempt runs ({@link invokeOffering}): a slot set around that
+ * synchronous call, instead of a map from signals, whose entries cost about
+ * as much as the listener they save.
+ */
+let offeredLink: AttemptSignalLink | undefined;
+
+/**
+ * Sends an attempt through `streamFn` (guarded by `invokeStreamFn`) with
+ * `link` offered, during that call, to the layer directly below
+ * ({@link takeOfferedAttemptSignal}): a layer reached synchronously may take
+ * it over. Whatever was offered before is offered again once the call
+ * returns, so such calls may nest (a host's stream function with a retry
+ * layer of its own).
+ */
+export function invokeOffering(
+  link: AttemptSignalLink,
+  streamFn: StreamFn,
+  model: AnyModel,
+  context: Context,
+  options: StreamFnOptions,
+): AssistantMessageEventStream {
+  const outer = offeredLink;
+  offeredLink = link;
+  try {
+    return invokeStreamFn(streamFn, model, context, options);
+  } finally {
+    offeredLink = outer;
+  }
+}
 
 /**
  * The link behind `signal` when the layer above made it for this one
- * attempt and offered it ({@link AttemptSignalLink.offer}); taken at most
- * once. `undefined` otherwise: the layer then links a controller of its own.
+ * attempt and offers it in the call running now ({@link invokeOffering});
+ * taken at most once. `undefined` otherwise: the layer then links a
+ * controller of its own.
  */
 export function takeOfferedAttemptSignal(signal: AbortSignal | undefined): AttemptSignalLink | undefined {
-  if (!signal) return undefined;
-  const link = offeredLinks.get(signal);
-  if (link) offeredLinks.delete(signal);
+  const link = offeredLink;
+  if (link === undefined || signal === undefined || link.signal !== signal) return undefined;
+  offeredLink = undefined;
   return link;
 }

@@ -1,4 +1,5 @@
 import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
+import { callWithLoopRequestAbort, loopRequestAbortOf } from "@turnkit/agent-loop";
 import { callerSignalOf, requestCallerOf } from "./attempt-signal.js";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
 import { isVisibleOutputEvent } from "./llm-retry.js";
@@ -10,6 +11,7 @@ import {
   pushTerminalError,
   type AnyModel,
   type StreamFn,
+  type StreamFnOptions,
 } from "./stream-fn.js";
 
 /**
@@ -78,6 +80,8 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
   return (model, context, callOptions) => {
     const out = new RelayStream();
     const caller = requestCallerOf(callOptions);
+    // Offered only while the loop's call runs: the resend below offers it again.
+    const loopAbort = loopRequestAbortOf(callOptions);
     const first = invokeStreamFn(streamFn, model, context, callOptions);
 
     void (async () => {
@@ -99,7 +103,10 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
         return pushTerminalError(out, attachAborted(createFailureMessage(model, "aborted", "Request was aborted")));
       }
       if (!replacement) return surface(out, held, message, classified);
-      await pipeAll(invokeStreamFn(streamFn, model, replacement, callOptions), out);
+      const resend = (resendModel: AnyModel, resendContext: Context, resendOptions: StreamFnOptions | undefined) =>
+        invokeStreamFn(streamFn, resendModel, resendContext, resendOptions);
+      const resent = loopAbort && callOptions ? callWithLoopRequestAbort(resend, model, replacement, callOptions, loopAbort) : resend(model, replacement, callOptions);
+      await pipeAll(resent, out);
     })().catch((error: unknown) => {
       pushTerminalError(out, createFailureMessage(model, caller?.aborted ? "aborted" : "error", errorText(error)));
     });

@@ -1,6 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
-import type { AttemptSignalLink, AttemptSignalLinks, RequestCaller } from "./attempt-signal.js";
+import { invokeOffering, type AttemptSignalLink, type AttemptSignalLinks, type RequestCaller } from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import type { LlmRetryNotification } from "./llm-config.js";
 import type { OptionFill } from "./option-fill.js";
@@ -10,7 +10,6 @@ import {
   copyStreamOptions,
   createFailureMessage,
   errorText,
-  invokeStreamFn,
   pushTerminalError,
   type AnyModel,
   type StreamFn,
@@ -108,8 +107,6 @@ export class RetryAttempt implements EventSink {
     const options = copyStreamOptions(callOptions);
     options.maxRetries = 0;
     options.signal = this.link.signal;
-    // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
-    this.link.offer();
     options.onResponse = (response, responseModel) => {
       try {
         return callerObserver?.(response, responseModel);
@@ -118,7 +115,8 @@ export class RetryAttempt implements EventSink {
       }
     };
     request.layer.fillOptions?.(options, model);
-    this.stop = pipeEvents(invokeStreamFn(request.layer.streamFn, model, request.context!, options), this);
+    // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
+    this.stop = pipeEvents(invokeOffering(this.link, request.layer.streamFn, model, request.context!, options), this);
     if (this.settled) this.stop();
   }
 

@@ -214,6 +214,8 @@ describe("the call stack under the loop: with the loop's request abort as with i
     });
     for (const run of Object.values(runs)) {
       expect(run.last.stopReason).toBe("stop");
+      // The resend follows the loop's abort too: nothing but the run's own listener is on the run's signal while it streams.
+      expect(new Set(run.listenerCounts)).toEqual(new Set([1]));
       expect(run.stack.recoverSignals).toHaveLength(1);
       expect(run.recoverSignalIsRunSignal).toBe(false);
       expect(run.recoverSignalAborted).toBe(false);
