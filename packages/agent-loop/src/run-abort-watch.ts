@@ -1,4 +1,4 @@
-import { ABANDONED } from "./abort-grace.js";
+import { BatchGrace } from "./batch-grace.js";
 import { ABORT_GRACE_MS } from "./defaults.js";
 import { RequestAbort } from "./request-abort.js";
 
@@ -85,7 +85,7 @@ export class RunAbortWatch {
   }
 
   /**
-   * The grace of a tool batch: its promise resolves with {@link ABANDONED}
+   * The grace of a tool batch: it runs out (see {@link BatchGrace})
    * `ABORT_GRACE_MS` after the run's signal fired, or after now when it
    * already has; `undefined` without a signal. Call {@link endBatchGrace}
    * when the batch ends.
@@ -133,29 +133,5 @@ export class RunAbortWatch {
     if (!response || this.responseTimer !== undefined) return;
     this.responseTimer = setTimeout(() => response.end(), ABORT_GRACE_MS);
     this.responseTimer.unref?.();
-  }
-}
-
-/** One tool batch's abort grace: a promise, and the timer that resolves it once the abort fired. */
-export class BatchGrace {
-  readonly promise: Promise<typeof ABANDONED>;
-  private resolve!: (value: typeof ABANDONED) => void;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor() {
-    this.promise = new Promise((resolve) => {
-      this.resolve = resolve;
-    });
-  }
-
-  /** Starts the grace: the promise resolves `ABORT_GRACE_MS` from now. */
-  arm(): void {
-    this.timer = setTimeout(() => this.resolve(ABANDONED), ABORT_GRACE_MS);
-    this.timer.unref?.();
-  }
-
-  /** Stops the timer, if armed; the promise then never resolves. */
-  clear(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
   }
 }

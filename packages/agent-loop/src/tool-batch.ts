@@ -1,7 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { ABANDONED } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
-import type { BatchGrace } from "./run-abort-watch.js";
+import type { BatchGrace, GraceOutListener } from "./batch-grace.js";
 import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
 import { type FinishedCall, emitEnd, recordResult, skipCall } from "./tool-call-results.js";
@@ -37,7 +37,7 @@ export function executeToolBatch(run: LoopRun, assistant: AssistantMessage, tool
   return sequential ? batch.runSequential(toolCalls) : batch.runParallel(toolCalls);
 }
 
-class ToolBatch implements ToolCallScope {
+class ToolBatch implements ToolCallScope, GraceOutListener {
   /** Set once a hook returned `terminateAgent` (behaviours L6d, L7). */
   terminateAgent = false;
   /** Tool-result messages recorded so far, in the model's call order. */
@@ -49,8 +49,6 @@ class ToolBatch implements ToolCallScope {
   private emitChain: Promise<void> | undefined;
   /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (behaviour L9). */
   private updateFailure: { error: unknown } | undefined;
-  /** Resolves `ABORT_GRACE_MS` after the run's signal fired; shared by every wait of the batch. */
-  private readonly abandoned: Promise<typeof ABANDONED> | undefined;
   /** The call whose tool started last; each links to the one started before it. */
   private lastStarted: ToolExecution | undefined;
 
@@ -58,11 +56,9 @@ class ToolBatch implements ToolCallScope {
     readonly run: LoopRun,
     readonly assistant: AssistantMessage,
     private readonly tools: readonly AgentTool<any>[],
-    /** The batch's abort grace; ended when the batch ends, however it ends. */
+    /** The batch's abort grace (runs out `ABORT_GRACE_MS` after the run's signal fired); shared by every wait of the batch, ended when the batch ends, however it ends. */
     private readonly grace: BatchGrace | undefined,
-  ) {
-    this.abandoned = grace?.promise;
-  }
+  ) {}
 
   async runSequential(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
     try {
@@ -189,15 +185,15 @@ class ToolBatch implements ToolCallScope {
   }
 
   watchForAbandon(execution: ToolExecution): void {
-    if (!this.abandoned) return;
+    if (!this.grace) return;
     // The first tool started makes the batch wait for its grace: once, for every call.
-    if (!this.lastStarted) void this.abandoned.then(() => this.abandonRunning());
+    if (!this.lastStarted) this.grace.onRunOut(this);
     execution.startedBefore = this.lastStarted;
     this.lastStarted = execution;
   }
 
   /** The abort grace ran out: every call whose tool has not settled ends now, in the order the tools started. */
-  private abandonRunning(): void {
+  graceRanOut(): void {
     const running: ToolExecution[] = [];
     for (let execution = this.lastStarted; execution; execution = execution.startedBefore) running.push(execution);
     for (let index = running.length - 1; index >= 0; index--) running[index]!.abandon();
@@ -218,7 +214,7 @@ class ToolBatch implements ToolCallScope {
    */
   untilAbandoned<T>(work: T | Promise<T>): T | Promise<T | typeof ABANDONED> {
     const pending = typeof (work as { then?: unknown } | undefined)?.then === "function";
-    return this.abandoned && pending ? Promise.race([work, this.abandoned]) : work;
+    return this.grace && pending ? Promise.race([work, this.grace.promise]) : work;
   }
 
   /**

@@ -48,10 +48,15 @@ interface StackOptions {
 function callStack(script: ScriptEntry[], mode: Mode, options: StackOptions, note: (entry: string) => void) {
   const scripted = createScriptedModel(script);
   const signals: AbortSignal[] = [];
+  const listenersAtSend: number[] = [];
   const provider: StreamFn = (model, context, requestOptions) => {
     const signal = requestOptions!.signal!;
-    if (!signals.includes(signal)) signals.push(signal);
-    const index = signals.indexOf(signal);
+    const known = signals.includes(signal);
+    // Listeners of the layers above on the signal, without this provider's own note from an earlier request.
+    listenersAtSend.push(abortListenerCount(signal) - (known ? 1 : 0));
+    if (known) return scripted.streamFn(model, context, requestOptions);
+    signals.push(signal);
+    const index = signals.length - 1;
     signal.addEventListener("abort", () => note(`provider signal ${index} aborted: ${reasonName(signal.reason)}`), { once: true });
     return scripted.streamFn(model, context, requestOptions);
   };
@@ -74,7 +79,7 @@ function callStack(script: ScriptEntry[], mode: Mode, options: StackOptions, not
     return stack(model, context, requestOptions);
   };
   const streamFn = mode === "request abort" ? followLoopRequestAbort(plain) : plain;
-  return { streamFn, clock, signals, received, recoverSignals, scripted };
+  return { streamFn, clock, signals, listenersAtSend, received, recoverSignals, scripted };
 }
 
 function reasonName(reason: unknown): string {
@@ -125,6 +130,8 @@ describe("the call stack under the loop: with the loop's request abort as with i
     expect(followed.stack.received).toEqual([followed.signal, followed.signal, followed.signal]);
     expect(followed.stack.signals).toHaveLength(1);
     expect(followed.stack.signals[0]!.aborted).toBe(false);
+    // The stream timeouts took the attempt signal over while it was sent: no layer listens on it.
+    expect(followed.stack.listenersAtSend).toEqual([0, 0, 0]);
     expect(new Set(followed.listenerCounts)).toEqual(new Set([1]));
     expect(followed.after).toBe(0);
     const plain = runs["request signal"];
