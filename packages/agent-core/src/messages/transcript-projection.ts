@@ -1,8 +1,34 @@
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
+import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
 import { hasImage, limitImages, userContentOf } from "./image-limits.js";
 import { isDroppedResponse } from "./turn-messages.js";
+import { ASSISTANT_FIELDS, type CopyFields, TOOL_RESULT_FIELDS, USER_FIELDS, assistantCopy, hasOnlyFields, sameAssistant, sameToolResult, sameUser, toolResultCopy, userCopy } from "./model-copies.js";
+
+/**
+ * Whether `message`, projected last time to `copy` (`undefined`: left out),
+ * is projected to it again, given that every message before it is. A user
+ * message in a batch is never (merging depends on its neighbours).
+ */
+function projectsAs(message: AgentMessage, copy: Message | undefined): boolean {
+  switch (message.role) {
+    case "user":
+      if ((message as { batchId?: string }).batchId !== undefined) return false;
+      return copy?.role === "user" && sameUser(copy, message);
+    case "hidden":
+      return copy?.role === "user" && sameUser(copy, message);
+    case "assistant": {
+      const leftOut = message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message);
+      if (copy === undefined) return leftOut;
+      return !leftOut && copy.role === "assistant" && sameAssistant(copy, message);
+    }
+    case "toolResult":
+      // Its call is known as before: the messages before it are, and its call id is compared.
+      return copy?.role === "toolResult" && sameToolResult(copy, message);
+    default:
+      return copy === undefined;
+  }
+}
 
 /** Told how many images a projection left out. An object rather than a callback, so a runner passes its turn's watch as it is. */
 export interface ImagesOmittedListener {
@@ -18,8 +44,10 @@ export interface TranscriptProjectionOptions {
   /**
    * `true` (the default) when code outside the loop (hooks, the host) may
    * change a message in place between two projections: every message is
-   * then looked at again on every call, and only its projected copy is
-   * reused when none of its fields changed. `false` when the caller
+   * then looked at again on every call, its fields compared with its
+   * projected copy. When none changed, the last projection stands and only
+   * the new messages are projected; otherwise every message is projected
+   * again, reusing the copies of those that did not change. `false` when the caller
    * promises that an array it hands over only ever grows: the messages a
    * call saw in it stay there, in place and unchanged, also once the array
    * is no longer handed over, and only messages after them are added (as
@@ -34,7 +62,8 @@ export interface TranscriptProjectionOptions {
  * `projectAgentMessagesForModel` for a transcript that grows between
  * requests: each message is projected once and its projection reused while
  * the message is unchanged, so a request costs what is new since the last
- * one plus one copy of the result, not a rebuild of the whole transcript.
+ * one plus one copy of the result (and, when messages may change in place,
+ * one look at each earlier message), not a rebuild of the whole transcript.
  *
  * Every call returns what `projectAgentMessagesForModel` returns for the same
  * messages: a fresh array (the caller may change it), whose messages are
@@ -87,8 +116,9 @@ export class TranscriptProjection {
 
   /** The provider-ready messages of `messages` (see `projectAgentMessagesForModel`). */
   project(messages: readonly AgentMessage[]): Message[] {
-    if (this.mayChangeInPlace) this.projectAgain(messages);
-    else this.projectGrowth(messages);
+    if (!this.mayChangeInPlace) this.projectGrowth(messages);
+    else if (this.projectsAsBefore(messages)) this.projectAfterPrevious(messages);
+    else this.projectAgain(messages);
     // The caller gets a copy, which dies with its request; the projection's own list lives as long as the
     // transcript and grows in place (a copy kept instead would outlive young-generation collections each step).
     if (this.withImages === undefined) return this.projected.slice();
@@ -121,6 +151,45 @@ export class TranscriptProjection {
       previous[2 * index + 1] = copy;
     }
     previous.length = 2 * messages.length;
+  }
+
+  /**
+   * When messages may change in place: whether every message the last call
+   * projected is still at its place and would be projected exactly as then
+   * (each looked at once, with the checks that decide whether its copy is
+   * reused), so that their projection stands. Answers false, and every
+   * message is projected again, for what one look at a message cannot
+   * tell: a batch of user messages (`batchId`), a tool result left out for
+   * want of its call.
+   */
+  private projectsAsBefore(messages: readonly AgentMessage[]): boolean {
+    const { previous, projected, withImages } = this;
+    const count = previous.length / 2;
+    if (messages.length < count) return false;
+    let at = 0;
+    let images = 0;
+    for (let index = 0; index < count; index++) {
+      const message = messages[index]!;
+      const copy = previous[2 * index + 1] as Message | undefined;
+      if (message !== previous[2 * index] || !projectsAs(message, copy)) return false;
+      if (copy === undefined) continue;
+      // Its copy holds the same place, and holds an image exactly when it did (a content list may change in place).
+      const hadImage = withImages !== undefined && withImages[images] === at;
+      if (projected[at] !== copy || hasImage(copy) !== hadImage) return false;
+      if (hadImage) images++;
+      at++;
+    }
+    return at === projected.length && images === (withImages?.length ?? 0);
+  }
+
+  /** The messages after those of the last call, which {@link projectsAsBefore} found projected as before. */
+  private projectAfterPrevious(messages: readonly AgentMessage[]): void {
+    // No message of the last call had a batch id: none is open.
+    this.lastBatchId = undefined;
+    for (let index = this.previous.length / 2; index < messages.length; index++) {
+      const message = messages[index]!;
+      this.previous.push(message, this.append(message, undefined));
+    }
   }
 
   /** Only the messages appended since the last call, when `messages` begins with those it saw; otherwise every message. */
@@ -229,88 +298,4 @@ export class TranscriptProjection {
     this.projected[last] = message;
     if (hasImage(message) && this.withImages?.[this.withImages.length - 1] !== last) (this.withImages ??= []).push(last);
   }
-}
-
-/** The fields a model's copy of a message has: `always` every copy has, `whenSet` only when the message sets them. */
-interface CopyFields {
-  readonly fields: ReadonlyMap<string, boolean>;
-  readonly always: number;
-}
-
-function copyFields(always: readonly string[], whenSet: readonly string[]): CopyFields {
-  return { fields: new Map([...always.map((field) => [field, true] as const), ...whenSet.map((field) => [field, false] as const)]), always: always.length };
-}
-
-const USER_FIELDS = copyFields(["role", "content", "timestamp"], []);
-const ASSISTANT_FIELDS = copyFields(
-  ["role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp"],
-  ["responseId", "responseModel", "diagnostics", "errorMessage"],
-);
-const TOOL_RESULT_FIELDS = copyFields(["role", "toolCallId", "toolName", "content", "isError", "timestamp"], ["details"]);
-
-/** Whether `message` is a plain object whose own fields are all set, all among `copy`'s, and include every field every copy has: a copy would equal it. */
-function hasOnlyFields(message: AgentMessage, copy: CopyFields): boolean {
-  if (Object.getPrototypeOf(message) !== Object.prototype) return false;
-  let always = 0;
-  for (const field in message) {
-    const inEveryCopy = copy.fields.get(field);
-    if (inEveryCopy === undefined || (message as unknown as Record<string, unknown>)[field] === undefined) return false;
-    if (inEveryCopy) always++;
-  }
-  return always === copy.always && Object.getOwnPropertySymbols(message).length === 0;
-}
-
-/** A user or hidden message as the model's user message, host fields left out. */
-function userCopy(message: AgentMessage & { role: "user" | "hidden" }): UserMessage {
-  return { role: "user", content: message.content, timestamp: message.timestamp };
-}
-
-function sameUser(copy: UserMessage, message: AgentMessage & { role: "user" | "hidden" }): boolean {
-  return copy.content === message.content && copy.timestamp === message.timestamp;
-}
-
-/** An assistant message with pi-ai's fields only. */
-function assistantCopy(message: AssistantMessage): AssistantMessage {
-  const { role, content, api, provider, model, usage, stopReason, timestamp, responseId, responseModel, diagnostics, errorMessage } = message;
-  const clean: AssistantMessage = { role, content, api, provider, model, usage, stopReason, timestamp };
-  if (responseId !== undefined) clean.responseId = responseId;
-  if (responseModel !== undefined) clean.responseModel = responseModel;
-  if (diagnostics !== undefined) clean.diagnostics = diagnostics;
-  if (errorMessage !== undefined) clean.errorMessage = errorMessage;
-  return clean;
-}
-
-function sameAssistant(copy: AssistantMessage, message: AssistantMessage): boolean {
-  return (
-    copy.content === message.content &&
-    copy.stopReason === message.stopReason &&
-    copy.usage === message.usage &&
-    copy.timestamp === message.timestamp &&
-    copy.api === message.api &&
-    copy.provider === message.provider &&
-    copy.model === message.model &&
-    copy.responseId === message.responseId &&
-    copy.responseModel === message.responseModel &&
-    copy.diagnostics === message.diagnostics &&
-    copy.errorMessage === message.errorMessage
-  );
-}
-
-/** A tool result with pi-ai's fields only. */
-function toolResultCopy(message: ToolResultMessage): ToolResultMessage {
-  const { role, toolCallId, toolName, content, details, isError, timestamp } = message;
-  const clean: ToolResultMessage = { role, toolCallId, toolName, content, isError, timestamp };
-  if (details !== undefined) clean.details = details;
-  return clean;
-}
-
-function sameToolResult(copy: ToolResultMessage, message: ToolResultMessage): boolean {
-  return (
-    copy.content === message.content &&
-    copy.toolCallId === message.toolCallId &&
-    copy.toolName === message.toolName &&
-    copy.details === message.details &&
-    copy.isError === message.isError &&
-    copy.timestamp === message.timestamp
-  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, ImageContent } from "@mariozechner/pi-ai";
+import type { AssistantMessage, ImageContent, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
 import { projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
@@ -69,6 +69,44 @@ describe("TranscriptProjection", () => {
     expect(before[0]).toBe(after[0]); // the unchanged user message keeps its copy
     markDroppedResponse(response, "retry");
     expect(projection.project(transcript)).toHaveLength(1);
+  });
+
+  /** A plain transcript (no batches) with every kind of message the projection keeps or leaves out, and one change in place to it. */
+  const inPlaceChanges: [string, (transcript: AgentMessage[]) => void][] = [
+    ["a response's content replaced", (t) => ((t[3] as AssistantMessage).content = [text("rewritten")])],
+    ["a response marked dropped", (t) => markDroppedResponse(t[3] as AssistantMessage, "retry")],
+    ["a failed response now a success", (t) => ((t[6] as AssistantMessage).stopReason = "stop")],
+    ["a response now failed", (t) => ((t[3] as AssistantMessage).stopReason = "error")],
+    ["a tool result's call id changed to an unknown call", (t) => ((t[4] as ToolResultMessage).toolCallId = "unknown")],
+    ["a second image pushed into a tool result's content", (t) => (t[4] as ToolResultMessage).content.push(image("late.png"))],
+    ["two user messages put in one batch", (t) => ((t[0] as { batchId?: string }).batchId = (t[1] as { batchId?: string }).batchId = "b")],
+    ["a hidden message made a host note", (t) => Object.assign(t[2]!, { role: "host", kind: "note" })],
+    ["a host note made a hidden message", (t) => Object.assign(t[7]!, { role: "hidden", content: "now seen" })],
+    ["a user message's text replaced", (t) => ((t[1] as UserMessage).content = "other")],
+  ];
+
+  it.each(inPlaceChanges)("sees %s when messages may change in place, and projects later messages after it", (_name, change) => {
+    const transcript: AgentMessage[] = [
+      userMessage([text("q"), image("first.png")], { timestamp: 1 }),
+      userMessage("and", { timestamp: 1 }),
+      { role: "hidden", content: "reminder", timestamp: 1 },
+      assistantMessage([toolCall("read", {}, { id: "c1" })], { timestamp: 2 }),
+      toolResultMessage("c1", "read", [text("ok")], { timestamp: 3 }),
+      assistantMessage("answer", { timestamp: 4 }),
+      assistantMessage("broken", { stopReason: "error", errorMessage: "500", timestamp: 5 }),
+      { role: "host", kind: "note", timestamp: 6 } as AgentMessage,
+    ];
+    const projection = new TranscriptProjection({ maxImages: 1 });
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
+    transcript.push(userMessage("next", { timestamp: 7 }));
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
+    const before = projectAgentMessagesForModel(transcript, { maxImages: 1 });
+    change(transcript);
+    const expected = projectAgentMessagesForModel(transcript, { maxImages: 1 });
+    expect(expected).not.toEqual(before);
+    expect(projection.project(transcript)).toEqual(expected);
+    transcript.push(...stepMessages(2));
+    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
   });
 
   it("starts over when the messages no longer begin with those it projected (a compaction, a replaced request)", () => {
