@@ -1,6 +1,5 @@
 import type { ToolCallTiming } from "@turnkit/protocol";
 import type { Clock } from "../clock.js";
-import { CallIdIndex } from "./call-id-index.js";
 import { millis } from "./request-timing.js";
 
 /** Where a call's moments sit in `ToolCallTimer`'s list: three numbers per call, from its slot times three. */
@@ -9,12 +8,12 @@ const ADMITTED = 1;
 const ENDED = 2;
 const MOMENTS = 3;
 
-/** Calls a turn announces before its timer keeps an index of them: below, finding one by its id scans a short list. */
+/** Calls a turn announces before its timer keeps a map of them: below, finding one by its id scans a short list. */
 const INDEXED_FROM = 32;
 
 /**
- * The newest calls looked at before the index: a turn asks about the calls
- * it is running, its newest, and a lookup among thousands of calls costs
+ * The newest calls looked at before the map: a turn asks about the calls it
+ * is running, its newest, and a lookup in a map of thousands of calls costs
  * more than a few comparisons (its table no longer fits the cache).
  */
 const NEWEST = 8;
@@ -36,7 +35,7 @@ const NEWEST = 8;
  * long turn holding up to twice the room it uses), so a turn of a few calls
  * holds a few dozen bytes for them. A call is found by its id in the list
  * of ids, newest first (the calls a turn is running are its newest); a
- * turn past {@link INDEXED_FROM} calls also keeps an index of them, asked
+ * turn past {@link INDEXED_FROM} calls also keeps a map of them, asked
  * once its {@link NEWEST} newest calls are not the one.
  */
 export class ToolCallTimer {
@@ -45,8 +44,8 @@ export class ToolCallTimer {
   private toolCallIds: string[] = [];
   private toolNames: string[] = [];
   private moments: number[] = [];
-  /** Each call's slot by its id, made once the turn has announced {@link INDEXED_FROM} calls. */
-  private index: CallIdIndex | undefined = undefined;
+  /** Each call's slot, made once the turn has announced {@link INDEXED_FROM} calls. */
+  private slots: Map<string, number> | undefined = undefined;
 
   constructor(private readonly clock: Clock) {}
 
@@ -57,11 +56,8 @@ export class ToolCallTimer {
     this.toolCallIds[slot] = toolCallId;
     this.toolNames[slot] = toolName;
     this.moments[slot * MOMENTS + ANNOUNCED] = this.clock.now();
-    if (this.index) this.index.add(slot, this.toolCallIds);
-    else if (this.count === INDEXED_FROM) {
-      this.index = new CallIdIndex();
-      for (let indexed = 0; indexed < this.count; indexed++) this.index.add(indexed, this.toolCallIds);
-    }
+    if (this.slots) this.slots.set(toolCallId, slot);
+    else if (this.count === INDEXED_FROM) this.slots = new Map(this.toolCallIds.slice(0, this.count).map((id, index) => [id, index]));
   }
 
   admitted(toolCallId: string): void {
@@ -111,10 +107,10 @@ export class ToolCallTimer {
 
   /** The slot of an announced call, `undefined` for one never announced. */
   private slotOf(toolCallId: string): number | undefined {
-    const index = this.index;
-    const oldest = index ? this.count - NEWEST : 0;
+    const slots = this.slots;
+    const oldest = slots ? this.count - NEWEST : 0;
     for (let slot = this.count - 1; slot >= oldest; slot--) if (this.toolCallIds[slot] === toolCallId) return slot;
-    return index?.find(toolCallId, this.toolCallIds);
+    return slots?.get(toolCallId);
   }
 
   /** Room for half as many calls again (four at first), every moment `NaN`. */
