@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { Agent, runAgentLoop, type AgentEvent, type AgentEventSink, type StreamFn } from "../src/index.js";
 import {
   assistantMessage,
+  createMicrotaskClock,
   createScriptedModel,
   endWithoutDone,
   response,
@@ -29,19 +30,6 @@ import { textEvents } from "./support/text-events.js";
  * stamped with the count when a listener sees it. Everything here runs on
  * microtasks only (no timers), so the stamps are exact.
  */
-function microtaskClock(): { now(): number; stop(): void } {
-  let ticks = 0;
-  let stopped = false;
-  const tick = () => {
-    // A bound, so a run that never ends cannot keep the event loop from timers forever.
-    if (stopped || ticks > 20_000) return;
-    ticks++;
-    queueMicrotask(tick);
-  };
-  queueMicrotask(tick);
-  return { now: () => ticks, stop: () => void (stopped = true) };
-}
-
 function stamp(event: AgentEvent, tick: number): string {
   const detail = event.type === "message_update" ? `:${event.assistantMessageEvent.type}` : event.type === "message_end" ? `:${event.message.role}` : "";
   return `${event.type}${detail}@${tick}`;
@@ -66,7 +54,7 @@ const TEXT_STEP = response("Let me check that for you");
 async function agentTicks(script: ScriptEntry[], listener?: (event: AgentEvent, agent: Agent) => void | Promise<void>) {
   const scripted = createScriptedModel(script);
   const agent = new Agent({ initialState: { model: scripted.model, tools: sharedTools() }, streamFn: scripted.streamFn });
-  const clock = microtaskClock();
+  const clock = createMicrotaskClock();
   const stamps: string[] = [];
   agent.subscribe((event) => {
     stamps.push(stamp(event, clock.now()));
@@ -80,7 +68,7 @@ async function agentTicks(script: ScriptEntry[], listener?: (event: AgentEvent, 
 /** Runs the bare loop on streams made by `streamFn`, stamping every event the sink sees. */
 async function loopTicks(streamFn: StreamFn, sink?: (event: AgentEvent) => void | Promise<void>) {
   const scripted = createScriptedModel([]);
-  const clock = microtaskClock();
+  const clock = createMicrotaskClock();
   const stamps: string[] = [];
   const emit: AgentEventSink = (event) => {
     stamps.push(stamp(event, clock.now()));

@@ -2,6 +2,7 @@ import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { Agent, followLoopRequestAbort, runAgentLoop, type AgentEvent, type StreamFn } from "@turnkit/agent-loop";
 import {
   abortListenerCount,
+  createMicrotaskClock,
   createScriptedModel,
   createVirtualClock,
   errorAfter,
@@ -26,18 +27,6 @@ import { withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
  * aborts reaching the provider at the same ticks with the same reasons.
  */
 type Mode = "request signal" | "request abort";
-
-function microtaskClock(): { now(): number; stop(): void } {
-  let ticks = 0;
-  let stopped = false;
-  const tick = () => {
-    if (stopped || ticks > 20_000) return;
-    ticks++;
-    queueMicrotask(tick);
-  };
-  queueMicrotask(tick);
-  return { now: () => ticks, stop: () => void (stopped = true) };
-}
 
 interface StackOptions {
   retry?: LlmRetryOptions | false;
@@ -94,7 +83,7 @@ function stamp(event: AgentEvent, tick: number): string {
 /** Runs an Agent on `script` through the call stack; `listener` may abort. Everything seen is stamped with its microtask tick. */
 async function agentRun(mode: Mode, script: ScriptEntry[], options: StackOptions = {}, listener?: (event: AgentEvent, agent: Agent) => void) {
   const log: string[] = [];
-  const clock = microtaskClock();
+  const clock = createMicrotaskClock();
   const note = (entry: string) => log.push(`${entry}@${clock.now()}`);
   const stack = callStack(script, mode, options, note);
   const agent = new Agent({ initialState: { model: stack.scripted.model, tools: [] }, streamFn: stack.streamFn });
@@ -165,7 +154,7 @@ describe("the call stack under the loop: with the loop's request abort as with i
   it("a sink that fails mid-stream: the loop's give-up reaches the provider at the same tick, and the run's signal stays unfired", async () => {
     const runs = await bothModes(async (mode) => {
       const log: string[] = [];
-      const clock = microtaskClock();
+      const clock = createMicrotaskClock();
       const stack = callStack([response("Let me check that for you")], mode, {}, (entry) => log.push(`${entry}@${clock.now()}`));
       const runSignal = new AbortController().signal;
       await runAgentLoop(

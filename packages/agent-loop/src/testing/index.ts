@@ -67,6 +67,7 @@ export {
 
 // Time
 export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from "./virtual-clock.js";
+export { createMicrotaskClock, type MicrotaskClock } from "./microtask-clock.js";
 export { realTimerClock, type TimerClock } from "./timer-clock.js";
 
 // Checking a run: the event grammar, readable traces, leak probes, hand-released promises
