@@ -31,7 +31,9 @@ if (unknown.length > 0) {
   console.error(`check:docs: unknown option ${unknown.join(", ")} (the only option is --properties)`);
   process.exit(2);
 }
-const root = resolve(args.find((arg) => !arg.startsWith("--")) ?? resolve(dirname(fileURLToPath(import.meta.url)), ".."));
+const root = resolve(
+  args.find((arg) => !arg.startsWith("--")) ?? resolve(dirname(fileURLToPath(import.meta.url)), ".."),
+);
 const report = checkDocs(root, { properties });
 console.log(formatDocsReport(report));
 process.exitCode = isClean(report) ? 0 : 1;

@@ -34,15 +34,23 @@ export function describePublicSurface(expected: PublicSurfaceExpectation): void 
   let surface: PublicSurface | undefined;
   const actual = () => (surface ??= listPublicSurface(fileURLToPath(expected.entry)));
   describe(`public surface of ${expected.specifier}`, () => {
-    it("exports exactly the expected values and types", () => {
-      expect(actual()).toEqual({ values: [...expected.values].sort(), types: [...expected.types].sort() });
-    }, COMPILE_TIMEOUT_MS);
+    it(
+      "exports exactly the expected values and types",
+      () => {
+        expect(actual()).toEqual({ values: [...expected.values].sort(), types: [...expected.types].sort() });
+      },
+      COMPILE_TIMEOUT_MS,
+    );
 
-    it(`the README's "${expected.readmeHeading ?? "## API"}" section names exactly the exported names`, () => {
-      const { values, types } = actual();
-      const mentioned = listReadmeApiNames(fileURLToPath(expected.readme), expected.readmeHeading);
-      const others = new Set(expected.readmeAlsoMentions ?? []);
-      expect(mentioned.filter((name) => !others.has(name))).toEqual([...new Set([...values, ...types])].sort());
-    }, COMPILE_TIMEOUT_MS);
+    it(
+      `the README's "${expected.readmeHeading ?? "## API"}" section names exactly the exported names`,
+      () => {
+        const { values, types } = actual();
+        const mentioned = listReadmeApiNames(fileURLToPath(expected.readme), expected.readmeHeading);
+        const others = new Set(expected.readmeAlsoMentions ?? []);
+        expect(mentioned.filter((name) => !others.has(name))).toEqual([...new Set([...values, ...types])].sort());
+      },
+      COMPILE_TIMEOUT_MS,
+    );
   });
 }

@@ -99,7 +99,11 @@ export function listPublicSurface(indexFile: string): PublicSurface {
 
 /** True when some link of the re-export chain is `export type` / `import type`. */
 function isTypeOnlyAlias(checker: ts.TypeChecker, symbol: ts.Symbol): boolean {
-  for (let link: ts.Symbol | undefined = symbol; link && link.flags & ts.SymbolFlags.Alias; link = checker.getImmediateAliasedSymbol(link)) {
+  for (
+    let link: ts.Symbol | undefined = symbol;
+    link && link.flags & ts.SymbolFlags.Alias;
+    link = checker.getImmediateAliasedSymbol(link)
+  ) {
     for (const declaration of link.declarations ?? []) {
       if (ts.isTypeOnlyImportOrExportDeclaration(declaration)) return true;
     }

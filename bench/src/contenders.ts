@@ -105,7 +105,9 @@ function runtimeTool(input: AgentRunInput): RuntimeTool {
     description: "Does nothing and answers ok.",
     parameters: parametersOf(input.toolSchema) as typeof TOOL_PARAMETERS,
     executionMode: "parallel",
-    execute: action ? async () => (await action(), { content: TOOL_RESULT.content }) : async () => ({ content: TOOL_RESULT.content }),
+    execute: action
+      ? async () => (await action(), { content: TOOL_RESULT.content })
+      : async () => ({ content: TOOL_RESULT.content }),
   });
 }
 
@@ -136,7 +138,12 @@ export async function runPiAgent(input: AgentRunInput): Promise<AgentRunResult> 
   input.probe?.(agent);
   await agent.prompt(input.prompt);
   const messages = agent.state.messages as AgentMessage[];
-  return { retained: agent, messageCount: messages.length, finalText: lastAssistantText(messages), outcome: agentOutcome(messages) };
+  return {
+    retained: agent,
+    messageCount: messages.length,
+    finalText: lastAssistantText(messages),
+    outcome: agentOutcome(messages),
+  };
 }
 
 /** Our `Agent` (packages/agent-loop) with one no-op subscriber. */
@@ -150,7 +157,12 @@ export async function runOurAgent(input: AgentRunInput): Promise<AgentRunResult>
   input.probe?.(agent);
   await agent.prompt(input.prompt);
   const messages = agent.state.messages;
-  return { retained: agent, messageCount: messages.length, finalText: lastAssistantText(messages), outcome: agentOutcome(messages) };
+  return {
+    retained: agent,
+    messageCount: messages.length,
+    finalText: lastAssistantText(messages),
+    outcome: agentOutcome(messages),
+  };
 }
 
 /** Which runner layers a run keeps; the defaults are what a host gets. */
@@ -168,7 +180,9 @@ const HOST_DEFAULTS: RunnerSetup = { retry: true, uuidIds: true, timeouts: true 
 /** A runner as the host builds it for `setup`: uuid ids unless `setup.uuidIds` is false. */
 export function newBenchRunner(setup: RunnerSetup = HOST_DEFAULTS): PiTurnRunner {
   let ids = 0;
-  return setup.uuidIds ? new PiTurnRunner() : new PiTurnRunner({ newEventId: () => `evt_${++ids}`, allocateMessageId: () => `msg_${++ids}` });
+  return setup.uuidIds
+    ? new PiTurnRunner()
+    : new PiTurnRunner({ newEventId: () => `evt_${++ids}`, allocateMessageId: () => `msg_${++ids}` });
 }
 
 /**
@@ -199,7 +213,11 @@ export async function runTurnRunner(
     turnId: input.ids?.turnId ?? "bench-turn",
     systemPrompt: "bench",
     userMessage: { text: input.prompt },
-    llm: { model: BENCH_MODEL, streamFn: input.streamFn, ...(setup.timeouts ? {} : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }) },
+    llm: {
+      model: BENCH_MODEL,
+      streamFn: input.streamFn,
+      ...(setup.timeouts ? {} : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
+    },
     tools: [runtimeTool(input)],
     disableBuiltinToolFallback: true,
     ...(setup.retry ? {} : { llmRetry: false as const }),
@@ -208,11 +226,20 @@ export async function runTurnRunner(
   input.probe?.(turnInput);
   input.probe?.(eventWriter);
   const outcome = await runner.runTurn(turnInput);
-  return { retained: outcome, messageCount: persisted.length, finalText: lastAssistantText(persisted), outcome: outcome.kind };
+  return {
+    retained: outcome,
+    messageCount: persisted.length,
+    finalText: lastAssistantText(persisted),
+    outcome: outcome.kind,
+  };
 }
 
 /** Runs `input` with the agent contender `id` (not `floor`). */
-export function runContender(id: Exclude<ContenderId, "floor">, input: AgentRunInput, verify = false): Promise<AgentRunResult> {
+export function runContender(
+  id: Exclude<ContenderId, "floor">,
+  input: AgentRunInput,
+  verify = false,
+): Promise<AgentRunResult> {
   switch (id) {
     case "pi":
       return runPiAgent(input);

@@ -53,7 +53,11 @@ export function median(values: readonly number[]): number {
  * loop, the more so the fewer its rounds. Garbage a run leaves is
  * collected during later runs, spread over all contenders by the rotation.
  */
-export async function timeAlternating(workload: TimedWorkload, contenders: readonly ContenderId[], plan: RoundPlan): Promise<Measurement[]> {
+export async function timeAlternating(
+  workload: TimedWorkload,
+  contenders: readonly ContenderId[],
+  plan: RoundPlan,
+): Promise<Measurement[]> {
   workload.prepare?.();
   for (let round = 0; round < Math.max(1, plan.warmup); round++) {
     for (const contender of contenders) await (round === 0 ? workload.verify(contender) : workload.run(contender));

@@ -36,8 +36,12 @@ export function checkMeasuredCode(): MeasuredCode {
     if (isSource) continue;
     const packageDir = entry.slice(0, entry.lastIndexOf("/dist/"));
     const built = statSync(entry, { throwIfNoEntry: false })?.mtimeMs;
-    if (built === undefined) throw new Error(`${name} has no build at ${entry}: run \`pnpm build\` at the repository root (pnpm bench does)`);
-    if (newestMtime(`${packageDir}/src`) > built) throw new Error(`${name}'s build is older than its sources: run \`pnpm build\` at the repository root (pnpm bench does)`);
+    if (built === undefined)
+      throw new Error(`${name} has no build at ${entry}: run \`pnpm build\` at the repository root (pnpm bench does)`);
+    if (newestMtime(`${packageDir}/src`) > built)
+      throw new Error(
+        `${name}'s build is older than its sources: run \`pnpm build\` at the repository root (pnpm bench does)`,
+      );
   }
   return mode ?? "build";
 }

@@ -107,7 +107,8 @@ export function summarizeProfile(profile: CpuProfile, from = ""): FrameSummary[]
   };
   let counting = from === "";
 
-  const keyOf = (node: ProfileNode) => `${node.callFrame.functionName || "(anonymous)"}\u0000${location(node.callFrame)}`;
+  const keyOf = (node: ProfileNode) =>
+    `${node.callFrame.functionName || "(anonymous)"}\u0000${location(node.callFrame)}`;
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   let busyUs = 0;
@@ -161,7 +162,9 @@ async function main(argv: readonly string[]): Promise<void> {
     else if (arg !== "--") files.push(arg);
   }
   if (files.length === 0) {
-    console.log("usage: tsx --conditions=source src/profile-summary.ts FILE.cpuprofile [--top N] [--total] [--filter TEXT] [--from FUNCTION]");
+    console.log(
+      "usage: tsx --conditions=source src/profile-summary.ts FILE.cpuprofile [--top N] [--total] [--filter TEXT] [--from FUNCTION]",
+    );
     process.exit(1);
   }
   for (const file of files) {

@@ -57,7 +57,13 @@ export function timingRows(timings: readonly Measurement[]) {
 function memoryRows(memory: readonly MemoryMeasurement[]) {
   return memory.map((m) => {
     const pi = memory.find((other) => other.workload === m.workload && other.contender === "pi")?.medianMb;
-    return { workload: m.workload, implementation: m.contender, medianMb: m.medianMb, ratioToPi: m.contender === "pi" ? null : ratio(m.medianMb, pi), samplesMb: m.samplesMb };
+    return {
+      workload: m.workload,
+      implementation: m.contender,
+      medianMb: m.medianMb,
+      ratioToPi: m.contender === "pi" ? null : ratio(m.medianMb, pi),
+      samplesMb: m.samplesMb,
+    };
   });
 }
 
@@ -71,7 +77,10 @@ const formatRatio = (value: number | null) => (value === null ? "–" : `${value
 export function printReport(results: SuiteResults, print: (line: string) => void = console.log): void {
   const label = (id: ContenderId) => CONTENDER_LABELS[id];
   if (results.timings.length > 0) print("");
-  if (results.timings.length > 0) print(`${pad("workload", 12)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`);
+  if (results.timings.length > 0)
+    print(
+      `${pad("workload", 12)} ${pad("implementation", 28)} ${pad("median ms", 10, true)} ${pad("÷ pi", 7, true)} ${pad("÷ floor", 8, true)} ${pad("cpu ms", 9, true)}`,
+    );
   for (const row of timingRows(results.timings)) {
     print(
       `${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMs.toFixed(1), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)} ${pad(formatRatio(row.ratioToFloor), 8, true)} ${pad(row.cpuMedianMs.toFixed(1), 9, true)}`,
@@ -81,13 +90,18 @@ export function printReport(results: SuiteResults, print: (line: string) => void
     print("");
     print(`${pad("heap", 12)} ${pad("implementation", 28)} ${pad("median MB", 10, true)} ${pad("÷ pi", 7, true)}`);
     for (const row of memoryRows(results.memory)) {
-      print(`${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMb.toFixed(2), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)}`);
+      print(
+        `${pad(row.workload, 12)} ${pad(label(row.implementation), 28)} ${pad(row.medianMb.toFixed(2), 10, true)} ${pad(formatRatio(row.ratioToPi), 7, true)}`,
+      );
     }
   }
   if (results.manyTurns.length > 0) {
     print("");
-    const w5 = (contender: ContenderId) => results.timings.find((m) => m.workload === "W5" && m.contender === contender);
-    print(`${pad("W5", 8)} ${pad("implementation", 28)} ${pad("turns/s", 8, true)} ${pad("cpu t/s", 8, true)} ${pad("peak kB/turn", 13, true)} ${pad("after kB/turn", 14, true)}  reachable after the run`);
+    const w5 = (contender: ContenderId) =>
+      results.timings.find((m) => m.workload === "W5" && m.contender === contender);
+    print(
+      `${pad("W5", 8)} ${pad("implementation", 28)} ${pad("turns/s", 8, true)} ${pad("cpu t/s", 8, true)} ${pad("peak kB/turn", 13, true)} ${pad("after kB/turn", 14, true)}  reachable after the run`,
+    );
     for (const figure of results.manyTurns) {
       const timing = figure.turns === W5_TURNS ? w5(figure.contender) : undefined;
       const rate = (ms: number | undefined) => (ms === undefined ? "–" : ((figure.turns * 1000) / ms).toFixed(0));
@@ -107,7 +121,9 @@ export function printReport(results: SuiteResults, print: (line: string) => void
   }
   print("");
   const load = (values: readonly number[]) => values.map((value) => value.toFixed(1)).join(" ");
-  print(`total bench time: ${results.totalSeconds.toFixed(1)} s wall, ${results.cpuSeconds.toFixed(1)} s CPU; load average ${load(results.loadAverage.start)} at start, ${load(results.loadAverage.end)} at end (${cpus().length} CPUs)`);
+  print(
+    `total bench time: ${results.totalSeconds.toFixed(1)} s wall, ${results.cpuSeconds.toFixed(1)} s CPU; load average ${load(results.loadAverage.start)} at start, ${load(results.loadAverage.end)} at end (${cpus().length} CPUs)`,
+  );
 }
 
 /** Writes the figures, the targets and the environment as JSON, for comparing runs over time. */

@@ -38,7 +38,13 @@ interface Options {
 
 function parseOptions(argv: readonly string[]): Options {
   const options: Options = { only: undefined, impl: undefined, rounds: undefined, out: undefined, write: true };
-  const list = (value: string | undefined) => new Set((value ?? "").split(",").map((item) => item.trim()).filter(Boolean));
+  const list = (value: string | undefined) =>
+    new Set(
+      (value ?? "")
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean),
+    );
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index]!;
     const value = () => {
@@ -52,13 +58,15 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--impl": {
         const ids = list(value());
-        for (const id of ids) if (!CONTENDERS.includes(id as ContenderId)) throw new Error(`unknown implementation ${id}\n\n${USAGE}`);
+        for (const id of ids)
+          if (!CONTENDERS.includes(id as ContenderId)) throw new Error(`unknown implementation ${id}\n\n${USAGE}`);
         options.impl = ids as Set<ContenderId>;
         break;
       }
       case "--rounds":
         options.rounds = Number(value());
-        if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new Error(`--rounds must be a positive integer\n\n${USAGE}`);
+        if (!Number.isInteger(options.rounds) || options.rounds < 1)
+          throw new Error(`--rounds must be a positive integer\n\n${USAGE}`);
         break;
       case "--out":
         options.out = value();
@@ -133,7 +141,11 @@ function contendersOf(workload: TimedWorkload, options: Options): ContenderId[] 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const measuredCode = checkMeasuredCode();
-  console.log(measuredCode === "build" ? "measuring the packages' dist/ builds" : "measuring the TypeScript sources through tsx (keepNames): ratios are not comparable with the build's");
+  console.log(
+    measuredCode === "build"
+      ? "measuring the packages' dist/ builds"
+      : "measuring the TypeScript sources through tsx (keepNames): ratios are not comparable with the build's",
+  );
   const started = performance.now();
   const loadAtStart = loadavg();
   if (!canCollectGarbage) console.log("note: W3 needs --expose-gc (pnpm bench passes it)");
@@ -147,14 +159,22 @@ async function main(): Promise<void> {
     const workloadStarted = performance.now();
     const measured = await timeAlternating(workload, contenders, plan);
     timings.push(...measured);
-    console.log(`${workload.id}: ${workload.description} (${plan.rounds} rounds, ${((performance.now() - workloadStarted) / 1000).toFixed(1)} s)`);
+    console.log(
+      `${workload.id}: ${workload.description} (${plan.rounds} rounds, ${((performance.now() - workloadStarted) / 1000).toFixed(1)} s)`,
+    );
   }
 
   let manyTurns: ManyTurnsHeap[] = [];
   if (selected(options, "W5") && canCollectGarbage) {
     const heapStarted = performance.now();
-    manyTurns = await measureManyTurnsMemory(W5_CONTENDERS.filter((id) => !options.impl || options.impl.has(id)), options.rounds ?? W5_HEAP_ROUNDS);
-    if (manyTurns.length > 0) console.log(`W5 heap: peak live heap (full GC per sample) and what survives the run, per turn (${((performance.now() - heapStarted) / 1000).toFixed(1)} s)`);
+    manyTurns = await measureManyTurnsMemory(
+      W5_CONTENDERS.filter((id) => !options.impl || options.impl.has(id)),
+      options.rounds ?? W5_HEAP_ROUNDS,
+    );
+    if (manyTurns.length > 0)
+      console.log(
+        `W5 heap: peak live heap (full GC per sample) and what survives the run, per turn (${((performance.now() - heapStarted) / 1000).toFixed(1)} s)`,
+      );
   }
 
   let memory: MemoryMeasurement[] = [];
@@ -167,11 +187,13 @@ async function main(): Promise<void> {
       rounds: options.rounds ?? 3,
       w2Steps: 300,
     });
-    if (memory.length > 0) console.log(`W3: ${MEMORY_METHOD} (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
+    if (memory.length > 0)
+      console.log(`W3: ${MEMORY_METHOD} (${((performance.now() - memoryStarted) / 1000).toFixed(1)} s)`);
   }
 
   // W6 times the built-in tools against system commands, not contenders: it prints its own table.
-  if (selected(options, "W6") && (!options.impl || options.only?.has("W6"))) await runW6SearchTools({ rounds: options.rounds });
+  if (selected(options, "W6") && (!options.impl || options.only?.has("W6")))
+    await runW6SearchTools({ rounds: options.rounds });
   // W7 times durable turns (Postgres, DBOS) against in-process ones: it prints its own table.
   if (selected(options, "W7") && (!options.impl || options.only?.has("W7"))) await runW7({ rounds: options.rounds });
 

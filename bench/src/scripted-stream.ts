@@ -67,8 +67,14 @@ export function textResponse(deltaCount: number, delta: string): ScriptedRespons
     { type: "start", partial: message },
     { type: "text_start", contentIndex: 0, partial: message },
   ];
-  for (let index = 0; index < deltaCount; index++) events.push({ type: "text_delta", contentIndex: 0, delta, partial: message });
-  events.push({ type: "text_end", contentIndex: 0, content: message.content[0]!.type === "text" ? message.content[0]!.text : "", partial: message });
+  for (let index = 0; index < deltaCount; index++)
+    events.push({ type: "text_delta", contentIndex: 0, delta, partial: message });
+  events.push({
+    type: "text_end",
+    contentIndex: 0,
+    content: message.content[0]!.type === "text" ? message.content[0]!.text : "",
+    partial: message,
+  });
   events.push({ type: "done", reason: "stop", message });
   return { events, message };
 }
@@ -79,7 +85,8 @@ export function textResponse(deltaCount: number, delta: string): ScriptedRespons
  */
 export function toolCallResponse(step: number, callCount: number, toolName: string): ScriptedResponse {
   const calls: ToolCall[] = [];
-  for (let index = 0; index < callCount; index++) calls.push({ type: "toolCall", id: `s${step}_c${index}`, name: toolName, arguments: {} });
+  for (let index = 0; index < callCount; index++)
+    calls.push({ type: "toolCall", id: `s${step}_c${index}`, name: toolName, arguments: {} });
   const message = assistant(calls, "toolUse");
   const events: AssistantMessageEvent[] = [{ type: "start", partial: message }];
   calls.forEach((toolCall, contentIndex) => {
@@ -105,7 +112,12 @@ export function scriptedStreamFn(responses: readonly ScriptedResponse[], onChunk
   };
 }
 
-function pump(stream: AssistantMessageEventStream, events: readonly AssistantMessageEvent[], from: number, onChunk: ChunkObserver | undefined): void {
+function pump(
+  stream: AssistantMessageEventStream,
+  events: readonly AssistantMessageEvent[],
+  from: number,
+  onChunk: ChunkObserver | undefined,
+): void {
   onChunk?.();
   const end = Math.min(from + EVENTS_PER_CHUNK, events.length);
   for (let index = from; index < end; index++) stream.push(events[index]!);

@@ -28,13 +28,24 @@ type Figure = (workload: string, contender: ContenderId) => number | undefined;
  * measured (a partial run with `--only` or `--impl`) is left out, never
  * failed.
  */
-export function evaluateTargets(timings: readonly Measurement[], heap: readonly MemoryMeasurement[], manyTurns: readonly ManyTurnsHeap[] = []): TargetResult[] {
-  const find = (workload: string, contender: ContenderId) => timings.find((m) => m.workload === workload && m.contender === contender);
+export function evaluateTargets(
+  timings: readonly Measurement[],
+  heap: readonly MemoryMeasurement[],
+  manyTurns: readonly ManyTurnsHeap[] = [],
+): TargetResult[] {
+  const find = (workload: string, contender: ContenderId) =>
+    timings.find((m) => m.workload === workload && m.contender === contender);
   const wall: Figure = (workload, contender) => find(workload, contender)?.medianMs;
   const cpu: Figure = (workload, contender) => find(workload, contender)?.cpuMedianMs;
-  const heapMb: Figure = (workload, contender) => heap.find((m) => m.workload === workload && m.contender === contender)?.medianMb;
+  const heapMb: Figure = (workload, contender) =>
+    heap.find((m) => m.workload === workload && m.contender === contender)?.medianMb;
 
-  const verdict = (figure: Figure, over: [string, ContenderId], under: [string, ContenderId], limit: number): TargetVerdict | undefined => {
+  const verdict = (
+    figure: Figure,
+    over: [string, ContenderId],
+    under: [string, ContenderId],
+    limit: number,
+  ): TargetVerdict | undefined => {
     const numerator = figure(...over);
     const denominator = figure(...under);
     if (numerator === undefined || denominator === undefined || denominator <= 0) return undefined;
@@ -67,7 +78,8 @@ export function evaluateTargets(timings: readonly Measurement[], heap: readonly 
 
 /** W5's heap targets: per turn against pi's Agent, flat from 200 to 2,000 turns, nothing reachable after the run. */
 function manyTurnsTargets(manyTurns: readonly ManyTurnsHeap[]): TargetResult[] {
-  const find = (contender: ContenderId, turns: number) => manyTurns.find((m) => m.contender === contender && m.turns === turns);
+  const find = (contender: ContenderId, turns: number) =>
+    manyTurns.find((m) => m.contender === contender && m.turns === turns);
   const results: TargetResult[] = [];
   const ratio = (name: string, over: ManyTurnsHeap | undefined, under: ManyTurnsHeap | undefined, limit: number) => {
     if (!over || !under || under.peakKbPerTurn <= 0) return;
@@ -75,11 +87,21 @@ function manyTurnsTargets(manyTurns: readonly ManyTurnsHeap[]): TargetResult[] {
     results.push({ name, limit, wall: { value, pass: value <= limit }, cpu: null });
   };
   ratio("W5 peak heap per turn, PiTurnRunner / pi Agent", find("runner", W5_TURNS), find("pi", W5_TURNS), 1.5);
-  ratio(`W5 runner heap per turn, ${W5_TURNS} / ${W5_SMALL_TURNS} turns`, find("runner", W5_TURNS), find("runner", W5_SMALL_TURNS), 1.25);
+  ratio(
+    `W5 runner heap per turn, ${W5_TURNS} / ${W5_SMALL_TURNS} turns`,
+    find("runner", W5_TURNS),
+    find("runner", W5_SMALL_TURNS),
+    1.25,
+  );
   for (const figure of manyTurns) {
     if (figure.contender !== "runner") continue;
     const value = figure.stillReachable / Math.max(1, figure.probed);
-    results.push({ name: `W5 runner objects reachable after ${figure.turns} turns`, limit: 0, wall: { value, pass: value <= 0 }, cpu: null });
+    results.push({
+      name: `W5 runner objects reachable after ${figure.turns} turns`,
+      limit: 0,
+      wall: { value, pass: value <= 0 },
+      cpu: null,
+    });
   }
   return results;
 }

@@ -31,7 +31,12 @@ async function timeOne(variant: Variant): Promise<{ ms: number; cpuMs: number; s
   exporter.reset();
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const result = await runTurnRunner({ prompt: "work", streamFn: scriptedStreamFn(w2Responses(STEPS)) }, undefined, false, runners[variant]());
+  const result = await runTurnRunner(
+    { prompt: "work", streamFn: scriptedStreamFn(w2Responses(STEPS)) },
+    undefined,
+    false,
+    runners[variant](),
+  );
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   if (result.outcome !== "completed") throw new Error(`${variant}: the turn ended ${result.outcome}`);
@@ -59,8 +64,12 @@ console.log(`W2-${STEPS} (${STEPS} steps × ${W2_CALLS_PER_STEP} parallel tool c
 console.log("variant               wall ms   cpu ms   spans");
 for (const variant of variants) {
   const { ms, cpuMs, spans } = samples[variant];
-  console.log(`${variant.padEnd(20)} ${median(ms).toFixed(1).padStart(8)} ${median(cpuMs).toFixed(1).padStart(8)} ${String(spans).padStart(7)}`);
+  console.log(
+    `${variant.padEnd(20)} ${median(ms).toFixed(1).padStart(8)} ${median(cpuMs).toFixed(1).padStart(8)} ${String(spans).padStart(7)}`,
+  );
 }
 const extraCpu = median(samples["in-memory exporter"].cpuMs) - median(samples["no tracer"].cpuMs);
 const spans = samples["in-memory exporter"].spans;
-console.log(`overhead with the in-memory exporter: ${((extraCpu * 1000) / STEPS).toFixed(0)} µs CPU per step (${((extraCpu * 1000) / spans).toFixed(1)} µs per span, ${(spans / STEPS).toFixed(1)} spans per step)`);
+console.log(
+  `overhead with the in-memory exporter: ${((extraCpu * 1000) / STEPS).toFixed(0)} µs CPU per step (${((extraCpu * 1000) / spans).toFixed(1)} µs per span, ${(spans / STEPS).toFixed(1)} spans per step)`,
+);

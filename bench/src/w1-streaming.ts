@@ -46,7 +46,14 @@ export const W1R: TimedWorkload = {
   ...W1,
   id: "W1R",
   description: "W1 for the runner with its layers switched off one by one",
-  contenders: ["pi", "ours", "runner", "runner-counter-ids", "runner-counter-ids-no-timeouts", "runner-counter-ids-no-timeouts-no-retry"],
+  contenders: [
+    "pi",
+    "ours",
+    "runner",
+    "runner-counter-ids",
+    "runner-counter-ids-no-timeouts",
+    "runner-counter-ids-no-timeouts-no-retry",
+  ],
   plan: { warmup: 2, rounds: 6 },
   rowId: () => "W1R",
 };

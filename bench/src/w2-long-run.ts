@@ -1,6 +1,13 @@
 import { TOOL_NAME, runContender, type ContenderId, type ToolSchemaKind } from "./contenders.js";
 import { assertCompleteRun } from "./run-check.js";
-import { BENCH_MODEL, drain, scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
+import {
+  BENCH_MODEL,
+  drain,
+  scriptedStreamFn,
+  textResponse,
+  toolCallResponse,
+  type ScriptedResponse,
+} from "./scripted-stream.js";
 import { runW1 } from "./w1-streaming.js";
 import type { RoundPlan, TimedWorkload } from "./workload.js";
 
@@ -28,8 +35,17 @@ export function w2Responses(steps: number): ScriptedResponse[] {
 }
 
 /** One W2 run of an agent contender, its tool declared as `toolSchema` (default TypeBox). */
-export function runW2(contender: Exclude<ContenderId, "floor">, steps: number, verify = false, toolSchema?: ToolSchemaKind) {
-  return runContender(contender, { prompt: "work", streamFn: scriptedStreamFn(w2Responses(steps)), toolSchema }, verify);
+export function runW2(
+  contender: Exclude<ContenderId, "floor">,
+  steps: number,
+  verify = false,
+  toolSchema?: ToolSchemaKind,
+) {
+  return runContender(
+    contender,
+    { prompt: "work", streamFn: scriptedStreamFn(w2Responses(steps)), toolSchema },
+    verify,
+  );
 }
 
 /** How a W2 variant differs from the plain one. */
@@ -45,7 +61,8 @@ async function runW2Floor(steps: number): Promise<number> {
   const responses = w2Responses(steps);
   const streamFn = scriptedStreamFn(responses);
   let events = 0;
-  for (let index = 0; index < responses.length; index++) events += await drain(await streamFn(BENCH_MODEL, { messages: [] }, {}));
+  for (let index = 0; index < responses.length; index++)
+    events += await drain(await streamFn(BENCH_MODEL, { messages: [] }, {}));
   return events;
 }
 
@@ -55,7 +72,11 @@ async function runW2Floor(steps: number): Promise<number> {
  * per-step cost and how it grows with the transcript (run at 300 and 1,200
  * steps: 16× the work if each step is linear in the transcript).
  */
-export function w2LongRun(steps: number, plan: RoundPlan, contenders: readonly ContenderId[] = W2_CONTENDERS): TimedWorkload {
+export function w2LongRun(
+  steps: number,
+  plan: RoundPlan,
+  contenders: readonly ContenderId[] = W2_CONTENDERS,
+): TimedWorkload {
   const expected = { messageCount: 1 + steps * (1 + W2_CALLS_PER_STEP) + 1, finalTextLength: FINAL_TEXT.length };
   return {
     id: `W2-${steps}`,
@@ -81,7 +102,12 @@ export function w2LongRun(steps: number, plan: RoundPlan, contenders: readonly C
  * JIT has seen the streaming path too: the shape an independent benchmark
  * measured our Agent at 1.08–1.11× pi on. Table id `W2-<steps>-json`.
  */
-export function w2Variant(steps: number, plan: RoundPlan, contenders: readonly Exclude<ContenderId, "floor">[], variant: W2Variant): TimedWorkload {
+export function w2Variant(
+  steps: number,
+  plan: RoundPlan,
+  contenders: readonly Exclude<ContenderId, "floor">[],
+  variant: W2Variant,
+): TimedWorkload {
   const plain = w2LongRun(steps, plan, contenders);
   const id = `${plain.id}-${variant.toolSchema}`;
   const expected = { messageCount: 1 + steps * (1 + W2_CALLS_PER_STEP) + 1, finalTextLength: FINAL_TEXT.length };

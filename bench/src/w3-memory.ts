@@ -133,10 +133,15 @@ export async function measureMemory(plan: MemoryPlan): Promise<MemoryMeasurement
   const measured: [MemoryWorkload, Map<ContenderId, number[]>][] = [
     ["W3-peak-W1", await alternate(plan.w1Contenders, plan.rounds, peakDuringW1)],
     ["W3-live-W1", await alternate(plan.w1Contenders, fewer, liveDuringW1)],
-    ["W3-after-W2", await alternate(agents, fewer, (id) => retainedAfterW2(id as Exclude<ContenderId, "floor">, plan.w2Steps))],
+    [
+      "W3-after-W2",
+      await alternate(agents, fewer, (id) => retainedAfterW2(id as Exclude<ContenderId, "floor">, plan.w2Steps)),
+    ],
   ];
   return measured.flatMap(([workload, samples]) =>
-    [...samples].filter(([, values]) => values.length > 0).map(([contender, samplesMb]) => ({ workload, contender, samplesMb, medianMb: median(samplesMb) })),
+    [...samples]
+      .filter(([, values]) => values.length > 0)
+      .map(([contender, samplesMb]) => ({ workload, contender, samplesMb, medianMb: median(samplesMb) })),
   );
 }
 

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { TOOL_NAME, runContender } from "./contenders.js";
 import { assertCompleteRun } from "./run-check.js";
-import { BENCH_MODEL, drain, scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
+import {
+  BENCH_MODEL,
+  drain,
+  scriptedStreamFn,
+  textResponse,
+  toolCallResponse,
+  type ScriptedResponse,
+} from "./scripted-stream.js";
 import type { TimedWorkload } from "./workload.js";
 
 /** Parallel tool calls in the one tool response. */
@@ -41,9 +48,18 @@ export const W4: TimedWorkload = {
   prepare: () => void responses(),
   async verify(contender) {
     if (contender === "floor") return runW4Floor();
-    const result = await runContender(contender, { prompt: "wide", streamFn: scriptedStreamFn(responses()), tool: wait }, true);
-    assertCompleteRun("W4", contender, result, { messageCount: 1 + 1 + W4_CALLS + 1, finalTextLength: FINAL_TEXT.length });
+    const result = await runContender(
+      contender,
+      { prompt: "wide", streamFn: scriptedStreamFn(responses()), tool: wait },
+      true,
+    );
+    assertCompleteRun("W4", contender, result, {
+      messageCount: 1 + 1 + W4_CALLS + 1,
+      finalTextLength: FINAL_TEXT.length,
+    });
   },
   run: (contender) =>
-    contender === "floor" ? runW4Floor() : runContender(contender, { prompt: "wide", streamFn: scriptedStreamFn(responses()), tool: wait }),
+    contender === "floor"
+      ? runW4Floor()
+      : runContender(contender, { prompt: "wide", streamFn: scriptedStreamFn(responses()), tool: wait }),
 };

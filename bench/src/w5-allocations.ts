@@ -43,7 +43,8 @@ function bytesByFunction(head: ProfileNode): Map<string, number> {
 }
 
 async function main(): Promise<void> {
-  const contender = (process.argv.slice(2).find((arg) => ["pi", "ours", "runner"].includes(arg)) ?? "runner") as Exclude<ContenderId, "floor">;
+  const contender = (process.argv.slice(2).find((arg) => ["pi", "ours", "runner"].includes(arg)) ??
+    "runner") as Exclude<ContenderId, "floor">;
   const rounds = flag("--rounds", 3);
   const top = flag("--top", 30);
   console.log(`measuring the packages' ${checkMeasuredCode() === "build" ? "dist/ builds" : "sources"}`);
@@ -51,14 +52,20 @@ async function main(): Promise<void> {
   const session = new Session();
   session.connect();
   await session.post("HeapProfiler.enable");
-  await session.post("HeapProfiler.startSampling", { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 512,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
   for (let round = 0; round < rounds; round++) await runManyTurns(contender, W5_TURNS);
   const { profile } = await session.post("HeapProfiler.stopSampling");
   session.disconnect();
   const turns = rounds * W5_TURNS;
   const bytes = bytesByFunction(profile.head as ProfileNode);
   const total = [...bytes.values()].reduce((sum, size) => sum + size, 0);
-  console.log(`W5 ${contender}: ${(total / 1024 / turns).toFixed(1)} kB allocated per turn (sampled, garbage included), ${rounds} runs of ${W5_TURNS} turns`);
+  console.log(
+    `W5 ${contender}: ${(total / 1024 / turns).toFixed(1)} kB allocated per turn (sampled, garbage included), ${rounds} runs of ${W5_TURNS} turns`,
+  );
   for (const [key, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     console.log(`${(size / turns).toFixed(0).padStart(7)} B/turn  ${key}`);
   }

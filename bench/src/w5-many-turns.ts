@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { TOOL_NAME, newBenchRunner, runContender, runTurnRunner, type AgentRunInput, type AgentRunResult, type ContenderId } from "./contenders.js";
+import {
+  TOOL_NAME,
+  newBenchRunner,
+  runContender,
+  runTurnRunner,
+  type AgentRunInput,
+  type AgentRunResult,
+  type ContenderId,
+} from "./contenders.js";
 import { collectGarbage, median } from "./harness.js";
 import { assertCompleteRun } from "./run-check.js";
 import { scriptedStreamFn, textResponse, toolCallResponse, type ScriptedResponse } from "./scripted-stream.js";
@@ -25,7 +33,11 @@ let script: ScriptedResponse[] | undefined;
 
 /** The three responses of a session, built once and shared by every session. */
 function responses(): ScriptedResponse[] {
-  script ??= [toolCallResponse(0, 2, TOOL_NAME), toolCallResponse(1, 1, TOOL_NAME), textResponse(W5_ANSWER_DELTAS, "w")];
+  script ??= [
+    toolCallResponse(0, 2, TOOL_NAME),
+    toolCallResponse(1, 1, TOOL_NAME),
+    textResponse(W5_ANSWER_DELTAS, "w"),
+  ];
   return script;
 }
 
@@ -74,7 +86,9 @@ export function runManyTurns(
       ids: { sessionId: `session-${index}`, turnId: `turn-${index}` },
       probe: options.probe,
     };
-    runs.push(runner ? runTurnRunner(input, undefined, options.verify, runner) : runContender(contender, input, options.verify));
+    runs.push(
+      runner ? runTurnRunner(input, undefined, options.verify, runner) : runContender(contender, input, options.verify),
+    );
   }
   return Promise.all(runs);
 }
@@ -204,12 +218,16 @@ async function measureManyTurnsHeap(contender: Exclude<ContenderId, "floor">, tu
  * times (the median per figure; reachable objects: the most seen in any
  * round). Needs `--expose-gc`; without it, nothing is measured.
  */
-export async function measureManyTurnsMemory(contenders: readonly ContenderId[], rounds: number): Promise<ManyTurnsHeap[]> {
+export async function measureManyTurnsMemory(
+  contenders: readonly ContenderId[],
+  rounds: number,
+): Promise<ManyTurnsHeap[]> {
   const figures: ManyTurnsHeap[] = [];
   for (const turns of [W5_SMALL_TURNS, W5_TURNS]) {
     for (const contender of contenders) {
       const samples: ManyTurnsHeap[] = [];
-      for (let round = 0; round < rounds; round++) samples.push(await measureManyTurnsHeap(agentContender(contender), turns));
+      for (let round = 0; round < rounds; round++)
+        samples.push(await measureManyTurnsHeap(agentContender(contender), turns));
       figures.push({
         contender,
         turns,
@@ -217,7 +235,9 @@ export async function measureManyTurnsMemory(contenders: readonly ContenderId[],
         retainedKbPerTurn: median(samples.map((sample) => sample.retainedKbPerTurn)),
         probed: samples[0]!.probed,
         stillReachable: Math.max(...samples.map((sample) => sample.stillReachable)),
-        stillReachableKinds: samples.reduce((worst, sample) => (sample.stillReachable > worst.stillReachable ? sample : worst)).stillReachableKinds,
+        stillReachableKinds: samples.reduce((worst, sample) =>
+          sample.stillReachable > worst.stillReachable ? sample : worst,
+        ).stillReachableKinds,
       });
     }
   }

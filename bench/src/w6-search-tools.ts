@@ -9,7 +9,12 @@ import { generateTree, TREE_NEEDLE, type GeneratedTree } from "./w6-tree.js";
 /** The limit our tools must stay within, as a ratio to the system command on the same files. */
 export const W6_TARGET_RATIO = 3;
 
-const CONTEXT: ToolExecutionContext = { sessionId: "bench", turnId: "bench", toolCallId: "bench", assistantMessageId: undefined };
+const CONTEXT: ToolExecutionContext = {
+  sessionId: "bench",
+  turnId: "bench",
+  toolCallId: "bench",
+  assistantMessageId: undefined,
+};
 
 interface Sample {
   wallMs: number;
@@ -26,10 +31,18 @@ interface Row {
 type ToolResult = { content: { type: string; text?: string }[]; details: Record<string, unknown> };
 
 /** Calls a built-in tool as the runner would, and times it with the CPU of every thread of this process. */
-async function timeTool(tool: RuntimeTool<any, any>, input: Record<string, unknown>): Promise<Sample & { result: ToolResult }> {
+async function timeTool(
+  tool: RuntimeTool<any, any>,
+  input: Record<string, unknown>,
+): Promise<Sample & { result: ToolResult }> {
   const cpuStarted = process.cpuUsage();
   const started = performance.now();
-  const result = (await tool.impl.execute(CONTEXT, input as never, new AbortController().signal, () => {})) as ToolResult;
+  const result = (await tool.impl.execute(
+    CONTEXT,
+    input as never,
+    new AbortController().signal,
+    () => {},
+  )) as ToolResult;
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuStarted);
   return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, result };
@@ -42,12 +55,21 @@ async function timeTool(tool: RuntimeTool<any, any>, input: Record<string, unkno
  */
 function timeCommand(commandLine: string, outputFile: string): Sample | undefined {
   const started = performance.now();
-  const run = spawnSync("bash", ["-c", `${commandLine} > ${outputFile}; code=$?; times; exit $code`], { encoding: "utf8" });
+  const run = spawnSync("bash", ["-c", `${commandLine} > ${outputFile}; code=$?; times; exit $code`], {
+    encoding: "utf8",
+  });
   const wallMs = performance.now() - started;
   if (run.status !== 0 && run.status !== 1) return undefined;
-  const children = run.stdout.trim().split("\n").at(-1)!.match(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/);
+  const children = run.stdout
+    .trim()
+    .split("\n")
+    .at(-1)!
+    .match(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/);
   const seconds = (m: string, s: string) => Number(m) * 60 + Number(s);
-  return { wallMs, cpuMs: children ? (seconds(children[1]!, children[2]!) + seconds(children[3]!, children[4]!)) * 1000 : Number.NaN };
+  return {
+    wallMs,
+    cpuMs: children ? (seconds(children[1]!, children[2]!) + seconds(children[3]!, children[4]!)) * 1000 : Number.NaN,
+  };
 }
 
 function commandExists(name: string): boolean {
@@ -70,7 +92,10 @@ function check(condition: boolean, what: string): void {
  * everything, to show they stop reading at their output limit: files read
  * and heap growth stay small however many matches there are.
  */
-export async function runW6SearchTools(options: { rounds: number | undefined; print?: (line: string) => void }): Promise<void> {
+export async function runW6SearchTools(options: {
+  rounds: number | undefined;
+  print?: (line: string) => void;
+}): Promise<void> {
   const print = options.print ?? console.log;
   const rounds = options.rounds ?? 7;
   const root = mkdtempSync(path.join(tmpdir(), "turnkit-bench-w6-"));
@@ -79,13 +104,20 @@ export async function runW6SearchTools(options: { rounds: number | undefined; pr
     const tree = generateTree(path.join(root, "repo"));
     const generationSeconds = (performance.now() - generationStarted) / 1000;
     await measure(tree, root, rounds, print);
-    print(`W6: built-in grep and glob over ${tree.files.toLocaleString("en")} files (${tree.ignoredFiles.toLocaleString("en")} ignored), tree written in ${generationSeconds.toFixed(1)} s`);
+    print(
+      `W6: built-in grep and glob over ${tree.files.toLocaleString("en")} files (${tree.ignoredFiles.toLocaleString("en")} ignored), tree written in ${generationSeconds.toFixed(1)} s`,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-async function measure(tree: GeneratedTree, scratch: string, rounds: number, print: (line: string) => void): Promise<void> {
+async function measure(
+  tree: GeneratedTree,
+  scratch: string,
+  rounds: number,
+  print: (line: string) => void,
+): Promise<void> {
   const tools = createBuiltinTools({ workspaceDir: tree.root });
   const grep = tools.find((tool) => tool.def.name === "grep")!;
   const glob = tools.find((tool) => tool.def.name === "glob")!;
@@ -99,15 +131,28 @@ async function measure(tree: GeneratedTree, scratch: string, rounds: number, pri
 
   // Verify once: the tools find what the tree holds and search what the baselines search.
   const grepCheck = await timeTool(grep, { pattern: TREE_NEEDLE });
-  check(grepCheck.result.details.matches === tree.needleLines, `grep found ${grepCheck.result.details.matches} needle lines, expected ${tree.needleLines}`);
-  check(grepCheck.result.details.filesSearched === searched, `grep searched ${grepCheck.result.details.filesSearched} files, expected ${searched}`);
+  check(
+    grepCheck.result.details.matches === tree.needleLines,
+    `grep found ${grepCheck.result.details.matches} needle lines, expected ${tree.needleLines}`,
+  );
+  check(
+    grepCheck.result.details.filesSearched === searched,
+    `grep searched ${grepCheck.result.details.filesSearched} files, expected ${searched}`,
+  );
   const globCheck = await timeTool(glob, { pattern: "**/*.md" });
-  check(globCheck.result.details.count === tree.markdownFiles, `glob found ${globCheck.result.details.count} files, expected ${tree.markdownFiles}`);
+  check(
+    globCheck.result.details.count === tree.markdownFiles,
+    `glob found ${globCheck.result.details.count} files, expected ${tree.markdownFiles}`,
+  );
   if (hasGrep) timeCommand(grepLine, output);
   if (hasFind) timeCommand(findLine, output);
 
   const rows = {
-    grep: { label: "grep tool", samples: [], note: `${searched.toLocaleString("en")} files searched, ${tree.needleLines} matches` } as Row,
+    grep: {
+      label: "grep tool",
+      samples: [],
+      note: `${searched.toLocaleString("en")} files searched, ${tree.needleLines} matches`,
+    } as Row,
     systemGrep: { label: "grep -rn (same files)", samples: [], note: "" } as Row,
     glob: { label: 'glob tool "**/*.md"', samples: [], note: `${tree.markdownFiles} paths` } as Row,
     find: { label: "find -name '*.md' (same folders)", samples: [], note: "" } as Row,
@@ -132,17 +177,23 @@ async function measure(tree: GeneratedTree, scratch: string, rounds: number, pri
       print(`${row.label.padEnd(36)} ${"skipped".padStart(10)}            the command is not installed`);
       continue;
     }
-    print(`${row.label.padEnd(36)} ${wall(row).toFixed(1).padStart(10)} ${cpu(row).toFixed(1).padStart(9)}  ${row.note}`);
+    print(
+      `${row.label.padEnd(36)} ${wall(row).toFixed(1).padStart(10)} ${cpu(row).toFixed(1).padStart(9)}  ${row.note}`,
+    );
   }
   print("");
   print(`${"wall".padEnd(12)} ${"cpu".padEnd(12)} ${"target".padEnd(42)} limit`);
   const target = (name: string, ours: Row, baseline: Row) => {
     if (baseline.samples.length === 0) {
-      print(`${"–".padEnd(12)} ${"–".padEnd(12)} ${name.padEnd(42)} ${W6_TARGET_RATIO} (baseline command missing: skipped)`);
+      print(
+        `${"–".padEnd(12)} ${"–".padEnd(12)} ${name.padEnd(42)} ${W6_TARGET_RATIO} (baseline command missing: skipped)`,
+      );
       return;
     }
     const verdict = (value: number) => `${value <= W6_TARGET_RATIO ? "PASS" : "FAIL"} ${value.toFixed(2)}`;
-    print(`${verdict(wall(ours) / wall(baseline)).padEnd(12)} ${verdict(cpu(ours) / cpu(baseline)).padEnd(12)} ${name.padEnd(42)} ${W6_TARGET_RATIO}`);
+    print(
+      `${verdict(wall(ours) / wall(baseline)).padEnd(12)} ${verdict(cpu(ours) / cpu(baseline)).padEnd(12)} ${name.padEnd(42)} ${W6_TARGET_RATIO}`,
+    );
   };
   target("W6 grep tool / grep -rn", rows.grep, rows.systemGrep);
   target("W6 glob tool / find", rows.glob, rows.find);
@@ -169,7 +220,11 @@ async function floodRows(grep: RuntimeTool<any, any>, glob: RuntimeTool<any, any
     const details = last!.details;
     check(details.truncated === true, `${label}: expected the limit to cut the result`);
     const read = "filesSearched" in details ? `${details.filesSearched} files read, ` : "";
-    rows.push({ label, samples, note: `stops at ${details.matches ?? details.count}: ${read}heap +${(heapGrowth / 1024 / 1024).toFixed(2)} MB (no GC during the call)` });
+    rows.push({
+      label,
+      samples,
+      note: `stops at ${details.matches ?? details.count}: ${read}heap +${(heapGrowth / 1024 / 1024).toFixed(2)} MB (no GC during the call)`,
+    });
     check(textOf(last!).includes("[Showing the first"), `${label}: expected the cut note`);
   }
   return rows;

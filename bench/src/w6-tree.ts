@@ -35,7 +35,23 @@ export interface GeneratedTree {
   markdownFiles: number;
 }
 
-const WORDS = ["request", "response", "session", "turn", "event", "handler", "stream", "buffer", "config", "result", "message", "tool", "model", "signal", "queue"];
+const WORDS = [
+  "request",
+  "response",
+  "session",
+  "turn",
+  "event",
+  "handler",
+  "stream",
+  "buffer",
+  "config",
+  "result",
+  "message",
+  "tool",
+  "model",
+  "signal",
+  "queue",
+];
 
 /** A deterministic pseudo-random sequence (mulberry32), so every run writes the same tree. */
 function random(seed: number): () => number {
@@ -56,9 +72,12 @@ function sourceText(next: () => number, needle: boolean): string {
   const count = 20 + Math.floor(next() * 40);
   for (let i = 0; i < count; i++) {
     const indent = "  ".repeat(Math.floor(next() * 3));
-    lines.push(`${indent}const ${word()}${i} = ${word()}.${word()}(${word()}, ${Math.floor(next() * 1000)}); // ${word()} ${word()}`);
+    lines.push(
+      `${indent}const ${word()}${i} = ${word()}.${word()}(${word()}, ${Math.floor(next() * 1000)}); // ${word()} ${word()}`,
+    );
   }
-  if (needle) lines.splice(1 + Math.floor(next() * (lines.length - 1)), 0, `  // ${TREE_NEEDLE}: the line grep must find`);
+  if (needle)
+    lines.splice(1 + Math.floor(next() * (lines.length - 1)), 0, `  // ${TREE_NEEDLE}: the line grep must find`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -83,7 +102,10 @@ export function generateTree(root: string): GeneratedTree {
         if (!made.has(folder)) mkdirSync(folder, { recursive: true });
         made.add(folder);
         const needle = tree.files % 400 === 0;
-        writeFileSync(path.join(folder, part.name.replace("{i}", String(i).padStart(3, "0"))), sourceText(next, needle));
+        writeFileSync(
+          path.join(folder, part.name.replace("{i}", String(i).padStart(3, "0"))),
+          sourceText(next, needle),
+        );
         tree.files++;
         if (part.ignored) tree.ignoredFiles++;
         else if (needle) tree.needleLines++;
@@ -91,6 +113,7 @@ export function generateTree(root: string): GeneratedTree {
       }
     }
   }
-  if (tree.files !== PACKAGES * FILES_PER_PACKAGE) throw new Error(`generated ${tree.files} files, expected ${PACKAGES * FILES_PER_PACKAGE}`);
+  if (tree.files !== PACKAGES * FILES_PER_PACKAGE)
+    throw new Error(`generated ${tree.files} files, expected ${PACKAGES * FILES_PER_PACKAGE}`);
   return tree;
 }

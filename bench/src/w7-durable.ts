@@ -46,7 +46,12 @@ function streamFnFor(request: Pick<DurableTurnRequest, "metadata">): StreamFn {
 const model = createScriptedModel([]).model;
 
 function setupFor(request: Pick<DurableTurnRequest, "metadata">) {
-  return { systemPrompt: "bench", llm: { model, streamFn: streamFnFor(request) }, llmRetry: false as const, tools: [noop] };
+  return {
+    systemPrompt: "bench",
+    llm: { model, streamFn: streamFnFor(request) },
+    llmRetry: false as const,
+    tools: [noop],
+  };
 }
 
 async function inProcess(metadata: Record<string, unknown>, index: number): Promise<number> {
@@ -63,9 +68,18 @@ async function inProcess(metadata: Record<string, unknown>, index: number): Prom
   return performance.now() - started;
 }
 
-async function durable(worker: DurableTurnWorker, metadata: Record<string, unknown>, index: number): Promise<{ ms: number; events: number }> {
+async function durable(
+  worker: DurableTurnWorker,
+  metadata: Record<string, unknown>,
+  index: number,
+): Promise<{ ms: number; events: number }> {
   const started = performance.now();
-  const turn = await worker.client.start({ sessionId: `durable-${index}`, turnId: "t", userMessage: { text: "go" }, metadata });
+  const turn = await worker.client.start({
+    sessionId: `durable-${index}`,
+    turnId: "t",
+    userMessage: { text: "go" },
+    metadata,
+  });
   const outcome = await worker.client.outcome(turn);
   if (outcome.kind !== "completed") throw new Error(`durable turn ended ${outcome.kind}`);
   // The outcome is recorded after the log is complete; the events are counted once it is.
@@ -80,11 +94,22 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
   const postgres = await startTestPostgres({ crashSafe: true });
   let worker: DurableTurnWorker | undefined;
   try {
-    worker = await DurableTurnWorker.launch({ databaseUrl: postgres.url, workerId: "bench", buildTurn: (request) => setupFor(request) });
+    worker = await DurableTurnWorker.launch({
+      databaseUrl: postgres.url,
+      workerId: "bench",
+      buildTurn: (request) => setupFor(request),
+    });
     const short = { kind: "steps", steps: 1 };
     const long = { kind: "steps", steps: STEPS_LONG };
     const deltas = { kind: "deltas" };
-    const samples = { inShort: [] as number[], inLong: [] as number[], inDeltas: [] as number[], dShort: [] as number[], dLong: [] as number[], dDeltas: [] as number[] };
+    const samples = {
+      inShort: [] as number[],
+      inLong: [] as number[],
+      inDeltas: [] as number[],
+      dShort: [] as number[],
+      dLong: [] as number[],
+      dDeltas: [] as number[],
+    };
     let loggedDeltaEvents = 0;
     let index = 0;
     for (let round = -1; round < rounds; round++) {
@@ -104,16 +129,31 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
       samples.dDeltas.push(dDeltas.ms);
       loggedDeltaEvents = dDeltas.events;
     }
-    const m = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)])) as Record<keyof typeof samples, number>;
+    const m = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)])) as Record<
+      keyof typeof samples,
+      number
+    >;
     const perStepIn = (m.inLong - m.inShort) / (STEPS_LONG - 1);
     const perStepDurable = (m.dLong - m.dShort) / (STEPS_LONG - 1);
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-    console.log(`\nW7: durable turns on Postgres (fsync on), ${rounds} rounds, medians (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-    console.log(`  turn of 1 step              in-process ${fmt(m.inShort).padStart(10)}   durable ${fmt(m.dShort).padStart(10)}`);
-    console.log(`  turn of ${STEPS_LONG} steps            in-process ${fmt(m.inLong).padStart(10)}   durable ${fmt(m.dLong).padStart(10)}`);
-    console.log(`  per step (slope)            in-process ${fmt(perStepIn).padStart(10)}   durable ${fmt(perStepDurable).padStart(10)}   ratio ${(perStepDurable / perStepIn).toFixed(1)}x   durability cost ${fmt(perStepDurable - perStepIn)} per step`);
-    console.log(`  ${DELTAS.toLocaleString("en-US")}-delta response      in-process ${fmt(m.inDeltas).padStart(10)}   durable ${fmt(m.dDeltas).padStart(10)}   ratio ${(m.dDeltas / m.inDeltas).toFixed(1)}x`);
-    console.log(`  event log: ${loggedDeltaEvents.toLocaleString("en-US")} events logged at ${Math.round(loggedDeltaEvents / (m.dDeltas / 1000)).toLocaleString("en-US")} events/s (start of the turn to a complete log)`);
+    console.log(
+      `\nW7: durable turns on Postgres (fsync on), ${rounds} rounds, medians (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
+    console.log(
+      `  turn of 1 step              in-process ${fmt(m.inShort).padStart(10)}   durable ${fmt(m.dShort).padStart(10)}`,
+    );
+    console.log(
+      `  turn of ${STEPS_LONG} steps            in-process ${fmt(m.inLong).padStart(10)}   durable ${fmt(m.dLong).padStart(10)}`,
+    );
+    console.log(
+      `  per step (slope)            in-process ${fmt(perStepIn).padStart(10)}   durable ${fmt(perStepDurable).padStart(10)}   ratio ${(perStepDurable / perStepIn).toFixed(1)}x   durability cost ${fmt(perStepDurable - perStepIn)} per step`,
+    );
+    console.log(
+      `  ${DELTAS.toLocaleString("en-US")}-delta response      in-process ${fmt(m.inDeltas).padStart(10)}   durable ${fmt(m.dDeltas).padStart(10)}   ratio ${(m.dDeltas / m.inDeltas).toFixed(1)}x`,
+    );
+    console.log(
+      `  event log: ${loggedDeltaEvents.toLocaleString("en-US")} events logged at ${Math.round(loggedDeltaEvents / (m.dDeltas / 1000)).toLocaleString("en-US")} events/s (start of the turn to a complete log)`,
+    );
   } finally {
     await worker?.shutdown();
     await postgres.stop();

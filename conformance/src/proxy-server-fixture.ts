@@ -31,14 +31,19 @@ export async function withProxyServer(ctx: ScenarioContext, body: (proxy: ProxyR
   const handler = createStreamProxyHandler({
     streamFn: pauseAfterStart(ctx.streamFn, ctx.trace),
     authorize: ({ authToken, body: request }) =>
-      authToken === PROXY_TOKEN ? { type: "allow", model: request.model, apiKey: PROXY_API_KEY } : { type: "deny", message: "unknown token" },
+      authToken === PROXY_TOKEN
+        ? { type: "allow", model: request.model, apiKey: PROXY_API_KEY }
+        : { type: "deny", message: "unknown token" },
   });
   const server = createServer(toNodeListener(handler));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const proxyUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     await body({
-      streamFn: (authToken = PROXY_TOKEN) => (model, context, options) => ctx.impl.streamProxy(model, context, { ...options, authToken, proxyUrl }),
+      streamFn:
+        (authToken = PROXY_TOKEN) =>
+        (model, context, options) =>
+          ctx.impl.streamProxy(model, context, { ...options, authToken, proxyUrl }),
     });
   } finally {
     server.closeAllConnections();
@@ -58,7 +63,8 @@ function pauseAfterStart(streamFn: StreamFn, trace: TraceRecorder): StreamFn {
   const nextAssistantStart = () => {
     let matched: unknown;
     const isNewStart = (event: AgentEvent) => {
-      if (event.type !== "message_start" || event.message.role !== "assistant" || started.has(event.message)) return false;
+      if (event.type !== "message_start" || event.message.role !== "assistant" || started.has(event.message))
+        return false;
       matched = event.message;
       return true;
     };
@@ -67,7 +73,9 @@ function pauseAfterStart(streamFn: StreamFn, trace: TraceRecorder): StreamFn {
   return async (model, context, options) => {
     const upstream = await streamFn(model, context, options);
     const relay = createAssistantMessageEventStream();
-    const aborted = new Promise<void>((resolve) => options?.signal?.addEventListener("abort", () => resolve(), { once: true }));
+    const aborted = new Promise<void>((resolve) =>
+      options?.signal?.addEventListener("abort", () => resolve(), { once: true }),
+    );
     void (async () => {
       for await (const event of upstream) {
         relay.push(event);

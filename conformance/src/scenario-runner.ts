@@ -23,7 +23,10 @@ export interface ScenarioRun {
 
 /** The default `convertToLlm` of both `Agent`s, for the `agentLoop` surface. */
 export function keepProviderMessages(messages: AgentMessage[]): Message[] {
-  return messages.filter((message): message is Message => message.role === "user" || message.role === "assistant" || message.role === "toolResult");
+  return messages.filter(
+    (message): message is Message =>
+      message.role === "user" || message.role === "assistant" || message.role === "toolResult",
+  );
 }
 
 function errorMessageOf(error: unknown): string {
@@ -40,16 +43,22 @@ function userPrompt(text: string): AgentMessage {
  * throws records `scenario threw: ...`, one that hangs records
  * {@link TIMEOUT_LINE} and has its agents and controllers aborted.
  */
-export async function runScenario(scenario: Scenario, impl: LoopImplementation, surface: Surface): Promise<ScenarioRun> {
+export async function runScenario(
+  scenario: Scenario,
+  impl: LoopImplementation,
+  surface: Surface,
+): Promise<ScenarioRun> {
   const trace = new TraceRecorder({ ...scenario.trace, sideChannel: surface === "agentLoop" });
   const scripted = createScriptedModel(scenario.script?.() ?? []);
   const agents: HostAgent[] = [];
   const controllers: AbortController[] = [];
 
-  const recordRequests = (streamFn: StreamFn): StreamFn => (model, context, options) => {
-    trace.request(context, options);
-    return streamFn(model, context, options);
-  };
+  const recordRequests =
+    (streamFn: StreamFn): StreamFn =>
+    (model, context, options) => {
+      trace.request(context, options);
+      return streamFn(model, context, options);
+    };
   const streamFn = recordRequests(scripted.streamFn);
 
   const settle = async (label: string, work: Promise<unknown> | (() => Promise<unknown>)) => {
@@ -101,7 +110,11 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
   });
   const agentFor = (setup: LoopSetup) =>
     createAgent({
-      initialState: { systemPrompt: setup.systemPrompt ?? "", messages: setup.messages ?? [], tools: setup.tools ?? [] },
+      initialState: {
+        systemPrompt: setup.systemPrompt ?? "",
+        messages: setup.messages ?? [],
+        tools: setup.tools ?? [],
+      },
       toolExecution: setup.toolExecution,
       beforeToolCall: setup.beforeToolCall,
       afterToolCall: setup.afterToolCall,
@@ -128,7 +141,9 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
         return;
       }
       const messages = typeof prompts === "string" ? [userPrompt(prompts)] : prompts;
-      await consume("agentLoop", () => impl.agentLoop(messages, loopContext(setup), loopConfig(setup), undefined, setup.streamFn ?? streamFn));
+      await consume("agentLoop", () =>
+        impl.agentLoop(messages, loopContext(setup), loopConfig(setup), undefined, setup.streamFn ?? streamFn),
+      );
     },
     async continueFrom(setup) {
       if (surface === "agent") {
@@ -136,12 +151,24 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
         await settle("continue()", () => agent.continue());
         return;
       }
-      await consume("agentLoopContinue", () => impl.agentLoopContinue(loopContext(setup), loopConfig(setup), undefined, setup.streamFn ?? streamFn));
+      await consume("agentLoopContinue", () =>
+        impl.agentLoopContinue(loopContext(setup), loopConfig(setup), undefined, setup.streamFn ?? streamFn),
+      );
     },
     runLoop: (prompts, loopContextValue, config, signal, loopStreamFn) =>
-      consume("agentLoop", () => impl.agentLoop(prompts, loopContextValue, { model: scripted.model, ...config }, signal, loopStreamFn ?? streamFn)),
+      consume("agentLoop", () =>
+        impl.agentLoop(
+          prompts,
+          loopContextValue,
+          { model: scripted.model, ...config },
+          signal,
+          loopStreamFn ?? streamFn,
+        ),
+      ),
     runLoopContinue: (loopContextValue, config, signal) =>
-      consume("agentLoopContinue", () => impl.agentLoopContinue(loopContextValue, { model: scripted.model, ...config }, signal, streamFn)),
+      consume("agentLoopContinue", () =>
+        impl.agentLoopContinue(loopContextValue, { model: scripted.model, ...config }, signal, streamFn),
+      ),
     abortController() {
       const controller = new AbortController();
       controllers.push(controller);
@@ -167,6 +194,8 @@ export async function runScenario(scenario: Scenario, impl: LoopImplementation, 
     for (const agent of agents) agent.abort();
     for (const controller of controllers) controller.abort();
   }
-  agents.forEach((agent, index) => trace.agentState(agents.length === 1 ? "agent state" : `agent ${index + 1} state`, agent.state));
+  agents.forEach((agent, index) =>
+    trace.agentState(agents.length === 1 ? "agent state" : `agent ${index + 1} state`, agent.state),
+  );
   return { implementation: impl.name, surface, trace: trace.trace, timedOut: outcome === "timeout" };
 }

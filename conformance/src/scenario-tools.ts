@@ -1,9 +1,17 @@
-import type { AgentTool, AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "@mariozechner/pi-agent-core";
+import type {
+  AgentTool,
+  AgentToolResult,
+  AgentToolUpdateCallback,
+  ToolExecutionMode,
+} from "@mariozechner/pi-agent-core";
 import { type TSchema, Type } from "@mariozechner/pi-ai";
 import { createGate, type Gate } from "./gate.js";
 
 /** A tool result with one text block and plain details. */
-export function textResult(text: string, options: { terminate?: boolean; details?: unknown } = {}): AgentToolResult<unknown> {
+export function textResult(
+  text: string,
+  options: { terminate?: boolean; details?: unknown } = {},
+): AgentToolResult<unknown> {
   const result: AgentToolResult<unknown> = { content: [{ type: "text", text }], details: options.details ?? { text } };
   if (options.terminate !== undefined) result.terminate = options.terminate;
   return result;
@@ -16,7 +24,12 @@ export interface ToolDefinition {
   parameters?: TSchema;
   executionMode?: ToolExecutionMode;
   prepareArguments?: (args: unknown) => any;
-  execute: (toolCallId: string, params: any, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback) => Promise<AgentToolResult<unknown>>;
+  execute: (
+    toolCallId: string,
+    params: any,
+    signal?: AbortSignal,
+    onUpdate?: AgentToolUpdateCallback,
+  ) => Promise<AgentToolResult<unknown>>;
 }
 
 /** An `AgentTool` with a label and description derived from its name. */
@@ -35,7 +48,10 @@ export function defineTool(definition: ToolDefinition): AgentTool<any> {
 
 /** `echo({text})` answers `echo: <text>`. */
 export function echoTool(name = "echo"): AgentTool<any> {
-  return defineTool({ name, execute: async (_id, params: { text?: string }) => textResult(`${name}: ${params.text ?? ""}`) });
+  return defineTool({
+    name,
+    execute: async (_id, params: { text?: string }) => textResult(`${name}: ${params.text ?? ""}`),
+  });
 }
 
 /** A tool whose `execute` throws `message`. */

@@ -69,7 +69,13 @@ export interface ScenarioContext {
   /** Continues from `setup.messages` through the surface under test and records the outcome. */
   continueFrom(setup: LoopSetup): Promise<void>;
   /** The raw `agentLoop` with a full config; consumes the stream into the trace and records `result()`. */
-  runLoop(prompts: AgentMessage[], context: AgentContext, config: Omit<AgentLoopConfig, "model">, signal?: AbortSignal, streamFn?: StreamFn): Promise<void>;
+  runLoop(
+    prompts: AgentMessage[],
+    context: AgentContext,
+    config: Omit<AgentLoopConfig, "model">,
+    signal?: AbortSignal,
+    streamFn?: StreamFn,
+  ): Promise<void>;
   /** The raw `agentLoopContinue`; like {@link ScenarioContext.runLoop}. A synchronous throw is recorded. */
   runLoopContinue(context: AgentContext, config: Omit<AgentLoopConfig, "model">, signal?: AbortSignal): Promise<void>;
   /** An `AbortController` the runner also aborts if the scenario times out. */

@@ -12,7 +12,8 @@ export function formatSummaryTable(rows: readonly SummaryRow[]): string {
   const all = [header, ...rows];
   const width = (key: keyof SummaryRow) => Math.max(...all.map((row) => row[key].length));
   const widths = { scenario: width("scenario"), surface: width("surface"), result: width("result") };
-  const line = (row: SummaryRow) => `| ${row.scenario.padEnd(widths.scenario)} | ${row.surface.padEnd(widths.surface)} | ${row.result.padEnd(widths.result)} |`;
+  const line = (row: SummaryRow) =>
+    `| ${row.scenario.padEnd(widths.scenario)} | ${row.surface.padEnd(widths.surface)} | ${row.result.padEnd(widths.result)} |`;
   const rule = `|${"-".repeat(widths.scenario + 2)}|${"-".repeat(widths.surface + 2)}|${"-".repeat(widths.result + 2)}|`;
   return [line(header), rule, ...rows.map(line)].join("\n");
 }

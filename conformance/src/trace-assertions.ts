@@ -19,7 +19,9 @@ export function assertLinesInOrder(trace: Trace, expected: readonly string[]): v
   let from = 0;
   for (const wanted of expected) {
     const prefix = wanted.endsWith("…") ? wanted.slice(0, -1) : undefined;
-    const index = trace.findIndex((line, position) => position >= from && (prefix === undefined ? line === wanted : line.startsWith(prefix)));
+    const index = trace.findIndex(
+      (line, position) => position >= from && (prefix === undefined ? line === wanted : line.startsWith(prefix)),
+    );
     if (index < 0) fail(`expected, after line ${from}, the line:\n  ${wanted}`, trace);
     from = index + 1;
   }

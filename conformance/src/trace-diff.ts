@@ -43,7 +43,12 @@ export function diffTraces(left: Trace, right: Trace): DiffLine[] {
  * between changes are folded to `  … N equal lines`. Equal traces give a
  * single line saying so.
  */
-export function formatTraceDiff(left: Trace, right: Trace, labels: { left: string; right: string }, context = 3): string {
+export function formatTraceDiff(
+  left: Trace,
+  right: Trace,
+  labels: { left: string; right: string },
+  context = 3,
+): string {
   const lines = diffTraces(left, right);
   const header = `--- ${labels.left}\n+++ ${labels.right}`;
   if (lines.every((line) => line.kind === "same")) return `${header}\n  (traces are identical, ${left.length} lines)`;

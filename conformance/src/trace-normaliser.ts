@@ -1,5 +1,12 @@
 import type { AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
-import type { AssistantMessageEvent, Context, ImageContent, Message, SimpleStreamOptions, TextContent } from "@mariozechner/pi-ai";
+import type {
+  AssistantMessageEvent,
+  Context,
+  ImageContent,
+  Message,
+  SimpleStreamOptions,
+  TextContent,
+} from "@mariozechner/pi-ai";
 import "./custom-messages.js";
 
 /**
@@ -52,7 +59,10 @@ function describeDetails(details: unknown): string {
 export function describeMessage(message: AgentMessage, options: NormaliseOptions = {}): string {
   switch (message.role) {
     case "user": {
-      const content = typeof message.content === "string" ? quote(message.content) : `[${message.content.map(describeContentBlock).join(", ")}]`;
+      const content =
+        typeof message.content === "string"
+          ? quote(message.content)
+          : `[${message.content.map(describeContentBlock).join(", ")}]`;
       return `user ${content}`;
     }
     case "assistant": {
@@ -98,7 +108,11 @@ function describeStreamEvent(event: AssistantMessageEvent): string {
 function describeToolResult(result: unknown, isError: boolean | undefined, options: NormaliseOptions): string {
   const flag = isError === undefined ? "" : isError ? "error " : "ok ";
   if (typeof result !== "object" || result === null) return `${flag}${JSON.stringify(result)}`;
-  const { content, details, terminate } = result as { content?: (TextContent | ImageContent)[]; details?: unknown; terminate?: boolean };
+  const { content, details, terminate } = result as {
+    content?: (TextContent | ImageContent)[];
+    details?: unknown;
+    terminate?: boolean;
+  };
   const blocks = Array.isArray(content) ? `[${content.map(describeContentBlock).join(", ")}]` : JSON.stringify(content);
   return `${flag}${blocks}${terminate ? " terminate" : ""}${options.details ? ` details=${describeDetails(details)}` : ""}`;
 }
@@ -133,7 +147,10 @@ export function normaliseEvent(event: AgentEvent, options: NormaliseOptions = {}
 
 function briefRequestMessage(message: Message): string {
   if (message.role !== "user") return briefMessage(message);
-  const texts = typeof message.content === "string" ? [message.content] : message.content.map((block) => (block.type === "text" ? block.text : `<${block.mimeType}>`));
+  const texts =
+    typeof message.content === "string"
+      ? [message.content]
+      : message.content.map((block) => (block.type === "text" ? block.text : `<${block.mimeType}>`));
   return `user ${quote(texts.join(" "))}`;
 }
 
@@ -142,10 +159,16 @@ function briefRequestMessage(message: Message): string {
  * carried in brief, the tools offered, the API key and any stream options
  * the scenario asked for. Lets a trace show requests that were (not) made.
  */
-export function normaliseRequest(index: number, context: Context, streamOptions: SimpleStreamOptions | undefined, options: NormaliseOptions = {}): string {
+export function normaliseRequest(
+  index: number,
+  context: Context,
+  streamOptions: SimpleStreamOptions | undefined,
+  options: NormaliseOptions = {},
+): string {
   const parts = [`request ${index}: [${context.messages.map(briefRequestMessage).join(", ")}]`];
   if (context.systemPrompt) parts.push(`system=${quote(context.systemPrompt)}`);
-  if (context.tools && context.tools.length > 0) parts.push(`tools=[${context.tools.map((tool) => tool.name).join(", ")}]`);
+  if (context.tools && context.tools.length > 0)
+    parts.push(`tools=[${context.tools.map((tool) => tool.name).join(", ")}]`);
   if (streamOptions?.apiKey !== undefined) parts.push(`apiKey=${streamOptions.apiKey}`);
   const record = (streamOptions ?? {}) as Record<string, unknown>;
   for (const key of options.requestOptions ?? []) parts.push(`${key}=${JSON.stringify(record[key]) ?? "undefined"}`);

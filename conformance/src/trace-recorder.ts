@@ -1,6 +1,12 @@
 import type { AgentEvent, AgentState } from "@mariozechner/pi-agent-core";
 import type { Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
-import { briefMessage, normaliseEvent, normaliseRequest, type NormaliseOptions, type Trace } from "./trace-normaliser.js";
+import {
+  briefMessage,
+  normaliseEvent,
+  normaliseRequest,
+  type NormaliseOptions,
+  type Trace,
+} from "./trace-normaliser.js";
 
 interface EventWaiter {
   matches: (event: AgentEvent) => boolean;

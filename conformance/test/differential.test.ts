@@ -29,7 +29,9 @@ interface Case {
 }
 
 const casesOf = (scenarios: readonly Scenario[]): Case[] =>
-  scenarios.flatMap((scenario) => scenario.surfaces.map((surface) => ({ name: `${scenario.id} [${surface}]`, scenario, surface })));
+  scenarios.flatMap((scenario) =>
+    scenario.surfaces.map((surface) => ({ name: `${scenario.id} [${surface}]`, scenario, surface })),
+  );
 
 const CASES = casesOf(SCENARIOS);
 const MINIMUM_SCENARIOS = 20;
@@ -53,14 +55,20 @@ describe("differential conformance: pi-agent-core 0.73.1 vs @turnkit/agent-loop"
     if (documented) {
       const expectedPi = expectedTrace(documented, "pi");
       const expectedTurnkit = expectedTrace(documented, "turnkit");
-      expect(traces.pi, `pi no longer behaves as documented:\n${formatTraceDiff(expectedPi, traces.pi, { left: "documented pi trace", right: "pi trace" })}`).toEqual(expectedPi);
+      expect(
+        traces.pi,
+        `pi no longer behaves as documented:\n${formatTraceDiff(expectedPi, traces.pi, { left: "documented pi trace", right: "pi trace" })}`,
+      ).toEqual(expectedPi);
       expect(
         traces.turnkit,
         `turnkit no longer behaves as documented:\n${formatTraceDiff(expectedTurnkit, traces.turnkit, { left: "documented turnkit trace", right: "turnkit trace" })}`,
       ).toEqual(expectedTurnkit);
       row.result = `documented difference (${documented.spec})`;
     } else {
-      expect(traces.turnkit, `traces differ:\n${formatTraceDiff(traces.pi, traces.turnkit, { left: "pi", right: "turnkit" })}`).toEqual(traces.pi);
+      expect(
+        traces.turnkit,
+        `traces differ:\n${formatTraceDiff(traces.pi, traces.turnkit, { left: "pi", right: "turnkit" })}`,
+      ).toEqual(traces.pi);
       row.result = "identical";
     }
     scenario.then?.(traces.turnkit, surface);
@@ -68,7 +76,12 @@ describe("differential conformance: pi-agent-core 0.73.1 vs @turnkit/agent-loop"
 
   it(`ran at least ${MINIMUM_SCENARIOS} scenarios, each identical or a documented difference`, () => {
     for (const bug of SUSPECTED_BUGS) {
-      for (const surface of bug.scenario.surfaces) rows.push({ scenario: bug.scenario.id, surface, result: `suspected bug (${bug.spec}, ${RUN_SUSPECTED ? "run below" : "skipped"})` });
+      for (const surface of bug.scenario.surfaces)
+        rows.push({
+          scenario: bug.scenario.id,
+          surface,
+          result: `suspected bug (${bug.spec}, ${RUN_SUSPECTED ? "run below" : "skipped"})`,
+        });
     }
     console.log(`Differential conformance summary\n${formatSummaryTable(rows)}`);
     const passed = rows.filter((row) => row.result === "identical" || row.result.startsWith("documented difference"));
@@ -79,10 +92,18 @@ describe("differential conformance: pi-agent-core 0.73.1 vs @turnkit/agent-loop"
 });
 
 // Only declared while suspects exist: vitest fails a describe without tests.
-describe.runIf(SUSPECTED_BUGS.length > 0)("suspected bugs in @turnkit/agent-loop (excluded from the passing run; CONFORMANCE_SUSPECTED=1 runs them)", () => {
-  const cases = SUSPECTED_BUGS.flatMap((bug) => casesOf([bug.scenario]).map((entry) => ({ ...entry, reason: bug.reason })));
-  it.skipIf(!RUN_SUSPECTED).each(cases)("$name", async ({ scenario, surface, reason }) => {
-    const traces = await runBoth(scenario, surface);
-    expect(traces.turnkit, `${reason}\n\n${formatTraceDiff(traces.pi, traces.turnkit, { left: "pi", right: "turnkit" })}`).toEqual(traces.pi);
-  });
-});
+describe.runIf(SUSPECTED_BUGS.length > 0)(
+  "suspected bugs in @turnkit/agent-loop (excluded from the passing run; CONFORMANCE_SUSPECTED=1 runs them)",
+  () => {
+    const cases = SUSPECTED_BUGS.flatMap((bug) =>
+      casesOf([bug.scenario]).map((entry) => ({ ...entry, reason: bug.reason })),
+    );
+    it.skipIf(!RUN_SUSPECTED).each(cases)("$name", async ({ scenario, surface, reason }) => {
+      const traces = await runBoth(scenario, surface);
+      expect(
+        traces.turnkit,
+        `${reason}\n\n${formatTraceDiff(traces.pi, traces.turnkit, { left: "pi", right: "turnkit" })}`,
+      ).toEqual(traces.pi);
+    });
+  },
+);

@@ -59,23 +59,47 @@ describe("trace normaliser", () => {
     expect(
       describeMessage({
         role: "assistant",
-        content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "ok" }, { type: "toolCall", id: "c1", name: "echo", arguments: { a: 1 } }],
+        content: [
+          { type: "thinking", thinking: "hmm" },
+          { type: "text", text: "ok" },
+          { type: "toolCall", id: "c1", name: "echo", arguments: { a: 1 } },
+        ],
         api: "x",
         provider: "x",
         model: "x",
-        usage: { input: 5, output: 7, cacheRead: 0, cacheWrite: 0, totalTokens: 12, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 5,
+          output: 7,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 12,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: "toolUse",
         timestamp: 456,
       }),
     ).toBe('assistant(toolUse) [thinking "hmm", text "ok", c1 echo({"a":1})]');
-    expect(describeMessage({ role: "toolResult", toolCallId: "c1", toolName: "echo", content: [{ type: "text", text: "no" }], isError: true, timestamp: 1 })).toBe(
-      'toolResult c1 echo error [text "no"]',
-    );
+    expect(
+      describeMessage({
+        role: "toolResult",
+        toolCallId: "c1",
+        toolName: "echo",
+        content: [{ type: "text", text: "no" }],
+        isError: true,
+        timestamp: 1,
+      }),
+    ).toBe('toolResult c1 echo error [text "no"]');
     expect(describeMessage({ role: "notice", text: "ui only", timestamp: 9 })).toBe('notice {"text":"ui only"}');
   });
 
   it("shows a tool result's terminate flag and, on request, its details", () => {
-    const event = { type: "tool_execution_end", toolCallId: "c1", toolName: "t", result: { content: [], details: { n: 1 }, terminate: true }, isError: false } as const;
+    const event = {
+      type: "tool_execution_end",
+      toolCallId: "c1",
+      toolName: "t",
+      result: { content: [], details: { n: 1 }, terminate: true },
+      isError: false,
+    } as const;
     expect(normaliseEvent(event)).toBe("tool_execution_end c1 t ok [] terminate");
     expect(normaliseEvent(event, { details: true })).toBe('tool_execution_end c1 t ok [] terminate details={"n":1}');
   });

@@ -31,7 +31,15 @@ import {
   type AgentTool,
   type CustomAgentMessages,
 } from "@turnkit/agent-loop";
-import { assistantMessage, createScriptedModel, response, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
+import {
+  assistantMessage,
+  createScriptedModel,
+  response,
+  text,
+  toolCall,
+  toolResultMessage,
+  userMessage,
+} from "@turnkit/agent-loop/testing";
 import {
   PROTOCOL_AGENT_EVENT_TYPES,
   isProtocolAgentEvent,
@@ -98,10 +106,18 @@ describe("protocol mirror: type level, both ways", () => {
     expectTypeOf<MirroredAgentEvent>().toExtend<AgentEvent>();
     expectTypeOf<ProtocolAgentEventType>().toEqualTypeOf<AgentEventType>();
     // Each member on its own, so a drift names the event type.
-    expectTypeOf<Extract<AgentEvent, { type: "message_update" }>>().toExtend<Extract<MirroredAgentEvent, { type: "message_update" }>>();
-    expectTypeOf<Extract<MirroredAgentEvent, { type: "message_update" }>>().toExtend<Extract<AgentEvent, { type: "message_update" }>>();
-    expectTypeOf<Extract<AgentEvent, { type: "turn_end" }>>().toExtend<Extract<MirroredAgentEvent, { type: "turn_end" }>>();
-    expectTypeOf<Extract<MirroredAgentEvent, { type: "turn_end" }>>().toExtend<Extract<AgentEvent, { type: "turn_end" }>>();
+    expectTypeOf<Extract<AgentEvent, { type: "message_update" }>>().toExtend<
+      Extract<MirroredAgentEvent, { type: "message_update" }>
+    >();
+    expectTypeOf<Extract<MirroredAgentEvent, { type: "message_update" }>>().toExtend<
+      Extract<AgentEvent, { type: "message_update" }>
+    >();
+    expectTypeOf<Extract<AgentEvent, { type: "turn_end" }>>().toExtend<
+      Extract<MirroredAgentEvent, { type: "turn_end" }>
+    >();
+    expectTypeOf<Extract<MirroredAgentEvent, { type: "turn_end" }>>().toExtend<
+      Extract<AgentEvent, { type: "turn_end" }>
+    >();
   });
 
   it("a host listener typed with the mirror can subscribe to the loop", () => {
@@ -117,7 +133,10 @@ describe("protocol mirror: type level, both ways", () => {
       text: string;
       timestamp: number;
     }
-    const event: ProtocolAgentEvent<Notice> = { type: "message_end", message: { role: "notice", text: "hi", timestamp: 1 } };
+    const event: ProtocolAgentEvent<Notice> = {
+      type: "message_end",
+      message: { role: "notice", text: "hi", timestamp: 1 },
+    };
     expect(isProtocolAgentEvent(event)).toBe(true);
     // Without the custom type parameter, the mirror is exactly the provider messages.
     // @ts-expect-error a notice is not a provider message
@@ -137,7 +156,10 @@ const prompt = userMessage("read a.txt", { timestamp: TS });
 /** At least one sample of every loop event type, typed by the loop itself. */
 const samples: { [K in AgentEventType]: Extract<AgentEvent, { type: K }>[] } = {
   agent_start: [{ type: "agent_start" }],
-  agent_end: [{ type: "agent_end", messages: [prompt, final, result] }, { type: "agent_end", messages: [] }],
+  agent_end: [
+    { type: "agent_end", messages: [prompt, final, result] },
+    { type: "agent_end", messages: [] },
+  ],
   turn_start: [{ type: "turn_start" }],
   turn_end: [
     { type: "turn_end", message: final, toolResults: [result] },
@@ -149,22 +171,61 @@ const samples: { [K in AgentEventType]: Extract<AgentEvent, { type: K }>[] } = {
   ],
   message_update: [
     { type: "message_update", message: partial, assistantMessageEvent: { type: "start", partial } },
-    { type: "message_update", message: partial, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "Read", partial } },
-    { type: "message_update", message: partial, assistantMessageEvent: { type: "thinking_end", contentIndex: 0, content: "hmm", partial } },
-    { type: "message_update", message: final, assistantMessageEvent: { type: "toolcall_end", contentIndex: 1, toolCall: final.content[1] as ToolCall, partial: final } },
-    { type: "message_update", message: final, assistantMessageEvent: { type: "done", reason: "toolUse", message: final } },
-    { type: "message_update", message: failed, assistantMessageEvent: { type: "error", reason: "error", error: failed } },
+    {
+      type: "message_update",
+      message: partial,
+      assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "Read", partial },
+    },
+    {
+      type: "message_update",
+      message: partial,
+      assistantMessageEvent: { type: "thinking_end", contentIndex: 0, content: "hmm", partial },
+    },
+    {
+      type: "message_update",
+      message: final,
+      assistantMessageEvent: {
+        type: "toolcall_end",
+        contentIndex: 1,
+        toolCall: final.content[1] as ToolCall,
+        partial: final,
+      },
+    },
+    {
+      type: "message_update",
+      message: final,
+      assistantMessageEvent: { type: "done", reason: "toolUse", message: final },
+    },
+    {
+      type: "message_update",
+      message: failed,
+      assistantMessageEvent: { type: "error", reason: "error", error: failed },
+    },
   ],
   message_end: [
     { type: "message_end", message: final },
     { type: "message_end", message: result },
   ],
-  tool_execution_start: [{ type: "tool_execution_start", toolCallId: "call-1", toolName: "read", args: { path: "a.txt" } }],
+  tool_execution_start: [
+    { type: "tool_execution_start", toolCallId: "call-1", toolName: "read", args: { path: "a.txt" } },
+  ],
   tool_execution_update: [
-    { type: "tool_execution_update", toolCallId: "call-1", toolName: "read", args: { path: "a.txt" }, partialResult: { content: [], details: {} } },
+    {
+      type: "tool_execution_update",
+      toolCallId: "call-1",
+      toolName: "read",
+      args: { path: "a.txt" },
+      partialResult: { content: [], details: {} },
+    },
   ],
   tool_execution_end: [
-    { type: "tool_execution_end", toolCallId: "call-1", toolName: "read", result: { content: [text("contents")], details: {} }, isError: false },
+    {
+      type: "tool_execution_end",
+      toolCallId: "call-1",
+      toolName: "read",
+      result: { content: [text("contents")], details: {} },
+      isError: false,
+    },
   ],
 };
 

@@ -30,7 +30,17 @@ export interface ArgumentScenario {
   chunkSize?: number;
 }
 
-const DANGEROUS_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "value", "n", "polluted"];
+const DANGEROUS_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "value",
+  "n",
+  "polluted",
+];
 
 /** Keys and nesting that target prototypes: `{"__proto__": …}`, `{"constructor": {"prototype": …}}`. */
 const pollutingJson: fc.Arbitrary<string> = fc
@@ -49,7 +59,17 @@ const pollutingJson: fc.Arbitrary<string> = fc
   .map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}: ${value}`).join(", ")}}`);
 
 const fragments = fc.oneof(
-  fc.constantFrom('{"value": ', '{"value": "unterminated', "{,}", '{"n": 1,,}', "[1, 2", "}", "", "null", '{"__proto__": {"polluted": true'),
+  fc.constantFrom(
+    '{"value": ',
+    '{"value": "unterminated',
+    "{,}",
+    '{"n": 1,,}',
+    "[1, 2",
+    "}",
+    "",
+    "null",
+    '{"__proto__": {"polluted": true',
+  ),
   fc.string({ maxLength: 40 }),
 );
 
@@ -61,7 +81,10 @@ export const rawArgumentsArbitrary: fc.Arbitrary<RawArguments> = fc.oneof(
     arbitrary: fc
       .oneof(
         fc.jsonValue({ maxDepth: 2 }),
-        fc.record({ value: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())), n: fc.oneof(fc.string(), fc.object()) }),
+        fc.record({
+          value: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())),
+          n: fc.oneof(fc.string(), fc.object()),
+        }),
         fc.integer({ min: 1_000, max: 20_000 }).map((length) => ({ value: "x".repeat(length) })),
       )
       .map((value): RawArguments => ({ kind: "value", value })),
@@ -70,7 +93,10 @@ export const rawArgumentsArbitrary: fc.Arbitrary<RawArguments> = fc.oneof(
 
 export const argumentScenarioArbitrary: fc.Arbitrary<ArgumentScenario> = fc.record({
   path: fc.constantFrom("agent" as const, "runner" as const),
-  calls: fc.array(fc.record({ tool: fc.constantFrom("alpha" as const, "prepared" as const), raw: rawArgumentsArbitrary }), { minLength: 1, maxLength: 4 }),
+  calls: fc.array(
+    fc.record({ tool: fc.constantFrom("alpha" as const, "prepared" as const), raw: rawArgumentsArbitrary }),
+    { minLength: 1, maxLength: 4 },
+  ),
 });
 
 export function rawArgumentValue(raw: RawArguments): unknown {
@@ -97,7 +123,9 @@ export type ArgumentRunObservation = { received: unknown[]; callIds: string[] } 
 /** The scripted response: one call per generated argument value (ids `arg0`, `arg1`, ...). */
 function argumentResponse(scenario: ArgumentScenario) {
   return response(
-    scenario.calls.map((call, index) => toolCall(call.tool, rawArgumentValue(call.raw) as Record<string, unknown>, { id: `arg${index}` })),
+    scenario.calls.map((call, index) =>
+      toolCall(call.tool, rawArgumentValue(call.raw) as Record<string, unknown>, { id: `arg${index}` }),
+    ),
     { chunkSize: scenario.chunkSize ?? 4_096 },
   );
 }

@@ -44,11 +44,20 @@ export function hostActionsArbitrary(options: { abort: boolean; maxLength: numbe
  * seams after it.
  */
 function decisions<T>(fallback: T, others: readonly T[], fallbackWeight = 3): fc.Arbitrary<T[] | undefined> {
-  const decision = fc.oneof({ weight: fallbackWeight, arbitrary: fc.constant(fallback) }, { weight: 2, arbitrary: fc.constantFrom(...others) });
+  const decision = fc.oneof(
+    { weight: fallbackWeight, arbitrary: fc.constant(fallback) },
+    { weight: 2, arbitrary: fc.constantFrom(...others) },
+  );
   return oneIn(2, fc.array(decision, { minLength: 1, maxLength: 6 }));
 }
 
-export const afterToolDecisions = decisions<AfterToolDecision>("none", ["patchContent", "isError", "terminate", "terminateAgent", "throw"]);
+export const afterToolDecisions = decisions<AfterToolDecision>("none", [
+  "patchContent",
+  "isError",
+  "terminate",
+  "terminateAgent",
+  "throw",
+]);
 const toolStartDecisions = decisions<ToolStartDecision>("observe", ["throw", "abort"]);
 
 export const agentHooksArbitrary: fc.Arbitrary<AgentHookSpec> = fc.record({
@@ -78,7 +87,12 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
   ]),
   onLlmCallPrepared: decisions<"observe" | "throw" | "reject">("observe", ["throw", "reject"]),
   afterLlmCall: decisions<AfterLlmDecision>("continue", ["replaceText", "retry", "fail", "throw", "invalid"]),
-  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort">("allow", ["block", "blockPermission", "throw", "abort"]),
+  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort">("allow", [
+    "block",
+    "blockPermission",
+    "throw",
+    "abort",
+  ]),
   onToolExecutionStart: toolStartDecisions,
   afterToolCall: afterToolDecisions,
   // Called after nearly every message: mostly accept, or almost every turn would fail here.
@@ -87,8 +101,14 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
 });
 
 export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
-  asyncTicks: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
-  failAt: oneIn(8, fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) })),
+  asyncTicks: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+  ),
+  failAt: oneIn(
+    8,
+    fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+  ),
 });
 
 export const allocatorFailureArbitrary: fc.Arbitrary<AllocatorFailureSpec | undefined> = oneIn(
@@ -96,12 +116,24 @@ export const allocatorFailureArbitrary: fc.Arbitrary<AllocatorFailureSpec | unde
   fc.record({ index: fc.nat({ max: 3 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
 );
 
-const flags = oneIn(3, fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), { minLength: 1, maxLength: 4 }));
+const flags = oneIn(
+  3,
+  fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), {
+    minLength: 1,
+    maxLength: 4,
+  }),
+);
 
 export const steeringArbitrary: fc.Arbitrary<SteeringSpec> = fc.record({
   pollThrowsAt: oneIn(8, fc.nat({ max: 4 })),
   // tryBeginClose refuses now and then ("new work won the race"); default accepts.
-  tryBeginClose: oneIn(2, fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }), { minLength: 1, maxLength: 4 })),
+  tryBeginClose: oneIn(
+    2,
+    fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
+  ),
   shouldStopAfterSteering: flags,
   shouldStopAfterTurn: flags,
 });

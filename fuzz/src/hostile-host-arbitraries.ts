@@ -6,7 +6,13 @@
  * once and step-end hooks queueing several, on top of a generated turn.
  */
 import fc from "fast-check";
-import { CHAIN_HOOKS, type ChainMember, HOST_CALLBACKS, type HostileHostSpec, PROVIDER_LIKE_MESSAGES } from "./hostile-host.js";
+import {
+  CHAIN_HOOKS,
+  type ChainMember,
+  HOST_CALLBACKS,
+  type HostileHostSpec,
+  PROVIDER_LIKE_MESSAGES,
+} from "./hostile-host.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { oneIn } from "./response-arbitraries.js";
 import { turnScenarioArbitrary } from "./scenario-arbitraries.js";
@@ -14,7 +20,10 @@ import type { TurnScenario } from "./scenario.js";
 
 const chainMemberArbitrary: fc.Arbitrary<ChainMember> = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 5_000 }).map((ms): ChainMember => ({ kind: "slow", ms })) },
-  { weight: 3, arbitrary: fc.integer({ min: 1, max: 5_000 }).map((ms): ChainMember => ({ kind: "abortThenSlow", ms })) },
+  {
+    weight: 3,
+    arbitrary: fc.integer({ min: 1, max: 5_000 }).map((ms): ChainMember => ({ kind: "abortThenSlow", ms })),
+  },
   // Hung members cost one real abort grace each run: rarer.
   { weight: 1, arbitrary: fc.constant<ChainMember>({ kind: "hung" }) },
   { weight: 1, arbitrary: fc.constant<ChainMember>({ kind: "abortThenHung" }) },
@@ -31,12 +40,17 @@ export const hostileHostArbitrary: fc.Arbitrary<HostileHostSpec> = fc.record({
       message: fc.constantFrom(...PROVIDER_LIKE_MESSAGES),
     }),
   ),
-  chainMember: oneIn(2, fc.record({ hook: fc.constantFrom(...CHAIN_HOOKS), member: chainMemberArbitrary, fromCall: fc.nat({ max: 3 }) })),
+  chainMember: oneIn(
+    2,
+    fc.record({ hook: fc.constantFrom(...CHAIN_HOOKS), member: chainMemberArbitrary, fromCall: fc.nat({ max: 3 }) }),
+  ),
   messagesPerPoll: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
   enqueuePerStep: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 3 }),
 });
 
 /** A generated runner turn with a hostile host. */
 export function hostileTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
-  return fc.tuple(turnScenarioArbitrary(options), hostileHostArbitrary).map(([scenario, hostile]) => ({ ...scenario, hostile }));
+  return fc
+    .tuple(turnScenarioArbitrary(options), hostileHostArbitrary)
+    .map(([scenario, hostile]) => ({ ...scenario, hostile }));
 }

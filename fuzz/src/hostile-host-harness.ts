@@ -10,7 +10,14 @@
  */
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
 import type { VirtualClock } from "@turnkit/agent-loop/testing";
-import { type PiTurnHooks, type PiTurnRunnerOptions, type RunTurnInput, type StepEndEvent, type TurnLogger, hookArray } from "@turnkit/agent-core";
+import {
+  type PiTurnHooks,
+  type PiTurnRunnerOptions,
+  type RunTurnInput,
+  type StepEndEvent,
+  type TurnLogger,
+  hookArray,
+} from "@turnkit/agent-core";
 import type { ChainMember, HostCallbackName, HostileHostSpec } from "./hostile-host.js";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { withProviderCallbacks } from "./provider-callback-stream.js";
@@ -113,14 +120,17 @@ export function hostileHost(options: {
     const extra = spec.messagesPerPoll[polls++] ?? 0;
     const answer = poll(context);
     const add = (received: readonly { text: string }[]) => {
-      const burstMessages = Array.from({ length: extra }, () => ({ text: markedText(`burst${++burst}`, "one of several steering messages") }));
+      const burstMessages = Array.from({ length: extra }, () => ({
+        text: markedText(`burst${++burst}`, "one of several steering messages"),
+      }));
       const all = [...received, ...burstMessages];
       for (const message of all) probe.handedOver.push(message.text);
       return all;
     };
     return (Array.isArray(answer) ? add(answer) : (answer as Promise<{ text: string }[]>).then(add)) as never;
   });
-  if (input.tryBeginClose || failure?.callback === "tryBeginClose") input.tryBeginClose = callback("tryBeginClose", input.tryBeginClose ?? (() => true));
+  if (input.tryBeginClose || failure?.callback === "tryBeginClose")
+    input.tryBeginClose = callback("tryBeginClose", input.tryBeginClose ?? (() => true));
   if (input.shouldStopAfterTurn || failure?.callback === "shouldStopAfterTurn") {
     input.shouldStopAfterTurn = callback("shouldStopAfterTurn", input.shouldStopAfterTurn ?? (() => false));
   }
@@ -141,9 +151,13 @@ export function hostileHost(options: {
   let queued = 0;
   const enqueueBurst = (event: StepEndEvent) => {
     const count = spec.enqueuePerStep[event.stepIndex] ?? 0;
-    for (let index = 0; index < count; index++) event.enqueue(markedText(`enqueued${++queued}`, "queued at step end by the host"));
+    for (let index = 0; index < count; index++)
+      event.enqueue(markedText(`enqueued${++queued}`, "queued at step end by the host"));
   };
-  hooks.onStepEndHook = [...hookArray(hooks.onStepEndHook), ...(spec.enqueuePerStep.length > 0 ? [enqueueBurst] : [])].map(
+  hooks.onStepEndHook = [
+    ...hookArray(hooks.onStepEndHook),
+    ...(spec.enqueuePerStep.length > 0 ? [enqueueBurst] : []),
+  ].map(
     (hook) => (event: StepEndEvent) =>
       hook({
         ...event,
@@ -179,10 +193,11 @@ export function hostileHost(options: {
   const runnerOptions: Omit<PiTurnRunnerOptions, "clock"> = { ...options.runnerOptions };
   const allocate = runnerOptions.allocateMessageId;
   if (allocate) runnerOptions.allocateMessageId = callback("allocateMessageId", allocate);
-  if (spec.logger) runnerOptions.logger = logger(spec.logger, () => {
-    probe.loggerCalls++;
-    witness("logger");
-  });
+  if (spec.logger)
+    runnerOptions.logger = logger(spec.logger, () => {
+      probe.loggerCalls++;
+      witness("logger");
+    });
 
   return {
     probe,
@@ -208,7 +223,11 @@ export function hostileHost(options: {
 }
 
 /** What a chain member answers: nothing, after a while or never (released after the settle). */
-function memberAnswer(member: ChainMember, abort: () => void, holdUntil: (ms: number | undefined) => Promise<undefined>): Promise<undefined> {
+function memberAnswer(
+  member: ChainMember,
+  abort: () => void,
+  holdUntil: (ms: number | undefined) => Promise<undefined>,
+): Promise<undefined> {
   switch (member.kind) {
     case "slow":
       return holdUntil(member.ms);

@@ -53,7 +53,11 @@ export interface HostCallbackFailure {
  * never answers (only the runner's abort grace ends the wait); `abortThenSlow`
  * aborts the turn, then answers after `ms` (a hook pending at abort).
  */
-export type ChainMember = { kind: "slow"; ms: number } | { kind: "hung" } | { kind: "abortThenSlow"; ms: number } | { kind: "abortThenHung" };
+export type ChainMember =
+  | { kind: "slow"; ms: number }
+  | { kind: "hung" }
+  | { kind: "abortThenSlow"; ms: number }
+  | { kind: "abortThenHung" };
 
 /** Hook kinds a chain member can join. */
 export const CHAIN_HOOKS = [

@@ -25,15 +25,22 @@ import { fallbackToken, markedText } from "./scripted-entries.js";
 
 /** The messages an `Agent` with the default `convertToLlm` sends: user, assistant and tool results. */
 function llmMessagesOf(transcript: readonly AgentMessage[]): Message[] {
-  return transcript.filter((message): message is Message => message.role === "user" || message.role === "assistant" || message.role === "toolResult");
+  return transcript.filter(
+    (message): message is Message =>
+      message.role === "user" || message.role === "assistant" || message.role === "toolResult",
+  );
 }
 
 /** Invariants 1, 2, 4 (transcript from `message_end`), 5 and 6 for an `Agent` run. */
 export function checkAgentObservation(observation: AgentRunObservation): void {
   if (observation.rejections.length > 0) {
-    throw new InvariantViolation("the run ends (behaviour L9)", `prompt()/continue() rejected: ${describeValue(observation.rejections.map(String))}`);
+    throw new InvariantViolation(
+      "the run ends (behaviour L9)",
+      `prompt()/continue() rejected: ${describeValue(observation.rejections.map(String))}`,
+    );
   }
-  if (observation.stillStreaming) throw new InvariantViolation("the run ends (behaviour L9)", "the agent is still streaming after its run settled");
+  if (observation.stillStreaming)
+    throw new InvariantViolation("the run ends (behaviour L9)", "the agent is still streaming after its run settled");
   checkLoopEventGrammar(observation.events);
   const ended = observation.events.flatMap((event) => (event.type === "message_end" ? [event.message] : []));
   const expected = [...observation.history, ...ended];
@@ -54,10 +61,13 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
 export function scriptedTexts(scenario: TurnScenario, respondTexts: ReadonlyMap<string, string>): Map<string, string> {
   const texts = new Map<string, string>(respondTexts);
   for (const request of scenario.requests) {
-    for (const failure of request.failures) texts.set(failure.token, markedText(failure.token, "partial answer that fails"));
-    if (request.response.text !== undefined) texts.set(request.response.token, markedText(request.response.token, request.response.text));
+    for (const failure of request.failures)
+      texts.set(failure.token, markedText(failure.token, "partial answer that fails"));
+    if (request.response.text !== undefined)
+      texts.set(request.response.token, markedText(request.response.token, request.response.text));
   }
-  for (let index = 0; index < 500; index++) texts.set(fallbackToken(index), markedText(fallbackToken(index), "all done"));
+  for (let index = 0; index < 500; index++)
+    texts.set(fallbackToken(index), markedText(fallbackToken(index), "all done"));
   return texts;
 }
 
@@ -73,7 +83,10 @@ export interface TurnCheckOptions {
 
 /** Invariants 1 to 6 for a `PiTurnRunner` turn; returns its outcome. */
 export function checkTurnInvariants(observation: TurnRunObservation, options: TurnCheckOptions = {}): TurnOutcome {
-  const outcome = checkTurnEnding(observation, { abortedBeforeStart: options.abortedBeforeStart ?? false, writerFails: options.writerFails ?? false });
+  const outcome = checkTurnEnding(observation, {
+    abortedBeforeStart: options.abortedBeforeStart ?? false,
+    writerFails: options.writerFails ?? false,
+  });
   checkLoopTraceGrammar(observation.events);
   checkStreamChunks(observation.events);
   const store = checkHistoryDelivery(observation);
@@ -99,7 +112,11 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
 }
 
 /** Every invariant of the path, every call answered, and no prototype touched, after malformed arguments. */
-export function checkArgumentObservation(scenario: ArgumentScenario, observation: ArgumentRunObservation, before: PrototypeSnapshot): void {
+export function checkArgumentObservation(
+  scenario: ArgumentScenario,
+  observation: ArgumentRunObservation,
+  before: PrototypeSnapshot,
+): void {
   checkPrototypesUnchanged(before);
   checkArgumentsPrototype(observation.received);
   let transcript: AgentMessage[];
@@ -110,7 +127,13 @@ export function checkArgumentObservation(scenario: ArgumentScenario, observation
     checkTurnInvariants(observation.run);
     transcript = observation.run.offered.flatMap(({ change }) => change.messages);
   }
-  const answered = new Set(transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])));
+  const answered = new Set(
+    transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])),
+  );
   const missing = observation.callIds.filter((id) => !answered.has(id));
-  if (missing.length > 0) throw new InvariantViolation("2 tool calls answered", `${scenario.path}: calls without a result: ${missing.join(", ")}`);
+  if (missing.length > 0)
+    throw new InvariantViolation(
+      "2 tool calls answered",
+      `${scenario.path}: calls without a result: ${missing.join(", ")}`,
+    );
 }

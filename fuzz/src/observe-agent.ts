@@ -74,7 +74,13 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
     for (const start of options.runs) {
       const run = start(agent);
       if (!run) continue;
-      drives.push(await driveUntilSettled(run.catch((error: unknown) => void rejections.push(error)), clock, () => agent.abort()));
+      drives.push(
+        await driveUntilSettled(
+          run.catch((error: unknown) => void rejections.push(error)),
+          clock,
+          () => agent.abort(),
+        ),
+      );
     }
     await letStragglersSurface(clock, options.hostTimers?.());
   } finally {

@@ -15,7 +15,13 @@ import {
   type RunTurnInput,
   hookArray,
 } from "@turnkit/agent-core";
-import { type GraceWait, type VirtualClock, abortListenerCount, probeGraceTimers, probeRealTimers } from "@turnkit/agent-loop/testing";
+import {
+  type GraceWait,
+  type VirtualClock,
+  abortListenerCount,
+  probeGraceTimers,
+  probeRealTimers,
+} from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { unhandledRejections } from "./unhandled-rejections.js";
 import { type DriveReport, driveUntilSettled, letStragglersSurface } from "./virtual-time.js";
@@ -69,7 +75,10 @@ export interface ObserveTurnOptions {
 }
 
 /** The runner an observed turn runs on: deterministic event and message ids (counters) unless `runnerOptions` says otherwise. */
-export function newObservedRunner(clock: VirtualClock, runnerOptions: ObserveTurnOptions["runnerOptions"]): PiTurnRunner {
+export function newObservedRunner(
+  clock: VirtualClock,
+  runnerOptions: ObserveTurnOptions["runnerOptions"],
+): PiTurnRunner {
   let messageIds = 0;
   let eventIds = 0;
   return new PiTurnRunner({
@@ -154,9 +163,13 @@ function startObservedTurn(options: ObserveTurnOptions, runner: PiTurnRunner): S
  * timers, unhandled rejections) and the pending virtual timers count for
  * the whole group. With one turn this is {@link observeTurn}.
  */
-export async function observeTurnsTogether(turns: readonly ObserveTurnOptions[], runnerOptions?: ObserveTurnOptions["runnerOptions"]): Promise<TurnRunObservation[]> {
+export async function observeTurnsTogether(
+  turns: readonly ObserveTurnOptions[],
+  runnerOptions?: ObserveTurnOptions["runnerOptions"],
+): Promise<TurnRunObservation[]> {
   const clock = turns[0]!.clock;
-  if (turns.some((turn) => turn.clock !== clock)) throw new Error("observeTurnsTogether: every turn must run on the same virtual clock");
+  if (turns.some((turn) => turn.clock !== clock))
+    throw new Error("observeTurnsTogether: every turn must run on the same virtual clock");
   const runner = newObservedRunner(clock, runnerOptions);
   const rejectionsBefore = unhandledRejections().seen.length;
   const realTimers = probeRealTimers();
@@ -169,7 +182,10 @@ export async function observeTurnsTogether(turns: readonly ObserveTurnOptions[],
       for (const turn of turns) turn.controller.abort();
     });
     for (const turn of turns) await turn.afterSettle?.();
-    await letStragglersSurface(clock, turns.flatMap((turn) => turn.hostTimers?.() ?? []));
+    await letStragglersSurface(
+      clock,
+      turns.flatMap((turn) => turn.hostTimers?.() ?? []),
+    );
   } finally {
     graceTimers.restore();
     realTimers.restore();

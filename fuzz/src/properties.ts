@@ -41,7 +41,12 @@ async function checkHostileTurn(scenario: TurnScenario): Promise<void> {
   const observation = await runTurnScenario(scenario);
   checkTurnObservation(scenario, observation);
   const hostile = scenario.hostile;
-  if (!hostile || (hostile.logger !== "throwing" && hostile.logger !== "rejecting") || observation.hostile?.abortedAt !== undefined) return;
+  if (
+    !hostile ||
+    (hostile.logger !== "throwing" && hostile.logger !== "rejecting") ||
+    observation.hostile?.abortedAt !== undefined
+  )
+    return;
   const quiet = await runTurnScenario({ ...scenario, hostile: { ...hostile, logger: "quiet" } });
   checkLoggerChangesNothing(observation, quiet);
 }
@@ -66,7 +71,8 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   };
   const providerFailures: FuzzProperty<TurnScenario> = {
     name: "runner-provider-failures",
-    description: "PiTurnRunner: retryable and final provider failures before or after visible output, backoff on the virtual clock",
+    description:
+      "PiTurnRunner: retryable and final provider failures before or after visible output, backoff on the virtual clock",
     arbitrary: providerFailureTurnArbitrary(options),
     run: checkTurn,
     ciRuns: 150,
@@ -94,7 +100,8 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   };
   const sharedRunner: FuzzProperty<TurnScenario[]> = {
     name: "runner-shared",
-    description: "PiTurnRunner: two to four generated turns at once on one runner, each ending exactly as it does alone",
+    description:
+      "PiTurnRunner: two to four generated turns at once on one runner, each ending exactly as it does alone",
     arbitrary: sharedRunnerArbitrary(options),
     run: checkSharedRunner,
     ciRuns: 60,

@@ -21,7 +21,7 @@ import {
 } from "./scenario.js";
 
 /** Words of generated text: plain, accented, CJK, an emoji, JSON-ish punctuation. */
-const WORDS = ["alpha", "beta", "done", "ok", "naïve", "数据", "🙂", "{\"x\":", "line\nbreak", "tab\there", "  spaced"];
+const WORDS = ["alpha", "beta", "done", "ok", "naïve", "数据", "🙂", '{"x":', "line\nbreak", "tab\there", "  spaced"];
 
 export const textArbitrary: fc.Arbitrary<string> = fc
   .array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 })
@@ -45,7 +45,10 @@ export function mostly<T>(oneIn: number, arbitrary: fc.Arbitrary<T>): fc.Arbitra
 }
 
 const rarely = (probability: "1/4" | "1/8"): fc.Arbitrary<boolean> =>
-  fc.oneof({ weight: probability === "1/4" ? 3 : 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
+  fc.oneof(
+    { weight: probability === "1/4" ? 3 : 7, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  );
 
 export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
   {
@@ -64,7 +67,10 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
 );
 
 const callArgumentsArbitrary: fc.Arbitrary<CallArguments> = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom("a", "b", "42", "").map((value): CallArguments => ({ kind: "valid", value })) },
+  {
+    weight: 8,
+    arbitrary: fc.constantFrom("a", "b", "42", "").map((value): CallArguments => ({ kind: "valid", value })),
+  },
   { weight: 1, arbitrary: fc.constant<CallArguments>({ kind: "coercible", n: "42" }) },
   { weight: 1, arbitrary: fc.constant<CallArguments>({ kind: "invalid" }) },
   { weight: 1, arbitrary: fc.constant<CallArguments>({ kind: "prepareThrows" }) },
@@ -72,13 +78,21 @@ const callArgumentsArbitrary: fc.Arbitrary<CallArguments> = fc.oneof(
 
 const callArbitrary: fc.Arbitrary<CallSpec> = fc.record({
   id: fc.constant(""),
-  tool: fc.oneof({ weight: 10, arbitrary: fc.constantFrom<string>(...TOOL_NAMES) }, { weight: 1, arbitrary: fc.constant(UNKNOWN_TOOL) }),
+  tool: fc.oneof(
+    { weight: 10, arbitrary: fc.constantFrom<string>(...TOOL_NAMES) },
+    { weight: 1, arbitrary: fc.constant(UNKNOWN_TOOL) },
+  ),
   args: callArgumentsArbitrary,
   behaviour: toolBehaviourArbitrary,
 });
 
 /** Provider error texts as pi-ai reports them: the HTTP status leads. */
-const ERROR_TEXTS = ["503 Service Unavailable", "500 Internal Server Error", "boom: the scripted provider failed", "401 Unauthorized"];
+const ERROR_TEXTS = [
+  "503 Service Unavailable",
+  "500 Internal Server Error",
+  "boom: the scripted provider failed",
+  "401 Unauthorized",
+];
 
 /** Stream endings: mostly normal, every fault of the scripted model now and then. */
 export function streamEndingArbitrary(options: { hangs: boolean }): fc.Arbitrary<StreamEnding> {
@@ -86,7 +100,11 @@ export function streamEndingArbitrary(options: { hangs: boolean }): fc.Arbitrary
     { weight: 30, arbitrary: fc.constant<StreamEnding>({ kind: "normal" }) },
     {
       weight: 2,
-      arbitrary: fc.record({ kind: fc.constant("errorAfter" as const), events: fc.nat({ max: 14 }), message: fc.constantFrom(...ERROR_TEXTS) }),
+      arbitrary: fc.record({
+        kind: fc.constant("errorAfter" as const),
+        events: fc.nat({ max: 14 }),
+        message: fc.constantFrom(...ERROR_TEXTS),
+      }),
     },
     { weight: 1, arbitrary: fc.constant<StreamEnding>({ kind: "throwSync" }) },
     { weight: 1, arbitrary: fc.constant<StreamEnding>({ kind: "reject" }) },
@@ -94,7 +112,11 @@ export function streamEndingArbitrary(options: { hangs: boolean }): fc.Arbitrary
     { weight: 1, arbitrary: fc.constant<StreamEnding>({ kind: "eventsAfterDone" }) },
     { weight: 1, arbitrary: fc.constant<StreamEnding>({ kind: "withoutStart" }) },
   ];
-  if (options.hangs) faults.push({ weight: 1, arbitrary: fc.record({ kind: fc.constant("hang" as const), afterEvents: fc.nat({ max: 8 }) }) });
+  if (options.hangs)
+    faults.push({
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant("hang" as const), afterEvents: fc.nat({ max: 8 }) }),
+    });
   return fc.oneof(...faults);
 }
 
@@ -116,9 +138,15 @@ export function responseArbitrary(options: ResponseArbitraryOptions): fc.Arbitra
       { weight: 3, arbitrary: fc.array(callArbitrary, { minLength: 1, maxLength: Math.min(2, options.maxCalls) }) },
       { weight: 1, arbitrary: fc.array(callArbitrary, { minLength: 1, maxLength: options.maxCalls }) },
     ),
-    stopReason: fc.oneof({ weight: 10, arbitrary: fc.constant("natural" as const) }, { weight: 1, arbitrary: fc.constant("length" as const) }),
+    stopReason: fc.oneof(
+      { weight: 10, arbitrary: fc.constant("natural" as const) },
+      { weight: 1, arbitrary: fc.constant("length" as const) },
+    ),
     ending: streamEndingArbitrary({ hangs: options.hangs }),
-    eventDelayMs: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) }),
+    eventDelayMs: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(0) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) },
+    ),
     chunkSize: oneIn(3, fc.integer({ min: 1, max: 12 })),
   });
 }
@@ -135,7 +163,9 @@ export const providerFailureArbitrary: fc.Arbitrary<ProviderFailureSpec> = fc.re
   retryAfterSeconds: oneIn(4, fc.integer({ min: 0, max: 40 })),
 });
 
-export function requestArbitrary(options: ResponseArbitraryOptions & { maxFailures: number }): fc.Arbitrary<RequestSpec> {
+export function requestArbitrary(
+  options: ResponseArbitraryOptions & { maxFailures: number },
+): fc.Arbitrary<RequestSpec> {
   return fc.record({
     failures: fc.oneof(
       { weight: 3, arbitrary: fc.constant<ProviderFailureSpec[]>([]) },

@@ -11,8 +11,12 @@ import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./
 import { createAgentTools } from "./scenario-tools.js";
 import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
 
-function behavioursOf(scenario: { requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[] }): Map<string, ToolBehaviour> {
-  return new Map(scenario.requests.flatMap((request) => request.calls.map((call) => [call.id, call.behaviour] as const)));
+function behavioursOf(scenario: {
+  requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[];
+}): Map<string, ToolBehaviour> {
+  return new Map(
+    scenario.requests.flatMap((request) => request.calls.map((call) => [call.id, call.behaviour] as const)),
+  );
 }
 
 function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions> {
@@ -90,7 +94,9 @@ export async function runAgentScenario(scenario: AgentScenario): Promise<AgentSc
   let hostMessageCount = 0;
   const hostMessage = (kind: string) => {
     hostMessageCount++;
-    const message = userMessage(markedText(`${kind}${hostMessageCount}`, `${kind} from the host`), { timestamp: 1_000 + hostMessageCount });
+    const message = userMessage(markedText(`${kind}${hostMessageCount}`, `${kind} from the host`), {
+      timestamp: 1_000 + hostMessageCount,
+    });
     hostMessages.push(message);
     return message;
   };
@@ -98,7 +104,12 @@ export async function runAgentScenario(scenario: AgentScenario): Promise<AgentSc
   let agent!: Agent;
   const abort = () => agent.abort();
   agent = new Agent({
-    initialState: { systemPrompt: "You are a generated scenario.", model: model.model, tools: createAgentTools(scenario.toolModes, environment), messages: history },
+    initialState: {
+      systemPrompt: "You are a generated scenario.",
+      model: model.model,
+      tools: createAgentTools(scenario.toolModes, environment),
+      messages: history,
+    },
     streamFn: withFallbackAnswers(model),
     toolExecution: scenario.toolExecution,
     steeringMode: scenario.steeringMode,
@@ -123,13 +134,16 @@ export async function runAgentScenario(scenario: AgentScenario): Promise<AgentSc
     }
   };
 
-  const hostTimers = scenario.actions.flatMap((action) => (action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : []));
+  const hostTimers = scenario.actions.flatMap((action) =>
+    action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : [],
+  );
   const observation = await observeAgent({
     agent,
     clock,
     listenerTicks: scenario.listenerTicks,
     onEvent: (_event, index) => {
-      for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
+      for (const action of scenario.actions)
+        if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     },
     subscribeMore: () => {
       if (!scenario.listenerFailure) return;

@@ -31,7 +31,9 @@ const SESSION_ID = "session-fuzz";
 const TURN_ID = "turn-fuzz";
 
 function behavioursOf(scenario: TurnScenario): Map<string, ToolBehaviour> {
-  return new Map(scenario.requests.flatMap((request) => request.response.calls.map((call) => [call.id, call.behaviour] as const)));
+  return new Map(
+    scenario.requests.flatMap((request) => request.response.calls.map((call) => [call.id, call.behaviour] as const)),
+  );
 }
 
 interface HookContext {
@@ -96,7 +98,10 @@ function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
           return { type: "continue" };
         case "replaceText":
           replacements++;
-          return { type: "replaceText", text: markedText(`replaced${replacements}`, "text replaced by afterLlmCallHook") };
+          return {
+            type: "replaceText",
+            text: markedText(`replaced${replacements}`, "text replaced by afterLlmCallHook"),
+          };
         case "retry":
           return { type: "retry", reason: "the scenario wants another answer", prompt: "please answer again" };
         case "fail":
@@ -179,7 +184,11 @@ export interface PreparedTurnScenario {
 
 /** Runs the turn to its end and records it. Never rejects for anything the runner does. */
 export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScenarioObservation> {
-  const prepared = prepareTurnScenario(scenario, { clock: createVirtualClock(), sessionId: SESSION_ID, turnId: TURN_ID });
+  const prepared = prepareTurnScenario(scenario, {
+    clock: createVirtualClock(),
+    sessionId: SESSION_ID,
+    turnId: TURN_ID,
+  });
   const observation = await observeTurn(prepared.options);
   return { ...observation, respondTexts: prepared.respondTexts, hostile: prepared.hostile };
 }
@@ -223,7 +232,8 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
 
   const { asyncTicks, failAt } = scenario.writer;
   const write = (_event: RuntimeEvent, index: number): void | Promise<void> => {
-    for (const action of scenario.actions) if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
+    for (const action of scenario.actions)
+      if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     if (failAt?.index === index) {
       if (failAt.mode === "throw") throw new Error("the event writer failed");
       return Promise.reject(new Error("the event writer rejected"));
@@ -235,7 +245,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   };
 
   const polls = decisionSequence<"poll" | "throw">(
-    scenario.steering.pollThrowsAt === undefined ? undefined : [...Array<"poll">(scenario.steering.pollThrowsAt).fill("poll"), "throw"],
+    scenario.steering.pollThrowsAt === undefined
+      ? undefined
+      : [...Array<"poll">(scenario.steering.pollThrowsAt).fill("poll"), "throw"],
     "poll",
   );
   const closes = decisionSequence(scenario.steering.tryBeginClose, true);
@@ -248,7 +260,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     systemPrompt: "You are a generated scenario.",
     userMessage: { text: markedText("prompt", "the user's question") },
     history,
-    ...(scenario.beforeUserMessages && { beforeUserMessages: [createHiddenMessage("hidden reminder before the prompt", "fuzz")] }),
+    ...(scenario.beforeUserMessages && {
+      beforeUserMessages: [createHiddenMessage("hidden reminder before the prompt", "fuzz")],
+    }),
     llm: {
       model: model.model,
       streamFn: withFallbackAnswers(model),
@@ -277,7 +291,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   };
 
   const jitter = scenario.retry.enabled ? scenario.retry.jitter : 0.5;
-  const hostTimers = scenario.actions.flatMap((action) => (action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : []));
+  const hostTimers = scenario.actions.flatMap((action) =>
+    action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : [],
+  );
   if (scenario.abortBeforeStart) controller.abort();
   let allocations = 0;
   const allocateMessageId = () => {

@@ -40,7 +40,8 @@ function parseOptions(argv: readonly string[]): FuzzOptions {
   };
   const integer = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
-    if (value === undefined || !Number.isSafeInteger(parsed) || parsed < 0) throw new Error(`${flag} needs a non-negative integer, got ${value}\n${USAGE}`);
+    if (value === undefined || !Number.isSafeInteger(parsed) || parsed < 0)
+      throw new Error(`${flag} needs a non-negative integer, got ${value}\n${USAGE}`);
     return parsed;
   };
   for (let index = 0; index < argv.length; index++) {
@@ -108,7 +109,8 @@ function budgets(properties: readonly FuzzProperty[], runs: number): Map<FuzzPro
   const shares = new Map<FuzzProperty, number>();
   let assigned = 0;
   properties.forEach((property, index) => {
-    const share = index === properties.length - 1 ? runs - assigned : Math.round((runs * property.fuzzWeight) / totalWeight);
+    const share =
+      index === properties.length - 1 ? runs - assigned : Math.round((runs * property.fuzzWeight) / totalWeight);
     shares.set(property, Math.max(0, share));
     assigned += share;
   });
@@ -117,9 +119,14 @@ function budgets(properties: readonly FuzzProperty[], runs: number): Map<FuzzPro
 
 async function replay(options: FuzzOptions, properties: readonly FuzzProperty[]): Promise<number> {
   const property = properties.find((candidate) => candidate.name === options.property);
-  if (!property) throw new Error(`--path needs --property with one of: ${properties.map((candidate) => candidate.name).join(", ")}`);
+  if (!property)
+    throw new Error(`--path needs --property with one of: ${properties.map((candidate) => candidate.name).join(", ")}`);
   console.log(`replaying ${property.name}, seed ${options.seed}, path ${options.path}`);
-  const details = await fc.check(asyncPropertyOf(property), { seed: options.seed, path: options.path, numRuns: options.batch });
+  const details = await fc.check(asyncPropertyOf(property), {
+    seed: options.seed,
+    path: options.path,
+    numRuns: options.batch,
+  });
   if (!details.failed) {
     console.log("passed: the counterexample no longer fails");
     return 0;
@@ -135,14 +142,31 @@ async function main(): Promise<number> {
   const all = createFuzzProperties({ avoidKnownBugs: !options.includeKnownBugs });
   if (options.path !== undefined) return replay(options, all);
   const properties = options.property ? all.filter((property) => property.name === options.property) : all;
-  if (properties.length === 0) throw new Error(`no property named ${options.property}; known: ${all.map((property) => property.name).join(", ")}`);
+  if (properties.length === 0)
+    throw new Error(`no property named ${options.property}; known: ${all.map((property) => property.name).join(", ")}`);
 
   const shares = budgets(properties, options.runs);
   const totalBatches = [...shares.values()].reduce((sum, runs) => sum + Math.ceil(runs / options.batch), 0);
-  console.log(`pnpm fuzz: ${options.runs} cases over ${properties.map((property) => `${property.name} (${shares.get(property)})`).join(", ")}`);
-  console.log(`seeds ${options.seed} .. ${options.seed + totalBatches - 1} (${totalBatches} batches of up to ${options.batch} cases)`);
-  if (options.includeKnownBugs) console.log("generating known bugs too:", Object.values(KNOWN_BUGS).map((bug) => bug.id).join(", "));
-  else if (Object.keys(KNOWN_BUGS).length > 0) console.log("steering around known bugs:", Object.values(KNOWN_BUGS).map((bug) => bug.id).join(", "));
+  console.log(
+    `pnpm fuzz: ${options.runs} cases over ${properties.map((property) => `${property.name} (${shares.get(property)})`).join(", ")}`,
+  );
+  console.log(
+    `seeds ${options.seed} .. ${options.seed + totalBatches - 1} (${totalBatches} batches of up to ${options.batch} cases)`,
+  );
+  if (options.includeKnownBugs)
+    console.log(
+      "generating known bugs too:",
+      Object.values(KNOWN_BUGS)
+        .map((bug) => bug.id)
+        .join(", "),
+    );
+  else if (Object.keys(KNOWN_BUGS).length > 0)
+    console.log(
+      "steering around known bugs:",
+      Object.values(KNOWN_BUGS)
+        .map((bug) => bug.id)
+        .join(", "),
+    );
 
   const started = performance.now();
   const failures: Failure[] = [];
@@ -169,7 +193,8 @@ async function main(): Promise<number> {
         const path = details.counterexamplePath ?? undefined;
         failures.push({ property: property.name, seed, path, report: fc.defaultReportMessage(details) ?? "" });
         console.log(fc.defaultReportMessage(details));
-        if (details.errorInstance instanceof Error) console.log(details.errorInstance.stack ?? details.errorInstance.message);
+        if (details.errorInstance instanceof Error)
+          console.log(details.errorInstance.stack ?? details.errorInstance.message);
         console.log(`replay: ${replayCommand(property.name, seed, path, options.includeKnownBugs)}`);
         // Skip the rest of this property's budget; its seeds stay reserved so the range is stable.
         batchIndex += Math.ceil(remaining / options.batch);

@@ -10,10 +10,20 @@ import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
 import { type Delay, TOOL_NAMES, type ToolBehaviour, type ToolModes, type ToolName } from "./scenario.js";
 
 /** `{ value?: string, n?: number }`: numbers coerce from numeric strings. */
-export const SCENARIO_TOOL_PARAMETERS = Type.Object({ value: Type.Optional(Type.String()), n: Type.Optional(Type.Number()) });
+export const SCENARIO_TOOL_PARAMETERS = Type.Object({
+  value: Type.Optional(Type.String()),
+  n: Type.Optional(Type.Number()),
+});
 
 /** A call that has no behaviour in the scenario (a steering or fallback response) answers at once. */
-const DEFAULT_BEHAVIOUR: ToolBehaviour = { kind: "result", delay: { kind: "now" }, updates: 0, lateUpdate: false, terminate: false, isError: false };
+const DEFAULT_BEHAVIOUR: ToolBehaviour = {
+  kind: "result",
+  delay: { kind: "now" },
+  updates: 0,
+  lateUpdate: false,
+  terminate: false,
+  isError: false,
+};
 
 /** What the tools need from the run. */
 export interface ToolEnvironment {
@@ -100,7 +110,10 @@ function prepareArguments(args: unknown): { value?: string; n?: number } {
 }
 
 /** The scenario's tools for an `Agent` (loop `AgentTool`s). */
-export function createAgentTools(modes: ToolModes, environment: ToolEnvironment): AgentTool<typeof SCENARIO_TOOL_PARAMETERS>[] {
+export function createAgentTools(
+  modes: ToolModes,
+  environment: ToolEnvironment,
+): AgentTool<typeof SCENARIO_TOOL_PARAMETERS>[] {
   return TOOL_NAMES.map((name: ToolName) => {
     const tool: AgentTool<typeof SCENARIO_TOOL_PARAMETERS> = {
       name,
@@ -108,7 +121,9 @@ export function createAgentTools(modes: ToolModes, environment: ToolEnvironment)
       description: `Scenario tool ${name}`,
       parameters: SCENARIO_TOOL_PARAMETERS,
       execute: async (toolCallId, _params, signal, onUpdate) => {
-        const update = onUpdate && ((text: string) => onUpdate({ content: [{ type: "text", text }], details: { callId: toolCallId } }));
+        const update =
+          onUpdate &&
+          ((text: string) => onUpdate({ content: [{ type: "text", text }], details: { callId: toolCallId } }));
         const { isError: _ignored, ...result } = await perform(toolCallId, environment, signal, update);
         return result as AgentToolResult<{ callId: string }>;
       },
@@ -129,7 +144,9 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
       execute: (ctx, _input, signal, onUpdate) =>
-        perform(ctx.toolCallId, environment, signal, (text) => onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } })),
+        perform(ctx.toolCallId, environment, signal, (text) =>
+          onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } }),
+        ),
     }),
   );
 }

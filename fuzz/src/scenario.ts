@@ -227,7 +227,14 @@ export interface SteeringSpec {
 /** `llmRetry` of the turn; all delays on the virtual clock. */
 export type RetrySpec =
   | { enabled: false }
-  | { enabled: true; maxRetries: number; baseDelayMs: number; maxDelayMs: number; maxRetryElapsedMs: number; jitter: number };
+  | {
+      enabled: true;
+      maxRetries: number;
+      baseDelayMs: number;
+      maxDelayMs: number;
+      maxRetryElapsedMs: number;
+      jitter: number;
+    };
 
 /** One generated `runTurn`. */
 export interface TurnScenario {

@@ -18,10 +18,20 @@ import type { TurnScenario } from "./scenario.js";
 
 /** Several turns for one runner; every turn with retry on uses the same jitter (the runner has one jitter source). */
 export function sharedRunnerArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario[]> {
-  const turn = fc.oneof({ weight: 3, arbitrary: turnScenarioArbitrary(options) }, { weight: 1, arbitrary: providerFailureTurnArbitrary(options) });
+  const turn = fc.oneof(
+    { weight: 3, arbitrary: turnScenarioArbitrary(options) },
+    { weight: 1, arbitrary: providerFailureTurnArbitrary(options) },
+  );
   return fc
-    .tuple(fc.array(turn, { minLength: 2, maxLength: 4 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }))
-    .map(([scenarios, jitter]) => scenarios.map((scenario) => (scenario.retry.enabled ? { ...scenario, retry: { ...scenario.retry, jitter } } : scenario)));
+    .tuple(
+      fc.array(turn, { minLength: 2, maxLength: 4 }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    )
+    .map(([scenarios, jitter]) =>
+      scenarios.map((scenario) =>
+        scenario.retry.enabled ? { ...scenario, retry: { ...scenario.retry, jitter } } : scenario,
+      ),
+    );
 }
 
 const placement = (index: number) => ({ sessionId: `session-${index}`, turnId: `turn-${index}` });
@@ -49,7 +59,8 @@ export async function checkSharedRunner(scenarios: readonly TurnScenario[]): Pro
   const byTurn = new Map(prepared.map((turn) => [turn.options.input.turnId, turn.runnerOptions]));
   const runnerOptions: Omit<PiTurnRunnerOptions, "clock"> = {
     // The jitter every turn with retry on was given (a turn without retry never draws one).
-    random: (prepared.find((_, position) => scenarios[deterministic[position]!]!.retry.enabled) ?? prepared[0]!).runnerOptions.random,
+    random: (prepared.find((_, position) => scenarios[deterministic[position]!]!.retry.enabled) ?? prepared[0]!)
+      .runnerOptions.random,
     // Each turn keeps its own allocator (its ids and its scripted failure), as it had alone.
     allocateMessageId: (context) => byTurn.get(context.turnId)!.allocateMessageId!(context),
   };
@@ -57,5 +68,6 @@ export async function checkSharedRunner(scenarios: readonly TurnScenario[]): Pro
     prepared.map((turn) => turn.options),
     runnerOptions,
   );
-  for (const [position, index] of deterministic.entries()) checkTurnIndependent(`turn ${index}`, together[position]!, alone[index]!);
+  for (const [position, index] of deterministic.entries())
+    checkTurnIndependent(`turn ${index}`, together[position]!, alone[index]!);
 }

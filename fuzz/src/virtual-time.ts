@@ -57,7 +57,11 @@ const MAX_TIMER_STEPS = 20_000;
  * real steps, and throws {@link RunNeverSettledError} if the run still does
  * not settle. Never rejects for the run's own outcome.
  */
-export async function driveUntilSettled(run: Promise<unknown>, clock: VirtualClock, abort: () => void): Promise<DriveReport> {
+export async function driveUntilSettled(
+  run: Promise<unknown>,
+  clock: VirtualClock,
+  abort: () => void,
+): Promise<DriveReport> {
   let settled = false;
   void run.then(
     () => (settled = true),
@@ -66,7 +70,8 @@ export async function driveUntilSettled(run: Promise<unknown>, clock: VirtualClo
   let watchdogAborted = false;
   let realWaitedMs = 0;
   for (let steps = 0; !settled; steps++) {
-    if (steps > MAX_TIMER_STEPS) throw new RunNeverSettledError(`${MAX_TIMER_STEPS} timer steps (a timer keeps re-arming itself)`);
+    if (steps > MAX_TIMER_STEPS)
+      throw new RunNeverSettledError(`${MAX_TIMER_STEPS} timer steps (a timer keeps re-arming itself)`);
     await macrotask();
     if (settled) break;
     const due = clock.nextDueAt();
@@ -82,7 +87,9 @@ export async function driveUntilSettled(run: Promise<unknown>, clock: VirtualClo
       continue;
     }
     if (realWaitedMs >= REAL_WAIT_AFTER_ABORT_MS) {
-      throw new RunNeverSettledError(`still pending ${REAL_WAIT_AFTER_ABORT_MS} ms (real time) after the abort, with no timer scheduled`);
+      throw new RunNeverSettledError(
+        `still pending ${REAL_WAIT_AFTER_ABORT_MS} ms (real time) after the abort, with no timer scheduled`,
+      );
     }
     await realSleep(5);
     realWaitedMs += 5;

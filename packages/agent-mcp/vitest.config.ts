@@ -12,7 +12,10 @@ import { defineProject } from "vitest/config";
 function workspaceSourceAliases(names: readonly string[]) {
   return names.flatMap((name) => {
     const folder = new URL(`../${name}/`, import.meta.url);
-    const manifest = JSON.parse(readFileSync(new URL("package.json", folder), "utf8")) as { name: string; exports: Record<string, { source: string }> };
+    const manifest = JSON.parse(readFileSync(new URL("package.json", folder), "utf8")) as {
+      name: string;
+      exports: Record<string, { source: string }>;
+    };
     return Object.entries(manifest.exports).map(([subpath, target]) => ({
       find: new RegExp(`^${(manifest.name + subpath.slice(1)).replace(/[/.-]/g, "\\$&")}$`),
       replacement: fileURLToPath(new URL(target.source, folder)),
@@ -22,5 +25,9 @@ function workspaceSourceAliases(names: readonly string[]) {
 
 export default defineProject({
   resolve: { alias: workspaceSourceAliases(["protocol", "agent-loop", "agent-core", "agent-runtime"]) },
-  test: { name: "agent-mcp", include: ["test/**/*.test.ts", "src/**/*.test.ts"], globalSetup: ["test/global-setup.ts"] },
+  test: {
+    name: "agent-mcp",
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
+  },
 });

@@ -6,7 +6,14 @@ import { join } from "node:path";
 import ts from "typescript";
 import { compileEntries } from "../public-surface.js";
 import { readWorkspacePackages, toWorkspacePath } from "../structure/workspace.js";
-import { type DocComment, MIN_DOC_WORDS, MIN_MEMBER_DOC_WORDS, findOutsideReference, isSufficient, readDocComment } from "./doc-comment.js";
+import {
+  type DocComment,
+  MIN_DOC_WORDS,
+  MIN_MEMBER_DOC_WORDS,
+  findOutsideReference,
+  isSufficient,
+  readDocComment,
+} from "./doc-comment.js";
 import { listMemberGroups, withoutOverloadImplementations } from "./members.js";
 
 /** One public name (or member) whose doc comment is missing or too short. */
@@ -76,7 +83,15 @@ export function checkDocs(root: string, options: CheckDocsOptions = {}): DocsRep
     entries.map((entry) => entry.file),
     "check:docs",
   );
-  const report: DocsReport = { missing: [], tooShort: [], outsideReferences: [], members: [], external: [], entriesChecked: entries.length, namesChecked: 0 };
+  const report: DocsReport = {
+    missing: [],
+    tooShort: [],
+    outsideReferences: [],
+    members: [],
+    external: [],
+    entriesChecked: entries.length,
+    namesChecked: 0,
+  };
 
   for (const entry of entries) {
     const exported = [...exportsOf(entry.file)].sort((a, b) => a.getName().localeCompare(b.getName()));
@@ -85,7 +100,9 @@ export function checkDocs(root: string, options: CheckDocsOptions = {}): DocsRep
       const name = symbol.getName();
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
       // An export that resolves to nothing (a broken re-export) is judged, and located, by its export statement.
-      const declarations = withoutOverloadImplementations(target.declarations?.length ? target.declarations : (symbol.declarations ?? []));
+      const declarations = withoutOverloadImplementations(
+        target.declarations?.length ? target.declarations : (symbol.declarations ?? []),
+      );
       const located = (declaration: ts.Declaration, label: string, comment?: DocComment): DocProblem => ({
         entry: entry.specifier,
         name: label,
@@ -97,7 +114,8 @@ export function checkDocs(root: string, options: CheckDocsOptions = {}): DocsRep
         continue;
       }
       const judged = judge(declarations, MIN_DOC_WORDS);
-      if (judged.problem) (judged.problem === "missing" ? report.missing : report.tooShort).push(located(judged.at, name, judged.best));
+      if (judged.problem)
+        (judged.problem === "missing" ? report.missing : report.tooShort).push(located(judged.at, name, judged.best));
       const reference = outsideReferenceOf(declarations);
       if (reference) report.outsideReferences.push({ ...located(reference.at, name), comment: reference.id });
       if (!options.properties) continue;

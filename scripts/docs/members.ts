@@ -29,7 +29,8 @@ export interface MemberGroup {
  */
 export function listMemberGroups(declaration: ts.Declaration): MemberGroup[] {
   if (ts.isInterfaceDeclaration(declaration)) return group(declaration.members.filter(isNamedSignature));
-  if (ts.isTypeAliasDeclaration(declaration)) return objectLiterals(declaration.type).flatMap((literal) => group(literal.members.filter(isNamedSignature)));
+  if (ts.isTypeAliasDeclaration(declaration))
+    return objectLiterals(declaration.type).flatMap((literal) => group(literal.members.filter(isNamedSignature)));
   if (ts.isClassDeclaration(declaration)) return group(declaration.members.filter(isPublicClassMember));
   return [];
 }
@@ -39,7 +40,11 @@ function isNamedSignature(member: ts.TypeElement): member is ts.PropertySignatur
 }
 
 function isPublicClassMember(member: ts.ClassElement): member is ts.ClassElement & { name: ts.PropertyName } {
-  const kind = ts.isPropertyDeclaration(member) || ts.isMethodDeclaration(member) || ts.isGetAccessorDeclaration(member) || ts.isSetAccessorDeclaration(member);
+  const kind =
+    ts.isPropertyDeclaration(member) ||
+    ts.isMethodDeclaration(member) ||
+    ts.isGetAccessorDeclaration(member) ||
+    ts.isSetAccessorDeclaration(member);
   if (!kind || member.name === undefined || ts.isPrivateIdentifier(member.name)) return false;
   const hidden = ts.getCombinedModifierFlags(member) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected);
   return hidden === 0;
@@ -59,7 +64,10 @@ function group(members: readonly (ts.NamedDeclaration & { name?: ts.PropertyName
     const name = member.name.getText();
     byName.set(name, [...(byName.get(name) ?? []), member]);
   }
-  return [...byName].map(([name, declarations]) => ({ name, declarations: withoutOverloadImplementations(declarations) }));
+  return [...byName].map(([name, declarations]) => ({
+    name,
+    declarations: withoutOverloadImplementations(declarations),
+  }));
 }
 
 /**
@@ -70,6 +78,9 @@ function group(members: readonly (ts.NamedDeclaration & { name?: ts.PropertyName
 export function withoutOverloadImplementations(declarations: readonly ts.Declaration[]): ts.Declaration[] {
   const isImplementation = (declaration: ts.Declaration) =>
     (ts.isFunctionDeclaration(declaration) || ts.isMethodDeclaration(declaration)) && declaration.body !== undefined;
-  const hasSignatures = declarations.some((declaration) => (ts.isFunctionDeclaration(declaration) || ts.isMethodDeclaration(declaration)) && !isImplementation(declaration));
+  const hasSignatures = declarations.some(
+    (declaration) =>
+      (ts.isFunctionDeclaration(declaration) || ts.isMethodDeclaration(declaration)) && !isImplementation(declaration),
+  );
   return hasSignatures ? declarations.filter((declaration) => !isImplementation(declaration)) : [...declarations];
 }

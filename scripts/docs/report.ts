@@ -12,8 +12,11 @@ import { MIN_DOC_WORDS } from "./doc-comment.js";
 export function formatDocsReport(report: DocsReport): string {
   const problems = countProblems(report);
   const counted = `${report.entriesChecked} entr${report.entriesChecked === 1 ? "y" : "ies"}, ${report.namesChecked} public names`;
-  const outside = report.external.length === 0 ? "" : ` (${report.external.length} declared in installed packages, not checked)`;
-  const lines = [`check:docs: ${counted}${outside}, ${problems === 0 ? "no problems" : `${problems} problem${problems === 1 ? "" : "s"}`}`];
+  const outside =
+    report.external.length === 0 ? "" : ` (${report.external.length} declared in installed packages, not checked)`;
+  const lines = [
+    `check:docs: ${counted}${outside}, ${problems === 0 ? "no problems" : `${problems} problem${problems === 1 ? "" : "s"}`}`,
+  ];
   const section = (title: string, entries: readonly DocProblem[]) => {
     if (entries.length === 0) return;
     lines.push("", `${title} (${entries.length}):`, ...entries.map((entry) => `  ${problemLine(entry)}`));

@@ -6,7 +6,13 @@ import { join } from "node:path";
 import { type ImportCycle, findImportCycles } from "./cycles.js";
 import { MAX_SOURCE_LINES, measureFile } from "./file-length.js";
 import { readImports, resolveRelative, splitPackageSpecifier } from "./imports.js";
-import { type WorkspaceFile, type WorkspacePackage, listWorkspaceFiles, readWorkspacePackages, toWorkspacePath } from "./workspace.js";
+import {
+  type WorkspaceFile,
+  type WorkspacePackage,
+  listWorkspaceFiles,
+  readWorkspacePackages,
+  toWorkspacePath,
+} from "./workspace.js";
 
 /** An import that breaks the layer order or reaches past a package's entry points. */
 export interface ImportProblem {
@@ -40,7 +46,13 @@ export function checkStructure(root: string): StructureReport {
   const byName = new Map(packages.map((pkg) => [pkg.name, pkg]));
   const files = listWorkspaceFiles(root, packages);
   const graph = new Map<string, Set<string>>();
-  const report: StructureReport = { cycles: [], upwardImports: [], deepImports: [], longFiles: [], filesChecked: files.length };
+  const report: StructureReport = {
+    cycles: [],
+    upwardImports: [],
+    deepImports: [],
+    longFiles: [],
+    filesChecked: files.length,
+  };
 
   for (const file of files) {
     const edges = new Set<string>();
@@ -53,7 +65,10 @@ export function checkStructure(root: string): StructureReport {
         edges.add(target);
         const targetOwner = ownerOf(target, packages);
         if (targetOwner && targetOwner !== file.owner && target.startsWith(`${targetOwner.dir}/src/`)) {
-          report.deepImports.push({ ...problem, reason: `reaches into ${targetOwner.name}'s src; import its entry point instead` });
+          report.deepImports.push({
+            ...problem,
+            reason: `reaches into ${targetOwner.name}'s src; import its entry point instead`,
+          });
         }
         continue;
       }
@@ -61,14 +76,18 @@ export function checkStructure(root: string): StructureReport {
       const target = byName.get(name);
       if (!target || target === file.owner) continue;
       if (!target.exportedSubpaths.includes(subpath)) {
-        report.deepImports.push({ ...problem, reason: `${name} exports ${target.exportedSubpaths.join(", ") || "nothing"}, not ${subpath}` });
+        report.deepImports.push({
+          ...problem,
+          reason: `${name} exports ${target.exportedSubpaths.join(", ") || "nothing"}, not ${subpath}`,
+        });
       }
       const upward = layerProblem(file, target);
       if (upward) report.upwardImports.push({ ...problem, reason: upward });
     }
     if (file.isSource) {
       const length = measureFile(join(root, file.path));
-      if (length.lines > MAX_SOURCE_LINES && length.reason === undefined) report.longFiles.push({ file: file.path, lines: length.lines });
+      if (length.lines > MAX_SOURCE_LINES && length.reason === undefined)
+        report.longFiles.push({ file: file.path, lines: length.lines });
     }
   }
   report.cycles = findImportCycles(graph);
@@ -83,7 +102,8 @@ export function isClean(report: StructureReport): boolean {
 function layerProblem(file: WorkspaceFile, target: WorkspacePackage): string | undefined {
   if (target.layer < file.owner.layer) return undefined;
   const direction = target.layer === file.owner.layer ? "on the same layer as" : "above";
-  const importer = file.owner.layerName === file.owner.name ? file.owner.name : `${file.owner.name} (${file.owner.layerName})`;
+  const importer =
+    file.owner.layerName === file.owner.name ? file.owner.name : `${file.owner.name} (${file.owner.layerName})`;
   return `${importer} imports ${target.name}, which is ${direction} it`;
 }
 

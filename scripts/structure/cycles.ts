@@ -70,7 +70,11 @@ function stronglyConnected(graph: ReadonlyMap<string, ReadonlySet<string>>): str
   return groups;
 }
 
-function shortestCycle(graph: ReadonlyMap<string, ReadonlySet<string>>, start: string, within: ReadonlySet<string>): string[] {
+function shortestCycle(
+  graph: ReadonlyMap<string, ReadonlySet<string>>,
+  start: string,
+  within: ReadonlySet<string>,
+): string[] {
   const previous = new Map<string, string>();
   const queue = [start];
   for (let head = 0; head < queue.length; head++) {
@@ -79,7 +83,8 @@ function shortestCycle(graph: ReadonlyMap<string, ReadonlySet<string>>, start: s
       if (!within.has(target)) continue;
       if (target === start) {
         const path = [start];
-        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at)) path.splice(1, 0, at);
+        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at))
+          path.splice(1, 0, at);
         return [...path, start];
       }
       if (!previous.has(target)) {

@@ -54,7 +54,14 @@ export function resolveRelative(fromFile: string, specifier: string): string | u
   if (!specifier.startsWith(".")) return undefined;
   const base = normalize(join(dirname(fromFile), specifier));
   const stem = base.replace(/\.(js|mjs|jsx)$/, "");
-  const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, join(base, "index.ts"), join(base, "index.tsx")];
+  const candidates = [
+    base,
+    `${stem}.ts`,
+    `${stem}.tsx`,
+    `${stem}.mts`,
+    join(base, "index.ts"),
+    join(base, "index.tsx"),
+  ];
   return candidates.find((candidate) => /\.(ts|tsx|mts)$/.test(candidate) && existsSync(candidate));
 }
 
@@ -71,9 +78,19 @@ function isTypeOnlyImport(clause: ts.ImportClause | undefined): boolean {
   if (clause.isTypeOnly) return true;
   if (clause.name) return false;
   const bindings = clause.namedBindings;
-  return !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+  return (
+    !!bindings &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((element) => element.isTypeOnly)
+  );
 }
 
 function isTypeOnlyNamedExports(clause: ts.NamedExportBindings | undefined): boolean {
-  return !!clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly);
+  return (
+    !!clause &&
+    ts.isNamedExports(clause) &&
+    clause.elements.length > 0 &&
+    clause.elements.every((element) => element.isTypeOnly)
+  );
 }

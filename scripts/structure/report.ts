@@ -4,7 +4,8 @@ import type { ImportProblem, StructureReport } from "./check.js";
 
 /** The report as text: a summary line, then one section per broken rule. */
 export function formatReport(report: StructureReport): string {
-  const problems = report.cycles.length + report.upwardImports.length + report.deepImports.length + report.longFiles.length;
+  const problems =
+    report.cycles.length + report.upwardImports.length + report.deepImports.length + report.longFiles.length;
   const lines = [
     problems === 0
       ? `check:structure: ${report.filesChecked} files, no problems`
@@ -17,7 +18,10 @@ export function formatReport(report: StructureReport): string {
   section(
     "import cycles",
     report.cycles.map((cycle) => {
-      const more = cycle.files.length > cycle.path.length - 1 ? ` (${cycle.files.length} files in this cycle: ${cycle.files.join(", ")})` : "";
+      const more =
+        cycle.files.length > cycle.path.length - 1
+          ? ` (${cycle.files.length} files in this cycle: ${cycle.files.join(", ")})`
+          : "";
       return `${cycle.path.join(" -> ")}${more}`;
     }),
   );

@@ -77,10 +77,19 @@ export function readWorkspacePackages(root: string): WorkspacePackage[] {
     for (const dir of expandPattern(root, pattern)) {
       const manifestPath = join(root, dir, "package.json");
       if (!existsSync(manifestPath)) continue;
-      const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { name?: string; exports?: Record<string, unknown> };
+      const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+        name?: string;
+        exports?: Record<string, unknown>;
+      };
       if (typeof manifest.name !== "string") throw new Error(`check:structure: ${dir}/package.json has no name`);
       const exports = manifest.exports ?? {};
-      packages.push({ name: manifest.name, dir, exportedSubpaths: Object.keys(exports), entrySources: entrySourcesOf(dir, exports), ...layerOf(manifest.name, dir) });
+      packages.push({
+        name: manifest.name,
+        dir,
+        exportedSubpaths: Object.keys(exports),
+        entrySources: entrySourcesOf(dir, exports),
+        ...layerOf(manifest.name, dir),
+      });
     }
   }
   return packages;
@@ -101,7 +110,8 @@ function entrySourcesOf(dir: string, exports: Record<string, unknown>): EntrySou
   const entries: EntrySource[] = [];
   for (const [subpath, target] of Object.entries(exports)) {
     const source = typeof target === "string" ? target : (target as { source?: unknown } | null)?.source;
-    if (typeof source === "string" && /\.(ts|tsx|mts)$/.test(source)) entries.push({ subpath, file: join(dir, source).split(sep).join("/") });
+    if (typeof source === "string" && /\.(ts|tsx|mts)$/.test(source))
+      entries.push({ subpath, file: join(dir, source).split(sep).join("/") });
   }
   return entries;
 }
@@ -109,7 +119,8 @@ function entrySourcesOf(dir: string, exports: Record<string, unknown>): EntrySou
 function layerOf(name: string, dir: string): { layer: number; layerName: string } {
   const index = LIBRARY_LAYERS.findIndex((row) => row.includes(name));
   if (index >= 0) return { layer: index, layerName: name };
-  if (dir.startsWith("packages/")) return { layer: LIBRARY_LAYERS.length, layerName: "a package above @turnkit/agent-runtime" };
+  if (dir.startsWith("packages/"))
+    return { layer: LIBRARY_LAYERS.length, layerName: "a package above @turnkit/agent-runtime" };
   return { layer: LIBRARY_LAYERS.length + 1, layerName: "an application (example, bench, suite or script)" };
 }
 

@@ -31,9 +31,16 @@ describe("check:structure", () => {
           "packages/agent-loop/src/step.ts",
           "packages/agent-loop/src/options.ts",
         ],
-        files: ["packages/agent-loop/src/options.ts", "packages/agent-loop/src/run.ts", "packages/agent-loop/src/step.ts"],
+        files: [
+          "packages/agent-loop/src/options.ts",
+          "packages/agent-loop/src/run.ts",
+          "packages/agent-loop/src/step.ts",
+        ],
       },
-      { path: ["packages/protocol/src/self.ts", "packages/protocol/src/self.ts"], files: ["packages/protocol/src/self.ts"] },
+      {
+        path: ["packages/protocol/src/self.ts", "packages/protocol/src/self.ts"],
+        files: ["packages/protocol/src/self.ts"],
+      },
     ]);
     expect(report.upwardImports).toEqual([]);
     expect(report.deepImports).toEqual([]);
@@ -100,7 +107,12 @@ describe("check:structure", () => {
   it("exits non-zero with the list when run as a command, and zero on a clean workspace", () => {
     const run = (name: string) => {
       try {
-        return { code: 0, output: execFileSync("npx", ["tsx", join(here, "..", "check-structure.ts"), fixture(name)], { encoding: "utf8" }) };
+        return {
+          code: 0,
+          output: execFileSync("npx", ["tsx", join(here, "..", "check-structure.ts"), fixture(name)], {
+            encoding: "utf8",
+          }),
+        };
       } catch (error) {
         const failed = error as { status: number; stdout: string };
         return { code: failed.status, output: failed.stdout };
@@ -109,6 +121,8 @@ describe("check:structure", () => {
     expect(run("clean")).toEqual({ code: 0, output: "check:structure: 5 files, no problems\n" });
     const cycle = run("cycle");
     expect(cycle.code).toBe(1);
-    expect(cycle.output).toContain("import cycles (2):\n  packages/agent-loop/src/options.ts -> packages/agent-loop/src/run.ts");
+    expect(cycle.output).toContain(
+      "import cycles (2):\n  packages/agent-loop/src/options.ts -> packages/agent-loop/src/run.ts",
+    );
   }, 30_000);
 });

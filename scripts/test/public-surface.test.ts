@@ -19,10 +19,26 @@ describe("public surface", () => {
   }, 30_000);
 
   it("lists every exported name once, values and types together", () => {
-    expect(listPublicNames(join(fixture, "index.ts"))).toEqual(["LIMIT", "Mode", "Options", "Runner", "everything", "run"]);
+    expect(listPublicNames(join(fixture, "index.ts"))).toEqual([
+      "LIMIT",
+      "Mode",
+      "Options",
+      "Runner",
+      "everything",
+      "run",
+    ]);
   }, 30_000);
 
   it("reads the names of a README's API section, type arguments included, not members, strings or other sections", () => {
-    expect(listReadmeApiNames(join(fixture, "README.md"))).toEqual(["Array", "LIMIT", "Mode", "Options", "Promise", "Runner", "everything", "run"]);
+    expect(listReadmeApiNames(join(fixture, "README.md"))).toEqual([
+      "Array",
+      "LIMIT",
+      "Mode",
+      "Options",
+      "Promise",
+      "Runner",
+      "everything",
+      "run",
+    ]);
   });
 });

@@ -62,10 +62,18 @@ export const ABORT_SCENARIOS = [
         (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
         () => controller.abort(),
       );
-      await ctx.runLoop([user("Count")], { systemPrompt: "", messages: [] }, { convertToLlm: keepProviderMessages }, controller.signal);
+      await ctx.runLoop(
+        [user("Count")],
+        { systemPrompt: "", messages: [] },
+        { convertToLlm: keepProviderMessages },
+        controller.signal,
+      );
     },
     then: (trace) =>
-      assertLinesInOrder(trace, ['message_end assistant(aborted) [text "Counting"] error="Request was aborted"', "agent_end [user, assistant(aborted)]"]),
+      assertLinesInOrder(trace, [
+        'message_end assistant(aborted) [text "Counting"] error="Request was aborted"',
+        "agent_end [user, assistant(aborted)]",
+      ]),
   }),
   defineScenario({
     id: "abort-during-tool",
@@ -104,7 +112,10 @@ export const ABORT_SCENARIOS = [
     title: "Agent.abort() from beforeToolCall of the first of two parallel calls",
     spec: ["L10"],
     surfaces: ["agent"],
-    script: () => [response([toolCall("echo", { text: "a" }), toolCall("echo", { text: "b" })]), response("never streamed")],
+    script: () => [
+      response([toolCall("echo", { text: "a" }), toolCall("echo", { text: "b" })]),
+      response("never streamed"),
+    ],
     async run(ctx) {
       let agent: HostAgent | undefined;
       agent = ctx.createAgent({

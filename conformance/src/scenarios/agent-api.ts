@@ -32,7 +32,8 @@ export const AGENT_API_SCENARIOS = [
   }),
   defineScenario({
     id: "continue-assistant-tail-steering",
-    title: "continue() on an assistant tail with two queued steers: the first starts the run, the second is polled after it",
+    title:
+      "continue() on an assistant tail with two queued steers: the first starts the run, the second is polled after it",
     spec: ["L8"],
     surfaces: ["agent"],
     script: () => [response("First answer."), response("Got steer one."), response("Got steer two.")],
@@ -155,7 +156,9 @@ export const AGENT_API_SCENARIOS = [
     title: "Agent options and state reach every request as stream options",
     spec: ["L0", "L2"],
     surfaces: ["agent"],
-    trace: { requestOptions: ["sessionId", "reasoning", "transport", "maxRetryDelayMs", "thinkingBudgets", "toolExecution"] },
+    trace: {
+      requestOptions: ["sessionId", "reasoning", "transport", "maxRetryDelayMs", "thinkingBudgets", "toolExecution"],
+    },
     script: () => [response("Configured.")],
     async run(ctx) {
       const agent = ctx.createAgent({
@@ -182,7 +185,9 @@ export const AGENT_API_SCENARIOS = [
     script: () => [response("Defaults.")],
     async run(ctx) {
       const agent = ctx.createAgent();
-      ctx.note(`steeringMode=${agent.steeringMode} followUpMode=${agent.followUpMode} thinkingLevel=${agent.state.thinkingLevel}`);
+      ctx.note(
+        `steeringMode=${agent.steeringMode} followUpMode=${agent.followUpMode} thinkingLevel=${agent.state.thinkingLevel}`,
+      );
       await ctx.settle("prompt()", agent.prompt("Hi"));
     },
     then: (trace) =>
@@ -207,7 +212,12 @@ export const AGENT_API_SCENARIOS = [
         ],
       }),
     then: (trace) => {
-      assertLinesInOrder(trace, ["agent_start", "turn_start", 'message_end assistant(stop) [text "Continued after the tool."]', "agent_end [assistant(stop)]"]);
+      assertLinesInOrder(trace, [
+        "agent_start",
+        "turn_start",
+        'message_end assistant(stop) [text "Continued after the tool."]',
+        "agent_end [assistant(stop)]",
+      ]);
       assertLinesInOrder(trace, ['request 1: [user "Echo x", assistant(toolUse), toolResult(earlier_1)] tools=[echo]']);
     },
   }),
@@ -221,7 +231,10 @@ export const AGENT_API_SCENARIOS = [
       const config = { convertToLlm: keepProviderMessages };
       await ctx.runLoopContinue({ systemPrompt: "", messages: [user("Pending question")] }, config);
       await ctx.runLoopContinue({ systemPrompt: "", messages: [] }, config);
-      await ctx.runLoopContinue({ systemPrompt: "", messages: [user("Question"), assistantMessage("Answer", { timestamp: 0 })] }, config);
+      await ctx.runLoopContinue(
+        { systemPrompt: "", messages: [user("Question"), assistantMessage("Answer", { timestamp: 0 })] },
+        config,
+      );
     },
     then: (trace) => {
       assertLineCount(trace, "agent_start", 1);

@@ -10,7 +10,10 @@ export const FAILURE_SCENARIOS = [
     title: "a response that ends with stopReason error ends the run at once and sets errorMessage",
     spec: ["L3"],
     surfaces: ["agent", "agentLoop"],
-    script: () => [errorAfter(3, "Upstream overloaded", { response: "Partial answer that breaks" }), response("never requested")],
+    script: () => [
+      errorAfter(3, "Upstream overloaded", { response: "Partial answer that breaks" }),
+      response("never requested"),
+    ],
     run: (ctx) => ctx.prompt("Hi"),
     then: (trace) => {
       assertLineCount(trace, "request ", 1);
@@ -27,14 +30,21 @@ export const FAILURE_SCENARIOS = [
     title: "an error response with a partial tool call: the call is not executed and gets no result",
     spec: ["L3", "L5"],
     surfaces: ["agent"],
-    script: () => [errorAfter(3, "Connection reset", { response: response([text("Running it"), toolCall("echo", { text: "never" })]) })],
+    script: () => [
+      errorAfter(3, "Connection reset", {
+        response: response([text("Running it"), toolCall("echo", { text: "never" })]),
+      }),
+    ],
     async run(ctx) {
       const agent = ctx.createAgent({ initialState: { tools: [echoTool()] } });
       await ctx.settle("prompt()", agent.prompt("Echo"));
     },
     then: (trace) => {
       assertNoLine(trace, "tool_execution_start");
-      assertLinesInOrder(trace, ["turn_end assistant(error) results=[]", 'agent state: streaming=false pending=0 error="Connection reset"…']);
+      assertLinesInOrder(trace, [
+        "turn_end assistant(error) results=[]",
+        'agent state: streaming=false pending=0 error="Connection reset"…',
+      ]);
     },
   }),
   defineScenario({
@@ -155,7 +165,10 @@ export const FAILURE_SCENARIOS = [
     title: "a response cut off at the token limit (stopReason length) with a tool call",
     spec: ["L11"],
     surfaces: ["agent"],
-    script: () => [response([text("Writing the file"), toolCall("write", { text: "half a fi" })], { stopReason: "length" }), response("Wrote it.")],
+    script: () => [
+      response([text("Writing the file"), toolCall("write", { text: "half a fi" })], { stopReason: "length" }),
+      response("Wrote it."),
+    ],
     async run(ctx) {
       const write = defineTool({
         name: "write",

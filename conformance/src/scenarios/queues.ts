@@ -62,7 +62,10 @@ export const QUEUE_SCENARIOS = [
     title: "Agent.steer() from inside a tool: injected after the whole batch, before the next request",
     spec: ["L1", "L8"],
     surfaces: ["agent"],
-    script: () => [response([toolCall("work", { text: "a" }), toolCall("echo", { text: "b" })]), response("Also checked the logs.")],
+    script: () => [
+      response([toolCall("work", { text: "a" }), toolCall("echo", { text: "b" })]),
+      response("Also checked the logs."),
+    ],
     async run(ctx) {
       let agent: HostAgent | undefined;
       const work = defineTool({
@@ -122,7 +125,11 @@ export const QUEUE_SCENARIOS = [
       await ctx.settle("prompt()", agent.prompt("Hello"));
     },
     then: (trace) =>
-      assertLinesInOrder(trace, ['message_end user [text "Hello"]', 'message_end user [text "Queued early"]', 'request 1: [user "Hello", user "Queued early"]']),
+      assertLinesInOrder(trace, [
+        'message_end user [text "Hello"]',
+        'message_end user [text "Queued early"]',
+        'request 1: [user "Hello", user "Queued early"]',
+      ]),
   }),
   defineScenario({
     id: "follow-up-after-natural-end",
@@ -170,26 +177,35 @@ export const QUEUE_SCENARIOS = [
     surfaces: ["agentLoop"],
     script: () => [response(toolCall("echo", { text: "x" })), response("never requested")],
     async run(ctx) {
-      await ctx.runLoop([user("Echo")], { systemPrompt: "", messages: [], tools: [echoTool()] }, {
-        convertToLlm: keepProviderMessages,
-        shouldStopAfterTurn: ({ message, toolResults, newMessages }) => {
-          ctx.note(`shouldStopAfterTurn ${message.stopReason} results=${toolResults.length} new=${newMessages.length}`);
-          return toolResults.length > 0;
+      await ctx.runLoop(
+        [user("Echo")],
+        { systemPrompt: "", messages: [], tools: [echoTool()] },
+        {
+          convertToLlm: keepProviderMessages,
+          shouldStopAfterTurn: ({ message, toolResults, newMessages }) => {
+            ctx.note(
+              `shouldStopAfterTurn ${message.stopReason} results=${toolResults.length} new=${newMessages.length}`,
+            );
+            return toolResults.length > 0;
+          },
+          getSteeringMessages: async () => {
+            ctx.note("steering polled");
+            return [];
+          },
+          getFollowUpMessages: async () => {
+            ctx.note("follow-ups polled");
+            return [];
+          },
         },
-        getSteeringMessages: async () => {
-          ctx.note("steering polled");
-          return [];
-        },
-        getFollowUpMessages: async () => {
-          ctx.note("follow-ups polled");
-          return [];
-        },
-      });
+      );
     },
     then: (trace) => {
       assertLineCount(trace, "request ", 1);
       assertLineCount(trace, "· follow-ups polled", 0);
-      assertLinesInOrder(trace, ["turn_end assistant(toolUse) results=[call_1]", "agent_end [user, assistant(toolUse), toolResult(call_1)]"]);
+      assertLinesInOrder(trace, [
+        "turn_end assistant(toolUse) results=[call_1]",
+        "agent_end [user, assistant(toolUse), toolResult(call_1)]",
+      ]);
       assertLinesInOrder(trace, ["· steering polled", "· shouldStopAfterTurn toolUse results=1 new=3"]);
     },
   }),
@@ -202,19 +218,23 @@ export const QUEUE_SCENARIOS = [
     async run(ctx) {
       let steeringPolls = 0;
       let followUpPolls = 0;
-      await ctx.runLoop([user("Start")], { systemPrompt: "", messages: [], tools: [echoTool()] }, {
-        convertToLlm: keepProviderMessages,
-        getSteeringMessages: async () => {
-          steeringPolls += 1;
-          ctx.note(`steering poll ${steeringPolls}`);
-          return steeringPolls === 2 ? [user("Steering message")] : [];
+      await ctx.runLoop(
+        [user("Start")],
+        { systemPrompt: "", messages: [], tools: [echoTool()] },
+        {
+          convertToLlm: keepProviderMessages,
+          getSteeringMessages: async () => {
+            steeringPolls += 1;
+            ctx.note(`steering poll ${steeringPolls}`);
+            return steeringPolls === 2 ? [user("Steering message")] : [];
+          },
+          getFollowUpMessages: async () => {
+            followUpPolls += 1;
+            ctx.note(`follow-up poll ${followUpPolls}`);
+            return followUpPolls === 1 ? [user("Follow-up message")] : [];
+          },
         },
-        getFollowUpMessages: async () => {
-          followUpPolls += 1;
-          ctx.note(`follow-up poll ${followUpPolls}`);
-          return followUpPolls === 1 ? [user("Follow-up message")] : [];
-        },
-      });
+      );
     },
     then: (trace) => {
       assertLinesInOrder(trace, [
@@ -226,7 +246,17 @@ export const QUEUE_SCENARIOS = [
         'message_end user [text "Follow-up message"]',
         "agent_end…",
       ]);
-      assertLinesInOrder(trace, ["· steering poll 1", "request 1: …", "· steering poll 2", "request 2: …", "· steering poll 3", "· follow-up poll 1", "request 3: …", "· steering poll 4", "· follow-up poll 2"]);
+      assertLinesInOrder(trace, [
+        "· steering poll 1",
+        "request 1: …",
+        "· steering poll 2",
+        "request 2: …",
+        "· steering poll 3",
+        "· follow-up poll 1",
+        "request 3: …",
+        "· steering poll 4",
+        "· follow-up poll 2",
+      ]);
     },
   }),
 ];

@@ -29,7 +29,13 @@ export const REGRESSION_SCENARIOS = [
             throw value;
           },
         });
-      return ctx.prompt("Go", { tools: [throwing("quota", "quota exceeded"), throwing("coded", { code: "E42" }), throwing("blank", new Error(""))] });
+      return ctx.prompt("Go", {
+        tools: [
+          throwing("quota", "quota exceeded"),
+          throwing("coded", { code: "E42" }),
+          throwing("blank", new Error("")),
+        ],
+      });
     },
   }),
   defineScenario({

@@ -53,7 +53,11 @@ export const RESPONSE_SCENARIOS = [
     script: () => [response("Both read.")],
     run: (ctx) => ctx.prompt([user("First part."), user("Second part.")]),
     then: (trace) => {
-      assertLinesInOrder(trace, ['message_end user [text "First part."]', 'message_end user [text "Second part."]', "agent_end [user, user, assistant(stop)]"]);
+      assertLinesInOrder(trace, [
+        'message_end user [text "First part."]',
+        'message_end user [text "Second part."]',
+        "agent_end [user, user, assistant(stop)]",
+      ]);
       assertLinesInOrder(trace, ['request 1: [user "First part.", user "Second part."]']);
     },
   }),
@@ -82,7 +86,10 @@ export const RESPONSE_SCENARIOS = [
     run: (ctx) => ctx.prompt("Hi"),
     then: (trace) => {
       assertNoLine(trace, "message_update");
-      assertLinesInOrder(trace, ['message_start assistant(stop) [text "Answer without a start event"]', 'message_end assistant(stop) [text "Answer without a start event"]']);
+      assertLinesInOrder(trace, [
+        'message_start assistant(stop) [text "Answer without a start event"]',
+        'message_end assistant(stop) [text "Answer without a start event"]',
+      ]);
     },
   }),
   defineScenario({
@@ -117,9 +124,9 @@ export const RESPONSE_SCENARIOS = [
     then: (trace) => {
       assertLineCount(trace, "· getApiKey(scripted)", 2);
       assertLinesInOrder(trace, [
-        '· getApiKey(scripted) #1',
+        "· getApiKey(scripted) #1",
         'request 1: [user "Echo one"] tools=[echo] apiKey=key-1',
-        '· getApiKey(scripted) #2',
+        "· getApiKey(scripted) #2",
         'request 2: [user "Echo one", assistant(toolUse), toolResult(call_1)] tools=[echo] apiKey=key-2',
       ]);
     },

@@ -19,7 +19,10 @@ export const STREAM_PROXY_SCENARIOS = [
     spec: ["L0", "L2"],
     surfaces: ["agent", "agentLoop"],
     script: () => [response("Hello there, friend")],
-    run: (ctx) => withProxyServer(ctx, (proxy) => ctx.prompt("Say hello", { systemPrompt: "Be brief.", streamFn: proxy.streamFn() })),
+    run: (ctx) =>
+      withProxyServer(ctx, (proxy) =>
+        ctx.prompt("Say hello", { systemPrompt: "Be brief.", streamFn: proxy.streamFn() }),
+      ),
     then: (trace) => {
       assertLinesInOrder(trace, ['request 1: [user "Say hello"] system="Be brief." apiKey=proxy-key']);
       assertLinesInOrder(trace, [
@@ -51,12 +54,16 @@ export const STREAM_PROXY_SCENARIOS = [
     title: "through a proxy server: a tool call's arguments are rebuilt from deltas, the tool runs, the answer follows",
     spec: ["L0", "L4", "L5"],
     surfaces: ["agent", "agentLoop"],
-    script: () => [response([text("Echoing."), toolCall("echo", { text: "a somewhat longer argument" })]), response("Done.")],
-    run: (ctx) => withProxyServer(ctx, (proxy) => ctx.prompt("Echo it", { tools: [echoTool()], streamFn: proxy.streamFn() })),
+    script: () => [
+      response([text("Echoing."), toolCall("echo", { text: "a somewhat longer argument" })]),
+      response("Done."),
+    ],
+    run: (ctx) =>
+      withProxyServer(ctx, (proxy) => ctx.prompt("Echo it", { tools: [echoTool()], streamFn: proxy.streamFn() })),
     then: (trace) =>
       assertLinesInOrder(trace, [
         "message_update toolcall_start",
-        'message_update toolcall_end call_1 echo',
+        "message_update toolcall_end call_1 echo",
         'message_end assistant(toolUse) [text "Echoing.", call_1 echo({"text":"a somewhat longer argument"})]',
         'message_end toolResult call_1 echo ok [text "echo: a somewhat longer argument"]',
         'message_end assistant(stop) [text "Done."]',
@@ -70,7 +77,10 @@ export const STREAM_PROXY_SCENARIOS = [
     script: () => [errorAfter(3, "connection reset", { response: "Counting one two three" })],
     run: (ctx) => withProxyServer(ctx, (proxy) => ctx.prompt("Count", { streamFn: proxy.streamFn() })),
     then: (trace) =>
-      assertLinesInOrder(trace, ['message_end assistant(error) [text "Counting"] error="connection reset"', "agent_end [user, assistant(error)]"]),
+      assertLinesInOrder(trace, [
+        'message_end assistant(error) [text "Counting"] error="connection reset"',
+        "agent_end [user, assistant(error)]",
+      ]),
   }),
   defineScenario({
     id: "proxy-upstream-throws",
@@ -83,7 +93,8 @@ export const STREAM_PROXY_SCENARIOS = [
   }),
   defineScenario({
     id: "proxy-auth-refused",
-    title: "through a proxy server: the host refuses the token; the run ends with 'Proxy error: …' and no model request",
+    title:
+      "through a proxy server: the host refuses the token; the run ends with 'Proxy error: …' and no model request",
     spec: ["L0", "L3"],
     surfaces: ["agent", "agentLoop"],
     script: () => [response("never requested")],
@@ -103,12 +114,17 @@ export const STREAM_PROXY_SCENARIOS = [
       withProxyServer(ctx, (proxy) =>
         ctx.prompt("Hi", {
           streamFn: proxy.streamFn(),
-          convertToLlm: (messages) => [...keepProviderMessages(messages), { role: "system", content: "not a pi-ai role" } as never],
+          convertToLlm: (messages) => [
+            ...keepProviderMessages(messages),
+            { role: "system", content: "not a pi-ai role" } as never,
+          ],
         }),
       ),
     then: (trace) => {
       assertNoLine(trace, "request 1:");
-      assertLinesInOrder(trace, ['message_end assistant(error) [] error="Proxy error: Invalid proxy request: context.messages[1].role must be one of \\"user\\", \\"assistant\\", \\"toolResult\\""']);
+      assertLinesInOrder(trace, [
+        'message_end assistant(error) [] error="Proxy error: Invalid proxy request: context.messages[1].role must be one of \\"user\\", \\"assistant\\", \\"toolResult\\""',
+      ]);
     },
   }),
   defineScenario({
@@ -151,9 +167,18 @@ export const STREAM_PROXY_SCENARIOS = [
           (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
           () => controller.abort(),
         );
-        await ctx.runLoop([user("Count")], { systemPrompt: "", messages: [] }, { convertToLlm: keepProviderMessages }, controller.signal, proxy.streamFn());
+        await ctx.runLoop(
+          [user("Count")],
+          { systemPrompt: "", messages: [] },
+          { convertToLlm: keepProviderMessages },
+          controller.signal,
+          proxy.streamFn(),
+        );
       }),
     then: (trace) =>
-      assertLinesInOrder(trace, ['message_end assistant(aborted) [text "Counting"] error="Request aborted by user"', "agent_end [user, assistant(aborted)]"]),
+      assertLinesInOrder(trace, [
+        'message_end assistant(aborted) [text "Counting"] error="Request aborted by user"',
+        "agent_end [user, assistant(aborted)]",
+      ]),
   }),
 ];

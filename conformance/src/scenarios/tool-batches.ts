@@ -1,3 +1,4 @@
+// Why this file is long: it is one list, the scenarios of tool batches (sequential, parallel, blocked, failing), each a script with its expected trace, read as a whole.
 import { Type } from "@mariozechner/pi-ai";
 import { Type as SinclairType } from "@sinclair/typebox";
 import { response, text, toolCall } from "@turnkit/agent-loop/testing";
@@ -39,7 +40,10 @@ export const TOOL_BATCH_SCENARIOS = [
       const fast = gatedTool("fast");
       // fast may finish only once both are running (proves overlap); slow only after fast has ended.
       void Promise.all([slow.started, fast.started]).then(() => fast.release("fast done"));
-      ctx.trace.onEvent((event) => event.type === "tool_execution_end" && event.toolName === "fast", () => slow.release("slow done"));
+      ctx.trace.onEvent(
+        (event) => event.type === "tool_execution_end" && event.toolName === "fast",
+        () => slow.release("slow done"),
+      );
       await ctx.prompt("Run both", { tools: [slow.tool, fast.tool] });
     },
     then: (trace) =>
@@ -59,14 +63,23 @@ export const TOOL_BATCH_SCENARIOS = [
     spec: ["L4", "L5"],
     surfaces: ["agent", "agentLoop"],
     script: () => [
-      response([toolCall("echo", { text: "a" }), toolCall("missing", {}), toolCall("count", { n: "many" }), toolCall("echo", { text: "b" })]),
+      response([
+        toolCall("echo", { text: "a" }),
+        toolCall("missing", {}),
+        toolCall("count", { n: "many" }),
+        toolCall("echo", { text: "b" }),
+      ]),
       response("Done."),
     ],
     run: (ctx) =>
       ctx.prompt("Go", {
         tools: [
           echoTool(),
-          defineTool({ name: "count", parameters: Type.Object({ n: Type.Number() }), execute: async () => textResult("counted") }),
+          defineTool({
+            name: "count",
+            parameters: Type.Object({ n: Type.Number() }),
+            execute: async () => textResult("counted"),
+          }),
         ],
       }),
     then: (trace) =>
@@ -154,7 +167,11 @@ export const TOOL_BATCH_SCENARIOS = [
     surfaces: ["agent", "agentLoop"],
     script: () => [response(toolCall("teleport", { to: "mars" })), response("I cannot do that.")],
     run: (ctx) => ctx.prompt("Go to Mars", { tools: [echoTool()] }),
-    then: (trace) => assertLinesInOrder(trace, ['message_end toolResult call_1 teleport error [text "Tool teleport not found"]', "agent_end…"]),
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'message_end toolResult call_1 teleport error [text "Tool teleport not found"]',
+        "agent_end…",
+      ]),
   }),
   defineScenario({
     id: "error-result-details",
@@ -172,7 +189,8 @@ export const TOOL_BATCH_SCENARIOS = [
   }),
   defineScenario({
     id: "invalid-arguments",
-    title: "arguments that fail the tool's pi-ai Type schema give an error result with the validator's text; execute is not called",
+    title:
+      "arguments that fail the tool's pi-ai Type schema give an error result with the validator's text; execute is not called",
     spec: ["L4", "L5"],
     surfaces: ["agent", "agentLoop"],
     script: () => [response(toolCall("count", { n: "many", unit: 3 })), response("Sorry.")],
@@ -189,7 +207,9 @@ export const TOOL_BATCH_SCENARIOS = [
     },
     then: (trace) => {
       assertNoLine(trace, "· count executes");
-      assertLinesInOrder(trace, ['tool_execution_end call_1 count error [text "Validation failed for tool \\"count\\":…']);
+      assertLinesInOrder(trace, [
+        'tool_execution_end call_1 count error [text "Validation failed for tool \\"count\\":…',
+      ]);
     },
   }),
   defineScenario({
@@ -213,7 +233,10 @@ export const TOOL_BATCH_SCENARIOS = [
       });
     },
     then: (trace) => {
-      assertLinesInOrder(trace, ['tool_execution_start call_1 double {"n":"42"}', 'tool_execution_end call_1 double ok [text "number 84"]']);
+      assertLinesInOrder(trace, [
+        'tool_execution_start call_1 double {"n":"42"}',
+        'tool_execution_end call_1 double ok [text "number 84"]',
+      ]);
       assertLinesInOrder(trace, ['· beforeToolCall args={"n":42}']);
     },
   }),
@@ -267,7 +290,11 @@ export const TOOL_BATCH_SCENARIOS = [
       });
       await ctx.prompt("Search cats", { tools: [search] });
     },
-    then: (trace) => assertLinesInOrder(trace, ['tool_execution_start call_1 search {"q":"cats"}', 'tool_execution_end call_1 search ok [text "results for cats"]']),
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'tool_execution_start call_1 search {"q":"cats"}',
+        'tool_execution_end call_1 search ok [text "results for cats"]',
+      ]),
   }),
   defineScenario({
     id: "tool-updates",
@@ -299,14 +326,26 @@ export const TOOL_BATCH_SCENARIOS = [
     title: "every result of the batch sets terminate: no further request, the run ends",
     spec: ["L6"],
     surfaces: ["agent", "agentLoop"],
-    script: () => [response([toolCall("finish", { text: "a" }), toolCall("finish", { text: "b" })]), response("never requested")],
+    script: () => [
+      response([toolCall("finish", { text: "a" }), toolCall("finish", { text: "b" })]),
+      response("never requested"),
+    ],
     run: (ctx) =>
       ctx.prompt("Finish", {
-        tools: [defineTool({ name: "finish", execute: async (_id, params: { text: string }) => textResult(`finished ${params.text}`, { terminate: true }) })],
+        tools: [
+          defineTool({
+            name: "finish",
+            execute: async (_id, params: { text: string }) =>
+              textResult(`finished ${params.text}`, { terminate: true }),
+          }),
+        ],
       }),
     then: (trace) => {
       assertLineCount(trace, "request ", 1);
-      assertLinesInOrder(trace, ["turn_end assistant(toolUse) results=[call_1, call_2]", "agent_end [user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]"]);
+      assertLinesInOrder(trace, [
+        "turn_end assistant(toolUse) results=[call_1, call_2]",
+        "agent_end [user, assistant(toolUse), toolResult(call_1), toolResult(call_2)]",
+      ]);
     },
   }),
   defineScenario({
@@ -317,7 +356,10 @@ export const TOOL_BATCH_SCENARIOS = [
     script: () => [response([toolCall("finish", {}), toolCall("echo", { text: "x" })]), response("Carried on.")],
     run: (ctx) =>
       ctx.prompt("Mixed", {
-        tools: [defineTool({ name: "finish", execute: async () => textResult("finished", { terminate: true }) }), echoTool()],
+        tools: [
+          defineTool({ name: "finish", execute: async () => textResult("finished", { terminate: true }) }),
+          echoTool(),
+        ],
       }),
     then: (trace) => {
       assertLineCount(trace, "request ", 2);

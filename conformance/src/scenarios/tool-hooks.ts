@@ -11,7 +11,11 @@ export const TOOL_HOOK_SCENARIOS = [
     spec: ["L4", "L5"],
     surfaces: ["agent", "agentLoop"],
     script: () => [
-      response([toolCall("rm", { text: "/" }), toolCall("curl", { text: "evil.example" }), toolCall("echo", { text: "safe" })]),
+      response([
+        toolCall("rm", { text: "/" }),
+        toolCall("curl", { text: "evil.example" }),
+        toolCall("echo", { text: "safe" }),
+      ]),
       response("Two were blocked."),
     ],
     async run(ctx) {
@@ -58,7 +62,11 @@ export const TOOL_HOOK_SCENARIOS = [
       });
       await ctx.settle("prompt()", agent.prompt("Echo"));
     },
-    then: (trace) => assertLinesInOrder(trace, ['tool_execution_end call_1 echo error [text "policy service unavailable"]', "request 2: …"]),
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'tool_execution_end call_1 echo error [text "policy service unavailable"]',
+        "request 2: …",
+      ]),
   }),
   defineScenario({
     id: "after-tool-call-patch",
@@ -89,7 +97,8 @@ export const TOOL_HOOK_SCENARIOS = [
     trace: { details: true },
     script: () => [response(toolCall("echo", { text: "x" })), response("Done.")],
     run: (ctx) => ctx.prompt("Echo", { tools: [echoTool()], afterToolCall: async () => ({ details: null }) }),
-    then: (trace) => assertLinesInOrder(trace, ['message_end toolResult call_1 echo ok [text "echo: x"] details={"text":"echo: x"}']),
+    then: (trace) =>
+      assertLinesInOrder(trace, ['message_end toolResult call_1 echo ok [text "echo: x"] details={"text":"echo: x"}']),
   }),
   defineScenario({
     id: "hook-context-parallel",
@@ -101,7 +110,9 @@ export const TOOL_HOOK_SCENARIOS = [
       ctx.prompt("Echo twice", {
         tools: [echoTool()],
         beforeToolCall: async ({ toolCall: call, context, assistantMessage }) => {
-          ctx.note(`beforeToolCall ${call.id} context=[${context.messages.map((message) => message.role).join(", ")}] assistant=${assistantMessage.stopReason}`);
+          ctx.note(
+            `beforeToolCall ${call.id} context=[${context.messages.map((message) => message.role).join(", ")}] assistant=${assistantMessage.stopReason}`,
+          );
           return undefined;
         },
         afterToolCall: async ({ toolCall: call, context }) => {

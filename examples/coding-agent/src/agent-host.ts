@@ -59,7 +59,10 @@ export class CodingAgentHost {
     private readonly options: CodingAgentHostOptions,
     private readonly runtime: AgentRuntime,
   ) {
-    this.runner = new PiTurnRunner({ workspaceDir: options.workspaceDir, ...(options.tracer && { telemetry: { tracer: options.tracer } }) });
+    this.runner = new PiTurnRunner({
+      workspaceDir: options.workspaceDir,
+      ...(options.tracer && { telemetry: { tracer: options.tracer } }),
+    });
   }
 
   /** Builds the runtime (rejects with `TurnkitConfigError` when an extension is malformed). */
@@ -102,7 +105,11 @@ export class CodingAgentHost {
     const { store, model, workspaceDir, onEvent, llmRetry, budget } = this.options;
     const turnId = store.beginTurn();
     const history = store.messages;
-    const assembled = await this.runtime.assembleTurn({ sessionId: this.sessionId, turnId, data: { workspaceDir, history } });
+    const assembled = await this.runtime.assembleTurn({
+      sessionId: this.sessionId,
+      turnId,
+      data: { workspaceDir, history },
+    });
     for (const start of assembled.turnStartHandlers) await start();
     const input = toRunTurnInput(assembled, {
       userMessage: { text },

@@ -8,7 +8,8 @@ export interface Style {
   cyan(text: string): string;
 }
 
-const wrap = (open: number, close: number) => (text: string) => (text === "" ? "" : `\x1b[${open}m${text}\x1b[${close}m`);
+const wrap = (open: number, close: number) => (text: string) =>
+  text === "" ? "" : `\x1b[${open}m${text}\x1b[${close}m`;
 
 const COLOURED: Style = {
   bold: wrap(1, 22),
@@ -20,7 +21,14 @@ const COLOURED: Style = {
 };
 
 const identity = (text: string) => text;
-const PLAIN: Style = { bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
+const PLAIN: Style = {
+  bold: identity,
+  dim: identity,
+  red: identity,
+  green: identity,
+  yellow: identity,
+  cyan: identity,
+};
 
 /** The style for `color`. */
 export function createStyle(color: boolean): Style {
@@ -31,7 +39,10 @@ export function createStyle(color: boolean): Style {
  * Whether to colour: only on a terminal, and never when `NO_COLOR` is set
  * to a non-empty value (https://no-color.org).
  */
-export function shouldUseColor(isTty: boolean, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function shouldUseColor(
+  isTty: boolean,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
   return isTty && !(env.NO_COLOR !== undefined && env.NO_COLOR !== "");
 }
 

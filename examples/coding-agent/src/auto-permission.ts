@@ -7,7 +7,11 @@ import type { Renderer } from "./renderer.js";
  * (the scripted user of the demo, or the "no terminal" refusal of a real
  * model run without `--yes`).
  */
-export function createAutoPermission(renderer: Renderer, decide: (request: { toolName: string }) => boolean, note: string): AskPermission {
+export function createAutoPermission(
+  renderer: Renderer,
+  decide: (request: { toolName: string }) => boolean,
+  note: string,
+): AskPermission {
   return async (request) => {
     const allowed = decide(request);
     renderer.permissionAnswered(request, allowed, note);

@@ -15,7 +15,8 @@ export function createChangedFilesReminderExtension(): Extension {
     provide: (ctx) => {
       const history = Array.isArray(ctx.data?.history) ? (ctx.data.history as AgentMessage[]) : [];
       const changed = changedFiles(history);
-      if (changed.length === 0) return "No files changed in this session yet. Read before you edit, and run the tests after editing.";
+      if (changed.length === 0)
+        return "No files changed in this session yet. Read before you edit, and run the tests after editing.";
       return `Files you changed in this session: ${changed.join(", ")}. Run the tests after editing.`;
     },
   });
@@ -29,7 +30,8 @@ function changedFiles(history: readonly AgentMessage[]): string[] {
   for (const message of history) {
     if (message.role !== "assistant") continue;
     for (const block of message.content) {
-      if (block.type !== "toolCall" || (block.name !== "edit" && block.name !== "write") || failed.has(block.id)) continue;
+      if (block.type !== "toolCall" || (block.name !== "edit" && block.name !== "write") || failed.has(block.id))
+        continue;
       if (typeof block.arguments.path === "string") changed.add(block.arguments.path);
     }
   }

@@ -71,7 +71,11 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
   const options: CliOptions = { yes: values.yes === true, help: values.help === true };
   if (values.trace === true) options.trace = true;
   if (values.model !== undefined) {
-    if (!/^[^:\s]+:\S+$/.test(values.model)) throw new HostError("usage", `--model expects provider:id (e.g. anthropic:claude-sonnet-4-5), got "${values.model}"`);
+    if (!/^[^:\s]+:\S+$/.test(values.model))
+      throw new HostError(
+        "usage",
+        `--model expects provider:id (e.g. anthropic:claude-sonnet-4-5), got "${values.model}"`,
+      );
     options.model = values.model;
   }
   if (values.cwd !== undefined) options.cwd = values.cwd;
@@ -79,18 +83,24 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
   if (values.session !== undefined) options.session = values.session;
   if (values["delay-ms"] !== undefined) {
     const delay = Number(values["delay-ms"]);
-    if (!Number.isFinite(delay) || delay < 0) throw new HostError("usage", `--delay-ms expects a number of milliseconds >= 0, got "${values["delay-ms"]}"`);
+    if (!Number.isFinite(delay) || delay < 0)
+      throw new HostError("usage", `--delay-ms expects a number of milliseconds >= 0, got "${values["delay-ms"]}"`);
     options.delayMs = delay;
   }
   if (values.mcp !== undefined) options.mcp = values.mcp.map(parseMcpCommand);
   if (values["max-steps"] !== undefined) {
     const steps = Number(values["max-steps"]);
-    if (!Number.isInteger(steps) || steps < 1) throw new HostError("usage", `--max-steps expects a whole number of model requests >= 1, got "${values["max-steps"]}"`);
+    if (!Number.isInteger(steps) || steps < 1)
+      throw new HostError(
+        "usage",
+        `--max-steps expects a whole number of model requests >= 1, got "${values["max-steps"]}"`,
+      );
     options.maxSteps = steps;
   }
   if (values["max-cost"] !== undefined) {
     const cost = Number(values["max-cost"]);
-    if (!Number.isFinite(cost) || cost <= 0) throw new HostError("usage", `--max-cost expects an amount in dollars > 0, got "${values["max-cost"]}"`);
+    if (!Number.isFinite(cost) || cost <= 0)
+      throw new HostError("usage", `--max-cost expects an amount in dollars > 0, got "${values["max-cost"]}"`);
     options.maxCost = cost;
   }
   if (positionals.length > 0) options.task = positionals.join(" ");

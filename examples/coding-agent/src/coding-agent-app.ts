@@ -16,7 +16,14 @@ import { resolveModelChoice, type ModelChoice } from "./model-choice.js";
 import type { AskPermission } from "./permission-extension.js";
 import { createRenderer, type Renderer } from "./renderer.js";
 import { createSampleWorkspace } from "./sample-workspace.js";
-import { DEMO_USER, RECAP_USER, createDemoModel, createRecapModel, type ScriptedModelOptions, type ScriptedUser } from "./scripted-session.js";
+import {
+  DEMO_USER,
+  RECAP_USER,
+  createDemoModel,
+  createRecapModel,
+  type ScriptedModelOptions,
+  type ScriptedUser,
+} from "./scripted-session.js";
 import { createScriptedTypist } from "./scripted-typist.js";
 import { SessionStore } from "./session-store.js";
 import { createSpanRecorder } from "./span-tree.js";
@@ -69,21 +76,35 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
   const interactive = options.keys !== undefined;
   const scriptedPace: ScriptedModelOptions = {
     ...options.scripted,
-    eventDelayMs: cli.delayMs ?? options.scripted?.eventDelayMs ?? (interactive ? INTERACTIVE_EVENT_DELAY_MS : undefined),
+    eventDelayMs:
+      cli.delayMs ?? options.scripted?.eventDelayMs ?? (interactive ? INTERACTIVE_EVENT_DELAY_MS : undefined),
   };
-  const model = options.model ?? (cli.model ? resolveModelChoice(cli.model) : undefined) ?? (cli.resume ? createRecapModel(scriptedPace) : createDemoModel(scriptedPace));
+  const model =
+    options.model ??
+    (cli.model ? resolveModelChoice(cli.model) : undefined) ??
+    (cli.resume ? createRecapModel(scriptedPace) : createDemoModel(scriptedPace));
   if (!interactive && !model.scripted && !cli.task) {
-    throw new HostError("usage", 'no task: pass one as an argument or on stdin, e.g. coding-agent --model anthropic:claude-sonnet-4-5 "fix the failing test"');
+    throw new HostError(
+      "usage",
+      'no task: pass one as an argument or on stdin, e.g. coding-agent --model anthropic:claude-sonnet-4-5 "fix the failing test"',
+    );
   }
   const { store, workspaceDir, isSample } = await openSession(options, model);
   const renderer = createRenderer({ out: options.out, tty: options.tty, color: options.color });
 
-  const session = interactive ? new InteractiveSession({ input: options.keys!, renderer, model, ...autoplayOf(cli, model) }) : undefined;
-  const batchUser = options.scriptedUser ?? (cli.resume ? RECAP_USER : { ...DEMO_USER, ...(cli.task && { task: cli.task }) });
+  const session = interactive
+    ? new InteractiveSession({ input: options.keys!, renderer, model, ...autoplayOf(cli, model) })
+    : undefined;
+  const batchUser =
+    options.scriptedUser ?? (cli.resume ? RECAP_USER : { ...DEMO_USER, ...(cli.task && { task: cli.task }) });
   const askPermission: AskPermission = session
     ? session.askPermission
     : model.scripted
-      ? createAutoPermission(renderer, (request) => batchUser.answerPermission(request), "answered by the scripted session: no terminal")
+      ? createAutoPermission(
+          renderer,
+          (request) => batchUser.answerPermission(request),
+          "answered by the scripted session: no terminal",
+        )
       : createAutoPermission(renderer, () => false, "no terminal to ask; --yes allows");
 
   let typist: (event: RuntimeEvent) => void = () => {};
@@ -113,7 +134,17 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
   let exitCode: number;
   try {
     const mcp = await connectMcpServers(mcpServers);
-    printBanner(renderer, { model, workspaceDir, isSample, store, yes: cli.yes, interactive, resumed: cli.resume !== undefined, extensions: host.extensions, mcp });
+    printBanner(renderer, {
+      model,
+      workspaceDir,
+      isSample,
+      store,
+      yes: cli.yes,
+      interactive,
+      resumed: cli.resume !== undefined,
+      extensions: host.extensions,
+      mcp,
+    });
     if (session) {
       exitCode = await session.run(host);
       reports = session.reports;
@@ -124,7 +155,14 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
           renderer.userInput("steering", text);
         });
       }
-      exitCode = await runBatch(host, renderer, model, model.scripted ? batchUser.task : cli.task!, reports, options.signal);
+      exitCode = await runBatch(
+        host,
+        renderer,
+        model,
+        model.scripted ? batchUser.task : cli.task!,
+        reports,
+        options.signal,
+      );
     }
   } finally {
     await host.dispose();
@@ -135,7 +173,14 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
 }
 
 /** Runs `task` and then every follow-up, one turn each. Exit code 0 when all completed, 130 when aborted, else 1. */
-async function runBatch(host: CodingAgentHost, renderer: Renderer, model: ModelChoice, task: string, reports: TurnReport[], signal?: AbortSignal): Promise<number> {
+async function runBatch(
+  host: CodingAgentHost,
+  renderer: Renderer,
+  model: ModelChoice,
+  task: string,
+  reports: TurnReport[],
+  signal?: AbortSignal,
+): Promise<number> {
   let next: string | undefined = task;
   while (next !== undefined) {
     renderer.userInput("task", next);
@@ -151,7 +196,12 @@ async function runBatch(host: CodingAgentHost, renderer: Renderer, model: ModelC
 /** `--max-steps` and `--max-cost` as the turn budget, when given. */
 function budgetOf(cli: CliOptions): { budget?: { maxSteps?: number; maxCost?: number } } {
   if (cli.maxSteps === undefined && cli.maxCost === undefined) return {};
-  return { budget: { ...(cli.maxSteps !== undefined && { maxSteps: cli.maxSteps }), ...(cli.maxCost !== undefined && { maxCost: cli.maxCost }) } };
+  return {
+    budget: {
+      ...(cli.maxSteps !== undefined && { maxSteps: cli.maxSteps }),
+      ...(cli.maxCost !== undefined && { maxCost: cli.maxCost }),
+    },
+  };
 }
 
 /** Interactive autoplay: the demo for a fresh scripted session, else a task given on the command line. */
@@ -161,7 +211,10 @@ function autoplayOf(cli: CliOptions, model: ModelChoice): { autoplay?: ScriptedU
   return {};
 }
 
-async function openSession(options: CodingAgentRunOptions, model: ModelChoice): Promise<{ store: SessionStore; workspaceDir: string; isSample: boolean }> {
+async function openSession(
+  options: CodingAgentRunOptions,
+  model: ModelChoice,
+): Promise<{ store: SessionStore; workspaceDir: string; isSample: boolean }> {
   const { cli } = options;
   if (cli.resume) {
     const store = await SessionStore.open(cli.resume);
@@ -172,13 +225,23 @@ async function openSession(options: CodingAgentRunOptions, model: ModelChoice): 
   if (model.scripted) {
     const workspaceDir = await createSampleWorkspace(options.workspaceParent);
     const file = cli.session ?? path.join(path.dirname(workspaceDir), "session.jsonl");
-    return { store: await SessionStore.create({ file, workspaceDir, model: model.label }), workspaceDir, isSample: true };
+    return {
+      store: await SessionStore.create({ file, workspaceDir, model: model.label }),
+      workspaceDir,
+      isSample: true,
+    };
   }
   const workspaceDir = path.resolve(cli.cwd ?? process.cwd());
   await assertDirectory(workspaceDir, "--cwd");
   const sessionDir = options.sessionDir ?? path.join(tmpdir(), SESSION_DIR_NAME, "sessions");
-  const file = cli.session ?? path.join(sessionDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}.jsonl`);
-  return { store: await SessionStore.create({ file, workspaceDir, model: model.label }), workspaceDir, isSample: false };
+  const file =
+    cli.session ??
+    path.join(sessionDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}.jsonl`);
+  return {
+    store: await SessionStore.create({ file, workspaceDir, model: model.label }),
+    workspaceDir,
+    isSample: false,
+  };
 }
 
 async function assertDirectory(dir: string, what: string): Promise<void> {
@@ -205,7 +268,10 @@ function printBanner(
   renderer.notice(`workspace ${facts.workspaceDir}${facts.isSample ? " (a fresh copy of sample-project)" : ""}`);
   renderer.notice(`extensions ${facts.extensions.join(", ")}`);
   for (const server of facts.mcp) renderer.notice(describeMcpServer(server));
-  if (facts.resumed) renderer.notice(`resumed ${store.file}: ${store.messages.length} messages from ${store.turnCount} turn${store.turnCount === 1 ? "" : "s"}`);
+  if (facts.resumed)
+    renderer.notice(
+      `resumed ${store.file}: ${store.messages.length} messages from ${store.turnCount} turn${store.turnCount === 1 ? "" : "s"}`,
+    );
   const asking = facts.yes
     ? "bash and write run without asking (--yes)"
     : facts.interactive

@@ -35,7 +35,11 @@ export function createCompactionExtension(options: CompactionOptions = {}): Exte
         if (cut <= 0) return undefined;
         const dropped = event.messages.slice(0, cut);
         const summary = createHiddenMessage(summarise(dropped), "compaction");
-        return { type: "replaceMessages", messages: [summary, ...event.messages.slice(cut)], metadata: { compactedMessages: dropped.length } };
+        return {
+          type: "replaceMessages",
+          messages: [summary, ...event.messages.slice(cut)],
+          metadata: { compactedMessages: dropped.length },
+        };
       },
     },
   });
@@ -55,13 +59,17 @@ function summarise(messages: readonly AgentMessage[]): string {
   const changed = new Set<string>();
   for (const message of messages) {
     if (message.role === "user") {
-      const text = typeof message.content === "string" ? message.content : message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ");
+      const text =
+        typeof message.content === "string"
+          ? message.content
+          : message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ");
       requests.push(`"${text.slice(0, 120)}"`);
     } else if (message.role === "assistant") {
       for (const block of message.content) {
         if (block.type !== "toolCall") continue;
         tools.set(block.name, (tools.get(block.name) ?? 0) + 1);
-        if ((block.name === "edit" || block.name === "write") && typeof block.arguments.path === "string") changed.add(block.arguments.path);
+        if ((block.name === "edit" || block.name === "write") && typeof block.arguments.path === "string")
+          changed.add(block.arguments.path);
       }
     }
   }

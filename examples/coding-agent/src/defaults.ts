@@ -48,4 +48,6 @@ export const TOOL_PROGRESS_MAX_CHARS = 60;
 export const DEMO_MCP_SERVER_ID = "issue-tracker";
 
 /** That server's script, run with plain node. */
-export const DEMO_MCP_SERVER_SCRIPT = fileURLToPath(new URL("../fixtures/issue-tracker-mcp-server.mjs", import.meta.url));
+export const DEMO_MCP_SERVER_SCRIPT = fileURLToPath(
+  new URL("../fixtures/issue-tracker-mcp-server.mjs", import.meta.url),
+);

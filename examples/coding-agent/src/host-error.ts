@@ -21,6 +21,8 @@ export class HostError extends Error {
 
   /** True for a HostError from any copy of this module. */
   static isInstance(value: unknown): value is HostError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[HOST_ERROR_MARKER] === true;
+    return (
+      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[HOST_ERROR_MARKER] === true
+    );
   }
 }

@@ -78,7 +78,9 @@ export class InteractiveSession {
     input.setRawMode?.(true);
     input.on("keypress", this.onKey);
     input.resume();
-    renderer.notice("Enter runs a task · while it runs: Enter steers, Alt+Enter or /queue queues, Esc aborts · Ctrl+C twice or Ctrl+D exits");
+    renderer.notice(
+      "Enter runs a task · while it runs: Enter steers, Alt+Enter or /queue queues, Esc aborts · Ctrl+C twice or Ctrl+D exits",
+    );
     const done = new Promise<number>((resolve) => {
       this.finish = resolve;
     });

@@ -58,7 +58,9 @@ main(process.argv.slice(2)).then(
       process.exitCode = error.code === "usage" ? 2 : 1;
       return;
     }
-    process.stderr.write(`coding-agent: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `coding-agent: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

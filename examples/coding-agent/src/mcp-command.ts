@@ -32,6 +32,10 @@ export function parseMcpCommand(value: string): McpCommand {
   if (quote) throw new HostError("usage", `--mcp has an unclosed ${quote} in "${value}"`);
   if (word !== undefined) words.push(word);
   const [command, ...args] = words;
-  if (command === undefined) throw new HostError("usage", '--mcp expects a command, e.g. --mcp "npx -y @modelcontextprotocol/server-everything"');
+  if (command === undefined)
+    throw new HostError(
+      "usage",
+      '--mcp expects a command, e.g. --mcp "npx -y @modelcontextprotocol/server-everything"',
+    );
   return { command, args };
 }

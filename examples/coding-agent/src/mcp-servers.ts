@@ -10,7 +10,13 @@ import type { McpCommand } from "./mcp-command.js";
 export function createMcpServerExtensions(options: { commands: readonly McpCommand[]; demo: boolean }): McpExtension[] {
   const servers = options.commands.map((server, index) => createMcpExtension({ id: `mcp-${index + 1}`, server }));
   if (!options.demo) return servers;
-  return [createMcpExtension({ id: DEMO_MCP_SERVER_ID, server: { command: process.execPath, args: [DEMO_MCP_SERVER_SCRIPT] } }), ...servers];
+  return [
+    createMcpExtension({
+      id: DEMO_MCP_SERVER_ID,
+      server: { command: process.execPath, args: [DEMO_MCP_SERVER_SCRIPT] },
+    }),
+    ...servers,
+  ];
 }
 
 /**
@@ -24,6 +30,7 @@ export async function connectMcpServers(servers: readonly McpExtension[]): Promi
 
 /** One banner line per server: its tools, or why it has none. */
 export function describeMcpServer(status: McpServerStatus): string {
-  if (status.state === "ready") return `mcp ${status.id}: ${status.tools.length === 0 ? "no tools" : status.tools.map((tool) => tool.name).join(", ")}`;
+  if (status.state === "ready")
+    return `mcp ${status.id}: ${status.tools.length === 0 ? "no tools" : status.tools.map((tool) => tool.name).join(", ")}`;
   return `mcp ${status.id}: ${status.lastError?.message ?? status.state}`;
 }

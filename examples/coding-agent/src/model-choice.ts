@@ -49,13 +49,19 @@ export function resolveModelChoice(spec: string): ModelChoice {
   if (!model) {
     const known = getModels(provider as KnownProvider).map((candidate) => candidate.id);
     const examples = known.slice(0, 5).join(", ");
-    throw new HostError("unknown_model", `unknown model "${id}" for provider ${provider}; try one of ${known.length} models, e.g. ${examples}`);
+    throw new HostError(
+      "unknown_model",
+      `unknown model "${id}" for provider ${provider}; try one of ${known.length} models, e.g. ${examples}`,
+    );
   }
   const key = getEnvApiKey(provider);
   if (!key) {
     const variable = KEY_VARIABLE_HINTS[provider];
     const how = variable ? `set ${variable}` : "set the provider's API key environment variable";
-    throw new HostError("missing_api_key", `no API key for ${provider}: ${how} (or run without --model for the scripted demo)`);
+    throw new HostError(
+      "missing_api_key",
+      `no API key for ${provider}: ${how} (or run without --model for the scripted demo)`,
+    );
   }
   const llm: LlmConfig = { model };
   if (key !== AMBIENT_CREDENTIALS) llm.apiKey = key;

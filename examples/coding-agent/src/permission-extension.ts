@@ -47,7 +47,11 @@ export function createPermissionExtension(options: PermissionExtensionOptions): 
         const summary = toolTitle(toolName, event.args as Record<string, unknown>);
         const allowed = await options.ask({ toolCallId: event.toolCall.id, toolName, summary }, signal);
         if (allowed) return undefined;
-        return { block: true, reason: `The user refused permission to run ${toolName} (${summary}).`, blockedBy: "permission" };
+        return {
+          block: true,
+          reason: `The user refused permission to run ${toolName} (${summary}).`,
+          blockedBy: "permission",
+        };
       },
     },
   });

@@ -1,9 +1,23 @@
-import type { DebugTracePayload, RuntimeEvent, RuntimeWarningPayload, SessionStatusPayload, StreamChunk, StreamToolCallChunk } from "@turnkit/protocol";
+import type {
+  DebugTracePayload,
+  RuntimeEvent,
+  RuntimeWarningPayload,
+  SessionStatusPayload,
+  StreamChunk,
+  StreamToolCallChunk,
+} from "@turnkit/protocol";
 import { createStyle, stripAnsi, type Style } from "./ansi-style.js";
 import { SPINNER_FRAMES, SPINNER_INTERVAL_MS, TOOL_PROGRESS_MAX_CHARS } from "./defaults.js";
 import { createLiveScreen, createPlainScreen, type Screen, type TextSink } from "./terminal-screen.js";
 import { toolResultSummary, toolTitle } from "./tool-line.js";
-import { emptyTurnStats, formatDuration, formatTurnSummary, formatTurnTiming, readTurnEvent, type TurnStats } from "./turn-stats.js";
+import {
+  emptyTurnStats,
+  formatDuration,
+  formatTurnSummary,
+  formatTurnTiming,
+  readTurnEvent,
+  type TurnStats,
+} from "./turn-stats.js";
 
 /** Options of {@link createRenderer}. */
 export interface RendererOptions {
@@ -59,7 +73,9 @@ interface RunningTool {
 /** The last non-empty line of a partial tool result's text, shortened; `undefined` when there is none. */
 function lastLineOf(partialResult: unknown): string | undefined {
   const content = (partialResult as { content?: { type: string; text?: string }[] } | undefined)?.content;
-  const text = Array.isArray(content) ? content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("\n") : "";
+  const text = Array.isArray(content)
+    ? content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("\n")
+    : "";
   const line = stripAnsi(text)
     .split("\n")
     .map((candidate) => candidate.trim())
@@ -135,11 +151,16 @@ export function createRenderer(options: RendererOptions): Renderer {
     running.delete(chunk.toolCallId);
     const ok = chunk.status === "finished";
     const refused = blockedByPermission.has(chunk.toolCallId);
-    const parts = [toolTitle(chunk.toolName, chunk.arguments), toolResultSummary(chunk, refused)].filter((part) => part !== "");
-    const duration = chunk.durationMs !== undefined && !refused ? style.dim(` · ${formatDuration(chunk.durationMs)}`) : "";
+    const parts = [toolTitle(chunk.toolName, chunk.arguments), toolResultSummary(chunk, refused)].filter(
+      (part) => part !== "",
+    );
+    const duration =
+      chunk.durationMs !== undefined && !refused ? style.dim(` · ${formatDuration(chunk.durationMs)}`) : "";
     const mark = ok ? style.green("✓") : style.red("✗");
     const [title, ...rest] = parts;
-    line(`  ${mark} ${style.bold(chunk.toolName)} ${title ?? ""}${rest.length > 0 ? ` · ${rest.join(" · ")}` : ""}${duration}`);
+    line(
+      `  ${mark} ${style.bold(chunk.toolName)} ${title ?? ""}${rest.length > 0 ? ` · ${rest.join(" · ")}` : ""}${duration}`,
+    );
   };
 
   const onChunk = (messageId: string, chunk: StreamChunk) => {
@@ -154,7 +175,10 @@ export function createRenderer(options: RendererOptions): Renderer {
             return;
           case "started":
             endStreaming();
-            running.set(chunk.toolCallId, { toolName: chunk.toolName, title: toolTitle(chunk.toolName, chunk.arguments) });
+            running.set(chunk.toolCallId, {
+              toolName: chunk.toolName,
+              title: toolTitle(chunk.toolName, chunk.arguments),
+            });
             return;
           case "finished":
           case "failed":

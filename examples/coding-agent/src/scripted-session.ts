@@ -121,7 +121,11 @@ function scriptedChoice(entries: ScriptEntry[], options: ScriptedModelOptions): 
   let scriptOver = false;
   // Each entry checks at request time whether the demo was ended early.
   const scriptedModel = createScriptedModel(
-    entries.map((entry): ScriptEntry => (request) => (scriptOver ? recap(request) : entry)),
+    entries.map(
+      (entry): ScriptEntry =>
+        (request) =>
+          scriptOver ? recap(request) : entry,
+    ),
     streamingOf(options),
   );
   return {
@@ -143,7 +147,10 @@ function scriptedChoice(entries: ScriptEntry[], options: ScriptedModelOptions): 
 }
 
 function streamingOf(options: ScriptedModelOptions) {
-  return { eventDelayMs: options.eventDelayMs ?? SCRIPTED_EVENT_DELAY_MS, ...(options.clock && { clock: options.clock }) };
+  return {
+    eventDelayMs: options.eventDelayMs ?? SCRIPTED_EVENT_DELAY_MS,
+    ...(options.clock && { clock: options.clock }),
+  };
 }
 
 /** After the grep: one focused edit when the user steered, a whole-file rewrite otherwise. */
@@ -159,7 +166,10 @@ function fixStep(request: RecordedRequest): ScriptedResponse {
     );
   }
   return response(
-    [text("I'll rewrite src/slugify.js with a stricter implementation."), toolCall("write", { path: "src/slugify.js", content: FIXED_FILE })],
+    [
+      text("I'll rewrite src/slugify.js with a stricter implementation."),
+      toolCall("write", { path: "src/slugify.js", content: FIXED_FILE }),
+    ],
     { usage: usage(2_871, 160) },
   );
 }
@@ -175,12 +185,15 @@ function report(request: RecordedRequest): ScriptedResponse {
     );
   }
   if (testRun?.isError) {
-    return response("The tests still fail after my change; the output above shows which. I'd look at the failing assertion next.", {
-      usage: usage(3_390, 29),
-    });
+    return response(
+      "The tests still fail after my change; the output above shows which. I'd look at the failing assertion next.",
+      {
+        usage: usage(3_390, 29),
+      },
+    );
   }
   return response(
-    "Fixed. `slugify` now turns every run of characters other than letters and digits into one dash and trims dashes at both ends, so \"  Hello,   World!  \" becomes \"hello-world\". `postPath` in src/post.js picks the fix up unchanged. Both tests pass (`node --test`).",
+    'Fixed. `slugify` now turns every run of characters other than letters and digits into one dash and trims dashes at both ends, so "  Hello,   World!  " becomes "hello-world". `postPath` in src/post.js picks the fix up unchanged. Both tests pass (`node --test`).',
     { usage: usage(3_702, 81) },
   );
 }
@@ -212,7 +225,9 @@ function userTextsAfterFirstAnswer(request: RecordedRequest): string[] {
   if (firstAnswer < 0) return [];
   return messages
     .slice(firstAnswer + 1)
-    .flatMap((message) => (message.role === "user" ? [typeof message.content === "string" ? message.content : textOf(message.content)] : []));
+    .flatMap((message) =>
+      message.role === "user" ? [typeof message.content === "string" ? message.content : textOf(message.content)] : [],
+    );
 }
 
 function textOf(content: readonly { type: string; text?: string }[]): string {

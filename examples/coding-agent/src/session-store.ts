@@ -57,7 +57,12 @@ export class SessionStore {
    * Starts a new session file. Throws `HostError` (`session_file`) when the
    * file already exists (resume it instead) or cannot be written.
    */
-  static async create(options: { file: string; workspaceDir: string; model: string; sessionId?: string }): Promise<SessionStore> {
+  static async create(options: {
+    file: string;
+    workspaceDir: string;
+    model: string;
+    sessionId?: string;
+  }): Promise<SessionStore> {
     const header: SessionHeader = {
       type: "session",
       version: 1,
@@ -87,7 +92,9 @@ export class SessionStore {
     try {
       raw = await readFile(file, "utf8");
     } catch (error) {
-      throw new HostError("session_file", `cannot read session file ${file}: ${(error as Error).message}`, { cause: error });
+      throw new HostError("session_file", `cannot read session file ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const lines = raw.split("\n");
     const records: SessionRecord[] = [];
@@ -110,7 +117,10 @@ export class SessionStore {
     const turnIds = new Set<string>();
     for (const record of records.slice(1)) {
       if (record.type !== "change" || !Array.isArray(record.messages)) {
-        throw new HostError("session_file", `session file ${file}: unexpected record ${JSON.stringify(record).slice(0, 80)}`);
+        throw new HostError(
+          "session_file",
+          `session file ${file}: unexpected record ${JSON.stringify(record).slice(0, 80)}`,
+        );
       }
       turnIds.add(record.turnId);
       history = record.reason === "replaceMessages" ? [...record.messages] : [...history, ...record.messages];
@@ -136,7 +146,12 @@ export class SessionStore {
 
   /** The `onHistoryChangedHook`: applies `change` to memory once it is on disk. Rejects when writing fails. */
   readonly onHistoryChanged = async (change: HistoryChange, context: HookTurnContext): Promise<void> => {
-    const record: SessionChangeRecord = { type: "change", turnId: context.turnId, reason: change.reason, messages: change.messages };
+    const record: SessionChangeRecord = {
+      type: "change",
+      turnId: context.turnId,
+      reason: change.reason,
+      messages: change.messages,
+    };
     if (change.reason === "messageDelta") {
       await appendFile(this.file, `${JSON.stringify(record)}\n`);
       this.history.push(...change.messages);

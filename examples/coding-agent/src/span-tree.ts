@@ -1,5 +1,10 @@
 import { SpanStatusCode, type HrTime, type Tracer } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 
 /** A tracer for the runner and a way to print what it recorded (`--trace`). */
 export interface SpanRecorder {
@@ -44,9 +49,14 @@ export function spanTreeLines(spans: readonly ReadableSpan[]): string[] {
 
 function describeSpan(span: ReadableSpan, origin: HrTime): string {
   const { attributes } = span;
-  const parts = [span.name, `${seconds(span.startTime, origin).toFixed(1)}–${seconds(span.endTime, origin).toFixed(1)} s`];
+  const parts = [
+    span.name,
+    `${seconds(span.startTime, origin).toFixed(1)}–${seconds(span.endTime, origin).toFixed(1)} s`,
+  ];
   if (typeof attributes["gen_ai.usage.input_tokens"] === "number") {
-    parts.push(`${attributes["gen_ai.usage.input_tokens"].toLocaleString("en-US")} in / ${String(attributes["gen_ai.usage.output_tokens"] ?? 0)} out`);
+    parts.push(
+      `${attributes["gen_ai.usage.input_tokens"].toLocaleString("en-US")} in / ${String(attributes["gen_ai.usage.output_tokens"] ?? 0)} out`,
+    );
   }
   const attempts = span.events.filter((event) => event.name === "turnkit.attempt").length;
   if (attempts > 1) parts.push(`${attempts} attempts`);

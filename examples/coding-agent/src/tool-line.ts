@@ -52,7 +52,9 @@ export function toolResultSummary(chunk: StreamToolCallChunk, blockedByPermissio
     case "read": {
       const total = num("totalLines");
       if (total === undefined) return typeof details.mimeType === "string" ? details.mimeType : "read";
-      return details.truncated === true ? `lines ${num("startLine")}-${num("endLine")} of ${total}` : plural(total, "line");
+      return details.truncated === true
+        ? `lines ${num("startLine")}-${num("endLine")} of ${total}`
+        : plural(total, "line");
     }
     case "grep":
       return plural(num("matches") ?? 0, "match", "matches");
@@ -71,7 +73,10 @@ export function toolResultSummary(chunk: StreamToolCallChunk, blockedByPermissio
 
 /** `bash` failures end with "[Command exited with code 1]"; other tools say what failed first. */
 function errorLine(toolName: string, text: string): string {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   const line = (toolName === "bash" ? lines.at(-1) : lines[0]) ?? "failed";
   return line.replace(/^\[(.*)\]$/, "$1");
 }

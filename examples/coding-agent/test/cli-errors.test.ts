@@ -44,7 +44,10 @@ describe("the CLI as a process (no provider keys in its environment)", { timeout
   it("an unknown model: one line with examples, exit code 1", async () => {
     const run = await unknownModel;
     expect(run.code).toBe(1);
-    expectOneClearLine(run.stderr, /unknown model "claude-nonexistent-9" for provider anthropic; try one of \d+ models, e\.g\. /);
+    expectOneClearLine(
+      run.stderr,
+      /unknown model "claude-nonexistent-9" for provider anthropic; try one of \d+ models, e\.g\. /,
+    );
   });
 
   it("with piped stdin and no --model it plays the scripted session and exits 0", async () => {
@@ -73,11 +76,16 @@ describe("the errors behind those lines", () => {
     expect(unknownFlag.message).toMatch(/--frobnicate.*see --help/);
     expect(hostErrorOf(() => parseCliOptions(["--delay-ms", "soon"])).message).toMatch(/^--delay-ms expects a number/);
     expect(hostErrorOf(() => parseCliOptions(["--mcp", "  "])).message).toMatch(/^--mcp expects a command/);
-    expect(hostErrorOf(() => parseCliOptions(["--mcp", "node 'server.mjs"])).message).toBe(`--mcp has an unclosed ' in "node 'server.mjs"`);
+    expect(hostErrorOf(() => parseCliOptions(["--mcp", "node 'server.mjs"])).message).toBe(
+      `--mcp has an unclosed ' in "node 'server.mjs"`,
+    );
   });
 
   it("--mcp is repeatable and splits its value into a command and arguments, quotes keeping spaces", () => {
-    expect(parseCliOptions(["--mcp", "node fixtures/server.mjs", "--mcp", `npx -y "@scope/some server" --root '/tmp/a b'`]).mcp).toEqual([
+    expect(
+      parseCliOptions(["--mcp", "node fixtures/server.mjs", "--mcp", `npx -y "@scope/some server" --root '/tmp/a b'`])
+        .mcp,
+    ).toEqual([
       { command: "node", args: ["fixtures/server.mjs"] },
       { command: "npx", args: ["-y", "@scope/some server", "--root", "/tmp/a b"] },
     ]);

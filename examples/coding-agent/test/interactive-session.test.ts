@@ -49,7 +49,9 @@ describe("the interactive session (keys typed by the test)", () => {
   });
   afterAll(() => root.cleanUp());
 
-  it("Alt+Enter queues a follow-up that runs as the next turn; y answers the permission question; Ctrl+D exits", { timeout: 60_000 }, async () => {
+  it("Alt+Enter queues a follow-up that runs as the next turn; y answers the permission question; Ctrl+D exits", {
+    timeout: 60_000,
+  }, async () => {
     const keys = new FakeKeys();
     const run = startScripted(root.dir, { keys, tty: true, scripted: { eventDelayMs: 2, retryAfterMs: 20 } });
     const shows = (text: string) => () => stripAnsi(run.output()).includes(text);
@@ -79,7 +81,9 @@ describe("the interactive session (keys typed by the test)", () => {
     expect(keys.rawMode).toBe(false);
   });
 
-  it("/queue while running queues too; Ctrl+C aborts and drops what was queued; a second Ctrl+C exits", { timeout: 60_000 }, async () => {
+  it("/queue while running queues too; Ctrl+C aborts and drops what was queued; a second Ctrl+C exits", {
+    timeout: 60_000,
+  }, async () => {
     const keys = new FakeKeys();
     const run = startScripted(root.dir, { keys, tty: true, scripted: { eventDelayMs: 2, retryAfterMs: 20 } });
     const shows = (text: string) => () => stripAnsi(run.output()).includes(text);

@@ -36,7 +36,7 @@ describe.skipIf(!canUsePty)("the interactive mode in a pseudo-terminal", () => {
     const lines = screen.split("\n");
     // Streamed text and tool lines end up once each on the screen, with no input line or spinner left among them.
     expect(lines.filter((line) => line.startsWith("  ✓ read src/slugify.js · 6 lines"))).toHaveLength(1);
-    expect(lines.filter((line) => line.startsWith("Understood (\"please be careful\")"))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('Understood ("please be careful")'))).toHaveLength(1);
     expect(lines.some((line) => line.includes("steer ›"))).toBe(false);
     expect(lines.some((line) => /^\s+[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /.test(line))).toBe(false);
     expect(screen).not.toContain("Keep the change small");

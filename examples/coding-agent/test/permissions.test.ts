@@ -19,28 +19,46 @@ describe("the permission extension", () => {
     const { output, events } = await runScripted(root.dir);
     expect(output).toContain(`${BASH_QUESTION} y (answered by the scripted session: no terminal)`);
     const bash = events.flatMap((event) =>
-      event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.toolName === "bash" ? [event.payload.chunk.status] : [],
+      event.type === "stream.resp" &&
+      event.payload.chunk.kind === "tool_call" &&
+      event.payload.chunk.toolName === "bash"
+        ? [event.payload.chunk.status]
+        : [],
     );
     expect(bash).toEqual(["preparing", "started", "finished"]);
   }, 60_000);
 
   it("a refusal blocks the call with blockedBy permission: the model gets an error result and the turn goes on", async () => {
-    const refusingUser = { ...DEMO_USER, answerPermission: (request: { toolName: string }) => request.toolName !== "bash" };
+    const refusingUser = {
+      ...DEMO_USER,
+      answerPermission: (request: { toolName: string }) => request.toolName !== "bash",
+    };
     const { output, events, result } = await runScripted(root.dir, { scriptedUser: refusingUser });
     expect(result.exitCode).toBe(0);
     expect(output).toContain(`${BASH_QUESTION} n (answered by the scripted session: no terminal)`);
     expect(output).toContain("  ✗ bash node --test · refused by the user\n");
     expect(output).toContain("running `node --test` was not allowed");
 
-    const blocked = events.find((event) => event.type === "debug.trace" && event.payload.message === "tool call blocked");
-    expect(blocked?.type === "debug.trace" && blocked.payload.attrs).toMatchObject({ toolName: "bash", blockedBy: "permission" });
+    const blocked = events.find(
+      (event) => event.type === "debug.trace" && event.payload.message === "tool call blocked",
+    );
+    expect(blocked?.type === "debug.trace" && blocked.payload.attrs).toMatchObject({
+      toolName: "bash",
+      blockedBy: "permission",
+    });
     const final = events.flatMap((event) =>
-      event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.toolName === "bash" && event.payload.chunk.status === "failed"
+      event.type === "stream.resp" &&
+      event.payload.chunk.kind === "tool_call" &&
+      event.payload.chunk.toolName === "bash" &&
+      event.payload.chunk.status === "failed"
         ? [event.payload.chunk]
         : [],
     );
     expect(final).toHaveLength(1);
-    expect(final[0]!.result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("The user refused permission to run bash") }] });
+    expect(final[0]!.result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("The user refused permission to run bash") }],
+    });
 
     const history = (await SessionStore.open(result.sessionFile)).messages;
     const bashResult = history.find((message) => message.role === "toolResult" && message.toolName === "bash");
@@ -52,13 +70,20 @@ describe("the permission extension", () => {
     expect(output).toContain("bash and write run without asking (--yes)");
     expect(output).not.toContain("action required");
     const finishedBash = events.some(
-      (event) => event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.toolName === "bash" && event.payload.chunk.status === "finished",
+      (event) =>
+        event.type === "stream.resp" &&
+        event.payload.chunk.kind === "tool_call" &&
+        event.payload.chunk.toolName === "bash" &&
+        event.payload.chunk.status === "finished",
     );
     expect(finishedBash).toBe(true);
   }, 60_000);
 
   it("asks before write too: without steering the demo rewrites the file, and refusing it leaves the file alone", async () => {
-    const noSteering = { task: DEMO_USER.task, answerPermission: (request: { toolName: string }) => request.toolName !== "write" };
+    const noSteering = {
+      task: DEMO_USER.task,
+      answerPermission: (request: { toolName: string }) => request.toolName !== "write",
+    };
     const { output, result } = await runScripted(root.dir, { scriptedUser: noSteering });
     const original = await readFile(path.join(SAMPLE_PROJECT_DIR, "src/slugify.js"), "utf8");
     expect(await readFile(path.join(result.workspaceDir, "src/slugify.js"), "utf8")).toBe(original);

@@ -27,24 +27,43 @@ describe("the scripted session without a terminal", () => {
     expect(fixed).toContain(`.replace(/[^a-z0-9]+/g, "-")`);
     expect(fixed).toContain("Turns a title into a URL slug");
     const toolNames = run.events.flatMap((event) =>
-      event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.status === "finished" ? [event.payload.chunk.toolName] : [],
+      event.type === "stream.resp" &&
+      event.payload.chunk.kind === "tool_call" &&
+      event.payload.chunk.status === "finished"
+        ? [event.payload.chunk.toolName]
+        : [],
     );
     expect(toolNames).toEqual(["get_issue", "read", "read", "grep", "edit", "bash"]);
   });
 
   it("looked the bug report up on the demo's MCP server (a child process speaking MCP over stdio)", () => {
     const issue = run.events.find(
-      (event) => event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.toolName === "get_issue" && event.payload.chunk.status === "finished",
+      (event) =>
+        event.type === "stream.resp" &&
+        event.payload.chunk.kind === "tool_call" &&
+        event.payload.chunk.toolName === "get_issue" &&
+        event.payload.chunk.status === "finished",
     );
-    const chunk = issue?.type === "stream.resp" && issue.payload.chunk.kind === "tool_call" ? issue.payload.chunk : undefined;
+    const chunk =
+      issue?.type === "stream.resp" && issue.payload.chunk.kind === "tool_call" ? issue.payload.chunk : undefined;
     expect(chunk?.result?.isError).toBe(false);
-    expect(chunk?.result?.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^#12 Slugs keep punctuation \(open\)\n/) });
-    expect(chunk?.result?.details).toMatchObject({ server: "issue-tracker", tool: "get_issue", structuredContent: { number: 12, state: "open" } });
+    expect(chunk?.result?.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringMatching(/^#12 Slugs keep punctuation \(open\)\n/),
+    });
+    expect(chunk?.result?.details).toMatchObject({
+      server: "issue-tracker",
+      tool: "get_issue",
+      structuredContent: { number: 12, state: "open" },
+    });
   });
 
   it("delivers the steering at a mid-turn boundary, and the next request carries it", () => {
     const steering = run.events.find((event) => event.type === "debug.trace" && event.payload.phase === "steering");
-    expect(steering?.type === "debug.trace" && steering.payload.attrs).toMatchObject({ boundary: "mid-turn", count: 1 });
+    expect(steering?.type === "debug.trace" && steering.payload.attrs).toMatchObject({
+      boundary: "mid-turn",
+      count: 1,
+    });
     const model = run.result.model as import("../src/scripted-session.js").ScriptedModelChoice;
     const fixRequest = model.scriptedModel.requests[3]!;
     const lastUser = fixRequest.context.messages.filter((message) => message.role === "user").at(-1);
@@ -52,7 +71,9 @@ describe("the scripted session without a terminal", () => {
   });
 
   it("retried the rate-limited request once and ended with one completed turn", () => {
-    const retries = run.events.flatMap((event) => (event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : []));
+    const retries = run.events.flatMap((event) =>
+      event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : [],
+    );
     expect(retries).toEqual(["waiting", "recovered"]);
     const statuses = run.events.flatMap((event) => (event.type === "session.status" ? [event.payload.status] : []));
     expect(statuses).toEqual(["running", "completed"]);

@@ -40,8 +40,17 @@ describe("the JSONL session store", () => {
 
   it("persists every history delta of the scripted session: a header, then one line per change", async () => {
     const lines = await records(first.result.sessionFile);
-    expect(lines[0]).toMatchObject({ type: "session", version: 1, workspaceDir: first.result.workspaceDir, model: "scripted demo model" });
-    expect(lines.slice(1).every((line) => line.type === "change" && line.reason === "messageDelta" && line.turnId === "turn-1")).toBe(true);
+    expect(lines[0]).toMatchObject({
+      type: "session",
+      version: 1,
+      workspaceDir: first.result.workspaceDir,
+      model: "scripted demo model",
+    });
+    expect(
+      lines
+        .slice(1)
+        .every((line) => line.type === "change" && line.reason === "messageDelta" && line.turnId === "turn-1"),
+    ).toBe(true);
 
     const stored = (await SessionStore.open(first.result.sessionFile)).messages;
     expect(JSON.parse(JSON.stringify(persistedHistory(first.events)))).toEqual(stored);
@@ -79,22 +88,34 @@ describe("the JSONL session store", () => {
     expect(after.slice(0, before.length)).toEqual(before);
     expect(roles(after.slice(before.length))).toEqual(["hidden", "user", "assistant"]);
     expect(JSON.stringify(after.at(-2))).toContain("Where did we leave off?");
-    expect((await records(first.result.sessionFile)).filter((line) => line.type === "change").map((line) => (line as { turnId: string }).turnId).at(-1)).toBe(
-      "turn-2",
-    );
+    expect(
+      (await records(first.result.sessionFile))
+        .filter((line) => line.type === "change")
+        .map((line) => (line as { turnId: string }).turnId)
+        .at(-1),
+    ).toBe("turn-2");
   }, 60_000);
 
   it("a replaceMessages change (compaction) rewrites the file to the new history, and later deltas append to it", async () => {
     const before = (await SessionStore.open(first.result.sessionFile)).messages;
-    const compacted = await runScripted(root.dir, { cli: { resume: first.result.sessionFile }, compaction: { maxMessages: 10, keepMessages: 3 } });
+    const compacted = await runScripted(root.dir, {
+      cli: { resume: first.result.sessionFile },
+      compaction: { maxMessages: 10, keepMessages: 3 },
+    });
     expect(compacted.result.exitCode).toBe(0);
 
     // The turn's reminder and task are persisted first; the compaction happens before the model request.
-    const reasons = compacted.events.flatMap((event) => (event.type === "message.persisted" ? [event.payload.reason] : []));
+    const reasons = compacted.events.flatMap((event) =>
+      event.type === "message.persisted" ? [event.payload.reason] : [],
+    );
     expect(reasons).toEqual(["messageDelta", "messageDelta", "replaceMessages", "messageDelta"]);
 
     const lines = await records(first.result.sessionFile);
-    expect(lines.map((line) => (line.type === "session" ? "session" : line.reason))).toEqual(["session", "replaceMessages", "messageDelta"]);
+    expect(lines.map((line) => (line.type === "session" ? "session" : line.reason))).toEqual([
+      "session",
+      "replaceMessages",
+      "messageDelta",
+    ]);
     const stored = (await SessionStore.open(first.result.sessionFile)).messages;
     expect(stored).toEqual(JSON.parse(JSON.stringify(persistedHistory(compacted.events))));
     expect(stored.length).toBeLessThan(before.length);

@@ -25,7 +25,9 @@ describe("watching a turn in the coding agent", () => {
       "  ✗ turn failed (budget_exceeded): The turn reached its step limit (maxSteps 2) after 2 model requests; it ended without another request\n",
     );
     const terminal = limited.events.at(-1)!;
-    expect(terminal.type === "session.status" && terminal.payload.status === "failed" && terminal.payload.error.budget).toEqual({
+    expect(
+      terminal.type === "session.status" && terminal.payload.status === "failed" && terminal.payload.error.budget,
+    ).toEqual({
       limit: "maxSteps",
       max: 2,
       measured: 2,
@@ -36,7 +38,9 @@ describe("watching a turn in the coding agent", () => {
 
   it("shows the retry wait from its runtime.warning, as it comes", () => {
     const warning = traced.events.findIndex((event) => event.type === "runtime.warning");
-    expect(traced.events[warning]).toMatchObject({ payload: { code: "retry_wait", message: "rate limited, retrying in 0.1 s" } });
+    expect(traced.events[warning]).toMatchObject({
+      payload: { code: "retry_wait", message: "rate limited, retrying in 0.1 s" },
+    });
     expect(traced.output).toContain("  ⟳ rate limited, retrying in 0.1 s\n");
   });
 
@@ -59,8 +63,18 @@ describe("watching a turn in the coding agent", () => {
   });
 
   it("parses --max-steps, --max-cost and --trace, refusing values that are no limit", () => {
-    expect(parseCliOptions(["--max-steps", "3", "--max-cost", "0.25", "--trace"])).toEqual({ yes: false, help: false, maxSteps: 3, maxCost: 0.25, trace: true });
-    expect(() => parseCliOptions(["--max-steps", "0"])).toThrow(/--max-steps expects a whole number of model requests >= 1, got "0"/);
-    expect(() => parseCliOptions(["--max-cost", "free"])).toThrow(/--max-cost expects an amount in dollars > 0, got "free"/);
+    expect(parseCliOptions(["--max-steps", "3", "--max-cost", "0.25", "--trace"])).toEqual({
+      yes: false,
+      help: false,
+      maxSteps: 3,
+      maxCost: 0.25,
+      trace: true,
+    });
+    expect(() => parseCliOptions(["--max-steps", "0"])).toThrow(
+      /--max-steps expects a whole number of model requests >= 1, got "0"/,
+    );
+    expect(() => parseCliOptions(["--max-cost", "free"])).toThrow(
+      /--max-cost expects an amount in dollars > 0, got "free"/,
+    );
   });
 });

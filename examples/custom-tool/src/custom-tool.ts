@@ -20,7 +20,9 @@ function scriptedSession() {
       toolCall("lookup_order", { orderId: "B-7" }),
     ]),
     response([toolCall("km_to_miles", { km: 42 })]),
-    response("A-1042 is out for delivery, 42 km (26.1 mi) away. I could not find an order B-7: could you check the number?"),
+    response(
+      "A-1042 is out for delivery, 42 km (26.1 mi) away. I could not find an order B-7: could you check the number?",
+    ),
   ]);
 }
 
@@ -36,12 +38,16 @@ function textOf(result: { content: { type: string; text?: string }[] } | undefin
  */
 export async function runCustomToolDemo(print: Print): Promise<TurnOutcome> {
   const tools: RuntimeTool[] = [toRuntimeTool(new OrderLookupTool(ORDERS)), distanceTool];
-  for (const { def } of tools) print(`tool ${def.name} (${def.label}, ${def.executionMode ?? "sequential"}): ${def.description}`);
+  for (const { def } of tools)
+    print(`tool ${def.name} (${def.label}, ${def.executionMode ?? "sequential"}): ${def.description}`);
 
   const model = scriptedSession();
   let messages = 0;
   let events = 0;
-  const runner = new PiTurnRunner({ allocateMessageId: () => `msg-${++messages}`, newEventId: () => `evt-${++events}` });
+  const runner = new PiTurnRunner({
+    allocateMessageId: () => `msg-${++messages}`,
+    newEventId: () => `evt-${++events}`,
+  });
   // Text streams in deltas; a message's text is printed once its first non-text chunk arrives.
   let pendingText = "";
   const flushText = () => {
@@ -60,7 +66,8 @@ export async function runCustomToolDemo(print: Print): Promise<TurnOutcome> {
     const mark = chunk.status === "finished" ? "✓" : "✗";
     print(`  ${mark} ${chunk.toolName}(${JSON.stringify(chunk.arguments ?? {})}) → ${textOf(chunk.result)}`);
     const details = chunk.result?.details;
-    if (typeof details === "object" && details !== null && Object.keys(details).length > 0) print(`      details ${JSON.stringify(details)}`);
+    if (typeof details === "object" && details !== null && Object.keys(details).length > 0)
+      print(`      details ${JSON.stringify(details)}`);
   };
 
   print(`user: ${QUESTION}`);

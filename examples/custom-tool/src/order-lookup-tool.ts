@@ -33,7 +33,10 @@ export interface OrderLookupDetails {
 export class OrderLookupTool {
   constructor(private readonly orders: ReadonlyMap<string, Order>) {}
 
-  execute(ctx: ToolExecutionContext, input: Static<typeof OrderLookupParameters>): RuntimeToolResult<OrderLookupDetails> {
+  execute(
+    ctx: ToolExecutionContext,
+    input: Static<typeof OrderLookupParameters>,
+  ): RuntimeToolResult<OrderLookupDetails> {
     const order = this.orders.get(input.orderId);
     if (!order) return { content: [{ type: "text", text: `No order ${input.orderId}` }], isError: true };
     return {

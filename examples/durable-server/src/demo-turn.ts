@@ -24,12 +24,16 @@ function contentText(content: string | { type: string; text?: string }[]): strin
 
 function answer(context: Context): ScriptEntry {
   const last = context.messages[context.messages.length - 1];
-  if (last?.role === "toolResult") return response(`Done: ${contentText(last.content)}. ${words("wrap", 10)}`, { eventDelayMs: wordDelayMs });
+  if (last?.role === "toolResult")
+    return response(`Done: ${contentText(last.content)}. ${words("wrap", 10)}`, { eventDelayMs: wordDelayMs });
   const said = last?.role === "user" ? contentText(last.content) : "";
-  if (/deploy/i.test(said)) return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
+  if (/deploy/i.test(said))
+    return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
   // A message steered in right after a tool result: acknowledge it.
   if (context.messages[context.messages.length - 2]?.role === "toolResult") return response(`Noted: ${said}`);
-  return response([text(`${words("word", 30)} `), toolCall("write_note", { note: said })], { eventDelayMs: wordDelayMs });
+  return response([text(`${words("word", 30)} `), toolCall("write_note", { note: said })], {
+    eventDelayMs: wordDelayMs,
+  });
 }
 
 const writeNote = defineRuntimeTool({
@@ -50,7 +54,9 @@ const deploy = durableTool(
     name: "deploy",
     description: "Deploys a service",
     parameters: Type.Object({ service: Type.String() }),
-    execute: ({ toolCallId }, { service }) => ({ content: [{ type: "text", text: `${service} deployed (${toolCallId})` }] }),
+    execute: ({ toolCallId }, { service }) => ({
+      content: [{ type: "text", text: `${service} deployed (${toolCallId})` }],
+    }),
   }),
   { requiresApproval: true },
 );
@@ -58,7 +64,10 @@ const deploy = durableTool(
 /** `buildTurn` of the example's workers. */
 export const buildDemoTurn: BuildDurableTurn = () => ({
   systemPrompt: "You are a demo assistant.",
-  llm: { model: createScriptedModel([]).model, streamFn: (model, context, options) => createScriptedModel([answer(context)]).streamFn(model, context, options) },
+  llm: {
+    model: createScriptedModel([]).model,
+    streamFn: (model, context, options) => createScriptedModel([answer(context)]).streamFn(model, context, options),
+  },
   llmRetry: false,
   tools: [writeNote, deploy],
 });

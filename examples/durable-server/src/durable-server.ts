@@ -74,10 +74,15 @@ export async function startDurableServer(options: DurableServerOptions = {}): Pr
     const ids = Array.from({ length: options.workers ?? 2 }, (_, i) => `worker-${i + 1}`);
     for (const id of ids) children.set(id, await startWorker(id, env));
     client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
-    const workers = () => ids.filter((id) => children.get(id)?.exitCode === null && children.get(id)?.signalCode === null).map((id) => ({ workerId: id, pid: children.get(id)?.pid }));
+    const workers = () =>
+      ids
+        .filter((id) => children.get(id)?.exitCode === null && children.get(id)?.signalCode === null)
+        .map((id) => ({ workerId: id, pid: children.get(id)?.pid }));
     const app = createRoutes(client, workers);
     const port = await new Promise<number>((resolve) => {
-      server = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(info.port));
+      server = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: "127.0.0.1" }, (info: AddressInfo) =>
+        resolve(info.port),
+      );
     });
     return { url: `http://127.0.0.1:${port}`, workers, stop };
   } catch (error) {

@@ -9,7 +9,8 @@ export interface WorkerInfo {
 }
 
 function failure(c: Context, error: unknown) {
-  if (DurableTurnError.isInstance(error)) return c.json({ code: error.code, message: error.message }, error.code === "unknown_turn" ? 404 : 400);
+  if (DurableTurnError.isInstance(error))
+    return c.json({ code: error.code, message: error.message }, error.code === "unknown_turn" ? 404 : 400);
   throw error;
 }
 
@@ -48,7 +49,14 @@ export function createRoutes(client: DurableTurnClient, workers: () => WorkerInf
     } catch (error) {
       return failure(c, error);
     }
-    return c.json({ sessionId, turnId, events: `/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events` }, 202);
+    return c.json(
+      {
+        sessionId,
+        turnId,
+        events: `/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`,
+      },
+      202,
+    );
   });
 
   app.get("/sessions/:session/turns/:turn", async (c) => {
@@ -83,7 +91,10 @@ export function createRoutes(client: DurableTurnClient, workers: () => WorkerInf
 
   app.post("/sessions/:session/turns/:turn/approvals/:requestId", async (c) => {
     const body = await jsonBody(c);
-    const decision = body.approved === true ? { approved: true as const } : { approved: false as const, reason: typeof body.reason === "string" ? body.reason : undefined };
+    const decision =
+      body.approved === true
+        ? { approved: true as const }
+        : { approved: false as const, reason: typeof body.reason === "string" ? body.reason : undefined };
     try {
       await client.respond(turnOf(c), c.req.param("requestId"), decision);
     } catch (error) {

@@ -24,9 +24,16 @@ afterAll(async () => {
 }, 60_000);
 
 /** Reads the SSE stream of a turn until `until` says stop (or the stream ends); the connection is then dropped. */
-async function readEvents(path: string, until: (event: SseEvent, all: SseEvent[]) => boolean, lastEventId?: number): Promise<SseEvent[]> {
+async function readEvents(
+  path: string,
+  until: (event: SseEvent, all: SseEvent[]) => boolean,
+  lastEventId?: number,
+): Promise<SseEvent[]> {
   const stop = new AbortController();
-  const res = await fetch(`${server.url}${path}`, { headers: lastEventId ? { "Last-Event-ID": String(lastEventId) } : {}, signal: stop.signal });
+  const res = await fetch(`${server.url}${path}`, {
+    headers: lastEventId ? { "Last-Event-ID": String(lastEventId) } : {},
+    signal: stop.signal,
+  });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: SseEvent[] = [];
   let buffer = "";
@@ -39,8 +46,17 @@ async function readEvents(path: string, until: (event: SseEvent, all: SseEvent[]
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
-        const event = { id: Number(field("id")), event: field("event") ?? "", data: JSON.parse(field("data") ?? "null") };
+        const field = (name: string) =>
+          block
+            .split("\n")
+            .find((line) => line.startsWith(`${name}:`))
+            ?.slice(name.length + 1)
+            .trim();
+        const event = {
+          id: Number(field("id")),
+          event: field("event") ?? "",
+          data: JSON.parse(field("data") ?? "null"),
+        };
         events.push(event);
         if (until(event, events)) return events;
       }
@@ -51,16 +67,31 @@ async function readEvents(path: string, until: (event: SseEvent, all: SseEvent[]
 }
 
 const post = (path: string, body?: unknown) =>
-  fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 const isEnd = (e: SseEvent) => e.event === "session.status" && e.data.status !== "running";
-const text = (events: SseEvent[]) => events.filter((e) => e.event === "stream.resp" && e.data.chunk.kind === "text").map((e) => e.data.chunk.delta).join("");
+const text = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event === "stream.resp" && e.data.chunk.kind === "text")
+    .map((e) => e.data.chunk.delta)
+    .join("");
 
 describe("the durable server's curl session", () => {
   it("a worker killed mid-turn: the client reconnects with Last-Event-ID and the other worker finishes the turn", async () => {
     expect((await post("/sessions/demo/turns", { turnId: "t1", text: "take a note" })).status).toBe(202);
-    const first = await readEvents("/sessions/demo/turns/t1/events", (_e, all) => all.filter((e) => e.event === "stream.resp").length >= 5);
+    const first = await readEvents(
+      "/sessions/demo/turns/t1/events",
+      (_e, all) => all.filter((e) => e.event === "stream.resp").length >= 5,
+    );
     const status = await (await fetch(`${server.url}/sessions/demo/turns/t1`)).json();
-    expect(status).toMatchObject({ state: "running", workerId: expect.stringMatching(/^worker-/), pid: expect.any(Number) });
+    expect(status).toMatchObject({
+      state: "running",
+      workerId: expect.stringMatching(/^worker-/),
+      pid: expect.any(Number),
+    });
     process.kill(status.pid, "SIGKILL");
     const rest = await readEvents("/sessions/demo/turns/t1/events", isEnd, first.at(-1)!.id);
     const all = [...first, ...rest];
@@ -69,7 +100,9 @@ describe("the durable server's curl session", () => {
     expect(all.some((e) => e.event === "debug.trace" && e.data.phase === "durable.resume")).toBe(true);
     expect(text(rest)).toContain("Done: note saved");
     // The terminal event is logged just before the workflow records its end.
-    await expect.poll(async () => (await fetch(`${server.url}/sessions/demo/turns/t1`)).json(), { timeout: 10_000 }).toEqual({ state: "finished" });
+    await expect
+      .poll(async () => (await fetch(`${server.url}/sessions/demo/turns/t1`)).json(), { timeout: 10_000 })
+      .toEqual({ state: "finished" });
     expect(server.workers().map((w) => w.workerId)).not.toContain(status.workerId);
   }, 90_000);
 
@@ -85,8 +118,13 @@ describe("the durable server's curl session", () => {
 
   it("steering and abort over HTTP", async () => {
     await post("/sessions/demo/turns", { turnId: "t3", text: "take a note" });
-    const started = await readEvents("/sessions/demo/turns/t3/events", (e) => e.event === "stream.resp" && e.data.chunk.status === "started");
-    expect(await (await post("/sessions/demo/turns/t3/steer", { text: "also tag it" })).json()).toEqual({ accepted: true });
+    const started = await readEvents(
+      "/sessions/demo/turns/t3/events",
+      (e) => e.event === "stream.resp" && e.data.chunk.status === "started",
+    );
+    expect(await (await post("/sessions/demo/turns/t3/steer", { text: "also tag it" })).json()).toEqual({
+      accepted: true,
+    });
     const steered = await readEvents("/sessions/demo/turns/t3/events", isEnd, started.at(-1)!.id);
     expect(text(steered)).toContain("Noted: also tag it");
 

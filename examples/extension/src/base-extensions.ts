@@ -1,6 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "@turnkit/agent-core";
-import { createPromptExtension, createReminderExtension, createToolExtension, type Extension } from "@turnkit/agent-runtime";
+import {
+  createPromptExtension,
+  createReminderExtension,
+  createToolExtension,
+  type Extension,
+} from "@turnkit/agent-runtime";
 
 /** System-prompt text: who the assistant is. */
 export const persona = createPromptExtension({

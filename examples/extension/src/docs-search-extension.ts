@@ -26,7 +26,14 @@ export const docsSearch = createExtension({
       executionMode: "parallel",
       execute: (_ctx, input) => {
         const hit = DOCS[input.keyword.toLowerCase()];
-        return { content: [{ type: "text", text: hit ? `[docs ${version}] ${hit}` : `[docs ${version}] nothing on "${input.keyword}"` }] };
+        return {
+          content: [
+            {
+              type: "text",
+              text: hit ? `[docs ${version}] ${hit}` : `[docs ${version}] nothing on "${input.keyword}"`,
+            },
+          ],
+        };
       },
     });
   },

@@ -1,7 +1,12 @@
 import { PiTurnRunner } from "@turnkit/agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import { createScriptedModel, response, text, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime, toRunTurnInput, type AssemblyDiagnostic, type ExtensionContributionSummary } from "@turnkit/agent-runtime";
+import {
+  createAgentRuntime,
+  toRunTurnInput,
+  type AssemblyDiagnostic,
+  type ExtensionContributionSummary,
+} from "@turnkit/agent-runtime";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { baseExtensions } from "./base-extensions.js";
 import { docsSearch } from "./docs-search-extension.js";
@@ -22,7 +27,9 @@ function scriptedSession() {
       toolCall("docs_search", { keyword: "disable" }),
       toolCall("docs_search", { keyword: "enable" }),
     ]),
-    response("A profile disables base extensions, replaces one with an addition in its place, and enables additions after the base ones."),
+    response(
+      "A profile disables base extensions, replaces one with an addition in its place, and enables additions after the base ones.",
+    ),
   ]);
 }
 
@@ -113,7 +120,9 @@ export async function runExtensionDemo(print: Print): Promise<TurnOutcome> {
   // Switches are per runtime, per session: session-2 runs without the date reminder.
   runtime.setEnabled("date-reminder", false, { sessionId: "session-2" });
   const other = await runtime.assembleTurn({ sessionId: "session-2", turnId: "turn-1" });
-  print(`session-2 after setEnabled("date-reminder", false): on ${other.diagnostic.enabled.join(", ")}; off ${other.diagnostic.disabled.join(", ")}`);
+  print(
+    `session-2 after setEnabled("date-reminder", false): on ${other.diagnostic.enabled.join(", ")}; off ${other.diagnostic.disabled.join(", ")}`,
+  );
   return outcome;
 }
 
@@ -131,6 +140,10 @@ function recordRun(event: RuntimeEvent, streamedText: { pending: string }, log: 
   if (streamedText.pending) log(`  assistant: ${streamedText.pending}`);
   streamedText.pending = "";
   if (chunk.kind !== "tool_call" || (chunk.status !== "finished" && chunk.status !== "failed")) return;
-  const result = (chunk.result?.content ?? []).map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join(" ");
-  log(`  ${chunk.status === "finished" ? "✓" : "✗"} ${chunk.toolName}(${JSON.stringify(chunk.arguments ?? {})}) → ${result}`);
+  const result = (chunk.result?.content ?? [])
+    .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
+    .join(" ");
+  log(
+    `  ${chunk.status === "finished" ? "✓" : "✗"} ${chunk.toolName}(${JSON.stringify(chunk.arguments ?? {})}) → ${result}`,
+  );
 }

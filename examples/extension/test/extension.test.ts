@@ -49,17 +49,26 @@ describe("extension example", () => {
   });
 
   it("without a profile, the base extensions run as they are and the additions stay off", async () => {
-    const runtime = await createAgentRuntime({ base: baseExtensions, additions: [docsSearch, createToolBudget(() => {})] });
+    const runtime = await createAgentRuntime({
+      base: baseExtensions,
+      additions: [docsSearch, createToolBudget(() => {})],
+    });
     expect(runtime.extensions).toEqual(["persona", "date-reminder", "web-search", "emoji-style"]);
     const turn = await runtime.assembleTurn({ sessionId: "s", turnId: "t" });
     expect(turn.tools.map((tool) => tool.def.name)).toEqual(["web_search"]);
-    expect(turn.systemPromptPrefix).toBe("You are the Turnkit docs assistant. Answer in one short paragraph.\n\nUse plenty of emoji.");
+    expect(turn.systemPromptPrefix).toBe(
+      "You are the Turnkit docs assistant. Answer in one short paragraph.\n\nUse plenty of emoji.",
+    );
     expect(turn.userPromptPrefix).toBe("");
     expect(turn.reminders).toEqual([]); // no ctx.data.today: the date reminder stays silent
   });
 
   it("the docs tool is built per turn from the turn's data", async () => {
-    const runtime = await createAgentRuntime({ base: baseExtensions, additions: [docsSearch], profile: { replace: { "web-search": "docs-search" } } });
+    const runtime = await createAgentRuntime({
+      base: baseExtensions,
+      additions: [docsSearch],
+      profile: { replace: { "web-search": "docs-search" } },
+    });
     const [v1, v2] = await Promise.all([
       runtime.assembleTurn({ sessionId: "s", turnId: "t1", data: { docsVersion: "0.1" } }),
       runtime.assembleTurn({ sessionId: "s", turnId: "t2", data: { docsVersion: "0.2" } }),
@@ -74,6 +83,9 @@ describe("extension example", () => {
       additions: [docsSearch, createToolBudget(() => {})],
       profile: { ...offlineProfile, enable: ["tool-budget", "telemetry"] },
     });
-    await expect(failing).rejects.toMatchObject({ code: "invalid_extension_id", message: expect.stringContaining('"telemetry"') });
+    await expect(failing).rejects.toMatchObject({
+      code: "invalid_extension_id",
+      message: expect.stringContaining('"telemetry"'),
+    });
   });
 });

@@ -78,7 +78,10 @@ export async function runTurnDemo(print: Print): Promise<void> {
   });
   let messages = 0;
   let events = 0;
-  const runner = new PiTurnRunner({ allocateMessageId: () => `msg-${++messages}`, newEventId: () => `evt-${++events}` });
+  const runner = new PiTurnRunner({
+    allocateMessageId: () => `msg-${++messages}`,
+    newEventId: () => `evt-${++events}`,
+  });
   const describe = (event: RuntimeEvent): string | undefined => {
     switch (event.type) {
       case "session.status":

@@ -24,7 +24,14 @@ describe("quickstart example", () => {
     expect(lines.at(-2)).toMatch(/^#\d+ session\.status completed$/);
     expect(lines.at(-1)).toBe("outcome: completed");
     const toolLines = lines.filter((line) => line.includes(" tool weather "));
-    expect(toolLines.map((line) => line.split(" ").at(-1))).toEqual(["preparing", "preparing", "started", "started", "finished", "finished"]);
+    expect(toolLines.map((line) => line.split(" ").at(-1))).toEqual([
+      "preparing",
+      "preparing",
+      "started",
+      "started",
+      "finished",
+      "finished",
+    ]);
     const seqs = lines.slice(0, -1).map((line) => Number(line.slice(1, 3)));
     expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
   });

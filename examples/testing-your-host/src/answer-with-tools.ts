@@ -45,7 +45,8 @@ export interface AnswerDeps {
 }
 
 /** The host's system prompt. */
-export const SYSTEM_PROMPT = "You answer questions about money. Use convert_currency for every conversion; never guess rates.";
+export const SYSTEM_PROMPT =
+  "You answer questions about money. Use convert_currency for every conversion; never guess rates.";
 
 /**
  * The host: answers one question in one turn, with tools. Collects the
@@ -89,7 +90,11 @@ export async function answerWithTools(question: string, deps: AnswerDeps): Promi
     llmRetry:
       deps.retry === false
         ? false
-        : { ...deps.retry, observer: (notice) => void (notice.type === "waiting" && report({ type: "retrying", delayMs: notice.delayMs })) },
+        : {
+            ...deps.retry,
+            observer: (notice) =>
+              void (notice.type === "waiting" && report({ type: "retrying", delayMs: notice.delayMs })),
+          },
     eventWriter: { push: onEvent },
     hooks: {
       onHistoryChangedHook: (change) => {
@@ -104,7 +109,12 @@ export async function answerWithTools(question: string, deps: AnswerDeps): Promi
     case "aborted":
       return { status: "cancelled", partialText: streamedText };
     case "failed":
-      return { status: "failed", code: outcome.error.code, userMessage: failureMessage(outcome.error.code), partialText: streamedText };
+      return {
+        status: "failed",
+        code: outcome.error.code,
+        userMessage: failureMessage(outcome.error.code),
+        partialText: streamedText,
+      };
     default: {
       const unknown: never = outcome;
       throw new Error(`unknown outcome ${JSON.stringify(unknown)}`);

@@ -14,7 +14,10 @@ export const currencyTool = defineRuntimeTool({
     const fromRate = EUR_RATES[from.toUpperCase()];
     const toRate = EUR_RATES[to.toUpperCase()];
     if (fromRate === undefined || toRate === undefined) {
-      return { content: [{ type: "text", text: `Unknown currency: ${fromRate === undefined ? from : to}` }], isError: true };
+      return {
+        content: [{ type: "text", text: `Unknown currency: ${fromRate === undefined ? from : to}` }],
+        isError: true,
+      };
     }
     const converted = ((amount / fromRate) * toRate).toFixed(2);
     return { content: [{ type: "text", text: `${amount} ${from.toUpperCase()} = ${converted} ${to.toUpperCase()}` }] };

@@ -9,7 +9,10 @@ export async function runHostDemo(print: (line: string) => void): Promise<void> 
     if (progress.type === "tool") print(`  ${progress.ok ? "✓" : "✗"} ${progress.name} → ${progress.result}`);
     if (progress.type === "retrying") print(`  (retrying in ${(progress.delayMs / 1000).toFixed(1)} s)`);
   };
-  const answer = await answerWithTools(DEMO_QUESTION, { llm: { model: model.model, streamFn: model.streamFn }, onProgress: show });
+  const answer = await answerWithTools(DEMO_QUESTION, {
+    llm: { model: model.model, streamFn: model.streamFn },
+    onProgress: show,
+  });
   switch (answer.status) {
     case "answered":
       print(`answer: ${answer.text}`);

@@ -3,7 +3,14 @@
  * model's side, and the recorded requests show what the host sent it.
  */
 import { describe, expect, it } from "vitest";
-import { createScriptedModel, requestText, response, text, toolCall, type ScriptEntry } from "@turnkit/agent-loop/testing";
+import {
+  createScriptedModel,
+  requestText,
+  response,
+  text,
+  toolCall,
+  type ScriptEntry,
+} from "@turnkit/agent-loop/testing";
 import { SYSTEM_PROMPT, answerWithTools, type Progress } from "../src/answer-with-tools.js";
 
 /** The host with a scripted model in place of the provider, recording its progress. */
@@ -26,7 +33,14 @@ describe("answerWithTools, when the model behaves", () => {
     expect(answer).toEqual({
       status: "answered",
       text: "10 EUR is 1690 JPY.",
-      toolCalls: [{ name: "convert_currency", arguments: { amount: 10, from: "EUR", to: "JPY" }, ok: true, result: "10 EUR = 1690.00 JPY" }],
+      toolCalls: [
+        {
+          name: "convert_currency",
+          arguments: { amount: 10, from: "EUR", to: "JPY" },
+          ok: true,
+          result: "10 EUR = 1690.00 JPY",
+        },
+      ],
     });
   });
 

@@ -48,17 +48,23 @@ export function checkHistoryDelivery(observation: TurnRunObservation): AgentMess
 
   const toolResultIds = new Map<string, number>();
   for (const message of deltaMessages) {
-    if (message.role === "toolResult") toolResultIds.set(message.toolCallId, (toolResultIds.get(message.toolCallId) ?? 0) + 1);
+    if (message.role === "toolResult")
+      toolResultIds.set(message.toolCallId, (toolResultIds.get(message.toolCallId) ?? 0) + 1);
   }
   for (const [id, count] of toolResultIds) if (count > 1) fail(`${count} tool results delivered for ${id}`);
 
-  const persisted = observation.events.filter((event): event is RuntimeEvent<"message.persisted"> => event.type === "message.persisted");
+  const persisted = observation.events.filter(
+    (event): event is RuntimeEvent<"message.persisted"> => event.type === "message.persisted",
+  );
   const accepted = observation.offered.filter((offer) => offer.accepted);
-  if (persisted.length !== accepted.length) fail(`${persisted.length} message.persisted events for ${accepted.length} accepted history changes`);
+  if (persisted.length !== accepted.length)
+    fail(`${persisted.length} message.persisted events for ${accepted.length} accepted history changes`);
   persisted.forEach((event, index) => {
     const change = accepted[index]!.change;
     if (event.payload.reason !== change.reason || event.payload.messages.length !== change.messages.length) {
-      fail(`message.persisted #${index} (${event.payload.reason}, ${event.payload.messages.length}) does not match change (${change.reason}, ${change.messages.length})`);
+      fail(
+        `message.persisted #${index} (${event.payload.reason}, ${event.payload.messages.length}) does not match change (${change.reason}, ${change.messages.length})`,
+      );
     }
   });
 
@@ -66,7 +72,9 @@ export function checkHistoryDelivery(observation: TurnRunObservation): AgentMess
     if (event.type !== "stream.resp" || event.payload.chunk.kind !== "tool_call") continue;
     const chunk = event.payload.chunk;
     if ((chunk.status === "finished" || chunk.status === "failed") && !toolResultIds.has(chunk.toolCallId)) {
-      fail(`the host saw tool call ${chunk.toolCallId} ${chunk.status} (seq ${event.seq}) but its result never reached the history`);
+      fail(
+        `the host saw tool call ${chunk.toolCallId} ${chunk.status} (seq ${event.seq}) but its result never reached the history`,
+      );
     }
   }
   return store;

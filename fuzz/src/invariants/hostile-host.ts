@@ -45,7 +45,9 @@ function textOf(message: AgentMessage): string {
   const content = (message as { content?: unknown }).content;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((block: { type?: string; text?: string }) => (block.type === "text" ? (block.text ?? "") : "")).join("\n");
+  return content
+    .map((block: { type?: string; text?: string }) => (block.type === "text" ? (block.text ?? "") : ""))
+    .join("\n");
 }
 
 /** Checks invariants 7 to 10 for one observed turn with a hostile host. */
@@ -54,7 +56,10 @@ export function checkHostileHost(probe: HostileProbe, observation: TurnRunObserv
   const threw = probe.callbackThrew;
   if (threw) {
     if (outcome.kind === "completed") {
-      throw new InvariantViolation("7 host callback failures end the turn internal", `${threw.callback} threw ${describeValue(threw.message)} yet the turn completed`);
+      throw new InvariantViolation(
+        "7 host callback failures end the turn internal",
+        `${threw.callback} threw ${describeValue(threw.message)} yet the turn completed`,
+      );
     }
     if (outcome.kind === "failed" && outcome.error.message.includes(threw.message)) {
       if (outcome.error.code !== "internal" || !outcome.error.message.includes(threw.callback)) {
@@ -67,17 +72,34 @@ export function checkHostileHost(probe: HostileProbe, observation: TurnRunObserv
   }
   // 8: nothing of the turn runs after it settled.
   if (probe.calledAfterSettle.length > 0) {
-    throw new InvariantViolation("8 nothing runs after the turn settled", `called after runTurn settled: ${probe.calledAfterSettle.join(", ")}`);
+    throw new InvariantViolation(
+      "8 nothing runs after the turn settled",
+      `called after runTurn settled: ${probe.calledAfterSettle.join(", ")}`,
+    );
   }
   // 9: every message the host handed over is delivered or handed back.
-  const accepted = observation.offered.filter((offer) => offer.accepted).flatMap(({ change }) => change.messages.map(textOf));
+  const accepted = observation.offered
+    .filter((offer) => offer.accepted)
+    .flatMap(({ change }) => change.messages.map(textOf));
   const handedBack = (outcome.undeliveredMessages ?? []).map((message) => textOf(message as AgentMessage));
   for (const text of probe.handedOver) {
     const delivered = accepted.some((stored) => stored.includes(text));
     const returned = handedBack.filter((back) => back.includes(text)).length;
-    if (!delivered && returned === 0) throw new InvariantViolation("9 no host message lost", `${describeValue(text)} was neither delivered nor handed back (${outcome.kind})`);
-    if (delivered && returned > 0) throw new InvariantViolation("9 no host message lost", `${describeValue(text)} was delivered and also handed back`);
-    if (returned > 1) throw new InvariantViolation("9 no host message lost", `${describeValue(text)} was handed back ${returned} times`);
+    if (!delivered && returned === 0)
+      throw new InvariantViolation(
+        "9 no host message lost",
+        `${describeValue(text)} was neither delivered nor handed back (${outcome.kind})`,
+      );
+    if (delivered && returned > 0)
+      throw new InvariantViolation(
+        "9 no host message lost",
+        `${describeValue(text)} was delivered and also handed back`,
+      );
+    if (returned > 1)
+      throw new InvariantViolation(
+        "9 no host message lost",
+        `${describeValue(text)} was handed back ${returned} times`,
+      );
   }
   // 10: the abort latency is bounded: by the graces waited out one after another, and by a hang limit.
   if (probe.abortedAt !== undefined && probe.settledAt !== undefined) {
@@ -90,7 +112,10 @@ export function checkHostileHost(probe: HostileProbe, observation: TurnRunObserv
     }
     const latency = probe.settledAt - probe.abortedAt;
     if (latency > ABORT_SETTLE_LIMIT_MS) {
-      throw new InvariantViolation("10 abort latency bounded", `the turn settled ${Math.round(latency)} ms after the abort (hang limit ${ABORT_SETTLE_LIMIT_MS} ms)`);
+      throw new InvariantViolation(
+        "10 abort latency bounded",
+        `the turn settled ${Math.round(latency)} ms after the abort (hang limit ${ABORT_SETTLE_LIMIT_MS} ms)`,
+      );
     }
   }
 }

@@ -22,8 +22,13 @@ export function checkLoggerChangesNothing(failing: TurnRunObservation, quiet: Tu
   if (a !== b) throw new InvariantViolation(INVARIANT, `outcome ${a} with the failing logger, ${b} with a quiet one`);
   const types = (observation: TurnRunObservation) => observation.events.map((event) => event.type).join(",");
   if (types(failing) !== types(quiet)) {
-    throw new InvariantViolation(INVARIANT, `events differ: ${describeValue(types(failing))} vs ${describeValue(types(quiet))}`);
+    throw new InvariantViolation(
+      INVARIANT,
+      `events differ: ${describeValue(types(failing))} vs ${describeValue(types(quiet))}`,
+    );
   }
-  const offered = (observation: TurnRunObservation) => observation.offered.map(({ change }) => `${change.reason}:${change.messages.length}`).join(",");
-  if (offered(failing) !== offered(quiet)) throw new InvariantViolation(INVARIANT, `history differs: ${offered(failing)} vs ${offered(quiet)}`);
+  const offered = (observation: TurnRunObservation) =>
+    observation.offered.map(({ change }) => `${change.reason}:${change.messages.length}`).join(",");
+  if (offered(failing) !== offered(quiet))
+    throw new InvariantViolation(INVARIANT, `history differs: ${offered(failing)} vs ${offered(quiet)}`);
 }

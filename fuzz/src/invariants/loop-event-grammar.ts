@@ -23,7 +23,10 @@ export function checkLoopEventGrammar(events: readonly AgentEvent[]): void {
     assertEventGrammar(events);
   } catch (error) {
     if (EventGrammarError.isInstance(error)) {
-      throw new InvariantViolation(GRAMMAR, `event #${error.index} (${events[error.index]?.type ?? "end of events"}): ${error.rule}`);
+      throw new InvariantViolation(
+        GRAMMAR,
+        `event #${error.index} (${events[error.index]?.type ?? "end of events"}): ${error.rule}`,
+      );
     }
     throw error;
   }
@@ -66,5 +69,6 @@ export function checkLoopTraceGrammar(events: readonly RuntimeEvent[]): void {
         break;
     }
   }
-  if (inRun) throw new InvariantViolation(GRAMMAR, "the turn ended inside an agent run (agent_start without agent_end)");
+  if (inRun)
+    throw new InvariantViolation(GRAMMAR, "the turn ended inside an agent run (agent_start without agent_end)");
 }

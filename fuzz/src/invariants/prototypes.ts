@@ -32,7 +32,10 @@ export function checkPrototypesUnchanged(before: PrototypeSnapshot): void {
     if (now.join("\u0000") !== was.join("\u0000")) {
       const added = now.filter((key) => !was.includes(key));
       const removed = was.filter((key) => !now.includes(key));
-      throw new InvariantViolation(INVARIANT, `${name} changed: added ${describeValue(added)}, removed ${describeValue(removed)}`);
+      throw new InvariantViolation(
+        INVARIANT,
+        `${name} changed: added ${describeValue(added)}, removed ${describeValue(removed)}`,
+      );
     }
   }
   const probes: [string, unknown][] = [
@@ -51,7 +54,10 @@ export function checkArgumentsPrototype(received: readonly unknown[]): void {
     if (typeof args !== "object" || args === null) return;
     const prototype = Object.getPrototypeOf(args);
     if (prototype !== Object.prototype && prototype !== null && prototype !== Array.prototype) {
-      throw new InvariantViolation(INVARIANT, `arguments #${index} received by a tool have prototype ${describeValue(prototype)}`);
+      throw new InvariantViolation(
+        INVARIANT,
+        `arguments #${index} received by a tool have prototype ${describeValue(prototype)}`,
+      );
     }
     if ((args as Record<string, unknown>).polluted !== undefined && !Object.hasOwn(args, "polluted")) {
       throw new InvariantViolation(INVARIANT, `arguments #${index} inherit "polluted"`);

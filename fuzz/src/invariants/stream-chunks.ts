@@ -23,7 +23,8 @@ export function checkStreamChunks(events: readonly RuntimeEvent[]): void {
     };
     const finishes = chunks.filter(({ chunk }) => chunk.kind === "finish");
     if (finishes.length > 1) fail(`${finishes.length} finish chunks`);
-    if (finishes.length === 1 && chunks[chunks.length - 1]!.chunk.kind !== "finish") fail("chunks after the finish chunk");
+    if (finishes.length === 1 && chunks[chunks.length - 1]!.chunk.kind !== "finish")
+      fail("chunks after the finish chunk");
     const announced = new Set<string>();
     const resolved = new Set<string>();
     for (const { seq, chunk } of chunks) {
@@ -39,6 +40,7 @@ export function checkStreamChunks(events: readonly RuntimeEvent[]): void {
       const unresolved = [...announced].filter((id) => !resolved.has(id));
       if (unresolved.length > 0) fail(`finished with toolUse but calls ${unresolved.join(", ")} were never resolved`);
     }
-    if (finish?.kind === "finish" && finish.reason === "error" && typeof finish.error?.code !== "string") fail("an error finish without error.code");
+    if (finish?.kind === "finish" && finish.reason === "error" && typeof finish.error?.code !== "string")
+      fail("an error finish without error.code");
   }
 }

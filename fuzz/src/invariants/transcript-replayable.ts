@@ -67,7 +67,8 @@ export function checkToolCallsAnswered(transcript: readonly AgentMessage[], wher
   let openIndex = -1;
   const close = () => {
     if (!open) return;
-    for (const [id, count] of open) if (count !== 1) fail(`tool call ${id} of message #${openIndex} has ${count} results`);
+    for (const [id, count] of open)
+      if (count !== 1) fail(`tool call ${id} of message #${openIndex} has ${count} results`);
     open = undefined;
   };
   transcript.forEach((message, index) => {
@@ -79,7 +80,8 @@ export function checkToolCallsAnswered(transcript: readonly AgentMessage[], wher
       open = new Map(calls.map((call) => [call.id, 0]));
       openIndex = index;
     } else if (message.role === "toolResult") {
-      if (!open?.has(message.toolCallId)) fail(`tool result #${index} for ${message.toolCallId} answers no call of the assistant message before it`);
+      if (!open?.has(message.toolCallId))
+        fail(`tool result #${index} for ${message.toolCallId} answers no call of the assistant message before it`);
       open!.set(message.toolCallId, open!.get(message.toolCallId)! + 1);
     }
   });
@@ -100,16 +102,20 @@ export function checkProviderConversion(llmMessages: readonly Message[], where: 
   const resultsIn = llmMessages.filter((message) => message.role === "toolResult").length;
   const toolMessagesOut = converted.filter((message) => message.role === "tool").length;
   if (toolMessagesOut !== resultsIn) {
-    fail(`pi-ai had to repair the transcript: ${resultsIn} tool results in, ${toolMessagesOut} tool messages out (synthetic results for unanswered calls)`);
+    fail(
+      `pi-ai had to repair the transcript: ${resultsIn} tool results in, ${toolMessagesOut} tool messages out (synthetic results for unanswered calls)`,
+    );
   }
   let pending: Set<string> | undefined;
   converted.forEach((message, index) => {
     if (message.role === "tool") {
-      if (!pending?.has(message.tool_call_id)) fail(`tool message #${index} (${message.tool_call_id}) does not follow an assistant message that called it`);
+      if (!pending?.has(message.tool_call_id))
+        fail(`tool message #${index} (${message.tool_call_id}) does not follow an assistant message that called it`);
       pending!.delete(message.tool_call_id);
       return;
     }
-    if (pending && pending.size > 0) fail(`tool calls ${[...pending].join(", ")} unanswered before a ${message.role} message (#${index})`);
+    if (pending && pending.size > 0)
+      fail(`tool calls ${[...pending].join(", ")} unanswered before a ${message.role} message (#${index})`);
     pending = undefined;
     if (message.role === "assistant" && message.tool_calls && message.tool_calls.length > 0) {
       pending = new Set(message.tool_calls.map((call) => call.id));

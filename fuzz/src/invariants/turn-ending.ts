@@ -11,14 +11,20 @@ import { InvariantViolation, describeValue } from "./violation.js";
 const INVARIANT = "3 one outcome, terminal status last";
 
 /** Returns the outcome, for later checks. */
-export function checkTurnEnding(observation: TurnRunObservation, options: { abortedBeforeStart: boolean; writerFails: boolean }): TurnOutcome {
+export function checkTurnEnding(
+  observation: TurnRunObservation,
+  options: { abortedBeforeStart: boolean; writerFails: boolean },
+): TurnOutcome {
   const fail = (detail: string): never => {
     throw new InvariantViolation(INVARIANT, detail);
   };
   const { settlements, events } = observation;
   if (settlements.length !== 1) fail(`runTurn settled ${settlements.length} times`);
   const settlement = settlements[0]!;
-  if (settlement.kind === "rejected") return fail(`runTurn rejected: ${describeValue(settlement.error instanceof Error ? settlement.error.message : settlement.error)}`);
+  if (settlement.kind === "rejected")
+    return fail(
+      `runTurn rejected: ${describeValue(settlement.error instanceof Error ? settlement.error.message : settlement.error)}`,
+    );
   const { outcome } = settlement;
   if (!["completed", "aborted", "failed"].includes(outcome.kind)) fail(`unknown outcome ${describeValue(outcome)}`);
   if (outcome.kind === "failed" && (typeof outcome.error?.code !== "string" || typeof outcome.message !== "string")) {
@@ -32,9 +38,11 @@ export function checkTurnEnding(observation: TurnRunObservation, options: { abor
   }
   if (terminal !== outcome.kind) fail(`the terminal status is ${terminal} but the outcome is ${outcome.kind}`);
   if (options.abortedBeforeStart) {
-    if (outcome.kind !== "aborted") fail(`the caller's signal was aborted before the turn, yet the outcome is ${outcome.kind}`);
+    if (outcome.kind !== "aborted")
+      fail(`the caller's signal was aborted before the turn, yet the outcome is ${outcome.kind}`);
     // A failing writer adds its debug.trace; otherwise exactly running, aborted (the runner's cancellation step).
-    if (!options.writerFails && events.length !== 2) fail(`a turn aborted before it started emitted ${events.length} events (expected running, aborted)`);
+    if (!options.writerFails && events.length !== 2)
+      fail(`a turn aborted before it started emitted ${events.length} events (expected running, aborted)`);
   }
   return outcome;
 }

@@ -27,7 +27,11 @@ function comparable(event: RuntimeEvent): string {
 }
 
 function settlementOf(observation: TurnRunObservation): string {
-  return stableJson(observation.settlements.map((settlement) => (settlement.kind === "resolved" ? settlement : { kind: "rejected", error: String(settlement.error) })));
+  return stableJson(
+    observation.settlements.map((settlement) =>
+      settlement.kind === "resolved" ? settlement : { kind: "rejected", error: String(settlement.error) },
+    ),
+  );
 }
 
 /** Compares turn `label` run together with others (`together`) with the same turn run alone. */
@@ -35,7 +39,10 @@ export function checkTurnIndependent(label: string, together: TurnRunObservation
   const settledTogether = settlementOf(together);
   const settledAlone = settlementOf(alone);
   if (settledTogether !== settledAlone) {
-    throw new InvariantViolation(INVARIANT, `${label}: settled ${describeValue(settledTogether)} next to other turns, ${describeValue(settledAlone)} alone`);
+    throw new InvariantViolation(
+      INVARIANT,
+      `${label}: settled ${describeValue(settledTogether)} next to other turns, ${describeValue(settledAlone)} alone`,
+    );
   }
   const count = Math.max(together.events.length, alone.events.length);
   for (let index = 0; index < count; index++) {
@@ -44,12 +51,22 @@ export function checkTurnIndependent(label: string, together: TurnRunObservation
     const textA = a ? comparable(a) : "(none)";
     const textB = b ? comparable(b) : "(none)";
     if (textA !== textB) {
-      throw new InvariantViolation(INVARIANT, `${label}: event ${index} is ${describeValue(textA)} next to other turns, ${describeValue(textB)} alone`);
+      throw new InvariantViolation(
+        INVARIANT,
+        `${label}: event ${index} is ${describeValue(textA)} next to other turns, ${describeValue(textB)} alone`,
+      );
     }
   }
   const offered = (observation: TurnRunObservation) => stableJson(observation.offered);
   if (offered(together) !== offered(alone)) {
-    throw new InvariantViolation(INVARIANT, `${label}: history offered differs: ${describeValue(offered(together))} next to other turns, ${describeValue(offered(alone))} alone`);
+    throw new InvariantViolation(
+      INVARIANT,
+      `${label}: history offered differs: ${describeValue(offered(together))} next to other turns, ${describeValue(offered(alone))} alone`,
+    );
   }
-  if (together.listenersLeft !== 0) throw new InvariantViolation(INVARIANT, `${label}: ${together.listenersLeft} listeners left on the caller's signal`);
+  if (together.listenersLeft !== 0)
+    throw new InvariantViolation(
+      INVARIANT,
+      `${label}: ${together.listenersLeft} listeners left on the caller's signal`,
+    );
 }

@@ -55,7 +55,8 @@ export function checkAgentVisibleText(events: readonly AgentEvent[]): void {
     }
     if (event.type === "message_end" && event.message.role === "assistant" && streamed !== undefined) {
       const final = assistantText(event.message);
-      if (streamed !== final && updates > 0) fail(`the host saw ${describeValue(streamed)} but the message says ${describeValue(final)}`);
+      if (streamed !== final && updates > 0)
+        fail(`the host saw ${describeValue(streamed)} but the message says ${describeValue(final)}`);
       if (countMarks(streamed) > 1) fail(`one message streamed two attempts: ${describeValue(streamed)}`);
       const token = leadingToken(streamed);
       if (token !== undefined) {
@@ -103,8 +104,10 @@ export function checkRunnerVisibleText(
     shownByToken.set(token, text);
     const full = scriptedTexts.get(token);
     if (full === undefined) return fail(`unknown attempt token ${token}`);
-    if (!full.startsWith(text)) fail(`shown ${describeValue(text)} is not what attempt ${token} streamed (${describeValue(full)})`);
-    if (finished.has(messageId) && text !== full) fail(`finished normally after showing only ${describeValue(text)} of ${describeValue(full)}`);
+    if (!full.startsWith(text))
+      fail(`shown ${describeValue(text)} is not what attempt ${token} streamed (${describeValue(full)})`);
+    if (finished.has(messageId) && text !== full)
+      fail(`finished normally after showing only ${describeValue(text)} of ${describeValue(full)}`);
   }
   for (const message of history) {
     if (message.role !== "assistant") continue;
@@ -112,7 +115,10 @@ export function checkRunnerVisibleText(
     const token = leadingToken(text);
     if (token === undefined || !shownByToken.has(token)) continue;
     if (text !== shownByToken.get(token)) {
-      throw new InvariantViolation(INVARIANT, `history keeps ${describeValue(text)} for attempt ${token}, but the host was shown ${describeValue(shownByToken.get(token))}`);
+      throw new InvariantViolation(
+        INVARIANT,
+        `history keeps ${describeValue(text)} for attempt ${token}, but the host was shown ${describeValue(shownByToken.get(token))}`,
+      );
     }
   }
 }

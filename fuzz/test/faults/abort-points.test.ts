@@ -19,11 +19,23 @@ const parameters = Type.Object({ value: Type.Optional(Type.String()) });
 
 /** Two calls, then an answer that must never be streamed after an abort. */
 const twoCalls = () => [
-  response([text("calling tools"), toolCall("work", { value: "1" }, { id: "c1" }), toolCall("work", { value: "2" }, { id: "c2" })]),
+  response([
+    text("calling tools"),
+    toolCall("work", { value: "1" }, { id: "c1" }),
+    toolCall("work", { value: "2" }, { id: "c2" }),
+  ]),
   response("second answer, never shown after an abort"),
 ];
 
-function agentWork(executed: string[], options: { execute?: (agent: Agent, signal?: AbortSignal) => Promise<void>; prepare?: () => void; agent?: () => Agent; mode?: "parallel" | "sequential" } = {}): AgentTool<typeof parameters> {
+function agentWork(
+  executed: string[],
+  options: {
+    execute?: (agent: Agent, signal?: AbortSignal) => Promise<void>;
+    prepare?: () => void;
+    agent?: () => Agent;
+    mode?: "parallel" | "sequential";
+  } = {},
+): AgentTool<typeof parameters> {
   return {
     name: "work",
     label: "work",
@@ -44,7 +56,10 @@ function agentWork(executed: string[], options: { execute?: (agent: Agent, signa
   };
 }
 
-function runtimeWork(executed: string[], options: { execute?: (signal: AbortSignal) => Promise<void>; prepare?: () => void } = {}): RuntimeTool {
+function runtimeWork(
+  executed: string[],
+  options: { execute?: (signal: AbortSignal) => Promise<void>; prepare?: () => void } = {},
+): RuntimeTool {
   return defineRuntimeTool({
     name: "work",
     description: "work",
@@ -211,7 +226,9 @@ describe("abort: PiTurnRunner", () => {
     expect(run.model.requests).toHaveLength(1);
     expect(toolResults(run.stored)).toEqual([]);
     // An aborted message emits no finish chunk.
-    expect(run.events.some((event) => event.type === "stream.resp" && event.payload.chunk.kind === "finish")).toBe(false);
+    expect(run.events.some((event) => event.type === "stream.resp" && event.payload.chunk.kind === "finish")).toBe(
+      false,
+    );
   });
 
   it("during prepare (inside beforeToolCallHook)", async () => {

@@ -16,7 +16,10 @@ import { runAgentFault, runTurnFault, textOf, toolResults } from "../support/fau
 const parameters = Type.Object({ value: Type.Optional(Type.String()) });
 
 /** One tool call, then a final answer: every seam of a turn is reached. */
-const script = () => [response([text("calling echo"), toolCall("echo", { value: "hi" }, { id: "c1" })]), "final answer"];
+const script = () => [
+  response([text("calling echo"), toolCall("echo", { value: "hi" }, { id: "c1" })]),
+  "final answer",
+];
 
 function turnWithFailingHook(hooks: PiTurnHooks) {
   const executed: string[] = [];
@@ -95,7 +98,9 @@ describe("a PiTurnHooks hook that throws", () => {
   it("onStepEndHook throws: reported as a debug.trace error, the turn completes", async () => {
     const run = await turnWithFailingHook({ onStepEndHook: fail("onStepEndHook") });
     expect(run.outcome).toEqual({ kind: "completed" });
-    expect(run.traces.some((trace) => trace.level === "error" && trace.message.includes("onStepEndHook failed"))).toBe(true);
+    expect(run.traces.some((trace) => trace.level === "error" && trace.message.includes("onStepEndHook failed"))).toBe(
+      true,
+    );
     expect(run.model.requests).toHaveLength(2);
   });
 });
@@ -116,7 +121,11 @@ function echoTool(executed: string[]): AgentTool<typeof parameters> {
 describe("an Agent loop callback that throws", () => {
   it("beforeToolCall throws: an error result for that call (behaviour L5)", async () => {
     const executed: string[] = [];
-    const run = await runAgentFault({ script: script(), tools: [echoTool(executed)], options: { beforeToolCall: async () => fail("beforeToolCall")() } });
+    const run = await runAgentFault({
+      script: script(),
+      tools: [echoTool(executed)],
+      options: { beforeToolCall: async () => fail("beforeToolCall")() },
+    });
     expect(executed).toEqual([]);
     expect(toolResults(run.transcript)).toMatchObject([{ toolCallId: "c1", isError: true }]);
     expect(run.last).toMatchObject({ role: "assistant", stopReason: "stop" });
@@ -124,21 +133,37 @@ describe("an Agent loop callback that throws", () => {
 
   it("afterToolCall throws: an error result for that call (behaviour L5)", async () => {
     const executed: string[] = [];
-    const run = await runAgentFault({ script: script(), tools: [echoTool(executed)], options: { afterToolCall: async () => fail("afterToolCall")() } });
+    const run = await runAgentFault({
+      script: script(),
+      tools: [echoTool(executed)],
+      options: { afterToolCall: async () => fail("afterToolCall")() },
+    });
     expect(executed).toEqual(["c1"]);
     expect(toolResults(run.transcript)).toMatchObject([{ toolCallId: "c1", isError: true }]);
   });
 
   it("onToolExecutionStart throws: ignored, the tool runs", async () => {
     const executed: string[] = [];
-    const run = await runAgentFault({ script: script(), tools: [echoTool(executed)], options: { onToolExecutionStart: fail("onToolExecutionStart") } });
+    const run = await runAgentFault({
+      script: script(),
+      tools: [echoTool(executed)],
+      options: { onToolExecutionStart: fail("onToolExecutionStart") },
+    });
     expect(executed).toEqual(["c1"]);
     expect(toolResults(run.transcript)).toMatchObject([{ toolCallId: "c1", isError: false }]);
   });
 
   it("shouldStopAfterTurn throws: the run ends with an error message (behaviour L9)", async () => {
-    const run = await runAgentFault({ script: script(), tools: [echoTool([])], options: { shouldStopAfterTurn: fail("shouldStopAfterTurn") } });
-    expect(run.last).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "shouldStopAfterTurn failed" });
+    const run = await runAgentFault({
+      script: script(),
+      tools: [echoTool([])],
+      options: { shouldStopAfterTurn: fail("shouldStopAfterTurn") },
+    });
+    expect(run.last).toMatchObject({
+      role: "assistant",
+      stopReason: "error",
+      errorMessage: "shouldStopAfterTurn failed",
+    });
     expect(run.model.requests).toHaveLength(1);
   });
 
@@ -151,11 +176,18 @@ describe("an Agent loop callback that throws", () => {
         if (event.type === "tool_execution_end") agent.steer({ role: "user", content: "steering", timestamp: 1 });
       },
     });
-    expect(run.last).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "shouldStopAfterSteering failed" });
+    expect(run.last).toMatchObject({
+      role: "assistant",
+      stopReason: "error",
+      errorMessage: "shouldStopAfterSteering failed",
+    });
   });
 
   it("transformContext throws: the request fails as an error message, nothing is sent", async () => {
-    const run = await runAgentFault({ script: script(), options: { transformContext: async () => fail("transformContext")() } });
+    const run = await runAgentFault({
+      script: script(),
+      options: { transformContext: async () => fail("transformContext")() },
+    });
     expect(run.model.requests).toHaveLength(0);
     expect(run.last).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "transformContext failed" });
   });

@@ -25,7 +25,9 @@ async function resultsOnBothPaths(calls: ArgumentScenario["calls"], options: { c
     const observation = await runArgumentScenario(scenario);
     checkArgumentObservation(scenario, observation, before);
     const transcript: AgentMessage[] =
-      observation.path === "agent" ? observation.run.transcript : observation.run.offered.flatMap(({ change }) => change.messages);
+      observation.path === "agent"
+        ? observation.run.transcript
+        : observation.run.offered.flatMap(({ change }) => change.messages);
     const results = observation.callIds.map((id): [boolean, string] => {
       const result = transcript.find((message) => message.role === "toolResult" && message.toolCallId === id);
       if (result?.role !== "toolResult") throw new Error(`${path}: no result for ${id}`);
@@ -43,7 +45,9 @@ const json = (text: string): RawArguments => ({ kind: "json", text });
 describe("malformed tool-call arguments", () => {
   it("invalid JSON fragments as string arguments", async () => {
     const fragments = ['{"value": ', '{"value": "unterminated', "{,}", "[1, 2", '{"__proto__": {"polluted": true'];
-    const byPath = await resultsOnBothPaths(fragments.map((text) => ({ tool: "alpha", raw: { kind: "fragment", text } })));
+    const byPath = await resultsOnBothPaths(
+      fragments.map((text) => ({ tool: "alpha", raw: { kind: "fragment", text } })),
+    );
     for (const path of PATHS) {
       const { received, results } = byPath.get(path)!;
       expect(received).toEqual([]);
@@ -69,7 +73,9 @@ describe("malformed tool-call arguments", () => {
 
   it("huge strings (1 MB)", async () => {
     const huge = "x".repeat(1_000_000);
-    const byPath = await resultsOnBothPaths([{ tool: "alpha", raw: { kind: "value", value: { value: huge } } }], { chunkSize: 262_144 });
+    const byPath = await resultsOnBothPaths([{ tool: "alpha", raw: { kind: "value", value: { value: huge } } }], {
+      chunkSize: 262_144,
+    });
     for (const path of PATHS) {
       const { received, results } = byPath.get(path)!;
       expect(results).toEqual([[false, "ok"]]);

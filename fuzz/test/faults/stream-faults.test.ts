@@ -22,7 +22,11 @@ describe("stream faults: Agent", () => {
 
   it("a stream function that rejects", async () => {
     const run = await runAgentFault({ script: [reject(new Error("promise of a stream rejected"))] });
-    expect(run.last).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "promise of a stream rejected" });
+    expect(run.last).toMatchObject({
+      role: "assistant",
+      stopReason: "error",
+      errorMessage: "promise of a stream rejected",
+    });
     expect(agentEnds(run.events)).toBe(1);
   });
 
@@ -72,7 +76,9 @@ describe("stream faults: PiTurnRunner", () => {
   it("a stream that emits events after done", async () => {
     const run = await runTurnFault({ script: [eventsAfterDone("the real answer", { reachConsumer: true })] });
     expect(run.outcome).toEqual({ kind: "completed" });
-    const shown = run.events.flatMap((event) => (event.type === "stream.resp" && event.payload.chunk.kind === "text" ? [event.payload.chunk.delta] : []));
+    const shown = run.events.flatMap((event) =>
+      event.type === "stream.resp" && event.payload.chunk.kind === "text" ? [event.payload.chunk.delta] : [],
+    );
     expect(shown.join("")).toBe("the real answer");
     expect(textOf(run.stored.at(-1))).toBe("the real answer");
   });

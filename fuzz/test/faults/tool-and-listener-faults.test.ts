@@ -35,7 +35,10 @@ describe("tool faults", () => {
   it("Agent: a tool that never settles until aborted", async () => {
     const run = await runAgentFault({
       script: [response([toolCall("stuck", {}, { id: "c1" }), toolCall("quick", {}, { id: "c2" })]), "never requested"],
-      tools: [agentTool("stuck", (_id, _params, signal) => untilAborted(signal)), agentTool("quick", async () => ok("quick done"))],
+      tools: [
+        agentTool("stuck", (_id, _params, signal) => untilAborted(signal)),
+        agentTool("quick", async () => ok("quick done")),
+      ],
       at: (agent) => [{ atMs: 60_000, run: () => agent.abort() }],
     });
     expect(run.drives[0]!.endedAt).toBe(60_000);
@@ -48,7 +51,13 @@ describe("tool faults", () => {
   });
 
   it("PiTurnRunner: a tool that never settles until aborted", async () => {
-    const stuck = defineRuntimeTool({ name: "stuck", description: "stuck", parameters, executionMode: "parallel", execute: (_ctx, _input, signal) => untilAborted(signal) });
+    const stuck = defineRuntimeTool({
+      name: "stuck",
+      description: "stuck",
+      parameters,
+      executionMode: "parallel",
+      execute: (_ctx, _input, signal) => untilAborted(signal),
+    });
     const run = await runTurnFault({
       script: [response([toolCall("stuck", {}, { id: "c1" })]), "never requested"],
       tools: [stuck],
@@ -80,7 +89,9 @@ describe("tool faults", () => {
     });
     expect(lateCalls).toBe(2);
     const updates = run.events.filter((event) => event.type === "tool_execution_update");
-    expect(updates.map((event) => (event.type === "tool_execution_update" ? textOf(event.partialResult) : ""))).not.toContain("after settling (macrotask)");
+    expect(
+      updates.map((event) => (event.type === "tool_execution_update" ? textOf(event.partialResult) : "")),
+    ).not.toContain("after settling (macrotask)");
     expect(JSON.stringify(run.events)).not.toContain("after settling (macrotask)");
     expect(run.last).toMatchObject({ role: "assistant", stopReason: "stop" });
   });
@@ -97,7 +108,10 @@ describe("tool faults", () => {
         return { content: [{ type: "text", text: "chatty done" }] };
       },
     });
-    const run = await runTurnFault({ script: [response([toolCall("chatty", {}, { id: "c1" })]), "done"], tools: [chatty] });
+    const run = await runTurnFault({
+      script: [response([toolCall("chatty", {}, { id: "c1" })]), "done"],
+      tools: [chatty],
+    });
     expect(run.outcome).toEqual({ kind: "completed" });
     expect(JSON.stringify(run.events)).not.toContain("after settling");
     expect(toolResults(run.stored)).toMatchObject([{ toolCallId: "c1", isError: false }]);
@@ -114,7 +128,11 @@ describe("listener and event writer faults", () => {
           if (event.type === "tool_execution_end") throw new Error("the host's listener failed");
         }),
     });
-    expect(run.last).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "the host's listener failed" });
+    expect(run.last).toMatchObject({
+      role: "assistant",
+      stopReason: "error",
+      errorMessage: "the host's listener failed",
+    });
     expect(toolResults(run.transcript)).toHaveLength(1);
     expect(run.events.filter((event) => event.type === "agent_end")).toHaveLength(1);
   });
@@ -140,7 +158,15 @@ describe("listener and event writer faults", () => {
   it("PiTurnRunner: an event writer that throws", async () => {
     const run = await runTurnFault({
       script: [response([toolCall("quick", {}, { id: "c1" })]), "never requested"],
-      tools: [defineRuntimeTool({ name: "quick", description: "quick", parameters, executionMode: "parallel", execute: () => ({ content: [{ type: "text", text: "ok" }] }) })],
+      tools: [
+        defineRuntimeTool({
+          name: "quick",
+          description: "quick",
+          parameters,
+          executionMode: "parallel",
+          execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+        }),
+      ],
       write: (_event, index) => {
         if (index === 3) throw new Error("the host's sink is down");
       },

@@ -27,16 +27,34 @@ import { driveUntilSettled } from "../../src/virtual-time.js";
 import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
 
 const user = userMessage("question", { timestamp: 1 });
-const calling = assistantMessage([toolCall("alpha", {}, { id: "c1" }), toolCall("alpha", {}, { id: "c2" })], { timestamp: 2 });
+const calling = assistantMessage([toolCall("alpha", {}, { id: "c1" }), toolCall("alpha", {}, { id: "c2" })], {
+  timestamp: 2,
+});
 const result = (id: string) => toolResultMessage(id, "alpha", "done", { timestamp: 3 });
 const answer = assistantMessage("answer", { timestamp: 4 });
 
 function streamEvent(seq: number, messageId: string, chunk: StreamChunk): RuntimeEvent {
-  return { schema: RUNTIME_EVENT_SCHEMA, eventId: `e${seq}`, sessionId: "s", turnId: "t", seq, type: "stream.resp", payload: { messageId, chunkIndex: seq, chunk } };
+  return {
+    schema: RUNTIME_EVENT_SCHEMA,
+    eventId: `e${seq}`,
+    sessionId: "s",
+    turnId: "t",
+    seq,
+    type: "stream.resp",
+    payload: { messageId, chunkIndex: seq, chunk },
+  };
 }
 
 function trace(seq: number, message: string): RuntimeEvent {
-  return { schema: RUNTIME_EVENT_SCHEMA, eventId: `e${seq}`, sessionId: "s", turnId: "t", seq, type: "debug.trace", payload: { phase: "loop", level: "debug", message } };
+  return {
+    schema: RUNTIME_EVENT_SCHEMA,
+    eventId: `e${seq}`,
+    sessionId: "s",
+    turnId: "t",
+    seq,
+    type: "debug.trace",
+    payload: { phase: "loop", level: "debug", message },
+  };
 }
 
 describe("invariant checkers reject broken runs", () => {
@@ -57,35 +75,69 @@ describe("invariant checkers reject broken runs", () => {
       { type: "tool_execution_update", toolCallId: "c1", toolName: "alpha", args: {}, partialResult: {} },
     ];
     expect(() => checkLoopEventGrammar(lateUpdate)).toThrow(/outside its execution/);
-    expect(() => checkLoopTraceGrammar([trace(1, "agent_start"), trace(2, "turn_start"), trace(3, "agent_end")])).toThrow(/turn is open/);
+    expect(() =>
+      checkLoopTraceGrammar([trace(1, "agent_start"), trace(2, "turn_start"), trace(3, "agent_end")]),
+    ).toThrow(/turn is open/);
   });
 
   it("transcript: an unanswered call, a result answering nothing, a call pi-ai would have to repair", () => {
     expect(() => checkToolCallsAnswered([user, calling, result("c1"), answer], "t")).toThrow(/c2 .* 0 results/);
     expect(() => checkToolCallsAnswered([user, result("c9")], "t")).toThrow(/answers no call/);
-    const interrupted: AgentMessage[] = [user, calling, result("c1"), userMessage("steer", { timestamp: 5 }), result("c2"), answer];
+    const interrupted: AgentMessage[] = [
+      user,
+      calling,
+      result("c1"),
+      userMessage("steer", { timestamp: 5 }),
+      result("c2"),
+      answer,
+    ];
     expect(() => checkProviderConversion(interrupted as never, "t")).toThrow(/repair|does not follow/);
-    expect(() => checkProviderConversion([user, calling, result("c1"), result("c2"), answer] as never, "t")).not.toThrow();
+    expect(() =>
+      checkProviderConversion([user, calling, result("c1"), result("c2"), answer] as never, "t"),
+    ).not.toThrow();
   });
 
   it("visible text: text shown twice, text that differs from the kept message", () => {
-    const chunks = [streamEvent(1, "m1", { kind: "text", delta: "«r1» al" }), streamEvent(2, "m1", { kind: "text", delta: "«r1» alpha" })];
+    const chunks = [
+      streamEvent(1, "m1", { kind: "text", delta: "«r1» al" }),
+      streamEvent(2, "m1", { kind: "text", delta: "«r1» alpha" }),
+    ];
     expect(() => checkRunnerVisibleText(chunks, new Map([["r1", "«r1» alpha"]]), [])).toThrow(/mixes attempts/);
-    const twice = [streamEvent(1, "m1", { kind: "text", delta: "«r1» alpha" }), streamEvent(2, "m2", { kind: "text", delta: "«r1» alpha" })];
+    const twice = [
+      streamEvent(1, "m1", { kind: "text", delta: "«r1» alpha" }),
+      streamEvent(2, "m2", { kind: "text", delta: "«r1» alpha" }),
+    ];
     expect(() => checkRunnerVisibleText(twice, new Map([["r1", "«r1» alpha"]]), [])).toThrow(/two message ids/);
     const shown = assistantMessage("«r1» alpha", { timestamp: 1 });
     const agentEvents: AgentEvent[] = [
       { type: "message_start", message: shown },
-      { type: "message_update", message: shown, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "«r1» al", partial: shown } },
+      {
+        type: "message_update",
+        message: shown,
+        assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "«r1» al", partial: shown },
+      },
       { type: "message_end", message: shown },
     ];
     expect(() => checkAgentVisibleText(agentEvents)).toThrow(/the host saw/);
   });
 
   it("stream chunks: a finish that is not last, a call resolved twice", () => {
-    expect(() => checkStreamChunks([streamEvent(1, "m1", { kind: "finish", reason: "stop" }), streamEvent(2, "m1", { kind: "text", delta: "x" })])).toThrow(/after the finish/);
-    const resolved: StreamChunk = { kind: "tool_call", toolCallId: "c1", toolName: "alpha", status: "finished", result: { content: [], isError: false } };
-    expect(() => checkStreamChunks([streamEvent(1, "m1", resolved), streamEvent(2, "m1", resolved)])).toThrow(/resolved twice/);
+    expect(() =>
+      checkStreamChunks([
+        streamEvent(1, "m1", { kind: "finish", reason: "stop" }),
+        streamEvent(2, "m1", { kind: "text", delta: "x" }),
+      ]),
+    ).toThrow(/after the finish/);
+    const resolved: StreamChunk = {
+      kind: "tool_call",
+      toolCallId: "c1",
+      toolName: "alpha",
+      status: "finished",
+      result: { content: [], isError: false },
+    };
+    expect(() => checkStreamChunks([streamEvent(1, "m1", resolved), streamEvent(2, "m1", resolved)])).toThrow(
+      /resolved twice/,
+    );
   });
 
   it("leaks: a pending timer, a listener left on a signal, a real timer never cleared", () => {
@@ -95,7 +147,12 @@ describe("invariant checkers reject broken runs", () => {
     const probe = probeRealTimers();
     const handle = setTimeout(() => {}, 10_000);
     probe.restore();
-    const report = { pendingVirtualTimers: 1, pendingRealTimers: probe.pending(), listenersLeft: abortListenerCount(controller.signal), unhandledRejections: [] };
+    const report = {
+      pendingVirtualTimers: 1,
+      pendingRealTimers: probe.pending(),
+      listenersLeft: abortListenerCount(controller.signal),
+      unhandledRejections: [],
+    };
     clearTimeout(handle);
     controller.signal.removeEventListener("abort", onAbort);
     expect(report.pendingRealTimers).toBe(1);
@@ -119,7 +176,9 @@ describe("invariant checkers reject broken runs", () => {
     const controller = new AbortController();
     let firedAt = -1;
     clock.setTimeout(() => (firedAt = clock.now()), 30_000);
-    const hung = new Promise<void>((resolve) => controller.signal.addEventListener("abort", () => resolve(), { once: true }));
+    const hung = new Promise<void>((resolve) =>
+      controller.signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
     const report = await driveUntilSettled(hung, clock, () => controller.abort());
     expect(firedAt).toBe(30_000);
     expect(report).toEqual({ watchdogAborted: true, endedAt: 30_000 });

@@ -6,7 +6,13 @@
  */
 import type { Message } from "@mariozechner/pi-ai";
 import { Agent, type AgentEvent, type AgentMessage, type AgentOptions, type AgentTool } from "@turnkit/agent-loop";
-import { type ScriptEntry, type ScriptedModel, type VirtualClock, createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
+import {
+  type ScriptEntry,
+  type ScriptedModel,
+  type VirtualClock,
+  createScriptedModel,
+  createVirtualClock,
+} from "@turnkit/agent-loop/testing";
 import type { RunTurnInput, RuntimeTool } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { type AgentRunObservation, observeAgent } from "../../src/observe-agent.js";
@@ -141,7 +147,9 @@ export async function runTurnFault(setup: TurnFaultOptions): Promise<TurnFaultRe
 
 /** The tool results of a transcript, in order. */
 export function toolResults(messages: readonly AgentMessage[]): Extract<Message, { role: "toolResult" }>[] {
-  return messages.filter((message): message is Extract<Message, { role: "toolResult" }> => message.role === "toolResult");
+  return messages.filter(
+    (message): message is Extract<Message, { role: "toolResult" }> => message.role === "toolResult",
+  );
 }
 
 /** The text of a message's text blocks (a string content as is). */
@@ -150,7 +158,9 @@ export function textOf(message: AgentMessage | undefined): string {
   const content = message.content as unknown;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((block: { type: string; text?: string }) => (block.type === "text" ? block.text ?? "" : "")).join("");
+  return content
+    .map((block: { type: string; text?: string }) => (block.type === "text" ? (block.text ?? "") : ""))
+    .join("");
 }
 
 /** A promise that never settles (for work that ignores every signal). */

@@ -145,7 +145,20 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
 ];
 
 /** Names `strict` never removes, whatever they look like: a shell needs them. */
-const STRICT_PROTECTED = new Set(["PATH", "HOME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TMP", "TEMP", "USER", "LOGNAME", "PWD"]);
+const STRICT_PROTECTED = new Set([
+  "PATH",
+  "HOME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "USER",
+  "LOGNAME",
+  "PWD",
+]);
 
 const denylist = new Set(BASH_ENV_SCRUB_DENYLIST);
 
@@ -163,9 +176,14 @@ const denylist = new Set(BASH_ENV_SCRUB_DENYLIST);
  * `scrub` when `CI` or `GITHUB_ACTIONS` is truthy (non-empty, not `0`/`false`),
  * else `off`. Names are compared upper-cased, so `Github_Token` counts too.
  */
-export function sanitizeBashEnv(env: Readonly<Record<string, string | undefined>>, options: SanitizeBashEnvOptions = {}): SanitizedBashEnv {
+export function sanitizeBashEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  options: SanitizeBashEnvOptions = {},
+): SanitizedBashEnv {
   const mode = resolveBashEnvSanitizeMode(options);
-  const prefixes = (options.boundaryPrefixes ?? DEFAULT_BASH_ENV_BOUNDARY_PREFIXES).map((p) => p.toUpperCase()).filter((p) => p.length > 0);
+  const prefixes = (options.boundaryPrefixes ?? DEFAULT_BASH_ENV_BOUNDARY_PREFIXES)
+    .map((p) => p.toUpperCase())
+    .filter((p) => p.length > 0);
   const boundaryNames = new Set((options.boundaryNames ?? DEFAULT_BASH_ENV_BOUNDARY_NAMES).map((n) => n.toUpperCase()));
   const allowed = new Set((options.allowlist ?? []).map((n) => n.toUpperCase()));
 
@@ -175,7 +193,13 @@ export function sanitizeBashEnv(env: Readonly<Record<string, string | undefined>
     if (value === undefined) continue;
     const upper = name.toUpperCase();
     const isBoundary = boundaryNames.has(upper) || prefixes.some((p) => upper.startsWith(p));
-    const isCredential = !allowed.has(upper) && (mode === "scrub" ? isScrubbed(upper) : mode === "strict" ? isScrubbed(upper) || looksLikeCredential(upper) : false);
+    const isCredential =
+      !allowed.has(upper) &&
+      (mode === "scrub"
+        ? isScrubbed(upper)
+        : mode === "strict"
+          ? isScrubbed(upper) || looksLikeCredential(upper)
+          : false);
     if (isBoundary || isCredential) removed.push(name);
     else out[name] = value;
   }
@@ -187,7 +211,9 @@ export function sanitizeBashEnv(env: Readonly<Record<string, string | undefined>
  * The mode {@link sanitizeBashEnv} applies for these options (see there for
  * the order). Exposed so a host can log the policy once at start-up.
  */
-export function resolveBashEnvSanitizeMode(options: Pick<SanitizeBashEnvOptions, "mode" | "ciEnv"> = {}): BashEnvSanitizeMode {
+export function resolveBashEnvSanitizeMode(
+  options: Pick<SanitizeBashEnvOptions, "mode" | "ciEnv"> = {},
+): BashEnvSanitizeMode {
   if (options.mode !== undefined) return parseMode(options.mode) ?? "strict";
   const ciEnv = options.ciEnv ?? process.env;
   const configured = ciEnv[BASH_ENV_SANITIZE_ENV]?.trim();

@@ -50,7 +50,9 @@ export class TurnkitError extends Error {
 
   /** True for any TurnkitError, whatever copy of the package created it. */
   static isInstance(value: unknown): value is TurnkitError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TURNKIT_ERROR_MARKER] === true;
+    return (
+      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TURNKIT_ERROR_MARKER] === true
+    );
   }
 }
 
@@ -79,6 +81,9 @@ export class TurnkitConfigError<Code extends string = string> extends TurnkitErr
    * layer that threw it.
    */
   static override isInstance(value: unknown): value is TurnkitConfigError {
-    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[TURNKIT_CONFIG_ERROR_MARKER] === true;
+    return (
+      TurnkitError.isInstance(value) &&
+      (value as unknown as Record<symbol, unknown>)[TURNKIT_CONFIG_ERROR_MARKER] === true
+    );
   }
 }

@@ -46,7 +46,13 @@ export {
 // recovery, and the one place that classifies errors.
 export type { AnyModel, StreamFn, StreamFnOptions } from "./call-stack/stream-fn.js";
 export { createFailureMessage } from "./call-stack/stream-fn.js";
-export type { LlmConfig, LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./call-stack/llm-config.js";
+export type {
+  LlmConfig,
+  LlmRetryExhaustedReason,
+  LlmRetryNotification,
+  LlmRetryObserver,
+  LlmRetryOptions,
+} from "./call-stack/llm-config.js";
 export { composeStreamFn } from "./call-stack/compose-stream-fn.js";
 export { withCacheRetention } from "./call-stack/stream-wrappers/with-cache-retention.js";
 export { withFetch, type StreamFnOptionsWithFetch } from "./call-stack/stream-wrappers/with-fetch.js";
@@ -54,9 +60,19 @@ export { withHeaders } from "./call-stack/stream-wrappers/with-headers.js";
 export { withHostMaxOutputTokens } from "./call-stack/stream-wrappers/with-host-max-output-tokens.js";
 export { withMaxTokens } from "./call-stack/stream-wrappers/with-max-tokens.js";
 export { withRequestTimeout } from "./call-stack/stream-wrappers/with-request-timeout.js";
-export { resolveStreamTimeouts, withStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts } from "./call-stack/stream-timeouts.js";
+export {
+  resolveStreamTimeouts,
+  withStreamTimeouts,
+  type StreamTimeoutOptions,
+  type StreamTimeouts,
+} from "./call-stack/stream-timeouts.js";
 export { LlmTimeoutError, type LlmTimeoutKind } from "./call-stack/stream-errors.js";
-export { resolveLlmRetryPolicy, withLlmRetry, type LlmRetryDependencies, type LlmRetryPolicy } from "./call-stack/llm-retry.js";
+export {
+  resolveLlmRetryPolicy,
+  withLlmRetry,
+  type LlmRetryDependencies,
+  type LlmRetryPolicy,
+} from "./call-stack/llm-retry.js";
 export {
   createOverflowRecoveryState,
   withOverflowRecovery,
@@ -74,7 +90,11 @@ export type { EventWriter } from "./event-bridge/serial-event-queue.js";
 
 // ---------------------------------------------------------------- messages/
 // What a turn adds to a transcript, and what a request sends of it.
-export { MIN_IMAGE_DIMENSION_PX, projectAgentMessagesForModel, type ProjectMessagesOptions } from "./messages/project-messages.js";
+export {
+  MIN_IMAGE_DIMENSION_PX,
+  projectAgentMessagesForModel,
+  type ProjectMessagesOptions,
+} from "./messages/project-messages.js";
 export {
   DROPPED_RESPONSE_FIELD,
   createHiddenMessage,
@@ -99,9 +119,20 @@ export {
   type ToolExecutionContext,
 } from "./tools/runtime-tool.js";
 export { defineRuntimeTool, type DefineRuntimeToolOptions } from "./tools/define-runtime-tool.js";
-export { bindTool, boundToolDef, toRuntimeTool, type BoundToolClass, type BoundToolInstance } from "./tools/bind-tool.js";
+export {
+  bindTool,
+  boundToolDef,
+  toRuntimeTool,
+  type BoundToolClass,
+  type BoundToolInstance,
+} from "./tools/bind-tool.js";
 export { BUILTIN_FALLBACK_TOOL_NAMES, newTools, type NewToolsOptions } from "./tools/new-tools.js";
-export { BUILTIN_TOOL_NAMES, createBuiltinTools, type BuiltinToolName, type BuiltinToolsOptions } from "./tools/builtin/builtin-tools.js";
+export {
+  BUILTIN_TOOL_NAMES,
+  createBuiltinTools,
+  type BuiltinToolName,
+  type BuiltinToolsOptions,
+} from "./tools/builtin/builtin-tools.js";
 export { resolveWorkspacePath, type WorkspacePath } from "./tools/builtin/workspace-path.js";
 
 // ---------------------------------------------------------------- bash-env.ts

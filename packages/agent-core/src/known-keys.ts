@@ -23,7 +23,12 @@ export interface AssertKnownKeysOptions {
  * caller's own type checks report those); keys whose value is `undefined`
  * count like any other. Never changes `value`.
  */
-export function assertKnownKeys(value: unknown, allowed: Iterable<string>, where: string, options: AssertKnownKeysOptions = {}): void {
+export function assertKnownKeys(
+  value: unknown,
+  allowed: Iterable<string>,
+  where: string,
+  options: AssertKnownKeysOptions = {},
+): void {
   if (typeof value !== "object" || value === null) return;
   const valid = [...allowed];
   const known = new Set(valid);
@@ -47,7 +52,10 @@ export function nearestKey(key: string, valid: readonly string[]): string | unde
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of valid) {
     const other = candidate.toLowerCase();
-    const distance = other.startsWith(lower) || lower.startsWith(other) ? Math.abs(other.length - lower.length) : editDistance(lower, other);
+    const distance =
+      other.startsWith(lower) || lower.startsWith(other)
+        ? Math.abs(other.length - lower.length)
+        : editDistance(lower, other);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

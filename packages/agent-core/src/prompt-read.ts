@@ -116,7 +116,9 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
 
   constructor(capacity: number = PROMPT_READ_REGISTRY_CAPACITY) {
     if (!Number.isInteger(capacity) || capacity < 1) {
-      throw new RangeError(`BoundedInternalTurnPromptReadRegistry: capacity must be a positive integer, got ${String(capacity)}`);
+      throw new RangeError(
+        `BoundedInternalTurnPromptReadRegistry: capacity must be a positive integer, got ${String(capacity)}`,
+      );
     }
     this.capacity = capacity;
   }
@@ -140,7 +142,10 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
   reserve(turnId: string): void {
     this.assertOpen("reserve");
     if (this.slots.has(turnId)) {
-      throw new TurnkitError(PromptReadErrorCode.DuplicateTurn, `Prompt-read registry: turn ${JSON.stringify(turnId)} is already reserved`);
+      throw new TurnkitError(
+        PromptReadErrorCode.DuplicateTurn,
+        `Prompt-read registry: turn ${JSON.stringify(turnId)} is already reserved`,
+      );
     }
     if (this.slots.size >= this.capacity) {
       throw new TurnkitConfigError(
@@ -157,7 +162,10 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
     this.assertOpen("remember");
     const slot = this.requireSlot(turnId, "remember");
     if (slot.scope !== undefined) {
-      throw new TurnkitError(PromptReadErrorCode.DuplicateTurn, `Prompt-read registry: turn ${JSON.stringify(turnId)} already has a scope; take or discard it first`);
+      throw new TurnkitError(
+        PromptReadErrorCode.DuplicateTurn,
+        `Prompt-read registry: turn ${JSON.stringify(turnId)} already has a scope; take or discard it first`,
+      );
     }
     slot.scope = scope;
   }
@@ -172,7 +180,10 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
     const slot = this.requireSlot(fromTurnId, "rebind");
     if (fromTurnId === toTurnId) return;
     if (this.slots.has(toTurnId)) {
-      throw new TurnkitError(PromptReadErrorCode.DuplicateTurn, `Prompt-read registry: cannot rebind ${JSON.stringify(fromTurnId)} to ${JSON.stringify(toTurnId)}, which is already reserved`);
+      throw new TurnkitError(
+        PromptReadErrorCode.DuplicateTurn,
+        `Prompt-read registry: cannot rebind ${JSON.stringify(fromTurnId)} to ${JSON.stringify(toTurnId)}, which is already reserved`,
+      );
     }
     this.slots.delete(fromTurnId);
     this.slots.set(toTurnId, slot);
@@ -204,7 +215,10 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
   private requireSlot(turnId: string, operation: string): Slot<TScope> {
     const slot = this.slots.get(turnId);
     if (!slot) {
-      throw new TurnkitError(PromptReadErrorCode.UnknownTurn, `Prompt-read registry: cannot ${operation} turn ${JSON.stringify(turnId)}; it was never reserved, or was already taken or discarded`);
+      throw new TurnkitError(
+        PromptReadErrorCode.UnknownTurn,
+        `Prompt-read registry: cannot ${operation} turn ${JSON.stringify(turnId)}; it was never reserved, or was already taken or discarded`,
+      );
     }
     return slot;
   }

@@ -41,7 +41,15 @@ function sampleEnv(): Record<string, string> {
 }
 
 const BOUNDARY = ["TURNKIT_AGENT_ID", "TURNKIT_PARENT_PID", "TURNKIT_RUNTIME_SOCKET", "TURNKIT_SESSION_ID"];
-const SCRUBBED = ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "INPUT_ANTHROPIC-API-KEY", "INPUT_GITHUB_TOKEN", "OPENAI_API_KEY", "TURNKIT_PROVIDER_API_KEY"];
+const SCRUBBED = [
+  "ANTHROPIC_API_KEY",
+  "AWS_SECRET_ACCESS_KEY",
+  "GITHUB_TOKEN",
+  "INPUT_ANTHROPIC-API-KEY",
+  "INPUT_GITHUB_TOKEN",
+  "OPENAI_API_KEY",
+  "TURNKIT_PROVIDER_API_KEY",
+];
 const STRICT_ONLY = ["DB_SECRET", "MY_SERVICE_PASSWORD", "NPM_CONFIG__AUTH", "SSH_PRIVATE_KEY", "STRIPE_API_KEY"];
 const noCi = {};
 
@@ -81,32 +89,59 @@ describe("sanitizeBashEnv modes", () => {
   });
 
   it("strict never removes PATH, HOME or LC_* even with names that look like credentials", () => {
-    const { env } = sanitizeBashEnv({ PATH: "/bin", HOME: "/h", LC_ALL: "C", LC_AUTH_TOKEN: "x", API_KEY: "k" }, { mode: "strict" });
+    const { env } = sanitizeBashEnv(
+      { PATH: "/bin", HOME: "/h", LC_ALL: "C", LC_AUTH_TOKEN: "x", API_KEY: "k" },
+      { mode: "strict" },
+    );
     expect(env).toEqual({ PATH: "/bin", HOME: "/h", LC_ALL: "C", LC_AUTH_TOKEN: "x" });
   });
 
   it("the denylist covers the LLM, cloud and CI names the spec lists", () => {
-    for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "TURNKIT_PROVIDER_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY", "AWS_SESSION_TOKEN", "AZURE_CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS", "GH_TOKEN", "NPM_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]) {
+    for (const name of [
+      "ANTHROPIC_API_KEY",
+      "OPENAI_API_KEY",
+      "TURNKIT_PROVIDER_API_KEY",
+      "GEMINI_API_KEY",
+      "GROQ_API_KEY",
+      "AWS_SESSION_TOKEN",
+      "AZURE_CLIENT_SECRET",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "GH_TOKEN",
+      "NPM_TOKEN",
+      "ACTIONS_RUNTIME_TOKEN",
+      "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    ]) {
       expect(BASH_ENV_SCRUB_DENYLIST).toContain(name);
-      expect(sanitizeBashEnv({ [name]: "v", [`INPUT_${name}`]: "v" }, { mode: "scrub" }).removed).toEqual([name, `INPUT_${name}`].sort());
+      expect(sanitizeBashEnv({ [name]: "v", [`INPUT_${name}`]: "v" }, { mode: "scrub" }).removed).toEqual(
+        [name, `INPUT_${name}`].sort(),
+      );
     }
   });
 
   it("compares names case-insensitively", () => {
-    expect(sanitizeBashEnv({ Github_Token: "v", turnkit_session_id: "s" }, { mode: "scrub" }).removed).toEqual(["Github_Token", "turnkit_session_id"]);
+    expect(sanitizeBashEnv({ Github_Token: "v", turnkit_session_id: "s" }, { mode: "scrub" }).removed).toEqual([
+      "Github_Token",
+      "turnkit_session_id",
+    ]);
   });
 });
 
 describe("sanitizeBashEnv options and guarantees", () => {
   it("the allowlist exempts names from scrub and strict, but not from layer A", () => {
-    const { env, removed } = sanitizeBashEnv(sampleEnv(), { mode: "strict", allowlist: ["github_token", "DB_SECRET", "TURNKIT_SESSION_ID"] });
+    const { env, removed } = sanitizeBashEnv(sampleEnv(), {
+      mode: "strict",
+      allowlist: ["github_token", "DB_SECRET", "TURNKIT_SESSION_ID"],
+    });
     expect(env.GITHUB_TOKEN).toBe("ghs-value");
     expect(env.DB_SECRET).toBe("db-value");
     expect(removed).toContain("TURNKIT_SESSION_ID");
   });
 
   it("boundary prefixes and names are configurable", () => {
-    const { removed } = sanitizeBashEnv({ ACME_RUNTIME_X: "1", ACME_ID: "2", TURNKIT_RUNTIME_Y: "3" }, { mode: "off", boundaryPrefixes: ["ACME_RUNTIME_"], boundaryNames: ["ACME_ID"] });
+    const { removed } = sanitizeBashEnv(
+      { ACME_RUNTIME_X: "1", ACME_ID: "2", TURNKIT_RUNTIME_Y: "3" },
+      { mode: "off", boundaryPrefixes: ["ACME_RUNTIME_"], boundaryNames: ["ACME_ID"] },
+    );
     expect(removed).toEqual(["ACME_ID", "ACME_RUNTIME_X"]);
   });
 
@@ -128,7 +163,8 @@ describe("sanitizeBashEnv options and guarantees", () => {
 });
 
 describe("mode resolution", () => {
-  const resolve = (ciEnv: Record<string, string>, mode?: BashEnvSanitizeMode) => resolveBashEnvSanitizeMode({ ciEnv, ...(mode && { mode }) });
+  const resolve = (ciEnv: Record<string, string>, mode?: BashEnvSanitizeMode) =>
+    resolveBashEnvSanitizeMode({ ciEnv, ...(mode && { mode }) });
 
   it("is off without CI and without configuration", () => {
     expect(resolve(noCi)).toBe("off");
@@ -141,7 +177,9 @@ describe("mode resolution", () => {
       expect(resolve({ GITHUB_ACTIONS: value })).toBe("scrub");
     }
     for (const value of ["", "0", "false", "False", " "]) expect(resolve({ CI: value })).toBe("off");
-    expect(sanitizeBashEnv({ OPENAI_API_KEY: "v" }, { ciEnv: { GITHUB_ACTIONS: "true" } }).removed).toEqual(["OPENAI_API_KEY"]);
+    expect(sanitizeBashEnv({ OPENAI_API_KEY: "v" }, { ciEnv: { GITHUB_ACTIONS: "true" } }).removed).toEqual([
+      "OPENAI_API_KEY",
+    ]);
   });
 
   it("TURNKIT_BASH_ENV_SANITIZE wins over CI, the explicit option wins over both", () => {
@@ -184,7 +222,12 @@ describe("createBashEnvSpawnHook", () => {
 
   it("a real bash child spawned through the hook does not see a scrubbed key", async () => {
     const hook = createBashEnvSpawnHook({ mode: "scrub" });
-    const env = { PATH: process.env.PATH, OPENAI_API_KEY: "sk-must-not-reach-child", TURNKIT_SESSION_ID: "parent", VISIBLE_MARKER: "yes" };
+    const env = {
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: "sk-must-not-reach-child",
+      TURNKIT_SESSION_ID: "parent",
+      VISIBLE_MARKER: "yes",
+    };
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn("bash", ["-c", "env"], hook({ env, stdio: ["ignore", "pipe", "inherit"] }));
       let text = "";

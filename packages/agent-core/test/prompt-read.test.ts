@@ -21,7 +21,9 @@ function settingsSource(initial: Record<string, unknown>) {
     read(snapshot, key): PromptReadResult<string> {
       if (!(key in snapshot)) return { status: "missing" };
       const value = snapshot[key];
-      return typeof value === "string" ? { status: "found", value } : { status: "invalid", reason: `${key} is not a string` };
+      return typeof value === "string"
+        ? { status: "found", value }
+        : { status: "invalid", reason: `${key} is not a string` };
     },
   };
   return { source, store, captures: () => captures };
@@ -74,8 +76,14 @@ describe("PromptReadScope", () => {
       },
       read: () => ({ status: "missing" }),
     });
-    expect(await failing.read("x")).toEqual({ status: "invalid", reason: "capturing the prompt snapshot failed: store offline" });
-    expect(await failing.read("y")).toEqual({ status: "invalid", reason: "capturing the prompt snapshot failed: store offline" });
+    expect(await failing.read("x")).toEqual({
+      status: "invalid",
+      reason: "capturing the prompt snapshot failed: store offline",
+    });
+    expect(await failing.read("y")).toEqual({
+      status: "invalid",
+      reason: "capturing the prompt snapshot failed: store offline",
+    });
     expect(attempts).toBe(1);
     await expect(failing.snapshot()).rejects.toThrow("store offline");
 

@@ -2,14 +2,29 @@ import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
 import pg from "pg";
-import { APPROVAL_TOPIC, DEFAULT_APP_NAME, DEFAULT_APP_VERSION, DEFAULT_QUEUE_NAME, DEFAULT_SCHEMA, FOLLOW_POLL_MS, OUTCOME_POLL_MS, TURN_WORKFLOW_NAME } from "./defaults.js";
+import {
+  APPROVAL_TOPIC,
+  DEFAULT_APP_NAME,
+  DEFAULT_APP_VERSION,
+  DEFAULT_QUEUE_NAME,
+  DEFAULT_SCHEMA,
+  FOLLOW_POLL_MS,
+  OUTCOME_POLL_MS,
+  TURN_WORKFLOW_NAME,
+} from "./defaults.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalDecision, ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateSchema } from "./store/schema.js";
 import { TurnTable } from "./store/turn-table.js";
-import { assertValidTurnRequest, type DurableTurnRef, type DurableTurnRequest, type TurnAddress, turnRef } from "./turn/turn-request.js";
+import {
+  assertValidTurnRequest,
+  type DurableTurnRef,
+  type DurableTurnRequest,
+  type TurnAddress,
+  turnRef,
+} from "./turn/turn-request.js";
 
 /** Where the durable turns live; workers and clients of one deployment use the same values. */
 export interface DurableTurnsConnection {
@@ -26,7 +41,9 @@ export interface DurableTurnsConnection {
 }
 
 /** What {@link DurableTurnClient.status} reports. */
-export type DurableTurnStatus = { state: "queued" | "finished" | "failed" } | { state: "running"; workerId: string | undefined };
+export type DurableTurnStatus =
+  | { state: "queued" | "finished" | "failed" }
+  | { state: "running"; workerId: string | undefined };
 
 /** Options of {@link DurableTurnClient.follow}. */
 export interface FollowOptions {
@@ -60,7 +77,8 @@ export class DurableTurnClient {
    * reached.
    */
   static async connect(connection: DurableTurnsConnection): Promise<DurableTurnClient> {
-    if (typeof connection?.databaseUrl !== "string" || connection.databaseUrl === "") throw invalidInput("databaseUrl must be a Postgres connection string");
+    if (typeof connection?.databaseUrl !== "string" || connection.databaseUrl === "")
+      throw invalidInput("databaseUrl must be a Postgres connection string");
     const settings = {
       appName: connection.appName ?? DEFAULT_APP_NAME,
       appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,
@@ -76,7 +94,11 @@ export class DurableTurnClient {
       const dbosPool = new pg.Pool({ connectionString: connection.databaseUrl, max: 4 });
       dbosPool.on("error", () => {});
       pools.push(dbosPool);
-      const dbos = await DBOSClient.create({ systemDatabaseUrl: connection.databaseUrl, systemDatabasePool: dbosPool, applicationName: settings.appName });
+      const dbos = await DBOSClient.create({
+        systemDatabaseUrl: connection.databaseUrl,
+        systemDatabasePool: dbosPool,
+        applicationName: settings.appName,
+      });
       return new DurableTurnClient(
         dbos,
         pool,
@@ -138,7 +160,10 @@ export class DurableTurnClient {
     if (typeof decision?.approved !== "boolean") throw invalidInput("decision.approved must be true or false");
     const ref = await this.known(turn);
     if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) {
-      throw new DurableTurnError({ code: DurableTurnErrorCode.UnknownRequest, message: `turn ${ref.turnId} never asked ${JSON.stringify(requestId)}` });
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.UnknownRequest,
+        message: `turn ${ref.turnId} never asked ${JSON.stringify(requestId)}`,
+      });
     }
     const message: ApprovalMessage = { kind: "decision", requestId, decision };
     await this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/${requestId}`);
@@ -213,7 +238,9 @@ export class DurableTurnClient {
    */
   async outcome(turn: TurnAddress, options: { pollingIntervalMs?: number } = {}): Promise<TurnOutcome> {
     const ref = await this.known(turn);
-    return this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
+    return this.dbos
+      .retrieveWorkflow<TurnOutcome>(ref.workflowId)
+      .getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
   }
 
   /** Closes every connection; the client is unusable afterwards. */
@@ -226,7 +253,10 @@ export class DurableTurnClient {
   private async known(turn: TurnAddress): Promise<DurableTurnRef> {
     const ref = turnRef(turn);
     if (!(await this.turnTable.exists(ref.workflowId))) {
-      throw new DurableTurnError({ code: DurableTurnErrorCode.UnknownTurn, message: `no turn ${ref.turnId} in session ${ref.sessionId} was started` });
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.UnknownTurn,
+        message: `no turn ${ref.turnId} in session ${ref.sessionId} was started`,
+      });
     }
     return ref;
   }

@@ -86,21 +86,34 @@ export class DurableTurnWorker {
   static async launch(options: DurableTurnWorkerOptions): Promise<DurableTurnWorker> {
     const settings = resolveOptions(options);
     if (launchedInThisProcess) {
-      throw new DurableTurnError({ code: DurableTurnErrorCode.WorkerState, message: "this process already runs a DurableTurnWorker (DBOS is one per process)" });
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.WorkerState,
+        message: "this process already runs a DurableTurnWorker (DBOS is one per process)",
+      });
     }
     launchedInThisProcess = true;
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // The event log commits without waiting for the disk: a later checkpoint's commit flushes the log
     // rows written before it, and what a replay would write again is all a server crash can lose.
-    const logPool = new pg.Pool({ connectionString: options.databaseUrl, max: 5, options: "-c synchronous_commit=off" });
+    const logPool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 5,
+      options: "-c synchronous_commit=off",
+    });
     const pools = [pool, logPool];
     for (const each of pools) each.on("error", () => {});
     try {
       await migrateSchema(pool, settings.schema);
       const running = new Set<TurnContext>();
-      const stores = { eventLog: new EventLog(logPool, settings.schema), turnTable: new TurnTable(pool, settings.schema), history: new SessionHistory(pool, settings.schema) };
+      const stores = {
+        eventLog: new EventLog(logPool, settings.schema),
+        turnTable: new TurnTable(pool, settings.schema),
+        history: new SessionHistory(pool, settings.schema),
+      };
       const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
-      DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), { name: TURN_WORKFLOW_NAME });
+      DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
+        name: TURN_WORKFLOW_NAME,
+      });
       DBOS.setConfig({
         name: settings.appName,
         systemDatabaseUrl: options.databaseUrl,
@@ -167,14 +180,19 @@ async function launchDbos(): Promise<void> {
 }
 
 function resolveOptions(options: DurableTurnWorkerOptions) {
-  if (typeof options !== "object" || options === null) throw invalidInput("DurableTurnWorker.launch needs an options object");
-  if (typeof options.databaseUrl !== "string" || options.databaseUrl === "") throw invalidInput("databaseUrl must be a Postgres connection string");
-  if (typeof options.buildTurn !== "function") throw invalidInput("buildTurn must be a function (request) => DurableTurnSetup");
+  if (typeof options !== "object" || options === null)
+    throw invalidInput("DurableTurnWorker.launch needs an options object");
+  if (typeof options.databaseUrl !== "string" || options.databaseUrl === "")
+    throw invalidInput("databaseUrl must be a Postgres connection string");
+  if (typeof options.buildTurn !== "function")
+    throw invalidInput("buildTurn must be a function (request) => DurableTurnSetup");
   const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw invalidInput(`concurrency must be a positive integer, got ${options.concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw invalidInput(`concurrency must be a positive integer, got ${options.concurrency}`);
   for (const field of ["approvalTimeoutMs", "leaseMs"] as const) {
     const value = options[field];
-    if (value !== undefined && !(typeof value === "number" && value > 0)) throw invalidInput(`${field} must be a positive number of milliseconds`);
+    if (value !== undefined && !(typeof value === "number" && value > 0))
+      throw invalidInput(`${field} must be a positive number of milliseconds`);
   }
   return {
     appName: options.appName ?? DEFAULT_APP_NAME,

@@ -36,7 +36,11 @@ export class DurableTurnError extends Error {
 
   /** True for a DurableTurnError from any copy of the package. */
   static isInstance(value: unknown): value is DurableTurnError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[DURABLE_TURN_ERROR_MARKER] === true;
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[DURABLE_TURN_ERROR_MARKER] === true
+    );
   }
 }
 

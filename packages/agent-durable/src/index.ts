@@ -1,5 +1,10 @@
 export { DurableTurnWorker, type DurableTurnWorkerOptions } from "./durable-turn-worker.js";
-export { DurableTurnClient, type DurableTurnsConnection, type DurableTurnStatus, type FollowOptions } from "./durable-turn-client.js";
+export {
+  DurableTurnClient,
+  type DurableTurnsConnection,
+  type DurableTurnStatus,
+  type FollowOptions,
+} from "./durable-turn-client.js";
 export { DurableTurnError, DurableTurnErrorCode } from "./errors.js";
 export { type DurableTurnRequest, type DurableTurnRef, type TurnAddress, turnRef } from "./turn/turn-request.js";
 export type { BuildDurableTurn, DurableTurnSetup } from "./turn/durable-turn-setup.js";

@@ -8,13 +8,28 @@ const fixture = useDurableFixture([{ id: "a1", env: { LEASE_MS: "1500" } }]);
 
 describe("approvals", () => {
   it("an approval asked before a crash is answered from another process after the asking worker restarted", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-approve", turnId: "approve", userMessage: { text: "write it" }, metadata: { scenario: "approval", toolMs: 20 } });
-    await waitFor("the approval request", async () => (await fixture.eventsOfType(turn, "action.required")).length === 1);
+    const turn = await fixture.client.start({
+      sessionId: "s-approve",
+      turnId: "approve",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval", toolMs: 20 },
+    });
+    await waitFor(
+      "the approval request",
+      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
+    );
     const [asked] = await fixture.eventsOfType(turn, "action.required");
-    expect(asked.payload).toMatchObject({ requestId: approvalRequestId("approve-call-0"), kind: "tool_approval", toolName: "guarded_write", arguments: { path: "approve.txt" } });
+    expect(asked.payload).toMatchObject({
+      requestId: approvalRequestId("approve-call-0"),
+      kind: "tool_approval",
+      toolName: "guarded_write",
+      arguments: { path: "approve.txt" },
+    });
     await fixture.cluster.kill("a1");
     await fixture.cluster.start("a1", { LEASE_MS: "1500" });
-    await expect(fixture.client.respond(turn, "approval:nothing", { approved: true })).rejects.toSatisfy((e) => DurableTurnError.isInstance(e) && e.code === "unknown_request");
+    await expect(fixture.client.respond(turn, "approval:nothing", { approved: true })).rejects.toSatisfy(
+      (e) => DurableTurnError.isInstance(e) && e.code === "unknown_request",
+    );
     await fixture.client.respond(turn, approvalRequestId("approve-call-0"), { approved: true });
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
@@ -26,10 +41,26 @@ describe("approvals", () => {
   }, 90_000);
 
   it("a denied call is blocked with the person's reason; a call nobody answers times out as blocked", async () => {
-    const denied = await fixture.client.start({ sessionId: "s-deny", turnId: "deny", userMessage: { text: "write it" }, metadata: { scenario: "approval" } });
-    const silent = await fixture.client.start({ sessionId: "s-silent", turnId: "silent", userMessage: { text: "write it" }, metadata: { scenario: "approval", approvalTimeoutMs: 500 } });
-    await waitFor("the approval request", async () => (await fixture.eventsOfType(denied, "action.required")).length === 1);
-    await fixture.client.respond(denied, approvalRequestId("deny-call-0"), { approved: false, reason: "Not in production." });
+    const denied = await fixture.client.start({
+      sessionId: "s-deny",
+      turnId: "deny",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval" },
+    });
+    const silent = await fixture.client.start({
+      sessionId: "s-silent",
+      turnId: "silent",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval", approvalTimeoutMs: 500 },
+    });
+    await waitFor(
+      "the approval request",
+      async () => (await fixture.eventsOfType(denied, "action.required")).length === 1,
+    );
+    await fixture.client.respond(denied, approvalRequestId("deny-call-0"), {
+      approved: false,
+      reason: "Not in production.",
+    });
     expect(await fixture.client.outcome(denied)).toMatchObject({ kind: "completed" });
     expect(await fixture.client.outcome(silent)).toMatchObject({ kind: "completed" });
     for (const turn of [denied, silent]) {
@@ -39,13 +70,20 @@ describe("approvals", () => {
       expect(fixture.countsOf(turn, "tool-start")).toBe(0);
     }
     expect(finalText(await fixture.client.readEvents(denied))).toBe("after tool: Not in production.");
-    expect(finalText(await fixture.client.readEvents(silent))).toMatch(/^after tool: Nobody approved this call within 500/);
+    expect(finalText(await fixture.client.readEvents(silent))).toMatch(
+      /^after tool: Nobody approved this call within 500/,
+    );
   }, 60_000);
 });
 
 describe("steering", () => {
   it("a message steered from another process reaches the next step boundary and is recorded; a finished turn refuses more", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-steer", turnId: "steer", userMessage: { text: "write it" }, metadata: { scenario: "steer", toolMs: 1500 } });
+    const turn = await fixture.client.start({
+      sessionId: "s-steer",
+      turnId: "steer",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "steer", toolMs: 1500 },
+    });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     expect(await fixture.client.steer(turn, { text: "steer: use the left folder" })).toEqual({ accepted: true });
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
@@ -53,15 +91,24 @@ describe("steering", () => {
     assertLogInvariants(events);
     expect(finalText(events)).toBe("heard steer: use the left folder");
     const received = events.filter((e) => e.type === "debug.trace" && e.payload.phase === "durable.steering");
-    expect(received.map((e) => e.type === "debug.trace" && e.payload.attrs?.text)).toEqual(["steer: use the left folder"]);
+    expect(received.map((e) => e.type === "debug.trace" && e.payload.attrs?.text)).toEqual([
+      "steer: use the left folder",
+    ]);
     expect(await fixture.client.steer(turn, { text: "too late" })).toEqual({ accepted: false });
-    await expect(fixture.client.steer({ sessionId: "s-steer", turnId: "nope" }, { text: "x" })).rejects.toSatisfy((e) => DurableTurnError.isInstance(e) && e.code === "unknown_turn");
+    await expect(fixture.client.steer({ sessionId: "s-steer", turnId: "nope" }, { text: "x" })).rejects.toSatisfy(
+      (e) => DurableTurnError.isInstance(e) && e.code === "unknown_turn",
+    );
   }, 60_000);
 });
 
 describe("abort", () => {
   it("aborts a streaming response from another process: outcome aborted, one terminal event", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-abort", turnId: "abort", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 200, delayMs: 30 } });
+    const turn = await fixture.client.start({
+      sessionId: "s-abort",
+      turnId: "abort",
+      userMessage: { text: "talk" },
+      metadata: { scenario: "stream", deltas: 200, delayMs: 30 },
+    });
     await waitFor("streamed deltas", async () => (await fixture.eventsOfType(turn, "stream.resp")).length >= 5);
     await fixture.client.abort(turn);
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
@@ -71,8 +118,16 @@ describe("abort", () => {
   }, 60_000);
 
   it("aborts a turn waiting for approval: the call is answered, never run", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-abort-wait", turnId: "abort-wait", userMessage: { text: "write it" }, metadata: { scenario: "approval" } });
-    await waitFor("the approval request", async () => (await fixture.eventsOfType(turn, "action.required")).length === 1);
+    const turn = await fixture.client.start({
+      sessionId: "s-abort-wait",
+      turnId: "abort-wait",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval" },
+    });
+    await waitFor(
+      "the approval request",
+      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
+    );
     await fixture.client.abort(turn);
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
     const events = await fixture.client.readEvents(turn);
@@ -90,7 +145,12 @@ describe("bad input", () => {
     await expect(fixture.client.start({ sessionId: "", turnId: "t1", userMessage: { text: "x" } })).rejects.toSatisfy(
       (e) => DurableTurnError.isInstance(e) && e.code === "invalid_input" && /sessionId/.test(e.message),
     );
-    const turn = await fixture.client.start({ sessionId: "s-bad", turnId: "broken", userMessage: { text: "x" }, metadata: { scenario: "broken" } });
+    const turn = await fixture.client.start({
+      sessionId: "s-bad",
+      turnId: "broken",
+      userMessage: { text: "x" },
+      metadata: { scenario: "broken" },
+    });
     const error = { code: "internal", message: "no model is configured for this turn" };
     expect(await fixture.client.outcome(turn)).toEqual({ kind: "failed", message: error.message, error });
     const events = await fixture.client.readEvents(turn);

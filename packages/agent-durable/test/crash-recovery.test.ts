@@ -18,7 +18,9 @@ async function recordedToolCalls(turn: DurableTurnRef): Promise<number> {
   const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
   try {
     const steps = (await dbos.listWorkflowSteps(turn.workflowId)) ?? [];
-    return steps.filter((step) => step.name.startsWith("turnkit.tool-call:") && (step.output != null || step.error != null)).length;
+    return steps.filter(
+      (step) => step.name.startsWith("turnkit.tool-call:") && (step.output != null || step.error != null),
+    ).length;
   } finally {
     await dbos.destroy();
   }
@@ -37,7 +39,12 @@ async function killRestartAndFinish(turn: DurableTurnRef, workerId: string): Pro
 describe("crash recovery (worker processes killed with SIGKILL)", () => {
   it("runs a tool call and completes, with a contiguous log", async () => {
     await fixture.cluster.start("w1", { LEASE_MS: "1500" });
-    const turn = await fixture.client.start({ sessionId: "s-basic", turnId: "basic", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 20 } });
+    const turn = await fixture.client.start({
+      sessionId: "s-basic",
+      turnId: "basic",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 20 },
+    });
     const outcome = await fixture.client.outcome(turn);
     expect(outcome).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
@@ -55,7 +62,12 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
   }, 60_000);
 
   it("a response interrupted mid-stream is sent again by another worker; the interrupted part is marked superseded", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-stream", turnId: "stream", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 80, delayMs: 30 } });
+    const turn = await fixture.client.start({
+      sessionId: "s-stream",
+      turnId: "stream",
+      userMessage: { text: "talk" },
+      metadata: { scenario: "stream", deltas: 80, delayMs: 30 },
+    });
     await waitFor("ten streamed deltas in the log", async () => (await textDeltas(turn)) >= 10);
     await fixture.cluster.kill("w1");
     const before = await fixture.client.readEvents(turn);
@@ -74,21 +86,33 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
   }, 90_000);
 
   it("a tool call running at the crash is not run again (replay: never); the model gets an error result saying so", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-tool", turnId: "tool", userMessage: { text: "write it" }, metadata: { scenario: "tool", toolMs: 4000 } });
+    const turn = await fixture.client.start({
+      sessionId: "s-tool",
+      turnId: "tool",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 4000 },
+    });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     // The same worker id, restarted, recovers its own turn at launch.
     const events = await killRestartAndFinish(turn, "w2");
     expect(fixture.countsOf(turn, "tool-start")).toBe(1);
     expect(fixture.countsOf(turn, "tool-end")).toBe(0);
     expect(finalText(events)).toBe(`after tool: ${INTERRUPTED_TOOL_RESULT_TEXT.slice(0, 40)}`);
-    const failed = events.find((e) => e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.status === "failed");
+    const failed = events.find(
+      (e) => e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.status === "failed",
+    );
     expect(failed).toBeDefined();
     // The request that asked for the tool finished before the crash: replayed from its checkpoint, not sent again.
     expect(fixture.countsOf(turn, "model")).toBe(2);
   }, 90_000);
 
   it("a tool declared replay: safe runs again after the crash", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-safe", turnId: "safe", userMessage: { text: "read it" }, metadata: { scenario: "safe-tool", toolMs: 4000 } });
+    const turn = await fixture.client.start({
+      sessionId: "s-safe",
+      turnId: "safe",
+      userMessage: { text: "read it" },
+      metadata: { scenario: "safe-tool", toolMs: 4000 },
+    });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     const events = await killRestartAndFinish(turn, "w2");
     expect(fixture.countsOf(turn, "tool-start")).toBe(2);
@@ -103,7 +127,13 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       userMessage: { text: "write it" },
       metadata: { scenario: "tool", toolMs: 20, afterToolDeltas: 60, delayMs: 30 },
     });
-    await waitFor("the answer after the tool is streaming", async () => fixture.countsOf(turn, "tool-end") === 1 && fixture.countsOf(turn, "model") === 2 && (await textDeltas(turn)) >= 5);
+    await waitFor(
+      "the answer after the tool is streaming",
+      async () =>
+        fixture.countsOf(turn, "tool-end") === 1 &&
+        fixture.countsOf(turn, "model") === 2 &&
+        (await textDeltas(turn)) >= 5,
+    );
     const events = await killRestartAndFinish(turn, "w2");
     expect(fixture.countsOf(turn, "tool-start")).toBe(1);
     expect(fixture.countsOf(turn, "tool-end")).toBe(1);
@@ -116,21 +146,33 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
   }, 90_000);
 
   it("parallel calls run together; after a crash the finished one is kept and the two running ones are answered as interrupted", async () => {
-    const turn = await fixture.client.start({ sessionId: "s-parallel", turnId: "parallel", userMessage: { text: "read them" }, metadata: { scenario: "parallel" } });
+    const turn = await fixture.client.start({
+      sessionId: "s-parallel",
+      turnId: "parallel",
+      userMessage: { text: "read them" },
+      metadata: { scenario: "parallel" },
+    });
     // Three started while only the 50 ms one ended: they overlap (one at a time, the third would start only after
     // the second ended, which it never does before the kill). Waits for that state, however long a loaded machine takes,
     // and for the finished call's step record: the tool counts its end before DBOS commits its step, and a kill between
     // the two rightly answers that call as interrupted too (seen under load).
     await waitFor(
       "three calls started, one finished and recorded",
-      async () => fixture.countsOf(turn, "tool-start") === 3 && fixture.countsOf(turn, "tool-end") === 1 && (await recordedToolCalls(turn)) === 1,
+      async () =>
+        fixture.countsOf(turn, "tool-start") === 3 &&
+        fixture.countsOf(turn, "tool-end") === 1 &&
+        (await recordedToolCalls(turn)) === 1,
       60_000,
     );
     const events = await killRestartAndFinish(turn, "w2");
     expect(fixture.countsOf(turn, "tool-start")).toBe(3);
     expect(fixture.countsOf(turn, "tool-end")).toBe(1);
     expect(toolStatuses(events).slice(-3)).toEqual(["finished", "failed", "failed"]);
-    const results = events.flatMap((e) => (e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.result ? [e.payload.chunk.result.content[0]] : []));
+    const results = events.flatMap((e) =>
+      e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.result
+        ? [e.payload.chunk.result.content[0]]
+        : [],
+    );
     expect(results).toEqual([
       { type: "text", text: "read parallel-0.txt" },
       { type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT },

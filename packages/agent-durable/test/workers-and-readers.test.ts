@@ -8,7 +8,9 @@ import { useDurableFixture } from "./support/durable-fixture.js";
 
 const WORKERS = ["q1", "q2", "q3"];
 const CONCURRENCY = 4;
-const fixture = useDurableFixture(WORKERS.map((id) => ({ id, env: { BUILD: "sessions", CONCURRENCY: String(CONCURRENCY) } })));
+const fixture = useDurableFixture(
+  WORKERS.map((id) => ({ id, env: { BUILD: "sessions", CONCURRENCY: String(CONCURRENCY) } })),
+);
 
 /** Intervals [start, end] of each turn of a session, from the records of its hooks. */
 function turnIntervals(records: CountRecord[], sessionId: string): { turnId: string; start: number; end: number }[] {
@@ -41,7 +43,13 @@ describe("workers and the queue", () => {
     const sessions = Array.from({ length: 20 }, (_, i) => `load-${i}`);
     const turns: DurableTurnRef[] = [];
     for (let n = 0; n < 10; n++) {
-      turns.push(...(await Promise.all(sessions.map((sessionId) => fixture.client.start({ sessionId, turnId: `t${n}`, userMessage: { text: `message ${n}` } })))));
+      turns.push(
+        ...(await Promise.all(
+          sessions.map((sessionId) =>
+            fixture.client.start({ sessionId, turnId: `t${n}`, userMessage: { text: `message ${n}` } }),
+          ),
+        )),
+      );
     }
     const outcomes = await Promise.all(turns.map((turn) => fixture.client.outcome(turn)));
     expect(outcomes.filter((o) => o.kind === "completed")).toHaveLength(200);
@@ -50,7 +58,8 @@ describe("workers and the queue", () => {
     for (const sessionId of sessions) {
       const intervals = turnIntervals(records, sessionId);
       expect(intervals.map((i) => i.turnId)).toEqual(Array.from({ length: 10 }, (_, n) => `t${n}`));
-      for (let i = 1; i < intervals.length; i++) expect(intervals[i].start).toBeGreaterThanOrEqual(intervals[i - 1].end);
+      for (let i = 1; i < intervals.length; i++)
+        expect(intervals[i].start).toBeGreaterThanOrEqual(intervals[i - 1].end);
     }
     const peaks = peakPerWorker(records);
     expect([...peaks.keys()].sort()).toEqual(WORKERS);
@@ -60,8 +69,13 @@ describe("workers and the queue", () => {
     const db = new pg.Client({ connectionString: fixture.postgres.url });
     await db.connect();
     try {
-      const { rows } = await db.query(`SELECT message FROM turnkit_durable.session_messages WHERE session_id = 'load-0' ORDER BY position`);
-      const texts = rows.map(({ message }) => `${message.role}:${typeof message.content === "string" ? message.content : message.content[0]?.text}`);
+      const { rows } = await db.query(
+        `SELECT message FROM turnkit_durable.session_messages WHERE session_id = 'load-0' ORDER BY position`,
+      );
+      const texts = rows.map(
+        ({ message }) =>
+          `${message.role}:${typeof message.content === "string" ? message.content : message.content[0]?.text}`,
+      );
       expect(texts).toEqual(Array.from({ length: 10 }, (_, n) => [`user:message ${n}`, "assistant:ok"]).flat());
     } finally {
       await db.end();
@@ -80,7 +94,12 @@ describe("workers and the queue", () => {
 
 describe("readers", () => {
   it("a reader that reconnects with the last seq it saw gets the rest, with no gap and no repeat", async () => {
-    const turn = await fixture.client.start({ sessionId: "reader", turnId: "t1", userMessage: { text: "talk" }, metadata: { scenario: "stream", deltas: 120, delayMs: 10 } });
+    const turn = await fixture.client.start({
+      sessionId: "reader",
+      turnId: "t1",
+      userMessage: { text: "talk" },
+      metadata: { scenario: "stream", deltas: 120, delayMs: 10 },
+    });
     const seen: RuntimeEvent[] = [];
     for await (const event of fixture.client.follow(turn)) {
       seen.push(event);

@@ -4,7 +4,15 @@ import { LoopRun } from "./loop-run.js";
 import { ToolResultText } from "./synthetic-messages.js";
 import { executeToolBatch } from "./tool-batch.js";
 import { refuseToolCalls } from "./tool-call-results.js";
-import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentEventSink,
+  AgentLoopConfig,
+  AgentMessage,
+  AgentToolCall,
+  StreamFn,
+} from "./types.js";
 
 /**
  * Starts a run with new prompt messages. The prompts are added to a copy of
@@ -25,7 +33,9 @@ export function agentLoop(
   streamFn?: StreamFn,
 ): EventStream<AgentEvent, AgentMessage[]> {
   const stream = createAgentEventStream();
-  void runAgentLoop(prompts, context, config, (event) => stream.push(event), signal, streamFn).then((messages) => stream.end(messages));
+  void runAgentLoop(prompts, context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
+    stream.end(messages),
+  );
   return stream;
 }
 
@@ -42,7 +52,9 @@ export function agentLoopContinue(
 ): EventStream<AgentEvent, AgentMessage[]> {
   assertContinuable(context);
   const stream = createAgentEventStream();
-  void runAgentLoopContinue(context, config, (event) => stream.push(event), signal, streamFn).then((messages) => stream.end(messages));
+  void runAgentLoopContinue(context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
+    stream.end(messages),
+  );
   return stream;
 }
 
@@ -95,7 +107,14 @@ function startRun(
   try {
     if (!prompts) assertContinuable(context);
     const added = prompts ?? [];
-    run = new LoopRun({ ...context, messages: [...context.messages, ...added] }, [...added], config, emit, signal, streamFn);
+    run = new LoopRun(
+      { ...context, messages: [...context.messages, ...added] },
+      [...added],
+      config,
+      emit,
+      signal,
+      streamFn,
+    );
   } catch (error) {
     return Promise.reject(error);
   }
@@ -194,14 +213,24 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
 
         const ended = run.emit({ type: "turn_end", message, toolResults });
         if (ended) await ended;
-        const stop = config.shouldStopAfterTurn?.({ message, toolResults, context: run.context, newMessages: run.newMessages });
+        const stop = config.shouldStopAfterTurn?.({
+          message,
+          toolResults,
+          context: run.context,
+          newMessages: run.newMessages,
+        });
         if (stop !== undefined && stop !== false && (await stop)) break steps;
 
         pending = (await config.getSteeringMessages?.()) ?? [];
         if (
           pending.length > 0 &&
           config.shouldStopAfterSteering &&
-          (await config.shouldStopAfterSteering({ steeringMessages: pending, message, context: run.context, newMessages: run.newMessages }))
+          (await config.shouldStopAfterSteering({
+            steeringMessages: pending,
+            message,
+            context: run.context,
+            newMessages: run.newMessages,
+          }))
         ) {
           // Behaviour L6c: keep the steering in the transcript, but send no request for it.
           for (let index = 0; index < pending.length; index++) {

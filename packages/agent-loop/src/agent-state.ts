@@ -105,7 +105,8 @@ export function applyEventToState(state: MutableAgentState, event: AgentEvent): 
       state.setToolCallPending(event.toolCallId, false);
       break;
     case "turn_end":
-      if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+      if (event.message.role === "assistant" && event.message.errorMessage)
+        state.errorMessage = event.message.errorMessage;
       break;
     case "agent_end":
       state.streamingMessage = undefined;

@@ -1,3 +1,4 @@
+// Why this file is long: it mirrors pi-agent-core's Agent class member for member (every option as a documented field, every method), so the two read side by side.
 import {
   streamSimple,
   type ImageContent,
@@ -233,7 +234,12 @@ export class Agent {
   prompt(input: string, images?: ImageContent[]): Promise<void>;
   prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
     // Not async: the caller gets the run's own promise, so a run waits in one frame fewer. Failures still reject.
-    if (this.activeRun) return Promise.reject(new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."));
+    if (this.activeRun)
+      return Promise.reject(
+        new Error(
+          "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
+        ),
+      );
     try {
       return this.runPromptMessages(promptMessages(input, images));
     } catch (error) {
@@ -248,7 +254,9 @@ export class Agent {
    */
   async continue(): Promise<void> {
     if (this.activeRun) {
-      throw new Error("Agent is already processing. Wait for completion before continuing, or use steer() or followUp().");
+      throw new Error(
+        "Agent is already processing. Wait for completion before continuing, or use steer() or followUp().",
+      );
     }
     const last = this._state.messages[this._state.messages.length - 1];
     if (!last) throw new Error("No messages to continue from");
@@ -260,22 +268,44 @@ export class Agent {
       throw new Error("Cannot continue from message role: assistant");
     }
     await this.runWithLifecycle((signal) =>
-      runAgentLoopContinue(this.contextSnapshot(), this.loopConfig(false), (event) => this.deliver(event), signal, this.streamFn),
+      runAgentLoopContinue(
+        this.contextSnapshot(),
+        this.loopConfig(false),
+        (event) => this.deliver(event),
+        signal,
+        this.streamFn,
+      ),
     );
   }
 
   private runPromptMessages(messages: AgentMessage[], skipInitialSteeringPoll = false): Promise<void> {
     return this.runWithLifecycle((signal) =>
-      runAgentLoop(messages, this.contextSnapshot(), this.loopConfig(skipInitialSteeringPoll), (event) => this.deliver(event), signal, this.streamFn),
+      runAgentLoop(
+        messages,
+        this.contextSnapshot(),
+        this.loopConfig(skipInitialSteeringPoll),
+        (event) => this.deliver(event),
+        signal,
+        this.streamFn,
+      ),
     );
   }
 
   private contextSnapshot(): AgentContext {
-    return { systemPrompt: this._state.systemPrompt, messages: this._state.messages.slice(), tools: this._state.tools.slice() };
+    return {
+      systemPrompt: this._state.systemPrompt,
+      messages: this._state.messages.slice(),
+      tools: this._state.tools.slice(),
+    };
   }
 
   private loopConfig(skipInitialSteeringPoll: boolean): AgentLoopConfig {
-    return agentRunConfig(this, this._state, { steering: this.steeringQueue, followUp: this.followUpQueue }, skipInitialSteeringPoll);
+    return agentRunConfig(
+      this,
+      this._state,
+      { steering: this.steeringQueue, followUp: this.followUpQueue },
+      skipInitialSteeringPoll,
+    );
   }
 
   private async runWithLifecycle(execute: (signal: AbortSignal) => Promise<unknown>): Promise<void> {

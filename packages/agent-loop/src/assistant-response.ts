@@ -47,7 +47,9 @@ export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMe
 async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   const { config } = run;
   if (run.aborted) return undefined;
-  const transformed = config.transformContext ? await config.transformContext(run.context.messages, run.signal) : run.context.messages;
+  const transformed = config.transformContext
+    ? await config.transformContext(run.context.messages, run.signal)
+    : run.context.messages;
   if (run.aborted) return undefined;
   // A conversion or key lookup that answers synchronously is not awaited.
   const converted = config.convertToLlm(transformed);
@@ -62,11 +64,21 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
     return streamFunction(config.model, llmContext, requestOptions(config, apiKey, run.abortWatch.requestSignal()));
   }
   const requestAbort = run.abortWatch.requestAbort();
-  return callWithLoopRequestAbort(streamFunction, config.model, llmContext, requestOptions(config, apiKey, run.signal), requestAbort);
+  return callWithLoopRequestAbort(
+    streamFunction,
+    config.model,
+    llmContext,
+    requestOptions(config, apiKey, run.signal),
+    requestAbort,
+  );
 }
 
 /** `{ ...config, apiKey, signal }`, as a copy that keeps one hidden class per request (see {@link copyOptions}). */
-function requestOptions(config: AgentLoopConfig, apiKey: string | undefined, signal: AbortSignal | undefined): SimpleStreamOptions {
+function requestOptions(
+  config: AgentLoopConfig,
+  apiKey: string | undefined,
+  signal: AbortSignal | undefined,
+): SimpleStreamOptions {
   const options: SimpleStreamOptions & Partial<AgentLoopConfig> = copyOptions(config);
   options.apiKey = apiKey;
   options.signal = signal;

@@ -38,7 +38,8 @@ export class BatchGrace {
 
   /** Tells `listener`, one microtask after the grace ran out, as a reaction to {@link promise} added now would be. */
   onRunOut(listener: GraceOutListener): void {
-    if (this.made !== undefined || this.ranOut || this.listener !== undefined) void this.promise.then(() => listener.graceRanOut());
+    if (this.made !== undefined || this.ranOut || this.listener !== undefined)
+      void this.promise.then(() => listener.graceRanOut());
     else this.listener = listener;
   }
 

@@ -1,8 +1,22 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { RunAbortWatch } from "./run-abort-watch.js";
 import { StepCalls } from "./step-calls.js";
-import { ToolResultText, errorText, errorToolResult, failedAssistantMessage, toolResultMessage } from "./synthetic-messages.js";
-import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, AgentToolCall, StreamFn } from "./types.js";
+import {
+  ToolResultText,
+  errorText,
+  errorToolResult,
+  failedAssistantMessage,
+  toolResultMessage,
+} from "./synthetic-messages.js";
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentEventSink,
+  AgentLoopConfig,
+  AgentMessage,
+  AgentToolCall,
+  StreamFn,
+} from "./types.js";
 
 /**
  * The state of one loop invocation, shared by the step, response and tool
@@ -128,7 +142,8 @@ export class LoopRun {
         else (this.endedOutOfOrder ??= []).push(message);
         if (message.role === "assistant") {
           const hasCalls = message.content.some((block) => block.type === "toolCall");
-          this.stepAssistant = hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
+          this.stepAssistant =
+            hasCalls && message.stopReason !== "error" && message.stopReason !== "aborted" ? message : undefined;
           this.stepCalls.nextStep();
         } else if (message.role === "toolResult") {
           this.stepCalls.answered(message.toolCallId);
@@ -235,7 +250,8 @@ export class LoopRun {
 
   /** The result text of a call a failure answers: whether its tool had started decides between "not executed" and "interrupted". */
   private unansweredCallText(toolCallId: string, aborted: boolean, error: unknown): string {
-    if (this.stepCalls.wasExecuted(toolCallId)) return aborted ? ToolResultText.interrupted : ToolResultText.runFailedAfterStart(errorText(error));
+    if (this.stepCalls.wasExecuted(toolCallId))
+      return aborted ? ToolResultText.interrupted : ToolResultText.runFailedAfterStart(errorText(error));
     return aborted ? ToolResultText.aborted : ToolResultText.runFailed(errorText(error));
   }
 }

@@ -26,12 +26,22 @@ function keepsValidValues(schema: unknown, seen: Set<object>): boolean {
   seen.add(schema);
   const node = schema as Record<string, unknown>;
   if (node.anyOf !== undefined || node.oneOf !== undefined) return false;
-  if (node.allOf !== undefined && !(Array.isArray(node.allOf) && node.allOf.every((part) => keepsValidValues(part, seen)))) return false;
+  if (
+    node.allOf !== undefined &&
+    !(Array.isArray(node.allOf) && node.allOf.every((part) => keepsValidValues(part, seen)))
+  )
+    return false;
   const { properties, additionalProperties, items } = node;
   if (properties !== undefined && properties !== null && typeof properties === "object") {
-    for (const [key, property] of Object.entries(properties)) if (inherited(key) || !keepsValidValues(property, seen)) return false;
+    for (const [key, property] of Object.entries(properties))
+      if (inherited(key) || !keepsValidValues(property, seen)) return false;
   }
-  if (typeof additionalProperties === "object" && additionalProperties !== null && !keepsValidValues(additionalProperties, seen)) return false;
+  if (
+    typeof additionalProperties === "object" &&
+    additionalProperties !== null &&
+    !keepsValidValues(additionalProperties, seen)
+  )
+    return false;
   if (Array.isArray(items)) return items.every((item) => keepsValidValues(item, seen));
   if (typeof items === "object" && items !== null) return keepsValidValues(items, seen);
   return true;
@@ -71,7 +81,9 @@ const MAX_PLAIN_DEPTH = 64;
 /** The copy of a JSON-like value, or `undefined` when it is not one (another prototype, a function, too deep). */
 function copyPlain(value: unknown, depth: number): { copy: unknown } | undefined {
   if (value === null || typeof value !== "object") {
-    return typeof value === "function" || typeof value === "symbol" || typeof value === "bigint" ? undefined : { copy: value };
+    return typeof value === "function" || typeof value === "symbol" || typeof value === "bigint"
+      ? undefined
+      : { copy: value };
   }
   if (depth > MAX_PLAIN_DEPTH) return undefined;
   if (Array.isArray(value)) {
@@ -91,7 +103,8 @@ function copyPlain(value: unknown, depth: number): { copy: unknown } | undefined
     const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
     if (!item) return undefined;
     // A "__proto__" key from the model stays an own data property, as structuredClone keeps it.
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: item.copy, writable: true, enumerable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: item.copy, writable: true, enumerable: true, configurable: true });
     else copy[key] = item.copy;
   }
   return { copy };

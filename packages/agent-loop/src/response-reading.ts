@@ -33,7 +33,9 @@ export function readResponse(run: LoopRun, response: ResponseStream): Promise<As
  * messages: a plain iterable is read with each value awaited.
  */
 function iteratorOf(response: ResponseStream): AsyncIterator<AssistantMessageEvent> {
-  const iterable = response as unknown as Partial<AsyncIterable<AssistantMessageEvent> & Iterable<AssistantMessageEvent>>;
+  const iterable = response as unknown as Partial<
+    AsyncIterable<AssistantMessageEvent> & Iterable<AssistantMessageEvent>
+  >;
   const method = iterable[Symbol.asyncIterator];
   if (method === undefined || method === null) {
     if (typeof iterable[Symbol.iterator] === "function") return awaitEach(iterable as Iterable<AssistantMessageEvent>);
@@ -174,7 +176,12 @@ class ResponseReading {
       return this.loopEnded(end.kind === "throw" ? end : { kind: "throw", error });
     }
     Promise.resolve(answer).then(
-      (closed) => this.loopEnded(end.kind === "throw" || isObject(closed) ? end : { kind: "throw", error: new TypeError("The response's return() result is not an object") }),
+      (closed) =>
+        this.loopEnded(
+          end.kind === "throw" || isObject(closed)
+            ? end
+            : { kind: "throw", error: new TypeError("The response's return() result is not an object") },
+        ),
       (error: unknown) => this.loopEnded(end.kind === "throw" ? end : { kind: "throw", error }),
     );
   }

@@ -62,7 +62,8 @@ export function snapshotMessage<T extends AssistantMessage>(message: T): T {
 }
 
 function copyBlock(block: AssistantMessage["content"][number]): AssistantMessage["content"][number] {
-  if (block?.type === "toolCall") return { ...block, arguments: copyPlainData(block.arguments, 0) as typeof block.arguments };
+  if (block?.type === "toolCall")
+    return { ...block, arguments: copyPlainData(block.arguments, 0) as typeof block.arguments };
   if (block?.type === "text" || block?.type === "thinking") return { ...block };
   return copyPlainData(block, 0) as typeof block;
 }
@@ -80,7 +81,8 @@ function copyPlainData(value: unknown, depth: number): unknown {
   for (const key of Object.keys(source)) {
     const item = copyPlainData(source[key], depth + 1);
     // Assigning "__proto__" would replace the copy's prototype; define it as data instead.
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
   return copy;
@@ -120,7 +122,11 @@ export function errorToolResult(text: string): AgentToolResult<Record<string, ne
 }
 
 /** The tool-result message recorded for one finished call. */
-export function toolResultMessage(toolCall: AgentToolCall, result: AgentToolResult<unknown>, isError: boolean): ToolResultMessage {
+export function toolResultMessage(
+  toolCall: AgentToolCall,
+  result: AgentToolResult<unknown>,
+  isError: boolean,
+): ToolResultMessage {
   return {
     role: "toolResult",
     toolCallId: toolCall.id,
@@ -140,7 +146,7 @@ export const ToolResultText = {
   blocked: "Tool execution was blocked",
   /** Each call of a response cut off at the output token limit (behaviour L11); none of them executes. */
   truncated:
-    "Tool call was not executed: the response was cut off at the output token limit (stopReason \"length\"), so its arguments may be incomplete.",
+    'Tool call was not executed: the response was cut off at the output token limit (stopReason "length"), so its arguments may be incomplete.',
   /**
    * A call whose tool never started because the run's signal fired first
    * (before or during its admission: `tool_execution_start` listeners,

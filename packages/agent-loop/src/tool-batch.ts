@@ -27,11 +27,16 @@ type Preparation = { kind: "admitted"; call: AdmittedCall } | { kind: "finished"
  * happens to it. Events are emitted one at a time, even while tools run
  * concurrently, so listeners never overlap.
  */
-export function executeToolBatch(run: LoopRun, assistant: AssistantMessage, toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
+export function executeToolBatch(
+  run: LoopRun,
+  assistant: AssistantMessage,
+  toolCalls: AgentToolCall[],
+): Promise<ToolBatchOutcome> {
   // The tools as the batch starts: a hook that changes the context's tools affects the next batch.
   const tools = run.context.tools ? run.context.tools.slice() : [];
   const sequential =
-    run.config.toolExecution === "sequential" || toolCalls.some((call) => findTool(tools, call.name)?.executionMode === "sequential");
+    run.config.toolExecution === "sequential" ||
+    toolCalls.some((call) => findTool(tools, call.name)?.executionMode === "sequential");
   const batch = new ToolBatch(run, assistant, tools, run.abortWatch.startBatchGrace());
   // The batch's own async function is the only one waiting while its tools run.
   return sequential ? batch.runSequential(toolCalls) : batch.runParallel(toolCalls);
@@ -65,13 +70,20 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
       const finished: FinishedCall[] = [];
       for (const toolCall of toolCalls) {
         if (this.run.aborted || this.terminateAgent) {
-          const done = await skipCall(this.run, toolCall, this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook);
+          const done = await skipCall(
+            this.run,
+            toolCall,
+            this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook,
+          );
           await recordResult(this.run, done, this.results);
           finished.push(done);
           continue;
         }
         const preparation = await this.startAndPrepare(toolCall);
-        const done = preparation.kind === "finished" ? await this.endAfterUpdates(preparation.finished) : await this.execute(preparation.call).promise;
+        const done =
+          preparation.kind === "finished"
+            ? await this.endAfterUpdates(preparation.finished)
+            : await this.execute(preparation.call).promise;
         // As in pi: in sequential mode each call's result message follows its end at once.
         await recordResult(this.run, done, this.results);
         finished.push(done);
@@ -124,13 +136,19 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
   /** What the batch produced; its results join the model context now, together. */
   private outcome(finished: readonly FinishedCall[]): ToolBatchOutcome {
     this.run.context.messages.push(...this.results);
-    const terminate = this.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
+    const terminate =
+      this.terminateAgent || (finished.length > 0 && finished.every((call) => call.result.terminate === true));
     return { results: this.results, terminate, aborted: this.run.aborted };
   }
 
   /** Emits the call's `tool_execution_start`, then prepares it; a promise only where a listener or hook is awaited. */
   private startAndPrepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
-    const started = this.run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+    const started = this.run.emit({
+      type: "tool_execution_start",
+      toolCallId: toolCall.id,
+      toolName: toolCall.name,
+      args: toolCall.arguments,
+    });
     return started ? started.then(() => this.prepare(toolCall)) : this.prepare(toolCall);
   }
 
@@ -151,7 +169,10 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
     try {
       const rawArguments = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
       // The validator reads the call and never changes it: a copy only when the arguments were prepared.
-      const prepared = rawArguments === toolCall.arguments ? toolCall : { ...toolCall, arguments: rawArguments as Record<string, any> };
+      const prepared =
+        rawArguments === toolCall.arguments
+          ? toolCall
+          : { ...toolCall, arguments: rawArguments as Record<string, any> };
       args = validateToolArguments(tool, prepared);
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
@@ -165,7 +186,10 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
     const { toolCall, args } = call;
     try {
       const before = await this.untilAbandoned(
-        this.run.config.beforeToolCall?.({ assistantMessage: this.assistant, toolCall, args, context: this.run.context }, this.run.signal),
+        this.run.config.beforeToolCall?.(
+          { assistantMessage: this.assistant, toolCall, args, context: this.run.context },
+          this.run.signal,
+        ),
       );
       // Once aborted, every call that does not run is answered aborted, whatever the hook decided.
       if (before === ABANDONED || this.run.aborted) return notAdmitted(toolCall);
@@ -201,7 +225,13 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
 
   emitUpdate(toolCall: AgentToolCall, partialResult: AgentToolResult<unknown>): void {
     void this.serialEmit(() =>
-      this.run.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
+      this.run.emit({
+        type: "tool_execution_update",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        args: toolCall.arguments,
+        partialResult,
+      }),
     ).catch((error: unknown) => {
       // Not thrown into the tool: it fails the run at this call's end instead.
       this.updateFailure ??= { error };
@@ -261,4 +291,3 @@ function finishedWithError(toolCall: AgentToolCall, text: string, details?: unkn
   if (details !== undefined) result.details = details;
   return { kind: "finished", finished: { toolCall, result, isError: true } };
 }
-

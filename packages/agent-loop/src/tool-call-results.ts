@@ -14,7 +14,11 @@ export interface FinishedCall {
  * Answers every call of a response without executing any (L11 truncated
  * responses): start, end and an error result each, in call order.
  */
-export async function refuseToolCalls(run: LoopRun, toolCalls: AgentToolCall[], reason: string): Promise<ToolResultMessage[]> {
+export async function refuseToolCalls(
+  run: LoopRun,
+  toolCalls: AgentToolCall[],
+  reason: string,
+): Promise<ToolResultMessage[]> {
   const results: ToolResultMessage[] = [];
   for (const toolCall of toolCalls) {
     const finished = await skipCall(run, toolCall, reason);
@@ -27,7 +31,12 @@ export async function refuseToolCalls(run: LoopRun, toolCalls: AgentToolCall[], 
 /** Announces a call that is not executed: its start, then its end with an error result `reason`. */
 export async function skipCall(run: LoopRun, toolCall: AgentToolCall, reason: string): Promise<FinishedCall> {
   const finished: FinishedCall = { toolCall, result: errorToolResult(reason), isError: true };
-  await run.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+  await run.emit({
+    type: "tool_execution_start",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    args: toolCall.arguments,
+  });
   await emitEnd(run, finished);
   return finished;
 }

@@ -85,7 +85,9 @@ export class ToolExecution {
     if (onStart) {
       try {
         const { toolCall, args } = this.call;
-        observed = this.scope.untilAbandoned(onStart({ assistantMessage: this.scope.assistant, toolCall, args, context: run.context }, run.signal));
+        observed = this.scope.untilAbandoned(
+          onStart({ assistantMessage: this.scope.assistant, toolCall, args, context: run.context }, run.signal),
+        );
       } catch {
         // An observer; its failure does not stop the tool.
       }
@@ -131,7 +133,8 @@ export class ToolExecution {
 
   /** The batch's abort grace ran out while the tool ran: the call ends without waiting for it. */
   abandon(): void {
-    if (!this.settled) void this.finish(errorToolResult(this.started ? ToolResultText.interrupted : ToolResultText.aborted), true);
+    if (!this.settled)
+      void this.finish(errorToolResult(this.started ? ToolResultText.interrupted : ToolResultText.aborted), true);
   }
 
   private toolAnswered(value: unknown): void {
@@ -161,7 +164,10 @@ export class ToolExecution {
     if (after) {
       try {
         const patch = await this.scope.untilAbandoned(
-          after({ assistantMessage: this.scope.assistant, toolCall, args, result, isError, context: run.context }, run.signal),
+          after(
+            { assistantMessage: this.scope.assistant, toolCall, args, result, isError, context: run.context },
+            run.signal,
+          ),
         );
         // A hook still pending when the abort grace ran out leaves the result as the tool gave it.
         if (patch && patch !== ABANDONED) {

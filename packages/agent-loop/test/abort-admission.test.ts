@@ -20,7 +20,11 @@ function resultsOf(messages: readonly AgentMessage[]): [string, boolean, string 
 }
 
 /** A tool that records each start, then answers at once. */
-function recordingTool(name: string, started: string[], options: { executionMode?: "sequential" } = {}): AgentTool<any> {
+function recordingTool(
+  name: string,
+  started: string[],
+  options: { executionMode?: "sequential" } = {},
+): AgentTool<any> {
   return testTool(name, {
     ...options,
     execute: async (id) => {
@@ -32,7 +36,10 @@ function recordingTool(name: string, started: string[], options: { executionMode
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const twoCalls = () => [response([toolCall("run", {}, { id: "a" }), toolCall("run", {}, { id: "b" })]), "never requested"];
+const twoCalls = () => [
+  response([toolCall("run", {}, { id: "a" }), toolCall("run", {}, { id: "b" })]),
+  "never requested",
+];
 
 describe("tool-starts-after-abort-in-admission", () => {
   it("sequential: a beforeToolCall pending at the abort answers allow afterwards; no tool starts, every call is answered aborted", async () => {

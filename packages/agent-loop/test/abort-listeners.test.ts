@@ -19,7 +19,8 @@ describe("abort listeners of a run on the caller's signal", () => {
       ],
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.type === "message_update" || event.type === "tool_execution_start" || event.type === "turn_end") count();
+        if (event.type === "message_update" || event.type === "tool_execution_start" || event.type === "turn_end")
+          count();
       },
     });
     expect(trace.at(-1)).toBe("agent_end");

@@ -1,8 +1,24 @@
 import { createAssistantMessageEventStream, type AssistantMessage, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { ABORT_GRACE_MS, Agent, ToolResultText, type AgentMessage } from "../src/index.js";
-import { ABORTED_ERROR_MESSAGE, assistantMessage, createScriptedModel, createVirtualClock, hang, response, toolCall } from "../src/testing/index.js";
-import { createAgentScenario, deferred, firstText, runLoopScenario, testTool, textResult, user } from "./support/scenario.js";
+import {
+  ABORTED_ERROR_MESSAGE,
+  assistantMessage,
+  createScriptedModel,
+  createVirtualClock,
+  hang,
+  response,
+  toolCall,
+} from "../src/testing/index.js";
+import {
+  createAgentScenario,
+  deferred,
+  firstText,
+  runLoopScenario,
+  testTool,
+  textResult,
+  user,
+} from "./support/scenario.js";
 
 function toolResultsOf(messages: readonly AgentMessage[]): ToolResultMessage[] {
   return messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
@@ -43,7 +59,12 @@ describe("L10: abort during streaming", () => {
         if (event.type === "message_update" && (updates += 1) === 2) controller.abort();
       },
     });
-    expect(trace.slice(-4)).toEqual(["message_start:assistant", "message_end:assistant:aborted", "turn_end:0", "agent_end"]);
+    expect(trace.slice(-4)).toEqual([
+      "message_start:assistant",
+      "message_end:assistant:aborted",
+      "turn_end:0",
+      "agent_end",
+    ]);
     expect(lastAssistant(messages)).toMatchObject({ stopReason: "aborted", errorMessage: ABORTED_ERROR_MESSAGE });
     expect(scripted.requests).toHaveLength(1);
     expect(steeringPolls).toBe(1);
@@ -92,8 +113,17 @@ describe("L10: abort during streaming", () => {
     controller.abort();
     const { messages, scripted, trace } = await runLoopScenario({ script: ["never shown"], signal: controller.signal });
     expect(scripted.requests).toHaveLength(0);
-    expect(lastAssistant(messages)).toMatchObject({ stopReason: "aborted", errorMessage: ABORTED_ERROR_MESSAGE, content: [] });
-    expect(trace.slice(-4)).toEqual(["message_start:assistant", "message_end:assistant:aborted", "turn_end:0", "agent_end"]);
+    expect(lastAssistant(messages)).toMatchObject({
+      stopReason: "aborted",
+      errorMessage: ABORTED_ERROR_MESSAGE,
+      content: [],
+    });
+    expect(trace.slice(-4)).toEqual([
+      "message_start:assistant",
+      "message_end:assistant:aborted",
+      "turn_end:0",
+      "agent_end",
+    ]);
   });
 });
 
@@ -141,7 +171,14 @@ describe("L10: abort during a tool batch", () => {
       },
     });
     const { messages, scripted } = await runLoopScenario({
-      script: [response([toolCall("first", {}, { id: "a" }), toolCall("second", {}, { id: "b" }), toolCall("second", {}, { id: "c" })]), "never"],
+      script: [
+        response([
+          toolCall("first", {}, { id: "a" }),
+          toolCall("second", {}, { id: "b" }),
+          toolCall("second", {}, { id: "c" }),
+        ]),
+        "never",
+      ],
       tools: [first, second],
       signal: controller.signal,
     });
@@ -164,7 +201,14 @@ describe("L10: abort during a tool batch", () => {
       },
     });
     const { messages, scripted } = await runLoopScenario({
-      script: [response([toolCall("work", {}, { id: "a" }), toolCall("work", {}, { id: "b" }), toolCall("work", {}, { id: "c" })]), "never"],
+      script: [
+        response([
+          toolCall("work", {}, { id: "a" }),
+          toolCall("work", {}, { id: "b" }),
+          toolCall("work", {}, { id: "c" }),
+        ]),
+        "never",
+      ],
       tools: [tool],
       signal: controller.signal,
       config: {
@@ -239,7 +283,9 @@ describe("L10: abort during a tool batch", () => {
     });
     expect(scripted.requests).toHaveLength(1);
     // It did run: its result says so, never "not executed".
-    expect(toolResultsOf(messages).map((result) => [result.isError, firstText(result)])).toEqual([[true, ToolResultText.interrupted]]);
+    expect(toolResultsOf(messages).map((result) => [result.isError, firstText(result)])).toEqual([
+      [true, ToolResultText.interrupted],
+    ]);
   });
 
   it("an abort after the batch finished still makes no further request", async () => {
@@ -276,9 +322,12 @@ describe("L10: Agent.abort()", () => {
 
   it("during a tool: the tool sees the signal, every call has a result, no further request", async () => {
     const toolStarted = deferred();
-    const { agent, scripted, takeRun } = createAgentScenario([response([toolCall("long", {}, { id: "l" }), toolCall("quick", {}, { id: "q" })]), "never"], {
-      tools: [abortableTool("long", () => toolStarted.resolve()), testTool("quick")],
-    });
+    const { agent, scripted, takeRun } = createAgentScenario(
+      [response([toolCall("long", {}, { id: "l" }), toolCall("quick", {}, { id: "q" })]), "never"],
+      {
+        tools: [abortableTool("long", () => toolStarted.resolve()), testTool("quick")],
+      },
+    );
     const run = agent.prompt("go");
     await toolStarted.promise;
     expect(agent.state.pendingToolCalls.has("l")).toBe(true);

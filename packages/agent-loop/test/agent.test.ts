@@ -1,7 +1,16 @@
 import { streamSimple, type AssistantMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { Agent, type AgentEvent, type AgentMessage } from "../src/index.js";
-import { assistantMessage, createScriptedModel, hang, requestText, response, throwSync, toolCall, userMessage } from "../src/testing/index.js";
+import {
+  assistantMessage,
+  createScriptedModel,
+  hang,
+  requestText,
+  response,
+  throwSync,
+  toolCall,
+  userMessage,
+} from "../src/testing/index.js";
 import { assertEventGrammar } from "./support/event-grammar.js";
 import { createAgentScenario, deferred, firstText, flush, testTool, textResult, user } from "./support/scenario.js";
 
@@ -22,7 +31,9 @@ describe("behaviour L8: Agent state during and after a run", () => {
         return textResult("worked");
       },
     });
-    const { agent, takeRun } = createAgentScenario([response([toolCall("work", {}, { id: "w" })]), "All done"], { tools: [tool] });
+    const { agent, takeRun } = createAgentScenario([response([toolCall("work", {}, { id: "w" })]), "All done"], {
+      tools: [tool],
+    });
     const streamingTexts: string[] = [];
     agent.subscribe((event) => {
       if (event.type === "message_update") {
@@ -48,11 +59,19 @@ describe("behaviour L8: Agent state during and after a run", () => {
     expect(agent.state.streamingMessage).toBeUndefined();
     expect(agent.state.pendingToolCalls.size).toBe(0);
     expect(agent.state.errorMessage).toBeUndefined();
-    expect(agent.state.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(agent.state.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
   });
 
   it("errorMessage is set by a failed response and cleared when the next run starts", async () => {
-    const { agent } = createAgentScenario([response("", { stopReason: "error", errorMessage: "rate limited" }), "fine now"]);
+    const { agent } = createAgentScenario([
+      response("", { stopReason: "error", errorMessage: "rate limited" }),
+      "fine now",
+    ]);
     await agent.prompt("first");
     expect(agent.state.errorMessage).toBe("rate limited");
     const run = agent.prompt("second");
@@ -194,7 +213,11 @@ describe("behaviour L8: prompt() and continue()", () => {
     await agent.continue();
     // "steer one" is the prompt (no poll before it would take "steer two" too);
     // "steer two" comes from the poll after the step, then the follow-up.
-    expect(scripted.requests.map(requestText)).toEqual(["q\nsteer one", "q\nsteer one\nsteer two", "q\nsteer one\nsteer two\nfollow"]);
+    expect(scripted.requests.map(requestText)).toEqual([
+      "q\nsteer one",
+      "q\nsteer one\nsteer two",
+      "q\nsteer one\nsteer two\nfollow",
+    ]);
     expect(agent.hasQueuedMessages()).toBe(false);
   });
 
@@ -373,7 +396,10 @@ describe("behaviour L8: tool execution options", () => {
         return textResult("ok");
       },
     });
-    const { agent } = createAgentScenario([response([toolCall("t"), toolCall("t")]), "done"], { tools: [tool], toolExecution: "sequential" });
+    const { agent } = createAgentScenario([response([toolCall("t"), toolCall("t")]), "done"], {
+      tools: [tool],
+      toolExecution: "sequential",
+    });
     await agent.prompt("go");
     expect(maxRunning).toBe(1);
   });
@@ -408,7 +434,10 @@ describe("behaviour L8: tool execution options", () => {
 describe("behaviour L8: the scripted model drives an Agent end to end", () => {
   it("every run of a multi-run session passes the grammar check", async () => {
     const scripted = createScriptedModel([response(toolCall("work")), "one", "two"]);
-    const agent = new Agent({ initialState: { model: scripted.model, tools: [testTool("work")] }, streamFn: scripted.streamFn });
+    const agent = new Agent({
+      initialState: { model: scripted.model, tools: [testTool("work")] },
+      streamFn: scripted.streamFn,
+    });
     for (const prompt of ["first", "second"]) {
       const events: AgentEvent[] = [];
       const unsubscribe = agent.subscribe((event) => {
@@ -418,6 +447,13 @@ describe("behaviour L8: the scripted model drives an Agent end to end", () => {
       unsubscribe();
       assertEventGrammar(events);
     }
-    expect(agent.state.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant", "user", "assistant"]);
+    expect(agent.state.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
   });
 });

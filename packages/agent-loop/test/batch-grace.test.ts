@@ -43,7 +43,9 @@ async function play(kind: "lazy" | "eager", steps: readonly Step[]): Promise<str
         else eager.onRunOut(listener);
       } else if (step === "race") {
         const name = `race ${++races}`;
-        void Promise.race([new Promise(() => {}), kind === "lazy" ? lazy.promise : eager.promise]).then((value) => seen.push(`${name}:${String(value === ABANDONED)}@${ticks}`));
+        void Promise.race([new Promise(() => {}), kind === "lazy" ? lazy.promise : eager.promise]).then((value) =>
+          seen.push(`${name}:${String(value === ABANDONED)}@${ticks}`),
+        );
       } else {
         ticks = 0;
         const count = () => {

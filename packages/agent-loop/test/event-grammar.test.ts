@@ -40,7 +40,11 @@ describe("the event-grammar checker", () => {
     ["an event after agent_end", (events) => [...events, { type: "turn_start" }], /agent_end is not last/],
     ["nested turns", (events) => events.filter((_, index) => index !== 10), /turn_start inside a turn/],
     ["an unclosed message", (events) => events.filter((_, index) => index !== 3), /another message is open/],
-    ["a tool call without a result", (events) => events.filter((_, index) => index !== 8 && index !== 9), /toolResults differ|no result/],
+    [
+      "a tool call without a result",
+      (events) => events.filter((_, index) => index !== 8 && index !== 9),
+      /toolResults differ|no result/,
+    ],
     ["a tool end without start", (events) => events.filter((_, index) => index !== 6), /not running/],
     [
       "agent_end messages that differ from message_end",

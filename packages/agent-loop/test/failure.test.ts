@@ -1,9 +1,25 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { agentLoop, type AgentEvent, type AgentLoopConfig, type AgentMessage } from "../src/index.js";
-import { createScriptedModel, endWithoutDone, eventsAfterDone, reject, response, throwSync, toolCall } from "../src/testing/index.js";
+import {
+  createScriptedModel,
+  endWithoutDone,
+  eventsAfterDone,
+  reject,
+  response,
+  throwSync,
+  toolCall,
+} from "../src/testing/index.js";
 import { assertEventGrammar, traceOf } from "./support/event-grammar.js";
-import { deferred, firstText, providerMessagesOnly, runLoopScenario, testTool, textResult, user } from "./support/scenario.js";
+import {
+  deferred,
+  firstText,
+  providerMessagesOnly,
+  runLoopScenario,
+  testTool,
+  textResult,
+  user,
+} from "./support/scenario.js";
 
 function toolResultsOf(messages: readonly AgentMessage[]): ToolResultMessage[] {
   return messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
@@ -60,11 +76,17 @@ describe("behaviour L9: a stream function that breaks its contract", () => {
   it("emits events after done: they are ignored (pi-ai's stream drops them)", async () => {
     const { messages, events } = await runLoopScenario({ script: [eventsAfterDone("the answer")] });
     expect(firstText(lastAssistant(messages) as never)).toBe("the answer");
-    expect(events.filter((event) => event.type === "message_update").every((event) => !JSON.stringify(event).includes("late text"))).toBe(true);
+    expect(
+      events
+        .filter((event) => event.type === "message_update")
+        .every((event) => !JSON.stringify(event).includes("late text")),
+    ).toBe(true);
   });
 
   it("emits events after done that reach the consumer: the loop stops reading at done", async () => {
-    const { messages, events } = await runLoopScenario({ script: [eventsAfterDone("the answer", { reachConsumer: true }), "never"] });
+    const { messages, events } = await runLoopScenario({
+      script: [eventsAfterDone("the answer", { reachConsumer: true }), "never"],
+    });
     const final = lastAssistant(messages);
     expect(final.content).toEqual([{ type: "text", text: "the answer" }]);
     expect(JSON.stringify(events)).not.toContain("late text after done");
@@ -167,7 +189,8 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
       script: ["never"],
       prompts: [user("first"), user("second")],
       onEvent: (event) => {
-        if (event.type === "message_start" && firstText(event.message) === "first") throw new Error("subscriber failed");
+        if (event.type === "message_start" && firstText(event.message) === "first")
+          throw new Error("subscriber failed");
       },
     });
     expect(trace).toEqual([
@@ -183,7 +206,14 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
 
   it("on the second call's end in a sequential batch: turn_end reports every result of the turn", async () => {
     const { events, messages } = await runLoopScenario({
-      script: [response([toolCall("work", {}, { id: "a" }), toolCall("work", {}, { id: "b" }), toolCall("work", {}, { id: "c" })]), "never"],
+      script: [
+        response([
+          toolCall("work", {}, { id: "a" }),
+          toolCall("work", {}, { id: "b" }),
+          toolCall("work", {}, { id: "c" }),
+        ]),
+        "never",
+      ],
       tools: [testTool("work")],
       config: { toolExecution: "sequential" },
       onEvent: (event) => {
@@ -196,7 +226,11 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
       ["c", true],
     ]);
     const turnEnd = events.filter((event) => event.type === "turn_end").at(-1);
-    expect(turnEnd?.type === "turn_end" && turnEnd.toolResults.map((result) => result.toolCallId)).toEqual(["a", "b", "c"]);
+    expect(turnEnd?.type === "turn_end" && turnEnd.toolResults.map((result) => result.toolCallId)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
     // The call that never started still gets its execution events, like any skipped call.
     expect(traceOf(events).slice(-8)).toEqual([
       "tool_execution_start:c",
@@ -235,7 +269,9 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
     ]);
     expect(firstText(results[0])).toContain("listener failed on end");
     expect(lastAssistant(messages)).toMatchObject({ stopReason: "error", errorMessage: "listener failed on end" });
-    const ended = events.filter((event) => event.type === "tool_execution_end").map((event) => event.type === "tool_execution_end" && event.toolCallId);
+    const ended = events
+      .filter((event) => event.type === "tool_execution_end")
+      .map((event) => event.type === "tool_execution_end" && event.toolCallId);
     expect(ended.sort()).toEqual(["f", "s"]);
   });
 
@@ -259,7 +295,12 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
       ["a", true, "Tool call was not executed: the run failed (store unavailable)."],
       ["b", true, "Tool call was not executed: the run failed (store unavailable)."],
     ]);
-    expect(trace.slice(-4)).toEqual(["message_start:assistant", "message_end:assistant:error", "turn_end:2", "agent_end"]);
+    expect(trace.slice(-4)).toEqual([
+      "message_start:assistant",
+      "message_end:assistant:error",
+      "turn_end:2",
+      "agent_end",
+    ]);
   });
 
   it("on a tool_execution_update: the run fails at that call's end", async () => {
@@ -282,7 +323,9 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
   });
 
   it("a run configured without a model still ends with an error message", async () => {
-    const stream = agentLoop([user("go")], { systemPrompt: "", messages: [] }, { convertToLlm: providerMessagesOnly } as never);
+    const stream = agentLoop([user("go")], { systemPrompt: "", messages: [] }, {
+      convertToLlm: providerMessagesOnly,
+    } as never);
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     assertEventGrammar(events);
@@ -291,7 +334,13 @@ describe("behaviour L9: an event sink (listener) that throws", () => {
 
   it("the agentLoop event stream always ends and result() resolves, whatever failed", async () => {
     const scripted = createScriptedModel([throwSync(new Error("boom"))]);
-    const stream = agentLoop([user("go")], { systemPrompt: "", messages: [] }, { model: scripted.model, convertToLlm: providerMessagesOnly }, undefined, scripted.streamFn);
+    const stream = agentLoop(
+      [user("go")],
+      { systemPrompt: "", messages: [] },
+      { model: scripted.model, convertToLlm: providerMessagesOnly },
+      undefined,
+      scripted.streamFn,
+    );
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     assertEventGrammar(events);

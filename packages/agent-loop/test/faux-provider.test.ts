@@ -1,4 +1,11 @@
-import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, Type, type AssistantMessage, type FauxProviderRegistration } from "@mariozechner/pi-ai";
+import {
+  fauxAssistantMessage,
+  fauxToolCall,
+  registerFauxProvider,
+  Type,
+  type AssistantMessage,
+  type FauxProviderRegistration,
+} from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, agentLoop, type AgentEvent } from "../src/index.js";
 import { assertEventGrammar, traceOf } from "./support/event-grammar.js";
@@ -45,7 +52,11 @@ describe("pi-ai's registerFauxProvider as the model (default streamSimple path)"
   it("agentLoop without a stream function uses the registered provider too", async () => {
     faux = registerFauxProvider({ api: "faux-agent-loop-test-2", provider: "faux-agent-loop-test-2" });
     faux.setResponses([fauxAssistantMessage("hello from faux")]);
-    const stream = agentLoop([user("hi")], { systemPrompt: "", messages: [] }, { model: faux.getModel(), convertToLlm: providerMessagesOnly });
+    const stream = agentLoop(
+      [user("hi")],
+      { systemPrompt: "", messages: [] },
+      { model: faux.getModel(), convertToLlm: providerMessagesOnly },
+    );
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     assertEventGrammar(events);

@@ -68,8 +68,14 @@ describe("behaviours L1, L2: one run, step by step", () => {
   });
 
   it("message_update carries the source event and its partial as the message (no copy)", async () => {
-    const { events } = await runLoopScenario({ script: [response([text("Hi"), toolCall("lookup", { q: "x" })])], tools: [testTool("lookup")], config: { shouldStopAfterTurn: () => true } });
-    const updates = events.filter((event): event is Extract<AgentEvent, { type: "message_update" }> => event.type === "message_update");
+    const { events } = await runLoopScenario({
+      script: [response([text("Hi"), toolCall("lookup", { q: "x" })])],
+      tools: [testTool("lookup")],
+      config: { shouldStopAfterTurn: () => true },
+    });
+    const updates = events.filter(
+      (event): event is Extract<AgentEvent, { type: "message_update" }> => event.type === "message_update",
+    );
     expect(updates.length).toBeGreaterThan(3);
     for (const update of updates) {
       expect("partial" in update.assistantMessageEvent && update.assistantMessageEvent.partial).toBe(update.message);
@@ -140,7 +146,13 @@ describe("behaviours L1, L2: one run, step by step", () => {
     const history: AgentMessage[] = [user("earlier"), assistantMessage("earlier answer")];
     const before = [...history];
     const scripted = createScriptedModel(["ok"]);
-    const stream = agentLoop([user("go")], { systemPrompt: "", messages: history }, { model: scripted.model, convertToLlm: providerMessagesOnly }, undefined, scripted.streamFn);
+    const stream = agentLoop(
+      [user("go")],
+      { systemPrompt: "", messages: history },
+      { model: scripted.model, convertToLlm: providerMessagesOnly },
+      undefined,
+      scripted.streamFn,
+    );
     await stream.result();
     expect(history).toEqual(before);
     expect(history).toHaveLength(2);
@@ -235,14 +247,25 @@ describe("behaviour L0: the event stream of agentLoop", () => {
       "Cannot continue: no messages in context",
     );
     expect(() =>
-      agentLoopContinue({ systemPrompt: "", messages: [user("q"), assistantMessage("a")] }, config, undefined, scripted.streamFn),
+      agentLoopContinue(
+        { systemPrompt: "", messages: [user("q"), assistantMessage("a")] },
+        config,
+        undefined,
+        scripted.streamFn,
+      ),
     ).toThrow("Cannot continue from message role: assistant");
     expect(scripted.requests).toHaveLength(0);
   });
 
   it("the stream ends even when the model stream ends without a terminal event", async () => {
     const scripted = createScriptedModel([endWithoutDone("cut")]);
-    const stream = agentLoop([user("go")], { systemPrompt: "", messages: [] }, { model: scripted.model, convertToLlm: providerMessagesOnly }, undefined, scripted.streamFn);
+    const stream = agentLoop(
+      [user("go")],
+      { systemPrompt: "", messages: [] },
+      { model: scripted.model, convertToLlm: providerMessagesOnly },
+      undefined,
+      scripted.streamFn,
+    );
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     assertEventGrammar(events);

@@ -37,7 +37,12 @@ function providerLikeStream(words: readonly string[], options: { intervalMs: num
   const streamFn: StreamFn = (model, _context, streamOptions) => {
     request.signal = streamOptions?.signal;
     const stream = createAssistantMessageEventStream();
-    const output: AssistantMessage = { ...assistantMessage([], { timestamp: 1 }), api: model.api, provider: model.provider, model: model.id };
+    const output: AssistantMessage = {
+      ...assistantMessage([], { timestamp: 1 }),
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+    };
     void (async () => {
       await sleep(0);
       stream.push({ type: "start", partial: output });
@@ -90,7 +95,11 @@ async function runStreamed(streamFn: StreamFn, options: StreamedRun = {}) {
     (event) => {
       events.push(event);
       options.onEvent?.(event);
-      if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta" && (deltas += 1) === options.failAtDelta) {
+      if (
+        event.type === "message_update" &&
+        event.assistantMessageEvent.type === "text_delta" &&
+        (deltas += 1) === options.failAtDelta
+      ) {
         throw new Error("listener bug");
       }
     },
@@ -108,7 +117,11 @@ describe("persisted-error-message-keeps-changing", () => {
     const provider = providerLikeStream(WORDS, { intervalMs: 2, honourSignal: false });
     const { delivered, messages } = await runStreamed(provider.streamFn, { failAtDelta: 2 });
     const atDelivery = structuredClone(delivered);
-    expect(atDelivery).toMatchObject({ stopReason: "error", errorMessage: "listener bug", content: [{ type: "text", text: "one two" }] });
+    expect(atDelivery).toMatchObject({
+      stopReason: "error",
+      errorMessage: "listener bug",
+      content: [{ type: "text", text: "one two" }],
+    });
 
     await provider.request.done.promise;
     expect(provider.request.writes).toBe(WORDS.length);
@@ -136,13 +149,18 @@ describe("persisted-error-message-keeps-changing", () => {
     const agent = new Agent({ initialState: { model: createScriptedModel().model }, streamFn: provider.streamFn });
     const ended: AgentEvent[] = [];
     agent.subscribe((event) => {
-      if (event.type === "message_start" && event.message.role === "assistant") throw new Error("cannot allocate a message id");
+      if (event.type === "message_start" && event.message.role === "assistant")
+        throw new Error("cannot allocate a message id");
       if (event.type === "message_end") ended.push(event);
     });
     await agent.prompt("go");
     const failure = agent.state.messages.at(-1) as AssistantMessage;
     // The provider had opened its (still empty) text block when the loop failed.
-    expect(failure).toMatchObject({ stopReason: "error", errorMessage: "cannot allocate a message id", content: [{ type: "text", text: "" }] });
+    expect(failure).toMatchObject({
+      stopReason: "error",
+      errorMessage: "cannot allocate a message id",
+      content: [{ type: "text", text: "" }],
+    });
     const lastEnd = ended.at(-1);
     expect(lastEnd?.type === "message_end" ? lastEnd.message : undefined).toBe(failure);
     await provider.request.done.promise;
@@ -171,7 +189,11 @@ describe("persisted-error-message-keeps-changing", () => {
     expect(requestSignal?.aborted).toBe(true);
     await sleep(5);
     expect((output.content[0] as TextContent).text).toBe("partial written later");
-    expect(delivered).toMatchObject({ stopReason: "error", errorMessage: "connection reset", content: [{ type: "text", text: "partial" }] });
+    expect(delivered).toMatchObject({
+      stopReason: "error",
+      errorMessage: "connection reset",
+      content: [{ type: "text", text: "partial" }],
+    });
   });
 
   it("a final message of its own that shares usage with the live partial (a timeout wrapper's failure) never changes", async () => {
@@ -182,7 +204,12 @@ describe("persisted-error-message-keeps-changing", () => {
         stream.push({ type: "start", partial: output });
         stream.push({ type: "text_delta", contentIndex: 0, delta: "so far", partial: output });
         // Copies the blocks but shares `usage`, as a wrapper that ends a stalled stream does.
-        const failure: AssistantMessage = { ...output, content: output.content.map((block) => ({ ...block })), stopReason: "error", errorMessage: "stalled" };
+        const failure: AssistantMessage = {
+          ...output,
+          content: output.content.map((block) => ({ ...block })),
+          stopReason: "error",
+          errorMessage: "stalled",
+        };
         stream.push({ type: "error", reason: "error", error: failure });
         stream.end();
         // The provider behind the wrapper goes on counting.
@@ -195,7 +222,11 @@ describe("persisted-error-message-keeps-changing", () => {
     const { delivered } = await runStreamed(streamFn);
     await sleep(5);
     expect(output.usage.output).toBe(42);
-    expect(delivered).toMatchObject({ stopReason: "error", errorMessage: "stalled", content: [{ type: "text", text: "so far" }] });
+    expect(delivered).toMatchObject({
+      stopReason: "error",
+      errorMessage: "stalled",
+      content: [{ type: "text", text: "so far" }],
+    });
     expect(delivered.usage.output).toBe(0);
   });
 
@@ -207,7 +238,12 @@ describe("persisted-error-message-keeps-changing", () => {
     });
 
     it("the failure message delivered mid-stream never grows, and the provider is stopped", async () => {
-      faux = registerFauxProvider({ api: "faux-snapshot-test", provider: "faux-snapshot-test", tokensPerSecond: 2000, tokenSize: { min: 1, max: 1 } });
+      faux = registerFauxProvider({
+        api: "faux-snapshot-test",
+        provider: "faux-snapshot-test",
+        tokensPerSecond: 2000,
+        tokenSize: { min: 1, max: 1 },
+      });
       faux.setResponses([fauxAssistantMessage("alpha beta gamma delta epsilon zeta eta theta")]);
       const model = faux.getModel();
       let requestSignal: AbortSignal | undefined;
@@ -221,13 +257,15 @@ describe("persisted-error-message-keeps-changing", () => {
       expect(requestSignal?.aborted).toBe(true);
       await sleep(60);
       expect(failure).toEqual(atDelivery);
-      expect((failure.content[0] as TextContent).text.length).toBeLessThan("alpha beta gamma delta epsilon zeta eta theta".length);
+      expect((failure.content[0] as TextContent).text.length).toBeLessThan(
+        "alpha beta gamma delta epsilon zeta eta theta".length,
+      );
     });
   });
 });
 
 describe("snapshot-pollutes-argument-prototype", () => {
-  it("a \"__proto__\" key in valid tool-call arguments stays an own property of the delivered message and of what the tool receives", async () => {
+  it('a "__proto__" key in valid tool-call arguments stays an own property of the delivered message and of what the tool receives', async () => {
     let received: object | undefined;
     const check = testTool("check", {
       parameters: Type.Object({ n: Type.Number() }) as unknown as TSchema,
@@ -238,7 +276,10 @@ describe("snapshot-pollutes-argument-prototype", () => {
     });
     // Valid as they are, so validation hands them on unconverted.
     const args = JSON.parse('{"n": 5, "__proto__": {"polluted": true}}');
-    const { messages } = await runLoopScenario({ script: [response(toolCall("check", args, { id: "c1" })), "done"], tools: [check] });
+    const { messages } = await runLoopScenario({
+      script: [response(toolCall("check", args, { id: "c1" })), "done"],
+      tools: [check],
+    });
     const calling = messages.find((message): message is AssistantMessage => message.role === "assistant")!;
     const [block] = calling.content;
     const delivered = block?.type === "toolCall" ? block.arguments : undefined;

@@ -8,16 +8,30 @@ const schemas: Record<string, object> = {
   empty: { type: "object", properties: {} },
   scalars: {
     type: "object",
-    properties: { n: { type: "number" }, i: { type: "integer" }, s: { type: "string" }, b: { type: "boolean" }, z: { type: "null" } },
+    properties: {
+      n: { type: "number" },
+      i: { type: "integer" },
+      s: { type: "string" },
+      b: { type: "boolean" },
+      z: { type: "null" },
+    },
     required: ["n"],
   },
   nested: {
     type: "object",
-    properties: { list: { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } }, tuple: { type: "array", items: [{ type: "string" }, { type: "number" }] } },
+    properties: {
+      list: { type: "array", items: { type: "object", properties: { id: { type: "integer" } } } },
+      tuple: { type: "array", items: [{ type: "string" }, { type: "number" }] },
+    },
     additionalProperties: { type: "string" },
   },
   closed: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false, required: ["a"] },
-  allOf: { allOf: [{ type: "object", properties: { a: { type: "number" } } }, { type: "object", required: ["a"] }] },
+  allOf: {
+    allOf: [
+      { type: "object", properties: { a: { type: "number" } } },
+      { type: "object", required: ["a"] },
+    ],
+  },
   typeArray: { type: "object", properties: { v: { type: ["number", "string"] } } },
   union: { type: "object", properties: { v: { anyOf: [{ type: "number" }, { type: "string" }] } } },
   oneOf: { type: "object", properties: { v: { oneOf: [{ type: "boolean" }, { type: "string" }] } } },

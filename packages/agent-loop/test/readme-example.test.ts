@@ -24,7 +24,8 @@ it("the README example runs and prints a streamed run", async () => {
   ]);
   const agent = new Agent({ initialState: { model: scripted.model, tools: [add] }, streamFn: scripted.streamFn });
   agent.subscribe((event) => {
-    if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") print(event.assistantMessageEvent.delta);
+    if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta")
+      print(event.assistantMessageEvent.delta);
     if (event.type === "tool_execution_end") print(`[${event.toolName} ${event.isError ? "failed" : "ok"}]`);
   });
   await agent.prompt("What is 2 + 3?");

@@ -37,9 +37,12 @@ describe("regressions", () => {
           });
         }),
     });
-    const { agent } = createAgentScenario([response([toolCall("quick", {}, { id: "q" }), toolCall("slow", {}, { id: "s" })]), "never"], {
-      tools: [testTool("quick"), slow],
-    });
+    const { agent } = createAgentScenario(
+      [response([toolCall("quick", {}, { id: "q" }), toolCall("slow", {}, { id: "s" })]), "never"],
+      {
+        tools: [testTool("quick"), slow],
+      },
+    );
     agent.subscribe((event) => {
       if (event.type === "tool_execution_end" && event.toolCallId === "q") throw new Error("end listener bug");
     });

@@ -113,7 +113,12 @@ describe("a stream function that follows the loop's request abort", () => {
     return { streamFn: declared ? followLoopRequestAbort(plain) : plain, seen, model: scripted.model };
   }
 
-  async function run(streamFn: StreamFn, model: ReturnType<typeof createScriptedModel>["model"], signal: AbortSignal, sink: (type: string) => void = () => {}) {
+  async function run(
+    streamFn: StreamFn,
+    model: ReturnType<typeof createScriptedModel>["model"],
+    signal: AbortSignal,
+    sink: (type: string) => void = () => {},
+  ) {
     return runAgentLoop(
       [user("go")],
       { systemPrompt: "", messages: [], tools: [] },

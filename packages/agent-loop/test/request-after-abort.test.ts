@@ -38,7 +38,11 @@ describe("request-starts-after-abort", () => {
     expect(polls).toBe(2);
     expect(transformed).toEqual([false]);
     expect(scripted.requests).toHaveLength(1);
-    expect(lastAssistant(messages)).toMatchObject({ stopReason: "aborted", errorMessage: ABORTED_ERROR_MESSAGE, content: [] });
+    expect(lastAssistant(messages)).toMatchObject({
+      stopReason: "aborted",
+      errorMessage: ABORTED_ERROR_MESSAGE,
+      content: [],
+    });
     expect(trace.slice(-6)).toEqual([
       "turn_end:1",
       "turn_start",

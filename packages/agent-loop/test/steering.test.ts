@@ -40,7 +40,13 @@ describe("behaviour L1: steering", () => {
       "message_start:assistant",
     ]);
     expect(scripted.requests).toHaveLength(2);
-    expect(scripted.requests[1]!.context.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "user"]);
+    expect(scripted.requests[1]!.context.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "user",
+    ]);
     expect(requestText(scripted.requests[1]!)).toBe("go\nslow result\nfast result\nchange of plan");
   });
 
@@ -53,7 +59,9 @@ describe("behaviour L1: steering", () => {
   });
 
   it("one-at-a-time (default): each poll takes one steering message, each gets its own request", async () => {
-    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "after a", "after b"], { tools: [testTool("work")] });
+    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "after a", "after b"], {
+      tools: [testTool("work")],
+    });
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start") {
         agent.steer(user("a"));
@@ -80,7 +88,9 @@ describe("behaviour L1: steering", () => {
   });
 
   it("steerBatch injects its messages together, even in one-at-a-time mode", async () => {
-    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "after batch", "after c"], { tools: [testTool("work")] });
+    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "after batch", "after c"], {
+      tools: [testTool("work")],
+    });
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start") {
         agent.steerBatch([user("a"), user("b")]);
@@ -92,7 +102,9 @@ describe("behaviour L1: steering", () => {
   });
 
   it("clearSteeringQueue() drops queued steering before it is polled", async () => {
-    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "answer"], { tools: [testTool("work")] });
+    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "answer"], {
+      tools: [testTool("work")],
+    });
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start") {
         agent.steer(user("dropped"));
@@ -127,9 +139,12 @@ describe("behaviour L1: steering", () => {
 
 describe("behaviour L1: follow-ups", () => {
   it("run after a natural end, not before", async () => {
-    const { agent, scripted, takeRun } = createAgentScenario([response(toolCall("work")), "first answer", "answer to follow-up"], {
-      tools: [testTool("work")],
-    });
+    const { agent, scripted, takeRun } = createAgentScenario(
+      [response(toolCall("work")), "first answer", "answer to follow-up"],
+      {
+        tools: [testTool("work")],
+      },
+    );
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start") agent.followUp(user("and then?"));
     });
@@ -138,7 +153,12 @@ describe("behaviour L1: follow-ups", () => {
     const trace = traceOf(takeRun());
     // The follow-up starts a new step after the answer's turn_end.
     const lastTurnStart = trace.lastIndexOf("turn_start");
-    expect(trace.slice(lastTurnStart - 1, lastTurnStart + 3)).toEqual(["turn_end:0", "turn_start", "message_start:user", "message_end:user"]);
+    expect(trace.slice(lastTurnStart - 1, lastTurnStart + 3)).toEqual([
+      "turn_end:0",
+      "turn_start",
+      "message_start:user",
+      "message_end:user",
+    ]);
   });
 
   it("one-at-a-time: one follow-up per natural end; all: every queued follow-up at once", async () => {
@@ -156,7 +176,9 @@ describe("behaviour L1: follow-ups", () => {
   });
 
   it("steering wins over follow-ups at the same point", async () => {
-    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "to steering", "to follow-up"], { tools: [testTool("work")] });
+    const { agent, scripted } = createAgentScenario([response(toolCall("work")), "to steering", "to follow-up"], {
+      tools: [testTool("work")],
+    });
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start") {
         agent.followUp(user("follow"));

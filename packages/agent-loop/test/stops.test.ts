@@ -38,7 +38,10 @@ describe("behaviour L3: error and aborted responses end the run at once", () => 
       });
       const queues = countingQueues([], [[user("follow-up that must wait")]]);
       const { trace, messages, scripted, events } = await runLoopScenario({
-        script: [response([text("Let me"), toolCall("work", {}, { id: "c1" })], { stopReason, errorMessage: "upstream 500" }), "never"],
+        script: [
+          response([text("Let me"), toolCall("work", {}, { id: "c1" })], { stopReason, errorMessage: "upstream 500" }),
+          "never",
+        ],
         tools: [tool],
         config: queues.config,
       });
@@ -87,7 +90,12 @@ describe("behaviour L11: a length-truncated response with tool calls", () => {
     });
     const queues = countingQueues([], [[user("follow")]]);
     const { trace, messages, scripted } = await runLoopScenario({
-      script: [response([toolCall("write", { path: "a" }, { id: "c1" }), toolCall("write", { path: "b" }, { id: "c2" })], { stopReason: "length" }), "never"],
+      script: [
+        response([toolCall("write", { path: "a" }, { id: "c1" }), toolCall("write", { path: "b" }, { id: "c2" })], {
+          stopReason: "length",
+        }),
+        "never",
+      ],
       tools: [tool],
       config: queues.config,
     });
@@ -117,7 +125,9 @@ describe("behaviour L11: a length-truncated response with tool calls", () => {
   });
 
   it("a length-truncated answer without tool calls is a normal end", async () => {
-    const { messages, scripted } = await runLoopScenario({ script: [response("cut off mid", { stopReason: "length" })] });
+    const { messages, scripted } = await runLoopScenario({
+      script: [response("cut off mid", { stopReason: "length" })],
+    });
     expect((messages[1] as AssistantMessage).stopReason).toBe("length");
     expect(scripted.requests).toHaveLength(1);
   });
@@ -137,7 +147,11 @@ describe("behaviour L6: stops", () => {
           return [];
         },
         shouldStopAfterTurn: ({ toolResults, newMessages, context }) => {
-          seen.push({ results: toolResults.length, newMessages: newMessages.length, last: context.messages.at(-1)?.role });
+          seen.push({
+            results: toolResults.length,
+            newMessages: newMessages.length,
+            last: context.messages.at(-1)?.role,
+          });
           return true;
         },
       },
@@ -280,7 +294,14 @@ describe("behaviours L6d, L7: terminateAgent from a hook", () => {
       },
     });
     const { scripted, messages, trace } = await runLoopScenario({
-      script: [response([toolCall("work", {}, { id: "a" }), toolCall("work", {}, { id: "b" }), toolCall("work", {}, { id: "c" })]), "never"],
+      script: [
+        response([
+          toolCall("work", {}, { id: "a" }),
+          toolCall("work", {}, { id: "b" }),
+          toolCall("work", {}, { id: "c" }),
+        ]),
+        "never",
+      ],
       tools: [tool],
       config: { beforeToolCall: async ({ toolCall }) => (toolCall.id === "a" ? { terminateAgent: true } : undefined) },
     });

@@ -14,7 +14,10 @@ const plainJsonSchema = {
 
 /** The three kinds of schema a user may hand us, each declaring `n: number` (and optional `label: string`). */
 const schemaKinds: [string, TSchema][] = [
-  ["@sinclair/typebox 0.34", Type.Object({ n: Type.Number(), label: Type.Optional(Type.String()) }) as unknown as TSchema],
+  [
+    "@sinclair/typebox 0.34",
+    Type.Object({ n: Type.Number(), label: Type.Optional(Type.String()) }) as unknown as TSchema,
+  ],
   ["pi-ai Type", PiType.Object({ n: PiType.Number(), label: PiType.Optional(PiType.String()) })],
   ["plain JSON Schema", plainJsonSchema as unknown as TSchema],
 ];
@@ -75,7 +78,10 @@ describe("tool arguments: coercion and validation for every schema kind", () => 
       });
 
       it("a __proto__ key in the arguments pollutes no prototype", () => {
-        const args = JSON.parse('{"n": "1", "__proto__": {"polluted": "yes"}, "label": "x"}') as Record<string, unknown>;
+        const args = JSON.parse('{"n": "1", "__proto__": {"polluted": "yes"}, "label": "x"}') as Record<
+          string,
+          unknown
+        >;
         const result = validateToolArguments(tool(schema), call(args)) as Record<string, unknown>;
         expect(result.n).toBe(1);
         expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
@@ -94,13 +100,18 @@ describe("tool arguments: coercion and validation for every schema kind", () => 
   it("a __proto__ key streamed by the model reaches the tool as plain data (sinclair schema, through the loop)", async () => {
     let received: Record<string, unknown> | undefined;
     const counting = testTool("count", {
-      parameters: Type.Object({ n: Type.Number(), nested: Type.Optional(Type.Object({ m: Type.Number() })) }) as unknown as TSchema,
+      parameters: Type.Object({
+        n: Type.Number(),
+        nested: Type.Optional(Type.Object({ m: Type.Number() })),
+      }) as unknown as TSchema,
       execute: async (_id, params) => {
         received = params;
         return textResult("ok");
       },
     });
-    const args = JSON.parse('{"n": "5", "__proto__": {"isAdmin": true}, "nested": {"m": "2", "__proto__": {"isAdmin": true}}}');
+    const args = JSON.parse(
+      '{"n": "5", "__proto__": {"isAdmin": true}, "nested": {"m": "2", "__proto__": {"isAdmin": true}}}',
+    );
     await runLoopScenario({ script: [response(toolCall("count", args, { id: "c1" })), "done"], tools: [counting] });
     expect(received?.n).toBe(5);
     expect(Object.getPrototypeOf(received)).toBe(Object.prototype);
@@ -115,10 +126,16 @@ describe("tool arguments: coercion and validation for every schema kind", () => 
   });
 
   it("coerces nested values and booleans", () => {
-    const sinclair = Type.Object({ flag: Type.Boolean(), inner: Type.Object({ count: Type.Integer() }) }) as unknown as TSchema;
+    const sinclair = Type.Object({
+      flag: Type.Boolean(),
+      inner: Type.Object({ count: Type.Integer() }),
+    }) as unknown as TSchema;
     const pi = PiType.Object({ flag: PiType.Boolean(), inner: PiType.Object({ count: PiType.Integer() }) });
     for (const schema of [sinclair, pi]) {
-      expect(validateToolArguments(tool(schema), call({ flag: "true", inner: { count: "12" } }))).toEqual({ flag: true, inner: { count: 12 } });
+      expect(validateToolArguments(tool(schema), call({ flag: "true", inner: { count: "12" } }))).toEqual({
+        flag: true,
+        inner: { count: 12 },
+      });
     }
   });
 });

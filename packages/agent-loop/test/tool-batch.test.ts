@@ -118,7 +118,14 @@ describe("behaviour L4: parallel tool batches", () => {
       },
     });
     await runLoopScenario({
-      script: [response([toolCall("update", {}, { id: "a" }), toolCall("update", {}, { id: "b" }), toolCall("update", {}, { id: "c" })]), "done"],
+      script: [
+        response([
+          toolCall("update", {}, { id: "a" }),
+          toolCall("update", {}, { id: "b" }),
+          toolCall("update", {}, { id: "c" }),
+        ]),
+        "done",
+      ],
       tools: [tool],
       onEvent: async () => {
         inListener += 1;
@@ -145,7 +152,10 @@ describe("behaviour L4: sequential tool batches", () => {
         },
       });
     const { trace } = await runLoopScenario({
-      script: [response([toolCall("p1", {}, { id: "a" }), toolCall("seq", {}, { id: "b" }), toolCall("p2", {}, { id: "c" })]), "done"],
+      script: [
+        response([toolCall("p1", {}, { id: "a" }), toolCall("seq", {}, { id: "b" }), toolCall("p2", {}, { id: "c" })]),
+        "done",
+      ],
       tools: [make("p1"), make("seq", "sequential"), make("p2")],
     });
     expect(probe.maxRunning).toBe(1);
@@ -208,7 +218,11 @@ describe("behaviour L4: sequential tool batches", () => {
       "tool_execution_end",
     ]);
     const update = toolEvents[1];
-    expect(update?.type === "tool_execution_update" && update).toMatchObject({ toolCallId: "p", toolName: "progress", args: {} });
+    expect(update?.type === "tool_execution_update" && update).toMatchObject({
+      toolCallId: "p",
+      toolName: "progress",
+      args: {},
+    });
     expect(update?.type === "tool_execution_update" && firstText(update.partialResult)).toBe("25%");
   });
 
@@ -242,7 +256,10 @@ describe("behaviour L4: sequential tool batches", () => {
 
 describe("behaviour L5: every failing call gets a paired error result", () => {
   async function runOne(
-    options: Parameters<typeof runLoopScenario>[0]["config"] & { tool?: ReturnType<typeof testTool>; args?: Record<string, unknown> } = {},
+    options: Parameters<typeof runLoopScenario>[0]["config"] & {
+      tool?: ReturnType<typeof testTool>;
+      args?: Record<string, unknown>;
+    } = {},
   ) {
     const { tool = testTool("work"), args = {}, ...config } = options;
     const scenario = await runLoopScenario({
@@ -251,7 +268,9 @@ describe("behaviour L5: every failing call gets a paired error result", () => {
       config,
     });
     const [result] = toolResultsOf(scenario.messages);
-    const end = scenario.events.find((event): event is Extract<AgentEvent, { type: "tool_execution_end" }> => event.type === "tool_execution_end");
+    const end = scenario.events.find(
+      (event): event is Extract<AgentEvent, { type: "tool_execution_end" }> => event.type === "tool_execution_end",
+    );
     return { ...scenario, result, end };
   }
 
@@ -314,7 +333,10 @@ describe("behaviour L5: every failing call gets a paired error result", () => {
         return textResult("ran");
       },
     });
-    const withReason = await runOne({ tool, beforeToolCall: async () => ({ block: true, reason: "Not allowed here" }) });
+    const withReason = await runOne({
+      tool,
+      beforeToolCall: async () => ({ block: true, reason: "Not allowed here" }),
+    });
     expect(withReason.result).toMatchObject({ isError: true });
     expect(firstText(withReason.result)).toBe("Not allowed here");
     const withoutReason = await runOne({ tool, beforeToolCall: async () => ({ block: true }) });
@@ -409,7 +431,12 @@ describe("behaviour L5: every failing call gets a paired error result", () => {
     });
     const { messages, scripted } = await runLoopScenario({
       script: [
-        response([toolCall("ok", {}, { id: "1" }), toolCall("nope", {}, { id: "2" }), toolCall("boom", {}, { id: "3" }), toolCall("ok", {}, { id: "4" })]),
+        response([
+          toolCall("ok", {}, { id: "1" }),
+          toolCall("nope", {}, { id: "2" }),
+          toolCall("boom", {}, { id: "3" }),
+          toolCall("ok", {}, { id: "4" }),
+        ]),
         "after",
       ],
       tools: [ok, boom],
@@ -426,7 +453,14 @@ describe("behaviour L5: every failing call gets a paired error result", () => {
   it("onToolExecutionStart sees only admitted calls, and its failure does not stop the tool", async () => {
     const seen: string[] = [];
     const { messages } = await runLoopScenario({
-      script: [response([toolCall("work", {}, { id: "a" }), toolCall("work", {}, { id: "b" }), toolCall("nope", {}, { id: "c" })]), "after"],
+      script: [
+        response([
+          toolCall("work", {}, { id: "a" }),
+          toolCall("work", {}, { id: "b" }),
+          toolCall("nope", {}, { id: "c" }),
+        ]),
+        "after",
+      ],
       tools: [testTool("work")],
       config: {
         beforeToolCall: async ({ toolCall }) => (toolCall.id === "b" ? { block: true } : undefined),

@@ -9,7 +9,12 @@ describe("the default conversion of a run's transcript, request after request", 
   it("follows what hooks change in the context between requests: added, removed and replaced messages", async () => {
     let batches = 0;
     const { agent, scripted } = createAgentScenario(
-      [response([toolCall("look", {}, { id: "a" })]), response([toolCall("look", {}, { id: "b" })]), response([toolCall("look", {}, { id: "c" })]), "done"],
+      [
+        response([toolCall("look", {}, { id: "a" })]),
+        response([toolCall("look", {}, { id: "b" })]),
+        response([toolCall("look", {}, { id: "c" })]),
+        "done",
+      ],
       {
         tools: [testTool("look")],
         beforeToolCall: async ({ context }) => {

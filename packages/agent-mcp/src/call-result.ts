@@ -30,10 +30,14 @@ type Block = CallToolResult["content"][number];
  *   sent no content blocks, its JSON is also the text the model reads;
  * - `isError: true` makes an error result whose text is the server's.
  */
-export function toRuntimeToolResult(result: CallToolResult, ref: { server: string; tool: string }): RuntimeToolResult<McpToolDetails> {
+export function toRuntimeToolResult(
+  result: CallToolResult,
+  ref: { server: string; tool: string },
+): RuntimeToolResult<McpToolDetails> {
   const content = (result.content ?? []).map(toModelContent);
   const structured = result.structuredContent;
-  if (content.length === 0 && structured !== undefined) content.push({ type: "text", text: JSON.stringify(structured) });
+  if (content.length === 0 && structured !== undefined)
+    content.push({ type: "text", text: JSON.stringify(structured) });
   const details: McpToolDetails = structured === undefined ? { ...ref } : { ...ref, structuredContent: structured };
   return result.isError === true ? { content, details, isError: true } : { content, details };
 }
@@ -56,7 +60,10 @@ function toModelContent(block: Block): TextContent | ImageContent {
       const { resource } = block;
       const type = resource.mimeType ? `, ${resource.mimeType}` : "";
       if ("text" in resource) return { type: "text", text: `Resource ${resource.uri}${type}:\n${resource.text}` };
-      return { type: "text", text: `[resource ${resource.uri}${type}, ${base64Bytes(resource.blob)} bytes of binary data: not shown]` };
+      return {
+        type: "text",
+        text: `[resource ${resource.uri}${type}, ${base64Bytes(resource.blob)} bytes of binary data: not shown]`,
+      };
     }
     case "resource_link": {
       const description = block.description ? `: ${block.description}` : "";
@@ -64,7 +71,10 @@ function toModelContent(block: Block): TextContent | ImageContent {
     }
     default: {
       const unknown: never = block;
-      return { type: "text", text: `[unsupported MCP content ${JSON.stringify((unknown as { type?: unknown }).type)}]` };
+      return {
+        type: "text",
+        text: `[unsupported MCP content ${JSON.stringify((unknown as { type?: unknown }).type)}]`,
+      };
     }
   }
 }

@@ -20,11 +20,14 @@ export interface FailureContext {
 export function classifyMcpFailure(error: unknown, context: FailureContext): McpServerError {
   if (McpServerError.isInstance(error)) return error;
   const { serverId, request } = context;
-  const make = (code: McpServerErrorCode, message: string) => new McpServerError({ code, serverId, message, cause: error });
+  const make = (code: McpServerErrorCode, message: string) =>
+    new McpServerError({ code, serverId, message, cause: error });
   if (error instanceof McpError) {
     switch (error.code) {
       case ErrorCode.ConnectionClosed:
-        return context.lost ?? make(McpServerErrorCode.ServerExited, `closed the connection before answering ${request}`);
+        return (
+          context.lost ?? make(McpServerErrorCode.ServerExited, `closed the connection before answering ${request}`)
+        );
       case ErrorCode.RequestTimeout:
         return make(McpServerErrorCode.CallTimeout, `did not answer ${request} within ${context.timeoutMs} ms`);
       default:
@@ -32,15 +35,22 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
     }
   }
   if (isMalformedMessageError(error)) {
-    return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${describeMalformed(error as Error)}`);
+    return make(
+      McpServerErrorCode.ProtocolError,
+      `answered ${request} with a malformed message: ${describeMalformed(error as Error)}`,
+    );
   }
   if (isStreamableHttpError(error)) {
     const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
-    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}${status}: ${error.message.slice(STREAMABLE_HTTP_ERROR_PREFIX.length)}`);
+    return make(
+      McpServerErrorCode.TransportError,
+      `could not be reached for ${request}${status}: ${error.message.slice(STREAMABLE_HTTP_ERROR_PREFIX.length)}`,
+    );
   }
   if (context.lost) return context.lost;
   const text = messageOf(error);
-  if (text === "Not connected") return make(McpServerErrorCode.ServerExited, `is not connected (${request} was not sent)`);
+  if (text === "Not connected")
+    return make(McpServerErrorCode.ServerExited, `is not connected (${request} was not sent)`);
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
 }
 
@@ -91,5 +101,9 @@ const STREAMABLE_HTTP_ERROR_PREFIX = "Streamable HTTP error: ";
  * `createTransport`).
  */
 function isStreamableHttpError(error: unknown): error is Error & { code: number | undefined } {
-  return error instanceof Error && error.message.startsWith(STREAMABLE_HTTP_ERROR_PREFIX) && ["number", "undefined"].includes(typeof (error as { code?: unknown }).code);
+  return (
+    error instanceof Error &&
+    error.message.startsWith(STREAMABLE_HTTP_ERROR_PREFIX) &&
+    ["number", "undefined"].includes(typeof (error as { code?: unknown }).code)
+  );
 }

@@ -28,6 +28,8 @@ export class McpConfigError extends TurnkitError {
 
   /** True for an McpConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is McpConfigError {
-    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_CONFIG_ERROR_MARKER] === true;
+    return (
+      TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_CONFIG_ERROR_MARKER] === true
+    );
   }
 }

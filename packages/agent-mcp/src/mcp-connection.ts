@@ -1,6 +1,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type CallToolResult, type Progress, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { classifyMcpFailure, describeMalformed, isBrokenStreamError, isMalformedMessageError } from "./classify-mcp-failure.js";
+import {
+  type CallToolResult,
+  type Progress,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  classifyMcpFailure,
+  describeMalformed,
+  isBrokenStreamError,
+  isMalformedMessageError,
+} from "./classify-mcp-failure.js";
 import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { withScopedSignal } from "./scoped-signal.js";
@@ -48,7 +58,12 @@ export class McpConnection {
    * process cannot start, exits, refuses, or does not answer in time, or
    * when `signal` fires.
    */
-  static async open(settings: McpSettings, events: ConnectionEvents, signal: AbortSignal, stderr: StderrTail): Promise<McpConnection> {
+  static async open(
+    settings: McpSettings,
+    events: ConnectionEvents,
+    signal: AbortSignal,
+    stderr: StderrTail,
+  ): Promise<McpConnection> {
     const opened = await createTransport(settings.transport, stderr);
     const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
     const connection = new McpConnection(settings, client, opened, stderr);
@@ -56,7 +71,9 @@ export class McpConnection {
     client.onclose = () => connection.ended(events);
     client.onerror = (error) => connection.transportError(error);
     try {
-      await withScopedSignal(signal, (scoped) => client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }));
+      await withScopedSignal(signal, (scoped) =>
+        client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
+      );
     } catch (error) {
       await connection.close();
       throw connection.connectFailure(error, "initialize");
@@ -77,7 +94,9 @@ export class McpConnection {
     try {
       do {
         const params = cursor === undefined ? {} : { cursor };
-        const page = await withScopedSignal(signal, (scoped) => this.client.listTools(params, { timeout: this.settings.connectTimeoutMs, signal: scoped }));
+        const page = await withScopedSignal(signal, (scoped) =>
+          this.client.listTools(params, { timeout: this.settings.connectTimeoutMs, signal: scoped }),
+        );
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
@@ -149,7 +168,12 @@ export class McpConnection {
         cause: error,
       });
     } else if (this.settings.transport.kind === "http" && isBrokenStreamError(error)) {
-      this.lost ??= new McpServerError({ code: McpServerErrorCode.TransportError, serverId: this.settings.id, message: `lost its connection (${error.message})`, cause: error });
+      this.lost ??= new McpServerError({
+        code: McpServerErrorCode.TransportError,
+        serverId: this.settings.id,
+        message: `lost its connection (${error.message})`,
+        cause: error,
+      });
     } else {
       return;
     }
@@ -172,7 +196,12 @@ export class McpConnection {
     }
     const stderr = this.stderr.lastLine;
     const hint = stderr && !detail.includes(stderr) ? ` (its last stderr line: ${stderr})` : "";
-    return new McpServerError({ code: McpServerErrorCode.ConnectFailed, serverId: this.settings.id, message: `could not connect: ${detail}${hint}`, cause: error });
+    return new McpServerError({
+      code: McpServerErrorCode.ConnectFailed,
+      serverId: this.settings.id,
+      message: `could not connect: ${detail}${hint}`,
+      cause: error,
+    });
   }
 }
 

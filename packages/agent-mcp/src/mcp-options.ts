@@ -66,5 +66,11 @@ export interface McpExtensionOptions {
 
 /** A transport description after validation. */
 export type McpTransportSettings =
-  | { readonly kind: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string | undefined }
+  | {
+      readonly kind: "stdio";
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+      readonly cwd: string | undefined;
+    }
   | { readonly kind: "http"; readonly url: URL; readonly headers: Readonly<Record<string, string>> };

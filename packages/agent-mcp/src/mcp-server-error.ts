@@ -45,6 +45,8 @@ export class McpServerError extends TurnkitError {
 
   /** True for an McpServerError from any copy of the package. */
   static override isInstance(value: unknown): value is McpServerError {
-    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_SERVER_ERROR_MARKER] === true;
+    return (
+      TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_SERVER_ERROR_MARKER] === true
+    );
   }
 }

@@ -1,4 +1,9 @@
-import { type RuntimeTool, type RuntimeToolResult, type RuntimeToolUpdateCallback, defineRuntimeTool } from "@turnkit/agent-core";
+import {
+  type RuntimeTool,
+  type RuntimeToolResult,
+  type RuntimeToolUpdateCallback,
+  defineRuntimeTool,
+} from "@turnkit/agent-core";
 import type { ToolSchema } from "@turnkit/agent-loop";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDetails } from "./call-result.js";
@@ -44,7 +49,11 @@ export function bindMcpTool(tool: Tool, naming: McpToolNaming, call: McpToolCall
     description,
     parameters: tool.inputSchema as ToolSchema,
     executionMode,
-    execute: (_ctx, input, signal, onUpdate) => call(tool.name, input as Record<string, unknown>, signal, onUpdate as RuntimeToolUpdateCallback<McpToolDetails>),
+    execute: (_ctx, input, signal, onUpdate) =>
+      call(tool.name, input as Record<string, unknown>, signal, onUpdate as RuntimeToolUpdateCallback<McpToolDetails>),
   });
-  return { tool: runtimeTool as RuntimeTool, summary: Object.freeze({ name, serverToolName: tool.name, description, executionMode }) };
+  return {
+    tool: runtimeTool as RuntimeTool,
+    summary: Object.freeze({ name, serverToolName: tool.name, description, executionMode }),
+  };
 }

@@ -35,7 +35,9 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
     }
     case "http": {
       const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-      const transport = new StreamableHTTPClientTransport(settings.url, { requestInit: { headers: { ...settings.headers } } });
+      const transport = new StreamableHTTPClientTransport(settings.url, {
+        requestInit: { headers: { ...settings.headers } },
+      });
       return { transport, endSession: () => transport.terminateSession() };
     }
     default: {

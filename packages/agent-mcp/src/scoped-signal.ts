@@ -7,7 +7,10 @@
  * listeners on a long-lived signal. The scoped signal is dropped afterwards,
  * with the SDK's listener on it.
  */
-export async function withScopedSignal<T>(parent: AbortSignal, operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withScopedSignal<T>(
+  parent: AbortSignal,
+  operation: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const scoped = new AbortController();
   const follow = () => scoped.abort(parent.reason);
   if (parent.aborted) follow();

@@ -70,7 +70,10 @@ export class ServerSupervisor {
    * starts over (idle, no restarts used). Throws if another runtime holds it.
    */
   attach(): void {
-    if (this.attached) throw new Error(`the MCP extension "${this.settings.id}" already belongs to a runtime; create one extension per runtime`);
+    if (this.attached)
+      throw new Error(
+        `the MCP extension "${this.settings.id}" already belongs to a runtime; create one extension per runtime`,
+      );
     this.attached = true;
     if (this.state === "disposed") {
       this.disposal = new AbortController();
@@ -100,7 +103,8 @@ export class ServerSupervisor {
    */
   async connect(): Promise<McpServerStatus> {
     if (this.state !== "disposed") await this.prepare();
-    if (this.state !== "ready") throw this.state === "disposed" ? this.unavailable() : (this.lastError ?? this.unavailable());
+    if (this.state !== "ready")
+      throw this.state === "disposed" ? this.unavailable() : (this.lastError ?? this.unavailable());
     return this.status;
   }
 
@@ -132,15 +136,22 @@ export class ServerSupervisor {
     try {
       const result = await connection.callTool(serverToolName, args, {
         signal,
-        onProgress: (progress) => onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } }),
+        onProgress: (progress) =>
+          onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } }),
       });
       return toRuntimeToolResult(result, ref);
     } catch (error) {
       // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
-      if (signal.aborted) return { content: [{ type: "text", text: ToolResultText.aborted }], details: { ...ref, cancelled: true }, isError: true };
+      if (signal.aborted)
+        return {
+          content: [{ type: "text", text: ToolResultText.aborted }],
+          details: { ...ref, cancelled: true },
+          isError: true,
+        };
       if (this.isDisposed()) throw this.unavailable();
       const failure = McpServerError.isInstance(error) ? error : this.unavailable();
-      if (failure.code === McpServerErrorCode.ServerExited || failure.code === McpServerErrorCode.TransportError) this.lose(connection, failure);
+      if (failure.code === McpServerErrorCode.ServerExited || failure.code === McpServerErrorCode.TransportError)
+        this.lose(connection, failure);
       else this.record(failure);
       throw failure;
     }
@@ -191,7 +202,14 @@ export class ServerSupervisor {
       if (this.isDisposed()) return;
       this.connection = undefined;
       await connection?.close();
-      const failure = McpServerError.isInstance(error) ? error : new McpServerError({ code: McpServerErrorCode.ConnectFailed, serverId: this.settings.id, message: `could not connect: ${String(error)}`, cause: error });
+      const failure = McpServerError.isInstance(error)
+        ? error
+        : new McpServerError({
+            code: McpServerErrorCode.ConnectFailed,
+            serverId: this.settings.id,
+            message: `could not connect: ${String(error)}`,
+            cause: error,
+          });
       this.lastError = failure;
       this.setState(this.restarts < this.settings.maxRestarts ? "failed" : "gave_up");
     }
@@ -207,13 +225,20 @@ export class ServerSupervisor {
     } catch (error) {
       if (connection !== this.connection || !McpServerError.isInstance(error)) return;
       this.toolsOutdated = true;
-      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError) this.lose(connection, error);
+      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
+        this.lose(connection, error);
       else this.record(error);
     }
   }
 
   private bindTools(tools: Parameters<typeof bindMcpTool>[0][]): void {
-    this.bound = tools.map((tool) => bindMcpTool(tool, { serverId: this.settings.id, toolPrefix: this.settings.toolPrefix, toolNames: this.settings.toolNames }, this.callTool));
+    this.bound = tools.map((tool) =>
+      bindMcpTool(
+        tool,
+        { serverId: this.settings.id, toolPrefix: this.settings.toolPrefix, toolNames: this.settings.toolNames },
+        this.callTool,
+      ),
+    );
   }
 
   /** The current connection ended: remember why; the next turn restarts it if the limit allows. */
@@ -249,7 +274,12 @@ export class ServerSupervisor {
         }
       }
     };
-    return new McpServerError({ code: McpServerErrorCode.Unavailable, serverId: this.settings.id, message: why(), cause: this.lastError });
+    return new McpServerError({
+      code: McpServerErrorCode.Unavailable,
+      serverId: this.settings.id,
+      message: why(),
+      cause: this.lastError,
+    });
   }
 
   /** The last error's message without the `MCP server "<id>"` it starts with. */

@@ -20,7 +20,10 @@ export class StderrTail {
 
   /** The last non-blank line, at most 300 characters, or `""`. */
   get lastLine(): string {
-    const lines = this.text.split("\n").map((line) => line.trim()).filter((line) => line.length > 0);
+    const lines = this.text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line.length > 0);
     return (lines.at(-1) ?? "").slice(-300);
   }
 }

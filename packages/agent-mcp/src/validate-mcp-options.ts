@@ -23,21 +23,31 @@ export interface McpSettings {
  * {@link McpConfigError} naming the first bad field; never starts anything.
  */
 export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
-  if (!isRecord(options)) throw new McpConfigError({ field: "options", problem: `must be an object, got ${kindOf(options)}` });
+  if (!isRecord(options))
+    throw new McpConfigError({ field: "options", problem: `must be an object, got ${kindOf(options)}` });
   const { id, server } = options;
   if (typeof id !== "string" || !isValidExtensionId(id)) {
-    throw new McpConfigError({ field: "id", problem: `must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got ${JSON.stringify(id)}` });
+    throw new McpConfigError({
+      field: "id",
+      problem: `must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got ${JSON.stringify(id)}`,
+    });
   }
   const transport = validateServer(server);
   const description = optionalString(options.description, "description") ?? describeServer(transport);
   const toolPrefix = optionalString(options.toolPrefix, "toolPrefix") ?? "";
   if (!/^[A-Za-z0-9_-]{0,63}$/.test(toolPrefix)) {
-    throw new McpConfigError({ field: "toolPrefix", problem: `may hold only letters, digits, "_" and "-" (at most 63), got ${JSON.stringify(toolPrefix)}` });
+    throw new McpConfigError({
+      field: "toolPrefix",
+      problem: `may hold only letters, digits, "_" and "-" (at most 63), got ${JSON.stringify(toolPrefix)}`,
+    });
   }
   const toolNames = stringRecord(options.toolNames, "toolNames");
   for (const [serverName, exposed] of Object.entries(toolNames)) {
     if (!TOOL_NAME_PATTERN.test(exposed)) {
-      throw new McpConfigError({ field: `toolNames.${serverName}`, problem: `must be a tool name (letters, digits, "_" or "-", 1 to 64), got ${JSON.stringify(exposed)}` });
+      throw new McpConfigError({
+        field: `toolNames.${serverName}`,
+        problem: `must be a tool name (letters, digits, "_" or "-", 1 to 64), got ${JSON.stringify(exposed)}`,
+      });
     }
   }
   if (options.onStatus !== undefined && typeof options.onStatus !== "function") {
@@ -57,34 +67,58 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
 }
 
 function validateServer(server: unknown): McpTransportSettings {
-  if (!isRecord(server)) throw new McpConfigError({ field: "server", problem: `must be { command, args? } or { url, headers? }, got ${kindOf(server)}` });
+  if (!isRecord(server))
+    throw new McpConfigError({
+      field: "server",
+      problem: `must be { command, args? } or { url, headers? }, got ${kindOf(server)}`,
+    });
   const hasCommand = server.command !== undefined;
   const hasUrl = server.url !== undefined;
   if (hasCommand === hasUrl) {
-    throw new McpConfigError({ field: "server", problem: "must have exactly one of command (a stdio server) or url (a Streamable HTTP server)" });
+    throw new McpConfigError({
+      field: "server",
+      problem: "must have exactly one of command (a stdio server) or url (a Streamable HTTP server)",
+    });
   }
   if (hasCommand) {
     if (typeof server.command !== "string" || server.command.trim() === "") {
-      throw new McpConfigError({ field: "server.command", problem: `must be a non-empty string, got ${kindOf(server.command)}` });
+      throw new McpConfigError({
+        field: "server.command",
+        problem: `must be a non-empty string, got ${kindOf(server.command)}`,
+      });
     }
     const args = server.args ?? [];
-    if (!Array.isArray(args)) throw new McpConfigError({ field: "server.args", problem: `must be an array of strings, got ${kindOf(args)}` });
+    if (!Array.isArray(args))
+      throw new McpConfigError({ field: "server.args", problem: `must be an array of strings, got ${kindOf(args)}` });
     args.forEach((arg, index) => {
-      if (typeof arg !== "string") throw new McpConfigError({ field: `server.args[${index}]`, problem: `must be a string, got ${kindOf(arg)}` });
+      if (typeof arg !== "string")
+        throw new McpConfigError({ field: `server.args[${index}]`, problem: `must be a string, got ${kindOf(arg)}` });
     });
     if (server.cwd !== undefined && typeof server.cwd !== "string") {
       throw new McpConfigError({ field: "server.cwd", problem: `must be a string, got ${kindOf(server.cwd)}` });
     }
-    return { kind: "stdio", command: server.command, args: [...(args as string[])], env: stringRecord(server.env, "server.env"), cwd: server.cwd };
+    return {
+      kind: "stdio",
+      command: server.command,
+      args: [...(args as string[])],
+      env: stringRecord(server.env, "server.env"),
+      cwd: server.cwd,
+    };
   }
   let url: URL;
   try {
     url = new URL(server.url as string | URL);
   } catch {
-    throw new McpConfigError({ field: "server.url", problem: `must be an http: or https: URL, got ${JSON.stringify(String(server.url))}` });
+    throw new McpConfigError({
+      field: "server.url",
+      problem: `must be an http: or https: URL, got ${JSON.stringify(String(server.url))}`,
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new McpConfigError({ field: "server.url", problem: `must be an http: or https: URL, got ${JSON.stringify(url.href)}` });
+    throw new McpConfigError({
+      field: "server.url",
+      problem: `must be an http: or https: URL, got ${JSON.stringify(url.href)}`,
+    });
   }
   return { kind: "http", url, headers: stringRecord(server.headers, "server.headers") };
 }
@@ -105,7 +139,10 @@ function describeServer(transport: McpTransportSettings): string {
 function count(value: unknown, field: string, fallback: number, minimum: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
-    throw new McpConfigError({ field, problem: `must be an integer of at least ${minimum}, got ${JSON.stringify(value) ?? kindOf(value)}` });
+    throw new McpConfigError({
+      field,
+      problem: `must be an integer of at least ${minimum}, got ${JSON.stringify(value) ?? kindOf(value)}`,
+    });
   }
   return value;
 }
@@ -118,9 +155,11 @@ function optionalString(value: unknown, field: string): string | undefined {
 
 function stringRecord(value: unknown, field: string): Readonly<Record<string, string>> {
   if (value === undefined) return {};
-  if (!isRecord(value)) throw new McpConfigError({ field, problem: `must be an object of strings, got ${kindOf(value)}` });
+  if (!isRecord(value))
+    throw new McpConfigError({ field, problem: `must be an object of strings, got ${kindOf(value)}` });
   for (const [key, entry] of Object.entries(value)) {
-    if (typeof entry !== "string") throw new McpConfigError({ field: `${field}.${key}`, problem: `must be a string, got ${kindOf(entry)}` });
+    if (typeof entry !== "string")
+      throw new McpConfigError({ field: `${field}.${key}`, problem: `must be a string, got ${kindOf(entry)}` });
   }
   return { ...(value as Record<string, string>) };
 }

@@ -36,8 +36,14 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       const runtime = await createAgentRuntime({ base: [mcp] });
       const abort = new AbortController();
 
-      const turn = runMcpTurn({ runtime, signal: abort.signal, script: [response([toolCall("wait_for_cancel", {})]), "never sent"] });
-      const begun = await waitUntil(() => log().find((entry) => entry.event === "begin" && entry.tool === "wait_for_cancel"));
+      const turn = runMcpTurn({
+        runtime,
+        signal: abort.signal,
+        script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
+      });
+      const begun = await waitUntil(() =>
+        log().find((entry) => entry.event === "begin" && entry.tool === "wait_for_cancel"),
+      );
       abort.abort();
       const { outcome, toolResults } = await turn;
 
@@ -46,10 +52,19 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       const cancelled = await waitUntil(() => log().find((entry) => entry.event === "cancelled"));
       expect(cancelled).toMatchObject({ event: "cancelled", requestId });
       expect(toolResults).toEqual([
-        expect.objectContaining({ toolName: "wait_for_cancel", isError: true, text: ToolResultText.aborted, details: { server: "waiter", tool: "wait_for_cancel", cancelled: true } }),
+        expect.objectContaining({
+          toolName: "wait_for_cancel",
+          isError: true,
+          text: ToolResultText.aborted,
+          details: { server: "waiter", tool: "wait_for_cancel", cancelled: true },
+        }),
       ]);
       // The server is still fine: the next turn uses the same connection.
-      const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("echo", { text: "still here" })]), "Done."] });
+      const next = await runMcpTurn({
+        runtime,
+        turnId: "t2",
+        script: [response([toolCall("echo", { text: "still here" })]), "Done."],
+      });
       expect(next.toolResults[0]).toMatchObject({ text: "echo: still here", isError: false });
       expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
       await runtime.dispose();
@@ -63,7 +78,11 @@ describe("aborting a turn cancels the MCP call on the server", () => {
     const runtime = await createAgentRuntime({ base: [mcp] });
     const abort = new AbortController();
 
-    const turn = runMcpTurn({ runtime, signal: abort.signal, script: [response([toolCall("echo", { text: "done" })]), hang()] });
+    const turn = runMcpTurn({
+      runtime,
+      signal: abort.signal,
+      script: [response([toolCall("echo", { text: "done" })]), hang()],
+    });
     await waitUntil(() => fixture.log.find((entry) => entry.event === "end"));
     await new Promise((resolve) => setTimeout(resolve, 50)); // the model's second request is hanging now
     abort.abort();

@@ -29,15 +29,28 @@ describe("execution mode from the readOnlyHint annotation, and progress", () => 
     expect(turn.outcome).toEqual({ kind: "completed" });
     const assembled = await runtime.assembleTurn({ sessionId: "s1", turnId: "t2" });
     expect(Object.fromEntries(assembled.tools.map((tool) => [tool.def.name, tool.def.executionMode]))).toMatchObject({
-      echo: "parallel", sleep: "parallel", write_note: "sequential", fail: "sequential",
+      echo: "parallel",
+      sleep: "parallel",
+      write_note: "sequential",
+      fail: "sequential",
     });
-    const calls = fixture.log.flatMap((entry) => (entry.event === "begin" || entry.event === "end" ? [`${entry.event} ${entry.tool}`] : []));
+    const calls = fixture.log.flatMap((entry) =>
+      entry.event === "begin" || entry.event === "end" ? [`${entry.event} ${entry.tool}`] : [],
+    );
     expect(calls).toEqual([
-      "begin sleep", "begin sleep", "end sleep", "end sleep",
-      "begin write_note", "end write_note", "begin write_note", "end write_note",
+      "begin sleep",
+      "begin sleep",
+      "end sleep",
+      "end sleep",
+      "begin write_note",
+      "end write_note",
+      "begin write_note",
+      "end write_note",
     ]);
     const updates = turn.events.flatMap((event) =>
-      event.type === "debug.trace" && event.payload.message === "tool_execution_update" ? [event.payload.attrs?.partialResult] : [],
+      event.type === "debug.trace" && event.payload.message === "tool_execution_update"
+        ? [event.payload.attrs?.partialResult]
+        : [],
     );
     expect(updates).toHaveLength(4);
     expect(updates[0]).toMatchObject({

@@ -16,10 +16,16 @@ afterEach(async () => {
 describe("a Streamable HTTP MCP server as a tool extension", () => {
   it("sends the host's headers with every request, runs a full turn, and ends the session on dispose", async () => {
     fixture = await startHttpFixture({ bearerToken: "s3cret" });
-    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url, headers: { Authorization: "Bearer s3cret" } } });
+    const mcp = createMcpExtension({
+      id: "remote",
+      server: { url: fixture.url, headers: { Authorization: "Bearer s3cret" } },
+    });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
-    const turn = await runMcpTurn({ runtime, script: [response([toolCall("echo", { text: "over http" }), toolCall("add", { a: 1, b: 1 })]), "Done."] });
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("echo", { text: "over http" }), toolCall("add", { a: 1, b: 1 })]), "Done."],
+    });
 
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.model.requests[0]!.context.tools![0]).toMatchObject({ name: "echo" });
@@ -74,11 +80,17 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
     expect(outcome).toEqual({ kind: "completed" });
     expect(Date.now() - startedAt).toBeLessThan(10_000); // not the 20 s call timeout
     expect(toolResults[0]!.isError).toBe(true);
-    expect(toolResults[0]!.text).toMatch(/^MCP server "remote" lost its connection \((SSE stream disconnected|Failed to reconnect SSE stream): .+\)$/);
+    expect(toolResults[0]!.text).toMatch(
+      /^MCP server "remote" lost its connection \((SSE stream disconnected|Failed to reconnect SSE stream): .+\)$/,
+    );
     expect(mcp.status).toMatchObject({ state: "failed", lastError: { code: "transport_error" } });
 
     fixture = await startHttpFixture({ port });
-    const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("echo", { text: "back" })]), "Done."] });
+    const next = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("echo", { text: "back" })]), "Done."],
+    });
     expect(next.toolResults[0]).toMatchObject({ text: "echo: back", isError: false });
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 1 });
     await runtime.dispose();

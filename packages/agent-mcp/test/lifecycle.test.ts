@@ -18,7 +18,8 @@ afterEach(async () => {
   http = undefined;
 });
 
-const pids = (fixture: StdioFixture): number[] => fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
+const pids = (fixture: StdioFixture): number[] =>
+  fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 15_000 }, () => {
   it("dispose during a call: the call is answered, the process is gone, and the extension contributes to no later turn", async () => {
@@ -33,7 +34,10 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
     const { outcome, toolResults } = await turn;
 
     expect(outcome).toEqual({ kind: "completed" });
-    expect(toolResults[0]).toMatchObject({ isError: true, text: 'MCP server "local" is not available: the runtime was disposed' });
+    expect(toolResults[0]).toMatchObject({
+      isError: true,
+      text: 'MCP server "local" is not available: the runtime was disposed',
+    });
     expect(isRunning(pids(current)[0]!)).toBe(false);
     const error = await runtime.assembleTurn({ sessionId: "s1", turnId: "t2" }).then(
       () => undefined,
@@ -58,13 +62,18 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
     await first.dispose();
     const second = await createAgentRuntime({ base: [mcp] });
     expect(mcp.status.state).toBe("idle");
-    const turn = await runMcpTurn({ runtime: second, script: [response([toolCall("echo", { text: "two" })]), "Done."] });
+    const turn = await runMcpTurn({
+      runtime: second,
+      script: [response([toolCall("echo", { text: "two" })]), "Done."],
+    });
     expect(turn.toolResults[0]).toMatchObject({ text: "echo: two", isError: false });
     await second.dispose();
     expect(pids(stdio).map(isRunning)).toEqual([false, false]);
   });
 
-  it("a host process that used a stdio and an HTTP server exits on its own after dispose", { timeout: 45_000 }, async () => {
+  it("a host process that used a stdio and an HTTP server exits on its own after dispose", {
+    timeout: 45_000,
+  }, async () => {
     stdio = stdioFixture();
     http = await startHttpFixture();
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -96,7 +105,11 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
 
     expect({ ...exit, stderr }).toEqual({ code: 0, timedOut: false, stderr: "" });
     expect(exitedAfterDisposeMs).toBeLessThan(2_000);
-    expect(JSON.parse(stdout)).toEqual({ outcome: "completed", results: ["echo: a", "echo: b"], states: ["disposed", "disposed"] });
+    expect(JSON.parse(stdout)).toEqual({
+      outcome: "completed",
+      results: ["echo: a", "echo: b"],
+      states: ["disposed", "disposed"],
+    });
     expect(pids(stdio).map(isRunning)).toEqual([false]);
     expect(http.sessions.size).toBe(0);
   });

@@ -17,36 +17,86 @@ const stdio = { command: "node", args: ["server.js"] };
 describe("createMcpExtension checks its options before starting anything", () => {
   it.each([
     [undefined, "options", "must be an object, got undefined"],
-    [{ id: "Bad Id", server: stdio }, "id", 'must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got "Bad Id"'],
+    [
+      { id: "Bad Id", server: stdio },
+      "id",
+      'must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got "Bad Id"',
+    ],
     [{ id: "x" }, "server", "must be { command, args? } or { url, headers? }, got undefined"],
-    [{ id: "x", server: { command: "node", url: "http://127.0.0.1/mcp" } }, "server", "must have exactly one of command (a stdio server) or url (a Streamable HTTP server)"],
+    [
+      { id: "x", server: { command: "node", url: "http://127.0.0.1/mcp" } },
+      "server",
+      "must have exactly one of command (a stdio server) or url (a Streamable HTTP server)",
+    ],
     [{ id: "x", server: { command: " " } }, "server.command", "must be a non-empty string, got string"],
-    [{ id: "x", server: { command: "node", args: "server.js" } }, "server.args", "must be an array of strings, got string"],
+    [
+      { id: "x", server: { command: "node", args: "server.js" } },
+      "server.args",
+      "must be an array of strings, got string",
+    ],
     [{ id: "x", server: { command: "node", args: ["a", 1] } }, "server.args[1]", "must be a string, got number"],
     [{ id: "x", server: { command: "node", env: { TOKEN: 5 } } }, "server.env.TOKEN", "must be a string, got number"],
     [{ id: "x", server: { command: "node", cwd: 1 } }, "server.cwd", "must be a string, got number"],
-    [{ id: "x", server: { url: "ftp://example.test/mcp" } }, "server.url", 'must be an http: or https: URL, got "ftp://example.test/mcp"'],
+    [
+      { id: "x", server: { url: "ftp://example.test/mcp" } },
+      "server.url",
+      'must be an http: or https: URL, got "ftp://example.test/mcp"',
+    ],
     [{ id: "x", server: { url: "not a url" } }, "server.url", 'must be an http: or https: URL, got "not a url"'],
-    [{ id: "x", server: { url: "http://127.0.0.1/mcp", headers: { Authorization: ["Bearer"] } } }, "server.headers.Authorization", "must be a string, got an array"],
-    [{ id: "x", server: stdio, toolPrefix: "gh." }, "toolPrefix", 'may hold only letters, digits, "_" and "-" (at most 63), got "gh."'],
-    [{ id: "x", server: stdio, toolNames: { search: "gh search" } }, "toolNames.search", 'must be a tool name (letters, digits, "_" or "-", 1 to 64), got "gh search"'],
+    [
+      { id: "x", server: { url: "http://127.0.0.1/mcp", headers: { Authorization: ["Bearer"] } } },
+      "server.headers.Authorization",
+      "must be a string, got an array",
+    ],
+    [
+      { id: "x", server: stdio, toolPrefix: "gh." },
+      "toolPrefix",
+      'may hold only letters, digits, "_" and "-" (at most 63), got "gh."',
+    ],
+    [
+      { id: "x", server: stdio, toolNames: { search: "gh search" } },
+      "toolNames.search",
+      'must be a tool name (letters, digits, "_" or "-", 1 to 64), got "gh search"',
+    ],
     [{ id: "x", server: stdio, callTimeoutMs: 0 }, "callTimeoutMs", "must be an integer of at least 1, got 0"],
-    [{ id: "x", server: stdio, connectTimeoutMs: 1.5 }, "connectTimeoutMs", "must be an integer of at least 1, got 1.5"],
+    [
+      { id: "x", server: stdio, connectTimeoutMs: 1.5 },
+      "connectTimeoutMs",
+      "must be an integer of at least 1, got 1.5",
+    ],
     [{ id: "x", server: stdio, maxRestarts: -1 }, "maxRestarts", "must be an integer of at least 0, got -1"],
     [{ id: "x", server: stdio, onStatus: "log" }, "onStatus", "must be a function, got string"],
   ])("%j names the field %s", (options, field, problem) => {
     const error = configError(options);
-    expect(error).toMatchObject({ code: "invalid_mcp_options", field, name: "McpConfigError", message: `createMcpExtension: ${field} ${problem}` });
+    expect(error).toMatchObject({
+      code: "invalid_mcp_options",
+      field,
+      name: "McpConfigError",
+      message: `createMcpExtension: ${field} ${problem}`,
+    });
     expect(TurnkitError.isInstance(error)).toBe(true);
   });
 
   it("valid options make an idle extension with a description of its server", () => {
     const local = createMcpExtension({ id: "files", server: stdio });
-    const remote = createMcpExtension({ id: "remote", server: { url: new URL("https://mcp.example.test/v1?key=secret") }, maxRestarts: 0 });
+    const remote = createMcpExtension({
+      id: "remote",
+      server: { url: new URL("https://mcp.example.test/v1?key=secret") },
+      maxRestarts: 0,
+    });
     expect(local).toMatchObject({ id: "files", description: "MCP server: node server.js" });
     expect(remote).toMatchObject({ id: "remote", description: "MCP server at https://mcp.example.test/v1" });
     expect(local.status).toEqual({
-      id: "files", transport: "stdio", state: "idle", tools: [], toolsOutdated: false, restarts: 0, maxRestarts: 3, serverInfo: undefined, lastError: undefined, stderrTail: "",
+      id: "files",
+      transport: "stdio",
+      state: "idle",
+      tools: [],
+      toolsOutdated: false,
+      restarts: 0,
+      maxRestarts: 3,
+      serverInfo: undefined,
+      lastError: undefined,
+      stderrTail: "",
     });
   });
 });

@@ -11,7 +11,8 @@ afterEach(() => {
   fixture = undefined;
 });
 
-const started = (fixture: StdioFixture): number[] => fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
+const started = (fixture: StdioFixture): number[] =>
+  fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 describe("a failing MCP server fails its calls, never the turn", { timeout: 15_000 }, () => {
   it("killed in the middle of a call: that call is answered with an error naming the server, the turn completes, the next turn restarts it", async () => {
@@ -20,7 +21,10 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     const runtime = await createAgentRuntime({ base: [mcp] });
     const current = fixture;
 
-    const turn = runMcpTurn({ runtime, script: [response([toolCall("hang", {})]), response([toolCall("echo", { text: "again" })]), "The server died."] });
+    const turn = runMcpTurn({
+      runtime,
+      script: [response([toolCall("hang", {})]), response([toolCall("echo", { text: "again" })]), "The server died."],
+    });
     await current.waitFor((entry) => entry.event === "begin" && entry.tool === "hang");
     const [pid] = started(current);
     process.kill(pid!, "SIGKILL");
@@ -28,13 +32,21 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
 
     expect(outcome).toEqual({ kind: "completed" });
     expect(toolResults[0]).toMatchObject({ toolName: "hang", isError: true });
-    expect(toolResults[0]!.text).toMatch(/^MCP server "fragile" exited \(its last stderr line: fixture: started as \d+\)$/);
+    expect(toolResults[0]!.text).toMatch(
+      /^MCP server "fragile" exited \(its last stderr line: fixture: started as \d+\)$/,
+    );
     // Later calls of the same turn do not wait for anything: the server is down until the next turn.
     expect(toolResults[1]).toMatchObject({ toolName: "echo", isError: true });
-    expect(toolResults[1]!.text).toMatch(/^MCP server "fragile" is not running: it exited .*; it is restarted for the next turn$/);
+    expect(toolResults[1]!.text).toMatch(
+      /^MCP server "fragile" is not running: it exited .*; it is restarted for the next turn$/,
+    );
     expect(mcp.status).toMatchObject({ state: "failed", restarts: 0, lastError: { code: "server_exited" } });
 
-    const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("echo", { text: "back" })]), "Done."] });
+    const next = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("echo", { text: "back" })]), "Done."],
+    });
     expect(next.toolResults[0]).toMatchObject({ text: "echo: back", isError: false });
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 1 });
     const pids = started(current);
@@ -70,15 +82,24 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     const runtime = await createAgentRuntime({ base: [mcp] });
 
     const startedAt = Date.now();
-    const { outcome, toolResults } = await runMcpTurn({ runtime, script: [response([toolCall("garbage_line", {})]), "Done."] });
+    const { outcome, toolResults } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("garbage_line", {})]), "Done."],
+    });
 
     expect(outcome).toEqual({ kind: "completed" });
     expect(Date.now() - startedAt).toBeLessThan(5_000); // not the 10 s call timeout
     expect(toolResults[0]!.isError).toBe(true);
-    expect(toolResults[0]!.text).toMatch(/^MCP server "noisy" wrote a message that is not JSON-RPC \(.+\); the connection was closed$/);
+    expect(toolResults[0]!.text).toMatch(
+      /^MCP server "noisy" wrote a message that is not JSON-RPC \(.+\); the connection was closed$/,
+    );
     expect(mcp.status).toMatchObject({ state: "failed", lastError: { code: "protocol_error" } });
 
-    const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("echo", { text: "fresh" })]), "Done."] });
+    const next = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("echo", { text: "fresh" })]), "Done."],
+    });
     expect(next.toolResults[0]).toMatchObject({ text: "echo: fresh", isError: false });
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 1 });
     await runtime.dispose();
@@ -89,10 +110,15 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     const mcp = createMcpExtension({ id: "sloppy", server: fixture.server });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
-    const { toolResults } = await runMcpTurn({ runtime, script: [response([toolCall("garbage_result", {})]), response([toolCall("echo", { text: "ok" })]), "Done."] });
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("garbage_result", {})]), response([toolCall("echo", { text: "ok" })]), "Done."],
+    });
 
     expect(toolResults[0]!.isError).toBe(true);
-    expect(toolResults[0]!.text).toMatch(/^MCP server "sloppy" answered tools\/call "garbage_result" with a malformed message: content: /);
+    expect(toolResults[0]!.text).toMatch(
+      /^MCP server "sloppy" answered tools\/call "garbage_result" with a malformed message: content: /,
+    );
     expect(toolResults[1]).toMatchObject({ text: "echo: ok", isError: false });
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, lastError: { code: "protocol_error" } });
     expect(started(fixture)).toHaveLength(1);
@@ -102,7 +128,12 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   it("restarts stop at maxRestarts: then its tools stay listed and their calls are answered server_unavailable", async () => {
     fixture = stdioFixture();
     const statuses: string[] = [];
-    const mcp = createMcpExtension({ id: "crashy", server: fixture.server, maxRestarts: 1, onStatus: (status) => statuses.push(status.state) });
+    const mcp = createMcpExtension({
+      id: "crashy",
+      server: fixture.server,
+      maxRestarts: 1,
+      onStatus: (status) => statuses.push(status.state),
+    });
     const runtime = await createAgentRuntime({ base: [mcp] });
     const current = fixture;
     const hangs = () => current.log().filter((entry) => entry.event === "begin" && entry.tool === "hang").length;
@@ -118,10 +149,16 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     await killDuringHang("t2");
     expect(mcp.status).toMatchObject({ state: "gave_up", restarts: 1 });
 
-    const third = await runMcpTurn({ runtime, turnId: "t3", script: [response([toolCall("echo", { text: "anyone?" })]), "Gone."] });
+    const third = await runMcpTurn({
+      runtime,
+      turnId: "t3",
+      script: [response([toolCall("echo", { text: "anyone?" })]), "Gone."],
+    });
     expect(third.model.requests[0]!.context.tools!.map((tool) => tool.name)).toContain("echo");
     expect(third.toolResults[0]!.isError).toBe(true);
-    expect(third.toolResults[0]!.text).toMatch(/^MCP server "crashy" is not running and will not be restarted \(1 of 1 restarts used\); it exited/);
+    expect(third.toolResults[0]!.text).toMatch(
+      /^MCP server "crashy" is not running and will not be restarted \(1 of 1 restarts used\); it exited/,
+    );
     expect(started(current)).toHaveLength(2);
     expect(statuses).toEqual(["connecting", "ready", "failed", "connecting", "ready", "gave_up"]);
     await runtime.dispose();
@@ -130,7 +167,11 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   it("a server that cannot start: the turn runs without its tools; connect() rejects naming the server", async () => {
     fixture = stdioFixture({ MCP_FIXTURE_EXIT_AT_START: "1" });
     const refusing = createMcpExtension({ id: "refusing", server: fixture.server, maxRestarts: 0 });
-    const missing = createMcpExtension({ id: "missing", server: { command: "turnkit-no-such-command" }, maxRestarts: 0 });
+    const missing = createMcpExtension({
+      id: "missing",
+      server: { command: "turnkit-no-such-command" },
+      maxRestarts: 0,
+    });
     const runtime = await createAgentRuntime({ base: [refusing, missing] });
 
     const { outcome, model } = await runMcpTurn({ runtime, script: ["No tools today."] });
@@ -138,7 +179,9 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     expect(outcome).toEqual({ kind: "completed" });
     expect(model.requests[0]!.context.tools ?? []).toEqual([]);
     expect(refusing.status).toMatchObject({ state: "gave_up", lastError: { code: "connect_failed" } });
-    expect(refusing.status.lastError!.message).toBe('MCP server "refusing" could not connect: exited (its last stderr line: fixture: refusing to start)');
+    expect(refusing.status.lastError!.message).toBe(
+      'MCP server "refusing" could not connect: exited (its last stderr line: fixture: refusing to start)',
+    );
     expect(refusing.status.stderrTail).toBe("fixture: refusing to start\n");
     const error = await missing.connect().then(
       () => undefined,
@@ -146,7 +189,9 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     );
     expect(McpServerError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "connect_failed", serverId: "missing" });
-    expect((error as Error).message).toBe('MCP server "missing" could not connect: could not start "turnkit-no-such-command": spawn turnkit-no-such-command ENOENT');
+    expect((error as Error).message).toBe(
+      'MCP server "missing" could not connect: could not start "turnkit-no-such-command": spawn turnkit-no-such-command ENOENT',
+    );
     await runtime.dispose();
   });
 });

@@ -20,7 +20,12 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
     const turn = await runMcpTurn({
       runtime,
       script: [
-        response([toolCall("echo", { text: "hi" }), toolCall("add", { a: 2, b: 3 }), toolCall("snapshot", {}), toolCall("fail", {})]),
+        response([
+          toolCall("echo", { text: "hi" }),
+          toolCall("add", { a: 2, b: 3 }),
+          toolCall("snapshot", {}),
+          toolCall("fail", {}),
+        ]),
         "Done.",
       ],
     });
@@ -28,26 +33,58 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
     expect(turn.outcome).toEqual({ kind: "completed" });
     const offered = turn.model.requests[0]!.context.tools!;
     expect(offered.map((tool) => tool.name)).toEqual([
-      "echo", "add", "snapshot", "fail", "sleep", "write_note", "wait_for_cancel", "hang", "add_tool", "garbage_line", "garbage_result",
+      "echo",
+      "add",
+      "snapshot",
+      "fail",
+      "sleep",
+      "write_note",
+      "wait_for_cancel",
+      "hang",
+      "add_tool",
+      "garbage_line",
+      "garbage_result",
     ]);
     expect(offered[0]).toMatchObject({ name: "echo", description: "Echoes the text back" });
     expect(offered[0]!.parameters).toEqual(ECHO_INPUT_SCHEMA); // exactly the server's schema: nothing added, dropped or converted
 
     const [echo, add, snapshot, fail] = turn.toolResults;
-    expect(echo).toMatchObject({ toolName: "echo", isError: false, text: "echo: hi", details: { server: "fixture", tool: "echo" } });
-    expect(add).toMatchObject({ toolName: "add", isError: false, text: "5", details: { server: "fixture", tool: "add", structuredContent: { sum: 5 } } });
+    expect(echo).toMatchObject({
+      toolName: "echo",
+      isError: false,
+      text: "echo: hi",
+      details: { server: "fixture", tool: "echo" },
+    });
+    expect(add).toMatchObject({
+      toolName: "add",
+      isError: false,
+      text: "5",
+      details: { server: "fixture", tool: "add", structuredContent: { sum: 5 } },
+    });
     expect(snapshot!.content).toEqual([
       { type: "text", text: "Here is the screen." },
       { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
       { type: "text", text: "Resource file:///notes.txt, text/plain:\nremember the milk" },
-      { type: "text", text: "[resource file:///logo.bin, application/octet-stream, 4 bytes of binary data: not shown]" },
+      {
+        type: "text",
+        text: "[resource file:///logo.bin, application/octet-stream, 4 bytes of binary data: not shown]",
+      },
       { type: "text", text: "Resource link file:///big.log (big.log): The full log" },
     ]);
     expect(fail).toMatchObject({ toolName: "fail", isError: true, text: "disk full" });
 
-    expect(mcp.status).toMatchObject({ id: "fixture", transport: "stdio", state: "ready", restarts: 0, serverInfo: { name: "turnkit-fixture", version: "1.0.0" } });
+    expect(mcp.status).toMatchObject({
+      id: "fixture",
+      transport: "stdio",
+      state: "ready",
+      restarts: 0,
+      serverInfo: { name: "turnkit-fixture", version: "1.0.0" },
+    });
     expect(mcp.status.tools.find((tool) => tool.name === "write_note")).toEqual({
-      name: "write_note", serverToolName: "write_note", description: "Appends a note after ms milliseconds", executionMode: "sequential",
+      name: "write_note",
+      serverToolName: "write_note",
+      description: "Appends a note after ms milliseconds",
+      executionMode: "sequential",
     });
     expect(mcp.status.stderrTail).toMatch(/fixture: started as \d+/);
     await runtime.dispose();

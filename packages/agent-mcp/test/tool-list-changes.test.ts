@@ -16,7 +16,10 @@ afterEach(async () => {
 });
 
 /** Resolves once the extension reports a status matching `match`. */
-function statusWhere(mcp: { subscribe(listener: (status: McpServerStatus) => void): () => void; status: McpServerStatus }, match: (status: McpServerStatus) => boolean) {
+function statusWhere(
+  mcp: { subscribe(listener: (status: McpServerStatus) => void): () => void; status: McpServerStatus },
+  match: (status: McpServerStatus) => boolean,
+) {
   return new Promise<McpServerStatus>((resolve) => {
     if (match(mcp.status)) return resolve(mcp.status);
     const stop = mcp.subscribe((status) => {
@@ -41,12 +44,20 @@ describe("notifications/tools/list_changed", () => {
       const mcp = createMcpExtension({ id: "growing", server });
       const runtime = await createAgentRuntime({ base: [mcp] });
 
-      const first = await runMcpTurn({ runtime, turnId: "t1", script: [response([toolCall("add_tool", {})]), "Added."] });
+      const first = await runMcpTurn({
+        runtime,
+        turnId: "t1",
+        script: [response([toolCall("add_tool", {})]), "Added."],
+      });
       expect(first.model.requests[0]!.context.tools!.map((tool) => tool.name)).not.toContain("late_tool");
       expect(first.toolResults[0]).toMatchObject({ text: "late_tool added", isError: false });
       await statusWhere(mcp, (status) => status.toolsOutdated);
 
-      const second = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("late_tool", {})]), "Done."] });
+      const second = await runMcpTurn({
+        runtime,
+        turnId: "t2",
+        script: [response([toolCall("late_tool", {})]), "Done."],
+      });
       expect(second.model.requests[0]!.context.tools!.map((tool) => tool.name)).toContain("late_tool");
       expect(second.toolResults[0]).toMatchObject({ toolName: "late_tool", text: "late but here", isError: false });
       expect(mcp.status).toMatchObject({ state: "ready", toolsOutdated: false, restarts: 0 });

@@ -21,24 +21,45 @@ describe("tool names across servers", () => {
   it("two servers with the same tool names fail the assembly with the runtime's duplicate_tool error naming both", async () => {
     const [a, b] = await twoServers();
     const runtime = await createAgentRuntime({
-      base: [createMcpExtension({ id: "alpha", server: { url: a.url } }), createMcpExtension({ id: "beta", server: { url: b.url } })],
+      base: [
+        createMcpExtension({ id: "alpha", server: { url: a.url } }),
+        createMcpExtension({ id: "beta", server: { url: b.url } }),
+      ],
     });
     const error = await runtime.assembleTurn({ sessionId: "s1", turnId: "t1" }).then(
       () => undefined,
       (failure: unknown) => failure,
     );
     expect(TurnkitConfigError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: "duplicate_tool", message: 'assembleTurn: tool "echo" is contributed by both extension "alpha" and extension "beta"' });
+    expect(error).toMatchObject({
+      code: "duplicate_tool",
+      message: 'assembleTurn: tool "echo" is contributed by both extension "alpha" and extension "beta"',
+    });
     await runtime.dispose();
   });
 
   it("a prefix or an explicit mapping separates them, and each call reaches its own server under the server's name", async () => {
     const [a, b] = await twoServers();
     const alpha = createMcpExtension({ id: "alpha", server: { url: a.url }, toolPrefix: "alpha_" });
-    const beta = createMcpExtension({ id: "beta", server: { url: b.url }, toolPrefix: "beta_", toolNames: { echo: "repeat" } });
+    const beta = createMcpExtension({
+      id: "beta",
+      server: { url: b.url },
+      toolPrefix: "beta_",
+      toolNames: { echo: "repeat" },
+    });
     const runtime = await createAgentRuntime({ base: [alpha, beta] });
 
-    const turn = await runMcpTurn({ runtime, script: [response([toolCall("alpha_echo", { text: "a" }), toolCall("repeat", { text: "b" }), toolCall("beta_add", { a: 1, b: 2 })]), "Done."] });
+    const turn = await runMcpTurn({
+      runtime,
+      script: [
+        response([
+          toolCall("alpha_echo", { text: "a" }),
+          toolCall("repeat", { text: "b" }),
+          toolCall("beta_add", { a: 1, b: 2 }),
+        ]),
+        "Done.",
+      ],
+    });
 
     const offered = turn.model.requests[0]!.context.tools!.map((tool) => tool.name);
     expect(offered.slice(0, 3)).toEqual(["alpha_echo", "alpha_add", "alpha_snapshot"]);
@@ -49,9 +70,16 @@ describe("tool names across servers", () => {
       { toolName: "repeat", text: "echo: b", details: { server: "beta", tool: "echo" } },
       { toolName: "beta_add", text: "3", details: { server: "beta", tool: "add", structuredContent: { sum: 3 } } },
     ]);
-    expect(a.log.filter((entry) => entry.event === "begin").map((entry) => entry.event === "begin" && entry.tool)).toEqual(["echo"]);
-    expect(b.log.filter((entry) => entry.event === "begin").map((entry) => entry.event === "begin" && entry.tool)).toEqual(["echo", "add"]);
-    expect(beta.status.tools.find((tool) => tool.serverToolName === "echo")).toMatchObject({ name: "repeat", executionMode: "parallel" });
+    expect(
+      a.log.filter((entry) => entry.event === "begin").map((entry) => entry.event === "begin" && entry.tool),
+    ).toEqual(["echo"]);
+    expect(
+      b.log.filter((entry) => entry.event === "begin").map((entry) => entry.event === "begin" && entry.tool),
+    ).toEqual(["echo", "add"]);
+    expect(beta.status.tools.find((tool) => tool.serverToolName === "echo")).toMatchObject({
+      name: "repeat",
+      executionMode: "parallel",
+    });
     await runtime.dispose();
   });
 
@@ -60,9 +88,16 @@ describe("tool names across servers", () => {
     const mcp = createMcpExtension({ id: "files", server: { url: server.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
-    const turn = await runMcpTurn({ runtime, script: [response([toolCall("files_v2_echo", { text: "safe" })]), "Done."] });
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("files_v2_echo", { text: "safe" })]), "Done."],
+    });
 
-    expect(turn.toolResults[0]).toMatchObject({ toolName: "files_v2_echo", text: "echo: safe", details: { server: "files", tool: "files.v2/echo" } });
+    expect(turn.toolResults[0]).toMatchObject({
+      toolName: "files_v2_echo",
+      text: "echo: safe",
+      details: { server: "files", tool: "files.v2/echo" },
+    });
     await runtime.dispose();
   });
 });

@@ -1,10 +1,21 @@
-import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool, type PiTurnHooks, type RuntimeTool } from "@turnkit/agent-core";
+import {
+  ConfigErrorCode,
+  TurnkitConfigError,
+  assertRuntimeTool,
+  type PiTurnHooks,
+  type RuntimeTool,
+} from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
 import type { PromptContribution, ToolContribution } from "./extension-api.js";
 import { type ContributionKind, ExtensionContributionError } from "./extension-contribution-error.js";
-import { type BoundTurnEndHandler, type BoundTurnStartHandler, type ExtensionEventName, EXTENSION_EVENT_NAMES } from "./extension-events.js";
+import {
+  type BoundTurnEndHandler,
+  type BoundTurnStartHandler,
+  type ExtensionEventName,
+  EXTENSION_EVENT_NAMES,
+} from "./extension-events.js";
 import { HOOK_MAPPINGS, adaptHookHandler } from "./hook-mappings.js";
 import type { ExtensionContributions, Registry } from "./registry.js";
 import { wrapSystemReminder } from "./system-reminder.js";
@@ -31,11 +42,19 @@ import type { TurnContext } from "./turn-context.js";
  * - `ExtensionConfigError` `invalid_extension_id` for an id the registry
  *   does not hold.
  */
-export async function assembleTurnFromRegistry(registry: Registry, enabledIds: readonly string[], ctx: TurnContext): Promise<AssembledTurn> {
+export async function assembleTurnFromRegistry(
+  registry: Registry,
+  enabledIds: readonly string[],
+  ctx: TurnContext,
+): Promise<AssembledTurn> {
   const context = freezeContext(ctx);
   const enabled = enabledIds.map((id) => {
     const contributions = registry.contributionsOf(id);
-    if (!contributions) throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `assembleTurn: unknown extension "${id}"`);
+    if (!contributions)
+      throw new ExtensionConfigError(
+        ExtensionConfigErrorCode.InvalidExtensionId,
+        `assembleTurn: unknown extension "${id}"`,
+      );
     return contributions;
   });
 
@@ -60,14 +79,14 @@ export async function assembleTurnFromRegistry(registry: Registry, enabledIds: r
     }
   }
 
-  const reminders = parts
-    .flatMap((part) => part.reminders)
-    .sort((a, b) => a.priority - b.priority);
+  const reminders = parts.flatMap((part) => part.reminders).sort((a, b) => a.priority - b.priority);
 
   const hooks: PiTurnHooks = {};
   for (const mapping of HOOK_MAPPINGS) {
     const adapted = enabled.flatMap((extension) =>
-      (extension.handlers[mapping.event] as readonly ((...args: any[]) => unknown)[]).map((handler) => adaptHookHandler(mapping.adapter, handler, context)),
+      (extension.handlers[mapping.event] as readonly ((...args: any[]) => unknown)[]).map((handler) =>
+        adaptHookHandler(mapping.adapter, handler, context),
+      ),
     );
     if (adapted.length > 0) (hooks as Record<string, unknown>)[mapping.pi] = adapted;
   }
@@ -119,11 +138,18 @@ async function collectOne(extension: ExtensionContributions, ctx: TurnContext): 
       extension.reminders.map(async (provider): Promise<AssembledReminder | undefined> => {
         const text = await textOf(id, "reminder", `reminder provider "${provider.id}"`, () => provider.provide(ctx));
         const wrapped = text === undefined ? undefined : wrapSystemReminder(text);
-        return wrapped === undefined ? undefined : { extensionId: id, providerId: provider.id, priority: provider.priority, text: wrapped };
+        return wrapped === undefined
+          ? undefined
+          : { extensionId: id, providerId: provider.id, priority: provider.priority, text: wrapped };
       }),
     ),
   ] as const);
-  const [tools, systemPrompt, userPromptPrefix, reminders] = [valueOf(settled[0]), valueOf(settled[1]), valueOf(settled[2]), valueOf(settled[3])];
+  const [tools, systemPrompt, userPromptPrefix, reminders] = [
+    valueOf(settled[0]),
+    valueOf(settled[1]),
+    valueOf(settled[2]),
+    valueOf(settled[3]),
+  ];
   return {
     extensionId: id,
     tools: tools.flat(),
@@ -154,7 +180,12 @@ async function toolsOf(extensionId: string, tool: ToolContribution, ctx: TurnCon
   try {
     produced = await tool(ctx);
   } catch (error) {
-    throw new ExtensionContributionError(extensionId, "tool_factory", `extension "${extensionId}": tool factory failed: ${errorText(error)}`, { cause: error });
+    throw new ExtensionContributionError(
+      extensionId,
+      "tool_factory",
+      `extension "${extensionId}": tool factory failed: ${errorText(error)}`,
+      { cause: error },
+    );
   }
   if (produced === undefined || produced === null) return [];
   const list = Array.isArray(produced) ? produced : [produced];
@@ -162,23 +193,42 @@ async function toolsOf(extensionId: string, tool: ToolContribution, ctx: TurnCon
   return list as RuntimeTool[];
 }
 
-async function promptOf(extensionId: string, kind: ContributionKind, part: PromptContribution, ctx: TurnContext): Promise<string | undefined> {
+async function promptOf(
+  extensionId: string,
+  kind: ContributionKind,
+  part: PromptContribution,
+  ctx: TurnContext,
+): Promise<string | undefined> {
   const what = kind === "system_prompt" ? "system prompt part" : "user prompt prefix part";
   const text = typeof part === "string" ? part : await textOf(extensionId, kind, what, () => part(ctx));
   const trimmed = text?.trim();
   return trimmed ? trimmed : undefined;
 }
 
-async function textOf(extensionId: string, kind: ContributionKind, what: string, produce: () => unknown): Promise<string | undefined> {
+async function textOf(
+  extensionId: string,
+  kind: ContributionKind,
+  what: string,
+  produce: () => unknown,
+): Promise<string | undefined> {
   let value: unknown;
   try {
     value = await produce();
   } catch (error) {
-    throw new ExtensionContributionError(extensionId, kind, `extension "${extensionId}": ${what} failed: ${errorText(error)}`, { cause: error });
+    throw new ExtensionContributionError(
+      extensionId,
+      kind,
+      `extension "${extensionId}": ${what} failed: ${errorText(error)}`,
+      { cause: error },
+    );
   }
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") {
-    throw new ExtensionContributionError(extensionId, kind, `extension "${extensionId}": ${what} returned ${typeof value}; expected a string or undefined`);
+    throw new ExtensionContributionError(
+      extensionId,
+      kind,
+      `extension "${extensionId}": ${what} returned ${typeof value}; expected a string or undefined`,
+    );
   }
   return value;
 }
@@ -205,11 +255,17 @@ function summarise(part: CollectedParts, extension: ExtensionContributions): Ext
 
 function freezeContext(ctx: TurnContext): TurnContext {
   if (typeof ctx !== "object" || ctx === null) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, "assembleTurn: ctx must be an object { sessionId, turnId }");
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      "assembleTurn: ctx must be an object { sessionId, turnId }",
+    );
   }
   for (const field of ["sessionId", "turnId"] as const) {
     if (typeof ctx[field] !== "string" || ctx[field] === "") {
-      throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `assembleTurn: ctx.${field} must be a non-empty string`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidTurnInput,
+        `assembleTurn: ctx.${field} must be a non-empty string`,
+      );
     }
   }
   return Object.freeze({ ...ctx });

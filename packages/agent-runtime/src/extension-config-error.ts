@@ -38,6 +38,9 @@ export class ExtensionConfigError extends TurnkitConfigError<ExtensionConfigErro
 
   /** True for an ExtensionConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is ExtensionConfigError {
-    return TurnkitConfigError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[EXTENSION_CONFIG_ERROR_MARKER] === true;
+    return (
+      TurnkitConfigError.isInstance(value) &&
+      (value as unknown as Record<symbol, unknown>)[EXTENSION_CONFIG_ERROR_MARKER] === true
+    );
   }
 }

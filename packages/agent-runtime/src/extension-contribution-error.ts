@@ -36,6 +36,9 @@ export class ExtensionContributionError extends TurnkitError {
 
   /** True for an ExtensionContributionError from any copy of the package. */
   static override isInstance(value: unknown): value is ExtensionContributionError {
-    return TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[EXTENSION_CONTRIBUTION_ERROR_MARKER] === true;
+    return (
+      TurnkitError.isInstance(value) &&
+      (value as unknown as Record<symbol, unknown>)[EXTENSION_CONTRIBUTION_ERROR_MARKER] === true
+    );
   }
 }

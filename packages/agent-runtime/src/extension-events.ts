@@ -33,13 +33,24 @@ export interface ExtensionEventHandlers {
   /** Observe the final request (no credentials). Errors are ignored. */
   on_llm_call_prepared: (event: LlmCallPreparedEvent, ctx: TurnContext) => MaybePromise<void>;
   /** Before each model request; may rewrite, answer, skip or abort it. A throw fails the turn. */
-  before_llm_call: (event: BeforeLlmCallEvent, ctx: TurnContext) => MaybePromise<BeforeLlmCallDecision | null | undefined>;
+  before_llm_call: (
+    event: BeforeLlmCallEvent,
+    ctx: TurnContext,
+  ) => MaybePromise<BeforeLlmCallDecision | null | undefined>;
   /** At each completed response; may replace its text, retry or fail. A throw fails the turn. */
   after_llm_call: (event: AfterLlmCallEvent, ctx: TurnContext) => MaybePromise<AfterLlmCallDecision | null | undefined>;
   /** Before each admitted tool call; the first `block` wins. A throw blocks the call. */
-  before_tool_call: (event: ToolCallHookEvent, signal: AbortSignal, ctx: TurnContext) => MaybePromise<BeforeToolCallDecision>;
+  before_tool_call: (
+    event: ToolCallHookEvent,
+    signal: AbortSignal,
+    ctx: TurnContext,
+  ) => MaybePromise<BeforeToolCallDecision>;
   /** After each executed tool call; patches merge in order. A throw turns the result into an error. */
-  after_tool_call: (event: AfterToolCallEvent, signal: AbortSignal, ctx: TurnContext) => MaybePromise<AfterToolCallPatch | null | undefined>;
+  after_tool_call: (
+    event: AfterToolCallEvent,
+    signal: AbortSignal,
+    ctx: TurnContext,
+  ) => MaybePromise<AfterToolCallPatch | null | undefined>;
   /** New history to persist. A throw fails the turn. */
   on_history_changed: (change: HistoryChange, ctx: TurnContext) => MaybePromise<void>;
   /** After each step (loop `turn_end`). A throw is reported; the turn goes on. */
@@ -67,7 +78,9 @@ export const EXTENSION_EVENT_NAMES = [
 ] as const satisfies readonly ExtensionEventName[];
 
 // Compile-time check: the list above names every event of ExtensionEventHandlers.
-const everyEventListed: Exclude<ExtensionEventName, (typeof EXTENSION_EVENT_NAMES)[number]> extends never ? true : never = true;
+const everyEventListed: Exclude<ExtensionEventName, (typeof EXTENSION_EVENT_NAMES)[number]> extends never
+  ? true
+  : never = true;
 void everyEventListed;
 
 /** True when `name` is one of {@link EXTENSION_EVENT_NAMES}. */
@@ -76,7 +89,9 @@ export function isExtensionEventName(name: unknown): name is ExtensionEventName 
 }
 
 /** One handler or an ordered list of handlers for event `E` (used by the declarative factories). */
-export type ExtensionEventHandlerList<E extends ExtensionEventName> = ExtensionEventHandlers[E] | readonly ExtensionEventHandlers[E][];
+export type ExtensionEventHandlerList<E extends ExtensionEventName> =
+  | ExtensionEventHandlers[E]
+  | readonly ExtensionEventHandlers[E][];
 
 /** Declarative handlers keyed by event name, as `createHookExtension` and `createExtension` take them. */
 export type ExtensionHookTable = { readonly [E in ExtensionEventName]?: ExtensionEventHandlerList<E> };

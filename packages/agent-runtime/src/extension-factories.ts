@@ -1,7 +1,12 @@
 import { assertRuntimeTool } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
-import { type ExtensionEventName, type ExtensionHookTable, EXTENSION_EVENT_NAMES, isExtensionEventName } from "./extension-events.js";
+import {
+  type ExtensionEventName,
+  type ExtensionHookTable,
+  EXTENSION_EVENT_NAMES,
+  isExtensionEventName,
+} from "./extension-events.js";
 import { assertExtensionId } from "./extension-id.js";
 import type { Extension } from "./extension.js";
 
@@ -51,7 +56,10 @@ export interface CreateExtensionOptions<TParams = unknown> extends ExtensionIden
  */
 export function createExtension<TParams = unknown>(options: CreateExtensionOptions<TParams>): Extension<TParams> {
   if (typeof options !== "object" || options === null) {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, "createExtension: expected an options object");
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.ExtensionInit,
+      "createExtension: expected an options object",
+    );
   }
   const { id, description } = options;
   assertExtensionId(id, "createExtension");
@@ -66,13 +74,18 @@ export function createExtension<TParams = unknown>(options: CreateExtensionOptio
   tools.forEach((tool, index) => {
     if (typeof tool !== "function") assertRuntimeTool(tool, `${where}: tools[${index}]`);
   });
-  for (const [field, parts] of [["systemPrompt", systemPrompt], ["userPromptPrefix", userPromptPrefix]] as const) {
+  for (const [field, parts] of [
+    ["systemPrompt", systemPrompt],
+    ["userPromptPrefix", userPromptPrefix],
+  ] as const) {
     parts.forEach((part, index) => {
-      if (typeof part !== "string" && typeof part !== "function") configError(`${where}: ${field}[${index}] must be text or a function`);
+      if (typeof part !== "string" && typeof part !== "function")
+        configError(`${where}: ${field}[${index}] must be text or a function`);
     });
   }
   reminders.forEach((reminder, index) => {
-    if (typeof reminder?.provide !== "function") configError(`${where}: reminders[${index}] has no provide(ctx) function`);
+    if (typeof reminder?.provide !== "function")
+      configError(`${where}: reminders[${index}] has no provide(ctx) function`);
   });
   if (init !== undefined && typeof init !== "function") configError(`${where}: init must be a function`);
 
@@ -170,7 +183,8 @@ function hookEntries(hooks: ExtensionHookTable | undefined, where: string): [Ext
   if (typeof hooks !== "object" || hooks === null) configError(`${where}: hooks must be an object keyed by event name`);
   const entries: [ExtensionEventName, unknown][] = [];
   for (const [event, value] of Object.entries(hooks)) {
-    if (!isExtensionEventName(event)) configError(`${where}: unknown hook event "${event}"; known events: ${EXTENSION_EVENT_NAMES.join(", ")}`);
+    if (!isExtensionEventName(event))
+      configError(`${where}: unknown hook event "${event}"; known events: ${EXTENSION_EVENT_NAMES.join(", ")}`);
     for (const handler of listOf(value as OneOrMany<unknown>)) {
       if (typeof handler !== "function") configError(`${where}: the handler for "${event}" must be a function`);
       entries.push([event, handler]);

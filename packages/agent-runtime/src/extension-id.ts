@@ -28,5 +28,8 @@ export function assertExtensionId(id: unknown, where: string): asserts id is str
       : id.length > MAX_EXTENSION_ID_LENGTH
         ? `an extension id is at most ${MAX_EXTENSION_ID_LENGTH} characters`
         : `an extension id must match ${EXTENSION_ID_PATTERN} (lower-case letters, digits, ".", "_", "-"; starting with a letter or digit)`;
-  throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `${where}: invalid extension id ${shown}: ${why}`);
+  throw new ExtensionConfigError(
+    ExtensionConfigErrorCode.InvalidExtensionId,
+    `${where}: invalid extension id ${shown}: ${why}`,
+  );
 }

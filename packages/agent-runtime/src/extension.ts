@@ -52,6 +52,9 @@ export function assertExtension(value: unknown, where: string): asserts value is
   // An extension may be a richer object (an MCP extension has its status): only a misspelt key throws.
   assertKnownKeys(value, Object.keys(EXTENSION_KEYS), `${where} (extension "${id}")`, { extensible: true });
   if (typeof init !== "function") {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `${where}: extension "${id}" has no init(api) function`);
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.ExtensionInit,
+      `${where}: extension "${id}" has no init(api) function`,
+    );
   }
 }

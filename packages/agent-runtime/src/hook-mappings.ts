@@ -47,7 +47,9 @@ export const HOOK_MAPPINGS = [
 export type MappedHookEventName = (typeof HOOK_MAPPINGS)[number]["event"];
 
 // Compile-time check: every event but turn_start / turn_end is mapped.
-const everyHookEventMapped: Exclude<ExtensionEventName, MappedHookEventName | "turn_start" | "turn_end"> extends never ? true : never = true;
+const everyHookEventMapped: Exclude<ExtensionEventName, MappedHookEventName | "turn_start" | "turn_end"> extends never
+  ? true
+  : never = true;
 void everyHookEventMapped;
 
 type AnyHandler = (...args: any[]) => unknown;

@@ -7,12 +7,24 @@
 
 // The runtime a host holds
 export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type EnabledScope } from "./agent-runtime.js";
-export { toRunTurnInput, type HookOrder, type HostTurnInputs, type ToRunTurnInputOptions } from "./to-run-turn-input.js";
+export {
+  toRunTurnInput,
+  type HookOrder,
+  type HostTurnInputs,
+  type ToRunTurnInputOptions,
+} from "./to-run-turn-input.js";
 export type { TurnContext, TurnEndEvent } from "./turn-context.js";
 
 // Writing extensions
 export { assertExtension, type Extension } from "./extension.js";
-export type { DisposeHandler, ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution, ToolFactory } from "./extension-api.js";
+export type {
+  DisposeHandler,
+  ExtensionAPI,
+  PromptContribution,
+  ReminderProvider,
+  ToolContribution,
+  ToolFactory,
+} from "./extension-api.js";
 export {
   createExtension,
   createHookExtension,
@@ -47,11 +59,31 @@ export { wrapSystemReminder } from "./system-reminder.js";
 
 // The steps of createAgentRuntime, for hosts that compose their own
 export { resolveExtensions, type ResolveExtensionsOptions } from "./resolve-extensions.js";
-export { Registry, type ExtensionContributions, type RegisteredHandlers, type RegisteredReminderProvider, type RegistryOptions } from "./registry.js";
+export {
+  Registry,
+  type ExtensionContributions,
+  type RegisteredHandlers,
+  type RegisteredReminderProvider,
+  type RegistryOptions,
+} from "./registry.js";
 export { assembleTurnFromRegistry } from "./assemble-turn.js";
-export type { AssembledReminder, AssembledTurn, AssemblyDiagnostic, ExtensionContributionSummary } from "./assembled-turn.js";
+export type {
+  AssembledReminder,
+  AssembledTurn,
+  AssemblyDiagnostic,
+  ExtensionContributionSummary,
+} from "./assembled-turn.js";
 
 // Errors and defaults
 export { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
-export { EXTENSION_CONTRIBUTION_FAILED, ExtensionContributionError, type ContributionKind } from "./extension-contribution-error.js";
-export { DEFAULT_REMINDER_PRIORITY, MAX_EXTENSION_ID_LENGTH, PROMPT_PART_SEPARATOR, SYSTEM_REMINDER_TAG } from "./defaults.js";
+export {
+  EXTENSION_CONTRIBUTION_FAILED,
+  ExtensionContributionError,
+  type ContributionKind,
+} from "./extension-contribution-error.js";
+export {
+  DEFAULT_REMINDER_PRIORITY,
+  MAX_EXTENSION_ID_LENGTH,
+  PROMPT_PART_SEPARATOR,
+  SYSTEM_REMINDER_TAG,
+} from "./defaults.js";

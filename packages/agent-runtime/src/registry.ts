@@ -1,8 +1,19 @@
 import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { DEFAULT_REMINDER_PRIORITY } from "./defaults.js";
-import type { DisposeHandler, ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
-import { type ExtensionEventHandlers, type ExtensionEventName, EXTENSION_EVENT_NAMES, isExtensionEventName } from "./extension-events.js";
+import type {
+  DisposeHandler,
+  ExtensionAPI,
+  PromptContribution,
+  ReminderProvider,
+  ToolContribution,
+} from "./extension-api.js";
+import {
+  type ExtensionEventHandlers,
+  type ExtensionEventName,
+  EXTENSION_EVENT_NAMES,
+  isExtensionEventName,
+} from "./extension-events.js";
 import { ExtensionContributionError } from "./extension-contribution-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 
@@ -79,7 +90,10 @@ export class Registry {
     extensions.forEach((extension, index) => {
       assertExtension(extension, `extensions[${index}]`);
       if (seen.has(extension.id)) {
-        throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `Registry: extension id "${extension.id}" appears more than once`);
+        throw new ExtensionConfigError(
+          ExtensionConfigErrorCode.InvalidExtensionId,
+          `Registry: extension id "${extension.id}" appears more than once`,
+        );
       }
       seen.add(extension.id);
     });
@@ -87,7 +101,10 @@ export class Registry {
     const byId = new Map<string, ExtensionContributions>();
     const disposers: (() => Promise<void>)[] = [];
     for (const extension of extensions) {
-      const params = options.params !== undefined && Object.hasOwn(options.params, extension.id) ? options.params[extension.id] : undefined;
+      const params =
+        options.params !== undefined && Object.hasOwn(options.params, extension.id)
+          ? options.params[extension.id]
+          : undefined;
       try {
         byId.set(extension.id, await initialiseOne(extension, params, window, disposers));
       } catch (error) {
@@ -137,7 +154,12 @@ async function disposeAll(extensions: readonly ExtensionContributions[]): Promis
         await handler();
       } catch (error) {
         const id = extension.extensionId;
-        failure ??= new ExtensionContributionError(id, "dispose", `extension "${id}": dispose handler failed: ${errorText(error)}`, { cause: error });
+        failure ??= new ExtensionContributionError(
+          id,
+          "dispose",
+          `extension "${id}": dispose handler failed: ${errorText(error)}`,
+          { cause: error },
+        );
       }
     }
   }
@@ -168,14 +190,18 @@ async function initialiseOne(
 
   const guard = (method: string): void => {
     if (open && window.current === id) return;
-    const during = window.current === undefined ? "" : ` (it was called during the init of extension "${window.current}")`;
+    const during =
+      window.current === undefined ? "" : ` (it was called during the init of extension "${window.current}")`;
     throw new ExtensionConfigError(
       ExtensionConfigErrorCode.ExtensionInit,
       `extension "${id}": api.${method}() was called outside its init window${during}; an ExtensionAPI works only while its own extension's init runs`,
     );
   };
   const fail = (method: string, problem: string): never => {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `extension "${id}": api.${method}(): ${problem}`);
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.ExtensionInit,
+      `extension "${id}": api.${method}(): ${problem}`,
+    );
   };
 
   const api: ExtensionAPI = {
@@ -189,40 +215,55 @@ async function initialiseOne(
       }
       assertRuntimeTool(tool, `extension "${id}": api.registerTool()`);
       if (staticToolNames.has(tool.def.name)) {
-        throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, `extension "${id}" registers tool "${tool.def.name}" twice`);
+        throw new TurnkitConfigError(
+          ConfigErrorCode.DuplicateTool,
+          `extension "${id}" registers tool "${tool.def.name}" twice`,
+        );
       }
       staticToolNames.add(tool.def.name);
       tools.push(tool);
     },
     contributeSystemPrompt(part) {
       guard("contributeSystemPrompt");
-      if (typeof part !== "string" && typeof part !== "function") fail("contributeSystemPrompt", `expected text or a function, got ${typeof part}`);
+      if (typeof part !== "string" && typeof part !== "function")
+        fail("contributeSystemPrompt", `expected text or a function, got ${typeof part}`);
       systemPrompt.push(part);
     },
     contributeUserPromptPrefix(part) {
       guard("contributeUserPromptPrefix");
-      if (typeof part !== "string" && typeof part !== "function") fail("contributeUserPromptPrefix", `expected text or a function, got ${typeof part}`);
+      if (typeof part !== "string" && typeof part !== "function")
+        fail("contributeUserPromptPrefix", `expected text or a function, got ${typeof part}`);
       userPromptPrefix.push(part);
     },
     registerReminderProvider(provider) {
       guard("registerReminderProvider");
-      if (typeof provider !== "object" || provider === null) return fail("registerReminderProvider", "expected { id, priority?, provide(ctx) }");
+      if (typeof provider !== "object" || provider === null)
+        return fail("registerReminderProvider", "expected { id, priority?, provide(ctx) }");
       const { id: providerId, priority = DEFAULT_REMINDER_PRIORITY, provide } = provider;
-      if (typeof providerId !== "string" || providerId.length === 0) fail("registerReminderProvider", "the provider needs a non-empty id");
-      if (typeof provide !== "function") fail("registerReminderProvider", `provider "${providerId}" has no provide(ctx) function`);
-      if (typeof priority !== "number" || !Number.isFinite(priority)) fail("registerReminderProvider", `provider "${providerId}" has a priority that is not a finite number`);
-      if (reminders.some((existing) => existing.id === providerId)) fail("registerReminderProvider", `reminder provider id "${providerId}" is already registered by this extension`);
+      if (typeof providerId !== "string" || providerId.length === 0)
+        fail("registerReminderProvider", "the provider needs a non-empty id");
+      if (typeof provide !== "function")
+        fail("registerReminderProvider", `provider "${providerId}" has no provide(ctx) function`);
+      if (typeof priority !== "number" || !Number.isFinite(priority))
+        fail("registerReminderProvider", `provider "${providerId}" has a priority that is not a finite number`);
+      if (reminders.some((existing) => existing.id === providerId))
+        fail(
+          "registerReminderProvider",
+          `reminder provider id "${providerId}" is already registered by this extension`,
+        );
       reminders.push({ id: providerId, priority, provide: (ctx) => provide.call(provider, ctx) });
     },
     on(event, handler) {
       guard("on");
-      if (!isExtensionEventName(event)) fail("on", `unknown event ${JSON.stringify(event)}; known events: ${EXTENSION_EVENT_NAMES.join(", ")}`);
+      if (!isExtensionEventName(event))
+        fail("on", `unknown event ${JSON.stringify(event)}; known events: ${EXTENSION_EVENT_NAMES.join(", ")}`);
       if (typeof handler !== "function") fail("on", `the handler for "${event}" must be a function`);
       (handlers[event] as unknown[]).push(handler);
     },
     onDispose(handler) {
       guard("onDispose");
-      if (typeof handler !== "function") fail("onDispose", `the dispose handler must be a function, got ${typeof handler}`);
+      if (typeof handler !== "function")
+        fail("onDispose", `the dispose handler must be a function, got ${typeof handler}`);
       const once = onceHandler(handler);
       disposeHandlers.push(once);
       disposers.push(once);
@@ -233,7 +274,11 @@ async function initialiseOne(
   try {
     await extension.init(api);
   } catch (error) {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `extension "${id}" failed to initialise: ${errorText(error)}`, { cause: error });
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.ExtensionInit,
+      `extension "${id}" failed to initialise: ${errorText(error)}`,
+      { cause: error },
+    );
   } finally {
     open = false;
     window.current = undefined;

@@ -14,7 +14,11 @@ export interface ResolveExtensionsOptions {
 }
 
 /** Every key of the options; a key added to the interface must be listed here to compile. */
-const RESOLVE_OPTIONS_KEYS: Record<keyof ResolveExtensionsOptions, true> = { base: true, additions: true, profile: true };
+const RESOLVE_OPTIONS_KEYS: Record<keyof ResolveExtensionsOptions, true> = {
+  base: true,
+  additions: true,
+  profile: true,
+};
 /** Every key of a profile. */
 const PROFILE_KEYS: Record<keyof ExtensionProfile, true> = { disable: true, enable: true, replace: true, params: true };
 
@@ -47,10 +51,16 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
   const { base, additions = [], profile = {} } = options;
   assertKnownKeys(profile, Object.keys(PROFILE_KEYS), "profile");
   if (!Array.isArray(base)) {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, "resolveExtensions: base must be an array of extensions");
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.InvalidExtensionId,
+      "resolveExtensions: base must be an array of extensions",
+    );
   }
   if (!Array.isArray(additions)) {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, "resolveExtensions: additions must be an array of extensions");
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.InvalidExtensionId,
+      "resolveExtensions: additions must be an array of extensions",
+    );
   }
   base.forEach((extension, index) => assertExtension(extension, `base[${index}]`));
   additions.forEach((extension, index) => assertExtension(extension, `additions[${index}]`));
@@ -71,11 +81,19 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
   for (const id of duplicates(enable)) problems.push(`profile.enable names "${id}" more than once`);
   for (const id of disable) {
     if (baseIds.has(id)) continue;
-    problems.push(additionIds.has(id) ? `profile.disable names "${id}", an addition (additions are off unless enabled; disable takes base ids)` : `profile.disable names unknown extension "${id}" (not in base)`);
+    problems.push(
+      additionIds.has(id)
+        ? `profile.disable names "${id}", an addition (additions are off unless enabled; disable takes base ids)`
+        : `profile.disable names unknown extension "${id}" (not in base)`,
+    );
   }
   for (const id of enable) {
     if (additionIds.has(id)) continue;
-    problems.push(baseIds.has(id) ? `profile.enable names "${id}", a base extension (base extensions are on unless disabled; enable takes addition ids)` : `profile.enable names unknown extension "${id}" (not in additions)`);
+    problems.push(
+      baseIds.has(id)
+        ? `profile.enable names "${id}", a base extension (base extensions are on unless disabled; enable takes addition ids)`
+        : `profile.enable names unknown extension "${id}" (not in additions)`,
+    );
   }
 
   const replacedBy = new Map<string, string>();
@@ -86,7 +104,8 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
       continue;
     }
     if (!baseIds.has(from)) problems.push(`profile.replace names unknown extension "${from}" to replace (not in base)`);
-    if (!additionIds.has(to)) problems.push(`profile.replace["${from}"] names unknown replacement "${to}" (not in additions)`);
+    if (!additionIds.has(to))
+      problems.push(`profile.replace["${from}"] names unknown replacement "${to}" (not in additions)`);
     if (disable.includes(from)) problems.push(`extension "${from}" is both disabled and replaced (by "${to}")`);
     if (enable.includes(to)) problems.push(`addition "${to}" is both enabled and used to replace "${from}"`);
     const earlier = usedAsReplacement.get(to);
@@ -96,11 +115,15 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
   }
 
   for (const id of Object.keys(params)) {
-    if (!baseIds.has(id) && !additionIds.has(id)) problems.push(`profile.params names unknown extension "${id}" (not in base or additions)`);
+    if (!baseIds.has(id) && !additionIds.has(id))
+      problems.push(`profile.params names unknown extension "${id}" (not in base or additions)`);
   }
 
   if (problems.length > 0) {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.InvalidExtensionId, `resolveExtensions: ${problems.join("; ")}`);
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.InvalidExtensionId,
+      `resolveExtensions: ${problems.join("; ")}`,
+    );
   }
 
   const disabled = new Set(disable);
@@ -117,7 +140,8 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
 
 function idsOf(extensions: readonly Extension[], list: string, problems: string[]): Map<string, Extension> {
   const byId = new Map<string, Extension>();
-  for (const id of duplicates(extensions.map((extension) => extension.id))) problems.push(`extension id "${id}" appears more than once in ${list}`);
+  for (const id of duplicates(extensions.map((extension) => extension.id)))
+    problems.push(`extension id "${id}" appears more than once in ${list}`);
   for (const extension of extensions) if (!byId.has(extension.id)) byId.set(extension.id, extension);
   return byId;
 }

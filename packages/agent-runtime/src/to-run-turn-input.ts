@@ -64,9 +64,16 @@ export interface ToRunTurnInputOptions {
  * name of an extension's tool (naming both); `invalid_turn_input` when the
  * host gives a `sessionId`/`turnId` different from the assembled turn's.
  */
-export function toRunTurnInput(assembled: AssembledTurn, host: HostTurnInputs, options: ToRunTurnInputOptions = {}): RunTurnInput {
+export function toRunTurnInput(
+  assembled: AssembledTurn,
+  host: HostTurnInputs,
+  options: ToRunTurnInputOptions = {},
+): RunTurnInput {
   const { sessionId, turnId } = assembled.context;
-  for (const [field, expected] of [["sessionId", sessionId], ["turnId", turnId]] as const) {
+  for (const [field, expected] of [
+    ["sessionId", sessionId],
+    ["turnId", turnId],
+  ] as const) {
     const given = host[field];
     if (given !== undefined && given !== expected) {
       throw new TurnkitConfigError(
@@ -77,11 +84,15 @@ export function toRunTurnInput(assembled: AssembledTurn, host: HostTurnInputs, o
   }
 
   const owners = new Map<string, string>();
-  for (const summary of assembled.diagnostic.contributions) for (const name of summary.tools) owners.set(name, summary.extensionId);
+  for (const summary of assembled.diagnostic.contributions)
+    for (const name of summary.tools) owners.set(name, summary.extensionId);
   for (const tool of host.tools ?? []) {
     const owner = owners.get(tool.def.name);
     if (owner !== undefined) {
-      throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, `toRunTurnInput: tool "${tool.def.name}" is contributed by both extension "${owner}" and the host`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.DuplicateTool,
+        `toRunTurnInput: tool "${tool.def.name}" is contributed by both extension "${owner}" and the host`,
+      );
     }
   }
 

@@ -1,6 +1,11 @@
 import { TurnkitConfigError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
-import { type ExtensionAPI, ExtensionContributionError, createAgentRuntime, createToolExtension } from "../src/index.js";
+import {
+  type ExtensionAPI,
+  ExtensionContributionError,
+  createAgentRuntime,
+  createToolExtension,
+} from "../src/index.js";
 import { echoTool, extension, rejected, thrown } from "./fixtures.js";
 
 describe("dispose: extensions release what they hold", () => {
@@ -41,7 +46,11 @@ describe("dispose: extensions release what they hold", () => {
     });
     const error = await rejected(runtime.dispose());
     expect(ExtensionContributionError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: "extension_contribution_failed", extensionId: "broken", contribution: "dispose" });
+    expect(error).toMatchObject({
+      code: "extension_contribution_failed",
+      extensionId: "broken",
+      contribution: "dispose",
+    });
     expect(error.message).toBe('extension "broken": dispose handler failed: socket already gone');
     expect(calls).toEqual(["kept"]);
   });
@@ -66,8 +75,12 @@ describe("dispose: extensions release what they hold", () => {
 
   it("onDispose works only inside init and only with a function", async () => {
     let captured: ExtensionAPI | undefined;
-    const error = await rejected(createAgentRuntime({ base: [extension("bad", (api) => api.onDispose("close" as never))] }));
-    expect(error.message).toContain('extension "bad": api.onDispose(): the dispose handler must be a function, got string');
+    const error = await rejected(
+      createAgentRuntime({ base: [extension("bad", (api) => api.onDispose("close" as never))] }),
+    );
+    expect(error.message).toContain(
+      'extension "bad": api.onDispose(): the dispose handler must be a function, got string',
+    );
     await createAgentRuntime({ base: [extension("late", (api) => void (captured = api))] });
     const late = thrown(() => captured!.onDispose(() => {}));
     expect(TurnkitConfigError.isInstance(late)).toBe(true);

@@ -4,7 +4,13 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import { createScriptedModel, response, text, toolCall } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
-import { createAgentRuntime, createExtension, createHookExtension, createReminderExtension, toRunTurnInput } from "../src/index.js";
+import {
+  createAgentRuntime,
+  createExtension,
+  createHookExtension,
+  createReminderExtension,
+  toRunTurnInput,
+} from "../src/index.js";
 
 /** A tool pack: list and delete files of an in-memory workspace, with a line for the system prompt. */
 function fileTools(files: Set<string>) {
@@ -56,7 +62,12 @@ describe("end to end: a runtime's extensions in a real turn through PiTurnRunner
       response("I could list the files but deleting secret.env was refused."),
     ]);
     const runtime = await createAgentRuntime({ base: [fileTools(files), permissions, modeReminder] });
-    const runner = new PiTurnRunner({ allocateMessageId: (() => { let n = 0; return () => `msg-${++n}`; })() });
+    const runner = new PiTurnRunner({
+      allocateMessageId: (() => {
+        let n = 0;
+        return () => `msg-${++n}`;
+      })(),
+    });
 
     // The host: assemble, run, persist.
     const persisted: AgentMessage[] = [];
@@ -83,7 +94,14 @@ describe("end to end: a runtime's extensions in a real turn through PiTurnRunner
     const first = model.requests[0]!.context;
     expect(first.systemPrompt).toBe("You can list and delete workspace files.\n\nYou are a careful assistant.");
     expect(first.tools!.map((tool) => tool.name)).toEqual(["list_files", "delete_file"]);
-    expect(first.messages.map((m) => [m.role, typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : b.type)).join("")])).toEqual([
+    expect(
+      first.messages.map((m) => [
+        m.role,
+        typeof m.content === "string"
+          ? m.content
+          : m.content.map((b) => (b.type === "text" ? b.text : b.type)).join(""),
+      ]),
+    ).toEqual([
       ["user", "<system-reminder>\nThe workspace is read-only in this session.\n</system-reminder>"],
       ["user", "Clean up the workspace."],
     ]);
@@ -91,7 +109,9 @@ describe("end to end: a runtime's extensions in a real turn through PiTurnRunner
     // The blocked call: an error result in history and in the next request; the file survived.
     expect(files.has("secret.env")).toBe(true);
     const results = persisted.filter((m) => m.role === "toolResult");
-    expect(results.map((m) => [m.toolName, m.isError, m.content.map((b) => (b.type === "text" ? b.text : "")).join("")])).toEqual([
+    expect(
+      results.map((m) => [m.toolName, m.isError, m.content.map((b) => (b.type === "text" ? b.text : "")).join("")]),
+    ).toEqual([
       ["list_files", false, "notes.md\nsecret.env"],
       ["delete_file", true, "Permission denied: this session is read-only"],
     ]);
@@ -99,18 +119,31 @@ describe("end to end: a runtime's extensions in a real turn through PiTurnRunner
     expect(second.messages.filter((m) => m.role === "toolResult").map((m) => m.isError)).toEqual([false, true]);
 
     // History holds the reminder (hidden, sourced), the user message, both steps.
-    expect(persisted.map((m) => m.role)).toEqual(["hidden", "user", "assistant", "toolResult", "toolResult", "assistant"]);
+    expect(persisted.map((m) => m.role)).toEqual([
+      "hidden",
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "assistant",
+    ]);
     expect(persisted[0]).toMatchObject({ role: "hidden", source: "mode-reminder" });
 
     // The runner traced the permission block.
     const blockTrace = events.find((e) => e.type === "debug.trace" && e.payload.message === "tool call blocked");
-    expect(blockTrace?.type === "debug.trace" && blockTrace.payload.attrs).toMatchObject({ toolName: "delete_file", blockedBy: "permission" });
+    expect(blockTrace?.type === "debug.trace" && blockTrace.payload.attrs).toMatchObject({
+      toolName: "delete_file",
+      blockedBy: "permission",
+    });
     expect(events.at(-1)).toMatchObject({ type: "session.status", payload: { status: "completed" } });
   });
 
   it("a session where the extension is off runs the same host code without the block and reminder", async () => {
     const files = new Set(["notes.md", "secret.env"]);
-    const model = createScriptedModel([response([toolCall("delete_file", { path: "secret.env" })]), response("Deleted.")]);
+    const model = createScriptedModel([
+      response([toolCall("delete_file", { path: "secret.env" })]),
+      response("Deleted."),
+    ]);
     const runtime = await createAgentRuntime({ base: [fileTools(files), permissions, modeReminder] });
     runtime.setEnabled("permissions", false, { sessionId: "trusted" });
     const assembled = await runtime.assembleTurn({ sessionId: "trusted", turnId: "t1", data: { readOnly: true } });
@@ -126,6 +159,8 @@ describe("end to end: a runtime's extensions in a real turn through PiTurnRunner
     expect(outcome).toEqual({ kind: "completed" });
     expect(files.has("secret.env")).toBe(false);
     expect(model.requests[0]!.context.messages).toHaveLength(2); // reminder still on: it is a different extension
-    expect(model.requests[1]!.context.messages.filter((m) => m.role === "toolResult").map((m) => m.isError)).toEqual([false]);
+    expect(model.requests[1]!.context.messages.filter((m) => m.role === "toolResult").map((m) => m.isError)).toEqual([
+      false,
+    ]);
   });
 });

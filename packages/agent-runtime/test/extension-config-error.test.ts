@@ -1,6 +1,11 @@
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
-import { ExtensionConfigError, ExtensionConfigErrorCode, createAgentRuntime, createToolExtension } from "../src/index.js";
+import {
+  ExtensionConfigError,
+  ExtensionConfigErrorCode,
+  createAgentRuntime,
+  createToolExtension,
+} from "../src/index.js";
 import { extension, rejected, thrown } from "./fixtures.js";
 
 describe("the extension mistakes are agent-runtime's own configuration errors", () => {
@@ -25,7 +30,10 @@ describe("the extension mistakes are agent-runtime's own configuration errors", 
       expect(TurnkitConfigError.isInstance(error)).toBe(true);
       expect(TurnkitError.isInstance(error)).toBe(true);
     }
-    expect(ExtensionConfigErrorCode).toEqual({ InvalidExtensionId: "invalid_extension_id", ExtensionInit: "extension_init" });
+    expect(ExtensionConfigErrorCode).toEqual({
+      InvalidExtensionId: "invalid_extension_id",
+      ExtensionInit: "extension_init",
+    });
     expect(Object.values(ConfigErrorCode)).not.toContain("invalid_extension_id");
     expect(Object.values(ConfigErrorCode)).not.toContain("extension_init");
   });
@@ -38,7 +46,9 @@ describe("the extension mistakes are agent-runtime's own configuration errors", 
       [Symbol.for("turnkit.agent-runtime.ExtensionConfigError")]: true,
     });
     const sameCodeOnly = new TurnkitConfigError("invalid_extension_id", "bad id");
-    const renamed = Object.assign(new TurnkitConfigError("extension_init", "init failed"), { name: "ExtensionConfigError" });
+    const renamed = Object.assign(new TurnkitConfigError("extension_init", "init failed"), {
+      name: "ExtensionConfigError",
+    });
     expect(ExtensionConfigError.isInstance(fromOtherCopy)).toBe(true);
     expect(ExtensionConfigError.isInstance(sameCodeOnly)).toBe(false);
     expect(ExtensionConfigError.isInstance(renamed)).toBe(false);

@@ -22,7 +22,10 @@ describe("extension factories", () => {
   });
 
   it("createHookExtension subscribes each handler (single or list)", async () => {
-    const ext = createHookExtension({ id: "hooks", hooks: { on_step_end: [() => {}, () => {}], before_tool_call: () => undefined } });
+    const ext = createHookExtension({
+      id: "hooks",
+      hooks: { on_step_end: [() => {}, () => {}], before_tool_call: () => undefined },
+    });
     const runtime = await createAgentRuntime({ base: [ext] });
     const { diagnostic } = await runtime.assembleTurn(turn());
     expect(diagnostic.contributions[0]!.hooks).toEqual({ on_step_end: 2, before_tool_call: 1 });
@@ -35,16 +38,28 @@ describe("extension factories", () => {
         createPromptExtension({ id: "usr", userPromptPrefix: (ctx) => `[${ctx.turnId}]` }),
       ],
     });
-    expect(await runtime.assembleTurn(turn("s", "t4"))).toMatchObject({ systemPromptPrefix: "S", userPromptPrefix: "[t4]" });
+    expect(await runtime.assembleTurn(turn("s", "t4"))).toMatchObject({
+      systemPromptPrefix: "S",
+      userPromptPrefix: "[t4]",
+    });
     const error = thrown(() => createPromptExtension({ id: "empty" }));
     expect(error.code).toBe("extension_init");
     expect(error.message).toContain('createPromptExtension("empty")');
   });
 
   it("createReminderExtension: one provider named after the extension, with its priority", async () => {
-    const runtime = await createAgentRuntime({ base: [createReminderExtension({ id: "todo", priority: 5, provide: () => "3 todos open" })] });
+    const runtime = await createAgentRuntime({
+      base: [createReminderExtension({ id: "todo", priority: 5, provide: () => "3 todos open" })],
+    });
     const { reminders } = await runtime.assembleTurn(turn());
-    expect(reminders).toEqual([{ extensionId: "todo", providerId: "todo", priority: 5, text: "<system-reminder>\n3 todos open\n</system-reminder>" }]);
+    expect(reminders).toEqual([
+      {
+        extensionId: "todo",
+        providerId: "todo",
+        priority: 5,
+        text: "<system-reminder>\n3 todos open\n</system-reminder>",
+      },
+    ]);
   });
 
   it("createExtension mixes every kind; init runs after the declarative parts in the same window and reads params", async () => {
@@ -63,7 +78,10 @@ describe("extension factories", () => {
       },
     });
     expect(ext.description).toBe("everything at once");
-    const runtime = await createAgentRuntime({ base: [ext], profile: { params: { combo: { greeting: "from init" } } } });
+    const runtime = await createAgentRuntime({
+      base: [ext],
+      profile: { params: { combo: { greeting: "from init" } } },
+    });
     const assembled = await runtime.assembleTurn(turn());
     expect(seenParams).toEqual([{ greeting: "from init" }]);
     expect(assembled.systemPromptPrefix).toBe("declared\n\nfrom init");
@@ -80,14 +98,42 @@ describe("extension factories", () => {
 
   it("factories validate eagerly: id, tools, hook names and handlers, reminders, init", () => {
     const cases: [() => unknown, string, string][] = [
-      [() => createToolExtension({ id: "Bad Id", tools: [] }), "invalid_extension_id", 'createExtension: invalid extension id "Bad Id"'],
-      [() => createToolExtension({ id: "t", tools: [{ def: { name: "x" } } as never] }), "invalid_tool", 'createExtension("t"): tools[0]'],
-      [() => createHookExtension({ id: "h", hooks: { before_tool: () => {} } as never }), "extension_init", 'unknown hook event "before_tool"'],
-      [() => createHookExtension({ id: "h", hooks: { on_step_end: [42] } as never }), "extension_init", 'the handler for "on_step_end" must be a function'],
-      [() => createReminderExtension({ id: "r", provide: undefined as never }), "extension_init", "reminders[0] has no provide(ctx) function"],
-      [() => createPromptExtension({ id: "p", systemPrompt: [1] as never }), "extension_init", "systemPrompt[0] must be text or a function"],
+      [
+        () => createToolExtension({ id: "Bad Id", tools: [] }),
+        "invalid_extension_id",
+        'createExtension: invalid extension id "Bad Id"',
+      ],
+      [
+        () => createToolExtension({ id: "t", tools: [{ def: { name: "x" } } as never] }),
+        "invalid_tool",
+        'createExtension("t"): tools[0]',
+      ],
+      [
+        () => createHookExtension({ id: "h", hooks: { before_tool: () => {} } as never }),
+        "extension_init",
+        'unknown hook event "before_tool"',
+      ],
+      [
+        () => createHookExtension({ id: "h", hooks: { on_step_end: [42] } as never }),
+        "extension_init",
+        'the handler for "on_step_end" must be a function',
+      ],
+      [
+        () => createReminderExtension({ id: "r", provide: undefined as never }),
+        "extension_init",
+        "reminders[0] has no provide(ctx) function",
+      ],
+      [
+        () => createPromptExtension({ id: "p", systemPrompt: [1] as never }),
+        "extension_init",
+        "systemPrompt[0] must be text or a function",
+      ],
       [() => createExtension({ id: "i", init: "x" as never }), "extension_init", "init must be a function"],
-      [() => createReminderExtension({ id: "", provide: () => "x" }), "invalid_extension_id", "must be a non-empty string"],
+      [
+        () => createReminderExtension({ id: "", provide: () => "x" }),
+        "invalid_extension_id",
+        "must be a non-empty string",
+      ],
     ];
     for (const [create, code, text] of cases) {
       const error = thrown(create);

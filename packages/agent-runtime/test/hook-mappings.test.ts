@@ -32,7 +32,10 @@ describe("HOOK_MAPPINGS", () => {
 
   it("context adapters call (event, ctx); tool-context adapters call (event, signal, ctx)", async () => {
     const calls: { event: string; args: unknown[] }[] = [];
-    const record = (event: string) => (...args: unknown[]) => void calls.push({ event, args });
+    const record =
+      (event: string) =>
+      (...args: unknown[]) =>
+        void calls.push({ event, args });
     const runtime = await createAgentRuntime({
       base: [
         createHookExtension({
@@ -83,7 +86,12 @@ describe("HOOK_MAPPINGS", () => {
       base: [
         createHookExtension({
           id: "nulls",
-          hooks: { before_llm_call: () => null, after_llm_call: async () => null, before_tool_call: () => null, after_tool_call: async () => null },
+          hooks: {
+            before_llm_call: () => null,
+            after_llm_call: async () => null,
+            before_tool_call: () => null,
+            after_tool_call: async () => null,
+          },
         }),
         createHookExtension({
           id: "decides",
@@ -101,17 +109,32 @@ describe("HOOK_MAPPINGS", () => {
     expect(await first(hooks, "beforeToolCallHook")({}, signal)).toBeUndefined();
     expect(await first(hooks, "afterToolCallHook")({}, signal)).toBeUndefined();
     const [, blocker] = hookArray(hooks.beforeToolCallHook);
-    expect(await blocker!({} as ToolCallHookEvent, signal)).toEqual({ block: true, reason: "no", blockedBy: "permission" });
+    expect(await blocker!({} as ToolCallHookEvent, signal)).toEqual({
+      block: true,
+      reason: "no",
+      blockedBy: "permission",
+    });
     const [, patcher] = hookArray(hooks.afterToolCallHook);
     expect(await patcher!({} as AfterToolCallEvent, signal)).toEqual({ isError: true });
   });
 
   it("a handler's synchronous throw becomes a rejection of the adapted hook (the runner applies its failure rule)", async () => {
     const runtime = await createAgentRuntime({
-      base: [createHookExtension({ id: "thrower", hooks: { before_tool_call: () => { throw new Error("policy store down"); } } })],
+      base: [
+        createHookExtension({
+          id: "thrower",
+          hooks: {
+            before_tool_call: () => {
+              throw new Error("policy store down");
+            },
+          },
+        }),
+      ],
     });
     const { hooks } = await runtime.assembleTurn(turn());
-    await expect(first(hooks, "beforeToolCallHook")({}, new AbortController().signal)).rejects.toThrow("policy store down");
+    await expect(first(hooks, "beforeToolCallHook")({}, new AbortController().signal)).rejects.toThrow(
+      "policy store down",
+    );
   });
 
   it("hook lists keep extension order, then registration order, and skip disabled extensions", async () => {
@@ -128,7 +151,8 @@ describe("HOOK_MAPPINGS", () => {
       ],
     });
     runtime.setEnabled("b", false, { sessionId: "quiet" });
-    for (const hook of hookArray((await runtime.assembleTurn(turn("loud"))).hooks.onStepEndHook)) await hook({} as StepEndEvent);
+    for (const hook of hookArray((await runtime.assembleTurn(turn("loud"))).hooks.onStepEndHook))
+      await hook({} as StepEndEvent);
     expect(order).toEqual(["a1", "a2", "b1", "b2", "c1"]);
     order.length = 0;
     const quiet = await runtime.assembleTurn(turn("quiet"));
@@ -159,7 +183,11 @@ describe("HOOK_MAPPINGS", () => {
     expect(assembled.turnStartHandlers).toHaveLength(2);
     for (const handler of assembled.turnStartHandlers) await handler();
     for (const handler of assembled.turnEndHandlers) await handler({ outcome: { kind: "completed" } });
-    expect(log).toEqual([["start", "t7"], ["also-start", "s1"], ["end", "t7", "completed"]]);
+    expect(log).toEqual([
+      ["start", "t7"],
+      ["also-start", "s1"],
+      ["end", "t7", "completed"],
+    ]);
     expect(assembled.diagnostic.contributions[0]!.hooks).toEqual({ turn_start: 1, turn_end: 1 });
   });
 });

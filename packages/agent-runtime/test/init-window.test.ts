@@ -71,7 +71,9 @@ describe("the init window", () => {
     expect(error.message).toContain('extension "second" failed to initialise');
     const cause = error.cause as Error & { code?: string };
     expect(cause.code).toBe("extension_init");
-    expect(cause.message).toContain('extension "first": api.registerTool() was called outside its init window (it was called during the init of extension "second")');
+    expect(cause.message).toContain(
+      'extension "first": api.registerTool() was called outside its init window (it was called during the init of extension "second")',
+    );
   });
 
   it("async init: contributions made after awaits count, and inits run one at a time in order", async () => {
@@ -93,7 +95,11 @@ describe("the init window", () => {
     let laterRan = false;
     const error = await rejected(
       createAgentRuntime({
-        base: [extension("ok"), extension("memory", async () => Promise.reject(boom)), extension("later", () => void (laterRan = true))],
+        base: [
+          extension("ok"),
+          extension("memory", async () => Promise.reject(boom)),
+          extension("later", () => void (laterRan = true)),
+        ],
       }),
     );
     expect(TurnkitConfigError.isInstance(error)).toBe(true);
@@ -119,11 +125,30 @@ describe("the init window", () => {
   it("misuse inside init fails the runtime naming the extension: bad tool, duplicate static tool, bad reminder, unknown event", async () => {
     const cases: [(api: ExtensionAPI) => void, string, string][] = [
       [(api) => api.registerTool({ def: { name: "x" } } as never), "invalid_tool", "missing description"],
-      [(api) => (api.registerTool(echoTool("dup")), api.registerTool(echoTool("dup"))), "duplicate_tool", 'registers tool "dup" twice'],
+      [
+        (api) => (api.registerTool(echoTool("dup")), api.registerTool(echoTool("dup"))),
+        "duplicate_tool",
+        'registers tool "dup" twice',
+      ],
       [(api) => api.registerReminderProvider({ id: "", provide: () => "x" }), "extension_init", "non-empty id"],
-      [(api) => api.registerReminderProvider({ id: "r", provide: undefined as never }), "extension_init", 'provider "r" has no provide(ctx) function'],
-      [(api) => api.registerReminderProvider({ id: "r", priority: Number.NaN, provide: () => "x" }), "extension_init", "not a finite number"],
-      [(api) => (api.registerReminderProvider({ id: "r", provide: () => "x" }), api.registerReminderProvider({ id: "r", provide: () => "y" })), "extension_init", 'reminder provider id "r" is already registered'],
+      [
+        (api) => api.registerReminderProvider({ id: "r", provide: undefined as never }),
+        "extension_init",
+        'provider "r" has no provide(ctx) function',
+      ],
+      [
+        (api) => api.registerReminderProvider({ id: "r", priority: Number.NaN, provide: () => "x" }),
+        "extension_init",
+        "not a finite number",
+      ],
+      [
+        (api) => (
+          api.registerReminderProvider({ id: "r", provide: () => "x" }),
+          api.registerReminderProvider({ id: "r", provide: () => "y" })
+        ),
+        "extension_init",
+        'reminder provider id "r" is already registered',
+      ],
       [(api) => api.on("before_tool" as never, (() => {}) as never), "extension_init", 'unknown event "before_tool"'],
       [(api) => api.on("turn_end", "nope" as never), "extension_init", 'the handler for "turn_end" must be a function'],
       [(api) => api.contributeSystemPrompt(42 as never), "extension_init", "expected text or a function, got number"],

@@ -8,7 +8,16 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { createAgentRuntime } from "../src/index.js";
-import { auditLog, auditTrail, gitTools, houseRules, openTodos, permissions, projectContext, todoReminder } from "./readme-extensions.js";
+import {
+  auditLog,
+  auditTrail,
+  gitTools,
+  houseRules,
+  openTodos,
+  permissions,
+  projectContext,
+  todoReminder,
+} from "./readme-extensions.js";
 import { createHost, type SessionStore } from "./readme-host.js";
 
 const read = (file: string) => readFileSync(new URL(file, import.meta.url), "utf8");
@@ -40,7 +49,14 @@ describe("README examples", () => {
       additions: [auditLog],
       profile: { enable: ["audit-log"], params: { "audit-log": { verbose: true } } },
     });
-    expect(runtime.extensions).toEqual(["git-tools", "permissions", "house-rules", "todo-reminder", "project-context", "audit-log"]);
+    expect(runtime.extensions).toEqual([
+      "git-tools",
+      "permissions",
+      "house-rules",
+      "todo-reminder",
+      "project-context",
+      "audit-log",
+    ]);
     const send = createHost(runtime, store, { model: model.model, streamFn: model.streamFn }, { push() {} });
     openTodos.set("s1", 2);
 
@@ -51,7 +67,14 @@ describe("README examples", () => {
       "Answer briefly. Cite file paths.\n\nProject conventions: Tests live next to the code.\n\nYou are a coding assistant.",
     );
     // The extensions' tools, then the runner's built-in fallbacks (the host did not disable them).
-    expect(request.tools!.map((tool) => tool.name)).toEqual(["git_status", "git_push", "read", "write", "edit", "bash"]);
+    expect(request.tools!.map((tool) => tool.name)).toEqual([
+      "git_status",
+      "git_push",
+      "read",
+      "write",
+      "edit",
+      "bash",
+    ]);
     expect(request.messages.map((m) => m.content)).toEqual([
       "<system-reminder>\n2 todo items are still open.\n</system-reminder>",
       [{ type: "text", text: "[plan mode: do not edit files]\n\nPush my work" }],
@@ -67,7 +90,24 @@ describe("README examples", () => {
     const next = model.requests[2]!.context;
     expect(next.tools!.map((tool) => tool.name)).toEqual(["git_status", "read", "write", "edit", "bash"]);
     // History came back from the store: the first turn's six messages, then the new user message.
-    expect(next.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "toolResult", "toolResult", "assistant", "user"]);
-    expect(sessions.get("s1")!.map((m) => m.role)).toEqual(["hidden", "user", "assistant", "toolResult", "toolResult", "assistant", "user", "assistant"]);
+    expect(next.messages.map((m) => m.role)).toEqual([
+      "user",
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "assistant",
+      "user",
+    ]);
+    expect(sessions.get("s1")!.map((m) => m.role)).toEqual([
+      "hidden",
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
   });
 });

@@ -12,7 +12,12 @@ export interface SessionStore {
 
 export function createHost(runtime: AgentRuntime, store: SessionStore, llm: LlmConfig, eventWriter: EventWriter) {
   const runner = new PiTurnRunner();
-  return async function send(sessionId: string, turnId: string, text: string, data?: Record<string, unknown>): Promise<TurnOutcome> {
+  return async function send(
+    sessionId: string,
+    turnId: string,
+    text: string,
+    data?: Record<string, unknown>,
+  ): Promise<TurnOutcome> {
     // 1. Assemble: what the enabled extensions contribute to this turn.
     const turn = await runtime.assembleTurn({ sessionId, turnId, data });
     for (const start of turn.turnStartHandlers) await start();
@@ -27,7 +32,9 @@ export function createHost(runtime: AgentRuntime, store: SessionStore, llm: LlmC
         hooks: {
           // 3. Persist: every new message, or a compacted replacement.
           onHistoryChangedHook: (change) =>
-            change.reason === "messageDelta" ? store.append(sessionId, change.messages) : store.replace(sessionId, change.messages),
+            change.reason === "messageDelta"
+              ? store.append(sessionId, change.messages)
+              : store.replace(sessionId, change.messages),
         },
       }),
     );

@@ -7,7 +7,9 @@ const base = [extension("a"), extension("b"), extension("c")];
 const additions = [extension("x"), extension("y"), extension("z")];
 
 function ids(profile?: ExtensionProfile, extra: { base?: Extension[]; additions?: Extension[] } = {}): string[] {
-  return resolveExtensions({ base: extra.base ?? base, additions: extra.additions ?? additions, profile }).map((e) => e.id);
+  return resolveExtensions({ base: extra.base ?? base, additions: extra.additions ?? additions, profile }).map(
+    (e) => e.id,
+  );
 }
 
 function overlayError(profile: ExtensionProfile, extra: { base?: Extension[]; additions?: Extension[] } = {}) {
@@ -57,15 +59,21 @@ describe("resolveExtensions: the profile overlay", () => {
 
   describe("errors name the ids involved", () => {
     it("duplicate ids in base", () => {
-      expect(overlayError({}, { base: [extension("a"), extension("b"), extension("a")] })).toContain('extension id "a" appears more than once in base');
+      expect(overlayError({}, { base: [extension("a"), extension("b"), extension("a")] })).toContain(
+        'extension id "a" appears more than once in base',
+      );
     });
 
     it("duplicate ids in additions", () => {
-      expect(overlayError({}, { additions: [extension("x"), extension("x")] })).toContain('extension id "x" appears more than once in additions');
+      expect(overlayError({}, { additions: [extension("x"), extension("x")] })).toContain(
+        'extension id "x" appears more than once in additions',
+      );
     });
 
     it("an id in both base and additions", () => {
-      expect(overlayError({}, { additions: [extension("b")] })).toContain('extension id "b" is in both base and additions');
+      expect(overlayError({}, { additions: [extension("b")] })).toContain(
+        'extension id "b" is in both base and additions',
+      );
     });
 
     it("disable naming an unknown id, or an addition", () => {
@@ -84,17 +92,27 @@ describe("resolveExtensions: the profile overlay", () => {
     });
 
     it("replace with an unknown key or an unknown replacement", () => {
-      expect(overlayError({ replace: { nope: "x" } })).toContain('profile.replace names unknown extension "nope" to replace');
-      expect(overlayError({ replace: { a: "nope" } })).toContain('profile.replace["a"] names unknown replacement "nope"');
-      expect(overlayError({ replace: { a: "b" } })).toContain('profile.replace["a"] names unknown replacement "b" (not in additions)');
+      expect(overlayError({ replace: { nope: "x" } })).toContain(
+        'profile.replace names unknown extension "nope" to replace',
+      );
+      expect(overlayError({ replace: { a: "nope" } })).toContain(
+        'profile.replace["a"] names unknown replacement "nope"',
+      );
+      expect(overlayError({ replace: { a: "b" } })).toContain(
+        'profile.replace["a"] names unknown replacement "b" (not in additions)',
+      );
     });
 
     it("a base id both disabled and replaced (replacing a disabled id)", () => {
-      expect(overlayError({ disable: ["a"], replace: { a: "x" } })).toContain('extension "a" is both disabled and replaced (by "x")');
+      expect(overlayError({ disable: ["a"], replace: { a: "x" } })).toContain(
+        'extension "a" is both disabled and replaced (by "x")',
+      );
     });
 
     it("an addition both enabled and used as a replacement", () => {
-      expect(overlayError({ enable: ["x"], replace: { a: "x" } })).toContain('addition "x" is both enabled and used to replace "a"');
+      expect(overlayError({ enable: ["x"], replace: { a: "x" } })).toContain(
+        'addition "x" is both enabled and used to replace "a"',
+      );
     });
 
     it("one addition replacing two base extensions", () => {
@@ -106,9 +124,15 @@ describe("resolveExtensions: the profile overlay", () => {
     });
 
     it("malformed overlay fields", () => {
-      expect(overlayError({ disable: "a" as unknown as string[] })).toContain("profile.disable must be an array of extension ids");
-      expect(overlayError({ replace: ["a"] as unknown as Record<string, string> })).toContain("profile.replace must be an object keyed by extension id");
-      expect(overlayError({ replace: { a: 1 as unknown as string } })).toContain('profile.replace["a"] must be an addition id');
+      expect(overlayError({ disable: "a" as unknown as string[] })).toContain(
+        "profile.disable must be an array of extension ids",
+      );
+      expect(overlayError({ replace: ["a"] as unknown as Record<string, string> })).toContain(
+        "profile.replace must be an object keyed by extension id",
+      );
+      expect(overlayError({ replace: { a: 1 as unknown as string } })).toContain(
+        'profile.replace["a"] must be an addition id',
+      );
     });
 
     it("lists every problem in one error", () => {
@@ -124,9 +148,14 @@ describe("resolveExtensions: the profile overlay", () => {
         expect(message).toContain("base[1]");
         expect(message).toContain(JSON.stringify(bad));
       }
-      expect(overlayError({}, { additions: [{ id: 7 } as unknown as Extension] })).toContain("additions[0]: invalid extension id a number");
-      expect(overlayError({}, { base: [null as unknown as Extension] })).toContain("base[0]: expected an extension { id, init }, got null");
-      for (const good of ["a", "0", "tool-pack.git", "reminder_todo", "x".repeat(64)]) expect(ids({}, { base: [extension(good)] })).toEqual([good]);
+      expect(overlayError({}, { additions: [{ id: 7 } as unknown as Extension] })).toContain(
+        "additions[0]: invalid extension id a number",
+      );
+      expect(overlayError({}, { base: [null as unknown as Extension] })).toContain(
+        "base[0]: expected an extension { id, init }, got null",
+      );
+      for (const good of ["a", "0", "tool-pack.git", "reminder_todo", "x".repeat(64)])
+        expect(ids({}, { base: [extension(good)] })).toEqual([good]);
     });
 
     it("an extension without init", () => {
@@ -139,14 +168,20 @@ describe("resolveExtensions: the profile overlay", () => {
   it("createAgentRuntime rejects for overlay errors before any init runs", async () => {
     let inits = 0;
     const counted = (id: string) => extension(id, () => void inits++);
-    const error = await rejected(createAgentRuntime({ base: [counted("a"), counted("b")], additions: [], profile: { disable: ["c"] } }));
+    const error = await rejected(
+      createAgentRuntime({ base: [counted("a"), counted("b")], additions: [], profile: { disable: ["c"] } }),
+    );
     expect(error.code).toBe("invalid_extension_id");
     expect(error.message).toContain('"c"');
     expect(inits).toBe(0);
   });
 
   it("createAgentRuntime lists the resolved ids in order", async () => {
-    const runtime = await createAgentRuntime({ base, additions, profile: { disable: ["a"], replace: { c: "z" }, enable: ["x"] } });
+    const runtime = await createAgentRuntime({
+      base,
+      additions,
+      profile: { disable: ["a"], replace: { c: "z" }, enable: ["x"] },
+    });
     expect(runtime.extensions).toEqual(["b", "z", "x"]);
   });
 });

@@ -1,4 +1,10 @@
-import { createHiddenMessage, defineRuntimeTool, hookArray, type BeforeToolCallHook, type RunTurnInput } from "@turnkit/agent-core";
+import {
+  createHiddenMessage,
+  defineRuntimeTool,
+  hookArray,
+  type BeforeToolCallHook,
+  type RunTurnInput,
+} from "@turnkit/agent-core";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
@@ -30,15 +36,29 @@ async function assembled() {
 }
 
 function host(overrides: Partial<HostTurnInputs> = {}): HostTurnInputs {
-  return { systemPrompt: "Host prompt.", userMessage: { text: "Fix the bug", batchId: "b1" }, llm: { model: model.model, streamFn: model.streamFn }, eventWriter, ...overrides };
+  return {
+    systemPrompt: "Host prompt.",
+    userMessage: { text: "Fix the bug", batchId: "b1" },
+    llm: { model: model.model, streamFn: model.streamFn },
+    eventWriter,
+    ...overrides,
+  };
 }
 
 describe("toRunTurnInput", () => {
   it("prefixes the system prompt and the user text, adds reminders as hidden messages, appends host tools", async () => {
     const turnParts = await assembled();
-    const hostTool = defineRuntimeTool({ name: "host_tool", description: "host", parameters: Type.Object({}), execute: () => ({ content: [] }) });
+    const hostTool = defineRuntimeTool({
+      name: "host_tool",
+      description: "host",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [] }),
+    });
     const earlier = createHiddenMessage("host context", "host");
-    const input = toRunTurnInput(turnParts, host({ tools: [hostTool], beforeUserMessages: [earlier], disableBuiltinToolFallback: true, history: [] }));
+    const input = toRunTurnInput(
+      turnParts,
+      host({ tools: [hostTool], beforeUserMessages: [earlier], disableBuiltinToolFallback: true, history: [] }),
+    );
     expect(input.sessionId).toBe("s1");
     expect(input.turnId).toBe("t1");
     expect(input.systemPrompt).toBe("Extension rules.\n\nHost prompt.");
@@ -64,7 +84,10 @@ describe("toRunTurnInput", () => {
   });
 
   it("continue mode: no user message to prefix; reminders still go before", async () => {
-    const input = toRunTurnInput(await assembled(), host({ userMessage: undefined, startMode: "continue", history: [createHiddenMessage("x")] }));
+    const input = toRunTurnInput(
+      await assembled(),
+      host({ userMessage: undefined, startMode: "continue", history: [createHiddenMessage("x")] }),
+    );
     expect(input.userMessage).toBeUndefined();
     expect(input.startMode).toBe("continue");
     expect(input.beforeUserMessages).toHaveLength(2);
@@ -74,11 +97,16 @@ describe("toRunTurnInput", () => {
     const turnParts = await assembled();
     const hostBefore: BeforeToolCallHook = () => undefined;
     const hostStart = () => {};
-    const merged = toRunTurnInput(turnParts, host({ hooks: { beforeToolCallHook: hostBefore, onToolExecutionStartHook: hostStart } }));
+    const merged = toRunTurnInput(
+      turnParts,
+      host({ hooks: { beforeToolCallHook: hostBefore, onToolExecutionStartHook: hostStart } }),
+    );
     const extensionHook = hookArray(turnParts.hooks.beforeToolCallHook)[0];
     expect(hookArray(merged.hooks!.beforeToolCallHook)).toEqual([extensionHook, hostBefore]);
     expect(hookArray(merged.hooks!.onToolExecutionStartHook)).toEqual([hostStart]);
-    const hostFirst = toRunTurnInput(turnParts, host({ hooks: { beforeToolCallHook: [hostBefore] } }), { hookOrder: "host-first" });
+    const hostFirst = toRunTurnInput(turnParts, host({ hooks: { beforeToolCallHook: [hostBefore] } }), {
+      hookOrder: "host-first",
+    });
     expect(hookArray(hostFirst.hooks!.beforeToolCallHook)).toEqual([hostBefore, extensionHook]);
   });
 

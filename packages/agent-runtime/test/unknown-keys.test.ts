@@ -21,15 +21,21 @@ async function configError(run: () => Promise<unknown>): Promise<TurnkitConfigEr
 
 describe("unknown keys in agent-runtime's inputs", () => {
   it("a profile key that is a typo names the key and the nearest valid one", async () => {
-    const error = await configError(() => createAgentRuntime({ base: [extension("memory")], profile: { disabled: ["memory"] } as never }));
+    const error = await configError(() =>
+      createAgentRuntime({ base: [extension("memory")], profile: { disabled: ["memory"] } as never }),
+    );
     expect(error.code).toBe(ConfigErrorCode.UnknownKey);
     expect(error.message).toBe("unknown key 'disabled' in profile; did you mean 'disable'?");
   });
 
   it("a profile key far from every valid one lists the valid keys (the overlay that disabled nothing)", async () => {
-    const error = await configError(() => createAgentRuntime({ base: [extension("memory")], profile: { overlay: { disable: ["memory"] } } as never }));
+    const error = await configError(() =>
+      createAgentRuntime({ base: [extension("memory")], profile: { overlay: { disable: ["memory"] } } as never }),
+    );
     expect(error.code).toBe(ConfigErrorCode.UnknownKey);
-    expect(error.message).toBe("unknown key 'overlay' in profile; valid keys: 'disable', 'enable', 'replace', 'params'");
+    expect(error.message).toBe(
+      "unknown key 'overlay' in profile; valid keys: 'disable', 'enable', 'replace', 'params'",
+    );
   });
 
   it("an extension definition with an unknown key names the extension and the nearest key", async () => {
@@ -40,7 +46,12 @@ describe("unknown keys in agent-runtime's inputs", () => {
   });
 
   it("an extension with members of its own (an MCP extension's status, a subscribe function) is accepted", async () => {
-    const rich = { id: "issue-tracker", init: () => undefined, status: { state: "idle" }, subscribe: () => () => undefined };
+    const rich = {
+      id: "issue-tracker",
+      init: () => undefined,
+      status: { state: "idle" },
+      subscribe: () => () => undefined,
+    };
     const runtime = await createAgentRuntime({ base: [rich] });
     expect(runtime).toBeDefined();
   });

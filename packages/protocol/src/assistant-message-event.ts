@@ -22,7 +22,11 @@ export type ProtocolAssistantMessageEvent =
   | { type: "toolcall_start"; contentIndex: number; partial: ProtocolAssistantMessage }
   | { type: "toolcall_delta"; contentIndex: number; delta: string; partial: ProtocolAssistantMessage }
   | { type: "toolcall_end"; contentIndex: number; toolCall: ProtocolToolCall; partial: ProtocolAssistantMessage }
-  | { type: "done"; reason: Extract<ProtocolStopReason, "stop" | "length" | "toolUse">; message: ProtocolAssistantMessage }
+  | {
+      type: "done";
+      reason: Extract<ProtocolStopReason, "stop" | "length" | "toolUse">;
+      message: ProtocolAssistantMessage;
+    }
   | { type: "error"; reason: Extract<ProtocolStopReason, "aborted" | "error">; error: ProtocolAssistantMessage };
 
 /** The `type` of a {@link ProtocolAssistantMessageEvent}. */

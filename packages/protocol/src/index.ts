@@ -6,7 +6,13 @@
 
 // Turn outcomes, statuses and error codes
 export { ErrorCode, ERROR_CODES, isErrorCode } from "./status-codes.js";
-export type { BudgetExceededDetail, TurnError, TurnOutcome, TurnOutcomeHandBack, TurnOutcomeKind } from "./turn-outcome.js";
+export type {
+  BudgetExceededDetail,
+  TurnError,
+  TurnOutcome,
+  TurnOutcomeHandBack,
+  TurnOutcomeKind,
+} from "./turn-outcome.js";
 export {
   TURN_STATUSES,
   TERMINAL_STATUSES,

@@ -109,7 +109,11 @@ export type ProtocolMessage<TCustom extends ProtocolCustomMessage = never> = Pro
 export type ProtocolAnyMessage = ProtocolMessage<ProtocolCustomMessage>;
 
 /** The roles of {@link ProtocolLlmMessage}; a custom message never uses one of them. */
-export const LLM_MESSAGE_ROLES: readonly ProtocolLlmMessage["role"][] = Object.freeze(["user", "assistant", "toolResult"]);
+export const LLM_MESSAGE_ROLES: readonly ProtocolLlmMessage["role"][] = Object.freeze([
+  "user",
+  "assistant",
+  "toolResult",
+]);
 
 /**
  * True when `message` is a provider message (by its `role` alone; it does not

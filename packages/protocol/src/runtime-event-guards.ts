@@ -40,9 +40,7 @@ function semanticErrors(event: RuntimeEvent): string[] {
 }
 
 /** The result of {@link validateRuntimeEvent}. */
-export type RuntimeEventValidation =
-  | { ok: true; event: RuntimeEvent }
-  | { ok: false; errors: string[] };
+export type RuntimeEventValidation = { ok: true; event: RuntimeEvent } | { ok: false; errors: string[] };
 
 /**
  * Validates an untrusted value as a {@link RuntimeEvent}: the schema id, the
@@ -55,7 +53,8 @@ export type RuntimeEventValidation =
 export function validateRuntimeEvent(value: unknown): RuntimeEventValidation {
   const type = knownType(value);
   if (type === undefined) {
-    const got = typeof value === "object" && value !== null ? JSON.stringify((value as { type?: unknown }).type) : typeof value;
+    const got =
+      typeof value === "object" && value !== null ? JSON.stringify((value as { type?: unknown }).type) : typeof value;
     return { ok: false, errors: [`/type: expected one of ${RUNTIME_EVENT_TYPES.join(", ")}, got ${got}`] };
   }
   const checker = checkers[type];

@@ -5,7 +5,12 @@ import {
   ProtocolTextContentSchema,
   ProtocolUsageSchema,
 } from "./message-schemas.js";
-import { BudgetExceededDetailSchema, StepReportSchema, TurnTimingSchema, TurnUsageSchema } from "./observability-schemas.js";
+import {
+  BudgetExceededDetailSchema,
+  StepReportSchema,
+  TurnTimingSchema,
+  TurnUsageSchema,
+} from "./observability-schemas.js";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEventType } from "./runtime-event.js";
 import { ERROR_CODES } from "./status-codes.js";
 
@@ -56,7 +61,12 @@ const streamChunkSchema = Type.Union([
   }),
   Type.Object({
     kind: Type.Literal("finish"),
-    reason: Type.Union([Type.Literal("stop"), Type.Literal("length"), Type.Literal("toolUse"), Type.Literal("aborted")]),
+    reason: Type.Union([
+      Type.Literal("stop"),
+      Type.Literal("length"),
+      Type.Literal("toolUse"),
+      Type.Literal("aborted"),
+    ]),
     usage: Type.Optional(ProtocolUsageSchema),
     step: Type.Optional(StepReportSchema),
     error: Type.Optional(Type.Undefined()),
@@ -115,7 +125,12 @@ export const RuntimeWarningPayloadSchema = Type.Union([
   Type.Object({ code: Type.Literal("images_dropped"), message: Type.String(), count: Type.Integer({ minimum: 1 }) }),
   Type.Object({ code: Type.Literal("overflow_recovery"), message: Type.String() }),
   Type.Object({ code: Type.Literal("hook_abandoned"), message: Type.String(), hook: Type.String() }),
-  Type.Object({ code: Type.Literal("late_tool_update"), message: Type.String(), toolCallId: NonEmptyString, toolName: Type.String() }),
+  Type.Object({
+    code: Type.Literal("late_tool_update"),
+    message: Type.String(),
+    toolCallId: NonEmptyString,
+    toolName: Type.String(),
+  }),
 ]);
 
 /** Schema of a {@link DebugTracePayload}. */

@@ -1,4 +1,9 @@
-import type { ProtocolMediaDescriptor, ProtocolStopReason, ProtocolTextContent, ProtocolUsage } from "./content-blocks.js";
+import type {
+  ProtocolMediaDescriptor,
+  ProtocolStopReason,
+  ProtocolTextContent,
+  ProtocolUsage,
+} from "./content-blocks.js";
 import type { StepReport } from "./step-report.js";
 import type { TurnError } from "./turn-outcome.js";
 

@@ -41,15 +41,39 @@ const events: ProtocolAgentEvent<Notice>[] = [
   { type: "message_end", message: { role: "notice", text: "hidden" } },
   { type: "message_start", message: partial },
   { type: "message_update", message: partial, assistantMessageEvent: { type: "start", partial } },
-  { type: "message_update", message: final, assistantMessageEvent: { type: "toolcall_end", contentIndex: 1, toolCall: { type: "toolCall", id: "call-1", name: "read", arguments: {} }, partial: final } },
+  {
+    type: "message_update",
+    message: final,
+    assistantMessageEvent: {
+      type: "toolcall_end",
+      contentIndex: 1,
+      toolCall: { type: "toolCall", id: "call-1", name: "read", arguments: {} },
+      partial: final,
+    },
+  },
   { type: "message_end", message: final },
   { type: "tool_execution_start", toolCallId: "call-1", toolName: "read", args: { path: "a" } },
-  { type: "tool_execution_update", toolCallId: "call-1", toolName: "read", args: { path: "a" }, partialResult: { content: [] } },
-  { type: "tool_execution_end", toolCallId: "call-1", toolName: "read", result: { content: [], details: {} }, isError: false },
+  {
+    type: "tool_execution_update",
+    toolCallId: "call-1",
+    toolName: "read",
+    args: { path: "a" },
+    partialResult: { content: [] },
+  },
+  {
+    type: "tool_execution_end",
+    toolCallId: "call-1",
+    toolName: "read",
+    result: { content: [], details: {} },
+    isError: false,
+  },
   { type: "message_start", message: toolResult },
   { type: "message_end", message: toolResult },
   { type: "turn_end", message: final, toolResults: [toolResult] },
-  { type: "agent_end", messages: [{ role: "user", content: "go", timestamp: 0 }, final, toolResult, { role: "notice", text: "hidden" }] },
+  {
+    type: "agent_end",
+    messages: [{ role: "user", content: "go", timestamp: 0 }, final, toolResult, { role: "notice", text: "hidden" }],
+  },
 ];
 
 describe("isProtocolAgentEvent", () => {
@@ -62,20 +86,38 @@ describe("isProtocolAgentEvent", () => {
   it("rejects unknown types and malformed events, with a readable path", () => {
     expect(isProtocolAgentEvent({ type: "agent_pause" })).toBe(false);
     expect(isProtocolAgentEvent(null)).toBe(false);
-    expect(isProtocolAgentEvent({ type: "tool_execution_end", toolCallId: "c", toolName: "t", result: null })).toBe(false);
-    const result = validateProtocolAgentEvent({ type: "turn_end", message: final, toolResults: [{ ...toolResult, isError: "no" }] });
-    expect(result).toMatchObject({ ok: false, errors: expect.arrayContaining([expect.stringContaining("/toolResults/0/isError")]) });
+    expect(isProtocolAgentEvent({ type: "tool_execution_end", toolCallId: "c", toolName: "t", result: null })).toBe(
+      false,
+    );
+    const result = validateProtocolAgentEvent({
+      type: "turn_end",
+      message: final,
+      toolResults: [{ ...toolResult, isError: "no" }],
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      errors: expect.arrayContaining([expect.stringContaining("/toolResults/0/isError")]),
+    });
   });
 
   it("rejects a stream event of the wrong shape inside message_update", () => {
-    const update = { type: "message_update", message: partial, assistantMessageEvent: { type: "done", reason: "error", message: final } };
+    const update = {
+      type: "message_update",
+      message: partial,
+      assistantMessageEvent: { type: "done", reason: "error", message: final },
+    };
     expect(isProtocolAgentEvent(update)).toBe(false);
   });
 });
 
 describe("isProtocolLlmMessage", () => {
   it("tells provider messages from custom ones by role", () => {
-    const messages: ProtocolAnyMessage[] = [final, toolResult, { role: "user", content: "x", timestamp: 0 }, { role: "notice" }];
+    const messages: ProtocolAnyMessage[] = [
+      final,
+      toolResult,
+      { role: "user", content: "x", timestamp: 0 },
+      { role: "notice" },
+    ];
     expect(messages.map(isProtocolLlmMessage)).toEqual([true, true, true, false]);
   });
 });

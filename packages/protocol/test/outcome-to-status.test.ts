@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createRuntimeEvent, isRuntimeEvent, isTerminalEvent, outcomeToStatus, type TurnOutcome } from "../src/index.js";
+import {
+  createRuntimeEvent,
+  isRuntimeEvent,
+  isTerminalEvent,
+  outcomeToStatus,
+  type TurnOutcome,
+} from "../src/index.js";
 
 describe("outcomeToStatus", () => {
   it("maps completed to a completed status without error", () => {
@@ -56,7 +62,14 @@ describe("messages handed back in an outcome", () => {
       const status = outcomeToStatus(outcome);
       expect(status.undeliveredMessages).toEqual(handedBack);
       expect(status.undeliveredMessages).not.toBe(outcome.undeliveredMessages);
-      const event = createRuntimeEvent({ eventId: "e9", sessionId: "s", turnId: "t", seq: 9, type: "session.status", payload: status });
+      const event = createRuntimeEvent({
+        eventId: "e9",
+        sessionId: "s",
+        turnId: "t",
+        seq: 9,
+        type: "session.status",
+        payload: status,
+      });
       expect(isRuntimeEvent(event)).toBe(true);
     }
   });
@@ -66,8 +79,17 @@ describe("messages handed back in an outcome", () => {
   });
 
   it("the guard rejects a terminal status whose undeliveredMessages are not messages", () => {
-    const event = createRuntimeEvent({ eventId: "e9", sessionId: "s", turnId: "t", seq: 9, type: "session.status", payload: { status: "aborted" } });
-    expect(isRuntimeEvent({ ...event, payload: { status: "aborted", undeliveredMessages: [{ text: "not a message" }] } })).toBe(false);
+    const event = createRuntimeEvent({
+      eventId: "e9",
+      sessionId: "s",
+      turnId: "t",
+      seq: 9,
+      type: "session.status",
+      payload: { status: "aborted" },
+    });
+    expect(
+      isRuntimeEvent({ ...event, payload: { status: "aborted", undeliveredMessages: [{ text: "not a message" }] } }),
+    ).toBe(false);
     expect(isRuntimeEvent({ ...event, payload: { status: "aborted", undeliveredMessages: "also this" } })).toBe(false);
   });
 });

@@ -55,7 +55,10 @@ const eventWriter = {
 
 describe("README example", () => {
   it("handles every event of a sample turn and ends the turn once", () => {
-    const quiet = [vi.spyOn(console, "debug").mockImplementation(() => {}), vi.spyOn(console, "info").mockImplementation(() => {})];
+    const quiet = [
+      vi.spyOn(console, "debug").mockImplementation(() => {}),
+      vi.spyOn(console, "info").mockImplementation(() => {}),
+    ];
     for (const event of sampleTurn()) eventWriter.push(event);
     for (const spy of quiet) spy.mockRestore();
 

@@ -50,7 +50,10 @@ describe("isRuntimeEvent", () => {
   });
 
   it("rejects an unknown type and says which types exist", () => {
-    const value = broken(event("debug.trace", { phase: "p", level: "info", message: "m" }), (e) => (e.type = "debug.log"));
+    const value = broken(
+      event("debug.trace", { phase: "p", level: "info", message: "m" }),
+      (e) => (e.type = "debug.log"),
+    );
     expect(isRuntimeEvent(value)).toBe(false);
     const result = validateRuntimeEvent(value);
     expect(result.ok).toBe(false);
@@ -69,7 +72,9 @@ describe("isRuntimeEvent", () => {
 
   describe("session.status", () => {
     it("rejects failed without an error", () => {
-      expect(isRuntimeEvent(broken(event("session.status", { status: "running" }), (e) => (e.payload.status = "failed")))).toBe(false);
+      expect(
+        isRuntimeEvent(broken(event("session.status", { status: "running" }), (e) => (e.payload.status = "failed"))),
+      ).toBe(false);
     });
 
     it("rejects an error on a status other than failed", () => {
@@ -95,19 +100,50 @@ describe("isRuntimeEvent", () => {
       ["a text chunk without delta", (e: any) => delete e.payload.chunk.delta],
       ["a missing messageId", (e: any) => delete e.payload.messageId],
       ["a negative chunkIndex", (e: any) => (e.payload.chunkIndex = -1)],
-      ["a tool call with an unknown status", (e: any) => (e.payload.chunk = { kind: "tool_call", toolCallId: "c", toolName: "t", status: "queued" })],
-      ["a tool call with a negative duration", (e: any) => (e.payload.chunk = { kind: "tool_call", toolCallId: "c", toolName: "t", status: "finished", durationMs: -3 })],
-      ["a tool result without isError", (e: any) => (e.payload.chunk = { kind: "tool_call", toolCallId: "c", toolName: "t", status: "finished", result: { content: [] } })],
-      ["an error finish without its classified error", (e: any) => (e.payload.chunk = { kind: "finish", reason: "error" })],
-      ["a normal finish carrying an error", (e: any) => (e.payload.chunk = { kind: "finish", reason: "stop", error: { code: "internal", message: "x" } })],
+      [
+        "a tool call with an unknown status",
+        (e: any) => (e.payload.chunk = { kind: "tool_call", toolCallId: "c", toolName: "t", status: "queued" }),
+      ],
+      [
+        "a tool call with a negative duration",
+        (e: any) =>
+          (e.payload.chunk = { kind: "tool_call", toolCallId: "c", toolName: "t", status: "finished", durationMs: -3 }),
+      ],
+      [
+        "a tool result without isError",
+        (e: any) =>
+          (e.payload.chunk = {
+            kind: "tool_call",
+            toolCallId: "c",
+            toolName: "t",
+            status: "finished",
+            result: { content: [] },
+          }),
+      ],
+      [
+        "an error finish without its classified error",
+        (e: any) => (e.payload.chunk = { kind: "finish", reason: "error" }),
+      ],
+      [
+        "a normal finish carrying an error",
+        (e: any) => (e.payload.chunk = { kind: "finish", reason: "stop", error: { code: "internal", message: "x" } }),
+      ],
       ["an unknown finish reason", (e: any) => (e.payload.chunk = { kind: "finish", reason: "timeout" })],
       [
         "a tool result carrying inline image bytes",
-        (e: any) => (e.payload.chunk = { ...imageResult().payload.chunk, result: { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }], isError: false } }),
+        (e: any) =>
+          (e.payload.chunk = {
+            ...imageResult().payload.chunk,
+            result: { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }], isError: false },
+          }),
       ],
       [
         "a media descriptor without its size",
-        (e: any) => (e.payload.chunk = { ...imageResult().payload.chunk, result: { content: [{ type: "media", mediaType: "image", mimeType: "image/png" }], isError: false } }),
+        (e: any) =>
+          (e.payload.chunk = {
+            ...imageResult().payload.chunk,
+            result: { content: [{ type: "media", mediaType: "image", mimeType: "image/png" }], isError: false },
+          }),
       ],
     ])("rejects %s", (_name, edit) => {
       expect(isRuntimeEvent(text())).toBe(true);
@@ -127,7 +163,13 @@ describe("isRuntimeEvent", () => {
           result: {
             content: [
               { type: "text", text: "the screenshot" },
-              { type: "media", mediaType: "image", mimeType: "image/png", bytes: 3_500_000, fileName: "shots/home.png" },
+              {
+                type: "media",
+                mediaType: "image",
+                mimeType: "image/png",
+                bytes: 3_500_000,
+                fileName: "shots/home.png",
+              },
             ],
             isError: false,
           },
@@ -141,7 +183,10 @@ describe("isRuntimeEvent", () => {
 
     it("points at the broken field", () => {
       const result = validateRuntimeEvent(broken(text(), (e) => delete e.payload.messageId));
-      expect(result).toMatchObject({ ok: false, errors: expect.arrayContaining([expect.stringContaining("/payload/messageId")]) });
+      expect(result).toMatchObject({
+        ok: false,
+        errors: expect.arrayContaining([expect.stringContaining("/payload/messageId")]),
+      });
     });
   });
 
@@ -168,7 +213,9 @@ describe("isRuntimeEvent", () => {
     });
 
     it("accepts custom messages with any other role, but not an empty role", () => {
-      expect(isRuntimeEvent(broken(persisted(), (e) => (e.payload.messages[0] = { role: "compaction", summary: "s" })))).toBe(true);
+      expect(
+        isRuntimeEvent(broken(persisted(), (e) => (e.payload.messages[0] = { role: "compaction", summary: "s" }))),
+      ).toBe(true);
       expect(isRuntimeEvent(broken(persisted(), (e) => (e.payload.messages[0] = { role: "" })))).toBe(false);
       expect(isRuntimeEvent(broken(persisted(), (e) => (e.payload.messages[0] = { text: "no role" })))).toBe(false);
     });
@@ -204,9 +251,13 @@ describe("isTerminalEvent", () => {
   it("is true only for a session.status with a terminal status", () => {
     expect(isTerminalEvent(event("session.status", { status: "completed" }))).toBe(true);
     expect(isTerminalEvent(event("session.status", { status: "aborted" }))).toBe(true);
-    expect(isTerminalEvent(event("session.status", { status: "failed", error: { code: "hook", message: "h" } }))).toBe(true);
+    expect(isTerminalEvent(event("session.status", { status: "failed", error: { code: "hook", message: "h" } }))).toBe(
+      true,
+    );
     expect(isTerminalEvent(event("session.status", { status: "running" }))).toBe(false);
-    expect(isTerminalEvent(event("debug.trace", { phase: "agent_end", level: "info", message: "completed" }))).toBe(false);
+    expect(isTerminalEvent(event("debug.trace", { phase: "agent_end", level: "info", message: "completed" }))).toBe(
+      false,
+    );
   });
 
   it("finds exactly one terminal event, the last, in a sample turn", () => {

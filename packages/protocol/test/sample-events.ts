@@ -33,16 +33,31 @@ export function assistantMessage(overrides: Partial<ProtocolAssistantMessage> = 
 
 /** A turn's usage after one request of 120 input and 30 output tokens and one retried attempt that cost 20 input tokens. */
 export const sampleTurnUsage: TurnUsage = {
-  main: { ...zeroUsage, input: 140, output: 30, totalTokens: 170, cost: { input: 0.00042, output: 0.00045, cacheRead: 0, cacheWrite: 0, total: 0.00087 } },
+  main: {
+    ...zeroUsage,
+    input: 140,
+    output: 30,
+    totalTokens: 170,
+    cost: { input: 0.00042, output: 0.00045, cacheRead: 0, cacheWrite: 0, total: 0.00087 },
+  },
   auxiliary: zeroUsage,
-  total: { ...zeroUsage, input: 140, output: 30, totalTokens: 170, cost: { input: 0.00042, output: 0.00045, cacheRead: 0, cacheWrite: 0, total: 0.00087 } },
+  total: {
+    ...zeroUsage,
+    input: 140,
+    output: 30,
+    totalTokens: 170,
+    cost: { input: 0.00042, output: 0.00045, cacheRead: 0, cacheWrite: 0, total: 0.00087 },
+  },
   attempts: { main: 2, auxiliary: 0 },
 };
 
 let seq = 0;
 
 /** A valid event of `type` with `payload`, numbered in creation order. */
-export function event<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): RuntimeEvent<TType> {
+export function event<TType extends RuntimeEventType>(
+  type: TType,
+  payload: RuntimeEventPayloadMap[TType],
+): RuntimeEvent<TType> {
   seq += 1;
   return createRuntimeEvent({ eventId: `evt-${seq}`, sessionId: "sess-1", turnId: "turn-1", seq, type, payload });
 }
@@ -90,7 +105,16 @@ export function sampleTurn(): RuntimeEvent[] {
         step: {
           stepIndex: 0,
           usage: sampleTurnUsage.main,
-          timing: { family: "main", attempts: 2, backoffMs: 2100, durationMs: 3400, firstEventMs: 300, firstOutputMs: 400, decodeMs: 500, outputTokensPerSecond: 60 },
+          timing: {
+            family: "main",
+            attempts: 2,
+            backoffMs: 2100,
+            durationMs: 3400,
+            firstEventMs: 300,
+            firstOutputMs: 400,
+            decodeMs: 500,
+            outputTokensPerSecond: 60,
+          },
           turnUsage: sampleTurnUsage,
         },
       },
@@ -126,14 +150,30 @@ export function sampleTurn(): RuntimeEvent[] {
       chunkIndex: 0,
       chunk: { kind: "finish", reason: "error", error: { code: "rate_limited", message: "429 Too Many Requests" } },
     }),
-    event("runtime.warning", { code: "late_tool_update", message: "read sent an update after its result; ignored", toolCallId: "call-1", toolName: "read" }),
+    event("runtime.warning", {
+      code: "late_tool_update",
+      message: "read sent an update after its result; ignored",
+      toolCallId: "call-1",
+      toolName: "read",
+    }),
     event("session.status", {
       status: "failed",
       error: { code: "rate_limited", message: "429 Too Many Requests" },
       usage: sampleTurnUsage,
       timing: {
         wallMs: 3600,
-        requests: [{ family: "main", attempts: 2, backoffMs: 2100, durationMs: 3400, firstEventMs: 300, firstOutputMs: 400, decodeMs: 500, outputTokensPerSecond: 60 }],
+        requests: [
+          {
+            family: "main",
+            attempts: 2,
+            backoffMs: 2100,
+            durationMs: 3400,
+            firstEventMs: 300,
+            firstOutputMs: 400,
+            decodeMs: 500,
+            outputTokensPerSecond: 60,
+          },
+        ],
         toolCalls: [{ toolCallId: "call-1", toolName: "read", queuedMs: 1, runMs: 12 }],
       },
     }),

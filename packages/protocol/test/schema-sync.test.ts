@@ -63,16 +63,24 @@ type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : fals
 describe("schemas and types describe the same shapes", () => {
   it("messages", () => {
     expectTypeOf<SameShape<Static<typeof ProtocolUserMessageSchema>, ProtocolUserMessage>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<typeof ProtocolAssistantMessageSchema>, ProtocolAssistantMessage>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<typeof ProtocolToolResultMessageSchema>, ProtocolToolResultMessage>>().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<typeof ProtocolAssistantMessageSchema>, ProtocolAssistantMessage>
+    >().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<typeof ProtocolToolResultMessageSchema>, ProtocolToolResultMessage>
+    >().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof ProtocolLlmMessageSchema>, ProtocolLlmMessage>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof ProtocolCustomMessageSchema>, ProtocolCustomMessage>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof ProtocolAnyMessageSchema>, ProtocolAnyMessage>>().toEqualTypeOf<true>();
   });
 
   it("loop events", () => {
-    expectTypeOf<SameShape<Static<typeof ProtocolAssistantMessageEventSchema>, ProtocolAssistantMessageEvent>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<typeof ProtocolAgentEventSchema>, ProtocolAgentEvent<ProtocolCustomMessage>>>().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<typeof ProtocolAssistantMessageEventSchema>, ProtocolAssistantMessageEvent>
+    >().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<typeof ProtocolAgentEventSchema>, ProtocolAgentEvent<ProtocolCustomMessage>>
+    >().toEqualTypeOf<true>();
   });
 
   it("runtime events", () => {
@@ -83,9 +91,15 @@ describe("schemas and types describe the same shapes", () => {
     expectTypeOf<SameShape<Static<typeof StreamRespPayloadSchema>, StreamRespPayload>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof SessionStatusPayloadSchema>, SessionStatusPayload>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof DebugTracePayloadSchema>, DebugTracePayload>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<typeof MessagePersistedPayloadSchema>, MessagePersistedPayload>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["stream.resp"]>, RuntimeEvent<"stream.resp">>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["action.required"]>, RuntimeEvent<"action.required">>>().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<typeof MessagePersistedPayloadSchema>, MessagePersistedPayload>
+    >().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<(typeof RuntimeEventSchemas)["stream.resp"]>, RuntimeEvent<"stream.resp">>
+    >().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<(typeof RuntimeEventSchemas)["action.required"]>, RuntimeEvent<"action.required">>
+    >().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof RuntimeEventSchema>, RuntimeEvent>>().toEqualTypeOf<true>();
   });
 
@@ -97,11 +111,13 @@ describe("schemas and types describe the same shapes", () => {
     expectTypeOf<SameShape<Static<typeof StepReportSchema>, StepReport>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof BudgetExceededDetailSchema>, BudgetExceededDetail>>().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof RuntimeWarningPayloadSchema>, RuntimeWarningPayload>>().toEqualTypeOf<true>();
-    expectTypeOf<SameShape<Static<(typeof RuntimeEventSchemas)["runtime.warning"]>, RuntimeEvent<"runtime.warning">>>().toEqualTypeOf<true>();
+    expectTypeOf<
+      SameShape<Static<(typeof RuntimeEventSchemas)["runtime.warning"]>, RuntimeEvent<"runtime.warning">>
+    >().toEqualTypeOf<true>();
   });
 
   it("drift is caught: a schema missing a required field is not the same shape", () => {
-    type WithoutSeq = Omit<Static<typeof RuntimeEventSchemas["debug.trace"]>, "seq">;
+    type WithoutSeq = Omit<Static<(typeof RuntimeEventSchemas)["debug.trace"]>, "seq">;
     expectTypeOf<WithoutSeq>().not.toExtend<RuntimeEvent<"debug.trace">>();
   });
 });

@@ -12,7 +12,11 @@ import {
 } from "../src/index.js";
 import { event, sampleTurn, sampleTurnUsage, zeroUsage } from "./sample-events.js";
 
-const timing = { wallMs: 40, requests: [{ family: "main" as const, attempts: 1, backoffMs: 0, durationMs: 30 }], toolCalls: [] };
+const timing = {
+  wallMs: 40,
+  requests: [{ family: "main" as const, attempts: 1, backoffMs: 0, durationMs: 30 }],
+  toolCalls: [],
+};
 
 describe("runtime.warning", () => {
   it("has one stable code per recovered problem", () => {
@@ -38,8 +42,15 @@ describe("runtime.warning", () => {
         error: { code: "timeout", message: "LLM stream timed out" },
       }),
       event("runtime.warning", { code: "images_dropped", message: "2 images left out of the request", count: 2 }),
-      event("runtime.warning", { code: "overflow_recovery", message: "context overflow: resending once after compaction" }),
-      event("runtime.warning", { code: "hook_abandoned", message: "beforeToolCallHook ignored the abort", hook: "beforeToolCallHook" }),
+      event("runtime.warning", {
+        code: "overflow_recovery",
+        message: "context overflow: resending once after compaction",
+      }),
+      event("runtime.warning", {
+        code: "hook_abandoned",
+        message: "beforeToolCallHook ignored the abort",
+        hook: "beforeToolCallHook",
+      }),
     ];
     for (const warning of warnings) expect(validateRuntimeEvent(warning)).toEqual({ ok: true, event: warning });
     expect(warnings.every((warning) => isRuntimeEventOfType(warning, "runtime.warning"))).toBe(true);
@@ -61,16 +72,25 @@ describe("budget_exceeded", () => {
     expect(isErrorCode("budget_exceeded")).toBe(true);
     const failed = event("session.status", {
       status: "failed",
-      error: { code: "budget_exceeded", message: "The turn reached maxSteps (3)", budget: { limit: "maxSteps", max: 3, measured: 3 } },
+      error: {
+        code: "budget_exceeded",
+        message: "The turn reached maxSteps (3)",
+        budget: { limit: "maxSteps", max: 3, measured: 3 },
+      },
     });
     expect(validateRuntimeEvent(failed)).toEqual({ ok: true, event: failed });
   });
 
   it("carries budget exactly with that code", () => {
-    const withoutBudget = event("session.status", { status: "failed", error: { code: "budget_exceeded", message: "over" } });
+    const withoutBudget = event("session.status", {
+      status: "failed",
+      error: { code: "budget_exceeded", message: "over" },
+    });
     expect(validateRuntimeEvent(withoutBudget)).toEqual({
       ok: false,
-      errors: ["/payload/error/budget: must be present exactly when the code is budget_exceeded (code budget_exceeded)"],
+      errors: [
+        "/payload/error/budget: must be present exactly when the code is budget_exceeded (code budget_exceeded)",
+      ],
     });
     const strayBudget = event("session.status", {
       status: "failed",
@@ -91,12 +111,18 @@ describe("usage and timing of a turn", () => {
     const terminal = turn[turn.length - 1]!;
     expect(terminal.type === "session.status" && terminal.payload.usage).toEqual(sampleTurnUsage);
     expect(turn.every((e) => isRuntimeEvent(e))).toBe(true);
-    const finish = turn.find((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish" && e.payload.chunk.step)!;
+    const finish = turn.find(
+      (e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish" && e.payload.chunk.step,
+    )!;
     expect(isRuntimeEvent(finish)).toBe(true);
   });
 
   it("rejects negative timings and a step without running totals", () => {
-    const completed = event("session.status", { status: "completed", usage: sampleTurnUsage, timing: { ...timing, wallMs: -1 } });
+    const completed = event("session.status", {
+      status: "completed",
+      usage: sampleTurnUsage,
+      timing: { ...timing, wallMs: -1 },
+    });
     expect(isRuntimeEvent(completed)).toBe(false);
     const finish = event("stream.resp", {
       messageId: "m1",
@@ -111,7 +137,13 @@ describe("usage and timing of a turn", () => {
     const outcomes: TurnOutcome[] = [
       { kind: "completed", usage: sampleTurnUsage, timing },
       { kind: "aborted", usage: sampleTurnUsage, timing },
-      { kind: "failed", message: "over", error: { code: "budget_exceeded", message: "over", budget }, usage: sampleTurnUsage, timing },
+      {
+        kind: "failed",
+        message: "over",
+        error: { code: "budget_exceeded", message: "over", budget },
+        usage: sampleTurnUsage,
+        timing,
+      },
     ];
     expect(outcomes.map(outcomeToStatus)).toEqual([
       { status: "completed", usage: sampleTurnUsage, timing },

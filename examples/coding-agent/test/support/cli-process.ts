@@ -12,7 +12,8 @@ export const CLI_COMMAND = ["node", "--import", "tsx", "--conditions=source", pa
 export function envWithoutProviderKeys(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value === undefined || /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|^AWS_|^GOOGLE_|^GCLOUD_|^AZURE_/i.test(name)) continue;
+    if (value === undefined || /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|^AWS_|^GOOGLE_|^GCLOUD_|^AZURE_/i.test(name))
+      continue;
     env[name] = value;
   }
   return { ...env, ...extra };
@@ -29,7 +30,11 @@ export interface CliRun {
 export function runCli(args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const [command, ...prefix] = CLI_COMMAND;
-    const child = spawn(command, [...prefix, ...args], { cwd: EXAMPLE_DIR, env: envWithoutProviderKeys(), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, [...prefix, ...args], {
+      cwd: EXAMPLE_DIR,
+      env: envWithoutProviderKeys(),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

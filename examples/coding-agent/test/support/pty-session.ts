@@ -3,7 +3,8 @@ import { stripAnsi } from "../../src/ansi-style.js";
 import { CLI_COMMAND, EXAMPLE_DIR, envWithoutProviderKeys } from "./cli-process.js";
 
 /** True when util-linux `script` can give the CLI a pseudo-terminal here. */
-export const canUsePty = process.platform === "linux" && spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
+export const canUsePty =
+  process.platform === "linux" && spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
 
 /** A CLI running in a pseudo-terminal: type keys, wait for text to appear, read the raw output. */
 export interface PtySession {
@@ -57,7 +58,11 @@ export function startPtySession(args: readonly string[], options: { columns?: nu
         };
         const timer = setTimeout(() => {
           cleanUp();
-          reject(new Error(`"${text}" did not appear within ${timeoutMs} ms; the terminal showed:\n${stripAnsi(output).slice(-3000)}`));
+          reject(
+            new Error(
+              `"${text}" did not appear within ${timeoutMs} ms; the terminal showed:\n${stripAnsi(output).slice(-3000)}`,
+            ),
+          );
         }, timeoutMs);
         const cleanUp = () => {
           clearTimeout(timer);
@@ -67,7 +72,9 @@ export function startPtySession(args: readonly string[], options: { columns?: nu
         void exited.then(() => {
           if (listeners.has(check)) {
             cleanUp();
-            reject(new Error(`the CLI exited before "${text}" appeared; it showed:\n${stripAnsi(output).slice(-3000)}`));
+            reject(
+              new Error(`the CLI exited before "${text}" appeared; it showed:\n${stripAnsi(output).slice(-3000)}`),
+            );
           }
         });
         check();

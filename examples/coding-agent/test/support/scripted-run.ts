@@ -30,7 +30,10 @@ export async function runScripted(root: string, options: ScriptedRunOptions = {}
 }
 
 /** {@link runScripted}, with the output readable while it runs. */
-export function startScripted(root: string, options: ScriptedRunOptions = {}): { output(): string; done: Promise<ScriptedRun> } {
+export function startScripted(
+  root: string,
+  options: ScriptedRunOptions = {},
+): { output(): string; done: Promise<ScriptedRun> } {
   let output = "";
   const events: RuntimeEvent[] = [];
   const { cli, ...rest } = options;
@@ -53,7 +56,10 @@ export function startScripted(root: string, options: ScriptedRunOptions = {}): {
 }
 
 /** Replaces what changes from run to run (temp paths, timings) with placeholders. */
-export function normaliseOutput(output: string, result: Pick<CodingAgentRunResult, "workspaceDir" | "sessionFile">): string {
+export function normaliseOutput(
+  output: string,
+  result: Pick<CodingAgentRunResult, "workspaceDir" | "sessionFile">,
+): string {
   return output
     .replaceAll(result.sessionFile, "<session-file>")
     .replaceAll(result.workspaceDir, "<workspace>")

@@ -1,7 +1,15 @@
 import type { AssistantMessage, ProviderResponse } from "@mariozechner/pi-ai";
 import type { ErrorCode } from "@turnkit/protocol";
 import { TurnkitConfigError, TurnkitError } from "../errors.js";
-import { ErrorTextKind, errorTextKind, mentionsContentFilter, mentionsContextOverflow, mentionsPerMinuteLimit, mentionsQuota, parseStatus } from "./error-text-patterns.js";
+import {
+  ErrorTextKind,
+  errorTextKind,
+  mentionsContentFilter,
+  mentionsContextOverflow,
+  mentionsPerMinuteLimit,
+  mentionsQuota,
+  parseStatus,
+} from "./error-text-patterns.js";
 import { parseRetryAfterText, retryAfterFromHeaders } from "./retry-after.js";
 import { LLM_TIMEOUT_MESSAGE_PREFIX, LlmTimeoutError } from "./stream-errors.js";
 
@@ -88,7 +96,8 @@ function classifyUnknown(error: unknown): ClassifiedError {
   if (LlmTimeoutError.isInstance(error)) return { code: "timeout", message: error.message, retryable: true };
   if (TurnkitConfigError.isInstance(error)) return { code: "internal", message: error.message, retryable: false };
   if (isAbortError(error)) return abortedResult(errorMessageOf(error) || "Request was aborted");
-  if (isDomTimeoutError(error)) return { code: "timeout", message: errorMessageOf(error) || "Request timed out", retryable: true };
+  if (isDomTimeoutError(error))
+    return { code: "timeout", message: errorMessageOf(error) || "Request timed out", retryable: true };
   if (TurnkitError.isInstance(error) && isKnownErrorCode(error.code)) {
     return { code: error.code, message: error.message, retryable: RETRYABLE_CODES.has(error.code) };
   }
@@ -142,7 +151,9 @@ function classifyObject(error: Record<string, unknown>): ClassifiedError {
 function withResponse(classified: ClassifiedError, response: ProviderResponse): ClassifiedError {
   if (classified.aborted || classified.code === "timeout") return classified;
   const reclassified =
-    classified.status === undefined ? classifyText(classified.message, { fromProvider: true, status: response.status }) : classified;
+    classified.status === undefined
+      ? classifyText(classified.message, { fromProvider: true, status: response.status })
+      : classified;
   const merged = { ...reclassified, message: classified.message };
   return withRetryAfter(merged, retryAfterFromHeaders(response.headers) ?? merged.retryAfterMs);
 }
@@ -282,7 +293,12 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
 }
 
 function isClassifiedError(value: unknown): value is ClassifiedError {
-  return isRecord(value) && typeof value.code === "string" && typeof value.retryable === "boolean" && typeof value.message === "string";
+  return (
+    isRecord(value) &&
+    typeof value.code === "string" &&
+    typeof value.retryable === "boolean" &&
+    typeof value.message === "string"
+  );
 }
 
 function abortedResult(message: string): ClassifiedError {

@@ -170,7 +170,10 @@ export function mentionsContextOverflow(text: string): boolean {
  * {@link ErrorTextKind}; `undefined` when none matches.
  */
 export function errorTextKind(text: string): ErrorTextKind | undefined {
-  if (mentionsPerMinuteLimit(text) && (mentionsQuota(text) || RATE_LIMIT_PATTERN.test(text) || OVERSIZED_REQUEST_PATTERN.test(text))) {
+  if (
+    mentionsPerMinuteLimit(text) &&
+    (mentionsQuota(text) || RATE_LIMIT_PATTERN.test(text) || OVERSIZED_REQUEST_PATTERN.test(text))
+  ) {
     return ErrorTextKind.PerMinuteLimit;
   }
   if (mentionsContextOverflow(text)) return ErrorTextKind.ContextOverflow;
@@ -194,7 +197,9 @@ export function errorTextKind(text: string): ErrorTextKind | undefined {
  */
 export function parseStatus(text: string): number | undefined {
   const match =
-    /^\s*(?:\[[^\]\n]{0,40}\]\s*)*(?:(?:[a-z]+ ){0,3}(?:error|exception)(?: code)?\s*[:(]?\s*)?\(?([45]\d\d)(?=[\s:,.)\]}-]|$)/i.exec(text) ??
+    /^\s*(?:\[[^\]\n]{0,40}\]\s*)*(?:(?:[a-z]+ ){0,3}(?:error|exception)(?: code)?\s*[:(]?\s*)?\(?([45]\d\d)(?=[\s:,.)\]}-]|$)/i.exec(
+      text,
+    ) ??
     /\bstatus(?:[ _]?code)?["']?\s*[:=]?\s*["']?([45]\d\d)\b/i.exec(text) ??
     /\bHTTP(?:\/\d(?:\.\d)?)?\s+([45]\d\d)\b/i.exec(text) ??
     /"code"\s*:\s*"?([45]\d\d)\b/.exec(text);

@@ -1,7 +1,17 @@
-import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
+import type {
+  AssistantMessage,
+  AssistantMessageEvent,
+  AssistantMessageEventStream,
+  Context,
+} from "@mariozechner/pi-ai";
 import { callWithLoopRequestAbort, loopRequestAbortOf } from "@turnkit/agent-loop";
 import { callerSignalOf, requestCallerOf } from "./attempt-signal.js";
-import { attachClassifiedError, classifyError, getAttachedClassifiedError, type ClassifiedError } from "./classify-error.js";
+import {
+  attachClassifiedError,
+  classifyError,
+  getAttachedClassifiedError,
+  type ClassifiedError,
+} from "./classify-error.js";
 import { isVisibleOutputEvent } from "./llm-retry.js";
 import { pipeUntilSettled, RelayStream } from "./relay-stream.js";
 import {
@@ -105,7 +115,10 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
       if (!replacement) return surface(out, held, message, classified);
       const resend = (resendModel: AnyModel, resendContext: Context, resendOptions: StreamFnOptions | undefined) =>
         invokeStreamFn(streamFn, resendModel, resendContext, resendOptions);
-      const resent = loopAbort && callOptions ? callWithLoopRequestAbort(resend, model, replacement, callOptions, loopAbort) : resend(model, replacement, callOptions);
+      const resent =
+        loopAbort && callOptions
+          ? callWithLoopRequestAbort(resend, model, replacement, callOptions, loopAbort)
+          : resend(model, replacement, callOptions);
       await pipeAll(resent, out);
     })().catch((error: unknown) => {
       pushTerminalError(out, createFailureMessage(model, caller?.aborted ? "aborted" : "error", errorText(error)));

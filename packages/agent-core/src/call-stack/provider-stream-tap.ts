@@ -31,10 +31,19 @@ const piIterator = EventStream.prototype[Symbol.asyncIterator];
  * Otherwise answers the function that stops the tap: later events stay in
  * the stream's queue, as with an iterator that stopped reading.
  */
-export function tapProviderStream(source: AsyncIterable<AssistantMessageEvent>, sink: EventSink): (() => void) | undefined {
+export function tapProviderStream(
+  source: AsyncIterable<AssistantMessageEvent>,
+  sink: EventSink,
+): (() => void) | undefined {
   if (!(source instanceof EventStream) || source[Symbol.asyncIterator] !== piIterator) return undefined;
   const stream = source as unknown as PiEventStreamFields;
-  if (!Array.isArray(stream.queue) || !Array.isArray(stream.waiting) || stream.waiting.length > 0 || typeof stream.done !== "boolean") return undefined;
+  if (
+    !Array.isArray(stream.queue) ||
+    !Array.isArray(stream.waiting) ||
+    stream.waiting.length > 0 ||
+    typeof stream.done !== "boolean"
+  )
+    return undefined;
   const ownPush = Object.prototype.hasOwnProperty.call(stream, "push") ? stream.push : undefined;
   const ownEnd = Object.prototype.hasOwnProperty.call(stream, "end") ? stream.end : undefined;
   const push = stream.push;

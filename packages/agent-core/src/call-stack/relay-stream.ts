@@ -171,7 +171,10 @@ export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: E
  * `settle` function; once called, reading stops and no callback of the sink
  * is called again (also not for an event already on its way).
  */
-export function pipeUntilSettled(source: AsyncIterable<AssistantMessageEvent>, sinkFor: (settle: () => void) => EventSink): void {
+export function pipeUntilSettled(
+  source: AsyncIterable<AssistantMessageEvent>,
+  sinkFor: (settle: () => void) => EventSink,
+): void {
   let settled = false;
   let stop: (() => void) | undefined;
   const settle = () => {

@@ -6,8 +6,20 @@ import type { LlmRetryExhaustedReason } from "./llm-config.js";
 import { computeRetryDelayMs, type LlmRetryPolicy } from "./llm-retry-policy.js";
 import { RelayStream } from "./relay-stream.js";
 import { callerSignalOf, requestCallerOf, type RequestCaller } from "./attempt-signal.js";
-import { AttemptFailure, RetryAttempt, type AttemptLayer, type AttemptOutcome, type AttemptRequest } from "./retry-attempt.js";
-import { createFailureMessage, errorText, pushTerminalError, type AnyModel, type StreamFnOptions } from "./stream-fn.js";
+import {
+  AttemptFailure,
+  RetryAttempt,
+  type AttemptLayer,
+  type AttemptOutcome,
+  type AttemptRequest,
+} from "./retry-attempt.js";
+import {
+  createFailureMessage,
+  errorText,
+  pushTerminalError,
+  type AnyModel,
+  type StreamFnOptions,
+} from "./stream-fn.js";
 
 /** What every request of one retry layer shares: what its attempts share, the policy and time. */
 export interface RetryLayer extends AttemptLayer {
@@ -148,7 +160,9 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
     if (caller?.aborted) {
       if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
       const aborted =
-        attemptFailure?.failure.stopReason === "aborted" ? attemptFailure.failure : createFailureMessage(model, "aborted", "Request was aborted");
+        attemptFailure?.failure.stopReason === "aborted"
+          ? attemptFailure.failure
+          : createFailureMessage(model, "aborted", "Request was aborted");
       pushTerminalError(out, withClassification(aborted));
       return;
     }

@@ -38,7 +38,9 @@ export function parseRetryAfterText(text: string): number | undefined {
   const google = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/i.exec(text);
   if (google) return Math.round(Number(google[1]) * 1000);
   const phrase =
-    /(?:try again|retry)(?: after| in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b/i.exec(text);
+    /(?:try again|retry)(?: after| in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b/i.exec(
+      text,
+    );
   if (phrase) {
     const unit = phrase[2]!.toLowerCase();
     const factor = unit.startsWith("ms") || unit.startsWith("milli") ? 1 : unit.startsWith("m") ? 60_000 : 1000;
@@ -59,7 +61,8 @@ function headerReader(headers: unknown): ((name: string) => string | undefined) 
   }
   return (name) => {
     for (const [key, value] of Object.entries(record)) {
-      if (key.toLowerCase() === name) return Array.isArray(value) ? String(value[0]) : value == null ? undefined : String(value);
+      if (key.toLowerCase() === name)
+        return Array.isArray(value) ? String(value[0]) : value == null ? undefined : String(value);
     }
     return undefined;
   };

@@ -1,6 +1,11 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
-import { invokeOffering, type AttemptSignalLink, type AttemptSignalLinks, type RequestCaller } from "./attempt-signal.js";
+import {
+  invokeOffering,
+  type AttemptSignalLink,
+  type AttemptSignalLinks,
+  type RequestCaller,
+} from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import type { LlmRetryNotification } from "./llm-config.js";
 import type { OptionFill } from "./option-fill.js";

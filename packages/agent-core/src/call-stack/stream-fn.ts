@@ -57,7 +57,10 @@ export function copyStreamOptions(options: StreamFnOptions | undefined): StreamF
  * options that `fill` has written the layer's fields into (the caller's
  * options are never changed).
  */
-export function fillingStreamFn(streamFn: StreamFn, fill: (options: StreamFnOptions, model: AnyModel) => void): StreamFn {
+export function fillingStreamFn(
+  streamFn: StreamFn,
+  fill: (options: StreamFnOptions, model: AnyModel) => void,
+): StreamFn {
   return (model, context, options) => {
     const next = copyStreamOptions(options);
     fill(next, model);

@@ -1,4 +1,9 @@
-import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context } from "@mariozechner/pi-ai";
+import type {
+  AssistantMessage,
+  AssistantMessageEvent,
+  AssistantMessageEventStream,
+  Context,
+} from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import {
@@ -102,7 +107,8 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
   }
   const watchdogs: Watchdogs = { firstEventTimeoutMs, streamIdleTimeoutMs, clock, eventTime: burstClock(clock) };
-  return (model, context, callOptions) => new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, callOptions);
+  return (model, context, callOptions) =>
+    new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, callOptions);
 }
 
 /** One timeouts layer's limits and clocks, shared by all its requests. */
@@ -259,7 +265,9 @@ class TimedRequest implements EventSink {
   }
 
   private endWith(stopReason: "error" | "aborted", text: string): AssistantMessage {
-    return this.lastPartial ? snapshotAsFailure(this.lastPartial, stopReason, text) : createFailureMessage(this.model, stopReason, text);
+    return this.lastPartial
+      ? snapshotAsFailure(this.lastPartial, stopReason, text)
+      : createFailureMessage(this.model, stopReason, text);
   }
 }
 
@@ -294,7 +302,11 @@ function forgetBurst(): void {
 }
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
-function snapshotAsFailure(partial: AssistantMessage, stopReason: "error" | "aborted", errorMessage: string): AssistantMessage {
+function snapshotAsFailure(
+  partial: AssistantMessage,
+  stopReason: "error" | "aborted",
+  errorMessage: string,
+): AssistantMessage {
   const content = partial.content.map((block) => {
     const copy = { ...block } as Record<string, unknown>;
     delete copy.partialArgs;

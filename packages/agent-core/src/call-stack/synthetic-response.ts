@@ -1,4 +1,9 @@
-import { type AssistantMessage, type AssistantMessageEventStream, type Model, createAssistantMessageEventStream } from "@mariozechner/pi-ai";
+import {
+  type AssistantMessage,
+  type AssistantMessageEventStream,
+  type Model,
+  createAssistantMessageEventStream,
+} from "@mariozechner/pi-ai";
 import { emptyUsage } from "@turnkit/agent-loop";
 
 /**
@@ -7,7 +12,11 @@ import { emptyUsage } from "@turnkit/agent-loop";
  * empty, then `done` with stopReason `stop` and zero usage. `decorate` may
  * add host fields to the final message (e.g. a dropped-response marker).
  */
-export function syntheticResponse(model: Model<any>, text: string, decorate?: (message: AssistantMessage) => void): AssistantMessageEventStream {
+export function syntheticResponse(
+  model: Model<any>,
+  text: string,
+  decorate?: (message: AssistantMessage) => void,
+): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();
   const message: AssistantMessage = {
     role: "assistant",

@@ -1,6 +1,18 @@
+// Why this file is long: it is one exhaustive switch over every AgentEvent kind, with the runtime event each one becomes; split, the mapping loses its single place.
 import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
-import type { DebugTracePayload, ProtocolUsage, RuntimeEventPayloadMap, RuntimeEventType, StepReport, StreamChunk, StreamFailedChunk, StreamFinishedChunk, StreamToolCallChunk, TurnError } from "@turnkit/protocol";
+import type {
+  DebugTracePayload,
+  ProtocolUsage,
+  RuntimeEventPayloadMap,
+  RuntimeEventType,
+  StepReport,
+  StreamChunk,
+  StreamFailedChunk,
+  StreamFinishedChunk,
+  StreamToolCallChunk,
+  TurnError,
+} from "@turnkit/protocol";
 import { classifyError } from "../call-stack/classify-error.js";
 import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 
@@ -12,7 +24,10 @@ import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 export type MessageIdAllocator = (request: { sessionId: string; turnId: string }) => string | Promise<string>;
 
 /** Where the bridge sends runtime payloads; the runner adds the envelope and `seq`. */
-export type BridgeOutput = <TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]) => void;
+export type BridgeOutput = <TType extends RuntimeEventType>(
+  type: TType,
+  payload: RuntimeEventPayloadMap[TType],
+) => void;
 
 interface HeldCall {
   toolCall: ToolCall;
@@ -252,7 +267,14 @@ export class EventBridge {
       this.chunk(id, this.finishedChunk(message.stopReason, message.usage));
       return;
     }
-    const held: HeldMessage = { id, chunkIndex: this.currentChunkIndex, message, calls: NO_CALLS, remaining: toolCalls.length, older: this.newestHeld };
+    const held: HeldMessage = {
+      id,
+      chunkIndex: this.currentChunkIndex,
+      message,
+      calls: NO_CALLS,
+      remaining: toolCalls.length,
+      older: this.newestHeld,
+    };
     // Every field set here, so a call keeps them in the object itself as they are filled in.
     held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
     this.newestHeld = held;
@@ -289,12 +311,20 @@ export class EventBridge {
     if (!call || call.chunk) return;
     const { held } = call;
     const { content, details } = (result ?? {}) as { content?: unknown[]; details?: unknown };
-    call.chunk = this.callChunk(call, isError ? "failed" : "finished", { content: describeInlineMedia(content), isError, details });
+    call.chunk = this.callChunk(call, isError ? "failed" : "finished", {
+      content: describeInlineMedia(content),
+      isError,
+      details,
+    });
     held.remaining--;
     if (held.remaining === 0) this.release(held);
   }
 
-  private callChunk(call: HeldCall, status: "finished" | "failed", result: NonNullable<StreamToolCallChunk["result"]>): StreamToolCallChunk {
+  private callChunk(
+    call: HeldCall,
+    status: "finished" | "failed",
+    result: NonNullable<StreamToolCallChunk["result"]>,
+  ): StreamToolCallChunk {
     const chunk: StreamToolCallChunk = {
       kind: "tool_call",
       toolCallId: call.toolCall.id,
@@ -325,7 +355,8 @@ export class EventBridge {
   /** Takes `held` out of the chain; false when it is not held (any more). */
   private unhold(held: HeldMessage): boolean {
     let newer: HeldMessage | undefined;
-    for (let current = this.newestHeld; current !== held; newer = current, current = current.older) if (!current) return false;
+    for (let current = this.newestHeld; current !== held; newer = current, current = current.older)
+      if (!current) return false;
     if (newer) newer.older = held.older;
     else this.newestHeld = held.older;
     return true;
@@ -340,6 +371,8 @@ export class EventBridge {
   /** The `finish` chunk of an error message, made as {@link finishedChunk} is. */
   private failedChunk(usage: ProtocolUsage, error: TurnError): StreamFailedChunk {
     const step = this.stepReport();
-    return step ? { kind: "finish", reason: "error", usage, error, step } : { kind: "finish", reason: "error", usage, error };
+    return step
+      ? { kind: "finish", reason: "error", usage, error, step }
+      : { kind: "finish", reason: "error", usage, error };
   }
 }

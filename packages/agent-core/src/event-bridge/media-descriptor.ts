@@ -11,7 +11,9 @@ type ResultBlock = { type: string; [field: string]: unknown };
  * text (a malformed block) is kept only as a descriptor of size 0, so no
  * unknown payload reaches an event. Never mutates `content`; never throws.
  */
-export function describeInlineMedia(content: readonly unknown[] | undefined): (ProtocolTextContent | ProtocolMediaDescriptor)[] {
+export function describeInlineMedia(
+  content: readonly unknown[] | undefined,
+): (ProtocolTextContent | ProtocolMediaDescriptor)[] {
   if (!Array.isArray(content)) return [];
   return content.map((block) => (isTextBlock(block) ? block : describeBlock(block)));
 }
@@ -22,12 +24,18 @@ export function describeInlineMedia(content: readonly unknown[] | undefined): (P
  * `debug.trace`). Values without a `content` array are returned as they are.
  */
 export function withMediaDescribed(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || !Array.isArray((value as { content?: unknown }).content)) return value;
+  if (typeof value !== "object" || value === null || !Array.isArray((value as { content?: unknown }).content))
+    return value;
   return { ...value, content: describeInlineMedia((value as { content: unknown[] }).content) };
 }
 
 function isTextBlock(block: unknown): block is ProtocolTextContent {
-  return typeof block === "object" && block !== null && (block as ResultBlock).type === "text" && typeof (block as ResultBlock).text === "string";
+  return (
+    typeof block === "object" &&
+    block !== null &&
+    (block as ResultBlock).type === "text" &&
+    typeof (block as ResultBlock).text === "string"
+  );
 }
 
 function describeBlock(block: unknown): ProtocolMediaDescriptor {

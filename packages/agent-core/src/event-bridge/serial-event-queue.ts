@@ -1,4 +1,10 @@
-import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type RuntimeEventPayloadMap, type RuntimeEventType, isTerminalStatus } from "@turnkit/protocol";
+import {
+  RUNTIME_EVENT_SCHEMA,
+  type RuntimeEvent,
+  type RuntimeEventPayloadMap,
+  type RuntimeEventType,
+  isTerminalStatus,
+} from "@turnkit/protocol";
 import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop";
 
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
@@ -71,7 +77,8 @@ export class SerialEventQueue {
   /** Builds the envelope now (so `seq` follows call order) and queues it for the writer. */
   push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
     if (this.sealed) return;
-    const sealing = type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status);
+    const sealing =
+      type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status);
     if (sealing) this.sealed = true;
     const event = {
       schema: RUNTIME_EVENT_SCHEMA,
@@ -139,7 +146,8 @@ export class SerialEventQueue {
       this.handedOverSeq = terminal.seq;
       try {
         const result = this.writer.push(terminal);
-        if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
+        if (result && typeof (result as Promise<void>).then === "function")
+          (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
       } catch (error) {
         this.fail(error);
       }

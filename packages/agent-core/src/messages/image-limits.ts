@@ -37,7 +37,12 @@ function isTooSmall(image: ImageContent): boolean {
  * Each message changed is replaced in `messages` by a new object; `omitted`
  * counts the placeholders. Returns `messages`.
  */
-export function limitImages(messages: Message[], withImages: readonly number[], maxImages: number, omitted: { count: number }): Message[] {
+export function limitImages(
+  messages: Message[],
+  withImages: readonly number[],
+  maxImages: number,
+  omitted: { count: number },
+): Message[] {
   let kept = 0;
   for (let at = withImages.length - 1; at >= 0; at--) {
     const index = withImages[at]!;
@@ -49,13 +54,19 @@ export function limitImages(messages: Message[], withImages: readonly number[], 
       if (block.type !== "image") content.push(block);
       else if (isTooSmall(block)) {
         omitted.count++;
-        content.push({ type: "text", text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: ${imageLabel(block)}]` });
+        content.push({
+          type: "text",
+          text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: ${imageLabel(block)}]`,
+        });
       } else if (kept < maxImages) {
         kept++;
         content.push(block);
       } else {
         omitted.count++;
-        content.push({ type: "text", text: `[image omitted to stay within ${maxImages} images per request: ${imageLabel(block)}]` });
+        content.push({
+          type: "text",
+          text: `[image omitted to stay within ${maxImages} images per request: ${imageLabel(block)}]`,
+        });
       }
     }
     content.reverse();

@@ -12,7 +12,13 @@ export interface CopyFields {
 
 /** The fields of a copy from those it always has and those it has when set. */
 function copyFields(always: readonly string[], whenSet: readonly string[]): CopyFields {
-  return { fields: new Map([...always.map((field) => [field, true] as const), ...whenSet.map((field) => [field, false] as const)]), always: always.length };
+  return {
+    fields: new Map([
+      ...always.map((field) => [field, true] as const),
+      ...whenSet.map((field) => [field, false] as const),
+    ]),
+    always: always.length,
+  };
 }
 
 /** The fields of a user message's model copy (a hidden message's copy has them too, but is never the message itself). */
@@ -23,7 +29,10 @@ export const ASSISTANT_FIELDS = copyFields(
   ["responseId", "responseModel", "diagnostics", "errorMessage"],
 );
 /** The fields of a tool result's model copy. */
-export const TOOL_RESULT_FIELDS = copyFields(["role", "toolCallId", "toolName", "content", "isError", "timestamp"], ["details"]);
+export const TOOL_RESULT_FIELDS = copyFields(
+  ["role", "toolCallId", "toolName", "content", "isError", "timestamp"],
+  ["details"],
+);
 
 /** Whether `message` is a plain object whose own fields are all set, all among `copy`'s, and include every field every copy has: a copy would equal it. */
 export function hasOnlyFields(message: AgentMessage, copy: CopyFields): boolean {
@@ -49,7 +58,20 @@ export function sameUser(copy: UserMessage, message: AgentMessage & { role: "use
 
 /** An assistant message with pi-ai's fields only. */
 export function assistantCopy(message: AssistantMessage): AssistantMessage {
-  const { role, content, api, provider, model, usage, stopReason, timestamp, responseId, responseModel, diagnostics, errorMessage } = message;
+  const {
+    role,
+    content,
+    api,
+    provider,
+    model,
+    usage,
+    stopReason,
+    timestamp,
+    responseId,
+    responseModel,
+    diagnostics,
+    errorMessage,
+  } = message;
   const clean: AssistantMessage = { role, content, api, provider, model, usage, stopReason, timestamp };
   if (responseId !== undefined) clean.responseId = responseId;
   if (responseModel !== undefined) clean.responseModel = responseModel;

@@ -30,7 +30,13 @@ export interface ProjectMessagesOptions {
  * {@link TranscriptProjection}, which returns the same and projects each
  * message once.
  */
-export function projectAgentMessagesForModel(messages: readonly AgentMessage[], options: ProjectMessagesOptions = {}): Message[] {
+export function projectAgentMessagesForModel(
+  messages: readonly AgentMessage[],
+  options: ProjectMessagesOptions = {},
+): Message[] {
   const { maxImages, onImagesOmitted } = options;
-  return new TranscriptProjection({ maxImages, imagesOmittedListener: onImagesOmitted && { imagesOmitted: onImagesOmitted } }).project(messages);
+  return new TranscriptProjection({
+    maxImages,
+    imagesOmittedListener: onImagesOmitted && { imagesOmitted: onImagesOmitted },
+  }).project(messages);
 }

@@ -3,7 +3,19 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
 import { hasImage, limitImages, userContentOf } from "./image-limits.js";
 import { isDroppedResponse } from "./turn-messages.js";
-import { ASSISTANT_FIELDS, type CopyFields, TOOL_RESULT_FIELDS, USER_FIELDS, assistantCopy, hasOnlyFields, sameAssistant, sameToolResult, sameUser, toolResultCopy, userCopy } from "./model-copies.js";
+import {
+  ASSISTANT_FIELDS,
+  type CopyFields,
+  TOOL_RESULT_FIELDS,
+  USER_FIELDS,
+  assistantCopy,
+  hasOnlyFields,
+  sameAssistant,
+  sameToolResult,
+  sameUser,
+  toolResultCopy,
+  userCopy,
+} from "./model-copies.js";
 
 /**
  * Whether `message`, projected last time to `copy` (`undefined`: left out),
@@ -236,25 +248,39 @@ export class TranscriptProjection {
         const merge = batchId !== undefined && batchId === this.lastBatchId && previous?.role === "user";
         this.lastBatchId = batchId;
         if (merge) {
-          const merged: UserMessage = { ...previous, content: [...userContentOf(previous.content), ...userContentOf(message.content)] };
+          const merged: UserMessage = {
+            ...previous,
+            content: [...userContentOf(previous.content), ...userContentOf(message.content)],
+          };
           this.replaceLast(merged);
           return undefined;
         }
-        const copy = reusable?.role === "user" && sameUser(reusable, message) ? reusable : ((message.role === "user" ? this.asOwnCopy<UserMessage>(message, USER_FIELDS) : undefined) ?? userCopy(message));
+        const copy =
+          reusable?.role === "user" && sameUser(reusable, message)
+            ? reusable
+            : ((message.role === "user" ? this.asOwnCopy<UserMessage>(message, USER_FIELDS) : undefined) ??
+              userCopy(message));
         this.push(copy);
         return copy;
       }
       case "assistant": {
         this.lastBatchId = undefined;
-        if (message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message)) return undefined;
-        const copy = reusable?.role === "assistant" && sameAssistant(reusable, message) ? reusable : (this.asOwnCopy(message, ASSISTANT_FIELDS) ?? assistantCopy(message));
+        if (message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message))
+          return undefined;
+        const copy =
+          reusable?.role === "assistant" && sameAssistant(reusable, message)
+            ? reusable
+            : (this.asOwnCopy(message, ASSISTANT_FIELDS) ?? assistantCopy(message));
         this.push(copy);
         return copy;
       }
       case "toolResult": {
         this.lastBatchId = undefined;
         if (!this.knowsCall(message.toolCallId)) return undefined;
-        const copy = reusable?.role === "toolResult" && sameToolResult(reusable, message) ? reusable : (this.asOwnCopy(message, TOOL_RESULT_FIELDS) ?? toolResultCopy(message));
+        const copy =
+          reusable?.role === "toolResult" && sameToolResult(reusable, message)
+            ? reusable
+            : (this.asOwnCopy(message, TOOL_RESULT_FIELDS) ?? toolResultCopy(message));
         this.push(copy);
         return copy;
       }
@@ -296,6 +322,7 @@ export class TranscriptProjection {
   private replaceLast(message: Message): void {
     const last = this.projected.length - 1;
     this.projected[last] = message;
-    if (hasImage(message) && this.withImages?.[this.withImages.length - 1] !== last) (this.withImages ??= []).push(last);
+    if (hasImage(message) && this.withImages?.[this.withImages.length - 1] !== last)
+      (this.withImages ??= []).push(last);
   }
 }

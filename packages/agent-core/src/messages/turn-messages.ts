@@ -66,7 +66,10 @@ export const DROPPED_RESPONSE_FIELD = "turnkitDropped";
 
 /** True when an assistant message was marked with {@link DROPPED_RESPONSE_FIELD}. */
 export function isDroppedResponse(message: AgentMessage): boolean {
-  return message.role === "assistant" && (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] !== undefined;
+  return (
+    message.role === "assistant" &&
+    (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] !== undefined
+  );
 }
 
 /** Marks an assistant message as dropped, recording why. Mutates the message in place. */
@@ -75,7 +78,10 @@ export function markDroppedResponse(message: AssistantMessage, reason: string): 
 }
 
 /** Builds a user message from text and optional images, with host fields. */
-export function createUserMessage(text: string, options: { images?: ImageContent[]; batchId?: string; timestamp?: number } = {}): TurnUserMessage {
+export function createUserMessage(
+  text: string,
+  options: { images?: ImageContent[]; batchId?: string; timestamp?: number } = {},
+): TurnUserMessage {
   const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
   if (options.images) content.push(...options.images);
   const message: TurnUserMessage = { role: "user", content, timestamp: options.timestamp ?? Date.now() };
@@ -84,7 +90,10 @@ export function createUserMessage(text: string, options: { images?: ImageContent
 }
 
 /** Builds a hidden context message. */
-export function createHiddenMessage(content: string | (TextContent | ImageContent)[], source?: string): HiddenContextMessage {
+export function createHiddenMessage(
+  content: string | (TextContent | ImageContent)[],
+  source?: string,
+): HiddenContextMessage {
   const message: HiddenContextMessage = { role: "hidden", content, timestamp: Date.now() };
   if (source !== undefined) message.source = source;
   return message;

@@ -62,7 +62,10 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         stripToolCalls(message);
         markDroppedResponse(message, decision.reason);
         turn.agent.followUp(createHiddenMessage(decision.prompt, "afterLlmCallHook"));
-        reportTrace(turn, "llm", "info", "afterLlmCallHook asked for a retry", { reason: decision.reason, attempt: turn.afterLlmRetries });
+        reportTrace(turn, "llm", "info", "afterLlmCallHook asked for a retry", {
+          reason: decision.reason,
+          attempt: turn.afterLlmRetries,
+        });
         return;
       case "fail":
         stripToolCalls(message);
@@ -70,7 +73,10 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         return;
       default:
         stripToolCalls(message);
-        failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}` });
+        failTurn(turn, {
+          code: ErrorCode.Hook,
+          message: `afterLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}`,
+        });
         return;
     }
   }

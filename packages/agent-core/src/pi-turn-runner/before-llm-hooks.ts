@@ -80,15 +80,18 @@ async function runHooks(
         turn.stopRequested = true;
         return current;
       case "respond":
-        if (typeof decision.text !== "string") throw hookFailure(turn, "beforeLlmCallHook returned respond without text");
+        if (typeof decision.text !== "string")
+          throw hookFailure(turn, "beforeLlmCallHook returned respond without text");
         turn.nextDirective = { kind: "respond", text: decision.text };
         return current;
       case "replaceRequestMessages":
-        if (!Array.isArray(decision.messages)) throw hookFailure(turn, "beforeLlmCallHook returned replaceRequestMessages without messages");
+        if (!Array.isArray(decision.messages))
+          throw hookFailure(turn, "beforeLlmCallHook returned replaceRequestMessages without messages");
         current = decision.messages;
         continue;
       case "replaceMessages":
-        if (!Array.isArray(decision.messages)) throw hookFailure(turn, "beforeLlmCallHook returned replaceMessages without messages");
+        if (!Array.isArray(decision.messages))
+          throw hookFailure(turn, "beforeLlmCallHook returned replaceMessages without messages");
         await replaceHistory(turn, messages, decision.messages, decision.metadata);
         current = messages;
         continue;

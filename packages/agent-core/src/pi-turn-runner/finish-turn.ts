@@ -26,7 +26,11 @@ export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
   const outcome = withHandBack(decideOutcome(turn), takeUndelivered(turn));
   // A provider failure ends the turn without failTurn: the logger hears of it here.
   if (outcome.kind === "failed" && !turn.failure) {
-    turn.defaults.logger.error(outcome.error.message, { code: outcome.error.code, sessionId: turn.input.sessionId, turnId: turn.input.turnId });
+    turn.defaults.logger.error(outcome.error.message, {
+      code: outcome.error.code,
+      sessionId: turn.input.sessionId,
+      turnId: turn.input.turnId,
+    });
   }
   turn.settled = true;
   const writerGraceMs = turn.abortGrace.remainingMs();

@@ -12,7 +12,8 @@ export function guardLogger(logger: TurnLogger | undefined): GuardedLogger {
   const call = (level: keyof TurnLogger) => (message: string, attrs?: Record<string, unknown>) => {
     try {
       const result: unknown = logger?.[level]?.(message, attrs);
-      if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).then(undefined, () => undefined);
+      if (result && typeof (result as Promise<void>).then === "function")
+        (result as Promise<void>).then(undefined, () => undefined);
     } catch {
       // A log sink's failure is never the turn's.
     }

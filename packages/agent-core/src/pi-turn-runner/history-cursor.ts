@@ -26,7 +26,12 @@ export class HistoryCursor {
 
   /** Records a persistent replacement; it is delivered by the next {@link take}. */
   replace(previousMessages: AgentMessage[], messages: AgentMessage[], metadata?: Record<string, unknown>): void {
-    this.pendingReplacement = { reason: "replaceMessages", messages: [...messages], previousMessages: [...previousMessages], metadata };
+    this.pendingReplacement = {
+      reason: "replaceMessages",
+      messages: [...messages],
+      previousMessages: [...previousMessages],
+      metadata,
+    };
     this.delivered = messages.length;
   }
 

@@ -30,16 +30,29 @@ export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   return deliverThroughHooks(turn, changes, hooks);
 }
 
-async function deliverThroughHooks(turn: RunningTurn, changes: readonly HistoryChange[], hooks: readonly OnHistoryChangedHook[]): Promise<void> {
+async function deliverThroughHooks(
+  turn: RunningTurn,
+  changes: readonly HistoryChange[],
+  hooks: readonly OnHistoryChangedHook[],
+): Promise<void> {
   for (const change of changes) {
     for (const [index, hook] of hooks.entries()) {
       if (turn.historyHooksCutAt !== undefined && index >= turn.historyHooksCutAt) break;
       let accepted: void | typeof ABANDONED;
       try {
-        accepted = await awaitHostCall(turn, "onHistoryChangedHook", () => hook(change, { sessionId: turn.input.sessionId, turnId: turn.input.turnId }));
+        accepted = await awaitHostCall(turn, "onHistoryChangedHook", () =>
+          hook(change, { sessionId: turn.input.sessionId, turnId: turn.input.turnId }),
+        );
       } catch (error) {
         // A host hook failed: code `hook` (ErrorCode), as for every other hook that fails a turn.
-        failTurn(turn, { code: ErrorCode.Hook, message: `onHistoryChangedHook failed; history was not persisted: ${errorText(error)}` }, true);
+        failTurn(
+          turn,
+          {
+            code: ErrorCode.Hook,
+            message: `onHistoryChangedHook failed; history was not persisted: ${errorText(error)}`,
+          },
+          true,
+        );
         throw error;
       }
       if (accepted === ABANDONED) {

@@ -20,7 +20,11 @@ import type { TurnState } from "./turn-state.js";
  * is the caller's decision (each hook kind fails safe in its own way). The
  * rejection of a call given up on is handled, never unhandled.
  */
-export async function awaitHostCall<T>(turn: TurnState, name: string, call: () => T | Promise<T>): Promise<T | typeof ABANDONED> {
+export async function awaitHostCall<T>(
+  turn: TurnState,
+  name: string,
+  call: () => T | Promise<T>,
+): Promise<T | typeof ABANDONED> {
   if (turn.settled) return ABANDONED;
   const result = call();
   if (!isThenable(result)) return result;
@@ -29,8 +33,14 @@ export async function awaitHostCall<T>(turn: TurnState, name: string, call: () =
   if (answer !== ABANDONED && !turn.settled) return answer;
   work.then(undefined, () => undefined);
   if (!turn.settled) {
-    reportTrace(turn, "hook", "warn", `${name} did not return within the abort grace; it is abandoned`, { callback: name });
-    emitWarning(turn, { code: "hook_abandoned", message: `${name} did not return after the turn was aborted; the turn went on without it`, hook: name });
+    reportTrace(turn, "hook", "warn", `${name} did not return within the abort grace; it is abandoned`, {
+      callback: name,
+    });
+    emitWarning(turn, {
+      code: "hook_abandoned",
+      message: `${name} did not return after the turn was aborted; the turn went on without it`,
+      hook: name,
+    });
   }
   return ABANDONED;
 }

@@ -19,16 +19,27 @@ export function installHooks(turn: RunningTurn): void {
   agent.transformContext = (messages, signal) => runBeforeLlmHooks(turn, messages, signal, "request");
   agent.streamFn = turnStreamFn(turn);
   // Without a before-tool hook there is nothing to ask: the loop admits each call without a call and a promise.
-  agent.beforeToolCall = hookArray(turn.hooks.beforeToolCallHook).length > 0 ? (context, signal) => beforeToolCall(turn, context, signal) : undefined;
+  agent.beforeToolCall =
+    hookArray(turn.hooks.beforeToolCallHook).length > 0
+      ? (context, signal) => beforeToolCall(turn, context, signal)
+      : undefined;
   // Without an after-tool hook a result goes on as the tool gave it (step end notes terminating results at tool_execution_end).
-  agent.afterToolCall = hookArray(turn.hooks.afterToolCallHook).length > 0 ? (context, signal) => afterToolCall(turn, context, signal) : undefined;
+  agent.afterToolCall =
+    hookArray(turn.hooks.afterToolCallHook).length > 0
+      ? (context, signal) => afterToolCall(turn, context, signal)
+      : undefined;
   agent.onToolExecutionStart = (context, signal) => onToolExecutionStart(turn, context, signal);
   agent.shouldStopAfterTurn = () => turn.stopRequested;
   const stopAfterSteering = input.shouldStopAfterSteering;
   agent.shouldStopAfterSteering = stopAfterSteering
     ? async (context) => {
         const stop =
-          (await askHost(turn, "shouldStopAfterSteering", () => stopAfterSteering({ steeringMessages: context.steeringMessages }), true)) === true;
+          (await askHost(
+            turn,
+            "shouldStopAfterSteering",
+            () => stopAfterSteering({ steeringMessages: context.steeringMessages }),
+            true,
+          )) === true;
         if (stop) turn.stopRequested = true;
         return stop;
       }

@@ -23,7 +23,12 @@ export function announcePreparedRequest(turn: TurnState, streamFn: StreamFn): St
 }
 
 /** Shows the request as sent to every `onLlmCallPreparedHook`; an observer's failure never affects the call. */
-function notifyPrepared(turn: TurnState, model: Model<any>, context: Context, options: Record<string, unknown> | undefined): void {
+function notifyPrepared(
+  turn: TurnState,
+  model: Model<any>,
+  context: Context,
+  options: Record<string, unknown> | undefined,
+): void {
   const hooks = hookArray(turn.hooks.onLlmCallPreparedHook);
   if (hooks.length === 0 || turn.settled) return;
   const event = {
@@ -37,7 +42,8 @@ function notifyPrepared(turn: TurnState, model: Model<any>, context: Context, op
   for (const hook of hooks) {
     try {
       const result = hook(event);
-      if (result && typeof (result as Promise<void>).then === "function") (result as Promise<void>).catch(() => undefined);
+      if (result && typeof (result as Promise<void>).then === "function")
+        (result as Promise<void>).catch(() => undefined);
     } catch {
       // An observer; its failure never affects the call.
     }

@@ -47,7 +47,8 @@ export function turnStreamFn(turn: RunningTurn): StreamFn {
  */
 function overflowRecoveryOf(turn: RunningTurn): StreamFn | undefined {
   if (hookArray(turn.hooks.beforeLlmCallHook).length === 0 && turn.input.llmRetry !== false) return undefined;
-  const directedCallStack: StreamFn = (model, context, options) => answerDirective(turn, model) ?? turn.mainCallStack(model, context, options);
+  const directedCallStack: StreamFn = (model, context, options) =>
+    answerDirective(turn, model) ?? turn.mainCallStack(model, context, options);
   return withOverflowRecovery(directedCallStack, {
     state: createOverflowRecoveryState(),
     recover: ({ context, signal }) => recoverFromOverflow(turn, context, signal),
@@ -55,7 +56,10 @@ function overflowRecoveryOf(turn: RunningTurn): StreamFn | undefined {
 }
 
 /** Takes (and clears) the directive a before-LLM hook left, and answers it without the model; none: `undefined`. */
-function answerDirective(turn: RunningTurn, model: Parameters<StreamFn>[0]): ReturnType<typeof syntheticResponse> | undefined {
+function answerDirective(
+  turn: RunningTurn,
+  model: Parameters<StreamFn>[0],
+): ReturnType<typeof syntheticResponse> | undefined {
   const directive = turn.nextDirective;
   if (!directive) return undefined;
   turn.nextDirective = undefined;
@@ -69,12 +73,18 @@ function answerDirective(turn: RunningTurn, model: Parameters<StreamFn>[0]): Ret
  * when they changed something, or answered without the model when one of
  * them decided `skip` or `respond`; otherwise the overflow stands.
  */
-async function recoverFromOverflow(turn: RunningTurn, context: Context, signal: AbortSignal | undefined): Promise<Context | undefined> {
+async function recoverFromOverflow(
+  turn: RunningTurn,
+  context: Context,
+  signal: AbortSignal | undefined,
+): Promise<Context | undefined> {
   const messages = turn.loopMessages;
   if (!messages || hookArray(turn.hooks.beforeLlmCallHook).length === 0) return undefined;
   const before = messages.length;
   const snapshot = [...messages];
-  reportTrace(turn, "llm", "warn", "context overflow: running the before-LLM hooks to recover", { requestIndex: turn.requestIndex });
+  reportTrace(turn, "llm", "warn", "context overflow: running the before-LLM hooks to recover", {
+    requestIndex: turn.requestIndex,
+  });
   const projected = await runBeforeLlmHooks(turn, messages, signal, "overflow");
   if (turn.nextDirective) return context;
   const changed = messages.length !== before || messages.some((message, index) => message !== snapshot[index]);
@@ -83,6 +93,9 @@ async function recoverFromOverflow(turn: RunningTurn, context: Context, signal: 
     return undefined;
   }
   reportTrace(turn, "llm", "warn", "context overflow: resending once after recovery hooks");
-  emitWarning(turn, { code: "overflow_recovery", message: "the conversation no longer fit the context window; it was shortened and the request is sent once more" });
+  emitWarning(turn, {
+    code: "overflow_recovery",
+    message: "the conversation no longer fit the context window; it was shortened and the request is sent once more",
+  });
   return { ...context, messages: projectAgentMessagesForModel(projected) };
 }

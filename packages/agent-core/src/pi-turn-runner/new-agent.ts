@@ -53,5 +53,10 @@ export function newAgent(turn: TurnState): RunningTurn {
 function hostSeesMessages(turn: TurnState): boolean {
   const { hooks, input } = turn;
   const anyHook = Object.values(hooks).some((list) => hookArray(list).length > 0);
-  return anyHook || input.shouldStopAfterTurn !== undefined || input.shouldStopAfterSteering !== undefined || input.tryBeginClose !== undefined;
+  return (
+    anyHook ||
+    input.shouldStopAfterTurn !== undefined ||
+    input.shouldStopAfterSteering !== undefined ||
+    input.tryBeginClose !== undefined
+  );
 }

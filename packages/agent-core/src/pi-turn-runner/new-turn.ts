@@ -79,13 +79,21 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.defaults = defaults;
     this.startedAt = defaults.clock.now();
     this.hooks = input.hooks ?? NO_HOOKS;
-    this.events = new SerialEventQueue(input.eventWriter, { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId }, this);
+    this.events = new SerialEventQueue(
+      input.eventWriter,
+      { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId },
+      this,
+    );
     this.bridge = new TurnEventBridge(this);
     // The turn is the tool table's options: its ids, and its callbacks as methods.
     this.tools = newTools(input.tools ?? [], this);
     // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
     const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
-    this.mainCallStack = retriedCallStack(this, "main", announce ? (streamFn) => announcePreparedRequest(this, streamFn) : undefined);
+    this.mainCallStack = retriedCallStack(
+      this,
+      "main",
+      announce ? (streamFn) => announcePreparedRequest(this, streamFn) : undefined,
+    );
     this.watch = newTurnWatch(this);
   }
 
@@ -144,7 +152,12 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   }
 
   onLateUpdate(toolCallId: string, toolName: string): void {
-    emitWarning(this, { code: "late_tool_update", message: `${toolName} sent an update after its result; it was dropped`, toolCallId, toolName });
+    emitWarning(this, {
+      code: "late_tool_update",
+      message: `${toolName} sent an update after its result; it was dropped`,
+      toolCallId,
+      toolName,
+    });
   }
 }
 
@@ -156,7 +169,11 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
  * bad host cap throws before any event); the turn's watch is read only
  * once a request runs.
  */
-function retriedCallStack(turn: TurnState, label: "main" | "auxiliary", wrapInnermost?: (streamFn: StreamFn) => StreamFn): StreamFn {
+function retriedCallStack(
+  turn: TurnState,
+  label: "main" | "auxiliary",
+  wrapInnermost?: (streamFn: StreamFn) => StreamFn,
+): StreamFn {
   const { input, defaults } = turn;
   const streamFn = input.llm.streamFn ?? streamSimple;
   // The option layers write into the copy of the options the retry layer makes per attempt, instead of copying them again.
@@ -169,7 +186,18 @@ function retriedCallStack(turn: TurnState, label: "main" | "auxiliary", wrapInne
   const hostRetry = input.llmRetry;
   const observer = (notice: LlmRetryNotification) => reportRetryNotice(turn, notice);
   const retryOptions = hostRetry === false ? false : { ...hostRetry, observer };
-  return watchedCallStack(turn, label, (attempt) => withLlmRetryFilling(attempt, retryOptions, { clock: defaults.clock, random: defaults.random, label }, fillOptions), timed);
+  return watchedCallStack(
+    turn,
+    label,
+    (attempt) =>
+      withLlmRetryFilling(
+        attempt,
+        retryOptions,
+        { clock: defaults.clock, random: defaults.random, label },
+        fillOptions,
+      ),
+    timed,
+  );
 }
 
 /**
@@ -181,10 +209,15 @@ function retriedCallStack(turn: TurnState, label: "main" | "auxiliary", wrapInne
 async function reportRetryNotice(turn: TurnState, notice: LlmRetryNotification): Promise<void> {
   const level = notice.type === "exhausted" ? "error" : notice.type === "waiting" ? "warn" : "info";
   const attrs: Record<string, unknown> = { ...notice };
-  if ("error" in notice) attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };
+  if ("error" in notice)
+    attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };
   if (!turn.settled) turn.bridge.trace("llm.retry", level, notice.type, attrs);
   watchRetryNotice(turn, notice);
-  turn.defaults.logger[level === "info" ? "debug" : "warn"](retryNoticeText(notice), { phase: "llm.retry", ...attrs, turnId: turn.input.turnId });
+  turn.defaults.logger[level === "info" ? "debug" : "warn"](retryNoticeText(notice), {
+    phase: "llm.retry",
+    ...attrs,
+    turnId: turn.input.turnId,
+  });
   const observer = turn.input.llmRetry === false ? undefined : turn.input.llmRetry?.observer;
   try {
     await observer?.(notice);

@@ -27,8 +27,12 @@ export interface ProviderCallbacks {
 export function providerCallbacks(turn: TurnState): ProviderCallbacks {
   const { payloadTransform, responseObserver } = turn.input.llm;
   return {
-    onPayload: payloadTransform && ((payload, model) => callForProvider(turn, "payloadTransform", () => payloadTransform(payload, model))),
-    onResponse: responseObserver && ((response, model) => callForProvider(turn, "responseObserver", () => responseObserver(response, model))),
+    onPayload:
+      payloadTransform &&
+      ((payload, model) => callForProvider(turn, "payloadTransform", () => payloadTransform(payload, model))),
+    onResponse:
+      responseObserver &&
+      ((response, model) => callForProvider(turn, "responseObserver", () => responseObserver(response, model))),
   };
 }
 

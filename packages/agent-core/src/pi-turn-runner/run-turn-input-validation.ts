@@ -23,10 +23,14 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
   assertKnownRunTurnInputKeys(input);
   const writer = input.eventWriter as unknown;
   if (typeof writer !== "object" || writer === null || typeof (writer as { push?: unknown }).push !== "function") {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidEventWriter, "RunTurnInput.eventWriter must be an object with a push(event) function");
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidEventWriter,
+      "RunTurnInput.eventWriter must be an object with a push(event) function",
+    );
   }
   for (const field of ["sessionId", "turnId"] as const) {
-    if (typeof input[field] !== "string" || input[field] === "") throw invalid(`RunTurnInput.${field} must be a non-empty string`);
+    if (typeof input[field] !== "string" || input[field] === "")
+      throw invalid(`RunTurnInput.${field} must be a non-empty string`);
   }
   if (typeof input.systemPrompt !== "string") throw invalid("RunTurnInput.systemPrompt must be a string");
   const model = input.llm?.model as unknown;
@@ -35,17 +39,24 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
   }
   const continuing = input.startMode === "continue";
   if (!continuing) {
-    if (typeof input.userMessage !== "object" || input.userMessage === null || typeof input.userMessage.text !== "string") {
+    if (
+      typeof input.userMessage !== "object" ||
+      input.userMessage === null ||
+      typeof input.userMessage.text !== "string"
+    ) {
       throw invalid('RunTurnInput.userMessage.text is missing (or set startMode: "continue" to continue the history)');
     }
   }
-  if (input.history !== undefined && !Array.isArray(input.history)) throw invalid("RunTurnInput.history must be an array");
+  if (input.history !== undefined && !Array.isArray(input.history))
+    throw invalid("RunTurnInput.history must be an array");
   if (continuing) {
     const last = input.history?.[input.history.length - 1];
     if (!last) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
     // A provider cannot answer an assistant tail, and no steering is queued yet: the turn could only fail.
     if (last.role === "assistant") {
-      throw invalid('RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message');
+      throw invalid(
+        'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message',
+      );
     }
   }
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");

@@ -21,9 +21,17 @@ export const MAX_CLOSE_ATTEMPTS = 64;
 export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary): Promise<number> {
   const poll = turn.input.getSteeringMessages;
   if (!poll) return 0;
-  const answer = await askHost<TurnInputMessage[] | null | undefined>(turn, "getSteeringMessages", () => poll({ boundary }), []);
+  const answer = await askHost<TurnInputMessage[] | null | undefined>(
+    turn,
+    "getSteeringMessages",
+    () => poll({ boundary }),
+    [],
+  );
   if (answer !== null && answer !== undefined && !Array.isArray(answer)) {
-    failTurn(turn, { code: ErrorCode.Internal, message: `The host callback getSteeringMessages returned ${typeof answer}, not an array of messages` });
+    failTurn(turn, {
+      code: ErrorCode.Internal,
+      message: `The host callback getSteeringMessages returned ${typeof answer}, not an array of messages`,
+    });
     return 0;
   }
   const received: TurnInputMessage[] = answer ?? [];
@@ -47,7 +55,8 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     if (group.batched) turn.agent.steerBatch(group.messages);
     else turn.agent.steer(group.messages[0]!);
   }
-  if (received.length > 0) reportTrace(turn, "steering", "info", "steering received", { boundary, count: received.length });
+  if (received.length > 0)
+    reportTrace(turn, "steering", "info", "steering received", { boundary, count: received.length });
   return received.length;
 }
 
@@ -57,7 +66,10 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
  * (or the callback failed: that fails the turn, code `internal`). Only
  * called when the input has a `tryBeginClose`.
  */
-export async function tryBeginClose(turn: RunningTurn, lastAssistantMessage: AgentMessage | undefined): Promise<boolean> {
+export async function tryBeginClose(
+  turn: RunningTurn,
+  lastAssistantMessage: AgentMessage | undefined,
+): Promise<boolean> {
   const close = turn.input.tryBeginClose!;
   const closed = (await askHost(turn, "tryBeginClose", () => close({ lastAssistantMessage }), false)) === true;
   if (closed) turn.closed = true;

@@ -18,7 +18,11 @@ import type { RunningTurn } from "./turn-state.js";
  * tries to close the turn. Nothing is polled after an error or aborted
  * response, a stop request, a failure or a close.
  */
-export function onStepEnd(turn: RunningTurn, message: AgentMessage, toolResults: ToolResultMessage[]): Promise<void> | void {
+export function onStepEnd(
+  turn: RunningTurn,
+  message: AgentMessage,
+  toolResults: ToolResultMessage[],
+): Promise<void> | void {
   const stepIndex = ++turn.stepIndex;
   if (message.role !== "assistant" || turn.settled) return;
   // Without host code to ask, a step end only resets the batch's terminate record: no promise for the loop to wait on.
@@ -40,7 +44,12 @@ function hostActsAtStepEnd(turn: RunningTurn): boolean {
   );
 }
 
-async function endStepWithHost(turn: RunningTurn, stepIndex: number, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
+async function endStepWithHost(
+  turn: RunningTurn,
+  stepIndex: number,
+  message: AssistantMessage,
+  toolResults: ToolResultMessage[],
+): Promise<void> {
   await runStepEndHooks(turn, stepIndex, message, toolResults);
   const batchTerminates = takeBatchTerminates(turn, toolResults);
   if (isErrorOrAborted(message) || turn.stopRequested || turn.closed || turn.agent.signal?.aborted) return;
@@ -59,7 +68,11 @@ async function endStepWithHost(turn: RunningTurn, stepIndex: number, message: As
 }
 
 /** Asks the host's `shouldStopAfterTurn`; `true` (or a failing callback) makes this step the turn's last. */
-async function hostStopsAfterStep(turn: RunningTurn, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<boolean> {
+async function hostStopsAfterStep(
+  turn: RunningTurn,
+  message: AssistantMessage,
+  toolResults: ToolResultMessage[],
+): Promise<boolean> {
   const shouldStop = turn.input.shouldStopAfterTurn;
   if (!shouldStop) return false;
   const stop = (await askHost(turn, "shouldStopAfterTurn", () => shouldStop({ message, toolResults }), true)) === true;
@@ -72,7 +85,11 @@ async function hostStopsAfterStep(turn: RunningTurn, message: AssistantMessage, 
  * result, after every after-tool hook: the step end needs to know whether
  * it terminates the batch, as the loop decides it.
  */
-export function noteToolEnded(turn: RunningTurn, toolCallId: string, result: { terminate?: boolean } | undefined): void {
+export function noteToolEnded(
+  turn: RunningTurn,
+  toolCallId: string,
+  result: { terminate?: boolean } | undefined,
+): void {
   if (result?.terminate === true) (turn.terminatingCalls ??= new Set()).add(toolCallId);
 }
 
@@ -80,7 +97,8 @@ export function noteToolEnded(turn: RunningTurn, toolCallId: string, result: { t
 function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]): boolean {
   const calls = turn.terminatingCalls;
   const terminates =
-    turn.terminateAgentRequested || (toolResults.length > 0 && calls !== undefined && toolResults.every((result) => calls.has(result.toolCallId)));
+    turn.terminateAgentRequested ||
+    (toolResults.length > 0 && calls !== undefined && toolResults.every((result) => calls.has(result.toolCallId)));
   turn.terminateAgentRequested = false;
   calls?.clear();
   return terminates;
@@ -92,11 +110,17 @@ function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]
  * chain. Messages a hook queues count as handed over (delivered into history
  * or handed back in the outcome); queueing after the turn settled throws.
  */
-async function runStepEndHooks(turn: RunningTurn, stepIndex: number, message: AssistantMessage, toolResults: ToolResultMessage[]): Promise<void> {
+async function runStepEndHooks(
+  turn: RunningTurn,
+  stepIndex: number,
+  message: AssistantMessage,
+  toolResults: ToolResultMessage[],
+): Promise<void> {
   const hooks = hookArray(turn.hooks.onStepEndHook);
   const signal = turn.agent.signal ?? new AbortController().signal;
   const enqueue = (queued: string | AgentMessage) => {
-    if (turn.settled) throw new Error("onStepEndHook enqueue: the turn has already ended; deliver the message in a later turn");
+    if (turn.settled)
+      throw new Error("onStepEndHook enqueue: the turn has already ended; deliver the message in a later turn");
     const steering = typeof queued === "string" ? createUserMessage(queued) : queued;
     (turn.undelivered ??= new Set()).add(steering);
     turn.agent.steer(steering);
@@ -104,7 +128,15 @@ async function runStepEndHooks(turn: RunningTurn, stepIndex: number, message: As
   for (const hook of hooks) {
     try {
       const done = await awaitHostCall(turn, "onStepEndHook", () =>
-        hook({ sessionId: turn.input.sessionId, turnId: turn.input.turnId, stepIndex, message, toolResults, enqueue, signal }),
+        hook({
+          sessionId: turn.input.sessionId,
+          turnId: turn.input.turnId,
+          stepIndex,
+          message,
+          toolResults,
+          enqueue,
+          signal,
+        }),
       );
       if (done === ABANDONED) return;
     } catch (error) {

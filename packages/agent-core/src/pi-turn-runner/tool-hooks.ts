@@ -49,7 +49,9 @@ export async function beforeToolCall(
   const event = toolEvent(turn, context);
   for (const hook of hooks) {
     try {
-      const decision = await awaitHostCall(turn, "beforeToolCallHook", () => hook(event, signal ?? new AbortController().signal));
+      const decision = await awaitHostCall(turn, "beforeToolCallHook", () =>
+        hook(event, signal ?? new AbortController().signal),
+      );
       if (decision === ABANDONED) return { block: true, reason: ToolResultText.aborted };
       if (decision?.block) {
         reportTrace(turn, "tool", "info", "tool call blocked", {
@@ -59,7 +61,11 @@ export async function beforeToolCall(
           blockedBy: decision.blockedBy,
         });
         // The blocked result's details say who blocked it, so history and the stream show a permission refusal as such.
-        return { block: true, reason: decision.reason, details: decision.blockedBy ? { blockedBy: decision.blockedBy } : {} };
+        return {
+          block: true,
+          reason: decision.reason,
+          details: decision.blockedBy ? { blockedBy: decision.blockedBy } : {},
+        };
       }
     } catch (error) {
       const reason = `Tool call blocked: beforeToolCallHook failed: ${errorText(error)}`;
@@ -75,7 +81,11 @@ export async function beforeToolCall(
  * observers; their failures are ignored. Without an observer it returns no
  * promise, so the loop starts the tool without waiting.
  */
-export function onToolExecutionStart(turn: RunningTurn, context: ToolExecutionStartContext, signal: AbortSignal | undefined): Promise<void> | void {
+export function onToolExecutionStart(
+  turn: RunningTurn,
+  context: ToolExecutionStartContext,
+  signal: AbortSignal | undefined,
+): Promise<void> | void {
   turn.bridge.toolAdmitted(context.toolCall.id);
   turn.watch.toolAdmitted(context.toolCall.id);
   const hooks = hookArray(turn.hooks.onToolExecutionStartHook);
@@ -92,7 +102,12 @@ async function runStartObservers(
   const event = toolEvent(turn, context);
   for (const hook of hooks) {
     try {
-      if ((await awaitHostCall(turn, "onToolExecutionStartHook", () => hook(event, signal ?? new AbortController().signal))) === ABANDONED) return;
+      if (
+        (await awaitHostCall(turn, "onToolExecutionStartHook", () =>
+          hook(event, signal ?? new AbortController().signal),
+        )) === ABANDONED
+      )
+        return;
     } catch {
       // An observer; its failure never affects the call.
     }
@@ -104,13 +119,19 @@ async function runStartObservers(
  * left, and records for step end whether a hook asked to stop the agent.
  * Installed only for a turn that has such a hook.
  */
-export async function afterToolCall(turn: RunningTurn, context: AfterToolCallContext, signal: AbortSignal | undefined): Promise<AfterToolCallResult> {
+export async function afterToolCall(
+  turn: RunningTurn,
+  context: AfterToolCallContext,
+  signal: AbortSignal | undefined,
+): Promise<AfterToolCallResult> {
   const hooks = hookArray(turn.hooks.afterToolCallHook);
   let { result, isError } = context;
   let terminateAgent = false;
   for (const hook of hooks) {
     try {
-      const patch = await awaitHostCall(turn, "afterToolCallHook", () => hook({ ...toolEvent(turn, context), result, isError }, signal ?? new AbortController().signal));
+      const patch = await awaitHostCall(turn, "afterToolCallHook", () =>
+        hook({ ...toolEvent(turn, context), result, isError }, signal ?? new AbortController().signal),
+      );
       // Given up on after the abort: the chain stops; the tool ran, so its result (as patched so far) stands.
       if (patch === ABANDONED) break;
       if (!patch) continue;
@@ -122,11 +143,20 @@ export async function afterToolCall(turn: RunningTurn, context: AfterToolCallCon
       if (patch.isError !== undefined) isError = patch.isError;
       if (patch.terminateAgent) terminateAgent = true;
     } catch (error) {
-      result = { content: [{ type: "text", text: `afterToolCallHook failed: ${errorText(error)}` }], details: result.details };
+      result = {
+        content: [{ type: "text", text: `afterToolCallHook failed: ${errorText(error)}` }],
+        details: result.details,
+      };
       isError = true;
     }
   }
   if (terminateAgent) turn.terminateAgentRequested = true;
   // `false`, not `undefined`: the loop would fall back to the unpatched result's flag.
-  return { content: result.content, details: result.details, isError, terminate: result.terminate === true, terminateAgent };
+  return {
+    content: result.content,
+    details: result.details,
+    isError,
+    terminate: result.terminate === true,
+    terminateAgent,
+  };
 }

@@ -63,7 +63,11 @@ async function awaitMessageId(turn: TurnState, call: () => string | Promise<stri
   try {
     id = await awaitHostCall(turn, "allocateMessageId", call);
   } catch (error) {
-    failTurn(turn, { code: ErrorCode.Internal, message: `The host callback allocateMessageId failed: ${errorText(error)}` }, true);
+    failTurn(
+      turn,
+      { code: ErrorCode.Internal, message: `The host callback allocateMessageId failed: ${errorText(error)}` },
+      true,
+    );
     throw error;
   }
   if (id === ABANDONED) throw new HookAbandonedError("allocateMessageId");

@@ -26,7 +26,11 @@ export function failTurn(turn: TurnState, error: TurnError, abort = false): void
   // Reported last: what the turn does never depends on a trace or a log sink.
   if (first && !turn.settled) {
     turn.bridge.trace("turn", "error", error.message, { code: error.code });
-    turn.defaults.logger.error(error.message, { code: error.code, sessionId: turn.input.sessionId, turnId: turn.input.turnId });
+    turn.defaults.logger.error(error.message, {
+      code: error.code,
+      sessionId: turn.input.sessionId,
+      turnId: turn.input.turnId,
+    });
   }
 }
 

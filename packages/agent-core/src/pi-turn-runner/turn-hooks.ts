@@ -171,7 +171,11 @@ export interface ToolCallHookEvent extends HookTurnContext {
  * refused, so a UI can show it as such. A hook that throws blocks the call
  * with the error's message.
  */
-export type BeforeToolCallDecision = { block: true; reason: string; blockedBy?: "permission" } | { block?: false } | null | undefined;
+export type BeforeToolCallDecision =
+  | { block: true; reason: string; blockedBy?: "permission" }
+  | { block?: false }
+  | null
+  | undefined;
 
 /** Runs before each admitted call executes (loop `beforeToolCall`). */
 export type BeforeToolCallHook = (

@@ -8,7 +8,12 @@ import type { TurnState } from "./turn-state.js";
  * an error the turn survives (a failing step-end hook, a blocked call) is a
  * `warn`.
  */
-const LOG_METHOD: Record<TraceLevel, keyof GuardedLogger> = { debug: "debug", info: "debug", warn: "warn", error: "warn" };
+const LOG_METHOD: Record<TraceLevel, keyof GuardedLogger> = {
+  debug: "debug",
+  info: "debug",
+  warn: "warn",
+  error: "warn",
+};
 
 /**
  * Reports something the runner has to say twice: as a `debug.trace` event
@@ -16,7 +21,18 @@ const LOG_METHOD: Record<TraceLevel, keyof GuardedLogger> = { debug: "debug", in
  * status) and to the host's logger at the matching level, with the turn's
  * ids. Never throws.
  */
-export function reportTrace(turn: TurnState, phase: string, level: TraceLevel, message: string, attrs?: Record<string, unknown>): void {
+export function reportTrace(
+  turn: TurnState,
+  phase: string,
+  level: TraceLevel,
+  message: string,
+  attrs?: Record<string, unknown>,
+): void {
   if (!turn.settled) turn.bridge.trace(phase, level, message, attrs);
-  turn.defaults.logger[LOG_METHOD[level]](message, { phase, ...attrs, sessionId: turn.input.sessionId, turnId: turn.input.turnId });
+  turn.defaults.logger[LOG_METHOD[level]](message, {
+    phase,
+    ...attrs,
+    sessionId: turn.input.sessionId,
+    turnId: turn.input.turnId,
+  });
 }

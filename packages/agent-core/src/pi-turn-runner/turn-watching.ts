@@ -41,8 +41,15 @@ export function emitWarning(turn: TurnState, warning: RuntimeWarningPayload): vo
  * watched. The turn's watch is read only once a request runs (the stack is
  * built before the watch, so a bad config throws before any span starts).
  */
-export function watchedCallStack(turn: TurnState, family: RequestFamily, wrapAttempt: (attempt: StreamFn) => StreamFn, attempt: StreamFn): StreamFn {
-  const retried = wrapAttempt((model, context, options) => turn.watch.attempt(family, attempt, model, context, options));
+export function watchedCallStack(
+  turn: TurnState,
+  family: RequestFamily,
+  wrapAttempt: (attempt: StreamFn) => StreamFn,
+  attempt: StreamFn,
+): StreamFn {
+  const retried = wrapAttempt((model, context, options) =>
+    turn.watch.attempt(family, attempt, model, context, options),
+  );
   return (model, context, options) => {
     turn.watch.requestStarted(family, model, context);
     return retried(model, context, options);

@@ -17,30 +17,37 @@ import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
  */
 export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "completed" | "aborted" | "failed" {
   const fail = (message: string, event?: RuntimeEvent): never => {
-    const where = event ? ` (event seq ${event.seq}, ${event.type}${event.type === "session.status" ? ` ${event.payload.status}` : ""})` : "";
+    const where = event
+      ? ` (event seq ${event.seq}, ${event.type}${event.type === "session.status" ? ` ${event.payload.status}` : ""})`
+      : "";
     throw new Error(`RuntimeEvent sequence is invalid: ${message}${where}`);
   };
   if (events.length === 0) fail("no events");
   const first = events[0]!;
-  if (first.type !== "session.status" || first.payload.status !== "running") fail("the first event must be session.status running", first);
+  if (first.type !== "session.status" || first.payload.status !== "running")
+    fail("the first event must be session.status running", first);
 
   const eventIds = new Set<string>();
   const chunkIndexes = new Map<string, number>();
   const terminals: RuntimeEvent<"session.status">[] = [];
   let previousSeq = -Infinity;
   for (const event of events) {
-    if (!Number.isInteger(event.seq) || event.seq <= previousSeq) fail(`seq must strictly increase (previous ${previousSeq})`, event);
+    if (!Number.isInteger(event.seq) || event.seq <= previousSeq)
+      fail(`seq must strictly increase (previous ${previousSeq})`, event);
     previousSeq = event.seq;
-    if (event.sessionId !== first.sessionId || event.turnId !== first.turnId) fail("sessionId/turnId differ from the first event's", event);
+    if (event.sessionId !== first.sessionId || event.turnId !== first.turnId)
+      fail("sessionId/turnId differ from the first event's", event);
     if (eventIds.has(event.eventId)) fail(`eventId ${event.eventId} is repeated`, event);
     eventIds.add(event.eventId);
     if (event.type === "session.status" && isTerminalStatus(event.payload.status)) {
       terminals.push(event);
-      if (event.payload.status === "failed" && typeof event.payload.error?.code !== "string") fail("a failed status must carry error.code", event);
+      if (event.payload.status === "failed" && typeof event.payload.error?.code !== "string")
+        fail("a failed status must carry error.code", event);
     }
     if (event.type === "stream.resp") {
       const previous = chunkIndexes.get(event.payload.messageId) ?? -1;
-      if (event.payload.chunkIndex <= previous) fail(`chunkIndex of ${event.payload.messageId} must strictly increase`, event);
+      if (event.payload.chunkIndex <= previous)
+        fail(`chunkIndex of ${event.payload.messageId} must strictly increase`, event);
       chunkIndexes.set(event.payload.messageId, event.payload.chunkIndex);
     }
   }

@@ -69,7 +69,13 @@ export function createRecordingEventWriter(options: RecordingEventWriterOptions 
     statuses: () => ofType("session.status").map((event) => event.payload.status),
     chunksOf,
     messageIds,
-    text: (messageId) => (messageId !== undefined ? textOf(messageId) : messageIds().map(textOf).filter((text) => text !== "").join("\n")),
+    text: (messageId) =>
+      messageId !== undefined
+        ? textOf(messageId)
+        : messageIds()
+            .map(textOf)
+            .filter((text) => text !== "")
+            .join("\n"),
     traces: (level) =>
       ofType("debug.trace")
         .map((event) => event.payload)

@@ -25,7 +25,11 @@ export interface RecordingToolOptions {
    * Answers a call. Default: one text block `<name>:<input.value>`. A throw
    * (or rejection) becomes the call's error result, as for any tool.
    */
-  answer?: (input: Record<string, unknown>, signal: AbortSignal, ctx: ToolExecutionContext) => RuntimeToolResult | Promise<RuntimeToolResult>;
+  answer?: (
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+    ctx: ToolExecutionContext,
+  ) => RuntimeToolResult | Promise<RuntimeToolResult>;
 }
 
 /**

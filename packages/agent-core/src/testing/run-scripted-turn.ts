@@ -1,5 +1,10 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { type RecordedRequest, type ScriptEntry, type ScriptedModel, createScriptedModel } from "@turnkit/agent-loop/testing";
+import {
+  type RecordedRequest,
+  type ScriptEntry,
+  type ScriptedModel,
+  createScriptedModel,
+} from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import type { LlmConfig } from "../call-stack/llm-config.js";
 import { PiTurnRunner } from "../pi-turn-runner/pi-turn-runner.js";
@@ -110,7 +115,10 @@ export async function runScriptedTurn(options: RunScriptedTurnOptions = {}): Pro
  * `messageDelta` appends, a `replaceMessages` replaces everything. Never
  * mutates its arguments.
  */
-export function applyHistoryChanges(history: readonly AgentMessage[], changes: readonly HistoryChange[]): AgentMessage[] {
+export function applyHistoryChanges(
+  history: readonly AgentMessage[],
+  changes: readonly HistoryChange[],
+): AgentMessage[] {
   let stored = [...history];
   for (const change of changes) {
     if (change.reason === "messageDelta") stored.push(...change.messages);

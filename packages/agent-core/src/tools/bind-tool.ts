@@ -31,7 +31,9 @@ export interface BoundToolInstance<TParameters extends ToolSchema = ToolSchema, 
  * compiler checks the instance shape; at run time the decorator only checks
  * that it was given a function, and never calls or changes the class.
  */
-export type BoundToolClass<TParameters extends ToolSchema> = abstract new (...args: any[]) => BoundToolInstance<TParameters, any>;
+export type BoundToolClass<TParameters extends ToolSchema> = abstract new (
+  ...args: any[]
+) => BoundToolInstance<TParameters, any>;
 
 /** Declarations of decorated classes. A WeakMap, so a class can be collected and nobody can forge the mark. */
 const boundDefs = new WeakMap<Function, RuntimeToolDef<any>>();
@@ -63,13 +65,22 @@ export function bindTool<TParameters extends ToolSchema>(
   });
   return (target, context) => {
     if (context !== undefined && context.kind !== "class") {
-      throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `@bindTool(${JSON.stringify(def.name)}) decorates classes only, not a ${context.kind}`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidTool,
+        `@bindTool(${JSON.stringify(def.name)}) decorates classes only, not a ${context.kind}`,
+      );
     }
     if (typeof target !== "function") {
-      throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `bindTool(${JSON.stringify(def.name)}) must be applied to a class`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidTool,
+        `bindTool(${JSON.stringify(def.name)}) must be applied to a class`,
+      );
     }
     if (boundDefs.has(target)) {
-      throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `class ${target.name || "(anonymous)"} is already bound to tool ${JSON.stringify(boundDefs.get(target)!.name)}`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidTool,
+        `class ${target.name || "(anonymous)"} is already bound to tool ${JSON.stringify(boundDefs.get(target)!.name)}`,
+      );
     }
     boundDefs.set(target, frozen);
   };
@@ -105,7 +116,10 @@ export function toRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDeta
     );
   }
   if (typeof instance !== "object" || instance === null) {
-    throw new TurnkitConfigError(ConfigErrorCode.UndecoratedTool, `toRuntimeTool expects an instance of a @bindTool class, got ${instance === null ? "null" : typeof instance}`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.UndecoratedTool,
+      `toRuntimeTool expects an instance of a @bindTool class, got ${instance === null ? "null" : typeof instance}`,
+    );
   }
   const ctor = (instance as object).constructor;
   const def = typeof ctor === "function" ? boundToolDef(ctor) : undefined;
@@ -117,7 +131,10 @@ export function toRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDeta
     );
   }
   if (typeof instance.execute !== "function") {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `tool ${JSON.stringify(def.name)} is invalid: missing execute (the instance has no execute method)`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `tool ${JSON.stringify(def.name)} is invalid: missing execute (the instance has no execute method)`,
+    );
   }
   return {
     def: def as RuntimeToolDef<TParameters>,

@@ -46,7 +46,10 @@ export function defineRuntimeTool<TParameters extends ToolSchema, TDetails = unk
   options: DefineRuntimeToolOptions<TParameters, TDetails>,
 ): RuntimeTool<TParameters, TDetails> {
   if (typeof options !== "object" || options === null) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `defineRuntimeTool: expected an options object, got ${options === null ? "null" : typeof options}`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `defineRuntimeTool: expected an options object, got ${options === null ? "null" : typeof options}`,
+    );
   }
   const { execute, ...fields } = options;
   const def: RuntimeToolDef<TParameters> = {
@@ -66,7 +69,10 @@ export function defineRuntimeTool<TParameters extends ToolSchema, TDetails = unk
     throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${(error as Error).message}; missing execute`);
   }
   if (typeof execute !== "function") {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `defineRuntimeTool: tool ${JSON.stringify(def.name)} is invalid: missing execute (a function)`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `defineRuntimeTool: tool ${JSON.stringify(def.name)} is invalid: missing execute (a function)`,
+    );
   }
   return { def, impl: { execute: (ctx, input, signal, onUpdate) => execute(ctx, input, signal, onUpdate) } };
 }

@@ -3,7 +3,12 @@ import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { RUNTIME_TOOL_EXECUTION_MODE } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
-import { assertRuntimeTool, type RuntimeTool, type RuntimeToolResult, type ToolExecutionContext } from "./runtime-tool.js";
+import {
+  assertRuntimeTool,
+  type RuntimeTool,
+  type RuntimeToolResult,
+  type ToolExecutionContext,
+} from "./runtime-tool.js";
 import { createBashTool } from "./builtin/bash-tool.js";
 import { createEditTool } from "./builtin/edit-tool.js";
 import { createReadTool } from "./builtin/read-tool.js";
@@ -58,13 +63,19 @@ export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as 
  */
 export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options: NewToolsOptions): AgentTool<any>[] {
   if (!Array.isArray(runtimeTools)) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `newTools: expected an array of RuntimeTools, got ${runtimeTools === null ? "null" : typeof runtimeTools}`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `newTools: expected an array of RuntimeTools, got ${runtimeTools === null ? "null" : typeof runtimeTools}`,
+    );
   }
   const seen = new Set<string>();
   runtimeTools.forEach((tool, index) => {
     assertRuntimeTool(tool, `newTools: tools[${index}]`);
     if (seen.has(tool.def.name)) {
-      throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, `newTools: two tools are named ${JSON.stringify(tool.def.name)}; tool names must be unique`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.DuplicateTool,
+        `newTools: two tools are named ${JSON.stringify(tool.def.name)}; tool names must be unique`,
+      );
     }
     seen.add(tool.def.name);
   });
@@ -79,7 +90,11 @@ export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options
   return all.map((tool) => toAgentTool(tool, options));
 }
 
-function createFallbackTool(name: (typeof BUILTIN_FALLBACK_TOOL_NAMES)[number], workspaceDir: string, bashEnv: BashEnvSpawnHookOptions | undefined): RuntimeTool<any, any> {
+function createFallbackTool(
+  name: (typeof BUILTIN_FALLBACK_TOOL_NAMES)[number],
+  workspaceDir: string,
+  bashEnv: BashEnvSpawnHookOptions | undefined,
+): RuntimeTool<any, any> {
   switch (name) {
     case "read":
       return createReadTool({ workspaceDir });
@@ -147,7 +162,12 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
  * `options` (a host may pass an object whose methods they are); whatever it
  * throws stays out of the tool.
  */
-function notify(options: NewToolsOptions, observer: "onExecuteSettled" | "onLateUpdate", toolCallId: string, toolName: string): void {
+function notify(
+  options: NewToolsOptions,
+  observer: "onExecuteSettled" | "onLateUpdate",
+  toolCallId: string,
+  toolName: string,
+): void {
   try {
     options[observer]?.(toolCallId, toolName);
   } catch {
@@ -166,11 +186,15 @@ function converted(toolName: string, result: unknown): AgentToolResult<any> {
 
 function checkResult(toolName: string, result: unknown): RuntimeToolResult {
   if (typeof result !== "object" || result === null || !Array.isArray((result as RuntimeToolResult).content)) {
-    throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`);
+    throw new Error(
+      `Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`,
+    );
   }
   const bad = (result as RuntimeToolResult).content.find(isNeitherTextNorImage);
   if (bad !== undefined) {
-    throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: content blocks must be text or image, got ${JSON.stringify((bad as { type?: unknown })?.type ?? bad)}`);
+    throw new Error(
+      `Tool ${JSON.stringify(toolName)} returned an invalid result: content blocks must be text or image, got ${JSON.stringify((bad as { type?: unknown })?.type ?? bad)}`,
+    );
   }
   return result as RuntimeToolResult;
 }
@@ -178,4 +202,3 @@ function checkResult(toolName: string, result: unknown): RuntimeToolResult {
 function isNeitherTextNorImage(block: TextContent | ImageContent): boolean {
   return block?.type !== "text" && block?.type !== "image";
 }
-

@@ -48,7 +48,10 @@ export interface RuntimeToolResult<TDetails = unknown> {
  * Streams a partial result while a tool runs (shown as progress, never sent
  * to the model). Calls after the tool settled are ignored.
  */
-export type RuntimeToolUpdateCallback<TDetails = unknown> = (partial: { content: (TextContent | ImageContent)[]; details?: TDetails }) => void;
+export type RuntimeToolUpdateCallback<TDetails = unknown> = (partial: {
+  content: (TextContent | ImageContent)[];
+  details?: TDetails;
+}) => void;
 
 /**
  * The declaration of a tool: everything the model and the loop need to know
@@ -127,26 +130,41 @@ const EXECUTION_MODES: readonly ToolExecutionMode[] = ["sequential", "parallel"]
  */
 export function assertRuntimeToolDef(def: unknown, where: string): asserts def is RuntimeToolDef {
   if (typeof def !== "object" || def === null) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${where}: expected a tool declaration object, got ${describe(def)}`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `${where}: expected a tool declaration object, got ${describe(def)}`,
+    );
   }
   const d = def as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof d.name !== "string" || d.name.length === 0) problems.push("missing name");
-  else if (!TOOL_NAME_PATTERN.test(d.name)) problems.push(`name must match ${TOOL_NAME_PATTERN} (letters, digits, "_" or "-", at most 64)`);
+  else if (!TOOL_NAME_PATTERN.test(d.name))
+    problems.push(`name must match ${TOOL_NAME_PATTERN} (letters, digits, "_" or "-", at most 64)`);
   if (typeof d.description !== "string" || d.description.trim().length === 0) problems.push("missing description");
   if (d.parameters === undefined || d.parameters === null) problems.push("missing parameters (an object schema)");
-  else if (typeof d.parameters !== "object" || Array.isArray(d.parameters)) problems.push(`parameters must be an object schema, got ${describe(d.parameters)}`);
-  else if ((d.parameters as { type?: unknown }).type !== "object") problems.push(`parameters must be an object schema (type "object"), got type ${JSON.stringify((d.parameters as { type?: unknown }).type)}`);
+  else if (typeof d.parameters !== "object" || Array.isArray(d.parameters))
+    problems.push(`parameters must be an object schema, got ${describe(d.parameters)}`);
+  else if ((d.parameters as { type?: unknown }).type !== "object")
+    problems.push(
+      `parameters must be an object schema (type "object"), got type ${JSON.stringify((d.parameters as { type?: unknown }).type)}`,
+    );
   if (d.label !== undefined && typeof d.label !== "string") problems.push("label must be a string");
   if (d.executionMode !== undefined && !EXECUTION_MODES.includes(d.executionMode as ToolExecutionMode)) {
     problems.push(`executionMode must be "sequential" or "parallel", got ${JSON.stringify(d.executionMode)}`);
   }
-  if (d.prepareArguments !== undefined && typeof d.prepareArguments !== "function") problems.push("prepareArguments must be a function");
-  if (d.promptGuidelines !== undefined && (!Array.isArray(d.promptGuidelines) || !d.promptGuidelines.every((g) => typeof g === "string"))) {
+  if (d.prepareArguments !== undefined && typeof d.prepareArguments !== "function")
+    problems.push("prepareArguments must be a function");
+  if (
+    d.promptGuidelines !== undefined &&
+    (!Array.isArray(d.promptGuidelines) || !d.promptGuidelines.every((g) => typeof g === "string"))
+  ) {
     problems.push("promptGuidelines must be an array of strings");
   }
   if (problems.length > 0) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${where}: tool ${toolLabel(d.name)} is invalid: ${problems.join("; ")}`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `${where}: tool ${toolLabel(d.name)} is invalid: ${problems.join("; ")}`,
+    );
   }
 }
 
@@ -156,15 +174,24 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
  */
 export function assertRuntimeTool(tool: unknown, where: string): asserts tool is RuntimeTool {
   if (typeof tool !== "object" || tool === null) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${where}: expected a RuntimeTool { def, impl }, got ${describe(tool)}`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `${where}: expected a RuntimeTool { def, impl }, got ${describe(tool)}`,
+    );
   }
   const { def, impl } = tool as { def?: unknown; impl?: unknown };
   if (def === undefined) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${where}: expected a RuntimeTool { def, impl }; "def" is missing (build tools with defineRuntimeTool or toRuntimeTool)`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `${where}: expected a RuntimeTool { def, impl }; "def" is missing (build tools with defineRuntimeTool or toRuntimeTool)`,
+    );
   }
   assertRuntimeToolDef(def, where);
   if (typeof impl !== "object" || impl === null || typeof (impl as { execute?: unknown }).execute !== "function") {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${where}: tool ${toolLabel(def.name)} is invalid: missing execute (impl.execute must be a function)`);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `${where}: tool ${toolLabel(def.name)} is invalid: missing execute (impl.execute must be a function)`,
+    );
   }
 }
 

@@ -111,7 +111,8 @@ export class ModelRequestRecord {
       timing.firstOutputMs = millis(last.firstOutputAt - last.startedAt);
       timing.decodeMs = millis(endedAt - last.firstOutputAt);
     }
-    if (last.thinkingStartAt !== undefined) timing.thinkingMs = millis((last.thinkingEndAt ?? endedAt) - last.thinkingStartAt);
+    if (last.thinkingStartAt !== undefined)
+      timing.thinkingMs = millis((last.thinkingEndAt ?? endedAt) - last.thinkingStartAt);
     const output = last.final?.usage?.output;
     if (typeof output === "number" && output > 0 && timing.decodeMs !== undefined && timing.decodeMs > 0) {
       timing.outputTokensPerSecond = Math.round((output / timing.decodeMs) * 100_000) / 100;

@@ -57,7 +57,8 @@ export class ToolCallTimer {
     this.toolNames[slot] = toolName;
     this.moments[slot * MOMENTS + ANNOUNCED] = this.clock.now();
     if (this.slots) this.slots.set(toolCallId, slot);
-    else if (this.count === INDEXED_FROM) this.slots = new Map(this.toolCallIds.slice(0, this.count).map((id, index) => [id, index]));
+    else if (this.count === INDEXED_FROM)
+      this.slots = new Map(this.toolCallIds.slice(0, this.count).map((id, index) => [id, index]));
   }
 
   admitted(toolCallId: string): void {

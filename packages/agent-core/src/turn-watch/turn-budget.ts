@@ -29,7 +29,10 @@ export interface BudgetMeasurements {
 export function assertValidTurnBudget(budget: unknown): void {
   if (budget === undefined) return;
   if (typeof budget !== "object" || budget === null || Array.isArray(budget)) {
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, "RunTurnInput.budget must be an object ({ maxSteps?, maxOutputTokens?, maxCost? })");
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      "RunTurnInput.budget must be an object ({ maxSteps?, maxOutputTokens?, maxCost? })",
+    );
   }
   const { maxSteps, maxOutputTokens, maxCost } = budget as TurnBudget;
   const positive = (name: string, value: unknown, integer: boolean) => {
@@ -47,13 +50,18 @@ export function assertValidTurnBudget(budget: unknown): void {
 }
 
 /** The first limit of `budget` the measurements reached (steps, then output tokens, then cost), or `undefined`. */
-export function reachedLimit(budget: TurnBudget | undefined, measured: BudgetMeasurements): BudgetExceededDetail | undefined {
+export function reachedLimit(
+  budget: TurnBudget | undefined,
+  measured: BudgetMeasurements,
+): BudgetExceededDetail | undefined {
   if (!budget) return undefined;
-  if (budget.maxSteps !== undefined && measured.steps >= budget.maxSteps) return { limit: "maxSteps", max: budget.maxSteps, measured: measured.steps };
+  if (budget.maxSteps !== undefined && measured.steps >= budget.maxSteps)
+    return { limit: "maxSteps", max: budget.maxSteps, measured: measured.steps };
   if (budget.maxOutputTokens !== undefined && measured.outputTokens >= budget.maxOutputTokens) {
     return { limit: "maxOutputTokens", max: budget.maxOutputTokens, measured: measured.outputTokens };
   }
-  if (budget.maxCost !== undefined && measured.cost >= budget.maxCost) return { limit: "maxCost", max: budget.maxCost, measured: measured.cost };
+  if (budget.maxCost !== undefined && measured.cost >= budget.maxCost)
+    return { limit: "maxCost", max: budget.maxCost, measured: measured.cost };
   return undefined;
 }
 

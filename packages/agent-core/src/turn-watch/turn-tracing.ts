@@ -56,7 +56,11 @@ export interface TracedTurn {
  * created at all. The global provider is asked per turn, so an SDK
  * registered between turns traces the next one.
  */
-export function startTurnTracing(options: TurnTelemetryOptions | undefined, turn: TracedTurn, at: number): TurnTracing | undefined {
+export function startTurnTracing(
+  options: TurnTelemetryOptions | undefined,
+  turn: TracedTurn,
+  at: number,
+): TurnTracing | undefined {
   const tracer = options?.tracer ?? globalTracer();
   if (!tracer) return undefined;
   const tracing = new TurnTracing(tracer, options?.recordContent === true);
@@ -121,7 +125,12 @@ export class TurnTracing {
     });
   }
 
-  startRequest(family: RequestFamily, model: Model<any>, request: Context | undefined, at: number): RequestSpan | undefined {
+  startRequest(
+    family: RequestFamily,
+    model: Model<any>,
+    request: Context | undefined,
+    at: number,
+  ): RequestSpan | undefined {
     if (!this.recording) return undefined;
     return guarded(() => {
       const attributes: Attributes = {
@@ -130,7 +139,11 @@ export class TurnTracing {
         "gen_ai.request.model": model.id,
         "turnkit.request.family": family,
       };
-      const span = this.tracer.startSpan(`chat ${model.id}`, { kind: SpanKind.CLIENT, startTime: spanTime(at), attributes }, this.parent);
+      const span = this.tracer.startSpan(
+        `chat ${model.id}`,
+        { kind: SpanKind.CLIENT, startTime: spanTime(at), attributes },
+        this.parent,
+      );
       const recording = span.isRecording();
       if (recording && this.recordContent && request) {
         if (request.systemPrompt) span.setAttribute("gen_ai.system_instructions", request.systemPrompt);
@@ -140,10 +153,20 @@ export class TurnTracing {
     });
   }
 
-  attemptEnded(request: RequestSpan | undefined, attempt: number, message: AssistantMessage, error: TurnError | undefined, at: number): void {
+  attemptEnded(
+    request: RequestSpan | undefined,
+    attempt: number,
+    message: AssistantMessage,
+    error: TurnError | undefined,
+    at: number,
+  ): void {
     if (!request?.recording) return;
     guarded(() => {
-      const attributes: Attributes = { "turnkit.attempt": attempt, "turnkit.attempt.outcome": message.stopReason === "error" ? "error" : message.stopReason === "aborted" ? "aborted" : "ok" };
+      const attributes: Attributes = {
+        "turnkit.attempt": attempt,
+        "turnkit.attempt.outcome":
+          message.stopReason === "error" ? "error" : message.stopReason === "aborted" ? "aborted" : "ok",
+      };
       if (error) attributes["error.type"] = error.code;
       setUsage(attributes, message.usage);
       request.span.addEvent("turnkit.attempt", attributes, spanTime(at));
@@ -152,10 +175,22 @@ export class TurnTracing {
 
   retryWait(request: RequestSpan | undefined, attempt: number, delayMs: number, error: TurnError, at: number): void {
     if (!request?.recording) return;
-    guarded(() => request.span.addEvent("turnkit.retry_wait", { "turnkit.attempt": attempt, "turnkit.retry.delay_ms": delayMs, "error.type": error.code }, spanTime(at)));
+    guarded(() =>
+      request.span.addEvent(
+        "turnkit.retry_wait",
+        { "turnkit.attempt": attempt, "turnkit.retry.delay_ms": delayMs, "error.type": error.code },
+        spanTime(at),
+      ),
+    );
   }
 
-  endRequest(request: RequestSpan | undefined, final: AssistantMessage | undefined, usage: () => ProtocolUsage, error: TurnError | undefined, at: number): void {
+  endRequest(
+    request: RequestSpan | undefined,
+    final: AssistantMessage | undefined,
+    usage: () => ProtocolUsage,
+    error: TurnError | undefined,
+    at: number,
+  ): void {
     if (!request) return;
     guarded(() => {
       const { span } = request;
@@ -183,7 +218,12 @@ export class TurnTracing {
         {
           kind: SpanKind.INTERNAL,
           startTime: spanTime(at),
-          attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": toolName, "gen_ai.tool.call.id": toolCallId, "gen_ai.tool.type": "function" },
+          attributes: {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": toolName,
+            "gen_ai.tool.call.id": toolCallId,
+            "gen_ai.tool.type": "function",
+          },
         },
         this.parent,
       );
@@ -192,13 +232,20 @@ export class TurnTracing {
     });
   }
 
-  endTool(toolCallId: string, result: unknown, isError: boolean, timing: { queuedMs: number; runMs: number } | undefined, at: number): void {
+  endTool(
+    toolCallId: string,
+    result: unknown,
+    isError: boolean,
+    timing: { queuedMs: number; runMs: number } | undefined,
+    at: number,
+  ): void {
     const span = this.toolSpans.get(toolCallId);
     if (!span) return;
     this.toolSpans.delete(toolCallId);
     guarded(() => {
       if (span.isRecording()) {
-        if (timing) span.setAttributes({ "turnkit.tool.queued_ms": timing.queuedMs, "turnkit.tool.run_ms": timing.runMs });
+        if (timing)
+          span.setAttributes({ "turnkit.tool.queued_ms": timing.queuedMs, "turnkit.tool.run_ms": timing.runMs });
         if (this.recordContent) span.setAttribute("gen_ai.tool.call.result", contentJson([result]));
         if (isError) {
           span.setAttribute("error.type", "tool_error");
@@ -216,7 +263,10 @@ export class TurnTracing {
     if (!span) return;
     guarded(() => {
       if (span.isRecording()) {
-        const attributes: Attributes = { "turnkit.turn.outcome": outcome.kind, "turnkit.usage.cost": usage.total.cost.total };
+        const attributes: Attributes = {
+          "turnkit.turn.outcome": outcome.kind,
+          "turnkit.usage.cost": usage.total.cost.total,
+        };
         setUsage(attributes, usage.total);
         span.setAttributes(attributes);
         if (outcome.kind === "failed") setError(span, outcome.error);

@@ -93,7 +93,13 @@ export class TurnWatch {
    * usage counted, also one that fails before any output. Taps the returned
    * stream's `push`: one function call per event, no extra stream.
    */
-  attempt(family: RequestFamily, streamFn: StreamFn, model: Model<any>, context: Context, options: Parameters<StreamFn>[2]): ReturnType<StreamFn> {
+  attempt(
+    family: RequestFamily,
+    streamFn: StreamFn,
+    model: Model<any>,
+    context: Context,
+    options: Parameters<StreamFn>[2],
+  ): ReturnType<StreamFn> {
     const request = this.openRequest(family) ?? this.startRequest(family, model, context);
     const attempt = request.addAttempt(this.clock, this.clock.now());
     const result = streamFn(model, context, options);
@@ -130,7 +136,13 @@ export class TurnWatch {
         const announced = this.tools.ended(event.toolCallId);
         if (!this.tracing) return;
         const endedAt = announced ? this.tools.endedAt(event.toolCallId) : this.clock.now();
-        this.tracing.endTool(event.toolCallId, event.result, event.isError, this.tools.timing(event.toolCallId, endedAt), endedAt);
+        this.tracing.endTool(
+          event.toolCallId,
+          event.result,
+          event.isError,
+          this.tools.timing(event.toolCallId, endedAt),
+          endedAt,
+        );
         return;
       }
       case "message_end":
@@ -148,7 +160,11 @@ export class TurnWatch {
   imagesOmitted(count: number): void {
     if (count <= this.imagesOmittedBefore) return;
     this.imagesOmittedBefore = count;
-    this.warnings.warn({ code: "images_dropped", message: `${count} image${count === 1 ? " was" : "s were"} left out of the request (too small, or past the per-request limit)`, count });
+    this.warnings.warn({
+      code: "images_dropped",
+      message: `${count} image${count === 1 ? " was" : "s were"} left out of the request (too small, or past the per-request limit)`,
+      count,
+    });
   }
 
   /** A tool call was admitted and is about to run. */
@@ -164,7 +180,11 @@ export class TurnWatch {
   /** The first limit of the turn's budget its running totals reached, or `undefined`. */
   budgetReached(): BudgetExceededDetail | undefined {
     if (!this.budget) return undefined;
-    return reachedLimit(this.budget, { steps: this.mainRequests, outputTokens: this.usage.outputTokens(), cost: this.usage.cost() });
+    return reachedLimit(this.budget, {
+      steps: this.mainRequests,
+      outputTokens: this.usage.outputTokens(),
+      cost: this.usage.cost(),
+    });
   }
 
   /**
@@ -180,7 +200,9 @@ export class TurnWatch {
     this.closedStepTiming = undefined;
     const stepIndex = this.stepIndex;
     // Made with every field at once (timing only when the step had a request), so the report keeps them in the object itself.
-    return timing ? { stepIndex, usage, timing, turnUsage: this.usage.snapshot() } : { stepIndex, usage, turnUsage: this.usage.snapshot() };
+    return timing
+      ? { stepIndex, usage, timing, turnUsage: this.usage.snapshot() }
+      : { stepIndex, usage, turnUsage: this.usage.snapshot() };
   }
 
   /** The turn's usage and timing; ends every open span, the turn's last. Call once, with the outcome. */
@@ -219,7 +241,11 @@ export class TurnWatch {
   }
 
   /** Taps `stream`'s `push`: each event is timed before it is queued, and the one that ends the attempt counts its usage. */
-  private tap(stream: AssistantMessageEventStream, request: ModelRequestRecord, attempt: AttemptTimes): AssistantMessageEventStream {
+  private tap(
+    stream: AssistantMessageEventStream,
+    request: ModelRequestRecord,
+    attempt: AttemptTimes,
+  ): AssistantMessageEventStream {
     const push = stream.push;
     stream.push = (event) => {
       if (attempt.observe(event)) this.attemptEnded(request, attempt);
@@ -231,9 +257,11 @@ export class TurnWatch {
   private attemptEnded(request: ModelRequestRecord, attempt: AttemptTimes): void {
     const message = attempt.final!;
     this.usage.addAttempt(request.family, message.usage);
-    if (this.tracing) this.tracing.attemptEnded(request.span, attempt.number, message, errorOf(message), attempt.endedAt!);
+    if (this.tracing)
+      this.tracing.attemptEnded(request.span, attempt.number, message, errorOf(message), attempt.endedAt!);
     // A hook's request ends with its answer; the loop's ends at its message_end (after retries and an overflow resend).
-    if (request.family === "auxiliary" && message.stopReason !== "error" && this.openAuxiliary === request) this.closeRequest("auxiliary");
+    if (request.family === "auxiliary" && message.stopReason !== "error" && this.openAuxiliary === request)
+      this.closeRequest("auxiliary");
   }
 
   /** The loop's response ended: its request closes and the step's usage and timing wait for its finish chunk. */
@@ -254,7 +282,13 @@ export class TurnWatch {
     if (!span) return;
     const last = open.last;
     const final = last?.final;
-    this.tracing!.endRequest(span, final, () => requestUsage(open), final ? errorOf(final) : undefined, last?.endedAt ?? this.clock.now());
+    this.tracing!.endRequest(
+      span,
+      final,
+      () => requestUsage(open),
+      final ? errorOf(final) : undefined,
+      last?.endedAt ?? this.clock.now(),
+    );
   }
 }
 

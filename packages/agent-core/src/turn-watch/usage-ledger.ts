@@ -6,7 +6,14 @@ export type RequestFamily = "main" | "auxiliary";
 
 /** A usage with every count and cost at zero. */
 export function zeroUsage(): ProtocolUsage {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
 }
 
 /** Adds `usage` into `into`; a missing or non-finite count adds nothing (a provider's usage is untrusted). */
@@ -44,7 +51,13 @@ function copyUsage(usage: ProtocolUsage): ProtocolUsage {
     cacheRead: usage.cacheRead,
     cacheWrite: usage.cacheWrite,
     totalTokens: usage.totalTokens,
-    cost: { input: cost.input, output: cost.output, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite, total: cost.total },
+    cost: {
+      input: cost.input,
+      output: cost.output,
+      cacheRead: cost.cacheRead,
+      cacheWrite: cost.cacheWrite,
+      total: cost.total,
+    },
   };
 }
 

@@ -27,7 +27,11 @@ function scriptedProvider(script: ("answer" | "silent" | "fail")[]): StreamFn & 
       stream.push({ type: "done", reason: "stop", message });
       stream.end();
     } else if (step === "fail") {
-      stream.push({ type: "error", reason: "error", error: { ...message, content: [], stopReason: "error", errorMessage: "503 Service Unavailable" } });
+      stream.push({
+        type: "error",
+        reason: "error",
+        error: { ...message, content: [], stopReason: "error", errorMessage: "503 Service Unavailable" },
+      });
       stream.end();
     }
     return stream;
@@ -38,7 +42,10 @@ function scriptedProvider(script: ("answer" | "silent" | "fail")[]): StreamFn & 
 
 function callStack(provider: StreamFn, clock = createVirtualClock()) {
   const timed = withStreamTimeouts(provider, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 100, clock, env: {} });
-  return { clock, send: withLlmRetry(timed, { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 10 }, { clock, random: () => 0 }) };
+  return {
+    clock,
+    send: withLlmRetry(timed, { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 10 }, { clock, random: () => 0 }),
+  };
 }
 
 describe("attempt signals across the requests of one caller's signal", () => {

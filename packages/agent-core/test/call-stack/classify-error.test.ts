@@ -15,9 +15,15 @@ function failedMessage(errorMessage: string, stopReason: "error" | "aborted" = "
 
 /** Error text as pi-ai 0.73.1 reports it in `errorMessage` (the OpenAI SDK prefixes the status). */
 const textCases: Array<[string, Partial<ClassifiedError>]> = [
-  ["429 Rate limit reached for gpt-x. Please try again in 1.5s.", { code: "rate_limited", retryable: true, status: 429, retryAfterMs: 1500 }],
+  [
+    "429 Rate limit reached for gpt-x. Please try again in 1.5s.",
+    { code: "rate_limited", retryable: true, status: 429, retryAfterMs: 1500 },
+  ],
   ["429 status code (no body)", { code: "rate_limited", retryable: true, status: 429 }],
-  ["429 You exceeded your current quota, please check your plan and billing details.", { code: "quota", retryable: false, status: 429 }],
+  [
+    "429 You exceeded your current quota, please check your plan and billing details.",
+    { code: "quota", retryable: false, status: 429 },
+  ],
   ["402 Payment Required", { code: "quota", retryable: false }],
   ["408 Request Timeout", { code: "timeout", retryable: true, status: 408 }],
   ["500 Internal server error", { code: "upstream", retryable: true, status: 500 }],
@@ -25,7 +31,10 @@ const textCases: Array<[string, Partial<ClassifiedError>]> = [
   ["503 status code (no body)", { code: "upstream", retryable: true, status: 503 }],
   ["504 Gateway timeout", { code: "upstream", retryable: true, status: 504 }],
   ["501 Not implemented", { code: "upstream", retryable: false, status: 501 }],
-  ['529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', { code: "upstream", retryable: true, status: 529 }],
+  [
+    '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    { code: "upstream", retryable: true, status: 529 },
+  ],
   ["Overloaded", { code: "upstream", retryable: true }],
   ["400 Invalid value for 'temperature'", { code: "invalid_request", retryable: false, status: 400 }],
   ["404 The model `nope` does not exist", { code: "invalid_request", retryable: false, status: 404 }],
@@ -33,11 +42,17 @@ const textCases: Array<[string, Partial<ClassifiedError>]> = [
   ["401 Incorrect API key provided: sk-...", { code: "auth", retryable: false, status: 401 }],
   ["403 Project does not have access to model", { code: "auth", retryable: false, status: 403 }],
   ["No API key for provider: openai", { code: "auth", retryable: false }],
-  ["400 Your input exceeds the context window of this model.", { code: "context_overflow", retryable: false, status: 400 }],
+  [
+    "400 Your input exceeds the context window of this model.",
+    { code: "context_overflow", retryable: false, status: 400 },
+  ],
   ["prompt is too long: 213462 tokens > 200000 maximum", { code: "context_overflow", retryable: false }],
   ["413 Request Entity Too Large", { code: "context_overflow", retryable: false, status: 413 }],
   ['413 {"error":{"type":"request_too_large"}}', { code: "context_overflow", retryable: false, status: 413 }],
-  ["400 The response was filtered due to the prompt triggering content_filter", { code: "content_filter", retryable: false }],
+  [
+    "400 The response was filtered due to the prompt triggering content_filter",
+    { code: "content_filter", retryable: false },
+  ],
   ["Provider finish_reason: content_filter", { code: "content_filter", retryable: false }],
   ["Connection error.", { code: "network", retryable: true }],
   ["terminated", { code: "network", retryable: true }],
@@ -70,20 +85,32 @@ describe("classifyError", () => {
       status: 429,
       headers: new Headers({ "retry-after": "7" }),
     });
-    expect(classifyError(sdkError)).toMatchObject({ code: "rate_limited", retryable: true, status: 429, retryAfterMs: 7000 });
+    expect(classifyError(sdkError)).toMatchObject({
+      code: "rate_limited",
+      retryable: true,
+      status: 429,
+      retryAfterMs: 7000,
+    });
 
     const msHeader = Object.assign(new Error("server busy"), { status: 503, headers: { "Retry-After-Ms": "1234" } });
     expect(classifyError(msHeader)).toMatchObject({ code: "upstream", retryable: true, retryAfterMs: 1234 });
 
     const date = new Date(Date.now() + 10_000).toUTCString();
-    const dated = classifyError(Object.assign(new Error("slow down"), { status: 429, headers: { "retry-after": date } }));
+    const dated = classifyError(
+      Object.assign(new Error("slow down"), { status: 429, headers: { "retry-after": date } }),
+    );
     expect(dated.retryAfterMs).toBeGreaterThan(8_000);
     expect(dated.retryAfterMs).toBeLessThanOrEqual(10_000);
 
-    const fetchFailure = new TypeError("fetch failed", { cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) });
+    const fetchFailure = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    });
     expect(classifyError(fetchFailure)).toMatchObject({ code: "network", retryable: true });
 
-    const quota = Object.assign(new Error("You exceeded your current quota"), { status: 429, code: "insufficient_quota" });
+    const quota = Object.assign(new Error("You exceeded your current quota"), {
+      status: 429,
+      code: "insufficient_quota",
+    });
     expect(classifyError(quota)).toMatchObject({ code: "quota", retryable: false });
   });
 

@@ -27,7 +27,11 @@ describe("the stream timeouts' request signal", () => {
     const provider = silentProvider();
     const timed = withStreamTimeouts(provider, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 0, clock, env: {} });
     const caller = new AbortController();
-    const stream = await withLlmRetry(timed, { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 10 }, { clock, random: () => 0 })(model, userContext(), {
+    const stream = await withLlmRetry(
+      timed,
+      { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 10 },
+      { clock, random: () => 0 },
+    )(model, userContext(), {
       signal: caller.signal,
     });
     await clock.advance(100);
@@ -51,7 +55,9 @@ describe("the stream timeouts' request signal", () => {
     const provider = silentProvider();
     const timed = withStreamTimeouts(provider, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 100, clock, env: {} });
     const caller = new AbortController();
-    const stream = await withLlmRetry(timed, { maxRetries: 1 }, { clock, random: () => 0 })(model, userContext(), { signal: caller.signal });
+    const stream = await withLlmRetry(timed, { maxRetries: 1 }, { clock, random: () => 0 })(model, userContext(), {
+      signal: caller.signal,
+    });
     const attemptSignal = provider.signals[0]!;
     // The timeouts layer is told of the caller's abort by the retry layer's link, not by a listener of its own.
     expect(abortListenerCount(attemptSignal)).toBe(0);
@@ -91,13 +97,24 @@ describe("the stream timeouts' request signal", () => {
     const provider: StreamFn = (_model, _context, options) => {
       signals.push(options!.signal!);
       const stream = createAssistantMessageEventStream();
-      const message = { role: "assistant", content: [], api: "test", provider: "test", model: "m", usage: emptyUsage(), stopReason: "stop", timestamp: 0 } as const;
+      const message = {
+        role: "assistant",
+        content: [],
+        api: "test",
+        provider: "test",
+        model: "m",
+        usage: emptyUsage(),
+        stopReason: "stop",
+        timestamp: 0,
+      } as const;
       queueMicrotask(() => stream.push({ type: "done", reason: "stop", message: message as never }));
       return stream;
     };
     const timed = withStreamTimeouts(provider, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 100, clock, env: {} });
     const caller = new AbortController();
-    const stream = await withLlmRetry(timed, {}, { clock, random: () => 0 })(model, userContext(), { signal: caller.signal });
+    const stream = await withLlmRetry(timed, {}, { clock, random: () => 0 })(model, userContext(), {
+      signal: caller.signal,
+    });
     expect((await stream.result()).stopReason).toBe("stop");
     expect(abortListenerCount(caller.signal)).toBe(0);
     expect(signals[0]!.aborted).toBe(false);
@@ -110,7 +127,12 @@ describe("the stream timeouts' request signal", () => {
     const clock = createVirtualClock();
     const provider = silentProvider();
     const caller = new AbortController();
-    const stream = await withStreamTimeouts(provider, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 0, clock, env: {} })(model, userContext(), {
+    const stream = await withStreamTimeouts(provider, {
+      firstEventTimeoutMs: 100,
+      streamIdleTimeoutMs: 0,
+      clock,
+      env: {},
+    })(model, userContext(), {
       signal: caller.signal,
     });
     await clock.advance(100);

@@ -21,7 +21,11 @@ function readTable(): TableRow[] {
   const doc = readFileSync(new URL("../../docs/error-classification.md", import.meta.url), "utf8");
   const section = /<!-- classification-table:start -->([\s\S]*?)<!-- classification-table:end -->/.exec(doc)?.[1];
   if (!section) throw new Error("docs/error-classification.md has no classification table");
-  const cells = (line: string) => line.split("|").slice(1, -1).map((cell) => cell.trim());
+  const cells = (line: string) =>
+    line
+      .split("|")
+      .slice(1, -1)
+      .map((cell) => cell.trim());
   const lines = section.trim().split("\n");
   const header = cells(lines[0]!);
   expect(header).toEqual(["Row", "Status", "What the failure says", "Code", "Retried"]);
@@ -39,7 +43,11 @@ function unquote(cell: string): string {
 function classifications(fixture: ProviderErrorFixture): Array<[string, ClassifiedError]> {
   const { input } = fixture;
   if ("text" in input) {
-    const message = { ...assistantMessage([], { timestamp: 0 }), stopReason: "error" as const, errorMessage: input.text };
+    const message = {
+      ...assistantMessage([], { timestamp: 0 }),
+      stopReason: "error" as const,
+      errorMessage: input.text,
+    };
     return [
       ["text", classifyError(input.text)],
       ["failed message", classifyError(message)],
@@ -56,10 +64,14 @@ describe("the classification table in docs/error-classification.md", () => {
     expect(table.length).toBeGreaterThan(20);
     expect(new Set(table.map((row) => row.row)).size).toBe(table.length);
     for (const row of table) {
-      expect(PROVIDER_ERROR_FIXTURES.filter((fixture) => fixture.row === row.row), `fixtures of row ${row.row}`).not.toHaveLength(0);
+      expect(
+        PROVIDER_ERROR_FIXTURES.filter((fixture) => fixture.row === row.row),
+        `fixtures of row ${row.row}`,
+      ).not.toHaveLength(0);
     }
     const names = new Set(table.map((row) => row.row));
-    for (const fixture of PROVIDER_ERROR_FIXTURES) expect(names, `row of fixture "${fixture.source}"`).toContain(fixture.row);
+    for (const fixture of PROVIDER_ERROR_FIXTURES)
+      expect(names, `row of fixture "${fixture.source}"`).toContain(fixture.row);
   });
 
   it.each(PROVIDER_ERROR_FIXTURES.map((fixture) => [fixture.row, fixture.source, fixture] as const))(

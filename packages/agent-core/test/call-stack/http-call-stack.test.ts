@@ -32,7 +32,13 @@ describe("transport retry over HTTP", () => {
     // is not visible: the policy's first delay (1 s, equal jitter at 0.5) applies.
     expect(clock.scheduledDelays()).toEqual([750]);
     expect(notifications).toEqual([
-      { type: "waiting", label: "main", attempt: 1, delayMs: 750, error: expect.objectContaining({ code: "rate_limited", status: 429 }) },
+      {
+        type: "waiting",
+        label: "main",
+        attempt: 1,
+        delayMs: 750,
+        error: expect.objectContaining({ code: "rate_limited", status: 429 }),
+      },
       { type: "recovered", label: "main", attempt: 2 },
     ]);
     expect(server.requests).toHaveLength(2);
@@ -42,10 +48,15 @@ describe("transport retry over HTTP", () => {
   it("pi-ai 0.73.1 reports only 2xx responses through onResponse, so a 429's Retry-After header is not seen and the policy delay applies", async () => {
     // If an upgrade starts reporting error responses, the host observer sees the 429
     // and the wait becomes the header's 7 s: this test then fails on purpose.
-    const server = await serve(reply.status(429, "Rate limit reached for requests", { "retry-after": "7" }), reply.text("ok"));
+    const server = await serve(
+      reply.status(429, "Rate limit reached for requests", { "retry-after": "7" }),
+      reply.text("ok"),
+    );
     const { run, clock } = callStack(server);
     const seen: number[] = [];
-    const result = await run(userContext(), undefined, { onResponse: (response: { status: number }) => void seen.push(response.status) });
+    const result = await run(userContext(), undefined, {
+      onResponse: (response: { status: number }) => void seen.push(response.status),
+    });
     expect(result.text).toBe("ok");
     expect(seen).toEqual([200]);
     expect(clock.scheduledDelays()).toEqual([750]);
@@ -90,7 +101,10 @@ describe("transport retry over HTTP", () => {
   });
 
   it("gives up after 5 retries with exhausted and the final error", async () => {
-    const server = await serve(...Array.from({ length: 6 }, (_, i) => reply.status(503, `overloaded ${i + 1}`)), reply.text("late"));
+    const server = await serve(
+      ...Array.from({ length: 6 }, (_, i) => reply.status(503, `overloaded ${i + 1}`)),
+      reply.text("late"),
+    );
     const { run, clock, notifications } = callStack(server);
     const result = await run();
     expect(server.requests).toHaveLength(6);
@@ -107,7 +121,9 @@ describe("transport retry over HTTP", () => {
   });
 
   it("stops before 120 s of virtual time", async () => {
-    const server = await serve(...Array.from({ length: 7 }, () => reply.status(429, "Rate limit. Please try again in 30s.")));
+    const server = await serve(
+      ...Array.from({ length: 7 }, () => reply.status(429, "Rate limit. Please try again in 30s.")),
+    );
     const { run, clock, notifications } = callStack(server);
     const result = await run();
     expect(clock.scheduledDelays()).toEqual([30_000, 30_000, 30_000, 30_000]);
@@ -231,7 +247,11 @@ describe("context overflow recovery over HTTP", () => {
   });
 
   it("a second overflow surfaces", async () => {
-    const server = await serve(reply.status(400, OVERFLOW), reply.status(413, "Request Entity Too Large"), reply.text("never"));
+    const server = await serve(
+      reply.status(400, OVERFLOW),
+      reply.status(413, "Request Entity Too Large"),
+      reply.text("never"),
+    );
     const recover = vi.fn<OverflowRecover>(async () => userContext("still too big"));
     const { run } = callStack(server, { recover });
     const result = await run();
@@ -246,7 +266,11 @@ describe("request options over HTTP", () => {
   it("headers merge (per-call wins), the host cap clamps max tokens, the request timeout is sent", async () => {
     const server = await serve(reply.text("ok"));
     const { run } = callStack(server, {
-      llm: { headers: { "x-turnkit-host": "host", "x-turnkit-both": "host" }, maxTokens: 4_000, hostMaxOutputTokens: 1_000 },
+      llm: {
+        headers: { "x-turnkit-host": "host", "x-turnkit-both": "host" },
+        maxTokens: 4_000,
+        hostMaxOutputTokens: 1_000,
+      },
     });
     await run(userContext(), undefined, { headers: { "x-turnkit-both": "call" } });
     const [request] = server.requests;

@@ -15,7 +15,11 @@ describe("provider failure shapes over HTTP", () => {
     const tpm =
       "Request too large for gpt-4o in organization org-test on tokens per min (TPM): Limit 30000, Requested 61337. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.";
     const server = await serve(
-      { type: "status", status: 429, body: { error: { message: tpm, type: "tokens", param: null, code: "rate_limit_exceeded" } } },
+      {
+        type: "status",
+        status: 429,
+        body: { error: { message: tpm, type: "tokens", param: null, code: "rate_limit_exceeded" } },
+      },
       reply.text("fits now"),
     );
     const recover = vi.fn<OverflowRecover>(async () => userContext("compacted"));
@@ -29,7 +33,11 @@ describe("provider failure shapes over HTTP", () => {
 
   it("a 429 saying the token plan is exhausted is quota: one request, no retry budget spent", async () => {
     const server = await serve(
-      { type: "status", status: 429, body: { error: { message: "token plan exhausted, please renew your plan", type: "rate_limit_error" } } },
+      {
+        type: "status",
+        status: 429,
+        body: { error: { message: "token plan exhausted, please renew your plan", type: "rate_limit_error" } },
+      },
       reply.text("never sent"),
     );
     const { run, clock, notifications } = callStack(server);
@@ -41,7 +49,10 @@ describe("provider failure shapes over HTTP", () => {
   });
 
   it("an overflow text on a 503 is transient: retried, never handed to overflow recovery", async () => {
-    const server = await serve(reply.status(503, "prompt is too long: 213462 tokens > 200000 maximum"), reply.text("second try"));
+    const server = await serve(
+      reply.status(503, "prompt is too long: 213462 tokens > 200000 maximum"),
+      reply.text("second try"),
+    );
     const recover = vi.fn<OverflowRecover>(async () => userContext("compacted"));
     const { run } = callStack(server, { recover });
     const result = await run();

@@ -170,21 +170,27 @@ describe("withLlmRetry", () => {
     expect(result.final.stopReason).toBe("toolUse");
   });
 
-  it.each(["400 bad request body", "401 Incorrect API key", "403 forbidden", "400 Your input exceeds the context window of this model"])(
-    "never retries %j",
-    async (message) => {
-      const { inner, retrying, notifications } = setup([errorAfter(1, message), "x"]);
-      const result = await collectStream(retrying(model, context, {}));
-      expect(inner.requests).toHaveLength(1);
-      expect(result.final.errorMessage).toBe(message);
-      expect(notifications).toEqual([]);
-    },
-  );
+  it.each([
+    "400 bad request body",
+    "401 Incorrect API key",
+    "403 forbidden",
+    "400 Your input exceeds the context window of this model",
+  ])("never retries %j", async (message) => {
+    const { inner, retrying, notifications } = setup([errorAfter(1, message), "x"]);
+    const result = await collectStream(retrying(model, context, {}));
+    expect(inner.requests).toHaveLength(1);
+    expect(result.final.errorMessage).toBe(message);
+    expect(notifications).toEqual([]);
+  });
 
   it("a TLS bad-record-mac failure before any output is retried as network, not failed as upstream", async () => {
     const { inner, retrying, notifications } = setup([
       errorAfter(1, "net::ERR_SSL_BAD_RECORD_MAC_ALERT"),
-      throwSync(Object.assign(new Error("decryption failed or bad record mac"), { code: "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC" })),
+      throwSync(
+        Object.assign(new Error("decryption failed or bad record mac"), {
+          code: "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
+        }),
+      ),
       "after TLS",
     ]);
     const result = await collectStream(retrying(model, context, {}));
@@ -208,16 +214,23 @@ describe("withLlmRetry", () => {
       queueMicrotask(() => empty.end());
       return empty;
     };
-    const retrying = withLlmRetry(silentThenAnswer, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0.5 });
+    const retrying = withLlmRetry(
+      silentThenAnswer,
+      { observer: (n) => void notifications.push(n) },
+      { clock, random: () => 0.5 },
+    );
     const result = await collectStream(retrying(model, context, {}));
     expect(result.text).toBe("second try");
     expect(calls).toBe(2);
-    expect(notifications[0]).toMatchObject({ type: "waiting", error: { code: "network", retryable: true, message: STREAM_ENDED_WITHOUT_FINAL_EVENT } });
+    expect(notifications[0]).toMatchObject({
+      type: "waiting",
+      error: { code: "network", retryable: true, message: STREAM_ENDED_WITHOUT_FINAL_EVENT },
+    });
   });
 
   it.each([
     "429 token plan exhausted",
-    "[Error] 429 {\"error\":{\"message\":\"token plan exhausted\"}}",
+    '[Error] 429 {"error":{"message":"token plan exhausted"}}',
     "usage limit reached",
     "429 You exceeded your current quota, please check your plan and billing details.",
   ])("a quota failure %j is sent once, never retried five times", async (message) => {
@@ -236,7 +249,14 @@ describe("withLlmRetry", () => {
     expect(inner.requests).toHaveLength(6);
     expect(clock.scheduledDelays()).toEqual([500, 1000, 2000, 4000, 8000]);
     expect(result.final.errorMessage).toBe("503 attempt 6");
-    expect(notifications.map((n) => n.type)).toEqual(["waiting", "waiting", "waiting", "waiting", "waiting", "exhausted"]);
+    expect(notifications.map((n) => n.type)).toEqual([
+      "waiting",
+      "waiting",
+      "waiting",
+      "waiting",
+      "waiting",
+      "exhausted",
+    ]);
     expect(notifications.at(-1)).toMatchObject({
       type: "exhausted",
       attempts: 6,
@@ -258,7 +278,10 @@ describe("withLlmRetry", () => {
   });
 
   it("honours Retry-After headers on an error a stream function throws", async () => {
-    const limited = Object.assign(new Error("Too many requests"), { status: 429, headers: new Headers({ "retry-after": "3" }) });
+    const limited = Object.assign(new Error("Too many requests"), {
+      status: 429,
+      headers: new Headers({ "retry-after": "3" }),
+    });
     const { retrying, clock, inner } = setup([throwSync(limited), "ok"]);
     const result = await collectStream(retrying(model, context, {}));
     expect(result.text).toBe("ok");
@@ -271,7 +294,11 @@ describe("withLlmRetry", () => {
     const notifications: LlmRetryNotification[] = [];
     const inner = createScriptedModel([errorAfter(1, "503 busy"), "never"]);
     const controller = new AbortController();
-    const retrying = withLlmRetry(inner.streamFn, { observer: (n) => void notifications.push(n) }, { clock, random: () => 0 });
+    const retrying = withLlmRetry(
+      inner.streamFn,
+      { observer: (n) => void notifications.push(n) },
+      { clock, random: () => 0 },
+    );
     const stream = retrying(model, context, { signal: controller.signal });
     await vi.waitFor(() => expect(clock.pendingCount()).toBe(1));
     controller.abort();
@@ -321,7 +348,11 @@ describe("withLlmRetry", () => {
     const clock = createVirtualClock({ autoAdvance: true });
     const seen: LlmRetryNotification[] = [];
     const inner = createScriptedModel([errorAfter(1, "502 bad gateway"), "ok"]);
-    const auxiliary = withLlmRetry(inner.streamFn, { observer: (n) => void seen.push(n) }, { clock, label: "auxiliary" });
+    const auxiliary = withLlmRetry(
+      inner.streamFn,
+      { observer: (n) => void seen.push(n) },
+      { clock, label: "auxiliary" },
+    );
     await collectStream(auxiliary(model, context, {}));
     expect(seen.map((n) => n.label)).toEqual(["auxiliary", "auxiliary"]);
   });

@@ -46,12 +46,17 @@ function callStack(script: ScriptEntry[], mode: Mode, options: StackOptions, not
     if (known) return scripted.streamFn(model, context, requestOptions);
     signals.push(signal);
     const index = signals.length - 1;
-    signal.addEventListener("abort", () => note(`provider signal ${index} aborted: ${reasonName(signal.reason)}`), { once: true });
+    signal.addEventListener("abort", () => note(`provider signal ${index} aborted: ${reasonName(signal.reason)}`), {
+      once: true,
+    });
     return scripted.streamFn(model, context, requestOptions);
   };
   const clock = createVirtualClock();
   const timed = withStreamTimeouts(provider, { firstEventTimeoutMs: 1000, streamIdleTimeoutMs: 1000, clock, env: {} });
-  let stack: StreamFn = withLlmRetry(timed, options.retry ?? { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 10 }, { clock, random: () => 0 });
+  let stack: StreamFn = withLlmRetry(timed, options.retry ?? { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 10 }, {
+    clock,
+    random: () => 0,
+  });
   const recoverSignals: (AbortSignal | undefined)[] = [];
   if (options.overflow) {
     stack = withOverflowRecovery(stack, {
@@ -72,16 +77,28 @@ function callStack(script: ScriptEntry[], mode: Mode, options: StackOptions, not
 }
 
 function reasonName(reason: unknown): string {
-  return reason instanceof Error || reason instanceof DOMException ? `${reason.name}: ${reason.message}` : String(reason);
+  return reason instanceof Error || reason instanceof DOMException
+    ? `${reason.name}: ${reason.message}`
+    : String(reason);
 }
 
 function stamp(event: AgentEvent, tick: number): string {
-  const detail = event.type === "message_update" ? `:${event.assistantMessageEvent.type}` : event.type === "message_end" ? `:${event.message.role}` : "";
+  const detail =
+    event.type === "message_update"
+      ? `:${event.assistantMessageEvent.type}`
+      : event.type === "message_end"
+        ? `:${event.message.role}`
+        : "";
   return `${event.type}${detail}@${tick}`;
 }
 
 /** Runs an Agent on `script` through the call stack; `listener` may abort. Everything seen is stamped with its microtask tick. */
-async function agentRun(mode: Mode, script: ScriptEntry[], options: StackOptions = {}, listener?: (event: AgentEvent, agent: Agent) => void) {
+async function agentRun(
+  mode: Mode,
+  script: ScriptEntry[],
+  options: StackOptions = {},
+  listener?: (event: AgentEvent, agent: Agent) => void,
+) {
   const log: string[] = [];
   const clock = createMicrotaskClock();
   const note = (entry: string) => log.push(`${entry}@${clock.now()}`);
@@ -111,7 +128,11 @@ async function bothModes<T extends { log: string[] }>(run: (mode: Mode) => Promi
 
 describe("the call stack under the loop: with the loop's request abort as with its request signal", () => {
   it("a run of three requests: the same events at the same ticks, one attempt signal, one listener on the run's signal", async () => {
-    const script: ScriptEntry[] = [response([toolCall("missing")]), response([toolCall("missing")]), response("all done")];
+    const script: ScriptEntry[] = [
+      response([toolCall("missing")]),
+      response([toolCall("missing")]),
+      response("all done"),
+    ];
     const runs = await bothModes((mode) => agentRun(mode, script));
     const followed = runs["request abort"];
     expect(followed.last.stopReason).toBe("stop");
@@ -129,21 +150,31 @@ describe("the call stack under the loop: with the loop's request abort as with i
 
   it("an abort on the first streamed word keeps that word, and reaches the provider at the same tick with the run's reason", async () => {
     const abortAtFirstDelta = (event: AgentEvent, agent: Agent) => {
-      if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta" && !agent.signal!.aborted) agent.abort();
+      if (
+        event.type === "message_update" &&
+        event.assistantMessageEvent.type === "text_delta" &&
+        !agent.signal!.aborted
+      )
+        agent.abort();
     };
-    const runs = await bothModes((mode) => agentRun(mode, [response("Let me check that for you")], {}, abortAtFirstDelta));
+    const runs = await bothModes((mode) =>
+      agentRun(mode, [response("Let me check that for you")], {}, abortAtFirstDelta),
+    );
     const withoutTime = ({ timestamp: _, ...message }: AssistantMessage) => message;
     expect(withoutTime(runs["request abort"].last)).toEqual(withoutTime(runs["request signal"].last));
     expect(runs["request abort"].last.content).toEqual(runs["request signal"].last.content);
     expect(runs["request abort"].last.content).toEqual([{ type: "text", text: "Let me check" }]);
     expect(runs["request abort"].last.stopReason).toBe("aborted");
-    expect(runs["request abort"].log.some((entry) => entry.startsWith("provider signal 0 aborted: AbortError"))).toBe(true);
+    expect(runs["request abort"].log.some((entry) => entry.startsWith("provider signal 0 aborted: AbortError"))).toBe(
+      true,
+    );
   });
 
   it("an abort while the provider is silent, with the retry on and off", async () => {
     for (const retry of [undefined, false as const]) {
       const abortAtUserMessage = (event: AgentEvent, agent: Agent) => {
-        if (event.type === "message_end" && event.message.role === "user") queueMicrotask(() => queueMicrotask(() => queueMicrotask(() => agent.abort())));
+        if (event.type === "message_end" && event.message.role === "user")
+          queueMicrotask(() => queueMicrotask(() => queueMicrotask(() => agent.abort())));
       };
       const runs = await bothModes((mode) => agentRun(mode, [hang()], { retry }, abortAtUserMessage));
       expect(runs["request abort"].last.stopReason).toBe("aborted");
@@ -155,7 +186,9 @@ describe("the call stack under the loop: with the loop's request abort as with i
     const runs = await bothModes(async (mode) => {
       const log: string[] = [];
       const clock = createMicrotaskClock();
-      const stack = callStack([response("Let me check that for you")], mode, {}, (entry) => log.push(`${entry}@${clock.now()}`));
+      const stack = callStack([response("Let me check that for you")], mode, {}, (entry) =>
+        log.push(`${entry}@${clock.now()}`),
+      );
       const runSignal = new AbortController().signal;
       await runAgentLoop(
         [userMessage("go")],
@@ -163,7 +196,8 @@ describe("the call stack under the loop: with the loop's request abort as with i
         { model: stack.scripted.model, convertToLlm: (all) => all as never },
         (event) => {
           log.push(stamp(event, clock.now()));
-          if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") throw new Error("sink failed");
+          if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta")
+            throw new Error("sink failed");
         },
         runSignal,
         stack.streamFn,
@@ -172,14 +206,21 @@ describe("the call stack under the loop: with the loop's request abort as with i
       return { log, runSignal, stack };
     });
     const followed = runs["request abort"];
-    expect(followed.log.some((entry) => entry.startsWith("provider signal 0 aborted: AbortError: This operation was aborted"))).toBe(true);
+    expect(
+      followed.log.some((entry) =>
+        entry.startsWith("provider signal 0 aborted: AbortError: This operation was aborted"),
+      ),
+    ).toBe(true);
     expect(followed.runSignal.aborted).toBe(false);
     expect(abortListenerCount(followed.runSignal)).toBe(0);
   });
 
   it("a failure before any output is retried on a fresh attempt signal, and a later abort reaches the retry", async () => {
     const runs = await bothModes(async (mode) => {
-      const script: ScriptEntry[] = [errorAfter(1, "503 Service Unavailable"), hang({ afterEvents: 3, response: "Let me check" })];
+      const script: ScriptEntry[] = [
+        errorAfter(1, "503 Service Unavailable"),
+        hang({ afterEvents: 3, response: "Let me check" }),
+      ];
       const log: string[] = [];
       const note = (entry: string) => log.push(entry);
       const stack = callStack(script, mode, {}, note);
@@ -197,7 +238,9 @@ describe("the call stack under the loop: with the loop's request abort as with i
     expect(followed.stack.signals).toHaveLength(2);
     expect(followed.log).toContain("provider signal 0 aborted: AbortError: This operation was aborted");
     expect(followed.log).toContain("provider signal 1 aborted: AbortError: This operation was aborted");
-    expect(followed.log.indexOf("provider signal 1 aborted: AbortError: This operation was aborted")).toBeGreaterThan(followed.log.indexOf("message_update:text_delta@0"));
+    expect(followed.log.indexOf("provider signal 1 aborted: AbortError: This operation was aborted")).toBeGreaterThan(
+      followed.log.indexOf("message_update:text_delta@0"),
+    );
     expect(followed.last.stopReason).toBe("aborted");
   });
 
@@ -206,7 +249,11 @@ describe("the call stack under the loop: with the loop's request abort as with i
     const runs = await bothModes(async (mode) => {
       const result = await agentRun(mode, [overflow, response("fits now")], { overflow: true });
       const [recoverSignal] = result.stack.recoverSignals;
-      return { ...result, recoverSignalIsRunSignal: recoverSignal === result.signal, recoverSignalAborted: recoverSignal?.aborted };
+      return {
+        ...result,
+        recoverSignalIsRunSignal: recoverSignal === result.signal,
+        recoverSignalAborted: recoverSignal?.aborted,
+      };
     });
     for (const run of Object.values(runs)) {
       expect(run.last.stopReason).toBe("stop");

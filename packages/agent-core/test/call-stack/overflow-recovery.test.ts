@@ -41,7 +41,9 @@ describe("withOverflowRecovery", () => {
   it("a second overflow after the resend surfaces", async () => {
     const inner = createScriptedModel([errorAfter(1, OVERFLOW), errorAfter(1, OVERFLOW)]);
     const { requests, recover } = recorder(compacted);
-    const result = await collectStream(withOverflowRecovery(inner.streamFn, { recover, state: createOverflowRecoveryState() })(model, userContext(), {}));
+    const result = await collectStream(
+      withOverflowRecovery(inner.streamFn, { recover, state: createOverflowRecoveryState() })(model, userContext(), {}),
+    );
     expect(inner.requests).toHaveLength(2);
     expect(requests).toHaveLength(1);
     expect(result.final).toMatchObject({ stopReason: "error", errorMessage: OVERFLOW });
@@ -54,7 +56,9 @@ describe("withOverflowRecovery", () => {
     const first = createScriptedModel([errorAfter(1, OVERFLOW), "ok"]);
     await collectStream(withOverflowRecovery(first.streamFn, { recover, state })(model, userContext(), {}));
     const later = createScriptedModel([errorAfter(1, "413 Request Entity Too Large")]);
-    const result = await collectStream(withOverflowRecovery(later.streamFn, { recover, state })(model, userContext(), {}));
+    const result = await collectStream(
+      withOverflowRecovery(later.streamFn, { recover, state })(model, userContext(), {}),
+    );
     expect(requests).toHaveLength(1);
     expect(later.requests).toHaveLength(1);
     expect(result.final.errorMessage).toBe("413 Request Entity Too Large");
@@ -63,7 +67,9 @@ describe("withOverflowRecovery", () => {
   it("treats 413 (oversized request) as overflow", async () => {
     const inner = createScriptedModel([errorAfter(1, "413 Request Entity Too Large"), "ok"]);
     const { requests, recover } = recorder(compacted);
-    const result = await collectStream(withOverflowRecovery(inner.streamFn, { recover, state: createOverflowRecoveryState() })(model, userContext(), {}));
+    const result = await collectStream(
+      withOverflowRecovery(inner.streamFn, { recover, state: createOverflowRecoveryState() })(model, userContext(), {}),
+    );
     expect(requests).toHaveLength(1);
     expect(result.text).toBe("ok");
   });
@@ -79,7 +85,9 @@ describe("withOverflowRecovery", () => {
   ] as const)("the original error surfaces when %s", async (_name, outcome) => {
     const inner = createScriptedModel([errorAfter(1, OVERFLOW)]);
     const { requests, recover } = recorder(outcome as Context | undefined);
-    const result = await collectStream(withOverflowRecovery(inner.streamFn, { recover, state: createOverflowRecoveryState() })(model, userContext(), {}));
+    const result = await collectStream(
+      withOverflowRecovery(inner.streamFn, { recover, state: createOverflowRecoveryState() })(model, userContext(), {}),
+    );
     expect(requests).toHaveLength(1);
     expect(inner.requests).toHaveLength(1);
     expect(result.final.errorMessage).toBe(OVERFLOW);
@@ -90,10 +98,13 @@ describe("withOverflowRecovery", () => {
     const other = createScriptedModel([errorAfter(1, "401 Incorrect API key")]);
     const late = createScriptedModel([errorAfter(3, OVERFLOW, { response: "partial" })]);
     const state = createOverflowRecoveryState();
-    expect((await collectStream(withOverflowRecovery(other.streamFn, { recover, state })(model, userContext(), {}))).final.errorMessage).toBe(
-      "401 Incorrect API key",
+    expect(
+      (await collectStream(withOverflowRecovery(other.streamFn, { recover, state })(model, userContext(), {}))).final
+        .errorMessage,
+    ).toBe("401 Incorrect API key");
+    const lateResult = await collectStream(
+      withOverflowRecovery(late.streamFn, { recover, state })(model, userContext(), {}),
     );
-    const lateResult = await collectStream(withOverflowRecovery(late.streamFn, { recover, state })(model, userContext(), {}));
     expect(lateResult.text).toBe("partial");
     expect(lateResult.final.errorMessage).toBe(OVERFLOW);
     expect(requests).toHaveLength(0);

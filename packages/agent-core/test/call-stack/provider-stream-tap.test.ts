@@ -1,11 +1,20 @@
-import { createAssistantMessageEventStream, type AssistantMessage, type AssistantMessageEvent } from "@mariozechner/pi-ai";
+import {
+  createAssistantMessageEventStream,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+} from "@mariozechner/pi-ai";
 import { assistantMessage } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { pipeEvents, type EventSink } from "../../src/call-stack/relay-stream.js";
 
 const message = assistantMessage("a") as AssistantMessage;
 const start: AssistantMessageEvent = { type: "start", partial: message };
-const delta = (text: string): AssistantMessageEvent => ({ type: "text_delta", contentIndex: 0, delta: text, partial: message });
+const delta = (text: string): AssistantMessageEvent => ({
+  type: "text_delta",
+  contentIndex: 0,
+  delta: text,
+  partial: message,
+});
 const done: AssistantMessageEvent = { type: "done", reason: "stop", message };
 
 function recordingSink(onEvent?: (event: AssistantMessageEvent) => void): EventSink & { seen: string[] } {

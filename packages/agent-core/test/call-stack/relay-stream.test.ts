@@ -1,4 +1,9 @@
-import { createAssistantMessageEventStream, type AssistantMessage, type AssistantMessageEvent, type Model } from "@mariozechner/pi-ai";
+import {
+  createAssistantMessageEventStream,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  type Model,
+} from "@mariozechner/pi-ai";
 import { assistantMessage, createVirtualClock } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { pipeEvents, RelayStream, type EventSink } from "../../src/call-stack/relay-stream.js";
@@ -10,7 +15,12 @@ import { userContext } from "../support/user-context.js";
 const message = assistantMessage("a") as AssistantMessage;
 const model = { id: message.model, api: message.api, provider: message.provider } as Model<any>;
 const start: AssistantMessageEvent = { type: "start", partial: message };
-const delta = (text: string): AssistantMessageEvent => ({ type: "text_delta", contentIndex: 0, delta: text, partial: message });
+const delta = (text: string): AssistantMessageEvent => ({
+  type: "text_delta",
+  contentIndex: 0,
+  delta: text,
+  partial: message,
+});
 const done: AssistantMessageEvent = { type: "done", reason: "stop", message };
 
 function recordingSink(): EventSink & { seen: string[] } {
@@ -114,7 +124,12 @@ describe("RelayStream", () => {
 
     const provider = createAssistantMessageEventStream();
     const clock = createVirtualClock();
-    const timed = withStreamTimeouts(() => provider, { firstEventTimeoutMs: 1000, streamIdleTimeoutMs: 1000, clock, env: {} });
+    const timed = withStreamTimeouts(() => provider, {
+      firstEventTimeoutMs: 1000,
+      streamIdleTimeoutMs: 1000,
+      clock,
+      env: {},
+    });
     const retried = withLlmRetry(timed, {}, { clock });
     const recovered = withOverflowRecovery(retried, { state: createOverflowRecoveryState(), recover: () => undefined });
     const sink = recordingSink();

@@ -10,7 +10,13 @@ import type { LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack
 import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
 import { parseRetryAfterText, retryAfterFromHeaders } from "../../src/call-stack/retry-after.js";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
-import { collectStream, createScriptedModel, createVirtualClock, errorAfter, type ScriptEntry } from "@turnkit/agent-loop/testing";
+import {
+  collectStream,
+  createScriptedModel,
+  createVirtualClock,
+  errorAfter,
+  type ScriptEntry,
+} from "@turnkit/agent-loop/testing";
 import { userContext } from "../support/user-context.js";
 
 const { model } = createScriptedModel();
@@ -31,9 +37,17 @@ function reportingStreamFn(responses: ReadonlyArray<ProviderResponse | undefined
   return { inner, streamFn };
 }
 
-function retryingOver(streamFn: StreamFn, options: LlmRetryOptions = {}, clock = createVirtualClock({ autoAdvance: true })) {
+function retryingOver(
+  streamFn: StreamFn,
+  options: LlmRetryOptions = {},
+  clock = createVirtualClock({ autoAdvance: true }),
+) {
   const notifications: LlmRetryNotification[] = [];
-  const retrying = withLlmRetry(streamFn, { ...options, observer: (n) => void notifications.push(n) }, { clock, random: () => 0.5 });
+  const retrying = withLlmRetry(
+    streamFn,
+    { ...options, observer: (n) => void notifications.push(n) },
+    { clock, random: () => 0.5 },
+  );
   return { retrying, notifications, clock };
 }
 
@@ -41,18 +55,25 @@ const tooMany = (headers: Record<string, string>): ProviderResponse => ({ status
 
 describe("Retry-After reported through onResponse", () => {
   it("a 429 reported with retry-after: 3 waits 3 s instead of the backoff, and the host's observer still sees it", async () => {
-    const { inner, streamFn } = reportingStreamFn([tooMany({ "retry-after": "3" }), { status: 200, headers: {} }], [
-      // A gateway's bare text: without the reported status it would be an unknown, unretried failure.
-      errorAfter(1, "Provider returned error"),
-      "ok",
-    ]);
+    const { inner, streamFn } = reportingStreamFn(
+      [tooMany({ "retry-after": "3" }), { status: 200, headers: {} }],
+      [
+        // A gateway's bare text: without the reported status it would be an unknown, unretried failure.
+        errorAfter(1, "Provider returned error"),
+        "ok",
+      ],
+    );
     const { retrying, clock, notifications } = retryingOver(streamFn);
     const hostObserver = vi.fn();
     const result = await collectStream(retrying(model, context, { onResponse: hostObserver }));
     expect(result.text).toBe("ok");
     expect(inner.requests).toHaveLength(2);
     expect(clock.scheduledDelays()).toEqual([3000]);
-    expect(notifications[0]).toMatchObject({ type: "waiting", delayMs: 3000, error: { code: "rate_limited", status: 429, retryAfterMs: 3000 } });
+    expect(notifications[0]).toMatchObject({
+      type: "waiting",
+      delayMs: 3000,
+      error: { code: "rate_limited", status: 429, retryAfterMs: 3000 },
+    });
     expect(hostObserver.mock.calls).toEqual([
       [{ status: 429, headers: { "retry-after": "3" } }, model],
       [{ status: 200, headers: {} }, model],
@@ -60,10 +81,10 @@ describe("Retry-After reported through onResponse", () => {
   });
 
   it("a retry-after beyond the per-attempt cap waits only the cap", async () => {
-    const { streamFn } = reportingStreamFn([tooMany({ "retry-after": "100" })], [
-      errorAfter(1, "429 Too Many Requests"),
-      "ok",
-    ]);
+    const { streamFn } = reportingStreamFn(
+      [tooMany({ "retry-after": "100" })],
+      [errorAfter(1, "429 Too Many Requests"), "ok"],
+    );
     const { retrying, clock } = retryingOver(streamFn);
     expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
     expect(clock.scheduledDelays()).toEqual([30_000]);
@@ -73,10 +94,10 @@ describe("Retry-After reported through onResponse", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       vi.setSystemTime(new Date("2026-12-01T12:00:00Z"));
-      const { streamFn } = reportingStreamFn([tooMany({ "Retry-After": "Tue, 01 Dec 2026 12:00:04 GMT" })], [
-        errorAfter(1, "429 Too Many Requests"),
-        "ok",
-      ]);
+      const { streamFn } = reportingStreamFn(
+        [tooMany({ "Retry-After": "Tue, 01 Dec 2026 12:00:04 GMT" })],
+        [errorAfter(1, "429 Too Many Requests"), "ok"],
+      );
       const { retrying, clock } = retryingOver(streamFn);
       expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
       expect(clock.scheduledDelays()).toEqual([4000]);
@@ -86,10 +107,10 @@ describe("Retry-After reported through onResponse", () => {
   });
 
   it("retry-after-ms wins over retry-after and over a hint in the text", async () => {
-    const { streamFn } = reportingStreamFn([{ status: 503, headers: { "retry-after-ms": "1500", "retry-after": "9" } }], [
-      errorAfter(1, "503 busy. Please try again in 7s."),
-      "ok",
-    ]);
+    const { streamFn } = reportingStreamFn(
+      [{ status: 503, headers: { "retry-after-ms": "1500", "retry-after": "9" } }],
+      [errorAfter(1, "503 busy. Please try again in 7s."), "ok"],
+    );
     const { retrying, clock } = retryingOver(streamFn);
     expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
     expect(clock.scheduledDelays()).toEqual([1500]);
@@ -97,11 +118,10 @@ describe("Retry-After reported through onResponse", () => {
 
   it("a Retry-After that would break the 120 s budget ends the retries: exhausted, reason max_elapsed", async () => {
     const limited = tooMany({ "retry-after": "70" });
-    const { inner, streamFn } = reportingStreamFn([limited, limited, limited], [
-      errorAfter(1, "429 slow down"),
-      errorAfter(1, "429 slow down"),
-      "never",
-    ]);
+    const { inner, streamFn } = reportingStreamFn(
+      [limited, limited, limited],
+      [errorAfter(1, "429 slow down"), errorAfter(1, "429 slow down"), "never"],
+    );
     const { retrying, clock, notifications } = retryingOver(streamFn, { maxDelayMs: 100_000 });
     const result = await collectStream(retrying(model, context, {}));
     // 70 s fits the budget; a second 70 s wait would end at 140 s.
@@ -113,21 +133,20 @@ describe("Retry-After reported through onResponse", () => {
   });
 
   it("the headers of a 2xx response are no wait: a later failure of that attempt backs off by policy", async () => {
-    const { streamFn } = reportingStreamFn([{ status: 200, headers: { "retry-after": "9" } }], [
-      errorAfter(1, "Connection error."),
-      "ok",
-    ]);
+    const { streamFn } = reportingStreamFn(
+      [{ status: 200, headers: { "retry-after": "9" } }],
+      [errorAfter(1, "Connection error."), "ok"],
+    );
     const { retrying, clock } = retryingOver(streamFn);
     expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
     expect(clock.scheduledDelays()).toEqual([750]);
   });
 
   it("each attempt remembers only its own response", async () => {
-    const { streamFn } = reportingStreamFn([tooMany({ "retry-after": "5" }), undefined], [
-      errorAfter(1, "429 first"),
-      errorAfter(1, "503 second, no response reported"),
-      "ok",
-    ]);
+    const { streamFn } = reportingStreamFn(
+      [tooMany({ "retry-after": "5" }), undefined],
+      [errorAfter(1, "429 first"), errorAfter(1, "503 second, no response reported"), "ok"],
+    );
     const { retrying, clock } = retryingOver(streamFn);
     expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
     expect(clock.scheduledDelays()).toEqual([5000, 1500]);

@@ -63,7 +63,11 @@ describe("the transport retry's outcomes take the microtasks they always took", 
     provider.stream.push(start);
     await Promise.resolve();
     caller.abort();
-    provider.stream.push({ type: "error", reason: "aborted", error: { ...message, stopReason: "aborted", errorMessage: "aborted" } });
+    provider.stream.push({
+      type: "error",
+      reason: "aborted",
+      error: { ...message, stopReason: "aborted", errorMessage: "aborted" },
+    });
     expect(await ticksUntilEnd()).toBe(2);
     // The held-back start is dropped with the attempt.
     expect(seen).toEqual(["error:aborted", "end"]);
@@ -72,7 +76,11 @@ describe("the transport retry's outcomes take the microtasks they always took", 
   it("a failure that is not retried, before the first visible output", async () => {
     const provider = drivenProvider();
     const notices: LlmRetryNotification[] = [];
-    const out = withLlmRetry(provider.streamFn, { observer: (notice) => void notices.push(notice) }, {})(model, userContext(), {});
+    const out = withLlmRetry(provider.streamFn, { observer: (notice) => void notices.push(notice) }, {})(
+      model,
+      userContext(),
+      {},
+    );
     const { seen, ticksUntilEnd } = watch(out);
     provider.stream.push(failure("400 Bad Request: invalid model"));
     const ticks = await ticksUntilEnd();
@@ -84,7 +92,11 @@ describe("the transport retry's outcomes take the microtasks they always took", 
   it("a retryable failure with no retries left", async () => {
     const provider = drivenProvider();
     const notices: LlmRetryNotification[] = [];
-    const out = withLlmRetry(provider.streamFn, { maxRetries: 0, observer: (notice) => void notices.push(notice) }, {})(model, userContext(), {});
+    const out = withLlmRetry(provider.streamFn, { maxRetries: 0, observer: (notice) => void notices.push(notice) }, {})(
+      model,
+      userContext(),
+      {},
+    );
     const { seen, ticksUntilEnd } = watch(out);
     provider.stream.push(failure("503 Service Unavailable"));
     const ticks = await ticksUntilEnd();

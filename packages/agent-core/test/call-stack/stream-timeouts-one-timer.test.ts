@@ -7,12 +7,15 @@ import { userContext } from "../support/user-context.js";
 
 const model = { id: "m", api: "test", provider: "test" } as Parameters<StreamFn>[0];
 
-
 /** Starts one request with the given limits; answers its collected result and the driven provider. */
 function startRequest(firstEventTimeoutMs: number, streamIdleTimeoutMs: number) {
   const clock = createVirtualClock();
   const provider = manualProvider();
-  const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs, streamIdleTimeoutMs, clock, env: {} })(model, userContext(), {});
+  const stream = withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs, streamIdleTimeoutMs, clock, env: {} })(
+    model,
+    userContext(),
+    {},
+  );
   return { clock, provider, seen: collectStream(stream) };
 }
 

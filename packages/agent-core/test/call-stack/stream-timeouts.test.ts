@@ -1,11 +1,21 @@
 import { spawnSync } from "node:child_process";
-import { createAssistantMessageEventStream, type AssistantMessageEvent, type AssistantMessageEventStream } from "@mariozechner/pi-ai";
+import {
+  createAssistantMessageEventStream,
+  type AssistantMessageEvent,
+  type AssistantMessageEventStream,
+} from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { classifyError, getAttachedClassifiedError } from "../../src/call-stack/classify-error.js";
 import { LLM_FIRST_EVENT_TIMEOUT_MS, LLM_STREAM_IDLE_TIMEOUT_MS } from "../../src/defaults.js";
 import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
-import { assistantMessage, collectStream, createScriptedModel, createVirtualClock, hang } from "@turnkit/agent-loop/testing";
+import {
+  assistantMessage,
+  collectStream,
+  createScriptedModel,
+  createVirtualClock,
+  hang,
+} from "@turnkit/agent-loop/testing";
 import { receiveOptions } from "../support/received-options.js";
 import { manualProvider } from "../support/manual-provider.js";
 import { userContext } from "../support/user-context.js";
@@ -62,11 +72,12 @@ describe("withStreamTimeouts", () => {
   it("ends a silent request with a retryable first-event timeout and aborts it", async () => {
     const clock = createVirtualClock();
     const inner = receiveOptions(createScriptedModel([hang()]).streamFn);
-    const stream = withStreamTimeouts(inner.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 1000, clock, env: {} })(
-      model,
-      context,
-      {},
-    );
+    const stream = withStreamTimeouts(inner.streamFn, {
+      firstEventTimeoutMs: 100,
+      streamIdleTimeoutMs: 1000,
+      clock,
+      env: {},
+    })(model, context, {});
     await clock.advance(99);
     expect(inner.received[0]?.signal?.aborted).toBe(false);
     await clock.advance(1);
@@ -82,11 +93,12 @@ describe("withStreamTimeouts", () => {
   it("ends a stalled stream with an idle timeout that keeps the partial text", async () => {
     const clock = createVirtualClock();
     const inner = receiveOptions(createScriptedModel([hang({ afterEvents: 3, response: "Hel" })]).streamFn);
-    const stream = await withStreamTimeouts(inner.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 500, clock, env: {} })(
-      model,
-      context,
-      {},
-    );
+    const stream = await withStreamTimeouts(inner.streamFn, {
+      firstEventTimeoutMs: 100,
+      streamIdleTimeoutMs: 500,
+      clock,
+      env: {},
+    })(model, context, {});
     const { iterator, seen } = await readUntil(stream, "text_delta");
     expect(seen).toEqual(["start", "text_start", "text_delta"]);
     await clock.advance(200); // past the first-event limit: no longer armed
@@ -146,11 +158,23 @@ describe("withStreamTimeouts", () => {
 
   it("the timeout error names the option to raise and its current value", async () => {
     const clock = createVirtualClock();
-    const first = withStreamTimeouts(createScriptedModel([hang()]).streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 0, clock, env: {} })(model, context, {});
+    const first = withStreamTimeouts(createScriptedModel([hang()]).streamFn, {
+      firstEventTimeoutMs: 100,
+      streamIdleTimeoutMs: 0,
+      clock,
+      env: {},
+    })(model, context, {});
     await clock.advance(100);
-    expect((await collectStream(first)).final.errorMessage).toContain("Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0");
+    expect((await collectStream(first)).final.errorMessage).toContain(
+      "Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0",
+    );
 
-    const idle = await withStreamTimeouts(createScriptedModel([hang({ afterEvents: 3, response: "Hel" })]).streamFn, { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 700, clock, env: {} })(model, context, {});
+    const idle = await withStreamTimeouts(createScriptedModel([hang({ afterEvents: 3, response: "Hel" })]).streamFn, {
+      firstEventTimeoutMs: 0,
+      streamIdleTimeoutMs: 700,
+      clock,
+      env: {},
+    })(model, context, {});
     await readUntil(idle, "text_delta");
     await clock.advance(700);
     expect((await idle.result()).errorMessage).toContain("Raise llm.streamIdleTimeoutMs (now 700 ms), or set it to 0");
@@ -159,7 +183,12 @@ describe("withStreamTimeouts", () => {
   it("the idle timer is re-armed on every event: events spread over several idle windows never time out", async () => {
     const clock = createVirtualClock();
     const provider = manualProvider();
-    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
+    const stream = await withStreamTimeouts(provider.streamFn, {
+      firstEventTimeoutMs: 500,
+      streamIdleTimeoutMs: 500,
+      clock,
+      env: {},
+    })(model, context, {});
     const seen = collectStream(stream);
     // Eight events 400 ms apart: 3.2 s, more than six idle windows, never 500 ms of silence.
     for (let index = 0; index < 8; index++) {
@@ -177,7 +206,12 @@ describe("withStreamTimeouts", () => {
   it("after events spread over several windows, the idle timeout fires one window after the last event", async () => {
     const clock = createVirtualClock();
     const provider = manualProvider();
-    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 500, streamIdleTimeoutMs: 500, clock, env: {} })(model, context, {});
+    const stream = await withStreamTimeouts(provider.streamFn, {
+      firstEventTimeoutMs: 500,
+      streamIdleTimeoutMs: 500,
+      clock,
+      env: {},
+    })(model, context, {});
     const seen = collectStream(stream);
     for (let index = 0; index < 4; index++) {
       await provider.push(index === 0 ? "start" : "text_delta");
@@ -198,7 +232,12 @@ describe("withStreamTimeouts", () => {
     async (kind) => {
       const clock = createVirtualClock();
       const provider = stubbornProvider({ eventsBeforeSilence: kind === "idle" ? 1 : 0, returnSettles: false });
-      const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, streamIdleTimeoutMs: 200, clock, env: {} })(model, context, {});
+      const stream = await withStreamTimeouts(provider.streamFn, {
+        firstEventTimeoutMs: 100,
+        streamIdleTimeoutMs: 200,
+        clock,
+        env: {},
+      })(model, context, {});
       if (kind === "idle") await readUntil(stream, "start");
       await clock.advance(kind === "idle" ? 200 : 100);
       const final = await stream.result();
@@ -213,7 +252,11 @@ describe("withStreamTimeouts", () => {
     const clock = createVirtualClock();
     const controller = new AbortController();
     const provider = stubbornProvider({ eventsBeforeSilence: 0, returnSettles: true });
-    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, clock, env: {} })(model, context, { signal: controller.signal });
+    const stream = await withStreamTimeouts(provider.streamFn, { firstEventTimeoutMs: 100, clock, env: {} })(
+      model,
+      context,
+      { signal: controller.signal },
+    );
     controller.abort();
     expect((await stream.result()).stopReason).toBe("aborted");
     expect(provider.returnCalls()).toBe(1);
@@ -222,10 +265,12 @@ describe("withStreamTimeouts", () => {
 });
 
 describe("a released provider keeps nothing alive", () => {
-  it("a process whose provider ignores its signal exits after the first-event timeout", () => {
-    // The provider holds a referenced interval (its "connection") until return() is called:
-    // without the release, the child process would never exit.
-    const body = `
+  it(
+    "a process whose provider ignores its signal exits after the first-event timeout",
+    () => {
+      // The provider holds a referenced interval (its "connection") until return() is called:
+      // without the release, the child process would never exit.
+      const body = `
       import { withStreamTimeouts } from "./src/call-stack/stream-timeouts.ts";
       const keepAlive = setInterval(() => {}, 1000);
       let pending;
@@ -244,20 +289,25 @@ describe("a released provider keeps nothing alive", () => {
       const final = await stream.result();
       console.log(final.errorMessage);
     `;
-    const started = Date.now();
-    const result = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", body], {
-      cwd: new URL("../..", import.meta.url),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
-    expect(result.stdout, result.stderr).toContain("released");
-    expect(result.stdout).toContain("no first event within 50 ms");
-    expect(result.status).toBe(0);
-    expect(Date.now() - started).toBeLessThan(15_000);
-    // The child starts tsx first, which alone took over 5 s on a loaded machine: the test's own bound is the one above.
-  }, CHILD_PROCESS_TEST_TIMEOUT_MS);
+      const started = Date.now();
+      const result = spawnSync(
+        process.execPath,
+        ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", body],
+        {
+          cwd: new URL("../..", import.meta.url),
+          encoding: "utf8",
+          timeout: 20_000,
+        },
+      );
+      expect(result.stdout, result.stderr).toContain("released");
+      expect(result.stdout).toContain("no first event within 50 ms");
+      expect(result.status).toBe(0);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      // The child starts tsx first, which alone took over 5 s on a loaded machine: the test's own bound is the one above.
+    },
+    CHILD_PROCESS_TEST_TIMEOUT_MS,
+  );
 });
-
 
 /**
  * A provider that ignores its abort signal: after `eventsBeforeSilence`
@@ -277,7 +327,10 @@ function stubbornProvider(config: { eventsBeforeSilence: number; returnSettles: 
     next() {
       if (sent < config.eventsBeforeSilence) {
         sent += 1;
-        return Promise.resolve({ done: false, value: { type: "start", partial: assistantMessage([], { timestamp: 0 }) } });
+        return Promise.resolve({
+          done: false,
+          value: { type: "start", partial: assistantMessage([], { timestamp: 0 }) },
+        });
       }
       return new Promise((resolve) => {
         pending = resolve;
@@ -294,5 +347,10 @@ function stubbornProvider(config: { eventsBeforeSilence: number; returnSettles: 
     options = callOptions;
     return iterator as unknown as ReturnType<StreamFn> & AssistantMessageEventStream;
   };
-  return { streamFn, signal: () => options?.signal, returnCalls: () => returns, pendingNext: () => pending !== undefined };
+  return {
+    streamFn,
+    signal: () => options?.signal,
+    returnCalls: () => returns,
+    pendingNext: () => pending !== undefined,
+  };
 }

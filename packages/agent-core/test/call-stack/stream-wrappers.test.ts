@@ -27,7 +27,9 @@ describe("withHostMaxOutputTokens", () => {
   it("sends the smallest positive of host cap, request maxTokens and model.maxTokens", async () => {
     expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000)))?.maxTokens).toBe(1_000);
     expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000), { maxTokens: 500 }))?.maxTokens).toBe(500);
-    expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000), { maxTokens: 5_000 }))?.maxTokens).toBe(1_000);
+    expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 1_000), { maxTokens: 5_000 }))?.maxTokens).toBe(
+      1_000,
+    );
     expect((await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000)))?.maxTokens).toBe(8_000);
     expect(
       (await optionsSeenBy((f) => withHostMaxOutputTokens(f, 50_000), { maxTokens: 0 }, { ...model, maxTokens: 0 }))
@@ -35,21 +37,24 @@ describe("withHostMaxOutputTokens", () => {
     ).toBe(50_000);
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])("rejects the cap %s when the turn is built", (cap) => {
-    const scripted = createScriptedModel();
-    const inner = scripted.streamFn;
-    const build = () => withHostMaxOutputTokens(inner, cap as number);
-    expect(build).toThrow(TurnkitConfigError);
-    try {
-      build();
-    } catch (error) {
-      expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.InvalidHostCap);
-    }
-    expect(() => composeStreamFn({ model, streamFn: inner, hostMaxOutputTokens: cap as number })).toThrow(
-      expect.objectContaining({ code: "invalid_host_cap" }),
-    );
-    expect(scripted.requests).toHaveLength(0);
-  });
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])(
+    "rejects the cap %s when the turn is built",
+    (cap) => {
+      const scripted = createScriptedModel();
+      const inner = scripted.streamFn;
+      const build = () => withHostMaxOutputTokens(inner, cap as number);
+      expect(build).toThrow(TurnkitConfigError);
+      try {
+        build();
+      } catch (error) {
+        expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.InvalidHostCap);
+      }
+      expect(() => composeStreamFn({ model, streamFn: inner, hostMaxOutputTokens: cap as number })).toThrow(
+        expect.objectContaining({ code: "invalid_host_cap" }),
+      );
+      expect(scripted.requests).toHaveLength(0);
+    },
+  );
 
   it("leaves the stream function untouched without a cap", () => {
     const inner = createScriptedModel().streamFn;
@@ -60,9 +65,9 @@ describe("withHostMaxOutputTokens", () => {
 describe("withCacheRetention", () => {
   it("fills cacheRetention; a per-call value wins", async () => {
     expect((await optionsSeenBy((f) => withCacheRetention(f, "long")))?.cacheRetention).toBe("long");
-    expect((await optionsSeenBy((f) => withCacheRetention(f, "long"), { cacheRetention: "none" }))?.cacheRetention).toBe(
-      "none",
-    );
+    expect(
+      (await optionsSeenBy((f) => withCacheRetention(f, "long"), { cacheRetention: "none" }))?.cacheRetention,
+    ).toBe("none");
   });
 
   it("rejects an unknown retention at build time", () => {
@@ -169,7 +174,9 @@ describe("composeStreamFn", () => {
   });
 
   it("the host cap sits inside max tokens: it clamps the configured value", async () => {
-    const seen = await optionsSeenBy((f) => composeStreamFn({ model, streamFn: f, hostMaxOutputTokens: 100, maxTokens: 4_000 }));
+    const seen = await optionsSeenBy((f) =>
+      composeStreamFn({ model, streamFn: f, hostMaxOutputTokens: 100, maxTokens: 4_000 }),
+    );
     expect(seen?.maxTokens).toBe(100);
   });
 

@@ -15,10 +15,14 @@ describe("systemClock timers and the process lifetime", () => {
 
   const run = (body: string) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", body], {
-        cwd: new URL("../..", import.meta.url),
-        timeout: CHILD_TIMEOUT_MS,
-      });
+      const child = spawn(
+        process.execPath,
+        ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", body],
+        {
+          cwd: new URL("../..", import.meta.url),
+          timeout: CHILD_TIMEOUT_MS,
+        },
+      );
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (part: string) => (stdout += part));
@@ -34,28 +38,36 @@ describe("systemClock timers and the process lifetime", () => {
   `;
   const exitedAfter = (stdout: string) => Number(/exited after (\d+)/.exec(stdout)?.[1] ?? Number.NaN);
 
-  it("a backoff sleep keeps the process alive until it ends", async () => {
-    const result = await run(`
+  it(
+    "a backoff sleep keeps the process alive until it ends",
+    async () => {
+      const result = await run(`
       import { sleep, systemClock } from "@turnkit/agent-core";
       ${exitReport}
       await sleep(200, systemClock);
       console.log("slept");
     `);
-    expect(result.stdout, result.stderr).toContain("slept");
-    expect(result.status).toBe(0);
-    // The process stayed for the whole wait.
-    expect(exitedAfter(result.stdout)).toBeGreaterThanOrEqual(199);
-  }, CHILD_TIMEOUT_MS + 10_000);
+      expect(result.stdout, result.stderr).toContain("slept");
+      expect(result.status).toBe(0);
+      // The process stayed for the whole wait.
+      expect(exitedAfter(result.stdout)).toBeGreaterThanOrEqual(199);
+    },
+    CHILD_TIMEOUT_MS + 10_000,
+  );
 
-  it("a watchdog timer does not hold the process open", async () => {
-    const result = await run(`
+  it(
+    "a watchdog timer does not hold the process open",
+    async () => {
+      const result = await run(`
       import { systemClock } from "@turnkit/agent-core";
       ${exitReport}
       systemClock.setTimeout(() => console.log("fired"), 60_000);
     `);
-    expect(result.stdout, result.stderr).not.toContain("fired");
-    expect(result.status).toBe(0);
-    // It exited long before the timer was due, instead of waiting for it.
-    expect(exitedAfter(result.stdout)).toBeLessThan(30_000);
-  }, CHILD_TIMEOUT_MS + 10_000);
+      expect(result.stdout, result.stderr).not.toContain("fired");
+      expect(result.status).toBe(0);
+      // It exited long before the timer was due, instead of waiting for it.
+      expect(exitedAfter(result.stdout)).toBeLessThan(30_000);
+    },
+    CHILD_TIMEOUT_MS + 10_000,
+  );
 });

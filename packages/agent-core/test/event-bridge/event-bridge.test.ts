@@ -10,9 +10,15 @@ type Emitted = { type: RuntimeEventType; payload: RuntimeEventPayloadMap[Runtime
 function bridgeUnderTest(allocate: () => string | Promise<string> = () => "m1") {
   const out: Emitted[] = [];
   let now = 1000;
-  const bridge = new EventBridge((type, payload) => void out.push({ type, payload }), allocate, () => now);
+  const bridge = new EventBridge(
+    (type, payload) => void out.push({ type, payload }),
+    allocate,
+    () => now,
+  );
   const chunks = () =>
-    out.filter((event) => event.type === "stream.resp").map((event) => event.payload as RuntimeEventPayloadMap["stream.resp"]);
+    out
+      .filter((event) => event.type === "stream.resp")
+      .map((event) => event.payload as RuntimeEventPayloadMap["stream.resp"]);
   return { bridge, out, chunks, advance: (ms: number) => (now += ms) };
 }
 
@@ -46,7 +52,11 @@ describe("EventBridge", () => {
 
   it("holds a completed tool-call message until its last tool_execution_end, then releases calls in call order with status, result and duration", async () => {
     const { bridge, chunks, advance } = bridgeUnderTest();
-    const message = assistantMessage([text("running two"), toolCall("a", { x: 1 }, { id: "c1" }), toolCall("b", {}, { id: "c2" })]);
+    const message = assistantMessage([
+      text("running two"),
+      toolCall("a", { x: 1 }, { id: "c1" }),
+      toolCall("b", {}, { id: "c2" }),
+    ]);
     await bridge.handle({ type: "message_start", message });
     bridge.handle({ type: "message_end", message });
     expect(chunks().some((event) => event.chunk.kind === "finish")).toBe(false);
@@ -60,16 +70,50 @@ describe("EventBridge", () => {
     bridge.toolAdmitted("c1");
     bridge.toolAdmitted("c2");
     advance(30);
-    bridge.handle({ type: "tool_execution_end", toolCallId: "c2", toolName: "b", result: { content: [{ type: "text", text: "no" }], details: undefined }, isError: true });
+    bridge.handle({
+      type: "tool_execution_end",
+      toolCallId: "c2",
+      toolName: "b",
+      result: { content: [{ type: "text", text: "no" }], details: undefined },
+      isError: true,
+    });
     const beforeLast = chunks().length;
-    expect(chunks().filter((event) => event.chunk.kind === "tool_call").map((event) => (event.chunk as { status: string }).status)).toEqual(["started", "started"]);
+    expect(
+      chunks()
+        .filter((event) => event.chunk.kind === "tool_call")
+        .map((event) => (event.chunk as { status: string }).status),
+    ).toEqual(["started", "started"]);
     advance(20);
-    bridge.handle({ type: "tool_execution_end", toolCallId: "c1", toolName: "a", result: { content: [{ type: "text", text: "yes" }], details: { n: 1 } }, isError: false });
+    bridge.handle({
+      type: "tool_execution_end",
+      toolCallId: "c1",
+      toolName: "a",
+      result: { content: [{ type: "text", text: "yes" }], details: { n: 1 } },
+      isError: false,
+    });
 
-    const released = chunks().slice(beforeLast).map((event) => event.chunk);
+    const released = chunks()
+      .slice(beforeLast)
+      .map((event) => event.chunk);
     expect(released).toEqual([
-      { kind: "tool_call", toolCallId: "c1", toolName: "a", status: "finished", arguments: { x: 1 }, result: { content: [{ type: "text", text: "yes" }], isError: false, details: { n: 1 } }, durationMs: 50 },
-      { kind: "tool_call", toolCallId: "c2", toolName: "b", status: "failed", arguments: {}, result: { content: [{ type: "text", text: "no" }], isError: true, details: undefined }, durationMs: 30 },
+      {
+        kind: "tool_call",
+        toolCallId: "c1",
+        toolName: "a",
+        status: "finished",
+        arguments: { x: 1 },
+        result: { content: [{ type: "text", text: "yes" }], isError: false, details: { n: 1 } },
+        durationMs: 50,
+      },
+      {
+        kind: "tool_call",
+        toolCallId: "c2",
+        toolName: "b",
+        status: "failed",
+        arguments: {},
+        result: { content: [{ type: "text", text: "no" }], isError: true, details: undefined },
+        durationMs: 30,
+      },
       { kind: "finish", reason: "toolUse", usage: message.usage },
     ]);
     expect(chunks().map((event) => event.chunkIndex)).toEqual(chunks().map((_, index) => index));
@@ -90,7 +134,10 @@ describe("EventBridge", () => {
 
   it("an error message's finish carries the classified code", async () => {
     const { bridge, chunks } = bridgeUnderTest();
-    const message = assistantMessage("", { stopReason: "error", errorMessage: "429 Too Many Requests: rate limit reached" });
+    const message = assistantMessage("", {
+      stopReason: "error",
+      errorMessage: "429 Too Many Requests: rate limit reached",
+    });
     await bridge.handle({ type: "message_start", message });
     bridge.handle({ type: "message_end", message });
     const finish = chunks().at(-1)!.chunk as Extract<StreamChunk, { kind: "finish" }>;
@@ -104,12 +151,33 @@ describe("EventBridge", () => {
     bridge.handle({ type: "turn_start" });
     await bridge.handle({ type: "message_start", message: { role: "user", content: "hi", timestamp: 1 } });
     bridge.handle({ type: "message_end", message: { role: "user", content: "hi", timestamp: 1 } });
-    bridge.handle({ type: "tool_execution_update", toolCallId: "c1", toolName: "a", args: {}, partialResult: { content: [], details: { progress: 0.5 } } });
+    bridge.handle({
+      type: "tool_execution_update",
+      toolCallId: "c1",
+      toolName: "a",
+      args: {},
+      partialResult: { content: [], details: { progress: 0.5 } },
+    });
     bridge.handle({ type: "turn_end", message: assistantMessage("x"), toolResults: [] });
     bridge.handle({ type: "agent_end", messages: [] });
-    expect(out.map((event) => event.type)).toEqual(["debug.trace", "debug.trace", "debug.trace", "debug.trace", "debug.trace"]);
-    expect(out.map((event) => (event.payload as { message: string }).message)).toEqual(["agent_start", "turn_start", "tool_execution_update", "turn_end", "agent_end"]);
-    expect((out[2]!.payload as { attrs?: Record<string, unknown> }).attrs).toMatchObject({ toolCallId: "c1", partialResult: { details: { progress: 0.5 } } });
+    expect(out.map((event) => event.type)).toEqual([
+      "debug.trace",
+      "debug.trace",
+      "debug.trace",
+      "debug.trace",
+      "debug.trace",
+    ]);
+    expect(out.map((event) => (event.payload as { message: string }).message)).toEqual([
+      "agent_start",
+      "turn_start",
+      "tool_execution_update",
+      "turn_end",
+      "agent_end",
+    ]);
+    expect((out[2]!.payload as { attrs?: Record<string, unknown> }).attrs).toMatchObject({
+      toolCallId: "c1",
+      partialResult: { details: { progress: 0.5 } },
+    });
   });
 
   it("flush releases a held message whose calls never ended, with those calls failed", async () => {
@@ -119,7 +187,14 @@ describe("EventBridge", () => {
     bridge.handle({ type: "message_end", message });
     bridge.flush();
     expect(chunks().map((event) => event.chunk)).toEqual([
-      { kind: "tool_call", toolCallId: "c1", toolName: "a", status: "failed", arguments: {}, result: { content: [{ type: "text", text: "Tool call did not finish before the turn ended." }], isError: true } },
+      {
+        kind: "tool_call",
+        toolCallId: "c1",
+        toolName: "a",
+        status: "failed",
+        arguments: {},
+        result: { content: [{ type: "text", text: "Tool call did not finish before the turn ended." }], isError: true },
+      },
       { kind: "finish", reason: "toolUse", usage: message.usage },
     ]);
     bridge.flush();

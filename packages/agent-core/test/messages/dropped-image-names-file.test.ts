@@ -36,10 +36,16 @@ describe("a dropped image names the file it came from", () => {
     expect(turn.outcome.kind).toBe("completed");
 
     const stored = turn.delivered.find((message): message is ToolResultMessage => message.role === "toolResult");
-    expect(stored?.content).toEqual([expect.objectContaining({ type: "image", mimeType: "image/png", fileName: "assets/pixel.png" })]);
+    expect(stored?.content).toEqual([
+      expect.objectContaining({ type: "image", mimeType: "image/png", fileName: "assets/pixel.png" }),
+    ]);
 
-    const sent = turn.requests[1]!.context.messages.find((message): message is ToolResultMessage => message.role === "toolResult");
-    expect(sent?.content).toEqual([{ type: "text", text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: assets/pixel.png]` }]);
+    const sent = turn.requests[1]!.context.messages.find(
+      (message): message is ToolResultMessage => message.role === "toolResult",
+    );
+    expect(sent?.content).toEqual([
+      { type: "text", text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: assets/pixel.png]` },
+    ]);
   });
 
   it("over the image limit, the older image's placeholder names its file", async () => {
@@ -52,7 +58,9 @@ describe("a dropped image names the file it came from", () => {
       ],
       { maxImages: 1 },
     );
-    expect(asUser[0]).toMatchObject({ content: [{ type: "text", text: "[image omitted to stay within 1 images per request: shots/old.webp]" }] });
+    expect(asUser[0]).toMatchObject({
+      content: [{ type: "text", text: "[image omitted to stay within 1 images per request: shots/old.webp]" }],
+    });
     expect(asUser[1]).toMatchObject({ content: [{ type: "image", fileName: "shots/new.webp" }] });
   });
 });

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { Agent, type AgentMessage, type AgentTool } from "@turnkit/agent-loop";
-import { createScriptedModel, errorAfter, hang, response, text, toolCall, userMessage, type ScriptEntry } from "@turnkit/agent-loop/testing";
+import {
+  createScriptedModel,
+  errorAfter,
+  hang,
+  response,
+  text,
+  toolCall,
+  userMessage,
+  type ScriptEntry,
+} from "@turnkit/agent-loop/testing";
 import { projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
 import { TranscriptProjection } from "../../src/messages/transcript-projection.js";
 
@@ -23,7 +32,11 @@ interface Watch {
   requests: number;
 }
 
-function watchedAgent(script: ScriptEntry[], tools: AgentTool<any>[], toolExecution: "parallel" | "sequential" = "parallel"): Watch {
+function watchedAgent(
+  script: ScriptEntry[],
+  tools: AgentTool<any>[],
+  toolExecution: "parallel" | "sequential" = "parallel",
+): Watch {
   const scripted = createScriptedModel(script);
   const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
   let previous: { array: AgentMessage[]; seen: AgentMessage[] } | undefined;
@@ -34,7 +47,9 @@ function watchedAgent(script: ScriptEntry[], tools: AgentTool<any>[], toolExecut
       // The array the last request saw, whether it is handed over again or a new run's array is.
       if (previous.array === messages) watch.sameArray++;
       expect(previous.array.length).toBeGreaterThanOrEqual(previous.seen.length);
-      previous.seen.forEach((message, index) => expect(previous!.array[index], `message ${index} changed between two requests`).toBe(message));
+      previous.seen.forEach((message, index) =>
+        expect(previous!.array[index], `message ${index} changed between two requests`).toBe(message),
+      );
     }
     previous = { array: messages, seen: [...messages] };
     const projected = projection.project(messages);
@@ -42,7 +57,12 @@ function watchedAgent(script: ScriptEntry[], tools: AgentTool<any>[], toolExecut
     return projected;
   };
   watch.agent = new Agent({
-    initialState: { model: scripted.model, systemPrompt: "test", tools, messages: [userMessage("earlier", { timestamp: 1 })] },
+    initialState: {
+      model: scripted.model,
+      systemPrompt: "test",
+      tools,
+      messages: [userMessage("earlier", { timestamp: 1 })],
+    },
     streamFn: scripted.streamFn,
     convertToLlm,
     toolExecution,
@@ -65,7 +85,10 @@ const calls = (step: number, count: number, name = "work") =>
 
 describe("the loop's transcript between two requests (what a runner turn's projection trusts)", () => {
   it("only grows through steps of parallel calls, steering and follow-ups", async () => {
-    const watch = watchedAgent([calls(1, 3), calls(2, 2), calls(3, 4), "answer", calls(4, 1), "done"], [tool("work", () => "ok")]);
+    const watch = watchedAgent(
+      [calls(1, 3), calls(2, 2), calls(3, 4), "answer", calls(4, 1), "done"],
+      [tool("work", () => "ok")],
+    );
     let steered = false;
     watch.agent.subscribe((event) => {
       if (event.type === "tool_execution_start" && !steered) {
@@ -92,7 +115,15 @@ describe("the loop's transcript between two requests (what a runner turn's proje
 
   it("only grows when a response fails part way, when a run is aborted, and across runs", async () => {
     const watch = watchedAgent(
-      [calls(1, 2), errorAfter(3, "overloaded", { response: "partial answer that breaks" }), "recovered", calls(2, 2), hang({ afterEvents: 2 }), calls(3, 1), "last"],
+      [
+        calls(1, 2),
+        errorAfter(3, "overloaded", { response: "partial answer that breaks" }),
+        "recovered",
+        calls(2, 2),
+        hang({ afterEvents: 2 }),
+        calls(3, 1),
+        "last",
+      ],
       [tool("work", () => "ok")],
     );
     await watch.agent.prompt("go");

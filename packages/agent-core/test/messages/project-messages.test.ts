@@ -81,7 +81,14 @@ describe("projectAgentMessagesForModel", () => {
       { ...userMessage("b2", { timestamp: 5 }), batchId: "b" } as AgentMessage,
     ]);
     expect(roles(projected)).toEqual(["user", "user", "assistant", "user"]);
-    expect(projected[0]).toEqual({ role: "user", content: [{ type: "text", text: "a1" }, { type: "text", text: "a2" }], timestamp: 1 });
+    expect(projected[0]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "a1" },
+        { type: "text", text: "a2" },
+      ],
+      timestamp: 1,
+    });
     for (const message of projected) {
       expect(message).not.toHaveProperty("batchId");
       expect(message).not.toHaveProperty("messageId");
@@ -89,7 +96,10 @@ describe("projectAgentMessagesForModel", () => {
   });
 
   it("strips host fields from assistant and tool-result messages", () => {
-    const assistant = { ...assistantMessage([toolCall("a", {}, { id: "c1" })], { timestamp: 2 }), hostNote: "ui-only" } as AgentMessage;
+    const assistant = {
+      ...assistantMessage([toolCall("a", {}, { id: "c1" })], { timestamp: 2 }),
+      hostNote: "ui-only",
+    } as AgentMessage;
     const result = { ...toolResultMessage("c1", "a", "ok", { timestamp: 3 }), hostNote: "ui-only" } as AgentMessage;
     const projected = projectAgentMessagesForModel([userMessage("q", { timestamp: 1 }), assistant, result]);
     expect(JSON.stringify(projected)).not.toContain("hostNote");
@@ -110,25 +120,36 @@ describe("projectAgentMessagesForModel", () => {
 
   it(`drops images smaller than ${MIN_IMAGE_DIMENSION_PX} px in either dimension, leaving a placeholder that names the file`, () => {
     const projected = projectAgentMessagesForModel([
-      userMessage([text("look"), image(1, 1, "pixel.gif"), image(64, 4), image(8, 8), image(640, 480)], { timestamp: 1 }),
+      userMessage([text("look"), image(1, 1, "pixel.gif"), image(64, 4), image(8, 8), image(640, 480)], {
+        timestamp: 1,
+      }),
     ]);
     const content = (projected[0] as UserMessage).content as { type: string; data?: string; text?: string }[];
     expect(content.map((block) => block.type)).toEqual(["text", "text", "text", "image", "image"]);
     expect(content[1]!.text).toBe(`[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: pixel.gif]`);
     expect(content[2]!.text).toBe(`[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: image/png]`);
-    expect(content.filter((block) => block.type === "image").map((block) => block.data)).toEqual([pngHeader(8, 8), pngHeader(640, 480)]);
+    expect(content.filter((block) => block.type === "image").map((block) => block.data)).toEqual([
+      pngHeader(8, 8),
+      pngHeader(640, 480),
+    ]);
   });
 
   it(`keeps the newest ${MAX_IMAGES_PER_REQUEST} images; older ones become a text placeholder naming the file`, () => {
     const messages: AgentMessage[] = [];
     for (let index = 0; index < 23; index++) {
-      messages.push(userMessage([text(`shot ${index}`), image(100, 100, `screenshot-${index}.png`)], { timestamp: index * 2 }));
+      messages.push(
+        userMessage([text(`shot ${index}`), image(100, 100, `screenshot-${index}.png`)], { timestamp: index * 2 }),
+      );
       messages.push(assistantMessage(`seen ${index}`, { timestamp: index * 2 + 1 }));
     }
     const projected = projectAgentMessagesForModel(messages);
-    const blocks = projected.filter((message) => message.role === "user").map((message) => ((message as UserMessage).content as { type: string; text?: string }[])[1]!);
+    const blocks = projected
+      .filter((message) => message.role === "user")
+      .map((message) => ((message as UserMessage).content as { type: string; text?: string }[])[1]!);
     expect(blocks.filter((block) => block.type === "image")).toHaveLength(MAX_IMAGES_PER_REQUEST);
-    expect(blocks.slice(0, 3)).toEqual([0, 1, 2].map((index) => ({ type: "text", text: expect.stringContaining(`screenshot-${index}.png`) })));
+    expect(blocks.slice(0, 3)).toEqual(
+      [0, 1, 2].map((index) => ({ type: "text", text: expect.stringContaining(`screenshot-${index}.png`) })),
+    );
     expect(blocks.slice(3).every((block) => block.type === "image")).toBe(true);
     // maxImages is an option too.
     const two = projectAgentMessagesForModel(messages, { maxImages: 2 });

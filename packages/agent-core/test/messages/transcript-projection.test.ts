@@ -21,15 +21,25 @@ function image(name: string): ImageContent {
 function stepMessages(step: number): AgentMessage[] {
   const id = `c${step}`;
   const messages: AgentMessage[] = [];
-  if (step % 5 === 0) messages.push({ ...userMessage(`batch ${step}`, { timestamp: step }), batchId: `b${step}` } as AgentMessage);
-  if (step % 5 === 0) messages.push({ ...userMessage([text("more"), image(`shot-${step}.png`)], { timestamp: step }), batchId: `b${step}` } as AgentMessage);
+  if (step % 5 === 0)
+    messages.push({ ...userMessage(`batch ${step}`, { timestamp: step }), batchId: `b${step}` } as AgentMessage);
+  if (step % 5 === 0)
+    messages.push({
+      ...userMessage([text("more"), image(`shot-${step}.png`)], { timestamp: step }),
+      batchId: `b${step}`,
+    } as AgentMessage);
   if (step % 7 === 0) messages.push({ role: "hidden", content: `reminder ${step}`, timestamp: step });
   if (step % 11 === 0) messages.push({ role: "host", kind: "note", timestamp: step });
-  if (step % 13 === 0) messages.push(assistantMessage("broken", { stopReason: "error", errorMessage: "500", timestamp: step }));
+  if (step % 13 === 0)
+    messages.push(assistantMessage("broken", { stopReason: "error", errorMessage: "500", timestamp: step }));
   const response = assistantMessage([toolCall("read", {}, { id })], { timestamp: step });
   if (step % 17 === 0) markDroppedResponse(response, "retry");
   messages.push(response);
-  messages.push(toolResultMessage(id, "read", step % 3 === 0 ? [text("shot"), image(`result-${step}.png`)] : "ok", { timestamp: step }));
+  messages.push(
+    toolResultMessage(id, "read", step % 3 === 0 ? [text("shot"), image(`result-${step}.png`)] : "ok", {
+      timestamp: step,
+    }),
+  );
   return messages;
 }
 
@@ -78,36 +88,45 @@ describe("TranscriptProjection", () => {
     ["a failed response now a success", (t) => ((t[6] as AssistantMessage).stopReason = "stop")],
     ["a response now failed", (t) => ((t[3] as AssistantMessage).stopReason = "error")],
     ["a tool result's call id changed to an unknown call", (t) => ((t[4] as ToolResultMessage).toolCallId = "unknown")],
-    ["a second image pushed into a tool result's content", (t) => (t[4] as ToolResultMessage).content.push(image("late.png"))],
-    ["two user messages put in one batch", (t) => ((t[0] as { batchId?: string }).batchId = (t[1] as { batchId?: string }).batchId = "b")],
+    [
+      "a second image pushed into a tool result's content",
+      (t) => (t[4] as ToolResultMessage).content.push(image("late.png")),
+    ],
+    [
+      "two user messages put in one batch",
+      (t) => ((t[0] as { batchId?: string }).batchId = (t[1] as { batchId?: string }).batchId = "b"),
+    ],
     ["a hidden message made a host note", (t) => Object.assign(t[2]!, { role: "host", kind: "note" })],
     ["a host note made a hidden message", (t) => Object.assign(t[7]!, { role: "hidden", content: "now seen" })],
     ["a user message's text replaced", (t) => ((t[1] as UserMessage).content = "other")],
   ];
 
-  it.each(inPlaceChanges)("sees %s when messages may change in place, and projects later messages after it", (_name, change) => {
-    const transcript: AgentMessage[] = [
-      userMessage([text("q"), image("first.png")], { timestamp: 1 }),
-      userMessage("and", { timestamp: 1 }),
-      { role: "hidden", content: "reminder", timestamp: 1 },
-      assistantMessage([toolCall("read", {}, { id: "c1" })], { timestamp: 2 }),
-      toolResultMessage("c1", "read", [text("ok")], { timestamp: 3 }),
-      assistantMessage("answer", { timestamp: 4 }),
-      assistantMessage("broken", { stopReason: "error", errorMessage: "500", timestamp: 5 }),
-      { role: "host", kind: "note", timestamp: 6 } as AgentMessage,
-    ];
-    const projection = new TranscriptProjection({ maxImages: 1 });
-    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
-    transcript.push(userMessage("next", { timestamp: 7 }));
-    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
-    const before = projectAgentMessagesForModel(transcript, { maxImages: 1 });
-    change(transcript);
-    const expected = projectAgentMessagesForModel(transcript, { maxImages: 1 });
-    expect(expected).not.toEqual(before);
-    expect(projection.project(transcript)).toEqual(expected);
-    transcript.push(...stepMessages(2));
-    expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
-  });
+  it.each(inPlaceChanges)(
+    "sees %s when messages may change in place, and projects later messages after it",
+    (_name, change) => {
+      const transcript: AgentMessage[] = [
+        userMessage([text("q"), image("first.png")], { timestamp: 1 }),
+        userMessage("and", { timestamp: 1 }),
+        { role: "hidden", content: "reminder", timestamp: 1 },
+        assistantMessage([toolCall("read", {}, { id: "c1" })], { timestamp: 2 }),
+        toolResultMessage("c1", "read", [text("ok")], { timestamp: 3 }),
+        assistantMessage("answer", { timestamp: 4 }),
+        assistantMessage("broken", { stopReason: "error", errorMessage: "500", timestamp: 5 }),
+        { role: "host", kind: "note", timestamp: 6 } as AgentMessage,
+      ];
+      const projection = new TranscriptProjection({ maxImages: 1 });
+      expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
+      transcript.push(userMessage("next", { timestamp: 7 }));
+      expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
+      const before = projectAgentMessagesForModel(transcript, { maxImages: 1 });
+      change(transcript);
+      const expected = projectAgentMessagesForModel(transcript, { maxImages: 1 });
+      expect(expected).not.toEqual(before);
+      expect(projection.project(transcript)).toEqual(expected);
+      transcript.push(...stepMessages(2));
+      expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript, { maxImages: 1 }));
+    },
+  );
 
   it("starts over when the messages no longer begin with those it projected (a compaction, a replaced request)", () => {
     const projection = new TranscriptProjection({ messagesMayChangeInPlace: false });
@@ -144,7 +163,10 @@ describe("TranscriptProjection", () => {
       { ...toolResultMessage("c1", "read", "ok", { timestamp: 3 }), details: undefined },
       Object.assign(Object.create({ inherited: true }), userMessage("from a class", { timestamp: 4 })),
     ];
-    const trusting = new TranscriptProjection({ messagesMayChangeInPlace: false }).project([...plain, ...withHostFields]);
+    const trusting = new TranscriptProjection({ messagesMayChangeInPlace: false }).project([
+      ...plain,
+      ...withHostFields,
+    ]);
     const checking = new TranscriptProjection().project([...plain, ...withHostFields]);
     expect(trusting).toEqual(projectAgentMessagesForModel([...plain, ...withHostFields]));
     plain.forEach((message, index) => expect(trusting[index]).toBe(message));

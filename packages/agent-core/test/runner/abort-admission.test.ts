@@ -9,7 +9,12 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { defineRuntimeTool, type BeforeToolCallDecision, type RuntimeTool } from "../../src/index.js";
-import { assertRuntimeEventSequence, assertToolCallsAnswered, runScriptedTurn, type ScriptedTurnResult } from "../../src/testing/index.js";
+import {
+  assertRuntimeEventSequence,
+  assertToolCallsAnswered,
+  runScriptedTurn,
+  type ScriptedTurnResult,
+} from "../../src/testing/index.js";
 
 const NOT_EXECUTED_ABORTED = "Tool call was not executed: the run was aborted.";
 
@@ -41,7 +46,9 @@ function toolResults(turn: ScriptedTurnResult): [string, boolean, string][] {
 /** Final status of each tool call's chunk stream, in emission order. */
 function finalToolStatuses(events: ScriptedTurnResult["events"]): string[] {
   return events.flatMap((event) =>
-    event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && ["finished", "failed"].includes(event.payload.chunk.status)
+    event.type === "stream.resp" &&
+    event.payload.chunk.kind === "tool_call" &&
+    ["finished", "failed"].includes(event.payload.chunk.status)
       ? [`${event.payload.chunk.toolCallId}:${event.payload.chunk.status}`]
       : [],
   );
@@ -49,7 +56,10 @@ function finalToolStatuses(events: ScriptedTurnResult["events"]): string[] {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const twoCalls = (name: string) => [response([toolCall(name, {}, { id: "a" }), toolCall(name, {}, { id: "b" })]), "never requested"];
+const twoCalls = (name: string) => [
+  response([toolCall(name, {}, { id: "a" }), toolCall(name, {}, { id: "b" })]),
+  "never requested",
+];
 
 async function runChecked(options: Parameters<typeof runScriptedTurn>[0]): Promise<ScriptedTurnResult> {
   const turn = await runScriptedTurn(options);

@@ -12,7 +12,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { probeGraceTimers, response, sequentialGraces, toolCall } from "@turnkit/agent-loop/testing";
-import { assertRuntimeEventSequence, createRecordingEventWriter, createRecordingTool, runScriptedTurn } from "@turnkit/agent-core/testing";
+import {
+  assertRuntimeEventSequence,
+  createRecordingEventWriter,
+  createRecordingTool,
+  runScriptedTurn,
+} from "@turnkit/agent-core/testing";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
 
 /**
@@ -25,14 +30,19 @@ const HANG_LIMIT_MS = 10_000;
 const never = () => new Promise<never>(() => undefined);
 
 function manyCalls(count: number) {
-  return response(Array.from({ length: count }, (_, index) => toolCall("work", { value: String(index) }, { id: `call-${index}` })));
+  return response(
+    Array.from({ length: count }, (_, index) => toolCall("work", { value: String(index) }, { id: `call-${index}` })),
+  );
 }
 
 /**
  * Runs a turn aborted by `setup`'s `abort`; measures the real time from the
  * abort to the outcome and how many abort graces ran one after another in it.
  */
-async function latencyOf(setup: (abort: () => void) => Partial<RunTurnInput>, options: { calls?: number; writer?: ReturnType<typeof createRecordingEventWriter> } = {}) {
+async function latencyOf(
+  setup: (abort: () => void) => Partial<RunTurnInput>,
+  options: { calls?: number; writer?: ReturnType<typeof createRecordingEventWriter> } = {},
+) {
   const controller = new AbortController();
   let abortedAt = 0;
   const abort = () => {
@@ -45,11 +55,19 @@ async function latencyOf(setup: (abort: () => void) => Partial<RunTurnInput>, op
     const turn = await runScriptedTurn({
       writer: options.writer,
       script: [manyCalls(options.calls ?? 6), "never"],
-      input: { signal: controller.signal, tools: [createRecordingTool("work", { executionMode: "parallel" })], ...setup(abort) },
+      input: {
+        signal: controller.signal,
+        tools: [createRecordingTool("work", { executionMode: "parallel" })],
+        ...setup(abort),
+      },
     });
     const resolvedAt = performance.now();
     assertRuntimeEventSequence(turn.events);
-    return { turn, latency: resolvedAt - abortedAt, sequential: sequentialGraces(graces.waits(), abortedAt, resolvedAt) };
+    return {
+      turn,
+      latency: resolvedAt - abortedAt,
+      sequential: sequentialGraces(graces.waits(), abortedAt, resolvedAt),
+    };
   } finally {
     graces.restore();
   }
@@ -87,7 +105,8 @@ describe("abort latency is one shared grace", () => {
           hooks: {
             onToolExecutionStartHook: hang,
             afterToolCallHook: hang,
-            onHistoryChangedHook: (change) => (change.messages.some((message) => message.role === "toolResult") ? hang() : undefined),
+            onHistoryChangedHook: (change) =>
+              change.messages.some((message) => message.role === "toolResult") ? hang() : undefined,
             onStepEndHook: hang,
           },
           getSteeringMessages: hang,

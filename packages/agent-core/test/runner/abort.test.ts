@@ -39,7 +39,11 @@ async function runWithAbort(controller: AbortController, options: RunScriptedTur
   const clock = createVirtualClock();
   const before = abortListenerCount(controller.signal);
   const runnerOptions: PiTurnRunnerOptions = { clock, ...options.runnerOptions };
-  const turn = await runCheckedTurn({ ...options, runnerOptions, input: { ...options.input, signal: controller.signal } });
+  const turn = await runCheckedTurn({
+    ...options,
+    runnerOptions,
+    input: { ...options.input, signal: controller.signal },
+  });
   expect(abortListenerCount(controller.signal)).toBe(before);
   expect(clock.pendingCount()).toBe(0);
   expect(timers.pending()).toBe(0);
@@ -69,7 +73,9 @@ describe("abort", () => {
     const turn = await runWithAbort(controller, {
       writer,
       script: [hang({ afterEvents: 3, response: response([text("partial answer that never ends")]) }), "never"],
-      input: { hooks: { onLlmCallPreparedHook: () => void (listenersDuringTurn = abortListenerCount(controller.signal)) } },
+      input: {
+        hooks: { onLlmCallPreparedHook: () => void (listenersDuringTurn = abortListenerCount(controller.signal)) },
+      },
     });
     expect(listenersDuringTurn).toBeGreaterThan(0); // the measure sees the runner's listener while it runs
     expect(turn.outcome).toEqual({ kind: "aborted" });
@@ -112,7 +118,14 @@ describe("abort", () => {
       },
     });
     const turn = await runWithAbort(controller, {
-      script: [response([toolCall("step", { value: "1" }), toolCall("step", { value: "2" }), toolCall("step", { value: "3" })]), "never"],
+      script: [
+        response([
+          toolCall("step", { value: "1" }),
+          toolCall("step", { value: "2" }),
+          toolCall("step", { value: "3" }),
+        ]),
+        "never",
+      ],
       input: { tools: [step] },
     });
     expect(turn.outcome).toEqual({ kind: "aborted" });
@@ -125,8 +138,14 @@ describe("abort", () => {
   it("during a tool that ignores the signal: the loop stops waiting after its grace period", async () => {
     const controller = new AbortController();
     const never = deferred<never>();
-    const stuck = createRecordingTool("stuck", { executionMode: "parallel", answer: () => (controller.abort(), never.promise) });
-    const turn = await runWithAbort(controller, { script: [response([toolCall("stuck")]), "never"], input: { tools: [stuck] } });
+    const stuck = createRecordingTool("stuck", {
+      executionMode: "parallel",
+      answer: () => (controller.abort(), never.promise),
+    });
+    const turn = await runWithAbort(controller, {
+      script: [response([toolCall("stuck")]), "never"],
+      input: { tools: [stuck] },
+    });
     expect(turn.outcome).toEqual({ kind: "aborted" });
     expect(turn.requests).toHaveLength(1);
     expect(turn.delivered.filter((message) => message.role === "toolResult")).toHaveLength(1);
@@ -134,7 +153,10 @@ describe("abort", () => {
 
   it("while the host is polled at a step-end exit boundary: no request is made after the abort", async () => {
     const controller = new AbortController();
-    const finish = createRecordingTool("finish", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }) });
+    const finish = createRecordingTool("finish", {
+      executionMode: "parallel",
+      answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }),
+    });
     let polls = 0;
     const turn = await runWithAbort(controller, {
       script: [response([toolCall("finish")]), "never"],
@@ -172,7 +194,12 @@ describe("abort", () => {
       },
     });
     // The message the host handed over as the abort hit is never lost: the outcome hands it back.
-    expect(turn.outcome).toEqual({ kind: "aborted", undeliveredMessages: [expect.objectContaining({ role: "user", content: [{ type: "text", text: "message that raced the abort" }] })] });
+    expect(turn.outcome).toEqual({
+      kind: "aborted",
+      undeliveredMessages: [
+        expect.objectContaining({ role: "user", content: [{ type: "text", text: "message that raced the abort" }] }),
+      ],
+    });
     expect(turn.requests).toHaveLength(1);
     expect(polls).toBe(65);
   });

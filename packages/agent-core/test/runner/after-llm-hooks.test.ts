@@ -12,7 +12,11 @@ describe("onLlmCallPreparedHook", () => {
     const tool = createRecordingTool("look", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
-      input: { tools: [tool], llm: { apiKey: "sk-secret-123" }, hooks: { onLlmCallPreparedHook: (event) => void seen.push(event) } },
+      input: {
+        tools: [tool],
+        llm: { apiKey: "sk-secret-123" },
+        hooks: { onLlmCallPreparedHook: (event) => void seen.push(event) },
+      },
     });
     expect(turn.outcome.kind).toBe("completed");
     expect(seen.map((event) => event.requestIndex)).toEqual([0, 1]);
@@ -34,8 +38,12 @@ describe("onLlmCallPreparedHook", () => {
       input: {
         hooks: {
           onLlmCallPreparedHook: [
-            () => { throw new Error("observer broke"); },
-            async () => { throw new Error("observer rejected"); },
+            () => {
+              throw new Error("observer broke");
+            },
+            async () => {
+              throw new Error("observer rejected");
+            },
           ],
         },
       },
@@ -47,7 +55,10 @@ describe("onLlmCallPreparedHook", () => {
 
 describe("afterLlmCallHook", () => {
   it("continue keeps the response", async () => {
-    const turn = await runCheckedTurn({ script: ["kept"], input: { hooks: { afterLlmCallHook: () => ({ type: "continue" }) } } });
+    const turn = await runCheckedTurn({
+      script: ["kept"],
+      input: { hooks: { afterLlmCallHook: () => ({ type: "continue" }) } },
+    });
     expect(messageText(turn.delivered[1]!)).toBe("kept");
     expect(turn.requests).toHaveLength(1);
     expect(turn.writer.statuses()).toEqual(["running", "completed"]);
@@ -60,14 +71,20 @@ describe("afterLlmCallHook", () => {
       script: [response([text("my secret is 42"), toolCall("look", { value: "x" })]), "done"],
       input: {
         tools: [tool],
-        hooks: { afterLlmCallHook: (event) => (event.requestIndex === 0 ? { type: "replaceText", text: "my secret is [redacted]" } : undefined) },
+        hooks: {
+          afterLlmCallHook: (event) =>
+            event.requestIndex === 0 ? { type: "replaceText", text: "my secret is [redacted]" } : undefined,
+        },
       },
     });
     expect(turn.outcome.kind).toBe("completed");
     expect(tool.calls).toHaveLength(1);
     const rewritten = turn.delivered[1]!;
     expect(messageText(rewritten)).toBe("my secret is [redacted]");
-    expect((rewritten as { content: { type: string }[] }).content.map((block) => block.type)).toEqual(["text", "toolCall"]);
+    expect((rewritten as { content: { type: string }[] }).content.map((block) => block.type)).toEqual([
+      "text",
+      "toolCall",
+    ]);
     // Not just "42": message timestamps (Date.now()) can contain those digits.
     expect(JSON.stringify(turn.requests[1]!.context.messages)).not.toContain("my secret is 42");
     expect(JSON.stringify(turn.requests[1]!.context.messages)).toContain("[redacted]");
@@ -102,7 +119,11 @@ describe("afterLlmCallHook", () => {
     expect(JSON.stringify(turn.historyChanges)).not.toContain("bad one");
     // The third retry is ignored with a warning.
     const warnings = turn.writer.traces("warn");
-    expect(warnings.some((trace) => trace.message.includes("retry ignored") && trace.attrs?.budget === AFTER_LLM_HOOK_MAX_RETRIES)).toBe(true);
+    expect(
+      warnings.some(
+        (trace) => trace.message.includes("retry ignored") && trace.attrs?.budget === AFTER_LLM_HOOK_MAX_RETRIES,
+      ),
+    ).toBe(true);
     // No call chunk of the dropped response resolves: it never ran.
     expect(resolvedToolChunks(turn.events)).toHaveLength(0);
   });
@@ -126,7 +147,14 @@ describe("afterLlmCallHook", () => {
     const tool = createRecordingTool("danger", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: [response([toolCall("danger")]), "never"],
-      input: { tools: [tool], hooks: { afterLlmCallHook: () => { throw new Error("checker crashed"); } } },
+      input: {
+        tools: [tool],
+        hooks: {
+          afterLlmCallHook: () => {
+            throw new Error("checker crashed");
+          },
+        },
+      },
     });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     expect(tool.calls).toHaveLength(0);

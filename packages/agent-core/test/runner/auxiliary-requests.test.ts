@@ -19,7 +19,10 @@ const compactWithSummary: BeforeLlmCallHook = async (event) => {
   });
   const summary = await stream.result();
   const text = summary.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-  return { type: "replaceMessages", messages: [userMessage(`Summary: ${text}`), event.messages[event.messages.length - 1]!] };
+  return {
+    type: "replaceMessages",
+    messages: [userMessage(`Summary: ${text}`), event.messages[event.messages.length - 1]!],
+  };
 };
 
 describe("auxiliary requests from hooks (a separate retry wrapper)", () => {

@@ -4,18 +4,32 @@ import { ErrorCode } from "@turnkit/protocol";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import { PiTurnRunner } from "../../src/pi-turn-runner/pi-turn-runner.js";
 import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
-import { createRecordingEventWriter, createRecordingTool, createScriptedModel, deferred, runCheckedTurn } from "@turnkit/agent-core/testing";
+import {
+  createRecordingEventWriter,
+  createRecordingTool,
+  createScriptedModel,
+  deferred,
+  runCheckedTurn,
+} from "@turnkit/agent-core/testing";
 import { requestRoles, resolvedToolChunks, userTexts } from "../support/turn-queries.js";
 
 describe("a turn with text only", () => {
   it("streams the answer under one message id, persists user and answer, and completes", async () => {
-    const turn = await runCheckedTurn({ script: [response([thinking("let me see"), text("Hello there")])], input: { userMessage: { text: "hi" } } });
+    const turn = await runCheckedTurn({
+      script: [response([thinking("let me see"), text("Hello there")])],
+      input: { userMessage: { text: "hi" } },
+    });
 
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.writer.statuses()).toEqual(["running", "completed"]);
     expect(turn.writer.messageIds()).toEqual(["msg_1"]);
     const chunks = turn.writer.chunksOf("msg_1");
-    expect(chunks.filter((chunk) => chunk.kind === "thinking").map((chunk) => (chunk as { delta: string }).delta).join("")).toBe("let me see");
+    expect(
+      chunks
+        .filter((chunk) => chunk.kind === "thinking")
+        .map((chunk) => (chunk as { delta: string }).delta)
+        .join(""),
+    ).toBe("let me see");
     expect(turn.writer.text("msg_1")).toBe("Hello there");
     expect(chunks[chunks.length - 1]).toMatchObject({ kind: "finish", reason: "stop" });
 
@@ -23,7 +37,9 @@ describe("a turn with text only", () => {
     expect(turn.requests[0]!.context.systemPrompt).toBe("You are a scripted test assistant.");
     expect(userTexts(turn.requests[0]!)).toEqual(["hi"]);
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant"]);
-    expect(turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role))).toEqual(["user", "assistant"]);
+    expect(
+      turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role)),
+    ).toEqual(["user", "assistant"]);
   });
 
   it("places beforeUserMessages before the user message; the model sees them as user input", async () => {
@@ -41,7 +57,23 @@ describe("a turn with text only", () => {
   it("continues a history with startMode continue and never re-delivers that history", async () => {
     const history: RunTurnInput["history"] = [
       { role: "user", content: "earlier question", timestamp: 1 },
-      { role: "assistant", content: [{ type: "text", text: "earlier answer" }], api: "scripted", provider: "scripted", model: "scripted-model", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "earlier answer" }],
+        api: "scripted",
+        provider: "scripted",
+        model: "scripted-model",
+        usage: {
+          input: 0,
+          output: 0,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 0,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "stop",
+        timestamp: 2,
+      },
       { role: "user", content: "follow-up", timestamp: 3 },
     ];
     const turn = await runCheckedTurn({ script: ["continued"], input: { startMode: "continue", history } });
@@ -81,16 +113,32 @@ describe("a turn with tools", () => {
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(entered).toEqual(["slow:a", "fast:b"]);
     // Transcript and next request: results in call order, though fast finished first.
-    expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
+    expect(turn.delivered.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "assistant",
+    ]);
     expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "toolResult", "toolResult"]);
-    expect(turn.requests[1]!.context.messages.slice(2).map((message) => (message as { toolName: string }).toolName)).toEqual(["slow", "fast"]);
+    expect(
+      turn.requests[1]!.context.messages.slice(2).map((message) => (message as { toolName: string }).toolName),
+    ).toEqual(["slow", "fast"]);
     // The held message is released once, calls in call order, each resolved with result and duration.
     const resolved = resolvedToolChunks(turn.events);
-    expect(resolved.map((chunk) => [chunk.toolName, chunk.status])).toEqual([["slow", "finished"], ["fast", "finished"]]);
+    expect(resolved.map((chunk) => [chunk.toolName, chunk.status])).toEqual([
+      ["slow", "finished"],
+      ["fast", "finished"],
+    ]);
     for (const chunk of resolved) expect(chunk.durationMs).toBeGreaterThanOrEqual(0);
     expect(resolved[0]!.result).toMatchObject({ content: [{ type: "text", text: "slow done" }], isError: false });
     // The tool's ctx names the host id of the assistant message that asked for it.
-    expect(slow.calls[0]!.ctx).toMatchObject({ sessionId: "session-1", turnId: "turn-1", toolCallId: "call_1", assistantMessageId: "msg_1" });
+    expect(slow.calls[0]!.ctx).toMatchObject({
+      sessionId: "session-1",
+      turnId: "turn-1",
+      toolCallId: "call_1",
+      assistantMessageId: "msg_1",
+    });
     expect(turn.requests[0]!.context.tools?.map((tool) => tool.name)).toEqual(["slow", "fast"]);
   });
 
@@ -107,7 +155,14 @@ describe("a turn with tools", () => {
     const write = createRecordingTool("write_note", { answer }); // no executionMode: sequential
     const read = createRecordingTool("read_note", { executionMode: "parallel", answer });
     const turn = await runCheckedTurn({
-      script: [response([toolCall("read_note", { value: "1" }), toolCall("write_note", { value: "2" }), toolCall("read_note", { value: "3" })]), "done"],
+      script: [
+        response([
+          toolCall("read_note", { value: "1" }),
+          toolCall("write_note", { value: "2" }),
+          toolCall("read_note", { value: "3" }),
+        ]),
+        "done",
+      ],
       input: { tools: [write, read] },
     });
     expect(turn.outcome.kind).toBe("completed");
@@ -123,8 +178,16 @@ describe("a turn with tools", () => {
   });
 
   it("records a tool that throws or reports isError as a failed call, and the turn goes on", async () => {
-    const broken = createRecordingTool("broken", { executionMode: "parallel", answer: () => { throw new Error("disk on fire"); } });
-    const refusing = createRecordingTool("refusing", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "not allowed here" }], isError: true }) });
+    const broken = createRecordingTool("broken", {
+      executionMode: "parallel",
+      answer: () => {
+        throw new Error("disk on fire");
+      },
+    });
+    const refusing = createRecordingTool("refusing", {
+      executionMode: "parallel",
+      answer: () => ({ content: [{ type: "text", text: "not allowed here" }], isError: true }),
+    });
     const turn = await runCheckedTurn({
       script: [response([toolCall("broken"), toolCall("refusing"), toolCall("missing")]), "recovered"],
       input: { tools: [broken, refusing] },
@@ -142,11 +205,16 @@ describe("a turn with tools", () => {
 describe("seq", () => {
   it("strictly increases over every event of a turn, across every event type", async () => {
     const tool = createRecordingTool("t", { executionMode: "parallel" });
-    const turn = await runCheckedTurn({ script: [response([text("calling"), toolCall("t")]), "done"], input: { tools: [tool] } });
+    const turn = await runCheckedTurn({
+      script: [response([text("calling"), toolCall("t")]), "done"],
+      input: { tools: [tool] },
+    });
     const seqs = turn.events.map((event) => event.seq);
     expect(seqs.length).toBeGreaterThan(10);
     for (let index = 1; index < seqs.length; index++) expect(seqs[index]).toBeGreaterThan(seqs[index - 1]!);
-    expect(new Set(turn.events.map((event) => event.type))).toEqual(new Set(["session.status", "debug.trace", "stream.resp", "message.persisted"]));
+    expect(new Set(turn.events.map((event) => event.type))).toEqual(
+      new Set(["session.status", "debug.trace", "stream.resp", "message.persisted"]),
+    );
   });
 });
 
@@ -161,12 +229,28 @@ describe("invalid input", () => {
     eventWriter: createRecordingEventWriter(),
   });
   const cases: [string, (input: RunTurnInput) => unknown, string][] = [
-    ["a missing model", (input) => ({ ...input, llm: { streamFn: scripted.streamFn } }), ConfigErrorCode.InvalidTurnInput],
+    [
+      "a missing model",
+      (input) => ({ ...input, llm: { streamFn: scripted.streamFn } }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
     ["a missing userMessage", (input) => ({ ...input, userMessage: undefined }), ConfigErrorCode.InvalidTurnInput],
-    ["a userMessage without text", (input) => ({ ...input, userMessage: { images: [] } }), ConfigErrorCode.InvalidTurnInput],
-    ["continue without history", (input) => ({ ...input, userMessage: undefined, startMode: "continue" }), ConfigErrorCode.InvalidTurnInput],
+    [
+      "a userMessage without text",
+      (input) => ({ ...input, userMessage: { images: [] } }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      "continue without history",
+      (input) => ({ ...input, userMessage: undefined, startMode: "continue" }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
     ["a missing turnId", (input) => ({ ...input, turnId: "" }), ConfigErrorCode.InvalidTurnInput],
-    ["a writer without push", (input) => ({ ...input, eventWriter: { write() {} } }), ConfigErrorCode.InvalidEventWriter],
+    [
+      "a writer without push",
+      (input) => ({ ...input, eventWriter: { write() {} } }),
+      ConfigErrorCode.InvalidEventWriter,
+    ],
     ["no writer", (input) => ({ ...input, eventWriter: undefined }), ConfigErrorCode.InvalidEventWriter],
   ];
   for (const [name, mutate, code] of cases) {
@@ -188,7 +272,23 @@ describe("invalid input", () => {
       startMode: "continue",
       history: [
         { role: "user", content: "q", timestamp: 1 },
-        { role: "assistant", content: [{ type: "text", text: "a" }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "a" }],
+          api: "x",
+          provider: "x",
+          model: "x",
+          usage: {
+            input: 0,
+            output: 0,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 0,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
+          stopReason: "stop",
+          timestamp: 2,
+        },
       ],
     };
     const writer = input.eventWriter as ReturnType<typeof createRecordingEventWriter>;
@@ -207,8 +307,14 @@ describe("invalid input", () => {
   });
 
   it("a failed turn carries a stable code; a provider error is classified", async () => {
-    const turn = await runCheckedTurn({ script: [response("", { stopReason: "error", errorMessage: "429 Rate limit reached" })] });
+    const turn = await runCheckedTurn({
+      script: [response("", { stopReason: "error", errorMessage: "429 Rate limit reached" })],
+    });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.RateLimited } });
-    expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({ kind: "finish", reason: "error", error: { code: ErrorCode.RateLimited } });
+    expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({
+      kind: "finish",
+      reason: "error",
+      error: { code: ErrorCode.RateLimited },
+    });
   });
 });

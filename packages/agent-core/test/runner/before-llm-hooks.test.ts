@@ -15,10 +15,17 @@ describe("beforeLlmCallHook", () => {
   it("continue (or undefined) changes nothing; hooks run in order and see the request's messages", async () => {
     const seen: { index: number; roles: string[]; reason: string }[] = [];
     const hook = (event: BeforeLlmCallEvent) => {
-      seen.push({ index: event.requestIndex, roles: event.messages.map((message) => message.role), reason: event.reason });
+      seen.push({
+        index: event.requestIndex,
+        roles: event.messages.map((message) => message.role),
+        reason: event.reason,
+      });
       return { type: "continue" as const };
     };
-    const turn = await runCheckedTurn({ script: ["answer"], input: { hooks: { beforeLlmCallHook: [hook, () => undefined] } } });
+    const turn = await runCheckedTurn({
+      script: ["answer"],
+      input: { hooks: { beforeLlmCallHook: [hook, () => undefined] } },
+    });
     expect(turn.outcome.kind).toBe("completed");
     expect(seen).toEqual([{ index: 0, roles: ["user"], reason: "request" }]);
     expect(userTexts(turn.requests[0]!)).toEqual(["hello"]);
@@ -28,7 +35,10 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("skip: the provider is not called and the turn ends without an answer in history", async () => {
-    const turn = await runCheckedTurn({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "skip" }) } } });
+    const turn = await runCheckedTurn({
+      script: ["never sent"],
+      input: { hooks: { beforeLlmCallHook: () => ({ type: "skip" }) } },
+    });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(0);
     expect(turn.model.remaining()).toBe(1);
@@ -37,11 +47,18 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("respond: the provider is not called; the synthetic answer is streamed and persisted", async () => {
-    const turn = await runCheckedTurn({ script: ["never sent"], input: { hooks: { beforeLlmCallHook: () => ({ type: "respond", text: "Answered from cache." }) } } });
+    const turn = await runCheckedTurn({
+      script: ["never sent"],
+      input: { hooks: { beforeLlmCallHook: () => ({ type: "respond", text: "Answered from cache." }) } },
+    });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(0);
     expect(turn.writer.text("msg_1")).toBe("Answered from cache.");
-    expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({ kind: "finish", reason: "stop", usage: { totalTokens: 0 } });
+    expect(turn.writer.chunksOf("msg_1").at(-1)).toMatchObject({
+      kind: "finish",
+      reason: "stop",
+      usage: { totalTokens: 0 },
+    });
     const answer = turn.delivered[1]!;
     expect(answer).toMatchObject({ role: "assistant", stopReason: "stop", usage: { totalTokens: 0 } });
     expect(messageText(answer)).toBe("Answered from cache.");
@@ -56,7 +73,9 @@ describe("beforeLlmCallHook", () => {
         tools: [tool],
         hooks: {
           beforeLlmCallHook: (event) =>
-            event.requestIndex === 0 ? { type: "replaceRequestMessages", messages: [userMessage("only this", { timestamp: 3 })] } : undefined,
+            event.requestIndex === 0
+              ? { type: "replaceRequestMessages", messages: [userMessage("only this", { timestamp: 3 })] }
+              : undefined,
         },
       },
     });
@@ -64,7 +83,9 @@ describe("beforeLlmCallHook", () => {
     expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "user", "assistant", "toolResult"]);
     expect(userTexts(turn.requests[1]!)).toEqual(["old question", "hello"]);
     expect(turn.historyChanges.every((change) => change.reason === "messageDelta")).toBe(true);
-    expect(turn.writer.ofType("message.persisted").every((event) => event.payload.reason === "messageDelta")).toBe(true);
+    expect(turn.writer.ofType("message.persisted").every((event) => event.payload.reason === "messageDelta")).toBe(
+      true,
+    );
     expect(JSON.stringify(turn.writer.ofType("message.persisted"))).not.toContain("only this");
     expect(turn.transcript.map(messageText)).toEqual(["old question", "old answer", "hello", "", "look:", "done"]);
   });
@@ -99,20 +120,39 @@ describe("beforeLlmCallHook", () => {
     expect(replacement.previousMessages.map(messageText)).toEqual(["old question", "old answer", "hello"]);
     expect(replacement.messages.map((message) => message.role)).toEqual(["hidden", "user"]);
     // After the replacement only new messages follow, each once.
-    expect(turn.historyChanges.slice(2).flatMap((change) => change.messages.map((message) => message.role))).toEqual(["assistant", "toolResult", "assistant"]);
-    expect(turn.transcript.map((message) => message.role)).toEqual(["hidden", "user", "assistant", "toolResult", "assistant"]);
+    expect(turn.historyChanges.slice(2).flatMap((change) => change.messages.map((message) => message.role))).toEqual([
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+    expect(turn.transcript.map((message) => message.role)).toEqual([
+      "hidden",
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
     expect(turn.writer.ofType("message.persisted").map((event) => event.payload.reason)).toEqual(reasons);
   });
 
   it("appendMessage: a hidden message is persisted and the model sees it as user input", async () => {
     const turn = await runCheckedTurn({
       script: ["ok"],
-      input: { hooks: { beforeLlmCallHook: () => ({ type: "appendMessage", message: { content: "<system-reminder>today is Monday</system-reminder>", source: "clock-ext" } }) } },
+      input: {
+        hooks: {
+          beforeLlmCallHook: () => ({
+            type: "appendMessage",
+            message: { content: "<system-reminder>today is Monday</system-reminder>", source: "clock-ext" },
+          }),
+        },
+      },
     });
     expect(userTexts(turn.requests[0]!)).toEqual(["hello", "<system-reminder>today is Monday</system-reminder>"]);
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "hidden", "assistant"]);
     expect(turn.delivered[1]).toMatchObject({ role: "hidden", source: "clock-ext" });
-    const persisted = turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role));
+    const persisted = turn.writer
+      .ofType("message.persisted")
+      .flatMap((event) => event.payload.messages.map((message) => message.role));
     expect(persisted).toEqual(["user", "hidden", "assistant"]);
     expect(turn.writer.text()).toBe("ok");
   });
@@ -138,7 +178,10 @@ describe("beforeLlmCallHook", () => {
   });
 
   it("abort: no request; the turn fails with code hook", async () => {
-    const turn = await runCheckedTurn({ script: ["never"], input: { hooks: { beforeLlmCallHook: () => ({ type: "abort", reason: "budget exhausted" }) } } });
+    const turn = await runCheckedTurn({
+      script: ["never"],
+      input: { hooks: { beforeLlmCallHook: () => ({ type: "abort", reason: "budget exhausted" }) } },
+    });
     expect(turn.requests).toHaveLength(0);
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     expect((turn.outcome as { message: string }).message).toContain("budget exhausted");
@@ -147,8 +190,18 @@ describe("beforeLlmCallHook", () => {
   });
 
   for (const [name, hook] of [
-    ["throws", () => { throw new Error("hook exploded"); }],
-    ["rejects", async () => { throw new Error("hook exploded"); }],
+    [
+      "throws",
+      () => {
+        throw new Error("hook exploded");
+      },
+    ],
+    [
+      "rejects",
+      async () => {
+        throw new Error("hook exploded");
+      },
+    ],
     ["returns an invalid decision", () => ({ type: "teleport" })],
     ["returns respond without text", () => ({ type: "respond" })],
   ] as [string, BeforeLlmCallHook][]) {

@@ -8,7 +8,10 @@ import { messageText, userTexts } from "../support/turn-queries.js";
 
 describe("onHistoryChangedHook", () => {
   it("receives each new message exactly once, in order, and never the caller's initial history", async () => {
-    const history: AgentMessage[] = [userMessage("earlier", { timestamp: 1 }), assistantMessage("earlier answer", { timestamp: 2 })];
+    const history: AgentMessage[] = [
+      userMessage("earlier", { timestamp: 1 }),
+      assistantMessage("earlier answer", { timestamp: 2 }),
+    ];
     const received: HistoryChange[] = [];
     const tool = createRecordingTool("look", { executionMode: "parallel" });
     const inbox = [{ text: "and also this" }];
@@ -26,21 +29,32 @@ describe("onHistoryChangedHook", () => {
     expect(received.every((change) => change.reason === "messageDelta")).toBe(true);
     const delivered = received.flatMap((change) => change.messages);
     // Exactly the messages the turn added, in transcript order, each once.
-    expect(delivered.map((message) => message.role)).toEqual(["hidden", "user", "assistant", "toolResult", "toolResult", "user", "assistant"]);
+    expect(delivered.map((message) => message.role)).toEqual([
+      "hidden",
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "user",
+      "assistant",
+    ]);
     expect(new Set(delivered).size).toBe(delivered.length);
     for (const old of history) expect(delivered).not.toContain(old);
     expect(delivered.map(messageText)).not.toContain("earlier");
     expect(turn.transcript.slice(0, 2)).toEqual(history);
     // Each change is announced as message.persisted, in the same order.
-    expect(turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role))).toEqual(
-      delivered.map((message) => message.role),
-    );
+    expect(
+      turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role)),
+    ).toEqual(delivered.map((message) => message.role));
     expect(userTexts(turn.requests[1]!)).toEqual(["earlier", "reminder", "hello", "and also this"]);
   });
 
   it("is awaited: the next step does not start before the host persisted the previous messages", async () => {
     const order: string[] = [];
-    const tool = createRecordingTool("look", { executionMode: "parallel", answer: () => (order.push("tool"), { content: [{ type: "text", text: "ok" }] }) });
+    const tool = createRecordingTool("look", {
+      executionMode: "parallel",
+      answer: () => (order.push("tool"), { content: [{ type: "text", text: "ok" }] }),
+    });
     await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
       input: {
@@ -64,7 +78,8 @@ describe("onHistoryChangedHook", () => {
         hooks: {
           onHistoryChangedHook: (change) => {
             calls++;
-            if (change.messages.some((message) => message.role === "assistant")) throw new Error("database unavailable");
+            if (change.messages.some((message) => message.role === "assistant"))
+              throw new Error("database unavailable");
           },
         },
       },
@@ -96,7 +111,11 @@ describe("onStepEndHook", () => {
       },
     });
     expect(turn.outcome.kind).toBe("completed");
-    expect(steps).toEqual([{ index: 0, results: 1 }, { index: 1, results: 0 }, { index: 2, results: 0 }]);
+    expect(steps).toEqual([
+      { index: 0, results: 1 },
+      { index: 1, results: 0 },
+      { index: 2, results: 0 },
+    ]);
     expect(turn.requests).toHaveLength(3);
     expect(userTexts(turn.requests[2]!)).toEqual(["hello", "<system-reminder>you forgot the tests</system-reminder>"]);
   });
@@ -105,11 +124,20 @@ describe("onStepEndHook", () => {
     const tool = createRecordingTool("look", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: [response([toolCall("look")]), "done"],
-      input: { tools: [tool], hooks: { onStepEndHook: () => { throw new Error("metrics exporter down"); } } },
+      input: {
+        tools: [tool],
+        hooks: {
+          onStepEndHook: () => {
+            throw new Error("metrics exporter down");
+          },
+        },
+      },
     });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(2);
     const errors = turn.writer.traces("error");
-    expect(errors.filter((trace) => trace.phase === "step" && trace.message.includes("metrics exporter down"))).toHaveLength(2);
+    expect(
+      errors.filter((trace) => trace.phase === "step" && trace.message.includes("metrics exporter down")),
+    ).toHaveLength(2);
   });
 });

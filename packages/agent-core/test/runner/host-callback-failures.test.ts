@@ -12,7 +12,13 @@ import type { RunTurnInput } from "../../src/pi-turn-runner/run-turn-input.js";
 import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/runner-options.js";
 
 /** Texts a provider failure could have; a host callback's failure must never be classified by them. */
-const PROVIDER_LIKE = ["steering store unavailable", "lock wait timed out after 30s", "429 lock contention", "read ECONNRESET", "503 Service Unavailable"];
+const PROVIDER_LIKE = [
+  "steering store unavailable",
+  "lock wait timed out after 30s",
+  "429 lock contention",
+  "read ECONNRESET",
+  "503 Service Unavailable",
+];
 
 const toolStep = () => [response([toolCall("work", { value: "1" })]), "done", "never"];
 
@@ -34,7 +40,10 @@ const cases: Case[] = [
     callback: "shouldStopAfterSteering",
     input: (message) => {
       let polls = 0;
-      return { getSteeringMessages: () => (polls++ === 0 ? [{ text: "also this" }] : []), shouldStopAfterSteering: fail(message) };
+      return {
+        getSteeringMessages: () => (polls++ === 0 ? [{ text: "also this" }] : []),
+        shouldStopAfterSteering: fail(message),
+      };
     },
   },
   {
@@ -53,7 +62,11 @@ describe("a throwing host callback ends the turn internal, naming the callback",
     it.each(PROVIDER_LIKE)(`${callback} throwing %j`, async (text) => {
       const turn = await runCheckedTurn({
         script: toolStep(),
-        input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], llmRetry: { baseDelayMs: 1, maxDelayMs: 1 }, ...input(text) },
+        input: {
+          tools: [createRecordingTool("work", { executionMode: "parallel" })],
+          llmRetry: { baseDelayMs: 1, maxDelayMs: 1 },
+          ...input(text),
+        },
         runnerOptions: runnerOptions?.(text),
       });
       expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
@@ -78,7 +91,9 @@ describe("a throwing host callback ends the turn internal, naming the callback",
   it("a steering poll that answers something other than an array fails the turn, naming the callback", async () => {
     const turn = await runCheckedTurn({
       script: ["answer"],
-      input: { getSteeringMessages: (() => ({ text: "not a list" })) as unknown as RunTurnInput["getSteeringMessages"] },
+      input: {
+        getSteeringMessages: (() => ({ text: "not a list" })) as unknown as RunTurnInput["getSteeringMessages"],
+      },
     });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
     expect((turn.outcome as { message: string }).message).toContain("getSteeringMessages");

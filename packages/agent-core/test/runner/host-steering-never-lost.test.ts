@@ -29,12 +29,21 @@ async function whereDidTheyGo(input: Partial<RunTurnInput>) {
   let closes = 0;
   const turn = await runCheckedTurn({
     script: toolStep(),
-    input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], tryBeginClose: () => (closes++, true), ...input },
+    input: {
+      tools: [createRecordingTool("work", { executionMode: "parallel" })],
+      tryBeginClose: () => (closes++, true),
+      ...input,
+    },
   });
-  const delivered = turn.delivered.filter((message) => message.role === "user").map(messageText).filter((text) => text !== "hello");
+  const delivered = turn.delivered
+    .filter((message) => message.role === "user")
+    .map(messageText)
+    .filter((text) => text !== "hello");
   const handedBack = (turn.outcome.undeliveredMessages ?? []).map((message) => messageText(message as AgentMessage));
   // A host that reads only events gets the same messages from the terminal status.
-  expect(turn.writer.ofType("session.status").at(-1)?.payload.undeliveredMessages).toEqual(turn.outcome.undeliveredMessages);
+  expect(turn.writer.ofType("session.status").at(-1)?.payload.undeliveredMessages).toEqual(
+    turn.outcome.undeliveredMessages,
+  );
   return { turn, delivered, handedBack, closes };
 }
 
@@ -57,7 +66,9 @@ describe("host steering is never silently dropped", () => {
     });
     const [running, terminal] = turn.writer.ofType("session.status").map((event) => event.payload);
     expect(running).not.toHaveProperty("undeliveredMessages");
-    expect(terminal?.undeliveredMessages?.map((message) => messageText(message as AgentMessage))).toEqual(["second steer"]);
+    expect(terminal?.undeliveredMessages?.map((message) => messageText(message as AgentMessage))).toEqual([
+      "second steer",
+    ]);
     expect(terminal?.undeliveredMessages).toEqual(turn.outcome.undeliveredMessages);
   });
 
@@ -92,7 +103,9 @@ describe("host steering is never silently dropped", () => {
   it("a failure after steering arrived: the undelivered steering is handed back with the failed outcome", async () => {
     const { turn, delivered, handedBack } = await whereDidTheyGo({
       getSteeringMessages: pollOnce("first steer", "second steer"),
-      hooks: { beforeLlmCallHook: ({ requestIndex }) => (requestIndex === 1 ? { type: "abort", reason: "policy" } : undefined) },
+      hooks: {
+        beforeLlmCallHook: ({ requestIndex }) => (requestIndex === 1 ? { type: "abort", reason: "policy" } : undefined),
+      },
     });
     expect(turn.outcome.kind).toBe("failed");
     expect([...delivered, ...handedBack].sort()).toEqual(["first steer", "second steer"]);

@@ -38,8 +38,19 @@ describe("onLlmCallPreparedHook sees the options actually sent", () => {
     expect(prepared).toHaveLength(1);
     const { options } = prepared[0]!;
     const sent = turn.requests[0]!.options;
-    expect(options).toMatchObject({ maxTokens: 1_024, cacheRetention: "long", timeoutMs: LLM_REQUEST_TIMEOUT_MS, maxRetries: 0, sessionId: "session-options" });
-    expect(sent).toMatchObject({ maxTokens: 1_024, cacheRetention: "long", timeoutMs: LLM_REQUEST_TIMEOUT_MS, maxRetries: 0 });
+    expect(options).toMatchObject({
+      maxTokens: 1_024,
+      cacheRetention: "long",
+      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+      maxRetries: 0,
+      sessionId: "session-options",
+    });
+    expect(sent).toMatchObject({
+      maxTokens: 1_024,
+      cacheRetention: "long",
+      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+      maxRetries: 0,
+    });
     // Every option the stream function received is shown, except credentials, the signal and functions.
     for (const [key, value] of Object.entries(sent)) {
       if (key === "apiKey" || key === "headers" || typeof value === "function" || value === undefined) continue;
@@ -64,6 +75,8 @@ describe("onLlmCallPreparedHook sees the options actually sent", () => {
     });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(2);
-    expect(prepared.map((event) => [event.requestIndex, event.options.maxTokens, event.options.maxRetries])).toEqual([[0, 500, 0]]);
+    expect(prepared.map((event) => [event.requestIndex, event.options.maxTokens, event.options.maxRetries])).toEqual([
+      [0, 500, 0],
+    ]);
   });
 });

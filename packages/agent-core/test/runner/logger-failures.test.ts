@@ -45,7 +45,11 @@ async function writerFailsAtSecondEvent(logger: TurnLogger | undefined) {
   });
   const turn = await runCheckedTurn({
     writer,
-    script: [response([toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), response([toolCall("work", { value: "3" })]), "done"],
+    script: [
+      response([toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]),
+      response([toolCall("work", { value: "3" })]),
+      "done",
+    ],
     input: { tools: [work] },
     runnerOptions: { logger },
   });
@@ -70,7 +74,10 @@ describe("logger failures never change what the runner does", () => {
         script: [response([text("looking"), toolCall("work", { value: "1" })]), "done"],
         input: {
           tools: [createRecordingTool("work")],
-          hooks: { afterLlmCallHook: ({ requestIndex }) => (requestIndex === 1 ? { type: "fail", reason: "policy" } : undefined) },
+          hooks: {
+            afterLlmCallHook: ({ requestIndex }) =>
+              requestIndex === 1 ? { type: "fail", reason: "policy" } : undefined,
+          },
         },
         runnerOptions: { logger },
       });
@@ -96,9 +103,13 @@ describe("the runner talks to its logger at every level", () => {
       runnerOptions: { logger },
     });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
-    expect(lines.some((line) => line.level === "warn" && /503/.test(line.message) && /retrying/.test(line.message))).toBe(true);
+    expect(
+      lines.some((line) => line.level === "warn" && /503/.test(line.message) && /retrying/.test(line.message)),
+    ).toBe(true);
     expect(lines.some((line) => line.level === "debug" && /recovered/.test(line.message))).toBe(true);
-    expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toEqual(["afterLlmCallHook failed the turn: policy says no"]);
+    expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toEqual([
+      "afterLlmCallHook failed the turn: policy says no",
+    ]);
   });
 
   it("error for a provider failure that ends the turn, with its code", async () => {

@@ -19,7 +19,10 @@ import {
 } from "@turnkit/agent-core/testing";
 import { terminalStatus } from "../support/turn-queries.js";
 
-const toolScript = () => [response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]), "done"];
+const toolScript = () => [
+  response([text("working"), toolCall("work", { value: "1" }), toolCall("work", { value: "2" })]),
+  "done",
+];
 
 /*
  * The caller's aborts below happen when the turn reached the state under test
@@ -36,7 +39,10 @@ function abortWhenRequested(controller: AbortController, entry: ScriptEntry): Sc
 }
 
 /** `hook`, made to abort the turn the first time it is called (a macrotask later), so the abort finds it pending. */
-function abortingWhenCalled<Args extends unknown[], R>(controller: AbortController, hook: (...args: Args) => R): (...args: Args) => R {
+function abortingWhenCalled<Args extends unknown[], R>(
+  controller: AbortController,
+  hook: (...args: Args) => R,
+): (...args: Args) => R {
   return (...args) => {
     setTimeout(() => controller.abort(), 0);
     return hook(...args);
@@ -45,7 +51,11 @@ function abortingWhenCalled<Args extends unknown[], R>(controller: AbortControll
 
 describe("a failing event writer", () => {
   it("that throws on every push: the turn fails (internal), the terminal status is still offered, no request is made", async () => {
-    const writer = createRecordingEventWriter({ onEvent: () => { throw new Error("socket closed"); } });
+    const writer = createRecordingEventWriter({
+      onEvent: () => {
+        throw new Error("socket closed");
+      },
+    });
     const turn = await runCheckedTurn({ writer, script: ["never"] });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
     expect((turn.outcome as { message: string }).message).toContain("socket closed");
@@ -58,7 +68,12 @@ describe("a failing event writer", () => {
     let thrown = false;
     const writer = createRecordingEventWriter({
       onEvent: (event) => {
-        if (!thrown && event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && event.payload.chunk.status === "started") {
+        if (
+          !thrown &&
+          event.type === "stream.resp" &&
+          event.payload.chunk.kind === "tool_call" &&
+          event.payload.chunk.status === "started"
+        ) {
           thrown = true;
           throw new Error("disk full");
         }
@@ -94,7 +109,11 @@ describe("a failing event writer", () => {
         return stuck.promise; // the host's sink hangs from here on
       },
     });
-    const turn = await runCheckedTurn({ writer, script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], signal: controller.signal } });
+    const turn = await runCheckedTurn({
+      writer,
+      script: toolScript(),
+      input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], signal: controller.signal },
+    });
     expect(["aborted", "completed"]).toContain(turn.outcome.kind);
     expect(terminalStatus(turn.events).status).toBe(turn.outcome.kind);
     expect(abortListenerCount(controller.signal)).toBe(0);
@@ -113,13 +132,25 @@ describe("failing hooks", () => {
       afterToolCallHook: boom,
       onStepEndHook: boom,
     };
-    const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks } });
+    const turn = await runCheckedTurn({
+      script: toolScript(),
+      input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks },
+    });
     // Observers are ignored, tool hooks block or turn into error results, step-end errors are reported.
     expect(turn.outcome).toEqual({ kind: "completed" });
-    expect(turn.transcript.filter((message) => message.role === "toolResult").every((message) => message.isError)).toBe(true);
+    expect(turn.transcript.filter((message) => message.role === "toolResult").every((message) => message.isError)).toBe(
+      true,
+    );
 
-    for (const failing of [{ beforeLlmCallHook: boom }, { afterLlmCallHook: boom }, { onHistoryChangedHook: boom }] as PiTurnHooks[]) {
-      const failed = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks: failing } });
+    for (const failing of [
+      { beforeLlmCallHook: boom },
+      { afterLlmCallHook: boom },
+      { onHistoryChangedHook: boom },
+    ] as PiTurnHooks[]) {
+      const failed = await runCheckedTurn({
+        script: toolScript(),
+        input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks: failing },
+      });
       expect(failed.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
     }
   });
@@ -137,8 +168,20 @@ describe("failing hooks", () => {
   for (const [name, hooks] of hanging) {
     it(`a ${name} that never returns is bounded by the caller's abort`, async () => {
       const controller = new AbortController();
-      const aborting = Object.fromEntries(Object.entries(hooks).map(([kind, hook]) => [kind, abortingWhenCalled(controller, hook as () => Promise<never>)]));
-      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], hooks: aborting, signal: controller.signal } });
+      const aborting = Object.fromEntries(
+        Object.entries(hooks).map(([kind, hook]) => [
+          kind,
+          abortingWhenCalled(controller, hook as () => Promise<never>),
+        ]),
+      );
+      const turn = await runCheckedTurn({
+        script: toolScript(),
+        input: {
+          tools: [createRecordingTool("work", { executionMode: "parallel" })],
+          hooks: aborting,
+          signal: controller.signal,
+        },
+      });
       expect(turn.outcome.kind).toBe("aborted");
       expect(abortListenerCount(controller.signal)).toBe(0);
     }, 20_000);
@@ -152,8 +195,18 @@ describe("failing hooks", () => {
   for (const [name, callbacks] of hangingCallbacks) {
     it(`a host ${name} that never returns is bounded by the caller's abort`, async () => {
       const controller = new AbortController();
-      const aborting = { ...callbacks, [name]: abortingWhenCalled(controller, callbacks[name as keyof typeof callbacks] as () => Promise<never>) };
-      const turn = await runCheckedTurn({ script: toolScript(), input: { tools: [createRecordingTool("work", { executionMode: "parallel" })], ...aborting, signal: controller.signal } });
+      const aborting = {
+        ...callbacks,
+        [name]: abortingWhenCalled(controller, callbacks[name as keyof typeof callbacks] as () => Promise<never>),
+      };
+      const turn = await runCheckedTurn({
+        script: toolScript(),
+        input: {
+          tools: [createRecordingTool("work", { executionMode: "parallel" })],
+          ...aborting,
+          signal: controller.signal,
+        },
+      });
       expect(turn.outcome.kind).toBe("aborted");
     }, 20_000);
   }
@@ -188,20 +241,44 @@ describe("failing hooks", () => {
   });
 
   it("a throwing message-id allocator, steering poll or close attempt fails the turn instead of rejecting", async () => {
-    const allocator = await runCheckedTurn({ script: ["hi"], runnerOptions: { allocateMessageId: () => { throw new Error("id service down"); } } });
+    const allocator = await runCheckedTurn({
+      script: ["hi"],
+      runnerOptions: {
+        allocateMessageId: () => {
+          throw new Error("id service down");
+        },
+      },
+    });
     expect(allocator.outcome.kind).toBe("failed");
 
-    const poll = await runCheckedTurn({ script: ["hi"], input: { getSteeringMessages: () => { throw new Error("inbox down"); } } });
+    const poll = await runCheckedTurn({
+      script: ["hi"],
+      input: {
+        getSteeringMessages: () => {
+          throw new Error("inbox down");
+        },
+      },
+    });
     expect(poll.outcome.kind).toBe("failed");
 
-    const close = await runCheckedTurn({ script: ["hi"], input: { getSteeringMessages: () => [], tryBeginClose: async () => { throw new Error("lock lost"); } } });
+    const close = await runCheckedTurn({
+      script: ["hi"],
+      input: {
+        getSteeringMessages: () => [],
+        tryBeginClose: async () => {
+          throw new Error("lock lost");
+        },
+      },
+    });
     expect(close.outcome.kind).toBe("failed");
   });
 });
 
 describe("a failing provider", () => {
   it("a stream function that throws synchronously or rejects: failed with a classified code", async () => {
-    const thrown = await runCheckedTurn({ script: [throwSync(Object.assign(new Error("401 invalid api key"), { status: 401 }))] });
+    const thrown = await runCheckedTurn({
+      script: [throwSync(Object.assign(new Error("401 invalid api key"), { status: 401 }))],
+    });
     expect(thrown.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Auth } });
     const rejected = await runCheckedTurn({ script: [reject(new Error("503 upstream overloaded"))] });
     expect(rejected.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Upstream } });
@@ -219,10 +296,17 @@ describe("a failing provider", () => {
 
   it("a stream that hangs before its first event, with the caller's abort: aborted", async () => {
     const controller = new AbortController();
-    const turn = await runCheckedTurn({ script: [abortWhenRequested(controller, hang())], input: { signal: controller.signal } });
+    const turn = await runCheckedTurn({
+      script: [abortWhenRequested(controller, hang())],
+      input: { signal: controller.signal },
+    });
     expect(turn.outcome).toEqual({ kind: "aborted" });
     // The terminal status reports what the turn cost: one attempt, aborted before it reported usage.
-    expect(terminalStatus(turn.events)).toEqual({ status: "aborted", usage: turn.outcome.usage, timing: turn.outcome.timing });
+    expect(terminalStatus(turn.events)).toEqual({
+      status: "aborted",
+      usage: turn.outcome.usage,
+      timing: turn.outcome.timing,
+    });
     expect(turn.outcome.usage?.attempts).toEqual({ main: 1, auxiliary: 0 });
     expect(turn.outcome.usage?.total.totalTokens).toBe(0);
   });
@@ -233,7 +317,10 @@ describe("a failing provider", () => {
     const turn = await runCheckedTurn({
       script: [
         response([toolCall("work")]),
-        abortWhenRequested(controller, hang({ afterEvents: 2, response: response([text("thinking about it"), toolCall("work")]) })),
+        abortWhenRequested(
+          controller,
+          hang({ afterEvents: 2, response: response([text("thinking about it"), toolCall("work")]) }),
+        ),
       ],
       input: { tools: [work], signal: controller.signal },
     });

@@ -21,7 +21,10 @@ const SLOW_ANSWER_MS = 600;
 const AFTER_SETTLE_MS = SLOW_ANSWER_MS + 200;
 
 /** Runs a turn that the caller aborts as soon as `abortWhen` is called, and records what happens after it settled. */
-async function abortedTurn(input: (abort: () => void, afterSettle: (what: string) => void) => Partial<RunTurnInput>, script = [response([toolCall("work", { value: "1" })]), "never"]) {
+async function abortedTurn(
+  input: (abort: () => void, afterSettle: (what: string) => void) => Partial<RunTurnInput>,
+  script = [response([toolCall("work", { value: "1" })]), "never"],
+) {
   const controller = new AbortController();
   let settled = false;
   const afterSettle: string[] = [];
@@ -32,7 +35,11 @@ async function abortedTurn(input: (abort: () => void, afterSettle: (what: string
   const turn = await runCheckedTurn({
     writer,
     script,
-    input: { signal: controller.signal, tools: [createRecordingTool("work", { executionMode: "parallel" })], ...input(() => controller.abort(), note) },
+    input: {
+      signal: controller.signal,
+      tools: [createRecordingTool("work", { executionMode: "parallel" })],
+      ...input(() => controller.abort(), note),
+    },
   });
   settled = true;
   const eventsAtSettle = turn.events.length;

@@ -21,7 +21,11 @@ describe("skip or respond decided during overflow recovery", () => {
   it("respond: the model is not called again; the hook's text answers the overflowed request", async () => {
     const turn = await runCheckedTurn({
       script: [overflow(), "never sent"],
-      input: { hooks: { beforeLlmCallHook: onOverflow({ type: "respond", text: "The conversation is too long; start a new one." }) } },
+      input: {
+        hooks: {
+          beforeLlmCallHook: onOverflow({ type: "respond", text: "The conversation is too long; start a new one." }),
+        },
+      },
     });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(turn.requests).toHaveLength(1);

@@ -44,7 +44,11 @@ describe("context overflow recovery through PiTurnRunner", () => {
     const seen: Array<Pick<BeforeLlmCallEvent, "reason" | "requestIndex">> = [];
     const turn = await runScriptedTurn({
       script: [overflow(), "Answer from the compacted context."],
-      input: { history: longHistory(), userMessage: { text: "new question" }, hooks: { beforeLlmCallHook: compactOnOverflow(seen) } },
+      input: {
+        history: longHistory(),
+        userMessage: { text: "new question" },
+        hooks: { beforeLlmCallHook: compactOnOverflow(seen) },
+      },
     });
 
     expect(turn.outcome).toEqual({ kind: "completed" });
@@ -64,25 +68,37 @@ describe("context overflow recovery through PiTurnRunner", () => {
     expect(turn.historyChanges.some((change) => change.reason === "replaceMessages")).toBe(true);
     expect(JSON.stringify(turn.transcript)).not.toContain(OVERFLOW);
     expect(turn.writer.text()).toBe("Answer from the compacted context.");
-    expect(turn.events.filter((event) => event.type === "stream.resp" && event.payload.chunk.kind === "finish")).toHaveLength(1);
+    expect(
+      turn.events.filter((event) => event.type === "stream.resp" && event.payload.chunk.kind === "finish"),
+    ).toHaveLength(1);
   });
 
   it("a second overflow in the same turn fails it with context_overflow: one resend, never a third request", async () => {
     const seen: Array<Pick<BeforeLlmCallEvent, "reason" | "requestIndex">> = [];
     const turn = await runScriptedTurn({
       script: [overflow(), overflow(), "never sent"],
-      input: { history: longHistory(), userMessage: { text: "new question" }, hooks: { beforeLlmCallHook: compactOnOverflow(seen) } },
+      input: {
+        history: longHistory(),
+        userMessage: { text: "new question" },
+        hooks: { beforeLlmCallHook: compactOnOverflow(seen) },
+      },
     });
 
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "context_overflow", message: OVERFLOW } });
     assertRuntimeEventSequence(turn.events);
     expect(turn.requests).toHaveLength(2);
     expect(seen.map((event) => event.reason)).toEqual(["request", "overflow"]);
-    expect(turn.events.at(-1)).toMatchObject({ type: "session.status", payload: { status: "failed", error: { code: "context_overflow" } } });
+    expect(turn.events.at(-1)).toMatchObject({
+      type: "session.status",
+      payload: { status: "failed", error: { code: "context_overflow" } },
+    });
   });
 
   it("without a before-LLM hook there is nothing to recover with: the overflow fails the turn after one request", async () => {
-    const turn = await runScriptedTurn({ script: [overflow(), "never sent"], input: { history: longHistory(), userMessage: { text: "new question" } } });
+    const turn = await runScriptedTurn({
+      script: [overflow(), "never sent"],
+      input: { history: longHistory(), userMessage: { text: "new question" } },
+    });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "context_overflow" } });
     expect(turn.requests).toHaveLength(1);
   });
@@ -91,7 +107,10 @@ describe("context overflow recovery through PiTurnRunner", () => {
     const reasons: string[] = [];
     const turn = await runScriptedTurn({
       script: [overflow(), "never sent"],
-      input: { userMessage: { text: "new question" }, hooks: { beforeLlmCallHook: (event) => void reasons.push(event.reason) } },
+      input: {
+        userMessage: { text: "new question" },
+        hooks: { beforeLlmCallHook: (event) => void reasons.push(event.reason) },
+      },
     });
     expect(reasons).toEqual(["request", "overflow"]);
     expect(turn.requests).toHaveLength(1);
@@ -104,7 +123,10 @@ describe("context overflow recovery through PiTurnRunner", () => {
       "429 Request too large for gpt-4o in organization org-test on tokens per min (TPM): Limit 30000, Requested 61337. The input or output tokens must be reduced in order to run successfully.";
     const turn = await runScriptedTurn({
       script: [assistantMessage("", { stopReason: "error", errorMessage: tpm }), "never sent"],
-      input: { userMessage: { text: "new question" }, hooks: { beforeLlmCallHook: (event) => void reasons.push(event.reason) } },
+      input: {
+        userMessage: { text: "new question" },
+        hooks: { beforeLlmCallHook: (event) => void reasons.push(event.reason) },
+      },
     });
     expect(reasons).toEqual(["request"]);
     expect(turn.requests).toHaveLength(1);

@@ -54,7 +54,10 @@ describe("a throwing provider callback ends the turn internal, naming it, with n
       expect(streamCalls).toBe(1);
       expect(server.requests).toHaveLength(callback === "payloadTransform" ? 0 : 1);
       expect(turn.writer.traces().some((trace) => trace.phase === "llm.retry")).toBe(false);
-      expect(turn.writer.ofType("session.status").at(-1)?.payload).toMatchObject({ status: "failed", error: { code: ErrorCode.Internal } });
+      expect(turn.writer.ofType("session.status").at(-1)?.payload).toMatchObject({
+        status: "failed",
+        error: { code: ErrorCode.Internal },
+      });
     });
   }
 

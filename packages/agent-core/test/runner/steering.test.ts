@@ -5,7 +5,10 @@ import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing
 import { requestRoles, userTexts } from "../support/turn-queries.js";
 
 /** A host inbox: messages arrive at any time; the runner polls it at step ends. */
-function hostInbox(policy: (boundary: SteeringBoundary, pending: TurnInputMessage[]) => TurnInputMessage[] = (_, pending) => pending.splice(0)) {
+function hostInbox(
+  policy: (boundary: SteeringBoundary, pending: TurnInputMessage[]) => TurnInputMessage[] = (_, pending) =>
+    pending.splice(0),
+) {
   const pending: TurnInputMessage[] = [];
   const polls: SteeringBoundary[] = [];
   return {
@@ -38,8 +41,16 @@ describe("steering at step end", () => {
     expect(inbox.polls[0]).toBe("mid-turn");
     expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "toolResult", "user"]);
     expect(userTexts(turn.requests[1]!)).toEqual(["hello", "also check the tests"]);
-    expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "user", "assistant"]);
-    expect(turn.writer.traces("info").some((trace) => trace.phase === "steering" && trace.attrs?.boundary === "mid-turn")).toBe(true);
+    expect(turn.delivered.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "user",
+      "assistant",
+    ]);
+    expect(
+      turn.writer.traces("info").some((trace) => trace.phase === "steering" && trace.attrs?.boundary === "mid-turn"),
+    ).toBe(true);
   });
 
   it("at the exit boundary the host withholds; tryBeginClose refused once makes the runner poll again; then it closes", async () => {
@@ -158,7 +169,10 @@ describe("steering at step end", () => {
 
   it("shouldStopAfterSteering true keeps the steering in history but sends no request for it", async () => {
     const inbox = hostInbox();
-    const tool = createRecordingTool("work", { executionMode: "parallel", answer: () => (inbox.send({ text: "stop now" }), { content: [{ type: "text", text: "ok" }] }) });
+    const tool = createRecordingTool("work", {
+      executionMode: "parallel",
+      answer: () => (inbox.send({ text: "stop now" }), { content: [{ type: "text", text: "ok" }] }),
+    });
     const turn = await runCheckedTurn({
       script: [response([toolCall("work")]), "never"],
       input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages, shouldStopAfterSteering: () => true },
@@ -197,9 +211,15 @@ describe("after a batch that terminates the agent", () => {
   });
 
   it("without steering, no request follows the terminating batch", async () => {
-    const tool = createRecordingTool("finish", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }) });
+    const tool = createRecordingTool("finish", {
+      executionMode: "parallel",
+      answer: () => ({ content: [{ type: "text", text: "bye" }], terminate: true }),
+    });
     const inbox = hostInbox();
-    const turn = await runCheckedTurn({ script: [response([toolCall("finish")]), "never"], input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages } });
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("finish")]), "never"],
+      input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
+    });
     expect(turn.outcome.kind).toBe("completed");
     expect(turn.requests).toHaveLength(1);
     expect(inbox.polls).toEqual(["exit"]);
@@ -219,7 +239,10 @@ describe("convergeAtIdle", () => {
         tryBeginClose: () => (closes++, true),
       },
     });
-    expect(turn.outcome).toMatchObject({ kind: "completed", undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "one more thing" }] }] });
+    expect(turn.outcome).toMatchObject({
+      kind: "completed",
+      undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "one more thing" }] }],
+    });
     expect(turn.requests).toHaveLength(1);
     expect(closes).toBe(1);
   });
@@ -246,5 +269,4 @@ describe("convergeAtIdle", () => {
     expect(userTexts(turn.requests[1]!)).toEqual(["hello", "one more thing"]);
     expect(closes).toBe(1);
   });
-
 });

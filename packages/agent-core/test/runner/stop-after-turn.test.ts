@@ -32,7 +32,10 @@ describe("shouldStopAfterTurn ends the turn without polling", () => {
         },
       },
     });
-    expect(turn.outcome).toMatchObject({ kind: "completed", undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "queued by the step-end hook" }] }] });
+    expect(turn.outcome).toMatchObject({
+      kind: "completed",
+      undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "queued by the step-end hook" }] }],
+    });
     expect(work.calls).toHaveLength(1);
     expect(turn.requests).toHaveLength(1);
     expect(calls).toEqual(["stop?:1", "close"]);

@@ -4,7 +4,10 @@ import type { AfterToolCallEvent, ToolCallHookEvent } from "../../src/pi-turn-ru
 import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
 import { messageText, resolvedToolChunks } from "../support/turn-queries.js";
 
-const twoCalls = () => [response([toolCall("shell", { value: "rm -rf /" }), toolCall("shell", { value: "ls" })]), "done"];
+const twoCalls = () => [
+  response([toolCall("shell", { value: "rm -rf /" }), toolCall("shell", { value: "ls" })]),
+  "done",
+];
 
 describe("beforeToolCallHook", () => {
   it("block with blockedBy permission: the call is not executed, its result is an error; the first block wins", async () => {
@@ -17,7 +20,10 @@ describe("beforeToolCallHook", () => {
         tools: [shell],
         hooks: {
           beforeToolCallHook: [
-            (event) => ((event.args as { value: string }).value.startsWith("rm") ? { block: true, reason: "The user denied rm.", blockedBy: "permission" } : undefined),
+            (event) =>
+              (event.args as { value: string }).value.startsWith("rm")
+                ? { block: true, reason: "The user denied rm.", blockedBy: "permission" }
+                : undefined,
             (event) => {
               askedSecond.push(event.toolCall.id);
               return { block: false };
@@ -33,7 +39,10 @@ describe("beforeToolCallHook", () => {
     expect(askedSecond).toEqual(["call_2"]);
     expect(started).toEqual(["call_2"]);
     const results = turn.delivered.filter((message) => message.role === "toolResult");
-    expect(results.map((message) => [message.isError, messageText(message)])).toEqual([[true, "The user denied rm."], [false, "shell:ls"]]);
+    expect(results.map((message) => [message.isError, messageText(message)])).toEqual([
+      [true, "The user denied rm."],
+      [false, "shell:ls"],
+    ]);
     expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["failed", "finished"]);
     // A call waiting for (or refused) permission never shows as started.
     const statusesOf = (id: string) =>
@@ -48,7 +57,11 @@ describe("beforeToolCallHook", () => {
     expect(results.map((message) => message.details)).toEqual([{ blockedBy: "permission" }, expect.anything()]);
     expect(resolvedToolChunks(turn.events)[0]!.result?.details).toEqual({ blockedBy: "permission" });
     const blocked = turn.writer.traces().find((trace) => trace.message === "tool call blocked");
-    expect(blocked?.attrs).toMatchObject({ toolCallId: "call_1", blockedBy: "permission", reason: "The user denied rm." });
+    expect(blocked?.attrs).toMatchObject({
+      toolCallId: "call_1",
+      blockedBy: "permission",
+      reason: "The user denied rm.",
+    });
     // The model is told, in the next request.
     expect(JSON.stringify(turn.requests[1]!.context.messages)).toContain("The user denied rm.");
   });
@@ -81,11 +94,15 @@ describe("onToolExecutionStartHook", () => {
     const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const seen: ToolCallHookEvent[] = [];
     const turn = await runCheckedTurn({
-      script: [response([toolCall("shell", { value: "a" }), toolCall("unknown_tool"), toolCall("shell", { value: "b" })]), "done"],
+      script: [
+        response([toolCall("shell", { value: "a" }), toolCall("unknown_tool"), toolCall("shell", { value: "b" })]),
+        "done",
+      ],
       input: {
         tools: [shell],
         hooks: {
-          beforeToolCallHook: (event) => ((event.args as { value: string }).value === "b" ? { block: true, reason: "no b" } : undefined),
+          beforeToolCallHook: (event) =>
+            (event.args as { value: string }).value === "b" ? { block: true, reason: "no b" } : undefined,
           onToolExecutionStartHook: (event) => {
             seen.push(event);
             throw new Error("observer broke");
@@ -95,18 +112,33 @@ describe("onToolExecutionStartHook", () => {
     });
     expect(turn.outcome.kind).toBe("completed");
     expect(seen.map((event) => event.toolCall.id)).toEqual(["call_1"]);
-    expect(seen[0]).toMatchObject({ sessionId: "session-1", turnId: "turn-1", assistantMessageId: "msg_1", args: { value: "a" } });
+    expect(seen[0]).toMatchObject({
+      sessionId: "session-1",
+      turnId: "turn-1",
+      assistantMessageId: "msg_1",
+      args: { value: "a" },
+    });
     expect(shell.calls.map((call) => call.input.value)).toEqual(["a"]);
     expect(resolvedToolChunks(turn.events).map((chunk) => chunk.status)).toEqual(["finished", "failed", "failed"]);
-    expect(turn.delivered.filter((message) => message.role === "toolResult").map((message) => message.isError)).toEqual([false, true, true]);
+    expect(turn.delivered.filter((message) => message.role === "toolResult").map((message) => message.isError)).toEqual(
+      [false, true, true],
+    );
   });
 });
 
 describe("afterToolCallHook", () => {
   it("patches merge in order and each hook sees the patched result", async () => {
-    const shell = createRecordingTool("shell", { executionMode: "parallel", answer: () => ({ content: [{ type: "text", text: "raw output" }], details: { exitCode: 0 } }) });
+    const shell = createRecordingTool("shell", {
+      executionMode: "parallel",
+      answer: () => ({ content: [{ type: "text", text: "raw output" }], details: { exitCode: 0 } }),
+    });
     const seen: { text: string; details: unknown; isError: boolean }[] = [];
-    const observe = (event: AfterToolCallEvent) => seen.push({ text: messageText({ role: "toolResult", content: event.result.content } as never), details: event.result.details, isError: event.isError });
+    const observe = (event: AfterToolCallEvent) =>
+      seen.push({
+        text: messageText({ role: "toolResult", content: event.result.content } as never),
+        details: event.result.details,
+        isError: event.isError,
+      });
     const turn = await runCheckedTurn({
       script: [response([toolCall("shell", { value: "x" })]), "done"],
       input: {
@@ -132,14 +164,22 @@ describe("afterToolCallHook", () => {
     expect(messageText(result)).toBe("redacted output");
     expect(JSON.stringify(turn.requests[1]!.context.messages)).toContain("redacted output");
     expect(JSON.stringify(turn.requests[1]!.context.messages)).not.toContain("raw output");
-    expect(resolvedToolChunks(turn.events)[0]).toMatchObject({ status: "failed", result: { content: [{ type: "text", text: "redacted output" }], isError: true } });
+    expect(resolvedToolChunks(turn.events)[0]).toMatchObject({
+      status: "failed",
+      result: { content: [{ type: "text", text: "redacted output" }], isError: true },
+    });
   });
 
   it("terminateAgent stops the agent after the batch: the other calls finish, no further request", async () => {
     const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: twoCalls(),
-      input: { tools: [shell], hooks: { afterToolCallHook: (event) => (event.toolCall.id === "call_1" ? { terminateAgent: true } : undefined) } },
+      input: {
+        tools: [shell],
+        hooks: {
+          afterToolCallHook: (event) => (event.toolCall.id === "call_1" ? { terminateAgent: true } : undefined),
+        },
+      },
     });
     expect(turn.outcome).toEqual({ kind: "completed" });
     expect(shell.calls).toHaveLength(2);
@@ -167,7 +207,14 @@ describe("afterToolCallHook", () => {
     const shell = createRecordingTool("shell", { executionMode: "parallel" });
     const turn = await runCheckedTurn({
       script: [response([toolCall("shell", { value: "x" })]), "done"],
-      input: { tools: [shell], hooks: { afterToolCallHook: () => { throw new Error("audit log unavailable"); } } },
+      input: {
+        tools: [shell],
+        hooks: {
+          afterToolCallHook: () => {
+            throw new Error("audit log unavailable");
+          },
+        },
+      },
     });
     expect(turn.outcome.kind).toBe("completed");
     const result = turn.delivered.find((message) => message.role === "toolResult")!;

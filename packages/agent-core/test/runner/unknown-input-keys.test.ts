@@ -22,11 +22,15 @@ async function rejection(input: Record<string, unknown>) {
 
 describe("unknown keys in a turn's input", () => {
   it("RunTurnInput", async () => {
-    expect(await rejection({ getSteeringMessage: () => [] })).toBe("unknown key 'getSteeringMessage' in RunTurnInput; did you mean 'getSteeringMessages'?");
+    expect(await rejection({ getSteeringMessage: () => [] })).toBe(
+      "unknown key 'getSteeringMessage' in RunTurnInput; did you mean 'getSteeringMessages'?",
+    );
   });
 
   it("RunTurnInput.llm (LlmConfig)", async () => {
-    expect(await rejection({ llm: { maxToken: 100 } })).toBe("unknown key 'maxToken' in RunTurnInput.llm; did you mean 'maxTokens'?");
+    expect(await rejection({ llm: { maxToken: 100 } })).toBe(
+      "unknown key 'maxToken' in RunTurnInput.llm; did you mean 'maxTokens'?",
+    );
   });
 
   it("RunTurnInput.hooks", async () => {
@@ -40,7 +44,9 @@ describe("unknown keys in a turn's input", () => {
   });
 
   it("RunTurnInput.userMessage", async () => {
-    expect(await rejection({ userMessage: { text: "hi", image: [] } })).toBe("unknown key 'image' in RunTurnInput.userMessage; did you mean 'images'?");
+    expect(await rejection({ userMessage: { text: "hi", image: [] } })).toBe(
+      "unknown key 'image' in RunTurnInput.userMessage; did you mean 'images'?",
+    );
   });
 });
 
@@ -52,16 +58,24 @@ describe("assertKnownKeys", () => {
   });
 
   it("names the key, the place and the nearest valid key; lists the valid keys when none is close", () => {
-    expect(() => assertKnownKeys({ overlay: {} }, ["overlays", "params"], "profile")).toThrow("unknown key 'overlay' in profile; did you mean 'overlays'?");
-    expect(() => assertKnownKeys({ zzz: 1 }, ["disable", "enable"], "profile")).toThrow("unknown key 'zzz' in profile; valid keys: 'disable', 'enable'");
+    expect(() => assertKnownKeys({ overlay: {} }, ["overlays", "params"], "profile")).toThrow(
+      "unknown key 'overlay' in profile; did you mean 'overlays'?",
+    );
+    expect(() => assertKnownKeys({ zzz: 1 }, ["disable", "enable"], "profile")).toThrow(
+      "unknown key 'zzz' in profile; valid keys: 'disable', 'enable'",
+    );
     expect(() => assertKnownKeys({ MaxTokens: 1 }, ["maxTokens"], "llm")).toThrow("did you mean 'maxTokens'?");
   });
 
   it("extensible: members of the value's own pass, a misspelt allowed key still throws", () => {
     const allowed = ["id", "description", "init"];
-    expect(() => assertKnownKeys({ id: "x", status: "idle", subscribe: () => undefined }, allowed, "extension", { extensible: true })).not.toThrow();
-    expect(() => assertKnownKeys({ id: "x", inti: () => undefined }, allowed, "extension", { extensible: true })).toThrow(
-      "unknown key 'inti' in extension; did you mean 'init'?",
-    );
+    expect(() =>
+      assertKnownKeys({ id: "x", status: "idle", subscribe: () => undefined }, allowed, "extension", {
+        extensible: true,
+      }),
+    ).not.toThrow();
+    expect(() =>
+      assertKnownKeys({ id: "x", inti: () => undefined }, allowed, "extension", { extensible: true }),
+    ).toThrow("unknown key 'inti' in extension; did you mean 'init'?");
   });
 });

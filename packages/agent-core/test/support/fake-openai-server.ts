@@ -118,7 +118,11 @@ export async function startFakeOpenAIServer(script: readonly ScriptStep[] = []):
         return sendJson(res, step.status, body, step.headers);
       }
       case "sse": {
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+        res.writeHead(200, {
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache",
+          connection: "keep-alive",
+        });
         res.flushHeaders();
         let index = 0;
         const next = () => {
@@ -178,7 +182,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 /** Builders for scripted replies. */
 export const reply = {
   /** A streamed text answer: role chunk, one chunk per piece, finish chunk, usage chunk. */
-  text(pieces: string | readonly string[], options: Omit<Extract<ScriptStep, { type: "sse" }>, "type" | "chunks"> = {}): ScriptStep {
+  text(
+    pieces: string | readonly string[],
+    options: Omit<Extract<ScriptStep, { type: "sse" }>, "type" | "chunks"> = {},
+  ): ScriptStep {
     return { type: "sse", chunks: textChunks(pieces), ...options };
   },
   status(status: number, message?: string, headers?: Record<string, string>): ScriptStep {
@@ -200,12 +207,19 @@ export function textChunks(pieces: string | readonly string[]): object[] {
     { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
     ...list.map((content) => ({ ...base, choices: [{ index: 0, delta: { content }, finish_reason: null }] })),
     { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-    { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: list.length, total_tokens: 11 + list.length } },
+    {
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: list.length, total_tokens: 11 + list.length },
+    },
   ];
 }
 
 /** A pi-ai model that talks to `baseUrl` through the real openai-completions provider. */
-export function fakeModel(baseUrl: string, overrides: Partial<Model<"openai-completions">> = {}): Model<"openai-completions"> {
+export function fakeModel(
+  baseUrl: string,
+  overrides: Partial<Model<"openai-completions">> = {},
+): Model<"openai-completions"> {
   return {
     id: "fake-model",
     name: "Fake model",

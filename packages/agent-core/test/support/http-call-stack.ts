@@ -8,7 +8,11 @@ import { afterEach } from "vitest";
 import { composeStreamFn } from "../../src/call-stack/compose-stream-fn.js";
 import type { LlmConfig, LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack/llm-config.js";
 import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
-import { createOverflowRecoveryState, withOverflowRecovery, type OverflowRecover } from "../../src/call-stack/overflow-recovery.js";
+import {
+  createOverflowRecoveryState,
+  withOverflowRecovery,
+  type OverflowRecover,
+} from "../../src/call-stack/overflow-recovery.js";
 import { withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import { fakeModel, startFakeOpenAIServer, type FakeOpenAIServer, type ScriptStep } from "./fake-openai-server.js";
 import { collectStream, createVirtualClock, type VirtualClock } from "@turnkit/agent-loop/testing";
@@ -48,7 +52,10 @@ export function callStack(server: FakeOpenAIServer, options: StackOptions = {}) 
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5_000,
     env: {},
   });
-  const retryOptions = options.retry === false ? false : { ...options.retry, observer: (n: LlmRetryNotification) => void notifications.push(n) };
+  const retryOptions =
+    options.retry === false
+      ? false
+      : { ...options.retry, observer: (n: LlmRetryNotification) => void notifications.push(n) };
   const retried = withLlmRetry(timed, retryOptions, { clock, random: options.random ?? (() => 0.5) });
   const streamFn = options.recover
     ? withOverflowRecovery(retried, { recover: options.recover, state: createOverflowRecoveryState() })

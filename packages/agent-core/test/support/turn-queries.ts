@@ -34,7 +34,9 @@ export function messageText(message: AgentMessage): string {
 /** The final tool-call chunks (status finished/failed) of the stream, in emission order. */
 export function resolvedToolChunks(events: readonly RuntimeEvent[]): StreamToolCallChunk[] {
   return events.flatMap((event) =>
-    event.type === "stream.resp" && event.payload.chunk.kind === "tool_call" && (event.payload.chunk.status === "finished" || event.payload.chunk.status === "failed")
+    event.type === "stream.resp" &&
+    event.payload.chunk.kind === "tool_call" &&
+    (event.payload.chunk.status === "finished" || event.payload.chunk.status === "failed")
       ? [event.payload.chunk]
       : [],
   );

@@ -29,9 +29,15 @@ describe("@turnkit/agent-core/testing", () => {
   });
 
   it("createRecordingEventWriter answers queries and can simulate a failing sink", async () => {
-    const writer = createRecordingEventWriter({ onEvent: (recorded) => { if (recorded.seq === 2) throw new Error("sink down"); } });
+    const writer = createRecordingEventWriter({
+      onEvent: (recorded) => {
+        if (recorded.seq === 2) throw new Error("sink down");
+      },
+    });
     writer.push(event(1, "session.status", { status: "running" }));
-    expect(() => writer.push(event(2, "stream.resp", { messageId: "m", chunkIndex: 0, chunk: { kind: "text", delta: "a" } }))).toThrow("sink down");
+    expect(() =>
+      writer.push(event(2, "stream.resp", { messageId: "m", chunkIndex: 0, chunk: { kind: "text", delta: "a" } })),
+    ).toThrow("sink down");
     writer.push(event(3, "stream.resp", { messageId: "m", chunkIndex: 1, chunk: { kind: "text", delta: "b" } }));
     writer.push(event(4, "debug.trace", { phase: "x", level: "warn", message: "careful" }));
     expect(writer.events).toHaveLength(4);
@@ -49,13 +55,39 @@ describe("@turnkit/agent-core/testing", () => {
     const cases: [string, RuntimeEvent[], RegExp][] = [
       ["no events", [], /no events/],
       ["a first event other than running", [done(1)], /first event/],
-      ["a seq that does not increase", [running, event(2, "debug.trace", { phase: "p", level: "info", message: "m" }), event(2, "debug.trace", { phase: "p", level: "info", message: "m" }, "x"), done(3)], /seq must strictly increase/],
+      [
+        "a seq that does not increase",
+        [
+          running,
+          event(2, "debug.trace", { phase: "p", level: "info", message: "m" }),
+          event(2, "debug.trace", { phase: "p", level: "info", message: "m" }, "x"),
+          done(3),
+        ],
+        /seq must strictly increase/,
+      ],
       ["no terminal status", [running], /no terminal/],
       ["two terminal statuses", [running, done(2), done(3)], /2 terminal/],
-      ["a terminal status that is not last", [running, done(2), event(3, "debug.trace", { phase: "p", level: "info", message: "late" })], /not the last/],
+      [
+        "a terminal status that is not last",
+        [running, done(2), event(3, "debug.trace", { phase: "p", level: "info", message: "late" })],
+        /not the last/,
+      ],
       ["a failed status without a code", [running, event(2, "session.status", { status: "failed" })], /error.code/],
-      ["a repeated eventId", [running, event(2, "debug.trace", { phase: "p", level: "info", message: "m" }, "e1"), done(3)], /repeated/],
-      ["a chunkIndex that goes back", [running, event(2, "stream.resp", { messageId: "m", chunkIndex: 1, chunk: { kind: "text", delta: "a" } }), event(3, "stream.resp", { messageId: "m", chunkIndex: 0, chunk: { kind: "text", delta: "b" } }), done(4)], /chunkIndex/],
+      [
+        "a repeated eventId",
+        [running, event(2, "debug.trace", { phase: "p", level: "info", message: "m" }, "e1"), done(3)],
+        /repeated/,
+      ],
+      [
+        "a chunkIndex that goes back",
+        [
+          running,
+          event(2, "stream.resp", { messageId: "m", chunkIndex: 1, chunk: { kind: "text", delta: "a" } }),
+          event(3, "stream.resp", { messageId: "m", chunkIndex: 0, chunk: { kind: "text", delta: "b" } }),
+          done(4),
+        ],
+        /chunkIndex/,
+      ],
     ];
     for (const [name, events, message] of cases) {
       it(`rejects ${name}`, () => {
@@ -63,16 +95,37 @@ describe("@turnkit/agent-core/testing", () => {
       });
     }
     it("accepts a valid sequence and returns its terminal status", () => {
-      expect(assertRuntimeEventSequence([running, event(5, "debug.trace", { phase: "p", level: "info", message: "m" }), done(9)])).toBe("completed");
+      expect(
+        assertRuntimeEventSequence([
+          running,
+          event(5, "debug.trace", { phase: "p", level: "info", message: "m" }),
+          done(9),
+        ]),
+      ).toBe("completed");
     });
   });
 
   it("assertToolCallsAnswered finds calls without exactly one result and ignores failed responses", () => {
-    const asked = assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("b", {}, { id: "c2" })], { timestamp: 2 });
-    expect(() => assertToolCallsAnswered([userMessage("q"), asked, toolResultMessage("c1", "a", "ok")])).toThrow(/c2: 0 results/);
-    expect(() => assertToolCallsAnswered([asked, toolResultMessage("c1", "a", "ok"), toolResultMessage("c1", "a", "again"), toolResultMessage("c2", "b", "ok")])).toThrow(/c1: 2 results/);
-    expect(assertToolCallsAnswered([asked, toolResultMessage("c2", "b", "ok"), toolResultMessage("c1", "a", "ok")])).toBe(2);
-    expect(assertToolCallsAnswered([assistantMessage([toolCall("a", {}, { id: "c9" })], { stopReason: "aborted" })])).toBe(0);
+    const asked = assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("b", {}, { id: "c2" })], {
+      timestamp: 2,
+    });
+    expect(() => assertToolCallsAnswered([userMessage("q"), asked, toolResultMessage("c1", "a", "ok")])).toThrow(
+      /c2: 0 results/,
+    );
+    expect(() =>
+      assertToolCallsAnswered([
+        asked,
+        toolResultMessage("c1", "a", "ok"),
+        toolResultMessage("c1", "a", "again"),
+        toolResultMessage("c2", "b", "ok"),
+      ]),
+    ).toThrow(/c1: 2 results/);
+    expect(
+      assertToolCallsAnswered([asked, toolResultMessage("c2", "b", "ok"), toolResultMessage("c1", "a", "ok")]),
+    ).toBe(2);
+    expect(
+      assertToolCallsAnswered([assistantMessage([toolCall("a", {}, { id: "c9" })], { stopReason: "aborted" })]),
+    ).toBe(0);
   });
 
   it("applyHistoryChanges appends deltas and applies replacements", () => {
@@ -80,11 +133,14 @@ describe("@turnkit/agent-core/testing", () => {
     const b = userMessage("b", { timestamp: 2 });
     const c = userMessage("c", { timestamp: 3 });
     expect(
-      applyHistoryChanges([a], [
-        { reason: "messageDelta", messages: [b] },
-        { reason: "replaceMessages", messages: [c], previousMessages: [a, b] },
-        { reason: "messageDelta", messages: [a] },
-      ]),
+      applyHistoryChanges(
+        [a],
+        [
+          { reason: "messageDelta", messages: [b] },
+          { reason: "replaceMessages", messages: [c], previousMessages: [a, b] },
+          { reason: "messageDelta", messages: [a] },
+        ],
+      ),
     ).toEqual([c, a]);
   });
 });

@@ -36,7 +36,8 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
   }
 }
 
-const bash = (options: Partial<Parameters<typeof createBashTool>[0]> = {}) => createBashTool({ workspaceDir: sandbox.workspace, baseEnv: { PATH: process.env.PATH }, ...options });
+const bash = (options: Partial<Parameters<typeof createBashTool>[0]> = {}) =>
+  createBashTool({ workspaceDir: sandbox.workspace, baseEnv: { PATH: process.env.PATH }, ...options });
 
 describe("bash", () => {
   it("runs in the workspace and merges stdout and stderr", async () => {
@@ -56,7 +57,11 @@ describe("bash", () => {
   it("abort kills the whole process group, background children included", async () => {
     const controller = new AbortController();
     const pidFile = path.join(sandbox.workspace, "pids");
-    const pending = run(bash(), { command: `sleep 30 & echo $! > ${pidFile}; sleep 30 & echo $! >> ${pidFile}; wait` }, { signal: controller.signal });
+    const pending = run(
+      bash(),
+      { command: `sleep 30 & echo $! > ${pidFile}; sleep 30 & echo $! >> ${pidFile}; wait` },
+      { signal: controller.signal },
+    );
     await waitFor(async () => (await readFile(pidFile, "utf8").catch(() => "")).trim().split("\n").length === 2);
     const pids = (await readFile(pidFile, "utf8")).trim().split("\n").map(Number);
     expect(pids.every(isAlive)).toBe(true);
@@ -86,7 +91,9 @@ describe("bash", () => {
   });
 
   it("keeps only the tail of large output and says how much was cut", async () => {
-    const result = await run(bash(), { command: `head -c ${BASH_MAX_OUTPUT_BYTES * 3} /dev/zero | tr '\\0' 'a'; echo; echo THE-END` });
+    const result = await run(bash(), {
+      command: `head -c ${BASH_MAX_OUTPUT_BYTES * 3} /dev/zero | tr '\\0' 'a'; echo; echo THE-END`,
+    });
     const text = textOf(result);
     expect(result.details).toMatchObject({ truncated: true, outputBytes: BASH_MAX_OUTPUT_BYTES * 3 + 9 });
     expect(text).toMatch(/^\[Output cut: showing the last 50 KB of 150 KB\]\n/);

@@ -39,7 +39,9 @@ describe("defineRuntimeTool", () => {
       promptGuidelines: ["Use echo to repeat"],
     });
     expect("execute" in tool.def).toBe(false);
-    expect(await tool.impl.execute(ctx, { text: "hi" }, signal, noUpdate)).toEqual({ content: [{ type: "text", text: "HI" }] });
+    expect(await tool.impl.execute(ctx, { text: "hi" }, signal, noUpdate)).toEqual({
+      content: [{ type: "text", text: "HI" }],
+    });
   });
 
   it("names every missing field at once, execute included", () => {
@@ -55,19 +57,33 @@ describe("defineRuntimeTool", () => {
     const base = { description: "d", parameters: echoParameters, execute: () => ({ content: [] }) };
     expect(configError(() => defineRuntimeTool({ ...base } as never)).message).toContain("missing name");
     expect(configError(() => defineRuntimeTool({ ...base, name: "has space" })).message).toMatch(/name must match/);
-    expect(configError(() => defineRuntimeTool({ ...base, name: "x", parameters: Type.String() as never })).message).toMatch(/type "object"/);
-    expect(configError(() => defineRuntimeTool({ ...base, name: "x", executionMode: "fast" as never })).message).toMatch(/executionMode/);
-    expect(configError(() => defineRuntimeTool({ ...base, name: "x", execute: undefined as never })).message).toMatch(/"x".*missing execute/);
+    expect(
+      configError(() => defineRuntimeTool({ ...base, name: "x", parameters: Type.String() as never })).message,
+    ).toMatch(/type "object"/);
+    expect(
+      configError(() => defineRuntimeTool({ ...base, name: "x", executionMode: "fast" as never })).message,
+    ).toMatch(/executionMode/);
+    expect(configError(() => defineRuntimeTool({ ...base, name: "x", execute: undefined as never })).message).toMatch(
+      /"x".*missing execute/,
+    );
   });
 });
 
 describe("@bindTool (TC39 class decorator) and toRuntimeTool", () => {
-  @bindTool({ name: "counter", label: "Counter", description: "Counts calls", parameters: Type.Object({ step: Type.Number() }) })
+  @bindTool({
+    name: "counter",
+    label: "Counter",
+    description: "Counts calls",
+    parameters: Type.Object({ step: Type.Number() }),
+  })
   class CounterTool {
     count = 0;
     execute(callCtx: ToolExecutionContext, input: { step: number }): RuntimeToolResult<{ count: number }> {
       this.count += input.step;
-      return { content: [{ type: "text", text: `${callCtx.toolCallId}:${this.count}` }], details: { count: this.count } };
+      return {
+        content: [{ type: "text", text: `${callCtx.toolCallId}:${this.count}` }],
+        details: { count: this.count },
+      };
     }
   }
 
@@ -114,7 +130,9 @@ describe("@bindTool (TC39 class decorator) and toRuntimeTool", () => {
     }
     bindTool({ name: "clock", description: "Time", parameters: Type.Object({}) })(Clock);
     expect(boundToolDef(Clock)?.name).toBe("clock");
-    expect(await toRuntimeTool(new Clock()).impl.execute(ctx, {}, signal, noUpdate)).toEqual({ content: [{ type: "text", text: "noon" }] });
+    expect(await toRuntimeTool(new Clock()).impl.execute(ctx, {}, signal, noUpdate)).toEqual({
+      content: [{ type: "text", text: "noon" }],
+    });
   });
 
   it("lets a subclass inherit the declaration unless it has its own; one class binds once", () => {
@@ -125,7 +143,9 @@ describe("@bindTool (TC39 class decorator) and toRuntimeTool", () => {
     class Special extends CounterTool {}
     expect(toRuntimeTool(new Special()).def.name).toBe("special");
 
-    const again = configError(() => bindTool({ name: "other", description: "d", parameters: Type.Object({}) })(Special));
+    const again = configError(() =>
+      bindTool({ name: "other", description: "d", parameters: Type.Object({}) })(Special),
+    );
     expect(again.message).toContain("already bound");
   });
 

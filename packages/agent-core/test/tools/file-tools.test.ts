@@ -77,15 +77,29 @@ describe("read", () => {
   });
 
   it("pages with offset and limit and says how to continue", async () => {
-    await writeFile(path.join(sandbox.workspace, "n.txt"), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
-    const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: "n.txt", offset: 4, limit: 3 });
-    expect(textOf(result)).toBe("line 4\nline 5\nline 6\n\n[Showing lines 4-6 of 10 (the 3-line limit). Use offset=7 to continue.]");
-    await expect(run(createReadTool({ workspaceDir: sandbox.workspace }), { path: "n.txt", offset: 11 })).rejects.toThrow(/past the end.*10 lines/);
+    await writeFile(
+      path.join(sandbox.workspace, "n.txt"),
+      Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"),
+    );
+    const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), {
+      path: "n.txt",
+      offset: 4,
+      limit: 3,
+    });
+    expect(textOf(result)).toBe(
+      "line 4\nline 5\nline 6\n\n[Showing lines 4-6 of 10 (the 3-line limit). Use offset=7 to continue.]",
+    );
+    await expect(
+      run(createReadTool({ workspaceDir: sandbox.workspace }), { path: "n.txt", offset: 11 }),
+    ).rejects.toThrow(/past the end.*10 lines/);
   });
 
   it("cuts a big file at the line limit with a note", async () => {
     const total = READ_MAX_LINES + 500;
-    await writeFile(path.join(sandbox.workspace, "big.txt"), Array.from({ length: total }, (_, i) => `${i + 1}`).join("\n"));
+    await writeFile(
+      path.join(sandbox.workspace, "big.txt"),
+      Array.from({ length: total }, (_, i) => `${i + 1}`).join("\n"),
+    );
     const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: "big.txt" });
     expect(result.details).toMatchObject({ startLine: 1, endLine: READ_MAX_LINES, totalLines: total, truncated: true });
     expect(textOf(result)).toContain(`[Showing lines 1-${READ_MAX_LINES} of ${total}`);
@@ -109,7 +123,9 @@ describe("read", () => {
     await mkdir(path.join(sandbox.workspace, "dir"));
     const read = createReadTool({ workspaceDir: sandbox.workspace });
     const image = await run(read, { path: "dot.png" });
-    expect(image.content).toEqual([{ type: "image", data: png.toString("base64"), mimeType: "image/png", fileName: "dot.png" }]);
+    expect(image.content).toEqual([
+      { type: "image", data: png.toString("base64"), mimeType: "image/png", fileName: "dot.png" },
+    ]);
     await expect(run(read, { path: "blob.bin" })).rejects.toThrow(/binary file/);
     await expect(run(read, { path: "dir" })).rejects.toThrow(/is a directory/);
     await expect(run(read, { path: "nope.txt" })).rejects.toThrow("File not found: nope.txt");
@@ -141,13 +157,17 @@ describe("edit", () => {
 
   it("refuses zero matches and leaves the file alone", async () => {
     await writeFile(file(), "alpha\n");
-    await expect(run(edit(), { path: "code.ts", oldText: "beta", newText: "gamma" })).rejects.toThrow(/oldText was not found in code\.ts/);
+    await expect(run(edit(), { path: "code.ts", oldText: "beta", newText: "gamma" })).rejects.toThrow(
+      /oldText was not found in code\.ts/,
+    );
     expect(await readFile(file(), "utf8")).toBe("alpha\n");
   });
 
   it("refuses two matches, naming the lines, and leaves the file alone", async () => {
     await writeFile(file(), "x = 1\ny = 2\nx = 1\n");
-    await expect(run(edit(), { path: "code.ts", oldText: "x = 1", newText: "x = 3" })).rejects.toThrow(/occurs 2 times in code\.ts \(lines 1, 3\)/);
+    await expect(run(edit(), { path: "code.ts", oldText: "x = 1", newText: "x = 3" })).rejects.toThrow(
+      /occurs 2 times in code\.ts \(lines 1, 3\)/,
+    );
     expect(await readFile(file(), "utf8")).toBe("x = 1\ny = 2\nx = 1\n");
   });
 
@@ -155,7 +175,9 @@ describe("edit", () => {
     await writeFile(file(), "a");
     await expect(run(edit(), { path: "code.ts", oldText: "", newText: "b" })).rejects.toThrow(/oldText is empty/);
     await expect(run(edit(), { path: "code.ts", oldText: "a", newText: "a" })).rejects.toThrow(/identical/);
-    await expect(run(edit(), { path: "gone.ts", oldText: "a", newText: "b" })).rejects.toThrow("File not found: gone.ts");
+    await expect(run(edit(), { path: "gone.ts", oldText: "a", newText: "b" })).rejects.toThrow(
+      "File not found: gone.ts",
+    );
   });
 });
 

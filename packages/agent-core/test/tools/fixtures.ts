@@ -4,7 +4,12 @@ import path from "node:path";
 import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../../src/tools/runtime-tool.js";
 
 /** A fresh temporary directory holding `workspace/` (the tools' root) next to `outside/`. */
-export async function makeSandbox(): Promise<{ base: string; workspace: string; outside: string; cleanup: () => Promise<void> }> {
+export async function makeSandbox(): Promise<{
+  base: string;
+  workspace: string;
+  outside: string;
+  cleanup: () => Promise<void>;
+}> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "turnkit-tools-")));
   const workspace = path.join(base, "workspace");
   const outside = path.join(base, "outside");
@@ -21,7 +26,12 @@ export async function run<TDetails>(
   input: Record<string, unknown>,
   options: { signal?: AbortSignal; onUpdate?: (partial: unknown) => void } = {},
 ): Promise<RuntimeToolResult<TDetails>> {
-  return tool.impl.execute(ctx, input as never, options.signal ?? new AbortController().signal, options.onUpdate ?? (() => {}));
+  return tool.impl.execute(
+    ctx,
+    input as never,
+    options.signal ?? new AbortController().signal,
+    options.onUpdate ?? (() => {}),
+  );
 }
 
 /** The text of a result's text blocks. */

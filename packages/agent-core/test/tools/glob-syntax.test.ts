@@ -28,7 +28,9 @@ afterAll(async () => {
 });
 
 async function glob(pattern: string, path?: string): Promise<string[]> {
-  const text = textOf(await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern, ...(path && { path }) }));
+  const text = textOf(
+    await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern, ...(path && { path }) }),
+  );
   return text.startsWith("No files match") ? [] : text.split("\n");
 }
 
@@ -70,7 +72,11 @@ describe("glob patterns", () => {
   it("filters grep with the same syntax", async () => {
     await writeTree(sandbox.workspace, { "notes/a.md": "word\n", "notes/b.txt": "word\n", "notes/c.mdx": "word\n" });
     const grep = createGrepTool({ workspaceDir: sandbox.workspace });
-    expect(textOf(await run(grep, { pattern: "word", glob: "notes/*.{md,txt}" }))).toBe("notes/a.md:1: word\nnotes/b.txt:1: word");
-    expect(textOf(await run(grep, { pattern: "word", glob: "**/!(*.md)" }))).toBe("notes/b.txt:1: word\nnotes/c.mdx:1: word");
+    expect(textOf(await run(grep, { pattern: "word", glob: "notes/*.{md,txt}" }))).toBe(
+      "notes/a.md:1: word\nnotes/b.txt:1: word",
+    );
+    expect(textOf(await run(grep, { pattern: "word", glob: "**/!(*.md)" }))).toBe(
+      "notes/b.txt:1: word\nnotes/c.mdx:1: word",
+    );
   });
 });

@@ -17,7 +17,19 @@ afterEach(async () => {
 const REPOSITORY: Record<string, string> = {
   ".git/HEAD": "ref: refs/heads/main\n",
   ".git/info/exclude": "# local to this clone\nsecret.txt\n",
-  ".gitignore": ["# build output", "dist/", "!dist/keep.js", "*.log", "!keep.log", "/root-only.txt", "build/*", "!build/keep.js", "docs/**/draft-*.md", "vendor/", ""].join("\n"),
+  ".gitignore": [
+    "# build output",
+    "dist/",
+    "!dist/keep.js",
+    "*.log",
+    "!keep.log",
+    "/root-only.txt",
+    "build/*",
+    "!build/keep.js",
+    "docs/**/draft-*.md",
+    "vendor/",
+    "",
+  ].join("\n"),
   ".ignore": "scratch/\n",
   ".env": "needle\n",
   "build/keep.js": "needle\n",
@@ -83,13 +95,22 @@ describe("ignore files in a git repository", () => {
     await writeTree(sandbox.workspace, REPOSITORY);
     const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "needle" });
     expect(textOf(result).split("\n")).toEqual(WITH_NEEDLE.map((file) => `${file}:1: needle`));
-    expect(result.details).toEqual({ matches: WITH_NEEDLE.length, filesSearched: KEPT.length, truncated: false, filesSkipped: 0, ignoredPaths: 13 });
+    expect(result.details).toEqual({
+      matches: WITH_NEEDLE.length,
+      filesSearched: KEPT.length,
+      truncated: false,
+      filesSkipped: 0,
+      ignoredPaths: 13,
+    });
   });
 
   it("includeIgnored returns the ignored files too, but still never node_modules or .git", async () => {
     await writeTree(sandbox.workspace, REPOSITORY);
     const glob = createGlobTool({ workspaceDir: sandbox.workspace });
-    expect(textOf(await run(glob, { pattern: "**/*.log" })).split("\n")).toEqual(["packages/lib/important.log", "src/keep.log"]);
+    expect(textOf(await run(glob, { pattern: "**/*.log" })).split("\n")).toEqual([
+      "packages/lib/important.log",
+      "src/keep.log",
+    ]);
     const all = await run(glob, { pattern: "**/*.{log,js}", includeIgnored: true });
     expect(textOf(all).split("\n")).toEqual([
       "build/keep.js",
@@ -103,7 +124,11 @@ describe("ignore files in a git repository", () => {
       "src/out/dist/x.js",
     ]);
     expect(all.details).toEqual({ count: 9, truncated: false, ignoredPaths: 0 });
-    const grep = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "needle", glob: "{dist,scratch}/**", includeIgnored: true });
+    const grep = await run(createGrepTool({ workspaceDir: sandbox.workspace }), {
+      pattern: "needle",
+      glob: "{dist,scratch}/**",
+      includeIgnored: true,
+    });
     expect(textOf(grep)).toBe("dist/bundle.js:1: needle\ndist/keep.js:1: needle\nscratch/notes.txt:1: needle");
   });
 
@@ -113,9 +138,17 @@ describe("ignore files in a git repository", () => {
     expect(textOf(glob)).toBe(
       'No files match "dist/*.js" in .\n\n[1 ignored path was skipped (.gitignore, .ignore or .git/info/exclude); pass includeIgnored: true to search them.]',
     );
-    const grep = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "needle", glob: "**/*.log", path: "packages/lib" });
+    const grep = await run(createGrepTool({ workspaceDir: sandbox.workspace }), {
+      pattern: "needle",
+      glob: "**/*.log",
+      path: "packages/lib",
+    });
     expect(textOf(grep)).toBe("packages/lib/important.log:1: needle");
-    const none = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "needle", glob: "other.log", path: "packages/lib" });
+    const none = await run(createGrepTool({ workspaceDir: sandbox.workspace }), {
+      pattern: "needle",
+      glob: "other.log",
+      path: "packages/lib",
+    });
     expect(textOf(none)).toBe(
       'No matches for "needle" in packages/lib (0 files searched)\n\n[1 ignored path was skipped (.gitignore, .ignore or .git/info/exclude); pass includeIgnored: true to search them.]',
     );
@@ -140,10 +173,17 @@ describe("ignore files in a git repository", () => {
     const glob = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**", path: "dist" });
     expect(textOf(glob)).toBe("dist/bundle.js\ndist/keep.js");
     const grep = createGrepTool({ workspaceDir: sandbox.workspace });
-    expect(textOf(await run(grep, { pattern: "needle", path: "packages/lib/other.log" }))).toBe("packages/lib/other.log:1: needle");
+    expect(textOf(await run(grep, { pattern: "needle", path: "packages/lib/other.log" }))).toBe(
+      "packages/lib/other.log:1: needle",
+    );
     // A folder that is not ignored itself keeps the rules of the folders above it.
     expect(textOf(await run(grep, { pattern: "needle", path: "packages/lib" })).split("\n")).toEqual(
-      ["packages/lib/important.log", "packages/lib/index.ts", "packages/lib/sub/local.txt", "packages/lib/vendor/v.ts"].map((file) => `${file}:1: needle`),
+      [
+        "packages/lib/important.log",
+        "packages/lib/index.ts",
+        "packages/lib/sub/local.txt",
+        "packages/lib/vendor/v.ts",
+      ].map((file) => `${file}:1: needle`),
     );
   });
 
@@ -201,7 +241,11 @@ describe("ignore files in a git repository", () => {
       "main-repo/.git/info/exclude": "*.secret\n",
       "main-repo/.git/worktrees/wt/commondir": "../..\n",
     });
-    await writeTree(sandbox.workspace, { ".git": `gitdir: ${path.join(sandbox.base, "main-repo/.git/worktrees/wt")}\n`, "a.ts": "", "b.secret": "" });
+    await writeTree(sandbox.workspace, {
+      ".git": `gitdir: ${path.join(sandbox.base, "main-repo/.git/worktrees/wt")}\n`,
+      "a.ts": "",
+      "b.secret": "",
+    });
     const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**" });
     expect(textOf(result)).toBe("a.ts");
   });
@@ -220,10 +264,21 @@ describe("ignore files outside a git repository", () => {
 
 describe("agreement with git", () => {
   it("lists the same files as git ls-files --others --exclude-standard", async () => {
-    const { ".git/HEAD": _head, ".git/info/exclude": exclude, ".ignore": _ignore, "node_modules/dep/index.js": _dependency, ...tree } = REPOSITORY;
+    const {
+      ".git/HEAD": _head,
+      ".git/info/exclude": exclude,
+      ".ignore": _ignore,
+      "node_modules/dep/index.js": _dependency,
+      ...tree
+    } = REPOSITORY;
     execFileSync("git", ["init", "--quiet", sandbox.workspace]);
     await writeTree(sandbox.workspace, { ...tree, ".git/info/exclude": exclude! });
-    const fromGit = execFileSync("git", ["ls-files", "--others", "--exclude-standard"], { cwd: sandbox.workspace, encoding: "utf8" }).trim().split("\n");
+    const fromGit = execFileSync("git", ["ls-files", "--others", "--exclude-standard"], {
+      cwd: sandbox.workspace,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n");
     const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**" });
     expect(textOf(result).split("\n").sort()).toEqual(fromGit.sort());
     // Without the .ignore file, scratch/ is back.

@@ -42,13 +42,16 @@ describe("readImageSize", () => {
 });
 
 describe("read on images", () => {
-  it.each(IMAGES)("returns $file as an image with its MIME type and size", async ({ file, mimeType, width, height }) => {
-    const bytes = await bytesOf(file);
-    await writeFile(path.join(sandbox.workspace, file), bytes);
-    const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: file });
-    expect(result.content).toEqual([{ type: "image", data: bytes.toString("base64"), mimeType, fileName: file }]);
-    expect(result.details).toEqual({ path: file, mimeType, width, height });
-  });
+  it.each(IMAGES)(
+    "returns $file as an image with its MIME type and size",
+    async ({ file, mimeType, width, height }) => {
+      const bytes = await bytesOf(file);
+      await writeFile(path.join(sandbox.workspace, file), bytes);
+      const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: file });
+      expect(result.content).toEqual([{ type: "image", data: bytes.toString("base64"), mimeType, fileName: file }]);
+      expect(result.details).toEqual({ path: file, mimeType, width, height });
+    },
+  );
 
   it("takes the MIME type from the content: a JPEG named .png, a PNG without an extension", async () => {
     const jpeg = await bytesOf("baseline-5x4.jpg");
@@ -56,8 +59,12 @@ describe("read on images", () => {
     await writeFile(path.join(sandbox.workspace, "photo.png"), jpeg);
     await writeFile(path.join(sandbox.workspace, "screenshot"), png);
     const read = createReadTool({ workspaceDir: sandbox.workspace });
-    expect((await run(read, { path: "photo.png" })).content).toEqual([{ type: "image", data: jpeg.toString("base64"), mimeType: "image/jpeg", fileName: "photo.png" }]);
-    expect((await run(read, { path: "screenshot" })).content).toEqual([{ type: "image", data: png.toString("base64"), mimeType: "image/png", fileName: "screenshot" }]);
+    expect((await run(read, { path: "photo.png" })).content).toEqual([
+      { type: "image", data: jpeg.toString("base64"), mimeType: "image/jpeg", fileName: "photo.png" },
+    ]);
+    expect((await run(read, { path: "screenshot" })).content).toEqual([
+      { type: "image", data: png.toString("base64"), mimeType: "image/png", fileName: "screenshot" },
+    ]);
   });
 
   it("refuses a file named as an image that is not one, and other image formats", async () => {
@@ -74,7 +81,11 @@ describe("read on images", () => {
     bmp.writeUInt16LE(24, 28);
     await writeFile(path.join(sandbox.workspace, "icon.bmp"), bmp);
     const read = createReadTool({ workspaceDir: sandbox.workspace });
-    await expect(run(read, { path: "fake.png" })).rejects.toThrow("fake.png is not a PNG, JPEG, GIF or WebP image, whatever its name says");
-    await expect(run(read, { path: "icon.bmp" })).rejects.toThrow("icon.bmp is a binary file; read returns text files and PNG, JPEG, GIF or WebP images only");
+    await expect(run(read, { path: "fake.png" })).rejects.toThrow(
+      "fake.png is not a PNG, JPEG, GIF or WebP image, whatever its name says",
+    );
+    await expect(run(read, { path: "icon.bmp" })).rejects.toThrow(
+      "icon.bmp is a binary file; read returns text files and PNG, JPEG, GIF or WebP images only",
+    );
   });
 });

@@ -28,7 +28,13 @@ const baseOptions = (): NewToolsOptions => ({
 
 const empty = Type.Object({});
 function tool(name: string, extra: Partial<Parameters<typeof defineRuntimeTool>[0]> = {}) {
-  return defineRuntimeTool({ name, description: `${name} tool`, parameters: empty, execute: () => ({ content: [{ type: "text", text: name }] }), ...extra });
+  return defineRuntimeTool({
+    name,
+    description: `${name} tool`,
+    parameters: empty,
+    execute: () => ({ content: [{ type: "text", text: name }] }),
+    ...extra,
+  });
 }
 
 function byName(tools: AgentTool<any>[], name: string): AgentTool<any> {
@@ -56,7 +62,10 @@ describe("newTools: the tool table", () => {
   });
 
   it("defaults executionMode to sequential and keeps a declared one", () => {
-    const tools = newTools([tool("plain"), tool("reader", { executionMode: "parallel" })], { ...baseOptions(), disableBuiltinToolFallback: true });
+    const tools = newTools([tool("plain"), tool("reader", { executionMode: "parallel" })], {
+      ...baseOptions(),
+      disableBuiltinToolFallback: true,
+    });
     expect(byName(tools, "plain").executionMode).toBe("sequential");
     expect(byName(tools, "reader").executionMode).toBe("parallel");
     expect(byName(tools, "plain").label).toBe("plain");
@@ -71,7 +80,9 @@ describe("newTools: the tool table", () => {
   });
 
   it("adds no built-in with disableBuiltinToolFallback", () => {
-    expect(newTools([tool("search")], { ...baseOptions(), disableBuiltinToolFallback: true }).map((t) => t.name)).toEqual(["search"]);
+    expect(
+      newTools([tool("search")], { ...baseOptions(), disableBuiltinToolFallback: true }).map((t) => t.name),
+    ).toEqual(["search"]);
     expect(newTools([], { ...baseOptions(), disableBuiltinToolFallback: true })).toEqual([]);
   });
 
@@ -101,18 +112,34 @@ describe("newTools: one call", () => {
     );
     const result = await agentTool!.execute("call-7", {}, undefined, (partial) => updates.push(partial));
     expect(result).toEqual({ content: [{ type: "text", text: "done" }], details: { n: 1 } });
-    expect(seen).toEqual([{ sessionId: "session-1", turnId: "turn-1", toolCallId: "call-7", assistantMessageId: "msg-for-call-7" }]);
+    expect(seen).toEqual([
+      { sessionId: "session-1", turnId: "turn-1", toolCallId: "call-7", assistantMessageId: "msg-for-call-7" },
+    ]);
     expect(updates).toEqual([{ content: [{ type: "text", text: "half" }], details: {} }]);
   });
 
   it("returns an isError result with its own content and details, for the loop to record as an error", async () => {
-    const errorResult = { content: [{ type: "text" as const, text: "quota used up" }], details: { code: 42 }, isError: true };
-    const [agentTool] = newTools([tool("failing", { execute: () => errorResult })], { ...baseOptions(), disableBuiltinToolFallback: true });
-    await expect(agentTool!.execute("c", {})).resolves.toEqual({ content: [{ type: "text", text: "quota used up" }], details: { code: 42 }, isError: true });
+    const errorResult = {
+      content: [{ type: "text" as const, text: "quota used up" }],
+      details: { code: 42 },
+      isError: true,
+    };
+    const [agentTool] = newTools([tool("failing", { execute: () => errorResult })], {
+      ...baseOptions(),
+      disableBuiltinToolFallback: true,
+    });
+    await expect(agentTool!.execute("c", {})).resolves.toEqual({
+      content: [{ type: "text", text: "quota used up" }],
+      details: { code: 42 },
+      isError: true,
+    });
   });
 
   it("rejects a malformed result with an error naming the tool", async () => {
-    const [agentTool] = newTools([tool("sloppy", { execute: () => ({ text: "oops" }) as never })], { ...baseOptions(), disableBuiltinToolFallback: true });
+    const [agentTool] = newTools([tool("sloppy", { execute: () => ({ text: "oops" }) as never })], {
+      ...baseOptions(),
+      disableBuiltinToolFallback: true,
+    });
     await expect(agentTool!.execute("c", {})).rejects.toThrow(/Tool "sloppy" returned an invalid result/);
   });
 });
@@ -131,13 +158,20 @@ describe("newTools in the loop: what reaches the transcript", () => {
     );
     const tools = newTools(
       [
-        tool("refuse", { execute: () => ({ content: [{ type: "text", text: "permission denied by policy" }], isError: true }) }),
+        tool("refuse", {
+          execute: () => ({ content: [{ type: "text", text: "permission denied by policy" }], isError: true }),
+        }),
         tool("crash", {
           execute: () => {
             throw new Error("disk on fire");
           },
         }),
-        tool("fine", { execute: (ctx) => ({ content: [{ type: "text", text: `ok from ${ctx.assistantMessageId}` }], details: { fine: true } }) }),
+        tool("fine", {
+          execute: (ctx) => ({
+            content: [{ type: "text", text: `ok from ${ctx.assistantMessageId}` }],
+            details: { fine: true },
+          }),
+        }),
       ],
       baseOptions(),
     );
@@ -153,7 +187,12 @@ describe("newTools in the loop: what reaches the transcript", () => {
     }
     const messages = await stream.result();
     const results = messages.filter((m): m is ToolResultMessage => (m as ToolResultMessage).role === "toolResult");
-    const summary = Object.fromEntries(results.map((r) => [r.toolCallId, { isError: r.isError, text: r.content.map((c) => (c.type === "text" ? c.text : "")).join("") }]));
+    const summary = Object.fromEntries(
+      results.map((r) => [
+        r.toolCallId,
+        { isError: r.isError, text: r.content.map((c) => (c.type === "text" ? c.text : "")).join("") },
+      ]),
+    );
     expect(summary["call-refuse"]).toEqual({ isError: true, text: "permission denied by policy" });
     expect(summary["call-crash"]).toEqual({ isError: true, text: "disk on fire" });
     expect(summary["call-escape"]!.isError).toBe(true);

@@ -64,7 +64,12 @@ describe("compileGlob", () => {
     const topLevel = compileGlob("*.ts");
     expect(topLevel.mayMatchBelow("src")).toBe(false);
     const inSrc = compileGlob("src/lib/*.ts");
-    expect(["src", "src/lib", "src/lib/deep", "test"].map((folder) => inSrc.mayMatchBelow(folder))).toEqual([true, true, false, false]);
+    expect(["src", "src/lib", "src/lib/deep", "test"].map((folder) => inSrc.mayMatchBelow(folder))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     const anywhere = compileGlob("**/{a,b}/*.ts");
     expect(["x", "x/y/z/w"].map((folder) => anywhere.mayMatchBelow(folder))).toEqual([true, true]);
     expect(compileGlob("!(src)/*.ts").mayMatchBelow("lib")).toBe(true);
@@ -79,7 +84,10 @@ describe("glob", () => {
   });
 
   it("searches below path and returns workspace-relative paths", async () => {
-    const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "*.{ts,js}", path: "src/util" });
+    const result = await run(createGlobTool({ workspaceDir: sandbox.workspace }), {
+      pattern: "*.{ts,js}",
+      path: "src/util",
+    });
     expect(textOf(result)).toBe("src/util/strings.test.js\nsrc/util/strings.ts");
   });
 
@@ -90,10 +98,14 @@ describe("glob", () => {
   });
 
   it("rejects a base path outside the workspace", async () => {
-    await expect(run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "*", path: "../outside" })).rejects.toMatchObject({
+    await expect(
+      run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "*", path: "../outside" }),
+    ).rejects.toMatchObject({
       code: ConfigErrorCode.PathOutsideWorkspace,
     });
-    await expect(run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "*", path: "linked-out" })).rejects.toMatchObject({
+    await expect(
+      run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "*", path: "linked-out" }),
+    ).rejects.toMatchObject({
       code: ConfigErrorCode.PathOutsideWorkspace,
     });
   });
@@ -102,7 +114,13 @@ describe("glob", () => {
 describe("grep", () => {
   it("finds lines by regex as path:line: text, skipping node_modules, .git, binaries and links", async () => {
     const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "TODO" });
-    expect(textOf(result)).toBe(["README.md:2: TODO list", "src/index.ts:2: // TODO: more", "src/util/strings.ts:2:   return s.toUpperCase(); // TODO"].join("\n"));
+    expect(textOf(result)).toBe(
+      [
+        "README.md:2: TODO list",
+        "src/index.ts:2: // TODO: more",
+        "src/util/strings.ts:2:   return s.toUpperCase(); // TODO",
+      ].join("\n"),
+    );
     expect(result.details).toMatchObject({ matches: 3, truncated: false, filesSkipped: 1 });
   });
 
@@ -111,8 +129,12 @@ describe("grep", () => {
     expect(textOf(await run(grep, { pattern: "todo", glob: "**/*.ts", ignoreCase: true }))).toBe(
       "src/index.ts:2: // TODO: more\nsrc/util/strings.ts:2:   return s.toUpperCase(); // TODO",
     );
-    expect(textOf(await run(grep, { pattern: "shout", path: "src/util" }))).toBe("src/util/strings.test.js:1: test('shout')\nsrc/util/strings.ts:1: export function shout(s: string) {");
-    expect(textOf(await run(grep, { pattern: "answer", path: "src/index.ts" }))).toBe("src/index.ts:1: export const answer = 42;");
+    expect(textOf(await run(grep, { pattern: "shout", path: "src/util" }))).toBe(
+      "src/util/strings.test.js:1: test('shout')\nsrc/util/strings.ts:1: export function shout(s: string) {",
+    );
+    expect(textOf(await run(grep, { pattern: "answer", path: "src/index.ts" }))).toBe(
+      "src/index.ts:1: export const answer = 42;",
+    );
   });
 
   it("bounds the matches and says more exist", async () => {
@@ -128,7 +150,9 @@ describe("grep", () => {
     const grep = createGrepTool({ workspaceDir: sandbox.workspace });
     const search = async (pattern: string) => textOf(await run(grep, { pattern, path: "lines" }));
     expect(await search("foo$")).toBe("lines/crlf.txt:1: first foo\nlines/lf.txt:1: foo\nlines/lf.txt:3: bar foo");
-    expect(await search("foo(?!\\s)")).toBe("lines/crlf.txt:1: first foo\nlines/lf.txt:1: foo\nlines/lf.txt:3: bar foo");
+    expect(await search("foo(?!\\s)")).toBe(
+      "lines/crlf.txt:1: first foo\nlines/lf.txt:1: foo\nlines/lf.txt:3: bar foo",
+    );
     expect(await search("(?<!\\S)bar")).toBe("lines/lf.txt:3: bar foo");
     expect(await search("^$")).toBe("lines/lf.txt:2: ");
   });
@@ -136,13 +160,21 @@ describe("grep", () => {
   it("ends with the abort reason when the call is aborted", async () => {
     const controller = new AbortController();
     controller.abort(new Error("stop now"));
-    await expect(run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "TODO" }, { signal: controller.signal })).rejects.toThrow("stop now");
-    await expect(run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**" }, { signal: controller.signal })).rejects.toThrow("stop now");
+    await expect(
+      run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "TODO" }, { signal: controller.signal }),
+    ).rejects.toThrow("stop now");
+    await expect(
+      run(createGlobTool({ workspaceDir: sandbox.workspace }), { pattern: "**" }, { signal: controller.signal }),
+    ).rejects.toThrow("stop now");
   });
 
   it("stops reading files once the limit is passed", async () => {
     for (let i = 0; i < 60; i++) await put(`many/file-${String(i).padStart(2, "0")}.txt`, "hit\n");
-    const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), { pattern: "^hit", path: "many", limit: 5 });
+    const result = await run(createGrepTool({ workspaceDir: sandbox.workspace }), {
+      pattern: "^hit",
+      path: "many",
+      limit: 5,
+    });
     expect(textOf(result).split("\n").slice(0, 5)).toEqual([0, 1, 2, 3, 4].map((i) => `many/file-0${i}.txt:1: hit`));
     // The sixth file holds the match past the limit; the other 54 are never searched.
     expect(result.details).toEqual({ matches: 5, filesSearched: 6, truncated: true, filesSkipped: 0, ignoredPaths: 0 });
@@ -150,8 +182,12 @@ describe("grep", () => {
 
   it("reports no matches, an invalid regex, and paths outside", async () => {
     const grep = createGrepTool({ workspaceDir: sandbox.workspace });
-    expect(textOf(await run(grep, { pattern: "nothing-like-this" }))).toMatch(/^No matches for "nothing-like-this" in \. \(\d+ files searched\)$/);
+    expect(textOf(await run(grep, { pattern: "nothing-like-this" }))).toMatch(
+      /^No matches for "nothing-like-this" in \. \(\d+ files searched\)$/,
+    );
     await expect(run(grep, { pattern: "(" })).rejects.toThrow(/Invalid regular expression "\("/);
-    await expect(run(grep, { pattern: "TODO", path: "/etc" })).rejects.toMatchObject({ code: ConfigErrorCode.PathOutsideWorkspace });
+    await expect(run(grep, { pattern: "TODO", path: "/etc" })).rejects.toMatchObject({
+      code: ConfigErrorCode.PathOutsideWorkspace,
+    });
   });
 });

@@ -21,7 +21,9 @@ import {
 
 /** A model that keeps calling a tool, each response with the given usage. */
 function toolLoop(steps: number, perStep = usage(100, 30, 0.25)) {
-  return Array.from({ length: steps }, (_, index) => response([text(`step ${index}`), toolCall("work", { value: String(index) })], { usage: perStep }));
+  return Array.from({ length: steps }, (_, index) =>
+    response([text(`step ${index}`), toolCall("work", { value: String(index) })], { usage: perStep }),
+  );
 }
 
 describe("turn budgets", () => {
@@ -34,7 +36,8 @@ describe("turn budgets", () => {
       message: "The turn reached its step limit (maxSteps 2) after 2 model requests; it ended without another request",
       error: {
         code: "budget_exceeded",
-        message: "The turn reached its step limit (maxSteps 2) after 2 model requests; it ended without another request",
+        message:
+          "The turn reached its step limit (maxSteps 2) after 2 model requests; it ended without another request",
         budget: { limit: "maxSteps", max: 2, measured: 2 },
       },
     });
@@ -50,20 +53,31 @@ describe("turn budgets", () => {
 
   it("maxOutputTokens: running totals on each step's finish chunk, then the stop", async () => {
     const work = createRecordingTool("work");
-    const turn = await runCheckedTurn({ script: toolLoop(5), input: { tools: [work], budget: { maxOutputTokens: 50 } } });
+    const turn = await runCheckedTurn({
+      script: toolLoop(5),
+      input: { tools: [work], budget: { maxOutputTokens: 50 } },
+    });
 
     const totals = turn.events.flatMap((event) =>
-      event.type === "stream.resp" && event.payload.chunk.kind === "finish" ? [event.payload.chunk.step?.turnUsage.total.output] : [],
+      event.type === "stream.resp" && event.payload.chunk.kind === "finish"
+        ? [event.payload.chunk.step?.turnUsage.total.output]
+        : [],
     );
     expect(totals).toEqual([30, 60]);
-    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "budget_exceeded", budget: { limit: "maxOutputTokens", max: 50, measured: 60 } } });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "budget_exceeded", budget: { limit: "maxOutputTokens", max: 50, measured: 60 } },
+    });
     expect(turn.requests).toHaveLength(2);
   });
 
   it("maxCost: the cost of every attempt counts", async () => {
     const work = createRecordingTool("work");
     const turn = await runCheckedTurn({ script: toolLoop(5), input: { tools: [work], budget: { maxCost: 0.7 } } });
-    expect(turn.outcome).toMatchObject({ kind: "failed", error: { budget: { limit: "maxCost", max: 0.7, measured: 0.75 } } });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { budget: { limit: "maxCost", max: 0.7, measured: 0.75 } },
+    });
     expect(turn.requests).toHaveLength(3);
     expect(turn.outcome.usage?.total.cost.total).toBe(0.75);
   });
@@ -78,12 +92,18 @@ describe("turn budgets", () => {
         getSteeringMessages: () => (polls++ === 0 ? [{ text: "one more thing" }] : []),
       },
     });
-    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "budget_exceeded", budget: { limit: "maxCost", max: 0.5, measured: 1 } } });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "budget_exceeded", budget: { limit: "maxCost", max: 0.5, measured: 1 } },
+    });
     expect(turn.requests).toHaveLength(1);
   });
 
   it("a limit reached on the last step ends the turn as it would have anyway", async () => {
-    const turn = await runCheckedTurn({ script: [response([text("Done.")], { usage: usage(100, 30, 1) })], input: { budget: { maxSteps: 1, maxCost: 0.5 } } });
+    const turn = await runCheckedTurn({
+      script: [response([text("Done.")], { usage: usage(100, 30, 1) })],
+      input: { budget: { maxSteps: 1, maxCost: 0.5 } },
+    });
     expect(turn.outcome).toEqual({ kind: "completed" });
   });
 
@@ -91,7 +111,14 @@ describe("turn budgets", () => {
     const model = createScriptedModel([]);
     const runner = new PiTurnRunner();
     const writer = createRecordingEventWriter();
-    const base = { sessionId: "s", turnId: "t", systemPrompt: "", userMessage: { text: "hi" }, llm: { model: model.model, streamFn: model.streamFn }, eventWriter: writer };
+    const base = {
+      sessionId: "s",
+      turnId: "t",
+      systemPrompt: "",
+      userMessage: { text: "hi" },
+      llm: { model: model.model, streamFn: model.streamFn },
+      eventWriter: writer,
+    };
     for (const [budget, field] of [
       [{ maxSteps: 0 }, "budget.maxSteps must be a positive integer"],
       [{ maxSteps: 1.5 }, "budget.maxSteps must be a positive integer"],
@@ -99,7 +126,10 @@ describe("turn budgets", () => {
       [{ maxCost: Number.NaN }, "budget.maxCost must be a positive number"],
       ["10", "budget must be an object"],
     ] as const) {
-      const failure = await runner.runTurn({ ...base, budget: budget as never }).then(() => undefined, (error: unknown) => error);
+      const failure = await runner.runTurn({ ...base, budget: budget as never }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(TurnkitConfigError.isInstance(failure)).toBe(true);
       expect((failure as TurnkitConfigError).code).toBe("invalid_turn_input");
       expect((failure as Error).message).toContain(`RunTurnInput.${field}`);

@@ -15,15 +15,22 @@ export function spanTree(spans: readonly ReadableSpan[]): string[] {
   const lines: string[] = [];
   const visit = (span: ReadableSpan, depth: number) => {
     const indent = "  ".repeat(depth);
-    const status = span.status.code === SpanStatusCode.ERROR ? ` ERROR(${span.attributes["error.type"]}: ${span.status.message})` : "";
+    const status =
+      span.status.code === SpanStatusCode.ERROR
+        ? ` ERROR(${span.attributes["error.type"]}: ${span.status.message})`
+        : "";
     const attributes = Object.entries(span.attributes)
       .filter(([key]) => key !== "error.type")
       .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
       .sort()
       .join(" ");
-    lines.push(`${indent}${span.name} [${SpanKind[span.kind]}] ${millis(span.startTime, origin)}-${millis(span.endTime, origin)}ms${status} ${attributes}`);
+    lines.push(
+      `${indent}${span.name} [${SpanKind[span.kind]}] ${millis(span.startTime, origin)}-${millis(span.endTime, origin)}ms${status} ${attributes}`,
+    );
     for (const event of span.events) {
-      const eventAttributes = Object.entries(event.attributes ?? {}).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(" ");
+      const eventAttributes = Object.entries(event.attributes ?? {})
+        .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+        .join(" ");
       lines.push(`${indent}  @${millis(event.time, origin)}ms ${event.name} ${eventAttributes}`);
     }
     const children = spans

@@ -22,7 +22,9 @@ describe("timing of a turn", () => {
     const model = createScriptedModel(
       [
         response([], { stopReason: "error", errorMessage: "429 Too Many Requests" }),
-        response([thinking("Let me check."), text("Checking."), toolCall("lookup", { value: "a" })], { usage: usage(100, 40, 0.5) }),
+        response([thinking("Let me check."), text("Checking."), toolCall("lookup", { value: "a" })], {
+          usage: usage(100, 40, 0.5),
+        }),
         response([text("All done.")], { usage: usage(150, 20, 0.5) }),
       ],
       { clock, eventDelayMs: 100 },
@@ -34,7 +36,8 @@ describe("timing of a turn", () => {
       },
     });
     // A permission prompt that takes 400 ms: the call's queued time.
-    const permission: BeforeToolCallHook = () => new Promise((resolve) => clock.setTimeout(() => resolve(undefined), 400));
+    const permission: BeforeToolCallHook = () =>
+      new Promise((resolve) => clock.setTimeout(() => resolve(undefined), 400));
     const turn = await runCheckedTurn({
       model,
       input: {
@@ -64,7 +67,16 @@ describe("timing of a turn", () => {
         thinkingMs: 400,
         outputTokensPerSecond: 36.36, // 40 output tokens in 1.1 s
       },
-      { family: "main", attempts: 1, backoffMs: 0, durationMs: 600, firstEventMs: 100, firstOutputMs: 300, decodeMs: 300, outputTokensPerSecond: 66.67 },
+      {
+        family: "main",
+        attempts: 1,
+        backoffMs: 0,
+        durationMs: 600,
+        firstEventMs: 100,
+        firstOutputMs: 300,
+        decodeMs: 300,
+        outputTokensPerSecond: 66.67,
+      },
     ]);
     expect(timing.toolCalls).toEqual([{ toolCallId: "call_1", toolName: "lookup", queuedMs: 400, runMs: 250 }]);
     expect(timing.wallMs).toBe(2350 + 400 + 250 + 600);
@@ -99,11 +111,21 @@ describe("timing of a turn", () => {
     // Asking takes 50 ms; "blocked" is refused after it.
     const permission: BeforeToolCallHook = (context) =>
       new Promise((resolve) =>
-        clock.setTimeout(() => resolve((context.args as { value: string }).value === "blocked" ? { block: true, reason: "no" } : undefined), 50),
+        clock.setTimeout(
+          () =>
+            resolve(
+              (context.args as { value: string }).value === "blocked" ? { block: true, reason: "no" } : undefined,
+            ),
+          50,
+        ),
       );
     const turn = await runCheckedTurn({
       model,
-      input: { tools: [lookup], hooks: { beforeToolCallHook: permission }, llm: { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 } },
+      input: {
+        tools: [lookup],
+        hooks: { beforeToolCallHook: permission },
+        llm: { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 },
+      },
       runnerOptions: { clock },
     });
 
@@ -124,4 +146,3 @@ describe("timing of a turn", () => {
     ]);
   });
 });
-

@@ -34,14 +34,17 @@ describe("OpenTelemetry spans", () => {
     const model = createScriptedModel(
       [
         response([], { stopReason: "error", errorMessage: "429 Too Many Requests" }),
-        response([toolCall("lookup", { value: "a" }), toolCall("broken", { value: "b" })], { usage: usage(100, 20, 0.5) }),
+        response([toolCall("lookup", { value: "a" }), toolCall("broken", { value: "b" })], {
+          usage: usage(100, 20, 0.5),
+        }),
         response([], { stopReason: "error", errorMessage: "401 invalid x-api-key", usage: usage(5, 0, 0.25) }),
       ],
       { clock, eventDelayMs: 100 },
     );
     const lookup = createRecordingTool("lookup", {
       executionMode: "parallel",
-      answer: () => new Promise((resolve) => clock.setTimeout(() => resolve({ content: [{ type: "text", text: "found" }] }), 300)),
+      answer: () =>
+        new Promise((resolve) => clock.setTimeout(() => resolve({ content: [{ type: "text", text: "found" }] }), 300)),
     });
     const broken = createRecordingTool("broken", {
       executionMode: "parallel",
@@ -49,7 +52,11 @@ describe("OpenTelemetry spans", () => {
     });
     const turn = await runCheckedTurn({
       model,
-      input: { tools: [lookup, broken], llmRetry: { baseDelayMs: 1000 }, llm: { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 } },
+      input: {
+        tools: [lookup, broken],
+        llmRetry: { baseDelayMs: 1000 },
+        llm: { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 },
+      },
       runnerOptions: { clock, random: () => 0.5, telemetry: { tracer } },
     });
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "auth" } });
@@ -71,7 +78,10 @@ describe("OpenTelemetry spans", () => {
 
   it("records prompt and completion text only when the host opts in", async () => {
     const quiet = inMemoryTracer();
-    await runScriptedTurn({ script: [response([text("The secret is 42.")])], runnerOptions: { telemetry: { tracer: quiet.tracer } } });
+    await runScriptedTurn({
+      script: [response([text("The secret is 42.")])],
+      runnerOptions: { telemetry: { tracer: quiet.tracer } },
+    });
     expect(JSON.stringify(quiet.exporter.getFinishedSpans().map((span) => span.attributes))).not.toContain("secret");
 
     const verbose = inMemoryTracer();
@@ -107,7 +117,12 @@ describe("OpenTelemetry spans", () => {
     }
     await runScriptedTurn({ script: ["After."] });
     const spans = exporter.getFinishedSpans();
-    expect(spans.map((span) => `${span.name} ${span.instrumentationScope.name}`).sort()).toEqual(["chat scripted-model @turnkit/agent-core", "invoke_agent @turnkit/agent-core"]);
-    expect(spans.find((span) => span.name === "invoke_agent")?.attributes["gen_ai.operation.name"]).toBe("invoke_agent");
+    expect(spans.map((span) => `${span.name} ${span.instrumentationScope.name}`).sort()).toEqual([
+      "chat scripted-model @turnkit/agent-core",
+      "invoke_agent @turnkit/agent-core",
+    ]);
+    expect(spans.find((span) => span.name === "invoke_agent")?.attributes["gen_ai.operation.name"]).toBe(
+      "invoke_agent",
+    );
   });
 });

@@ -25,14 +25,20 @@ const sum = (input: number, output: number, cost: number) => ({ ...usage(input, 
 
 function finishSteps(events: readonly RuntimeEvent[]): StepReport[] {
   return events.flatMap((event) =>
-    event.type === "stream.resp" && event.payload.chunk.kind === "finish" && event.payload.chunk.step ? [event.payload.chunk.step] : [],
+    event.type === "stream.resp" && event.payload.chunk.kind === "finish" && event.payload.chunk.step
+      ? [event.payload.chunk.step]
+      : [],
   );
 }
 
 /** A hook that asks its own model once, before the first request (as a compaction or a classifier would). */
 const askAuxiliaryOnce: BeforeLlmCallHook = async (event) => {
   if (event.requestIndex !== 0) return undefined;
-  const stream = await event.auxiliaryStreamFn(event.model, { messages: [{ role: "user", content: "classify", timestamp: 0 }] }, {});
+  const stream = await event.auxiliaryStreamFn(
+    event.model,
+    { messages: [{ role: "user", content: "classify", timestamp: 0 }] },
+    {},
+  );
   await stream.result();
   return undefined;
 };
@@ -68,7 +74,9 @@ describe("usage and cost of a turn", () => {
     expect(terminal.type === "session.status" && terminal.payload.usage).toEqual(expected);
 
     const steps = finishSteps(turn.events);
-    expect(steps.map(({ stepIndex, usage: stepUsage, turnUsage }) => ({ stepIndex, stepUsage, total: turnUsage.total }))).toEqual([
+    expect(
+      steps.map(({ stepIndex, usage: stepUsage, turnUsage }) => ({ stepIndex, stepUsage, total: turnUsage.total })),
+    ).toEqual([
       // The first step paid for its failed attempt too; the running total includes the hook's request.
       { stepIndex: 0, stepUsage: sum(110, 20, 0.75), total: sum(150, 28, 0.875) },
       { stepIndex: 1, stepUsage: sum(200, 30, 1), total: sum(350, 58, 1.875) },
@@ -85,9 +93,17 @@ describe("usage and cost of a turn", () => {
       input: { tools: [slow], signal: controller.signal },
     });
     expect(turn.outcome.kind).toBe("aborted");
-    expect(turn.outcome.usage).toEqual({ main: sum(60, 6, 0.5), auxiliary: zero, total: sum(60, 6, 0.5), attempts: { main: 1, auxiliary: 0 } });
+    expect(turn.outcome.usage).toEqual({
+      main: sum(60, 6, 0.5),
+      auxiliary: zero,
+      total: sum(60, 6, 0.5),
+      attempts: { main: 1, auxiliary: 0 },
+    });
     const terminal = turn.events[turn.events.length - 1]!;
-    expect(terminal.type === "session.status" && terminal.payload).toMatchObject({ status: "aborted", usage: turn.outcome.usage });
+    expect(terminal.type === "session.status" && terminal.payload).toMatchObject({
+      status: "aborted",
+      usage: turn.outcome.usage,
+    });
   });
 
   it("a failed turn reports every attempt, the failed one included, when the provider reported usage", async () => {

@@ -24,12 +24,16 @@ const warnings = (events: readonly RuntimeEvent[]): RuntimeWarningPayload[] =>
   events.flatMap((event) => (event.type === "runtime.warning" ? [event.payload] : []));
 
 /** The event types around each warning, to check it comes in order with the rest. */
-const typesAround = (events: readonly RuntimeEvent[]) => events.map((event) => (event.type === "debug.trace" ? `trace:${event.payload.message}` : event.type));
+const typesAround = (events: readonly RuntimeEvent[]) =>
+  events.map((event) => (event.type === "debug.trace" ? `trace:${event.payload.message}` : event.type));
 
 describe("runtime.warning", () => {
   it("a rate-limited request that is retried: 'rate limited, retrying in 2.1 s', right after the retry trace and before the answer", async () => {
     const clock = createVirtualClock({ autoAdvance: true });
-    const model = createScriptedModel([response([], { stopReason: "error", errorMessage: "429 Too Many Requests" }), "Hello."], { clock });
+    const model = createScriptedModel(
+      [response([], { stopReason: "error", errorMessage: "429 Too Many Requests" }), "Hello."],
+      { clock },
+    );
     const turn = await runCheckedTurn({
       model,
       input: { llmRetry: { baseDelayMs: 2800 } },
@@ -62,42 +66,76 @@ describe("runtime.warning", () => {
     });
     expect(turn.outcome.kind).toBe("completed");
     expect(warnings(turn.events)).toEqual([
-      expect.objectContaining({ code: "timeout_retried", message: "the model did not answer in time, retrying in 0.5 s", attempt: 1, delayMs: 500 }),
+      expect.objectContaining({
+        code: "timeout_retried",
+        message: "the model did not answer in time, retrying in 0.5 s",
+        attempt: 1,
+        delayMs: 500,
+      }),
     ]);
     expect(turn.outcome.timing?.requests[0]).toMatchObject({ attempts: 2, backoffMs: 500 });
   });
 
   it("a context overflow recovered by compaction: overflow_recovery", async () => {
     const compact: BeforeLlmCallHook = (event) =>
-      event.reason === "overflow" ? { type: "replaceMessages", messages: [userMessage("Summary."), event.messages.at(-1)!] } : undefined;
+      event.reason === "overflow"
+        ? { type: "replaceMessages", messages: [userMessage("Summary."), event.messages.at(-1)!] }
+        : undefined;
     const turn = await runScriptedTurn({
-      script: [assistantMessage("", { stopReason: "error", errorMessage: "prompt is too long: 213462 tokens > 200000 maximum" }), "Answer."],
+      script: [
+        assistantMessage("", {
+          stopReason: "error",
+          errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
+        }),
+        "Answer.",
+      ],
       input: { history: [userMessage("old"), assistantMessage("old answer")], hooks: { beforeLlmCallHook: compact } },
     });
     expect(turn.outcome.kind).toBe("completed");
     expect(warnings(turn.events)).toEqual([
-      { code: "overflow_recovery", message: "the conversation no longer fit the context window; it was shortened and the request is sent once more" },
+      {
+        code: "overflow_recovery",
+        message:
+          "the conversation no longer fit the context window; it was shortened and the request is sent once more",
+      },
     ]);
   });
 
   it("images left out of a request: images_dropped, once per new count", async () => {
     // A 1×1 PNG: below the smallest size a model is sent.
     const tiny = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-    const look = defineRuntimeTool({ name: "look", description: "Looks", parameters: Type.Object({}), execute: () => ({ content: [{ type: "text", text: "seen" }] }) });
+    const look = defineRuntimeTool({
+      name: "look",
+      description: "Looks",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [{ type: "text", text: "seen" }] }),
+    });
     const turn = await runScriptedTurn({
       script: [response([toolCall("look")]), "I cannot see it."],
-      input: { userMessage: { text: "What is this?", images: [{ type: "image", data: tiny, mimeType: "image/png" }] }, tools: [look] },
+      input: {
+        userMessage: { text: "What is this?", images: [{ type: "image", data: tiny, mimeType: "image/png" }] },
+        tools: [look],
+      },
     });
     expect(turn.outcome.kind).toBe("completed");
     // Both requests leave the image out; only the first is news.
     expect(warnings(turn.events)).toEqual([
-      { code: "images_dropped", message: "1 image was left out of the request (too small, or past the per-request limit)", count: 1 },
+      {
+        code: "images_dropped",
+        message: "1 image was left out of the request (too small, or past the per-request limit)",
+        count: 1,
+      },
     ]);
   });
 
   it("a hook that ignores the caller's abort past the grace period: hook_abandoned, and the turn ends aborted", async () => {
     const controller = new AbortController();
-    const work = defineRuntimeTool({ name: "work", description: "Works", parameters: Type.Object({}), execute: () => ({ content: [{ type: "text", text: "done" }] }) });
+    const work = defineRuntimeTool({
+      name: "work",
+      description: "Works",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [{ type: "text", text: "done" }] }),
+    });
     const turn = await runScriptedTurn({
       script: [response([toolCall("work")]), "never sent"],
       input: {
@@ -113,7 +151,11 @@ describe("runtime.warning", () => {
     });
     expect(turn.outcome.kind).toBe("aborted");
     expect(warnings(turn.events)).toEqual([
-      { code: "hook_abandoned", message: "beforeToolCallHook did not return after the turn was aborted; the turn went on without it", hook: "beforeToolCallHook" },
+      {
+        code: "hook_abandoned",
+        message: "beforeToolCallHook did not return after the turn was aborted; the turn went on without it",
+        hook: "beforeToolCallHook",
+      },
     ]);
   });
 
@@ -138,7 +180,12 @@ describe("runtime.warning", () => {
     });
     expect(turn.outcome.kind).toBe("completed");
     expect(warnings(turn.events)).toEqual([
-      { code: "late_tool_update", message: "chatty sent an update after its result; it was dropped", toolCallId: "call_1", toolName: "chatty" },
+      {
+        code: "late_tool_update",
+        message: "chatty sent an update after its result; it was dropped",
+        toolCallId: "call_1",
+        toolName: "chatty",
+      },
     ]);
     expect(turn.writer.traces().some((trace) => trace.message === "tool_execution_update")).toBe(false);
   });

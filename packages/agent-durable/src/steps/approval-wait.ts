@@ -25,7 +25,11 @@ export function approvalRequestId(toolCallId: string): string {
  * turn's signal fires and the call is blocked. Answers to other requests
  * are skipped. Every outcome is logged as a `debug.trace` `durable.approval` event.
  */
-export async function awaitApproval(ctx: TurnContext, event: ToolCallHookEvent, reason: string): Promise<BeforeToolCallDecision> {
+export async function awaitApproval(
+  ctx: TurnContext,
+  event: ToolCallHookEvent,
+  reason: string,
+): Promise<BeforeToolCallDecision> {
   const requestId = approvalRequestId(event.toolCall.id);
   ctx.writer.emit("action.required", {
     requestId,
@@ -42,12 +46,20 @@ export async function awaitApproval(ctx: TurnContext, event: ToolCallHookEvent, 
     const message = await DBOS.recv<ApprovalMessage>(APPROVAL_TOPIC, { deadlineEpochMS });
     if (message === null) {
       trace(ctx, requestId, "timed out");
-      return { block: true, reason: `Nobody approved this call within ${ctx.approvalTimeoutMs} ms; it was not run.`, blockedBy: "permission" };
+      return {
+        block: true,
+        reason: `Nobody approved this call within ${ctx.approvalTimeoutMs} ms; it was not run.`,
+        blockedBy: "permission",
+      };
     }
     if (message.kind === "abort") {
       trace(ctx, requestId, "aborted");
       ctx.turnAbort.abort();
-      return { block: true, reason: "The turn was aborted while this call waited for approval.", blockedBy: "permission" };
+      return {
+        block: true,
+        reason: "The turn was aborted while this call waited for approval.",
+        blockedBy: "permission",
+      };
     }
     if (message.requestId !== requestId) continue;
     const { decision } = message;
@@ -58,5 +70,10 @@ export async function awaitApproval(ctx: TurnContext, event: ToolCallHookEvent, 
 }
 
 function trace(ctx: TurnContext, requestId: string, result: string): void {
-  ctx.writer.emit("debug.trace", { phase: "durable.approval", level: "info", message: `approval ${result}`, attrs: { requestId, result } });
+  ctx.writer.emit("debug.trace", {
+    phase: "durable.approval",
+    level: "info",
+    message: `approval ${result}`,
+    attrs: { requestId, result },
+  });
 }

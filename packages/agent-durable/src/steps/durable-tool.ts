@@ -13,7 +13,10 @@ export type ToolReplayPolicy = "safe" | "never";
  * A `RuntimeTool` with the two durable flags. A plain `RuntimeTool` is a
  * valid `DurableRuntimeTool` (never replayed, no approval).
  */
-export type DurableRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> = RuntimeTool<TParameters, TDetails> & {
+export type DurableRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> = RuntimeTool<
+  TParameters,
+  TDetails
+> & {
   /** May an interrupted call run again? Default `"never"`. */
   readonly replay?: ToolReplayPolicy;
   /** `true`: every call waits for a person's `respond` (an `action.required` event) before it runs. */

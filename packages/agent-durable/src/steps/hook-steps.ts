@@ -48,10 +48,16 @@ function step<T>(name: string, call: () => T | Promise<T>): Promise<T> {
   return DBOS.runStep(async () => call(), { name: `turnkit.hook:${name}` });
 }
 
-function stepped<THook extends (...args: any[]) => unknown>(name: string, hooks: HookList<THook> | undefined): THook[] | undefined {
+function stepped<THook extends (...args: any[]) => unknown>(
+  name: string,
+  hooks: HookList<THook> | undefined,
+): THook[] | undefined {
   const all = list(hooks);
   if (all.length === 0) return undefined;
-  return all.map((hook) => ((...args: Parameters<THook>) => step(name, () => hook(...args) as ReturnType<THook>)) as unknown as THook);
+  return all.map(
+    (hook) =>
+      ((...args: Parameters<THook>) => step(name, () => hook(...args) as ReturnType<THook>)) as unknown as THook,
+  );
 }
 
 /**
@@ -70,7 +76,11 @@ function stepped<THook extends (...args: any[]) => unknown>(name: string, hooks:
  * recorded and repeated on replay; `beforeToolCallHook` may ask for
  * approval, and tools with `requiresApproval` always do.
  */
-export function durableHooks(ctx: TurnContext, hooks: DurableTurnHooks, tools: readonly DurableRuntimeTool[]): PiTurnHooks {
+export function durableHooks(
+  ctx: TurnContext,
+  hooks: DurableTurnHooks,
+  tools: readonly DurableRuntimeTool[],
+): PiTurnHooks {
   const approvalTools = new Set(tools.filter((tool) => tool.requiresApproval).map((tool) => tool.def.name));
   const beforeToolHooks = list(hooks.beforeToolCallHook);
   return {
@@ -85,9 +95,15 @@ export function durableHooks(ctx: TurnContext, hooks: DurableTurnHooks, tools: r
   };
 }
 
-function beforeToolCall(ctx: TurnContext, hooks: readonly DurableBeforeToolCallHook[], approvalTools: ReadonlySet<string>): BeforeToolCallHook {
+function beforeToolCall(
+  ctx: TurnContext,
+  hooks: readonly DurableBeforeToolCallHook[],
+  approvalTools: ReadonlySet<string>,
+): BeforeToolCallHook {
   return async (event, signal) => {
-    let approvalReason = approvalTools.has(event.toolCall.name) ? `${event.toolCall.name} needs a person's approval` : undefined;
+    let approvalReason = approvalTools.has(event.toolCall.name)
+      ? `${event.toolCall.name} needs a person's approval`
+      : undefined;
     for (const hook of hooks) {
       const decision = await step("beforeToolCall", () => hook(event, signal));
       if (decision && "approval" in decision) {
@@ -111,7 +127,8 @@ function storeHistory(ctx: TurnContext): OnHistoryChangedHook {
           : ctx.stores.history.replace(ctx.ref.sessionId, ctx.ref.workflowId, change.messages),
       { name: "turnkit.store-history" },
     );
-    ctx.counters.historyLength = change.reason === "messageDelta" ? position + change.messages.length : change.messages.length;
+    ctx.counters.historyLength =
+      change.reason === "messageDelta" ? position + change.messages.length : change.messages.length;
   };
 }
 

@@ -1,17 +1,23 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import { type AssistantMessage, type AssistantMessageEvent, createAssistantMessageEventStream, type Model } from "@mariozechner/pi-ai";
+import {
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  createAssistantMessageEventStream,
+  type Model,
+} from "@mariozechner/pi-ai";
 import { createFailureMessage } from "@turnkit/agent-core";
 import { errorText, type StreamFn } from "@turnkit/agent-loop";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 
 /** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */
-type RecordedEvent = { [K in AssistantMessageEvent["type"]]: Omit<Extract<AssistantMessageEvent, { type: K }>, "partial"> }[Exclude<
-  AssistantMessageEvent["type"],
-  "done" | "error"
->];
+type RecordedEvent = {
+  [K in AssistantMessageEvent["type"]]: Omit<Extract<AssistantMessageEvent, { type: K }>, "partial">;
+}[Exclude<AssistantMessageEvent["type"], "done" | "error">];
 
 /** How a request ended, as recorded. */
-type RecordedEnding = { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage } | { type: "error"; reason: "aborted" | "error"; message: AssistantMessage };
+type RecordedEnding =
+  | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
+  | { type: "error"; reason: "aborted" | "error"; message: AssistantMessage };
 
 /** The checkpoint of one model request: what it streamed, how it ended, and whether the turn was aborted meanwhile. */
 export interface ModelRequestRecord {
@@ -55,7 +61,13 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
           async () => {
             live = true;
             const start = await beginLiveStep(ctx, { nested });
-            if (start.abortRequested) return { start, events: [], ending: { type: "error", reason: "aborted", message: abortedMessage(model) }, turnAborted: true };
+            if (start.abortRequested)
+              return {
+                start,
+                events: [],
+                ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
+                turnAborted: true,
+              };
             const signal = liveSignal(ctx, options?.signal);
             const events: RecordedEvent[] = [];
             const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
@@ -73,16 +85,25 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
       }
       if (!live) {
         replayLiveStart(ctx, record.start);
-        for (const event of record.events) stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
+        for (const event of record.events)
+          stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
       }
       if (record.turnAborted) ctx.turnAbort.abort();
-      stream.push(record.ending.type === "done" ? { type: "done", reason: record.ending.reason, message: record.ending.message } : { type: "error", reason: record.ending.reason, error: record.ending.message });
+      stream.push(
+        record.ending.type === "done"
+          ? { type: "done", reason: record.ending.reason, message: record.ending.message }
+          : { type: "error", reason: record.ending.reason, error: record.ending.message },
+      );
       stream.end();
     }
   };
 }
 
-async function streamLive(inner: StreamFn, args: Parameters<StreamFn>, onEvent: (event: Exclude<AssistantMessageEvent, { type: "done" | "error" }>) => void): Promise<RecordedEnding> {
+async function streamLive(
+  inner: StreamFn,
+  args: Parameters<StreamFn>,
+  onEvent: (event: Exclude<AssistantMessageEvent, { type: "done" | "error" }>) => void,
+): Promise<RecordedEnding> {
   const [model] = args;
   try {
     const upstream = await inner(...args);

@@ -13,13 +13,20 @@ import type { TurnContext } from "../turn/turn-context.js";
 export function durableSteeringSource(ctx: TurnContext): () => Promise<TurnInputMessage[]> {
   return async () => {
     const poll = ++ctx.counters.polls;
-    const taken = await DBOS.runStep(() => ctx.stores.turnTable.takeSteering(ctx.ref.workflowId, poll), { name: "turnkit.steering-poll" });
+    const taken = await DBOS.runStep(() => ctx.stores.turnTable.takeSteering(ctx.ref.workflowId, poll), {
+      name: "turnkit.steering-poll",
+    });
     if (taken.abortRequested) {
       ctx.turnAbort.abort();
       return [];
     }
     for (const message of taken.messages) {
-      ctx.writer.emit("debug.trace", { phase: "durable.steering", level: "info", message: "steering received", attrs: { poll, text: message.text } });
+      ctx.writer.emit("debug.trace", {
+        phase: "durable.steering",
+        level: "info",
+        message: "steering received",
+        attrs: { poll, text: message.text },
+      });
     }
     return taken.messages;
   };
@@ -32,5 +39,6 @@ export function durableSteeringSource(ctx: TurnContext): () => Promise<TurnInput
  * turn instead), so no message is ever accepted and then dropped.
  */
 export function durableCloseIntake(ctx: TurnContext): () => Promise<boolean> {
-  return () => DBOS.runStep(() => ctx.stores.turnTable.tryCloseIntake(ctx.ref.workflowId), { name: "turnkit.close-intake" });
+  return () =>
+    DBOS.runStep(() => ctx.stores.turnTable.tryCloseIntake(ctx.ref.workflowId), { name: "turnkit.close-intake" });
 }

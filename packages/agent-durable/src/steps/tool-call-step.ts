@@ -31,7 +31,11 @@ type ToolCallRecord = { start: LiveStart } & (
  * when the turn has an `onToolExecutionStartHook` or `afterToolCallHook`,
  * whose steps would otherwise interleave in completion order).
  */
-export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool, options: { sequential: boolean }): RuntimeTool {
+export function durableToolCall(
+  ctx: TurnContext,
+  tool: DurableRuntimeTool,
+  options: { sequential: boolean },
+): RuntimeTool {
   const replaySafe = tool.replay === "safe";
   return {
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
@@ -45,14 +49,22 @@ export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool, opti
             const start = await beginLiveStep(ctx, { nested });
             if (start.abortRequested) return { start, kind: "aborted" };
             // Keyed by the step's position too: a model may reuse a call id in a later response.
-            const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, `${DBOS.stepID}:${toolCtx.toolCallId}`);
+            const attempts = await ctx.stores.turnTable.startToolAttempt(
+              ctx.ref.workflowId,
+              `${DBOS.stepID}:${toolCtx.toolCallId}`,
+            );
             if (attempts > 1 && !replaySafe) return { start, kind: "interrupted" };
             const callSignal = liveSignal(ctx, signal);
             try {
               const result = await tool.impl.execute(toolCtx, input, callSignal, onUpdate);
               return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
             } catch (error) {
-              return { start, kind: "threw", message: error instanceof Error ? error.message : String(error), aborted: ctx.liveAbort.signal.aborted };
+              return {
+                start,
+                kind: "threw",
+                message: error instanceof Error ? error.message : String(error),
+                aborted: ctx.liveAbort.signal.aborted,
+              };
             }
           },
           // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
@@ -67,10 +79,17 @@ export function durableToolCall(ctx: TurnContext, tool: DurableRuntimeTool, opti
             if (record.aborted) ctx.turnAbort.abort();
             throw new Error(record.message);
           case "interrupted":
-            return { content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }], isError: true, details: { interrupted: true } };
+            return {
+              content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }],
+              isError: true,
+              details: { interrupted: true },
+            };
           case "aborted":
             ctx.turnAbort.abort();
-            return { content: [{ type: "text", text: "The turn was aborted before this tool call ran." }], isError: true };
+            return {
+              content: [{ type: "text", text: "The turn was aborted before this tool call ran." }],
+              isError: true,
+            };
           default: {
             const unreachable: never = record;
             return unreachable;

@@ -35,24 +35,32 @@ export class EventLog {
            RETURNING 1
          )
          SELECT pg_notify($5, $1) WHERE EXISTS (SELECT 1 FROM ins)`,
-        [turnKey, slice.map((e) => e.seq), slice.map((e) => e.type), slice.map((e) => JSON.stringify(e)), EVENTS_CHANNEL],
+        [
+          turnKey,
+          slice.map((e) => e.seq),
+          slice.map((e) => e.type),
+          slice.map((e) => JSON.stringify(e)),
+          EVENTS_CHANNEL,
+        ],
       );
     }
   }
 
   /** The highest stored seq of a turn, 0 when none. */
   async maxSeq(turnKey: string): Promise<number> {
-    const { rows } = await this.pool.query(`SELECT coalesce(max(seq), 0) AS max FROM ${this.table} WHERE turn_key = $1`, [turnKey]);
+    const { rows } = await this.pool.query(
+      `SELECT coalesce(max(seq), 0) AS max FROM ${this.table} WHERE turn_key = $1`,
+      [turnKey],
+    );
     return Number(rows[0].max);
   }
 
   /** Events of a turn with `seq > afterSeq`, in seq order, at most `limit`. */
   async read(turnKey: string, afterSeq: number, limit: number): Promise<RuntimeEvent[]> {
-    const { rows } = await this.pool.query(`SELECT event FROM ${this.table} WHERE turn_key = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
-      turnKey,
-      afterSeq,
-      limit,
-    ]);
+    const { rows } = await this.pool.query(
+      `SELECT event FROM ${this.table} WHERE turn_key = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [turnKey, afterSeq, limit],
+    );
     return rows.map((row: { event: RuntimeEvent }) => row.event);
   }
 

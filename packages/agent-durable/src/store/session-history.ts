@@ -20,7 +20,10 @@ export class SessionHistory {
 
   /** The session's messages in order. */
   async load(sessionId: string): Promise<AgentMessage[]> {
-    const { rows } = await this.pool.query(`SELECT message FROM ${this.table} WHERE session_id = $1 ORDER BY position`, [sessionId]);
+    const { rows } = await this.pool.query(
+      `SELECT message FROM ${this.table} WHERE session_id = $1 ORDER BY position`,
+      [sessionId],
+    );
     return rows.map((row: { message: AgentMessage }) => row.message);
   }
 

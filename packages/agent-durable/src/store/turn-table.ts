@@ -29,11 +29,10 @@ export class TurnTable {
 
   /** Records a started turn; a second call for the same turn changes nothing. */
   async insertTurn(turn: DurableTurnRef): Promise<void> {
-    await this.pool.query(`INSERT INTO ${this.s}.turns (turn_key, session_id, turn_id) VALUES ($1, $2, $3) ON CONFLICT (turn_key) DO NOTHING`, [
-      turn.workflowId,
-      turn.sessionId,
-      turn.turnId,
-    ]);
+    await this.pool.query(
+      `INSERT INTO ${this.s}.turns (turn_key, session_id, turn_id) VALUES ($1, $2, $3) ON CONFLICT (turn_key) DO NOTHING`,
+      [turn.workflowId, turn.sessionId, turn.turnId],
+    );
   }
 
   /** True when the turn was ever started. */
@@ -49,9 +48,14 @@ export class TurnTable {
    */
   async steer(turnKey: string, message: TurnInputMessage): Promise<{ accepted: boolean }> {
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query(`SELECT intake_closed FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [turnKey]);
+      const { rows } = await client.query(`SELECT intake_closed FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
+        turnKey,
+      ]);
       if (rows.length === 0 || rows[0].intake_closed) return { accepted: false };
-      await client.query(`INSERT INTO ${this.s}.steering (turn_key, message) VALUES ($1, $2)`, [turnKey, JSON.stringify(message)]);
+      await client.query(`INSERT INTO ${this.s}.steering (turn_key, message) VALUES ($1, $2)`, [
+        turnKey,
+        JSON.stringify(message),
+      ]);
       return { accepted: true };
     });
   }
@@ -70,7 +74,10 @@ export class TurnTable {
     );
     const turn = await this.pool.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1`, [turnKey]);
     const rows = [...taken.rows].sort((a, b) => Number(a.id) - Number(b.id));
-    return { messages: rows.map((row) => row.message as TurnInputMessage), abortRequested: turn.rows[0]?.abort_requested === true };
+    return {
+      messages: rows.map((row) => row.message as TurnInputMessage),
+      abortRequested: turn.rows[0]?.abort_requested === true,
+    };
   }
 
   /**
@@ -81,7 +88,10 @@ export class TurnTable {
   async tryCloseIntake(turnKey: string): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT 1 FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [turnKey]);
-      const waiting = await client.query(`SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND taken_at_poll IS NULL LIMIT 1`, [turnKey]);
+      const waiting = await client.query(
+        `SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND taken_at_poll IS NULL LIMIT 1`,
+        [turnKey],
+      );
       if (waiting.rows.length > 0) return false;
       await client.query(`UPDATE ${this.s}.turns SET intake_closed = true WHERE turn_key = $1`, [turnKey]);
       return true;
@@ -90,14 +100,20 @@ export class TurnTable {
 
   /** Marks the turn for abort; `false` when there is no such turn. */
   async requestAbort(turnKey: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(`UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1`, [turnKey]);
+    const { rowCount } = await this.pool.query(
+      `UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1`,
+      [turnKey],
+    );
     return (rowCount ?? 0) > 0;
   }
 
   /** The turns among `turnKeys` that have an abort request. */
   async abortRequested(turnKeys: readonly string[]): Promise<string[]> {
     if (turnKeys.length === 0) return [];
-    const { rows } = await this.pool.query(`SELECT turn_key FROM ${this.s}.turns WHERE turn_key = ANY($1) AND abort_requested`, [turnKeys]);
+    const { rows } = await this.pool.query(
+      `SELECT turn_key FROM ${this.s}.turns WHERE turn_key = ANY($1) AND abort_requested`,
+      [turnKeys],
+    );
     return rows.map((row: { turn_key: string }) => row.turn_key);
   }
 
@@ -117,7 +133,10 @@ export class TurnTable {
 
   /** Stores the turn's outcome (overwriting the same outcome on a replay). */
   async recordOutcome(turnKey: string, outcome: TurnOutcome): Promise<void> {
-    await this.pool.query(`UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1`, [turnKey, JSON.stringify(outcome)]);
+    await this.pool.query(`UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1`, [
+      turnKey,
+      JSON.stringify(outcome),
+    ]);
   }
 
   /** The stored outcome, or `undefined` while the turn runs (or was never started). */

@@ -48,7 +48,9 @@ function ensurePostgresUser(): void {
   if (userInfo().uid !== 0 || succeeds("id", ["-u", "postgres"])) return;
   succeeds("groupadd", ["-f", "postgres"]);
   if (!succeeds("useradd", ["-g", "postgres", "postgres"]) && !succeeds("id", ["-u", "postgres"])) {
-    throw new Error("startTestPostgres: running as root, and the postgres system user Postgres must run as could not be created (groupadd/useradd)");
+    throw new Error(
+      "startTestPostgres: running as root, and the postgres system user Postgres must run as could not be created (groupadd/useradd)",
+    );
   }
 }
 

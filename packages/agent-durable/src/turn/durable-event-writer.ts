@@ -1,5 +1,10 @@
 import type { EventWriter } from "@turnkit/agent-core";
-import { createRuntimeEvent, type RuntimeEvent, type RuntimeEventPayloadMap, type RuntimeEventType } from "@turnkit/protocol";
+import {
+  createRuntimeEvent,
+  type RuntimeEvent,
+  type RuntimeEventPayloadMap,
+  type RuntimeEventType,
+} from "@turnkit/protocol";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { EventLog } from "../store/event-log.js";
 
@@ -23,7 +28,8 @@ const TIMING_WARNINGS: ReadonlySet<string> = new Set(["late_tool_update", "hook_
  */
 function isReplayable(event: RuntimeEvent): boolean {
   if (event.type === "debug.trace") return event.payload.message !== "tool_execution_update";
-  if ((event.type as string) === "runtime.warning") return !TIMING_WARNINGS.has((event.payload as { code?: string }).code ?? "");
+  if ((event.type as string) === "runtime.warning")
+    return !TIMING_WARNINGS.has((event.payload as { code?: string }).code ?? "");
   return true;
 }
 const WRITE_RETRY_BASE_MS = 100;
@@ -64,7 +70,16 @@ export class DurableEventWriter implements EventWriter {
 
   /** Logs an event of the durable layer itself (an approval request, a steering receipt) in turn order. */
   emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
-    this.push(createRuntimeEvent({ eventId: "pending", sessionId: this.ids.sessionId, turnId: this.ids.turnId, seq: 0, type, payload }) as RuntimeEvent);
+    this.push(
+      createRuntimeEvent({
+        eventId: "pending",
+        sessionId: this.ids.sessionId,
+        turnId: this.ids.turnId,
+        seq: 0,
+        type,
+        payload,
+      }) as RuntimeEvent,
+    );
   }
 
   /**
@@ -88,7 +103,11 @@ export class DurableEventWriter implements EventWriter {
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
     if (this.failure !== undefined) {
-      throw new DurableTurnError({ code: DurableTurnErrorCode.LogWrite, message: `the event log could not be written: ${String(this.failure)}`, cause: this.failure });
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.LogWrite,
+        message: `the event log could not be written: ${String(this.failure)}`,
+        cause: this.failure,
+      });
     }
   }
 

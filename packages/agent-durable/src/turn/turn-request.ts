@@ -59,7 +59,10 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
   if (request.startMode !== "continue" && typeof request.userMessage?.text !== "string") {
     throw invalidInput('userMessage.text must be a string (or set startMode: "continue")');
   }
-  if (request.metadata !== undefined && (typeof request.metadata !== "object" || request.metadata === null || Array.isArray(request.metadata))) {
+  if (
+    request.metadata !== undefined &&
+    (typeof request.metadata !== "object" || request.metadata === null || Array.isArray(request.metadata))
+  ) {
     throw invalidInput("metadata must be a plain object");
   }
 }

@@ -33,7 +33,9 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
   deps.running.add(ctx);
   try {
     // Step 2: the session history as it stood when the turn started (a step: a replay sees the same).
-    const history = await DBOS.runStep(() => deps.stores.history.load(request.sessionId), { name: "turnkit.load-history" });
+    const history = await DBOS.runStep(() => deps.stores.history.load(request.sessionId), {
+      name: "turnkit.load-history",
+    });
     ctx.counters.historyLength = history.length;
     // Step 3: the turn itself (see runDurableTurn).
     let outcome: TurnOutcome;
@@ -46,20 +48,28 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     // Step 4: every event in the log, then the outcome recorded, with the runner's usage and timing as plain fields.
     await ctx.writer.flush();
     const recorded = withPlainReport(outcome);
-    await DBOS.runStep(() => deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, recorded), { name: "turnkit.record-outcome" });
+    await DBOS.runStep(() => deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, recorded), {
+      name: "turnkit.record-outcome",
+    });
     return recorded;
   } finally {
     deps.running.delete(ctx);
   }
 }
 
-async function runDurableTurn(ctx: TurnContext, deps: TurnWorkflowDeps, request: DurableTurnRequest, history: AgentMessage[]): Promise<TurnOutcome> {
+async function runDurableTurn(
+  ctx: TurnContext,
+  deps: TurnWorkflowDeps,
+  request: DurableTurnRequest,
+  history: AgentMessage[],
+): Promise<TurnOutcome> {
   // The host's setup, built again on every execution.
   const setup = await deps.buildTurn(request);
   const tools = setup.tools ?? [];
   ctx.approvalTimeoutMs = setup.approvalTimeoutMs ?? deps.approvalTimeoutMs;
   // Per-call hooks are steps too; run after each call, they would start in completion order: calls then go one at a time.
-  const sequential = setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
+  const sequential =
+    setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
   // A runner whose message ids follow the turn's order, running the turn with every seam durable.
   const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
   return runner.runTurn({
@@ -89,7 +99,11 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
   return {
     ref,
     stores: deps.stores,
-    writer: new DurableEventWriter(deps.stores.eventLog, { turnKey: ref.workflowId, sessionId: ref.sessionId, turnId: ref.turnId }),
+    writer: new DurableEventWriter(deps.stores.eventLog, {
+      turnKey: ref.workflowId,
+      sessionId: ref.sessionId,
+      turnId: ref.turnId,
+    }),
     turnAbort: new AbortController(),
     liveAbort: new AbortController(),
     approvalTimeoutMs: deps.approvalTimeoutMs,
@@ -101,7 +115,9 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
 /** `<turn>#m<n>`, and `.r<k>` after the turn resumed k times, so a re-sent request never reuses the id of its interrupted attempt. */
 function messageId(ctx: TurnContext): string {
   const n = ++ctx.counters.messages;
-  return ctx.writer.resumes === 0 ? `${ctx.ref.workflowId}#m${n}` : `${ctx.ref.workflowId}#m${n}.r${ctx.writer.resumes}`;
+  return ctx.writer.resumes === 0
+    ? `${ctx.ref.workflowId}#m${n}`
+    : `${ctx.ref.workflowId}#m${n}.r${ctx.writer.resumes}`;
 }
 
 /**

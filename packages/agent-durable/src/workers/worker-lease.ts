@@ -48,7 +48,9 @@ export class WorkerLease {
    * it once the worker runs nothing any more.
    */
   async release(): Promise<void> {
-    await this.pool.query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.workerId]).catch(() => {});
+    await this.pool
+      .query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.workerId])
+      .catch(() => {});
   }
 
   private async tick(): Promise<void> {

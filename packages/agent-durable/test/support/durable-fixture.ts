@@ -51,7 +51,9 @@ export function useDurableFixture(workers: { id: string; env?: Record<string, st
     get cluster() {
       return cluster!;
     },
-    countsOf: (turn, kind) => cluster!.counts().filter((c) => c.turnId === turn.turnId && c.sessionId === turn.sessionId && c.kind === kind).length,
+    countsOf: (turn, kind) =>
+      cluster!.counts().filter((c) => c.turnId === turn.turnId && c.sessionId === turn.sessionId && c.kind === kind)
+        .length,
     eventsOfType: async (turn, type) => (await client!.readEvents(turn)).filter((e) => e.type === type),
   };
   return fixture;

@@ -12,13 +12,19 @@ export function assertLogInvariants(events: RuntimeEvent[]): void {
 /** The text streamed under one message id. */
 export function messageText(events: RuntimeEvent[], messageId: string): string {
   return events
-    .flatMap((e) => (e.type === "stream.resp" && e.payload.messageId === messageId && e.payload.chunk.kind === "text" ? [e.payload.chunk.delta] : []))
+    .flatMap((e) =>
+      e.type === "stream.resp" && e.payload.messageId === messageId && e.payload.chunk.kind === "text"
+        ? [e.payload.chunk.delta]
+        : [],
+    )
     .join("");
 }
 
 /** The `durable.resume` traces: where an execution continued after an interrupted step. */
 export function resumeTraces(events: RuntimeEvent[]): RuntimeEvent<"debug.trace">[] {
-  return events.filter((e): e is RuntimeEvent<"debug.trace"> => e.type === "debug.trace" && e.payload.phase === "durable.resume");
+  return events.filter(
+    (e): e is RuntimeEvent<"debug.trace"> => e.type === "debug.trace" && e.payload.phase === "durable.resume",
+  );
 }
 
 /** The text of the last message that finished (the turn's answer). */
@@ -29,5 +35,7 @@ export function finalText(events: RuntimeEvent[]): string {
 
 /** The statuses of every tool-call chunk, in log order. */
 export function toolStatuses(events: RuntimeEvent[]): string[] {
-  return events.flatMap((e) => (e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" ? [e.payload.chunk.status] : []));
+  return events.flatMap((e) =>
+    e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" ? [e.payload.chunk.status] : [],
+  );
 }

@@ -35,7 +35,9 @@ function lastMessage(context: Context) {
 function lastUserText(context: Context): string {
   const last = lastMessage(context);
   if (last?.role !== "user") return "";
-  return typeof last.content === "string" ? last.content : last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  return typeof last.content === "string"
+    ? last.content
+    : last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
 /** The scripted answer of each scenario to the conversation so far. */
@@ -54,7 +56,11 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       // One quick call and two that run until the worker is killed (far longer than any test), so the
       // crash finds them running however slowly a loaded machine gets there.
       const ms = [50, 600_000, 600_000];
-      return response(ms.map((wait, i) => toolCall("parallel_read", { path: `${request.turnId}-${i}.txt`, ms: wait }, { id: `${callId}-${i}` })));
+      return response(
+        ms.map((wait, i) =>
+          toolCall("parallel_read", { path: `${request.turnId}-${i}.txt`, ms: wait }, { id: `${callId}-${i}` }),
+        ),
+      );
     }
     case "tool":
     case "safe-tool":
@@ -62,8 +68,12 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
     case "steer": {
       if (last?.role === "toolResult") {
         const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-        const tail = Array.from({ length: Number(request.metadata?.afterToolDeltas ?? 0) }, (_, i) => ` a${i}`).join("");
-        return response(`after tool: ${text.slice(0, 40)}${tail}`, { eventDelayMs: Number(request.metadata?.delayMs ?? 0) });
+        const tail = Array.from({ length: Number(request.metadata?.afterToolDeltas ?? 0) }, (_, i) => ` a${i}`).join(
+          "",
+        );
+        return response(`after tool: ${text.slice(0, 40)}${tail}`, {
+          eventDelayMs: Number(request.metadata?.delayMs ?? 0),
+        });
       }
       if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`);
       const tool = scenario === "approval" ? "guarded_write" : scenario === "safe-tool" ? "safe_read" : "slow_write";
@@ -96,7 +106,12 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         description: `Writes a file slowly (${name})`,
         parameters: Type.Object({ path: Type.String() }),
         execute: async (ctx, { path }, signal) => {
-          record(countFile, { kind: "tool-start", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+          record(countFile, {
+            kind: "tool-start",
+            turnId: request.turnId,
+            sessionId: request.sessionId,
+            detail: ctx.toolCallId,
+          });
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, toolMs);
             signal.addEventListener("abort", () => {
@@ -105,7 +120,12 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
             });
           });
           if (signal.aborted) return { content: [{ type: "text", text: "stopped" }], isError: true };
-          record(countFile, { kind: "tool-end", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+          record(countFile, {
+            kind: "tool-end",
+            turnId: request.turnId,
+            sessionId: request.sessionId,
+            detail: ctx.toolCallId,
+          });
           return { content: [{ type: "text", text: `wrote ${path}` }] };
         },
       });
@@ -115,9 +135,19 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       parameters: Type.Object({ path: Type.String(), ms: Type.Number() }),
       executionMode: "parallel",
       execute: async (ctx, { path, ms }) => {
-        record(countFile, { kind: "tool-start", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+        record(countFile, {
+          kind: "tool-start",
+          turnId: request.turnId,
+          sessionId: request.sessionId,
+          detail: ctx.toolCallId,
+        });
         await new Promise((resolve) => setTimeout(resolve, ms));
-        record(countFile, { kind: "tool-end", turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId });
+        record(countFile, {
+          kind: "tool-end",
+          turnId: request.turnId,
+          sessionId: request.sessionId,
+          detail: ctx.toolCallId,
+        });
         return { content: [{ type: "text", text: `read ${path}` }] };
       },
     });
@@ -126,12 +156,24 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       systemPrompt: "You are a test assistant.",
       llm: { model, streamFn: scenarioStreamFn(request, countFile) },
       llmRetry: false,
-      approvalTimeoutMs: request.metadata?.approvalTimeoutMs === undefined ? undefined : Number(request.metadata.approvalTimeoutMs),
-      tools: [parallelRead, slow("slow_write"), durableTool(slow("safe_read"), { replay: "safe" }), durableTool(slow("guarded_write"), { requiresApproval: true })],
+      approvalTimeoutMs:
+        request.metadata?.approvalTimeoutMs === undefined ? undefined : Number(request.metadata.approvalTimeoutMs),
+      tools: [
+        parallelRead,
+        slow("slow_write"),
+        durableTool(slow("safe_read"), { replay: "safe" }),
+        durableTool(slow("guarded_write"), { requiresApproval: true }),
+      ],
       hooks: {
         // Counted outside the worker: a hook that finished is not called again on replay.
         onHistoryChangedHook: (change) => {
-          for (const message of change.messages) record(countFile, { kind: "history", turnId: request.turnId, sessionId: request.sessionId, detail: message.role });
+          for (const message of change.messages)
+            record(countFile, {
+              kind: "history",
+              turnId: request.turnId,
+              sessionId: request.sessionId,
+              detail: message.role,
+            });
         },
       },
     };

@@ -27,7 +27,10 @@ export class WorkerCluster {
     });
     this.workers.set(workerId, child);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker ${workerId} was not ready within 60 s:\n${this.output.join("")}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`worker ${workerId} was not ready within 60 s:\n${this.output.join("")}`)),
+        60_000,
+      );
       child.once("exit", () => clearTimeout(timer));
       const onData = (chunk: Buffer) => {
         this.output.push(`[${workerId}] ${chunk}`);
@@ -38,7 +41,9 @@ export class WorkerCluster {
       };
       child.stdout!.on("data", onData);
       child.stderr!.on("data", (chunk: Buffer) => this.output.push(`[${workerId} err] ${chunk}`));
-      child.once("exit", (code) => reject(new Error(`worker ${workerId} exited (${code}) before it was ready:\n${this.output.join("")}`)));
+      child.once("exit", (code) =>
+        reject(new Error(`worker ${workerId} exited (${code}) before it was ready:\n${this.output.join("")}`)),
+      );
     });
   }
 
@@ -83,7 +88,11 @@ export class WorkerCluster {
 }
 
 /** Polls `condition` every 50 ms until it holds; rejects naming `label` after `timeoutMs`. */
-export async function waitFor(label: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(
+  label: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

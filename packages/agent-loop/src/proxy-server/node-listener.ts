@@ -19,7 +19,11 @@ export function toNodeListener(handler: (request: Request) => Promise<Response>)
   };
 }
 
-async function serve(handler: (request: Request) => Promise<Response>, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+async function serve(
+  handler: (request: Request) => Promise<Response>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): Promise<void> {
   const disconnected = new AbortController();
   outgoing.once("close", () => {
     if (!outgoing.writableFinished) disconnected.abort();
@@ -28,7 +32,10 @@ async function serve(handler: (request: Request) => Promise<Response>, incoming:
   try {
     response = await handler(toWebRequest(incoming, disconnected.signal));
   } catch {
-    if (!outgoing.headersSent && !outgoing.destroyed) outgoing.writeHead(500, { "content-type": "application/json" }).end('{"error":"Proxy server error","code":"internal"}');
+    if (!outgoing.headersSent && !outgoing.destroyed)
+      outgoing
+        .writeHead(500, { "content-type": "application/json" })
+        .end('{"error":"Proxy server error","code":"internal"}');
     return;
   }
   if (disconnected.signal.aborted) {
@@ -101,7 +108,11 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
-async function writeBody(body: ReadableStream<Uint8Array>, outgoing: ServerResponse, disconnected: AbortSignal): Promise<void> {
+async function writeBody(
+  body: ReadableStream<Uint8Array>,
+  outgoing: ServerResponse,
+  disconnected: AbortSignal,
+): Promise<void> {
   const reader = body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   disconnected.addEventListener("abort", cancel, { once: true });

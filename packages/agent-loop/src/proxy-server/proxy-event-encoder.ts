@@ -24,16 +24,30 @@ export function createProxyEventEncoder(): ProxyEventEncoder {
         return [{ type: event.type, contentIndex: event.contentIndex, delta: event.delta }];
       case "text_end": {
         const block = event.partial.content[event.contentIndex];
-        return [{ type: "text_end", contentIndex: event.contentIndex, contentSignature: block?.type === "text" ? block.textSignature : undefined }];
+        return [
+          {
+            type: "text_end",
+            contentIndex: event.contentIndex,
+            contentSignature: block?.type === "text" ? block.textSignature : undefined,
+          },
+        ];
       }
       case "thinking_end": {
         const block = event.partial.content[event.contentIndex];
-        return [{ type: "thinking_end", contentIndex: event.contentIndex, contentSignature: block?.type === "thinking" ? block.thinkingSignature : undefined }];
+        return [
+          {
+            type: "thinking_end",
+            contentIndex: event.contentIndex,
+            contentSignature: block?.type === "thinking" ? block.thinkingSignature : undefined,
+          },
+        ];
       }
       case "toolcall_start": {
         const block = event.partial.content[event.contentIndex];
         const call = block?.type === "toolCall" ? block : undefined;
-        return [{ type: "toolcall_start", contentIndex: event.contentIndex, id: call?.id ?? "", toolName: call?.name ?? "" }];
+        return [
+          { type: "toolcall_start", contentIndex: event.contentIndex, id: call?.id ?? "", toolName: call?.name ?? "" },
+        ];
       }
       case "toolcall_delta":
         callsWithDeltas.add(event.contentIndex);
@@ -75,7 +89,12 @@ export function terminalEventFor(message: AssistantMessage): ProxyAssistantMessa
       return terminalErrorEvent(message);
     default: {
       const unknown: never = message.stopReason;
-      return { type: "error", reason: "error", errorMessage: `Unknown stop reason ${String(unknown)}`, usage: message.usage };
+      return {
+        type: "error",
+        reason: "error",
+        errorMessage: `Unknown stop reason ${String(unknown)}`,
+        usage: message.usage,
+      };
     }
   }
 }

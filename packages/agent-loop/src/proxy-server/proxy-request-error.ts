@@ -51,11 +51,19 @@ export class ProxyRequestError extends Error {
 
   /** True for a ProxyRequestError from any copy of the package. */
   static isInstance(value: unknown): value is ProxyRequestError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PROXY_REQUEST_ERROR_MARKER] === true;
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[PROXY_REQUEST_ERROR_MARKER] === true
+    );
   }
 }
 
 /** An `invalid_field` error for `field`, saying what was expected. */
 export function invalidField(field: string, expected: string): ProxyRequestError {
-  return new ProxyRequestError({ code: ProxyRequestErrorCode.InvalidField, field, message: `Invalid proxy request: ${field} must be ${expected}` });
+  return new ProxyRequestError({
+    code: ProxyRequestErrorCode.InvalidField,
+    field,
+    message: `Invalid proxy request: ${field} must be ${expected}`,
+  });
 }

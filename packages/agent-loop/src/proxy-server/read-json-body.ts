@@ -1,7 +1,10 @@
 import { ProxyRequestError, ProxyRequestErrorCode } from "./proxy-request-error.js";
 
 function tooLarge(maxBytes: number): ProxyRequestError {
-  return new ProxyRequestError({ code: ProxyRequestErrorCode.BodyTooLarge, message: `Proxy request body exceeds ${maxBytes} bytes` });
+  return new ProxyRequestError({
+    code: ProxyRequestErrorCode.BodyTooLarge,
+    message: `Proxy request body exceeds ${maxBytes} bytes`,
+  });
 }
 
 /**
@@ -19,7 +22,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read().catch((error: unknown) => {
-        throw new ProxyRequestError({ code: ProxyRequestErrorCode.UnreadableBody, message: `Proxy request body could not be read: ${describe(error)}`, cause: error });
+        throw new ProxyRequestError({
+          code: ProxyRequestErrorCode.UnreadableBody,
+          message: `Proxy request body could not be read: ${describe(error)}`,
+          cause: error,
+        });
       });
       if (done) break;
       total += value.byteLength;
@@ -32,12 +39,19 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
   const text = new TextDecoder().decode(concatBytes(chunks, total));
   if (text.trim() === "") {
-    throw new ProxyRequestError({ code: ProxyRequestErrorCode.InvalidJson, message: "Proxy request body is empty; expected JSON { model, context, options }" });
+    throw new ProxyRequestError({
+      code: ProxyRequestErrorCode.InvalidJson,
+      message: "Proxy request body is empty; expected JSON { model, context, options }",
+    });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ProxyRequestError({ code: ProxyRequestErrorCode.InvalidJson, message: `Proxy request body is not JSON: ${describe(error)}`, cause: error });
+    throw new ProxyRequestError({
+      code: ProxyRequestErrorCode.InvalidJson,
+      message: `Proxy request body is not JSON: ${describe(error)}`,
+      cause: error,
+    });
   }
 }
 

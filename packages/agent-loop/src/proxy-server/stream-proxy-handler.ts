@@ -26,7 +26,11 @@ export interface StreamProxyHandlerOptions {
 /** A web-standard request handler (`fetch`-style servers, Deno, Bun, Hono, or Node through `toNodeListener`). */
 export type StreamProxyHandler = (request: Request) => Promise<Response>;
 
-const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" };
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
 
 function jsonError(status: number, body: { error: string; code: string; field?: string }): Response {
   return Response.json(body, { status });
@@ -68,7 +72,10 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
   return async function handleStreamProxyRequest(request) {
     // Step 1: only POST carries a proxy request.
     if (request.method !== "POST") {
-      const error = new ProxyRequestError({ code: ProxyRequestErrorCode.MethodNotAllowed, message: `Proxy requests are POST, not ${request.method}` });
+      const error = new ProxyRequestError({
+        code: ProxyRequestErrorCode.MethodNotAllowed,
+        message: `Proxy requests are POST, not ${request.method}`,
+      });
       return jsonError(error.status, { error: error.message, code: error.code });
     }
     // Step 2: read and check the body.
@@ -76,19 +83,26 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
     try {
       body = validateProxyRequestBody(await readJsonBody(request, maxBodyBytes));
     } catch (error) {
-      if (!ProxyRequestError.isInstance(error)) return jsonError(500, { error: "Proxy could not read the request", code: "internal" });
-      return jsonError(error.status, { error: error.message, code: error.code, ...(error.field ? { field: error.field } : {}) });
+      if (!ProxyRequestError.isInstance(error))
+        return jsonError(500, { error: "Proxy could not read the request", code: "internal" });
+      return jsonError(error.status, {
+        error: error.message,
+        code: error.code,
+        ...(error.field ? { field: error.field } : {}),
+      });
     }
     // Step 3: the host authenticates and picks the model and key.
     let decision: ProxyAuthorization;
     try {
       decision = await options.authorize({ request, authToken: bearerToken(request), body });
-      if (!isDecision(decision)) throw new TypeError('authorize must return { type: "allow", model } or { type: "deny", message }');
+      if (!isDecision(decision))
+        throw new TypeError('authorize must return { type: "allow", model } or { type: "deny", message }');
     } catch (error) {
       report(error, "authorize");
       return jsonError(500, { error: "Proxy could not authorise the request", code: "authorization_failed" });
     }
-    if (decision.type === "deny") return jsonError(denyStatus(decision.status), { error: String(decision.message), code: "denied" });
+    if (decision.type === "deny")
+      return jsonError(denyStatus(decision.status), { error: String(decision.message), code: "denied" });
     // Step 4: call the provider and relay its events; a client that goes away aborts it.
     const upstream = new AbortController();
     if (request.signal.aborted) upstream.abort();

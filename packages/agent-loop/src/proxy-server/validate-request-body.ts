@@ -1,5 +1,9 @@
 import type { Context, Message, Model, Tool } from "@mariozechner/pi-ai";
-import { PROXY_STREAM_OPTION_KEYS, type ProxyRequestBody, type ProxySerializableStreamOptions } from "../proxy/proxy-protocol.js";
+import {
+  PROXY_STREAM_OPTION_KEYS,
+  type ProxyRequestBody,
+  type ProxySerializableStreamOptions,
+} from "../proxy/proxy-protocol.js";
 import { invalidField } from "./proxy-request-error.js";
 
 /*
@@ -35,7 +39,8 @@ function finiteNumber(value: unknown, field: string): number {
 }
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
-  if (!allowed.includes(value as T)) throw invalidField(field, `one of ${allowed.map((entry) => JSON.stringify(entry)).join(", ")}`);
+  if (!allowed.includes(value as T))
+    throw invalidField(field, `one of ${allowed.map((entry) => JSON.stringify(entry)).join(", ")}`);
   return value as T;
 }
 
@@ -56,7 +61,9 @@ function validateModel(value: unknown, field: string): Model<any> {
   const model = object(value, field);
   for (const key of ["id", "name", "api", "provider", "baseUrl"]) string(model[key], `${field}.${key}`);
   if (typeof model.reasoning !== "boolean") throw invalidField(`${field}.reasoning`, "a boolean");
-  array(model.input, `${field}.input`).forEach((entry, index) => oneOf(entry, `${field}.input[${index}]`, ["text", "image"]));
+  array(model.input, `${field}.input`).forEach((entry, index) =>
+    oneOf(entry, `${field}.input[${index}]`, ["text", "image"]),
+  );
   numberRecord(model.cost, `${field}.cost`);
   finiteNumber(model.contextWindow, `${field}.contextWindow`);
   finiteNumber(model.maxTokens, `${field}.maxTokens`);
@@ -99,7 +106,9 @@ function validateMessage(value: unknown, field: string): Message {
   const role = oneOf(message.role, `${field}.role`, ["user", "assistant", "toolResult"] as const);
   optional(message, "timestamp", field, finiteNumber);
   const blocks = (content: unknown) =>
-    array(content, `${field}.content`).forEach((block, index) => validateBlock(block, `${field}.content[${index}]`, BLOCK_TYPES_BY_ROLE[role]));
+    array(content, `${field}.content`).forEach((block, index) =>
+      validateBlock(block, `${field}.content[${index}]`, BLOCK_TYPES_BY_ROLE[role]),
+    );
   switch (role) {
     case "user":
       if (typeof message.content !== "string") blocks(message.content);
@@ -134,8 +143,11 @@ function validateTool(value: unknown, field: string): Tool {
 function validateContext(value: unknown, field: string): Context {
   const context = object(value, field);
   optional(context, "systemPrompt", field, string);
-  array(context.messages, `${field}.messages`).forEach((message, index) => validateMessage(message, `${field}.messages[${index}]`));
-  if (context.tools !== undefined) array(context.tools, `${field}.tools`).forEach((tool, index) => validateTool(tool, `${field}.tools[${index}]`));
+  array(context.messages, `${field}.messages`).forEach((message, index) =>
+    validateMessage(message, `${field}.messages[${index}]`),
+  );
+  if (context.tools !== undefined)
+    array(context.tools, `${field}.tools`).forEach((tool, index) => validateTool(tool, `${field}.tools[${index}]`));
   return context as unknown as Context;
 }
 
@@ -145,12 +157,16 @@ function validateOptions(value: unknown, field: string): ProxySerializableStream
   const options = object(value, field);
   optional(options, "temperature", field, finiteNumber);
   optional(options, "maxTokens", field, finiteNumber);
-  optional(options, "reasoning", field, (entry, path) => oneOf(entry, path, ["minimal", "low", "medium", "high", "xhigh"]));
+  optional(options, "reasoning", field, (entry, path) =>
+    oneOf(entry, path, ["minimal", "low", "medium", "high", "xhigh"]),
+  );
   optional(options, "cacheRetention", field, (entry, path) => oneOf(entry, path, ["none", "short", "long"]));
   optional(options, "sessionId", field, string);
   optional(options, "headers", field, stringRecord);
   optional(options, "metadata", field, object);
-  optional(options, "transport", field, (entry, path) => oneOf(entry, path, ["sse", "websocket", "websocket-cached", "auto"]));
+  optional(options, "transport", field, (entry, path) =>
+    oneOf(entry, path, ["sse", "websocket", "websocket-cached", "auto"]),
+  );
   optional(options, "thinkingBudgets", field, numberRecord);
   optional(options, "maxRetryDelayMs", field, finiteNumber);
   const known: Json = {};

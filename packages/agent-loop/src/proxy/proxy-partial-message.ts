@@ -25,7 +25,11 @@ function mismatch(eventType: string, blockKind: string): Error {
   return new Error(`Received ${eventType} for non-${blockKind} content`);
 }
 
-function blockAt<T extends ContentBlock["type"]>(partial: AssistantMessage, index: number, type: T): BlockOf<T> | undefined {
+function blockAt<T extends ContentBlock["type"]>(
+  partial: AssistantMessage,
+  index: number,
+  type: T,
+): BlockOf<T> | undefined {
   const block = partial.content[index];
   return block?.type === type ? (block as BlockOf<T>) : undefined;
 }
@@ -39,7 +43,10 @@ function blockAt<T extends ContentBlock["type"]>(partial: AssistantMessage, inde
  * A tool call's block is replaced by a fresh object on every delta, so a UI
  * that compares blocks by identity sees it change.
  */
-export function applyProxyEvent(event: ProxyAssistantMessageEvent, partial: AssistantMessage): AssistantMessageEvent | undefined {
+export function applyProxyEvent(
+  event: ProxyAssistantMessageEvent,
+  partial: AssistantMessage,
+): AssistantMessageEvent | undefined {
   switch (event.type) {
     case "start":
       return { type: "start", partial };
@@ -74,7 +81,13 @@ export function applyProxyEvent(event: ProxyAssistantMessageEvent, partial: Assi
       return { type: "thinking_end", contentIndex: event.contentIndex, content: block.thinking, partial };
     }
     case "toolcall_start": {
-      const call: StreamingToolCall = { type: "toolCall", id: event.id, name: event.toolName, arguments: {}, partialJson: "" };
+      const call: StreamingToolCall = {
+        type: "toolCall",
+        id: event.id,
+        name: event.toolName,
+        arguments: {},
+        partialJson: "",
+      };
       partial.content[event.contentIndex] = call;
       return { type: "toolcall_start", contentIndex: event.contentIndex, partial };
     }
@@ -82,7 +95,11 @@ export function applyProxyEvent(event: ProxyAssistantMessageEvent, partial: Assi
       const call: StreamingToolCall | undefined = blockAt(partial, event.contentIndex, "toolCall");
       if (!call) throw mismatch(event.type, "toolCall");
       const partialJson = (call.partialJson ?? "") + event.delta;
-      partial.content[event.contentIndex] = { ...call, partialJson, arguments: parseStreamingJson(partialJson) || {} } as StreamingToolCall;
+      partial.content[event.contentIndex] = {
+        ...call,
+        partialJson,
+        arguments: parseStreamingJson(partialJson) || {},
+      } as StreamingToolCall;
       return { type: "toolcall_delta", contentIndex: event.contentIndex, delta: event.delta, partial };
     }
     case "toolcall_end": {

@@ -32,7 +32,12 @@ export type ProxyAssistantMessageEvent =
   | { type: "toolcall_delta"; contentIndex: number; delta: string }
   | { type: "toolcall_end"; contentIndex: number }
   | { type: "done"; reason: Extract<StopReason, "stop" | "length" | "toolUse">; usage: AssistantMessage["usage"] }
-  | { type: "error"; reason: Extract<StopReason, "aborted" | "error">; errorMessage?: string; usage: AssistantMessage["usage"] };
+  | {
+      type: "error";
+      reason: Extract<StopReason, "aborted" | "error">;
+      errorMessage?: string;
+      usage: AssistantMessage["usage"];
+    };
 
 /**
  * The stream options that travel to the server. Everything else a stream
@@ -78,7 +83,9 @@ export interface ProxyRequestBody {
 }
 
 /** Only the serialisable options of `options`, in pi's order; absent ones stay absent after `JSON.stringify`. */
-export function pickSerializableOptions(options: Partial<ProxySerializableStreamOptions>): ProxySerializableStreamOptions {
+export function pickSerializableOptions(
+  options: Partial<ProxySerializableStreamOptions>,
+): ProxySerializableStreamOptions {
   const picked: Record<string, unknown> = {};
   for (const key of PROXY_STREAM_OPTION_KEYS) picked[key] = options[key];
   return picked as ProxySerializableStreamOptions;

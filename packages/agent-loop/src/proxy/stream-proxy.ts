@@ -59,7 +59,11 @@ const ENDED_WITHOUT_TERMINAL = "Proxy stream ended without a done or error event
  * pending forever), and a last event without a trailing newline is still
  * read.
  */
-export function streamProxy(model: Model<any>, context: Context, options: ProxyStreamOptions): AssistantMessageEventStream {
+export function streamProxy(
+  model: Model<any>,
+  context: Context,
+  options: ProxyStreamOptions,
+): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();
   void relayProxyResponse(stream, model, context, options);
   return stream;

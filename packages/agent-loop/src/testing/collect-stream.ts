@@ -19,7 +19,9 @@ export interface CollectedStream {
  * broken stream, like the `endWithoutDone` fault) keeps it waiting: iterate
  * such a stream yourself.
  */
-export async function collectStream(stream: AssistantMessageEventStream | Promise<AssistantMessageEventStream>): Promise<CollectedStream> {
+export async function collectStream(
+  stream: AssistantMessageEventStream | Promise<AssistantMessageEventStream>,
+): Promise<CollectedStream> {
   const source = await stream;
   const events: AssistantMessageEvent[] = [];
   for await (const event of source) events.push(event);

@@ -32,7 +32,11 @@ export class EventGrammarError extends Error {
 
   /** True for an EventGrammarError from any copy of the package. */
   static isInstance(value: unknown): value is EventGrammarError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[EVENT_GRAMMAR_ERROR_MARKER] === true;
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[EVENT_GRAMMAR_ERROR_MARKER] === true
+    );
   }
 }
 
@@ -97,21 +101,33 @@ export function assertEventGrammar(events: readonly AgentEvent[], options: Event
   const answeredCalls = new Set<string>();
 
   events.forEach((event, index) => {
-    if (!run && event.type !== "agent_start") fail(index, `${event.type} outside a run (after agent_end, agent_end is not last)`);
+    if (!run && event.type !== "agent_start")
+      fail(index, `${event.type} outside a run (after agent_end, agent_end is not last)`);
     const state = run!;
     switch (event.type) {
       case "agent_start":
         if (run) fail(index, "agent_start inside a run");
-        if (options.runs !== undefined && runsEnded >= options.runs) fail(index, `more than ${options.runs} runs (agent_end is not last)`);
-        run = { turnOpen: false, openMessage: undefined, endedMessages: [], turnToolResults: [], turnAssistant: undefined };
+        if (options.runs !== undefined && runsEnded >= options.runs)
+          fail(index, `more than ${options.runs} runs (agent_end is not last)`);
+        run = {
+          turnOpen: false,
+          openMessage: undefined,
+          endedMessages: [],
+          turnToolResults: [],
+          turnAssistant: undefined,
+        };
         return;
       case "agent_end": {
         if (state.turnOpen) fail(index, "agent_end while a turn is open");
         if (state.openMessage) fail(index, `agent_end while a ${state.openMessage.role} message is open`);
         const unclosed = [...startedCalls].filter((id) => !endedCalls.has(id));
-        if (unclosed.length > 0) fail(index, `agent_end while tool calls are open (tool executions never ended): ${unclosed.join(", ")}`);
+        if (unclosed.length > 0)
+          fail(index, `agent_end while tool calls are open (tool executions never ended): ${unclosed.join(", ")}`);
         if (!sameItems(event.messages, state.endedMessages)) {
-          fail(index, `agent_end.messages (${event.messages.length}) differ from the message_end messages (${state.endedMessages.length})`);
+          fail(
+            index,
+            `agent_end.messages (${event.messages.length}) differ from the message_end messages (${state.endedMessages.length})`,
+          );
         }
         run = undefined;
         runsEnded += 1;
@@ -128,7 +144,8 @@ export function assertEventGrammar(events: readonly AgentEvent[], options: Event
         state.turnOpen = false;
         return;
       case "message_start":
-        if (state.openMessage) fail(index, `message_start while another message is open (a ${state.openMessage.role} message)`);
+        if (state.openMessage)
+          fail(index, `message_start while another message is open (a ${state.openMessage.role} message)`);
         if (event.message.role === "assistant" && !state.turnOpen) fail(index, "assistant message outside a turn");
         state.openMessage = event.message;
         return;
@@ -162,14 +179,21 @@ export function assertEventGrammar(events: readonly AgentEvent[], options: Event
     }
   });
   if (run) fail(events.length, "the run has no agent_end (the last run never emitted agent_end)");
-  if (options.runs !== undefined && runsEnded !== options.runs) fail(events.length, `${runsEnded} runs, expected ${options.runs}`);
+  if (options.runs !== undefined && runsEnded !== options.runs)
+    fail(events.length, `${runsEnded} runs, expected ${options.runs}`);
 }
 
-function checkTurnEnd(event: Extract<AgentEvent, { type: "turn_end" }>, state: RunState, fail: (rule: string) => never): void {
+function checkTurnEnd(
+  event: Extract<AgentEvent, { type: "turn_end" }>,
+  state: RunState,
+  fail: (rule: string) => never,
+): void {
   if (!state.turnOpen) fail("turn_end without turn_start");
   if (state.openMessage) fail(`turn_end while a ${state.openMessage.role} message is open`);
-  if (!sameItems(event.toolResults, state.turnToolResults)) fail("turn_end.toolResults differ from the tool results ended in this turn");
-  if (state.turnAssistant && event.message !== state.turnAssistant) fail("turn_end.message is not the turn's assistant message");
+  if (!sameItems(event.toolResults, state.turnToolResults))
+    fail("turn_end.toolResults differ from the tool results ended in this turn");
+  if (state.turnAssistant && event.message !== state.turnAssistant)
+    fail("turn_end.message is not the turn's assistant message");
   const message = event.message;
   if (message.role === "assistant" && message.stopReason !== "error" && message.stopReason !== "aborted") {
     const answered = new Set(event.toolResults.map((result) => result.toolCallId));
@@ -189,10 +213,12 @@ function checkMessageEnd(
   if (!open) fail("message_end without message_start");
   if (open!.role !== message.role) fail(`message_end of a ${message.role} message closes a ${open!.role} message`);
   if (message.role === "toolResult") {
-    if (!calls.endedCalls.has(message.toolCallId)) fail(`tool result for ${message.toolCallId} before its tool_execution_end`);
+    if (!calls.endedCalls.has(message.toolCallId))
+      fail(`tool result for ${message.toolCallId} before its tool_execution_end`);
     if (calls.answeredCalls.has(message.toolCallId)) fail(`second tool result for ${message.toolCallId}`);
   }
-  if (open!.role !== "assistant" && open !== message) fail("message_end closes a different message than message_start opened");
+  if (open!.role !== "assistant" && open !== message)
+    fail("message_end closes a different message than message_start opened");
   if (message.role === "assistant") state.turnAssistant = message;
   if (message.role === "toolResult") {
     calls.answeredCalls.add(message.toolCallId);
@@ -254,5 +280,7 @@ function describeMessage(message: AgentMessage): string {
  * scenario asserts.
  */
 export function traceOf(events: readonly AgentEvent[]): string[] {
-  return events.filter((event) => event.type !== "message_update" && event.type !== "tool_execution_update").map(describeEvent);
+  return events
+    .filter((event) => event.type !== "message_update" && event.type !== "tool_execution_update")
+    .map(describeEvent);
 }

@@ -54,13 +54,17 @@ export function probeGraceTimers(): GraceTimerProbe {
  */
 export function sequentialGraces(waits: readonly GraceWait[], from: number, to: number): number {
   const fired = waits
-    .filter((wait): wait is GraceWait & { firedAt: number } => wait.firedAt !== undefined && wait.startedAt >= from && wait.firedAt <= to)
+    .filter(
+      (wait): wait is GraceWait & { firedAt: number } =>
+        wait.firedAt !== undefined && wait.startedAt >= from && wait.firedAt <= to,
+    )
     .sort((a, b) => a.startedAt - b.startedAt);
   const depth: number[] = [];
   let longest = 0;
   fired.forEach((wait, index) => {
     let before = 0;
-    for (let earlier = 0; earlier < index; earlier++) if (fired[earlier]!.firedAt <= wait.startedAt) before = Math.max(before, depth[earlier]!);
+    for (let earlier = 0; earlier < index; earlier++)
+      if (fired[earlier]!.firedAt <= wait.startedAt) before = Math.max(before, depth[earlier]!);
     depth[index] = before + 1;
     longest = Math.max(longest, depth[index]);
   });

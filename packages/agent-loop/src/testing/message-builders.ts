@@ -72,7 +72,9 @@ export function assistantMessage(
   options: AssistantMessageOptions = {},
 ): AssistantMessage {
   const blocks: ScriptedBlock[] =
-    typeof content === "string" ? [text(content)] : structuredClone(Array.isArray(content) ? [...content] : [content as ScriptedBlock]);
+    typeof content === "string"
+      ? [text(content)]
+      : structuredClone(Array.isArray(content) ? [...content] : [content as ScriptedBlock]);
   let toolCalls = 0;
   const finished = blocks.map((block): AssistantMessage["content"][number] => {
     if (block.type !== "toolCall") return block;

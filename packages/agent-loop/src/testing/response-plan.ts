@@ -53,7 +53,11 @@ export function splitIntoChunks(value: string, size: number): string[] {
 }
 
 /** A copy of `partial` ended with `stopReason` and `errorMessage`. */
-export function endedMessage(partial: AssistantMessage, stopReason: "error" | "aborted", errorMessage: string): AssistantMessage {
+export function endedMessage(
+  partial: AssistantMessage,
+  stopReason: "error" | "aborted",
+  errorMessage: string,
+): AssistantMessage {
   return { ...structuredClone(partial), stopReason, errorMessage };
 }
 
@@ -140,7 +144,12 @@ export function planResponse(
         break;
       }
       case "toolCall": {
-        const streamed: ToolCall = { type: "toolCall", id: block.id ?? options.nextToolCallId(), name: block.name, arguments: {} };
+        const streamed: ToolCall = {
+          type: "toolCall",
+          id: block.id ?? options.nextToolCallId(),
+          name: block.name,
+          arguments: {},
+        };
         working.content.push(streamed);
         events.push({ type: "toolcall_start", contentIndex, partial: snapshot() });
         let json = "";

@@ -33,7 +33,11 @@ export function thinking(value: string, options: { signature?: string; redacted?
  * later does not change the script. `args` must be JSON-serialisable: it is
  * streamed as the chunks of `JSON.stringify(args)`.
  */
-export function toolCall(name: string, args: Record<string, unknown> = {}, options: { id?: string } = {}): ScriptedToolCall {
+export function toolCall(
+  name: string,
+  args: Record<string, unknown> = {},
+  options: { id?: string } = {},
+): ScriptedToolCall {
   const block: ScriptedToolCall = { type: "toolCall", name, arguments: structuredClone(args) };
   if (options.id !== undefined) block.id = options.id;
   return block;
@@ -84,7 +88,9 @@ export function response(
   options: ResponseOptions = {},
 ): ScriptedResponse {
   const blocks: ScriptedBlock[] =
-    typeof content === "string" ? [text(content)] : structuredClone(Array.isArray(content) ? [...content] : [content as ScriptedBlock]);
+    typeof content === "string"
+      ? [text(content)]
+      : structuredClone(Array.isArray(content) ? [...content] : [content as ScriptedBlock]);
   if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize > 0)) {
     throw new RangeError(`response(): chunkSize must be a positive integer, got ${options.chunkSize}`);
   }

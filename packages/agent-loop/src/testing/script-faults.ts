@@ -105,7 +105,12 @@ export function errorAfter(
   options: { response?: ScriptedResponse | string } = {},
 ): ErrorAfterFault {
   assertEventCount("errorAfter", n);
-  return { kind: "errorAfter", events: n, message, response: options.response ? toResponse(options.response) : interruptedResponse() };
+  return {
+    kind: "errorAfter",
+    events: n,
+    message,
+    response: options.response ? toResponse(options.response) : interruptedResponse(),
+  };
 }
 
 /**
@@ -138,7 +143,11 @@ export function reject(error: unknown): RejectFault {
 export function hang(options: { afterEvents?: number; response?: ScriptedResponse | string } = {}): HangFault {
   const afterEvents = options.afterEvents ?? 0;
   assertEventCount("hang", afterEvents);
-  return { kind: "hang", afterEvents, response: options.response ? toResponse(options.response) : interruptedResponse() };
+  return {
+    kind: "hang",
+    afterEvents,
+    response: options.response ? toResponse(options.response) : interruptedResponse(),
+  };
 }
 
 /**
@@ -179,7 +188,11 @@ export function eventsAfterDone(
   value: ScriptedResponse | string,
   options: { extraEvents?: AssistantMessageEvent[]; reachConsumer?: boolean } = {},
 ): EventsAfterDoneFault {
-  const fault: EventsAfterDoneFault = { kind: "eventsAfterDone", response: toResponse(value), reachConsumer: options.reachConsumer ?? false };
+  const fault: EventsAfterDoneFault = {
+    kind: "eventsAfterDone",
+    response: toResponse(value),
+    reachConsumer: options.reachConsumer ?? false,
+  };
   if (options.extraEvents) fault.extraEvents = structuredClone(options.extraEvents);
   return fault;
 }

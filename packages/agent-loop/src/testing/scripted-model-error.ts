@@ -31,6 +31,10 @@ export class ScriptedModelError extends Error {
 
   /** True for a ScriptedModelError from any copy of the package. */
   static isInstance(value: unknown): value is ScriptedModelError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SCRIPTED_MODEL_ERROR_MARKER] === true;
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[SCRIPTED_MODEL_ERROR_MARKER] === true
+    );
   }
 }

@@ -104,7 +104,10 @@ function resolveEntry(entry: ScriptEntry | undefined, request: RecordedRequest, 
     try {
       current = current(request);
     } catch (error) {
-      return { kind: "failure", message: `Script entry function for request #${number} threw: ${describeError(error)}` };
+      return {
+        kind: "failure",
+        message: `Script entry function for request #${number} threw: ${describeError(error)}`,
+      };
     }
   }
   if (current === undefined) {
@@ -134,7 +137,10 @@ function resolveEntry(entry: ScriptEntry | undefined, request: RecordedRequest, 
  * `"Request was aborted"`; abort listeners are removed when a stream ends.
  * Messages report the requested model's `api`, `provider` and `id`.
  */
-export function createScriptedModel(script: readonly ScriptEntry[] = [], options: ScriptedModelOptions = {}): ScriptedModel {
+export function createScriptedModel(
+  script: readonly ScriptEntry[] = [],
+  options: ScriptedModelOptions = {},
+): ScriptedModel {
   const clock = options.clock ?? realTimerClock;
   const queue: ScriptEntry[] = [...script];
   const requests: RecordedRequest[] = [];
@@ -160,7 +166,11 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
     ...options.model,
   };
 
-  const streamEntry = (entry: StreamedEntry, identity: MessageIdentity, signal: AbortSignal | undefined): AssistantMessageEventStream => {
+  const streamEntry = (
+    entry: StreamedEntry,
+    identity: MessageIdentity,
+    signal: AbortSignal | undefined,
+  ): AssistantMessageEventStream => {
     const stream = createAssistantMessageEventStream();
     const plan = (scripted: ScriptedResponse) =>
       planResponse(scripted, identity, { chunkSize: options.chunkSize, nextToolCallId });
@@ -205,7 +215,12 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
         const planned = plan(entry.response);
         const events = planned.events.slice(0, entry.events);
         const error = endedMessage(lastPartialOf(events, planned.initial), "error", entry.message);
-        pump(entry.response, events, { kind: "terminal", event: { type: "error", reason: "error", error } }, planned.initial);
+        pump(
+          entry.response,
+          events,
+          { kind: "terminal", event: { type: "error", reason: "error", error } },
+          planned.initial,
+        );
         return stream;
       }
       case "hang": {
@@ -215,7 +230,9 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
       }
       case "endWithoutDone": {
         const planned = plan(entry.response);
-        const ending: StreamEnding = entry.resolveResult ? { kind: "silentEnd", result: planned.final } : { kind: "silentEnd" };
+        const ending: StreamEnding = entry.resolveResult
+          ? { kind: "silentEnd", result: planned.final }
+          : { kind: "silentEnd" };
         pump(entry.response, planned.events, ending, planned.initial);
         return stream;
       }
@@ -227,7 +244,12 @@ export function createScriptedModel(script: readonly ScriptEntry[] = [], options
       case "eventsAfterDone": {
         const planned = plan(entry.response);
         const extraEvents = entry.extraEvents ?? defaultEventsAfterDone(planned.final);
-        pump(entry.response, planned.events, { kind: "terminalThenExtra", event: planned.terminal, extraEvents }, planned.initial);
+        pump(
+          entry.response,
+          planned.events,
+          { kind: "terminalThenExtra", event: planned.terminal, extraEvents },
+          planned.initial,
+        );
         if (entry.reachConsumer) leakEventsPastEnd(stream, extraEvents);
         return stream;
       }
@@ -300,7 +322,10 @@ function unexpectedRequestError(request: RecordedRequest, consumed: number, coun
 function describeMessage(message: Context["messages"][number] | undefined): string {
   if (!message) return "none";
   const content = message.content;
-  const text = typeof content === "string" ? content : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join(" ");
+  const text =
+    typeof content === "string"
+      ? content
+      : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join(" ");
   return `${message.role} "${text.slice(0, 80)}"`;
 }
 

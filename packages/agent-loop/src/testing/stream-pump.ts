@@ -122,7 +122,10 @@ export function pumpEvents(input: PumpInput): void {
  * events have run out, as a hand-written stream without pi-ai's
  * after-terminal guard would. `result()` is unchanged.
  */
-export function leakEventsPastEnd(stream: AssistantMessageEventStream, extraEvents: readonly AssistantMessageEvent[]): void {
+export function leakEventsPastEnd(
+  stream: AssistantMessageEventStream,
+  extraEvents: readonly AssistantMessageEvent[],
+): void {
   const iterateOwnEvents = stream[Symbol.asyncIterator].bind(stream);
   Object.defineProperty(stream, Symbol.asyncIterator, {
     configurable: true,

@@ -79,7 +79,8 @@ export function createVirtualClock(options: number | VirtualClockOptions = {}): 
     let earliest: VirtualTimer | undefined;
     for (const timer of timers.values()) {
       if (timer.dueAt > limit) continue;
-      if (!earliest || timer.dueAt < earliest.dueAt || (timer.dueAt === earliest.dueAt && timer.id < earliest.id)) earliest = timer;
+      if (!earliest || timer.dueAt < earliest.dueAt || (timer.dueAt === earliest.dueAt && timer.id < earliest.id))
+        earliest = timer;
     }
     return earliest;
   };

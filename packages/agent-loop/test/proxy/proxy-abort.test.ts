@@ -2,7 +2,16 @@ import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, streamProxy, type AgentEvent } from "../../src/index.js";
 import { createScriptedModel, hang, response } from "../../src/testing/index.js";
-import { collect, contextOf, eventShapes, GOOD_TOKEN, startProxyServer, whenAborted, withSignals, type TestProxyServer } from "./proxy-test-server.js";
+import {
+  collect,
+  contextOf,
+  eventShapes,
+  GOOD_TOKEN,
+  startProxyServer,
+  whenAborted,
+  withSignals,
+  type TestProxyServer,
+} from "./proxy-test-server.js";
 
 /** Given a model that streams three events and then waits, when the client aborts or goes away. */
 describe("aborting a proxied request", () => {
@@ -19,7 +28,11 @@ describe("aborting a proxied request", () => {
     const upstream = withSignals(behind.streamFn);
     server = await startProxyServer({ streamFn: upstream.streamFn });
     const controller = new AbortController();
-    const stream = streamProxy(behind.model, contextOf("Count"), { authToken: GOOD_TOKEN, proxyUrl: server.url, signal: controller.signal });
+    const stream = streamProxy(behind.model, contextOf("Count"), {
+      authToken: GOOD_TOKEN,
+      proxyUrl: server.url,
+      signal: controller.signal,
+    });
     const events = [];
     for await (const event of stream) {
       events.push(event);
@@ -28,18 +41,26 @@ describe("aborting a proxied request", () => {
     const result = await stream.result();
 
     expect(eventShapes(events)).toEqual(["start", "text_start", 'text_delta "Counting"', "error"]);
-    expect(result).toMatchObject({ stopReason: "aborted", errorMessage: "Request aborted by user", content: [{ type: "text", text: "Counting" }] });
+    expect(result).toMatchObject({
+      stopReason: "aborted",
+      errorMessage: "Request aborted by user",
+      content: [{ type: "text", text: "Counting" }],
+    });
     await whenAborted(upstream.signals[0]);
     expect(upstream.signals[0]?.aborted).toBe(true);
   });
 
   it("Agent.abort() while a proxied response streams: the run ends aborted and makes no further request", async () => {
-    const behind = createScriptedModel([hang({ afterEvents: 3, response: response("Counting one two three") }), "never requested"]);
+    const behind = createScriptedModel([
+      hang({ afterEvents: 3, response: response("Counting one two three") }),
+      "never requested",
+    ]);
     const upstream = withSignals(behind.streamFn);
     server = await startProxyServer({ streamFn: upstream.streamFn });
     const agent = new Agent({
       initialState: { model: behind.model },
-      streamFn: (model, context, options) => streamProxy(model, context, { ...options, authToken: GOOD_TOKEN, proxyUrl: server!.url }),
+      streamFn: (model, context, options) =>
+        streamProxy(model, context, { ...options, authToken: GOOD_TOKEN, proxyUrl: server!.url }),
     });
     const types: string[] = [];
     agent.subscribe((event: AgentEvent) => {
@@ -50,7 +71,11 @@ describe("aborting a proxied request", () => {
     await agent.prompt("Count");
 
     expect(types.slice(-4)).toEqual(["text_delta", "message_end", "turn_end", "agent_end"]);
-    expect(agent.state.messages.at(-1)).toMatchObject({ stopReason: "aborted", errorMessage: "Request aborted by user", content: [{ type: "text", text: "Counting" }] });
+    expect(agent.state.messages.at(-1)).toMatchObject({
+      stopReason: "aborted",
+      errorMessage: "Request aborted by user",
+      content: [{ type: "text", text: "Counting" }],
+    });
     expect(behind.requests).toHaveLength(1);
     await whenAborted(upstream.signals[0]);
   });
@@ -59,7 +84,13 @@ describe("aborting a proxied request", () => {
     const behind = hanging();
     server = await startProxyServer({ streamFn: behind.streamFn });
 
-    const { events, result } = await collect(streamProxy(behind.model, contextOf("Count"), { authToken: GOOD_TOKEN, proxyUrl: server.url, signal: AbortSignal.abort() }));
+    const { events, result } = await collect(
+      streamProxy(behind.model, contextOf("Count"), {
+        authToken: GOOD_TOKEN,
+        proxyUrl: server.url,
+        signal: AbortSignal.abort(),
+      }),
+    );
 
     expect(eventShapes(events)).toEqual(["error"]);
     expect(result).toMatchObject({ stopReason: "aborted", content: [] });
@@ -74,12 +105,16 @@ describe("aborting a proxied request", () => {
     const body = JSON.stringify({ model: behind.model, context: contextOf("Count"), options: {} });
 
     await new Promise<void>((resolve, reject) => {
-      const outgoing = httpRequest(`${server!.url}/api/stream`, { method: "POST", headers: { authorization: `Bearer ${GOOD_TOKEN}`, "content-type": "application/json" } }, (incoming) => {
-        incoming.once("data", () => {
-          outgoing.destroy();
-          resolve();
-        });
-      });
+      const outgoing = httpRequest(
+        `${server!.url}/api/stream`,
+        { method: "POST", headers: { authorization: `Bearer ${GOOD_TOKEN}`, "content-type": "application/json" } },
+        (incoming) => {
+          incoming.once("data", () => {
+            outgoing.destroy();
+            resolve();
+          });
+        },
+      );
       outgoing.on("error", (error) => (error.message === "socket hang up" ? undefined : reject(error)));
       outgoing.end(body);
     });

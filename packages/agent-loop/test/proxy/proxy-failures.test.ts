@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Agent, streamProxy } from "../../src/index.js";
 import { ProxyRequestError } from "../../src/proxy-server/index.js";
 import { createScriptedModel, endWithoutDone, errorAfter, reject, throwSync } from "../../src/testing/index.js";
-import { collect, contextOf, eventShapes, GOOD_TOKEN, startProxyServer, type TestProxyServer } from "./proxy-test-server.js";
+import {
+  collect,
+  contextOf,
+  eventShapes,
+  GOOD_TOKEN,
+  startProxyServer,
+  type TestProxyServer,
+} from "./proxy-test-server.js";
 
 /** Given our proxy server on 127.0.0.1, when the model fails, the host refuses, or the request is malformed. */
 describe("stream proxy failures", () => {
@@ -22,7 +29,11 @@ describe("stream proxy failures", () => {
     const { events, result } = await call(behind.model);
 
     expect(eventShapes(events)).toEqual(["start", "text_start", 'text_delta "Counting"', "error"]);
-    expect(result).toMatchObject({ stopReason: "error", errorMessage: "connection reset", content: [{ type: "text", text: "Counting" }] });
+    expect(result).toMatchObject({
+      stopReason: "error",
+      errorMessage: "connection reset",
+      content: [{ type: "text", text: "Counting" }],
+    });
     expect(server.errors).toEqual([]);
   });
 
@@ -37,7 +48,9 @@ describe("stream proxy failures", () => {
 
     expect(eventShapes(events)).toEqual(["error"]);
     expect(result).toMatchObject({ stopReason: "error", errorMessage: "provider misconfigured", content: [] });
-    expect(server.errors.map(({ error, stage }) => [stage, (error as Error).message])).toEqual([["upstream", "provider misconfigured"]]);
+    expect(server.errors.map(({ error, stage }) => [stage, (error as Error).message])).toEqual([
+      ["upstream", "provider misconfigured"],
+    ]);
   });
 
   it("a model stream that ends without done or error: its settled result if any, else an error event", async () => {
@@ -50,7 +63,11 @@ describe("stream proxy failures", () => {
     expect(kept.events.at(-1)?.type).toBe("done");
     expect(kept.result).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "kept" }] });
     expect(lost.events.at(-1)?.type).toBe("error");
-    expect(lost.result).toMatchObject({ stopReason: "error", errorMessage: "The model stream ended without a final message", content: [{ type: "text", text: "lost" }] });
+    expect(lost.result).toMatchObject({
+      stopReason: "error",
+      errorMessage: "The model stream ended without a final message",
+      content: [{ type: "text", text: "lost" }],
+    });
   });
 
   it("auth refusal: the host's message as 'Proxy error: …', and no model call", async () => {
@@ -58,7 +75,8 @@ describe("stream proxy failures", () => {
     server = await startProxyServer({ streamFn: behind.streamFn });
     const agent = new Agent({
       initialState: { model: behind.model },
-      streamFn: (model, context, options) => streamProxy(model, context, { ...options, authToken: "stolen", proxyUrl: server!.url }),
+      streamFn: (model, context, options) =>
+        streamProxy(model, context, { ...options, authToken: "stolen", proxyUrl: server!.url }),
     });
 
     await agent.prompt("Hi");
@@ -71,8 +89,14 @@ describe("stream proxy failures", () => {
 
   it("a deny decision's status is used; an out-of-range one becomes 403", async () => {
     const statuses = [429, 200];
-    server = await startProxyServer({ authorize: () => ({ type: "deny", status: statuses.shift(), message: "slow down" }) });
-    const post = () => fetch(`${server!.url}/api/stream`, { method: "POST", body: JSON.stringify({ model: createScriptedModel().model, context: contextOf("x") }) });
+    server = await startProxyServer({
+      authorize: () => ({ type: "deny", status: statuses.shift(), message: "slow down" }),
+    });
+    const post = () =>
+      fetch(`${server!.url}/api/stream`, {
+        method: "POST",
+        body: JSON.stringify({ model: createScriptedModel().model, context: contextOf("x") }),
+      });
 
     const first = await post();
     const second = await post();
@@ -90,14 +114,22 @@ describe("stream proxy failures", () => {
 
     const { result } = await call();
 
-    expect(result).toMatchObject({ stopReason: "error", errorMessage: "Proxy error: Proxy could not authorise the request" });
-    expect(server.errors.map(({ error, stage }) => [stage, (error as Error).message])).toEqual([["authorize", "token store at 10.0.0.7 unreachable"]]);
+    expect(result).toMatchObject({
+      stopReason: "error",
+      errorMessage: "Proxy error: Proxy could not authorise the request",
+    });
+    expect(server.errors.map(({ error, stage }) => [stage, (error as Error).message])).toEqual([
+      ["authorize", "token store at 10.0.0.7 unreachable"],
+    ]);
   });
 
   it("an authorize hook that returns nonsense is treated as a failure, not a permission", async () => {
     server = await startProxyServer({ authorize: () => ({ type: "allow" }) as never });
 
-    const raw = await fetch(`${server.url}/api/stream`, { method: "POST", body: JSON.stringify({ model: createScriptedModel().model, context: contextOf("x") }) });
+    const raw = await fetch(`${server.url}/api/stream`, {
+      method: "POST",
+      body: JSON.stringify({ model: createScriptedModel().model, context: contextOf("x") }),
+    });
 
     expect(raw.status).toBe(500);
     expect(server.errors[0].stage).toBe("authorize");
@@ -105,20 +137,74 @@ describe("stream proxy failures", () => {
 
   describe("bad request bodies: 400 with a typed error naming the field, before the host or the model is asked", () => {
     const model = createScriptedModel().model;
-    const post = (body: string, init: RequestInit = {}) => fetch(`${server!.url}/api/stream`, { method: "POST", body, ...init });
+    const post = (body: string, init: RequestInit = {}) =>
+      fetch(`${server!.url}/api/stream`, { method: "POST", body, ...init });
 
     it.each([
       ["not JSON", "{model:", 400, { code: "invalid_json" }],
-      ["empty", "", 400, { code: "invalid_json", error: "Proxy request body is empty; expected JSON { model, context, options }" }],
-      ["an array", "[]", 400, { code: "invalid_field", field: "body", error: "Invalid proxy request: body must be an object" }],
+      [
+        "empty",
+        "",
+        400,
+        { code: "invalid_json", error: "Proxy request body is empty; expected JSON { model, context, options }" },
+      ],
+      [
+        "an array",
+        "[]",
+        400,
+        { code: "invalid_field", field: "body", error: "Invalid proxy request: body must be an object" },
+      ],
       ["no model", JSON.stringify({ context: contextOf("x") }), 400, { code: "invalid_field", field: "model" }],
-      ["a model without provider", JSON.stringify({ model: { ...model, provider: 7 }, context: contextOf("x") }), 400, { code: "invalid_field", field: "model.provider", error: "Invalid proxy request: model.provider must be a string" }],
-      ["no messages", JSON.stringify({ model, context: {} }), 400, { code: "invalid_field", field: "context.messages", error: "Invalid proxy request: context.messages must be an array" }],
-      ["an unknown role", JSON.stringify({ model, context: { messages: [{ role: "system", content: "x" }] } }), 400, { code: "invalid_field", field: "context.messages[0].role" }],
-      ["a bad content block", JSON.stringify({ model, context: { messages: [{ role: "user", content: [{ type: "text", text: 1 }] }] } }), 400, { code: "invalid_field", field: "context.messages[0].content[0].text" }],
-      ["a tool without parameters", JSON.stringify({ model, context: { ...contextOf("x"), tools: [{ name: "t", description: "d" }] } }), 400, { code: "invalid_field", field: "context.tools[0].parameters" }],
-      ["an unknown reasoning level", JSON.stringify({ model, context: contextOf("x"), options: { reasoning: "max" } }), 400, { code: "invalid_field", field: "options.reasoning" }],
-      ["header values that are not strings", JSON.stringify({ model, context: contextOf("x"), options: { headers: { a: 1 } } }), 400, { code: "invalid_field", field: "options.headers.a" }],
+      [
+        "a model without provider",
+        JSON.stringify({ model: { ...model, provider: 7 }, context: contextOf("x") }),
+        400,
+        {
+          code: "invalid_field",
+          field: "model.provider",
+          error: "Invalid proxy request: model.provider must be a string",
+        },
+      ],
+      [
+        "no messages",
+        JSON.stringify({ model, context: {} }),
+        400,
+        {
+          code: "invalid_field",
+          field: "context.messages",
+          error: "Invalid proxy request: context.messages must be an array",
+        },
+      ],
+      [
+        "an unknown role",
+        JSON.stringify({ model, context: { messages: [{ role: "system", content: "x" }] } }),
+        400,
+        { code: "invalid_field", field: "context.messages[0].role" },
+      ],
+      [
+        "a bad content block",
+        JSON.stringify({ model, context: { messages: [{ role: "user", content: [{ type: "text", text: 1 }] }] } }),
+        400,
+        { code: "invalid_field", field: "context.messages[0].content[0].text" },
+      ],
+      [
+        "a tool without parameters",
+        JSON.stringify({ model, context: { ...contextOf("x"), tools: [{ name: "t", description: "d" }] } }),
+        400,
+        { code: "invalid_field", field: "context.tools[0].parameters" },
+      ],
+      [
+        "an unknown reasoning level",
+        JSON.stringify({ model, context: contextOf("x"), options: { reasoning: "max" } }),
+        400,
+        { code: "invalid_field", field: "options.reasoning" },
+      ],
+      [
+        "header values that are not strings",
+        JSON.stringify({ model, context: contextOf("x"), options: { headers: { a: 1 } } }),
+        400,
+        { code: "invalid_field", field: "options.headers.a" },
+      ],
     ])("%s", async (_name, body, status, expected) => {
       const behind = createScriptedModel(["never"]);
       server = await startProxyServer({ streamFn: behind.streamFn });
@@ -133,7 +219,9 @@ describe("stream proxy failures", () => {
 
     it("pi's client shows the field's message", async () => {
       server = await startProxyServer({});
-      const { result } = await collect(streamProxy(model, { messages: "hello" } as never, { authToken: GOOD_TOKEN, proxyUrl: server.url }));
+      const { result } = await collect(
+        streamProxy(model, { messages: "hello" } as never, { authToken: GOOD_TOKEN, proxyUrl: server.url }),
+      );
       expect(result.errorMessage).toBe("Proxy error: Invalid proxy request: context.messages must be an array");
     });
 
@@ -144,14 +232,20 @@ describe("stream proxy failures", () => {
       const announced = await post(big);
       const chunked = await post(new Blob([big]).stream() as never, { duplex: "half" } as RequestInit);
 
-      expect([announced.status, await announced.json()]).toEqual([413, { error: "Proxy request body exceeds 1024 bytes", code: "body_too_large" }]);
+      expect([announced.status, await announced.json()]).toEqual([
+        413,
+        { error: "Proxy request body exceeds 1024 bytes", code: "body_too_large" },
+      ]);
       expect(chunked.status).toBe(413);
     });
 
     it("GET is 405", async () => {
       server = await startProxyServer({});
       const answer = await fetch(`${server.url}/api/stream`);
-      expect([answer.status, await answer.json()]).toEqual([405, { error: "Proxy requests are POST, not GET", code: "method_not_allowed" }]);
+      expect([answer.status, await answer.json()]).toEqual([
+        405,
+        { error: "Proxy requests are POST, not GET", code: "method_not_allowed" },
+      ]);
     });
 
     it("ProxyRequestError is recognised across copies by its marker", () => {

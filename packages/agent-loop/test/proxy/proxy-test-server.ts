@@ -1,7 +1,18 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, Model } from "@mariozechner/pi-ai";
-import { createStreamProxyHandler, toNodeListener, type ProxyAuthorizationRequest, type StreamProxyHandlerOptions } from "../../src/proxy-server/index.js";
+import type {
+  AssistantMessage,
+  AssistantMessageEvent,
+  AssistantMessageEventStream,
+  Context,
+  Model,
+} from "@mariozechner/pi-ai";
+import {
+  createStreamProxyHandler,
+  toNodeListener,
+  type ProxyAuthorizationRequest,
+  type StreamProxyHandlerOptions,
+} from "../../src/proxy-server/index.js";
 import type { StreamFn } from "../../src/index.js";
 
 /** A proxy server started on 127.0.0.1 for one test. */
@@ -52,7 +63,9 @@ export async function startProxyServer(options: Partial<StreamProxyHandlerOption
 }
 
 /** Every event of `stream` and its result. */
-export async function collect(stream: AssistantMessageEventStream): Promise<{ events: AssistantMessageEvent[]; result: AssistantMessage }> {
+export async function collect(
+  stream: AssistantMessageEventStream,
+): Promise<{ events: AssistantMessageEvent[]; result: AssistantMessage }> {
   const events: AssistantMessageEvent[] = [];
   for await (const event of stream) events.push(event);
   return { events, result: await stream.result() };

@@ -15,9 +15,18 @@ describe("streamProxy client", () => {
   });
 
   const model = createScriptedModel().model;
-  const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const usage = {
+    input: 1,
+    output: 2,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 3,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
 
-  async function serve(handle: (request: IncomingMessage, body: string, response: ServerResponse) => void): Promise<string> {
+  async function serve(
+    handle: (request: IncomingMessage, body: string, response: ServerResponse) => void,
+  ): Promise<string> {
     server = createServer((request, response) => {
       let body = "";
       request.on("data", (chunk) => (body += chunk));
@@ -27,22 +36,38 @@ describe("streamProxy client", () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
-  const sse = (...lines: string[]) => async () =>
-    serve((_request, _body, response) => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.end(lines.join(""));
-    });
+  const sse =
+    (...lines: string[]) =>
+    async () =>
+      serve((_request, _body, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(lines.join(""));
+      });
 
   const data = (event: object) => `data: ${JSON.stringify(event)}\n`;
 
   it("sends POST <proxyUrl>/api/stream with the bearer token and only the serialisable options", async () => {
     let seen: { method?: string; url?: string; authorization?: string; contentType?: string; body?: unknown } = {};
     const url = await serve((request, body, response) => {
-      seen = { method: request.method, url: request.url, authorization: request.headers.authorization, contentType: request.headers["content-type"], body: JSON.parse(body) };
+      seen = {
+        method: request.method,
+        url: request.url,
+        authorization: request.headers.authorization,
+        contentType: request.headers["content-type"],
+        body: JSON.parse(body),
+      };
       response.writeHead(200).end(data({ type: "done", reason: "stop", usage }));
     });
 
-    await collect(streamProxy(model, contextOf("Hi"), { authToken: "t0k", proxyUrl: url, temperature: 0.5, apiKey: "secret", timeoutMs: 5 } as never));
+    await collect(
+      streamProxy(model, contextOf("Hi"), {
+        authToken: "t0k",
+        proxyUrl: url,
+        temperature: 0.5,
+        apiKey: "secret",
+        timeoutMs: 5,
+      } as never),
+    );
 
     expect(seen).toEqual({
       method: "POST",
@@ -58,10 +83,18 @@ describe("streamProxy client", () => {
     ["a body that is not JSON", 502, "text/plain", "upstream down", "Proxy error: 502 Bad Gateway"],
     ["JSON without error", 500, "application/json", '{"message":"x"}', "Proxy error: 500 Internal Server Error"],
   ])("a non-2xx answer with %s", async (_name, status, contentType, body, message) => {
-    const url = await serve((_request, _body, response) => response.writeHead(status, { "content-type": contentType }).end(body));
+    const url = await serve((_request, _body, response) =>
+      response.writeHead(status, { "content-type": contentType }).end(body),
+    );
     const { events, result } = await collect(streamProxy(model, contextOf("Hi"), { authToken: "t", proxyUrl: url }));
     expect(eventShapes(events)).toEqual(["error"]);
-    expect(result).toMatchObject({ stopReason: "error", errorMessage: message, api: model.api, provider: model.provider, model: model.id });
+    expect(result).toMatchObject({
+      stopReason: "error",
+      errorMessage: message,
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+    });
   });
 
   it("ignores comments, other fields and unknown event types; reads CRLF lines and a last line without a newline", async () => {
@@ -92,17 +125,32 @@ describe("streamProxy client", () => {
     )();
     const { events, result } = await collect(streamProxy(model, contextOf("Hi"), { authToken: "t", proxyUrl: url }));
     const firstDelta = events[2];
-    expect(firstDelta.type === "toolcall_delta" && firstDelta.partial.content[0]).toMatchObject({ arguments: { path: "a.txt" } });
+    expect(firstDelta.type === "toolcall_delta" && firstDelta.partial.content[0]).toMatchObject({
+      arguments: { path: "a.txt" },
+    });
     const end = events[4];
-    expect(end.type === "toolcall_end" && end.toolCall).toEqual({ type: "toolCall", id: "c1", name: "read", arguments: { path: "a.txt" } });
+    expect(end.type === "toolcall_end" && end.toolCall).toEqual({
+      type: "toolCall",
+      id: "c1",
+      name: "read",
+      arguments: { path: "a.txt" },
+    });
     expect(result.content).toEqual([{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a.txt" } }]);
     expect(result.stopReason).toBe("toolUse");
   });
 
   it.each([
-    ["a delta for a block of another kind", [data({ type: "start" }), data({ type: "text_delta", contentIndex: 0, delta: "x" })], "Received text_delta for non-text content"],
+    [
+      "a delta for a block of another kind",
+      [data({ type: "start" }), data({ type: "text_delta", contentIndex: 0, delta: "x" })],
+      "Received text_delta for non-text content",
+    ],
     ["a line that is not JSON", [data({ type: "start" }), "data: {oops\n"], /JSON/],
-    ["a stream that closes before done or error", [data({ type: "start" })], "Proxy stream ended without a done or error event"],
+    [
+      "a stream that closes before done or error",
+      [data({ type: "start" })],
+      "Proxy stream ended without a done or error event",
+    ],
   ])("%s ends the stream with an error event", async (_name, lines, message) => {
     const url = await sse(...lines)();
     const { events, result } = await collect(streamProxy(model, contextOf("Hi"), { authToken: "t", proxyUrl: url }));

@@ -8,7 +8,10 @@ describe("createStreamProxyHandler as a (Request) => Promise<Response> handler",
   const setup = () => {
     const behind = createScriptedModel([hang({ afterEvents: 3, response: response("Counting one two three") })]);
     const upstream = withSignals(behind.streamFn);
-    const handler = createStreamProxyHandler({ streamFn: upstream.streamFn, authorize: ({ body }) => ({ type: "allow", model: body.model }) });
+    const handler = createStreamProxyHandler({
+      streamFn: upstream.streamFn,
+      authorize: ({ body }) => ({ type: "allow", model: body.model }),
+    });
     const body = JSON.stringify({ model: behind.model, context: contextOf("Count") });
     return { behind, upstream, handler, body };
   };
@@ -33,7 +36,9 @@ describe("createStreamProxyHandler as a (Request) => Promise<Response> handler",
     const { upstream, handler, body } = setup();
     const client = new AbortController();
 
-    const answer = await handler(new Request("http://proxy.test/api/stream", { method: "POST", body, signal: client.signal }));
+    const answer = await handler(
+      new Request("http://proxy.test/api/stream", { method: "POST", body, signal: client.signal }),
+    );
     client.abort();
 
     expect(answer.status).toBe(200);

@@ -29,7 +29,6 @@ export function providerMessagesOnly(messages: AgentMessage[]): Message[] {
   return messages.filter((message): message is Message => ["user", "assistant", "toolResult"].includes(message.role));
 }
 
-
 /** Lets every queued microtask and promise chain run. */
 export const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -137,7 +136,12 @@ export function createAgentScenario(
   const agent = new Agent({
     streamFn: scripted.streamFn,
     ...agentOptions,
-    initialState: { model: scripted.model, systemPrompt: systemPrompt ?? "You are a test.", tools: tools ?? [], ...agentOptions.initialState },
+    initialState: {
+      model: scripted.model,
+      systemPrompt: systemPrompt ?? "You are a test.",
+      tools: tools ?? [],
+      ...agentOptions.initialState,
+    },
   });
   const events: AgentEvent[] = [];
   let taken = 0;

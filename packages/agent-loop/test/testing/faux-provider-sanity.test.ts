@@ -21,10 +21,17 @@ describe("side by side with pi-ai's faux provider", () => {
       collectEvents(await scripted.streamFn(scripted.model, contextWith("hi"))),
     ]);
 
-    expect(fauxEvents.at(-1)).toMatchObject({ type: "done", message: { content: [{ type: "text", text: "from faux" }] } });
-    expect(scriptedEvents.at(-1)).toMatchObject({ type: "done", message: { content: [{ type: "text", text: "from scripted" }] } });
+    expect(fauxEvents.at(-1)).toMatchObject({
+      type: "done",
+      message: { content: [{ type: "text", text: "from faux" }] },
+    });
+    expect(scriptedEvents.at(-1)).toMatchObject({
+      type: "done",
+      message: { content: [{ type: "text", text: "from scripted" }] },
+    });
     // The two share the event grammar: start, text_start, deltas, text_end, done.
-    const shape = (types: string[]) => types.filter((type, index) => type !== "text_delta" || types[index - 1] !== "text_delta");
+    const shape = (types: string[]) =>
+      types.filter((type, index) => type !== "text_delta" || types[index - 1] !== "text_delta");
     expect(shape(typesOf(fauxEvents))).toEqual(shape(typesOf(scriptedEvents)));
     expect(faux.state.callCount).toBe(1);
     expect(scripted.requests).toHaveLength(1);

@@ -31,7 +31,12 @@ describe("message builders", () => {
       stopReason: "stop",
       timestamp: 7,
     });
-    const withTools = assistantMessage([thinking("hmm"), toolCall("a", { x: 1 }), toolCall("b", {}, { id: "own" }), toolCall("c", {})]);
+    const withTools = assistantMessage([
+      thinking("hmm"),
+      toolCall("a", { x: 1 }),
+      toolCall("b", {}, { id: "own" }),
+      toolCall("c", {}),
+    ]);
     expect(withTools.stopReason).toBe("toolUse");
     expect(withTools.content.map((block) => (block.type === "toolCall" ? block.id : block.type))).toEqual([
       "thinking",

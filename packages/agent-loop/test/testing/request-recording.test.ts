@@ -46,8 +46,13 @@ describe("scripted model: request recording", () => {
     expect(request.index).toBe(0);
     expect(request.context.systemPrompt).toBe("Be brief.");
     expect(request.context.messages).toEqual([{ role: "user", content: "first question", timestamp: 1 }]);
-    expect(request.context.tools?.map((recorded) => [recorded.name, recorded.description])).toEqual([["read", "Reads a file"]]);
-    expect(request.context.tools?.[0].parameters).toMatchObject({ type: "object", properties: { path: { type: "string" } } });
+    expect(request.context.tools?.map((recorded) => [recorded.name, recorded.description])).toEqual([
+      ["read", "Reads a file"],
+    ]);
+    expect(request.context.tools?.[0].parameters).toMatchObject({
+      type: "object",
+      properties: { path: { type: "string" } },
+    });
     expect(request.context.tools?.[0]).not.toHaveProperty("execute");
     expect(request.options).toEqual({ apiKey: "key-from-getApiKey", maxTokens: 100, headers: { "x-trace": "1" } });
     expect(request.hasSignal).toBe(true);
@@ -59,7 +64,9 @@ describe("scripted model: request recording", () => {
     const scripted = createScriptedModel(["a", "b"]);
     expect(scripted.lastRequest()).toBeUndefined();
     await (await scripted.streamFn(scripted.model, { messages: [userMessage("one", { timestamp: 1 })] })).result();
-    await (await scripted.streamFn(scripted.model, { messages: [userMessage("two", { timestamp: 2 })] }, { apiKey: "k2" })).result();
+    await (
+      await scripted.streamFn(scripted.model, { messages: [userMessage("two", { timestamp: 2 })] }, { apiKey: "k2" })
+    ).result();
     expect(scripted.requests.map((request) => request.index)).toEqual([0, 1]);
     expect(scripted.requests.map((request) => requestText(request))).toEqual(["one", "two"]);
     expect(scripted.requests[0].hasSignal).toBe(false);

@@ -59,12 +59,20 @@ describe("assertEventGrammar", () => {
       thrown = error;
     }
     expect(EventGrammarError.isInstance(thrown)).toBe(true);
-    expect(thrown).toMatchObject({ code: "event_grammar", index: 4, rule: "tool result for c1 before its tool_execution_end" });
+    expect(thrown).toMatchObject({
+      code: "event_grammar",
+      index: 4,
+      rule: "tool result for c1 before its tool_execution_end",
+    });
     expect(EventGrammarError.isInstance(new Error("other"))).toBe(false);
   });
 
   it("rejects a message_end that closes a message of another role", () => {
-    const broken: AgentEvent[] = [{ type: "agent_start" }, { type: "message_start", message: prompt }, { type: "message_end", message: answer }];
+    const broken: AgentEvent[] = [
+      { type: "agent_start" },
+      { type: "message_start", message: prompt },
+      { type: "message_end", message: answer },
+    ];
     expect(() => assertEventGrammar(broken)).toThrow(/message_end of a assistant message closes a user message/);
   });
 });
@@ -73,7 +81,8 @@ describe("createVirtualClock({ autoAdvance: true })", () => {
   it("fires each timer once the event loop turns, in time order, with time at its due point", async () => {
     const clock = createVirtualClock({ autoAdvance: true, start: 100 });
     const fired: string[] = [];
-    const sleep = (ms: number, name: string) => new Promise<void>((resolve) => clock.setTimeout(() => (fired.push(`${name}@${clock.now()}`), resolve()), ms));
+    const sleep = (ms: number, name: string) =>
+      new Promise<void>((resolve) => clock.setTimeout(() => (fired.push(`${name}@${clock.now()}`), resolve()), ms));
     await Promise.all([sleep(5_000, "late"), sleep(1_000, "early")]);
     expect(fired).toEqual(["early@1100", "late@5100"]);
     expect(clock.now()).toBe(5_100);
@@ -125,7 +134,10 @@ describe("a scripted model used differently than scripted", () => {
       thrown = error;
     }
     expect(ScriptedModelError.isInstance(thrown)).toBe(true);
-    expect(thrown).toMatchObject({ code: "unconsumed_entries", message: "Scripted model: 1 of 2 script entries were never requested (1 requests arrived)" });
+    expect(thrown).toMatchObject({
+      code: "unconsumed_entries",
+      message: "Scripted model: 1 of 2 script entries were never requested (1 requests arrived)",
+    });
 
     await collectEvents(await unused.streamFn(unused.model, contextWith("again")));
     expect(() => unused.assertScriptConsumed()).not.toThrow();

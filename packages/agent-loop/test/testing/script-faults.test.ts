@@ -26,7 +26,11 @@ describe("scripted model: faults", () => {
 
     expect(typesOf(events)).toEqual(["start", "text_start", "text_delta", "error"]);
     const last = events[3];
-    expect(last).toMatchObject({ type: "error", reason: "error", error: { stopReason: "error", errorMessage: "upstream reset" } });
+    expect(last).toMatchObject({
+      type: "error",
+      reason: "error",
+      error: { stopReason: "error", errorMessage: "upstream reset" },
+    });
     if (last.type !== "error") return;
     expect(last.error.content).toEqual([{ type: "text", text: "alpha" }]);
     expect(await stream.result()).toBe(last.error);
@@ -36,7 +40,9 @@ describe("scripted model: faults", () => {
     const scripted = createScriptedModel([errorAfter(0)]);
     const events = await collectEvents(await scripted.streamFn(scripted.model, contextWith("hi")));
     expect(typesOf(events)).toEqual(["error"]);
-    expect(events[0]).toMatchObject({ error: { content: [], stopReason: "error", errorMessage: "Scripted stream error" } });
+    expect(events[0]).toMatchObject({
+      error: { content: [], stopReason: "error", errorMessage: "Scripted stream error" },
+    });
     expect(() => errorAfter(-1)).toThrow(RangeError);
   });
 
@@ -117,7 +123,10 @@ describe("scripted model: faults", () => {
     controller.abort();
     const seen = await events;
     expect(typesOf(seen)).toEqual(["start", "text_start", "text_delta", "error"]);
-    expect(seen.at(-1)).toMatchObject({ reason: "aborted", error: { stopReason: "aborted", content: [{ type: "text", text: "one" }] } });
+    expect(seen.at(-1)).toMatchObject({
+      reason: "aborted",
+      error: { stopReason: "aborted", content: [{ type: "text", text: "one" }] },
+    });
     expect(clock.pendingCount()).toBe(0);
     expect(activeListeners()).toBe(0);
   });
@@ -129,7 +138,10 @@ describe("scripted model: faults", () => {
     const stream = await scripted.streamFn(scripted.model, contextWith("hi"), { signal });
     const seen = await collectEvents(stream);
     expect(typesOf(seen)).toEqual(["error"]);
-    expect(seen[0]).toMatchObject({ reason: "aborted", error: { stopReason: "aborted", errorMessage: "Request was aborted" } });
+    expect(seen[0]).toMatchObject({
+      reason: "aborted",
+      error: { stopReason: "aborted", errorMessage: "Request was aborted" },
+    });
     expect(activeListeners()).toBe(0);
   });
 
@@ -149,7 +161,10 @@ describe("scripted model: faults", () => {
     const stream = await scripted.streamFn(scripted.model, contextWith("hi"));
     const events = await collectEvents(stream);
     expect(typesOf(events)).toEqual(["start", "text_start", "text_delta", "text_delta", "text_end"]);
-    const outcome = await Promise.race([stream.result().then(() => "settled"), flushMicrotasks().then(() => "pending")]);
+    const outcome = await Promise.race([
+      stream.result().then(() => "settled"),
+      flushMicrotasks().then(() => "pending"),
+    ]);
     expect(outcome).toBe("pending");
   });
 
@@ -164,7 +179,13 @@ describe("scripted model: faults", () => {
   it("withoutStart streams the block events and done, but no start", async () => {
     const scripted = createScriptedModel([withoutStart("no opening"), withoutStart(response([]))]);
     const stream = await scripted.streamFn(scripted.model, contextWith("hi"));
-    expect(typesOf(await collectEvents(stream))).toEqual(["text_start", "text_delta", "text_delta", "text_end", "done"]);
+    expect(typesOf(await collectEvents(stream))).toEqual([
+      "text_start",
+      "text_delta",
+      "text_delta",
+      "text_end",
+      "done",
+    ]);
     expect((await stream.result()).content).toEqual([{ type: "text", text: "no opening" }]);
     const empty = await scripted.streamFn(scripted.model, contextWith("hi"));
     expect(typesOf(await collectEvents(empty))).toEqual(["done"]);

@@ -18,7 +18,15 @@ describe("scripted model: event sequences", () => {
     const stream = await scripted.streamFn(scripted.model, contextWith("hi"));
     const events = await collectEvents(stream);
 
-    expect(typesOf(events)).toEqual(["start", "text_start", "text_delta", "text_delta", "text_delta", "text_end", "done"]);
+    expect(typesOf(events)).toEqual([
+      "start",
+      "text_start",
+      "text_delta",
+      "text_delta",
+      "text_delta",
+      "text_end",
+      "done",
+    ]);
     const deltas = events.flatMap((event) => (event.type === "text_delta" ? [event.delta] : []));
     expect(deltas).toEqual(["Hello", " there", " world"]);
     const end = events[5];
@@ -60,12 +68,16 @@ describe("scripted model: event sequences", () => {
       "text_end",
       "done",
     ]);
-    expect(events.filter((event) => event.type.startsWith("thinking_")).map((event) => (event as { contentIndex: number }).contentIndex)).toEqual([
-      0, 0, 0, 0, 0,
-    ]);
-    expect(events.filter((event) => event.type.startsWith("text_")).map((event) => (event as { contentIndex: number }).contentIndex)).toEqual([
-      1, 1, 1,
-    ]);
+    expect(
+      events
+        .filter((event) => event.type.startsWith("thinking_"))
+        .map((event) => (event as { contentIndex: number }).contentIndex),
+    ).toEqual([0, 0, 0, 0, 0]);
+    expect(
+      events
+        .filter((event) => event.type.startsWith("text_"))
+        .map((event) => (event as { contentIndex: number }).contentIndex),
+    ).toEqual([1, 1, 1]);
     const final = await finalMessageOf(events);
     expect(final.content).toEqual([
       { type: "thinking", thinking: "Let me see", thinkingSignature: "sig-1" },
@@ -83,7 +95,8 @@ describe("scripted model: event sequences", () => {
     const types = typesOf(events);
     expect(types[0]).toBe("start");
     expect(types.at(-1)).toBe("done");
-    const perCall = (index: number) => events.filter((event) => "contentIndex" in event && event.contentIndex === index);
+    const perCall = (index: number) =>
+      events.filter((event) => "contentIndex" in event && event.contentIndex === index);
     for (const [index, args] of [firstArgs, secondArgs].entries()) {
       const callEvents = perCall(index);
       expect(callEvents[0].type).toBe("toolcall_start");
@@ -124,13 +137,17 @@ describe("scripted model: event sequences", () => {
     const partials = events.flatMap((event) => ("partial" in event ? [event.partial] : []));
 
     expect(partials[0].content).toEqual([]);
-    const textSoFar = partials.map((partial) => (partial.content[0]?.type === "text" ? partial.content[0].text : undefined));
+    const textSoFar = partials.map((partial) =>
+      partial.content[0]?.type === "text" ? partial.content[0].text : undefined,
+    );
     expect(textSoFar.slice(0, 5)).toEqual([undefined, "", "one", "one two", "one two"]);
     expect(new Set(partials).size).toBe(partials.length);
     const lengths = partials.map((partial) => partial.content.length);
     expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
     const argsSoFar = events.flatMap((event) =>
-      event.type === "toolcall_delta" && event.partial.content[1]?.type === "toolCall" ? [event.partial.content[1].arguments] : [],
+      event.type === "toolcall_delta" && event.partial.content[1]?.type === "toolCall"
+        ? [event.partial.content[1].arguments]
+        : [],
     );
     expect(argsSoFar.at(-1)).toEqual({ a: "xxxxxxxxxxxxxxxx" });
     // Partial JSON is parsed as it streams, as pi-ai providers do: `{"a":"xxxx` gives { a: "xxxx" }.
@@ -157,18 +174,22 @@ describe("scripted model: event sequences", () => {
     const scripted = createScriptedModel([response("partial", { stopReason: "error", errorMessage: "boom" })]);
     const events = await collectEvents(await scripted.streamFn(scripted.model, contextWith("hi")));
     const last = events.at(-1);
-    expect(last).toMatchObject({ type: "error", reason: "error", error: { stopReason: "error", errorMessage: "boom" } });
+    expect(last).toMatchObject({
+      type: "error",
+      reason: "error",
+      error: { stopReason: "error", errorMessage: "boom" },
+    });
   });
 
   it("accepts a string and an assistant message as entries", async () => {
-    const scripted = createScriptedModel([
-      "plain",
-      assistantMessage([toolCall("x", { n: 1 }, { id: "t1" })]),
-    ]);
+    const scripted = createScriptedModel(["plain", assistantMessage([toolCall("x", { n: 1 }, { id: "t1" })])]);
     const first = await (await scripted.streamFn(scripted.model, contextWith("1"))).result();
     const second = await (await scripted.streamFn(scripted.model, contextWith("2"))).result();
     expect(first.content).toEqual([{ type: "text", text: "plain" }]);
-    expect(second).toMatchObject({ stopReason: "toolUse", content: [{ type: "toolCall", id: "t1", name: "x", arguments: { n: 1 } }] });
+    expect(second).toMatchObject({
+      stopReason: "toolUse",
+      content: [{ type: "toolCall", id: "t1", name: "x", arguments: { n: 1 } }],
+    });
   });
 
   it("reports the requested model's identity on its messages", async () => {

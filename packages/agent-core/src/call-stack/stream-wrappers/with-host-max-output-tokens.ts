@@ -25,7 +25,11 @@ export function fillHostCap(options: StreamFnOptions, cap: number, model: AnyMod
 
 /** The smallest positive finite number of the host cap, the request's `maxTokens` and the model's. */
 export function cappedMaxTokens(cap: number, requested: number | undefined, modelMax: number | undefined): number {
-  return Math.min(...[cap, requested, modelMax].filter((value): value is number => typeof value === "number" && Number.isFinite(value) && value > 0));
+  return Math.min(
+    ...[cap, requested, modelMax].filter(
+      (value): value is number => typeof value === "number" && Number.isFinite(value) && value > 0,
+    ),
+  );
 }
 
 /** Throws `invalid_host_cap` unless `value` is a positive integer number. */

@@ -4,7 +4,12 @@ import { createBashEnvSpawnHook, type BashEnvSpawnHookOptions } from "../../bash
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { TailBuffer, formatBytes } from "./text-output.js";
-import { BASH_DEFAULT_TIMEOUT_MS, BASH_KILL_GRACE_MS, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_MS } from "../../defaults.js";
+import {
+  BASH_DEFAULT_TIMEOUT_MS,
+  BASH_KILL_GRACE_MS,
+  BASH_MAX_OUTPUT_BYTES,
+  BASH_MAX_TIMEOUT_MS,
+} from "../../defaults.js";
 import { realWorkspaceRoot } from "./workspace-path.js";
 
 const bashParameters = Type.Object({
@@ -70,10 +75,18 @@ export function createBashTool(options: BashToolOptions): RuntimeTool<typeof bas
     async execute(_ctx, input, signal, onUpdate) {
       if (input.command.trim().length === 0) throw new Error("command is empty");
       const cwd = await realWorkspaceRoot(options.workspaceDir);
-      const timeoutMs = Math.min(input.timeout !== undefined ? input.timeout * 1000 : BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+      const timeoutMs = Math.min(
+        input.timeout !== undefined ? input.timeout * 1000 : BASH_DEFAULT_TIMEOUT_MS,
+        BASH_MAX_TIMEOUT_MS,
+      );
       signal.throwIfAborted();
       return runCommand(input.command, {
-        spawnOptions: applyEnv({ cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...(options.baseEnv ?? process.env) } }),
+        spawnOptions: applyEnv({
+          cwd,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...(options.baseEnv ?? process.env) },
+        }),
         timeoutMs,
         signal,
         onOutput: (text) => onUpdate({ content: [{ type: "text", text }] }),
@@ -160,12 +173,20 @@ function runCommand(command: string, options: RunCommandOptions): Promise<Runtim
         durationMs: Date.now() - started,
       };
       const body = output.text();
-      const cutNote = output.truncated ? `[Output cut: showing the last ${formatBytes(BASH_MAX_OUTPUT_BYTES)} of ${formatBytes(output.total)}]\n` : "";
+      const cutNote = output.truncated
+        ? `[Output cut: showing the last ${formatBytes(BASH_MAX_OUTPUT_BYTES)} of ${formatBytes(output.total)}]\n`
+        : "";
       const shown = cutNote + (body.length > 0 ? body : "(no output)");
       if (aborted) {
         resolve({ content: [{ type: "text", text: `Command aborted.\n\n${shown}` }], details, isError: true });
       } else if (timedOut) {
-        resolve({ content: [{ type: "text", text: `Command timed out after ${options.timeoutMs / 1000} s and was killed.\n\n${shown}` }], details, isError: true });
+        resolve({
+          content: [
+            { type: "text", text: `Command timed out after ${options.timeoutMs / 1000} s and was killed.\n\n${shown}` },
+          ],
+          details,
+          isError: true,
+        });
       } else if (exitCode !== 0) {
         const how = exitCode === null ? `was killed by ${exitSignal}` : `exited with code ${exitCode}`;
         resolve({ content: [{ type: "text", text: `${shown}\n\n[Command ${how}]` }], details, isError: true });

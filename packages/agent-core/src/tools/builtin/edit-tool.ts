@@ -6,7 +6,9 @@ import { resolveWorkspacePath } from "./workspace-path.js";
 
 const editParameters = Type.Object({
   path: Type.String({ description: "File path, relative to the workspace root (or absolute inside it)" }),
-  oldText: Type.String({ description: "Exact text to replace; must occur exactly once in the file, including whitespace and indentation" }),
+  oldText: Type.String({
+    description: "Exact text to replace; must occur exactly once in the file, including whitespace and indentation",
+  }),
   newText: Type.String({ description: "Text to put in its place" }),
 });
 
@@ -31,20 +33,30 @@ export function createEditTool(options: { workspaceDir: string }): RuntimeTool<t
   return defineRuntimeTool<typeof editParameters, EditToolDetails>({
     name: "edit",
     label: "Edit file",
-    description: "Replace one exact, unique occurrence of oldText with newText in a workspace file. oldText must match the file exactly (whitespace included) and occur once; include surrounding lines to make it unique.",
+    description:
+      "Replace one exact, unique occurrence of oldText with newText in a workspace file. oldText must match the file exactly (whitespace included) and occur once; include surrounding lines to make it unique.",
     parameters: editParameters,
     executionMode: "sequential",
     async execute(_ctx, input, signal) {
       const target = await resolveWorkspacePath(options.workspaceDir, input.path);
-      if (input.oldText.length === 0) throw new Error("oldText is empty; give the exact text to replace (use the write tool to create a file)");
+      if (input.oldText.length === 0)
+        throw new Error("oldText is empty; give the exact text to replace (use the write tool to create a file)");
       if (input.oldText === input.newText) throw new Error("oldText and newText are identical; nothing would change");
-      const before = await readFile(target.absolute, { encoding: "utf8", signal }).catch((error: NodeJS.ErrnoException) => {
-        throw new Error(error.code === "ENOENT" ? `File not found: ${target.relative}` : `Cannot read ${target.relative}: ${error.message}`);
-      });
+      const before = await readFile(target.absolute, { encoding: "utf8", signal }).catch(
+        (error: NodeJS.ErrnoException) => {
+          throw new Error(
+            error.code === "ENOENT"
+              ? `File not found: ${target.relative}`
+              : `Cannot read ${target.relative}: ${error.message}`,
+          );
+        },
+      );
 
       const positions = occurrences(before, input.oldText);
       if (positions.length === 0) {
-        throw new Error(`oldText was not found in ${target.relative}; it must match the file exactly, including whitespace and indentation. Read the file again and copy the text.`);
+        throw new Error(
+          `oldText was not found in ${target.relative}; it must match the file exactly, including whitespace and indentation. Read the file again and copy the text.`,
+        );
       }
       if (positions.length > 1) {
         const lines = positions.map((p) => lineOf(before, p));
@@ -58,7 +70,12 @@ export function createEditTool(options: { workspaceDir: string }): RuntimeTool<t
       const line = lineOf(before, at);
       return {
         content: [{ type: "text", text: `Replaced 1 occurrence in ${target.relative} at line ${line}.` }],
-        details: { path: target.relative, line, removedLines: countLines(input.oldText), addedLines: countLines(input.newText) },
+        details: {
+          path: target.relative,
+          line,
+          removedLines: countLines(input.oldText),
+          addedLines: countLines(input.newText),
+        },
       };
     },
   });

@@ -42,7 +42,8 @@ export function compileGlob(pattern: string): GlobMatcher {
     mayMatchBelow(relativeDirectory) {
       const parts = relativeDirectory.split("/");
       if (parts.length >= maxDepth) return false;
-      for (let i = 0; i < parts.length && i < fixedDirectories.length; i++) if (parts[i] !== fixedDirectories[i]) return false;
+      for (let i = 0; i < parts.length && i < fixedDirectories.length; i++)
+        if (parts[i] !== fixedDirectories[i]) return false;
       return true;
     },
   };

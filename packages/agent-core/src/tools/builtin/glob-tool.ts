@@ -10,9 +10,19 @@ import { realWorkspaceRoot, resolveWorkspacePath } from "./workspace-path.js";
 import { walkWorkspaceFiles, type WalkStats } from "./workspace-walk.js";
 
 const globParameters = Type.Object({
-  pattern: Type.String({ description: 'Glob matched against file paths relative to `path`, e.g. "**/*.ts", "src/*.{js,ts}" or "**/!(*.test).ts"' }),
-  path: Type.Optional(Type.String({ description: "Directory to search, relative to the workspace root (default: the whole workspace)" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of paths (default and maximum ${GLOB_DEFAULT_MAX_RESULTS})` })),
+  pattern: Type.String({
+    description:
+      'Glob matched against file paths relative to `path`, e.g. "**/*.ts", "src/*.{js,ts}" or "**/!(*.test).ts"',
+  }),
+  path: Type.Optional(
+    Type.String({ description: "Directory to search, relative to the workspace root (default: the whole workspace)" }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Maximum number of paths (default and maximum ${GLOB_DEFAULT_MAX_RESULTS})`,
+    }),
+  ),
   includeIgnored: includeIgnoredParameter,
 });
 
@@ -69,9 +79,15 @@ export function createGlobTool(options: { workspaceDir: string }): RuntimeTool<t
         }
         found.push(path.relative(workspaceRoot, file.absolute).split(path.sep).join("/"));
       }
-      let text = found.length > 0 ? found.join("\n") : `No files match ${JSON.stringify(input.pattern)} in ${base.relative}${ignoredNote(stats)}`;
+      let text =
+        found.length > 0
+          ? found.join("\n")
+          : `No files match ${JSON.stringify(input.pattern)} in ${base.relative}${ignoredNote(stats)}`;
       if (truncated) text += `\n\n[Showing the first ${limit} paths; more match. Narrow the pattern or path.]`;
-      return { content: [{ type: "text", text }], details: { count: found.length, truncated, ignoredPaths: stats.ignored } };
+      return {
+        content: [{ type: "text", text }],
+        details: { count: found.length, truncated, ignoredPaths: stats.ignored },
+      };
     },
   });
 }

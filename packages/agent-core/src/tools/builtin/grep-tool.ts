@@ -15,10 +15,24 @@ import { walkWorkspaceFiles, type WalkedFile, type WalkStats } from "./workspace
 
 const grepParameters = Type.Object({
   pattern: Type.String({ description: "JavaScript regular expression searched for in each line" }),
-  path: Type.Optional(Type.String({ description: "File or directory to search, relative to the workspace root (default: the whole workspace)" })),
-  glob: Type.Optional(Type.String({ description: 'Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.ts" or "**/*.{js,ts}"' })),
+  path: Type.Optional(
+    Type.String({
+      description: "File or directory to search, relative to the workspace root (default: the whole workspace)",
+    }),
+  ),
+  glob: Type.Optional(
+    Type.String({
+      description:
+        'Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.ts" or "**/*.{js,ts}"',
+    }),
+  ),
   ignoreCase: Type.Optional(Type.Boolean({ description: "Match case-insensitively" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of matching lines (default and maximum ${GREP_DEFAULT_MAX_MATCHES})` })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Maximum number of matching lines (default and maximum ${GREP_DEFAULT_MAX_MATCHES})`,
+    }),
+  ),
   includeIgnored: includeIgnoredParameter,
 });
 
@@ -68,8 +82,15 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
       });
       const stats: WalkStats = { ignored: 0 };
       const files: AsyncIterable<WalkedFile> | WalkedFile[] = baseInfo.isDirectory()
-        ? walkWorkspaceFiles(root, { signal, stats, includeIgnored: input.includeIgnored === true, ...(filter && { filter }) })
-        : [{ absolute: root, relative: path.basename(root) }].filter((file) => !filter || filter.matches(file.relative));
+        ? walkWorkspaceFiles(root, {
+            signal,
+            stats,
+            includeIgnored: input.includeIgnored === true,
+            ...(filter && { filter }),
+          })
+        : [{ absolute: root, relative: path.basename(root) }].filter(
+            (file) => !filter || filter.matches(file.relative),
+          );
 
       const lines: string[] = [];
       let filesSearched = 0;
@@ -110,7 +131,10 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
           ? lines.join("\n")
           : `No matches for ${JSON.stringify(input.pattern)} in ${base.relative} (${filesSearched} files searched)${ignoredNote(stats)}`;
       if (truncated) text += `\n\n[Showing the first ${limit} matches; more exist. Narrow the pattern, path or glob.]`;
-      return { content: [{ type: "text", text }], details: { matches: lines.length, filesSearched, truncated, filesSkipped, ignoredPaths: stats.ignored } };
+      return {
+        content: [{ type: "text", text }],
+        details: { matches: lines.length, filesSearched, truncated, filesSkipped, ignoredPaths: stats.ignored },
+      };
     },
   });
 }

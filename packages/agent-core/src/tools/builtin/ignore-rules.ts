@@ -70,7 +70,13 @@ export class RepositoryIgnoreRules {
  */
 export async function findRepositoryRoot(folder: string): Promise<string | undefined> {
   for (let current = folder; ; ) {
-    if (await stat(path.join(current, ".git")).then(() => true, () => false)) return current;
+    if (
+      await stat(path.join(current, ".git")).then(
+        () => true,
+        () => false,
+      )
+    )
+      return current;
     const parent = path.dirname(current);
     if (parent === current) return undefined;
     current = parent;

@@ -31,7 +31,8 @@ export class SmallFileReader {
       const info = fstatSync(fd);
       if (!info.isFile()) return { skipped: "not-a-file" };
       if (info.size > this.maxBytes) return { skipped: "too-large" };
-      if (info.size > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.min(this.maxBytes, Math.max(info.size, this.scratch.length * 2)));
+      if (info.size > this.scratch.length)
+        this.scratch = Buffer.allocUnsafe(Math.min(this.maxBytes, Math.max(info.size, this.scratch.length * 2)));
       let filled = 0;
       while (filled < info.size) {
         const read = readSync(fd, this.scratch, filled, info.size - filled, filled);

@@ -14,7 +14,12 @@ import { resolveWorkspacePath } from "./workspace-path.js";
 const readParameters = Type.Object({
   path: Type.String({ description: "File path, relative to the workspace root (or absolute inside it)" }),
   offset: Type.Optional(Type.Integer({ minimum: 1, description: "First line to return, 1-based (default 1)" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of lines to return (default and maximum ${READ_MAX_LINES})` })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Maximum number of lines to return (default and maximum ${READ_MAX_LINES})`,
+    }),
+  ),
 });
 
 /** What `read` reports besides the text. */
@@ -58,9 +63,14 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
     async execute(_ctx, input, signal) {
       const target = await resolveWorkspacePath(options.workspaceDir, input.path);
       const info = await stat(target.absolute).catch((error: NodeJS.ErrnoException) => {
-        throw new Error(error.code === "ENOENT" ? `File not found: ${target.relative}` : `Cannot read ${target.relative}: ${error.message}`);
+        throw new Error(
+          error.code === "ENOENT"
+            ? `File not found: ${target.relative}`
+            : `Cannot read ${target.relative}: ${error.message}`,
+        );
       });
-      if (info.isDirectory()) throw new Error(`${target.relative} is a directory, not a file; use the glob tool to list files`);
+      if (info.isDirectory())
+        throw new Error(`${target.relative} is a directory, not a file; use the glob tool to list files`);
 
       const namedAsImage = IMAGE_EXTENSIONS.has(path.extname(target.absolute).toLowerCase());
       if (namedAsImage && info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
@@ -78,14 +88,25 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
         if (info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
         const data = namedAsImage ? bytes : await readFile(target.absolute, { signal });
         // fileName (documented on ProtocolImageContent) names the image where it is replaced by a placeholder or a descriptor.
-        const block: ProtocolImageContent = { type: "image", data: data.toString("base64"), mimeType: image.mimeType, fileName: target.relative };
+        const block: ProtocolImageContent = {
+          type: "image",
+          data: data.toString("base64"),
+          mimeType: image.mimeType,
+          fileName: target.relative,
+        };
         return {
           content: [block],
           details: { path: target.relative, mimeType: image.mimeType, width: image.width, height: image.height },
         };
       }
 
-      return readLines(target.absolute, target.relative, input.offset ?? 1, Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES), signal);
+      return readLines(
+        target.absolute,
+        target.relative,
+        input.offset ?? 1,
+        Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES),
+        signal,
+      );
     },
   });
 }
@@ -102,11 +123,19 @@ async function readHead(file: string): Promise<Buffer> {
 }
 
 function tooLargeImage(relative: string, size: number): Error {
-  return new Error(`${relative} is an image of ${formatBytes(size)}; images larger than ${formatBytes(READ_MAX_IMAGE_BYTES)} are not returned`);
+  return new Error(
+    `${relative} is an image of ${formatBytes(size)}; images larger than ${formatBytes(READ_MAX_IMAGE_BYTES)} are not returned`,
+  );
 }
 
 /** Streams the file so a huge file costs one pass, not its size in memory. */
-async function readLines(file: string, relative: string, offset: number, limit: number, signal: AbortSignal): Promise<RuntimeToolResult<ReadToolDetails>> {
+async function readLines(
+  file: string,
+  relative: string,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<RuntimeToolResult<ReadToolDetails>> {
   const stream = createReadStream(file, { encoding: "utf8", signal });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const picked: string[] = [];
@@ -131,7 +160,11 @@ async function readLines(file: string, relative: string, offset: number, limit: 
     stream.destroy();
   }
 
-  if (total === 0) return { content: [{ type: "text" as const, text: `(${relative} is empty)` }], details: { path: relative, totalLines: 0, truncated: false } };
+  if (total === 0)
+    return {
+      content: [{ type: "text" as const, text: `(${relative} is empty)` }],
+      details: { path: relative, totalLines: 0, truncated: false },
+    };
   if (offset > total) throw new Error(`offset ${offset} is past the end of ${relative}, which has ${total} lines`);
   const endLine = offset + picked.length - 1;
   const truncated = endLine < total;

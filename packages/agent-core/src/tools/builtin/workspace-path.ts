@@ -45,9 +45,12 @@ export async function realWorkspaceRoot(workspaceDir: string): Promise<string> {
   try {
     return await realpath(path.resolve(workspaceDir));
   } catch (error) {
-    throw new Error(`The workspace directory ${workspaceDir} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
-      cause: error,
-    });
+    throw new Error(
+      `The workspace directory ${workspaceDir} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

@@ -73,7 +73,9 @@ export async function* walkWorkspaceFiles(start: string, options: WalkOptions = 
   const { signal, filter, stats } = options;
   const atStart = options.includeIgnored ? "off" : await rulesAtStart(start);
   const honourIgnoreFiles = atStart !== "off";
-  const pending: PendingFolder[] = [{ relative: "", rules: undefined, inRepository: "", ...(typeof atStart === "object" && atStart) }];
+  const pending: PendingFolder[] = [
+    { relative: "", rules: undefined, inRepository: "", ...(typeof atStart === "object" && atStart) },
+  ];
   const slice = new TimeSlice();
   while (pending.length > 0) {
     signal?.throwIfAborted();

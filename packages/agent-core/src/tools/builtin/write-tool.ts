@@ -25,11 +25,14 @@ export interface WriteToolDetails {
  * `executionMode: "sequential"`. Refuses paths outside `workspaceDir`
  * (including through symbolic links) and directories.
  */
-export function createWriteTool(options: { workspaceDir: string }): RuntimeTool<typeof writeParameters, WriteToolDetails> {
+export function createWriteTool(options: {
+  workspaceDir: string;
+}): RuntimeTool<typeof writeParameters, WriteToolDetails> {
   return defineRuntimeTool<typeof writeParameters, WriteToolDetails>({
     name: "write",
     label: "Write file",
-    description: "Write a file in the workspace, replacing it if it exists. Creates missing parent directories. For small changes to an existing file prefer the edit tool.",
+    description:
+      "Write a file in the workspace, replacing it if it exists. Creates missing parent directories. For small changes to an existing file prefer the edit tool.",
     parameters: writeParameters,
     executionMode: "sequential",
     async execute(_ctx, input, signal) {
