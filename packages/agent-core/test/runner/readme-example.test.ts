@@ -1,4 +1,4 @@
-/** The README's 30-line host, run as written (same imports), and kept identical to the README's block. */
+/** The README's complete host, run as written (same imports), and kept identical to the README's block. */
 import { readFileSync } from "node:fs";
 import { afterEach, expect, it, vi } from "vitest";
 import { Type } from "@sinclair/typebox";
@@ -24,10 +24,10 @@ function exampleLinesInThisFile(): string[] {
     .filter((line) => line !== "");
 }
 
-/** The first ts block of the README after "A host in 30 lines", without its imports, trimmed. */
+/** The first ts block of the README after "A complete host, run by a test", without its imports, trimmed. */
 function exampleLinesInReadme(): string[] {
   const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("## A host in 30 lines"));
+  const section = readme.slice(readme.indexOf("## A complete host, run by a test"));
   const block = section.slice(section.indexOf("```ts") + 5, section.indexOf("```", section.indexOf("```ts") + 5));
   return block
     .split("\n")
