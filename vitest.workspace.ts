@@ -10,6 +10,7 @@ export default [
   "packages/agent-runtime",
   "packages/agent-durable",
   "packages/agent-mcp",
+  "packages/ui-stream",
   "conformance",
   "fuzz",
   "scripts",

@@ -1,0 +1,17 @@
+/**
+ * The package's constants. The two trace phases are written by
+ * `@turnkit/agent-durable`; they are matched by name so this package needs
+ * nothing but the protocol.
+ */
+
+/** `debug.trace` phase of a durable turn's approval outcome (`attrs: { requestId, result }`). */
+export const APPROVAL_TRACE_PHASE = "durable.approval";
+
+/** `debug.trace` phase logged after a crash (`attrs: { supersededFromSeq, supersededToSeq }`). */
+export const RESUME_TRACE_PHASE = "durable.resume";
+
+/** How many times {@link TurnkitChatTransport} reconnects a broken stream before it gives up. */
+export const DEFAULT_RECONNECT_ATTEMPTS = 5;
+
+/** Milliseconds before the first reconnect; each further attempt waits twice as long. */
+export const DEFAULT_RECONNECT_DELAY_MS = 250;

@@ -1,0 +1,217 @@
+import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from "ai";
+import { DEFAULT_RECONNECT_ATTEMPTS, DEFAULT_RECONNECT_DELAY_MS } from "./defaults.js";
+import { UIStreamError, UIStreamErrorCode } from "./errors.js";
+import { readSseEvents } from "./sse-events.js";
+
+/** Headers, or a function giving them (for a token that changes). */
+export type HeadersSource = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+
+/** Options of {@link TurnkitChatTransport}. */
+export interface TurnkitChatTransportOptions {
+  /** Where the chat routes are: `POST <api>` starts a turn, `GET <api>/<chatId>/stream` resumes one. Default `/chat`. */
+  api?: string;
+  /** Sent with every request (e.g. `Authorization: Bearer …`). */
+  headers?: HeadersSource;
+  /** The `fetch` to use. Default: the global one. */
+  fetch?: typeof fetch;
+  /** Reconnects of one broken stream before it fails. Default 5. */
+  reconnectAttempts?: number;
+  /** Wait before the first reconnect, doubled for each next one. Default 250 ms. */
+  reconnectDelayMs?: number;
+}
+
+interface StreamRequest {
+  chatId: string;
+  headers: Record<string, string>;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * A `useChat` transport (the AI SDK's `ChatTransport`) for a Turnkit
+ * server that speaks the UI message stream with `seq` ids, such as
+ * `examples/durable-server`:
+ *
+ * - `sendMessages` posts `{ id, messages: [the new message], trigger,
+ *   messageId }` to `api` (the server holds the history, so earlier
+ *   messages are not sent again) and streams the answer.
+ * - When the connection drops mid-stream (a network error, or a body that
+ *   ends before `[DONE]`), it reconnects to `GET <api>/<chatId>/stream`
+ *   with `Last-Event-ID` (the last whole event seen) and `?turnId=`, and
+ *   the stream goes on where it was: `useChat` sees one unbroken stream,
+ *   nothing lost or repeated. After `reconnectAttempts` failures the
+ *   stream errors with `UIStreamError` `reconnect_failed`.
+ * - `reconnectToStream` (`useChat({ resume: true })` after a page load)
+ *   asks the same route without `Last-Event-ID`: the server replays the
+ *   running turn from its start (`resumeStreamIsReplay`), or answers 204
+ *   when none runs.
+ * - `stop()` of `useChat` only closes the connection; the turn goes on.
+ *   Abort it explicitly on the server.
+ *
+ * A non-2xx answer throws `UIStreamError` `http_status` with the status
+ * and the body's text.
+ */
+export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements ChatTransport<M> {
+  /** The reconnect route replays a turn from its start, so the AI SDK resets the message it rebuilds. */
+  readonly resumeStreamIsReplay = true;
+  private readonly api: string;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(private readonly options: TurnkitChatTransportOptions = {}) {
+    this.api = options.api ?? "/chat";
+    this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  async sendMessages(
+    options: {
+      trigger: "submit-message" | "regenerate-message";
+      chatId: string;
+      messageId: string | undefined;
+      messages: M[];
+      abortSignal: AbortSignal | undefined;
+    } & ChatRequestOptions,
+  ): Promise<ReadableStream<UIMessageChunk>> {
+    const headers = await this.headersFor(options.headers);
+    const last = options.messages[options.messages.length - 1];
+    const response = await this.fetchFn(this.api, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({
+        ...options.body,
+        id: options.chatId,
+        messages: last ? [last] : [],
+        trigger: options.trigger,
+        messageId: options.messageId,
+      }),
+      signal: options.abortSignal,
+    });
+    await assertOk(response);
+    return this.follow(response, { chatId: options.chatId, headers, signal: options.abortSignal });
+  }
+
+  async reconnectToStream(
+    options: { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions,
+  ): Promise<ReadableStream<UIMessageChunk> | null> {
+    const headers = await this.headersFor(options.headers);
+    const request = { chatId: options.chatId, headers, signal: options.abortSignal };
+    const response = await this.resumeRequest(request, undefined, undefined);
+    if (response.status === 204) return null;
+    await assertOk(response);
+    return this.follow(response, request);
+  }
+
+  /** The chunks of `first`, continued over reconnects until the server's `[DONE]`. */
+  private follow(first: Response, request: StreamRequest): ReadableStream<UIMessageChunk> {
+    const transport = this;
+    async function* chunks(): AsyncGenerator<UIMessageChunk> {
+      let response = first;
+      let lastEventId: string | undefined;
+      let turnId: string | undefined;
+      let failures = 0;
+      for (;;) {
+        try {
+          for await (const event of readSseEvents(response.body!)) {
+            if (event.data === "[DONE]") return;
+            const chunk = JSON.parse(event.data) as UIMessageChunk;
+            if (chunk.type === "start") turnId = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
+            yield chunk;
+            if (event.id !== undefined) lastEventId = event.id;
+            failures = 0;
+          }
+        } catch (error) {
+          if (request.signal?.aborted || !isNetworkError(error)) throw error;
+        }
+        // The stream broke before [DONE]: reconnect after the last whole event.
+        response = await transport.reconnect(request, lastEventId ?? "0", turnId, ++failures);
+      }
+    }
+    const iterator = chunks();
+    return new ReadableStream<UIMessageChunk>({
+      async pull(controller) {
+        try {
+          const next = await iterator.next();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          if (request.signal?.aborted) controller.close();
+          else controller.error(error);
+        }
+      },
+      async cancel() {
+        await iterator.return(undefined);
+      },
+    });
+  }
+
+  private async reconnect(
+    request: StreamRequest,
+    lastEventId: string,
+    turnId: string | undefined,
+    attempt: number,
+  ): Promise<Response> {
+    const attempts = this.options.reconnectAttempts ?? DEFAULT_RECONNECT_ATTEMPTS;
+    for (let failure = attempt; ; failure++) {
+      if (failure > attempts) {
+        throw new UIStreamError({
+          code: UIStreamErrorCode.ReconnectFailed,
+          message: `the chat stream broke and ${attempts} reconnects failed`,
+        });
+      }
+      await delay((this.options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS) * 2 ** (failure - 1), request.signal);
+      try {
+        const response = await this.resumeRequest(request, lastEventId, turnId);
+        await assertOk(response);
+        return response;
+      } catch (error) {
+        if (request.signal?.aborted || !isNetworkError(error)) throw error;
+      }
+    }
+  }
+
+  private resumeRequest(request: StreamRequest, lastEventId: string | undefined, turnId: string | undefined) {
+    const query = turnId === undefined ? "" : `?turnId=${encodeURIComponent(turnId)}`;
+    return this.fetchFn(`${this.api}/${encodeURIComponent(request.chatId)}/stream${query}`, {
+      method: "GET",
+      headers: { ...request.headers, ...(lastEventId !== undefined && { "last-event-id": lastEventId }) },
+      signal: request.signal,
+    });
+  }
+
+  private async headersFor(extra: ChatRequestOptions["headers"]): Promise<Record<string, string>> {
+    const own = typeof this.options.headers === "function" ? await this.options.headers() : this.options.headers;
+    const more: Record<string, string> = {};
+    new Headers(extra ?? {}).forEach((value, name) => {
+      more[name] = value;
+    });
+    return { ...own, ...more };
+  }
+}
+
+async function assertOk(response: Response): Promise<void> {
+  if (response.ok) return;
+  const text = await response.text().catch(() => "");
+  throw new UIStreamError({
+    code: UIStreamErrorCode.HttpStatus,
+    status: response.status,
+    message: `the chat server answered ${response.status}${text ? `: ${text}` : ""}`,
+  });
+}
+
+/** A dropped connection (fetch's TypeError), as opposed to a server's answer or a bad chunk. */
+function isNetworkError(error: unknown): boolean {
+  return error instanceof TypeError;
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,81 @@
+import type { ProtocolUsage, RuntimeWarningPayload, TurnError, TurnStatus } from "@turnkit/protocol";
+import type { UIMessage, UIMessageChunk } from "ai";
+
+/**
+ * The metadata of the assistant message a turn becomes. It arrives with
+ * the stream's `start` chunk, grows with `message-metadata` chunks as
+ * steps finish, and is final on the `finish` chunk; the AI SDK merges the
+ * pieces into `message.metadata`.
+ */
+export interface TurnkitMessageMetadata {
+  /** The host's session of the turn. */
+  sessionId: string;
+  /** The turn this message is. */
+  turnId: string;
+  /** `running` until the turn's terminal status arrives. */
+  status: TurnStatus;
+  /**
+   * The turn's total usage so far: tokens and `cost` (every provider
+   * attempt counted), updated after each step and final at the end. Absent
+   * until the first step finished.
+   */
+  usage?: ProtocolUsage;
+  /** Steps (model requests) finished so far. */
+  steps?: number;
+  /** Why the turn failed; present exactly when `status` is `failed`. */
+  error?: TurnError;
+}
+
+/**
+ * Turnkit events the AI SDK has no part for, as data parts
+ * (`data-turnkit-…` in the stream, `message.parts` entries of that type):
+ *
+ * - `turnkit-warning`: a `runtime.warning` payload (a retry wait, dropped
+ *   images); the turn went on.
+ * - `turnkit-steering`: a message steered into the running turn, in the
+ *   place the model received it.
+ * - `turnkit-superseded`: after a crash, a model request that was streaming
+ *   was sent again; the parts streamed by the interrupted attempt (those
+ *   whose `providerMetadata.turnkit.messageId` is in `messageIds`) are
+ *   superseded by what follows. {@link withoutSupersededParts} drops them.
+ */
+export interface TurnkitDataParts {
+  /** A `runtime.warning`: something went wrong and the turn recovered. */
+  "turnkit-warning": RuntimeWarningPayload;
+  /** A message steered into the turn while it ran. */
+  "turnkit-steering": { text: string };
+  /** Parts of these Turnkit messages came from an interrupted attempt and are replaced by what follows. */
+  "turnkit-superseded": { fromSeq: number; toSeq: number; messageIds: string[] };
+  // An index signature, so the map satisfies the AI SDK's `UIDataTypes`.
+  [name: string]: unknown;
+}
+
+/** The AI SDK `UIMessage` a Turnkit turn becomes (`useChat<TurnkitUIMessage>`). */
+export type TurnkitUIMessage = UIMessage<TurnkitMessageMetadata, TurnkitDataParts>;
+
+/** One chunk of the AI SDK UI message stream, typed with Turnkit's metadata and data parts. */
+export type TurnkitUIMessageChunk = UIMessageChunk<TurnkitMessageMetadata, TurnkitDataParts>;
+
+/**
+ * A chunk with the `seq` of the Turnkit event it came from. `lastOfEvent`
+ * marks the event's last chunk: a reader that saw it has seen the whole
+ * event, so resuming after that `seq` loses and repeats nothing.
+ */
+export interface SequencedUIMessageChunk {
+  /** The `seq` of the `RuntimeEvent` this chunk came from. */
+  seq: number;
+  /** True on the last chunk an event produced. */
+  lastOfEvent: boolean;
+  /** The chunk itself. */
+  chunk: TurnkitUIMessageChunk;
+}
+
+/**
+ * Where a part came from, in its `providerMetadata.turnkit` (text and
+ * reasoning parts) or `callProviderMetadata.turnkit` (tool parts): the
+ * Turnkit assistant message id (one per model request) whose stream made it.
+ */
+export interface TurnkitPartOrigin {
+  /** The `messageId` of the `stream.resp` events the part was built from. */
+  messageId: string;
+}

@@ -1,0 +1,34 @@
+import type { RuntimeEvent } from "@turnkit/protocol";
+import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
+import { UIMessageChunkMapper } from "./ui-message-chunk-mapper.js";
+
+/** Options of {@link toUIMessageChunks}. */
+export interface UIMessageChunksOptions {
+  /** Yield only the chunks of events with a greater `seq` (a reader resuming after the last event it saw). Default 0. */
+  afterSeq?: number;
+  /** The id of the assistant UI message. Default: the turn id. */
+  messageId?: string;
+}
+
+/**
+ * The UI message stream chunks of one turn's events (see
+ * {@link UIMessageChunkMapper}), each with the `seq` of its event. The
+ * events must start at the turn's first one even when resuming: events up
+ * to `afterSeq` are mapped (the stream's state depends on them) and their
+ * chunks dropped, so what is yielded continues a stream that stopped after
+ * `afterSeq` exactly. Ends when the events end; stopping the iteration
+ * stops reading them. Throws what the mapper throws.
+ */
+export async function* toUIMessageChunks(
+  events: AsyncIterable<RuntimeEvent> | Iterable<RuntimeEvent>,
+  options: UIMessageChunksOptions = {},
+): AsyncGenerator<SequencedUIMessageChunk> {
+  const mapper = new UIMessageChunkMapper({ messageId: options.messageId });
+  const afterSeq = options.afterSeq ?? 0;
+  for await (const event of events) {
+    const chunks = mapper.map(event);
+    if (event.seq <= afterSeq) continue;
+    for (let i = 0; i < chunks.length; i++)
+      yield { seq: event.seq, lastOfEvent: i === chunks.length - 1, chunk: chunks[i] };
+  }
+}

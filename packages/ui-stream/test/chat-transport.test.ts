@@ -1,0 +1,130 @@
+/*
+ * TurnkitChatTransport driven by the AI SDK's chat core (what useChat
+ * wraps) against a small HTTP server serving a real turn's stream: a
+ * connection dropped mid-stream is resumed after the last whole event
+ * (Last-Event-ID) and the page's message reads exactly once; a page load
+ * resumes a running turn by replay, or finds none (204); refusals are
+ * typed errors.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { response, runScriptedTurn } from "@turnkit/agent-core/testing";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TurnkitChatTransport, UIStreamError, toUIMessageChunks, toUIMessageStreamSse } from "../src/index.js";
+import { HeadlessChat } from "./support/headless-chat.js";
+import { textOf } from "./support/ai-sdk-reader.js";
+
+let events: RuntimeEvent[];
+let server: Server;
+let api: string;
+const requests: { method: string; url: string; lastEventId?: string; authorization?: string; body?: any }[] = [];
+/** Drop the first POST's connection after the event with this seq (0: never). */
+let dropAfterSeq = 0;
+let running = true;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  return body;
+}
+
+async function serveTurn(res: ServerResponse, afterSeq: number, dropAfter: number) {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const reader = toUIMessageStreamSse(toUIMessageChunks(events, { afterSeq })).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    res.write(value);
+    const id = /^id: (\d+)$/m.exec(new TextDecoder().decode(value));
+    if (dropAfter && id && Number(id[1]) >= dropAfter) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      res.destroy(); // the network drops: no [DONE]
+      return;
+    }
+  }
+  res.end();
+}
+
+beforeAll(async () => {
+  const turn = await runScriptedTurn({
+    script: [response("one two three four five six seven eight nine ten", { eventDelayMs: 0 })],
+  });
+  events = [...turn.events];
+  server = createServer(async (req, res) => {
+    const entry = {
+      method: req.method!,
+      url: req.url!,
+      lastEventId: req.headers["last-event-id"] as string | undefined,
+      authorization: req.headers.authorization,
+      body: req.method === "POST" ? JSON.parse(await readBody(req)) : undefined,
+    };
+    requests.push(entry);
+    if (entry.authorization !== "Bearer secret") return void res.writeHead(401).end("who are you?");
+    if (req.method === "POST") return serveTurn(res, 0, dropAfterSeq);
+    if (!entry.lastEventId && !running) return void res.writeHead(204).end();
+    return serveTurn(res, Number(entry.lastEventId ?? 0), 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/chat`;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const transport = (token = "secret") =>
+  new TurnkitChatTransport({ api, headers: () => ({ authorization: `Bearer ${token}` }), reconnectDelayMs: 5 });
+
+describe("TurnkitChatTransport under the AI SDK's chat core", () => {
+  it("a connection dropped mid-stream resumes after the last whole event; the message reads once", async () => {
+    requests.length = 0;
+    const textSeqs = events
+      .filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text")
+      .map((e) => e.seq);
+    dropAfterSeq = textSeqs[3];
+    const chat = new HeadlessChat({ id: "chat-1", transport: transport() });
+    await chat.sendMessage({ text: "count to ten" });
+    expect(chat.status).toBe("ready");
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(textOf(chat.messages[1])).toBe("one two three four five six seven eight nine ten");
+    expect(chat.messages[1].metadata).toMatchObject({ status: "completed", turnId: "turn-1" });
+    expect(requests.map((r) => [r.method, r.url, r.lastEventId])).toEqual([
+      ["POST", "/chat", undefined],
+      ["GET", "/chat/chat-1/stream?turnId=turn-1", String(dropAfterSeq)],
+    ]);
+    // Only the new message is sent: the server keeps the history.
+    expect(requests[0].body).toMatchObject({ id: "chat-1", trigger: "submit-message", messages: [{ role: "user" }] });
+    expect(requests[0].body.messages).toHaveLength(1);
+    dropAfterSeq = 0;
+  });
+
+  it("a page load resumes the running turn by replay onto the same message, or finds none running", async () => {
+    running = true;
+    const chat = new HeadlessChat({ id: "chat-1", transport: transport() });
+    await chat.resumeStream();
+    expect(chat.messages.map((m) => m.id)).toEqual(["turn-1"]);
+    // Replayed again (the page reloaded twice): still one message, its text once.
+    await chat.resumeStream();
+    expect(chat.messages.map((m) => m.id)).toEqual(["turn-1"]);
+    expect(textOf(chat.messages[0])).toBe("one two three four five six seven eight nine ten");
+    running = false;
+    const idle = new HeadlessChat({ id: "chat-1", transport: transport() });
+    await idle.resumeStream();
+    expect(idle.messages).toEqual([]);
+    expect(idle.status).toBe("ready");
+  });
+
+  it("a refused request is a UIStreamError with the status and the server's words", async () => {
+    const errors: Error[] = [];
+    const chat = new HeadlessChat({ id: "chat-1", transport: transport("wrong"), onError: (e) => errors.push(e) });
+    await chat.sendMessage({ text: "hi" });
+    expect(chat.status).toBe("error");
+    expect(errors).toHaveLength(1);
+    expect(UIStreamError.isInstance(errors[0])).toBe(true);
+    expect(errors[0]).toMatchObject({
+      code: "http_status",
+      status: 401,
+      message: "the chat server answered 401: who are you?",
+    });
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * The public surface of `@turnkit/ui-stream`: every value and type it
+ * exports. A name added, removed or retyped fails this test until the
+ * lists below and the README say so, so the API changes only on purpose.
+ */
+import { describePublicSurface } from "../../../scripts/public-surface-test.js";
+
+describePublicSurface({
+  specifier: "@turnkit/ui-stream",
+  entry: new URL("../src/index.ts", import.meta.url),
+  readme: new URL("../README.md", import.meta.url),
+  readmeAlsoMentions: ["map", "readUIMessageStream", "reconnectToStream", "resumeStreamIsReplay", "sendMessages"],
+  values: [
+    "APPROVAL_TRACE_PHASE",
+    "DEFAULT_RECONNECT_ATTEMPTS",
+    "DEFAULT_RECONNECT_DELAY_MS",
+    "RESUME_TRACE_PHASE",
+    "TurnkitChatTransport",
+    "UIMessageChunkMapper",
+    "UIStreamError",
+    "UIStreamErrorCode",
+    "readSseEvents",
+    "readTurnUIMessage",
+    "toUIMessageChunks",
+    "toUIMessageStreamResponse",
+    "toUIMessageStreamSse",
+    "withoutSupersededParts",
+  ],
+  types: [
+    "HeadersSource",
+    "SequencedUIMessageChunk",
+    "SseEvent",
+    "TurnkitChatTransport",
+    "TurnkitChatTransportOptions",
+    "TurnkitDataParts",
+    "TurnkitMessageMetadata",
+    "TurnkitPartOrigin",
+    "TurnkitUIMessage",
+    "TurnkitUIMessageChunk",
+    "UIMessageChunkMapper",
+    "UIMessageChunkMapperOptions",
+    "UIMessageChunksOptions",
+    "UIStreamError",
+    "UIStreamErrorCode",
+  ],
+});

@@ -1,0 +1,177 @@
+/*
+ * Real PiTurnRunner turns (scripted model) served as the UI message stream
+ * and read back by the AI SDK's own parser and reader: text, reasoning,
+ * tool calls with input and output, tool errors, steering, warnings,
+ * usage and cost, failed and aborted turns, and every resume point.
+ */
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool } from "@turnkit/agent-core";
+import {
+  createRecordingEventWriter,
+  errorAfter,
+  response,
+  runScriptedTurn,
+  text,
+  thinking,
+  toolCall,
+  type ScriptEntry,
+} from "@turnkit/agent-core/testing";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { describe, expect, it } from "vitest";
+import { collectChunks, readEventsWithAiSdk, readWithAiSdk, sseOf, textOf } from "./support/ai-sdk-reader.js";
+
+const echo = defineRuntimeTool({
+  name: "echo",
+  description: "Echoes its input",
+  parameters: Type.Object({ value: Type.String() }),
+  execute: (_ctx, { value }) => ({
+    content: [{ type: "text", text: `echo ${value}` }],
+    details: { length: value.length },
+  }),
+});
+const broken = defineRuntimeTool({
+  name: "broken",
+  description: "Always throws",
+  parameters: Type.Object({}),
+  execute: () => {
+    throw new Error("disk on fire");
+  },
+});
+const usage = {
+  input: 100,
+  output: 20,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 120,
+  cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 },
+};
+
+async function turnEvents(script: ScriptEntry[], input: Record<string, unknown> = {}): Promise<RuntimeEvent[]> {
+  const result = await runScriptedTurn({ script, input: { tools: [echo, broken], ...input } });
+  return [...result.events];
+}
+
+const twoSteps = () =>
+  turnEvents([
+    response(
+      [thinking("Let me look."), text("Checking "), toolCall("echo", { value: "abc" }), toolCall("broken", {})],
+      {
+        usage,
+      },
+    ),
+    response([text("All "), text("done.")], { usage }),
+  ]);
+
+describe("a turn as the AI SDK UI message stream", () => {
+  it("text, reasoning, tool calls with input and output, a tool error, steps, usage and cost", async () => {
+    const events = await twoSteps();
+    const { message, errors, chunks } = await readEventsWithAiSdk(events);
+    expect(errors).toEqual([]);
+    expect(message.id).toBe("turn-1");
+    expect(message.role).toBe("assistant");
+    expect(
+      message.parts.map((part) => {
+        if (part.type === "text" || part.type === "reasoning") return `${part.type}:${part.text}:${part.state}`;
+        if (part.type.startsWith("tool-")) return `${part.type}:${(part as { state: string }).state}`;
+        return part.type;
+      }),
+    ).toEqual([
+      "step-start",
+      "reasoning:Let me look.:done",
+      "text:Checking :done",
+      "tool-echo:output-available",
+      "tool-broken:output-error",
+      "step-start",
+      "text:All done.:done",
+    ]);
+    const [, , , echoPart, brokenPart] = message.parts as any[];
+    expect(echoPart).toMatchObject({
+      toolCallId: "call_1",
+      input: { value: "abc" },
+      output: { content: [{ type: "text", text: "echo abc" }], details: { length: 3 } },
+      callProviderMetadata: { turnkit: { messageId: "msg_1" } },
+    });
+    expect(brokenPart).toMatchObject({ toolCallId: "call_2", input: {}, errorText: "disk on fire" });
+    expect(message.metadata).toMatchObject({
+      sessionId: "session-1",
+      turnId: "turn-1",
+      status: "completed",
+      steps: 2,
+      usage: { input: 200, output: 40, totalTokens: 240, cost: { total: 0.006 } },
+    });
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+    expect(chunks[0]).toMatchObject({ type: "start", messageId: "turn-1" });
+  });
+
+  it("the usage grows as steps finish, before the turn ends", async () => {
+    const chunks = (await collectChunks(await twoSteps())).map((c) => c.chunk);
+    const running = chunks.filter((c) => c.type === "message-metadata").map((c) => (c as any).messageMetadata);
+    expect(running.map((m) => [m.status, m.steps, m.usage.cost.total])).toEqual([
+      ["running", 1, 0.003],
+      ["running", 2, 0.006],
+    ]);
+  });
+
+  it("resumed after any event, the stream reads as the whole one (and the wire's ids say where to resume)", async () => {
+    const events = await twoSteps();
+    const whole = await readEventsWithAiSdk(events);
+    const all = await collectChunks(events);
+    for (const event of events) {
+      const prefix = all.filter((c) => c.seq <= event.seq);
+      const rest = await collectChunks(events, event.seq);
+      expect(rest).toEqual(all.filter((c) => c.seq > event.seq));
+      const resumed = await readWithAiSdk(sseOf([...prefix, ...rest]));
+      expect(resumed.message).toEqual(whole.message);
+    }
+    // On the wire the last chunk of each event carries its seq as the SSE id.
+    const wire = await new Response(sseOf(all)).text();
+    const ids = [...wire.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual([...new Set(all.map((c) => c.seq))]);
+    expect(wire.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("a steered message is a data part where the model received it", async () => {
+    let steered = false;
+    const events = await turnEvents([response([toolCall("echo", { value: "x" })]), response("Tagged too.")], {
+      getSteeringMessages: () => (steered ? [] : ((steered = true), [{ text: "also tag it" }])),
+    });
+    const { message } = await readEventsWithAiSdk(events);
+    const types = message.parts.map((p) => p.type);
+    const steering = message.parts.find((p) => p.type === "data-turnkit-steering") as any;
+    expect(steering.data).toEqual({ text: "also tag it" });
+    expect(types.indexOf("data-turnkit-steering")).toBeGreaterThan(types.indexOf("tool-echo"));
+    expect(types.indexOf("data-turnkit-steering")).toBeLessThan(types.lastIndexOf("step-start"));
+    expect(textOf(message)).toBe("Tagged too.");
+  });
+
+  it("a retried request's warning is a data part; a failed turn ends with the AI SDK's error and its code", async () => {
+    const events = await turnEvents([errorAfter(0, "429 rate limit exceeded"), errorAfter(0, "500 upstream broke")], {
+      llmRetry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    const { message, errors, chunks } = await readEventsWithAiSdk(events);
+    const warning = message.parts.find((p) => p.type === "data-turnkit-warning") as any;
+    expect(warning.data).toMatchObject({ code: "retry_wait", attempt: 1 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^upstream: /);
+    expect(message.metadata).toMatchObject({ status: "failed", error: { code: "upstream" } });
+    expect(chunks.slice(-2).map((c) => c.type)).toEqual(["error", "finish"]);
+  });
+
+  it("an aborted turn ends with the AI SDK's abort chunk, its text kept", async () => {
+    const abort = new AbortController();
+    const writer = createRecordingEventWriter({
+      onEvent: (event) => {
+        if (event.type === "stream.resp" && event.payload.chunk.kind === "text") abort.abort();
+      },
+    });
+    const result = await runScriptedTurn({
+      script: [response("one two three four five six seven eight", { eventDelayMs: 5 })],
+      writer,
+      input: { signal: abort.signal },
+    });
+    const { message, chunks } = await readEventsWithAiSdk(result.events);
+    expect(chunks.at(-1)).toMatchObject({ type: "abort" });
+    expect(message.metadata).toMatchObject({ status: "aborted" });
+    expect(textOf(message)).toMatch(/^one/);
+  });
+});
