@@ -1,6 +1,5 @@
 import { PiTurnRunner, type EventWriter, type LlmConfig } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import type { TurnOutcome } from "@turnkit/protocol";
 import { toRunTurnInput, type AgentRuntime } from "../src/index.js";
 
 /** Where the host keeps each session's transcript. */
@@ -12,12 +11,7 @@ export interface SessionStore {
 
 export function createHost(runtime: AgentRuntime, store: SessionStore, llm: LlmConfig, eventWriter: EventWriter) {
   const runner = new PiTurnRunner();
-  return async function send(
-    sessionId: string,
-    turnId: string,
-    text: string,
-    data?: Record<string, unknown>,
-  ): Promise<TurnOutcome> {
+  return async function send(sessionId: string, turnId: string, text: string, data?: Record<string, unknown>) {
     // 1. Assemble: what the enabled extensions contribute to this turn.
     const turn = await runtime.assembleTurn({ sessionId, turnId, data });
     for (const start of turn.turnStartHandlers) await start();
