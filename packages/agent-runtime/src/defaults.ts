@@ -18,3 +18,71 @@ export const SYSTEM_REMINDER_TAG = "system-reminder";
 
 /** Longest extension id accepted. */
 export const MAX_EXTENSION_ID_LENGTH = 64;
+
+// ---------------------------------------------------------------- compaction
+
+/**
+ * Tokens the compaction extension keeps free for the answer (and for the
+ * system prompt and tool definitions, which its estimate without provider
+ * usage does not see): a request whose history is estimated above the
+ * model's context window minus this is compacted first.
+ */
+export const COMPACTION_RESERVE_TOKENS = 16_384;
+
+/**
+ * Estimated tokens of the newest history a compaction keeps verbatim (at
+ * least, up to the nearest cut point that keeps every tool call with its
+ * result; at most half of the window minus the reserve).
+ */
+export const COMPACTION_KEEP_RECENT_TOKENS = 20_000;
+
+/** The summary request's `maxTokens`. */
+export const COMPACTION_SUMMARY_MAX_TOKENS = 4_096;
+
+/**
+ * Estimated tokens the chain of earlier summaries may grow to. Below it a
+ * compaction summarises only the newly compacted messages and keeps the
+ * earlier summaries verbatim; past it the next summary folds the whole
+ * chain into one.
+ */
+export const COMPACTION_SUMMARY_CHAIN_MAX_TOKENS = 12_000;
+
+/** Characters of one tool result the summary request shows; the rest is cut with a note of its length. */
+export const COMPACTION_TOOL_RESULT_MAX_CHARS = 2_000;
+
+/** Characters per token of the estimate used where the provider reported no usage. */
+export const ESTIMATE_CHARS_PER_TOKEN = 4;
+
+/** Tokens an image counts for in the estimate. */
+export const ESTIMATE_IMAGE_TOKENS = 1_200;
+
+/** The `kind` of the host-only record a compaction puts first in the new history. */
+export const COMPACTION_RECORD_KIND = "compaction";
+
+/** The `source` of the hidden message that carries the summaries to the model. */
+export const COMPACTION_SUMMARY_SOURCE = "compaction";
+
+/** The system prompt of the summary request. */
+export const COMPACTION_SUMMARY_SYSTEM_PROMPT =
+  "You write summaries of conversations between a user and an AI assistant that uses tools, so that the assistant " +
+  "can continue the work from the summary alone. Do not answer or continue the conversation; write only the summary.";
+
+/**
+ * The default instructions of the summary request, after the conversation
+ * to summarise (replace them with the extension's `summaryPrompt`).
+ */
+export const DEFAULT_COMPACTION_PROMPT = `Summarise the conversation above for the assistant that continues it. Use these sections:
+
+## Goal
+What the user wants, in their own words where it matters.
+
+## Progress
+What has been done, what is in progress.
+
+## Key decisions and findings
+Decisions taken and why; facts learnt (file paths, function names, commands, error messages, values).
+
+## Next steps
+What remains to be done.
+
+Be concise and concrete. Keep exact paths, identifiers and error texts.`;

@@ -74,6 +74,17 @@ export type {
   ExtensionContributionSummary,
 } from "./assembled-turn.js";
 
+// Compaction: a model summary of older history before it outgrows the context window
+export { createCompactionExtension } from "./compaction/compaction-extension.js";
+export type { CompactionNotice, CompactionOptions } from "./compaction/compaction-options.js";
+export type { CompactionReason, CompactionRecord } from "./compaction/compaction-record.js";
+export { findCompactionCut, type CompactionCut, type FindCompactionCutOptions } from "./compaction/compaction-cut.js";
+export {
+  estimateContextTokens,
+  estimateMessageTokens,
+  type ContextTokenEstimate,
+} from "./compaction/token-estimate.js";
+
 // Errors and defaults
 export { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 export {
@@ -82,7 +93,18 @@ export {
   type ContributionKind,
 } from "./extension-contribution-error.js";
 export {
+  COMPACTION_KEEP_RECENT_TOKENS,
+  COMPACTION_RECORD_KIND,
+  COMPACTION_RESERVE_TOKENS,
+  COMPACTION_SUMMARY_CHAIN_MAX_TOKENS,
+  COMPACTION_SUMMARY_MAX_TOKENS,
+  COMPACTION_SUMMARY_SOURCE,
+  COMPACTION_SUMMARY_SYSTEM_PROMPT,
+  COMPACTION_TOOL_RESULT_MAX_CHARS,
+  DEFAULT_COMPACTION_PROMPT,
   DEFAULT_REMINDER_PRIORITY,
+  ESTIMATE_CHARS_PER_TOKEN,
+  ESTIMATE_IMAGE_TOKENS,
   MAX_EXTENSION_ID_LENGTH,
   PROMPT_PART_SEPARATOR,
   SYSTEM_REMINDER_TAG,

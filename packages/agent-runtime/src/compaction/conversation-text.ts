@@ -1,0 +1,60 @@
+import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { isSentToModel } from "./token-estimate.js";
+
+/**
+ * The messages as plain text for a summary request, one labelled line
+ * group per message: `[User]`, `[Context]` (hidden messages), `[Assistant]`,
+ * `[Tool call] name {arguments}`, `[Tool result name]` (cut after
+ * `toolResultMaxChars` characters with a note of what was left out).
+ * Thinking, images (named by file when known), host-only messages and
+ * responses never sent to a model are left out or reduced to a marker.
+ * As text, the summary model reads the conversation instead of continuing it.
+ */
+export function conversationText(messages: readonly AgentMessage[], toolResultMaxChars: number): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (!isSentToModel(message)) continue;
+    switch (message.role) {
+      case "user":
+        lines.push(`[User]: ${contentText(message.content)}`);
+        break;
+      case "hidden":
+        lines.push(`[Context]: ${contentText(message.content)}`);
+        break;
+      case "assistant":
+        for (const block of message.content) {
+          if (block.type === "text" && block.text.trim() !== "") lines.push(`[Assistant]: ${block.text}`);
+          else if (block.type === "toolCall")
+            lines.push(`[Tool call] ${block.name} ${JSON.stringify(block.arguments)}`);
+        }
+        break;
+      case "toolResult": {
+        const label = message.isError
+          ? `[Tool result ${message.toolName}, error]`
+          : `[Tool result ${message.toolName}]`;
+        lines.push(`${label}: ${clip(contentText(message.content), toolResultMaxChars)}`);
+        break;
+      }
+      default:
+        lines.push(`[${message.role}]: ${clip(JSON.stringify(message), toolResultMaxChars)}`);
+    }
+  }
+  return lines.join("\n\n");
+}
+
+function contentText(content: string | readonly (TextContent | ImageContent)[]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => {
+      if (block.type === "text") return block.text;
+      const name = (block as ImageContent & { fileName?: unknown }).fileName;
+      return typeof name === "string" ? `[image ${name}]` : "[image]";
+    })
+    .join("\n");
+}
+
+function clip(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n[… ${text.length - maxChars} more characters left out]`;
+}

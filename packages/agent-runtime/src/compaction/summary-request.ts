@@ -1,0 +1,110 @@
+import type { AssistantMessage, Model, SimpleStreamOptions, Usage } from "@mariozechner/pi-ai";
+import { classifyError } from "@turnkit/agent-core";
+import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
+import { COMPACTION_SUMMARY_SYSTEM_PROMPT } from "../defaults.js";
+import { conversationText } from "./conversation-text.js";
+
+/** What one summary request is asked. */
+export interface SummaryRequest {
+  /** The hook's `auxiliaryStreamFn`: the turn's call stack with its own retry budget. */
+  streamFn: StreamFn;
+  /** The model that writes the summary. */
+  model: Model<any>;
+  /** An API key for `model`; absent: the turn's. */
+  apiKey?: string;
+  /** The request's `maxTokens`. */
+  maxTokens: number;
+  /** The instructions after the conversation. */
+  prompt: string;
+  /** The messages to summarise. */
+  messages: readonly AgentMessage[];
+  /** Summaries of what came before `messages`, oldest first. */
+  earlierSummaries: readonly string[];
+  /** Fold the earlier summaries into the new one (true) or leave them as they are (false). */
+  foldChain: boolean;
+  /** True when `messages` end inside a turn whose later steps are kept. */
+  splitTurn: boolean;
+  /** Tool results longer than this are cut in the request. */
+  toolResultMaxChars: number;
+  /** The turn's signal. */
+  signal: AbortSignal;
+}
+
+/** How a summary request ended. */
+export type SummaryResult =
+  | { ok: true; text: string; usage: Usage }
+  | { ok: false; aborted: boolean; error: { code: string; message: string } };
+
+/**
+ * Sends one summary request and reads its answer. Never throws: a failed
+ * request (after the auxiliary call stack's own retries: a 429, a 529, a
+ * timeout), an abort, an exception or an empty answer is a result with
+ * `ok: false` and the classified code (`empty_summary` for an answer without
+ * text). An answer cut by its `maxTokens` is still a summary.
+ */
+export async function requestSummary(request: SummaryRequest): Promise<SummaryResult> {
+  const options: SimpleStreamOptions = { maxTokens: request.maxTokens, signal: request.signal };
+  if (request.apiKey !== undefined) options.apiKey = request.apiKey;
+  let message: AssistantMessage;
+  try {
+    const stream = await request.streamFn(
+      request.model,
+      {
+        systemPrompt: COMPACTION_SUMMARY_SYSTEM_PROMPT,
+        messages: [{ role: "user", content: [{ type: "text", text: summaryPrompt(request) }], timestamp: Date.now() }],
+      },
+      options,
+    );
+    message = await stream.result();
+  } catch (error) {
+    const classified = classifyError(error);
+    return {
+      ok: false,
+      aborted: classified.aborted === true,
+      error: { code: classified.code, message: classified.message },
+    };
+  }
+  if (message.stopReason === "error" || message.stopReason === "aborted") {
+    const classified = classifyError(message);
+    const aborted = message.stopReason === "aborted" || classified.aborted === true;
+    return { ok: false, aborted, error: { code: classified.code, message: classified.message } };
+  }
+  const text = message.content
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
+    .join("")
+    .trim();
+  if (text === "") {
+    return {
+      ok: false,
+      aborted: false,
+      error: { code: "empty_summary", message: "the summary request answered no text" },
+    };
+  }
+  return { ok: true, text, usage: message.usage };
+}
+
+/** The user message of the summary request: earlier summaries, the conversation, then the instructions. */
+function summaryPrompt(request: SummaryRequest): string {
+  const parts: string[] = [];
+  if (request.earlierSummaries.length > 0) {
+    const earlier = request.earlierSummaries
+      .map((summary, index) => `<summary part="${index + 1}">\n${summary}\n</summary>`)
+      .join("\n\n");
+    parts.push(`<earlier-summaries>\n${earlier}\n</earlier-summaries>`);
+  }
+  parts.push(`<conversation>\n${conversationText(request.messages, request.toolResultMaxChars)}\n</conversation>`);
+  if (request.earlierSummaries.length > 0) {
+    parts.push(
+      request.foldChain
+        ? "The earlier summaries cover what came before the conversation. Fold them and the conversation into one summary of everything."
+        : "The earlier summaries cover what came before the conversation and are kept as they are: do not repeat them, summarise only the conversation.",
+    );
+  }
+  if (request.splitTurn) {
+    parts.push(
+      "The conversation stops in the middle of a turn: the assistant is still working on the user's last request, and its later steps are kept verbatim. State that request exactly.",
+    );
+  }
+  parts.push(request.prompt);
+  return parts.join("\n\n");
+}

@@ -1,0 +1,104 @@
+import type { AssistantMessage, ImageContent, TextContent, Usage } from "@mariozechner/pi-ai";
+import { isDroppedResponse } from "@turnkit/agent-core";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { ESTIMATE_CHARS_PER_TOKEN, ESTIMATE_IMAGE_TOKENS } from "../defaults.js";
+
+/** How many tokens a history takes in a request, and where the figure comes from. */
+export interface ContextTokenEstimate {
+  /** Estimated tokens of the messages as the next request sends them. */
+  tokens: number;
+  /**
+   * Index of the assistant message whose provider-reported usage the figure
+   * starts from (that request's whole prompt plus its answer; the messages
+   * after it are estimated), or `-1` when no usable report exists and every
+   * message is estimated.
+   */
+  usageIndex: number;
+}
+
+/**
+ * False for what a request never carries: host-only messages, responses
+ * that ended with `error` or `aborted`, and responses a hook dropped.
+ */
+export function isSentToModel(message: AgentMessage): boolean {
+  if (message.role === "host") return false;
+  if (message.role === "assistant") {
+    return message.stopReason !== "error" && message.stopReason !== "aborted" && !isDroppedResponse(message);
+  }
+  return true;
+}
+
+/**
+ * A rough token count of one message: characters divided by
+ * {@link ESTIMATE_CHARS_PER_TOKEN} (text, thinking, tool names and
+ * arguments), {@link ESTIMATE_IMAGE_TOKENS} per image, 0 for a message no
+ * request carries (see {@link isSentToModel}). Tends to overestimate, which
+ * errs on the side of compacting early.
+ */
+export function estimateMessageTokens(message: AgentMessage): number {
+  if (!isSentToModel(message)) return 0;
+  let chars = 0;
+  let images = 0;
+  const addContent = (content: string | readonly (TextContent | ImageContent)[]) => {
+    if (typeof content === "string") {
+      chars += content.length;
+      return;
+    }
+    for (const block of content) {
+      if (block.type === "text") chars += block.text.length;
+      else images += 1;
+    }
+  };
+  switch (message.role) {
+    case "user":
+    case "hidden":
+    case "toolResult":
+      addContent(message.content);
+      break;
+    case "assistant":
+      for (const block of message.content) {
+        if (block.type === "text") chars += block.text.length;
+        else if (block.type === "thinking") chars += block.thinking.length;
+        else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments ?? {}).length;
+      }
+      break;
+    default:
+      chars += JSON.stringify(message).length;
+  }
+  return Math.ceil(chars / ESTIMATE_CHARS_PER_TOKEN) + images * ESTIMATE_IMAGE_TOKENS;
+}
+
+/**
+ * The tokens `messages` take in the next request. Starts from the usage the
+ * provider reported for the newest response that was sent normally (its
+ * prompt and answer: system prompt and tools included) and adds an estimate
+ * of the messages after it; without such a report, estimates every message
+ * (system prompt and tools not included). Responses that failed (a 429, a
+ * 529) report no usage and are passed over, so they never hide a large
+ * history.
+ *
+ * `usableFrom`: responses before this index are not trusted (their usage
+ * describes a history that was since compacted).
+ */
+export function estimateContextTokens(messages: readonly AgentMessage[], usableFrom = 0): ContextTokenEstimate {
+  let usageIndex = -1;
+  for (let index = messages.length - 1; index >= usableFrom && index >= 0; index -= 1) {
+    const message = messages[index]!;
+    if (message.role === "assistant" && isSentToModel(message) && reportedTokens(message) > 0) {
+      usageIndex = index;
+      break;
+    }
+  }
+  let tokens = usageIndex >= 0 ? reportedTokens(messages[usageIndex] as AssistantMessage) : 0;
+  for (let index = usageIndex + 1; index < messages.length; index += 1)
+    tokens += estimateMessageTokens(messages[index]!);
+  return { tokens, usageIndex };
+}
+
+/** The context a response's request used, as its provider reported it. */
+function reportedTokens(message: AssistantMessage): number {
+  const usage: Partial<Usage> | undefined = message.usage;
+  if (!usage) return 0;
+  if (typeof usage.totalTokens === "number" && usage.totalTokens > 0) return usage.totalTokens;
+  return (usage.input ?? 0) + (usage.output ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
+}
