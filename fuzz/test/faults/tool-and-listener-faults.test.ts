@@ -192,8 +192,13 @@ describe("listener and event writer faults", () => {
     expect(run.settlements).toHaveLength(1);
     expect(run.drive.endedAt).toBe(2_000);
     expect(run.callerAborted).toBe(true);
-    // Events queued behind the stuck call are dropped, but the writer is still offered the end of the turn.
-    expect(run.events).toHaveLength(6);
+    // Events queued behind the stuck call are dropped without a number and announced; the writer is still offered the end of the turn.
+    expect(run.events).toHaveLength(7);
+    expect(run.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(run.events.at(-2)).toMatchObject({
+      type: "debug.trace",
+      payload: { phase: "events", level: "warn", attrs: { droppedEvents: expect.any(Number) } },
+    });
     expect(run.events.at(-1)).toMatchObject({ type: "session.status", payload: { status: run.outcome.kind } });
     checkTurnEnding(run, { abortedBeforeStart: false, writerFails: true });
     checkNoLeaks(run);

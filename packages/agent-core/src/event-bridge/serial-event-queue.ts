@@ -1,5 +1,6 @@
 import {
   RUNTIME_EVENT_SCHEMA,
+  type DebugTracePayload,
   type RuntimeEvent,
   type RuntimeEventPayloadMap,
   type RuntimeEventType,
@@ -10,15 +11,21 @@ import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop";
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
 export interface EventWriter {
   /**
-   * Receives the turn's next event, in `seq` order. May be async: a returned
-   * promise is awaited before the next event is offered.
+   * Receives the turn's next event. Events come one at a time, in order,
+   * with `seq` 1, 2, 3, ... and no gap: a number is given only to an event
+   * handed to the writer. May be async: a returned promise is awaited
+   * before the next event is offered.
    *
    * A throw or rejection fails the turn with code `internal` (unless an
    * abort or an earlier failure already decided it) and stops the agent,
    * but later events, including the terminal `session.status`, are still
    * offered. Nothing is offered after the terminal status. One exception to
-   * the one-at-a-time rule: when a call never settles after the turn was
-   * aborted, the terminal status is offered without waiting for it.
+   * the one-at-a-time rule: when a call is still pending once the turn was
+   * aborted and its abort grace is over, the events waiting behind it are
+   * dropped (they are never numbered), and the writer is offered, without
+   * waiting for the pending call, a `debug.trace` (phase `events`, level
+   * `warn`, `attrs.droppedEvents` and `attrs.droppedTypes`) saying how many
+   * it never received and of which types, then the terminal status.
    */
   push(event: RuntimeEvent): void | Promise<void>;
 }
@@ -29,11 +36,24 @@ export interface WriterFailureListener {
   writerFailed(error: unknown): void;
 }
 
+/** An event not yet handed to the writer: it gets its `seq` when it is. */
+interface WaitingEvent {
+  eventId: string;
+  type: RuntimeEventType;
+  payload: RuntimeEventPayloadMap[RuntimeEventType];
+}
+
+/** The `phase` of the `debug.trace` that announces events a stuck writer never received. */
+const DROPPED_EVENTS_PHASE = "events";
+
 /**
- * Delivers a turn's events to the host's writer one at a time, in order,
- * each with the next `seq`. A writer that answers synchronously is
+ * Delivers a turn's events to the host's writer one at a time, in order.
+ * Each event gets the next `seq` when it is handed to the writer, so the
+ * writer sees 1, 2, 3, ... without a gap whatever happens to the events
+ * behind a call that never returns. A writer that answers synchronously is
  * called synchronously (no promise per event); an async one is awaited
- * before the next event is handed over.
+ * before the next event is handed over. A writer that pushes more events
+ * from inside `push` gets them after its call returned.
  *
  * A writer failure never throws out of `push`: the first one is recorded
  * (`failure`) and reported to the failure listener; later events are still offered,
@@ -44,15 +64,20 @@ export interface WriterFailureListener {
  * terminal status stays the last event the writer receives.
  */
 export class SerialEventQueue {
+  /** The `seq` of the newest event handed to the writer. */
   private seq = 0;
-  private tail: Promise<void> | undefined;
+  /** Events pushed while the writer was busy, oldest first. */
+  private readonly waiting: WaitingEvent[] = [];
+  /** Set while the writer's answer to a call is awaited: the waiting events are handed over once it settles. */
+  private writing: Promise<void> | undefined;
+  /** Set while events are handed over synchronously: an event pushed meanwhile waits its turn. */
+  private handingOver = false;
   private firstFailure: { error: unknown } | undefined;
-  /** The terminal status, once pushed (the only event {@link abandon} may still hand over), and the `seq` of the newest event handed to the writer. */
-  private terminal: RuntimeEvent | undefined;
-  private handedOverSeq = 0;
-  /** Set by {@link abandon}: events still waiting are never handed over. */
+  /** The terminal status, once pushed. */
+  private terminal: WaitingEvent | undefined;
+  /** Set by {@link abandon}: nothing waits for the writer any more. */
   private abandoned = false;
-  /** Set once a terminal `session.status` was pushed: nothing may follow it. */
+  /** Set once a terminal `session.status` was pushed (or the writer was abandoned): nothing may follow. */
   private sealed = false;
 
   private readonly sessionId: string;
@@ -74,47 +99,61 @@ export class SerialEventQueue {
     return this.firstFailure;
   }
 
-  /** Builds the envelope now (so `seq` follows call order) and queues it for the writer. */
+  /** Queues one event for the writer, behind every event pushed before it; hands it over at once when the writer is free. */
   push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
     if (this.sealed) return;
-    const sealing =
-      type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status);
-    if (sealing) this.sealed = true;
-    const event = {
-      schema: RUNTIME_EVENT_SCHEMA,
-      eventId: this.newEventId(),
-      sessionId: this.sessionId,
-      turnId: this.turnId,
-      seq: ++this.seq,
-      type,
-      payload,
-    } as RuntimeEvent;
-    if (sealing) this.terminal = event;
-    if (this.tail) {
-      this.tail = this.tail.then(() => this.deliver(event));
-      return;
+    const event: WaitingEvent = { eventId: this.newEventId(), type, payload };
+    if (type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)) {
+      this.sealed = true;
+      this.terminal = event;
     }
-    const pending = this.deliver(event);
-    if (pending) {
-      const tail: Promise<void> = pending.then(() => {
-        if (this.tail === tail) this.tail = undefined;
-      });
-      this.tail = tail;
+    this.waiting.push(event);
+    if (!this.writing && !this.handingOver) this.handOverWaiting();
+  }
+
+  /** Hands the waiting events over in order, while the writer answers synchronously; an async answer is awaited first. */
+  private handOverWaiting(): void {
+    this.handingOver = true;
+    try {
+      for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
+        const answer = this.handOver(next);
+        if (answer) {
+          this.writing = this.resumeAfter(answer);
+          return;
+        }
+      }
+    } finally {
+      this.handingOver = false;
     }
   }
 
-  private deliver(event: RuntimeEvent): Promise<void> | undefined {
-    if (this.abandoned) return undefined;
-    this.handedOverSeq = event.seq;
-    let result: void | Promise<void>;
+  private async resumeAfter(answer: Promise<void>): Promise<void> {
+    await answer;
+    if (this.abandoned) return;
+    this.writing = undefined;
+    this.handOverWaiting();
+  }
+
+  /** Numbers `event` and calls the writer; returns its answer when that is a promise (never rejecting: a failure is recorded). */
+  private handOver(event: WaitingEvent): Promise<void> | undefined {
+    const envelope = {
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: event.eventId,
+      sessionId: this.sessionId,
+      turnId: this.turnId,
+      seq: ++this.seq,
+      type: event.type,
+      payload: event.payload,
+    } as RuntimeEvent;
+    let answer: void | Promise<void>;
     try {
-      result = this.writer.push(event);
+      answer = this.writer.push(envelope);
     } catch (error) {
       this.fail(error);
       return undefined;
     }
-    if (result && typeof (result as Promise<void>).then === "function") {
-      return (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
+    if (answer && typeof (answer as Promise<void>).then === "function") {
+      return (answer as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
     }
     return undefined;
   }
@@ -130,30 +169,37 @@ export class SerialEventQueue {
   }
 
   /**
-   * Gives up on a writer that never returned (after {@link drain} reported
-   * `"abandoned"`): the events still waiting behind the stuck call are
-   * dropped, and the turn's terminal status, once pushed, is handed to the
-   * writer at once, unless it already was, so even a stuck sink is offered
-   * the end of the turn. `seq` still increases over
-   * what the writer receives. The call is not awaited; a failure is
-   * recorded like any other.
+   * Gives up on a writer that did not return (after {@link drain} reported
+   * `"abandoned"`): the events still waiting behind its pending call are
+   * dropped without a number, and, without waiting for that call, the
+   * writer is handed a `debug.trace` announcing them (when there are any),
+   * then the turn's terminal status (when it was pushed and is not handed
+   * over yet): so even a stuck sink is offered the end of the turn, and
+   * `seq` has no gap. Nothing is handed over afterwards. A failure of
+   * these calls is recorded like any other.
    */
   abandon(): void {
     if (this.abandoned) return;
-    const terminal = this.terminal;
-    const pending = terminal !== undefined && terminal.seq > this.handedOverSeq;
-    if (pending) {
-      this.handedOverSeq = terminal.seq;
-      try {
-        const result = this.writer.push(terminal);
-        if (result && typeof (result as Promise<void>).then === "function")
-          (result as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
-      } catch (error) {
-        this.fail(error);
-      }
-    }
     this.abandoned = true;
-    this.tail = undefined;
+    this.sealed = true;
+    this.writing = undefined;
+    const dropped = this.waiting.splice(0);
+    const terminal = dropped[dropped.length - 1] === this.terminal ? dropped.pop() : undefined;
+    if (dropped.length > 0) this.handOver(this.droppedNotice(dropped));
+    if (terminal) this.handOver(terminal);
+  }
+
+  /** The `debug.trace` that tells the writer which events it never received. */
+  private droppedNotice(dropped: readonly WaitingEvent[]): WaitingEvent {
+    const droppedTypes: Partial<Record<RuntimeEventType, number>> = {};
+    for (const { type } of dropped) droppedTypes[type] = (droppedTypes[type] ?? 0) + 1;
+    const payload: DebugTracePayload = {
+      phase: DROPPED_EVENTS_PHASE,
+      level: "warn",
+      message: `the event writer did not return after the turn was aborted; ${dropped.length} events it never received were dropped`,
+      attrs: { droppedEvents: dropped.length, droppedTypes },
+    };
+    return { eventId: this.newEventId(), type: "debug.trace", payload };
   }
 
   /**
@@ -162,10 +208,8 @@ export class SerialEventQueue {
    * returns and then reports `"abandoned"`.
    */
   async drain(signal?: AbortSignal, graceMs = 0): Promise<"drained" | "abandoned"> {
-    while (this.tail) {
-      const tail = this.tail;
-      if ((await settleOrAbandon(tail, signal, graceMs)) === ABANDONED) return "abandoned";
-      if (this.tail === tail) this.tail = undefined;
+    while (this.writing) {
+      if ((await settleOrAbandon(this.writing, signal, graceMs)) === ABANDONED) return "abandoned";
     }
     return "drained";
   }
