@@ -1,4 +1,6 @@
-const DURABLE_TURN_ERROR_MARKER = Symbol.for("turnkit.durable-turn-error");
+import { TurnkitError } from "@turnkit/agent-core";
+
+const DURABLE_TURN_ERROR_MARKER = Symbol.for("turnkit.agent-durable.DurableTurnError");
 
 /** Stable codes of {@link DurableTurnError}. */
 export const DurableTurnErrorCode = {
@@ -12,6 +14,8 @@ export const DurableTurnErrorCode = {
   WorkerState: "worker_state",
   /** The event log could not be written after retrying; the turn's workflow fails and is recovered later. */
   LogWrite: "log_write",
+  /** The session history could not be written after retrying; the turn's workflow fails and is recovered later. */
+  HistoryWrite: "history_write",
 } as const;
 
 /** One of the {@link DurableTurnErrorCode} strings. */
@@ -20,26 +24,27 @@ export type DurableTurnErrorCode = (typeof DurableTurnErrorCode)[keyof typeof Du
 /**
  * What `@turnkit/agent-durable` throws on purpose: bad input to a client or
  * worker API, an unknown turn or approval request, a worker used in the
- * wrong state. `DurableTurnError.isInstance(e)` recognises one across
- * duplicated package copies, where `instanceof` would not.
+ * wrong state, a store that could not be written. It is a `TurnkitError`,
+ * so `TurnkitError.isInstance` recognises it as well;
+ * `DurableTurnError.isInstance(e)` recognises one across duplicated package
+ * copies, where `instanceof` would not.
  */
-export class DurableTurnError extends Error {
-  /** Stable code a caller can branch on. */
-  readonly code: DurableTurnErrorCode;
+export class DurableTurnError extends TurnkitError {
+  /** Which failure; one of {@link DurableTurnErrorCode}, stable for callers to branch on. */
+  declare readonly code: DurableTurnErrorCode;
+  /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [DURABLE_TURN_ERROR_MARKER] = true;
 
   constructor(options: { code: DurableTurnErrorCode; message: string; cause?: unknown }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(options.code, options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "DurableTurnError";
-    this.code = options.code;
   }
 
   /** True for a DurableTurnError from any copy of the package. */
-  static isInstance(value: unknown): value is DurableTurnError {
+  static override isInstance(value: unknown): value is DurableTurnError {
     return (
-      typeof value === "object" &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[DURABLE_TURN_ERROR_MARKER] === true
+      TurnkitError.isInstance(value) &&
+      (value as unknown as Record<symbol, unknown>)[DURABLE_TURN_ERROR_MARKER] === true
     );
   }
 }
