@@ -17,6 +17,7 @@ import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalDecision, ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateSchema } from "./store/schema.js";
+import { type SteerAnswer, SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
 import {
   assertValidTurnRequest,
@@ -65,6 +66,7 @@ export class DurableTurnClient {
     private readonly pool: pg.Pool,
     private readonly eventLog: EventLog,
     private readonly turnTable: TurnTable,
+    private readonly steering: SteeringInbox,
     private readonly notifications: LogNotifications,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
@@ -104,6 +106,7 @@ export class DurableTurnClient {
         pool,
         new EventLog(pool, settings.schema),
         new TurnTable(pool, settings.schema),
+        new SteeringInbox(pool, settings.schema),
         new LogNotifications(connection.databaseUrl),
         pools,
         settings,
@@ -140,14 +143,18 @@ export class DurableTurnClient {
 
   /**
    * Sends a steering message: the turn takes it at its next step boundary
-   * and the log records it (`debug.trace` `durable.steering`). `accepted: false`
-   * when the turn had already closed its intake (it finished or was about
-   * to): start a new turn with the message instead. Throws `unknown_turn`.
+   * and the log records it (`debug.trace` `durable.steering`). Refused with
+   * `{ accepted: false, reason: "closed" }` once the turn closed its intake
+   * (it ended, or was about to), and with `reason: "aborted"` once an abort
+   * of the turn was requested: start a new turn with the message instead.
+   * An accepted message is never lost: the turn takes it, or, when the
+   * turn ends first (an abort or a failure), its outcome and terminal
+   * status hand it back in `undeliveredMessages`. Throws `unknown_turn`.
    */
-  async steer(turn: TurnAddress, message: TurnInputMessage): Promise<{ accepted: boolean }> {
+  async steer(turn: TurnAddress, message: TurnInputMessage): Promise<SteerAnswer> {
     if (typeof message?.text !== "string") throw invalidInput("message.text must be a string");
     const ref = await this.known(turn);
-    return this.turnTable.steer(ref.workflowId, message);
+    return this.steering.steer(ref.workflowId, message);
   }
 
   /**

@@ -17,6 +17,7 @@ import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.j
 import { EventLog } from "./store/event-log.js";
 import { migrateSchema } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
+import { SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
 import type { BuildDurableTurn } from "./turn/durable-turn-setup.js";
 import type { TurnContext } from "./turn/turn-context.js";
@@ -108,6 +109,7 @@ export class DurableTurnWorker {
       const stores = {
         eventLog: new EventLog(logPool, settings.schema),
         turnTable: new TurnTable(pool, settings.schema),
+        steering: new SteeringInbox(pool, settings.schema),
         history: new SessionHistory(pool, settings.schema),
       };
       const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };

@@ -8,7 +8,14 @@ export {
 export { DurableTurnError, DurableTurnErrorCode } from "./errors.js";
 export { type DurableTurnRequest, type DurableTurnRef, type TurnAddress, turnRef } from "./turn/turn-request.js";
 export type { BuildDurableTurn, DurableTurnSetup } from "./turn/durable-turn-setup.js";
-export { durableTool, type DurableRuntimeTool, type ToolReplayPolicy } from "./steps/durable-tool.js";
+export {
+  durableTool,
+  idempotencyKeyOf,
+  type DurableRuntimeTool,
+  type DurableToolExecutionContext,
+  type ToolReplayPolicy,
+} from "./steps/durable-tool.js";
+export type { SteerAnswer, SteerRefusal } from "./store/steering-inbox.js";
 export { INTERRUPTED_TOOL_RESULT_TEXT } from "./steps/tool-call-step.js";
 export type { DurableTurnHooks, DurableBeforeToolCallHook, DurableBeforeToolCallDecision } from "./steps/hook-steps.js";
 export { approvalRequestId, type ApprovalDecision } from "./steps/approval-wait.js";

@@ -94,7 +94,7 @@ describe("steering", () => {
     expect(received.map((e) => e.type === "debug.trace" && e.payload.attrs?.text)).toEqual([
       "steer: use the left folder",
     ]);
-    expect(await fixture.client.steer(turn, { text: "too late" })).toEqual({ accepted: false });
+    expect(await fixture.client.steer(turn, { text: "too late" })).toEqual({ accepted: false, reason: "closed" });
     await expect(fixture.client.steer({ sessionId: "s-steer", turnId: "nope" }, { text: "x" })).rejects.toSatisfy(
       (e) => DurableTurnError.isInstance(e) && e.code === "unknown_turn",
     );

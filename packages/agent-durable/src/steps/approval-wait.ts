@@ -54,7 +54,7 @@ export async function awaitApproval(
     }
     if (message.kind === "abort") {
       trace(ctx, requestId, "aborted");
-      ctx.turnAbort.abort();
+      ctx.turnAbort.record();
       return {
         block: true,
         reason: "The turn was aborted while this call waited for approval.",

@@ -48,7 +48,9 @@ function step<T>(name: string, call: () => T | Promise<T>): Promise<T> {
   return DBOS.runStep(async () => call(), { name: `turnkit.hook:${name}` });
 }
 
+/** Each host hook as a pending seam call around its step; once the abort is recorded, not called (answers nothing at once). */
 function stepped<THook extends (...args: any[]) => unknown>(
+  ctx: TurnContext,
   name: string,
   hooks: HookList<THook> | undefined,
 ): THook[] | undefined {
@@ -56,8 +58,18 @@ function stepped<THook extends (...args: any[]) => unknown>(
   if (all.length === 0) return undefined;
   return all.map(
     (hook) =>
-      ((...args: Parameters<THook>) => step(name, () => hook(...args) as ReturnType<THook>)) as unknown as THook,
+      ((...args: Parameters<THook>) =>
+        ctx.turnAbort.recorded
+          ? undefined
+          : ctx.turnAbort.around(() => step(name, () => hook(...args) as ReturnType<THook>))) as unknown as THook,
   );
+}
+
+/** The runner's hooks of a durable turn, and what the workflow runs once the runner returned. */
+export interface DurableRunnerHooks {
+  hooks: PiTurnHooks;
+  /** Hands the history changes made after the abort to the host's `onHistoryChangedHook`s, each call a step. */
+  afterTurn(): Promise<void>;
 }
 
 /**
@@ -70,28 +82,70 @@ function stepped<THook extends (...args: any[]) => unknown>(
  * hooks must be idempotent (key them by `turnId`, `toolCall.id`,
  * `requestIndex`). Results must be JSON (they are the record).
  *
- * Added by the durable layer: the session history is stored (each message
- * once, at a position fixed in advance) before the host's
- * `onHistoryChangedHook` runs; `enqueue` calls of `onStepEndHook` are
- * recorded and repeated on replay; `beforeToolCallHook` may ask for
+ * Added by the durable layer: every history change is stored in the session
+ * history (each message once, at a position fixed in advance) before the
+ * host's `onHistoryChangedHook` runs; `enqueue` calls of `onStepEndHook`
+ * are recorded and repeated on replay; `beforeToolCallHook` may ask for
  * approval, and tools with `requiresApproval` always do.
+ *
+ * Once the turn's abort is recorded, host hooks are no longer called while
+ * the runner finishes the turn (the runner would give them only its abort
+ * grace, which a replay could not reproduce): the history changes made from
+ * then on reach the host's `onHistoryChangedHook`s in order once the runner
+ * returned ({@link DurableRunnerHooks.afterTurn}).
  */
 export function durableHooks(
   ctx: TurnContext,
   hooks: DurableTurnHooks,
   tools: readonly DurableRuntimeTool[],
-): PiTurnHooks {
+): DurableRunnerHooks {
   const approvalTools = new Set(tools.filter((tool) => tool.requiresApproval).map((tool) => tool.def.name));
   const beforeToolHooks = list(hooks.beforeToolCallHook);
+  const historyHooks = list(hooks.onHistoryChangedHook);
+  const afterAbort: HistoryChange[] = [];
   return {
-    beforeLlmCallHook: stepped("beforeLlmCall", hooks.beforeLlmCallHook),
-    onLlmCallPreparedHook: stepped("onLlmCallPrepared", hooks.onLlmCallPreparedHook),
-    afterLlmCallHook: stepped("afterLlmCall", hooks.afterLlmCallHook),
-    onToolExecutionStartHook: stepped("onToolExecutionStart", hooks.onToolExecutionStartHook),
-    afterToolCallHook: stepped("afterToolCall", hooks.afterToolCallHook),
-    beforeToolCallHook: beforeToolCall(ctx, beforeToolHooks, approvalTools),
-    onHistoryChangedHook: [storeHistory(ctx), ...(stepped("onHistoryChanged", hooks.onHistoryChangedHook) ?? [])],
-    onStepEndHook: list(hooks.onStepEndHook).map((hook) => stepEnd(hook)),
+    hooks: {
+      beforeLlmCallHook: stepped(ctx, "beforeLlmCall", hooks.beforeLlmCallHook),
+      onLlmCallPreparedHook: stepped(ctx, "onLlmCallPrepared", hooks.onLlmCallPreparedHook),
+      afterLlmCallHook: stepped(ctx, "afterLlmCall", hooks.afterLlmCallHook),
+      onToolExecutionStartHook: stepped(ctx, "onToolExecutionStart", hooks.onToolExecutionStartHook),
+      afterToolCallHook: stepped(ctx, "afterToolCall", hooks.afterToolCallHook),
+      beforeToolCallHook: beforeToolCall(ctx, beforeToolHooks, approvalTools),
+      onHistoryChangedHook: [
+        (change) => ctx.history.take(change),
+        ...(historyHooks.length > 0 ? [hostHistoryHooks(ctx, historyHooks, afterAbort)] : []),
+      ],
+      onStepEndHook: list(hooks.onStepEndHook).map((hook) => stepEnd(ctx, hook)),
+    },
+    afterTurn: async () => {
+      const context = { sessionId: ctx.ref.sessionId, turnId: ctx.ref.turnId };
+      for (const change of afterAbort) {
+        for (const hook of historyHooks) {
+          // The turn has ended: a failing host hook can change nothing any more (the history is stored).
+          await step("onHistoryChanged", () => hook(change, context)).catch(() => undefined);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The host's history hooks, in order, each call a step, while the turn runs;
+ * once the abort is recorded, the change waits for `afterTurn`.
+ */
+function hostHistoryHooks(
+  ctx: TurnContext,
+  hooks: readonly OnHistoryChangedHook[],
+  afterAbort: HistoryChange[],
+): OnHistoryChangedHook {
+  return (change, context) => {
+    if (ctx.turnAbort.recorded) {
+      afterAbort.push(change);
+      return undefined;
+    }
+    return ctx.turnAbort.around(async () => {
+      for (const hook of hooks) await step("onHistoryChanged", () => hook(change, context));
+    });
   };
 }
 
@@ -100,46 +154,37 @@ function beforeToolCall(
   hooks: readonly DurableBeforeToolCallHook[],
   approvalTools: ReadonlySet<string>,
 ): BeforeToolCallHook {
-  return async (event, signal) => {
-    let approvalReason = approvalTools.has(event.toolCall.name)
-      ? `${event.toolCall.name} needs a person's approval`
-      : undefined;
-    for (const hook of hooks) {
-      const decision = await step("beforeToolCall", () => hook(event, signal));
-      if (decision && "approval" in decision) {
-        approvalReason = decision.reason ?? approvalReason ?? "A hook asked for a person's approval";
-        continue;
+  return (event, signal) => {
+    if (ctx.turnAbort.recorded)
+      return { block: true, reason: "The turn was aborted before this call ran.", blockedBy: "permission" };
+    return ctx.turnAbort.around(async () => {
+      let approvalReason = approvalTools.has(event.toolCall.name)
+        ? `${event.toolCall.name} needs a person's approval`
+        : undefined;
+      for (const hook of hooks) {
+        const decision = await step("beforeToolCall", () => hook(event, signal));
+        if (decision && "approval" in decision) {
+          approvalReason = decision.reason ?? approvalReason ?? "A hook asked for a person's approval";
+          continue;
+        }
+        if (decision?.block) return decision;
       }
-      if (decision?.block) return decision;
-    }
-    return approvalReason === undefined ? undefined : awaitApproval(ctx, event, approvalReason);
-  };
-}
-
-/** Stores each history change in the session history, exactly once per message position. */
-function storeHistory(ctx: TurnContext): OnHistoryChangedHook {
-  return async (change: HistoryChange) => {
-    const position = ctx.counters.historyLength;
-    await DBOS.runStep(
-      () =>
-        change.reason === "messageDelta"
-          ? ctx.stores.history.append(ctx.ref.sessionId, ctx.ref.workflowId, position, change.messages)
-          : ctx.stores.history.replace(ctx.ref.sessionId, ctx.ref.workflowId, change.messages),
-      { name: "turnkit.store-history" },
-    );
-    ctx.counters.historyLength =
-      change.reason === "messageDelta" ? position + change.messages.length : change.messages.length;
+      return approvalReason === undefined ? undefined : awaitApproval(ctx, event, approvalReason);
+    });
   };
 }
 
 /** An `onStepEndHook` as a step whose `enqueue` calls are recorded and made again on replay. */
-function stepEnd(hook: OnStepEndHook): OnStepEndHook {
-  return async (event) => {
-    const enqueued = await step("onStepEnd", async () => {
-      const queued: (string | AgentMessage)[] = [];
-      await hook({ ...event, enqueue: (message) => void queued.push(message) });
-      return queued;
+function stepEnd(ctx: TurnContext, hook: OnStepEndHook): OnStepEndHook {
+  return (event) => {
+    if (ctx.turnAbort.recorded) return undefined;
+    return ctx.turnAbort.around(async () => {
+      const enqueued = await step("onStepEnd", async () => {
+        const queued: (string | AgentMessage)[] = [];
+        await hook({ ...event, enqueue: (message) => void queued.push(message) });
+        return queued;
+      });
+      for (const message of enqueued) event.enqueue(message);
     });
-    for (const message of enqueued) event.enqueue(message);
   };
 }

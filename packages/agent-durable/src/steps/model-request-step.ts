@@ -57,26 +57,28 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
       const nested = DBOS.isInStep();
       let record: ModelRequestRecord;
       try {
-        record = await DBOS.runStep(
-          async () => {
-            live = true;
-            const start = await beginLiveStep(ctx, { nested });
-            if (start.abortRequested)
-              return {
-                start,
-                events: [],
-                ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
-                turnAborted: true,
-              };
-            const signal = liveSignal(ctx, options?.signal);
-            const events: RecordedEvent[] = [];
-            const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
-              stream.push(event);
-              events.push(withoutPartial(event));
-            });
-            return { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted } satisfies ModelRequestRecord;
-          },
-          { name: "turnkit.model-request" },
+        record = await ctx.turnAbort.around(() =>
+          DBOS.runStep(
+            async () => {
+              live = true;
+              const start = await beginLiveStep(ctx, { nested });
+              if (start.abortRequested)
+                return {
+                  start,
+                  events: [],
+                  ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
+                  turnAborted: true,
+                };
+              const signal = liveSignal(ctx, options?.signal);
+              const events: RecordedEvent[] = [];
+              const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
+                stream.push(event);
+                events.push(withoutPartial(event));
+              });
+              return { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted } satisfies ModelRequestRecord;
+            },
+            { name: "turnkit.model-request" },
+          ),
         );
       } catch (error) {
         stream.push({ type: "error", reason: "error", error: failedMessage(model, error) });
@@ -88,7 +90,7 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
         for (const event of record.events)
           stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
       }
-      if (record.turnAborted) ctx.turnAbort.abort();
+      if (record.turnAborted) ctx.turnAbort.record();
       stream.push(
         record.ending.type === "done"
           ? { type: "done", reason: record.ending.reason, message: record.ending.message }

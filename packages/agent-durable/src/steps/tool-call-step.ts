@@ -1,17 +1,25 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
+import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
-import type { DurableRuntimeTool } from "./durable-tool.js";
+import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
 
 /** The text of the result an interrupted call gets when its tool may not run again. */
 export const INTERRUPTED_TOOL_RESULT_TEXT =
   "This tool call was interrupted by a restart of the worker running it and was not run again: it may or may not have taken effect. Check before calling it again.";
 
-/** The checkpoint of one tool call. */
+/** The text of the result of a call the turn's abort reached before it started. */
+const ABORTED_BEFORE_RUN_TEXT = "The turn was aborted before this tool call ran.";
+
+/** The text of the result of a call that did not end within the abort grace after the turn's abort. */
+const ABANDONED_AFTER_ABORT_TEXT =
+  "The turn was aborted while this tool call ran, and the call did not stop within the abort grace: it may or may not have taken effect.";
+
+/** The checkpoint of one tool call. `aborted`: the turn's abort was found in this step. */
 type ToolCallRecord = { start: LiveStart } & (
   | { kind: "result"; result: RuntimeToolResult; aborted: boolean }
   | { kind: "threw"; message: string; aborted: boolean }
-  | { kind: "interrupted" }
+  | { kind: "interrupted"; aborted: boolean }
   | { kind: "aborted" }
 );
 
@@ -19,10 +27,18 @@ type ToolCallRecord = { start: LiveStart } & (
  * Makes every call of `tool` a durable step. A finished call (result or
  * throw) is recorded and never runs again: a replay returns the record. A
  * call that was running when its worker died runs again only when the tool
- * declares `replay: "safe"`; otherwise it is answered with an error result
- * ({@link INTERRUPTED_TOOL_RESULT_TEXT}). Attempts are counted in the
- * database before `execute` starts (keyed by the step's position and the
- * call id), which is how an interrupted call is recognised.
+ * declares `replay: "safe"` and the turn is not being aborted; otherwise it
+ * is answered with an error result ({@link INTERRUPTED_TOOL_RESULT_TEXT}:
+ * it may have taken effect), also when an abort is pending by then. A call
+ * the abort reached before it ever started is answered as aborted. Attempts
+ * are counted in the database before `execute` starts (keyed by the step's
+ * position and the call id), which is how an interrupted call is
+ * recognised; `execute` gets the same key as `ctx.idempotencyKey` on every
+ * attempt.
+ *
+ * After the turn's abort, a call still running once the abort grace is
+ * over is given up on and answered as aborted (the record says so, so a
+ * replay answers the same).
  *
  * The steps of a turn must start in the same order on every replay. Calls
  * of `parallel` tools start together, in the model's order, which holds as
@@ -41,42 +57,53 @@ export function durableToolCall(
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
     impl: {
       async execute(toolCtx, input, signal, onUpdate) {
+        if (ctx.turnAbort.recorded) return abortedBeforeRun();
         let live = false;
         const nested = DBOS.isInStep();
-        const record = await DBOS.runStep(
-          async (): Promise<ToolCallRecord> => {
-            live = true;
-            const start = await beginLiveStep(ctx, { nested });
-            if (start.abortRequested) return { start, kind: "aborted" };
-            // Keyed by the step's position too: a model may reuse a call id in a later response.
-            const attempts = await ctx.stores.turnTable.startToolAttempt(
-              ctx.ref.workflowId,
-              `${DBOS.stepID}:${toolCtx.toolCallId}`,
-            );
-            if (attempts > 1 && !replaySafe) return { start, kind: "interrupted" };
-            const callSignal = liveSignal(ctx, signal);
-            try {
-              const result = await tool.impl.execute(toolCtx, input, callSignal, onUpdate);
-              return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
-            } catch (error) {
-              return {
-                start,
-                kind: "threw",
-                message: error instanceof Error ? error.message : String(error),
-                aborted: ctx.liveAbort.signal.aborted,
-              };
-            }
-          },
-          // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
-          { name: `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}` },
+        const record = await ctx.turnAbort.around(() =>
+          DBOS.runStep(
+            async (): Promise<ToolCallRecord> => {
+              live = true;
+              const start = await beginLiveStep(ctx, { nested });
+              // Keyed by the step's position too: a model may reuse a call id in a later response.
+              const attemptKey = `${DBOS.stepID}:${toolCtx.toolCallId}`;
+              if (start.abortRequested) {
+                // A call that started before (in an execution that died) may have taken effect: it says so.
+                const earlier = await ctx.stores.turnTable.toolAttempts(ctx.ref.workflowId, attemptKey);
+                return earlier > 0 ? { start, kind: "interrupted", aborted: true } : { start, kind: "aborted" };
+              }
+              const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, attemptKey);
+              if (attempts > 1 && !replaySafe) return { start, kind: "interrupted", aborted: false };
+              const callCtx: DurableToolExecutionContext = Object.freeze({
+                ...toolCtx,
+                idempotencyKey: `${ctx.ref.workflowId}/${attemptKey}`,
+              });
+              const callSignal = liveSignal(ctx, signal);
+              try {
+                const work = Promise.resolve(tool.impl.execute(callCtx, input, callSignal, onUpdate));
+                const result = await settleOrAbandon(work, ctx.liveAbort.signal, ABORT_GRACE_MS);
+                if (result === ABANDONED)
+                  return { start, kind: "result", result: abandonedAfterAbort(), aborted: true };
+                return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
+              } catch (error) {
+                return {
+                  start,
+                  kind: "threw",
+                  message: error instanceof Error ? error.message : String(error),
+                  aborted: ctx.liveAbort.signal.aborted,
+                };
+              }
+            },
+            // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
+            { name: `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}` },
+          ),
         );
         if (!live) replayLiveStart(ctx, record.start);
+        if (record.kind === "aborted" || record.aborted) ctx.turnAbort.record();
         switch (record.kind) {
           case "result":
-            if (record.aborted) ctx.turnAbort.abort();
             return record.result;
           case "threw":
-            if (record.aborted) ctx.turnAbort.abort();
             throw new Error(record.message);
           case "interrupted":
             return {
@@ -85,11 +112,7 @@ export function durableToolCall(
               details: { interrupted: true },
             };
           case "aborted":
-            ctx.turnAbort.abort();
-            return {
-              content: [{ type: "text", text: "The turn was aborted before this tool call ran." }],
-              isError: true,
-            };
+            return abortedBeforeRun();
           default: {
             const unreachable: never = record;
             return unreachable;
@@ -98,4 +121,12 @@ export function durableToolCall(
       },
     },
   };
+}
+
+function abortedBeforeRun(): RuntimeToolResult {
+  return { content: [{ type: "text", text: ABORTED_BEFORE_RUN_TEXT }], isError: true };
+}
+
+function abandonedAfterAbort(): RuntimeToolResult {
+  return { content: [{ type: "text", text: ABANDONED_AFTER_ABORT_TEXT }], isError: true, details: { abandoned: true } };
 }

@@ -1,13 +1,16 @@
-import type { RuntimeEvent } from "@turnkit/protocol";
+import type { RuntimeEvent, TerminalStatusEvent } from "@turnkit/protocol";
 import type pg from "pg";
 import { EVENTS_CHANNEL, MAX_EVENTS_PER_WRITE } from "../defaults.js";
-import { quoteIdent } from "./schema.js";
+import { quoteIdent, TERMINAL_ROW } from "./schema.js";
 
 /**
  * The durable event log: every logged `RuntimeEvent` of a turn under its
  * `seq`. Writes are idempotent (an event already stored under its seq is
  * kept as it is), so a replayed turn can write its events again without
- * duplicating or renumbering any.
+ * duplicating or renumbering any. A turn's log ends with its one terminal
+ * status: once it is stored, nothing more of the turn is (checked in the
+ * statement that writes, and a second terminal status is refused by a
+ * unique index even when two writers race).
  */
 export class EventLog {
   private readonly table: string;
@@ -22,7 +25,9 @@ export class EventLog {
   /**
    * Stores `events` (all of one turn, increasing seq) in as few statements
    * as {@link MAX_EVENTS_PER_WRITE} allows and notifies followers. Events
-   * whose seq is already stored are skipped. Rejects when Postgres does.
+   * whose seq is already stored are skipped, and so is everything once the
+   * turn's terminal status is stored (a second terminal status is never
+   * stored). Rejects when Postgres does.
    */
   async append(turnKey: string, events: readonly RuntimeEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += MAX_EVENTS_PER_WRITE) {
@@ -31,7 +36,8 @@ export class EventLog {
         `WITH ins AS (
            INSERT INTO ${this.table} (turn_key, seq, type, event)
            SELECT $1, s, t, e::json FROM unnest($2::int[], $3::text[], $4::text[]) AS u(s, t, e)
-           ON CONFLICT (turn_key, seq) DO NOTHING
+           WHERE NOT EXISTS (SELECT 1 FROM ${this.table} WHERE turn_key = $1 AND ${TERMINAL_ROW})
+           ON CONFLICT DO NOTHING
            RETURNING 1
          )
          SELECT pg_notify($5, $1) WHERE EXISTS (SELECT 1 FROM ins)`,
@@ -53,6 +59,15 @@ export class EventLog {
       [turnKey],
     );
     return Number(rows[0].max);
+  }
+
+  /** The turn's terminal status as the log holds it, or `undefined` while it has none. */
+  async terminal(turnKey: string): Promise<TerminalStatusEvent | undefined> {
+    const { rows } = await this.pool.query(
+      `SELECT event FROM ${this.table} WHERE turn_key = $1 AND ${TERMINAL_ROW} LIMIT 1`,
+      [turnKey],
+    );
+    return rows[0]?.event;
   }
 
   /** Events of a turn with `seq > afterSeq`, in seq order, at most `limit`. */

@@ -6,7 +6,7 @@ import { inTransaction } from "./transaction.js";
  * run from many processes at once (an advisory lock serialises them).
  *
  * - `turns`: one row per started turn: intake closed, abort requested, outcome.
- * - `events`: the event log, one row per `(turn_key, seq)`.
+ * - `events`: the event log, one row per `(turn_key, seq)`, at most one terminal status per turn.
  * - `steering`: messages sent by `steer`, and the poll that took them.
  * - `tool_attempts`: how often each tool call was started (an interrupted call has more than one).
  * - `session_messages`: each session's history, one row per message position.
@@ -33,6 +33,10 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
       event json NOT NULL,
       PRIMARY KEY (turn_key, seq)
     )`);
+    // One terminal status per turn, whoever writes it (see EventLog).
+    await client.query(
+      `CREATE UNIQUE INDEX IF NOT EXISTS events_one_terminal ON ${s}.events (turn_key) WHERE ${TERMINAL_ROW}`,
+    );
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.steering (
       id bigserial PRIMARY KEY,
       turn_key text NOT NULL,
@@ -59,6 +63,9 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
     )`);
   });
 }
+
+/** The condition on an `events` row that holds a terminal status; the one-terminal index has it as its predicate, so a query with the same text uses the index. */
+export const TERMINAL_ROW = `type = 'session.status' AND (event->'payload'->>'status') IN ('completed', 'aborted', 'failed')`;
 
 /** Quotes a Postgres identifier. */
 export function quoteIdent(name: string): string {

@@ -1,19 +1,11 @@
-import type { TurnInputMessage } from "@turnkit/agent-core";
 import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
-import { inTransaction } from "./transaction.js";
-
-/** What one steering poll took: the messages in send order, and whether an abort was requested. */
-export interface SteeringTake {
-  messages: TurnInputMessage[];
-  abortRequested: boolean;
-}
 
 /**
- * The per-turn control rows: the turn itself (intake, abort, outcome), its
- * steering inbox and its tool-call attempts. Every write is idempotent for
+ * The per-turn control rows: the turn itself (abort, outcome) and its
+ * tool-call attempts (the steering inbox is `SteeringInbox`). Every write is idempotent for
  * the step that makes it, so a step re-run after a crash finds the same
  * answer.
  */
@@ -39,63 +31,6 @@ export class TurnTable {
   async exists(turnKey: string): Promise<boolean> {
     const { rows } = await this.pool.query(`SELECT 1 FROM ${this.s}.turns WHERE turn_key = $1`, [turnKey]);
     return rows.length > 0;
-  }
-
-  /**
-   * Queues a steering message unless the turn closed its intake (it was
-   * about to end). The turn row is locked, so a message is either taken by
-   * the turn or refused, never lost between the two.
-   */
-  async steer(turnKey: string, message: TurnInputMessage): Promise<{ accepted: boolean }> {
-    return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query(`SELECT intake_closed FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
-        turnKey,
-      ]);
-      if (rows.length === 0 || rows[0].intake_closed) return { accepted: false };
-      await client.query(`INSERT INTO ${this.s}.steering (turn_key, message) VALUES ($1, $2)`, [
-        turnKey,
-        JSON.stringify(message),
-      ]);
-      return { accepted: true };
-    });
-  }
-
-  /**
-   * Takes the steering messages not taken before, marking them with `poll`.
-   * Re-running the same poll (a step retried after a crash) returns what it
-   * took before plus anything newer, so nothing taken is lost.
-   */
-  async takeSteering(turnKey: string, poll: number): Promise<SteeringTake> {
-    const taken = await this.pool.query(
-      `UPDATE ${this.s}.steering SET taken_at_poll = $2
-       WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2)
-       RETURNING id, message`,
-      [turnKey, poll],
-    );
-    const turn = await this.pool.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1`, [turnKey]);
-    const rows = [...taken.rows].sort((a, b) => Number(a.id) - Number(b.id));
-    return {
-      messages: rows.map((row) => row.message as TurnInputMessage),
-      abortRequested: turn.rows[0]?.abort_requested === true,
-    };
-  }
-
-  /**
-   * Closes the turn's intake when no steering message is waiting: `true`
-   * means later `steer` calls are refused; `false` means a message arrived
-   * and the turn must take it. Idempotent.
-   */
-  async tryCloseIntake(turnKey: string): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
-      await client.query(`SELECT 1 FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [turnKey]);
-      const waiting = await client.query(
-        `SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND taken_at_poll IS NULL LIMIT 1`,
-        [turnKey],
-      );
-      if (waiting.rows.length > 0) return false;
-      await client.query(`UPDATE ${this.s}.turns SET intake_closed = true WHERE turn_key = $1`, [turnKey]);
-      return true;
-    });
   }
 
   /** Marks the turn for abort; `false` when there is no such turn. */
@@ -129,6 +64,15 @@ export class TurnTable {
       [turnKey, toolCallId],
     );
     return Number(rows[0].attempts);
+  }
+
+  /** How often a tool call was started so far (0 when never), without counting a start. */
+  async toolAttempts(turnKey: string, toolCallId: string): Promise<number> {
+    const { rows } = await this.pool.query(
+      `SELECT attempts FROM ${this.s}.tool_attempts WHERE turn_key = $1 AND tool_call_id = $2`,
+      [turnKey, toolCallId],
+    );
+    return Number(rows[0]?.attempts ?? 0);
   }
 
   /** Stores the turn's outcome (overwriting the same outcome on a replay). */

@@ -1,12 +1,14 @@
 import type { EventWriter } from "@turnkit/agent-core";
 import {
   createRuntimeEvent,
+  isTerminalEvent,
   type RuntimeEvent,
   type RuntimeEventPayloadMap,
   type RuntimeEventType,
 } from "@turnkit/protocol";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { EventLog } from "../store/event-log.js";
+import type { HistoryWriter } from "./history-writer.js";
 
 /** Where a resumed execution found events of an interrupted step, and what it did about them. */
 export interface ResumeRecord {
@@ -34,6 +36,11 @@ function isReplayable(event: RuntimeEvent): boolean {
 }
 const WRITE_RETRY_BASE_MS = 100;
 
+/** Events a reader may follow with a read of the session history: they wait until it holds every change. */
+function announcesHistory(event: RuntimeEvent): boolean {
+  return event.type === "message.persisted" || isTerminalEvent(event);
+}
+
 /**
  * The event sink of a durable turn. It gives every logged event its own
  * `seq` and an event id derived from the turn and that seq, so an execution
@@ -46,6 +53,12 @@ const WRITE_RETRY_BASE_MS = 100;
  * it ends. Events whose number depends on timing (progress updates of
  * running tools, warnings about late updates and abandoned hooks) are not
  * logged: a replay could not reproduce them one for one.
+ *
+ * The terminal status is held back until the workflow calls {@link end}
+ * (which may complete its payload), and nothing pushed after it is logged.
+ * A batch with a `message.persisted` event or the terminal status waits
+ * until the session history holds every change taken so far, so the log
+ * never announces a message the store does not hold.
  */
 export class DurableEventWriter implements EventWriter {
   /** The seq the next logged event gets. */
@@ -55,17 +68,43 @@ export class DurableEventWriter implements EventWriter {
   private buffer: RuntimeEvent[] = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
+  /** The terminal status once pushed: held back until {@link end}. */
+  private terminal: RuntimeEvent | undefined;
+  private ended = false;
 
   constructor(
     private readonly log: EventLog,
+    private readonly history: HistoryWriter,
     private readonly ids: { turnKey: string; sessionId: string; turnId: string },
   ) {}
 
   push(event: RuntimeEvent): void {
-    if (!isReplayable(event)) return;
+    if (this.terminal || !isReplayable(event)) return;
     const seq = this.nextSeq++;
-    this.buffer.push({ ...event, seq, eventId: `${this.ids.turnKey}#${seq}` } as RuntimeEvent);
-    if (!this.writing) this.writing = this.writeLoop();
+    const numbered = { ...event, seq, eventId: `${this.ids.turnKey}#${seq}` } as RuntimeEvent;
+    if (isTerminalEvent(numbered)) {
+      this.terminal = numbered;
+      return;
+    }
+    this.buffer.push(numbered);
+    this.writing ??= this.writeLoop();
+  }
+
+  /** The terminal status pushed so far (held back until {@link end}), if any. */
+  get terminalStatus(): RuntimeEvent<"session.status"> | undefined {
+    return this.terminal as RuntimeEvent<"session.status"> | undefined;
+  }
+
+  /**
+   * Lets the terminal status be logged, with `payload` instead of the one
+   * pushed when given (the workflow adds what only it knows, such as
+   * steering handed back). Without a terminal status pushed, does nothing.
+   */
+  end(payload?: RuntimeEvent<"session.status">["payload"]): void {
+    if (!this.terminal || this.ended) return;
+    this.ended = true;
+    this.buffer.push(payload ? ({ ...this.terminal, payload } as RuntimeEvent) : this.terminal);
+    this.writing ??= this.writeLoop();
   }
 
   /** Logs an event of the durable layer itself (an approval request, a steering receipt) in turn order. */
@@ -117,6 +156,7 @@ export class DurableEventWriter implements EventWriter {
     while (this.buffer.length > 0) {
       const batch = this.buffer;
       this.buffer = [];
+      if (batch.some(announcesHistory)) await this.history.flush().catch((error) => (this.failure ??= error));
       if (this.failure === undefined) await this.writeWithRetry(batch);
     }
     this.writing = undefined;

@@ -1,13 +1,17 @@
 import type { EventLog } from "../store/event-log.js";
 import type { SessionHistory } from "../store/session-history.js";
+import type { SteeringInbox } from "../store/steering-inbox.js";
 import type { TurnTable } from "../store/turn-table.js";
 import type { DurableEventWriter, ResumeRecord } from "./durable-event-writer.js";
+import type { HistoryWriter } from "./history-writer.js";
+import type { TurnAbort } from "./turn-abort.js";
 import type { DurableTurnRef } from "./turn-request.js";
 
 /** The stores a turn writes to. */
 export interface TurnStores {
   eventLog: EventLog;
   turnTable: TurnTable;
+  steering: SteeringInbox;
   history: SessionHistory;
 }
 
@@ -21,16 +25,18 @@ export interface TurnContext {
   readonly ref: DurableTurnRef;
   readonly stores: TurnStores;
   readonly writer: DurableEventWriter;
-  /** The runner's signal: fired when the turn is aborted at a durable point (a step's record says so). */
-  readonly turnAbort: AbortController;
+  /** Stores the turn's history changes in the session history, in order, never skipping one. */
+  readonly history: HistoryWriter;
+  /** The abort as the turn's records know it; its signal is the runner's (see `TurnAbort`). */
+  readonly turnAbort: TurnAbort;
   /** Fired by the worker when an abort is requested while this execution runs a step live. */
   readonly liveAbort: AbortController;
   /** How long an approval waits, in ms (the worker's default, or the turn setup's). */
   approvalTimeoutMs: number;
-  /** Counters that name things in turn order: model requests, steering polls, history position. */
-  readonly counters: { requests: number; polls: number; messages: number; historyLength: number };
-  /** Set once this execution ran a step live (not from its record); only the first live step can find an interrupted step's events. */
-  wentLive: boolean;
+  /** Counters that name things in turn order: model requests, steering polls, message ids. */
+  readonly counters: { requests: number; polls: number; messages: number };
+  /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */
+  firstLiveRead: Promise<{ storedSeq: number; abortRequested: boolean }> | undefined;
 }
 
 /** What a live step learned before it started: events an interrupted step left, and whether an abort is pending. */
@@ -41,11 +47,12 @@ export interface LiveStart {
 
 /**
  * Called at the start of every model request or tool call that runs live.
- * The first one of an execution reads whether an abort is pending (later
- * ones are told by the worker's abort watcher) and compares the log with
- * the writer: events
- * beyond the writer's position were written by a step that was interrupted
- * in an earlier execution; numbering continues after them (see
+ * The first one of an execution reads whether an abort is pending and the
+ * log's highest seq; live steps started meanwhile (parallel calls) wait for
+ * the same read, so they all see the same abort, and later ones are told
+ * by the worker's abort watcher. Events beyond the writer's position were
+ * written by a step that was interrupted in an earlier execution; the first
+ * live step continues the numbering after them (see
  * `DurableEventWriter.applyResume`). The caller records the result in the
  * step's output, so a replay applies it at the same point. `nested`: the
  * step runs inside another step (`DBOS.isInStep()` before it started), so
@@ -53,19 +60,26 @@ export interface LiveStart {
  */
 export async function beginLiveStep(ctx: TurnContext, options: { nested: boolean }): Promise<LiveStart> {
   // Nested in another step (a hook's own model request), the record that counts is the outer one, which does not carry this.
-  if (ctx.wentLive || options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
-  ctx.wentLive = true;
-  // Once per execution: later live steps learn of an abort from the worker's abort watcher.
-  const [stored, aborted] = await Promise.all([
+  if (options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
+  const first = ctx.firstLiveRead === undefined;
+  ctx.firstLiveRead ??= readLiveState(ctx);
+  const { storedSeq, abortRequested } = await ctx.firstLiveRead;
+  // An abort found pending stops every live step of this execution, as the watcher would.
+  if (abortRequested) ctx.liveAbort.abort();
+  let resume: ResumeRecord | undefined;
+  if (first && storedSeq >= ctx.writer.nextSeq) {
+    resume = { fromSeq: ctx.writer.nextSeq, toSeq: storedSeq };
+    ctx.writer.applyResume(resume);
+  }
+  return { resume, abortRequested: ctx.liveAbort.signal.aborted };
+}
+
+async function readLiveState(ctx: TurnContext): Promise<{ storedSeq: number; abortRequested: boolean }> {
+  const [storedSeq, aborted] = await Promise.all([
     ctx.stores.eventLog.maxSeq(ctx.ref.workflowId),
     ctx.stores.turnTable.abortRequested([ctx.ref.workflowId]),
   ]);
-  let resume: ResumeRecord | undefined;
-  if (stored >= ctx.writer.nextSeq) {
-    resume = { fromSeq: ctx.writer.nextSeq, toSeq: stored };
-    ctx.writer.applyResume(resume);
-  }
-  return { resume, abortRequested: ctx.liveAbort.signal.aborted || aborted.length > 0 };
+  return { storedSeq, abortRequested: aborted.length > 0 };
 }
 
 /** Applies a recorded {@link LiveStart} when its step is replayed from its record. */

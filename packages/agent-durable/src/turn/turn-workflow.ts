@@ -1,12 +1,20 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import { PiTurnRunner } from "@turnkit/agent-core";
-import { ErrorCode, type TurnOutcome } from "@turnkit/protocol";
+import { createUserMessage, PiTurnRunner, type TurnInputMessage } from "@turnkit/agent-core";
+import {
+  ErrorCode,
+  outcomeToStatus,
+  type ProtocolAnyMessage,
+  type TerminalSessionStatusPayload,
+  type TurnOutcome,
+} from "@turnkit/protocol";
 import { durableHooks } from "../steps/hook-steps.js";
 import { durableStreamFn } from "../steps/model-request-step.js";
 import { durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
 import { durableToolCall } from "../steps/tool-call-step.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn } from "./durable-turn-setup.js";
+import { HistoryWriter } from "./history-writer.js";
+import { TurnAbort } from "./turn-abort.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
 import { type DurableTurnRequest, turnRef } from "./turn-request.js";
 import { streamSimple } from "@mariozechner/pi-ai";
@@ -28,7 +36,7 @@ export interface TurnWorkflowDeps {
  * interrupted it with the same events, ids and history.
  */
 export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTurnRequest): Promise<TurnOutcome> {
-  // Step 1: this execution's context: ids, the event writer, abort controllers, counters.
+  // Step 1: this execution's context: ids, the event and history writers, the abort, counters.
   const ctx = newTurnContext(deps, request);
   deps.running.add(ctx);
   try {
@@ -36,8 +44,8 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     const history = await DBOS.runStep(() => deps.stores.history.load(request.sessionId), {
       name: "turnkit.load-history",
     });
-    ctx.counters.historyLength = history.length;
-    // Step 3: the turn itself (see runDurableTurn).
+    ctx.history.startAfter(history.length);
+    // Step 3: the turn itself (see runDurableTurn); the runner's terminal status waits in the writer.
     let outcome: TurnOutcome;
     try {
       outcome = await runDurableTurn(ctx, deps, request, history);
@@ -45,13 +53,26 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       // A buildTurn that throws, or input the runner refuses (thrown before any event): the turn fails visibly.
       outcome = failBeforeStart(ctx, error);
     }
-    // Step 4: every event in the log, then the outcome recorded, with the runner's usage and timing as plain fields.
-    await ctx.writer.flush();
-    const recorded = withPlainReport(outcome);
-    await DBOS.runStep(() => deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, recorded), {
-      name: "turnkit.record-outcome",
+    // Step 4: however the turn ended, its intake closes; steering no poll took is handed back as undelivered.
+    const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.ref.workflowId), {
+      name: "turnkit.close-intake-at-end",
     });
-    return recorded;
+    const recorded = withPlainReport(withHandedBack(outcome, handedBack));
+    // Step 5: the terminal status (with what was handed back), after every history change is stored; then the outcome.
+    ctx.writer.end(handedBack.length > 0 ? outcomeToStatus(recorded) : undefined);
+    await ctx.history.flush();
+    await ctx.writer.flush();
+    // Step 6: the outcome as the log's terminal status says it (an earlier execution may have logged it, with its
+    // own timing), stored; a replay returns this step's record, so every reader sees one outcome.
+    return DBOS.runStep(
+      async () => {
+        const logged = await deps.stores.eventLog.terminal(ctx.ref.workflowId);
+        const final = logged ? outcomeOfStatus(logged.payload) : recorded;
+        await deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, final);
+        return final;
+      },
+      { name: "turnkit.record-outcome" },
+    );
   } finally {
     deps.running.delete(ctx);
   }
@@ -70,9 +91,10 @@ async function runDurableTurn(
   // Per-call hooks are steps too; run after each call, they would start in completion order: calls then go one at a time.
   const sequential =
     setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
+  const { hooks, afterTurn } = durableHooks(ctx, setup.hooks ?? {}, tools);
   // A runner whose message ids follow the turn's order, running the turn with every seam durable.
   const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
-  return runner.runTurn({
+  const outcome = await runner.runTurn({
     sessionId: request.sessionId,
     turnId: request.turnId,
     systemPrompt: setup.systemPrompt,
@@ -84,7 +106,7 @@ async function runDurableTurn(
     llmRetry: setup.llmRetry,
     tools: tools.map((tool) => durableToolCall(ctx, tool, { sequential })),
     disableBuiltinToolFallback: true,
-    hooks: durableHooks(ctx, setup.hooks ?? {}, tools),
+    hooks,
     eventWriter: ctx.writer,
     signal: ctx.turnAbort.signal,
     getSteeringMessages: durableSteeringSource(ctx),
@@ -92,23 +114,27 @@ async function runDurableTurn(
     shouldStopAfterSteering: setup.shouldStopAfterSteering,
     shouldStopAfterTurn: setup.shouldStopAfterTurn,
   });
+  await afterTurn();
+  return outcome;
 }
 
 function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): TurnContext {
   const ref = turnRef(request);
+  const history = new HistoryWriter(deps.stores.history, { sessionId: ref.sessionId, turnKey: ref.workflowId });
   return {
     ref,
     stores: deps.stores,
-    writer: new DurableEventWriter(deps.stores.eventLog, {
+    writer: new DurableEventWriter(deps.stores.eventLog, history, {
       turnKey: ref.workflowId,
       sessionId: ref.sessionId,
       turnId: ref.turnId,
     }),
-    turnAbort: new AbortController(),
+    history,
+    turnAbort: new TurnAbort(),
     liveAbort: new AbortController(),
     approvalTimeoutMs: deps.approvalTimeoutMs,
-    counters: { requests: 0, polls: 0, messages: 0, historyLength: 0 },
-    wentLive: false,
+    counters: { requests: 0, polls: 0, messages: 0 },
+    firstLiveRead: undefined,
   };
 }
 
@@ -129,6 +155,32 @@ function messageId(ctx: TurnContext): string {
 function withPlainReport(outcome: TurnOutcome): TurnOutcome {
   const { usage, timing } = outcome;
   return { ...outcome, ...(usage !== undefined && { usage }), ...(timing !== undefined && { timing }) };
+}
+
+/** The outcome a terminal `session.status` reports (the same fields, as `outcomeToStatus` made them). */
+function outcomeOfStatus(payload: TerminalSessionStatusPayload): TurnOutcome {
+  if (payload.status === "failed") {
+    const { status: _failed, error, ...rest } = payload;
+    return { kind: "failed", message: error.message, error, ...rest };
+  }
+  const { status, error: _none, ...rest } = payload;
+  return { kind: status, ...rest };
+}
+
+/** The outcome with the steering messages no poll took added to the messages it hands back, as user messages. */
+function withHandedBack(outcome: TurnOutcome, messages: readonly TurnInputMessage[]): TurnOutcome {
+  if (messages.length === 0) return outcome;
+  const handedBack = messages.map(
+    (message) =>
+      createUserMessage(message.text, { images: message.images, batchId: message.batchId }) as ProtocolAnyMessage,
+  );
+  const { usage, timing } = outcome;
+  return {
+    ...outcome,
+    undeliveredMessages: [...(outcome.undeliveredMessages ?? []), ...handedBack],
+    ...(usage !== undefined && { usage }),
+    ...(timing !== undefined && { timing }),
+  };
 }
 
 function failBeforeStart(ctx: TurnContext, error: unknown): TurnOutcome {

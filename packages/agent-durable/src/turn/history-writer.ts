@@ -1,0 +1,80 @@
+import type { HistoryChange } from "@turnkit/agent-core";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
+import type { SessionHistory } from "../store/session-history.js";
+
+const WRITE_ATTEMPTS = 5;
+const WRITE_RETRY_BASE_MS = 100;
+
+/**
+ * Stores a durable turn's history changes in the session history, in the
+ * order the runner made them, each message at a position fixed when the
+ * change arrives (so writing a change again, in a replay, stores nothing
+ * twice).
+ *
+ * {@link take} is synchronous: the runner's history hook never waits, so
+ * the runner can never give up on it after an abort, and no change is ever
+ * skipped. The writes run in the background, one at a time, retried when
+ * Postgres fails; {@link flush} waits for them. The event writer waits for
+ * it before it logs a `message.persisted` event or the terminal status, so
+ * the log never announces a message the store does not hold yet.
+ */
+export class HistoryWriter {
+  /** Messages the session history holds once every change so far is written. */
+  private length = 0;
+  private readonly queue: { change: HistoryChange; position: number }[] = [];
+  private writing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(
+    private readonly history: SessionHistory,
+    private readonly ids: { sessionId: string; turnKey: string },
+  ) {}
+
+  /** Starts counting positions after the history the turn started from. */
+  startAfter(length: number): void {
+    this.length = length;
+  }
+
+  /** Queues one change for writing; never blocks, never throws. */
+  take(change: HistoryChange): void {
+    this.queue.push({ change, position: this.length });
+    this.length = change.reason === "messageDelta" ? this.length + change.messages.length : change.messages.length;
+    this.writing ??= this.writeLoop();
+  }
+
+  /** Resolves once every change taken so far is stored; rejects with `history_write` if a write failed for good. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.failure !== undefined) {
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.HistoryWrite,
+        message: `the session history could not be written: ${String(this.failure)}`,
+        cause: this.failure,
+      });
+    }
+  }
+
+  private async writeLoop(): Promise<void> {
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      if (this.failure === undefined) await this.writeWithRetry(next.change, next.position);
+    }
+    this.writing = undefined;
+  }
+
+  private async writeWithRetry(change: HistoryChange, position: number): Promise<void> {
+    const { sessionId, turnKey } = this.ids;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (change.reason === "messageDelta") await this.history.append(sessionId, turnKey, position, change.messages);
+        else await this.history.replace(sessionId, turnKey, change.messages);
+        return;
+      } catch (error) {
+        if (attempt >= WRITE_ATTEMPTS) {
+          this.failure = error;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_BASE_MS * 2 ** (attempt - 1)));
+      }
+    }
+  }
+}

@@ -1,0 +1,313 @@
+/*
+ * The abort paths of a durable turn, with the worker in the test process (its
+ * buildTurn is a closure here, so a test can hold a hook or a tool at a chosen
+ * point): a slow database during an abort, a replay after an abort, steering
+ * that meets an abort.
+ */
+import type { Context } from "@mariozechner/pi-ai";
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool, type TurnInputMessage } from "@turnkit/agent-core";
+import {
+  assertToolCallsAnswered,
+  createScriptedModel,
+  type Deferred,
+  deferred,
+  response,
+  toolCall,
+} from "@turnkit/agent-core/testing";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { createRuntimeEvent, type RuntimeEvent, type RuntimeEventPayloadMap } from "@turnkit/protocol";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type BuildDurableTurn,
+  type DurableTurnRef,
+  DurableTurnWorker,
+  type DurableTurnWorkerOptions,
+} from "../src/index.js";
+import { EventLog } from "../src/store/event-log.js";
+import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const WORKER_ID = "in-test";
+
+/** What a test controls in the turns of this file, by turn id. */
+const started = new Map<string, number>();
+const slowHistoryHooks = new Set<string>();
+const stepEndGates = new Map<string, Deferred<void>>();
+
+function lastMessage(context: Context) {
+  return context.messages[context.messages.length - 1];
+}
+
+/** The turns of this file: `calls` asks for three parallel calls (two wait for the abort, one ignores it), `talk` streams slowly, anything else answers "ok". */
+const buildTurn: BuildDurableTurn = (request) => {
+  const scenario = String(request.metadata?.scenario);
+  const waitForAbort = defineRuntimeTool({
+    name: "wait_for_abort",
+    description: "Runs until the turn is aborted",
+    parameters: Type.Object({ n: Type.Number() }),
+    executionMode: "parallel",
+    execute: async (_ctx, _input, signal) => {
+      started.set(request.turnId, (started.get(request.turnId) ?? 0) + 1);
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      return { content: [{ type: "text", text: "stopped by the abort" }], isError: true };
+    },
+  });
+  const ignoreAbort = defineRuntimeTool({
+    name: "ignore_abort",
+    description: "Runs for ten minutes whatever happens",
+    parameters: Type.Object({}),
+    executionMode: "parallel",
+    execute: async () => {
+      started.set(request.turnId, (started.get(request.turnId) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 600_000).unref());
+      return { content: [{ type: "text", text: "finished" }] };
+    },
+  });
+  const streamFn: NonNullable<ReturnType<typeof createScriptedModel>["streamFn"]> = (model, context, options) => {
+    const last = lastMessage(context);
+    const entry =
+      last?.role === "toolResult"
+        ? response("after the calls")
+        : scenario === "calls"
+          ? response([
+              toolCall("wait_for_abort", { n: 0 }, { id: `${request.turnId}-a` }),
+              toolCall("ignore_abort", {}, { id: `${request.turnId}-b` }),
+              toolCall("wait_for_abort", { n: 2 }, { id: `${request.turnId}-c` }),
+            ])
+          : scenario === "talk"
+            ? response(Array.from({ length: 200 }, (_, i) => `w${i} `).join(""), { eventDelayMs: 20 })
+            : response("ok");
+    return createScriptedModel([entry]).streamFn(model, context, options);
+  };
+  return {
+    systemPrompt: "You are a test assistant.",
+    llm: { model: createScriptedModel([]).model, streamFn },
+    llmRetry: false,
+    tools: [waitForAbort, ignoreAbort],
+    hooks: {
+      // Slow once the test says so (after its abort): past the runner's abort grace.
+      onHistoryChangedHook: async () => {
+        if (slowHistoryHooks.has(request.turnId)) await new Promise((resolve) => setTimeout(resolve, 400));
+      },
+      onStepEndHook: async () => {
+        await stepEndGates.get(request.turnId)?.promise;
+      },
+    },
+  };
+};
+
+let postgres: TestPostgres;
+let worker: DurableTurnWorker;
+let db: pg.Client;
+const options = (): DurableTurnWorkerOptions => ({
+  databaseUrl: postgres.url,
+  workerId: WORKER_ID,
+  concurrency: 4,
+  buildTurn,
+});
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+  worker = await DurableTurnWorker.launch(options());
+  db = new pg.Client({ connectionString: postgres.url });
+  await db.connect();
+}, 120_000);
+
+afterAll(async () => {
+  await db?.end();
+  await worker?.shutdown();
+  await postgres?.stop();
+}, 60_000);
+
+async function storedHistory(sessionId: string): Promise<AgentMessage[]> {
+  const { rows } = await db.query(
+    "SELECT message FROM turnkit_durable.session_messages WHERE session_id = $1 ORDER BY position",
+    [sessionId],
+  );
+  return rows.map((row: { message: AgentMessage }) => row.message);
+}
+
+/** The messages the log announced as persisted, in order (each change a delta: these turns do not compact). */
+function announced(events: RuntimeEvent[]): unknown[] {
+  return events.flatMap((e) => (e.type === "message.persisted" ? e.payload.messages : []));
+}
+
+async function startCalls(sessionId: string, turnId: string): Promise<DurableTurnRef> {
+  const turn = await worker.client.start({
+    sessionId,
+    turnId,
+    userMessage: { text: "run them" },
+    metadata: { scenario: "calls" },
+  });
+  await waitFor("the three calls started", () => started.get(turnId) === 3);
+  return turn;
+}
+
+describe("a slow database during an abort", () => {
+  it("the stored history answers every call, and holds exactly what the log announced", async () => {
+    const turn = await startCalls("s-slow", "slow");
+    // Another transaction holds the session history for 1.5 s, right across the abort.
+    const blocker = new pg.Client({ connectionString: postgres.url });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE turnkit_durable.session_messages IN SHARE MODE");
+      await worker.client.abort(turn);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await blocker.query("COMMIT");
+    } finally {
+      await blocker.end();
+    }
+    const outcome = await worker.client.outcome(turn);
+    expect(outcome).toMatchObject({ kind: "aborted" });
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    const history = await storedHistory("s-slow");
+    expect(assertToolCallsAnswered(history)).toBe(3);
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "toolResult"]);
+    expect(history).toEqual(announced(events));
+    // The call that ignored the abort was given up on after the grace, and says it may have taken effect.
+    const results = history.flatMap((m) => (m.role === "toolResult" ? [m.content[0]] : []));
+    expect(results).toEqual([
+      { type: "text", text: "stopped by the abort" },
+      { type: "text", text: expect.stringMatching(/did not stop within the abort grace/) },
+      { type: "text", text: "stopped by the abort" },
+    ]);
+  }, 60_000);
+});
+
+describe("a replay after an abort", () => {
+  it("takes the same path: it logs nothing more, and the log keeps its one ending", async () => {
+    const turn = await startCalls("s-replay", "replay");
+    // The host's history hook turns slow past the runner's abort grace once the turn is aborted.
+    slowHistoryHooks.add("replay");
+    await worker.client.abort(turn);
+    const outcome = await worker.client.outcome(turn);
+    expect(outcome).toMatchObject({ kind: "aborted" });
+    const before = await worker.client.readEvents(turn);
+    assertLogInvariants(before);
+
+    // As if the worker died after the turn ended but before DBOS marked its workflow done: the
+    // relaunched worker runs it again from the top, every step from its record.
+    await worker.shutdown();
+    await db.query("UPDATE dbos.workflow_status SET status = 'PENDING' WHERE workflow_uuid = $1", [turn.workflowId]);
+    worker = await DurableTurnWorker.launch(options());
+    await waitFor("the replay finished", async () => {
+      const { rows } = await db.query("SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+        turn.workflowId,
+      ]);
+      return rows[0]?.status === "SUCCESS";
+    });
+    const after = await worker.client.readEvents(turn);
+    assertLogInvariants(after);
+    expect(after).toEqual(before);
+    expect(await worker.client.outcome(turn)).toEqual(outcome);
+    expect(await storedHistory("s-replay")).toEqual(announced(before));
+  }, 90_000);
+});
+
+describe("steering that meets an abort", () => {
+  it("is refused once the abort is requested, and after the turn ended", async () => {
+    const turn = await worker.client.start({
+      sessionId: "s-refuse",
+      turnId: "refuse",
+      userMessage: { text: "talk" },
+      metadata: { scenario: "talk" },
+    });
+    await waitFor("the answer streams", async () => (await worker.client.readEvents(turn)).length >= 8);
+    await worker.client.abort(turn);
+    expect(await worker.client.steer(turn, { text: "too late" })).toEqual({ accepted: false, reason: "aborted" });
+    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    expect(await worker.client.steer(turn, { text: "later still" })).toEqual({ accepted: false, reason: "closed" });
+  }, 60_000);
+
+  it("a message accepted before the abort is handed back in the outcome and the terminal status", async () => {
+    const turn = await startCalls("s-hand-back", "hand-back");
+    const message: TurnInputMessage = { text: "steer: also the left folder" };
+    expect(await worker.client.steer(turn, message)).toEqual({ accepted: true });
+    await worker.client.abort(turn);
+    const outcome = await worker.client.outcome(turn);
+    expect(outcome).toMatchObject({ kind: "aborted" });
+    expect(outcome.undeliveredMessages?.map((m) => (m as { content?: unknown }).content)).toEqual([
+      [{ type: "text", text: message.text }],
+    ]);
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(events.at(-1)?.payload).toMatchObject({
+      status: "aborted",
+      undeliveredMessages: outcome.undeliveredMessages,
+    });
+  }, 60_000);
+
+  it("a message a poll finds together with the abort is handed back, never dropped", async () => {
+    // The step end waits for the test: the message and the abort both arrive before the next poll.
+    const gate = deferred<void>();
+    stepEndGates.set("poll-abort", gate);
+    const turn = await worker.client.start({
+      sessionId: "s-poll-abort",
+      turnId: "poll-abort",
+      userMessage: { text: "hi" },
+      metadata: { scenario: "quick" },
+    });
+    await waitFor("the step end", async () =>
+      (await worker.client.readEvents(turn)).some((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish"),
+    );
+    expect(await worker.client.steer(turn, { text: "steer: one more thing" })).toEqual({ accepted: true });
+    await worker.client.abort(turn);
+    gate.resolve();
+    const outcome = await worker.client.outcome(turn);
+    expect(outcome).toMatchObject({ kind: "aborted" });
+    const delivered = (await storedHistory("s-poll-abort")).some(
+      (m) => m.role === "user" && JSON.stringify(m.content).includes("one more thing"),
+    );
+    const handedBack = (outcome.undeliveredMessages ?? []).some((m) => JSON.stringify(m).includes("one more thing"));
+    expect([delivered, handedBack]).toEqual([false, true]);
+  }, 60_000);
+});
+
+describe("the event log", () => {
+  const status = (seq: number, payload: RuntimeEventPayloadMap["session.status"]) =>
+    createRuntimeEvent({
+      eventId: `log#${seq}`,
+      sessionId: "s-log",
+      turnId: "log",
+      seq,
+      type: "session.status",
+      payload,
+    });
+  const trace = (seq: number) =>
+    createRuntimeEvent({
+      eventId: `log#${seq}`,
+      sessionId: "s-log",
+      turnId: "log",
+      seq,
+      type: "debug.trace",
+      payload: { phase: "loop", level: "debug", message: "agent_end" },
+    });
+
+  it("stores nothing after a turn's terminal status, and one terminal status even when two writers race", async () => {
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    try {
+      const log = new EventLog(pool, "turnkit_durable");
+      await log.append("log-1", [status(1, { status: "running" }), trace(2), status(3, { status: "aborted" })]);
+      // A replay that took another path numbers its ending later: refused, with everything after the first ending.
+      await log.append("log-1", [trace(4), status(5, { status: "aborted" })]);
+      expect((await log.read("log-1", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3]);
+      expect((await log.terminal("log-1"))?.seq).toBe(3);
+
+      await log.append("log-2", [status(1, { status: "running" })]);
+      await Promise.all([
+        log.append("log-2", [status(2, { status: "completed" })]),
+        log.append("log-2", [status(3, { status: "aborted" })]),
+      ]);
+      const raced = await log.read("log-2", 0, 100);
+      expect(raced).toHaveLength(2);
+      expect(raced.filter((e) => e.type === "session.status" && e.payload.status !== "running")).toHaveLength(1);
+    } finally {
+      await pool.end();
+    }
+  });
+});
