@@ -47,10 +47,10 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       `could not be reached for ${request}${status}: ${error.message.slice(STREAMABLE_HTTP_ERROR_PREFIX.length)}`,
     );
   }
-  if (context.lost) return context.lost;
   const text = messageOf(error);
+  // Only "the connection is gone" is explained by why it went; any other failure is reported as itself.
   if (text === "Not connected")
-    return make(McpServerErrorCode.ServerExited, `is not connected (${request} was not sent)`);
+    return context.lost ?? make(McpServerErrorCode.ServerExited, `is not connected (${request} was not sent)`);
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
 }
 

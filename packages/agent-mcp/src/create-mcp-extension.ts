@@ -1,7 +1,7 @@
 import type { Extension } from "@turnkit/agent-runtime";
 import type { McpConfigError } from "./mcp-config-error.js";
 import type { McpExtensionOptions } from "./mcp-options.js";
-import type { McpServerStatus } from "./mcp-status.js";
+import type { McpServerStatus, McpToolHints } from "./mcp-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { validateMcpOptions } from "./validate-mcp-options.js";
 
@@ -16,11 +16,20 @@ export interface McpExtension extends Extension {
   /** Calls `listener` with every new status (as `onStatus` does) until the returned function is called. */
   subscribe(listener: (status: McpServerStatus) => void): () => void;
   /**
+   * What the server says about the effects of the tool the model calls
+   * `toolName` (the exposed name, as in `toolCall.name`): read-only,
+   * destructive, idempotent, open-world, with the protocol's defaults.
+   * `undefined` for a tool that is not this server's. For permission hooks:
+   * `before_tool_call` handlers decide with it whether to ask a person.
+   */
+  toolHints(toolName: string): McpToolHints | undefined;
+  /**
    * Connects now rather than at the first turn, e.g. to list the tools at
    * start-up or to fail fast on a wrong command. Resolves to the status once
    * ready; rejects with the `McpServerError` that kept the server from being
    * ready (`connect_failed`, ...). Calling it on a failed server restarts it
-   * (counted against `maxRestarts`).
+   * at once, without the restart policy's wait (counted as a restart); on a
+   * server that was given up, the count starts over.
    */
   connect(): Promise<McpServerStatus>;
   /** What `runtime.dispose()` calls: closes the connection and every process or socket it holds. Never rejects. */
@@ -47,10 +56,13 @@ export interface McpExtension extends Extension {
  *   result naming the server, and the turn goes on. An aborted turn cancels
  *   the call with `notifications/cancelled` and records the loop's usual
  *   aborted result.
- * - **Restarts.** A lost connection is re-made at the next turn, at most
- *   `maxRestarts` times; then the tools stay listed and their calls are
- *   answered with `server_unavailable`. A server that never connected
- *   contributes no tools. Neither case fails the turn's assembly.
+ * - **Restarts.** A lost connection is re-made at a later turn by the
+ *   restart policy (`restart`): the first restart at the next turn, further
+ *   ones after a growing wait, at most `maxRestarts` in a row, the count
+ *   forgiven after a healthy period. While it is down the tools stay listed
+ *   and their calls are answered with `server_unavailable`. A server that
+ *   never connected contributes no tools. Neither case fails the turn's
+ *   assembly.
  * - **Dispose.** `runtime.dispose()` closes the connection: no child process
  *   or socket outlives it. After that the extension's assembly rejects.
  *
@@ -67,6 +79,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
       return supervisor.status;
     },
     subscribe: (listener) => supervisor.subscribe(listener),
+    toolHints: (toolName) => supervisor.toolHints(toolName),
     connect: () => supervisor.connect(),
     dispose: () => supervisor.dispose(),
     init(api) {

@@ -14,11 +14,30 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
- * How many times a server whose connection was lost (a stdio process that
- * exited, a connection that failed) is reconnected, each time for the next
- * turn, over the extension's life. After that it stays down.
+ * The most one `tools/call` may take in all, progress notifications or not:
+ * ten minutes. A server that keeps reporting progress is cancelled then.
  */
-export const DEFAULT_MAX_RESTARTS = 3;
+export const DEFAULT_CALL_MAX_DURATION_MS = 600_000;
+
+/**
+ * How a lost server is restarted, when no `restart` option says otherwise:
+ * up to 3 restarts in a row, the first at the next turn, the next ones
+ * after 1 s, 2 s, 4 s … (at most a minute); a connection that stays ready
+ * for a minute is healthy and the count starts again from 0.
+ */
+export const DEFAULT_RESTART_POLICY = Object.freeze({
+  maxRestarts: 3,
+  backoffMs: 1_000,
+  maxBackoffMs: 60_000,
+  healthyAfterMs: 60_000,
+});
+
+/**
+ * How long a stdio server gets to exit after end-of-input, and again after
+ * `SIGTERM`, before the next step (`SIGTERM`, then `SIGKILL`). The SDK's
+ * own steps, two seconds.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 
 /** How much of a stdio server's stderr is kept, last characters first, for status and error messages. */
 export const STDERR_TAIL_CHARS = 2_000;

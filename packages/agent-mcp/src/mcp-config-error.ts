@@ -1,4 +1,4 @@
-import { TurnkitError } from "@turnkit/agent-core";
+import { TurnkitConfigError } from "@turnkit/agent-core";
 
 const MCP_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpConfigError");
 
@@ -8,13 +8,14 @@ export const INVALID_MCP_OPTIONS = "invalid_mcp_options";
 /**
  * `createMcpExtension` was given options it cannot use: a bad id, a server
  * that is neither a command nor a URL, a timeout that is not a positive
- * integer, a header that is not a string. Thrown synchronously by the
+ * integer, a header that is not a string, a key that is not an option (a
+ * typo that would otherwise be ignored). Thrown synchronously by the
  * factory, before any process is started or socket opened. `field` is the
  * option's path (`server.command`, `callTimeoutMs`, `toolNames.search`).
+ * It is a `TurnkitConfigError`, so `TurnkitConfigError.isInstance` (and
+ * `TurnkitError.isInstance`) recognise it too.
  */
-export class McpConfigError extends TurnkitError {
-  /** Always {@link INVALID_MCP_OPTIONS}. */
-  declare readonly code: typeof INVALID_MCP_OPTIONS;
+export class McpConfigError extends TurnkitConfigError<typeof INVALID_MCP_OPTIONS> {
   /** The path of the offending option, as written in the options object. */
   readonly field: string;
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
@@ -29,7 +30,8 @@ export class McpConfigError extends TurnkitError {
   /** True for an McpConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is McpConfigError {
     return (
-      TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_CONFIG_ERROR_MARKER] === true
+      TurnkitConfigError.isInstance(value) &&
+      (value as unknown as Record<symbol, unknown>)[MCP_CONFIG_ERROR_MARKER] === true
     );
   }
 }

@@ -1,10 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  type CallToolResult,
-  type Progress,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   classifyMcpFailure,
   describeMalformed,
@@ -13,25 +8,23 @@ import {
 } from "./classify-mcp-failure.js";
 import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import { withScopedSignal } from "./scoped-signal.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
+import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
+import { stopProcess } from "./stop-process.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
 /** What a connection tells its owner. Called at most once each per event; never awaited. */
 export interface ConnectionEvents {
   /** The server sent `notifications/tools/list_changed`. */
   onToolsChanged(connection: McpConnection): void;
-  /** The connection ended without `close()`: the process exited, or the server broke the protocol. */
+  /**
+   * The connection is lost, without `close()`: the process exited, the
+   * transport closed, the server broke the protocol or an HTTP stream broke.
+   * Called once, at the moment it is known; requests in flight fail with
+   * `reason`. The owner closes the connection.
+   */
   onLost(connection: McpConnection, reason: McpServerError): void;
-}
-
-/** Options of one `tools/call`. */
-export interface CallOptions {
-  /** Cancels the call: the server gets `notifications/cancelled` and the promise rejects. */
-  readonly signal: AbortSignal;
-  /** Receives the server's progress notifications (each one also restarts the timeout). */
-  readonly onProgress: (progress: Progress) => void;
 }
 
 /**
@@ -40,23 +33,37 @@ export interface CallOptions {
  * classifies every failure as an {@link McpServerError} naming the server.
  */
 export class McpConnection {
-  private closing = false;
+  private closed: Promise<void> | undefined;
   private lost: McpServerError | undefined;
+  private breakRequests!: (reason: McpServerError) => void;
+  /** Rejects when requests in flight can no longer be answered: a protocol error, a broken stream, `close()`. */
+  private readonly broken = new Promise<never>((_, reject) => {
+    this.breakRequests = reject;
+  });
+  private transportEnded!: () => void;
+  /** Resolves when the transport reported its end (a stdio process exited, an HTTP transport closed). */
+  private readonly ended = new Promise<void>((resolve) => {
+    this.transportEnded = resolve;
+  });
 
   private constructor(
     private readonly settings: McpSettings,
-    private readonly client: Client,
+    /** The SDK client of this session. */
+    readonly client: Client,
     private readonly opened: OpenedTransport,
+    private readonly events: ConnectionEvents,
     /** What a stdio server wrote to stderr lately. */
     readonly stderr: StderrTail,
-  ) {}
+  ) {
+    this.broken.catch(() => {});
+  }
 
   /**
    * Starts the transport and runs the handshake, within the connect timeout.
    * A stdio server's stderr goes to `stderr` from its first byte.
    * Rejects with `connect_failed` (the transport closed again) when the
-   * process cannot start, exits, refuses, or does not answer in time, or
-   * when `signal` fires.
+   * process cannot start, exits, refuses, breaks the protocol or does not
+   * answer in time, or when `signal` fires.
    */
   static async open(
     settings: McpSettings,
@@ -66,17 +73,17 @@ export class McpConnection {
   ): Promise<McpConnection> {
     const opened = await createTransport(settings.transport, stderr);
     const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
-    const connection = new McpConnection(settings, client, opened, stderr);
+    const connection = new McpConnection(settings, client, opened, events, stderr);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged(connection));
-    client.onclose = () => connection.ended(events);
+    client.onclose = () => connection.transportClosed();
     client.onerror = (error) => connection.transportError(error);
     try {
-      await withScopedSignal(signal, (scoped) =>
+      await connection.request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
         client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
       );
     } catch (error) {
       await connection.close();
-      throw connection.connectFailure(error, "initialize");
+      throw connection.connectFailure(error);
     }
     return connection;
   }
@@ -87,110 +94,131 @@ export class McpConnection {
     return info ? { name: info.name, version: info.version } : undefined;
   }
 
-  /** Every tool of the server, following `nextCursor` pages. Rejects with a classified error. */
-  async listTools(signal: AbortSignal): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    try {
-      do {
-        const params = cursor === undefined ? {} : { cursor };
-        const page = await withScopedSignal(signal, (scoped) =>
-          this.client.listTools(params, { timeout: this.settings.connectTimeoutMs, signal: scoped }),
-        );
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-    } catch (error) {
-      throw this.classify(error, "tools/list", this.settings.connectTimeoutMs);
-    }
-    return tools;
+  /** Why the connection was lost, once it was. */
+  get lostReason(): McpServerError | undefined {
+    return this.lost;
   }
 
-  /** Calls one tool; rejects with a classified error (or the signal's reason after an abort). */
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  /**
+   * Runs one request of the session: `run` gets a signal that fires when any
+   * of `signals` does (and is dropped afterwards). The request fails at once
+   * when the connection breaks. Rejects with the firing signal's reason when
+   * one of `signals` fired, else with an {@link McpServerError} naming
+   * `request` (`tools/call "search"`, `tools/list`) and `timeoutMs`.
+   */
+  async request<T>(
+    request: string,
+    timeoutMs: number,
+    signals: readonly AbortSignal[],
+    run: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await withScopedSignal(
-        options.signal,
-        async (signal) =>
-          (await this.client.callTool({ name, arguments: args }, undefined, {
-            signal,
-            timeout: this.settings.callTimeoutMs,
-            resetTimeoutOnProgress: true,
-            onprogress: options.onProgress,
-          })) as CallToolResult,
-      );
+      return await withScopedSignal(signals, (scoped) => Promise.race([run(scoped), this.broken]));
     } catch (error) {
-      if (options.signal.aborted) throw error;
-      throw this.classify(error, `tools/call "${name}"`, this.settings.callTimeoutMs);
+      const fired = signals.find((signal) => signal.aborted);
+      if (fired) throw fired.reason;
+      throw classifyMcpFailure(error, { serverId: this.settings.id, request, timeoutMs, lost: this.lost });
     }
   }
 
   /**
-   * Ends the session: an HTTP session is deleted (bounded wait), then the
-   * transport closes; a stdio process gets EOF, then SIGTERM and SIGKILL if
-   * it lingers (the SDK's two-second steps). Calls in flight reject.
+   * Ends the session: requests in flight fail at once; an HTTP session is
+   * deleted (bounded wait), then the transport closes; a stdio process gets
+   * end-of-input, then `SIGTERM` and `SIGKILL` if it lingers
+   * (`shutdownGraceMs` apart). Resolves once the process is gone.
    * Idempotent; never rejects.
    */
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    await Promise.race([this.opened.endSession().catch(() => {}), delay(SESSION_END_TIMEOUT_MS)]);
-    await this.client.close().catch(() => {});
+  close(): Promise<void> {
+    this.closed ??= this.shutdown();
+    return this.closed;
   }
 
-  private ended(events: ConnectionEvents): void {
-    if (this.closing) return;
-    this.closing = true;
+  private async shutdown(): Promise<void> {
+    this.breakRequests(
+      this.lost ??
+        new McpServerError({
+          code: McpServerErrorCode.ServerExited,
+          serverId: this.settings.id,
+          message: "closed its connection",
+        }),
+    );
+    await Promise.race([this.opened.endSession().catch(() => {}), delay(SESSION_END_TIMEOUT_MS)]);
+    const pid = this.opened.pid();
+    const closing = this.client.close().catch(() => {});
+    if (pid === undefined) return closing;
+    await stopProcess(pid, this.ended, this.settings.shutdownGraceMs);
+  }
+
+  /** The transport ended: the SDK fails the requests in flight with "connection closed", which `lost` explains. */
+  private transportClosed(): void {
+    this.transportEnded();
+    if (this.closed) return;
     const stderr = this.stderr.lastLine;
-    this.lost ??= new McpServerError({
-      code: McpServerErrorCode.ServerExited,
-      serverId: this.settings.id,
-      message: stderr ? `exited (its last stderr line: ${stderr})` : "exited",
-    });
-    events.onLost(this, this.lost);
+    const ended =
+      this.settings.transport.kind === "stdio"
+        ? stderr
+          ? `exited (its last stderr line: ${stderr})`
+          : "exited"
+        : "closed the connection";
+    this.lose(
+      new McpServerError({ code: McpServerErrorCode.ServerExited, serverId: this.settings.id, message: ended }),
+    );
   }
 
   /**
    * Two transport errors break the connection, because the answers a call
-   * waits for can no longer come and waiting would only end in a timeout: a
-   * message that is not MCP (the reply it replaced can never be matched), and
-   * an HTTP stream that broke mid-answer. The transport is closed; calls in
-   * flight fail with the reason, and the supervisor reconnects for the next
-   * turn. Other transport errors are the SDK's to handle.
+   * waits for can no longer be trusted or come: a message that is not MCP
+   * (the reply it replaced can never be matched, and the stream may be out
+   * of step), and an HTTP stream that broke mid-answer. The connection is
+   * lost at once: requests in flight fail with the reason, and the owner
+   * closes it and reconnects for the next turn; it does not wait for the
+   * process to exit. Other transport errors are the SDK's to handle.
    */
   private transportError(error: Error): void {
-    if (this.closing) return;
+    if (this.closed) return;
     if (isMalformedMessageError(error)) {
-      this.lost ??= new McpServerError({
-        code: McpServerErrorCode.ProtocolError,
-        serverId: this.settings.id,
-        message: `wrote a message that is not JSON-RPC (${describeMalformed(error)}); the connection was closed`,
-        cause: error,
-      });
+      this.lose(
+        new McpServerError({
+          code: McpServerErrorCode.ProtocolError,
+          serverId: this.settings.id,
+          message: `wrote a message that is not JSON-RPC (${describeMalformed(error)}); the connection was closed`,
+          cause: error,
+        }),
+      );
     } else if (this.settings.transport.kind === "http" && isBrokenStreamError(error)) {
-      this.lost ??= new McpServerError({
-        code: McpServerErrorCode.TransportError,
-        serverId: this.settings.id,
-        message: `lost its connection (${error.message})`,
-        cause: error,
-      });
-    } else {
-      return;
+      this.lose(
+        new McpServerError({
+          code: McpServerErrorCode.TransportError,
+          serverId: this.settings.id,
+          message: `lost its connection (${error.message})`,
+          cause: error,
+        }),
+      );
     }
-    void this.opened.transport.close().catch(() => {});
   }
 
-  private classify(error: unknown, request: string, timeoutMs: number): McpServerError {
-    return classifyMcpFailure(error, { serverId: this.settings.id, request, timeoutMs, lost: this.lost });
+  private lose(reason: McpServerError): void {
+    if (this.lost) return;
+    this.lost = reason;
+    if (reason.code !== McpServerErrorCode.ServerExited) this.breakRequests(reason);
+    this.events.onLost(this, reason);
   }
 
-  private connectFailure(error: unknown, request: string): McpServerError {
+  private connectFailure(error: unknown): McpServerError {
     const { transport } = this.settings;
+    const original = McpServerError.isInstance(error) ? error.cause : error;
     let detail: string;
-    if (transport.kind === "stdio" && isSpawnError(error)) {
-      detail = `could not start ${JSON.stringify(transport.command)}: ${error.message}`;
+    if (transport.kind === "stdio" && isSpawnError(original)) {
+      detail = `could not start ${JSON.stringify(transport.command)}: ${original.message}`;
     } else {
-      const failure = this.classify(error, request, this.settings.connectTimeoutMs);
+      const failure = McpServerError.isInstance(error)
+        ? error
+        : classifyMcpFailure(error, {
+            serverId: this.settings.id,
+            request: "initialize",
+            timeoutMs: this.settings.connectTimeoutMs,
+            lost: this.lost,
+          });
       const prefix = `MCP server "${this.settings.id}" `;
       detail = failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message;
     }
@@ -200,7 +228,7 @@ export class McpConnection {
       code: McpServerErrorCode.ConnectFailed,
       serverId: this.settings.id,
       message: `could not connect: ${detail}${hint}`,
-      cause: error,
+      cause: original ?? error,
     });
   }
 }

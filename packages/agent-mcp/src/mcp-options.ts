@@ -1,3 +1,4 @@
+import type { Clock } from "@turnkit/agent-core";
 import type { McpServerStatus } from "./mcp-status.js";
 
 /**
@@ -33,6 +34,31 @@ export interface McpHttpServerConfig {
 /** Where the server is: a command to spawn or a URL to reach. */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
+/**
+ * When and how often a server whose connection was lost (a process that
+ * exited, a protocol error, a broken HTTP stream, a failed connect) is
+ * restarted. Restarts happen at turn assembly (or `connect()`), never in the
+ * middle of a turn.
+ *
+ * The first restart in a row is made at the next turn; each further one
+ * waits `backoffMs`, then twice that, and so on up to `maxBackoffMs`,
+ * counted from the loss (a turn assembled sooner runs without restarting
+ * it). After `maxRestarts` restarts in a row the server is given up
+ * (`gave_up`) until the host calls `connect()`. A connection that has been
+ * ready for `healthyAfterMs` is healthy: the count starts again from 0, so
+ * brief outages spread over a long-running host never use it up.
+ */
+export interface McpRestartPolicy {
+  /** Restarts in a row (without a healthy period between them) before giving up; `0` never restarts. Default 3. */
+  readonly maxRestarts?: number;
+  /** Wait before the second restart in a row, in ms; doubles for each further one. Default 1,000. */
+  readonly backoffMs?: number;
+  /** The longest wait between two restarts, in ms. Default 60,000. */
+  readonly maxBackoffMs?: number;
+  /** How long a connection must stay ready for the count to start again from 0, in ms. Default 60,000. */
+  readonly healthyAfterMs?: number;
+}
+
 /** Options of `createMcpExtension`. Only `id` and `server` are required. */
 export interface McpExtensionOptions {
   /** The extension id (lower case, `[a-z0-9][a-z0-9._-]*`); it names the server in errors and the status. */
@@ -56,10 +82,28 @@ export interface McpExtensionOptions {
   readonly toolNames?: Readonly<Record<string, string>>;
   /** Per-call timeout in ms (a progress notification restarts it). Default `DEFAULT_CALL_TIMEOUT_MS`. */
   readonly callTimeoutMs?: number;
+  /**
+   * The most one call may take in all, in ms, however much progress the
+   * server reports; then the call is cancelled on the server and answered
+   * with a `call_timeout` error naming this limit. Default
+   * `DEFAULT_CALL_MAX_DURATION_MS` (ten minutes).
+   */
+  readonly callMaxDurationMs?: number;
   /** Timeout in ms for starting, the handshake and listing tools, each. Default `DEFAULT_CONNECT_TIMEOUT_MS`. */
   readonly connectTimeoutMs?: number;
-  /** Reconnections allowed over the extension's life after a lost connection. Default `DEFAULT_MAX_RESTARTS`; `0` never restarts. */
-  readonly maxRestarts?: number;
+  /** How a lost server is restarted; see {@link McpRestartPolicy}. Default `DEFAULT_RESTART_POLICY`. */
+  readonly restart?: McpRestartPolicy;
+  /**
+   * How long a stdio server gets to exit after end-of-input, and again after
+   * `SIGTERM`, before `SIGTERM` and then `SIGKILL` are sent, in ms. Default
+   * `DEFAULT_SHUTDOWN_GRACE_MS`.
+   */
+  readonly shutdownGraceMs?: number;
+  /**
+   * The clock of the restart policy and of `callMaxDurationMs`; agent-core's
+   * `systemClock` when absent. Tests pass a virtual clock.
+   */
+  readonly clock?: Clock;
   /** Called with every new status (state changes, a new tool list); its throws are ignored. */
   readonly onStatus?: (status: McpServerStatus) => void;
 }

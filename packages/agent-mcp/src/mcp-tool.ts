@@ -7,7 +7,7 @@ import {
 import type { ToolSchema } from "@turnkit/agent-loop";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDetails } from "./call-result.js";
-import type { McpToolSummary } from "./mcp-status.js";
+import type { McpToolHints, McpToolSummary } from "./mcp-status.js";
 import { exposedToolName } from "./tool-names.js";
 
 /** Runs one call of the server's tool `serverToolName`; the supervisor's `callTool`. */
@@ -36,7 +36,8 @@ export interface McpToolNaming {
  * `inputSchema` is the `parameters` object as received (validated by the
  * loop as plain JSON Schema, never converted), `readOnlyHint: true` makes it
  * `parallel`, anything else `sequential`. A tool without a description gets
- * one naming the server. Calls go through `call`.
+ * one naming the server. Its annotations become {@link McpToolHints} in the
+ * summary. Calls go through `call`.
  */
 export function bindMcpTool(tool: Tool, naming: McpToolNaming, call: McpToolCaller): BoundMcpTool {
   const name = exposedToolName(tool.name, naming.toolPrefix, naming.toolNames);
@@ -54,6 +55,23 @@ export function bindMcpTool(tool: Tool, naming: McpToolNaming, call: McpToolCall
   });
   return {
     tool: runtimeTool as RuntimeTool,
-    summary: Object.freeze({ name, serverToolName: tool.name, description, executionMode }),
+    summary: Object.freeze({ name, serverToolName: tool.name, description, executionMode, hints: toolHints(tool) }),
   };
+}
+
+/**
+ * The tool's behaviour hints with the protocol's defaults filled in: not
+ * read-only, destructive, not idempotent, open-world. The destructive and
+ * idempotent hints only mean something for a tool that writes; a read-only
+ * tool is neither destructive nor anything but idempotent.
+ */
+export function toolHints(tool: Tool): McpToolHints {
+  const annotations = tool.annotations ?? {};
+  const readOnly = annotations.readOnlyHint === true;
+  return Object.freeze({
+    readOnly,
+    destructive: !readOnly && annotations.destructiveHint !== false,
+    idempotent: readOnly || annotations.idempotentHint === true,
+    openWorld: annotations.openWorldHint !== false,
+  });
 }

@@ -8,6 +8,8 @@ export interface OpenedTransport {
   readonly transport: Transport;
   /** Ends an HTTP session politely (a DELETE); nothing for stdio. Rejects on failure. */
   readonly endSession: () => Promise<void>;
+  /** The stdio server's process id once it started; `undefined` for HTTP or before the start. */
+  readonly pid: () => number | undefined;
 }
 
 /**
@@ -31,14 +33,14 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
         stderr: "pipe",
       });
       transport.stderr?.on("data", (chunk: Buffer) => stderr.append(chunk));
-      return { transport, endSession: async () => {} };
+      return { transport, endSession: async () => {}, pid: () => transport.pid ?? undefined };
     }
     case "http": {
       const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       const transport = new StreamableHTTPClientTransport(settings.url, {
         requestInit: { headers: { ...settings.headers } },
       });
-      return { transport, endSession: () => transport.terminateSession() };
+      return { transport, endSession: () => transport.terminateSession(), pid: () => undefined };
     }
     default: {
       const unreachable: never = settings;

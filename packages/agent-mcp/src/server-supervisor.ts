@@ -1,20 +1,26 @@
 import type { RuntimeTool, RuntimeToolResult, RuntimeToolUpdateCallback } from "@turnkit/agent-core";
 import { ToolResultText } from "@turnkit/agent-loop";
+import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
 import { type McpToolDetails, progressText, toRuntimeToolResult } from "./call-result.js";
+import { callMcpTool } from "./call-tool.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
+import { listAllTools } from "./list-tools.js";
 import { type ConnectionEvents, McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import type { McpServerState, McpServerStatus, McpToolSummary } from "./mcp-status.js";
+import type { McpServerState, McpServerStatus, McpToolHints, McpToolSummary } from "./mcp-status.js";
 import { type BoundMcpTool, bindMcpTool } from "./mcp-tool.js";
+import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
+import { RestartSchedule } from "./restart-schedule.js";
 import { StderrTail } from "./stderr-tail.js";
+import { unavailableError } from "./unavailable-error.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
 /**
  * Keeps one MCP server available to turns, across connections: connects
  * lazily, refreshes the tool list after `list_changed`, restarts a lost
- * server for the next turn (at most `maxRestarts` times), answers every call
- * (an error result when the server fails it), reports its status, and
- * closes everything on dispose.
+ * server for a later turn (by the restart policy), answers every call (an
+ * error result when the server fails it), reports its status, and closes
+ * everything on dispose.
  *
  * Preparation (connect, restart, refresh) happens only at turn assembly or
  * `connect()`, one at a time; during a turn the connection is only used.
@@ -25,12 +31,15 @@ export class ServerSupervisor {
   private stderr = new StderrTail(STDERR_TAIL_CHARS);
   private preparing: Promise<void> | undefined;
   private bound: readonly BoundMcpTool[] = [];
+  private outputChecks: ReadonlyMap<string, OutputCheck> = new Map();
   private toolsOutdated = false;
-  private restarts = 0;
+  private schedule: RestartSchedule;
   private lastError: McpServerError | undefined;
   private serverInfo: McpServerStatus["serverInfo"];
   private attached = false;
   private disposal = new AbortController();
+  /** Connections being closed (a lost stdio server may take the shutdown grace to go); dispose waits for them. */
+  private readonly retiring = new Set<Promise<void>>();
   private readonly listeners = new Set<(status: McpServerStatus) => void>();
   private readonly events: ConnectionEvents = {
     onToolsChanged: (connection) => {
@@ -41,7 +50,9 @@ export class ServerSupervisor {
     onLost: (connection, reason) => this.lose(connection, reason),
   };
 
-  constructor(private readonly settings: McpSettings) {}
+  constructor(private readonly settings: McpSettings) {
+    this.schedule = new RestartSchedule(settings.restart, settings.clock);
+  }
 
   /** A fresh frozen snapshot. */
   get status(): McpServerStatus {
@@ -51,8 +62,10 @@ export class ServerSupervisor {
       state: this.state,
       tools: Object.freeze(this.bound.map((entry) => entry.summary)) as readonly McpToolSummary[],
       toolsOutdated: this.toolsOutdated,
-      restarts: this.restarts,
-      maxRestarts: this.settings.maxRestarts,
+      restarts: this.schedule.restarts,
+      maxRestarts: this.settings.restart.maxRestarts,
+      totalRestarts: this.schedule.totalRestarts,
+      nextRestartInMs: this.state === "failed" ? this.schedule.dueInMs() : undefined,
       serverInfo: this.serverInfo,
       lastError: this.lastError,
       stderrTail: this.stderr.value,
@@ -65,44 +78,52 @@ export class ServerSupervisor {
     return () => void this.listeners.delete(listener);
   }
 
+  /** The hints of the tool the model knows as `toolName`, from the latest tool list; `undefined` for another tool. */
+  toolHints(toolName: string): McpToolHints | undefined {
+    return this.bound.find((entry) => entry.summary.name === toolName)?.summary.hints;
+  }
+
   /**
    * Marks the supervisor as used by a runtime (its init). A disposed one
-   * starts over (idle, no restarts used). Throws if another runtime holds it.
+   * starts over (idle, no restarts used). Throws `ExtensionConfigError`
+   * (`extension_init`) if another runtime holds it.
    */
   attach(): void {
     if (this.attached)
-      throw new Error(
+      throw new ExtensionConfigError(
+        ExtensionConfigErrorCode.ExtensionInit,
         `the MCP extension "${this.settings.id}" already belongs to a runtime; create one extension per runtime`,
       );
     this.attached = true;
     if (this.state === "disposed") {
       this.disposal = new AbortController();
-      this.restarts = 0;
+      this.schedule = new RestartSchedule(this.settings.restart, this.settings.clock);
       this.lastError = undefined;
       this.setState("idle");
     }
   }
 
   /**
-   * The tools for one turn: connects (or restarts, or refreshes the list)
-   * first when needed, then returns the latest tools, also when the server
-   * is down (their calls are answered with errors). Rejects only after
-   * dispose, with `server_unavailable`: a disposed runtime assembles no turn
-   * that needs this server.
+   * The tools for one turn: connects (or restarts when the restart policy
+   * allows, or refreshes the list) first when needed, then returns the
+   * latest tools, also when the server is down (their calls are answered
+   * with errors). Rejects only after dispose, with `server_unavailable`: a
+   * disposed runtime assembles no turn that needs this server.
    */
   async toolsForTurn(): Promise<RuntimeTool[]> {
     if (this.state === "disposed") throw this.unavailable();
-    await this.prepare();
+    await this.prepare(false);
     return this.bound.map((entry) => entry.tool);
   }
 
   /**
-   * Connects now instead of at the first turn (or restarts a failed server,
-   * counting as a restart). Resolves to the status once ready; rejects with
-   * the {@link McpServerError} that kept it from being ready.
+   * Connects now instead of at the first turn, or restarts a failed server
+   * at once (without the policy's wait; from `gave_up` the count starts
+   * over). Resolves to the status once ready; rejects with the
+   * {@link McpServerError} that kept it from being ready.
    */
   async connect(): Promise<McpServerStatus> {
-    if (this.state !== "disposed") await this.prepare();
+    if (this.state !== "disposed") await this.prepare(true);
     if (this.state !== "ready")
       throw this.state === "disposed" ? this.unavailable() : (this.lastError ?? this.unavailable());
     return this.status;
@@ -111,16 +132,19 @@ export class ServerSupervisor {
   /**
    * Closes the connection (killing a stdio process that lingers, ending an
    * HTTP session) and cancels a connection being made. Calls in flight are
-   * answered with `server_unavailable` errors. Idempotent; never rejects.
+   * answered with `server_unavailable` errors. Resolves once every process
+   * this extension started is gone. Idempotent; never rejects.
    */
   async dispose(): Promise<void> {
     this.attached = false;
     if (this.state === "disposed") return;
     this.setState("disposed");
-    this.disposal.abort(new Error("disposed"));
+    this.disposal.abort(this.unavailable());
     const connection = this.connection;
     this.connection = undefined;
-    await Promise.all([connection?.close(), this.preparing?.catch(() => {})]);
+    if (connection) this.retire(connection);
+    await Promise.all([this.preparing?.catch(() => {})]);
+    await Promise.all([...this.retiring]);
   }
 
   /** Runs one call on the current connection; see `bindMcpTool`. Rejects with an {@link McpServerError}. */
@@ -134,10 +158,13 @@ export class ServerSupervisor {
     const connection = this.connection;
     if (connection === undefined || this.state !== "ready") throw this.unavailable();
     try {
-      const result = await connection.callTool(serverToolName, args, {
+      const result = await callMcpTool(connection, this.settings, {
+        name: serverToolName,
+        args,
         signal,
         onProgress: (progress) =>
           onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } }),
+        outputCheck: this.outputChecks.get(serverToolName),
       });
       return toRuntimeToolResult(result, ref);
     } catch (error) {
@@ -152,30 +179,36 @@ export class ServerSupervisor {
       const failure = McpServerError.isInstance(error) ? error : this.unavailable();
       if (failure.code === McpServerErrorCode.ServerExited || failure.code === McpServerErrorCode.TransportError)
         this.lose(connection, failure);
-      else this.record(failure);
+      else if (failure !== connection.lostReason) this.record(failure);
       throw failure;
     }
   };
 
-  private prepare(): Promise<void> {
-    this.preparing ??= this.prepareOnce().finally(() => {
+  private prepare(explicit: boolean): Promise<void> {
+    this.preparing ??= this.prepareOnce(explicit).finally(() => {
       this.preparing = undefined;
     });
     return this.preparing;
   }
 
-  private async prepareOnce(): Promise<void> {
+  private async prepareOnce(explicit: boolean): Promise<void> {
     switch (this.state) {
       case "idle":
         return this.open();
+      case "gave_up":
+        if (!explicit) return;
+        this.schedule.startOver();
+        this.schedule.begin();
+        return this.open();
       case "failed":
-        this.restarts += 1;
+        if (!explicit && this.schedule.dueInMs() > 0) return;
+        this.schedule.begin();
         return this.open();
       case "ready":
+        if (this.schedule.forgiveIfHealthy()) this.emit();
         if (this.toolsOutdated && this.connection) await this.refreshTools(this.connection);
         return;
       case "connecting":
-      case "gave_up":
       case "disposed":
         return;
       default: {
@@ -191,27 +224,30 @@ export class ServerSupervisor {
     try {
       this.stderr = new StderrTail(STDERR_TAIL_CHARS);
       connection = await McpConnection.open(this.settings, this.events, this.disposal.signal, this.stderr);
-      if (this.isDisposed()) return void (await connection.close());
+      if (this.isDisposed()) return this.retire(connection);
       this.connection = connection;
       this.serverInfo = connection.serverInfo;
       this.toolsOutdated = false;
-      this.bindTools(await connection.listTools(this.disposal.signal));
-      if (this.isDisposed()) return;
+      this.bindTools(await listAllTools(connection, this.settings.connectTimeoutMs, this.disposal.signal));
+      if (this.isDisposed() || this.connection !== connection) return;
+      this.schedule.connected();
       this.setState("ready");
     } catch (error) {
       if (this.isDisposed()) return;
+      // Lost while listing its tools: `lose` has dealt with it.
+      if (connection !== undefined && connection.lostReason !== undefined && this.connection !== connection) return;
       this.connection = undefined;
-      await connection?.close();
-      const failure = McpServerError.isInstance(error)
-        ? error
-        : new McpServerError({
-            code: McpServerErrorCode.ConnectFailed,
-            serverId: this.settings.id,
-            message: `could not connect: ${String(error)}`,
-            cause: error,
-          });
-      this.lastError = failure;
-      this.setState(this.restarts < this.settings.maxRestarts ? "failed" : "gave_up");
+      if (connection) this.retire(connection);
+      this.failed(
+        McpServerError.isInstance(error)
+          ? error
+          : new McpServerError({
+              code: McpServerErrorCode.ConnectFailed,
+              serverId: this.settings.id,
+              message: `could not connect: ${String(error)}`,
+              cause: error,
+            }),
+      );
     }
   }
 
@@ -219,7 +255,7 @@ export class ServerSupervisor {
   private async refreshTools(connection: McpConnection): Promise<void> {
     this.toolsOutdated = false;
     try {
-      const tools = await connection.listTools(this.disposal.signal);
+      const tools = await listAllTools(connection, this.settings.connectTimeoutMs, this.disposal.signal);
       if (connection === this.connection) this.bindTools(tools);
       this.emit();
     } catch (error) {
@@ -232,22 +268,33 @@ export class ServerSupervisor {
   }
 
   private bindTools(tools: Parameters<typeof bindMcpTool>[0][]): void {
-    this.bound = tools.map((tool) =>
-      bindMcpTool(
-        tool,
-        { serverId: this.settings.id, toolPrefix: this.settings.toolPrefix, toolNames: this.settings.toolNames },
-        this.callTool,
-      ),
-    );
+    const naming = {
+      serverId: this.settings.id,
+      toolPrefix: this.settings.toolPrefix,
+      toolNames: this.settings.toolNames,
+    };
+    this.bound = tools.map((tool) => bindMcpTool(tool, naming, this.callTool));
+    this.outputChecks = compileOutputChecks(tools);
   }
 
-  /** The current connection ended: remember why; the next turn restarts it if the limit allows. */
+  /** The current connection ended: close it, remember why; a later turn restarts it as the policy allows. */
   private lose(connection: McpConnection, reason: McpServerError): void {
     if (connection !== this.connection) return;
     this.connection = undefined;
-    void connection.close();
+    this.retire(connection);
+    this.failed(reason);
+  }
+
+  /** The server is down for `reason`: `failed` while the restart policy allows another restart, else `gave_up`. */
+  private failed(reason: McpServerError): void {
     this.lastError = reason;
-    this.setState(this.restarts < this.settings.maxRestarts ? "failed" : "gave_up");
+    this.schedule.lost();
+    this.setState(this.schedule.exhausted ? "gave_up" : "failed");
+  }
+
+  private retire(connection: McpConnection): void {
+    const closing = connection.close().finally(() => this.retiring.delete(closing));
+    this.retiring.add(closing);
   }
 
   private record(error: McpServerError): void {
@@ -256,37 +303,14 @@ export class ServerSupervisor {
   }
 
   private unavailable(): McpServerError {
-    const why = (): string => {
-      switch (this.state) {
-        case "disposed":
-          return "is not available: the runtime was disposed";
-        case "gave_up":
-          return `is not running and will not be restarted (${this.restarts} of ${this.settings.maxRestarts} restarts used); it ${this.lastReason()}`;
-        case "failed":
-          return `is not running: it ${this.lastReason()}; it is restarted for the next turn`;
-        case "idle":
-        case "connecting":
-        case "ready":
-          return "is not connected";
-        default: {
-          const unreachable: never = this.state;
-          return unreachable;
-        }
-      }
-    };
-    return new McpServerError({
-      code: McpServerErrorCode.Unavailable,
+    return unavailableError({
       serverId: this.settings.id,
-      message: why(),
-      cause: this.lastError,
+      state: this.state,
+      restarts: this.schedule.restarts,
+      maxRestarts: this.settings.restart.maxRestarts,
+      restartInMs: this.schedule.dueInMs(),
+      lastError: this.lastError,
     });
-  }
-
-  /** The last error's message without the `MCP server "<id>"` it starts with. */
-  private lastReason(): string {
-    const message = this.lastError?.message ?? "lost its connection";
-    const prefix = `MCP server "${this.settings.id}" `;
-    return message.startsWith(prefix) ? message.slice(prefix.length) : message;
   }
 
   private isDisposed(): boolean {

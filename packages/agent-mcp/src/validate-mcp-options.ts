@@ -1,7 +1,14 @@
+import { type Clock, systemClock } from "@turnkit/agent-core";
 import { isValidExtensionId } from "@turnkit/agent-runtime";
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_RESTARTS } from "./defaults.js";
+import {
+  DEFAULT_CALL_MAX_DURATION_MS,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_RESTART_POLICY,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+} from "./defaults.js";
 import { McpConfigError } from "./mcp-config-error.js";
-import type { McpExtensionOptions, McpTransportSettings } from "./mcp-options.js";
+import type { McpExtensionOptions, McpRestartPolicy, McpTransportSettings } from "./mcp-options.js";
 import type { McpServerStatus } from "./mcp-status.js";
 import { TOOL_NAME_PATTERN } from "./tool-names.js";
 
@@ -13,10 +20,36 @@ export interface McpSettings {
   readonly toolPrefix: string;
   readonly toolNames: Readonly<Record<string, string>>;
   readonly callTimeoutMs: number;
+  readonly callMaxDurationMs: number;
   readonly connectTimeoutMs: number;
-  readonly maxRestarts: number;
+  readonly restart: Required<McpRestartPolicy>;
+  readonly shutdownGraceMs: number;
+  readonly clock: Clock;
   readonly onStatus: ((status: McpServerStatus) => void) | undefined;
 }
+
+/** Every option of `createMcpExtension`; a key added to the interface must be listed here to compile. */
+const OPTION_KEYS: Record<keyof McpExtensionOptions, true> = {
+  id: true,
+  description: true,
+  server: true,
+  toolPrefix: true,
+  toolNames: true,
+  callTimeoutMs: true,
+  callMaxDurationMs: true,
+  connectTimeoutMs: true,
+  restart: true,
+  shutdownGraceMs: true,
+  clock: true,
+  onStatus: true,
+};
+
+const RESTART_KEYS: Record<keyof McpRestartPolicy, true> = {
+  maxRestarts: true,
+  backoffMs: true,
+  maxBackoffMs: true,
+  healthyAfterMs: true,
+};
 
 /**
  * Checks `createMcpExtension`'s options and fills in the defaults. Throws
@@ -25,6 +58,7 @@ export interface McpSettings {
 export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
   if (!isRecord(options))
     throw new McpConfigError({ field: "options", problem: `must be an object, got ${kindOf(options)}` });
+  rejectUnknownKeys(options, OPTION_KEYS, "");
   const { id, server } = options;
   if (typeof id !== "string" || !isValidExtensionId(id)) {
     throw new McpConfigError({
@@ -60,10 +94,62 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     toolPrefix,
     toolNames,
     callTimeoutMs: count(options.callTimeoutMs, "callTimeoutMs", DEFAULT_CALL_TIMEOUT_MS, 1),
+    callMaxDurationMs: count(options.callMaxDurationMs, "callMaxDurationMs", DEFAULT_CALL_MAX_DURATION_MS, 1),
     connectTimeoutMs: count(options.connectTimeoutMs, "connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS, 1),
-    maxRestarts: count(options.maxRestarts, "maxRestarts", DEFAULT_MAX_RESTARTS, 0),
+    restart: validateRestart(options.restart),
+    shutdownGraceMs: count(options.shutdownGraceMs, "shutdownGraceMs", DEFAULT_SHUTDOWN_GRACE_MS, 0),
+    clock: validateClock(options.clock),
     onStatus: options.onStatus,
   };
+}
+
+function validateRestart(restart: unknown): Required<McpRestartPolicy> {
+  if (restart === undefined) return DEFAULT_RESTART_POLICY;
+  if (!isRecord(restart))
+    throw new McpConfigError({ field: "restart", problem: `must be an object, got ${kindOf(restart)}` });
+  rejectUnknownKeys(restart, RESTART_KEYS, "restart.");
+  const backoffMs = count(restart.backoffMs, "restart.backoffMs", DEFAULT_RESTART_POLICY.backoffMs, 0);
+  const maxBackoffMs = count(
+    restart.maxBackoffMs,
+    "restart.maxBackoffMs",
+    Math.max(backoffMs, DEFAULT_RESTART_POLICY.maxBackoffMs),
+    0,
+  );
+  if (maxBackoffMs < backoffMs) {
+    throw new McpConfigError({
+      field: "restart.maxBackoffMs",
+      problem: `must be at least restart.backoffMs (${backoffMs}), got ${maxBackoffMs}`,
+    });
+  }
+  return {
+    maxRestarts: count(restart.maxRestarts, "restart.maxRestarts", DEFAULT_RESTART_POLICY.maxRestarts, 0),
+    backoffMs,
+    maxBackoffMs,
+    healthyAfterMs: count(restart.healthyAfterMs, "restart.healthyAfterMs", DEFAULT_RESTART_POLICY.healthyAfterMs, 0),
+  };
+}
+
+function validateClock(clock: unknown): Clock {
+  if (clock === undefined) return systemClock;
+  const valid =
+    isRecord(clock) &&
+    typeof clock.now === "function" &&
+    typeof clock.setTimeout === "function" &&
+    typeof clock.clearTimeout === "function";
+  if (!valid)
+    throw new McpConfigError({ field: "clock", problem: "must be a Clock { now, setTimeout, clearTimeout }" });
+  return clock as unknown as Clock;
+}
+
+/** A key the options do not have is a typo that would be ignored silently: it throws, naming the key. */
+function rejectUnknownKeys(value: Record<string, unknown>, known: Record<string, true>, path: string): void {
+  for (const key of Object.keys(value)) {
+    if (Object.hasOwn(known, key)) continue;
+    throw new McpConfigError({
+      field: `${path}${key}`,
+      problem: `is not an option; the options are ${Object.keys(known).join(", ")}`,
+    });
+  }
 }
 
 function validateServer(server: unknown): McpTransportSettings {
@@ -81,6 +167,7 @@ function validateServer(server: unknown): McpTransportSettings {
     });
   }
   if (hasCommand) {
+    rejectUnknownKeys(server, { command: true, args: true, env: true, cwd: true, url: true }, "server.");
     if (typeof server.command !== "string" || server.command.trim() === "") {
       throw new McpConfigError({
         field: "server.command",
@@ -105,6 +192,7 @@ function validateServer(server: unknown): McpTransportSettings {
       cwd: server.cwd,
     };
   }
+  rejectUnknownKeys(server, { url: true, headers: true, command: true }, "server.");
   let url: URL;
   try {
     url = new URL(server.url as string | URL);

@@ -48,7 +48,7 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
 
   it("a server that refuses the credentials fails to connect: the turn runs without its tools and the status says why", async () => {
     fixture = await startHttpFixture({ bearerToken: "s3cret" });
-    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url }, maxRestarts: 0 });
+    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url }, restart: { maxRestarts: 0 } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
     const turn = await runMcpTurn({ runtime, script: ["I have no tools."] });
@@ -61,6 +61,22 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
     expect(mcp.status.lastError!.message).toBe(
       'MCP server "remote" could not connect: could not be reached for initialize (HTTP 401): Error POSTing to endpoint: missing or wrong bearer token',
     );
+    await runtime.dispose();
+  });
+
+  it("a server that refuses the connection is reported as not reachable, with the socket's error, not as exited", async () => {
+    const closed = await startHttpFixture();
+    await closed.close(); // nothing listens on its port any more
+    const mcp = createMcpExtension({ id: "remote", server: { url: closed.url }, restart: { maxRestarts: 0 } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: ["No tools."] });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(mcp.status.lastError!.message).toMatch(
+      /^MCP server "remote" could not connect: could not be reached for initialize: fetch failed \(.*ECONNREFUSED.*\)$/,
+    );
+    expect(mcp.status).toMatchObject({ state: "gave_up", lastError: { code: "connect_failed" } });
     await runtime.dispose();
   });
 

@@ -1,4 +1,4 @@
-import { TurnkitError } from "@turnkit/agent-core";
+import { TurnkitConfigError, TurnkitError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
 import { McpConfigError, type McpExtensionOptions, createMcpExtension } from "../src/index.js";
 
@@ -64,7 +64,34 @@ describe("createMcpExtension checks its options before starting anything", () =>
       "connectTimeoutMs",
       "must be an integer of at least 1, got 1.5",
     ],
-    [{ id: "x", server: stdio, maxRestarts: -1 }, "maxRestarts", "must be an integer of at least 0, got -1"],
+    [
+      { id: "x", server: stdio, restart: { maxRestarts: -1 } },
+      "restart.maxRestarts",
+      "must be an integer of at least 0, got -1",
+    ],
+    [
+      { id: "x", server: stdio, maxRestarts: 3 },
+      "maxRestarts",
+      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, onStatus",
+    ],
+    [
+      { id: "x", server: stdio, restart: { backoffMs: 5_000, maxBackoffMs: 1_000 } },
+      "restart.maxBackoffMs",
+      "must be at least restart.backoffMs (5000), got 1000",
+    ],
+    [
+      { id: "x", server: stdio, restart: { healthyAfter: 10 } },
+      "restart.healthyAfter",
+      "is not an option; the options are maxRestarts, backoffMs, maxBackoffMs, healthyAfterMs",
+    ],
+    [
+      { id: "x", server: { url: "http://127.0.0.1/mcp", header: {} } },
+      "server.header",
+      "is not an option; the options are url, headers, command",
+    ],
+    [{ id: "x", server: stdio, callMaxDurationMs: 0 }, "callMaxDurationMs", "must be an integer of at least 1, got 0"],
+    [{ id: "x", server: stdio, shutdownGraceMs: -5 }, "shutdownGraceMs", "must be an integer of at least 0, got -5"],
+    [{ id: "x", server: stdio, clock: Date }, "clock", "must be a Clock { now, setTimeout, clearTimeout }"],
     [{ id: "x", server: stdio, onStatus: "log" }, "onStatus", "must be a function, got string"],
   ])("%j names the field %s", (options, field, problem) => {
     const error = configError(options);
@@ -75,6 +102,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
       message: `createMcpExtension: ${field} ${problem}`,
     });
     expect(TurnkitError.isInstance(error)).toBe(true);
+    expect(TurnkitConfigError.isInstance(error)).toBe(true);
   });
 
   it("valid options make an idle extension with a description of its server", () => {
@@ -82,7 +110,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     const remote = createMcpExtension({
       id: "remote",
       server: { url: new URL("https://mcp.example.test/v1?key=secret") },
-      maxRestarts: 0,
+      restart: { maxRestarts: 0 },
     });
     expect(local).toMatchObject({ id: "files", description: "MCP server: node server.js" });
     expect(remote).toMatchObject({ id: "remote", description: "MCP server at https://mcp.example.test/v1" });
@@ -94,6 +122,8 @@ describe("createMcpExtension checks its options before starting anything", () =>
       toolsOutdated: false,
       restarts: 0,
       maxRestarts: 3,
+      totalRestarts: 0,
+      nextRestartInMs: undefined,
       serverInfo: undefined,
       lastError: undefined,
       stderrTail: "",

@@ -131,7 +131,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     const mcp = createMcpExtension({
       id: "crashy",
       server: fixture.server,
-      maxRestarts: 1,
+      restart: { maxRestarts: 1 },
       onStatus: (status) => statuses.push(status.state),
     });
     const runtime = await createAgentRuntime({ base: [mcp] });
@@ -157,7 +157,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     expect(third.model.requests[0]!.context.tools!.map((tool) => tool.name)).toContain("echo");
     expect(third.toolResults[0]!.isError).toBe(true);
     expect(third.toolResults[0]!.text).toMatch(
-      /^MCP server "crashy" is not running and will not be restarted \(1 of 1 restarts used\); it exited/,
+      /^MCP server "crashy" is not running and will not be restarted \(1 of 1 restarts in a row used\); it exited/,
     );
     expect(started(current)).toHaveLength(2);
     expect(statuses).toEqual(["connecting", "ready", "failed", "connecting", "ready", "gave_up"]);
@@ -166,11 +166,11 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
 
   it("a server that cannot start: the turn runs without its tools; connect() rejects naming the server", async () => {
     fixture = stdioFixture({ MCP_FIXTURE_EXIT_AT_START: "1" });
-    const refusing = createMcpExtension({ id: "refusing", server: fixture.server, maxRestarts: 0 });
+    const refusing = createMcpExtension({ id: "refusing", server: fixture.server, restart: { maxRestarts: 0 } });
     const missing = createMcpExtension({
       id: "missing",
       server: { command: "turnkit-no-such-command" },
-      maxRestarts: 0,
+      restart: { maxRestarts: 0 },
     });
     const runtime = await createAgentRuntime({ base: [refusing, missing] });
 

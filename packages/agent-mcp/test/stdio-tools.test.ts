@@ -42,8 +42,14 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
       "wait_for_cancel",
       "hang",
       "add_tool",
+      "count_words",
+      "chatty",
+      "delete_note",
+      "post_message",
       "garbage_line",
       "garbage_result",
+      "crash",
+      "garbage_then_answer",
     ]);
     expect(offered[0]).toMatchObject({ name: "echo", description: "Echoes the text back" });
     expect(offered[0]!.parameters).toEqual(ECHO_INPUT_SCHEMA); // exactly the server's schema: nothing added, dropped or converted
@@ -85,6 +91,7 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
       serverToolName: "write_note",
       description: "Appends a note after ms milliseconds",
       executionMode: "sequential",
+      hints: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
     });
     expect(mcp.status.stderrTail).toMatch(/fixture: started as \d+/);
     await runtime.dispose();

@@ -1,0 +1,76 @@
+import { type CallToolResult, CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { McpConnection } from "./mcp-connection.js";
+import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import type { OutputCheck } from "./output-schema.js";
+import type { McpSettings } from "./validate-mcp-options.js";
+
+/** One `tools/call`: what to call and how to follow it. */
+export interface ToolCall {
+  /** The server's name of the tool. */
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  /** The turn's signal for this call: cancels it on the server and rejects with its reason. */
+  readonly signal: AbortSignal;
+  /** Receives the server's progress notifications while the call runs (never after it settled). */
+  readonly onProgress: (progress: Progress) => void;
+  /** The tool's output-schema check, when it has an output schema. */
+  readonly outputCheck: OutputCheck | undefined;
+}
+
+/**
+ * Calls one tool on `connection`. A progress notification restarts the
+ * `callTimeoutMs` wait, but the whole call never takes longer than
+ * `callMaxDurationMs`: then the server gets `notifications/cancelled` and
+ * the call rejects with `call_timeout` naming the limit. A result that
+ * breaks the tool's output schema rejects with `protocol_error`. Rejects
+ * with the signal's reason when the turn aborted the call, else with an
+ * {@link McpServerError}.
+ */
+export async function callMcpTool(
+  connection: McpConnection,
+  settings: McpSettings,
+  call: ToolCall,
+): Promise<CallToolResult> {
+  const request = `tools/call "${call.name}"`;
+  const overall = new AbortController();
+  const timer = settings.clock.setTimeout(
+    () =>
+      overall.abort(
+        new McpServerError({
+          code: McpServerErrorCode.CallTimeout,
+          serverId: settings.id,
+          message: `did not finish ${request} within callMaxDurationMs (${settings.callMaxDurationMs} ms in all, progress notwithstanding); it was cancelled`,
+        }),
+      ),
+    settings.callMaxDurationMs,
+  );
+  let settled = false;
+  try {
+    const result = (await connection.request(request, settings.callTimeoutMs, [call.signal, overall.signal], (signal) =>
+      connection.client.request(
+        { method: "tools/call", params: { name: call.name, arguments: call.args } },
+        CallToolResultSchema,
+        {
+          signal,
+          timeout: settings.callTimeoutMs,
+          resetTimeoutOnProgress: true,
+          onprogress: (progress) => {
+            if (!settled) call.onProgress(progress);
+          },
+        },
+      ),
+    )) as CallToolResult;
+    const problem = call.outputCheck?.(result);
+    if (problem !== undefined) {
+      throw new McpServerError({
+        code: McpServerErrorCode.ProtocolError,
+        serverId: settings.id,
+        message: `answered ${request} with ${problem}`,
+      });
+    }
+    return result;
+  } finally {
+    settled = true;
+    settings.clock.clearTimeout(timer);
+  }
+}

@@ -1,0 +1,79 @@
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { type McpServerStatus, createMcpExtension } from "../src/index.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+let fixture: StdioFixture | undefined;
+let http: HttpFixture | undefined;
+afterEach(async () => {
+  fixture?.cleanup();
+  await http?.close();
+  fixture = undefined;
+  http = undefined;
+});
+
+const started = (fixture: StdioFixture): number[] =>
+  fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
+
+describe("a server that breaks the protocol loses its connection at once", { timeout: 15_000 }, () => {
+  it("a line that is not JSON-RPC before a valid answer: the status is failed when the call returns, and the very next turn gets a fresh server", async () => {
+    // A server that ignores end-of-input and SIGTERM: waiting for it to exit would keep the broken connection
+    // "ready" for seconds, so the next turn would be sent to it.
+    fixture = stdioFixture({ MCP_FIXTURE_STUBBORN: "1" });
+    const mcp = createMcpExtension({ id: "noisy", server: fixture.server, shutdownGraceMs: 100 });
+    const seenAfterCall: McpServerStatus[] = [];
+    const observer = createHookExtension({
+      id: "observer",
+      hooks: { after_tool_call: () => void seenAfterCall.push(mcp.status) },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp, observer] });
+    const current = fixture;
+
+    const first = await runMcpTurn({ runtime, script: [response([toolCall("garbage_then_answer", {})]), "Hm."] });
+
+    expect(first.toolResults[0]!.isError).toBe(true);
+    expect(first.toolResults[0]!.text).toMatch(
+      /^MCP server "noisy" wrote a message that is not JSON-RPC \(.+\); the connection was closed$/,
+    );
+    expect(seenAfterCall.map((status) => [status.state, status.lastError?.code])).toEqual([
+      ["failed", "protocol_error"],
+    ]);
+
+    // The next turn, at once: a new process, not the broken one.
+    const second = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("echo", { text: "fresh" })]), "Done."],
+    });
+    expect(second.toolResults[0]).toMatchObject({ text: "echo: fresh", isError: false });
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 1 });
+    const pids = started(current);
+    expect(pids).toHaveLength(2);
+
+    await runtime.dispose();
+    // The stubborn processes are gone too: SIGKILL after end-of-input and SIGTERM were ignored.
+    expect(pids.map(isRunning)).toEqual([false, false]);
+  });
+
+  it("a result that violates the tool's output schema is a protocol error, not the server's error, and the connection stays", async () => {
+    http = await startHttpFixture();
+    const mcp = createMcpExtension({ id: "schemas", server: { url: http.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("count_words", {})]), response([toolCall("add", { a: 1, b: 2 })]), "Done."],
+    });
+
+    expect(toolResults[0]!.isError).toBe(true);
+    expect(toolResults[0]!.text).toMatch(
+      /^MCP server "schemas" answered tools\/call "count_words" with a result that does not match the tool's output schema: .*count/,
+    );
+    expect(toolResults[1]).toMatchObject({ isError: false, text: "3" });
+    expect(mcp.status).toMatchObject({ state: "ready", lastError: { code: "protocol_error" } });
+    await runtime.dispose();
+  });
+});

@@ -1,0 +1,62 @@
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { type McpToolHints, createMcpExtension } from "../src/index.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+let fixture: HttpFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+describe("a tool's hints reach permission hooks", () => {
+  it("a before_tool_call hook reads the destructive, idempotent and open-world hints (defaults filled in) and asks for the destructive one", async () => {
+    fixture = await startHttpFixture();
+    const mcp = createMcpExtension({ id: "notes", server: { url: fixture.url }, toolPrefix: "notes_" });
+    const seen: Record<string, McpToolHints | undefined> = {};
+    const permissions = createHookExtension({
+      id: "permissions",
+      hooks: {
+        before_tool_call: (event) => {
+          const hints = mcp.toolHints(event.toolCall.name);
+          seen[event.toolCall.name] = hints;
+          return hints?.destructive
+            ? { block: true, reason: "a person must approve a destructive tool", blockedBy: "permission" }
+            : undefined;
+        },
+      },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp, permissions] });
+
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [
+        response([toolCall("notes_delete_note", {}), toolCall("notes_post_message", {})]),
+        response([toolCall("notes_echo", { text: "hi" })]),
+        "Done.",
+      ],
+    });
+
+    expect(seen).toEqual({
+      notes_delete_note: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+      notes_post_message: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      notes_echo: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+    });
+    expect(toolResults.map(({ toolName, isError, text }) => ({ toolName, isError, text }))).toEqual([
+      { toolName: "notes_delete_note", isError: true, text: "a person must approve a destructive tool" },
+      { toolName: "notes_post_message", isError: false, text: "post_message done" },
+      { toolName: "notes_echo", isError: false, text: "echo: hi" },
+    ]);
+    expect(fixture.log.some((entry) => entry.event === "begin" && entry.tool === "delete_note")).toBe(false);
+    expect(mcp.status.tools.find((tool) => tool.name === "notes_write_note")!.hints).toEqual({
+      readOnly: false,
+      destructive: true,
+      idempotent: false,
+      openWorld: true,
+    });
+    expect(mcp.toolHints("echo")).toBeUndefined(); // the exposed name is notes_echo
+    await runtime.dispose();
+  });
+});
