@@ -11,7 +11,7 @@ import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
-import { durableTool, type BuildDurableTurn, type DurableTurnRequest } from "../../src/index.js";
+import { durableTool, idempotencyKeyOf, type BuildDurableTurn, type DurableTurnRequest } from "../../src/index.js";
 
 /** One line of the count file: what happened, in which turn. */
 export interface CountRecord {
@@ -19,6 +19,8 @@ export interface CountRecord {
   turnId: string;
   sessionId: string;
   detail?: string;
+  /** A tool start's idempotency key (`ctx.idempotencyKey`). */
+  key?: string;
   /** The worker process that recorded it. */
   worker?: string;
   at: number;
@@ -111,6 +113,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
             turnId: request.turnId,
             sessionId: request.sessionId,
             detail: ctx.toolCallId,
+            key: idempotencyKeyOf(ctx),
           });
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, toolMs);

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { type DurableTurnRef, INTERRUPTED_TOOL_RESULT_TEXT } from "../src/index.js";
+import { assertLogInvariants, toolStatuses } from "./support/log-assertions.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const fixture = useDurableFixture([{ id: "c1", env: { LEASE_MS: "1500" } }]);
+
+/** The text of every tool result chunk of the log, in log order. */
+async function toolResults(turn: DurableTurnRef): Promise<string[]> {
+  const events = await fixture.client.readEvents(turn);
+  return events.flatMap((e) =>
+    e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.result
+      ? e.payload.chunk.result.content.map((block) => (block.type === "text" ? block.text : ""))
+      : [],
+  );
+}
+
+describe("a crash, then an abort before the turn resumes", () => {
+  it("the calls running at the crash are answered as interrupted (they may have run), all alike, and none runs again", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "s-crash-abort",
+      turnId: "crash-abort",
+      userMessage: { text: "read them" },
+      metadata: { scenario: "parallel" },
+    });
+    // The quick call ended; the two others run until the kill.
+    await waitFor(
+      "three calls started, one finished",
+      () => fixture.countsOf(turn, "tool-start") === 3 && fixture.countsOf(turn, "tool-end") === 1,
+      60_000,
+    );
+    await fixture.cluster.kill("c1");
+    await fixture.client.abort(turn);
+    await fixture.cluster.start("c1", { LEASE_MS: "1500" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    const results = await toolResults(turn);
+    // The quick call's end may have been recorded before the kill or not: either its result or "interrupted".
+    expect(results[0]).toMatch(/^read crash-abort-0\.txt$|^This tool call was interrupted/);
+    expect(results.slice(1)).toEqual([INTERRUPTED_TOOL_RESULT_TEXT, INTERRUPTED_TOOL_RESULT_TEXT]);
+    expect(toolStatuses(events).slice(-2)).toEqual(["failed", "failed"]);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(3);
+  }, 120_000);
+});
+
+describe("idempotency keys", () => {
+  it("a replay: safe call run again after a crash gets the key of its interrupted attempt", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "s-key",
+      turnId: "key",
+      userMessage: { text: "read it" },
+      metadata: { scenario: "safe-tool", toolMs: 60_000 },
+    });
+    await waitFor("the call started", () => fixture.countsOf(turn, "tool-start") === 1, 60_000);
+    await fixture.cluster.kill("c1");
+    await fixture.cluster.start("c1", { LEASE_MS: "1500" });
+    await waitFor("the call started again", () => fixture.countsOf(turn, "tool-start") === 2, 60_000);
+    const starts = fixture.cluster.counts().filter((c) => c.turnId === "key" && c.kind === "tool-start");
+    // The workflow id, the step's position and the call id: unique per call of the deployment.
+    expect(starts[0]!.key).toMatch(/^turn:s-key:key\/\d+:key-call-0$/);
+    expect(starts[1]!.key).toBe(starts[0]!.key);
+    await fixture.client.abort(turn);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+  }, 120_000);
+});
