@@ -3,5 +3,11 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "example-durable-server", include: ["test/**/*.test.ts"] },
+  test: {
+    name: "example-durable-server",
+    include: ["test/**/*.test.ts"],
+    // `eventsource-parser` (under `ai`) publishes its TypeScript sources under the `source` condition
+    // that vitest hands to Node: `ai` and its packages go through Vite, which compiles them.
+    server: { deps: { inline: [/node_modules\/ai\//, /@ai-sdk\//, /eventsource-parser/] } },
+  },
 });

@@ -4,7 +4,9 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { DurableTurnClient } from "@turnkit/agent-durable";
 import { startTestPostgres } from "@turnkit/agent-durable/testing";
+import { type Authenticate, bearerTokens, demoTokens } from "./auth.js";
 import { createRoutes, type WorkerInfo } from "./http-routes.js";
+import { SessionStore } from "./session-store.js";
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const EXAMPLE_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -19,11 +21,25 @@ export interface DurableServerOptions {
   leaseMs?: number;
   /** Extra environment for the workers (e.g. `DEMO_DELAY_MS`). */
   workerEnv?: Record<string, string>;
+  /**
+   * Who is asking, from a request's headers (see {@link Authenticate}).
+   * Default: bearer tokens made at start for the `users`, reported in
+   * `tokens` (the local demo's login).
+   */
+  authenticate?: Authenticate;
+  /** The demo users that get a token when `authenticate` is not given. Default `["alice", "bob"]`. */
+  users?: string[];
+  /** Largest request body in bytes; a larger one is refused (413). Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** A directory served at `/` (the web chat's build). Default: none. */
+  webRoot?: string;
 }
 
 /** A running example: its URL, its workers, and how to stop everything. */
 export interface DurableServer {
   url: string;
+  /** The demo login: each user's bearer token (empty when `authenticate` was given). */
+  tokens: Record<string, string>;
   workers(): WorkerInfo[];
   /** Stops the HTTP server, the workers and (when it started one) Postgres. */
   stop(): Promise<void>;
@@ -62,10 +78,17 @@ export async function startDurableServer(options: DurableServerOptions = {}): Pr
   const postgres = await startTestPostgres();
   const children = new Map<string, ChildProcess>();
   let client: DurableTurnClient | undefined;
+  let store: SessionStore | undefined;
   let server: ReturnType<typeof serve> | undefined;
   const stop = async () => {
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => {
+      if (!server) return resolve();
+      server.close(() => resolve());
+      // Open streams (a page left open) must not keep the server from closing.
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
     await Promise.all([...children.values()].map(stopChild));
+    await store?.close();
     await client?.close();
     await postgres.stop();
   };
@@ -78,13 +101,23 @@ export async function startDurableServer(options: DurableServerOptions = {}): Pr
       ids
         .filter((id) => children.get(id)?.exitCode === null && children.get(id)?.signalCode === null)
         .map((id) => ({ workerId: id, pid: children.get(id)?.pid }));
-    const app = createRoutes(client, workers);
+    store = await SessionStore.connect(postgres.url);
+    const tokens = options.authenticate ? {} : demoTokens(options.users ?? ["alice", "bob"]);
+    const app = createRoutes({
+      client,
+      store,
+      workers,
+      authenticate: options.authenticate ?? bearerTokens(tokens),
+      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      webRoot: options.webRoot,
+    });
     const port = await new Promise<number>((resolve) => {
       server = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: "127.0.0.1" }, (info: AddressInfo) =>
         resolve(info.port),
       );
     });
-    return { url: `http://127.0.0.1:${port}`, workers, stop };
+    const byUser = Object.fromEntries(Object.entries(tokens).map(([token, user]) => [user, token]));
+    return { url: `http://127.0.0.1:${port}`, tokens: byUser, workers, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,116 +1,66 @@
-import { DurableTurnError, type DurableTurnClient } from "@turnkit/agent-durable";
-import { Hono, type Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Authenticate } from "./auth.js";
+import { mountChatRoutes } from "./chat-routes.js";
+import { type RouteDeps, type ServerEnv, notFound, problem } from "./route-context.js";
+import { mountTurnRoutes } from "./turn-routes.js";
 
-/** A worker process as the server reports it (so a person can kill one). */
-export interface WorkerInfo {
-  workerId: string;
-  pid: number | undefined;
-}
+export type { WorkerInfo } from "./route-context.js";
 
-function failure(c: Context, error: unknown) {
-  if (DurableTurnError.isInstance(error))
-    return c.json({ code: error.code, message: error.message }, error.code === "unknown_turn" ? 404 : 400);
-  throw error;
-}
-
-async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  try {
-    const body = await c.req.json();
-    return typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+/** Options of {@link createRoutes}. */
+export interface RouteOptions extends RouteDeps {
+  /** Who is asking; runs first, on headers only. */
+  authenticate: Authenticate;
+  /** Largest request body, in bytes; larger ones are answered 413 (before they are read when they say their size). */
+  maxBodyBytes: number;
+  /** A directory of static files served at `/` without login (the web chat's build), if any. */
+  webRoot?: string;
 }
 
 /**
- * The example's HTTP API over a durable-turn client:
- *
- * - `POST /sessions/:session/turns` `{ text, turnId? }`: start a turn (202).
- * - `GET /sessions/:session/turns/:turn`: where it is and which worker runs it.
- * - `GET /sessions/:session/turns/:turn/events`: its events as Server-Sent
- *   Events (`id` = seq), resuming after `Last-Event-ID` (or `?after=`).
- * - `POST .../steer` `{ text }`, `POST .../approvals/:requestId`
- *   `{ approved, reason? }`, `POST .../abort`.
- * - `GET /workers`: the worker processes and their pids.
+ * The example's HTTP API. Every request to `/sessions`, `/chat` and
+ * `/workers` goes through, in this order: **login** (`authenticate` on
+ * the headers; nobody is 401, and no body is read), the **body limit**
+ * (413), and **ownership** (a session of another user, or none, is 404 on
+ * every route, streams included). Then the turn routes (Turnkit's own SSE)
+ * and the chat routes (the AI SDK's UI message stream).
  */
-export function createRoutes(client: DurableTurnClient, workers: () => WorkerInfo[]): Hono {
-  const app = new Hono();
-  const turnOf = (c: Context) => ({ sessionId: c.req.param("session")!, turnId: c.req.param("turn")! });
+export function createRoutes(options: RouteOptions): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  const { store } = options;
 
-  app.get("/workers", (c) => c.json(workers()));
-
-  app.post("/sessions/:session/turns", async (c) => {
-    const body = await jsonBody(c);
-    const sessionId = c.req.param("session");
-    const turnId = typeof body.turnId === "string" ? body.turnId : `t-${Date.now().toString(36)}`;
-    try {
-      await client.start({ sessionId, turnId, userMessage: { text: String(body.text ?? "") } });
-    } catch (error) {
-      return failure(c, error);
+  // Step 1: who is asking, from the headers alone.
+  const login: MiddlewareHandler<ServerEnv> = async (c, next) => {
+    const user = await Promise.resolve()
+      .then(() => options.authenticate(c.req.raw))
+      .catch(() => undefined);
+    if (!user) {
+      c.header("WWW-Authenticate", 'Bearer realm="durable-server"');
+      return problem(c, 401, "unauthenticated", "send Authorization: Bearer <token>");
     }
-    return c.json(
-      {
-        sessionId,
-        turnId,
-        events: `/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`,
-      },
-      202,
-    );
+    c.set("user", user);
+    await next();
+  };
+  // Step 2: a body larger than the limit is refused; one that announces its size is refused unread.
+  const limit = bodyLimit({
+    maxSize: options.maxBodyBytes,
+    onError: (c) => problem(c, 413, "body_too_large", `request bodies are limited to ${options.maxBodyBytes} bytes`),
   });
+  // Step 3: a session is its owner's; anyone else is told it does not exist.
+  const owned: MiddlewareHandler<ServerEnv> = async (c, next) => {
+    const owner = await store.ownerOf(c.req.param("session")!);
+    const creating = owner === undefined && c.req.method === "POST" && /\/turns$/.test(c.req.path);
+    if (owner !== c.get("user").id && !creating) return notFound(c);
+    await next();
+  };
+  for (const path of ["/sessions", "/sessions/*", "/chat", "/chat/*", "/workers"]) app.use(path, login, limit);
+  app.use("/sessions/:session/*", owned);
+  app.use("/chat/:session/*", owned);
 
-  app.get("/sessions/:session/turns/:turn", async (c) => {
-    try {
-      const status = await client.status(turnOf(c));
-      const worker = status.state === "running" ? workers().find((w) => w.workerId === status.workerId) : undefined;
-      return c.json({ ...status, ...(worker && { pid: worker.pid }) });
-    } catch (error) {
-      return failure(c, error);
-    }
-  });
-
-  app.get("/sessions/:session/turns/:turn/events", (c) => {
-    const afterSeq = Number(c.req.header("Last-Event-ID") ?? c.req.query("after") ?? 0) || 0;
-    return streamSSE(c, async (stream) => {
-      const stop = new AbortController();
-      stream.onAbort(() => stop.abort());
-      for await (const event of client.follow(turnOf(c), { afterSeq, signal: stop.signal })) {
-        await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.payload) });
-      }
-    });
-  });
-
-  app.post("/sessions/:session/turns/:turn/steer", async (c) => {
-    const body = await jsonBody(c);
-    try {
-      return c.json(await client.steer(turnOf(c), { text: String(body.text ?? "") }));
-    } catch (error) {
-      return failure(c, error);
-    }
-  });
-
-  app.post("/sessions/:session/turns/:turn/approvals/:requestId", async (c) => {
-    const body = await jsonBody(c);
-    const decision =
-      body.approved === true
-        ? { approved: true as const }
-        : { approved: false as const, reason: typeof body.reason === "string" ? body.reason : undefined };
-    try {
-      await client.respond(turnOf(c), c.req.param("requestId"), decision);
-    } catch (error) {
-      return failure(c, error);
-    }
-    return c.body(null, 204);
-  });
-
-  app.post("/sessions/:session/turns/:turn/abort", async (c) => {
-    try {
-      await client.abort(turnOf(c));
-    } catch (error) {
-      return failure(c, error);
-    }
-    return c.body(null, 202);
-  });
-
+  app.get("/workers", (c) => c.json(options.workers()));
+  mountTurnRoutes(app, options);
+  mountChatRoutes(app, options);
+  if (options.webRoot) app.use("/*", serveStatic({ root: options.webRoot }));
   return app;
 }

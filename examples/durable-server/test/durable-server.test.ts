@@ -31,7 +31,7 @@ async function readEvents(
 ): Promise<SseEvent[]> {
   const stop = new AbortController();
   const res = await fetch(`${server.url}${path}`, {
-    headers: lastEventId ? { "Last-Event-ID": String(lastEventId) } : {},
+    headers: { ...auth(), ...(lastEventId ? { "Last-Event-ID": String(lastEventId) } : {}) },
     signal: stop.signal,
   });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -66,10 +66,12 @@ async function readEvents(
   }
 }
 
+const auth = () => ({ authorization: `Bearer ${server.tokens.alice}` });
+const get = (path: string) => fetch(`${server.url}${path}`, { headers: auth() });
 const post = (path: string, body?: unknown) =>
   fetch(`${server.url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...auth() },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 const isEnd = (e: SseEvent) => e.event === "session.status" && e.data.status !== "running";
@@ -86,7 +88,7 @@ describe("the durable server's curl session", () => {
       "/sessions/demo/turns/t1/events",
       (_e, all) => all.filter((e) => e.event === "stream.resp").length >= 5,
     );
-    const status = await (await fetch(`${server.url}/sessions/demo/turns/t1`)).json();
+    const status = await (await get("/sessions/demo/turns/t1")).json();
     expect(status).toMatchObject({
       state: "running",
       workerId: expect.stringMatching(/^worker-/),
@@ -101,7 +103,7 @@ describe("the durable server's curl session", () => {
     expect(text(rest)).toContain("Done: note saved");
     // The terminal event is logged just before the workflow records its end.
     await expect
-      .poll(async () => (await fetch(`${server.url}/sessions/demo/turns/t1`)).json(), { timeout: 10_000 })
+      .poll(async () => (await get("/sessions/demo/turns/t1")).json(), { timeout: 10_000 })
       .toEqual({ state: "finished" });
     expect(server.workers().map((w) => w.workerId)).not.toContain(status.workerId);
   }, 90_000);

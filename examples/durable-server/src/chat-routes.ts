@@ -1,0 +1,94 @@
+import type { TurnAddress } from "@turnkit/agent-durable";
+import { isTerminalEvent } from "@turnkit/protocol";
+import {
+  type TurnkitUIMessage,
+  readTurnUIMessage,
+  toUIMessageChunks,
+  toUIMessageStreamResponse,
+} from "@turnkit/ui-stream";
+import type { Context, Hono } from "hono";
+import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem } from "./route-context.js";
+
+/** The text of the last message of an AI SDK chat request, when it is a user message with text. */
+function lastUserText(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  const last = messages[messages.length - 1] as { role?: unknown; parts?: unknown } | undefined;
+  if (last?.role !== "user" || !Array.isArray(last.parts)) return undefined;
+  const text = last.parts
+    .map((part: { type?: unknown; text?: unknown }) => (part?.type === "text" ? String(part.text) : ""))
+    .join("");
+  return text.trim() === "" ? undefined : text;
+}
+
+/**
+ * The chat routes, in the AI SDK's UI message stream (what `useChat` with
+ * `TurnkitChatTransport`, or `DefaultChatTransport` with `api: "/chat"`,
+ * speaks). A chat's id is the session id.
+ *
+ * - `POST /chat` `{ id, messages, trigger }`: starts a turn with the last
+ *   (user) message in session `id` (a new session becomes the caller's)
+ *   and streams it.
+ * - `GET /chat/:session/stream`: streams a turn again, `?turnId=` (default:
+ *   the session's latest). With `Last-Event-ID`, only what follows that
+ *   seq; without, from the start, or 204 when no `turnId` was asked and the
+ *   latest turn has finished.
+ * - `GET /sessions`: the caller's sessions. `GET /sessions/:session/messages`:
+ *   its history as UI messages, `{ messages, resumeTurnId? }`; a turn still
+ *   running has its user message there and is named in `resumeTurnId`, to
+ *   stream with `?turnId=`.
+ *
+ * A client that goes away stops only its stream; the turn goes on.
+ */
+export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDeps): void {
+  const uiStream = (c: Context, turn: TurnAddress, afterSeq: number) =>
+    toUIMessageStreamResponse(
+      toUIMessageChunks(client.follow(turn, { signal: c.req.raw.signal }), { afterSeq, messageId: turn.turnId }),
+    );
+
+  app.post("/chat", async (c) => {
+    const body = await jsonBody(c);
+    const sessionId = body.id;
+    if (typeof sessionId !== "string" || sessionId === "" || sessionId.length > 200)
+      return problem(c, 400, "invalid_request", "id must be the chat's id (1 to 200 characters)");
+    const text = lastUserText(body.messages);
+    if (text === undefined)
+      return problem(c, 400, "invalid_request", "messages must end with a user message that has text");
+    if ((await store.claim(sessionId, c.get("user").id, text)) !== c.get("user").id) return notFound(c);
+    const turn = { sessionId, turnId: newTurnId() };
+    await client.start({ ...turn, userMessage: { text }, metadata: { userId: c.get("user").id } });
+    await store.addTurn(sessionId, turn.turnId, text);
+    return uiStream(c, turn, 0);
+  });
+
+  app.get("/chat/:session/stream", async (c) => {
+    const sessionId = c.req.param("session");
+    const turns = await store.turns(sessionId);
+    const asked = c.req.query("turnId");
+    const turnId = asked ?? turns.at(-1)?.turnId;
+    if (turnId === undefined) return c.body(null, 204);
+    if (!turns.some((t) => t.turnId === turnId)) return problem(c, 404, "unknown_turn", `no turn ${turnId} here`);
+    const lastEventId = c.req.header("Last-Event-ID");
+    const turn = { sessionId, turnId };
+    if (lastEventId === undefined && asked === undefined) {
+      const { state } = await client.status(turn);
+      if (state === "finished" || state === "failed") return c.body(null, 204);
+    }
+    return uiStream(c, turn, Number(lastEventId ?? 0) || 0);
+  });
+
+  app.get("/sessions", async (c) => c.json(await store.sessionsOf(c.get("user").id)));
+
+  app.get("/sessions/:session/messages", async (c) => {
+    const sessionId = c.req.param("session");
+    const messages: TurnkitUIMessage[] = [];
+    let resumeTurnId: string | undefined;
+    for (const { turnId, text } of await store.turns(sessionId)) {
+      messages.push({ id: `${turnId}:user`, role: "user", parts: [{ type: "text", text }] });
+      const events = await client.readEvents({ sessionId, turnId });
+      if (events.length > 0 && isTerminalEvent(events[events.length - 1]))
+        messages.push(await readTurnUIMessage(events, { messageId: turnId }));
+      else resumeTurnId = turnId;
+    }
+    return c.json({ messages, ...(resumeTurnId && { resumeTurnId }) });
+  });
+}

@@ -1,0 +1,45 @@
+import type { DurableTurnClient } from "@turnkit/agent-durable";
+import type { Context } from "hono";
+import type { User } from "./auth.js";
+import type { SessionStore } from "./session-store.js";
+
+/** A worker process as the server reports it (so a person can kill one). */
+export interface WorkerInfo {
+  workerId: string;
+  pid: number | undefined;
+}
+
+/** The Hono environment of the example's routes: the signed-in user, set by the login middleware. */
+export type ServerEnv = { Variables: { user: User } };
+
+/** What every route reaches: the durable turns, the session store, the worker list. */
+export interface RouteDeps {
+  client: DurableTurnClient;
+  store: SessionStore;
+  workers: () => WorkerInfo[];
+}
+
+/** A JSON error answer `{ code, message }`. */
+export function problem(c: Context, status: 400 | 401 | 404 | 413, code: string, message: string) {
+  return c.json({ code, message }, status);
+}
+
+/** The same answer for a session that does not exist and one of another user, so neither is revealed. */
+export function notFound(c: Context) {
+  return problem(c, 404, "not_found", "no such session");
+}
+
+/** The request body as a JSON object (`{}` when it is not one). The body limit ran before. */
+export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  try {
+    const body = await c.req.json();
+    return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A new turn id, unique within its session. */
+export function newTurnId(): string {
+  return `t-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}

@@ -1,0 +1,205 @@
+/*
+ * The chat API of the server: login (bearer tokens), sessions that belong
+ * to their user (another user's is 404 on every route, streams included),
+ * body limits enforced before bodies are read, and durable turns served as
+ * the AI SDK's UI message stream, read back by the AI SDK's own parser and
+ * reader: an approval answered over HTTP, a resume after a seq, a history
+ * rebuilt for a page load.
+ */
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DurableServer, startDurableServer } from "../src/durable-server.js";
+import { readUIStream, textOf } from "./support/ui-stream-reader.js";
+
+let server: DurableServer;
+
+beforeAll(async () => {
+  server = await startDurableServer({
+    port: 0,
+    workers: 1,
+    maxBodyBytes: 4096,
+    workerEnv: { DEMO_DELAY_MS: "10" },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+}, 60_000);
+
+type Who = "alice" | "bob" | "nobody";
+const headers = (who: Who, extra: Record<string, string> = {}) => ({
+  ...(who === "nobody" ? {} : { authorization: `Bearer ${server.tokens[who]}` }),
+  ...extra,
+});
+const call = (who: Who, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: headers(who, { "content-type": "application/json", ...extra }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+const chat = (who: Who, id: string, text: string) =>
+  call(who, "POST", "/chat", {
+    id,
+    trigger: "submit-message",
+    messages: [{ id: "u1", role: "user", parts: [{ type: "text", text }] }],
+  });
+
+/** Every API route of a session (method, path, body), streams included. */
+function sessionRoutes(session: string, turn: string): [string, string, unknown?][] {
+  const t = `/sessions/${session}/turns/${turn}`;
+  return [
+    ["GET", t],
+    ["GET", `${t}/events`],
+    ["POST", `${t}/steer`, { text: "hi" }],
+    ["POST", `${t}/approvals/approval:call_1`, { approved: true }],
+    ["POST", `${t}/abort`],
+    ["POST", `/sessions/${session}/turns`, { text: "take over" }],
+    ["GET", `/sessions/${session}/messages`],
+    ["GET", `/chat/${session}/stream`],
+    ["GET", `/chat/${session}/stream?turnId=${turn}`],
+  ];
+}
+
+describe("login, ownership and limits", () => {
+  it("every API route refuses a request without a valid token (401), before anything else", async () => {
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/sessions"],
+      ["GET", "/workers"],
+      ["POST", "/chat", { id: "x", messages: [] }],
+      ...sessionRoutes("any", "t1"),
+    ];
+    for (const [method, path, body] of routes) {
+      for (const extra of [
+        {} as Record<string, string>,
+        { authorization: "Bearer not-a-token" },
+        { authorization: `Basic ${server.tokens.alice}` },
+      ]) {
+        const res = await call("nobody", method, path, body, extra);
+        expect([method, path, res.status], JSON.stringify(extra)).toEqual([method, path, 401]);
+        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
+        expect(await res.json()).toMatchObject({ code: "unauthenticated" });
+      }
+    }
+  });
+
+  it("a session is its owner's: another user gets 404 on every route, as for a session that does not exist", async () => {
+    const started = await call("alice", "POST", "/sessions/alice-ops/turns", { turnId: "t1", text: "please deploy" });
+    expect(started.status).toBe(202);
+    for (const [index, [method, path, body]] of sessionRoutes("alice-ops", "t1").entries()) {
+      const res = await call("bob", method, path, body);
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+      expect(await res.json()).toEqual({ code: "not_found", message: "no such session" });
+      // Starting a turn in a session nobody has creates it; every other route answers a missing session alike.
+      if (method === "POST" && path.endsWith("/turns")) continue;
+      const none = await call("bob", method, path.replace("alice-ops", `ghost-${index}`), body);
+      expect([method, path, none.status]).toEqual([method, path, 404]);
+      expect(await none.json()).toEqual({ code: "not_found", message: "no such session" });
+    }
+    expect((await chat("bob", "alice-ops", "let me in")).status).toBe(404);
+    expect(await (await call("bob", "GET", "/sessions")).json()).toEqual([]);
+    // Alice still reaches all of it; her session was not changed by Bob.
+    expect((await call("alice", "GET", "/sessions/alice-ops/turns/t1")).status).toBe(200);
+    expect((await call("alice", "GET", "/sessions")).status).toBe(200);
+    expect((await call("alice", "GET", "/sessions/alice-ops/messages").then((r) => r.json())).messages).toHaveLength(1);
+    await call("alice", "POST", "/sessions/alice-ops/turns/t1/abort");
+  });
+
+  it("an oversized body is refused before it is read: 413 for a user, 401 for nobody, while the client is still sending", async () => {
+    const { pathname, port } = new URL(`${server.url}/chat`);
+    const partialUpload = (authorization?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest({
+          host: "127.0.0.1",
+          port,
+          path: pathname,
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "content-length": String(50 * 1024 * 1024),
+            ...(authorization && { authorization }),
+          },
+        });
+        req.on("response", (res) => {
+          resolve(res.statusCode!);
+          res.resume();
+          req.destroy();
+        });
+        req.on("error", reject);
+        // 64 KiB of the announced 50 MiB, then nothing: a server that reads the body first never answers.
+        req.write(Buffer.alloc(64 * 1024, "a"));
+      });
+    expect(await partialUpload(`Bearer ${server.tokens.alice}`)).toBe(413);
+    expect(await partialUpload()).toBe(401);
+    // Without a length (chunked), reading stops at the limit.
+    const chunked = await fetch(`${server.url}/chat`, {
+      method: "POST",
+      headers: headers("alice", { "content-type": "application/json" }),
+      body: new Blob(["x".repeat(10_000)]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject({ code: "body_too_large" });
+  });
+});
+
+describe("durable turns as the AI SDK's UI message stream", () => {
+  it("a chat turn streams text, a tool call with its output, usage; the history a page loads has it too", async () => {
+    const res = await chat("alice", "notes", "take a note");
+    expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    const { message, chunks } = await readUIStream(res.body!);
+    expect(textOf(message)).toMatch(/^word1 word2 .* word30 Done: note saved \(11 characters\)\. wrap1/);
+    expect(message.parts.find((p) => p.type === "tool-write_note")).toMatchObject({
+      state: "output-available",
+      input: { note: "take a note" },
+    });
+    expect(message.metadata).toMatchObject({ sessionId: "notes", status: "completed", steps: 2, usage: { cost: {} } });
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+    const history = await (await call("alice", "GET", "/sessions/notes/messages")).json();
+    expect(history.resumeTurnId).toBeUndefined();
+    expect(history.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+    expect(history.messages[1]).toEqual(message);
+    // The turn finished: a page that asks for "the running turn" is told there is none.
+    expect((await call("alice", "GET", "/chat/notes/stream")).status).toBe(204);
+  }, 60_000);
+
+  it("an approval is the AI SDK's approval part; answered over HTTP, the same stream goes on to the output", async () => {
+    const res = await chat("alice", "ops", "please deploy");
+    let approvalId = "";
+    let turnId = "";
+    const { message } = await readUIStream(res.body!, (m, chunk) => {
+      if (chunk.type === "tool-approval-request") {
+        approvalId = chunk.approvalId;
+        turnId = m.metadata!.turnId;
+        void call("alice", "POST", `/sessions/ops/turns/${turnId}/approvals/${approvalId}`, { approved: true });
+      }
+      return false;
+    });
+    expect(approvalId).toBe("approval:call_1");
+    expect(message.parts.find((p) => p.type === "tool-deploy")).toMatchObject({
+      state: "output-available",
+      approval: { id: "approval:call_1" },
+      output: { content: [{ type: "text", text: "web deployed (call_1)" }] },
+    });
+    expect(textOf(message)).toMatch(/Done: web deployed/);
+  }, 60_000);
+
+  it("a reader that dropped mid-stream resumes after its last seq and ends with the same message", async () => {
+    const res = await chat("alice", "resume", "take a note");
+    const raw = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while ((seen.match(/^id: /gm) ?? []).length < 12) seen += (await raw.read()).value;
+    await raw.cancel();
+    const complete = seen.slice(0, seen.lastIndexOf("\n\n") + 2);
+    const lastId = [...complete.matchAll(/^id: (\d+)$/gm)].at(-1)![1];
+    const turnId = /"turnId":"([^"]+)"/.exec(complete)![1];
+    const rest = await call("alice", "GET", `/chat/resume/stream?turnId=${turnId}`, undefined, {
+      "last-event-id": lastId,
+    });
+    const prefix = new Blob([complete.replace(/data: \[DONE\]\n\n$/, "")]).stream();
+    const joined = new Blob([await new Response(prefix).text(), await rest.text()]).stream();
+    const resumed = await readUIStream(joined);
+    const whole = await readUIStream((await call("alice", "GET", `/chat/resume/stream?turnId=${turnId}`)).body!);
+    expect(resumed.message).toEqual(whole.message);
+    expect(textOf(whole.message)).toMatch(/^word1 .* wrap10$/);
+  }, 60_000);
+});
