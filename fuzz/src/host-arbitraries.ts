@@ -15,6 +15,7 @@ import type {
   HostAction,
   ListenerFailureSpec,
   RetrySpec,
+  SlowWriterSpec,
   SteeringSpec,
   ToolStartDecision,
   Trigger,
@@ -100,6 +101,33 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
   onStepEnd: decisions<"none" | "enqueue" | "throw">("none", ["enqueue", "throw"]),
 });
 
+/**
+ * A writer that answers late from some event on: on the virtual clock,
+ * resolving or rejecting; with `never`, also one that never answers (each
+ * such run waits out a real abort grace, so only where asked for).
+ */
+export function slowWriterArbitrary(options: { never: boolean; maxFrom: number }): fc.Arbitrary<SlowWriterSpec> {
+  const late = fc.record({
+    from: fc.nat({ max: options.maxFrom }),
+    answer: fc.oneof(
+      { weight: 3, arbitrary: fc.constant("resolve" as const) },
+      { weight: 1, arbitrary: fc.constant("reject" as const) },
+    ),
+    ms: fc.oneof(
+      { weight: 2, arbitrary: fc.integer({ min: 1, max: 50 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 51, max: 5_000 }) },
+    ),
+  });
+  if (!options.never) return late;
+  return fc.oneof(
+    { weight: 2, arbitrary: late },
+    {
+      weight: 1,
+      arbitrary: fc.record({ from: fc.nat({ max: options.maxFrom }), answer: fc.constant("never" as const) }),
+    },
+  );
+}
+
 export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
   asyncTicks: fc.oneof(
     { weight: 3, arbitrary: fc.constant(0) },
@@ -109,6 +137,7 @@ export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
     8,
     fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
   ),
+  slow: oneIn(4, slowWriterArbitrary({ never: false, maxFrom: 40 })),
 });
 
 export const allocatorFailureArbitrary: fc.Arbitrary<AllocatorFailureSpec | undefined> = oneIn(

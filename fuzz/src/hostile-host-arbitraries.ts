@@ -13,6 +13,7 @@ import {
   type HostileHostSpec,
   PROVIDER_LIKE_MESSAGES,
 } from "./hostile-host.js";
+import { slowWriterArbitrary } from "./host-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { oneIn } from "./response-arbitraries.js";
 import { turnScenarioArbitrary } from "./scenario-arbitraries.js";
@@ -53,4 +54,38 @@ export function hostileTurnArbitrary(options: GenerationOptions): fc.Arbitrary<T
   return fc
     .tuple(turnScenarioArbitrary(options), hostileHostArbitrary)
     .map(([scenario, hostile]) => ({ ...scenario, hostile }));
+}
+
+/**
+ * A member first in one hook kind's chain (any kind of `PiTurnHooks`) that
+ * aborts the turn and then stays pending: past the abort grace (hung), or
+ * answering late on the virtual clock. Its first calls pass through.
+ */
+const pendingAtAbortArbitrary: fc.Arbitrary<NonNullable<HostileHostSpec["chainMember"]>> = fc.record({
+  hook: fc.constantFrom(...CHAIN_HOOKS),
+  member: fc.oneof(
+    { weight: 3, arbitrary: fc.constant<ChainMember>({ kind: "abortThenHung" }) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 1, max: 5_000 }).map((ms): ChainMember => ({ kind: "abortThenSlow", ms })),
+    },
+  ),
+  fromCall: fc.nat({ max: 1 }),
+});
+
+/**
+ * A generated runner turn aborted while a hook is pending, with an event
+ * writer that falls behind early: from one of its first events on it
+ * answers late (resolving or rejecting) or never. When the turn gives up on
+ * the writer, events are still waiting behind its call: the runs where `seq`
+ * could skip the events the writer never received.
+ */
+export function pendingHookSlowWriterArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+  return fc
+    .tuple(turnScenarioArbitrary(options), pendingAtAbortArbitrary, slowWriterArbitrary({ never: true, maxFrom: 12 }))
+    .map(([scenario, chainMember, slow]) => ({
+      ...scenario,
+      writer: { ...scenario.writer, slow },
+      hostile: { logger: undefined, callbackFailure: undefined, chainMember, messagesPerPoll: [], enqueuePerStep: [] },
+    }));
 }

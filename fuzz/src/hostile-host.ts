@@ -4,6 +4,7 @@
  * printable data (fast-check prints it as the counterexample); applied to a
  * run by `run-turn-scenario.ts`, checked by `invariants/hostile-host.ts`.
  */
+import type { PiTurnHooks } from "@turnkit/agent-core";
 
 /** How the runner's logger behaves. */
 export type LoggerBehaviour = "quiet" | "throwing" | "rejecting";
@@ -59,17 +60,21 @@ export type ChainMember =
   | { kind: "abortThenSlow"; ms: number }
   | { kind: "abortThenHung" };
 
-/** Hook kinds a chain member can join. */
+/** Hook kinds a chain member can join: every kind of `PiTurnHooks` (the check below names a missing one). */
 export const CHAIN_HOOKS = [
   "beforeLlmCallHook",
+  "onLlmCallPreparedHook",
   "afterLlmCallHook",
   "beforeToolCallHook",
   "onToolExecutionStartHook",
   "afterToolCallHook",
   "onHistoryChangedHook",
   "onStepEndHook",
-] as const;
+] as const satisfies readonly (keyof PiTurnHooks)[];
 export type ChainHookName = (typeof CHAIN_HOOKS)[number];
+// Fails to compile when PiTurnHooks gains a kind CHAIN_HOOKS does not list.
+const EVERY_HOOK_KIND_LISTED: Exclude<keyof PiTurnHooks, ChainHookName> extends never ? true : never = true;
+void EVERY_HOOK_KIND_LISTED;
 
 /** What the hostile host does, on top of the scenario's own hooks and steering. */
 export interface HostileHostSpec {

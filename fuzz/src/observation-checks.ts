@@ -7,6 +7,7 @@ import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario } from "./argument-scenario.js";
+import { checkEventNumbering } from "./invariants/event-numbering.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
 import { checkHostileHost } from "./invariants/hostile-host.js";
 import { checkNoLeaks } from "./invariants/leaks.js";
@@ -77,16 +78,19 @@ export interface TurnCheckOptions {
   abortedBeforeStart?: boolean;
   /** The writer fails on some event (it may add a debug.trace). */
   writerFails?: boolean;
+  /** The writer answers late or never from some event on (events waiting behind it may be dropped, as announced). */
+  writerMayStall?: boolean;
   /** Texts of every scripted attempt by token; without it the visible-text check is skipped. */
   scriptedTexts?: ReadonlyMap<string, string>;
 }
 
-/** Invariants 1 to 6 for a `PiTurnRunner` turn; returns its outcome. */
+/** Invariants 1 to 6 and 13 for a `PiTurnRunner` turn; returns its outcome. */
 export function checkTurnInvariants(observation: TurnRunObservation, options: TurnCheckOptions = {}): TurnOutcome {
   const outcome = checkTurnEnding(observation, {
     abortedBeforeStart: options.abortedBeforeStart ?? false,
     writerFails: options.writerFails ?? false,
   });
+  checkEventNumbering(observation, { writerMayStall: options.writerMayStall ?? false });
   checkLoopTraceGrammar(observation.events);
   checkStreamChunks(observation.events);
   const store = checkHistoryDelivery(observation);
@@ -101,11 +105,13 @@ export function checkTurnInvariants(observation: TurnRunObservation, options: Tu
   return outcome;
 }
 
-/** Invariants 1 to 6 for a generated turn, and 7 to 10 when its host is hostile. */
+/** Invariants 1 to 6 and 13 for a generated turn, and 7 to 10 when its host is hostile. */
 export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
+  const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {
     abortedBeforeStart: scenario.abortBeforeStart,
-    writerFails: scenario.writer.failAt !== undefined,
+    writerFails: failAt !== undefined || slow?.answer === "reject",
+    writerMayStall: slow !== undefined,
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
   });
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { type ArgumentScenario, argumentScenarioArbitrary, runArgumentScenario } from "./argument-scenario.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { snapshotPrototypes } from "./invariants/prototypes.js";
-import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
+import { hostileTurnArbitrary, pendingHookSlowWriterArbitrary } from "./hostile-host-arbitraries.js";
 import { checkLoggerChangesNothing } from "./invariants/logger-changes-nothing.js";
 import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
 import { runAgentScenario } from "./run-agent-scenario.js";
@@ -63,7 +63,8 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   };
   const runner: FuzzProperty<TurnScenario> = {
     name: "runner",
-    description: "PiTurnRunner: responses, tools, the eight hooks, steering, host actions, a failing writer, retry",
+    description:
+      "PiTurnRunner: responses, tools, the eight hooks, steering, host actions, a slow or failing writer, retry",
     arbitrary: turnScenarioArbitrary(options),
     run: checkTurn,
     ciRuns: 200,
@@ -107,7 +108,17 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 60,
     fuzzWeight: 2,
   };
-  return [agent, runner, providerFailures, toolArguments, hostileHost, sharedRunner];
+  const seqUnderAbort: FuzzProperty<TurnScenario> = {
+    name: "runner-seq-under-abort",
+    description:
+      "PiTurnRunner aborted while a hook of any kind is pending (past the abort grace or late), with an event writer answering late, rejecting late or never",
+    arbitrary: pendingHookSlowWriterArbitrary(options),
+    run: checkHostileTurn,
+    // Most cases wait out a real abort grace (250 ms): a small CI budget, and half a share of `pnpm fuzz`.
+    ciRuns: 16,
+    fuzzWeight: 0.5,
+  };
+  return [agent, runner, providerFailures, toolArguments, hostileHost, sharedRunner, seqUnderAbort];
 }
 
 /** The fast-check property of a {@link FuzzProperty}. */

@@ -230,13 +230,27 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     }
   };
 
-  const { asyncTicks, failAt } = scenario.writer;
+  const { asyncTicks, failAt, slow } = scenario.writer;
+  // The late answers of a slow writer are the host's own timers: cleared before the leak count.
+  const writerTimers: unknown[] = [];
   const write = (_event: RuntimeEvent, index: number): void | Promise<void> => {
     for (const action of scenario.actions)
       if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     if (failAt?.index === index) {
       if (failAt.mode === "throw") throw new Error("the event writer failed");
       return Promise.reject(new Error("the event writer rejected"));
+    }
+    if (slow && index >= slow.from) {
+      if (slow.answer === "never") return new Promise<void>(() => undefined);
+      const { answer, ms } = slow;
+      return new Promise<void>((resolve, reject) => {
+        writerTimers.push(
+          clock.setTimeout(
+            () => (answer === "resolve" ? resolve() : reject(new Error("the event writer rejected late"))),
+            ms,
+          ),
+        );
+      });
     }
     if (asyncTicks === 0) return;
     return (async () => {
@@ -314,7 +328,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       controller,
       write: hostile ? hostile.write(write) : write,
       runnerOptions: hostile?.runnerOptions ?? runnerOptions,
-      hostTimers: () => hostTimers,
+      hostTimers: () => [...hostTimers, ...writerTimers],
       onSettled: hostile?.onSettled,
       afterSettle: hostile?.afterSettle,
     },

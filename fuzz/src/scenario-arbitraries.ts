@@ -115,7 +115,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
         toolModes,
         hooks: NO_HOOKS,
         actions,
-        writer: { asyncTicks: 0, failAt: undefined },
+        writer: { asyncTicks: 0, failAt: undefined, slow: undefined },
         allocatorFailure: undefined,
         steering: {
           pollThrowsAt: undefined,

@@ -202,11 +202,23 @@ export interface TurnHookSpec {
   onStepEnd: ("none" | "enqueue" | "throw")[] | undefined;
 }
 
+/**
+ * A writer that answers late from its `from`-th event on (0-based): each
+ * `push` resolves (`resolve`) or rejects (`reject`) `ms` later on the
+ * virtual clock, or never answers (`never`; only the abort grace ends the
+ * wait). The turn goes on meanwhile; its events wait behind the call.
+ */
+export type SlowWriterSpec =
+  | { from: number; answer: "resolve" | "reject"; ms: number }
+  | { from: number; answer: "never" };
+
 /** The host's event writer: how fast it answers and whether it fails once. */
 export interface WriterSpec {
   /** Microtask turns before `push` resolves (0: synchronous writer). */
   asyncTicks: number;
   failAt: { index: number; mode: "throw" | "reject" } | undefined;
+  /** Answers late (or never) from some event on; takes precedence over `asyncTicks` there. */
+  slow: SlowWriterSpec | undefined;
 }
 
 /** The host's message-id allocator fails on its `index`-th call (0-based). */

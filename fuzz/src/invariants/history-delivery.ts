@@ -2,13 +2,15 @@
  * Invariant 4: `seq` strictly increases, and every history message is
  * delivered once, in order: the caller's history is never sent back, a
  * delta never repeats a message the host already stored, dropped responses
- * are never delivered, one `message.persisted` follows each accepted change,
+ * are never delivered, one `message.persisted` follows each accepted change
+ * (or is among the events announced as dropped),
  * and every tool call the host saw resolved has its result in the history.
  */
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { DROPPED_RESPONSE_FIELD } from "@turnkit/agent-core";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import type { TurnRunObservation } from "../observe-turn.js";
+import { droppedOfType } from "./event-numbering.js";
 import { InvariantViolation } from "./violation.js";
 
 const INVARIANT = "4 seq increasing, history delivered once in order";
@@ -57,8 +59,12 @@ export function checkHistoryDelivery(observation: TurnRunObservation): AgentMess
     (event): event is RuntimeEvent<"message.persisted"> => event.type === "message.persisted",
   );
   const accepted = observation.offered.filter((offer) => offer.accepted);
-  if (persisted.length !== accepted.length)
-    fail(`${persisted.length} message.persisted events for ${accepted.length} accepted history changes`);
+  // A writer given up on never received the last ones; the runner's notice counts them.
+  const dropped = droppedOfType(observation.events, "message.persisted");
+  if (persisted.length + dropped !== accepted.length)
+    fail(
+      `${persisted.length} message.persisted events (and ${dropped} announced as dropped) for ${accepted.length} accepted history changes`,
+    );
   persisted.forEach((event, index) => {
     const change = accepted[index]!.change;
     if (event.payload.reason !== change.reason || event.payload.messages.length !== change.messages.length) {

@@ -17,12 +17,14 @@ import {
   userMessage,
 } from "@turnkit/agent-loop/testing";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type StreamChunk } from "@turnkit/protocol";
+import { checkEventNumbering } from "../../src/invariants/event-numbering.js";
 import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "../../src/invariants/loop-event-grammar.js";
 import { checkPrototypesUnchanged, snapshotPrototypes } from "../../src/invariants/prototypes.js";
 import { checkStreamChunks } from "../../src/invariants/stream-chunks.js";
 import { checkProviderConversion, checkToolCallsAnswered } from "../../src/invariants/transcript-replayable.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "../../src/invariants/visible-text.js";
+import type { TurnRunObservation } from "../../src/observe-turn.js";
 import { driveUntilSettled } from "../../src/virtual-time.js";
 import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
 
@@ -137,6 +139,51 @@ describe("invariant checkers reject broken runs", () => {
     };
     expect(() => checkStreamChunks([streamEvent(1, "m1", resolved), streamEvent(2, "m1", resolved)])).toThrow(
       /resolved twice/,
+    );
+  });
+
+  it("event numbering: a gap in seq, a misplaced or wrong dropped-events notice, a notice no stalling writer explains", () => {
+    const status = (seq: number, value: "running" | "aborted"): RuntimeEvent => ({
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: `e${seq}`,
+      sessionId: "s",
+      turnId: "t",
+      seq,
+      type: "session.status",
+      payload: { status: value },
+    });
+    const notice = (seq: number, droppedEvents: number, droppedTypes: Record<string, number>): RuntimeEvent => ({
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: `e${seq}`,
+      sessionId: "s",
+      turnId: "t",
+      seq,
+      type: "debug.trace",
+      payload: { phase: "events", level: "warn", message: "dropped", attrs: { droppedEvents, droppedTypes } },
+    });
+    const run = (events: RuntimeEvent[], callerAborted = true) => ({ events, callerAborted }) as TurnRunObservation;
+    const stalling = { writerMayStall: true };
+    // 12, 13, then 15: a number given to an event the writer never received.
+    expect(() =>
+      checkEventNumbering(run([status(1, "running"), trace(2, "turn_start"), status(4, "aborted")]), stalling),
+    ).toThrow(/seq 4, expected 3/);
+    const cut = [
+      status(1, "running"),
+      trace(2, "agent_start"),
+      notice(3, 2, { "debug.trace": 2 }),
+      status(4, "aborted"),
+    ];
+    expect(() => checkEventNumbering(run(cut), stalling)).not.toThrow();
+    expect(() => checkEventNumbering(run(cut), { writerMayStall: false })).toThrow(/answered every call in time/);
+    expect(() => checkEventNumbering(run(cut, false), stalling)).toThrow(/never aborted/);
+    const early = [status(1, "running"), notice(2, 1, { "debug.trace": 1 }), trace(3, "x"), status(4, "aborted")];
+    expect(() => checkEventNumbering(run(early), stalling)).toThrow(/not right before the terminal/);
+    const wrongSum = [status(1, "running"), notice(2, 3, { "debug.trace": 1 }), status(3, "aborted")];
+    expect(() => checkEventNumbering(run(wrongSum), stalling)).toThrow(/does not add up/);
+    // A run cut short, as announced, may end inside an agent run; without the notice it may not.
+    expect(() => checkLoopTraceGrammar(cut)).not.toThrow();
+    expect(() => checkLoopTraceGrammar([status(1, "running"), trace(2, "agent_start"), status(3, "aborted")])).toThrow(
+      /inside an agent run/,
     );
   });
 

@@ -15,7 +15,8 @@
  * answers every call and converts for a real provider (2), one outcome and
  * the matching terminal status last (3), `seq` increasing and history
  * delivered once in order (4), no text shown twice and no retry after
- * visible output (5), nothing left on the caller's signal or the clock (6).
+ * visible output (5), nothing left on the caller's signal or the clock (6),
+ * `seq` without a gap and whatever a writer never received announced (13).
  */
 import { describe } from "vitest";
 import { propertyTest } from "../support/property-test.js";
