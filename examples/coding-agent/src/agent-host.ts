@@ -1,9 +1,15 @@
 import { PiTurnRunner, type LlmRetryOptions, type TurnBudget } from "@turnkit/agent-core";
 import type { Tracer } from "@opentelemetry/api";
-import { createAgentRuntime, toRunTurnInput, type AgentRuntime, type Extension } from "@turnkit/agent-runtime";
+import {
+  createAgentRuntime,
+  createCompactionExtension,
+  toRunTurnInput,
+  type AgentRuntime,
+  type CompactionOptions,
+  type Extension,
+} from "@turnkit/agent-runtime";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { createChangedFilesReminderExtension } from "./changed-files-reminder-extension.js";
-import { createCompactionExtension, type CompactionOptions } from "./compaction-extension.js";
 import type { ModelChoice } from "./model-choice.js";
 import { PERMISSION_EXTENSION_ID, createPermissionExtension, type AskPermission } from "./permission-extension.js";
 import type { SessionStore } from "./session-store.js";
@@ -24,6 +30,7 @@ export interface CodingAgentHostOptions {
   autoApprove?: boolean;
   /** Receives every `RuntimeEvent` of every turn, in order (the renderer, a recorder). */
   onEvent: (event: RuntimeEvent) => void;
+  /** Options of the compaction extension, over the model's own (`ModelChoice.compaction`). */
   compaction?: CompactionOptions;
   /** Transport retry of model requests. Default: Turnkit's (5 retries, backoff, Retry-After honoured). */
   llmRetry?: LlmRetryOptions | false;
@@ -74,7 +81,7 @@ export class CodingAgentHost {
         ...(options.mcpServers ?? []),
         createPermissionExtension({ ask: options.askPermission }),
         createChangedFilesReminderExtension(),
-        createCompactionExtension(options.compaction),
+        createCompactionExtension({ ...options.model.compaction, ...options.compaction }),
       ],
     });
     if (options.autoApprove) runtime.setEnabled(PERMISSION_EXTENSION_ID, false);

@@ -17,11 +17,20 @@ export const SCRIPTED_RETRY_AFTER_MS = 2100;
 /** The tools the permission extension asks about before they run. */
 export const PERMISSION_GUARDED_TOOLS: readonly string[] = ["bash", "write"];
 
-/** History longer than this is compacted before the next model request (see `compaction-extension.ts`). */
-export const COMPACTION_MAX_MESSAGES = 120;
+/**
+ * The context window the scripted demo tells its compaction about: small,
+ * so that the demo session compacts once, before its final report.
+ */
+export const SCRIPTED_CONTEXT_WINDOW = 8_192;
 
-/** How many messages of the newest conversation survive a compaction (at least; cut at a user message). */
-export const COMPACTION_KEEP_MESSAGES = 24;
+/** The demo's compaction reserve: with that window, a request above 3,192 tokens is compacted first. */
+export const SCRIPTED_COMPACTION_RESERVE_TOKENS = 5_000;
+
+/** Tokens of the newest history the demo's compaction keeps verbatim: about its last step. */
+export const SCRIPTED_COMPACTION_KEEP_TOKENS = 200;
+
+/** The id of the scripted model that writes compaction summaries (the demo's "cheaper model"). */
+export const SCRIPTED_SUMMARY_MODEL_ID = "scripted-summariser";
 
 /** Where session files go when `--session` is not given: `<tmpdir>/<this>/sessions`. */
 export const SESSION_DIR_NAME = "turnkit-coding-agent";

@@ -1,5 +1,6 @@
 import { getEnvApiKey, getModel, getModels, getProviders, type KnownProvider } from "@mariozechner/pi-ai";
 import type { LlmConfig } from "@turnkit/agent-core";
+import type { CompactionOptions } from "@turnkit/agent-runtime";
 import { HostError } from "./host-error.js";
 
 /** The model a session talks to, and how the UI describes it. */
@@ -12,6 +13,8 @@ export interface ModelChoice {
   hasPrices: boolean;
   /** True for the embedded scripted model. */
   scripted: boolean;
+  /** What this model needs of the compaction extension (the scripted models' summariser and small window); the host's options win. */
+  compaction?: CompactionOptions;
 }
 
 /** pi-ai's ambient-credential marker (Bedrock, Vertex): not a key to send. */

@@ -1,5 +1,7 @@
+import { COMPACTION_RECORD_KIND, type CompactionRecord } from "@turnkit/agent-runtime";
 import type {
   DebugTracePayload,
+  MessagePersistedPayload,
   RuntimeEvent,
   RuntimeWarningPayload,
   SessionStatusPayload,
@@ -231,6 +233,22 @@ export function createRenderer(options: RendererOptions): Renderer {
     line(style.yellow(`  ${symbol} ${warning.message}`));
   };
 
+  /** A compaction, from the record that starts the replaced history: what was summarised, what was kept. */
+  const onPersisted = (persisted: MessagePersistedPayload) => {
+    if (persisted.reason !== "replaceMessages") return;
+    const first = persisted.messages[0] as { role?: string; kind?: string; data?: unknown } | undefined;
+    if (first?.role !== "host" || first.kind !== COMPACTION_RECORD_KIND) return;
+    const record = first.data as CompactionRecord;
+    const tokens = (count: number) => count.toLocaleString("en-US");
+    const why = record.reason === "overflow" ? " after a context overflow" : "";
+    line(
+      style.cyan(
+        `  ⟲ compacted${why}: ${record.summarisedMessages} earlier messages summarised by ${record.summaryModel}, ` +
+          `the newest ${record.keptMessages} kept (≈${tokens(record.tokensBefore)} → ${tokens(record.tokensAfter)} tokens)`,
+      ),
+    );
+  };
+
   const onStatus = (status: SessionStatusPayload) => {
     switch (status.status) {
       case "running":
@@ -273,6 +291,8 @@ export function createRenderer(options: RendererOptions): Renderer {
             onWarning(event.payload);
             break;
           case "message.persisted":
+            onPersisted(event.payload);
+            break;
           case "action.required":
             break;
           default: {

@@ -12,8 +12,16 @@ import {
   type ScriptedResponse,
   type TimerClock,
 } from "@turnkit/agent-loop/testing";
-import { SCRIPTED_EVENT_DELAY_MS, SCRIPTED_RETRY_AFTER_MS } from "./defaults.js";
+import type { CompactionOptions } from "@turnkit/agent-runtime";
+import {
+  SCRIPTED_COMPACTION_KEEP_TOKENS,
+  SCRIPTED_COMPACTION_RESERVE_TOKENS,
+  SCRIPTED_CONTEXT_WINDOW,
+  SCRIPTED_EVENT_DELAY_MS,
+  SCRIPTED_RETRY_AFTER_MS,
+} from "./defaults.js";
 import type { ModelChoice } from "./model-choice.js";
+import { createScriptedSummariser, type ScriptedSummariser } from "./scripted-summariser.js";
 
 /** Pace of the scripted model. */
 export interface ScriptedModelOptions {
@@ -28,6 +36,8 @@ export interface ScriptedModelOptions {
 /** A scripted model plus the handle tests use to inspect its requests. */
 export interface ScriptedModelChoice extends ModelChoice {
   scriptedModel: ScriptedModel;
+  /** The scripted model that writes compaction summaries (its requests never reach `scriptedModel`). */
+  summariser: ScriptedSummariser;
   /** Drops what is left of the script: every later request gets the recap. Call it when the demo turn ended. */
   endScript(): void;
 }
@@ -78,6 +88,11 @@ ${FIXED_LINES}
  * after the steering point depend on what the request holds: steering text,
  * a refused or failing test run. Once the script is used up it answers every
  * request with a short recap of the conversation it was sent.
+ *
+ * Its context window, as the compaction extension is told, is small
+ * ({@link SCRIPTED_CONTEXT_WINDOW}): the reported usage of the test run's
+ * step crosses the threshold, so the history is compacted once, by the
+ * scripted summariser, before the final report.
  */
 export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedModelChoice {
   const retryAfterSeconds = (options.retryAfterMs ?? SCRIPTED_RETRY_AFTER_MS) / 1000;
@@ -109,6 +124,11 @@ export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedMod
       report,
     ],
     options,
+    {
+      contextWindow: SCRIPTED_CONTEXT_WINDOW,
+      reserveTokens: SCRIPTED_COMPACTION_RESERVE_TOKENS,
+      keepRecentTokens: SCRIPTED_COMPACTION_KEEP_TOKENS,
+    },
   );
 }
 
@@ -117,7 +137,16 @@ export function createRecapModel(options: ScriptedModelOptions = {}): ScriptedMo
   return scriptedChoice([], options);
 }
 
-function scriptedChoice(entries: ScriptEntry[], options: ScriptedModelOptions): ScriptedModelChoice {
+/**
+ * A scripted model choice: the script, then recaps; requests to the
+ * summariser's model (the compaction extension's `summaryModel`) go to the
+ * summariser. `compaction` adds to the summary model.
+ */
+function scriptedChoice(
+  entries: ScriptEntry[],
+  options: ScriptedModelOptions,
+  compaction: CompactionOptions = {},
+): ScriptedModelChoice {
   let scriptOver = false;
   // Each entry checks at request time whether the demo was ended early.
   const scriptedModel = createScriptedModel(
@@ -128,18 +157,22 @@ function scriptedChoice(entries: ScriptEntry[], options: ScriptedModelOptions): 
     ),
     streamingOf(options),
   );
+  const summariser = createScriptedSummariser(streamingOf(options));
   return {
     label: "scripted demo model",
     llm: {
       model: scriptedModel.model,
       streamFn: (model, context, streamOptions) => {
+        if (model.id === summariser.model.id) return summariser.streamFn(model, context, streamOptions);
         if (scriptedModel.remaining() === 0) scriptedModel.append(recap);
         return scriptedModel.streamFn(model, context, streamOptions);
       },
     },
     hasPrices: false,
     scripted: true,
+    compaction: { summaryModel: summariser.model, ...compaction },
     scriptedModel,
+    summariser,
     endScript: () => {
       scriptOver = true;
     },

@@ -70,6 +70,35 @@ describe("the scripted session without a terminal", () => {
     expect(JSON.stringify(lastUser)).toContain("Keep the change small");
   });
 
+  it("compacted the history once, before the report, with the scripted summariser; the report still saw the test run", () => {
+    const replaced = run.events.flatMap((event) =>
+      event.type === "message.persisted" && event.payload.reason === "replaceMessages" ? [event.payload.messages] : [],
+    );
+    expect(replaced).toHaveLength(1);
+    const [record, summary, ...kept] = replaced[0]! as unknown as Array<Record<string, unknown>>;
+    expect(record).toMatchObject({
+      role: "host",
+      kind: "compaction",
+      data: { reason: "threshold", summaryModel: "scripted/scripted-summariser", splitTurn: true },
+    });
+    expect(summary).toMatchObject({ role: "hidden", source: "compaction" });
+    expect(JSON.stringify(summary)).toContain("tools used: get_issue ×1, read ×2, grep ×1");
+    // Every kept tool result kept its call: the cut fell between steps of the one long turn.
+    const calls = new Set(kept.flatMap((message) => (message.role === "assistant" ? toolCallIds(message) : [])));
+    for (const message of kept)
+      if (message.role === "toolResult") expect(calls.has(message.toolCallId as string)).toBe(true);
+
+    const model = run.result.model as import("../src/scripted-session.js").ScriptedModelChoice;
+    expect(model.summariser.scriptedModel.requests).toHaveLength(1);
+    const reportRequest = model.scriptedModel.requests.at(-1)!;
+    expect(reportRequest.context.messages[0]).toMatchObject({ role: "user" });
+    expect(JSON.stringify(reportRequest.context.messages[0])).toContain("compacted into this summary");
+    expect(reportRequest.context.messages.at(-1)).toMatchObject({ role: "toolResult", toolName: "bash" });
+    // The summary's tokens are the turn's auxiliary usage.
+    const terminal = run.events.at(-1)!;
+    expect(terminal.type === "session.status" && terminal.payload.usage?.attempts.auxiliary).toBe(1);
+  });
+
   it("retried the rate-limited request once and ended with one completed turn", () => {
     const retries = run.events.flatMap((event) =>
       event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : [],
@@ -79,3 +108,9 @@ describe("the scripted session without a terminal", () => {
     expect(statuses).toEqual(["running", "completed"]);
   });
 });
+
+function toolCallIds(message: Record<string, unknown>): string[] {
+  return (message.content as Array<{ type: string; id?: string }>).flatMap((block) =>
+    block.type === "toolCall" && block.id ? [block.id] : [],
+  );
+}

@@ -38,7 +38,7 @@ describe("the JSONL session store", () => {
   }, 60_000);
   afterAll(() => root.cleanUp());
 
-  it("persists every history delta of the scripted session: a header, then one line per change", async () => {
+  it("persists the scripted session: a header, its one compaction as a rewrite, then one line per later change", async () => {
     const lines = await records(first.result.sessionFile);
     expect(lines[0]).toMatchObject({
       type: "session",
@@ -46,24 +46,21 @@ describe("the JSONL session store", () => {
       workspaceDir: first.result.workspaceDir,
       model: "scripted demo model",
     });
-    expect(
-      lines
-        .slice(1)
-        .every((line) => line.type === "change" && line.reason === "messageDelta" && line.turnId === "turn-1"),
-    ).toBe(true);
+    // The demo compacts before its report: the file is rewritten to the replacement, then the report is appended.
+    expect(lines.slice(1).map((line) => line.type === "change" && [line.reason, line.turnId])).toEqual([
+      ["replaceMessages", "turn-1"],
+      ["messageDelta", "turn-1"],
+    ]);
+    const deltasBefore = first.events.filter(
+      (event) => event.type === "message.persisted" && event.payload.reason === "messageDelta",
+    );
+    expect(deltasBefore.length).toBeGreaterThan(5);
 
     const stored = (await SessionStore.open(first.result.sessionFile)).messages;
     expect(JSON.parse(JSON.stringify(persistedHistory(first.events)))).toEqual(stored);
     expect(roles(stored)).toEqual([
-      "hidden", // the changed-files reminder
-      "user",
-      "assistant", // the MCP server's bug report and two reads, in parallel
-      "toolResult",
-      "toolResult",
-      "toolResult",
-      "assistant", // grep
-      "toolResult",
-      "user", // the steering
+      "host", // the compaction's record
+      "hidden", // its summary of the reminder, the task, the bug report, the reads, the grep and the steering
       "assistant", // edit
       "toolResult",
       "assistant", // bash
@@ -76,12 +73,12 @@ describe("the JSONL session store", () => {
     const before = (await SessionStore.open(first.result.sessionFile)).messages;
     const resumed = await runScripted(root.dir, { cli: { resume: first.result.sessionFile } });
     expect(resumed.result.exitCode).toBe(0);
-    expect(resumed.output).toContain(`resumed ${first.result.sessionFile}: 14 messages from 1 turn`);
-    expect(resumed.output).toContain("I made 6 tool calls and changed src/slugify.js");
+    expect(resumed.output).toContain(`resumed ${first.result.sessionFile}: 7 messages from 1 turn`);
+    expect(resumed.output).toContain("I made 2 tool calls and changed src/slugify.js");
 
     const request = (resumed.result.model as ScriptedModelChoice).scriptedModel.requests[0]!;
-    // The request holds the stored history (as the model sees it), then the new reminder and task.
-    expect(request.context.messages.length).toBe(before.length + 2);
+    // The request holds the stored history as the model sees it (the host-only record left out), then the new reminder and task.
+    expect(request.context.messages.length).toBe(before.length - 1 + 2);
     expect(JSON.stringify(request.context.messages)).toContain("Keep the change small");
 
     const after = (await SessionStore.open(first.result.sessionFile)).messages;
@@ -100,7 +97,7 @@ describe("the JSONL session store", () => {
     const before = (await SessionStore.open(first.result.sessionFile)).messages;
     const compacted = await runScripted(root.dir, {
       cli: { resume: first.result.sessionFile },
-      compaction: { maxMessages: 10, keepMessages: 3 },
+      compaction: { contextWindow: 2_500, reserveTokens: 200, keepRecentTokens: 50 },
     });
     expect(compacted.result.exitCode).toBe(0);
 
@@ -119,11 +116,24 @@ describe("the JSONL session store", () => {
     const stored = (await SessionStore.open(first.result.sessionFile)).messages;
     expect(stored).toEqual(JSON.parse(JSON.stringify(persistedHistory(compacted.events))));
     expect(stored.length).toBeLessThan(before.length);
-    expect(stored[0]).toMatchObject({ role: "hidden", source: "compaction" });
-    expect(JSON.stringify(stored[0])).toContain("files changed: src/slugify.js");
-    // Cut at a user message: no tool result lost its call.
-    expect(stored[1]?.role).toBe("user");
-    expect(roles(stored).slice(-3)).toEqual(["hidden", "user", "assistant"]);
+    // A second compaction: the demo's summary is kept verbatim, this one covers what came after it.
+    const previous = before[0] as { data: { summaries: string[] } };
+    expect(stored[0]).toMatchObject({ role: "host", kind: "compaction", data: { reason: "threshold" } });
+    const summaries = (stored[0] as { data: { summaries: string[] } }).data.summaries;
+    expect(summaries).toEqual([previous.data.summaries[0], expect.stringContaining("files changed: src/slugify.js")]);
+    expect(stored[1]).toMatchObject({ role: "hidden", source: "compaction" });
+    expect(JSON.stringify(stored[1])).toContain("compacted into these summaries, oldest first");
+    // No tool result lost its call.
+    const calls = new Set(
+      stored.flatMap((message) =>
+        message.role === "assistant"
+          ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
+          : [],
+      ),
+    );
+    for (const message of stored) if (message.role === "toolResult") expect(calls.has(message.toolCallId)).toBe(true);
+    // Cut inside the last turn: the previous recap is kept, then this turn's reminder, task and answer.
+    expect(roles(stored)).toEqual(["host", "hidden", "assistant", "hidden", "user", "assistant"]);
   }, 60_000);
 
   it("refuses a session file that is not one, naming it", async () => {

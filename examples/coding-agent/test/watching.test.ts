@@ -58,6 +58,7 @@ describe("watching a turn in the coding agent", () => {
       "    execute_tool edit",
       "    chat scripted-model",
       "    execute_tool bash",
+      "    chat scripted-summariser", // the compaction's summary request, a request of the turn like the others
       "    chat scripted-model",
     ]);
   });
