@@ -1,6 +1,4 @@
-import { loopRequestAbortOf } from "@turnkit/agent-loop";
 import { systemClock, type Clock, type RandomSource } from "../clock.js";
-import { AttemptSignalLinks } from "./attempt-signal.js";
 import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
 import { resolveLlmRetryPolicy } from "./llm-retry-policy.js";
 import type { OptionFill } from "./option-fill.js";
@@ -45,10 +43,6 @@ export interface LlmRetryDependencies {
  *   `aborted` message. An attempt that is given up is aborted through its own
  *   signal, so its connection is closed.
  * - Observers get {@link LlmRetryNotification}s; their errors are swallowed.
- * - A request the agent loop sent to a stream function that follows its
- *   request abort (`followLoopRequestAbort`) follows that abort instead of
- *   `options.signal` (the run's own signal): the caller's abort is then the
- *   loop's, which also fires when the loop gives up on the request.
  *
  * A final failure is a terminal `error` event whose message carries the
  * classification (see `attachClassifiedError`). Never throws. `options`
@@ -79,9 +73,6 @@ export function withLlmRetryFilling(
     return (model, context, callOptions) => {
       const attemptOptions = copyStreamOptions(callOptions);
       attemptOptions.maxRetries = 0;
-      // The one attempt is sent with the loop's request signal when the request follows the loop's request abort.
-      const loopAbort = loopRequestAbortOf(callOptions);
-      if (loopAbort) attemptOptions.signal = loopAbort.signal();
       fillOptions?.(attemptOptions, model);
       return invokeStreamFn(streamFn, model, context, attemptOptions);
     };
@@ -94,7 +85,6 @@ export function withLlmRetryFilling(
     label: dependencies.label ?? "main",
     notify: (notification: LlmRetryNotification) => notifySafely(options?.observer, notification),
     fillOptions,
-    links: new AttemptSignalLinks(),
   };
   // One object per request (its stream, budget and outcome) and one per attempt, instead of closures and promises.
   return (model, context, callOptions) => {

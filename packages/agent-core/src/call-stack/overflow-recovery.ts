@@ -4,8 +4,6 @@ import type {
   AssistantMessageEventStream,
   Context,
 } from "@mariozechner/pi-ai";
-import { callWithLoopRequestAbort, loopRequestAbortOf } from "@turnkit/agent-loop";
-import { callerSignalOf, requestCallerOf } from "./attempt-signal.js";
 import {
   attachClassifiedError,
   classifyError,
@@ -21,7 +19,6 @@ import {
   pushTerminalError,
   type AnyModel,
   type StreamFn,
-  type StreamFnOptions,
 } from "./stream-fn.js";
 
 /**
@@ -80,18 +77,14 @@ export interface OverflowRecoveryOptions {
  * request shows visible output, so a recovered request never shows a
  * half-started attempt.
  *
- * The caller's abort is `options.signal`, or the agent loop's request abort
- * when the loop offered one (see `requestCallerOf`); `recover` then gets the
- * loop's request signal. Apply it outside the retry layer (overflow is
- * never retried). Never throws.
+ * The caller's abort is `options.signal`; `recover` gets it too. Apply it
+ * outside the retry layer (overflow is never retried). Never throws.
  */
 export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecoveryOptions): StreamFn {
   const { recover, state } = options;
   return (model, context, callOptions) => {
     const out = new RelayStream();
-    const caller = requestCallerOf(callOptions);
-    // Offered only while the loop's call runs: the resend below offers it again.
-    const loopAbort = loopRequestAbortOf(callOptions);
+    const caller = callOptions?.signal;
     const first = invokeStreamFn(streamFn, model, context, callOptions);
 
     void (async () => {
@@ -105,7 +98,7 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
       state.attempted = true;
       let replacement: Context | undefined;
       try {
-        replacement = await recover({ error: message, classified, context, model, signal: callerSignalOf(caller) });
+        replacement = await recover({ error: message, classified, context, model, signal: caller });
       } catch {
         replacement = undefined;
       }
@@ -113,13 +106,7 @@ export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecove
         return pushTerminalError(out, attachAborted(createFailureMessage(model, "aborted", "Request was aborted")));
       }
       if (!replacement) return surface(out, held, message, classified);
-      const resend = (resendModel: AnyModel, resendContext: Context, resendOptions: StreamFnOptions | undefined) =>
-        invokeStreamFn(streamFn, resendModel, resendContext, resendOptions);
-      const resent =
-        loopAbort && callOptions
-          ? callWithLoopRequestAbort(resend, model, replacement, callOptions, loopAbort)
-          : resend(model, replacement, callOptions);
-      await pipeAll(resent, out);
+      await pipeAll(invokeStreamFn(streamFn, model, replacement, callOptions), out);
     })().catch((error: unknown) => {
       pushTerminalError(out, createFailureMessage(model, caller?.aborted ? "aborted" : "error", errorText(error)));
     });

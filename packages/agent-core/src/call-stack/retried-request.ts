@@ -5,7 +5,6 @@ import { sleep, type Clock, type RandomSource } from "../clock.js";
 import type { LlmRetryExhaustedReason } from "./llm-config.js";
 import { computeRetryDelayMs, type LlmRetryPolicy } from "./llm-retry-policy.js";
 import { RelayStream } from "./relay-stream.js";
-import { callerSignalOf, requestCallerOf, type RequestCaller } from "./attempt-signal.js";
 import {
   AttemptFailure,
   RetryAttempt,
@@ -44,8 +43,8 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
   readonly out = new RelayStream();
   /** What each attempt sends, until the request ended ({@link ended}). */
   context: Context | undefined;
-  /** What the request follows: `callOptions.signal`, or the loop's request abort (see `requestCallerOf`). */
-  readonly caller: RequestCaller | undefined;
+  /** The caller's signal (`callOptions.signal`). */
+  readonly caller: AbortSignal | undefined;
   private firstFailureAt: number | undefined;
   private waits = 0;
   private stoppedBy: LlmRetryExhaustedReason | undefined;
@@ -58,7 +57,7 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
     readonly callOptions: StreamFnOptions | undefined,
   ) {
     this.context = context;
-    this.caller = requestCallerOf(callOptions);
+    this.caller = callOptions?.signal;
   }
 
   /**
@@ -115,8 +114,7 @@ export class RetriedRequest implements AttemptRequest, AttemptOutcome {
   private retryAfter(firstFailure: AttemptFailure): Promise<void> {
     const { policy, clock, random, label, notify } = this.layer;
     const { caller } = this;
-    // p-retry and the waits listen on a signal: the loop's request signal is made here when the request follows the loop's request abort.
-    const callerSignal = callerSignalOf(caller);
+    const callerSignal = caller;
     return pRetry((attempt) => (attempt === 1 ? Promise.reject(firstFailure) : this.runAttempt(attempt)), {
       retries: policy.maxRetries,
       // p-retry's own timer is unused (real time, not injectable): it waits 0 ms,

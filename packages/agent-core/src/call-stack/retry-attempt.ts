@@ -1,11 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { attachClassifiedError, classifyError, type ClassifiedError } from "./classify-error.js";
-import {
-  invokeOffering,
-  type AttemptSignalLink,
-  type AttemptSignalLinks,
-  type RequestCaller,
-} from "./attempt-signal.js";
+import { LinkedAbortController } from "./linked-abort.js";
 import type { EventSink } from "./event-sink.js";
 import type { LlmRetryNotification } from "./llm-config.js";
 import type { OptionFill } from "./option-fill.js";
@@ -15,6 +10,7 @@ import {
   copyStreamOptions,
   createFailureMessage,
   errorText,
+  invokeStreamFn,
   pushTerminalError,
   type AnyModel,
   type StreamFn,
@@ -49,8 +45,6 @@ export interface AttemptLayer {
   readonly notify: (notification: LlmRetryNotification) => void;
   /** Fills the option layers' options into each attempt's copy, when the layer has them. */
   readonly fillOptions: OptionFill | undefined;
-  /** Where each attempt's signal comes from. */
-  readonly links: AttemptSignalLinks;
 }
 
 /** The request an attempt belongs to: the stream function's arguments, and the stream its events go to. */
@@ -61,8 +55,8 @@ export interface AttemptRequest {
   /** What each attempt sends; `undefined` once the request ended ({@link ended}), when no attempt starts any more. */
   readonly context: Context | undefined;
   readonly callOptions: StreamFnOptions | undefined;
-  /** What the request follows: `callOptions.signal`, or the loop's request abort (see `requestCallerOf`). */
-  readonly caller: RequestCaller | undefined;
+  /** The caller's signal (`callOptions.signal`). */
+  readonly caller: AbortSignal | undefined;
   /** The request's stream ended (its last event was pushed): it lets go of what only sending needed. */
   ended(): void;
 }
@@ -77,8 +71,7 @@ export interface AttemptOutcome {
 
 /**
  * One attempt of a request: sent with `maxRetries: 0`, its own signal
- * (from the layer's attempt signals; delegable to the stream timeouts below)
- * and an `onResponse` that calls
+ * (linked to the caller's) and an `onResponse` that calls
  * the caller's own observer first (its result, a promise included, is what
  * the stream function awaits) and then remembers the response, also when
  * the caller's observer throws; the layer's option fill, when it has one,
@@ -89,7 +82,7 @@ export interface AttemptOutcome {
  * reaches it.
  */
 export class RetryAttempt implements EventSink {
-  private readonly link: AttemptSignalLink;
+  private readonly link: LinkedAbortController;
   /** The attempt's latest response (status and headers). */
   private lastResponse: ProviderResponse | undefined;
   /** Events held back until the commit point; `undefined` once committed. */
@@ -102,7 +95,7 @@ export class RetryAttempt implements EventSink {
     private readonly attempt: number,
     private readonly outcome: AttemptOutcome,
   ) {
-    this.link = request.layer.links.take(request.caller);
+    this.link = new LinkedAbortController(request.caller);
   }
 
   start(): void {
@@ -120,8 +113,7 @@ export class RetryAttempt implements EventSink {
       }
     };
     request.layer.fillOptions?.(options, model);
-    // Made for this one attempt: the stream timeouts below may abort it instead of linking their own.
-    this.stop = pipeEvents(invokeOffering(this.link, request.layer.streamFn, model, request.context!, options), this);
+    this.stop = pipeEvents(invokeStreamFn(request.layer.streamFn, model, request.context!, options), this);
     if (this.settled) this.stop();
   }
 
@@ -169,10 +161,9 @@ export class RetryAttempt implements EventSink {
     this.stop?.();
   }
 
-  /** The request finished: its signal, unfired, may serve the family's next attempt. */
+  /** The request finished: its signal stops following the caller. */
   private releaseFinished(): void {
     this.link.release();
-    this.request.layer.links.keep(this.link);
     this.request.ended();
   }
 

@@ -13,7 +13,6 @@ import {
   LLM_STREAM_IDLE_TIMEOUT_MS,
 } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
-import { ONCE, takeOfferedAttemptSignal, type AttemptSignalLink } from "./attempt-signal.js";
 import type { EventSink } from "./event-sink.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
@@ -85,8 +84,8 @@ export function resolveStreamTimeouts(
  * and an idle timer re-armed on every event.
  *
  * When one fires, the wrapped request is aborted (through its own signal,
- * or the attempt's signal when the transport retry above hands that over,
- * so the connection is closed; the caller's own signal is never aborted),
+ * linked to the caller's, so the connection is closed; the caller's own
+ * signal is never aborted),
  * the provider's stream iterator is released
  * (`return()` is called on it, without waiting for an answer: a provider
  * that ignores its signal is let go, not waited for), and the returned stream
@@ -119,17 +118,13 @@ interface Watchdogs extends StreamTimeouts {
 }
 
 /**
- * One request through the timeouts layer: its watchdog state, and the sink
- * of the stream below. One object per request, which is also its listener
- * on the caller's signal (or, when the layer above handed its attempt's
- * signal over, the observer that link tells), instead of a closure per step.
+ * One request through the timeouts layer: its watchdog state, its own
+ * signal (linked to the caller's), and the sink of the stream below.
  */
 class TimedRequest implements EventSink {
   readonly out = new RelayStream();
-  /** The request's own signal when the layer above did not hand one over; aborted on a timeout. */
-  private readonly controller: AbortController | undefined;
-  /** The caller's signal's link when the layer above made it for this one attempt (the transport retry does): aborted on a timeout. */
-  private readonly delegated: AttemptSignalLink | undefined;
+  /** The request's own signal: aborted on a timeout, or with the caller's reason when the caller aborts. */
+  private readonly controller = new AbortController();
   private finished = false;
   /** The request's one watchdog timer (see {@link noteEvent}). */
   private timer: unknown;
@@ -146,31 +141,23 @@ class TimedRequest implements EventSink {
     private readonly watchdogs: Watchdogs,
     private readonly model: AnyModel,
     private readonly callerSignal: AbortSignal | undefined,
-  ) {
-    this.delegated = takeOfferedAttemptSignal(callerSignal);
-    this.controller = this.delegated ? undefined : new AbortController();
-  }
+  ) {}
 
   /** Sends the request through `streamFn` and answers the stream the layer above reads. */
   start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): AssistantMessageEventStream {
-    const { callerSignal, controller, delegated } = this;
+    const { callerSignal, controller } = this;
     if (callerSignal?.aborted) {
       this.handleEvent();
       return this.out;
     }
-    if (delegated) delegated.watch(this);
-    else callerSignal?.addEventListener("abort", this, ONCE);
+    callerSignal?.addEventListener("abort", this, ONCE);
     const { firstEventTimeoutMs, clock } = this.watchdogs;
     if (firstEventTimeoutMs > 0) {
       this.firstEventDueAt = clock.now() + firstEventTimeoutMs;
       this.timer = clock.setTimeout(() => this.onTimer(), firstEventTimeoutMs);
     }
-    // The layer's per-event work, applied as each event arrives from the layer or provider below.
-    let requestOptions = callOptions;
-    if (controller) {
-      requestOptions = copyStreamOptions(callOptions);
-      requestOptions.signal = controller.signal;
-    }
+    const requestOptions = copyStreamOptions(callOptions);
+    requestOptions.signal = controller.signal;
     this.release = pipeEvents(invokeStreamFn(streamFn, this.model, context, requestOptions), this);
     return this.out;
   }
@@ -200,15 +187,10 @@ class TimedRequest implements EventSink {
     pushTerminalError(this.out, this.endWith(this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
   }
 
-  /**
-   * The caller's abort (this object is the one listener on its signal, or
-   * the observer its link tells before the signal fires): it aborts the
-   * request first (a linked controller follows the caller's reason), then
-   * ends the stream.
-   */
+  /** The caller's abort (this object is the listener on its signal): aborts the request with the caller's reason, then ends the stream. */
   handleEvent(): void {
     if (this.finished) return;
-    this.controller?.abort(this.callerSignal?.reason);
+    this.controller.abort(this.callerSignal?.reason);
     this.finish();
     this.release?.();
     pushTerminalError(this.out, this.endWith("aborted", "Request was aborted"));
@@ -250,8 +232,7 @@ class TimedRequest implements EventSink {
     const error = new LlmTimeoutError(kind, ms);
     const message = attachClassifiedError(this.endWith("error", error.message), classifyError(error));
     this.finish();
-    if (this.delegated) this.delegated.abort(error);
-    else this.controller!.abort(error);
+    this.controller.abort(error);
     this.release?.();
     pushTerminalError(this.out, message);
   }
@@ -260,8 +241,7 @@ class TimedRequest implements EventSink {
     this.finished = true;
     if (this.timer !== undefined) this.watchdogs.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    // A link that was handed over forgets its observer when the attempt above releases it.
-    if (!this.delegated) this.callerSignal?.removeEventListener("abort", this);
+    this.callerSignal?.removeEventListener("abort", this);
   }
 
   private endWith(stopReason: "error" | "aborted", text: string): AssistantMessage {
@@ -300,6 +280,8 @@ function burstNow(): number {
 function forgetBurst(): void {
   burstStartedAt = undefined;
 }
+
+const ONCE: AddEventListenerOptions = { once: true };
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
 function snapshotAsFailure(

@@ -1,5 +1,4 @@
 import type { Context } from "@mariozechner/pi-ai";
-import { followLoopRequestAbort } from "@turnkit/agent-loop";
 import { createOverflowRecoveryState, withOverflowRecovery } from "../call-stack/overflow-recovery.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import { syntheticResponse } from "../call-stack/synthetic-response.js";
@@ -21,20 +20,16 @@ import { emitWarning } from "./turn-watching.js";
  * recovery answers the resend instead of the model, so no directive is
  * ever left over for a later request. (`onLlmCallPreparedHook` is called
  * deeper, where the options are final: see `announcePreparedRequest`.)
- *
- * It follows the loop's request abort (`followLoopRequestAbort`): it hands
- * the loop's options unchanged to the call stack, whose retry layer (or,
- * with the retry off, its single-attempt path) and overflow layer find that
- * abort on them, so the loop makes no request signal of its own.
+ * The request's signal is the loop's, passed on as `options.signal`.
  */
 export function turnStreamFn(turn: RunningTurn): StreamFn {
   const recovered = overflowRecoveryOf(turn);
-  return followLoopRequestAbort((model, context, options) => {
+  return (model, context, options) => {
     const answered = answerDirective(turn, model);
     if (answered) return answered;
     recordMetric(turn, "llm.requests", 1, { provider: model.provider });
     return recovered ? recovered(model, context, options) : turn.mainCallStack(model, context, options);
-  });
+  };
 }
 
 /**

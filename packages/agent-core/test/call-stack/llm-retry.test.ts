@@ -1,4 +1,4 @@
-import { createAssistantMessageEventStream } from "@mariozechner/pi-ai";
+import { createAssistantMessageEventStream, type AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { describe, expect, it, vi } from "vitest";
 import { classifyError } from "../../src/call-stack/classify-error.js";
 import {
@@ -14,6 +14,7 @@ import {
   resolveLlmRetryPolicy,
   withLlmRetry,
 } from "../../src/call-stack/llm-retry.js";
+import { pipeEvents } from "../../src/call-stack/relay-stream.js";
 import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "../../src/call-stack/stream-errors.js";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
 import {
@@ -373,5 +374,98 @@ describe("withLlmRetry", () => {
     const { retrying, clock } = setup([errorAfter(1, "503 busy, retry after 20 seconds"), "ok"]);
     expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
     expect(clock.scheduledDelays()).toEqual([20_000]);
+  });
+});
+
+describe("withLlmRetry: what the caller sees, in order, when a request ends early", () => {
+  const message = assistantMessage([{ type: "text", text: "a" }], { timestamp: 0 });
+  const start: AssistantMessageEvent = { type: "start", partial: message };
+  const delta: AssistantMessageEvent = { type: "text_delta", contentIndex: 0, delta: "a", partial: message };
+  const failure = (errorMessage: string): AssistantMessageEvent => ({
+    type: "error",
+    reason: "error",
+    error: { ...message, content: [], stopReason: "error", errorMessage },
+  });
+
+  /** A provider whose one stream the test pushes into; it ignores its signal. */
+  function drivenProvider() {
+    const stream = createAssistantMessageEventStream();
+    const streamFn: StreamFn = () => stream;
+    return { streamFn, stream };
+  }
+
+  /** The caller's view of `out`: event types (an error with its stopReason), read with `for await`; `onEvent` may act on each. */
+  async function seen(out: ReturnType<StreamFn>, onEvent?: (type: string) => void): Promise<string[]> {
+    const types: string[] = [];
+    for await (const event of await out) {
+      const type = event.type === "error" ? `error:${event.error.stopReason}` : event.type;
+      types.push(type);
+      onEvent?.(type);
+    }
+    return types;
+  }
+
+  it("a caller abort before the first visible output drops the held-back events with the attempt", async () => {
+    const caller = new AbortController();
+    const provider = drivenProvider();
+    const out = withLlmRetry(provider.streamFn, {}, {})(model, userContext(), { signal: caller.signal });
+    const reading = seen(out);
+    provider.stream.push(start);
+    await Promise.resolve();
+    caller.abort();
+    provider.stream.push({
+      type: "error",
+      reason: "aborted",
+      error: { ...message, stopReason: "aborted", errorMessage: "aborted" },
+    });
+    expect(await reading).toEqual(["error:aborted"]);
+  });
+
+  it("a failure that is not retried ends the request with that error and no notice", async () => {
+    const provider = drivenProvider();
+    const notices: LlmRetryNotification[] = [];
+    const out = withLlmRetry(provider.streamFn, { observer: (notice) => void notices.push(notice) }, {})(
+      model,
+      userContext(),
+      {},
+    );
+    provider.stream.push(failure("400 Bad Request: invalid model"));
+    expect(await seen(out)).toEqual(["error:error"]);
+    expect(notices).toEqual([]);
+  });
+
+  it("a retryable failure with no retries left ends the request after one exhausted notice", async () => {
+    const provider = drivenProvider();
+    const notices: LlmRetryNotification[] = [];
+    const out = withLlmRetry(provider.streamFn, { maxRetries: 0, observer: (notice) => void notices.push(notice) }, {})(
+      model,
+      userContext(),
+      {},
+    );
+    provider.stream.push(failure("503 Service Unavailable"));
+    expect(await seen(out)).toEqual(["error:error"]);
+    expect(notices.map((notice) => notice.type)).toEqual(["exhausted"]);
+  });
+
+  it("a caller abort right after the first visible output, from a provider that ignores it, ends after that output", async () => {
+    const caller = new AbortController();
+    const provider = drivenProvider();
+    const out = withLlmRetry(provider.streamFn, {}, {})(model, userContext(), { signal: caller.signal });
+    // Read as the layer above reads it, so the abort comes while the delta is being handled.
+    const types: string[] = [];
+    const ended = new Promise<void>((resolve) =>
+      pipeEvents(out as AsyncIterable<AssistantMessageEvent>, {
+        event: (event) => {
+          types.push(event.type === "error" ? `error:${event.error.stopReason}` : event.type);
+          if (event.type === "text_delta") caller.abort();
+        },
+        end: resolve,
+        fail: resolve,
+      }),
+    );
+    provider.stream.push(start);
+    provider.stream.push(delta);
+    await ended;
+    expect(types).toEqual(["start", "text_delta", "error:aborted"]);
   });
 });
