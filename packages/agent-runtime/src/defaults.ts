@@ -50,6 +50,14 @@ export const COMPACTION_SUMMARY_CHAIN_MAX_TOKENS = 12_000;
 /** Characters of one tool result the summary request shows; the rest is cut with a note of its length. */
 export const COMPACTION_TOOL_RESULT_MAX_CHARS = 2_000;
 
+/**
+ * Share of the summary model's context window (less the summary's
+ * `maxTokens`) the summary request's input may fill by the estimate; a
+ * longer conversation loses its oldest part in the request (the estimate of
+ * 4 characters per token is optimistic for code and JSON, hence the margin).
+ */
+export const COMPACTION_SUMMARY_INPUT_SHARE = 0.75;
+
 /** Characters per token of the estimate used where the provider reported no usage. */
 export const ESTIMATE_CHARS_PER_TOKEN = 4;
 

@@ -38,7 +38,8 @@ interface TurnMemory {
  * a tool call from its result and may fall inside a long turn. A later
  * compaction keeps the earlier summaries as a chain and summarises only
  * what is new, until the chain passes `maxSummaryChainTokens` and is folded
- * into one.
+ * into one. It compacts the messages its hook is shown, so it belongs before
+ * extensions that rewrite a request (`replaceRequestMessages`).
  *
  * When a request overflows the context window, the runner runs the hooks
  * again (reason `overflow`) and this extension compacts harder: the request

@@ -58,3 +58,15 @@ function clip(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   return `${text.slice(0, maxChars)}\n[… ${text.length - maxChars} more characters left out]`;
 }
+
+/**
+ * `text` cut to its last `maxChars` characters, starting at a message
+ * boundary, after a note of how much was left out; `text` itself when it
+ * fits.
+ */
+export function keepNewest(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const boundary = text.indexOf("\n\n", text.length - maxChars);
+  const start = boundary < 0 ? text.length - maxChars : boundary + 2;
+  return `[… the oldest ${start} characters of the conversation were left out to fit the summary model's window]\n\n${text.slice(start)}`;
+}

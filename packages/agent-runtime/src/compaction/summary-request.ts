@@ -1,8 +1,12 @@
 import type { AssistantMessage, Model, SimpleStreamOptions, Usage } from "@mariozechner/pi-ai";
 import { classifyError } from "@turnkit/agent-core";
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
-import { COMPACTION_SUMMARY_SYSTEM_PROMPT } from "../defaults.js";
-import { conversationText } from "./conversation-text.js";
+import {
+  COMPACTION_SUMMARY_INPUT_SHARE,
+  COMPACTION_SUMMARY_SYSTEM_PROMPT,
+  ESTIMATE_CHARS_PER_TOKEN,
+} from "../defaults.js";
+import { conversationText, keepNewest } from "./conversation-text.js";
 
 /** What one summary request is asked. */
 export interface SummaryRequest {
@@ -83,28 +87,38 @@ export async function requestSummary(request: SummaryRequest): Promise<SummaryRe
   return { ok: true, text, usage: message.usage };
 }
 
-/** The user message of the summary request: earlier summaries, the conversation, then the instructions. */
+/**
+ * The user message of the summary request: earlier summaries, the
+ * conversation, then the instructions. When the model's window is known and
+ * the whole would not fit its input share, the conversation loses its oldest
+ * messages (the rest of the request is kept whole).
+ */
 function summaryPrompt(request: SummaryRequest): string {
-  const parts: string[] = [];
+  const before: string[] = [];
+  const after: string[] = [];
   if (request.earlierSummaries.length > 0) {
     const earlier = request.earlierSummaries
       .map((summary, index) => `<summary part="${index + 1}">\n${summary}\n</summary>`)
       .join("\n\n");
-    parts.push(`<earlier-summaries>\n${earlier}\n</earlier-summaries>`);
-  }
-  parts.push(`<conversation>\n${conversationText(request.messages, request.toolResultMaxChars)}\n</conversation>`);
-  if (request.earlierSummaries.length > 0) {
-    parts.push(
+    before.push(`<earlier-summaries>\n${earlier}\n</earlier-summaries>`);
+    after.push(
       request.foldChain
         ? "The earlier summaries cover what came before the conversation. Fold them and the conversation into one summary of everything."
         : "The earlier summaries cover what came before the conversation and are kept as they are: do not repeat them, summarise only the conversation.",
     );
   }
   if (request.splitTurn) {
-    parts.push(
+    after.push(
       "The conversation stops in the middle of a turn: the assistant is still working on the user's last request, and its later steps are kept verbatim. State that request exactly.",
     );
   }
-  parts.push(request.prompt);
-  return parts.join("\n\n");
+  after.push(request.prompt);
+  let conversation = conversationText(request.messages, request.toolResultMaxChars);
+  const window = request.model.contextWindow;
+  if (window > 0) {
+    const fixedChars = COMPACTION_SUMMARY_SYSTEM_PROMPT.length + [...before, ...after].join("\n\n").length + 64;
+    const inputChars = (window - request.maxTokens) * COMPACTION_SUMMARY_INPUT_SHARE * ESTIMATE_CHARS_PER_TOKEN;
+    conversation = keepNewest(conversation, Math.max(0, Math.floor(inputChars - fixedChars)));
+  }
+  return [...before, `<conversation>\n${conversation}\n</conversation>`, ...after].join("\n\n");
 }

@@ -184,6 +184,32 @@ describe("threshold compaction with a model summary", () => {
   });
 });
 
+describe("a summary model with a small window", () => {
+  it("gets the newest part of a conversation too long for it, with a note of what was left out", async () => {
+    const model = modelWith(["Summary of the newest part.", "Answer."]);
+    const summaryModel = { ...model.model, id: "small-summariser", contextWindow: 3_000 };
+    const history: AgentMessage[] = [];
+    for (let index = 1; index <= 12; index += 1) {
+      history.push(userMessage(`Question ${index}: ${chars(100, "q")}`, { timestamp: index * 2 }));
+      history.push(assistantMessage(`Answer ${index}: ${chars(100, "a")}`, { timestamp: index * 2 + 1 }));
+    }
+    history.push(assistantMessage("Noted.", { usage: usageOf(9_000, 10), timestamp: 100 }));
+    const turn = await runCompactedTurn({
+      model,
+      compaction: { reserveTokens: 1_000, keepRecentTokens: 300, summaryModel, summaryMaxTokens: 500 },
+      input: { history, userMessage: { text: "Go on." } },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.requests[0]!.model.id).toBe("small-summariser");
+    const asked = requestText(turn.requests[0]!);
+    expect(asked.length).toBeLessThan(2_500 * 0.75 * 4);
+    expect(asked).toMatch(/^<conversation>\n\[… the oldest \d+ characters of the conversation were left out/);
+    expect(asked).not.toContain("Question 1:");
+    expect(asked).toContain("Question 11:");
+    expect(recordOf(turn.transcript)).toMatchObject({ summaryModel: `${summaryModel.provider}/small-summariser` });
+  });
+});
+
 describe("chained summaries", () => {
   /** Turn 1 compacts; turn 2, on turn 1's stored history, compacts again. */
   async function twoCompactions(maxSummaryChainTokens?: number) {
