@@ -27,15 +27,34 @@ export class SessionHistory {
     return rows.map((row: { message: AgentMessage }) => row.message);
   }
 
-  /** Stores `messages` at `position`, `position + 1`, ...; positions already stored are kept. */
-  async append(sessionId: string, turnKey: string, position: number, messages: readonly AgentMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    await this.pool.query(
-      `INSERT INTO ${this.table} (session_id, position, turn_key, message)
-       SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
-       ON CONFLICT (session_id, position) DO NOTHING`,
-      [sessionId, turnKey, messages.map((_, i) => position + i), messages.map((m) => JSON.stringify(m))],
+  /**
+   * Stores `messages` at `position`, `position + 1`, ...; positions already
+   * stored are kept. Returns what the history holds at those positions now:
+   * `messages`, or for a position stored before (by an earlier execution of
+   * the turn, whose message may differ in its timestamp) the stored one.
+   */
+  async append(
+    sessionId: string,
+    turnKey: string,
+    position: number,
+    messages: readonly AgentMessage[],
+  ): Promise<AgentMessage[]> {
+    if (messages.length === 0) return [];
+    const positions = messages.map((_, i) => position + i);
+    const { rows } = await this.pool.query(
+      `WITH ins AS (
+         INSERT INTO ${this.table} (session_id, position, turn_key, message)
+         SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
+         ON CONFLICT (session_id, position) DO NOTHING
+         RETURNING position, message
+       )
+       SELECT position, message FROM ins
+       UNION ALL
+       SELECT position, message FROM ${this.table} WHERE session_id = $1 AND position = ANY($3::int[])
+       ORDER BY position`,
+      [sessionId, turnKey, positions, messages.map((m) => JSON.stringify(m))],
     );
+    return rows.map((row: { message: AgentMessage }) => row.message);
   }
 
   /** Replaces the whole history of the session with `messages` (compaction), in one transaction. */

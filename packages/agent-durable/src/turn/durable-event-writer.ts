@@ -1,4 +1,5 @@
 import type { EventWriter } from "@turnkit/agent-core";
+import type { AgentMessage } from "@turnkit/agent-loop";
 import {
   createRuntimeEvent,
   isTerminalEvent,
@@ -58,7 +59,8 @@ function announcesHistory(event: RuntimeEvent): boolean {
  * (which may complete its payload), and nothing pushed after it is logged.
  * A batch with a `message.persisted` event or the terminal status waits
  * until the session history holds every change taken so far, so the log
- * never announces a message the store does not hold.
+ * never announces a message the store does not hold, and it announces the
+ * messages as stored (an earlier execution's, where one stored them first).
  */
 export class DurableEventWriter implements EventWriter {
   /** The seq the next logged event gets. */
@@ -157,9 +159,16 @@ export class DurableEventWriter implements EventWriter {
       const batch = this.buffer;
       this.buffer = [];
       if (batch.some(announcesHistory)) await this.history.flush().catch((error) => (this.failure ??= error));
-      if (this.failure === undefined) await this.writeWithRetry(batch);
+      if (this.failure === undefined) await this.writeWithRetry(batch.map((event) => this.asStored(event)));
     }
     this.writing = undefined;
+  }
+
+  /** A `message.persisted` event announces the messages as the session history holds them. */
+  private asStored(event: RuntimeEvent): RuntimeEvent {
+    if (event.type !== "message.persisted") return event;
+    const stored = this.history.storedMessages(event.payload.messages as AgentMessage[]);
+    return stored ? ({ ...event, payload: { ...event.payload, messages: stored } } as RuntimeEvent) : event;
   }
 
   private async writeWithRetry(batch: RuntimeEvent[]): Promise<void> {

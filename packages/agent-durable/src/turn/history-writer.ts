@@ -1,4 +1,5 @@
 import type { HistoryChange } from "@turnkit/agent-core";
+import type { AgentMessage } from "@turnkit/agent-loop";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { SessionHistory } from "../store/session-history.js";
 
@@ -16,7 +17,8 @@ const WRITE_RETRY_BASE_MS = 100;
  * skipped. The writes run in the background, one at a time, retried when
  * Postgres fails; {@link flush} waits for them. The event writer waits for
  * it before it logs a `message.persisted` event or the terminal status, so
- * the log never announces a message the store does not hold yet.
+ * the log never announces a message the store does not hold yet, and it
+ * announces the messages as stored ({@link storedMessages}).
  */
 export class HistoryWriter {
   /** Messages the session history holds once every change so far is written. */
@@ -24,6 +26,8 @@ export class HistoryWriter {
   private readonly queue: { change: HistoryChange; position: number }[] = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
+  /** What the history holds for each change written, by the change's `messages` array (which the runner announces). */
+  private readonly stored = new WeakMap<readonly AgentMessage[], AgentMessage[]>();
 
   constructor(
     private readonly history: SessionHistory,
@@ -40,6 +44,16 @@ export class HistoryWriter {
     this.queue.push({ change, position: this.length });
     this.length = change.reason === "messageDelta" ? this.length + change.messages.length : change.messages.length;
     this.writing ??= this.writeLoop();
+  }
+
+  /**
+   * The messages the session history holds for a change written (by the
+   * `messages` array the runner handed over and announces): a replay's
+   * message at a position an earlier execution stored is the earlier one.
+   * `undefined` for a change not written (yet).
+   */
+  storedMessages(messages: readonly AgentMessage[]): AgentMessage[] | undefined {
+    return this.stored.get(messages);
   }
 
   /** Resolves once every change taken so far is stored; rejects with `history_write` if a write failed for good. */
@@ -65,7 +79,8 @@ export class HistoryWriter {
     const { sessionId, turnKey } = this.ids;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (change.reason === "messageDelta") await this.history.append(sessionId, turnKey, position, change.messages);
+        if (change.reason === "messageDelta")
+          this.stored.set(change.messages, await this.history.append(sessionId, turnKey, position, change.messages));
         else await this.history.replace(sessionId, turnKey, change.messages);
         return;
       } catch (error) {

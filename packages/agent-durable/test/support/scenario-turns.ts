@@ -21,6 +21,8 @@ export interface CountRecord {
   detail?: string;
   /** A tool start's idempotency key (`ctx.idempotencyKey`). */
   key?: string;
+  /** A model request's place in its turn: the number of messages it sends (the same on every attempt). */
+  position?: number;
   /** The worker process that recorded it. */
   worker?: string;
   at: number;
@@ -81,8 +83,43 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       const tool = scenario === "approval" ? "guarded_write" : scenario === "safe-tool" ? "safe_read" : "slow_write";
       return response([toolCall(tool, { path: `${request.turnId}.txt` }, { id: callId })]);
     }
+    case "chaos":
+      return chaosAnswer(request, context);
     default:
       return response("ok", { eventDelayMs: 0 });
+  }
+}
+
+/**
+ * The chaos test's turns (`metadata.plan`): `stream` a long answer, `tool` one
+ * `never` call, `safe` one `safe` call, `parallel` three parallel calls,
+ * `approval` a call that needs a person. After the calls, or after steering,
+ * a streamed answer. Call ids follow the request's place in the turn, so a
+ * re-sent request asks for the same calls.
+ */
+function chaosAnswer(request: DurableTurnRequest, context: Context): ScriptEntry {
+  const last = lastMessage(context);
+  const timing = { eventDelayMs: 15 };
+  const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i} `).join("");
+  if (last?.role === "toolResult") return response(`after the calls: ${words(20, "a")}`, timing);
+  if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`, timing);
+  const id = (i: number) => `${request.turnId}-m${context.messages.length}-${i}`;
+  const path = `${request.turnId}.txt`;
+  switch (String(request.metadata?.plan)) {
+    case "tool":
+      return response([toolCall("slow_write", { path }, { id: id(0) })]);
+    case "safe":
+      return response([toolCall("safe_read", { path }, { id: id(0) })]);
+    case "approval":
+      return response([toolCall("guarded_write", { path }, { id: id(0) })]);
+    case "parallel":
+      return response(
+        [150, 400, 900].map((ms, i) =>
+          toolCall("parallel_read", { path: `${request.turnId}-${i}.txt`, ms }, { id: id(i) }),
+        ),
+      );
+    default:
+      return response(words(60, "w"), timing);
   }
 }
 
@@ -91,7 +128,13 @@ function scenarioStreamFn(request: DurableTurnRequest, countFile: string): Strea
   let requests = 0;
   return (model, context, options) => {
     const index = requests++;
-    record(countFile, { kind: "model", turnId: request.turnId, sessionId: request.sessionId, detail: String(index) });
+    record(countFile, {
+      kind: "model",
+      turnId: request.turnId,
+      sessionId: request.sessionId,
+      detail: String(index),
+      position: context.messages.length,
+    });
     const scripted = createScriptedModel([answer(request, context, index)]);
     return scripted.streamFn(model, context, options);
   };

@@ -1,0 +1,318 @@
+/*
+ * Chaos: worker processes killed with SIGKILL at random moments while turns
+ * stream, run tools (never, safe, parallel), wait for approvals, get aborted
+ * and steered, every count kept outside the workers. Then the promises are
+ * checked on everything that happened: no finished model request sent again,
+ * no `never` call run twice, every log without gap and with one ending, no
+ * stored history with an unanswered call (and it holds exactly what the logs
+ * announced), every accepted steering message delivered or handed back once,
+ * every turn ended.
+ *
+ * The CI size fits the suite's budget; a larger run (README, "Testing"):
+ * TURNKIT_DURABLE_CHAOS_KILLS=30 TURNKIT_DURABLE_CHAOS_SESSIONS=20
+ * TURNKIT_DURABLE_CHAOS_WORKERS=3, and TURNKIT_DURABLE_CHAOS_SEED to repeat
+ * a run's choices (the seed is printed; timing still differs).
+ */
+import { assertToolCallsAnswered } from "@turnkit/agent-core/testing";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import type { DurableTurnRef, SteerAnswer } from "../src/index.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import type { CountRecord } from "./support/scenario-turns.js";
+
+const env = process.env;
+const KILLS = Number(env.TURNKIT_DURABLE_CHAOS_KILLS ?? 3);
+const SESSIONS = Number(env.TURNKIT_DURABLE_CHAOS_SESSIONS ?? 4);
+const SEED = Number(env.TURNKIT_DURABLE_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const TURNS_PER_SESSION = 2;
+/** One worker by default: each kill then hits every running turn, wherever it is, for the price of one relaunch. */
+const WORKERS = Array.from({ length: Number(env.TURNKIT_DURABLE_CHAOS_WORKERS ?? 1) }, (_, i) => `x${i + 1}`);
+/** Long enough that a worker busy on a loaded machine is not taken for dead: here only killed workers recover. */
+const WORKER_ENV = { LEASE_MS: "20000", CONCURRENCY: "8" };
+/** What each turn does (see `chaosAnswer` in the test support); only `safe` calls may run again. */
+const PLANS = ["stream", "tool", "safe", "parallel", "approval"] as const;
+
+const fixture = useDurableFixture(WORKERS.map((id) => ({ id, env: WORKER_ENV })));
+
+/** mulberry32: a small seeded generator, so a failing run can be repeated. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ChaosTurn {
+  ref: DurableTurnRef;
+  plan: (typeof PLANS)[number];
+  steered?: { text: string; answer: SteerAnswer };
+  approval?: "approved" | "denied";
+  aborted?: boolean;
+}
+
+/** Answers the turn's approval request (if it asks one) after a while; stops once the turn has ended. */
+async function driveApproval(turn: ChaosTurn, random: () => number): Promise<void> {
+  for (;;) {
+    const events = await fixture.client.readEvents(turn.ref);
+    if (events.some(isTerminalEvent)) return;
+    const asked = events.find((e): e is RuntimeEvent<"action.required"> => e.type === "action.required");
+    if (asked) {
+      await sleep(100 + random() * 1200);
+      const approved = random() < 0.7;
+      turn.approval = approved ? "approved" : "denied";
+      await fixture.client.respond(
+        turn.ref,
+        asked.payload.requestId,
+        approved ? { approved } : { approved, reason: "not now" },
+      );
+      return;
+    }
+    await sleep(100);
+  }
+}
+
+/** Steers and aborts some turns at random moments. */
+async function driveHost(turn: ChaosTurn, random: () => number): Promise<void> {
+  const steerAt = random() < 0.35 ? 200 + random() * 2500 : undefined;
+  const abortAt = random() < 0.25 ? 300 + random() * 3000 : undefined;
+  const steps: Promise<void>[] = [];
+  if (steerAt !== undefined)
+    steps.push(
+      sleep(steerAt).then(async () => {
+        const text = `steer: ${turn.ref.turnId} wants more`;
+        turn.steered = { text, answer: await fixture.client.steer(turn.ref, { text }) };
+      }),
+    );
+  if (abortAt !== undefined)
+    steps.push(
+      sleep(abortAt).then(async () => {
+        turn.aborted = true;
+        await fixture.client.abort(turn.ref);
+      }),
+    );
+  await Promise.all(steps);
+}
+
+/**
+ * Kills a random worker every so often and relaunches it with the same id (it
+ * recovers its turns at launch). One at a time: on a loaded machine
+ * relaunches running together starve each other of CPU.
+ */
+async function killer(
+  random: () => number,
+  turns: ChaosTurn[],
+  kills: { workerId: string; at: number }[],
+  relaunchMs: number[],
+  hits: Map<string, number>,
+): Promise<void> {
+  for (let n = 0; n < KILLS; n++) {
+    await sleep(400 + random() * 1400);
+    const workerId = WORKERS[Math.floor(random() * WORKERS.length)]!;
+    await fixture.cluster.kill(workerId);
+    const at = Date.now();
+    kills.push({ workerId, at });
+    // Where the kill found the turns (their logs hold what the dead worker did), for the summary.
+    for (const turn of turns) {
+      const phase = phaseOf(turn, await fixture.client.readEvents(turn.ref));
+      if (phase) hits.set(phase, (hits.get(phase) ?? 0) + 1);
+    }
+    await fixture.cluster.start(workerId, WORKER_ENV);
+    relaunchMs.push(Date.now() - at);
+  }
+}
+
+/** Where a turn stands by its log (and what the host did to it): `undefined` once it ended or before it started. */
+function phaseOf(turn: ChaosTurn, events: RuntimeEvent[]): string | undefined {
+  if (events.length === 0 || events.some(isTerminalEvent)) return undefined;
+  if (turn.aborted) return "abort pending";
+  const steered = events.some((e) => e.type === "debug.trace" && e.payload.phase === "durable.steering");
+  if (turn.steered?.answer.accepted && !steered) return "steering waiting";
+  const calls = new Map<string, string>();
+  for (const e of events)
+    if (e.type === "stream.resp" && e.payload.chunk.kind === "tool_call")
+      calls.set(e.payload.chunk.toolCallId, e.payload.chunk.status);
+  const asked = events.filter((e) => e.type === "action.required").length;
+  const answered = events.filter((e) => e.type === "debug.trace" && e.payload.phase === "durable.approval").length;
+  if (asked > answered) return "approval wait";
+  if ([...calls.values()].some((status) => status === "started")) return "tool";
+  const last = events.at(-1)!;
+  if (last.type === "stream.resp" && last.payload.chunk.kind === "text") return "stream";
+  return "between steps";
+}
+
+/**
+ * Attempts of one thing (a request at one place of a turn, one call) in time
+ * order: each attempt after the first must follow a kill of the worker that
+ * made the one before (that attempt was interrupted, so it never finished).
+ */
+function expectRetriesOnlyAfterKills(
+  label: string,
+  attempts: CountRecord[],
+  kills: { workerId: string; at: number }[],
+): void {
+  const sorted = [...attempts].sort((a, b) => a.at - b.at);
+  for (let i = 1; i < sorted.length; i++) {
+    const before = sorted[i - 1]!;
+    const killed = kills.some((k) => k.workerId === before.worker && k.at >= before.at && k.at <= sorted[i]!.at);
+    expect(killed, `${label}: attempt ${i + 1} without a kill of ${before.worker} after attempt ${i}`).toBe(true);
+  }
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
+
+/** A message in a few characters: its role and its call id or first text. */
+function brief(m: unknown): string {
+  const message = m as AgentMessage;
+  if (message.role === "toolResult") return `toolResult:${message.toolCallId}`;
+  if (message.role === "assistant")
+    return `assistant(${message.stopReason}):${message.content.map((b) => (b.type === "toolCall" ? b.id : b.type)).join(",")}`;
+  return `${message.role}:${userTexts([message]).join("").slice(0, 30)}`;
+}
+
+function userTexts(messages: readonly unknown[]): string[] {
+  return messages.flatMap((m) => {
+    const message = m as AgentMessage;
+    if (message.role !== "user") return [];
+    return typeof message.content === "string"
+      ? [message.content]
+      : [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")];
+  });
+}
+
+describe("chaos", () => {
+  it(`${KILLS} random SIGKILLs over ${SESSIONS * TURNS_PER_SESSION} turns: every promise holds`, async () => {
+    console.log(`chaos seed ${SEED} (TURNKIT_DURABLE_CHAOS_SEED=${SEED} repeats this run)`);
+    const random = seededRandom(SEED);
+    const turns: ChaosTurn[] = [];
+    for (let s = 0; s < SESSIONS; s++) {
+      for (let t = 0; t < TURNS_PER_SESSION; t++) {
+        const plan = PLANS[Math.floor(random() * PLANS.length)]!;
+        const ref = await fixture.client.start({
+          sessionId: `chaos-${s}`,
+          turnId: `c${s}-${t}`,
+          userMessage: { text: `please do ${plan}` },
+          metadata: { scenario: "chaos", plan, toolMs: Math.round(300 + random() * 900) },
+        });
+        turns.push({ ref, plan });
+      }
+    }
+    const kills: { workerId: string; at: number }[] = [];
+    const relaunchMs: number[] = [];
+    const hits = new Map<string, number>();
+    let killsDoneMs = 0;
+    const startedAt = Date.now();
+    const outcomes = new Map<string, TurnOutcome>();
+    const ended = Promise.all(
+      turns.map(async (turn) => outcomes.set(turn.ref.turnId, await fixture.client.outcome(turn.ref))),
+    );
+    await Promise.all([
+      killer(random, turns, kills, relaunchMs, hits).then(() => (killsDoneMs = Date.now() - startedAt)),
+      ...turns.map((turn) => (turn.plan === "approval" ? driveApproval(turn, random) : undefined)),
+      ...turns.map((turn) => driveHost(turn, random)),
+    ]);
+    // Every turn ends.
+    await ended;
+    const endedMs = Date.now() - startedAt;
+
+    const counts = fixture.cluster.counts();
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      for (const turn of turns) {
+        const events = await fixture.client.readEvents(turn.ref);
+        // No gap, no repeat, one ending and it is last; the outcome is the one the log ends with.
+        assertLogInvariants(events);
+        const terminal = events.at(-1) as RuntimeEvent<"session.status">;
+        const outcome = outcomes.get(turn.ref.turnId)!;
+        expect(terminal.payload.status).toBe(outcome.kind);
+        // A kill never fails a turn: only an abort ends one otherwise than completed.
+        if (turn.aborted !== true) expect(outcome.kind).toBe("completed");
+      }
+
+      const mine = (c: CountRecord) => c.sessionId.startsWith("chaos-");
+      // No finished model request sent again: a request at the same place of a turn again only after a kill.
+      const requests = groupBy(
+        counts.filter((c) => mine(c) && c.kind === "model"),
+        (c) => `${c.turnId}@${c.position}`,
+      );
+      for (const [label, attempts] of requests) expectRetriesOnlyAfterKills(`request ${label}`, attempts, kills);
+      // No never call run twice; a safe call again only after a kill, with the same idempotency key.
+      const starts = groupBy(
+        counts.filter((c) => mine(c) && c.kind === "tool-start"),
+        (c) => `${c.turnId}/${c.detail}`,
+      );
+      const planOf = new Map(turns.map((t) => [t.ref.turnId, t.plan]));
+      for (const [label, attempts] of starts) {
+        if (planOf.get(attempts[0]!.turnId) !== "safe") expect(attempts, `never call ${label}`).toHaveLength(1);
+        else {
+          expectRetriesOnlyAfterKills(`safe call ${label}`, attempts, kills);
+          expect(new Set(attempts.map((a) => a.key)).size).toBe(1);
+        }
+      }
+
+      for (let s = 0; s < SESSIONS; s++) {
+        const sessionId = `chaos-${s}`;
+        const { rows } = await db.query(
+          "SELECT message FROM turnkit_durable.session_messages WHERE session_id = $1 ORDER BY position",
+          [sessionId],
+        );
+        const history = rows.map((row: { message: AgentMessage }) => row.message);
+        // No unanswered call in the stored history, which holds exactly what the logs announced.
+        assertToolCallsAnswered(history);
+        const sessionTurns = turns.filter((t) => t.ref.sessionId === sessionId);
+        const announced: unknown[] = [];
+        for (const turn of sessionTurns)
+          for (const e of await fixture.client.readEvents(turn.ref))
+            if (e.type === "message.persisted") announced.push(...e.payload.messages);
+        // Roles and call ids first (a readable failure), then every field.
+        expect(history.map(brief), sessionId).toEqual(announced.map(brief));
+        expect(history).toEqual(announced);
+        // Each accepted steering message reached the history or was handed back, once; a refused one neither.
+        for (const turn of sessionTurns.filter((t) => t.steered)) {
+          const { text, answer } = turn.steered!;
+          const delivered = userTexts(history).filter((t) => t === text).length;
+          const handedBack = userTexts(outcomes.get(turn.ref.turnId)!.undeliveredMessages ?? []).filter(
+            (t) => t === text,
+          ).length;
+          expect({ delivered: delivered + handedBack, answer }).toEqual({
+            delivered: answer.accepted ? 1 : 0,
+            answer,
+          });
+        }
+      }
+    } finally {
+      await db.end();
+    }
+
+    const summary = {
+      seed: SEED,
+      kills: kills.length,
+      turns: turns.length,
+      outcomes: [...groupBy([...outcomes.values()], (o) => o.kind)].map(([k, v]) => `${k} ${v.length}`).join(", "),
+      requests: counts.filter((c) => c.kind === "model" && c.sessionId.startsWith("chaos-")).length,
+      toolStarts: counts.filter((c) => c.kind === "tool-start" && c.sessionId.startsWith("chaos-")).length,
+      steered: turns
+        .filter((t) => t.steered)
+        .map((t) => (t.steered!.answer.accepted ? "accepted" : t.steered!.answer.reason)),
+      approvals: turns.filter((t) => t.approval).map((t) => t.approval),
+      killsHit: Object.fromEntries(hits),
+      relaunchMs,
+      killsDoneMs,
+      endedMs,
+    };
+    console.log(`chaos summary ${JSON.stringify(summary)}`);
+  }, 240_000);
+});
