@@ -75,22 +75,22 @@ describe("createRuntimeEvent", () => {
     });
     expectTypeOf(event).toEqualTypeOf<RuntimeEvent<"debug.trace">>();
     expectTypeOf(event.payload.phase).toEqualTypeOf<string>();
-    // @ts-expect-error a session.status payload does not fit a debug.trace event
     createRuntimeEvent({
       eventId: "e",
       sessionId: "s",
       turnId: "t",
       seq: 0,
       type: "debug.trace",
+      // @ts-expect-error a session.status payload does not fit a debug.trace event
       payload: { status: "running" },
     });
-    // @ts-expect-error failed requires an error
     createRuntimeEvent({
       eventId: "e",
       sessionId: "s",
       turnId: "t",
       seq: 0,
       type: "session.status",
+      // @ts-expect-error failed requires an error
       payload: { status: "failed" },
     });
   });
