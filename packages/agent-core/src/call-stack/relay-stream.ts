@@ -1,6 +1,5 @@
 import { EventStream, type AssistantMessage, type AssistantMessageEvent } from "@mariozechner/pi-ai";
 import type { EventSink } from "./event-sink.js";
-import { tapProviderStream } from "./provider-stream-tap.js";
 
 export type { EventSink } from "./event-sink.js";
 
@@ -129,16 +128,13 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
 /**
  * Feeds the events of `source` to `sink` until it ends or the returned
  * `stop` is called: synchronously when `source` is a fresh
- * {@link RelayStream} (the layer below is a Turnkit layer) or a fresh
- * pi-ai stream (a provider's, see `tapProviderStream`), by async
- * iteration otherwise. `stop` drops later events and
+ * {@link RelayStream} (the layer below is a Turnkit layer), by async
+ * iteration otherwise (a provider's stream). `stop` drops later events and
  * asks a foreign stream's iterator to stop without waiting for it: a
  * provider that ignores its signal may never settle `return()`.
  */
 export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: EventSink): () => void {
   if (source instanceof RelayStream && source.attach(sink)) return () => source.detach();
-  const untap = tapProviderStream(source, sink);
-  if (untap) return untap;
   let iterator: AsyncIterator<AssistantMessageEvent> | undefined;
   let stopped = false;
   void (async () => {

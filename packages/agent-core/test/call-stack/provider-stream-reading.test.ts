@@ -30,33 +30,38 @@ function recordingSink(onEvent?: (event: AssistantMessageEvent) => void): EventS
   };
 }
 
-const nextMacrotask = () => new Promise((resolve) => setImmediate(resolve));
+/** Resolves once `sink` has seen `count` entries (it reads by async iteration). */
+async function until(sink: { seen: string[] }, count: number): Promise<void> {
+  while (sink.seen.length < count) await new Promise((resolve) => setImmediate(resolve));
+}
 
 describe("a provider's pi-ai stream read by pipeEvents", () => {
-  it("hands each later push to the sink as it is pushed, up to the terminal event; result() still resolves", async () => {
+  it("hands every event to the sink in order, up to the terminal event; result() still resolves", async () => {
     const provider = createAssistantMessageEventStream();
     const sink = recordingSink();
     pipeEvents(provider, sink);
     provider.push(start);
     provider.push(delta("a"));
-    expect(sink.seen).toEqual(["start", "delta:a"]);
     provider.push(done);
     provider.push(delta("late"));
     provider.end();
-    expect(sink.seen).toEqual(["start", "delta:a", "done"]);
+    await until(sink, 3);
     expect(await provider.result()).toBe(message);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sink.seen).toEqual(["start", "delta:a", "done"]);
   });
 
-  it("hands events queued before it was piped over in a microtask, never inside the caller's call", async () => {
+  it("hands events queued before it was piped first, then later ones, never inside the caller's call", async () => {
     const provider = createAssistantMessageEventStream();
     provider.push(start);
     const sink = recordingSink();
     pipeEvents(provider, sink);
     provider.push(delta("a"));
     expect(sink.seen).toEqual([]);
-    await Promise.resolve();
+    await until(sink, 2);
     expect(sink.seen).toEqual(["start", "delta:a"]);
     provider.push(done);
+    await until(sink, 3);
     expect(sink.seen).toEqual(["start", "delta:a", "done"]);
   });
 
@@ -67,6 +72,7 @@ describe("a provider's pi-ai stream read by pipeEvents", () => {
     provider.push(start);
     provider.end();
     provider.end();
+    await until(sink, 2);
     expect(sink.seen).toEqual(["start", "end"]);
 
     const endedEarly = createAssistantMessageEventStream();
@@ -74,11 +80,11 @@ describe("a provider's pi-ai stream read by pipeEvents", () => {
     endedEarly.end();
     const late = recordingSink();
     pipeEvents(endedEarly, late);
-    await nextMacrotask();
+    await until(late, 2);
     expect(late.seen).toEqual(["start", "end"]);
   });
 
-  it("a push made while the sink handles an event waits behind it", () => {
+  it("a push made while the sink handles an event comes after it", async () => {
     const provider = createAssistantMessageEventStream();
     const order: string[] = [];
     const sink = recordingSink((event) => {
@@ -88,25 +94,25 @@ describe("a provider's pi-ai stream read by pipeEvents", () => {
     });
     pipeEvents(provider, sink);
     provider.push(start);
+    await until(sink, 2);
     expect(sink.seen).toEqual(["start", "delta:nested"]);
     expect(order).toEqual(["in:start", "out:start", "in:text_delta", "out:text_delta"]);
   });
 
-  it("stop() leaves later events in the stream, as an iterator that stopped reading would", async () => {
+  it("stop() hands nothing more to the sink", async () => {
     const provider = createAssistantMessageEventStream();
     const sink = recordingSink();
     const stop = pipeEvents(provider, sink);
     provider.push(start);
+    await until(sink, 1);
     stop();
     provider.push(delta("kept"));
     provider.push(done);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(sink.seen).toEqual(["start"]);
-    const rest: string[] = [];
-    for await (const event of provider) rest.push(event.type);
-    expect(rest).toEqual(["text_delta", "done"]);
   });
 
-  it("a stream someone already reads is iterated as before", async () => {
+  it("a stream someone already reads is shared with that reader, in order", async () => {
     const provider = createAssistantMessageEventStream();
     const reader = provider[Symbol.asyncIterator]();
     const first = reader.next();
@@ -116,7 +122,7 @@ describe("a provider's pi-ai stream read by pipeEvents", () => {
     provider.push(start);
     provider.push(done);
     expect((await first).value).toBe(start);
-    await nextMacrotask();
+    await until(sink, 1);
     expect(sink.seen).toEqual(["done"]);
   });
 });
