@@ -1,5 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { RuntimeToolResult } from "@turnkit/agent-core";
+import { ToolResultText } from "@turnkit/agent-loop";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 
 /** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
@@ -40,6 +41,15 @@ export function toRuntimeToolResult(
     content.push({ type: "text", text: JSON.stringify(structured) });
   const details: McpToolDetails = structured === undefined ? { ...ref } : { ...ref, structuredContent: structured };
   return result.isError === true ? { content, details, isError: true } : { content, details };
+}
+
+/** A call the turn aborted (the server got `notifications/cancelled`): the loop's usual aborted result. */
+export function abortedResult(ref: { server: string; tool: string }): RuntimeToolResult<McpToolDetails> {
+  return {
+    content: [{ type: "text", text: ToolResultText.aborted }],
+    details: { ...ref, cancelled: true },
+    isError: true,
+  };
 }
 
 /** The text of a progress notification, as a tool update shows it. */

@@ -3,6 +3,7 @@ import type { McpConfigError } from "./mcp-config-error.js";
 import type { McpExtensionOptions } from "./mcp-options.js";
 import type { McpServerStatus, McpToolHints } from "./mcp-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
+import { TurnContribution } from "./turn-contribution.js";
 import { validateMcpOptions } from "./validate-mcp-options.js";
 
 /**
@@ -62,7 +63,8 @@ export interface McpExtension extends Extension {
  *   forgiven after a healthy period. While it is down the tools stay listed
  *   and their calls are answered with `server_unavailable`. A server that
  *   never connected contributes no tools. Neither case fails the turn's
- *   assembly.
+ *   assembly; the turn starts with an `extension_degraded`
+ *   `runtime.warning` naming the server and the tools concerned.
  * - **Dispose.** `runtime.dispose()` closes the connection: no child process
  *   or socket outlives it. After that the extension's assembly rejects.
  *
@@ -72,6 +74,7 @@ export interface McpExtension extends Extension {
 export function createMcpExtension(options: McpExtensionOptions): McpExtension {
   const settings = validateMcpOptions(options);
   const supervisor = new ServerSupervisor(settings);
+  const turns = new TurnContribution(supervisor);
   return {
     id: settings.id,
     description: settings.description,
@@ -84,7 +87,8 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     dispose: () => supervisor.dispose(),
     init(api) {
       supervisor.attach();
-      api.registerTool(() => supervisor.toolsForTurn());
+      api.registerTool((ctx) => turns.tools(ctx));
+      api.registerWarningProvider((ctx) => turns.warning(ctx));
       api.onDispose(() => supervisor.dispose());
     },
   };

@@ -1,7 +1,6 @@
 import type { RuntimeTool, RuntimeToolResult, RuntimeToolUpdateCallback } from "@turnkit/agent-core";
-import { ToolResultText } from "@turnkit/agent-loop";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
-import { type McpToolDetails, progressText, toRuntimeToolResult } from "./call-result.js";
+import { type McpToolDetails, abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import { callMcpTool } from "./call-tool.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
 import { listAllTools } from "./list-tools.js";
@@ -11,6 +10,7 @@ import type { McpServerState, McpServerStatus, McpToolHints, McpToolSummary } fr
 import { type BoundMcpTool, bindMcpTool } from "./mcp-tool.js";
 import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
 import { RestartSchedule } from "./restart-schedule.js";
+import { StatusListeners } from "./status-listeners.js";
 import { StderrTail } from "./stderr-tail.js";
 import { unavailableError } from "./unavailable-error.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -40,7 +40,7 @@ export class ServerSupervisor {
   private disposal = new AbortController();
   /** Connections being closed (a lost stdio server may take the shutdown grace to go); dispose waits for them. */
   private readonly retiring = new Set<Promise<void>>();
-  private readonly listeners = new Set<(status: McpServerStatus) => void>();
+  private readonly listeners: StatusListeners;
   private readonly events: ConnectionEvents = {
     onToolsChanged: (connection) => {
       if (connection !== this.connection) return;
@@ -52,6 +52,7 @@ export class ServerSupervisor {
 
   constructor(private readonly settings: McpSettings) {
     this.schedule = new RestartSchedule(settings.restart, settings.clock);
+    this.listeners = new StatusListeners(settings.onStatus);
   }
 
   /** A fresh frozen snapshot. */
@@ -74,8 +75,7 @@ export class ServerSupervisor {
 
   /** Calls `listener` with every new status until the returned function is called. */
   subscribe(listener: (status: McpServerStatus) => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** The hints of the tool the model knows as `toolName`, from the latest tool list; `undefined` for another tool. */
@@ -103,17 +103,17 @@ export class ServerSupervisor {
     }
   }
 
-  /**
-   * The tools for one turn: connects (or restarts when the restart policy
-   * allows, or refreshes the list) first when needed, then returns the
-   * latest tools, also when the server is down (their calls are answered
-   * with errors). Rejects only after dispose, with `server_unavailable`: a
-   * disposed runtime assembles no turn that needs this server.
-   */
-  async toolsForTurn(): Promise<RuntimeTool[]> {
-    if (this.state === "disposed") throw this.unavailable();
-    await this.prepare(false);
+  /** The latest tools (also while the server is down: their calls are answered with errors). */
+  get tools(): RuntimeTool[] {
     return this.bound.map((entry) => entry.tool);
+  }
+
+  /**
+   * Readies the server for a turn: connects, restarts it when the restart
+   * policy allows, or refreshes its tool list, as needed. Never rejects.
+   */
+  prepareForTurn(): Promise<void> {
+    return this.prepare(false);
   }
 
   /**
@@ -169,12 +169,7 @@ export class ServerSupervisor {
       return toRuntimeToolResult(result, ref);
     } catch (error) {
       // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
-      if (signal.aborted)
-        return {
-          content: [{ type: "text", text: ToolResultText.aborted }],
-          details: { ...ref, cancelled: true },
-          isError: true,
-        };
+      if (signal.aborted) return abortedResult(ref);
       if (this.isDisposed()) throw this.unavailable();
       const failure = McpServerError.isInstance(error) ? error : this.unavailable();
       if (failure.code === McpServerErrorCode.ServerExited || failure.code === McpServerErrorCode.TransportError)
@@ -302,7 +297,8 @@ export class ServerSupervisor {
     this.emit();
   }
 
-  private unavailable(): McpServerError {
+  /** The `server_unavailable` error a call gets while the server is not ready: why, and when it comes back. */
+  unavailable(): McpServerError {
     return unavailableError({
       serverId: this.settings.id,
       state: this.state,
@@ -323,13 +319,6 @@ export class ServerSupervisor {
   }
 
   private emit(): void {
-    const status = this.status;
-    for (const listener of [this.settings.onStatus, ...this.listeners]) {
-      try {
-        listener?.(status);
-      } catch {
-        // A listener's failure is its own; the server's lifecycle does not depend on it.
-      }
-    }
+    this.listeners.emit(this.status);
   }
 }

@@ -6,9 +6,10 @@ import {
   type RuntimeTool,
 } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
+import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
-import type { PromptContribution, ToolContribution } from "./extension-api.js";
+import type { PromptContribution, ToolContribution, TurnWarning, WarningProvider } from "./extension-api.js";
 import { type ContributionKind, ExtensionContributionError } from "./extension-contribution-error.js";
 import {
   type BoundTurnEndHandler,
@@ -31,9 +32,9 @@ import type { TurnContext } from "./turn-context.js";
  * frozen copy of `ctx`.
  *
  * Rejects with:
- * - `ExtensionContributionError` when a tool factory, prompt part or
- *   reminder provider throws, rejects or returns a wrong type (the first in
- *   extension order when several fail);
+ * - `ExtensionContributionError` when a tool factory, prompt part,
+ *   reminder or warning provider throws, rejects or returns a wrong type
+ *   (the first in extension order when several fail);
  * - `TurnkitConfigError` `invalid_tool` for an invalid tool from a factory;
  * - `TurnkitConfigError` `duplicate_tool` when two tools share a name,
  *   naming the tool and both extensions;
@@ -108,6 +109,7 @@ export async function assembleTurnFromRegistry(
     userPromptPrefix: parts.flatMap((part) => part.userPromptPrefix).join(PROMPT_PART_SEPARATOR),
     tools,
     reminders,
+    warnings: parts.flatMap((part) => part.warnings),
     hooks,
     turnStartHandlers,
     turnEndHandlers,
@@ -125,9 +127,10 @@ interface CollectedParts {
   systemPrompt: string[];
   userPromptPrefix: string[];
   reminders: AssembledReminder[];
+  warnings: ExtensionDegradedWarning[];
 }
 
-/** Runs one extension's per-turn contributions; rejects with the first failure (tools, system prompt, user prefix, reminders; each in registration order). */
+/** Runs one extension's per-turn contributions; rejects with the first failure (tools, system prompt, user prefix, reminders, warnings; each in registration order). */
 async function collectOne(extension: ExtensionContributions, ctx: TurnContext): Promise<CollectedParts> {
   const id = extension.extensionId;
   const settled = await Promise.allSettled([
@@ -143,12 +146,14 @@ async function collectOne(extension: ExtensionContributions, ctx: TurnContext): 
           : { extensionId: id, providerId: provider.id, priority: provider.priority, text: wrapped };
       }),
     ),
+    settleInOrder(extension.warnings.map((provider) => warningsOf(id, provider, ctx))),
   ] as const);
-  const [tools, systemPrompt, userPromptPrefix, reminders] = [
+  const [tools, systemPrompt, userPromptPrefix, reminders, warnings] = [
     valueOf(settled[0]),
     valueOf(settled[1]),
     valueOf(settled[2]),
     valueOf(settled[3]),
+    valueOf(settled[4]),
   ];
   return {
     extensionId: id,
@@ -156,7 +161,40 @@ async function collectOne(extension: ExtensionContributions, ctx: TurnContext): 
     systemPrompt: systemPrompt.filter(isText),
     userPromptPrefix: userPromptPrefix.filter(isText),
     reminders: reminders.filter((reminder): reminder is AssembledReminder => reminder !== undefined),
+    warnings: warnings.flat(),
   };
+}
+
+/** A warning provider's warnings as `extension_degraded` payloads naming the extension. */
+async function warningsOf(
+  extensionId: string,
+  provider: WarningProvider,
+  ctx: TurnContext,
+): Promise<ExtensionDegradedWarning[]> {
+  let produced: unknown;
+  try {
+    produced = await provider(ctx);
+  } catch (error) {
+    throw new ExtensionContributionError(
+      extensionId,
+      "warning",
+      `extension "${extensionId}": warning provider failed: ${errorText(error)}`,
+      { cause: error },
+    );
+  }
+  if (produced === undefined || produced === null) return [];
+  const list = Array.isArray(produced) ? produced : [produced];
+  return list.map((warning: unknown) => {
+    const { message, tools = [] } = (typeof warning === "object" && warning !== null ? warning : {}) as TurnWarning;
+    if (typeof message !== "string" || !Array.isArray(tools) || tools.some((tool) => typeof tool !== "string")) {
+      throw new ExtensionContributionError(
+        extensionId,
+        "warning",
+        `extension "${extensionId}": warning provider returned ${JSON.stringify(warning)}; expected { message, tools? }`,
+      );
+    }
+    return { code: "extension_degraded", message, extensionId, tools: [...tools] };
+  });
 }
 
 /** The value of a settled promise, or its rejection thrown. */

@@ -1,4 +1,5 @@
 import type { PiTurnHooks, RuntimeTool } from "@turnkit/agent-core";
+import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { BoundTurnEndHandler, BoundTurnStartHandler, ExtensionEventName } from "./extension-events.js";
 import type { TurnContext } from "./turn-context.js";
 
@@ -58,6 +59,12 @@ export interface AssembledTurn {
   readonly tools: readonly RuntimeTool[];
   /** Reminders by ascending priority (stable: extension order, then registration order). */
   readonly reminders: readonly AssembledReminder[];
+  /**
+   * What extensions cannot provide to this turn (`extension_degraded`
+   * warnings, extension order, then registration order); `toRunTurnInput`
+   * passes them on, and the turn emits them when it starts.
+   */
+  readonly warnings: readonly ExtensionDegradedWarning[];
   /**
    * Extension handlers adapted to agent-core hooks by `HOOK_MAPPINGS`: each
    * present field is an array in extension order; fields without handlers

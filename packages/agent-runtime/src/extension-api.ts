@@ -49,6 +49,31 @@ export interface ReminderProvider {
 }
 
 /**
+ * What an extension says it cannot provide to one turn: `message` for a
+ * person, and the tools concerned (missing, or whose calls will fail). The
+ * runtime makes it a `runtime.warning` with code `extension_degraded` naming
+ * the extension, emitted when the turn starts.
+ */
+export interface TurnWarning {
+  /** In words, for a person: what is missing and why. */
+  message: string;
+  /** Names of the extension's tools this turn lacks or whose calls will fail; none when not known. */
+  tools?: readonly string[];
+}
+
+/**
+ * Reports, once per `assembleTurn` in which its extension is enabled
+ * (concurrently with the other contributions, with the turn's frozen
+ * `ctx`), what the extension cannot provide to this turn: a warning, a
+ * list, or nothing (`undefined`, `null`, `[]`). A throw, a rejection or a
+ * value that is not a warning fails the assembly with
+ * `ExtensionContributionError` (`warning`).
+ */
+export type WarningProvider = (
+  ctx: TurnContext,
+) => MaybePromise<TurnWarning | readonly TurnWarning[] | null | undefined>;
+
+/**
  * What an extension's `init(api)` receives: its one way to contribute to
  * turns. Each extension gets its own `ExtensionAPI`.
  *
@@ -81,6 +106,11 @@ export interface ExtensionAPI<TParams = unknown> {
   contributeUserPromptPrefix(part: PromptContribution): void;
   /** Adds a reminder provider. Throws if the id is empty or already used by this extension, or the priority is not finite. */
   registerReminderProvider(provider: ReminderProvider): void;
+  /**
+   * Adds a provider of per-turn warnings (an MCP server that is down, so its
+   * tools are missing or fail). Throws if `provider` is not a function.
+   */
+  registerWarningProvider(provider: WarningProvider): void;
   /** Subscribes `handler` to `event`; an unknown event name or a non-function handler throws. */
   on<E extends ExtensionEventName>(event: E, handler: ExtensionEventHandlers[E]): void;
   /**

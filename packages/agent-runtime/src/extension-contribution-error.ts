@@ -3,7 +3,13 @@ import { TurnkitError } from "@turnkit/agent-core";
 const EXTENSION_CONTRIBUTION_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionContributionError");
 
 /** Which per-turn contribution of an extension failed during `assembleTurn`. */
-export type ContributionKind = "tool_factory" | "system_prompt" | "user_prompt_prefix" | "reminder" | "dispose";
+export type ContributionKind =
+  | "tool_factory"
+  | "system_prompt"
+  | "user_prompt_prefix"
+  | "reminder"
+  | "warning"
+  | "dispose";
 
 /** Stable code of {@link ExtensionContributionError}. */
 export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";

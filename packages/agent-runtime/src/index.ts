@@ -24,6 +24,8 @@ export type {
   ReminderProvider,
   ToolContribution,
   ToolFactory,
+  TurnWarning,
+  WarningProvider,
 } from "./extension-api.js";
 export {
   createExtension,

@@ -7,6 +7,7 @@ import type {
   PromptContribution,
   ReminderProvider,
   ToolContribution,
+  WarningProvider,
 } from "./extension-api.js";
 import {
   type ExtensionEventHandlers,
@@ -47,6 +48,8 @@ export interface ExtensionContributions {
   readonly userPromptPrefix: readonly PromptContribution[];
   /** Reminder providers, ids unique within the extension. */
   readonly reminders: readonly RegisteredReminderProvider[];
+  /** Per-turn warning providers. */
+  readonly warnings: readonly WarningProvider[];
   /** Handlers per event; every event has a list, empty when nothing subscribed. */
   readonly handlers: RegisteredHandlers;
   /** Handlers registered with `api.onDispose`, in registration order. */
@@ -183,6 +186,7 @@ async function initialiseOne(
   const systemPrompt: PromptContribution[] = [];
   const userPromptPrefix: PromptContribution[] = [];
   const reminders: RegisteredReminderProvider[] = [];
+  const warnings: WarningProvider[] = [];
   const disposeHandlers: DisposeHandler[] = [];
   const handlers = Object.fromEntries(EXTENSION_EVENT_NAMES.map((event) => [event, [] as unknown[]])) as unknown as {
     [E in ExtensionEventName]: ExtensionEventHandlers[E][];
@@ -253,6 +257,12 @@ async function initialiseOne(
         );
       reminders.push({ id: providerId, priority, provide: (ctx) => provide.call(provider, ctx) });
     },
+    registerWarningProvider(provider) {
+      guard("registerWarningProvider");
+      if (typeof provider !== "function")
+        fail("registerWarningProvider", `expected a function (ctx) => warnings, got ${typeof provider}`);
+      warnings.push(provider);
+    },
     on(event, handler) {
       guard("on");
       if (!isExtensionEventName(event))
@@ -292,6 +302,7 @@ async function initialiseOne(
     systemPrompt: Object.freeze(systemPrompt),
     userPromptPrefix: Object.freeze(userPromptPrefix),
     reminders: Object.freeze(reminders),
+    warnings: Object.freeze(warnings),
     handlers: Object.freeze(handlers),
     disposeHandlers: Object.freeze(disposeHandlers),
   });

@@ -54,6 +54,8 @@ export interface ToRunTurnInputOptions {
  *   before the user's message. They are part of the turn's history (the
  *   runner persists them like any hidden message) and reach the model as
  *   user content.
+ * - `warnings`: the extensions' (`extension_degraded`, emitted when the
+ *   turn starts), then the host's.
  * - `tools`: the extensions' tools, then the host's.
  * - `hooks`: per field, extension hooks and host hooks in `hookOrder`
  *   (default extensions first); fields only the host sets (such as
@@ -106,6 +108,9 @@ export function toRunTurnInput(
       ...assembled.reminders.map((reminder) => createHiddenMessage(reminder.text, reminder.extensionId)),
     ],
     tools: [...assembled.tools, ...(host.tools ?? [])],
+    ...((assembled.warnings.length > 0 || host.warnings !== undefined) && {
+      warnings: [...assembled.warnings, ...(host.warnings ?? [])],
+    }),
     hooks: mergeHooks(assembled.hooks, host.hooks ?? {}, options.hookOrder ?? "extensions-first"),
   };
   if (host.userMessage !== undefined && host.startMode !== "continue") {

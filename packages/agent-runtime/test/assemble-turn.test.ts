@@ -6,6 +6,7 @@ import {
   createPromptExtension,
   createReminderExtension,
   createToolExtension,
+  toRunTurnInput,
   type TurnContext,
 } from "../src/index.js";
 import { deferred, echoTool, extension, flush, rejected, thrown, turn } from "./fixtures.js";
@@ -147,6 +148,56 @@ describe("assembleTurn: prompts", () => {
       tools: [],
       reminders: [],
       hooks: {},
+    });
+  });
+});
+
+describe("assembleTurn: warnings", () => {
+  it("what an extension cannot provide becomes extension_degraded warnings naming it, in extension order; toRunTurnInput passes them on", async () => {
+    const runtime = await createAgentRuntime({
+      base: [
+        extension("tracker", (api) => {
+          api.registerWarningProvider(async () => ({ message: "tracker is down", tools: ["search"] }));
+          api.registerWarningProvider(() => undefined);
+        }),
+        extension("quiet", (api) => api.registerWarningProvider(() => [])),
+        extension("docs", (api) => api.registerWarningProvider((ctx) => [{ message: `no docs in ${ctx.turnId}` }])),
+      ],
+    });
+    const assembled = await runtime.assembleTurn(turn("s1", "t7"));
+    expect(assembled.warnings).toEqual([
+      { code: "extension_degraded", message: "tracker is down", extensionId: "tracker", tools: ["search"] },
+      { code: "extension_degraded", message: "no docs in t7", extensionId: "docs", tools: [] },
+    ]);
+    const host = { llm: { model: {} as never }, userMessage: { text: "hi" }, eventWriter: { push() {} } };
+    expect(toRunTurnInput(assembled, host).warnings).toEqual(assembled.warnings);
+    const none = await (await createAgentRuntime({ base: [] })).assembleTurn(turn());
+    expect("warnings" in toRunTurnInput(none, host)).toBe(false);
+  });
+
+  it("a provider that throws or returns something else than warnings fails the assembly, naming the extension", async () => {
+    const failing = await createAgentRuntime({
+      base: [
+        extension("broken", (api) =>
+          api.registerWarningProvider(() => {
+            throw new Error("boom");
+          }),
+        ),
+      ],
+    });
+    const error = await rejected(failing.assembleTurn(turn()));
+    expect(ExtensionContributionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      extensionId: "broken",
+      contribution: "warning",
+      message: 'extension "broken": warning provider failed: boom',
+    });
+    const odd = await createAgentRuntime({
+      base: [extension("odd", (api) => api.registerWarningProvider(() => "down" as never))],
+    });
+    expect(await rejected(odd.assembleTurn(turn()))).toMatchObject({
+      contribution: "warning",
+      message: 'extension "odd": warning provider returned "down"; expected { message, tools? }',
     });
   });
 });

@@ -107,6 +107,8 @@ describePublicSurface({
     "ToRunTurnInputOptions",
     "ToolContribution",
     "ToolFactory",
+    "TurnWarning",
+    "WarningProvider",
     "TurnContext",
     "TurnEndEvent",
   ],

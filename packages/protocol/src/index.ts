@@ -36,6 +36,7 @@ export {
   type OverflowRecoveryWarning,
   type HookAbandonedWarning,
   type LateToolUpdateWarning,
+  type ExtensionDegradedWarning,
 } from "./runtime-warning.js";
 export {
   TurnUsageSchema,

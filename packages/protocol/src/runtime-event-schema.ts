@@ -131,6 +131,12 @@ export const RuntimeWarningPayloadSchema = Type.Union([
     toolCallId: NonEmptyString,
     toolName: Type.String(),
   }),
+  Type.Object({
+    code: Type.Literal("extension_degraded"),
+    message: Type.String(),
+    extensionId: NonEmptyString,
+    tools: Type.Array(Type.String()),
+  }),
 ]);
 
 /** Schema of a {@link DebugTracePayload}. */

@@ -18,6 +18,8 @@ export const RuntimeWarningCode = {
   HookAbandoned: "hook_abandoned",
   /** A tool sent a progress update after its result; the update was dropped. */
   LateToolUpdate: "late_tool_update",
+  /** An extension could not provide all it should to this turn (an MCP server that is down); the turn runs without it. */
+  ExtensionDegraded: "extension_degraded",
 } as const;
 
 /** One of the stable {@link RuntimeWarningCode} strings. */
@@ -83,6 +85,22 @@ export interface LateToolUpdateWarning {
 }
 
 /**
+ * An extension that cannot provide all it should to this turn, reported
+ * when the turn starts: an MCP server that is down, so its tools are
+ * missing or their calls will fail. The turn runs without what is missing.
+ */
+export interface ExtensionDegradedWarning {
+  /** Always `extension_degraded`: the discriminant a `switch (warning.code)` narrows on. */
+  code: "extension_degraded";
+  /** In words, for a person: why, and what the turn runs without. */
+  message: string;
+  /** The extension that reported it. */
+  extensionId: string;
+  /** Tools of that extension this turn lacks or whose calls will fail; empty when none are known. */
+  tools: string[];
+}
+
+/**
  * Payload of `runtime.warning`: a discriminated union on `code`, each with
  * a human `message` and the structured fields a UI needs, so it never
  * parses text. A warning never changes the turn; details stay in
@@ -93,4 +111,5 @@ export type RuntimeWarningPayload =
   | ImagesDroppedWarning
   | OverflowRecoveryWarning
   | HookAbandonedWarning
-  | LateToolUpdateWarning;
+  | LateToolUpdateWarning
+  | ExtensionDegradedWarning;

@@ -68,6 +68,7 @@ describePublicSurface({
   ],
   types: [
     "BudgetExceededDetail",
+    "ExtensionDegradedWarning",
     "HookAbandonedWarning",
     "ImagesDroppedWarning",
     "LateToolUpdateWarning",

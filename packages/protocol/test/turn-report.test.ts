@@ -27,6 +27,7 @@ describe("runtime.warning", () => {
       "overflow_recovery",
       "hook_abandoned",
       "late_tool_update",
+      "extension_degraded",
     ]);
     expect(RuntimeWarningCode.RetryWait).toBe("retry_wait");
   });
@@ -51,6 +52,12 @@ describe("runtime.warning", () => {
         message: "beforeToolCallHook ignored the abort",
         hook: "beforeToolCallHook",
       }),
+      event("runtime.warning", {
+        code: "extension_degraded",
+        message: 'MCP server "tracker" is not running; its 2 tools fail this turn',
+        extensionId: "tracker",
+        tools: ["tracker_search", "tracker_create"],
+      }),
     ];
     for (const warning of warnings) expect(validateRuntimeEvent(warning)).toEqual({ ok: true, event: warning });
     expect(warnings.every((warning) => isRuntimeEventOfType(warning, "runtime.warning"))).toBe(true);
@@ -63,6 +70,11 @@ describe("runtime.warning", () => {
     const result = validateRuntimeEvent({ ...retry, payload: withoutDelay });
     expect(result.ok).toBe(false);
     expect(isRuntimeEvent(event("runtime.warning", { code: "overflow_recovery" } as never))).toBe(false);
+    const degraded = { code: "extension_degraded", message: "down", extensionId: "x" } as never;
+    expect(isRuntimeEvent(event("runtime.warning", degraded))).toBe(false); // tools are required, [] when none
+    expect(
+      isRuntimeEvent(event("runtime.warning", { ...(degraded as object), tools: [], extensionId: "" } as never)),
+    ).toBe(false);
   });
 });
 

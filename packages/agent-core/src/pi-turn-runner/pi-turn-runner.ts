@@ -11,6 +11,7 @@ import { assertValidRunTurnInput } from "./run-turn-input-validation.js";
 import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
 import type { PiTurnRunnerOptions } from "./runner-options.js";
 import type { RunningTurn } from "./turn-state.js";
+import { emitWarning } from "./turn-watching.js";
 
 /**
  * Turns one agent run into one runtime turn. Holds only process-wide
@@ -44,8 +45,9 @@ export class PiTurnRunner {
       assertValidRunTurnInput(input);
       // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
       const created = newTurn(input, this.defaults);
-      // Step 2: the first session.status, `running`.
+      // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
       created.events.push("session.status", { status: "running" });
+      for (const warning of input.warnings ?? []) emitWarning(created, warning);
       // Step 3: the Agent with system prompt, model, tools and history; the history cursor.
       turn = newAgent(created);
       // Step 4: the LLM and tool hooks, and the stop checks.

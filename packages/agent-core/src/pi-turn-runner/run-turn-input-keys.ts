@@ -16,6 +16,7 @@ const RUN_TURN_INPUT_KEYS: Record<keyof RunTurnInput, true> = {
   startMode: true,
   history: true,
   beforeUserMessages: true,
+  warnings: true,
   llm: true,
   tools: true,
   disableBuiltinToolFallback: true,

@@ -15,7 +15,8 @@ function invalid(message: string): TurnkitConfigError {
  * ids, model, message or wrong types, and for `startMode: "continue"`
  * without a history or with one that ends in an assistant message (nothing
  * to answer), and for a `budget` whose limits are not positive numbers
- * (`maxSteps` a positive integer); `invalid_event_writer` for a writer
+ * (`maxSteps` a positive integer), and for `warnings` that are not
+ * warning payloads; `invalid_event_writer` for a writer
  * without a callable `push`.
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
@@ -60,5 +61,16 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
     }
   }
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
+  if (input.warnings !== undefined) {
+    if (!Array.isArray(input.warnings)) throw invalid("RunTurnInput.warnings must be an array");
+    input.warnings.forEach((warning: unknown, index) => {
+      const { code, message } = (typeof warning === "object" && warning !== null ? warning : {}) as Record<
+        string,
+        unknown
+      >;
+      if (typeof code !== "string" || typeof message !== "string")
+        throw invalid(`RunTurnInput.warnings[${index}] must be a runtime.warning payload { code, message, ... }`);
+    });
+  }
   assertValidTurnBudget(input.budget);
 }

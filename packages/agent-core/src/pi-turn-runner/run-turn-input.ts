@@ -1,5 +1,6 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { RuntimeWarningPayload } from "@turnkit/protocol";
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import type { RuntimeTool } from "../tools/runtime-tool.js";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
@@ -44,6 +45,13 @@ export interface RunTurnInput {
   history?: AgentMessage[];
   /** Hidden messages placed before the user message (reminders, context). */
   beforeUserMessages?: AgentMessage[];
+  /**
+   * Warnings found while the turn was prepared (an extension that cannot
+   * provide all it should, such as an MCP server that is down), emitted in
+   * order as `runtime.warning` events right after the turn's first
+   * `session.status`. `toRunTurnInput` fills it from the assembled turn.
+   */
+  warnings?: RuntimeWarningPayload[];
   /** The model, its credentials and the call stack's options (timeouts, caps, headers). `llm.model` is required. */
   llm: LlmConfig;
   /** The tools the model may call this turn; names must be unique. */

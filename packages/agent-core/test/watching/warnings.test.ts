@@ -189,4 +189,23 @@ describe("runtime.warning", () => {
     ]);
     expect(turn.writer.traces().some((trace) => trace.message === "tool_execution_update")).toBe(false);
   });
+
+  it("warnings found while the turn was prepared (RunTurnInput.warnings) come right after the first session.status, in order", async () => {
+    const degraded: RuntimeWarningPayload = {
+      code: "extension_degraded",
+      message: 'MCP server "tracker" is not running; its tools fail this turn',
+      extensionId: "tracker",
+      tools: ["tracker_search"],
+    };
+    const turn = await runCheckedTurn({ script: ["Hello."], input: { warnings: [degraded] } });
+    expect(turn.outcome.kind).toBe("completed");
+    expect(warnings(turn.events)).toEqual([degraded]);
+    expect(typesAround(turn.events).slice(0, 2)).toEqual(["session.status", "runtime.warning"]);
+    await expect(
+      runScriptedTurn({ script: ["Hello."], input: { warnings: [{ code: "x" } as never] } }),
+    ).rejects.toMatchObject({
+      code: "invalid_turn_input",
+      message: "RunTurnInput.warnings[0] must be a runtime.warning payload { code, message, ... }",
+    });
+  });
 });

@@ -1,0 +1,54 @@
+import type { RuntimeTool } from "@turnkit/agent-core";
+import type { TurnContext, TurnWarning } from "@turnkit/agent-runtime";
+import type { ServerSupervisor } from "./server-supervisor.js";
+
+/**
+ * The extension's part of each turn: its tools, and a warning when the
+ * turn runs without them. Both come from one preparation per assembly
+ * (connect, restart or refresh), keyed by the assembly's frozen `ctx`,
+ * which the runtime gives every contribution of one assembly.
+ */
+export class TurnContribution {
+  private readonly prepared = new WeakMap<TurnContext, Promise<void>>();
+
+  constructor(private readonly supervisor: ServerSupervisor) {}
+
+  /**
+   * The tools for the turn `ctx`, also when the server is down (their calls
+   * are answered with errors). Rejects only after dispose, with
+   * `server_unavailable`: a disposed runtime assembles no turn that needs
+   * this server.
+   */
+  async tools(ctx: TurnContext): Promise<RuntimeTool[]> {
+    if (this.supervisor.status.state === "disposed") throw this.supervisor.unavailable();
+    await this.prepare(ctx);
+    return this.supervisor.tools;
+  }
+
+  /**
+   * What the turn `ctx` runs without: nothing when the server is ready; else
+   * why it is down, with its listed tools (whose calls fail) or none (it
+   * never listed any).
+   */
+  async warning(ctx: TurnContext): Promise<TurnWarning | undefined> {
+    if (this.supervisor.status.state === "disposed") return undefined;
+    await this.prepare(ctx);
+    const { state, tools, lastError } = this.supervisor.status;
+    if (state !== "failed" && state !== "gave_up") return undefined;
+    if (tools.length === 0) {
+      const why = lastError?.message ?? this.supervisor.unavailable().message;
+      return { message: `${why}; the turn runs without its tools` };
+    }
+    const message = `${this.supervisor.unavailable().message}; calls to its ${tools.length} tools fail this turn`;
+    return { message, tools: tools.map((tool) => tool.name) };
+  }
+
+  private prepare(ctx: TurnContext): Promise<void> {
+    let prepared = this.prepared.get(ctx);
+    if (prepared === undefined) {
+      prepared = this.supervisor.prepareForTurn();
+      this.prepared.set(ctx, prepared);
+    }
+    return prepared;
+  }
+}
