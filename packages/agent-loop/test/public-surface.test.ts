@@ -167,6 +167,9 @@ describePublicSurface({
   types: [
     "NodeRequestListener",
     "ProxyAssistantMessageEvent",
+    "ProxyAuthenticate",
+    "ProxyAuthentication",
+    "ProxyAuthenticationRequest",
     "ProxyAuthorization",
     "ProxyAuthorizationRequest",
     "ProxyAuthorize",

@@ -10,7 +10,14 @@ export {
   type StreamProxyHandler,
   type StreamProxyHandlerOptions,
 } from "./stream-proxy-handler.js";
-export { type ProxyAuthorization, type ProxyAuthorizationRequest, type ProxyAuthorize } from "./proxy-authorization.js";
+export {
+  type ProxyAuthenticate,
+  type ProxyAuthentication,
+  type ProxyAuthenticationRequest,
+  type ProxyAuthorization,
+  type ProxyAuthorizationRequest,
+  type ProxyAuthorize,
+} from "./proxy-authorization.js";
 export { ProxyRequestError, ProxyRequestErrorCode } from "./proxy-request-error.js";
 export { toNodeListener, type NodeRequestListener } from "./node-listener.js";
 export { validateProxyRequestBody } from "./validate-request-body.js";

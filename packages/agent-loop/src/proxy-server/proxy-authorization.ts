@@ -1,6 +1,33 @@
 import type { Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { ProxyRequestBody } from "../proxy/proxy-protocol.js";
 
+/** What the host's `authenticate` hook sees of one proxy request: its headers, never its body. */
+export interface ProxyAuthenticationRequest {
+  /** The incoming request: read its headers, URL or client address here. Its body has not been read; leave it. */
+  request: Request;
+  /** The token of an `Authorization: Bearer <token>` header (what `streamProxy`'s `authToken` sends), else `undefined`. */
+  authToken: string | undefined;
+}
+
+/**
+ * The host's answer to who is asking, before the body is read: `allow`
+ * goes on to read the body and to `authorize`; `deny` answers `status`
+ * (default 401; anything outside 400–599 becomes 403) with
+ * `{ "error": message }`, the body unread.
+ */
+export type ProxyAuthentication = { type: "allow" } | { type: "deny"; status?: number; message: string };
+
+/**
+ * The host's login check, on headers alone: called once per request before
+ * its body is read, so a caller who is nobody costs no body read (a body
+ * can be up to `maxBodyBytes`). If it throws or rejects, the request is
+ * answered 500 with a generic message (the error goes to `onError` with
+ * stage `authenticate`).
+ */
+export type ProxyAuthenticate = (
+  input: ProxyAuthenticationRequest,
+) => ProxyAuthentication | Promise<ProxyAuthentication>;
+
 /** What the host's `authorize` hook sees of one proxy request. */
 export interface ProxyAuthorizationRequest {
   /** The incoming request: read its headers, URL or client address here (its body has been read). */

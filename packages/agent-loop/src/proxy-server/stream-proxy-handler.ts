@@ -2,18 +2,31 @@ import { streamSimple } from "@mariozechner/pi-ai";
 import { PROXY_DENY_STATUS, PROXY_MAX_BODY_BYTES } from "../defaults.js";
 import type { ProxyRequestBody } from "../proxy/proxy-protocol.js";
 import type { StreamFn } from "../types.js";
-import { bearerToken, type ProxyAuthorization, type ProxyAuthorize } from "./proxy-authorization.js";
+import {
+  bearerToken,
+  type ProxyAuthenticate,
+  type ProxyAuthentication,
+  type ProxyAuthorization,
+  type ProxyAuthorize,
+} from "./proxy-authorization.js";
 import { ProxyRequestError, ProxyRequestErrorCode } from "./proxy-request-error.js";
 import { proxyResponseBody } from "./proxy-response-body.js";
 import { readJsonBody } from "./read-json-body.js";
 import { validateProxyRequestBody } from "./validate-request-body.js";
 
 /** Where an error reported to `onError` came from. */
-export type ProxyErrorStage = "authorize" | "upstream";
+export type ProxyErrorStage = "authenticate" | "authorize" | "upstream";
 
 /** Options of {@link createStreamProxyHandler}. */
 export interface StreamProxyHandlerOptions {
-  /** Authenticates each request and resolves its model and key; see {@link ProxyAuthorize}. Required: the handler has no default policy. */
+  /**
+   * Decides who is asking from the headers, before the body is read; see
+   * {@link ProxyAuthenticate}. Default: a request without an
+   * `Authorization: Bearer` token is refused 401 unread (`streamProxy`
+   * always sends one), any other goes on to `authorize`.
+   */
+  authenticate?: ProxyAuthenticate;
+  /** Resolves each request's model and key from its checked body (and denies it if need be); see {@link ProxyAuthorize}. Required: the handler has no default policy. */
   authorize: ProxyAuthorize;
   /** How the provider is called. Default: pi-ai's `streamSimple` (any registered pi-ai provider, including `registerFauxProvider`). */
   streamFn?: StreamFn;
@@ -41,9 +54,10 @@ function jsonError(status: number, body: { error: string; code: string; field?: 
  * (mount it on that path; it does not route) that serves pi's and our
  * `streamProxy` clients from any pi-ai model.
  *
- * Per request: the body is read (at most `maxBodyBytes`) and checked field
- * by field; `authorize` decides; the provider is called with the host's
- * model, key and options; its events stream back as pi's proxy events.
+ * Per request: `authenticate` decides who is asking from the headers
+ * alone; only then is the body read (at most `maxBodyBytes`) and checked
+ * field by field; `authorize` picks the model and key; the provider is
+ * called with them; its events stream back as pi's proxy events.
  *
  * Answers, and never rejects:
  * - 200 `text/event-stream`, ending after `done` or `error`. A provider
@@ -52,14 +66,17 @@ function jsonError(status: number, body: { error: string; code: string; field?: 
  *   records it like any provider error.
  * - 400 / 405 / 413 `{ error, code, field? }` for a bad request (see
  *   `ProxyRequestError`): no provider is called.
- * - the `deny` status with `{ error, code: "denied" }`.
- * - 500 `{ error, code: "authorization_failed" }` if `authorize` throws.
+ * - the `deny` status with `{ error, code: "denied" }`, from `authenticate`
+ *   (the body unread) or `authorize`.
+ * - 500 `{ error, code: "authorization_failed" }` if `authenticate` or
+ *   `authorize` throws.
  *
  * When the client goes away mid-stream (the response body is cancelled, or
  * the request's `signal` aborts), the provider request is aborted.
  */
 export function createStreamProxyHandler(options: StreamProxyHandlerOptions): StreamProxyHandler {
   const streamFn = options.streamFn ?? streamSimple;
+  const authenticate = options.authenticate ?? requireBearerToken;
   const maxBodyBytes = options.maxBodyBytes ?? PROXY_MAX_BODY_BYTES;
   const report = (error: unknown, stage: ProxyErrorStage) => {
     try {
@@ -78,7 +95,21 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
       });
       return jsonError(error.status, { error: error.message, code: error.code });
     }
-    // Step 2: read and check the body.
+    // Step 2: who is asking, from the headers alone: nobody's body is never read.
+    let authentication: ProxyAuthentication;
+    try {
+      authentication = await authenticate({ request, authToken: bearerToken(request) });
+      if (authentication?.type !== "allow" && authentication?.type !== "deny")
+        throw new TypeError('authenticate must return { type: "allow" } or { type: "deny", message }');
+    } catch (error) {
+      report(error, "authenticate");
+      return jsonError(500, { error: "Proxy could not authorise the request", code: "authorization_failed" });
+    }
+    if (authentication.type === "deny") {
+      await request.body?.cancel().catch(() => undefined);
+      return jsonError(denyStatus(authentication.status), { error: String(authentication.message), code: "denied" });
+    }
+    // Step 3: read and check the body.
     let body: ProxyRequestBody;
     try {
       body = validateProxyRequestBody(await readJsonBody(request, maxBodyBytes));
@@ -91,7 +122,7 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
         ...(error.field ? { field: error.field } : {}),
       });
     }
-    // Step 3: the host authenticates and picks the model and key.
+    // Step 4: the host picks the model and key (or denies).
     let decision: ProxyAuthorization;
     try {
       decision = await options.authorize({ request, authToken: bearerToken(request), body });
@@ -103,7 +134,7 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
     }
     if (decision.type === "deny")
       return jsonError(denyStatus(decision.status), { error: String(decision.message), code: "denied" });
-    // Step 4: call the provider and relay its events; a client that goes away aborts it.
+    // Step 5: call the provider and relay its events; a client that goes away aborts it.
     const upstream = new AbortController();
     if (request.signal.aborted) upstream.abort();
     request.signal.addEventListener("abort", () => upstream.abort(), { once: true });
@@ -115,6 +146,13 @@ export function createStreamProxyHandler(options: StreamProxyHandlerOptions): St
     });
     return new Response(responseBody, { status: 200, headers: SSE_HEADERS });
   };
+}
+
+/** The default `authenticate`: a request must carry a bearer token; what it is worth is `authorize`'s call. */
+function requireBearerToken({ authToken }: { authToken: string | undefined }): ProxyAuthentication {
+  return authToken
+    ? { type: "allow" }
+    : { type: "deny", message: "Proxy requests need an Authorization: Bearer <token> header" };
 }
 
 function isDecision(value: unknown): value is ProxyAuthorization {

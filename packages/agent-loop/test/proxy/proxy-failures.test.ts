@@ -6,6 +6,7 @@ import {
   collect,
   contextOf,
   eventShapes,
+  GOOD_AUTH,
   GOOD_TOKEN,
   startProxyServer,
   type TestProxyServer,
@@ -95,6 +96,7 @@ describe("stream proxy failures", () => {
     const post = () =>
       fetch(`${server!.url}/api/stream`, {
         method: "POST",
+        headers: GOOD_AUTH,
         body: JSON.stringify({ model: createScriptedModel().model, context: contextOf("x") }),
       });
 
@@ -128,6 +130,7 @@ describe("stream proxy failures", () => {
 
     const raw = await fetch(`${server.url}/api/stream`, {
       method: "POST",
+      headers: GOOD_AUTH,
       body: JSON.stringify({ model: createScriptedModel().model, context: contextOf("x") }),
     });
 
@@ -138,7 +141,7 @@ describe("stream proxy failures", () => {
   describe("bad request bodies: 400 with a typed error naming the field, before the host or the model is asked", () => {
     const model = createScriptedModel().model;
     const post = (body: string, init: RequestInit = {}) =>
-      fetch(`${server!.url}/api/stream`, { method: "POST", body, ...init });
+      fetch(`${server!.url}/api/stream`, { method: "POST", body, ...init, headers: { ...GOOD_AUTH, ...init.headers } });
 
     it.each([
       ["not JSON", "{model:", 400, { code: "invalid_json" }],

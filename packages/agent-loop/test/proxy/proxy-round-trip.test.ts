@@ -15,6 +15,7 @@ import {
   comparable,
   contextOf,
   eventShapes,
+  GOOD_AUTH,
   GOOD_TOKEN,
   startProxyServer,
   type TestProxyServer,
@@ -215,6 +216,7 @@ describe("streamProxy through the stream-proxy handler", () => {
 
     const raw = await fetch(`${server.url}/api/stream`, {
       method: "POST",
+      headers: GOOD_AUTH,
       body: JSON.stringify({
         model: behind.model,
         context: contextOf("hi"),

@@ -23,6 +23,9 @@ describePublicSurface({
   types: [
     "NodeRequestListener",
     "ProxyAssistantMessageEvent",
+    "ProxyAuthenticate",
+    "ProxyAuthentication",
+    "ProxyAuthenticationRequest",
     "ProxyAuthorization",
     "ProxyAuthorizationRequest",
     "ProxyAuthorize",

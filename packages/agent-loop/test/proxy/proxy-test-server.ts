@@ -29,6 +29,9 @@ export interface TestProxyServer {
 /** The token the default `authorize` accepts. */
 export const GOOD_TOKEN = "good-token";
 
+/** The `Authorization` header `streamProxy` sends with {@link GOOD_TOKEN}, for requests a test makes by hand. */
+export const GOOD_AUTH = { authorization: `Bearer ${GOOD_TOKEN}` };
+
 /**
  * Starts `createStreamProxyHandler` behind `toNodeListener` on an ephemeral
  * port. The default `authorize` accepts {@link GOOD_TOKEN} with key

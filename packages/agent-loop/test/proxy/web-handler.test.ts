@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStreamProxyHandler } from "../../src/proxy-server/index.js";
 import { createScriptedModel, hang, response } from "../../src/testing/index.js";
-import { contextOf, whenAborted, withSignals } from "./proxy-test-server.js";
+import { contextOf, GOOD_AUTH, whenAborted, withSignals } from "./proxy-test-server.js";
 
 /** The web-standard handler on its own, as a fetch-style server (Deno, Bun, Hono) calls it: no node:http in between. */
 describe("createStreamProxyHandler as a (Request) => Promise<Response> handler", () => {
@@ -19,7 +19,9 @@ describe("createStreamProxyHandler as a (Request) => Promise<Response> handler",
   it("streams SSE frames; cancelling the response body aborts the provider request", async () => {
     const { upstream, handler, body } = setup();
 
-    const answer = await handler(new Request("http://proxy.test/api/stream", { method: "POST", body }));
+    const answer = await handler(
+      new Request("http://proxy.test/api/stream", { method: "POST", headers: GOOD_AUTH, body }),
+    );
     const reader = answer.body!.getReader();
     const decoder = new TextDecoder();
     let text = "";
@@ -37,7 +39,7 @@ describe("createStreamProxyHandler as a (Request) => Promise<Response> handler",
     const client = new AbortController();
 
     const answer = await handler(
-      new Request("http://proxy.test/api/stream", { method: "POST", body, signal: client.signal }),
+      new Request("http://proxy.test/api/stream", { method: "POST", headers: GOOD_AUTH, body, signal: client.signal }),
     );
     client.abort();
 
