@@ -1,8 +1,8 @@
 /*
  * The abort paths of a durable turn, with the worker in the test process (its
  * buildTurn is a closure here, so a test can hold a hook or a tool at a chosen
- * point): a slow database during an abort, a replay after an abort, steering
- * that meets an abort.
+ * point): a slow database during an abort, a replay after an abort, a host
+ * history hook that fails the turn, steering that meets an abort.
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
@@ -41,7 +41,7 @@ function lastMessage(context: Context) {
   return context.messages[context.messages.length - 1];
 }
 
-/** The turns of this file: `calls` asks for three parallel calls (two wait for the abort, one ignores it), `talk` streams slowly, anything else answers "ok". */
+/** The turns of this file: `calls` asks for three parallel calls (two wait for the abort, one ignores it); anything else answers "ok". */
 const buildTurn: BuildDurableTurn = (request) => {
   const scenario = String(request.metadata?.scenario);
   const waitForAbort = defineRuntimeTool({
@@ -77,9 +77,7 @@ const buildTurn: BuildDurableTurn = (request) => {
               toolCall("ignore_abort", {}, { id: `${request.turnId}-b` }),
               toolCall("wait_for_abort", { n: 2 }, { id: `${request.turnId}-c` }),
             ])
-          : scenario === "talk"
-            ? response(Array.from({ length: 200 }, (_, i) => `w${i} `).join(""), { eventDelayMs: 20 })
-            : response("ok");
+          : response("ok");
     return createScriptedModel([entry]).streamFn(model, context, options);
   };
   return {
@@ -89,11 +87,15 @@ const buildTurn: BuildDurableTurn = (request) => {
     tools: [waitForAbort, ignoreAbort],
     hooks: {
       // Slow once the test says so (after its abort): past the runner's abort grace.
-      onHistoryChangedHook: async () => {
+      onHistoryChangedHook: async (change) => {
         if (slowHistoryHooks.has(request.turnId)) await new Promise((resolve) => setTimeout(resolve, 400));
+        if (scenario === "history-fails" && change.messages.some((m) => m.role === "assistant"))
+          throw new Error("the audit store is down");
       },
       onStepEndHook: async () => {
         await stepEndGates.get(request.turnId)?.promise;
+        // Past the runner's abort grace, which a failed history hook starts.
+        if (scenario === "history-fails") await new Promise((resolve) => setTimeout(resolve, 400));
       },
     },
   };
@@ -209,17 +211,43 @@ describe("a replay after an abort", () => {
   }, 90_000);
 });
 
+describe("a host history hook that fails the turn", () => {
+  it("stops the turn's durable steps: none is given up on after the grace the failure starts", async () => {
+    const turn = await worker.client.start({
+      sessionId: "s-hook-fails",
+      turnId: "hook-fails",
+      userMessage: { text: "hi" },
+      metadata: { scenario: "history-fails" },
+    });
+    const outcome = await worker.client.outcome(turn);
+    expect(outcome).toMatchObject({ kind: "failed", error: { code: "hook" } });
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    const abandoned = events.filter((e) => e.type === "debug.trace" && /abort grace/.test(e.payload.message));
+    expect(abandoned).toEqual([]);
+    // The durable layer stored the history all the same: the answer, then the response the stopped run records.
+    const history = await storedHistory("s-hook-fails");
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
+  }, 60_000);
+});
+
 describe("steering that meets an abort", () => {
   it("is refused once the abort is requested, and after the turn ended", async () => {
+    // The step end waits for the test, so the turn cannot end between the abort and the steer.
+    const gate = deferred<void>();
+    stepEndGates.set("refuse", gate);
     const turn = await worker.client.start({
       sessionId: "s-refuse",
       turnId: "refuse",
-      userMessage: { text: "talk" },
-      metadata: { scenario: "talk" },
+      userMessage: { text: "hi" },
+      metadata: { scenario: "quick" },
     });
-    await waitFor("the answer streams", async () => (await worker.client.readEvents(turn)).length >= 8);
+    await waitFor("the step end", async () =>
+      (await worker.client.readEvents(turn)).some((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish"),
+    );
     await worker.client.abort(turn);
     expect(await worker.client.steer(turn, { text: "too late" })).toEqual({ accepted: false, reason: "aborted" });
+    gate.resolve();
     expect(await worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
     expect(await worker.client.steer(turn, { text: "later still" })).toEqual({ accepted: false, reason: "closed" });
   }, 60_000);

@@ -27,7 +27,10 @@ const env = process.env;
 const KILLS = Number(env.TURNKIT_DURABLE_CHAOS_KILLS ?? 3);
 const SESSIONS = Number(env.TURNKIT_DURABLE_CHAOS_SESSIONS ?? 4);
 const SEED = Number(env.TURNKIT_DURABLE_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** Turns each session runs at least (it goes on while kills are left). */
 const TURNS_PER_SESSION = 2;
+/** A turn that has not ended this long after it started is stuck: the test names it. */
+const TURN_DEADLINE_MS = 180_000;
 /** One worker by default: each kill then hits every running turn, wherever it is, for the price of one relaunch. */
 const WORKERS = Array.from({ length: Number(env.TURNKIT_DURABLE_CHAOS_WORKERS ?? 1) }, (_, i) => `x${i + 1}`);
 /** Long enough that a worker busy on a loaded machine is not taken for dead: here only killed workers recover. */
@@ -47,6 +50,18 @@ function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+async function withDeadline<T>(work: Promise<T>, ms: number, label: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${label} did not end within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -193,12 +208,20 @@ function userTexts(messages: readonly unknown[]): string[] {
 }
 
 describe("chaos", () => {
-  it(`${KILLS} random SIGKILLs over ${SESSIONS * TURNS_PER_SESSION} turns: every promise holds`, async () => {
-    console.log(`chaos seed ${SEED} (TURNKIT_DURABLE_CHAOS_SEED=${SEED} repeats this run)`);
-    const random = seededRandom(SEED);
+  it(`${KILLS} random SIGKILLs while ${SESSIONS} sessions run turns: every promise holds`, async () => {
+    console.log(`chaos seed ${SEED} (TURNKIT_DURABLE_CHAOS_SEED=${SEED} repeats this run's choices)`);
     const turns: ChaosTurn[] = [];
-    for (let s = 0; s < SESSIONS; s++) {
-      for (let t = 0; t < TURNS_PER_SESSION; t++) {
+    const outcomes = new Map<string, TurnOutcome>();
+    const kills: { workerId: string; at: number }[] = [];
+    const relaunchMs: number[] = [];
+    const hits = new Map<string, number>();
+    const startedAt = Date.now();
+    let killsDoneMs = 0;
+    // Each session runs its turns one after another until the kills are over (at least TURNS_PER_SESSION).
+    const runSession = async (s: number) => {
+      for (let t = 0; t < TURNS_PER_SESSION || killsDoneMs === 0; t++) {
+        // Every turn draws from its own generator: the choices do not depend on timing.
+        const random = seededRandom(SEED + 7919 * (s * 1000 + t + 1));
         const plan = PLANS[Math.floor(random() * PLANS.length)]!;
         const ref = await fixture.client.start({
           sessionId: `chaos-${s}`,
@@ -206,25 +229,24 @@ describe("chaos", () => {
           userMessage: { text: `please do ${plan}` },
           metadata: { scenario: "chaos", plan, toolMs: Math.round(300 + random() * 900) },
         });
-        turns.push({ ref, plan });
+        const turn: ChaosTurn = { ref, plan };
+        turns.push(turn);
+        const host = Promise.all([
+          plan === "approval" ? driveApproval(turn, random) : undefined,
+          driveHost(turn, random),
+        ]);
+        // Every turn ends.
+        outcomes.set(
+          ref.turnId,
+          await withDeadline(fixture.client.outcome(ref), TURN_DEADLINE_MS, `turn ${ref.turnId}`),
+        );
+        await host;
       }
-    }
-    const kills: { workerId: string; at: number }[] = [];
-    const relaunchMs: number[] = [];
-    const hits = new Map<string, number>();
-    let killsDoneMs = 0;
-    const startedAt = Date.now();
-    const outcomes = new Map<string, TurnOutcome>();
-    const ended = Promise.all(
-      turns.map(async (turn) => outcomes.set(turn.ref.turnId, await fixture.client.outcome(turn.ref))),
-    );
+    };
     await Promise.all([
-      killer(random, turns, kills, relaunchMs, hits).then(() => (killsDoneMs = Date.now() - startedAt)),
-      ...turns.map((turn) => (turn.plan === "approval" ? driveApproval(turn, random) : undefined)),
-      ...turns.map((turn) => driveHost(turn, random)),
+      killer(seededRandom(SEED), turns, kills, relaunchMs, hits).then(() => (killsDoneMs = Date.now() - startedAt)),
+      ...Array.from({ length: SESSIONS }, (_, s) => runSession(s)),
     ]);
-    // Every turn ends.
-    await ended;
     const endedMs = Date.now() - startedAt;
 
     const counts = fixture.cluster.counts();
@@ -314,5 +336,5 @@ describe("chaos", () => {
       endedMs,
     };
     console.log(`chaos summary ${JSON.stringify(summary)}`);
-  }, 240_000);
+  }, 600_000);
 });

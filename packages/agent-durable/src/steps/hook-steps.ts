@@ -59,7 +59,7 @@ function stepped<THook extends (...args: any[]) => unknown>(
   return all.map(
     (hook) =>
       ((...args: Parameters<THook>) =>
-        ctx.turnAbort.recorded
+        ctx.turnAbort.stopped
           ? undefined
           : ctx.turnAbort.around(() => step(name, () => hook(...args) as ReturnType<THook>))) as unknown as THook,
   );
@@ -88,7 +88,8 @@ export interface DurableRunnerHooks {
  * are recorded and repeated on replay; `beforeToolCallHook` may ask for
  * approval, and tools with `requiresApproval` always do.
  *
- * Once the turn's abort is recorded, host hooks are no longer called while
+ * Once the turn's abort is recorded (or a host history hook failed it),
+ * host hooks are no longer called while
  * the runner finishes the turn (the runner would give them only its abort
  * grace, which a replay could not reproduce): the history changes made from
  * then on reach the host's `onHistoryChangedHook`s in order once the runner
@@ -131,7 +132,8 @@ export function durableHooks(
 
 /**
  * The host's history hooks, in order, each call a step, while the turn runs;
- * once the abort is recorded, the change waits for `afterTurn`.
+ * once the abort is recorded, the change waits for `afterTurn`. A hook that
+ * throws fails the turn (the runner's contract) and stops its seams.
  */
 function hostHistoryHooks(
   ctx: TurnContext,
@@ -139,12 +141,18 @@ function hostHistoryHooks(
   afterAbort: HistoryChange[],
 ): OnHistoryChangedHook {
   return (change, context) => {
-    if (ctx.turnAbort.recorded) {
+    if (ctx.turnAbort.stopped) {
       afterAbort.push(change);
       return undefined;
     }
     return ctx.turnAbort.around(async () => {
-      for (const hook of hooks) await step("onHistoryChanged", () => hook(change, context));
+      try {
+        for (const hook of hooks) await step("onHistoryChanged", () => hook(change, context));
+      } catch (error) {
+        // The runner fails the turn and stops it, starting its abort grace: seams answer at once from here.
+        ctx.turnAbort.stopSeams();
+        throw error;
+      }
     });
   };
 }
@@ -155,7 +163,7 @@ function beforeToolCall(
   approvalTools: ReadonlySet<string>,
 ): BeforeToolCallHook {
   return (event, signal) => {
-    if (ctx.turnAbort.recorded)
+    if (ctx.turnAbort.stopped)
       return { block: true, reason: "The turn was aborted before this call ran.", blockedBy: "permission" };
     return ctx.turnAbort.around(async () => {
       let approvalReason = approvalTools.has(event.toolCall.name)
@@ -177,7 +185,7 @@ function beforeToolCall(
 /** An `onStepEndHook` as a step whose `enqueue` calls are recorded and made again on replay. */
 function stepEnd(ctx: TurnContext, hook: OnStepEndHook): OnStepEndHook {
   return (event) => {
-    if (ctx.turnAbort.recorded) return undefined;
+    if (ctx.turnAbort.stopped) return undefined;
     return ctx.turnAbort.around(async () => {
       const enqueued = await step("onStepEnd", async () => {
         const queued: (string | AgentMessage)[] = [];

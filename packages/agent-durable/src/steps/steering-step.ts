@@ -14,7 +14,7 @@ import type { TurnContext } from "../turn/turn-context.js";
  */
 export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[] | Promise<TurnInputMessage[]> {
   return () => {
-    if (ctx.turnAbort.recorded) return [];
+    if (ctx.turnAbort.stopped) return [];
     const poll = ++ctx.counters.polls;
     return ctx.turnAbort.around(async () => {
       const taken = await DBOS.runStep(() => ctx.stores.steering.take(ctx.ref.workflowId, poll), {
@@ -47,7 +47,7 @@ export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[
  */
 export function durableCloseIntake(ctx: TurnContext): () => boolean | Promise<boolean> {
   return () => {
-    if (ctx.turnAbort.recorded) return true;
+    if (ctx.turnAbort.stopped) return true;
     return ctx.turnAbort.around(() =>
       DBOS.runStep(() => ctx.stores.steering.tryCloseIntake(ctx.ref.workflowId), { name: "turnkit.close-intake" }),
     );

@@ -57,7 +57,7 @@ export function durableToolCall(
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
     impl: {
       async execute(toolCtx, input, signal, onUpdate) {
-        if (ctx.turnAbort.recorded) return abortedBeforeRun();
+        if (ctx.turnAbort.stopped) return abortedBeforeRun();
         let live = false;
         const nested = DBOS.isInStep();
         const record = await ctx.turnAbort.around(() =>

@@ -14,26 +14,37 @@
  * execution records the abort at the same step, so every execution answers
  * the same seams that way). Nothing is then pending when the grace starts,
  * and nothing is ever given up on.
+ *
+ * The runner also starts its grace when a failure stops the turn (a host
+ * history hook that throws): {@link stopSeams} makes the seams answer at
+ * once from there on too, without firing the signal.
  */
 export class TurnAbort {
   private readonly controller = new AbortController();
   private pending = 0;
   private abortRecorded = false;
+  private seamsStopped = false;
 
   /** The runner's signal: fires once the abort is recorded and no seam call is pending. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
 
-  /** True once a step's record said the turn is aborted: seams answer at once, without a step. */
-  get recorded(): boolean {
-    return this.abortRecorded;
+  /** True once the abort is recorded or the turn is stopping: seams answer at once, without a step. */
+  get stopped(): boolean {
+    return this.seamsStopped;
   }
 
   /** Records the abort; the runner's signal fires now, or when the seam calls pending now have returned. */
   record(): void {
     this.abortRecorded = true;
+    this.seamsStopped = true;
     this.fireWhenIdle();
+  }
+
+  /** The runner is stopping the turn after a failure a step's record holds: seams answer at once from now on. */
+  stopSeams(): void {
+    this.seamsStopped = true;
   }
 
   /**
