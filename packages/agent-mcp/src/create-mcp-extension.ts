@@ -1,6 +1,8 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Extension } from "@turnkit/agent-runtime";
-import type { McpConfigError } from "./mcp-config-error.js";
-import type { McpExtensionOptions } from "./mcp-options.js";
+import { McpConfigError } from "./mcp-config-error.js";
+import type { McpExtensionOptions, McpRoot } from "./mcp-options.js";
+import { normaliseRoots } from "./roots.js";
 import type { McpServerStatus, McpToolHints } from "./mcp-status.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { TurnContribution } from "./turn-contribution.js";
@@ -14,6 +16,22 @@ import { validateMcpOptions } from "./validate-mcp-options.js";
 export interface McpExtension extends Extension {
   /** The server's current status (a fresh frozen snapshot on every read). */
   readonly status: McpServerStatus;
+  /**
+   * The connected SDK client of the current session, for anything this
+   * package does not cover (completions, custom requests), so no one needs
+   * a second connection; `undefined` unless the server is `ready`. A new
+   * client after each restart: do not keep it. Owned by the extension: do
+   * not close it or replace its handlers. Requests made on it have none of
+   * the extension's supervision (timeouts classified, restarts).
+   */
+  readonly client: Client | undefined;
+  /**
+   * Replaces the roots (see the `roots` option) and tells a connected server
+   * (`notifications/roots/list_changed`). Throws {@link McpConfigError}
+   * (`roots`) for bad roots, or when the extension was created without
+   * `roots` (the capability is declared in the handshake).
+   */
+  setRoots(roots: readonly McpRoot[]): void;
   /** Calls `listener` with every new status (as `onStatus` does) until the returned function is called. */
   subscribe(listener: (status: McpServerStatus) => void): () => void;
   /**
@@ -80,6 +98,18 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     description: settings.description,
     get status() {
       return supervisor.status;
+    },
+    get client() {
+      return supervisor.client;
+    },
+    setRoots(roots) {
+      if (settings.roots === undefined)
+        throw new McpConfigError({
+          field: "roots",
+          where: "setRoots",
+          problem: "cannot be set: the extension was created without roots (the capability is declared at connect)",
+        });
+      supervisor.setRoots(normaliseRoots(roots, "roots", "setRoots"));
     },
     subscribe: (listener) => supervisor.subscribe(listener),
     toolHints: (toolName) => supervisor.toolHints(toolName),

@@ -14,7 +14,9 @@ export { INVALID_MCP_OPTIONS, McpConfigError } from "./mcp-config-error.js";
 export type {
   McpExtensionOptions,
   McpHttpServerConfig,
+  McpLogLevel,
   McpRestartPolicy,
+  McpRoot,
   McpServerConfig,
   McpStdioServerConfig,
 } from "./mcp-options.js";

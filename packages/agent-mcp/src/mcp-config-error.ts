@@ -21,8 +21,9 @@ export class McpConfigError extends TurnkitConfigError<typeof INVALID_MCP_OPTION
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [MCP_CONFIG_ERROR_MARKER] = true;
 
-  constructor(options: { field: string; problem: string }) {
-    super(INVALID_MCP_OPTIONS, `createMcpExtension: ${options.field} ${options.problem}`);
+  /** `where` names the call that was given the option; `createMcpExtension` unless said otherwise. */
+  constructor(options: { field: string; problem: string; where?: string }) {
+    super(INVALID_MCP_OPTIONS, `${options.where ?? "createMcpExtension"}: ${options.field} ${options.problem}`);
     this.name = "McpConfigError";
     this.field = options.field;
   }

@@ -1,12 +1,13 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type ClientFeatures, createClient } from "./client-features.js";
 import {
   classifyMcpFailure,
   describeMalformed,
   isBrokenStreamError,
   isMalformedMessageError,
 } from "./classify-mcp-failure.js";
-import { MCP_CLIENT_INFO, SESSION_END_TIMEOUT_MS } from "./defaults.js";
+import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { withScopedSignal } from "./scoped-signal.js";
@@ -63,16 +64,18 @@ export class McpConnection {
    * A stdio server's stderr goes to `stderr` from its first byte.
    * Rejects with `connect_failed` (the transport closed again) when the
    * process cannot start, exits, refuses, breaks the protocol or does not
-   * answer in time, or when `signal` fires.
+   * answer in time, or when `signal` fires. Then asks for `logLevel`, when
+   * set and the server supports logging (a refusal goes to the logger).
    */
   static async open(
     settings: McpSettings,
     events: ConnectionEvents,
     signal: AbortSignal,
     stderr: StderrTail,
+    features: ClientFeatures,
   ): Promise<McpConnection> {
     const opened = await createTransport(settings.transport, stderr);
-    const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
+    const client = createClient(settings, features);
     const connection = new McpConnection(settings, client, opened, events, stderr);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged(connection));
     client.onclose = () => connection.transportClosed();
@@ -84,6 +87,16 @@ export class McpConnection {
     } catch (error) {
       await connection.close();
       throw connection.connectFailure(error);
+    }
+    if (settings.logLevel !== undefined && client.getServerCapabilities()?.logging) {
+      const level = settings.logLevel;
+      await connection
+        .request("logging/setLevel", settings.connectTimeoutMs, [signal], (scoped) =>
+          client.setLoggingLevel(level, { timeout: settings.connectTimeoutMs, signal: scoped }),
+        )
+        .catch((error: unknown) =>
+          settings.logger?.warn?.(`MCP server "${settings.id}" refused logging/setLevel ${level}`, { error }),
+        );
     }
     return connection;
   }

@@ -1,4 +1,4 @@
-import type { Clock } from "@turnkit/agent-core";
+import type { Clock, TurnLogger } from "@turnkit/agent-core";
 import type { McpServerStatus } from "./mcp-status.js";
 
 /**
@@ -59,6 +59,16 @@ export interface McpRestartPolicy {
   readonly healthyAfterMs?: number;
 }
 
+/** The severity of a server's log message, lowest first (the protocol's syslog levels). */
+export type McpLogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/**
+ * A root the server may work in: a directory of the host's workspace,
+ * given as an absolute path (made a `file://` URI) or as a `file://` URI
+ * with an optional name (the protocol allows no other roots).
+ */
+export type McpRoot = string | { readonly uri: string; readonly name?: string };
+
 /** Options of `createMcpExtension`. Only `id` and `server` are required. */
 export interface McpExtensionOptions {
   /** The extension id (lower case, `[a-z0-9][a-z0-9._-]*`); it names the server in errors and the status. */
@@ -104,6 +114,27 @@ export interface McpExtensionOptions {
    * `systemClock` when absent. Tests pass a virtual clock.
    */
   readonly clock?: Clock;
+  /**
+   * Where the server's log messages (`notifications/message`) go, one call
+   * per message: `debug` for debug, info and notice, `warn` for warning,
+   * `error` for error and above; `attrs` hold the server id, the level, the
+   * server's logger name and its data. Absent: they are dropped. A logger
+   * that throws is ignored.
+   */
+  readonly logger?: TurnLogger;
+  /**
+   * The lowest level the server should send, asked with `logging/setLevel`
+   * after the handshake when the server supports logging. Absent: the
+   * server's own choice.
+   */
+  readonly logLevel?: McpLogLevel;
+  /**
+   * The roots the server may work in (`roots/list`), typically the host's
+   * workspace. Given: the client declares the roots capability and answers
+   * with these; `extension.setRoots()` changes them later and tells the
+   * server (`notifications/roots/list_changed`). Absent: no roots capability.
+   */
+  readonly roots?: readonly McpRoot[];
   /** Called with every new status (state changes, a new tool list); its throws are ignored. */
   readonly onStatus?: (status: McpServerStatus) => void;
 }

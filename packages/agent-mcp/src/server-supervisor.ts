@@ -1,3 +1,4 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RuntimeTool, RuntimeToolResult, RuntimeToolUpdateCallback } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
 import { type McpToolDetails, abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
@@ -10,6 +11,7 @@ import type { McpServerState, McpServerStatus, McpToolHints, McpToolSummary } fr
 import { type BoundMcpTool, bindMcpTool } from "./mcp-tool.js";
 import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
 import { RestartSchedule } from "./restart-schedule.js";
+import type { NormalisedRoot } from "./roots.js";
 import { StatusListeners } from "./status-listeners.js";
 import { StderrTail } from "./stderr-tail.js";
 import { unavailableError } from "./unavailable-error.js";
@@ -35,6 +37,7 @@ export class ServerSupervisor {
   private toolsOutdated = false;
   private schedule: RestartSchedule;
   private lastError: McpServerError | undefined;
+  private roots: readonly NormalisedRoot[] | undefined;
   private serverInfo: McpServerStatus["serverInfo"];
   private attached = false;
   private disposal = new AbortController();
@@ -53,6 +56,23 @@ export class ServerSupervisor {
   constructor(private readonly settings: McpSettings) {
     this.schedule = new RestartSchedule(settings.restart, settings.clock);
     this.listeners = new StatusListeners(settings.onStatus);
+    this.roots = settings.roots;
+  }
+
+  /** The SDK client of the current session while the server is ready; `undefined` otherwise. */
+  get client(): Client | undefined {
+    return this.state === "ready" ? this.connection?.client : undefined;
+  }
+
+  /**
+   * Replaces the roots and, when connected, tells the server
+   * (`notifications/roots/list_changed`; a failure to send is ignored: the
+   * server reads them at its next `roots/list`). Only for an extension
+   * created with `roots`: the roots capability is declared in the handshake.
+   */
+  setRoots(roots: readonly NormalisedRoot[]): void {
+    this.roots = roots;
+    void this.client?.sendRootsListChanged().catch(() => {});
   }
 
   /** A fresh frozen snapshot. */
@@ -218,7 +238,9 @@ export class ServerSupervisor {
     let connection: McpConnection | undefined;
     try {
       this.stderr = new StderrTail(STDERR_TAIL_CHARS);
-      connection = await McpConnection.open(this.settings, this.events, this.disposal.signal, this.stderr);
+      connection = await McpConnection.open(this.settings, this.events, this.disposal.signal, this.stderr, {
+        roots: this.roots && (() => this.roots ?? []),
+      });
       if (this.isDisposed()) return this.retire(connection);
       this.connection = connection;
       this.serverInfo = connection.serverInfo;

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "@turnkit/agent-core";
+import { type Clock, type TurnLogger, systemClock } from "@turnkit/agent-core";
 import { isValidExtensionId } from "@turnkit/agent-runtime";
 import {
   DEFAULT_CALL_MAX_DURATION_MS,
@@ -8,7 +8,14 @@ import {
   DEFAULT_SHUTDOWN_GRACE_MS,
 } from "./defaults.js";
 import { McpConfigError } from "./mcp-config-error.js";
-import type { McpExtensionOptions, McpRestartPolicy, McpTransportSettings } from "./mcp-options.js";
+import type {
+  McpExtensionOptions,
+  McpLogLevel,
+  McpRestartPolicy,
+  McpRoot,
+  McpTransportSettings,
+} from "./mcp-options.js";
+import { type NormalisedRoot, normaliseRoots } from "./roots.js";
 import type { McpServerStatus } from "./mcp-status.js";
 import { TOOL_NAME_PATTERN } from "./tool-names.js";
 
@@ -25,6 +32,10 @@ export interface McpSettings {
   readonly restart: Required<McpRestartPolicy>;
   readonly shutdownGraceMs: number;
   readonly clock: Clock;
+  readonly logger: TurnLogger | undefined;
+  readonly logLevel: McpLogLevel | undefined;
+  /** `undefined`: the client declares no roots capability. */
+  readonly roots: readonly NormalisedRoot[] | undefined;
   readonly onStatus: ((status: McpServerStatus) => void) | undefined;
 }
 
@@ -41,8 +52,22 @@ const OPTION_KEYS: Record<keyof McpExtensionOptions, true> = {
   restart: true,
   shutdownGraceMs: true,
   clock: true,
+  logger: true,
+  logLevel: true,
+  roots: true,
   onStatus: true,
 };
+
+const LOG_LEVELS: readonly McpLogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
 
 const RESTART_KEYS: Record<keyof McpRestartPolicy, true> = {
   maxRestarts: true,
@@ -99,6 +124,9 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     restart: validateRestart(options.restart),
     shutdownGraceMs: count(options.shutdownGraceMs, "shutdownGraceMs", DEFAULT_SHUTDOWN_GRACE_MS, 0),
     clock: validateClock(options.clock),
+    logger: validateLogger(options.logger),
+    logLevel: validateLogLevel(options.logLevel),
+    roots: options.roots === undefined ? undefined : normaliseRoots(options.roots as readonly McpRoot[], "roots"),
     onStatus: options.onStatus,
   };
 }
@@ -139,6 +167,24 @@ function validateClock(clock: unknown): Clock {
   if (!valid)
     throw new McpConfigError({ field: "clock", problem: "must be a Clock { now, setTimeout, clearTimeout }" });
   return clock as unknown as Clock;
+}
+
+function validateLogger(logger: unknown): TurnLogger | undefined {
+  if (logger === undefined) return undefined;
+  const methods = ["debug", "warn", "error"] as const;
+  if (!isRecord(logger) || methods.some((name) => logger[name] !== undefined && typeof logger[name] !== "function"))
+    throw new McpConfigError({ field: "logger", problem: "must be a logger { debug?, warn?, error? } of functions" });
+  return logger as TurnLogger;
+}
+
+function validateLogLevel(level: unknown): McpLogLevel | undefined {
+  if (level === undefined) return undefined;
+  if (!LOG_LEVELS.includes(level as McpLogLevel))
+    throw new McpConfigError({
+      field: "logLevel",
+      problem: `must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level)}`,
+    });
+  return level as McpLogLevel;
 }
 
 /** A key the options do not have is a typo that would be ignored silently: it throws, naming the key. */

@@ -72,7 +72,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     [
       { id: "x", server: stdio, maxRestarts: 3 },
       "maxRestarts",
-      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, onStatus",
+      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, onStatus",
     ],
     [
       { id: "x", server: stdio, restart: { backoffMs: 5_000, maxBackoffMs: 1_000 } },
@@ -92,6 +92,28 @@ describe("createMcpExtension checks its options before starting anything", () =>
     [{ id: "x", server: stdio, callMaxDurationMs: 0 }, "callMaxDurationMs", "must be an integer of at least 1, got 0"],
     [{ id: "x", server: stdio, shutdownGraceMs: -5 }, "shutdownGraceMs", "must be an integer of at least 0, got -5"],
     [{ id: "x", server: stdio, clock: Date }, "clock", "must be a Clock { now, setTimeout, clearTimeout }"],
+    [
+      { id: "x", server: stdio, logger: { warn: "loud" } },
+      "logger",
+      "must be a logger { debug?, warn?, error? } of functions",
+    ],
+    [
+      { id: "x", server: stdio, logLevel: "verbose" },
+      "logLevel",
+      'must be one of debug, info, notice, warning, error, critical, alert, emergency, got "verbose"',
+    ],
+    [{ id: "x", server: stdio, roots: "/srv" }, "roots", "must be an array of absolute paths or { uri, name? }"],
+    [{ id: "x", server: stdio, roots: ["/srv", "src"] }, "roots[1]", 'must be an absolute path, got "src"'],
+    [
+      { id: "x", server: stdio, roots: [{ uri: "/srv" }] },
+      "roots[0].uri",
+      'must be a file:// URI (the protocol allows no other roots), got "/srv"',
+    ],
+    [
+      { id: "x", server: stdio, roots: [{ uri: "file:///srv", name: 1 }] },
+      "roots[0].name",
+      "must be a string, got number",
+    ],
     [{ id: "x", server: stdio, onStatus: "log" }, "onStatus", "must be a function, got string"],
   ])("%j names the field %s", (options, field, problem) => {
     const error = configError(options);

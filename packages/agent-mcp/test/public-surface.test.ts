@@ -9,7 +9,7 @@ describePublicSurface({
   specifier: "@turnkit/agent-mcp",
   entry: new URL("../src/index.ts", import.meta.url),
   readme: new URL("../README.md", import.meta.url),
-  readmeAlsoMentions: ["Extension", "connect", "dispose", "status", "subscribe", "toolHints"],
+  readmeAlsoMentions: ["Extension", "connect", "dispose", "status", "subscribe", "toolHints", "client", "setRoots"],
   values: [
     "DEFAULT_CALL_MAX_DURATION_MS",
     "DEFAULT_CALL_TIMEOUT_MS",
@@ -30,7 +30,9 @@ describePublicSurface({
     "McpExtension",
     "McpExtensionOptions",
     "McpHttpServerConfig",
+    "McpLogLevel",
     "McpRestartPolicy",
+    "McpRoot",
     "McpServerConfig",
     "McpServerError",
     "McpServerErrorCode",

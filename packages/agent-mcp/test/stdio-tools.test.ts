@@ -46,6 +46,8 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
       "chatty",
       "delete_note",
       "post_message",
+      "log_messages",
+      "list_roots",
       "garbage_line",
       "garbage_result",
       "crash",

@@ -1,0 +1,58 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  type ClientCapabilities,
+  ListRootsRequestSchema,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { MCP_CLIENT_INFO } from "./defaults.js";
+import type { NormalisedRoot } from "./roots.js";
+import type { McpSettings } from "./validate-mcp-options.js";
+
+/** What the client offers the server beyond tools, and where the server's requests for it are answered. */
+export interface ClientFeatures {
+  /** The current roots, read at each `roots/list`; `undefined`: no roots capability. */
+  readonly roots: (() => readonly NormalisedRoot[]) | undefined;
+}
+
+/**
+ * The SDK client of one session, with the capabilities the settings call
+ * for and their handlers: `roots/list` answered with the current roots,
+ * log messages forwarded to the host's logger.
+ */
+export function createClient(settings: McpSettings, features: ClientFeatures): Client {
+  const capabilities: ClientCapabilities = {};
+  if (features.roots) capabilities.roots = { listChanged: true };
+  const client = new Client(MCP_CLIENT_INFO, { capabilities });
+  const { roots } = features;
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((root) => ({ ...root })) }));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
+    forwardLogMessage(settings, notification.params),
+  );
+  return client;
+}
+
+/**
+ * One server log message to the host's logger: `debug` for debug, info and
+ * notice, `warn` for warning, `error` above. The text names the server (and
+ * its logger); `attrs` carry the level, the logger and the data as sent.
+ * A logger that throws is ignored.
+ */
+export function forwardLogMessage(settings: McpSettings, params: LoggingMessageNotification["params"]): void {
+  const { logger } = settings;
+  if (!logger) return;
+  const method =
+    params.level === "warning" ? "warn" : ["debug", "info", "notice"].includes(params.level) ? "debug" : "error";
+  const source = params.logger ? ` (${params.logger})` : "";
+  const text = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+  try {
+    logger[method]?.(`MCP server "${settings.id}"${source}: ${text}`, {
+      server: settings.id,
+      level: params.level,
+      ...(params.logger !== undefined && { logger: params.logger }),
+      data: params.data,
+    });
+  } catch {
+    // The host's logger failing is not the server's problem.
+  }
+}
