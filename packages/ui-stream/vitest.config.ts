@@ -6,7 +6,8 @@ export default defineProject({
   test: {
     name: "ui-stream",
     include: ["test/**/*.test.ts"],
-    // `eventsource-parser` (under `ai`) also publishes a `source` entry in TypeScript; let Vite compile it.
+    // `eventsource-parser` (under `ai`) publishes its TypeScript sources under the `source` condition
+    // that vitest hands to Node: `ai` and its packages go through Vite, which compiles them.
     server: { deps: { inline: [/node_modules\/ai\//, /@ai-sdk\//, /eventsource-parser/] } },
   },
 });

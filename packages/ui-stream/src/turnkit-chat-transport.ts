@@ -43,7 +43,8 @@ interface StreamRequest {
  * - `reconnectToStream` (`useChat({ resume: true })` after a page load)
  *   asks the same route without `Last-Event-ID`: the server replays the
  *   running turn from its start (`resumeStreamIsReplay`), or answers 204
- *   when none runs.
+ *   when none runs. `resumeStream({ body: { turnId } })` asks for that turn
+ *   (`?turnId=`), which the server streams whether or not it still runs.
  * - `stop()` of `useChat` only closes the connection; the turn goes on.
  *   Abort it explicitly on the server.
  *
@@ -93,7 +94,8 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
   ): Promise<ReadableStream<UIMessageChunk> | null> {
     const headers = await this.headersFor(options.headers);
     const request = { chatId: options.chatId, headers, signal: options.abortSignal };
-    const response = await this.resumeRequest(request, undefined, undefined);
+    const asked = (options.body as { turnId?: unknown } | undefined)?.turnId;
+    const response = await this.resumeRequest(request, undefined, typeof asked === "string" ? asked : undefined);
     if (response.status === 204) return null;
     await assertOk(response);
     return this.follow(response, request);

@@ -62,7 +62,7 @@ beforeAll(async () => {
     requests.push(entry);
     if (entry.authorization !== "Bearer secret") return void res.writeHead(401).end("who are you?");
     if (req.method === "POST") return serveTurn(res, 0, dropAfterSeq);
-    if (!entry.lastEventId && !running) return void res.writeHead(204).end();
+    if (!entry.lastEventId && !running && !entry.url.includes("?turnId=")) return void res.writeHead(204).end();
     return serveTurn(res, Number(entry.lastEventId ?? 0), 0);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -112,6 +112,11 @@ describe("TurnkitChatTransport under the AI SDK's chat core", () => {
     await idle.resumeStream();
     expect(idle.messages).toEqual([]);
     expect(idle.status).toBe("ready");
+    // Asked for by id, a turn is streamed whether or not it still runs.
+    requests.length = 0;
+    await idle.resumeStream({ body: { turnId: "turn-1" } });
+    expect(requests.map((r) => r.url)).toEqual(["/chat/chat-1/stream?turnId=turn-1"]);
+    expect(textOf(idle.messages[0])).toBe("one two three four five six seven eight nine ten");
   });
 
   it("a refused request is a UIStreamError with the status and the server's words", async () => {

@@ -1,0 +1,161 @@
+/*
+ * examples/web-chat in a real Chromium (Debian's `chromium`, driven by
+ * playwright-core), served by this server with two workers: send a
+ * message and watch it stream, approve a call from the approval card, kill
+ * the worker running the turn with SIGKILL and see the page finish the
+ * answer after recovery, steer a running turn, reload in the middle of a
+ * stream and find no text twice. Screenshots go to
+ * test-results/web-chat/ (mid-stream with the approval card; after
+ * recovery).
+ *
+ * Without Chromium the test does not run and says so, with the command
+ * that installs it; with TURNKIT_REQUIRE_BROWSER=1 (CI) it runs and fails.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DurableServer, startDurableServer } from "../src/durable-server.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const INSTALL = "apt-get install -y chromium";
+const required = process.env.TURNKIT_REQUIRE_BROWSER === "1";
+const runs = required || existsSync(CHROMIUM);
+const WEB_CHAT = fileURLToPath(new URL("../../web-chat/", import.meta.url));
+const OUTPUT = fileURLToPath(new URL("../test-results/web-chat/", import.meta.url));
+
+if (!runs) {
+  console.warn(
+    `\n*** The web-chat browser test did NOT run: Chromium is not installed at ${CHROMIUM}.\n*** Install it with: ${INSTALL}\n`,
+  );
+  describe("the web chat in a real browser", () => {
+    it.skip(`did NOT run: no Chromium at ${CHROMIUM}; install it with: ${INSTALL}`, () => {});
+  });
+}
+
+describe.runIf(runs)("the web chat in a real browser", () => {
+  let server: DurableServer;
+  let context: BrowserContext;
+  let profile: string;
+
+  beforeAll(async () => {
+    const [{ build }, { chromium }] = await Promise.all([import("vite"), import("playwright-core")]);
+    // One build of the page, served by this server.
+    await build({ configFile: join(WEB_CHAT, "vite.config.ts"), logLevel: "warn" });
+    server = await startDurableServer({
+      port: 0,
+      leaseMs: 1500,
+      webRoot: join(WEB_CHAT, "dist"),
+      workerEnv: { DEMO_DELAY_MS: "150" },
+    });
+    profile = mkdtempSync(join(tmpdir(), "web-chat-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1100, height: 760 },
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    mkdirSync(OUTPUT, { recursive: true });
+  }, 180_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.stop();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  }, 60_000);
+
+  const api = async (path: string) =>
+    (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.tokens.alice}` } })).json();
+  const lastAnswer = (page: Page) => page.getByTestId("assistant-message").last();
+  /** The answer's text parts as the page shows them (tool calls, steering notes and metadata left out). */
+  const answerText = async (answer: Locator) => (await answer.locator("span.text").allInnerTexts()).join("");
+  const waitForText = (answer: Locator, pattern: RegExp, timeout = 30_000) =>
+    expect.poll(() => answerText(answer), { timeout, interval: 50 }).toMatch(pattern);
+  const count = (text: string, piece: string) => text.split(piece).length - 1;
+
+  /** The running turn of the page's session, and the pid of the worker running it. */
+  async function runningTurn(page: Page): Promise<{ sessionId: string; turnId: string; pid: number }> {
+    const sessionId = await page.evaluate(() => sessionStorage.getItem("turnkit-session")!);
+    const { resumeTurnId: turnId } = await api(`/sessions/${sessionId}/messages`);
+    const status = await api(`/sessions/${sessionId}/turns/${turnId}`);
+    expect(status).toMatchObject({ state: "running", pid: expect.any(Number) });
+    return { sessionId, turnId, pid: status.pid };
+  }
+
+  it("streams, asks for an approval, survives its worker's SIGKILL, takes steering, and resumes a reload without repeating text", async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+
+    // A message, its answer streaming, an approval card.
+    await page.getByTestId("message-input").fill("please deploy");
+    await page.getByTestId("send").click();
+    const first = lastAnswer(page);
+    await waitForText(first, /^I will deploy the web service once you approve\./);
+    const card = page.getByTestId("approval-card");
+    await card.waitFor();
+    expect(await card.innerText()).toContain('{"service":"web"}');
+    await page.screenshot({ path: join(OUTPUT, "1-mid-stream-approval-card.png") });
+
+    // Approved from the page: the durable turn goes on; kill its worker while the answer streams.
+    await page.getByTestId("approve").click();
+    await waitForText(first, /Done: web deployed/);
+    const { sessionId, turnId, pid } = await runningTurn(page);
+    process.kill(pid, "SIGKILL");
+    await expect.poll(() => first.getAttribute("data-status"), { timeout: 60_000 }).toBe("completed");
+    const recovered = await answerText(first);
+    expect(recovered).toMatch(
+      /^I will deploy the web service once you approve\.\s*Done: web deployed \(call_1\)\. wrap1 wrap2 .* wrap10$/s,
+    );
+    expect(count(recovered, "Done: web deployed")).toBe(1);
+    expect(count(recovered, "wrap1 ")).toBe(1);
+    expect(await first.getByTestId("tool").getAttribute("data-state")).toBe("output-available");
+    expect(server.workers().map((w) => w.pid)).not.toContain(pid);
+    // The kill landed while the answer streamed: the log says which attempt the page had to hide.
+    const log = await (
+      await fetch(`${server.url}/sessions/${sessionId}/turns/${turnId}/events`, {
+        headers: { authorization: `Bearer ${server.tokens.alice}` },
+      })
+    ).text();
+    expect(log).toContain('"phase":"durable.resume"');
+    await page.screenshot({ path: join(OUTPUT, "2-after-recovery.png") });
+
+    // A second turn: steer it while its tool runs.
+    await page.getByTestId("message-input").fill("take a note");
+    await page.getByTestId("send").click();
+    const second = lastAnswer(page);
+    await waitForText(second, /word3 /);
+
+    // Reload mid-stream: the history, then this turn replayed onto its own message.
+    await page.reload();
+    const replayed = lastAnswer(page);
+    await waitForText(replayed, /word1 word2 /);
+    await expect
+      .poll(() => replayed.getByTestId("tool").getAttribute("data-state"), { timeout: 30_000 })
+      .toBe("input-available");
+    await page.getByTestId("steer-input").fill("also tag it");
+    await page.getByTestId("steer-input").press("Enter");
+    await expect.poll(() => replayed.getAttribute("data-status"), { timeout: 60_000 }).toBe("completed");
+    const text = await answerText(replayed);
+    expect(count(text, "word1 ")).toBe(1);
+    expect(count(text, "word30")).toBe(1);
+    // The scripted model answers a message steered in after its tool ran with "Noted: …".
+    expect(text).toMatch(/^word1 word2 .* word30\s*Noted: also tag it$/s);
+    expect(await replayed.innerText()).toContain("steered: also tag it");
+    expect(await replayed.getByTestId("tool").getAttribute("data-state")).toBe("output-available");
+    // The first answer, now from the history, is there once, as it was.
+    expect(await page.getByTestId("assistant-message").count()).toBe(2);
+    expect(await answerText(page.getByTestId("assistant-message").first())).toBe(recovered);
+    // The session is in the list.
+    expect(await page.getByTestId("session").allInnerTexts()).toEqual(["please deploy"]);
+  }, 180_000);
+});

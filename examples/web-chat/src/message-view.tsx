@@ -1,0 +1,114 @@
+import { type TurnkitUIMessage, withoutSupersededParts } from "@turnkit/ui-stream";
+import { useState } from "react";
+
+type Part = TurnkitUIMessage["parts"][number];
+type ToolPart = Extract<Part, { toolCallId: string }>;
+
+interface MessageViewProps {
+  message: TurnkitUIMessage;
+  onAnswer: (turnId: string, approvalId: string, approved: boolean) => Promise<void>;
+}
+
+/** One message: a user's text, or a turn's answer with its tool calls folded under it. */
+export function MessageView({ message, onAnswer }: MessageViewProps) {
+  if (message.role === "user") {
+    const text = message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
+    return (
+      <div className="message user" data-testid="user-message">
+        {text}
+      </div>
+    );
+  }
+  const shown = withoutSupersededParts(message);
+  const metadata = message.metadata;
+  return (
+    <div className="message assistant" data-testid="assistant-message" data-status={metadata?.status}>
+      <div className="answer" data-testid="assistant-text">
+        {shown.parts.map((part, index) => (
+          <PartView key={index} part={part} turnId={metadata?.turnId ?? message.id} onAnswer={onAnswer} />
+        ))}
+      </div>
+      {metadata && (
+        <div className="meta" data-testid="message-meta">
+          {metadata.status}
+          {metadata.steps !== undefined && ` · ${metadata.steps} steps`}
+          {metadata.usage && ` · ${metadata.usage.totalTokens} tokens · $${metadata.usage.cost.total.toFixed(4)}`}
+          {metadata.error && ` · ${metadata.error.code}: ${metadata.error.message}`}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function PartView({ part, turnId, onAnswer }: { part: Part; turnId: string; onAnswer: MessageViewProps["onAnswer"] }) {
+  if (part.type === "text") return <span className="text">{part.text}</span>;
+  if (part.type === "reasoning")
+    return (
+      <details className="reasoning">
+        <summary>thinking</summary>
+        {part.text}
+      </details>
+    );
+  if (part.type === "data-turnkit-steering")
+    return <div className="steering">↪ steered: {(part.data as { text: string }).text}</div>;
+  if (part.type === "data-turnkit-warning")
+    return <div className="warning">⚠ {(part.data as { message: string }).message}</div>;
+  if ("toolCallId" in part) return <ToolView part={part as ToolPart} turnId={turnId} onAnswer={onAnswer} />;
+  return null;
+}
+
+const STATE_LABELS: Record<string, string> = {
+  "input-streaming": "preparing",
+  "input-available": "running",
+  "approval-requested": "waiting for approval",
+  "approval-responded": "answered",
+  "output-available": "done",
+  "output-error": "failed",
+  "output-denied": "denied",
+};
+
+function ToolView({
+  part,
+  turnId,
+  onAnswer,
+}: {
+  part: ToolPart;
+  turnId: string;
+  onAnswer: MessageViewProps["onAnswer"];
+}) {
+  const name = part.type === "dynamic-tool" ? (part as { toolName: string }).toolName : part.type.slice("tool-".length);
+  const [answering, setAnswering] = useState(false);
+  const output = part.state === "output-available" ? (part.output as { content?: { text?: string }[] }) : undefined;
+  const answer = async (approved: boolean) => {
+    setAnswering(true);
+    try {
+      await onAnswer(turnId, part.approval!.id, approved);
+    } finally {
+      setAnswering(false);
+    }
+  };
+  return (
+    <div className="tool-block">
+      <details className="tool" data-testid="tool" data-state={part.state}>
+        <summary>
+          {name} <span className="tool-state">{STATE_LABELS[part.state] ?? part.state}</span>
+        </summary>
+        <pre>{JSON.stringify(part.input, null, 2)}</pre>
+        {output && <pre>{output.content?.map((block) => block.text ?? "").join("")}</pre>}
+        {part.state === "output-error" && <pre className="error">{part.errorText}</pre>}
+      </details>
+      {part.state === "approval-requested" && (
+        <div className="approval" data-testid="approval-card">
+          <strong>{name}</strong> needs your approval
+          <pre>{JSON.stringify(part.input)}</pre>
+          <button type="button" data-testid="approve" disabled={answering} onClick={() => answer(true)}>
+            Approve
+          </button>
+          <button type="button" data-testid="deny" disabled={answering} onClick={() => answer(false)}>
+            Deny
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+/*
+ * The durable server's routes the page calls besides the chat stream:
+ * sessions, history, and the turn controls (approve, steer, abort).
+ */
+import type { TurnkitUIMessage } from "@turnkit/ui-stream";
+
+/** A session in the list. */
+export interface SessionSummary {
+  sessionId: string;
+  title: string;
+  updatedAt: string;
+}
+
+/** The bearer token: from the link the server printed (`#token=…`), kept for this tab. */
+export function readToken(): string | undefined {
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromLink) {
+    sessionStorage.setItem("turnkit-token", fromLink);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem("turnkit-token") ?? undefined;
+}
+
+/** Calls the server with the token; throws on a non-2xx answer. */
+export function serverApi(token: string) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.status === 204 || res.status === 202 ? undefined : res.json();
+  };
+  const turn = (sessionId: string, turnId: string) =>
+    `/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}`;
+  return {
+    sessions: (): Promise<SessionSummary[]> => call("GET", "/sessions"),
+    history: (sessionId: string): Promise<{ messages: TurnkitUIMessage[]; resumeTurnId?: string }> =>
+      call("GET", `/sessions/${encodeURIComponent(sessionId)}/messages`),
+    answer: (sessionId: string, turnId: string, requestId: string, approved: boolean) =>
+      call("POST", `${turn(sessionId, turnId)}/approvals/${encodeURIComponent(requestId)}`, {
+        approved,
+        ...(!approved && { reason: "Denied in the web chat." }),
+      }),
+    steer: (sessionId: string, turnId: string, text: string): Promise<{ accepted: boolean }> =>
+      call("POST", `${turn(sessionId, turnId)}/steer`, { text }),
+    abort: (sessionId: string, turnId: string) => call("POST", `${turn(sessionId, turnId)}/abort`),
+  };
+}
+
+/** What {@link serverApi} returns. */
+export type ServerApi = ReturnType<typeof serverApi>;
