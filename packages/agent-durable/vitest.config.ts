@@ -6,7 +6,7 @@ export default defineProject({
   test: {
     name: "agent-durable",
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    // One Postgres for every test file (each gets a database of its own).
-    globalSetup: ["test/support/global-postgres.ts"],
+    // One Postgres for every test file (each gets a database of its own), and the test worker bundled once.
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });

@@ -8,12 +8,16 @@ export const DEFAULT_APP_VERSION = "turnkit-durable-1";
 export const DEFAULT_QUEUE_NAME = "turnkit-turns";
 /** Turns one worker process runs at once. */
 export const DEFAULT_WORKER_CONCURRENCY = 8;
+/** The Postgres schema of DBOS's system tables (DBOS's default, which the workers do not change). */
+export const DBOS_SYSTEM_SCHEMA = "dbos";
 /** Postgres schema of the event log, turn table, steering inbox and session history. */
 export const DEFAULT_SCHEMA = "turnkit_durable";
 /** How long an approval waits for `respond` before the call is answered as blocked: one day. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 /** A worker whose heartbeat is older than this is presumed dead and its turns are recovered by another. */
 export const DEFAULT_WORKER_LEASE_MS = 15_000;
+/** Longest pause between two looks of a worker for expired leases of other workers (a quarter lease when shorter). */
+export const LEASE_CHECK_MAX_INTERVAL_MS = 500;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
 /** How long a follower waits for a notification before it reads the log again anyway. */

@@ -15,7 +15,7 @@ import {
 import { DurableTurnClient, type DurableTurnsConnection } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { EventLog } from "./store/event-log.js";
-import { migrateSchema } from "./store/schema.js";
+import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
@@ -24,6 +24,7 @@ import type { TurnContext } from "./turn/turn-context.js";
 import type { DurableTurnRequest } from "./turn/turn-request.js";
 import { runTurnWorkflow } from "./turn/turn-workflow.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
+import { FAULT_POINT_ENV } from "./workers/fault-point.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 
 /** Options of {@link DurableTurnWorker.launch}. */
@@ -52,7 +53,6 @@ export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
 }
 
 let launchedInThisProcess = false;
-const LAUNCH_ATTEMPTS = 4;
 
 /**
  * Runs durable turns in this process: launches DBOS on the database, takes
@@ -79,9 +79,11 @@ export class DurableTurnWorker {
   ) {}
 
   /**
-   * Creates the tables when missing, registers the turn workflow, launches
-   * DBOS and the queue, recovers this worker's own interrupted turns, and
-   * starts taking turns. Rejects with `invalid_input` for bad options and
+   * Creates the tables when missing (one process at a time: any number of
+   * workers may launch together, on an empty or an existing database),
+   * takes this worker's lease, registers the turn workflow, launches DBOS
+   * and the queue, recovers this worker's own interrupted turns, and starts
+   * taking turns. Rejects with `invalid_input` for bad options and
    * `worker_state` when this process already runs a worker.
    */
   static async launch(options: DurableTurnWorkerOptions): Promise<DurableTurnWorker> {
@@ -93,18 +95,21 @@ export class DurableTurnWorker {
       });
     }
     launchedInThisProcess = true;
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
+    const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, application_name });
     // The event log commits without waiting for the disk: a later checkpoint's commit flushes the log
     // rows written before it, and what a replay would write again is all a server crash can lose.
     const logPool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 5,
+      application_name,
       options: "-c synchronous_commit=off",
     });
     const pools = [pool, logPool];
     for (const each of pools) each.on("error", () => {});
     try {
-      await migrateSchema(pool, settings.schema);
+      await migrateDatabase(pool, options.databaseUrl, settings.schema);
       const running = new Set<TurnContext>();
       const stores = {
         eventLog: new EventLog(logPool, settings.schema),
@@ -123,16 +128,26 @@ export class DurableTurnWorker {
         executorID: settings.workerId,
         logLevel: settings.logLevel,
         listenQueues: [settings.queueName],
+        runMigrations: false,
       });
-      await launchDbos();
+      const lease = new WorkerLease({
+        pool,
+        schema: settings.schema,
+        workerId: settings.workerId,
+        leaseMs: settings.leaseMs,
+        requeueTurnsOf: (executorId) => requeueTurnsOf(executorId, settings),
+        faultPoint: settings.faultPoint,
+      });
+      // The lease before the first turn: a turn never runs here without a lease others can take over.
+      await lease.acquire();
+      await DBOS.launch();
       await DBOS.registerQueue(settings.queueName, {
         workerConcurrency: settings.concurrency,
         partitionConcurrency: 1,
         minPollingIntervalMs: QUEUE_POLLING_INTERVAL_MS,
         onConflict: "always_update",
       });
-      const lease = new WorkerLease(pool, settings.schema, settings.workerId, settings.leaseMs);
-      await lease.start();
+      lease.start();
       const abortWatcher = new AbortWatcher(stores.turnTable, running);
       abortWatcher.start();
       const client = await DurableTurnClient.connect(options);
@@ -163,22 +178,32 @@ export class DurableTurnWorker {
 }
 
 /**
- * `DBOS.launch`, tried again when it fails: DBOS creates its system tables
- * at launch, and workers launching together on a fresh database can trip
- * over each other's migrations ("tuple concurrently deleted"); a second
- * try finds the tables in place.
+ * Queues again the unfinished turns worker `executorId` was running, with
+ * DBOS's public API: its pending turn workflows of this application
+ * version, resumed on the turn queue (keeping their session partition).
+ * Resuming revokes the claim of the execution that ran each (DBOS gives
+ * the next one a new ownership token). Idempotent: a turn another worker
+ * took up meanwhile is no longer this executor's, and a finished one is
+ * left alone by `resumeWorkflows`.
  */
-async function launchDbos(): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await DBOS.launch();
-      return;
-    } catch (error) {
-      if (attempt >= LAUNCH_ATTEMPTS) throw error;
-      await DBOS.shutdown().catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 200 * attempt + Math.random() * 300));
-    }
-  }
+async function requeueTurnsOf(
+  executorId: string,
+  settings: { appVersion: string; queueName: string },
+): Promise<number> {
+  const pending = await DBOS.listWorkflows({
+    status: "PENDING",
+    executorId,
+    workflowName: TURN_WORKFLOW_NAME,
+    applicationVersion: settings.appVersion,
+    loadInput: false,
+    loadOutput: false,
+  });
+  if (pending.length === 0) return 0;
+  await DBOS.resumeWorkflows(
+    pending.map((workflow) => workflow.workflowID),
+    { queueName: settings.queueName },
+  );
+  return pending.length;
 }
 
 function resolveOptions(options: DurableTurnWorkerOptions) {
@@ -206,5 +231,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
     approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     leaseMs: options.leaseMs ?? DEFAULT_WORKER_LEASE_MS,
     logLevel: options.logLevel ?? "error",
+    // Test-only: a crash point a test arms through the environment (see workers/fault-point.ts).
+    faultPoint: process.env[FAULT_POINT_ENV],
   };
 }

@@ -16,6 +16,12 @@ export const DurableTurnErrorCode = {
   LogWrite: "log_write",
   /** The session history could not be written after retrying; the turn's workflow fails and is recovered later. */
   HistoryWrite: "history_write",
+  /**
+   * Another worker took the turn over (this worker's lease was taken while
+   * it stalled): the execution that finds out writes nothing more and stops.
+   * Seen only inside workers; the turn goes on in the other worker.
+   */
+  Superseded: "superseded",
 } as const;
 
 /** One of the {@link DurableTurnErrorCode} strings. */

@@ -26,6 +26,7 @@ import {
   type DurableTurnWorkerOptions,
 } from "../src/index.js";
 import { EventLog } from "../src/store/event-log.js";
+import { claimForTest } from "./support/test-claim.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
@@ -320,16 +321,17 @@ describe("the event log", () => {
     const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
     try {
       const log = new EventLog(pool, "turnkit_durable");
-      await log.append("log-1", [status(1, { status: "running" }), trace(2), status(3, { status: "aborted" })]);
+      const [log1, log2] = [await claimForTest(pool, "log-1"), await claimForTest(pool, "log-2")];
+      await log.append(log1, [status(1, { status: "running" }), trace(2), status(3, { status: "aborted" })]);
       // A replay that took another path numbers its ending later: refused, with everything after the first ending.
-      await log.append("log-1", [trace(4), status(5, { status: "aborted" })]);
+      await log.append(log1, [trace(4), status(5, { status: "aborted" })]);
       expect((await log.read("log-1", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3]);
       expect((await log.terminal("log-1"))?.seq).toBe(3);
 
-      await log.append("log-2", [status(1, { status: "running" })]);
+      await log.append(log2, [status(1, { status: "running" })]);
       await Promise.all([
-        log.append("log-2", [status(2, { status: "completed" })]),
-        log.append("log-2", [status(3, { status: "aborted" })]),
+        log.append(log2, [status(2, { status: "completed" })]),
+        log.append(log2, [status(3, { status: "aborted" })]),
       ]);
       const raced = await log.read("log-2", 0, 100);
       expect(raced).toHaveLength(2);

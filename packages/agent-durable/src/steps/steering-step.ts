@@ -17,7 +17,7 @@ export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[
     if (ctx.turnAbort.stopped) return [];
     const poll = ++ctx.counters.polls;
     return ctx.turnAbort.around(async () => {
-      const taken = await DBOS.runStep(() => ctx.stores.steering.take(ctx.ref.workflowId, poll), {
+      const taken = await DBOS.runStep(() => ctx.stores.steering.take(ctx.claim, poll), {
         name: "turnkit.steering-poll",
       });
       if (taken.abortRequested) {
@@ -49,7 +49,7 @@ export function durableCloseIntake(ctx: TurnContext): () => boolean | Promise<bo
   return () => {
     if (ctx.turnAbort.stopped) return true;
     return ctx.turnAbort.around(() =>
-      DBOS.runStep(() => ctx.stores.steering.tryCloseIntake(ctx.ref.workflowId), { name: "turnkit.close-intake" }),
+      DBOS.runStep(() => ctx.stores.steering.tryCloseIntake(ctx.claim), { name: "turnkit.close-intake" }),
     );
   };
 }

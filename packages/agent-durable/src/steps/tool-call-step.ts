@@ -72,7 +72,7 @@ export function durableToolCall(
                 const earlier = await ctx.stores.turnTable.toolAttempts(ctx.ref.workflowId, attemptKey);
                 return earlier > 0 ? { start, kind: "interrupted", aborted: true } : { start, kind: "aborted" };
               }
-              const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.ref.workflowId, attemptKey);
+              const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
               if (attempts > 1 && !replaySafe) return { start, kind: "interrupted", aborted: false };
               const callCtx: DurableToolExecutionContext = Object.freeze({
                 ...toolCtx,

@@ -2,6 +2,7 @@ import type { RuntimeEvent, TerminalStatusEvent } from "@turnkit/protocol";
 import type pg from "pg";
 import { EVENTS_CHANNEL, MAX_EVENTS_PER_WRITE } from "../defaults.js";
 import { quoteIdent, TERMINAL_ROW } from "./schema.js";
+import { assertClaimed, claimCte, type TurnClaim } from "./turn-claim.js";
 
 /**
  * The durable event log: every logged `RuntimeEvent` of a turn under its
@@ -27,28 +28,34 @@ export class EventLog {
    * as {@link MAX_EVENTS_PER_WRITE} allows and notifies followers. Events
    * whose seq is already stored are skipped, and so is everything once the
    * turn's terminal status is stored (a second terminal status is never
-   * stored). Rejects when Postgres does.
+   * stored). Rejects when Postgres does, and with `superseded` (storing
+   * nothing) once `claim` no longer holds.
    */
-  async append(turnKey: string, events: readonly RuntimeEvent[]): Promise<void> {
+  async append(claim: TurnClaim, events: readonly RuntimeEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += MAX_EVENTS_PER_WRITE) {
       const slice = events.slice(start, start + MAX_EVENTS_PER_WRITE);
-      await this.pool.query(
-        `WITH ins AS (
+      const { rows } = await this.pool.query(
+        `WITH ${claimCte(1, 6)},
+         ins AS (
            INSERT INTO ${this.table} (turn_key, seq, type, event)
            SELECT $1, s, t, e::json FROM unnest($2::int[], $3::text[], $4::text[]) AS u(s, t, e)
-           WHERE NOT EXISTS (SELECT 1 FROM ${this.table} WHERE turn_key = $1 AND ${TERMINAL_ROW})
+           WHERE EXISTS (SELECT 1 FROM claim)
+             AND NOT EXISTS (SELECT 1 FROM ${this.table} WHERE turn_key = $1 AND ${TERMINAL_ROW})
            ON CONFLICT DO NOTHING
            RETURNING 1
-         )
-         SELECT pg_notify($5, $1) WHERE EXISTS (SELECT 1 FROM ins)`,
+         ),
+         notified AS (SELECT pg_notify($5, $1) WHERE EXISTS (SELECT 1 FROM ins))
+         SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT count(*) FROM notified) AS notified`,
         [
-          turnKey,
+          claim.turnKey,
           slice.map((e) => e.seq),
           slice.map((e) => e.type),
           slice.map((e) => JSON.stringify(e)),
           EVENTS_CHANNEL,
+          claim.token,
         ],
       );
+      assertClaimed(claim, rows[0].claimed === true);
     }
   }
 

@@ -1,3 +1,4 @@
+import { DBOS } from "@dbos-inc/dbos-sdk";
 import type pg from "pg";
 import { inTransaction } from "./transaction.js";
 
@@ -66,6 +67,42 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
 
 /** The condition on an `events` row that holds a terminal status; the one-terminal index has it as its predicate, so a query with the same text uses the index. */
 export const TERMINAL_ROW = `type = 'session.status' AND (event->'payload'->>'status') IN ('completed', 'aborted', 'failed')`;
+
+/** The advisory lock every process takes around creating or migrating tables: one at a time per database. */
+const MIGRATION_LOCK = "turnkit-durable-migrations";
+/** How long a process waits before it tries the migration lock again. */
+const MIGRATION_LOCK_RETRY_MS = 50;
+
+/**
+ * Creates or migrates every table a worker needs, ours in `schema` and
+ * DBOS's system tables, holding a Postgres advisory lock so that processes
+ * starting at the same time do it one after the other: DBOS's migrations
+ * run concurrently fail ("deadlock detected", "tuple concurrently
+ * updated"). On a database already set up this checks and changes nothing.
+ * DBOS is then launched with `runMigrations: false`.
+ *
+ * The lock is tried, not waited for in a statement: a process blocked in
+ * `pg_advisory_lock` holds a snapshot, which DBOS's `CREATE INDEX
+ * CONCURRENTLY` in the process holding the lock would wait for, forever.
+ */
+export async function migrateDatabase(pool: pg.Pool, databaseUrl: string, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query("SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [MIGRATION_LOCK]);
+      if (rows[0].locked) break;
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_RETRY_MS));
+    }
+    try {
+      await migrateSchema(pool, schema);
+      await DBOS.migrate(databaseUrl);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
 
 /** Quotes a Postgres identifier. */
 export function quoteIdent(name: string): string {

@@ -1,7 +1,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type pg from "pg";
 import { quoteIdent } from "./schema.js";
-import { inTransaction } from "./transaction.js";
+import { inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
 
 /**
  * Each session's history, one row per message position. A turn appends at
@@ -32,34 +32,39 @@ export class SessionHistory {
    * stored are kept. Returns what the history holds at those positions now:
    * `messages`, or for a position stored before (by an earlier execution of
    * the turn, whose message may differ in its timestamp) the stored one.
+   * Throws `superseded` (storing nothing) once `claim`, the writing turn's,
+   * no longer holds.
    */
   async append(
+    claim: TurnClaim,
     sessionId: string,
-    turnKey: string,
     position: number,
     messages: readonly AgentMessage[],
   ): Promise<AgentMessage[]> {
     if (messages.length === 0) return [];
     const positions = messages.map((_, i) => position + i);
-    const { rows } = await this.pool.query(
-      `WITH ins AS (
-         INSERT INTO ${this.table} (session_id, position, turn_key, message)
-         SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
-         ON CONFLICT (session_id, position) DO NOTHING
-         RETURNING position, message
-       )
-       SELECT position, message FROM ins
-       UNION ALL
-       SELECT position, message FROM ${this.table} WHERE session_id = $1 AND position = ANY($3::int[])
-       ORDER BY position`,
-      [sessionId, turnKey, positions, messages.map((m) => JSON.stringify(m))],
+    const { rows } = await inClaimedTransaction(this.pool, claim, (client) =>
+      client.query(
+        `WITH ins AS (
+           INSERT INTO ${this.table} (session_id, position, turn_key, message)
+           SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
+           ON CONFLICT (session_id, position) DO NOTHING
+           RETURNING position, message
+         )
+         SELECT position, message FROM ins
+         UNION ALL
+         SELECT position, message FROM ${this.table} WHERE session_id = $1 AND position = ANY($3::int[])
+         ORDER BY position`,
+        [sessionId, claim.turnKey, positions, messages.map((m) => JSON.stringify(m))],
+      ),
     );
     return rows.map((row: { message: AgentMessage }) => row.message);
   }
 
-  /** Replaces the whole history of the session with `messages` (compaction), in one transaction. */
-  async replace(sessionId: string, turnKey: string, messages: readonly AgentMessage[]): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
+  /** Replaces the whole history of the session with `messages` (compaction), in one transaction; `superseded` as {@link append}. */
+  async replace(claim: TurnClaim, sessionId: string, messages: readonly AgentMessage[]): Promise<void> {
+    const turnKey = claim.turnKey;
+    await inClaimedTransaction(this.pool, claim, async (client) => {
       await client.query(`DELETE FROM ${this.table} WHERE session_id = $1`, [sessionId]);
       await client.query(
         `INSERT INTO ${this.table} (session_id, position, turn_key, message)

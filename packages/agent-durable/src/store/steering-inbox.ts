@@ -2,6 +2,7 @@ import type { TurnInputMessage } from "@turnkit/agent-core";
 import type pg from "pg";
 import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
+import { inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
 
 /** What `steer` answers: taken for delivery, or refused with the reason (start a new turn with the message instead). */
 export type SteerAnswer = { accepted: true } | { accepted: false; reason: SteerRefusal };
@@ -28,6 +29,8 @@ const HANDED_BACK = 0;
  * message is either taken by a poll, handed back when the turn ends, or
  * refused; never accepted and then lost. Every write is idempotent for the
  * step that makes it, so a step re-run after a crash finds the same answer.
+ * The turn's own writes carry its {@link TurnClaim} and change nothing once
+ * another worker took the turn over (they throw `superseded`).
  */
 export class SteeringInbox {
   private readonly s: string;
@@ -67,8 +70,9 @@ export class SteeringInbox {
    * {@link closeAtEnd}. Re-running the same poll (a step retried after a
    * crash) returns what it took before plus anything newer.
    */
-  async take(turnKey: string, poll: number): Promise<SteeringTake> {
-    return inTransaction(this.pool, async (client) => {
+  async take(claim: TurnClaim, poll: number): Promise<SteeringTake> {
+    const turnKey = claim.turnKey;
+    return inClaimedTransaction(this.pool, claim, async (client) => {
       const turn = await client.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
         turnKey,
       ]);
@@ -95,8 +99,9 @@ export class SteeringInbox {
    * `steer` calls are refused; `false` means a message arrived and the turn
    * must take it. Idempotent.
    */
-  async tryCloseIntake(turnKey: string): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
+  async tryCloseIntake(claim: TurnClaim): Promise<boolean> {
+    const turnKey = claim.turnKey;
+    return inClaimedTransaction(this.pool, claim, async (client) => {
       await client.query(`SELECT 1 FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [turnKey]);
       const waiting = await client.query(
         `SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND taken_at_poll IS NULL LIMIT 1`,
@@ -114,8 +119,9 @@ export class SteeringInbox {
    * turn reports them as undelivered. Idempotent: a re-run returns the same
    * messages.
    */
-  async closeAtEnd(turnKey: string): Promise<TurnInputMessage[]> {
-    return inTransaction(this.pool, async (client) => {
+  async closeAtEnd(claim: TurnClaim): Promise<TurnInputMessage[]> {
+    const turnKey = claim.turnKey;
+    return inClaimedTransaction(this.pool, claim, async (client) => {
       await client.query(`UPDATE ${this.s}.turns SET intake_closed = true WHERE turn_key = $1`, [turnKey]);
       const { rows } = await client.query(
         `UPDATE ${this.s}.steering SET taken_at_poll = $2

@@ -2,12 +2,15 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
+import { assertClaimHolds, claimsHeld, inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
 
 /**
  * The per-turn control rows: the turn itself (abort, outcome) and its
  * tool-call attempts (the steering inbox is `SteeringInbox`). Every write is idempotent for
  * the step that makes it, so a step re-run after a crash finds the same
- * answer.
+ * answer. The writes of a running turn carry its {@link TurnClaim} and
+ * change nothing once another worker took the turn over (they throw
+ * `superseded`); the client's writes (start, steer, abort) need none.
  */
 export class TurnTable {
   private readonly s: string;
@@ -56,14 +59,16 @@ export class TurnTable {
    * Counts one more start of a tool call and returns the count: more than 1
    * means an earlier start was interrupted before its result was recorded.
    */
-  async startToolAttempt(turnKey: string, toolCallId: string): Promise<number> {
-    const { rows } = await this.pool.query(
-      `INSERT INTO ${this.s}.tool_attempts (turn_key, tool_call_id, attempts) VALUES ($1, $2, 1)
-       ON CONFLICT (turn_key, tool_call_id) DO UPDATE SET attempts = ${this.s}.tool_attempts.attempts + 1
-       RETURNING attempts`,
-      [turnKey, toolCallId],
-    );
-    return Number(rows[0].attempts);
+  async startToolAttempt(claim: TurnClaim, toolCallId: string): Promise<number> {
+    return inClaimedTransaction(this.pool, claim, async (client) => {
+      const { rows } = await client.query(
+        `INSERT INTO ${this.s}.tool_attempts (turn_key, tool_call_id, attempts) VALUES ($1, $2, 1)
+         ON CONFLICT (turn_key, tool_call_id) DO UPDATE SET attempts = ${this.s}.tool_attempts.attempts + 1
+         RETURNING attempts`,
+        [claim.turnKey, toolCallId],
+      );
+      return Number(rows[0].attempts);
+    });
   }
 
   /** How often a tool call was started so far (0 when never), without counting a start. */
@@ -76,11 +81,28 @@ export class TurnTable {
   }
 
   /** Stores the turn's outcome (overwriting the same outcome on a replay). */
-  async recordOutcome(turnKey: string, outcome: TurnOutcome): Promise<void> {
-    await this.pool.query(`UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1`, [
-      turnKey,
-      JSON.stringify(outcome),
-    ]);
+  async recordOutcome(claim: TurnClaim, outcome: TurnOutcome): Promise<void> {
+    await inClaimedTransaction(this.pool, claim, (client) =>
+      client.query(`UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1`, [
+        claim.turnKey,
+        JSON.stringify(outcome),
+      ]),
+    );
+  }
+
+  /**
+   * Throws `superseded` when the execution holding `claim` lost the turn to
+   * another worker: called before every model request and tool call, so a
+   * worker that stalled past its lease sends and runs nothing more.
+   */
+  async assertClaimHolds(claim: TurnClaim): Promise<void> {
+    await assertClaimHolds(this.pool, claim);
+  }
+
+  /** Revokes each of `claims` that no longer holds (see `TurnClaim.revoked`), in one query. */
+  async revokeLostClaims(claims: readonly TurnClaim[]): Promise<void> {
+    const held = await claimsHeld(this.pool, claims);
+    for (const claim of claims) if (!held.has(claim.turnKey)) claim.lost();
   }
 
   /** The stored outcome, or `undefined` while the turn runs (or was never started). */

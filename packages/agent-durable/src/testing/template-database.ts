@@ -3,10 +3,14 @@ import pg from "pg";
 
 /**
  * A fresh database on the server of `templateUrl`, copied from that
- * template database (which nobody may be connected to); `drop()` deletes
- * it again. Safe to call from many processes at once.
+ * template database (which nobody may be connected to), or an empty one
+ * with `empty`; `drop()` deletes it again. Safe to call from many processes
+ * at once.
  */
-export async function copyTemplateDatabase(templateUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function copyTemplateDatabase(
+  templateUrl: string,
+  options: { empty?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const template = new URL(templateUrl);
   const templateName = decodeURIComponent(template.pathname.slice(1));
   const name = `turnkit_${process.pid}_${randomBytes(4).toString("hex")}`;
@@ -16,7 +20,11 @@ export async function copyTemplateDatabase(templateUrl: string): Promise<{ url: 
     // Copies from one template may not overlap on some servers ("source database is being accessed"): try again.
     for (let attempt = 1; ; attempt++) {
       try {
-        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateName}" STRATEGY FILE_COPY`);
+        await admin.query(
+          options.empty
+            ? `CREATE DATABASE "${name}"`
+            : `CREATE DATABASE "${name}" TEMPLATE "${templateName}" STRATEGY FILE_COPY`,
+        );
         return;
       } catch (error) {
         if (attempt >= 20 || (error as { code?: string }).code !== "55006") throw error;

@@ -33,6 +33,13 @@ export interface StartTestPostgresOptions {
   crashSafe?: boolean;
   /** Receives the server's log lines. Default: dropped. */
   onLog?: (line: string) => void;
+  /**
+   * `true`: a database without any table, as a first deployment finds it
+   * (on the shared server a fresh empty database instead of a copy of its
+   * template; an embedded server's own database is empty anyway). A
+   * `databaseUrl` or `DATABASE_URL` is used as it is.
+   */
+  empty?: boolean;
 }
 
 /**
@@ -57,7 +64,7 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
 
   const shared = process.env[SHARED_TEST_POSTGRES_ENV];
   if (shared && !options.crashSafe) {
-    const database = await copyTemplateDatabase(shared);
+    const database = await copyTemplateDatabase(shared, { empty: options.empty });
     return { url: database.url, embedded: true, stop: database.drop };
   }
 

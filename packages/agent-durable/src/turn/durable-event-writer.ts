@@ -9,6 +9,7 @@ import {
 } from "@turnkit/protocol";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { EventLog } from "../store/event-log.js";
+import type { TurnClaim } from "../store/turn-claim.js";
 import type { HistoryWriter } from "./history-writer.js";
 
 /** Where a resumed execution found events of an interrupted step, and what it did about them. */
@@ -77,13 +78,15 @@ export class DurableEventWriter implements EventWriter {
   constructor(
     private readonly log: EventLog,
     private readonly history: HistoryWriter,
-    private readonly ids: { turnKey: string; sessionId: string; turnId: string },
+    /** The execution's claim on the turn: every write carries it. */
+    private readonly claim: TurnClaim,
+    private readonly ids: { sessionId: string; turnId: string },
   ) {}
 
   push(event: RuntimeEvent): void {
     if (this.terminal || !isReplayable(event)) return;
     const seq = this.nextSeq++;
-    const numbered = { ...event, seq, eventId: `${this.ids.turnKey}#${seq}` } as RuntimeEvent;
+    const numbered = { ...event, seq, eventId: `${this.claim.turnKey}#${seq}` } as RuntimeEvent;
     if (isTerminalEvent(numbered)) {
       this.terminal = numbered;
       return;
@@ -140,10 +143,15 @@ export class DurableEventWriter implements EventWriter {
     });
   }
 
-  /** Resolves once every event pushed so far is in the log; rejects with `log_write` if a write failed for good. */
+  /**
+   * Resolves once every event pushed so far is in the log; rejects with
+   * `log_write` if a write failed for good, `superseded` once another worker
+   * took the turn over.
+   */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
     if (this.failure !== undefined) {
+      if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
       throw new DurableTurnError({
         code: DurableTurnErrorCode.LogWrite,
         message: `the event log could not be written: ${String(this.failure)}`,
@@ -174,10 +182,11 @@ export class DurableEventWriter implements EventWriter {
   private async writeWithRetry(batch: RuntimeEvent[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.log.append(this.ids.turnKey, batch);
+        await this.log.append(this.claim, batch);
         return;
       } catch (error) {
-        if (attempt >= WRITE_ATTEMPTS) {
+        // Taken over by another worker: writing again cannot succeed.
+        if (attempt >= WRITE_ATTEMPTS || this.claim.revoked.aborted) {
           this.failure = error;
           return;
         }

@@ -2,6 +2,7 @@ import type { HistoryChange } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { SessionHistory } from "../store/session-history.js";
+import type { TurnClaim } from "../store/turn-claim.js";
 
 const WRITE_ATTEMPTS = 5;
 const WRITE_RETRY_BASE_MS = 100;
@@ -31,7 +32,9 @@ export class HistoryWriter {
 
   constructor(
     private readonly history: SessionHistory,
-    private readonly ids: { sessionId: string; turnKey: string },
+    /** The execution's claim on the turn: every write carries it. */
+    private readonly claim: TurnClaim,
+    private readonly sessionId: string,
   ) {}
 
   /** Starts counting positions after the history the turn started from. */
@@ -56,10 +59,15 @@ export class HistoryWriter {
     return this.stored.get(messages);
   }
 
-  /** Resolves once every change taken so far is stored; rejects with `history_write` if a write failed for good. */
+  /**
+   * Resolves once every change taken so far is stored; rejects with
+   * `history_write` if a write failed for good, `superseded` once another
+   * worker took the turn over.
+   */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
     if (this.failure !== undefined) {
+      if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
       throw new DurableTurnError({
         code: DurableTurnErrorCode.HistoryWrite,
         message: `the session history could not be written: ${String(this.failure)}`,
@@ -76,15 +84,16 @@ export class HistoryWriter {
   }
 
   private async writeWithRetry(change: HistoryChange, position: number): Promise<void> {
-    const { sessionId, turnKey } = this.ids;
+    const { claim, sessionId } = this;
     for (let attempt = 1; ; attempt++) {
       try {
         if (change.reason === "messageDelta")
-          this.stored.set(change.messages, await this.history.append(sessionId, turnKey, position, change.messages));
-        else await this.history.replace(sessionId, turnKey, change.messages);
+          this.stored.set(change.messages, await this.history.append(claim, sessionId, position, change.messages));
+        else await this.history.replace(claim, sessionId, change.messages);
         return;
       } catch (error) {
-        if (attempt >= WRITE_ATTEMPTS) {
+        // Taken over by another worker: writing again cannot succeed.
+        if (attempt >= WRITE_ATTEMPTS || claim.revoked.aborted) {
           this.failure = error;
           return;
         }

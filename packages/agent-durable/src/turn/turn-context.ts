@@ -1,6 +1,7 @@
 import type { EventLog } from "../store/event-log.js";
 import type { SessionHistory } from "../store/session-history.js";
 import type { SteeringInbox } from "../store/steering-inbox.js";
+import type { TurnClaim } from "../store/turn-claim.js";
 import type { TurnTable } from "../store/turn-table.js";
 import type { DurableEventWriter, ResumeRecord } from "./durable-event-writer.js";
 import type { HistoryWriter } from "./history-writer.js";
@@ -24,6 +25,8 @@ export interface TurnStores {
 export interface TurnContext {
   readonly ref: DurableTurnRef;
   readonly stores: TurnStores;
+  /** This execution's claim on the turn: every write carries it; once another worker took the turn over, it writes, sends and runs nothing more. */
+  readonly claim: TurnClaim;
   readonly writer: DurableEventWriter;
   /** Stores the turn's history changes in the session history, in order, never skipping one. */
   readonly history: HistoryWriter;
@@ -47,7 +50,8 @@ export interface LiveStart {
 
 /**
  * Called at the start of every model request or tool call that runs live.
- * The first one of an execution reads whether an abort is pending and the
+ * Each first checks that this execution still holds its claim on the turn
+ * (throws `superseded` otherwise). The first one of an execution reads whether an abort is pending and the
  * log's highest seq; live steps started meanwhile (parallel calls) wait for
  * the same read, so they all see the same abort, and later ones are told
  * by the worker's abort watcher. Events beyond the writer's position were
@@ -59,6 +63,8 @@ export interface LiveStart {
  * it has no record of its own and must not move the numbering.
  */
 export async function beginLiveStep(ctx: TurnContext, options: { nested: boolean }): Promise<LiveStart> {
+  // After a takeover by another worker, this execution sends no request and runs no tool.
+  await ctx.stores.turnTable.assertClaimHolds(ctx.claim);
   // Nested in another step (a hook's own model request), the record that counts is the outer one, which does not carry this.
   if (options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
   const first = ctx.firstLiveRead === undefined;

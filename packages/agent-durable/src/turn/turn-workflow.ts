@@ -11,6 +11,7 @@ import { durableHooks } from "../steps/hook-steps.js";
 import { durableStreamFn } from "../steps/model-request-step.js";
 import { durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
 import { durableToolCall } from "../steps/tool-call-step.js";
+import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn } from "./durable-turn-setup.js";
 import { HistoryWriter } from "./history-writer.js";
@@ -54,7 +55,7 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       outcome = failBeforeStart(ctx, error);
     }
     // Step 4: however the turn ended, its intake closes; steering no poll took is handed back as undelivered.
-    const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.ref.workflowId), {
+    const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.claim), {
       name: "turnkit.close-intake-at-end",
     });
     const recorded = withPlainReport(withHandedBack(outcome, handedBack));
@@ -68,7 +69,7 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       async () => {
         const logged = await deps.stores.eventLog.terminal(ctx.ref.workflowId);
         const final = logged ? outcomeOfStatus(logged.payload) : recorded;
-        await deps.stores.turnTable.recordOutcome(ctx.ref.workflowId, final);
+        await deps.stores.turnTable.recordOutcome(ctx.claim, final);
         return final;
       },
       { name: "turnkit.record-outcome" },
@@ -120,18 +121,26 @@ async function runDurableTurn(
 
 function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): TurnContext {
   const ref = turnRef(request);
-  const history = new HistoryWriter(deps.stores.history, { sessionId: ref.sessionId, turnKey: ref.workflowId });
+  const claim = TurnClaim.current(ref.workflowId);
+  const history = new HistoryWriter(deps.stores.history, claim, ref.sessionId);
+  const turnAbort = new TurnAbort();
+  const liveAbort = new AbortController();
+  // Taken over by another worker: stop the running request or tool and end the turn here (it writes nothing more).
+  claim.revoked.addEventListener("abort", () => {
+    liveAbort.abort();
+    turnAbort.record();
+  });
   return {
     ref,
     stores: deps.stores,
-    writer: new DurableEventWriter(deps.stores.eventLog, history, {
-      turnKey: ref.workflowId,
+    claim,
+    writer: new DurableEventWriter(deps.stores.eventLog, history, claim, {
       sessionId: ref.sessionId,
       turnId: ref.turnId,
     }),
     history,
-    turnAbort: new TurnAbort(),
-    liveAbort: new AbortController(),
+    turnAbort,
+    liveAbort,
     approvalTimeoutMs: deps.approvalTimeoutMs,
     counters: { requests: 0, polls: 0, messages: 0 },
     firstLiveRead: undefined,

@@ -1,85 +1,164 @@
-import { DBOSExecutor } from "@dbos-inc/dbos-sdk/internal/dbos-executor";
 import type pg from "pg";
+import { LEASE_CHECK_MAX_INTERVAL_MS } from "../defaults.js";
 import { quoteIdent } from "../store/schema.js";
+import { inTransaction } from "../store/transaction.js";
+import { crashIfArmed } from "./fault-point.js";
+
+/** What a {@link WorkerLease} needs to know and do. */
+export interface WorkerLeaseOptions {
+  pool: pg.Pool;
+  schema: string;
+  workerId: string;
+  leaseMs: number;
+  /**
+   * Queues the unfinished turns that worker `executorId` was running again,
+   * so any live worker takes them up; resolves to how many. Must be
+   * idempotent: after a crash of the adopting worker, another one calls it
+   * again for the same dead worker.
+   */
+  requeueTurnsOf(executorId: string): Promise<number>;
+  /** A test-only crash point (see `fault-point.ts`), or undefined. */
+  faultPoint?: string;
+}
 
 /**
- * Keeps this worker's heartbeat in the `workers` table and recovers the
- * turns of workers whose heartbeat is older than the lease.
+ * Keeps this worker's heartbeat in the `workers` table and takes over the
+ * leases of workers whose heartbeat is older than the lease.
  *
- * DBOS recovers a workflow only in a process with the same executor id and
- * application version as the one that ran it (at launch), so a restarted
- * worker with the same `workerId` picks its turns up by itself. A worker
- * that never comes back would strand its turns: here the live workers
- * re-enqueue them (DBOS's own recovery, asked for the dead executor's id),
- * and whichever worker dequeues a turn resumes it. A worker that is merely
- * slow for longer than the lease would have its turns run twice at once:
- * choose a lease well above any pause (the default is 15 s).
+ * DBOS recovers a workflow by itself only in a process with the same
+ * executor id as the one that ran it (at launch), so a restarted worker
+ * with the same `workerId` picks its turns up at once. A worker that never
+ * comes back would strand its turns: the live workers look for expired
+ * leases several times per lease (at most every
+ * {@link LEASE_CHECK_MAX_INTERVAL_MS}), and one of them takes each over.
+ *
+ * Taking over is retried from durable state until it is complete: the
+ * adopting worker locks the dead worker's row, queues its turns again, and
+ * deletes the row in the same transaction. If the adopter dies in between,
+ * the transaction is rolled back, the row stays, and the next worker that
+ * looks does it all again (queueing again is idempotent).
+ *
+ * Queueing a turn again revokes the claim of the execution that was
+ * running it (see `TurnClaim`), so a worker that was only paused, not dead,
+ * can no longer write anything for those turns when it wakes up (its
+ * abort watcher stops them within ~150 ms); it goes on taking new turns
+ * with a fresh lease.
  */
 export class WorkerLease {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private ticking = false;
+  private beatTimer: ReturnType<typeof setInterval> | undefined;
+  private checkTimer: ReturnType<typeof setInterval> | undefined;
+  private beating = false;
+  private checking = false;
   private readonly table: string;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    schema: string,
-    private readonly workerId: string,
-    private readonly leaseMs: number,
-  ) {
-    this.table = `${quoteIdent(schema)}.workers`;
-  }
-
-  /** Writes the first heartbeat, then keeps beating and adopting every quarter lease. */
-  async start(): Promise<void> {
-    await this.beat();
-    this.timer = setInterval(() => void this.tick(), Math.max(50, Math.floor(this.leaseMs / 4)));
-    this.timer.unref?.();
-  }
-
-  /** Stops beating. */
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+  constructor(private readonly options: WorkerLeaseOptions) {
+    this.table = `${quoteIdent(options.schema)}.workers`;
   }
 
   /**
-   * Marks this worker's lease as expired, so the other workers recover its
-   * interrupted turns at their next look instead of after the lease. Call
-   * it once the worker runs nothing any more.
+   * Writes the first heartbeat. Call it before the worker takes turns, so
+   * that no turn ever runs here without a lease that can be taken over.
+   */
+  async acquire(): Promise<void> {
+    await this.beat();
+  }
+
+  /** Keeps beating every quarter lease and looks for expired leases several times per lease. */
+  start(): void {
+    const { leaseMs } = this.options;
+    this.beatTimer ??= setInterval(() => void this.tick(), Math.max(20, Math.floor(leaseMs / 4)));
+    this.checkTimer ??= setInterval(
+      () => void this.check(),
+      Math.max(20, Math.min(LEASE_CHECK_MAX_INTERVAL_MS, Math.floor(leaseMs / 4))),
+    );
+    this.beatTimer.unref?.();
+    this.checkTimer.unref?.();
+  }
+
+  /** Stops beating and looking. */
+  stop(): void {
+    if (this.beatTimer) clearInterval(this.beatTimer);
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    this.beatTimer = undefined;
+    this.checkTimer = undefined;
+  }
+
+  /**
+   * Marks this worker's lease as expired, so the other workers take over
+   * its interrupted turns at their next look instead of after the lease.
+   * Call it once the worker runs nothing any more.
    */
   async release(): Promise<void> {
-    await this.pool
-      .query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.workerId])
+    await this.options.pool
+      .query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.options.workerId])
       .catch(() => {});
   }
 
+  /** Takes over every expired lease this worker can lock now; resolves to how many turns it queued again. */
+  async adoptExpired(): Promise<number> {
+    const { pool, workerId, leaseMs } = this.options;
+    const { rows } = await pool.query(
+      `SELECT executor_id FROM ${this.table} WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2)`,
+      [workerId, leaseMs / 1000],
+    );
+    let requeued = 0;
+    for (const row of rows as { executor_id: string }[]) requeued += await this.adopt(row.executor_id);
+    return requeued;
+  }
+
   private async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
+    if (this.beating) return;
+    this.beating = true;
     try {
       await this.beat();
-      await this.adoptExpired();
     } catch {
       // Retried at the next tick.
     } finally {
-      this.ticking = false;
+      this.beating = false;
+    }
+  }
+
+  private async check(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      await this.adoptExpired();
+    } catch {
+      // Retried at the next look: the dead worker's row stays until its turns are queued again.
+    } finally {
+      this.checking = false;
     }
   }
 
   private async beat(): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ${this.table} (executor_id, heartbeat_at) VALUES ($1, now()) ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now()`,
-      [this.workerId],
+    // After a takeover (this worker stalled past its lease) the row is gone: this inserts a fresh lease.
+    await this.options.pool.query(
+      `INSERT INTO ${this.table} (executor_id, heartbeat_at) VALUES ($1, now())
+       ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now()`,
+      [this.options.workerId],
     );
   }
 
-  private async adoptExpired(): Promise<void> {
-    const { rows } = await this.pool.query(
-      `DELETE FROM ${this.table} WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2) RETURNING executor_id`,
-      [this.workerId, this.leaseMs / 1000],
-    );
-    const executor = DBOSExecutor.globalInstance;
-    if (!executor) return;
-    for (const row of rows as { executor_id: string }[]) await executor.recoverPendingWorkflows([row.executor_id]);
+  /**
+   * Takes over one expired lease: lock its row (skipped when another worker
+   * holds it, or when the worker beat again meanwhile), queue its turns
+   * again, drop the row, all in one transaction.
+   */
+  private async adopt(executorId: string): Promise<number> {
+    const { pool, leaseMs, requeueTurnsOf, faultPoint } = this.options;
+    return inTransaction(pool, async (client) => {
+      const { rows } = await client.query(
+        `SELECT 1 FROM ${this.table}
+         WHERE executor_id = $1 AND heartbeat_at < now() - make_interval(secs => $2)
+         FOR UPDATE SKIP LOCKED`,
+        [executorId, leaseMs / 1000],
+      );
+      if (rows.length === 0) return 0;
+      crashIfArmed("adoption-before-requeue", faultPoint);
+      const requeued = await requeueTurnsOf(executorId);
+      crashIfArmed("adoption-after-requeue", faultPoint);
+      await client.query(`DELETE FROM ${this.table} WHERE executor_id = $1`, [executorId]);
+      return requeued;
+    });
   }
 }

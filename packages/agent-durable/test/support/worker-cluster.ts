@@ -3,14 +3,28 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CountRecord } from "./scenario-turns.js";
 
+/** The environment variable naming the bundled test worker (set by the global setup, see worker-bundle.ts). */
+export const WORKER_BUNDLE_ENV = "TURNKIT_TEST_WORKER_BUNDLE";
+
 const WORKER_SCRIPT = fileURLToPath(new URL("./worker-process.ts", import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/** How long one worker start took, as the worker reported it. */
+export interface WorkerStart {
+  workerId: string;
+  /** Process start to the worker code loaded (node, tsx, imports). */
+  bootMs: number;
+  /** `DurableTurnWorker.launch` until it takes turns. */
+  launchMs: number;
+}
 
 /** Worker processes of one test file, started and killed by the test, all stopped by {@link stopAll}. */
 export class WorkerCluster {
   private readonly workers = new Map<string, ChildProcess>();
   /** Everything the workers printed, for a failing test's message. */
   readonly output: string[] = [];
+  /** Every worker start so far, in the order they became ready. */
+  readonly starts: WorkerStart[] = [];
 
   constructor(
     private readonly databaseUrl: string,
@@ -19,7 +33,10 @@ export class WorkerCluster {
 
   /** Starts worker `workerId`; resolves once it takes turns. */
   async start(workerId: string, env: Record<string, string> = {}): Promise<void> {
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", WORKER_SCRIPT], {
+    // The bundle of the global setup when there is one (a run of the whole project), else the sources through tsx.
+    const bundle = process.env[WORKER_BUNDLE_ENV];
+    const args = bundle ? [bundle] : ["--import", "tsx", "--conditions=source", WORKER_SCRIPT];
+    const child = spawn(process.execPath, args, {
       cwd: PACKAGE_DIR,
       env: { ...process.env, DATABASE_URL: this.databaseUrl, WORKER_ID: workerId, COUNT_FILE: this.countFile, ...env },
       // stdin stays open while this process lives: the worker exits when it closes.
@@ -34,7 +51,9 @@ export class WorkerCluster {
       child.once("exit", () => clearTimeout(timer));
       const onData = (chunk: Buffer) => {
         this.output.push(`[${workerId}] ${chunk}`);
-        if (String(chunk).includes("ready")) {
+        const ready = /ready boot=(\d+) launch=(\d+)/.exec(String(chunk));
+        if (ready) {
+          this.starts.push({ workerId, bootMs: Number(ready[1]), launchMs: Number(ready[2]) });
           clearTimeout(timer);
           resolve();
         }
@@ -51,18 +70,46 @@ export class WorkerCluster {
   async kill(workerId: string): Promise<void> {
     const child = this.workers.get(workerId);
     this.workers.delete(workerId);
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
+  }
+
+  /** The ids of the workers running now, in start order. */
+  running(): string[] {
+    return [...this.workers.entries()]
+      .filter(([, child]) => child.exitCode === null && child.signalCode === null)
+      .map(([workerId]) => workerId);
+  }
+
+  /** Pauses worker `workerId` with SIGSTOP (it stalls, as under a long GC pause or a frozen VM, without dying). */
+  pause(workerId: string): void {
+    this.workers.get(workerId)?.kill("SIGSTOP");
+  }
+
+  /** Lets a paused worker go on (SIGCONT). */
+  resume(workerId: string): void {
+    this.workers.get(workerId)?.kill("SIGCONT");
+  }
+
+  /** Resolves once worker `workerId` exited by itself (a test-only crash point); its exit signal. */
+  async exited(workerId: string): Promise<NodeJS.Signals | null> {
+    const child = this.workers.get(workerId);
+    if (!child) throw new Error(`no worker ${workerId}`);
+    if (child.exitCode === null && child.signalCode === null)
+      await new Promise((resolve) => child.once("exit", resolve));
+    this.workers.delete(workerId);
+    return child.signalCode;
   }
 
   /** Stops every worker still running (SIGTERM, then SIGKILL after 5 s). */
   async stopAll(): Promise<void> {
     await Promise.all(
       [...this.workers.entries()].map(async ([workerId, child]) => {
-        if (child.exitCode !== null) return;
+        if (child.exitCode !== null || child.signalCode !== null) return;
         const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGCONT");
         child.kill("SIGTERM");
         const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
         await exited;

@@ -1,16 +1,20 @@
 /*
  * A test worker: `node --import tsx --conditions=source worker-process.ts`.
  * Configured by environment: DATABASE_URL, WORKER_ID, COUNT_FILE,
- * CONCURRENCY, LEASE_MS, APPROVAL_TIMEOUT_MS, BUILD (scenario | sessions).
- * Prints "ready" once it takes turns; SIGTERM shuts it down cleanly, and
- * it exits when its parent goes away (its stdin closes), so a killed test
- * run leaves no worker behind.
+ * CONCURRENCY, LEASE_MS, APPROVAL_TIMEOUT_MS, BUILD (scenario | sessions),
+ * and TURNKIT_DURABLE_FAULT (a test-only crash point of the worker).
+ * Prints "ready boot=<ms> launch=<ms>" once it takes turns (boot: process
+ * start to the worker code loaded; launch: `DurableTurnWorker.launch`);
+ * SIGTERM shuts it down cleanly, and it exits when its parent goes away
+ * (its stdin closes), so a killed test run leaves no worker behind.
  */
+import { performance } from "node:perf_hooks";
 import { DurableTurnWorker } from "../../src/index.js";
 import { scenarioBuildTurn, sessionTrackingBuildTurn } from "./scenario-turns.js";
 
 const env = process.env;
 const countFile = env.COUNT_FILE ?? "/dev/null";
+const loaded = performance.now();
 const worker = await DurableTurnWorker.launch({
   databaseUrl: env.DATABASE_URL!,
   workerId: env.WORKER_ID,
@@ -19,7 +23,7 @@ const worker = await DurableTurnWorker.launch({
   approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS ? Number(env.APPROVAL_TIMEOUT_MS) : undefined,
   buildTurn: env.BUILD === "sessions" ? sessionTrackingBuildTurn(countFile) : scenarioBuildTurn(countFile),
 });
-process.stdout.write("ready\n");
+process.stdout.write(`ready boot=${Math.round(loaded)} launch=${Math.round(performance.now() - loaded)}\n`);
 process.on("SIGTERM", () => {
   void worker.shutdown().finally(() => process.exit(0));
 });

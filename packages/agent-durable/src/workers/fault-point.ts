@@ -1,0 +1,21 @@
+/**
+ * Test-only crash points. A worker launched with the environment variable
+ * `TURNKIT_DURABLE_FAULT` set to one of these names kills its own process
+ * with `SIGKILL` when it reaches that point, so a test can crash a worker
+ * exactly there (between two writes that a crash must not separate).
+ * Unset (always, outside tests) nothing happens.
+ *
+ * - `adoption-before-requeue`: this worker took over a dead worker's lease
+ *   and is about to queue that worker's turns again.
+ * - `adoption-after-requeue`: it queued them again and is about to drop the
+ *   dead worker's lease row.
+ */
+export type FaultPoint = "adoption-before-requeue" | "adoption-after-requeue";
+
+/** The environment variable that arms a {@link FaultPoint}. */
+export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
+
+/** Kills this process with `SIGKILL` when `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */
+export function crashIfArmed(point: FaultPoint, armed: string | undefined): void {
+  if (armed === point) process.kill(process.pid, "SIGKILL");
+}

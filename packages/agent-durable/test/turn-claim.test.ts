@@ -1,0 +1,120 @@
+/**
+ * Pins what the turn claim relies on in DBOS 5.3 (run in this process, no
+ * worker): the token of the running execution is the workflow row's
+ * `owner_xid`; `resumeWorkflows`, which a worker uses to take over a dead
+ * worker's turns, revokes it; and DBOS itself then refuses to record a step
+ * of the old execution. A DBOS upgrade that changes any of this fails here
+ * before it can let a stalled worker write for a turn another one runs.
+ */
+import { DBOS, DBOSWorkflowConflictError } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DurableTurnError } from "../src/index.js";
+import { EventLog } from "../src/store/event-log.js";
+import { TurnClaim, assertClaimHolds, inClaimedTransaction } from "../src/store/turn-claim.js";
+import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+
+let postgres: TestPostgres;
+let pool: pg.Pool;
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const claimed = deferred<TurnClaim>();
+const gate = deferred<void>();
+const stepOutcome = deferred<unknown>();
+let bodyRan = false;
+
+async function pinnedWorkflow(): Promise<string> {
+  claimed.resolve(TurnClaim.current(DBOS.workflowID!));
+  await gate.promise;
+  try {
+    await DBOS.runStep(
+      async () => {
+        bodyRan = true;
+        return "after";
+      },
+      { name: "after-takeover" },
+    );
+    stepOutcome.resolve("recorded");
+  } catch (error) {
+    stepOutcome.resolve(error);
+    throw error;
+  }
+  return "done";
+}
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+  pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+  DBOS.registerWorkflow(pinnedWorkflow, { name: "claim-pin" });
+  DBOS.setConfig({
+    name: "claim-pin",
+    systemDatabaseUrl: postgres.url,
+    logLevel: "error",
+    // Nobody dequeues the turn once it is queued again: the old execution is the only one.
+    listenQueues: ["claim-pin-listened"],
+  });
+  await DBOS.launch();
+  await DBOS.registerQueue("claim-pin-parked");
+}, 60_000);
+
+afterAll(async () => {
+  gate.resolve();
+  await DBOS.shutdown({ deregister: true });
+  await pool?.end();
+  await postgres?.stop();
+}, 30_000);
+
+describe("the turn claim and DBOS's ownership token", () => {
+  it("holds while the execution owns the workflow; a takeover revokes it and DBOS records nothing more of the old execution", async () => {
+    const handle = await DBOS.startWorkflow(pinnedWorkflow, { workflowID: "turn:pin:t1" })();
+    const claim = await claimed.promise;
+    const owner = await pool.query("SELECT owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+      handle.workflowID,
+    ]);
+    expect(owner.rows[0].owner_xid).toBe(claim.token);
+    await assertClaimHolds(pool, claim);
+    expect(await inClaimedTransaction(pool, claim, async () => "written")).toBe("written");
+
+    // What a worker does when it takes over a dead worker's lease.
+    await DBOS.resumeWorkflows([handle.workflowID], { queueName: "claim-pin-parked" });
+
+    const superseded = (e: unknown) => DurableTurnError.isInstance(e) && e.code === "superseded";
+    let wrote = false;
+    await expect(
+      inClaimedTransaction(pool, claim, async () => {
+        wrote = true;
+      }),
+    ).rejects.toSatisfy(superseded);
+    expect(wrote).toBe(false);
+    expect(claim.revoked.aborted).toBe(true);
+    await expect(assertClaimHolds(pool, claim)).rejects.toSatisfy(superseded);
+    const event = {
+      type: "debug.trace",
+      seq: 1,
+      eventId: "turn:pin:t1#1",
+      payload: { phase: "x", level: "info", message: "late" },
+    };
+    await expect(new EventLog(pool, "turnkit_durable").append(claim, [event as never])).rejects.toSatisfy(superseded);
+    const events = await pool.query("SELECT count(*)::int AS n FROM turnkit_durable.events WHERE turn_key = $1", [
+      handle.workflowID,
+    ]);
+    expect(events.rows[0].n).toBe(0);
+
+    // The old execution goes on: DBOS runs its step body but refuses to record it.
+    gate.resolve();
+    expect(await stepOutcome.promise).toBeInstanceOf(DBOSWorkflowConflictError);
+    expect(bodyRan).toBe(true);
+    const steps = (await DBOS.listWorkflowSteps(handle.workflowID)) ?? [];
+    expect(steps.map((step) => step.name)).not.toContain("after-takeover");
+    expect((await DBOS.getWorkflowStatus(handle.workflowID))?.status).toBe("ENQUEUED");
+  }, 60_000);
+});
