@@ -18,9 +18,16 @@ export interface WorkerStart {
   launchMs: number;
 }
 
-/** Worker processes of one test file, started and killed by the test, all stopped by {@link stopAll}. */
+/**
+ * Worker processes of one test file, started and killed by the test, all
+ * stopped by {@link stopAll}. After a start it keeps one spare process that
+ * has already loaded the worker's code and waits for its settings, so the
+ * next start (a restart after a kill, most often) only launches the worker:
+ * on a loaded 2-core machine loading takes seconds.
+ */
 export class WorkerCluster {
   private readonly workers = new Map<string, ChildProcess>();
+  private spare: ChildProcess | undefined;
   /** Everything the workers printed, for a failing test's message. */
   readonly output: string[] = [];
   /** Every worker start so far, in the order they became ready. */
@@ -31,17 +38,14 @@ export class WorkerCluster {
     readonly countFile: string,
   ) {}
 
-  /** Starts worker `workerId`; resolves once it takes turns. */
+  /** Starts worker `workerId` (in the spare process when there is one); resolves once it takes turns. */
   async start(workerId: string, env: Record<string, string> = {}): Promise<void> {
-    // The bundle of the global setup when there is one (a run of the whole project), else the sources through tsx.
-    const bundle = process.env[WORKER_BUNDLE_ENV];
-    const args = bundle ? [bundle] : ["--import", "tsx", "--conditions=source", WORKER_SCRIPT];
-    const child = spawn(process.execPath, args, {
-      cwd: PACKAGE_DIR,
-      env: { ...process.env, DATABASE_URL: this.databaseUrl, WORKER_ID: workerId, COUNT_FILE: this.countFile, ...env },
-      // stdin stays open while this process lives: the worker exits when it closes.
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const settings = { DATABASE_URL: this.databaseUrl, WORKER_ID: workerId, COUNT_FILE: this.countFile, ...env };
+    let child = this.spare;
+    this.spare = undefined;
+    if (child && child.exitCode === null && child.signalCode === null)
+      child.stdin!.write(`${JSON.stringify(settings)}\n`);
+    else child = this.spawnWorker(settings);
     this.workers.set(workerId, child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -63,6 +67,20 @@ export class WorkerCluster {
       child.once("exit", (code) =>
         reject(new Error(`worker ${workerId} exited (${code}) before it was ready:\n${this.output.join("")}`)),
       );
+    });
+    this.spare ??= this.spawnWorker({ WORKER_SPARE: "1" });
+  }
+
+  /** A worker process with `env` added to this process's environment. */
+  private spawnWorker(env: Record<string, string>): ChildProcess {
+    // The bundle of the global setup when there is one (a run of the whole project), else the sources through tsx.
+    const bundle = process.env[WORKER_BUNDLE_ENV];
+    const args = bundle ? [bundle] : ["--import", "tsx", "--conditions=source", WORKER_SCRIPT];
+    return spawn(process.execPath, args, {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, ...env },
+      // stdin stays open while this process lives: the worker exits when it closes.
+      stdio: ["pipe", "pipe", "pipe"],
     });
   }
 
@@ -103,8 +121,10 @@ export class WorkerCluster {
     return child.signalCode;
   }
 
-  /** Stops every worker still running (SIGTERM, then SIGKILL after 5 s). */
+  /** Stops every worker still running (SIGTERM, then SIGKILL after 5 s), and the spare. */
   async stopAll(): Promise<void> {
+    this.spare?.kill("SIGKILL");
+    this.spare = undefined;
     await Promise.all(
       [...this.workers.entries()].map(async ([workerId, child]) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
