@@ -1,36 +1,67 @@
-/** Marker returned by {@link settleOrAbandon} when the work was given up. */
+import { ABORT_GRACE_MS } from "./defaults.js";
+
+/** What a wait raced with an {@link AbortGrace} gives when the grace ran out first: the work was given up on. */
 export const ABANDONED: unique symbol = Symbol("turnkit.abandoned");
 
 /**
- * Waits for `work`, but once `signal` has fired waits at most `graceMs` more
- * and then gives up with {@link ABANDONED}. Well-behaved work honours the
- * signal and settles first; this bounds the rest, so an abort always ends a
- * run. The timer and the abort listener are removed before returning; a
- * rejection of the abandoned work is handled (never unhandled).
+ * The one bound on how long an abort may take. Parts that honour the run's
+ * signal settle long before it; a stream, tool, hook or listener that
+ * ignores the signal is waited for until the grace runs out, then given up
+ * on, so an abort always ends a run.
+ *
+ * A grace runs out `graceMs` (default `ABORT_GRACE_MS`) after `signal`
+ * fired, or after the grace was made when the signal had fired already;
+ * without a signal, or once {@link end} was called, it never runs out.
+ * Call {@link end} when the waits it bounds are over: it clears the timer
+ * and the grace's abort listener.
+ */
+export class AbortGrace {
+  /** Resolves with {@link ABANDONED} when the grace runs out; never, when it ended first. */
+  readonly ranOut: Promise<typeof ABANDONED>;
+  private resolve!: (value: typeof ABANDONED) => void;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly signal: AbortSignal | undefined,
+    private readonly graceMs: number = ABORT_GRACE_MS,
+  ) {
+    this.ranOut = new Promise((resolve) => (this.resolve = resolve));
+    if (signal?.aborted) this.start();
+    else signal?.addEventListener("abort", this.start, { once: true });
+  }
+
+  /** The waits are over: the grace never runs out from now on. */
+  end(): void {
+    this.ended = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.signal?.removeEventListener("abort", this.start);
+  }
+
+  private readonly start = (): void => {
+    if (this.ended) return;
+    this.timer = setTimeout(() => this.resolve(ABANDONED), this.graceMs);
+    this.timer.unref?.();
+  };
+}
+
+/**
+ * Waits for `work`, but once `signal` has fired at most until an
+ * {@link AbortGrace} made now runs out (`graceMs`, default
+ * `ABORT_GRACE_MS`), then gives up with {@link ABANDONED}. The grace is
+ * ended before returning; a rejection of abandoned work is handled (never
+ * unhandled).
  */
 export async function settleOrAbandon<T>(
-  work: Promise<T>,
+  work: PromiseLike<T>,
   signal: AbortSignal | undefined,
-  graceMs: number,
+  graceMs: number = ABORT_GRACE_MS,
 ): Promise<T | typeof ABANDONED> {
   if (!signal) return work;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const abandoned = new Promise<typeof ABANDONED>((resolve) => {
-    const arm = () => {
-      timer = setTimeout(() => resolve(ABANDONED), graceMs);
-      timer.unref?.();
-    };
-    if (signal.aborted) arm();
-    else {
-      onAbort = arm;
-      signal.addEventListener("abort", onAbort, { once: true });
-    }
-  });
+  const grace = new AbortGrace(signal, graceMs);
   try {
-    return await Promise.race([work, abandoned]);
+    return await Promise.race([work, grace.ranOut]);
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (onAbort) signal.removeEventListener("abort", onAbort);
+    grace.end();
   }
 }

@@ -55,14 +55,13 @@ export function agentRunConfig(
     convertToLlm: settings.convertToLlm === defaultConvertToLlm ? transcriptConverter() : settings.convertToLlm,
     transformContext: settings.transformContext,
     getApiKey: settings.getApiKey,
-    // Plain functions answering settled promises: a poll costs no async frame.
-    getSteeringMessages: () => {
+    getSteeringMessages: async () => {
       if (skipSteeringPoll) {
         skipSteeringPoll = false;
-        return Promise.resolve([]);
+        return [];
       }
-      return Promise.resolve(queues.steering.drain());
+      return queues.steering.drain();
     },
-    getFollowUpMessages: () => Promise.resolve(queues.followUp.drain()),
+    getFollowUpMessages: async () => queues.followUp.drain(),
   };
 }

@@ -1,4 +1,4 @@
-import { type AssistantMessage, EventStream, type ToolResultMessage } from "@mariozechner/pi-ai";
+import { EventStream, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { streamAssistantResponse } from "./assistant-response.js";
 import { LoopRun } from "./loop-run.js";
 import { ToolResultText } from "./synthetic-messages.js";
@@ -63,7 +63,7 @@ export function agentLoopContinue(
  * event is handed to `emit` and the loop waits for it before going on.
  * Resolves to the messages the run added; never rejects.
  */
-export function runAgentLoop(
+export async function runAgentLoop(
   prompts: AgentMessage[],
   context: AgentContext,
   config: AgentLoopConfig,
@@ -71,7 +71,15 @@ export function runAgentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
-  return startRun(prompts, context, config, emit, signal, streamFn);
+  const run = new LoopRun(
+    { ...context, messages: [...context.messages, ...prompts] },
+    [...prompts],
+    config,
+    emit,
+    signal,
+    streamFn,
+  );
+  return runSteps(run, prompts);
 }
 
 /**
@@ -79,46 +87,16 @@ export function runAgentLoop(
  * messages the run added; rejects only for a context that cannot be
  * continued (checked before any event).
  */
-export function runAgentLoopContinue(
+export async function runAgentLoopContinue(
   context: AgentContext,
   config: AgentLoopConfig,
   emit: AgentEventSink,
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
-  return startRun(undefined, context, config, emit, signal, streamFn);
-}
-
-/**
- * Sets up a run with `prompts`, or continues `context` without one
- * (`undefined`), and runs it. A context that cannot be run rejects the
- * returned promise, as from an async function; no function of the run is
- * waiting meanwhile, so a run holds one suspended frame, its steps'.
- */
-function startRun(
-  prompts: AgentMessage[] | undefined,
-  context: AgentContext,
-  config: AgentLoopConfig,
-  emit: AgentEventSink,
-  signal: AbortSignal | undefined,
-  streamFn: StreamFn | undefined,
-): Promise<AgentMessage[]> {
-  let run: LoopRun;
-  try {
-    if (!prompts) assertContinuable(context);
-    const added = prompts ?? [];
-    run = new LoopRun(
-      { ...context, messages: [...context.messages, ...added] },
-      [...added],
-      config,
-      emit,
-      signal,
-      streamFn,
-    );
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return runSteps(run, prompts ?? []);
+  assertContinuable(context);
+  const run = new LoopRun({ ...context, messages: [...context.messages] }, [], config, emit, signal, streamFn);
+  return runSteps(run, []);
 }
 
 function assertContinuable(context: AgentContext): void {
@@ -134,37 +112,19 @@ function createAgentEventStream(): EventStream<AgentEvent, AgentMessage[]> {
   );
 }
 
-/** The tool calls of a response, in an array of exactly their number (it is held while they run). */
-function toolCallsOf(message: AssistantMessage): AgentToolCall[] {
-  let count = 0;
-  for (const block of message.content) if (block.type === "toolCall") count++;
-  if (count === 0) return [];
-  const calls = new Array<AgentToolCall>(count);
-  let index = 0;
-  for (const block of message.content) if (block.type === "toolCall") calls[index++] = block;
-  return calls;
-}
-
 /**
  * A run from `agent_start` to `agent_end` (behaviour L1): the prompts
  * announced in the first step, then an outer loop for follow-ups around an
  * inner loop that runs while tool calls continue or messages are pending.
  * Resolves to the messages the run added; never rejects: a failure closes
- * the run (behaviour L9). An event the sink handled synchronously is not
- * awaited, so such a sink costs no microtask per event.
+ * the run (behaviour L9).
  */
 async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise<AgentMessage[]> {
   const { config } = run;
   try {
-    const began = run.emit({ type: "agent_start" });
-    if (began) await began;
-    const opened = run.emit({ type: "turn_start" });
-    if (opened) await opened;
-    // Indexed loops: a for-of keeps its iterator in the run's frame for the whole run.
-    for (let index = 0; index < prompts.length; index++) {
-      const announced = run.emitWholeMessage(prompts[index]!);
-      if (announced) await announced;
-    }
+    await run.emit({ type: "agent_start" });
+    await run.emit({ type: "turn_start" });
+    for (const prompt of prompts) await run.emitWholeMessage(prompt);
     let firstStep = true;
     let pending: AgentMessage[] = (await config.getSteeringMessages?.()) ?? [];
 
@@ -172,14 +132,11 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
       let continueWithTools = true;
       while (continueWithTools || pending.length > 0) {
         if (firstStep) firstStep = false;
-        else {
-          const started = run.emit({ type: "turn_start" });
-          if (started) await started;
-        }
+        else await run.emit({ type: "turn_start" });
 
-        for (let index = 0; index < pending.length; index++) {
-          run.record(pending[index]!);
-          await run.emitWholeMessage(pending[index]!);
+        for (const message of pending) {
+          run.record(message);
+          await run.emitWholeMessage(message);
         }
         pending = [];
 
@@ -190,7 +147,7 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
           break steps;
         }
 
-        const toolCalls = toolCallsOf(message);
+        const toolCalls = message.content.filter((block): block is AgentToolCall => block.type === "toolCall");
         if (message.stopReason === "length" && toolCalls.length > 0) {
           // Behaviour L11: arguments may be cut off; answer each call without running it.
           const toolResults = await refuseToolCalls(run, toolCalls, ToolResultText.truncated);
@@ -211,15 +168,11 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
           continueWithTools = !batch.terminate;
         }
 
-        const ended = run.emit({ type: "turn_end", message, toolResults });
-        if (ended) await ended;
-        const stop = config.shouldStopAfterTurn?.({
-          message,
-          toolResults,
-          context: run.context,
-          newMessages: run.newMessages,
-        });
-        if (stop !== undefined && stop !== false && (await stop)) break steps;
+        await run.emit({ type: "turn_end", message, toolResults });
+        if (
+          await config.shouldStopAfterTurn?.({ message, toolResults, context: run.context, newMessages: run.newMessages })
+        )
+          break steps;
 
         pending = (await config.getSteeringMessages?.()) ?? [];
         if (
@@ -233,9 +186,9 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
           }))
         ) {
           // Behaviour L6c: keep the steering in the transcript, but send no request for it.
-          for (let index = 0; index < pending.length; index++) {
-            run.record(pending[index]!);
-            await run.emitWholeMessage(pending[index]!);
+          for (const message of pending) {
+            run.record(message);
+            await run.emitWholeMessage(message);
           }
           break steps;
         }

@@ -14,7 +14,6 @@ import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state
 import { defaultConvertToLlm } from "./default-convert-to-llm.js";
 import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
 import { deliverToListeners } from "./listener-delivery.js";
-import { ListenerGrace } from "./listener-grace.js";
 import { MessageQueue } from "./message-queue.js";
 import { promptMessages } from "./prompt-messages.js";
 import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
@@ -39,8 +38,6 @@ import type {
 interface ActiveRun {
   promise: Promise<void>;
   abortController: AbortController;
-  /** How long listener results are still waited for once the run is aborted. */
-  listenerGrace: ListenerGrace;
 }
 
 /**
@@ -128,9 +125,8 @@ export class Agent {
    * A listener that throws fails the run like any other callback (behaviour L9).
    */
   subscribe(listener: AgentListener): () => void {
-    // A set, as in pi: subscribing the same function twice delivers each event once. `concat` makes an
-    // array of exactly the listeners, where a spread leaves room for 16 more in every agent.
-    if (!this.listeners.includes(listener)) this.listeners = this.listeners.concat(listener);
+    // A set, as in pi: subscribing the same function twice delivers each event once.
+    if (!this.listeners.includes(listener)) this.listeners = [...this.listeners, listener];
     return () => {
       this.listeners = this.listeners.filter((candidate) => candidate !== listener);
     };
@@ -205,10 +201,7 @@ export class Agent {
 
   /** Aborts the current run, if any: the request, tools, hooks and listeners see the signal. */
   abort(): void {
-    const run = this.activeRun;
-    if (!run) return;
-    run.abortController.abort();
-    run.listenerGrace.aborted();
+    this.activeRun?.abortController.abort();
   }
 
   /** Resolves when the current run and every listener of its `agent_end` have finished. */
@@ -232,19 +225,13 @@ export class Agent {
    */
   prompt(message: AgentMessage | AgentMessage[]): Promise<void>;
   prompt(input: string, images?: ImageContent[]): Promise<void>;
-  prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
-    // Not async: the caller gets the run's own promise, so a run waits in one frame fewer. Failures still reject.
-    if (this.activeRun)
-      return Promise.reject(
-        new Error(
-          "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
-        ),
+  async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+    if (this.activeRun) {
+      throw new Error(
+        "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
       );
-    try {
-      return this.runPromptMessages(promptMessages(input, images));
-    } catch (error) {
-      return Promise.reject(error);
     }
+    await this.runPromptMessages(promptMessages(input, images));
   }
 
   /**
@@ -314,8 +301,7 @@ export class Agent {
     const promise = new Promise<void>((resolve) => {
       resolveRun = resolve;
     });
-    const listenerGrace = new ListenerGrace(abortController.signal);
-    this.activeRun = { promise, abortController, listenerGrace };
+    this.activeRun = { promise, abortController };
     this._state.isStreaming = true;
     this._state.streamingMessage = undefined;
     this._state.errorMessage = undefined;
@@ -338,7 +324,6 @@ export class Agent {
       const last = this._state.messages[this._state.messages.length - 1];
       if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) {
         abortController.abort();
-        listenerGrace.aborted();
       }
       this._state.isStreaming = false;
       this._state.streamingMessage = undefined;
@@ -353,23 +338,15 @@ export class Agent {
    * `agent_end` cannot fail a run that has already ended; its error becomes
    * `state.errorMessage` instead of being lost.
    */
-  private deliver(event: AgentEvent): Promise<void> | void {
-    if (event.type !== "agent_end") return this.processEvent(event);
-    const recordFailure = (error: unknown) => {
-      this._state.errorMessage = errorText(error);
-    };
+  private async deliver(event: AgentEvent): Promise<void> {
     try {
-      const pending = this.processEvent(event);
-      if (pending) return pending.catch(recordFailure);
+      applyEventToState(this._state, event);
+      const run = this.activeRun;
+      if (!run) throw new Error("Agent listener invoked outside active run");
+      await deliverToListeners(this.listeners, event, run.abortController.signal);
     } catch (error) {
-      recordFailure(error);
+      if (event.type !== "agent_end") throw error;
+      this._state.errorMessage = errorText(error);
     }
-  }
-
-  private processEvent(event: AgentEvent): Promise<void> | void {
-    applyEventToState(this._state, event);
-    const run = this.activeRun;
-    if (!run) throw new Error("Agent listener invoked outside active run");
-    return deliverToListeners(this.listeners, event, run.abortController.signal, run.listenerGrace);
   }
 }

@@ -1,10 +1,8 @@
-import { type AssistantMessage, type Context, type SimpleStreamOptions, streamSimple } from "@mariozechner/pi-ai";
+import { type AssistantMessage, type Context, streamSimple } from "@mariozechner/pi-ai";
 import type { LoopRun } from "./loop-run.js";
-import type { AgentLoopConfig } from "./types.js";
 import { failedAssistantMessage } from "./synthetic-messages.js";
-import { copyOptions } from "./options-copy.js";
 import { type ResponseStream, readResponse } from "./response-reading.js";
-import { callWithLoopRequestAbort, followsLoopRequestAbort } from "./request-abort.js";
+import { RequestAbort, callWithLoopRequestAbort, followsLoopRequestAbort } from "./request-abort.js";
 
 /**
  * Requests and streams one assistant response (behaviour L2), recording it in the
@@ -18,25 +16,27 @@ import { callWithLoopRequestAbort, followsLoopRequestAbort } from "./request-abo
  * Once the run's signal has fired, no request is started: the abort is
  * checked before `transformContext` and again after each awaited step before
  * the stream function, and an aborted run gets an `aborted` message without
- * calling it. The stream function receives the run's request signal
- * (`RunAbortWatch.requestSignal`): it fires with the run's signal, and also as soon
+ * calling it. The stream function receives the request's signal (see
+ * {@link RequestAbort}): it fires with the run's signal, and also as soon
  * as the loop stops reading the stream early (a failing sink, a stream that
- * broke off), so no request outlives the step that gave up on it. A stream
- * function that follows the loop's request abort itself
- * (`followLoopRequestAbort`) receives the run's signal instead and finds
- * that abort with `loopRequestAbortOf(options)` during the call.
+ * broke off), so no request outlives the step that gave up on it.
  * A failed response delivered with `message_end` never changes afterwards,
  * even when the request goes on writing into the partial it came from.
  */
 export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMessage> {
-  let response: ResponseStream | undefined;
+  const requestAbort = new RequestAbort(run.signal);
   try {
-    response = await startRequest(run);
-  } catch (error) {
-    return recordWholeFailure(run, error);
+    let response: ResponseStream | undefined;
+    try {
+      response = await startRequest(run, requestAbort);
+    } catch (error) {
+      return await recordWholeFailure(run, error);
+    }
+    if (!response) return await recordWholeFailure(run, undefined);
+    return await readResponse(run, response, requestAbort);
+  } finally {
+    requestAbort.release();
   }
-  if (!response) return recordWholeFailure(run, undefined);
-  return readResponse(run, response);
 }
 
 /**
@@ -44,45 +44,39 @@ export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMe
  * `undefined`, without calling it, when the run is aborted before or during
  * a step (hooks may ignore the signal and answer after the abort).
  */
-async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
+async function startRequest(run: LoopRun, requestAbort: RequestAbort): Promise<ResponseStream | undefined> {
   const { config } = run;
   if (run.aborted) return undefined;
   const transformed = config.transformContext
     ? await config.transformContext(run.context.messages, run.signal)
     : run.context.messages;
   if (run.aborted) return undefined;
-  // A conversion or key lookup that answers synchronously is not awaited.
-  const converted = config.convertToLlm(transformed);
-  const messages = isThenable(converted) ? await converted : converted;
+  const messages = await config.convertToLlm(transformed);
   if (run.aborted) return undefined;
-  const lookedUp = config.getApiKey?.(config.model.provider);
-  const apiKey = (isThenable(lookedUp) ? await lookedUp : lookedUp) || config.apiKey;
+  const apiKey = (await config.getApiKey?.(config.model.provider)) || config.apiKey;
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
-  const streamFunction = run.streamFn ?? streamSimple;
-  if (!followsLoopRequestAbort(streamFunction)) {
-    return streamFunction(config.model, llmContext, requestOptions(config, apiKey, run.abortWatch.requestSignal()));
-  }
-  const requestAbort = run.abortWatch.requestAbort();
-  return callWithLoopRequestAbort(
-    streamFunction,
-    config.model,
-    llmContext,
-    requestOptions(config, apiKey, run.signal),
-    requestAbort,
-  );
+  return sendRequest(run, llmContext, apiKey, requestAbort);
 }
 
-/** `{ ...config, apiKey, signal }`, as a copy that keeps one hidden class per request (see {@link copyOptions}). */
-function requestOptions(
-  config: AgentLoopConfig,
+/** Calls the stream function with the run's options, the API key and the request's signal, as pi does. */
+function sendRequest(
+  run: LoopRun,
+  llmContext: Context,
   apiKey: string | undefined,
-  signal: AbortSignal | undefined,
-): SimpleStreamOptions {
-  const options: SimpleStreamOptions & Partial<AgentLoopConfig> = copyOptions(config);
-  options.apiKey = apiKey;
-  options.signal = signal;
-  return options;
+  requestAbort: RequestAbort,
+): ResponseStream | Promise<ResponseStream> {
+  const streamFunction = run.streamFn ?? streamSimple;
+  if (!followsLoopRequestAbort(streamFunction)) {
+    return streamFunction(run.config.model, llmContext, { ...run.config, apiKey, signal: requestAbort.signal });
+  }
+  return callWithLoopRequestAbort(
+    streamFunction,
+    run.config.model,
+    llmContext,
+    { ...run.config, apiKey, signal: run.signal },
+    requestAbort.signal,
+  );
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {
@@ -90,8 +84,4 @@ async function recordWholeFailure(run: LoopRun, error: unknown): Promise<Assista
   run.record(failure);
   await run.emitWholeMessage(failure);
   return failure;
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }

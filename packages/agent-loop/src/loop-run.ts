@@ -1,5 +1,4 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { RunAbortWatch } from "./run-abort-watch.js";
 import { StepCalls } from "./step-calls.js";
 import {
   ToolResultText,
@@ -49,8 +48,6 @@ export class LoopRun {
   private stepAssistant: AssistantMessage | undefined;
   /** What happened to each of its calls. */
   private readonly stepCalls = new StepCalls();
-  /** The run's one abort listener (request signal, response and batch graces); released at `agent_end`. */
-  readonly abortWatch: RunAbortWatch;
   /** Tool results announced since the last `turn_start`: a failure's `turn_end` reports them all. */
   private turnToolResults: ToolResultMessage[] = [];
 
@@ -68,27 +65,18 @@ export class LoopRun {
     this.sink = sink;
     this.signal = signal;
     this.streamFn = streamFn;
-    this.abortWatch = new RunAbortWatch(signal);
   }
 
   /** True once the run's signal has fired. */
   get aborted(): boolean {
-    return this.abortWatch.aborted;
+    return this.signal?.aborted === true;
   }
 
-  /**
-   * Records the event, then hands it to the sink. Returns the sink's promise
-   * (or nothing when the sink answered synchronously), so hot paths can skip
-   * an `await` per streamed delta.
-   */
-  emit(event: AgentEvent): Promise<void> | void {
+  /** Records the event, then hands it to the sink and waits for it. */
+  async emit(event: AgentEvent): Promise<void> {
     if (this.closed) return;
-    return this.deliver(event);
-  }
-
-  private deliver(event: AgentEvent): Promise<void> | void {
     this.observe(event);
-    return this.sink(event);
+    await this.sink(event);
   }
 
   /** Appends a message to the model context and to the messages this run returns. */
@@ -105,14 +93,10 @@ export class LoopRun {
     this.stepCalls.executed(toolCallId);
   }
 
-  /**
-   * Emits `message_start` and `message_end` for a message that is complete
-   * on arrival. Returns a promise only when the sink returned one.
-   */
-  emitWholeMessage(message: AgentMessage): Promise<void> | void {
-    const started = this.emit({ type: "message_start", message });
-    if (started) return started.then(() => this.emit({ type: "message_end", message }));
-    return this.emit({ type: "message_end", message });
+  /** Emits `message_start` and `message_end` for a message that is complete on arrival. */
+  async emitWholeMessage(message: AgentMessage): Promise<void> {
+    await this.emit({ type: "message_start", message });
+    await this.emit({ type: "message_end", message });
   }
 
   private observe(event: AgentEvent): void {
@@ -126,8 +110,6 @@ export class LoopRun {
         break;
       case "agent_end":
         this.agentEnded = true;
-        // Nothing of the run listens on the caller's signal after it ended.
-        this.abortWatch.release();
         break;
       case "message_start":
         this.openMessage = event.message;
@@ -181,7 +163,8 @@ export class LoopRun {
     const aborted = this.aborted;
     const emit = async (event: AgentEvent) => {
       try {
-        await this.deliver(event);
+        this.observe(event);
+        await this.sink(event);
       } catch {
         // The run is already failing; a listener that fails again changes nothing.
       }

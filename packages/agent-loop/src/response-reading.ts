@@ -1,6 +1,7 @@
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
+import { AbortGrace } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
-import type { EndableResponse } from "./run-abort-watch.js";
+import type { RequestAbort } from "./request-abort.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 
 /** A model response as the loop reads it: pi-ai's `AssistantMessageEventStream`, or any async iterable of its events. */
@@ -20,9 +21,13 @@ export type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * run's signal is ended by the loop when the abort grace runs out. Rejects
  * only when the event sink fails (the request is then aborted first).
  */
-export async function readResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
-  const endable = run.signal !== undefined && typeof response.end === "function";
-  if (endable) run.abortWatch.watchResponse(response as EndableResponse);
+export async function readResponse(
+  run: LoopRun,
+  response: ResponseStream,
+  requestAbort: RequestAbort,
+): Promise<AssistantMessage> {
+  const grace = typeof response.end === "function" ? new AbortGrace(run.signal) : undefined;
+  void grace?.ranOut.then(() => response.end!());
   let partial: AssistantMessage | undefined;
   /** Where the partial sits in the context; each update replaces it, as in pi. */
   let placedAt = -1;
@@ -52,12 +57,12 @@ export async function readResponse(run: LoopRun, response: ResponseStream): Prom
   } catch (error) {
     if (delivering) {
       // The run fails now; the request must not go on writing into the partial it is built from.
-      run.abortWatch.abortRequest();
+      requestAbort.giveUp();
       throw error;
     }
     streamFailure = { error };
   } finally {
-    if (endable) run.abortWatch.stopWatchingResponse();
+    grace?.end();
   }
 
   // A stream may end without a terminal event yet still have settled its
@@ -65,7 +70,7 @@ export async function readResponse(run: LoopRun, response: ResponseStream): Prom
   if (!final && !streamFailure && !run.aborted) final = await settledResult(response);
   if (!final) {
     // The loop gives up on this stream: stop the request, then keep what had streamed.
-    run.abortWatch.abortRequest();
+    requestAbort.giveUp();
     const reason = streamFailure ? streamFailure.error : new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
   } else if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) {

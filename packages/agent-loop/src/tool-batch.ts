@@ -1,11 +1,10 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { ABANDONED } from "./abort-grace.js";
+import { ABANDONED, AbortGrace } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
-import type { BatchGrace, GraceOutListener } from "./batch-grace.js";
 import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
 import { type FinishedCall, emitEnd, recordResult, skipCall } from "./tool-call-results.js";
-import { type AdmittedCall, type ToolCallScope, ToolExecution, notExecuted } from "./tool-execution.js";
+import { type AdmittedCall, type ToolCallScope, executeToolCall, notExecuted } from "./tool-execution.js";
 import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
 
 /** What a tool batch produced. */
@@ -37,12 +36,11 @@ export function executeToolBatch(
   const sequential =
     run.config.toolExecution === "sequential" ||
     toolCalls.some((call) => findTool(tools, call.name)?.executionMode === "sequential");
-  const batch = new ToolBatch(run, assistant, tools, run.abortWatch.startBatchGrace());
-  // The batch's own async function is the only one waiting while its tools run.
+  const batch = new ToolBatch(run, assistant, tools);
   return sequential ? batch.runSequential(toolCalls) : batch.runParallel(toolCalls);
 }
 
-class ToolBatch implements ToolCallScope, GraceOutListener {
+class ToolBatch implements ToolCallScope {
   /** Set once a hook returned `terminateAgent` (behaviours L6d, L7). */
   terminateAgent = false;
   /** Tool-result messages recorded so far, in the model's call order. */
@@ -51,19 +49,19 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
    * Serialises emits from concurrently running tools, and orders a call's
    * `tool_execution_update`s before its `tool_execution_end`.
    */
-  private emitChain: Promise<void> | undefined;
+  private emitChain: Promise<void> = Promise.resolve();
   /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (behaviour L9). */
   private updateFailure: { error: unknown } | undefined;
-  /** The call whose tool started last; each links to the one started before it. */
-  private lastStarted: ToolExecution | undefined;
+  /** Bounds every wait of the batch once the run is aborted; ended when the batch ends, however it ends. */
+  private readonly grace: AbortGrace;
 
   constructor(
     readonly run: LoopRun,
     readonly assistant: AssistantMessage,
     private readonly tools: readonly AgentTool<any>[],
-    /** The batch's abort grace (runs out `ABORT_GRACE_MS` after the run's signal fired); shared by every wait of the batch, ended when the batch ends, however it ends. */
-    private readonly grace: BatchGrace | undefined,
-  ) {}
+  ) {
+    this.grace = new AbortGrace(run.signal);
+  }
 
   async runSequential(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
     try {
@@ -83,53 +81,41 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
         const done =
           preparation.kind === "finished"
             ? await this.endAfterUpdates(preparation.finished)
-            : await this.execute(preparation.call).promise;
+            : await executeToolCall(this, preparation.call);
         // As in pi: in sequential mode each call's result message follows its end at once.
         await recordResult(this.run, done, this.results);
         finished.push(done);
       }
       return this.outcome(finished);
     } finally {
-      this.run.abortWatch.endBatchGrace(this.grace);
+      this.grace.end();
     }
   }
 
   async runParallel(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
     try {
-      // Arrays of exactly the calls' number: they are held while the tools run.
-      const slots = new Array<FinishedCall | Promise<FinishedCall>>(toolCalls.length);
-      const admitted = new Array<AdmittedCall | undefined>(toolCalls.length);
-      for (let index = 0; index < toolCalls.length; index++) {
-        const toolCall = toolCalls[index]!;
+      const prepared: Preparation[] = [];
+      for (const toolCall of toolCalls) {
         if (this.run.aborted) {
-          slots[index] = await skipCall(this.run, toolCall, ToolResultText.aborted);
+          prepared.push({ kind: "finished", finished: await skipCall(this.run, toolCall, ToolResultText.aborted) });
           continue;
         }
-        const prepared = this.startAndPrepare(toolCall);
-        const preparation = prepared instanceof Promise ? await prepared : prepared;
-        if (preparation.kind === "finished") {
-          const ended = emitEnd(this.run, preparation.finished);
-          if (ended) await ended;
-          slots[index] = preparation.finished;
-        } else {
-          admitted[index] = preparation.call;
-        }
+        const preparation = await this.startAndPrepare(toolCall);
+        if (preparation.kind === "finished") await emitEnd(this.run, preparation.finished);
+        prepared.push(preparation);
       }
-      // No await in this loop: every admitted call starts at once, and every end
-      // (also of a call not started because the signal fired meanwhile, e.g. in
-      // an onToolExecutionStart) goes through the serial chain while the others run.
-      for (let index = 0; index < toolCalls.length; index++) {
-        const call = admitted[index];
-        if (call) slots[index] = this.execute(call).promise;
-      }
-      const finished = await Promise.all(slots);
-      for (let index = 0; index < finished.length; index++) {
-        const recorded = recordResult(this.run, finished[index]!, this.results);
-        if (recorded) await recorded;
-      }
+      // Every admitted call starts at once; every end (also of a call not started
+      // because the signal fired meanwhile, e.g. in an onToolExecutionStart) goes
+      // through the serial chain while the others run.
+      const finished = await Promise.all(
+        prepared.map((preparation) =>
+          preparation.kind === "finished" ? preparation.finished : executeToolCall(this, preparation.call),
+        ),
+      );
+      for (const call of finished) await recordResult(this.run, call, this.results);
       return this.outcome(finished);
     } finally {
-      this.run.abortWatch.endBatchGrace(this.grace);
+      this.grace.end();
     }
   }
 
@@ -141,15 +127,15 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
     return { results: this.results, terminate, aborted: this.run.aborted };
   }
 
-  /** Emits the call's `tool_execution_start`, then prepares it; a promise only where a listener or hook is awaited. */
-  private startAndPrepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
-    const started = this.run.emit({
+  /** Emits the call's `tool_execution_start`, then prepares it. */
+  private async startAndPrepare(toolCall: AgentToolCall): Promise<Preparation> {
+    await this.run.emit({
       type: "tool_execution_start",
       toolCallId: toolCall.id,
       toolName: toolCall.name,
       args: toolCall.arguments,
     });
-    return started ? started.then(() => this.prepare(toolCall)) : this.prepare(toolCall);
+    return this.prepare(toolCall);
   }
 
   /**
@@ -161,7 +147,7 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
    * signal and answers "allow" after the abort (a permission prompt the user
    * answered while pressing Esc) therefore never starts the tool.
    */
-  private prepare(toolCall: AgentToolCall): Preparation | Promise<Preparation> {
+  private async prepare(toolCall: AgentToolCall): Promise<Preparation> {
     if (this.run.aborted) return notAdmitted(toolCall);
     const tool = findTool(this.tools, toolCall.name);
     if (!tool) return finishedWithError(toolCall, ToolResultText.notFound(toolCall.name));
@@ -201,28 +187,6 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
     }
   }
 
-  /** Starts an admitted call; its `promise` resolves to the finished call once its end was emitted. */
-  private execute(call: AdmittedCall): ToolExecution {
-    const execution = new ToolExecution(this, call);
-    execution.start();
-    return execution;
-  }
-
-  watchForAbandon(execution: ToolExecution): void {
-    if (!this.grace) return;
-    // The first tool started makes the batch wait for its grace: once, for every call.
-    if (!this.lastStarted) this.grace.onRunOut(this);
-    execution.startedBefore = this.lastStarted;
-    this.lastStarted = execution;
-  }
-
-  /** The abort grace ran out: every call whose tool has not settled ends now, in the order the tools started. */
-  graceRanOut(): void {
-    const running: ToolExecution[] = [];
-    for (let execution = this.lastStarted; execution; execution = execution.startedBefore) running.push(execution);
-    for (let index = running.length - 1; index >= 0; index--) running[index]!.abandon();
-  }
-
   emitUpdate(toolCall: AgentToolCall, partialResult: AgentToolResult<unknown>): void {
     void this.serialEmit(() =>
       this.run.emit({
@@ -239,12 +203,11 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
   }
 
   /**
-   * Waits for `work` (a hook's answer); once the run's signal has fired, at
-   * most until the batch's abort grace runs out.
+   * Waits for `work` (a tool's or hook's answer); once the run's signal has
+   * fired, at most until the batch's abort grace runs out.
    */
-  untilAbandoned<T>(work: T | Promise<T>): T | Promise<T | typeof ABANDONED> {
-    const pending = typeof (work as { then?: unknown } | undefined)?.then === "function";
-    return this.grace && pending ? Promise.race([work, this.grace.promise]) : work;
+  untilAbandoned<T>(work: T | PromiseLike<T>): Promise<T | typeof ABANDONED> {
+    return Promise.race([work, this.grace.ranOut]);
   }
 
   /**
@@ -260,13 +223,13 @@ class ToolBatch implements ToolCallScope, GraceOutListener {
   }
 
   /** {@link emitEndAfterUpdates}, resolving to the call. */
-  private endAfterUpdates(done: FinishedCall): Promise<FinishedCall> {
-    return this.emitEndAfterUpdates(done).then(() => done);
+  private async endAfterUpdates(done: FinishedCall): Promise<FinishedCall> {
+    await this.emitEndAfterUpdates(done);
+    return done;
   }
 
-  private serialEmit(emit: () => Promise<void> | void): Promise<void> {
-    // The chain starts at the first emit: a batch waiting for its tools holds none.
-    const next = (this.emitChain ?? Promise.resolve()).then(emit);
+  private serialEmit(emit: () => Promise<void>): Promise<void> {
+    const next = this.emitChain.then(emit);
     this.emitChain = next.catch(ignoreFailure);
     return next;
   }

@@ -42,7 +42,7 @@ export async function skipCall(run: LoopRun, toolCall: AgentToolCall, reason: st
 }
 
 /** Emits the call's `tool_execution_end` with its result. */
-export function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> | void {
+export function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> {
   return run.emit({
     type: "tool_execution_end",
     toolCallId: finished.toolCall.id,
@@ -56,17 +56,11 @@ export function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> | v
  * Adds the tool-result message of a finished call to the run's new messages,
  * announces it, then appends it to `results`. The model context receives a
  * batch's results together once the batch is over, so hooks of later calls
- * see the context as it was when the batch started (as in pi). Returns a
- * promise only when the announcement is awaited.
+ * see the context as it was when the batch started (as in pi).
  */
-export function recordResult(run: LoopRun, finished: FinishedCall, results: ToolResultMessage[]): Promise<void> | void {
+export async function recordResult(run: LoopRun, finished: FinishedCall, results: ToolResultMessage[]): Promise<void> {
   const message = toolResultMessage(finished.toolCall, finished.result, finished.isError);
   run.newMessages.push(message);
-  const announced = run.emitWholeMessage(message);
-  if (announced) {
-    return announced.then(() => {
-      results.push(message);
-    });
-  }
+  await run.emitWholeMessage(message);
   results.push(message);
 }
