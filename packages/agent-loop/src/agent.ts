@@ -1,4 +1,3 @@
-// Why this file is long: it mirrors pi-agent-core's Agent class member for member (every option as a documented field, every method), so the two read side by side.
 import {
   streamSimple,
   type ImageContent,
@@ -10,10 +9,10 @@ import {
 import type { AgentListener, AgentOptions } from "./agent-options.js";
 import { agentRunConfig } from "./agent-loop-config.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import { settleOrAbandon } from "./abort-grace.js";
 import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state.js";
 import { defaultConvertToLlm } from "./default-convert-to-llm.js";
 import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
-import { deliverToListeners } from "./listener-delivery.js";
 import { MessageQueue } from "./message-queue.js";
 import { promptMessages } from "./prompt-messages.js";
 import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
@@ -22,7 +21,6 @@ import type {
   AfterToolCallResult,
   AgentContext,
   AgentEvent,
-  AgentLoopConfig,
   AgentMessage,
   AgentState,
   BeforeToolCallContext,
@@ -231,7 +229,7 @@ export class Agent {
         "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
       );
     }
-    await this.runPromptMessages(promptMessages(input, images));
+    await this.runLoop(promptMessages(input, images));
   }
 
   /**
@@ -249,50 +247,29 @@ export class Agent {
     if (!last) throw new Error("No messages to continue from");
     if (last.role === "assistant") {
       const steering = this.steeringQueue.drain();
-      if (steering.length > 0) return this.runPromptMessages(steering, true);
+      if (steering.length > 0) return this.runLoop(steering, true);
       const followUps = this.followUpQueue.drain();
-      if (followUps.length > 0) return this.runPromptMessages(followUps);
+      if (followUps.length > 0) return this.runLoop(followUps);
       throw new Error("Cannot continue from message role: assistant");
     }
-    await this.runWithLifecycle((signal) =>
-      runAgentLoopContinue(
-        this.contextSnapshot(),
-        this.loopConfig(false),
-        (event) => this.deliver(event),
-        signal,
-        this.streamFn,
-      ),
-    );
+    await this.runLoop(undefined);
   }
 
-  private runPromptMessages(messages: AgentMessage[], skipInitialSteeringPoll = false): Promise<void> {
-    return this.runWithLifecycle((signal) =>
-      runAgentLoop(
-        messages,
-        this.contextSnapshot(),
-        this.loopConfig(skipInitialSteeringPoll),
-        (event) => this.deliver(event),
-        signal,
-        this.streamFn,
-      ),
-    );
-  }
-
-  private contextSnapshot(): AgentContext {
-    return {
-      systemPrompt: this._state.systemPrompt,
-      messages: this._state.messages.slice(),
-      tools: this._state.tools.slice(),
-    };
-  }
-
-  private loopConfig(skipInitialSteeringPoll: boolean): AgentLoopConfig {
-    return agentRunConfig(
-      this,
-      this._state,
-      { steering: this.steeringQueue, followUp: this.followUpQueue },
-      skipInitialSteeringPoll,
-    );
+  /** Runs the loop on a snapshot of the state: with `prompts`, or continuing the transcript without. */
+  private runLoop(prompts: AgentMessage[] | undefined, skipInitialSteeringPoll = false): Promise<void> {
+    return this.runWithLifecycle((signal) => {
+      const context: AgentContext = {
+        systemPrompt: this._state.systemPrompt,
+        messages: this._state.messages.slice(),
+        tools: this._state.tools.slice(),
+      };
+      const queues = { steering: this.steeringQueue, followUp: this.followUpQueue };
+      const config = agentRunConfig(this, this._state, queues, skipInitialSteeringPoll);
+      const sink = (event: AgentEvent) => this.deliver(event);
+      return prompts
+        ? runAgentLoop(prompts, context, config, sink, signal, this.streamFn)
+        : runAgentLoopContinue(context, config, sink, signal, this.streamFn);
+    });
   }
 
   private async runWithLifecycle(execute: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
@@ -334,19 +311,29 @@ export class Agent {
   }
 
   /**
-   * Hands an event to the state and the listeners. A listener that throws on
-   * `agent_end` cannot fail a run that has already ended; its error becomes
-   * `state.errorMessage` instead of being lost.
+   * Hands an event to the state, then to the listeners in order, each awaited
+   * before the next; once the run is aborted, a listener result that has not
+   * settled within the abort grace is given up on for this event only. A
+   * listener that throws fails the run, except on `agent_end`: a run that has
+   * already ended cannot fail, so its error becomes `state.errorMessage`.
    */
   private async deliver(event: AgentEvent): Promise<void> {
     try {
       applyEventToState(this._state, event);
       const run = this.activeRun;
       if (!run) throw new Error("Agent listener invoked outside active run");
-      await deliverToListeners(this.listeners, event, run.abortController.signal);
+      const signal = run.abortController.signal;
+      for (const listener of this.listeners) {
+        const result = listener(event, signal);
+        if (isPromiseLike(result)) await settleOrAbandon(result, signal);
+      }
     } catch (error) {
       if (event.type !== "agent_end") throw error;
       this._state.errorMessage = errorText(error);
     }
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<void> {
+  return typeof (value as PromiseLike<void> | null | undefined)?.then === "function";
 }

@@ -72,11 +72,11 @@ export class LoopRun {
     return this.signal?.aborted === true;
   }
 
-  /** Records the event, then hands it to the sink and waits for it. */
-  async emit(event: AgentEvent): Promise<void> {
+  /** Records the event, then hands it to the sink; returns what the sink returns, for the caller to await. */
+  emit(event: AgentEvent): Promise<void> | void {
     if (this.closed) return;
     this.observe(event);
-    await this.sink(event);
+    return this.sink(event);
   }
 
   /** Appends a message to the model context and to the messages this run returns. */

@@ -228,7 +228,7 @@ class ToolBatch implements ToolCallScope {
     return done;
   }
 
-  private serialEmit(emit: () => Promise<void>): Promise<void> {
+  private serialEmit(emit: () => Promise<void> | void): Promise<void> {
     const next = this.emitChain.then(emit);
     this.emitChain = next.catch(ignoreFailure);
     return next;

@@ -42,8 +42,8 @@ export async function skipCall(run: LoopRun, toolCall: AgentToolCall, reason: st
 }
 
 /** Emits the call's `tool_execution_end` with its result. */
-export function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> {
-  return run.emit({
+export async function emitEnd(run: LoopRun, finished: FinishedCall): Promise<void> {
+  await run.emit({
     type: "tool_execution_end",
     toolCallId: finished.toolCall.id,
     toolName: finished.toolCall.name,
