@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ABORT_GRACE_MS, ToolResultText, type AgentMessage, type AgentTool } from "../src/index.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { deferred, firstText, runLoopScenario, testTool, textResult } from "./support/scenario.js";
+import { onFakeTime } from "./support/fake-time.js";
 
 /**
  * Once the run's signal has fired, no tool starts: the loop checks the abort
@@ -192,33 +193,37 @@ describe("tool-starts-after-abort-in-admission", () => {
     ]);
   });
 
-  it("a beforeToolCall that ignores the abort past the grace period is not waited for; its late allow starts nothing", async () => {
-    const controller = new AbortController();
-    const started: string[] = [];
-    const answered = deferred();
-    const begun = Date.now();
-    const { messages } = await runLoopScenario({
-      script: twoCalls(),
-      tools: [recordingTool("run", started, { executionMode: "sequential" })],
-      signal: controller.signal,
-      config: {
-        beforeToolCall: async () => {
-          setTimeout(() => controller.abort(), 1);
-          await sleep(ABORT_GRACE_MS + 100);
-          answered.resolve();
-          return undefined;
-        },
-      },
-    });
-    expect(Date.now() - begun).toBeLessThan(ABORT_GRACE_MS + 100);
-    await answered.promise;
-    await sleep(5);
-    expect(started).toEqual([]);
-    expect(resultsOf(messages)).toEqual([
-      ["a", true, ToolResultText.aborted],
-      ["b", true, ToolResultText.aborted],
-    ]);
-  });
+  it("a beforeToolCall that ignores the abort past the grace period is not waited for; its late allow starts nothing", () =>
+    onFakeTime(async (until) => {
+      const controller = new AbortController();
+      const started: string[] = [];
+      const answered = deferred();
+      const begun = Date.now();
+      const { messages } = await until(
+        runLoopScenario({
+          script: twoCalls(),
+          tools: [recordingTool("run", started, { executionMode: "sequential" })],
+          signal: controller.signal,
+          config: {
+            beforeToolCall: async () => {
+              setTimeout(() => controller.abort(), 1);
+              await sleep(ABORT_GRACE_MS + 100);
+              answered.resolve();
+              return undefined;
+            },
+          },
+        }),
+      );
+      expect(Date.now() - begun).toBeGreaterThanOrEqual(1 + ABORT_GRACE_MS);
+      expect(Date.now() - begun).toBeLessThan(ABORT_GRACE_MS + 100);
+      await until(answered.promise);
+      await until(sleep(5));
+      expect(started).toEqual([]);
+      expect(resultsOf(messages)).toEqual([
+        ["a", true, ToolResultText.aborted],
+        ["b", true, ToolResultText.aborted],
+      ]);
+    }));
 
   it("an abort during argument preparation starts no tool", async () => {
     const controller = new AbortController();
@@ -293,30 +298,33 @@ describe("sibling-starts-in-the-abort-tick", () => {
 });
 
 describe("tool-reported-not-executed-after-it-ran", () => {
-  it("a tool abandoned after the grace period is reported interrupted, and afterToolCall sees that result", async () => {
-    const controller = new AbortController();
-    const seenByAfter: (string | undefined)[] = [];
-    const stuck = testTool("stuck", {
-      execute: () => {
-        setTimeout(() => controller.abort(), 1);
-        return new Promise(() => {});
-      },
-    });
-    const { messages } = await runLoopScenario({
-      script: [response(toolCall("stuck", {}, { id: "s" })), "never requested"],
-      tools: [stuck],
-      signal: controller.signal,
-      config: {
-        afterToolCall: async ({ result }) => {
-          const [first] = result.content;
-          seenByAfter.push(first?.type === "text" ? first.text : undefined);
-          return undefined;
+  it("a tool abandoned after the grace period is reported interrupted, and afterToolCall sees that result", () =>
+    onFakeTime(async (until) => {
+      const controller = new AbortController();
+      const seenByAfter: (string | undefined)[] = [];
+      const stuck = testTool("stuck", {
+        execute: () => {
+          setTimeout(() => controller.abort(), 1);
+          return new Promise(() => {});
         },
-      },
-    });
-    expect(seenByAfter).toEqual([ToolResultText.interrupted]);
-    expect(resultsOf(messages)).toEqual([["s", true, ToolResultText.interrupted]]);
-  });
+      });
+      const { messages } = await until(
+        runLoopScenario({
+          script: [response(toolCall("stuck", {}, { id: "s" })), "never requested"],
+          tools: [stuck],
+          signal: controller.signal,
+          config: {
+            afterToolCall: async ({ result }) => {
+              const [first] = result.content;
+              seenByAfter.push(first?.type === "text" ? first.text : undefined);
+              return undefined;
+            },
+          },
+        }),
+      );
+      expect(seenByAfter).toEqual([ToolResultText.interrupted]);
+      expect(resultsOf(messages)).toEqual([["s", true, ToolResultText.interrupted]]);
+    }));
 
   it("a run that fails while tools run reports the started calls as interrupted, not as not executed", async () => {
     const slowStarted = deferred();

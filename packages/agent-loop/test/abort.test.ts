@@ -19,6 +19,7 @@ import {
   textResult,
   user,
 } from "./support/scenario.js";
+import { onFakeTime } from "./support/fake-time.js";
 
 function toolResultsOf(messages: readonly AgentMessage[]): ToolResultMessage[] {
   return messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
@@ -85,28 +86,31 @@ describe("L10: abort during streaming", () => {
     expect(clock.pendingCount()).toBe(0);
   });
 
-  it("a stream that ignores the signal is ended after the grace period, as aborted", async () => {
-    const controller = new AbortController();
-    const model = assistantMessage("");
-    const started = Date.now();
-    const { trace, messages } = await runLoopScenario({
-      script: [],
-      signal: controller.signal,
-      config: {},
-      onEvent: (event) => {
-        if (event.type === "message_start" && event.message.role === "assistant") controller.abort();
-      },
-      streamFn: () => {
-        const stream = createAssistantMessageEventStream();
-        // Starts, then never ends and never looks at the signal.
-        queueMicrotask(() => stream.push({ type: "start", partial: model }));
-        return stream;
-      },
-    });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(ABORT_GRACE_MS - 20);
-    expect(trace.slice(-3)).toEqual(["message_end:assistant:aborted", "turn_end:0", "agent_end"]);
-    expect(lastAssistant(messages).stopReason).toBe("aborted");
-  });
+  it("a stream that ignores the signal is ended after the grace period, as aborted", () =>
+    onFakeTime(async (until) => {
+      const controller = new AbortController();
+      const model = assistantMessage("");
+      const started = Date.now();
+      const { trace, messages } = await until(
+        runLoopScenario({
+          script: [],
+          signal: controller.signal,
+          config: {},
+          onEvent: (event) => {
+            if (event.type === "message_start" && event.message.role === "assistant") controller.abort();
+          },
+          streamFn: () => {
+            const stream = createAssistantMessageEventStream();
+            // Starts, then never ends and never looks at the signal.
+            queueMicrotask(() => stream.push({ type: "start", partial: model }));
+            return stream;
+          },
+        }),
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(ABORT_GRACE_MS);
+      expect(trace.slice(-3)).toEqual(["message_end:assistant:aborted", "turn_end:0", "agent_end"]);
+      expect(lastAssistant(messages).stopReason).toBe("aborted");
+    }));
 
   it("a signal aborted before the run: no request is made, the step ends aborted", async () => {
     const controller = new AbortController();
@@ -268,25 +272,30 @@ describe("L10: abort during a tool batch", () => {
     ]);
   });
 
-  it("a tool that ignores the signal is abandoned after the grace period with an interrupted result", async () => {
-    const controller = new AbortController();
-    const never = testTool("stuck", {
-      execute: () => {
-        setTimeout(() => controller.abort(), 1);
-        return new Promise(() => {});
-      },
-    });
-    const { messages, scripted } = await runLoopScenario({
-      script: [response(toolCall("stuck", {}, { id: "s" })), "never"],
-      tools: [never],
-      signal: controller.signal,
-    });
-    expect(scripted.requests).toHaveLength(1);
-    // It did run: its result says so, never "not executed".
-    expect(toolResultsOf(messages).map((result) => [result.isError, firstText(result)])).toEqual([
-      [true, ToolResultText.interrupted],
-    ]);
-  });
+  it("a tool that ignores the signal is abandoned after the grace period with an interrupted result", () =>
+    onFakeTime(async (until) => {
+      const controller = new AbortController();
+      const never = testTool("stuck", {
+        execute: () => {
+          setTimeout(() => controller.abort(), 1);
+          return new Promise(() => {});
+        },
+      });
+      const started = Date.now();
+      const { messages, scripted } = await until(
+        runLoopScenario({
+          script: [response(toolCall("stuck", {}, { id: "s" })), "never"],
+          tools: [never],
+          signal: controller.signal,
+        }),
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1 + ABORT_GRACE_MS);
+      expect(scripted.requests).toHaveLength(1);
+      // It did run: its result says so, never "not executed".
+      expect(toolResultsOf(messages).map((result) => [result.isError, firstText(result)])).toEqual([
+        [true, ToolResultText.interrupted],
+      ]);
+    }));
 
   it("an abort after the batch finished still makes no further request", async () => {
     const controller = new AbortController();
@@ -342,49 +351,51 @@ describe("L10: Agent.abort()", () => {
     expect(agent.state.pendingToolCalls.size).toBe(0);
   });
 
-  it("a hanging listener does not keep the run alive after abort()", async () => {
-    const { agent, takeRun } = createAgentScenario([response("one two three")]);
-    let hung = false;
-    agent.subscribe(async (event) => {
-      if (event.type === "message_update" && !hung) {
-        hung = true;
-        agent.abort();
-        await new Promise(() => {});
-      }
-    });
-    const after: string[] = [];
-    agent.subscribe((event) => {
-      after.push(event.type);
-    });
-    await agent.prompt("go");
-    takeRun();
-    expect(agent.state.isStreaming).toBe(false);
-    // The listener after the hanging one still sees the end of the run.
-    expect(after.at(-1)).toBe("agent_end");
-    expect(after.filter((type) => type === "message_update").length).toBeGreaterThanOrEqual(1);
-  });
+  it("a hanging listener does not keep the run alive after abort()", () =>
+    onFakeTime(async (until) => {
+      const { agent, takeRun } = createAgentScenario([response("one two three")]);
+      let hung = false;
+      agent.subscribe(async (event) => {
+        if (event.type === "message_update" && !hung) {
+          hung = true;
+          agent.abort();
+          await new Promise(() => {});
+        }
+      });
+      const after: string[] = [];
+      agent.subscribe((event) => {
+        after.push(event.type);
+      });
+      await until(agent.prompt("go"));
+      takeRun();
+      expect(agent.state.isStreaming).toBe(false);
+      // The listener after the hanging one still sees the end of the run.
+      expect(after.at(-1)).toBe("agent_end");
+      expect(after.filter((type) => type === "message_update").length).toBeGreaterThanOrEqual(1);
+    }));
 
-  it("a hanging listener on agent_end is bounded by abort(), and later listeners still get agent_end", async () => {
-    const { agent } = createAgentScenario(["done"]);
-    const reachedEnd = deferred();
-    agent.subscribe(async (event) => {
-      if (event.type === "agent_end") {
-        reachedEnd.resolve();
-        await new Promise(() => {});
-      }
-    });
-    let lastSeen: string | undefined;
-    agent.subscribe((event) => {
-      lastSeen = event.type;
-    });
-    const run = agent.prompt("go");
-    await reachedEnd.promise;
-    expect(agent.state.isStreaming).toBe(true);
-    agent.abort();
-    await run;
-    expect(agent.state.isStreaming).toBe(false);
-    expect(lastSeen).toBe("agent_end");
-  });
+  it("a hanging listener on agent_end is bounded by abort(), and later listeners still get agent_end", () =>
+    onFakeTime(async (until) => {
+      const { agent } = createAgentScenario(["done"]);
+      const reachedEnd = deferred();
+      agent.subscribe(async (event) => {
+        if (event.type === "agent_end") {
+          reachedEnd.resolve();
+          await new Promise(() => {});
+        }
+      });
+      let lastSeen: string | undefined;
+      agent.subscribe((event) => {
+        lastSeen = event.type;
+      });
+      const run = agent.prompt("go");
+      await reachedEnd.promise;
+      expect(agent.state.isStreaming).toBe(true);
+      agent.abort();
+      await until(run);
+      expect(agent.state.isStreaming).toBe(false);
+      expect(lastSeen).toBe("agent_end");
+    }));
 
   it("abort() without a run does nothing", () => {
     const { agent } = createAgentScenario([]);
