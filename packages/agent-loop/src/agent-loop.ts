@@ -170,7 +170,12 @@ async function runSteps(run: LoopRun, prompts: readonly AgentMessage[]): Promise
 
         await run.emit({ type: "turn_end", message, toolResults });
         if (
-          await config.shouldStopAfterTurn?.({ message, toolResults, context: run.context, newMessages: run.newMessages })
+          await config.shouldStopAfterTurn?.({
+            message,
+            toolResults,
+            context: run.context,
+            newMessages: run.newMessages,
+          })
         )
           break steps;
 

@@ -1,8 +1,11 @@
 /**
- * `@turnkit/agent-loop`: the stateless loop and the stateful `Agent`, a
- * superset of pi-agent-core 0.73.1's public API. Every public name is listed
- * here on purpose; `test/public-surface.test.ts` fails when one is added or
- * removed without updating its expected list.
+ * `@turnkit/agent-loop`: the stateless loop and the stateful `Agent`:
+ * pi-agent-core 0.73.1's public API, plus the types of the options Turnkit
+ * adds (listeners, queue modes, the stop and start hooks, tool schemas).
+ * Every public name is listed here on purpose; `test/public-surface.test.ts`
+ * fails when one is added or removed without updating its expected list.
+ * Building blocks only Turnkit's own packages use are in
+ * `@turnkit/agent-loop/internal`.
  */
 
 // The stateful agent
@@ -15,7 +18,6 @@ export type {
   AgentContext,
   AgentEvent,
   AgentEventSink,
-  AgentEventType,
   AgentLoopConfig,
   AgentState,
   QueueMode,
@@ -48,10 +50,7 @@ export type {
 export { streamProxy, type ProxyStreamOptions } from "./proxy/stream-proxy.js";
 export type { ProxyAssistantMessageEvent } from "./proxy/proxy-protocol.js";
 
-// Building blocks for layers that wrap the loop (agent-core's turn runner uses them)
-export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
-export { ToolResultText, emptyUsage, errorText } from "./synthetic-messages.js";
-export { copyOptions } from "./options-copy.js";
+// A stream function that follows the loop's request abort (goes once agent-core no longer uses it)
 export {
   callWithLoopRequestAbort,
   followLoopRequestAbort,
@@ -59,6 +58,3 @@ export {
   type LoopRequestAbort,
   type LoopRequestAbortObserver,
 } from "./request-abort.js";
-
-// Defaults
-export { ABORT_GRACE_MS, DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";

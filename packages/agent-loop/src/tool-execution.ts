@@ -51,7 +51,9 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
   const onStart = run.config.onToolExecutionStart;
   if (onStart) {
     try {
-      await scope.untilAbandoned(onStart({ assistantMessage: assistant, toolCall, args, context: run.context }, run.signal));
+      await scope.untilAbandoned(
+        onStart({ assistantMessage: assistant, toolCall, args, context: run.context }, run.signal),
+      );
     } catch {
       // An observer; its failure does not stop the tool.
     }

@@ -1,6 +1,7 @@
 import type { ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { ABORT_GRACE_MS, ToolResultText, type AgentMessage, type AgentTool } from "../src/index.js";
+import { type AgentMessage, type AgentTool } from "../src/index.js";
+import { ABORT_GRACE_MS, ToolResultText } from "../src/internal.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { deferred, firstText, runLoopScenario, testTool, textResult } from "./support/scenario.js";
 import { onFakeTime } from "./support/fake-time.js";

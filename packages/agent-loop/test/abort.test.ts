@@ -1,6 +1,7 @@
 import { createAssistantMessageEventStream, type AssistantMessage, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { ABORT_GRACE_MS, Agent, ToolResultText, type AgentMessage } from "../src/index.js";
+import { Agent, type AgentMessage } from "../src/index.js";
+import { ABORT_GRACE_MS, ToolResultText } from "../src/internal.js";
 import {
   ABORTED_ERROR_MESSAGE,
   assistantMessage,

@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { ToolResultText, type AgentMessage } from "../src/index.js";
+import { type AgentMessage } from "../src/index.js";
+import { ToolResultText } from "../src/internal.js";
 import { errorAfter, requestText, response, text, toolCall } from "../src/testing/index.js";
 import { firstText, runLoopScenario, testTool, textResult, user } from "./support/scenario.js";
 

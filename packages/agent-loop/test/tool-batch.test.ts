@@ -1,7 +1,8 @@
 import type { ToolResultMessage } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { ToolResultText, type AgentEvent, type AgentToolUpdateCallback } from "../src/index.js";
+import { type AgentEvent, type AgentToolUpdateCallback } from "../src/index.js";
+import { ToolResultText } from "../src/internal.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { deferred, firstText, flush, runLoopScenario, testTool, textResult } from "./support/scenario.js";
 

@@ -1,0 +1,16 @@
+/**
+ * `@turnkit/agent-loop/internal`: building blocks the project's own
+ * packages (the turn runner, the durable and MCP layers, the fuzz and the
+ * bench) share with the loop. Not part of the public API: a name here may
+ * change or go in any release. Hosts import `@turnkit/agent-loop`.
+ */
+
+// The abort grace: how long an abort may take
+export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
+export { ABORT_GRACE_MS } from "./defaults.js";
+
+// What the loop writes itself
+export { ToolResultText, emptyUsage, errorText } from "./synthetic-messages.js";
+
+// Request options
+export { copyOptions } from "./options-copy.js";
