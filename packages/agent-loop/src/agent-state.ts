@@ -29,13 +29,8 @@ export class MutableAgentState implements AgentState {
   errorMessage: string | undefined = undefined;
   private toolList: AgentTool<any>[] = [];
   private messageList: AgentMessage[] = [];
-  /**
-   * The pending call ids. Each change makes a new set, as pi's Agent does,
-   * but only once this one was handed out: a set a host has read is never
-   * changed afterwards, and a set nobody read is updated in place.
-   */
-  private pendingCalls: ReadonlySet<string> = new Set();
-  private pendingCallsSeen = false;
+  /** The ids of the calls whose tool is running; each change makes a new set, as pi's Agent does. */
+  pendingToolCalls: ReadonlySet<string> = new Set();
 
   constructor(model: Model<any>) {
     this.model = model;
@@ -54,32 +49,17 @@ export class MutableAgentState implements AgentState {
     this.messageList = [...messages];
   }
 
-  /** A set that never changes once read: the next start or end of a call makes a new one. */
-  get pendingToolCalls(): ReadonlySet<string> {
-    this.pendingCallsSeen = true;
-    return this.pendingCalls;
-  }
-  set pendingToolCalls(calls: ReadonlySet<string>) {
-    this.pendingCalls = calls;
-    this.pendingCallsSeen = true;
-  }
-
-  /** Adds (`pending`) or removes a call id, in a new set if the current one was handed out. */
+  /** Adds (`pending`) or removes a call id, in a new set. */
   setToolCallPending(toolCallId: string, pending: boolean): void {
-    let calls = this.pendingCalls as Set<string>;
-    if (this.pendingCallsSeen) {
-      calls = new Set(calls);
-      this.pendingCalls = calls;
-      this.pendingCallsSeen = false;
-    }
+    const calls = new Set(this.pendingToolCalls);
     if (pending) calls.add(toolCallId);
     else calls.delete(toolCallId);
+    this.pendingToolCalls = calls;
   }
 
   /** No call pending, in a fresh set. */
   clearPendingToolCalls(): void {
-    this.pendingCalls = new Set();
-    this.pendingCallsSeen = false;
+    this.pendingToolCalls = new Set();
   }
 }
 

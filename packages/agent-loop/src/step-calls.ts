@@ -7,8 +7,8 @@ const EXECUTED = 8;
  * What a run knows about the tool calls of its current step, for closing it
  * after a failure: which calls had `tool_execution_start`, which are still
  * open (no `tool_execution_end` yet), which have their result message and
- * whose tool was started. One map of flags per run, instead of a set per
- * fact. A new step forgets everything but the open executions.
+ * whose tool was started, as flags per call id. A new step forgets
+ * everything but the open executions.
  */
 export class StepCalls {
   private readonly flags = new Map<string, number>();
