@@ -6,7 +6,8 @@ import {
   type Model,
   type ToolCall,
 } from "@mariozechner/pi-ai";
-import { type StreamFn, emptyUsage } from "@turnkit/agent-loop";
+import { type StreamFn } from "@turnkit/agent-loop";
+import { emptyUsage } from "@turnkit/agent-loop/internal";
 
 /** The model every workload talks to. Nothing reads it but the loops under test. */
 export const BENCH_MODEL: Model<"bench"> = {

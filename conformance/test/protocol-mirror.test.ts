@@ -25,7 +25,6 @@ import {
   agentLoop,
   type AgentEvent,
   type AgentEventSink,
-  type AgentEventType,
   type AgentListener,
   type AgentMessage,
   type AgentTool,
@@ -40,6 +39,8 @@ import {
   toolResultMessage,
   userMessage,
 } from "@turnkit/agent-loop/testing";
+
+type AgentEventType = AgentEvent["type"];
 import {
   PROTOCOL_AGENT_EVENT_TYPES,
   isProtocolAgentEvent,

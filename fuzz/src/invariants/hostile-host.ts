@@ -19,7 +19,8 @@
  * (The logger invariant, "a throwing logger changes nothing", compares two
  * runs and lives in the property.)
  */
-import { ABORT_GRACE_MS, type AgentMessage } from "@turnkit/agent-loop";
+import { type AgentMessage } from "@turnkit/agent-loop";
+import { ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
 import type { TurnOutcome } from "@turnkit/protocol";
 import { sequentialGraces } from "@turnkit/agent-loop/testing";
 import type { HostileProbe } from "../hostile-host-harness.js";

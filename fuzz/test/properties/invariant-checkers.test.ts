@@ -26,7 +26,7 @@ import { checkProviderConversion, checkToolCallsAnswered } from "../../src/invar
 import { checkAgentVisibleText, checkRunnerVisibleText } from "../../src/invariants/visible-text.js";
 import type { TurnRunObservation } from "../../src/observe-turn.js";
 import { driveUntilSettled } from "../../src/virtual-time.js";
-import { ABORT_GRACE_MS } from "@turnkit/agent-loop";
+import { ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
 
 const user = userMessage("question", { timestamp: 1 });
 const calling = assistantMessage([toolCall("alpha", {}, { id: "c1" }), toolCall("alpha", {}, { id: "c2" })], {

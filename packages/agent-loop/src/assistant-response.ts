@@ -2,7 +2,7 @@ import { type AssistantMessage, type Context, streamSimple } from "@mariozechner
 import type { LoopRun } from "./loop-run.js";
 import { failedAssistantMessage } from "./synthetic-messages.js";
 import { type ResponseStream, readResponse } from "./response-reading.js";
-import { RequestAbort, callWithLoopRequestAbort, followsLoopRequestAbort } from "./request-abort.js";
+import { RequestAbort } from "./request-abort.js";
 
 /**
  * Requests and streams one assistant response (behaviour L2), recording it in the
@@ -56,27 +56,8 @@ async function startRequest(run: LoopRun, requestAbort: RequestAbort): Promise<R
   const apiKey = (await config.getApiKey?.(config.model.provider)) || config.apiKey;
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
-  return sendRequest(run, llmContext, apiKey, requestAbort);
-}
-
-/** Calls the stream function with the run's options, the API key and the request's signal, as pi does. */
-function sendRequest(
-  run: LoopRun,
-  llmContext: Context,
-  apiKey: string | undefined,
-  requestAbort: RequestAbort,
-): ResponseStream | Promise<ResponseStream> {
   const streamFunction = run.streamFn ?? streamSimple;
-  if (!followsLoopRequestAbort(streamFunction)) {
-    return streamFunction(run.config.model, llmContext, { ...run.config, apiKey, signal: requestAbort.signal });
-  }
-  return callWithLoopRequestAbort(
-    streamFunction,
-    run.config.model,
-    llmContext,
-    { ...run.config, apiKey, signal: run.signal },
-    requestAbort.signal,
-  );
+  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: requestAbort.signal });
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {

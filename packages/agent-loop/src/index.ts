@@ -49,12 +49,3 @@ export type {
 // Model calls through the host's server (the server side is `@turnkit/agent-loop/proxy-server`)
 export { streamProxy, type ProxyStreamOptions } from "./proxy/stream-proxy.js";
 export type { ProxyAssistantMessageEvent } from "./proxy/proxy-protocol.js";
-
-// A stream function that follows the loop's request abort (goes once agent-core no longer uses it)
-export {
-  callWithLoopRequestAbort,
-  followLoopRequestAbort,
-  loopRequestAbortOf,
-  type LoopRequestAbort,
-  type LoopRequestAbortObserver,
-} from "./request-abort.js";

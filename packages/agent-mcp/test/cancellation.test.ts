@@ -1,4 +1,4 @@
-import { ToolResultText } from "@turnkit/agent-loop";
+import { ToolResultText } from "@turnkit/agent-loop/internal";
 import { hang, response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { afterEach, describe, expect, it } from "vitest";

@@ -7,7 +7,8 @@ import {
   type Model,
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
-import { type StreamFn, copyOptions, emptyUsage, errorText } from "@turnkit/agent-loop";
+import { type StreamFn } from "@turnkit/agent-loop";
+import { copyOptions, emptyUsage, errorText } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 

@@ -4,7 +4,7 @@ import {
   type Model,
   createAssistantMessageEventStream,
 } from "@mariozechner/pi-ai";
-import { emptyUsage } from "@turnkit/agent-loop";
+import { emptyUsage } from "@turnkit/agent-loop/internal";
 
 /**
  * A complete response that never touched a provider: `start`, one

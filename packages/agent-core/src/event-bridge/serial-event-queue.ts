@@ -6,7 +6,7 @@ import {
   type RuntimeEventType,
   isTerminalStatus,
 } from "@turnkit/protocol";
-import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop";
+import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop/internal";
 
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
 export interface EventWriter {

@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { ABANDONED, errorText } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { AFTER_LLM_HOOK_MAX_RETRIES } from "../defaults.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";

@@ -1,4 +1,5 @@
-import { ABANDONED, type AgentMessage, errorText } from "@turnkit/agent-loop";
+import { type AgentMessage } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";

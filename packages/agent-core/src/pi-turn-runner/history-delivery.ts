@@ -1,4 +1,4 @@
-import { ABANDONED, errorText } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode, type RuntimeEventPayloadMap } from "@turnkit/protocol";
 import { awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";

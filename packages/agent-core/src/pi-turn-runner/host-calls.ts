@@ -1,4 +1,4 @@
-import { ABANDONED, errorText } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { failTurn } from "./turn-failure.js";
 import { reportTrace } from "./turn-log.js";

@@ -1,5 +1,6 @@
 import { streamSimple } from "@mariozechner/pi-ai";
-import { type Agent, type AgentMessage, type AgentTool, errorText } from "@turnkit/agent-loop";
+import { type Agent, type AgentMessage, type AgentTool } from "@turnkit/agent-loop";
+import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";

@@ -1,4 +1,4 @@
-import { ABANDONED, errorText } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import type { LlmConfig } from "../call-stack/llm-config.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";

@@ -1,4 +1,5 @@
-import { type AgentMessage, errorText } from "@turnkit/agent-loop";
+import { type AgentMessage } from "@turnkit/agent-loop";
+import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { isErrorOrAborted } from "./assistant-message.js";

@@ -1,4 +1,4 @@
-import { ABANDONED, ABORT_GRACE_MS } from "@turnkit/agent-loop";
+import { ABANDONED, ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
 
 /**
  * One abort grace for the whole turn. Once the turn is aborted (the

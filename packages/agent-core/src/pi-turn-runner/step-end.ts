@@ -1,5 +1,6 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { ABANDONED, type AgentMessage, errorText } from "@turnkit/agent-loop";
+import { type AgentMessage } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { hasToolCalls, isErrorOrAborted } from "./assistant-message.js";
 import { askHost, awaitHostCall } from "./host-calls.js";

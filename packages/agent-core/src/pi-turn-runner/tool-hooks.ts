@@ -1,14 +1,12 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import {
-  ABANDONED,
   type AfterToolCallContext,
   type AfterToolCallResult,
   type BeforeToolCallContext,
   type BeforeToolCallResult,
   type ToolExecutionStartContext,
-  ToolResultText,
-  errorText,
 } from "@turnkit/agent-loop";
+import { ABANDONED, ToolResultText, errorText } from "@turnkit/agent-loop/internal";
 import { awaitHostCall } from "./host-calls.js";
 import { type OnToolExecutionStartHook, type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";

@@ -1,4 +1,4 @@
-import { ABANDONED, errorText } from "@turnkit/agent-loop";
+import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StepReport } from "@turnkit/protocol";
 import { EventBridge } from "../event-bridge/event-bridge.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";

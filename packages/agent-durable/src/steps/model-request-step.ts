@@ -6,7 +6,8 @@ import {
   type Model,
 } from "@mariozechner/pi-ai";
 import { createFailureMessage } from "@turnkit/agent-core";
-import { errorText, type StreamFn } from "@turnkit/agent-loop";
+import { type StreamFn } from "@turnkit/agent-loop";
+import { errorText } from "@turnkit/agent-loop/internal";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 
 /** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */

@@ -1,6 +1,6 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
-import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop";
+import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
 

@@ -67,7 +67,6 @@ export {
 
 // Time
 export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from "./virtual-clock.js";
-export { createMicrotaskClock, type MicrotaskClock } from "./microtask-clock.js";
 export { realTimerClock, type TimerClock } from "./timer-clock.js";
 
 // Checking a run: the event grammar, readable traces, leak probes, hand-released promises
