@@ -1,6 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { RuntimeToolResult } from "@turnkit/agent-core";
-import { ToolResultText } from "@turnkit/agent-loop";
+import { ToolResultText } from "@turnkit/agent-loop/internal";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 
 /** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
