@@ -89,7 +89,8 @@ function toModelContent(block: Block): TextContent | ImageContent {
   }
 }
 
-function base64Bytes(data: string): number {
+/** Bytes encoded by a base64 string. */
+export function base64Bytes(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.floor((data.length * 3) / 4) - padding;
 }

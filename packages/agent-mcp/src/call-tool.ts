@@ -1,8 +1,44 @@
 import { type CallToolResult, CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import type { McpToolCaller } from "./mcp-tool.js";
 import type { OutputCheck } from "./output-schema.js";
 import type { McpSettings } from "./validate-mcp-options.js";
+
+/** What a tool call needs of the supervisor: its ready connection, and the tool's output-schema check. */
+export interface ToolCallServer {
+  /** Runs `operation` on the ready connection (see `ServerSupervisor.useConnection`). */
+  useConnection<T>(operation: (connection: McpConnection) => Promise<T>): Promise<T>;
+  /** The output-schema check of the server's tool `name`, if it has one. */
+  outputCheck(name: string): OutputCheck | undefined;
+}
+
+/**
+ * How the server's bound tools run: each call on the supervisor's ready
+ * connection (`server_unavailable` at once when it is down), progress as
+ * tool updates, the result mapped for the model. A call the turn aborted
+ * gets the loop's usual aborted result; any other failure rejects with an
+ * `McpServerError` naming the server (the loop makes it the error result).
+ */
+export function toolCaller(server: ToolCallServer, settings: McpSettings): McpToolCaller {
+  return async (name, args, signal, onUpdate) => {
+    const ref = { server: settings.id, tool: name };
+    const outputCheck = server.outputCheck(name);
+    const onProgress = (progress: Progress) =>
+      onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } });
+    try {
+      const result = await server.useConnection((connection) =>
+        callMcpTool(connection, settings, { name, args, signal, onProgress, outputCheck }),
+      );
+      return toRuntimeToolResult(result, ref);
+    } catch (error) {
+      // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
+      if (signal.aborted) return abortedResult(ref);
+      throw error;
+    }
+  };
+}
 
 /** One `tools/call`: what to call and how to follow it. */
 export interface ToolCall {

@@ -1,9 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { GetPromptResult, Prompt, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import type { HiddenContextMessage, TurnInputMessage } from "@turnkit/agent-core";
 import type { Extension } from "@turnkit/agent-runtime";
 import { McpConfigError } from "./mcp-config-error.js";
 import type { McpExtensionOptions, McpRoot } from "./mcp-options.js";
 import { normaliseRoots } from "./roots.js";
 import type { McpServerStatus, McpToolHints } from "./mcp-status.js";
+import { PromptAccess } from "./prompt-access.js";
+import { ResourceAccess } from "./resource-access.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { TurnContribution } from "./turn-contribution.js";
 import { validateMcpOptions } from "./validate-mcp-options.js";
@@ -32,6 +36,40 @@ export interface McpExtension extends Extension {
    * `roots` (the capability is declared in the handshake).
    */
   setRoots(roots: readonly McpRoot[]): void;
+  /**
+   * The server's resources (`resources/list`, every page); clears
+   * `status.resourcesOutdated`. Like every resource and prompt request it
+   * connects a server not connected yet, runs within `callTimeoutMs`, and
+   * rejects with an `McpServerError` (`server_unavailable` while the server
+   * is down, `server_error` for what the server refuses).
+   */
+  listResources(): Promise<Resource[]>;
+  /** `resources/read` of `uri`, as the server answered it. */
+  readResource(uri: string): Promise<ReadResourceResult>;
+  /**
+   * The resource `uri` read and made a hidden message to attach to a turn
+   * (`RunTurnInput.beforeUserMessages`): text as text headed by its URI,
+   * images as images, other binary data as a line naming it; `source` is
+   * the extension id. Which resources a turn gets is the host's choice.
+   */
+  resourceAsContext(uri: string): Promise<HiddenContextMessage>;
+  /**
+   * Calls `listener` whenever the server says the resource `uri` changed
+   * (`resources/subscribe`, made again after each restart). Resolves to the
+   * function that ends it (`resources/unsubscribe` with the last listener).
+   */
+  subscribeResource(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>>;
+  /** The server's prompts (`prompts/list`, every page); clears `status.promptsOutdated`. */
+  listPrompts(): Promise<Prompt[]>;
+  /** `prompts/get` of `name` with `args`, as the server answered it. */
+  getPrompt(name: string, args?: Record<string, string>): Promise<GetPromptResult>;
+  /**
+   * The prompt `name` (a slash command the user picked) with `args`,
+   * expanded into a user message for `RunTurnInput.userMessage`: its
+   * messages' text joined by blank lines, its images as images, embedded
+   * text resources as text headed by their URI.
+   */
+  expandPrompt(name: string, args?: Record<string, string>): Promise<TurnInputMessage>;
   /** Calls `listener` with every new status (as `onStatus` does) until the returned function is called. */
   subscribe(listener: (status: McpServerStatus) => void): () => void;
   /**
@@ -91,7 +129,14 @@ export interface McpExtension extends Extension {
  */
 export function createMcpExtension(options: McpExtensionOptions): McpExtension {
   const settings = validateMcpOptions(options);
-  const supervisor = new ServerSupervisor(settings);
+  let roots = settings.roots;
+  const supervisor: ServerSupervisor = new ServerSupervisor(settings, {
+    roots: roots && (() => roots ?? []),
+    onConnected: (connection) => resources.resubscribe(connection),
+    onResourceUpdated: (uri) => resources.updated(uri),
+  });
+  const resources = new ResourceAccess(supervisor, settings);
+  const prompts = new PromptAccess(supervisor, settings);
   const turns = new TurnContribution(supervisor);
   return {
     id: settings.id,
@@ -102,17 +147,26 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     get client() {
       return supervisor.client;
     },
-    setRoots(roots) {
+    setRoots(next) {
       if (settings.roots === undefined)
         throw new McpConfigError({
           field: "roots",
           where: "setRoots",
           problem: "cannot be set: the extension was created without roots (the capability is declared at connect)",
         });
-      supervisor.setRoots(normaliseRoots(roots, "roots", "setRoots"));
+      roots = normaliseRoots(next, "roots", "setRoots");
+      // A server that misses the notification reads the new roots at its next roots/list.
+      void supervisor.client?.sendRootsListChanged().catch(() => {});
     },
     subscribe: (listener) => supervisor.subscribe(listener),
-    toolHints: (toolName) => supervisor.toolHints(toolName),
+    toolHints: (toolName) => supervisor.catalog.hints(toolName),
+    listResources: () => resources.list(),
+    readResource: (uri) => resources.read(uri),
+    resourceAsContext: (uri) => resources.asContext(uri),
+    subscribeResource: (uri, listener) => resources.subscribe(uri, listener),
+    listPrompts: () => prompts.list(),
+    getPrompt: (name, args) => prompts.get(name, args),
+    expandPrompt: (name, args) => prompts.expand(name, args),
     connect: () => supervisor.connect(),
     dispose: () => supervisor.dispose(),
     init(api) {

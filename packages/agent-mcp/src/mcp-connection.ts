@@ -1,5 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type ClientFeatures, createClient } from "./client-features.js";
 import {
   classifyMcpFailure,
@@ -15,10 +20,15 @@ import type { StderrTail } from "./stderr-tail.js";
 import { stopProcess } from "./stop-process.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
+/** A list the server may announce changes of (`notifications/<kind>/list_changed`). */
+export type ServerListKind = "tools" | "resources" | "prompts";
+
 /** What a connection tells its owner. Called at most once each per event; never awaited. */
 export interface ConnectionEvents {
-  /** The server sent `notifications/tools/list_changed`. */
-  onToolsChanged(connection: McpConnection): void;
+  /** The server sent `notifications/<kind>/list_changed`. */
+  onListChanged(connection: McpConnection, kind: ServerListKind): void;
+  /** The server sent `notifications/resources/updated` for `uri`. */
+  onResourceUpdated(connection: McpConnection, uri: string): void;
   /**
    * The connection is lost, without `close()`: the process exited, the
    * transport closed, the server broke the protocol or an HTTP stream broke.
@@ -77,7 +87,16 @@ export class McpConnection {
     const opened = await createTransport(settings.transport, stderr);
     const client = createClient(settings, features);
     const connection = new McpConnection(settings, client, opened, events, stderr);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged(connection));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onListChanged(connection, "tools"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      events.onListChanged(connection, "resources"),
+    );
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+      events.onListChanged(connection, "prompts"),
+    );
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      events.onResourceUpdated(connection, notification.params.uri),
+    );
     client.onclose = () => connection.transportClosed();
     client.onerror = (error) => connection.transportError(error);
     try {

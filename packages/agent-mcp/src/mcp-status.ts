@@ -65,6 +65,10 @@ export interface McpServerStatus {
   readonly tools: readonly McpToolSummary[];
   /** The server announced a new tool list (`notifications/tools/list_changed`); the next turn fetches it. */
   readonly toolsOutdated: boolean;
+  /** The server announced a new resource list since the host last called `listResources()`. */
+  readonly resourcesOutdated: boolean;
+  /** The server announced a new prompt list since the host last called `listPrompts()`. */
+  readonly promptsOutdated: boolean;
   /** Restarts in a row since the server was last healthy (ready for `healthyAfterMs`); what `maxRestarts` limits. */
   readonly restarts: number;
   /** Restarts allowed in a row (the restart policy's `maxRestarts`). */

@@ -1,21 +1,26 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RuntimeTool, RuntimeToolResult, RuntimeToolUpdateCallback } from "@turnkit/agent-core";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
-import { type McpToolDetails, abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
-import { callMcpTool } from "./call-tool.js";
+import { toolCaller } from "./call-tool.js";
+import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
-import { listAllTools } from "./list-tools.js";
-import { type ConnectionEvents, McpConnection } from "./mcp-connection.js";
+import { listAll } from "./server-lists.js";
+import { type ConnectionEvents, McpConnection, type ServerListKind } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import type { McpServerState, McpServerStatus, McpToolHints, McpToolSummary } from "./mcp-status.js";
-import { type BoundMcpTool, bindMcpTool } from "./mcp-tool.js";
-import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
+import type { McpServerState, McpServerStatus } from "./mcp-status.js";
 import { RestartSchedule } from "./restart-schedule.js";
-import type { NormalisedRoot } from "./roots.js";
 import { StatusListeners } from "./status-listeners.js";
 import { StderrTail } from "./stderr-tail.js";
+import { ToolCatalog } from "./tool-catalog.js";
 import { unavailableError } from "./unavailable-error.js";
 import type { McpSettings } from "./validate-mcp-options.js";
+
+/** What the rest of the extension adds to each session, and hears from it. */
+export interface SessionHooks extends ClientFeatures {
+  /** A connection became ready (the first, or after a restart): per-session state (subscriptions) is made again. */
+  onConnected?(connection: McpConnection): void;
+  /** The server says the resource `uri` changed. */
+  onResourceUpdated?(uri: string): void;
+}
 
 /**
  * Keeps one MCP server available to turns, across connections: connects
@@ -32,12 +37,12 @@ export class ServerSupervisor {
   private connection: McpConnection | undefined;
   private stderr = new StderrTail(STDERR_TAIL_CHARS);
   private preparing: Promise<void> | undefined;
-  private bound: readonly BoundMcpTool[] = [];
-  private outputChecks: ReadonlyMap<string, OutputCheck> = new Map();
-  private toolsOutdated = false;
+  /** The latest tool list (kept while the server is down: the tools stay listed, their calls fail). */
+  readonly catalog: ToolCatalog;
+  /** Lists the server announced a change of since they were last fetched. */
+  private readonly outdated: Record<ServerListKind, boolean> = { tools: false, resources: false, prompts: false };
   private schedule: RestartSchedule;
   private lastError: McpServerError | undefined;
-  private roots: readonly NormalisedRoot[] | undefined;
   private serverInfo: McpServerStatus["serverInfo"];
   private attached = false;
   private disposal = new AbortController();
@@ -45,34 +50,46 @@ export class ServerSupervisor {
   private readonly retiring = new Set<Promise<void>>();
   private readonly listeners: StatusListeners;
   private readonly events: ConnectionEvents = {
-    onToolsChanged: (connection) => {
+    onListChanged: (connection, kind) => {
       if (connection !== this.connection) return;
-      this.toolsOutdated = true;
+      this.outdated[kind] = true;
       this.emit();
+    },
+    onResourceUpdated: (connection, uri) => {
+      if (connection === this.connection) this.features.onResourceUpdated?.(uri);
     },
     onLost: (connection, reason) => this.lose(connection, reason),
   };
 
-  constructor(private readonly settings: McpSettings) {
+  constructor(
+    private readonly settings: McpSettings,
+    private readonly features: SessionHooks,
+  ) {
     this.schedule = new RestartSchedule(settings.restart, settings.clock);
     this.listeners = new StatusListeners(settings.onStatus);
-    this.roots = settings.roots;
+    const { id: serverId, toolPrefix, toolNames } = settings;
+    this.catalog = new ToolCatalog(
+      { serverId, toolPrefix, toolNames },
+      toolCaller(
+        {
+          useConnection: (operation) => this.useConnection(operation),
+          outputCheck: (name) => this.catalog.outputCheck(name),
+        },
+        settings,
+      ),
+    );
+  }
+
+  /** The host fetched the server's `kind` list: it is no longer outdated. */
+  listed(kind: ServerListKind): void {
+    if (!this.outdated[kind]) return;
+    this.outdated[kind] = false;
+    this.emit();
   }
 
   /** The SDK client of the current session while the server is ready; `undefined` otherwise. */
   get client(): Client | undefined {
     return this.state === "ready" ? this.connection?.client : undefined;
-  }
-
-  /**
-   * Replaces the roots and, when connected, tells the server
-   * (`notifications/roots/list_changed`; a failure to send is ignored: the
-   * server reads them at its next `roots/list`). Only for an extension
-   * created with `roots`: the roots capability is declared in the handshake.
-   */
-  setRoots(roots: readonly NormalisedRoot[]): void {
-    this.roots = roots;
-    void this.client?.sendRootsListChanged().catch(() => {});
   }
 
   /** A fresh frozen snapshot. */
@@ -81,8 +98,10 @@ export class ServerSupervisor {
       id: this.settings.id,
       transport: this.settings.transport.kind,
       state: this.state,
-      tools: Object.freeze(this.bound.map((entry) => entry.summary)) as readonly McpToolSummary[],
-      toolsOutdated: this.toolsOutdated,
+      tools: this.catalog.summaries,
+      toolsOutdated: this.outdated.tools,
+      resourcesOutdated: this.outdated.resources,
+      promptsOutdated: this.outdated.prompts,
       restarts: this.schedule.restarts,
       maxRestarts: this.settings.restart.maxRestarts,
       totalRestarts: this.schedule.totalRestarts,
@@ -96,11 +115,6 @@ export class ServerSupervisor {
   /** Calls `listener` with every new status until the returned function is called. */
   subscribe(listener: (status: McpServerStatus) => void): () => void {
     return this.listeners.add(listener);
-  }
-
-  /** The hints of the tool the model knows as `toolName`, from the latest tool list; `undefined` for another tool. */
-  toolHints(toolName: string): McpToolHints | undefined {
-    return this.bound.find((entry) => entry.summary.name === toolName)?.summary.hints;
   }
 
   /**
@@ -121,11 +135,6 @@ export class ServerSupervisor {
       this.lastError = undefined;
       this.setState("idle");
     }
-  }
-
-  /** The latest tools (also while the server is down: their calls are answered with errors). */
-  get tools(): RuntimeTool[] {
-    return this.bound.map((entry) => entry.tool);
   }
 
   /**
@@ -167,37 +176,29 @@ export class ServerSupervisor {
     await Promise.all([...this.retiring]);
   }
 
-  /** Runs one call on the current connection; see `bindMcpTool`. Rejects with an {@link McpServerError}. */
-  readonly callTool = async (
-    serverToolName: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-    onUpdate: RuntimeToolUpdateCallback<McpToolDetails>,
-  ): Promise<RuntimeToolResult<McpToolDetails>> => {
-    const ref = { server: this.settings.id, tool: serverToolName };
+  /**
+   * Runs `operation` on the ready connection; with `connectIfIdle`, a server
+   * not connected yet is connected first (as `connect()` does). A failure
+   * that loses the connection loses it (a later turn restarts it); any other
+   * is recorded as `lastError`. Rejects with `server_unavailable` when the
+   * server is not ready, with the operation's {@link McpServerError}, or
+   * with a signal's reason as the operation gave it.
+   */
+  async useConnection<T>(operation: (connection: McpConnection) => Promise<T>, connectIfIdle = false): Promise<T> {
+    if (connectIfIdle && this.state === "idle") await this.prepare(true);
     const connection = this.connection;
     if (connection === undefined || this.state !== "ready") throw this.unavailable();
     try {
-      const result = await callMcpTool(connection, this.settings, {
-        name: serverToolName,
-        args,
-        signal,
-        onProgress: (progress) =>
-          onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } }),
-        outputCheck: this.outputChecks.get(serverToolName),
-      });
-      return toRuntimeToolResult(result, ref);
+      return await operation(connection);
     } catch (error) {
-      // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
-      if (signal.aborted) return abortedResult(ref);
+      if (!McpServerError.isInstance(error)) throw error;
       if (this.isDisposed()) throw this.unavailable();
-      const failure = McpServerError.isInstance(error) ? error : this.unavailable();
-      if (failure.code === McpServerErrorCode.ServerExited || failure.code === McpServerErrorCode.TransportError)
-        this.lose(connection, failure);
-      else if (failure !== connection.lostReason) this.record(failure);
-      throw failure;
+      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
+        this.lose(connection, error);
+      else if (error !== connection.lostReason) this.record(error);
+      throw error;
     }
-  };
+  }
 
   private prepare(explicit: boolean): Promise<void> {
     this.preparing ??= this.prepareOnce(explicit).finally(() => {
@@ -221,7 +222,7 @@ export class ServerSupervisor {
         return this.open();
       case "ready":
         if (this.schedule.forgiveIfHealthy()) this.emit();
-        if (this.toolsOutdated && this.connection) await this.refreshTools(this.connection);
+        if (this.outdated.tools && this.connection) await this.refreshTools(this.connection);
         return;
       case "connecting":
       case "disposed":
@@ -238,17 +239,22 @@ export class ServerSupervisor {
     let connection: McpConnection | undefined;
     try {
       this.stderr = new StderrTail(STDERR_TAIL_CHARS);
-      connection = await McpConnection.open(this.settings, this.events, this.disposal.signal, this.stderr, {
-        roots: this.roots && (() => this.roots ?? []),
-      });
+      connection = await McpConnection.open(
+        this.settings,
+        this.events,
+        this.disposal.signal,
+        this.stderr,
+        this.features,
+      );
       if (this.isDisposed()) return this.retire(connection);
       this.connection = connection;
       this.serverInfo = connection.serverInfo;
-      this.toolsOutdated = false;
-      this.bindTools(await listAllTools(connection, this.settings.connectTimeoutMs, this.disposal.signal));
+      this.outdated.tools = false;
+      this.catalog.bind(await listAll(connection, "tools", this.settings.connectTimeoutMs, this.disposal.signal));
       if (this.isDisposed() || this.connection !== connection) return;
       this.schedule.connected();
       this.setState("ready");
+      this.features.onConnected?.(connection);
     } catch (error) {
       if (this.isDisposed()) return;
       // Lost while listing its tools: `lose` has dealt with it.
@@ -270,28 +276,18 @@ export class ServerSupervisor {
 
   /** A failed refresh keeps the previous list and tries again next turn. */
   private async refreshTools(connection: McpConnection): Promise<void> {
-    this.toolsOutdated = false;
+    this.outdated.tools = false;
     try {
-      const tools = await listAllTools(connection, this.settings.connectTimeoutMs, this.disposal.signal);
-      if (connection === this.connection) this.bindTools(tools);
+      const tools = await listAll(connection, "tools", this.settings.connectTimeoutMs, this.disposal.signal);
+      if (connection === this.connection) this.catalog.bind(tools);
       this.emit();
     } catch (error) {
       if (connection !== this.connection || !McpServerError.isInstance(error)) return;
-      this.toolsOutdated = true;
+      this.outdated.tools = true;
       if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
         this.lose(connection, error);
       else this.record(error);
     }
-  }
-
-  private bindTools(tools: Parameters<typeof bindMcpTool>[0][]): void {
-    const naming = {
-      serverId: this.settings.id,
-      toolPrefix: this.settings.toolPrefix,
-      toolNames: this.settings.toolNames,
-    };
-    this.bound = tools.map((tool) => bindMcpTool(tool, naming, this.callTool));
-    this.outputChecks = compileOutputChecks(tools);
   }
 
   /** The current connection ended: close it, remember why; a later turn restarts it as the policy allows. */

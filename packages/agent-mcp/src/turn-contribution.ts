@@ -22,7 +22,7 @@ export class TurnContribution {
   async tools(ctx: TurnContext): Promise<RuntimeTool[]> {
     if (this.supervisor.status.state === "disposed") throw this.supervisor.unavailable();
     await this.prepare(ctx);
-    return this.supervisor.tools;
+    return this.supervisor.catalog.tools;
   }
 
   /**

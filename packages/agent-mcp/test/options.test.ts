@@ -142,6 +142,8 @@ describe("createMcpExtension checks its options before starting anything", () =>
       state: "idle",
       tools: [],
       toolsOutdated: false,
+      resourcesOutdated: false,
+      promptsOutdated: false,
       restarts: 0,
       maxRestarts: 3,
       totalRestarts: 0,

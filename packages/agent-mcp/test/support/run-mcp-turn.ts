@@ -1,7 +1,7 @@
 import { PiTurnRunner } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { type ScriptEntry, createScriptedModel } from "@turnkit/agent-loop/testing";
-import { type AgentRuntime, toRunTurnInput } from "@turnkit/agent-runtime";
+import { type AgentRuntime, type HostTurnInputs, toRunTurnInput } from "@turnkit/agent-runtime";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 
 /** A tool result as persisted, reduced to what the tests compare. */
@@ -33,6 +33,9 @@ export async function runMcpTurn(options: {
   turnId?: string;
   signal?: AbortSignal;
   onEvent?: (event: RuntimeEvent) => void;
+  /** The host's user message (default "Go.") and hidden messages before it. */
+  userMessage?: HostTurnInputs["userMessage"];
+  beforeUserMessages?: HostTurnInputs["beforeUserMessages"];
 }): Promise<McpTurn> {
   const model = createScriptedModel(options.script);
   const turnId = options.turnId ?? "t1";
@@ -44,7 +47,8 @@ export async function runMcpTurn(options: {
   const outcome = await runner.runTurn(
     toRunTurnInput(assembled, {
       systemPrompt: "You use tools.",
-      userMessage: { text: "Go." },
+      userMessage: options.userMessage ?? { text: "Go." },
+      ...(options.beforeUserMessages && { beforeUserMessages: options.beforeUserMessages }),
       llm: { model: model.model, streamFn: model.streamFn },
       disableBuiltinToolFallback: true,
       llmRetry: false,

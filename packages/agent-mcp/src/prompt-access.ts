@@ -1,0 +1,52 @@
+import { type GetPromptResult, GetPromptResultSchema, type Prompt } from "@modelcontextprotocol/sdk/types.js";
+import type { TurnInputMessage } from "@turnkit/agent-core";
+import { promptUserMessage } from "./prompt-message.js";
+import { listAll } from "./server-lists.js";
+import type { ServerSupervisor } from "./server-supervisor.js";
+import type { McpSettings } from "./validate-mcp-options.js";
+
+/**
+ * The server's prompts for the host: listed, fetched with arguments, and
+ * expanded into a turn's user message. Each request connects a server that
+ * is not connected yet (as `connect()` does), runs within `callTimeoutMs`,
+ * and rejects with an `McpServerError` (`server_error` for a prompt or
+ * arguments the server refuses, `server_unavailable` when it is down).
+ */
+export class PromptAccess {
+  private readonly never = new AbortController().signal;
+
+  constructor(
+    private readonly supervisor: ServerSupervisor,
+    private readonly settings: McpSettings,
+  ) {}
+
+  /** Every prompt of `prompts/list` (all pages); the status's `promptsOutdated` is cleared. */
+  async list(): Promise<Prompt[]> {
+    const prompts = await this.supervisor.useConnection(
+      (connection) => listAll(connection, "prompts", this.settings.callTimeoutMs, this.never),
+      true,
+    );
+    this.supervisor.listed("prompts");
+    return prompts;
+  }
+
+  /** `prompts/get` of `name` with `args`, as the server answered it. */
+  get(name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+    return this.supervisor.useConnection(
+      (connection) =>
+        connection.request(`prompts/get "${name}"`, this.settings.callTimeoutMs, [this.never], (signal) =>
+          connection.client.request(
+            { method: "prompts/get", params: { name, arguments: args } },
+            GetPromptResultSchema,
+            { timeout: this.settings.callTimeoutMs, signal },
+          ),
+        ),
+      true,
+    );
+  }
+
+  /** The prompt `name` with `args`, expanded into a user message for `RunTurnInput.userMessage` (see `promptUserMessage`). */
+  async expand(name: string, args: Record<string, string> = {}): Promise<TurnInputMessage> {
+    return promptUserMessage(await this.get(name, args));
+  }
+}

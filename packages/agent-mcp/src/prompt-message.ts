@@ -1,0 +1,50 @@
+import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import type { TurnInputMessage } from "@turnkit/agent-core";
+import { base64Bytes } from "./call-result.js";
+
+/**
+ * A prompt the user picked, expanded into the turn's user message
+ * (`RunTurnInput.userMessage`): the text of its messages joined by blank
+ * lines, its images as the message's images. An embedded text resource
+ * becomes text headed by its URI; audio, binary resources and resource
+ * links become one line each naming them. Every message of the prompt
+ * counts, whatever its role: a prompt is the user's request, however its
+ * template is written.
+ */
+export function promptUserMessage(result: GetPromptResult): TurnInputMessage {
+  const parts: string[] = [];
+  const images: NonNullable<TurnInputMessage["images"]> = [];
+  for (const { content } of result.messages) {
+    switch (content.type) {
+      case "text":
+        parts.push(content.text);
+        break;
+      case "image":
+        images.push({ type: "image", data: content.data, mimeType: content.mimeType });
+        break;
+      case "audio":
+        parts.push(`[audio, ${content.mimeType}, ${base64Bytes(content.data)} bytes: not shown]`);
+        break;
+      case "resource": {
+        const { resource } = content;
+        const type = resource.mimeType ? `, ${resource.mimeType}` : "";
+        parts.push(
+          "text" in resource
+            ? `Resource ${resource.uri}${type}:\n${resource.text}`
+            : `[resource ${resource.uri}${type}, ${base64Bytes(resource.blob)} bytes of binary data: not shown]`,
+        );
+        break;
+      }
+      case "resource_link":
+        parts.push(
+          `Resource link ${content.uri} (${content.name})${content.description ? `: ${content.description}` : ""}`,
+        );
+        break;
+      default: {
+        const unknown: never = content;
+        parts.push(`[unsupported MCP content ${JSON.stringify((unknown as { type?: unknown }).type)}]`);
+      }
+    }
+  }
+  return images.length > 0 ? { text: parts.join("\n\n"), images } : { text: parts.join("\n\n") };
+}

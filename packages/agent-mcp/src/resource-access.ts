@@ -1,0 +1,121 @@
+import {
+  EmptyResultSchema,
+  type ReadResourceResult,
+  ReadResourceResultSchema,
+  type Resource,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { HiddenContextMessage } from "@turnkit/agent-core";
+import type { McpConnection } from "./mcp-connection.js";
+import { resourceContextMessage } from "./resource-context.js";
+import { listAll } from "./server-lists.js";
+import type { ServerSupervisor } from "./server-supervisor.js";
+import type { McpSettings } from "./validate-mcp-options.js";
+
+/**
+ * The server's resources for the host: listed, read, attached to a turn as
+ * context, and subscribed to. Each request connects a server that is not
+ * connected yet (as `connect()` does), runs within `callTimeoutMs`, and
+ * rejects with an `McpServerError` (`server_unavailable` when the server is
+ * down). Subscriptions outlive restarts: they are made again on every new
+ * connection.
+ */
+export class ResourceAccess {
+  private readonly subscriptions = new Map<string, Set<(uri: string) => void>>();
+  private readonly never = new AbortController().signal;
+
+  constructor(
+    private readonly supervisor: ServerSupervisor,
+    private readonly settings: McpSettings,
+  ) {}
+
+  /** Every resource of `resources/list` (all pages); the status's `resourcesOutdated` is cleared. */
+  async list(): Promise<Resource[]> {
+    const resources = await this.supervisor.useConnection(
+      (connection) => listAll(connection, "resources", this.settings.callTimeoutMs, this.never),
+      true,
+    );
+    this.supervisor.listed("resources");
+    return resources;
+  }
+
+  /** `resources/read` of `uri`, as the server answered it. */
+  read(uri: string): Promise<ReadResourceResult> {
+    return this.supervisor.useConnection(
+      (connection) =>
+        this.request(connection, `resources/read "${uri}"`, (signal) =>
+          connection.client.request({ method: "resources/read", params: { uri } }, ReadResourceResultSchema, {
+            timeout: this.settings.callTimeoutMs,
+            signal,
+          }),
+        ),
+      true,
+    );
+  }
+
+  /** `uri` read and made a hidden message for `RunTurnInput.beforeUserMessages` (see `resourceContextMessage`). */
+  async asContext(uri: string): Promise<HiddenContextMessage> {
+    return resourceContextMessage(this.settings.id, await this.read(uri));
+  }
+
+  /**
+   * Calls `listener` with `uri` whenever the server says the resource
+   * changed (`notifications/resources/updated`); the first listener of a URI
+   * sends `resources/subscribe`. Resolves, once subscribed, to the function
+   * that removes the listener (the last one sends `resources/unsubscribe`,
+   * best effort). Rejects when the server refuses or is down (the listener
+   * is then not kept).
+   */
+  async subscribe(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>> {
+    let listeners = this.subscriptions.get(uri);
+    const first = listeners === undefined;
+    listeners ??= new Set();
+    listeners.add(listener);
+    this.subscriptions.set(uri, listeners);
+    if (first) {
+      try {
+        await this.supervisor.useConnection((connection) => this.send(connection, "resources/subscribe", uri), true);
+      } catch (error) {
+        listeners.delete(listener);
+        if (listeners.size === 0) this.subscriptions.delete(uri);
+        throw error;
+      }
+    }
+    return async () => {
+      if (!listeners.delete(listener) || listeners.size > 0) return;
+      this.subscriptions.delete(uri);
+      // Best effort: a server that is down has forgotten the subscription anyway.
+      await this.supervisor
+        .useConnection((connection) => this.send(connection, "resources/unsubscribe", uri))
+        .catch(() => {});
+    };
+  }
+
+  /** A new connection is ready: the subscriptions are made again on it (a refusal drops nothing; it is recorded). */
+  resubscribe(connection: McpConnection): void {
+    for (const uri of this.subscriptions.keys()) void this.send(connection, "resources/subscribe", uri).catch(() => {});
+  }
+
+  /** The server says `uri` changed: its listeners hear it (a listener that throws is ignored). */
+  updated(uri: string): void {
+    for (const listener of this.subscriptions.get(uri) ?? []) {
+      try {
+        listener(uri);
+      } catch {
+        // The listener's failure is its own.
+      }
+    }
+  }
+
+  private send(connection: McpConnection, method: "resources/subscribe" | "resources/unsubscribe", uri: string) {
+    return this.request(connection, `${method} "${uri}"`, (signal) =>
+      connection.client.request({ method, params: { uri } }, EmptyResultSchema, {
+        timeout: this.settings.callTimeoutMs,
+        signal,
+      }),
+    );
+  }
+
+  private request<T>(connection: McpConnection, name: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return connection.request(name, this.settings.callTimeoutMs, [this.never], run);
+  }
+}

@@ -1,0 +1,143 @@
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpServerError, createMcpExtension } from "../src/index.js";
+import { FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
+import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { type StdioFixture, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+let fixture: StdioFixture | undefined;
+let http: HttpFixture | undefined;
+afterEach(async () => {
+  fixture?.cleanup();
+  await http?.close();
+  fixture = undefined;
+  http = undefined;
+});
+
+const png = { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" };
+
+/** The text the model received in its first request's user-side messages. */
+const userSide = (turn: Awaited<ReturnType<typeof runMcpTurn>>) =>
+  turn.model.requests[0]!.context.messages.filter((message) => message.role === "user").map(
+    (message) => message.content,
+  );
+
+describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
+  it("over stdio: listed and read, a resource attached to a turn as context, a prompt expanded into the user message, list changes and a subscription that survives a restart", async () => {
+    fixture = stdioFixture();
+    const mcp = createMcpExtension({ id: "docs", server: fixture.server });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    // Listing connects a server that was not connected yet.
+    expect((await mcp.listResources()).map((resource) => resource.uri)).toEqual([
+      "file:///notes.txt",
+      "file:///logo.png",
+      "file:///data.bin",
+    ]);
+    expect(mcp.status.state).toBe("ready");
+    expect((await mcp.readResource("file:///notes.txt")).contents).toEqual([
+      { uri: "file:///notes.txt", mimeType: "text/plain", text: "remember the milk" },
+    ]);
+
+    const context = [
+      await mcp.resourceAsContext("file:///notes.txt"),
+      await mcp.resourceAsContext("file:///logo.png"),
+      await mcp.resourceAsContext("file:///data.bin"),
+    ];
+    expect(context.map((message) => [message.role, message.source, message.content])).toEqual([
+      ["hidden", "docs", [{ type: "text", text: "Resource file:///notes.txt, text/plain:\nremember the milk" }]],
+      ["hidden", "docs", [{ type: "text", text: "Resource file:///logo.png, image/png:" }, png]],
+      [
+        "hidden",
+        "docs",
+        [
+          {
+            type: "text",
+            text: "[resource file:///data.bin, application/octet-stream, 4 bytes of binary data: not shown]",
+          },
+        ],
+      ],
+    ]);
+    const prompt = await mcp.expandPrompt("review", { file: "main.ts" });
+    expect(prompt).toEqual({
+      text: "Please review main.ts.\n\nResource file:///notes.txt, text/plain:\nremember the milk",
+      images: [png],
+    });
+    const turn = await runMcpTurn({
+      runtime,
+      script: ["Reviewed."],
+      beforeUserMessages: [context[0]!],
+      userMessage: prompt,
+    });
+    expect(userSide(turn)).toEqual([
+      [{ type: "text", text: "Resource file:///notes.txt, text/plain:\nremember the milk" }],
+      [{ type: "text", text: prompt.text }, png],
+    ]);
+
+    const refused = await mcp.getPrompt("review").catch((error: unknown) => error);
+    expect(McpServerError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ code: "server_error" });
+    expect((refused as Error).message).toMatch(
+      /^MCP server "docs" answered prompts\/get "review" with an error: .*no prompt review with these arguments/,
+    );
+
+    // list_changed: the status says so until the host lists again.
+    const updates: string[] = [];
+    const stop = await mcp.subscribeResource("file:///notes.txt", (uri) => updates.push(uri));
+    await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [
+        response([toolCall("add_resource", {}), toolCall("add_prompt", {}), toolCall("touch_notes", {})]),
+        "Ok.",
+      ],
+    });
+    await waitUntil(() => (updates.length === 1 && mcp.status.promptsOutdated ? true : undefined));
+    expect(mcp.status).toMatchObject({ resourcesOutdated: true, promptsOutdated: true });
+    expect((await mcp.listResources()).map((resource) => resource.name)).toEqual(["notes", "logo", "data", "todo"]);
+    expect((await mcp.listPrompts()).map((prompt) => prompt.name)).toEqual(["review", "summarise"]);
+    expect(mcp.status).toMatchObject({ resourcesOutdated: false, promptsOutdated: false });
+    expect(updates).toEqual(["file:///notes.txt"]);
+    expect((await mcp.readResource("file:///notes.txt")).contents[0]).toMatchObject({
+      text: "remember the milk and the eggs",
+    });
+
+    // A restart makes the subscription again on the new process.
+    await runMcpTurn({ runtime, turnId: "t3", script: [response([toolCall("crash", {})]), "Crashed."] });
+    await mcp.connect();
+    const current = fixture;
+    await waitUntil(() =>
+      current.log().filter((entry) => entry.event === "subscribed").length === 2 ? true : undefined,
+    );
+    await runMcpTurn({ runtime, turnId: "t4", script: [response([toolCall("touch_notes", {})]), "Ok."] });
+    await waitUntil(() => (updates.length === 2 ? true : undefined));
+    await stop();
+    expect(current.log().filter((entry) => entry.event === "unsubscribed")).toEqual([
+      { event: "unsubscribed", uri: "file:///notes.txt" },
+    ]);
+    await runtime.dispose();
+    await expect(mcp.listResources()).rejects.toMatchObject({ code: "server_unavailable" });
+  });
+
+  it("over Streamable HTTP: the same requests and a resource update", async () => {
+    http = await startHttpFixture();
+    const mcp = createMcpExtension({ id: "remote", server: { url: http.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    expect((await mcp.listPrompts()).map((prompt) => prompt.name)).toEqual(["review"]);
+    expect(await mcp.expandPrompt("review", { file: "a.ts" })).toMatchObject({
+      text: expect.stringMatching(/^Please review a\.ts\./),
+    });
+    expect((await mcp.resourceAsContext("file:///notes.txt")).content).toEqual([
+      { type: "text", text: "Resource file:///notes.txt, text/plain:\nremember the milk" },
+    ]);
+    const updates: string[] = [];
+    await mcp.subscribeResource("file:///notes.txt", (uri) => updates.push(uri));
+    await runMcpTurn({ runtime, script: [response([toolCall("touch_notes", {})]), "Ok."] });
+    await waitUntil(() => (updates.length === 1 ? true : undefined));
+    await expect(mcp.readResource("file:///missing")).rejects.toMatchObject({ code: "server_error" });
+    await runtime.dispose();
+  });
+});
