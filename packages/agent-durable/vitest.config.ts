@@ -8,5 +8,7 @@ export default defineProject({
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     // One Postgres for every test file (each gets a database of its own), and the test worker bundled once.
     globalSetup: ["test/support/global-setup.ts"],
+    // One process runs the files one after the other, so the package and DBOS are imported once, not per file.
+    isolate: false,
   },
 });

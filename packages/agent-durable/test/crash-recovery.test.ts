@@ -66,7 +66,8 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       sessionId: "s-stream",
       turnId: "stream",
       userMessage: { text: "talk" },
-      metadata: { scenario: "stream", deltas: 80, delayMs: 30 },
+      // Slow (16 s at most) until the kill, however loaded the machine; fast when sent again.
+      metadata: { scenario: "stream", deltas: 80, delayMs: 200, resendDelayMs: 5 },
     });
     await waitFor("ten streamed deltas in the log", async () => (await textDeltas(turn)) >= 10);
     await fixture.cluster.kill("w1");
@@ -90,7 +91,8 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       sessionId: "s-tool",
       turnId: "tool",
       userMessage: { text: "write it" },
-      metadata: { scenario: "tool", toolMs: 4000 },
+      // Runs until the kill.
+      metadata: { scenario: "tool", toolMs: 600_000 },
     });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     // The same worker id, restarted, recovers its own turn at launch.
@@ -111,7 +113,8 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       sessionId: "s-safe",
       turnId: "safe",
       userMessage: { text: "read it" },
-      metadata: { scenario: "safe-tool", toolMs: 4000 },
+      // Runs until the kill; quick when run again.
+      metadata: { scenario: "safe-tool", toolMs: 600_000, rerunToolMs: 20 },
     });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     const events = await killRestartAndFinish(turn, "w2");
@@ -125,7 +128,8 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       sessionId: "s-after",
       turnId: "after",
       userMessage: { text: "write it" },
-      metadata: { scenario: "tool", toolMs: 20, afterToolDeltas: 60, delayMs: 30 },
+      // The answer after the tool streams slowly (12 s at most) until the kill; fast when sent again.
+      metadata: { scenario: "tool", toolMs: 20, afterToolDeltas: 60, delayMs: 200, resendDelayMs: 5 },
     });
     await waitFor(
       "the answer after the tool is streaming",

@@ -42,7 +42,8 @@ describe("taking over the lease of a dead worker", () => {
       sessionId: "s-prompt",
       turnId: "prompt",
       userMessage: { text: "talk" },
-      metadata: { scenario: "stream", deltas: 120, delayMs: 25 },
+      // Slow until the kill (12 s at most), fast when sent again.
+      metadata: { scenario: "stream", deltas: 120, delayMs: 100, resendDelayMs: 5 },
     });
     await waitFor("five streamed deltas", async () => (await streamedDeltas(turn)) >= 5);
     const dead = (await runningOn(turn))!;
@@ -98,7 +99,8 @@ describe("fencing a worker that stalled past its lease", () => {
       sessionId: "s-fenced",
       turnId: "fenced",
       userMessage: { text: "write it" },
-      metadata: { scenario: "tool", toolMs: 20, afterToolDeltas: 80, delayMs: 40 },
+      // The answer after the tool streams slowly (12 s at most) until the pause; fast when sent again.
+      metadata: { scenario: "tool", toolMs: 20, afterToolDeltas: 80, delayMs: 150, resendDelayMs: 5 },
     });
     await waitFor(
       "the answer after the tool is streaming",
@@ -109,7 +111,7 @@ describe("fencing a worker that stalled past its lease", () => {
     fixture.cluster.pause(owner);
     const paused = await audit.now();
     // The other worker takes the lease over; the owner wakes up as soon as it did, while the other one still streams
-    // the answer again: the owner's remaining deltas (80 x 40 ms at most) would be written at seqs still free.
+    // the answer again: the owner's next deltas would be written at seqs still free.
     let takeover = 0;
     await waitFor("the other worker's first event", async () => {
       takeover = (await audit.writes(turn)).find((w) => w.worker === other)?.at ?? 0;
@@ -119,7 +121,9 @@ describe("fencing a worker that stalled past its lease", () => {
     const resumed = await audit.now();
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     await waitFor("the owner beats again", async () => ((await audit.heartbeatOf(owner)) ?? 0) > resumed);
-    await new Promise((resolve) => setTimeout(resolve, 80 * 40));
+    // Time for the owner's buffered events and next deltas to be written, were it not fenced (it was, at once, on
+    // the old code).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
 
     const writes = await audit.writes(turn);
     const byOwner = writes.filter((w) => w.worker === owner);

@@ -8,6 +8,9 @@ import { useDurableFixture } from "./support/durable-fixture.js";
 
 const WORKERS = ["q1", "q2", "q3"];
 const CONCURRENCY = 4;
+/** More sessions than the workers have slots (12), each with turns queued behind each other. */
+const SESSIONS = 16;
+const TURNS_PER_SESSION = 5;
 const fixture = useDurableFixture(
   WORKERS.map((id) => ({ id, env: { BUILD: "sessions", CONCURRENCY: String(CONCURRENCY) } })),
 );
@@ -39,10 +42,10 @@ function peakPerWorker(records: CountRecord[]): Map<string, number> {
 }
 
 describe("workers and the queue", () => {
-  it("200 turns of 20 sessions over 3 workers all complete; a session's turns never overlap and run in start order", async () => {
-    const sessions = Array.from({ length: 20 }, (_, i) => `load-${i}`);
+  it("80 turns of 16 sessions over 3 workers all complete; a session's turns never overlap and run in start order", async () => {
+    const sessions = Array.from({ length: SESSIONS }, (_, i) => `load-${i}`);
     const turns: DurableTurnRef[] = [];
-    for (let n = 0; n < 10; n++) {
+    for (let n = 0; n < TURNS_PER_SESSION; n++) {
       turns.push(
         ...(await Promise.all(
           sessions.map((sessionId) =>
@@ -52,12 +55,12 @@ describe("workers and the queue", () => {
       );
     }
     const outcomes = await Promise.all(turns.map((turn) => fixture.client.outcome(turn)));
-    expect(outcomes.filter((o) => o.kind === "completed")).toHaveLength(200);
+    expect(outcomes.filter((o) => o.kind === "completed")).toHaveLength(SESSIONS * TURNS_PER_SESSION);
 
     const records = fixture.cluster.counts();
     for (const sessionId of sessions) {
       const intervals = turnIntervals(records, sessionId);
-      expect(intervals.map((i) => i.turnId)).toEqual(Array.from({ length: 10 }, (_, n) => `t${n}`));
+      expect(intervals.map((i) => i.turnId)).toEqual(Array.from({ length: TURNS_PER_SESSION }, (_, n) => `t${n}`));
       for (let i = 1; i < intervals.length; i++)
         expect(intervals[i].start).toBeGreaterThanOrEqual(intervals[i - 1].end);
     }
@@ -76,11 +79,13 @@ describe("workers and the queue", () => {
         ({ message }) =>
           `${message.role}:${typeof message.content === "string" ? message.content : message.content[0]?.text}`,
       );
-      expect(texts).toEqual(Array.from({ length: 10 }, (_, n) => [`user:message ${n}`, "assistant:ok"]).flat());
+      expect(texts).toEqual(
+        Array.from({ length: TURNS_PER_SESSION }, (_, n) => [`user:message ${n}`, "assistant:ok"]).flat(),
+      );
     } finally {
       await db.end();
     }
-    for (const turn of turns.slice(0, 20)) assertLogInvariants(await fixture.client.readEvents(turn));
+    for (const turn of turns.slice(0, SESSIONS)) assertLogInvariants(await fixture.client.readEvents(turn));
   }, 120_000);
 
   it("starting a turn twice returns the same turn and runs it once", async () => {

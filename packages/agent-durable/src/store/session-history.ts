@@ -1,7 +1,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type pg from "pg";
 import { quoteIdent } from "./schema.js";
-import { inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
+import { assertClaimed, claimCte, inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
 
 /**
  * Each session's history, one row per message position. A turn appends at
@@ -43,22 +43,26 @@ export class SessionHistory {
   ): Promise<AgentMessage[]> {
     if (messages.length === 0) return [];
     const positions = messages.map((_, i) => position + i);
-    const { rows } = await inClaimedTransaction(this.pool, claim, (client) =>
-      client.query(
-        `WITH ins AS (
-           INSERT INTO ${this.table} (session_id, position, turn_key, message)
-           SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
-           ON CONFLICT (session_id, position) DO NOTHING
-           RETURNING position, message
-         )
+    const { rows } = await this.pool.query(
+      `WITH ${claimCte(2, 5)},
+       ins AS (
+         INSERT INTO ${this.table} (session_id, position, turn_key, message)
+         SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
+         WHERE EXISTS (SELECT 1 FROM claim)
+         ON CONFLICT (session_id, position) DO NOTHING
+         RETURNING position, message
+       ),
+       held AS (
          SELECT position, message FROM ins
          UNION ALL
          SELECT position, message FROM ${this.table} WHERE session_id = $1 AND position = ANY($3::int[])
-         ORDER BY position`,
-        [sessionId, claim.turnKey, positions, messages.map((m) => JSON.stringify(m))],
-      ),
+       )
+       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, coalesce(json_agg(message ORDER BY position), '[]') AS messages
+       FROM held`,
+      [sessionId, claim.turnKey, positions, messages.map((m) => JSON.stringify(m)), claim.token],
     );
-    return rows.map((row: { message: AgentMessage }) => row.message);
+    assertClaimed(claim, rows[0].claimed === true);
+    return rows[0].messages as AgentMessage[];
   }
 
   /** Replaces the whole history of the session with `messages` (compaction), in one transaction; `superseded` as {@link append}. */

@@ -2,7 +2,7 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
-import { assertClaimHolds, claimsHeld, inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
+import { assertClaimed, assertClaimHolds, claimCte, claimsHeld, type TurnClaim } from "./turn-claim.js";
 
 /**
  * The per-turn control rows: the turn itself (abort, outcome) and its
@@ -60,15 +60,19 @@ export class TurnTable {
    * means an earlier start was interrupted before its result was recorded.
    */
   async startToolAttempt(claim: TurnClaim, toolCallId: string): Promise<number> {
-    return inClaimedTransaction(this.pool, claim, async (client) => {
-      const { rows } = await client.query(
-        `INSERT INTO ${this.s}.tool_attempts (turn_key, tool_call_id, attempts) VALUES ($1, $2, 1)
+    const { rows } = await this.pool.query(
+      `WITH ${claimCte(1, 3)},
+       counted AS (
+         INSERT INTO ${this.s}.tool_attempts (turn_key, tool_call_id, attempts)
+         SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM claim)
          ON CONFLICT (turn_key, tool_call_id) DO UPDATE SET attempts = ${this.s}.tool_attempts.attempts + 1
-         RETURNING attempts`,
-        [claim.turnKey, toolCallId],
-      );
-      return Number(rows[0].attempts);
-    });
+         RETURNING attempts
+       )
+       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT attempts FROM counted) AS attempts`,
+      [claim.turnKey, toolCallId, claim.token],
+    );
+    assertClaimed(claim, rows[0].claimed === true);
+    return Number(rows[0].attempts);
   }
 
   /** How often a tool call was started so far (0 when never), without counting a start. */
@@ -82,12 +86,15 @@ export class TurnTable {
 
   /** Stores the turn's outcome (overwriting the same outcome on a replay). */
   async recordOutcome(claim: TurnClaim, outcome: TurnOutcome): Promise<void> {
-    await inClaimedTransaction(this.pool, claim, (client) =>
-      client.query(`UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1`, [
-        claim.turnKey,
-        JSON.stringify(outcome),
-      ]),
+    const { rows } = await this.pool.query(
+      `WITH ${claimCte(1, 3)},
+       stored AS (
+         UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT count(*) FROM stored) AS stored`,
+      [claim.turnKey, JSON.stringify(outcome), claim.token],
     );
+    assertClaimed(claim, rows[0].claimed === true);
   }
 
   /**

@@ -5,7 +5,7 @@
  * must be counted from outside a worker (model requests, tool starts and
  * ends, session overlap) is appended to a shared file.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "@turnkit/agent-core";
@@ -32,6 +32,37 @@ function record(file: string, entry: Omit<CountRecord, "at">): void {
   appendFileSync(file, `${JSON.stringify({ ...entry, worker: process.env.WORKER_ID, at: Date.now() })}\n`);
 }
 
+/**
+ * True when the count file already holds a record like `entry` (same turn,
+ * kind, and detail or position): this request is sent again, or this call
+ * runs again, after a crash. Only timing depends on it (see `resendDelayMs`
+ * and `rerunToolMs`): a test gives the first attempt a slow stream or a long
+ * call, so its kill surely lands in the middle however loaded the machine
+ * is, and the attempt after the crash a fast one.
+ */
+function recordedBefore(
+  file: string,
+  entry: Pick<CountRecord, "kind" | "turnId" | "sessionId" | "detail" | "position">,
+): boolean {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  return text.split("\n").some((line) => {
+    if (line.trim() === "") return false;
+    const r = JSON.parse(line) as CountRecord;
+    return (
+      r.kind === entry.kind &&
+      r.turnId === entry.turnId &&
+      r.sessionId === entry.sessionId &&
+      (entry.detail === undefined || r.detail === entry.detail) &&
+      (entry.position === undefined || r.position === entry.position)
+    );
+  });
+}
+
 function lastMessage(context: Context) {
   return context.messages[context.messages.length - 1];
 }
@@ -45,15 +76,18 @@ function lastUserText(context: Context): string {
 }
 
 /** The scripted answer of each scenario to the conversation so far. */
-function answer(request: DurableTurnRequest, context: Context, requestIndex: number): ScriptEntry {
+function answer(request: DurableTurnRequest, context: Context, requestIndex: number, resent: boolean): ScriptEntry {
   const scenario = String(request.metadata?.scenario ?? "quick");
+  // A request sent again after a crash streams at `resendDelayMs` when the turn gives one.
+  const delayMs = (fallback: number) =>
+    Number((resent ? request.metadata?.resendDelayMs : undefined) ?? request.metadata?.delayMs ?? fallback);
   const last = lastMessage(context);
   const callId = `${request.turnId}-call-${requestIndex}`;
   switch (scenario) {
     case "stream": {
       const deltas = Number(request.metadata?.deltas ?? 60);
       const words = Array.from({ length: deltas }, (_, i) => `w${i} `).join("");
-      return response(words, { eventDelayMs: Number(request.metadata?.delayMs ?? 25) });
+      return response(words, { eventDelayMs: delayMs(25) });
     }
     case "parallel": {
       if (last?.role === "toolResult") return response("after the parallel calls");
@@ -76,7 +110,7 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
           "",
         );
         return response(`after tool: ${text.slice(0, 40)}${tail}`, {
-          eventDelayMs: Number(request.metadata?.delayMs ?? 0),
+          eventDelayMs: delayMs(0),
         });
       }
       if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`);
@@ -128,14 +162,10 @@ function scenarioStreamFn(request: DurableTurnRequest, countFile: string): Strea
   let requests = 0;
   return (model, context, options) => {
     const index = requests++;
-    record(countFile, {
-      kind: "model",
-      turnId: request.turnId,
-      sessionId: request.sessionId,
-      detail: String(index),
-      position: context.messages.length,
-    });
-    const scripted = createScriptedModel([answer(request, context, index)]);
+    const ids = { turnId: request.turnId, sessionId: request.sessionId };
+    const resent = recordedBefore(countFile, { kind: "model", ...ids, position: context.messages.length });
+    record(countFile, { kind: "model", ...ids, detail: String(index), position: context.messages.length });
+    const scripted = createScriptedModel([answer(request, context, index, resent)]);
     return scripted.streamFn(model, context, options);
   };
 }
@@ -151,6 +181,10 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         description: `Writes a file slowly (${name})`,
         parameters: Type.Object({ path: Type.String() }),
         execute: async (ctx, { path }, signal) => {
+          // A call run again after a crash takes `rerunToolMs` when the turn gives one.
+          const ids = { turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId };
+          const rerun = recordedBefore(countFile, { kind: "tool-start", ...ids });
+          const ms = Number((rerun ? request.metadata?.rerunToolMs : undefined) ?? toolMs);
           record(countFile, {
             kind: "tool-start",
             turnId: request.turnId,
@@ -159,7 +193,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
             key: idempotencyKeyOf(ctx),
           });
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, toolMs);
+            const timer = setTimeout(resolve, ms);
             signal.addEventListener("abort", () => {
               clearTimeout(timer);
               resolve();
