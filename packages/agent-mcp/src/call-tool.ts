@@ -2,7 +2,7 @@ import { type CallToolResult, CallToolResultSchema, type Progress } from "@model
 import { abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import type { McpToolCaller } from "./mcp-tool.js";
+import type { McpToolCallRequest, McpToolCaller } from "./mcp-tool.js";
 import type { OutputCheck } from "./output-schema.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
@@ -12,6 +12,8 @@ export interface ToolCallServer {
   useConnection<T>(operation: (connection: McpConnection) => Promise<T>): Promise<T>;
   /** The output-schema check of the server's tool `name`, if it has one. */
   outputCheck(name: string): OutputCheck | undefined;
+  /** Notes a call in flight (sampling requests are served for its turn) until the returned function is called. */
+  track?(call: McpToolCallRequest): () => void;
 }
 
 /**
@@ -22,8 +24,10 @@ export interface ToolCallServer {
  * `McpServerError` naming the server (the loop makes it the error result).
  */
 export function toolCaller(server: ToolCallServer, settings: McpSettings): McpToolCaller {
-  return async (name, args, signal, onUpdate) => {
+  return async (call) => {
+    const { name, args, signal, onUpdate } = call;
     const ref = { server: settings.id, tool: name };
+    const untrack = server.track?.(call);
     const outputCheck = server.outputCheck(name);
     const onProgress = (progress: Progress) =>
       onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } });
@@ -36,6 +40,8 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
       // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
       if (signal.aborted) return abortedResult(ref);
       throw error;
+    } finally {
+      untrack?.();
     }
   };
 }

@@ -1,6 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type ClientCapabilities,
+  CreateMessageRequestSchema,
+  type CreateMessageRequest,
+  type CreateMessageResult,
   ListRootsRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
@@ -13,6 +16,8 @@ import type { McpSettings } from "./validate-mcp-options.js";
 export interface ClientFeatures {
   /** The current roots, read at each `roots/list`; `undefined`: no roots capability. */
   readonly roots: (() => readonly NormalisedRoot[]) | undefined;
+  /** Serves `sampling/createMessage` (cancelled by `signal`); `undefined`: no sampling capability. */
+  readonly sampling?: (params: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
 }
 
 /**
@@ -23,9 +28,13 @@ export interface ClientFeatures {
 export function createClient(settings: McpSettings, features: ClientFeatures): Client {
   const capabilities: ClientCapabilities = {};
   if (features.roots) capabilities.roots = { listChanged: true };
+  if (features.sampling) capabilities.sampling = {};
   const client = new Client(MCP_CLIENT_INFO, { capabilities });
   const { roots } = features;
   if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((root) => ({ ...root })) }));
+  const { sampling } = features;
+  if (sampling)
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
     forwardLogMessage(settings, notification.params),
   );

@@ -8,6 +8,7 @@ import { normaliseRoots } from "./roots.js";
 import type { McpServerStatus, McpToolHints } from "./mcp-status.js";
 import { PromptAccess } from "./prompt-access.js";
 import { ResourceAccess } from "./resource-access.js";
+import { SamplingBroker } from "./sampling.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { TurnContribution } from "./turn-contribution.js";
 import { validateMcpOptions } from "./validate-mcp-options.js";
@@ -130,8 +131,13 @@ export interface McpExtension extends Extension {
 export function createMcpExtension(options: McpExtensionOptions): McpExtension {
   const settings = validateMcpOptions(options);
   let roots = settings.roots;
+  const sampling = settings.sampling && new SamplingBroker(settings.id, settings.sampling.maxTokens);
   const supervisor: ServerSupervisor = new ServerSupervisor(settings, {
     roots: roots && (() => roots ?? []),
+    ...(sampling && {
+      sampling: (params, signal) => sampling.createMessage(params, signal),
+      trackCall: (call) => sampling.track(call),
+    }),
     onConnected: (connection) => resources.resubscribe(connection),
     onResourceUpdated: (uri) => resources.updated(uri),
   });
@@ -173,6 +179,11 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
       supervisor.attach();
       api.registerTool((ctx) => turns.tools(ctx));
       api.registerWarningProvider((ctx) => turns.warning(ctx));
+      if (sampling) {
+        // Each turn lends its auxiliary stream function to the server's sampling while its calls run.
+        api.on("before_llm_call", (event) => void sampling.remember(event));
+        api.on("turn_end", (_event, ctx) => sampling.forget(ctx));
+      }
       api.onDispose(() => supervisor.dispose());
     },
   };

@@ -47,3 +47,13 @@ export const SESSION_END_TIMEOUT_MS = 1_000;
 
 /** How the extension introduces itself to servers in `initialize`. */
 export const MCP_CLIENT_INFO = { name: "turnkit-agent-mcp", version: "0.1.0" } as const;
+
+/**
+ * How many turns' models a sampling extension remembers (the latest ones):
+ * a turn serves sampling while its tool calls run, and hosts need not
+ * report a turn's end, so older turns are forgotten instead.
+ */
+export const MAX_SAMPLING_TURNS = 64;
+
+/** The most tokens a server's sampling request may ask the turn's model for, unless `sampling.maxTokens` says otherwise. */
+export const DEFAULT_SAMPLING_MAX_TOKENS = 4_096;

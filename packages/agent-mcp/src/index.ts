@@ -5,6 +5,7 @@ export {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RESTART_POLICY,
+  DEFAULT_SAMPLING_MAX_TOKENS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   MCP_CLIENT_INFO,
   SESSION_END_TIMEOUT_MS,
@@ -17,6 +18,7 @@ export type {
   McpLogLevel,
   McpRestartPolicy,
   McpRoot,
+  McpSamplingPolicy,
   McpServerConfig,
   McpStdioServerConfig,
 } from "./mcp-options.js";

@@ -69,6 +69,17 @@ export type McpLogLevel = "debug" | "info" | "notice" | "warning" | "error" | "c
  */
 export type McpRoot = string | { readonly uri: string; readonly name?: string };
 
+/**
+ * The host's consent to a server's sampling requests (`sampling/createMessage`):
+ * given, the client declares the sampling capability and serves them with
+ * the model of the turn whose tool call is running, through that turn's
+ * auxiliary stream function (counted in the turn's usage and budget).
+ */
+export interface McpSamplingPolicy {
+  /** The most tokens one request may ask for; the server's `maxTokens` is capped to it. Default 4,096. */
+  readonly maxTokens?: number;
+}
+
 /** Options of `createMcpExtension`. Only `id` and `server` are required. */
 export interface McpExtensionOptions {
   /** The extension id (lower case, `[a-z0-9][a-z0-9._-]*`); it names the server in errors and the status. */
@@ -135,6 +146,12 @@ export interface McpExtensionOptions {
    * server (`notifications/roots/list_changed`). Absent: no roots capability.
    */
   readonly roots?: readonly McpRoot[];
+  /**
+   * Lets the server ask the turn's model for completions while one of its
+   * tool calls runs (see {@link McpSamplingPolicy}). Absent (the default):
+   * refused; the client does not declare sampling, so the server cannot ask.
+   */
+  readonly sampling?: McpSamplingPolicy;
   /** Called with every new status (state changes, a new tool list); its throws are ignored. */
   readonly onStatus?: (status: McpServerStatus) => void;
 }

@@ -2,6 +2,7 @@ import {
   type RuntimeTool,
   type RuntimeToolResult,
   type RuntimeToolUpdateCallback,
+  type ToolExecutionContext,
   defineRuntimeTool,
 } from "@turnkit/agent-core";
 import type { ToolSchema } from "@turnkit/agent-loop";
@@ -10,13 +11,20 @@ import type { McpToolDetails } from "./call-result.js";
 import type { McpToolHints, McpToolSummary } from "./mcp-status.js";
 import { exposedToolName } from "./tool-names.js";
 
-/** Runs one call of the server's tool `serverToolName`; the supervisor's `callTool`. */
-export type McpToolCaller = (
-  serverToolName: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-  onUpdate: RuntimeToolUpdateCallback<McpToolDetails>,
-) => Promise<RuntimeToolResult<McpToolDetails>>;
+/** One call of a server's tool, as the loop makes it. */
+export interface McpToolCallRequest {
+  /** Who calls: the session, turn and tool call. */
+  readonly ctx: ToolExecutionContext;
+  /** The server's name of the tool. */
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  /** Fires when the turn is aborted. */
+  readonly signal: AbortSignal;
+  readonly onUpdate: RuntimeToolUpdateCallback<McpToolDetails>;
+}
+
+/** Runs one call of a server's tool (see `toolCaller`). */
+export type McpToolCaller = (call: McpToolCallRequest) => Promise<RuntimeToolResult<McpToolDetails>>;
 
 /** A tool of the server, bound for turns, with its summary for the status. */
 export interface BoundMcpTool {
@@ -50,8 +58,14 @@ export function bindMcpTool(tool: Tool, naming: McpToolNaming, call: McpToolCall
     description,
     parameters: tool.inputSchema as ToolSchema,
     executionMode,
-    execute: (_ctx, input, signal, onUpdate) =>
-      call(tool.name, input as Record<string, unknown>, signal, onUpdate as RuntimeToolUpdateCallback<McpToolDetails>),
+    execute: (ctx, input, signal, onUpdate) =>
+      call({
+        ctx,
+        name: tool.name,
+        args: input as Record<string, unknown>,
+        signal,
+        onUpdate: onUpdate as RuntimeToolUpdateCallback<McpToolDetails>,
+      }),
   });
   return {
     tool: runtimeTool as RuntimeTool,

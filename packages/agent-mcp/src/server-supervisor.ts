@@ -7,6 +7,7 @@ import { listAll } from "./server-lists.js";
 import { type ConnectionEvents, McpConnection, type ServerListKind } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpServerState, McpServerStatus } from "./mcp-status.js";
+import type { McpToolCallRequest } from "./mcp-tool.js";
 import { RestartSchedule } from "./restart-schedule.js";
 import { StatusListeners } from "./status-listeners.js";
 import { StderrTail } from "./stderr-tail.js";
@@ -20,6 +21,8 @@ export interface SessionHooks extends ClientFeatures {
   onConnected?(connection: McpConnection): void;
   /** The server says the resource `uri` changed. */
   onResourceUpdated?(uri: string): void;
+  /** A tool call is in flight until the returned function is called (for sampling). */
+  trackCall?(call: McpToolCallRequest): () => void;
 }
 
 /**
@@ -74,6 +77,7 @@ export class ServerSupervisor {
         {
           useConnection: (operation) => this.useConnection(operation),
           outputCheck: (name) => this.catalog.outputCheck(name),
+          track: features.trackCall,
         },
         settings,
       ),

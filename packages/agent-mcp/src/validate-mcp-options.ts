@@ -5,6 +5,7 @@ import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RESTART_POLICY,
+  DEFAULT_SAMPLING_MAX_TOKENS,
   DEFAULT_SHUTDOWN_GRACE_MS,
 } from "./defaults.js";
 import { McpConfigError } from "./mcp-config-error.js";
@@ -13,6 +14,7 @@ import type {
   McpLogLevel,
   McpRestartPolicy,
   McpRoot,
+  McpSamplingPolicy,
   McpTransportSettings,
 } from "./mcp-options.js";
 import { type NormalisedRoot, normaliseRoots } from "./roots.js";
@@ -36,6 +38,8 @@ export interface McpSettings {
   readonly logLevel: McpLogLevel | undefined;
   /** `undefined`: the client declares no roots capability. */
   readonly roots: readonly NormalisedRoot[] | undefined;
+  /** `undefined`: sampling is refused. */
+  readonly sampling: Required<McpSamplingPolicy> | undefined;
   readonly onStatus: ((status: McpServerStatus) => void) | undefined;
 }
 
@@ -55,6 +59,7 @@ const OPTION_KEYS: Record<keyof McpExtensionOptions, true> = {
   logger: true,
   logLevel: true,
   roots: true,
+  sampling: true,
   onStatus: true,
 };
 
@@ -127,6 +132,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     logger: validateLogger(options.logger),
     logLevel: validateLogLevel(options.logLevel),
     roots: options.roots === undefined ? undefined : normaliseRoots(options.roots as readonly McpRoot[], "roots"),
+    sampling: validateSampling(options.sampling),
     onStatus: options.onStatus,
   };
 }
@@ -167,6 +173,17 @@ function validateClock(clock: unknown): Clock {
   if (!valid)
     throw new McpConfigError({ field: "clock", problem: "must be a Clock { now, setTimeout, clearTimeout }" });
   return clock as unknown as Clock;
+}
+
+function validateSampling(sampling: unknown): Required<McpSamplingPolicy> | undefined {
+  if (sampling === undefined) return undefined;
+  if (!isRecord(sampling))
+    throw new McpConfigError({
+      field: "sampling",
+      problem: `must be an object { maxTokens? }, got ${kindOf(sampling)}`,
+    });
+  rejectUnknownKeys(sampling, { maxTokens: true }, "sampling.");
+  return { maxTokens: count(sampling.maxTokens, "sampling.maxTokens", DEFAULT_SAMPLING_MAX_TOKENS, 1) };
 }
 
 function validateLogger(logger: unknown): TurnLogger | undefined {

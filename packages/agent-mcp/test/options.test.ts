@@ -72,7 +72,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     [
       { id: "x", server: stdio, maxRestarts: 3 },
       "maxRestarts",
-      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, onStatus",
+      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, sampling, onStatus",
     ],
     [
       { id: "x", server: stdio, restart: { backoffMs: 5_000, maxBackoffMs: 1_000 } },
@@ -103,6 +103,12 @@ describe("createMcpExtension checks its options before starting anything", () =>
       'must be one of debug, info, notice, warning, error, critical, alert, emergency, got "verbose"',
     ],
     [{ id: "x", server: stdio, roots: "/srv" }, "roots", "must be an array of absolute paths or { uri, name? }"],
+    [{ id: "x", server: stdio, sampling: true }, "sampling", "must be an object { maxTokens? }, got boolean"],
+    [
+      { id: "x", server: stdio, sampling: { maxTokens: 0 } },
+      "sampling.maxTokens",
+      "must be an integer of at least 1, got 0",
+    ],
     [{ id: "x", server: stdio, roots: ["/srv", "src"] }, "roots[1]", 'must be an absolute path, got "src"'],
     [
       { id: "x", server: stdio, roots: [{ uri: "/srv" }] },

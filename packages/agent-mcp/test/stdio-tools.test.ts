@@ -51,6 +51,7 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
       "add_resource",
       "touch_notes",
       "add_prompt",
+      "ask_model",
       "garbage_line",
       "garbage_result",
       "crash",
