@@ -53,13 +53,16 @@ export type {
   LlmRetryObserver,
   LlmRetryOptions,
 } from "./call-stack/llm-config.js";
-export { composeStreamFn } from "./call-stack/compose-stream-fn.js";
-export { withCacheRetention } from "./call-stack/stream-wrappers/with-cache-retention.js";
-export { withFetch, type StreamFnOptionsWithFetch } from "./call-stack/stream-wrappers/with-fetch.js";
-export { withHeaders } from "./call-stack/stream-wrappers/with-headers.js";
-export { withHostMaxOutputTokens } from "./call-stack/stream-wrappers/with-host-max-output-tokens.js";
-export { withMaxTokens } from "./call-stack/stream-wrappers/with-max-tokens.js";
-export { withRequestTimeout } from "./call-stack/stream-wrappers/with-request-timeout.js";
+export {
+  composeStreamFn,
+  withCacheRetention,
+  withFetch,
+  withHeaders,
+  withHostMaxOutputTokens,
+  withMaxTokens,
+  withRequestTimeout,
+  type StreamFnOptionsWithFetch,
+} from "./call-stack/option-layers.js";
 export {
   resolveStreamTimeouts,
   withStreamTimeouts,

@@ -1,14 +1,25 @@
-import { systemClock, type Clock, type RandomSource } from "../clock.js";
-import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
-import { resolveLlmRetryPolicy } from "./llm-retry-policy.js";
-import type { OptionFill } from "./option-fill.js";
-import { RetriedRequest, type RetryLayer } from "./retried-request.js";
-import { copyStreamOptions, invokeStreamFn, type StreamFn } from "./stream-fn.js";
+import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
+import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
+import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
+import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
+import { pipeEvents, RelayStream } from "./relay-stream.js";
+import { type AttemptEventObserver, type AttemptFailure, type AttemptLayer, RetryAttempt } from "./retry-attempt.js";
+import {
+  createFailureMessage,
+  errorText,
+  invokeStreamFn,
+  isTerminalEvent,
+  pushTerminalError,
+  type AnyModel,
+  type StreamFn,
+  type StreamFnOptions,
+} from "./stream-fn.js";
 
 export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
 export { isVisibleOutputEvent } from "./retry-attempt.js";
 
-/** What the retry layer needs besides the options: time, randomness, a name. */
+/** What the retry layer needs besides the options: time, randomness, a name, and who watches its attempts. */
 export interface LlmRetryDependencies {
   /** Where backoff waits and the elapsed budget are measured. Default: the system clock. */
   clock?: Clock;
@@ -16,65 +27,57 @@ export interface LlmRetryDependencies {
   random?: RandomSource;
   /** Names the request family in notifications (`"main"`, `"auxiliary"`). Default `"main"`. */
   label?: string;
+  /**
+   * Called as each attempt is sent (also the one attempt with retry off);
+   * the function it returns, if any, sees every event of that attempt's
+   * stream as it arrives, before the layer holds it back or passes it on.
+   * For observers (timing, usage): it changes nothing and must not throw.
+   */
+  onAttempt?: (model: AnyModel, context: Context) => ((event: AssistantMessageEvent) => void) | undefined;
 }
 
 /**
- * Wraps `streamFn` with the transport retry, built on `p-retry`.
+ * Wraps `streamFn` with the transport retry.
  *
  * - Every attempt is sent with `maxRetries: 0`, so the provider SDK never
  *   retries on its own (one owner of the budget); also with `options` `false`.
- * - Events of an attempt are buffered until {@link isVisibleOutputEvent} (or
- *   the successful end), then replayed in order and passed straight through.
- *   A failure before that point is retried when {@link classifyError} calls it
- *   retryable; a failure after it is final. The caller never sees text twice.
+ * - Events of an attempt are held back until {@link isVisibleOutputEvent} (or
+ *   the successful end), then passed on in order, and later ones straight
+ *   through. A failure before that point is retried when `classifyError`
+ *   calls it retryable; a failure after it is final. The caller never sees
+ *   text twice.
  * - Each attempt is sent with an `onResponse` that calls the caller's own
  *   observer first and then remembers the attempt's last response (status and
  *   headers). When the attempt fails, that response takes part in the
  *   classification: its status where the error has none, and its
  *   `retry-after-ms` / `retry-after` (seconds or an HTTP date) as the wait.
- *   Stream functions and gateways that report error responses this way get
- *   their Retry-After honoured; pi-ai 0.73.1's built-in providers report only
- *   2xx responses.
+ *   pi-ai 0.73.1's built-in providers report only 2xx responses.
  * - Waits follow {@link computeRetryDelayMs}; a wait that would end more than
  *   `maxRetryElapsedMs` after the first failure is not started: the request
  *   fails with the attempt's error and an `exhausted` notification whose
  *   `reason` is `max_elapsed`.
- * - The caller's abort ends the request at once, also during a wait, with an
- *   `aborted` message. An attempt that is given up is aborted through its own
- *   signal, so its connection is closed.
+ * - The caller's abort (`options.signal`) ends the request, also during a
+ *   wait, with an `aborted` message. Each attempt has a signal of its own
+ *   that follows the caller's; an attempt that is given up is aborted
+ *   through it, so its connection is closed.
  * - Observers get {@link LlmRetryNotification}s; their errors are swallowed.
  *
  * A final failure is a terminal `error` event whose message carries the
  * classification (see `attachClassifiedError`). Never throws. `options`
- * `false` means a single attempt. Create one wrapper per request family
- * (main, auxiliary): each has its own `label`.
+ * `false` means a single attempt, its events passed on as they come. Create
+ * one wrapper per request family (main, auxiliary): each has its own `label`.
  */
 export function withLlmRetry(
   streamFn: StreamFn,
   options: LlmRetryOptions | false | undefined,
   dependencies: LlmRetryDependencies = {},
 ): StreamFn {
-  return withLlmRetryFilling(streamFn, options, dependencies, undefined);
-}
-
-/**
- * {@link withLlmRetry}, with `fillOptions` (when given) applied to the copy
- * of the options each attempt is sent with: for a caller whose layers below
- * would otherwise copy the options once more to fill their own (the
- * runner's option layers, see `optionFill`).
- */
-export function withLlmRetryFilling(
-  streamFn: StreamFn,
-  options: LlmRetryOptions | false | undefined,
-  dependencies: LlmRetryDependencies,
-  fillOptions: OptionFill | undefined,
-): StreamFn {
+  const { onAttempt } = dependencies;
   if (options === false) {
     return (model, context, callOptions) => {
-      const attemptOptions = copyStreamOptions(callOptions);
-      attemptOptions.maxRetries = 0;
-      fillOptions?.(attemptOptions, model);
-      return invokeStreamFn(streamFn, model, context, attemptOptions);
+      const observe = onAttempt?.(model, context);
+      const stream = invokeStreamFn(streamFn, model, context, { ...callOptions, maxRetries: 0 });
+      return observe ? observed(stream, observe, model, callOptions) : stream;
     };
   }
   const layer: RetryLayer = {
@@ -83,15 +86,106 @@ export function withLlmRetryFilling(
     clock: dependencies.clock ?? systemClock,
     random: dependencies.random ?? Math.random,
     label: dependencies.label ?? "main",
-    notify: (notification: LlmRetryNotification) => notifySafely(options?.observer, notification),
-    fillOptions,
+    notify: (notification) => notifySafely(options?.observer, notification),
+    onAttempt,
   };
-  // One object per request (its stream, budget and outcome) and one per attempt, instead of closures and promises.
   return (model, context, callOptions) => {
-    const request = new RetriedRequest(layer, model, context, callOptions);
-    request.start();
-    return request.out;
+    const out = new RelayStream();
+    void sendWithRetries(layer, out, model, context, callOptions);
+    return out;
   };
+}
+
+/** What every request of one retry layer shares. */
+interface RetryLayer extends AttemptLayer {
+  readonly policy: LlmRetryPolicy;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly onAttempt: LlmRetryDependencies["onAttempt"];
+}
+
+/**
+ * One request: attempts until one reaches its commit point (it then streams
+ * on into `out` by itself), or the request fails for good, or the caller
+ * aborts. Ends `out` with exactly one terminal event. Never rejects.
+ */
+async function sendWithRetries(
+  layer: RetryLayer,
+  out: RelayStream,
+  model: AnyModel,
+  context: Context,
+  callOptions: StreamFnOptions | undefined,
+): Promise<void> {
+  const { policy, clock, random, label, notify } = layer;
+  const caller = callOptions?.signal;
+  let waits = 0;
+  let firstFailureAt: number | undefined;
+  let failure: AttemptFailure | undefined;
+  let stoppedBy: LlmRetryExhaustedReason | undefined;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      if (caller?.aborted) break;
+      // Sent now; the attempt answers once it committed (undefined) or failed before that.
+      const sent = new RetryAttempt(layer, out, model, callOptions, attempt, layer.onAttempt?.(model, context));
+      failure = await sent.send(context);
+      if (caller?.aborted || !failure) break;
+      firstFailureAt ??= clock.now();
+      const { classified } = failure;
+      if (attempt > policy.maxRetries || !classified.retryable || classified.aborted) break;
+      const delayMs = computeRetryDelayMs({ retry: attempt, policy, random, retryAfterMs: classified.retryAfterMs });
+      if (clock.now() - firstFailureAt + delayMs > policy.maxRetryElapsedMs) {
+        stoppedBy = "max_elapsed";
+        break;
+      }
+      waits += 1;
+      notify({ type: "waiting", label, attempt, delayMs, error: classified });
+      await sleep(delayMs, clock, caller);
+    }
+  } catch {
+    // Only the wait rejects, when the caller aborts: handled below.
+  }
+  if (caller?.aborted) {
+    if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
+    const aborted =
+      failure?.failure.stopReason === "aborted"
+        ? failure.failure
+        : createFailureMessage(model, "aborted", "Request was aborted");
+    return pushTerminalError(out, withClassification(aborted));
+  }
+  if (!failure) return;
+  const { classified } = failure;
+  if (waits > 0 || classified.retryable) {
+    const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
+    notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
+  }
+  pushTerminalError(out, attachClassifiedError(failure.failure, classified));
+}
+
+/** With retry off: `stream`'s events passed on as they come, each shown to `observe` first. */
+function observed(
+  stream: ReturnType<typeof invokeStreamFn>,
+  observe: AttemptEventObserver,
+  model: AnyModel,
+  callOptions: StreamFnOptions | undefined,
+): RelayStream {
+  const out = new RelayStream();
+  pipeEvents(stream, {
+    event(event) {
+      observe(event);
+      out.push(event);
+      if (isTerminalEvent(event)) out.end();
+    },
+    end: () => out.end(),
+    fail(error) {
+      const aborted = callOptions?.signal?.aborted;
+      pushTerminalError(out, createFailureMessage(model, aborted ? "aborted" : "error", errorText(error)));
+    },
+  });
+  return out;
+}
+
+function withClassification(message: AssistantMessage): AssistantMessage {
+  return getAttachedClassifiedError(message) ? message : attachClassifiedError(message, classifyError(message));
 }
 
 function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmRetryNotification): void {

@@ -7,8 +7,8 @@ import {
   type Model,
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
-import { type StreamFn } from "@turnkit/agent-loop";
-import { copyOptions, emptyUsage, errorText } from "@turnkit/agent-loop/internal";
+import type { StreamFn } from "@turnkit/agent-loop";
+import { emptyUsage, errorText } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 
@@ -45,27 +45,6 @@ export function createFailureMessage(
     stopReason,
     errorMessage,
     timestamp: Date.now(),
-  };
-}
-
-/** A copy of a request's options (none: `{}`) that a layer may write its own fields into; see the loop's `copyOptions`. */
-export function copyStreamOptions(options: StreamFnOptions | undefined): StreamFnOptions {
-  return options === undefined ? {} : copyOptions(options);
-}
-
-/**
- * An option layer: each request goes to `streamFn` with a copy of its
- * options that `fill` has written the layer's fields into (the caller's
- * options are never changed).
- */
-export function fillingStreamFn(
-  streamFn: StreamFn,
-  fill: (options: StreamFnOptions, model: AnyModel) => void,
-): StreamFn {
-  return (model, context, options) => {
-    const next = copyStreamOptions(options);
-    fill(next, model);
-    return streamFn(model, context, next);
   };
 }
 

@@ -4,6 +4,7 @@ import type {
   AssistantMessageEventStream,
   Context,
 } from "@mariozechner/pi-ai";
+import { RequestAbortController } from "../aborts.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import {
@@ -17,7 +18,6 @@ import type { EventSink } from "./event-sink.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
-  copyStreamOptions,
   createFailureMessage,
   errorText,
   invokeStreamFn,
@@ -105,7 +105,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
   if (firstEventTimeoutMs === 0 && streamIdleTimeoutMs === 0) {
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
   }
-  const watchdogs: Watchdogs = { firstEventTimeoutMs, streamIdleTimeoutMs, clock, eventTime: burstClock(clock) };
+  const watchdogs: Watchdogs = { firstEventTimeoutMs, streamIdleTimeoutMs, clock };
   return (model, context, callOptions) =>
     new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, callOptions);
 }
@@ -113,25 +113,23 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
 /** One timeouts layer's limits and clocks, shared by all its requests. */
 interface Watchdogs extends StreamTimeouts {
   readonly clock: Clock;
-  /** When an event arrived (see {@link burstClock}). */
-  readonly eventTime: () => number;
 }
 
 /**
  * One request through the timeouts layer: its watchdog state, its own
- * signal (linked to the caller's), and the sink of the stream below.
+ * signal (following the caller's), and the sink of the stream below.
  */
 class TimedRequest implements EventSink {
   readonly out = new RelayStream();
-  /** The request's own signal: aborted on a timeout, or with the caller's reason when the caller aborts. */
-  private readonly controller = new AbortController();
+  /** The request's own signal: aborted on a timeout, and with the caller's reason when the caller aborts. */
+  private readonly signal: RequestAbortController;
   private finished = false;
   /** The request's one watchdog timer (see {@link noteEvent}). */
   private timer: unknown;
   /** When the first-event timer is due; the timer then checks the idle window instead once an event came. */
   private firstEventDueAt = 0;
   private lastPartial: AssistantMessage | undefined;
-  /** Set once the first event arrived: from then on the timer watches the idle window, re-armed lazily. */
+  /** Set once the first event arrived: from then on the timer watches the idle window. */
   private idleArmed = false;
   private lastEventAt = 0;
   /** Stops reading the provider's stream and releases its iterator; set once reading started. */
@@ -141,24 +139,25 @@ class TimedRequest implements EventSink {
     private readonly watchdogs: Watchdogs,
     private readonly model: AnyModel,
     private readonly callerSignal: AbortSignal | undefined,
-  ) {}
+  ) {
+    this.signal = new RequestAbortController(callerSignal);
+  }
 
   /** Sends the request through `streamFn` and answers the stream the layer above reads. */
   start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): AssistantMessageEventStream {
-    const { callerSignal, controller } = this;
+    const { callerSignal } = this;
     if (callerSignal?.aborted) {
       this.handleEvent();
       return this.out;
     }
-    callerSignal?.addEventListener("abort", this, ONCE);
+    callerSignal?.addEventListener("abort", this, { once: true });
     const { firstEventTimeoutMs, clock } = this.watchdogs;
     if (firstEventTimeoutMs > 0) {
       this.firstEventDueAt = clock.now() + firstEventTimeoutMs;
       this.timer = clock.setTimeout(() => this.onTimer(), firstEventTimeoutMs);
     }
-    const requestOptions = copyStreamOptions(callOptions);
-    requestOptions.signal = controller.signal;
-    this.release = pipeEvents(invokeStreamFn(streamFn, this.model, context, requestOptions), this);
+    const options = { ...callOptions, signal: this.signal.signal };
+    this.release = pipeEvents(invokeStreamFn(streamFn, this.model, context, options), this);
     return this.out;
   }
 
@@ -187,25 +186,22 @@ class TimedRequest implements EventSink {
     pushTerminalError(this.out, this.endWith(this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
   }
 
-  /** The caller's abort (this object is the listener on its signal): aborts the request with the caller's reason, then ends the stream. */
+  /** The caller aborted (this object is its listener; the request's own signal has followed it already). */
   handleEvent(): void {
     if (this.finished) return;
-    this.controller.abort(this.callerSignal?.reason);
     this.finish();
     this.release?.();
     pushTerminalError(this.out, this.endWith("aborted", "Request was aborted"));
   }
 
-  // Re-arming a timer per streamed delta costs a timer object each time; instead
-  // the idle timer records when the last event came and, when it fires early,
-  // waits only for the rest of the window. For the same reason the first event
-  // keeps the first-event timer when it is due no later than the idle window
-  // would end (with the default limits, always): firing early is harmless, as
-  // the timer then checks the idle window and waits for the rest of it, so
-  // every timeout still fires when the idle window after the last event ends.
+  // The idle timer is not re-armed per event: it records when the last event came and, when it
+  // fires early, waits only for the rest of the window. The first event likewise keeps the
+  // first-event timer when it is due no later than the idle window would end (with the default
+  // limits, always): that timer then checks the idle window. Every timeout still fires when the
+  // idle window after the last event ends.
   private noteEvent(): void {
     const { watchdogs } = this;
-    const now = watchdogs.eventTime();
+    const now = watchdogs.clock.now();
     this.lastEventAt = now;
     if (this.idleArmed) return;
     this.idleArmed = true;
@@ -232,7 +228,7 @@ class TimedRequest implements EventSink {
     const error = new LlmTimeoutError(kind, ms);
     const message = attachClassifiedError(this.endWith("error", error.message), classifyError(error));
     this.finish();
-    this.controller.abort(error);
+    this.signal.abort(error);
     this.release?.();
     pushTerminalError(this.out, message);
   }
@@ -242,6 +238,7 @@ class TimedRequest implements EventSink {
     if (this.timer !== undefined) this.watchdogs.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.callerSignal?.removeEventListener("abort", this);
+    this.signal.release();
   }
 
   private endWith(stopReason: "error" | "aborted", text: string): AssistantMessage {
@@ -250,38 +247,6 @@ class TimedRequest implements EventSink {
       : createFailureMessage(this.model, stopReason, text);
   }
 }
-
-/**
- * When the events of an attempt arrived, for the idle watchdog. A provider
- * delivers a network chunk of events in one macrotask; reading the real
- * clock for each streamed delta was a tenth of the runner's cost per
- * delta, so with the system clock the time is read once per burst (until
- * the next `setImmediate`, which also keeps the event loop from blocking in
- * between), one burst for every request of the process: an idle timeout
- * may then fire early by at most the time the burst took to process, a
- * fraction of a millisecond against windows of minutes. Any other clock
- * (a test's virtual clock) is read per event.
- */
-function burstClock(clock: Clock): () => number {
-  return clock === systemClock ? burstNow : () => clock.now();
-}
-
-/** The system clock's time when the current burst of events began (see {@link burstClock}). */
-let burstStartedAt: number | undefined;
-
-function burstNow(): number {
-  if (burstStartedAt === undefined) {
-    burstStartedAt = systemClock.now();
-    setImmediate(forgetBurst);
-  }
-  return burstStartedAt;
-}
-
-function forgetBurst(): void {
-  burstStartedAt = undefined;
-}
-
-const ONCE: AddEventListenerOptions = { once: true };
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
 function snapshotAsFailure(

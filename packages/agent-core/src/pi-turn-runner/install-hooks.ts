@@ -1,14 +1,13 @@
 import { runBeforeLlmHooks } from "./before-llm-hooks.js";
 import { askHost } from "./host-calls.js";
-import { turnStreamFn } from "./llm-request.js";
 import { afterToolCall, beforeToolCall, onToolExecutionStart } from "./tool-hooks.js";
 import { hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 
 /**
  * Step 4 of a turn: installs the LLM hook seam (before-LLM hooks as the
- * loop's `transformContext`, the turn's stream function around the call
- * stack), the tool hook seam, and the stop checks: the loop stops after a
+ * loop's `transformContext`; the turn's call stack answers their
+ * directives), the tool hook seam, and the stop checks: the loop stops after a
  * step when the turn asked to stop (a failure, a `skip`, or the host's
  * `shouldStopAfterTurn`, asked at step end before any steering poll), and
  * after steering when `shouldStopAfterSteering` says so (a failing check
@@ -17,7 +16,6 @@ import type { RunningTurn } from "./turn-state.js";
 export function installHooks(turn: RunningTurn): void {
   const { agent, input } = turn;
   agent.transformContext = (messages, signal) => runBeforeLlmHooks(turn, messages, signal, "request");
-  agent.streamFn = turnStreamFn(turn);
   // Without a before-tool hook there is nothing to ask: the loop admits each call without a call and a promise.
   agent.beforeToolCall =
     hookArray(turn.hooks.beforeToolCallHook).length > 0

@@ -1,25 +1,20 @@
-import { streamSimple } from "@mariozechner/pi-ai";
-import { type Agent, type AgentMessage, type AgentTool } from "@turnkit/agent-loop";
+import type { Agent, AgentMessage, AgentTool } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
+import { AbortGrace } from "../aborts.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
-import type { LlmRetryNotification } from "../call-stack/llm-config.js";
-import { withLlmRetryFilling } from "../call-stack/llm-retry.js";
-import { optionFill } from "../call-stack/option-fill.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
-import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
 import { SerialEventQueue, type WriterFailureListener } from "../event-bridge/serial-event-queue.js";
 import { type NewToolsOptions, newTools } from "../tools/new-tools.js";
 import type { TurnWatch, WarningSink } from "../turn-watch/turn-watch.js";
 import type { HistoryCursor } from "./history-cursor.js";
-import { emitWarning, newTurnWatch, watchRetryNotice, watchedCallStack } from "./turn-watching.js";
-import { announcePreparedRequest } from "./llm-prepared.js";
+import { emitWarning, newTurnWatch } from "./turn-watching.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
-import { SharedAbortGrace } from "./shared-abort-grace.js";
+import { auxiliaryCallStack, mainCallStack } from "./turn-call-stack.js";
 import { TurnEventBridge } from "./turn-event-bridge.js";
 import { failTurn } from "./turn-failure.js";
-import { type PiTurnHooks, hookArray } from "./turn-hooks.js";
+import type { PiTurnHooks } from "./turn-hooks.js";
 import type { LlmDirective, TurnState } from "./turn-state.js";
 
 /**
@@ -38,9 +33,7 @@ const NO_HOOKS: PiTurnHooks = Object.freeze({});
 
 /**
  * One turn's state. Its parts call back into it through its methods (the
- * writer failed, a warning, a tool call settled), so a turn is one object
- * rather than a closure per callback: many turns may run at once. Every
- * field is set in the constructor, so the object keeps one shape.
+ * writer failed, a warning, a tool call settled).
  */
 class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOptions {
   readonly input: RunTurnInput;
@@ -51,6 +44,8 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   readonly bridge: TurnEventBridge;
   tools: AgentTool<any>[] | undefined;
   readonly mainCallStack: StreamFn;
+  readonly auxiliaryStreamFn: StreamFn;
+  readonly abortGrace = new AbortGrace();
   readonly watch: TurnWatch;
   agent: Agent | undefined = undefined;
   cursor: HistoryCursor | undefined = undefined;
@@ -69,11 +64,6 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   loopMessages: AgentMessage[] | undefined = undefined;
   terminatingCalls: Set<string> | undefined = undefined;
   terminateAgentRequested = false;
-  /** Built at the first hook request only (most turns make none); the main stack has already checked the same config. */
-  private auxiliaryCallStack: StreamFn | undefined = undefined;
-  private auxiliaryWithTurnDefaults: StreamFn | undefined = undefined;
-  /** Made at the first use (an abort, a host call, the turn's end): a turn running undisturbed holds none. */
-  private sharedAbortGrace: SharedAbortGrace | undefined = undefined;
 
   constructor(input: RunTurnInput, defaults: RunnerDefaults) {
     this.input = input;
@@ -88,28 +78,10 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.bridge = new TurnEventBridge(this);
     // The turn is the tool table's options: its ids, and its callbacks as methods.
     this.tools = newTools(input.tools ?? [], this);
-    // Only the loop's requests are announced to onLlmCallPreparedHook, innermost, where their options are final.
-    const announce = hookArray(input.hooks?.onLlmCallPreparedHook).length > 0;
-    this.mainCallStack = retriedCallStack(
-      this,
-      "main",
-      announce ? (streamFn) => announcePreparedRequest(this, streamFn) : undefined,
-    );
+    // Built now, so a bad llm config throws before any event.
+    this.mainCallStack = mainCallStack(this);
+    this.auxiliaryStreamFn = auxiliaryCallStack(this);
     this.watch = newTurnWatch(this);
-  }
-
-  get abortGrace(): SharedAbortGrace {
-    return (this.sharedAbortGrace ??= new SharedAbortGrace());
-  }
-
-  /** For hooks' own requests: the turn's API key and signal unless the call gives its own. Made at the first read (by a before-LLM hook). */
-  get auxiliaryStreamFn(): StreamFn {
-    return (this.auxiliaryWithTurnDefaults ??= (model, context, options) =>
-      (this.auxiliaryCallStack ??= retriedCallStack(this, "auxiliary"))(model, context, {
-        apiKey: this.input.llm.apiKey,
-        ...options,
-        signal: options?.signal ?? this.agent?.signal,
-      }));
   }
 
   /** The host's writer failed: the turn fails as the host's fault. */
@@ -159,88 +131,5 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
       toolCallId,
       toolName,
     });
-  }
-}
-
-/**
- * The composed call stack with its own retry wrapper: one per request
- * family, so each has its own budget and its notices carry `label`.
- * `wrapInnermost`, when given, wraps the stream function all the other layers wrap,
- * where a request's options are final. Built while the turn is made (so a
- * bad host cap throws before any event); the turn's watch is read only
- * once a request runs.
- */
-function retriedCallStack(
-  turn: TurnState,
-  label: "main" | "auxiliary",
-  wrapInnermost?: (streamFn: StreamFn) => StreamFn,
-): StreamFn {
-  const { input, defaults } = turn;
-  const streamFn = input.llm.streamFn ?? streamSimple;
-  // The option layers write into the copy of the options the retry layer makes per attempt, instead of copying them again.
-  const fillOptions = optionFill(input.llm);
-  const timed = withStreamTimeouts(wrapInnermost ? wrapInnermost(streamFn) : streamFn, {
-    firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
-    streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
-    clock: defaults.clock,
-  });
-  const hostRetry = input.llmRetry;
-  const observer = (notice: LlmRetryNotification) => reportRetryNotice(turn, notice);
-  const retryOptions = hostRetry === false ? false : { ...hostRetry, observer };
-  return watchedCallStack(
-    turn,
-    label,
-    (attempt) =>
-      withLlmRetryFilling(
-        attempt,
-        retryOptions,
-        { clock: defaults.clock, random: defaults.random, label },
-        fillOptions,
-      ),
-    timed,
-  );
-}
-
-/**
- * Reports a transport retry notice as a `debug.trace` (message: the notice
- * type) and to the logger in words (waits and cancellations are `warn`,
- * giving up is left to the turn's failure), then to the host's observer,
- * whose errors are swallowed.
- */
-async function reportRetryNotice(turn: TurnState, notice: LlmRetryNotification): Promise<void> {
-  const level = notice.type === "exhausted" ? "error" : notice.type === "waiting" ? "warn" : "info";
-  const attrs: Record<string, unknown> = { ...notice };
-  if ("error" in notice)
-    attrs.error = { code: notice.error.code, message: notice.error.message, status: notice.error.status };
-  if (!turn.settled) turn.bridge.trace("llm.retry", level, notice.type, attrs);
-  watchRetryNotice(turn, notice);
-  turn.defaults.logger[level === "info" ? "debug" : "warn"](retryNoticeText(notice), {
-    phase: "llm.retry",
-    ...attrs,
-    turnId: turn.input.turnId,
-  });
-  const observer = turn.input.llmRetry === false ? undefined : turn.input.llmRetry?.observer;
-  try {
-    await observer?.(notice);
-  } catch {
-    // Observer errors are swallowed: a notice never changes the request.
-  }
-}
-
-/** A retry notice in words, for the logger. */
-function retryNoticeText(notice: LlmRetryNotification): string {
-  switch (notice.type) {
-    case "waiting":
-      return `LLM request (${notice.label}) attempt ${notice.attempt} failed (${notice.error.code}: ${notice.error.message}); retrying in ${notice.delayMs} ms`;
-    case "recovered":
-      return `LLM request (${notice.label}) recovered at attempt ${notice.attempt}`;
-    case "exhausted":
-      return `LLM request (${notice.label}) gave up after ${notice.attempts} attempts (${notice.reason}): ${notice.error.code}: ${notice.error.message}`;
-    case "cancelled":
-      return `LLM request (${notice.label}) cancelled during retries at attempt ${notice.attempt}`;
-    default: {
-      const unreachable: never = notice;
-      return unreachable;
-    }
   }
 }

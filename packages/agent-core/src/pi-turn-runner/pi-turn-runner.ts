@@ -10,7 +10,6 @@ import type { RunTurnInput } from "./run-turn-input.js";
 import { assertValidRunTurnInput } from "./run-turn-input-validation.js";
 import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
 import type { PiTurnRunnerOptions } from "./runner-options.js";
-import type { RunningTurn } from "./turn-state.js";
 import { emitWarning } from "./turn-watching.js";
 
 /**
@@ -37,42 +36,29 @@ export class PiTurnRunner {
    * host cap), before any event is emitted. Otherwise it never rejects:
    * whatever the writer, hooks, tools or provider do, it resolves.
    */
-  runTurn(input: RunTurnInput): Promise<TurnOutcome> {
-    let turn: RunningTurn;
-    let unsubscribe: () => void;
-    let unwireCancellation: () => void;
+  async runTurn(input: RunTurnInput): Promise<TurnOutcome> {
+    assertValidRunTurnInput(input);
+    // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
+    const created = newTurn(input, this.defaults);
+    // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
+    created.events.push("session.status", { status: "running" });
+    for (const warning of input.warnings ?? []) emitWarning(created, warning);
+    // Step 3: the Agent with system prompt, model, tools and history; the history cursor.
+    const turn = newAgent(created);
+    // Step 4: the LLM and tool hooks, and the stop checks.
+    installHooks(turn);
+    // Step 5: every Agent event goes through one serial path.
+    const unsubscribe = subscribeAgentEvents(turn);
+    // Step 6: the caller's abort becomes agent.abort().
+    const unwireCancellation = wireCancellation(turn);
     try {
-      assertValidRunTurnInput(input);
-      // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
-      const created = newTurn(input, this.defaults);
-      // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
-      created.events.push("session.status", { status: "running" });
-      for (const warning of input.warnings ?? []) emitWarning(created, warning);
-      // Step 3: the Agent with system prompt, model, tools and history; the history cursor.
-      turn = newAgent(created);
-      // Step 4: the LLM and tool hooks, and the stop checks.
-      installHooks(turn);
-      // Step 5: every Agent event goes through one serial path.
-      unsubscribe = subscribeAgentEvents(turn);
-      // Step 6: the caller's abort becomes agent.abort().
-      unwireCancellation = wireCancellation(turn);
-    } catch (error) {
-      return Promise.reject(error);
+      // Step 7: prompt or continue, wait until idle, run steering that arrived until the turn closes.
+      await runAgent(turn);
+    } finally {
+      unwireCancellation();
+      unsubscribe();
     }
-    // Step 7: prompt or continue, wait until idle, run steering that arrived until the turn closes.
-    // Chained rather than awaited: a turn waiting here holds one callback, not a suspended method (many turns may wait at once).
-    return runAgent(turn).then(
-      () => {
-        unwireCancellation();
-        unsubscribe();
-        // Step 8: deliver remaining history, flush, the terminal session.status, drain.
-        return finishTurn(turn);
-      },
-      (error: unknown) => {
-        unwireCancellation();
-        unsubscribe();
-        throw error;
-      },
-    );
+    // Step 8: deliver remaining history, flush, the terminal session.status, drain.
+    return finishTurn(turn);
   }
 }

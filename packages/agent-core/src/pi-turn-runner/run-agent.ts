@@ -16,9 +16,8 @@ import { reportTrace } from "./turn-log.js";
  * has failed already (a writer that threw at `running`). Never rejects: an
  * unexpected error fails the turn with code `internal`.
  */
-export function runAgent(turn: RunningTurn): Promise<void> {
-  if (turn.cancelledBeforeStart || turn.failure) return Promise.resolve();
-  let idle: Promise<void>;
+export async function runAgent(turn: RunningTurn): Promise<void> {
+  if (turn.cancelledBeforeStart || turn.failure) return;
   try {
     const { input, agent } = turn;
     const prompts: AgentMessage[] = [...(input.beforeUserMessages ?? [])];
@@ -26,16 +25,12 @@ export function runAgent(turn: RunningTurn): Promise<void> {
       const { text, images, batchId } = input.userMessage;
       prompts.push(createUserMessage(text, { images, batchId }));
     }
-    idle = prompts.length > 0 ? agent.prompt(prompts) : agent.continue();
+    await (prompts.length > 0 ? agent.prompt(prompts) : agent.continue());
   } catch (error) {
     failUnexpectedly(turn, error);
-    return Promise.resolve();
+    return;
   }
-  // Chained rather than awaited: a turn waiting here holds two callbacks, not a suspended function (many turns may wait at once).
-  return idle.then(
-    () => convergeAtIdle(turn),
-    (error: unknown) => failUnexpectedly(turn, error),
-  );
+  await convergeAtIdle(turn);
 }
 
 /** An error nothing else handled fails the turn with code `internal`. */

@@ -1,5 +1,6 @@
 import type { Agent, AgentMessage, AgentTool } from "@turnkit/agent-loop";
 import type { TurnError } from "@turnkit/protocol";
+import type { AbortGrace } from "../aborts.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import type { EventBridge } from "../event-bridge/event-bridge.js";
 import type { SerialEventQueue } from "../event-bridge/serial-event-queue.js";
@@ -7,7 +8,6 @@ import type { HistoryCursor } from "./history-cursor.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
 import type { TurnWatch } from "../turn-watch/turn-watch.js";
-import type { SharedAbortGrace } from "./shared-abort-grace.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 
 /** What a before-LLM hook told the next request to do instead of calling the model. */
@@ -42,12 +42,12 @@ export interface TurnState {
   tools: AgentTool<any>[] | undefined;
   /** Usage, timing, warnings, budget and spans of the turn (step 1). Fed by the seams through `turn-watching.ts`; read by step 8 for the outcome's report. */
   readonly watch: TurnWatch;
-  /** The composed call stack with its own transport retry, for the loop's requests (step 1). Wrapped by the LLM hook seam. */
+  /** The turn's call stack for the loop's requests (step 1, see `turn-call-stack.ts`). The Agent's stream function. */
   readonly mainCallStack: StreamFn;
-  /** The call stack with a separate retry budget, for hooks' own requests (step 1). Read by the before-LLM hooks. */
+  /** The call stack with a separate retry budget, for hooks' own requests (step 1, see `turn-call-stack.ts`). Read by the before-LLM hooks. */
   readonly auxiliaryStreamFn: StreamFn;
   /** The one abort grace every host call of the turn shares (step 1). Begun by step 6 and `failTurn`; ended by step 8. */
-  readonly abortGrace: SharedAbortGrace;
+  readonly abortGrace: AbortGrace;
   /** The turn's Agent. Written once by newAgent (step 3); absent during steps 1 and 2 only. */
   agent?: Agent;
   /** Which messages the host has been given. Written once by newAgent (step 3); read by history delivery. */

@@ -5,8 +5,8 @@
  * the turn when `budgetReached` says so. (About 260 lines: the seams' entry
  * points in one place, the work in the files beside it.)
  */
-import type { AssistantMessage, AssistantMessageEventStream, Context, Model } from "@mariozechner/pi-ai";
-import type { AgentEvent, StreamFn } from "@turnkit/agent-loop";
+import type { AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
+import type { AgentEvent } from "@turnkit/agent-loop";
 import type {
   BudgetExceededDetail,
   ModelRequestTiming,
@@ -89,22 +89,17 @@ export class TurnWatch {
   }
 
   /**
-   * Makes one provider attempt of `family` with `streamFn`, timed and its
-   * usage counted, also one that fails before any output. Taps the returned
-   * stream's `push`: one function call per event, no extra stream.
+   * A provider attempt of `family` starts (the retry layer tells, see
+   * `onAttempt`); the returned function sees each of its events, so the
+   * attempt is timed and its usage counted, also one that fails before any
+   * output.
    */
-  attempt(
-    family: RequestFamily,
-    streamFn: StreamFn,
-    model: Model<any>,
-    context: Context,
-    options: Parameters<StreamFn>[2],
-  ): ReturnType<StreamFn> {
+  attemptStarted(family: RequestFamily, model: Model<any>, context: Context): (event: AssistantMessageEvent) => void {
     const request = this.openRequest(family) ?? this.startRequest(family, model, context);
     const attempt = request.addAttempt(this.clock, this.clock.now());
-    const result = streamFn(model, context, options);
-    if (result instanceof Promise) return result.then((stream) => this.tap(stream, request, attempt));
-    return this.tap(result, request, attempt);
+    return (event) => {
+      if (attempt.observe(event)) this.attemptEnded(request, attempt);
+    };
   }
 
   /** A transport retry notice: waits add to the request's backoff and become a `runtime.warning`. */
@@ -238,20 +233,6 @@ export class TurnWatch {
       this.openAuxiliary = request;
     }
     return request;
-  }
-
-  /** Taps `stream`'s `push`: each event is timed before it is queued, and the one that ends the attempt counts its usage. */
-  private tap(
-    stream: AssistantMessageEventStream,
-    request: ModelRequestRecord,
-    attempt: AttemptTimes,
-  ): AssistantMessageEventStream {
-    const push = stream.push;
-    stream.push = (event) => {
-      if (attempt.observe(event)) this.attemptEnded(request, attempt);
-      push.call(stream, event);
-    };
-    return stream;
   }
 
   private attemptEnded(request: ModelRequestRecord, attempt: AttemptTimes): void {

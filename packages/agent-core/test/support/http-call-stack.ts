@@ -5,7 +5,7 @@
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { afterEach } from "vitest";
-import { composeStreamFn } from "../../src/call-stack/compose-stream-fn.js";
+import { composeStreamFn } from "../../src/call-stack/option-layers.js";
 import type { LlmConfig, LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack/llm-config.js";
 import { withLlmRetry } from "../../src/call-stack/llm-retry.js";
 import {

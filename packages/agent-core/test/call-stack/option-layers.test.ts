@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { composeStreamFn } from "../../src/call-stack/compose-stream-fn.js";
+import {
+  composeStreamFn,
+  withCacheRetention,
+  withFetch,
+  withHeaders,
+  withHostMaxOutputTokens,
+  withMaxTokens,
+  withRequestTimeout,
+} from "../../src/call-stack/option-layers.js";
 import { LLM_REQUEST_TIMEOUT_MS } from "../../src/defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
-import { withCacheRetention } from "../../src/call-stack/stream-wrappers/with-cache-retention.js";
-import { withFetch } from "../../src/call-stack/stream-wrappers/with-fetch.js";
-import { withHeaders } from "../../src/call-stack/stream-wrappers/with-headers.js";
-import { withHostMaxOutputTokens } from "../../src/call-stack/stream-wrappers/with-host-max-output-tokens.js";
-import { withMaxTokens } from "../../src/call-stack/stream-wrappers/with-max-tokens.js";
-import { withRequestTimeout } from "../../src/call-stack/stream-wrappers/with-request-timeout.js";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
 import { collectStream, createScriptedModel, reject, throwSync } from "@turnkit/agent-loop/testing";
 import { receiveOptions } from "../support/received-options.js";

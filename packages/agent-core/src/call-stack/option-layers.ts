@@ -1,0 +1,203 @@
+import { type CacheRetention, streamSimple } from "@mariozechner/pi-ai";
+import { LLM_REQUEST_TIMEOUT_MS } from "../defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import type { LlmConfig } from "./llm-config.js";
+import { type AnyModel, invokeStreamFn, type StreamFn, type StreamFnOptions } from "./stream-fn.js";
+
+/*
+ * The option layers: the rules by which a turn's `llm` config shapes each
+ * request's options. One implementation, used by `composeStreamFn` (and the
+ * six single-option wrappers a host may compose itself) and by the runner.
+ */
+
+/** The request-shaping fields of {@link LlmConfig}. */
+export type OptionLayersConfig = Omit<LlmConfig, "streamFn" | "model">;
+
+/** Gives the options a request is sent with: a copy of the caller's, with every layer's rule applied. */
+export type ApplyOptionLayers = (options: StreamFnOptions | undefined, model: AnyModel) => StreamFnOptions;
+
+/**
+ * The six option layers of `llm` as one function, applied outermost first:
+ * request timeout (20 min unless the request sets its own), `fetch`,
+ * `headers` (the request's own win on a name in both), `maxTokens` (unless
+ * the request asks for a positive number), `cacheRetention`, and the host
+ * cap last (the smallest positive of the cap, the request's `maxTokens` and
+ * the model's). Each layer fills only its own option, and only when the
+ * request does not set it (the cap is a ceiling, so it always applies).
+ * The caller's options are never changed.
+ *
+ * Throws `TurnkitConfigError` at once for an invalid `hostMaxOutputTokens`
+ * (`invalid_host_cap`) or `cacheRetention` (`invalid_turn_input`).
+ */
+export function optionLayers(llm: OptionLayersConfig): ApplyOptionLayers {
+  const { hostMaxOutputTokens: cap, cacheRetention, maxTokens, fetch } = llm;
+  if (cap !== undefined) assertValidHostCap(cap);
+  if (cacheRetention !== undefined) assertValidCacheRetention(cacheRetention);
+  const headers = llm.headers !== undefined && Object.keys(llm.headers).length > 0 ? { ...llm.headers } : undefined;
+  return (callerOptions, model) => {
+    const options: StreamFnOptions = { ...callerOptions };
+    fillRequestTimeout(options, LLM_REQUEST_TIMEOUT_MS);
+    if (fetch !== undefined) fillFetch(options, fetch);
+    if (headers !== undefined) fillHeaders(options, headers);
+    if (isPositive(maxTokens)) fillMaxTokens(options, maxTokens);
+    if (cacheRetention !== undefined) fillCacheRetention(options, cacheRetention);
+    if (cap !== undefined) fillHostCap(options, cap, model);
+    return options;
+  };
+}
+
+/**
+ * Builds the stream function of a turn from its `llm` config:
+ * `llm.streamFn` (default pi-ai `streamSimple`), each request sent with the
+ * options of {@link optionLayers}. Throws its `TurnkitConfigError`s at once.
+ * The returned function never throws or rejects: a failure of the wrapped
+ * function becomes a terminal `error` event.
+ *
+ * Timeouts, retry and overflow recovery are separate layers, applied around
+ * this function in that order (`withStreamTimeouts`, `withLlmRetry`,
+ * `withOverflowRecovery`).
+ */
+export function composeStreamFn(llm: LlmConfig): StreamFn {
+  const streamFn = llm.streamFn ?? streamSimple;
+  const apply = optionLayers(llm);
+  return (model, context, options) => invokeStreamFn(streamFn, model, context, apply(options, model));
+}
+
+// ------------------------------------------------------------ one layer each
+
+/**
+ * Caps output tokens at the host's ceiling: every request is sent with the
+ * smallest positive of `hostMaxOutputTokens`, the request's `maxTokens` and
+ * `model.maxTokens`. A request that asks for less than the cap keeps its
+ * value. `undefined` returns `streamFn` unchanged. Anything but a positive
+ * integer number throws `TurnkitConfigError` (`invalid_host_cap`) here, so
+ * no request is ever sent with a bad cap.
+ */
+export function withHostMaxOutputTokens(streamFn: StreamFn, hostMaxOutputTokens: number | undefined): StreamFn {
+  if (hostMaxOutputTokens === undefined) return streamFn;
+  assertValidHostCap(hostMaxOutputTokens);
+  return filling(streamFn, (options, model) => fillHostCap(options, hostMaxOutputTokens, model));
+}
+
+/**
+ * Sends `cacheRetention` with every request that does not set its own.
+ * `undefined` returns `streamFn` unchanged; a value other than `none`,
+ * `short` or `long` throws `TurnkitConfigError` (`invalid_turn_input`).
+ */
+export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRetention | undefined): StreamFn {
+  if (cacheRetention === undefined) return streamFn;
+  assertValidCacheRetention(cacheRetention);
+  return filling(streamFn, (options) => fillCacheRetention(options, cacheRetention));
+}
+
+/**
+ * Sends `maxTokens` with every request that does not ask for a positive
+ * number itself. Only a positive finite value has an effect; anything else
+ * returns `streamFn` unchanged (the provider's default applies).
+ */
+export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined): StreamFn {
+  if (!isPositive(maxTokens)) return streamFn;
+  return filling(streamFn, (options) => fillMaxTokens(options, maxTokens));
+}
+
+/**
+ * Merges `headers` into every request's headers; on a name present in both,
+ * the request's own value wins. Empty or absent `headers` return `streamFn`
+ * unchanged, so a request never gains an empty `headers` object.
+ */
+export function withHeaders(streamFn: StreamFn, headers: Record<string, string> | undefined): StreamFn {
+  if (headers === undefined || Object.keys(headers).length === 0) return streamFn;
+  const fixed = { ...headers };
+  return filling(streamFn, (options) => fillHeaders(options, fixed));
+}
+
+/** Stream options as seen by a stream function that accepts a custom `fetch`. */
+export type StreamFnOptionsWithFetch = StreamFnOptions & {
+  /** The `fetch` the stream function should use for its HTTP requests; a request's own wins over `withFetch`'s. */
+  fetch?: typeof globalThis.fetch;
+};
+
+/**
+ * Passes `fetch` as `options.fetch` to every request that does not carry its
+ * own. Only stream functions that read `options.fetch` use it; pi-ai 0.73's
+ * built-in providers (`streamSimple`) ignore it, since they talk HTTP
+ * through their SDKs. `undefined` returns `streamFn` unchanged.
+ */
+export function withFetch(streamFn: StreamFn, fetch: typeof globalThis.fetch | undefined): StreamFn {
+  if (fetch === undefined) return streamFn;
+  return filling(streamFn, (options) => fillFetch(options, fetch));
+}
+
+/**
+ * Sends `timeoutMs` (default 20 min) with every request that does not set
+ * its own. SDK-backed providers use it as their request timeout. `0`
+ * returns `streamFn` unchanged (the provider's own default applies). The
+ * per-attempt watchdogs of `withStreamTimeouts` are a separate layer.
+ */
+export function withRequestTimeout(streamFn: StreamFn, timeoutMs: number = LLM_REQUEST_TIMEOUT_MS): StreamFn {
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) return streamFn;
+  return filling(streamFn, (options) => fillRequestTimeout(options, timeoutMs));
+}
+
+/** One layer: each request goes to `streamFn` with a copy of its options that `fill` has written into. */
+function filling(streamFn: StreamFn, fill: (options: StreamFnOptions, model: AnyModel) => void): StreamFn {
+  return (model, context, callerOptions) => {
+    const options: StreamFnOptions = { ...callerOptions };
+    fill(options, model);
+    return streamFn(model, context, options);
+  };
+}
+
+// ------------------------------------------------------------ the rules
+
+function fillRequestTimeout(options: StreamFnOptions, timeoutMs: number): void {
+  if (options.timeoutMs === undefined) options.timeoutMs = timeoutMs;
+}
+
+function fillFetch(options: StreamFnOptions, fetch: typeof globalThis.fetch): void {
+  const request = options as StreamFnOptionsWithFetch;
+  if (request.fetch === undefined) request.fetch = fetch;
+}
+
+function fillHeaders(options: StreamFnOptions, headers: Record<string, string>): void {
+  options.headers = { ...headers, ...options.headers };
+}
+
+function fillMaxTokens(options: StreamFnOptions, maxTokens: number): void {
+  if (!isPositive(options.maxTokens)) options.maxTokens = maxTokens;
+}
+
+function fillCacheRetention(options: StreamFnOptions, cacheRetention: CacheRetention): void {
+  if (options.cacheRetention === undefined) options.cacheRetention = cacheRetention;
+}
+
+function fillHostCap(options: StreamFnOptions, cap: number, model: AnyModel): void {
+  const limits = [cap, options.maxTokens, model.maxTokens].filter(isPositive);
+  options.maxTokens = Math.min(...limits);
+}
+
+/** True for a positive finite number: a `maxTokens` that has an effect. */
+function isPositive(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0;
+}
+
+const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
+
+function assertValidCacheRetention(value: unknown): asserts value is CacheRetention {
+  if (!CACHE_RETENTIONS.includes(value as CacheRetention)) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      `llm.cacheRetention must be one of ${CACHE_RETENTIONS.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+}
+
+function assertValidHostCap(value: unknown): asserts value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidHostCap,
+      `llm.hostMaxOutputTokens must be a positive integer, got ${shown}`,
+    );
+  }
+}
