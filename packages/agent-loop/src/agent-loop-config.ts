@@ -1,4 +1,3 @@
-import { defaultConvertToLlm, transcriptConverter } from "./default-convert-to-llm.js";
 import type { MessageQueue } from "./message-queue.js";
 import type { AgentLoopConfig, AgentState } from "./types.js";
 
@@ -51,8 +50,7 @@ export function agentRunConfig(
     onToolExecutionStart: settings.onToolExecutionStart,
     shouldStopAfterTurn: settings.shouldStopAfterTurn,
     shouldStopAfterSteering: settings.shouldStopAfterSteering,
-    // The default conversion, made incremental for this run's growing transcript.
-    convertToLlm: settings.convertToLlm === defaultConvertToLlm ? transcriptConverter() : settings.convertToLlm,
+    convertToLlm: settings.convertToLlm,
     transformContext: settings.transformContext,
     getApiKey: settings.getApiKey,
     getSteeringMessages: async () => {
