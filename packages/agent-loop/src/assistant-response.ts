@@ -2,7 +2,7 @@ import { type AssistantMessage, type Context, streamSimple } from "@mariozechner
 import type { LoopRun } from "./loop-run.js";
 import { failedAssistantMessage } from "./synthetic-messages.js";
 import { type ResponseStream, readResponse } from "./response-reading.js";
-import { RequestAbort } from "./request-abort.js";
+import type { RequestAbort } from "./request-abort.js";
 
 /**
  * Requests and streams one assistant response (behaviour L2), recording it in the
@@ -24,19 +24,14 @@ import { RequestAbort } from "./request-abort.js";
  * even when the request goes on writing into the partial it came from.
  */
 export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMessage> {
-  const requestAbort = new RequestAbort(run.signal);
+  let response: ResponseStream | undefined;
   try {
-    let response: ResponseStream | undefined;
-    try {
-      response = await startRequest(run, requestAbort);
-    } catch (error) {
-      return await recordWholeFailure(run, error);
-    }
-    if (!response) return await recordWholeFailure(run, undefined);
-    return await readResponse(run, response, requestAbort);
-  } finally {
-    requestAbort.release();
+    response = await startRequest(run);
+  } catch (error) {
+    return recordWholeFailure(run, error);
   }
+  if (!response) return recordWholeFailure(run, undefined);
+  return readResponse(run, response);
 }
 
 /**
@@ -44,7 +39,7 @@ export async function streamAssistantResponse(run: LoopRun): Promise<AssistantMe
  * `undefined`, without calling it, when the run is aborted before or during
  * a step (hooks may ignore the signal and answer after the abort).
  */
-async function startRequest(run: LoopRun, requestAbort: RequestAbort): Promise<ResponseStream | undefined> {
+async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
   const { config } = run;
   if (run.aborted) return undefined;
   const transformed = config.transformContext
@@ -57,7 +52,7 @@ async function startRequest(run: LoopRun, requestAbort: RequestAbort): Promise<R
   if (run.aborted) return undefined;
   const llmContext: Context = { systemPrompt: run.context.systemPrompt, messages, tools: run.context.tools };
   const streamFunction = run.streamFn ?? streamSimple;
-  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: requestAbort.signal });
+  return streamFunction(config.model, llmContext, { ...config, apiKey, signal: run.requestAbort.signal });
 }
 
 async function recordWholeFailure(run: LoopRun, error: unknown): Promise<AssistantMessage> {

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { RequestAbort } from "./request-abort.js";
 import { StepCalls } from "./step-calls.js";
 import {
   ToolResultText,
@@ -28,6 +29,8 @@ export class LoopRun {
   readonly config: AgentLoopConfig;
   readonly signal: AbortSignal | undefined;
   readonly streamFn: StreamFn | undefined;
+  /** The abort of the run's model requests: their `options.signal`. */
+  readonly requestAbort: RequestAbort;
   private readonly sink: AgentEventSink;
 
   /** Set when a failure started closing the run; later events are dropped. */
@@ -65,6 +68,7 @@ export class LoopRun {
     this.sink = sink;
     this.signal = signal;
     this.streamFn = streamFn;
+    this.requestAbort = new RequestAbort(signal);
   }
 
   /** True once the run's signal has fired. */
@@ -110,6 +114,7 @@ export class LoopRun {
         break;
       case "agent_end":
         this.agentEnded = true;
+        this.requestAbort.release();
         break;
       case "message_start":
         this.openMessage = event.message;

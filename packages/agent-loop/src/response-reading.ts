@@ -1,7 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { AbortGrace } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
-import type { RequestAbort } from "./request-abort.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 
 /** A model response as the loop reads it: pi-ai's `AssistantMessageEventStream`, or any async iterable of its events. */
@@ -21,11 +20,7 @@ export type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * run's signal is ended by the loop when the abort grace runs out. Rejects
  * only when the event sink fails (the request is then aborted first).
  */
-export async function readResponse(
-  run: LoopRun,
-  response: ResponseStream,
-  requestAbort: RequestAbort,
-): Promise<AssistantMessage> {
+export async function readResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
   const grace = typeof response.end === "function" ? new AbortGrace(run.signal) : undefined;
   void grace?.ranOut.then(() => response.end!());
   let partial: AssistantMessage | undefined;
@@ -57,7 +52,7 @@ export async function readResponse(
   } catch (error) {
     if (delivering) {
       // The run fails now; the request must not go on writing into the partial it is built from.
-      requestAbort.giveUp();
+      run.requestAbort.giveUp();
       throw error;
     }
     streamFailure = { error };
@@ -70,7 +65,7 @@ export async function readResponse(
   if (!final && !streamFailure && !run.aborted) final = await settledResult(response);
   if (!final) {
     // The loop gives up on this stream: stop the request, then keep what had streamed.
-    requestAbort.giveUp();
+    run.requestAbort.giveUp();
     const reason = streamFailure ? streamFailure.error : new Error("The model stream ended without a final message");
     final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
   } else if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) {

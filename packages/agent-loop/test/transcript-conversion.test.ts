@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../src/index.js";
+import { defaultConvertToLlm } from "../src/default-convert-to-llm.js";
 import { requestText, response, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, testTool, user } from "./support/scenario.js";
 
@@ -42,5 +43,17 @@ describe("the default conversion of a run's transcript, request after request", 
     expect(requestText(scripted.requests[3]!).split("\n")[0]).toBe("replaced prompt");
     // Each request got an array of its own.
     expect(new Set(scripted.requests.map((request) => request.context.messages)).size).toBe(4);
+  });
+});
+
+describe("the default conversion", () => {
+  it("keeps exactly the provider messages, in order, in a new array, with or without custom messages", () => {
+    const providerOnly: AgentMessage[] = [user("a"), user("b")];
+    const converted = defaultConvertToLlm(providerOnly);
+    expect(converted).toEqual(providerOnly);
+    expect(converted).not.toBe(providerOnly);
+    const mixed: AgentMessage[] = [notice, user("a"), notice, user("b")];
+    expect(defaultConvertToLlm(mixed)).toEqual([user("a"), user("b")]);
+    expect(mixed).toHaveLength(4);
   });
 });
