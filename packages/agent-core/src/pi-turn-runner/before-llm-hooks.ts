@@ -19,26 +19,20 @@ import { stopIfOverBudget } from "./turn-watching.js";
  * error response and the model is never called. A hook still pending past
  * the abort grace throws `HookAbandonedError` (an aborted response).
  */
-export function runBeforeLlmHooks(
+export async function runBeforeLlmHooks(
   turn: RunningTurn,
   messages: AgentMessage[],
   signal: AbortSignal | undefined,
   reason: LlmCallReason,
 ): Promise<AgentMessage[]> {
-  let hooks: readonly BeforeLlmCallHook[];
-  try {
-    // A budget limit reached since the last step: this request is never sent (skipped, its response dropped).
-    if (reason === "request" && stopIfOverBudget(turn)) {
-      turn.nextDirective = { kind: "skip" };
-      return Promise.resolve(messages);
-    }
-    if (reason === "request") turn.requestIndex++;
-    hooks = hookArray(turn.hooks.beforeLlmCallHook);
-  } catch (error) {
-    return Promise.reject(error);
+  // A budget limit reached since the last step: this request is never sent (skipped, its response dropped).
+  if (reason === "request" && stopIfOverBudget(turn)) {
+    turn.nextDirective = { kind: "skip" };
+    return messages;
   }
-  // Without a hook the messages go as they are, in a settled promise, as an async function would answer: no suspended frame per request.
-  if (hooks.length === 0) return Promise.resolve(messages);
+  if (reason === "request") turn.requestIndex++;
+  const hooks = hookArray(turn.hooks.beforeLlmCallHook);
+  if (hooks.length === 0) return messages;
   // Only an overflow recovery reads it, and only with hooks to run; without, the loop's array is not kept past its request.
   turn.loopMessages = messages;
   return runHooks(turn, hooks, messages, signal, reason);

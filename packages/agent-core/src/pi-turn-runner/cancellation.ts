@@ -9,11 +9,11 @@ import type { RunningTurn } from "./turn-state.js";
  */
 export function wireCancellation(turn: RunningTurn): () => void {
   const signal = turn.input.signal;
-  if (!signal) return nothingToUnwire;
+  if (!signal) return () => {};
   if (signal.aborted) {
     turn.cancelledBeforeStart = true;
     turn.abortGrace.begin();
-    return nothingToUnwire;
+    return () => {};
   }
   const onAbort = () => {
     turn.abortGrace.begin();
@@ -22,6 +22,3 @@ export function wireCancellation(turn: RunningTurn): () => void {
   signal.addEventListener("abort", onAbort, { once: true });
   return () => signal.removeEventListener("abort", onAbort);
 }
-
-/** What a turn without a listener on the caller's signal unwires: one function for every such turn. */
-function nothingToUnwire(): void {}

@@ -1,9 +1,6 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { HistoryChange } from "./turn-hooks.js";
 
-/** What {@link HistoryCursor.take} answers when nothing is new: one shared empty list, so most calls allocate nothing. */
-const NO_CHANGES: readonly HistoryChange[] = Object.freeze([]);
-
 /**
  * Tracks which messages of a transcript the host has been given.
  * It starts after the caller's history, so that history is never re-sent;
@@ -45,7 +42,7 @@ export class HistoryCursor {
     this.pendingReplacement = undefined;
     const fresh = this.freshMessages(transcript);
     if (replacement) return fresh ? [replacement, { reason: "messageDelta", messages: fresh }] : [replacement];
-    return fresh ? [{ reason: "messageDelta", messages: fresh }] : NO_CHANGES;
+    return fresh ? [{ reason: "messageDelta", messages: fresh }] : [];
   }
 
   /** The messages after the cursor that are not skipped, or `undefined` when there are none; advances past them. */

@@ -28,9 +28,6 @@ export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnStat
   return new Turn(input, defaults);
 }
 
-/** The hooks of a turn given none: one object for every such turn. */
-const NO_HOOKS: PiTurnHooks = Object.freeze({});
-
 /**
  * One turn's state. Its parts call back into it through its methods (the
  * writer failed, a warning, a tool call settled).
@@ -69,7 +66,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.input = input;
     this.defaults = defaults;
     this.startedAt = defaults.clock.now();
-    this.hooks = input.hooks ?? NO_HOOKS;
+    this.hooks = input.hooks ?? {};
     this.events = new SerialEventQueue(
       input.eventWriter,
       { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId },

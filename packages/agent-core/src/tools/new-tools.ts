@@ -119,8 +119,7 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
     description: def.description,
     parameters: def.parameters,
     executionMode: def.executionMode ?? RUNTIME_TOOL_EXECUTION_MODE,
-    // Not an async function: a call in flight holds two callbacks rather than a suspended frame, and settles on the same ticks.
-    execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
+    async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
       const ctx: ToolExecutionContext = Object.freeze({
         sessionId: options.sessionId,
         turnId: options.turnId,
@@ -128,29 +127,17 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         assistantMessageId: options.resolveAssistantMessageId(toolCallId),
       });
       let settled = false;
-      let answer: unknown;
+      let result: unknown;
       try {
-        answer = impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
+        result = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
           if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
-      } catch (error) {
+      } finally {
         settled = true;
         notify(options, "onExecuteSettled", toolCallId, def.name);
-        return Promise.reject(error);
       }
-      return Promise.resolve(answer).then(
-        (result) => {
-          settled = true;
-          notify(options, "onExecuteSettled", toolCallId, def.name);
-          return converted(def.name, result);
-        },
-        (error: unknown) => {
-          settled = true;
-          notify(options, "onExecuteSettled", toolCallId, def.name);
-          throw error;
-        },
-      );
+      return converted(def.name, result);
     },
   };
   if (def.prepareArguments) agentTool.prepareArguments = def.prepareArguments;

@@ -71,8 +71,7 @@ export function startTurnTracing(
 /**
  * The global provider's tracer for the runner's spans. `undefined` while
  * the global provider is the API's proxy without a delegate (no SDK
- * registered): its tracer would only hand out no-op spans, and asking for
- * it would allocate a fresh proxy tracer each time.
+ * registered): its tracer would only hand out no-op spans.
  */
 function globalTracer(): Tracer | undefined {
   const provider = trace.getTracerProvider();

@@ -193,11 +193,10 @@ export class TurnWatch {
     const timing = this.closedStepTiming;
     this.closedStepUsage = undefined;
     this.closedStepTiming = undefined;
-    const stepIndex = this.stepIndex;
-    // Made with every field at once (timing only when the step had a request), so the report keeps them in the object itself.
-    return timing
-      ? { stepIndex, usage, timing, turnUsage: this.usage.snapshot() }
-      : { stepIndex, usage, turnUsage: this.usage.snapshot() };
+    const report: StepReport = { stepIndex: this.stepIndex, usage, turnUsage: this.usage.snapshot() };
+    // Timing only when the step had a request.
+    if (timing) report.timing = timing;
+    return report;
   }
 
   /** The turn's usage and timing; ends every open span, the turn's last. Call once, with the outcome. */
@@ -206,11 +205,9 @@ export class TurnWatch {
     this.closeRequest("auxiliary");
     const now = this.clock.now();
     const usage = this.usage.snapshot();
-    // Filled from the newest back, into a list exactly as long: the outcome may be kept long after the turn.
-    let count = 0;
-    for (let request = this.newestRequest; request; request = request.previous) count++;
-    const requests = new Array<ModelRequestTiming>(count);
-    for (let request = this.newestRequest; request; request = request.previous) requests[--count] = request.timing(now);
+    const requests: ModelRequestTiming[] = [];
+    for (let request = this.newestRequest; request; request = request.previous) requests.push(request.timing(now));
+    requests.reverse();
     const timing = { wallMs: millis(now - this.startedAt), requests, toolCalls: this.tools.timings(now) };
     this.tracing?.endTurn(outcome, usage, now);
     return { usage, timing };

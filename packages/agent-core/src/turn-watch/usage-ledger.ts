@@ -37,28 +37,9 @@ function finite(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-/**
- * A copy of one of the ledger's usages, which all have exactly the fields of
- * {@link zeroUsage}, in its order: copied field by field, which is several
- * times cheaper than a spread (V8's generic clone) for objects holding
- * fractional costs.
- */
+/** A copy of one of the ledger's usages (its cost copied too). */
 function copyUsage(usage: ProtocolUsage): ProtocolUsage {
-  const { cost } = usage;
-  return {
-    input: usage.input,
-    output: usage.output,
-    cacheRead: usage.cacheRead,
-    cacheWrite: usage.cacheWrite,
-    totalTokens: usage.totalTokens,
-    cost: {
-      input: cost.input,
-      output: cost.output,
-      cacheRead: cost.cacheRead,
-      cacheWrite: cost.cacheWrite,
-      total: cost.total,
-    },
-  };
+  return { ...usage, cost: { ...usage.cost } };
 }
 
 /**

@@ -6,8 +6,8 @@ export type SmallFile = { bytes: Buffer } | { skipped: "too-large" | "not-a-file
 /**
  * Reads regular files of at most `maxBytes` synchronously, one after the
  * other, into one buffer it reuses: one open, one `fstat` and the reads per
- * file, with no thread-pool round trip and no allocation per file (the
- * point, for `grep` over thousands of small files). The buffer grows to the
+ * file, with no thread-pool round trip (the point, for `grep` over
+ * thousands of small files). The buffer grows to the
  * largest file read, so it holds at most `maxBytes`.
  */
 export class SmallFileReader {
