@@ -16,8 +16,8 @@ import {
   type RunTurnInput,
   type StepEndEvent,
   type TurnLogger,
-  hookArray,
 } from "@turnkit/agent-core";
+import { hookArray } from "@turnkit/agent-core/internal";
 import type { ChainMember, HostCallbackName, HostileHostSpec } from "./hostile-host.js";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { withProviderCallbacks } from "./provider-callback-stream.js";

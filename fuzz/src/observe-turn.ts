@@ -13,8 +13,8 @@ import {
   PiTurnRunner,
   type PiTurnRunnerOptions,
   type RunTurnInput,
-  hookArray,
 } from "@turnkit/agent-core";
+import { hookArray } from "@turnkit/agent-core/internal";
 import {
   type GraceWait,
   type VirtualClock,

@@ -5,7 +5,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
-import { type Clock, type RuntimeTool, defineRuntimeTool, sleep } from "@turnkit/agent-core";
+import { type Clock, type RuntimeTool, defineRuntimeTool } from "@turnkit/agent-core";
+import { sleep } from "@turnkit/agent-core/internal";
 import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
 import { type Delay, TOOL_NAMES, type ToolBehaviour, type ToolModes, type ToolName } from "./scenario.js";
 

@@ -1,5 +1,5 @@
 import type { SpawnOptions } from "node:child_process";
-import { BASH_ENV_SANITIZE_ENV, BASH_ENV_SANITIZE_MODE, BASH_ENV_SANITIZE_MODE_IN_CI } from "./defaults.js";
+import { TURN_DEFAULTS } from "./defaults.js";
 
 /**
  * How much of the parent's environment a bash child loses.
@@ -216,10 +216,10 @@ export function resolveBashEnvSanitizeMode(
 ): BashEnvSanitizeMode {
   if (options.mode !== undefined) return parseMode(options.mode) ?? "strict";
   const ciEnv = options.ciEnv ?? process.env;
-  const configured = ciEnv[BASH_ENV_SANITIZE_ENV]?.trim();
+  const configured = ciEnv[TURN_DEFAULTS.bashEnvSanitizeEnv]?.trim();
   if (configured) return parseMode(configured) ?? "strict";
-  if (isTruthyFlag(ciEnv.CI) || isTruthyFlag(ciEnv.GITHUB_ACTIONS)) return BASH_ENV_SANITIZE_MODE_IN_CI;
-  return BASH_ENV_SANITIZE_MODE;
+  if (isTruthyFlag(ciEnv.CI) || isTruthyFlag(ciEnv.GITHUB_ACTIONS)) return TURN_DEFAULTS.bashEnvSanitizeModeInCi;
+  return TURN_DEFAULTS.bashEnvSanitizeMode;
 }
 
 /** Takes `child_process.spawn` options and returns a copy whose `env` is sanitised. */

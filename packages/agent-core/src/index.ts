@@ -13,7 +13,6 @@ export type { RunTurnInput, SteeringBoundary, TurnInputMessage } from "./pi-turn
 export type { TurnBudget } from "./turn-watch/turn-budget.js";
 export { TRACER_NAME, type TurnTelemetryOptions } from "./turn-watch/turn-tracing.js";
 export {
-  hookArray,
   type AfterLlmCallDecision,
   type AfterLlmCallEvent,
   type AfterLlmCallHook,
@@ -53,29 +52,10 @@ export type {
   LlmRetryObserver,
   LlmRetryOptions,
 } from "./call-stack/llm-config.js";
-export {
-  composeStreamFn,
-  withCacheRetention,
-  withFetch,
-  withHeaders,
-  withHostMaxOutputTokens,
-  withMaxTokens,
-  withRequestTimeout,
-  type StreamFnOptionsWithFetch,
-} from "./call-stack/option-layers.js";
-export {
-  resolveStreamTimeouts,
-  withStreamTimeouts,
-  type StreamTimeoutOptions,
-  type StreamTimeouts,
-} from "./call-stack/stream-timeouts.js";
+export { composeStreamFn } from "./call-stack/option-layers.js";
+export { withStreamTimeouts, type StreamTimeoutOptions } from "./call-stack/stream-timeouts.js";
 export { LlmTimeoutError, type LlmTimeoutKind } from "./call-stack/stream-errors.js";
-export {
-  resolveLlmRetryPolicy,
-  withLlmRetry,
-  type LlmRetryDependencies,
-  type LlmRetryPolicy,
-} from "./call-stack/llm-retry.js";
+export { withLlmRetry, type LlmRetryDependencies } from "./call-stack/llm-retry.js";
 export {
   createOverflowRecoveryState,
   withOverflowRecovery,
@@ -87,17 +67,12 @@ export {
 export { classifyError, getAttachedClassifiedError, type ClassifiedError } from "./call-stack/classify-error.js";
 
 // ---------------------------------------------------------------- event-bridge/
-// Agent events to runtime events, for hosts that drive their own loop.
-export { EventBridge, type BridgeOutput, type MessageIdAllocator } from "./event-bridge/event-bridge.js";
+// What the runner writes a turn's events to.
 export type { EventWriter } from "./event-bridge/serial-event-queue.js";
 
 // ---------------------------------------------------------------- messages/
 // What a turn adds to a transcript, and what a request sends of it.
-export {
-  MIN_IMAGE_DIMENSION_PX,
-  projectAgentMessagesForModel,
-  type ProjectMessagesOptions,
-} from "./messages/project-messages.js";
+export { projectAgentMessagesForModel, type ProjectMessagesOptions } from "./messages/project-messages.js";
 export {
   DROPPED_RESPONSE_FIELD,
   createHiddenMessage,
@@ -112,8 +87,6 @@ export {
 // ---------------------------------------------------------------- tools/
 // The tool contract, its helpers, and the built-in tools.
 export {
-  assertRuntimeTool,
-  assertRuntimeToolDef,
   type RuntimeTool,
   type RuntimeToolDef,
   type RuntimeToolImpl,
@@ -124,35 +97,20 @@ export {
 export { defineRuntimeTool, type DefineRuntimeToolOptions } from "./tools/define-runtime-tool.js";
 export {
   bindTool,
-  boundToolDef,
   toRuntimeTool,
   type BoundToolClass,
   type BoundToolInstance,
 } from "./tools/bind-tool.js";
-export { BUILTIN_FALLBACK_TOOL_NAMES, newTools, type NewToolsOptions } from "./tools/new-tools.js";
 export {
   BUILTIN_TOOL_NAMES,
   createBuiltinTools,
   type BuiltinToolName,
   type BuiltinToolsOptions,
 } from "./tools/builtin/builtin-tools.js";
-export { resolveWorkspacePath, type WorkspacePath } from "./tools/builtin/workspace-path.js";
 
 // ---------------------------------------------------------------- bash-env.ts
-// The environment the built-in `bash` tool's commands get.
-export {
-  BASH_ENV_SCRUB_DENYLIST,
-  DEFAULT_BASH_ENV_BOUNDARY_NAMES,
-  DEFAULT_BASH_ENV_BOUNDARY_PREFIXES,
-  createBashEnvSpawnHook,
-  resolveBashEnvSanitizeMode,
-  sanitizeBashEnv,
-  type BashEnvSanitizeMode,
-  type BashEnvSpawnHook,
-  type BashEnvSpawnHookOptions,
-  type SanitizeBashEnvOptions,
-  type SanitizedBashEnv,
-} from "./bash-env.js";
+// How the built-in `bash` tool's commands get their environment (`PiTurnRunnerOptions.bashEnv`).
+export type { BashEnvSanitizeMode, BashEnvSpawnHookOptions } from "./bash-env.js";
 
 // ---------------------------------------------------------------- prompt-read.ts
 // Which turns may read the prompt a turn was started with.
@@ -166,41 +124,8 @@ export {
 
 // ---------------------------------------------------------------- errors.ts, clock.ts
 export { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
-export { assertKnownKeys, type AssertKnownKeysOptions } from "./known-keys.js";
-export { sleep, systemClock, type Clock, type RandomSource } from "./clock.js";
+export type { Clock, RandomSource } from "./clock.js";
 
 // ---------------------------------------------------------------- defaults.ts
-// Every default a user can observe, as a named constant.
-export {
-  AFTER_LLM_HOOK_MAX_RETRIES,
-  AGENT_TOOL_EXECUTION,
-  BASH_DEFAULT_TIMEOUT_MS,
-  BASH_ENV_SANITIZE_ENV,
-  BASH_ENV_SANITIZE_MODE,
-  BASH_ENV_SANITIZE_MODE_IN_CI,
-  BASH_KILL_GRACE_MS,
-  BASH_MAX_OUTPUT_BYTES,
-  BASH_MAX_TIMEOUT_MS,
-  FOLLOW_UP_MODE,
-  GLOB_DEFAULT_MAX_RESULTS,
-  GREP_DEFAULT_MAX_MATCHES,
-  GREP_MAX_FILE_BYTES,
-  LLM_FIRST_EVENT_TIMEOUT_ENV,
-  LLM_FIRST_EVENT_TIMEOUT_MS,
-  LLM_REQUEST_TIMEOUT_MS,
-  LLM_RETRY_BASE_DELAY_MS,
-  LLM_RETRY_MAX_DELAY_MS,
-  LLM_RETRY_MAX_ELAPSED_MS,
-  LLM_RETRY_MAX_RETRIES,
-  LLM_STREAM_IDLE_TIMEOUT_ENV,
-  LLM_STREAM_IDLE_TIMEOUT_MS,
-  MAX_IMAGES_PER_REQUEST,
-  MAX_LINE_CHARS,
-  PROMPT_READ_REGISTRY_CAPACITY,
-  READ_MAX_BYTES,
-  READ_MAX_IMAGE_BYTES,
-  READ_MAX_LINES,
-  RUNTIME_TOOL_EXECUTION_MODE,
-  STEERING_MODE,
-  WALK_SKIPPED_DIRECTORIES,
-} from "./defaults.js";
+// Every default a user can observe, in one frozen object.
+export { TURN_DEFAULTS } from "./defaults.js";

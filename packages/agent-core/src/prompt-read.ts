@@ -1,4 +1,4 @@
-import { PROMPT_READ_REGISTRY_CAPACITY } from "./defaults.js";
+import { TURN_DEFAULTS } from "./defaults.js";
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
 
 /** Outcome of reading one key from a prompt snapshot. */
@@ -114,7 +114,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
   private readonly slots = new Map<string, Slot<TScope>>();
   private closed = false;
 
-  constructor(capacity: number = PROMPT_READ_REGISTRY_CAPACITY) {
+  constructor(capacity: number = TURN_DEFAULTS.promptReadRegistryCapacity) {
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new RangeError(
         `BoundedInternalTurnPromptReadRegistry: capacity must be a positive integer, got ${String(capacity)}`,

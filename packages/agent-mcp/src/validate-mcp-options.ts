@@ -1,4 +1,5 @@
-import { type Clock, type TurnLogger, systemClock } from "@turnkit/agent-core";
+import { type Clock, type TurnLogger } from "@turnkit/agent-core";
+import { systemClock } from "@turnkit/agent-core/internal";
 import { isValidExtensionId } from "@turnkit/agent-runtime";
 import {
   DEFAULT_CALL_MAX_DURATION_MS,

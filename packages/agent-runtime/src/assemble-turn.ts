@@ -1,10 +1,5 @@
-import {
-  ConfigErrorCode,
-  TurnkitConfigError,
-  assertRuntimeTool,
-  type PiTurnHooks,
-  type RuntimeTool,
-} from "@turnkit/agent-core";
+import { ConfigErrorCode, TurnkitConfigError, type PiTurnHooks, type RuntimeTool } from "@turnkit/agent-core";
+import { assertRuntimeTool } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";

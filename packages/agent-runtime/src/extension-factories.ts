@@ -1,4 +1,4 @@
-import { assertRuntimeTool } from "@turnkit/agent-core";
+import { assertRuntimeTool } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
 import {

@@ -1,4 +1,4 @@
-import { assertKnownKeys } from "@turnkit/agent-core";
+import { assertKnownKeys } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI } from "./extension-api.js";
 import { assertExtensionId } from "./extension-id.js";

@@ -1,4 +1,5 @@
-import { ConfigErrorCode, TurnkitConfigError, assertRuntimeTool } from "@turnkit/agent-core";
+import { ConfigErrorCode, TurnkitConfigError } from "@turnkit/agent-core";
+import { assertRuntimeTool } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { DEFAULT_REMINDER_PRIORITY } from "./defaults.js";
 import type {

@@ -1,4 +1,4 @@
-import { assertKnownKeys } from "@turnkit/agent-core";
+import { assertKnownKeys } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 import type { ExtensionProfile } from "./extension-profile.js";

@@ -2,11 +2,11 @@ import {
   ConfigErrorCode,
   TurnkitConfigError,
   createHiddenMessage,
-  hookArray,
   type HookList,
   type PiTurnHooks,
   type RunTurnInput,
 } from "@turnkit/agent-core";
+import { hookArray } from "@turnkit/agent-core/internal";
 import type { AssembledTurn } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
 

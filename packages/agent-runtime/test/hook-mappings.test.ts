@@ -8,7 +8,7 @@ import type {
   StepEndEvent,
   ToolCallHookEvent,
 } from "@turnkit/agent-core";
-import { hookArray } from "@turnkit/agent-core";
+import { hookArray } from "@turnkit/agent-core/internal";
 import { describe, expect, it } from "vitest";
 import { HOOK_MAPPINGS, createAgentRuntime, createHookExtension, type TurnContext } from "../src/index.js";
 import { extension, turn } from "./fixtures.js";

@@ -1,10 +1,10 @@
 import {
   createHiddenMessage,
   defineRuntimeTool,
-  hookArray,
   type BeforeToolCallHook,
   type RunTurnInput,
 } from "@turnkit/agent-core";
+import { hookArray } from "@turnkit/agent-core/internal";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";

@@ -1,10 +1,5 @@
 import type { RandomSource } from "../clock.js";
-import {
-  LLM_RETRY_BASE_DELAY_MS,
-  LLM_RETRY_MAX_DELAY_MS,
-  LLM_RETRY_MAX_ELAPSED_MS,
-  LLM_RETRY_MAX_RETRIES,
-} from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmRetryOptions } from "./llm-config.js";
 
@@ -27,10 +22,10 @@ export interface LlmRetryPolicy {
  */
 export function resolveLlmRetryPolicy(options: LlmRetryOptions = {}): LlmRetryPolicy {
   const policy: LlmRetryPolicy = {
-    maxRetries: options.maxRetries ?? LLM_RETRY_MAX_RETRIES,
-    baseDelayMs: options.baseDelayMs ?? LLM_RETRY_BASE_DELAY_MS,
-    maxDelayMs: options.maxDelayMs ?? LLM_RETRY_MAX_DELAY_MS,
-    maxRetryElapsedMs: options.maxRetryElapsedMs ?? LLM_RETRY_MAX_ELAPSED_MS,
+    maxRetries: options.maxRetries ?? TURN_DEFAULTS.llmRetryMaxRetries,
+    baseDelayMs: options.baseDelayMs ?? TURN_DEFAULTS.llmRetryBaseDelayMs,
+    maxDelayMs: options.maxDelayMs ?? TURN_DEFAULTS.llmRetryMaxDelayMs,
+    maxRetryElapsedMs: options.maxRetryElapsedMs ?? TURN_DEFAULTS.llmRetryMaxElapsedMs,
   };
   if (!Number.isSafeInteger(policy.maxRetries) || policy.maxRetries < 0) {
     throw invalid("llmRetry.maxRetries must be a non-negative integer", policy.maxRetries);

@@ -1,5 +1,5 @@
 import { type CacheRetention, streamSimple } from "@mariozechner/pi-ai";
-import { LLM_REQUEST_TIMEOUT_MS } from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { LlmConfig } from "./llm-config.js";
 import { type AnyModel, invokeStreamFn, type StreamFn, type StreamFnOptions } from "./stream-fn.js";
@@ -36,7 +36,7 @@ export function optionLayers(llm: OptionLayersConfig): ApplyOptionLayers {
   const headers = llm.headers !== undefined && Object.keys(llm.headers).length > 0 ? { ...llm.headers } : undefined;
   return (callerOptions, model) => {
     const options: StreamFnOptions = { ...callerOptions };
-    fillRequestTimeout(options, LLM_REQUEST_TIMEOUT_MS);
+    fillRequestTimeout(options, TURN_DEFAULTS.llmRequestTimeoutMs);
     if (fetch !== undefined) fillFetch(options, fetch);
     if (headers !== undefined) fillHeaders(options, headers);
     if (isPositive(maxTokens)) fillMaxTokens(options, maxTokens);
@@ -134,7 +134,10 @@ export function withFetch(streamFn: StreamFn, fetch: typeof globalThis.fetch | u
  * returns `streamFn` unchanged (the provider's own default applies). The
  * per-attempt watchdogs of `withStreamTimeouts` are a separate layer.
  */
-export function withRequestTimeout(streamFn: StreamFn, timeoutMs: number = LLM_REQUEST_TIMEOUT_MS): StreamFn {
+export function withRequestTimeout(
+  streamFn: StreamFn,
+  timeoutMs: number = TURN_DEFAULTS.llmRequestTimeoutMs,
+): StreamFn {
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) return streamFn;
   return filling(streamFn, (options) => fillRequestTimeout(options, timeoutMs));
 }

@@ -7,12 +7,7 @@ import type {
 import { RequestAbortController } from "../aborts.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
-import {
-  LLM_FIRST_EVENT_TIMEOUT_ENV,
-  LLM_FIRST_EVENT_TIMEOUT_MS,
-  LLM_STREAM_IDLE_TIMEOUT_ENV,
-  LLM_STREAM_IDLE_TIMEOUT_MS,
-} from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { EventSink } from "./event-sink.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
@@ -66,14 +61,14 @@ export function resolveStreamTimeouts(
     firstEventTimeoutMs: resolveOne(
       "llm.firstEventTimeoutMs",
       input.firstEventTimeoutMs,
-      env[LLM_FIRST_EVENT_TIMEOUT_ENV],
-      LLM_FIRST_EVENT_TIMEOUT_MS,
+      env[TURN_DEFAULTS.llmFirstEventTimeoutEnv],
+      TURN_DEFAULTS.llmFirstEventTimeoutMs,
     ),
     streamIdleTimeoutMs: resolveOne(
       "llm.streamIdleTimeoutMs",
       input.streamIdleTimeoutMs,
-      env[LLM_STREAM_IDLE_TIMEOUT_ENV],
-      LLM_STREAM_IDLE_TIMEOUT_MS,
+      env[TURN_DEFAULTS.llmStreamIdleTimeoutEnv],
+      TURN_DEFAULTS.llmStreamIdleTimeoutMs,
     ),
   };
 }

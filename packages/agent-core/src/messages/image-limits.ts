@@ -1,9 +1,7 @@
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
 import type { ProtocolImageContent } from "@turnkit/protocol";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { readImageSize } from "./image-size.js";
-
-/** Images smaller than this in either dimension are dropped (providers reject them). */
-export const MIN_IMAGE_DIMENSION_PX = 8;
 
 type UserContent = (TextContent | ImageContent)[];
 
@@ -27,7 +25,10 @@ function imageLabel(image: ImageContent): string {
 
 function isTooSmall(image: ImageContent): boolean {
   const size = readImageSize(image.data);
-  return size !== undefined && (size.width < MIN_IMAGE_DIMENSION_PX || size.height < MIN_IMAGE_DIMENSION_PX);
+  return (
+    size !== undefined &&
+    (size.width < TURN_DEFAULTS.minImageDimensionPx || size.height < TURN_DEFAULTS.minImageDimensionPx)
+  );
 }
 
 /**
@@ -56,7 +57,7 @@ export function limitImages(
         omitted.count++;
         content.push({
           type: "text",
-          text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: ${imageLabel(block)}]`,
+          text: `[image omitted, smaller than ${TURN_DEFAULTS.minImageDimensionPx} px: ${imageLabel(block)}]`,
         });
       } else if (kept < maxImages) {
         kept++;

@@ -2,8 +2,6 @@ import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { TranscriptProjection } from "./transcript-projection.js";
 
-export { MIN_IMAGE_DIMENSION_PX } from "./image-limits.js";
-
 /** Options of {@link projectAgentMessagesForModel}. */
 export interface ProjectMessagesOptions {
   /** Most images kept in one request; older ones become a text placeholder. Default 20. */

@@ -1,6 +1,6 @@
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { MAX_IMAGES_PER_REQUEST } from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { hasImage, limitImages, userContentOf } from "./image-limits.js";
 import { isDroppedResponse } from "./turn-messages.js";
 import {
@@ -121,7 +121,7 @@ export class TranscriptProjection {
   private sourceLast: AgentMessage | undefined = undefined;
 
   constructor(options: TranscriptProjectionOptions = {}) {
-    this.maxImages = options.maxImages ?? MAX_IMAGES_PER_REQUEST;
+    this.maxImages = options.maxImages ?? TURN_DEFAULTS.maxImagesPerRequest;
     this.imagesOmittedListener = options.imagesOmittedListener;
     this.mayChangeInPlace = options.messagesMayChangeInPlace ?? true;
   }

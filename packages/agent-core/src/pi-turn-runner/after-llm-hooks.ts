@@ -1,7 +1,7 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
-import { AFTER_LLM_HOOK_MAX_RETRIES } from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
 import { awaitHostCall } from "./host-calls.js";
@@ -51,9 +51,9 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         replaceText(message, decision.text);
         continue;
       case "retry":
-        if (turn.afterLlmRetries >= AFTER_LLM_HOOK_MAX_RETRIES) {
+        if (turn.afterLlmRetries >= TURN_DEFAULTS.afterLlmHookMaxRetries) {
           reportTrace(turn, "llm", "warn", "afterLlmCallHook retry ignored: the per-turn budget is spent", {
-            budget: AFTER_LLM_HOOK_MAX_RETRIES,
+            budget: TURN_DEFAULTS.afterLlmHookMaxRetries,
             reason: decision.reason,
           });
           continue;

@@ -1,5 +1,5 @@
 import { Agent } from "@turnkit/agent-loop";
-import { AGENT_TOOL_EXECUTION } from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { TranscriptProjection } from "../messages/transcript-projection.js";
 import { isDroppedResponse } from "../messages/turn-messages.js";
 import { HistoryCursor } from "./history-cursor.js";
@@ -36,7 +36,7 @@ export function newAgent(turn: TurnState): RunningTurn {
     // Host code the provider calls mid-request: its failure is the host's, never a provider error.
     ...providerCallbacks(turn),
     sessionId: input.sessionId,
-    toolExecution: AGENT_TOOL_EXECUTION,
+    toolExecution: TURN_DEFAULTS.agentToolExecution,
   });
   turn.agent = agent;
   // The Agent copied the tool table into its state: the turn lets go of its own list.

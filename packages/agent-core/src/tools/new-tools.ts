@@ -1,7 +1,7 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
-import { RUNTIME_TOOL_EXECUTION_MODE } from "../defaults.js";
+import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import {
   assertRuntimeTool,
@@ -118,7 +118,7 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
     label: def.label ?? def.name,
     description: def.description,
     parameters: def.parameters,
-    executionMode: def.executionMode ?? RUNTIME_TOOL_EXECUTION_MODE,
+    executionMode: def.executionMode ?? TURN_DEFAULTS.runtimeToolExecutionMode,
     async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
       const ctx: ToolExecutionContext = Object.freeze({
         sessionId: options.sessionId,

@@ -1,12 +1,7 @@
 import { createAssistantMessageEventStream, type AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { describe, expect, it, vi } from "vitest";
 import { classifyError } from "../../src/call-stack/classify-error.js";
-import {
-  LLM_RETRY_BASE_DELAY_MS,
-  LLM_RETRY_MAX_DELAY_MS,
-  LLM_RETRY_MAX_ELAPSED_MS,
-  LLM_RETRY_MAX_RETRIES,
-} from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import type { LlmRetryNotification } from "../../src/call-stack/llm-config.js";
 import {
   computeRetryDelayMs,
@@ -62,9 +57,12 @@ describe("retry policy", () => {
       maxDelayMs: 30_000,
       maxRetryElapsedMs: 120_000,
     });
-    expect([LLM_RETRY_MAX_RETRIES, LLM_RETRY_BASE_DELAY_MS, LLM_RETRY_MAX_DELAY_MS, LLM_RETRY_MAX_ELAPSED_MS]).toEqual([
-      5, 1000, 30_000, 120_000,
-    ]);
+    expect([
+      TURN_DEFAULTS.llmRetryMaxRetries,
+      TURN_DEFAULTS.llmRetryBaseDelayMs,
+      TURN_DEFAULTS.llmRetryMaxDelayMs,
+      TURN_DEFAULTS.llmRetryMaxElapsedMs,
+    ]).toEqual([5, 1000, 30_000, 120_000]);
     expect(resolveLlmRetryPolicy({ maxRetries: 2, baseDelayMs: 10 })).toMatchObject({ maxRetries: 2, baseDelayMs: 10 });
   });
 

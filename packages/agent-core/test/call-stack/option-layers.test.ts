@@ -8,7 +8,7 @@ import {
   withMaxTokens,
   withRequestTimeout,
 } from "../../src/call-stack/option-layers.js";
-import { LLM_REQUEST_TIMEOUT_MS } from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
 import { collectStream, createScriptedModel, reject, throwSync } from "@turnkit/agent-loop/testing";
@@ -147,8 +147,8 @@ describe("withFetch", () => {
 
 describe("withRequestTimeout", () => {
   it("fills the 20 min default; a per-call value wins", async () => {
-    expect((await optionsSeenBy((f) => withRequestTimeout(f)))?.timeoutMs).toBe(LLM_REQUEST_TIMEOUT_MS);
-    expect(LLM_REQUEST_TIMEOUT_MS).toBe(20 * 60 * 1000);
+    expect((await optionsSeenBy((f) => withRequestTimeout(f)))?.timeoutMs).toBe(TURN_DEFAULTS.llmRequestTimeoutMs);
+    expect(TURN_DEFAULTS.llmRequestTimeoutMs).toBe(20 * 60 * 1000);
     expect((await optionsSeenBy((f) => withRequestTimeout(f), { timeoutMs: 5 }))?.timeoutMs).toBe(5);
   });
 });
@@ -171,7 +171,7 @@ describe("composeStreamFn", () => {
       maxTokens: 2_000,
       cacheRetention: "short",
       headers: { "x-host": "1", "x-call": "2" },
-      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+      timeoutMs: TURN_DEFAULTS.llmRequestTimeoutMs,
     });
   });
 

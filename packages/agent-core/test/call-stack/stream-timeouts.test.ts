@@ -6,7 +6,7 @@ import {
 } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { classifyError, getAttachedClassifiedError } from "../../src/call-stack/classify-error.js";
-import { LLM_FIRST_EVENT_TIMEOUT_MS, LLM_STREAM_IDLE_TIMEOUT_MS } from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import { resolveStreamTimeouts, withStreamTimeouts } from "../../src/call-stack/stream-timeouts.js";
 import type { StreamFn, StreamFnOptions } from "../../src/call-stack/stream-fn.js";
 import {
@@ -42,11 +42,11 @@ describe("resolveStreamTimeouts", () => {
   it("takes the input, then the env, then the default; 0 is kept", () => {
     const env = { TURNKIT_LLM_FIRST_EVENT_TIMEOUT_MS: "5000", TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS: "6000" };
     expect(resolveStreamTimeouts({}, {})).toEqual({
-      firstEventTimeoutMs: LLM_FIRST_EVENT_TIMEOUT_MS,
-      streamIdleTimeoutMs: LLM_STREAM_IDLE_TIMEOUT_MS,
+      firstEventTimeoutMs: TURN_DEFAULTS.llmFirstEventTimeoutMs,
+      streamIdleTimeoutMs: TURN_DEFAULTS.llmStreamIdleTimeoutMs,
     });
-    expect(LLM_FIRST_EVENT_TIMEOUT_MS).toBe(120_000);
-    expect(LLM_STREAM_IDLE_TIMEOUT_MS).toBe(300_000);
+    expect(TURN_DEFAULTS.llmFirstEventTimeoutMs).toBe(120_000);
+    expect(TURN_DEFAULTS.llmStreamIdleTimeoutMs).toBe(300_000);
     expect(resolveStreamTimeouts({}, env)).toEqual({ firstEventTimeoutMs: 5000, streamIdleTimeoutMs: 6000 });
     expect(resolveStreamTimeouts({ firstEventTimeoutMs: 10, streamIdleTimeoutMs: 0 }, env)).toEqual({
       firstEventTimeoutMs: 10,
@@ -57,7 +57,7 @@ describe("resolveStreamTimeouts", () => {
 
   it("ignores a malformed env value and rejects a malformed input", () => {
     expect(resolveStreamTimeouts({}, { TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS: "soon" }).streamIdleTimeoutMs).toBe(
-      LLM_STREAM_IDLE_TIMEOUT_MS,
+      TURN_DEFAULTS.llmStreamIdleTimeoutMs,
     );
     expect(() => resolveStreamTimeouts({ firstEventTimeoutMs: -1 }, {})).toThrow(
       expect.objectContaining({ code: "invalid_turn_input" }),
@@ -152,7 +152,7 @@ describe("withStreamTimeouts", () => {
     expect(result.text).toBe("ab");
     expect(result.final.stopReason).toBe("stop");
     // One timer for the whole request: the first-event timer, kept after the first event as the idle check.
-    expect(clock.scheduledDelays()).toEqual([LLM_FIRST_EVENT_TIMEOUT_MS]);
+    expect(clock.scheduledDelays()).toEqual([TURN_DEFAULTS.llmFirstEventTimeoutMs]);
     expect(clock.pendingCount()).toBe(0);
   });
 

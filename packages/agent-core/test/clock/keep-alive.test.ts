@@ -42,7 +42,7 @@ describe("systemClock timers and the process lifetime", () => {
     "a backoff sleep keeps the process alive until it ends",
     async () => {
       const result = await run(`
-      import { sleep, systemClock } from "@turnkit/agent-core";
+      import { sleep, systemClock } from "@turnkit/agent-core/internal";
       ${exitReport}
       await sleep(200, systemClock);
       console.log("slept");
@@ -59,7 +59,7 @@ describe("systemClock timers and the process lifetime", () => {
     "a watchdog timer does not hold the process open",
     async () => {
       const result = await run(`
-      import { systemClock } from "@turnkit/agent-core";
+      import { systemClock } from "@turnkit/agent-core/internal";
       ${exitReport}
       systemClock.setTimeout(() => console.log("fired"), 60_000);
     `);

@@ -7,7 +7,8 @@ import { Type } from "@sinclair/typebox";
 import type { ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import type { StreamChunk } from "@turnkit/protocol";
-import { EventBridge, defineRuntimeTool } from "../../src/index.js";
+import { defineRuntimeTool } from "../../src/index.js";
+import { EventBridge } from "../../src/internal.js";
 import {
   assertRuntimeEventSequence,
   assistantMessage,

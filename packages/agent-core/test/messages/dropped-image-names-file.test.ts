@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ToolResultMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { MIN_IMAGE_DIMENSION_PX, createBuiltinTools, projectAgentMessagesForModel } from "../../src/index.js";
+import { TURN_DEFAULTS, createBuiltinTools, projectAgentMessagesForModel } from "../../src/index.js";
 import { response, runScriptedTurn, toolCall, userMessage } from "../../src/testing/index.js";
 
 const workspaces: string[] = [];
@@ -44,7 +44,7 @@ describe("a dropped image names the file it came from", () => {
       (message): message is ToolResultMessage => message.role === "toolResult",
     );
     expect(sent?.content).toEqual([
-      { type: "text", text: `[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: assets/pixel.png]` },
+      { type: "text", text: `[image omitted, smaller than ${TURN_DEFAULTS.minImageDimensionPx} px: assets/pixel.png]` },
     ]);
   });
 

@@ -3,8 +3,8 @@ import type { ImageContent, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ProtocolImageContent } from "@turnkit/protocol";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
-import { MAX_IMAGES_PER_REQUEST } from "../../src/defaults.js";
-import { MIN_IMAGE_DIMENSION_PX, projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
+import { projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
 import { markDroppedResponse } from "../../src/messages/turn-messages.js";
 
 /** The first 33 bytes of a PNG (signature and IHDR): enough for its size to be read. */
@@ -118,7 +118,7 @@ describe("projectAgentMessagesForModel", () => {
     expect(JSON.stringify(projected)).not.toContain("orphan");
   });
 
-  it(`drops images smaller than ${MIN_IMAGE_DIMENSION_PX} px in either dimension, leaving a placeholder that names the file`, () => {
+  it(`drops images smaller than ${TURN_DEFAULTS.minImageDimensionPx} px in either dimension, leaving a placeholder that names the file`, () => {
     const projected = projectAgentMessagesForModel([
       userMessage([text("look"), image(1, 1, "pixel.gif"), image(64, 4), image(8, 8), image(640, 480)], {
         timestamp: 1,
@@ -126,15 +126,15 @@ describe("projectAgentMessagesForModel", () => {
     ]);
     const content = (projected[0] as UserMessage).content as { type: string; data?: string; text?: string }[];
     expect(content.map((block) => block.type)).toEqual(["text", "text", "text", "image", "image"]);
-    expect(content[1]!.text).toBe(`[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: pixel.gif]`);
-    expect(content[2]!.text).toBe(`[image omitted, smaller than ${MIN_IMAGE_DIMENSION_PX} px: image/png]`);
+    expect(content[1]!.text).toBe(`[image omitted, smaller than ${TURN_DEFAULTS.minImageDimensionPx} px: pixel.gif]`);
+    expect(content[2]!.text).toBe(`[image omitted, smaller than ${TURN_DEFAULTS.minImageDimensionPx} px: image/png]`);
     expect(content.filter((block) => block.type === "image").map((block) => block.data)).toEqual([
       pngHeader(8, 8),
       pngHeader(640, 480),
     ]);
   });
 
-  it(`keeps the newest ${MAX_IMAGES_PER_REQUEST} images; older ones become a text placeholder naming the file`, () => {
+  it(`keeps the newest ${TURN_DEFAULTS.maxImagesPerRequest} images; older ones become a text placeholder naming the file`, () => {
     const messages: AgentMessage[] = [];
     for (let index = 0; index < 23; index++) {
       messages.push(
@@ -146,7 +146,7 @@ describe("projectAgentMessagesForModel", () => {
     const blocks = projected
       .filter((message) => message.role === "user")
       .map((message) => ((message as UserMessage).content as { type: string; text?: string }[])[1]!);
-    expect(blocks.filter((block) => block.type === "image")).toHaveLength(MAX_IMAGES_PER_REQUEST);
+    expect(blocks.filter((block) => block.type === "image")).toHaveLength(TURN_DEFAULTS.maxImagesPerRequest);
     expect(blocks.slice(0, 3)).toEqual(
       [0, 1, 2].map((index) => ({ type: "text", text: expect.stringContaining(`screenshot-${index}.png`) })),
     );

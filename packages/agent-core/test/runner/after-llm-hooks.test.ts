@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { ErrorCode } from "@turnkit/protocol";
-import { AFTER_LLM_HOOK_MAX_RETRIES } from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import type { AfterLlmCallHook, LlmCallPreparedEvent } from "../../src/pi-turn-runner/turn-hooks.js";
 import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
 import { messageText, requestRoles, resolvedToolChunks, terminalStatus, userTexts } from "../support/turn-queries.js";
@@ -92,7 +92,7 @@ describe("afterLlmCallHook", () => {
     expect(JSON.stringify(turn.writer.ofType("message.persisted"))).not.toContain("my secret is 42");
   });
 
-  it(`retry drops the response (tool calls not executed), asks again with a hidden prompt, and is bounded at ${AFTER_LLM_HOOK_MAX_RETRIES}`, async () => {
+  it(`retry drops the response (tool calls not executed), asks again with a hidden prompt, and is bounded at ${TURN_DEFAULTS.afterLlmHookMaxRetries}`, async () => {
     const tool = createRecordingTool("danger", { executionMode: "parallel" });
     const retriesSeen: number[] = [];
     const alwaysRetry: AfterLlmCallHook = (event) => {
@@ -121,7 +121,8 @@ describe("afterLlmCallHook", () => {
     const warnings = turn.writer.traces("warn");
     expect(
       warnings.some(
-        (trace) => trace.message.includes("retry ignored") && trace.attrs?.budget === AFTER_LLM_HOOK_MAX_RETRIES,
+        (trace) =>
+          trace.message.includes("retry ignored") && trace.attrs?.budget === TURN_DEFAULTS.afterLlmHookMaxRetries,
       ),
     ).toBe(true);
     // No call chunk of the dropped response resolves: it never ran.

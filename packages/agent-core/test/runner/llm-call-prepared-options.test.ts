@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { errorAfter } from "@turnkit/agent-loop/testing";
 import { runCheckedTurn } from "@turnkit/agent-core/testing";
-import { LLM_REQUEST_TIMEOUT_MS } from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import type { LlmCallPreparedEvent } from "../../src/pi-turn-runner/turn-hooks.js";
 
 describe("onLlmCallPreparedHook sees the options actually sent", () => {
@@ -41,14 +41,14 @@ describe("onLlmCallPreparedHook sees the options actually sent", () => {
     expect(options).toMatchObject({
       maxTokens: 1_024,
       cacheRetention: "long",
-      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+      timeoutMs: TURN_DEFAULTS.llmRequestTimeoutMs,
       maxRetries: 0,
       sessionId: "session-options",
     });
     expect(sent).toMatchObject({
       maxTokens: 1_024,
       cacheRetention: "long",
-      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+      timeoutMs: TURN_DEFAULTS.llmRequestTimeoutMs,
       maxRetries: 0,
     });
     // Every option the stream function received is shown, except credentials, the signal and functions.

@@ -5,7 +5,8 @@
  * it is and the nearest valid key; a typo is never ignored silently.
  */
 import { describe, expect, it } from "vitest";
-import { ConfigErrorCode, TurnkitConfigError, assertKnownKeys } from "../../src/index.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../../src/index.js";
+import { assertKnownKeys } from "../../src/internal.js";
 import { createRecordingEventWriter, runScriptedTurn } from "../../src/testing/index.js";
 
 async function rejection(input: Record<string, unknown>) {

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/builtin/bash-tool.js";
-import { BASH_MAX_OUTPUT_BYTES } from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
 
 let sandbox: Awaited<ReturnType<typeof makeSandbox>>;
@@ -92,13 +92,13 @@ describe("bash", () => {
 
   it("keeps only the tail of large output and says how much was cut", async () => {
     const result = await run(bash(), {
-      command: `head -c ${BASH_MAX_OUTPUT_BYTES * 3} /dev/zero | tr '\\0' 'a'; echo; echo THE-END`,
+      command: `head -c ${TURN_DEFAULTS.bashMaxOutputBytes * 3} /dev/zero | tr '\\0' 'a'; echo; echo THE-END`,
     });
     const text = textOf(result);
-    expect(result.details).toMatchObject({ truncated: true, outputBytes: BASH_MAX_OUTPUT_BYTES * 3 + 9 });
+    expect(result.details).toMatchObject({ truncated: true, outputBytes: TURN_DEFAULTS.bashMaxOutputBytes * 3 + 9 });
     expect(text).toMatch(/^\[Output cut: showing the last 50 KB of 150 KB\]\n/);
     expect(text.endsWith("THE-END\n")).toBe(true);
-    expect(Buffer.byteLength(text)).toBeLessThan(BASH_MAX_OUTPUT_BYTES + 200);
+    expect(Buffer.byteLength(text)).toBeLessThan(TURN_DEFAULTS.bashMaxOutputBytes + 200);
   });
 
   it("streams partial output through onUpdate", async () => {

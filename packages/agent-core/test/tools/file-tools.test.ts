@@ -5,7 +5,7 @@ import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import { createBuiltinTools } from "../../src/tools/builtin/builtin-tools.js";
 import { createEditTool } from "../../src/tools/builtin/edit-tool.js";
 import { createReadTool } from "../../src/tools/builtin/read-tool.js";
-import { READ_MAX_LINES } from "../../src/defaults.js";
+import { TURN_DEFAULTS } from "../../src/defaults.js";
 import { createWriteTool } from "../../src/tools/builtin/write-tool.js";
 import { resolveWorkspacePath } from "../../src/tools/builtin/workspace-path.js";
 import { makeSandbox, run, textOf } from "./fixtures.js";
@@ -95,15 +95,20 @@ describe("read", () => {
   });
 
   it("cuts a big file at the line limit with a note", async () => {
-    const total = READ_MAX_LINES + 500;
+    const total = TURN_DEFAULTS.readMaxLines + 500;
     await writeFile(
       path.join(sandbox.workspace, "big.txt"),
       Array.from({ length: total }, (_, i) => `${i + 1}`).join("\n"),
     );
     const result = await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: "big.txt" });
-    expect(result.details).toMatchObject({ startLine: 1, endLine: READ_MAX_LINES, totalLines: total, truncated: true });
-    expect(textOf(result)).toContain(`[Showing lines 1-${READ_MAX_LINES} of ${total}`);
-    expect(textOf(result)).toContain(`Use offset=${READ_MAX_LINES + 1} to continue.`);
+    expect(result.details).toMatchObject({
+      startLine: 1,
+      endLine: TURN_DEFAULTS.readMaxLines,
+      totalLines: total,
+      truncated: true,
+    });
+    expect(textOf(result)).toContain(`[Showing lines 1-${TURN_DEFAULTS.readMaxLines} of ${total}`);
+    expect(textOf(result)).toContain(`Use offset=${TURN_DEFAULTS.readMaxLines + 1} to continue.`);
   });
 
   it("cuts by bytes when lines are long", async () => {

@@ -1,5 +1,5 @@
 import type { Model } from "@mariozechner/pi-ai";
-import { assertKnownKeys } from "@turnkit/agent-core";
+import { assertKnownKeys } from "@turnkit/agent-core/internal";
 import {
   COMPACTION_KEEP_RECENT_TOKENS,
   COMPACTION_RESERVE_TOKENS,

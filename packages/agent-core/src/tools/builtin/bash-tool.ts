@@ -4,12 +4,7 @@ import { createBashEnvSpawnHook, type BashEnvSpawnHookOptions } from "../../bash
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { TailBuffer, formatBytes } from "./text-output.js";
-import {
-  BASH_DEFAULT_TIMEOUT_MS,
-  BASH_KILL_GRACE_MS,
-  BASH_MAX_OUTPUT_BYTES,
-  BASH_MAX_TIMEOUT_MS,
-} from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 import { realWorkspaceRoot } from "./workspace-path.js";
 
 const bashParameters = Type.Object({
@@ -17,7 +12,7 @@ const bashParameters = Type.Object({
   timeout: Type.Optional(
     Type.Number({
       exclusiveMinimum: 0,
-      description: `Timeout in seconds (default ${BASH_DEFAULT_TIMEOUT_MS / 1000}, at most ${BASH_MAX_TIMEOUT_MS / 1000})`,
+      description: `Timeout in seconds (default ${TURN_DEFAULTS.bashDefaultTimeoutMs / 1000}, at most ${TURN_DEFAULTS.bashMaxTimeoutMs / 1000})`,
     }),
   ),
 });
@@ -52,11 +47,11 @@ const UPDATE_INTERVAL_MS = 250;
  * the leader of a new process group, with stdin closed and the environment
  * sanitised through {@link createBashEnvSpawnHook}.
  *
- * - Timeout (per call, default {@link BASH_DEFAULT_TIMEOUT_MS}) and abort
+ * - Timeout (per call, default {@link TURN_DEFAULTS.bashDefaultTimeoutMs}) and abort
  *   both kill the whole process group (`SIGKILL`), so background children
  *   die too; the call then ends as an error result saying which.
  * - stdout and stderr are merged in arrival order; only the last
- *   {@link BASH_MAX_OUTPUT_BYTES} are kept, with a note when cut.
+ *   {@link TURN_DEFAULTS.bashMaxOutputBytes} are kept, with a note when cut.
  * - A non-zero exit is an error result whose text ends with the exit code;
  *   `details.exitCode` carries it on every result.
  * - Partial output streams through `onUpdate` at most every 250 ms.
@@ -69,15 +64,15 @@ export function createBashTool(options: BashToolOptions): RuntimeTool<typeof bas
   return defineRuntimeTool<typeof bashParameters, BashToolDetails>({
     name: "bash",
     label: "Run command",
-    description: `Run a bash command in the workspace root and return its combined stdout and stderr (the last ${formatBytes(BASH_MAX_OUTPUT_BYTES)}). Non-zero exit codes are reported as errors. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s. Stdin is closed; do not start interactive programs.`,
+    description: `Run a bash command in the workspace root and return its combined stdout and stderr (the last ${formatBytes(TURN_DEFAULTS.bashMaxOutputBytes)}). Non-zero exit codes are reported as errors. Default timeout ${TURN_DEFAULTS.bashDefaultTimeoutMs / 1000} s. Stdin is closed; do not start interactive programs.`,
     parameters: bashParameters,
     executionMode: "sequential",
     async execute(_ctx, input, signal, onUpdate) {
       if (input.command.trim().length === 0) throw new Error("command is empty");
       const cwd = await realWorkspaceRoot(options.workspaceDir);
       const timeoutMs = Math.min(
-        input.timeout !== undefined ? input.timeout * 1000 : BASH_DEFAULT_TIMEOUT_MS,
-        BASH_MAX_TIMEOUT_MS,
+        input.timeout !== undefined ? input.timeout * 1000 : TURN_DEFAULTS.bashDefaultTimeoutMs,
+        TURN_DEFAULTS.bashMaxTimeoutMs,
       );
       signal.throwIfAborted();
       return runCommand(input.command, {
@@ -106,7 +101,7 @@ function runCommand(command: string, options: RunCommandOptions): Promise<Runtim
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", command], options.spawnOptions);
-    const output = new TailBuffer(BASH_MAX_OUTPUT_BYTES);
+    const output = new TailBuffer(TURN_DEFAULTS.bashMaxOutputBytes);
     let timedOut = false;
     let aborted = false;
     let settled = false;
@@ -137,7 +132,7 @@ function runCommand(command: string, options: RunCommandOptions): Promise<Runtim
         }
       }
       // A grandchild that left the group could hold the pipes open: stop waiting for it.
-      graceTimer ??= setTimeout(() => finish(null, "SIGKILL"), BASH_KILL_GRACE_MS);
+      graceTimer ??= setTimeout(() => finish(null, "SIGKILL"), TURN_DEFAULTS.bashKillGraceMs);
       graceTimer.unref();
     };
     const timer = setTimeout(() => {
@@ -174,7 +169,7 @@ function runCommand(command: string, options: RunCommandOptions): Promise<Runtim
       };
       const body = output.text();
       const cutNote = output.truncated
-        ? `[Output cut: showing the last ${formatBytes(BASH_MAX_OUTPUT_BYTES)} of ${formatBytes(output.total)}]\n`
+        ? `[Output cut: showing the last ${formatBytes(TURN_DEFAULTS.bashMaxOutputBytes)} of ${formatBytes(output.total)}]\n`
         : "";
       const shown = cutNote + (body.length > 0 ? body : "(no output)");
       if (aborted) {

@@ -4,7 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool } from "../runtime-tool.js";
 import { compileGlob } from "./glob-matcher.js";
-import { GLOB_DEFAULT_MAX_RESULTS } from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 import { IGNORE_FILES_DESCRIPTION, ignoredNote, includeIgnoredParameter } from "./include-ignored.js";
 import { realWorkspaceRoot, resolveWorkspacePath } from "./workspace-path.js";
 import { walkWorkspaceFiles, type WalkStats } from "./workspace-walk.js";
@@ -20,7 +20,7 @@ const globParameters = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description: `Maximum number of paths (default and maximum ${GLOB_DEFAULT_MAX_RESULTS})`,
+      description: `Maximum number of paths (default and maximum ${TURN_DEFAULTS.globDefaultMaxResults})`,
     }),
   ),
   includeIgnored: includeIgnoredParameter,
@@ -41,7 +41,7 @@ export interface GlobToolDetails {
  * glob (shell syntax with braces, extglobs and character classes; see
  * `compileGlob`). Returns paths relative to the workspace root, one per
  * line, in a stable depth-first name order, at most
- * {@link GLOB_DEFAULT_MAX_RESULTS}; the walk stops at the first match past
+ * {@link TURN_DEFAULTS.globDefaultMaxResults}; the walk stops at the first match past
  * the limit. Skips `node_modules`, `.git`, symbolic links and, inside a git
  * repository, what `.gitignore`, `.git/info/exclude` and `.ignore` files
  * hide unless `includeIgnored` is set (see `walkWorkspaceFiles`). Read-only:
@@ -51,12 +51,12 @@ export function createGlobTool(options: { workspaceDir: string }): RuntimeTool<t
   return defineRuntimeTool<typeof globParameters, GlobToolDetails>({
     name: "glob",
     label: "Find files",
-    description: `Find workspace files by glob pattern ("**/*.ts", "src/**/test-*.{js,ts}", "**/!(*.test).ts"). A pattern without "/" matches only the top level of path. Returns paths relative to the workspace root, at most ${GLOB_DEFAULT_MAX_RESULTS}. ${IGNORE_FILES_DESCRIPTION}`,
+    description: `Find workspace files by glob pattern ("**/*.ts", "src/**/test-*.{js,ts}", "**/!(*.test).ts"). A pattern without "/" matches only the top level of path. Returns paths relative to the workspace root, at most ${TURN_DEFAULTS.globDefaultMaxResults}. ${IGNORE_FILES_DESCRIPTION}`,
     parameters: globParameters,
     executionMode: "parallel",
     async execute(_ctx, input, signal) {
       const matcher = compileGlob(input.pattern);
-      const limit = Math.min(input.limit ?? GLOB_DEFAULT_MAX_RESULTS, GLOB_DEFAULT_MAX_RESULTS);
+      const limit = Math.min(input.limit ?? TURN_DEFAULTS.globDefaultMaxResults, TURN_DEFAULTS.globDefaultMaxResults);
       const base = await resolveWorkspacePath(options.workspaceDir, input.path ?? ".");
       const info = await stat(base.absolute).catch(() => undefined);
       if (!info) throw new Error(`Directory not found: ${base.relative}`);

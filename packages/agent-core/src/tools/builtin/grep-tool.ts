@@ -6,7 +6,7 @@ import type { RuntimeTool } from "../runtime-tool.js";
 import { compileGlob, type GlobMatcher } from "./glob-matcher.js";
 import { compileLineSearch } from "./line-search.js";
 import { clipLine, looksBinary } from "./text-output.js";
-import { GREP_DEFAULT_MAX_MATCHES, GREP_MAX_FILE_BYTES } from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 import { IGNORE_FILES_DESCRIPTION, ignoredNote, includeIgnoredParameter } from "./include-ignored.js";
 import { SmallFileReader } from "./read-small-file.js";
 import { TimeSlice } from "./time-slice.js";
@@ -30,7 +30,7 @@ const grepParameters = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description: `Maximum number of matching lines (default and maximum ${GREP_DEFAULT_MAX_MATCHES})`,
+      description: `Maximum number of matching lines (default and maximum ${TURN_DEFAULTS.grepDefaultMaxMatches})`,
     }),
   ),
   includeIgnored: includeIgnoredParameter,
@@ -52,11 +52,11 @@ export interface GrepToolDetails {
  * The built-in `grep` tool: searches files for a regular expression, line by
  * line, in Node (no ripgrep needed). Output lines are `path:line: text`,
  * paths relative to the workspace root. Skips `node_modules`, `.git`,
- * binary files, files over {@link GREP_MAX_FILE_BYTES}, symbolic links and,
+ * binary files, files over {@link TURN_DEFAULTS.grepMaxFileBytes}, symbolic links and,
  * inside a git repository, what `.gitignore`, `.git/info/exclude` and
  * `.ignore` files hide unless `includeIgnored` is set (see
  * `walkWorkspaceFiles`; a file named as `path` is always searched). Returns
- * at most {@link GREP_DEFAULT_MAX_MATCHES} matches with a note when more
+ * at most {@link TURN_DEFAULTS.grepDefaultMaxMatches} matches with a note when more
  * exist, and reads no file after the first match past the limit. Files are
  * read synchronously in slices that give the event loop a turn every few
  * milliseconds (see `TimeSlice`). Read-only: `executionMode: "parallel"`.
@@ -66,13 +66,13 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
   return defineRuntimeTool<typeof grepParameters, GrepToolDetails>({
     name: "grep",
     label: "Search files",
-    description: `Search workspace files for a regular expression (JavaScript syntax), line by line. Returns "path:line: text" for each match, at most ${GREP_DEFAULT_MAX_MATCHES}. Skips binary files. ${IGNORE_FILES_DESCRIPTION} Narrow the search with path and glob.`,
+    description: `Search workspace files for a regular expression (JavaScript syntax), line by line. Returns "path:line: text" for each match, at most ${TURN_DEFAULTS.grepDefaultMaxMatches}. Skips binary files. ${IGNORE_FILES_DESCRIPTION} Narrow the search with path and glob.`,
     parameters: grepParameters,
     executionMode: "parallel",
     async execute(_ctx, input, signal) {
       const search = compileLineSearch(input.pattern, input.ignoreCase === true);
       const filter: GlobMatcher | undefined = input.glob !== undefined ? compileGlob(input.glob) : undefined;
-      const limit = Math.min(input.limit ?? GREP_DEFAULT_MAX_MATCHES, GREP_DEFAULT_MAX_MATCHES);
+      const limit = Math.min(input.limit ?? TURN_DEFAULTS.grepDefaultMaxMatches, TURN_DEFAULTS.grepDefaultMaxMatches);
       const base = await resolveWorkspacePath(options.workspaceDir, input.path ?? ".");
       const root = base.absolute;
       const workspaceRoot = await realWorkspaceRoot(options.workspaceDir);
@@ -97,7 +97,7 @@ export function createGrepTool(options: { workspaceDir: string }): RuntimeTool<t
       let filesSkipped = 0;
       let truncated = false;
       const slice = new TimeSlice();
-      const reader = new SmallFileReader(GREP_MAX_FILE_BYTES);
+      const reader = new SmallFileReader(TURN_DEFAULTS.grepMaxFileBytes);
       search: for await (const file of files) {
         await slice.yieldIfDue(signal);
         const read = reader.read(file.absolute);

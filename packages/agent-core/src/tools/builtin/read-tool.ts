@@ -7,7 +7,7 @@ import type { ProtocolImageContent } from "@turnkit/protocol";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
 import { clipLine, formatBytes, looksBinary } from "./text-output.js";
-import { READ_MAX_BYTES, READ_MAX_IMAGE_BYTES, READ_MAX_LINES } from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 import { detectModelImage } from "./image-type.js";
 import { resolveWorkspacePath } from "./workspace-path.js";
 
@@ -17,7 +17,7 @@ const readParameters = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description: `Maximum number of lines to return (default and maximum ${READ_MAX_LINES})`,
+      description: `Maximum number of lines to return (default and maximum ${TURN_DEFAULTS.readMaxLines})`,
     }),
   ),
 });
@@ -42,14 +42,14 @@ const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 
 /**
  * The built-in `read` tool: returns a text file's lines (from `offset`, at
- * most `limit` lines and {@link READ_MAX_BYTES} bytes, with a note saying how
+ * most `limit` lines and {@link TURN_DEFAULTS.readMaxBytes} bytes, with a note saying how
  * to read on when cut), or a PNG/JPEG/GIF/WebP image as image content.
  * Images are recognised by their bytes (`detectModelImage`): a file named
  * `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp`, or any binary file, whose
  * content is one of those formats; the MIME type comes from the content, so
  * a misnamed image still reaches the model with the right one. A file with
  * an image name but other content is an error, as is an image over
- * {@link READ_MAX_IMAGE_BYTES}. Read-only, so it declares
+ * {@link TURN_DEFAULTS.readMaxImageBytes}. Read-only, so it declares
  * `executionMode: "parallel"`. Refuses paths outside `workspaceDir`,
  * directories and other binary files with a clear error.
  */
@@ -57,7 +57,7 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
   return defineRuntimeTool<typeof readParameters, ReadToolDetails>({
     name: "read",
     label: "Read file",
-    description: `Read a file in the workspace. Text files return their lines (at most ${READ_MAX_LINES} lines or ${formatBytes(READ_MAX_BYTES)} per call; use offset and limit to page through large files). PNG, JPEG, GIF and WebP files return the image.`,
+    description: `Read a file in the workspace. Text files return their lines (at most ${TURN_DEFAULTS.readMaxLines} lines or ${formatBytes(TURN_DEFAULTS.readMaxBytes)} per call; use offset and limit to page through large files). PNG, JPEG, GIF and WebP files return the image.`,
     parameters: readParameters,
     executionMode: "parallel",
     async execute(_ctx, input, signal) {
@@ -73,7 +73,7 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
         throw new Error(`${target.relative} is a directory, not a file; use the glob tool to list files`);
 
       const namedAsImage = IMAGE_EXTENSIONS.has(path.extname(target.absolute).toLowerCase());
-      if (namedAsImage && info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
+      if (namedAsImage && info.size > TURN_DEFAULTS.readMaxImageBytes) throw tooLargeImage(target.relative, info.size);
       // A JPEG's size can sit behind more metadata than the head holds, so a file named as an image is read whole.
       const bytes = namedAsImage ? await readFile(target.absolute, { signal }) : await readHead(target.absolute);
       if (namedAsImage || looksBinary(bytes)) {
@@ -85,7 +85,7 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
               : `${target.relative} is a binary file; read returns text files and PNG, JPEG, GIF or WebP images only`,
           );
         }
-        if (info.size > READ_MAX_IMAGE_BYTES) throw tooLargeImage(target.relative, info.size);
+        if (info.size > TURN_DEFAULTS.readMaxImageBytes) throw tooLargeImage(target.relative, info.size);
         const data = namedAsImage ? bytes : await readFile(target.absolute, { signal });
         // fileName (documented on ProtocolImageContent) names the image where it is replaced by a placeholder or a descriptor.
         const block: ProtocolImageContent = {
@@ -104,7 +104,7 @@ export function createReadTool(options: { workspaceDir: string }): RuntimeTool<t
         target.absolute,
         target.relative,
         input.offset ?? 1,
-        Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES),
+        Math.min(input.limit ?? TURN_DEFAULTS.readMaxLines, TURN_DEFAULTS.readMaxLines),
         signal,
       );
     },
@@ -124,7 +124,7 @@ async function readHead(file: string): Promise<Buffer> {
 
 function tooLargeImage(relative: string, size: number): Error {
   return new Error(
-    `${relative} is an image of ${formatBytes(size)}; images larger than ${formatBytes(READ_MAX_IMAGE_BYTES)} are not returned`,
+    `${relative} is an image of ${formatBytes(size)}; images larger than ${formatBytes(TURN_DEFAULTS.readMaxImageBytes)} are not returned`,
   );
 }
 
@@ -148,7 +148,7 @@ async function readLines(
       if (total < offset || picked.length >= limit || cutByBytes) continue;
       const clipped = clipLine(line);
       const size = Buffer.byteLength(clipped, "utf8") + 1;
-      if (picked.length > 0 && bytes + size > READ_MAX_BYTES) {
+      if (picked.length > 0 && bytes + size > TURN_DEFAULTS.readMaxBytes) {
         cutByBytes = true;
         continue;
       }
@@ -170,7 +170,7 @@ async function readLines(
   const truncated = endLine < total;
   let text = picked.join("\n");
   if (truncated) {
-    const why = cutByBytes ? `the ${formatBytes(READ_MAX_BYTES)} limit` : `the ${limit}-line limit`;
+    const why = cutByBytes ? `the ${formatBytes(TURN_DEFAULTS.readMaxBytes)} limit` : `the ${limit}-line limit`;
     text += `\n\n[Showing lines ${offset}-${endLine} of ${total} (${why}). Use offset=${endLine + 1} to continue.]`;
   }
   return {

@@ -1,7 +1,7 @@
-import { MAX_LINE_CHARS } from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 
 /** Cuts a line longer than `max` characters and says so, so one minified line cannot fill the context. */
-export function clipLine(line: string, max = MAX_LINE_CHARS): string {
+export function clipLine(line: string, max = TURN_DEFAULTS.maxLineChars): string {
   return line.length <= max ? line : `${line.slice(0, max)}… [line cut at ${max} of ${line.length} characters]`;
 }
 

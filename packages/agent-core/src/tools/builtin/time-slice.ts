@@ -1,9 +1,9 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { SEARCH_SLICE_MS } from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 
 /**
  * Lets a loop of synchronous work give the event loop a turn once it has
- * run for `budgetMs` (default {@link SEARCH_SLICE_MS}) since the last turn.
+ * run for `budgetMs` (default {@link TURN_DEFAULTS.searchSliceMs}) since the last turn.
  * The loop then blocks the event loop for at most the budget plus one step
  * (one folder listed or one file read).
  *
@@ -16,7 +16,7 @@ import { SEARCH_SLICE_MS } from "../../defaults.js";
 export class TimeSlice {
   private started = performance.now();
 
-  constructor(private readonly budgetMs = SEARCH_SLICE_MS) {}
+  constructor(private readonly budgetMs = TURN_DEFAULTS.searchSliceMs) {}
 
   /** Returns at once inside the budget; otherwise waits one event-loop turn and starts a new slice. Throws `signal`'s reason when it has fired. */
   async yieldIfDue(signal?: AbortSignal): Promise<void> {

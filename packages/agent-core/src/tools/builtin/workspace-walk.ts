@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from "node:fs";
 import path from "node:path";
-import { WALK_SKIPPED_DIRECTORIES } from "../../defaults.js";
+import { TURN_DEFAULTS } from "../../defaults.js";
 import { findRepositoryRoot, IGNORE_FILE_NAMES, RepositoryIgnoreRules } from "./ignore-rules.js";
 import { TimeSlice } from "./time-slice.js";
 
@@ -106,7 +106,7 @@ export async function* walkWorkspaceFiles(start: string, options: WalkOptions = 
       if (entry.name === ".git") continue;
       const isDirectory = entry.isDirectory();
       if (!isDirectory && !entry.isFile()) continue;
-      if (isDirectory && WALK_SKIPPED_DIRECTORIES.includes(entry.name)) continue;
+      if (isDirectory && TURN_DEFAULTS.walkSkippedDirectories.includes(entry.name)) continue;
       const relative = folder.relative === "" ? entry.name : `${folder.relative}/${entry.name}`;
       if (filter && !(isDirectory ? filter.mayMatchBelow(relative) : filter.matches(relative))) continue;
       const entryInRepository = inRepository === "" ? entry.name : `${inRepository}/${entry.name}`;
