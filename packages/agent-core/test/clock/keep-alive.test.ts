@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
  * Each child reports its own times from the moment the timer is set, so the
  * checks hold however long the child takes to start (compiling the sources
  * with tsx is slow on a loaded machine); the child is given minutes to run.
+ * It imports `clock.ts` alone, not the package, so it has little to compile.
  */
 describe("systemClock timers and the process lifetime", () => {
   const CHILD_TIMEOUT_MS = 180_000;
@@ -42,7 +43,7 @@ describe("systemClock timers and the process lifetime", () => {
     "a backoff sleep keeps the process alive until it ends",
     async () => {
       const result = await run(`
-      import { sleep, systemClock } from "@turnkit/agent-core/internal";
+      import { sleep, systemClock } from "./src/clock.ts";
       ${exitReport}
       await sleep(200, systemClock);
       console.log("slept");
@@ -59,7 +60,7 @@ describe("systemClock timers and the process lifetime", () => {
     "a watchdog timer does not hold the process open",
     async () => {
       const result = await run(`
-      import { systemClock } from "@turnkit/agent-core/internal";
+      import { systemClock } from "./src/clock.ts";
       ${exitReport}
       systemClock.setTimeout(() => console.log("fired"), 60_000);
     `);
