@@ -25,7 +25,8 @@ export interface ClassifiedError {
   /**
    * True when sending the same request again may succeed: rate
    * limits, 408, 5xx except 501, overloaded, timeouts, network and TLS
-   * failures. Never for an abort, a quota, a refusal or an overflow. The full
+   * failures. Never for an abort, a quota (also one reported under a 5xx),
+   * a refusal or an overflow. The full
    * precedence is the table in `docs/error-classification.md`.
    */
   retryable: boolean;
@@ -215,6 +216,8 @@ function byStatus(status: number, text: string): [ErrorCode, boolean] {
   if (status === 429) return quota ? ["quota", false] : ["rate_limited", true];
   if (status === 401 || status === 403) return quota ? ["quota", false] : ["auth", false];
   if (status === 408) return ["timeout", true];
+  // A quota reported under a server error (MiniMax answers plan exhaustion with a 500): waiting does not help.
+  if (status >= 500 && quota) return ["quota", false];
   if (status === 501) return ["upstream", false];
   if (status >= 500) return ["upstream", true];
   if (mentionsContextOverflow(text)) return ["context_overflow", false];

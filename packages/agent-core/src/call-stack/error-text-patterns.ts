@@ -25,8 +25,12 @@ const PER_MINUTE_PATTERN = /\bper[ _-]?min(?:ute)?\b|PerMinute|\((?:TPM|RPM)\)/i
  * "You've hit your usage limit"; Claude "usage limit reached"; MiniMax
  * "5-hour usage limit reached for Token Plan"; coding-plan gateways' "token
  * plan exhausted"; OpenAI-compatible resellers' `insufficient_user_quota`,
- * "account balance is insufficient", "user quota is not enough". Gemini's bare "Resource has been exhausted (e.g. check
- * quota)" is a rate limit and deliberately does not match.
+ * "account balance is insufficient", "user quota is not enough"; MiniMax's
+ * own quota codes in a JSON body, whatever the message beside them
+ * (`"status_code":1008`, insufficient balance; `"status_code":2056`, plan
+ * usage limit exceeded), which it also sends under a 500. Gemini's bare
+ * "Resource has been exhausted (e.g. check quota)" is a rate limit and
+ * deliberately does not match.
  */
 const QUOTA_PATTERN = new RegExp(
   [
@@ -50,6 +54,7 @@ const QUOTA_PATTERN = new RegExp(
     "out of credits?",
     "insufficient (?:funds|balance|credits?|account balance)",
     "payment required",
+    '"status_code"\\s*:\\s*(?:1008|2056)\\b',
   ].join("|"),
   "i",
 );

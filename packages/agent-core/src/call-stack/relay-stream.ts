@@ -129,9 +129,10 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
  * Feeds the events of `source` to `sink` until it ends or the returned
  * `stop` is called: synchronously when `source` is a fresh
  * {@link RelayStream} (the layer below is a Turnkit layer), by async
- * iteration otherwise (a provider's stream). `stop` drops later events and
- * asks a foreign stream's iterator to stop without waiting for it: a
- * provider that ignores its signal may never settle `return()`.
+ * iteration otherwise (a provider's stream). A foreign stream's iterator is
+ * released (`return()`) at its terminal event, before the sink gets it, and
+ * when `stop` is called; `stop` also drops later events. Neither waits for
+ * `return()` to settle: a provider that ignores its signal may never settle it.
  */
 export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: EventSink): () => void {
   if (source instanceof RelayStream && source.attach(sink)) return () => source.detach();
@@ -145,9 +146,15 @@ export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: E
         if (stopped) return;
         if (next.done) break;
         const event = next.value;
+        // Like a for-await loop that breaks at the terminal event: nothing after it is read, and the
+        // iterator is released (its return() called) before the sink hears of the end, so a
+        // discarded attempt's stream is let go before the layer above sends the next one.
+        if (event.type === "done" || event.type === "error") {
+          stopped = true;
+          releaseIterator(iterator);
+        }
         sink.event(event);
-        // Like a for-await loop that stops at the terminal event: nothing after it is read.
-        if (stopped || event.type === "done" || event.type === "error") return;
+        if (stopped) return;
       }
     } catch (error) {
       if (!stopped) sink.fail(error);

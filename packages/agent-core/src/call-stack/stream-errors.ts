@@ -1,3 +1,4 @@
+import { TURN_DEFAULTS } from "../defaults.js";
 import { TurnkitError } from "../errors.js";
 
 /** Which watchdog fired: no first event, too long between events, or the whole request. */
@@ -9,10 +10,10 @@ const TIMEOUT_TEXT: Record<LlmTimeoutKind, string> = {
   request: "no complete response",
 };
 
-/** The setting that bounds each watchdog, as a host writes it. */
+/** The settings that bound each watchdog, as a host writes them: the option, and the environment variable read when the option is absent. */
 const TIMEOUT_OPTION: Record<LlmTimeoutKind, string> = {
-  first_event: "llm.firstEventTimeoutMs",
-  idle: "llm.streamIdleTimeoutMs",
+  first_event: `llm.firstEventTimeoutMs or ${TURN_DEFAULTS.llmFirstEventTimeoutEnv}`,
+  idle: `llm.streamIdleTimeoutMs or ${TURN_DEFAULTS.llmStreamIdleTimeoutEnv}`,
   request: "the request's timeoutMs",
 };
 
@@ -25,7 +26,9 @@ const TIMEOUT_OPTION: Record<LlmTimeoutKind, string> = {
  * classification survives when only the text of a failed message is left
  * (for instance after the message was serialised), and says how to raise the
  * bound: the option's name (`llm.firstEventTimeoutMs`,
- * `llm.streamIdleTimeoutMs`) and its current value.
+ * `llm.streamIdleTimeoutMs`), the environment variable read when the option
+ * is absent (`TURNKIT_LLM_FIRST_EVENT_TIMEOUT_MS`,
+ * `TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS`) and the current value.
  */
 export class LlmTimeoutError extends TurnkitError {
   /** Which watchdog fired. */

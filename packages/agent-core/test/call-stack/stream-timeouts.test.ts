@@ -166,7 +166,7 @@ describe("withStreamTimeouts", () => {
     })(model, context, {});
     await clock.advance(100);
     expect((await collectStream(first)).final.errorMessage).toContain(
-      "Raise llm.firstEventTimeoutMs (now 100 ms), or set it to 0",
+      "Raise llm.firstEventTimeoutMs or TURNKIT_LLM_FIRST_EVENT_TIMEOUT_MS (now 100 ms), or set it to 0",
     );
 
     const idle = await withStreamTimeouts(createScriptedModel([hang({ afterEvents: 3, response: "Hel" })]).streamFn, {
@@ -177,7 +177,9 @@ describe("withStreamTimeouts", () => {
     })(model, context, {});
     await readUntil(idle, "text_delta");
     await clock.advance(700);
-    expect((await idle.result()).errorMessage).toContain("Raise llm.streamIdleTimeoutMs (now 700 ms), or set it to 0");
+    expect((await idle.result()).errorMessage).toContain(
+      "Raise llm.streamIdleTimeoutMs or TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS (now 700 ms), or set it to 0",
+    );
   });
 
   it("the idle timer is re-armed on every event: events spread over several idle windows never time out", async () => {

@@ -63,4 +63,26 @@ describe("a dropped image names the file it came from", () => {
     });
     expect(asUser[1]).toMatchObject({ content: [{ type: "image", fileName: "shots/new.webp" }] });
   });
+
+  it("an image replaced for being too small does not count against the per-request limit", async () => {
+    const webp = (await readFile(new URL("../tools/images/lossy-vp8-9x8.webp", import.meta.url))).toString("base64");
+    const png = (await readFile(new URL("../tools/images/rgb-3x2.png", import.meta.url))).toString("base64");
+    const projected = projectAgentMessagesForModel(
+      [
+        userMessage([{ type: "image", data: webp, mimeType: "image/webp", fileName: "shots/kept.webp" } as never], {
+          timestamp: 1,
+        }),
+        userMessage([{ type: "image", data: png, mimeType: "image/png", fileName: "shots/tiny.png" } as never], {
+          timestamp: 2,
+        }),
+      ],
+      { maxImages: 1 },
+    );
+    expect(projected[0]).toMatchObject({ content: [{ type: "image", fileName: "shots/kept.webp" }] });
+    expect(projected[1]).toMatchObject({
+      content: [
+        { type: "text", text: `[image omitted, smaller than ${TURN_DEFAULTS.minImageDimensionPx} px: shots/tiny.png]` },
+      ],
+    });
+  });
 });

@@ -77,7 +77,8 @@ export async function startFakeOpenAIServer(script: readonly ScriptStep[] = []):
           waiter.resolve();
         }
       }
-      if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      // Anthropic's /messages is routed too, for failures: its SDK keeps an error body in the error text.
+      if (req.method !== "POST" || !(req.url?.endsWith("/chat/completions") || req.url?.endsWith("/messages"))) {
         return sendJson(res, 404, { error: { message: `No route ${req.method} ${req.url}` } });
       }
       const step = steps.shift();

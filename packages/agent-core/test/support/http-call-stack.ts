@@ -3,7 +3,7 @@
  * own openai-completions provider against a fake chat-completions server on
  * 127.0.0.1 (closed after each test), backoff on a virtual clock.
  */
-import type { Context } from "@mariozechner/pi-ai";
+import type { Context, Model } from "@mariozechner/pi-ai";
 import { afterEach } from "vitest";
 import { composeStreamFn } from "../../src/call-stack/option-layers.js";
 import type { LlmConfig, LlmRetryNotification, LlmRetryOptions } from "../../src/call-stack/llm-config.js";
@@ -39,11 +39,13 @@ export interface StackOptions {
   recover?: OverflowRecover;
   clock?: VirtualClock;
   random?: () => number;
+  /** Changes to the fake model (another pi-ai API against the same server, for its SDK's error texts). */
+  model?: Partial<Model<any>>;
 }
 
 /** The call stack in its documented order: overflow → retry → timeouts → composed options → pi-ai. */
 export function callStack(server: FakeOpenAIServer, options: StackOptions = {}) {
-  const model = fakeModel(server.baseUrl);
+  const model = { ...fakeModel(server.baseUrl), ...options.model } as Model<any>;
   const clock = options.clock ?? createVirtualClock({ autoAdvance: true });
   const notifications: LlmRetryNotification[] = [];
   const composed = composeStreamFn({ model, ...options.llm });
