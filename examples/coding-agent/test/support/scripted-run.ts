@@ -60,11 +60,13 @@ export function normaliseOutput(
   output: string,
   result: Pick<CodingAgentRunResult, "workspaceDir" | "sessionFile">,
 ): string {
-  return output
-    .replaceAll(result.sessionFile, "<session-file>")
-    .replaceAll(result.workspaceDir, "<workspace>")
-    .replace(/ · \d+ ms/g, " · <time>")
-    .replace(/ · \d+\.\d s/g, " · <time>")
-    // The estimate counts the real `node --test` output, whose durations vary in length.
-    .replace(/\(≈[\d,]+ → [\d,]+ tokens\)/g, "(≈<n> → <n> tokens)");
+  return (
+    output
+      .replaceAll(result.sessionFile, "<session-file>")
+      .replaceAll(result.workspaceDir, "<workspace>")
+      .replace(/ · \d+ ms/g, " · <time>")
+      .replace(/ · \d+\.\d s/g, " · <time>")
+      // The estimate counts the real `node --test` output, whose durations vary in length.
+      .replace(/\(≈[\d,]+ → [\d,]+ tokens\)/g, "(≈<n> → <n> tokens)")
+  );
 }
