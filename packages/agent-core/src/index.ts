@@ -52,6 +52,7 @@ export type {
   LlmRetryObserver,
   LlmRetryOptions,
 } from "./call-stack/llm-config.js";
+export type { LlmFallbackModel, LlmFallbackOptions, ModelFallbackTrigger } from "./call-stack/model-fallback.js";
 export { composeStreamFn } from "./call-stack/option-layers.js";
 export { withStreamTimeouts, type StreamTimeoutOptions } from "./call-stack/stream-timeouts.js";
 export { LlmTimeoutError, type LlmTimeoutKind } from "./call-stack/stream-errors.js";

@@ -25,6 +25,15 @@ export {
 } from "./call-stack/option-layers.js";
 export { resolveStreamTimeouts, type StreamTimeouts } from "./call-stack/stream-timeouts.js";
 export { resolveLlmRetryPolicy, type LlmRetryPolicy } from "./call-stack/llm-retry.js";
+export {
+  DEFAULT_MODEL_FALLBACK_TRIGGERS,
+  fallbackTriggerOf,
+  resolveModelFallback,
+  withModelFallback,
+  type ModelFallbackLayer,
+  type ModelFallbackNotice,
+  type ResolvedModelFallback,
+} from "./call-stack/model-fallback.js";
 
 // Agent events to runtime events, for code that drives its own loop
 export { EventBridge, type BridgeOutput, type MessageIdAllocator } from "./event-bridge/event-bridge.js";

@@ -37,6 +37,7 @@ export {
   type HookAbandonedWarning,
   type LateToolUpdateWarning,
   type ExtensionDegradedWarning,
+  type ModelFallbackWarning,
 } from "./runtime-warning.js";
 export {
   TurnUsageSchema,

@@ -30,6 +30,7 @@ export const ModelRequestTimingSchema = Type.Object({
   decodeMs: Type.Optional(Millis),
   thinkingMs: Type.Optional(Millis),
   outputTokensPerSecond: Type.Optional(Type.Number({ minimum: 0 })),
+  models: Type.Optional(Type.Array(Type.String())),
 });
 
 /** Schema of a {@link ToolCallTiming}. */

@@ -132,6 +132,15 @@ export const RuntimeWarningPayloadSchema = Type.Union([
     toolName: Type.String(),
   }),
   Type.Object({
+    code: Type.Literal("model_fallback"),
+    message: Type.String(),
+    family: Family,
+    from: Type.String(),
+    to: Type.String(),
+    trigger: Type.String(),
+    error: TurnErrorSchema,
+  }),
+  Type.Object({
     code: Type.Literal("extension_degraded"),
     message: Type.String(),
     extensionId: NonEmptyString,

@@ -20,6 +20,8 @@ export const RuntimeWarningCode = {
   LateToolUpdate: "late_tool_update",
   /** An extension could not provide all it should to this turn (an MCP server that is down); the turn runs without it. */
   ExtensionDegraded: "extension_degraded",
+  /** A model request failed on its model after its retries and is sent to the next model of the host's fallback list. */
+  ModelFallback: "model_fallback",
 } as const;
 
 /** One of the stable {@link RuntimeWarningCode} strings. */
@@ -101,6 +103,28 @@ export interface ExtensionDegradedWarning {
 }
 
 /**
+ * A model request that moved on to the host's next fallback model: the
+ * model it failed on (its retries spent), the one it is sent to now, and
+ * the failure. Models are named `provider/id`.
+ */
+export interface ModelFallbackWarning {
+  /** Always `model_fallback`: the discriminant a `switch (warning.code)` narrows on. */
+  code: "model_fallback";
+  /** In words, for a person: `anthropic/claude-sonnet-4-5 is overloaded; answering with openai/gpt-5`. */
+  message: string;
+  /** `main` for the agent loop's requests. */
+  family: "main" | "auxiliary";
+  /** The model that failed, `provider/id`. */
+  from: string;
+  /** The model the request is sent to next, `provider/id`. */
+  to: string;
+  /** Which of the host's fallback triggers it was (`overloaded`, `unavailable`, `quota`, ...). */
+  trigger: string;
+  /** The failure of `from`. */
+  error: TurnError;
+}
+
+/**
  * Payload of `runtime.warning`: a discriminated union on `code`, each with
  * a human `message` and the structured fields a UI needs, so it never
  * parses text. A warning never changes the turn; details stay in
@@ -112,4 +136,5 @@ export type RuntimeWarningPayload =
   | OverflowRecoveryWarning
   | HookAbandonedWarning
   | LateToolUpdateWarning
-  | ExtensionDegradedWarning;
+  | ExtensionDegradedWarning
+  | ModelFallbackWarning;

@@ -25,6 +25,12 @@ export interface ModelRequestTiming {
   thinkingMs?: number;
   /** Output tokens per second of decoding, when the provider reported output tokens and decoding took time. */
   outputTokensPerSecond?: number;
+  /**
+   * Present only when the request fell back to another model: every model
+   * it was sent to, in order, as `provider/id`; the last is the one whose
+   * answer (or failure) the request ended with, and whose prices its cost uses.
+   */
+  models?: string[];
 }
 
 /** Where the time of one tool call went, in milliseconds of the turn runner's clock. */

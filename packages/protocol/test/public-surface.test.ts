@@ -72,6 +72,7 @@ describePublicSurface({
     "HookAbandonedWarning",
     "ImagesDroppedWarning",
     "LateToolUpdateWarning",
+    "ModelFallbackWarning",
     "ModelRequestTiming",
     "OverflowRecoveryWarning",
     "RetryWarning",

@@ -28,6 +28,7 @@ describe("runtime.warning", () => {
       "hook_abandoned",
       "late_tool_update",
       "extension_degraded",
+      "model_fallback",
     ]);
     expect(RuntimeWarningCode.RetryWait).toBe("retry_wait");
   });
@@ -51,6 +52,15 @@ describe("runtime.warning", () => {
         code: "hook_abandoned",
         message: "beforeToolCallHook ignored the abort",
         hook: "beforeToolCallHook",
+      }),
+      event("runtime.warning", {
+        code: "model_fallback",
+        message: "anthropic/claude-sonnet-4-5 failed (overloaded: Overloaded); the request goes to openai/gpt-5",
+        family: "main",
+        from: "anthropic/claude-sonnet-4-5",
+        to: "openai/gpt-5",
+        trigger: "overloaded",
+        error: { code: "upstream", message: "529 Overloaded" },
       }),
       event("runtime.warning", {
         code: "extension_degraded",

@@ -1,5 +1,6 @@
 import type { Api, CacheRetention, Model, ModelThinkingLevel, ProviderResponse } from "@mariozechner/pi-ai";
 import type { ClassifiedError } from "./classify-error.js";
+import type { LlmFallbackOptions } from "./model-fallback-options.js";
 import type { AnyModel, StreamFn } from "./stream-fn.js";
 
 /**
@@ -69,6 +70,17 @@ export interface LlmConfig {
    * does (`internal`, never retried).
    */
   responseObserver?: (response: ProviderResponse, model: Model<Api>) => void | Promise<void>;
+  /**
+   * Other models to answer a main request when this one keeps failing: after
+   * its transport retries are spent, a failure of a kind listed in `on`
+   * (default `overloaded`, `unavailable`, `quota`) sends the request to the
+   * next model of `models`, with that model's key and options; never once
+   * output was streamed. Each switch is a `runtime.warning`
+   * (`model_fallback`), and the request's timing in the turn report lists
+   * the models it went to. A malformed entry throws `TurnkitConfigError`
+   * naming the field when the turn is built.
+   */
+  fallback?: LlmFallbackOptions;
 }
 
 /**

@@ -11,7 +11,7 @@ import { type AnyModel, invokeStreamFn, type StreamFn, type StreamFnOptions } fr
  */
 
 /** The request-shaping fields of {@link LlmConfig}. */
-export type OptionLayersConfig = Omit<LlmConfig, "streamFn" | "model">;
+export type OptionLayersConfig = Omit<LlmConfig, "streamFn" | "model" | "fallback">;
 
 /** Gives the options a request is sent with: a copy of the caller's, with every layer's rule applied. */
 export type ApplyOptionLayers = (options: StreamFnOptions | undefined, model: AnyModel) => StreamFnOptions;

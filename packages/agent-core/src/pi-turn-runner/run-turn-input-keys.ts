@@ -46,6 +46,7 @@ const LLM_CONFIG_KEYS: Record<keyof LlmConfig, true> = {
   streamIdleTimeoutMs: true,
   payloadTransform: true,
   responseObserver: true,
+  fallback: true,
 };
 
 const HOOK_KEYS: Record<keyof PiTurnHooks, true> = {

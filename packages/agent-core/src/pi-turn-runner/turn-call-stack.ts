@@ -2,6 +2,7 @@ import { type Context, type Model, streamSimple } from "@mariozechner/pi-ai";
 import { createOverflowRecoveryState, withOverflowRecovery } from "../call-stack/overflow-recovery.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
 import { withLlmRetry } from "../call-stack/llm-retry.js";
+import { type ModelFallbackNotice, resolveModelFallback, withModelFallback } from "../call-stack/model-fallback.js";
 import { optionLayers } from "../call-stack/option-layers.js";
 import type { AnyModel, StreamFn, StreamFnOptions } from "../call-stack/stream-fn.js";
 import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
@@ -28,20 +29,26 @@ import { emitWarning } from "./turn-watching.js";
  * 3. the turn's watch: the request starts (timing, usage, spans);
  * 4. the option layers (`optionLayers`): request timeout, `fetch`, headers,
  *    `maxTokens`, cache retention, the host cap;
- * 5. the transport retry (`withLlmRetry`), which shows the watch every
+ * 5. model fallback (`withModelFallback`), only with `llm.fallback`: once
+ *    a model's retries are spent on a failure the host named, the request
+ *    goes to the next model, through steps 6 to 9 of its own;
+ * 6. the transport retry (`withLlmRetry`), which shows the watch every
  *    attempt and reports its notices;
- * 6. the stream watchdogs (`withStreamTimeouts`), per attempt;
- * 7. `onLlmCallPreparedHook`, shown each request once, with its options as
+ * 7. the stream watchdogs (`withStreamTimeouts`), per attempt;
+ * 8. `onLlmCallPreparedHook`, shown each request once, with its options as
  *    sent;
- * 8. the provider: `llm.streamFn`, or pi-ai's `streamSimple`.
+ * 9. the provider: `llm.streamFn` (a fallback model's own `streamFn`), or
+ *    pi-ai's `streamSimple`.
  *
  * A request's signal is the caller's `options.signal` (the loop's), and
  * each layer below follows it. Built with the turn (step 1), so a bad
  * config throws before any event; it is called only once the Agent runs.
  */
 export function mainCallStack(turn: TurnState): StreamFn {
-  const provider = announcingPrepared(turn, turn.input.llm.streamFn ?? streamSimple);
-  const watched = watchedRequests(turn, "main", retried(turn, "main", timed(turn, provider)));
+  const { llm } = turn.input;
+  const sent = (streamFn: StreamFn | undefined) =>
+    retried(turn, "main", timed(turn, announcingPrepared(turn, streamFn ?? llm.streamFn ?? streamSimple)));
+  const watched = watchedRequests(turn, "main", modelFallback(turn, sent));
   const recovered = overflowRecovery(turn, watched);
   return (model, context, options) => {
     const answered = answerDirective(turn, model);
@@ -94,6 +101,22 @@ function overflowRecovery(turn: TurnState, streamFn: StreamFn): StreamFn {
     state: createOverflowRecoveryState(),
     // Requests run only once the Agent exists (step 3 on).
     recover: ({ context, signal }) => recoverFromOverflow(turn as RunningTurn, context, signal),
+  });
+}
+
+/**
+ * The model fallback layer over one stack per model (`sent` builds steps 6
+ * to 9 for a stream function), or the turn's model's stack alone without
+ * `llm.fallback`. Checked here, so a malformed list throws before any event.
+ */
+function modelFallback(turn: TurnState, sent: (streamFn: StreamFn | undefined) => StreamFn): StreamFn {
+  const fallback = resolveModelFallback(turn.input.llm.fallback);
+  if (!fallback) return sent(undefined);
+  return withModelFallback({
+    fallback,
+    primary: sent(undefined),
+    stacks: fallback.models.map((entry) => sent(entry.streamFn)),
+    onFallback: (notice) => reportFallback(turn, notice),
   });
 }
 
@@ -204,6 +227,25 @@ async function recoverFromOverflow(
     message: "the conversation no longer fit the context window; it was shortened and the request is sent once more",
   });
   return { ...context, messages: projectAgentMessagesForModel(projected) };
+}
+
+/** Reports a switch to the next model as a `runtime.warning` (`model_fallback`), a `debug.trace` and to the logger. */
+function reportFallback(turn: TurnState, notice: ModelFallbackNotice): void {
+  const from = `${notice.from.provider}/${notice.from.id}`;
+  const to = `${notice.to.provider}/${notice.to.id}`;
+  const message = `${from} failed (${notice.trigger}: ${notice.error.message}); the request goes to ${to}`;
+  const error = { code: notice.error.code, message: notice.error.message };
+  if (!turn.settled) {
+    turn.bridge.trace("llm.fallback", "warn", message, { from, to, trigger: notice.trigger, error });
+    emitWarning(turn, { code: "model_fallback", message, family: "main", from, to, trigger: notice.trigger, error });
+  }
+  turn.defaults.logger.warn(message, {
+    phase: "llm.fallback",
+    from,
+    to,
+    trigger: notice.trigger,
+    turnId: turn.input.turnId,
+  });
 }
 
 /**

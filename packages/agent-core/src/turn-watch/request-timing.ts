@@ -1,4 +1,4 @@
-import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, Model } from "@mariozechner/pi-ai";
 import type { ModelRequestTiming } from "@turnkit/protocol";
 import type { Clock } from "../clock.js";
 import type { RequestSpan } from "./turn-tracing.js";
@@ -81,6 +81,10 @@ export class ModelRequestRecord {
   backoffMs = 0;
   /** Its `chat` span while it is open, when the turn is traced. */
   span: RequestSpan | undefined = undefined;
+  /** Every model the request was sent to (`provider/id`), once it fell back to another; else undefined. */
+  private models: string[] | undefined = undefined;
+  /** The model of its latest attempt. */
+  private model: Model<any> | undefined = undefined;
 
   constructor(
     readonly family: RequestFamily,
@@ -89,8 +93,13 @@ export class ModelRequestRecord {
     readonly previous: ModelRequestRecord | undefined = undefined,
   ) {}
 
-  /** A new attempt of the request, started at `startedAt`; it becomes the request's latest. */
-  addAttempt(clock: Clock, startedAt: number): AttemptTimes {
+  /** A new attempt of the request to `model`, started at `startedAt`; it becomes the request's latest. */
+  addAttempt(clock: Clock, startedAt: number, model: Model<any>): AttemptTimes {
+    if (this.model !== undefined && model !== this.model) {
+      this.models ??= [modelName(this.model)];
+      this.models.push(modelName(model));
+    }
+    this.model = model;
     this.last = new AttemptTimes(clock, startedAt, this.last);
     return this.last;
   }
@@ -105,6 +114,7 @@ export class ModelRequestRecord {
       backoffMs: millis(this.backoffMs),
       durationMs: millis(endedAt - this.startedAt),
     };
+    if (this.models) timing.models = [...this.models];
     if (!last) return timing;
     if (last.firstEventAt !== undefined) timing.firstEventMs = millis(last.firstEventAt - last.startedAt);
     if (last.firstOutputAt !== undefined) {
@@ -119,4 +129,9 @@ export class ModelRequestRecord {
     }
     return timing;
   }
+}
+
+/** A model as reports name it: `provider/id`. */
+export function modelName(model: Model<any>): string {
+  return `${model.provider}/${model.id}`;
 }

@@ -96,7 +96,7 @@ export class TurnWatch {
    */
   attemptStarted(family: RequestFamily, model: Model<any>, context: Context): (event: AssistantMessageEvent) => void {
     const request = this.openRequest(family) ?? this.startRequest(family, model, context);
-    const attempt = request.addAttempt(this.clock, this.clock.now());
+    const attempt = request.addAttempt(this.clock, this.clock.now(), model);
     return (event) => {
       if (attempt.observe(event)) this.attemptEnded(request, attempt);
     };

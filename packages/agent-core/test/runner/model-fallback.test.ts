@@ -1,0 +1,138 @@
+/**
+ * Model fallback through a real turn: pi-ai's openai-completions provider
+ * against two fake servers on 127.0.0.1, the turn's model on one and its
+ * fallback model (another key, other prices) on the other. A request moves
+ * on only after the named failures, once the first model's retries are
+ * spent, never after output; the switch is a warning, the request's timing
+ * lists both models, and the cost is the fallback model's.
+ */
+import { streamSimple } from "@mariozechner/pi-ai";
+import { runCheckedTurn } from "@turnkit/agent-core/testing";
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { describe, expect, it } from "vitest";
+import type { LlmFallbackOptions } from "../../src/call-stack/model-fallback.js";
+import { TurnkitConfigError } from "../../src/errors.js";
+import { PiTurnRunner } from "../../src/index.js";
+import { fakeModel, reply, type ScriptStep } from "../support/fake-openai-server.js";
+import { serve } from "../support/http-call-stack.js";
+
+const PRIMARY_COST = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 };
+const BACKUP_COST = { input: 10, output: 20, cacheRead: 0, cacheWrite: 0 };
+
+async function turnWithFallback(primaryScript: ScriptStep[], options: Partial<LlmFallbackOptions> = {}) {
+  const primary = await serve(...primaryScript);
+  const backup = await serve(reply.text(["answer ", "from backup"]));
+  const backupModel = fakeModel(backup.baseUrl, { id: "backup-model", provider: "backup", cost: BACKUP_COST });
+  const turn = await runCheckedTurn({
+    input: {
+      llm: {
+        model: fakeModel(primary.baseUrl, { id: "primary-model", cost: PRIMARY_COST }),
+        apiKey: "sk-primary",
+        streamFn: streamSimple,
+        fallback: { models: [{ model: backupModel, apiKey: "sk-backup" }], ...options },
+      },
+      llmRetry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    },
+  });
+  const status = turn.writer.ofType("session.status").at(-1)!.payload as Extract<
+    RuntimeEvent,
+    { type: "session.status" }
+  >["payload"] & { usage?: any; timing?: any };
+  const warnings = turn.writer.ofType("runtime.warning").map((event) => event.payload);
+  return { turn, primary, backup, status, warnings };
+}
+
+describe("model fallback", () => {
+  it.each([
+    ["overloaded", 529, "Overloaded", 2],
+    ["unavailable", 503, "Service Unavailable", 2],
+    ["quota", 429, "You exceeded your current quota, please check your plan and billing details.", 1],
+  ] as const)(
+    "after %s (HTTP %i), once the retries are spent, the backup model answers",
+    async (trigger, status, text, sent) => {
+      const failure = reply.status(status, text);
+      const {
+        turn,
+        primary,
+        backup,
+        status: final,
+        warnings,
+      } = await turnWithFallback([failure, failure], {
+        on: [trigger],
+      });
+      expect(turn.outcome).toEqual({ kind: "completed" });
+      expect(primary.requests).toHaveLength(sent);
+      expect(backup.requests).toHaveLength(1);
+      expect(primary.requests[0]!.headers.authorization).toBe("Bearer sk-primary");
+      expect(backup.requests[0]!.headers.authorization).toBe("Bearer sk-backup");
+      expect(backup.requests[0]!.body.model).toBe("backup-model");
+      const texts = turn.writer
+        .ofType("stream.resp")
+        .map((event) => event.payload.chunk)
+        .filter((chunk) => chunk.kind === "text")
+        .map((chunk) => (chunk as { delta: string }).delta);
+      expect(texts.join("")).toBe("answer from backup");
+      const fallback = warnings.filter((warning) => warning.code === "model_fallback");
+      expect(fallback).toEqual([
+        {
+          code: "model_fallback",
+          message: expect.stringContaining("openai/primary-model failed"),
+          family: "main",
+          from: "openai/primary-model",
+          to: "backup/backup-model",
+          trigger,
+          error: expect.objectContaining({ message: expect.any(String) }),
+        },
+      ]);
+      expect(final.timing.requests).toEqual([
+        expect.objectContaining({ attempts: sent + 1, models: ["openai/primary-model", "backup/backup-model"] }),
+      ]);
+    },
+  );
+
+  it("costs are the fallback model's: the answer is priced at its rates", async () => {
+    const { status } = await turnWithFallback([reply.status(503), reply.status(503)]);
+    // The backup answered 11 input and 2 output tokens (textChunks' usage); the failed attempts reported none.
+    const expected = (11 * BACKUP_COST.input + 2 * BACKUP_COST.output) / 1_000_000;
+    expect(status.usage.total.input).toBe(11);
+    expect(status.usage.total.output).toBe(2);
+    expect(status.usage.total.cost.total).toBeCloseTo(expected, 12);
+    expect(status.usage.attempts.main).toBe(3);
+  });
+
+  it("a failure not named in `on` ends the request on the turn's model", async () => {
+    const limited = reply.status(429, "Rate limit reached");
+    const { turn, primary, backup, warnings } = await turnWithFallback([limited, limited], { on: ["overloaded"] });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "rate_limited" } });
+    expect(primary.requests).toHaveLength(2);
+    expect(backup.requests).toHaveLength(0);
+    expect(warnings.some((warning) => warning.code === "model_fallback")).toBe(false);
+  });
+
+  it("never after output: a stream cut after text ends the turn on the turn's model", async () => {
+    const cut: ScriptStep = { ...reply.text(["partial ", "answer ", "more"]), resetAfter: 2 } as ScriptStep;
+    const { turn, primary, backup, warnings } = await turnWithFallback([cut], { on: ["network", "unavailable"] });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "network" } });
+    expect(primary.requests).toHaveLength(1);
+    expect(backup.requests).toHaveLength(0);
+    expect(warnings.some((warning) => warning.code === "model_fallback")).toBe(false);
+  });
+
+  it("rejects a malformed list before any event, naming the field", async () => {
+    const model = fakeModel("http://127.0.0.1:9");
+    const run = (fallback: unknown) =>
+      new PiTurnRunner().runTurn({
+        sessionId: "s",
+        turnId: "t",
+        systemPrompt: "",
+        userMessage: { text: "hi" },
+        llm: { model, fallback: fallback as LlmFallbackOptions },
+        eventWriter: { push: () => {} },
+      });
+    await expect(run({ models: [{ apiKey: "k" }] })).rejects.toThrow(/^llm\.fallback\.models\[0\]\.model must be/);
+    await expect(run({ models: [{ model }], on: ["overloaded", "busy"] })).rejects.toThrow(/^llm\.fallback\.on\[1\]/);
+    await expect(run({ models: [{ model, maxTokens: 0 }] })).rejects.toThrow(/llm\.fallback\.models\[0\]\.maxTokens/);
+    await expect(run({ models: [{ model, apikey: "k" }] })).rejects.toThrow(/did you mean 'apiKey'/);
+    await expect(run({ models: [{ apiKey: "k" }] })).rejects.toSatisfy(TurnkitConfigError.isInstance);
+  });
+});
