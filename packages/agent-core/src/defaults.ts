@@ -52,6 +52,8 @@ const defaults = {
   followUpMode: "one-at-a-time" as const,
   /** An `afterLlmCallHook` may ask for at most 2 retries of one response. */
   afterLlmHookMaxRetries: 2,
+  /** How long code in a turn waits for the host's answer to an `action.required` (`ctx.askHost`) unless it says otherwise: 10 min. */
+  actionRequestTimeoutMs: 10 * 60 * 1000,
   /** The prompt-read registry holds at most 128 reserved turns. */
   promptReadRegistryCapacity: 128,
 

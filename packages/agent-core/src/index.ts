@@ -109,6 +109,16 @@ export {
   type BuiltinToolsOptions,
 } from "./tools/builtin/builtin-tools.js";
 
+// ---------------------------------------------------------------- action-requests.ts
+// How code in a turn asks the host for what only a person can give (`ctx.askHost`, `RunTurnInput.answerActionRequest`).
+export type {
+  ActionRequest,
+  ActionRequestAnswerer,
+  ActionRequestOutcome,
+  AskHost,
+  AskHostOptions,
+} from "./action-requests.js";
+
 // ---------------------------------------------------------------- bash-env.ts
 // How the built-in `bash` tool's commands get their environment (`PiTurnRunnerOptions.bashEnv`).
 export type { BashEnvSanitizeMode, BashEnvSpawnHookOptions } from "./bash-env.js";

@@ -41,6 +41,9 @@ describePublicSurface({
     "withStreamTimeouts",
   ],
   types: [
+    "ActionRequest",
+    "ActionRequestAnswerer",
+    "ActionRequestOutcome",
     "AfterLlmCallDecision",
     "AfterLlmCallEvent",
     "AfterLlmCallHook",
@@ -48,6 +51,8 @@ describePublicSurface({
     "AfterToolCallHook",
     "AfterToolCallPatch",
     "AnyModel",
+    "AskHost",
+    "AskHostOptions",
     "BashEnvSanitizeMode",
     "BashEnvSpawnHookOptions",
     "BeforeLlmCallDecision",

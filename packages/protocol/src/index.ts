@@ -86,6 +86,17 @@ export {
   type TerminalStatusEvent,
 } from "./runtime-event.js";
 export { createRuntimeEvent, type RuntimeEventInit } from "./create-runtime-event.js";
+export type {
+  ActionAnswer,
+  ActionAnswerMap,
+  ActionRequiredKind,
+  ActionRequiredPayload,
+  ElicitationAnswer,
+  ElicitationRequiredPayload,
+  ToolApprovalAnswer,
+  ToolApprovalRequiredPayload,
+} from "./action-required.js";
+export { validateActionAnswer, type ActionAnswerValidation } from "./action-answer-guard.js";
 
 // Runtime events: schemas and guards for values received from outside
 export {
@@ -98,6 +109,11 @@ export {
   DebugTracePayloadSchema,
   MessagePersistedPayloadSchema,
   RuntimeWarningPayloadSchema,
+  ActionRequiredPayloadSchema,
+  ToolApprovalRequiredPayloadSchema,
+  ElicitationRequiredPayloadSchema,
+  ToolApprovalAnswerSchema,
+  ElicitationAnswerSchema,
   RuntimeEventSchemas,
   RuntimeEventSchema,
   type TStreamChunk,

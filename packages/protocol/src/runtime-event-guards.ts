@@ -5,7 +5,11 @@ import {
   type RuntimeEventType,
   type TerminalStatusEvent,
 } from "./runtime-event.js";
-import { RuntimeEventSchemas } from "./runtime-event-schema.js";
+import {
+  ElicitationRequiredPayloadSchema,
+  RuntimeEventSchemas,
+  ToolApprovalRequiredPayloadSchema,
+} from "./runtime-event-schema.js";
 import { isTerminalStatus } from "./turn-status.js";
 
 // One lazily compiled checker per event type: dispatching on `type` first
@@ -13,6 +17,26 @@ import { isTerminalStatus } from "./turn-status.js";
 const checkers = Object.fromEntries(
   RUNTIME_EVENT_TYPES.map((type) => [type, lazyTypeCheck(RuntimeEventSchemas[type])]),
 ) as { [K in RuntimeEventType]: LazyTypeCheck<(typeof RuntimeEventSchemas)[K]> };
+
+// The payload of each `action.required` kind, for errors that name the field
+// (the union of kinds alone would only say "expected union value").
+const actionPayloadCheckers = {
+  tool_approval: lazyTypeCheck(ToolApprovalRequiredPayloadSchema),
+  elicitation: lazyTypeCheck(ElicitationRequiredPayloadSchema),
+};
+
+function schemaErrors(type: RuntimeEventType, value: unknown): string[] {
+  const errors = checkers[type].errors(value);
+  if (type !== "action.required") return errors;
+  const payload = (value as { payload?: unknown }).payload;
+  const kind = typeof payload === "object" && payload !== null ? (payload as { kind?: unknown }).kind : undefined;
+  const payloadChecker = actionPayloadCheckers[kind as keyof typeof actionPayloadCheckers];
+  if (payloadChecker === undefined || payloadChecker.check(payload)) return errors;
+  return [
+    ...errors.filter((error) => !error.startsWith("/payload")),
+    ...payloadChecker.errors(payload).map((error) => `/payload${error.startsWith("/:") ? error.slice(1) : error}`),
+  ];
+}
 
 function knownType(value: unknown): RuntimeEventType | undefined {
   if (typeof value !== "object" || value === null) return undefined;
@@ -58,7 +82,7 @@ export function validateRuntimeEvent(value: unknown): RuntimeEventValidation {
     return { ok: false, errors: [`/type: expected one of ${RUNTIME_EVENT_TYPES.join(", ")}, got ${got}`] };
   }
   const checker = checkers[type];
-  if (!checker.check(value)) return { ok: false, errors: checker.errors(value) };
+  if (!checker.check(value)) return { ok: false, errors: schemaErrors(type, value) };
   const event = value as RuntimeEvent;
   const errors = semanticErrors(event);
   return errors.length === 0 ? { ok: true, event } : { ok: false, errors };

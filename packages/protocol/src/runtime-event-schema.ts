@@ -167,8 +167,8 @@ export const MessagePersistedPayloadSchema = Type.Object({
   messageIds: Type.Optional(Type.Array(NonEmptyString)),
 });
 
-/** Schema of an `action.required` payload (a tool call waiting for a person's approval). */
-const ActionRequiredPayloadSchema = Type.Object({
+/** Schema of a {@link ToolApprovalRequiredPayload}: a tool call waiting for a person's approval. */
+export const ToolApprovalRequiredPayloadSchema = Type.Object({
   requestId: NonEmptyString,
   kind: Type.Literal("tool_approval"),
   toolCallId: NonEmptyString,
@@ -178,6 +178,43 @@ const ActionRequiredPayloadSchema = Type.Object({
   reason: Type.Optional(Type.String()),
   timeoutMs: Type.Optional(Type.Number({ minimum: 0 })),
 });
+
+/** Schema of an {@link ElicitationRequiredPayload}: a question for a person, with the schema of its answer. */
+export const ElicitationRequiredPayloadSchema = Type.Object({
+  requestId: NonEmptyString,
+  kind: Type.Literal("elicitation"),
+  message: Type.String(),
+  requestedSchema: Type.Record(Type.String(), Type.Unknown()),
+  serverName: Type.String(),
+  toolCallId: Type.Optional(NonEmptyString),
+  messageId: Type.Optional(NonEmptyString),
+  timeoutMs: Type.Optional(Type.Number({ minimum: 0 })),
+});
+
+/** Schema of an {@link ActionRequiredPayload}: one of the kinds. */
+export const ActionRequiredPayloadSchema = Type.Union([
+  ToolApprovalRequiredPayloadSchema,
+  ElicitationRequiredPayloadSchema,
+]);
+
+/** Schema of a {@link ToolApprovalAnswer}. */
+export const ToolApprovalAnswerSchema = Type.Union([
+  Type.Object({ approved: Type.Literal(true) }),
+  Type.Object({ approved: Type.Literal(false), reason: Type.Optional(Type.String()) }),
+]);
+
+/** Schema of an {@link ElicitationAnswer}: `accept` with flat content, `decline` or `cancel`. */
+export const ElicitationAnswerSchema = Type.Union([
+  Type.Object({
+    action: Type.Literal("accept"),
+    content: Type.Record(
+      Type.String(),
+      Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.String())]),
+    ),
+  }),
+  Type.Object({ action: Type.Literal("decline") }),
+  Type.Object({ action: Type.Literal("cancel") }),
+]);
 
 function envelope<TType extends RuntimeEventType, TPayload extends TSchema>(type: TType, payload: TPayload) {
   return Type.Object({

@@ -1,3 +1,4 @@
+import type { ActionRequiredPayload } from "./action-required.js";
 import type { ProtocolAnyMessage } from "./messages.js";
 import type { RuntimeWarningPayload } from "./runtime-warning.js";
 import type { StreamChunk } from "./stream-chunk.js";
@@ -94,32 +95,6 @@ export interface MessagePersistedPayload {
   messageIds?: string[];
 }
 
-/**
- * Payload of `action.required`: the turn waits for a person before it goes
- * on (today: approving one tool call). The host shows the request and
- * answers it with its `requestId` (`respond(turn, requestId, decision)` of
- * `@turnkit/agent-durable`); until then the call does not run. The wait
- * ends with the answer, a timeout (the call is blocked) or an abort.
- */
-interface ActionRequiredPayload {
-  /** Names this request within its turn; the answer must carry it. */
-  requestId: string;
-  /** What is asked: approval of one tool call. */
-  kind: "tool_approval";
-  /** The call waiting for approval. */
-  toolCallId: string;
-  /** The tool it calls. */
-  toolName: string;
-  /** Its arguments, as the model sent them. */
-  arguments: Record<string, unknown>;
-  /** Host id of the assistant message that made the call, when known. */
-  messageId?: string;
-  /** Why approval is needed (a tool flag, a hook's reason), for the person asked. */
-  reason?: string;
-  /** How long the turn waits for an answer, in ms, before the call is blocked. */
-  timeoutMs?: number;
-}
-
 /** The payload type of each {@link RuntimeEventType}. */
 export type RuntimeEventPayloadMap = {
   /** One chunk of an assistant message. */
@@ -130,7 +105,7 @@ export type RuntimeEventPayloadMap = {
   "debug.trace": DebugTracePayload;
   /** Messages handed to the host's history. */
   "message.persisted": MessagePersistedPayload;
-  /** The turn waits for a person's answer (a tool call to approve). */
+  /** The turn waits for a person's answer (a tool call to approve, input an MCP server asked for). */
   "action.required": ActionRequiredPayload;
   /** Something went wrong and the turn recovered or went on (a retry wait, dropped images). */
   "runtime.warning": RuntimeWarningPayload;

@@ -12,6 +12,7 @@ const ui = {
   showError: vi.fn((_code: string, _message: string) => {}),
   endTurn: vi.fn((_turnId: string) => {}),
   askApproval: vi.fn((_turnId: string, _requestId: string, _toolName: string) => {}),
+  askQuestion: vi.fn((_turnId: string, _requestId: string, _message: string) => {}),
   showWarning: vi.fn((_code: string, _message: string) => {}),
   showCost: vi.fn((_totalCost: number) => {}),
 };
@@ -40,7 +41,9 @@ const eventWriter = {
         store.append(event.sessionId, event.payload.reason, event.payload.messages);
         break;
       case "action.required":
-        ui.askApproval(event.turnId, event.payload.requestId, event.payload.toolName);
+        if (event.payload.kind === "tool_approval")
+          ui.askApproval(event.turnId, event.payload.requestId, event.payload.toolName);
+        else ui.askQuestion(event.turnId, event.payload.requestId, event.payload.message);
         break;
       case "runtime.warning":
         ui.showWarning(event.payload.code, event.payload.message);

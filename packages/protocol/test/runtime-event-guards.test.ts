@@ -6,6 +6,7 @@ import {
   isRuntimeEventOfType,
   isTerminalEvent,
   validateRuntimeEvent,
+  validateActionAnswer,
   type RuntimeEvent,
 } from "../src/index.js";
 import { assistantMessage, event, sampleTurn } from "./sample-events.js";
@@ -287,5 +288,50 @@ describe("action.required", () => {
     expect(!result.ok && result.errors.join("\n")).toMatch(/requestId/);
     expect(isRuntimeEvent({ ...asked, payload: { ...asked.payload, kind: "question" } })).toBe(false);
     expect(isRuntimeEvent({ ...asked, payload: { ...asked.payload, arguments: "rm -rf build" } })).toBe(false);
+  });
+
+  it("of kind elicitation: a question with the schema of its answer", () => {
+    const question = {
+      ...asked,
+      payload: {
+        requestId: "elicitation:call-2:1",
+        kind: "elicitation",
+        message: "Which branch should I deploy?",
+        requestedSchema: { type: "object", properties: { branch: { type: "string" } }, required: ["branch"] },
+        serverName: "deploy",
+        toolCallId: "call-2",
+        timeoutMs: 60_000,
+      },
+    };
+    expect(validateRuntimeEvent(question)).toEqual({ ok: true, event: question });
+    const { requestedSchema: _schema, ...withoutSchema } = question.payload;
+    const result = validateRuntimeEvent({ ...question, payload: withoutSchema });
+    expect(!result.ok && result.errors.join("\n")).toMatch(/requestedSchema/);
+    expect(isRuntimeEvent({ ...question, payload: { ...question.payload, serverName: undefined } })).toBe(false);
+  });
+});
+
+describe("validateActionAnswer", () => {
+  it("takes an answer of the request's kind", () => {
+    expect(validateActionAnswer("tool_approval", { approved: false, reason: "no" })).toEqual({
+      ok: true,
+      answer: { approved: false, reason: "no" },
+    });
+    const accepted = { action: "accept", content: { branch: "main", force: false, count: 2, tags: ["a"] } };
+    expect(validateActionAnswer("elicitation", accepted)).toEqual({ ok: true, answer: accepted });
+    expect(validateActionAnswer("elicitation", { action: "cancel" }).ok).toBe(true);
+  });
+
+  it("names what is wrong with any other value, and never throws", () => {
+    const wrongKind = validateActionAnswer("elicitation", { approved: true });
+    expect(wrongKind.ok).toBe(false);
+    expect(!wrongKind.ok && wrongKind.errors.length).toBeGreaterThan(0);
+    expect(validateActionAnswer("elicitation", { action: "accept" }).ok).toBe(false);
+    expect(validateActionAnswer("elicitation", { action: "accept", content: { nested: { a: 1 } } }).ok).toBe(false);
+    expect(validateActionAnswer("tool_approval", undefined).ok).toBe(false);
+    expect(validateActionAnswer("question" as "elicitation", {})).toEqual({
+      ok: false,
+      errors: ['/: no answer exists for kind "question"'],
+    });
   });
 });

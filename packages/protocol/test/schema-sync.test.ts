@@ -6,6 +6,12 @@
 import type { Static } from "@sinclair/typebox";
 import { describe, expectTypeOf, it } from "vitest";
 import {
+  ActionRequiredPayloadSchema,
+  ElicitationAnswerSchema,
+  ToolApprovalAnswerSchema,
+  type ActionRequiredPayload,
+  type ElicitationAnswer,
+  type ToolApprovalAnswer,
   BudgetExceededDetailSchema,
   ModelRequestTimingSchema,
   RuntimeWarningPayloadSchema,
@@ -101,6 +107,12 @@ describe("schemas and types describe the same shapes", () => {
       SameShape<Static<(typeof RuntimeEventSchemas)["action.required"]>, RuntimeEvent<"action.required">>
     >().toEqualTypeOf<true>();
     expectTypeOf<SameShape<Static<typeof RuntimeEventSchema>, RuntimeEvent>>().toEqualTypeOf<true>();
+  });
+
+  it("what a turn asks a person, and the answers", () => {
+    expectTypeOf<SameShape<Static<typeof ActionRequiredPayloadSchema>, ActionRequiredPayload>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof ToolApprovalAnswerSchema>, ToolApprovalAnswer>>().toEqualTypeOf<true>();
+    expectTypeOf<SameShape<Static<typeof ElicitationAnswerSchema>, ElicitationAnswer>>().toEqualTypeOf<true>();
   });
 
   it("what a turn reports about itself", () => {

@@ -1,4 +1,10 @@
-import type { ProtocolUsage, RuntimeWarningPayload, TurnError, TurnStatus } from "@turnkit/protocol";
+import type {
+  ElicitationRequiredPayload,
+  ProtocolUsage,
+  RuntimeWarningPayload,
+  TurnError,
+  TurnStatus,
+} from "@turnkit/protocol";
 import type { UIMessage, UIMessageChunk } from "ai";
 
 /**
@@ -34,6 +40,8 @@ export interface TurnkitMessageMetadata {
  *   images); the turn went on.
  * - `turnkit-steering`: a message steered into the running turn, in the
  *   place the model received it.
+ * - `turnkit-elicitation`: an `action.required` of kind `elicitation` (an
+ *   MCP server asks the person for input); answer it with its `requestId`.
  * - `turnkit-superseded`: after a crash, a model request that was streaming
  *   was sent again; the parts streamed by the interrupted attempt (those
  *   whose `providerMetadata.turnkit.messageId` is in `messageIds`) are
@@ -44,6 +52,8 @@ export interface TurnkitDataParts {
   "turnkit-warning": RuntimeWarningPayload;
   /** A message steered into the turn while it ran. */
   "turnkit-steering": { text: string };
+  /** A question for the person (`action.required` of kind `elicitation`), with the schema of its answer. */
+  "turnkit-elicitation": ElicitationRequiredPayload;
   /** Parts of these Turnkit messages came from an interrupted attempt and are replaced by what follows. */
   "turnkit-superseded": { fromSeq: number; toSeq: number; messageIds: string[] };
   // An index signature, so the map satisfies the AI SDK's `UIDataTypes`.

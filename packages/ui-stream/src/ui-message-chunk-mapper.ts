@@ -93,6 +93,10 @@ export class UIMessageChunkMapper {
         this.onStream(event.seq, event.payload, out);
         break;
       case "action.required": {
+        if (event.payload.kind === "elicitation") {
+          out.push({ type: "data-turnkit-elicitation", id: event.payload.requestId, data: event.payload });
+          break;
+        }
         const { requestId, toolCallId, toolName, arguments: input, messageId } = event.payload;
         this.announceTool(toolCallId, toolName, messageId ?? this.step ?? event.turnId, input, out);
         this.approvals.set(requestId, toolCallId);

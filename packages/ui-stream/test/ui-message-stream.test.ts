@@ -144,6 +144,33 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(textOf(message)).toBe("Tagged too.");
   });
 
+  it("an elicitation a tool asked for is a data part the page answers by its request id", async () => {
+    const asking = defineRuntimeTool({
+      name: "deploy",
+      description: "Asks which branch",
+      parameters: Type.Object({}),
+      execute: async (ctx) => {
+        const outcome = await ctx.askHost!({
+          kind: "elicitation",
+          message: "Which branch?",
+          requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
+          serverName: "deploy",
+        });
+        return { content: [{ type: "text", text: outcome.kind }] };
+      },
+    });
+    const result = await runScriptedTurn({
+      script: [response([toolCall("deploy", {})]), response("Deployed.")],
+      input: { tools: [asking], answerActionRequest: () => ({ action: "accept", content: { branch: "main" } }) },
+    });
+    const { message } = await readEventsWithAiSdk([...result.events]);
+    const question = message.parts.find((p) => p.type === "data-turnkit-elicitation") as any;
+    expect(question.data).toMatchObject({ kind: "elicitation", message: "Which branch?", serverName: "deploy" });
+    expect(question.id).toBe(question.data.requestId);
+    expect(message.parts.some((p) => p.type === "tool-approval-request")).toBe(false);
+    expect(textOf(message)).toBe("Deployed.");
+  });
+
   it("a retried request's warning is a data part; a failed turn ends with the AI SDK's error and its code", async () => {
     const events = await turnEvents([errorAfter(0, "429 rate limit exceeded"), errorAfter(0, "500 upstream broke")], {
       llmRetry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },

@@ -1,6 +1,7 @@
 import type { Agent, AgentMessage, AgentTool } from "@turnkit/agent-loop";
+import { type ActionRequestOutcome, waitForActionAnswer } from "../action-requests.js";
 import { errorText } from "@turnkit/agent-loop/internal";
-import { ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
+import { type ActionRequiredPayload, ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
 import { AbortGrace } from "../aborts.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
@@ -115,6 +116,10 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
 
   resolveAssistantMessageId(toolCallId: string): string | undefined {
     return this.bridge.assistantMessageIdFor(toolCallId);
+  }
+
+  waitForActionAnswer(request: ActionRequiredPayload, signal: AbortSignal): Promise<ActionRequestOutcome> {
+    return waitForActionAnswer(this, request, signal);
   }
 
   onExecuteSettled(toolCallId: string): void {

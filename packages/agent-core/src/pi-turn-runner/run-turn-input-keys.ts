@@ -26,6 +26,7 @@ const RUN_TURN_INPUT_KEYS: Record<keyof RunTurnInput, true> = {
   budget: true,
   eventWriter: true,
   signal: true,
+  answerActionRequest: true,
   getSteeringMessages: true,
   shouldStopAfterSteering: true,
   shouldStopAfterTurn: true,

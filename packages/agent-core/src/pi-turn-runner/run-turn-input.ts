@@ -1,6 +1,7 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { RuntimeWarningPayload } from "@turnkit/protocol";
+import type { ActionRequestAnswerer } from "../action-requests.js";
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import type { RuntimeTool } from "../tools/runtime-tool.js";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
@@ -72,6 +73,14 @@ export interface RunTurnInput {
   budget?: TurnBudget;
   /** Receives every `RuntimeEvent` of the turn, in `seq` order. */
   eventWriter: EventWriter;
+  /**
+   * Answers what code in the turn asks a person (a tool's `ctx.askHost`: an
+   * MCP server's elicitation, an approval inside a sub-agent). Called after
+   * the request's `action.required` event was queued, with a signal that
+   * fires when the turn stops waiting. Without it every request is refused
+   * at once.
+   */
+  answerActionRequest?: ActionRequestAnswerer;
   /** The caller's cancellation. Its listeners are removed when the turn ends. */
   signal?: AbortSignal;
   /**

@@ -10,7 +10,9 @@ import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
  * - every event carries the same `sessionId` and `turnId`, and a unique `eventId`;
  * - exactly one terminal `session.status` (`completed`, `aborted`, `failed`),
  *   and it is the last event; a `failed` one carries `error.code`;
- * - the `chunkIndex` of each `stream.resp` message id strictly increases.
+ * - the `chunkIndex` of each `stream.resp` message id strictly increases;
+ * - each `action.required` (of any kind: `tool_approval`, `elicitation`)
+ *   has a `requestId` no earlier request of the turn had.
  *
  * Returns the terminal status, so a test can go on with
  * `expect(assertRuntimeEventSequence(events)).toBe("completed")`.
@@ -29,6 +31,7 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
 
   const eventIds = new Set<string>();
   const chunkIndexes = new Map<string, number>();
+  const requestIds = new Set<string>();
   const terminals: RuntimeEvent<"session.status">[] = [];
   let previousSeq = -Infinity;
   for (const event of events) {
@@ -49,6 +52,11 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
       if (event.payload.chunkIndex <= previous)
         fail(`chunkIndex of ${event.payload.messageId} must strictly increase`, event);
       chunkIndexes.set(event.payload.messageId, event.payload.chunkIndex);
+    }
+    if (event.type === "action.required") {
+      if (requestIds.has(event.payload.requestId))
+        fail(`action.required requestId ${event.payload.requestId} is repeated`, event);
+      requestIds.add(event.payload.requestId);
     }
   }
   if (terminals.length === 0) fail("no terminal session.status");

@@ -1,5 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
+import { type ActionRequestWait, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
@@ -32,6 +33,8 @@ export interface NewToolsOptions {
   disableBuiltinToolFallback?: boolean;
   /** Environment sanitising of the fallback `bash` tool. */
   bashEnv?: BashEnvSpawnHookOptions;
+  /** The turn's wait for its host's answers, behind each call's `ctx.askHost`; absent: every request is refused. */
+  waitForActionAnswer?: ActionRequestWait;
   /** Told when a call's `execute` settled (returned or threw), before its result is checked. Errors are ignored. */
   onExecuteSettled?: (toolCallId: string) => void;
   /** Told about a progress update a tool sent after its `execute` settled; such an update is dropped. Errors are ignored. */
@@ -120,16 +123,20 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
     parameters: def.parameters,
     executionMode: def.executionMode ?? TURN_DEFAULTS.runtimeToolExecutionMode,
     async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
+      const callSignal = signal ?? new AbortController().signal;
+      const assistantMessageId = options.resolveAssistantMessageId(toolCallId);
+      const wait = options.waitForActionAnswer?.bind(options);
       const ctx: ToolExecutionContext = Object.freeze({
         sessionId: options.sessionId,
         turnId: options.turnId,
         toolCallId,
-        assistantMessageId: options.resolveAssistantMessageId(toolCallId),
+        assistantMessageId,
+        askHost: toolCallAskHost(wait, { toolCallId, assistantMessageId, callSignal }),
       });
       let settled = false;
       let result: unknown;
       try {
-        result = await impl.execute(ctx, params, signal ?? new AbortController().signal, (partial) => {
+        result = await impl.execute(ctx, params, callSignal, (partial) => {
           if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });

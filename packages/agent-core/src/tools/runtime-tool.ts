@@ -1,5 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
+import type { AskHost } from "../action-requests.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 
 /**
@@ -19,6 +20,14 @@ export interface ToolExecutionContext {
    * `undefined` when no id was assigned (a tool run outside a turn runner).
    */
   readonly assistantMessageId: string | undefined;
+  /**
+   * Asks the turn's host for what only a person can give (input, an
+   * approval) and waits: an `action.required` event, answered by the
+   * host's `RunTurnInput.answerActionRequest`. Resolves with a typed
+   * outcome (answered, timed out, aborted, refused), never rejects, never
+   * hangs. Absent when a tool is run by hand, outside `newTools`.
+   */
+  readonly askHost?: AskHost;
 }
 
 /**

@@ -88,6 +88,28 @@ describe("@turnkit/agent-core/testing", () => {
         ],
         /chunkIndex/,
       ],
+      [
+        "an action request id asked twice",
+        [
+          running,
+          event(2, "action.required", {
+            requestId: "r",
+            kind: "elicitation",
+            message: "?",
+            requestedSchema: {},
+            serverName: "s",
+          }),
+          event(3, "action.required", {
+            requestId: "r",
+            kind: "tool_approval",
+            toolCallId: "c",
+            toolName: "t",
+            arguments: {},
+          }),
+          done(4),
+        ],
+        /requestId r is repeated/,
+      ],
     ];
     for (const [name, events, message] of cases) {
       it(`rejects ${name}`, () => {
@@ -99,6 +121,20 @@ describe("@turnkit/agent-core/testing", () => {
         assertRuntimeEventSequence([
           running,
           event(5, "debug.trace", { phase: "p", level: "info", message: "m" }),
+          event(6, "action.required", {
+            requestId: "r1",
+            kind: "elicitation",
+            message: "?",
+            requestedSchema: {},
+            serverName: "s",
+          }),
+          event(7, "action.required", {
+            requestId: "r2",
+            kind: "tool_approval",
+            toolCallId: "c",
+            toolName: "t",
+            arguments: {},
+          }),
           done(9),
         ]),
       ).toBe("completed");

@@ -113,8 +113,18 @@ describe("newTools: one call", () => {
     const result = await agentTool!.execute("call-7", {}, undefined, (partial) => updates.push(partial));
     expect(result).toEqual({ content: [{ type: "text", text: "done" }], details: { n: 1 } });
     expect(seen).toEqual([
-      { sessionId: "session-1", turnId: "turn-1", toolCallId: "call-7", assistantMessageId: "msg-for-call-7" },
+      {
+        sessionId: "session-1",
+        turnId: "turn-1",
+        toolCallId: "call-7",
+        assistantMessageId: "msg-for-call-7",
+        askHost: expect.any(Function),
+      },
     ]);
+    // Without the turn's wait (newTools used on its own) every request is refused at once.
+    await expect(
+      seen[0]!.askHost!({ kind: "elicitation", message: "?", requestedSchema: {}, serverName: "s" }),
+    ).resolves.toEqual({ kind: "refused", requestId: "elicitation:call-7:1", reason: "this tool runs outside a turn" });
     expect(updates).toEqual([{ content: [{ type: "text", text: "half" }], details: {} }]);
   });
 

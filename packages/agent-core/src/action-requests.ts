@@ -1,0 +1,196 @@
+import {
+  type ActionAnswer,
+  type ActionRequiredKind,
+  type ActionRequiredPayload,
+  type RuntimeEventPayloadMap,
+  validateActionAnswer,
+} from "@turnkit/protocol";
+import type { Clock } from "./clock.js";
+import { TURN_DEFAULTS } from "./defaults.js";
+
+/*
+ * The channel by which code running inside a turn (a tool's `execute`, an
+ * extension's tool) asks the turn's host for something only a person can
+ * give: an `action.required` event on the turn's stream, answered by the
+ * host function `RunTurnInput.answerActionRequest`. Everything about the
+ * wait lives here: the request's id, the event, the host's answer checked
+ * against its kind, the timeout on the runner's clock, the abort, and one
+ * `debug.trace` (phase `action.request`) saying how the wait ended.
+ */
+
+type RequestOfKind<K extends ActionRequiredKind> = Extract<ActionRequiredPayload, { kind: K }>;
+
+/**
+ * What code in a turn asks: an `action.required` payload without the fields
+ * the turn fills in (`requestId`, `messageId`, `timeoutMs`). An elicitation
+ * without `toolCallId` gets the asking call's.
+ */
+export type ActionRequest<K extends ActionRequiredKind = ActionRequiredKind> = K extends ActionRequiredKind
+  ? Omit<RequestOfKind<K>, "requestId" | "messageId" | "timeoutMs">
+  : never;
+
+/**
+ * How a wait for the host ended, each with its own kind:
+ *
+ * - `answered`: the host answered with a valid answer of the request's kind;
+ * - `timed_out`: no answer within `timeoutMs` (the host function's signal fires);
+ * - `aborted`: the turn was aborted, or the asker's own signal fired, first;
+ * - `refused`: nobody could be asked (the turn has no `answerActionRequest`,
+ *   or it has ended) or the host failed (it threw, or answered with a value
+ *   that is not an answer of this kind); `reason` says which.
+ */
+export type ActionRequestOutcome<K extends ActionRequiredKind = ActionRequiredKind> =
+  | { kind: "answered"; requestId: string; answer: ActionAnswer<K> }
+  | { kind: "timed_out"; requestId: string; timeoutMs: number }
+  | { kind: "aborted"; requestId: string }
+  | { kind: "refused"; requestId: string; reason: string };
+
+/**
+ * The host function that answers a turn's `action.required` requests
+ * (`RunTurnInput.answerActionRequest`). It receives the event's payload,
+ * after the event was handed to the event queue, and a signal that fires
+ * when the turn stops waiting (timeout, abort): take the question down then.
+ * It returns the person's answer for the request's kind; a throw, or a
+ * value that is not such an answer, refuses the request.
+ */
+export type ActionRequestAnswerer = (
+  request: ActionRequiredPayload,
+  signal: AbortSignal,
+) => ActionAnswer | Promise<ActionAnswer>;
+
+/** Options of one {@link AskHost} call. */
+export interface AskHostOptions {
+  /** How long to wait for the answer, in ms; default `TURN_DEFAULTS.actionRequestTimeoutMs` (10 min). */
+  timeoutMs?: number;
+  /** Stops waiting when it fires (for example the MCP server cancelled its request): outcome `aborted`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Asks the turn's host and waits (a tool's `ctx.askHost`). Emits an
+ * `action.required` with a request id unique within the turn, then resolves
+ * with how the wait ended. Never rejects and never hangs: without a host
+ * function it resolves `refused` at once; otherwise the answer, the
+ * timeout, or the turn's abort (at once, so within the abort grace) ends it.
+ */
+export type AskHost = <K extends ActionRequiredKind>(
+  request: ActionRequest<K>,
+  options?: AskHostOptions,
+) => Promise<ActionRequestOutcome<K>>;
+
+/** What the wait needs of a running turn (the runner's turn state has it). */
+export interface ActionRequestTurn {
+  /** The turn has ended: nobody is asked, nothing is emitted. */
+  readonly settled: boolean;
+  /** The host function, when the turn has one. */
+  readonly input: { readonly answerActionRequest?: ActionRequestAnswerer };
+  /** The runner's clock, for the timeout. */
+  readonly defaults: { readonly clock: Clock };
+  /** The turn's event queue. */
+  readonly events: {
+    push<T extends "action.required" | "debug.trace">(type: T, payload: RuntimeEventPayloadMap[T]): void;
+  };
+}
+
+/** What the tool table needs to give each call an {@link AskHost}: the turn's wait. */
+export type ActionRequestWait = (request: ActionRequiredPayload, signal: AbortSignal) => Promise<ActionRequestOutcome>;
+
+/**
+ * The `askHost` of one tool call: fills the request id
+ * (`<kind>:<toolCallId>:<n>`, counted per call, so the same on a replay of
+ * the call), the call's message id and the timeout, and waits on `wait`
+ * (absent: every request is refused). The wait also ends when the call's
+ * `callSignal` (the turn's abort) fires.
+ */
+export function toolCallAskHost(
+  wait: ActionRequestWait | undefined,
+  call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
+): AskHost {
+  let asked = 0;
+  return async function askHost<K extends ActionRequiredKind>(
+    request: ActionRequest<K>,
+    options: AskHostOptions = {},
+  ): Promise<ActionRequestOutcome<K>> {
+    asked += 1;
+    const requestId = `${request.kind}:${call.toolCallId}:${asked}`;
+    const timeoutMs = options.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+    const payload = {
+      ...(request.kind === "elicitation" && { toolCallId: call.toolCallId }),
+      ...request,
+      requestId,
+      ...(call.assistantMessageId !== undefined && { messageId: call.assistantMessageId }),
+      timeoutMs,
+    } as ActionRequiredPayload;
+    if (wait === undefined) return { kind: "refused", requestId, reason: "this tool runs outside a turn" };
+    const signal = options.signal ? AbortSignal.any([call.callSignal, options.signal]) : call.callSignal;
+    return (await wait(payload, signal)) as ActionRequestOutcome<K>;
+  };
+}
+
+/**
+ * One request of a turn, from the event to the outcome (see {@link AskHost}).
+ * `signal` ends the wait as `aborted`. The host function's signal fires
+ * whenever the wait ends without its answer.
+ */
+export async function waitForActionAnswer(
+  turn: ActionRequestTurn,
+  request: ActionRequiredPayload,
+  signal: AbortSignal,
+): Promise<ActionRequestOutcome> {
+  const { requestId, kind } = request;
+  const answerer = turn.input.answerActionRequest;
+  const end = (outcome: ActionRequestOutcome): ActionRequestOutcome => {
+    if (!turn.settled) {
+      const why = outcome.kind === "refused" ? `: ${outcome.reason}` : "";
+      turn.events.push("debug.trace", {
+        phase: "action.request",
+        level: outcome.kind === "answered" ? "info" : "warn",
+        message: `${kind} ${requestId} ${outcome.kind}${why}`,
+        attrs: { requestId, kind, outcome: outcome.kind },
+      });
+    }
+    return outcome;
+  };
+  if (turn.settled) return { kind: "refused", requestId, reason: "the turn has ended" };
+  if (answerer === undefined)
+    return end({ kind: "refused", requestId, reason: "the host answers no action requests in this turn" });
+  if (signal.aborted) return end({ kind: "aborted", requestId });
+  turn.events.push("action.required", request);
+
+  const stopAsking = new AbortController();
+  const { clock } = turn.defaults;
+  const timeoutMs = request.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+  let timer: unknown;
+  let onAbort: (() => void) | undefined;
+  const ended = new Promise<ActionRequestOutcome>((resolve) => {
+    timer = clock.setTimeout(() => resolve({ kind: "timed_out", requestId, timeoutMs }), timeoutMs);
+    onAbort = () => resolve({ kind: "aborted", requestId });
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const answered = (async (): Promise<ActionRequestOutcome> => {
+    try {
+      const value = await answerer(request, stopAsking.signal);
+      const checked = validateActionAnswer(kind, value);
+      if (checked.ok) return { kind: "answered", requestId, answer: checked.answer };
+      return {
+        kind: "refused",
+        requestId,
+        reason: `the host's answer does not fit a ${kind} request (${checked.errors[0]})`,
+      };
+    } catch (error) {
+      return { kind: "refused", requestId, reason: `the host failed to answer: ${errorMessage(error)}` };
+    }
+  })();
+  try {
+    const outcome = await Promise.race([answered, ended]);
+    if (outcome.kind !== "answered") stopAsking.abort();
+    return end(outcome);
+  } finally {
+    clock.clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
