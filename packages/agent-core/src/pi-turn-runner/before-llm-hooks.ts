@@ -4,6 +4,7 @@ import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
 import { hookFailure } from "./turn-failure.js";
+import { reportTrace } from "./turn-log.js";
 import { type BeforeLlmCallDecision, type BeforeLlmCallHook, type LlmCallReason, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
 import { stopIfOverBudget } from "./turn-watching.js";
@@ -87,6 +88,18 @@ async function runHooks(
       case "replaceMessages":
         if (!Array.isArray(decision.messages))
           throw hookFailure(turn, "beforeLlmCallHook returned replaceMessages without messages");
+        reportTrace(
+          turn,
+          "history",
+          "info",
+          typeof decision.description === "string" ? decision.description : "a before-LLM hook replaced the history",
+          {
+            requestIndex: turn.requestIndex,
+            reason,
+            previousMessages: messages.length,
+            messages: decision.messages.length,
+          },
+        );
         await replaceHistory(turn, messages, decision.messages, decision.metadata);
         current = messages;
         continue;

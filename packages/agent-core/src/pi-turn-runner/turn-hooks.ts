@@ -53,7 +53,9 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
  * - `respond`: do not call the model; answer with `text`.
  * - `replaceRequestMessages`: send `messages` for this request only.
  * - `replaceMessages`: replace the history persistently (compaction); the
- *   host receives it as a `replaceMessages` history change.
+ *   host receives it as a `replaceMessages` history change (with
+ *   `metadata`), and the turn reports it as a `debug.trace` (phase
+ *   `history`) whose message is `description`: in words, what was replaced.
  * - `appendMessage`: append a hidden message (seen by the model, persisted).
  * - `abort`: do not call the model; the turn fails with code `hook`.
  *
@@ -66,7 +68,7 @@ export type BeforeLlmCallDecision =
   | { type: "skip" }
   | { type: "respond"; text: string }
   | { type: "replaceRequestMessages"; messages: AgentMessage[] }
-  | { type: "replaceMessages"; messages: AgentMessage[]; metadata?: Record<string, unknown> }
+  | { type: "replaceMessages"; messages: AgentMessage[]; metadata?: Record<string, unknown>; description?: string }
   | { type: "appendMessage"; message: HiddenContextInput }
   | { type: "abort"; reason: string };
 

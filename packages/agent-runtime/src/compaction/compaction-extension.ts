@@ -34,7 +34,9 @@ interface TurnMemory {
  * timeouts and a retry budget of its own, and its usage is the turn's
  * `auxiliary` usage). The history is then replaced (`replaceMessages`, which
  * the host persists) by a host-only record of the compaction, one hidden
- * message with the summaries, and the kept messages. The cut never separates
+ * message with the summaries, and the kept messages; the turn's `debug.trace`
+ * (phase `history`) says in words what was summarised, by which model, what
+ * was kept and the tokens before and after. The cut never separates
  * a tool call from its result and may fall inside a long turn. A later
  * compaction keeps the earlier summaries as a chain and summarises only
  * what is new, until the chain passes `maxSummaryChainTokens` and is folded
@@ -130,7 +132,26 @@ async function compactBeforeRequest(
   record.tokensAfter = estimateContextTokens(replacement, replacement.length).tokens;
   if (reason === "threshold" && record.tokensAfter > plan.budget) memory.stillOverThreshold = true;
   notify(settings, { type: "compacted", ...where, record });
-  return { type: "replaceMessages", messages: replacement, metadata: { compaction: record } };
+  return {
+    type: "replaceMessages",
+    messages: replacement,
+    metadata: { compaction: record },
+    description: describeCompaction(record),
+  };
+}
+
+/** What a compaction replaced, in words, for the turn's trace. */
+function describeCompaction(record: CompactionRecord): string {
+  const what = record.splitTurn ? "messages (cutting inside a turn)" : "messages";
+  const chain = record.foldedChain
+    ? "; the earlier summaries were folded into it"
+    : record.summaries.length > 1
+      ? `; ${record.summaries.length - 1} earlier summaries kept`
+      : "";
+  return (
+    `compaction (${record.reason}): ${record.summarisedMessages} older ${what} summarised by ${record.summaryModel}, ` +
+    `${record.keptMessages} kept${chain}; about ${record.tokensBefore} -> ${record.tokensAfter} tokens`
+  );
 }
 
 function notify(settings: ResolvedCompactionOptions, notice: CompactionNotice): void {

@@ -128,6 +128,35 @@ describe("a failed summary request keeps the history and the turn going", () => 
     expect(turn.transcript.slice(0, 6)).toEqual(largeHistory());
   });
 
+  it("after a timed-out summary, later requests of the turn (still above the threshold) ask for no other summary", async () => {
+    const clock = createVirtualClock({ autoAdvance: true });
+    const read = createRecordingTool("read");
+    const turn = await runCompactedTurn({
+      model: createScriptedModel(
+        [
+          hang(),
+          response(toolCall("read", { value: "more" }), { usage: usageOf(8_700, 20) }),
+          response("Done.", { usage: usageOf(8_800, 5) }),
+        ],
+        { model: { contextWindow: WINDOW }, clock },
+      ),
+      compaction: OPTIONS,
+      input: {
+        history: largeHistory(),
+        tools: [read],
+        llm: { firstEventTimeoutMs: 5_000 },
+        llmRetry: false,
+        userMessage: { text: "Now fix it." },
+      },
+      runnerOptions: { clock },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.requests.map(isSummaryRequest)).toEqual([true, false, false]);
+    expect(turn.notices).toMatchObject([{ type: "summary_failed", error: { code: "timeout" } }]);
+    expect(turn.historyChanges.map((change) => change.reason)).not.toContain("replaceMessages");
+    expect(turn.transcript.slice(0, 6)).toEqual(largeHistory());
+  });
+
   it("an empty summary is a failure too: nothing is replaced", async () => {
     const turn = await runCompactedTurn({
       model: createScriptedModel(["   ", "Answer."], { model: { contextWindow: WINDOW } }),

@@ -116,6 +116,18 @@ describe("threshold compaction with a model summary", () => {
     expect(turn.notices).toEqual([
       { type: "compacted", sessionId: "session-1", turnId: "turn-1", requestIndex: 0, record },
     ]);
+    // The turn's trace names what was compacted.
+    const traces = turn.writer.traces().filter((trace) => trace.phase === "history");
+    expect(traces).toEqual([
+      {
+        phase: "history",
+        level: "info",
+        message:
+          `compaction (threshold): 4 older messages summarised by ${record.summaryModel}, 3 kept; ` +
+          `about ${record.tokensBefore} -> ${record.tokensAfter} tokens`,
+        attrs: { requestIndex: 0, reason: "request", previousMessages: 7, messages: 5 },
+      },
+    ]);
   });
 
   it("does nothing below the threshold: no summary request, no replacement", async () => {
