@@ -5,6 +5,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     name: "example-durable-server",
+    isolate: false,
     include: ["test/**/*.test.ts"],
     // `eventsource-parser` (under `ai`) publishes its TypeScript sources under the `source` condition
     // that vitest hands to Node: `ai` and its packages go through Vite, which compiles them.

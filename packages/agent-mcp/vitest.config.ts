@@ -27,6 +27,7 @@ export default defineProject({
   resolve: { alias: workspaceSourceAliases(["protocol", "agent-loop", "agent-core", "agent-runtime"]) },
   test: {
     name: "agent-mcp",
+    isolate: false,
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
   },
