@@ -21,19 +21,9 @@
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkDocs, isClean } from "./docs/check.js";
-import { formatDocsReport } from "./docs/report.js";
+import { runCheckDocs } from "./docs/cli.js";
 
-const args = process.argv.slice(2);
-const properties = args.includes("--properties");
-const unknown = args.filter((arg) => arg.startsWith("--") && arg !== "--properties");
-if (unknown.length > 0) {
-  console.error(`check:docs: unknown option ${unknown.join(", ")} (the only option is --properties)`);
-  process.exit(2);
-}
-const root = resolve(
-  args.find((arg) => !arg.startsWith("--")) ?? resolve(dirname(fileURLToPath(import.meta.url)), ".."),
-);
-const report = checkDocs(root, { properties });
-console.log(formatDocsReport(report));
-process.exitCode = isClean(report) ? 0 : 1;
+const result = runCheckDocs(process.argv.slice(2), resolve(dirname(fileURLToPath(import.meta.url)), ".."));
+process.stdout.write(result.stdout);
+process.stderr.write(result.stderr);
+process.exitCode = result.code;

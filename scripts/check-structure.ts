@@ -25,10 +25,8 @@
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkStructure, isClean } from "./structure/check.js";
-import { formatReport } from "./structure/report.js";
+import { runCheckStructure } from "./structure/cli.js";
 
-const root = resolve(process.argv[2] ?? resolve(dirname(fileURLToPath(import.meta.url)), ".."));
-const report = checkStructure(root);
-console.log(formatReport(report));
-process.exitCode = isClean(report) ? 0 : 1;
+const result = runCheckStructure(process.argv.slice(2), resolve(dirname(fileURLToPath(import.meta.url)), ".."));
+process.stdout.write(result.stdout);
+process.exitCode = result.code;

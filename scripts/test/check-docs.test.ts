@@ -6,11 +6,11 @@
  * package's type; a second package that passes;
  * and an application whose undocumented export is not checked.
  */
-import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { type DocsReport, checkDocs, isClean } from "../docs/check.js";
+import { runCheckDocs } from "../docs/cli.js";
 import { formatDocsReport } from "../docs/report.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -127,21 +127,11 @@ describe("check:docs", () => {
   );
 
   it(
-    "exits 1 with the list as a command, members only with --properties, and 2 on an unknown option",
+    "as the command: exit code 1 with the list, members only with --properties, and 2 on an unknown option",
     () => {
       const run = (...args: string[]) => {
-        try {
-          return {
-            code: 0,
-            output: execFileSync("npx", ["tsx", join(here, "..", "check-docs.ts"), ...args], {
-              encoding: "utf8",
-              stdio: "pipe",
-            }),
-          };
-        } catch (error) {
-          const failed = error as { status: number; stdout: string; stderr: string };
-          return { code: failed.status, output: failed.stdout + failed.stderr };
-        }
+        const { code, stdout, stderr } = runCheckDocs(args, here);
+        return { code, output: stdout + stderr };
       };
       const withoutMembers = run(workspace);
       expect(withoutMembers.code).toBe(1);
