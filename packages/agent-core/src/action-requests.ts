@@ -73,10 +73,10 @@ export interface AskHostOptions {
  * function it resolves `refused` at once; otherwise the answer, the
  * timeout, or the turn's abort (at once, so within the abort grace) ends it.
  */
-export type AskHost = <K extends ActionRequiredKind>(
-  request: ActionRequest<K>,
+export type AskHost = <R extends ActionRequest>(
+  request: R,
   options?: AskHostOptions,
-) => Promise<ActionRequestOutcome<K>>;
+) => Promise<ActionRequestOutcome<R["kind"]>>;
 
 /** What the wait needs of a running turn (the runner's turn state has it). */
 export interface ActionRequestTurn {
@@ -107,10 +107,10 @@ export function toolCallAskHost(
   call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
 ): AskHost {
   let asked = 0;
-  return async function askHost<K extends ActionRequiredKind>(
-    request: ActionRequest<K>,
+  return async function askHost<R extends ActionRequest>(
+    request: R,
     options: AskHostOptions = {},
-  ): Promise<ActionRequestOutcome<K>> {
+  ): Promise<ActionRequestOutcome<R["kind"]>> {
     asked += 1;
     const requestId = `${request.kind}:${call.toolCallId}:${asked}`;
     const timeoutMs = options.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
@@ -123,7 +123,7 @@ export function toolCallAskHost(
     } as ActionRequiredPayload;
     if (wait === undefined) return { kind: "refused", requestId, reason: "this tool runs outside a turn" };
     const signal = options.signal ? AbortSignal.any([call.callSignal, options.signal]) : call.callSignal;
-    return (await wait(payload, signal)) as ActionRequestOutcome<K>;
+    return (await wait(payload, signal)) as ActionRequestOutcome<R["kind"]>;
   };
 }
 

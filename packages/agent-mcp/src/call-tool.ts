@@ -12,7 +12,7 @@ export interface ToolCallServer {
   useConnection<T>(operation: (connection: McpConnection) => Promise<T>): Promise<T>;
   /** The output-schema check of the server's tool `name`, if it has one. */
   outputCheck(name: string): OutputCheck | undefined;
-  /** Notes a call in flight (sampling requests are served for its turn) until the returned function is called. */
+  /** Notes a call in flight (sampling and elicitation are served for its turn) until the returned function is called. */
   track?(call: McpToolCallRequest): () => void;
 }
 

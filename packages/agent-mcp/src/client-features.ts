@@ -4,9 +4,14 @@ import {
   CreateMessageRequestSchema,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ErrorCode,
   ListRootsRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
+  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_CLIENT_INFO } from "./defaults.js";
 import type { NormalisedRoot } from "./roots.js";
@@ -18,23 +23,36 @@ export interface ClientFeatures {
   readonly roots: (() => readonly NormalisedRoot[]) | undefined;
   /** Serves `sampling/createMessage` (cancelled by `signal`); `undefined`: no sampling capability. */
   readonly sampling?: (params: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
+  /** Serves form-mode `elicitation/create` (cancelled by `signal`); `undefined`: no elicitation capability. */
+  readonly elicitation?: (params: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
 }
 
 /**
  * The SDK client of one session, with the capabilities the settings call
  * for and their handlers: `roots/list` answered with the current roots,
- * log messages forwarded to the host's logger.
+ * sampling and elicitation requests handed to their brokers, log messages
+ * forwarded to the host's logger.
  */
 export function createClient(settings: McpSettings, features: ClientFeatures): Client {
   const capabilities: ClientCapabilities = {};
   if (features.roots) capabilities.roots = { listChanged: true };
   if (features.sampling) capabilities.sampling = {};
+  // Form mode only: the SDK refuses URL-mode requests for a client that does not declare them.
+  if (features.elicitation) capabilities.elicitation = { form: {} };
   const client = new Client(MCP_CLIENT_INFO, { capabilities });
   const { roots } = features;
   if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((root) => ({ ...root })) }));
   const { sampling } = features;
   if (sampling)
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
+  const { elicitation } = features;
+  if (elicitation)
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      const { params } = request;
+      if (!("requestedSchema" in params))
+        throw new McpError(ErrorCode.InvalidParams, "elicitation refused: only form mode is supported");
+      return elicitation(params as ElicitRequestFormParams, extra.signal);
+    });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
     forwardLogMessage(settings, notification.params),
   );

@@ -8,6 +8,8 @@ import { normaliseRoots } from "./roots.js";
 import type { McpServerStatus, McpToolHints } from "./mcp-status.js";
 import { PromptAccess } from "./prompt-access.js";
 import { ResourceAccess } from "./resource-access.js";
+import { CallsInFlight } from "./calls-in-flight.js";
+import { ElicitationBroker } from "./elicitation.js";
 import { SamplingBroker } from "./sampling.js";
 import { ServerSupervisor } from "./server-supervisor.js";
 import { TurnContribution } from "./turn-contribution.js";
@@ -131,13 +133,14 @@ export interface McpExtension extends Extension {
 export function createMcpExtension(options: McpExtensionOptions): McpExtension {
   const settings = validateMcpOptions(options);
   let roots = settings.roots;
-  const sampling = settings.sampling && new SamplingBroker(settings.id, settings.sampling.maxTokens);
+  const calls = new CallsInFlight();
+  const sampling = settings.sampling && new SamplingBroker(calls, settings.sampling.maxTokens);
+  const elicitation = settings.elicitation && new ElicitationBroker(calls, settings.id, settings.elicitation.timeoutMs);
   const supervisor: ServerSupervisor = new ServerSupervisor(settings, {
     roots: roots && (() => roots ?? []),
-    ...(sampling && {
-      sampling: (params, signal) => sampling.createMessage(params, signal),
-      trackCall: (call) => sampling.track(call),
-    }),
+    ...(sampling && { sampling: (params, signal) => sampling.createMessage(params, signal) }),
+    ...(elicitation && { elicitation: (params, signal) => elicitation.elicit(params, signal) }),
+    ...((sampling || elicitation) && { trackCall: (call) => calls.track(call) }),
     onConnected: (connection) => resources.resubscribe(connection),
     onResourceUpdated: (uri) => resources.updated(uri),
   });

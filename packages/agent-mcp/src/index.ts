@@ -13,6 +13,7 @@ export {
 } from "./defaults.js";
 export { INVALID_MCP_OPTIONS, McpConfigError } from "./mcp-config-error.js";
 export type {
+  McpElicitationPolicy,
   McpExtensionOptions,
   McpHttpServerConfig,
   McpLogLevel,

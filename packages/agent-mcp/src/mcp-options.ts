@@ -80,6 +80,18 @@ export interface McpSamplingPolicy {
   readonly maxTokens?: number;
 }
 
+/**
+ * The host's consent to a server's elicitation requests (`elicitation/create`,
+ * form mode): given, the client declares the elicitation capability and
+ * asks the person through the turn whose tool call is running, as an
+ * `action.required` of kind `elicitation` answered by the host's
+ * `RunTurnInput.answerActionRequest`.
+ */
+export interface McpElicitationPolicy {
+  /** How long to wait for the person's answer, in ms, before the server gets `cancel`. Default: agent-core's `TURN_DEFAULTS.actionRequestTimeoutMs` (10 min). */
+  readonly timeoutMs?: number;
+}
+
 /** Options of `createMcpExtension`. Only `id` and `server` are required. */
 export interface McpExtensionOptions {
   /** The extension id (lower case, `[a-z0-9][a-z0-9._-]*`); it names the server in errors and the status. */
@@ -152,6 +164,12 @@ export interface McpExtensionOptions {
    * refused; the client does not declare sampling, so the server cannot ask.
    */
   readonly sampling?: McpSamplingPolicy;
+  /**
+   * Lets the server ask the person for input while one of its tool calls
+   * runs (see {@link McpElicitationPolicy}). Absent (the default): refused;
+   * the client does not declare elicitation, so the server cannot ask.
+   */
+  readonly elicitation?: McpElicitationPolicy;
   /** Called with every new status (state changes, a new tool list); its throws are ignored. */
   readonly onStatus?: (status: McpServerStatus) => void;
 }

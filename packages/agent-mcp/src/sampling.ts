@@ -7,8 +7,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { BeforeLlmCallEvent } from "@turnkit/agent-core";
 import type { StreamFn } from "@turnkit/agent-loop";
+import { type CallsInFlight, turnKey } from "./calls-in-flight.js";
 import { MAX_SAMPLING_TURNS } from "./defaults.js";
-import type { McpToolCallRequest } from "./mcp-tool.js";
 import { withScopedSignal } from "./scoped-signal.js";
 
 /** What a turn lends the server for sampling: its auxiliary stream function and model. */
@@ -32,10 +32,9 @@ interface TurnModel {
  */
 export class SamplingBroker {
   private readonly turns = new Map<string, TurnModel>();
-  private readonly calls = new Set<McpToolCallRequest>();
 
   constructor(
-    private readonly serverId: string,
+    private readonly calls: CallsInFlight,
     private readonly maxTokens: number,
   ) {}
 
@@ -56,12 +55,6 @@ export class SamplingBroker {
     this.turns.delete(turnKey(turn));
   }
 
-  /** A call is in flight until the returned function is called. */
-  track(call: McpToolCallRequest): () => void {
-    this.calls.add(call);
-    return () => void this.calls.delete(call);
-  }
-
   /**
    * Answers one `sampling/createMessage` (cancelled when the server cancels
    * it or the turn aborts the call). Throws an `McpError` the server
@@ -69,13 +62,14 @@ export class SamplingBroker {
    * or the model fails.
    */
   async createMessage(params: CreateMessageRequest["params"], serverSignal: AbortSignal): Promise<CreateMessageResult> {
-    const calls = [...this.calls];
-    const keys = new Set(calls.map((call) => turnKey(call.ctx)));
-    if (keys.size !== 1) {
-      const why = keys.size === 0 ? "no tool call of this server is running" : "calls of several turns are running";
+    const running = this.calls.ofOneTurn();
+    if ("refused" in running) {
+      const why =
+        running.refused === "none" ? "no tool call of this server is running" : "calls of several turns are running";
       throw new McpError(ErrorCode.InvalidRequest, `sampling refused: ${why}, so no turn's model can serve it`);
     }
-    const turn = this.turns.get([...keys][0]!);
+    const { calls } = running;
+    const turn = this.turns.get(turnKey(calls[0]!.ctx));
     if (!turn) throw new McpError(ErrorCode.InvalidRequest, "sampling refused: the turn's model is not known");
     const context = samplingContext(params, turn.model);
     const maxTokens = Math.min(params.maxTokens, this.maxTokens);
@@ -97,10 +91,6 @@ export class SamplingBroker {
       stopReason: message.stopReason === "length" ? "maxTokens" : "endTurn",
     };
   }
-}
-
-function turnKey(turn: { sessionId: string; turnId: string }): string {
-  return `${turn.sessionId}\u0000${turn.turnId}`;
 }
 
 /** The request as a pi-ai context: the server's system prompt and messages, text and images. */

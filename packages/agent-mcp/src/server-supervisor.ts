@@ -21,7 +21,7 @@ export interface SessionHooks extends ClientFeatures {
   onConnected?(connection: McpConnection): void;
   /** The server says the resource `uri` changed. */
   onResourceUpdated?(uri: string): void;
-  /** A tool call is in flight until the returned function is called (for sampling). */
+  /** A tool call is in flight until the returned function is called (for sampling and elicitation). */
   trackCall?(call: McpToolCallRequest): () => void;
 }
 

@@ -16,6 +16,7 @@ import type {
   McpRestartPolicy,
   McpRoot,
   McpSamplingPolicy,
+  McpElicitationPolicy,
   McpTransportSettings,
 } from "./mcp-options.js";
 import { type NormalisedRoot, normaliseRoots } from "./roots.js";
@@ -41,6 +42,8 @@ export interface McpSettings {
   readonly roots: readonly NormalisedRoot[] | undefined;
   /** `undefined`: sampling is refused. */
   readonly sampling: Required<McpSamplingPolicy> | undefined;
+  /** `undefined`: elicitation is refused. */
+  readonly elicitation: McpElicitationPolicy | undefined;
   readonly onStatus: ((status: McpServerStatus) => void) | undefined;
 }
 
@@ -61,6 +64,7 @@ const OPTION_KEYS: Record<keyof McpExtensionOptions, true> = {
   logLevel: true,
   roots: true,
   sampling: true,
+  elicitation: true,
   onStatus: true,
 };
 
@@ -134,6 +138,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     logLevel: validateLogLevel(options.logLevel),
     roots: options.roots === undefined ? undefined : normaliseRoots(options.roots as readonly McpRoot[], "roots"),
     sampling: validateSampling(options.sampling),
+    elicitation: validateElicitation(options.elicitation),
     onStatus: options.onStatus,
   };
 }
@@ -185,6 +190,18 @@ function validateSampling(sampling: unknown): Required<McpSamplingPolicy> | unde
     });
   rejectUnknownKeys(sampling, { maxTokens: true }, "sampling.");
   return { maxTokens: count(sampling.maxTokens, "sampling.maxTokens", DEFAULT_SAMPLING_MAX_TOKENS, 1) };
+}
+
+function validateElicitation(elicitation: unknown): McpElicitationPolicy | undefined {
+  if (elicitation === undefined) return undefined;
+  if (!isRecord(elicitation))
+    throw new McpConfigError({
+      field: "elicitation",
+      problem: `must be an object { timeoutMs? }, got ${kindOf(elicitation)}`,
+    });
+  rejectUnknownKeys(elicitation, { timeoutMs: true }, "elicitation.");
+  if (elicitation.timeoutMs === undefined) return {};
+  return { timeoutMs: count(elicitation.timeoutMs, "elicitation.timeoutMs", 0, 1) };
 }
 
 function validateLogger(logger: unknown): TurnLogger | undefined {

@@ -72,7 +72,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     [
       { id: "x", server: stdio, maxRestarts: 3 },
       "maxRestarts",
-      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, sampling, onStatus",
+      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, sampling, elicitation, onStatus",
     ],
     [
       { id: "x", server: stdio, restart: { backoffMs: 5_000, maxBackoffMs: 1_000 } },
@@ -108,6 +108,12 @@ describe("createMcpExtension checks its options before starting anything", () =>
       { id: "x", server: stdio, sampling: { maxTokens: 0 } },
       "sampling.maxTokens",
       "must be an integer of at least 1, got 0",
+    ],
+    [{ id: "x", server: stdio, elicitation: "yes" }, "elicitation", "must be an object { timeoutMs? }, got string"],
+    [
+      { id: "x", server: stdio, elicitation: { timeoutMs: 0.5 } },
+      "elicitation.timeoutMs",
+      "must be an integer of at least 1, got 0.5",
     ],
     [{ id: "x", server: stdio, roots: ["/srv", "src"] }, "roots[1]", 'must be an absolute path, got "src"'],
     [

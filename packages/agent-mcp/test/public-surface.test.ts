@@ -51,6 +51,7 @@ describePublicSurface({
     "McpRestartPolicy",
     "McpRoot",
     "McpSamplingPolicy",
+    "McpElicitationPolicy",
     "McpServerConfig",
     "McpServerError",
     "McpServerErrorCode",

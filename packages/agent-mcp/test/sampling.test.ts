@@ -2,6 +2,7 @@ import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
+import { CallsInFlight } from "../src/calls-in-flight.js";
 import { SamplingBroker } from "../src/sampling.js";
 import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
 import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
@@ -45,7 +46,8 @@ describe("sampling: a server asks the turn's model", { timeout: 15_000 }, () => 
   });
 
   it("served only while calls of exactly one turn run: none, or calls of two turns, are refused", async () => {
-    const broker = new SamplingBroker("thinker", 64);
+    const calls = new CallsInFlight();
+    const broker = new SamplingBroker(calls, 64);
     const params = {
       messages: [{ role: "user" as const, content: { type: "text" as const, text: "Hi" } }],
       maxTokens: 10,
@@ -61,7 +63,7 @@ describe("sampling: a server asks the turn's model", { timeout: 15_000 }, () => 
       signal: never,
       onUpdate: () => {},
     });
-    const untrack = [broker.track(call("t1")), broker.track(call("t2"))];
+    const untrack = [calls.track(call("t1")), calls.track(call("t2"))];
     await expect(broker.createMessage(params, never)).rejects.toThrow(
       "sampling refused: calls of several turns are running, so no turn's model can serve it",
     );

@@ -52,6 +52,8 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
       "touch_notes",
       "add_prompt",
       "ask_model",
+      "ask_person",
+      "ask_person_badly",
       "garbage_line",
       "garbage_result",
       "crash",

@@ -1,4 +1,4 @@
-import { PiTurnRunner } from "@turnkit/agent-core";
+import { type ActionRequestAnswerer, PiTurnRunner } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { type ScriptEntry, createScriptedModel } from "@turnkit/agent-loop/testing";
 import { type AgentRuntime, type HostTurnInputs, toRunTurnInput } from "@turnkit/agent-runtime";
@@ -36,6 +36,8 @@ export async function runMcpTurn(options: {
   /** The host's user message (default "Go.") and hidden messages before it. */
   userMessage?: HostTurnInputs["userMessage"];
   beforeUserMessages?: HostTurnInputs["beforeUserMessages"];
+  /** The host's answers to what the turn asks a person (elicitations). */
+  answerActionRequest?: ActionRequestAnswerer;
 }): Promise<McpTurn> {
   const model = createScriptedModel(options.script);
   const turnId = options.turnId ?? "t1";
@@ -53,6 +55,7 @@ export async function runMcpTurn(options: {
       disableBuiltinToolFallback: true,
       llmRetry: false,
       ...(options.signal && { signal: options.signal }),
+      ...(options.answerActionRequest && { answerActionRequest: options.answerActionRequest }),
       eventWriter: {
         push: (event) => {
           events.push(event);
