@@ -14,6 +14,12 @@ import { checkAgentObservation, checkArgumentObservation, checkTurnObservation }
 import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
+import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
+import {
+  type CompactionScenario,
+  checkCompactionScenario,
+  compactionScenarioArbitrary,
+} from "./compaction-scenario.js";
 import { agentScenarioArbitrary, providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
@@ -118,7 +124,35 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 16,
     fuzzWeight: 0.5,
   };
-  return [agent, runner, providerFailures, toolArguments, hostileHost, sharedRunner, seqUnderAbort];
+  const modelFallback: FuzzProperty<FallbackScenario> = {
+    name: "model-fallback",
+    description:
+      "agent-core's model fallback over its transport retry: chains of models failing before or after output with every error class, any triggers, compared with the rules",
+    arbitrary: fallbackScenarioArbitrary,
+    run: checkFallbackScenario,
+    ciRuns: 200,
+    fuzzWeight: 1,
+  };
+  const compaction: FuzzProperty<CompactionScenario> = {
+    name: "runner-compaction",
+    description:
+      "PiTurnRunner with the compaction extension: histories around the window, summaries answering, failing (429, 529, empty, timeout), main requests overflowing or overloaded, one or two chained turns",
+    arbitrary: compactionScenarioArbitrary,
+    run: checkCompactionScenario,
+    ciRuns: 60,
+    fuzzWeight: 1,
+  };
+  return [
+    agent,
+    runner,
+    providerFailures,
+    toolArguments,
+    hostileHost,
+    sharedRunner,
+    seqUnderAbort,
+    modelFallback,
+    compaction,
+  ];
 }
 
 /** The fast-check property of a {@link FuzzProperty}. */
