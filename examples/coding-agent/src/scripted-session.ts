@@ -92,7 +92,9 @@ ${FIXED_LINES}
  * Its context window, as the compaction extension is told, is small
  * ({@link SCRIPTED_CONTEXT_WINDOW}): the reported usage of the test run's
  * step crosses the threshold, so the history is compacted once, by the
- * scripted summariser, before the final report.
+ * scripted summariser, before the final report. The report's request then
+ * fails with an exhausted quota, and the turn falls back to the scripted
+ * backup model, which writes it.
  */
 export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedModelChoice {
   const retryAfterSeconds = (options.retryAfterMs ?? SCRIPTED_RETRY_AFTER_MS) / 1000;
@@ -121,6 +123,8 @@ export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedMod
       ),
       fixStep,
       response([text("Now the tests."), toolCall("bash", { command: "node --test" })], { usage: usage(3_305, 38) }),
+      // The model's plan runs out: the request falls back to the backup model (llm.fallback), which answers.
+      errorAfter(0, "429 You exceeded your current quota, please check your plan and billing details."),
       report,
     ],
     options,
@@ -158,10 +162,13 @@ function scriptedChoice(
     streamingOf(options),
   );
   const summariser = createScriptedSummariser(streamingOf(options));
+  // The fallback model: another id on the same script, so the script goes on where the first model stopped.
+  const backup = { ...scriptedModel.model, id: `${scriptedModel.model.id}-backup`, name: "Scripted backup model" };
   return {
     label: "scripted demo model",
     llm: {
       model: scriptedModel.model,
+      fallback: { models: [{ model: backup }], on: ["overloaded", "unavailable", "quota"] },
       streamFn: (model, context, streamOptions) => {
         if (model.id === summariser.model.id) return summariser.streamFn(model, context, streamOptions);
         if (scriptedModel.remaining() === 0) scriptedModel.append(recap);

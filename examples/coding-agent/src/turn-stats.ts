@@ -56,13 +56,16 @@ export function formatTurnSummary(stats: TurnStats, options: { showCost: boolean
 
 /**
  * Where the time went, one line:
- * `3 model requests (1 retried) · 420 ms to first output · 2.4 s decoding · 35 ms in tools · 2.1 s retry waits`.
+ * `3 model requests (1 retried, 1 fell back) · 420 ms to first output · 2.4 s decoding · 35 ms in tools · 2.1 s retry waits`.
  */
 export function formatTurnTiming(timing: TurnTiming): string {
   const { requests, toolCalls } = timing;
-  const retried = requests.filter((request) => request.attempts > 1).length;
+  // A request that fell back lists its models; its attempts on the first model are not retries.
+  const fellBack = requests.filter((request) => request.models !== undefined).length;
+  const retried = requests.filter((request) => request.models === undefined && request.attempts > 1).length;
   const sum = (values: (number | undefined)[]) => values.reduce<number>((total, value) => total + (value ?? 0), 0);
-  const parts = [`${plural(requests.length, "model request")}${retried > 0 ? ` (${retried} retried)` : ""}`];
+  const notes = [...(retried > 0 ? [`${retried} retried`] : []), ...(fellBack > 0 ? [`${fellBack} fell back`] : [])];
+  const parts = [`${plural(requests.length, "model request")}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`];
   const firstOutput = requests.find((request) => request.firstOutputMs !== undefined)?.firstOutputMs;
   if (firstOutput !== undefined) parts.push(`${formatDuration(firstOutput)} to first output`);
   parts.push(`${formatDuration(sum(requests.map((request) => request.decodeMs)))} decoding`);

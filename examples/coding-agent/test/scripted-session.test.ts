@@ -99,6 +99,25 @@ describe("the scripted session without a terminal", () => {
     expect(terminal.type === "session.status" && terminal.payload.usage?.attempts.auxiliary).toBe(1);
   });
 
+  it("fell back to the backup model once, for the report, when the first model's quota ran out", () => {
+    const warnings = run.events.flatMap((event) =>
+      event.type === "runtime.warning" && event.payload.code === "model_fallback" ? [event.payload] : [],
+    );
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        from: "scripted/scripted-model",
+        to: "scripted/scripted-model-backup",
+        trigger: "quota",
+        error: expect.objectContaining({ code: "quota" }),
+      }),
+    ]);
+    const terminal = run.events.at(-1)!;
+    const requests = terminal.type === "session.status" ? (terminal.payload.timing?.requests ?? []) : [];
+    expect(requests.filter((request) => request.models !== undefined)).toEqual([
+      expect.objectContaining({ attempts: 2, models: ["scripted/scripted-model", "scripted/scripted-model-backup"] }),
+    ]);
+  });
+
   it("retried the rate-limited request once and ended with one completed turn", () => {
     const retries = run.events.flatMap((event) =>
       event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : [],

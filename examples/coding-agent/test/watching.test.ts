@@ -59,7 +59,7 @@ describe("watching a turn in the coding agent", () => {
       "    chat scripted-model",
       "    execute_tool bash",
       "    chat scripted-summariser", // the compaction's summary request, a request of the turn like the others
-      "    chat scripted-model",
+      "    chat scripted-model · 2 attempts", // the report: the first model's quota ran out, the backup answered
     ]);
   });
 
