@@ -32,13 +32,36 @@ export interface CompiledEntries {
   exportsOf(entryFile: string): ts.Symbol[];
 }
 
+/** What {@link compileEntries} reads besides the workspace's own sources. */
+export interface CompileScope {
+  /**
+   * `false`: installed packages' declarations and the default library are
+   * not read (for a package entry, over 1,300 files of pi-ai, the provider
+   * SDKs and @types/node, most of the compile's time); names re-exported
+   * from installed packages then resolve to nothing. Default `true`.
+   */
+  installedPackages?: boolean;
+}
+
 /**
  * Compiles `entryFiles` in one program (one compile for several entries is
  * much faster than one each). Reads files only. Errors name `caller`, the
  * function the user called.
  */
-export function compileEntries(entryFiles: readonly string[], caller: string): CompiledEntries {
-  const program = ts.createProgram([...entryFiles], ENTRY_COMPILER_OPTIONS);
+export function compileEntries(
+  entryFiles: readonly string[],
+  caller: string,
+  scope: CompileScope = {},
+): CompiledEntries {
+  const installed = scope.installedPackages ?? true;
+  const options = installed ? ENTRY_COMPILER_OPTIONS : { ...ENTRY_COMPILER_OPTIONS, noLib: true, types: [] };
+  const host = ts.createCompilerHost(options);
+  if (!installed) {
+    const readSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (fileName, ...rest) =>
+      fileName.includes("/node_modules/") ? undefined : readSourceFile(fileName, ...rest);
+  }
+  const program = ts.createProgram([...entryFiles], options, host);
   const checker = program.getTypeChecker();
   return {
     checker,
@@ -83,10 +106,17 @@ export interface PublicSurface {
  * Throws when the file cannot be read as a module.
  */
 export function listPublicSurface(indexFile: string): PublicSurface {
-  const { checker, exportsOf } = compileEntries([indexFile], "listPublicSurface");
+  // Most entries export only the workspace's own declarations: try without installed packages first.
+  return surfaceOf(indexFile, false) ?? surfaceOf(indexFile, true)!;
+}
+
+/** The surface, or `undefined` when an export resolves to nothing in the compile's scope. */
+function surfaceOf(indexFile: string, installedPackages: boolean): PublicSurface | undefined {
+  const { checker, exportsOf } = compileEntries([indexFile], "listPublicSurface", { installedPackages });
   const surface: PublicSurface = { values: [], types: [] };
   for (const exported of exportsOf(indexFile)) {
     const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    if (!installedPackages && !target.declarations?.length) return undefined;
     const typeOnly = isTypeOnlyAlias(checker, exported);
     if (target.flags & ts.SymbolFlags.Value && !typeOnly) surface.values.push(exported.getName());
     // A type-only export of a value is still public: importers use it with `typeof`.

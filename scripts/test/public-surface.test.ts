@@ -18,6 +18,13 @@ describe("public surface", () => {
     });
   }, 30_000);
 
+  it("classifies names re-exported from an installed package too (read only when an entry has such names)", () => {
+    expect(listPublicSurface(join(fixture, "installed.ts"))).toEqual({
+      values: ["LIMIT", "createProgram"],
+      types: ["CompilerOptions"],
+    });
+  }, 30_000);
+
   it("lists every exported name once, values and types together", () => {
     expect(listPublicNames(join(fixture, "index.ts"))).toEqual([
       "LIMIT",
