@@ -56,6 +56,8 @@ const defaults = {
   actionRequestTimeoutMs: 10 * 60 * 1000,
   /** The prompt-read registry holds at most 128 reserved turns. */
   promptReadRegistryCapacity: 128,
+  /** A sub-agent runs at most 2 levels below the host's turn (a sub-agent of a sub-agent); deeper calls are refused. */
+  subAgentMaxDepth: 2,
 
   // ------------------------------------------------------------ built-in tools
 

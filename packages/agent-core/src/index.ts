@@ -119,6 +119,17 @@ export type {
   AskHostOptions,
 } from "./action-requests.js";
 
+// ---------------------------------------------------------------- sub-agents/
+// An agent offered to a turn as a tool, run as a child turn of the calling turn.
+export {
+  defineSubAgent,
+  isSubAgentTool,
+  SubAgentTaskParameters,
+  type SubAgentDefinition,
+  type SubAgentResultDetails,
+  type SubAgentTool,
+} from "./sub-agents/define-sub-agent.js";
+
 // ---------------------------------------------------------------- bash-env.ts
 // How the built-in `bash` tool's commands get their environment (`PiTurnRunnerOptions.bashEnv`).
 export type { BashEnvSanitizeMode, BashEnvSpawnHookOptions } from "./bash-env.js";

@@ -41,6 +41,7 @@ export {
   type ExtensionIdentity,
   type OneOrMany,
 } from "./extension-factories.js";
+export { createSubAgentExtension, type CreateSubAgentExtensionOptions } from "./sub-agent-extension.js";
 export { EXTENSION_ID_PATTERN, assertExtensionId, isValidExtensionId } from "./extension-id.js";
 export type { ExtensionProfile } from "./extension-profile.js";
 

@@ -1,3 +1,4 @@
+import type { EventOrigin } from "./event-origin.js";
 import {
   RUNTIME_EVENT_SCHEMA,
   type RuntimeEvent,
@@ -19,6 +20,8 @@ export interface RuntimeEventInit<TType extends RuntimeEventType> {
   type: TType;
   /** The event's data, kept by reference (not copied or checked). */
   payload: RuntimeEventPayloadMap[TType];
+  /** Which sub-agent turn emitted the event, for an event passed on from a sub-agent; kept by reference. */
+  origin?: EventOrigin;
 }
 
 /**
@@ -37,6 +40,7 @@ export function createRuntimeEvent<TType extends RuntimeEventType>(init: Runtime
     seq: init.seq,
     type: init.type,
     payload: init.payload,
+    ...(init.origin !== undefined && { origin: init.origin }),
   };
   return event as RuntimeEvent<TType>;
 }

@@ -23,7 +23,7 @@ export {
 export { outcomeToStatus } from "./outcome-to-status.js";
 
 // What a turn reports about itself: usage, timing, per-step reports, warnings
-export type { TurnReport } from "./turn-report.js";
+export type { SubAgentCallReport, TurnReport } from "./turn-report.js";
 export type { TurnUsage } from "./turn-usage.js";
 export type { ModelRequestTiming, ToolCallTiming, TurnTiming } from "./turn-timing.js";
 export type { StepReport } from "./step-report.js";
@@ -85,6 +85,7 @@ export {
   type RuntimeWarningEvent,
   type TerminalStatusEvent,
 } from "./runtime-event.js";
+export type { EventOrigin, SubAgentStep } from "./event-origin.js";
 export { createRuntimeEvent, type RuntimeEventInit } from "./create-runtime-event.js";
 export type {
   ActionAnswer,
@@ -114,6 +115,8 @@ export {
   ElicitationRequiredPayloadSchema,
   ToolApprovalAnswerSchema,
   ElicitationAnswerSchema,
+  EventOriginSchema,
+  SubAgentCallReportSchema,
   RuntimeEventSchemas,
   RuntimeEventSchema,
   type TStreamChunk,

@@ -15,6 +15,7 @@ const Family = Type.Union([Type.Literal("main"), Type.Literal("auxiliary")]);
 export const TurnUsageSchema = Type.Object({
   main: ProtocolUsageSchema,
   auxiliary: ProtocolUsageSchema,
+  subAgents: Type.Optional(ProtocolUsageSchema),
   total: ProtocolUsageSchema,
   attempts: Type.Object({ main: Count, auxiliary: Count }),
 });

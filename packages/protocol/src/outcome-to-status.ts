@@ -37,6 +37,7 @@ function reportOf(outcome: TurnReport): TurnReport {
   const report: TurnReport = {};
   if (outcome.usage !== undefined) report.usage = outcome.usage;
   if (outcome.timing !== undefined) report.timing = outcome.timing;
+  if (outcome.subAgentCalls !== undefined) report.subAgentCalls = outcome.subAgentCalls;
   return report;
 }
 

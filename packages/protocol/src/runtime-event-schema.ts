@@ -33,6 +33,22 @@ export const TurnErrorSchema = Type.Object({
   budget: Type.Optional(BudgetExceededDetailSchema),
 });
 
+/** Schema of a {@link SubAgentCallReport}; its `subAgentCalls` nest the same shape. */
+export const SubAgentCallReportSchema = Type.Recursive(
+  (This) =>
+    Type.Object({
+      toolCallId: NonEmptyString,
+      agent: NonEmptyString,
+      turnId: NonEmptyString,
+      outcome: Type.Union([Type.Literal("completed"), Type.Literal("aborted"), Type.Literal("failed")]),
+      error: Type.Optional(TurnErrorSchema),
+      usage: Type.Optional(TurnUsageSchema),
+      timing: Type.Optional(TurnTimingSchema),
+      subAgentCalls: Type.Optional(Type.Array(This)),
+    }),
+  { $id: "SubAgentCallReport" },
+);
+
 /** Schema of a {@link ToolCallStatus}. */
 export const ToolCallStatusSchema = Type.Union([
   Type.Literal("preparing"),
@@ -99,6 +115,7 @@ export const SessionStatusPayloadSchema = Type.Union([
     error: Type.Optional(Type.Undefined()),
     usage: Type.Optional(TurnUsageSchema),
     timing: Type.Optional(TurnTimingSchema),
+    subAgentCalls: Type.Optional(Type.Array(SubAgentCallReportSchema)),
     undeliveredMessages: Type.Optional(Type.Array(ProtocolAnyMessageSchema)),
   }),
   Type.Object({
@@ -106,6 +123,7 @@ export const SessionStatusPayloadSchema = Type.Union([
     error: TurnErrorSchema,
     usage: Type.Optional(TurnUsageSchema),
     timing: Type.Optional(TurnTimingSchema),
+    subAgentCalls: Type.Optional(Type.Array(SubAgentCallReportSchema)),
     undeliveredMessages: Type.Optional(Type.Array(ProtocolAnyMessageSchema)),
   }),
 ]);
@@ -216,6 +234,14 @@ export const ElicitationAnswerSchema = Type.Union([
   Type.Object({ action: Type.Literal("cancel") }),
 ]);
 
+/** Schema of an {@link EventOrigin}. */
+export const EventOriginSchema = Type.Object({
+  toolCallId: NonEmptyString,
+  path: Type.Array(Type.Object({ toolCallId: NonEmptyString, agent: NonEmptyString }), { minItems: 1 }),
+  turnId: NonEmptyString,
+  seq: Type.Integer({ minimum: 0 }),
+});
+
 function envelope<TType extends RuntimeEventType, TPayload extends TSchema>(type: TType, payload: TPayload) {
   return Type.Object({
     schema: Type.Literal(RUNTIME_EVENT_SCHEMA),
@@ -225,6 +251,7 @@ function envelope<TType extends RuntimeEventType, TPayload extends TSchema>(type
     seq: Type.Integer({ minimum: 0 }),
     type: Type.Literal(type) as TLiteral<TType>,
     payload,
+    origin: Type.Optional(EventOriginSchema),
   });
 }
 

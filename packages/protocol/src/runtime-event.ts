@@ -1,4 +1,5 @@
 import type { ActionRequiredPayload } from "./action-required.js";
+import type { EventOrigin } from "./event-origin.js";
 import type { ProtocolAnyMessage } from "./messages.js";
 import type { RuntimeWarningPayload } from "./runtime-warning.js";
 import type { StreamChunk } from "./stream-chunk.js";
@@ -137,6 +138,8 @@ export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = Object.freeze(
  * - `seq` is a non-negative integer that strictly increases with each event
  *   of a turn, across all event types, so a consumer can order events
  *   without timestamps.
+ * - `origin` is present exactly on the events a turn passes on from its
+ *   sub-agents (see {@link EventOrigin}).
  */
 export interface RuntimeEventEnvelope<TType extends RuntimeEventType, TPayload = RuntimeEventPayloadMap[TType]> {
   /** Always {@link RUNTIME_EVENT_SCHEMA}. */
@@ -153,6 +156,8 @@ export interface RuntimeEventEnvelope<TType extends RuntimeEventType, TPayload =
   type: TType;
   /** The event's data. */
   payload: TPayload;
+  /** Set when a sub-agent turn emitted the event: which one, and its own `seq` there. Absent on the turn's own events. */
+  origin?: EventOrigin;
 }
 
 /**

@@ -1,6 +1,7 @@
 import {
   RUNTIME_EVENT_SCHEMA,
   type DebugTracePayload,
+  type EventOrigin,
   type RuntimeEvent,
   type RuntimeEventPayloadMap,
   type RuntimeEventType,
@@ -41,6 +42,8 @@ interface WaitingEvent {
   eventId: string;
   type: RuntimeEventType;
   payload: RuntimeEventPayloadMap[RuntimeEventType];
+  /** Set on an event passed on from a sub-agent turn. */
+  origin?: EventOrigin;
 }
 
 /** The `phase` of the `debug.trace` that announces events a stuck writer never received. */
@@ -99,11 +102,24 @@ export class SerialEventQueue {
     return this.firstFailure;
   }
 
-  /** Queues one event for the writer, behind every event pushed before it; hands it over at once when the writer is free. */
-  push<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
+  /**
+   * Queues one event for the writer, behind every event pushed before it;
+   * hands it over at once when the writer is free. An event with `origin`
+   * (passed on from a sub-agent turn) is numbered like the turn's own; its
+   * terminal status does not seal the queue.
+   */
+  push<TType extends RuntimeEventType>(
+    type: TType,
+    payload: RuntimeEventPayloadMap[TType],
+    origin?: EventOrigin,
+  ): void {
     if (this.sealed) return;
     const event: WaitingEvent = { eventId: this.newEventId(), type, payload };
-    if (type === "session.status" && isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)) {
+    if (origin) event.origin = origin;
+    else if (
+      type === "session.status" &&
+      isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)
+    ) {
       this.sealed = true;
       this.terminal = event;
     }
@@ -144,6 +160,7 @@ export class SerialEventQueue {
       seq: ++this.seq,
       type: event.type,
       payload: event.payload,
+      ...(event.origin && { origin: event.origin }),
     } as RuntimeEvent;
     let answer: void | Promise<void>;
     try {

@@ -8,6 +8,8 @@ import type { StreamFn } from "../call-stack/stream-fn.js";
 import { SerialEventQueue, type WriterFailureListener } from "../event-bridge/serial-event-queue.js";
 import { type NewToolsOptions, newTools } from "../tools/new-tools.js";
 import type { TurnWatch, WarningSink } from "../turn-watch/turn-watch.js";
+import { bindSubAgentTools } from "../sub-agents/run-sub-agent.js";
+import type { TurnNesting } from "../sub-agents/turn-nesting.js";
 import type { HistoryCursor } from "./history-cursor.js";
 import { emitWarning, newTurnWatch } from "./turn-watching.js";
 import type { RunTurnInput } from "./run-turn-input.js";
@@ -22,11 +24,11 @@ import type { LlmDirective, TurnState } from "./turn-state.js";
  * Step 1 of a turn: its state, with the serial event queue to the host's
  * writer, the EventBridge, the tool table and the call stack (for the
  * loop's requests and, with its own retry budget, for hooks' requests).
- * Emits nothing. Throws a `TurnkitConfigError` for invalid tools, before
- * any event.
+ * `nesting` says where the turn stands among sub-agents. Emits nothing.
+ * Throws a `TurnkitConfigError` for invalid tools, before any event.
  */
-export function newTurn(input: RunTurnInput, defaults: RunnerDefaults): TurnState {
-  return new Turn(input, defaults);
+export function newTurn(input: RunTurnInput, defaults: RunnerDefaults, nesting: TurnNesting): TurnState {
+  return new Turn(input, defaults, nesting);
 }
 
 /**
@@ -37,6 +39,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   readonly input: RunTurnInput;
   readonly defaults: RunnerDefaults;
   readonly startedAt: number;
+  readonly nesting: TurnNesting;
   readonly hooks: PiTurnHooks;
   readonly events: SerialEventQueue;
   readonly bridge: TurnEventBridge;
@@ -63,9 +66,10 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   terminatingCalls: Set<string> | undefined = undefined;
   terminateAgentRequested = false;
 
-  constructor(input: RunTurnInput, defaults: RunnerDefaults) {
+  constructor(input: RunTurnInput, defaults: RunnerDefaults, nesting: TurnNesting) {
     this.input = input;
     this.defaults = defaults;
+    this.nesting = nesting;
     this.startedAt = defaults.clock.now();
     this.hooks = input.hooks ?? {};
     this.events = new SerialEventQueue(
@@ -75,7 +79,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     );
     this.bridge = new TurnEventBridge(this);
     // The turn is the tool table's options: its ids, and its callbacks as methods.
-    this.tools = newTools(input.tools ?? [], this);
+    this.tools = newTools(bindSubAgentTools(input.tools ?? [], this), this);
     // Built now, so a bad llm config throws before any event.
     this.mainCallStack = mainCallStack(this);
     this.auxiliaryStreamFn = auxiliaryCallStack(this);

@@ -1,4 +1,4 @@
-import type { TurnOutcome } from "@turnkit/protocol";
+import type { SubAgentStep, TurnOutcome } from "@turnkit/protocol";
 import { subscribeAgentEvents } from "./agent-events.js";
 import { wireCancellation } from "./cancellation.js";
 import { finishTurn } from "./finish-turn.js";
@@ -36,10 +36,18 @@ export class PiTurnRunner {
    * host cap), before any event is emitted. Otherwise it never rejects:
    * whatever the writer, hooks, tools or provider do, it resolves.
    */
-  async runTurn(input: RunTurnInput): Promise<TurnOutcome> {
+  runTurn(input: RunTurnInput): Promise<TurnOutcome> {
+    return this.runNestedTurn(input, []);
+  }
+
+  /** `runTurn` for a turn `subAgentPath` deep among sub-agents (a host's turn is at `[]`). */
+  private async runNestedTurn(input: RunTurnInput, subAgentPath: readonly SubAgentStep[]): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
     // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
-    const created = newTurn(input, this.defaults);
+    const created = newTurn(input, this.defaults, {
+      subAgentPath,
+      startTurn: (child, path) => this.runNestedTurn(child, path),
+    });
     // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
     created.events.push("session.status", { status: "running" });
     for (const warning of input.warnings ?? []) emitWarning(created, warning);

@@ -9,6 +9,7 @@ import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
 import type { TurnWatch } from "../turn-watch/turn-watch.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
+import type { TurnNesting } from "../sub-agents/turn-nesting.js";
 
 /** What a before-LLM hook told the next request to do instead of calling the model. */
 export type LlmDirective = { kind: "respond"; text: string } | { kind: "skip" };
@@ -28,6 +29,8 @@ export interface TurnState {
   readonly defaults: RunnerDefaults;
   /** The runner clock's time when the turn began (step 1). Read by step 8 for `turn.duration_ms`. */
   readonly startedAt: number;
+  /** The sub-agent calls above the turn and how it starts a child turn (step 1). Read by `runChildTurn`. */
+  readonly nesting: TurnNesting;
   /** `input.hooks`, or none. Read by the hook seams. */
   readonly hooks: PiTurnHooks;
   /** The serial event queue to the host's writer (step 1). Pushed to by the bridge, step 2 and step 8. */

@@ -70,12 +70,20 @@ export function stopIfOverBudget(turn: TurnState): boolean {
  * `outcomeToStatus`, carries them as plain fields).
  */
 export function reportOutcome(turn: TurnState, outcome: TurnOutcome): TurnOutcome {
-  const { usage, timing } = turn.watch.finish(outcome);
-  return Object.defineProperties(
+  const { usage, timing, subAgentCalls } = turn.watch.finish(outcome);
+  const reported = Object.defineProperties(
     { ...outcome },
     {
       usage: { value: usage, enumerable: false, writable: true, configurable: true },
       timing: { value: timing, enumerable: false, writable: true, configurable: true },
     },
   );
+  if (subAgentCalls)
+    Object.defineProperty(reported, "subAgentCalls", {
+      value: subAgentCalls,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
+  return reported;
 }

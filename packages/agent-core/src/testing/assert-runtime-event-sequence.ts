@@ -14,6 +14,14 @@ import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
  * - each `action.required` (of any kind: `tool_approval`, `elicitation`)
  *   has a `requestId` no earlier request of the turn had.
  *
+ * Events passed on from sub-agents (with `origin`) count for `seq`, ids and
+ * chunks like the rest; the rules of a turn apply to them per sub-agent turn
+ * (`origin.turnId`): `origin.seq` strictly increases, `running` first, at
+ * most one terminal status and nothing of that turn after it, and every
+ * `origin.path` starts at `origin.toolCallId`. A sub-agent turn may lack
+ * its terminal status only when the turn did not complete (an abort or a
+ * failure cut it short).
+ *
  * Returns the terminal status, so a test can go on with
  * `expect(assertRuntimeEventSequence(events)).toBe("completed")`.
  */
@@ -33,6 +41,7 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
   const chunkIndexes = new Map<string, number>();
   const requestIds = new Set<string>();
   const terminals: RuntimeEvent<"session.status">[] = [];
+  const children = new Map<string, { seq: number; ended: boolean }>();
   let previousSeq = -Infinity;
   for (const event of events) {
     if (!Number.isInteger(event.seq) || event.seq <= previousSeq)
@@ -42,7 +51,9 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
       fail("sessionId/turnId differ from the first event's", event);
     if (eventIds.has(event.eventId)) fail(`eventId ${event.eventId} is repeated`, event);
     eventIds.add(event.eventId);
-    if (event.type === "session.status" && isTerminalStatus(event.payload.status)) {
+    if (event.origin) {
+      checkChildEvent(event, children, fail);
+    } else if (event.type === "session.status" && isTerminalStatus(event.payload.status)) {
       terminals.push(event);
       if (event.payload.status === "failed" && typeof event.payload.error?.code !== "string")
         fail("a failed status must carry error.code", event);
@@ -63,5 +74,35 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
   if (terminals.length > 1) fail(`${terminals.length} terminal session.status events`, terminals[1]);
   const terminal = terminals[0]!;
   if (terminal !== events[events.length - 1]) fail("the terminal session.status is not the last event", terminal);
+  if (terminal.payload.status === "completed") {
+    for (const [turnId, child] of children)
+      if (!child.ended) fail(`sub-agent turn ${turnId} has no terminal session.status in a completed turn`, terminal);
+  }
   return terminal.payload.status as "completed" | "aborted" | "failed";
+}
+
+/** The rules of a turn, for one event a sub-agent turn passed on. */
+function checkChildEvent(
+  event: RuntimeEvent,
+  children: Map<string, { seq: number; ended: boolean }>,
+  fail: (message: string, event?: RuntimeEvent) => never,
+): void {
+  const origin = event.origin!;
+  if (origin.path.length === 0 || origin.path[0]!.toolCallId !== origin.toolCallId)
+    fail(`origin.path of sub-agent turn ${origin.turnId} must start at origin.toolCallId`, event);
+  const child = children.get(origin.turnId);
+  const running = event.type === "session.status" && event.payload.status === "running";
+  if (!child) {
+    if (!running) fail(`the first event of sub-agent turn ${origin.turnId} must be session.status running`, event);
+    children.set(origin.turnId, { seq: origin.seq, ended: false });
+    return;
+  }
+  if (child.ended) fail(`sub-agent turn ${origin.turnId} emitted after its terminal session.status`, event);
+  if (!Number.isInteger(origin.seq) || origin.seq <= child.seq)
+    fail(`origin.seq of sub-agent turn ${origin.turnId} must strictly increase (previous ${child.seq})`, event);
+  child.seq = origin.seq;
+  if (event.type === "session.status") {
+    if (running) fail(`sub-agent turn ${origin.turnId} is running twice`, event);
+    child.ended = isTerminalStatus(event.payload.status);
+  }
 }

@@ -13,6 +13,7 @@ import type {
   ProtocolUsage,
   RuntimeWarningPayload,
   StepReport,
+  SubAgentCallReport,
   TurnError,
   TurnOutcome,
   TurnReport,
@@ -73,6 +74,8 @@ export class TurnWatch {
   private closedStepUsage: ProtocolUsage | undefined = undefined;
   private closedStepTiming: ModelRequestTiming | undefined = undefined;
   private imagesOmittedBefore = 0;
+  /** Reports of the sub-agent calls that ended, made at the first. */
+  private subAgentCalls: SubAgentCallReport[] | undefined = undefined;
 
   constructor(options: TurnWatchOptions) {
     this.clock = options.clock;
@@ -172,6 +175,26 @@ export class TurnWatch {
     this.tools.settled(toolCallId);
   }
 
+  /** A sub-agent call ended: its report is kept for the turn's, and what it spent counts for the budget. */
+  subAgentCallEnded(report: SubAgentCallReport): void {
+    (this.subAgentCalls ??= []).push(report);
+    this.usage.addSubAgentCall(report.usage);
+  }
+
+  /**
+   * What is left of the turn's output-token and cost limits (never below a
+   * tiny positive amount, so it is a valid budget that any spending
+   * reaches); a limit the budget does not set is absent.
+   */
+  budgetLeft(): { maxOutputTokens?: number; maxCost?: number } {
+    const left: { maxOutputTokens?: number; maxCost?: number } = {};
+    if (this.budget?.maxOutputTokens !== undefined)
+      left.maxOutputTokens = Math.max(this.budget.maxOutputTokens - this.usage.outputTokens(), Number.MIN_VALUE);
+    if (this.budget?.maxCost !== undefined)
+      left.maxCost = Math.max(this.budget.maxCost - this.usage.cost(), Number.MIN_VALUE);
+    return left;
+  }
+
   /** The first limit of the turn's budget its running totals reached, or `undefined`. */
   budgetReached(): BudgetExceededDetail | undefined {
     if (!this.budget) return undefined;
@@ -210,7 +233,7 @@ export class TurnWatch {
     requests.reverse();
     const timing = { wallMs: millis(now - this.startedAt), requests, toolCalls: this.tools.timings(now) };
     this.tracing?.endTurn(outcome, usage, now);
-    return { usage, timing };
+    return this.subAgentCalls ? { usage, timing, subAgentCalls: this.subAgentCalls } : { usage, timing };
   }
 
   private openRequest(family: RequestFamily): ModelRequestRecord | undefined {

@@ -45,7 +45,7 @@ function copyUsage(usage: ProtocolUsage): ProtocolUsage {
 /**
  * Tokens and cost of one turn, per request family, every provider attempt
  * included: a retried request is counted once per attempt that reported
- * usage. Also keeps the usage of the loop's current step (its request's
+ * usage; what its sub-agent calls spent is a third family. Also keeps the usage of the loop's current step (its request's
  * attempts since the previous step closed). Holds no usage it has not
  * counted yet: the auxiliary totals appear with the first hook request,
  * the step's with its first attempt (between steps there is none).
@@ -53,6 +53,7 @@ function copyUsage(usage: ProtocolUsage): ProtocolUsage {
 export class UsageLedger {
   private readonly main = zeroUsage();
   private auxiliary: ProtocolUsage | undefined = undefined;
+  private subAgents: ProtocolUsage | undefined = undefined;
   private step: ProtocolUsage | undefined = undefined;
   private mainAttempts = 0;
   private auxiliaryAttempts = 0;
@@ -69,6 +70,11 @@ export class UsageLedger {
     }
   }
 
+  /** Counts what one sub-agent call spent (its turn's `total`, its own sub-agents included). */
+  addSubAgentCall(usage: TurnUsage | undefined): void {
+    addUsage((this.subAgents ??= zeroUsage()), usage?.total);
+  }
+
   /** The current step's usage; the next step starts from zero. */
   takeStep(): ProtocolUsage {
     const step = this.step ?? zeroUsage();
@@ -76,23 +82,25 @@ export class UsageLedger {
     return step;
   }
 
-  /** Output tokens of every request so far. */
+  /** Output tokens of every request so far, sub-agents' included. */
   outputTokens(): number {
-    return this.main.output + (this.auxiliary?.output ?? 0);
+    return this.main.output + (this.auxiliary?.output ?? 0) + (this.subAgents?.output ?? 0);
   }
 
-  /** Cost of every request so far. */
+  /** Cost of every request so far, sub-agents' included. */
   cost(): number {
-    return this.main.cost.total + (this.auxiliary?.cost.total ?? 0);
+    return this.main.cost.total + (this.auxiliary?.cost.total ?? 0) + (this.subAgents?.cost.total ?? 0);
   }
 
   /** The running totals, as a copy the caller may keep. */
   snapshot(): TurnUsage {
     const total = copyUsage(this.main);
     addUsage(total, this.auxiliary);
+    addUsage(total, this.subAgents);
     return {
       main: copyUsage(this.main),
       auxiliary: this.auxiliary ? copyUsage(this.auxiliary) : zeroUsage(),
+      ...(this.subAgents && { subAgents: copyUsage(this.subAgents) }),
       total,
       attempts: { main: this.mainAttempts, auxiliary: this.auxiliaryAttempts },
     };

@@ -1,0 +1,149 @@
+import { Type } from "@sinclair/typebox";
+import type { ToolExecutionMode } from "@turnkit/agent-loop";
+import type { TurnOutcome, TurnUsage } from "@turnkit/protocol";
+import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
+import { TURN_DEFAULTS } from "../defaults.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { assertKnownKeys } from "../known-keys.js";
+import type { PiTurnHooks } from "../pi-turn-runner/turn-hooks.js";
+import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
+import { type RuntimeTool, assertRuntimeTool } from "../tools/runtime-tool.js";
+import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
+
+/**
+ * A sub-agent, declared once: an agent of its own (system prompt, tools,
+ * model) that the parent's model calls like a tool with a task, and whose
+ * final answer is the call's result.
+ */
+export interface SubAgentDefinition {
+  /** The tool name the parent's model calls (letters, digits, `_`, `-`, at most 64); also the name in events and reports. */
+  name: string;
+  /** What the sub-agent does and when to use it; sent to the parent's model. */
+  description: string;
+  /** The sub-agent's own system prompt. */
+  systemPrompt: string;
+  /** Its model and call-stack options. */
+  llm: LlmConfig;
+  /** The tools it may call (none by default: built-in tools are not added unless listed here). */
+  tools?: RuntimeTool[];
+  /** Hooks of its turns (a permission check, its own history hook). */
+  hooks?: PiTurnHooks;
+  /** Transport retry of its requests; on by default, `false` turns it off. */
+  llmRetry?: LlmRetryOptions | false;
+  /** Limits of each of its runs; reaching one stops that run alone (an error result of the call). The parent's remaining budget applies too. */
+  budget?: TurnBudget;
+  /** `"parallel"` lets several calls of one parent response run at once; `"sequential"` (default) runs the batch one call at a time. */
+  executionMode?: ToolExecutionMode;
+  /**
+   * The deepest level it may run at: 1 is a sub-agent of the host's turn, 2
+   * a sub-agent of a sub-agent. A call that would run deeper is refused
+   * with an error result. Default `TURN_DEFAULTS.subAgentMaxDepth` (2).
+   */
+  maxDepth?: number;
+  /** Directory its built-in tools work in, when `tools` lists some. Default: the runner's. */
+  workspaceDir?: string;
+}
+
+/** What the result of a sub-agent call carries in `details` (never sent to the model). */
+export interface SubAgentResultDetails {
+  /** The sub-agent's name. */
+  agent: string;
+  /** The sub-agent turn's id; absent when the call was refused before it ran. */
+  turnId?: string;
+  /** How its turn ended, or `refused` when the depth limit stopped the call before it ran. */
+  outcome: TurnOutcome["kind"] | "refused";
+  /** What its turn spent, when it ran. */
+  usage?: TurnUsage;
+}
+
+const SUB_AGENT_KEYS: readonly (keyof SubAgentDefinition)[] = [
+  "name",
+  "description",
+  "systemPrompt",
+  "llm",
+  "tools",
+  "hooks",
+  "llmRetry",
+  "budget",
+  "executionMode",
+  "maxDepth",
+  "workspaceDir",
+];
+
+/** The arguments the model calls a sub-agent with. */
+export const SubAgentTaskParameters = Type.Object({
+  task: Type.String({ description: "What the sub-agent should do, with everything it needs to know." }),
+});
+
+/**
+ * Makes a sub-agent a tool (`agent.asTool()` in other SDKs): the model calls
+ * it with `{ task }`, and the tool runs the sub-agent as a child turn of
+ * the calling turn, on the same runner:
+ *
+ * - the child's events reach the parent's stream marked with `origin`; its
+ *   usage, timing and outcome join the parent's report (`subAgentCalls`);
+ *   its spending counts for the parent's budget;
+ * - the result is the text of the child's final answer; a child that
+ *   fails (a provider error, its budget reached, a timeout) or is aborted
+ *   becomes an error result naming why, and the parent goes on;
+ * - a call that would run deeper than `maxDepth` is refused with an error
+ *   result, without running anything;
+ * - aborting the parent aborts the child (the call's signal).
+ *
+ * Throws `TurnkitConfigError` for an invalid definition (`invalid_tool`,
+ * or `unknown_key` for a misspelt key), at once.
+ */
+export function defineSubAgent(definition: SubAgentDefinition): SubAgentTool {
+  assertValidSubAgent(definition);
+  const tool = defineRuntimeTool<typeof SubAgentTaskParameters, SubAgentResultDetails>({
+    name: definition.name,
+    description: definition.description,
+    parameters: SubAgentTaskParameters,
+    executionMode: definition.executionMode ?? TURN_DEFAULTS.runtimeToolExecutionMode,
+    execute: (): never => {
+      throw new Error(
+        `Sub-agent "${definition.name}" runs only in a turn of PiTurnRunner, which binds it to the calling turn`,
+      );
+    },
+  });
+  return { ...tool, subAgent: definition };
+}
+
+/**
+ * The tool `defineSubAgent` returns: a `RuntimeTool` that also carries its
+ * definition. A `PiTurnRunner` turn binds it to itself (so the sub-agent
+ * runs as its child); run anywhere else, its `execute` throws.
+ */
+export interface SubAgentTool extends RuntimeTool<typeof SubAgentTaskParameters, SubAgentResultDetails> {
+  /** The definition the tool was made from. */
+  readonly subAgent: SubAgentDefinition;
+}
+
+/** True for a tool `defineSubAgent` made. */
+export function isSubAgentTool(tool: unknown): tool is SubAgentTool {
+  return typeof tool === "object" && tool !== null && typeof (tool as { subAgent?: unknown }).subAgent === "object";
+}
+
+function assertValidSubAgent(definition: SubAgentDefinition): void {
+  if (typeof definition !== "object" || definition === null) {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, "defineSubAgent: expected a sub-agent definition object");
+  }
+  assertKnownKeys(definition, SUB_AGENT_KEYS, "defineSubAgent");
+  if (definition.tools !== undefined && Array.isArray(definition.tools))
+    definition.tools.forEach((tool, index) => assertRuntimeTool(tool, `defineSubAgent: tools[${index}]`));
+  const problems: string[] = [];
+  if (typeof definition.systemPrompt !== "string") problems.push("systemPrompt must be a string");
+  if (typeof definition.llm !== "object" || definition.llm === null || !definition.llm.model)
+    problems.push("llm.model is required");
+  if (definition.tools !== undefined && !Array.isArray(definition.tools)) problems.push("tools must be an array");
+  assertValidTurnBudget(definition.budget);
+  const { maxDepth } = definition;
+  if (maxDepth !== undefined && (!Number.isInteger(maxDepth) || maxDepth < 1))
+    problems.push(`maxDepth must be a positive integer, got ${JSON.stringify(maxDepth)}`);
+  if (problems.length > 0) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      `defineSubAgent: sub-agent ${JSON.stringify(definition.name)} is invalid: ${problems.join("; ")}`,
+    );
+  }
+}

@@ -1,0 +1,120 @@
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { TURN_DEFAULTS } from "../defaults.js";
+import type { HistoryChange } from "../pi-turn-runner/turn-hooks.js";
+import { hookArray } from "../pi-turn-runner/turn-hooks.js";
+import type { TurnState } from "../pi-turn-runner/turn-state.js";
+import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../tools/runtime-tool.js";
+import { runChildTurn } from "./child-turn.js";
+import { type SubAgentDefinition, type SubAgentResultDetails, isSubAgentTool } from "./define-sub-agent.js";
+
+/**
+ * The turn's tools with every sub-agent tool (`defineSubAgent`) bound to
+ * `turn`: its calls run the sub-agent as a child turn of `turn`. Other
+ * tools, and a value that is not a list (which the tool table rejects), are
+ * returned as they are.
+ */
+export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn: TurnState): RuntimeTool<any, any>[] {
+  if (!Array.isArray(tools) || !tools.some(isSubAgentTool)) return tools as RuntimeTool<any, any>[];
+  return tools.map((tool) =>
+    isSubAgentTool(tool)
+      ? {
+          def: tool.def,
+          impl: { execute: (ctx, { task }, signal) => runSubAgent(tool.subAgent, turn, ctx, task, signal) },
+        }
+      : tool,
+  );
+}
+
+/**
+ * One call of a sub-agent in `parent`: refused past its depth limit,
+ * otherwise run as a child turn; the result is the child's final answer, or
+ * an error result naming why there is none.
+ */
+async function runSubAgent(
+  definition: SubAgentDefinition,
+  parent: TurnState,
+  ctx: ToolExecutionContext,
+  task: string,
+  signal: AbortSignal,
+): Promise<RuntimeToolResult<SubAgentResultDetails>> {
+  const { name } = definition;
+  const maxDepth = definition.maxDepth ?? TURN_DEFAULTS.subAgentMaxDepth;
+  const path = parent.nesting.subAgentPath;
+  if (path.length + 1 > maxDepth) {
+    const above = path.map((step) => step.agent).join(" > ");
+    return {
+      content: [
+        {
+          type: "text",
+          text: `Sub-agent "${name}" was not run: it would run ${path.length + 1} levels deep (under ${above}), and its limit is ${maxDepth}. Do the task without it.`,
+        },
+      ],
+      details: { agent: name, outcome: "refused" },
+      isError: true,
+    };
+  }
+  const transcript: AgentMessage[] = [];
+  const keepTranscript = (change: HistoryChange) => {
+    if (change.reason === "replaceMessages") transcript.length = 0;
+    transcript.push(...change.messages);
+  };
+  const outcome = await runChildTurn(parent, ctx.toolCallId, {
+    agent: name,
+    signal,
+    input: {
+      systemPrompt: definition.systemPrompt,
+      userMessage: { text: task },
+      llm: definition.llm,
+      tools: definition.tools ?? [],
+      disableBuiltinToolFallback: true,
+      hooks: {
+        ...definition.hooks,
+        onHistoryChangedHook: [keepTranscript, ...hookArray(definition.hooks?.onHistoryChangedHook)],
+      },
+      ...(definition.llmRetry !== undefined && { llmRetry: definition.llmRetry }),
+      ...(definition.budget && { budget: definition.budget }),
+      ...(definition.workspaceDir !== undefined && { workspaceDir: definition.workspaceDir }),
+    },
+  });
+  const details: SubAgentResultDetails = {
+    agent: name,
+    turnId: `${ctx.turnId}/${ctx.toolCallId}`,
+    outcome: outcome.kind,
+    ...(outcome.usage && { usage: outcome.usage }),
+  };
+  switch (outcome.kind) {
+    case "completed":
+      return {
+        content: [{ type: "text", text: finalAnswer(transcript) ?? `Sub-agent "${name}" gave no answer.` }],
+        details,
+      };
+    case "failed":
+      return {
+        content: [
+          { type: "text", text: `Sub-agent "${name}" failed (${outcome.error.code}): ${outcome.error.message}` },
+        ],
+        details,
+        isError: true,
+      };
+    case "aborted":
+      return { content: [{ type: "text", text: `Sub-agent "${name}" was aborted.` }], details, isError: true };
+    default: {
+      const unreachable: never = outcome;
+      throw new Error(`unknown outcome ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The text of the last assistant message of the transcript, or `undefined` when it has none. */
+function finalAnswer(transcript: readonly AgentMessage[]): string | undefined {
+  for (let index = transcript.length - 1; index >= 0; index--) {
+    const message = transcript[index]!;
+    if (message.role !== "assistant") continue;
+    const text = message.content
+      .filter((block) => block.type === "text")
+      .map((block) => block.text)
+      .join("");
+    if (text.trim().length > 0) return text;
+  }
+  return undefined;
+}

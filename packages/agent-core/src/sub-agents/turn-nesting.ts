@@ -1,0 +1,14 @@
+import type { SubAgentStep, TurnOutcome } from "@turnkit/protocol";
+import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
+
+/**
+ * How a turn is nested among sub-agents: the sub-agent calls above it
+ * (empty for a host's turn) and how it starts a child turn on the same
+ * runner (the same clock, id allocators, logger and telemetry).
+ */
+export interface TurnNesting {
+  /** From the host's turn down to this one, one step per sub-agent call. */
+  readonly subAgentPath: readonly SubAgentStep[];
+  /** Runs `input` as a turn at `subAgentPath`, as `runTurn` does. Rejects only for invalid input. */
+  readonly startTurn: (input: RunTurnInput, subAgentPath: readonly SubAgentStep[]) => Promise<TurnOutcome>;
+}

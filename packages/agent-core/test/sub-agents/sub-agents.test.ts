@@ -1,0 +1,356 @@
+/**
+ * Sub-agents: an agent declared once and offered to a turn as a tool. The
+ * parent's model calls it with a task and gets the child's final answer as
+ * the result; the child's events reach the parent's stream marked with
+ * their origin; its cost joins the parent's report; failures become error
+ * results of the call; depth is limited.
+ */
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { describe, expect, it } from "vitest";
+import { defineSubAgent, TurnkitConfigError } from "../../src/index.js";
+import {
+  assertRuntimeEventSequence,
+  assertToolCallsAnswered,
+  createRecordingTool,
+  createScriptedModel,
+  errorAfter,
+  hang,
+  response,
+  runCheckedTurn,
+  text,
+  toolCall,
+  usageOf,
+} from "../../src/testing/index.js";
+
+/** The sub-agent "explore", on its own scripted model. */
+function explore(
+  script: Parameters<typeof createScriptedModel>[0],
+  extra: Partial<Parameters<typeof defineSubAgent>[0]> = {},
+) {
+  const model = createScriptedModel(script);
+  const tool = defineSubAgent({
+    name: "explore",
+    description: "Searches the workspace and reports what it found",
+    systemPrompt: "You explore the workspace.",
+    llm: { model: model.model, streamFn: model.streamFn },
+    llmRetry: false,
+    ...extra,
+  });
+  return { model, tool };
+}
+
+/** A compact line per event (a message's text deltas joined): the origin path (agent names), the type and what matters of the payload. */
+function lines(events: readonly RuntimeEvent[]): string[] {
+  const joined: string[] = [];
+  for (const line of eventLines(events)) {
+    const previous = joined.at(-1);
+    if (previous?.includes("text ") && line.includes("text ") && previous.split("text ")[0] === line.split("text ")[0])
+      joined[joined.length - 1] = previous + line.slice(line.indexOf("text ") + 5);
+    else joined.push(line);
+  }
+  return joined;
+}
+
+function eventLines(events: readonly RuntimeEvent[]): string[] {
+  return events.flatMap((event) => {
+    const where = event.origin ? `${event.origin.path.map((step) => step.agent).join(">")} ` : "";
+    switch (event.type) {
+      case "session.status":
+        return [`${where}status ${event.payload.status}`];
+      case "stream.resp": {
+        const { chunk } = event.payload;
+        if (chunk.kind === "text") return [`${where}text ${chunk.delta}`];
+        if (chunk.kind === "tool_call") return [`${where}${chunk.toolName} ${chunk.status}`];
+        return chunk.kind === "finish" ? [`${where}finish ${chunk.reason}`] : [];
+      }
+      default:
+        return [];
+    }
+  });
+}
+
+function toolResultText(transcript: readonly { role: string }[], toolName: string): string {
+  const result = transcript.find(
+    (message) => message.role === "toolResult" && (message as { toolName?: string }).toolName === toolName,
+  ) as { content: { type: string; text?: string }[]; isError: boolean } | undefined;
+  return result
+    ? `${result.isError ? "error: " : ""}${result.content.map((block) => block.text ?? "").join("")}`
+    : "(none)";
+}
+
+describe("sub-agents", () => {
+  it("the model calls a sub-agent with a task and gets its final answer; its events reach the parent's stream, marked, in order", async () => {
+    const grep = createRecordingTool("grep", {
+      executionMode: "parallel",
+      answer: () => ({ content: [{ type: "text", text: "src/a.ts\nsrc/b.ts" }] }),
+    });
+    const child = explore([response(toolCall("grep", { value: "TODO" })), "Two files: src/a.ts, src/b.ts"], {
+      tools: [grep],
+    });
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "find the TODOs" }, { id: "call_explore" })), "There are two."],
+      input: { tools: [child.tool] },
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(child.model.requests[0]!.context.messages.at(-1)).toMatchObject({ role: "user" });
+    expect(toolResultText(turn.transcript, "explore")).toBe("Two files: src/a.ts, src/b.ts");
+    expect(grep.calls).toHaveLength(1);
+    expect(lines(turn.events)).toEqual([
+      "status running",
+      "explore preparing",
+      "explore started",
+      "explore status running",
+      "explore grep preparing",
+      "explore grep started",
+      "explore grep finished",
+      "explore finish toolUse",
+      "explore text Two files: src/a.ts, src/b.ts",
+      "explore finish stop",
+      "explore status completed",
+      "explore finished",
+      "finish toolUse",
+      "text There are two.",
+      "finish stop",
+      "status completed",
+    ]);
+    const marked = turn.events.filter((event) => event.origin);
+    for (const event of marked) {
+      expect(event.turnId).toBe("turn-1");
+      expect(event.origin).toMatchObject({
+        toolCallId: "call_explore",
+        path: [{ toolCallId: "call_explore", agent: "explore" }],
+        turnId: "turn-1/call_explore",
+      });
+    }
+    // The parent's seq is one gap-free sequence; the child's own seq is kept in origin.
+    expect(turn.events.map((event) => event.seq)).toEqual(turn.events.map((_, index) => index + 1));
+    expect(marked.map((event) => event.origin!.seq)).toEqual(marked.map((_, index) => index + 1));
+    // The child's messages are not the parent's history.
+    expect(turn.delivered.filter((message) => message.role === "assistant")).toHaveLength(2);
+  });
+
+  it("the child's usage and timing roll up into the parent's report, per call, and count for the parent's total", async () => {
+    const child = explore([response("found it", { usage: usageOf(100, 10, 0.5) })]);
+    const turn = await runCheckedTurn({
+      script: [
+        response(toolCall("explore", { task: "look" }, { id: "call_1" }), { usage: usageOf(50, 5, 0.1) }),
+        response("ok", { usage: usageOf(60, 6, 0.2) }),
+      ],
+      input: { tools: [child.tool] },
+    });
+
+    const { usage, subAgentCalls } = turn.outcome;
+    expect(usage!.main.cost.total).toBeCloseTo(0.3);
+    expect(usage!.subAgents!.cost.total).toBeCloseTo(0.5);
+    expect(usage!.subAgents!.output).toBe(10);
+    expect(usage!.total.cost.total).toBeCloseTo(0.8);
+    expect(usage!.total.output).toBe(21);
+    expect(subAgentCalls).toHaveLength(1);
+    expect(subAgentCalls![0]).toMatchObject({
+      toolCallId: "call_1",
+      agent: "explore",
+      turnId: "turn-1/call_1",
+      outcome: "completed",
+      usage: { main: { output: 10 }, total: { output: 10 } },
+    });
+    expect(subAgentCalls![0]!.timing!.requests).toHaveLength(1);
+    const terminal = turn.events.at(-1)!;
+    expect(terminal.type === "session.status" && terminal.payload.subAgentCalls).toEqual(subAgentCalls);
+  });
+
+  it("a parent budget counts its children: the parent stops after the step whose child spent it", async () => {
+    const child = explore([response("expensive answer", { usage: usageOf(100, 10, 0.9) })]);
+    const turn = await runCheckedTurn({
+      script: [
+        response(toolCall("explore", { task: "look" }), { usage: usageOf(10, 1, 0.05) }),
+        response("never sent"),
+      ],
+      input: { tools: [child.tool], budget: { maxCost: 0.5 } },
+    });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "budget_exceeded", budget: { limit: "maxCost", max: 0.5 } },
+    });
+    expect(turn.requests).toHaveLength(1);
+    assertToolCallsAnswered(turn.transcript);
+  });
+
+  it("a child budget stops the child alone: an error result, and the parent goes on", async () => {
+    const work = createRecordingTool("work");
+    const child = explore([response(toolCall("work"), { usage: usageOf(1, 1) }), response(toolCall("work")), "never"], {
+      tools: [work],
+      budget: { maxSteps: 1 },
+    });
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "go" })), "I will do it myself."],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(toolResultText(turn.transcript, "explore")).toMatch(
+      /^error: Sub-agent "explore" failed \(budget_exceeded\): The turn reached its step limit \(maxSteps 1\)/,
+    );
+    expect(turn.outcome.subAgentCalls![0]).toMatchObject({ outcome: "failed", error: { code: "budget_exceeded" } });
+  });
+
+  it("a child that fails becomes an error result of its call; the parent goes on", async () => {
+    const child = explore([errorAfter(0, "400 invalid request: bad things")]);
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "go" })), "Recovered."],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(toolResultText(turn.transcript, "explore")).toMatch(
+      /^error: Sub-agent "explore" failed \(invalid_request\)/,
+    );
+    expect(lines(turn.events)).toContain("explore status failed");
+  });
+
+  it("depth limit: a sub-agent may call one below it, and a call deeper than the limit is refused with a clear result", async () => {
+    const innermostModel = createScriptedModel([]);
+    const deepest = defineSubAgent({
+      name: "deepest",
+      description: "Never runs",
+      systemPrompt: "-",
+      llm: { model: innermostModel.model, streamFn: innermostModel.streamFn },
+    });
+    const middleModel = createScriptedModel([response(toolCall("deepest", { task: "deeper" })), "middle done"]);
+    const middle = defineSubAgent({
+      name: "middle",
+      description: "Calls deepest",
+      systemPrompt: "-",
+      llm: { model: middleModel.model, streamFn: middleModel.streamFn },
+      tools: [deepest],
+    });
+    const outerModel = createScriptedModel([response(toolCall("middle", { task: "go on" })), "outer done"]);
+    const outer = defineSubAgent({
+      name: "outer",
+      description: "Calls middle",
+      systemPrompt: "-",
+      llm: { model: outerModel.model, streamFn: outerModel.streamFn },
+      tools: [middle],
+    });
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("outer", { task: "start" })), "done"],
+      input: { tools: [outer] },
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(innermostModel.requests).toHaveLength(0);
+    const refusal = middleModel.requests[1]!.context.messages.find((message) => message.role === "toolResult");
+    expect(refusal).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: 'Sub-agent "deepest" was not run: it would run 3 levels deep (under outer > middle), and its limit is 2. Do the task without it.',
+        },
+      ],
+    });
+    // Events of the grandchild's parent carry the whole path.
+    const fromMiddle = turn.events.filter((event) => event.origin?.path.length === 2);
+    expect(fromMiddle.length).toBeGreaterThan(0);
+    expect(fromMiddle[0]!.origin).toMatchObject({
+      toolCallId: turn.events.find((event) => event.origin)!.origin!.toolCallId,
+      path: [{ agent: "outer" }, { agent: "middle" }],
+    });
+    expect(turn.outcome.subAgentCalls![0]!.subAgentCalls![0]).toMatchObject({ agent: "middle", outcome: "completed" });
+  });
+
+  it("several sub-agent calls of one response run at once when declared parallel", async () => {
+    let running = 0;
+    let most = 0;
+    const slow = createRecordingTool("slow", {
+      executionMode: "parallel",
+      answer: async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running--;
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    });
+    const child = explore([response(toolCall("slow")), response(toolCall("slow")), "a", "b"], {
+      tools: [slow],
+      executionMode: "parallel",
+    });
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("explore", { task: "one" }), toolCall("explore", { task: "two" })]), "both"],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(most).toBe(2);
+    expect(turn.outcome.subAgentCalls).toHaveLength(2);
+    assertRuntimeEventSequence(turn.events);
+  });
+
+  it("aborting the parent aborts every running child, and the parent settles within the abort bound", async () => {
+    const controller = new AbortController();
+    const childSignals: AbortSignal[] = [];
+    let started = 0;
+    const stuck = createRecordingTool("stuck", {
+      executionMode: "parallel",
+      // Ignores its signal: only the graces end the wait.
+      answer: (_input, signal) => {
+        childSignals.push(signal);
+        if (++started === 2) controller.abort();
+        return new Promise(() => {});
+      },
+    });
+    const child = explore([response(toolCall("stuck")), response(toolCall("stuck"))], {
+      tools: [stuck],
+      executionMode: "parallel",
+    });
+    const startedAt = Date.now();
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("explore", { task: "one" }), toolCall("explore", { task: "two" })]), "never"],
+      input: { tools: [child.tool], signal: controller.signal },
+    });
+    const elapsed = Date.now() - startedAt;
+
+    expect(turn.outcome).toEqual({ kind: "aborted" });
+    expect(childSignals.map((signal) => signal.aborted)).toEqual([true, true]);
+    expect(elapsed).toBeLessThan(1000);
+    assertToolCallsAnswered(turn.transcript);
+    // Children stuck past the grace are cut short by the parent's end: whatever of them arrived is in order.
+    expect(lines(turn.events).filter((line) => line.startsWith("explore status running"))).toHaveLength(2);
+    expect(lines(turn.events).filter((line) => /^explore status (completed|failed)/.test(line))).toEqual([]);
+  });
+
+  it("children that honour the abort end as aborted in the parent's stream, before the parent's end", async () => {
+    const controller = new AbortController();
+    let requests = 0;
+    // The children's requests hang until their signal fires; the parent is aborted once both were sent.
+    const onLlmCallPreparedHook = () => {
+      if (++requests === 2) controller.abort();
+    };
+    const child = explore([hang(), hang()], { executionMode: "parallel", hooks: { onLlmCallPreparedHook } });
+    const startedAt = Date.now();
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("explore", { task: "one" }), toolCall("explore", { task: "two" })]), "never"],
+      input: { tools: [child.tool], signal: controller.signal },
+    });
+    expect(turn.outcome).toEqual({ kind: "aborted" });
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+    expect(lines(turn.events).filter((line) => line.startsWith("explore status"))).toEqual([
+      "explore status running",
+      "explore status running",
+      "explore status aborted",
+      "explore status aborted",
+    ]);
+    expect(turn.outcome.subAgentCalls?.map((call) => call.outcome)).toEqual(["aborted", "aborted"]);
+  });
+
+  it("a definition is checked at once", () => {
+    const model = createScriptedModel([]);
+    const llm = { model: model.model, streamFn: model.streamFn };
+    expect(() => defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, maxDepth: 0 })).toThrow(
+      /maxDepth must be a positive integer/,
+    );
+    expect(() => defineSubAgent({ name: "bad name", description: "d", systemPrompt: "p", llm })).toThrow(
+      TurnkitConfigError,
+    );
+    expect(() =>
+      defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, sytemPrompt: "typo" } as never),
+    ).toThrow(/unknown key 'sytemPrompt'/);
+  });
+});
