@@ -65,16 +65,48 @@ export class SessionHistory {
     return rows[0].messages as AgentMessage[];
   }
 
-  /** Replaces the whole history of the session with `messages` (compaction), in one transaction; `superseded` as {@link append}. */
-  async replace(claim: TurnClaim, sessionId: string, messages: readonly AgentMessage[]): Promise<void> {
-    const turnKey = claim.turnKey;
+  /**
+   * Replaces the whole history of the session with `messages` (compaction),
+   * in one transaction, as the turn's replacement number `ordinal` (1 for
+   * its first). Stored once: when the history already holds this
+   * replacement or a later one of the same turn (an earlier execution wrote
+   * it before a crash), it is left as it is, with the messages appended
+   * after it, which a replay's appends then find at their positions.
+   * `superseded` as {@link append}.
+   */
+  async replace(
+    claim: TurnClaim,
+    sessionId: string,
+    messages: readonly AgentMessage[],
+    ordinal: number,
+  ): Promise<void> {
+    const marker = replacementKey(claim.turnKey, ordinal);
     await inClaimedTransaction(this.pool, claim, async (client) => {
+      const { rows } = await client.query(
+        `SELECT turn_key FROM ${this.table} WHERE session_id = $1 AND position = 0 FOR UPDATE`,
+        [sessionId],
+      );
+      const written = replacementOrdinal(claim.turnKey, (rows[0] as { turn_key?: string } | undefined)?.turn_key);
+      if (written !== undefined && written >= ordinal) return;
       await client.query(`DELETE FROM ${this.table} WHERE session_id = $1`, [sessionId]);
       await client.query(
         `INSERT INTO ${this.table} (session_id, position, turn_key, message)
          SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)`,
-        [sessionId, turnKey, messages.map((_, i) => i), messages.map((m) => JSON.stringify(m))],
+        [sessionId, marker, messages.map((_, i) => i), messages.map((m) => JSON.stringify(m))],
       );
     });
   }
+}
+
+/** The `turn_key` of the rows a replacement writes: the turn's key and the replacement's number in it. */
+function replacementKey(turnKey: string, ordinal: number): string {
+  return `${turnKey}#replacement-${ordinal}`;
+}
+
+/** The number of the replacement of `turnKey` that wrote a row, from its `turn_key`; `undefined` for any other row. */
+function replacementOrdinal(turnKey: string, rowKey: string | undefined): number | undefined {
+  const prefix = `${turnKey}#replacement-`;
+  if (rowKey === undefined || !rowKey.startsWith(prefix)) return undefined;
+  const ordinal = Number(rowKey.slice(prefix.length));
+  return Number.isSafeInteger(ordinal) ? ordinal : undefined;
 }

@@ -5,13 +5,22 @@ import type { SessionHistory } from "../store/session-history.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 
 const WRITE_ATTEMPTS = 5;
+
+/** A change waiting to be written: a delta at its first position, a replacement with its number in the turn (0 for a delta). */
+interface QueuedChange {
+  change: HistoryChange;
+  position: number;
+  replacement: number;
+}
 const WRITE_RETRY_BASE_MS = 100;
 
 /**
  * Stores a durable turn's history changes in the session history, in the
  * order the runner made them, each message at a position fixed when the
- * change arrives (so writing a change again, in a replay, stores nothing
- * twice).
+ * change arrives and each replacement under its number in the turn (so
+ * writing a change again, in a replay, stores nothing twice, and a
+ * replacement an earlier execution wrote is not written over the messages
+ * it appended after it).
  *
  * {@link take} is synchronous: the runner's history hook never waits, so
  * the runner can never give up on it after an abort, and no change is ever
@@ -24,7 +33,9 @@ const WRITE_RETRY_BASE_MS = 100;
 export class HistoryWriter {
   /** Messages the session history holds once every change so far is written. */
   private length = 0;
-  private readonly queue: { change: HistoryChange; position: number }[] = [];
+  /** Replacements taken so far: each is written as the turn's replacement number n, so a replay's is stored once. */
+  private replacements = 0;
+  private readonly queue: QueuedChange[] = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
   /** What the history holds for each change written, by the change's `messages` array (which the runner announces). */
@@ -44,7 +55,8 @@ export class HistoryWriter {
 
   /** Queues one change for writing; never blocks, never throws. */
   take(change: HistoryChange): void {
-    this.queue.push({ change, position: this.length });
+    const replacement = change.reason === "messageDelta" ? 0 : ++this.replacements;
+    this.queue.push({ change, position: this.length, replacement });
     this.length = change.reason === "messageDelta" ? this.length + change.messages.length : change.messages.length;
     this.writing ??= this.writeLoop();
   }
@@ -78,18 +90,18 @@ export class HistoryWriter {
 
   private async writeLoop(): Promise<void> {
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-      if (this.failure === undefined) await this.writeWithRetry(next.change, next.position);
+      if (this.failure === undefined) await this.writeWithRetry(next);
     }
     this.writing = undefined;
   }
 
-  private async writeWithRetry(change: HistoryChange, position: number): Promise<void> {
+  private async writeWithRetry({ change, position, replacement }: QueuedChange): Promise<void> {
     const { claim, sessionId } = this;
     for (let attempt = 1; ; attempt++) {
       try {
         if (change.reason === "messageDelta")
           this.stored.set(change.messages, await this.history.append(claim, sessionId, position, change.messages));
-        else await this.history.replace(claim, sessionId, change.messages);
+        else await this.history.replace(claim, sessionId, change.messages, replacement);
         return;
       } catch (error) {
         // Taken over by another worker: writing again cannot succeed.

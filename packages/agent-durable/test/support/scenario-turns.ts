@@ -8,7 +8,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
-import { defineRuntimeTool } from "@turnkit/agent-core";
+import { type BeforeLlmCallHook, createHiddenMessage, defineRuntimeTool } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
 import { durableTool, idempotencyKeyOf, type BuildDurableTurn, type DurableTurnRequest } from "../../src/index.js";
@@ -117,6 +117,14 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       const tool = scenario === "approval" ? "guarded_write" : scenario === "safe-tool" ? "safe_read" : "slow_write";
       return response([toolCall(tool, { path: `${request.turnId}.txt` }, { id: callId })]);
     }
+    case "compaction": {
+      // The summary request of the test's compaction hook; then a tool call, then a slow answer (fast when sent again).
+      if (context.systemPrompt === SUMMARY_PROMPT) return response("Summary: the user wants a file written.");
+      if (last?.role !== "toolResult")
+        return response([toolCall("slow_write", { path: `${request.turnId}.txt` }, { id: callId })]);
+      const words = Array.from({ length: Number(request.metadata?.deltas ?? 40) }, (_, i) => `w${i} `).join("");
+      return response(words, { eventDelayMs: delayMs(25) });
+    }
     case "chaos":
       return chaosAnswer(request, context);
     default:
@@ -164,11 +172,36 @@ function scenarioStreamFn(request: DurableTurnRequest, countFile: string): Strea
     const index = requests++;
     const ids = { turnId: request.turnId, sessionId: request.sessionId };
     const resent = recordedBefore(countFile, { kind: "model", ...ids, position: context.messages.length });
-    record(countFile, { kind: "model", ...ids, detail: String(index), position: context.messages.length });
+    const detail = context.systemPrompt === SUMMARY_PROMPT ? "summary" : String(index);
+    record(countFile, { kind: "model", ...ids, detail, position: context.messages.length });
     const scripted = createScriptedModel([answer(request, context, index, resent)]);
     return scripted.streamFn(model, context, options);
   };
 }
+
+/** The system prompt of the compaction hook's summary request. */
+const SUMMARY_PROMPT = "Summarise the conversation.";
+
+/**
+ * A compaction as a host hook makes one: before the turn's first request it
+ * asks the model for a summary through `auxiliaryStreamFn` and replaces the
+ * history with the summary followed by every message.
+ */
+const summariseFirst: BeforeLlmCallHook = async (event) => {
+  if (event.reason !== "request" || event.requestIndex !== 0) return undefined;
+  const stream = await event.auxiliaryStreamFn(
+    event.model,
+    { systemPrompt: SUMMARY_PROMPT, messages: [] },
+    { signal: event.signal },
+  );
+  const summary = await stream.result();
+  const text = summary.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  return {
+    type: "replaceMessages",
+    messages: [createHiddenMessage(text, "compaction"), ...event.messages],
+    description: "the test's compaction",
+  };
+};
 
 /** `buildTurn` of the test workers. */
 export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
@@ -245,6 +278,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         durableTool(slow("guarded_write"), { requiresApproval: true }),
       ],
       hooks: {
+        ...(request.metadata?.scenario === "compaction" && { beforeLlmCallHook: summariseFirst }),
         // Counted outside the worker: a hook that finished is not called again on replay.
         onHistoryChangedHook: (change) => {
           for (const message of change.messages)
