@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "scripts", isolate: false, include: ["test/**/*.test.ts"] },
+  test: { name: "scripts", isolate: false, testTimeout: 30_000, include: ["test/**/*.test.ts"] },
 });

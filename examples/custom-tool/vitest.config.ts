@@ -5,5 +5,5 @@ export default defineProject({
   plugins: [lowerStandardDecorators],
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "example-custom-tool", isolate: false, include: ["test/**/*.test.ts"] },
+  test: { name: "example-custom-tool", isolate: false, testTimeout: 30_000, include: ["test/**/*.test.ts"] },
 });

@@ -5,5 +5,5 @@ export default defineProject({
   plugins: [lowerStandardDecorators],
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "agent-core", isolate: false, include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
+  test: { name: "agent-core", isolate: false, testTimeout: 30_000, include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
 });

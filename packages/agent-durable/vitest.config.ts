@@ -10,5 +10,6 @@ export default defineProject({
     globalSetup: ["test/support/global-setup.ts"],
     // One process runs the files one after the other, so the package and DBOS are imported once, not per file.
     isolate: false,
+    testTimeout: 30_000,
   },
 });

@@ -28,6 +28,7 @@ export default defineProject({
   test: {
     name: "agent-mcp",
     isolate: false,
+    testTimeout: 30_000,
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
   },

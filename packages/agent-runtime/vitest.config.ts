@@ -3,5 +3,10 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "agent-runtime", isolate: false, include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
+  test: {
+    name: "agent-runtime",
+    isolate: false,
+    testTimeout: 30_000,
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+  },
 });

@@ -6,6 +6,7 @@ export default defineProject({
   test: {
     name: "ui-stream",
     isolate: false,
+    testTimeout: 30_000,
     include: ["test/**/*.test.ts"],
     // `eventsource-parser` (under `ai`) publishes its TypeScript sources under the `source` condition
     // that vitest hands to Node: `ai` and its packages go through Vite, which compiles them.
