@@ -23,5 +23,6 @@ export type {
   McpServerConfig,
   McpStdioServerConfig,
 } from "./mcp-options.js";
+export type { McpOAuthOptions, McpOAuthStore } from "./oauth-options.js";
 export { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 export type { McpServerState, McpServerStatus, McpToolHints, McpToolSummary } from "./mcp-status.js";

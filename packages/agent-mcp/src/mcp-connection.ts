@@ -83,6 +83,7 @@ export class McpConnection {
     signal: AbortSignal,
     stderr: StderrTail,
     features: ClientFeatures,
+    authorized = false,
   ): Promise<McpConnection> {
     const opened = await createTransport(settings.transport, stderr);
     const client = createClient(settings, features);
@@ -105,6 +106,18 @@ export class McpConnection {
       );
     } catch (error) {
       await connection.close();
+      // An HTTP server that wants OAuth: the host authorizes once, and the connect is made again with the tokens.
+      let authorizing = false;
+      try {
+        authorizing = !authorized && !signal.aborted && (await opened.authorize());
+      } catch (authError) {
+        throw connection.connectFailure(
+          new Error(`authorization failed: ${authError instanceof Error ? authError.message : String(authError)}`, {
+            cause: authError,
+          }),
+        );
+      }
+      if (authorizing) return McpConnection.open(settings, events, signal, stderr, features, true);
       throw connection.connectFailure(error);
     }
     if (settings.logLevel !== undefined && client.getServerCapabilities()?.logging) {

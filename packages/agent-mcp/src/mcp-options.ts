@@ -1,4 +1,7 @@
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Clock, TurnLogger } from "@turnkit/agent-core";
+import type { McpOAuthOptions } from "./oauth-options.js";
+import type { McpOAuthProvider } from "./oauth-provider.js";
 import type { McpServerStatus } from "./mcp-status.js";
 
 /**
@@ -27,6 +30,8 @@ export interface McpHttpServerConfig {
   readonly url: string | URL;
   /** Sent with every request, e.g. `{ Authorization: "Bearer …" }`. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** OAuth through the SDK's auth provider (see {@link McpOAuthOptions}); absent: no authorization beyond `headers`. */
+  readonly auth?: McpOAuthOptions;
   /** Not a field of an HTTP server; present only to tell the two kinds apart. */
   readonly command?: never;
 }
@@ -183,4 +188,10 @@ export type McpTransportSettings =
       readonly env: Readonly<Record<string, string>>;
       readonly cwd: string | undefined;
     }
-  | { readonly kind: "http"; readonly url: URL; readonly headers: Readonly<Record<string, string>> };
+  | {
+      readonly kind: "http";
+      readonly url: URL;
+      readonly headers: Readonly<Record<string, string>>;
+      /** The server's OAuth client, kept for the extension's life; `undefined`: no OAuth. */
+      readonly auth: McpOAuthProvider | undefined;
+    };

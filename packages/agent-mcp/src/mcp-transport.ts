@@ -1,6 +1,7 @@
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
+import { authorizeAfterRedirect } from "./oauth-provider.js";
 import type { StderrTail } from "./stderr-tail.js";
 
 /** A client transport plus what the connection needs to know about it. */
@@ -10,6 +11,12 @@ export interface OpenedTransport {
   readonly endSession: () => Promise<void>;
   /** The stdio server's process id once it started; `undefined` for HTTP or before the start. */
   readonly pid: () => number | undefined;
+  /**
+   * After a failed connect: when the server asked for OAuth authorization,
+   * runs the host's authorization step and exchanges its code for tokens,
+   * and resolves `true` (connect again); otherwise `false`.
+   */
+  readonly authorize: () => Promise<boolean>;
 }
 
 /**
@@ -33,14 +40,26 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
         stderr: "pipe",
       });
       transport.stderr?.on("data", (chunk: Buffer) => stderr.append(chunk));
-      return { transport, endSession: async () => {}, pid: () => transport.pid ?? undefined };
+      return {
+        transport,
+        endSession: async () => {},
+        pid: () => transport.pid ?? undefined,
+        authorize: async () => false,
+      };
     }
     case "http": {
       const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+      const { auth } = settings;
       const transport = new StreamableHTTPClientTransport(settings.url, {
         requestInit: { headers: { ...settings.headers } },
+        ...(auth && { authProvider: auth }),
       });
-      return { transport, endSession: () => transport.terminateSession(), pid: () => undefined };
+      return {
+        transport,
+        endSession: () => transport.terminateSession(),
+        pid: () => undefined,
+        authorize: async () => (auth ? authorizeAfterRedirect(auth, (code) => transport.finishAuth(code)) : false),
+      };
     }
     default: {
       const unreachable: never = settings;

@@ -19,6 +19,8 @@ import type {
   McpElicitationPolicy,
   McpTransportSettings,
 } from "./mcp-options.js";
+import { count, isRecord, kindOf, optionalString, rejectUnknownKeys, stringRecord } from "./option-checks.js";
+import { validateServer } from "./validate-server.js";
 import { type NormalisedRoot, normaliseRoots } from "./roots.js";
 import type { McpServerStatus } from "./mcp-status.js";
 import { TOOL_NAME_PATTERN } from "./tool-names.js";
@@ -223,75 +225,6 @@ function validateLogLevel(level: unknown): McpLogLevel | undefined {
 }
 
 /** A key the options do not have is a typo that would be ignored silently: it throws, naming the key. */
-function rejectUnknownKeys(value: Record<string, unknown>, known: Record<string, true>, path: string): void {
-  for (const key of Object.keys(value)) {
-    if (Object.hasOwn(known, key)) continue;
-    throw new McpConfigError({
-      field: `${path}${key}`,
-      problem: `is not an option; the options are ${Object.keys(known).join(", ")}`,
-    });
-  }
-}
-
-function validateServer(server: unknown): McpTransportSettings {
-  if (!isRecord(server))
-    throw new McpConfigError({
-      field: "server",
-      problem: `must be { command, args? } or { url, headers? }, got ${kindOf(server)}`,
-    });
-  const hasCommand = server.command !== undefined;
-  const hasUrl = server.url !== undefined;
-  if (hasCommand === hasUrl) {
-    throw new McpConfigError({
-      field: "server",
-      problem: "must have exactly one of command (a stdio server) or url (a Streamable HTTP server)",
-    });
-  }
-  if (hasCommand) {
-    rejectUnknownKeys(server, { command: true, args: true, env: true, cwd: true, url: true }, "server.");
-    if (typeof server.command !== "string" || server.command.trim() === "") {
-      throw new McpConfigError({
-        field: "server.command",
-        problem: `must be a non-empty string, got ${kindOf(server.command)}`,
-      });
-    }
-    const args = server.args ?? [];
-    if (!Array.isArray(args))
-      throw new McpConfigError({ field: "server.args", problem: `must be an array of strings, got ${kindOf(args)}` });
-    args.forEach((arg, index) => {
-      if (typeof arg !== "string")
-        throw new McpConfigError({ field: `server.args[${index}]`, problem: `must be a string, got ${kindOf(arg)}` });
-    });
-    if (server.cwd !== undefined && typeof server.cwd !== "string") {
-      throw new McpConfigError({ field: "server.cwd", problem: `must be a string, got ${kindOf(server.cwd)}` });
-    }
-    return {
-      kind: "stdio",
-      command: server.command,
-      args: [...(args as string[])],
-      env: stringRecord(server.env, "server.env"),
-      cwd: server.cwd,
-    };
-  }
-  rejectUnknownKeys(server, { url: true, headers: true, command: true }, "server.");
-  let url: URL;
-  try {
-    url = new URL(server.url as string | URL);
-  } catch {
-    throw new McpConfigError({
-      field: "server.url",
-      problem: `must be an http: or https: URL, got ${JSON.stringify(String(server.url))}`,
-    });
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new McpConfigError({
-      field: "server.url",
-      problem: `must be an http: or https: URL, got ${JSON.stringify(url.href)}`,
-    });
-  }
-  return { kind: "http", url, headers: stringRecord(server.headers, "server.headers") };
-}
-
 function describeServer(transport: McpTransportSettings): string {
   switch (transport.kind) {
     case "stdio":
@@ -303,42 +236,4 @@ function describeServer(transport: McpTransportSettings): string {
       return unreachable;
     }
   }
-}
-
-function count(value: unknown, field: string, fallback: number, minimum: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
-    throw new McpConfigError({
-      field,
-      problem: `must be an integer of at least ${minimum}, got ${JSON.stringify(value) ?? kindOf(value)}`,
-    });
-  }
-  return value;
-}
-
-function optionalString(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new McpConfigError({ field, problem: `must be a string, got ${kindOf(value)}` });
-  return value;
-}
-
-function stringRecord(value: unknown, field: string): Readonly<Record<string, string>> {
-  if (value === undefined) return {};
-  if (!isRecord(value))
-    throw new McpConfigError({ field, problem: `must be an object of strings, got ${kindOf(value)}` });
-  for (const [key, entry] of Object.entries(value)) {
-    if (typeof entry !== "string")
-      throw new McpConfigError({ field: `${field}.${key}`, problem: `must be a string, got ${kindOf(entry)}` });
-  }
-  return { ...(value as Record<string, string>) };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
 }

@@ -87,7 +87,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     [
       { id: "x", server: { url: "http://127.0.0.1/mcp", header: {} } },
       "server.header",
-      "is not an option; the options are url, headers, command",
+      "is not an option; the options are url, headers, auth, command",
     ],
     [{ id: "x", server: stdio, callMaxDurationMs: 0 }, "callMaxDurationMs", "must be an integer of at least 1, got 0"],
     [{ id: "x", server: stdio, shutdownGraceMs: -5 }, "shutdownGraceMs", "must be an integer of at least 0, got -5"],
@@ -108,6 +108,16 @@ describe("createMcpExtension checks its options before starting anything", () =>
       { id: "x", server: stdio, sampling: { maxTokens: 0 } },
       "sampling.maxTokens",
       "must be an integer of at least 1, got 0",
+    ],
+    [
+      { id: "x", server: { url: "http://127.0.0.1:1/mcp", auth: { redirectUrl: "nope", authorize: () => "" } } },
+      "server.auth.redirectUrl",
+      'must be a URL, got "nope"',
+    ],
+    [
+      { id: "x", server: { url: "http://127.0.0.1:1/mcp", auth: { redirectUrl: "http://127.0.0.1:1/cb" } } },
+      "server.auth.authorize",
+      "must be a function (authorizationUrl) => code",
     ],
     [{ id: "x", server: stdio, elicitation: "yes" }, "elicitation", "must be an object { timeoutMs? }, got string"],
     [

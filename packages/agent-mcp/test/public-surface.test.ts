@@ -52,6 +52,8 @@ describePublicSurface({
     "McpRoot",
     "McpSamplingPolicy",
     "McpElicitationPolicy",
+    "McpOAuthOptions",
+    "McpOAuthStore",
     "McpServerConfig",
     "McpServerError",
     "McpServerErrorCode",

@@ -1,0 +1,60 @@
+import { McpConfigError } from "./mcp-config-error.js";
+
+/*
+ * The small checks every part of the options' validation uses; each
+ * throws an McpConfigError naming the field.
+ */
+
+/** Throws for the first key of `value` that is not in `known`, naming it under `path` and listing the options. */
+export function rejectUnknownKeys(value: Record<string, unknown>, known: Record<string, true>, path: string): void {
+  for (const key of Object.keys(value)) {
+    if (Object.hasOwn(known, key)) continue;
+    throw new McpConfigError({
+      field: `${path}${key}`,
+      problem: `is not an option; the options are ${Object.keys(known).join(", ")}`,
+    });
+  }
+}
+
+/** An integer of at least `minimum`, or `fallback` when absent. */
+export function count(value: unknown, field: string, fallback: number, minimum: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
+    throw new McpConfigError({
+      field,
+      problem: `must be an integer of at least ${minimum}, got ${JSON.stringify(value) ?? kindOf(value)}`,
+    });
+  }
+  return value;
+}
+
+/** A string, or `undefined` when absent. */
+export function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw new McpConfigError({ field, problem: `must be a string, got ${kindOf(value)}` });
+  return value;
+}
+
+/** An object of strings (headers, environment), copied; `{}` when absent. */
+export function stringRecord(value: unknown, field: string): Readonly<Record<string, string>> {
+  if (value === undefined) return {};
+  if (!isRecord(value))
+    throw new McpConfigError({ field, problem: `must be an object of strings, got ${kindOf(value)}` });
+  for (const [key, entry] of Object.entries(value)) {
+    if (typeof entry !== "string")
+      throw new McpConfigError({ field: `${field}.${key}`, problem: `must be a string, got ${kindOf(entry)}` });
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+/** True for a plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What a value is, for error messages: `null`, `an array` or its `typeof`. */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}
