@@ -56,6 +56,12 @@ const defaults = {
   actionRequestTimeoutMs: 10 * 60 * 1000,
   /** The prompt-read registry holds at most 128 reserved turns. */
   promptReadRegistryCapacity: 128,
+  /** The failures after which a main request moves on to `llm.fallback`'s next model, unless `llm.fallback.on` names others. */
+  modelFallbackTriggers: Object.freeze(["overloaded", "unavailable", "quota"]) as readonly (
+    | "overloaded"
+    | "unavailable"
+    | "quota"
+  )[],
   /** A sub-agent runs at most 2 levels below the host's turn (a sub-agent of a sub-agent); deeper calls are refused. */
   subAgentMaxDepth: 2,
 

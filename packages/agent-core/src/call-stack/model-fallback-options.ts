@@ -1,4 +1,5 @@
 import type { CacheRetention, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import { TURN_DEFAULTS } from "../defaults.js";
 import type { AnyModel, StreamFn } from "./stream-fn.js";
 
 /**
@@ -32,12 +33,8 @@ export const MODEL_FALLBACK_TRIGGERS: readonly ModelFallbackTrigger[] = [
   "auth",
 ];
 
-/** The triggers when `llm.fallback.on` is absent. */
-export const DEFAULT_MODEL_FALLBACK_TRIGGERS: readonly ModelFallbackTrigger[] = Object.freeze([
-  "overloaded",
-  "unavailable",
-  "quota",
-]);
+/** The triggers when `llm.fallback.on` is absent (`TURN_DEFAULTS.modelFallbackTriggers`). */
+export const DEFAULT_MODEL_FALLBACK_TRIGGERS: readonly ModelFallbackTrigger[] = TURN_DEFAULTS.modelFallbackTriggers;
 
 /**
  * One model a request may switch to, with its own key and options. Absent
