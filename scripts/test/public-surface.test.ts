@@ -16,14 +16,14 @@ describe("public surface", () => {
       values: ["LIMIT", "Mode", "Runner", "everything"],
       types: ["Mode", "Options", "Runner", "run"],
     });
-  }, 30_000);
+  }, 120_000);
 
   it("classifies names re-exported from an installed package too (read only when an entry has such names)", () => {
     expect(listPublicSurface(join(fixture, "installed.ts"))).toEqual({
       values: ["LIMIT", "createProgram"],
       types: ["CompilerOptions"],
     });
-  }, 30_000);
+  }, 120_000);
 
   it("lists every exported name once, values and types together", () => {
     expect(listPublicNames(join(fixture, "index.ts"))).toEqual([
@@ -34,7 +34,7 @@ describe("public surface", () => {
       "everything",
       "run",
     ]);
-  }, 30_000);
+  }, 120_000);
 
   it("reads the names of a README's API section, type arguments included, not members, strings or other sections", () => {
     expect(listReadmeApiNames(join(fixture, "README.md"))).toEqual([
