@@ -5,6 +5,7 @@ import { createScriptedModel, response, toolCall, type ScriptEntry } from "@turn
 import { DurableTurnWorker, type DurableTurnRequest } from "@turnkit/agent-durable";
 import { startTestPostgres } from "@turnkit/agent-durable/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
+import pg from "pg";
 import { median } from "./harness.js";
 
 /*
@@ -17,6 +18,13 @@ import { median } from "./harness.js";
  *   with one no-op tool call); the per-step cost is the slope (21-step time
  *   minus 1-step time, over 20), which leaves out what a turn costs once
  *   (the queue, loading history, recording the outcome).
+ * - Commits per step: the transactions that wrote something (each one
+ *   Postgres gives a transaction id), counted the same way as the time:
+ *   the 21-step turn's count minus the 1-step turn's, over 20. Whether a
+ *   commit waits for the disk depends on its connection (see the package
+ *   README); this counts both kinds.
+ * - First event: from calling `start` to the first event a `follow` of the
+ *   turn receives, on an idle worker.
  * - Log write rate: one response of 10,000 text deltas, every delta a
  *   logged event; the rate is logged events over the time from the start of
  *   the turn until its log is complete.
@@ -68,23 +76,36 @@ async function inProcess(metadata: Record<string, unknown>, index: number): Prom
   return performance.now() - started;
 }
 
+/** The next transaction id Postgres will give out; the difference of two readings counts the writing transactions between them. */
+async function nextTransactionId(db: pg.Client): Promise<number> {
+  const { rows } = await db.query("SELECT pg_current_xact_id()::text AS xid");
+  // This reading took an id of its own: the next one is one further.
+  return Number(rows[0].xid) + 1;
+}
+
 async function durable(
   worker: DurableTurnWorker,
+  db: pg.Client,
   metadata: Record<string, unknown>,
   index: number,
-): Promise<{ ms: number; events: number }> {
+): Promise<{ ms: number; firstEventMs: number; events: number; commits: number }> {
+  const xidBefore = await nextTransactionId(db);
+  const address = { sessionId: `durable-${index}`, turnId: "t" };
   const started = performance.now();
-  const turn = await worker.client.start({
-    sessionId: `durable-${index}`,
-    turnId: "t",
-    userMessage: { text: "go" },
-    metadata,
-  });
+  // The follower is waiting before the turn starts, as a client showing the turn would be.
+  const firstEvent = (async () => {
+    for await (const _event of worker.client.follow(address)) return performance.now() - started;
+    throw new Error("the turn's log ended without an event");
+  })();
+  const turn = await worker.client.start({ ...address, userMessage: { text: "go" }, metadata });
   const outcome = await worker.client.outcome(turn);
+  const ms = performance.now() - started;
   if (outcome.kind !== "completed") throw new Error(`durable turn ended ${outcome.kind}`);
+  // The transactions of the turn, less the reading itself.
+  const commits = (await nextTransactionId(db)) - xidBefore - 1;
   // The outcome is recorded after the log is complete; the events are counted once it is.
   const events = (await worker.client.readEvents(turn, { limit: 100_000 })).length;
-  return { ms: performance.now() - started, events };
+  return { ms, firstEventMs: await firstEvent, events, commits };
 }
 
 /** Runs W7 and prints its table. Starts and stops its own Postgres. */
@@ -93,7 +114,9 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
   const started = performance.now();
   const postgres = await startTestPostgres({ crashSafe: true });
   let worker: DurableTurnWorker | undefined;
+  const db = new pg.Client({ connectionString: postgres.url });
   try {
+    await db.connect();
     worker = await DurableTurnWorker.launch({
       databaseUrl: postgres.url,
       workerId: "bench",
@@ -109,6 +132,9 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
       dShort: [] as number[],
       dLong: [] as number[],
       dDeltas: [] as number[],
+      firstEvent: [] as number[],
+      commitsShort: [] as number[],
+      commitsLong: [] as number[],
     };
     let loggedDeltaEvents = 0;
     let index = 0;
@@ -117,9 +143,9 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
       const inShort = await inProcess(short, index++);
       const inLong = await inProcess(long, index++);
       const inDeltas = await inProcess(deltas, index++);
-      const dShort = await durable(worker, short, index++);
-      const dLong = await durable(worker, long, index++);
-      const dDeltas = await durable(worker, deltas, index++);
+      const dShort = await durable(worker, db, short, index++);
+      const dLong = await durable(worker, db, long, index++);
+      const dDeltas = await durable(worker, db, deltas, index++);
       if (round < 0) continue;
       samples.inShort.push(inShort);
       samples.inLong.push(inLong);
@@ -127,6 +153,9 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
       samples.dShort.push(dShort.ms);
       samples.dLong.push(dLong.ms);
       samples.dDeltas.push(dDeltas.ms);
+      samples.firstEvent.push(dShort.firstEventMs);
+      samples.commitsShort.push(dShort.commits);
+      samples.commitsLong.push(dLong.commits);
       loggedDeltaEvents = dDeltas.events;
     }
     const m = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)])) as Record<
@@ -135,6 +164,7 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
     >;
     const perStepIn = (m.inLong - m.inShort) / (STEPS_LONG - 1);
     const perStepDurable = (m.dLong - m.dShort) / (STEPS_LONG - 1);
+    const commitsPerStep = (m.commitsLong - m.commitsShort) / (STEPS_LONG - 1);
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
     console.log(
       `\nW7: durable turns on Postgres (fsync on), ${rounds} rounds, medians (${((performance.now() - started) / 1000).toFixed(1)} s)`,
@@ -149,12 +179,19 @@ export async function runW7(options: { rounds?: number } = {}): Promise<void> {
       `  per step (slope)            in-process ${fmt(perStepIn).padStart(10)}   durable ${fmt(perStepDurable).padStart(10)}   ratio ${(perStepDurable / perStepIn).toFixed(1)}x   durability cost ${fmt(perStepDurable - perStepIn)} per step`,
     );
     console.log(
+      `  commits per step (slope)    durable ${commitsPerStep.toFixed(1)} writing transactions (1-step turn: ${m.commitsShort}, ${STEPS_LONG}-step turn: ${m.commitsLong})`,
+    );
+    console.log(
+      `  first event after start     durable ${fmt(m.firstEvent).padStart(10)}   (1-step turns, idle worker)`,
+    );
+    console.log(
       `  ${DELTAS.toLocaleString("en-US")}-delta response      in-process ${fmt(m.inDeltas).padStart(10)}   durable ${fmt(m.dDeltas).padStart(10)}   ratio ${(m.dDeltas / m.inDeltas).toFixed(1)}x`,
     );
     console.log(
       `  event log: ${loggedDeltaEvents.toLocaleString("en-US")} events logged at ${Math.round(loggedDeltaEvents / (m.dDeltas / 1000)).toLocaleString("en-US")} events/s (start of the turn to a complete log)`,
     );
   } finally {
+    await db.end().catch(() => {});
     await worker?.shutdown();
     await postgres.stop();
   }
