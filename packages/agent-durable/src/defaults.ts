@@ -3,7 +3,7 @@
 /** DBOS application name shared by the workers and clients of one deployment. */
 export const DEFAULT_APP_NAME = "turnkit";
 /** Application version stamped on every turn; workers recover and dequeue only turns of their own version. */
-export const DEFAULT_APP_VERSION = "turnkit-durable-1";
+export const DEFAULT_APP_VERSION = "turnkit-durable-2";
 /** The DBOS queue new turns go through. */
 export const DEFAULT_QUEUE_NAME = "turnkit-turns";
 /** Turns one worker process runs at once. */
@@ -26,8 +26,12 @@ export const FOLLOW_POLL_MS = 500;
 export const OUTCOME_POLL_MS = 100;
 /** Most events one log write carries; a larger buffer is written in several statements. */
 export const MAX_EVENTS_PER_WRITE = 2_000;
-/** How often DBOS looks at the turn queue for new work. */
-export const QUEUE_POLLING_INTERVAL_MS = 100;
+/**
+ * How often an idle worker looks at the turn queue for new work: a started
+ * turn waits half of it on average before a worker takes it. A look on an
+ * empty queue is one read-only transaction.
+ */
+export const DEFAULT_QUEUE_POLLING_INTERVAL_MS = 20;
 /** The DBOS topic approvals and abort notices are sent on. */
 export const APPROVAL_TOPIC = "turnkit.approval";
 /** Name of the DBOS workflow that runs a durable turn. */

@@ -33,7 +33,7 @@ export interface DurableTurnsConnection {
   databaseUrl: string;
   /** DBOS application name. Default `"turnkit"`. */
   appName?: string;
-  /** Application version of the turns; workers run only turns of their own version. Default `"turnkit-durable-1"`. */
+  /** Application version of the turns; workers run only turns of their own version. Default `"turnkit-durable-2"`. */
   appVersion?: string;
   /** The DBOS queue turns go through. Default `"turnkit-turns"`. */
   queueName?: string;
@@ -204,14 +204,20 @@ export class DurableTurnClient {
     const key = turnRef(turn).workflowId;
     let last = options.afterSeq ?? 0;
     while (!options.signal?.aborted) {
-      const events = await this.eventLog.read(key, last, 1_000);
-      for (const event of events) {
-        if (event.seq !== last + 1) break; // not yet committed in order; read again
-        last = event.seq;
-        yield event;
-        if (isTerminalEvent(event)) return;
+      // Watching before the read: a notification of events written after the read's snapshot wakes the wait.
+      const watch = await this.notifications.watch(key);
+      try {
+        const events = await this.eventLog.read(key, last, 1_000);
+        for (const event of events) {
+          if (event.seq !== last + 1) break; // not yet committed in order; read again
+          last = event.seq;
+          yield event;
+          if (isTerminalEvent(event)) return;
+        }
+        if (events.length < 1_000) await watch.wait(FOLLOW_POLL_MS, options.signal);
+      } finally {
+        watch.stop();
       }
-      if (events.length < 1_000) await this.notifications.wait(key, FOLLOW_POLL_MS, options.signal);
     }
   }
 

@@ -9,7 +9,7 @@ import {
   DEFAULT_SCHEMA,
   DEFAULT_WORKER_CONCURRENCY,
   DEFAULT_WORKER_LEASE_MS,
-  QUEUE_POLLING_INTERVAL_MS,
+  DEFAULT_QUEUE_POLLING_INTERVAL_MS,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
 import { DurableTurnClient, type DurableTurnsConnection } from "./durable-turn-client.js";
@@ -48,6 +48,13 @@ export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
   approvalTimeoutMs?: number;
   /** A worker silent for longer than this is presumed dead and its turns are recovered by others. Default 15 s. */
   leaseMs?: number;
+  /**
+   * How often this worker looks at the turn queue when it has a free slot,
+   * in ms: a started turn waits half of it on average before a worker takes
+   * it. Default 20. DBOS stores it with the queue, like `concurrency`: give
+   * all workers of a deployment the same value.
+   */
+  queuePollingIntervalMs?: number;
   /** DBOS's log level (`error`, `warn`, `info`, `debug`). Default `error`. */
   logLevel?: string;
 }
@@ -72,7 +79,7 @@ export class DurableTurnWorker {
     readonly client: DurableTurnClient,
     /** This worker's DBOS executor id. */
     readonly workerId: string,
-    /** The worker's own pools (control rows and history; the event log). */
+    /** The worker's own pools (control rows; the writes behind a checkpoint). */
     private readonly pools: pg.Pool[],
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
@@ -98,24 +105,26 @@ export class DurableTurnWorker {
     // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
     const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, application_name });
-    // The event log commits without waiting for the disk: a later checkpoint's commit flushes the log
-    // rows written before it, and what a replay would write again is all a server crash can lose.
-    const logPool = new pg.Pool({
+    // The writes a step's checkpoint follows commit without waiting for the disk: the event log, the session
+    // history, the steering takes. The next checkpoint's commit flushes them (the write-ahead log is one
+    // sequence), and a server crash can lose only what came after the last checkpoint, which a replay writes
+    // again. What must be on disk before an effect outside (a tool's attempt row) uses the other pool.
+    const behindCheckpointPool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 5,
       application_name,
       options: "-c synchronous_commit=off",
     });
-    const pools = [pool, logPool];
+    const pools = [pool, behindCheckpointPool];
     for (const each of pools) each.on("error", () => {});
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
       const running = new Set<TurnContext>();
       const stores = {
-        eventLog: new EventLog(logPool, settings.schema),
+        eventLog: new EventLog(behindCheckpointPool, settings.schema),
         turnTable: new TurnTable(pool, settings.schema),
-        steering: new SteeringInbox(pool, settings.schema),
-        history: new SessionHistory(pool, settings.schema),
+        steering: new SteeringInbox(behindCheckpointPool, settings.schema),
+        history: new SessionHistory(behindCheckpointPool, settings.schema),
       };
       const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
       DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
@@ -144,7 +153,7 @@ export class DurableTurnWorker {
       await DBOS.registerQueue(settings.queueName, {
         workerConcurrency: settings.concurrency,
         partitionConcurrency: 1,
-        minPollingIntervalMs: QUEUE_POLLING_INTERVAL_MS,
+        minPollingIntervalMs: settings.queuePollingIntervalMs,
         onConflict: "always_update",
       });
       lease.start();
@@ -216,7 +225,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
   const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw invalidInput(`concurrency must be a positive integer, got ${options.concurrency}`);
-  for (const field of ["approvalTimeoutMs", "leaseMs"] as const) {
+  for (const field of ["approvalTimeoutMs", "leaseMs", "queuePollingIntervalMs"] as const) {
     const value = options[field];
     if (value !== undefined && !(typeof value === "number" && value > 0))
       throw invalidInput(`${field} must be a positive number of milliseconds`);
@@ -230,6 +239,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
     concurrency,
     approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     leaseMs: options.leaseMs ?? DEFAULT_WORKER_LEASE_MS,
+    queuePollingIntervalMs: options.queuePollingIntervalMs ?? DEFAULT_QUEUE_POLLING_INTERVAL_MS,
     logLevel: options.logLevel ?? "error",
     // Test-only: a crash point a test arms through the environment (see workers/fault-point.ts).
     faultPoint: process.env[FAULT_POINT_ENV],

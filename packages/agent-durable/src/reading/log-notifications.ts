@@ -1,44 +1,70 @@
 import pg from "pg";
 import { EVENTS_CHANNEL } from "../defaults.js";
 
+/** A watch on one turn's notifications, started before a read so that none arriving after it is missed. */
+export interface LogWatch {
+  /** Resolves at once when a notification arrived since the watch started, else at the next one, after `timeoutMs`, or when `signal` fires. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Stops the watch (a wait in progress resolves). */
+  stop(): void;
+}
+
 /**
  * Wakes followers when the event log announces new events of their turn
  * (Postgres `LISTEN` on one connection per instance, opened on first use).
- * A missed or late notification only delays a follower until its next
- * timed read; it never loses an event.
+ * A follower starts a {@link watch} before it reads the log and waits on it
+ * after: a notification that arrives in between is not missed. A missed or
+ * late notification (a connection lost) only delays a follower until its
+ * next timed read; it never loses an event.
  */
 export class LogNotifications {
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly watches = new Map<string, Set<() => void>>();
   private closed = false;
 
   constructor(private readonly databaseUrl: string) {}
 
-  /** Resolves when `turnKey` gets new events, after `timeoutMs`, or when `signal` fires, whichever is first. */
-  async wait(turnKey: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /** Starts watching `turnKey` once this instance listens (a failed connection is retried at the next watch). */
+  async watch(turnKey: string): Promise<LogWatch> {
     await this.ensureListening().catch(() => {});
-    if (signal?.aborted || this.closed) return;
-    await new Promise<void>((resolve) => {
-      const waiters = this.waiters.get(turnKey) ?? new Set();
-      this.waiters.set(turnKey, waiters);
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.waiters.get(turnKey) === waiters) this.waiters.delete(turnKey);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      signal?.addEventListener("abort", done, { once: true });
-      waiters.add(done);
-    });
+    let notified = this.closed;
+    let wake: (() => void) | undefined;
+    const watches = this.watches.get(turnKey) ?? new Set();
+    this.watches.set(turnKey, watches);
+    const onNotification = () => {
+      notified = true;
+      wake?.();
+    };
+    watches.add(onNotification);
+    const stop = () => {
+      watches.delete(onNotification);
+      if (watches.size === 0 && this.watches.get(turnKey) === watches) this.watches.delete(turnKey);
+      onNotification();
+    };
+    return {
+      stop,
+      wait: (timeoutMs, signal) => {
+        if (notified || signal?.aborted) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", done);
+            wake = undefined;
+            resolve();
+          };
+          const timer = setTimeout(done, timeoutMs);
+          signal?.addEventListener("abort", done, { once: true });
+          wake = done;
+        });
+      },
+    };
   }
 
-  /** Closes the connection and releases every waiter. */
+  /** Closes the connection and releases every watch. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiters of this.waiters.values()) for (const done of [...waiters]) done();
+    for (const watches of this.watches.values()) for (const notify of [...watches]) notify();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
@@ -52,7 +78,7 @@ export class LogNotifications {
         if (this.client === client) this.client = undefined;
       });
       client.on("notification", (message) => {
-        for (const done of [...(this.waiters.get(message.payload ?? "") ?? [])]) done();
+        for (const notify of [...(this.watches.get(message.payload ?? "") ?? [])]) notify();
       });
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);

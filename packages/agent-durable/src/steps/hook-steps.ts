@@ -13,6 +13,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnContext } from "../turn/turn-context.js";
 import { awaitApproval } from "./approval-wait.js";
 import type { DurableRuntimeTool } from "./durable-tool.js";
+import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 
 /** A `beforeToolCallHook` decision of a durable turn: the runner's, or "ask a person first". */
 export type DurableBeforeToolCallDecision = BeforeToolCallDecision | { approval: "required"; reason?: string };
@@ -43,8 +44,26 @@ function list<T>(hooks: HookList<T> | undefined): readonly T[] {
   return Array.isArray(hooks) ? (hooks as readonly T[]) : [hooks as T];
 }
 
-/** Runs `call` as a step named after the hook; its result is the record a replay returns instead of calling it. */
-function step<T>(name: string, call: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs `call` as a step named after the hook; its result is the record a
+ * replay returns instead of calling it. Like every step while the turn
+ * runs, it takes the steering waiting when it ends (see `takeSteeringInStep`).
+ */
+async function step<T>(ctx: TurnContext, name: string, call: () => T | Promise<T>): Promise<T> {
+  const nested = DBOS.isInStep();
+  const record = await DBOS.runStep(
+    async () => {
+      const result = await call();
+      return { result, steering: nested ? undefined : await takeSteeringInStep(ctx) };
+    },
+    { name: `turnkit.hook:${name}` },
+  );
+  noteStepSteering(ctx, record.steering);
+  return record.result;
+}
+
+/** A hook call as a step after the runner returned: no poll follows, so it takes no steering. */
+function stepAfterTurn<T>(name: string, call: () => T | Promise<T>): Promise<T> {
   return DBOS.runStep(async () => call(), { name: `turnkit.hook:${name}` });
 }
 
@@ -61,7 +80,7 @@ function stepped<THook extends (...args: any[]) => unknown>(
       ((...args: Parameters<THook>) =>
         ctx.turnAbort.stopped
           ? undefined
-          : ctx.turnAbort.around(() => step(name, () => hook(...args) as ReturnType<THook>))) as unknown as THook,
+          : ctx.turnAbort.around(() => step(ctx, name, () => hook(...args) as ReturnType<THook>))) as unknown as THook,
   );
 }
 
@@ -123,7 +142,7 @@ export function durableHooks(
       for (const change of afterAbort) {
         for (const hook of historyHooks) {
           // The turn has ended: a failing host hook can change nothing any more (the history is stored).
-          await step("onHistoryChanged", () => hook(change, context)).catch(() => undefined);
+          await stepAfterTurn("onHistoryChanged", () => hook(change, context)).catch(() => undefined);
         }
       }
     },
@@ -147,7 +166,7 @@ function hostHistoryHooks(
     }
     return ctx.turnAbort.around(async () => {
       try {
-        for (const hook of hooks) await step("onHistoryChanged", () => hook(change, context));
+        for (const hook of hooks) await step(ctx, "onHistoryChanged", () => hook(change, context));
       } catch (error) {
         // The runner fails the turn and stops it, starting its abort grace: seams answer at once from here.
         ctx.turnAbort.stopSeams();
@@ -170,7 +189,7 @@ function beforeToolCall(
         ? `${event.toolCall.name} needs a person's approval`
         : undefined;
       for (const hook of hooks) {
-        const decision = await step("beforeToolCall", () => hook(event, signal));
+        const decision = await step(ctx, "beforeToolCall", () => hook(event, signal));
         if (decision && "approval" in decision) {
           approvalReason = decision.reason ?? approvalReason ?? "A hook asked for a person's approval";
           continue;
@@ -187,7 +206,7 @@ function stepEnd(ctx: TurnContext, hook: OnStepEndHook): OnStepEndHook {
   return (event) => {
     if (ctx.turnAbort.stopped) return undefined;
     return ctx.turnAbort.around(async () => {
-      const enqueued = await step("onStepEnd", async () => {
+      const enqueued = await step(ctx, "onStepEnd", async () => {
         const queued: (string | AgentMessage)[] = [];
         await hook({ ...event, enqueue: (message) => void queued.push(message) });
         return queued;

@@ -8,6 +8,8 @@ import {
 import { createFailureMessage } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
+import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
+import type { StepSteering } from "../store/steering-inbox.js";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 
 /** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */
@@ -27,6 +29,8 @@ export interface ModelRequestRecord {
   ending: RecordedEnding;
   /** The turn was aborted (not merely this attempt, e.g. by a stream watchdog of the retry layer). */
   turnAborted: boolean;
+  /** The steering the step took when it ended (none for a request nested in another step). */
+  steering?: StepSteering;
 }
 
 /**
@@ -63,20 +67,25 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
             async () => {
               live = true;
               const start = await beginLiveStep(ctx, { nested });
-              if (start.abortRequested)
-                return {
+              let request: Omit<ModelRequestRecord, "steering">;
+              if (start.abortRequested) {
+                request = {
                   start,
                   events: [],
                   ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
                   turnAborted: true,
                 };
-              const signal = liveSignal(ctx, options?.signal);
-              const events: RecordedEvent[] = [];
-              const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
-                stream.push(event);
-                events.push(withoutPartial(event));
-              });
-              return { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted } satisfies ModelRequestRecord;
+              } else {
+                const signal = liveSignal(ctx, options?.signal);
+                const events: RecordedEvent[] = [];
+                const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
+                  stream.push(event);
+                  events.push(withoutPartial(event));
+                });
+                request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
+              }
+              // The step boundary's steering, in this step's checkpoint (a nested request has none of its own).
+              return nested ? request : { ...request, steering: await takeSteeringInStep(ctx) };
             },
             { name: "turnkit.model-request" },
           ),
@@ -91,6 +100,7 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
         for (const event of record.events)
           stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
       }
+      noteStepSteering(ctx, record.steering);
       if (record.turnAborted) ctx.turnAbort.record();
       stream.push(
         record.ending.type === "done"

@@ -1,30 +1,57 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
+import type { StepSteering } from "../store/steering-inbox.js";
 import type { TurnContext } from "../turn/turn-context.js";
 
 /**
- * The runner's steering source for a durable turn: each poll is a step that
- * takes the messages `steer` queued since the last poll. The step's record
- * is what the turn received, so a replay receives the same messages at the
- * same boundary; each received message is also logged as a `debug.trace`
- * (`durable.steering`). A pending abort request is observed here too: the
- * abort is recorded and nothing is taken (what waits is handed back when
- * the turn ends). Once the abort is recorded, the answer is "nothing" at
- * once, without a step.
+ * Inside a live step, at its end: takes the steering messages waiting for
+ * the turn, marked with the step's own key, so a re-run of the step after a
+ * crash takes the same ones (plus newer). The caller puts the result in the
+ * step's record, so the step's checkpoint is what records the take: the
+ * step boundary's poll then needs no step or commit of its own. Reads only
+ * when nothing waits.
+ */
+export function takeSteeringInStep(ctx: TurnContext): Promise<StepSteering> {
+  const key = (DBOS.stepID ?? 0) + 1;
+  return ctx.stores.steering.take(ctx.claim, key).then((taken) => ({ key, ...taken }));
+}
+
+/** After a step that took steering (live or from its record): what it took waits for the runner's next poll. */
+export function noteStepSteering(ctx: TurnContext, taken: StepSteering | undefined): void {
+  if (taken === undefined) return;
+  ctx.steering.tookSincePoll = true;
+  if (taken.messages.length > 0 || taken.abortRequested) ctx.steering.pending.push(taken);
+}
+
+/**
+ * The runner's steering source for a durable turn. A poll receives what
+ * the steps since the last poll took when they ended (each take is in its
+ * step's record, so a replay receives the same messages at the same
+ * boundary), in the order `steer` accepted them; only a poll with no step
+ * since the last one (a poll again after a refused close) takes in a step
+ * of its own. Each received message is also logged as a `debug.trace`
+ * (`durable.steering`). An abort request a take found is recorded here and
+ * nothing is received (what the takes held is handed back when the turn
+ * ends). Once the abort is recorded, the answer is "nothing" at once,
+ * without a step.
  */
 export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[] | Promise<TurnInputMessage[]> {
   return () => {
     if (ctx.turnAbort.stopped) return [];
     const poll = ++ctx.counters.polls;
     return ctx.turnAbort.around(async () => {
-      const taken = await DBOS.runStep(() => ctx.stores.steering.take(ctx.claim, poll), {
-        name: "turnkit.steering-poll",
-      });
-      if (taken.abortRequested) {
+      if (!ctx.steering.tookSincePoll) {
+        const taken = await DBOS.runStep(() => takeSteeringInStep(ctx), { name: "turnkit.steering-poll" });
+        noteStepSteering(ctx, taken);
+      }
+      ctx.steering.tookSincePoll = false;
+      if (ctx.steering.pending.some((taken) => taken.abortRequested)) {
         ctx.turnAbort.record();
         return [];
       }
-      for (const message of taken.messages) {
+      const received = ctx.steering.pending.flatMap((taken) => taken.messages).sort((a, b) => a.id - b.id);
+      ctx.steering.pending = [];
+      for (const { message } of received) {
         ctx.writer.emit("debug.trace", {
           phase: "durable.steering",
           level: "info",
@@ -32,9 +59,14 @@ export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[
           attrs: { poll, text: message.text },
         });
       }
-      return taken.messages;
+      return received.map(({ message }) => message);
     });
   };
+}
+
+/** The keys of takes whose messages the turn never received: handed back when it ends. */
+export function undeliveredTakeKeys(ctx: TurnContext): number[] {
+  return ctx.steering.pending.map((taken) => taken.key);
 }
 
 /**

@@ -3,6 +3,8 @@ import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
 import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
+import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
+import type { StepSteering } from "../store/steering-inbox.js";
 
 /** The text of the result an interrupted call gets when its tool may not run again. */
 export const INTERRUPTED_TOOL_RESULT_TEXT =
@@ -15,8 +17,11 @@ const ABORTED_BEFORE_RUN_TEXT = "The turn was aborted before this tool call ran.
 const ABANDONED_AFTER_ABORT_TEXT =
   "The turn was aborted while this tool call ran, and the call did not stop within the abort grace: it may or may not have taken effect.";
 
-/** The checkpoint of one tool call. `aborted`: the turn's abort was found in this step. */
-type ToolCallRecord = { start: LiveStart } & (
+/**
+ * The checkpoint of one tool call. `aborted`: the turn's abort was found in
+ * this step; `steering`: what the step took when it ended (none when nested).
+ */
+type ToolCallRecord = { start: LiveStart; steering?: StepSteering } & (
   | { kind: "result"; result: RuntimeToolResult; aborted: boolean }
   | { kind: "threw"; message: string; aborted: boolean }
   | { kind: "interrupted"; aborted: boolean }
@@ -52,7 +57,6 @@ export function durableToolCall(
   tool: DurableRuntimeTool,
   options: { sequential: boolean },
 ): RuntimeTool {
-  const replaySafe = tool.replay === "safe";
   return {
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
     impl: {
@@ -64,41 +68,16 @@ export function durableToolCall(
           DBOS.runStep(
             async (): Promise<ToolCallRecord> => {
               live = true;
-              const start = await beginLiveStep(ctx, { nested });
-              // Keyed by the step's position too: a model may reuse a call id in a later response.
-              const attemptKey = `${DBOS.stepID}:${toolCtx.toolCallId}`;
-              if (start.abortRequested) {
-                // A call that started before (in an execution that died) may have taken effect: it says so.
-                const earlier = await ctx.stores.turnTable.toolAttempts(ctx.ref.workflowId, attemptKey);
-                return earlier > 0 ? { start, kind: "interrupted", aborted: true } : { start, kind: "aborted" };
-              }
-              const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
-              if (attempts > 1 && !replaySafe) return { start, kind: "interrupted", aborted: false };
-              const callCtx: DurableToolExecutionContext = Object.freeze({
-                ...toolCtx,
-                idempotencyKey: `${ctx.ref.workflowId}/${attemptKey}`,
-              });
-              const callSignal = liveSignal(ctx, signal);
-              try {
-                const work = Promise.resolve(tool.impl.execute(callCtx, input, callSignal, onUpdate));
-                const result = await settleOrAbandon(work, ctx.liveAbort.signal, ABORT_GRACE_MS);
-                if (result === ABANDONED)
-                  return { start, kind: "result", result: abandonedAfterAbort(), aborted: true };
-                return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
-              } catch (error) {
-                return {
-                  start,
-                  kind: "threw",
-                  message: error instanceof Error ? error.message : String(error),
-                  aborted: ctx.liveAbort.signal.aborted,
-                };
-              }
+              const call = await callLive(ctx, tool, { nested, toolCtx, input, signal, onUpdate });
+              // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
+              return nested ? call : { ...call, steering: await takeSteeringInStep(ctx) };
             },
             // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
             { name: `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}` },
           ),
         );
         if (!live) replayLiveStart(ctx, record.start);
+        noteStepSteering(ctx, record.steering);
         if (record.kind === "aborted" || record.aborted) ctx.turnAbort.record();
         switch (record.kind) {
           case "result":
@@ -121,6 +100,50 @@ export function durableToolCall(
       },
     },
   };
+}
+
+/** One call of a tool's `execute`, as the step runs it live; what the step records (without its steering). */
+async function callLive(
+  ctx: TurnContext,
+  tool: DurableRuntimeTool,
+  call: {
+    nested: boolean;
+    toolCtx: Parameters<RuntimeTool["impl"]["execute"]>[0];
+    input: unknown;
+    signal: AbortSignal | undefined;
+    onUpdate: Parameters<RuntimeTool["impl"]["execute"]>[3];
+  },
+): Promise<ToolCallRecord> {
+  const { toolCtx, input, signal, onUpdate } = call;
+  // The claim is checked by the statement that counts the attempt, before `execute` runs.
+  const start = await beginLiveStep(ctx, { nested: call.nested, claimCheckedLater: true });
+  // Keyed by the step's position too: a model may reuse a call id in a later response.
+  const attemptKey = `${DBOS.stepID}:${toolCtx.toolCallId}`;
+  if (start.abortRequested) {
+    // A call that started before (in an execution that died) may have taken effect: it says so.
+    const earlier = await ctx.stores.turnTable.toolAttempts(ctx.ref.workflowId, attemptKey);
+    return earlier > 0 ? { start, kind: "interrupted", aborted: true } : { start, kind: "aborted" };
+  }
+  const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
+  if (attempts > 1 && tool.replay !== "safe") return { start, kind: "interrupted", aborted: false };
+  const callCtx: DurableToolExecutionContext = Object.freeze({
+    ...toolCtx,
+    idempotencyKey: `${ctx.ref.workflowId}/${attemptKey}`,
+  });
+  const callSignal = liveSignal(ctx, signal);
+  try {
+    const work = Promise.resolve(tool.impl.execute(callCtx, input as never, callSignal, onUpdate));
+    const result = await settleOrAbandon(work, ctx.liveAbort.signal, ABORT_GRACE_MS);
+    if (result === ABANDONED) return { start, kind: "result", result: abandonedAfterAbort(), aborted: true };
+    return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
+  } catch (error) {
+    return {
+      start,
+      kind: "threw",
+      message: error instanceof Error ? error.message : String(error),
+      aborted: ctx.liveAbort.signal.aborted,
+    };
+  }
 }
 
 function abortedBeforeRun(): RuntimeToolResult {

@@ -14,13 +14,25 @@ export type SteerAnswer = { accepted: true } | { accepted: false; reason: SteerR
  */
 export type SteerRefusal = "closed" | "aborted";
 
-/** What one steering poll took: the messages in send order, and whether an abort was requested. */
+/** One message a take took: its row id (the order `steer` accepted it in) and the message. */
+export interface TakenMessage {
+  id: number;
+  message: TurnInputMessage;
+}
+
+/** What one take took: the messages in send order, and whether an abort was requested (then it took nothing). */
 export interface SteeringTake {
-  messages: TurnInputMessage[];
+  messages: TakenMessage[];
   abortRequested: boolean;
 }
 
-/** `taken_at_poll` of messages handed back at the end of the turn (polls count from 1). */
+/** What a step of a turn took from the inbox when it ended, as its record holds it. */
+export interface StepSteering extends SteeringTake {
+  /** The take's key in the inbox (the step's position in the turn, from 1). */
+  key: number;
+}
+
+/** `taken_at_poll` of messages handed back at the end of the turn (take keys count from 1). */
 const HANDED_BACK = 0;
 
 /**
@@ -64,14 +76,24 @@ export class SteeringInbox {
   }
 
   /**
-   * Takes the messages not taken before, marking them with `poll`; with an
-   * abort requested it takes nothing (and gives back what an interrupted run
-   * of the same poll took), so those messages are handed back by
-   * {@link closeAtEnd}. Re-running the same poll (a step retried after a
-   * crash) returns what it took before plus anything newer.
+   * Takes the messages not taken before, marking them with `key` (a number
+   * from 1 naming the step that takes them); with an abort requested it
+   * takes nothing (and gives back what an interrupted run of the same step
+   * took), so those messages are handed back by {@link closeAtEnd}.
+   * Re-running the same key (a step re-run after a crash) returns what it
+   * took before plus anything newer. When nothing waits for the key it only
+   * reads: no transaction that writes, no commit.
    */
-  async take(claim: TurnClaim, poll: number): Promise<SteeringTake> {
+  async take(claim: TurnClaim, key: number): Promise<SteeringTake> {
     const turnKey = claim.turnKey;
+    const { rows: looked } = await this.pool.query(
+      `SELECT abort_requested, EXISTS (
+         SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2)
+       ) AS waiting
+       FROM ${this.s}.turns WHERE turn_key = $1`,
+      [turnKey, key],
+    );
+    if (looked[0]?.waiting !== true) return { messages: [], abortRequested: looked[0]?.abort_requested === true };
     return inClaimedTransaction(this.pool, claim, async (client) => {
       const turn = await client.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
         turnKey,
@@ -79,7 +101,7 @@ export class SteeringInbox {
       if (turn.rows[0]?.abort_requested === true) {
         await client.query(
           `UPDATE ${this.s}.steering SET taken_at_poll = NULL WHERE turn_key = $1 AND taken_at_poll = $2`,
-          [turnKey, poll],
+          [turnKey, key],
         );
         return { messages: [], abortRequested: true };
       }
@@ -87,10 +109,10 @@ export class SteeringInbox {
         `UPDATE ${this.s}.steering SET taken_at_poll = $2
          WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2)
          RETURNING id, message`,
-        [turnKey, poll],
+        [turnKey, key],
       );
-      const rows = [...taken.rows].sort((a, b) => Number(a.id) - Number(b.id));
-      return { messages: rows.map((row) => row.message as TurnInputMessage), abortRequested: false };
+      const messages = taken.rows.map((row) => ({ id: Number(row.id), message: row.message as TurnInputMessage }));
+      return { messages: messages.sort((x, y) => x.id - y.id), abortRequested: false };
     });
   }
 
@@ -115,19 +137,20 @@ export class SteeringInbox {
 
   /**
    * Closes the turn's intake however the turn ended (completed, aborted,
-   * failed) and hands back the messages no poll took, in send order: the
-   * turn reports them as undelivered. Idempotent: a re-run returns the same
-   * messages.
+   * failed) and hands back, in send order, the messages no take took and
+   * those the takes of `undeliveredKeys` took but the turn never received
+   * (an abort or a stop came first): the turn reports them as undelivered.
+   * Idempotent: a re-run returns the same messages.
    */
-  async closeAtEnd(claim: TurnClaim): Promise<TurnInputMessage[]> {
+  async closeAtEnd(claim: TurnClaim, undeliveredKeys: readonly number[]): Promise<TurnInputMessage[]> {
     const turnKey = claim.turnKey;
     return inClaimedTransaction(this.pool, claim, async (client) => {
       await client.query(`UPDATE ${this.s}.turns SET intake_closed = true WHERE turn_key = $1`, [turnKey]);
       const { rows } = await client.query(
         `UPDATE ${this.s}.steering SET taken_at_poll = $2
-         WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2)
+         WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2 OR taken_at_poll = ANY($3::int[]))
          RETURNING id, message`,
-        [turnKey, HANDED_BACK],
+        [turnKey, HANDED_BACK, undeliveredKeys],
       );
       return [...rows].sort((a, b) => Number(a.id) - Number(b.id)).map((row) => row.message as TurnInputMessage);
     });

@@ -1,6 +1,6 @@
 import type { EventLog } from "../store/event-log.js";
 import type { SessionHistory } from "../store/session-history.js";
-import type { SteeringInbox } from "../store/steering-inbox.js";
+import type { SteeringInbox, StepSteering } from "../store/steering-inbox.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 import type { TurnTable } from "../store/turn-table.js";
 import type { DurableEventWriter, ResumeRecord } from "./durable-event-writer.js";
@@ -36,6 +36,8 @@ export interface TurnContext {
   readonly liveAbort: AbortController;
   /** How long an approval waits, in ms (the worker's default, or the turn setup's). */
   approvalTimeoutMs: number;
+  /** Steering the steps took since the runner's last poll (see `durableSteeringSource`). */
+  steering: { pending: StepSteering[]; tookSincePoll: boolean };
   /** Counters that name things in turn order: model requests, steering polls, message ids. */
   readonly counters: { requests: number; polls: number; messages: number };
   /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */
@@ -51,7 +53,8 @@ export interface LiveStart {
 /**
  * Called at the start of every model request or tool call that runs live.
  * Each first checks that this execution still holds its claim on the turn
- * (throws `superseded` otherwise). The first one of an execution reads whether an abort is pending and the
+ * (throws `superseded` otherwise), unless the caller checks it itself
+ * before any effect (`claimCheckedLater`). The first one of an execution reads whether an abort is pending and the
  * log's highest seq; live steps started meanwhile (parallel calls) wait for
  * the same read, so they all see the same abort, and later ones are told
  * by the worker's abort watcher. Events beyond the writer's position were
@@ -62,9 +65,13 @@ export interface LiveStart {
  * step runs inside another step (`DBOS.isInStep()` before it started), so
  * it has no record of its own and must not move the numbering.
  */
-export async function beginLiveStep(ctx: TurnContext, options: { nested: boolean }): Promise<LiveStart> {
-  // After a takeover by another worker, this execution sends no request and runs no tool.
-  await ctx.stores.turnTable.assertClaimHolds(ctx.claim);
+export async function beginLiveStep(
+  ctx: TurnContext,
+  options: { nested: boolean; claimCheckedLater?: boolean },
+): Promise<LiveStart> {
+  // After a takeover by another worker, this execution sends no request and runs no tool (a tool call checks
+  // it in the statement that counts its attempt, before it runs: `claimCheckedLater`).
+  if (!options.claimCheckedLater) await ctx.stores.turnTable.assertClaimHolds(ctx.claim);
   // Nested in another step (a hook's own model request), the record that counts is the outer one, which does not carry this.
   if (options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
   const first = ctx.firstLiveRead === undefined;

@@ -9,7 +9,7 @@ import {
 } from "@turnkit/protocol";
 import { durableHooks } from "../steps/hook-steps.js";
 import { durableStreamFn } from "../steps/model-request-step.js";
-import { durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
+import { durableCloseIntake, durableSteeringSource, undeliveredTakeKeys } from "../steps/steering-step.js";
 import { durableToolCall } from "../steps/tool-call-step.js";
 import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
@@ -54,8 +54,8 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       // A buildTurn that throws, or input the runner refuses (thrown before any event): the turn fails visibly.
       outcome = failBeforeStart(ctx, error);
     }
-    // Step 4: however the turn ended, its intake closes; steering no poll took is handed back as undelivered.
-    const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.claim), {
+    // Step 4: however the turn ended, its intake closes; steering the turn never received is handed back as undelivered.
+    const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.claim, undeliveredTakeKeys(ctx)), {
       name: "turnkit.close-intake-at-end",
     });
     const recorded = withPlainReport(withHandedBack(outcome, handedBack));
@@ -142,6 +142,7 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     turnAbort,
     liveAbort,
     approvalTimeoutMs: deps.approvalTimeoutMs,
+    steering: { pending: [], tookSincePoll: false },
     counters: { requests: 0, polls: 0, messages: 0 },
     firstLiveRead: undefined,
   };
