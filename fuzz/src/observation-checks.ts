@@ -14,6 +14,7 @@ import { checkNoLeaks } from "./invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-event-grammar.js";
 import { checkArgumentsPrototype, checkPrototypesUnchanged, type PrototypeSnapshot } from "./invariants/prototypes.js";
 import { checkStreamChunks } from "./invariants/stream-chunks.js";
+import { checkSubAgentEvents, withOwnEvents } from "./invariants/sub-agent-events.js";
 import { checkProviderConversion, checkToolCallsAnswered } from "./invariants/transcript-replayable.js";
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
@@ -82,15 +83,24 @@ export interface TurnCheckOptions {
   writerMayStall?: boolean;
   /** Texts of every scripted attempt by token; without it the visible-text check is skipped. */
   scriptedTexts?: ReadonlyMap<string, string>;
+  /** Names of the sub-agents the turn offered (their events are checked by invariant 16, the turn's own by the rest). */
+  subAgentNames?: readonly string[];
 }
 
-/** Invariants 1 to 6 and 13 for a `PiTurnRunner` turn; returns its outcome. */
-export function checkTurnInvariants(observation: TurnRunObservation, options: TurnCheckOptions = {}): TurnOutcome {
-  const outcome = checkTurnEnding(observation, {
+/**
+ * Invariants 1 to 6, 13 and 16 for a `PiTurnRunner` turn; returns its
+ * outcome. Events passed on from sub-agents count for the turn's ending and
+ * numbering (3, 13) and are checked by 16; the other invariants read the
+ * turn's own events.
+ */
+export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheckOptions = {}): TurnOutcome {
+  const outcome = checkTurnEnding(full, {
     abortedBeforeStart: options.abortedBeforeStart ?? false,
     writerFails: options.writerFails ?? false,
   });
-  checkEventNumbering(observation, { writerMayStall: options.writerMayStall ?? false });
+  checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
+  checkSubAgentEvents(full, outcome, options.subAgentNames ?? []);
+  const observation = withOwnEvents(full);
   checkLoopTraceGrammar(observation.events);
   checkStreamChunks(observation.events);
   const store = checkHistoryDelivery(observation);
@@ -101,7 +111,7 @@ export function checkTurnInvariants(observation: TurnRunObservation, options: Tu
     const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);
     checkRunnerVisibleText(observation.events, options.scriptedTexts, offeredMessages);
   }
-  checkNoLeaks(observation);
+  checkNoLeaks(full);
   return outcome;
 }
 
@@ -113,6 +123,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
     writerFails: failAt !== undefined || slow?.answer === "reject",
     writerMayStall: slow !== undefined,
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
+    subAgentNames: (scenario.subAgents ?? []).map((agent) => agent.name),
   });
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
 }

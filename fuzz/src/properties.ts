@@ -20,7 +20,12 @@ import {
   checkCompactionScenario,
   compactionScenarioArbitrary,
 } from "./compaction-scenario.js";
-import { agentScenarioArbitrary, providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
+import {
+  agentScenarioArbitrary,
+  providerFailureTurnArbitrary,
+  subAgentTurnArbitrary,
+  turnScenarioArbitrary,
+} from "./scenario-arbitraries.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
 /** One property: a generator and a check that runs a case and throws on any broken invariant. */
@@ -142,6 +147,16 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 60,
     fuzzWeight: 1,
   };
+  const subAgents: FuzzProperty<TurnScenario> = {
+    name: "runner-sub-agents",
+    description:
+      "PiTurnRunner with sub-agents: children that answer, fail, hang, reach their budget or nest, called in parallel or in sequence, aborted with the parent",
+    arbitrary: subAgentTurnArbitrary(options),
+    run: checkTurn,
+    // Some cases wait out a real abort grace (a child tool that ignores its signal): a CI budget of 40.
+    ciRuns: 40,
+    fuzzWeight: 2,
+  };
   return [
     agent,
     runner,
@@ -152,6 +167,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     seqUnderAbort,
     modelFallback,
     compaction,
+    subAgents,
   ];
 }
 

@@ -17,6 +17,7 @@ import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from ".
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
 import { createRuntimeTools } from "./scenario-tools.js";
+import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
 
@@ -282,7 +283,10 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       streamFn: withFallbackAnswers(model),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },
-    tools: createRuntimeTools(scenario.toolModes, { clock, behaviours: behavioursOf(scenario), executed: [] }),
+    tools: [
+      ...createRuntimeTools(scenario.toolModes, { clock, behaviours: behavioursOf(scenario), executed: [] }),
+      ...createSubAgentTools(scenario.subAgents ?? [], clock, scenario.streamTimeouts === "default"),
+    ],
     disableBuiltinToolFallback: true,
     hooks: turnHooks(scenario.hooks, { abort, respondTexts }),
     llmRetry: scenario.retry.enabled

@@ -24,6 +24,8 @@ import {
 import type { GenerationOptions } from "./known-bugs.js";
 import type {
   AgentScenario,
+  ChildBehaviour,
+  SubAgentSpec,
   Delay,
   ResponseSpec,
   RetrySpec,
@@ -130,4 +132,59 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
         beforeUserMessages: false,
       }),
     );
+}
+
+const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("answer" as const),
+      eventDelayMs: fc.constantFrom(0, 0, 5, 50),
+      withTool: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), afterEvents: fc.nat({ max: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("hang" as const), afterEvents: fc.nat({ max: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "toolHang" }) },
+  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "overBudget" }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("nested" as const), inner: fc.constantFrom("answer", "fail", "hang") }),
+  },
+);
+
+/**
+ * Generated turns that offer one to three sub-agents (children that answer,
+ * fail, hang, reach their budget or call a sub-agent of their own), with
+ * every `every`-th tool call of the script calling one of them. Host
+ * actions (aborts among them) land while children run. The writer never
+ * stalls, so no event of a child is announced as dropped.
+ */
+export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+  return fc
+    .record({
+      base: turnScenarioArbitrary(options),
+      agents: fc.array(
+        fc.record({ child: childBehaviourArbitrary, executionMode: fc.constantFrom("parallel", "sequential") }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      every: fc.integer({ min: 1, max: 3 }),
+    })
+    .map(({ base, agents, every }): TurnScenario => {
+      const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
+      let calls = 0;
+      const requests = base.requests.map((request) => ({
+        ...request,
+        response: {
+          ...request.response,
+          calls: request.response.calls.map((call) => {
+            calls++;
+            if (calls % every !== 0) return call;
+            const agent = subAgents[calls % subAgents.length]!;
+            return { ...call, tool: agent.name, args: { kind: "task" as const, task: `task of ${call.id}` } };
+          }),
+        },
+      }));
+      return { ...base, requests, subAgents, writer: { ...base.writer, slow: undefined } };
+    });
 }

@@ -39,7 +39,9 @@ export type CallArguments =
   /** Invalid for the schema (`n` not a number). */
   | { kind: "invalid" }
   /** Makes the tool's `prepareArguments` throw (only the `prepared` tool has one). */
-  | { kind: "prepareThrows" };
+  | { kind: "prepareThrows" }
+  /** A sub-agent's `{ task }`. */
+  | { kind: "task"; task: string };
 
 /** One tool call of a scripted response. `id` is unique within the scenario. */
 export interface CallSpec {
@@ -248,6 +250,26 @@ export type RetrySpec =
       jitter: number;
     };
 
+/**
+ * What a sub-agent's child turn does, per call: answers (after its own tool
+ * call, perhaps), fails, hangs (until an abort or a stream watchdog ends
+ * it), reaches its own budget, or calls a sub-agent of its own.
+ */
+export type ChildBehaviour =
+  | { kind: "answer"; eventDelayMs: number; withTool: boolean }
+  | { kind: "fail"; afterEvents: number }
+  | { kind: "hang"; afterEvents: number }
+  | { kind: "toolHang" }
+  | { kind: "overBudget" }
+  | { kind: "nested"; inner: "answer" | "fail" | "hang" };
+
+/** One sub-agent a generated turn offers: the model calls it by `name` (`sub1`, `sub2`, ...). */
+export interface SubAgentSpec {
+  name: string;
+  child: ChildBehaviour;
+  executionMode: "parallel" | "sequential";
+}
+
 /** One generated `runTurn`. */
 export interface TurnScenario {
   requests: RequestSpec[];
@@ -265,4 +287,6 @@ export interface TurnScenario {
   beforeUserMessages: boolean;
   /** A hostile host (throwing logger and callbacks, hung hook members, steering bursts); absent in the other runner properties. */
   hostile?: HostileHostSpec;
+  /** Sub-agents the turn offers (calls name them); absent outside the sub-agent property. */
+  subAgents?: SubAgentSpec[];
 }

@@ -50,6 +50,8 @@ export function callArguments(args: CallArguments): Record<string, unknown> {
       return { n: "not a number", value: ["not", "a", "string"] };
     case "prepareThrows":
       return { value: PREPARE_THROWS_VALUE };
+    case "task":
+      return { task: args.task };
     default: {
       const unknown: never = args;
       throw new Error(`Unknown call arguments: ${JSON.stringify(unknown)}`);

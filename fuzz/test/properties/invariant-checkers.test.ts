@@ -22,6 +22,7 @@ import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "../../src/invariants/loop-event-grammar.js";
 import { checkPrototypesUnchanged, snapshotPrototypes } from "../../src/invariants/prototypes.js";
 import { checkStreamChunks } from "../../src/invariants/stream-chunks.js";
+import { checkSubAgentEvents } from "../../src/invariants/sub-agent-events.js";
 import { checkProviderConversion, checkToolCallsAnswered } from "../../src/invariants/transcript-replayable.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "../../src/invariants/visible-text.js";
 import type { TurnRunObservation } from "../../src/observe-turn.js";
@@ -185,6 +186,60 @@ describe("invariant checkers reject broken runs", () => {
     expect(() => checkLoopTraceGrammar([status(1, "running"), trace(2, "agent_start"), status(3, "aborted")])).toThrow(
       /inside an agent run/,
     );
+  });
+
+  it("sub-agent events: a gap in a child's numbering, an event after its end, a child missing from the report", () => {
+    const from = (seq: number, turnSuffix: string, childSeq: number, status: "running" | "completed" | "aborted") => {
+      const steps = turnSuffix
+        .split("/")
+        .map((toolCallId, depth) => ({ toolCallId, agent: depth === 0 ? "sub1" : "inner" }));
+      return {
+        schema: RUNTIME_EVENT_SCHEMA,
+        eventId: `e${seq}`,
+        sessionId: "s",
+        turnId: "t",
+        seq,
+        type: "session.status",
+        payload: { status },
+        origin: { toolCallId: steps[0]!.toolCallId, path: steps, turnId: `t/${turnSuffix}`, seq: childSeq },
+      } as RuntimeEvent;
+    };
+    const parent = (seq: number, status: "running" | "completed"): RuntimeEvent => ({
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: `e${seq}`,
+      sessionId: "s",
+      turnId: "t",
+      seq,
+      type: "session.status",
+      payload: { status },
+    });
+    const report = { toolCallId: "c1", agent: "sub1", turnId: "t/c1", outcome: "completed" as const };
+    const completed = { kind: "completed" as const, subAgentCalls: [report] };
+    const run = (events: RuntimeEvent[]) => ({ events }) as TurnRunObservation;
+    // A child that passes on its own sub-agent's two events numbers them too: 1, (2, 3), 4.
+    const nested = [
+      parent(1, "running"),
+      from(2, "c1", 1, "running"),
+      from(3, "c1/c9", 1, "running"),
+      from(4, "c1/c9", 2, "completed"),
+      from(5, "c1", 4, "completed"),
+      parent(6, "completed"),
+    ];
+    expect(() => checkSubAgentEvents(run(nested), completed, ["sub1"])).not.toThrow();
+    const gap = [
+      parent(1, "running"),
+      from(2, "c1", 1, "running"),
+      from(3, "c1", 3, "completed"),
+      parent(4, "completed"),
+    ];
+    expect(() => checkSubAgentEvents(run(gap), completed, ["sub1"])).toThrow(/origin.seq 3, expected 2/);
+    const late = [...nested.slice(0, 5), from(6, "c1", 5, "completed"), parent(7, "completed")];
+    expect(() => checkSubAgentEvents(run(late), completed, ["sub1"])).toThrow(/after its terminal status/);
+    expect(() => checkSubAgentEvents(run(nested), { kind: "completed" }, ["sub1"])).toThrow(/the report lists 0/);
+    expect(() => checkSubAgentEvents(run(nested), completed, ["other"])).toThrow(/unknown sub-agent/);
+    const unended = [parent(1, "running"), from(2, "c1", 1, "running"), parent(3, "completed")];
+    expect(() => checkSubAgentEvents(run(unended), { kind: "completed" }, ["sub1"])).toThrow(/no terminal status/);
+    expect(() => checkSubAgentEvents(run(unended), { kind: "aborted" }, ["sub1"])).not.toThrow();
   });
 
   it("leaks: a pending timer, a listener left on a signal, a real timer never cleared", () => {

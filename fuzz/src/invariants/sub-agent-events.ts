@@ -1,0 +1,112 @@
+/**
+ * Invariant 16: a sub-agent's events in its parent's stream. Each child turn
+ * (`origin.turnId`) follows a turn's rules on its own numbering: `origin.seq`
+ * is the child's next number, which also counts every event the child
+ * passed on from its own sub-agents (turn ids `<turnId>/<toolCallId>` down
+ * the path), so nothing of a child is lost; `running` first, at most one
+ * terminal status and nothing of it after that. It belongs to a call of the
+ * parent to a sub-agent of that name (`origin.path[0]`); it may lack its
+ * terminal status only when the parent did not complete; and the parent's
+ * report lists each child that ended, with the outcome its stream showed,
+ * its usage summed in `usage.subAgents`.
+ */
+import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
+import type { TurnRunObservation } from "../observe-turn.js";
+import { InvariantViolation, describeValue } from "./violation.js";
+
+const INVARIANT = "16 sub-agent events marked, numbered and reported";
+
+/** The observation with only the parent's own events (those without `origin`), for the parent's invariants. */
+export function withOwnEvents<T extends TurnRunObservation>(observation: T): T {
+  return { ...observation, events: observation.events.filter((event) => event.origin === undefined) };
+}
+
+interface ChildStream {
+  agent: string;
+  toolCallId: string;
+  /** The child's events so far: its own and those it passed on. */
+  numbered: number;
+  terminal: string | undefined;
+}
+
+/** `subAgentNames`: the names of the sub-agents the turn offered. */
+export function checkSubAgentEvents(
+  observation: TurnRunObservation,
+  outcome: TurnOutcome,
+  subAgentNames: readonly string[],
+): void {
+  const fail = (detail: string): never => {
+    throw new InvariantViolation(INVARIANT, detail);
+  };
+  const children = new Map<string, ChildStream>();
+  const parentTurnId = observation.events[0]?.turnId ?? "";
+  for (const event of observation.events) {
+    const origin = event.origin;
+    if (!origin) continue;
+    const step = origin.path[0];
+    if (!step || step.toolCallId !== origin.toolCallId)
+      fail(`origin.path does not start at origin.toolCallId: ${describeValue(origin)}`);
+    if (!subAgentNames.includes(step!.agent)) fail(`an event from an unknown sub-agent: ${describeValue(origin)}`);
+    // Every turn on the path numbered the event: the ones above the emitting turn passed it on.
+    let turnId = parentTurnId;
+    origin.path.forEach((pathStep, depth) => {
+      turnId = `${turnId}/${pathStep.toolCallId}`;
+      const emitting = depth === origin.path.length - 1;
+      if (emitting && turnId !== origin.turnId)
+        fail(`origin.turnId ${origin.turnId} is not the turn its path names (${turnId})`);
+      let child = children.get(turnId);
+      if (!child) {
+        if (!emitting || !isStatus(event, "running"))
+          fail(`sub-agent turn ${turnId} starts with ${emitting ? describe(event) : "an event it passed on"}`);
+        child = { agent: pathStep.agent, toolCallId: pathStep.toolCallId, numbered: 0, terminal: undefined };
+        children.set(turnId, child);
+      } else if (child.terminal) {
+        fail(`sub-agent turn ${turnId} numbered ${describe(event)} after its terminal status`);
+      }
+      child.numbered++;
+      if (!emitting) return;
+      if (origin.seq !== child.numbered)
+        fail(
+          `sub-agent turn ${turnId}: origin.seq ${origin.seq}, expected ${child.numbered} (a gap, or a number twice)`,
+        );
+      if (event.type === "session.status" && event.payload.status !== "running") child.terminal = event.payload.status;
+    });
+  }
+  for (const [turnId, child] of children) {
+    if (!child.terminal && outcome.kind === "completed")
+      fail(`sub-agent turn ${turnId} has no terminal status, yet the parent completed`);
+  }
+  // The report: each call listed ended with the status its stream showed (when its end was not cut off).
+  const calls = outcome.subAgentCalls ?? [];
+  let cost = 0;
+  for (const call of calls) {
+    cost += call.usage?.total.cost.total ?? 0;
+    const child = children.get(call.turnId);
+    if (!child) {
+      if (outcome.kind === "completed") fail(`the report lists ${call.turnId}, whose events never reached the stream`);
+      continue;
+    }
+    if (child.agent !== call.agent || child.toolCallId !== call.toolCallId)
+      fail(
+        `the report of ${call.turnId} names ${call.agent}/${call.toolCallId}, its events ${child.agent}/${child.toolCallId}`,
+      );
+    if (child.terminal && child.terminal !== call.outcome)
+      fail(`sub-agent turn ${call.turnId} ended ${child.terminal} in the stream, ${call.outcome} in the report`);
+  }
+  if (outcome.kind === "completed") {
+    const direct = [...children].filter(([turnId]) => turnId.split("/").length === parentTurnId.split("/").length + 1);
+    const ended = direct.filter(([, child]) => child.terminal).length;
+    if (ended !== calls.length) fail(`${ended} sub-agent turns ended in the stream, the report lists ${calls.length}`);
+  }
+  const summed = outcome.usage?.subAgents?.cost.total ?? 0;
+  if (Math.abs(summed - cost) > 1e-9) fail(`usage.subAgents costs ${summed}, the calls ${cost}`);
+  if (calls.length === 0 && outcome.usage?.subAgents !== undefined) fail("usage.subAgents without a sub-agent call");
+}
+
+function isStatus(event: RuntimeEvent, status: string): boolean {
+  return event.type === "session.status" && event.payload.status === status;
+}
+
+function describe(event: RuntimeEvent): string {
+  return event.type === "session.status" ? `session.status ${event.payload.status}` : event.type;
+}
