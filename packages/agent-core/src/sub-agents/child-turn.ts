@@ -21,6 +21,10 @@ export interface ChildTurnRequest {
  *   children passed on keep their origin, one step deeper); nothing once
  *   the parent settled;
  * - it is aborted with `request.signal`;
+ * - what its tools ask the host (`ctx.askHost`) goes to the parent's
+ *   `answerActionRequest` (unless the child has its own): the child's
+ *   `action.required` reaches the parent's stream marked like its other
+ *   events, and the host's answer reaches the child;
  * - its budget is narrowed to what is left of the parent's;
  * - when it ends, its report (usage, timing, outcome) joins the parent's
  *   `subAgentCalls` and its spending counts for the parent's budget.
@@ -45,6 +49,7 @@ export async function runChildTurn(
       eventWriter,
       signal: request.signal,
       budget: narrowedBudget(request.input.budget, parent.watch.budgetLeft()),
+      answerActionRequest: request.input.answerActionRequest ?? parent.input.answerActionRequest,
     },
     [...parent.nesting.subAgentPath, step],
   );

@@ -5,9 +5,10 @@
  * their origin; its cost joins the parent's report; failures become error
  * results of the call; depth is limited.
  */
-import type { RuntimeEvent } from "@turnkit/protocol";
+import { Type } from "@sinclair/typebox";
+import type { ActionRequiredPayload, RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
-import { defineSubAgent, TurnkitConfigError } from "../../src/index.js";
+import { defineRuntimeTool, defineSubAgent, TurnkitConfigError } from "../../src/index.js";
 import {
   assertRuntimeEventSequence,
   assertToolCallsAnswered,
@@ -338,6 +339,54 @@ describe("sub-agents", () => {
       "explore status aborted",
     ]);
     expect(turn.outcome.subAgentCalls?.map((call) => call.outcome)).toEqual(["aborted", "aborted"]);
+  });
+
+  it("a tool inside a child asks the host for approval: the request reaches the parent's stream marked with its path, the answer reaches the child", async () => {
+    const deploy = defineRuntimeTool({
+      name: "deploy",
+      description: "Deploys, with a person's approval",
+      parameters: Type.Object({}),
+      execute: async (ctx) => {
+        const asked = await ctx.askHost!({
+          kind: "tool_approval",
+          toolCallId: ctx.toolCallId,
+          toolName: "deploy",
+          arguments: {},
+          reason: "deploys to production",
+        });
+        const approved = asked.kind === "answered" && asked.answer.approved;
+        return { content: [{ type: "text", text: approved ? "deployed" : `not deployed (${asked.kind})` }] };
+      },
+    });
+    const child = explore([response(toolCall("deploy", {}, { id: "call_deploy" })), "Deployed it."], {
+      tools: [deploy],
+    });
+    const asked: ActionRequiredPayload[] = [];
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "deploy" }, { id: "call_explore" })), "Done."],
+      input: {
+        tools: [child.tool],
+        answerActionRequest: (request) => {
+          asked.push(request);
+          return { approved: true };
+        },
+      },
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(toolResultText(turn.transcript, "explore")).toBe("Deployed it.");
+    expect(child.model.requests[1]!.context.messages.at(-1)).toMatchObject({
+      role: "toolResult",
+      content: [{ text: "deployed" }],
+    });
+    const request = turn.events.find((event) => event.type === "action.required")!;
+    expect(request.origin).toMatchObject({
+      toolCallId: "call_explore",
+      path: [{ toolCallId: "call_explore", agent: "explore" }],
+      turnId: "turn-1/call_explore",
+    });
+    expect(request.payload).toMatchObject({ kind: "tool_approval", toolCallId: "call_deploy", toolName: "deploy" });
+    expect(asked).toEqual([request.payload]);
   });
 
   it("a definition is checked at once", () => {
