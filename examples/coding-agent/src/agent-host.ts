@@ -1,4 +1,4 @@
-import { PiTurnRunner, type LlmRetryOptions, type TurnBudget } from "@turnkit/agent-core";
+import { PiTurnRunner, type ActionRequestAnswerer, type LlmRetryOptions, type TurnBudget } from "@turnkit/agent-core";
 import type { Tracer } from "@opentelemetry/api";
 import {
   createAgentRuntime,
@@ -36,6 +36,8 @@ export interface CodingAgentHostOptions {
   llmRetry?: LlmRetryOptions | false;
   /** MCP servers (`@turnkit/agent-mcp` extensions) whose tools join every turn, after the workspace tools. */
   mcpServers?: readonly Extension[];
+  /** Answers what a turn asks the user (an MCP server's elicitation); none: every question is declined. */
+  answerActionRequest?: ActionRequestAnswerer;
   /** Limits of every turn (`--max-steps`, `--max-cost`). */
   budget?: TurnBudget;
   /** Where each turn's spans go (`--trace`). Default: the global OpenTelemetry tracer, a no-op without an SDK. */
@@ -109,7 +111,7 @@ export class CodingAgentHost {
    * `failed` outcome); `signal` aborts the turn.
    */
   async runTurn(text: string, signal?: AbortSignal): Promise<TurnReport> {
-    const { store, model, workspaceDir, onEvent, llmRetry, budget } = this.options;
+    const { store, model, workspaceDir, onEvent, llmRetry, budget, answerActionRequest } = this.options;
     const turnId = store.beginTurn();
     const history = store.messages;
     const assembled = await this.runtime.assembleTurn({
@@ -131,6 +133,7 @@ export class CodingAgentHost {
       ...(signal && { signal }),
       ...(llmRetry !== undefined && { llmRetry }),
       ...(budget && { budget }),
+      ...(answerActionRequest && { answerActionRequest }),
     });
     const started = performance.now();
     // agent-core's system clock unrefs its timers, so a retry backoff alone

@@ -7,6 +7,7 @@ import type { CompactionOptions } from "@turnkit/agent-runtime";
 import { isTerminalEvent, type RuntimeEvent } from "@turnkit/protocol";
 import { CodingAgentHost, type TurnReport } from "./agent-host.js";
 import { createAutoPermission } from "./auto-permission.js";
+import { yesNoQuestions } from "./yes-no-questions.js";
 import type { CliOptions } from "./cli-options.js";
 import { INTERACTIVE_EVENT_DELAY_MS, SESSION_DIR_NAME } from "./defaults.js";
 import { HostError } from "./host-error.js";
@@ -115,6 +116,9 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     model,
     store,
     askPermission,
+    // Without a terminal the server's yes/no questions are asked like a permission (the scripted user answers).
+    // In a terminal session, and with --yes, they are declined: the session's prompt asks permissions only.
+    ...(!session && !cli.yes && { answerActionRequest: yesNoQuestions(askPermission) }),
     autoApprove: cli.yes,
     compaction: options.compaction,
     mcpServers,

@@ -8,12 +8,16 @@ import type { McpCommand } from "./mcp-command.js";
  * `mcp-1`, `mcp-2`, … in command-line order. Nothing starts here.
  */
 export function createMcpServerExtensions(options: { commands: readonly McpCommand[]; demo: boolean }): McpExtension[] {
-  const servers = options.commands.map((server, index) => createMcpExtension({ id: `mcp-${index + 1}`, server }));
+  // Every server may ask the user a question (elicitation); yes/no ones are asked like a permission.
+  const servers = options.commands.map((server, index) =>
+    createMcpExtension({ id: `mcp-${index + 1}`, server, elicitation: {} }),
+  );
   if (!options.demo) return servers;
   return [
     createMcpExtension({
       id: DEMO_MCP_SERVER_ID,
       server: { command: process.execPath, args: [DEMO_MCP_SERVER_SCRIPT] },
+      elicitation: {},
     }),
     ...servers,
   ];

@@ -8,6 +8,8 @@ export interface PermissionRequest {
   toolName: string;
   /** What the call does, in a few words (the command, the path). */
   summary: string;
+  /** The whole question, when it is not "allow this call" (an MCP server's yes/no question). */
+  question?: string;
 }
 
 /**

@@ -49,7 +49,11 @@ export interface Renderer {
   /** Echoes user input. */
   userInput(kind: UserInputKind, text: string): void;
   /** Prints the permission question and its answer; `note` says who answered when it was not the user. */
-  permissionAnswered(request: { toolName: string; summary: string }, allowed: boolean, note?: string): void;
+  permissionAnswered(
+    request: { toolName: string; summary: string; question?: string },
+    allowed: boolean,
+    note?: string,
+  ): void;
   /** A line from the host (banner, hints, warnings). */
   notice(text: string, tone?: "info" | "warn"): void;
   /** The summary of the turn that just ended, from its events: usage, cost and where the time went. */
@@ -60,9 +64,9 @@ export interface Renderer {
   close(): void;
 }
 
-/** The question of a permission prompt. */
-export function permissionQuestion(request: { toolName: string; summary: string }): string {
-  return `? action required: allow ${request.toolName} \`${request.summary}\`? [y/n]`;
+/** The question of a permission prompt (a yes/no question of its own, such as an MCP server's, when it has one). */
+export function permissionQuestion(request: { toolName: string; summary: string; question?: string }): string {
+  return `? action required: ${request.question ?? `allow ${request.toolName} \`${request.summary}\``}? [y/n]`;
 }
 
 interface RunningTool {

@@ -56,6 +56,18 @@ describe("the scripted session without a terminal", () => {
       tool: "get_issue",
       structuredContent: { number: 12, state: "open" },
     });
+    // The server asked the user (MCP elicitation, an action.required of the turn); the scripted user said yes.
+    const asked = run.events.flatMap((event) => (event.type === "action.required" ? [event.payload] : []));
+    expect(asked).toMatchObject([
+      {
+        kind: "elicitation",
+        serverName: "issue-tracker",
+        toolCallId: chunk?.toolCallId,
+        message: "Issue #12 has a private note from its reporter. Share it with the agent?",
+        requestedSchema: { properties: { share: { type: "boolean" } } },
+      },
+    ]);
+    expect(chunk?.result?.content[0]).toMatchObject({ text: expect.stringContaining("Private note: ") });
   });
 
   it("delivers the steering at a mid-turn boundary, and the next request carries it", () => {
