@@ -58,11 +58,11 @@ export function evaluateTargets(
     if (onWall) results.push({ name, limit, wall: onWall, cpu: verdict(cpu, over, under, limit) ?? null });
   };
 
-  timed("W1 our Agent / pi Agent", ["W1", "ours"], ["W1", "pi"], 0.8);
+  timed("W1 our Agent / pi Agent", ["W1", "ours"], ["W1", "pi"], 1);
   for (const variant of ["W2-300", "W2-1200", "W2-300-json", "W2-1200-json"]) {
-    timed(`${variant} our Agent / pi Agent`, [variant, "ours"], [variant, "pi"], 0.8);
+    timed(`${variant} our Agent / pi Agent`, [variant, "ours"], [variant, "pi"], 1);
   }
-  timed("W1 PiTurnRunner / pi Agent", ["W1", "runner"], ["W1", "pi"], 1.3);
+  timed("W1 PiTurnRunner / pi Agent", ["W1", "runner"], ["W1", "pi"], 1.5);
   timed("W2-300 PiTurnRunner / pi Agent", ["W2-300", "runner"], ["W2-300", "pi"], 1.5);
   timed("W2-1200 PiTurnRunner / pi Agent", ["W2-1200", "runner"], ["W2-1200", "pi"], 1.5);
   timed("W1 our Agent / floor (W0)", ["W1", "ours"], ["W0", "floor"], 3);
