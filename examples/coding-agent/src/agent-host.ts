@@ -10,6 +10,7 @@ import {
 } from "@turnkit/agent-runtime";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { createChangedFilesReminderExtension } from "./changed-files-reminder-extension.js";
+import { createExploreExtension } from "./explore-extension.js";
 import type { ModelChoice } from "./model-choice.js";
 import { PERMISSION_EXTENSION_ID, createPermissionExtension, type AskPermission } from "./permission-extension.js";
 import type { SessionStore } from "./session-store.js";
@@ -80,6 +81,7 @@ export class CodingAgentHost {
       base: [
         createSystemPromptExtension(),
         createWorkspaceToolsExtension({ workspaceDir: options.workspaceDir }),
+        createExploreExtension({ workspaceDir: options.workspaceDir, llm: options.model.explore ?? options.model.llm }),
         ...(options.mcpServers ?? []),
         createPermissionExtension({ ask: options.askPermission }),
         createChangedFilesReminderExtension(),

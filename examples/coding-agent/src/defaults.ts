@@ -60,3 +60,6 @@ export const DEMO_MCP_SERVER_ID = "issue-tracker";
 export const DEMO_MCP_SERVER_SCRIPT = fileURLToPath(
   new URL("../fixtures/issue-tracker-mcp-server.mjs", import.meta.url),
 );
+
+/** The explore sub-agent stops after this many model requests (its call then gets an error result). */
+export const EXPLORE_MAX_STEPS = 6;

@@ -13,6 +13,8 @@ export interface ModelChoice {
   hasPrices: boolean;
   /** True for the embedded scripted model. */
   scripted: boolean;
+  /** The explore sub-agent's `llm`; absent: the session's `llm`. */
+  explore?: LlmConfig;
   /** What this model needs of the compaction extension (the scripted models' summariser and small window); the host's options win. */
   compaction?: CompactionOptions;
 }

@@ -8,10 +8,11 @@ import type {
   StreamChunk,
   StreamToolCallChunk,
 } from "@turnkit/protocol";
-import { createStyle, stripAnsi, type Style } from "./ansi-style.js";
-import { SPINNER_FRAMES, SPINNER_INTERVAL_MS, TOOL_PROGRESS_MAX_CHARS } from "./defaults.js";
+import { createStyle, type Style } from "./ansi-style.js";
+import { createSubAgentLines } from "./sub-agent-lines.js";
+import { SPINNER_FRAMES, SPINNER_INTERVAL_MS } from "./defaults.js";
 import { createLiveScreen, createPlainScreen, type Screen, type TextSink } from "./terminal-screen.js";
-import { toolResultSummary, toolTitle } from "./tool-line.js";
+import { lastLineOf, toolResultSummary, toolTitle } from "./tool-line.js";
 import {
   emptyTurnStats,
   formatDuration,
@@ -74,21 +75,6 @@ interface RunningTool {
   title: string;
   /** The last line of output the tool streamed so far (bash). */
   progress?: string;
-}
-
-/** The last non-empty line of a partial tool result's text, shortened; `undefined` when there is none. */
-function lastLineOf(partialResult: unknown): string | undefined {
-  const content = (partialResult as { content?: { type: string; text?: string }[] } | undefined)?.content;
-  const text = Array.isArray(content)
-    ? content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("\n")
-    : "";
-  const line = stripAnsi(text)
-    .split("\n")
-    .map((candidate) => candidate.trim())
-    .filter((candidate) => candidate !== "")
-    .at(-1);
-  if (line === undefined) return undefined;
-  return line.length <= TOOL_PROGRESS_MAX_CHARS ? line : `${line.slice(0, TOOL_PROGRESS_MAX_CHARS - 1)}…`;
 }
 
 /** Creates a renderer writing to `options.out`. */
@@ -253,11 +239,14 @@ export function createRenderer(options: RendererOptions): Renderer {
     );
   };
 
+  const subAgentLines = createSubAgentLines({ style, line, callTitle: (id) => running.get(id)?.title });
+
   const onStatus = (status: SessionStatusPayload) => {
     switch (status.status) {
       case "running":
         stats = emptyTurnStats();
         running.clear();
+        subAgentLines.clear();
         blockedByPermission.clear();
         return;
       case "completed":
@@ -280,6 +269,11 @@ export function createRenderer(options: RendererOptions): Renderer {
   return {
     handle(event) {
       try {
+        if (event.origin) {
+          subAgentLines.handle(event, event.origin);
+          refreshLive();
+          return;
+        }
         readTurnEvent(stats, event);
         switch (event.type) {
           case "stream.resp":

@@ -54,10 +54,10 @@ export interface ScriptedUser {
   answerPermission(request: { toolName: string }): boolean;
 }
 
-/** The user of the demo: asks for the fix, steers towards a small edit once the agent has grepped, allows everything. */
+/** The user of the demo: asks for the fix, steers towards a small edit once the explore sub-agent answered, allows everything. */
 export const DEMO_USER: ScriptedUser = {
   task: "The slugify test fails. Find out why and fix it.",
-  steering: { text: "Keep the change small: fix slugify, don't rewrite the whole file.", afterTool: "grep" },
+  steering: { text: "Keep the change small: fix slugify, don't rewrite the whole file.", afterTool: "explore" },
   answerPermission: () => true,
 };
 
@@ -83,7 +83,8 @@ ${FIXED_LINES}
 /**
  * The embedded demo model: a scripted session in the sample project. It looks
  * up the bug report on the demo's MCP server and reads two files, all in
- * parallel, is rate-limited once, greps, edits (or, without
+ * parallel, is rate-limited once, hands the search for callers to the
+ * "explore" sub-agent (its own scripted model, which greps), edits (or, without
  * steering, rewrites) one file, runs `node --test` and reports. Its answers
  * after the steering point depend on what the request holds: steering text,
  * a refused or failing test run. Once the script is used up it answers every
@@ -115,9 +116,9 @@ export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedMod
       response(
         [
           text(
-            "The second test expects punctuation and repeated spaces to disappear, but `slugify` only swaps single spaces for dashes. Before changing it, let me see who else calls it.",
+            "The second test expects punctuation and repeated spaces to disappear, but `slugify` only swaps single spaces for dashes. Before changing it, let me have explore find who else calls it.",
           ),
-          toolCall("grep", { pattern: "slugify\\(", path: "src" }),
+          toolCall("explore", { task: "Who calls slugify, and what do they expect?" }),
         ],
         { usage: usage(2_412, 71) },
       ),
@@ -128,6 +129,13 @@ export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedMod
       report,
     ],
     options,
+    [
+      response(toolCall("grep", { pattern: "slugify\\(", path: "src" }), { usage: usage(612, 24) }),
+      response(
+        "`slugify` has one caller outside its module: `postPath` in src/post.js, which builds `/posts/<slug>` and expects a clean slug.",
+        { usage: usage(804, 37) },
+      ),
+    ],
     {
       contextWindow: SCRIPTED_CONTEXT_WINDOW,
       reserveTokens: SCRIPTED_COMPACTION_RESERVE_TOKENS,
@@ -138,17 +146,20 @@ export function createDemoModel(options: ScriptedModelOptions = {}): ScriptedMod
 
 /** A scripted model that only recaps: what a resumed scripted session talks to. */
 export function createRecapModel(options: ScriptedModelOptions = {}): ScriptedModelChoice {
-  return scriptedChoice([], options);
+  return scriptedChoice([], options, []);
 }
 
 /**
  * A scripted model choice: the script, then recaps; requests to the
  * summariser's model (the compaction extension's `summaryModel`) go to the
- * summariser. `compaction` adds to the summary model.
+ * summariser. `exploreEntries` script the explore sub-agent's own model
+ * (then it answers that it has nothing more). `compaction` adds to the
+ * summary model.
  */
 function scriptedChoice(
   entries: ScriptEntry[],
   options: ScriptedModelOptions,
+  exploreEntries: ScriptEntry[],
   compaction: CompactionOptions = {},
 ): ScriptedModelChoice {
   let scriptOver = false;
@@ -162,6 +173,8 @@ function scriptedChoice(
     streamingOf(options),
   );
   const summariser = createScriptedSummariser(streamingOf(options));
+  const explorer = createScriptedModel(exploreEntries, streamingOf(options));
+  const exploreModel = { ...explorer.model, id: "scripted-explorer", name: "Scripted explore model" };
   // The fallback model: another id on the same script, so the script goes on where the first model stopped.
   const backup = { ...scriptedModel.model, id: `${scriptedModel.model.id}-backup`, name: "Scripted backup model" };
   return {
@@ -173,6 +186,13 @@ function scriptedChoice(
         if (model.id === summariser.model.id) return summariser.streamFn(model, context, streamOptions);
         if (scriptedModel.remaining() === 0) scriptedModel.append(recap);
         return scriptedModel.streamFn(model, context, streamOptions);
+      },
+    },
+    explore: {
+      model: exploreModel,
+      streamFn: (_model, context, streamOptions) => {
+        if (explorer.remaining() === 0) explorer.append(response("(Scripted explore model: nothing more to find.)"));
+        return explorer.streamFn(explorer.model, context, streamOptions);
       },
     },
     hasPrices: false,

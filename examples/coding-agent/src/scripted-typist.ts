@@ -11,7 +11,8 @@ import type { ScriptedUser } from "./scripted-session.js";
 export function createScriptedTypist(user: ScriptedUser, steer: (text: string) => void): (event: RuntimeEvent) => void {
   let typed = false;
   return (event) => {
-    if (typed || !user.steering || event.type !== "stream.resp") return;
+    // A sub-agent's events (with origin) are not the turn's own tool calls.
+    if (typed || !user.steering || event.type !== "stream.resp" || event.origin) return;
     const { chunk } = event.payload;
     if (chunk.kind === "tool_call" && chunk.status === "finished" && chunk.toolName === user.steering.afterTool) {
       typed = true;

@@ -1,5 +1,6 @@
 import type { StreamToolCallChunk } from "@turnkit/protocol";
-import { TOOL_RESULT_MAX_CHARS, TOOL_TITLE_MAX_CHARS } from "./defaults.js";
+import { stripAnsi } from "./ansi-style.js";
+import { TOOL_PROGRESS_MAX_CHARS, TOOL_RESULT_MAX_CHARS, TOOL_TITLE_MAX_CHARS } from "./defaults.js";
 
 type Args = Record<string, unknown> | undefined;
 
@@ -28,6 +29,8 @@ function titleOf(toolName: string, args: Record<string, unknown>): string {
       return `"${str("pattern") ?? ""}"${str("path") ? ` in ${str("path")}` : ""}`;
     case "glob":
       return str("pattern") ?? "";
+    case "explore":
+      return `"${oneLine(str("task") ?? "")}"`;
     default:
       return oneLine(JSON.stringify(args));
   }
@@ -66,6 +69,9 @@ export function toolResultSummary(chunk: StreamToolCallChunk, blockedByPermissio
       return `${details.created === true ? "created" : "wrote"} ${plural(num("bytes") ?? 0, "byte")}`;
     case "bash":
       return `exit ${num("exitCode") ?? "?"}`;
+    case "explore":
+      // Its answer is shown under the call, as it streamed.
+      return "answered";
     default:
       return clip(oneLine(textOf(result.content)), TOOL_RESULT_MAX_CHARS);
   }
@@ -99,4 +105,19 @@ function oneLine(text: string): string {
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The last non-empty line of a partial tool result's text, shortened; `undefined` when there is none. */
+export function lastLineOf(partialResult: unknown): string | undefined {
+  const content = (partialResult as { content?: { type: string; text?: string }[] } | undefined)?.content;
+  const text = Array.isArray(content)
+    ? content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("\n")
+    : "";
+  const line = stripAnsi(text)
+    .split("\n")
+    .map((candidate) => candidate.trim())
+    .filter((candidate) => candidate !== "")
+    .at(-1);
+  if (line === undefined) return undefined;
+  return line.length <= TOOL_PROGRESS_MAX_CHARS ? line : `${line.slice(0, TOOL_PROGRESS_MAX_CHARS - 1)}…`;
 }

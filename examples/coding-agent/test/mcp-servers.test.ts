@@ -23,7 +23,7 @@ describe("--mcp: MCP servers next to the demo's own", () => {
     expect(run.result.exitCode).toBe(0);
     const banner = run.output.split("\n").filter((line) => line.startsWith("mcp ") || line.startsWith("extensions "));
     expect(banner).toEqual([
-      "extensions coding-agent-prompt, workspace-tools, issue-tracker, mcp-1, mcp-2, permissions, changed-files-reminder, compaction",
+      "extensions coding-agent-prompt, workspace-tools, explore, issue-tracker, mcp-1, mcp-2, permissions, changed-files-reminder, compaction",
       "mcp issue-tracker: get_issue",
       "mcp mcp-1: backlog_get_issue",
       'mcp mcp-2: MCP server "mcp-2" could not connect: could not start "turnkit-no-such-mcp-server": spawn turnkit-no-such-mcp-server ENOENT',

@@ -26,14 +26,39 @@ describe("the scripted session without a terminal", () => {
     const fixed = await readFile(path.join(run.result.workspaceDir, "src/slugify.js"), "utf8");
     expect(fixed).toContain(`.replace(/[^a-z0-9]+/g, "-")`);
     expect(fixed).toContain("Turns a title into a URL slug");
-    const toolNames = run.events.flatMap((event) =>
+    const toolNames = (sub: boolean) =>
+      run.events.flatMap((event) =>
+        event.type === "stream.resp" &&
+        (event.origin !== undefined) === sub &&
+        event.payload.chunk.kind === "tool_call" &&
+        event.payload.chunk.status === "finished"
+          ? [event.payload.chunk.toolName]
+          : [],
+      );
+    expect(toolNames(false)).toEqual(["get_issue", "read", "read", "explore", "edit", "bash"]);
+    // The explore sub-agent's own call, its events marked with the explore call it came from.
+    expect(toolNames(true)).toEqual(["grep"]);
+  });
+
+  it("handed the search to the explore sub-agent: its answer is the call's result, its cost its own and in the turn's", () => {
+    const explore = run.events.flatMap((event) =>
       event.type === "stream.resp" &&
+      !event.origin &&
       event.payload.chunk.kind === "tool_call" &&
+      event.payload.chunk.toolName === "explore" &&
       event.payload.chunk.status === "finished"
-        ? [event.payload.chunk.toolName]
+        ? [event.payload.chunk]
         : [],
-    );
-    expect(toolNames).toEqual(["get_issue", "read", "read", "grep", "edit", "bash"]);
+    )[0]!;
+    expect(explore.result?.content[0]).toMatchObject({ text: expect.stringContaining("`postPath` in src/post.js") });
+    const marked = run.events.filter((event) => event.origin);
+    expect(new Set(marked.map((event) => event.origin!.toolCallId))).toEqual(new Set([explore.toolCallId]));
+    const terminal = run.events.at(-1)!;
+    const report = terminal.type === "session.status" ? terminal.payload : undefined;
+    expect(report?.subAgentCalls).toEqual([
+      expect.objectContaining({ agent: "explore", outcome: "completed", toolCallId: explore.toolCallId }),
+    ]);
+    expect(report?.usage?.subAgents).toMatchObject({ input: 1_416, output: 61 });
   });
 
   it("looked the bug report up on the demo's MCP server (a child process speaking MCP over stdio)", () => {
@@ -94,7 +119,7 @@ describe("the scripted session without a terminal", () => {
       data: { reason: "threshold", summaryModel: "scripted/scripted-summariser", splitTurn: true },
     });
     expect(summary).toMatchObject({ role: "hidden", source: "compaction" });
-    expect(JSON.stringify(summary)).toContain("tools used: get_issue ×1, read ×2, grep ×1");
+    expect(JSON.stringify(summary)).toContain("tools used: get_issue ×1, read ×2, explore ×1");
     // Every kept tool result kept its call: the cut fell between steps of the one long turn.
     const calls = new Set(kept.flatMap((message) => (message.role === "assistant" ? toolCallIds(message) : [])));
     for (const message of kept)
@@ -135,7 +160,9 @@ describe("the scripted session without a terminal", () => {
       event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : [],
     );
     expect(retries).toEqual(["waiting", "recovered"]);
-    const statuses = run.events.flatMap((event) => (event.type === "session.status" ? [event.payload.status] : []));
+    const statuses = run.events.flatMap((event) =>
+      event.type === "session.status" && !event.origin ? [event.payload.status] : [],
+    );
     expect(statuses).toEqual(["running", "completed"]);
   });
 });
