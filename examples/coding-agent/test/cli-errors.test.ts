@@ -58,7 +58,7 @@ describe("the CLI as a process (no provider keys in its environment)", { timeout
     expect(run.stdout).toContain("  ✓ bash node --test · exit 0");
     expect(run.stdout).toContain("mcp issue-tracker: get_issue\n");
     expect(run.stdout).toContain("  ⟲ compacted: 9 earlier messages summarised by scripted/scripted-summariser");
-    expect(run.stdout).toMatch(/── 5 steps · 6 tool calls · 16,129 tokens in \/ 541 out · [\d.]+ (ms|s)\n/);
+    expect(run.stdout).toMatch(/── 5 steps · 6 tool calls · 16,156 tokens in \/ 541 out · [\d.]+ (ms|s)\n/);
     expect(run.stdout).not.toContain("\x1b[");
   });
 });
