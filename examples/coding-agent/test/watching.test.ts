@@ -47,11 +47,6 @@ describe("watching a turn in the coding agent", () => {
   it("--trace prints the turn's span tree when the turn ends: the turn, each model request, each tool call", () => {
     const tree = traced.output.split("\n").filter((line) => /^ {2,}(invoke_agent|chat|execute_tool)/.test(line));
     expect(tree.map((line) => line.replace(/ · [\d.]+–[\d.]+ s/, "").replace(/ · [\d,]+ in \/ \d+ out/, ""))).toEqual([
-      // The explore sub-agent's turn, a trace of its own that ends first (not yet nested under its call's span).
-      "  invoke_agent",
-      "    chat scripted-explorer",
-      "    execute_tool grep",
-      "    chat scripted-explorer",
       "  invoke_agent",
       "    chat scripted-model",
       "    execute_tool get_issue",
@@ -59,6 +54,11 @@ describe("watching a turn in the coding agent", () => {
       "    execute_tool read",
       "    chat scripted-model · 2 attempts",
       "    execute_tool explore",
+      // The explore sub-agent's turn, under its call.
+      "      invoke_agent",
+      "        chat scripted-explorer",
+      "        execute_tool grep",
+      "        chat scripted-explorer",
       "    chat scripted-model",
       "    execute_tool edit",
       "    chat scripted-model",

@@ -1,3 +1,4 @@
+import type { Context as OtelContext } from "@opentelemetry/api";
 import type { SubAgentStep, TurnOutcome } from "@turnkit/protocol";
 import { subscribeAgentEvents } from "./agent-events.js";
 import { wireCancellation } from "./cancellation.js";
@@ -37,16 +38,21 @@ export class PiTurnRunner {
    * whatever the writer, hooks, tools or provider do, it resolves.
    */
   runTurn(input: RunTurnInput): Promise<TurnOutcome> {
-    return this.runNestedTurn(input, []);
+    return this.runNestedTurn(input, [], undefined);
   }
 
-  /** `runTurn` for a turn `subAgentPath` deep among sub-agents (a host's turn is at `[]`). */
-  private async runNestedTurn(input: RunTurnInput, subAgentPath: readonly SubAgentStep[]): Promise<TurnOutcome> {
+  /** `runTurn` for a turn `subAgentPath` deep among sub-agents (a host's turn is at `[]`), its span under `traceParent`. */
+  private async runNestedTurn(
+    input: RunTurnInput,
+    subAgentPath: readonly SubAgentStep[],
+    traceParent: OtelContext | undefined,
+  ): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
     // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
     const created = newTurn(input, this.defaults, {
       subAgentPath,
-      startTurn: (child, path) => this.runNestedTurn(child, path),
+      ...(traceParent && { traceParent }),
+      startTurn: (child, path, parentSpan) => this.runNestedTurn(child, path, parentSpan),
     });
     // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
     created.events.push("session.status", { status: "running" });

@@ -24,6 +24,7 @@ export function newTurnWatch(turn: TurnState & WarningSink): TurnWatch {
     budget: input.budget,
     telemetry: defaults.telemetry,
     warnings: turn,
+    ...(turn.nesting.traceParent && { traceParent: turn.nesting.traceParent }),
   });
 }
 

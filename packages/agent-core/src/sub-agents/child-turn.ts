@@ -52,6 +52,7 @@ export async function runChildTurn(
       answerActionRequest: request.input.answerActionRequest ?? parent.input.answerActionRequest,
     },
     [...parent.nesting.subAgentPath, step],
+    parent.watch.toolTraceContext(toolCallId),
   );
   parent.watch.subAgentCallEnded({
     toolCallId,

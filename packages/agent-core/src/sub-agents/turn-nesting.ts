@@ -1,3 +1,4 @@
+import type { Context as OtelContext } from "@opentelemetry/api";
 import type { SubAgentStep, TurnOutcome } from "@turnkit/protocol";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 
@@ -9,6 +10,12 @@ import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 export interface TurnNesting {
   /** From the host's turn down to this one, one step per sub-agent call. */
   readonly subAgentPath: readonly SubAgentStep[];
-  /** Runs `input` as a turn at `subAgentPath`, as `runTurn` does. Rejects only for invalid input. */
-  readonly startTurn: (input: RunTurnInput, subAgentPath: readonly SubAgentStep[]) => Promise<TurnOutcome>;
+  /** The trace context the turn's span goes under: a sub-agent turn's call span; absent for a host's turn. */
+  readonly traceParent?: OtelContext;
+  /** Runs `input` as a turn at `subAgentPath` (its span under `traceParent`), as `runTurn` does. Rejects only for invalid input. */
+  readonly startTurn: (
+    input: RunTurnInput,
+    subAgentPath: readonly SubAgentStep[],
+    traceParent: OtelContext | undefined,
+  ) => Promise<TurnOutcome>;
 }

@@ -60,11 +60,12 @@ export function startTurnTracing(
   options: TurnTelemetryOptions | undefined,
   turn: TracedTurn,
   at: number,
+  parentContext?: OtelContext,
 ): TurnTracing | undefined {
   const tracer = options?.tracer ?? globalTracer();
   if (!tracer) return undefined;
   const tracing = new TurnTracing(tracer, options?.recordContent === true);
-  tracing.startTurn(turn, at);
+  tracing.startTurn(turn, at, parentContext);
   return tracing;
 }
 
@@ -101,7 +102,8 @@ export class TurnTracing {
     private readonly recordContent: boolean,
   ) {}
 
-  startTurn(turn: TracedTurn, at: number): void {
+  /** Starts the turn's span, a child of `parentContext` (a sub-agent's call) or else of the active context. */
+  startTurn(turn: TracedTurn, at: number, parentContext?: OtelContext): void {
     guarded(() => {
       const { model, sessionId, turnId } = turn;
       this.turnSpan = this.tracer.startSpan(
@@ -117,10 +119,10 @@ export class TurnTracing {
             "turnkit.turn.id": turnId,
           },
         },
-        context.active(),
+        parentContext ?? context.active(),
       );
       this.recording = this.turnSpan.isRecording();
-      if (this.recording) this.parent = trace.setSpan(context.active(), this.turnSpan);
+      if (this.recording) this.parent = trace.setSpan(parentContext ?? context.active(), this.turnSpan);
     });
   }
 
@@ -207,6 +209,12 @@ export class TurnTracing {
       }
       span.end(spanTime(at));
     });
+  }
+
+  /** The context of tool call `toolCallId`'s span while it runs (a sub-agent's turn span goes under it), if it has one. */
+  toolContext(toolCallId: string): OtelContext | undefined {
+    const span = this.toolSpans.get(toolCallId);
+    return span && this.parent ? trace.setSpan(this.parent, span) : undefined;
   }
 
   startTool(toolCallId: string, toolName: string, args: unknown, at: number): void {

@@ -6,6 +6,7 @@
  * points in one place, the work in the files beside it.)
  */
 import type { AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
+import type { Context as OtelContext } from "@opentelemetry/api";
 import type { AgentEvent } from "@turnkit/agent-loop";
 import type {
   BudgetExceededDetail,
@@ -40,6 +41,8 @@ export interface TurnWatchOptions {
   telemetry: TurnTelemetryOptions | undefined;
   /** Where the watch's warnings go. */
   warnings: WarningSink;
+  /** The trace context the turn's span goes under (a sub-agent turn's: its call's span); default the active one. */
+  traceParent?: OtelContext;
 }
 
 /** Emits a turn's `runtime.warning`s (the runner drops them once the turn settled). */
@@ -83,7 +86,7 @@ export class TurnWatch {
     this.budget = options.budget;
     this.warnings = options.warnings;
     this.tools = new ToolCallTimer(options.clock);
-    this.tracing = startTurnTracing(options.telemetry, options, options.startedAt);
+    this.tracing = startTurnTracing(options.telemetry, options, options.startedAt, options.traceParent);
   }
 
   /** A request of `family` starts (before its first attempt); an earlier one of that family still open is closed. */
@@ -173,6 +176,11 @@ export class TurnWatch {
   /** A tool call's `execute` settled; its run time ends here. */
   toolSettled(toolCallId: string): void {
     this.tools.settled(toolCallId);
+  }
+
+  /** The trace context of tool call `toolCallId`'s span, for the sub-agent turn it runs; `undefined` when not traced. */
+  toolTraceContext(toolCallId: string): OtelContext | undefined {
+    return this.tracing?.toolContext(toolCallId);
   }
 
   /** A sub-agent call ended: its report is kept for the turn's, and what it spent counts for the budget. */

@@ -5,6 +5,7 @@
  * their origin; its cost joins the parent's report; failures become error
  * results of the call; depth is limited.
  */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { Type } from "@sinclair/typebox";
 import type { ActionRequiredPayload, RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
@@ -387,6 +388,29 @@ describe("sub-agents", () => {
     });
     expect(request.payload).toMatchObject({ kind: "tool_approval", toolCallId: "call_deploy", toolName: "deploy" });
     expect(asked).toEqual([request.payload]);
+  });
+
+  it("the child's turn span goes under its call's execute_tool span, in the parent's trace", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const child = explore(["found it"]);
+    await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "look" })), "ok"],
+      input: { tools: [child.tool] },
+      runnerOptions: { telemetry: { tracer: provider.getTracer("test") } },
+    });
+    const spans = exporter.getFinishedSpans();
+    const names = (list: typeof spans) => list.map((span) => span.name);
+    const roots = spans.filter((span) => !span.parentSpanContext);
+    expect(names(roots)).toEqual(["invoke_agent"]);
+    const call = spans.find((span) => span.name === "execute_tool explore")!;
+    const under = (parent: (typeof spans)[number]) =>
+      spans.filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId);
+    const childTurn = under(call);
+    expect(names(childTurn)).toEqual(["invoke_agent"]);
+    expect(childTurn[0]!.attributes["turnkit.turn.id"]).toBe("turn-1/call_1");
+    expect(names(under(childTurn[0]!))).toEqual(["chat scripted-model"]);
+    expect(childTurn[0]!.spanContext().traceId).toBe(roots[0]!.spanContext().traceId);
   });
 
   it("a definition is checked at once", () => {
