@@ -1,6 +1,7 @@
 import type {
   ElicitationRequiredPayload,
   ProtocolUsage,
+  RuntimeEvent,
   RuntimeWarningPayload,
   TurnError,
   TurnStatus,
@@ -42,6 +43,10 @@ export interface TurnkitMessageMetadata {
  *   place the model received it.
  * - `turnkit-elicitation`: an `action.required` of kind `elicitation` (an
  *   MCP server asks the person for input); answer it with its `requestId`.
+ * - `turnkit-sub-agent`: an event a sub-agent of the turn emitted (one with
+ *   `origin`), whole; a page shows it under the tool call
+ *   `origin.toolCallId`. The turn's own parts never include a sub-agent's
+ *   text, tool calls or end.
  * - `turnkit-superseded`: after a crash, a model request that was streaming
  *   was sent again; the parts streamed by the interrupted attempt (those
  *   whose `providerMetadata.turnkit.messageId` is in `messageIds`) are
@@ -54,6 +59,8 @@ export interface TurnkitDataParts {
   "turnkit-steering": { text: string };
   /** A question for the person (`action.required` of kind `elicitation`), with the schema of its answer. */
   "turnkit-elicitation": ElicitationRequiredPayload;
+  /** An event of a sub-agent of the turn (it has `origin`), to show under its call. */
+  "turnkit-sub-agent": RuntimeEvent;
   /** Parts of these Turnkit messages came from an interrupted attempt and are replaced by what follows. */
   "turnkit-superseded": { fromSeq: number; toSeq: number; messageIds: string[] };
   // An index signature, so the map satisfies the AI SDK's `UIDataTypes`.

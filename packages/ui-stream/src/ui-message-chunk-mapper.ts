@@ -85,6 +85,11 @@ export class UIMessageChunkMapper {
   map(event: RuntimeEvent): TurnkitUIMessageChunk[] {
     this.checkOrder(event);
     const out: TurnkitUIMessageChunk[] = [];
+    // A sub-agent's event is not the turn's: its status, text and tools are shown under its call.
+    if (event.origin) {
+      out.push({ type: "data-turnkit-sub-agent", id: `sub-agent-${event.seq}`, data: event });
+      return out;
+    }
     switch (event.type) {
       case "session.status":
         this.onStatus(event.payload, out);

@@ -5,9 +5,10 @@
  * usage and cost, failed and aborted turns, and every resume point.
  */
 import { Type } from "@sinclair/typebox";
-import { defineRuntimeTool } from "@turnkit/agent-core";
+import { defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
 import {
   createRecordingEventWriter,
+  createScriptedModel,
   errorAfter,
   response,
   runScriptedTurn,
@@ -142,6 +143,30 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(types.indexOf("data-turnkit-steering")).toBeGreaterThan(types.indexOf("tool-echo"));
     expect(types.indexOf("data-turnkit-steering")).toBeLessThan(types.lastIndexOf("step-start"));
     expect(textOf(message)).toBe("Tagged too.");
+  });
+
+  it("a sub-agent's events are data parts for its call; its text and its end are not the turn's", async () => {
+    const child = createScriptedModel(["Found it in src/a.ts."]);
+    const explore = defineSubAgent({
+      name: "explore",
+      description: "Searches",
+      systemPrompt: "You search.",
+      llm: { model: child.model, streamFn: child.streamFn },
+      llmRetry: false,
+    });
+    const result = await runScriptedTurn({
+      script: [response([toolCall("explore", { task: "find it" })]), response("It is in src/a.ts.")],
+      input: { tools: [explore] },
+    });
+    const { message } = await readEventsWithAiSdk([...result.events]);
+    const parts = message.parts.filter((p) => p.type === "data-turnkit-sub-agent") as any[];
+    expect(parts.map((p) => p.data.type)).toContain("stream.resp");
+    expect(parts.at(-1).data).toMatchObject({ type: "session.status", payload: { status: "completed" } });
+    const call = message.parts.find((p) => p.type === "tool-explore") as any;
+    expect(new Set(parts.map((p) => p.data.origin.toolCallId))).toEqual(new Set([call.toolCallId]));
+    expect(call.output.content[0].text).toBe("Found it in src/a.ts.");
+    expect(textOf(message)).toBe("It is in src/a.ts.");
+    expect(message.metadata).toMatchObject({ status: "completed" });
   });
 
   it("an elicitation a tool asked for is a data part the page answers by its request id", async () => {
