@@ -12,6 +12,7 @@ import { W4 } from "./w4-wide-batch.js";
 import { measureManyTurnsMemory, W5, W5_CONTENDERS, type ManyTurnsHeap } from "./w5-many-turns.js";
 import { runW6SearchTools } from "./w6-search-tools.js";
 import { runW7 } from "./w7-durable.js";
+import { runW8 } from "./w8-scale.js";
 import type { TimedWorkload } from "./workload.js";
 
 const USAGE = `pnpm bench [-- options]
@@ -22,6 +23,8 @@ const USAGE = `pnpm bench [-- options]
           W1R                             the runner breakdown on W1 (only when named)
           W6                              the built-in grep and glob tools against grep -rn and find
           W7                              durable turns on Postgres against in-process turns
+          W8                              1,000 durable turns over 4 worker processes, then with 50 SIGKILLs
+                                          (only when named; W8_TURNS, W8_WORKERS, W8_KILLS override the sizes)
   --impl floor,pi,ours,runner,runner-no-retry   run only these implementations
   --rounds N                              timed rounds per workload instead of the defaults
   --out PATH                              write the JSON there (default: results/latest.json, full runs only)
@@ -196,6 +199,11 @@ async function main(): Promise<void> {
     await runW6SearchTools({ rounds: options.rounds });
   // W7 times durable turns (Postgres, DBOS) against in-process ones: it prints its own table.
   if (selected(options, "W7") && (!options.impl || options.only?.has("W7"))) await runW7({ rounds: options.rounds });
+  // W8 runs worker processes for minutes: only when named.
+  if (options.only?.has("W8")) {
+    const size = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+    await runW8({ turns: size("W8_TURNS"), workers: size("W8_WORKERS"), kills: size("W8_KILLS") });
+  }
 
   const cpu = process.cpuUsage();
   const results: SuiteResults = {
