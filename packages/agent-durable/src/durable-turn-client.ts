@@ -10,22 +10,16 @@ import {
   DEFAULT_SCHEMA,
   FOLLOW_POLL_MS,
   OUTCOME_POLL_MS,
-  DEFAULT_SESSION_PAGE,
-  MAX_SESSION_PAGE,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalDecision, ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
-import { SessionCatalog, type SessionPage, type SessionTurn } from "./store/session-catalog.js";
 import { migrateSchema } from "./store/schema.js";
 import { type SteerAnswer, SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
-import type { AgentMessage } from "@turnkit/agent-loop";
 import {
-  assertSessionId,
-  assertValidLabel,
   assertValidTurnRequest,
   type DurableTurnRef,
   type DurableTurnRequest,
@@ -73,7 +67,6 @@ export class DurableTurnClient {
     private readonly eventLog: EventLog,
     private readonly turnTable: TurnTable,
     private readonly steering: SteeringInbox,
-    private readonly sessions: SessionCatalog,
     private readonly notifications: LogNotifications,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
@@ -114,7 +107,6 @@ export class DurableTurnClient {
         new EventLog(pool, settings.schema),
         new TurnTable(pool, settings.schema),
         new SteeringInbox(pool, settings.schema),
-        new SessionCatalog(pool, settings.schema),
         new LogNotifications(connection.databaseUrl),
         pools,
         settings,
@@ -134,7 +126,7 @@ export class DurableTurnClient {
   async start(request: DurableTurnRequest): Promise<DurableTurnRef> {
     assertValidTurnRequest(request);
     const ref = turnRef(request);
-    await this.turnTable.insertTurn(ref, request.label);
+    await this.turnTable.insertTurn(ref);
     const stored: DurableTurnRequest = JSON.parse(JSON.stringify(request));
     await this.dbos.enqueue(
       {
@@ -264,69 +256,6 @@ export class DurableTurnClient {
       .getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
   }
 
-  /**
-   * Sessions, newest first (made by a first start or a fork), `limit` per page (default 50, at most 500);
-   * a page's `next` is the following page's `after`. Throws `invalid_input` for a bad limit or cursor.
-   */
-  async listSessions(options: { limit?: number; after?: string } = {}): Promise<SessionPage> {
-    const limit = options.limit ?? DEFAULT_SESSION_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE)
-      throw invalidInput(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
-    if (options.after !== undefined && typeof options.after !== "string")
-      throw invalidInput("after must be the next cursor of an earlier page");
-    return this.sessions.list(limit, options.after);
-  }
-
-  /**
-   * A session's turns in start order, each with its state, outcome, label, and whether it is still in the
-   * history the next turn sees. Throws `unknown_session`.
-   */
-  async listTurns(sessionId: string): Promise<SessionTurn[]> {
-    return this.sessions.turns(assertSessionId(sessionId));
-  }
-
-  /** A session's history as its next turn will see it (after forks and rewinds). Throws `unknown_session`. */
-  async readHistory(sessionId: string): Promise<AgentMessage[]> {
-    return this.sessions.history(assertSessionId(sessionId));
-  }
-
-  /**
-   * Sets a turn's label (`undefined` clears it). Throws `unknown_turn`, or `invalid_input` for a label
-   * that is not a string of at most 200 characters.
-   */
-  async labelTurn(turn: TurnAddress, label: string | undefined): Promise<void> {
-    if (label !== undefined) assertValidLabel(label);
-    const ref = turnRef(turn);
-    if (!(await this.sessions.label(ref.workflowId, label))) throw unknownTurn(ref);
-  }
-
-  /**
-   * Makes a new session, `intoSessionId`, whose history is `at`'s session's history as it stood when turn
-   * `at` finished; the original is not changed, and turns of either may run meanwhile. All or nothing.
-   * Throws `unknown_session`, `unknown_turn`, `turn_not_finished`, `turn_not_in_history` (rewound away,
-   * or replaced by a later compaction), `session_exists`.
-   */
-  async fork(at: TurnAddress, intoSessionId: string): Promise<void> {
-    const ref = turnRef(at);
-    await this.sessions.fork(
-      ref.sessionId,
-      ref.workflowId,
-      ref.turnId,
-      assertSessionId(intoSessionId, "intoSessionId"),
-    );
-  }
-
-  /**
-   * Rewinds `to`'s session to turn `to`: the next turn sees the history as it stood when `to` finished.
-   * The later turns' events stay readable; `listTurns` shows them with `inHistory: false`. All or
-   * nothing. Throws `unknown_session`, `unknown_turn`, `turn_not_finished`, `turn_not_in_history`, and
-   * `session_busy` while a turn of the session is queued or running.
-   */
-  async rewind(to: TurnAddress): Promise<void> {
-    const ref = turnRef(to);
-    await this.sessions.rewind(ref.sessionId, ref.workflowId, ref.turnId);
-  }
-
   /** Closes every connection; the client is unusable afterwards. */
   async close(): Promise<void> {
     await this.notifications.close();
@@ -336,14 +265,12 @@ export class DurableTurnClient {
 
   private async known(turn: TurnAddress): Promise<DurableTurnRef> {
     const ref = turnRef(turn);
-    if (!(await this.turnTable.exists(ref.workflowId))) throw unknownTurn(ref);
+    if (!(await this.turnTable.exists(ref.workflowId))) {
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.UnknownTurn,
+        message: `no turn ${ref.turnId} in session ${ref.sessionId} was started`,
+      });
+    }
     return ref;
   }
-}
-
-function unknownTurn(ref: DurableTurnRef): DurableTurnError {
-  return new DurableTurnError({
-    code: DurableTurnErrorCode.UnknownTurn,
-    message: `no turn ${ref.turnId} in session ${ref.sessionId} was started`,
-  });
 }
