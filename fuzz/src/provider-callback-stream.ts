@@ -10,6 +10,7 @@
  */
 import { type AssistantMessage, createAssistantMessageEventStream } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@turnkit/agent-loop";
+import { emptyUsage } from "@turnkit/agent-loop/internal";
 
 export function withProviderCallbacks(streamFn: StreamFn): StreamFn {
   return async (model, context, options) => {
@@ -24,14 +25,7 @@ export function withProviderCallbacks(streamFn: StreamFn): StreamFn {
         api: model.api,
         provider: model.provider,
         model: model.id,
-        usage: {
-          input: 0,
-          output: 0,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 0,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
+        usage: emptyUsage(),
         stopReason,
         errorMessage: error instanceof Error ? error.message : String(error),
         timestamp: Date.now(),

@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { BeforeLlmCallEvent } from "@turnkit/agent-core";
 import type { StreamFn } from "@turnkit/agent-loop";
+import { emptyUsage } from "@turnkit/agent-loop/internal";
 import { type CallsInFlight, turnKey } from "./calls-in-flight.js";
 import { MAX_SAMPLING_TURNS } from "./defaults.js";
 import { withScopedSignal } from "./scoped-signal.js";
@@ -117,14 +118,7 @@ function samplingContext(params: CreateMessageRequest["params"], model: Model<an
       api: model.api,
       provider: model.provider,
       model: model.id,
-      usage: {
-        input: 0,
-        output: 0,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 0,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
+      usage: emptyUsage(),
       stopReason: "stop",
       timestamp: Date.now(),
     };
