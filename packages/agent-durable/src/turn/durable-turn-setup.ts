@@ -1,5 +1,6 @@
 import type { LlmConfig, LlmRetryOptions, RunTurnInput } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { RuntimeWarningPayload } from "@turnkit/protocol";
 import type { DurableRuntimeTool } from "../steps/durable-tool.js";
 import type { DurableTurnHooks } from "../steps/hook-steps.js";
 import type { DurableTurnRequest } from "./turn-request.js";
@@ -24,6 +25,14 @@ export interface DurableTurnSetup {
   hooks?: DurableTurnHooks;
   /** Hidden messages placed before the user message (reminders, context). */
   beforeUserMessages?: AgentMessage[];
+  /**
+   * Warnings found while the setup was built (an MCP server that is down),
+   * logged as `runtime.warning` events right after the turn's first
+   * `session.status`, as the runner's `RunTurnInput.warnings`. The first
+   * execution's list is recorded in a step: a recovery logs the same ones,
+   * whatever its own `buildTurn` found.
+   */
+  warnings?: RuntimeWarningPayload[];
   /** Transport retry of each model request; every attempt is its own step. */
   llmRetry?: LlmRetryOptions | false;
   /** How long this turn's approvals wait for an answer before the call is blocked. Default: the worker's `approvalTimeoutMs`. */

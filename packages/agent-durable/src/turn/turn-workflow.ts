@@ -93,6 +93,8 @@ async function runDurableTurn(
   const sequential =
     setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
   const { hooks, afterTurn } = durableHooks(ctx, setup.hooks ?? {}, tools);
+  // The setup's warnings as the first execution found them (a step): a recovery logs the same ones.
+  const warnings = await DBOS.runStep(async () => setup.warnings ?? [], { name: "turnkit.setup-warnings" });
   // A runner whose message ids follow the turn's order, running the turn with every seam durable.
   const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
   const outcome = await runner.runTurn({
@@ -103,6 +105,7 @@ async function runDurableTurn(
     startMode: request.startMode,
     history,
     beforeUserMessages: setup.beforeUserMessages,
+    warnings,
     llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
     llmRetry: setup.llmRetry,
     tools: tools.map((tool) => durableToolCall(ctx, tool, { sequential })),
