@@ -8,6 +8,8 @@ export default defineProject({
     isolate: false,
     testTimeout: 30_000,
     include: ["test/**/*.test.ts"],
+    // The worker bundled once: each worker process the tests start runs plain node.
+    globalSetup: ["test/support/worker-bundle.ts"],
     // `eventsource-parser` (under `ai`) publishes its TypeScript sources under the `source` condition
     // that vitest hands to Node: `ai` and its packages go through Vite, which compiles them.
     server: { deps: { inline: [/node_modules\/ai\//, /@ai-sdk\//, /eventsource-parser/] } },

@@ -33,6 +33,12 @@ export interface DurableServerOptions {
   maxBodyBytes?: number;
   /** A directory served at `/` (the web chat's build). Default: none. */
   webRoot?: string;
+  /**
+   * The program and arguments that start one worker process, run in this
+   * example's directory. Default: node with tsx running `src/worker.ts`
+   * (the tests pass a bundle of it, which starts faster).
+   */
+  workerCommand?: readonly string[];
 }
 
 /** A running example: its URL, its workers, and how to stop everything. */
@@ -45,8 +51,11 @@ export interface DurableServer {
   stop(): Promise<void>;
 }
 
-function startWorker(workerId: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", WORKER_SCRIPT], {
+const DEFAULT_WORKER_COMMAND = [process.execPath, "--import", "tsx", "--conditions=source", WORKER_SCRIPT];
+
+function startWorker(workerId: string, env: Record<string, string>, command: readonly string[]): Promise<ChildProcess> {
+  const [program, ...args] = command;
+  const child = spawn(program!, args, {
     cwd: EXAMPLE_DIR,
     env: { ...process.env, ...env, WORKER_ID: workerId },
     // stdin stays open while this process lives: the worker exits when it closes.
@@ -95,7 +104,13 @@ export async function startDurableServer(options: DurableServerOptions = {}): Pr
   try {
     const env = { DATABASE_URL: postgres.url, LEASE_MS: String(options.leaseMs ?? 3000), ...options.workerEnv };
     const ids = Array.from({ length: options.workers ?? 2 }, (_, i) => `worker-${i + 1}`);
-    for (const id of ids) children.set(id, await startWorker(id, env));
+    const command = options.workerCommand ?? DEFAULT_WORKER_COMMAND;
+    // Started together; a worker that fails to start is stopped with the rest.
+    const started = await Promise.allSettled(
+      ids.map(async (id) => children.set(id, await startWorker(id, env, command))),
+    );
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
     client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
     const workers = () =>
       ids

@@ -9,12 +9,14 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
+import { testWorkerCommand } from "./support/worker-bundle.js";
 import { readUIStream, textOf } from "./support/ui-stream-reader.js";
 
 let server: DurableServer;
 
 beforeAll(async () => {
   server = await startDurableServer({
+    workerCommand: testWorkerCommand(),
     port: 0,
     workers: 1,
     maxBodyBytes: 4096,

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
+import { testWorkerCommand } from "./support/worker-bundle.js";
 
 interface SseEvent {
   id: number;
@@ -16,7 +17,12 @@ interface SseEvent {
 let server: DurableServer;
 
 beforeAll(async () => {
-  server = await startDurableServer({ port: 0, leaseMs: 1500, workerEnv: { DEMO_DELAY_MS: "40" } });
+  server = await startDurableServer({
+    workerCommand: testWorkerCommand(),
+    port: 0,
+    leaseMs: 1500,
+    workerEnv: { DEMO_DELAY_MS: "40" },
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
+import { testWorkerCommand } from "./support/worker-bundle.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const INSTALL = "apt-get install -y chromium";
@@ -45,6 +46,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     // One build of the page, served by this server.
     await build({ configFile: join(WEB_CHAT, "vite.config.ts"), logLevel: "warn" });
     server = await startDurableServer({
+      workerCommand: testWorkerCommand(),
       port: 0,
       leaseMs: 1500,
       webRoot: join(WEB_CHAT, "dist"),

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { stripAnsi } from "../../src/ansi-style.js";
-import { CLI_COMMAND, EXAMPLE_DIR, envWithoutProviderKeys } from "./cli-process.js";
+import { EXAMPLE_DIR, cliCommand, envWithoutProviderKeys } from "./cli-process.js";
 
 /** True when util-linux `script` can give the CLI a pseudo-terminal here. */
 export const canUsePty =
@@ -25,7 +25,7 @@ export interface PtySession {
  * sees a TTY on both stdin and stdout, as in a real terminal.
  */
 export function startPtySession(args: readonly string[], options: { columns?: number } = {}): PtySession {
-  const command = [...CLI_COMMAND, ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ");
+  const command = [...cliCommand(), ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ");
   const shell = `stty cols ${options.columns ?? 160} rows 40 2>/dev/null; exec ${command}`;
   const child: ChildProcessWithoutNullStreams = spawn("script", ["-qfec", shell, "/dev/null"], {
     cwd: EXAMPLE_DIR,
