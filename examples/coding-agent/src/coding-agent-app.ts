@@ -108,6 +108,9 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
         )
       : createAutoPermission(renderer, () => false, "no terminal to ask; --yes allows");
 
+  const askQuestion: AskPermission =
+    session || model.scripted ? askPermission : createAutoPermission(renderer, () => false, "no terminal to ask");
+
   let typist: (event: RuntimeEvent) => void = () => {};
   const mcpServers = createMcpServerExtensions({ commands: cli.mcp ?? [], demo: model.scripted && !cli.resume });
   const spans = cli.trace ? createSpanRecorder() : undefined;
@@ -116,9 +119,9 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     model,
     store,
     askPermission,
-    // Without a terminal the server's yes/no questions are asked like a permission (the scripted user answers).
-    // In a terminal session, and with --yes, they are declined: the session's prompt asks permissions only.
-    ...(!session && !cli.yes && { answerActionRequest: yesNoQuestions(askPermission) }),
+    // A server's yes/no question is asked like a permission: at the prompt in a terminal, by the scripted user
+    // of the demo, and declined without a terminal. --yes allows tool calls, never answers a question.
+    answerActionRequest: yesNoQuestions(askQuestion),
     autoApprove: cli.yes,
     compaction: options.compaction,
     mcpServers,

@@ -56,6 +56,12 @@ describe("the interactive session (keys typed by the test)", () => {
     const run = startScripted(root.dir, { keys, tty: true, scripted: { eventDelayMs: 2, retryAfterMs: 20 } });
     const shows = (text: string) => () => stripAnsi(run.output()).includes(text);
 
+    // The demo's MCP server asks the user (an elicitation) at the prompt; y shares the issue's private note.
+    await until(
+      shows("issue-tracker asks: Issue #12 has a private note from its reporter. Share it with the agent? [y/n]"),
+      "the server's question",
+    );
+    keys.typeText("y");
     await until(shows("✓ grep"), "the grep");
     keys.typeText("what changed?");
     keys.press(undefined, { name: "return", meta: true, sequence: "\x1b\r" });
@@ -72,8 +78,17 @@ describe("the interactive session (keys typed by the test)", () => {
     expect(output.indexOf("\n› what changed?\n")).toBeGreaterThan(output.indexOf("Both tests pass"));
 
     keys.press("\x04", { name: "d", ctrl: true });
-    const { result } = await run.done;
+    const { result, events } = await run.done;
     expect(result.exitCode).toBe(0);
+    // The y typed at the server's question reached the server: it shared the private note.
+    const issue = events.find(
+      (event) =>
+        event.type === "stream.resp" &&
+        event.payload.chunk.kind === "tool_call" &&
+        event.payload.chunk.toolName === "get_issue" &&
+        event.payload.chunk.status === "finished",
+    );
+    expect(JSON.stringify(issue)).toContain("Private note: ");
     expect(result.reports.map((report) => [report.turnId, report.outcome.kind])).toEqual([
       ["turn-1", "completed"],
       ["turn-2", "completed"],
@@ -88,19 +103,32 @@ describe("the interactive session (keys typed by the test)", () => {
     const run = startScripted(root.dir, { keys, tty: true, scripted: { eventDelayMs: 2, retryAfterMs: 20 } });
     const shows = (text: string) => () => stripAnsi(run.output()).includes(text);
 
+    await until(shows("Share it with the agent? [y/n]"), "the server's question");
+    keys.typeText("n");
     await until(shows("✓ read test/slugify.test.js"), "the reads");
     keys.typeText("/queue then add a changelog entry");
     keys.press("\r", { name: "return", sequence: "\r" });
     await until(shows("› (queued) then add a changelog entry"), "the follow-up echo");
 
-    await until(shows("? action required"), "the permission question");
+    await until(shows("? action required: allow bash"), "the permission question");
     keys.press("\x03", { name: "c", ctrl: true });
     await until(shows("■ aborted"), "the abort");
     await until(shows("(dropped 1 queued message)"), "the dropped follow-up");
     keys.press("\x03", { name: "c", ctrl: true });
-    const { result } = await run.done;
+    const { result, events } = await run.done;
     expect(result.exitCode).toBe(0);
+    // The n typed at the server's question reached the server: the issue came without its private note.
+    const issue = events.find(
+      (event) =>
+        event.type === "stream.resp" &&
+        event.payload.chunk.kind === "tool_call" &&
+        event.payload.chunk.toolName === "get_issue" &&
+        event.payload.chunk.status === "finished",
+    );
+    expect(JSON.stringify(issue)).toContain("Slugs keep punctuation");
+    expect(JSON.stringify(issue)).not.toContain("Private note: ");
     const screen = replayTerminal(run.output(), 1000);
+    expect(screen).toContain("Share it with the agent? [y/n] n\n");
     expect(screen).toContain("? action required: allow bash `node --test`? [y/n] n\n");
     expect(screen).not.toContain("› then add a changelog entry");
   });

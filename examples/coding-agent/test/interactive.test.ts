@@ -11,7 +11,14 @@ describe.skipIf(!canUsePty)("the interactive mode in a pseudo-terminal", () => {
   it("Enter during a run steers the agent, Esc aborts the run, Ctrl+C twice exits", { timeout: 120_000 }, async () => {
     // Slow enough to type during the run; the demo plays as soon as it starts.
     session = startPtySession(["--delay-ms", "40"], { columns: COLUMNS });
-    await session.waitFor("✓ read test/slugify.test.js", 60_000);
+    // The demo's MCP server asks the user first (an elicitation, at the prompt); y shares the issue's private note.
+    await session.waitFor(
+      "issue-tracker asks: Issue #12 has a private note from its reporter. Share it with the agent? [y/n]",
+      60_000,
+    );
+    session.type("y");
+    await session.waitFor("✓ get_issue", 60_000);
+    await session.waitFor("✓ read test/slugify.test.js");
 
     // The user steers while the agent works (the demo's own steering then stays quiet).
     session.type("please be careful");

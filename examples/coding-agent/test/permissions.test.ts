@@ -65,10 +65,14 @@ describe("the permission extension", () => {
     expect(bashResult).toMatchObject({ isError: true });
   }, 60_000);
 
-  it("--yes switches the extension off: nothing is asked and bash runs", async () => {
+  it("--yes switches the extension off: no tool call is asked about and bash runs; a server's question is still asked", async () => {
     const { output, events } = await runScripted(root.dir, { cli: { yes: true } });
     expect(output).toContain("bash and write run without asking (--yes)");
-    expect(output).not.toContain("action required");
+    expect(output).not.toContain("action required: allow");
+    // --yes allows tool calls; it does not answer what an MCP server asks the user.
+    expect(output).toContain(
+      "? action required: issue-tracker asks: Issue #12 has a private note from its reporter. Share it with the agent? [y/n] y (answered by the scripted session: no terminal)",
+    );
     const finishedBash = events.some(
       (event) =>
         event.type === "stream.resp" &&
