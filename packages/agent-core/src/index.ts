@@ -68,8 +68,10 @@ export {
 export { classifyError, getAttachedClassifiedError, type ClassifiedError } from "./call-stack/classify-error.js";
 
 // ---------------------------------------------------------------- event-bridge/
-// What the runner writes a turn's events to.
+// What the runner writes a turn's events to, and the bridge from the loop's events to a turn's, for a host
+// that drives its own loop.
 export type { EventWriter } from "./event-bridge/serial-event-queue.js";
+export { EventBridge, type BridgeOutput, type MessageIdAllocator } from "./event-bridge/event-bridge.js";
 
 // ---------------------------------------------------------------- messages/
 // What a turn adds to a transcript, and what a request sends of it.
@@ -131,8 +133,17 @@ export {
 } from "./sub-agents/define-sub-agent.js";
 
 // ---------------------------------------------------------------- bash-env.ts
-// How the built-in `bash` tool's commands get their environment (`PiTurnRunnerOptions.bashEnv`).
-export type { BashEnvSanitizeMode, BashEnvSpawnHookOptions } from "./bash-env.js";
+// How the built-in `bash` tool's commands get their environment (`PiTurnRunnerOptions.bashEnv`), and the same
+// sanitising for a host's own tools that spawn processes.
+export {
+  createBashEnvSpawnHook,
+  sanitizeBashEnv,
+  type BashEnvSanitizeMode,
+  type BashEnvSpawnHook,
+  type BashEnvSpawnHookOptions,
+  type SanitizeBashEnvOptions,
+  type SanitizedBashEnv,
+} from "./bash-env.js";
 
 // ---------------------------------------------------------------- prompt-read.ts
 // Which turns may read the prompt a turn was started with.
