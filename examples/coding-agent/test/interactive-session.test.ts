@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyInput } from "../src/interactive-session.js";
 import { stripAnsi } from "../src/ansi-style.js";
 import { keyAction, type Keypress } from "../src/key-bindings.js";
-import { createTempRoot, startScripted } from "./support/scripted-run.js";
+import { createTempRoot, startScripted, toolCallEventIndex } from "./support/scripted-run.js";
 import { replayTerminal } from "./support/terminal-replay.js";
 
 /** Keys typed by the test instead of a terminal. */
@@ -81,13 +81,7 @@ describe("the interactive session (keys typed by the test)", () => {
     const { result, events } = await run.done;
     expect(result.exitCode).toBe(0);
     // The y typed at the server's question reached the server: it shared the private note.
-    const issue = events.find(
-      (event) =>
-        event.type === "stream.resp" &&
-        event.payload.chunk.kind === "tool_call" &&
-        event.payload.chunk.toolName === "get_issue" &&
-        event.payload.chunk.status === "finished",
-    );
+    const issue = events[toolCallEventIndex(events, "get_issue", "finished")];
     expect(JSON.stringify(issue)).toContain("Private note: ");
     expect(result.reports.map((report) => [report.turnId, report.outcome.kind])).toEqual([
       ["turn-1", "completed"],
@@ -118,13 +112,7 @@ describe("the interactive session (keys typed by the test)", () => {
     const { result, events } = await run.done;
     expect(result.exitCode).toBe(0);
     // The n typed at the server's question reached the server: the issue came without its private note.
-    const issue = events.find(
-      (event) =>
-        event.type === "stream.resp" &&
-        event.payload.chunk.kind === "tool_call" &&
-        event.payload.chunk.toolName === "get_issue" &&
-        event.payload.chunk.status === "finished",
-    );
+    const issue = events[toolCallEventIndex(events, "get_issue", "finished")];
     expect(JSON.stringify(issue)).toContain("Slugs keep punctuation");
     expect(JSON.stringify(issue)).not.toContain("Private note: ");
     const screen = replayTerminal(run.output(), 1000);

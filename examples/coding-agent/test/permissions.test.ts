@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SAMPLE_PROJECT_DIR } from "../src/sample-workspace.js";
 import { DEMO_USER } from "../src/scripted-session.js";
 import { SessionStore } from "../src/session-store.js";
-import { createTempRoot, runScripted } from "./support/scripted-run.js";
+import { createTempRoot, runScripted, toolCallEventIndex } from "./support/scripted-run.js";
 
 const BASH_QUESTION = "? action required: allow bash `node --test`? [y/n]";
 
@@ -73,13 +73,7 @@ describe("the permission extension", () => {
     expect(output).toContain(
       "? action required: issue-tracker asks: Issue #12 has a private note from its reporter. Share it with the agent? [y/n] y (answered by the scripted session: no terminal)",
     );
-    const finishedBash = events.some(
-      (event) =>
-        event.type === "stream.resp" &&
-        event.payload.chunk.kind === "tool_call" &&
-        event.payload.chunk.toolName === "bash" &&
-        event.payload.chunk.status === "finished",
-    );
+    const finishedBash = toolCallEventIndex(events, "bash", "finished") >= 0;
     expect(finishedBash).toBe(true);
   }, 60_000);
 

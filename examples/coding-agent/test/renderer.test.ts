@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shouldUseColor, stripAnsi } from "../src/ansi-style.js";
 import { createRenderer } from "../src/renderer.js";
 import { formatTurnSummary, formatTurnTiming } from "../src/turn-stats.js";
-import { createTempRoot, runScripted } from "./support/scripted-run.js";
+import { createTempRoot, runScripted, toolCallEventIndex } from "./support/scripted-run.js";
 import { replayTerminal } from "./support/terminal-replay.js";
 
 function render(
@@ -52,13 +52,7 @@ describe("the renderer: a function of RuntimeEvents and options", () => {
   });
 
   it("shows a spinner line for a running tool, only on a terminal", () => {
-    const bashStarted = events.findIndex(
-      (event) =>
-        event.type === "stream.resp" &&
-        event.payload.chunk.kind === "tool_call" &&
-        event.payload.chunk.toolName === "bash" &&
-        event.payload.chunk.status === "started",
-    );
+    const bashStarted = toolCallEventIndex(events, "bash", "started");
     const whileRunning = replayTerminal(render(events, { tty: true, color: false }, bashStarted + 1), 1000);
     expect(whileRunning.split("\n").at(-1)).toBe("  ⠋ bash node --test");
     expect(render(events, { tty: false, color: false }, bashStarted + 1)).not.toContain("⠋");

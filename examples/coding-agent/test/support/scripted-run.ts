@@ -70,3 +70,14 @@ export function normaliseOutput(
       .replace(/\(≈[\d,]+ → [\d,]+ tokens\)/g, "(≈<n> → <n> tokens)")
   );
 }
+
+/** The index of the first `stream.resp` tool-call chunk of `toolName` with `status`, or -1. */
+export function toolCallEventIndex(events: readonly RuntimeEvent[], toolName: string, status: string): number {
+  return events.findIndex(
+    (event) =>
+      event.type === "stream.resp" &&
+      event.payload.chunk.kind === "tool_call" &&
+      event.payload.chunk.toolName === toolName &&
+      event.payload.chunk.status === status,
+  );
+}
