@@ -44,6 +44,14 @@ export { boundToolDef } from "./tools/bind-tool.js";
 export { BUILTIN_FALLBACK_TOOL_NAMES, newTools, type NewToolsOptions } from "./tools/new-tools.js";
 export { resolveWorkspacePath, type WorkspacePath } from "./tools/builtin/workspace-path.js";
 
+// Asking the host from a tool call, for a layer that keeps the wait elsewhere (the durable layer)
+export {
+  toolCallAskHost,
+  waitForActionAnswer,
+  type ActionRequestTurn,
+  type ActionRequestWait,
+} from "./action-requests.js";
+
 // The built-in bash tool's environment
 export {
   BASH_ENV_SCRUB_DENYLIST,

@@ -32,6 +32,8 @@ export const MAX_EVENTS_PER_WRITE = 2_000;
  * empty queue is one read-only transaction.
  */
 export const DEFAULT_QUEUE_POLLING_INTERVAL_MS = 20;
+/** How often a tool call waiting for the host's answer (`ctx.askHost`) looks for it. */
+export const HOST_ANSWER_POLL_MS = 100;
 /** The DBOS topic approvals and abort notices are sent on. */
 export const APPROVAL_TOPIC = "turnkit.approval";
 /** Name of the DBOS workflow that runs a durable turn. */

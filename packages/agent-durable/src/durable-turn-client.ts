@@ -1,6 +1,12 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
-import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
+import {
+  type ActionAnswer,
+  isTerminalEvent,
+  type RuntimeEvent,
+  type TurnOutcome,
+  validateActionAnswer,
+} from "@turnkit/protocol";
 import pg from "pg";
 import {
   APPROVAL_TOPIC,
@@ -14,8 +20,9 @@ import {
 } from "./defaults.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { LogNotifications } from "./reading/log-notifications.js";
-import type { ApprovalDecision, ApprovalMessage } from "./steps/approval-wait.js";
+import type { ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
+import { HostRequests } from "./store/host-requests.js";
 import { migrateSchema } from "./store/schema.js";
 import { type SteerAnswer, SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
@@ -67,6 +74,7 @@ export class DurableTurnClient {
     private readonly eventLog: EventLog,
     private readonly turnTable: TurnTable,
     private readonly steering: SteeringInbox,
+    private readonly hostRequests: HostRequests,
     private readonly notifications: LogNotifications,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
@@ -107,6 +115,7 @@ export class DurableTurnClient {
         new EventLog(pool, settings.schema),
         new TurnTable(pool, settings.schema),
         new SteeringInbox(pool, settings.schema),
+        new HostRequests(pool, settings.schema),
         new LogNotifications(connection.databaseUrl),
         pools,
         settings,
@@ -158,21 +167,35 @@ export class DurableTurnClient {
   }
 
   /**
-   * Answers an approval request (`action.required` event) of a turn, from
-   * any process, whether or not the asking worker still runs. The first
-   * answer to a request wins; later ones are ignored. Throws
+   * Answers a request of a turn (an `action.required` event), from any
+   * process, whether or not the asking worker still runs: an approval of a
+   * tool call (`{ approved }`), or what a tool call asked the host through
+   * `ctx.askHost` (an elicitation: `{ action: "accept", content }`,
+   * `{ action: "decline" }`, `{ action: "cancel" }`). The answer must fit
+   * the request's kind. The first answer to a request wins; later ones are
+   * ignored. Throws `invalid_input` for an answer that does not fit,
    * `unknown_turn`, or `unknown_request` when the turn never asked it.
    */
-  async respond(turn: TurnAddress, requestId: string, decision: ApprovalDecision): Promise<void> {
-    if (typeof decision?.approved !== "boolean") throw invalidInput("decision.approved must be true or false");
+  async respond(turn: TurnAddress, requestId: string, answer: ActionAnswer): Promise<void> {
+    if (typeof answer !== "object" || answer === null) throw invalidInput("answer must be an object");
     const ref = await this.known(turn);
+    // Asked by a tool call: the answer is stored, and the waiting call takes it.
+    const kind = await this.hostRequests.kindOf(ref.workflowId, requestId);
+    if (kind !== undefined) {
+      const checked = validateActionAnswer(kind, answer);
+      if (!checked.ok) throw invalidInput(`answer does not fit the ${kind} request ${requestId}: ${checked.errors[0]}`);
+      await this.hostRequests.answer(ref.workflowId, requestId, checked.answer);
+      return;
+    }
     if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) {
       throw new DurableTurnError({
         code: DurableTurnErrorCode.UnknownRequest,
         message: `turn ${ref.turnId} never asked ${JSON.stringify(requestId)}`,
       });
     }
-    const message: ApprovalMessage = { kind: "decision", requestId, decision };
+    const checked = validateActionAnswer("tool_approval", answer);
+    if (!checked.ok) throw invalidInput(`answer.approved must be true or false (${checked.errors[0]})`);
+    const message: ApprovalMessage = { kind: "decision", requestId, decision: checked.answer };
     await this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/${requestId}`);
   }
 

@@ -18,6 +18,7 @@ import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
+import { HostRequests } from "./store/host-requests.js";
 import { TurnTable } from "./store/turn-table.js";
 import type { BuildDurableTurn } from "./turn/durable-turn-setup.js";
 import type { TurnContext } from "./turn/turn-context.js";
@@ -125,6 +126,7 @@ export class DurableTurnWorker {
         turnTable: new TurnTable(pool, settings.schema),
         steering: new SteeringInbox(behindCheckpointPool, settings.schema),
         history: new SessionHistory(behindCheckpointPool, settings.schema),
+        hostRequests: new HostRequests(pool, settings.schema),
       };
       const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
       DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {

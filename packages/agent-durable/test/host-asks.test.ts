@@ -1,14 +1,24 @@
 /*
  * What a durable turn's setup and tools tell or ask the host, with the worker
  * in the test process (its buildTurn is a closure here): the setup's
- * warnings, logged once and the same on a replay.
+ * warnings, logged once and the same on a replay; what a tool call asks the
+ * host (`ctx.askHost`), answered, declined, timed out and aborted.
  */
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
-import { createScriptedModel } from "@turnkit/agent-core/testing";
-import type { RuntimeWarningPayload } from "@turnkit/protocol";
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool } from "@turnkit/agent-core";
+import { createScriptedModel, response, toolCall } from "@turnkit/agent-core/testing";
+import type { StreamFn } from "@turnkit/agent-loop";
+import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BuildDurableTurn, DurableTurnWorker, type DurableTurnWorkerOptions } from "../src/index.js";
+import {
+  type BuildDurableTurn,
+  type DurableTurnRef,
+  DurableTurnError,
+  DurableTurnWorker,
+  type DurableTurnWorkerOptions,
+} from "../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
@@ -18,15 +28,45 @@ const WORKER_ID = "in-test-asks";
 /** The warnings `buildTurn` finds for a turn, by turn id (a test changes them between executions). */
 const setupWarnings = new Map<string, RuntimeWarningPayload[]>();
 
+/** A tool that asks the person for a branch name (an elicitation, as an MCP server's) and reports how the ask ended. */
+const askPerson = (timeoutMs: number | undefined) =>
+  defineRuntimeTool({
+    name: "ask_person",
+    description: "Asks the person which branch to use",
+    parameters: Type.Object({}),
+    execute: async (ctx) => {
+      const outcome = await ctx.askHost!(
+        {
+          kind: "elicitation",
+          message: "Which branch?",
+          requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
+          serverName: "git",
+        },
+        timeoutMs === undefined ? {} : { timeoutMs },
+      );
+      return { content: [{ type: "text", text: JSON.stringify(outcome) }] };
+    },
+  });
+
+/** `ask`: one call of `ask_person`, then an answer quoting its result; anything else answers "ok". */
 const buildTurn: BuildDurableTurn = (request) => {
-  const model = createScriptedModel([]);
+  const ask = request.metadata?.scenario === "ask";
+  const streamFn: StreamFn = (model, context, options) => {
+    const last = context.messages.at(-1);
+    const entry =
+      last?.role === "toolResult"
+        ? `after: ${last.content.map((block) => (block.type === "text" ? block.text : "")).join("")}`
+        : ask
+          ? response([toolCall("ask_person", {}, { id: `${request.turnId}-ask` })])
+          : "ok";
+    return createScriptedModel([entry]).streamFn(model, context, options);
+  };
+  const timeoutMs = request.metadata?.timeoutMs;
   return {
     systemPrompt: "You are a test assistant.",
-    llm: {
-      model: model.model,
-      streamFn: (m, context, options) => createScriptedModel(["ok"]).streamFn(m, context, options),
-    },
+    llm: { model: createScriptedModel([]).model, streamFn },
     llmRetry: false,
+    tools: [askPerson(timeoutMs === undefined ? undefined : Number(timeoutMs))],
     warnings: setupWarnings.get(request.turnId),
   };
 };
@@ -94,4 +134,104 @@ describe("the setup's warnings", () => {
       await dbos.destroy();
     }
   }, 90_000);
+});
+
+/** Starts an `ask` turn and waits for its question in the log. */
+async function startAsking(turnId: string, metadata: Record<string, unknown> = {}): Promise<DurableTurnRef> {
+  const turn = await worker.client.start({
+    sessionId: `s-${turnId}`,
+    turnId,
+    userMessage: { text: "pick a branch" },
+    metadata: { scenario: "ask", ...metadata },
+  });
+  await waitFor("the question in the log", async () =>
+    (await worker.client.readEvents(turn)).some((e) => e.type === "action.required"),
+  );
+  return turn;
+}
+
+/** The `action.request` traces: how each ask ended. */
+function askEndings(events: RuntimeEvent[]): unknown[] {
+  return events.flatMap((e) =>
+    e.type === "debug.trace" && e.payload.phase === "action.request" ? [e.payload.attrs] : [],
+  );
+}
+
+/** The text of the turn's tool result (what the tool saw of its ask). */
+function toolResultOf(events: RuntimeEvent[]): unknown {
+  const persisted = events.flatMap((e) => (e.type === "message.persisted" ? e.payload.messages : []));
+  const result = persisted.find((m) => (m as { role?: string }).role === "toolResult") as
+    | { content: { text: string }[] }
+    | undefined;
+  return result ? JSON.parse(result.content[0]!.text) : undefined;
+}
+
+const requestId = (turnId: string) => `elicitation:${turnId}-ask:1`;
+
+describe("what a tool call asks the host", () => {
+  it("answered: the question is logged once, the answer reaches the call; bad answers are refused by type", async () => {
+    const turn = await startAsking("answered");
+    const [asked] = (await worker.client.readEvents(turn)).filter((e) => e.type === "action.required");
+    expect(asked!.payload).toEqual({
+      requestId: requestId("answered"),
+      kind: "elicitation",
+      toolCallId: "answered-ask",
+      messageId: expect.any(String),
+      message: "Which branch?",
+      requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
+      serverName: "git",
+      timeoutMs: 600_000,
+    });
+    const rejected = (code: string) => (e: unknown) => DurableTurnError.isInstance(e) && e.code === code;
+    await expect(worker.client.respond(turn, "elicitation:nothing:1", { action: "decline" })).rejects.toSatisfy(
+      rejected("unknown_request"),
+    );
+    await expect(worker.client.respond(turn, requestId("answered"), { approved: true })).rejects.toSatisfy(
+      rejected("invalid_input"),
+    );
+    await worker.client.respond(turn, requestId("answered"), { action: "accept", content: { branch: "main" } });
+    // The first answer wins.
+    await worker.client.respond(turn, requestId("answered"), { action: "decline" });
+    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(events.filter((e) => e.type === "action.required")).toHaveLength(1);
+    expect(toolResultOf(events)).toEqual({
+      kind: "answered",
+      requestId: requestId("answered"),
+      answer: { action: "accept", content: { branch: "main" } },
+    });
+    expect(askEndings(events)).toEqual([
+      { requestId: requestId("answered"), kind: "elicitation", outcome: "answered" },
+    ]);
+  }, 60_000);
+
+  it("declined: the call gets the person's no", async () => {
+    const turn = await startAsking("declined");
+    await worker.client.respond(turn, requestId("declined"), { action: "decline" });
+    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await worker.client.readEvents(turn);
+    expect(toolResultOf(events)).toMatchObject({ kind: "answered", answer: { action: "decline" } });
+  }, 60_000);
+
+  it("timed out: nobody answers within the call's timeout", async () => {
+    const turn = await startAsking("silent", { timeoutMs: 300 });
+    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(toolResultOf(events)).toEqual({ kind: "timed_out", requestId: requestId("silent"), timeoutMs: 300 });
+    expect(askEndings(events)).toEqual([{ requestId: requestId("silent"), kind: "elicitation", outcome: "timed_out" }]);
+  }, 60_000);
+
+  it("aborted: the turn's abort ends the wait, and the turn ends aborted with the call answered", async () => {
+    const turn = await startAsking("abandoned");
+    await worker.client.abort(turn);
+    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(toolResultOf(events)).toEqual({ kind: "aborted", requestId: requestId("abandoned") });
+    expect(askEndings(events)).toEqual([
+      { requestId: requestId("abandoned"), kind: "elicitation", outcome: "aborted" },
+    ]);
+  }, 60_000);
 });

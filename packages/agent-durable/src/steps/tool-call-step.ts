@@ -3,6 +3,7 @@ import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
 import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
+import { type AskEvent, durableAskHost } from "./host-ask.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 
@@ -21,7 +22,7 @@ const ABANDONED_AFTER_ABORT_TEXT =
  * The checkpoint of one tool call. `aborted`: the turn's abort was found in
  * this step; `steering`: what the step took when it ended (none when nested).
  */
-type ToolCallRecord = { start: LiveStart; steering?: StepSteering } & (
+type ToolCallRecord = { start: LiveStart; steering?: StepSteering; asked?: AskEvent[] } & (
   | { kind: "result"; result: RuntimeToolResult; aborted: boolean }
   | { kind: "threw"; message: string; aborted: boolean }
   | { kind: "interrupted"; aborted: boolean }
@@ -76,7 +77,11 @@ export function durableToolCall(
             { name: `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}` },
           ),
         );
-        if (!live) replayLiveStart(ctx, record.start);
+        if (!live) {
+          replayLiveStart(ctx, record.start);
+          // What the call asked the host was logged while it ran: logged again at the same place.
+          for (const event of record.asked ?? []) ctx.writer.emit(event.type, event.payload);
+        }
         noteStepSteering(ctx, record.steering);
         if (record.kind === "aborted" || record.aborted) ctx.turnAbort.record();
         switch (record.kind) {
@@ -126,22 +131,31 @@ async function callLive(
   }
   const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
   if (attempts > 1 && tool.replay !== "safe") return { start, kind: "interrupted", aborted: false };
+  const callSignal = liveSignal(ctx, signal);
+  const logged: AskEvent[] = [];
+  const asked = () => (logged.length > 0 ? { asked: logged } : {});
   const callCtx: DurableToolExecutionContext = Object.freeze({
     ...toolCtx,
     idempotencyKey: `${ctx.ref.workflowId}/${attemptKey}`,
+    askHost: durableAskHost(
+      ctx,
+      { toolCallId: toolCtx.toolCallId, assistantMessageId: toolCtx.assistantMessageId, callSignal },
+      logged,
+    ),
   });
-  const callSignal = liveSignal(ctx, signal);
   try {
     const work = Promise.resolve(tool.impl.execute(callCtx, input as never, callSignal, onUpdate));
     const result = await settleOrAbandon(work, ctx.liveAbort.signal, ABORT_GRACE_MS);
-    if (result === ABANDONED) return { start, kind: "result", result: abandonedAfterAbort(), aborted: true };
-    return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted };
+    if (result === ABANDONED)
+      return { start, kind: "result", result: abandonedAfterAbort(), aborted: true, ...asked() };
+    return { start, kind: "result", result, aborted: ctx.liveAbort.signal.aborted, ...asked() };
   } catch (error) {
     return {
       start,
       kind: "threw",
       message: error instanceof Error ? error.message : String(error),
       aborted: ctx.liveAbort.signal.aborted,
+      ...asked(),
     };
   }
 }

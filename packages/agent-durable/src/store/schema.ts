@@ -12,6 +12,7 @@ import { inTransaction } from "./transaction.js";
  * - `tool_attempts`: how often each tool call was started (an interrupted call has more than one).
  * - `session_messages`: each session's history, one row per message position.
  * - `workers`: heartbeats, so a live worker recovers the turns of a dead one.
+ * - `host_requests`: what tool calls asked the host (`ctx.askHost`), and the answers.
  */
 export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
   const s = quoteIdent(schema);
@@ -57,6 +58,14 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
       turn_key text NOT NULL,
       message json NOT NULL,
       PRIMARY KEY (session_id, position)
+    )`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.host_requests (
+      turn_key text NOT NULL,
+      request_id text NOT NULL,
+      kind text NOT NULL,
+      deadline_ms bigint NOT NULL,
+      answer json,
+      PRIMARY KEY (turn_key, request_id)
     )`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.workers (
       executor_id text PRIMARY KEY,

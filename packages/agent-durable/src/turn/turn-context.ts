@@ -1,4 +1,5 @@
 import type { EventLog } from "../store/event-log.js";
+import type { HostRequests } from "../store/host-requests.js";
 import type { SessionHistory } from "../store/session-history.js";
 import type { SteeringInbox, StepSteering } from "../store/steering-inbox.js";
 import type { TurnClaim } from "../store/turn-claim.js";
@@ -14,6 +15,8 @@ export interface TurnStores {
   turnTable: TurnTable;
   steering: SteeringInbox;
   history: SessionHistory;
+  /** What tool calls asked the host, and the answers. */
+  hostRequests: HostRequests;
 }
 
 /**

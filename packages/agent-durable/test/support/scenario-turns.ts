@@ -103,6 +103,7 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
     case "tool":
     case "safe-tool":
     case "approval":
+    case "ask":
     case "steer": {
       if (last?.role === "toolResult") {
         const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
@@ -114,7 +115,8 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
         });
       }
       if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`);
-      const tool = scenario === "approval" ? "guarded_write" : scenario === "safe-tool" ? "safe_read" : "slow_write";
+      const tools: Record<string, string> = { approval: "guarded_write", "safe-tool": "safe_read", ask: "ask_branch" };
+      const tool = tools[scenario] ?? "slow_write";
       return response([toolCall(tool, { path: `${request.turnId}.txt` }, { id: callId })]);
     }
     case "compaction": {
@@ -264,6 +266,26 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         return { content: [{ type: "text", text: `read ${path}` }] };
       },
     });
+    // Asks the person which branch to use (an elicitation, as an MCP server's); run again after a crash.
+    const askBranch = defineRuntimeTool({
+      name: "ask_branch",
+      description: "Asks the person which branch to use",
+      parameters: Type.Object({ path: Type.String() }),
+      execute: async (ctx) => {
+        const ids = { turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId };
+        record(countFile, { kind: "tool-start", ...ids });
+        const outcome = await ctx.askHost!({
+          kind: "elicitation",
+          message: "Which branch?",
+          requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
+          serverName: "git",
+        });
+        record(countFile, { kind: "tool-end", ...ids });
+        const answer = outcome.kind === "answered" ? outcome.answer : undefined;
+        const text = answer?.action === "accept" ? `branch ${answer.content.branch}` : outcome.kind;
+        return { content: [{ type: "text", text }] };
+      },
+    });
     const model = createScriptedModel([]).model;
     return {
       systemPrompt: "You are a test assistant.",
@@ -276,6 +298,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         slow("slow_write"),
         durableTool(slow("safe_read"), { replay: "safe" }),
         durableTool(slow("guarded_write"), { requiresApproval: true }),
+        durableTool(askBranch, { replay: "safe" }),
       ],
       hooks: {
         ...(request.metadata?.scenario === "compaction" && { beforeLlmCallHook: summariseFirst }),

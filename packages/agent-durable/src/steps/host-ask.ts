@@ -1,0 +1,93 @@
+import { type ActionRequestOutcome, type AskHost, TURN_DEFAULTS } from "@turnkit/agent-core";
+import {
+  type ActionRequestTurn,
+  sleep,
+  systemClock,
+  toolCallAskHost,
+  waitForActionAnswer,
+} from "@turnkit/agent-core/internal";
+import type { ActionAnswer, ActionRequiredPayload, RuntimeEventPayloadMap } from "@turnkit/protocol";
+import { HOST_ANSWER_POLL_MS } from "../defaults.js";
+import type { TurnContext } from "../turn/turn-context.js";
+
+/**
+ * An event a tool call's ask logged live. The call's checkpoint keeps them,
+ * so a replay of the finished call logs them again at the same place (the
+ * call itself does not run again).
+ */
+export type AskEvent =
+  | { type: "action.required"; payload: RuntimeEventPayloadMap["action.required"] }
+  | { type: "debug.trace"; payload: RuntimeEventPayloadMap["debug.trace"] };
+
+/**
+ * The `ctx.askHost` of one tool call of a durable turn. The request ids are
+ * the runner's (`<kind>:<toolCallId>:<n>`, the n-th ask of the call), so a
+ * call run again after a crash asks under the same ids. Each request is
+ * stored in Postgres before its `action.required` is logged; the answer
+ * comes from `DurableTurnClient.respond` in any process and is looked for
+ * every {@link HOST_ANSWER_POLL_MS} (a tool call is a step, where DBOS's
+ * `recv` cannot wait).
+ *
+ * A request an earlier execution stored is not asked again: its
+ * `action.required` is logged only when the log lacks it, its deadline is
+ * the one set when it was first asked, and an answer given meanwhile is
+ * taken at once. The wait ends as the runner's does, with the same
+ * outcomes and the same closing `debug.trace` (phase `action.request`):
+ * `answered`, `timed_out` at the deadline, `aborted` when the turn is
+ * aborted or the asker's signal fires. Every event it logs is pushed to
+ * `logged` for the call's checkpoint.
+ */
+export function durableAskHost(
+  ctx: TurnContext,
+  call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
+  logged: AskEvent[],
+): AskHost {
+  return toolCallAskHost((request, signal) => waitDurably(ctx, request, signal, logged), call);
+}
+
+async function waitDurably(
+  ctx: TurnContext,
+  request: ActionRequiredPayload,
+  signal: AbortSignal,
+  logged: AskEvent[],
+): Promise<ActionRequestOutcome> {
+  const { requestId, kind } = request;
+  const timeoutMs = request.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+  let announce = true;
+  let leftMs = timeoutMs;
+  if (!signal.aborted) {
+    const stored = await ctx.stores.hostRequests.ask(ctx.claim, {
+      requestId,
+      kind,
+      deadlineMs: Date.now() + timeoutMs,
+    });
+    // Asked by an execution that died: announced again only if its event never reached the log.
+    announce = stored.created || !(await ctx.stores.eventLog.hasActionRequest(ctx.ref.workflowId, requestId));
+    leftMs = Math.max(0, stored.deadlineMs - Date.now());
+  }
+  const turn: ActionRequestTurn = {
+    settled: false,
+    input: { answerActionRequest: (_request, stop) => storedAnswer(ctx, requestId, stop) },
+    defaults: { clock: systemClock },
+    events: {
+      push(type, payload) {
+        if (type === "action.required" && !announce) return;
+        // The request as asked (with its whole timeout), not the time left that this wait counts down.
+        const event = (type === "action.required" ? { type, payload: request } : { type, payload }) as AskEvent;
+        ctx.writer.emit(event.type, event.payload);
+        logged.push(event);
+      },
+    },
+  };
+  const outcome = await waitForActionAnswer(turn, { ...request, timeoutMs: leftMs }, signal);
+  return outcome.kind === "timed_out" ? { ...outcome, timeoutMs } : outcome;
+}
+
+/** Resolves with the request's answer once one is stored; rejects when `stop` fires (the wait ended otherwise). */
+async function storedAnswer(ctx: TurnContext, requestId: string, stop: AbortSignal): Promise<ActionAnswer> {
+  for (;;) {
+    const answer = await ctx.stores.hostRequests.answerOf(ctx.ref.workflowId, requestId);
+    if (answer !== undefined) return answer;
+    await sleep(HOST_ANSWER_POLL_MS, systemClock, stop);
+  }
+}
