@@ -60,7 +60,12 @@ export type ActionRequestAnswerer = (
 
 /** Options of one {@link AskHost} call. */
 export interface AskHostOptions {
-  /** How long to wait for the answer, in ms; default `TURN_DEFAULTS.actionRequestTimeoutMs` (10 min). */
+  /**
+   * How long to wait for the answer, in ms, more than 0 (`Infinity`: until
+   * the turn's abort; at most about 24.8 days on the real clock); default
+   * `TURN_DEFAULTS.actionRequestTimeoutMs` (10 min). Any other value refuses
+   * the request, with a reason naming `timeoutMs`, and nobody is asked.
+   */
   timeoutMs?: number;
   /** Stops waiting when it fires (for example the MCP server cancelled its request): outcome `aborted`. */
   signal?: AbortSignal;
@@ -152,6 +157,13 @@ export async function waitForActionAnswer(
     return outcome;
   };
   if (turn.settled) return { kind: "refused", requestId, reason: "the turn has ended" };
+  const timeoutMs = request.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0))
+    return end({
+      kind: "refused",
+      requestId,
+      reason: `timeoutMs must be a number of milliseconds greater than 0, got ${String(timeoutMs)}`,
+    });
   if (answerer === undefined)
     return end({ kind: "refused", requestId, reason: "the host answers no action requests in this turn" });
   if (signal.aborted) return end({ kind: "aborted", requestId });
@@ -159,7 +171,6 @@ export async function waitForActionAnswer(
 
   const stopAsking = new AbortController();
   const { clock } = turn.defaults;
-  const timeoutMs = request.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
   let timer: unknown;
   let onAbort: (() => void) | undefined;
   const ended = new Promise<ActionRequestOutcome>((resolve) => {

@@ -16,11 +16,19 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
-/** The real clock: `performance.now()` and Node timers, `unref`ed unless `keepAlive`. */
+/** The longest delay a Node timer keeps (about 24.8 days); Node fires a longer one, and `Infinity`, after 1 ms. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * The real clock: `performance.now()` and Node timers, `unref`ed unless
+ * `keepAlive`. A delay longer than a Node timer can hold (`Infinity`
+ * included) waits that longest delay, about 24.8 days, instead of firing at
+ * once; a negative or `NaN` delay fires at once.
+ */
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimeout(fn, ms, options) {
-    const handle = setTimeout(fn, ms);
+    const handle = setTimeout(fn, Math.min(Math.max(ms, 0) || 0, MAX_TIMER_DELAY_MS));
     if (!options?.keepAlive) handle.unref?.();
     return handle;
   },

@@ -128,6 +128,53 @@ describe("asking the host from a tool", () => {
     ]);
   });
 
+  it("refuses a request whose timeoutMs is not more than 0 without asking, naming timeoutMs", async () => {
+    for (const timeoutMs of [0, -1, Number.NaN, "60000" as unknown as number]) {
+      const seen: ActionRequestOutcome[] = [];
+      let asked = 0;
+      const turn = await runCheckedTurn({
+        script: [response([toolCall("deploy", {}, { id: "call-1" })]), "done"],
+        input: {
+          tools: [askingTool(seen, { timeoutMs })],
+          answerActionRequest: () => {
+            asked++;
+            return { action: "accept", content: { branch: "main" } };
+          },
+        },
+      });
+      expect(turn.outcome).toEqual({ kind: "completed" });
+      expect(asked).toBe(0);
+      expect(seen).toEqual([
+        {
+          kind: "refused",
+          requestId: "elicitation:call-1:1",
+          reason: `timeoutMs must be a number of milliseconds greater than 0, got ${String(timeoutMs)}`,
+        },
+      ]);
+      expect(turn.events.some((event) => event.type === "action.required")).toBe(false);
+    }
+  });
+
+  it("waits until the answer with timeoutMs Infinity (it does not time out at once)", async () => {
+    const seen: ActionRequestOutcome[] = [];
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("deploy", {}, { id: "call-1" })]), "done"],
+      input: {
+        tools: [askingTool(seen, { timeoutMs: Number.POSITIVE_INFINITY })],
+        answerActionRequest: () =>
+          new Promise((resolve) => setTimeout(() => resolve({ action: "accept", content: { branch: "main" } }), 20)),
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(seen).toEqual([
+      {
+        kind: "answered",
+        requestId: "elicitation:call-1:1",
+        answer: { action: "accept", content: { branch: "main" } },
+      },
+    ]);
+  });
+
   it("times out on the runner's clock: outcome timed_out, the host's signal fires", async () => {
     const clock = createVirtualClock();
     const seen: ActionRequestOutcome[] = [];
