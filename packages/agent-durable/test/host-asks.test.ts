@@ -214,6 +214,25 @@ describe("what a tool call asks the host", () => {
     expect(toolResultOf(events)).toMatchObject({ kind: "answered", answer: { action: "decline" } });
   }, 60_000);
 
+  it("a timeout of Infinity waits until answered; one not more than 0 is refused without asking", async () => {
+    const patient = await startAsking("patient", { timeoutMs: "Infinity" });
+    await worker.client.respond(patient, requestId("patient"), { action: "cancel" });
+    expect(await worker.client.outcome(patient)).toMatchObject({ kind: "completed" });
+    expect(toolResultOf(await worker.client.readEvents(patient))).toMatchObject({ answer: { action: "cancel" } });
+
+    const refused = await worker.client.start({
+      sessionId: "s-zero",
+      turnId: "zero",
+      userMessage: { text: "pick a branch" },
+      metadata: { scenario: "ask", timeoutMs: 0 },
+    });
+    expect(await worker.client.outcome(refused)).toMatchObject({ kind: "completed" });
+    const events = await worker.client.readEvents(refused);
+    assertLogInvariants(events);
+    expect(events.filter((e) => e.type === "action.required")).toEqual([]);
+    expect(toolResultOf(events)).toMatchObject({ kind: "refused", reason: expect.stringMatching(/timeoutMs/) });
+  }, 60_000);
+
   it("timed out: nobody answers within the call's timeout", async () => {
     const turn = await startAsking("silent", { timeoutMs: 300 });
     expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });

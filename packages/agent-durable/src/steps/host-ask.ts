@@ -55,15 +55,14 @@ async function waitDurably(
   const timeoutMs = request.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
   let announce = true;
   let leftMs = timeoutMs;
-  if (!signal.aborted) {
-    const stored = await ctx.stores.hostRequests.ask(ctx.claim, {
-      requestId,
-      kind,
-      deadlineMs: Date.now() + timeoutMs,
-    });
+  // A request the runner refuses (a timeout that is not more than 0) or that is aborted already is not stored.
+  if (!signal.aborted && typeof timeoutMs === "number" && timeoutMs > 0) {
+    const deadlineMs = Number.isFinite(timeoutMs) ? Date.now() + timeoutMs : Number.MAX_SAFE_INTEGER;
+    const stored = await ctx.stores.hostRequests.ask(ctx.claim, { requestId, kind, deadlineMs });
     // Asked by an execution that died: announced again only if its event never reached the log.
     announce = stored.created || !(await ctx.stores.eventLog.hasActionRequest(ctx.ref.workflowId, requestId));
-    leftMs = Math.max(0, stored.deadlineMs - Date.now());
+    // Past the deadline already (it passed while no worker ran): the wait times out at once.
+    leftMs = Math.max(1, stored.deadlineMs - Date.now());
   }
   const turn: ActionRequestTurn = {
     settled: false,
