@@ -32,8 +32,8 @@ function lastUserText(messages: unknown): string | undefined {
  *   the session's latest). With `Last-Event-ID`, only what follows that
  *   seq; without, from the start, or 204 when no `turnId` was asked and the
  *   latest turn has finished.
- * - `GET /sessions`: the caller's sessions. `GET /sessions/:session/messages`:
- *   its history as UI messages, `{ messages, resumeTurnId? }`; a turn still
+ * - `GET /sessions/:session/messages`: its history as UI messages (without
+ *   turns a rewind took out), `{ messages, resumeTurnId? }`; a turn still
  *   running has its user message there and is named in `resumeTurnId`, to
  *   stream with `?turnId=`.
  *
@@ -76,13 +76,16 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     return uiStream(c, turn, Number(lastEventId ?? 0) || 0);
   });
 
-  app.get("/sessions", async (c) => c.json(await store.sessionsOf(c.get("user").id)));
-
   app.get("/sessions/:session/messages", async (c) => {
     const sessionId = c.req.param("session");
     const messages: TurnkitUIMessage[] = [];
     let resumeTurnId: string | undefined;
+    // Turns a rewind took out of the history are not shown (their events stay readable by turn).
+    const rewound = new Set(
+      (await client.listTurns(sessionId).catch(() => [])).filter((t) => !t.inHistory).map((t) => t.turnId),
+    );
     for (const { turnId, text } of await store.turns(sessionId)) {
+      if (rewound.has(turnId)) continue;
       messages.push({ id: `${turnId}:user`, role: "user", parts: [{ type: "text", text }] });
       const events = await client.readEvents({ sessionId, turnId });
       if (events.length > 0 && isTerminalEvent(events[events.length - 1]))

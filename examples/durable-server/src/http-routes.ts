@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Authenticate } from "./auth.js";
 import { mountChatRoutes } from "./chat-routes.js";
 import { type RouteDeps, type ServerEnv, notFound, problem } from "./route-context.js";
+import { mountSessionRoutes } from "./session-routes.js";
 import { mountTurnRoutes } from "./turn-routes.js";
 
 export type { WorkerInfo } from "./route-context.js";
@@ -23,8 +24,9 @@ export interface RouteOptions extends RouteDeps {
  * `/workers` goes through, in this order: **login** (`authenticate` on
  * the headers; nobody is 401, and no body is read), the **body limit**
  * (413), and **ownership** (a session of another user, or none, is 404 on
- * every route, streams included). Then the turn routes (Turnkit's own SSE)
- * and the chat routes (the AI SDK's UI message stream).
+ * every route, streams included). Then the turn routes (Turnkit's own SSE),
+ * the session routes (turns, history, fork, rewind, labels) and the chat
+ * routes (the AI SDK's UI message stream).
  */
 export function createRoutes(options: RouteOptions): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
@@ -60,6 +62,7 @@ export function createRoutes(options: RouteOptions): Hono<ServerEnv> {
 
   app.get("/workers", (c) => c.json(options.workers()));
   mountTurnRoutes(app, options);
+  mountSessionRoutes(app, options);
   mountChatRoutes(app, options);
   if (options.webRoot) app.use("/*", serveStatic({ root: options.webRoot }));
   return app;

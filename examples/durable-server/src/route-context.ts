@@ -20,7 +20,7 @@ export interface RouteDeps {
 }
 
 /** A JSON error answer `{ code, message }`. */
-export function problem(c: Context, status: 400 | 401 | 404 | 413, code: string, message: string) {
+export function problem(c: Context, status: 400 | 401 | 404 | 409 | 413, code: string, message: string) {
   return c.json({ code, message }, status);
 }
 

@@ -95,23 +95,53 @@ export class SessionStore {
     return rows.map((row) => ({ turnId: row.turn_id, text: row.text }));
   }
 
-  /** A user's sessions, the most recently used first. */
-  async sessionsOf(owner: string): Promise<SessionSummary[]> {
+  /**
+   * A user's sessions, the most recently used first, `limit` of them after
+   * the cursor `after` (the `next` of an earlier page; `undefined` or not one
+   * of ours starts at the top). `next` is absent on the last page.
+   */
+  async sessionsOf(
+    owner: string,
+    page: { limit: number; after?: string },
+  ): Promise<{ sessions: SessionSummary[]; next?: string }> {
+    const cursor = decodeCursor(page.after);
     const { rows } = await this.pool.query(
-      `SELECT session_id, title, created_at, updated_at FROM durable_server.sessions
-       WHERE owner = $1 ORDER BY updated_at DESC LIMIT 200`,
-      [owner],
+      `SELECT session_id, title, created_at, updated_at, updated_at::text AS updated_key FROM durable_server.sessions
+       WHERE owner = $1 AND ($2::text IS NULL OR (updated_at, session_id) < ($2::timestamptz, $3::text))
+       ORDER BY updated_at DESC, session_id DESC LIMIT $4`,
+      [owner, cursor?.[0] ?? null, cursor?.[1] ?? null, page.limit + 1],
     );
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      title: row.title,
-      createdAt: row.created_at.toISOString(),
-      updatedAt: row.updated_at.toISOString(),
-    }));
+    const shown = rows.slice(0, page.limit);
+    const last = shown[shown.length - 1];
+    return {
+      sessions: shown.map((row) => ({
+        sessionId: row.session_id,
+        title: row.title,
+        createdAt: row.created_at.toISOString(),
+        updatedAt: row.updated_at.toISOString(),
+      })),
+      ...(rows.length > page.limit &&
+        last && { next: Buffer.from(JSON.stringify([last.updated_key, last.session_id])).toString("base64url") }),
+    };
   }
 
   /** Closes the connections. */
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/** The `[updated_at, session_id]` of a page cursor, or `undefined` for none or one that is not ours. */
+function decodeCursor(after: string | undefined): [string, string] | undefined {
+  if (after === undefined) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(after, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string")) {
+      const [time, sessionId] = value as [string, string];
+      if (/^\d{4}-\d{2}-\d{2} [\d:.]+[+-]\d{2}(:\d{2})?$/.test(time)) return [time, sessionId];
+    }
+  } catch {
+    // not a cursor of ours: from the top
+  }
+  return undefined;
 }

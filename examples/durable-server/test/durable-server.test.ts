@@ -2,7 +2,8 @@
  * The README's curl session, run with fetch: start a turn, follow it as
  * Server-Sent Events, kill the worker running it with SIGKILL mid-stream,
  * reconnect with Last-Event-ID and watch the other worker finish it; then
- * an approval, a steering message and an abort over HTTP.
+ * an approval, a steering message and an abort over HTTP; then a session's
+ * turns and history, a fork and a rewind.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
@@ -143,4 +144,54 @@ describe("the durable server's curl session", () => {
     expect(aborted.at(-1)!.data).toMatchObject({ status: "aborted" });
     expect((await post("/sessions/demo/turns/nope/abort")).status).toBe(404);
   }, 60_000);
+
+  it("a session's turns and history, a fork and a rewind over HTTP; a running turn and bad input get 404 and 409", async () => {
+    const put = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", ...auth() },
+        body: JSON.stringify(body),
+      });
+    for (const turnId of ["h1", "h2"]) {
+      await post("/sessions/hist/turns", { turnId, text: "take a note" });
+      await readEvents(`/sessions/hist/turns/${turnId}/events`, isEnd);
+    }
+    await expect
+      .poll(async () => (await (await get("/sessions/hist/turns")).json()).map((t: any) => t.state), {
+        timeout: 10_000,
+      })
+      .toEqual(["finished", "finished"]);
+    const before = (await (await get("/sessions/hist/history")).json()).messages;
+    expect(before.filter((m: any) => m.role === "user")).toHaveLength(2);
+    expect((await put("/sessions/hist/turns/h1/label", { label: "first note" })).status).toBe(204);
+
+    const fork = await post("/sessions/hist/fork", { atTurnId: "h1", sessionId: "hist-fork" });
+    expect([fork.status, await fork.json()]).toEqual([201, { sessionId: "hist-fork" }]);
+    const forked = (await (await get("/sessions/hist-fork/history")).json()).messages;
+    expect(forked).toEqual(before.slice(0, forked.length));
+    expect(forked.filter((m: any) => m.role === "user")).toHaveLength(1);
+    expect((await get("/sessions")).headers.get("x-next-after")).toBeNull();
+    expect((await (await get("/sessions?limit=1")).json()).map((s: any) => s.sessionId)).toEqual(["hist-fork"]);
+
+    // A turn running in the session: the rewind waits for it (409), the fork target exists (409).
+    await post("/sessions/hist/turns", { turnId: "h3", text: "take a note" });
+    const busy = await post("/sessions/hist/rewind", { toTurnId: "h1" });
+    expect([busy.status, (await busy.json()).code]).toEqual([409, "session_busy"]);
+    const taken = await post("/sessions/hist/fork", { atTurnId: "h1", sessionId: "hist-fork" });
+    expect([taken.status, (await taken.json()).code]).toEqual([409, "session_exists"]);
+    const unknown = await post("/sessions/hist/fork", { atTurnId: "nope" });
+    expect([unknown.status, (await unknown.json()).code]).toEqual([404, "unknown_turn"]);
+    await readEvents("/sessions/hist/turns/h3/events", isEnd);
+    await expect
+      .poll(async () => (await post("/sessions/hist/rewind", { toTurnId: "h1" })).status, { timeout: 10_000 })
+      .toBe(204);
+    expect((await (await get("/sessions/hist/history")).json()).messages).toEqual(forked);
+    const turns = await (await get("/sessions/hist/turns")).json();
+    expect(turns.map((t: any) => [t.turnId, t.label, t.inHistory])).toEqual([
+      ["h1", "first note", true],
+      ["h2", undefined, false],
+      ["h3", undefined, false],
+    ]);
+    expect((await get("/sessions/nobody-has-this/history")).status).toBe(404);
+  }, 90_000);
 });

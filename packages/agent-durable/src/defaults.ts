@@ -40,3 +40,7 @@ export const APPROVAL_TOPIC = "turnkit.approval";
 export const TURN_WORKFLOW_NAME = "turnkit.durable-turn";
 /** The Postgres notification channel the event log announces new events on. */
 export const EVENTS_CHANNEL = "turnkit_durable_events";
+/** Sessions per page of `listSessions` unless the caller says. */
+export const DEFAULT_SESSION_PAGE = 50;
+/** Most sessions one page of `listSessions` holds. */
+export const MAX_SESSION_PAGE = 500;

@@ -1,12 +1,6 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
-import {
-  type ActionAnswer,
-  isTerminalEvent,
-  type RuntimeEvent,
-  type TurnOutcome,
-  validateActionAnswer,
-} from "@turnkit/protocol";
+import { type ActionAnswer, type RuntimeEvent, type TurnOutcome, validateActionAnswer } from "@turnkit/protocol";
 import pg from "pg";
 import {
   APPROVAL_TOPIC,
@@ -14,19 +8,25 @@ import {
   DEFAULT_APP_VERSION,
   DEFAULT_QUEUE_NAME,
   DEFAULT_SCHEMA,
-  FOLLOW_POLL_MS,
   OUTCOME_POLL_MS,
+  DEFAULT_SESSION_PAGE,
+  MAX_SESSION_PAGE,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
-import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
+import { DurableTurnError, DurableTurnErrorCode, invalidInput, unknownTurn } from "./errors.js";
+import { followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
 import { HostRequests } from "./store/host-requests.js";
+import { SessionCatalog, type SessionPage, type SessionTurn } from "./store/session-catalog.js";
 import { migrateSchema } from "./store/schema.js";
 import { type SteerAnswer, SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
+import type { AgentMessage } from "@turnkit/agent-loop";
 import {
+  assertSessionId,
+  assertValidLabel,
   assertValidTurnRequest,
   type DurableTurnRef,
   type DurableTurnRequest,
@@ -75,6 +75,7 @@ export class DurableTurnClient {
     private readonly turnTable: TurnTable,
     private readonly steering: SteeringInbox,
     private readonly hostRequests: HostRequests,
+    private readonly sessions: SessionCatalog,
     private readonly notifications: LogNotifications,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
@@ -116,6 +117,7 @@ export class DurableTurnClient {
         new TurnTable(pool, settings.schema),
         new SteeringInbox(pool, settings.schema),
         new HostRequests(pool, settings.schema),
+        new SessionCatalog(pool, settings.schema),
         new LogNotifications(connection.databaseUrl),
         pools,
         settings,
@@ -135,7 +137,7 @@ export class DurableTurnClient {
   async start(request: DurableTurnRequest): Promise<DurableTurnRef> {
     assertValidTurnRequest(request);
     const ref = turnRef(request);
-    await this.turnTable.insertTurn(ref);
+    await this.turnTable.insertTurn(ref, request.label);
     const stored: DurableTurnRequest = JSON.parse(JSON.stringify(request));
     await this.dbos.enqueue(
       {
@@ -224,24 +226,7 @@ export class DurableTurnClient {
    * reconnects with the last seq it saw continues exactly after it.
    */
   async *follow(turn: TurnAddress, options: FollowOptions = {}): AsyncGenerator<RuntimeEvent> {
-    const key = turnRef(turn).workflowId;
-    let last = options.afterSeq ?? 0;
-    while (!options.signal?.aborted) {
-      // Watching before the read: a notification of events written after the read's snapshot wakes the wait.
-      const watch = await this.notifications.watch(key);
-      try {
-        const events = await this.eventLog.read(key, last, 1_000);
-        for (const event of events) {
-          if (event.seq !== last + 1) break; // not yet committed in order; read again
-          last = event.seq;
-          yield event;
-          if (isTerminalEvent(event)) return;
-        }
-        if (events.length < 1_000) await watch.wait(FOLLOW_POLL_MS, options.signal);
-      } finally {
-        watch.stop();
-      }
-    }
+    yield* followLog(this.eventLog, this.notifications, turnRef(turn).workflowId, options);
   }
 
   /**
@@ -279,6 +264,69 @@ export class DurableTurnClient {
       .getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
   }
 
+  /**
+   * Sessions, newest first (made by a first start or a fork), `limit` per page (default 50, at most 500);
+   * a page's `next` is the following page's `after`. Throws `invalid_input` for a bad limit or cursor.
+   */
+  async listSessions(options: { limit?: number; after?: string } = {}): Promise<SessionPage> {
+    const limit = options.limit ?? DEFAULT_SESSION_PAGE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE)
+      throw invalidInput(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
+    if (options.after !== undefined && typeof options.after !== "string")
+      throw invalidInput("after must be the next cursor of an earlier page");
+    return this.sessions.list(limit, options.after);
+  }
+
+  /**
+   * A session's turns in start order, each with its state, outcome, label, and whether it is still in the
+   * history the next turn sees. Throws `unknown_session`.
+   */
+  async listTurns(sessionId: string): Promise<SessionTurn[]> {
+    return this.sessions.turns(assertSessionId(sessionId));
+  }
+
+  /** A session's history as its next turn will see it (after forks and rewinds). Throws `unknown_session`. */
+  async readHistory(sessionId: string): Promise<AgentMessage[]> {
+    return this.sessions.history(assertSessionId(sessionId));
+  }
+
+  /**
+   * Sets a turn's label (`undefined` clears it). Throws `unknown_turn`, or `invalid_input` for a label
+   * that is not a string of at most 200 characters.
+   */
+  async labelTurn(turn: TurnAddress, label: string | undefined): Promise<void> {
+    if (label !== undefined) assertValidLabel(label);
+    const ref = turnRef(turn);
+    if (!(await this.sessions.label(ref.workflowId, label))) throw unknownTurn(ref);
+  }
+
+  /**
+   * Makes a new session, `intoSessionId`, whose history is `at`'s session's history as it stood when turn
+   * `at` finished; the original is not changed, and turns of either may run meanwhile. All or nothing.
+   * Throws `unknown_session`, `unknown_turn`, `turn_not_finished`, `turn_not_in_history` (rewound away,
+   * or replaced by a later compaction), `session_exists`.
+   */
+  async fork(at: TurnAddress, intoSessionId: string): Promise<void> {
+    const ref = turnRef(at);
+    await this.sessions.fork(
+      ref.sessionId,
+      ref.workflowId,
+      ref.turnId,
+      assertSessionId(intoSessionId, "intoSessionId"),
+    );
+  }
+
+  /**
+   * Rewinds `to`'s session to turn `to`: the next turn sees the history as it stood when `to` finished.
+   * The later turns' events stay readable; `listTurns` shows them with `inHistory: false`. All or
+   * nothing. Throws `unknown_session`, `unknown_turn`, `turn_not_finished`, `turn_not_in_history`, and
+   * `session_busy` while a turn of the session is queued or running.
+   */
+  async rewind(to: TurnAddress): Promise<void> {
+    const ref = turnRef(to);
+    await this.sessions.rewind(ref.sessionId, ref.workflowId, ref.turnId);
+  }
+
   /** Closes every connection; the client is unusable afterwards. */
   async close(): Promise<void> {
     await this.notifications.close();
@@ -288,12 +336,7 @@ export class DurableTurnClient {
 
   private async known(turn: TurnAddress): Promise<DurableTurnRef> {
     const ref = turnRef(turn);
-    if (!(await this.turnTable.exists(ref.workflowId))) {
-      throw new DurableTurnError({
-        code: DurableTurnErrorCode.UnknownTurn,
-        message: `no turn ${ref.turnId} in session ${ref.sessionId} was started`,
-      });
-    }
+    if (!(await this.turnTable.exists(ref.workflowId))) throw unknownTurn(ref);
     return ref;
   }
 }

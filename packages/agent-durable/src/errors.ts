@@ -8,6 +8,16 @@ export const DurableTurnErrorCode = {
   InvalidInput: "invalid_input",
   /** No turn with this session and turn id was ever started. */
   UnknownTurn: "unknown_turn",
+  /** No session with this id was ever started or forked. */
+  UnknownSession: "unknown_session",
+  /** A fork or rewind named a turn that is queued or running: only a finished turn has a history to go back to. */
+  TurnNotFinished: "turn_not_finished",
+  /** A fork or rewind named a turn whose history is gone: a rewind took it out, or a later turn replaced the history (a compaction). */
+  TurnNotInHistory: "turn_not_in_history",
+  /** A rewind of a session with a turn queued or running; rewind once it ended (or abort it). */
+  SessionBusy: "session_busy",
+  /** A fork into a session id that already has a session, a turn or history. */
+  SessionExists: "session_exists",
   /** `respond` named a request id the turn never asked. */
   UnknownRequest: "unknown_request",
   /** A worker API used before `launch()` or after `shutdown()`, or a second worker in one process. */
@@ -58,4 +68,12 @@ export class DurableTurnError extends TurnkitError {
 /** Shorthand for an `invalid_input` error naming the field. */
 export function invalidInput(message: string): DurableTurnError {
   return new DurableTurnError({ code: DurableTurnErrorCode.InvalidInput, message });
+}
+
+/** An `unknown_turn` error for a turn that was never started. */
+export function unknownTurn(turn: { sessionId: string; turnId: string }): DurableTurnError {
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.UnknownTurn,
+    message: `no turn ${turn.turnId} in session ${turn.sessionId} was started`,
+  });
 }

@@ -16,6 +16,7 @@ export {
   type ToolReplayPolicy,
 } from "./steps/durable-tool.js";
 export type { SteerAnswer, SteerRefusal } from "./store/steering-inbox.js";
+export type { SessionPage, SessionSummary, SessionTurn, SessionTurnState } from "./store/session-catalog.js";
 export { INTERRUPTED_TOOL_RESULT_TEXT } from "./steps/tool-call-step.js";
 export type { DurableTurnHooks, DurableBeforeToolCallHook, DurableBeforeToolCallDecision } from "./steps/hook-steps.js";
 export { approvalRequestId, type ApprovalDecision } from "./steps/approval-wait.js";

@@ -6,7 +6,9 @@ import { inTransaction } from "./transaction.js";
  * Creates the tables of the durable layer in `schema` when missing. Safe to
  * run from many processes at once (an advisory lock serialises them).
  *
- * - `turns`: one row per started turn: intake closed, abort requested, outcome.
+ * - `sessions`: one row per session: when it was made, and the session and turn it was forked from.
+ * - `turns`: one row per started turn: intake closed, abort requested, outcome, label, where its
+ *   history ended, whether it replaced the history, whether a rewind took it out of the history.
  * - `events`: the event log, one row per `(turn_key, seq)`, at most one terminal status per turn.
  * - `steering`: messages sent by `steer`, and the poll that took them.
  * - `tool_attempts`: how often each tool call was started (an interrupted call has more than one).
@@ -67,6 +69,28 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void
       answer json,
       PRIMARY KEY (turn_key, request_id)
     )`);
+    // Sessions: one row each, made by the first start or by a fork. Turns started before the table existed
+    // get theirs once, when it is made.
+    const { rows: sessionsTable } = await client.query("SELECT to_regclass($1) AS name", [`${s}.sessions`]);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.sessions (
+      session_id text PRIMARY KEY,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      forked_from_session text,
+      forked_at_turn text
+    )`);
+    await client.query(
+      `CREATE INDEX IF NOT EXISTS sessions_newest ON ${s}.sessions (created_at DESC, session_id DESC)`,
+    );
+    await client.query(`ALTER TABLE ${s}.turns
+      ADD COLUMN IF NOT EXISTS label text,
+      ADD COLUMN IF NOT EXISTS history_end integer,
+      ADD COLUMN IF NOT EXISTS history_replaced boolean NOT NULL DEFAULT false,
+      ADD COLUMN IF NOT EXISTS rewound boolean NOT NULL DEFAULT false`);
+    await client.query(`CREATE INDEX IF NOT EXISTS turns_of_session ON ${s}.turns (session_id, created_at)`);
+    if (sessionsTable[0].name === null) {
+      await client.query(`INSERT INTO ${s}.sessions (session_id, created_at)
+        SELECT session_id, min(created_at) FROM ${s}.turns GROUP BY session_id ON CONFLICT DO NOTHING`);
+    }
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.workers (
       executor_id text PRIMARY KEY,
       heartbeat_at timestamptz NOT NULL

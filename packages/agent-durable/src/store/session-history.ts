@@ -10,12 +10,14 @@ import { assertClaimed, claimCte, inClaimedTransaction, type TurnClaim } from ".
  */
 export class SessionHistory {
   private readonly table: string;
+  private readonly turns: string;
 
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
   ) {
     this.table = `${quoteIdent(schema)}.session_messages`;
+    this.turns = `${quoteIdent(schema)}.turns`;
   }
 
   /** The session's messages in order. */
@@ -88,6 +90,8 @@ export class SessionHistory {
       );
       const written = replacementOrdinal(claim.turnKey, (rows[0] as { turn_key?: string } | undefined)?.turn_key);
       if (written !== undefined && written >= ordinal) return;
+      // A rewind or fork to a turn before this one cannot find that turn's history any more.
+      await client.query(`UPDATE ${this.turns} SET history_replaced = true WHERE turn_key = $1`, [claim.turnKey]);
       await client.query(`DELETE FROM ${this.table} WHERE session_id = $1`, [sessionId]);
       await client.query(
         `INSERT INTO ${this.table} (session_id, position, turn_key, message)

@@ -2,6 +2,7 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
+import { inTransaction } from "./transaction.js";
 import { assertClaimed, assertClaimHolds, claimCte, claimsHeld, type TurnClaim } from "./turn-claim.js";
 
 /**
@@ -22,12 +23,23 @@ export class TurnTable {
     this.s = quoteIdent(schema);
   }
 
-  /** Records a started turn; a second call for the same turn changes nothing. */
-  async insertTurn(turn: DurableTurnRef): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ${this.s}.turns (turn_key, session_id, turn_id) VALUES ($1, $2, $3) ON CONFLICT (turn_key) DO NOTHING`,
-      [turn.workflowId, turn.sessionId, turn.turnId],
-    );
+  /**
+   * Records a started turn (and its session, when new); a second call for
+   * the same turn changes nothing. Holds the session's row while it does, so
+   * a rewind of the session either sees the turn or comes before it.
+   */
+  async insertTurn(turn: DurableTurnRef, label: string | undefined): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query(`INSERT INTO ${this.s}.sessions (session_id) VALUES ($1) ON CONFLICT DO NOTHING`, [
+        turn.sessionId,
+      ]);
+      await client.query(`SELECT 1 FROM ${this.s}.sessions WHERE session_id = $1 FOR SHARE`, [turn.sessionId]);
+      await client.query(
+        `INSERT INTO ${this.s}.turns (turn_key, session_id, turn_id, label) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (turn_key) DO NOTHING`,
+        [turn.workflowId, turn.sessionId, turn.turnId, label ?? null],
+      );
+    });
   }
 
   /** True when the turn was ever started. */
@@ -84,15 +96,20 @@ export class TurnTable {
     return Number(rows[0]?.attempts ?? 0);
   }
 
-  /** Stores the turn's outcome (overwriting the same outcome on a replay). */
-  async recordOutcome(claim: TurnClaim, outcome: TurnOutcome): Promise<void> {
+  /**
+   * Stores the turn's outcome and where its history ended (the number of
+   * messages the session history held when it finished), overwriting the
+   * same on a replay.
+   */
+  async recordOutcome(claim: TurnClaim, outcome: TurnOutcome, historyEnd: number): Promise<void> {
     const { rows } = await this.pool.query(
       `WITH ${claimCte(1, 3)},
        stored AS (
-         UPDATE ${this.s}.turns SET outcome = $2 WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1
+         UPDATE ${this.s}.turns SET outcome = $2, history_end = $4
+         WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT count(*) FROM stored) AS stored`,
-      [claim.turnKey, JSON.stringify(outcome), claim.token],
+      [claim.turnKey, JSON.stringify(outcome), claim.token, historyEnd],
     );
     assertClaimed(claim, rows[0].claimed === true);
   }

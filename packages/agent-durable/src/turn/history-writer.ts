@@ -48,6 +48,11 @@ export class HistoryWriter {
     private readonly sessionId: string,
   ) {}
 
+  /** How many messages the session history holds once every change taken so far is written. */
+  get storedLength(): number {
+    return this.length;
+  }
+
   /** Starts counting positions after the history the turn started from. */
   startAfter(length: number): void {
     this.length = length;

@@ -17,6 +17,8 @@ export interface DurableTurnRequest {
   startMode?: "prompt" | "continue";
   /** Anything JSON the host's `buildTurn` needs (a model name, a workspace, a user id). */
   metadata?: Record<string, unknown>;
+  /** A name for the turn that session listings show (at most 200 characters); change it with `labelTurn`. */
+  label?: string;
 }
 
 /** A durable turn as clients address it. */
@@ -59,10 +61,26 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
   if (request.startMode !== "continue" && typeof request.userMessage?.text !== "string") {
     throw invalidInput('userMessage.text must be a string (or set startMode: "continue")');
   }
+  if (request.label !== undefined) assertValidLabel(request.label);
   if (
     request.metadata !== undefined &&
     (typeof request.metadata !== "object" || request.metadata === null || Array.isArray(request.metadata))
   ) {
     throw invalidInput("metadata must be a plain object");
   }
+}
+
+/** Longest turn label, in characters. */
+const MAX_LABEL_LENGTH = 200;
+
+/** Checks a turn label: a string of at most 200 characters. Throws `invalid_input` naming the field. */
+export function assertValidLabel(label: unknown): asserts label is string {
+  if (typeof label !== "string" || label.length > MAX_LABEL_LENGTH)
+    throw invalidInput(`label must be a string of at most ${MAX_LABEL_LENGTH} characters`);
+}
+
+/** Returns `value` when it is a non-empty string; throws `invalid_input` naming `field` otherwise. */
+export function assertSessionId(value: unknown, field = "sessionId"): string {
+  if (typeof value !== "string" || value === "") throw invalidInput(`${field} must be a non-empty string`);
+  return value;
 }

@@ -69,7 +69,7 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       async () => {
         const logged = await deps.stores.eventLog.terminal(ctx.ref.workflowId);
         const final = logged ? outcomeOfStatus(logged.payload) : recorded;
-        await deps.stores.turnTable.recordOutcome(ctx.claim, final);
+        await deps.stores.turnTable.recordOutcome(ctx.claim, final, ctx.history.storedLength);
         return final;
       },
       { name: "turnkit.record-outcome" },

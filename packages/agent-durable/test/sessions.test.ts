@@ -1,0 +1,188 @@
+/*
+ * Sessions from the client: listing them and their turns, reading the
+ * history the next turn sees, forking at a finished turn and rewinding to
+ * one, while other turns run and after a worker was killed; and the typed
+ * errors of bad input, which write nothing. One worker process (killed and
+ * started again in one test).
+ */
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { describe, expect, it } from "vitest";
+import type { DurableTurnErrorCode, DurableTurnRef, DurableTurnRequest } from "../src/index.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const fixture = useDurableFixture([{ id: "w1", env: { LEASE_MS: "1500" } }]);
+
+/** Starts a turn answering "ok" at once (or streaming slowly, `slow`), and waits for it unless `slow`. */
+async function turn(sessionId: string, turnId: string, options: { slow?: boolean; label?: string } = {}) {
+  const request: DurableTurnRequest = {
+    sessionId,
+    turnId,
+    userMessage: { text: `${turnId}?` },
+    ...(options.label !== undefined && { label: options.label }),
+    // A slow answer: 30 deltas 100 ms apart, sent again at once after a crash.
+    metadata: options.slow ? { scenario: "stream", deltas: 30, delayMs: 100, resendDelayMs: 0 } : { scenario: "quick" },
+  };
+  const ref = await fixture.client.start(request);
+  if (!options.slow) expect(await fixture.client.outcome(ref)).toMatchObject({ kind: "completed" });
+  return ref;
+}
+
+/** The role and first text of each message: enough to see which turns a history holds. */
+function shape(history: AgentMessage[]): string[] {
+  return history.map((message) => {
+    const content = (message as { content?: unknown }).content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content.map((block: { text?: string }) => block.text ?? "").join("")
+          : "";
+    return `${message.role}:${text.slice(0, 12)}`;
+  });
+}
+
+async function expectCode(work: Promise<unknown>, code: DurableTurnErrorCode): Promise<void> {
+  await expect(work).rejects.toMatchObject({ name: "DurableTurnError", code });
+}
+
+async function streaming(ref: DurableTurnRef): Promise<void> {
+  await waitFor("the slow turn streaming", async () =>
+    (await fixture.client.readEvents(ref)).some((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text"),
+  );
+}
+
+describe("sessions", () => {
+  it("lists sessions newest first in pages, a session's turns with states and labels, and its history", async () => {
+    await turn("list-a", "t1", { label: "first" });
+    await turn("list-a", "t2");
+    await turn("list-b", "t1");
+    const first = await fixture.client.listSessions({ limit: 1 });
+    expect(first.sessions.map((s) => s.sessionId)).toEqual(["list-b"]);
+    const second = await fixture.client.listSessions({ limit: 1, after: first.next });
+    expect(second.sessions).toMatchObject([{ sessionId: "list-a", turns: 2 }]);
+    expect(second.sessions[0]?.forkedFrom).toBeUndefined();
+
+    expect(await fixture.client.listTurns("list-a")).toMatchObject([
+      { turnId: "t1", label: "first", state: "finished", outcome: "completed", inHistory: true },
+      { turnId: "t2", state: "finished", outcome: "completed", inHistory: true },
+    ]);
+    await fixture.client.labelTurn({ sessionId: "list-a", turnId: "t2" }, "second");
+    await fixture.client.labelTurn({ sessionId: "list-a", turnId: "t1" }, undefined);
+    const labels = (await fixture.client.listTurns("list-a")).map((t) => t.label);
+    expect(labels).toEqual([undefined, "second"]);
+    expect(shape(await fixture.client.readHistory("list-a"))).toEqual([
+      "user:t1?",
+      "assistant:ok",
+      "user:t2?",
+      "assistant:ok",
+    ]);
+  }, 60_000);
+
+  it("forks at a finished turn and rewinds to one while other turns run; the next turn sees the new history", async () => {
+    await turn("main", "t1");
+    await turn("main", "t2");
+    // Other turns running meanwhile: one of another session, one of this one.
+    const other = await turn("other", "t1", { slow: true });
+    const running = await turn("main", "t3", { slow: true });
+    await streaming(running);
+
+    await fixture.client.fork({ sessionId: "main", turnId: "t1" }, "main-fork");
+    expect(shape(await fixture.client.readHistory("main-fork"))).toEqual(["user:t1?", "assistant:ok"]);
+    expect((await fixture.client.listSessions()).sessions.find((s) => s.sessionId === "main-fork")).toMatchObject({
+      forkedFrom: { sessionId: "main", turnId: "t1" },
+      turns: 0,
+    });
+    // A turn runs in the session: a rewind now would pull the history from under it.
+    await expectCode(fixture.client.rewind({ sessionId: "main", turnId: "t1" }), "session_busy");
+    await expectCode(fixture.client.fork(running, "fork-of-running"), "turn_not_finished");
+
+    expect(await fixture.client.outcome(running)).toMatchObject({ kind: "completed" });
+    await fixture.client.rewind({ sessionId: "main", turnId: "t1" });
+    expect(shape(await fixture.client.readHistory("main"))).toEqual(["user:t1?", "assistant:ok"]);
+    expect((await fixture.client.listTurns("main")).map((t) => [t.turnId, t.inHistory])).toEqual([
+      ["t1", true],
+      ["t2", false],
+      ["t3", false],
+    ]);
+    // The rewound turns' events stay readable.
+    assertLogInvariants(await fixture.client.readEvents(running));
+
+    // The next turn of each session starts from the history it was given.
+    await turn("main", "t4");
+    expect(shape(await fixture.client.readHistory("main"))).toEqual([
+      "user:t1?",
+      "assistant:ok",
+      "user:t4?",
+      "assistant:ok",
+    ]);
+    await turn("main-fork", "f1");
+    expect(shape(await fixture.client.readHistory("main-fork"))).toEqual([
+      "user:t1?",
+      "assistant:ok",
+      "user:f1?",
+      "assistant:ok",
+    ]);
+    expect(await fixture.client.outcome(other)).toMatchObject({ kind: "completed" });
+    // The original session was never touched by the fork.
+    expect((await fixture.client.listTurns("other")).map((t) => t.state)).toEqual(["finished"]);
+  }, 90_000);
+
+  it("forks and rewinds around a turn whose worker was killed, once it finished elsewhere", async () => {
+    await turn("killed", "t1");
+    const interrupted = await turn("killed", "t2", { slow: true });
+    await streaming(interrupted);
+    await fixture.cluster.kill("w1");
+    // The turn is neither finished nor gone: the session stays as it was.
+    await fixture.client.fork({ sessionId: "killed", turnId: "t1" }, "killed-fork");
+    await expectCode(fixture.client.rewind({ sessionId: "killed", turnId: "t1" }), "session_busy");
+    await expectCode(fixture.client.fork(interrupted, "killed-fork-2"), "turn_not_finished");
+    await fixture.cluster.start("w1", { LEASE_MS: "1500" });
+    expect(await fixture.client.outcome(interrupted)).toMatchObject({ kind: "completed" });
+
+    await fixture.client.fork(interrupted, "killed-fork-2");
+    expect(shape(await fixture.client.readHistory("killed-fork-2"))).toHaveLength(4);
+    await fixture.client.rewind({ sessionId: "killed", turnId: "t1" });
+    expect(shape(await fixture.client.readHistory("killed"))).toEqual(["user:t1?", "assistant:ok"]);
+    expect(shape(await fixture.client.readHistory("killed-fork"))).toEqual(["user:t1?", "assistant:ok"]);
+  }, 120_000);
+
+  it("answers bad input with a typed error and writes nothing", async () => {
+    await turn("bad", "t1");
+    await turn("bad", "t2");
+    await fixture.client.rewind({ sessionId: "bad", turnId: "t1" });
+    const sessionsBefore = (await fixture.client.listSessions({ limit: 500 })).sessions.length;
+
+    await expectCode(fixture.client.listTurns("no-such-session"), "unknown_session");
+    await expectCode(fixture.client.readHistory("no-such-session"), "unknown_session");
+    await expectCode(fixture.client.rewind({ sessionId: "no-such-session", turnId: "t1" }), "unknown_session");
+    await expectCode(fixture.client.fork({ sessionId: "no-such-session", turnId: "t1" }, "x1"), "unknown_session");
+    await expectCode(fixture.client.rewind({ sessionId: "bad", turnId: "t9" }), "unknown_turn");
+    await expectCode(fixture.client.fork({ sessionId: "bad", turnId: "t9" }, "x2"), "unknown_turn");
+    // Rewinding past the start of a forked session: the turn it was forked at is not one of its own.
+    await fixture.client.fork({ sessionId: "bad", turnId: "t1" }, "bad-fork");
+    await expectCode(fixture.client.rewind({ sessionId: "bad-fork", turnId: "t1" }), "unknown_turn");
+    // A turn a rewind took out of the history cannot be gone back to.
+    await expectCode(fixture.client.rewind({ sessionId: "bad", turnId: "t2" }), "turn_not_in_history");
+    await expectCode(fixture.client.fork({ sessionId: "bad", turnId: "t2" }, "x3"), "turn_not_in_history");
+    await expectCode(fixture.client.fork({ sessionId: "bad", turnId: "t1" }, "bad"), "session_exists");
+    await expectCode(fixture.client.fork({ sessionId: "bad", turnId: "t1" }, "bad-fork"), "session_exists");
+    await expectCode(fixture.client.fork({ sessionId: "bad", turnId: "t1" }, ""), "invalid_input");
+    await expectCode(fixture.client.listSessions({ limit: 0 }), "invalid_input");
+    await expectCode(fixture.client.listSessions({ after: "not-a-cursor" }), "invalid_input");
+    await expectCode(fixture.client.labelTurn({ sessionId: "bad", turnId: "t9" }, "x"), "unknown_turn");
+    await expectCode(fixture.client.labelTurn({ sessionId: "bad", turnId: "t1" }, "x".repeat(201)), "invalid_input");
+    await expectCode(
+      fixture.client.start({ sessionId: "bad", turnId: "t3", userMessage: { text: "hi" }, label: 7 as never }),
+      "invalid_input",
+    );
+
+    // Nothing was written by any of them: one more session (the good fork), no stray ones, the same history.
+    const after = (await fixture.client.listSessions({ limit: 500 })).sessions.map((s) => s.sessionId);
+    expect(after).toHaveLength(sessionsBefore + 1);
+    for (const stray of ["x1", "x2", "x3", "no-such-session"]) expect(after).not.toContain(stray);
+    expect(shape(await fixture.client.readHistory("bad"))).toEqual(["user:t1?", "assistant:ok"]);
+    expect(await fixture.client.listTurns("bad")).toHaveLength(2);
+  }, 60_000);
+});
