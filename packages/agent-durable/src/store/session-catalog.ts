@@ -196,16 +196,17 @@ export class SessionCatalog {
           message: `session ${sessionId} has a turn that is queued or running (${busy[0].turn_id}); rewind it once that turn ended`,
         });
       }
-      await client.query(`DELETE FROM ${this.s}.session_messages WHERE session_id = $1 AND position >= $2`, [
-        sessionId,
-        turn.history_end,
-      ]);
+      // The turns' rows before the history: the order every transaction locks them in (LOCK_ORDER in schema.ts).
       await client.query(
         `UPDATE ${this.s}.turns SET rewound = true
          WHERE session_id = $1 AND NOT rewound
            AND (created_at, turn_key) > (SELECT created_at, turn_key FROM ${this.s}.turns WHERE turn_key = $2)`,
         [sessionId, turn.turn_key],
       );
+      await client.query(`DELETE FROM ${this.s}.session_messages WHERE session_id = $1 AND position >= $2`, [
+        sessionId,
+        turn.history_end,
+      ]);
     });
   }
 

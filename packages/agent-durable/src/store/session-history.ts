@@ -84,14 +84,15 @@ export class SessionHistory {
   ): Promise<void> {
     const marker = replacementKey(claim.turnKey, ordinal);
     await inClaimedTransaction(this.pool, claim, async (client) => {
+      // A rewind or fork to a turn before this one cannot find that turn's history any more. The turn's row
+      // first, the history after it: the order every transaction locks them in (see LOCK_ORDER in schema.ts).
+      await client.query(`UPDATE ${this.turns} SET history_replaced = true WHERE turn_key = $1`, [claim.turnKey]);
       const { rows } = await client.query(
         `SELECT turn_key FROM ${this.table} WHERE session_id = $1 AND position = 0 FOR UPDATE`,
         [sessionId],
       );
       const written = replacementOrdinal(claim.turnKey, (rows[0] as { turn_key?: string } | undefined)?.turn_key);
       if (written !== undefined && written >= ordinal) return;
-      // A rewind or fork to a turn before this one cannot find that turn's history any more.
-      await client.query(`UPDATE ${this.turns} SET history_replaced = true WHERE turn_key = $1`, [claim.turnKey]);
       await client.query(`DELETE FROM ${this.table} WHERE session_id = $1`, [sessionId]);
       await client.query(
         `INSERT INTO ${this.table} (session_id, position, turn_key, message)

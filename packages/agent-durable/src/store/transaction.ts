@@ -1,7 +1,36 @@
 import type pg from "pg";
 
-/** Runs `work` in one transaction on a pooled connection: committed when it resolves, rolled back when it throws (the error is rethrown). */
+/** How often a transaction Postgres aborted as a deadlock's victim or a serialisation conflict is tried in all. */
+const TRANSIENT_ATTEMPTS = 3;
+
+/**
+ * Postgres's codes for a transaction it aborted only because of another one
+ * running at the same time (`deadlock_detected`, `serialization_failure`):
+ * it rolled back, and running it again is how Postgres expects the client
+ * to answer.
+ */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set(["40P01", "40001"]);
+
+/**
+ * Runs `work` in one transaction on a pooled connection: committed when it
+ * resolves, rolled back when it throws (the error is rethrown). A
+ * transaction Postgres aborted because of a concurrent one (a deadlock's
+ * victim, a serialisation conflict) is run again from the start, up to
+ * three times in all, so `work` must only talk to the database through
+ * `client`.
+ */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inOneTransaction(pool, work);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= TRANSIENT_ATTEMPTS || typeof code !== "string" || !TRANSIENT_CODES.has(code)) throw error;
+    }
+  }
+}
+
+async function inOneTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
