@@ -152,10 +152,19 @@ describe("the durable server's curl session", () => {
         headers: { "content-type": "application/json", ...auth() },
         body: JSON.stringify(body),
       });
-    for (const turnId of ["h1", "h2"]) {
-      await post("/sessions/hist/turns", { turnId, text: "take a note" });
+    // Turns that ask for an approval: quick once answered, and running for as long as they wait.
+    const ask = async (turnId: string) => {
+      await post("/sessions/hist/turns", { turnId, text: "please deploy" });
+      const asked = await readEvents(`/sessions/hist/turns/${turnId}/events`, (e) => e.event === "action.required");
+      return asked.at(-1)!.data.requestId as string;
+    };
+    const deny = async (turnId: string, requestId: string) => {
+      expect((await post(`/sessions/hist/turns/${turnId}/approvals/${requestId}`, { approved: false })).status).toBe(
+        204,
+      );
       await readEvents(`/sessions/hist/turns/${turnId}/events`, isEnd);
-    }
+    };
+    for (const turnId of ["h1", "h2"]) await deny(turnId, await ask(turnId));
     await expect
       .poll(async () => (await (await get("/sessions/hist/turns")).json()).map((t: any) => t.state), {
         timeout: 10_000,
@@ -174,14 +183,14 @@ describe("the durable server's curl session", () => {
     expect((await (await get("/sessions?limit=1")).json()).map((s: any) => s.sessionId)).toEqual(["hist-fork"]);
 
     // A turn running in the session: the rewind waits for it (409), the fork target exists (409).
-    await post("/sessions/hist/turns", { turnId: "h3", text: "take a note" });
+    const waiting = await ask("h3");
     const busy = await post("/sessions/hist/rewind", { toTurnId: "h1" });
     expect([busy.status, (await busy.json()).code]).toEqual([409, "session_busy"]);
     const taken = await post("/sessions/hist/fork", { atTurnId: "h1", sessionId: "hist-fork" });
     expect([taken.status, (await taken.json()).code]).toEqual([409, "session_exists"]);
     const unknown = await post("/sessions/hist/fork", { atTurnId: "nope" });
     expect([unknown.status, (await unknown.json()).code]).toEqual([404, "unknown_turn"]);
-    await readEvents("/sessions/hist/turns/h3/events", isEnd);
+    await deny("h3", waiting);
     await expect
       .poll(async () => (await post("/sessions/hist/rewind", { toTurnId: "h1" })).status, { timeout: 10_000 })
       .toBe(204);

@@ -14,18 +14,21 @@ import { waitFor } from "./support/worker-cluster.js";
 
 const fixture = useDurableFixture([{ id: "w1", env: { LEASE_MS: "1500" } }]);
 
-/** Starts a turn answering "ok" at once (or streaming slowly, `slow`), and waits for it unless `slow`. */
-async function turn(sessionId: string, turnId: string, options: { slow?: boolean; label?: string } = {}) {
+/**
+ * Starts a turn answering "ok" at once, and waits for it; or, `waiting`, one
+ * that asks for an approval and runs for as long as nobody answers (see
+ * {@link approve}).
+ */
+async function turn(sessionId: string, turnId: string, options: { waiting?: boolean; label?: string } = {}) {
   const request: DurableTurnRequest = {
     sessionId,
     turnId,
     userMessage: { text: `${turnId}?` },
     ...(options.label !== undefined && { label: options.label }),
-    // A slow answer: 30 deltas 100 ms apart, sent again at once after a crash.
-    metadata: options.slow ? { scenario: "stream", deltas: 30, delayMs: 100, resendDelayMs: 0 } : { scenario: "quick" },
+    metadata: options.waiting ? { scenario: "approval", toolMs: 0 } : { scenario: "quick" },
   };
   const ref = await fixture.client.start(request);
-  if (!options.slow) expect(await fixture.client.outcome(ref)).toMatchObject({ kind: "completed" });
+  if (!options.waiting) expect(await fixture.client.outcome(ref)).toMatchObject({ kind: "completed" });
   return ref;
 }
 
@@ -47,10 +50,21 @@ async function expectCode(work: Promise<unknown>, code: DurableTurnErrorCode): P
   await expect(work).rejects.toMatchObject({ name: "DurableTurnError", code });
 }
 
-async function streaming(ref: DurableTurnRef): Promise<void> {
-  await waitFor("the slow turn streaming", async () =>
-    (await fixture.client.readEvents(ref)).some((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text"),
-  );
+/** The request id of the approval a waiting turn asks for, once it asked. */
+async function asked(ref: DurableTurnRef): Promise<string> {
+  let requestId: string | undefined;
+  await waitFor("the turn asking for an approval", async () => {
+    const event = (await fixture.client.readEvents(ref)).find((e) => e.type === "action.required");
+    requestId = event?.type === "action.required" ? event.payload.requestId : undefined;
+    return requestId !== undefined;
+  });
+  return requestId!;
+}
+
+/** Approves what a waiting turn asks; it then completes. */
+async function approve(ref: DurableTurnRef): Promise<void> {
+  await fixture.client.respond(ref, await asked(ref), { approved: true });
+  expect(await fixture.client.outcome(ref)).toMatchObject({ kind: "completed" });
 }
 
 describe("sessions", () => {
@@ -84,9 +98,9 @@ describe("sessions", () => {
     await turn("main", "t1");
     await turn("main", "t2");
     // Other turns running meanwhile: one of another session, one of this one.
-    const other = await turn("other", "t1", { slow: true });
-    const running = await turn("main", "t3", { slow: true });
-    await streaming(running);
+    const other = await turn("other", "t1", { waiting: true });
+    const running = await turn("main", "t3", { waiting: true });
+    await asked(running);
 
     await fixture.client.fork({ sessionId: "main", turnId: "t1" }, "main-fork");
     expect(shape(await fixture.client.readHistory("main-fork"))).toEqual(["user:t1?", "assistant:ok"]);
@@ -98,7 +112,7 @@ describe("sessions", () => {
     await expectCode(fixture.client.rewind({ sessionId: "main", turnId: "t1" }), "session_busy");
     await expectCode(fixture.client.fork(running, "fork-of-running"), "turn_not_finished");
 
-    expect(await fixture.client.outcome(running)).toMatchObject({ kind: "completed" });
+    await approve(running);
     await fixture.client.rewind({ sessionId: "main", turnId: "t1" });
     expect(shape(await fixture.client.readHistory("main"))).toEqual(["user:t1?", "assistant:ok"]);
     expect((await fixture.client.listTurns("main")).map((t) => [t.turnId, t.inHistory])).toEqual([
@@ -124,25 +138,26 @@ describe("sessions", () => {
       "user:f1?",
       "assistant:ok",
     ]);
-    expect(await fixture.client.outcome(other)).toMatchObject({ kind: "completed" });
+    await approve(other);
     // The original session was never touched by the fork.
     expect((await fixture.client.listTurns("other")).map((t) => t.state)).toEqual(["finished"]);
   }, 90_000);
 
   it("forks and rewinds around a turn whose worker was killed, once it finished elsewhere", async () => {
     await turn("killed", "t1");
-    const interrupted = await turn("killed", "t2", { slow: true });
-    await streaming(interrupted);
+    const interrupted = await turn("killed", "t2", { waiting: true });
+    await asked(interrupted);
     await fixture.cluster.kill("w1");
     // The turn is neither finished nor gone: the session stays as it was.
     await fixture.client.fork({ sessionId: "killed", turnId: "t1" }, "killed-fork");
     await expectCode(fixture.client.rewind({ sessionId: "killed", turnId: "t1" }), "session_busy");
     await expectCode(fixture.client.fork(interrupted, "killed-fork-2"), "turn_not_finished");
     await fixture.cluster.start("w1", { LEASE_MS: "1500" });
-    expect(await fixture.client.outcome(interrupted)).toMatchObject({ kind: "completed" });
+    await approve(interrupted);
 
     await fixture.client.fork(interrupted, "killed-fork-2");
-    expect(shape(await fixture.client.readHistory("killed-fork-2"))).toHaveLength(4);
+    // t1's two messages, then t2's: the request, the call, its result, the answer.
+    expect(shape(await fixture.client.readHistory("killed-fork-2"))).toHaveLength(6);
     await fixture.client.rewind({ sessionId: "killed", turnId: "t1" });
     expect(shape(await fixture.client.readHistory("killed"))).toEqual(["user:t1?", "assistant:ok"]);
     expect(shape(await fixture.client.readHistory("killed-fork"))).toEqual(["user:t1?", "assistant:ok"]);
