@@ -9,6 +9,7 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario } from "./argument-scenario.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
+import { checkHostQuestions } from "./invariants/host-questions.js";
 import { checkHostileHost } from "./invariants/hostile-host.js";
 import { checkNoLeaks } from "./invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-event-grammar.js";
@@ -115,7 +116,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   return outcome;
 }
 
-/** Invariants 1 to 6 and 13 for a generated turn, and 7 to 10 when its host is hostile. */
+/** Invariants 1 to 6 and 13 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host. */
 export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
   const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {
@@ -126,6 +127,8 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
     subAgentNames: (scenario.subAgents ?? []).map((agent) => agent.name),
   });
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
+  if (observation.questions)
+    checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);
 }
 
 /** Every invariant of the path, every call answered, and no prototype touched, after malformed arguments. */

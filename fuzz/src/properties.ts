@@ -22,6 +22,7 @@ import {
 } from "./compaction-scenario.js";
 import {
   agentScenarioArbitrary,
+  askHostTurnArbitrary,
   providerFailureTurnArbitrary,
   subAgentTurnArbitrary,
   turnScenarioArbitrary,
@@ -157,6 +158,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 40,
     fuzzWeight: 2,
   };
+  const askHost: FuzzProperty<TurnScenario> = {
+    name: "runner-ask-host",
+    description:
+      "PiTurnRunner with tools that ask the host (ctx.askHost): answers at once, late, wrong, thrown or never, timeouts, no answer function, aborts while waiting",
+    arbitrary: askHostTurnArbitrary(options),
+    run: checkTurn,
+    ciRuns: 120,
+    fuzzWeight: 1,
+  };
   return [
     agent,
     runner,
@@ -168,6 +178,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     modelFallback,
     compaction,
     subAgents,
+    askHost,
   ];
 }
 

@@ -4,21 +4,16 @@
  * saw: events, history offered and accepted, outcome, leaks.
  */
 import { type VirtualClock, createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
-import {
-  type AfterToolCallHook,
-  type BeforeLlmCallHook,
-  type PiTurnHooks,
-  type TurnInputMessage,
-  createHiddenMessage,
-  createUserMessage,
-} from "@turnkit/agent-core";
+import { type TurnInputMessage, createHiddenMessage } from "@turnkit/agent-core";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
-import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
-import type { HostAction, ToolBehaviour, TurnHookSpec, TurnScenario } from "./scenario.js";
+import { decisionSequence } from "./decision-sequence.js";
+import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
+import { turnHooks } from "./scenario-turn-hooks.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
+import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
 import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
 
 /** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */
@@ -26,6 +21,8 @@ export interface TurnScenarioObservation extends TurnRunObservation {
   respondTexts: Map<string, string>;
   /** What the hostile host saw, when the scenario has one. */
   hostile?: HostileProbe;
+  /** The questions tools asked the host and its answers, when the scenario has a host answerer. */
+  questions?: QuestionProbe;
 }
 
 const SESSION_ID = "session-fuzz";
@@ -35,136 +32,6 @@ function behavioursOf(scenario: TurnScenario): Map<string, ToolBehaviour> {
   return new Map(
     scenario.requests.flatMap((request) => request.response.calls.map((call) => [call.id, call.behaviour] as const)),
   );
-}
-
-interface HookContext {
-  abort: () => void;
-  respondTexts: Map<string, string>;
-}
-
-function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
-  const hooks: PiTurnHooks = {};
-  if (spec.beforeLlmCall) {
-    const next = decisionSequence(spec.beforeLlmCall, "continue");
-    let responds = 0;
-    const hook: BeforeLlmCallHook = (event) => {
-      const decision = next();
-      switch (decision) {
-        case "continue":
-          return { type: "continue" };
-        case "skip":
-          return { type: "skip" };
-        case "respond": {
-          responds++;
-          const token = `respond${responds}`;
-          const text = markedText(token, "answered by beforeLlmCallHook");
-          context.respondTexts.set(token, text);
-          return { type: "respond", text };
-        }
-        case "replaceRequestMessages":
-          return { type: "replaceRequestMessages", messages: [...event.messages] };
-        case "replaceMessages":
-          return {
-            type: "replaceMessages",
-            messages: [createUserMessage(markedText(`compacted${event.requestIndex}`, "summary of everything so far"))],
-            metadata: { reason: "scenario compaction" },
-          };
-        case "appendMessage":
-          return { type: "appendMessage", message: { content: "hidden context from the scenario", source: "fuzz" } };
-        case "abort":
-          return { type: "abort", reason: "the scenario aborted the call" };
-        case "throw":
-          throw new Error("beforeLlmCallHook failed");
-        case "invalid":
-          return { type: "no-such-decision" } as never;
-      }
-    };
-    hooks.beforeLlmCallHook = hook;
-  }
-  if (spec.onLlmCallPrepared) {
-    const next = decisionSequence(spec.onLlmCallPrepared, "observe");
-    hooks.onLlmCallPreparedHook = () => {
-      const decision = next();
-      if (decision === "throw") throw new Error("onLlmCallPreparedHook failed");
-      if (decision === "reject") return Promise.reject(new Error("onLlmCallPreparedHook rejected"));
-    };
-  }
-  if (spec.afterLlmCall) {
-    const next = decisionSequence(spec.afterLlmCall, "continue");
-    let replacements = 0;
-    hooks.afterLlmCallHook = () => {
-      const decision = next();
-      switch (decision) {
-        case "continue":
-          return { type: "continue" };
-        case "replaceText":
-          replacements++;
-          return {
-            type: "replaceText",
-            text: markedText(`replaced${replacements}`, "text replaced by afterLlmCallHook"),
-          };
-        case "retry":
-          return { type: "retry", reason: "the scenario wants another answer", prompt: "please answer again" };
-        case "fail":
-          return { type: "fail", reason: "the scenario rejected the answer" };
-        case "throw":
-          throw new Error("afterLlmCallHook failed");
-        case "invalid":
-          return { type: "no-such-decision" } as never;
-      }
-    };
-  }
-  if (spec.beforeToolCall) {
-    const next = decisionSequence(spec.beforeToolCall, "allow");
-    hooks.beforeToolCallHook = () => {
-      const decision = next();
-      switch (decision) {
-        case "allow":
-          return undefined;
-        case "block":
-          return { block: true, reason: "blocked by the scenario" };
-        case "blockPermission":
-          return { block: true, reason: "the user refused", blockedBy: "permission" };
-        case "throw":
-          throw new Error("beforeToolCallHook failed");
-        case "abort":
-          context.abort();
-          return undefined;
-      }
-    };
-  }
-  if (spec.onToolExecutionStart) {
-    const next = decisionSequence(spec.onToolExecutionStart, "observe");
-    hooks.onToolExecutionStartHook = () => {
-      const decision = next();
-      if (decision === "throw") throw new Error("onToolExecutionStartHook failed");
-      if (decision === "abort") context.abort();
-    };
-  }
-  if (spec.afterToolCall) {
-    const next = decisionSequence(spec.afterToolCall, "none");
-    const hook: AfterToolCallHook = () => afterToolPatch(next(), "afterToolCallHook");
-    hooks.afterToolCallHook = hook;
-  }
-  if (spec.onHistoryChanged) {
-    const next = decisionSequence(spec.onHistoryChanged, "accept");
-    hooks.onHistoryChangedHook = () => {
-      if (next() === "throw") throw new Error("onHistoryChangedHook failed");
-    };
-  }
-  if (spec.onStepEnd) {
-    const next = decisionSequence(spec.onStepEnd, "none");
-    let enqueued = 0;
-    hooks.onStepEndHook = (event) => {
-      const decision = next();
-      if (decision === "throw") throw new Error("onStepEndHook failed");
-      if (decision === "enqueue") {
-        enqueued++;
-        event.enqueue(markedText(`stepEnd${enqueued}`, "queued by onStepEndHook"));
-      }
-    };
-  }
-  return hooks;
 }
 
 /** Where a scenario's turn runs: its virtual clock and its ids. */
@@ -181,6 +48,7 @@ export interface PreparedTurnScenario {
   runnerOptions: NonNullable<ObserveTurnOptions["runnerOptions"]>;
   respondTexts: Map<string, string>;
   hostile: HostileProbe | undefined;
+  questions: QuestionProbe | undefined;
 }
 
 /** Runs the turn to its end and records it. Never rejects for anything the runner does. */
@@ -191,7 +59,12 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScena
     turnId: TURN_ID,
   });
   const observation = await observeTurn(prepared.options);
-  return { ...observation, respondTexts: prepared.respondTexts, hostile: prepared.hostile };
+  return {
+    ...observation,
+    respondTexts: prepared.respondTexts,
+    hostile: prepared.hostile,
+    ...(prepared.questions && { questions: prepared.questions }),
+  };
 }
 
 /**
@@ -204,8 +77,26 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   const model = createScriptedModel(requestEntries(scenario.requests), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
   const controller = new AbortController();
-  const abort = () => controller.abort();
   const respondTexts = new Map<string, string>();
+
+  // The host's answers to the tools' questions (ctx.askHost); its late answers are its own timers.
+  const answers = scenario.hostAnswers;
+  const questions: QuestionProbe | undefined =
+    answers === undefined
+      ? undefined
+      : { answerer: answers === "absent" ? "absent" : "present", asks: [], answers: [] };
+  let settled = false;
+  const answerTimers: unknown[] = [];
+  const answerActionRequest =
+    answers === undefined || questions === undefined
+      ? undefined
+      : hostAnswerer(answers, clock, questions, () => settled, answerTimers);
+
+  // Every abort of the scenario's host, timed for the questions' checks.
+  const abort = () => {
+    if (questions && !controller.signal.aborted) questions.abortedAt = clock.now();
+    controller.abort();
+  };
 
   // The host's steering intake: steer/steerBatch arrive at the next poll, follow-ups only at an exit boundary.
   const pendingSteering: TurnInputMessage[] = [];
@@ -226,7 +117,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         pendingAtExit.push({ text: hostText("followUp") });
         return;
       case "abort":
-        controller.abort();
+        abort();
         return;
     }
   };
@@ -284,10 +175,16 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },
     tools: [
-      ...createRuntimeTools(scenario.toolModes, { clock, behaviours: behavioursOf(scenario), executed: [] }),
+      ...createRuntimeTools(scenario.toolModes, {
+        clock,
+        behaviours: behavioursOf(scenario),
+        executed: [],
+        ...(questions && { questions }),
+      }),
       ...createSubAgentTools(scenario.subAgents ?? [], clock, scenario.streamTimeouts === "default"),
     ],
     disableBuiltinToolFallback: true,
+    ...(answerActionRequest && { answerActionRequest }),
     hooks: turnHooks(scenario.hooks, { abort, respondTexts }),
     llmRetry: scenario.retry.enabled
       ? {
@@ -312,7 +209,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   const hostTimers = scenario.actions.flatMap((action) =>
     action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : [],
   );
-  if (scenario.abortBeforeStart) controller.abort();
+  if (scenario.abortBeforeStart) abort();
   let allocations = 0;
   const allocateMessageId = () => {
     const index = allocations++;
@@ -332,12 +229,16 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       controller,
       write: hostile ? hostile.write(write) : write,
       runnerOptions: hostile?.runnerOptions ?? runnerOptions,
-      hostTimers: () => [...hostTimers, ...writerTimers],
-      onSettled: hostile?.onSettled,
+      hostTimers: () => [...hostTimers, ...writerTimers, ...answerTimers],
+      onSettled: () => {
+        settled = true;
+        hostile?.onSettled?.();
+      },
       afterSettle: hostile?.afterSettle,
     },
     runnerOptions: hostile?.runnerOptions ?? runnerOptions,
     respondTexts,
     hostile: hostile?.probe,
+    questions,
   };
 }

@@ -24,7 +24,11 @@ import {
 import type { GenerationOptions } from "./known-bugs.js";
 import type {
   AgentScenario,
+  AskSpec,
+  CallSpec,
+  RequestSpec,
   ChildBehaviour,
+  HostAnswerSpec,
   SubAgentSpec,
   Delay,
   ResponseSpec,
@@ -134,6 +138,25 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
     );
 }
 
+/**
+ * The requests with every `every`-th tool call of the script (counted
+ * across requests, from 1) replaced by `replace(call, count)`.
+ */
+function withEveryNthCall(
+  requests: readonly RequestSpec[],
+  every: number,
+  replace: (call: CallSpec, count: number) => CallSpec,
+): RequestSpec[] {
+  let count = 0;
+  return requests.map((request) => ({
+    ...request,
+    response: {
+      ...request.response,
+      calls: request.response.calls.map((call) => (++count % every === 0 ? replace(call, count) : call)),
+    },
+  }));
+}
+
 const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
   {
     weight: 4,
@@ -172,19 +195,67 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
     })
     .map(({ base, agents, every }): TurnScenario => {
       const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
-      let calls = 0;
-      const requests = base.requests.map((request) => ({
-        ...request,
-        response: {
-          ...request.response,
-          calls: request.response.calls.map((call) => {
-            calls++;
-            if (calls % every !== 0) return call;
-            const agent = subAgents[calls % subAgents.length]!;
-            return { ...call, tool: agent.name, args: { kind: "task" as const, task: `task of ${call.id}` } };
-          }),
-        },
-      }));
+      const requests = withEveryNthCall(base.requests, every, (call, count) => {
+        const agent = subAgents[count % subAgents.length]!;
+        return { ...call, tool: agent.name, args: { kind: "task" as const, task: `task of ${call.id}` } };
+      });
       return { ...base, requests, subAgents, writer: { ...base.writer, slow: undefined } };
+    });
+}
+
+const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
+  // 0 is no valid timeout: the question is refused without asking.
+  timeoutMs: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(1, 50, 100) },
+    { weight: 2, arbitrary: fc.constant("default" as const) },
+    { weight: 1, arbitrary: fc.constant(0) },
+  ),
+});
+
+const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom<HostAnswerSpec>({ kind: "accept" }, { kind: "decline" }) },
+  { weight: 2, arbitrary: fc.constantFrom<HostAnswerSpec>({ kind: "invalid" }, { kind: "throw" }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("late" as const),
+      ms: fc.constantFrom(1, 50, 100, 5_000),
+      answer: fc.constantFrom("accept" as const, "reject" as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant<HostAnswerSpec>({ kind: "never" }) },
+);
+
+/**
+ * Generated turns whose tools ask the host (`ctx.askHost`, one to three
+ * questions per call, timeouts on the virtual clock, some not valid) on
+ * every `every`-th tool call of the script, and a host that answers at once,
+ * late, wrongly, by throwing or never, or has no answer function. Host
+ * actions (aborts among them) land while questions wait. The writer never
+ * stalls, so every event reaches it.
+ */
+export function askHostTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+  return fc
+    .record({
+      base: turnScenarioArbitrary(options),
+      asks: fc.array(fc.array(askArbitrary, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+      hostAnswers: fc.oneof(
+        { weight: 6, arbitrary: fc.array(hostAnswerArbitrary, { maxLength: 8 }) },
+        { weight: 1, arbitrary: fc.constant("absent" as const) },
+      ),
+      every: fc.integer({ min: 1, max: 2 }),
+      // An abort on the clock, often while a question waits.
+      abortAtMs: fc.option(fc.constantFrom(1, 20, 50, 99, 150, 3_000), { freq: 2 }),
+    })
+    .map(({ base, asks, hostAnswers, every, abortAtMs }): TurnScenario => {
+      const requests = withEveryNthCall(base.requests, every, (call, count) => ({
+        ...call,
+        behaviour: { kind: "ask" as const, asks: asks[count % asks.length]! },
+      }));
+      const actions =
+        abortAtMs === null
+          ? base.actions
+          : [...base.actions, { trigger: { kind: "time" as const, ms: abortAtMs }, kind: "abort" as const }];
+      return { ...base, requests, actions, hostAnswers, writer: { ...base.writer, slow: undefined } };
     });
 }

@@ -5,8 +5,9 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
-import { type Clock, type RuntimeTool, defineRuntimeTool } from "@turnkit/agent-core";
+import { type AskHost, type Clock, type RuntimeTool, defineRuntimeTool } from "@turnkit/agent-core";
 import { sleep } from "@turnkit/agent-core/internal";
+import { type QuestionProbe, askQuestions } from "./host-questions.js";
 import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
 import { type Delay, TOOL_NAMES, type ToolBehaviour, type ToolModes, type ToolName } from "./scenario.js";
 
@@ -32,6 +33,8 @@ export interface ToolEnvironment {
   behaviours: ReadonlyMap<string, ToolBehaviour>;
   /** Every executed call id, in start order. */
   executed: string[];
+  /** Where `ask` calls record their questions (the runner's tools only). */
+  questions?: QuestionProbe;
 }
 
 /** Where a late update goes: after every microtask of the settling call. */
@@ -75,6 +78,7 @@ async function perform(
   environment: ToolEnvironment,
   signal: AbortSignal | undefined,
   update: ((text: string) => void) | undefined,
+  askHost?: AskHost,
 ): Promise<PerformedResult> {
   environment.executed.push(callId);
   const behaviour = environment.behaviours.get(callId) ?? DEFAULT_BEHAVIOUR;
@@ -84,6 +88,14 @@ async function perform(
     case "throw":
       await wait(behaviour.delay, environment.clock, signal);
       throw new Error(`tool call ${callId} failed`);
+    case "ask": {
+      // An `Agent` tool has nobody to ask: it answers at once.
+      const text =
+        askHost && environment.questions
+          ? await askQuestions(callId, behaviour.asks, askHost, environment.clock, environment.questions)
+          : `${callId} done`;
+      return { content: [{ type: "text", text }], details: { callId } };
+    }
     case "result": {
       for (let index = 0; index < behaviour.updates; index++) {
         update?.(`${callId} progress ${index + 1}`);
@@ -145,8 +157,12 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
       execute: (ctx, _input, signal, onUpdate) =>
-        perform(ctx.toolCallId, environment, signal, (text) =>
-          onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } }),
+        perform(
+          ctx.toolCallId,
+          environment,
+          signal,
+          (text) => onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } }),
+          ctx.askHost,
         ),
     }),
   );

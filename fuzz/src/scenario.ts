@@ -28,7 +28,25 @@ export type ToolBehaviour =
     }
   | { kind: "throw"; delay: Delay }
   /** Never settles on its own; rejects when the run's signal fires. */
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Asks the host (`ctx.askHost`) once per entry, one after the other, then answers with the outcomes. */
+  | { kind: "ask"; asks: AskSpec[] };
+
+/** One question a tool asks the host: how long it waits (`default`: the turn's default; 0 is not a valid timeout). */
+export interface AskSpec {
+  timeoutMs: number | "default";
+}
+
+/**
+ * How the host's `answerActionRequest` answers its n-th call: at once
+ * (`accept`, `decline`, a value that is no answer, a throw), on the virtual
+ * clock after `ms` (taking the question down when the turn stops waiting,
+ * as a real host does), or never (ignoring the signal).
+ */
+export type HostAnswerSpec =
+  | { kind: "accept" | "decline" | "invalid" | "throw" }
+  | { kind: "late"; ms: number; answer: "accept" | "reject" }
+  | { kind: "never" };
 
 /** The arguments the model sends for a call. */
 export type CallArguments =
@@ -289,4 +307,10 @@ export interface TurnScenario {
   hostile?: HostileHostSpec;
   /** Sub-agents the turn offers (calls name them); absent outside the sub-agent property. */
   subAgents?: SubAgentSpec[];
+  /**
+   * The host's `answerActionRequest`, one answer per call in call order
+   * (past the end: `accept`), or `absent` (no function: every question is
+   * refused); undefined outside the ask-the-host property.
+   */
+  hostAnswers?: HostAnswerSpec[] | "absent";
 }

@@ -177,6 +177,8 @@ export async function waitForActionAnswer(
     timer = clock.setTimeout(() => resolve({ kind: "timed_out", requestId, timeoutMs }), timeoutMs);
     onAbort = () => resolve({ kind: "aborted", requestId });
     signal.addEventListener("abort", onAbort, { once: true });
+    // The event's writer may have aborted the turn while the event was handed over.
+    if (signal.aborted) onAbort();
   });
   const answered = (async (): Promise<ActionRequestOutcome> => {
     try {

@@ -1,0 +1,122 @@
+/**
+ * Asking the host in a generated turn: the tools' side (a call asks its
+ * questions one after the other with `ctx.askHost`) and the host's side
+ * (`answerActionRequest` answering as the scenario says), both recording
+ * what happened on the virtual clock for invariant 17.
+ */
+import type { ActionRequestAnswerer, ActionRequestOutcome, AskHost, Clock } from "@turnkit/agent-core";
+import type { AskSpec, HostAnswerSpec } from "./scenario.js";
+
+/** The question every generated ask sends: a yes/no elicitation. */
+export const FUZZ_QUESTION = {
+  kind: "elicitation",
+  serverName: "fuzz",
+  message: "Go on?",
+  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+} as const;
+
+/** The answer an `accept` gives. */
+export const ACCEPTED = { action: "accept", content: { ok: true } } as const;
+
+/** One `askHost` call of a tool, as the tool saw it. */
+export interface AskRecord {
+  callId: string;
+  /** 1 for the call's first question. */
+  n: number;
+  spec: AskSpec;
+  askedAt: number;
+  endedAt: number;
+  outcome: ActionRequestOutcome;
+}
+
+/** One call of the host's `answerActionRequest`. */
+export interface AnswerRecord {
+  requestId: string;
+  spec: HostAnswerSpec;
+  calledAt: number;
+  /** The turn had already settled when the host was asked (host code after the end). */
+  afterSettle: boolean;
+  /** When the host's signal fired (the turn stopped waiting without its answer), if it did. */
+  signalFiredAt: number | undefined;
+}
+
+/** What the questions of one turn left behind. */
+export interface QuestionProbe {
+  answerer: "present" | "absent";
+  /** When the host aborted the turn, on the virtual clock, if it did. */
+  abortedAt?: number;
+  asks: AskRecord[];
+  answers: AnswerRecord[];
+}
+
+/** Asks each question of `asks` in turn; resolves with the outcomes' kinds as the tool's text. */
+export async function askQuestions(
+  callId: string,
+  asks: readonly AskSpec[],
+  askHost: AskHost,
+  clock: Clock,
+  probe: QuestionProbe,
+): Promise<string> {
+  const kinds: string[] = [];
+  for (const [index, spec] of asks.entries()) {
+    const askedAt = clock.now();
+    const outcome = await askHost(FUZZ_QUESTION, spec.timeoutMs === "default" ? {} : { timeoutMs: spec.timeoutMs });
+    probe.asks.push({ callId, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
+    kinds.push(outcome.kind);
+  }
+  return `${callId} asked: ${kinds.join(", ")}`;
+}
+
+/**
+ * The host's `answerActionRequest` for `answers` (the n-th call takes the
+ * n-th; past the end, `accept`), or undefined for `absent`. Its late
+ * answers are timers on `clock`, listed in `timers` for the leak count.
+ */
+export function hostAnswerer(
+  answers: readonly HostAnswerSpec[] | "absent",
+  clock: Clock,
+  probe: QuestionProbe,
+  settled: () => boolean,
+  timers: unknown[],
+): ActionRequestAnswerer | undefined {
+  if (answers === "absent") return undefined;
+  let calls = 0;
+  return (request, signal) => {
+    const spec = answers[calls++] ?? { kind: "accept" };
+    const record: AnswerRecord = {
+      requestId: request.requestId,
+      spec,
+      calledAt: clock.now(),
+      afterSettle: settled(),
+      signalFiredAt: undefined,
+    };
+    probe.answers.push(record);
+    signal.addEventListener("abort", () => (record.signalFiredAt = clock.now()), { once: true });
+    switch (spec.kind) {
+      case "accept":
+        return ACCEPTED;
+      case "decline":
+        return { action: "decline" };
+      case "invalid":
+        return { action: "maybe" } as never;
+      case "throw":
+        throw new Error("the host failed to show the question");
+      case "never":
+        return new Promise(() => undefined);
+      case "late":
+        return new Promise((resolve, reject) => {
+          const timer = clock.setTimeout(() => {
+            if (spec.answer === "accept") resolve(ACCEPTED);
+            else reject(new Error("the host lost the question"));
+          }, spec.ms);
+          timers.push(timer);
+          // The turn stopped waiting: the host takes the question down.
+          signal.addEventListener("abort", () => clock.clearTimeout(timer), { once: true });
+        });
+      default: {
+        const unknown: never = spec;
+        throw new Error(`Unknown host answer: ${JSON.stringify(unknown)}`);
+      }
+    }
+  };
+}

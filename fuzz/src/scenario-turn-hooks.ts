@@ -1,0 +1,146 @@
+/**
+ * The `PiTurnHooks` of a generated turn: each hook takes the scenario's
+ * decisions in call order (continue, skip, respond, replace, abort, throw,
+ * an invalid decision, ...), as `TurnHookSpec` lists them.
+ */
+import {
+  type AfterToolCallHook,
+  type BeforeLlmCallHook,
+  type PiTurnHooks,
+  createUserMessage,
+} from "@turnkit/agent-core";
+import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
+import type { TurnHookSpec } from "./scenario.js";
+import { markedText } from "./scripted-entries.js";
+
+/** What the hooks may do to the run: abort it, and note the texts `respond` decisions answered with. */
+export interface HookContext {
+  abort: () => void;
+  respondTexts: Map<string, string>;
+}
+
+/** The eight `PiTurnHooks` of a scenario: each takes its decisions in call order. */
+export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
+  const hooks: PiTurnHooks = {};
+  if (spec.beforeLlmCall) {
+    const next = decisionSequence(spec.beforeLlmCall, "continue");
+    let responds = 0;
+    const hook: BeforeLlmCallHook = (event) => {
+      const decision = next();
+      switch (decision) {
+        case "continue":
+          return { type: "continue" };
+        case "skip":
+          return { type: "skip" };
+        case "respond": {
+          responds++;
+          const token = `respond${responds}`;
+          const text = markedText(token, "answered by beforeLlmCallHook");
+          context.respondTexts.set(token, text);
+          return { type: "respond", text };
+        }
+        case "replaceRequestMessages":
+          return { type: "replaceRequestMessages", messages: [...event.messages] };
+        case "replaceMessages":
+          return {
+            type: "replaceMessages",
+            messages: [createUserMessage(markedText(`compacted${event.requestIndex}`, "summary of everything so far"))],
+            metadata: { reason: "scenario compaction" },
+          };
+        case "appendMessage":
+          return { type: "appendMessage", message: { content: "hidden context from the scenario", source: "fuzz" } };
+        case "abort":
+          return { type: "abort", reason: "the scenario aborted the call" };
+        case "throw":
+          throw new Error("beforeLlmCallHook failed");
+        case "invalid":
+          return { type: "no-such-decision" } as never;
+      }
+    };
+    hooks.beforeLlmCallHook = hook;
+  }
+  if (spec.onLlmCallPrepared) {
+    const next = decisionSequence(spec.onLlmCallPrepared, "observe");
+    hooks.onLlmCallPreparedHook = () => {
+      const decision = next();
+      if (decision === "throw") throw new Error("onLlmCallPreparedHook failed");
+      if (decision === "reject") return Promise.reject(new Error("onLlmCallPreparedHook rejected"));
+    };
+  }
+  if (spec.afterLlmCall) {
+    const next = decisionSequence(spec.afterLlmCall, "continue");
+    let replacements = 0;
+    hooks.afterLlmCallHook = () => {
+      const decision = next();
+      switch (decision) {
+        case "continue":
+          return { type: "continue" };
+        case "replaceText":
+          replacements++;
+          return {
+            type: "replaceText",
+            text: markedText(`replaced${replacements}`, "text replaced by afterLlmCallHook"),
+          };
+        case "retry":
+          return { type: "retry", reason: "the scenario wants another answer", prompt: "please answer again" };
+        case "fail":
+          return { type: "fail", reason: "the scenario rejected the answer" };
+        case "throw":
+          throw new Error("afterLlmCallHook failed");
+        case "invalid":
+          return { type: "no-such-decision" } as never;
+      }
+    };
+  }
+  if (spec.beforeToolCall) {
+    const next = decisionSequence(spec.beforeToolCall, "allow");
+    hooks.beforeToolCallHook = () => {
+      const decision = next();
+      switch (decision) {
+        case "allow":
+          return undefined;
+        case "block":
+          return { block: true, reason: "blocked by the scenario" };
+        case "blockPermission":
+          return { block: true, reason: "the user refused", blockedBy: "permission" };
+        case "throw":
+          throw new Error("beforeToolCallHook failed");
+        case "abort":
+          context.abort();
+          return undefined;
+      }
+    };
+  }
+  if (spec.onToolExecutionStart) {
+    const next = decisionSequence(spec.onToolExecutionStart, "observe");
+    hooks.onToolExecutionStartHook = () => {
+      const decision = next();
+      if (decision === "throw") throw new Error("onToolExecutionStartHook failed");
+      if (decision === "abort") context.abort();
+    };
+  }
+  if (spec.afterToolCall) {
+    const next = decisionSequence(spec.afterToolCall, "none");
+    const hook: AfterToolCallHook = () => afterToolPatch(next(), "afterToolCallHook");
+    hooks.afterToolCallHook = hook;
+  }
+  if (spec.onHistoryChanged) {
+    const next = decisionSequence(spec.onHistoryChanged, "accept");
+    hooks.onHistoryChangedHook = () => {
+      if (next() === "throw") throw new Error("onHistoryChangedHook failed");
+    };
+  }
+  if (spec.onStepEnd) {
+    const next = decisionSequence(spec.onStepEnd, "none");
+    let enqueued = 0;
+    hooks.onStepEndHook = (event) => {
+      const decision = next();
+      if (decision === "throw") throw new Error("onStepEndHook failed");
+      if (decision === "enqueue") {
+        enqueued++;
+        event.enqueue(markedText(`stepEnd${enqueued}`, "queued by onStepEndHook"));
+      }
+    };
+  }
+  return hooks;
+}
