@@ -6,7 +6,7 @@
  */
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { Type } from "@sinclair/typebox";
-import { defineRuntimeTool } from "@turnkit/agent-core";
+import { defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
 import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
@@ -17,6 +17,7 @@ import {
   type DurableTurnRef,
   DurableTurnError,
   DurableTurnWorker,
+  durableTool,
   type DurableTurnWorkerOptions,
 } from "../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
@@ -48,9 +49,42 @@ const askPerson = (timeoutMs: number | undefined) =>
     },
   });
 
-/** `ask`: one call of `ask_person`, then an answer quoting its result; anything else answers "ok". */
+/**
+ * A sub-agent whose model calls `deploy` (which needs a person's approval)
+ * and `ask_person`, then answers with their results.
+ */
+function deployer(turnId: string) {
+  const streamFn: StreamFn = (model, context, options) => {
+    const results = context.messages.filter((m) => m.role === "toolResult");
+    const entry =
+      results.length > 0
+        ? `child saw: ${results.map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join("")).join(" | ")}`
+        : response([
+            toolCall("deploy", {}, { id: `${turnId}-deploy` }),
+            toolCall("ask_person", {}, { id: `${turnId}-child-ask` }),
+          ]);
+    return createScriptedModel([entry]).streamFn(model, context, options);
+  };
+  const deploy = defineRuntimeTool({
+    name: "deploy",
+    description: "Deploys",
+    parameters: Type.Object({}),
+    execute: async () => ({ content: [{ type: "text", text: "deployed" }] }),
+  });
+  return defineSubAgent({
+    name: "deployer",
+    description: "Deploys with a person's approval",
+    systemPrompt: "You deploy.",
+    llm: { model: createScriptedModel([]).model, streamFn },
+    tools: [durableTool(deploy, { requiresApproval: true }), askPerson(undefined)],
+    llmRetry: false,
+  });
+}
+
+/** `ask`: one call of `ask_person`, then an answer quoting its result; `child-asks`: one call of `deployer`; anything else answers "ok". */
 const buildTurn: BuildDurableTurn = (request) => {
   const ask = request.metadata?.scenario === "ask";
+  const childAsks = request.metadata?.scenario === "child-asks";
   const streamFn: StreamFn = (model, context, options) => {
     const last = context.messages.at(-1);
     const entry =
@@ -58,7 +92,9 @@ const buildTurn: BuildDurableTurn = (request) => {
         ? `after: ${last.content.map((block) => (block.type === "text" ? block.text : "")).join("")}`
         : ask
           ? response([toolCall("ask_person", {}, { id: `${request.turnId}-ask` })])
-          : "ok";
+          : childAsks
+            ? response([toolCall("deployer", { task: "deploy it" }, { id: `${request.turnId}-deployer` })])
+            : "ok";
     return createScriptedModel([entry]).streamFn(model, context, options);
   };
   const timeoutMs = request.metadata?.timeoutMs;
@@ -66,7 +102,7 @@ const buildTurn: BuildDurableTurn = (request) => {
     systemPrompt: "You are a test assistant.",
     llm: { model: createScriptedModel([]).model, streamFn },
     llmRetry: false,
-    tools: [askPerson(timeoutMs === undefined ? undefined : Number(timeoutMs))],
+    tools: [askPerson(timeoutMs === undefined ? undefined : Number(timeoutMs)), deployer(request.turnId)],
     warnings: setupWarnings.get(request.turnId),
   };
 };
@@ -252,5 +288,39 @@ describe("what a tool call asks the host", () => {
     expect(askEndings(events)).toEqual([
       { requestId: requestId("abandoned"), kind: "elicitation", outcome: "aborted" },
     ]);
+  }, 60_000);
+
+  it("inside a sub-agent: the child's approval and its tool's question are answered by the host, and the child goes on", async () => {
+    const turn = await worker.client.start({
+      sessionId: "s-child-asks",
+      turnId: "child-asks",
+      userMessage: { text: "deploy" },
+      metadata: { scenario: "child-asks" },
+    });
+    const questions = async (n: number) => {
+      await waitFor(
+        `question ${n} of the child`,
+        async () => (await worker.client.readEvents(turn)).filter((e) => e.type === "action.required").length === n,
+      );
+      return (await worker.client.readEvents(turn)).filter((e) => e.type === "action.required").at(-1)!;
+    };
+    // The calls run one at a time: the approval of `deploy` first, then the question of `ask_person`.
+    expect((await questions(1)).payload).toMatchObject({
+      kind: "tool_approval",
+      requestId: "approval:child-asks-deploy",
+    });
+    await worker.client.respond(turn, "approval:child-asks-deploy", { approved: true });
+    expect((await questions(2)).payload).toMatchObject({
+      kind: "elicitation",
+      requestId: requestId("child-asks-child"),
+    });
+    await worker.client.respond(turn, requestId("child-asks-child"), { action: "accept", content: { branch: "dev" } });
+    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    const childAnswer = events.find(
+      (e) => e.origin && e.type === "message.persisted" && JSON.stringify(e.payload).includes("child saw"),
+    );
+    expect(JSON.stringify(childAnswer?.payload)).toContain('child saw: deployed | {\\"kind\\":\\"answered\\"');
   }, 60_000);
 });

@@ -102,7 +102,8 @@ export interface DurableRunnerHooks {
  * `requestIndex`). Results must be JSON (they are the record).
  *
  * Added by the durable layer: every history change is stored in the session
- * history (each message once, at a position fixed in advance) before the
+ * history (each message once, at a position fixed in advance; not with
+ * `storeHistory: false`, for a sub-agent's child turn) before the
  * host's `onHistoryChangedHook` runs; `enqueue` calls of `onStepEndHook`
  * are recorded and repeated on replay; `beforeToolCallHook` may ask for
  * approval, and tools with `requiresApproval` always do.
@@ -118,6 +119,7 @@ export function durableHooks(
   ctx: TurnContext,
   hooks: DurableTurnHooks,
   tools: readonly DurableRuntimeTool[],
+  options: { storeHistory: boolean } = { storeHistory: true },
 ): DurableRunnerHooks {
   const approvalTools = new Set(tools.filter((tool) => tool.requiresApproval).map((tool) => tool.def.name));
   const beforeToolHooks = list(hooks.beforeToolCallHook);
@@ -132,7 +134,7 @@ export function durableHooks(
       afterToolCallHook: stepped(ctx, "afterToolCall", hooks.afterToolCallHook),
       beforeToolCallHook: beforeToolCall(ctx, beforeToolHooks, approvalTools),
       onHistoryChangedHook: [
-        (change) => ctx.history.take(change),
+        ...(options.storeHistory ? [(change: HistoryChange) => ctx.history.take(change)] : []),
         ...(historyHooks.length > 0 ? [hostHistoryHooks(ctx, historyHooks, afterAbort)] : []),
       ],
       onStepEndHook: list(hooks.onStepEndHook).map((hook) => stepEnd(ctx, hook)),

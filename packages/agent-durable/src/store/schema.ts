@@ -6,7 +6,7 @@ import { inTransaction } from "./transaction.js";
  * The version of the tables {@link migrateSchema} makes; stored in
  * `schema_version`. Raise it with every change to the statements below.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * The tables in the order every transaction that writes more than one of
@@ -95,9 +95,11 @@ async function createTables(client: pg.PoolClient, s: string, sessionsNew: boole
     event json NOT NULL,
     PRIMARY KEY (turn_key, seq)
   )`);
-  // One terminal status per turn, whoever writes it (see EventLog).
+  // One terminal status per turn, whoever writes it (see EventLog); a sub-agent's own ending (with `origin`) is none.
+  // Version 1's index of another name counted a sub-agent's ending too: replaced (version 2).
+  await client.query(`DROP INDEX IF EXISTS ${s}.events_one_terminal`);
   await client.query(
-    `CREATE UNIQUE INDEX IF NOT EXISTS events_one_terminal ON ${s}.events (turn_key) WHERE ${TERMINAL_ROW}`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS events_one_own_terminal ON ${s}.events (turn_key) WHERE ${TERMINAL_ROW}`,
   );
   await client.query(`CREATE TABLE IF NOT EXISTS ${s}.steering (
     id bigserial PRIMARY KEY,
@@ -152,8 +154,12 @@ async function createTables(client: pg.PoolClient, s: string, sessionsNew: boole
   )`);
 }
 
-/** The condition on an `events` row that holds a terminal status; the one-terminal index has it as its predicate, so a query with the same text uses the index. */
-export const TERMINAL_ROW = `type = 'session.status' AND (event->'payload'->>'status') IN ('completed', 'aborted', 'failed')`;
+/**
+ * The condition on an `events` row that holds the turn's terminal status (not
+ * a sub-agent's, passed on with `origin`); the one-terminal index has it as
+ * its predicate, so a query with the same text uses the index.
+ */
+export const TERMINAL_ROW = `type = 'session.status' AND (event->'payload'->>'status') IN ('completed', 'aborted', 'failed') AND (event->'origin') IS NULL`;
 
 /** The advisory lock every process takes around creating or migrating tables: one at a time per database. */
 const MIGRATION_LOCK = "turnkit-durable-migrations";

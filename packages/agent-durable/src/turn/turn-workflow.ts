@@ -10,7 +10,7 @@ import {
 import { durableHooks } from "../steps/hook-steps.js";
 import { durableStreamFn } from "../steps/model-request-step.js";
 import { durableCloseIntake, durableSteeringSource, undeliveredTakeKeys } from "../steps/steering-step.js";
-import { durableToolCall } from "../steps/tool-call-step.js";
+import { durableTools } from "../steps/durable-sub-agent.js";
 import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn } from "./durable-turn-setup.js";
@@ -108,7 +108,7 @@ async function runDurableTurn(
     warnings,
     llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
     llmRetry: setup.llmRetry,
-    tools: tools.map((tool) => durableToolCall(ctx, tool, { sequential })),
+    tools: durableTools(ctx, tools, { sequential }),
     disableBuiltinToolFallback: true,
     hooks,
     eventWriter: ctx.writer,

@@ -8,7 +8,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
-import { type BeforeLlmCallHook, createHiddenMessage, defineRuntimeTool } from "@turnkit/agent-core";
+import { type BeforeLlmCallHook, createHiddenMessage, defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
 import { durableTool, idempotencyKeyOf, type BuildDurableTurn, type DurableTurnRequest } from "../../src/index.js";
@@ -119,6 +119,14 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       const tool = tools[scenario] ?? "slow_write";
       return response([toolCall(tool, { path: `${request.turnId}.txt` }, { id: callId })]);
     }
+    case "sub-agent": {
+      // The parent asks its `explore` sub-agent, then answers with what it found.
+      if (last?.role === "toolResult") {
+        const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+        return response(`after explore: ${text.slice(0, 60)}`);
+      }
+      return response([toolCall("explore", { task: "look around" }, { id: callId })]);
+    }
     case "compaction": {
       // The summary request of the test's compaction hook; then a tool call, then a slow answer (fast when sent again).
       if (context.systemPrompt === SUMMARY_PROMPT) return response("Summary: the user wants a file written.");
@@ -178,6 +186,28 @@ function scenarioStreamFn(request: DurableTurnRequest, countFile: string): Strea
     record(countFile, { kind: "model", ...ids, detail, position: context.messages.length });
     const scripted = createScriptedModel([answer(request, context, index, resent)]);
     return scripted.streamFn(model, context, options);
+  };
+}
+
+/**
+ * The stream function of the `explore` sub-agent: one call of `child_read`,
+ * then a streamed answer (`childDeltas` words at `delayMs` each, fast when
+ * sent again after a crash). Each request is recorded as a `model` count
+ * with detail `child`.
+ */
+function childStreamFn(request: DurableTurnRequest, countFile: string): StreamFn {
+  return (model, context, options) => {
+    const ids = { turnId: request.turnId, sessionId: request.sessionId };
+    const position = context.messages.length;
+    const resent = recordedBefore(countFile, { kind: "model", ...ids, detail: "child", position });
+    record(countFile, { kind: "model", ...ids, detail: "child", position });
+    const delayMs = Number((resent ? request.metadata?.resendDelayMs : undefined) ?? request.metadata?.delayMs ?? 0);
+    const words = Array.from({ length: Number(request.metadata?.childDeltas ?? 20) }, (_, i) => ` c${i}`).join("");
+    const entry =
+      lastMessage(context)?.role === "toolResult"
+        ? response(`found it:${words}`, { eventDelayMs: delayMs })
+        : response([toolCall("child_read", { path: `${request.turnId}.txt` }, { id: `${request.turnId}-child-call` })]);
+    return createScriptedModel([entry]).streamFn(model, context, options);
   };
 }
 
@@ -287,6 +317,15 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       },
     });
     const model = createScriptedModel([]).model;
+    // A sub-agent with a `never` tool of its own (`child_read`, slow like `slow_write`).
+    const explore = defineSubAgent({
+      name: "explore",
+      description: "Explores the workspace",
+      systemPrompt: "You explore.",
+      llm: { model, streamFn: childStreamFn(request, countFile) },
+      tools: [slow("child_read")],
+      llmRetry: false,
+    });
     return {
       systemPrompt: "You are a test assistant.",
       llm: { model, streamFn: scenarioStreamFn(request, countFile) },
@@ -299,6 +338,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         durableTool(slow("safe_read"), { replay: "safe" }),
         durableTool(slow("guarded_write"), { requiresApproval: true }),
         durableTool(askBranch, { replay: "safe" }),
+        explore,
       ],
       hooks: {
         ...(request.metadata?.scenario === "compaction" && { beforeLlmCallHook: summariseFirst }),
