@@ -1,6 +1,6 @@
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
-import { assertKnownRunTurnInputKeys } from "./run-turn-input-keys.js";
+import { assertRunTurnInputShape } from "./run-turn-input-shape.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 
 function invalid(message: string): TurnkitConfigError {
@@ -10,9 +10,11 @@ function invalid(message: string): TurnkitConfigError {
 /**
  * Checks a `RunTurnInput` before anything starts. Throws a
  * `TurnkitConfigError` naming the field: `unknown_key` for a key of the
- * input, its `llm`, `hooks`, `llmRetry` or `userMessage` that Turnkit does
- * not know (with the nearest valid key); `invalid_turn_input` for missing
- * ids, model, message or wrong types, and for `startMode: "continue"`
+ * input, its `llm`, `hooks`, `llmRetry`, `userMessage` or `budget` that
+ * Turnkit does not know (with the nearest valid key); `invalid_turn_input`
+ * for missing ids, model, message, a value of the wrong type anywhere in
+ * those (a hook that is no function, a signal that is no `AbortSignal`), a
+ * history entry or image that is not one, and for `startMode: "continue"`
  * without a history or with one that ends in an assistant message (nothing
  * to answer), and for a `budget` whose limits are not positive numbers
  * (`maxSteps` a positive integer), and for `warnings` that are not
@@ -21,7 +23,7 @@ function invalid(message: string): TurnkitConfigError {
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
   if (typeof input !== "object" || input === null) throw invalid("RunTurnInput must be an object");
-  assertKnownRunTurnInputKeys(input);
+  assertRunTurnInputShape(input);
   const writer = input.eventWriter as unknown;
   if (typeof writer !== "object" || writer === null || typeof (writer as { push?: unknown }).push !== "function") {
     throw new TurnkitConfigError(
@@ -50,6 +52,16 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
   }
   if (input.history !== undefined && !Array.isArray(input.history))
     throw invalid("RunTurnInput.history must be an array");
+  assertMessages(input.history, "RunTurnInput.history");
+  assertMessages(input.beforeUserMessages, "RunTurnInput.beforeUserMessages");
+  input.userMessage?.images?.forEach((image: unknown, index) => {
+    const { type, data, mimeType } = (typeof image === "object" && image !== null ? image : {}) as Record<
+      string,
+      unknown
+    >;
+    if (type !== "image" || typeof data !== "string" || typeof mimeType !== "string")
+      throw invalid(`RunTurnInput.userMessage.images[${index}] must be an image { type: "image", data, mimeType }`);
+  });
   if (continuing) {
     const last = input.history?.[input.history.length - 1];
     if (!last) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
@@ -73,4 +85,13 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
     });
   }
   assertValidTurnBudget(input.budget);
+}
+
+/** Each entry of `messages` (when it is an array) must be a message object with a string `role`. */
+function assertMessages(messages: unknown, where: string): void {
+  if (!Array.isArray(messages)) return;
+  messages.forEach((message: unknown, index) => {
+    if (typeof message !== "object" || message === null || typeof (message as { role?: unknown }).role !== "string")
+      throw invalid(`${where}[${index}] must be a message object with a role`);
+  });
 }

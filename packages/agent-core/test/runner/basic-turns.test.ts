@@ -265,6 +265,61 @@ describe("invalid input", () => {
     });
   }
 
+  // A value of the wrong type anywhere in the input: the error names the field and what it must be.
+  const wrongTypes: [string, (input: RunTurnInput) => unknown, string][] = [
+    [
+      "RunTurnInput.hooks.beforeToolCallHook must be a function or an array of functions, got 42",
+      (input) => ({ ...input, hooks: { beforeToolCallHook: 42 } }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      "RunTurnInput.signal must be an AbortSignal, got object",
+      (input) => ({ ...input, signal: { aborted: false } }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      'RunTurnInput.llm.thinkingLevel must be one of "off", "minimal", "low", "medium", "high", "xhigh", got "max"',
+      (input) => ({ ...input, llm: { ...input.llm, thinkingLevel: "max" } }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      'RunTurnInput.answerActionRequest must be a function, got "yes"',
+      (input) => ({ ...input, answerActionRequest: "yes" }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      'RunTurnInput.disableBuiltinToolFallback must be a boolean, got "no"',
+      (input) => ({ ...input, disableBuiltinToolFallback: "no" }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      "RunTurnInput.history[1] must be a message object with a role",
+      (input) => ({ ...input, history: [{ role: "user", content: "q", timestamp: 1 }, "hello"] }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      'RunTurnInput.userMessage.images[0] must be an image { type: "image", data, mimeType }',
+      (input) => ({ ...input, userMessage: { text: "see", images: ["cat.png"] } }),
+      ConfigErrorCode.InvalidTurnInput,
+    ],
+    [
+      "unknown key 'maxTokens' in RunTurnInput.budget",
+      (input) => ({ ...input, budget: { maxTokens: 100 } }),
+      ConfigErrorCode.UnknownKey,
+    ],
+  ];
+  for (const [message, mutate, code] of wrongTypes) {
+    it(`rejects with ${code}: ${message}`, async () => {
+      const writer = createRecordingEventWriter();
+      const input = mutate({ ...valid(), eventWriter: writer }) as RunTurnInput;
+      const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
+      expect(TurnkitConfigError.isInstance(error)).toBe(true);
+      expect((error as TurnkitConfigError).code).toBe(code);
+      expect((error as TurnkitConfigError).message).toContain(message);
+      expect(writer.events).toHaveLength(0);
+    });
+  }
+
   it("rejects continue from a history that ends with an assistant message", async () => {
     const input: RunTurnInput = {
       ...valid(),
