@@ -86,7 +86,7 @@ function checkLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
 }
 
 describe("a sub-agent's child turn across a crash", () => {
-  it("killed while the child streams, or while its tool runs: the child resumes where it was", async () => {
+  it("killed while the child streams, while its tool runs, or while its tool waits for approval: the child resumes where it was", async () => {
     // The child's answer is slow (16 s at most) until the kill, fast when sent again.
     const streaming = await startExploring("child-stream", {
       toolMs: 20,
@@ -96,11 +96,18 @@ describe("a sub-agent's child turn across a crash", () => {
     });
     // The child's tool runs until the kill.
     const tooling = await startExploring("child-tool", { toolMs: 600_000 });
+    // The child's tool waits for a person's approval.
+    const approving = await startExploring("child-approval", { toolMs: 20, childApproval: true });
     await waitFor("ten deltas of the child's answer", async () => (await childTextDeltas(streaming)) >= 10);
+    await waitFor(
+      "the child's approval request",
+      async () => (await fixture.eventsOfType(approving, "action.required")).length === 1,
+    );
     await waitFor("the child's tool running", async () => toolRuns(tooling, "tool-start") === 1);
     await fixture.cluster.kill("x1");
     await fixture.cluster.start("x1", { LEASE_MS: "1500" });
-    for (const turn of [streaming, tooling])
+    await fixture.client.respond(approving, "approval:child-approval-child-call", { approved: true });
+    for (const turn of [streaming, tooling, approving])
       expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
 
     const streamed = await fixture.client.readEvents(streaming);
@@ -122,5 +129,17 @@ describe("a sub-agent's child turn across a crash", () => {
     // The session history holds the parent's messages only.
     const stored = tooled.flatMap((e) => (!e.origin && e.type === "message.persisted" ? e.payload.messages : []));
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+
+    // The approval asked before the crash was answered after it: asked once, the child's call ran once.
+    const approved = await fixture.client.readEvents(approving);
+    checkLog(approving, approved);
+    expect(approved.filter((e) => e.type === "action.required").map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        kind: "tool_approval",
+        toolName: "child_read",
+        toolCallId: "child-approval-child-call",
+      }),
+    ]);
+    expect([toolRuns(approving, "tool-start"), toolRuns(approving, "tool-end")]).toEqual([1, 1]);
   }, 120_000);
 });

@@ -317,13 +317,13 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       },
     });
     const model = createScriptedModel([]).model;
-    // A sub-agent with a `never` tool of its own (`child_read`, slow like `slow_write`).
+    // A sub-agent with a `never` tool of its own (`child_read`, slow like `slow_write`; needing approval with `childApproval`).
     const explore = defineSubAgent({
       name: "explore",
       description: "Explores the workspace",
       systemPrompt: "You explore.",
       llm: { model, streamFn: childStreamFn(request, countFile) },
-      tools: [slow("child_read")],
+      tools: [durableTool(slow("child_read"), { requiresApproval: request.metadata?.childApproval === true })],
       llmRetry: false,
     });
     return {
