@@ -25,10 +25,16 @@ import { ABANDONED, ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
  */
 export class RequestAbortController extends AbortController {
   private readonly parent: AbortSignal | undefined;
-  private readonly follow = () => this.abort();
+  private readonly follow = () => {
+    this.abort();
+    this.onParentAbort?.();
+  };
 
-  /** Follows `parent` (none: a controller that aborts only on its own). */
-  constructor(parent: AbortSignal | undefined) {
+  /** Follows `parent` (none: a controller that aborts only on its own); `onParentAbort` is told when it follows, after it aborted. */
+  constructor(
+    parent: AbortSignal | undefined,
+    private readonly onParentAbort?: () => void,
+  ) {
     super();
     this.parent = parent;
     if (parent?.aborted) super.abort(parent.reason);

@@ -1,16 +1,20 @@
-import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
+import {
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  type Context,
+  type ProviderResponse,
+} from "@mariozechner/pi-ai";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
 import { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
-import { pipeEvents, RelayStream } from "./relay-stream.js";
-import { type AttemptEventObserver, type AttemptFailure, type AttemptLayer, RetryAttempt } from "./retry-attempt.js";
+import { RetriedRequest } from "./retried-request.js";
+import { AttemptFailure, isVisibleOutputEvent, type AttemptEventObserver } from "./retry-attempt.js";
+import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
+import { resolveStreamTimeouts, TimedRequest, type StreamTimeoutOptions, type Watchdogs } from "./stream-timeouts.js";
 import {
   createFailureMessage,
-  errorText,
   invokeStreamFn,
-  isTerminalEvent,
-  pushTerminalError,
   type AnyModel,
   type StreamFn,
   type StreamFnOptions,
@@ -19,14 +23,21 @@ import {
 export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
 export { isVisibleOutputEvent } from "./retry-attempt.js";
 
-/** What the retry layer needs besides the options: time, randomness, a name, and who watches its attempts. */
+/** What the retry layer needs besides the options: time, randomness, a name, the watchdogs, and who watches its attempts. */
 export interface LlmRetryDependencies {
-  /** Where backoff waits and the elapsed budget are measured. Default: the system clock. */
+  /** Where backoff waits and the elapsed budget are measured, and the watchdogs' timers run. Default: the system clock. */
   clock?: Clock;
   /** Jitter source in [0, 1). Default: `Math.random`. */
   random?: RandomSource;
   /** Names the request family in notifications (`"main"`, `"auxiliary"`). Default `"main"`. */
   label?: string;
+  /**
+   * The stream watchdogs of each attempt, as `withStreamTimeouts` keeps them
+   * (resolved the same way, `0` turning one off); kept by this layer while
+   * it reads the attempt, instead of by a layer of their own below it.
+   * Default: none.
+   */
+  timeouts?: Pick<StreamTimeoutOptions, "firstEventTimeoutMs" | "streamIdleTimeoutMs" | "env">;
   /**
    * Called as each attempt is sent (also the one attempt with retry off);
    * the function it returns, if any, sees every event of that attempt's
@@ -60,6 +71,9 @@ export interface LlmRetryDependencies {
  *   wait, with an `aborted` message. Each attempt has a signal of its own
  *   that follows the caller's; an attempt that is given up is aborted
  *   through it, so its connection is closed.
+ * - With `dependencies.timeouts`, each attempt keeps the stream watchdogs
+ *   (a timed-out attempt fails as `withStreamTimeouts` describes, and is
+ *   retried like any retryable failure).
  * - Observers get {@link LlmRetryNotification}s; their errors are swallowed.
  *
  * A final failure is a terminal `error` event whose message carries the
@@ -73,45 +87,81 @@ export function withLlmRetry(
   dependencies: LlmRetryDependencies = {},
 ): StreamFn {
   const { onAttempt } = dependencies;
+  const clock = dependencies.clock ?? systemClock;
+  const { timeouts } = dependencies;
+  const limits = timeouts
+    ? resolveStreamTimeouts(timeouts, timeouts.env)
+    : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 };
+  const watchdogs: Watchdogs = { ...limits, clock };
   if (options === false) {
+    const timed = watchdogs.firstEventTimeoutMs > 0 || watchdogs.streamIdleTimeoutMs > 0;
     return (model, context, callOptions) => {
       const observe = onAttempt?.(model, context);
-      const stream = invokeStreamFn(streamFn, model, context, { ...callOptions, maxRetries: 0 });
-      return observe ? observed(stream, observe, model, callOptions) : stream;
+      const sent = { ...callOptions, maxRetries: 0 };
+      if (!observe && !timed) return invokeStreamFn(streamFn, model, context, sent);
+      const watch = observe && ((event: AssistantMessageEvent) => (observe(event), event));
+      return new TimedRequest(watchdogs, model, callOptions?.signal, watch).start(streamFn, context, sent);
     };
   }
   const layer: RetryLayer = {
     streamFn,
     policy: resolveLlmRetryPolicy(options),
-    clock: dependencies.clock ?? systemClock,
+    clock,
     random: dependencies.random ?? Math.random,
     label: dependencies.label ?? "main",
     notify: (notification) => notifySafely(options?.observer, notification),
     onAttempt,
+    watchdogs,
   };
   return (model, context, callOptions) => {
-    const out = new RelayStream();
-    void sendWithRetries(layer, out, model, context, callOptions);
-    return out;
+    const request = new RetriedRequest();
+    void sendWithRetries(layer, request, model, context, callOptions);
+    return request;
   };
 }
 
 /** What every request of one retry layer shares. */
-interface RetryLayer extends AttemptLayer {
+interface RetryLayer {
+  readonly streamFn: StreamFn;
   readonly policy: LlmRetryPolicy;
   readonly clock: Clock;
   readonly random: RandomSource;
+  /** Names the request family in notices. */
+  readonly label: string;
+  readonly notify: (notification: LlmRetryNotification) => void;
   readonly onAttempt: LlmRetryDependencies["onAttempt"];
+  readonly watchdogs: Watchdogs;
 }
 
 /**
- * One request: attempts until one reaches its commit point (it then streams
- * on into `out` by itself), or the request fails for good, or the caller
- * aborts. Ends `out` with exactly one terminal event. Never rejects.
+ * One attempt of a request: its last response (status and headers) and
+ * whether it reached its commit point. Shows every event of the attempt to
+ * its observer; after the commit point a failure is the request's final
+ * answer, classified with that response.
+ */
+class Attempt {
+  lastResponse: ProviderResponse | undefined;
+  committed = false;
+  readonly onEvent = (event: AssistantMessageEvent): AssistantMessageEvent => {
+    this.observe?.(event);
+    if (this.committed && event.type === "error") {
+      const message = event.error;
+      attachClassifiedError(message, classifyError(message, this.lastResponse));
+    }
+    return event;
+  };
+
+  constructor(private readonly observe: AttemptEventObserver | undefined) {}
+}
+
+/**
+ * One request: attempts until one reaches its commit point (the caller then
+ * reads it through `request`), or the request fails for good, or the caller
+ * aborts. Never rejects.
  */
 async function sendWithRetries(
   layer: RetryLayer,
-  out: RelayStream,
+  request: RetriedRequest,
   model: AnyModel,
   context: Context,
   callOptions: StreamFnOptions | undefined,
@@ -125,10 +175,10 @@ async function sendWithRetries(
   try {
     for (let attempt = 1; ; attempt++) {
       if (caller?.aborted) break;
-      // Sent now; the attempt answers once it committed (undefined) or failed before that.
-      const sent = new RetryAttempt(layer, out, model, callOptions, attempt, layer.onAttempt?.(model, context));
-      failure = await sent.send(context);
-      if (caller?.aborted || !failure) break;
+      failure = await sendAttempt(layer, request, model, context, callOptions, attempt);
+      // Committed (the caller reads that attempt now), or the caller stopped reading.
+      if (!failure || request.isClosed) return;
+      if (caller?.aborted) break;
       firstFailureAt ??= clock.now();
       const { classified } = failure;
       if (attempt > policy.maxRetries || !classified.retryable || classified.aborted) break;
@@ -150,7 +200,7 @@ async function sendWithRetries(
       failure?.failure.stopReason === "aborted"
         ? failure.failure
         : createFailureMessage(model, "aborted", "Request was aborted");
-    return pushTerminalError(out, withClassification(aborted));
+    return request.fail(withClassification(aborted));
   }
   if (!failure) return;
   const { classified } = failure;
@@ -158,30 +208,62 @@ async function sendWithRetries(
     const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
     notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
   }
-  pushTerminalError(out, attachClassifiedError(failure.failure, classified));
+  request.fail(attachClassifiedError(failure.failure, classified));
 }
 
-/** With retry off: `stream`'s events passed on as they come, each shown to `observe` first. */
-function observed(
-  stream: ReturnType<typeof invokeStreamFn>,
-  observe: AttemptEventObserver,
+/**
+ * Sends attempt number `attempt` and reads it, holding its events back,
+ * until its commit point (it is then handed to `request`: `undefined`) or
+ * its failure before it (the attempt is aborted through its own signal, so
+ * its connection is closed).
+ */
+async function sendAttempt(
+  layer: RetryLayer,
+  request: RetriedRequest,
   model: AnyModel,
+  context: Context,
   callOptions: StreamFnOptions | undefined,
-): RelayStream {
-  const out = new RelayStream();
-  pipeEvents(stream, {
-    event(event) {
-      observe(event);
-      out.push(event);
-      if (isTerminalEvent(event)) out.end();
+  attempt: number,
+): Promise<AttemptFailure | undefined> {
+  const state = new Attempt(layer.onAttempt?.(model, context));
+  const callerObserver = callOptions?.onResponse;
+  const options: StreamFnOptions = {
+    ...callOptions,
+    maxRetries: 0,
+    onResponse: (response, responseModel) => {
+      try {
+        return callerObserver?.(response, responseModel);
+      } finally {
+        state.lastResponse = { status: response.status, headers: { ...response.headers } };
+      }
     },
-    end: () => out.end(),
-    fail(error) {
-      const aborted = callOptions?.signal?.aborted;
-      pushTerminalError(out, createFailureMessage(model, aborted ? "aborted" : "error", errorText(error)));
-    },
-  });
-  return out;
+  };
+  const sent = new TimedRequest(layer.watchdogs, model, callOptions?.signal, state.onEvent).start(
+    layer.streamFn,
+    context,
+    options,
+  );
+  request.current = sent;
+  const held: AssistantMessageEvent[] = [];
+  for (;;) {
+    const { value: event, done } = await sent.next();
+    if (done)
+      return new AttemptFailure(
+        createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT),
+        state.lastResponse,
+      );
+    if (event.type === "error") {
+      sent.abort();
+      return new AttemptFailure(event.error, state.lastResponse);
+    }
+    held.push(event);
+    if (event.type === "done" || isVisibleOutputEvent(event)) {
+      if (attempt > 1) layer.notify({ type: "recovered", label: layer.label, attempt });
+      state.committed = true;
+      request.commit(sent, held);
+      return undefined;
+    }
+  }
 }
 
 function withClassification(message: AssistantMessage): AssistantMessage {

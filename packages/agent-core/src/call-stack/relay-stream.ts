@@ -14,8 +14,10 @@ function finalMessageOf(event: AssistantMessageEvent): AssistantMessage {
 }
 
 /**
- * The stream a call-stack layer (timeouts, retry, overflow recovery) writes
- * its events into. It is a pi-ai `AssistantMessageEventStream`: read by
+ * The stream a push-driven call-stack layer (overflow recovery, model
+ * fallback, a stream function that answers with a promise) writes its
+ * events into; the timeouts and the retry are read by pull instead (see
+ * `PullStream`). It is a pi-ai `AssistantMessageEventStream`: read by
  * async iteration, `result()` resolves with the final message, pushes after
  * the terminal event or after `end()` are ignored. In addition the layer
  * above may attach to it with {@link pipeEvents} before anything was pushed

@@ -47,7 +47,8 @@ export function isVisibleOutputEvent(event: AssistantMessageEvent): boolean {
 }
 
 /**
- * One attempt of a request: sent with `maxRetries: 0`, its own signal
+ * One attempt of a request as the model fallback layer sends it (one per
+ * model; the transport retry reads its attempts by pull, in `llm-retry`): sent with `maxRetries: 0`, its own signal
  * (following the caller's) and an `onResponse` that calls the caller's own
  * observer first (its result, a promise included, is what the stream
  * function awaits) and then remembers the response. Its events are held

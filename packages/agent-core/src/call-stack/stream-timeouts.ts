@@ -1,77 +1,21 @@
-import type {
-  AssistantMessage,
-  AssistantMessageEvent,
-  AssistantMessageEventStream,
-  Context,
-} from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
-import { TURN_DEFAULTS } from "../defaults.js";
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
-import type { EventSink } from "./event-sink.js";
-import { pipeEvents, RelayStream } from "./relay-stream.js";
+import { DONE, PullStream } from "./pull-stream.js";
+import { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts } from "./stream-timeout-options.js";
+import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
   createFailureMessage,
   errorText,
   invokeStreamFn,
-  isTerminalEvent,
-  pushTerminalError,
   type AnyModel,
   type StreamFn,
   type StreamFnOptions,
 } from "./stream-fn.js";
 
-/** The two per-attempt watchdog limits, resolved; `0` means off. */
-export interface StreamTimeouts {
-  /** Longest wait for the first event of an attempt. */
-  firstEventTimeoutMs: number;
-  /** Longest silence between two events of an attempt. */
-  streamIdleTimeoutMs: number;
-}
-
-/** Options of {@link withStreamTimeouts}. */
-export interface StreamTimeoutOptions {
-  /** `llm.firstEventTimeoutMs`; wins over the environment. */
-  firstEventTimeoutMs?: number;
-  /** `llm.streamIdleTimeoutMs`; wins over the environment. */
-  streamIdleTimeoutMs?: number;
-  /** Where timers run. Default: the system clock (timers never hold the process open). */
-  clock?: Clock;
-  /** Where the env overrides are read. Default: `process.env`. */
-  env?: Readonly<Record<string, string | undefined>>;
-}
-
-/**
- * Resolves each limit as: the input value, else the environment
- * (`TURNKIT_LLM_FIRST_EVENT_TIMEOUT_MS`, `TURNKIT_LLM_STREAM_IDLE_TIMEOUT_MS`),
- * else the default (120 s, 300 s). `0` disables a watchdog.
- *
- * An input value that is not a finite number ≥ 0 throws `TurnkitConfigError`
- * (`invalid_turn_input`). An environment value that is not a non-negative
- * integer is ignored (the default applies), so a stray variable cannot break
- * a host.
- */
-export function resolveStreamTimeouts(
-  input: Pick<StreamTimeoutOptions, "firstEventTimeoutMs" | "streamIdleTimeoutMs"> = {},
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): StreamTimeouts {
-  return {
-    firstEventTimeoutMs: resolveOne(
-      "llm.firstEventTimeoutMs",
-      input.firstEventTimeoutMs,
-      env[TURN_DEFAULTS.llmFirstEventTimeoutEnv],
-      TURN_DEFAULTS.llmFirstEventTimeoutMs,
-    ),
-    streamIdleTimeoutMs: resolveOne(
-      "llm.streamIdleTimeoutMs",
-      input.streamIdleTimeoutMs,
-      env[TURN_DEFAULTS.llmStreamIdleTimeoutEnv],
-      TURN_DEFAULTS.llmStreamIdleTimeoutMs,
-    ),
-  };
-}
+export { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts } from "./stream-timeout-options.js";
 
 /**
  * Wraps `streamFn` with the two stream watchdogs, per call (so, inside
@@ -95,30 +39,40 @@ export function resolveStreamTimeouts(
  * the stream ends. Never throws.
  */
 export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
-  const { firstEventTimeoutMs, streamIdleTimeoutMs } = resolveStreamTimeouts(options, options.env);
-  const clock = options.clock ?? systemClock;
-  if (firstEventTimeoutMs === 0 && streamIdleTimeoutMs === 0) {
+  const limits = resolveStreamTimeouts(options, options.env);
+  if (limits.firstEventTimeoutMs === 0 && limits.streamIdleTimeoutMs === 0) {
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
   }
-  const watchdogs: Watchdogs = { firstEventTimeoutMs, streamIdleTimeoutMs, clock };
+  const watchdogs: Watchdogs = { ...limits, clock: options.clock ?? systemClock };
   return (model, context, callOptions) =>
     new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, callOptions);
 }
 
-/** One timeouts layer's limits and clocks, shared by all its requests. */
-interface Watchdogs extends StreamTimeouts {
+/** One timeouts layer's limits and clock, shared by all its requests. */
+export interface Watchdogs extends StreamTimeouts {
   readonly clock: Clock;
 }
 
+/** A stream the reader can end from outside: a pending read then returns (pi-ai's `EventStream.end()`). */
+type EndableStream = AsyncIterable<AssistantMessageEvent> & { end(): void };
+
 /**
- * One request through the timeouts layer: its watchdog state, its own
- * signal (following the caller's), and the sink of the stream below.
+ * One request (under the retry layer, one attempt) read by pull: each
+ * `next()` of the reader above asks the provider's stream for its next event
+ * and answers with it, so the request adds no queue and no second reader
+ * per event. On the way it keeps the watchdogs (see {@link withStreamTimeouts}),
+ * the request's own signal (following the caller's), and shows each event it
+ * answers with to `onEvent` (which may answer another event instead; the
+ * retry layer watches attempts and classifies failures there). It always ends
+ * with exactly one terminal event: the provider's, or the failure it decided
+ * (a timeout, the caller's abort, a stream that ended or threw without one).
  */
-class TimedRequest implements EventSink {
-  readonly out = new RelayStream();
+export class TimedRequest extends PullStream {
   /** The request's own signal: aborted on a timeout, and with the caller's reason when the caller aborts. */
   private readonly signal: RequestAbortController;
   private finished = false;
+  /** The terminal event this layer decided (timeout, abort), answered by the next read instead of the provider's. */
+  private decided: AssistantMessageEvent | undefined;
   /** The request's one watchdog timer (see {@link noteEvent}). */
   private timer: unknown;
   /** When the first-event timer is due; the timer then checks the idle window instead once an event came. */
@@ -127,66 +81,134 @@ class TimedRequest implements EventSink {
   /** Set once the first event arrived: from then on the timer watches the idle window. */
   private idleArmed = false;
   private lastEventAt = 0;
-  /** Stops reading the provider's stream and releases its iterator; set once reading started. */
-  private release: (() => void) | undefined;
+  private stream: EndableStream | undefined;
+  /** Set when a stream that cannot be ended from outside failed while relayed (see {@link endable}). */
+  sourceFailure: { error: unknown } | undefined;
+  /** Stops relaying such a stream (see {@link endable}) and releases its iterator. */
+  stopRelay: (() => void) | undefined;
+  private source: AsyncIterator<AssistantMessageEvent> | undefined;
+  private readonly onResult = (result: IteratorResult<AssistantMessageEvent>) => this.answer(result);
+  private readonly onFailure = (error: unknown) => this.answerFailure(error);
 
   constructor(
     private readonly watchdogs: Watchdogs,
     private readonly model: AnyModel,
     private readonly callerSignal: AbortSignal | undefined,
+    private readonly onEvent?: (event: AssistantMessageEvent) => AssistantMessageEvent,
   ) {
-    this.signal = new RequestAbortController(callerSignal);
+    super();
+    this.signal = new RequestAbortController(callerSignal, () => this.onCallerAbort());
   }
 
-  /** Sends the request through `streamFn` and answers the stream the layer above reads. */
-  start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): AssistantMessageEventStream {
+  /** Sends the request through `streamFn` (with its own signal) and answers this stream, for the layer above to read. */
+  start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): this {
     const { callerSignal } = this;
     if (callerSignal?.aborted) {
-      this.handleEvent();
-      return this.out;
+      this.decide(this.endWith("aborted", "Request was aborted"));
+      return this;
     }
-    callerSignal?.addEventListener("abort", this, { once: true });
     const { firstEventTimeoutMs, clock } = this.watchdogs;
     if (firstEventTimeoutMs > 0) {
       this.firstEventDueAt = clock.now() + firstEventTimeoutMs;
       this.timer = clock.setTimeout(() => this.onTimer(), firstEventTimeoutMs);
     }
     const options = { ...callOptions, signal: this.signal.signal };
-    this.release = pipeEvents(invokeStreamFn(streamFn, this.model, context, options), this);
-    return this.out;
+    const stream = endable(invokeStreamFn(streamFn, this.model, context, options), this);
+    this.stream = stream;
+    this.source = stream[Symbol.asyncIterator]();
+    return this;
   }
 
-  event(event: AssistantMessageEvent): void {
-    if (this.finished) return;
-    if (isTerminalEvent(event)) {
+  /** The request's next event: a decided terminal first, else the provider's next one. Never rejects. */
+  protected pull(): Promise<IteratorResult<AssistantMessageEvent>> {
+    if (this.decided) return Promise.resolve(this.takeDecided());
+    if (this.finished || !this.source) return Promise.resolve(DONE);
+    return this.source.next().then(this.onResult, this.onFailure);
+  }
+
+  /** The reader stops (a `for await` that breaks or throws): before the end, the request is aborted through its own signal; the provider's stream is let go and nothing more is read. */
+  return(): Promise<IteratorResult<AssistantMessageEvent>> {
+    if (!this.finished) {
       this.finish();
-      this.out.push(event);
-      this.out.end();
-      return;
+      this.signal.abort();
     }
-    this.lastPartial = event.partial;
-    this.noteEvent();
-    this.out.push(event);
+    this.decided = undefined;
+    this.letGo();
+    return Promise.resolve(DONE);
   }
 
-  end(): void {
-    if (this.finished) return;
-    this.finish();
-    pushTerminalError(this.out, this.endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+  /** Ends the stream for its reader (pi-ai's `end()`): a pending read returns, and nothing more is read. */
+  override end(): void {
+    this.return();
   }
 
-  fail(error: unknown): void {
+  /** The caller aborted (the request's own signal has followed it already). */
+  private onCallerAbort(): void {
     if (this.finished) return;
-    this.finish();
-    pushTerminalError(this.out, this.endWith(this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+    this.decide(this.endWith("aborted", "Request was aborted"));
   }
 
-  /** The caller aborted (this object is its listener; the request's own signal has followed it already). */
-  handleEvent(): void {
-    if (this.finished) return;
+  /** Aborts the request through its own signal (the retry layer gives up on it); the caller's is never aborted. */
+  abort(reason?: unknown): void {
+    this.signal.abort(reason);
+  }
+
+  private answer(result: IteratorResult<AssistantMessageEvent>): IteratorResult<AssistantMessageEvent> {
+    if (this.decided) return this.takeDecided();
+    if (this.finished) return DONE;
+    if (result.done) {
+      if (this.sourceFailure) return this.answerFailure(this.sourceFailure.error);
+      this.decide(this.endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+      return this.takeDecided();
+    }
+    const event = result.value;
+    if (event.type === "done" || event.type === "error") {
+      this.finish();
+      // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
+      releaseIterator(this.source);
+      this.stream = undefined;
+      this.source = undefined;
+      this.settle(event.type === "done" ? event.message : event.error);
+    } else {
+      this.lastPartial = event.partial;
+      this.noteEvent();
+    }
+    const onEvent = this.onEvent;
+    if (!onEvent) return result;
+    const answered = onEvent(event);
+    return answered === event ? result : { value: answered, done: false };
+  }
+
+  private answerFailure(error: unknown): IteratorResult<AssistantMessageEvent> {
+    if (this.decided) return this.takeDecided();
+    if (this.finished) return DONE;
+    this.decide(this.endWith(this.callerSignal?.aborted ? "aborted" : "error", errorText(error)));
+    return this.takeDecided();
+  }
+
+  /** Ends the request with `message`: the next read answers its terminal event; a pending read returns at once. */
+  private decide(message: AssistantMessage): void {
     this.finish();
-    this.release?.();
-    pushTerminalError(this.out, this.endWith("aborted", "Request was aborted"));
+    this.decided = { type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message };
+    this.settle(message);
+    this.letGo();
+  }
+
+  private takeDecided(): IteratorResult<AssistantMessageEvent> {
+    const event = this.decided!;
+    this.decided = undefined;
+    return { value: this.onEvent ? this.onEvent(event) : event, done: false };
+  }
+
+  /** Ends the provider's stream, so a read waiting on it returns, and releases its iterator. */
+  private letGo(): void {
+    const { stream, source } = this;
+    this.stream = undefined;
+    this.source = undefined;
+    // pi-ai's end() wakes a read that waits on a provider which ignores its signal (guarded by the stream-timeouts tests).
+    stream?.end();
+    releaseIterator(source);
+    this.stopRelay?.();
   }
 
   // The idle timer is not re-armed per event: it records when the last event came and, when it
@@ -195,12 +217,15 @@ class TimedRequest implements EventSink {
   // limits, always): that timer then checks the idle window. Every timeout still fires when the
   // idle window after the last event ends.
   private noteEvent(): void {
-    const { watchdogs } = this;
-    const now = watchdogs.clock.now();
-    this.lastEventAt = now;
-    if (this.idleArmed) return;
+    const { clock, streamIdleTimeoutMs } = this.watchdogs;
+    if (this.idleArmed) {
+      if (streamIdleTimeoutMs > 0) this.lastEventAt = clock.now();
+      return;
+    }
     this.idleArmed = true;
-    const { clock, streamIdleTimeoutMs } = watchdogs;
+    if (this.timer === undefined && streamIdleTimeoutMs === 0) return;
+    const now = clock.now();
+    this.lastEventAt = now;
     if (this.timer !== undefined) {
       if (streamIdleTimeoutMs > 0 && this.firstEventDueAt <= now + streamIdleTimeoutMs) return;
       clock.clearTimeout(this.timer);
@@ -224,15 +249,13 @@ class TimedRequest implements EventSink {
     const message = attachClassifiedError(this.endWith("error", error.message), classifyError(error));
     this.finish();
     this.signal.abort(error);
-    this.release?.();
-    pushTerminalError(this.out, message);
+    this.decide(message);
   }
 
   private finish(): void {
     this.finished = true;
     if (this.timer !== undefined) this.watchdogs.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    this.callerSignal?.removeEventListener("abort", this);
     this.signal.release();
   }
 
@@ -241,6 +264,21 @@ class TimedRequest implements EventSink {
       ? snapshotAsFailure(this.lastPartial, stopReason, text)
       : createFailureMessage(this.model, stopReason, text);
   }
+}
+
+/** `stream` itself when its reader can end it (pi-ai's streams can), else a relay of it that can be ended; a failure of the relayed stream is left on `request`. */
+function endable(stream: AsyncIterable<AssistantMessageEvent>, request: TimedRequest): EndableStream {
+  if (typeof (stream as Partial<EndableStream>).end === "function") return stream as EndableStream;
+  const relay = new RelayStream();
+  request.stopRelay = pipeEvents(stream, {
+    event: (event) => relay.push(event),
+    end: () => relay.end(),
+    fail: (error) => {
+      request.sourceFailure = { error };
+      relay.end();
+    },
+  });
+  return relay;
 }
 
 /** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
@@ -257,18 +295,4 @@ function snapshotAsFailure(
     return copy as unknown as AssistantMessage["content"][number];
   });
   return { ...partial, content, stopReason, errorMessage };
-}
-
-function resolveOne(name: string, input: number | undefined, envValue: string | undefined, fallback: number): number {
-  if (input !== undefined) {
-    if (typeof input !== "number" || !Number.isFinite(input) || input < 0) {
-      throw new TurnkitConfigError(
-        ConfigErrorCode.InvalidTurnInput,
-        `${name} must be a finite number of milliseconds >= 0 (0 disables), got ${String(input)}`,
-      );
-    }
-    return input;
-  }
-  if (envValue !== undefined && /^\s*\d+\s*$/.test(envValue)) return Number(envValue);
-  return fallback;
 }

@@ -43,7 +43,7 @@ interface WaitingEvent {
   type: RuntimeEventType;
   payload: RuntimeEventPayloadMap[RuntimeEventType];
   /** Set on an event passed on from a sub-agent turn. */
-  origin?: EventOrigin;
+  origin: EventOrigin | undefined;
 }
 
 /** The `phase` of the `debug.trace` that announces events a stuck writer never received. */
@@ -114,17 +114,31 @@ export class SerialEventQueue {
     origin?: EventOrigin,
   ): void {
     if (this.sealed) return;
-    const event: WaitingEvent = { eventId: this.newEventId(), type, payload };
-    if (origin) event.origin = origin;
-    else if (
+    const event: WaitingEvent = { eventId: this.newEventId(), type, payload, origin };
+    if (
+      !origin &&
       type === "session.status" &&
       isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)
     ) {
       this.sealed = true;
       this.terminal = event;
     }
-    this.waiting.push(event);
-    if (!this.writing && !this.handingOver) this.handOverWaiting();
+    if (this.writing || this.handingOver) {
+      this.waiting.push(event);
+      return;
+    }
+    // The writer is free and nothing waits: the event goes to it now.
+    this.handingOver = true;
+    try {
+      const answer = this.handOver(event);
+      if (answer) {
+        this.writing = this.resumeAfter(answer);
+        return;
+      }
+    } finally {
+      this.handingOver = false;
+    }
+    if (this.waiting.length > 0) this.handOverWaiting();
   }
 
   /** Hands the waiting events over in order, while the writer answers synchronously; an async answer is awaited first. */
@@ -160,8 +174,8 @@ export class SerialEventQueue {
       seq: ++this.seq,
       type: event.type,
       payload: event.payload,
-      ...(event.origin && { origin: event.origin }),
     } as RuntimeEvent;
+    if (event.origin) envelope.origin = event.origin;
     let answer: void | Promise<void>;
     try {
       answer = this.writer.push(envelope);
@@ -216,7 +230,7 @@ export class SerialEventQueue {
       message: `the event writer did not return after the turn was aborted; ${dropped.length} events it never received were dropped`,
       attrs: { droppedEvents: dropped.length, droppedTypes },
     };
-    return { eventId: this.newEventId(), type: "debug.trace", payload };
+    return { eventId: this.newEventId(), type: "debug.trace", payload, origin: undefined };
   }
 
   /**

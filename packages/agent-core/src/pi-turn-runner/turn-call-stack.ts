@@ -5,7 +5,6 @@ import { withLlmRetry } from "../call-stack/llm-retry.js";
 import { type ModelFallbackNotice, resolveModelFallback, withModelFallback } from "../call-stack/model-fallback.js";
 import { optionLayers } from "../call-stack/option-layers.js";
 import type { AnyModel, StreamFn, StreamFnOptions } from "../call-stack/stream-fn.js";
-import { withStreamTimeouts } from "../call-stack/stream-timeouts.js";
 import { syntheticResponse } from "../call-stack/synthetic-response.js";
 import { projectAgentMessagesForModel } from "../messages/project-messages.js";
 import { markDroppedResponse } from "../messages/turn-messages.js";
@@ -31,13 +30,13 @@ import { emitWarning } from "./turn-watching.js";
  *    `maxTokens`, cache retention, the host cap;
  * 5. model fallback (`withModelFallback`), only with `llm.fallback`: once
  *    a model's retries are spent on a failure the host named, the request
- *    goes to the next model, through steps 6 to 9 of its own;
- * 6. the transport retry (`withLlmRetry`), which shows the watch every
- *    attempt and reports its notices;
- * 7. the stream watchdogs (`withStreamTimeouts`), per attempt;
- * 8. `onLlmCallPreparedHook`, shown each request once, with its options as
+ *    goes to the next model, through steps 6 to 8 of its own;
+ * 6. the transport retry (`withLlmRetry`), which keeps the stream watchdogs
+ *    of each attempt, shows the watch every attempt and reports its notices;
+ *    it reads each attempt's stream itself, one read per event;
+ * 7. `onLlmCallPreparedHook`, shown each request once, with its options as
  *    sent;
- * 9. the provider: `llm.streamFn` (a fallback model's own `streamFn`), or
+ * 8. the provider: `llm.streamFn` (a fallback model's own `streamFn`), or
  *    pi-ai's `streamSimple`.
  *
  * A request's signal is the caller's `options.signal` (the loop's), and
@@ -47,7 +46,7 @@ import { emitWarning } from "./turn-watching.js";
 export function mainCallStack(turn: TurnState): StreamFn {
   const { llm } = turn.input;
   const sent = (streamFn: StreamFn | undefined) =>
-    retried(turn, "main", timed(turn, announcingPrepared(turn, streamFn ?? llm.streamFn ?? streamSimple)));
+    retried(turn, "main", announcingPrepared(turn, streamFn ?? llm.streamFn ?? streamSimple));
   const watched = watchedRequests(turn, "main", modelFallback(turn, sent));
   const recovered = overflowRecovery(turn, watched);
   return (model, context, options) => {
@@ -65,7 +64,7 @@ export function mainCallStack(turn: TurnState): StreamFn {
  */
 export function auxiliaryCallStack(turn: TurnState): StreamFn {
   const provider = turn.input.llm.streamFn ?? streamSimple;
-  const stack = watchedRequests(turn, "auxiliary", retried(turn, "auxiliary", timed(turn, provider)));
+  const stack = watchedRequests(turn, "auxiliary", retried(turn, "auxiliary", provider));
   return (model, context, options) =>
     stack(model, context, {
       apiKey: turn.input.llm.apiKey,
@@ -106,7 +105,7 @@ function overflowRecovery(turn: TurnState, streamFn: StreamFn): StreamFn {
 
 /**
  * The model fallback layer over one stack per model (`sent` builds steps 6
- * to 9 for a stream function), or the turn's model's stack alone without
+ * to 8 for a stream function), or the turn's model's stack alone without
  * `llm.fallback`. Checked here, so a malformed list throws before any event.
  */
 function modelFallback(turn: TurnState, sent: (streamFn: StreamFn | undefined) => StreamFn): StreamFn {
@@ -129,7 +128,7 @@ function watchedRequests(turn: TurnState, family: RequestFamily, streamFn: Strea
   };
 }
 
-/** The transport retry of `family` (its own budget; notices labelled with it), showing the watch every attempt. */
+/** The transport retry of `family` (its own budget; notices labelled with it), with the stream watchdogs of each attempt, showing the watch every attempt. */
 function retried(turn: TurnState, family: RequestFamily, streamFn: StreamFn): StreamFn {
   const { input, defaults } = turn;
   const observer = (notice: LlmRetryNotification) => reportRetryNotice(turn, notice);
@@ -137,17 +136,11 @@ function retried(turn: TurnState, family: RequestFamily, streamFn: StreamFn): St
     clock: defaults.clock,
     random: defaults.random,
     label: family,
+    timeouts: {
+      firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
+      streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
+    },
     onAttempt: (model, context) => turn.watch.attemptStarted(family, model, context),
-  });
-}
-
-/** The stream watchdogs of each attempt. */
-function timed(turn: TurnState, streamFn: StreamFn): StreamFn {
-  const { llm } = turn.input;
-  return withStreamTimeouts(streamFn, {
-    firstEventTimeoutMs: llm.firstEventTimeoutMs,
-    streamIdleTimeoutMs: llm.streamIdleTimeoutMs,
-    clock: turn.defaults.clock,
   });
 }
 

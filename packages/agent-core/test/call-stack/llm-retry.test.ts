@@ -456,6 +456,8 @@ describe("withLlmRetry: what the caller sees, in order, when a request ends earl
         event: (event) => {
           types.push(event.type === "error" ? `error:${event.error.stopReason}` : event.type);
           if (event.type === "text_delta") caller.abort();
+          // After a terminal event a sink may not be told of the end (EventSink's contract).
+          if (event.type === "error" || event.type === "done") resolve();
         },
         end: resolve,
         fail: resolve,
