@@ -11,6 +11,8 @@ export const ConfigErrorCode = {
   InvalidTool: "invalid_tool",
   /** A `RunTurnInput` is missing a required field or has one of the wrong type. */
   InvalidTurnInput: "invalid_turn_input",
+  /** A `PiTurnRunnerOptions` field of the wrong type. */
+  InvalidRunnerOptions: "invalid_runner_options",
   /** A host output-token cap that is not a positive integer. */
   InvalidHostCap: "invalid_host_cap",
   /** An event writer without a callable `push`. */

@@ -10,7 +10,7 @@ import { runAgent } from "./run-agent.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import { assertValidRunTurnInput } from "./run-turn-input-validation.js";
 import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
-import type { PiTurnRunnerOptions } from "./runner-options.js";
+import { type PiTurnRunnerOptions, assertRunnerOptionsShape } from "./runner-options.js";
 import { emitWarning } from "./turn-watching.js";
 
 /**
@@ -22,7 +22,13 @@ import { emitWarning } from "./turn-watching.js";
 export class PiTurnRunner {
   private readonly defaults: RunnerDefaults;
 
+  /**
+   * Throws a `TurnkitConfigError` naming the field for options it cannot
+   * use: an unknown key (`unknown_key`), a value of the wrong type
+   * (`invalid_runner_options`).
+   */
   constructor(options: PiTurnRunnerOptions = {}) {
+    assertRunnerOptionsShape(options);
     this.defaults = resolveRunnerDefaults(options);
   }
 

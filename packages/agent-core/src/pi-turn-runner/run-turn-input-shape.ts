@@ -1,6 +1,6 @@
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
-import { assertKnownKeys } from "../known-keys.js";
+import { ConfigErrorCode } from "../errors.js";
+import { type FieldRule, checkFields } from "./field-rules.js";
 import type { TurnBudget } from "../turn-watch/turn-budget.js";
 import type { RunTurnInput, TurnInputMessage } from "./run-turn-input.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
@@ -13,19 +13,6 @@ import type { PiTurnHooks } from "./turn-hooks.js";
  * here. `checked` marks a field whose value the turn's validation or its
  * layer checks more closely (ids, model, timeouts, limits, writer).
  */
-
-type FieldRule =
-  | "checked"
-  | "string"
-  | "boolean"
-  | "function"
-  | "array"
-  | "object"
-  | "hook"
-  | "signal"
-  | "positive integer"
-  | "false or object"
-  | readonly string[];
 
 const RUN_TURN_INPUT: Record<keyof RunTurnInput, FieldRule> = {
   sessionId: "checked",
@@ -104,80 +91,11 @@ const BUDGET: Record<keyof TurnBudget, FieldRule> = {
  * not set.
  */
 export function assertRunTurnInputShape(input: RunTurnInput): void {
-  checkFields(input, RUN_TURN_INPUT, "RunTurnInput");
-  checkFields(input.llm, LLM_CONFIG, "RunTurnInput.llm");
-  checkFields(input.hooks, HOOKS, "RunTurnInput.hooks");
-  if (input.llmRetry !== false) checkFields(input.llmRetry, LLM_RETRY, "RunTurnInput.llmRetry");
-  checkFields(input.userMessage, USER_MESSAGE, "RunTurnInput.userMessage");
-  checkFields(input.budget, BUDGET, "RunTurnInput.budget");
-}
-
-/**
- * Checks each own key of `value` against `rules`. A key not there goes to
- * `assertKnownKeys` for the error and its hint, so a valid input builds no
- * key list.
- */
-function checkFields(value: unknown, rules: Record<string, FieldRule>, where: string): void {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return;
-  for (const [key, field] of Object.entries(value)) {
-    if (!Object.hasOwn(rules, key)) assertKnownKeys(value, Object.keys(rules), where);
-    const rule = rules[key]!;
-    if (field === undefined || rule === "checked" || fits(rule, field)) continue;
-    throw new TurnkitConfigError(
-      ConfigErrorCode.InvalidTurnInput,
-      `${where}.${key} must be ${describeRule(rule)}, got ${describeValue(field)}`,
-    );
-  }
-}
-
-function fits(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
-  if (Array.isArray(rule)) return rule.includes(value as string);
-  switch (rule) {
-    case "string":
-    case "boolean":
-    case "function":
-      return typeof value === rule;
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-    case "hook":
-      return typeof value === "function" || (Array.isArray(value) && value.every((hook) => typeof hook === "function"));
-    case "signal":
-      return value instanceof AbortSignal;
-    case "positive integer":
-      return typeof value === "number" && Number.isInteger(value) && value > 0;
-    case "false or object":
-      return value === false || (typeof value === "object" && value !== null && !Array.isArray(value));
-  }
-  return false;
-}
-
-function describeRule(rule: Exclude<FieldRule, "checked">): string {
-  if (Array.isArray(rule)) return `one of ${rule.map((option) => `"${option}"`).join(", ")}`;
-  switch (rule) {
-    case "string":
-    case "boolean":
-    case "function":
-    case "array":
-    case "object":
-      return `${rule === "array" || rule === "object" ? "an" : "a"} ${rule}`;
-    case "hook":
-      return "a function or an array of functions";
-    case "signal":
-      return "an AbortSignal";
-    case "positive integer":
-      return "a positive integer";
-    case "false or object":
-      return "false or an object";
-  }
-  return String(rule);
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return typeof value;
+  const code = ConfigErrorCode.InvalidTurnInput;
+  checkFields(input, RUN_TURN_INPUT, "RunTurnInput", code);
+  checkFields(input.llm, LLM_CONFIG, "RunTurnInput.llm", code);
+  checkFields(input.hooks, HOOKS, "RunTurnInput.hooks", code);
+  if (input.llmRetry !== false) checkFields(input.llmRetry, LLM_RETRY, "RunTurnInput.llmRetry", code);
+  checkFields(input.userMessage, USER_MESSAGE, "RunTurnInput.userMessage", code);
+  checkFields(input.budget, BUDGET, "RunTurnInput.budget", code);
 }

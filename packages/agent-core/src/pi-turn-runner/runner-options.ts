@@ -1,7 +1,9 @@
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { Clock, RandomSource } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
+import { type FieldRule, checkFields } from "./field-rules.js";
 
 /** Where the runner reports what it did; every method optional, failures ignored. */
 export interface TurnLogger {
@@ -39,4 +41,27 @@ export interface PiTurnRunnerOptions {
   bashEnv?: BashEnvSpawnHookOptions;
   /** OpenTelemetry spans of every turn: the tracer (default: the global one, a no-op without an SDK) and whether to record prompt and completion text (default not). */
   telemetry?: TurnTelemetryOptions;
+}
+
+const RUNNER_OPTIONS: Record<keyof PiTurnRunnerOptions, FieldRule> = {
+  allocateMessageId: "function",
+  newEventId: "function",
+  clock: "clock",
+  random: "function",
+  logger: "object",
+  metrics: "function",
+  workspaceDir: "string",
+  bashEnv: "object",
+  telemetry: "object",
+};
+
+/**
+ * Throws a `TurnkitConfigError` naming the field for options a runner
+ * cannot use: `unknown_key` for a key it would ignore (with the nearest
+ * valid key), `invalid_runner_options` for a value of the wrong type.
+ */
+export function assertRunnerOptionsShape(options: PiTurnRunnerOptions): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidRunnerOptions, "PiTurnRunnerOptions must be an object");
+  checkFields(options, RUNNER_OPTIONS, "PiTurnRunnerOptions", ConfigErrorCode.InvalidRunnerOptions);
 }

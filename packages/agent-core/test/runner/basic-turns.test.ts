@@ -320,6 +320,30 @@ describe("invalid input", () => {
     });
   }
 
+  it("rejects runner options of the wrong type or with an unknown key, naming the field", () => {
+    const attempt = (options: unknown) => {
+      try {
+        new PiTurnRunner(options as never);
+        return "accepted";
+      } catch (error) {
+        return `${(error as TurnkitConfigError).code}: ${(error as Error).message}`;
+      }
+    };
+    expect(attempt({ clock: 5 })).toBe(
+      "invalid_runner_options: PiTurnRunnerOptions.clock must be a Clock { now, setTimeout, clearTimeout }, got 5",
+    );
+    expect(attempt({ allocateMessageId: "msg" })).toBe(
+      'invalid_runner_options: PiTurnRunnerOptions.allocateMessageId must be a function, got "msg"',
+    );
+    expect(attempt({ allocateMesageId: () => "m" })).toMatch(
+      /^unknown_key: unknown key 'allocateMesageId' in PiTurnRunnerOptions; did you mean 'allocateMessageId'\?/,
+    );
+    expect(attempt("fast")).toBe("invalid_runner_options: PiTurnRunnerOptions must be an object");
+    expect(
+      attempt({ clock: { now: () => 0, setTimeout: () => 0, clearTimeout: () => {} }, workspaceDir: "/tmp" }),
+    ).toBe("accepted");
+  });
+
   it("rejects continue from a history that ends with an assistant message", async () => {
     const input: RunTurnInput = {
       ...valid(),

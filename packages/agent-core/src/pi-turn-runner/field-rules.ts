@@ -1,0 +1,109 @@
+import { type ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { assertKnownKeys } from "../known-keys.js";
+
+/**
+ * What the value of one options field must be when it is set: `checked`
+ * (another check looks at it more closely), a type, a hook (a function or
+ * an array of functions), an `AbortSignal`, a clock (`now`, `setTimeout`,
+ * `clearTimeout`), a positive integer, `false` or an object, or one of a
+ * list of strings.
+ */
+export type FieldRule =
+  | "checked"
+  | "string"
+  | "boolean"
+  | "function"
+  | "array"
+  | "object"
+  | "hook"
+  | "signal"
+  | "clock"
+  | "positive integer"
+  | "false or object"
+  | readonly string[];
+
+/**
+ * Checks each own key of `value` (when it is a plain object) against
+ * `rules`: a key not there is an `unknown_key` `TurnkitConfigError` naming
+ * it and the nearest valid key; a value that breaks its rule is one with
+ * `code`, saying `<where>.<key> must be ..., got ...`. `undefined` counts
+ * as not set.
+ */
+export function checkFields(
+  value: unknown,
+  rules: Record<string, FieldRule>,
+  where: string,
+  code: ConfigErrorCode,
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+  for (const [key, field] of Object.entries(value)) {
+    if (!Object.hasOwn(rules, key)) assertKnownKeys(value, Object.keys(rules), where);
+    const rule = rules[key]!;
+    if (field === undefined || rule === "checked" || fits(rule, field)) continue;
+    throw new TurnkitConfigError(code, `${where}.${key} must be ${describeRule(rule)}, got ${describeValue(field)}`);
+  }
+}
+
+function fits(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
+  if (Array.isArray(rule)) return rule.includes(value as string);
+  switch (rule) {
+    case "string":
+    case "boolean":
+    case "function":
+      return typeof value === rule;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "hook":
+      return typeof value === "function" || (Array.isArray(value) && value.every((hook) => typeof hook === "function"));
+    case "signal":
+      return value instanceof AbortSignal;
+    case "clock": {
+      const clock = value as Record<string, unknown> | null;
+      return (
+        typeof clock === "object" &&
+        clock !== null &&
+        typeof clock.now === "function" &&
+        typeof clock.setTimeout === "function" &&
+        typeof clock.clearTimeout === "function"
+      );
+    }
+    case "positive integer":
+      return typeof value === "number" && Number.isInteger(value) && value > 0;
+    case "false or object":
+      return value === false || (typeof value === "object" && value !== null && !Array.isArray(value));
+  }
+  return false;
+}
+
+function describeRule(rule: Exclude<FieldRule, "checked">): string {
+  if (Array.isArray(rule)) return `one of ${rule.map((option) => `"${option}"`).join(", ")}`;
+  switch (rule) {
+    case "string":
+    case "boolean":
+    case "function":
+    case "array":
+    case "object":
+      return `${rule === "array" || rule === "object" ? "an" : "a"} ${rule}`;
+    case "hook":
+      return "a function or an array of functions";
+    case "signal":
+      return "an AbortSignal";
+    case "clock":
+      return "a Clock { now, setTimeout, clearTimeout }";
+    case "positive integer":
+      return "a positive integer";
+    case "false or object":
+      return "false or an object";
+  }
+  return String(rule);
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value;
+}
