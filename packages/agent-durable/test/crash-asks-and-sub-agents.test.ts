@@ -1,0 +1,191 @@
+/*
+ * One worker killed with SIGKILL while turns wait for the host or run
+ * sub-agents: a tool call waiting for the host's answer (`ctx.askHost`),
+ * answered while the worker is down or after it restarted; a turn streaming
+ * after a call whose question was answered before the crash; and a
+ * sub-agent's child turn killed while it streams, while its tool runs, and
+ * while its tool waits for approval. One kill for all of them: crash tests
+ * cost seconds.
+ */
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { describe, expect, it } from "vitest";
+import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
+import { assertLogInvariants, finalText, resumeTraces } from "./support/log-assertions.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+// Six turns at once, each holding its slot until the kill.
+const settings = { LEASE_MS: "1500", CONCURRENCY: "8" };
+const fixture = useDurableFixture([{ id: "k1", env: settings }]);
+
+const answer = { action: "accept", content: { branch: "main" } } as const;
+const requestIdOf = (turn: DurableTurnRef) => `elicitation:${turn.turnId}-call-0:1`;
+
+function start(turnId: string, metadata: Record<string, unknown>): Promise<DurableTurnRef> {
+  return fixture.client.start({ sessionId: `s-${turnId}`, turnId, userMessage: { text: "go" }, metadata });
+}
+
+/** Model requests recorded by the workers: the child's (`child`) at a position of its transcript, or the parent's. */
+function requests(turn: DurableTurnRef, who: "child" | "parent", position?: number): number {
+  return fixture.cluster
+    .counts()
+    .filter(
+      (c) =>
+        c.turnId === turn.turnId &&
+        c.kind === "model" &&
+        (who === "child") === (c.detail === "child") &&
+        (position === undefined || c.position === position),
+    ).length;
+}
+
+function toolRuns(turn: DurableTurnRef): [number, number] {
+  const counts = fixture.cluster.counts().filter((c) => c.turnId === turn.turnId);
+  return [counts.filter((c) => c.kind === "tool-start").length, counts.filter((c) => c.kind === "tool-end").length];
+}
+
+async function textDeltas(turn: DurableTurnRef, which: (e: RuntimeEvent<"stream.resp">) => boolean): Promise<number> {
+  const events = await fixture.client.readEvents(turn);
+  return events.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text" && which(e)).length;
+}
+
+async function questions(turn: DurableTurnRef): Promise<RuntimeEvent[]> {
+  return fixture.eventsOfType(turn, "action.required");
+}
+
+/** The events in the ranges resumes marked superseded, range by range. */
+function supersededRanges(events: RuntimeEvent[]): RuntimeEvent[][] {
+  return resumeTraces(events).map((trace) => {
+    const { supersededFromSeq, supersededToSeq } = trace.payload.attrs as Record<string, number>;
+    return events.filter((e) => e.seq >= supersededFromSeq && e.seq <= supersededToSeq);
+  });
+}
+
+/** The events outside the superseded ranges (what a reader keeps). */
+function kept(events: RuntimeEvent[]): RuntimeEvent[] {
+  const superseded = new Set(supersededRanges(events).flat());
+  return events.filter((e) => !superseded.has(e));
+}
+
+/** An `ask` turn: asked once (a call run again found its question), the answer reached the call. */
+function checkAskLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
+  assertLogInvariants(events);
+  expect(events.filter((e) => e.type === "action.required").map((e) => e.payload)).toEqual([
+    expect.objectContaining({ requestId: requestIdOf(turn), kind: "elicitation", toolCallId: `${turn.turnId}-call-0` }),
+  ]);
+  expect(finalText(events)).toMatch(/^after tool: branch main/);
+}
+
+/** A `sub-agent` turn: the child's events marked and each logged once, the parent's answer, no request sent twice but one. */
+function checkChildLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
+  assertLogInvariants(events);
+  const callId = `${turn.turnId}-call-0`;
+  const child = events.filter((e) => e.origin);
+  expect(child.length).toBeGreaterThan(10);
+  for (const event of child)
+    expect(event.origin).toMatchObject({
+      toolCallId: callId,
+      path: [{ toolCallId: callId, agent: "explore" }],
+      turnId: `${turn.turnId}/${callId}`,
+    });
+  const childSeqs = kept(events).flatMap((e) => (e.origin ? [e.origin.seq] : []));
+  expect(new Set(childSeqs).size).toBe(childSeqs.length);
+  const finishes = kept(events).flatMap((e) =>
+    e.type === "stream.resp" && e.payload.chunk.kind === "finish" ? [e.payload.messageId] : [],
+  );
+  expect(new Set(finishes).size).toBe(finishes.length);
+  expect(finishes).toHaveLength(4); // parent, child (tool call), child (answer), parent
+  expect(finalText(events)).toMatch(/^after explore: found it: c0 c1/);
+  expect(requests(turn, "parent")).toBe(2);
+  expect(requests(turn, "child", 1)).toBe(1);
+  // What a resume superseded is the child's step running at the crash, nothing the replay logged again.
+  for (const range of supersededRanges(events)) expect(range.every((e) => e.origin !== undefined)).toBe(true);
+  // The session history holds the parent's messages only.
+  const stored = events.flatMap((e) => (!e.origin && e.type === "message.persisted" ? e.payload.messages : []));
+  expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+}
+
+describe("a worker killed while turns ask the host or run sub-agents", () => {
+  it("each turn goes on where it was: asked once, finished requests and calls not repeated, no event twice", async () => {
+    // After its call, a slow answer (16 s at most) until the kill; fast when sent again.
+    const slowAfter = { scenario: "ask", afterToolDeltas: 80, delayMs: 200, resendDelayMs: 5 };
+    const answeredBefore = await start("answered-before", slowAfter);
+    const answeredWhileDown = await start("answered-while-down", { scenario: "ask" });
+    const answeredAfter = await start("answered-after", { scenario: "ask" });
+    // The child streams slowly (16 s at most) until the kill; its tool runs until the kill; its tool waits for approval.
+    const childStreams = await start("child-stream", {
+      scenario: "sub-agent",
+      toolMs: 20,
+      childDeltas: 80,
+      delayMs: 200,
+      resendDelayMs: 5,
+    });
+    const childTool = await start("child-tool", { scenario: "sub-agent", toolMs: 600_000 });
+    const childApproval = await start("child-approval", { scenario: "sub-agent", toolMs: 20, childApproval: true });
+
+    await waitFor("the first question", async () => (await questions(answeredBefore)).length === 1);
+    await fixture.client.respond(answeredBefore, requestIdOf(answeredBefore), answer);
+    await waitFor(
+      "ten deltas after the answered call",
+      async () => (await textDeltas(answeredBefore, (e) => /#m2$/.test(e.payload.messageId))) >= 10,
+    );
+    for (const turn of [answeredWhileDown, answeredAfter, childApproval])
+      await waitFor("a question", async () => (await questions(turn)).length === 1);
+    await waitFor("ten deltas of a child", async () => (await textDeltas(childStreams, (e) => !!e.origin)) >= 10);
+    await waitFor("the child's tool running", async () => toolRuns(childTool)[0] === 1);
+
+    await fixture.cluster.kill("k1");
+    await fixture.client.respond(answeredWhileDown, requestIdOf(answeredWhileDown), answer);
+    await fixture.cluster.start("k1", settings);
+    // The call run again asks again, finds no answer and waits: no second question is logged.
+    await waitFor("the call asked again", async () => toolRuns(answeredAfter)[0] === 2);
+    expect(await questions(answeredAfter)).toHaveLength(1);
+    await fixture.client.respond(answeredAfter, requestIdOf(answeredAfter), answer);
+    await fixture.client.respond(childApproval, "approval:child-approval-child-call", { approved: true });
+    const all = [answeredBefore, answeredWhileDown, answeredAfter, childStreams, childTool, childApproval];
+    for (const turn of all) expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+
+    // Answered before the crash: the call finished and was not run again; its question and trace were logged
+    // again at their place on replay, so what the resume superseded is the interrupted answer alone.
+    const before = await fixture.client.readEvents(answeredBefore);
+    checkAskLog(answeredBefore, before);
+    expect(toolRuns(answeredBefore)).toEqual([1, 1]);
+    const [interrupted] = supersededRanges(before);
+    expect(interrupted!.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(interrupted!.map((e) => (e.type === "stream.resp" ? e.payload.messageId : e.type)))).toEqual(
+      new Set([expect.stringMatching(/#m2$/)]),
+    );
+    // Waiting at the crash: the call (`replay: "safe"`) ran again and took the answer once.
+    for (const turn of [answeredWhileDown, answeredAfter]) {
+      checkAskLog(turn, await fixture.client.readEvents(turn));
+      expect(toolRuns(turn)).toEqual([2, 1]);
+    }
+
+    checkChildLog(childStreams, await fixture.client.readEvents(childStreams));
+    expect(requests(childStreams, "child", 3)).toBe(2); // the answer streaming at the crash, sent again
+    expect(toolRuns(childStreams)).toEqual([1, 1]);
+
+    const tooled = await fixture.client.readEvents(childTool);
+    checkChildLog(childTool, tooled);
+    expect(requests(childTool, "child", 3)).toBe(1);
+    // The child's `never` call running at the crash was not run again: its result says it was interrupted.
+    expect(toolRuns(childTool)).toEqual([1, 0]);
+    const childResults = tooled.flatMap((e) =>
+      e.origin && e.type === "message.persisted" ? e.payload.messages.filter((m) => m.role === "toolResult") : [],
+    );
+    expect(childResults.map((m) => (m as { content?: unknown }).content)).toEqual([
+      [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }],
+    ]);
+
+    // The child's approval asked before the crash was answered after it: asked once, the call ran once.
+    const approved = await fixture.client.readEvents(childApproval);
+    checkChildLog(childApproval, approved);
+    expect(approved.filter((e) => e.type === "action.required").map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        kind: "tool_approval",
+        toolName: "child_read",
+        toolCallId: "child-approval-child-call",
+      }),
+    ]);
+    expect(toolRuns(childApproval)).toEqual([1, 1]);
+  }, 120_000);
+});
