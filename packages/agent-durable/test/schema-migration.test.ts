@@ -5,7 +5,9 @@
  * turns' transactions without deadlocking with them. (Before, a relaunch
  * took a share lock on `steering`, then waited for an exclusive lock on
  * `turns`, while a turn's steering take held its `turns` row and waited for
- * `steering`: Postgres aborted one of them, failing the turn.)
+ * `steering`: Postgres aborted one of them, failing the turn.) And a log
+ * written before the one-ending index existed, which may end twice, does not
+ * stop the index from being made.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,5 +90,38 @@ describe("the schema migration while turns run", () => {
       `SELECT (SELECT max(version) FROM ${s}.schema_version) AS version, to_regclass('${s}.steering_turn') IS NOT NULL AS indexed, (SELECT taken_at_poll FROM ${s}.steering) AS taken`,
     );
     expect(rows).toEqual([{ version: SCHEMA_VERSION, indexed: true, taken: 2 }]);
+  });
+
+  it("a log that ends twice (written before the one-ending index) keeps its first ending, and the index is made", async () => {
+    await pool.query(`DROP TABLE IF EXISTS ${s}.schema_version`);
+    await pool.query(`DROP INDEX ${s}.events_one_own_terminal`);
+    const status = (seq: number, status: string) => [
+      "turn:m:twice",
+      seq,
+      "session.status",
+      JSON.stringify({ seq, type: "session.status", payload: { status } }),
+    ];
+    for (const row of [status(1, "running"), status(2, "completed"), status(3, "failed"), status(4, "completed")])
+      await pool.query(`INSERT INTO ${s}.events (turn_key, seq, type, event) VALUES ($1, $2, $3, $4)`, row);
+    await pool.query(`INSERT INTO ${s}.events (turn_key, seq, type, event) VALUES ($1, $2, $3, $4)`, [
+      "turn:m:once",
+      1,
+      "session.status",
+      JSON.stringify({ seq: 1, type: "session.status", payload: { status: "completed" } }),
+    ]);
+
+    await migrateSchema(pool, DEFAULT_SCHEMA);
+    const { rows } = await pool.query(
+      `SELECT turn_key, seq, event->'payload'->>'status' AS status FROM ${s}.events ORDER BY turn_key, seq`,
+    );
+    expect(rows).toEqual([
+      { turn_key: "turn:m:once", seq: 1, status: "completed" },
+      { turn_key: "turn:m:twice", seq: 1, status: "running" },
+      { turn_key: "turn:m:twice", seq: 2, status: "completed" },
+    ]);
+    // The index holds from now on.
+    await expect(
+      pool.query(`INSERT INTO ${s}.events (turn_key, seq, type, event) VALUES ($1, $2, $3, $4)`, status(5, "aborted")),
+    ).rejects.toMatchObject({ code: "23505" });
   });
 });

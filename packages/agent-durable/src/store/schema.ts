@@ -98,6 +98,15 @@ async function createTables(client: pg.PoolClient, s: string, sessionsNew: boole
   // One terminal status per turn, whoever writes it (see EventLog); a sub-agent's own ending (with `origin`) is none.
   // Version 1's index of another name counted a sub-agent's ending too: replaced (version 2).
   await client.query(`DROP INDEX IF EXISTS ${s}.events_one_terminal`);
+  // A log written before the index existed may end twice: its first ending is where readers stopped, so what
+  // follows it goes, and the index can be made.
+  const { rows: index } = await client.query("SELECT to_regclass($1) AS name", [`${s}.events_one_own_terminal`]);
+  if (index[0].name === null) {
+    await client.query(`DELETE FROM ${s}.events e
+      USING (SELECT turn_key, min(seq) AS ended_at FROM ${s}.events WHERE ${TERMINAL_ROW}
+             GROUP BY turn_key HAVING count(*) > 1) twice
+      WHERE e.turn_key = twice.turn_key AND e.seq > twice.ended_at`);
+  }
   await client.query(
     `CREATE UNIQUE INDEX IF NOT EXISTS events_one_own_terminal ON ${s}.events (turn_key) WHERE ${TERMINAL_ROW}`,
   );
