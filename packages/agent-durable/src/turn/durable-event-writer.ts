@@ -50,11 +50,16 @@ function announcesHistory(event: RuntimeEvent): boolean {
  * to the log in the background, one batch per round trip (events pushed
  * while a write is in flight go together in the next one).
  *
- * `push` never blocks the turn and never throws. A write that still fails
- * after retrying is reported by {@link flush}, which the turn awaits before
- * it ends. Events whose number depends on timing (progress updates of
- * running tools, warnings about late updates and abandoned hooks) are not
- * logged: a replay could not reproduce them one for one.
+ * `push` never blocks the turn and never throws. A batch whose write still
+ * fails after retrying stays queued, in order, ahead of everything pushed
+ * after it: the next push or {@link flush} writes it again, so a database
+ * that was away for a while loses no event and skips none (the terminal
+ * status included). {@link flush}, which the turn awaits before it ends,
+ * tries once more and throws when the log still cannot be written.
+ *
+ * Events whose number depends on timing (progress updates of running
+ * tools, warnings about late updates and abandoned hooks) are not logged: a
+ * replay could not reproduce them one for one.
  *
  * The terminal status is held back until the workflow calls {@link end}
  * (which may complete its payload), and nothing pushed after it is logged.
@@ -144,12 +149,16 @@ export class DurableEventWriter implements EventWriter {
   }
 
   /**
-   * Resolves once every event pushed so far is in the log; rejects with
-   * `log_write` if a write failed for good, `superseded` once another worker
-   * took the turn over.
+   * Resolves once every event pushed so far is in the log, writing again
+   * what an earlier write could not; rejects with `log_write` if that still
+   * fails, `superseded` once another worker took the turn over.
    */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
+    if (this.buffer.length > 0 && !this.claim.revoked.aborted) {
+      this.writing = this.writeLoop();
+      await this.writing;
+    }
     if (this.failure !== undefined) {
       if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
       throw new DurableTurnError({
@@ -166,8 +175,16 @@ export class DurableEventWriter implements EventWriter {
     while (this.buffer.length > 0) {
       const batch = this.buffer;
       this.buffer = [];
-      if (batch.some(announcesHistory)) await this.history.flush().catch((error) => (this.failure ??= error));
-      if (this.failure === undefined) await this.writeWithRetry(batch.map((event) => this.asStored(event)));
+      try {
+        if (batch.some(announcesHistory)) await this.history.flush();
+        await this.writeWithRetry(batch.map((event) => this.asStored(event)));
+        this.failure = undefined;
+      } catch (error) {
+        // Kept ahead of what came after it, for the next push or flush: nothing is skipped.
+        this.buffer = [...batch, ...this.buffer];
+        this.failure = error;
+        break;
+      }
     }
     this.writing = undefined;
   }
@@ -179,6 +196,7 @@ export class DurableEventWriter implements EventWriter {
     return stored ? ({ ...event, payload: { ...event.payload, messages: stored } } as RuntimeEvent) : event;
   }
 
+  /** Writes `batch`, trying again after a failure; throws the last error after {@link WRITE_ATTEMPTS}. */
   private async writeWithRetry(batch: RuntimeEvent[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -186,10 +204,7 @@ export class DurableEventWriter implements EventWriter {
         return;
       } catch (error) {
         // Taken over by another worker: writing again cannot succeed.
-        if (attempt >= WRITE_ATTEMPTS || this.claim.revoked.aborted) {
-          this.failure = error;
-          return;
-        }
+        if (attempt >= WRITE_ATTEMPTS || this.claim.revoked.aborted) throw error;
         await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_BASE_MS * 2 ** (attempt - 1)));
       }
     }

@@ -25,7 +25,9 @@ const WRITE_RETRY_BASE_MS = 100;
  * {@link take} is synchronous: the runner's history hook never waits, so
  * the runner can never give up on it after an abort, and no change is ever
  * skipped. The writes run in the background, one at a time, retried when
- * Postgres fails; {@link flush} waits for them. The event writer waits for
+ * Postgres fails; a change that still cannot be written stays first in the
+ * queue for the next change or {@link flush} to write again (nothing after
+ * it is written before it); {@link flush} waits for them. The event writer waits for
  * it before it logs a `message.persisted` event or the terminal status, so
  * the log never announces a message the store does not hold yet, and it
  * announces the messages as stored ({@link storedMessages}).
@@ -77,12 +79,16 @@ export class HistoryWriter {
   }
 
   /**
-   * Resolves once every change taken so far is stored; rejects with
-   * `history_write` if a write failed for good, `superseded` once another
-   * worker took the turn over.
+   * Resolves once every change taken so far is stored, writing again what an
+   * earlier write could not; rejects with `history_write` if that still
+   * fails, `superseded` once another worker took the turn over.
    */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
+    if (this.queue.length > 0 && !this.claim.revoked.aborted) {
+      this.writing = this.writeLoop();
+      await this.writing;
+    }
     if (this.failure !== undefined) {
       if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
       throw new DurableTurnError({
@@ -94,12 +100,21 @@ export class HistoryWriter {
   }
 
   private async writeLoop(): Promise<void> {
-    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-      if (this.failure === undefined) await this.writeWithRetry(next);
+    for (let next = this.queue[0]; next; next = this.queue[0]) {
+      try {
+        await this.writeWithRetry(next);
+        this.queue.shift();
+        this.failure = undefined;
+      } catch (error) {
+        // Stays first in the queue for the next change or flush: nothing after it is written before it.
+        this.failure = error;
+        break;
+      }
     }
     this.writing = undefined;
   }
 
+  /** Writes one change, trying again after a failure; throws the last error after {@link WRITE_ATTEMPTS}. */
   private async writeWithRetry({ change, position, replacement }: QueuedChange): Promise<void> {
     const { claim, sessionId } = this;
     for (let attempt = 1; ; attempt++) {
@@ -110,10 +125,7 @@ export class HistoryWriter {
         return;
       } catch (error) {
         // Taken over by another worker: writing again cannot succeed.
-        if (attempt >= WRITE_ATTEMPTS || claim.revoked.aborted) {
-          this.failure = error;
-          return;
-        }
+        if (attempt >= WRITE_ATTEMPTS || claim.revoked.aborted) throw error;
         await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_BASE_MS * 2 ** (attempt - 1)));
       }
     }
