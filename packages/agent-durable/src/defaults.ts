@@ -2,8 +2,13 @@
 
 /** DBOS application name shared by the workers and clients of one deployment. */
 export const DEFAULT_APP_NAME = "turnkit";
-/** Application version stamped on every turn; workers recover and dequeue only turns of their own version. */
-export const DEFAULT_APP_VERSION = "turnkit-durable-2";
+/**
+ * Application version stamped on every turn; workers recover and dequeue
+ * only turns of their own version. Raised whenever the steps of a turn
+ * change (3: the setup's warnings became a step), so a worker never
+ * replays a turn an older one started.
+ */
+export const DEFAULT_APP_VERSION = "turnkit-durable-3";
 /** The DBOS queue new turns go through. */
 export const DEFAULT_QUEUE_NAME = "turnkit-turns";
 /** Turns one worker process runs at once. */
