@@ -1,12 +1,24 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { RuntimeEvent } from "@turnkit/protocol";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
 import { assertLogInvariants, finalText, resumeTraces, toolStatuses } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
+import { EventAudit } from "./support/event-audit.js";
 import { waitFor } from "./support/worker-cluster.js";
 
+/** Most a restarted worker may take from its start to the recovered turn's next event (the goal is 2 s; a launch alone takes 1-3 s here). */
+const RESTART_BUDGET_MS = 8_000;
+
 const fixture = useDurableFixture();
+let audit: EventAudit;
+
+beforeAll(async () => {
+  audit = await EventAudit.install(fixture.postgres.url);
+});
+afterAll(async () => {
+  await audit?.close();
+});
 
 async function textDeltas(turn: DurableTurnRef): Promise<number> {
   const events = await fixture.client.readEvents(turn);
@@ -29,8 +41,17 @@ async function recordedToolCalls(turn: DurableTurnRef): Promise<number> {
 /** Kills `workerId` with SIGKILL, starts it again (it recovers its turns at launch), and returns the finished turn's log. */
 async function killRestartAndFinish(turn: DurableTurnRef, workerId: string): Promise<RuntimeEvent[]> {
   await fixture.cluster.kill(workerId);
+  const restartedAt = await audit.now();
   await fixture.cluster.start(workerId, { LEASE_MS: "1500" });
   expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+  // From the restart (the worker process told to launch) to the first event it logged for the turn, server clock.
+  const next = (await audit.writes(turn)).find((w) => w.worker === workerId && w.at > restartedAt)!;
+  const launch = fixture.cluster.starts.at(-1)!;
+  console.log(
+    `recovery by the restarted worker: its first event ${Math.round(next.at - restartedAt)} ms after the restart ` +
+      `(launch ${launch.launchMs} ms; goal 2 s)`,
+  );
+  expect(next.at - restartedAt).toBeLessThan(RESTART_BUDGET_MS);
   const events = await fixture.client.readEvents(turn);
   assertLogInvariants(events);
   return events;
