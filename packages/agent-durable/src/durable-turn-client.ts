@@ -117,7 +117,7 @@ export class DurableTurnClient {
         new TurnTable(pool, settings.schema),
         new SteeringInbox(pool, settings.schema),
         new HostRequests(pool, settings.schema),
-        new SessionCatalog(pool, settings.schema),
+        new SessionCatalog(pool, settings.schema, settings.queueName),
         new LogNotifications(connection.databaseUrl),
         pools,
         settings,
@@ -137,8 +137,9 @@ export class DurableTurnClient {
   async start(request: DurableTurnRequest): Promise<DurableTurnRef> {
     assertValidTurnRequest(request);
     const ref = turnRef(request);
-    await this.turnTable.insertTurn(ref, request.label);
     const stored: DurableTurnRequest = JSON.parse(JSON.stringify(request));
+    // Queued first, recorded after: a start that dies in between leaves a queued turn, whose worker records it
+    // (never a recorded turn that nothing will run, which kept its session busy for good).
     await this.dbos.enqueue(
       {
         queueName: this.settings.queueName,
@@ -149,6 +150,7 @@ export class DurableTurnClient {
       },
       stored,
     );
+    await this.turnTable.insertTurn(ref, request.label);
     return ref;
   }
 

@@ -5,8 +5,12 @@
  * errors of bad input, which write nothing. One worker process (killed and
  * started again in one test).
  */
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_APP_VERSION, DEFAULT_QUEUE_NAME, DEFAULT_SCHEMA, TURN_WORKFLOW_NAME } from "../src/defaults.js";
+import { turnRef } from "../src/turn/turn-request.js";
 import type { DurableTurnErrorCode, DurableTurnRef, DurableTurnRequest } from "../src/index.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
@@ -199,5 +203,48 @@ describe("sessions", () => {
     for (const stray of ["x1", "x2", "x3", "no-such-session"]) expect(after).not.toContain(stray);
     expect(shape(await fixture.client.readHistory("bad"))).toEqual(["user:t1?", "assistant:ok"]);
     expect(await fixture.client.listTurns("bad")).toHaveLength(2);
+  }, 60_000);
+
+  it("a start that died between queueing and recording its turn leaves a turn that runs and a session that can be rewound", async () => {
+    await turn("died", "t1");
+    // A start that died right after queueing: the turn is queued, its row not written.
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+    const request: DurableTurnRequest = { sessionId: "died", turnId: "t2", userMessage: { text: "t2?" } };
+    try {
+      await dbos.enqueue(
+        {
+          queueName: DEFAULT_QUEUE_NAME,
+          workflowName: TURN_WORKFLOW_NAME,
+          workflowID: turnRef(request).workflowId,
+          queuePartitionKey: "died",
+          appVersion: DEFAULT_APP_VERSION,
+        },
+        request,
+      );
+    } finally {
+      await dbos.destroy();
+    }
+    await waitFor("the queued turn listed", async () =>
+      (await fixture.client.listTurns("died")).some((t) => t.turnId === "t2"),
+    );
+    expect(await fixture.client.outcome({ sessionId: "died", turnId: "t2" })).toMatchObject({ kind: "completed" });
+    expect((await fixture.client.listTurns("died")).map((t) => [t.turnId, t.state])).toEqual([
+      ["t1", "finished"],
+      ["t2", "finished"],
+    ]);
+    // A row without a workflow (what a start that died after recording, before queueing, left before): not busy.
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      await db.query(`INSERT INTO "${DEFAULT_SCHEMA}".turns (turn_key, session_id, turn_id) VALUES ($1, $2, $3)`, [
+        turnRef({ sessionId: "died", turnId: "t3" }).workflowId,
+        "died",
+        "t3",
+      ]);
+    } finally {
+      await db.end();
+    }
+    await fixture.client.rewind({ sessionId: "died", turnId: "t1" });
+    expect(shape(await fixture.client.readHistory("died"))).toEqual(["user:t1?", "assistant:ok"]);
   }, 60_000);
 });

@@ -65,6 +65,8 @@ export class SessionCatalog {
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
+    /** The queue turns go through: a turn queued there may not have its row yet (see {@link rewind}). */
+    private readonly queueName: string,
   ) {
     this.s = quoteIdent(schema);
   }
@@ -183,12 +185,17 @@ export class SessionCatalog {
     await inTransaction(this.pool, async (client) => {
       await this.assertSession(client, sessionId, "FOR UPDATE");
       const turn = await this.finishedTurnInHistory(client, sessionId, toTurnKey, toTurnId);
+      // Busy: a turn of the session whose workflow has not ended, or one queued whose row `start` has not written
+      // yet (it queues first). A row without a workflow is a start that died before queueing: not busy.
       const { rows: busy } = await client.query(
         `SELECT t.turn_id FROM ${this.s}.turns t
-         LEFT JOIN "${DBOS_SYSTEM_SCHEMA}".workflow_status w ON w.workflow_uuid = t.turn_key
-         WHERE t.session_id = $1 AND t.outcome IS NULL AND (w.status IS NULL OR w.status NOT IN ${ENDED_WORKFLOW})
+         JOIN "${DBOS_SYSTEM_SCHEMA}".workflow_status w ON w.workflow_uuid = t.turn_key
+         WHERE t.session_id = $1 AND t.outcome IS NULL AND w.status NOT IN ${ENDED_WORKFLOW}
+         UNION ALL
+         SELECT w.workflow_uuid FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status w
+         WHERE w.queue_name = $2 AND w.status IN ('ENQUEUED', 'PENDING') AND w.queue_partition_key = $1
          LIMIT 1`,
-        [sessionId],
+        [sessionId, this.queueName],
       );
       if (busy.length > 0) {
         throw new DurableTurnError({

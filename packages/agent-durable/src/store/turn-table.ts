@@ -42,6 +42,14 @@ export class TurnTable {
     });
   }
 
+  /**
+   * Records the turn as {@link insertTurn} does when it has no row yet (the
+   * start that queued it died before it recorded it); only reads when it has.
+   */
+  async ensureTurn(turn: DurableTurnRef, label: string | undefined): Promise<void> {
+    if (!(await this.exists(turn.workflowId))) await this.insertTurn(turn, label);
+  }
+
   /** True when the turn was ever started. */
   async exists(turnKey: string): Promise<boolean> {
     const { rows } = await this.pool.query(`SELECT 1 FROM ${this.s}.turns WHERE turn_key = $1`, [turnKey]);

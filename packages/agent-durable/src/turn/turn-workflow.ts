@@ -42,9 +42,14 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
   deps.running.add(ctx);
   try {
     // Step 2: the session history as it stood when the turn started (a step: a replay sees the same).
-    const history = await DBOS.runStep(() => deps.stores.history.load(request.sessionId), {
-      name: "turnkit.load-history",
-    });
+    const history = await DBOS.runStep(
+      async () => {
+        // The turn's row, when the start that queued the turn died before it wrote it.
+        await deps.stores.turnTable.ensureTurn(ctx.ref, request.label);
+        return deps.stores.history.load(request.sessionId);
+      },
+      { name: "turnkit.load-history" },
+    );
     ctx.history.startAfter(history.length);
     // Step 3: the turn itself (see runDurableTurn); the runner's terminal status waits in the writer.
     let outcome: TurnOutcome;
