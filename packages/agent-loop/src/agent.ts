@@ -7,9 +7,9 @@ import {
   type Transport,
 } from "@mariozechner/pi-ai";
 import type { AgentListener, AgentOptions } from "./agent-options.js";
+import { deliverToListeners } from "./listener-delivery.js";
 import { agentRunConfig } from "./agent-loop-config.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
-import { settleOrAbandon } from "./abort-grace.js";
 import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state.js";
 import { defaultConvertToLlm } from "./default-convert-to-llm.js";
 import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
@@ -311,29 +311,28 @@ export class Agent {
   }
 
   /**
-   * Hands an event to the state, then to the listeners in order, each awaited
-   * before the next; once the run is aborted, a listener result that has not
-   * settled within the abort grace is given up on for this event only. A
-   * listener that throws fails the run, except on `agent_end`: a run that has
-   * already ended cannot fail, so its error becomes `state.errorMessage`.
+   * Hands an event to the state, then to the listeners (see
+   * {@link deliverToListeners}: in order, each awaited before the next, no
+   * promise while every listener answers at once). A listener that throws
+   * fails the run, except on `agent_end`: a run that has already ended
+   * cannot fail, so its error becomes `state.errorMessage`.
    */
-  private async deliver(event: AgentEvent): Promise<void> {
+  private deliver(event: AgentEvent): Promise<void> | void {
+    let delivered: Promise<void> | void;
     try {
       applyEventToState(this._state, event);
       const run = this.activeRun;
       if (!run) throw new Error("Agent listener invoked outside active run");
-      const signal = run.abortController.signal;
-      for (const listener of this.listeners) {
-        const result = listener(event, signal);
-        if (isPromiseLike(result)) await settleOrAbandon(result, signal);
-      }
+      delivered = deliverToListeners(this.listeners, event, run.abortController.signal);
     } catch (error) {
-      if (event.type !== "agent_end") throw error;
-      this._state.errorMessage = errorText(error);
+      return this.listenerFailed(event, error);
     }
+    return delivered?.then(undefined, (error: unknown) => this.listenerFailed(event, error));
   }
-}
 
-function isPromiseLike(value: unknown): value is PromiseLike<void> {
-  return typeof (value as PromiseLike<void> | null | undefined)?.then === "function";
+  /** A listener threw: the run fails, except on `agent_end` (see {@link deliver}). */
+  private listenerFailed(event: AgentEvent, error: unknown): void {
+    if (event.type !== "agent_end") throw error;
+    this._state.errorMessage = errorText(error);
+  }
 }

@@ -44,7 +44,8 @@ export async function readResponse(run: LoopRun, response: ResponseStream): Prom
         partial = event.partial;
         run.context.messages[placedAt] = partial;
         delivering = true;
-        await run.emit({ type: "message_update", message: partial, assistantMessageEvent: event });
+        const delivered = run.emit({ type: "message_update", message: partial, assistantMessageEvent: event });
+        if (delivered) await delivered;
         delivering = false;
       }
       if (final) break;
