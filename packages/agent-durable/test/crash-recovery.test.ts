@@ -1,5 +1,6 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { RuntimeEvent } from "@turnkit/protocol";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
 import { assertLogInvariants, finalText, resumeTraces, toolStatuses } from "./support/log-assertions.js";
@@ -205,4 +206,67 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
     ]);
     expect(finalText(events)).toBe("after the parallel calls");
   }, 150_000);
+
+  it("a request whose step failed after it streamed (its steering take refused) is replayed with what it streamed: the log numbers the same", async () => {
+    if (!fixture.cluster.running().includes("w2")) await fixture.cluster.start("w2", { LEASE_MS: "1500" });
+    const turn = await fixture.client.start({
+      sessionId: "s-take-refused",
+      turnId: "take-refused",
+      userMessage: { text: "talk" },
+      metadata: { scenario: "stream", deltas: 20, delayMs: 50 },
+    });
+    // The database refuses the take that ends the request's step (once), after the request streamed.
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      await db.query(`
+        CREATE SEQUENCE IF NOT EXISTS turnkit_durable.refused_takes;
+        CREATE OR REPLACE FUNCTION turnkit_durable.refuse_take() RETURNS trigger AS $$
+        BEGIN
+          IF NEW.turn_key = '${turn.workflowId}' AND nextval('turnkit_durable.refused_takes') = 1 THEN
+            RAISE EXCEPTION 'the take is refused (test)';
+          END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql;
+        DROP TRIGGER IF EXISTS refuse_take ON turnkit_durable.steering;
+        CREATE TRIGGER refuse_take BEFORE UPDATE ON turnkit_durable.steering FOR EACH ROW EXECUTE FUNCTION turnkit_durable.refuse_take();
+      `);
+      await waitFor("three streamed deltas", async () => (await textDeltas(turn)) >= 3);
+      expect(await fixture.client.steer(turn, { text: "and more" })).toEqual({ accepted: true });
+      const outcome = await fixture.client.outcome(turn);
+      expect(outcome).toMatchObject({ kind: "failed", message: expect.stringContaining("the take is refused") });
+      // The message no step took is handed back.
+      expect(outcome.undeliveredMessages).toHaveLength(1);
+      const before = await fixture.client.readEvents(turn);
+      assertLogInvariants(before);
+      expect(await textDeltas(turn)).toBeGreaterThanOrEqual(3);
+
+      // A crash right before the terminal status was written, then a replay from the records.
+      await fixture.cluster.kill("w2");
+      await db.query("DELETE FROM turnkit_durable.events WHERE turn_key = $1 AND seq = $2", [
+        turn.workflowId,
+        before.at(-1)!.seq,
+      ]);
+      await db.query("UPDATE dbos.workflow_status SET status = 'PENDING' WHERE workflow_uuid = $1", [turn.workflowId]);
+      await fixture.cluster.start("w2", { LEASE_MS: "1500" });
+      await waitFor("the replay ended", async () => {
+        const { rows } = await db.query("SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+          turn.workflowId,
+        ]);
+        return rows[0]?.status === "SUCCESS";
+      });
+      // Every event where it was, and the terminal status (written again, with the replay's own timing) under its seq.
+      const after = await fixture.client.readEvents(turn);
+      assertLogInvariants(after);
+      expect(after.slice(0, -1)).toEqual(before.slice(0, -1));
+      expect(after.at(-1)).toMatchObject({
+        seq: before.at(-1)!.seq,
+        type: "session.status",
+        payload: { status: "failed" },
+      });
+    } finally {
+      await db.query("DROP TRIGGER IF EXISTS refuse_take ON turnkit_durable.steering").catch(() => {});
+      await db.end();
+    }
+  }, 90_000);
 });

@@ -85,7 +85,17 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
                 request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
               }
               // The step boundary's steering, in this step's checkpoint (a nested request has none of its own).
-              return nested ? request : { ...request, steering: await takeSteeringInStep(ctx) };
+              if (nested) return request;
+              try {
+                return { ...request, steering: await takeSteeringInStep(ctx) };
+              } catch (error) {
+                // Another worker took the turn over: this execution stops.
+                if (ctx.claim.revoked.aborted) throw error;
+                // The request streamed its events to the turn already, so the record keeps them and the request
+                // ends failed: a replay streams the same events and numbers the log as this execution did (a
+                // step that threw would be replayed as an error without them). The steering waits for the next step.
+                return { ...request, ending: { type: "error", reason: "error", message: failedMessage(model, error) } };
+              }
             },
             { name: "turnkit.model-request" },
           ),
