@@ -18,17 +18,12 @@ import {
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { createRuntimeEvent, type RuntimeEvent, type RuntimeEventPayloadMap } from "@turnkit/protocol";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BuildDurableTurn,
-  type DurableTurnRef,
-  DurableTurnWorker,
-  type DurableTurnWorkerOptions,
-} from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { type BuildDurableTurn, type DurableTurnRef } from "../src/index.js";
 import { EventLog } from "../src/store/event-log.js";
 import { claimForTest } from "./support/test-claim.js";
-import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
+import { useInProcessWorker } from "./support/in-process-worker.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 const WORKER_ID = "in-test";
@@ -102,31 +97,10 @@ const buildTurn: BuildDurableTurn = (request) => {
   };
 };
 
-let postgres: TestPostgres;
-let worker: DurableTurnWorker;
-let db: pg.Client;
-const options = (): DurableTurnWorkerOptions => ({
-  databaseUrl: postgres.url,
-  workerId: WORKER_ID,
-  concurrency: 4,
-  buildTurn,
-});
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  worker = await DurableTurnWorker.launch(options());
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-}, 120_000);
-
-afterAll(async () => {
-  await db?.end();
-  await worker?.shutdown();
-  await postgres?.stop();
-}, 60_000);
+const fixture = useInProcessWorker({ workerId: WORKER_ID, concurrency: 4, buildTurn });
 
 async function storedHistory(sessionId: string): Promise<AgentMessage[]> {
-  const { rows } = await db.query(
+  const { rows } = await fixture.db.query(
     "SELECT message FROM turnkit_durable.session_messages WHERE session_id = $1 ORDER BY position",
     [sessionId],
   );
@@ -139,7 +113,7 @@ function announced(events: RuntimeEvent[]): unknown[] {
 }
 
 async function startCalls(sessionId: string, turnId: string): Promise<DurableTurnRef> {
-  const turn = await worker.client.start({
+  const turn = await fixture.worker.client.start({
     sessionId,
     turnId,
     userMessage: { text: "run them" },
@@ -153,20 +127,20 @@ describe("a slow database during an abort", () => {
   it("the stored history answers every call, and holds exactly what the log announced", async () => {
     const turn = await startCalls("s-slow", "slow");
     // Another transaction holds the session history for 1.5 s, right across the abort.
-    const blocker = new pg.Client({ connectionString: postgres.url });
+    const blocker = new pg.Client({ connectionString: fixture.postgres.url });
     await blocker.connect();
     try {
       await blocker.query("BEGIN");
       await blocker.query("LOCK TABLE turnkit_durable.session_messages IN SHARE MODE");
-      await worker.client.abort(turn);
+      await fixture.worker.client.abort(turn);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await blocker.query("COMMIT");
     } finally {
       await blocker.end();
     }
-    const outcome = await worker.client.outcome(turn);
+    const outcome = await fixture.worker.client.outcome(turn);
     expect(outcome).toMatchObject({ kind: "aborted" });
-    const events = await worker.client.readEvents(turn);
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     const history = await storedHistory("s-slow");
     expect(assertToolCallsAnswered(history)).toBe(3);
@@ -187,42 +161,34 @@ describe("a replay after an abort", () => {
     const turn = await startCalls("s-replay", "replay");
     // The host's history hook turns slow past the runner's abort grace once the turn is aborted.
     slowHistoryHooks.add("replay");
-    await worker.client.abort(turn);
-    const outcome = await worker.client.outcome(turn);
+    await fixture.worker.client.abort(turn);
+    const outcome = await fixture.worker.client.outcome(turn);
     expect(outcome).toMatchObject({ kind: "aborted" });
-    const before = await worker.client.readEvents(turn);
+    const before = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(before);
 
     // As if the worker died after the turn ended but before DBOS marked its workflow done: the
     // relaunched worker runs it again from the top, every step from its record.
-    await worker.shutdown();
-    await db.query("UPDATE dbos.workflow_status SET status = 'PENDING' WHERE workflow_uuid = $1", [turn.workflowId]);
-    worker = await DurableTurnWorker.launch(options());
-    await waitFor("the replay finished", async () => {
-      const { rows } = await db.query("SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", [
-        turn.workflowId,
-      ]);
-      return rows[0]?.status === "SUCCESS";
-    });
-    const after = await worker.client.readEvents(turn);
+    await fixture.replay(turn);
+    const after = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(after);
     expect(after).toEqual(before);
-    expect(await worker.client.outcome(turn)).toEqual(outcome);
+    expect(await fixture.worker.client.outcome(turn)).toEqual(outcome);
     expect(await storedHistory("s-replay")).toEqual(announced(before));
   }, 90_000);
 });
 
 describe("a host history hook that fails the turn", () => {
   it("stops the turn's durable steps: none is given up on after the grace the failure starts", async () => {
-    const turn = await worker.client.start({
+    const turn = await fixture.worker.client.start({
       sessionId: "s-hook-fails",
       turnId: "hook-fails",
       userMessage: { text: "hi" },
       metadata: { scenario: "history-fails" },
     });
-    const outcome = await worker.client.outcome(turn);
+    const outcome = await fixture.worker.client.outcome(turn);
     expect(outcome).toMatchObject({ kind: "failed", error: { code: "hook" } });
-    const events = await worker.client.readEvents(turn);
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     const abandoned = events.filter((e) => e.type === "debug.trace" && /abort grace/.test(e.payload.message));
     expect(abandoned).toEqual([]);
@@ -237,33 +203,41 @@ describe("steering that meets an abort", () => {
     // The step end waits for the test, so the turn cannot end between the abort and the steer.
     const gate = deferred<void>();
     stepEndGates.set("refuse", gate);
-    const turn = await worker.client.start({
+    const turn = await fixture.worker.client.start({
       sessionId: "s-refuse",
       turnId: "refuse",
       userMessage: { text: "hi" },
       metadata: { scenario: "quick" },
     });
     await waitFor("the step end", async () =>
-      (await worker.client.readEvents(turn)).some((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish"),
+      (await fixture.worker.client.readEvents(turn)).some(
+        (e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish",
+      ),
     );
-    await worker.client.abort(turn);
-    expect(await worker.client.steer(turn, { text: "too late" })).toEqual({ accepted: false, reason: "aborted" });
+    await fixture.worker.client.abort(turn);
+    expect(await fixture.worker.client.steer(turn, { text: "too late" })).toEqual({
+      accepted: false,
+      reason: "aborted",
+    });
     gate.resolve();
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
-    expect(await worker.client.steer(turn, { text: "later still" })).toEqual({ accepted: false, reason: "closed" });
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    expect(await fixture.worker.client.steer(turn, { text: "later still" })).toEqual({
+      accepted: false,
+      reason: "closed",
+    });
   }, 60_000);
 
   it("a message accepted before the abort is handed back in the outcome and the terminal status", async () => {
     const turn = await startCalls("s-hand-back", "hand-back");
     const message: TurnInputMessage = { text: "steer: also the left folder" };
-    expect(await worker.client.steer(turn, message)).toEqual({ accepted: true });
-    await worker.client.abort(turn);
-    const outcome = await worker.client.outcome(turn);
+    expect(await fixture.worker.client.steer(turn, message)).toEqual({ accepted: true });
+    await fixture.worker.client.abort(turn);
+    const outcome = await fixture.worker.client.outcome(turn);
     expect(outcome).toMatchObject({ kind: "aborted" });
     expect(outcome.undeliveredMessages?.map((m) => (m as { content?: unknown }).content)).toEqual([
       [{ type: "text", text: message.text }],
     ]);
-    const events = await worker.client.readEvents(turn);
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     expect(events.at(-1)?.payload).toMatchObject({
       status: "aborted",
@@ -275,19 +249,21 @@ describe("steering that meets an abort", () => {
     // The step end waits for the test: the message and the abort both arrive before the next poll.
     const gate = deferred<void>();
     stepEndGates.set("poll-abort", gate);
-    const turn = await worker.client.start({
+    const turn = await fixture.worker.client.start({
       sessionId: "s-poll-abort",
       turnId: "poll-abort",
       userMessage: { text: "hi" },
       metadata: { scenario: "quick" },
     });
     await waitFor("the step end", async () =>
-      (await worker.client.readEvents(turn)).some((e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish"),
+      (await fixture.worker.client.readEvents(turn)).some(
+        (e) => e.type === "stream.resp" && e.payload.chunk.kind === "finish",
+      ),
     );
-    expect(await worker.client.steer(turn, { text: "steer: one more thing" })).toEqual({ accepted: true });
-    await worker.client.abort(turn);
+    expect(await fixture.worker.client.steer(turn, { text: "steer: one more thing" })).toEqual({ accepted: true });
+    await fixture.worker.client.abort(turn);
     gate.resolve();
-    const outcome = await worker.client.outcome(turn);
+    const outcome = await fixture.worker.client.outcome(turn);
     expect(outcome).toMatchObject({ kind: "aborted" });
     const delivered = (await storedHistory("s-poll-abort")).some(
       (m) => m.role === "user" && JSON.stringify(m.content).includes("one more thing"),
@@ -318,7 +294,7 @@ describe("the event log", () => {
     });
 
   it("stores nothing after a turn's terminal status, and one terminal status even when two writers race", async () => {
-    const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    const pool = new pg.Pool({ connectionString: fixture.postgres.url, max: 4 });
     try {
       const log = new EventLog(pool, "turnkit_durable");
       const [log1, log2] = [await claimForTest(pool, "log-1"), await claimForTest(pool, "log-2")];

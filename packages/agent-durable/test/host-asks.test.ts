@@ -10,18 +10,10 @@ import { defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
 import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BuildDurableTurn,
-  type DurableTurnRef,
-  DurableTurnError,
-  DurableTurnWorker,
-  durableTool,
-  type DurableTurnWorkerOptions,
-} from "../src/index.js";
-import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { describe, expect, it } from "vitest";
+import { type BuildDurableTurn, type DurableTurnRef, DurableTurnError, durableTool } from "../src/index.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
+import { useInProcessWorker } from "./support/in-process-worker.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 const WORKER_ID = "in-test-asks";
@@ -107,28 +99,7 @@ const buildTurn: BuildDurableTurn = (request) => {
   };
 };
 
-let postgres: TestPostgres;
-let worker: DurableTurnWorker;
-let db: pg.Client;
-const options = (): DurableTurnWorkerOptions => ({
-  databaseUrl: postgres.url,
-  workerId: WORKER_ID,
-  concurrency: 4,
-  buildTurn,
-});
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  worker = await DurableTurnWorker.launch(options());
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-}, 120_000);
-
-afterAll(async () => {
-  await db?.end();
-  await worker?.shutdown();
-  await postgres?.stop();
-}, 60_000);
+const fixture = useInProcessWorker({ workerId: WORKER_ID, concurrency: 4, buildTurn });
 
 describe("the setup's warnings", () => {
   it("are logged right after the first status, in order; a replay logs the ones the first execution found", async () => {
@@ -137,9 +108,13 @@ describe("the setup's warnings", () => {
       { code: "extension_degraded", message: "search is down", extensionId: "mcp:search", tools: [] },
     ];
     setupWarnings.set("warned", found);
-    const turn = await worker.client.start({ sessionId: "s-warned", turnId: "warned", userMessage: { text: "hi" } });
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
-    const before = await worker.client.readEvents(turn);
+    const turn = await fixture.worker.client.start({
+      sessionId: "s-warned",
+      turnId: "warned",
+      userMessage: { text: "hi" },
+    });
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const before = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(before);
     expect(before.slice(0, 3).map((e) => [e.type, e.payload])).toEqual([
       ["session.status", { status: "running" }],
@@ -149,18 +124,10 @@ describe("the setup's warnings", () => {
 
     // Run again from the top, as after a crash once the turn ended: buildTurn now finds one warning only.
     setupWarnings.set("warned", [found[1]!]);
-    await worker.shutdown();
-    await db.query("UPDATE dbos.workflow_status SET status = 'PENDING' WHERE workflow_uuid = $1", [turn.workflowId]);
-    worker = await DurableTurnWorker.launch(options());
-    await waitFor("the replay finished", async () => {
-      const { rows } = await db.query("SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", [
-        turn.workflowId,
-      ]);
-      return rows[0]?.status === "SUCCESS";
-    });
-    expect(await worker.client.readEvents(turn)).toEqual(before);
+    await fixture.replay(turn);
+    expect(await fixture.worker.client.readEvents(turn)).toEqual(before);
     // The replay took the recorded warnings (two), not the ones its buildTurn found, so it numbered as the first did.
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: postgres.url });
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
     try {
       const steps = (await dbos.listWorkflowSteps(turn.workflowId)) ?? [];
       expect(steps.filter((step) => step.name === "turnkit.setup-warnings").map((step) => step.output)).toEqual([
@@ -174,14 +141,14 @@ describe("the setup's warnings", () => {
 
 /** Starts an `ask` turn and waits for its question in the log. */
 async function startAsking(turnId: string, metadata: Record<string, unknown> = {}): Promise<DurableTurnRef> {
-  const turn = await worker.client.start({
+  const turn = await fixture.worker.client.start({
     sessionId: `s-${turnId}`,
     turnId,
     userMessage: { text: "pick a branch" },
     metadata: { scenario: "ask", ...metadata },
   });
   await waitFor("the question in the log", async () =>
-    (await worker.client.readEvents(turn)).some((e) => e.type === "action.required"),
+    (await fixture.worker.client.readEvents(turn)).some((e) => e.type === "action.required"),
   );
   return turn;
 }
@@ -207,7 +174,7 @@ const requestId = (turnId: string) => `elicitation:${turnId}-ask:1`;
 describe("what a tool call asks the host", () => {
   it("answered: the question is logged once, the answer reaches the call; bad answers are refused by type", async () => {
     const turn = await startAsking("answered");
-    const [asked] = (await worker.client.readEvents(turn)).filter((e) => e.type === "action.required");
+    const [asked] = (await fixture.worker.client.readEvents(turn)).filter((e) => e.type === "action.required");
     expect(asked!.payload).toEqual({
       requestId: requestId("answered"),
       kind: "elicitation",
@@ -219,17 +186,17 @@ describe("what a tool call asks the host", () => {
       timeoutMs: 600_000,
     });
     const rejected = (code: string) => (e: unknown) => DurableTurnError.isInstance(e) && e.code === code;
-    await expect(worker.client.respond(turn, "elicitation:nothing:1", { action: "decline" })).rejects.toSatisfy(
+    await expect(fixture.worker.client.respond(turn, "elicitation:nothing:1", { action: "decline" })).rejects.toSatisfy(
       rejected("unknown_request"),
     );
-    await expect(worker.client.respond(turn, requestId("answered"), { approved: true })).rejects.toSatisfy(
+    await expect(fixture.worker.client.respond(turn, requestId("answered"), { approved: true })).rejects.toSatisfy(
       rejected("invalid_input"),
     );
-    await worker.client.respond(turn, requestId("answered"), { action: "accept", content: { branch: "main" } });
+    await fixture.worker.client.respond(turn, requestId("answered"), { action: "accept", content: { branch: "main" } });
     // The first answer wins.
-    await worker.client.respond(turn, requestId("answered"), { action: "decline" });
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
-    const events = await worker.client.readEvents(turn);
+    await fixture.worker.client.respond(turn, requestId("answered"), { action: "decline" });
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     expect(events.filter((e) => e.type === "action.required")).toHaveLength(1);
     expect(toolResultOf(events)).toEqual({
@@ -244,26 +211,28 @@ describe("what a tool call asks the host", () => {
 
   it("declined: the call gets the person's no", async () => {
     const turn = await startAsking("declined");
-    await worker.client.respond(turn, requestId("declined"), { action: "decline" });
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
-    const events = await worker.client.readEvents(turn);
+    await fixture.worker.client.respond(turn, requestId("declined"), { action: "decline" });
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
     expect(toolResultOf(events)).toMatchObject({ kind: "answered", answer: { action: "decline" } });
   }, 60_000);
 
   it("a timeout of Infinity waits until answered; one not more than 0 is refused without asking", async () => {
     const patient = await startAsking("patient", { timeoutMs: "Infinity" });
-    await worker.client.respond(patient, requestId("patient"), { action: "cancel" });
-    expect(await worker.client.outcome(patient)).toMatchObject({ kind: "completed" });
-    expect(toolResultOf(await worker.client.readEvents(patient))).toMatchObject({ answer: { action: "cancel" } });
+    await fixture.worker.client.respond(patient, requestId("patient"), { action: "cancel" });
+    expect(await fixture.worker.client.outcome(patient)).toMatchObject({ kind: "completed" });
+    expect(toolResultOf(await fixture.worker.client.readEvents(patient))).toMatchObject({
+      answer: { action: "cancel" },
+    });
 
-    const refused = await worker.client.start({
+    const refused = await fixture.worker.client.start({
       sessionId: "s-zero",
       turnId: "zero",
       userMessage: { text: "pick a branch" },
       metadata: { scenario: "ask", timeoutMs: 0 },
     });
-    expect(await worker.client.outcome(refused)).toMatchObject({ kind: "completed" });
-    const events = await worker.client.readEvents(refused);
+    expect(await fixture.worker.client.outcome(refused)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(refused);
     assertLogInvariants(events);
     expect(events.filter((e) => e.type === "action.required")).toEqual([]);
     expect(toolResultOf(events)).toMatchObject({ kind: "refused", reason: expect.stringMatching(/timeoutMs/) });
@@ -271,8 +240,8 @@ describe("what a tool call asks the host", () => {
 
   it("timed out: nobody answers within the call's timeout", async () => {
     const turn = await startAsking("silent", { timeoutMs: 300 });
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
-    const events = await worker.client.readEvents(turn);
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     expect(toolResultOf(events)).toEqual({ kind: "timed_out", requestId: requestId("silent"), timeoutMs: 300 });
     expect(askEndings(events)).toEqual([{ requestId: requestId("silent"), kind: "elicitation", outcome: "timed_out" }]);
@@ -280,9 +249,9 @@ describe("what a tool call asks the host", () => {
 
   it("aborted: the turn's abort ends the wait, and the turn ends aborted with the call answered", async () => {
     const turn = await startAsking("abandoned");
-    await worker.client.abort(turn);
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
-    const events = await worker.client.readEvents(turn);
+    await fixture.worker.client.abort(turn);
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     expect(toolResultOf(events)).toEqual({ kind: "aborted", requestId: requestId("abandoned") });
     expect(askEndings(events)).toEqual([
@@ -291,7 +260,7 @@ describe("what a tool call asks the host", () => {
   }, 60_000);
 
   it("inside a sub-agent: the child's approval and its tool's question are answered by the host, and the child goes on", async () => {
-    const turn = await worker.client.start({
+    const turn = await fixture.worker.client.start({
       sessionId: "s-child-asks",
       turnId: "child-asks",
       userMessage: { text: "deploy" },
@@ -300,23 +269,27 @@ describe("what a tool call asks the host", () => {
     const questions = async (n: number) => {
       await waitFor(
         `question ${n} of the child`,
-        async () => (await worker.client.readEvents(turn)).filter((e) => e.type === "action.required").length === n,
+        async () =>
+          (await fixture.worker.client.readEvents(turn)).filter((e) => e.type === "action.required").length === n,
       );
-      return (await worker.client.readEvents(turn)).filter((e) => e.type === "action.required").at(-1)!;
+      return (await fixture.worker.client.readEvents(turn)).filter((e) => e.type === "action.required").at(-1)!;
     };
     // The calls run one at a time: the approval of `deploy` first, then the question of `ask_person`.
     expect((await questions(1)).payload).toMatchObject({
       kind: "tool_approval",
       requestId: "approval:child-asks-deploy",
     });
-    await worker.client.respond(turn, "approval:child-asks-deploy", { approved: true });
+    await fixture.worker.client.respond(turn, "approval:child-asks-deploy", { approved: true });
     expect((await questions(2)).payload).toMatchObject({
       kind: "elicitation",
       requestId: requestId("child-asks-child"),
     });
-    await worker.client.respond(turn, requestId("child-asks-child"), { action: "accept", content: { branch: "dev" } });
-    expect(await worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
-    const events = await worker.client.readEvents(turn);
+    await fixture.worker.client.respond(turn, requestId("child-asks-child"), {
+      action: "accept",
+      content: { branch: "dev" },
+    });
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
     const childAnswer = events.find(
       (e) => e.origin && e.type === "message.persisted" && JSON.stringify(e.payload).includes("child saw"),
