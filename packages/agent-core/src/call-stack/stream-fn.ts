@@ -86,10 +86,14 @@ export function invokeStreamFn(
   } catch (error) {
     return failedStream(thrownFailureMessage(model, options, error));
   }
-  if (!isPromiseLike(result)) return result;
+  if (!isPromiseLike(result)) return isEventStream(result) ? result : notAStream(model, result);
   const out = new RelayStream();
   result.then(
     (inner) => {
+      if (!isEventStream(inner)) {
+        pushTerminalError(out, notAStreamMessage(model, inner));
+        return;
+      }
       pipeEvents(inner, {
         event(event) {
           out.push(event);
@@ -115,6 +119,29 @@ export function invokeStreamFn(
 function thrownFailureMessage(model: AnyModel, options: StreamFnOptions | undefined, error: unknown): AssistantMessage {
   const message = createFailureMessage(model, options?.signal?.aborted ? "aborted" : "error", errorText(error));
   return attachClassifiedError(message, classifyError(message.stopReason === "aborted" ? message : error));
+}
+
+function isEventStream(value: unknown): value is AssistantMessageEventStream {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === "function";
+}
+
+/**
+ * The failure of a request whose stream function returned something that is
+ * not a stream of events: a bug of the host's `llm.streamFn`, so `internal`
+ * (never retried), naming the function and what it returned.
+ */
+function notAStreamMessage(model: AnyModel, value: unknown): AssistantMessage {
+  const got = value === null ? "null" : typeof value === "object" ? "an object" : typeof value;
+  const text = `llm.streamFn returned ${got}, not a stream of assistant message events (an async iterable)`;
+  return attachClassifiedError(createFailureMessage(model, "error", text), {
+    code: "internal",
+    message: text,
+    retryable: false,
+  });
+}
+
+function notAStream(model: AnyModel, value: unknown): AssistantMessageEventStream {
+  return failedStream(notAStreamMessage(model, value));
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

@@ -385,6 +385,40 @@ describe("invalid input", () => {
     expect(writer.events).toHaveLength(0);
   });
 
+  it("a stream function that returns no stream fails the turn as internal, naming llm.streamFn, without a retry", async () => {
+    const scripted = createScriptedModel(["never sent"]);
+    for (const [returned, got] of [
+      [() => 1, "number"],
+      [() => Promise.resolve({ events: [] }), "an object"],
+      [() => null, "null"],
+    ] as const) {
+      let calls = 0;
+      const writer = createRecordingEventWriter();
+      const outcome = await new PiTurnRunner().runTurn({
+        sessionId: "s",
+        turnId: "t",
+        systemPrompt: "",
+        userMessage: { text: "hi" },
+        llm: {
+          model: scripted.model,
+          streamFn: (() => {
+            calls++;
+            return returned();
+          }) as never,
+        },
+        eventWriter: writer,
+      });
+      expect(outcome).toMatchObject({
+        kind: "failed",
+        error: {
+          code: ErrorCode.Internal,
+          message: `llm.streamFn returned ${got}, not a stream of assistant message events (an async iterable)`,
+        },
+      });
+      expect(calls).toBe(1);
+    }
+  });
+
   it("a failed turn carries a stable code; a provider error is classified", async () => {
     const turn = await runCheckedTurn({
       script: [response("", { stopReason: "error", errorMessage: "429 Rate limit reached" })],
