@@ -7,6 +7,7 @@
  * while its tool waits for approval. One kill for all of them: crash tests
  * cost seconds.
  */
+import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
@@ -78,7 +79,16 @@ function checkAskLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
 /** A `sub-agent` turn: the child's events marked and each logged once, the parent's answer, no request sent twice but one. */
 function checkChildLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
   assertLogInvariants(events);
+  // The whole log, superseded events included, is a valid stream, the child's events one valid stream of their own.
+  expect(assertRuntimeEventSequence(events)).toBe("completed");
   const callId = `${turn.turnId}-call-0`;
+  // What the durable layer logged about the child's call (its approval, how it ended) is the child's.
+  const aboutChildCall = events.filter(
+    (e) =>
+      (e.type === "action.required" || e.type === "debug.trace") &&
+      JSON.stringify(e.payload).includes(`${turn.turnId}-child-call`),
+  );
+  for (const event of aboutChildCall) expect(event.origin?.turnId).toBe(`${turn.turnId}/${callId}`);
   const child = events.filter((e) => e.origin);
   expect(child.length).toBeGreaterThan(10);
   for (const event of child)
@@ -87,8 +97,9 @@ function checkChildLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
       path: [{ toolCallId: callId, agent: "explore" }],
       turnId: `${turn.turnId}/${callId}`,
     });
-  const childSeqs = kept(events).flatMap((e) => (e.origin ? [e.origin.seq] : []));
-  expect(new Set(childSeqs).size).toBe(childSeqs.length);
+  // The child's sequence counts its logged events, superseded ones included: 1, 2, 3, ... in log order.
+  const childSeqs = events.flatMap((e) => (e.origin ? [e.origin.seq] : []));
+  expect(childSeqs).toEqual(childSeqs.map((_, i) => i + 1));
   const finishes = kept(events).flatMap((e) =>
     e.type === "stream.resp" && e.payload.chunk.kind === "finish" ? [e.payload.messageId] : [],
   );

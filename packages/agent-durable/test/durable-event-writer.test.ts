@@ -169,6 +169,49 @@ describe("the durable writers while the database is away", () => {
   });
 });
 
+describe("the events of sub-agent turns in a durable log", () => {
+  it("are numbered in their own logged sequence, and what the durable layer logs for one carries its origin", async () => {
+    const { log, stored } = fakeLog(0);
+    const claim = new TurnClaim("turn:s:t", "token");
+    const writer = new DurableEventWriter(log, new HistoryWriter(fakeHistory(0).history, claim, "s"), claim, {
+      sessionId: "s",
+      turnId: "t",
+    });
+    const step = { toolCallId: "c1", agent: "explore" };
+    const fromChild = (e: RuntimeEvent, seq: number): RuntimeEvent => ({
+      ...e,
+      origin: { toolCallId: "c1", path: [step], turnId: "t/c1", seq },
+    });
+    writer.push(event("session.status", { status: "running" }));
+    writer.push(fromChild(event("session.status", { status: "running" }), 1));
+    // The child's progress updates (its seq 2 and 3) are not logged: their number depends on timing.
+    writer.push(
+      fromChild(event("debug.trace", { phase: "tool", level: "debug", message: "tool_execution_update" }), 2),
+    );
+    writer.push(
+      fromChild(event("debug.trace", { phase: "tool", level: "debug", message: "tool_execution_update" }), 3),
+    );
+    writer.push(fromChild(trace("after the updates"), 4));
+    writer.emit("debug.trace", { phase: "durable.approval", level: "info", message: "approval approved" }, "t/c1");
+    writer.emit("debug.trace", { phase: "durable.steering", level: "info", message: "steering received" });
+    writer.push(fromChild(event("session.status", { status: "completed" }), 5));
+    writer.push(event("session.status", { status: "completed" }));
+    writer.end();
+    await writer.flush();
+    const said = (e: RuntimeEvent) => e.payload as { status?: string; message?: string };
+    expect(stored.map((e) => [e.seq, said(e).status ?? said(e).message, e.origin?.seq])).toEqual([
+      [1, "running", undefined],
+      [2, "running", 1],
+      [3, "after the updates", 2],
+      [4, "approval approved", 3],
+      [5, "steering received", undefined],
+      [6, "completed", 4],
+      [7, "completed", undefined],
+    ]);
+    expect(stored[3]!.origin).toEqual({ toolCallId: "c1", path: [step], turnId: "t/c1", seq: 3 });
+  });
+});
+
 function createPersisted(messages: AgentMessage[]): RuntimeEvent {
   return createRuntimeEvent({
     eventId: "pending",

@@ -7,7 +7,7 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
-import { createScriptedModel, response, toolCall } from "@turnkit/agent-core/testing";
+import { assertRuntimeEventSequence, createScriptedModel, response, toolCall } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
 import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
@@ -259,7 +259,7 @@ describe("what a tool call asks the host", () => {
     ]);
   }, 60_000);
 
-  it("inside a sub-agent: the child's approval and its tool's question are answered by the host, and the child goes on", async () => {
+  it("inside a sub-agent: the child's approval and its tool's question are answered by the host, marked as the child's, and the child goes on", async () => {
     const turn = await fixture.worker.client.start({
       sessionId: "s-child-asks",
       turnId: "child-asks",
@@ -291,6 +291,27 @@ describe("what a tool call asks the host", () => {
     expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const events = await fixture.worker.client.readEvents(turn);
     assertLogInvariants(events);
+    expect(assertRuntimeEventSequence(events)).toBe("completed");
+    // What the durable layer logged for the child (its approval, its tool's question, how each ended) is the child's.
+    const origin = {
+      toolCallId: "child-asks-deployer",
+      path: [{ toolCallId: "child-asks-deployer", agent: "deployer" }],
+      turnId: "child-asks/child-asks-deployer",
+    };
+    const asked = events.filter(
+      (e) =>
+        e.type === "action.required" ||
+        (e.type === "debug.trace" && ["durable.approval", "action.request"].includes(e.payload.phase)),
+    );
+    expect(asked.map((e) => [e.type, e.origin])).toEqual([
+      ["action.required", { ...origin, seq: expect.any(Number) }],
+      ["debug.trace", { ...origin, seq: expect.any(Number) }],
+      ["action.required", { ...origin, seq: expect.any(Number) }],
+      ["debug.trace", { ...origin, seq: expect.any(Number) }],
+    ]);
+    // The child's own sequence counts its logged events, 1, 2, 3, ...
+    const childSeqs = events.flatMap((e) => (e.origin ? [e.origin.seq] : []));
+    expect(childSeqs).toEqual(childSeqs.map((_, i) => i + 1));
     const childAnswer = events.find(
       (e) => e.origin && e.type === "message.persisted" && JSON.stringify(e.payload).includes("child saw"),
     );

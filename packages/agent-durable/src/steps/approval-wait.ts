@@ -31,21 +31,25 @@ export async function awaitApproval(
   reason: string,
 ): Promise<BeforeToolCallDecision> {
   const requestId = approvalRequestId(event.toolCall.id);
-  ctx.writer.emit("action.required", {
-    requestId,
-    kind: "tool_approval",
-    toolCallId: event.toolCall.id,
-    toolName: event.toolCall.name,
-    arguments: event.toolCall.arguments,
-    ...(event.assistantMessageId !== undefined && { messageId: event.assistantMessageId }),
-    reason,
-    timeoutMs: ctx.approvalTimeoutMs,
-  });
+  ctx.writer.emit(
+    "action.required",
+    {
+      requestId,
+      kind: "tool_approval",
+      toolCallId: event.toolCall.id,
+      toolName: event.toolCall.name,
+      arguments: event.toolCall.arguments,
+      ...(event.assistantMessageId !== undefined && { messageId: event.assistantMessageId }),
+      reason,
+      timeoutMs: ctx.approvalTimeoutMs,
+    },
+    event.turnId,
+  );
   const deadlineEpochMS = (await DBOS.now()) + ctx.approvalTimeoutMs;
   for (;;) {
     const message = await DBOS.recv<ApprovalMessage>(APPROVAL_TOPIC, { deadlineEpochMS });
     if (message === null) {
-      trace(ctx, requestId, "timed out");
+      trace(ctx, event.turnId, requestId, "timed out");
       return {
         block: true,
         reason: `Nobody approved this call within ${ctx.approvalTimeoutMs} ms; it was not run.`,
@@ -53,7 +57,7 @@ export async function awaitApproval(
       };
     }
     if (message.kind === "abort") {
-      trace(ctx, requestId, "aborted");
+      trace(ctx, event.turnId, requestId, "aborted");
       ctx.turnAbort.record();
       return {
         block: true,
@@ -63,17 +67,16 @@ export async function awaitApproval(
     }
     if (message.requestId !== requestId) continue;
     const { decision } = message;
-    trace(ctx, requestId, decision.approved ? "approved" : "denied");
+    trace(ctx, event.turnId, requestId, decision.approved ? "approved" : "denied");
     if (decision.approved) return undefined;
     return { block: true, reason: decision.reason ?? "A person denied this call.", blockedBy: "permission" };
   }
 }
 
-function trace(ctx: TurnContext, requestId: string, result: string): void {
-  ctx.writer.emit("debug.trace", {
-    phase: "durable.approval",
-    level: "info",
-    message: `approval ${result}`,
-    attrs: { requestId, result },
-  });
+function trace(ctx: TurnContext, turnId: string, requestId: string, result: string): void {
+  ctx.writer.emit(
+    "debug.trace",
+    { phase: "durable.approval", level: "info", message: `approval ${result}`, attrs: { requestId, result } },
+    turnId,
+  );
 }

@@ -35,18 +35,20 @@ export type AskEvent =
  * outcomes and the same closing `debug.trace` (phase `action.request`):
  * `answered`, `timed_out` at the deadline, `aborted` when the turn is
  * aborted or the asker's signal fires. Every event it logs is pushed to
- * `logged` for the call's checkpoint.
+ * `logged` for the call's checkpoint. Its events belong to the turn whose
+ * tool asks (`call.turnId`): a sub-agent's carry its `origin`.
  */
 export function durableAskHost(
   ctx: TurnContext,
-  call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
+  call: { turnId: string; toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
   logged: AskEvent[],
 ): AskHost {
-  return toolCallAskHost((request, signal) => waitDurably(ctx, request, signal, logged), call);
+  return toolCallAskHost((request, signal) => waitDurably(ctx, call.turnId, request, signal, logged), call);
 }
 
 async function waitDurably(
   ctx: TurnContext,
+  turnId: string,
   request: ActionRequiredPayload,
   signal: AbortSignal,
   logged: AskEvent[],
@@ -73,7 +75,7 @@ async function waitDurably(
         if (type === "action.required" && !announce) return;
         // The request as asked (with its whole timeout), not the time left that this wait counts down.
         const event = (type === "action.required" ? { type, payload: request } : { type, payload }) as AskEvent;
-        ctx.writer.emit(event.type, event.payload);
+        ctx.writer.emit(event.type, event.payload, turnId);
         logged.push(event);
       },
     },

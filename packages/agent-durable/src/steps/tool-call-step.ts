@@ -80,7 +80,7 @@ export function durableToolCall(
         if (!live) {
           replayLiveStart(ctx, record.start);
           // What the call asked the host was logged while it ran: logged again at the same place.
-          for (const event of record.asked ?? []) ctx.writer.emit(event.type, event.payload);
+          for (const event of record.asked ?? []) ctx.writer.emit(event.type, event.payload, toolCtx.turnId);
         }
         noteStepSteering(ctx, record.steering);
         if (record.kind === "aborted" || record.aborted) ctx.turnAbort.record();
@@ -139,7 +139,12 @@ async function callLive(
     idempotencyKey: `${ctx.ref.workflowId}/${attemptKey}`,
     askHost: durableAskHost(
       ctx,
-      { toolCallId: toolCtx.toolCallId, assistantMessageId: toolCtx.assistantMessageId, callSignal },
+      {
+        turnId: toolCtx.turnId,
+        toolCallId: toolCtx.toolCallId,
+        assistantMessageId: toolCtx.assistantMessageId,
+        callSignal,
+      },
       logged,
     ),
   });

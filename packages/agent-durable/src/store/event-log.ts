@@ -68,6 +68,16 @@ export class EventLog {
     return Number(rows[0].max);
   }
 
+  /** The highest `origin.seq` of each sub-agent turn among the turn's events with `seq >= fromSeq` (none: `{}`). */
+  async childSeqsFrom(turnKey: string, fromSeq: number): Promise<Record<string, number>> {
+    const { rows } = await this.pool.query(
+      `SELECT event->'origin'->>'turnId' AS turn, max((event->'origin'->>'seq')::int) AS seq FROM ${this.table}
+       WHERE turn_key = $1 AND seq >= $2 AND event->'origin' IS NOT NULL GROUP BY 1`,
+      [turnKey, fromSeq],
+    );
+    return Object.fromEntries(rows.map((row: { turn: string; seq: number }) => [row.turn, Number(row.seq)]));
+  }
+
   /** The turn's terminal status as the log holds it, or `undefined` while it has none. */
   async terminal(turnKey: string): Promise<TerminalStatusEvent | undefined> {
     const { rows } = await this.pool.query(

@@ -2,6 +2,7 @@ import type { EventWriter } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import {
   createRuntimeEvent,
+  type EventOrigin,
   isTerminalEvent,
   type RuntimeEvent,
   type RuntimeEventPayloadMap,
@@ -18,6 +19,18 @@ export interface ResumeRecord {
   fromSeq: number;
   /** Last seq it wrote; the resume notice goes right after it. */
   toSeq: number;
+  /**
+   * The highest `origin.seq` each sub-agent turn had in that range: its
+   * numbering continues after it, so the turn's own sequence stays
+   * increasing across the superseded events. Absent: none.
+   */
+  childSeqs?: Record<string, number>;
+}
+
+/** A sub-agent turn of this turn, as its events showed it: where its events come from, and its last `origin.seq`. */
+interface ChildTurn {
+  origin: Omit<EventOrigin, "seq">;
+  seq: number;
 }
 
 const WRITE_ATTEMPTS = 5;
@@ -61,6 +74,15 @@ function announcesHistory(event: RuntimeEvent): boolean {
  * tools, warnings about late updates and abandoned hooks) are not logged: a
  * replay could not reproduce them one for one.
  *
+ * Events of sub-agent turns (with `origin`) are numbered in their own
+ * sequence too: `origin.seq` counts the logged events of that sub-agent
+ * turn, 1, 2, 3, ... in log order, so a replay gives the same numbers
+ * (the child's own numbering would count the progress updates that are not
+ * logged, whose number depends on timing). What the durable layer itself
+ * logs for a sub-agent turn ({@link emit} with its `turnId`) gets that
+ * turn's `origin` and the next number of its sequence, like the events it
+ * passed on.
+ *
  * The terminal status is held back until the workflow calls {@link end}
  * (which may complete its payload), and nothing pushed after it is logged.
  * A batch with a `message.persisted` event or the terminal status waits
@@ -79,6 +101,10 @@ export class DurableEventWriter implements EventWriter {
   /** The terminal status once pushed: held back until {@link end}. */
   private terminal: RuntimeEvent | undefined;
   private ended = false;
+  /** The sub-agent turns whose events passed through, by their turn id. */
+  private readonly children = new Map<string, ChildTurn>();
+  /** Where a resume left a sub-agent turn's numbering before any of its events passed through this execution. */
+  private readonly resumedChildSeqs = new Map<string, number>();
 
   constructor(
     private readonly log: EventLog,
@@ -92,6 +118,7 @@ export class DurableEventWriter implements EventWriter {
     if (this.terminal || !isReplayable(event)) return;
     const seq = this.nextSeq++;
     const numbered = { ...event, seq, eventId: `${this.claim.turnKey}#${seq}` } as RuntimeEvent;
+    if (event.origin) numbered.origin = this.nextOrigin(event.origin);
     if (isTerminalEvent(numbered)) {
       this.terminal = numbered;
       return;
@@ -117,8 +144,20 @@ export class DurableEventWriter implements EventWriter {
     this.writing ??= this.writeLoop();
   }
 
-  /** Logs an event of the durable layer itself (an approval request, a steering receipt) in turn order. */
-  emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
+  /**
+   * Logs an event of the durable layer itself (an approval request, a
+   * question a tool asks, a steering receipt) in turn order. `turnId` is
+   * the turn the event belongs to: this turn (the default), or one of its
+   * sub-agent turns, whose events then carry its `origin` as the ones it
+   * passed on do. A sub-agent turn no event came from yet (it cannot ask
+   * before its first event) gets none.
+   */
+  emit<TType extends RuntimeEventType>(
+    type: TType,
+    payload: RuntimeEventPayloadMap[TType],
+    turnId: string = this.ids.turnId,
+  ): void {
+    const child = this.children.get(turnId);
     this.push(
       createRuntimeEvent({
         eventId: "pending",
@@ -127,8 +166,21 @@ export class DurableEventWriter implements EventWriter {
         seq: 0,
         type,
         payload,
+        ...(child && { origin: { ...child.origin, seq: 0 } }),
       }) as RuntimeEvent,
     );
+  }
+
+  /** The origin of a sub-agent turn's next logged event: as passed on, numbered in that turn's logged sequence. */
+  private nextOrigin(origin: EventOrigin): EventOrigin {
+    let child = this.children.get(origin.turnId);
+    if (!child) {
+      const seq = this.resumedChildSeqs.get(origin.turnId) ?? 0;
+      child = { origin: { toolCallId: origin.toolCallId, path: origin.path, turnId: origin.turnId }, seq };
+      this.children.set(origin.turnId, child);
+    }
+    child.seq++;
+    return { ...child.origin, seq: child.seq };
   }
 
   /**
@@ -139,6 +191,11 @@ export class DurableEventWriter implements EventWriter {
    */
   applyResume(resume: ResumeRecord): void {
     this.nextSeq = resume.toSeq + 1;
+    for (const [turnId, seq] of Object.entries(resume.childSeqs ?? {})) {
+      const child = this.children.get(turnId);
+      if (child) child.seq = Math.max(child.seq, seq);
+      else this.resumedChildSeqs.set(turnId, seq);
+    }
     this.resumes++;
     this.emit("debug.trace", {
       phase: "durable.resume",

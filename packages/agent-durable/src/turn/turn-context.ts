@@ -44,7 +44,7 @@ export interface TurnContext {
   /** Counters that name things in turn order: model requests, steering polls, message ids. */
   readonly counters: { requests: number; polls: number; messages: number };
   /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */
-  firstLiveRead: Promise<{ storedSeq: number; abortRequested: boolean }> | undefined;
+  firstLiveRead: Promise<LiveState> | undefined;
 }
 
 /** What a live step learned before it started: events an interrupted step left, and whether an abort is pending. */
@@ -79,23 +79,35 @@ export async function beginLiveStep(
   if (options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
   const first = ctx.firstLiveRead === undefined;
   ctx.firstLiveRead ??= readLiveState(ctx);
-  const { storedSeq, abortRequested } = await ctx.firstLiveRead;
+  const { storedSeq, abortRequested, childSeqs } = await ctx.firstLiveRead;
   // An abort found pending stops every live step of this execution, as the watcher would.
   if (abortRequested) ctx.liveAbort.abort();
   let resume: ResumeRecord | undefined;
   if (first && storedSeq >= ctx.writer.nextSeq) {
-    resume = { fromSeq: ctx.writer.nextSeq, toSeq: storedSeq };
+    resume = {
+      fromSeq: ctx.writer.nextSeq,
+      toSeq: storedSeq,
+      ...(Object.keys(childSeqs).length > 0 && { childSeqs }),
+    };
     ctx.writer.applyResume(resume);
   }
   return { resume, abortRequested: ctx.liveAbort.signal.aborted };
 }
 
-async function readLiveState(ctx: TurnContext): Promise<{ storedSeq: number; abortRequested: boolean }> {
-  const [storedSeq, aborted] = await Promise.all([
+/** What the first live step of an execution reads: the log's end, the abort, and where the log's sub-agent turns stand after what this execution logged. */
+export interface LiveState {
+  storedSeq: number;
+  abortRequested: boolean;
+  childSeqs: Record<string, number>;
+}
+
+async function readLiveState(ctx: TurnContext): Promise<LiveState> {
+  const [storedSeq, aborted, childSeqs] = await Promise.all([
     ctx.stores.eventLog.maxSeq(ctx.ref.workflowId),
     ctx.stores.turnTable.abortRequested([ctx.ref.workflowId]),
+    ctx.stores.eventLog.childSeqsFrom(ctx.ref.workflowId, ctx.writer.nextSeq),
   ]);
-  return { storedSeq, abortRequested: aborted.length > 0 };
+  return { storedSeq, abortRequested: aborted.length > 0, childSeqs };
 }
 
 /** Applies a recorded {@link LiveStart} when its step is replayed from its record. */
