@@ -13,7 +13,7 @@ import {
   MAX_SESSION_PAGE,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
-import { DurableTurnError, DurableTurnErrorCode, invalidInput, unknownTurn } from "./errors.js";
+import { DurableTurnError, DurableTurnErrorCode, invalidInput, requestWithdrawn, unknownTurn } from "./errors.js";
 import { followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalMessage } from "./steps/approval-wait.js";
@@ -178,17 +178,21 @@ export class DurableTurnClient {
    * `{ action: "decline" }`, `{ action: "cancel" }`). The answer must fit
    * the request's kind. The first answer to a request wins; later ones are
    * ignored. Throws `invalid_input` for an answer that does not fit,
-   * `unknown_turn`, or `unknown_request` when the turn never asked it.
+   * `unknown_turn`, `unknown_request` when the turn never asked it, or
+   * `request_withdrawn` for a tool's question the turn withdrew (the call
+   * that asked was interrupted by a restart and not run again).
    */
   async respond(turn: TurnAddress, requestId: string, answer: ActionAnswer): Promise<void> {
     if (typeof answer !== "object" || answer === null) throw invalidInput("answer must be an object");
     const ref = await this.known(turn);
     // Asked by a tool call: the answer is stored, and the waiting call takes it.
-    const kind = await this.hostRequests.kindOf(ref.workflowId, requestId);
-    if (kind !== undefined) {
-      const checked = validateActionAnswer(kind, answer);
-      if (!checked.ok) throw invalidInput(`answer does not fit the ${kind} request ${requestId}: ${checked.errors[0]}`);
-      await this.hostRequests.answer(ref.workflowId, requestId, checked.answer);
+    const asked = await this.hostRequests.requestOf(ref.workflowId, requestId);
+    if (asked !== undefined) {
+      const checked = validateActionAnswer(asked.kind, answer);
+      if (!checked.ok)
+        throw invalidInput(`answer does not fit the ${asked.kind} request ${requestId}: ${checked.errors[0]}`);
+      if (asked.withdrawn || !(await this.hostRequests.answer(ref.workflowId, requestId, checked.answer)))
+        throw requestWithdrawn(ref.turnId, requestId);
       return;
     }
     if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) {

@@ -20,6 +20,12 @@ export const DurableTurnErrorCode = {
   SessionExists: "session_exists",
   /** `respond` named a request id the turn never asked. */
   UnknownRequest: "unknown_request",
+  /**
+   * `respond` to a question a tool call asked that was withdrawn: the call
+   * waited for it when its worker died and was not run again (`replay:
+   * "never"`), so nobody will take the answer.
+   */
+  RequestWithdrawn: "request_withdrawn",
   /** A worker API used before `launch()` or after `shutdown()`, or a second worker in one process. */
   WorkerState: "worker_state",
   /** The event log could not be written after retrying; the turn's workflow fails and is recovered later. */
@@ -68,6 +74,14 @@ export class DurableTurnError extends TurnkitError {
 /** Shorthand for an `invalid_input` error naming the field. */
 export function invalidInput(message: string): DurableTurnError {
   return new DurableTurnError({ code: DurableTurnErrorCode.InvalidInput, message });
+}
+
+/** The `request_withdrawn` error of `respond` to a question turn `turnId` withdrew. */
+export function requestWithdrawn(turnId: string, requestId: string): DurableTurnError {
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.RequestWithdrawn,
+    message: `turn ${turnId} withdrew ${JSON.stringify(requestId)}: the tool call that asked was interrupted by a restart and not run again`,
+  });
 }
 
 /** An `unknown_turn` error for a turn that was never started. */

@@ -4,18 +4,19 @@
  * answered while the worker is down or after it restarted; a turn streaming
  * after a call whose question was answered before the crash; and a
  * sub-agent's child turn killed while it streams, while its tool runs, and
- * while its tool waits for approval. One kill for all of them: crash tests
+ * while its tool waits for approval; a `replay: "never"` call killed while
+ * it waits, whose question is then withdrawn. One kill for all of them: crash tests
  * cost seconds.
  */
 import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
-import { INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
+import { DurableTurnError, INTERRUPTED_TOOL_RESULT_TEXT, type DurableTurnRef } from "../src/index.js";
 import { assertLogInvariants, finalText, resumeTraces } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
-// Six turns at once, each holding its slot until the kill.
+// Seven turns at once, each holding its slot until the kill.
 const settings = { LEASE_MS: "1500", CONCURRENCY: "8" };
 const fixture = useDurableFixture([{ id: "k1", env: settings }]);
 
@@ -76,6 +77,20 @@ function checkAskLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
   expect(finalText(events)).toMatch(/^after tool: branch main/);
 }
 
+/** The requests a reader sees still open at the end: announced by an `action.required`, never closed by a trace. */
+function openRequests(events: RuntimeEvent[]): string[] {
+  const closed = new Set(
+    events.flatMap((e) =>
+      e.type === "debug.trace" && ["action.request", "durable.approval"].includes(e.payload.phase)
+        ? [String(e.payload.attrs?.requestId)]
+        : [],
+    ),
+  );
+  return events.flatMap((e) =>
+    e.type === "action.required" && !closed.has(e.payload.requestId) ? [e.payload.requestId] : [],
+  );
+}
+
 /** A `sub-agent` turn: the child's events marked and each logged once, the parent's answer, no request sent twice but one. */
 function checkChildLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
   assertLogInvariants(events);
@@ -122,6 +137,8 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     const answeredBefore = await start("answered-before", slowAfter);
     const answeredWhileDown = await start("answered-while-down", { scenario: "ask" });
     const answeredAfter = await start("answered-after", { scenario: "ask" });
+    // A `never` call waiting for its answer at the kill: given up after the restart, its question withdrawn.
+    const withdrawn = await start("withdrawn", { scenario: "ask", askReplay: "never" });
     // The child streams slowly (16 s at most) until the kill; its tool runs until the kill; its tool waits for approval.
     const childStreams = await start("child-stream", {
       scenario: "sub-agent",
@@ -139,7 +156,7 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
       "ten deltas after the answered call",
       async () => (await textDeltas(answeredBefore, (e) => /#m2$/.test(e.payload.messageId))) >= 10,
     );
-    for (const turn of [answeredWhileDown, answeredAfter, childApproval])
+    for (const turn of [answeredWhileDown, answeredAfter, withdrawn, childApproval])
       await waitFor("a question", async () => (await questions(turn)).length === 1);
     await waitFor("ten deltas of a child", async () => (await textDeltas(childStreams, (e) => !!e.origin)) >= 10);
     await waitFor("the child's tool running", async () => toolRuns(childTool)[0] === 1);
@@ -152,8 +169,24 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     expect(await questions(answeredAfter)).toHaveLength(1);
     await fixture.client.respond(answeredAfter, requestIdOf(answeredAfter), answer);
     await fixture.client.respond(childApproval, "approval:child-approval-child-call", { approved: true });
-    const all = [answeredBefore, answeredWhileDown, answeredAfter, childStreams, childTool, childApproval];
+    const all = [answeredBefore, answeredWhileDown, answeredAfter, withdrawn, childStreams, childTool, childApproval];
     for (const turn of all) expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    // No reader is left with a question nobody will take.
+    for (const turn of all) expect(openRequests(await fixture.client.readEvents(turn))).toEqual([]);
+
+    // Waiting at the crash with `replay: "never"`: not run again, its question closed as withdrawn, answers refused.
+    const given = await fixture.client.readEvents(withdrawn);
+    assertLogInvariants(given);
+    expect(assertRuntimeEventSequence(given)).toBe("completed");
+    expect(toolRuns(withdrawn)).toEqual([1, 0]);
+    expect(given.filter((e) => e.type === "action.required")).toHaveLength(1);
+    expect(
+      given.flatMap((e) => (e.type === "debug.trace" && e.payload.phase === "action.request" ? [e.payload.attrs] : [])),
+    ).toEqual([{ requestId: requestIdOf(withdrawn), kind: "elicitation", outcome: "withdrawn" }]);
+    expect(finalText(given)).toBe(`after tool: ${INTERRUPTED_TOOL_RESULT_TEXT.slice(0, 40)}`);
+    await expect(fixture.client.respond(withdrawn, requestIdOf(withdrawn), answer)).rejects.toSatisfy(
+      (e) => DurableTurnError.isInstance(e) && e.code === "request_withdrawn",
+    );
 
     // Answered before the crash: the call finished and was not run again; its question and trace were logged
     // again at their place on replay, so what the resume superseded is the interrupted answer alone.

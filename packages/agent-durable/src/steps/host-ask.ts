@@ -84,6 +84,35 @@ async function waitDurably(
   return outcome.kind === "timed_out" ? { ...outcome, timeoutMs } : outcome;
 }
 
+/**
+ * Closes what an interrupted call asked and will never take an answer to
+ * (the call is given up after a restart, `replay: "never"`): each of its
+ * requests the log announced without a closing trace is withdrawn in
+ * Postgres (`respond` then refuses it) and gets its closing `debug.trace`
+ * (phase `action.request`, outcome `withdrawn`), in the asking turn's
+ * stream (`call.turnId`: a sub-agent's carries its `origin`). Returns the
+ * traces logged, for the call's checkpoint.
+ */
+export async function withdrawQuestions(
+  ctx: TurnContext,
+  call: { turnId: string; toolCallId: string },
+): Promise<AskEvent[]> {
+  const withdrawn = await ctx.stores.hostRequests.withdrawOpen(ctx.claim, call.toolCallId);
+  return withdrawn.map(({ requestId, kind }) => {
+    const event: AskEvent = {
+      type: "debug.trace",
+      payload: {
+        phase: "action.request",
+        level: "warn",
+        message: `${kind} ${requestId} withdrawn: the tool call that asked was interrupted by a restart and is not run again`,
+        attrs: { requestId, kind, outcome: "withdrawn" },
+      },
+    };
+    ctx.writer.emit(event.type, event.payload, call.turnId);
+    return event;
+  });
+}
+
 /** Resolves with the request's answer once one is stored; rejects when `stop` fires (the wait ended otherwise). */
 async function storedAnswer(ctx: TurnContext, requestId: string, stop: AbortSignal): Promise<ActionAnswer> {
   for (;;) {

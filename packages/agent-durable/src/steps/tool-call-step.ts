@@ -3,7 +3,7 @@ import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
 import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
-import { type AskEvent, durableAskHost } from "./host-ask.js";
+import { type AskEvent, durableAskHost, withdrawQuestions } from "./host-ask.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 
@@ -124,13 +124,18 @@ async function callLive(
   const start = await beginLiveStep(ctx, { nested: call.nested, claimCheckedLater: true });
   // Keyed by the step's position too: a model may reuse a call id in a later response.
   const attemptKey = `${DBOS.stepID}:${toolCtx.toolCallId}`;
+  // Given up after a restart: what the call asked and still waited for is withdrawn.
+  const givenUp = async (aborted: boolean): Promise<ToolCallRecord> => {
+    const closed = await withdrawQuestions(ctx, toolCtx);
+    return { start, kind: "interrupted", aborted, ...(closed.length > 0 && { asked: closed }) };
+  };
   if (start.abortRequested) {
     // A call that started before (in an execution that died) may have taken effect: it says so.
     const earlier = await ctx.stores.turnTable.toolAttempts(ctx.ref.workflowId, attemptKey);
-    return earlier > 0 ? { start, kind: "interrupted", aborted: true } : { start, kind: "aborted" };
+    return earlier > 0 ? givenUp(true) : { start, kind: "aborted" };
   }
   const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
-  if (attempts > 1 && tool.replay !== "safe") return { start, kind: "interrupted", aborted: false };
+  if (attempts > 1 && tool.replay !== "safe") return givenUp(false);
   const callSignal = liveSignal(ctx, signal);
   const logged: AskEvent[] = [];
   const asked = () => (logged.length > 0 ? { asked: logged } : {});

@@ -19,12 +19,14 @@ export interface StoredHostRequest {
  */
 export class HostRequests {
   private readonly table: string;
+  private readonly events: string;
 
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
   ) {
     this.table = `${quoteIdent(schema)}.host_requests`;
+    this.events = `${quoteIdent(schema)}.events`;
   }
 
   /**
@@ -63,20 +65,65 @@ export class HostRequests {
     return (rows[0]?.answer as ActionAnswer | null) ?? undefined;
   }
 
-  /** What a request asks, or `undefined` when the turn never asked it. */
-  async kindOf(turnKey: string, requestId: string): Promise<ActionRequiredKind | undefined> {
-    const { rows } = await this.pool.query(`SELECT kind FROM ${this.table} WHERE turn_key = $1 AND request_id = $2`, [
-      turnKey,
-      requestId,
-    ]);
-    return rows[0]?.kind as ActionRequiredKind | undefined;
+  /** What a request asks and whether it was withdrawn, or `undefined` when the turn never asked it. */
+  async requestOf(
+    turnKey: string,
+    requestId: string,
+  ): Promise<{ kind: ActionRequiredKind; withdrawn: boolean } | undefined> {
+    const { rows } = await this.pool.query(
+      `SELECT kind, withdrawn FROM ${this.table} WHERE turn_key = $1 AND request_id = $2`,
+      [turnKey, requestId],
+    );
+    return rows[0] ? { kind: rows[0].kind as ActionRequiredKind, withdrawn: rows[0].withdrawn === true } : undefined;
   }
 
-  /** Stores `answer` unless the request has one already (the first answer wins). */
-  async answer(turnKey: string, requestId: string, answer: ActionAnswer): Promise<void> {
-    await this.pool.query(
-      `UPDATE ${this.table} SET answer = $3 WHERE turn_key = $1 AND request_id = $2 AND answer IS NULL`,
+  /**
+   * Stores `answer` unless the request has one already (the first answer
+   * wins) or was withdrawn; resolves `false` only when it was withdrawn.
+   */
+  async answer(turnKey: string, requestId: string, answer: ActionAnswer): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `WITH stored AS (
+         UPDATE ${this.table} SET answer = $3 WHERE turn_key = $1 AND request_id = $2 AND answer IS NULL AND NOT withdrawn
+         RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM stored) OR NOT (SELECT withdrawn FROM ${this.table} WHERE turn_key = $1 AND request_id = $2) AS ok`,
       [turnKey, requestId, JSON.stringify(answer)],
     );
+    return rows[0].ok !== false;
+  }
+
+  /**
+   * Withdraws what tool call `toolCallId` asked and nobody will take any
+   * more (the call was given up after a restart): every request of the
+   * call whose `action.required` the log holds without its closing
+   * `action.request` trace. Marked withdrawn (a later answer is refused) in
+   * the statement that checks `claim`; returns them in request id order,
+   * for their closing traces. Throws `superseded` when the claim no longer holds.
+   */
+  async withdrawOpen(claim: TurnClaim, toolCallId: string): Promise<{ requestId: string; kind: ActionRequiredKind }[]> {
+    const { rows } = await this.pool.query(
+      `WITH ${claimCte(1, 2)},
+       open AS (
+         SELECT h.request_id FROM ${this.table} h
+         WHERE h.turn_key = $1
+           AND EXISTS (SELECT 1 FROM ${this.events} e WHERE e.turn_key = $1 AND e.type = 'action.required'
+                       AND e.event->'payload'->>'requestId' = h.request_id AND e.event->'payload'->>'toolCallId' = $3)
+           AND NOT EXISTS (SELECT 1 FROM ${this.events} c WHERE c.turn_key = $1 AND c.type = 'debug.trace'
+                           AND c.event->'payload'->>'phase' = 'action.request'
+                           AND c.event->'payload'->'attrs'->>'requestId' = h.request_id)
+       ),
+       withdrawn AS (
+         UPDATE ${this.table} SET withdrawn = true
+         WHERE turn_key = $1 AND request_id IN (SELECT request_id FROM open) AND EXISTS (SELECT 1 FROM claim)
+         RETURNING request_id, kind
+       )
+       SELECT EXISTS (SELECT 1 FROM claim) AS claimed,
+              coalesce((SELECT json_agg(json_build_object('requestId', request_id, 'kind', kind) ORDER BY request_id)
+                        FROM withdrawn), '[]'::json) AS withdrawn`,
+      [claim.turnKey, claim.token, toolCallId],
+    );
+    assertClaimed(claim, rows[0].claimed === true);
+    return rows[0].withdrawn;
   }
 }

@@ -6,7 +6,7 @@ import { inTransaction } from "./transaction.js";
  * The version of the tables {@link migrateSchema} makes; stored in
  * `schema_version`. Raise it with every change to the statements below.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * The tables in the order every transaction that writes more than one of
@@ -44,7 +44,7 @@ const LOCK_ORDER = [
  * - `tool_attempts`: how often each tool call was started (an interrupted call has more than one).
  * - `session_messages`: each session's history, one row per message position.
  * - `workers`: heartbeats, so a live worker recovers the turns of a dead one.
- * - `host_requests`: what tool calls asked the host (`ctx.askHost`), and the answers.
+ * - `host_requests`: what tool calls asked the host (`ctx.askHost`), the answers, and which were withdrawn.
  * - `schema_version`: one row, the version the tables are at.
  */
 export async function migrateSchema(pool: pg.Pool, schema: string): Promise<void> {
@@ -138,6 +138,10 @@ async function createTables(client: pg.PoolClient, s: string, sessionsNew: boole
     answer json,
     PRIMARY KEY (turn_key, request_id)
   )`);
+  // Version 3: a request whose call was given up after a restart is withdrawn; answering it is refused.
+  await client.query(
+    `ALTER TABLE ${s}.host_requests ADD COLUMN IF NOT EXISTS withdrawn boolean NOT NULL DEFAULT false`,
+  );
   // Sessions: one row each, made by the first start or by a fork.
   await client.query(`CREATE TABLE IF NOT EXISTS ${s}.sessions (
     session_id text PRIMARY KEY,

@@ -296,7 +296,8 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         return { content: [{ type: "text", text: `read ${path}` }] };
       },
     });
-    // Asks the person which branch to use (an elicitation, as an MCP server's); run again after a crash.
+    // Asks the person which branch to use (an elicitation, as an MCP server's); run again after a crash
+    // (`replay: "safe"`), or given up with `askReplay: "never"`.
     const askBranch = defineRuntimeTool({
       name: "ask_branch",
       description: "Asks the person which branch to use",
@@ -337,7 +338,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         slow("slow_write"),
         durableTool(slow("safe_read"), { replay: "safe" }),
         durableTool(slow("guarded_write"), { requiresApproval: true }),
-        durableTool(askBranch, { replay: "safe" }),
+        durableTool(askBranch, { replay: request.metadata?.askReplay === "never" ? "never" : "safe" }),
         explore,
       ],
       hooks: {
