@@ -51,6 +51,34 @@ export const ABORT_SCENARIOS = [
       ]),
   }),
   defineScenario({
+    id: "abort-during-streaming-next-delta-queued",
+    title:
+      "Agent.abort() at the first text delta: the delta that had arrived already is still read, then the response ends aborted",
+    spec: ["L3", "L10"],
+    surfaces: ["agent"],
+    // Two text deltas arrive before the stream waits: the abort lands on the first while the second is queued.
+    script: () => [hang({ afterEvents: 4, response: response("Counting one two three") }), response("never requested")],
+    async run(ctx) {
+      const agent = ctx.createAgent();
+      ctx.trace.onEvent(
+        (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
+        () => {
+          ctx.note("host aborts");
+          agent.abort();
+        },
+      );
+      await ctx.settle("prompt()", agent.prompt("Count"));
+    },
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'message_update text_delta "Counting"',
+        "· host aborts",
+        'message_update text_delta " one"',
+        'message_end assistant(aborted) [text "Counting one"] error="Request was aborted"',
+        "agent_end [user, assistant(aborted)]",
+      ]),
+  }),
+  defineScenario({
     id: "abort-signal-during-streaming",
     title: "agentLoop: the caller's AbortSignal fires while a response streams",
     spec: ["L3", "L10"],
