@@ -1,20 +1,14 @@
 import { createVirtualClock, response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
-let fixture: HttpFixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = undefined;
-});
-
 describe("a call that keeps reporting progress is capped", { timeout: 15_000 }, () => {
   it("callMaxDurationMs ends a call that keeps sending progress: cancelled on the server, an error naming the limit, the connection kept", async () => {
-    fixture = await startHttpFixture();
+    const fixture = await startHttpFixture();
     const clock = createVirtualClock();
     const mcp = createMcpExtension({
       id: "chatty",

@@ -1,21 +1,12 @@
 import { ToolResultText } from "@turnkit/agent-loop/internal";
 import { hang, response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import type { FixtureLogEntry } from "./fixtures/fixture-server.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let http: HttpFixture | undefined;
-let stdio: StdioFixture | undefined;
-afterEach(async () => {
-  await http?.close();
-  stdio?.cleanup();
-  http = undefined;
-  stdio = undefined;
-});
 
 describe("aborting a turn cancels the MCP call on the server", () => {
   for (const transport of ["stdio", "http"] as const) {
@@ -23,12 +14,12 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       let log: () => FixtureLogEntry[];
       let server;
       if (transport === "http") {
-        http = await startHttpFixture();
+        const http = await startHttpFixture();
         const fixture = http;
         log = () => fixture.log;
         server = { url: fixture.url };
       } else {
-        stdio = stdioFixture();
+        const stdio = stdioFixture();
         log = stdio.log;
         server = stdio.server;
       }
@@ -72,7 +63,7 @@ describe("aborting a turn cancels the MCP call on the server", () => {
   }
 
   it("only calls in flight are cancelled: a finished call, the handshake and the tool list never get notifications/cancelled later", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const fixture = http;
     const mcp = createMcpExtension({ id: "quiet", server: { url: fixture.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });

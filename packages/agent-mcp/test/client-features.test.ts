@@ -4,22 +4,13 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpConfigError, createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
-let fixture: StdioFixture | undefined;
-let http: HttpFixture | undefined;
 const folders: string[] = [];
-afterEach(async () => {
-  fixture?.cleanup();
-  await http?.close();
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-  fixture = undefined;
-  http = undefined;
-});
 
 function workspace(): string {
   const folder = mkdtempSync(join(tmpdir(), "turnkit-roots-"));
@@ -38,7 +29,7 @@ function recordingLogger(lines: LogLine[]) {
 
 describe("the client side of MCP: the host's SDK client, logging, roots", { timeout: 15_000 }, () => {
   it("over stdio: the host uses the connected client, log messages reach its logger at the level asked for, roots come from its workspace and can change", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const lines: LogLine[] = [];
     const root = workspace();
     const mcp = createMcpExtension({
@@ -105,7 +96,7 @@ describe("the client side of MCP: the host's SDK client, logging, roots", { time
   });
 
   it("over Streamable HTTP: log messages and roots work the same; an extension without roots declares none", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const lines: LogLine[] = [];
     const root = workspace();
     const withRoots = createMcpExtension({

@@ -2,20 +2,11 @@ import type { ActionRequestAnswerer } from "@turnkit/agent-core";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import type { ActionRequiredPayload, RuntimeEvent } from "@turnkit/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-let http: HttpFixture | undefined;
-afterEach(async () => {
-  fixture?.cleanup();
-  await http?.close();
-  fixture = undefined;
-  http = undefined;
-});
 
 const BRANCH_SCHEMA = {
   type: "object",
@@ -34,7 +25,7 @@ function questions(events: readonly RuntimeEvent[]): ActionRequiredPayload[] {
 
 describe("elicitation: a server asks the person through the turn", { timeout: 15_000 }, () => {
   it("allowed over stdio: the question is the turn's action.required, and the person's answer goes back to the server", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "deployer", server: fixture.server, elicitation: { timeoutMs: 100 } });
     const runtime = await createAgentRuntime({ base: [mcp] });
     const asked: ActionRequiredPayload[] = [];
@@ -109,7 +100,7 @@ describe("elicitation: a server asks the person through the turn", { timeout: 15
   });
 
   it("allowed over Streamable HTTP: a decline goes back to the server", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "deployer", server: { url: http.url }, elicitation: {} });
     const runtime = await createAgentRuntime({ base: [mcp] });
     const turn = await runMcpTurn({ runtime, script: askPerson, answerActionRequest: () => ({ action: "decline" }) });
@@ -121,7 +112,7 @@ describe("elicitation: a server asks the person through the turn", { timeout: 15
   });
 
   it("refused by default: the client does not declare elicitation, so the server's request fails and nobody is asked", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "deployer", server: { url: http.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
     let bothered = false;

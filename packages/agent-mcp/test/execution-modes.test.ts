@@ -1,19 +1,13 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: HttpFixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = undefined;
-});
 
 describe("execution mode from the readOnlyHint annotation, and progress", () => {
   it("read-only tools run in parallel, the others one at a time; progress notifications become tool updates", async () => {
-    fixture = await startHttpFixture();
+    const fixture = await startHttpFixture();
     const mcp = createMcpExtension({ id: "modes", server: { url: fixture.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 

@@ -1,21 +1,15 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpServerError, createMcpExtension } from "../src/index.js";
 import { ECHO_INPUT_SCHEMA } from "./fixtures/fixture-server.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
-let fixture: HttpFixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = undefined;
-});
-
 describe("a Streamable HTTP MCP server as a tool extension", () => {
   it("sends the host's headers with every request, runs a full turn, and ends the session on dispose", async () => {
-    fixture = await startHttpFixture({ bearerToken: "s3cret" });
+    const fixture = await startHttpFixture({ bearerToken: "s3cret" });
     const mcp = createMcpExtension({
       id: "remote",
       server: { url: fixture.url, headers: { Authorization: "Bearer s3cret" } },
@@ -47,7 +41,7 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
   });
 
   it("a server that refuses the credentials fails to connect: the turn runs without its tools and the status says why", async () => {
-    fixture = await startHttpFixture({ bearerToken: "s3cret" });
+    const fixture = await startHttpFixture({ bearerToken: "s3cret" });
     const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url }, restart: { maxRestarts: 0 } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
@@ -81,11 +75,10 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
   });
 
   it("a server that goes away mid-call: the call is answered at once with an error naming the server, and the next turn opens a new session", async () => {
-    fixture = await startHttpFixture();
-    const port = Number(new URL(fixture.url).port);
-    const mcp = createMcpExtension({ id: "remote", server: { url: fixture.url }, callTimeoutMs: 20_000 });
+    const gone = await startHttpFixture();
+    const port = Number(new URL(gone.url).port);
+    const mcp = createMcpExtension({ id: "remote", server: { url: gone.url }, callTimeoutMs: 20_000 });
     const runtime = await createAgentRuntime({ base: [mcp] });
-    const gone = fixture;
 
     const startedAt = Date.now();
     const turn = runMcpTurn({ runtime, script: [response([toolCall("wait_for_cancel", {})]), "It went away."] });
@@ -101,7 +94,7 @@ describe("a Streamable HTTP MCP server as a tool extension", () => {
     );
     expect(mcp.status).toMatchObject({ state: "failed", lastError: { code: "transport_error" } });
 
-    fixture = await startHttpFixture({ port });
+    await startHttpFixture({ port }); // the server comes back on the same port
     const next = await runMcpTurn({
       runtime,
       turnId: "t2",

@@ -3,27 +3,18 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { ExtensionContributionError, createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let stdio: StdioFixture | undefined;
-let http: HttpFixture | undefined;
-afterEach(async () => {
-  stdio?.cleanup();
-  await http?.close();
-  stdio = undefined;
-  http = undefined;
-});
 
 const pids = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 15_000 }, () => {
   it("dispose during a call: the call is answered, the process is gone, and the extension contributes to no later turn", async () => {
-    stdio = stdioFixture();
+    const stdio = stdioFixture();
     const mcp = createMcpExtension({ id: "local", server: stdio.server });
     const runtime = await createAgentRuntime({ base: [mcp] });
     const current = stdio;
@@ -48,7 +39,7 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
   });
 
   it("a disposed extension can join a new runtime (it starts over), but never two runtimes at once", async () => {
-    stdio = stdioFixture();
+    const stdio = stdioFixture();
     const mcp = createMcpExtension({ id: "local", server: stdio.server });
     const first = await createAgentRuntime({ base: [mcp] });
     const taken = await createAgentRuntime({ base: [mcp] }).then(
@@ -74,8 +65,8 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
   it("a host process that used a stdio and an HTTP server exits on its own after dispose", {
     timeout: 45_000,
   }, async () => {
-    stdio = stdioFixture();
-    http = await startHttpFixture();
+    const stdio = stdioFixture();
+    const http = await startHttpFixture();
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
     const script = fileURLToPath(new URL("./fixtures/host-process.ts", import.meta.url));
     const child = spawn(process.execPath, ["--conditions=source", "--import", tsx, script], {

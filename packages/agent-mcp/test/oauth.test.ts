@@ -1,19 +1,10 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpServerError, createMcpExtension, type McpOAuthStore } from "../src/index.js";
 import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
 import { type OAuthFixture, startOAuthFixture } from "./fixtures/oauth-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let http: HttpFixture | undefined;
-let oauth: OAuthFixture | undefined;
-afterEach(async () => {
-  await http?.close();
-  await oauth?.close();
-  http = undefined;
-  oauth = undefined;
-});
 
 const REDIRECT = "http://127.0.0.1:1/callback";
 
@@ -26,10 +17,10 @@ async function approveInBrowser(url: URL): Promise<string> {
 }
 
 async function protectedServer(): Promise<{ http: HttpFixture; oauth: OAuthFixture }> {
-  oauth = await startOAuthFixture();
-  const authorizationServer = oauth.url;
-  const check = oauth;
-  http = await startHttpFixture({ oauth: { authorizationServer, isValid: (token) => check.isValid(token) } });
+  const oauth = await startOAuthFixture();
+  const http = await startHttpFixture({
+    oauth: { authorizationServer: oauth.url, isValid: (token) => oauth.isValid(token) },
+  });
   return { http, oauth };
 }
 

@@ -1,19 +1,10 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type McpServerStatus, createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-let http: HttpFixture | undefined;
-afterEach(async () => {
-  fixture?.cleanup();
-  await http?.close();
-  fixture = undefined;
-  http = undefined;
-});
 
 const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
@@ -22,7 +13,7 @@ describe("a server that breaks the protocol loses its connection at once", { tim
   it("a line that is not JSON-RPC before a valid answer: the status is failed when the call returns, and the very next turn gets a fresh server", async () => {
     // A server that ignores end-of-input and SIGTERM: waiting for it to exit would keep the broken connection
     // "ready" for seconds, so the next turn would be sent to it.
-    fixture = stdioFixture({ MCP_FIXTURE_STUBBORN: "1" });
+    const fixture = stdioFixture({ MCP_FIXTURE_STUBBORN: "1" });
     const mcp = createMcpExtension({ id: "noisy", server: fixture.server, shutdownGraceMs: 100 });
     const seenAfterCall: McpServerStatus[] = [];
     const observer = createHookExtension({
@@ -59,7 +50,7 @@ describe("a server that breaks the protocol loses its connection at once", { tim
   });
 
   it("a result that violates the tool's output schema is a protocol error, not the server's error, and the connection stays", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "schemas", server: { url: http.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 

@@ -1,20 +1,11 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpServerError, createMcpExtension } from "../src/index.js";
 import { FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-let http: HttpFixture | undefined;
-afterEach(async () => {
-  fixture?.cleanup();
-  await http?.close();
-  fixture = undefined;
-  http = undefined;
-});
 
 const png = { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" };
 
@@ -26,7 +17,7 @@ const userSide = (turn: Awaited<ReturnType<typeof runMcpTurn>>) =>
 
 describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
   it("over stdio: listed and read, a resource attached to a turn as context, a prompt expanded into the user message, list changes and a subscription that survives a restart", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "docs", server: fixture.server });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
@@ -122,7 +113,7 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
   });
 
   it("over Streamable HTTP: the same requests and a resource update", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "remote", server: { url: http.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 

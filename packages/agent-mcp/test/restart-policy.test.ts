@@ -1,19 +1,13 @@
 import { createVirtualClock, response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
-import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
 
 describe("the restart policy: backoff, and forgiveness after a healthy period", { timeout: 30_000 }, () => {
   it("restarts at once, then after the backoff; a connection that stayed healthy starts the count again, so outages spread over time never use it up", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const clock = createVirtualClock({ start: 1_000_000 });
     const mcp = createMcpExtension({
       id: "flaky",

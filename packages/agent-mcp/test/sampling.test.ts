@@ -1,25 +1,16 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { CallsInFlight } from "../src/calls-in-flight.js";
 import { SamplingBroker } from "../src/sampling.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-let http: HttpFixture | undefined;
-afterEach(async () => {
-  fixture?.cleanup();
-  await http?.close();
-  fixture = undefined;
-  http = undefined;
-});
 
 describe("sampling: a server asks the turn's model", { timeout: 15_000 }, () => {
   it("allowed by the host: served by the turn's auxiliary stream function, maxTokens capped, counted in the turn's usage", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "thinker", server: fixture.server, sampling: { maxTokens: 64 } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
@@ -74,7 +65,7 @@ describe("sampling: a server asks the turn's model", { timeout: 15_000 }, () => 
   });
 
   it("refused by default: the client neither declares nor serves sampling, so the server's request fails and the call reports it", async () => {
-    http = await startHttpFixture();
+    const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "thinker", server: { url: http.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 

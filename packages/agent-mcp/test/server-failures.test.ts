@@ -1,22 +1,16 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpServerError, createMcpExtension } from "../src/index.js";
 import { type StdioFixture, isRunning, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
 
 const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 describe("a failing MCP server fails its calls, never the turn", { timeout: 15_000 }, () => {
   it("killed in the middle of a call: that call is answered with an error naming the server, the turn completes, the next turn restarts it", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "fragile", server: fixture.server });
     const runtime = await createAgentRuntime({ base: [mcp] });
     const current = fixture;
@@ -57,7 +51,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   });
 
   it("a server that never answers: the call times out with an error naming the server, is cancelled on the server, and the turn goes on", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "sleepy", server: fixture.server, callTimeoutMs: 300 });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
@@ -77,7 +71,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   });
 
   it("a line that is not JSON-RPC: the call fails as a protocol error at once, and the server is restarted for the next turn", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "noisy", server: fixture.server, callTimeoutMs: 10_000 });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
@@ -106,7 +100,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   });
 
   it("a malformed result: that call fails as a protocol error, the connection stays", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "sloppy", server: fixture.server });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
@@ -126,7 +120,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   });
 
   it("restarts stop at maxRestarts: then its tools stay listed and their calls are answered server_unavailable", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const statuses: string[] = [];
     const mcp = createMcpExtension({
       id: "crashy",
@@ -165,7 +159,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
   });
 
   it("a server that cannot start: the turn runs without its tools; connect() rejects naming the server", async () => {
-    fixture = stdioFixture({ MCP_FIXTURE_EXIT_AT_START: "1" });
+    const fixture = stdioFixture({ MCP_FIXTURE_EXIT_AT_START: "1" });
     const refusing = createMcpExtension({ id: "refusing", server: fixture.server, restart: { maxRestarts: 0 } });
     const missing = createMcpExtension({
       id: "missing",

@@ -1,17 +1,14 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { ECHO_INPUT_SCHEMA, FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
-import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture;
-afterEach(() => fixture?.cleanup());
 
 describe("a stdio MCP server as a tool extension, in full turns", () => {
   it("connects at the first turn, gives the model the server's tools with their schemas unchanged, and maps every result kind", async () => {
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "fixture", server: fixture.server });
     const runtime = await createAgentRuntime({ base: [mcp] });
     expect(mcp.status.state).toBe("idle");

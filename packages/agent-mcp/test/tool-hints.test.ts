@@ -1,19 +1,13 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type McpToolHints, createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: HttpFixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = undefined;
-});
 
 describe("a tool's hints reach permission hooks", () => {
   it("a before_tool_call hook reads the destructive, idempotent and open-world hints (defaults filled in) and asks for the destructive one", async () => {
-    fixture = await startHttpFixture();
+    const fixture = await startHttpFixture();
     const mcp = createMcpExtension({ id: "notes", server: { url: fixture.url }, toolPrefix: "notes_" });
     const seen: Record<string, McpToolHints | undefined> = {};
     const permissions = createHookExtension({

@@ -1,19 +1,10 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type McpServerStatus, createMcpExtension } from "../src/index.js";
-import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let http: HttpFixture | undefined;
-let stdio: StdioFixture | undefined;
-afterEach(async () => {
-  await http?.close();
-  stdio?.cleanup();
-  http = undefined;
-  stdio = undefined;
-});
 
 /** Resolves once the extension reports a status matching `match`. */
 function statusWhere(
@@ -35,10 +26,10 @@ describe("notifications/tools/list_changed", () => {
     it(`over ${transport}: the list is fetched again for the next turn, and the new tool works`, async () => {
       let server;
       if (transport === "http") {
-        http = await startHttpFixture();
+        const http = await startHttpFixture();
         server = { url: http.url };
       } else {
-        stdio = stdioFixture();
+        const stdio = stdioFixture();
         server = stdio.server;
       }
       const mcp = createMcpExtension({ id: "growing", server });

@@ -1,20 +1,13 @@
 import { TurnkitConfigError } from "@turnkit/agent-core";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
-const fixtures: HttpFixture[] = [];
-afterEach(async () => {
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.close()));
-});
-
 async function twoServers(options: { toolNamePrefix?: string } = {}): Promise<[HttpFixture, HttpFixture]> {
-  const pair = [await startHttpFixture(options), await startHttpFixture(options)] as [HttpFixture, HttpFixture];
-  fixtures.push(...pair);
-  return pair;
+  return [await startHttpFixture(options), await startHttpFixture(options)];
 }
 
 describe("tool names across servers", () => {

@@ -1,17 +1,11 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import type { RuntimeEvent } from "@turnkit/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-
-let fixture: StdioFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
 
 const warnings = (events: readonly RuntimeEvent[]) =>
   events.flatMap((event) => (event.type === "runtime.warning" ? [event.payload] : []));
@@ -20,7 +14,7 @@ describe("a turn that runs without a configured server's tools says so", { timeo
   it("an extension_degraded warning at the turn's start names the server, why, and the tools that fail", async () => {
     const closed = await startHttpFixture();
     await closed.close();
-    fixture = stdioFixture();
+    const fixture = stdioFixture();
     const remote = createMcpExtension({ id: "remote", server: { url: closed.url }, restart: { maxRestarts: 0 } });
     const local = createMcpExtension({ id: "local", server: fixture.server, restart: { maxRestarts: 0 } });
     const runtime = await createAgentRuntime({ base: [remote, local] });
