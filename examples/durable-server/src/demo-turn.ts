@@ -1,15 +1,19 @@
 /*
  * The turn every worker of the example runs: a scripted model (no key, no
  * network) that streams slowly enough to kill a worker in the middle, a
- * slow `write_note` tool that must not run twice, and a `deploy` tool that
- * needs a person's approval. The model answers from the conversation alone,
- * so a worker that recovers a turn answers a re-sent request the same way.
+ * slow `write_note` tool that must not run twice, a `deploy` tool that
+ * needs a person's approval, and, in a turn asking for a release, the
+ * `release` tool of the worker's MCP server, which asks the person which
+ * branch (an MCP elicitation). The model answers from the conversation
+ * alone, so a worker that recovers a turn answers a re-sent request the
+ * same way.
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "@turnkit/agent-core";
 import { createScriptedModel, response, text, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
 import { durableTool, type BuildDurableTurn } from "@turnkit/agent-durable";
+import type { ReleaseDesk } from "./release-desk.js";
 
 /** Milliseconds between streamed words; `DEMO_DELAY_MS` overrides it (the test uses a shorter one). */
 const wordDelayMs = Number(process.env.DEMO_DELAY_MS ?? 150);
@@ -27,6 +31,7 @@ function answer(context: Context): ScriptEntry {
   if (last?.role === "toolResult")
     return response(`Done: ${contentText(last.content)}. ${words("wrap", 10)}`, { eventDelayMs: wordDelayMs });
   const said = last?.role === "user" ? contentText(last.content) : "";
+  if (/release/i.test(said)) return response([text("Let me ask which branch. "), toolCall("release", {})]);
   if (/deploy/i.test(said))
     return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
   // A message steered in right after a tool result: acknowledge it.
@@ -61,13 +66,25 @@ const deploy = durableTool(
   { requiresApproval: true },
 );
 
-/** `buildTurn` of the example's workers. */
-export const buildDemoTurn: BuildDurableTurn = () => ({
-  systemPrompt: "You are a demo assistant.",
-  llm: {
-    model: createScriptedModel([]).model,
-    streamFn: (model, context, options) => createScriptedModel([answer(context)]).streamFn(model, context, options),
-  },
-  llmRetry: false,
-  tools: [writeNote, deploy],
-});
+/**
+ * `buildTurn` of the example's workers. A turn whose message mentions
+ * "release" also gets the tools of the worker's `release-desk` MCP server
+ * (and its warning when the server is down); the others never start it.
+ */
+export function demoTurnBuilder(releaseDesk: () => Promise<ReleaseDesk>): BuildDurableTurn {
+  return async (request) => {
+    const release = /release/i.test(request.userMessage?.text ?? "")
+      ? await (await releaseDesk()).toolsFor({ sessionId: request.sessionId, turnId: request.turnId })
+      : { tools: [], warnings: [] };
+    return {
+      systemPrompt: "You are a demo assistant.",
+      llm: {
+        model: createScriptedModel([]).model,
+        streamFn: (model, context, options) => createScriptedModel([answer(context)]).streamFn(model, context, options),
+      },
+      llmRetry: false,
+      tools: [writeNote, deploy, ...release.tools],
+      warnings: [...release.warnings],
+    };
+  };
+}

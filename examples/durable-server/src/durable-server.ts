@@ -47,6 +47,13 @@ export interface DurableServer {
   /** The demo login: each user's bearer token (empty when `authenticate` was given). */
   tokens: Record<string, string>;
   workers(): WorkerInfo[];
+  /**
+   * Starts worker `workerId` again after it died (a supervisor would): with
+   * the same id, it recovers the turns it was running at once, without
+   * waiting for their lease. Resolves once it takes turns; does nothing for
+   * a worker that still runs.
+   */
+  restartWorker(workerId: string): Promise<void>;
   /** Stops the HTTP server, the workers and (when it started one) Postgres. */
   stop(): Promise<void>;
 }
@@ -132,7 +139,11 @@ export async function startDurableServer(options: DurableServerOptions = {}): Pr
       );
     });
     const byUser = Object.fromEntries(Object.entries(tokens).map(([token, user]) => [user, token]));
-    return { url: `http://127.0.0.1:${port}`, tokens: byUser, workers, stop };
+    const restartWorker = async (workerId: string) => {
+      if (!ids.includes(workerId) || workers().some((w) => w.workerId === workerId)) return;
+      children.set(workerId, await startWorker(workerId, env, command));
+    };
+    return { url: `http://127.0.0.1:${port}`, tokens: byUser, workers, restartWorker, stop };
   } catch (error) {
     await stop();
     throw error;

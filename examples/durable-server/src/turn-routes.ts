@@ -1,4 +1,5 @@
 import { DurableTurnError } from "@turnkit/agent-durable";
+import type { ActionAnswer } from "@turnkit/protocol";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem } from "./route-context.js";
@@ -6,6 +7,7 @@ import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem 
 function failure(c: Context, error: unknown) {
   if (DurableTurnError.isInstance(error)) {
     if (error.code === "unknown_turn") return problem(c, 404, error.code, error.message);
+    if (error.code === "request_withdrawn") return problem(c, 409, error.code, error.message);
     return problem(c, 400, error.code, error.message);
   }
   throw error;
@@ -21,7 +23,8 @@ function failure(c: Context, error: unknown) {
  * - `GET /sessions/:session/turns/:turn/events`: its events as Server-Sent
  *   Events (`id` = seq), resuming after `Last-Event-ID` (or `?after=`).
  * - `POST .../steer` `{ text }`, `POST .../approvals/:requestId`
- *   `{ approved, reason? }`, `POST .../abort`.
+ *   `{ approved, reason? }` (an approval) or `{ action, content? }` (an
+ *   elicitation), `POST .../abort`.
  */
 export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers }: RouteDeps): void {
   const turnOf = (c: Context) => ({ sessionId: c.req.param("session")!, turnId: c.req.param("turn")! });
@@ -79,12 +82,15 @@ export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers }
 
   app.post("/sessions/:session/turns/:turn/approvals/:requestId", async (c) => {
     const body = await jsonBody(c);
-    const decision =
-      body.approved === true
-        ? { approved: true as const }
-        : { approved: false as const, reason: typeof body.reason === "string" ? body.reason : undefined };
+    // An elicitation's answer goes as it came (`respond` checks it against the request); anything else is an approval.
+    const answer =
+      typeof body.action === "string"
+        ? (body as unknown as ActionAnswer)
+        : body.approved === true
+          ? { approved: true as const }
+          : { approved: false as const, reason: typeof body.reason === "string" ? body.reason : undefined };
     try {
-      await client.respond(turnOf(c), c.req.param("requestId"), decision);
+      await client.respond(turnOf(c), c.req.param("requestId"), answer);
     } catch (error) {
       return failure(c, error);
     }

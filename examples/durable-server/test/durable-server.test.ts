@@ -3,11 +3,13 @@
  * Server-Sent Events, kill the worker running it with SIGKILL mid-stream,
  * reconnect with Last-Event-ID and watch the other worker finish it; then
  * an approval, a steering message and an abort over HTTP; then a session's
- * turns and history, a fork and a rewind.
+ * turns and history, a fork and a rewind; then an MCP server's question
+ * (elicitation) in a durable turn, answered after the worker running it
+ * was killed and restarted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
-import { testWorkerCommand } from "./support/worker-bundle.js";
+import { testWorkerCommand, testWorkerEnv } from "./support/worker-bundle.js";
 
 interface SseEvent {
   id: number;
@@ -22,7 +24,7 @@ beforeAll(async () => {
     workerCommand: testWorkerCommand(),
     port: 0,
     leaseMs: 1500,
-    workerEnv: { DEMO_DELAY_MS: "40" },
+    workerEnv: { DEMO_DELAY_MS: "40", ...testWorkerEnv() },
   });
 }, 120_000);
 
@@ -202,5 +204,37 @@ describe("the durable server's curl session", () => {
       ["h3", undefined, false],
     ]);
     expect((await get("/sessions/nobody-has-this/history")).status).toBe(404);
+  }, 90_000);
+
+  it("an MCP server's question: its worker killed while it waits, the call runs again after the restart and the answer reaches the new server", async () => {
+    await post("/sessions/rel/turns", { turnId: "r1", text: "please release" });
+    const asked = await readEvents("/sessions/rel/turns/r1/events", (e) => e.event === "action.required");
+    const question = asked.at(-1)!.data;
+    expect(question).toMatchObject({
+      kind: "elicitation",
+      serverName: "release-desk",
+      message: "Which branch should I release?",
+      requestId: expect.stringMatching(/^elicitation:.+:1$/),
+    });
+    const status = await (await get("/sessions/rel/turns/r1")).json();
+    process.kill(status.pid, "SIGKILL");
+    await expect
+      .poll(() => server.workers().map((w) => w.workerId), { timeout: 10_000 })
+      .not.toContain(status.workerId);
+    // Restarted with the same id, the worker recovers the turn at once; the call (`release` is idempotent:
+    // `replay: "safe"`) runs again with the worker's new MCP server, which asks again under the same request id.
+    await server.restartWorker(status.workerId);
+    const answer = { action: "accept", content: { branch: "main" } };
+    expect((await post(`/sessions/rel/turns/r1/approvals/${question.requestId}`, answer)).status).toBe(204);
+    const all = await readEvents("/sessions/rel/turns/r1/events", isEnd);
+    expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+    expect(all.at(-1)).toMatchObject({ event: "session.status", data: { status: "completed" } });
+    // Asked once in the log; the server that got the answer says so in the call's result.
+    expect(all.filter((e) => e.event === "action.required")).toHaveLength(1);
+    expect(text(all)).toMatch(/Done: releasing main \(server pid \d+\)/);
+    const closing = all.filter((e) => e.event === "debug.trace" && e.data.phase === "action.request");
+    expect(closing.map((e) => e.data.attrs)).toEqual([
+      { requestId: question.requestId, kind: "elicitation", outcome: "answered" },
+    ]);
   }, 90_000);
 });
