@@ -5,10 +5,12 @@ export const DEFAULT_APP_NAME = "turnkit";
 /**
  * Application version stamped on every turn; workers recover and dequeue
  * only turns of their own version. Raised whenever the steps of a turn
- * change (3: the setup's warnings became a step), so a worker never
+ * change (3: the setup's warnings became a step; 4: they are one step
+ * with the history the turn starts from, and a model request that asks
+ * for tool calls no longer takes steering), so a worker never
  * replays a turn an older one started.
  */
-export const DEFAULT_APP_VERSION = "turnkit-durable-3";
+export const DEFAULT_APP_VERSION = "turnkit-durable-4";
 /** The DBOS queue new turns go through. */
 export const DEFAULT_QUEUE_NAME = "turnkit-turns";
 /** Turns one worker process runs at once. */

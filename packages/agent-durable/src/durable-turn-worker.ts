@@ -80,7 +80,7 @@ export class DurableTurnWorker {
     readonly client: DurableTurnClient,
     /** This worker's DBOS executor id. */
     readonly workerId: string,
-    /** The worker's own pools (control rows; the writes behind a checkpoint). */
+    /** The worker's own pools (control rows; the writes that do not wait for the disk; DBOS's). */
     private readonly pools: pg.Pool[],
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
@@ -106,17 +106,27 @@ export class DurableTurnWorker {
     // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
     const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, application_name });
-    // The writes a step's checkpoint follows commit without waiting for the disk: the event log, the session
-    // history, the steering takes. The next checkpoint's commit flushes them (the write-ahead log is one
-    // sequence), and a server crash can lose only what came after the last checkpoint, which a replay writes
-    // again. What must be on disk before an effect outside (a tool's attempt row) uses the other pool.
+    // Most writes commit without waiting for the disk: the event log, the session history, the steering takes
+    // here, and DBOS's own writes (taking a turn from the queue, each step's checkpoint) on the pool below. What
+    // waits is what comes before an effect outside the database, on the pool above: a tool call's attempt row
+    // (before `execute`), the claim check before a model request that follows other live steps (see
+    // `beginLiveStep`), the turn's outcome. Each of those commits makes every commit before it durable too (the
+    // write-ahead log is one sequence); a server crash loses only what came after the last one, which the turn
+    // then makes again (see the README's "What a step commits").
     const behindCheckpointPool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 5,
       application_name,
       options: "-c synchronous_commit=off",
     });
-    const pools = [pool, behindCheckpointPool];
+    const dbosPool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      connectionTimeoutMillis: 10_000,
+      application_name: `dbos ${settings.workerId}`.slice(0, 63),
+      options: "-c synchronous_commit=off -c idle_in_transaction_session_timeout=60000",
+    });
+    const pools = [pool, behindCheckpointPool, dbosPool];
     for (const each of pools) each.on("error", () => {});
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
@@ -135,6 +145,7 @@ export class DurableTurnWorker {
       DBOS.setConfig({
         name: settings.appName,
         systemDatabaseUrl: options.databaseUrl,
+        systemDatabasePool: dbosPool,
         applicationVersion: settings.appVersion,
         executorID: settings.workerId,
         logLevel: settings.logLevel,

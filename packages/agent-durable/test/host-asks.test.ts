@@ -130,9 +130,8 @@ describe("the setup's warnings", () => {
     const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
     try {
       const steps = (await dbos.listWorkflowSteps(turn.workflowId)) ?? [];
-      expect(steps.filter((step) => step.name === "turnkit.setup-warnings").map((step) => step.output)).toEqual([
-        found,
-      ]);
+      const starts = steps.filter((step) => step.name === "turnkit.start");
+      expect(starts.map((step) => (step.output as { warnings: unknown }).warnings)).toEqual([found]);
     } finally {
       await dbos.destroy();
     }

@@ -29,7 +29,7 @@ export interface ModelRequestRecord {
   ending: RecordedEnding;
   /** The turn was aborted (not merely this attempt, e.g. by a stream watchdog of the retry layer). */
   turnAborted: boolean;
-  /** The steering the step took when it ended (none for a request nested in another step). */
+  /** The steering the step took when it ended (none for a request nested in another step, or one that asked for tool calls). */
   steering?: StepSteering;
 }
 
@@ -84,8 +84,9 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
                 });
                 request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
               }
-              // The step boundary's steering, in this step's checkpoint (a nested request has none of its own).
-              if (nested) return request;
+              // The step boundary's steering, in this step's checkpoint (a nested request has none of its own). A
+              // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
+              if (nested || request.ending.reason === "toolUse") return request;
               try {
                 return { ...request, steering: await takeSteeringInStep(ctx) };
               } catch (error) {

@@ -108,6 +108,20 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
   assertClaimed(claim, rows.length > 0);
 }
 
+/**
+ * As {@link assertClaimHolds}, and makes every commit before it durable: the
+ * check locks the workflow row (`FOR SHARE`, as a claimed write does), which
+ * makes its transaction commit and wait for the disk on `pool` (whose
+ * commits wait), and Postgres's write-ahead log is one sequence, so that
+ * flush also covers every earlier commit made without waiting (DBOS's step
+ * checkpoints, the log and history rows behind them).
+ */
+export async function assertClaimHoldsDurably(pool: pg.Pool, claim: TurnClaim): Promise<void> {
+  if (claim.revoked.aborted) throw claim.revoked.reason;
+  const { rows } = await pool.query(`WITH ${claimCte(1, 2)} SELECT 1 FROM claim`, [claim.turnKey, claim.token]);
+  assertClaimed(claim, rows.length > 0);
+}
+
 /** The turn keys among `claims` whose claim still holds; a read, nothing is locked. */
 export async function claimsHeld(pool: pg.Pool, claims: readonly TurnClaim[]): Promise<Set<string>> {
   if (claims.length === 0) return new Set();

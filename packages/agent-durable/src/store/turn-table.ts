@@ -3,7 +3,14 @@ import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
-import { assertClaimed, assertClaimHolds, claimCte, claimsHeld, type TurnClaim } from "./turn-claim.js";
+import {
+  assertClaimed,
+  assertClaimHolds,
+  assertClaimHoldsDurably,
+  claimCte,
+  claimsHeld,
+  type TurnClaim,
+} from "./turn-claim.js";
 
 /**
  * The per-turn control rows: the turn itself (abort, outcome) and its
@@ -26,10 +33,14 @@ export class TurnTable {
   /**
    * Records a started turn (and its session, when new); a second call for
    * the same turn changes nothing. Holds the session's row while it does, so
-   * a rewind of the session either sees the turn or comes before it.
+   * a rewind of the session either sees the turn or comes before it. The
+   * commit does not wait for the disk: the turn is queued before (and that
+   * waited), and its start step records the row again when a crash of the
+   * database server lost it.
    */
   async insertTurn(turn: DurableTurnRef, label: string | undefined): Promise<void> {
     await inTransaction(this.pool, async (client) => {
+      await client.query("SET LOCAL synchronous_commit = off");
       await client.query(`INSERT INTO ${this.s}.sessions (session_id) VALUES ($1) ON CONFLICT DO NOTHING`, [
         turn.sessionId,
       ]);
@@ -129,6 +140,17 @@ export class TurnTable {
    */
   async assertClaimHolds(claim: TurnClaim): Promise<void> {
     await assertClaimHolds(this.pool, claim);
+  }
+
+  /**
+   * As {@link assertClaimHolds}, and once it resolves every commit made
+   * before it is on disk, also those that did not wait (see
+   * `assertClaimHoldsDurably`): called before a model request that follows
+   * other live steps, whose checkpoints must not be lost to a crash of the
+   * database server once the request is sent.
+   */
+  async assertClaimHoldsDurably(claim: TurnClaim): Promise<void> {
+    await assertClaimHoldsDurably(this.pool, claim);
   }
 
   /** Revokes each of `claims` that no longer holds (see `TurnClaim.revoked`), in one query. */

@@ -57,7 +57,8 @@ export interface LiveStart {
  * Called at the start of every model request or tool call that runs live.
  * Each first checks that this execution still holds its claim on the turn
  * (throws `superseded` otherwise), unless the caller checks it itself
- * before any effect (`claimCheckedLater`). The first one of an execution reads whether an abort is pending and the
+ * before any effect (`claimCheckedLater`); after the first live step of
+ * the execution, the check also makes every earlier commit durable. The first one of an execution reads whether an abort is pending and the
  * log's highest seq; live steps started meanwhile (parallel calls) wait for
  * the same read, so they all see the same abort, and later ones are told
  * by the worker's abort watcher. Events beyond the writer's position were
@@ -72,12 +73,17 @@ export async function beginLiveStep(
   ctx: TurnContext,
   options: { nested: boolean; claimCheckedLater?: boolean },
 ): Promise<LiveStart> {
+  const first = ctx.firstLiveRead === undefined;
   // After a takeover by another worker, this execution sends no request and runs no tool (a tool call checks
-  // it in the statement that counts its attempt, before it runs: `claimCheckedLater`).
-  if (!options.claimCheckedLater) await ctx.stores.turnTable.assertClaimHolds(ctx.claim);
+  // it in the statement that counts its attempt, before it runs: `claimCheckedLater`). After earlier live steps,
+  // the check also waits until their checkpoints (which commit without waiting) are on disk: a request is sent
+  // only once what came before it survives a crash of the database server too.
+  if (!options.claimCheckedLater) {
+    if (first) await ctx.stores.turnTable.assertClaimHolds(ctx.claim);
+    else await ctx.stores.turnTable.assertClaimHoldsDurably(ctx.claim);
+  }
   // Nested in another step (a hook's own model request), the record that counts is the outer one, which does not carry this.
   if (options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
-  const first = ctx.firstLiveRead === undefined;
   ctx.firstLiveRead ??= readLiveState(ctx);
   const { storedSeq, abortRequested, childSeqs } = await ctx.firstLiveRead;
   // An abort found pending stops every live step of this execution, as the watcher would.

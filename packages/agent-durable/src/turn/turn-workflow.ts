@@ -4,6 +4,7 @@ import {
   ErrorCode,
   outcomeToStatus,
   type ProtocolAnyMessage,
+  type RuntimeWarningPayload,
   type TerminalSessionStatusPayload,
   type TurnOutcome,
 } from "@turnkit/protocol";
@@ -13,7 +14,7 @@ import { durableCloseIntake, durableSteeringSource, undeliveredTakeKeys } from "
 import { durableTools } from "../steps/durable-sub-agent.js";
 import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
-import type { BuildDurableTurn } from "./durable-turn-setup.js";
+import type { BuildDurableTurn, DurableTurnSetup } from "./durable-turn-setup.js";
 import { HistoryWriter } from "./history-writer.js";
 import { TurnAbort } from "./turn-abort.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
@@ -41,34 +42,38 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
   const ctx = newTurnContext(deps, request);
   deps.running.add(ctx);
   try {
-    // Step 2: the session history as it stood when the turn started (a step: a replay sees the same).
-    const history = await DBOS.runStep(
+    // Step 2: the host's setup, built again on every execution (one that throws fails the turn in step 4).
+    const built = await buildSetup(deps, request);
+    // Step 3: the session history as it stood when the turn started, and the setup's warnings as the first
+    // execution found them, in one step: a replay (a recovery) sees the same, whatever its own buildTurn found.
+    const { history, warnings } = await DBOS.runStep(
       async () => {
         // The turn's row, when the start that queued the turn died before it wrote it.
         await deps.stores.turnTable.ensureTurn(ctx.ref, request.label);
-        return deps.stores.history.load(request.sessionId);
+        return { history: await deps.stores.history.load(request.sessionId), warnings: built.setup?.warnings ?? [] };
       },
-      { name: "turnkit.load-history" },
+      { name: "turnkit.start" },
     );
     ctx.history.startAfter(history.length);
-    // Step 3: the turn itself (see runDurableTurn); the runner's terminal status waits in the writer.
+    // Step 4: the turn itself (see runDurableTurn); the runner's terminal status waits in the writer.
     let outcome: TurnOutcome;
     try {
-      outcome = await runDurableTurn(ctx, deps, request, history);
+      if (built.setup === undefined) throw built.error;
+      outcome = await runDurableTurn(ctx, deps, request, { setup: built.setup, history, warnings });
     } catch (error) {
       // A buildTurn that throws, or input the runner refuses (thrown before any event): the turn fails visibly.
       outcome = failBeforeStart(ctx, error);
     }
-    // Step 4: however the turn ended, its intake closes; steering the turn never received is handed back as undelivered.
+    // Step 5: however the turn ended, its intake closes; steering the turn never received is handed back as undelivered.
     const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.claim, undeliveredTakeKeys(ctx)), {
       name: "turnkit.close-intake-at-end",
     });
     const recorded = withPlainReport(withHandedBack(outcome, handedBack));
-    // Step 5: the terminal status (with what was handed back), after every history change is stored; then the outcome.
+    // Step 6: the terminal status (with what was handed back), after every history change is stored; then the outcome.
     ctx.writer.end(handedBack.length > 0 ? outcomeToStatus(recorded) : undefined);
     await ctx.history.flush();
     await ctx.writer.flush();
-    // Step 6: the outcome as the log's terminal status says it (an earlier execution may have logged it, with its
+    // Step 7: the outcome as the log's terminal status says it (an earlier execution may have logged it, with its
     // own timing), stored; a replay returns this step's record, so every reader sees one outcome.
     return DBOS.runStep(
       async () => {
@@ -84,22 +89,31 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
   }
 }
 
+/** The host's setup for this execution, or what its `buildTurn` threw. */
+async function buildSetup(
+  deps: TurnWorkflowDeps,
+  request: DurableTurnRequest,
+): Promise<{ setup: DurableTurnSetup; error?: undefined } | { setup?: undefined; error: unknown }> {
+  try {
+    return { setup: await deps.buildTurn(request) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 async function runDurableTurn(
   ctx: TurnContext,
   deps: TurnWorkflowDeps,
   request: DurableTurnRequest,
-  history: AgentMessage[],
+  start: { setup: DurableTurnSetup; history: AgentMessage[]; warnings: RuntimeWarningPayload[] },
 ): Promise<TurnOutcome> {
-  // The host's setup, built again on every execution.
-  const setup = await deps.buildTurn(request);
+  const { setup, history, warnings } = start;
   const tools = setup.tools ?? [];
   ctx.approvalTimeoutMs = setup.approvalTimeoutMs ?? deps.approvalTimeoutMs;
   // Per-call hooks are steps too; run after each call, they would start in completion order: calls then go one at a time.
   const sequential =
     setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
   const { hooks, afterTurn } = durableHooks(ctx, setup.hooks ?? {}, tools);
-  // The setup's warnings as the first execution found them (a step): a recovery logs the same ones.
-  const warnings = await DBOS.runStep(async () => setup.warnings ?? [], { name: "turnkit.setup-warnings" });
   // A runner whose message ids follow the turn's order, running the turn with every seam durable.
   const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
   const outcome = await runner.runTurn({
