@@ -4,7 +4,8 @@
  * answered while the worker is down or after it restarted; a turn streaming
  * after a call whose question was answered before the crash; and a
  * sub-agent's child turn killed while it streams, while its tool runs, and
- * while its tool waits for approval; a `replay: "never"` call killed while
+ * while its tool waits for approval, while one of its two parallel calls
+ * runs; a `replay: "never"` call killed while
  * it waits, whose question is then withdrawn. One kill for all of them: crash tests
  * cost seconds.
  */
@@ -16,7 +17,7 @@ import { assertLogInvariants, finalText, resumeTraces } from "./support/log-asse
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
-// Seven turns at once, each holding its slot until the kill.
+// Eight turns at once, each holding its slot until the kill.
 const settings = { LEASE_MS: "1500", CONCURRENCY: "8" };
 const fixture = useDurableFixture([{ id: "k1", env: settings }]);
 
@@ -149,6 +150,8 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     });
     const childTool = await start("child-tool", { scenario: "sub-agent", toolMs: 600_000 });
     const childApproval = await start("child-approval", { scenario: "sub-agent", toolMs: 20, childApproval: true });
+    // The child's two parallel calls: the quick one finished, the other running at the kill.
+    const childParallel = await start("child-parallel", { scenario: "sub-agent", childParallel: true });
 
     await waitFor("the first question", async () => (await questions(answeredBefore)).length === 1);
     await fixture.client.respond(answeredBefore, requestIdOf(answeredBefore), answer);
@@ -160,6 +163,7 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
       await waitFor("a question", async () => (await questions(turn)).length === 1);
     await waitFor("ten deltas of a child", async () => (await textDeltas(childStreams, (e) => !!e.origin)) >= 10);
     await waitFor("the child's tool running", async () => toolRuns(childTool)[0] === 1);
+    await waitFor("the child's parallel calls", async () => toolRuns(childParallel).join() === "2,1");
 
     await fixture.cluster.kill("k1");
     await fixture.client.respond(answeredWhileDown, requestIdOf(answeredWhileDown), answer);
@@ -169,7 +173,10 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     expect(await questions(answeredAfter)).toHaveLength(1);
     await fixture.client.respond(answeredAfter, requestIdOf(answeredAfter), answer);
     await fixture.client.respond(childApproval, "approval:child-approval-child-call", { approved: true });
-    const all = [answeredBefore, answeredWhileDown, answeredAfter, withdrawn, childStreams, childTool, childApproval];
+    const all = [
+      ...[answeredBefore, answeredWhileDown, answeredAfter, withdrawn],
+      ...[childStreams, childTool, childApproval, childParallel],
+    ];
     for (const turn of all) expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     // No reader is left with a question nobody will take.
     for (const turn of all) expect(openRequests(await fixture.client.readEvents(turn))).toEqual([]);
@@ -231,5 +238,19 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
       }),
     ]);
     expect(toolRuns(childApproval)).toEqual([1, 1]);
+
+    // The child's parallel calls ran at once (the quick one ended while the other ran); after the restart the
+    // finished one was not run again and the interrupted `never` one was not run again either.
+    const paired = await fixture.client.readEvents(childParallel);
+    assertLogInvariants(paired);
+    expect(assertRuntimeEventSequence(paired)).toBe("completed");
+    expect(toolRuns(childParallel)).toEqual([2, 1]);
+    const pairedResults = paired.flatMap((e) =>
+      e.origin && e.type === "message.persisted" ? e.payload.messages.filter((m) => m.role === "toolResult") : [],
+    );
+    expect(pairedResults.map((m) => (m as { content?: unknown }).content)).toEqual([
+      [{ type: "text", text: "read child-parallel-0.txt" }],
+      [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }],
+    ]);
   }, 120_000);
 });

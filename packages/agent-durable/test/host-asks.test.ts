@@ -73,10 +73,51 @@ function deployer(turnId: string) {
   });
 }
 
+/** Which tools of the `pair` sub-agent have started, by turn: each waits (at most 3 s) for the other. */
+const arrived = new Map<string, Set<string>>();
+
+/** A parallel tool of the `pair` sub-agent: answers "met" when the other one started while it waited, "alone" otherwise. */
+function meeting(name: string, other: string) {
+  return defineRuntimeTool({
+    name,
+    description: `Waits for ${other}`,
+    parameters: Type.Object({}),
+    executionMode: "parallel",
+    execute: async (ctx) => {
+      const seen = arrived.get(ctx.turnId) ?? new Set<string>();
+      arrived.set(ctx.turnId, seen.add(name));
+      const deadline = Date.now() + 3_000;
+      while (!seen.has(other) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      return { content: [{ type: "text", text: seen.has(other) ? `${name} met ${other}` : `${name} alone` }] };
+    },
+  });
+}
+
+/** A sub-agent whose model calls two parallel tools that wait for each other, then answers with their results. */
+function pair(turnId: string) {
+  const streamFn: StreamFn = (model, context, options) => {
+    const results = context.messages.filter((m) => m.role === "toolResult");
+    const entry =
+      results.length > 0
+        ? `pair saw: ${results.map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join("")).join(" | ")}`
+        : response([toolCall("meet_a", {}, { id: `${turnId}-a` }), toolCall("meet_b", {}, { id: `${turnId}-b` })]);
+    return createScriptedModel([entry]).streamFn(model, context, options);
+  };
+  return defineSubAgent({
+    name: "pair",
+    description: "Runs two tools that meet",
+    systemPrompt: "You meet.",
+    llm: { model: createScriptedModel([]).model, streamFn },
+    tools: [meeting("meet_a", "meet_b"), meeting("meet_b", "meet_a")],
+    llmRetry: false,
+  });
+}
+
 /** `ask`: one call of `ask_person`, then an answer quoting its result; `child-asks`: one call of `deployer`; anything else answers "ok". */
 const buildTurn: BuildDurableTurn = (request) => {
   const ask = request.metadata?.scenario === "ask";
   const childAsks = request.metadata?.scenario === "child-asks";
+  const childPair = request.metadata?.scenario === "child-pair";
   const streamFn: StreamFn = (model, context, options) => {
     const last = context.messages.at(-1);
     const entry =
@@ -86,7 +127,9 @@ const buildTurn: BuildDurableTurn = (request) => {
           ? response([toolCall("ask_person", {}, { id: `${request.turnId}-ask` })])
           : childAsks
             ? response([toolCall("deployer", { task: "deploy it" }, { id: `${request.turnId}-deployer` })])
-            : "ok";
+            : childPair
+              ? response([toolCall("pair", { task: "meet" }, { id: `${request.turnId}-pair` })])
+              : "ok";
     return createScriptedModel([entry]).streamFn(model, context, options);
   };
   const timeoutMs = request.metadata?.timeoutMs;
@@ -94,12 +137,39 @@ const buildTurn: BuildDurableTurn = (request) => {
     systemPrompt: "You are a test assistant.",
     llm: { model: createScriptedModel([]).model, streamFn },
     llmRetry: false,
-    tools: [askPerson(timeoutMs === undefined ? undefined : Number(timeoutMs)), deployer(request.turnId)],
+    tools: [
+      askPerson(timeoutMs === undefined ? undefined : Number(timeoutMs)),
+      deployer(request.turnId),
+      pair(request.turnId),
+    ],
     warnings: setupWarnings.get(request.turnId),
   };
 };
 
 const fixture = useInProcessWorker({ workerId: WORKER_ID, concurrency: 4, buildTurn });
+
+describe("a sub-agent's parallel tools in a durable turn", () => {
+  it("run at the same time, as in process: each finds the other running", async () => {
+    const turn = await fixture.worker.client.start({
+      sessionId: "s-child-pair",
+      turnId: "child-pair",
+      userMessage: { text: "meet" },
+      metadata: { scenario: "child-pair" },
+    });
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
+    expect(assertRuntimeEventSequence(events)).toBe("completed");
+    const childResults = events.flatMap((e) =>
+      e.origin && e.type === "message.persisted"
+        ? e.payload.messages.filter((m) => (m as { role?: string }).role === "toolResult")
+        : [],
+    );
+    expect(childResults.map((m) => (m as { content: { text: string }[] }).content[0]!.text)).toEqual([
+      "meet_a met meet_b",
+      "meet_b met meet_a",
+    ]);
+  }, 60_000);
+});
 
 describe("the setup's warnings", () => {
   it("are logged right after the first status, in order; a replay logs the ones the first execution found", async () => {

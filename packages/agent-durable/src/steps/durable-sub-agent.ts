@@ -35,9 +35,11 @@ export function durableTools(
  * The child shares the turn's execution: its claim, its abort, its log,
  * its steering (what a child step takes reaches the parent at its next
  * boundary). Its history is its own: nothing of it is stored in the
- * session history. Its calls run one call at a time (`executionMode:
- * "sequential"`, whatever the definition says): the child's steps must
- * start in the same order on every replay.
+ * session history. Several calls of the sub-agent in one response run one
+ * after the other (`executionMode: "sequential"`, whatever the definition
+ * says): steps are numbered in the order they are called, and two children
+ * at once would call theirs in an order that depends on timing. The
+ * child's own `parallel` tools run at once, as the turn's own.
  */
 export function durableSubAgent(ctx: TurnContext, tool: SubAgentTool): SubAgentTool {
   const definition = tool.subAgent;

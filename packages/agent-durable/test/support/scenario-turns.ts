@@ -190,8 +190,8 @@ function scenarioStreamFn(request: DurableTurnRequest, countFile: string): Strea
 }
 
 /**
- * The stream function of the `explore` sub-agent: one call of `child_read`,
- * then a streamed answer (`childDeltas` words at `delayMs` each, fast when
+ * The stream function of the `explore` sub-agent: one call of `child_read`
+ * (or two parallel calls of `parallel_read` with `childParallel`), then a streamed answer (`childDeltas` words at `delayMs` each, fast when
  * sent again after a crash). Each request is recorded as a `model` count
  * with detail `child`.
  */
@@ -203,10 +203,20 @@ function childStreamFn(request: DurableTurnRequest, countFile: string): StreamFn
     record(countFile, { kind: "model", ...ids, detail: "child", position });
     const delayMs = Number((resent ? request.metadata?.resendDelayMs : undefined) ?? request.metadata?.delayMs ?? 0);
     const words = Array.from({ length: Number(request.metadata?.childDeltas ?? 20) }, (_, i) => ` c${i}`).join("");
+    // With `childParallel`: two `parallel_read` calls at once, a quick one and one that runs until the kill.
+    const calls = request.metadata?.childParallel
+      ? [50, 600_000].map((ms, i) =>
+          toolCall(
+            "parallel_read",
+            { path: `${request.turnId}-${i}.txt`, ms },
+            { id: `${request.turnId}-child-p${i}` },
+          ),
+        )
+      : [toolCall("child_read", { path: `${request.turnId}.txt` }, { id: `${request.turnId}-child-call` })];
     const entry =
       lastMessage(context)?.role === "toolResult"
         ? response(`found it:${words}`, { eventDelayMs: delayMs })
-        : response([toolCall("child_read", { path: `${request.turnId}.txt` }, { id: `${request.turnId}-child-call` })]);
+        : response(calls);
     return createScriptedModel([entry]).streamFn(model, context, options);
   };
 }
@@ -324,7 +334,10 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       description: "Explores the workspace",
       systemPrompt: "You explore.",
       llm: { model, streamFn: childStreamFn(request, countFile) },
-      tools: [durableTool(slow("child_read"), { requiresApproval: request.metadata?.childApproval === true })],
+      tools: [
+        durableTool(slow("child_read"), { requiresApproval: request.metadata?.childApproval === true }),
+        parallelRead,
+      ],
       llmRetry: false,
     });
     return {
