@@ -1,6 +1,7 @@
 import type { AssembledTurn } from "./assembled-turn.js";
 import { assembleTurnFromRegistry } from "./assemble-turn.js";
 import { EnabledState } from "./enabled-state.js";
+import { assertOptionsObject } from "./extension-config-error.js";
 import { Registry } from "./registry.js";
 import { type ResolveExtensionsOptions, resolveExtensions } from "./resolve-extensions.js";
 import type { TurnContext } from "./turn-context.js";
@@ -65,6 +66,7 @@ export interface AgentRuntime {
  * no half-ready state to check.
  */
 export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
+  assertOptionsObject(options, "createAgentRuntime");
   const extensions = resolveExtensions(options);
   const registry = await Registry.initialize(extensions, { params: options.profile?.params });
   const ids = Object.freeze([...registry.ids]);

@@ -44,3 +44,17 @@ export class ExtensionConfigError extends TurnkitConfigError<ExtensionConfigErro
     );
   }
 }
+
+/**
+ * Throws `ExtensionConfigError` (`extension_init`) unless `options` is a
+ * plain object (not `null`, an array or a function), naming `where` (the
+ * function the host called) and what it got instead.
+ */
+export function assertOptionsObject(options: unknown, where: string): asserts options is object {
+  if (typeof options === "object" && options !== null && !Array.isArray(options)) return;
+  const got = options === null ? "null" : Array.isArray(options) ? "an array" : typeof options;
+  throw new ExtensionConfigError(
+    ExtensionConfigErrorCode.ExtensionInit,
+    `${where}: expected an options object, got ${got}`,
+  );
+}

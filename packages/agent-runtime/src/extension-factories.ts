@@ -1,5 +1,5 @@
 import { assertRuntimeTool } from "@turnkit/agent-core/internal";
-import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
+import { ExtensionConfigError, ExtensionConfigErrorCode, assertOptionsObject } from "./extension-config-error.js";
 import type { ExtensionAPI, PromptContribution, ReminderProvider, ToolContribution } from "./extension-api.js";
 import {
   type ExtensionEventName,
@@ -55,12 +55,7 @@ export interface CreateExtensionOptions<TParams = unknown> extends ExtensionIden
  * changes to them have no effect.
  */
 export function createExtension<TParams = unknown>(options: CreateExtensionOptions<TParams>): Extension<TParams> {
-  if (typeof options !== "object" || options === null) {
-    throw new ExtensionConfigError(
-      ExtensionConfigErrorCode.ExtensionInit,
-      "createExtension: expected an options object",
-    );
-  }
+  assertOptionsObject(options, "createExtension");
   const { id, description } = options;
   assertExtensionId(id, "createExtension");
   const where = `createExtension("${id}")`;
@@ -111,6 +106,7 @@ export interface CreateToolExtensionOptions extends ExtensionIdentity {
 
 /** An extension that only contributes tools (a tool pack). Throws like {@link createExtension}. */
 export function createToolExtension(options: CreateToolExtensionOptions): Extension {
+  assertOptionsObject(options, "createToolExtension");
   return createExtension({ id: options?.id, description: options?.description, tools: options?.tools });
 }
 
@@ -122,6 +118,7 @@ export interface CreateHookExtensionOptions extends ExtensionIdentity {
 
 /** An extension that only handles events (a permission check, a compaction hook, a logger). Throws like {@link createExtension}. */
 export function createHookExtension(options: CreateHookExtensionOptions): Extension {
+  assertOptionsObject(options, "createHookExtension");
   return createExtension({ id: options?.id, description: options?.description, hooks: options?.hooks });
 }
 
@@ -139,6 +136,7 @@ export interface CreatePromptExtensionOptions extends ExtensionIdentity {
  * otherwise like {@link createExtension}.
  */
 export function createPromptExtension(options: CreatePromptExtensionOptions): Extension {
+  assertOptionsObject(options, "createPromptExtension");
   if (options?.systemPrompt === undefined && options?.userPromptPrefix === undefined) {
     assertExtensionId(options?.id, "createPromptExtension");
     configError(`createPromptExtension("${options.id}"): give systemPrompt, userPromptPrefix or both`);
@@ -168,6 +166,7 @@ export interface CreateReminderExtensionOptions extends ExtensionIdentity {
  * extension id. Throws like {@link createExtension}.
  */
 export function createReminderExtension(options: CreateReminderExtensionOptions): Extension {
+  assertOptionsObject(options, "createReminderExtension");
   const reminder: ReminderProvider = { id: options?.id, provide: options?.provide };
   if (options?.priority !== undefined) reminder.priority = options.priority;
   return createExtension({ id: options?.id, description: options?.description, reminders: [reminder] });

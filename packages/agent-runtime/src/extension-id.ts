@@ -21,7 +21,12 @@ export function isValidExtensionId(id: unknown): id is string {
  */
 export function assertExtensionId(id: unknown, where: string): asserts id is string {
   if (isValidExtensionId(id)) return;
-  const shown = typeof id === "string" ? JSON.stringify(id) : `a ${id === null ? "null" : typeof id}`;
+  const shown =
+    typeof id === "string"
+      ? JSON.stringify(id)
+      : id === null || id === undefined
+        ? String(id)
+        : `${typeof id === "object" ? "an" : "a"} ${typeof id}`;
   const why =
     typeof id !== "string" || id.length === 0
       ? "an extension id must be a non-empty string"

@@ -1,5 +1,5 @@
 import { assertKnownKeys } from "@turnkit/agent-core/internal";
-import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
+import { ExtensionConfigError, ExtensionConfigErrorCode, assertOptionsObject } from "./extension-config-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 import type { ExtensionProfile } from "./extension-profile.js";
 
@@ -47,6 +47,7 @@ const PROFILE_KEYS: Record<keyof ExtensionProfile, true> = { disable: true, enab
  * valid one, before anything else is checked.
  */
 export function resolveExtensions(options: ResolveExtensionsOptions): Extension[] {
+  assertOptionsObject(options, "resolveExtensions");
   assertKnownKeys(options, Object.keys(RESOLVE_OPTIONS_KEYS), "agent runtime options");
   const { base, additions = [], profile = {} } = options;
   assertKnownKeys(profile, Object.keys(PROFILE_KEYS), "profile");

@@ -1,5 +1,6 @@
 import { defineSubAgent, type SubAgentDefinition } from "@turnkit/agent-core";
 import { type ExtensionIdentity, type OneOrMany, createToolExtension } from "./extension-factories.js";
+import { ExtensionConfigError, ExtensionConfigErrorCode, assertOptionsObject } from "./extension-config-error.js";
 import type { Extension } from "./extension.js";
 
 /** Options of {@link createSubAgentExtension}. */
@@ -19,10 +20,17 @@ export interface CreateSubAgentExtensionOptions extends ExtensionIdentity {
  * `createToolExtension` for a bad id or two sub-agents with one name.
  */
 export function createSubAgentExtension(options: CreateSubAgentExtensionOptions): Extension {
-  const agents = Array.isArray(options?.agents) ? options.agents : [options?.agents as SubAgentDefinition];
+  assertOptionsObject(options, "createSubAgentExtension");
+  if (options.agents === undefined) {
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.ExtensionInit,
+      "createSubAgentExtension: agents is missing (a sub-agent definition or a list of them)",
+    );
+  }
+  const agents = Array.isArray(options.agents) ? options.agents : [options.agents as SubAgentDefinition];
   return createToolExtension({
-    id: options?.id,
-    description: options?.description,
+    id: options.id,
+    description: options.description,
     tools: agents.map((agent) => defineSubAgent(agent)),
   });
 }

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   createAgentRuntime,
+  createCompactionExtension,
   createExtension,
   createHookExtension,
   createPromptExtension,
   createReminderExtension,
+  createSubAgentExtension,
   createToolExtension,
+  ExtensionConfigError,
 } from "../src/index.js";
 import { echoTool, thrown, turn } from "./fixtures.js";
 
@@ -140,5 +143,53 @@ describe("extension factories", () => {
       expect(error.code).toBe(code);
       expect(error.message).toContain(text);
     }
+  });
+
+  it("every factory and createAgentRuntime refuse options that are not an object, naming themselves and what they got", async () => {
+    const factories: [string, (options: never) => unknown][] = [
+      ["createExtension", createExtension],
+      ["createToolExtension", createToolExtension],
+      ["createHookExtension", createHookExtension],
+      ["createPromptExtension", createPromptExtension],
+      ["createReminderExtension", createReminderExtension],
+      ["createSubAgentExtension", createSubAgentExtension],
+      ["createCompactionExtension", createCompactionExtension],
+      ["createAgentRuntime", createAgentRuntime],
+    ];
+    const values: [unknown, string][] = [
+      [null, "null"],
+      [42, "number"],
+      ["x", "string"],
+      [[], "an array"],
+      [() => ({}), "function"],
+    ];
+    for (const [name, factory] of factories) {
+      for (const [value, got] of [
+        ...values,
+        ...(name === "createCompactionExtension" ? [] : [[undefined, "undefined"]]),
+      ]) {
+        const error = await Promise.resolve()
+          .then(() => factory(value as never))
+          .then(
+            () => undefined,
+            (thrownError: unknown) => thrownError,
+          );
+        expect(ExtensionConfigError.isInstance(error), `${name}(${String(value)})`).toBe(true);
+        expect((error as ExtensionConfigError).code).toBe("extension_init");
+        expect((error as Error).message).toBe(`${name}: expected an options object, got ${got}`);
+      }
+    }
+  });
+
+  it("an id that is not a string is named by its kind; a sub-agent extension without agents names the field", () => {
+    expect(thrown(() => createHookExtension({ hooks: {} } as never)).message).toBe(
+      "createExtension: invalid extension id undefined: an extension id must be a non-empty string",
+    );
+    expect(thrown(() => createHookExtension({ id: {}, hooks: {} } as never)).message).toBe(
+      "createExtension: invalid extension id an object: an extension id must be a non-empty string",
+    );
+    expect(thrown(() => createSubAgentExtension({ id: "helpers" } as never)).message).toBe(
+      "createSubAgentExtension: agents is missing (a sub-agent definition or a list of them)",
+    );
   });
 });

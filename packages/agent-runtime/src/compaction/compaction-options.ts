@@ -8,7 +8,7 @@ import {
   COMPACTION_TOOL_RESULT_MAX_CHARS,
   DEFAULT_COMPACTION_PROMPT,
 } from "../defaults.js";
-import { ExtensionConfigError, ExtensionConfigErrorCode } from "../extension-config-error.js";
+import { ExtensionConfigError, ExtensionConfigErrorCode, assertOptionsObject } from "../extension-config-error.js";
 import { assertExtensionId } from "../extension-id.js";
 import type { CompactionRecord } from "./compaction-record.js";
 
@@ -106,9 +106,7 @@ const OPTION_KEYS: Record<keyof CompactionOptions, true> = {
  */
 export function resolveCompactionOptions(options: CompactionOptions): ResolvedCompactionOptions {
   const where = "createCompactionExtension";
-  if (typeof options !== "object" || options === null) {
-    throw new ExtensionConfigError(ExtensionConfigErrorCode.ExtensionInit, `${where}: expected an options object`);
-  }
+  assertOptionsObject(options, where);
   assertKnownKeys(options, Object.keys(OPTION_KEYS), `${where} options`);
   const id = options.id ?? "compaction";
   assertExtensionId(id, where);
