@@ -29,8 +29,9 @@ export interface WorkerLeaseOptions {
  * executor id as the one that ran it (at launch), so a restarted worker
  * with the same `workerId` picks its turns up at once. A worker that never
  * comes back would strand its turns: the live workers look for expired
- * leases several times per lease (at most every
- * {@link LEASE_CHECK_MAX_INTERVAL_MS}), and one of them takes each over.
+ * leases when the next one expires (and at least every
+ * {@link LEASE_CHECK_MAX_INTERVAL_MS}, or a quarter lease when shorter),
+ * and one of them takes each over.
  *
  * Taking over is retried from durable state until it is complete: the
  * adopting worker locks the dead worker's row, queues its turns again, and
@@ -46,9 +47,9 @@ export interface WorkerLeaseOptions {
  */
 export class WorkerLease {
   private beatTimer: ReturnType<typeof setInterval> | undefined;
-  private checkTimer: ReturnType<typeof setInterval> | undefined;
+  private checkTimer: ReturnType<typeof setTimeout> | undefined;
   private beating = false;
-  private checking = false;
+  private running = false;
   private readonly table: string;
 
   constructor(private readonly options: WorkerLeaseOptions) {
@@ -63,22 +64,24 @@ export class WorkerLease {
     await this.beat();
   }
 
-  /** Keeps beating every quarter lease and looks for expired leases several times per lease. */
+  /**
+   * Keeps beating every quarter lease, and looks for expired leases when
+   * the next one of another worker expires (at most every
+   * {@link LEASE_CHECK_MAX_INTERVAL_MS}, or a quarter lease when shorter).
+   */
   start(): void {
-    const { leaseMs } = this.options;
-    this.beatTimer ??= setInterval(() => void this.tick(), Math.max(20, Math.floor(leaseMs / 4)));
-    this.checkTimer ??= setInterval(
-      () => void this.check(),
-      Math.max(20, Math.min(LEASE_CHECK_MAX_INTERVAL_MS, Math.floor(leaseMs / 4))),
-    );
+    if (this.running) return;
+    this.running = true;
+    this.beatTimer = setInterval(() => void this.tick(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
-    this.checkTimer.unref?.();
+    this.scheduleCheck(this.longestCheckPause());
   }
 
   /** Stops beating and looking. */
   stop(): void {
+    this.running = false;
     if (this.beatTimer) clearInterval(this.beatTimer);
-    if (this.checkTimer) clearInterval(this.checkTimer);
+    if (this.checkTimer) clearTimeout(this.checkTimer);
     this.beatTimer = undefined;
     this.checkTimer = undefined;
   }
@@ -96,14 +99,40 @@ export class WorkerLease {
 
   /** Takes over every expired lease this worker can lock now; resolves to how many turns it queued again. */
   async adoptExpired(): Promise<number> {
+    return (await this.lookAndAdopt()).requeued;
+  }
+
+  /**
+   * Takes over every expired lease this worker can lock now; also tells in
+   * how many ms the next lease of another worker expires (server clock), if
+   * any is left.
+   */
+  private async lookAndAdopt(): Promise<{ requeued: number; nextExpiryMs: number | undefined }> {
     const { pool, workerId, leaseMs } = this.options;
     const { rows } = await pool.query(
-      `SELECT executor_id FROM ${this.table} WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2)`,
+      `SELECT executor_id, extract(epoch FROM heartbeat_at + make_interval(secs => $2) - now()) * 1000 AS ms_left
+       FROM ${this.table} WHERE executor_id <> $1`,
       [workerId, leaseMs / 1000],
     );
     let requeued = 0;
-    for (const row of rows as { executor_id: string }[]) requeued += await this.adopt(row.executor_id);
-    return requeued;
+    let nextExpiryMs: number | undefined;
+    for (const row of rows as { executor_id: string; ms_left: string }[]) {
+      const msLeft = Number(row.ms_left);
+      if (msLeft < 0) requeued += await this.adopt(row.executor_id);
+      else nextExpiryMs = Math.min(nextExpiryMs ?? msLeft, msLeft);
+    }
+    return { requeued, nextExpiryMs };
+  }
+
+  /** The longest pause between two looks: a quarter lease, at most {@link LEASE_CHECK_MAX_INTERVAL_MS}. */
+  private longestCheckPause(): number {
+    return Math.max(20, Math.min(LEASE_CHECK_MAX_INTERVAL_MS, Math.floor(this.options.leaseMs / 4)));
+  }
+
+  private scheduleCheck(afterMs: number): void {
+    if (!this.running) return;
+    this.checkTimer = setTimeout(() => void this.check(), afterMs);
+    this.checkTimer.unref?.();
   }
 
   private async tick(): Promise<void> {
@@ -118,16 +147,16 @@ export class WorkerLease {
     }
   }
 
+  /** One look; the next comes when the next lease expires (a little after), or after the longest pause. */
   private async check(): Promise<void> {
-    if (this.checking) return;
-    this.checking = true;
+    let next = this.longestCheckPause();
     try {
-      await this.adoptExpired();
+      const { nextExpiryMs } = await this.lookAndAdopt();
+      if (nextExpiryMs !== undefined) next = Math.min(next, Math.max(20, Math.ceil(nextExpiryMs) + 5));
     } catch {
       // Retried at the next look: the dead worker's row stays until its turns are queued again.
-    } finally {
-      this.checking = false;
     }
+    this.scheduleCheck(next);
   }
 
   private async beat(): Promise<void> {
