@@ -33,14 +33,9 @@ export { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts }
  * its value), the partial content seen so far, and the attached
  * classification (`timeout`, retryable).
  *
- * A caller's abort (`options.signal`) ends the provider's stream (pi-ai's
- * `end()`): what the provider had sent already is still read, as pi's loop
- * reads it (with the provider's own terminal event, if it sent one when its
- * signal fired), then the returned stream ends with stopReason `"aborted"`:
- * at once when nothing was left, also from a provider that ignores its
- * signal. A `done` the reader had not read yet when the caller aborted ends
- * the stream as aborted too, with all it streamed. It is never reported as
- * a timeout. All timers and listeners are removed when
+ * A caller's abort (`options.signal`) ends the returned stream at once with
+ * stopReason `"aborted"`, releases the provider's iterator the same way, and
+ * is never reported as a timeout. All timers and listeners are removed when
  * the stream ends. Never throws.
  */
 export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
@@ -147,18 +142,10 @@ export class TimedRequest extends PullStream {
     this.return();
   }
 
-  /**
-   * The caller aborted (the request's own signal has followed it already):
-   * the provider's stream is ended, so the reads that follow answer what it
-   * had sent already, then the aborted end ({@link answer}); a read waiting
-   * on the provider returns at once.
-   */
+  /** The caller aborted (the request's own signal has followed it already). */
   private onCallerAbort(): void {
     if (this.finished) return;
-    if (this.timer !== undefined) this.watchdogs.clock.clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.stream) this.stream.end();
-    else this.decide(this.endWith("aborted", "Request was aborted"));
+    this.decide(this.endWith("aborted", "Request was aborted"));
   }
 
   /** Aborts the request through its own signal (the retry layer gives up on it); the caller's is never aborted. */
@@ -171,17 +158,10 @@ export class TimedRequest extends PullStream {
     if (this.finished) return DONE;
     if (result.done) {
       if (this.sourceFailure) return this.answerFailure(this.sourceFailure.error);
-      if (this.callerSignal?.aborted) this.decide(this.endWith("aborted", "Request was aborted"));
-      else this.decide(this.endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
+      this.decide(this.endWith("error", STREAM_ENDED_WITHOUT_FINAL_EVENT));
       return this.takeDecided();
     }
     const event = result.value;
-    if (event.type === "done" && this.callerSignal?.aborted) {
-      // The caller aborted before this completion was read: the request ends aborted, keeping all it streamed.
-      this.lastPartial = event.message;
-      this.decide(this.endWith("aborted", "Request was aborted"));
-      return this.takeDecided();
-    }
     if (event.type === "done" || event.type === "error") {
       this.finish();
       // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
