@@ -1,9 +1,11 @@
 /*
  * Chaos: worker processes killed with SIGKILL at random moments while turns
- * stream, run tools (never, safe, parallel), wait for approvals, get aborted
- * and steered, every count kept outside the workers. Then the promises are
- * checked on everything that happened: no finished model request sent again,
- * no `never` call run twice, every log without gap and with one ending, no
+ * stream, run tools (never, safe, parallel), wait for approvals, run a
+ * sub-agent whose call waits for approval, get aborted and steered, every
+ * count kept outside the workers. Then the promises are checked on
+ * everything that happened: no finished model request sent again, no
+ * `never` call run twice, every log without gap and with one ending and a
+ * valid event stream (a sub-agent's events one of their own), no
  * stored history with an unanswered call (and it holds exactly what the logs
  * announced), every accepted steering message delivered or handed back once,
  * every turn ended.
@@ -13,7 +15,7 @@
  * TURNKIT_DURABLE_CHAOS_WORKERS=3, and TURNKIT_DURABLE_CHAOS_SEED to repeat
  * a run's choices (the seed is printed; timing still differs).
  */
-import { assertToolCallsAnswered } from "@turnkit/agent-core/testing";
+import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
 import pg from "pg";
@@ -36,7 +38,7 @@ const WORKERS = Array.from({ length: Number(env.TURNKIT_DURABLE_CHAOS_WORKERS ??
 /** Long enough that a worker busy on a loaded machine is not taken for dead: here only killed workers recover. */
 const WORKER_ENV = { LEASE_MS: "20000", CONCURRENCY: "8" };
 /** What each turn does (see `chaosAnswer` in the test support); only `safe` calls may run again. */
-const PLANS = ["stream", "tool", "safe", "parallel", "approval"] as const;
+const PLANS = ["stream", "tool", "safe", "parallel", "approval", "sub-agent"] as const;
 
 const fixture = useDurableFixture(WORKERS.map((id) => ({ id, env: WORKER_ENV })));
 
@@ -232,7 +234,7 @@ describe("chaos", () => {
         const turn: ChaosTurn = { ref, plan };
         turns.push(turn);
         const host = Promise.all([
-          plan === "approval" ? driveApproval(turn, random) : undefined,
+          plan === "approval" || plan === "sub-agent" ? driveApproval(turn, random) : undefined,
           driveHost(turn, random),
         ]);
         // Every turn ends.
@@ -257,6 +259,8 @@ describe("chaos", () => {
         const events = await fixture.client.readEvents(turn.ref);
         // No gap, no repeat, one ending and it is last; the outcome is the one the log ends with.
         assertLogInvariants(events);
+        // The whole log, superseded events included, is a valid stream; a sub-agent's events one of their own.
+        assertRuntimeEventSequence(events);
         const terminal = events.at(-1) as RuntimeEvent<"session.status">;
         const outcome = outcomes.get(turn.ref.turnId)!;
         expect(terminal.payload.status).toBe(outcome.kind);
@@ -268,7 +272,7 @@ describe("chaos", () => {
       // No finished model request sent again: a request at the same place of a turn again only after a kill.
       const requests = groupBy(
         counts.filter((c) => mine(c) && c.kind === "model"),
-        (c) => `${c.turnId}@${c.position}`,
+        (c) => `${c.turnId}@${c.detail === "child" ? "child:" : ""}${c.position}`,
       );
       for (const [label, attempts] of requests) expectRetriesOnlyAfterKills(`request ${label}`, attempts, kills);
       // No never call run twice; a safe call again only after a kill, with the same idempotency key.
@@ -298,7 +302,7 @@ describe("chaos", () => {
         const announced: unknown[] = [];
         for (const turn of sessionTurns)
           for (const e of await fixture.client.readEvents(turn.ref))
-            if (e.type === "message.persisted") announced.push(...e.payload.messages);
+            if (e.type === "message.persisted" && !e.origin) announced.push(...e.payload.messages);
         // Roles and call ids first (a readable failure), then every field.
         expect(history.map(brief), sessionId).toEqual(announced.map(brief));
         expect(history).toEqual(announced);

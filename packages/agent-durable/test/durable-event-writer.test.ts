@@ -212,6 +212,24 @@ describe("the events of sub-agent turns in a durable log", () => {
   });
 });
 
+describe("a resume", () => {
+  it("counts the resumes of executions that died before recording theirs, so a request sent again gets a new id", async () => {
+    const { log, stored } = fakeLog(0);
+    const claim = new TurnClaim("turn:s:t", "token");
+    const writer = new DurableEventWriter(log, new HistoryWriter(fakeHistory(0).history, claim, "s"), claim, {
+      sessionId: "s",
+      turnId: "t",
+    });
+    writer.push(event("session.status", { status: "running" }));
+    // Events 2..9: an interrupted attempt, a resume notice of an execution that died too, and its own attempt.
+    writer.applyResume({ fromSeq: 2, toSeq: 9, earlierResumes: 1 });
+    // The third attempt's message id is `.r2`: `.r1` is the attempt the earlier resume made.
+    expect(writer.resumes).toBe(2);
+    await writer.flush();
+    expect(stored.map((e) => e.seq)).toEqual([1, 10]);
+  });
+});
+
 function createPersisted(messages: AgentMessage[]): RuntimeEvent {
   return createRuntimeEvent({
     eventId: "pending",

@@ -68,14 +68,25 @@ export class EventLog {
     return Number(rows[0].max);
   }
 
-  /** The highest `origin.seq` of each sub-agent turn among the turn's events with `seq >= fromSeq` (none: `{}`). */
-  async childSeqsFrom(turnKey: string, fromSeq: number): Promise<Record<string, number>> {
+  /**
+   * What the turn's events with `seq >= fromSeq` hold (an interrupted
+   * step's, when a resume supersedes them): the highest `origin.seq` of
+   * each sub-agent turn among them, and how many `durable.resume` notices.
+   */
+  async tailFrom(turnKey: string, fromSeq: number): Promise<{ childSeqs: Record<string, number>; resumes: number }> {
     const { rows } = await this.pool.query(
-      `SELECT event->'origin'->>'turnId' AS turn, max((event->'origin'->>'seq')::int) AS seq FROM ${this.table}
-       WHERE turn_key = $1 AND seq >= $2 AND event->'origin' IS NOT NULL GROUP BY 1`,
+      `SELECT event->'origin'->>'turnId' AS turn, max((event->'origin'->>'seq')::int) AS seq,
+              count(*) FILTER (WHERE type = 'debug.trace' AND event->'payload'->>'phase' = 'durable.resume') AS resumes
+       FROM ${this.table} WHERE turn_key = $1 AND seq >= $2 GROUP BY 1`,
       [turnKey, fromSeq],
     );
-    return Object.fromEntries(rows.map((row: { turn: string; seq: number }) => [row.turn, Number(row.seq)]));
+    const childSeqs: Record<string, number> = {};
+    let resumes = 0;
+    for (const row of rows as { turn: string | null; seq: number | null; resumes: string }[]) {
+      if (row.turn !== null) childSeqs[row.turn] = Number(row.seq);
+      resumes += Number(row.resumes);
+    }
+    return { childSeqs, resumes };
   }
 
   /** The turn's terminal status as the log holds it, or `undefined` while it has none. */

@@ -25,6 +25,13 @@ export interface ResumeRecord {
    * increasing across the superseded events. Absent: none.
    */
   childSeqs?: Record<string, number>;
+  /**
+   * `durable.resume` notices in that range: executions that resumed here
+   * before and died before their step was recorded. Each counts as a
+   * resume, so a request sent again never reuses the message id of an
+   * earlier attempt. Absent: none.
+   */
+  earlierResumes?: number;
 }
 
 /** A sub-agent turn of this turn, as its events showed it: where its events come from, and its last `origin.seq`. */
@@ -196,7 +203,7 @@ export class DurableEventWriter implements EventWriter {
       if (child) child.seq = Math.max(child.seq, seq);
       else this.resumedChildSeqs.set(turnId, seq);
     }
-    this.resumes++;
+    this.resumes += 1 + (resume.earlierResumes ?? 0);
     this.emit("debug.trace", {
       phase: "durable.resume",
       level: "warn",

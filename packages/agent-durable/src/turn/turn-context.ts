@@ -85,7 +85,7 @@ export async function beginLiveStep(
   // Nested in another step (a hook's own model request), the record that counts is the outer one, which does not carry this.
   if (options.nested) return { resume: undefined, abortRequested: ctx.liveAbort.signal.aborted };
   ctx.firstLiveRead ??= readLiveState(ctx);
-  const { storedSeq, abortRequested, childSeqs } = await ctx.firstLiveRead;
+  const { storedSeq, abortRequested, tail } = await ctx.firstLiveRead;
   // An abort found pending stops every live step of this execution, as the watcher would.
   if (abortRequested) ctx.liveAbort.abort();
   let resume: ResumeRecord | undefined;
@@ -93,7 +93,8 @@ export async function beginLiveStep(
     resume = {
       fromSeq: ctx.writer.nextSeq,
       toSeq: storedSeq,
-      ...(Object.keys(childSeqs).length > 0 && { childSeqs }),
+      ...(Object.keys(tail.childSeqs).length > 0 && { childSeqs: tail.childSeqs }),
+      ...(tail.resumes > 0 && { earlierResumes: tail.resumes }),
     };
     ctx.writer.applyResume(resume);
   }
@@ -104,16 +105,17 @@ export async function beginLiveStep(
 export interface LiveState {
   storedSeq: number;
   abortRequested: boolean;
-  childSeqs: Record<string, number>;
+  /** What the log holds after this execution's position (see `EventLog.tailFrom`). */
+  tail: { childSeqs: Record<string, number>; resumes: number };
 }
 
 async function readLiveState(ctx: TurnContext): Promise<LiveState> {
-  const [storedSeq, aborted, childSeqs] = await Promise.all([
+  const [storedSeq, aborted, tail] = await Promise.all([
     ctx.stores.eventLog.maxSeq(ctx.ref.workflowId),
     ctx.stores.turnTable.abortRequested([ctx.ref.workflowId]),
-    ctx.stores.eventLog.childSeqsFrom(ctx.ref.workflowId, ctx.writer.nextSeq),
+    ctx.stores.eventLog.tailFrom(ctx.ref.workflowId, ctx.writer.nextSeq),
   ]);
-  return { storedSeq, abortRequested: aborted.length > 0, childSeqs };
+  return { storedSeq, abortRequested: aborted.length > 0, tail };
 }
 
 /** Applies a recorded {@link LiveStart} when its step is replayed from its record. */

@@ -164,6 +164,9 @@ function chaosAnswer(request: DurableTurnRequest, context: Context): ScriptEntry
       return response([toolCall("safe_read", { path }, { id: id(0) })]);
     case "approval":
       return response([toolCall("guarded_write", { path }, { id: id(0) })]);
+    case "sub-agent":
+      // The `explore` sub-agent, whose own call needs a person's approval.
+      return response([toolCall("explore", { task: "look around" }, { id: id(0) })]);
     case "parallel":
       return response(
         [150, 400, 900].map((ms, i) =>
@@ -335,7 +338,9 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       systemPrompt: "You explore.",
       llm: { model, streamFn: childStreamFn(request, countFile) },
       tools: [
-        durableTool(slow("child_read"), { requiresApproval: request.metadata?.childApproval === true }),
+        durableTool(slow("child_read"), {
+          requiresApproval: request.metadata?.childApproval === true || request.metadata?.plan === "sub-agent",
+        }),
         parallelRead,
       ],
       llmRetry: false,
