@@ -128,8 +128,12 @@ export class DurableTurnWorker {
     });
     const pools = [pool, behindCheckpointPool, dbosPool];
     for (const each of pools) each.on("error", () => {});
+    let clientReady: Promise<DurableTurnClient> | undefined;
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
+      // The worker's own client connects while DBOS launches (the tables are in place now).
+      clientReady = DurableTurnClient.connect(options);
+      clientReady.catch(() => {});
       const running = new Set<TurnContext>();
       const stores = {
         eventLog: new EventLog(behindCheckpointPool, settings.schema),
@@ -169,13 +173,14 @@ export class DurableTurnWorker {
         minPollingIntervalMs: settings.queuePollingIntervalMs,
         onConflict: "always_update",
       });
+      const client = await clientReady;
       lease.start();
       const abortWatcher = new AbortWatcher(stores.turnTable, running);
       abortWatcher.start();
-      const client = await DurableTurnClient.connect(options);
       return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
     } catch (error) {
       launchedInThisProcess = false;
+      await clientReady?.then((client) => client.close()).catch(() => {});
       await DBOS.shutdown({ deregister: true }).catch(() => {});
       await Promise.all(pools.map((each) => each.end().catch(() => {})));
       throw error;
