@@ -97,19 +97,32 @@ export interface ActionRequestTurn {
   };
 }
 
+/**
+ * The part of a request id that keeps sub-agents apart: the tool call ids
+ * of the sub-agent calls a turn runs under, outermost first, each followed
+ * by `/` (`""` for a host's turn). Two sub-agents whose own calls share an
+ * id (each model numbering its calls from 1) ask under different ids:
+ * `elicitation:call_2/call_1:1` is the question of call `call_1` in the
+ * sub-agent that the parent's call `call_2` started.
+ */
+export function requestIdScope(subAgentCallIds: readonly string[]): string {
+  return subAgentCallIds.map((toolCallId) => `${toolCallId}/`).join("");
+}
+
 /** What the tool table needs to give each call an {@link AskHost}: the turn's wait. */
 export type ActionRequestWait = (request: ActionRequiredPayload, signal: AbortSignal) => Promise<ActionRequestOutcome>;
 
 /**
  * The `askHost` of one tool call: fills the request id
- * (`<kind>:<toolCallId>:<n>`, counted per call, so the same on a replay of
- * the call), the call's message id and the timeout, and waits on `wait`
- * (absent: every request is refused). The wait also ends when the call's
- * `callSignal` (the turn's abort) fires.
+ * (`<kind>:<scope><toolCallId>:<n>`, counted per call, so the same on a
+ * replay of the call), the call's message id and the timeout, and waits on
+ * `wait` (absent: every request is refused). The wait also ends when the
+ * call's `callSignal` (the turn's abort) fires. `scope` is
+ * {@link requestIdScope} of the turn the tool runs in.
  */
 export function toolCallAskHost(
   wait: ActionRequestWait | undefined,
-  call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
+  call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal; scope?: string },
 ): AskHost {
   let asked = 0;
   return async function askHost<R extends ActionRequest>(
@@ -117,7 +130,7 @@ export function toolCallAskHost(
     options: AskHostOptions = {},
   ): Promise<ActionRequestOutcome<R["kind"]>> {
     asked += 1;
-    const requestId = `${request.kind}:${call.toolCallId}:${asked}`;
+    const requestId = `${request.kind}:${call.scope ?? ""}${call.toolCallId}:${asked}`;
     const timeoutMs = options.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
     const payload = {
       ...(request.kind === "elicitation" && { toolCallId: call.toolCallId }),

@@ -172,7 +172,9 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     await waitFor("the call asked again", async () => toolRuns(answeredAfter)[0] === 2);
     expect(await questions(answeredAfter)).toHaveLength(1);
     await fixture.client.respond(answeredAfter, requestIdOf(answeredAfter), answer);
-    await fixture.client.respond(childApproval, "approval:child-approval-child-call", { approved: true });
+    await fixture.client.respond(childApproval, "approval:child-approval-call-0/child-approval-child-call", {
+      approved: true,
+    });
     const all = [
       ...[answeredBefore, answeredWhileDown, answeredAfter, withdrawn],
       ...[childStreams, childTool, childApproval, childParallel],

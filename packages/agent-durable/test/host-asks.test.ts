@@ -113,11 +113,15 @@ function pair(turnId: string) {
   });
 }
 
-/** `ask`: one call of `ask_person`, then an answer quoting its result; `child-asks`: one call of `deployer`; anything else answers "ok". */
+/**
+ * `ask`: one call of `ask_person`, then an answer quoting its result; `child-asks`: one call of `deployer`;
+ * `child-twins`: two calls of `deployer`, whose children call their tools under the same ids; anything else answers "ok".
+ */
 const buildTurn: BuildDurableTurn = (request) => {
   const ask = request.metadata?.scenario === "ask";
   const childAsks = request.metadata?.scenario === "child-asks";
   const childPair = request.metadata?.scenario === "child-pair";
+  const childTwins = request.metadata?.scenario === "child-twins";
   const streamFn: StreamFn = (model, context, options) => {
     const last = context.messages.at(-1);
     const entry =
@@ -129,7 +133,12 @@ const buildTurn: BuildDurableTurn = (request) => {
             ? response([toolCall("deployer", { task: "deploy it" }, { id: `${request.turnId}-deployer` })])
             : childPair
               ? response([toolCall("pair", { task: "meet" }, { id: `${request.turnId}-pair` })])
-              : "ok";
+              : childTwins
+                ? response([
+                    toolCall("deployer", { task: "one" }, { id: `${request.turnId}-one` }),
+                    toolCall("deployer", { task: "two" }, { id: `${request.turnId}-two` }),
+                  ])
+                : "ok";
     return createScriptedModel([entry]).streamFn(model, context, options);
   };
   const timeoutMs = request.metadata?.timeoutMs;
@@ -346,14 +355,14 @@ describe("what a tool call asks the host", () => {
     // The calls run one at a time: the approval of `deploy` first, then the question of `ask_person`.
     expect((await questions(1)).payload).toMatchObject({
       kind: "tool_approval",
-      requestId: "approval:child-asks-deploy",
+      requestId: "approval:child-asks-deployer/child-asks-deploy",
     });
-    await fixture.worker.client.respond(turn, "approval:child-asks-deploy", { approved: true });
+    await fixture.worker.client.respond(turn, "approval:child-asks-deployer/child-asks-deploy", { approved: true });
     expect((await questions(2)).payload).toMatchObject({
       kind: "elicitation",
-      requestId: requestId("child-asks-child"),
+      requestId: "elicitation:child-asks-deployer/child-asks-child-ask:1",
     });
-    await fixture.worker.client.respond(turn, requestId("child-asks-child"), {
+    await fixture.worker.client.respond(turn, "elicitation:child-asks-deployer/child-asks-child-ask:1", {
       action: "accept",
       content: { branch: "dev" },
     });
@@ -385,5 +394,49 @@ describe("what a tool call asks the host", () => {
       (e) => e.origin && e.type === "message.persisted" && JSON.stringify(e.payload).includes("child saw"),
     );
     expect(JSON.stringify(childAnswer?.payload)).toContain('child saw: deployed | {\\"kind\\":\\"answered\\"');
+  }, 60_000);
+
+  it("two sub-agent calls whose children call their tools under the same ids: each child's approval and question are its own", async () => {
+    const turn = await fixture.worker.client.start({
+      sessionId: "s-child-twins",
+      turnId: "twins",
+      userMessage: { text: "deploy twice" },
+      metadata: { scenario: "child-twins" },
+    });
+    const asked = async (n: number) => {
+      await waitFor(`request ${n}`, async () => {
+        const events = await fixture.worker.client.readEvents(turn);
+        return events.filter((e) => e.type === "action.required").length === n;
+      });
+      const events = await fixture.worker.client.readEvents(turn);
+      return events.filter((e) => e.type === "action.required").at(-1)!.payload.requestId;
+    };
+    // The two calls run one after the other; each child asks under its parent call's id.
+    for (const [call, branch] of [
+      ["twins-one", "dev"],
+      ["twins-two", "prod"],
+    ]) {
+      const n = call === "twins-one" ? 1 : 3;
+      expect(await asked(n)).toBe(`approval:${call}/twins-deploy`);
+      await fixture.worker.client.respond(turn, `approval:${call}/twins-deploy`, { approved: true });
+      expect(await asked(n + 1)).toBe(`elicitation:${call}/twins-child-ask:1`);
+      await fixture.worker.client.respond(turn, `elicitation:${call}/twins-child-ask:1`, {
+        action: "accept",
+        content: { branch },
+      });
+    }
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
+    expect(assertRuntimeEventSequence(events)).toBe("completed");
+    // Each child got its own answer.
+    const childAnswers = events.flatMap((e) =>
+      e.origin && e.type === "message.persisted" && JSON.stringify(e.payload).includes("child saw")
+        ? [[e.origin.toolCallId, JSON.stringify(e.payload).match(/branch\\":\\"(\w+)/)?.[1]]]
+        : [],
+    );
+    expect(childAnswers).toEqual([
+      ["twins-one", "dev"],
+      ["twins-two", "prod"],
+    ]);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import type { Agent, AgentMessage, AgentTool } from "@turnkit/agent-loop";
-import { type ActionRequestOutcome, waitForActionAnswer } from "../action-requests.js";
+import { type ActionRequestOutcome, requestIdScope, waitForActionAnswer } from "../action-requests.js";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { type ActionRequiredPayload, ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
 import { AbortGrace } from "../aborts.js";
@@ -120,6 +120,10 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
 
   resolveAssistantMessageId(toolCallId: string): string | undefined {
     return this.bridge.assistantMessageIdFor(toolCallId);
+  }
+
+  get requestIdScope(): string {
+    return requestIdScope(this.nesting.subAgentPath.map((step) => step.toolCallId));
   }
 
   waitForActionAnswer(request: ActionRequiredPayload, signal: AbortSignal): Promise<ActionRequestOutcome> {

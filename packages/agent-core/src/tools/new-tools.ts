@@ -35,6 +35,8 @@ export interface NewToolsOptions {
   bashEnv?: BashEnvSpawnHookOptions;
   /** The turn's wait for its host's answers, behind each call's `ctx.askHost`; absent: every request is refused. */
   waitForActionAnswer?: ActionRequestWait;
+  /** Prefix of the ids of what the tools ask the host (`requestIdScope` of the turn's sub-agent calls); default `""`. */
+  requestIdScope?: string;
   /** Told when a call's `execute` settled (returned or threw), before its result is checked. Errors are ignored. */
   onExecuteSettled?: (toolCallId: string) => void;
   /** Told about a progress update a tool sent after its `execute` settled; such an update is dropped. Errors are ignored. */
@@ -131,7 +133,7 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         turnId: options.turnId,
         toolCallId,
         assistantMessageId,
-        askHost: toolCallAskHost(wait, { toolCallId, assistantMessageId, callSignal }),
+        askHost: toolCallAskHost(wait, { toolCallId, assistantMessageId, callSignal, scope: options.requestIdScope }),
       });
       let settled = false;
       let result: unknown;

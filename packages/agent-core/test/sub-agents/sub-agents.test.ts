@@ -42,6 +42,26 @@ function explore(
 }
 
 /** A compact line per event (a message's text deltas joined): the origin path (agent names), the type and what matters of the payload. */
+/** A `deploy` tool that asks the host to approve it and says whether it deployed. */
+function deployWithApproval() {
+  return defineRuntimeTool({
+    name: "deploy",
+    description: "Deploys, with a person's approval",
+    parameters: Type.Object({}),
+    execute: async (ctx) => {
+      const asked = await ctx.askHost!({
+        kind: "tool_approval",
+        toolCallId: ctx.toolCallId,
+        toolName: "deploy",
+        arguments: {},
+        reason: "deploys to production",
+      });
+      const approved = asked.kind === "answered" && asked.answer.approved;
+      return { content: [{ type: "text", text: approved ? "deployed" : `not deployed (${asked.kind})` }] };
+    },
+  });
+}
+
 function lines(events: readonly RuntimeEvent[]): string[] {
   const joined: string[] = [];
   for (const line of eventLines(events)) {
@@ -343,24 +363,8 @@ describe("sub-agents", () => {
   });
 
   it("a tool inside a child asks the host for approval: the request reaches the parent's stream marked with its path, the answer reaches the child", async () => {
-    const deploy = defineRuntimeTool({
-      name: "deploy",
-      description: "Deploys, with a person's approval",
-      parameters: Type.Object({}),
-      execute: async (ctx) => {
-        const asked = await ctx.askHost!({
-          kind: "tool_approval",
-          toolCallId: ctx.toolCallId,
-          toolName: "deploy",
-          arguments: {},
-          reason: "deploys to production",
-        });
-        const approved = asked.kind === "answered" && asked.answer.approved;
-        return { content: [{ type: "text", text: approved ? "deployed" : `not deployed (${asked.kind})` }] };
-      },
-    });
     const child = explore([response(toolCall("deploy", {}, { id: "call_deploy" })), "Deployed it."], {
-      tools: [deploy],
+      tools: [deployWithApproval()],
     });
     const asked: ActionRequiredPayload[] = [];
     const turn = await runCheckedTurn({
@@ -388,6 +392,38 @@ describe("sub-agents", () => {
     });
     expect(request.payload).toMatchObject({ kind: "tool_approval", toolCallId: "call_deploy", toolName: "deploy" });
     expect(asked).toEqual([request.payload]);
+  });
+
+  it("two sub-agent calls whose own calls share an id ask under request ids scoped by the parent's call", async () => {
+    const child = explore(
+      // The calls run one after the other, each child a request with the call and one after it.
+      [
+        response(toolCall("deploy", {}, { id: "call_deploy" })),
+        "Deployed.",
+        response(toolCall("deploy", {}, { id: "call_deploy" })),
+        "Deployed.",
+      ],
+      { tools: [deployWithApproval()] },
+    );
+    const turn = await runCheckedTurn({
+      script: [
+        response([
+          toolCall("explore", { task: "one" }, { id: "call_one" }),
+          toolCall("explore", { task: "two" }, { id: "call_two" }),
+        ]),
+        "Done.",
+      ],
+      input: { tools: [child.tool], answerActionRequest: () => ({ approved: true }) },
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    const requests = turn.events.flatMap((event) =>
+      event.type === "action.required" ? [[event.origin?.toolCallId, event.payload.requestId]] : [],
+    );
+    expect(requests.sort()).toEqual([
+      ["call_one", "tool_approval:call_one/call_deploy:1"],
+      ["call_two", "tool_approval:call_two/call_deploy:1"],
+    ]);
   });
 
   it("the child's turn span goes under its call's execute_tool span, in the parent's trace", async () => {

@@ -2,6 +2,7 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { BeforeToolCallDecision, ToolCallHookEvent } from "@turnkit/agent-core";
 import { APPROVAL_TOPIC } from "../defaults.js";
 import type { TurnContext } from "../turn/turn-context.js";
+import { requestScopeOf } from "./host-ask.js";
 
 /** A person's answer to an approval request. */
 export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
@@ -9,9 +10,14 @@ export type ApprovalDecision = { approved: true } | { approved: false; reason?: 
 /** What travels on the approval topic: an answer to one request, or the notice that the turn is aborted. */
 export type ApprovalMessage = { kind: "decision"; requestId: string; decision: ApprovalDecision } | { kind: "abort" };
 
-/** The request id of the approval for one tool call (unique within its turn, the same on every replay). */
-export function approvalRequestId(toolCallId: string): string {
-  return `approval:${toolCallId}`;
+/**
+ * The request id of the approval for one tool call, unique within its turn
+ * and the same on every replay. `scope` tells sub-agents apart: the tool
+ * call ids of the sub-agent calls the call's turn runs under, each followed
+ * by `/` (`"call_2/"`); `""` (the default) for a call of the host's turn.
+ */
+export function approvalRequestId(toolCallId: string, scope = ""): string {
+  return `approval:${scope}${toolCallId}`;
 }
 
 /**
@@ -30,7 +36,7 @@ export async function awaitApproval(
   event: ToolCallHookEvent,
   reason: string,
 ): Promise<BeforeToolCallDecision> {
-  const requestId = approvalRequestId(event.toolCall.id);
+  const requestId = approvalRequestId(event.toolCall.id, requestScopeOf(ctx, event.turnId));
   ctx.writer.emit(
     "action.required",
     {

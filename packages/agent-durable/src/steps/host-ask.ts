@@ -1,6 +1,7 @@
 import { type ActionRequestOutcome, type AskHost, TURN_DEFAULTS } from "@turnkit/agent-core";
 import {
   type ActionRequestTurn,
+  requestIdScope,
   sleep,
   systemClock,
   toolCallAskHost,
@@ -21,8 +22,9 @@ export type AskEvent =
 
 /**
  * The `ctx.askHost` of one tool call of a durable turn. The request ids are
- * the runner's (`<kind>:<toolCallId>:<n>`, the n-th ask of the call), so a
- * call run again after a crash asks under the same ids. Each request is
+ * the runner's (`<kind>:<scope><toolCallId>:<n>`, the n-th ask of the call,
+ * scoped by the sub-agent calls it runs under), so a call run again after a
+ * crash asks under the same ids. Each request is
  * stored in Postgres before its `action.required` is logged; the answer
  * comes from `DurableTurnClient.respond` in any process and is looked for
  * every {@link HOST_ANSWER_POLL_MS} (a tool call is a step, where DBOS's
@@ -43,7 +45,22 @@ export function durableAskHost(
   call: { turnId: string; toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
   logged: AskEvent[],
 ): AskHost {
-  return toolCallAskHost((request, signal) => waitDurably(ctx, call.turnId, request, signal, logged), call);
+  return toolCallAskHost((request, signal) => waitDurably(ctx, call.turnId, request, signal, logged), {
+    ...call,
+    scope: requestScopeOf(ctx, call.turnId),
+  });
+}
+
+/**
+ * The request id scope of `turnId`, this turn or one of its sub-agent turns
+ * (`<turn id>/<call id>/...`, as the runner names them): the same scope the
+ * runner gives the tools of that turn, so ids are the same in process and
+ * here, and two sub-agents whose calls share an id ask under different ones.
+ */
+export function requestScopeOf(ctx: TurnContext, turnId: string): string {
+  const root = ctx.ref.turnId;
+  if (turnId === root || !turnId.startsWith(`${root}/`)) return "";
+  return requestIdScope([turnId.slice(root.length + 1)]);
 }
 
 async function waitDurably(
