@@ -21,6 +21,8 @@ export const ACCEPTED = { action: "accept", content: { ok: true } } as const;
 /** One `askHost` call of a tool, as the tool saw it. */
 export interface AskRecord {
   callId: string;
+  /** The ids of the sub-agent calls the tool's turn runs under, each followed by `/`; `""` in the host's turn. */
+  scope: string;
   /** 1 for the call's first question. */
   n: number;
   spec: AskSpec;
@@ -49,19 +51,23 @@ export interface QuestionProbe {
   answers: AnswerRecord[];
 }
 
-/** Asks each question of `asks` in turn; resolves with the outcomes' kinds as the tool's text. */
+/**
+ * Asks each question of `asks` in turn; resolves with the outcomes' kinds
+ * as the tool's text. `scope` is that of the call's turn (see `AskRecord`).
+ */
 export async function askQuestions(
   callId: string,
   asks: readonly AskSpec[],
   askHost: AskHost,
   clock: Clock,
   probe: QuestionProbe,
+  scope = "",
 ): Promise<string> {
   const kinds: string[] = [];
   for (const [index, spec] of asks.entries()) {
     const askedAt = clock.now();
     const outcome = await askHost(FUZZ_QUESTION, spec.timeoutMs === "default" ? {} : { timeoutMs: spec.timeoutMs });
-    probe.asks.push({ callId, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
+    probe.asks.push({ callId, scope, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
     kinds.push(outcome.kind);
   }
   return `${callId} asked: ${kinds.join(", ")}`;

@@ -181,7 +181,12 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         executed: [],
         ...(questions && { questions }),
       }),
-      ...createSubAgentTools(scenario.subAgents ?? [], clock, scenario.streamTimeouts === "default"),
+      ...createSubAgentTools(
+        scenario.subAgents ?? [],
+        clock,
+        scenario.streamTimeouts === "default",
+        questions && { probe: questions, rootTurnId: placement.turnId },
+      ),
     ],
     disableBuiltinToolFallback: true,
     ...(answerActionRequest && { answerActionRequest }),

@@ -178,7 +178,8 @@ const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
 
 /**
  * Generated turns that offer one to three sub-agents (children that answer,
- * fail, hang, reach their budget or call a sub-agent of their own), with
+ * fail, hang, reach their budget or call a sub-agent of their own, and whose
+ * tool asks the host a question when the host answers questions), with
  * every `every`-th tool call of the script calling one of them. Host
  * actions (aborts among them) land while children run. The writer never
  * stalls, so no event of a child is announced as dropped.
@@ -192,14 +193,22 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         { minLength: 1, maxLength: 3 },
       ),
       every: fc.integer({ min: 1, max: 3 }),
+      // A host that answers questions: the children's `probe` then asks it one.
+      hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
     })
-    .map(({ base, agents, every }): TurnScenario => {
+    .map(({ base, agents, every, hostAnswers }): TurnScenario => {
       const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
       const requests = withEveryNthCall(base.requests, every, (call, count) => {
         const agent = subAgents[count % subAgents.length]!;
         return { ...call, tool: agent.name, args: { kind: "task" as const, task: `task of ${call.id}` } };
       });
-      return { ...base, requests, subAgents, writer: { ...base.writer, slow: undefined } };
+      return {
+        ...base,
+        requests,
+        subAgents,
+        ...(hostAnswers !== null && { hostAnswers }),
+        writer: { ...base.writer, slow: undefined },
+      };
     });
 }
 

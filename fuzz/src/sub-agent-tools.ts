@@ -16,6 +16,7 @@ import {
   response,
   toolCall,
 } from "@turnkit/agent-core/testing";
+import { type QuestionProbe, askQuestions } from "./host-questions.js";
 import type { ChildBehaviour, SubAgentSpec } from "./scenario.js";
 import { withFallbackAnswers } from "./scripted-entries.js";
 
@@ -25,16 +26,43 @@ const CALLS_PER_SCRIPT = 8;
 /** The name of the sub-agent a `nested` child calls. */
 const INNER_AGENT = "inner";
 
-/** The child tool a child calls before it answers (`withTool`), or that hangs (`toolHang`). */
-function childTool(name: string, hangs: boolean): RuntimeTool {
+/** What the children's tools need to ask the host as the turn's own tools do. */
+export interface ChildQuestions {
+  /** The turn's questions, where each ask is recorded for invariant 17. */
+  probe: QuestionProbe;
+  /** The id of the turn the children run under: a child's turn id is it, `/` and the call's id. */
+  rootTurnId: string;
+}
+
+/**
+ * The child tool a child calls before it answers (`withTool`), or that
+ * hangs (`toolHang`). With `questions`, `probe` first asks the host one
+ * question, as a tool of the turn would: the children of different
+ * sub-agents number their calls alike (`call_1`, ...), so their questions
+ * are told apart only by the sub-agent call they run under.
+ */
+function childTool(name: string, hangs: boolean, clock: Clock, questions: ChildQuestions | undefined): RuntimeTool {
   return createRecordingTool(name, {
     executionMode: "parallel",
-    answer: (_input, signal) =>
-      hangs
-        ? new Promise((_resolve, reject) =>
-            signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
-          )
-        : { content: [{ type: "text", text: `${name} done` }] },
+    answer: async (_input, signal, ctx) => {
+      if (hangs)
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
+        );
+      if (!questions || !ctx.askHost) return { content: [{ type: "text", text: `${name} done` }] };
+      const scope = ctx.turnId.startsWith(`${questions.rootTurnId}/`)
+        ? `${ctx.turnId.slice(questions.rootTurnId.length + 1)}/`
+        : "";
+      const text = await askQuestions(
+        ctx.toolCallId,
+        [{ timeoutMs: "default" }],
+        ctx.askHost,
+        clock,
+        questions.probe,
+        scope,
+      );
+      return { content: [{ type: "text", text }] };
+    },
   });
 }
 
@@ -92,8 +120,17 @@ function innerAgent(inner: "answer" | "fail" | "hang", clock: Clock, watchdogs: 
   });
 }
 
-/** The turn's sub-agent tools, on `clock`; `watchdogs: false` turns the children's stream timeouts off, as the turn's. */
-export function createSubAgentTools(specs: readonly SubAgentSpec[], clock: Clock, watchdogs: boolean): RuntimeTool[] {
+/**
+ * The turn's sub-agent tools, on `clock`; `watchdogs: false` turns the
+ * children's stream timeouts off, as the turn's; with `questions` the
+ * children's `probe` asks the host.
+ */
+export function createSubAgentTools(
+  specs: readonly SubAgentSpec[],
+  clock: Clock,
+  watchdogs: boolean,
+  questions?: ChildQuestions,
+): RuntimeTool[] {
   return specs.map((spec) =>
     defineSubAgent({
       name: spec.name,
@@ -103,8 +140,8 @@ export function createSubAgentTools(specs: readonly SubAgentSpec[], clock: Clock
       llmRetry: false,
       executionMode: spec.executionMode,
       tools: [
-        childTool("probe", false),
-        childTool("stuck", true),
+        childTool("probe", false, clock, questions),
+        childTool("stuck", true, clock, questions),
         ...(spec.child.kind === "nested" ? [innerAgent(spec.child.inner, clock, watchdogs)] : []),
       ],
       ...(spec.child.kind === "overBudget" && { budget: { maxSteps: 1 } }),

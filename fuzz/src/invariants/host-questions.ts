@@ -1,6 +1,8 @@
 /**
  * Invariant 17: asking the host. Each `ctx.askHost` of a tool resolves once,
- * with the request id `elicitation:<toolCallId>:<n>`, and how it ended
+ * with the request id `elicitation:<toolCallId>:<n>` (in a sub-agent the
+ * tool call id preceded by the sub-agent calls' ids, each followed by `/`),
+ * never given to another question, and how it ended
  * follows from what the host did:
  *
  * - no host function, or a `timeoutMs` not more than 0: `refused` at once,
@@ -53,9 +55,11 @@ export function checkHostQuestions(
   }
   const ids = new Set<string>();
   for (const ask of probe.asks) {
-    const requestId = `elicitation:${ask.callId}:${ask.n}`;
+    const requestId = `elicitation:${ask.scope}${ask.callId}:${ask.n}`;
     if (ask.outcome.requestId !== requestId)
-      fail(`question ${ask.n} of ${ask.callId} has request id ${ask.outcome.requestId}, expected ${requestId}`);
+      fail(
+        `question ${ask.n} of ${ask.scope}${ask.callId} has request id ${ask.outcome.requestId}, expected ${requestId}`,
+      );
     if (ids.has(requestId)) fail(`request id ${requestId} given twice`);
     ids.add(requestId);
     const stopped = callerAborted || outcome.kind !== "completed";
