@@ -249,6 +249,14 @@ function toolResultOf(events: RuntimeEvent[]): unknown {
 
 const requestId = (turnId: string) => `elicitation:${turnId}-ask:1`;
 
+/** Waits until `turn` has logged its `n`-th `action.required`, and returns it. */
+async function nthRequest(turn: DurableTurnRef, n: number) {
+  const requests = async () =>
+    (await fixture.worker.client.readEvents(turn)).filter((e) => e.type === "action.required");
+  await waitFor(`request ${n}`, async () => (await requests()).length === n);
+  return (await requests()).at(-1)!;
+}
+
 describe("what a tool call asks the host", () => {
   it("answered: the question is logged once, the answer reaches the call; bad answers are refused by type", async () => {
     const turn = await startAsking("answered");
@@ -344,14 +352,7 @@ describe("what a tool call asks the host", () => {
       userMessage: { text: "deploy" },
       metadata: { scenario: "child-asks" },
     });
-    const questions = async (n: number) => {
-      await waitFor(
-        `question ${n} of the child`,
-        async () =>
-          (await fixture.worker.client.readEvents(turn)).filter((e) => e.type === "action.required").length === n,
-      );
-      return (await fixture.worker.client.readEvents(turn)).filter((e) => e.type === "action.required").at(-1)!;
-    };
+    const questions = (n: number) => nthRequest(turn, n);
     // The calls run one at a time: the approval of `deploy` first, then the question of `ask_person`.
     expect((await questions(1)).payload).toMatchObject({
       kind: "tool_approval",
@@ -403,14 +404,7 @@ describe("what a tool call asks the host", () => {
       userMessage: { text: "deploy twice" },
       metadata: { scenario: "child-twins" },
     });
-    const asked = async (n: number) => {
-      await waitFor(`request ${n}`, async () => {
-        const events = await fixture.worker.client.readEvents(turn);
-        return events.filter((e) => e.type === "action.required").length === n;
-      });
-      const events = await fixture.worker.client.readEvents(turn);
-      return events.filter((e) => e.type === "action.required").at(-1)!.payload.requestId;
-    };
+    const asked = async (n: number) => (await nthRequest(turn, n)).payload.requestId;
     // The two calls run one after the other; each child asks under its parent call's id.
     for (const [call, branch] of [
       ["twins-one", "dev"],
