@@ -3,7 +3,7 @@ import { hang, response, toolCall } from "@turnkit/agent-loop/testing";
 import { whenAborted } from "../gate.js";
 import type { HostAgent } from "../implementations.js";
 import { keepProviderMessages } from "../scenario-runner.js";
-import { defineScenario } from "../scenario.js";
+import { defineScenario, type ScenarioContext } from "../scenario.js";
 import { user } from "../scenario-messages.js";
 import { defineTool, echoTool, textResult } from "../scenario-tools.js";
 import { assertLinesInOrder } from "../trace-assertions.js";
@@ -20,6 +20,19 @@ function untilAbortedTool(name: string, onStart: () => void) {
   });
 }
 
+/** Prompts "Count" and calls `Agent.abort()` at the first text delta the host sees. */
+async function promptAndAbortAtFirstTextDelta(ctx: ScenarioContext): Promise<void> {
+  const agent = ctx.createAgent();
+  ctx.trace.onEvent(
+    (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
+    () => {
+      ctx.note("host aborts");
+      agent.abort();
+    },
+  );
+  await ctx.settle("prompt()", agent.prompt("Count"));
+}
+
 /** abort() while streaming, while a tool runs, and late tool updates (behaviours L3, L10). */
 export const ABORT_SCENARIOS = [
   defineScenario({
@@ -29,17 +42,7 @@ export const ABORT_SCENARIOS = [
     surfaces: ["agent"],
     // The stream stops after its third event and waits, so the abort always lands at the same point.
     script: () => [hang({ afterEvents: 3, response: response("Counting one two three") }), response("never requested")],
-    async run(ctx) {
-      const agent = ctx.createAgent();
-      ctx.trace.onEvent(
-        (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
-        () => {
-          ctx.note("host aborts");
-          agent.abort();
-        },
-      );
-      await ctx.settle("prompt()", agent.prompt("Count"));
-    },
+    run: promptAndAbortAtFirstTextDelta,
     then: (trace) =>
       assertLinesInOrder(trace, [
         'message_update text_delta "Counting"',
@@ -58,17 +61,7 @@ export const ABORT_SCENARIOS = [
     surfaces: ["agent"],
     // Two text deltas arrive before the stream waits: the abort lands on the first while the second is queued.
     script: () => [hang({ afterEvents: 4, response: response("Counting one two three") }), response("never requested")],
-    async run(ctx) {
-      const agent = ctx.createAgent();
-      ctx.trace.onEvent(
-        (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
-        () => {
-          ctx.note("host aborts");
-          agent.abort();
-        },
-      );
-      await ctx.settle("prompt()", agent.prompt("Count"));
-    },
+    run: promptAndAbortAtFirstTextDelta,
     then: (trace) =>
       assertLinesInOrder(trace, [
         'message_update text_delta "Counting"',
