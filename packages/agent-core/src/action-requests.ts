@@ -109,20 +109,48 @@ export function requestIdScope(subAgentCallIds: readonly string[]): string {
   return subAgentCallIds.map((toolCallId) => `${toolCallId}/`).join("");
 }
 
+/**
+ * Names the calls of one turn apart when a model reuses a tool call id in
+ * a later response (some OpenAI-compatible servers number calls per
+ * response, `call_0` each time). Returns a function to call once per call,
+ * in the order the calls start: it gives the call id itself the first
+ * time, and `<id>#<k>` for the k-th call under that id within `scope` (the
+ * call's {@link requestIdScope}; calls of two sub-agents are counted
+ * apart). Request ids are built on the name, so two calls never ask under
+ * one id, and a replay that starts the same calls in the same order gets
+ * the same names.
+ */
+export function callIdOccurrences(): (toolCallId: string, scope?: string) => string {
+  const seen = new Map<string, number>();
+  return (toolCallId, scope = "") => {
+    const key = `${scope}${toolCallId}`;
+    const k = (seen.get(key) ?? 0) + 1;
+    seen.set(key, k);
+    return k === 1 ? toolCallId : `${toolCallId}#${k}`;
+  };
+}
+
 /** What the tool table needs to give each call an {@link AskHost}: the turn's wait. */
 export type ActionRequestWait = (request: ActionRequiredPayload, signal: AbortSignal) => Promise<ActionRequestOutcome>;
 
 /**
  * The `askHost` of one tool call: fills the request id
- * (`<kind>:<scope><toolCallId>:<n>`, counted per call, so the same on a
+ * (`<kind>:<scope><callName>:<n>`, counted per call, so the same on a
  * replay of the call), the call's message id and the timeout, and waits on
  * `wait` (absent: every request is refused). The wait also ends when the
  * call's `callSignal` (the turn's abort) fires. `scope` is
- * {@link requestIdScope} of the turn the tool runs in.
+ * {@link requestIdScope} of the turn the tool runs in; `callName` is the
+ * call's name from {@link callIdOccurrences} (default: its tool call id).
  */
 export function toolCallAskHost(
   wait: ActionRequestWait | undefined,
-  call: { toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal; scope?: string },
+  call: {
+    toolCallId: string;
+    assistantMessageId: string | undefined;
+    callSignal: AbortSignal;
+    scope?: string;
+    callName?: string;
+  },
 ): AskHost {
   let asked = 0;
   return async function askHost<R extends ActionRequest>(
@@ -130,7 +158,7 @@ export function toolCallAskHost(
     options: AskHostOptions = {},
   ): Promise<ActionRequestOutcome<R["kind"]>> {
     asked += 1;
-    const requestId = `${request.kind}:${call.scope ?? ""}${call.toolCallId}:${asked}`;
+    const requestId = `${request.kind}:${call.scope ?? ""}${call.callName ?? call.toolCallId}:${asked}`;
     const timeoutMs = options.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
     const payload = {
       ...(request.kind === "elicitation" && { toolCallId: call.toolCallId }),

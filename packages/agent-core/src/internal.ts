@@ -46,6 +46,7 @@ export { resolveWorkspacePath, type WorkspacePath } from "./tools/builtin/worksp
 
 // Asking the host from a tool call, for a layer that keeps the wait elsewhere (the durable layer)
 export {
+  callIdOccurrences,
   requestIdScope,
   toolCallAskHost,
   waitForActionAnswer,

@@ -113,8 +113,22 @@ function pair(turnId: string) {
   });
 }
 
+/** A tool of the host's turn that needs a person's approval. */
+const release = durableTool(
+  defineRuntimeTool({
+    name: "release",
+    description: "Releases",
+    parameters: Type.Object({}),
+    execute: async () => ({ content: [{ type: "text", text: "released" }] }),
+  }),
+  { requiresApproval: true },
+);
+
+/** Responses of a model that names every call `call_0`, as some OpenAI-compatible servers do: two asks, two releases, then an answer. */
+const REUSED_ID_SCRIPT = ["ask_person", "ask_person", "release", "release"];
+
 /**
- * `ask`: one call of `ask_person`, then an answer quoting its result; `child-asks`: one call of `deployer`;
+ * `ask`: one call of `ask_person`, then an answer quoting its result; `reused-ids`: {@link REUSED_ID_SCRIPT}; `child-asks`: one call of `deployer`;
  * `child-twins`: two calls of `deployer`, whose children call their tools under the same ids; anything else answers "ok".
  */
 const buildTurn: BuildDurableTurn = (request) => {
@@ -122,8 +136,14 @@ const buildTurn: BuildDurableTurn = (request) => {
   const childAsks = request.metadata?.scenario === "child-asks";
   const childPair = request.metadata?.scenario === "child-pair";
   const childTwins = request.metadata?.scenario === "child-twins";
+  const reusedIds = request.metadata?.scenario === "reused-ids";
   const streamFn: StreamFn = (model, context, options) => {
     const last = context.messages.at(-1);
+    if (reusedIds) {
+      const next = REUSED_ID_SCRIPT[context.messages.filter((m) => m.role === "toolResult").length];
+      const entry = next === undefined ? "done" : response([toolCall(next, {}, { id: "call_0" })]);
+      return createScriptedModel([entry]).streamFn(model, context, options);
+    }
     const entry =
       last?.role === "toolResult"
         ? `after: ${last.content.map((block) => (block.type === "text" ? block.text : "")).join("")}`
@@ -150,6 +170,7 @@ const buildTurn: BuildDurableTurn = (request) => {
       askPerson(timeoutMs === undefined ? undefined : Number(timeoutMs)),
       deployer(request.turnId),
       pair(request.turnId),
+      release,
     ],
     warnings: setupWarnings.get(request.turnId),
   };
@@ -431,6 +452,41 @@ describe("what a tool call asks the host", () => {
     expect(childAnswers).toEqual([
       ["twins-one", "dev"],
       ["twins-two", "prod"],
+    ]);
+  }, 60_000);
+
+  it("a model that names every response's call call_0: each call asks under its own id, none takes another's answer", async () => {
+    const turn = await fixture.worker.client.start({
+      sessionId: "s-reused-ids",
+      turnId: "reused-ids",
+      userMessage: { text: "ask twice, release twice" },
+      metadata: { scenario: "reused-ids" },
+    });
+    const answers: [string, object][] = [
+      ["elicitation:call_0:1", { action: "accept", content: { branch: "dev" } }],
+      ["elicitation:call_0#2:1", { action: "accept", content: { branch: "prod" } }],
+      ["approval:call_0", { approved: true }],
+      ["approval:call_0#2", { approved: false, reason: "not twice" }],
+    ];
+    for (const [n, [id, answer]] of answers.entries()) {
+      expect((await nthRequest(turn, n + 1)).payload.requestId).toBe(id);
+      await fixture.worker.client.respond(turn, id, answer as never);
+    }
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.worker.client.readEvents(turn);
+    expect(assertRuntimeEventSequence(events)).toBe("completed");
+    const results = events.flatMap((e) =>
+      e.type === "message.persisted"
+        ? e.payload.messages.flatMap((m) =>
+            m.role === "toolResult" ? [(m as { content: { text: string }[] }).content[0]!.text] : [],
+          )
+        : [],
+    );
+    expect(results.map((text) => text.match(/branch":"(\w+)/)?.[1] ?? text)).toEqual([
+      "dev",
+      "prod",
+      "released",
+      expect.stringContaining("not twice"),
     ]);
   }, 60_000);
 });

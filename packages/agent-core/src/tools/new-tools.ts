@@ -1,6 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
-import { type ActionRequestWait, toolCallAskHost } from "../action-requests.js";
+import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
@@ -57,7 +57,10 @@ export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as 
  *   `edit`, `bash` (on `workspaceDir`) are appended for every one of those
  *   names the host did not bind; host tools come first, in their order.
  * - Each call gets a fresh {@link ToolExecutionContext} and always a signal
- *   and an update callback (no-ops when the loop gives none).
+ *   and an update callback (no-ops when the loop gives none). What a call
+ *   asks the host is named after its call id, or `<id>#<k>` for the k-th
+ *   call of the tool table under one id (a model reusing ids across
+ *   responses).
  *
  * How results reach the transcript: a result is returned as is (`details`
  * defaults to `{}`); `isError: true` makes it an error result with the
@@ -92,7 +95,8 @@ export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options
       if (!seen.has(name)) all.push(createFallbackTool(name, workspaceDir, options.bashEnv));
     }
   }
-  return all.map((tool) => toAgentTool(tool, options));
+  const callName = callIdOccurrences();
+  return all.map((tool) => toAgentTool(tool, options, callName));
 }
 
 function createFallbackTool(
@@ -116,7 +120,11 @@ function createFallbackTool(
   }
 }
 
-function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): AgentTool<any> {
+function toAgentTool(
+  tool: RuntimeTool<any, any>,
+  options: NewToolsOptions,
+  callName: (toolCallId: string) => string,
+): AgentTool<any> {
   const { def, impl } = tool;
   const agentTool: AgentTool<any> = {
     name: def.name,
@@ -133,7 +141,13 @@ function toAgentTool(tool: RuntimeTool<any, any>, options: NewToolsOptions): Age
         turnId: options.turnId,
         toolCallId,
         assistantMessageId,
-        askHost: toolCallAskHost(wait, { toolCallId, assistantMessageId, callSignal, scope: options.requestIdScope }),
+        askHost: toolCallAskHost(wait, {
+          toolCallId,
+          assistantMessageId,
+          callSignal,
+          scope: options.requestIdScope,
+          callName: callName(toolCallId),
+        }),
       });
       let settled = false;
       let result: unknown;

@@ -104,6 +104,32 @@ describe("asking the host from a tool", () => {
     expect(finished).toBeGreaterThan(required);
   });
 
+  it("a model that reuses a call id in a later response asks under a new id: the second call's requests are <id>#2", async () => {
+    // Some OpenAI-compatible servers number calls per response (`call_0` each time).
+    const seen: ActionRequestOutcome[] = [];
+    const asked: string[] = [];
+    const turn = await runCheckedTurn({
+      script: [
+        response([toolCall("deploy", {}, { id: "call-1" })]),
+        response([toolCall("deploy", {}, { id: "call-1" })]),
+        "deployed twice",
+      ],
+      input: {
+        tools: [askingTool(seen)],
+        answerActionRequest: (request) => {
+          asked.push(request.requestId);
+          return { action: "accept", content: { branch: "main" } };
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(asked).toEqual(["elicitation:call-1:1", "elicitation:call-1#2:1"]);
+    expect(seen.map((outcome) => [outcome.kind, outcome.requestId])).toEqual([
+      ["answered", "elicitation:call-1:1"],
+      ["answered", "elicitation:call-1#2:1"],
+    ]);
+  });
+
   it("without a host function: refused at once, no action.required, never a hang", async () => {
     const seen: ActionRequestOutcome[] = [];
     const turn = await runCheckedTurn({

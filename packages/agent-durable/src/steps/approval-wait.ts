@@ -15,6 +15,8 @@ export type ApprovalMessage = { kind: "decision"; requestId: string; decision: A
  * and the same on every replay. `scope` tells sub-agents apart: the tool
  * call ids of the sub-agent calls the call's turn runs under, each followed
  * by `/` (`"call_2/"`); `""` (the default) for a call of the host's turn.
+ * A model that reuses a call id in a later response of the turn has its
+ * k-th call under that id asked as `<toolCallId>#<k>` (`approval:call_0#2`).
  */
 export function approvalRequestId(toolCallId: string, scope = ""): string {
   return `approval:${scope}${toolCallId}`;
@@ -36,7 +38,8 @@ export async function awaitApproval(
   event: ToolCallHookEvent,
   reason: string,
 ): Promise<BeforeToolCallDecision> {
-  const requestId = approvalRequestId(event.toolCall.id, requestScopeOf(ctx, event.turnId));
+  const scope = requestScopeOf(ctx, event.turnId);
+  const requestId = approvalRequestId(ctx.callNames.approvals(event.toolCall.id, scope), scope);
   ctx.writer.emit(
     "action.required",
     {

@@ -22,8 +22,9 @@ export type AskEvent =
 
 /**
  * The `ctx.askHost` of one tool call of a durable turn. The request ids are
- * the runner's (`<kind>:<scope><toolCallId>:<n>`, the n-th ask of the call,
- * scoped by the sub-agent calls it runs under), so a call run again after a
+ * the runner's (`<kind>:<scope><callName>:<n>`, the n-th ask of the call,
+ * scoped by the sub-agent calls it runs under; the call's name is its id,
+ * or `<id>#<k>` when the model reused the id), so a call run again after a
  * crash asks under the same ids. Each request is
  * stored in Postgres before its `action.required` is logged; the answer
  * comes from `DurableTurnClient.respond` in any process and is looked for
@@ -42,7 +43,13 @@ export type AskEvent =
  */
 export function durableAskHost(
   ctx: TurnContext,
-  call: { turnId: string; toolCallId: string; assistantMessageId: string | undefined; callSignal: AbortSignal },
+  call: {
+    turnId: string;
+    toolCallId: string;
+    callName: string;
+    assistantMessageId: string | undefined;
+    callSignal: AbortSignal;
+  },
   logged: AskEvent[],
 ): AskHost {
   return toolCallAskHost((request, signal) => waitDurably(ctx, call.turnId, request, signal, logged), {
@@ -112,9 +119,12 @@ async function waitDurably(
  */
 export async function withdrawQuestions(
   ctx: TurnContext,
-  call: { turnId: string; toolCallId: string },
+  call: { turnId: string; callName: string },
 ): Promise<AskEvent[]> {
-  const withdrawn = await ctx.stores.hostRequests.withdrawOpen(ctx.claim, call.toolCallId);
+  const withdrawn = await ctx.stores.hostRequests.withdrawOpen(
+    ctx.claim,
+    `${requestScopeOf(ctx, call.turnId)}${call.callName}`,
+  );
   return withdrawn.map(({ requestId, kind }) => {
     const event: AskEvent = {
       type: "debug.trace",

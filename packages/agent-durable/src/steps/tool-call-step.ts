@@ -3,7 +3,7 @@ import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
 import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
-import { type AskEvent, durableAskHost, withdrawQuestions } from "./host-ask.js";
+import { type AskEvent, durableAskHost, requestScopeOf, withdrawQuestions } from "./host-ask.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 
@@ -62,6 +62,8 @@ export function durableToolCall(
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
     impl: {
       async execute(toolCtx, input, signal, onUpdate) {
+        // Named as calls start, before anything that may wait, so a replay names them in the same order.
+        const callName = ctx.callNames.questions(toolCtx.toolCallId, requestScopeOf(ctx, toolCtx.turnId));
         if (ctx.turnAbort.stopped) return abortedBeforeRun();
         let live = false;
         const nested = DBOS.isInStep();
@@ -69,7 +71,7 @@ export function durableToolCall(
           DBOS.runStep(
             async (): Promise<ToolCallRecord> => {
               live = true;
-              const call = await callLive(ctx, tool, { nested, toolCtx, input, signal, onUpdate });
+              const call = await callLive(ctx, tool, { nested, toolCtx, callName, input, signal, onUpdate });
               // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
               return nested ? call : { ...call, steering: await takeSteeringInStep(ctx) };
             },
@@ -114,19 +116,21 @@ async function callLive(
   call: {
     nested: boolean;
     toolCtx: Parameters<RuntimeTool["impl"]["execute"]>[0];
+    /** The call's name in request ids (`TurnContext.callNames`). */
+    callName: string;
     input: unknown;
     signal: AbortSignal | undefined;
     onUpdate: Parameters<RuntimeTool["impl"]["execute"]>[3];
   },
 ): Promise<ToolCallRecord> {
-  const { toolCtx, input, signal, onUpdate } = call;
+  const { toolCtx, callName, input, signal, onUpdate } = call;
   // The claim is checked by the statement that counts the attempt, before `execute` runs.
   const start = await beginLiveStep(ctx, { nested: call.nested, claimCheckedLater: true });
   // Keyed by the step's position too: a model may reuse a call id in a later response.
   const attemptKey = `${DBOS.stepID}:${toolCtx.toolCallId}`;
   // Given up after a restart: what the call asked and still waited for is withdrawn.
   const givenUp = async (aborted: boolean): Promise<ToolCallRecord> => {
-    const closed = await withdrawQuestions(ctx, toolCtx);
+    const closed = await withdrawQuestions(ctx, { turnId: toolCtx.turnId, callName });
     return { start, kind: "interrupted", aborted, ...(closed.length > 0 && { asked: closed }) };
   };
   if (start.abortRequested) {
@@ -147,6 +151,7 @@ async function callLive(
       {
         turnId: toolCtx.turnId,
         toolCallId: toolCtx.toolCallId,
+        callName,
         assistantMessageId: toolCtx.assistantMessageId,
         callSignal,
       },

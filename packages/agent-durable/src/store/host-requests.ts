@@ -94,21 +94,24 @@ export class HostRequests {
   }
 
   /**
-   * Withdraws what tool call `toolCallId` asked and nobody will take any
-   * more (the call was given up after a restart): every request of the
-   * call whose `action.required` the log holds without its closing
-   * `action.request` trace. Marked withdrawn (a later answer is refused) in
-   * the statement that checks `claim`; returns them in request id order,
-   * for their closing traces. Throws `superseded` when the claim no longer holds.
+   * Withdraws what one tool call asked and nobody will take any more (the
+   * call was given up after a restart): every request of the call (ids
+   * `<kind>:<call>:<n>`, where `call` is the call's scoped name) whose
+   * `action.required` the log holds without its closing `action.request`
+   * trace. Marked withdrawn (a later answer is refused) in the statement
+   * that checks `claim`; returns them in request id order, for their
+   * closing traces. Throws `superseded` when the claim no longer holds.
    */
-  async withdrawOpen(claim: TurnClaim, toolCallId: string): Promise<{ requestId: string; kind: ActionRequiredKind }[]> {
+  async withdrawOpen(claim: TurnClaim, call: string): Promise<{ requestId: string; kind: ActionRequiredKind }[]> {
     const { rows } = await this.pool.query(
       `WITH ${claimCte(1, 2)},
        open AS (
          SELECT h.request_id FROM ${this.table} h
          WHERE h.turn_key = $1
+           AND left(h.request_id, length(h.kind) + length($3) + 2) = h.kind || ':' || $3 || ':'
+           AND substr(h.request_id, length(h.kind) + length($3) + 3) ~ '^[0-9]+$'
            AND EXISTS (SELECT 1 FROM ${this.events} e WHERE e.turn_key = $1 AND e.type = 'action.required'
-                       AND e.event->'payload'->>'requestId' = h.request_id AND e.event->'payload'->>'toolCallId' = $3)
+                       AND e.event->'payload'->>'requestId' = h.request_id)
            AND NOT EXISTS (SELECT 1 FROM ${this.events} c WHERE c.turn_key = $1 AND c.type = 'debug.trace'
                            AND c.event->'payload'->>'phase' = 'action.request'
                            AND c.event->'payload'->'attrs'->>'requestId' = h.request_id)
@@ -121,7 +124,7 @@ export class HostRequests {
        SELECT EXISTS (SELECT 1 FROM claim) AS claimed,
               coalesce((SELECT json_agg(json_build_object('requestId', request_id, 'kind', kind) ORDER BY request_id)
                         FROM withdrawn), '[]'::json) AS withdrawn`,
-      [claim.turnKey, claim.token, toolCallId],
+      [claim.turnKey, claim.token, call],
     );
     assertClaimed(claim, rows[0].claimed === true);
     return rows[0].withdrawn;

@@ -43,6 +43,16 @@ export interface TurnContext {
   steering: { pending: StepSteering[]; tookSincePoll: boolean };
   /** Counters that name things in turn order: model requests, steering polls, message ids. */
   readonly counters: { requests: number; polls: number; messages: number };
+  /**
+   * Names of tool calls for the ids of what they ask (`callIdOccurrences`):
+   * a call id, or `<id>#<k>` when the model reused it. `questions` counts
+   * calls as they start, `approvals` as the approval hook sees them; both
+   * in the turn's deterministic order.
+   */
+  readonly callNames: {
+    questions: (toolCallId: string, scope: string) => string;
+    approvals: (toolCallId: string, scope: string) => string;
+  };
   /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */
   firstLiveRead: Promise<LiveState> | undefined;
 }

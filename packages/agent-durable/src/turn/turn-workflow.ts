@@ -1,5 +1,6 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { createUserMessage, PiTurnRunner, type TurnInputMessage } from "@turnkit/agent-core";
+import { callIdOccurrences } from "@turnkit/agent-core/internal";
 import {
   ErrorCode,
   outcomeToStatus,
@@ -166,6 +167,7 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     approvalTimeoutMs: deps.approvalTimeoutMs,
     steering: { pending: [], tookSincePoll: false },
     counters: { requests: 0, polls: 0, messages: 0 },
+    callNames: { questions: callIdOccurrences(), approvals: callIdOccurrences() },
     firstLiveRead: undefined,
   };
 }
