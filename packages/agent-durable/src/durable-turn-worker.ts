@@ -18,6 +18,7 @@ import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
+import { StepRecords } from "./store/step-records.js";
 import { HostRequests } from "./store/host-requests.js";
 import { TurnTable } from "./store/turn-table.js";
 import type { BuildDurableTurn } from "./turn/durable-turn-setup.js";
@@ -141,6 +142,7 @@ export class DurableTurnWorker {
         steering: new SteeringInbox(behindCheckpointPool, settings.schema),
         history: new SessionHistory(behindCheckpointPool, settings.schema),
         hostRequests: new HostRequests(pool, settings.schema),
+        stepRecords: new StepRecords(behindCheckpointPool),
       };
       const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
       DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {

@@ -8,6 +8,7 @@ import {
 import { createFailureMessage } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
+import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
@@ -63,43 +64,40 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
       let record: ModelRequestRecord;
       try {
         record = await ctx.turnAbort.around(() =>
-          DBOS.runStep(
-            async () => {
-              live = true;
-              const start = await beginLiveStep(ctx, { nested });
-              let request: Omit<ModelRequestRecord, "steering">;
-              if (start.abortRequested) {
-                request = {
-                  start,
-                  events: [],
-                  ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
-                  turnAborted: true,
-                };
-              } else {
-                const signal = liveSignal(ctx, options?.signal);
-                const events: RecordedEvent[] = [];
-                const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
-                  stream.push(event);
-                  events.push(withoutPartial(event));
-                });
-                request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
-              }
-              // The step boundary's steering, in this step's checkpoint (a nested request has none of its own). A
-              // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
-              if (nested || request.ending.reason === "toolUse") return request;
-              try {
-                return { ...request, steering: await takeSteeringInStep(ctx) };
-              } catch (error) {
-                // Another worker took the turn over: this execution stops.
-                if (ctx.claim.revoked.aborted) throw error;
-                // The request streamed its events to the turn already, so the record keeps them and the request
-                // ends failed: a replay streams the same events and numbers the log as this execution did (a
-                // step that threw would be replayed as an error without them). The steering waits for the next step.
-                return { ...request, ending: { type: "error", reason: "error", message: failedMessage(model, error) } };
-              }
-            },
-            { name: "turnkit.model-request" },
-          ),
+          runRecordedStep(ctx, "turnkit.model-request", async () => {
+            live = true;
+            const start = await beginLiveStep(ctx, { nested });
+            let request: Omit<ModelRequestRecord, "steering">;
+            if (start.abortRequested) {
+              request = {
+                start,
+                events: [],
+                ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
+                turnAborted: true,
+              };
+            } else {
+              const signal = liveSignal(ctx, options?.signal);
+              const events: RecordedEvent[] = [];
+              const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
+                stream.push(event);
+                events.push(withoutPartial(event));
+              });
+              request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
+            }
+            // The step boundary's steering, in this step's checkpoint (a nested request has none of its own). A
+            // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
+            if (nested || request.ending.reason === "toolUse") return request;
+            try {
+              return { ...request, steering: await takeSteeringInStep(ctx) };
+            } catch (error) {
+              // Another worker took the turn over: this execution stops.
+              if (ctx.claim.revoked.aborted) throw error;
+              // The request streamed its events to the turn already, so the record keeps them and the request
+              // ends failed: a replay streams the same events and numbers the log as this execution did (a
+              // step that threw would be replayed as an error without them). The steering waits for the next step.
+              return { ...request, ending: { type: "error", reason: "error", message: failedMessage(model, error) } };
+            }
+          }),
         );
       } catch (error) {
         stream.push({ type: "error", reason: "error", error: failedMessage(model, error) });

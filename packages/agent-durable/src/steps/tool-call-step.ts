@@ -4,6 +4,7 @@ import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/
 import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
 import { type AskEvent, durableAskHost, requestScopeOf, withdrawQuestions } from "./host-ask.js";
+import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 
@@ -68,15 +69,16 @@ export function durableToolCall(
         let live = false;
         const nested = DBOS.isInStep();
         const record = await ctx.turnAbort.around(() =>
-          DBOS.runStep(
+          runRecordedStep(
+            ctx,
+            // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
+            `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}`,
             async (): Promise<ToolCallRecord> => {
               live = true;
               const call = await callLive(ctx, tool, { nested, toolCtx, callName, input, signal, onUpdate });
               // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
               return nested ? call : { ...call, steering: await takeSteeringInStep(ctx) };
             },
-            // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
-            { name: `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}` },
           ),
         );
         if (!live) {

@@ -2,6 +2,7 @@ import type { EventLog } from "../store/event-log.js";
 import type { HostRequests } from "../store/host-requests.js";
 import type { SessionHistory } from "../store/session-history.js";
 import type { SteeringInbox, StepSteering } from "../store/steering-inbox.js";
+import type { StepRecords, StoredStep } from "../store/step-records.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 import type { TurnTable } from "../store/turn-table.js";
 import type { DurableEventWriter, ResumeRecord } from "./durable-event-writer.js";
@@ -17,6 +18,8 @@ export interface TurnStores {
   history: SessionHistory;
   /** What tool calls asked the host, and the answers. */
   hostRequests: HostRequests;
+  /** The records of the turn's model requests and tool calls (see `runRecordedStep`). */
+  stepRecords: StepRecords;
 }
 
 /**
@@ -55,6 +58,8 @@ export interface TurnContext {
   };
   /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */
   firstLiveRead: Promise<LiveState> | undefined;
+  /** The turn's step records as this execution found them at its first recorded step (see `runRecordedStep`). */
+  stepRecords?: Promise<Map<number, StoredStep>>;
 }
 
 /** What a live step learned before it started: events an interrupted step left, and whether an abort is pending. */
