@@ -6,8 +6,18 @@ import {
   serializeFunctionInputOutput,
   serializeResErrorWithSerializer,
 } from "@dbos-inc/dbos-sdk/internal/serialization";
-import type { StoredStep } from "../store/step-records.js";
-import type { TurnContext } from "../turn/turn-context.js";
+import type { StepRecords, StoredStep } from "../store/step-records.js";
+import type { TurnClaim } from "../store/turn-claim.js";
+
+/** What a recorded step needs of its turn's context (a `TurnContext` is one). */
+export interface RecordedStepContext {
+  readonly ref: { readonly workflowId: string };
+  /** The execution's claim: a record is stored only while it holds. */
+  readonly claim: TurnClaim;
+  readonly stores: { readonly stepRecords: StepRecords };
+  /** The turn's records as this execution read them at its first recorded step; set by {@link runRecordedStep}. */
+  stepRecords?: Promise<Map<number, StoredStep>>;
+}
 
 /** The signal a recorded step's body sees as DBOS's cancellation signal: turns are stopped by their own abort, never cancelled by DBOS. */
 const NEVER_CANCELLED = new AbortController().signal;
@@ -28,7 +38,7 @@ const NEVER_CANCELLED = new AbortController().signal;
  * The position is taken before any `await`, so steps started together
  * (parallel tool calls) take them in call order, as with `DBOS.runStep`.
  */
-export async function runRecordedStep<T>(ctx: TurnContext, name: string, body: () => Promise<T>): Promise<T> {
+export async function runRecordedStep<T>(ctx: RecordedStepContext, name: string, body: () => Promise<T>): Promise<T> {
   if (DBOS.isInStep()) return body();
   const functionId = functionIDGetIncrement();
   const parent = { ...getCurrentContextStore()! };
@@ -57,7 +67,7 @@ export async function runRecordedStep<T>(ctx: TurnContext, name: string, body: (
 }
 
 function record(
-  ctx: TurnContext,
+  ctx: RecordedStepContext,
   step: { functionId: number; name: string; startedAtMs: number; output: string | null; error: string | null },
   serialization: string | null,
 ): Promise<void> {
@@ -74,7 +84,7 @@ function record(
 }
 
 /** A step's result (or its thrown error) from its record; a record of another step at this position is a replay that went astray. */
-function revive<T>(ctx: TurnContext, functionId: number, name: string, recorded: StoredStep): Promise<T> {
+function revive<T>(ctx: RecordedStepContext, functionId: number, name: string, recorded: StoredStep): Promise<T> {
   if (recorded.functionName !== name)
     throw new DBOSUnexpectedStepError(ctx.ref.workflowId, functionId, name, recorded.functionName);
   return DBOSExecutor.reviveResultOrError<T>(recorded, DBOSExecutor.globalInstance!.serializer);
