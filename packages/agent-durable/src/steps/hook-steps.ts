@@ -13,6 +13,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnContext } from "../turn/turn-context.js";
 import { awaitApproval } from "./approval-wait.js";
 import type { DurableRuntimeTool } from "./durable-tool.js";
+import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 
 /** A `beforeToolCallHook` decision of a durable turn: the runner's, or "ask a person first". */
@@ -51,20 +52,17 @@ function list<T>(hooks: HookList<T> | undefined): readonly T[] {
  */
 async function step<T>(ctx: TurnContext, name: string, call: () => T | Promise<T>): Promise<T> {
   const nested = DBOS.isInStep();
-  const record = await DBOS.runStep(
-    async () => {
-      const result = await call();
-      return { result, steering: nested ? undefined : await takeSteeringInStep(ctx) };
-    },
-    { name: `turnkit.hook:${name}` },
-  );
+  const record = await runRecordedStep(ctx, `turnkit.hook:${name}`, async () => {
+    const result = await call();
+    return { result, steering: nested ? undefined : await takeSteeringInStep(ctx) };
+  });
   noteStepSteering(ctx, record.steering);
   return record.result;
 }
 
 /** A hook call as a step after the runner returned: no poll follows, so it takes no steering. */
-function stepAfterTurn<T>(name: string, call: () => T | Promise<T>): Promise<T> {
-  return DBOS.runStep(async () => call(), { name: `turnkit.hook:${name}` });
+function stepAfterTurn<T>(ctx: TurnContext, name: string, call: () => T | Promise<T>): Promise<T> {
+  return runRecordedStep(ctx, `turnkit.hook:${name}`, async () => call());
 }
 
 /** Each host hook as a pending seam call around its step; once the abort is recorded, not called (answers nothing at once). */
@@ -144,7 +142,7 @@ export function durableHooks(
       for (const change of afterAbort) {
         for (const hook of historyHooks) {
           // The turn has ended: a failing host hook can change nothing any more (the history is stored).
-          await stepAfterTurn("onHistoryChanged", () => hook(change, context)).catch(() => undefined);
+          await stepAfterTurn(ctx, "onHistoryChanged", () => hook(change, context)).catch(() => undefined);
         }
       }
     },

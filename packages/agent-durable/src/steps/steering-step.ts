@@ -2,6 +2,7 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import type { StepSteering } from "../store/steering-inbox.js";
 import type { TurnContext } from "../turn/turn-context.js";
+import { runRecordedStep } from "./recorded-step.js";
 
 /**
  * Inside a live step, at its end: takes the steering messages waiting for
@@ -41,7 +42,7 @@ export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[
     const poll = ++ctx.counters.polls;
     return ctx.turnAbort.around(async () => {
       if (!ctx.steering.tookSincePoll) {
-        const taken = await DBOS.runStep(() => takeSteeringInStep(ctx), { name: "turnkit.steering-poll" });
+        const taken = await runRecordedStep(ctx, "turnkit.steering-poll", () => takeSteeringInStep(ctx));
         noteStepSteering(ctx, taken);
       }
       ctx.steering.tookSincePoll = false;
@@ -81,7 +82,7 @@ export function durableCloseIntake(ctx: TurnContext): () => boolean | Promise<bo
   return () => {
     if (ctx.turnAbort.stopped) return true;
     return ctx.turnAbort.around(() =>
-      DBOS.runStep(() => ctx.stores.steering.tryCloseIntake(ctx.claim), { name: "turnkit.close-intake" }),
+      runRecordedStep(ctx, "turnkit.close-intake", () => ctx.stores.steering.tryCloseIntake(ctx.claim)),
     );
   };
 }

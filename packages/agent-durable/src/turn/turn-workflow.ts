@@ -1,4 +1,3 @@
-import { DBOS } from "@dbos-inc/dbos-sdk";
 import { createUserMessage, PiTurnRunner, type TurnInputMessage } from "@turnkit/agent-core";
 import { callIdOccurrences } from "@turnkit/agent-core/internal";
 import {
@@ -11,6 +10,7 @@ import {
 } from "@turnkit/protocol";
 import { durableHooks } from "../steps/hook-steps.js";
 import { durableStreamFn } from "../steps/model-request-step.js";
+import { runRecordedStep } from "../steps/recorded-step.js";
 import { durableCloseIntake, durableSteeringSource, undeliveredTakeKeys } from "../steps/steering-step.js";
 import { durableTools } from "../steps/durable-sub-agent.js";
 import { TurnClaim } from "../store/turn-claim.js";
@@ -47,14 +47,11 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     const built = await buildSetup(deps, request);
     // Step 3: the session history as it stood when the turn started, and the setup's warnings as the first
     // execution found them, in one step: a replay (a recovery) sees the same, whatever its own buildTurn found.
-    const { history, warnings } = await DBOS.runStep(
-      async () => {
-        // The turn's row, when the start that queued the turn died before it wrote it.
-        await deps.stores.turnTable.ensureTurn(ctx.ref, request.label);
-        return { history: await deps.stores.history.load(request.sessionId), warnings: built.setup?.warnings ?? [] };
-      },
-      { name: "turnkit.start" },
-    );
+    const { history, warnings } = await runRecordedStep(ctx, "turnkit.start", async () => {
+      // The turn's row, when the start that queued the turn died before it wrote it.
+      await deps.stores.turnTable.ensureTurn(ctx.ref, request.label);
+      return { history: await deps.stores.history.load(request.sessionId), warnings: built.setup?.warnings ?? [] };
+    });
     ctx.history.startAfter(history.length);
     // Step 4: the turn itself (see runDurableTurn); the runner's terminal status waits in the writer.
     let outcome: TurnOutcome;
@@ -66,9 +63,9 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
       outcome = failBeforeStart(ctx, error);
     }
     // Step 5: however the turn ended, its intake closes; steering the turn never received is handed back as undelivered.
-    const handedBack = await DBOS.runStep(() => deps.stores.steering.closeAtEnd(ctx.claim, undeliveredTakeKeys(ctx)), {
-      name: "turnkit.close-intake-at-end",
-    });
+    const handedBack = await runRecordedStep(ctx, "turnkit.close-intake-at-end", () =>
+      deps.stores.steering.closeAtEnd(ctx.claim, undeliveredTakeKeys(ctx)),
+    );
     const recorded = withPlainReport(withHandedBack(outcome, handedBack));
     // Step 6: the terminal status (with what was handed back), after every history change is stored; then the outcome.
     ctx.writer.end(handedBack.length > 0 ? outcomeToStatus(recorded) : undefined);
@@ -76,15 +73,12 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     await ctx.writer.flush();
     // Step 7: the outcome as the log's terminal status says it (an earlier execution may have logged it, with its
     // own timing), stored; a replay returns this step's record, so every reader sees one outcome.
-    return DBOS.runStep(
-      async () => {
-        const logged = await deps.stores.eventLog.terminal(ctx.ref.workflowId);
-        const final = logged ? outcomeOfStatus(logged.payload) : recorded;
-        await deps.stores.turnTable.recordOutcome(ctx.claim, final, ctx.history.storedLength);
-        return final;
-      },
-      { name: "turnkit.record-outcome" },
-    );
+    return runRecordedStep(ctx, "turnkit.record-outcome", async () => {
+      const logged = await deps.stores.eventLog.terminal(ctx.ref.workflowId);
+      const final = logged ? outcomeOfStatus(logged.payload) : recorded;
+      await deps.stores.turnTable.recordOutcome(ctx.claim, final, ctx.history.storedLength);
+      return final;
+    });
   } finally {
     deps.running.delete(ctx);
   }
