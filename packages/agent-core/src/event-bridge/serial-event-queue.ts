@@ -37,7 +37,7 @@ export interface WriterFailureListener {
   writerFailed(error: unknown): void;
 }
 
-/** An event not yet handed to the writer: it gets its `seq` when it is. */
+/** An event waiting behind a busy writer: it gets its `seq` when it is handed over. */
 interface WaitingEvent {
   eventId: string;
   type: RuntimeEventType;
@@ -114,23 +114,22 @@ export class SerialEventQueue {
     origin?: EventOrigin,
   ): void {
     if (this.sealed) return;
-    const event: WaitingEvent = { eventId: this.newEventId(), type, payload, origin };
-    if (
+    const eventId = this.newEventId();
+    const terminal =
       !origin &&
       type === "session.status" &&
-      isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status)
-    ) {
-      this.sealed = true;
-      this.terminal = event;
-    }
+      isTerminalStatus((payload as RuntimeEventPayloadMap["session.status"]).status);
+    if (terminal) this.sealed = true;
     if (this.writing || this.handingOver) {
+      const event: WaitingEvent = { eventId, type, payload, origin };
+      if (terminal) this.terminal = event;
       this.waiting.push(event);
       return;
     }
     // The writer is free and nothing waits: the event goes to it now.
     this.handingOver = true;
     try {
-      const answer = this.handOver(event);
+      const answer = this.handOver(eventId, type, payload, origin);
       if (answer) {
         this.writing = this.resumeAfter(answer);
         return;
@@ -146,7 +145,7 @@ export class SerialEventQueue {
     this.handingOver = true;
     try {
       for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
-        const answer = this.handOver(next);
+        const answer = this.handOver(next.eventId, next.type, next.payload, next.origin);
         if (answer) {
           this.writing = this.resumeAfter(answer);
           return;
@@ -164,18 +163,23 @@ export class SerialEventQueue {
     this.handOverWaiting();
   }
 
-  /** Numbers `event` and calls the writer; returns its answer when that is a promise (never rejecting: a failure is recorded). */
-  private handOver(event: WaitingEvent): Promise<void> | undefined {
+  /** Numbers the event and calls the writer; returns its answer when that is a promise (never rejecting: a failure is recorded). */
+  private handOver(
+    eventId: string,
+    type: RuntimeEventType,
+    payload: WaitingEvent["payload"],
+    origin: EventOrigin | undefined,
+  ): Promise<void> | undefined {
     const envelope = {
       schema: RUNTIME_EVENT_SCHEMA,
-      eventId: event.eventId,
+      eventId,
       sessionId: this.sessionId,
       turnId: this.turnId,
       seq: ++this.seq,
-      type: event.type,
-      payload: event.payload,
+      type,
+      payload,
     } as RuntimeEvent;
-    if (event.origin) envelope.origin = event.origin;
+    if (origin) envelope.origin = origin;
     let answer: void | Promise<void>;
     try {
       answer = this.writer.push(envelope);
@@ -216,12 +220,12 @@ export class SerialEventQueue {
     this.writing = undefined;
     const dropped = this.waiting.splice(0);
     const terminal = dropped[dropped.length - 1] === this.terminal ? dropped.pop() : undefined;
-    if (dropped.length > 0) this.handOver(this.droppedNotice(dropped));
-    if (terminal) this.handOver(terminal);
+    if (dropped.length > 0) this.handOver(this.newEventId(), "debug.trace", this.droppedNotice(dropped), undefined);
+    if (terminal) this.handOver(terminal.eventId, terminal.type, terminal.payload, terminal.origin);
   }
 
-  /** The `debug.trace` that tells the writer which events it never received. */
-  private droppedNotice(dropped: readonly WaitingEvent[]): WaitingEvent {
+  /** The `debug.trace` payload that tells the writer which events it never received. */
+  private droppedNotice(dropped: readonly WaitingEvent[]): DebugTracePayload {
     const droppedTypes: Partial<Record<RuntimeEventType, number>> = {};
     for (const { type } of dropped) droppedTypes[type] = (droppedTypes[type] ?? 0) + 1;
     const payload: DebugTracePayload = {
@@ -230,7 +234,7 @@ export class SerialEventQueue {
       message: `the event writer did not return after the turn was aborted; ${dropped.length} events it never received were dropped`,
       attrs: { droppedEvents: dropped.length, droppedTypes },
     };
-    return { eventId: this.newEventId(), type: "debug.trace", payload, origin: undefined };
+    return payload;
   }
 
   /**
