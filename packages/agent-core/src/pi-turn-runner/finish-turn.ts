@@ -39,7 +39,7 @@ export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
   turn.events.push("session.status", outcomeToStatus(reported));
   if ((await turn.events.drain(turn.input.signal, writerGraceMs)) === "abandoned") turn.events.abandon();
   // A turn cancelled before it started never ran: it has no duration.
-  if (!turn.cancelledBeforeStart) {
+  if (turn.defaults.metrics && !turn.cancelledBeforeStart) {
     recordMetric(turn, "turn.duration_ms", turn.defaults.clock.now() - turn.startedAt, { outcome: outcome.kind });
   }
   return reported;

@@ -52,7 +52,7 @@ export function mainCallStack(turn: TurnState): StreamFn {
   return (model, context, options) => {
     const answered = answerDirective(turn, model);
     if (answered) return answered;
-    recordMetric(turn, "llm.requests", 1, { provider: model.provider });
+    if (turn.defaults.metrics) recordMetric(turn, "llm.requests", 1, { provider: model.provider });
     return recovered(model, context, options);
   };
 }
