@@ -45,7 +45,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
   }
   const watchdogs: Watchdogs = { ...limits, clock: options.clock ?? systemClock };
   return (model, context, callOptions) =>
-    new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, callOptions);
+    new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, { ...callOptions });
 }
 
 /** One timeouts layer's limits and clock, shared by all its requests. */
@@ -100,8 +100,12 @@ export class TimedRequest extends PullStream {
     this.signal = new RequestAbortController(callerSignal, () => this.onCallerAbort());
   }
 
-  /** Sends the request through `streamFn` (with its own signal) and answers this stream, for the layer above to read. */
-  start(streamFn: StreamFn, context: Context, callOptions: StreamFnOptions | undefined): this {
+  /**
+   * Sends the request through `streamFn` and answers this stream, for the
+   * layer above to read. `options` is this request's own copy of the
+   * caller's options: its `signal` becomes the request's own.
+   */
+  start(streamFn: StreamFn, context: Context, options: StreamFnOptions): this {
     const { callerSignal } = this;
     if (callerSignal?.aborted) {
       this.decide(this.endWith("aborted", "Request was aborted"));
@@ -112,7 +116,7 @@ export class TimedRequest extends PullStream {
       this.firstEventDueAt = clock.now() + firstEventTimeoutMs;
       this.timer = clock.setTimeout(() => this.onTimer(), firstEventTimeoutMs);
     }
-    const options = { ...callOptions, signal: this.signal.signal };
+    options.signal = this.signal.signal;
     const stream = endable(invokeStreamFn(streamFn, this.model, context, options), this);
     this.stream = stream;
     this.source = stream[Symbol.asyncIterator]();
