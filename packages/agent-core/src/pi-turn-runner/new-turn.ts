@@ -40,6 +40,8 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   readonly defaults: RunnerDefaults;
   readonly startedAt: number;
   readonly nesting: TurnNesting;
+  /** The prefix of the ids of what the turn's tools ask the host: its sub-agent calls. */
+  readonly requestIdScope: string;
   readonly hooks: PiTurnHooks;
   readonly events: SerialEventQueue;
   readonly bridge: TurnEventBridge;
@@ -70,6 +72,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.input = input;
     this.defaults = defaults;
     this.nesting = nesting;
+    this.requestIdScope = requestIdScope(nesting.subAgentPath.map((step) => step.toolCallId));
     this.startedAt = defaults.clock.now();
     this.hooks = input.hooks ?? {};
     this.events = new SerialEventQueue(
@@ -120,10 +123,6 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
 
   resolveAssistantMessageId(toolCallId: string): string | undefined {
     return this.bridge.assistantMessageIdFor(toolCallId);
-  }
-
-  get requestIdScope(): string {
-    return requestIdScope(this.nesting.subAgentPath.map((step) => step.toolCallId));
   }
 
   waitForActionAnswer(request: ActionRequiredPayload, signal: AbortSignal): Promise<ActionRequestOutcome> {

@@ -126,6 +126,7 @@ function toAgentTool(
   callName: (toolCallId: string) => string,
 ): AgentTool<any> {
   const { def, impl } = tool;
+  const wait = options.waitForActionAnswer?.bind(options);
   const agentTool: AgentTool<any> = {
     name: def.name,
     label: def.label ?? def.name,
@@ -135,7 +136,6 @@ function toAgentTool(
     async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
       const callSignal = signal ?? new AbortController().signal;
       const assistantMessageId = options.resolveAssistantMessageId(toolCallId);
-      const wait = options.waitForActionAnswer?.bind(options);
       const ctx: ToolExecutionContext = Object.freeze({
         sessionId: options.sessionId,
         turnId: options.turnId,
