@@ -21,6 +21,12 @@ import { emitWarning } from "./turn-watching.js";
  */
 export class PiTurnRunner {
   private readonly defaults: RunnerDefaults;
+  /** How a turn of this runner starts a sub-agent's turn on it. */
+  private readonly startTurn = (
+    input: RunTurnInput,
+    subAgentPath: readonly SubAgentStep[],
+    traceParent: OtelContext | undefined,
+  ): Promise<TurnOutcome> => this.runNestedTurn(input, subAgentPath, traceParent);
 
   /**
    * Throws a `TurnkitConfigError` naming the field for options it cannot
@@ -55,11 +61,13 @@ export class PiTurnRunner {
   ): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
     // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
-    const created = newTurn(input, this.defaults, {
-      subAgentPath,
-      ...(traceParent && { traceParent }),
-      startTurn: (child, path, parentSpan) => this.runNestedTurn(child, path, parentSpan),
-    });
+    const created = newTurn(
+      input,
+      this.defaults,
+      traceParent
+        ? { subAgentPath, traceParent, startTurn: this.startTurn }
+        : { subAgentPath, startTurn: this.startTurn },
+    );
     // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
     created.events.push("session.status", { status: "running" });
     for (const warning of input.warnings ?? []) emitWarning(created, warning);
