@@ -15,7 +15,10 @@ import type { RunningTurn } from "./turn-state.js";
  */
 export function installHooks(turn: RunningTurn): void {
   const { agent, input } = turn;
-  agent.transformContext = (messages, signal) => runBeforeLlmHooks(turn, messages, signal, "request");
+  // Without before-LLM hooks, a budget or a hook that reads the request index, a request is sent as the loop made it.
+  agent.transformContext = readsRequests(turn)
+    ? (messages, signal) => runBeforeLlmHooks(turn, messages, signal, "request")
+    : undefined;
   // Without a before-tool hook there is nothing to ask: the loop admits each call without a call and a promise.
   agent.beforeToolCall =
     hookArray(turn.hooks.beforeToolCallHook).length > 0
@@ -42,4 +45,15 @@ export function installHooks(turn: RunningTurn): void {
         return stop;
       }
     : undefined;
+}
+
+/** Whether anything of the turn runs before a request or reads its index: before-LLM hooks, a budget, after-LLM or prepared-call hooks. */
+function readsRequests(turn: RunningTurn): boolean {
+  const { hooks, input } = turn;
+  return (
+    input.budget !== undefined ||
+    hookArray(hooks.beforeLlmCallHook).length > 0 ||
+    hookArray(hooks.afterLlmCallHook).length > 0 ||
+    hookArray(hooks.onLlmCallPreparedHook).length > 0
+  );
 }
