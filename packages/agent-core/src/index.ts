@@ -127,6 +127,8 @@ export {
   defineSubAgent,
   isSubAgentTool,
   SubAgentTaskParameters,
+  type SubAgentCall,
+  type SubAgentCallRunner,
   type SubAgentDefinition,
   type SubAgentResultDetails,
   type SubAgentTool,

@@ -10,7 +10,7 @@ export const DEFAULT_APP_NAME = "turnkit";
  * for tool calls no longer takes steering), so a worker never
  * replays a turn an older one started.
  */
-export const DEFAULT_APP_VERSION = "turnkit-durable-4";
+export const DEFAULT_APP_VERSION = "turnkit-durable-5";
 /** The DBOS queue new turns go through. */
 export const DEFAULT_QUEUE_NAME = "turnkit-turns";
 /** Turns one worker process runs at once. */

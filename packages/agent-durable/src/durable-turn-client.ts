@@ -40,7 +40,7 @@ export interface DurableTurnsConnection {
   databaseUrl: string;
   /** DBOS application name. Default `"turnkit"`. */
   appName?: string;
-  /** Application version of the turns; workers run only turns of their own version. Default `"turnkit-durable-4"`. */
+  /** Application version of the turns; workers run only turns of their own version. Default `"turnkit-durable-5"`. */
   appVersion?: string;
   /** The DBOS queue turns go through. Default `"turnkit-turns"`. */
   queueName?: string;

@@ -1,7 +1,9 @@
 /*
  * Chaos: worker processes killed with SIGKILL at random moments while turns
  * stream, run tools (never, safe, parallel), wait for approvals, run a
- * sub-agent whose call waits for approval, get aborted and steered, every
+ * sub-agent whose call waits for approval or three parallel sub-agent calls
+ * (one streaming, one in a tool, one waiting for approval), get aborted
+ * and steered, every
  * count kept outside the workers. Then the promises are checked on
  * everything that happened: no finished model request sent again, no
  * `never` call run twice, every log without gap and with one ending and a
@@ -38,7 +40,7 @@ const WORKERS = Array.from({ length: Number(env.TURNKIT_DURABLE_CHAOS_WORKERS ??
 /** Long enough that a worker busy on a loaded machine is not taken for dead: here only killed workers recover. */
 const WORKER_ENV = { LEASE_MS: "20000", CONCURRENCY: "8" };
 /** What each turn does (see `chaosAnswer` in the test support); only `safe` calls may run again. */
-const PLANS = ["stream", "tool", "safe", "parallel", "approval", "sub-agent"] as const;
+const PLANS = ["stream", "tool", "safe", "parallel", "approval", "sub-agent", "sub-agents"] as const;
 
 const fixture = useDurableFixture(WORKERS.map((id) => ({ id, env: WORKER_ENV })));
 
@@ -229,12 +231,14 @@ describe("chaos", () => {
           sessionId: `chaos-${s}`,
           turnId: `c${s}-${t}`,
           userMessage: { text: `please do ${plan}` },
-          metadata: { scenario: "chaos", plan, toolMs: Math.round(300 + random() * 900) },
+          metadata: { scenario: "chaos", plan, toolMs: Math.round(300 + random() * 900), delayMs: 15 },
         });
         const turn: ChaosTurn = { ref, plan };
         turns.push(turn);
         const host = Promise.all([
-          plan === "approval" || plan === "sub-agent" ? driveApproval(turn, random) : undefined,
+          plan === "approval" || plan === "sub-agent" || plan === "sub-agents"
+            ? driveApproval(turn, random)
+            : undefined,
           driveHost(turn, random),
         ]);
         // Every turn ends.
@@ -272,7 +276,8 @@ describe("chaos", () => {
       // No finished model request sent again: a request at the same place of a turn again only after a kill.
       const requests = groupBy(
         counts.filter((c) => mine(c) && c.kind === "model"),
-        (c) => `${c.turnId}@${c.detail === "child" ? "child:" : ""}${c.position}`,
+        (c) =>
+          `${c.turnId}@${c.detail === "child" || c.detail?.startsWith("scout:") ? `${c.detail}:` : ""}${c.position}`,
       );
       for (const [label, attempts] of requests) expectRetriesOnlyAfterKills(`request ${label}`, attempts, kills);
       // No never call run twice; a safe call again only after a kill, with the same idempotency key.

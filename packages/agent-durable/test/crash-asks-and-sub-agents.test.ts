@@ -6,8 +6,9 @@
  * sub-agent's child turn killed while it streams, while its tool runs, and
  * while its tool waits for approval, while one of its two parallel calls
  * runs; a `replay: "never"` call killed while
- * it waits, whose question is then withdrawn. One kill for all of them: crash tests
- * cost seconds.
+ * it waits, whose question is then withdrawn; three parallel sub-agent
+ * calls killed at once, one child streaming, one in its tool, one waiting
+ * for approval. One kill for all of them: crash tests cost seconds.
  */
 import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
@@ -17,8 +18,8 @@ import { assertLogInvariants, finalText, resumeTraces } from "./support/log-asse
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
-// Eight turns at once, each holding its slot until the kill.
-const settings = { LEASE_MS: "1500", CONCURRENCY: "8" };
+// Nine turns at once, each holding its slot until the kill.
+const settings = { LEASE_MS: "1500", CONCURRENCY: "9" };
 const fixture = useDurableFixture([{ id: "k1", env: settings }]);
 
 const answer = { action: "accept", content: { branch: "main" } } as const;
@@ -131,6 +132,98 @@ function checkChildLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
   expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
 }
 
+/** Model requests of the `scout` child whose task is `task`, at a position of its transcript. */
+function scoutRequests(turn: DurableTurnRef, task: string, position: number): number {
+  return fixture.cluster
+    .counts()
+    .filter(
+      (c) => c.turnId === turn.turnId && c.kind === "model" && c.detail === `scout:${task}` && c.position === position,
+    ).length;
+}
+
+/** Tool starts and ends of one call id. */
+function callRuns(turn: DurableTurnRef, callId: string): [number, number] {
+  const counts = fixture.cluster.counts().filter((c) => c.turnId === turn.turnId && c.detail === callId);
+  return [counts.filter((c) => c.kind === "tool-start").length, counts.filter((c) => c.kind === "tool-end").length];
+}
+
+/**
+ * The `parallel-sub-agents` turn: three `scout` children ran at once; the
+ * kill found one streaming, one in its `never` tool, one waiting for
+ * approval. Each went on where it was: no finished request or call again,
+ * each event logged once, each child's events numbered in its own
+ * sequence, only the streaming child's interrupted answer superseded.
+ */
+function checkScoutsLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
+  assertLogInvariants(events);
+  expect(assertRuntimeEventSequence(events)).toBe("completed");
+  const call = (task: string) => `${turn.turnId}-scout-${task}`;
+  const sequences = new Map<string, number[]>();
+  for (const e of events)
+    if (e.origin) sequences.set(e.origin.turnId, [...(sequences.get(e.origin.turnId) ?? []), e.origin.seq]);
+  expect([...sequences.keys()].sort()).toEqual(["approval", "stream", "tool"].map((t) => `${turn.turnId}/${call(t)}`));
+  for (const seqs of sequences.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  // The children ran at once: their events interleave in the log.
+  const owners = events.flatMap((e) => (e.origin ? [e.origin.toolCallId] : []));
+  const switches = owners.filter((owner, i) => i > 0 && owner !== owners[i - 1]).length;
+  expect(switches).toBeGreaterThan(2);
+  // The turn's own stream shows each call prepared, started and finished, once (a replay logged none again).
+  for (const task of ["stream", "tool", "approval"])
+    expect(
+      events.flatMap((e) =>
+        !e.origin &&
+        e.type === "stream.resp" &&
+        e.payload.chunk.kind === "tool_call" &&
+        e.payload.chunk.toolCallId === call(task)
+          ? [e.payload.chunk.status]
+          : [],
+      ),
+    ).toEqual(["preparing", "started", "finished"]);
+  // Requests: the parent's two, each child's first once; only the answer streaming at the kill was sent again.
+  const parentRequests = fixture.cluster
+    .counts()
+    .filter((c) => c.turnId === turn.turnId && c.kind === "model" && !c.detail?.startsWith("scout:"));
+  expect(parentRequests).toHaveLength(2);
+  for (const task of ["stream", "tool", "approval"]) expect(scoutRequests(turn, task, 1)).toBe(1);
+  expect(scoutRequests(turn, "stream", 3)).toBe(2);
+  expect(scoutRequests(turn, "tool", 3)).toBe(1);
+  expect(scoutRequests(turn, "approval", 3)).toBe(1);
+  // Calls: the finished quick one not again, the `never` one running at the kill not again, the approved one once.
+  expect(callRuns(turn, `${turn.turnId}-stream-call`)).toEqual([1, 1]);
+  expect(callRuns(turn, `${turn.turnId}-tool-call`)).toEqual([1, 0]);
+  expect(callRuns(turn, `${turn.turnId}-approval-call`)).toEqual([1, 1]);
+  expect(events.filter((e) => e.type === "action.required").map((e) => e.payload.requestId)).toEqual([
+    `approval:${call("approval")}/${turn.turnId}-approval-call`,
+  ]);
+  // A resume notice for each child whose step the kill interrupted after it logged something: in its range,
+  // that child's events are the interrupted answer, and the question (still open: the wait goes on, it is not
+  // asked again); the child in its tool had logged nothing since it started.
+  const notices = resumeTraces(events);
+  expect(notices.map((e) => e.origin?.toolCallId).sort()).toEqual([call("approval"), call("stream")]);
+  const supersededOf = (task: string) => {
+    const notice = notices.find((e) => e.origin?.toolCallId === call(task))!;
+    const { supersededFromSeq, supersededToSeq } = notice.payload.attrs as Record<string, number>;
+    return events.filter(
+      (e) => e.seq >= supersededFromSeq && e.seq <= supersededToSeq && e.origin?.toolCallId === call(task),
+    );
+  };
+  const interrupted = supersededOf("stream");
+  expect(interrupted.length).toBeGreaterThanOrEqual(10);
+  expect(new Set(interrupted.map((e) => (e.type === "stream.resp" ? e.payload.messageId : e.type)))).toEqual(
+    new Set([expect.stringMatching(/scout-stream#m2$/)]),
+  );
+  expect(supersededOf("approval").map((e) => e.type)).toEqual(["action.required"]);
+  const finishes = events.flatMap((e) =>
+    e.type === "stream.resp" && e.payload.chunk.kind === "finish" ? [e.payload.messageId] : [],
+  );
+  expect(new Set(finishes).size).toBe(finishes.length);
+  expect(finishes).toHaveLength(2 + 3 * 2);
+  // Each child's answer (its first 30 characters) in the model's order: what it read, was interrupted in, wrote.
+  expect(finalText(events)).toBe(
+    "after scouts: stream got read scouts-stream. | tool got This tool call was i: | approval got wrote scouts-appr",
+  );
+}
+
 describe("a worker killed while turns ask the host or run sub-agents", () => {
   it("each turn goes on where it was: asked once, finished requests and calls not repeated, no event twice", async () => {
     // After its call, a slow answer (16 s at most) until the kill; fast when sent again.
@@ -152,6 +245,14 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     const childApproval = await start("child-approval", { scenario: "sub-agent", toolMs: 20, childApproval: true });
     // The child's two parallel calls: the quick one finished, the other running at the kill.
     const childParallel = await start("child-parallel", { scenario: "sub-agent", childParallel: true });
+    // Three parallel sub-agent calls: one child streams slowly, one runs its tool, one waits for approval.
+    const scouts = await start("scouts", {
+      scenario: "parallel-sub-agents",
+      toolMs: 600_000,
+      childDeltas: 80,
+      delayMs: 200,
+      resendDelayMs: 5,
+    });
 
     await waitFor("the first question", async () => (await questions(answeredBefore)).length === 1);
     await fixture.client.respond(answeredBefore, requestIdOf(answeredBefore), answer);
@@ -164,6 +265,12 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     await waitFor("ten deltas of a child", async () => (await textDeltas(childStreams, (e) => !!e.origin)) >= 10);
     await waitFor("the child's tool running", async () => toolRuns(childTool)[0] === 1);
     await waitFor("the child's parallel calls", async () => toolRuns(childParallel).join() === "2,1");
+    await waitFor(
+      "ten deltas of the streaming scout",
+      async () => (await textDeltas(scouts, (e) => e.origin?.toolCallId === "scouts-scout-stream")) >= 10,
+    );
+    await waitFor("the scout's tool running", async () => callRuns(scouts, "scouts-tool-call")[0] === 1);
+    await waitFor("the scout's approval", async () => (await questions(scouts)).length === 1);
 
     await fixture.cluster.kill("k1");
     await fixture.client.respond(answeredWhileDown, requestIdOf(answeredWhileDown), answer);
@@ -175,9 +282,10 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     await fixture.client.respond(childApproval, "approval:child-approval-call-0/child-approval-child-call", {
       approved: true,
     });
+    await fixture.client.respond(scouts, "approval:scouts-scout-approval/scouts-approval-call", { approved: true });
     const all = [
       ...[answeredBefore, answeredWhileDown, answeredAfter, withdrawn],
-      ...[childStreams, childTool, childApproval, childParallel],
+      ...[childStreams, childTool, childApproval, childParallel, scouts],
     ];
     for (const turn of all) expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     // No reader is left with a question nobody will take.
@@ -240,6 +348,8 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
       }),
     ]);
     expect(toolRuns(childApproval)).toEqual([1, 1]);
+
+    checkScoutsLog(scouts, await fixture.client.readEvents(scouts));
 
     // The child's parallel calls ran at once (the quick one ended while the other ran); after the restart the
     // finished one was not run again and the interrupted `never` one was not run again either.

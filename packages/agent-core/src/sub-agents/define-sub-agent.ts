@@ -7,7 +7,7 @@ import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
 import type { PiTurnHooks } from "../pi-turn-runner/turn-hooks.js";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
-import { type RuntimeTool, assertRuntimeTool } from "../tools/runtime-tool.js";
+import { type RuntimeTool, type RuntimeToolResult, assertRuntimeTool } from "../tools/runtime-tool.js";
 import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 
 /**
@@ -117,7 +117,29 @@ export function defineSubAgent(definition: SubAgentDefinition): SubAgentTool {
 export interface SubAgentTool extends RuntimeTool<typeof SubAgentTaskParameters, SubAgentResultDetails> {
   /** The definition the tool was made from. */
   readonly subAgent: SubAgentDefinition;
+  /**
+   * Runs each call in place of the turn (absent: the turn runs `subAgent`
+   * itself): it must call `run` once, with the definition for that call
+   * (the same one, or one whose seams know the call), and return what it
+   * returns. For host layers that keep per-call state (agent-durable's
+   * parallel sub-agent calls); `defineSubAgent` sets none.
+   */
+  readonly runCall?: SubAgentCallRunner;
 }
+
+/** One call of a sub-agent as the turn hands it to {@link SubAgentTool.runCall}. */
+export interface SubAgentCall {
+  /** The child turn's id: `<parent turnId>/<toolCallId>`. */
+  turnId: string;
+  /** The parent's tool call that runs the sub-agent. */
+  toolCallId: string;
+}
+
+/** Runs one call of a sub-agent for a host layer: calls `run` once and returns its result (see {@link SubAgentTool.runCall}). */
+export type SubAgentCallRunner = (
+  call: SubAgentCall,
+  run: (definition: SubAgentDefinition) => Promise<RuntimeToolResult<SubAgentResultDetails>>,
+) => Promise<RuntimeToolResult<SubAgentResultDetails>>;
 
 /** True for a tool `defineSubAgent` made. */
 export function isSubAgentTool(tool: unknown): tool is SubAgentTool {

@@ -19,7 +19,13 @@ export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn:
     isSubAgentTool(tool)
       ? {
           def: tool.def,
-          impl: { execute: (ctx, { task }, signal) => runSubAgent(tool.subAgent, turn, ctx, task, signal) },
+          impl: {
+            execute: (ctx, { task }, signal) => {
+              const run = (definition: SubAgentDefinition) => runSubAgent(definition, turn, ctx, task, signal);
+              if (!tool.runCall) return run(tool.subAgent);
+              return tool.runCall({ turnId: `${ctx.turnId}/${ctx.toolCallId}`, toolCallId: ctx.toolCallId }, run);
+            },
+          },
         }
       : tool,
   );

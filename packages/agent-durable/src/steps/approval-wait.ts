@@ -1,8 +1,18 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import type { BeforeToolCallDecision, ToolCallHookEvent } from "@turnkit/agent-core";
+import type { ActionRequestOutcome, BeforeToolCallDecision, ToolCallHookEvent } from "@turnkit/agent-core";
+import type { ActionRequiredPayload } from "@turnkit/protocol";
 import { APPROVAL_TOPIC } from "../defaults.js";
-import type { TurnContext } from "../turn/turn-context.js";
-import { requestScopeOf } from "./host-ask.js";
+import type { Lane } from "../turn/step-lanes.js";
+import {
+  beginLiveStep,
+  type LiveStart,
+  liveSignal,
+  recordAbort,
+  replayLiveStart,
+  type TurnContext,
+} from "../turn/turn-context.js";
+import { type AskEvent, requestScopeOf, waitDurably } from "./host-ask.js";
+import { runRecordedStep } from "./recorded-step.js";
 
 /** A person's answer to an approval request. */
 export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
@@ -38,22 +48,9 @@ export async function awaitApproval(
   event: ToolCallHookEvent,
   reason: string,
 ): Promise<BeforeToolCallDecision> {
-  const scope = requestScopeOf(ctx, event.turnId);
-  const requestId = approvalRequestId(ctx.callNames.approvals(event.toolCall.id, scope), scope);
-  ctx.writer.emit(
-    "action.required",
-    {
-      requestId,
-      kind: "tool_approval",
-      toolCallId: event.toolCall.id,
-      toolName: event.toolCall.name,
-      arguments: event.toolCall.arguments,
-      ...(event.assistantMessageId !== undefined && { messageId: event.assistantMessageId }),
-      reason,
-      timeoutMs: ctx.approvalTimeoutMs,
-    },
-    event.turnId,
-  );
+  const request = approvalRequest(ctx, event, reason);
+  const { requestId } = request;
+  ctx.writer.emit("action.required", request, event.turnId);
   const deadlineEpochMS = (await DBOS.now()) + ctx.approvalTimeoutMs;
   for (;;) {
     const message = await DBOS.recv<ApprovalMessage>(APPROVAL_TOPIC, { deadlineEpochMS });
@@ -88,4 +85,91 @@ function trace(ctx: TurnContext, turnId: string, requestId: string, result: stri
     { phase: "durable.approval", level: "info", message: `approval ${result}`, attrs: { requestId, result } },
     turnId,
   );
+}
+
+/** The `action.required` payload of the approval of one tool call of the turn or of one of its sub-agent turns. */
+function approvalRequest(ctx: TurnContext, event: ToolCallHookEvent, reason: string): ActionRequiredPayload {
+  const scope = requestScopeOf(ctx, event.turnId);
+  return {
+    requestId: approvalRequestId(ctx.callNames.approvals(event.toolCall.id, scope), scope),
+    kind: "tool_approval",
+    toolCallId: event.toolCall.id,
+    toolName: event.toolCall.name,
+    arguments: event.toolCall.arguments,
+    ...(event.assistantMessageId !== undefined && { messageId: event.assistantMessageId }),
+    reason,
+    timeoutMs: ctx.approvalTimeoutMs,
+  };
+}
+
+/** The checkpoint of a sub-agent's approval wait: how it ended, what it logged, whether the turn was aborted. */
+interface ChildApprovalRecord {
+  start: LiveStart;
+  outcome: ActionRequestOutcome;
+  asked: AskEvent[];
+  aborted: boolean;
+}
+
+/**
+ * Asks a person about one tool call of a sub-agent turn and waits in a
+ * step of its own (in `lane`, when the sub-agent call is a parallel one):
+ * the request is stored in Postgres before its `action.required` is
+ * logged and answered with `respond` from any process, as a tool's
+ * question is (see `durableAskHost`), so sub-agent calls running at once
+ * never wait on one DBOS topic. The outcomes are those of
+ * {@link awaitApproval}; the wait closes with an `action.request` trace.
+ * A step interrupted by a crash waits again under the same request id,
+ * without logging it twice, until the deadline set when it first asked.
+ * The turn's abort ends the wait (the record says so).
+ */
+export async function awaitChildApproval(
+  ctx: TurnContext,
+  lane: Lane | undefined,
+  event: ToolCallHookEvent,
+  reason: string,
+): Promise<BeforeToolCallDecision> {
+  const request = approvalRequest(ctx, event, reason);
+  let live = false;
+  const record = await ctx.lanes.step(lane, () =>
+    runRecordedStep(ctx, `turnkit.approval:${request.requestId}`, async (): Promise<ChildApprovalRecord> => {
+      live = true;
+      const start = await beginLiveStep(ctx, { nested: false, claimCheckedLater: true, lane });
+      const asked: AskEvent[] = [];
+      const outcome = start.abortRequested
+        ? { kind: "aborted" as const, requestId: request.requestId }
+        : await waitDurably(ctx, event.turnId, request, liveSignal(ctx, undefined), asked);
+      return { start, outcome, asked, aborted: ctx.liveAbort.signal.aborted };
+    }),
+  );
+  if (!live) {
+    replayLiveStart(ctx, record.start, lane);
+    for (const logged of record.asked) ctx.writer.emit(logged.type, logged.payload, event.turnId);
+  }
+  const { outcome } = record;
+  if (record.aborted || outcome.kind === "aborted") recordAbort(ctx, lane);
+  switch (outcome.kind) {
+    case "answered": {
+      const answer = outcome.answer as ApprovalDecision;
+      if (answer.approved) return undefined;
+      return { block: true, reason: answer.reason ?? "A person denied this call.", blockedBy: "permission" };
+    }
+    case "timed_out":
+      return {
+        block: true,
+        reason: `Nobody approved this call within ${ctx.approvalTimeoutMs} ms; it was not run.`,
+        blockedBy: "permission",
+      };
+    case "aborted":
+      return {
+        block: true,
+        reason: "The turn was aborted while this call waited for approval.",
+        blockedBy: "permission",
+      };
+    case "refused":
+      return { block: true, reason: outcome.reason, blockedBy: "permission" };
+    default: {
+      const unreachable: never = outcome;
+      return unreachable;
+    }
+  }
 }

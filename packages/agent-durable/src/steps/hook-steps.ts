@@ -10,8 +10,10 @@ import type {
   ToolCallHookEvent,
 } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import type { TurnContext } from "../turn/turn-context.js";
-import { awaitApproval } from "./approval-wait.js";
+import type { Lane } from "../turn/step-lanes.js";
+import { addLane, seamsStopped, type TurnContext } from "../turn/turn-context.js";
+import { awaitApproval, awaitChildApproval } from "./approval-wait.js";
+import { isSubAgentTool } from "@turnkit/agent-core";
 import type { DurableRuntimeTool } from "./durable-tool.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
@@ -49,13 +51,16 @@ function list<T>(hooks: HookList<T> | undefined): readonly T[] {
  * Runs `call` as a step named after the hook; its result is the record a
  * replay returns instead of calling it. Like every step while the turn
  * runs, it takes the steering waiting when it ends (see `takeSteeringInStep`).
+ * In a `lane`, the step waits for the lane's turn.
  */
-async function step<T>(ctx: TurnContext, name: string, call: () => T | Promise<T>): Promise<T> {
+async function step<T>(ctx: TurnContext, lane: Lane | undefined, name: string, call: () => T | Promise<T>): Promise<T> {
   const nested = DBOS.isInStep();
-  const record = await runRecordedStep(ctx, `turnkit.hook:${name}`, async () => {
-    const result = await call();
-    return { result, steering: nested ? undefined : await takeSteeringInStep(ctx) };
-  });
+  const record = await ctx.lanes.step(nested ? undefined : lane, () =>
+    runRecordedStep(ctx, `turnkit.hook:${name}`, async () => {
+      const result = await call();
+      return { result, steering: nested ? undefined : await takeSteeringInStep(ctx) };
+    }),
+  );
   noteStepSteering(ctx, record.steering);
   return record.result;
 }
@@ -68,6 +73,7 @@ function stepAfterTurn<T>(ctx: TurnContext, name: string, call: () => T | Promis
 /** Each host hook as a pending seam call around its step; once the abort is recorded, not called (answers nothing at once). */
 function stepped<THook extends (...args: any[]) => unknown>(
   ctx: TurnContext,
+  lane: Lane | undefined,
   name: string,
   hooks: HookList<THook> | undefined,
 ): THook[] | undefined {
@@ -76,9 +82,11 @@ function stepped<THook extends (...args: any[]) => unknown>(
   return all.map(
     (hook) =>
       ((...args: Parameters<THook>) =>
-        ctx.turnAbort.stopped
+        seamsStopped(ctx, lane)
           ? undefined
-          : ctx.turnAbort.around(() => step(ctx, name, () => hook(...args) as ReturnType<THook>))) as unknown as THook,
+          : ctx.turnAbort.around(() =>
+              step(ctx, lane, name, () => hook(...args) as ReturnType<THook>),
+            )) as unknown as THook,
   );
 }
 
@@ -112,30 +120,46 @@ export interface DurableRunnerHooks {
  * grace, which a replay could not reproduce): the history changes made from
  * then on reach the host's `onHistoryChangedHook`s in order once the runner
  * returned ({@link DurableRunnerHooks.afterTurn}).
+ *
+ * Options: `storeHistory` (the turn's own hooks), or a sub-agent turn's
+ * hooks in its parallel call's `lane` (each step waits for the lane's
+ * turn; the lane's own records stop its seams), and whose approvals wait
+ * as stored requests (see `awaitChildApproval`). With `lanes`, the calls
+ * of the turn's `parallel` tools and sub-agents the runner admits become
+ * lanes (see `StepLanes`).
  */
 export function durableHooks(
   ctx: TurnContext,
   hooks: DurableTurnHooks,
   tools: readonly DurableRuntimeTool[],
-  options: { storeHistory: boolean } = { storeHistory: true },
+  options: { storeHistory: boolean; lanes?: boolean; lane?: Lane } = { storeHistory: true },
 ): DurableRunnerHooks {
+  const { lane } = options;
   const approvalTools = new Set(tools.filter((tool) => tool.requiresApproval).map((tool) => tool.def.name));
+  // The tools whose admitted calls become lanes: those that may run in parallel, sub-agents or not.
+  const laneTools = new Map(
+    options.lanes
+      ? tools
+          .filter((tool) => tool.def.executionMode === "parallel")
+          .map((tool) => [tool.def.name, isSubAgentTool(tool)])
+      : [],
+  );
   const beforeToolHooks = list(hooks.beforeToolCallHook);
   const historyHooks = list(hooks.onHistoryChangedHook);
   const afterAbort: HistoryChange[] = [];
   return {
     hooks: {
-      beforeLlmCallHook: stepped(ctx, "beforeLlmCall", hooks.beforeLlmCallHook),
-      onLlmCallPreparedHook: stepped(ctx, "onLlmCallPrepared", hooks.onLlmCallPreparedHook),
-      afterLlmCallHook: stepped(ctx, "afterLlmCall", hooks.afterLlmCallHook),
-      onToolExecutionStartHook: stepped(ctx, "onToolExecutionStart", hooks.onToolExecutionStartHook),
-      afterToolCallHook: stepped(ctx, "afterToolCall", hooks.afterToolCallHook),
-      beforeToolCallHook: beforeToolCall(ctx, beforeToolHooks, approvalTools),
+      beforeLlmCallHook: stepped(ctx, lane, "beforeLlmCall", hooks.beforeLlmCallHook),
+      onLlmCallPreparedHook: stepped(ctx, lane, "onLlmCallPrepared", hooks.onLlmCallPreparedHook),
+      afterLlmCallHook: stepped(ctx, lane, "afterLlmCall", hooks.afterLlmCallHook),
+      onToolExecutionStartHook: stepped(ctx, lane, "onToolExecutionStart", hooks.onToolExecutionStartHook),
+      afterToolCallHook: stepped(ctx, lane, "afterToolCall", hooks.afterToolCallHook),
+      beforeToolCallHook: beforeToolCall(ctx, lane, beforeToolHooks, approvalTools, laneTools),
       onHistoryChangedHook: [
         ...(options.storeHistory ? [(change: HistoryChange) => ctx.history.take(change)] : []),
-        ...(historyHooks.length > 0 ? [hostHistoryHooks(ctx, historyHooks, afterAbort)] : []),
+        ...(historyHooks.length > 0 ? [hostHistoryHooks(ctx, lane, historyHooks, afterAbort)] : []),
       ],
-      onStepEndHook: list(hooks.onStepEndHook).map((hook) => stepEnd(ctx, hook)),
+      onStepEndHook: list(hooks.onStepEndHook).map((hook) => stepEnd(ctx, lane, hook)),
     },
     afterTurn: async () => {
       const context = { sessionId: ctx.ref.sessionId, turnId: ctx.ref.turnId };
@@ -156,17 +180,18 @@ export function durableHooks(
  */
 function hostHistoryHooks(
   ctx: TurnContext,
+  lane: Lane | undefined,
   hooks: readonly OnHistoryChangedHook[],
   afterAbort: HistoryChange[],
 ): OnHistoryChangedHook {
   return (change, context) => {
-    if (ctx.turnAbort.stopped) {
+    if (seamsStopped(ctx, lane)) {
       afterAbort.push(change);
       return undefined;
     }
     return ctx.turnAbort.around(async () => {
       try {
-        for (const hook of hooks) await step(ctx, "onHistoryChanged", () => hook(change, context));
+        for (const hook of hooks) await step(ctx, lane, "onHistoryChanged", () => hook(change, context));
       } catch (error) {
         // The runner fails the turn and stops it, starting its abort grace: seams answer at once from here.
         ctx.turnAbort.stopSeams();
@@ -178,35 +203,49 @@ function hostHistoryHooks(
 
 function beforeToolCall(
   ctx: TurnContext,
+  lane: Lane | undefined,
   hooks: readonly DurableBeforeToolCallHook[],
   approvalTools: ReadonlySet<string>,
+  laneTools: ReadonlyMap<string, boolean>,
 ): BeforeToolCallHook {
   return (event, signal) => {
-    if (ctx.turnAbort.stopped)
+    if (seamsStopped(ctx, lane))
       return { block: true, reason: "The turn was aborted before this call ran.", blockedBy: "permission" };
     return ctx.turnAbort.around(async () => {
-      let approvalReason = approvalTools.has(event.toolCall.name)
-        ? `${event.toolCall.name} needs a person's approval`
-        : undefined;
-      for (const hook of hooks) {
-        const decision = await step(ctx, "beforeToolCall", () => hook(event, signal));
-        if (decision && "approval" in decision) {
-          approvalReason = decision.reason ?? approvalReason ?? "A hook asked for a person's approval";
-          continue;
-        }
-        if (decision?.block) return decision;
-      }
-      return approvalReason === undefined ? undefined : awaitApproval(ctx, event, approvalReason);
+      const decision = await decide(event, signal);
+      // Admitted: a call of a parallel tool or sub-agent becomes a lane, before any call of the batch runs.
+      const subAgent = laneTools.get(event.toolCall.name);
+      if (decision === undefined && subAgent !== undefined) await addLane(ctx, event.toolCall.id, subAgent);
+      return decision;
     });
   };
+
+  async function decide(event: ToolCallHookEvent, signal: AbortSignal): Promise<BeforeToolCallDecision> {
+    let approvalReason = approvalTools.has(event.toolCall.name)
+      ? `${event.toolCall.name} needs a person's approval`
+      : undefined;
+    for (const hook of hooks) {
+      const decision = await step(ctx, lane, "beforeToolCall", () => hook(event, signal));
+      if (decision && "approval" in decision) {
+        approvalReason = decision.reason ?? approvalReason ?? "A hook asked for a person's approval";
+        continue;
+      }
+      if (decision?.block) return decision;
+    }
+    if (approvalReason === undefined) return undefined;
+    // A sub-agent turn's approval waits as a stored request, in a step of its own (see awaitChildApproval).
+    return event.turnId === ctx.ref.turnId
+      ? awaitApproval(ctx, event, approvalReason)
+      : awaitChildApproval(ctx, lane, event, approvalReason);
+  }
 }
 
 /** An `onStepEndHook` as a step whose `enqueue` calls are recorded and made again on replay. */
-function stepEnd(ctx: TurnContext, hook: OnStepEndHook): OnStepEndHook {
+function stepEnd(ctx: TurnContext, lane: Lane | undefined, hook: OnStepEndHook): OnStepEndHook {
   return (event) => {
-    if (ctx.turnAbort.stopped) return undefined;
+    if (seamsStopped(ctx, lane)) return undefined;
     return ctx.turnAbort.around(async () => {
-      const enqueued = await step(ctx, "onStepEnd", async () => {
+      const enqueued = await step(ctx, lane, "onStepEnd", async () => {
         const queued: (string | AgentMessage)[] = [];
         await hook({ ...event, enqueue: (message) => void queued.push(message) });
         return queued;

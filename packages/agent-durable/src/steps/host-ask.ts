@@ -70,7 +70,15 @@ export function requestScopeOf(ctx: TurnContext, turnId: string): string {
   return requestIdScope([turnId.slice(root.length + 1)]);
 }
 
-async function waitDurably(
+/**
+ * Asks the host `request` durably and waits for the outcome (see
+ * {@link durableAskHost}): stored before its `action.required` is logged
+ * (not logged again when the log holds it), answered by `respond` from
+ * any process, closed by an `action.request` trace. Runs inside a step;
+ * every event it logs, in `turnId`'s stream, is pushed to `logged` for
+ * the step's checkpoint.
+ */
+export async function waitDurably(
   ctx: TurnContext,
   turnId: string,
   request: ActionRequiredPayload,

@@ -11,7 +11,15 @@ import { errorText } from "@turnkit/agent-loop/internal";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
-import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
+import type { Lane } from "../turn/step-lanes.js";
+import {
+  beginLiveStep,
+  type LiveStart,
+  liveSignal,
+  recordAbort,
+  replayLiveStart,
+  type TurnContext,
+} from "../turn/turn-context.js";
 
 /** A streamed event as recorded: the event without its `partial` message (rebuilt on replay). */
 type RecordedEvent = {
@@ -51,8 +59,12 @@ export interface ModelRequestRecord {
  * sending it. Either way the record says so and the turn's signal fires,
  * live and on replay. An attempt aborted by the call stack itself (a
  * stream watchdog) is recorded as it ended and does not abort the turn.
+ *
+ * `lane`: the requests are a parallel sub-agent call's (see `StepLanes`):
+ * each step waits for its lane's turn, and once the lane's records hold
+ * the abort, a request ends aborted at once, without a step.
  */
-export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
+export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): StreamFn {
   return (model, context, options) => {
     const stream = createAssistantMessageEventStream();
     void run();
@@ -62,42 +74,49 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
       let live = false;
       const nested = DBOS.isInStep();
       let record: ModelRequestRecord;
+      if (lane?.stopped) {
+        stream.push({ type: "error", reason: "aborted", error: abortedMessage(model) });
+        stream.end();
+        return;
+      }
       try {
-        record = await ctx.turnAbort.around(() =>
-          runRecordedStep(ctx, "turnkit.model-request", async () => {
-            live = true;
-            const start = await beginLiveStep(ctx, { nested });
-            let request: Omit<ModelRequestRecord, "steering">;
-            if (start.abortRequested) {
-              request = {
-                start,
-                events: [],
-                ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
-                turnAborted: true,
-              };
-            } else {
-              const signal = liveSignal(ctx, options?.signal);
-              const events: RecordedEvent[] = [];
-              const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
-                stream.push(event);
-                events.push(withoutPartial(event));
-              });
-              request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
-            }
-            // The step boundary's steering, in this step's checkpoint (a nested request has none of its own). A
-            // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
-            if (nested || request.ending.reason === "toolUse") return request;
-            try {
-              return { ...request, steering: await takeSteeringInStep(ctx) };
-            } catch (error) {
-              // Another worker took the turn over: this execution stops.
-              if (ctx.claim.revoked.aborted) throw error;
-              // The request streamed its events to the turn already, so the record keeps them and the request
-              // ends failed: a replay streams the same events and numbers the log as this execution did (a
-              // step that threw would be replayed as an error without them). The steering waits for the next step.
-              return { ...request, ending: { type: "error", reason: "error", message: failedMessage(model, error) } };
-            }
-          }),
+        record = await ctx.lanes.step(nested ? undefined : lane, () =>
+          ctx.turnAbort.around(() =>
+            runRecordedStep(ctx, "turnkit.model-request", async () => {
+              live = true;
+              const start = await beginLiveStep(ctx, { nested, lane });
+              let request: Omit<ModelRequestRecord, "steering">;
+              if (start.abortRequested) {
+                request = {
+                  start,
+                  events: [],
+                  ending: { type: "error", reason: "aborted", message: abortedMessage(model) },
+                  turnAborted: true,
+                };
+              } else {
+                const signal = liveSignal(ctx, options?.signal);
+                const events: RecordedEvent[] = [];
+                const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
+                  stream.push(event);
+                  events.push(withoutPartial(event));
+                });
+                request = { start, events, ending, turnAborted: ctx.liveAbort.signal.aborted };
+              }
+              // The step boundary's steering, in this step's checkpoint (a nested request has none of its own). A
+              // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
+              if (nested || request.ending.reason === "toolUse") return request;
+              try {
+                return { ...request, steering: await takeSteeringInStep(ctx) };
+              } catch (error) {
+                // Another worker took the turn over: this execution stops.
+                if (ctx.claim.revoked.aborted) throw error;
+                // The request streamed its events to the turn already, so the record keeps them and the request
+                // ends failed: a replay streams the same events and numbers the log as this execution did (a
+                // step that threw would be replayed as an error without them). The steering waits for the next step.
+                return { ...request, ending: { type: "error", reason: "error", message: failedMessage(model, error) } };
+              }
+            }),
+          ),
         );
       } catch (error) {
         stream.push({ type: "error", reason: "error", error: failedMessage(model, error) });
@@ -105,12 +124,12 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn): StreamFn {
         return;
       }
       if (!live) {
-        replayLiveStart(ctx, record.start);
+        replayLiveStart(ctx, record.start, lane);
         for (const event of record.events)
           stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
       }
       noteStepSteering(ctx, record.steering);
-      if (record.turnAborted) ctx.turnAbort.record();
+      if (record.turnAborted) recordAbort(ctx, lane);
       stream.push(
         record.ending.type === "done"
           ? { type: "done", reason: record.ending.reason, message: record.ending.message }

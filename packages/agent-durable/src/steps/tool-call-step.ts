@@ -1,7 +1,16 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { RuntimeTool, RuntimeToolResult } from "@turnkit/agent-core";
 import { ABANDONED, ABORT_GRACE_MS, settleOrAbandon } from "@turnkit/agent-loop/internal";
-import { beginLiveStep, type LiveStart, liveSignal, replayLiveStart, type TurnContext } from "../turn/turn-context.js";
+import type { Lane } from "../turn/step-lanes.js";
+import {
+  beginLiveStep,
+  type LiveStart,
+  liveSignal,
+  recordAbort,
+  replayLiveStart,
+  seamsStopped,
+  type TurnContext,
+} from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
 import { type AskEvent, durableAskHost, requestScopeOf, withdrawQuestions } from "./host-ask.js";
 import { runRecordedStep } from "./recorded-step.js";
@@ -53,11 +62,15 @@ type ToolCallRecord = { start: LiveStart; steering?: StepSteering; asked?: AskEv
  * it: with `sequential`, every call runs one at a time (the caller sets it
  * when the turn has an `onToolExecutionStartHook` or `afterToolCallHook`,
  * whose steps would otherwise interleave in completion order).
+ *
+ * A call of a parallel batch of the turn is a lane of its own, and the
+ * calls of a parallel sub-agent call are in that call's `lane`: the step
+ * waits for its lane's turn (see `StepLanes`).
  */
 export function durableToolCall(
   ctx: TurnContext,
   tool: DurableRuntimeTool,
-  options: { sequential: boolean },
+  options: { sequential: boolean; lane?: Lane },
 ): RuntimeTool {
   return {
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
@@ -65,50 +78,72 @@ export function durableToolCall(
       async execute(toolCtx, input, signal, onUpdate) {
         // Named as calls start, before anything that may wait, so a replay names them in the same order.
         const callName = ctx.callNames.questions(toolCtx.toolCallId, requestScopeOf(ctx, toolCtx.turnId));
-        if (ctx.turnAbort.stopped) return abortedBeforeRun();
-        let live = false;
-        const nested = DBOS.isInStep();
-        const record = await ctx.turnAbort.around(() =>
-          runRecordedStep(
-            ctx,
-            // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
-            `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}`,
-            async (): Promise<ToolCallRecord> => {
-              live = true;
-              const call = await callLive(ctx, tool, { nested, toolCtx, callName, input, signal, onUpdate });
-              // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
-              return nested ? call : { ...call, steering: await takeSteeringInStep(ctx) };
-            },
-          ),
-        );
-        if (!live) {
-          replayLiveStart(ctx, record.start);
-          // What the call asked the host was logged while it ran: logged again at the same place.
-          for (const event of record.asked ?? []) ctx.writer.emit(event.type, event.payload, toolCtx.turnId);
-        }
-        noteStepSteering(ctx, record.steering);
-        if (record.kind === "aborted" || record.aborted) ctx.turnAbort.record();
-        switch (record.kind) {
-          case "result":
-            return record.result;
-          case "threw":
-            throw new Error(record.message);
-          case "interrupted":
-            return {
-              content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }],
-              isError: true,
-              details: { interrupted: true },
-            };
-          case "aborted":
-            return abortedBeforeRun();
-          default: {
-            const unreachable: never = record;
-            return unreachable;
-          }
+        // A call of the turn's own parallel batch is a lane of its own.
+        const own =
+          options.lane === undefined && toolCtx.turnId === ctx.ref.turnId
+            ? ctx.lanes.of(toolCtx.toolCallId)
+            : undefined;
+        try {
+          return await callAsStep(ctx, tool, own ?? options.lane, { toolCtx, callName, input, signal, onUpdate });
+        } finally {
+          if (own) ctx.lanes.finish(own);
         }
       },
     },
   };
+}
+
+/** One call of `tool` as a step (see {@link durableToolCall}). */
+async function callAsStep(
+  ctx: TurnContext,
+  tool: DurableRuntimeTool,
+  lane: Lane | undefined,
+  call: Omit<Parameters<typeof callLive>[2], "nested">,
+): Promise<RuntimeToolResult> {
+  const { toolCtx } = call;
+  if (seamsStopped(ctx, lane)) return abortedBeforeRun();
+  let live = false;
+  const nested = DBOS.isInStep();
+  const record = await ctx.lanes.step(nested ? undefined : lane, () =>
+    ctx.turnAbort.around(() =>
+      runRecordedStep(
+        ctx,
+        // The call id in the name: a replay that reached another call here fails loudly instead of taking its record.
+        `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}`,
+        async (): Promise<ToolCallRecord> => {
+          live = true;
+          const ran = await callLive(ctx, tool, { ...call, nested, lane });
+          // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
+          return nested ? ran : { ...ran, steering: await takeSteeringInStep(ctx) };
+        },
+      ),
+    ),
+  );
+  if (!live) {
+    replayLiveStart(ctx, record.start, lane);
+    // What the call asked the host was logged while it ran: logged again at the same place.
+    for (const event of record.asked ?? []) ctx.writer.emit(event.type, event.payload, toolCtx.turnId);
+  }
+  noteStepSteering(ctx, record.steering);
+  if (record.kind === "aborted" || record.aborted) recordAbort(ctx, lane);
+  switch (record.kind) {
+    case "result":
+      return record.result;
+    case "threw":
+      throw new Error(record.message);
+    case "interrupted":
+      return {
+        content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }],
+        isError: true,
+        details: { interrupted: true },
+      };
+    case "aborted":
+      return abortedBeforeRun();
+    default: {
+      const unreachable: never = record;
+      return unreachable;
+    }
+  }
 }
 
 /** One call of a tool's `execute`, as the step runs it live; what the step records (without its steering). */
@@ -117,6 +152,7 @@ async function callLive(
   tool: DurableRuntimeTool,
   call: {
     nested: boolean;
+    lane?: Lane;
     toolCtx: Parameters<RuntimeTool["impl"]["execute"]>[0];
     /** The call's name in request ids (`TurnContext.callNames`). */
     callName: string;
@@ -127,7 +163,7 @@ async function callLive(
 ): Promise<ToolCallRecord> {
   const { toolCtx, callName, input, signal, onUpdate } = call;
   // The claim is checked by the statement that counts the attempt, before `execute` runs.
-  const start = await beginLiveStep(ctx, { nested: call.nested, claimCheckedLater: true });
+  const start = await beginLiveStep(ctx, { nested: call.nested, claimCheckedLater: true, lane: call.lane });
   // Keyed by the step's position too: a model may reuse a call id in a later response.
   const attemptKey = `${DBOS.stepID}:${toolCtx.toolCallId}`;
   // Given up after a restart: what the call asked and still waited for is withdrawn.

@@ -89,6 +89,18 @@ export class EventLog {
     return { childSeqs, resumes };
   }
 
+  /** The highest stored seq of a turn, and its events with `seq >= fromSeq`, in seq order. */
+  async eventsFrom(turnKey: string, fromSeq: number): Promise<{ storedSeq: number; events: RuntimeEvent[] }> {
+    const events: RuntimeEvent[] = [];
+    for (let after = fromSeq - 1; ; ) {
+      const page = await this.read(turnKey, after, MAX_EVENTS_PER_WRITE);
+      events.push(...page);
+      if (page.length < MAX_EVENTS_PER_WRITE) break;
+      after = page[page.length - 1]!.seq;
+    }
+    return { storedSeq: events.at(-1)?.seq ?? (await this.maxSeq(turnKey)), events };
+  }
+
   /** The turn's terminal status as the log holds it, or `undefined` while it has none. */
   async terminal(turnKey: string): Promise<TerminalStatusEvent | undefined> {
     const { rows } = await this.pool.query(

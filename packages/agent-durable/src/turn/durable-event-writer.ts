@@ -10,8 +10,10 @@ import {
 } from "@turnkit/protocol";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { EventLog } from "../store/event-log.js";
+import { type LaneResumeRecord, ParallelReplay } from "./parallel-replay.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 import type { HistoryWriter } from "./history-writer.js";
+import type { Lane } from "./step-lanes.js";
 
 /** Where a resumed execution found events of an interrupted step, and what it did about them. */
 export interface ResumeRecord {
@@ -112,6 +114,8 @@ export class DurableEventWriter implements EventWriter {
   private readonly children = new Map<string, ChildTurn>();
   /** Where a resume left a sub-agent turn's numbering before any of its events passed through this execution. */
   private readonly resumedChildSeqs = new Map<string, number>();
+  /** Set while a batch of parallel sub-agent calls is replayed over events an earlier execution logged. */
+  private parallel: ParallelReplay | undefined;
 
   constructor(
     private readonly log: EventLog,
@@ -123,9 +127,13 @@ export class DurableEventWriter implements EventWriter {
 
   push(event: RuntimeEvent): void {
     if (this.terminal || !isReplayable(event)) return;
-    const seq = this.nextSeq++;
-    const numbered = { ...event, seq, eventId: `${this.claim.turnKey}#${seq}` } as RuntimeEvent;
-    if (event.origin) numbered.origin = this.nextOrigin(event.origin);
+    const origin = event.origin && this.nextOrigin(event.origin);
+    const withOrigin = origin ? ({ ...event, origin } as RuntimeEvent) : event;
+    // Replaying parallel sub-agent calls: the log holds the batch's events in the order their timing gave. Each is
+    // known by its key (see `replayKey`) and logged once; a new one goes after the log's last event.
+    const seq = this.parallel ? this.parallel.seqOf(withOrigin) : this.nextSeq++;
+    if (seq === undefined) return;
+    const numbered = { ...withOrigin, seq, eventId: `${this.claim.turnKey}#${seq}` } as RuntimeEvent;
     if (isTerminalEvent(numbered)) {
       this.terminal = numbered;
       return;
@@ -198,11 +206,7 @@ export class DurableEventWriter implements EventWriter {
    */
   applyResume(resume: ResumeRecord): void {
     this.nextSeq = resume.toSeq + 1;
-    for (const [turnId, seq] of Object.entries(resume.childSeqs ?? {})) {
-      const child = this.children.get(turnId);
-      if (child) child.seq = Math.max(child.seq, seq);
-      else this.resumedChildSeqs.set(turnId, seq);
-    }
+    for (const [turnId, seq] of Object.entries(resume.childSeqs ?? {})) this.continueChildAfter(turnId, seq);
     this.resumes += 1 + (resume.earlierResumes ?? 0);
     this.emit("debug.trace", {
       phase: "durable.resume",
@@ -210,6 +214,66 @@ export class DurableEventWriter implements EventWriter {
       message: `the turn resumed after a restart; events ${resume.fromSeq}..${resume.toSeq} came from an interrupted step and are superseded`,
       attrs: { supersededFromSeq: resume.fromSeq, supersededToSeq: resume.toSeq },
     });
+  }
+
+  /** True while a batch of parallel sub-agent calls is replayed over events an earlier execution logged. */
+  get replaysParallel(): boolean {
+    return this.parallel !== undefined;
+  }
+
+  /**
+   * A batch of parallel sub-agent calls starts; `logged`: what the log holds
+   * beyond the writer's position. When it holds more, an earlier execution
+   * ran the batch: until {@link endParallel}, a sub-agent event it holds is
+   * not logged again, a new one goes last (see `ParallelReplay`).
+   */
+  beginParallel(logged: { storedSeq: number; events: readonly RuntimeEvent[] }): void {
+    if (logged.storedSeq < this.nextSeq) return;
+    this.parallel = new ParallelReplay(logged.events, logged.storedSeq);
+  }
+
+  /** The batch has ended: the turn's own events go on after it (see `ParallelReplay.seqAfter`). */
+  endParallel(): void {
+    if (!this.parallel) return;
+    this.nextSeq = this.parallel.seqAfter(this.nextSeq);
+    this.parallel = undefined;
+  }
+
+  /** The events an interrupted step of the lane `callId` logged (only while {@link replaysParallel}). */
+  laneResume(callId: string): LaneResumeRecord | undefined {
+    return this.parallel?.laneResume(callId, (turnId) => this.childSeq(turnId));
+  }
+
+  /**
+   * Continues the numbering of the lane's sub-agent turns after the events
+   * an interrupted step of the lane left, and logs a warning trace in the
+   * lane's stream naming them (the lane's events in its range are
+   * superseded). Applied at the same point on every later replay.
+   */
+  applyLaneResume(resume: LaneResumeRecord, lane: Lane): void {
+    for (const [turnId, seq] of Object.entries(resume.childSeqs)) this.continueChildAfter(turnId, seq);
+    lane.resumes += 1 + (resume.earlierResumes ?? 0);
+    this.emit(
+      "debug.trace",
+      {
+        phase: "durable.resume",
+        level: "warn",
+        message: `the sub-agent call ${resume.callId} resumed after a restart; its events in ${resume.fromSeq}..${resume.toSeq} came from an interrupted step and are superseded`,
+        attrs: { supersededFromSeq: resume.fromSeq, supersededToSeq: resume.toSeq, toolCallId: resume.callId },
+      },
+      `${this.ids.turnId}/${resume.callId}`,
+    );
+  }
+
+  /** The last `origin.seq` given to an event of the sub-agent turn `turnId`. */
+  private childSeq(turnId: string): number {
+    return this.children.get(turnId)?.seq ?? this.resumedChildSeqs.get(turnId) ?? 0;
+  }
+
+  private continueChildAfter(turnId: string, seq: number): void {
+    const child = this.children.get(turnId);
+    if (child) child.seq = Math.max(child.seq, seq);
+    else this.resumedChildSeqs.set(turnId, seq);
   }
 
   /**

@@ -6,6 +6,8 @@ import type { StepRecords, StoredStep } from "../store/step-records.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 import type { TurnTable } from "../store/turn-table.js";
 import type { DurableEventWriter, ResumeRecord } from "./durable-event-writer.js";
+import type { LaneResumeRecord } from "./parallel-replay.js";
+import type { Lane, StepLanes } from "./step-lanes.js";
 import type { HistoryWriter } from "./history-writer.js";
 import type { TurnAbort } from "./turn-abort.js";
 import type { DurableTurnRef } from "./turn-request.js";
@@ -44,8 +46,8 @@ export interface TurnContext {
   approvalTimeoutMs: number;
   /** Steering the steps took since the runner's last poll (see `durableSteeringSource`). */
   steering: { pending: StepSteering[]; tookSincePoll: boolean };
-  /** Counters that name things in turn order: model requests, steering polls, message ids. */
-  readonly counters: { requests: number; polls: number; messages: number };
+  /** Counters that name things in turn order: model requests, steering polls, message ids (a sub-agent turn's by its turn id). */
+  readonly counters: { requests: number; polls: number; messages: number; childMessages: Map<string, number> };
   /**
    * Names of tool calls for the ids of what they ask (`callIdOccurrences`):
    * a call id, or `<id>#<k>` when the model reused it. `questions` counts
@@ -56,6 +58,8 @@ export interface TurnContext {
     questions: (toolCallId: string, scope: string) => string;
     approvals: (toolCallId: string, scope: string) => string;
   };
+  /** The calls of a parallel batch running now, whose steps take turns (see `StepLanes`). */
+  readonly lanes: StepLanes;
   /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */
   firstLiveRead: Promise<LiveState> | undefined;
   /** The turn's step records as this execution found them at its first recorded step (see `runRecordedStep`). */
@@ -65,6 +69,8 @@ export interface TurnContext {
 /** What a live step learned before it started: events an interrupted step left, and whether an abort is pending. */
 export interface LiveStart {
   resume: ResumeRecord | undefined;
+  /** Events an interrupted step of the same lane left, when the step runs in a lane (a parallel call). */
+  laneResume?: LaneResumeRecord;
   abortRequested: boolean;
 }
 
@@ -86,7 +92,7 @@ export interface LiveStart {
  */
 export async function beginLiveStep(
   ctx: TurnContext,
-  options: { nested: boolean; claimCheckedLater?: boolean },
+  options: { nested: boolean; claimCheckedLater?: boolean; lane?: Lane },
 ): Promise<LiveStart> {
   const first = ctx.firstLiveRead === undefined;
   // After a takeover by another worker, this execution sends no request and runs no tool (a tool call checks
@@ -103,6 +109,14 @@ export async function beginLiveStep(
   const { storedSeq, abortRequested, tail } = await ctx.firstLiveRead;
   // An abort found pending stops every live step of this execution, as the watcher would.
   if (abortRequested) ctx.liveAbort.abort();
+  // A lane of parallel sub-agent calls being replayed: only its own events can be superseded (the log
+  // interleaves the lanes' events by timing), and the turn's numbering goes on after the log's end.
+  const { lane } = options;
+  if (lane && ctx.writer.replaysParallel) {
+    const laneResume = ctx.writer.laneResume(lane.callId);
+    if (laneResume) ctx.writer.applyLaneResume(laneResume, lane);
+    return { resume: undefined, ...(laneResume && { laneResume }), abortRequested: ctx.liveAbort.signal.aborted };
+  }
   let resume: ResumeRecord | undefined;
   if (first && storedSeq >= ctx.writer.nextSeq) {
     resume = {
@@ -134,8 +148,36 @@ async function readLiveState(ctx: TurnContext): Promise<LiveState> {
 }
 
 /** Applies a recorded {@link LiveStart} when its step is replayed from its record. */
-export function replayLiveStart(ctx: TurnContext, start: LiveStart): void {
+export function replayLiveStart(ctx: TurnContext, start: LiveStart, lane?: Lane): void {
   if (start.resume) ctx.writer.applyResume(start.resume);
+  if (start.laneResume && lane) ctx.writer.applyLaneResume(start.laneResume, lane);
+}
+
+/**
+ * Adds the turn's call `callId`, admitted in a parallel batch, as a lane
+ * (see `StepLanes`): the turn's abort reaches the runner only once the
+ * lane has finished (its seams wind down by their own records). Before
+ * the batch's first sub-agent call, reads what the log holds beyond the
+ * writer's position: an earlier execution may have run the batch (see
+ * `DurableEventWriter.beginParallel`).
+ */
+export async function addLane(ctx: TurnContext, callId: string, subAgent: boolean): Promise<void> {
+  const lane = ctx.lanes.add(callId, ctx.turnAbort.stopped);
+  void ctx.turnAbort.around(() => lane.finished);
+  if (!subAgent || ctx.lanes.logRead) return;
+  ctx.lanes.logRead = true;
+  ctx.writer.beginParallel(await ctx.stores.eventLog.eventsFrom(ctx.ref.workflowId, ctx.writer.nextSeq));
+}
+
+/** True once the seams of `lane` (of the turn, without one) answer at once, without a step. */
+export function seamsStopped(ctx: TurnContext, lane: Lane | undefined): boolean {
+  return lane ? lane.stopped : ctx.turnAbort.stopped;
+}
+
+/** A step's record holds the turn's abort: the turn records it, and so does the step's lane. */
+export function recordAbort(ctx: TurnContext, lane: Lane | undefined): void {
+  if (lane) lane.stopped = true;
+  ctx.turnAbort.record();
 }
 
 /** A signal that fires when the step's own signal or the worker's live abort fires. */

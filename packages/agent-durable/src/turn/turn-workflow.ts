@@ -17,6 +17,7 @@ import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn, DurableTurnSetup } from "./durable-turn-setup.js";
 import { HistoryWriter } from "./history-writer.js";
+import { StepLanes } from "./step-lanes.js";
 import { TurnAbort } from "./turn-abort.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
 import { type DurableTurnRequest, turnRef } from "./turn-request.js";
@@ -108,9 +109,9 @@ async function runDurableTurn(
   // Per-call hooks are steps too; run after each call, they would start in completion order: calls then go one at a time.
   const sequential =
     setup.hooks?.onToolExecutionStartHook !== undefined || setup.hooks?.afterToolCallHook !== undefined;
-  const { hooks, afterTurn } = durableHooks(ctx, setup.hooks ?? {}, tools);
+  const { hooks, afterTurn } = durableHooks(ctx, setup.hooks ?? {}, tools, { storeHistory: true, lanes: !sequential });
   // A runner whose message ids follow the turn's order, running the turn with every seam durable.
-  const runner = new PiTurnRunner({ allocateMessageId: () => messageId(ctx) });
+  const runner = new PiTurnRunner({ allocateMessageId: ({ turnId }) => messageId(ctx, turnId) });
   const outcome = await runner.runTurn({
     sessionId: request.sessionId,
     turnId: request.turnId,
@@ -122,7 +123,7 @@ async function runDurableTurn(
     warnings,
     llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
     llmRetry: setup.llmRetry,
-    tools: durableTools(ctx, tools, { sequential }),
+    tools: durableTools(ctx, tools, { sequential, root: true }),
     disableBuiltinToolFallback: true,
     hooks,
     eventWriter: ctx.writer,
@@ -142,6 +143,10 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
   const history = new HistoryWriter(deps.stores.history, claim, ref.sessionId);
   const turnAbort = new TurnAbort();
   const liveAbort = new AbortController();
+  const writer = new DurableEventWriter(deps.stores.eventLog, history, claim, {
+    sessionId: ref.sessionId,
+    turnId: ref.turnId,
+  });
   // Taken over by another worker: stop the running request or tool and end the turn here (it writes nothing more).
   claim.revoked.addEventListener("abort", () => {
     liveAbort.abort();
@@ -151,27 +156,41 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     ref,
     stores: deps.stores,
     claim,
-    writer: new DurableEventWriter(deps.stores.eventLog, history, claim, {
-      sessionId: ref.sessionId,
-      turnId: ref.turnId,
-    }),
+    writer,
     history,
     turnAbort,
     liveAbort,
     approvalTimeoutMs: deps.approvalTimeoutMs,
     steering: { pending: [], tookSincePoll: false },
-    counters: { requests: 0, polls: 0, messages: 0 },
+    counters: { requests: 0, polls: 0, messages: 0, childMessages: new Map() },
     callNames: { questions: callIdOccurrences(), approvals: callIdOccurrences() },
+    lanes: new StepLanes(() => writer.endParallel()),
     firstLiveRead: undefined,
   };
 }
 
-/** `<turn>#m<n>`, and `.r<k>` after the turn resumed k times, so a re-sent request never reuses the id of its interrupted attempt. */
-function messageId(ctx: TurnContext): string {
-  const n = ++ctx.counters.messages;
-  return ctx.writer.resumes === 0
-    ? `${ctx.ref.workflowId}#m${n}`
-    : `${ctx.ref.workflowId}#m${n}.r${ctx.writer.resumes}`;
+/**
+ * `<turn>#m<n>`, and `.r<k>` after the turn resumed k times, so a re-sent
+ * request never reuses the id of its interrupted attempt. A sub-agent
+ * turn's messages are numbered in that turn (`<turn>/<call ids>#m<n>`), so
+ * sub-agent calls running at once never take each other's numbers; its
+ * resumes count those of its parallel call's lane too.
+ */
+function messageId(ctx: TurnContext, turnId: string): string {
+  const root = ctx.ref.turnId;
+  let resumes = ctx.writer.resumes;
+  let prefix = ctx.ref.workflowId;
+  let n: number;
+  if (turnId === root || !turnId.startsWith(`${root}/`)) {
+    n = ++ctx.counters.messages;
+  } else {
+    const path = turnId.slice(root.length + 1);
+    n = (ctx.counters.childMessages.get(path) ?? 0) + 1;
+    ctx.counters.childMessages.set(path, n);
+    prefix = `${prefix}/${path}`;
+    resumes += ctx.lanes.of(path.split("/")[0]!)?.resumes ?? 0;
+  }
+  return resumes === 0 ? `${prefix}#m${n}` : `${prefix}#m${n}.r${resumes}`;
 }
 
 /**

@@ -127,6 +127,25 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       }
       return response([toolCall("explore", { task: "look around" }, { id: callId })]);
     }
+    case "parallel-sub-agents": {
+      // Three calls of the parallel `scout` sub-agent in one response, then an answer with what each found.
+      if (last?.role === "toolResult") {
+        const texts = context.messages.flatMap((m) =>
+          m.role === "toolResult"
+            ? [
+                m.content
+                  .map((b) => (b.type === "text" ? b.text : ""))
+                  .join("")
+                  .slice(0, 30),
+              ]
+            : [],
+        );
+        return response(`after scouts: ${texts.join(" | ")}`);
+      }
+      return response(
+        SCOUT_TASKS.map((task) => toolCall("scout", { task }, { id: `${request.turnId}-scout-${task}` })),
+      );
+    }
     case "compaction": {
       // The summary request of the test's compaction hook; then a tool call, then a slow answer (fast when sent again).
       if (context.systemPrompt === SUMMARY_PROMPT) return response("Summary: the user wants a file written.");
@@ -145,7 +164,8 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
 /**
  * The chaos test's turns (`metadata.plan`): `stream` a long answer, `tool` one
  * `never` call, `safe` one `safe` call, `parallel` three parallel calls,
- * `approval` a call that needs a person. After the calls, or after steering,
+ * `approval` a call that needs a person, `sub-agent` a call of `explore`,
+ * `sub-agents` three parallel calls of `scout`. After the calls, or after steering,
  * a streamed answer. Call ids follow the request's place in the turn, so a
  * re-sent request asks for the same calls.
  */
@@ -167,6 +187,9 @@ function chaosAnswer(request: DurableTurnRequest, context: Context): ScriptEntry
     case "sub-agent":
       // The `explore` sub-agent, whose own call needs a person's approval.
       return response([toolCall("explore", { task: "look around" }, { id: id(0) })]);
+    case "sub-agents":
+      // Three parallel calls of the `scout` sub-agent: one streams, one runs a tool, one needs a person's approval.
+      return response(SCOUT_TASKS.map((task, i) => toolCall("scout", { task }, { id: id(i) })));
     case "parallel":
       return response(
         [150, 400, 900].map((ms, i) =>
@@ -224,6 +247,56 @@ function childStreamFn(request: DurableTurnRequest, countFile: string): StreamFn
   };
 }
 
+/** The tasks of the `scout` sub-agent's calls: what its child does (see {@link scoutStreamFn}). */
+const SCOUT_TASKS = ["stream", "tool", "approval"] as const;
+
+/**
+ * The stream function of the `scout` sub-agent, whose calls run in
+ * parallel; by its task (the child's first message): `stream` calls the
+ * quick `parallel_read`, then streams its answer (`childDeltas` words at
+ * `delayMs` each, fast when sent again after a crash); `tool` calls
+ * `child_read` (`never`, running `toolMs`); `approval` calls `guarded_read`
+ * (a person's approval first); each then answers with what it got. Each
+ * request is recorded as a `model` count with detail `scout:<task>`.
+ */
+function scoutStreamFn(request: DurableTurnRequest, countFile: string): StreamFn {
+  return (model, context, options) => {
+    const first = context.messages[0];
+    const task =
+      first?.role === "user" && typeof first.content !== "string"
+        ? first.content.map((block) => (block.type === "text" ? block.text : "")).join("")
+        : String(first?.content ?? "");
+    const ids = { turnId: request.turnId, sessionId: request.sessionId };
+    const position = context.messages.length;
+    const detail = `scout:${task}`;
+    const resent = recordedBefore(countFile, { kind: "model", ...ids, detail, position });
+    record(countFile, { kind: "model", ...ids, detail, position });
+    const last = lastMessage(context);
+    let entry: ScriptEntry;
+    if (last?.role === "toolResult") {
+      const got = last.content
+        .map((block) => (block.type === "text" ? block.text : ""))
+        .join("")
+        .slice(0, 20);
+      const slow = task === "stream";
+      const delayMs = slow
+        ? Number((resent ? request.metadata?.resendDelayMs : undefined) ?? request.metadata?.delayMs ?? 0)
+        : 0;
+      const words = Array.from({ length: slow ? Number(request.metadata?.childDeltas ?? 20) : 3 }, (_, i) => ` s${i}`);
+      entry = response(`${task} got ${got}:${words.join("")}`, { eventDelayMs: delayMs });
+    } else {
+      const id = `${request.turnId}-${task}-call`;
+      const path = `${request.turnId}-${task}.txt`;
+      entry = response([
+        task === "stream"
+          ? toolCall("parallel_read", { path, ms: 50 }, { id })
+          : toolCall(task === "tool" ? "child_read" : "guarded_read", { path }, { id }),
+      ]);
+    }
+    return createScriptedModel([entry]).streamFn(model, context, options);
+  };
+}
+
 /** The system prompt of the compaction hook's summary request. */
 const SUMMARY_PROMPT = "Summarise the conversation.";
 
@@ -253,7 +326,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
   return (request) => {
     if (request.metadata?.scenario === "broken") throw new Error("no model is configured for this turn");
     const toolMs = Number(request.metadata?.toolMs ?? 1500);
-    const slow = (name: string) =>
+    const slow = (name: string, fixedMs?: number) =>
       defineRuntimeTool({
         name,
         description: `Writes a file slowly (${name})`,
@@ -262,7 +335,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
           // A call run again after a crash takes `rerunToolMs` when the turn gives one.
           const ids = { turnId: request.turnId, sessionId: request.sessionId, detail: ctx.toolCallId };
           const rerun = recordedBefore(countFile, { kind: "tool-start", ...ids });
-          const ms = Number((rerun ? request.metadata?.rerunToolMs : undefined) ?? toolMs);
+          const ms = fixedMs ?? Number((rerun ? request.metadata?.rerunToolMs : undefined) ?? toolMs);
           record(countFile, {
             kind: "tool-start",
             turnId: request.turnId,
@@ -345,6 +418,16 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
       ],
       llmRetry: false,
     });
+    // A sub-agent whose calls run in parallel, with a `never` tool, a quick parallel one and one needing approval.
+    const scout = defineSubAgent({
+      name: "scout",
+      description: "Scouts one thing",
+      systemPrompt: "You scout.",
+      llm: { model, streamFn: scoutStreamFn(request, countFile) },
+      tools: [slow("child_read"), parallelRead, durableTool(slow("guarded_read", 20), { requiresApproval: true })],
+      llmRetry: false,
+      executionMode: "parallel",
+    });
     return {
       systemPrompt: "You are a test assistant.",
       llm: { model, streamFn: scenarioStreamFn(request, countFile) },
@@ -358,6 +441,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         durableTool(slow("guarded_write"), { requiresApproval: true }),
         durableTool(askBranch, { replay: request.metadata?.askReplay === "never" ? "never" : "safe" }),
         explore,
+        scout,
       ],
       hooks: {
         ...(request.metadata?.scenario === "compaction" && { beforeLlmCallHook: summariseFirst }),
