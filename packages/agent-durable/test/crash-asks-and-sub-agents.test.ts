@@ -18,8 +18,8 @@ import { assertLogInvariants, finalText, resumeTraces } from "./support/log-asse
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
-// Nine turns at once, each holding its slot until the kill.
-const settings = { LEASE_MS: "1500", CONCURRENCY: "9" };
+// Ten turns at once, each holding its slot until the kill.
+const settings = { LEASE_MS: "1500", CONCURRENCY: "10" };
 const fixture = useDurableFixture([{ id: "k1", env: settings }]);
 
 const answer = { action: "accept", content: { branch: "main" } } as const;
@@ -224,6 +224,42 @@ function checkScoutsLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
   );
 }
 
+/**
+ * The `parallel-sub-agents` turn killed after its three calls, while the
+ * turn's answer streamed: the calls replayed from their records (nothing
+ * logged again, nothing renumbered), the answer sent again after the
+ * turn's own resume notice, which supersedes only that answer.
+ */
+function checkScoutsAfterLog(turn: DurableTurnRef, events: RuntimeEvent[]): void {
+  assertLogInvariants(events);
+  expect(assertRuntimeEventSequence(events)).toBe("completed");
+  for (const task of ["stream", "tool", "approval"]) {
+    expect(scoutRequests(turn, task, 1)).toBe(1);
+    expect(scoutRequests(turn, task, 3)).toBe(1);
+    expect(callRuns(turn, `${turn.turnId}-${task}-call`)).toEqual([1, 1]);
+  }
+  const sequences = new Map<string, number[]>();
+  for (const e of events)
+    if (e.origin) sequences.set(e.origin.turnId, [...(sequences.get(e.origin.turnId) ?? []), e.origin.seq]);
+  expect(sequences.size).toBe(3);
+  for (const seqs of sequences.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  const [notice, ...more] = resumeTraces(events);
+  expect(more).toEqual([]);
+  expect(notice!.origin).toBeUndefined();
+  const { supersededFromSeq, supersededToSeq } = notice!.payload.attrs as Record<string, number>;
+  const superseded = events.filter((e) => e.seq >= supersededFromSeq && e.seq <= supersededToSeq);
+  expect(superseded.length).toBeGreaterThanOrEqual(10);
+  expect(new Set(superseded.map((e) => (e.type === "stream.resp" ? e.payload.messageId : e.type)))).toEqual(
+    new Set([expect.stringMatching(/scouts-after#m2$/)]),
+  );
+  const finishes = events.flatMap((e) =>
+    e.type === "stream.resp" && e.payload.chunk.kind === "finish" ? [e.payload.messageId] : [],
+  );
+  expect(new Set(finishes).size).toBe(finishes.length);
+  expect(finishes).toHaveLength(2 + 3 * 2);
+  expect(finalText(events)).toMatch(/^after scouts: stream got read scouts-after-s.* \| tool got wrote scouts-after/);
+}
+
 describe("a worker killed while turns ask the host or run sub-agents", () => {
   it("each turn goes on where it was: asked once, finished requests and calls not repeated, no event twice", async () => {
     // After its call, a slow answer (16 s at most) until the kill; fast when sent again.
@@ -271,6 +307,23 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     );
     await waitFor("the scout's tool running", async () => callRuns(scouts, "scouts-tool-call")[0] === 1);
     await waitFor("the scout's approval", async () => (await questions(scouts)).length === 1);
+    // The same three calls, all finished (the approval answered at once), then the turn's slow answer.
+    const scoutsAfter = await start("scouts-after", {
+      scenario: "parallel-sub-agents",
+      toolMs: 20,
+      childDeltas: 3,
+      afterDeltas: 80,
+      afterDelayMs: 200,
+      resendDelayMs: 5,
+    });
+    await waitFor("the scout's approval", async () => (await questions(scoutsAfter)).length === 1);
+    await fixture.client.respond(scoutsAfter, "approval:scouts-after-scout-approval/scouts-after-approval-call", {
+      approved: true,
+    });
+    await waitFor(
+      "ten deltas of the answer after the scouts",
+      async () => (await textDeltas(scoutsAfter, (e) => !e.origin && /#m2$/.test(e.payload.messageId))) >= 10,
+    );
 
     await fixture.cluster.kill("k1");
     await fixture.client.respond(answeredWhileDown, requestIdOf(answeredWhileDown), answer);
@@ -285,7 +338,7 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     await fixture.client.respond(scouts, "approval:scouts-scout-approval/scouts-approval-call", { approved: true });
     const all = [
       ...[answeredBefore, answeredWhileDown, answeredAfter, withdrawn],
-      ...[childStreams, childTool, childApproval, childParallel, scouts],
+      ...[childStreams, childTool, childApproval, childParallel, scouts, scoutsAfter],
     ];
     for (const turn of all) expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     // No reader is left with a question nobody will take.
@@ -350,6 +403,7 @@ describe("a worker killed while turns ask the host or run sub-agents", () => {
     expect(toolRuns(childApproval)).toEqual([1, 1]);
 
     checkScoutsLog(scouts, await fixture.client.readEvents(scouts));
+    checkScoutsAfterLog(scoutsAfter, await fixture.client.readEvents(scoutsAfter));
 
     // The child's parallel calls ran at once (the quick one ended while the other ran); after the restart the
     // finished one was not run again and the interrupted `never` one was not run again either.

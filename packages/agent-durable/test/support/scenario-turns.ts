@@ -140,7 +140,10 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
               ]
             : [],
         );
-        return response(`after scouts: ${texts.join(" | ")}`);
+        // `afterDeltas` more words at `afterDelayMs` each (fast when sent again), for a kill after the calls.
+        const tail = Array.from({ length: Number(request.metadata?.afterDeltas ?? 0) }, (_, i) => ` a${i}`).join("");
+        const afterDelayMs = resent ? request.metadata?.resendDelayMs : request.metadata?.afterDelayMs;
+        return response(`after scouts: ${texts.join(" | ")}${tail}`, { eventDelayMs: Number(afterDelayMs ?? 0) });
       }
       return response(
         SCOUT_TASKS.map((task) => toolCall("scout", { task }, { id: `${request.turnId}-scout-${task}` })),
