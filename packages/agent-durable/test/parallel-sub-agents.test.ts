@@ -35,6 +35,22 @@ const meet = defineRuntimeTool({
   },
 });
 
+/** The children whose `hold` tool has started, by parent turn. */
+const holding = new Map<string, Set<string>>();
+
+/** Runs until its signal fires (the turn's abort), then says so. */
+const hold = defineRuntimeTool({
+  name: "hold",
+  description: "Holds until stopped",
+  parameters: Type.Object({}),
+  execute: async (ctx, _input, signal) => {
+    const [parent, call] = ctx.turnId.split("/") as [string, string];
+    holding.set(parent, (holding.get(parent) ?? new Set<string>()).add(call));
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    return { content: [{ type: "text", text: `${call} stopped` }], isError: true };
+  },
+});
+
 const deploy = defineRuntimeTool({
   name: "deploy",
   description: "Deploys",
@@ -57,7 +73,7 @@ function helper(tool: string) {
     description: `Calls ${tool}`,
     systemPrompt: "You help.",
     llm: { model: createScriptedModel([]).model, streamFn },
-    tools: [meet, durableTool(deploy, { requiresApproval: true })],
+    tools: [meet, hold, durableTool(deploy, { requiresApproval: true })],
     llmRetry: false,
     executionMode: "parallel",
   });
@@ -81,7 +97,7 @@ const buildTurn: BuildDurableTurn = (request) => {
     systemPrompt: "You are a test assistant.",
     llm: { model: createScriptedModel([]).model, streamFn },
     llmRetry: false,
-    tools: [helper("meet"), helper("deploy")],
+    tools: [helper("meet"), helper("deploy"), helper("hold")],
   };
 };
 
@@ -174,5 +190,19 @@ describe("parallel sub-agent calls in a durable turn", () => {
       expect(event.origin?.turnId).toBe(
         `pd/${(event.payload.requestId as string).slice("approval:".length, -"/child-call".length)}`,
       );
+  }, 60_000);
+
+  it("an abort while both children run their tools stops both; the turn ends aborted, and a replay takes the same path", async () => {
+    const turn = await start("ph", "hold");
+    await waitFor("both children's tools running", async () => holding.get("ph")?.size === 2);
+    await fixture.worker.client.abort(turn);
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    const events = await fixture.worker.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(assertRuntimeEventSequence(events)).toBe("aborted");
+    // Each call is answered: the turn's stream closes both, whatever the children did after the abort.
+    for (const call of ["ph-a", "ph-b"]) expect(callStatuses(events, call).at(-1)).toMatch(/finished|failed/);
+    await fixture.replay(turn);
+    expect(await fixture.worker.client.readEvents(turn)).toEqual(events);
   }, 60_000);
 });
