@@ -3,7 +3,8 @@
  * worker): its record lands in DBOS's step table where `DBOS.runStep`'s
  * would, at the same position among the workflow's steps, so DBOS lists it
  * and a replay (here a fork) returns it, or throws its error, without
- * running the body; inside the body DBOS sees a step. A DBOS upgrade that
+ * running the body; inside the body DBOS sees a step; a conditional record
+ * is stored only when its condition holds. A DBOS upgrade that
  * changes the table or the numbering fails here.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
@@ -43,7 +44,15 @@ async function mixedSteps(): Promise<unknown[]> {
     bodiesRun++;
     throw new Error("the fourth step failed");
   }).catch((error: Error) => error.message);
-  return [first, second, third, fourth];
+  // Records that depend on a condition the storing statement checks: stored as is when it holds, else recomputed.
+  const conditional = (holds: boolean) => (result: string) => ({
+    value: `${result}, as expected`,
+    condition: (first: number) => ({ sql: `$${first}::boolean`, params: [holds] }),
+    otherwise: async () => `${result}, recomputed`,
+  });
+  const fifth = await runRecordedStep(ctx, "fifth", async () => "fifth", conditional(true));
+  const sixth = await runRecordedStep(ctx, "sixth", async () => "sixth", conditional(false));
+  return [first, second, third, fourth, fifth, sixth];
 }
 
 beforeAll(async () => {
@@ -60,7 +69,14 @@ afterAll(async () => {
   await postgres?.stop();
 }, 30_000);
 
-const expected = [{ n: 1, text: "one" }, "by DBOS", { inStep: true, stepId: 2, nested: 7 }, "the fourth step failed"];
+const expected = [
+  { n: 1, text: "one" },
+  "by DBOS",
+  { inStep: true, stepId: 2, nested: 7 },
+  "the fourth step failed",
+  "fifth, as expected",
+  "sixth, recomputed",
+];
 
 describe("a recorded step", () => {
   it("is recorded where DBOS.runStep records, and a replay returns its record without running it", async () => {
@@ -73,12 +89,14 @@ describe("a recorded step", () => {
       [1, "second"],
       [2, "third"],
       [3, "fourth"],
+      [4, "fifth"],
+      [5, "sixth"],
     ]);
     expect(steps[0]!.output).toEqual({ n: 1, text: "one" });
     expect((steps[3]!.error as Error).message).toBe("the fourth step failed");
 
-    // A fork keeps the four records: its execution runs none of the bodies and returns the same.
-    const fork = await DBOS.forkWorkflow(handle.workflowID, 4, { newWorkflowID: "recorded:pin-fork" });
+    // A fork keeps the six records: its execution runs none of the bodies and returns the same.
+    const fork = await DBOS.forkWorkflow(handle.workflowID, 6, { newWorkflowID: "recorded:pin-fork" });
     expect(await fork.getResult()).toEqual(expected);
     expect(bodiesRun).toBe(3);
   }, 60_000);

@@ -16,7 +16,8 @@ import { awaitApproval, awaitChildApproval } from "./approval-wait.js";
 import { isSubAgentTool } from "@turnkit/agent-core";
 import type { DurableRuntimeTool } from "./durable-tool.js";
 import { runRecordedStep } from "./recorded-step.js";
-import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
+import { noteStepSteering, withSteeringAtEnd } from "./steering-step.js";
+import type { StepSteering } from "../store/steering-inbox.js";
 
 /** A `beforeToolCallHook` decision of a durable turn: the runner's, or "ask a person first". */
 export type DurableBeforeToolCallDecision = BeforeToolCallDecision | { approval: "required"; reason?: string };
@@ -56,10 +57,13 @@ function list<T>(hooks: HookList<T> | undefined): readonly T[] {
 async function step<T>(ctx: TurnContext, lane: Lane | undefined, name: string, call: () => T | Promise<T>): Promise<T> {
   const nested = DBOS.isInStep();
   const record = await ctx.lanes.step(nested ? undefined : lane, () =>
-    runRecordedStep(ctx, `turnkit.hook:${name}`, async () => {
-      const result = await call();
-      return { result, steering: nested ? undefined : await takeSteeringInStep(ctx) };
-    }),
+    runRecordedStep(
+      ctx,
+      `turnkit.hook:${name}`,
+      async (): Promise<{ result: T; steering?: StepSteering }> => ({ result: await call() }),
+      // The steering waiting when it ends, in its checkpoint (nested in another step, it takes none).
+      (hookRecord, stepId) => withSteeringAtEnd(ctx, hookRecord, stepId),
+    ),
   );
   noteStepSteering(ctx, record.steering);
   return record.result;

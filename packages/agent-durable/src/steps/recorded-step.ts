@@ -6,7 +6,7 @@ import {
   serializeFunctionInputOutput,
   serializeResErrorWithSerializer,
 } from "@dbos-inc/dbos-sdk/internal/serialization";
-import type { StepRecords, StoredStep } from "../store/step-records.js";
+import type { SqlCondition, StepRecords, StoredStep } from "../store/step-records.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 
 /** What a recorded step needs of its turn's context (a `TurnContext` is one). */
@@ -35,52 +35,92 @@ const NEVER_CANCELLED = new AbortController().signal;
  * recorded and rethrown. No retries and no DBOS cancellation: a turn stops
  * by its own abort.
  *
+ * `finish`, when given, makes the record depend on the database as the
+ * statement storing it finds it (see {@link ConditionalRecord}): a step
+ * that ends with a read (the steering waiting) stores its record in the
+ * same round trip as that read when the read finds what it expects.
+ *
  * The position is taken before any `await`, so steps started together
  * (parallel tool calls) take them in call order, as with `DBOS.runStep`.
  */
-export async function runRecordedStep<T>(ctx: RecordedStepContext, name: string, body: () => Promise<T>): Promise<T> {
+export async function runRecordedStep<T>(
+  ctx: RecordedStepContext,
+  name: string,
+  body: () => Promise<T>,
+  finish?: (result: T, stepId: number) => ConditionalRecord<T>,
+): Promise<T> {
   if (DBOS.isInStep()) return body();
   const functionId = functionIDGetIncrement();
   const parent = { ...getCurrentContextStore()! };
-  const executor = DBOSExecutor.globalInstance!;
   ctx.stepRecords ??= ctx.stores.stepRecords.load(ctx.ref.workflowId);
   const recorded = (await ctx.stepRecords).get(functionId);
   if (recorded) return revive<T>(ctx, functionId, name, recorded);
-  const startedAtMs = Date.now();
+  const step = { functionId, name, startedAtMs: Date.now() };
   const attempt = { getCancelSignal: () => NEVER_CANCELLED };
   let result: T;
   try {
     result = await runInStepContext(parent, functionId, attempt, body);
+    if (finish !== undefined) {
+      const conditional = finish(result, functionId);
+      const stored = await recordResult(ctx, step, conditional.value, conditional.condition);
+      if (stored !== undefined) return stored;
+      result = await conditional.otherwise();
+    }
   } catch (error) {
+    const serializer = DBOSExecutor.globalInstance!.serializer;
     const failure = error instanceof Error ? error : new Error(String(error));
-    const stored = await serializeResErrorWithSerializer(failure, executor.serializer, executor.serializer.name());
-    await record(
-      ctx,
-      { functionId, name, startedAtMs, output: null, error: stored.serializedValue },
-      stored.serialization,
-    );
+    const stored = await serializeResErrorWithSerializer(failure, serializer, serializer.name());
+    await record(ctx, { ...step, output: null, error: stored.serializedValue }, stored.serialization);
     throw error;
   }
-  const stored = await serializeFunctionInputOutput(result, [name, "<result>"], executor.serializer);
-  await record(ctx, { functionId, name, startedAtMs, output: stored.stringified, error: null }, stored.sername);
-  return stored.deserialized;
+  return (await recordResult(ctx, step, result))!;
+}
+
+/**
+ * A step's record that holds only while `condition` does when it is stored
+ * (checked in the statement that stores it): `value` then; else the record
+ * `otherwise` computes, stored without a condition.
+ */
+export interface ConditionalRecord<T> {
+  value: T;
+  /** A SQL condition over the turn key (`$1`) and `params`, numbered from `$firstParam`. */
+  condition: (firstParam: number) => SqlCondition;
+  otherwise: () => Promise<T>;
+}
+
+/** Stores `result` as the step's record (when `condition` holds) and returns it as a replay would see it; `undefined` when not stored. */
+async function recordResult<T>(
+  ctx: RecordedStepContext,
+  step: { functionId: number; name: string; startedAtMs: number },
+  result: T,
+  condition?: (firstParam: number) => SqlCondition,
+): Promise<T | undefined> {
+  const serializer = DBOSExecutor.globalInstance!.serializer;
+  const stored = await serializeFunctionInputOutput(result, [step.name, "<result>"], serializer);
+  const recorded = await record(ctx, { ...step, output: stored.stringified, error: null }, stored.sername, condition);
+  return recorded ? stored.deserialized : undefined;
 }
 
 function record(
   ctx: RecordedStepContext,
   step: { functionId: number; name: string; startedAtMs: number; output: string | null; error: string | null },
   serialization: string | null,
-): Promise<void> {
-  return ctx.stores.stepRecords.record(ctx.claim, {
-    functionId: step.functionId,
-    functionName: step.name,
-    output: step.output,
-    error: step.error,
-    serialization,
-    startedAtMs: step.startedAtMs,
-    completedAtMs: Date.now(),
-    applicationName: DBOSExecutor.globalInstance?.appName ?? null,
-  });
+  condition?: (firstParam: number) => SqlCondition,
+): Promise<boolean> {
+  return ctx.stores.stepRecords.record(
+    ctx.claim,
+    {
+      functionId: step.functionId,
+      functionName: step.name,
+      output: step.output,
+      error: step.error,
+      serialization,
+      startedAtMs: step.startedAtMs,
+      completedAtMs: Date.now(),
+      applicationName: DBOSExecutor.globalInstance?.appName ?? null,
+    },
+    condition,
+  );
 }
 
 /** A step's result (or its thrown error) from its record; a record of another step at this position is a replay that went astray. */

@@ -2,7 +2,7 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import type { StepSteering } from "../store/steering-inbox.js";
 import type { TurnContext } from "../turn/turn-context.js";
-import { runRecordedStep } from "./recorded-step.js";
+import { type ConditionalRecord, runRecordedStep } from "./recorded-step.js";
 
 /**
  * Inside a live step, at its end: takes the steering messages waiting for
@@ -15,6 +15,26 @@ import { runRecordedStep } from "./recorded-step.js";
 export function takeSteeringInStep(ctx: TurnContext): Promise<StepSteering> {
   const key = (DBOS.stepID ?? 0) + 1;
   return ctx.stores.steering.take(ctx.claim, key).then((taken) => ({ key, ...taken }));
+}
+
+/**
+ * The record of a live step (`result`, at position `stepId`) with the
+ * steering it takes when it ends, as {@link takeSteeringInStep} takes it:
+ * when nothing waits (no message, no abort requested), the record saying
+ * so is stored in the same statement that checks it, one round trip;
+ * otherwise the take runs and its result goes in the record.
+ */
+export function withSteeringAtEnd<T extends { steering?: StepSteering }>(
+  ctx: TurnContext,
+  result: T,
+  stepId: number,
+): ConditionalRecord<T> {
+  const key = stepId + 1;
+  return {
+    value: { ...result, steering: { key, messages: [], abortRequested: false } },
+    condition: (first) => ({ sql: ctx.stores.steering.nothingToTake(1, first), params: [key] }),
+    otherwise: async () => ({ ...result, steering: { key, ...(await ctx.stores.steering.take(ctx.claim, key)) } }),
+  };
 }
 
 /** After a step that took steering (live or from its record): what it took waits for the runner's next poll. */

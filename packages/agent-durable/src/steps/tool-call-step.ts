@@ -14,7 +14,7 @@ import {
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
 import { type AskEvent, durableAskHost, requestScopeOf, withdrawQuestions } from "./host-ask.js";
 import { runRecordedStep } from "./recorded-step.js";
-import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
+import { noteStepSteering, withSteeringAtEnd } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 
 /** The text of the result an interrupted call gets when its tool may not run again. */
@@ -112,10 +112,10 @@ async function callAsStep(
         `turnkit.tool-call:${tool.def.name}:${toolCtx.toolCallId}`,
         async (): Promise<ToolCallRecord> => {
           live = true;
-          const ran = await callLive(ctx, tool, { ...call, nested, lane });
-          // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
-          return nested ? ran : { ...ran, steering: await takeSteeringInStep(ctx) };
+          return callLive(ctx, tool, { ...call, nested, lane });
         },
+        // The step boundary's steering, in this step's checkpoint (a nested call has none of its own).
+        (ran, stepId) => withSteeringAtEnd(ctx, ran, stepId),
       ),
     ),
   );

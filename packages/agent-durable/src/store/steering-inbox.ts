@@ -117,6 +117,18 @@ export class SteeringInbox {
   }
 
   /**
+   * A SQL condition that holds when a {@link take} with key `$keyParam` of
+   * turn `$turnKeyParam` would take nothing and find no abort requested
+   * (it would only read): a step's record that says so can be stored on
+   * that condition, in the same statement that checks it.
+   */
+  nothingToTake(turnKeyParam: number, keyParam: number): string {
+    return `NOT EXISTS (SELECT 1 FROM ${this.s}.turns WHERE turn_key = $${turnKeyParam} AND abort_requested)
+      AND NOT EXISTS (SELECT 1 FROM ${this.s}.steering
+        WHERE turn_key = $${turnKeyParam} AND (taken_at_poll IS NULL OR taken_at_poll = $${keyParam}))`;
+  }
+
+  /**
    * Closes the turn's intake when no message is waiting: `true` means later
    * `steer` calls are refused; `false` means a message arrived and the turn
    * must take it. Idempotent.

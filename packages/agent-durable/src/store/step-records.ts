@@ -18,6 +18,15 @@ export interface StepRecord extends StoredStep {
   applicationName: string | null;
 }
 
+/** A SQL condition and the parameters it refers to. */
+export interface SqlCondition {
+  sql: string;
+  params: unknown[];
+}
+
+/** The parameters of {@link StepRecords.record}'s statement before a condition's own. */
+const RECORD_PARAMS = 10;
+
 /**
  * The records of a turn's model requests and tool calls, kept in DBOS's own
  * step table (`operation_outputs`), where `DBOS.runStep` keeps them, so
@@ -54,16 +63,20 @@ export class StepRecords {
    * still holds (locking the workflow row against a takeover, as DBOS's own
    * owner check does); stores nothing and throws `superseded` when it no
    * longer holds. A record already stored at that position fails the
-   * statement (a unique key): an execution records each step once.
+   * statement (a unique key): an execution records each step once. With
+   * `condition` (its parameters numbered from the one it is given; `$1` is
+   * the turn key), stores the record only when the condition holds, and
+   * returns whether it did.
    */
-  async record(claim: TurnClaim, step: StepRecord): Promise<void> {
+  async record(claim: TurnClaim, step: StepRecord, condition?: (firstParam: number) => SqlCondition): Promise<boolean> {
+    const extra = condition?.(RECORD_PARAMS + 1);
     const { rows } = await this.pool.query(
       `WITH ${claimCte(1, 2)},
        ins AS (
          INSERT INTO ${this.table} (workflow_uuid, function_id, function_name, output, error, serialization,
            started_at_epoch_ms, completed_at_epoch_ms, application_name, retention_timestamp)
          SELECT $1, $3, $4, $5, $6, $7, $8, $9, $10, (EXTRACT(EPOCH FROM now()) * 1000)::bigint
-         WHERE EXISTS (SELECT 1 FROM claim)
+         WHERE EXISTS (SELECT 1 FROM claim)${extra ? ` AND (${extra.sql})` : ""}
          RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT count(*) FROM ins) AS stored`,
@@ -78,8 +91,10 @@ export class StepRecords {
         step.startedAtMs,
         step.completedAtMs,
         step.applicationName,
+        ...(extra?.params ?? []),
       ],
     );
     assertClaimed(claim, rows[0].claimed === true);
+    return Number(rows[0].stored) > 0;
   }
 }
