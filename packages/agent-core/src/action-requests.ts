@@ -98,15 +98,16 @@ export interface ActionRequestTurn {
 }
 
 /**
- * The part of a request id that keeps sub-agents apart: the tool call ids
- * of the sub-agent calls a turn runs under, outermost first, each followed
- * by `/` (`""` for a host's turn). Two sub-agents whose own calls share an
- * id (each model numbering its calls from 1) ask under different ids:
- * `elicitation:call_2/call_1:1` is the question of call `call_1` in the
- * sub-agent that the parent's call `call_2` started.
+ * The part of a request id that keeps sub-agents apart: the keys
+ * (`ToolExecutionContext.callKey`) of the sub-agent calls a turn runs
+ * under, outermost first, each followed by `/` (`""` for a host's turn).
+ * Two sub-agents whose own calls share an id (each model numbering its
+ * calls from 1) ask under different ids: `elicitation:call_2/call_1:1` is
+ * the question of call `call_1` in the sub-agent that the parent's call
+ * `call_2` started.
  */
-export function requestIdScope(subAgentCallIds: readonly string[]): string {
-  return subAgentCallIds.map((toolCallId) => `${toolCallId}/`).join("");
+export function requestIdScope(subAgentCallKeys: readonly string[]): string {
+  return subAgentCallKeys.map((callKey) => `${callKey}/`).join("");
 }
 
 /**

@@ -81,6 +81,8 @@ describePublicSurface({
     "Clock",
     "ConfigErrorCode",
     "DefineRuntimeToolOptions",
+    "SubAgentCall",
+    "SubAgentCallRunner",
     "SubAgentDefinition",
     "SubAgentResultDetails",
     "SubAgentTool",

@@ -124,8 +124,11 @@ const release = durableTool(
   { requiresApproval: true },
 );
 
-/** Responses of a model that names every call `call_0`, as some OpenAI-compatible servers do: two asks, two releases, then an answer. */
-const REUSED_ID_SCRIPT = ["ask_person", "ask_person", "release", "release"];
+/**
+ * Responses of a model that names every call `call_0`, as some OpenAI-compatible servers do: two asks, two
+ * releases, two calls of the `deployer` sub-agent (whose children name their calls alike), then an answer.
+ */
+const REUSED_ID_SCRIPT = ["ask_person", "ask_person", "release", "release", "deployer", "deployer"];
 
 /**
  * `ask`: one call of `ask_person`, then an answer quoting its result; `reused-ids`: {@link REUSED_ID_SCRIPT}; `child-asks`: one call of `deployer`;
@@ -141,7 +144,8 @@ const buildTurn: BuildDurableTurn = (request) => {
     const last = context.messages.at(-1);
     if (reusedIds) {
       const next = REUSED_ID_SCRIPT[context.messages.filter((m) => m.role === "toolResult").length];
-      const entry = next === undefined ? "done" : response([toolCall(next, {}, { id: "call_0" })]);
+      const args = next === "deployer" ? { task: "deploy" } : {};
+      const entry = next === undefined ? "done" : response([toolCall(next, args, { id: "call_0" })]);
       return createScriptedModel([entry]).streamFn(model, context, options);
     }
     const entry =
@@ -467,6 +471,12 @@ describe("what a tool call asks the host", () => {
       ["elicitation:call_0#2:1", { action: "accept", content: { branch: "prod" } }],
       ["approval:call_0", { approved: true }],
       ["approval:call_0#2", { approved: false, reason: "not twice" }],
+      // Call keys count the calls that start running (the denied release never did), so the sub-agent's
+      // two calls are the fourth and fifth under call_0: each child asks under its own call's key.
+      ["approval:call_0#4/reused-ids-deploy", { approved: true }],
+      ["elicitation:call_0#4/reused-ids-child-ask:1", { action: "accept", content: { branch: "four" } }],
+      ["approval:call_0#5/reused-ids-deploy", { approved: true }],
+      ["elicitation:call_0#5/reused-ids-child-ask:1", { action: "accept", content: { branch: "five" } }],
     ];
     for (const [n, [id, answer]] of answers.entries()) {
       expect((await nthRequest(turn, n + 1)).payload.requestId).toBe(id);
@@ -476,7 +486,7 @@ describe("what a tool call asks the host", () => {
     const events = await fixture.worker.client.readEvents(turn);
     expect(assertRuntimeEventSequence(events)).toBe("completed");
     const results = events.flatMap((e) =>
-      e.type === "message.persisted"
+      e.type === "message.persisted" && !e.origin
         ? e.payload.messages.flatMap((m) =>
             m.role === "toolResult" ? [(m as { content: { text: string }[] }).content[0]!.text] : [],
           )
@@ -487,6 +497,12 @@ describe("what a tool call asks the host", () => {
       "prod",
       "released",
       expect.stringContaining("not twice"),
+      "four",
+      "five",
     ]);
+    const children = events.flatMap((e) =>
+      e.origin && e.type === "session.status" && e.payload.status === "running" ? [e.origin.turnId] : [],
+    );
+    expect(children).toEqual(["reused-ids/call_0#4", "reused-ids/call_0#5"]);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import type { Agent, AgentMessage, AgentTool } from "@turnkit/agent-loop";
-import { type ActionRequestOutcome, requestIdScope, waitForActionAnswer } from "../action-requests.js";
+import { type ActionRequestOutcome, waitForActionAnswer } from "../action-requests.js";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { type ActionRequiredPayload, ErrorCode, type RuntimeWarningPayload, type TurnError } from "@turnkit/protocol";
 import { AbortGrace } from "../aborts.js";
@@ -72,7 +72,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.input = input;
     this.defaults = defaults;
     this.nesting = nesting;
-    this.requestIdScope = requestIdScope(nesting.subAgentPath.map((step) => step.toolCallId));
+    this.requestIdScope = nesting.requestIdScope;
     this.startedAt = defaults.clock.now();
     this.hooks = input.hooks ?? {};
     this.events = new SerialEventQueue(

@@ -13,6 +13,9 @@ import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js
 import { type PiTurnRunnerOptions, assertRunnerOptionsShape } from "./runner-options.js";
 import { emitWarning } from "./turn-watching.js";
 
+/** Where a host's turn stands: under no sub-agent call. */
+const HOST_TURN_PLACE = { subAgentPath: [], requestIdScope: "" } as const;
+
 /**
  * Turns one agent run into one runtime turn. Holds only process-wide
  * defaults; each `runTurn` builds a fresh Agent, EventBridge, event queue
@@ -24,9 +27,9 @@ export class PiTurnRunner {
   /** How a turn of this runner starts a sub-agent's turn on it. */
   private readonly startTurn = (
     input: RunTurnInput,
-    subAgentPath: readonly SubAgentStep[],
+    place: { subAgentPath: readonly SubAgentStep[]; requestIdScope: string },
     traceParent: OtelContext | undefined,
-  ): Promise<TurnOutcome> => this.runNestedTurn(input, subAgentPath, traceParent);
+  ): Promise<TurnOutcome> => this.runNestedTurn(input, place, traceParent);
 
   /**
    * Throws a `TurnkitConfigError` naming the field for options it cannot
@@ -50,13 +53,17 @@ export class PiTurnRunner {
    * whatever the writer, hooks, tools or provider do, it resolves.
    */
   runTurn(input: RunTurnInput): Promise<TurnOutcome> {
-    return this.runNestedTurn(input, [], undefined);
+    return this.runNestedTurn(input, HOST_TURN_PLACE, undefined);
   }
 
-  /** `runTurn` for a turn `subAgentPath` deep among sub-agents (a host's turn is at `[]`), its span under `traceParent`. */
+  /**
+   * `runTurn` for a turn `place.subAgentPath` deep among sub-agents (a
+   * host's turn is at `[]`), its tools asking under `place.requestIdScope`,
+   * its span under `traceParent`.
+   */
   private async runNestedTurn(
     input: RunTurnInput,
-    subAgentPath: readonly SubAgentStep[],
+    place: { subAgentPath: readonly SubAgentStep[]; requestIdScope: string },
     traceParent: OtelContext | undefined,
   ): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
@@ -64,9 +71,7 @@ export class PiTurnRunner {
     const created = newTurn(
       input,
       this.defaults,
-      traceParent
-        ? { subAgentPath, traceParent, startTurn: this.startTurn }
-        : { subAgentPath, startTurn: this.startTurn },
+      traceParent ? { ...place, traceParent, startTurn: this.startTurn } : { ...place, startTurn: this.startTurn },
     );
     // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
     created.events.push("session.status", { status: "running" });

@@ -13,9 +13,11 @@ export interface ChildTurnRequest {
 }
 
 /**
- * Runs a child turn for the parent's tool call `toolCallId`:
+ * Runs a child turn for the parent's tool call `call` (its id and its
+ * `callKey`, see `ToolExecutionContext`):
  *
- * - its id is `<parent turnId>/<toolCallId>`, its session the parent's;
+ * - its id is `<parent turnId>/<callKey>`, its session the parent's; what
+ *   its tools ask the host is scoped by the call's key;
  * - every event it emits is passed on into the parent's stream with the
  *   parent's next `seq` and an `origin` naming the child (events its own
  *   children passed on keep their origin, one step deeper); nothing once
@@ -35,11 +37,12 @@ export interface ChildTurnRequest {
  */
 export async function runChildTurn(
   parent: TurnState,
-  toolCallId: string,
+  call: { toolCallId: string; callKey: string },
   request: ChildTurnRequest,
 ): Promise<TurnOutcome> {
+  const { toolCallId } = call;
   const step: SubAgentStep = { toolCallId, agent: request.agent };
-  const turnId = `${parent.input.turnId}/${toolCallId}`;
+  const turnId = childTurnId(parent.input.turnId, call.callKey);
   const eventWriter = { push: (event: RuntimeEvent) => passOn(parent, step, event) };
   const outcome = await parent.nesting.startTurn(
     {
@@ -51,7 +54,10 @@ export async function runChildTurn(
       budget: narrowedBudget(request.input.budget, parent.watch.budgetLeft()),
       answerActionRequest: request.input.answerActionRequest ?? parent.input.answerActionRequest,
     },
-    [...parent.nesting.subAgentPath, step],
+    {
+      subAgentPath: [...parent.nesting.subAgentPath, step],
+      requestIdScope: `${parent.nesting.requestIdScope}${call.callKey}/`,
+    },
     parent.watch.toolTraceContext(toolCallId),
   );
   parent.watch.subAgentCallEnded({
@@ -65,6 +71,11 @@ export async function runChildTurn(
     ...(outcome.subAgentCalls && { subAgentCalls: outcome.subAgentCalls }),
   });
   return outcome;
+}
+
+/** The id of the child turn that the call with key `callKey` (`ToolExecutionContext.callKey`) runs in turn `turnId`. */
+export function childTurnId(turnId: string, callKey: string): string {
+  return `${turnId}/${callKey}`;
 }
 
 /** One event of the child, into the parent's stream. */

@@ -129,7 +129,7 @@ export interface SubAgentTool extends RuntimeTool<typeof SubAgentTaskParameters,
 
 /** One call of a sub-agent as the turn hands it to {@link SubAgentTool.runCall}. */
 export interface SubAgentCall {
-  /** The child turn's id: `<parent turnId>/<toolCallId>`. */
+  /** The child turn's id: `<parent turnId>/<callKey>` (the call's `ToolExecutionContext.callKey`). */
   turnId: string;
   /** The parent's tool call that runs the sub-agent. */
   toolCallId: string;

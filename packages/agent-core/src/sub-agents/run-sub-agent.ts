@@ -4,7 +4,7 @@ import type { HistoryChange } from "../pi-turn-runner/turn-hooks.js";
 import { hookArray } from "../pi-turn-runner/turn-hooks.js";
 import type { TurnState } from "../pi-turn-runner/turn-state.js";
 import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../tools/runtime-tool.js";
-import { runChildTurn } from "./child-turn.js";
+import { childTurnId, runChildTurn } from "./child-turn.js";
 import { type SubAgentDefinition, type SubAgentResultDetails, isSubAgentTool } from "./define-sub-agent.js";
 
 /**
@@ -23,7 +23,10 @@ export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn:
             execute: (ctx, { task }, signal) => {
               const run = (definition: SubAgentDefinition) => runSubAgent(definition, turn, ctx, task, signal);
               if (!tool.runCall) return run(tool.subAgent);
-              return tool.runCall({ turnId: `${ctx.turnId}/${ctx.toolCallId}`, toolCallId: ctx.toolCallId }, run);
+              return tool.runCall(
+                { turnId: childTurnId(ctx.turnId, ctx.callKey ?? ctx.toolCallId), toolCallId: ctx.toolCallId },
+                run,
+              );
             },
           },
         }
@@ -64,27 +67,32 @@ async function runSubAgent(
     if (change.reason === "replaceMessages") transcript.length = 0;
     transcript.push(...change.messages);
   };
-  const outcome = await runChildTurn(parent, ctx.toolCallId, {
-    agent: name,
-    signal,
-    input: {
-      systemPrompt: definition.systemPrompt,
-      userMessage: { text: task },
-      llm: definition.llm,
-      tools: definition.tools ?? [],
-      disableBuiltinToolFallback: true,
-      hooks: {
-        ...definition.hooks,
-        onHistoryChangedHook: [keepTranscript, ...hookArray(definition.hooks?.onHistoryChangedHook)],
+  const callKey = ctx.callKey ?? ctx.toolCallId;
+  const outcome = await runChildTurn(
+    parent,
+    { toolCallId: ctx.toolCallId, callKey },
+    {
+      agent: name,
+      signal,
+      input: {
+        systemPrompt: definition.systemPrompt,
+        userMessage: { text: task },
+        llm: definition.llm,
+        tools: definition.tools ?? [],
+        disableBuiltinToolFallback: true,
+        hooks: {
+          ...definition.hooks,
+          onHistoryChangedHook: [keepTranscript, ...hookArray(definition.hooks?.onHistoryChangedHook)],
+        },
+        ...(definition.llmRetry !== undefined && { llmRetry: definition.llmRetry }),
+        ...(definition.budget && { budget: definition.budget }),
+        ...(definition.workspaceDir !== undefined && { workspaceDir: definition.workspaceDir }),
       },
-      ...(definition.llmRetry !== undefined && { llmRetry: definition.llmRetry }),
-      ...(definition.budget && { budget: definition.budget }),
-      ...(definition.workspaceDir !== undefined && { workspaceDir: definition.workspaceDir }),
     },
-  });
+  );
   const details: SubAgentResultDetails = {
     agent: name,
-    turnId: `${ctx.turnId}/${ctx.toolCallId}`,
+    turnId: childTurnId(ctx.turnId, callKey),
     outcome: outcome.kind,
     ...(outcome.usage && { usage: outcome.usage }),
   };

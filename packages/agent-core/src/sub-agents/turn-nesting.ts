@@ -10,12 +10,22 @@ import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 export interface TurnNesting {
   /** From the host's turn down to this one, one step per sub-agent call. */
   readonly subAgentPath: readonly SubAgentStep[];
+  /**
+   * The prefix of the ids of what this turn's tools ask the host: the keys
+   * (`ToolExecutionContext.callKey`) of the sub-agent calls above it, each
+   * followed by `/` (`""` for a host's turn).
+   */
+  readonly requestIdScope: string;
   /** The trace context the turn's span goes under: a sub-agent turn's call span; absent for a host's turn. */
   readonly traceParent?: OtelContext;
-  /** Runs `input` as a turn at `subAgentPath` (its span under `traceParent`), as `runTurn` does. Rejects only for invalid input. */
+  /**
+   * Runs `input` as a turn at `subAgentPath` whose tools ask under
+   * `requestIdScope` (its span under `traceParent`), as `runTurn` does.
+   * Rejects only for invalid input.
+   */
   readonly startTurn: (
     input: RunTurnInput,
-    subAgentPath: readonly SubAgentStep[],
+    place: { subAgentPath: readonly SubAgentStep[]; requestIdScope: string },
     traceParent: OtelContext | undefined,
   ) => Promise<TurnOutcome>;
 }

@@ -57,10 +57,10 @@ export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as 
  *   `edit`, `bash` (on `workspaceDir`) are appended for every one of those
  *   names the host did not bind; host tools come first, in their order.
  * - Each call gets a fresh {@link ToolExecutionContext} and always a signal
- *   and an update callback (no-ops when the loop gives none). What a call
- *   asks the host is named after its call id, or `<id>#<k>` for the k-th
- *   call of the tool table under one id (a model reusing ids across
- *   responses).
+ *   and an update callback (no-ops when the loop gives none), and its
+ *   `callKey`: its call id, or `<id>#<k>` for the k-th call of the tool
+ *   table under one id (a model reusing ids across responses), counted as
+ *   calls start.
  *
  * How results reach the transcript: a result is returned as is (`details`
  * defaults to `{}`); `isError: true` makes it an error result with the
@@ -95,8 +95,8 @@ export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options
       if (!seen.has(name)) all.push(createFallbackTool(name, workspaceDir, options.bashEnv));
     }
   }
-  const callName = callIdOccurrences();
-  return all.map((tool) => toAgentTool(tool, options, callName));
+  const callKeyOf = callIdOccurrences();
+  return all.map((tool) => toAgentTool(tool, options, callKeyOf));
 }
 
 function createFallbackTool(
@@ -123,7 +123,7 @@ function createFallbackTool(
 function toAgentTool(
   tool: RuntimeTool<any, any>,
   options: NewToolsOptions,
-  callName: (toolCallId: string) => string,
+  callKeyOf: (toolCallId: string) => string,
 ): AgentTool<any> {
   const { def, impl } = tool;
   const wait = options.waitForActionAnswer?.bind(options);
@@ -136,17 +136,19 @@ function toAgentTool(
     async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
       const callSignal = signal ?? new AbortController().signal;
       const assistantMessageId = options.resolveAssistantMessageId(toolCallId);
+      const callKey = callKeyOf(toolCallId);
       const ctx: ToolExecutionContext = Object.freeze({
         sessionId: options.sessionId,
         turnId: options.turnId,
         toolCallId,
+        callKey,
         assistantMessageId,
         askHost: toolCallAskHost(wait, {
           toolCallId,
           assistantMessageId,
           callSignal,
           scope: options.requestIdScope,
-          callName: callName(toolCallId),
+          callName: callKey,
         }),
       });
       let settled = false;

@@ -16,6 +16,16 @@ export interface ToolExecutionContext {
   /** The model's id of this tool call; also the id of its tool-result message. */
   readonly toolCallId: string;
   /**
+   * The call's key, unique within the turn: `toolCallId`, or
+   * `<toolCallId>#<k>` for the k-th call of the turn that runs under an id
+   * the model reused in a later response (some OpenAI-compatible servers
+   * name every response's call `call_0`; calls blocked before running are
+   * not counted). A sub-agent call's child turn id and the ids
+   * of what the call asks the host are built on it. Absent when a tool is
+   * run by hand, outside `newTools`: use `toolCallId`.
+   */
+  readonly callKey?: string;
+  /**
    * Host-assigned id of the assistant message that requested the call, or
    * `undefined` when no id was assigned (a tool run outside a turn runner).
    */

@@ -426,6 +426,42 @@ describe("sub-agents", () => {
     ]);
   });
 
+  it("a parent model that names every response's call call_0: each sub-agent call gets its own child turn and request ids", async () => {
+    const child = explore(
+      [
+        response(toolCall("deploy", {}, { id: "call_0" })),
+        "Deployed once.",
+        response(toolCall("deploy", {}, { id: "call_0" })),
+        "Deployed twice.",
+      ],
+      { tools: [deployWithApproval()] },
+    );
+    const turn = await runCheckedTurn({
+      script: [
+        response(toolCall("explore", { task: "one" }, { id: "call_0" })),
+        response(toolCall("explore", { task: "two" }, { id: "call_0" })),
+        "Done.",
+      ],
+      input: { tools: [child.tool], answerActionRequest: () => ({ approved: true }) },
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    const children = turn.events.flatMap((event) =>
+      event.origin && event.type === "session.status" && event.payload.status === "running"
+        ? [[event.origin.toolCallId, event.origin.turnId]]
+        : [],
+    );
+    expect(children).toEqual([
+      ["call_0", "turn-1/call_0"],
+      ["call_0", "turn-1/call_0#2"],
+    ]);
+    const requests = turn.events.flatMap((event) =>
+      event.type === "action.required" ? [event.payload.requestId] : [],
+    );
+    expect(requests).toEqual(["tool_approval:call_0/call_0:1", "tool_approval:call_0#2/call_0:1"]);
+    expect(turn.outcome.subAgentCalls?.map((call) => call.turnId)).toEqual(["turn-1/call_0", "turn-1/call_0#2"]);
+  });
+
   it("the child's turn span goes under its call's execute_tool span, in the parent's trace", async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -117,6 +117,7 @@ describe("newTools: one call", () => {
         sessionId: "session-1",
         turnId: "turn-1",
         toolCallId: "call-7",
+        callKey: "call-7",
         assistantMessageId: "msg-for-call-7",
         askHost: expect.any(Function),
       },

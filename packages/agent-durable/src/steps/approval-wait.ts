@@ -91,7 +91,7 @@ function trace(ctx: TurnContext, turnId: string, requestId: string, result: stri
 function approvalRequest(ctx: TurnContext, event: ToolCallHookEvent, reason: string): ActionRequiredPayload {
   const scope = requestScopeOf(ctx, event.turnId);
   return {
-    requestId: approvalRequestId(ctx.callNames.approvals(event.toolCall.id, scope), scope),
+    requestId: approvalRequestId(ctx.approvalNames(event.toolCall.id, scope), scope),
     kind: "tool_approval",
     toolCallId: event.toolCall.id,
     toolName: event.toolCall.name,

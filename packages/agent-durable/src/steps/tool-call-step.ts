@@ -12,7 +12,7 @@ import {
   type TurnContext,
 } from "../turn/turn-context.js";
 import type { DurableRuntimeTool, DurableToolExecutionContext } from "./durable-tool.js";
-import { type AskEvent, durableAskHost, requestScopeOf, withdrawQuestions } from "./host-ask.js";
+import { type AskEvent, durableAskHost, withdrawQuestions } from "./host-ask.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, withSteeringAtEnd } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -76,8 +76,8 @@ export function durableToolCall(
     def: options.sequential ? { ...tool.def, executionMode: "sequential" } : tool.def,
     impl: {
       async execute(toolCtx, input, signal, onUpdate) {
-        // Named as calls start, before anything that may wait, so a replay names them in the same order.
-        const callName = ctx.callNames.questions(toolCtx.toolCallId, requestScopeOf(ctx, toolCtx.turnId));
+        // The runner names calls as they start, so a replay names them in the same order.
+        const callName = toolCtx.callKey ?? toolCtx.toolCallId;
         // A call of the turn's own parallel batch is a lane of its own.
         const own =
           options.lane === undefined && toolCtx.turnId === ctx.ref.turnId
@@ -154,7 +154,7 @@ async function callLive(
     nested: boolean;
     lane?: Lane;
     toolCtx: Parameters<RuntimeTool["impl"]["execute"]>[0];
-    /** The call's name in request ids (`TurnContext.callNames`). */
+    /** The call's name in request ids (`ToolExecutionContext.callKey`). */
     callName: string;
     input: unknown;
     signal: AbortSignal | undefined;

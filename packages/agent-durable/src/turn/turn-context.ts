@@ -49,15 +49,12 @@ export interface TurnContext {
   /** Counters that name things in turn order: model requests, steering polls, message ids (a sub-agent turn's by its turn id). */
   readonly counters: { requests: number; polls: number; messages: number; childMessages: Map<string, number> };
   /**
-   * Names of tool calls for the ids of what they ask (`callIdOccurrences`):
-   * a call id, or `<id>#<k>` when the model reused it. `questions` counts
-   * calls as they start, `approvals` as the approval hook sees them; both
-   * in the turn's deterministic order.
+   * Names tool calls for the ids of their approvals (`callIdOccurrences`),
+   * as the approval hook sees them in the turn's deterministic order: a
+   * call id, or `<id>#<k>` when the model reused it. (What a call asks from
+   * its `execute` is named by the runner's `ToolExecutionContext.callKey`.)
    */
-  readonly callNames: {
-    questions: (toolCallId: string, scope: string) => string;
-    approvals: (toolCallId: string, scope: string) => string;
-  };
+  readonly approvalNames: (toolCallId: string, scope: string) => string;
   /** The calls of a parallel batch running now, whose steps take turns (see `StepLanes`). */
   readonly lanes: StepLanes;
   /** What the first step this execution ran live (not from its record) read; every live step waits for the same read. */

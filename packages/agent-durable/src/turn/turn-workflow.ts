@@ -163,7 +163,7 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     approvalTimeoutMs: deps.approvalTimeoutMs,
     steering: { pending: [], tookSincePoll: false },
     counters: { requests: 0, polls: 0, messages: 0, childMessages: new Map() },
-    callNames: { questions: callIdOccurrences(), approvals: callIdOccurrences() },
+    approvalNames: callIdOccurrences(),
     lanes: new StepLanes(() => writer.endParallel()),
     firstLiveRead: undefined,
   };
