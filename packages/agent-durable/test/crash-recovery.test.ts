@@ -8,8 +8,13 @@ import { useDurableFixture } from "./support/durable-fixture.js";
 import { EventAudit } from "./support/event-audit.js";
 import { waitFor } from "./support/worker-cluster.js";
 
-/** Most a restarted worker may take from its start to the recovered turn's next event (the goal is 2 s; a launch alone takes 1-3 s here). */
+/**
+ * Most a restarted worker may take from its start to the recovered turn's next event (the goal is 2 s; a launch
+ * alone takes 1-3 s here), or, when the launch itself took longer (a loaded machine), the launch and then
+ * {@link AFTER_LAUNCH_MS}: the turn is recovered during the launch, not by a later poll.
+ */
 const RESTART_BUDGET_MS = 8_000;
+const AFTER_LAUNCH_MS = 3_000;
 
 const fixture = useDurableFixture();
 let audit: EventAudit;
@@ -52,7 +57,7 @@ async function killRestartAndFinish(turn: DurableTurnRef, workerId: string): Pro
     `recovery by the restarted worker: its first event ${Math.round(next.at - restartedAt)} ms after the restart ` +
       `(launch ${launch.launchMs} ms; goal 2 s)`,
   );
-  expect(next.at - restartedAt).toBeLessThan(RESTART_BUDGET_MS);
+  expect(next.at - restartedAt).toBeLessThan(Math.max(RESTART_BUDGET_MS, launch.launchMs + AFTER_LAUNCH_MS));
   const events = await fixture.client.readEvents(turn);
   assertLogInvariants(events);
   return events;
