@@ -60,20 +60,33 @@ export async function runRecordedStep<T>(
   let result: T;
   try {
     result = await runInStepContext(parent, functionId, attempt, body);
-    if (finish !== undefined) {
-      const conditional = finish(result, functionId);
-      const stored = await recordResult(ctx, step, conditional.value, conditional.condition);
-      if (stored !== undefined) return stored;
-      result = await conditional.otherwise();
-    }
   } catch (error) {
-    const serializer = DBOSExecutor.globalInstance!.serializer;
-    const failure = error instanceof Error ? error : new Error(String(error));
-    const stored = await serializeResErrorWithSerializer(failure, serializer, serializer.name());
-    await record(ctx, { ...step, output: null, error: stored.serializedValue }, stored.serialization);
-    throw error;
+    throw await recordError(ctx, step, error);
+  }
+  if (finish !== undefined) {
+    const conditional = finish(result, functionId);
+    const stored = await recordResult(ctx, step, conditional.value, conditional.condition);
+    if (stored !== undefined) return stored;
+    try {
+      result = await conditional.otherwise();
+    } catch (error) {
+      throw await recordError(ctx, step, error);
+    }
   }
   return (await recordResult(ctx, step, result))!;
+}
+
+/** Records what the step threw as its outcome (a replay throws it again) and returns it for the caller to throw. */
+async function recordError(
+  ctx: RecordedStepContext,
+  step: { functionId: number; name: string; startedAtMs: number },
+  error: unknown,
+): Promise<unknown> {
+  const serializer = DBOSExecutor.globalInstance!.serializer;
+  const failure = error instanceof Error ? error : new Error(String(error));
+  const stored = await serializeResErrorWithSerializer(failure, serializer, serializer.name());
+  await record(ctx, { ...step, output: null, error: stored.serializedValue }, stored.serialization);
+  return error;
 }
 
 /**
