@@ -21,6 +21,8 @@ export const ACCEPTED = { action: "accept", content: { ok: true } } as const;
 /** One `askHost` call of a tool, as the tool saw it. */
 export interface AskRecord {
   callId: string;
+  /** The call's key in the turn (`ToolExecutionContext.callKey`): its id, or `<id>#<k>` when the model reused the id. */
+  callKey: string;
   /** The ids of the sub-agent calls the tool's turn runs under, each followed by `/`; `""` in the host's turn. */
   scope: string;
   /** 1 for the call's first question. */
@@ -53,10 +55,11 @@ export interface QuestionProbe {
 
 /**
  * Asks each question of `asks` in turn; resolves with the outcomes' kinds
- * as the tool's text. `scope` is that of the call's turn (see `AskRecord`).
+ * as the tool's text. `call` is the asking call's id and key, `scope` that
+ * of its turn (see `AskRecord`).
  */
 export async function askQuestions(
-  callId: string,
+  call: { callId: string; callKey: string },
   asks: readonly AskSpec[],
   askHost: AskHost,
   clock: Clock,
@@ -67,10 +70,10 @@ export async function askQuestions(
   for (const [index, spec] of asks.entries()) {
     const askedAt = clock.now();
     const outcome = await askHost(FUZZ_QUESTION, spec.timeoutMs === "default" ? {} : { timeoutMs: spec.timeoutMs });
-    probe.asks.push({ callId, scope, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
+    probe.asks.push({ ...call, scope, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
     kinds.push(outcome.kind);
   }
-  return `${callId} asked: ${kinds.join(", ")}`;
+  return `${call.callId} asked: ${kinds.join(", ")}`;
 }
 
 /**

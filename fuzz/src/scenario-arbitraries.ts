@@ -157,6 +157,22 @@ function withEveryNthCall(
   }));
 }
 
+/**
+ * The requests with each response's calls named `c0`, `c1`, ... as some
+ * OpenAI-compatible servers name them, so later responses reuse the ids of
+ * earlier ones. Calls sharing an id then share one behaviour (the last one
+ * given under it).
+ */
+function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
+  return requests.map((request) => ({
+    ...request,
+    response: {
+      ...request.response,
+      calls: request.response.calls.map((call, index) => ({ ...call, id: `c${index}` })),
+    },
+  }));
+}
+
 const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
   {
     weight: 4,
@@ -195,13 +211,16 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
       every: fc.integer({ min: 1, max: 3 }),
       // A host that answers questions: the children's `probe` then asks it one.
       hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
+      // A model that names each response's calls c0, c1, ... (ids reused across responses).
+      reusedIds: fc.boolean(),
     })
-    .map(({ base, agents, every, hostAnswers }): TurnScenario => {
+    .map(({ base, agents, every, hostAnswers, reusedIds }): TurnScenario => {
       const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
-      const requests = withEveryNthCall(base.requests, every, (call, count) => {
+      const calling = withEveryNthCall(base.requests, every, (call, count) => {
         const agent = subAgents[count % subAgents.length]!;
         return { ...call, tool: agent.name, args: { kind: "task" as const, task: `task of ${call.id}` } };
       });
+      const requests = reusedIds ? withIdsPerResponse(calling) : calling;
       return {
         ...base,
         requests,
@@ -255,12 +274,15 @@ export function askHostTurnArbitrary(options: GenerationOptions): fc.Arbitrary<T
       every: fc.integer({ min: 1, max: 2 }),
       // An abort on the clock, often while a question waits.
       abortAtMs: fc.option(fc.constantFrom(1, 20, 50, 99, 150, 3_000), { freq: 2 }),
+      // A model that names each response's calls c0, c1, ... (ids reused across responses).
+      reusedIds: fc.boolean(),
     })
-    .map(({ base, asks, hostAnswers, every, abortAtMs }): TurnScenario => {
-      const requests = withEveryNthCall(base.requests, every, (call, count) => ({
+    .map(({ base, asks, hostAnswers, every, abortAtMs, reusedIds }): TurnScenario => {
+      const asking = withEveryNthCall(base.requests, every, (call, count) => ({
         ...call,
         behaviour: { kind: "ask" as const, asks: asks[count % asks.length]! },
       }));
+      const requests = reusedIds ? withIdsPerResponse(asking) : asking;
       const actions =
         abortAtMs === null
           ? base.actions

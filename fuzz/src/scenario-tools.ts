@@ -78,7 +78,7 @@ async function perform(
   environment: ToolEnvironment,
   signal: AbortSignal | undefined,
   update: ((text: string) => void) | undefined,
-  askHost?: AskHost,
+  asking?: { askHost: AskHost | undefined; callKey: string },
 ): Promise<PerformedResult> {
   environment.executed.push(callId);
   const behaviour = environment.behaviours.get(callId) ?? DEFAULT_BEHAVIOUR;
@@ -91,8 +91,14 @@ async function perform(
     case "ask": {
       // An `Agent` tool has nobody to ask: it answers at once.
       const text =
-        askHost && environment.questions
-          ? await askQuestions(callId, behaviour.asks, askHost, environment.clock, environment.questions)
+        asking?.askHost && environment.questions
+          ? await askQuestions(
+              { callId, callKey: asking.callKey },
+              behaviour.asks,
+              asking.askHost,
+              environment.clock,
+              environment.questions,
+            )
           : `${callId} done`;
       return { content: [{ type: "text", text }], details: { callId } };
     }
@@ -162,7 +168,7 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
           environment,
           signal,
           (text) => onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } }),
-          ctx.askHost,
+          { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
         ),
     }),
   );

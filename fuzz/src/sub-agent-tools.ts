@@ -54,7 +54,7 @@ function childTool(name: string, hangs: boolean, clock: Clock, questions: ChildQ
         ? `${ctx.turnId.slice(questions.rootTurnId.length + 1)}/`
         : "";
       const text = await askQuestions(
-        ctx.toolCallId,
+        { callId: ctx.toolCallId, callKey: ctx.callKey ?? ctx.toolCallId },
         [{ timeoutMs: "default" }],
         ctx.askHost,
         clock,

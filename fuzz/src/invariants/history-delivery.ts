@@ -48,12 +48,19 @@ export function checkHistoryDelivery(observation: TurnRunObservation): AgentMess
     store.push(...change.messages);
   });
 
+  // One result per call: a model may reuse a call id in a later response, so an id may have as many results as calls.
   const toolResultIds = new Map<string, number>();
+  const toolCallIds = new Map<string, number>();
   for (const message of deltaMessages) {
     if (message.role === "toolResult")
       toolResultIds.set(message.toolCallId, (toolResultIds.get(message.toolCallId) ?? 0) + 1);
+    if (message.role === "assistant")
+      for (const block of message.content)
+        if (block.type === "toolCall") toolCallIds.set(block.id, (toolCallIds.get(block.id) ?? 0) + 1);
   }
-  for (const [id, count] of toolResultIds) if (count > 1) fail(`${count} tool results delivered for ${id}`);
+  for (const [id, count] of toolResultIds)
+    if (count > Math.max(1, toolCallIds.get(id) ?? 0))
+      fail(`${count} tool results delivered for ${id}, called ${toolCallIds.get(id) ?? 0} times`);
 
   const persisted = observation.events.filter(
     (event): event is RuntimeEvent<"message.persisted"> => event.type === "message.persisted",

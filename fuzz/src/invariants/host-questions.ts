@@ -1,8 +1,9 @@
 /**
  * Invariant 17: asking the host. Each `ctx.askHost` of a tool resolves once,
- * with the request id `elicitation:<toolCallId>:<n>` (in a sub-agent the
- * tool call id preceded by the sub-agent calls' ids, each followed by `/`),
- * never given to another question, and how it ended
+ * with the request id `elicitation:<callKey>:<n>`, where the call's key is
+ * its id, or `<id>#<k>` when the model reused the id in a later response
+ * (in a sub-agent the key is preceded by the sub-agent calls' keys, each
+ * followed by `/`), never given to another question, and how it ended
  * follows from what the host did:
  *
  * - no host function, or a `timeoutMs` not more than 0: `refused` at once,
@@ -23,6 +24,7 @@
 import { TURN_DEFAULTS } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { ACCEPTED, type AnswerRecord, type AskRecord, type QuestionProbe } from "../host-questions.js";
+import { isCallKeyOf } from "./call-keys.js";
 import { InvariantViolation, describeValue } from "./violation.js";
 
 const INVARIANT = "17 asking the host";
@@ -55,10 +57,12 @@ export function checkHostQuestions(
   }
   const ids = new Set<string>();
   for (const ask of probe.asks) {
-    const requestId = `elicitation:${ask.scope}${ask.callId}:${ask.n}`;
+    if (!isCallKeyOf(ask.callKey, ask.callId))
+      fail(`call ${ask.callId} has the key ${ask.callKey}: neither its id nor <id>#<k> with k from 2`);
+    const requestId = `elicitation:${ask.scope}${ask.callKey}:${ask.n}`;
     if (ask.outcome.requestId !== requestId)
       fail(
-        `question ${ask.n} of ${ask.scope}${ask.callId} has request id ${ask.outcome.requestId}, expected ${requestId}`,
+        `question ${ask.n} of ${ask.scope}${ask.callKey} has request id ${ask.outcome.requestId}, expected ${requestId}`,
       );
     if (ids.has(requestId)) fail(`request id ${requestId} given twice`);
     ids.add(requestId);

@@ -2,8 +2,9 @@
  * Invariant 16: a sub-agent's events in its parent's stream. Each child turn
  * (`origin.turnId`) follows a turn's rules on its own numbering: `origin.seq`
  * is the child's next number, which also counts every event the child
- * passed on from its own sub-agents (turn ids `<turnId>/<toolCallId>` down
- * the path), so nothing of a child is lost; `running` first, at most one
+ * passed on from its own sub-agents (turn ids `<turnId>/<callKey>` down
+ * the path, a call's key being its id, or `<id>#<k>` when the model reused
+ * the id), so nothing of a child is lost; `running` first, at most one
  * terminal status and nothing of it after that. It belongs to a call of the
  * parent to a sub-agent of that name (`origin.path[0]`); it may lack its
  * terminal status only when the parent did not complete; and the parent's
@@ -12,6 +13,7 @@
  */
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import type { TurnRunObservation } from "../observe-turn.js";
+import { isCallKeyOf } from "./call-keys.js";
 import { InvariantViolation, describeValue } from "./violation.js";
 
 const INVARIANT = "16 sub-agent events marked, numbered and reported";
@@ -47,13 +49,20 @@ export function checkSubAgentEvents(
     if (!step || step.toolCallId !== origin.toolCallId)
       fail(`origin.path does not start at origin.toolCallId: ${describeValue(origin)}`);
     if (!subAgentNames.includes(step!.agent)) fail(`an event from an unknown sub-agent: ${describeValue(origin)}`);
+    // The emitting turn's id names the key of each call on the path (the call id, or `<id>#<k>` when reused).
+    const keys = origin.turnId.startsWith(`${parentTurnId}/`)
+      ? origin.turnId.slice(parentTurnId.length + 1).split("/")
+      : [];
+    if (
+      keys.length !== origin.path.length ||
+      keys.some((key, depth) => !isCallKeyOf(key, origin.path[depth]!.toolCallId))
+    )
+      fail(`origin.turnId ${origin.turnId} is not a turn its path names: ${describeValue(origin.path)}`);
     // Every turn on the path numbered the event: the ones above the emitting turn passed it on.
     let turnId = parentTurnId;
     origin.path.forEach((pathStep, depth) => {
-      turnId = `${turnId}/${pathStep.toolCallId}`;
+      turnId = `${turnId}/${keys[depth]}`;
       const emitting = depth === origin.path.length - 1;
-      if (emitting && turnId !== origin.turnId)
-        fail(`origin.turnId ${origin.turnId} is not the turn its path names (${turnId})`);
       let child = children.get(turnId);
       if (!child) {
         if (!emitting || !isStatus(event, "running"))
