@@ -85,7 +85,7 @@ export class EventBridge {
   /** Message ids of the calls of released messages, made at the first release (a turn's calls are held until then). */
   private releasedIds: Map<string, string> | undefined;
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
-  private waiting: Promise<void> | undefined;
+  private pendingWork: Promise<void> | undefined;
 
   constructor(
     private readonly out: BridgeOutput,
@@ -121,15 +121,15 @@ export class EventBridge {
    * Otherwise it returns nothing, so streamed deltas cost no microtask.
    */
   handle(event: AgentEvent): Promise<void> | void {
-    if (this.waiting) return this.wait(this.waiting.then(() => this.handleNow(event)));
+    if (this.pendingWork) return this.wait(this.pendingWork.then(() => this.handleNow(event)));
     const started = this.handleNow(event);
     return started ? this.wait(started) : undefined;
   }
 
   private wait(work: Promise<void>): Promise<void> {
-    this.waiting = work;
+    this.pendingWork = work;
     const settled = () => {
-      if (this.waiting === work) this.waiting = undefined;
+      if (this.pendingWork === work) this.pendingWork = undefined;
     };
     work.then(settled, settled);
     return work;

@@ -70,7 +70,7 @@ export class SerialEventQueue {
   /** The `seq` of the newest event handed to the writer. */
   private seq = 0;
   /** Events pushed while the writer was busy, oldest first. */
-  private readonly waiting: WaitingEvent[] = [];
+  private readonly behindWriter: WaitingEvent[] = [];
   /** Set while the writer's answer to a call is awaited: the waiting events are handed over once it settles. */
   private writing: Promise<void> | undefined;
   /** Set while events are handed over synchronously: an event pushed meanwhile waits its turn. */
@@ -123,7 +123,7 @@ export class SerialEventQueue {
     if (this.writing || this.handingOver) {
       const event: WaitingEvent = { eventId, type, payload, origin };
       if (terminal) this.terminal = event;
-      this.waiting.push(event);
+      this.behindWriter.push(event);
       return;
     }
     // The writer is free and nothing waits: the event goes to it now.
@@ -137,14 +137,14 @@ export class SerialEventQueue {
     } finally {
       this.handingOver = false;
     }
-    if (this.waiting.length > 0) this.handOverWaiting();
+    if (this.behindWriter.length > 0) this.handOverWaiting();
   }
 
   /** Hands the waiting events over in order, while the writer answers synchronously; an async answer is awaited first. */
   private handOverWaiting(): void {
     this.handingOver = true;
     try {
-      for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
+      for (let next = this.behindWriter.shift(); next; next = this.behindWriter.shift()) {
         const answer = this.handOver(next.eventId, next.type, next.payload, next.origin);
         if (answer) {
           this.writing = this.resumeAfter(answer);
@@ -218,7 +218,7 @@ export class SerialEventQueue {
     this.abandoned = true;
     this.sealed = true;
     this.writing = undefined;
-    const dropped = this.waiting.splice(0);
+    const dropped = this.behindWriter.splice(0);
     const terminal = dropped[dropped.length - 1] === this.terminal ? dropped.pop() : undefined;
     if (dropped.length > 0) this.handOver(this.newEventId(), "debug.trace", this.droppedNotice(dropped), undefined);
     if (terminal) this.handOver(terminal.eventId, terminal.type, terminal.payload, terminal.origin);

@@ -1,4 +1,5 @@
 import type { EventOrigin, RuntimeEvent, SubAgentStep, TurnOutcome } from "@turnkit/protocol";
+import { requestIdScope } from "../action-requests.js";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 import type { TurnState } from "../pi-turn-runner/turn-state.js";
 
@@ -56,7 +57,7 @@ export async function runChildTurn(
     },
     {
       subAgentPath: [...parent.nesting.subAgentPath, step],
-      requestIdScope: `${parent.nesting.requestIdScope}${call.callKey}/`,
+      requestIdScope: parent.nesting.requestIdScope + requestIdScope([call.callKey]),
     },
     parent.watch.toolTraceContext(toolCallId),
   );

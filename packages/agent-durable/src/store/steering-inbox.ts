@@ -89,11 +89,11 @@ export class SteeringInbox {
     const { rows: looked } = await this.pool.query(
       `SELECT abort_requested, EXISTS (
          SELECT 1 FROM ${this.s}.steering WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2)
-       ) AS waiting
+       ) AS has_messages
        FROM ${this.s}.turns WHERE turn_key = $1`,
       [turnKey, key],
     );
-    if (looked[0]?.waiting !== true) return { messages: [], abortRequested: looked[0]?.abort_requested === true };
+    if (looked[0]?.has_messages !== true) return { messages: [], abortRequested: looked[0]?.abort_requested === true };
     return inClaimedTransaction(this.pool, claim, async (client) => {
       const turn = await client.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
         turnKey,

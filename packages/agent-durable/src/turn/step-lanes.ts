@@ -15,7 +15,7 @@ export interface Lane {
   /** Resumes after an interrupted step of this lane: part of the message ids of its re-sent requests. */
   resumes: number;
   /** Steps waiting for the lane's turn, in the order the lane asked for them. */
-  readonly waiting: (() => void)[];
+  readonly pendingSteps: (() => void)[];
   /** Resolves when the lane's call has returned. */
   readonly finished: Promise<void>;
   readonly finish: () => void;
@@ -66,7 +66,7 @@ export class StepLanes {
     const finished = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const lane: Lane = { callId, stopped, resumes: 0, waiting: [], finished, finish };
+    const lane: Lane = { callId, stopped, resumes: 0, pendingSteps: [], finished, finish };
     this.lanes.push(lane);
     return lane;
   }
@@ -84,7 +84,7 @@ export class StepLanes {
   step<T>(lane: Lane | undefined, start: () => Promise<T>): Promise<T> {
     if (lane === undefined) return start();
     return new Promise<T>((resolve, reject) => {
-      lane.waiting.push(() => void start().then(resolve, reject));
+      lane.pendingSteps.push(() => void start().then(resolve, reject));
       this.startDue();
     });
   }
@@ -109,7 +109,7 @@ export class StepLanes {
   private startDue(): void {
     for (;;) {
       if (this.next >= this.lanes.length) this.next = 0;
-      const start = this.lanes[this.next]?.waiting.shift();
+      const start = this.lanes[this.next]?.pendingSteps.shift();
       if (start === undefined) return;
       start();
       this.next++;
