@@ -5,7 +5,8 @@ import pg from "pg";
  * A fresh database on the server of `templateUrl`, copied from that
  * template database (which nobody may be connected to), or an empty one
  * with `empty`; `drop()` deletes it again. Safe to call from many processes
- * at once.
+ * at once. `drop()` first gives the database's connections up to 2 s to
+ * close on their own, then ends those still open.
  */
 export async function copyTemplateDatabase(
   templateUrl: string,
@@ -40,9 +41,19 @@ export async function copyTemplateDatabase(
     drop: async () => {
       if (dropped) return;
       dropped = true;
-      await withAdmin(adminUrl.href, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(
-        () => {},
-      );
+      await withAdmin(adminUrl.href, async (admin) => {
+        // node-postgres's pool.end() resolves before its connections have closed: forcing the drop while one is still
+        // closing ends it with an error that a pool without an "error" listener throws as an uncaught exception in
+        // the test's process. So the drop waits (up to 2 s) for the database's connections to leave on their own.
+        for (let waited = 0; waited < 2_000; waited += 25) {
+          const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [
+            name,
+          ]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }).catch(() => {});
     },
   };
 }
