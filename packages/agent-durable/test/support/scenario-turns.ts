@@ -44,23 +44,33 @@ function recordedBefore(
   file: string,
   entry: Pick<CountRecord, "kind" | "turnId" | "sessionId" | "detail" | "position">,
 ): boolean {
-  let text = "";
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return false;
-  }
-  return text.split("\n").some((line) => {
-    if (line.trim() === "") return false;
-    const r = JSON.parse(line) as CountRecord;
-    return (
+  return readCountFile(file).some(
+    (r) =>
       r.kind === entry.kind &&
       r.turnId === entry.turnId &&
       r.sessionId === entry.sessionId &&
       (entry.detail === undefined || r.detail === entry.detail) &&
-      (entry.position === undefined || r.position === entry.position)
-    );
-  });
+      (entry.position === undefined || r.position === entry.position),
+  );
+}
+
+/**
+ * The records of a count file (none when it does not exist yet). Other
+ * processes append to it while it is read, and a read can end inside a
+ * line being written: only lines ended by their newline count.
+ */
+export function readCountFile(file: string): CountRecord[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const complete = text.slice(0, text.lastIndexOf("\n") + 1);
+  return complete
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as CountRecord);
 }
 
 function lastMessage(context: Context) {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { CountRecord } from "./scenario-turns.js";
+import { type CountRecord, readCountFile } from "./scenario-turns.js";
 
 /** The environment variable naming the bundled test worker (set by the global setup, see worker-bundle.ts). */
 export const WORKER_BUNDLE_ENV = "TURNKIT_TEST_WORKER_BUNDLE";
@@ -141,16 +140,7 @@ export class WorkerCluster {
 
   /** What the workers recorded so far (model requests, tool starts and ends). */
   counts(): CountRecord[] {
-    let text = "";
-    try {
-      text = readFileSync(this.countFile, "utf8");
-    } catch {
-      return [];
-    }
-    return text
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => JSON.parse(line) as CountRecord);
+    return readCountFile(this.countFile);
   }
 }
 
