@@ -1,24 +1,48 @@
+import { defineProject } from "vitest/config";
+import { lowerStandardDecorators } from "./vitest.decorators.ts";
+
 /**
  * The test projects of the workspace. Vitest 4 no longer reads this file on
  * its own; `vitest.config.ts` imports it as `test.projects`, so this list is
  * the one the test command runs.
  *
- * Every project's config sets `isolate: false` (a worker imports the packages
- * once, not once per file; files clean up after themselves) and
+ * The libraries, the conformance suite, the fuzz's tests, the repository
+ * scripts and the small examples are one project, `libraries`: a worker
+ * imports the packages once for all of them, where a project of its own per
+ * package made every worker start again at each package (about 10 s each on
+ * two cores). Filter it by path: `vitest run packages/agent-core`. The
+ * packages whose tests need a global setup (a Postgres, a compiled MCP
+ * server or worker, the coding agent's process) keep their own project and
+ * config.
+ *
+ * Every project sets `isolate: false` (a worker imports the packages once,
+ * not once per file; files clean up after themselves) and
  * `testTimeout: 30_000` (vitest's 5 s default failed tests that start real
  * servers and processes when the 2-core machine is loaded; a hung test still
- * fails).
+ * fails). Packages are imported from their TypeScript sources (the `source`
+ * export condition), so tests need no build.
  */
 export default [
-  "packages/protocol",
-  "packages/agent-loop",
-  "packages/agent-core",
-  "packages/agent-runtime",
+  defineProject({
+    // Decorator syntax (`@bindTool`) lowered for Node 20: agent-core's tests and the custom-tool example use it.
+    plugins: [lowerStandardDecorators],
+    resolve: { conditions: ["source"] },
+    ssr: { resolve: { conditions: ["source"] } },
+    test: {
+      name: "libraries",
+      isolate: false,
+      testTimeout: 30_000,
+      include: [
+        "packages/{protocol,agent-loop,agent-core,agent-runtime,ui-stream}/{test,src}/**/*.test.ts",
+        "{conformance,fuzz,scripts}/test/**/*.test.ts",
+        "examples/{extension,quickstart,testing-your-host,custom-tool}/test/**/*.test.ts",
+      ],
+      // The AI SDK's UI message stream is ESM that vitest must transform itself (ui-stream's tests).
+      server: { deps: { inline: [/node_modules\/ai\//, /@ai-sdk\//, /eventsource-parser/] } },
+    },
+  }),
   "packages/agent-durable",
   "packages/agent-mcp",
-  "packages/ui-stream",
-  "conformance",
-  "fuzz",
-  "scripts",
-  "examples/*",
+  "examples/coding-agent",
+  "examples/durable-server",
 ];

@@ -1,7 +1,0 @@
-import { defineProject } from "vitest/config";
-
-export default defineProject({
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "conformance", isolate: false, testTimeout: 30_000, include: ["test/**/*.test.ts"] },
-});

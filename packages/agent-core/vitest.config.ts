@@ -1,9 +1,0 @@
-import { defineProject } from "vitest/config";
-import { lowerStandardDecorators } from "../../vitest.decorators.ts";
-
-export default defineProject({
-  plugins: [lowerStandardDecorators],
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "agent-core", isolate: false, testTimeout: 30_000, include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
-});
