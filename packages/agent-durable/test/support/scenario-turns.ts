@@ -5,28 +5,16 @@
  * must be counted from outside a worker (model requests, tool starts and
  * ends, session overlap) is appended to a shared file.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { type BeforeLlmCallHook, createHiddenMessage, defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
 import { createScriptedModel, response, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
 import type { StreamFn } from "@turnkit/agent-loop";
 import { durableTool, idempotencyKeyOf, type BuildDurableTurn, type DurableTurnRequest } from "../../src/index.js";
+import { type CountRecord, readCountFile } from "./count-file.js";
 
-/** One line of the count file: what happened, in which turn. */
-export interface CountRecord {
-  kind: "model" | "tool-start" | "tool-end" | "session-start" | "session-end" | "history";
-  turnId: string;
-  sessionId: string;
-  detail?: string;
-  /** A tool start's idempotency key (`ctx.idempotencyKey`). */
-  key?: string;
-  /** A model request's place in its turn: the number of messages it sends (the same on every attempt). */
-  position?: number;
-  /** The worker process that recorded it. */
-  worker?: string;
-  at: number;
-}
+export type { CountRecord } from "./count-file.js";
 
 function record(file: string, entry: Omit<CountRecord, "at">): void {
   appendFileSync(file, `${JSON.stringify({ ...entry, worker: process.env.WORKER_ID, at: Date.now() })}\n`);
@@ -52,25 +40,6 @@ function recordedBefore(
       (entry.detail === undefined || r.detail === entry.detail) &&
       (entry.position === undefined || r.position === entry.position),
   );
-}
-
-/**
- * The records of a count file (none when it does not exist yet). Other
- * processes append to it while it is read, and a read can end inside a
- * line being written: only lines ended by their newline count.
- */
-export function readCountFile(file: string): CountRecord[] {
-  let text = "";
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return [];
-  }
-  const complete = text.slice(0, text.lastIndexOf("\n") + 1);
-  return complete
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as CountRecord);
 }
 
 function lastMessage(context: Context) {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { type CountRecord, readCountFile } from "./scenario-turns.js";
+import { type CountRecord, readCountFile } from "./count-file.js";
 
 /** The environment variable naming the bundled test worker (set by the global setup, see worker-bundle.ts). */
 export const WORKER_BUNDLE_ENV = "TURNKIT_TEST_WORKER_BUNDLE";
