@@ -1,24 +1,16 @@
+import type { AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
+import { systemClock, type Clock, type RandomSource } from "../clock.js";
+import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { resolveLlmRetryPolicy } from "./llm-retry-policy.js";
+import { RetriedRequest, type RetryLayer } from "./retried-request.js";
 import {
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  type Context,
-  type ProviderResponse,
-} from "@mariozechner/pi-ai";
-import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
-import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
-import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
-import { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
-import { RetriedRequest } from "./retried-request.js";
-import { AttemptFailure, isVisibleOutputEvent, type AttemptEventObserver } from "./retry-attempt.js";
-import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
-import { resolveStreamTimeouts, TimedRequest, type StreamTimeoutOptions, type Watchdogs } from "./stream-timeouts.js";
-import {
-  createFailureMessage,
-  invokeStreamFn,
-  type AnyModel,
-  type StreamFn,
-  type StreamFnOptions,
-} from "./stream-fn.js";
+  resolveStreamTimeouts,
+  TimedRequest,
+  WatchedAttempt,
+  type StreamTimeoutOptions,
+  type Watchdogs,
+} from "./stream-timeouts.js";
+import { invokeStreamFn, type AnyModel, type StreamFn } from "./stream-fn.js";
 
 export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
 export { isVisibleOutputEvent } from "./retry-attempt.js";
@@ -99,8 +91,12 @@ export function withLlmRetry(
       const observe = onAttempt?.(model, context);
       const sent = { ...callOptions, maxRetries: 0 };
       if (!observe && !timed) return invokeStreamFn(streamFn, model, context, sent);
-      const watch = observe && ((event: AssistantMessageEvent) => (observe(event), event));
-      return new TimedRequest(watchdogs, model, callOptions?.signal, watch).start(streamFn, context, sent);
+      return TimedRequest.send(
+        new WatchedAttempt(watchdogs, model, callOptions?.signal, observe),
+        streamFn,
+        context,
+        sent,
+      );
     };
   }
   const layer: RetryLayer = {
@@ -113,161 +109,7 @@ export function withLlmRetry(
     onAttempt,
     watchdogs,
   };
-  return (model, context, callOptions) => {
-    const request = new RetriedRequest();
-    void sendWithRetries(layer, request, model, context, callOptions);
-    return request;
-  };
-}
-
-/** What every request of one retry layer shares. */
-interface RetryLayer {
-  readonly streamFn: StreamFn;
-  readonly policy: LlmRetryPolicy;
-  readonly clock: Clock;
-  readonly random: RandomSource;
-  /** Names the request family in notices. */
-  readonly label: string;
-  readonly notify: (notification: LlmRetryNotification) => void;
-  readonly onAttempt: LlmRetryDependencies["onAttempt"];
-  readonly watchdogs: Watchdogs;
-}
-
-/**
- * One attempt of a request: its last response (status and headers) and
- * whether it reached its commit point. Shows every event of the attempt to
- * its observer; after the commit point a failure is the request's final
- * answer, classified with that response.
- */
-class Attempt {
-  lastResponse: ProviderResponse | undefined;
-  committed = false;
-  readonly onEvent = (event: AssistantMessageEvent): AssistantMessageEvent => {
-    this.observe?.(event);
-    if (this.committed && event.type === "error") {
-      const message = event.error;
-      attachClassifiedError(message, classifyError(message, this.lastResponse));
-    }
-    return event;
-  };
-
-  constructor(private readonly observe: AttemptEventObserver | undefined) {}
-}
-
-/**
- * One request: attempts until one reaches its commit point (the caller then
- * reads it through `request`), or the request fails for good, or the caller
- * aborts. Never rejects.
- */
-async function sendWithRetries(
-  layer: RetryLayer,
-  request: RetriedRequest,
-  model: AnyModel,
-  context: Context,
-  callOptions: StreamFnOptions | undefined,
-): Promise<void> {
-  const { policy, clock, random, label, notify } = layer;
-  const caller = callOptions?.signal;
-  let waits = 0;
-  let firstFailureAt: number | undefined;
-  let failure: AttemptFailure | undefined;
-  let stoppedBy: LlmRetryExhaustedReason | undefined;
-  try {
-    for (let attempt = 1; ; attempt++) {
-      if (caller?.aborted) break;
-      failure = await sendAttempt(layer, request, model, context, callOptions, attempt);
-      // Committed (the caller reads that attempt now), or the caller stopped reading.
-      if (!failure || request.isClosed) return;
-      if (caller?.aborted) break;
-      firstFailureAt ??= clock.now();
-      const { classified } = failure;
-      if (attempt > policy.maxRetries || !classified.retryable || classified.aborted) break;
-      const delayMs = computeRetryDelayMs({ retry: attempt, policy, random, retryAfterMs: classified.retryAfterMs });
-      if (clock.now() - firstFailureAt + delayMs > policy.maxRetryElapsedMs) {
-        stoppedBy = "max_elapsed";
-        break;
-      }
-      waits += 1;
-      notify({ type: "waiting", label, attempt, delayMs, error: classified });
-      await sleep(delayMs, clock, caller);
-    }
-  } catch {
-    // Only the wait rejects, when the caller aborts: handled below.
-  }
-  if (caller?.aborted) {
-    if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
-    const aborted =
-      failure?.failure.stopReason === "aborted"
-        ? failure.failure
-        : createFailureMessage(model, "aborted", "Request was aborted");
-    return request.fail(withClassification(aborted));
-  }
-  if (!failure) return;
-  const { classified } = failure;
-  if (waits > 0 || classified.retryable) {
-    const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
-    notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
-  }
-  request.fail(attachClassifiedError(failure.failure, classified));
-}
-
-/**
- * Sends attempt number `attempt` and reads it, holding its events back,
- * until its commit point (it is then handed to `request`: `undefined`) or
- * its failure before it (the attempt is aborted through its own signal, so
- * its connection is closed).
- */
-async function sendAttempt(
-  layer: RetryLayer,
-  request: RetriedRequest,
-  model: AnyModel,
-  context: Context,
-  callOptions: StreamFnOptions | undefined,
-  attempt: number,
-): Promise<AttemptFailure | undefined> {
-  const state = new Attempt(layer.onAttempt?.(model, context));
-  const callerObserver = callOptions?.onResponse;
-  const options: StreamFnOptions = {
-    ...callOptions,
-    maxRetries: 0,
-    onResponse: (response, responseModel) => {
-      try {
-        return callerObserver?.(response, responseModel);
-      } finally {
-        state.lastResponse = { status: response.status, headers: { ...response.headers } };
-      }
-    },
-  };
-  const sent = new TimedRequest(layer.watchdogs, model, callOptions?.signal, state.onEvent).start(
-    layer.streamFn,
-    context,
-    options,
-  );
-  request.current = sent;
-  const held: AssistantMessageEvent[] = [];
-  for (;;) {
-    const { value: event, done } = await sent.next();
-    if (done)
-      return new AttemptFailure(
-        createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT),
-        state.lastResponse,
-      );
-    if (event.type === "error") {
-      sent.abort();
-      return new AttemptFailure(event.error, state.lastResponse);
-    }
-    held.push(event);
-    if (event.type === "done" || isVisibleOutputEvent(event)) {
-      if (attempt > 1) layer.notify({ type: "recovered", label: layer.label, attempt });
-      state.committed = true;
-      request.commit(sent, held);
-      return undefined;
-    }
-  }
-}
-
-function withClassification(message: AssistantMessage): AssistantMessage {
-  return getAttachedClassifiedError(message) ? message : attachClassifiedError(message, classifyError(message));
+  return (model, context, callOptions) => RetriedRequest.send(layer, model, context, callOptions);
 }
 
 function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmRetryNotification): void {

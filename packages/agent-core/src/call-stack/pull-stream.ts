@@ -6,6 +6,11 @@ type Result = IteratorResult<AssistantMessageEvent>;
 /** The end of a stream, as its reads answer it. */
 export const DONE: Result = Object.freeze({ value: undefined, done: true });
 
+/** The final message a terminal event carries. */
+function finalMessageOf(event: AssistantMessageEvent): AssistantMessage {
+  return event.type === "error" ? event.error : (event as { message: AssistantMessage }).message;
+}
+
 /**
  * A call-stack layer's stream that is read by pull: each `next()` of its
  * reader asks the layer ({@link pull}) for the next event, which asks the
@@ -25,9 +30,7 @@ export abstract class PullStream
   private wakeReader: (() => void) | undefined;
 
   constructor() {
-    super(isTerminalEvent, (event) =>
-      event.type === "error" ? event.error : (event as { message: AssistantMessage }).message,
-    );
+    super(isTerminalEvent, finalMessageOf);
   }
 
   /** The layer's next event (never rejects); {@link settle} must be called with the final message at the terminal one. */
@@ -61,8 +64,8 @@ export abstract class PullStream
     return super.result();
   }
 
-  /** Records the final message (`result()` resolves with it). */
-  protected settle(message: AssistantMessage): void {
+  /** Records the final message (`result()` resolves with it); the layer that answers the terminal event calls it. */
+  settle(message: AssistantMessage): void {
     super.end(message);
   }
 

@@ -1,10 +1,11 @@
-import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import { DONE, PullStream } from "./pull-stream.js";
 import { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts } from "./stream-timeout-options.js";
 import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
+import type { AttemptEventObserver } from "./retry-attempt.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import {
   createFailureMessage,
@@ -45,7 +46,7 @@ export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOpt
   }
   const watchdogs: Watchdogs = { ...limits, clock: options.clock ?? systemClock };
   return (model, context, callOptions) =>
-    new TimedRequest(watchdogs, model, callOptions?.signal).start(streamFn, context, { ...callOptions });
+    TimedRequest.send(new WatchedAttempt(watchdogs, model, callOptions?.signal), streamFn, context, { ...callOptions });
 }
 
 /** One timeouts layer's limits and clock, shared by all its requests. */
@@ -57,23 +58,64 @@ export interface Watchdogs extends StreamTimeouts {
 type EndableStream = AsyncIterable<AssistantMessageEvent> & { end(): void };
 
 /**
- * One request (under the retry layer, one attempt) read by pull: each
- * `next()` of the reader above asks the provider's stream for its next event
- * and answers with it, so the request adds no queue and no second reader
- * per event. On the way it keeps the watchdogs (see {@link withStreamTimeouts}),
- * the request's own signal (following the caller's), and shows each event it
- * answers with to `onEvent` (which may answer another event instead; the
- * retry layer watches attempts and classifies failures there). It always ends
- * with exactly one terminal event: the provider's, or the failure it decided
- * (a timeout, the caller's abort, a stream that ended or threw without one).
+ * The stream of one request read through a single {@link WatchedAttempt}
+ * (`withStreamTimeouts`, and the retry layer with the retry off): each read
+ * is the attempt's.
  */
 export class TimedRequest extends PullStream {
-  /** The request's own signal: aborted on a timeout, and with the caller's reason when the caller aborts. */
+  /** Sends `attempt` (see {@link WatchedAttempt.start}) and returns its stream. */
+  static send(attempt: WatchedAttempt, streamFn: StreamFn, context: Context, options: StreamFnOptions): TimedRequest {
+    const request = new TimedRequest(attempt);
+    attempt.start(streamFn, context, options);
+    return request;
+  }
+
+  private constructor(private readonly attempt: WatchedAttempt) {
+    super();
+    attempt.settles = this;
+  }
+
+  protected pull(): Promise<IteratorResult<AssistantMessageEvent>> {
+    return this.attempt.next();
+  }
+
+  /** The reader stops (a `for await` that breaks or throws): the attempt is let go (see {@link WatchedAttempt.stop}). */
+  return(): Promise<IteratorResult<AssistantMessageEvent>> {
+    this.attempt.stop();
+    return Promise.resolve(DONE);
+  }
+
+  /** Ends the stream for its reader (pi-ai's `end()`): a pending read returns, and nothing more is read. */
+  override end(): void {
+    this.attempt.stop();
+  }
+}
+
+/**
+ * One attempt of a request, read by pull: each {@link next} asks the
+ * provider's stream for its next event and answers with it, so the attempt
+ * adds no queue and no second reader per event. On the way it keeps the
+ * watchdogs (see {@link withStreamTimeouts}) and the attempt's own signal
+ * (following the caller's), and shows each event to `observe`. Once
+ * {@link committed} (the retry layer made it the request's answer), a
+ * failure it answers is classified with its last response. It always ends
+ * with exactly one terminal event: the provider's, or the failure it decided
+ * (a timeout, the caller's abort, a stream that ended or threw without one);
+ * at that event it settles the stream that reads it ({@link settles}).
+ */
+export class WatchedAttempt {
+  /** The attempt's own signal: aborted on a timeout, and with the caller's reason when the caller aborts. */
   private readonly signal: RequestAbortController;
+  /** The attempt's latest response (status and headers), when the caller records it. */
+  lastResponse: ProviderResponse | undefined;
+  /** The attempt is the request's answer: a failure it answers from now on is the request's, classified. */
+  committed = false;
+  /** The stream whose final message is this attempt's, settled at the terminal event. */
+  settles: PullStream | undefined;
   private finished = false;
-  /** The terminal event this layer decided (timeout, abort), answered by the next read instead of the provider's. */
-  private decided: AssistantMessageEvent | undefined;
-  /** The request's one watchdog timer (see {@link noteEvent}). */
+  /** The terminal event this attempt decided (timeout, abort), answered by the next read instead of the provider's. */
+  private decided: Extract<AssistantMessageEvent, { type: "error" }> | undefined;
+  /** The attempt's one watchdog timer (see {@link noteEvent}). */
   private timer: unknown;
   /** When the first-event timer is due; the timer then checks the idle window instead once an event came. */
   private firstEventDueAt = 0;
@@ -94,16 +136,14 @@ export class TimedRequest extends PullStream {
     private readonly watchdogs: Watchdogs,
     private readonly model: AnyModel,
     private readonly callerSignal: AbortSignal | undefined,
-    private readonly onEvent?: (event: AssistantMessageEvent) => AssistantMessageEvent,
+    private readonly observe?: AttemptEventObserver,
   ) {
-    super();
     this.signal = new RequestAbortController(callerSignal, () => this.onCallerAbort());
   }
 
   /**
-   * Sends the request through `streamFn` and answers this stream, for the
-   * layer above to read. `options` is this request's own copy of the
-   * caller's options: its `signal` becomes the request's own.
+   * Sends the attempt through `streamFn`. `options` is this attempt's own
+   * copy of the caller's options: its `signal` becomes the attempt's own.
    */
   start(streamFn: StreamFn, context: Context, options: StreamFnOptions): this {
     const { callerSignal } = this;
@@ -123,38 +163,32 @@ export class TimedRequest extends PullStream {
     return this;
   }
 
-  /** The request's next event: a decided terminal first, else the provider's next one. Never rejects. */
-  protected pull(): Promise<IteratorResult<AssistantMessageEvent>> {
+  /** The attempt's next event: a decided terminal first, else the provider's next one. Never rejects. */
+  next(): Promise<IteratorResult<AssistantMessageEvent>> {
     if (this.decided) return Promise.resolve(this.takeDecided());
     if (this.finished || !this.source) return Promise.resolve(DONE);
     return this.source.next().then(this.onResult, this.onFailure);
   }
 
-  /** The reader stops (a `for await` that breaks or throws): before the end, the request is aborted through its own signal; the provider's stream is let go and nothing more is read. */
-  return(): Promise<IteratorResult<AssistantMessageEvent>> {
+  /** The reader stops: before the end, the attempt is aborted through its own signal; the provider's stream is let go (a pending read returns) and nothing more is read. */
+  stop(): void {
     if (!this.finished) {
       this.finish();
       this.signal.abort();
     }
     this.decided = undefined;
     this.letGo();
-    return Promise.resolve(DONE);
   }
 
-  /** Ends the stream for its reader (pi-ai's `end()`): a pending read returns, and nothing more is read. */
-  override end(): void {
-    this.return();
+  /** Aborts the attempt through its own signal (the retry layer gives up on it); the caller's is never aborted. */
+  abort(reason?: unknown): void {
+    this.signal.abort(reason);
   }
 
-  /** The caller aborted (the request's own signal has followed it already). */
+  /** The caller aborted (the attempt's own signal has followed it already). */
   private onCallerAbort(): void {
     if (this.finished) return;
     this.decide(this.endWith("aborted", "Request was aborted"));
-  }
-
-  /** Aborts the request through its own signal (the retry layer gives up on it); the caller's is never aborted. */
-  abort(reason?: unknown): void {
-    this.signal.abort(reason);
   }
 
   private answer(result: IteratorResult<AssistantMessageEvent>): IteratorResult<AssistantMessageEvent> {
@@ -172,15 +206,14 @@ export class TimedRequest extends PullStream {
       releaseIterator(this.source);
       this.stream = undefined;
       this.source = undefined;
-      this.settle(event.type === "done" ? event.message : event.error);
-    } else {
-      this.lastPartial = event.partial;
-      this.noteEvent();
+      this.shown(event);
+      this.settles?.settle(event.type === "done" ? event.message : event.error);
+      return result;
     }
-    const onEvent = this.onEvent;
-    if (!onEvent) return result;
-    const answered = onEvent(event);
-    return answered === event ? result : { value: answered, done: false };
+    this.lastPartial = event.partial;
+    this.noteEvent();
+    this.observe?.(event);
+    return result;
   }
 
   private answerFailure(error: unknown): IteratorResult<AssistantMessageEvent> {
@@ -190,18 +223,27 @@ export class TimedRequest extends PullStream {
     return this.takeDecided();
   }
 
-  /** Ends the request with `message`: the next read answers its terminal event; a pending read returns at once. */
+  /** Ends the attempt with `message`: the next read answers its terminal event; a pending read returns at once. */
   private decide(message: AssistantMessage): void {
     this.finish();
     this.decided = { type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message };
-    this.settle(message);
+    this.settles?.settle(message);
     this.letGo();
   }
 
   private takeDecided(): IteratorResult<AssistantMessageEvent> {
     const event = this.decided!;
     this.decided = undefined;
-    return { value: this.onEvent ? this.onEvent(event) : event, done: false };
+    this.shown(event);
+    return { value: event, done: false };
+  }
+
+  /** A terminal event on its way to the reader: the observer sees it; once committed, a failure is classified. */
+  private shown(event: Extract<AssistantMessageEvent, { type: "done" | "error" }>): void {
+    this.observe?.(event);
+    if (this.committed && event.type === "error") {
+      attachClassifiedError(event.error, classifyError(event.error, this.lastResponse));
+    }
   }
 
   /** Ends the provider's stream, so a read waiting on it returns, and releases its iterator. */
@@ -271,7 +313,7 @@ export class TimedRequest extends PullStream {
 }
 
 /** `stream` itself when its reader can end it (pi-ai's streams can), else a relay of it that can be ended; a failure of the relayed stream is left on `request`. */
-function endable(stream: AsyncIterable<AssistantMessageEvent>, request: TimedRequest): EndableStream {
+function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedAttempt): EndableStream {
   if (typeof (stream as Partial<EndableStream>).end === "function") return stream as EndableStream;
   const relay = new RelayStream();
   request.stopRelay = pipeEvents(stream, {
