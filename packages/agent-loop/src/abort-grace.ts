@@ -11,9 +11,10 @@ export const ABANDONED: unique symbol = Symbol("turnkit.abandoned");
  *
  * A grace runs out `graceMs` (default `ABORT_GRACE_MS`) after `signal`
  * fired, or after the grace was made when the signal had fired already;
- * without a signal, or once {@link end} was called, it never runs out.
- * Call {@link end} when the waits it bounds are over: it clears the timer
- * and the grace's abort listener.
+ * one made without a signal runs out `graceMs` after {@link begin} (a run
+ * has one grace, begun by its own abort listener). Once {@link end} was
+ * called it never runs out. Call {@link end} when the waits it bounds are
+ * over: it clears the timer and the grace's abort listener.
  */
 export class AbortGrace {
   /** Resolves with {@link ABANDONED} when the grace runs out; never, when it ended first. */
@@ -21,28 +22,45 @@ export class AbortGrace {
   private resolve!: (value: typeof ABANDONED) => void;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
+  /** The stream to end when the grace runs out: the response being read (see {@link endOnRunOut}). */
+  private stream: { end(): void } | undefined;
 
   constructor(
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal?: AbortSignal,
     private readonly graceMs: number = ABORT_GRACE_MS,
   ) {
     this.ranOut = new Promise((resolve) => (this.resolve = resolve));
-    if (signal?.aborted) this.start();
-    else signal?.addEventListener("abort", this.start, { once: true });
+    if (signal?.aborted) this.begin();
+    else signal?.addEventListener("abort", this.begin, { once: true });
+  }
+
+  /**
+   * Ends `stream` when the grace runs out, unless it was replaced or cleared
+   * (`undefined`) first: the response being read, which may ignore its
+   * signal. One at a time.
+   */
+  endOnRunOut(stream: { end(): void } | undefined): void {
+    this.stream = stream;
   }
 
   /** The waits are over: the grace never runs out from now on. */
   end(): void {
     this.ended = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    this.signal?.removeEventListener("abort", this.start);
+    this.signal?.removeEventListener("abort", this.begin);
   }
 
-  private readonly start = (): void => {
-    if (this.ended) return;
-    this.timer = setTimeout(() => this.resolve(ABANDONED), this.graceMs);
+  /** Starts the grace now (made without a signal: its owner tells it the abort); later calls keep the first start. */
+  readonly begin = (): void => {
+    if (this.ended || this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.runOut(), this.graceMs);
     this.timer.unref?.();
   };
+
+  private runOut(): void {
+    this.resolve(ABANDONED);
+    this.stream?.end();
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { AbortGrace } from "./abort-grace.js";
 import { RequestAbort } from "./request-abort.js";
 import { StepCalls } from "./step-calls.js";
 import {
@@ -31,6 +32,8 @@ export class LoopRun {
   readonly streamFn: StreamFn | undefined;
   /** The abort of the run's model requests: their `options.signal`. */
   readonly requestAbort: RequestAbort;
+  /** Bounds every wait of the run (a response read, a tool batch) once its signal fired; ended at `agent_end`. */
+  readonly grace: AbortGrace;
   private readonly sink: AgentEventSink;
 
   /** Set when a failure started closing the run; later events are dropped. */
@@ -68,8 +71,17 @@ export class LoopRun {
     this.sink = sink;
     this.signal = signal;
     this.streamFn = streamFn;
-    this.requestAbort = new RequestAbort(signal);
+    this.requestAbort = new RequestAbort();
+    this.grace = new AbortGrace();
+    if (signal?.aborted) this.onRunAbort();
+    else signal?.addEventListener("abort", this.onRunAbort, { once: true });
   }
+
+  /** The run's signal fired: its requests abort with the run's reason, and its grace begins. */
+  private readonly onRunAbort = (): void => {
+    this.requestAbort.follow(this.signal!.reason);
+    this.grace.begin();
+  };
 
   /** True once the run's signal has fired. */
   get aborted(): boolean {
@@ -114,7 +126,9 @@ export class LoopRun {
         break;
       case "agent_end":
         this.agentEnded = true;
-        this.requestAbort.release();
+        // Nothing of the run listens on the run's signal any more.
+        this.signal?.removeEventListener("abort", this.onRunAbort);
+        this.grace.end();
         break;
       case "message_start":
         this.openMessage = event.message;

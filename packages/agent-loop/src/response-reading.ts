@@ -1,5 +1,4 @@
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
-import { AbortGrace } from "./abort-grace.js";
 import type { LoopRun } from "./loop-run.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 
@@ -17,12 +16,12 @@ export type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * A stream that fails, or ends without a final message, gives a failed
  * message (`error`, or `aborted` once the run's signal fired) keeping what
  * had streamed, and the request is aborted. A stream that ignores the
- * run's signal is ended by the loop when the abort grace runs out. Rejects
+ * run's signal is ended by the loop when the run's abort grace runs out. Rejects
  * only when the event sink fails (the request is then aborted first).
  */
 export async function readResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
-  const grace = typeof response.end === "function" ? new AbortGrace(run.signal) : undefined;
-  void grace?.ranOut.then(() => response.end!());
+  const endable = typeof response.end === "function";
+  if (endable) run.grace.endOnRunOut(response as { end(): void });
   let partial: AssistantMessage | undefined;
   /** Where the partial sits in the context; each update replaces it, as in pi. */
   let placedAt = -1;
@@ -58,7 +57,7 @@ export async function readResponse(run: LoopRun, response: ResponseStream): Prom
     }
     streamFailure = { error };
   } finally {
-    grace?.end();
+    if (endable) run.grace.endOnRunOut(undefined);
   }
 
   // A stream may end without a terminal event yet still have settled its
