@@ -39,6 +39,14 @@ export const DEFAULT_RESTART_POLICY = Object.freeze({
  */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 
+/**
+ * How long a stdio server's process may take to be gone once it got
+ * `SIGKILL` (at least one shutdown grace): the kernel ends it at once, but
+ * on a loaded machine its exit can reach us after the grace. A process
+ * still there after this cannot be killed and is no longer waited for.
+ */
+export const KILLED_EXIT_WAIT_MS = 5_000;
+
 /** How much of a stdio server's stderr is kept, last characters first, for status and error messages. */
 export const STDERR_TAIL_CHARS = 2_000;
 

@@ -1,9 +1,12 @@
+import { KILLED_EXIT_WAIT_MS } from "./defaults.js";
+
 /**
  * Makes sure a stdio server's process ends after its input was closed: when
  * it has not exited (`exited` settled) within `graceMs`, it gets `SIGTERM`;
- * after another `graceMs`, `SIGKILL`. Resolves once it exited, or one more
- * `graceMs` after `SIGKILL` (a process that cannot be killed is not waited
- * for forever). Never rejects.
+ * after another `graceMs`, `SIGKILL`. Resolves once it exited, or when it
+ * is still there `KILLED_EXIT_WAIT_MS` (or `graceMs`, if longer) after
+ * `SIGKILL` (a process that cannot be killed is not waited for forever).
+ * Never rejects.
  *
  * The SDK's transport runs the same steps two seconds apart, fixed; a host
  * (or a test) with a server that ignores `SIGTERM` would wait four seconds
@@ -19,7 +22,7 @@ export async function stopProcess(pid: number, exited: Promise<void>, graceMs: n
       return; // already gone
     }
   }
-  await settlesWithin(exited, graceMs);
+  await settlesWithin(exited, Math.max(graceMs, KILLED_EXIT_WAIT_MS));
 }
 
 async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
