@@ -1,0 +1,60 @@
+/*
+ * The database drops every connection of the workers and the client at once
+ * (a failover, a restart, an administrator's pg_terminate_backend): nothing
+ * crashes, and the turns go on on new connections.
+ */
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import type { DurableTurnRef } from "../src/index.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const fixture = useDurableFixture([{ id: "c1" }]);
+
+/** Ends every other connection to the test's database; how many there were. */
+async function terminateOtherConnections(): Promise<number> {
+  const admin = new pg.Client({ connectionString: fixture.postgres.url });
+  admin.on("error", () => {});
+  await admin.connect();
+  try {
+    const { rows } = await admin.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    return rows[0].n;
+  } finally {
+    await admin.end();
+  }
+}
+
+async function textDeltas(turn: DurableTurnRef): Promise<number> {
+  const events = await fixture.client.readEvents(turn);
+  return events.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text").length;
+}
+
+describe("the database drops every connection", () => {
+  it("between turns: the worker and the client keep running, and the next turn completes", async () => {
+    const first = await fixture.client.start({ sessionId: "cut", turnId: "t1", userMessage: { text: "hi" } });
+    expect(await fixture.client.outcome(first)).toMatchObject({ kind: "completed" });
+    expect(await terminateOtherConnections()).toBeGreaterThan(0);
+    const second = await fixture.client.start({ sessionId: "cut", turnId: "t2", userMessage: { text: "again" } });
+    expect(await fixture.client.outcome(second)).toMatchObject({ kind: "completed" });
+    expect(fixture.cluster.running()).toEqual(["c1"]);
+  }, 60_000);
+
+  it("while a turn streams: the turn completes, its log numbered without a gap and every delta logged once", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "cut-mid",
+      turnId: "t1",
+      userMessage: { text: "talk" },
+      metadata: { scenario: "stream", deltas: 60, delayMs: 50 },
+    });
+    await waitFor("ten streamed deltas", async () => (await textDeltas(turn)) >= 10);
+    expect(await terminateOtherConnections()).toBeGreaterThan(0);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    assertLogInvariants(await fixture.client.readEvents(turn));
+    expect(await textDeltas(turn)).toBe(60);
+    expect(fixture.cluster.running()).toEqual(["c1"]);
+  }, 60_000);
+});
