@@ -1,7 +1,6 @@
-import { type AssistantMessage, type Context, streamSimple } from "@mariozechner/pi-ai";
+import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
 import type { LoopRun } from "./loop-run.js";
-import { failedAssistantMessage } from "./synthetic-messages.js";
-import { type ResponseStream, readResponse } from "./response-reading.js";
+import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 import type { RequestAbort } from "./request-abort.js";
 
 /**
@@ -60,4 +59,102 @@ async function recordWholeFailure(run: LoopRun, error: unknown): Promise<Assista
   run.record(failure);
   await run.emitWholeMessage(failure);
   return failure;
+}
+
+/** A model response as the loop reads it: pi-ai's `AssistantMessageEventStream`, or any async iterable of its events. */
+type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
+  end?: (result?: AssistantMessage) => void;
+  result?: () => Promise<AssistantMessage>;
+};
+
+/**
+ * Reads `response` to its final message with `for await`, as pi does,
+ * records that message in the run's context and announces it; resolves to
+ * it. The stream is closed (`return()`) once its terminal event arrived.
+ *
+ * A stream that fails, or ends without a final message, gives a failed
+ * message (`error`, or `aborted` once the run's signal fired) keeping what
+ * had streamed, and the request is aborted. A stream that ignores the
+ * run's signal is ended by the loop when the run's abort grace runs out. Rejects
+ * only when the event sink fails (the request is then aborted first).
+ */
+async function readResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
+  const endable = typeof response.end === "function";
+  if (endable) run.grace.endOnRunOut(response as { end(): void });
+  let partial: AssistantMessage | undefined;
+  /** Where the partial sits in the context; each update replaces it, as in pi. */
+  let placedAt = -1;
+  let final: AssistantMessage | undefined;
+  let streamFailure: { error: unknown } | undefined;
+  /** True while the sink handles an event: a throw then fails the run instead of the response. */
+  let delivering = false;
+  try {
+    for await (const event of response) {
+      if (event.type === "done") final = event.message;
+      else if (event.type === "error") final = event.error;
+      else if (event.type === "start") {
+        partial = event.partial;
+        placedAt = run.context.messages.push(partial) - 1;
+        delivering = true;
+        await run.emit({ type: "message_start", message: partial });
+        delivering = false;
+      } else if (partial) {
+        partial = event.partial;
+        run.context.messages[placedAt] = partial;
+        delivering = true;
+        const delivered = run.emit({ type: "message_update", message: partial, assistantMessageEvent: event });
+        if (delivered) await delivered;
+        delivering = false;
+      }
+      if (final) break;
+    }
+  } catch (error) {
+    if (delivering) {
+      // The run fails now; the request must not go on writing into the partial it is built from.
+      run.requestAbort.giveUp();
+      throw error;
+    }
+    streamFailure = { error };
+  } finally {
+    if (endable) run.grace.endOnRunOut(undefined);
+  }
+
+  // A stream may end without a terminal event yet still have settled its
+  // result (pi's EventStream.end(message)); take it, but never wait for one.
+  if (!final && !streamFailure && !run.aborted) final = await settledResult(response);
+  if (!final) {
+    // The loop gives up on this stream: stop the request, then keep what had streamed.
+    run.requestAbort.giveUp();
+    const reason = streamFailure ? streamFailure.error : new Error("The model stream ended without a final message");
+    final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
+  } else if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) {
+    // A failure may be handed over while the request is still writing into
+    // the partial it shares blocks or usage with (pi-ai's providers stream
+    // into one object; a wrapper that gave up on a stalled provider builds
+    // its failure from that object): deliver what it holds now. A finished
+    // response (`done`) is the provider's last word and is delivered as given.
+    final = snapshotMessage(final);
+  }
+
+  if (placedAt >= 0) run.context.messages[placedAt] = final;
+  else {
+    run.context.messages.push(final);
+    await run.emit({ type: "message_start", message: final });
+  }
+  run.newMessages.push(final);
+  await run.emit({ type: "message_end", message: final });
+  return final;
+}
+
+const NOT_SETTLED = Symbol("not settled");
+
+/** The stream's `result()` if it has already settled, without waiting for one that has not. */
+async function settledResult(response: ResponseStream): Promise<AssistantMessage | undefined> {
+  if (typeof response.result !== "function") return undefined;
+  try {
+    const result = await Promise.race([response.result(), Promise.resolve(NOT_SETTLED)]);
+    return result === NOT_SETTLED || result?.role !== "assistant" ? undefined : result;
+  } catch {
+    return undefined;
+  }
 }

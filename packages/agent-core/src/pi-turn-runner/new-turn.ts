@@ -15,7 +15,7 @@ import { emitWarning, newTurnWatch } from "./turn-watching.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 import type { RunnerDefaults } from "./runner-defaults.js";
 import { auxiliaryCallStack, mainCallStack } from "./turn-call-stack.js";
-import { TurnEventBridge } from "./turn-event-bridge.js";
+import { TurnEventBridge } from "./agent-events.js";
 import { failTurn } from "./turn-failure.js";
 import type { PiTurnHooks } from "./turn-hooks.js";
 import type { LlmDirective, TurnState } from "./turn-state.js";
