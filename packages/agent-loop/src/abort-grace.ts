@@ -22,8 +22,9 @@ export class AbortGrace {
   private resolve!: (value: typeof ABANDONED) => void;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
-  /** The stream to end when the grace runs out: the response being read (see {@link endOnRunOut}). */
-  private stream: { end(): void } | undefined;
+  private hasRunOut = false;
+  /** Called when the grace runs out (see {@link whenRunOut}). */
+  private waiter: (() => void) | undefined;
 
   constructor(
     private readonly signal?: AbortSignal,
@@ -35,12 +36,19 @@ export class AbortGrace {
   }
 
   /**
-   * Ends `stream` when the grace runs out, unless it was replaced or cleared
-   * (`undefined`) first: the response being read, which may ignore its
-   * signal. One at a time.
+   * Calls `waiter` when the grace runs out (at once when it has), unless
+   * {@link stopWaiting} came first: the part of the run that waits now (the
+   * response being read, then a tool batch: one at a time, as the loop runs
+   * them), which the run's grace must not hold once that part is over.
    */
-  endOnRunOut(stream: { end(): void } | undefined): void {
-    this.stream = stream;
+  whenRunOut(waiter: () => void): void {
+    if (this.hasRunOut) waiter();
+    else this.waiter = waiter;
+  }
+
+  /** `waiter` no longer waits for the grace. */
+  stopWaiting(waiter: () => void): void {
+    if (this.waiter === waiter) this.waiter = undefined;
   }
 
   /** The waits are over: the grace never runs out from now on. */
@@ -58,8 +66,11 @@ export class AbortGrace {
   };
 
   private runOut(): void {
+    this.hasRunOut = true;
     this.resolve(ABANDONED);
-    this.stream?.end();
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
   }
 }
 

@@ -79,8 +79,9 @@ type ResponseStream = AsyncIterable<AssistantMessageEvent> & {
  * only when the event sink fails (the request is then aborted first).
  */
 async function readResponse(run: LoopRun, response: ResponseStream): Promise<AssistantMessage> {
-  const endable = typeof response.end === "function";
-  if (endable) run.grace.endOnRunOut(response as { end(): void });
+  // A stream that ignores the run's signal is ended when the run's grace runs out.
+  const endResponse = typeof response.end === "function" ? () => response.end!() : undefined;
+  if (endResponse) run.grace.whenRunOut(endResponse);
   let partial: AssistantMessage | undefined;
   /** Where the partial sits in the context; each update replaces it, as in pi. */
   let placedAt = -1;
@@ -116,7 +117,7 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
     }
     streamFailure = { error };
   } finally {
-    if (endable) run.grace.endOnRunOut(undefined);
+    if (endResponse) run.grace.stopWaiting(endResponse);
   }
 
   // A stream may end without a terminal event yet still have settled its

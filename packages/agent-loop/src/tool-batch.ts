@@ -52,58 +52,76 @@ class ToolBatch implements ToolCallScope {
   private emitChain: Promise<void> = Promise.resolve();
   /** The first failure of a listener on a `tool_execution_update`; it fails the run at that call's end (behaviour L9). */
   private updateFailure: { error: unknown } | undefined;
+  /** Resolves with `ABANDONED` when the run's grace runs out during the batch; what waits on it goes with the batch. */
+  private readonly ranOut: Promise<typeof ABANDONED>;
+  private readonly abandon: () => void;
   constructor(
     readonly run: LoopRun,
     readonly assistant: AssistantMessage,
     private readonly tools: readonly AgentTool<any>[],
-  ) {}
+  ) {
+    let abandon!: () => void;
+    this.ranOut = new Promise((resolve) => {
+      abandon = () => resolve(ABANDONED);
+    });
+    this.abandon = abandon;
+    run.grace.whenRunOut(abandon);
+  }
 
   async runSequential(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
-    const finished: FinishedCall[] = [];
-    for (const toolCall of toolCalls) {
-      if (this.run.aborted || this.terminateAgent) {
-        const done = await skipCall(
-          this.run,
-          toolCall,
-          this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook,
-        );
+    try {
+      const finished: FinishedCall[] = [];
+      for (const toolCall of toolCalls) {
+        if (this.run.aborted || this.terminateAgent) {
+          const done = await skipCall(
+            this.run,
+            toolCall,
+            this.run.aborted ? ToolResultText.aborted : ToolResultText.stoppedByHook,
+          );
+          await recordResult(this.run, done, this.results);
+          finished.push(done);
+          continue;
+        }
+        const preparation = await this.startAndPrepare(toolCall);
+        const done =
+          preparation.kind === "finished"
+            ? await this.endAfterUpdates(preparation.finished)
+            : await executeToolCall(this, preparation.call);
+        // As in pi: in sequential mode each call's result message follows its end at once.
         await recordResult(this.run, done, this.results);
         finished.push(done);
-        continue;
       }
-      const preparation = await this.startAndPrepare(toolCall);
-      const done =
-        preparation.kind === "finished"
-          ? await this.endAfterUpdates(preparation.finished)
-          : await executeToolCall(this, preparation.call);
-      // As in pi: in sequential mode each call's result message follows its end at once.
-      await recordResult(this.run, done, this.results);
-      finished.push(done);
+      return this.outcome(finished);
+    } finally {
+      this.run.grace.stopWaiting(this.abandon);
     }
-    return this.outcome(finished);
   }
 
   async runParallel(toolCalls: AgentToolCall[]): Promise<ToolBatchOutcome> {
-    const prepared: Preparation[] = [];
-    for (const toolCall of toolCalls) {
-      if (this.run.aborted) {
-        prepared.push({ kind: "finished", finished: await skipCall(this.run, toolCall, ToolResultText.aborted) });
-        continue;
+    try {
+      const prepared: Preparation[] = [];
+      for (const toolCall of toolCalls) {
+        if (this.run.aborted) {
+          prepared.push({ kind: "finished", finished: await skipCall(this.run, toolCall, ToolResultText.aborted) });
+          continue;
+        }
+        const preparation = await this.startAndPrepare(toolCall);
+        if (preparation.kind === "finished") await emitEnd(this.run, preparation.finished);
+        prepared.push(preparation);
       }
-      const preparation = await this.startAndPrepare(toolCall);
-      if (preparation.kind === "finished") await emitEnd(this.run, preparation.finished);
-      prepared.push(preparation);
+      // Every admitted call starts at once; every end (also of a call not started
+      // because the signal fired meanwhile, e.g. in an onToolExecutionStart) goes
+      // through the serial chain while the others run.
+      const finished = await Promise.all(
+        prepared.map((preparation) =>
+          preparation.kind === "finished" ? preparation.finished : executeToolCall(this, preparation.call),
+        ),
+      );
+      for (const call of finished) await recordResult(this.run, call, this.results);
+      return this.outcome(finished);
+    } finally {
+      this.run.grace.stopWaiting(this.abandon);
     }
-    // Every admitted call starts at once; every end (also of a call not started
-    // because the signal fired meanwhile, e.g. in an onToolExecutionStart) goes
-    // through the serial chain while the others run.
-    const finished = await Promise.all(
-      prepared.map((preparation) =>
-        preparation.kind === "finished" ? preparation.finished : executeToolCall(this, preparation.call),
-      ),
-    );
-    for (const call of finished) await recordResult(this.run, call, this.results);
-    return this.outcome(finished);
   }
 
   /** What the batch produced; its results join the model context now, together. */
@@ -191,10 +209,10 @@ class ToolBatch implements ToolCallScope {
 
   /**
    * Waits for `work` (a tool's or hook's answer); once the run's signal has
-   * fired, at most until the run's abort grace runs out.
+   * fired, at most until the run's abort grace runs out (never once the batch ended).
    */
   untilAbandoned<T>(work: T | PromiseLike<T>): Promise<T | typeof ABANDONED> {
-    return Promise.race([work, this.run.grace.ranOut]);
+    return Promise.race([work, this.ranOut]);
   }
 
   /**
