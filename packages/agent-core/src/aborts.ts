@@ -54,27 +54,41 @@ export class RequestAbortController extends AbortController {
 
 /**
  * The turn's one grace. Once the turn is aborted ({@link begin}), every wait
- * on host code races {@link expired}, which resolves `ABORT_GRACE_MS` after
- * the abort; so hung host code delays the end of a turn by one grace in
- * total. Uses real time, like the loop's own grace (work that ignores its
- * signal is not on any virtual clock).
+ * on host code is a {@link race} that gives up `ABORT_GRACE_MS` after the
+ * abort; so hung host code delays the end of a turn by one grace in total.
+ * Uses real time, like the loop's own grace (work that ignores its signal is
+ * not on any virtual clock).
  */
 export class AbortGrace {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private begunAt: number | undefined;
   private over = false;
-  private readonly expiredPromise: Promise<typeof ABANDONED>;
-  private resolveExpired!: (value: typeof ABANDONED) => void;
+  /** The races still waiting, each given up on when the grace is over (made at the first race). */
+  private waiting: Set<() => void> | undefined;
 
-  constructor() {
-    this.expiredPromise = new Promise((resolve) => {
-      this.resolveExpired = resolve;
+  /**
+   * `work`'s outcome, or `ABANDONED` once the grace is over first (at once
+   * when it is over already and `work` has not settled). A race that
+   * settled leaves nothing behind on the grace: a long turn's many host
+   * calls do not pile up until it ends.
+   */
+  race<T>(work: Promise<T>): Promise<T | typeof ABANDONED> {
+    if (this.over) return Promise.race([work, Promise.resolve(ABANDONED)]);
+    return new Promise((resolve, reject) => {
+      const giveUp = () => resolve(ABANDONED);
+      const waiting = (this.waiting ??= new Set());
+      waiting.add(giveUp);
+      work.then(
+        (value) => {
+          waiting.delete(giveUp);
+          resolve(value);
+        },
+        (error: unknown) => {
+          waiting.delete(giveUp);
+          reject(error);
+        },
+      );
     });
-  }
-
-  /** Resolves with `ABANDONED` when the grace is over; never before an abort. */
-  get expired(): Promise<typeof ABANDONED> {
-    return this.expiredPromise;
   }
 
   /** Starts the grace; later calls keep the first deadline, and once it ended (the turn settled) nothing starts. */
@@ -101,11 +115,13 @@ export class AbortGrace {
     return Math.max(0, this.begunAt + ABORT_GRACE_MS - Date.now());
   }
 
-  /** Ends the grace now (the turn settled) and releases the timer. */
+  /** Ends the grace now (the turn settled) and releases the timer: every race still waiting gives up. */
   end(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.over = true;
-    this.resolveExpired(ABANDONED);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    for (const giveUp of waiting ?? []) giveUp();
   }
 }

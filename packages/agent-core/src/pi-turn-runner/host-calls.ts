@@ -29,7 +29,7 @@ export async function awaitHostCall<T>(
   const result = call();
   if (!isThenable(result)) return result;
   const work = Promise.resolve(result);
-  const answer = await Promise.race([work, turn.abortGrace.expired]);
+  const answer = await turn.abortGrace.race(work);
   if (answer !== ABANDONED && !turn.settled) return answer;
   work.then(undefined, () => undefined);
   if (!turn.settled) {
