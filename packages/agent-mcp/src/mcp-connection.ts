@@ -46,11 +46,10 @@ export interface ConnectionEvents {
 export class McpConnection {
   private closed: Promise<void> | undefined;
   private lost: McpServerError | undefined;
-  private breakRequests!: (reason: McpServerError) => void;
-  /** Rejects when requests in flight can no longer be answered: a protocol error, a broken stream, `close()`. */
-  private readonly broken = new Promise<never>((_, reject) => {
-    this.breakRequests = reject;
-  });
+  /** Why requests can no longer be answered, once they cannot: a protocol error, a broken stream, `close()`. */
+  private breakReason: McpServerError | undefined;
+  /** The requests in flight, each failed at once when the connection breaks (see {@link untilBroken}). */
+  private readonly inFlight = new Set<(reason: McpServerError) => void>();
   private transportEnded!: () => void;
   /** Resolves when the transport reported its end (a stdio process exited, an HTTP transport closed). */
   private readonly ended = new Promise<void>((resolve) => {
@@ -65,9 +64,7 @@ export class McpConnection {
     private readonly events: ConnectionEvents,
     /** What a stdio server wrote to stderr lately. */
     readonly stderr: StderrTail,
-  ) {
-    this.broken.catch(() => {});
-  }
+  ) {}
 
   /**
    * Starts the transport and runs the handshake, within the connect timeout.
@@ -158,12 +155,43 @@ export class McpConnection {
     run: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     try {
-      return await withScopedSignal(signals, (scoped) => Promise.race([run(scoped), this.broken]));
+      return await withScopedSignal(signals, (scoped) => this.untilBroken(run(scoped)));
     } catch (error) {
       const fired = signals.find((signal) => signal.aborted);
       if (fired) throw fired.reason;
       throw classifyMcpFailure(error, { serverId: this.settings.id, request, timeoutMs, lost: this.lost });
     }
+  }
+
+  /**
+   * `work`'s outcome, or a rejection with the reason as soon as the
+   * connection breaks (at once when it has). A request that settled leaves
+   * nothing behind: a connection that lives for many turns does not keep
+   * every request it answered.
+   */
+  private untilBroken<T>(work: Promise<T>): Promise<T> {
+    const reason = this.breakReason;
+    if (reason) return Promise.race([work, Promise.reject(reason)]);
+    return new Promise<T>((resolve, reject) => {
+      this.inFlight.add(reject);
+      work.then(
+        (value) => {
+          this.inFlight.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.inFlight.delete(reject);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Requests in flight can no longer be answered: each fails with `reason`, and so does every later one. */
+  private breakRequests(reason: McpServerError): void {
+    this.breakReason ??= reason;
+    for (const fail of this.inFlight) fail(this.breakReason);
+    this.inFlight.clear();
   }
 
   /**
