@@ -64,7 +64,7 @@ export class AbortGrace {
   private begunAt: number | undefined;
   private over = false;
   /** The races still waiting, each given up on when the grace is over (made at the first race). */
-  private waiting: Set<() => void> | undefined;
+  private pendingRaces: Set<() => void> | undefined;
 
   /**
    * `work`'s outcome, or `ABANDONED` once the grace is over first (at once
@@ -76,15 +76,15 @@ export class AbortGrace {
     if (this.over) return Promise.race([work, Promise.resolve(ABANDONED)]);
     return new Promise((resolve, reject) => {
       const giveUp = () => resolve(ABANDONED);
-      const waiting = (this.waiting ??= new Set());
-      waiting.add(giveUp);
+      const pending = (this.pendingRaces ??= new Set());
+      pending.add(giveUp);
       work.then(
         (value) => {
-          waiting.delete(giveUp);
+          pending.delete(giveUp);
           resolve(value);
         },
         (error: unknown) => {
-          waiting.delete(giveUp);
+          pending.delete(giveUp);
           reject(error);
         },
       );
@@ -120,8 +120,8 @@ export class AbortGrace {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.over = true;
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    for (const giveUp of waiting ?? []) giveUp();
+    const pending = this.pendingRaces;
+    this.pendingRaces = undefined;
+    for (const giveUp of pending ?? []) giveUp();
   }
 }
