@@ -1,8 +1,19 @@
-import type { AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
-import { systemClock, type Clock, type RandomSource } from "../clock.js";
-import type { LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
-import { resolveLlmRetryPolicy } from "./llm-retry-policy.js";
-import { RetriedRequest, type RetryLayer } from "./retried-request.js";
+// Why this file is long: the retry layer and the one request it reads are one piece: withLlmRetry makes the layer, RetriedRequest is its loop.
+import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
+import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
+import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
+import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
+import { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
+import { DONE, PullStream } from "./pull-stream.js";
+import { AttemptFailure, isVisibleOutputEvent, type AttemptEventObserver } from "./retry-attempt.js";
+import { STREAM_ENDED_WITHOUT_FINAL_EVENT } from "./stream-errors.js";
+import {
+  createFailureMessage,
+  invokeStreamFn,
+  type AnyModel,
+  type StreamFn,
+  type StreamFnOptions,
+} from "./stream-fn.js";
 import {
   resolveStreamTimeouts,
   TimedRequest,
@@ -10,8 +21,6 @@ import {
   type StreamTimeoutOptions,
   type Watchdogs,
 } from "./stream-timeouts.js";
-import { invokeStreamFn, type AnyModel, type StreamFn } from "./stream-fn.js";
-
 export { computeRetryDelayMs, resolveLlmRetryPolicy, type LlmRetryPolicy } from "./llm-retry-policy.js";
 export { isVisibleOutputEvent } from "./retry-attempt.js";
 
@@ -122,4 +131,215 @@ function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmR
   } catch {
     // Observer failures never affect the request.
   }
+}
+
+/** What every request of one retry layer (`withLlmRetry`) shares. */
+interface RetryLayer {
+  readonly streamFn: StreamFn;
+  readonly policy: LlmRetryPolicy;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  /** Names the request family in notices. */
+  readonly label: string;
+  readonly notify: (notification: LlmRetryNotification) => void;
+  /** Called as each attempt is sent; the observer it returns sees every event of that attempt. */
+  readonly onAttempt: ((model: AnyModel, context: Context) => AttemptEventObserver | undefined) | undefined;
+  readonly watchdogs: Watchdogs;
+}
+
+/**
+ * One request through the retry layer, as the caller reads it. It sends
+ * attempts one after the other ({@link sendWithRetries}) and reads each
+ * itself, holding its events back, until one reaches its commit point; the
+ * caller then reads that attempt's held-back events, then the attempt's own
+ * reads (each `next()` is the attempt's, so the request adds nothing per
+ * event). Or the request fails for good, or the caller aborts: the caller
+ * reads its final failure.
+ */
+class RetriedRequest extends PullStream {
+  /** The committed attempt's events read before its commit point, until the caller read them. */
+  private held: AssistantMessageEvent[] = [];
+  private heldAt = 0;
+  /** The attempt being read: by this request before its commit point, by the caller after it. */
+  private attempt: WatchedAttempt | undefined;
+  private committed = false;
+  /** The request's own terminal event (a failure it decided), until read. */
+  private final: AssistantMessageEvent | undefined;
+  /** No more events for the caller: the final one was read, or the caller ended the stream. */
+  private closed = false;
+  /** Resolves once the caller can read: an attempt committed, the request failed, or the caller left. */
+  private readonly decided: Promise<void>;
+  private resolveDecided!: () => void;
+
+  /** Sends the request: its first attempt goes out now. */
+  static send(
+    layer: RetryLayer,
+    model: AnyModel,
+    context: Context,
+    callOptions: StreamFnOptions | undefined,
+  ): RetriedRequest {
+    const request = new RetriedRequest();
+    void request.sendWithRetries(layer, model, context, callOptions);
+    return request;
+  }
+
+  private constructor() {
+    super();
+    this.decided = new Promise((resolve) => {
+      this.resolveDecided = resolve;
+    });
+  }
+
+  protected pull(): Promise<IteratorResult<AssistantMessageEvent>> {
+    if (this.closed) return Promise.resolve(DONE);
+    const { held } = this;
+    if (this.heldAt < held.length) {
+      const value = held[this.heldAt]!;
+      held[this.heldAt++] = undefined as never;
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.committed) return this.attempt!.next();
+    const final = this.final;
+    if (final) {
+      this.closed = true;
+      return Promise.resolve({ value: final, done: false });
+    }
+    return this.decided.then(() => this.pull());
+  }
+
+  /** The caller stops early (a `for await` that breaks): the attempt being read is let go, and no other is sent. */
+  return(): Promise<IteratorResult<AssistantMessageEvent>> {
+    this.closed = true;
+    this.resolveDecided();
+    this.attempt?.stop();
+    return Promise.resolve(DONE);
+  }
+
+  /** Ends the stream for its reader (pi-ai's `end()`): a pending read returns, nothing more is read. */
+  override end(): void {
+    void this.return();
+  }
+
+  /**
+   * Sends attempts until one reaches its commit point (the caller then reads
+   * it), or the request fails for good, or the caller aborts or stops
+   * reading. An attempt that fails before its commit point is aborted
+   * through its own signal, so its connection is closed. Never rejects.
+   */
+  private async sendWithRetries(
+    layer: RetryLayer,
+    model: AnyModel,
+    context: Context,
+    callOptions: StreamFnOptions | undefined,
+  ): Promise<void> {
+    const { policy, clock, random, label, notify } = layer;
+    const caller = callOptions?.signal;
+    let waits = 0;
+    let firstFailureAt: number | undefined;
+    let failure: AttemptFailure | undefined;
+    let stoppedBy: LlmRetryExhaustedReason | undefined;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (caller?.aborted) break;
+        const sent = sendAttempt(layer, model, context, callOptions);
+        this.attempt = sent;
+        // Read the attempt, holding its events back, up to its commit point or its failure.
+        for (;;) {
+          const { value: event, done } = await sent.next();
+          if (done) {
+            const ended = createFailureMessage(model, "error", STREAM_ENDED_WITHOUT_FINAL_EVENT);
+            failure = new AttemptFailure(ended, sent.lastResponse);
+            break;
+          }
+          if (event.type === "error") {
+            sent.abort();
+            failure = new AttemptFailure(event.error, sent.lastResponse);
+            break;
+          }
+          this.held.push(event);
+          if (event.type === "done" || isVisibleOutputEvent(event)) {
+            if (attempt > 1) notify({ type: "recovered", label, attempt });
+            return this.commit(sent, event);
+          }
+        }
+        this.held = [];
+        if (this.closed) return;
+        if (caller?.aborted) break;
+        firstFailureAt ??= clock.now();
+        const { classified } = failure;
+        if (attempt > policy.maxRetries || !classified.retryable || classified.aborted) break;
+        const delayMs = computeRetryDelayMs({ retry: attempt, policy, random, retryAfterMs: classified.retryAfterMs });
+        if (clock.now() - firstFailureAt + delayMs > policy.maxRetryElapsedMs) {
+          stoppedBy = "max_elapsed";
+          break;
+        }
+        waits += 1;
+        notify({ type: "waiting", label, attempt, delayMs, error: classified });
+        await sleep(delayMs, clock, caller);
+      }
+    } catch {
+      // Only the wait rejects, when the caller aborts: handled below.
+    }
+    if (caller?.aborted) {
+      if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
+      const aborted =
+        failure?.failure.stopReason === "aborted"
+          ? failure.failure
+          : createFailureMessage(model, "aborted", "Request was aborted");
+      return this.fail(withClassification(aborted));
+    }
+    if (!failure) return;
+    const { classified } = failure;
+    if (waits > 0 || classified.retryable) {
+      const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
+      notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
+    }
+    this.fail(attachClassifiedError(failure.failure, classified));
+  }
+
+  /** `attempt` reached its commit point at `last`: the caller reads the held events, then the attempt's own. */
+  private commit(attempt: WatchedAttempt, last: AssistantMessageEvent): void {
+    this.committed = true;
+    attempt.committed = true;
+    attempt.settles = this;
+    if (last.type === "done") this.settle(last.message);
+    this.resolveDecided();
+  }
+
+  /** The request failed for good with `message`. */
+  private fail(message: AssistantMessage): void {
+    this.final = { type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message };
+    this.settle(message);
+    this.resolveDecided();
+  }
+}
+
+/**
+ * Sends one attempt with `maxRetries: 0` (the retry layer owns the budget)
+ * and an `onResponse` that calls the caller's own observer first and then
+ * remembers the attempt's last response, which classifies its failure.
+ */
+function sendAttempt(
+  layer: RetryLayer,
+  model: AnyModel,
+  context: Context,
+  callOptions: StreamFnOptions | undefined,
+): WatchedAttempt {
+  const attempt = new WatchedAttempt(layer.watchdogs, model, callOptions?.signal, layer.onAttempt?.(model, context));
+  const callerObserver = callOptions?.onResponse;
+  return attempt.start(layer.streamFn, context, {
+    ...callOptions,
+    maxRetries: 0,
+    onResponse: (response, responseModel) => {
+      try {
+        return callerObserver?.(response, responseModel);
+      } finally {
+        attempt.lastResponse = { status: response.status, headers: { ...response.headers } };
+      }
+    },
+  });
+}
+
+function withClassification(message: AssistantMessage): AssistantMessage {
+  return getAttachedClassifiedError(message) ? message : attachClassifiedError(message, classifyError(message));
 }
