@@ -1,4 +1,3 @@
-// Why this file is long: the retry layer and the one request it reads are one piece: withLlmRetry makes the layer, RetriedRequest is its loop.
 import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
