@@ -3,6 +3,7 @@
  * (a failover, a restart, an administrator's pg_terminate_backend): nothing
  * crashes, and the turns go on on new connections.
  */
+import type { RuntimeEvent } from "@turnkit/protocol";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { DurableTurnRef } from "../src/index.js";
@@ -43,18 +44,26 @@ describe("the database drops every connection", () => {
     expect(fixture.cluster.running()).toEqual(["c1"]);
   }, 60_000);
 
-  it("while a turn streams: the turn completes, its log numbered without a gap and every delta logged once", async () => {
+  it("while a turn streams: the turn completes, its log numbered without a gap and every delta logged once, and a reader following it gets all of it", async () => {
     const turn = await fixture.client.start({
       sessionId: "cut-mid",
       turnId: "t1",
       userMessage: { text: "talk" },
       metadata: { scenario: "stream", deltas: 60, delayMs: 50 },
     });
+    // A reader following the turn from its start: its notification connection is cut too.
+    const followed = (async () => {
+      const seen: RuntimeEvent[] = [];
+      for await (const event of fixture.client.follow(turn)) seen.push(event);
+      return seen;
+    })();
     await waitFor("ten streamed deltas", async () => (await textDeltas(turn)) >= 10);
     expect(await terminateOtherConnections()).toBeGreaterThan(0);
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
-    assertLogInvariants(await fixture.client.readEvents(turn));
+    const logged = await fixture.client.readEvents(turn);
+    assertLogInvariants(logged);
     expect(await textDeltas(turn)).toBe(60);
+    expect(await followed).toEqual(logged);
     expect(fixture.cluster.running()).toEqual(["c1"]);
   }, 60_000);
 });
