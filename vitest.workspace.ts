@@ -7,7 +7,7 @@ import { lowerStandardDecorators } from "./vitest.decorators.ts";
  * the one the test command runs.
  *
  * The libraries, the conformance suite, the fuzz's tests, the repository
- * scripts and the small examples are one project, `libraries`: a worker
+ * scripts, the bench's own checks and the small examples are one project, `libraries`: a worker
  * imports the packages once for all of them, where a project of its own per
  * package made every worker start again at each package (about 10 s each on
  * two cores). Filter it by path: `vitest run packages/agent-core`. The
@@ -34,7 +34,7 @@ export default [
       testTimeout: 30_000,
       include: [
         "packages/{protocol,agent-loop,agent-core,agent-runtime,ui-stream}/{test,src}/**/*.test.ts",
-        "{conformance,fuzz,scripts}/test/**/*.test.ts",
+        "{conformance,fuzz,scripts,bench}/test/**/*.test.ts",
         "examples/{extension,quickstart,testing-your-host,custom-tool}/test/**/*.test.ts",
       ],
       // The AI SDK's UI message stream is ESM that vitest must transform itself (ui-stream's tests).
