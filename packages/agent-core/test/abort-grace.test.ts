@@ -1,13 +1,7 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { ABANDONED } from "@turnkit/agent-loop/internal";
 import { describe, expect, it } from "vitest";
+import { collectGarbageLater } from "./support/garbage.js";
 import { AbortGrace } from "../src/aborts.js";
-
-// A full GC on demand, without starting the test process with --expose-gc.
-setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
-const nextMacrotask = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("the turn's abort grace", () => {
   it("a race answers with the work's outcome, and with ABANDONED for work still pending when the grace ends", async () => {
@@ -32,11 +26,7 @@ describe("the turn's abort grace", () => {
       return (await grace.race(Promise.resolve(answer))) === answer;
     };
     for (let i = 0; i < 50; i++) expect(await answerOnce(i)).toBe(true);
-    // WeakRefs read in a job keep their target until it ends: collect in later macrotasks.
-    await nextMacrotask();
-    collectGarbage();
-    await nextMacrotask();
-    collectGarbage();
+    await collectGarbageLater();
     expect(answers.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
     expect(grace.isOver).toBe(false);
     grace.end();

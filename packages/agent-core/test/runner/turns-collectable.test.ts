@@ -1,16 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { Type } from "@sinclair/typebox";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
+import { collectGarbageLater } from "../support/garbage.js";
 import { PiTurnRunner, defineRuntimeTool } from "../../src/index.js";
-
-// A full GC on demand, without starting the test process with --expose-gc.
-setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
-
-const nextMacrotask = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("many turns on one runner", () => {
   it("leave nothing of a turn reachable once it has ended: inputs, writers, models, tool signals", async () => {
@@ -56,11 +49,7 @@ describe("many turns on one runner", () => {
     expect(new Set(kinds)).toEqual(new Set(["completed"]));
     expect(refs.length).toBe(40 * 3 + 40 * 3);
 
-    // WeakRefs read in a job keep their target until it ends: collect in later macrotasks.
-    await nextMacrotask();
-    collectGarbage();
-    await nextMacrotask();
-    collectGarbage();
+    await collectGarbageLater();
     expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
   });
 });
