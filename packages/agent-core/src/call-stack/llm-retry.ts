@@ -92,7 +92,11 @@ export function withLlmRetry(
   const limits = timeouts
     ? resolveStreamTimeouts(timeouts, timeouts.env)
     : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 };
-  const watchdogs: Watchdogs = { ...limits, clock };
+  const watchdogs: Watchdogs = {
+    firstEventTimeoutMs: limits.firstEventTimeoutMs,
+    streamIdleTimeoutMs: limits.streamIdleTimeoutMs,
+    clock,
+  };
   if (options === false) {
     const timed = watchdogs.firstEventTimeoutMs > 0 || watchdogs.streamIdleTimeoutMs > 0;
     return (model, context, callOptions) => {

@@ -68,11 +68,12 @@ export class PiTurnRunner {
   ): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
     // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
-    const created = newTurn(
-      input,
-      this.defaults,
-      traceParent ? { ...place, traceParent, startTurn: this.startTurn } : { ...place, startTurn: this.startTurn },
-    );
+    const created = newTurn(input, this.defaults, {
+      subAgentPath: place.subAgentPath,
+      requestIdScope: place.requestIdScope,
+      traceParent,
+      startTurn: this.startTurn,
+    });
     // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.
     created.events.push("session.status", { status: "running" });
     for (const warning of input.warnings ?? []) emitWarning(created, warning);

@@ -3,7 +3,7 @@ import { classifyError, getAttachedClassifiedError } from "../call-stack/classif
 import type { RunningTurn } from "./turn-state.js";
 
 /**
- * The turn's one outcome. In order: the caller aborted → `aborted`; a
+ * The turn's one outcome, a fresh object each call. In order: the caller aborted → `aborted`; a
  * recorded failure (hook, writer, history, host allocator) → `failed` with
  * it; the last response ended with an error → `failed` with its classified
  * error; the last response was aborted → `aborted`; else `completed`.

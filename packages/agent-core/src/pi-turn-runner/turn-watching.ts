@@ -64,7 +64,8 @@ export function stopIfOverBudget(turn: TurnState): boolean {
 }
 
 /**
- * The outcome with the turn's `usage` and `timing`; ends the turn's spans.
+ * Adds the turn's `usage` and `timing` to `outcome` (a fresh object of the
+ * turn's own, from `decideOutcome`) and returns it; ends the turn's spans.
  * Called once, by step 8. Both are non-enumerable on the outcome: a host
  * reads `outcome.usage`, while comparing or serialising an outcome sees the
  * same fields as before (the terminal `session.status`, built from it by
@@ -72,13 +73,10 @@ export function stopIfOverBudget(turn: TurnState): boolean {
  */
 export function reportOutcome(turn: TurnState, outcome: TurnOutcome): TurnOutcome {
   const { usage, timing, subAgentCalls } = turn.watch.finish(outcome);
-  const reported = Object.defineProperties(
-    { ...outcome },
-    {
-      usage: { value: usage, enumerable: false, writable: true, configurable: true },
-      timing: { value: timing, enumerable: false, writable: true, configurable: true },
-    },
-  );
+  const reported = Object.defineProperties(outcome, {
+    usage: { value: usage, enumerable: false, writable: true, configurable: true },
+    timing: { value: timing, enumerable: false, writable: true, configurable: true },
+  });
   if (subAgentCalls)
     Object.defineProperty(reported, "subAgentCalls", {
       value: subAgentCalls,
