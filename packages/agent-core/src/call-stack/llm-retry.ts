@@ -88,15 +88,7 @@ export function withLlmRetry(
 ): StreamFn {
   const { onAttempt } = dependencies;
   const clock = dependencies.clock ?? systemClock;
-  const { timeouts } = dependencies;
-  const limits = timeouts
-    ? resolveStreamTimeouts(timeouts, timeouts.env)
-    : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 };
-  const watchdogs: Watchdogs = {
-    firstEventTimeoutMs: limits.firstEventTimeoutMs,
-    streamIdleTimeoutMs: limits.streamIdleTimeoutMs,
-    clock,
-  };
+  const watchdogs = retryWatchdogs(dependencies.timeouts, clock);
   if (options === false) {
     const timed = watchdogs.firstEventTimeoutMs > 0 || watchdogs.streamIdleTimeoutMs > 0;
     return (model, context, callOptions) => {
@@ -111,17 +103,40 @@ export function withLlmRetry(
       );
     };
   }
+  const observer = options?.observer;
   const layer: RetryLayer = {
     streamFn,
     policy: resolveLlmRetryPolicy(options),
     clock,
     random: dependencies.random ?? Math.random,
     label: dependencies.label ?? "main",
-    notify: (notification) => notifySafely(options?.observer, notification),
+    notify: (notification) => notifySafely(observer, notification),
     onAttempt,
     watchdogs,
   };
-  return (model, context, callOptions) => RetriedRequest.send(layer, model, context, callOptions);
+  return (model, context, callOptions) => sendWithLlmRetry(layer, model, context, callOptions);
+}
+
+/** The stream watchdogs of a retry layer's attempts: `timeouts` resolved as `withStreamTimeouts` resolves them (none: both off). */
+export function retryWatchdogs(timeouts: LlmRetryDependencies["timeouts"], clock: Clock): Watchdogs {
+  const limits = timeouts
+    ? resolveStreamTimeouts(timeouts, timeouts.env)
+    : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 };
+  return { firstEventTimeoutMs: limits.firstEventTimeoutMs, streamIdleTimeoutMs: limits.streamIdleTimeoutMs, clock };
+}
+
+/**
+ * Sends one request through the transport retry of `layer`, as a layer
+ * built by {@link withLlmRetry} with retries on sends each: the stream the
+ * caller reads. Never throws.
+ */
+export function sendWithLlmRetry(
+  layer: RetryLayer,
+  model: AnyModel,
+  context: Context,
+  callOptions: StreamFnOptions | undefined,
+): ReturnType<StreamFn> {
+  return RetriedRequest.send(layer, model, context, callOptions);
 }
 
 function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmRetryNotification): void {
@@ -136,17 +151,23 @@ function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmR
   }
 }
 
-/** What every request of one retry layer (`withLlmRetry`) shares. */
-interface RetryLayer {
+/**
+ * What every request of one retry layer shares. `withLlmRetry` builds one
+ * from its options; the turn runner builds one per request family of a
+ * turn, with `notify` and `onAttempt` as its methods (both are called as
+ * methods of the layer).
+ */
+export interface RetryLayer {
   readonly streamFn: StreamFn;
   readonly policy: LlmRetryPolicy;
   readonly clock: Clock;
   readonly random: RandomSource;
   /** Names the request family in notices. */
   readonly label: string;
-  readonly notify: (notification: LlmRetryNotification) => void;
+  /** Told every notice; must not throw. */
+  notify(notification: LlmRetryNotification): void;
   /** Called as each attempt is sent; the observer it returns sees every event of that attempt. */
-  readonly onAttempt: ((model: AnyModel, context: Context) => AttemptEventObserver | undefined) | undefined;
+  onAttempt?(model: AnyModel, context: Context): AttemptEventObserver | undefined;
   readonly watchdogs: Watchdogs;
 }
 
@@ -235,7 +256,7 @@ class RetriedRequest extends PullStream {
     context: Context,
     callOptions: StreamFnOptions | undefined,
   ): Promise<void> {
-    const { policy, clock, random, label, notify } = layer;
+    const { policy, clock, random, label } = layer;
     const caller = callOptions?.signal;
     let waits = 0;
     let firstFailureAt: number | undefined;
@@ -261,7 +282,7 @@ class RetriedRequest extends PullStream {
           }
           this.held.push(event);
           if (event.type === "done" || isVisibleOutputEvent(event)) {
-            if (attempt > 1) notify({ type: "recovered", label, attempt });
+            if (attempt > 1) layer.notify({ type: "recovered", label, attempt });
             return this.commit(sent, event);
           }
         }
@@ -277,14 +298,14 @@ class RetriedRequest extends PullStream {
           break;
         }
         waits += 1;
-        notify({ type: "waiting", label, attempt, delayMs, error: classified });
+        layer.notify({ type: "waiting", label, attempt, delayMs, error: classified });
         await sleep(delayMs, clock, caller);
       }
     } catch {
       // Only the wait rejects, when the caller aborts: handled below.
     }
     if (caller?.aborted) {
-      if (waits > 0) notify({ type: "cancelled", label, attempt: waits + 1 });
+      if (waits > 0) layer.notify({ type: "cancelled", label, attempt: waits + 1 });
       const aborted =
         failure?.failure.stopReason === "aborted"
           ? failure.failure
@@ -295,7 +316,7 @@ class RetriedRequest extends PullStream {
     const { classified } = failure;
     if (waits > 0 || classified.retryable) {
       const reason = stoppedBy ?? (classified.retryable ? "max_retries" : "not_retryable");
-      notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
+      layer.notify({ type: "exhausted", label, attempts: waits + 1, reason, error: classified });
     }
     this.fail(attachClassifiedError(failure.failure, classified));
   }

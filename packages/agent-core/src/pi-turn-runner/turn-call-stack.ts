@@ -1,7 +1,10 @@
-import { type Context, type Model, streamSimple } from "@mariozechner/pi-ai";
+import { type AssistantMessageEvent, type Context, type Model, streamSimple } from "@mariozechner/pi-ai";
 import { createOverflowRecoveryState, withOverflowRecovery } from "../call-stack/overflow-recovery.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
-import { withLlmRetry } from "../call-stack/llm-retry.js";
+import { type RetryLayer, retryWatchdogs, sendWithLlmRetry, withLlmRetry } from "../call-stack/llm-retry.js";
+import { resolveLlmRetryPolicy, type LlmRetryPolicy } from "../call-stack/llm-retry-policy.js";
+import type { Watchdogs } from "../call-stack/stream-timeouts.js";
+import type { Clock, RandomSource } from "../clock.js";
 import { type ModelFallbackNotice, resolveModelFallback, withModelFallback } from "../call-stack/model-fallback.js";
 import { optionLayers } from "../call-stack/option-layers.js";
 import type { AnyModel, StreamFn, StreamFnOptions } from "../call-stack/stream-fn.js";
@@ -134,17 +137,51 @@ function watchedRequests(turn: TurnState, family: RequestFamily, streamFn: Strea
 /** The transport retry of `family` (its own budget; notices labelled with it), with the stream watchdogs of each attempt, showing the watch every attempt. */
 function retried(turn: TurnState, family: RequestFamily, streamFn: StreamFn): StreamFn {
   const { input, defaults } = turn;
-  const observer = (notice: LlmRetryNotification) => reportRetryNotice(turn, notice);
-  return withLlmRetry(streamFn, input.llmRetry === false ? false : { ...input.llmRetry, observer }, {
-    clock: defaults.clock,
-    random: defaults.random,
-    label: family,
-    timeouts: {
-      firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
-      streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
-    },
-    onAttempt: (model, context) => turn.watch.attemptStarted(family, model, context),
-  });
+  const timeouts = {
+    firstEventTimeoutMs: input.llm.firstEventTimeoutMs,
+    streamIdleTimeoutMs: input.llm.streamIdleTimeoutMs,
+  };
+  if (input.llmRetry === false) {
+    return withLlmRetry(streamFn, false, {
+      clock: defaults.clock,
+      timeouts,
+      onAttempt: (model, context) => turn.watch.attemptStarted(family, model, context),
+    });
+  }
+  const layer = new TurnRetryLayer(turn, family, streamFn, retryWatchdogs(timeouts, defaults.clock));
+  return (model, context, options) => sendWithLlmRetry(layer, model, context, options);
+}
+
+/**
+ * The retry layer of one request family of a turn: the turn's retry
+ * options, clock and randomness; its notices and attempts go to the turn.
+ * One object per family, built with the call stack (a bad `llmRetry`
+ * throws then).
+ */
+class TurnRetryLayer implements RetryLayer {
+  readonly policy: LlmRetryPolicy;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+
+  constructor(
+    private readonly turn: TurnState,
+    readonly label: RequestFamily,
+    readonly streamFn: StreamFn,
+    readonly watchdogs: Watchdogs,
+  ) {
+    this.policy = resolveLlmRetryPolicy(turn.input.llmRetry || undefined);
+    this.clock = turn.defaults.clock;
+    this.random = turn.defaults.random;
+  }
+
+  notify(notification: LlmRetryNotification): void {
+    // A notice never changes the request: a failure to report it is dropped.
+    reportRetryNotice(this.turn, notification).then(undefined, () => undefined);
+  }
+
+  onAttempt(model: AnyModel, context: Context): (event: AssistantMessageEvent) => void {
+    return this.turn.watch.attemptStarted(this.label, model as Model<any>, context);
+  }
 }
 
 /**
