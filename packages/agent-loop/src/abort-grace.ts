@@ -17,22 +17,33 @@ export const ABANDONED: unique symbol = Symbol("turnkit.abandoned");
  * over: it clears the timer and the grace's abort listener.
  */
 export class AbortGrace {
-  /** Resolves with {@link ABANDONED} when the grace runs out; never, when it ended first. */
-  readonly ranOut: Promise<typeof ABANDONED>;
-  private resolve!: (value: typeof ABANDONED) => void;
+  private ranOutPromise: Promise<typeof ABANDONED> | undefined;
+  private resolve: ((value: typeof ABANDONED) => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
   private hasRunOut = false;
   /** Called when the grace runs out (see {@link whenRunOut}). */
   private waiter: (() => void) | undefined;
+  /** The abort listener on `signal`, while there is one. */
+  private readonly onAbort: (() => void) | undefined;
 
   constructor(
     private readonly signal?: AbortSignal,
     private readonly graceMs: number = ABORT_GRACE_MS,
   ) {
-    this.ranOut = new Promise((resolve) => (this.resolve = resolve));
     if (signal?.aborted) this.begin();
-    else signal?.addEventListener("abort", this.begin, { once: true });
+    else if (signal) {
+      this.onAbort = () => this.begin();
+      signal.addEventListener("abort", this.onAbort, { once: true });
+    }
+  }
+
+  /** Resolves with {@link ABANDONED} when the grace runs out; never, when it ended first. */
+  get ranOut(): Promise<typeof ABANDONED> {
+    this.ranOutPromise ??= this.hasRunOut
+      ? Promise.resolve(ABANDONED)
+      : new Promise((resolve) => (this.resolve = resolve));
+    return this.ranOutPromise;
   }
 
   /**
@@ -55,19 +66,19 @@ export class AbortGrace {
   end(): void {
     this.ended = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    this.signal?.removeEventListener("abort", this.begin);
+    if (this.onAbort) this.signal?.removeEventListener("abort", this.onAbort);
   }
 
   /** Starts the grace now (made without a signal: its owner tells it the abort); later calls keep the first start. */
-  readonly begin = (): void => {
+  begin(): void {
     if (this.ended || this.timer !== undefined) return;
     this.timer = setTimeout(() => this.runOut(), this.graceMs);
     this.timer.unref?.();
-  };
+  }
 
   private runOut(): void {
     this.hasRunOut = true;
-    this.resolve(ABANDONED);
+    this.resolve?.(ABANDONED);
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.();
