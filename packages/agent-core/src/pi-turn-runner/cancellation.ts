@@ -9,11 +9,11 @@ import type { RunningTurn } from "./turn-state.js";
  */
 export function wireCancellation(turn: RunningTurn): () => void {
   const signal = turn.input.signal;
-  if (!signal) return () => {};
+  if (!signal) return nothingToUnwire;
   if (signal.aborted) {
     turn.cancelledBeforeStart = true;
     turn.abortGrace.begin();
-    return () => {};
+    return nothingToUnwire;
   }
   const onAbort = () => {
     turn.abortGrace.begin();
@@ -22,3 +22,6 @@ export function wireCancellation(turn: RunningTurn): () => void {
   signal.addEventListener("abort", onAbort, { once: true });
   return () => signal.removeEventListener("abort", onAbort);
 }
+
+/** What a turn without a listener on the caller's signal unwires: nothing. */
+function nothingToUnwire(): void {}

@@ -47,7 +47,8 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   readonly bridge: TurnEventBridge;
   tools: AgentTool<any>[] | undefined;
   readonly mainCallStack: StreamFn;
-  readonly auxiliaryStreamFn: StreamFn;
+  /** The hooks' call stack, built at their first request (most turns make none). */
+  private auxiliaryCalls: StreamFn | undefined = undefined;
   readonly abortGrace = new AbortGrace();
   readonly watch: TurnWatch;
   agent: Agent | undefined = undefined;
@@ -85,8 +86,12 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.tools = newTools(bindSubAgentTools(input.tools ?? [], this), this);
     // Built now, so a bad llm config throws before any event.
     this.mainCallStack = mainCallStack(this);
-    this.auxiliaryStreamFn = auxiliaryCallStack(this);
     this.watch = newTurnWatch(this);
+  }
+
+  get auxiliaryStreamFn(): StreamFn {
+    this.auxiliaryCalls ??= auxiliaryCallStack(this);
+    return this.auxiliaryCalls;
   }
 
   /** The host's writer failed: the turn fails as the host's fault. */

@@ -63,20 +63,18 @@ export function mainCallStack(turn: TurnState): StreamFn {
 /**
  * The call stack of the hooks' own requests (`auxiliaryStreamFn`): steps 3
  * to 6 and the provider, with a retry budget of their own; the turn's API
- * key and signal unless the call gives its own. Its layers are built at the
- * first such request (most turns make none); the main stack, built from the
- * same config with the turn, has checked that config already.
+ * key and signal unless the call gives its own. Built at the first such
+ * request (most turns make none); the main stack, built from the same
+ * config with the turn, has checked that config already.
  */
 export function auxiliaryCallStack(turn: TurnState): StreamFn {
-  let stack: StreamFn | undefined;
-  return (model, context, options) => {
-    stack ??= watchedRequests(turn, "auxiliary", retried(turn, "auxiliary", turn.input.llm.streamFn ?? streamSimple));
-    return stack(model, context, {
+  const stack = watchedRequests(turn, "auxiliary", retried(turn, "auxiliary", turn.input.llm.streamFn ?? streamSimple));
+  return (model, context, options) =>
+    stack(model, context, {
       apiKey: turn.input.llm.apiKey,
       ...options,
       signal: options?.signal ?? turn.agent?.signal,
     });
-  };
 }
 
 // ------------------------------------------------------------ the layers, in the order above
