@@ -14,7 +14,7 @@ import {
   type StreamFnOptions,
 } from "./stream-fn.js";
 import {
-  resolveStreamTimeouts,
+  resolveWatchdogs,
   TimedRequest,
   WatchedAttempt,
   type StreamTimeoutOptions,
@@ -88,7 +88,7 @@ export function withLlmRetry(
 ): StreamFn {
   const { onAttempt } = dependencies;
   const clock = dependencies.clock ?? systemClock;
-  const watchdogs = retryWatchdogs(dependencies.timeouts, clock);
+  const watchdogs = resolveWatchdogs(dependencies.timeouts, clock);
   if (options === false) {
     const timed = watchdogs.firstEventTimeoutMs > 0 || watchdogs.streamIdleTimeoutMs > 0;
     return (model, context, callOptions) => {
@@ -114,29 +114,7 @@ export function withLlmRetry(
     onAttempt,
     watchdogs,
   };
-  return (model, context, callOptions) => sendWithLlmRetry(layer, model, context, callOptions);
-}
-
-/** The stream watchdogs of a retry layer's attempts: `timeouts` resolved as `withStreamTimeouts` resolves them (none: both off). */
-export function retryWatchdogs(timeouts: LlmRetryDependencies["timeouts"], clock: Clock): Watchdogs {
-  const limits = timeouts
-    ? resolveStreamTimeouts(timeouts, timeouts.env)
-    : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 };
-  return { firstEventTimeoutMs: limits.firstEventTimeoutMs, streamIdleTimeoutMs: limits.streamIdleTimeoutMs, clock };
-}
-
-/**
- * Sends one request through the transport retry of `layer`, as a layer
- * built by {@link withLlmRetry} with retries on sends each: the stream the
- * caller reads. Never throws.
- */
-export function sendWithLlmRetry(
-  layer: RetryLayer,
-  model: AnyModel,
-  context: Context,
-  callOptions: StreamFnOptions | undefined,
-): ReturnType<StreamFn> {
-  return RetriedRequest.send(layer, model, context, callOptions);
+  return (model, context, callOptions) => RetriedRequest.send(layer, model, context, callOptions);
 }
 
 function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmRetryNotification): void {
@@ -151,12 +129,7 @@ function notifySafely(observer: LlmRetryObserver | undefined, notification: LlmR
   }
 }
 
-/**
- * What every request of one retry layer shares. `withLlmRetry` builds one
- * from its options; the turn runner builds one per request family of a
- * turn, with `notify` and `onAttempt` as its methods (both are called as
- * methods of the layer).
- */
+/** What every request of one retry layer shares; `notify` and `onAttempt` are called as its methods. */
 export interface RetryLayer {
   readonly streamFn: StreamFn;
   readonly policy: LlmRetryPolicy;
@@ -180,7 +153,7 @@ export interface RetryLayer {
  * event). Or the request fails for good, or the caller aborts: the caller
  * reads its final failure.
  */
-class RetriedRequest extends PullStream {
+export class RetriedRequest extends PullStream {
   /** The committed attempt's events read before its commit point, until the caller read them. */
   private held: AssistantMessageEvent[] = [];
   private heldAt = 0;
@@ -195,7 +168,7 @@ class RetriedRequest extends PullStream {
   private readonly decided: Promise<void>;
   private resolveDecided!: () => void;
 
-  /** Sends the request: its first attempt goes out now. */
+  /** Sends one request through `layer` (retries on; `withLlmRetry` sends each this way): its first attempt goes out now. */
   static send(
     layer: RetryLayer,
     model: AnyModel,

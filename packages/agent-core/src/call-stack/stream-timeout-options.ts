@@ -10,6 +10,22 @@ export interface StreamTimeouts {
   streamIdleTimeoutMs: number;
 }
 
+/** One layer's watchdog limits and the clock their timers run on, shared by all its requests. */
+export interface Watchdogs extends StreamTimeouts {
+  readonly clock: Clock;
+}
+
+/** The watchdogs of a layer: `timeouts` resolved by {@link resolveStreamTimeouts} (none: both off). */
+export function resolveWatchdogs(
+  timeouts: Pick<StreamTimeoutOptions, "firstEventTimeoutMs" | "streamIdleTimeoutMs" | "env"> | undefined,
+  clock: Clock,
+): Watchdogs {
+  const limits = timeouts
+    ? resolveStreamTimeouts(timeouts, timeouts.env)
+    : { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 };
+  return { firstEventTimeoutMs: limits.firstEventTimeoutMs, streamIdleTimeoutMs: limits.streamIdleTimeoutMs, clock };
+}
+
 /** Options of {@link withStreamTimeouts}. */
 export interface StreamTimeoutOptions {
   /** `llm.firstEventTimeoutMs`; wins over the environment. */

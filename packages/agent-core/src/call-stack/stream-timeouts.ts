@@ -3,7 +3,7 @@ import { RequestAbortController } from "../aborts.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import { DONE, PullStream } from "./pull-stream.js";
-import { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts } from "./stream-timeout-options.js";
+import { resolveWatchdogs, type StreamTimeoutOptions, type Watchdogs } from "./stream-timeout-options.js";
 import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
 import type { AttemptEventObserver } from "./retry-attempt.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
@@ -16,7 +16,13 @@ import {
   type StreamFnOptions,
 } from "./stream-fn.js";
 
-export { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts } from "./stream-timeout-options.js";
+export {
+  resolveStreamTimeouts,
+  resolveWatchdogs,
+  type StreamTimeoutOptions,
+  type StreamTimeouts,
+  type Watchdogs,
+} from "./stream-timeout-options.js";
 
 /**
  * Wraps `streamFn` with the two stream watchdogs, per call (so, inside
@@ -40,18 +46,12 @@ export { resolveStreamTimeouts, type StreamTimeoutOptions, type StreamTimeouts }
  * the stream ends. Never throws.
  */
 export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
-  const limits = resolveStreamTimeouts(options, options.env);
-  if (limits.firstEventTimeoutMs === 0 && limits.streamIdleTimeoutMs === 0) {
+  const watchdogs = resolveWatchdogs(options, options.clock ?? systemClock);
+  if (watchdogs.firstEventTimeoutMs === 0 && watchdogs.streamIdleTimeoutMs === 0) {
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
   }
-  const watchdogs: Watchdogs = { ...limits, clock: options.clock ?? systemClock };
   return (model, context, callOptions) =>
     TimedRequest.send(new WatchedAttempt(watchdogs, model, callOptions?.signal), streamFn, context, { ...callOptions });
-}
-
-/** One timeouts layer's limits and clock, shared by all its requests. */
-export interface Watchdogs extends StreamTimeouts {
-  readonly clock: Clock;
 }
 
 /** A stream the reader can end from outside: a pending read then returns (pi-ai's `EventStream.end()`). */

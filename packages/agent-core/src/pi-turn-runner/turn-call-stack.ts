@@ -1,9 +1,9 @@
 import { type AssistantMessageEvent, type Context, type Model, streamSimple } from "@mariozechner/pi-ai";
 import { createOverflowRecoveryState, withOverflowRecovery } from "../call-stack/overflow-recovery.js";
 import type { LlmRetryNotification } from "../call-stack/llm-config.js";
-import { type RetryLayer, retryWatchdogs, sendWithLlmRetry, withLlmRetry } from "../call-stack/llm-retry.js";
+import { type RetryLayer, RetriedRequest, withLlmRetry } from "../call-stack/llm-retry.js";
 import { resolveLlmRetryPolicy, type LlmRetryPolicy } from "../call-stack/llm-retry-policy.js";
-import type { Watchdogs } from "../call-stack/stream-timeouts.js";
+import { resolveWatchdogs, type Watchdogs } from "../call-stack/stream-timeouts.js";
 import type { Clock, RandomSource } from "../clock.js";
 import { type ModelFallbackNotice, resolveModelFallback, withModelFallback } from "../call-stack/model-fallback.js";
 import { optionLayers } from "../call-stack/option-layers.js";
@@ -146,8 +146,8 @@ function retried(turn: TurnState, family: RequestFamily, streamFn: StreamFn): St
       onAttempt: (model, context) => turn.watch.attemptStarted(family, model, context),
     });
   }
-  const layer = new TurnRetryLayer(turn, family, streamFn, retryWatchdogs(timeouts, defaults.clock));
-  return (model, context, options) => sendWithLlmRetry(layer, model, context, options);
+  const layer = new TurnRetryLayer(turn, family, streamFn, resolveWatchdogs(timeouts, defaults.clock));
+  return (model, context, options) => RetriedRequest.send(layer, model, context, options);
 }
 
 /**
