@@ -2,7 +2,7 @@
  * Prints the top frames of a V8 `.cpuprofile` (from `node --cpu-prof`) by
  * self time, and optionally by total (inclusive) time.
  *
- *   pnpm --filter @turnkit/bench profile:summary /tmp/prof/CPU.*.cpuprofile [--top 25] [--total] [--filter agent-loop]
+ *   pnpm --filter @turnkit/bench profile:summary /tmp/prof/CPU.*.cpuprofile [--top 25] [--total] [--filter agent-loop] [--by-file]
  *
  * tsx compiles each TypeScript module to one minified line, so a profile
  * only knows columns of that line. To print `file.ts:line`, this script
@@ -18,6 +18,10 @@
  * `(garbage collector)` are V8's own buckets. Percentages are of the busy
  * time (every sample but `(idle)`), so a profile of a short workload is not
  * diluted by the time the process waited.
+ *
+ * `--by-file` sums self time per file instead (`(garbage collector)` and
+ * V8's other buckets stay rows of their own): which modules the time is
+ * spent in, when no single function stands out.
  *
  * Only samples from the first one whose stack holds `--from FUNCTION` on
  * are counted (default `timeAlternating`, where the bench starts its
@@ -147,23 +151,45 @@ export function summarizeProfile(profile: CpuProfile, from = ""): FrameSummary[]
   return summaries;
 }
 
+/** Self time summed per file (a frame without a file is a row of its own); total time is not kept. */
+function byFileRows(rows: readonly FrameSummary[]): FrameSummary[] {
+  const files = new Map<string, FrameSummary>();
+  for (const row of rows) {
+    const file = row.location ? row.location.replace(/(:\d+| \(col \d+\))$/, "") : row.frame;
+    const summary = files.get(file) ?? {
+      frame: "",
+      location: file,
+      selfMs: 0,
+      selfPercent: 0,
+      totalMs: 0,
+      totalPercent: 0,
+    };
+    summary.selfMs += row.selfMs;
+    summary.selfPercent += row.selfPercent;
+    files.set(file, summary);
+  }
+  return [...files.values()];
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const files: string[] = [];
   let top = 25;
   let byTotal = false;
+  let byFile = false;
   let filter: string | undefined;
   let from = "timeAlternating";
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
     if (arg === "--top") top = Number(argv[++index]);
     else if (arg === "--total") byTotal = true;
+    else if (arg === "--by-file") byFile = true;
     else if (arg === "--filter") filter = argv[++index];
     else if (arg === "--from") from = argv[++index] ?? "";
     else if (arg !== "--") files.push(arg);
   }
   if (files.length === 0) {
     console.log(
-      "usage: tsx --conditions=source src/profile-summary.ts FILE.cpuprofile [--top N] [--total] [--filter TEXT] [--from FUNCTION]",
+      "usage: tsx --conditions=source src/profile-summary.ts FILE.cpuprofile [--top N] [--total] [--filter TEXT] [--from FUNCTION] [--by-file]",
     );
     process.exit(1);
   }
@@ -176,6 +202,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const countedMs = rows.reduce((sum, row) => sum + row.selfMs, 0);
     rows = rows.filter((row) => row.frame !== "(idle)");
     if (filter) rows = rows.filter((row) => row.location.includes(filter!) || row.frame.includes(filter!));
+    if (byFile) rows = byFileRows(rows);
     rows.sort((a, b) => (byTotal ? b.totalMs - a.totalMs : b.selfMs - a.selfMs));
     console.log(
       `${file}: ${wallMs.toFixed(0)} ms profiled, ${countedMs.toFixed(0)} ms counted${from ? ` from ${from}` : ""}, ${(countedMs - idleMs).toFixed(0)} ms busy; top ${top} by ${byTotal ? "total" : "self"} time, % of busy time`,
