@@ -34,7 +34,8 @@ import { emitWarning } from "./turn-watching.js";
  * 5. model fallback (`withModelFallback`), only with `llm.fallback`: once
  *    a model's retries are spent on a failure the host named, the request
  *    goes to the next model, through steps 6 to 8 of its own;
- * 6. the transport retry (`withLlmRetry`), which keeps the stream watchdogs
+ * 6. the transport retry (`RetriedRequest`, as `withLlmRetry` sends; one
+ *    `TurnRetryLayer` per request family), which keeps the stream watchdogs
  *    of each attempt, shows the watch every attempt and reports its notices;
  *    it reads each attempt's stream itself, one read per event;
  * 7. `onLlmCallPreparedHook`, shown each request once, with its options as
