@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Type } from "@sinclair/typebox";
 import { createScriptedModel, response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
-import { collectGarbageLater } from "../support/garbage.js";
+import { stillReachable } from "../support/garbage.js";
 import { PiTurnRunner, defineRuntimeTool } from "../../src/index.js";
 
 describe("many turns on one runner", () => {
@@ -49,7 +49,6 @@ describe("many turns on one runner", () => {
     expect(new Set(kinds)).toEqual(new Set(["completed"]));
     expect(refs.length).toBe(40 * 3 + 40 * 3);
 
-    await collectGarbageLater();
-    expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+    expect(await stillReachable(refs)).toEqual([]);
   });
 });
