@@ -136,16 +136,18 @@ function kindsOf(snapshot: HeapSnapshot, urls: Map<string, string>): Map<string,
   return kinds;
 }
 
-/** `after` less `before`, per turn. */
-function perTurn(
+/** `after` less `before`, per kind (kinds of either), divided by `turns`. */
+function difference(
   after: Map<string, KindFigure>,
   before: Map<string, KindFigure>,
-  turns: number,
+  turns = 1,
 ): Map<string, KindFigure> {
   const figures = new Map<string, KindFigure>();
-  for (const [kind, figure] of after) {
-    const base = before.get(kind) ?? { count: 0, bytes: 0 };
-    figures.set(kind, { count: (figure.count - base.count) / turns, bytes: (figure.bytes - base.bytes) / turns });
+  const none: KindFigure = { count: 0, bytes: 0 };
+  for (const kind of new Set([...after.keys(), ...before.keys()])) {
+    const a = after.get(kind) ?? none;
+    const b = before.get(kind) ?? none;
+    figures.set(kind, { count: (a.count - b.count) / turns, bytes: (a.bytes - b.bytes) / turns });
   }
   return figures;
 }
@@ -206,19 +208,13 @@ async function main(): Promise<void> {
     for (const contender of CONTENDERS) {
       const files = filesOf(contender);
       const before = kindsOf(readSnapshot(files.before), urls);
-      figures.set(contender, perTurn(kindsOf(readSnapshot(files.peak), urls), before, turns));
+      figures.set(contender, difference(kindsOf(readSnapshot(files.peak), urls), before, turns));
       print(`W5 ${contender}`, figures.get(contender)!, top);
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
-  const ours = figures.get("ours")!;
-  const difference = new Map<string, KindFigure>();
-  for (const [kind, figure] of figures.get("runner")!) {
-    const base = ours.get(kind) ?? { count: 0, bytes: 0 };
-    difference.set(kind, { count: figure.count - base.count, bytes: figure.bytes - base.bytes });
-  }
-  print("W5 runner less our Agent", difference, top);
+  print("W5 runner less our Agent", difference(figures.get("runner")!, figures.get("ours")!), top);
 }
 
 await main();
