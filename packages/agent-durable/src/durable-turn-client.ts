@@ -18,6 +18,7 @@ import { followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import type { ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
+import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
 import { SessionCatalog, type SessionPage, type SessionTurn } from "./store/session-catalog.js";
 import { migrateSchema } from "./store/schema.js";
@@ -66,6 +67,11 @@ export interface FollowOptions {
  * steer, answer approvals, abort, read and follow the event log, wait for
  * outcomes. It runs no turn itself (that is a {@link DurableTurnWorker}'s
  * job), so a web server or a CLI can use it without launching DBOS.
+ *
+ * When the database ends the client's connections (a restart, a failover,
+ * an administrator's `pg_terminate_backend`), a read, an answer or an abort
+ * request it interrupted is sent again on a new connection; its reads and
+ * single-statement writes do the same thing when sent twice.
  */
 export class DurableTurnClient {
   private constructor(
@@ -96,9 +102,9 @@ export class DurableTurnClient {
       queueName: connection.queueName ?? DEFAULT_QUEUE_NAME,
       schema: connection.schema ?? DEFAULT_SCHEMA,
     };
-    const pool = new pg.Pool({ connectionString: connection.databaseUrl, max: 5 });
+    const pool = new ResendingPool({ connectionString: connection.databaseUrl, max: 5 });
     pool.on("error", () => {});
-    const pools = [pool];
+    const pools: pg.Pool[] = [pool];
     try {
       await migrateSchema(pool, settings.schema);
       // Our own pool for DBOS too, so closing the client closes every connection it opened.

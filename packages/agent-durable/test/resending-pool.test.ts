@@ -1,0 +1,89 @@
+/*
+ * The database ends a connection under a statement (an administrator's
+ * pg_terminate_backend, a restart, a failover): a plain pg.Pool rejects the
+ * statement with 57P01; the client's pool sends it again on a new
+ * connection and answers as if nothing had happened.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isConnectionEndedError, ResendingPool } from "../src/store/resending-pool.js";
+import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+
+let postgres: TestPostgres;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+  admin = new pg.Client({ connectionString: postgres.url });
+  admin.on("error", () => {});
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await postgres?.stop();
+});
+
+/** Ends, from the admin connection, every connection of `applicationName` as soon as one runs a statement; how many. */
+async function terminateOnceBusy(applicationName: string): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await admin.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+       WHERE application_name = $1 AND state = 'active'`,
+      [applicationName],
+    );
+    if (rows[0].n > 0) return rows[0].n;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`no connection of ${applicationName} became busy`);
+}
+
+/** A slow statement on `pool`, and the termination of its connection while it runs. */
+async function slowStatementCutOnce(pool: pg.Pool, applicationName: string): Promise<PromiseSettledResult<unknown>> {
+  const statement = pool.query("SELECT pg_sleep(0.3), 7 AS answer");
+  expect(await terminateOnceBusy(applicationName)).toBe(1);
+  const [settled] = await Promise.allSettled([statement]);
+  return settled!;
+}
+
+describe("the client's pool when the database ends its connection", () => {
+  it("a plain pool rejects the interrupted statement with 57P01 (what the client's pool answers)", async () => {
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 2, application_name: "plain-pool" });
+    pool.on("error", () => {});
+    try {
+      const settled = await slowStatementCutOnce(pool, "plain-pool");
+      expect(settled.status).toBe("rejected");
+      const error = (settled as PromiseRejectedResult).reason;
+      expect(error.code).toBe("57P01");
+      expect(isConnectionEndedError(error)).toBe(true);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("sends the statement again on a new connection and answers with its result", async () => {
+    const pool = new ResendingPool({ connectionString: postgres.url, max: 2, application_name: "resending-pool" });
+    pool.on("error", () => {});
+    try {
+      const settled = await slowStatementCutOnce(pool, "resending-pool");
+      expect(settled).toMatchObject({ status: "fulfilled", value: { rows: [{ answer: 7 }] } });
+      // The pool goes on on its new connection.
+      expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("passes every other error through as it came, sent once", async () => {
+    const pool = new ResendingPool({ connectionString: postgres.url, max: 2, application_name: "resending-errors" });
+    pool.on("error", () => {});
+    try {
+      await expect(pool.query("SELECT * FROM no_such_table")).rejects.toMatchObject({ code: "42P01" });
+      await expect(pool.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012" });
+      expect(isConnectionEndedError(new Error("plain"))).toBe(false);
+      expect(isConnectionEndedError(undefined)).toBe(false);
+    } finally {
+      await pool.end();
+    }
+  });
+});
