@@ -67,11 +67,8 @@ export interface FollowOptions {
  * steer, answer approvals, abort, read and follow the event log, wait for
  * outcomes. It runs no turn itself (that is a {@link DurableTurnWorker}'s
  * job), so a web server or a CLI can use it without launching DBOS.
- *
- * When the database ends the client's connections (a restart, a failover,
- * an administrator's `pg_terminate_backend`), a read, an answer or an abort
- * request it interrupted is sent again on a new connection; its reads and
- * single-statement writes do the same thing when sent twice.
+ * A statement the database cut by ending its connection (a restart, a
+ * failover) is sent again on a new one; each is safe to send twice.
  */
 export class DurableTurnClient {
   private constructor(
@@ -319,13 +316,8 @@ export class DurableTurnClient {
    * or replaced by a later compaction), `session_exists`.
    */
   async fork(at: TurnAddress, intoSessionId: string): Promise<void> {
-    const ref = turnRef(at);
-    await this.sessions.fork(
-      ref.sessionId,
-      ref.workflowId,
-      ref.turnId,
-      assertSessionId(intoSessionId, "intoSessionId"),
-    );
+    const { sessionId, workflowId, turnId } = turnRef(at);
+    await this.sessions.fork(sessionId, workflowId, turnId, assertSessionId(intoSessionId, "intoSessionId"));
   }
 
   /**
