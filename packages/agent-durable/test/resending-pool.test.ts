@@ -40,9 +40,10 @@ async function terminateOnceBusy(applicationName: string): Promise<number> {
 
 /** A slow statement on `pool`, and the termination of its connection while it runs. */
 async function slowStatementCutOnce(pool: pg.Pool, applicationName: string): Promise<PromiseSettledResult<unknown>> {
-  const statement = pool.query("SELECT pg_sleep(0.3), 7 AS answer");
+  // Settled from the start: a rejection that comes while the termination is still being asked for is not unhandled.
+  const statement = Promise.allSettled([pool.query("SELECT pg_sleep(0.3), 7 AS answer")]);
   expect(await terminateOnceBusy(applicationName)).toBe(1);
-  const [settled] = await Promise.allSettled([statement]);
+  const [settled] = await statement;
   return settled!;
 }
 
