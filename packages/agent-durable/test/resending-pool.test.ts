@@ -47,44 +47,44 @@ async function slowStatementCutOnce(pool: pg.Pool, applicationName: string): Pro
   return settled!;
 }
 
+/** Runs `work` with a pool of `Pool` named `applicationName` (two connections at most), ended afterwards. */
+async function withPool(
+  Pool: typeof pg.Pool,
+  applicationName: string,
+  work: (pool: pg.Pool) => Promise<void>,
+): Promise<void> {
+  const pool = new Pool({ connectionString: postgres.url, max: 2, application_name: applicationName });
+  pool.on("error", () => {});
+  try {
+    await work(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
 describe("the client's pool when the database ends its connection", () => {
-  it("a plain pool rejects the interrupted statement with 57P01 (what the client's pool answers)", async () => {
-    const pool = new pg.Pool({ connectionString: postgres.url, max: 2, application_name: "plain-pool" });
-    pool.on("error", () => {});
-    try {
+  it("a plain pool rejects the interrupted statement with 57P01 (what the client's pool answers)", () =>
+    withPool(pg.Pool, "plain-pool", async (pool) => {
       const settled = await slowStatementCutOnce(pool, "plain-pool");
       expect(settled.status).toBe("rejected");
       const error = (settled as PromiseRejectedResult).reason;
       expect(error.code).toBe("57P01");
       expect(isConnectionEndedError(error)).toBe(true);
-    } finally {
-      await pool.end();
-    }
-  });
+    }));
 
-  it("sends the statement again on a new connection and answers with its result", async () => {
-    const pool = new ResendingPool({ connectionString: postgres.url, max: 2, application_name: "resending-pool" });
-    pool.on("error", () => {});
-    try {
+  it("sends the statement again on a new connection and answers with its result", () =>
+    withPool(ResendingPool, "resending-pool", async (pool) => {
       const settled = await slowStatementCutOnce(pool, "resending-pool");
       expect(settled).toMatchObject({ status: "fulfilled", value: { rows: [{ answer: 7 }] } });
       // The pool goes on on its new connection.
       expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
-    } finally {
-      await pool.end();
-    }
-  });
+    }));
 
-  it("passes every other error through as it came, sent once", async () => {
-    const pool = new ResendingPool({ connectionString: postgres.url, max: 2, application_name: "resending-errors" });
-    pool.on("error", () => {});
-    try {
+  it("passes every other error through as it came", () =>
+    withPool(ResendingPool, "resending-errors", async (pool) => {
       await expect(pool.query("SELECT * FROM no_such_table")).rejects.toMatchObject({ code: "42P01" });
       await expect(pool.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012" });
       expect(isConnectionEndedError(new Error("plain"))).toBe(false);
       expect(isConnectionEndedError(undefined)).toBe(false);
-    } finally {
-      await pool.end();
-    }
-  });
+    }));
 });
