@@ -1,4 +1,5 @@
 import pg from "pg";
+import { hasSqlState } from "./transaction.js";
 
 /**
  * Postgres's codes for a connection the server ended under a statement
@@ -11,8 +12,7 @@ const CONNECTION_ENDED_CODES: ReadonlySet<string> = new Set(["57P01", "57P02", "
 
 /** Whether `error` says the server ended the connection under the statement (see the codes above). */
 export function isConnectionEndedError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && CONNECTION_ENDED_CODES.has(code);
+  return hasSqlState(error, CONNECTION_ENDED_CODES);
 }
 
 /**

@@ -24,10 +24,15 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     try {
       return await inOneTransaction(pool, work);
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      if (attempt >= TRANSIENT_ATTEMPTS || typeof code !== "string" || !TRANSIENT_CODES.has(code)) throw error;
+      if (attempt >= TRANSIENT_ATTEMPTS || !hasSqlState(error, TRANSIENT_CODES)) throw error;
     }
   }
+}
+
+/** Whether `error` is a Postgres error whose SQLSTATE (`code`) is one of `codes`. */
+export function hasSqlState(error: unknown, codes: ReadonlySet<string>): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && codes.has(code);
 }
 
 async function inOneTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
