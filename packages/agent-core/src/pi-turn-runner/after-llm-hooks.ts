@@ -2,6 +2,7 @@ import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
+import { describeValue } from "../messages/content-checks.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
 import { awaitHostCall } from "./host-calls.js";
@@ -16,7 +17,9 @@ import { reportTrace } from "./turn-log.js";
  * drop the response and ask again (a bounded number of times per turn), or
  * fail the turn. A hook that throws or returns an invalid decision fails
  * the turn (code `hook`); a response that fails the turn loses its tool
- * calls, so none of them runs. A hook given up on after the abort stops
+ * calls, so none of them runs. A decision is invalid when its type is
+ * unknown or a text it needs (`replaceText`'s `text`, `retry`'s `reason`
+ * and `prompt`) is not a string. A hook given up on after the abort stops
  * the chain: later hooks are not asked and no decision is applied.
  */
 export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMessage): Promise<void> {
@@ -44,6 +47,12 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
     // Given up on after the abort (or the turn settled): the chain stops, nothing of it is applied.
     if (decision === ABANDONED) return;
     if (!decision) continue;
+    const problem = decisionProblem(decision);
+    if (problem) {
+      stripToolCalls(message);
+      failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook returned an invalid decision: ${problem}` });
+      return;
+    }
     switch (decision.type) {
       case "continue":
         continue;
@@ -69,15 +78,42 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         return;
       case "fail":
         stripToolCalls(message);
-        failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook failed the turn: ${decision.reason}` });
-        return;
-      default:
-        stripToolCalls(message);
         failTurn(turn, {
           code: ErrorCode.Hook,
-          message: `afterLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}`,
+          message: `afterLlmCallHook failed the turn: ${typeof decision.reason === "string" ? decision.reason : "no reason given"}`,
         });
         return;
     }
+  }
+}
+
+/** What is wrong with a decision (`undefined`: nothing): an unknown type, or a text its type needs that is not a string. */
+function decisionProblem(decision: AfterLlmCallDecision): string | undefined {
+  switch ((decision as { type?: unknown }).type) {
+    case "continue":
+    case "fail":
+      return undefined;
+    case "replaceText":
+      return stringFieldProblem(decision, ["text"]);
+    case "retry":
+      return stringFieldProblem(decision, ["reason", "prompt"]);
+    default:
+      return safeJson(decision);
+  }
+}
+
+function stringFieldProblem(decision: AfterLlmCallDecision, fields: readonly string[]): string | undefined {
+  const record = decision as unknown as Record<string, unknown>;
+  const bad = fields.find((field) => typeof record[field] !== "string");
+  return bad === undefined
+    ? undefined
+    : `${decision.type} needs ${bad} to be a string, got ${describeValue(record[bad])}`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? describeValue(value);
+  } catch {
+    return describeValue(value);
   }
 }

@@ -1,5 +1,6 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
+import { contentProblem, messagesProblem } from "../messages/content-checks.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
@@ -15,8 +16,9 @@ import { stopIfOverBudget } from "./turn-watching.js";
  * ones produced, and returns the messages this request sends. A `skip` or
  * `respond` is left in `nextDirective` for the turn's stream function.
  *
- * Fails closed: a throw, an invalid decision or a replacement that cannot
- * be persisted records a `hook` failure and throws, so the loop records an
+ * Fails closed: a throw, an invalid decision (one whose messages or content
+ * are not well formed included) or a replacement that cannot be persisted
+ * records a `hook` failure and throws, so the loop records an
  * error response and the model is never called. A hook still pending past
  * the abort grace throws `HookAbandonedError` (an aborted response).
  */
@@ -81,13 +83,11 @@ async function runHooks(
         turn.nextDirective = { kind: "respond", text: decision.text };
         return current;
       case "replaceRequestMessages":
-        if (!Array.isArray(decision.messages))
-          throw hookFailure(turn, "beforeLlmCallHook returned replaceRequestMessages without messages");
+        assertMessages(turn, decision);
         current = decision.messages;
         continue;
       case "replaceMessages":
-        if (!Array.isArray(decision.messages))
-          throw hookFailure(turn, "beforeLlmCallHook returned replaceMessages without messages");
+        assertMessages(turn, decision);
         reportTrace(
           turn,
           "history",
@@ -104,9 +104,10 @@ async function runHooks(
         current = messages;
         continue;
       case "appendMessage": {
-        if (typeof decision.message?.content !== "string" && !Array.isArray(decision.message?.content)) {
+        if (decision.message?.content === undefined)
           throw hookFailure(turn, "beforeLlmCallHook returned appendMessage without content");
-        }
+        const problem = contentProblem(decision.message.content);
+        if (problem) throw hookFailure(turn, `beforeLlmCallHook returned appendMessage with message.${problem}`);
         const hidden = createHiddenMessage(decision.message.content, decision.message.source);
         messages.push(hidden);
         turn.agent.state.messages.push(hidden);
@@ -120,6 +121,14 @@ async function runHooks(
     }
   }
   return current;
+}
+
+/** A replacement's messages must be a list of well-formed messages; else the hook fails, naming the first bad one. */
+function assertMessages(turn: RunningTurn, decision: { type: string; messages: unknown }): void {
+  if (decision.messages === undefined)
+    throw hookFailure(turn, `beforeLlmCallHook returned ${decision.type} without messages`);
+  const problem = messagesProblem(decision.messages);
+  if (problem) throw hookFailure(turn, `beforeLlmCallHook returned ${decision.type} with messages${problem}`);
 }
 
 /** A persistent replacement (compaction): the loop's context, the transcript and the host all switch to it. */

@@ -1,5 +1,6 @@
 import { type ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
+import { describeValue } from "../messages/content-checks.js";
 
 /**
  * What the value of one options field must be when it is set: `checked`
@@ -98,12 +99,4 @@ function describeRule(rule: Exclude<FieldRule, "checked">): string {
       return "false or an object";
   }
   return String(rule);
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return typeof value;
 }

@@ -1,4 +1,5 @@
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import { assertRunTurnInputShape } from "./run-turn-input-shape.js";
 import type { RunTurnInput } from "./run-turn-input.js";
@@ -14,7 +15,9 @@ function invalid(message: string): TurnkitConfigError {
  * Turnkit does not know (with the nearest valid key); `invalid_turn_input`
  * for missing ids, model, message, a value of the wrong type anywhere in
  * those (a hook that is no function, a signal that is no `AbortSignal`), a
- * history entry or image that is not one, and for `startMode: "continue"`
+ * history or hidden message that is not a well-formed message (a known
+ * role with content of the wrong shape, naming the field), an image that
+ * is not one, and for `startMode: "continue"`
  * without a history or with one that ends in an assistant message (nothing
  * to answer), and for a `budget` whose limits are not positive numbers
  * (`maxSteps` a positive integer), and for `warnings` that are not
@@ -54,14 +57,10 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
     throw invalid("RunTurnInput.history must be an array");
   assertMessages(input.history, "RunTurnInput.history");
   assertMessages(input.beforeUserMessages, "RunTurnInput.beforeUserMessages");
-  input.userMessage?.images?.forEach((image: unknown, index) => {
-    const { type, data, mimeType } = (typeof image === "object" && image !== null ? image : {}) as Record<
-      string,
-      unknown
-    >;
-    if (type !== "image" || typeof data !== "string" || typeof mimeType !== "string")
-      throw invalid(`RunTurnInput.userMessage.images[${index}] must be an image { type: "image", data, mimeType }`);
-  });
+  if (input.userMessage !== undefined) {
+    const problem = inputMessageProblem(input.userMessage);
+    if (problem) throw invalid(`RunTurnInput.userMessage${problem}`);
+  }
   if (continuing) {
     const last = input.history?.[input.history.length - 1];
     if (!last) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
@@ -87,11 +86,9 @@ export function assertValidRunTurnInput(input: RunTurnInput): void {
   assertValidTurnBudget(input.budget);
 }
 
-/** Each entry of `messages` (when it is an array) must be a message object with a string `role`. */
+/** Each entry of `messages` (when it is an array) must be a well-formed message (see `messageProblem`). */
 function assertMessages(messages: unknown, where: string): void {
   if (!Array.isArray(messages)) return;
-  messages.forEach((message: unknown, index) => {
-    if (typeof message !== "object" || message === null || typeof (message as { role?: unknown }).role !== "string")
-      throw invalid(`${where}[${index}] must be a message object with a role`);
-  });
+  const problem = messagesProblem(messages);
+  if (problem) throw invalid(`${where}${problem}`);
 }

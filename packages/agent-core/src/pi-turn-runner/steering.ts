@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
+import { inputMessageProblem } from "../messages/content-checks.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { askHost } from "./host-calls.js";
 import type { SteeringBoundary, TurnInputMessage } from "./run-turn-input.js";
@@ -15,8 +16,10 @@ export const MAX_CLOSE_ATTEMPTS = 64;
  * Agent, in arrival order; messages sharing a batch id go in together (by
  * `steerBatch`). Each one counts as handed over until history delivery
  * takes it (else the outcome hands it back). Returns how many messages
- * arrived (0 without a poll, or when the poll failed: that fails the turn,
- * code `internal`, naming the callback).
+ * arrived (0 without a poll, or when the poll failed or answered anything
+ * but a list of well-formed messages `{ text, images?, batchId? }`: that
+ * fails the turn, code `internal`, naming the callback and the field, and
+ * queues none of its answer).
  */
 export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary): Promise<number> {
   const poll = turn.input.getSteeringMessages;
@@ -35,6 +38,15 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     return 0;
   }
   const received: TurnInputMessage[] = answer ?? [];
+  for (let index = 0; index < received.length; index++) {
+    const problem = inputMessageProblem(received[index]);
+    if (!problem) continue;
+    failTurn(turn, {
+      code: ErrorCode.Internal,
+      message: `The host callback getSteeringMessages returned an invalid message: [${index}]${problem}`,
+    });
+    return 0;
+  }
   // Groups in arrival order (a batch sits where its first message arrived), so a message
   // without a batch id is never moved ahead of a batch that came before it.
   const groups: { batched: boolean; messages: AgentMessage[] }[] = [];

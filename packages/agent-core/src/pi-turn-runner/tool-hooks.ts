@@ -7,6 +7,7 @@ import {
   type ToolExecutionStartContext,
 } from "@turnkit/agent-loop";
 import { ABANDONED, ToolResultText, errorText } from "@turnkit/agent-loop/internal";
+import { contentProblem, describeValue } from "../messages/content-checks.js";
 import { awaitHostCall } from "./host-calls.js";
 import { type OnToolExecutionStartHook, type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -36,7 +37,11 @@ function toolEvent(
   };
 }
 
-/** Runs the `beforeToolCallHook`s; the first `block` wins. A throw, or a hook abandoned after an abort, blocks the call. */
+/**
+ * Runs the `beforeToolCallHook`s; the first `block` wins. A throw, an
+ * invalid decision (not an object, `block` not a boolean, a `reason` that
+ * is not a string) or a hook abandoned after an abort blocks the call.
+ */
 export async function beforeToolCall(
   turn: RunningTurn,
   context: BeforeToolCallContext,
@@ -51,6 +56,15 @@ export async function beforeToolCall(
         hook(event, signal ?? new AbortController().signal),
       );
       if (decision === ABANDONED) return { block: true, reason: ToolResultText.aborted };
+      const problem = blockDecisionProblem(decision);
+      if (problem) {
+        const reason = `Tool call blocked: beforeToolCallHook returned an invalid decision: ${problem}`;
+        reportTrace(turn, "tool", "error", reason, {
+          toolCallId: context.toolCall.id,
+          toolName: context.toolCall.name,
+        });
+        return { block: true, reason };
+      }
       if (decision?.block) {
         reportTrace(turn, "tool", "info", "tool call blocked", {
           toolCallId: context.toolCall.id,
@@ -115,7 +129,10 @@ async function runStartObservers(
 /**
  * Runs the `afterToolCallHook`s, each patching the result the previous ones
  * left, and records for step end whether a hook asked to stop the agent.
- * Installed only for a turn that has such a hook.
+ * A hook that throws or returns an invalid patch (not an object, `content`
+ * that is not text and image blocks, a flag that is not a boolean) turns
+ * the result into an error result naming what was wrong. Installed only
+ * for a turn that has such a hook.
  */
 export async function afterToolCall(
   turn: RunningTurn,
@@ -132,7 +149,9 @@ export async function afterToolCall(
       );
       // Given up on after the abort: the chain stops; the tool ran, so its result (as patched so far) stands.
       if (patch === ABANDONED) break;
-      if (!patch) continue;
+      if (patch === null || patch === undefined) continue;
+      const problem = patchProblem(patch);
+      if (problem) throw new Error(`it returned an invalid patch: ${problem}`);
       result = {
         content: patch.content ?? result.content,
         details: "details" in patch ? patch.details : result.details,
@@ -157,4 +176,33 @@ export async function afterToolCall(
     terminate: result.terminate === true,
     terminateAgent,
   };
+}
+
+/** What is wrong with a `beforeToolCallHook` decision (`undefined`: nothing); `null` and `undefined` are "go on". */
+function blockDecisionProblem(decision: unknown): string | undefined {
+  if (decision === null || decision === undefined) return undefined;
+  if (typeof decision !== "object" || Array.isArray(decision))
+    return `expected { block, reason? }, got ${describeValue(decision)}`;
+  const { block, reason } = decision as { block?: unknown; reason?: unknown };
+  if (block !== undefined && typeof block !== "boolean") return `block must be a boolean, got ${describeValue(block)}`;
+  if (block === true && reason !== undefined && typeof reason !== "string")
+    return `reason must be a string, got ${describeValue(reason)}`;
+  return undefined;
+}
+
+/** What is wrong with an `afterToolCallHook` patch (`undefined`: nothing): an object whose `content`, when set, is text and image blocks and whose flags are booleans. */
+function patchProblem(patch: unknown): string | undefined {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch))
+    return `expected an object, got ${describeValue(patch)}`;
+  const { content, isError, terminate, terminateAgent } = patch as Record<string, unknown>;
+  if (content !== undefined) {
+    const problem = contentProblem(content, undefined, false);
+    if (problem) return problem;
+  }
+  const flags = { isError, terminate, terminateAgent };
+  for (const [name, value] of Object.entries(flags)) {
+    if (value !== undefined && typeof value !== "boolean")
+      return `${name} must be a boolean, got ${describeValue(value)}`;
+  }
+  return undefined;
 }

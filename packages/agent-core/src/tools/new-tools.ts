@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import { contentProblem } from "../messages/content-checks.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
@@ -202,15 +202,7 @@ function checkResult(toolName: string, result: unknown): RuntimeToolResult {
       `Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`,
     );
   }
-  const bad = (result as RuntimeToolResult).content.find(isNeitherTextNorImage);
-  if (bad !== undefined) {
-    throw new Error(
-      `Tool ${JSON.stringify(toolName)} returned an invalid result: content blocks must be text or image, got ${JSON.stringify((bad as { type?: unknown })?.type ?? bad)}`,
-    );
-  }
+  const problem = contentProblem((result as RuntimeToolResult).content, undefined, false);
+  if (problem) throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: ${problem}`);
   return result as RuntimeToolResult;
-}
-
-function isNeitherTextNorImage(block: TextContent | ImageContent): boolean {
-  return block?.type !== "text" && block?.type !== "image";
 }
