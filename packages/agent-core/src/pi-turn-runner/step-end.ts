@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
+import { messageProblem } from "../messages/content-checks.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { hasToolCalls, isErrorOrAborted } from "./assistant-message.js";
 import { askHost, awaitHostCall } from "./host-calls.js";
@@ -109,7 +110,9 @@ function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]
  * Runs the `onStepEndHook`s in order; a throw is reported as a `debug.trace`
  * error and the turn goes on; a hook given up on after the abort stops the
  * chain. Messages a hook queues count as handed over (delivered into history
- * or handed back in the outcome); queueing after the turn settled throws.
+ * or handed back in the outcome); queueing after the turn settled, or a
+ * message that is not well formed (see `messageProblem`), throws at the
+ * `enqueue` call, naming the field.
  */
 async function runStepEndHooks(
   turn: RunningTurn,
@@ -122,6 +125,8 @@ async function runStepEndHooks(
   const enqueue = (queued: string | AgentMessage) => {
     if (turn.settled)
       throw new Error("onStepEndHook enqueue: the turn has already ended; deliver the message in a later turn");
+    const problem = typeof queued === "string" ? undefined : messageProblem(queued);
+    if (problem) throw new TypeError(`onStepEndHook enqueue: the message${problem}`);
     const steering = typeof queued === "string" ? createUserMessage(queued) : queued;
     (turn.undelivered ??= new Set()).add(steering);
     turn.agent.steer(steering);

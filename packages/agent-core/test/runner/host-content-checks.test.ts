@@ -164,6 +164,32 @@ describe("host content is checked where it enters a turn", () => {
     });
   }
 
+  it("a step-end hook that queues a malformed message gets a TypeError at enqueue, naming the field; nothing is queued", async () => {
+    let thrown: unknown;
+    const turn = await runCheckedTurn({
+      script: callOnce(),
+      input: {
+        tools: [createRecordingTool("t")],
+        hooks: {
+          onStepEndHook: (event) => {
+            try {
+              event.enqueue({ role: "user", content: [{ type: "image", data: "x" }] } as never);
+            } catch (error) {
+              thrown = error;
+            }
+          },
+        },
+      },
+    });
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toBe(
+      "onStepEndHook enqueue: the message.content[0].mimeType must be a string, got undefined",
+    );
+    expect(turn.outcome.kind).toBe("completed");
+    expect(turn.requests).toHaveLength(2);
+    expect(turn.transcript.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+  });
+
   it("a before-tool decision that is not one blocks the call (fail closed): the tool never runs", async () => {
     const tool = createRecordingTool("t");
     const turn = await runCheckedTurn({
