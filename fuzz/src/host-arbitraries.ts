@@ -85,20 +85,40 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "abort",
     "throw",
     "invalid",
+    "malformed",
   ]),
   onLlmCallPrepared: decisions<"observe" | "throw" | "reject">("observe", ["throw", "reject"]),
-  afterLlmCall: decisions<AfterLlmDecision>("continue", ["replaceText", "retry", "fail", "throw", "invalid"]),
-  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort">("allow", [
+  afterLlmCall: decisions<AfterLlmDecision>("continue", [
+    "replaceText",
+    "retry",
+    "fail",
+    "throw",
+    "invalid",
+    "malformed",
+  ]),
+  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed">("allow", [
     "block",
     "blockPermission",
     "throw",
     "abort",
+    "malformed",
   ]),
   onToolExecutionStart: toolStartDecisions,
-  afterToolCall: afterToolDecisions,
+  afterToolCall: decisions<AfterToolDecision | "malformed">("none", [
+    "patchContent",
+    "isError",
+    "terminate",
+    "terminateAgent",
+    "throw",
+    "malformed",
+  ]),
   // Called after nearly every message: mostly accept, or almost every turn would fail here.
   onHistoryChanged: decisions<"accept" | "throw">("accept", ["throw"], 12),
-  onStepEnd: decisions<"none" | "enqueue" | "throw">("none", ["enqueue", "throw"]),
+  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "throw">("none", [
+    "enqueue",
+    "enqueueMalformed",
+    "throw",
+  ]),
 });
 
 /**

@@ -162,8 +162,9 @@ export function hostileHost(options: {
       hook({
         ...event,
         enqueue: (message: string | AgentMessage) => {
-          probe.handedOver.push(typeof message === "string" ? message : JSON.stringify(message));
+          // A message `enqueue` refuses (it throws) was never handed over.
           event.enqueue(message);
+          probe.handedOver.push(typeof message === "string" ? message : JSON.stringify(message));
         },
       }),
   );

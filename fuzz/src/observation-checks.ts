@@ -16,7 +16,11 @@ import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-
 import { checkArgumentsPrototype, checkPrototypesUnchanged, type PrototypeSnapshot } from "./invariants/prototypes.js";
 import { checkStreamChunks } from "./invariants/stream-chunks.js";
 import { checkSubAgentEvents, withOwnEvents } from "./invariants/sub-agent-events.js";
-import { checkProviderConversion, checkToolCallsAnswered } from "./invariants/transcript-replayable.js";
+import {
+  checkMessagesWellFormed,
+  checkProviderConversion,
+  checkToolCallsAnswered,
+} from "./invariants/transcript-replayable.js";
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
@@ -107,6 +111,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   const store = checkHistoryDelivery(observation);
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
+  checkMessagesWellFormed(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
   if (options.scriptedTexts) {
     const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);

@@ -1,7 +1,8 @@
 /**
  * The `PiTurnHooks` of a generated turn: each hook takes the scenario's
  * decisions in call order (continue, skip, respond, replace, abort, throw,
- * an invalid decision, ...), as `TurnHookSpec` lists them.
+ * an invalid decision, one whose messages or content are malformed, ...),
+ * as `TurnHookSpec` lists them.
  */
 import {
   type AfterToolCallHook,
@@ -55,6 +56,14 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           throw new Error("beforeLlmCallHook failed");
         case "invalid":
           return { type: "no-such-decision" } as never;
+        case "malformed":
+          return {
+            type: "replaceRequestMessages",
+            messages: [
+              ...event.messages,
+              { role: "user", content: [{ type: "text", text: 7 }], timestamp: 0 } as never,
+            ],
+          };
       }
     };
     hooks.beforeLlmCallHook = hook;
@@ -89,6 +98,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           throw new Error("afterLlmCallHook failed");
         case "invalid":
           return { type: "no-such-decision" } as never;
+        case "malformed":
+          return { type: "replaceText", text: 7 } as never;
       }
     };
   }
@@ -108,6 +119,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
         case "abort":
           context.abort();
           return undefined;
+        case "malformed":
+          return { block: "yes", reason: "a block that is no boolean" } as never;
       }
     };
   }
@@ -121,7 +134,11 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
   }
   if (spec.afterToolCall) {
     const next = decisionSequence(spec.afterToolCall, "none");
-    const hook: AfterToolCallHook = () => afterToolPatch(next(), "afterToolCallHook");
+    const hook: AfterToolCallHook = () => {
+      const decision = next();
+      if (decision === "malformed") return { content: "a patch whose content is no list" } as never;
+      return afterToolPatch(decision, "afterToolCallHook");
+    };
     hooks.afterToolCallHook = hook;
   }
   if (spec.onHistoryChanged) {
@@ -139,6 +156,13 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
       if (decision === "enqueue") {
         enqueued++;
         event.enqueue(markedText(`stepEnd${enqueued}`, "queued by onStepEndHook"));
+      }
+      if (decision === "enqueueMalformed") {
+        try {
+          event.enqueue({ role: "user", content: 7, timestamp: 0 } as never);
+        } catch {
+          // Refused at the call, as it must be: nothing is queued and the hook goes on.
+        }
       }
     };
   }

@@ -195,7 +195,11 @@ export interface AgentScenario {
 
 // ------------------------------------------------------------------ PiTurnRunner
 
-/** A `beforeLlmCallHook` decision; `throw` and `invalid` fail closed. */
+/**
+ * A `beforeLlmCallHook` decision; `throw`, `invalid` (an unknown type) and
+ * `malformed` (a replacement whose message content is of the wrong shape)
+ * fail closed.
+ */
 export type BeforeLlmDecision =
   | "continue"
   | "skip"
@@ -205,21 +209,25 @@ export type BeforeLlmDecision =
   | "appendMessage"
   | "abort"
   | "throw"
-  | "invalid";
+  | "invalid"
+  | "malformed";
 
-/** An `afterLlmCallHook` decision. */
-export type AfterLlmDecision = "continue" | "replaceText" | "retry" | "fail" | "throw" | "invalid";
+/** An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text is no string. */
+export type AfterLlmDecision = "continue" | "replaceText" | "retry" | "fail" | "throw" | "invalid" | "malformed";
 
 /** The eight `PiTurnHooks`, each a list of decisions in call order (see {@link AgentHookSpec}). */
 export interface TurnHookSpec {
   beforeLlmCall: BeforeLlmDecision[] | undefined;
   onLlmCallPrepared: ("observe" | "throw" | "reject")[] | undefined;
   afterLlmCall: AfterLlmDecision[] | undefined;
-  beforeToolCall: ("allow" | "block" | "blockPermission" | "throw" | "abort")[] | undefined;
+  /** `malformed`: a decision whose `block` is no boolean (blocks the call). */
+  beforeToolCall: ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed")[] | undefined;
   onToolExecutionStart: ToolStartDecision[] | undefined;
-  afterToolCall: AfterToolDecision[] | undefined;
+  /** `malformed`: a patch whose `content` is a plain string (an error result). */
+  afterToolCall: (AfterToolDecision | "malformed")[] | undefined;
   onHistoryChanged: ("accept" | "throw")[] | undefined;
-  onStepEnd: ("none" | "enqueue" | "throw")[] | undefined;
+  /** `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on). */
+  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw")[] | undefined;
 }
 
 /**

@@ -15,10 +15,12 @@
  * repair — as many `tool` messages out as tool results in — and that it is
  * what the API accepts: each `tool` message directly follows the assistant
  * message whose `tool_calls` name it, and every `tool_call` is answered once
- * before the next non-tool message.
+ * before the next non-tool message. (c) For a turn: every message is well
+ * formed (see {@link checkMessagesWellFormed}).
  */
 import type { Message, Model } from "@mariozechner/pi-ai";
 import { convertMessages } from "@mariozechner/pi-ai/openai-completions";
+import { messageProblem } from "@turnkit/agent-core/internal";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { InvariantViolation } from "./violation.js";
 
@@ -57,6 +59,19 @@ const OPENAI_COMPAT: Parameters<typeof convertMessages>[2] = {
   sendSessionAffinityHeaders: false,
   supportsLongCacheRetention: true,
 };
+
+/**
+ * (c) Every message is well formed (`messageProblem`): host code that
+ * handed the turn a malformed message or content block (a hook's decision
+ * or patch, a queued message) was refused where it came in, so nothing of
+ * it reached the transcript.
+ */
+export function checkMessagesWellFormed(messages: readonly AgentMessage[], where: string): void {
+  messages.forEach((message, index) => {
+    const problem = messageProblem(message);
+    if (problem) throw new InvariantViolation(INVARIANT, `${where}: message #${index}${problem}`);
+  });
+}
 
 /** (a) The structural check on a raw transcript (custom roles allowed and skipped). */
 export function checkToolCallsAnswered(transcript: readonly AgentMessage[], where: string): void {
