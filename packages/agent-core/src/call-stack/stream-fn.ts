@@ -48,6 +48,39 @@ export function createFailureMessage(
   };
 }
 
+/**
+ * The failure that stands for a response whose final message is malformed
+ * (`problem` says how, see `responseProblem`): stopReason `"error"`, no
+ * content, an `errorMessage` naming the field (and the response's own
+ * `errorMessage`, when it had one), and the response's usage when it
+ * reported one (the tokens were spent all the same).
+ */
+export function malformedResponseFailure(model: AnyModel, message: unknown, problem: string): AssistantMessage {
+  const where = problem.startsWith(".") ? problem.slice(1) : `the message${problem}`;
+  const original = (message as { errorMessage?: unknown } | null)?.errorMessage;
+  const text = `The model's response is malformed: ${where}${typeof original === "string" ? ` (its error: ${original})` : ""}`;
+  const failure = createFailureMessage(model, "error", text);
+  const usage = (message as { usage?: unknown } | null)?.usage;
+  if (typeof usage === "object" && usage !== null) failure.usage = usage as AssistantMessage["usage"];
+  return failure;
+}
+
+/** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
+export function snapshotAsFailure(
+  partial: AssistantMessage,
+  stopReason: "error" | "aborted",
+  errorMessage: string,
+): AssistantMessage {
+  const content = partial.content.map((block) => {
+    const copy = { ...block } as Record<string, unknown>;
+    delete copy.partialArgs;
+    delete copy.streamIndex;
+    delete copy.index;
+    return copy as unknown as AssistantMessage["content"][number];
+  });
+  return { ...partial, content, stopReason, errorMessage };
+}
+
 /** A stream that holds only the terminal `error` event for `message`. */
 export function failedStream(message: AssistantMessage): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();

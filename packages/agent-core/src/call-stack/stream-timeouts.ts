@@ -7,10 +7,13 @@ import { resolveWatchdogs, type StreamTimeoutOptions, type Watchdogs } from "./s
 import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
 import type { AttemptEventObserver } from "./retry-attempt.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
+import { responseProblem } from "../messages/content-checks.js";
 import {
   createFailureMessage,
   errorText,
   invokeStreamFn,
+  malformedResponseFailure,
+  snapshotAsFailure,
   type AnyModel,
   type StreamFn,
   type StreamFnOptions,
@@ -201,6 +204,9 @@ export class WatchedAttempt {
     }
     const event = result.value;
     if (event.type === "done" || event.type === "error") {
+      // A malformed final message never reaches the transcript: the response fails, naming the field.
+      const problem = responseProblem(event.type === "done" ? event.message : event.error);
+      if (problem) return this.failMalformed(event.type === "done" ? event.message : event.error, problem);
       this.finish();
       // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
       releaseIterator(this.source);
@@ -214,6 +220,12 @@ export class WatchedAttempt {
     this.noteEvent();
     this.observe?.(event);
     return result;
+  }
+
+  private failMalformed(message: unknown, problem: string): IteratorResult<AssistantMessageEvent> {
+    const failure = malformedResponseFailure(this.model, message, problem);
+    this.decide(attachClassifiedError(failure, { code: "upstream", message: failure.errorMessage!, retryable: false }));
+    return this.takeDecided();
   }
 
   private answerFailure(error: unknown): IteratorResult<AssistantMessageEvent> {
@@ -325,20 +337,4 @@ function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedA
     },
   });
   return relay;
-}
-
-/** A copy of a partial message as a failed final message, without pi-ai's streaming scratch fields. */
-function snapshotAsFailure(
-  partial: AssistantMessage,
-  stopReason: "error" | "aborted",
-  errorMessage: string,
-): AssistantMessage {
-  const content = partial.content.map((block) => {
-    const copy = { ...block } as Record<string, unknown>;
-    delete copy.partialArgs;
-    delete copy.streamIndex;
-    delete copy.index;
-    return copy as unknown as AssistantMessage["content"][number];
-  });
-  return { ...partial, content, stopReason, errorMessage };
 }

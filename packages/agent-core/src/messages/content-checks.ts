@@ -100,6 +100,17 @@ export function messageProblem(message: unknown): string | undefined {
   }
 }
 
+/**
+ * What is wrong with a model's response as a stream function handed it over
+ * (`undefined`: nothing): it must be an `assistant` message whose content
+ * is well formed (see {@link messageProblem}).
+ */
+export function responseProblem(message: unknown): string | undefined {
+  if (!isRecord(message) || message.role !== "assistant")
+    return ` must be an assistant message, got ${isRecord(message) ? `role ${describeValue(message.role)}` : describeValue(message)}`;
+  return messageProblem(message);
+}
+
 /** What is wrong with the first malformed message of `messages` (`[2].content must be ...`), or with `messages` not being a list. */
 export function messagesProblem(messages: unknown): string | undefined {
   if (!Array.isArray(messages)) return ` must be an array of messages, got ${describeValue(messages)}`;
