@@ -14,7 +14,13 @@ import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
-import { earlierExchange, markedText, requestEntries, withFallbackAnswers } from "./scripted-entries.js";
+import {
+  earlierExchange,
+  markedText,
+  requestEntries,
+  withFallbackAnswers,
+  withMalformedFinals,
+} from "./scripted-entries.js";
 
 /** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */
 export interface TurnScenarioObservation extends TurnRunObservation {
@@ -171,7 +177,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     }),
     llm: {
       model: model.model,
-      streamFn: withFallbackAnswers(model),
+      streamFn: withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },
     tools: [

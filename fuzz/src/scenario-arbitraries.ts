@@ -80,8 +80,19 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       ),
       withHistory: fc.boolean(),
       beforeUserMessages: fc.boolean(),
+      // Which responses (by index) end with a malformed final message: rarely any.
+      malformed: fc.oneof(
+        { weight: 6, arbitrary: fc.constant<number[]>([]) },
+        { weight: 1, arbitrary: fc.array(fc.nat({ max: 3 })) },
+      ),
     })
-    .map((scenario) => ({ ...scenario, requests: withRequestIds(scenario.requests) }));
+    .map(({ malformed, ...scenario }) => {
+      const requests = withRequestIds(scenario.requests);
+      const malformedFinals = requests
+        .filter((request, index) => malformed.includes(index) && request.response.text !== undefined)
+        .map((request) => request.response.token);
+      return { ...scenario, requests, ...(malformedFinals.length > 0 && { malformedFinals }) };
+    });
 }
 
 const NO_HOOKS: TurnHookSpec = {

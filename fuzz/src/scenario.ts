@@ -321,4 +321,10 @@ export interface TurnScenario {
    * refused); undefined outside the ask-the-host property.
    */
   hostAnswers?: HostAnswerSpec[] | "absent";
+  /**
+   * Tokens of responses whose final message the provider hands over
+   * malformed (one more text block, without its text); absent outside the
+   * main runner property.
+   */
+  malformedFinals?: string[];
 }

@@ -5,6 +5,7 @@
  * attempt a streamed text came from.
  */
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
 import {
   type ScriptEntry,
   assistantMessage,
@@ -146,6 +147,29 @@ export function withFallbackAnswers(model: ScriptedModel): StreamFn {
     }
     return model.streamFn(requestModel, context, options);
   };
+}
+
+/**
+ * `streamFn`, except that the final message of each response whose text
+ * carries one of `tokens` is handed over malformed: with one more text
+ * block, without its text (a provider that breaks pi-ai's message shape).
+ */
+export function withMalformedFinals(streamFn: StreamFn, tokens: readonly string[] | undefined): StreamFn {
+  if (!tokens || tokens.length === 0) return streamFn;
+  const marks = tokens.map(tokenMark);
+  const malformed = (message: AssistantMessage) =>
+    message.content.some((block) => block.type === "text" && marks.some((mark) => block.text.startsWith(mark)));
+  const wrapped = async (...args: Parameters<StreamFn>) => {
+    const stream = await streamFn(...args);
+    return (async function* () {
+      for await (const event of stream) {
+        if (event.type === "done" && malformed(event.message)) {
+          yield { ...event, message: { ...event.message, content: [...event.message.content, { type: "text" }] } };
+        } else yield event;
+      }
+    })();
+  };
+  return wrapped as unknown as StreamFn;
 }
 
 /** The start of a session: one exchange with a tool call, all answered. */
