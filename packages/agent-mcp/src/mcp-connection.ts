@@ -130,6 +130,11 @@ export class McpConnection {
     return connection;
   }
 
+  /** The extension id, which names the server in errors. */
+  get serverId(): string {
+    return this.settings.id;
+  }
+
   /** The server's name and version from the handshake. */
   get serverInfo(): { name: string; version: string } | undefined {
     const info = this.client.getServerVersion();

@@ -3,7 +3,7 @@ import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-r
 import { toolCaller } from "./call-tool.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
-import { listAll } from "./server-lists.js";
+import { listTools } from "./server-lists.js";
 import { type ConnectionEvents, McpConnection, type ServerListKind } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpServerState, McpServerStatus } from "./mcp-status.js";
@@ -254,7 +254,7 @@ export class ServerSupervisor {
       this.connection = connection;
       this.serverInfo = connection.serverInfo;
       this.outdated.tools = false;
-      this.catalog.bind(await listAll(connection, "tools", this.settings.connectTimeoutMs, this.disposal.signal));
+      this.catalog.bind(await listTools(connection, this.settings.connectTimeoutMs, this.disposal.signal));
       if (this.isDisposed() || this.connection !== connection) return;
       this.schedule.connected();
       this.setState("ready");
@@ -282,7 +282,7 @@ export class ServerSupervisor {
   private async refreshTools(connection: McpConnection): Promise<void> {
     this.outdated.tools = false;
     try {
-      const tools = await listAll(connection, "tools", this.settings.connectTimeoutMs, this.disposal.signal);
+      const tools = await listTools(connection, this.settings.connectTimeoutMs, this.disposal.signal);
       if (connection === this.connection) this.catalog.bind(tools);
       this.emit();
     } catch (error) {
