@@ -2,6 +2,7 @@ import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { RuntimeToolResult } from "@turnkit/agent-core";
 import { ToolResultText } from "@turnkit/agent-loop/internal";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { base64Bytes, modelImage } from "./model-images.js";
 
 /** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
 export interface McpToolDetails {
@@ -22,7 +23,9 @@ type Block = CallToolResult["content"][number];
 /**
  * Turns an MCP `tools/call` result into the tool result the model sees.
  *
- * - text stays text; images stay images (base64 and MIME type unchanged);
+ * - text stays text; PNG, JPEG, GIF and WebP images stay images (base64
+ *   unchanged), other images become a line naming their type and size
+ *   (see `modelImage`);
  * - an embedded text resource becomes text headed by its URI; a binary one
  *   a line naming its URI, type and size (the bytes are not sent);
  * - a resource link becomes a line with its URI, name and description;
@@ -63,7 +66,7 @@ function toModelContent(block: Block): TextContent | ImageContent {
     case "text":
       return { type: "text", text: block.text };
     case "image":
-      return { type: "image", data: block.data, mimeType: block.mimeType };
+      return modelImage(block.data, block.mimeType);
     case "audio":
       return { type: "text", text: `[audio, ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` };
     case "resource": {
@@ -87,10 +90,4 @@ function toModelContent(block: Block): TextContent | ImageContent {
       };
     }
   }
-}
-
-/** Bytes encoded by a base64 string. */
-export function base64Bytes(data: string): number {
-  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
-  return Math.floor((data.length * 3) / 4) - padding;
 }
