@@ -32,7 +32,9 @@ type Block = CallToolResult["content"][number];
  * - audio becomes a line naming its type and size (models take no audio here);
  * - `structuredContent` goes to `details.structuredContent`; when the server
  *   sent no content blocks, its JSON is also the text the model reads;
- * - `isError: true` makes an error result whose text is the server's.
+ * - `isError: true` makes an error result whose text is the server's; one
+ *   with nothing to read says that the tool failed without a message, so the
+ *   model is never handed an empty error.
  */
 export function toRuntimeToolResult(
   result: CallToolResult,
@@ -42,6 +44,11 @@ export function toRuntimeToolResult(
   const structured = result.structuredContent;
   if (content.length === 0 && structured !== undefined)
     content.push({ type: "text", text: JSON.stringify(structured) });
+  if (content.length === 0 && result.isError === true)
+    content.push({
+      type: "text",
+      text: `MCP server "${ref.server}" reported that tools/call "${ref.tool}" failed, without a message`,
+    });
   const details: McpToolDetails = structured === undefined ? { ...ref } : { ...ref, structuredContent: structured };
   return result.isError === true ? { content, details, isError: true } : { content, details };
 }

@@ -31,7 +31,7 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       case ErrorCode.RequestTimeout:
         return make(McpServerErrorCode.CallTimeout, `did not answer ${request} within ${context.timeoutMs} ms`);
       default:
-        return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${error.message}`);
+        return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${jsonRpcErrorText(error)}`);
     }
   }
   if (isMalformedMessageError(error)) {
@@ -74,6 +74,19 @@ export function describeMalformed(error: Error): string {
     return path ? `${path}: ${first.message}` : first.message;
   }
   return error.message.split("\n")[0]!;
+}
+
+/**
+ * A JSON-RPC error as `MCP error <code>: <message>`, once. The SDK puts
+ * that prefix before the message it received, and a server written with
+ * the SDK sends its own error's message, prefix included: the prefix
+ * would appear twice.
+ */
+function jsonRpcErrorText(error: McpError): string {
+  const prefix = /^MCP error -?\d+: /;
+  let message = error.message;
+  while (prefix.test(message)) message = message.replace(prefix, "");
+  return `MCP error ${error.code}: ${message}`;
 }
 
 function messageOf(error: unknown): string {
