@@ -53,10 +53,16 @@ export function toRuntimeToolResult(
   return result.isError === true ? { content, details, isError: true } : { content, details };
 }
 
-/** A call the turn aborted (the server got `notifications/cancelled`): the loop's usual aborted result. */
-export function abortedResult(ref: { server: string; tool: string }): RuntimeToolResult<McpToolDetails> {
+/**
+ * A call the turn aborted, with the loop's text for it: `interrupted` when
+ * the call had been sent (the server may have had effects; it got
+ * `notifications/cancelled`), `aborted` ("not executed") only when it never
+ * reached the server. A model that reads "not executed" may make a call
+ * again whose effects already happened.
+ */
+export function abortedResult(ref: { server: string; tool: string }, sent: boolean): RuntimeToolResult<McpToolDetails> {
   return {
-    content: [{ type: "text", text: ToolResultText.aborted }],
+    content: [{ type: "text", text: sent ? ToolResultText.interrupted : ToolResultText.aborted }],
     details: { ...ref, cancelled: true },
     isError: true,
   };

@@ -20,7 +20,8 @@ export interface ToolCallServer {
  * How the server's bound tools run: each call on the supervisor's ready
  * connection (`server_unavailable` at once when it is down), progress as
  * tool updates, the result mapped for the model. A call the turn aborted
- * gets the loop's usual aborted result; any other failure rejects with an
+ * gets the loop's result for it (`interrupted` once sent, see
+ * `abortedResult`); any other failure rejects with an
  * `McpServerError` naming the server (the loop makes it the error result).
  */
 export function toolCaller(server: ToolCallServer, settings: McpSettings): McpToolCaller {
@@ -31,14 +32,17 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
     const outputCheck = server.outputCheck(name);
     const onProgress = (progress: Progress) =>
       onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } });
+    // The SDK sends no request on a signal that has fired already.
+    let sent = false;
     try {
-      const result = await server.useConnection((connection) =>
-        callMcpTool(connection, settings, { name, args, signal, onProgress, outputCheck }),
-      );
+      const result = await server.useConnection((connection) => {
+        sent = !signal.aborted;
+        return callMcpTool(connection, settings, { name, args, signal, onProgress, outputCheck });
+      });
       return toRuntimeToolResult(result, ref);
     } catch (error) {
-      // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
-      if (signal.aborted) return abortedResult(ref);
+      // A call that was sent got notifications/cancelled from the SDK.
+      if (signal.aborted) return abortedResult(ref, sent);
       throw error;
     } finally {
       untrack?.();
