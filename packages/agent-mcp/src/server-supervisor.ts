@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
 import { toolCaller } from "./call-tool.js";
+import { losesConnection } from "./classify-mcp-failure.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
 import { listTools } from "./server-lists.js";
@@ -197,8 +198,7 @@ export class ServerSupervisor {
     } catch (error) {
       if (!McpServerError.isInstance(error)) throw error;
       if (this.isDisposed()) throw this.unavailable();
-      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
-        this.lose(connection, error);
+      if (losesConnection(error)) this.lose(connection, error);
       else if (error !== connection.lostReason) this.record(error);
       throw error;
     }
@@ -288,8 +288,7 @@ export class ServerSupervisor {
     } catch (error) {
       if (connection !== this.connection || !McpServerError.isInstance(error)) return;
       this.outdated.tools = true;
-      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
-        this.lose(connection, error);
+      if (losesConnection(error)) this.lose(connection, error);
       else this.record(error);
     }
   }
