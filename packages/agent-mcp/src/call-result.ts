@@ -2,6 +2,7 @@ import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { RuntimeToolResult } from "@turnkit/agent-core";
 import { ToolResultText } from "@turnkit/agent-loop/internal";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { base64Bytes, modelImage } from "./model-images.js";
 
 /** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
@@ -16,6 +17,13 @@ export interface McpToolDetails {
   readonly progress?: Progress;
   /** Present when the call was cancelled because the turn was aborted. */
   readonly cancelled?: true;
+  /**
+   * Why the call failed, when the server or the connection failed it (a
+   * JSON-RPC error, a timeout, an exit, ...): the `code` of the
+   * {@link McpServerError} whose message is the result's text. Absent for a
+   * result the server gave, `isError` or not.
+   */
+  readonly error?: McpServerErrorCode;
 }
 
 type Block = CallToolResult["content"][number];
@@ -64,6 +72,18 @@ export function abortedResult(ref: { server: string; tool: string }, sent: boole
   return {
     content: [{ type: "text", text: sent ? ToolResultText.interrupted : ToolResultText.aborted }],
     details: { ...ref, cancelled: true },
+    isError: true,
+  };
+}
+
+/** A call the server or the connection failed: the error's message for the model, its code in `details.error`. */
+export function failedResult(
+  ref: { server: string; tool: string },
+  error: McpServerError,
+): RuntimeToolResult<McpToolDetails> {
+  return {
+    content: [{ type: "text", text: error.message }],
+    details: { ...ref, error: error.code },
     isError: true,
   };
 }

@@ -1,5 +1,5 @@
 import { type CallToolResult, CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
-import { abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
+import { abortedResult, failedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpToolCallRequest, McpToolCaller } from "./mcp-tool.js";
@@ -21,8 +21,9 @@ export interface ToolCallServer {
  * connection (`server_unavailable` at once when it is down), progress as
  * tool updates, the result mapped for the model. A call the turn aborted
  * gets the loop's result for it (`interrupted` once sent, see
- * `abortedResult`); any other failure rejects with an
- * `McpServerError` naming the server (the loop makes it the error result).
+ * `abortedResult`); a failure of the server or the connection is an error
+ * result whose text is the `McpServerError`'s message, naming the server,
+ * and whose `details.error` is its code. Anything else rejects.
  */
 export function toolCaller(server: ToolCallServer, settings: McpSettings): McpToolCaller {
   return async (call) => {
@@ -43,6 +44,7 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
     } catch (error) {
       // A call that was sent got notifications/cancelled from the SDK.
       if (signal.aborted) return abortedResult(ref, sent);
+      if (McpServerError.isInstance(error)) return failedResult(ref, error);
       throw error;
     } finally {
       untrack?.();

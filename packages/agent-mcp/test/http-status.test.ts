@@ -45,6 +45,12 @@ describe("an HTTP error status answering one request", () => {
       },
       { toolName: "ok", isError: false, text: "ok {}" },
     ]);
+    expect(turn.toolResults.map((result) => (result.details as { error?: string }).error)).toEqual([
+      "transport_error",
+      undefined,
+      "transport_error",
+      undefined,
+    ]);
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
     expect(server.listCursors).toEqual([undefined]); // one session, listed once
     await runtime.dispose();

@@ -42,6 +42,12 @@ describe("failures a server reports in its answer", () => {
       },
       { isError: true, text: 'MCP server "odd" reported that tools/call "fails_silently" failed, without a message' },
     ]);
+    // The host reads why each call failed from its details: the McpServerError's code, or none for the server's own isError result.
+    expect(turn.toolResults.map((result) => result.details)).toEqual([
+      { server: "odd", tool: "throws_mcp", error: "server_error" },
+      { server: "odd", tool: "throws_plain", error: "server_error" },
+      { server: "odd", tool: "fails_silently" },
+    ]);
     expect(mcp.status.state).toBe("ready");
     await runtime.dispose();
   });

@@ -65,6 +65,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
       { isError: true, text: 'MCP server "sleepy" did not answer tools/call "hang" within 300 ms' },
       { isError: false, text: "echo: still works" },
     ]);
+    expect(toolResults[0]!.details).toEqual({ server: "sleepy", tool: "hang", error: "call_timeout" });
     await fixture.waitFor((entry) => entry.event === "cancelled");
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, lastError: { code: "call_timeout" } });
     await runtime.dispose();
