@@ -189,4 +189,22 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     );
     await runtime.dispose();
   });
+
+  it("a working directory that does not exist is named as the problem, not the command (which Node reports as not found)", async () => {
+    const mcp = createMcpExtension({
+      id: "misplaced",
+      server: { command: process.execPath, args: ["-e", ""], cwd: "/turnkit-no-such-directory" },
+    });
+
+    const error = await mcp.connect().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+
+    expect(error).toMatchObject({
+      code: "connect_failed",
+      message: `MCP server "misplaced" could not connect: could not start ${JSON.stringify(process.execPath)}: its working directory "/turnkit-no-such-directory" (server.cwd) is not a directory that exists (spawn ${process.execPath} ENOENT)`,
+    });
+    await mcp.dispose();
+  });
 });
