@@ -2,6 +2,8 @@ import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { RuntimeToolResult } from "@turnkit/agent-core";
 import { ToolResultText } from "@turnkit/agent-loop/internal";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { base64Bytes, modelImage } from "./model-images.js";
 
 /** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
 export interface McpToolDetails {
@@ -15,6 +17,13 @@ export interface McpToolDetails {
   readonly progress?: Progress;
   /** Present when the call was cancelled because the turn was aborted. */
   readonly cancelled?: true;
+  /**
+   * Why the call failed, when the server or the connection failed it (a
+   * JSON-RPC error, a timeout, an exit, ...): the `code` of the
+   * {@link McpServerError} whose message is the result's text. Absent for a
+   * result the server gave, `isError` or not.
+   */
+  readonly error?: McpServerErrorCode;
 }
 
 type Block = CallToolResult["content"][number];
@@ -22,14 +31,18 @@ type Block = CallToolResult["content"][number];
 /**
  * Turns an MCP `tools/call` result into the tool result the model sees.
  *
- * - text stays text; images stay images (base64 and MIME type unchanged);
+ * - text stays text; PNG, JPEG, GIF and WebP images stay images (base64
+ *   unchanged), other images become a line naming their type and size
+ *   (see `modelImage`);
  * - an embedded text resource becomes text headed by its URI; a binary one
  *   a line naming its URI, type and size (the bytes are not sent);
  * - a resource link becomes a line with its URI, name and description;
  * - audio becomes a line naming its type and size (models take no audio here);
  * - `structuredContent` goes to `details.structuredContent`; when the server
  *   sent no content blocks, its JSON is also the text the model reads;
- * - `isError: true` makes an error result whose text is the server's.
+ * - `isError: true` makes an error result whose text is the server's; one
+ *   with nothing to read says that the tool failed without a message, so the
+ *   model is never handed an empty error.
  */
 export function toRuntimeToolResult(
   result: CallToolResult,
@@ -39,15 +52,38 @@ export function toRuntimeToolResult(
   const structured = result.structuredContent;
   if (content.length === 0 && structured !== undefined)
     content.push({ type: "text", text: JSON.stringify(structured) });
+  if (content.length === 0 && result.isError === true)
+    content.push({
+      type: "text",
+      text: `MCP server "${ref.server}" reported that tools/call "${ref.tool}" failed, without a message`,
+    });
   const details: McpToolDetails = structured === undefined ? { ...ref } : { ...ref, structuredContent: structured };
   return result.isError === true ? { content, details, isError: true } : { content, details };
 }
 
-/** A call the turn aborted (the server got `notifications/cancelled`): the loop's usual aborted result. */
-export function abortedResult(ref: { server: string; tool: string }): RuntimeToolResult<McpToolDetails> {
+/**
+ * A call the turn aborted, with the loop's text for it: `interrupted` when
+ * the call had been sent (the server may have had effects; it got
+ * `notifications/cancelled`), `aborted` ("not executed") only when it never
+ * reached the server. A model that reads "not executed" may make a call
+ * again whose effects already happened.
+ */
+export function abortedResult(ref: { server: string; tool: string }, sent: boolean): RuntimeToolResult<McpToolDetails> {
   return {
-    content: [{ type: "text", text: ToolResultText.aborted }],
+    content: [{ type: "text", text: sent ? ToolResultText.interrupted : ToolResultText.aborted }],
     details: { ...ref, cancelled: true },
+    isError: true,
+  };
+}
+
+/** A call the server or the connection failed: the error's message for the model, its code in `details.error`. */
+export function failedResult(
+  ref: { server: string; tool: string },
+  error: McpServerError,
+): RuntimeToolResult<McpToolDetails> {
+  return {
+    content: [{ type: "text", text: error.message }],
+    details: { ...ref, error: error.code },
     isError: true,
   };
 }
@@ -63,7 +99,7 @@ function toModelContent(block: Block): TextContent | ImageContent {
     case "text":
       return { type: "text", text: block.text };
     case "image":
-      return { type: "image", data: block.data, mimeType: block.mimeType };
+      return modelImage(block.data, block.mimeType);
     case "audio":
       return { type: "text", text: `[audio, ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` };
     case "resource": {
@@ -87,10 +123,4 @@ function toModelContent(block: Block): TextContent | ImageContent {
       };
     }
   }
-}
-
-/** Bytes encoded by a base64 string. */
-export function base64Bytes(data: string): number {
-  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
-  return Math.floor((data.length * 3) / 4) - padding;
 }

@@ -1,5 +1,5 @@
 import { type CallToolResult, CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
-import { abortedResult, progressText, toRuntimeToolResult } from "./call-result.js";
+import { abortedResult, failedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpToolCallRequest, McpToolCaller } from "./mcp-tool.js";
@@ -20,8 +20,10 @@ export interface ToolCallServer {
  * How the server's bound tools run: each call on the supervisor's ready
  * connection (`server_unavailable` at once when it is down), progress as
  * tool updates, the result mapped for the model. A call the turn aborted
- * gets the loop's usual aborted result; any other failure rejects with an
- * `McpServerError` naming the server (the loop makes it the error result).
+ * gets the loop's result for it (`interrupted` once sent, see
+ * `abortedResult`); a failure of the server or the connection is an error
+ * result whose text is the `McpServerError`'s message, naming the server,
+ * and whose `details.error` is its code. Anything else rejects.
  */
 export function toolCaller(server: ToolCallServer, settings: McpSettings): McpToolCaller {
   return async (call) => {
@@ -31,14 +33,18 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
     const outputCheck = server.outputCheck(name);
     const onProgress = (progress: Progress) =>
       onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } });
+    // The SDK sends no request on a signal that has fired already.
+    let sent = false;
     try {
-      const result = await server.useConnection((connection) =>
-        callMcpTool(connection, settings, { name, args, signal, onProgress, outputCheck }),
-      );
+      const result = await server.useConnection((connection) => {
+        sent = !signal.aborted;
+        return callMcpTool(connection, settings, { name, args, signal, onProgress, outputCheck });
+      });
       return toRuntimeToolResult(result, ref);
     } catch (error) {
-      // The SDK has sent notifications/cancelled; the call gets the loop's usual aborted result.
-      if (signal.aborted) return abortedResult(ref);
+      // A call that was sent got notifications/cancelled from the SDK.
+      if (signal.aborted) return abortedResult(ref, sent);
+      if (McpServerError.isInstance(error)) return failedResult(ref, error);
       throw error;
     } finally {
       untrack?.();

@@ -31,7 +31,7 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       case ErrorCode.RequestTimeout:
         return make(McpServerErrorCode.CallTimeout, `did not answer ${request} within ${context.timeoutMs} ms`);
       default:
-        return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${error.message}`);
+        return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${jsonRpcErrorText(error)}`);
     }
   }
   if (isMalformedMessageError(error)) {
@@ -55,6 +55,24 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
 }
 
 /**
+ * Whether a classified failure means the session is gone, so that the
+ * connection is lost and a later turn makes a new one: the process exited
+ * or the transport closed (`server_exited`), or the server could not be
+ * reached (`transport_error`). Not so an HTTP error status the server (or a
+ * proxy before it) answered one request with, a 502 or a 413: that request
+ * failed, the session goes on. Except 404, which the protocol reserves for
+ * a session the server ended (the client must start a new one), and 401
+ * and 403, which a new connection authorizes again.
+ */
+export function losesConnection(error: McpServerError): boolean {
+  if (error.code === McpServerErrorCode.ServerExited) return true;
+  if (error.code !== McpServerErrorCode.TransportError) return false;
+  const { cause } = error;
+  if (!isStreamableHttpError(cause)) return true;
+  return cause.code === 404 || cause.code === 401 || cause.code === 403;
+}
+
+/**
  * True for what the SDK throws when bytes from the server do not form an
  * MCP message: invalid JSON (`SyntaxError`) or JSON that fails the
  * protocol's schema (zod's error, recognised by its `issues` list).
@@ -74,6 +92,19 @@ export function describeMalformed(error: Error): string {
     return path ? `${path}: ${first.message}` : first.message;
   }
   return error.message.split("\n")[0]!;
+}
+
+/**
+ * A JSON-RPC error as `MCP error <code>: <message>`, once. The SDK puts
+ * that prefix before the message it received, and a server written with
+ * the SDK sends its own error's message, prefix included: the prefix
+ * would appear twice.
+ */
+function jsonRpcErrorText(error: McpError): string {
+  const prefix = /^MCP error -?\d+: /;
+  let message = error.message;
+  while (prefix.test(message)) message = message.replace(prefix, "");
+  return `MCP error ${error.code}: ${message}`;
 }
 
 function messageOf(error: unknown): string {

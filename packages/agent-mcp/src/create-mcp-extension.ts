@@ -114,8 +114,8 @@ export interface McpExtension extends Extension {
  * - **Every call answered.** A call the server fails, a server that exits,
  *   hangs past `callTimeoutMs` or writes garbage: that call gets an error
  *   result naming the server, and the turn goes on. An aborted turn cancels
- *   the call with `notifications/cancelled` and records the loop's usual
- *   aborted result.
+ *   the call with `notifications/cancelled` and records the loop's result
+ *   for a call interrupted after it started.
  * - **Restarts.** A lost connection is re-made at a later turn by the
  *   restart policy (`restart`): the first restart at the next turn, further
  *   ones after a growing wait, at most `maxRestarts` in a row, the count

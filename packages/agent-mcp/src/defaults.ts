@@ -47,6 +47,13 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
  */
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
+/**
+ * The most pages one listing (`tools/list`, `resources/list`,
+ * `prompts/list`) follows: a server that keeps handing out new cursors
+ * fails the listing instead of being asked forever.
+ */
+export const MAX_LIST_PAGES = 1_000;
+
 /** How much of a stdio server's stderr is kept, last characters first, for status and error messages. */
 export const STDERR_TAIL_CHARS = 2_000;
 

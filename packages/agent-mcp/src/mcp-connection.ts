@@ -14,7 +14,7 @@ import {
 } from "./classify-mcp-failure.js";
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import { type OpenedTransport, createTransport } from "./mcp-transport.js";
+import { type OpenedTransport, createTransport, spawnFailure } from "./mcp-transport.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { stopProcess } from "./stop-process.js";
@@ -128,6 +128,11 @@ export class McpConnection {
         );
     }
     return connection;
+  }
+
+  /** The extension id, which names the server in errors. */
+  get serverId(): string {
+    return this.settings.id;
   }
 
   /** The server's name and version from the handshake. */
@@ -282,7 +287,7 @@ export class McpConnection {
     const original = McpServerError.isInstance(error) ? error.cause : error;
     let detail: string;
     if (transport.kind === "stdio" && isSpawnError(original)) {
-      detail = `could not start ${JSON.stringify(transport.command)}: ${original.message}`;
+      detail = `could not start ${JSON.stringify(transport.command)}: ${spawnFailure(original, transport.cwd)}`;
     } else {
       const failure = McpServerError.isInstance(error)
         ? error

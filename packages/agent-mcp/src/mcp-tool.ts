@@ -9,7 +9,6 @@ import type { ToolSchema } from "@turnkit/agent-loop";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDetails } from "./call-result.js";
 import type { McpToolHints, McpToolSummary } from "./mcp-status.js";
-import { exposedToolName } from "./tool-names.js";
 
 /** One call of a server's tool, as the loop makes it. */
 export interface McpToolCallRequest {
@@ -40,16 +39,16 @@ export interface McpToolNaming {
 }
 
 /**
- * Turns one entry of `tools/list` into a `RuntimeTool`: the server's
+ * Turns one entry of `tools/list` into a `RuntimeTool` the model knows as
+ * `name` (see `exposedToolNames`), of the server `serverId`: the server's
  * `inputSchema` is the `parameters` object as received (validated by the
  * loop as plain JSON Schema, never converted), `readOnlyHint: true` makes it
  * `parallel`, anything else `sequential`. A tool without a description gets
  * one naming the server. Its annotations become {@link McpToolHints} in the
  * summary. Calls go through `call`.
  */
-export function bindMcpTool(tool: Tool, naming: McpToolNaming, call: McpToolCaller): BoundMcpTool {
-  const name = exposedToolName(tool.name, naming.toolPrefix, naming.toolNames);
-  const description = tool.description?.trim() || `Tool "${tool.name}" of the MCP server "${naming.serverId}".`;
+export function bindMcpTool(tool: Tool, name: string, serverId: string, call: McpToolCaller): BoundMcpTool {
+  const description = tool.description?.trim() || `Tool "${tool.name}" of the MCP server "${serverId}".`;
   const executionMode = tool.annotations?.readOnlyHint === true ? "parallel" : "sequential";
   const label = tool.title ?? tool.annotations?.title;
   const runtimeTool = defineRuntimeTool({

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
@@ -65,5 +66,26 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
       const unreachable: never = settings;
       return unreachable;
     }
+  }
+}
+
+/**
+ * Why a stdio server's process could not be spawned, in words. Node reports
+ * a working directory that does not exist as the command not found
+ * (`spawn node ENOENT`), which sends the host looking at the wrong option:
+ * that case names `server.cwd` instead.
+ */
+export function spawnFailure(error: Error, cwd: string | undefined): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT" && cwd !== undefined && !isDirectory(cwd))
+    return `its working directory ${JSON.stringify(cwd)} (server.cwd) is not a directory that exists (${error.message})`;
+  return error.message;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -22,12 +22,12 @@ export class PromptAccess {
 
   /** Every prompt of `prompts/list` (all pages); the status's `promptsOutdated` is cleared. */
   async list(): Promise<Prompt[]> {
-    const prompts = await this.supervisor.useConnection(
-      (connection) => listAll(connection, "prompts", this.settings.callTimeoutMs, this.never),
-      true,
+    return this.supervisor.outdated.fetching("prompts", () =>
+      this.supervisor.useConnection(
+        (connection) => listAll(connection, "prompts", this.settings.callTimeoutMs, this.never),
+        true,
+      ),
     );
-    this.supervisor.listed("prompts");
-    return prompts;
   }
 
   /** `prompts/get` of `name` with `args`, as the server answered it. */

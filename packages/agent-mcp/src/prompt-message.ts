@@ -1,11 +1,12 @@
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TurnInputMessage } from "@turnkit/agent-core";
-import { base64Bytes } from "./call-result.js";
+import { base64Bytes, modelImage } from "./model-images.js";
 
 /**
  * A prompt the user picked, expanded into the turn's user message
  * (`RunTurnInput.userMessage`): the text of its messages joined by blank
- * lines, its images as the message's images. An embedded text resource
+ * lines, its images as the message's images (those of a type models do not
+ * take as a line naming them, see `modelImage`). An embedded text resource
  * becomes text headed by its URI; audio, binary resources and resource
  * links become one line each naming them. Every message of the prompt
  * counts, whatever its role: a prompt is the user's request, however its
@@ -19,9 +20,12 @@ export function promptUserMessage(result: GetPromptResult): TurnInputMessage {
       case "text":
         parts.push(content.text);
         break;
-      case "image":
-        images.push({ type: "image", data: content.data, mimeType: content.mimeType });
+      case "image": {
+        const image = modelImage(content.data, content.mimeType);
+        if (image.type === "image") images.push(image);
+        else parts.push(image.text);
         break;
+      }
       case "audio":
         parts.push(`[audio, ${content.mimeType}, ${base64Bytes(content.data)} bytes: not shown]`);
         break;

@@ -30,12 +30,12 @@ export class ResourceAccess {
 
   /** Every resource of `resources/list` (all pages); the status's `resourcesOutdated` is cleared. */
   async list(): Promise<Resource[]> {
-    const resources = await this.supervisor.useConnection(
-      (connection) => listAll(connection, "resources", this.settings.callTimeoutMs, this.never),
-      true,
+    return this.supervisor.outdated.fetching("resources", () =>
+      this.supervisor.useConnection(
+        (connection) => listAll(connection, "resources", this.settings.callTimeoutMs, this.never),
+        true,
+      ),
     );
-    this.supervisor.listed("resources");
-    return resources;
   }
 
   /** `resources/read` of `uri`, as the server answered it. */

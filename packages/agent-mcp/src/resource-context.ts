@@ -1,7 +1,7 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import { type HiddenContextMessage, createHiddenMessage } from "@turnkit/agent-core";
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { base64Bytes } from "./call-result.js";
+import { base64Bytes, modelImage } from "./model-images.js";
 
 /**
  * A resource the host chose to attach to a turn, as a hidden message for
@@ -10,8 +10,8 @@ import { base64Bytes } from "./call-result.js";
  * the extension id as `source`):
  *
  * - text contents: `Resource <uri>, <mime>:` then the text;
- * - image blobs: the image (base64 and MIME type unchanged), after a line
- *   naming it;
+ * - image blobs: the image after a line naming it, when models take its
+ *   type (PNG, JPEG, GIF, WebP), else one line naming it (see `modelImage`);
  * - other blobs: one line naming the URI, type and size (the bytes are not
  *   sent).
  */
@@ -22,8 +22,9 @@ export function resourceContextMessage(serverId: string, result: ReadResourceRes
     if ("text" in item && typeof item.text === "string") {
       content.push({ type: "text", text: `Resource ${item.uri}${type}:\n${item.text}` });
     } else if ("blob" in item && typeof item.blob === "string" && item.mimeType?.startsWith("image/")) {
-      content.push({ type: "text", text: `Resource ${item.uri}${type}:` });
-      content.push({ type: "image", data: item.blob, mimeType: item.mimeType });
+      const image = modelImage(item.blob, item.mimeType, `resource ${item.uri}`);
+      if (image.type === "image") content.push({ type: "text", text: `Resource ${item.uri}${type}:` });
+      content.push(image);
     } else if ("blob" in item && typeof item.blob === "string") {
       content.push({
         type: "text",

@@ -11,6 +11,7 @@ import { emptyUsage } from "@turnkit/agent-loop/internal";
 import { type CallsInFlight, turnKey } from "./calls-in-flight.js";
 import { MAX_SAMPLING_TURNS } from "./defaults.js";
 import { withScopedSignal } from "./scoped-signal.js";
+import { modelImage } from "./model-images.js";
 
 /** What a turn lends the server for sampling: its auxiliary stream function and model. */
 interface TurnModel {
@@ -94,7 +95,7 @@ export class SamplingBroker {
   }
 }
 
-/** The request as a pi-ai context: the server's system prompt and messages, text and images. */
+/** The request as a pi-ai context: the server's system prompt and messages, text and images (of types models take, see `modelImage`). */
 function samplingContext(params: CreateMessageRequest["params"], model: Model<any>): Context {
   const messages = params.messages.map((message): UserMessage | AssistantMessage => {
     const blocks = (Array.isArray(message.content) ? message.content : [message.content]).map(
@@ -103,7 +104,7 @@ function samplingContext(params: CreateMessageRequest["params"], model: Model<an
           case "text":
             return { type: "text", text: block.text };
           case "image":
-            return { type: "image", data: block.data, mimeType: block.mimeType };
+            return modelImage(block.data, block.mimeType);
           case "audio":
             return { type: "text", text: `[audio, ${block.mimeType}: not supported]` };
           default:

@@ -1,13 +1,15 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
 import { toolCaller } from "./call-tool.js";
+import { losesConnection } from "./classify-mcp-failure.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
-import { listAll } from "./server-lists.js";
-import { type ConnectionEvents, McpConnection, type ServerListKind } from "./mcp-connection.js";
+import { listTools } from "./server-lists.js";
+import { type ConnectionEvents, McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpServerState, McpServerStatus } from "./mcp-status.js";
 import type { McpToolCallRequest } from "./mcp-tool.js";
+import { OutdatedLists } from "./outdated-lists.js";
 import { RestartSchedule } from "./restart-schedule.js";
 import { StatusListeners } from "./status-listeners.js";
 import { StderrTail } from "./stderr-tail.js";
@@ -43,7 +45,7 @@ export class ServerSupervisor {
   /** The latest tool list (kept while the server is down: the tools stay listed, their calls fail). */
   readonly catalog: ToolCatalog;
   /** Lists the server announced a change of since they were last fetched. */
-  private readonly outdated: Record<ServerListKind, boolean> = { tools: false, resources: false, prompts: false };
+  readonly outdated = new OutdatedLists(() => this.emit());
   private schedule: RestartSchedule;
   private lastError: McpServerError | undefined;
   private serverInfo: McpServerStatus["serverInfo"];
@@ -54,9 +56,7 @@ export class ServerSupervisor {
   private readonly listeners: StatusListeners;
   private readonly events: ConnectionEvents = {
     onListChanged: (connection, kind) => {
-      if (connection !== this.connection) return;
-      this.outdated[kind] = true;
-      this.emit();
+      if (connection === this.connection) this.outdated.set(kind, true);
     },
     onResourceUpdated: (connection, uri) => {
       if (connection === this.connection) this.features.onResourceUpdated?.(uri);
@@ -84,13 +84,6 @@ export class ServerSupervisor {
     );
   }
 
-  /** The host fetched the server's `kind` list: it is no longer outdated. */
-  listed(kind: ServerListKind): void {
-    if (!this.outdated[kind]) return;
-    this.outdated[kind] = false;
-    this.emit();
-  }
-
   /** The SDK client of the current session while the server is ready; `undefined` otherwise. */
   get client(): Client | undefined {
     return this.state === "ready" ? this.connection?.client : undefined;
@@ -103,9 +96,9 @@ export class ServerSupervisor {
       transport: this.settings.transport.kind,
       state: this.state,
       tools: this.catalog.summaries,
-      toolsOutdated: this.outdated.tools,
-      resourcesOutdated: this.outdated.resources,
-      promptsOutdated: this.outdated.prompts,
+      toolsOutdated: this.outdated.has("tools"),
+      resourcesOutdated: this.outdated.has("resources"),
+      promptsOutdated: this.outdated.has("prompts"),
       restarts: this.schedule.restarts,
       maxRestarts: this.settings.restart.maxRestarts,
       totalRestarts: this.schedule.totalRestarts,
@@ -197,8 +190,7 @@ export class ServerSupervisor {
     } catch (error) {
       if (!McpServerError.isInstance(error)) throw error;
       if (this.isDisposed()) throw this.unavailable();
-      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
-        this.lose(connection, error);
+      if (losesConnection(error)) this.lose(connection, error);
       else if (error !== connection.lostReason) this.record(error);
       throw error;
     }
@@ -226,7 +218,7 @@ export class ServerSupervisor {
         return this.open();
       case "ready":
         if (this.schedule.forgiveIfHealthy()) this.emit();
-        if (this.outdated.tools && this.connection) await this.refreshTools(this.connection);
+        if (this.outdated.has("tools") && this.connection) await this.refreshTools(this.connection);
         return;
       case "connecting":
       case "disposed":
@@ -253,8 +245,8 @@ export class ServerSupervisor {
       if (this.isDisposed()) return this.retire(connection);
       this.connection = connection;
       this.serverInfo = connection.serverInfo;
-      this.outdated.tools = false;
-      this.catalog.bind(await listAll(connection, "tools", this.settings.connectTimeoutMs, this.disposal.signal));
+      this.outdated.set("tools", false);
+      this.catalog.bind(await listTools(connection, this.settings.connectTimeoutMs, this.disposal.signal));
       if (this.isDisposed() || this.connection !== connection) return;
       this.schedule.connected();
       this.setState("ready");
@@ -280,16 +272,15 @@ export class ServerSupervisor {
 
   /** A failed refresh keeps the previous list and tries again next turn. */
   private async refreshTools(connection: McpConnection): Promise<void> {
-    this.outdated.tools = false;
+    this.outdated.set("tools", false);
     try {
-      const tools = await listAll(connection, "tools", this.settings.connectTimeoutMs, this.disposal.signal);
+      const tools = await listTools(connection, this.settings.connectTimeoutMs, this.disposal.signal);
       if (connection === this.connection) this.catalog.bind(tools);
       this.emit();
     } catch (error) {
       if (connection !== this.connection || !McpServerError.isInstance(error)) return;
-      this.outdated.tools = true;
-      if (error.code === McpServerErrorCode.ServerExited || error.code === McpServerErrorCode.TransportError)
-        this.lose(connection, error);
+      this.outdated.set("tools", true);
+      if (losesConnection(error)) this.lose(connection, error);
       else this.record(error);
     }
   }

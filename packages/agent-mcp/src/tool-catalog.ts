@@ -3,6 +3,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolHints, McpToolSummary } from "./mcp-status.js";
 import { type BoundMcpTool, type McpToolCaller, type McpToolNaming, bindMcpTool } from "./mcp-tool.js";
 import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
+import { exposedToolNames } from "./tool-names.js";
 
 /**
  * The server's latest tool list, bound for turns: the runtime tools, their
@@ -18,10 +19,21 @@ export class ToolCatalog {
     private readonly call: McpToolCaller,
   ) {}
 
-  /** Replaces the list with `tools` from `tools/list`. */
+  /**
+   * Replaces the list with `tools` from `tools/list`. A name the server
+   * listed twice is its first entry only: calls name a tool, so a second
+   * entry could never be called.
+   */
   bind(tools: readonly Tool[]): void {
-    this.bound = tools.map((tool) => bindMcpTool(tool, this.naming, this.call));
-    this.checks = compileOutputChecks(tools);
+    const byName = new Map<string, Tool>();
+    for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+    const unique = [...byName.values()];
+    const names = exposedToolNames(
+      unique.map((tool) => tool.name),
+      this.naming,
+    );
+    this.bound = unique.map((tool, index) => bindMcpTool(tool, names[index]!, this.naming.serverId, this.call));
+    this.checks = compileOutputChecks(unique);
   }
 
   /** The runtime tools, in the server's order. */

@@ -10,7 +10,7 @@ import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 describe("aborting a turn cancels the MCP call on the server", () => {
   for (const transport of ["stdio", "http"] as const) {
-    it(`over ${transport}: the server receives notifications/cancelled for the call, and the call gets the usual aborted result`, async () => {
+    it(`over ${transport}: the server receives notifications/cancelled for the call, and the call gets the loop's result for a call interrupted after it started`, async () => {
       let log: () => FixtureLogEntry[];
       let server;
       if (transport === "http") {
@@ -46,7 +46,7 @@ describe("aborting a turn cancels the MCP call on the server", () => {
         expect.objectContaining({
           toolName: "wait_for_cancel",
           isError: true,
-          text: ToolResultText.aborted,
+          text: ToolResultText.interrupted, // it ran on the server: never "not executed"
           details: { server: "waiter", tool: "wait_for_cancel", cancelled: true },
         }),
       ]);

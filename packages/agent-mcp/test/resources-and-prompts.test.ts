@@ -5,6 +5,7 @@ import { McpServerError, createMcpExtension } from "../src/index.js";
 import { FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 const png = { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" };
@@ -130,5 +131,19 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
     await waitUntil(() => (updates.length === 1 ? true : undefined));
     await expect(mcp.readResource("file:///missing")).rejects.toMatchObject({ code: "server_error" });
     await runtime.dispose();
+  });
+
+  it("a change the server announces while the host lists its resources keeps the list outdated: the answer may not have it", async () => {
+    const server = await startUnusualServer({
+      capabilities: { resources: { listChanged: true } },
+      changeWhileListing: true,
+    });
+    const mcp = createMcpExtension({ id: "moving", server: { url: server.url } });
+
+    await mcp.listResources();
+    expect(mcp.status.resourcesOutdated).toBe(true);
+    await mcp.listResources(); // nothing announced this time
+    expect(mcp.status.resourcesOutdated).toBe(false);
+    await mcp.dispose();
   });
 });

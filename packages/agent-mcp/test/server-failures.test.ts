@@ -65,6 +65,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
       { isError: true, text: 'MCP server "sleepy" did not answer tools/call "hang" within 300 ms' },
       { isError: false, text: "echo: still works" },
     ]);
+    expect(toolResults[0]!.details).toEqual({ server: "sleepy", tool: "hang", error: "call_timeout" });
     await fixture.waitFor((entry) => entry.event === "cancelled");
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, lastError: { code: "call_timeout" } });
     await runtime.dispose();
@@ -187,5 +188,23 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
       'MCP server "missing" could not connect: could not start "turnkit-no-such-command": spawn turnkit-no-such-command ENOENT',
     );
     await runtime.dispose();
+  });
+
+  it("a working directory that does not exist is named as the problem, not the command (which Node reports as not found)", async () => {
+    const mcp = createMcpExtension({
+      id: "misplaced",
+      server: { command: process.execPath, args: ["-e", ""], cwd: "/turnkit-no-such-directory" },
+    });
+
+    const error = await mcp.connect().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+
+    expect(error).toMatchObject({
+      code: "connect_failed",
+      message: `MCP server "misplaced" could not connect: could not start ${JSON.stringify(process.execPath)}: its working directory "/turnkit-no-such-directory" (server.cwd) is not a directory that exists (spawn ${process.execPath} ENOENT)`,
+    });
+    await mcp.dispose();
   });
 });

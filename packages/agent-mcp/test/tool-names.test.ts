@@ -4,6 +4,7 @@ import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 async function twoServers(options: { toolNamePrefix?: string } = {}): Promise<[HttpFixture, HttpFixture]> {
@@ -91,6 +92,49 @@ describe("tool names across servers", () => {
       text: "echo: safe",
       details: { server: "files", tool: "files.v2/echo" },
     });
+    await runtime.dispose();
+  });
+});
+
+describe("tool names one server makes the same", () => {
+  const long = (tail: string) => `search_the_entire_knowledge_base_of_the_organisation_for_documents_${tail}`;
+  const serverNames = ["搜索", "翻译", "get.user", "get_user", long("by_title"), long("by_author"), "echo", "echo"];
+
+  it("names made safe that would collide or be cut end in a hash of the server's name; each call reaches its own tool, and the turn runs", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: serverNames.map((name) => ({ name, description: `the tool ${name}`, inputSchema: { type: "object" } })),
+    });
+    const mcp = createMcpExtension({ id: "wide", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const status = await mcp.connect();
+    const exposed = status.tools.map((tool) => tool.name);
+
+    expect(status.tools.map((tool) => tool.serverToolName)).toEqual(serverNames.slice(0, 7)); // echo once
+    expect(exposed).toEqual([
+      expect.stringMatching(/^___[0-9a-f]{6}$/),
+      expect.stringMatching(/^___[0-9a-f]{6}$/),
+      expect.stringMatching(/^get_user_[0-9a-f]{6}$/),
+      "get_user",
+      expect.stringMatching(/^search_the_entire_knowledge_base_of_the_organisation_for__[0-9a-f]{6}$/),
+      expect.stringMatching(/^search_the_entire_knowledge_base_of_the_organisation_for__[0-9a-f]{6}$/),
+      "echo",
+    ]);
+    expect(new Set(exposed).size).toBe(exposed.length);
+    for (const name of exposed) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response(exposed.map((name) => toolCall(name, {}))), "Done."],
+    });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.toolResults.map((result) => (result.details as { tool: string }).tool)).toEqual(
+      serverNames.slice(0, 7),
+    );
+    expect(turn.toolResults.every((result) => !result.isError)).toBe(true);
+    const again = await runMcpTurn({ runtime, turnId: "t2", script: ["Done."] });
+    expect(again.model.requests[0]!.context.tools!.map((tool) => tool.name)).toEqual(exposed); // the same names next time
     await runtime.dispose();
   });
 });

@@ -1,0 +1,78 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { describe, expect, it } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+const tools: Tool[] = ["ok", "bad_gateway", "too_large", "gone"].map((name) => ({
+  name,
+  inputSchema: { type: "object" },
+}));
+const STATUSES: Record<string, number> = { bad_gateway: 502, too_large: 413, gone: 404 };
+
+describe("an HTTP error status answering one request", () => {
+  it("a proxy's 502 or a 413 fails that call only: the turn's other calls reach the server, and the session stays", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools,
+      httpStatusFor: (name) => STATUSES[name],
+    });
+    const mcp = createMcpExtension({ id: "proxied", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [
+        response([toolCall("bad_gateway", {})]),
+        response([toolCall("ok", {}), toolCall("too_large", {}), toolCall("ok", {})]),
+        "Done.",
+      ],
+    });
+
+    expect(turn.toolResults.map(({ toolName, isError, text }) => ({ toolName, isError, text }))).toEqual([
+      {
+        toolName: "bad_gateway",
+        isError: true,
+        text: 'MCP server "proxied" could not be reached for tools/call "bad_gateway" (HTTP 502): Error POSTing to endpoint: refused with 502',
+      },
+      { toolName: "ok", isError: false, text: "ok {}" },
+      {
+        toolName: "too_large",
+        isError: true,
+        text: 'MCP server "proxied" could not be reached for tools/call "too_large" (HTTP 413): Error POSTing to endpoint: refused with 413',
+      },
+      { toolName: "ok", isError: false, text: "ok {}" },
+    ]);
+    expect(turn.toolResults.map((result) => (result.details as { error?: string }).error)).toEqual([
+      "transport_error",
+      undefined,
+      "transport_error",
+      undefined,
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
+    expect(server.listCursors).toEqual([undefined]); // one session, listed once
+    await runtime.dispose();
+  });
+
+  it("a 404 says the server ended the session: the connection is lost, and the next turn starts a new session", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools,
+      httpStatusFor: (name) => STATUSES[name],
+    });
+    const mcp = createMcpExtension({ id: "forgetful", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const first = await runMcpTurn({ runtime, script: [response([toolCall("gone", {})]), "Done."] });
+    expect(first.toolResults[0]).toMatchObject({ isError: true, text: expect.stringContaining("(HTTP 404)") });
+    expect(mcp.status.state).toBe("failed");
+
+    const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("ok", {})]), "Done."] });
+    expect(next.toolResults[0]).toMatchObject({ isError: false, text: "ok {}" });
+    expect(mcp.status).toMatchObject({ state: "ready", totalRestarts: 1 });
+    expect(server.listCursors).toEqual([undefined, undefined]);
+    await runtime.dispose();
+  });
+});

@@ -1,0 +1,73 @@
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { describe, expect, it } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import { FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString("base64");
+
+describe("images of types models do not take", () => {
+  it("a tool's SVG or BMP image becomes a line naming it; PNG, JPEG (also as image/jpg or in capitals), GIF and WebP stay images", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [{ name: "chart", inputSchema: { type: "object" } }],
+      call: () => ({
+        content: [
+          { type: "image", data: SVG, mimeType: "image/svg+xml" },
+          { type: "image", data: "Qk0=", mimeType: "image/bmp" },
+          { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
+          { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/jpg" },
+          { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "IMAGE/WEBP" },
+        ],
+      }),
+    });
+    const mcp = createMcpExtension({ id: "charts", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("chart", {})]), "Done."] });
+
+    expect(turn.toolResults[0]!.content).toEqual([
+      {
+        type: "text",
+        text: "[image, image/svg+xml, 41 bytes: not shown (models take PNG, JPEG, GIF and WebP images)]",
+      },
+      { type: "text", text: "[image, image/bmp, 2 bytes: not shown (models take PNG, JPEG, GIF and WebP images)]" },
+      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
+      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/jpeg" },
+      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/webp" },
+    ]);
+    // What the model was sent next: the same blocks, no SVG.
+    const sent = JSON.stringify(turn.model.requests[1]!.context.messages);
+    expect(sent).not.toContain('image/svg+xml"');
+    await runtime.dispose();
+  });
+
+  it("a resource attached as context and a prompt's image follow the same rule", async () => {
+    const server = await startUnusualServer({
+      capabilities: { resources: {}, prompts: {} },
+      contents: (uri) => [{ uri, mimeType: "image/svg+xml", blob: SVG }],
+      promptMessages: [
+        { role: "user", content: { type: "text", text: "Describe the chart." } },
+        { role: "user", content: { type: "image", data: SVG, mimeType: "image/svg+xml" } },
+      ],
+    });
+    const mcp = createMcpExtension({ id: "charts", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const context = await mcp.resourceAsContext("mem://chart.svg");
+    const prompt = await mcp.expandPrompt("hello");
+
+    expect(context.content).toEqual([
+      {
+        type: "text",
+        text: "[resource mem://chart.svg, image/svg+xml, 41 bytes: not shown (models take PNG, JPEG, GIF and WebP images)]",
+      },
+    ]);
+    expect(prompt).toEqual({
+      text: "Describe the chart.\n\n[image, image/svg+xml, 41 bytes: not shown (models take PNG, JPEG, GIF and WebP images)]",
+    });
+    await runtime.dispose();
+  });
+});

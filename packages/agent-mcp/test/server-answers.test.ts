@@ -1,0 +1,54 @@
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { describe, expect, it } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+describe("failures a server reports in its answer", () => {
+  it("errors its handler throws read once each, and an isError result without content still says what happened", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: ["throws_mcp", "throws_plain", "fails_silently"].map((name) => ({
+        name,
+        inputSchema: { type: "object" },
+      })),
+      call: (name) => {
+        if (name === "throws_mcp") throw new McpError(ErrorCode.InvalidParams, "q is required");
+        if (name === "throws_plain") throw new Error("database is down");
+        return { content: [], isError: true };
+      },
+    });
+    const mcp = createMcpExtension({ id: "odd", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [
+        response([toolCall("throws_mcp", {}), toolCall("throws_plain", {}), toolCall("fails_silently", {})]),
+        "Done.",
+      ],
+    });
+
+    expect(turn.toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      {
+        isError: true,
+        text: 'MCP server "odd" answered tools/call "throws_mcp" with an error: MCP error -32602: q is required',
+      },
+      {
+        isError: true,
+        text: 'MCP server "odd" answered tools/call "throws_plain" with an error: MCP error -32603: database is down',
+      },
+      { isError: true, text: 'MCP server "odd" reported that tools/call "fails_silently" failed, without a message' },
+    ]);
+    // The host reads why each call failed from its details: the McpServerError's code, or none for the server's own isError result.
+    expect(turn.toolResults.map((result) => result.details)).toEqual([
+      { server: "odd", tool: "throws_mcp", error: "server_error" },
+      { server: "odd", tool: "throws_plain", error: "server_error" },
+      { server: "odd", tool: "fails_silently" },
+    ]);
+    expect(mcp.status.state).toBe("ready");
+    await runtime.dispose();
+  });
+});

@@ -1,0 +1,76 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { describe, expect, it } from "vitest";
+import { createMcpExtension, McpServerError } from "../src/index.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+const tools: Tool[] = ["one", "two", "three", "four", "five", "six", "seven"].map((name) => ({
+  name,
+  inputSchema: { type: "object" },
+}));
+
+describe("tool lists as other servers page them", () => {
+  it("a paged tools/list is followed to its last page, and the model gets every tool in the server's order", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {} }, tools, pageSize: 3 });
+    const mcp = createMcpExtension({ id: "paged", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("seven", {})]), "Done."] });
+
+    expect(server.listCursors).toEqual([undefined, "page-3", "page-6"]);
+    expect(turn.model.requests[0]!.context.tools!.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    expect(turn.toolResults).toMatchObject([{ toolName: "seven", isError: false, text: "seven {}" }]);
+    await runtime.dispose();
+  });
+
+  it("a server that gives the same nextCursor again fails the listing with protocol_error instead of being asked forever", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {} }, tools, pageSize: 2, cursors: "repeat" });
+    const mcp = createMcpExtension({ id: "looping", server: { url: server.url }, restart: { maxRestarts: 0 } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const error = await mcp.connect().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+
+    expect(McpServerError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: "protocol_error",
+      message:
+        'MCP server "looping" answered tools/list with a nextCursor it had already given ("more"): the list would never end',
+    });
+    expect(server.listCursors).toEqual([undefined, "more"]);
+    expect(mcp.status).toMatchObject({ state: "gave_up", tools: [] });
+    await runtime.dispose();
+  });
+
+  it('an empty nextCursor ("") ends the list like an absent one', async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {} }, tools, cursors: "empty" });
+    const mcp = createMcpExtension({ id: "empty-cursor", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const status = await mcp.connect();
+
+    expect(server.listCursors).toEqual([undefined]);
+    expect(status.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    await runtime.dispose();
+  });
+
+  it("a server without the tools capability (resources and prompts only) is ready with no tools, and its resources and prompts work", async () => {
+    const server = await startUnusualServer({ capabilities: { resources: {}, prompts: {} } });
+    const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: ["Hello."] });
+
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.events.filter((event) => event.type === "runtime.warning")).toEqual([]);
+    expect(mcp.status).toMatchObject({ state: "ready", tools: [], lastError: undefined });
+    expect(server.listCursors).toEqual([]); // tools/list was never asked
+    expect(await mcp.listResources()).toEqual([{ uri: "mem://readme", name: "readme", mimeType: "text/plain" }]);
+    expect(await mcp.expandPrompt("hello")).toMatchObject({ text: "Say hello." });
+    await runtime.dispose();
+  });
+});
