@@ -7,7 +7,9 @@ import {
   type RuntimeEventType,
   isTerminalStatus,
 } from "@turnkit/protocol";
-import { ABANDONED, settleOrAbandon } from "@turnkit/agent-loop/internal";
+import { randomUUID } from "node:crypto";
+import { ABANDONED, errorText, settleOrAbandon } from "@turnkit/agent-loop/internal";
+import { describeValue } from "../messages/content-checks.js";
 
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
 export interface EventWriter {
@@ -31,10 +33,17 @@ export interface EventWriter {
   push(event: RuntimeEvent): void | Promise<void>;
 }
 
-/** Told about a writer's first failure. */
+/** Told about a writer's first failure, and about the host's event ids failing. */
 export interface WriterFailureListener {
   /** Errors it throws are ignored: the failure is recorded either way. */
   writerFailed(error: unknown): void;
+  /**
+   * The host's `newEventId` threw or answered with no non-empty string
+   * (`problem` says which, as "failed: ..." or "returned ..."). Told once,
+   * right after the event it failed for was queued; the queue's own ids
+   * stand in from then on.
+   */
+  eventIdsFailed?(problem: string): void;
 }
 
 /** An event waiting behind a busy writer: it gets its `seq` when it is handed over. */
@@ -86,6 +95,10 @@ export class SerialEventQueue {
   private readonly sessionId: string;
   private readonly turnId: string;
   private readonly newEventId: () => string;
+  /** The queue's own event ids, once the host's failed. */
+  private ownEventIds: (() => string) | undefined;
+  /** How the host's ids failed, until the listener was told. */
+  private eventIdProblem: string | undefined;
 
   constructor(
     private readonly writer: EventWriter,
@@ -114,7 +127,39 @@ export class SerialEventQueue {
     origin?: EventOrigin,
   ): void {
     if (this.sealed) return;
-    const eventId = this.newEventId();
+    this.queue(this.nextEventId(), type, payload, origin);
+    const problem = this.eventIdProblem;
+    if (problem === undefined) return;
+    this.eventIdProblem = undefined;
+    try {
+      this.failures.eventIdsFailed?.(problem);
+    } catch {
+      // The listener's own failure changes nothing: the queue's ids stand in either way.
+    }
+  }
+
+  /** The host's next event id; once it throws or answers with no non-empty string, the queue's own (see {@link WriterFailureListener.eventIdsFailed}). */
+  private nextEventId(): string {
+    if (this.ownEventIds) return this.ownEventIds();
+    try {
+      const id: unknown = this.newEventId();
+      if (typeof id === "string" && id !== "") return id;
+      this.eventIdProblem = `returned ${describeValue(id)}, not a non-empty string`;
+    } catch (error) {
+      this.eventIdProblem = `failed: ${errorText(error)}`;
+    }
+    const prefix = `evt_${randomUUID()}_`;
+    let next = 0;
+    this.ownEventIds = () => prefix + (++next).toString(36);
+    return this.ownEventIds();
+  }
+
+  private queue<TType extends RuntimeEventType>(
+    eventId: string,
+    type: TType,
+    payload: RuntimeEventPayloadMap[TType],
+    origin: EventOrigin | undefined,
+  ): void {
     const terminal =
       !origin &&
       type === "session.status" &&
@@ -220,7 +265,7 @@ export class SerialEventQueue {
     this.writing = undefined;
     const dropped = this.behindWriter.splice(0);
     const terminal = dropped[dropped.length - 1] === this.terminal ? dropped.pop() : undefined;
-    if (dropped.length > 0) this.handOver(this.newEventId(), "debug.trace", this.droppedNotice(dropped), undefined);
+    if (dropped.length > 0) this.handOver(this.nextEventId(), "debug.trace", this.droppedNotice(dropped), undefined);
     if (terminal) this.handOver(terminal.eventId, terminal.type, terminal.payload, terminal.origin);
   }
 

@@ -2,6 +2,7 @@ import type { AgentEvent } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StepReport } from "@turnkit/protocol";
 import { EventBridge } from "../event-bridge/event-bridge.js";
+import { describeValue } from "../messages/content-checks.js";
 import { runAfterLlmHooks } from "./after-llm-hooks.js";
 import { isErrorOrAborted } from "./assistant-message.js";
 import { deliverHistory } from "./history-delivery.js";
@@ -120,8 +121,9 @@ export class TurnEventBridge extends EventBridge {
 }
 
 /**
- * The host's message id allocator, as a host call of the turn: a failure
- * fails the turn as the host's fault (`internal`, naming the allocator),
+ * The host's message id allocator, as a host call of the turn: a failure,
+ * or an answer that is not a non-empty string, fails the turn as the host's
+ * fault (`internal`, naming the allocator),
  * never the provider's; an allocator still pending past the abort grace is
  * given up on. Rejects in both cases, so the bridge never names a message.
  */
@@ -137,7 +139,7 @@ function allocateMessageId(turn: TurnState): string | Promise<string> {
     });
   }
   // An id known at once is used at once: the bridge then makes the loop wait for nothing.
-  return typeof answer === "string" ? answer : awaitMessageId(turn, () => answer);
+  return typeof answer === "string" && answer !== "" ? answer : awaitMessageId(turn, () => answer);
 }
 
 /** The allocator's answer (`call` returns it, or throws what the allocator threw) as a host call of the turn. */
@@ -154,5 +156,10 @@ async function awaitMessageId(turn: TurnState, call: () => string | Promise<stri
     throw error;
   }
   if (id === ABANDONED) throw new HookAbandonedError("allocateMessageId");
+  if (typeof id !== "string" || id === "") {
+    const message = `The host callback allocateMessageId returned ${describeValue(id)}, not a non-empty string`;
+    failTurn(turn, { code: ErrorCode.Internal, message }, true);
+    throw new Error(message);
+  }
   return id;
 }

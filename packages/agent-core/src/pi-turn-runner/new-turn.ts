@@ -94,6 +94,11 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     return this.auxiliaryCalls;
   }
 
+  /** The host's `newEventId` failed (the queue's own ids stand in): the turn fails as the host's fault. */
+  eventIdsFailed(problem: string): void {
+    failTurn(this, { code: ErrorCode.Internal, message: `The host callback newEventId ${problem}` }, true);
+  }
+
   /** The host's writer failed: the turn fails as the host's fault. */
   writerFailed(error: unknown): void {
     failTurn(this, { code: ErrorCode.Internal, message: `The event writer failed: ${errorText(error)}` }, true);

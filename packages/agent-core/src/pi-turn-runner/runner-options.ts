@@ -23,9 +23,18 @@ export type TurnMetricsSink = (metric: { name: string; value: number; attrs: Rec
  * with each `RunTurnInput`.
  */
 export interface PiTurnRunnerOptions {
-  /** Names assistant messages. Default: `msg_<uuid>`. */
+  /**
+   * Names assistant messages: a non-empty string, or a promise of one.
+   * Default: `msg_<uuid>`. A throw, a rejection or any other answer fails
+   * the turn (`internal`, naming the callback).
+   */
   allocateMessageId?: MessageIdAllocator;
-  /** Names runtime events. Default: `evt_<uuid of this runner>_<counter>`, unique per runner. */
+  /**
+   * Names runtime events: a non-empty string, synchronously. Default:
+   * `evt_<uuid of this runner>_<counter>`, unique per runner. A throw or any
+   * other answer fails the turn (`internal`, naming the callback); the
+   * runner's own ids then name the rest of its events.
+   */
   newEventId?: () => string;
   /** Time for backoff, timeouts and tool durations. Default: the system clock. */
   clock?: Clock;

@@ -55,6 +55,7 @@ const cases: Case[] = [
       },
     }),
   },
+  { callback: "newEventId", input: () => ({}), runnerOptions: (message) => ({ newEventId: fail(message) }) },
 ];
 
 describe("a throwing host callback ends the turn internal, naming the callback", () => {
@@ -98,4 +99,24 @@ describe("a throwing host callback ends the turn internal, naming the callback",
     expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
     expect((turn.outcome as { message: string }).message).toContain("getSteeringMessages");
   });
+
+  for (const [callback, answer, runnerOptions] of [
+    ["allocateMessageId", "5", { allocateMessageId: () => 5 }],
+    ["allocateMessageId", '""', { allocateMessageId: async () => "" }],
+    ["newEventId", "undefined", { newEventId: () => undefined }],
+  ] as const) {
+    it(`${callback} answering ${answer} fails the turn the same way; every event still has an id and a seq`, async () => {
+      const turn = await runCheckedTurn({ script: ["answer"], runnerOptions: runnerOptions as PiTurnRunnerOptions });
+      expect(turn.outcome).toMatchObject({
+        kind: "failed",
+        error: {
+          code: ErrorCode.Internal,
+          message: `The host callback ${callback} returned ${answer}, not a non-empty string`,
+        },
+      });
+      expect(turn.events.every((event) => typeof event.eventId === "string" && event.eventId !== "")).toBe(true);
+      expect(turn.events.map((event) => event.seq)).toEqual(turn.events.map((_, index) => index + 1));
+      expect(turn.writer.statuses().at(-1)).toBe("failed");
+    });
+  }
 });
