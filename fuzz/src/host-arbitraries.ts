@@ -162,7 +162,14 @@ export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
 
 export const allocatorFailureArbitrary: fc.Arbitrary<AllocatorFailureSpec | undefined> = oneIn(
   12,
-  fc.record({ index: fc.nat({ max: 3 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+  fc.record({
+    target: fc.oneof(
+      { weight: 3, arbitrary: fc.constant("message" as const) },
+      { weight: 1, arbitrary: fc.constant("event" as const) },
+    ),
+    index: fc.nat({ max: 12 }),
+    mode: fc.constantFrom("throw" as const, "reject" as const, "empty" as const, "number" as const),
+  }),
 );
 
 const flags = oneIn(

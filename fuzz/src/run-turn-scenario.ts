@@ -221,17 +221,27 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     action.trigger.kind === "time" ? [clock.setTimeout(() => perform(action), action.trigger.ms)] : [],
   );
   if (scenario.abortBeforeStart) abort();
+  const failure = scenario.allocatorFailure;
   let allocations = 0;
   const allocateMessageId = () => {
     const index = allocations++;
-    const failure = scenario.allocatorFailure;
-    if (failure?.index === index) {
+    if (failure?.target === "message" && failure.index === index) {
       if (failure.mode === "throw") throw new Error("the message-id allocator failed");
-      return Promise.reject(new Error("the message-id allocator rejected"));
+      if (failure.mode === "reject") return Promise.reject(new Error("the message-id allocator rejected"));
+      return (failure.mode === "empty" ? "" : 5) as never;
     }
     return `msg_${index + 1}`;
   };
-  const runnerOptions = { random: () => jitter, allocateMessageId };
+  let eventIds = 0;
+  const newEventId = () => {
+    const index = eventIds++;
+    if (failure?.target === "event" && failure.index === index) {
+      if (failure.mode === "throw" || failure.mode === "reject") throw new Error("the event-id source failed");
+      return (failure.mode === "empty" ? "" : 5) as never;
+    }
+    return `evt_${index + 1}`;
+  };
+  const runnerOptions = { random: () => jitter, allocateMessageId, newEventId };
   const hostile = scenario.hostile && hostileHost({ spec: scenario.hostile, input, runnerOptions, clock, controller });
   return {
     options: {

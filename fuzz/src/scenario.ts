@@ -251,8 +251,11 @@ export interface WriterSpec {
 
 /** The host's message-id allocator fails on its `index`-th call (0-based). */
 export interface AllocatorFailureSpec {
+  /** Which id source fails: the message-id allocator or the runner's `newEventId` (which answers synchronously). */
+  target: "message" | "event";
   index: number;
-  mode: "throw" | "reject";
+  /** `reject` is a throw for `newEventId`; `empty` answers "" and `number` answers 5, neither an id. */
+  mode: "throw" | "reject" | "empty" | "number";
 }
 
 /** The host's side of steering. Lists are per call, as for hooks. */

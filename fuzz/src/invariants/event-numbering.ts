@@ -7,6 +7,9 @@
  * status, whose `droppedEvents` is the sum of its `droppedTypes`; and only
  * when the caller aborted the turn and the writer was one that may not
  * answer in time. (The terminal status last and once is invariant 3.)
+ * Every event is named: a non-empty string `eventId`, and a non-empty
+ * string `messageId` in a payload that has one, whatever the host's id
+ * callbacks answered.
  */
 import type { RuntimeEvent, RuntimeEventType } from "@turnkit/protocol";
 import type { TurnRunObservation } from "../observe-turn.js";
@@ -54,6 +57,15 @@ export function checkEventNumbering(observation: TurnRunObservation, options: { 
   };
   const { events } = observation;
   events.forEach((event, index) => {
+    if (typeof event.eventId !== "string" || event.eventId === "")
+      fail(`event #${index} (${event.type}) has eventId ${describeValue(event.eventId)}`);
+    const payload = event.payload as { messageId?: unknown };
+    if (
+      "messageId" in payload &&
+      payload.messageId !== undefined &&
+      (typeof payload.messageId !== "string" || payload.messageId === "")
+    )
+      fail(`event #${index} (${event.type}) names message ${describeValue(payload.messageId)}`);
     if (event.seq !== index + 1)
       fail(
         `event #${index} (${event.type}) has seq ${event.seq}, expected ${index + 1} (seq so far: ${describeValue(events.slice(0, index + 1).map((each) => each.seq))})`,
