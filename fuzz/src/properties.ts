@@ -10,6 +10,7 @@ import type { GenerationOptions } from "./known-bugs.js";
 import { snapshotPrototypes } from "./invariants/prototypes.js";
 import { hostileTurnArbitrary, pendingHookSlowWriterArbitrary } from "./hostile-host-arbitraries.js";
 import { checkLoggerChangesNothing } from "./invariants/logger-changes-nothing.js";
+import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
 import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
 import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
@@ -41,7 +42,12 @@ export interface FuzzProperty<TScenario = unknown> {
   fuzzWeight: number;
 }
 
-const checkTurn = async (scenario: TurnScenario) => checkTurnObservation(scenario, await runTurnScenario(scenario));
+/** Every invariant of a generated turn, its UI message stream included. */
+async function checkTurn(scenario: TurnScenario): Promise<void> {
+  const observation = await runTurnScenario(scenario);
+  checkTurnObservation(scenario, observation);
+  await checkUIMessageStream(observation.events);
+}
 
 /**
  * A hostile turn: every invariant, and, when its logger throws or rejects,
@@ -52,6 +58,7 @@ const checkTurn = async (scenario: TurnScenario) => checkTurnObservation(scenari
 async function checkHostileTurn(scenario: TurnScenario): Promise<void> {
   const observation = await runTurnScenario(scenario);
   checkTurnObservation(scenario, observation);
+  await checkUIMessageStream(observation.events);
   const hostile = scenario.hostile;
   if (
     !hostile ||

@@ -1,0 +1,47 @@
+/**
+ * Invariant 18: a web chat can read every turn. The turn's events, mapped
+ * by `@turnkit/ui-stream` (`toUIMessageChunks`), are read by the AI SDK's
+ * own reader (`readUIMessageStream`, what `useChat` runs) without a
+ * processing error: every part is started before it is added to and ended
+ * once, every tool output answers a call it saw. The only errors the reader
+ * may report are the turn's own `error` chunks (a failed turn says why).
+ */
+import type { RuntimeEvent } from "@turnkit/protocol";
+import { toUIMessageChunks } from "@turnkit/ui-stream";
+import { type UIMessageChunk, readUIMessageStream } from "ai";
+import { InvariantViolation } from "./violation.js";
+
+const INVARIANT = "18 the UI message stream reads without an error";
+
+export async function checkUIMessageStream(events: readonly RuntimeEvent[]): Promise<void> {
+  const fail = (detail: string): never => {
+    throw new InvariantViolation(INVARIANT, detail);
+  };
+  const chunks = toUIMessageChunks(events);
+  const ownErrors = new Set<string>();
+  const problems: string[] = [];
+  const stream = new ReadableStream<UIMessageChunk>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) return controller.close();
+        if (next.value.chunk.type === "error") ownErrors.add(next.value.chunk.errorText);
+        controller.enqueue(next.value.chunk as UIMessageChunk);
+      } catch (error) {
+        problems.push(`the mapper threw: ${error instanceof Error ? error.message : String(error)}`);
+        controller.close();
+      }
+    },
+  });
+  const reader = readUIMessageStream({
+    stream,
+    onError: (error) => {
+      const text = error instanceof Error ? error.message : String(error);
+      if (!ownErrors.has(text)) problems.push(`the reader failed: ${text}`);
+    },
+  });
+  for await (const _message of reader) {
+    // Each snapshot of the message; only the errors matter here.
+  }
+  if (problems.length > 0) fail(problems.join("; "));
+}
