@@ -18,8 +18,9 @@ export const MAX_CLOSE_ATTEMPTS = 64;
  * takes it (else the outcome hands it back). Returns how many messages
  * arrived (0 without a poll, or when the poll failed or answered anything
  * but a list of well-formed messages `{ text, images?, batchId? }`: that
- * fails the turn, code `internal`, naming the callback and the field, and
- * queues none of its answer).
+ * fails the turn, code `internal`, naming the callback and the field; none
+ * of that answer is queued, and its well-formed messages are handed back in
+ * the outcome).
  */
 export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary): Promise<number> {
   const poll = turn.input.getSteeringMessages;
@@ -38,12 +39,18 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     return 0;
   }
   const received: TurnInputMessage[] = answer ?? [];
-  for (let index = 0; index < received.length; index++) {
-    const problem = inputMessageProblem(received[index]);
-    if (!problem) continue;
+  const bad = received.findIndex((item) => inputMessageProblem(item) !== undefined);
+  if (bad >= 0) {
+    // Nothing of the answer runs; its well-formed messages are handed back with the outcome, never lost.
+    for (const item of received)
+      if (!inputMessageProblem(item))
+        (turn.undelivered ??= new Set()).add(
+          createUserMessage(item.text, { images: item.images, batchId: item.batchId }),
+        );
+    const problem = inputMessageProblem(received[bad]);
     failTurn(turn, {
       code: ErrorCode.Internal,
-      message: `The host callback getSteeringMessages returned an invalid message: [${index}]${problem}`,
+      message: `The host callback getSteeringMessages returned an invalid message: [${bad}]${problem}`,
     });
     return 0;
   }

@@ -101,6 +101,9 @@ describe("host content is checked where it enters a turn", () => {
     });
     expect(turn.requests).toHaveLength(1);
     expect(turn.transcript.map((message) => message.role)).toEqual(["user", "assistant"]);
+    // The well-formed message of that answer is handed back, not lost.
+    const handedBack = turn.outcome.kind === "failed" ? (turn.outcome.undeliveredMessages ?? []) : [];
+    expect(handedBack).toMatchObject([{ role: "user", content: [{ type: "text", text: "fine" }] }]);
   });
 
   it("a before-LLM replacement with a malformed message fails closed (code hook): the model is never asked", async () => {
