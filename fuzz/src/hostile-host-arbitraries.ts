@@ -46,6 +46,7 @@ export const hostileHostArbitrary: fc.Arbitrary<HostileHostSpec> = fc.record({
     fc.record({ hook: fc.constantFrom(...CHAIN_HOOKS), member: chainMemberArbitrary, fromCall: fc.nat({ max: 3 }) }),
   ),
   messagesPerPoll: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
+  malformedPollAt: oneIn(5, fc.nat({ max: 3 })),
   enqueuePerStep: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 3 }),
 });
 

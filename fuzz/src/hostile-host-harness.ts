@@ -117,6 +117,7 @@ export function hostileHost(options: {
   let polls = 0;
   let burst = 0;
   input.getSteeringMessages = callback("getSteeringMessages", (context: { boundary: "mid-turn" | "exit" }) => {
+    const malformed = spec.malformedPollAt === polls;
     const extra = spec.messagesPerPoll[polls++] ?? 0;
     const answer = poll(context);
     const add = (received: readonly { text: string }[]) => {
@@ -125,7 +126,8 @@ export function hostileHost(options: {
       }));
       const all = [...received, ...burstMessages];
       for (const message of all) probe.handedOver.push(message.text);
-      return all;
+      // A malformed message is refused, never handed over; the rest of its answer must come back.
+      return malformed ? [...all, { text: 7 } as never] : all;
     };
     return (Array.isArray(answer) ? add(answer) : (answer as Promise<{ text: string }[]>).then(add)) as never;
   });

@@ -84,6 +84,8 @@ export interface HostileHostSpec {
   chainMember: { hook: ChainHookName; member: ChainMember; fromCall: number } | undefined;
   /** Messages each of the first polls hands over at once (besides the scenario's host actions); 0: none. */
   messagesPerPoll: number[];
+  /** The poll (0-based) whose answer also holds one malformed message (`text` no string): refused with its whole answer. */
+  malformedPollAt?: number;
   /** Messages the `onStepEndHook` (added when absent) queues with `enqueue` at each step end, by step. */
   enqueuePerStep: number[];
 }
