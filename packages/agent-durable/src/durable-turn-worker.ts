@@ -146,7 +146,13 @@ export class DurableTurnWorker {
         hostRequests: new HostRequests(pool, settings.schema),
         stepRecords: new StepRecords(behindCheckpointPool),
       };
-      const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
+      const deps = {
+        stores,
+        buildTurn: options.buildTurn,
+        approvalTimeoutMs: settings.approvalTimeoutMs,
+        running,
+        faultPoint: settings.faultPoint,
+      };
       DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
         name: TURN_WORKFLOW_NAME,
       });

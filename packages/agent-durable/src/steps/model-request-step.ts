@@ -8,6 +8,7 @@ import {
 import { createFailureMessage } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
+import { crashIfArmed } from "../workers/fault-point.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -106,7 +107,9 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
               // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
               if (nested || request.ending.reason === "toolUse") return request;
               try {
-                return { ...request, steering: await takeSteeringInStep(ctx) };
+                const steering = await takeSteeringInStep(ctx);
+                if (steering.messages.length > 0) crashIfArmed("model-request-after-steering-take", ctx.faultPoint);
+                return { ...request, steering };
               } catch (error) {
                 // Another worker took the turn over: this execution stops.
                 if (ctx.claim.revoked.aborted) throw error;

@@ -9,8 +9,10 @@
  *   and is about to queue that worker's turns again.
  * - `adoption-after-requeue`: it queued them again and is about to drop the
  *   dead worker's lease row.
+ * - `model-request-after-steering-take`: a model request that took waiting
+ *   steering messages when it ended is about to store its record.
  */
-export type FaultPoint = "adoption-before-requeue" | "adoption-after-requeue";
+export type FaultPoint = "adoption-before-requeue" | "adoption-after-requeue" | "model-request-after-steering-take";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
