@@ -126,10 +126,16 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
         stream.end();
         return;
       }
+      if (live && record.turnAborted) crashIfArmed("model-request-aborted-recorded", ctx.faultPoint);
       if (!live) {
         replayLiveStart(ctx, record.start, lane);
         for (const event of record.events)
           stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
+        // Live, the runner read these events as they came, and the abort reached it only after the step's record
+        // was stored. Pushed here all at once, they would still wait in the call stack's streams when the abort
+        // fires below, and the runner would drop them (numbering the rest of the log differently from the log):
+        // it reads them first, as every layer between here and the runner reads without waiting for anything else.
+        if (record.turnAborted && record.events.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       noteStepSteering(ctx, record.steering);
       if (record.turnAborted) recordAbort(ctx, lane);
