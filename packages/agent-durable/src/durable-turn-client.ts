@@ -16,7 +16,7 @@ import {
 import { DurableTurnError, DurableTurnErrorCode, invalidInput, requestWithdrawn, unknownTurn } from "./errors.js";
 import { followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
-import type { ApprovalMessage } from "./steps/approval-wait.js";
+import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
 import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
@@ -219,8 +219,9 @@ export class DurableTurnClient {
   async abort(turn: TurnAddress): Promise<void> {
     const ref = await this.known(turn);
     await this.turnTable.requestAbort(ref.workflowId);
-    const message: ApprovalMessage = { kind: "abort" };
-    await this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/abort`);
+    // The notice ends a waiting approval at once. Should this process die before it is sent, the worker running
+    // the turn sends it when it finds the request (see `AbortWatcher`).
+    await this.dbos.send(ref.workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(ref.workflowId));
   }
 
   /** The logged events of a turn with `seq > afterSeq`, in order, at most `limit` (default 10,000). */

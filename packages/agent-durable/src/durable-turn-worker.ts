@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
 import {
+  APPROVAL_TOPIC,
   DEFAULT_APP_NAME,
   DEFAULT_APP_VERSION,
   DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -25,6 +26,7 @@ import type { BuildDurableTurn } from "./turn/durable-turn-setup.js";
 import type { TurnContext } from "./turn/turn-context.js";
 import type { DurableTurnRequest } from "./turn/turn-request.js";
 import { runTurnWorkflow } from "./turn/turn-workflow.js";
+import { ABORT_NOTICE, abortNoticeKey } from "./steps/approval-wait.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
 import { WorkerLease } from "./workers/worker-lease.js";
@@ -144,7 +146,13 @@ export class DurableTurnWorker {
         hostRequests: new HostRequests(pool, settings.schema),
         stepRecords: new StepRecords(behindCheckpointPool),
       };
-      const deps = { stores, buildTurn: options.buildTurn, approvalTimeoutMs: settings.approvalTimeoutMs, running };
+      const deps = {
+        stores,
+        buildTurn: options.buildTurn,
+        approvalTimeoutMs: settings.approvalTimeoutMs,
+        running,
+        faultPoint: settings.faultPoint,
+      };
       DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
         name: TURN_WORKFLOW_NAME,
       });
@@ -177,7 +185,9 @@ export class DurableTurnWorker {
       });
       const client = await clientReady;
       lease.start();
-      const abortWatcher = new AbortWatcher(stores.turnTable, running);
+      const abortWatcher = new AbortWatcher(stores.turnTable, running, (workflowId) =>
+        DBOS.send(workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
+      );
       abortWatcher.start();
       return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
     } catch (error) {

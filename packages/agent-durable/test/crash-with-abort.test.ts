@@ -1,3 +1,4 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type DurableTurnRef, INTERRUPTED_TOOL_RESULT_TEXT } from "../src/index.js";
 import { assertLogInvariants, toolStatuses } from "./support/log-assertions.js";
@@ -63,5 +64,40 @@ describe("idempotency keys", () => {
     expect(starts[1]!.key).toBe(starts[0]!.key);
     await fixture.client.abort(turn);
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+  }, 120_000);
+});
+
+describe("an abort whose process died half-way", () => {
+  it("a turn waiting for approval ends aborted though the abort's notice never came", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "s-half-abort",
+      turnId: "half-abort",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval" },
+    });
+    await waitFor(
+      "the approval request",
+      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
+      60_000,
+    );
+    // What `abort` had written when its process (a web server, a worker's own client) was killed: the request,
+    // without the notice that follows it.
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      await db.query("UPDATE turnkit_durable.turns SET abort_requested = true WHERE turn_key = $1", [turn.workflowId]);
+    } finally {
+      await db.end();
+    }
+    expect(await fixture.client.steer(turn, { text: "more" })).toEqual({ accepted: false, reason: "aborted" });
+    // The abort is requested, so it is honoured: the wait ends within a few polls of the worker, not at its deadline.
+    const ended = await Promise.race([
+      fixture.client.outcome(turn),
+      new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 10_000)),
+    ]);
+    expect(ended).toMatchObject({ kind: "aborted" });
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(0);
   }, 120_000);
 });

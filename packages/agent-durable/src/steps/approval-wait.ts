@@ -20,6 +20,18 @@ export type ApprovalDecision = { approved: true } | { approved: false; reason?: 
 /** What travels on the approval topic: an answer to one request, or the notice that the turn is aborted. */
 export type ApprovalMessage = { kind: "decision"; requestId: string; decision: ApprovalDecision } | { kind: "abort" };
 
+/** The notice that ends a turn's approval wait when the turn is aborted. */
+export const ABORT_NOTICE: ApprovalMessage = { kind: "abort" };
+
+/**
+ * The idempotency key of a turn's abort notice: every sender (the client
+ * that asks for the abort, a worker that finds the abort requested) uses
+ * it, so the turn's topic holds one notice however many sent it.
+ */
+export function abortNoticeKey(workflowId: string): string {
+  return `${workflowId}/abort`;
+}
+
 /**
  * The request id of the approval for one tool call, unique within its turn
  * and the same on every replay. `scope` tells sub-agents apart: the tool

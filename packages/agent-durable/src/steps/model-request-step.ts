@@ -8,6 +8,7 @@ import {
 import { createFailureMessage } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
+import { crashIfArmed } from "../workers/fault-point.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -106,7 +107,9 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
               // response that asks for tool calls is followed by those calls, not by a poll: the calls' steps take it.
               if (nested || request.ending.reason === "toolUse") return request;
               try {
-                return { ...request, steering: await takeSteeringInStep(ctx) };
+                const steering = await takeSteeringInStep(ctx);
+                if (steering.messages.length > 0) crashIfArmed("model-request-after-steering-take", ctx.faultPoint);
+                return { ...request, steering };
               } catch (error) {
                 // Another worker took the turn over: this execution stops.
                 if (ctx.claim.revoked.aborted) throw error;
@@ -123,10 +126,16 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
         stream.end();
         return;
       }
+      if (live && record.turnAborted) crashIfArmed("model-request-aborted-recorded", ctx.faultPoint);
       if (!live) {
         replayLiveStart(ctx, record.start, lane);
         for (const event of record.events)
           stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
+        // Live, the runner read these events as they came, and the abort reached it only after the step's record
+        // was stored. Pushed here all at once, they would still wait in the call stack's streams when the abort
+        // fires below, and the runner would drop them (numbering the rest of the log differently from the log):
+        // it reads them first, as every layer between here and the runner reads without waiting for anything else.
+        if (record.turnAborted && record.events.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       noteStepSteering(ctx, record.steering);
       if (record.turnAborted) recordAbort(ctx, lane);

@@ -71,6 +71,7 @@ export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[
         return [];
       }
       const received = ctx.steering.pending.flatMap((taken) => taken.messages).sort((a, b) => a.id - b.id);
+      ctx.steering.delivered.push(...ctx.steering.pending.map((taken) => taken.key));
       ctx.steering.pending = [];
       for (const { message } of received) {
         ctx.writer.emit("debug.trace", {
@@ -85,9 +86,16 @@ export function durableSteeringSource(ctx: TurnContext): () => TurnInputMessage[
   };
 }
 
-/** The keys of takes whose messages the turn never received: handed back when it ends. */
-export function undeliveredTakeKeys(ctx: TurnContext): number[] {
-  return ctx.steering.pending.map((taken) => taken.key);
+/**
+ * The keys of the takes whose messages the runner received. Every other
+ * message of the turn is handed back when it ends: those no take took,
+ * those of takes the runner never received (an abort or a stop came
+ * first), and those a step took in an execution that died before the
+ * step's record held them, when the step run again took none (a model
+ * request sent again that asks for tool calls this time).
+ */
+export function deliveredTakeKeys(ctx: TurnContext): number[] {
+  return [...ctx.steering.delivered];
 }
 
 /**

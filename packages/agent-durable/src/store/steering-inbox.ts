@@ -149,20 +149,22 @@ export class SteeringInbox {
 
   /**
    * Closes the turn's intake however the turn ended (completed, aborted,
-   * failed) and hands back, in send order, the messages no take took and
-   * those the takes of `undeliveredKeys` took but the turn never received
-   * (an abort or a stop came first): the turn reports them as undelivered.
-   * Idempotent: a re-run returns the same messages.
+   * failed) and hands back, in send order, every message of the turn not
+   * taken by one of `deliveredKeys` (the takes whose messages the turn
+   * received): those no take took, those taken but never received (an
+   * abort or a stop came first), and those a take of an interrupted step
+   * held that no recorded step holds. The turn reports them as
+   * undelivered. Idempotent: a re-run returns the same messages.
    */
-  async closeAtEnd(claim: TurnClaim, undeliveredKeys: readonly number[]): Promise<TurnInputMessage[]> {
+  async closeAtEnd(claim: TurnClaim, deliveredKeys: readonly number[]): Promise<TurnInputMessage[]> {
     const turnKey = claim.turnKey;
     return inClaimedTransaction(this.pool, claim, async (client) => {
       await client.query(`UPDATE ${this.s}.turns SET intake_closed = true WHERE turn_key = $1`, [turnKey]);
       const { rows } = await client.query(
         `UPDATE ${this.s}.steering SET taken_at_poll = $2
-         WHERE turn_key = $1 AND (taken_at_poll IS NULL OR taken_at_poll = $2 OR taken_at_poll = ANY($3::int[]))
+         WHERE turn_key = $1 AND (taken_at_poll IS NULL OR NOT (taken_at_poll = ANY($3::int[])))
          RETURNING id, message`,
-        [turnKey, HANDED_BACK, undeliveredKeys],
+        [turnKey, HANDED_BACK, deliveredKeys],
       );
       return [...rows].sort((a, b) => Number(a.id) - Number(b.id)).map((row) => row.message as TurnInputMessage);
     });

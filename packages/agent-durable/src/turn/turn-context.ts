@@ -44,8 +44,13 @@ export interface TurnContext {
   readonly liveAbort: AbortController;
   /** How long an approval waits, in ms (the worker's default, or the turn setup's). */
   approvalTimeoutMs: number;
-  /** Steering the steps took since the runner's last poll (see `durableSteeringSource`). */
-  steering: { pending: StepSteering[]; tookSincePoll: boolean };
+  /** A test-only crash point of the worker (see `fault-point.ts`), or undefined. */
+  readonly faultPoint: string | undefined;
+  /**
+   * Steering the steps took since the runner's last poll (see `durableSteeringSource`), and the keys of the
+   * takes whose messages the runner received (every other message of the turn is handed back when it ends).
+   */
+  steering: { pending: StepSteering[]; tookSincePoll: boolean; delivered: number[] };
   /** Counters that name things in turn order: model requests, steering polls, message ids (a sub-agent turn's by its turn id). */
   readonly counters: { requests: number; polls: number; messages: number; childMessages: Map<string, number> };
   /**

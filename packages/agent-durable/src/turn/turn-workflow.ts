@@ -11,7 +11,7 @@ import {
 import { durableHooks } from "../steps/hook-steps.js";
 import { durableStreamFn } from "../steps/model-request-step.js";
 import { runRecordedStep } from "../steps/recorded-step.js";
-import { durableCloseIntake, durableSteeringSource, undeliveredTakeKeys } from "../steps/steering-step.js";
+import { deliveredTakeKeys, durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
 import { durableTools } from "../steps/durable-sub-agent.js";
 import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
@@ -31,6 +31,8 @@ export interface TurnWorkflowDeps {
   approvalTimeoutMs: number;
   /** The turns this process is running, for the abort watcher. */
   running: Set<TurnContext>;
+  /** A test-only crash point (see `fault-point.ts`), or undefined. */
+  faultPoint?: string;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     }
     // Step 5: however the turn ended, its intake closes; steering the turn never received is handed back as undelivered.
     const handedBack = await runRecordedStep(ctx, "turnkit.close-intake-at-end", () =>
-      deps.stores.steering.closeAtEnd(ctx.claim, undeliveredTakeKeys(ctx)),
+      deps.stores.steering.closeAtEnd(ctx.claim, deliveredTakeKeys(ctx)),
     );
     const recorded = withPlainReport(withHandedBack(outcome, handedBack));
     // Step 6: the terminal status (with what was handed back), after every history change is stored; then the outcome.
@@ -161,7 +163,8 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     turnAbort,
     liveAbort,
     approvalTimeoutMs: deps.approvalTimeoutMs,
-    steering: { pending: [], tookSincePoll: false },
+    faultPoint: deps.faultPoint,
+    steering: { pending: [], tookSincePoll: false, delivered: [] },
     counters: { requests: 0, polls: 0, messages: 0, childMessages: new Map() },
     approvalNames: callIdOccurrences(),
     lanes: new StepLanes(() => writer.endParallel()),

@@ -9,8 +9,16 @@
  *   and is about to queue that worker's turns again.
  * - `adoption-after-requeue`: it queued them again and is about to drop the
  *   dead worker's lease row.
+ * - `model-request-after-steering-take`: a model request that took waiting
+ *   steering messages when it ended is about to store its record.
+ * - `model-request-aborted-recorded`: a model request the turn's abort
+ *   stopped has stored its record, and the runner has not heard of it yet.
  */
-export type FaultPoint = "adoption-before-requeue" | "adoption-after-requeue";
+export type FaultPoint =
+  | "adoption-before-requeue"
+  | "adoption-after-requeue"
+  | "model-request-after-steering-take"
+  | "model-request-aborted-recorded";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";

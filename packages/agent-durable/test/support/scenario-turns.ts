@@ -98,6 +98,15 @@ function answer(request: DurableTurnRequest, context: Context, requestIndex: num
       const tool = tools[scenario] ?? "slow_write";
       return response([toolCall(tool, { path: `${request.turnId}.txt` }, { id: callId })]);
     }
+    case "answer-then-tool": {
+      // The first attempt of the first request answers in words, slowly (time to steer it); sent again after a
+      // crash it asks for a tool call instead, as a real model may answer a request sent twice differently.
+      if (last?.role === "toolResult") return response("after tool");
+      if (lastUserText(context).startsWith("steer:")) return response(`heard ${lastUserText(context)}`);
+      if (resent) return response([toolCall("slow_write", { path: `${request.turnId}.txt` }, { id: callId })]);
+      const words = Array.from({ length: Number(request.metadata?.deltas ?? 20) }, (_, i) => `w${i} `).join("");
+      return response(words, { eventDelayMs: delayMs(100) });
+    }
     case "sub-agent": {
       // The parent asks its `explore` sub-agent, then answers with what it found.
       if (last?.role === "toolResult") {
