@@ -13,7 +13,7 @@ import {
   MAX_SESSION_PAGE,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
-import { DurableTurnError, DurableTurnErrorCode, invalidInput, requestWithdrawn, unknownTurn } from "./errors.js";
+import { invalidInput, requestWithdrawn, unknownRequest, unknownTurn, workflowFailure } from "./errors.js";
 import { followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
@@ -198,12 +198,7 @@ export class DurableTurnClient {
         throw requestWithdrawn(ref.turnId, requestId);
       return;
     }
-    if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) {
-      throw new DurableTurnError({
-        code: DurableTurnErrorCode.UnknownRequest,
-        message: `turn ${ref.turnId} never asked ${JSON.stringify(requestId)}`,
-      });
-    }
+    if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) throw unknownRequest(ref.turnId, requestId);
     const checked = validateActionAnswer("tool_approval", answer);
     if (!checked.ok) throw invalidInput(`answer.approved must be true or false (${checked.errors[0]})`);
     const message: ApprovalMessage = { kind: "decision", requestId, decision: checked.answer };
@@ -264,14 +259,22 @@ export class DurableTurnClient {
 
   /**
    * Waits for the turn's outcome, looking every `pollingIntervalMs`
-   * (default 100). Rejects with DBOS's error if the workflow itself failed,
-   * and with `unknown_turn` for a turn never started.
+   * (default 100). Rejects with `unknown_turn` for a turn never started,
+   * and, when the workflow itself ended without an outcome, with the
+   * `DurableTurnError` it failed with (`log_write`, `history_write`) or
+   * `workflow_failed` (DBOS's error as `cause`).
    */
   async outcome(turn: TurnAddress, options: { pollingIntervalMs?: number } = {}): Promise<TurnOutcome> {
     const ref = await this.known(turn);
-    return this.dbos
-      .retrieveWorkflow<TurnOutcome>(ref.workflowId)
-      .getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
+    try {
+      return await this.dbos
+        .retrieveWorkflow<TurnOutcome>(ref.workflowId)
+        .getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
+    } catch (error) {
+      // Only a workflow that ended without an outcome is its failure; a read that failed on the way is the read's.
+      if ((await this.status(turn).catch(() => undefined))?.state === "failed") throw workflowFailure(error);
+      throw error;
+    }
   }
 
   /**

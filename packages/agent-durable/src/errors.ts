@@ -38,6 +38,12 @@ export const DurableTurnErrorCode = {
    * Seen only inside workers; the turn goes on in the other worker.
    */
   Superseded: "superseded",
+  /**
+   * `outcome` of a turn whose workflow ended without an outcome: DBOS
+   * recorded an error for it, it was cancelled, or DBOS gave up recovering
+   * it. The message says which; `cause` is DBOS's error.
+   */
+  WorkflowFailed: "workflow_failed",
 } as const;
 
 /** One of the {@link DurableTurnErrorCode} strings. */
@@ -71,6 +77,32 @@ export class DurableTurnError extends TurnkitError {
   }
 }
 
+/**
+ * The `DurableTurnError` for the error DBOS reports for a turn's workflow
+ * (`outcome`): one thrown as a `DurableTurnError` inside the workflow comes
+ * back with its code and message (DBOS stores errors as plain data, so the
+ * marker that `isInstance` reads is lost on the way); anything else is
+ * `workflow_failed`. `cause` is the error as DBOS reported it.
+ */
+export function workflowFailure(error: unknown): DurableTurnError {
+  if (DurableTurnError.isInstance(error)) return error;
+  const { code, message } = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  const text = typeof message === "string" && message !== "" ? message : String(error);
+  if (isDurableTurnErrorCode(code)) return new DurableTurnError({ code, message: text, cause: error });
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.WorkflowFailed,
+    message: `The turn's workflow ended without an outcome: ${text}`,
+    cause: error,
+  });
+}
+
+function isDurableTurnErrorCode(value: unknown): value is DurableTurnErrorCode {
+  return typeof value === "string" && (Object.values(DurableTurnErrorCode) as string[]).includes(value);
+}
+
 /** Shorthand for an `invalid_input` error naming the field. */
 export function invalidInput(message: string): DurableTurnError {
   return new DurableTurnError({ code: DurableTurnErrorCode.InvalidInput, message });
@@ -81,6 +113,14 @@ export function requestWithdrawn(turnId: string, requestId: string): DurableTurn
   return new DurableTurnError({
     code: DurableTurnErrorCode.RequestWithdrawn,
     message: `turn ${turnId} withdrew ${JSON.stringify(requestId)}: the tool call that asked was interrupted by a restart and not run again`,
+  });
+}
+
+/** An `unknown_request` error: `respond` named a request id the turn never asked. */
+export function unknownRequest(turnId: string, requestId: string): DurableTurnError {
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.UnknownRequest,
+    message: `turn ${turnId} never asked ${JSON.stringify(requestId)}`,
   });
 }
 

@@ -1,3 +1,4 @@
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { describe, expect, it } from "vitest";
 import { DurableTurnError, approvalRequestId } from "../src/index.js";
 import { assertLogInvariants, finalText, toolStatuses } from "./support/log-assertions.js";
@@ -5,6 +6,34 @@ import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 const fixture = useDurableFixture([{ id: "a1", env: { LEASE_MS: "1500" } }]);
+
+describe("a turn whose workflow ends without an outcome", () => {
+  it("outcome() rejects with a DurableTurnError (workflow_failed, DBOS's error as cause); status says failed", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "s-cancelled",
+      turnId: "cancelled",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval" },
+    });
+    await waitFor(
+      "the approval request",
+      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
+    );
+    // An operator cancels the workflow with DBOS's own tools: the turn never reaches an outcome.
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+    try {
+      await dbos.cancelWorkflow(turn.workflowId);
+    } finally {
+      await dbos.destroy();
+    }
+    const error = await fixture.client.outcome(turn).catch((caught: unknown) => caught);
+    expect(DurableTurnError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: "workflow_failed" });
+    expect((error as Error).message).toMatch(/^The turn's workflow ended without an outcome: /);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect(await fixture.client.status(turn)).toEqual({ state: "failed" });
+  }, 90_000);
+});
 
 describe("approvals", () => {
   it("an approval asked before a crash is answered from another process after the asking worker restarted", async () => {

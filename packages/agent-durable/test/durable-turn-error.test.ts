@@ -1,6 +1,7 @@
 import { TurnkitError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
 import { DurableTurnError, DurableTurnErrorCode } from "../src/index.js";
+import { workflowFailure } from "../src/errors.js";
 
 describe("DurableTurnError", () => {
   it("is a TurnkitError with a stable code, recognised across package copies by its Symbol.for marker", () => {
@@ -18,5 +19,24 @@ describe("DurableTurnError", () => {
     expect(DurableTurnError.isInstance(new TurnkitError("unknown_turn", "no such turn"))).toBe(false);
     expect(DurableTurnError.isInstance({ code: "unknown_turn" })).toBe(false);
     expect(DurableTurnError.isInstance(null)).toBe(false);
+  });
+
+  it("is what outcome() rejects with for DBOS's error of a failed workflow, its code kept when it was one", () => {
+    // DBOS stores a workflow's error as plain data: it comes back with its name, message and code, not its marker.
+    const stored = Object.assign(new Error("the log is down"), { name: "DurableTurnError", code: "log_write" });
+    const kept = workflowFailure(stored);
+    expect(DurableTurnError.isInstance(kept)).toBe(true);
+    expect(kept).toMatchObject({ code: "log_write", message: "the log is down", cause: stored });
+    const cancelled = new Error("Awaited workflow was cancelled");
+    expect(workflowFailure(cancelled)).toMatchObject({
+      code: "workflow_failed",
+      message: "The turn's workflow ended without an outcome: Awaited workflow was cancelled",
+      cause: cancelled,
+    });
+    const own = new DurableTurnError({ code: DurableTurnErrorCode.HistoryWrite, message: "history down" });
+    expect(workflowFailure(own)).toBe(own);
+    expect(workflowFailure(Object.assign(new Error("x"), { code: "57P01" }))).toMatchObject({
+      code: "workflow_failed",
+    });
   });
 });
