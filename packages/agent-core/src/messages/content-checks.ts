@@ -59,11 +59,16 @@ export function contentProblem(
   return undefined;
 }
 
+/** `"text", "image"`: the block types of a message, for an error. */
+function typeList(types: readonly string[]): string {
+  return types.map((type) => JSON.stringify(type)).join(", ");
+}
+
 function blockProblem(block: unknown, types: readonly string[]): string | undefined {
-  const expected = types.map((type) => JSON.stringify(type)).join(", ");
-  if (!isRecord(block)) return ` must be a content block { type: ${expected}, ... }, got ${describeValue(block)}`;
+  if (!isRecord(block))
+    return ` must be a content block { type: ${typeList(types)}, ... }, got ${describeValue(block)}`;
   if (typeof block.type !== "string" || !types.includes(block.type))
-    return `.type must be one of ${expected}, got ${describeValue(block.type)}`;
+    return `.type must be one of ${typeList(types)}, got ${describeValue(block.type)}`;
   for (const field of REQUIRED_STRINGS[block.type] ?? []) {
     if (typeof block[field] !== "string") return `.${field} must be a string, got ${describeValue(block[field])}`;
   }
