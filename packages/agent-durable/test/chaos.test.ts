@@ -23,7 +23,7 @@ import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/p
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { DurableTurnRef, SteerAnswer } from "../src/index.js";
-import { assertLogInvariants } from "./support/log-assertions.js";
+import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import type { CountRecord } from "./support/scenario-turns.js";
 
@@ -199,16 +199,6 @@ function brief(m: unknown): string {
   if (message.role === "assistant")
     return `assistant(${message.stopReason}):${message.content.map((b) => (b.type === "toolCall" ? b.id : b.type)).join(",")}`;
   return `${message.role}:${userTexts([message]).join("").slice(0, 30)}`;
-}
-
-function userTexts(messages: readonly unknown[]): string[] {
-  return messages.flatMap((m) => {
-    const message = m as AgentMessage;
-    if (message.role !== "user") return [];
-    return typeof message.content === "string"
-      ? [message.content]
-      : [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")];
-  });
 }
 
 describe("chaos", () => {

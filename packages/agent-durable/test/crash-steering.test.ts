@@ -5,23 +5,12 @@
  * may differ (here it asks for a tool call, which takes no steering): an
  * accepted message is still delivered once or handed back once.
  */
-import type { AgentMessage } from "@turnkit/agent-loop";
 import { describe, expect, it } from "vitest";
-import { assertLogInvariants } from "./support/log-assertions.js";
+import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 const fixture = useDurableFixture();
-
-function userTexts(messages: readonly unknown[]): string[] {
-  return messages.flatMap((m) => {
-    const message = m as AgentMessage;
-    if (message.role !== "user") return [];
-    return typeof message.content === "string"
-      ? [message.content]
-      : [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")];
-  });
-}
 
 describe("steering taken by a model request whose worker died before its record", () => {
   it("is delivered or handed back once when the request sent again asks for a tool call", async () => {

@@ -1,3 +1,4 @@
+import type { AgentMessage } from "@turnkit/agent-loop";
 import { isTerminalEvent, type RuntimeEvent } from "@turnkit/protocol";
 import { expect } from "vitest";
 
@@ -38,4 +39,15 @@ export function toolStatuses(events: RuntimeEvent[]): string[] {
   return events.flatMap((e) =>
     e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" ? [e.payload.chunk.status] : [],
   );
+}
+
+/** The text of each user message among `messages` (an outcome's hand-back, a history), in order. */
+export function userTexts(messages: readonly unknown[]): string[] {
+  return messages.flatMap((m) => {
+    const message = m as AgentMessage;
+    if (message.role !== "user") return [];
+    return typeof message.content === "string"
+      ? [message.content]
+      : [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")];
+  });
 }
