@@ -11,6 +11,13 @@ import { randomUUID } from "node:crypto";
 import { ABANDONED, errorText, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { describeValue } from "../messages/content-checks.js";
 
+/** Event ids unique across runners and processes: one random prefix per runner and a counter in base 36. */
+export function sequentialEventIds(): () => string {
+  const prefix = `evt_${randomUUID()}_`;
+  let next = 0;
+  return () => prefix + (++next).toString(36);
+}
+
 /** Where a turn's `RuntimeEvent`s go. `push` may be async; the queue awaits it before the next event. */
 export interface EventWriter {
   /**
@@ -148,9 +155,7 @@ export class SerialEventQueue {
     } catch (error) {
       this.eventIdProblem = `failed: ${errorText(error)}`;
     }
-    const prefix = `evt_${randomUUID()}_`;
-    let next = 0;
-    this.ownEventIds = () => prefix + (++next).toString(36);
+    this.ownEventIds = sequentialEventIds();
     return this.ownEventIds();
   }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { sequentialEventIds } from "../event-bridge/serial-event-queue.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { type Clock, type RandomSource, systemClock } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
@@ -22,13 +22,6 @@ export interface RunnerDefaults {
   workspaceDir: string | undefined;
   bashEnv: BashEnvSpawnHookOptions | undefined;
   telemetry: TurnTelemetryOptions | undefined;
-}
-
-/** Event ids unique across runners and processes: one random prefix per runner and a counter in base 36. */
-function sequentialEventIds(): () => string {
-  const prefix = `evt_${randomUUID()}_`;
-  let next = 0;
-  return () => prefix + (++next).toString(36);
 }
 
 /** Fills in the defaults of a runner's options, once per runner. */
