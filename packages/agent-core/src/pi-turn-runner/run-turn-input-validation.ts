@@ -1,4 +1,5 @@
-import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { errorText } from "@turnkit/agent-loop/internal";
+import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "../errors.js";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import { assertRunTurnInputShape } from "./run-turn-input-shape.js";
@@ -22,9 +23,25 @@ function invalid(message: string): TurnkitConfigError {
  * to answer), and for a `budget` whose limits are not positive numbers
  * (`maxSteps` a positive integer), and for `warnings` that are not
  * warning payloads; `invalid_event_writer` for a writer
- * without a callable `push`.
+ * without a callable `push`; and `invalid_turn_input` ("could not be
+ * read", the error as `cause`) when reading the input throws (a getter or
+ * a proxy of the host's).
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
+  try {
+    checkRunTurnInput(input);
+  } catch (error) {
+    if (TurnkitError.isInstance(error)) throw error;
+    // A getter or a proxy of the host's that throws while the input is read: still the input's fault, typed.
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      `RunTurnInput could not be read: ${errorText(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function checkRunTurnInput(input: RunTurnInput): void {
   if (typeof input !== "object" || input === null) throw invalid("RunTurnInput must be an object");
   assertRunTurnInputShape(input);
   const writer = input.eventWriter as unknown;

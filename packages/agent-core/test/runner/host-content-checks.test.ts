@@ -83,6 +83,32 @@ describe("host content is checked where it enters a turn", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("an input whose getter throws while it is read is a TurnkitConfigError, the host's error as cause", async () => {
+    const model = createScriptedModel(["never"]);
+    const writer = createRecordingEventWriter();
+    const failure = new Error("the session store is down");
+    const input = {
+      sessionId: "s",
+      turnId: "t",
+      systemPrompt: "p",
+      userMessage: { text: "hello" },
+      llm: { model: model.model, streamFn: model.streamFn },
+      eventWriter: writer,
+      get history(): never {
+        throw failure;
+      },
+    } as unknown as RunTurnInput;
+    const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
+    expect(TurnkitConfigError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: "invalid_turn_input",
+      message: "RunTurnInput could not be read: the session store is down",
+      cause: failure,
+    });
+    expect(writer.events).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("a steering answer with a malformed message fails the turn as the host's (internal), and none of it is sent", async () => {
     let polls = 0;
     const turn = await runCheckedTurn({
