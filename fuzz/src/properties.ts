@@ -11,6 +11,7 @@ import { snapshotPrototypes } from "./invariants/prototypes.js";
 import { hostileTurnArbitrary, pendingHookSlowWriterArbitrary } from "./hostile-host-arbitraries.js";
 import { checkLoggerChangesNothing } from "./invariants/logger-changes-nothing.js";
 import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
+import { checkSameAsPi, differentialAgentArbitrary } from "./agent-differential.js";
 import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
 import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
@@ -79,6 +80,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     run: async (scenario) => checkAgentObservation(await runAgentScenario(scenario)),
     ciRuns: 250,
     fuzzWeight: 4,
+  };
+  const agentDifferential: FuzzProperty<AgentScenario> = {
+    name: "agent-differential",
+    description:
+      "Agent against pi-agent-core's Agent on the ground both share: the same events, transcript and requests",
+    arbitrary: differentialAgentArbitrary(options),
+    run: checkSameAsPi,
+    ciRuns: 60,
+    fuzzWeight: 1,
   };
   const runner: FuzzProperty<TurnScenario> = {
     name: "runner",
@@ -176,6 +186,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   };
   return [
     agent,
+    agentDifferential,
     runner,
     providerFailures,
     toolArguments,

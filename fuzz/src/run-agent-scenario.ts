@@ -84,8 +84,18 @@ export interface AgentScenarioObservation extends AgentRunObservation {
   hostMessages: AgentMessage[];
 }
 
-/** Runs the scenario to its end and records it. Never rejects for anything the agent does. */
-export async function runAgentScenario(scenario: AgentScenario): Promise<AgentScenarioObservation> {
+/** An `Agent` class: Turnkit's, or one with its constructor and methods (pi-agent-core's, for the differential run). */
+export type AgentClass = new (options: AgentOptions) => Agent;
+
+/**
+ * Runs the scenario to its end on an agent of `AgentClass` (Turnkit's
+ * `Agent` unless given) and records it. Never rejects for anything the
+ * agent does.
+ */
+export async function runAgentScenario(
+  scenario: AgentScenario,
+  AgentClass: AgentClass = Agent,
+): Promise<AgentScenarioObservation> {
   const clock = createVirtualClock();
   const model = createScriptedModel(scenario.requests.map(responseEntry), { clock });
   const history = scenario.withHistory ? earlierExchange() : [];
@@ -103,7 +113,7 @@ export async function runAgentScenario(scenario: AgentScenario): Promise<AgentSc
 
   let agent!: Agent;
   const abort = () => agent.abort();
-  agent = new Agent({
+  agent = new AgentClass({
     initialState: {
       systemPrompt: "You are a generated scenario.",
       model: model.model,

@@ -11,6 +11,10 @@
  * OpenAI conversion (2), transcript built from `message_end` once each (4),
  * streamed text equals the kept text (5), no leaks (6).
  *
+ * `agent-differential`: the same scenarios on the ground pi-agent-core's
+ * `Agent` shares (see `fuzz/src/agent-differential.ts`), run on both: the
+ * same events, transcript and requests (19).
+ *
  * `tool-arguments` (Agent and PiTurnRunner): JSON with prototype-polluting
  * keys, invalid JSON fragments and wrong types where an object belongs, long
  * strings. Every call gets a result and no prototype changes.
@@ -23,5 +27,6 @@ import { propertyTest } from "../support/property-test.js";
 
 describe("property: Agent", () => {
   propertyTest("agent");
+  propertyTest("agent-differential");
   propertyTest("tool-arguments");
 });

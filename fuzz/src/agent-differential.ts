@@ -1,0 +1,152 @@
+/**
+ * Invariant 19: on the ground the two loops share, Turnkit's `Agent` does
+ * what pi-agent-core 0.73.1's does. A generated `Agent` scenario runs on
+ * both; their events (as the first listener saw them, streaming updates
+ * left out), transcripts and model requests must be the same.
+ *
+ * The shared ground is the `agent` property's scenarios with what differs
+ * on purpose mapped away (each is a documented difference in
+ * `conformance/src/documented-differences.ts`, or a Turnkit-only feature):
+ * aborts, failing listeners and `continue()` while queued; stream functions
+ * that throw or reject, streams that hang or end without `done`, and
+ * `length` stops; a throwing `transformContext` and the hooks pi's `Agent`
+ * does not take (`shouldStopAfterTurn`, `shouldStopAfterSteering`,
+ * `onToolExecutionStart`, `terminateAgent`, `steerBatch`); arguments that
+ * need coercing or fail validation (TypeBox schemas: pi-ai checks them
+ * differently); and progress after a tool settled. Every call's delay is
+ * on the virtual clock and differs from the other calls' of its batch:
+ * which of two parallel calls ends first within one moment depends on how
+ * many awaits each loop takes, which neither promises.
+ */
+import { Agent as PiAgent } from "@mariozechner/pi-agent-core";
+import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
+import fc from "fast-check";
+import type { GenerationOptions } from "./known-bugs.js";
+import { type AgentClass, type AgentScenarioObservation, runAgentScenario } from "./run-agent-scenario.js";
+import { agentScenarioArbitrary } from "./scenario-arbitraries.js";
+import type { AgentScenario, ResponseSpec, ToolBehaviour } from "./scenario.js";
+import { InvariantViolation } from "./invariants/violation.js";
+
+const INVARIANT = "19 the same run as pi's Agent";
+
+/**
+ * Virtual-clock delays per call of a response, by its index: primes above
+ * the most updates a call makes, so no two calls of one batch end at the
+ * same moment (a call with `n` updates waits `n` times its delay).
+ */
+const CALL_DELAYS_MS = [50, 70, 110, 130, 170, 190, 230, 290];
+
+/** A behaviour both loops run alike: no hang, no progress after settling, and an end on the virtual clock of its own. */
+function sharedBehaviour(behaviour: ToolBehaviour, index: number): ToolBehaviour {
+  const delay = { kind: "clock" as const, ms: CALL_DELAYS_MS[index % CALL_DELAYS_MS.length]! };
+  switch (behaviour.kind) {
+    case "hang":
+      return { kind: "result", delay, updates: 0, lateUpdate: false, terminate: false, isError: false };
+    case "throw":
+      return { kind: "throw", delay };
+    case "result":
+      return { ...behaviour, lateUpdate: false, delay };
+    case "ask":
+      return behaviour;
+  }
+}
+
+const SHARED_ENDINGS = new Set(["normal", "errorAfter", "eventsAfterDone", "withoutStart"]);
+
+function sharedResponse(response: ResponseSpec): ResponseSpec {
+  return {
+    ...response,
+    stopReason: "natural",
+    ending: SHARED_ENDINGS.has(response.ending.kind) ? response.ending : { kind: "normal" },
+    calls: response.calls.map((call, index) => ({
+      ...call,
+      args: call.args.kind === "valid" ? call.args : { kind: "valid", value: "a" },
+      behaviour: sharedBehaviour(call.behaviour, index),
+    })),
+  };
+}
+
+/** The `agent` property's scenarios, on the ground both loops share (see the module). */
+export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbitrary<AgentScenario> {
+  return agentScenarioArbitrary(options).map(
+    (scenario): AgentScenario => ({
+      ...scenario,
+      requests: scenario.requests.map(sharedResponse),
+      hooks: {
+        beforeToolCall: scenario.hooks.beforeToolCall?.map((decision) => (decision === "block" ? "block" : "allow")),
+        afterToolCall: scenario.hooks.afterToolCall?.map((decision) =>
+          decision === "throw" || decision === "terminateAgent" ? "none" : decision,
+        ),
+        onToolExecutionStart: undefined,
+        shouldStopAfterTurn: undefined,
+        shouldStopAfterSteering: undefined,
+        transformContext: undefined,
+      },
+      actions: scenario.actions.filter((action) => action.kind === "steer" || action.kind === "followUp"),
+      listenerFailure: undefined,
+      continueWhileQueued: false,
+    }),
+  );
+}
+
+/** A message in one line: role, stop reason, error flag, its blocks (text, call id, name and arguments), its error text. */
+function messageLine(message: AgentMessage | undefined): string {
+  if (!message) return "";
+  const m = message as unknown as {
+    role: string;
+    stopReason?: string;
+    isError?: boolean;
+    errorMessage?: string;
+    content?: unknown;
+  };
+  const blocks = typeof m.content === "string" ? [m.content] : ((m.content ?? []) as Record<string, unknown>[]);
+  const content = blocks.map((block) => {
+    if (typeof block === "string") return block;
+    if (block.type === "text") return block.text;
+    if (block.type === "toolCall") return `call ${block.id} ${block.name} ${JSON.stringify(block.arguments)}`;
+    return block.type;
+  });
+  return `${m.role}/${m.stopReason ?? ""}${m.isError ? "!" : ""} ${JSON.stringify(content)} ${m.errorMessage ?? ""}`;
+}
+
+function eventLine(event: AgentEvent): string {
+  const e = event as unknown as {
+    type: string;
+    message?: AgentMessage;
+    toolCallId?: string;
+    result?: { content?: unknown };
+    isError?: boolean;
+    toolResults?: unknown[];
+  };
+  const parts = [e.type, messageLine(e.message)];
+  if (e.toolCallId) parts.push(e.toolCallId);
+  if (e.result) parts.push(JSON.stringify(e.result.content), e.isError ? "error" : "");
+  if (e.toolResults) parts.push(`${e.toolResults.length} results`);
+  return parts.join(" ");
+}
+
+/** What the comparison reads of one run. */
+function runLines(observation: AgentScenarioObservation): string[] {
+  return [
+    ...observation.events
+      .filter((event) => event.type !== "message_update" && event.type !== "tool_execution_update")
+      .map(eventLine),
+    "transcript:",
+    ...observation.transcript.map(messageLine),
+    `rejections: ${observation.rejections.length}`,
+  ];
+}
+
+/** Runs `scenario` on pi's `Agent` and on Turnkit's and throws at their first difference. */
+export async function checkSameAsPi(scenario: AgentScenario): Promise<void> {
+  const pi = runLines(await runAgentScenario(scenario, PiAgent as unknown as AgentClass));
+  const ours = runLines(await runAgentScenario(scenario));
+  const at = pi.findIndex((line, index) => line !== ours[index]);
+  if (at >= 0 || pi.length !== ours.length) {
+    const index = at >= 0 ? at : Math.min(pi.length, ours.length);
+    throw new InvariantViolation(
+      INVARIANT,
+      `line ${index}: pi ${JSON.stringify(pi[index])}, Turnkit ${JSON.stringify(ours[index])}`,
+    );
+  }
+}
