@@ -205,15 +205,16 @@ export class WatchedAttempt {
     const event = result.value;
     if (event.type === "done" || event.type === "error") {
       // A malformed final message never reaches the transcript: the response fails, naming the field.
-      const problem = responseProblem(event.type === "done" ? event.message : event.error);
-      if (problem) return this.failMalformed(event.type === "done" ? event.message : event.error, problem);
+      const final = event.type === "done" ? event.message : event.error;
+      const problem = responseProblem(final);
+      if (problem) return this.failMalformed(final, problem);
       this.finish();
       // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
       releaseIterator(this.source);
       this.stream = undefined;
       this.source = undefined;
       this.shown(event);
-      this.settles?.settle(event.type === "done" ? event.message : event.error);
+      this.settles?.settle(final);
       return result;
     }
     this.lastPartial = event.partial;

@@ -39,18 +39,16 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     return 0;
   }
   const received: TurnInputMessage[] = answer ?? [];
-  const bad = received.findIndex((item) => inputMessageProblem(item) !== undefined);
+  const problems = received.map(inputMessageProblem);
+  const bad = problems.findIndex((problem) => problem !== undefined);
   if (bad >= 0) {
     // Nothing of the answer runs; its well-formed messages are handed back with the outcome, never lost.
-    for (const item of received)
-      if (!inputMessageProblem(item))
-        (turn.undelivered ??= new Set()).add(
-          createUserMessage(item.text, { images: item.images, batchId: item.batchId }),
-        );
-    const problem = inputMessageProblem(received[bad]);
+    received.forEach((item, index) => {
+      if (problems[index] === undefined) (turn.undelivered ??= new Set()).add(steeringMessage(item));
+    });
     failTurn(turn, {
       code: ErrorCode.Internal,
-      message: `The host callback getSteeringMessages returned an invalid message: [${bad}]${problem}`,
+      message: `The host callback getSteeringMessages returned an invalid message: [${bad}]${problems[bad]}`,
     });
     return 0;
   }
@@ -59,7 +57,7 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
   const groups: { batched: boolean; messages: AgentMessage[] }[] = [];
   const batches = new Map<string, AgentMessage[]>();
   for (const item of received) {
-    const message = createUserMessage(item.text, { images: item.images, batchId: item.batchId });
+    const message = steeringMessage(item);
     (turn.undelivered ??= new Set()).add(message);
     const batch = item.batchId === undefined ? undefined : batches.get(item.batchId);
     if (batch) {
@@ -77,6 +75,11 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
   if (received.length > 0)
     reportTrace(turn, "steering", "info", "steering received", { boundary, count: received.length });
   return received.length;
+}
+
+/** The user message a steering item becomes. */
+function steeringMessage(item: TurnInputMessage): AgentMessage {
+  return createUserMessage(item.text, { images: item.images, batchId: item.batchId });
 }
 
 /**

@@ -14,13 +14,38 @@ import { createRecordingEventWriter, createRecordingTool, runCheckedTurn } from 
 import { contentProblem, inputMessageProblem, messageProblem } from "../../src/messages/content-checks.js";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 
-/** The toolResult messages of a transcript. */
-function toolResults(transcript: readonly AgentMessage[]) {
-  return transcript.filter((message) => message.role === "toolResult");
+/** The transcript holds one tool result: an error result whose only block is `text`. */
+function expectOneErrorResult(transcript: readonly AgentMessage[], text: string): void {
+  const results = transcript.filter((message) => message.role === "toolResult");
+  expect(results).toHaveLength(1);
+  expect(results[0]).toMatchObject({ isError: true, content: [{ type: "text", text }] });
 }
 
 /** A turn whose model calls tool `t` once, then answers "done". */
 const callOnce = () => [response(toolCall("t", {}, { id: "call-1" })), "done"];
+
+/**
+ * What `runTurn` rejects with for a valid input that `change` then spoils;
+ * checks that nothing started: no event written, no model request.
+ */
+async function rejectedBeforeStart(change: (input: Record<string, unknown>) => void): Promise<unknown> {
+  const model = createScriptedModel(["never"]);
+  const writer = createRecordingEventWriter();
+  const input: Record<string, unknown> = {
+    sessionId: "s",
+    turnId: "t",
+    systemPrompt: "p",
+    userMessage: { text: "hello" },
+    llm: { model: model.model, streamFn: model.streamFn },
+    eventWriter: writer,
+    disableBuiltinToolFallback: true,
+  };
+  change(input);
+  const error = await new PiTurnRunner().runTurn(input as unknown as RunTurnInput).catch((caught: unknown) => caught);
+  expect(writer.events).toHaveLength(0);
+  expect(model.requests).toHaveLength(0);
+  return error;
+}
 
 describe("the shape checks", () => {
   it("name the first malformed field of a message, and pass well-formed ones and roles Turnkit does not know", () => {
@@ -63,50 +88,32 @@ describe("the shape checks", () => {
 
 describe("host content is checked where it enters a turn", () => {
   it("a history message with malformed content is rejected before the turn starts, naming the field", async () => {
-    const model = createScriptedModel(["never"]);
-    const writer = createRecordingEventWriter();
-    const input = {
-      sessionId: "s",
-      turnId: "t",
-      systemPrompt: "p",
-      userMessage: { text: "hello" },
-      history: [userMessage("earlier"), { role: "user", content: [{ type: "text", text: 42 }], timestamp: 1 }],
-      llm: { model: model.model, streamFn: model.streamFn },
-      eventWriter: writer,
-      disableBuiltinToolFallback: true,
-    } as unknown as RunTurnInput;
-    const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
+    const error = await rejectedBeforeStart((input) => {
+      input.history = [userMessage("earlier"), { role: "user", content: [{ type: "text", text: 42 }], timestamp: 1 }];
+    });
     expect(TurnkitConfigError.isInstance(error)).toBe(true);
-    expect((error as TurnkitConfigError).code).toBe("invalid_turn_input");
-    expect((error as Error).message).toBe("RunTurnInput.history[1].content[0].text must be a string, got 42");
-    expect(writer.events).toHaveLength(0);
-    expect(model.requests).toHaveLength(0);
+    expect(error).toMatchObject({
+      code: "invalid_turn_input",
+      message: "RunTurnInput.history[1].content[0].text must be a string, got 42",
+    });
   });
 
   it("an input whose getter throws while it is read is a TurnkitConfigError, the host's error as cause", async () => {
-    const model = createScriptedModel(["never"]);
-    const writer = createRecordingEventWriter();
     const failure = new Error("the session store is down");
-    const input = {
-      sessionId: "s",
-      turnId: "t",
-      systemPrompt: "p",
-      userMessage: { text: "hello" },
-      llm: { model: model.model, streamFn: model.streamFn },
-      eventWriter: writer,
-      get history(): never {
-        throw failure;
-      },
-    } as unknown as RunTurnInput;
-    const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
+    const error = await rejectedBeforeStart((input) => {
+      Object.defineProperty(input, "history", {
+        enumerable: true,
+        get() {
+          throw failure;
+        },
+      });
+    });
     expect(TurnkitConfigError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
       code: "invalid_turn_input",
       message: "RunTurnInput could not be read: the session store is down",
       cause: failure,
     });
-    expect(writer.events).toHaveLength(0);
-    expect(model.requests).toHaveLength(0);
   });
 
   it("a steering answer with a malformed message fails the turn as the host's (internal), and none of it is sent", async () => {
@@ -226,16 +233,10 @@ describe("host content is checked where it enters a turn", () => {
       input: { tools: [tool], hooks: { beforeToolCallHook: () => ({ block: "yes" }) as never } },
     });
     expect(tool.calls).toHaveLength(0);
-    const [result] = toolResults(turn.transcript);
-    expect(result).toMatchObject({
-      isError: true,
-      content: [
-        {
-          type: "text",
-          text: 'Tool call blocked: beforeToolCallHook returned an invalid decision: block must be a boolean, got "yes"',
-        },
-      ],
-    });
+    expectOneErrorResult(
+      turn.transcript,
+      'Tool call blocked: beforeToolCallHook returned an invalid decision: block must be a boolean, got "yes"',
+    );
     expect(turn.outcome.kind).toBe("completed");
   });
 
@@ -246,24 +247,19 @@ describe("host content is checked where it enters a turn", () => {
       input: { tools: [tool], hooks: { afterToolCallHook: () => ({ content: "plain text" }) as never } },
     });
     expect(tool.calls).toHaveLength(1);
-    expect(toolResults(turn.transcript)[0]).toMatchObject({
-      isError: true,
-      content: [
-        {
-          type: "text",
-          text: 'afterToolCallHook failed: it returned an invalid patch: content must be an array of content blocks, got "plain text"',
-        },
-      ],
-    });
+    expectOneErrorResult(
+      turn.transcript,
+      'afterToolCallHook failed: it returned an invalid patch: content must be an array of content blocks, got "plain text"',
+    );
   });
 
   it("a tool result whose text block holds no string is an error result naming the field, not a malformed transcript", async () => {
     const tool = createRecordingTool("t", { answer: () => ({ content: [{ type: "text", text: 5 as never }] }) });
     const turn = await runCheckedTurn({ script: callOnce(), input: { tools: [tool] } });
-    expect(toolResults(turn.transcript)[0]).toMatchObject({
-      isError: true,
-      content: [{ type: "text", text: 'Tool "t" returned an invalid result: content[0].text must be a string, got 5' }],
-    });
+    expectOneErrorResult(
+      turn.transcript,
+      'Tool "t" returned an invalid result: content[0].text must be a string, got 5',
+    );
     expect(turn.outcome.kind).toBe("completed");
   });
 });
