@@ -26,7 +26,11 @@ export type AgentRunSettings = Pick<
  * from the state as they are now, the agent's settings, and queue polls that
  * drain its steering and follow-up queues. With `skipInitialSteeringPoll`,
  * the first steering poll returns nothing (the run was started from those
- * steering messages already).
+ * steering messages already). The object is what every request of the run
+ * hands its stream function as options (with `apiKey` and `signal`), as in
+ * pi's `Agent`: the same keys, plus `onToolExecutionStart`,
+ * `shouldStopAfterTurn` and `shouldStopAfterSteering` only when the agent
+ * has them.
  */
 export function agentRunConfig(
   settings: AgentRunSettings,
@@ -35,7 +39,7 @@ export function agentRunConfig(
   skipInitialSteeringPoll: boolean,
 ): AgentLoopConfig {
   let skipSteeringPoll = skipInitialSteeringPoll;
-  return {
+  const config: AgentLoopConfig = {
     model: state.model,
     reasoning: state.thinkingLevel === "off" ? undefined : state.thinkingLevel,
     sessionId: settings.sessionId,
@@ -47,9 +51,6 @@ export function agentRunConfig(
     toolExecution: settings.toolExecution,
     beforeToolCall: settings.beforeToolCall,
     afterToolCall: settings.afterToolCall,
-    onToolExecutionStart: settings.onToolExecutionStart,
-    shouldStopAfterTurn: settings.shouldStopAfterTurn,
-    shouldStopAfterSteering: settings.shouldStopAfterSteering,
     convertToLlm: settings.convertToLlm,
     transformContext: settings.transformContext,
     getApiKey: settings.getApiKey,
@@ -62,4 +63,10 @@ export function agentRunConfig(
     },
     getFollowUpMessages: async () => queues.followUp.drain(),
   };
+  // The hooks pi's Agent does not have are set only when given, so a request's options carry the keys pi's do.
+  const { onToolExecutionStart, shouldStopAfterTurn, shouldStopAfterSteering } = settings;
+  if (onToolExecutionStart) config.onToolExecutionStart = onToolExecutionStart;
+  if (shouldStopAfterTurn) config.shouldStopAfterTurn = shouldStopAfterTurn;
+  if (shouldStopAfterSteering) config.shouldStopAfterSteering = shouldStopAfterSteering;
+  return config;
 }

@@ -147,6 +147,43 @@ describe("behaviour L8: Agent state during and after a run", () => {
     }
   });
 
+  it("hands every request the option keys pi's Agent does; the hooks pi lacks appear only when the agent has them", async () => {
+    const piKeys = [
+      "afterToolCall",
+      "apiKey",
+      "beforeToolCall",
+      "convertToLlm",
+      "getApiKey",
+      "getFollowUpMessages",
+      "getSteeringMessages",
+      "maxRetryDelayMs",
+      "model",
+      "onPayload",
+      "onResponse",
+      "reasoning",
+      "sessionId",
+      "signal",
+      "thinkingBudgets",
+      "toolExecution",
+      "transformContext",
+      "transport",
+    ];
+    /** The option keys of the agent's first request (with a value or not). */
+    const optionKeys = async (agent: Agent) => {
+      const inner = agent.streamFn;
+      let keys: string[] = [];
+      agent.streamFn = (model, context, options) => {
+        keys = Object.keys(options ?? {}).sort();
+        return inner(model, context, options);
+      };
+      await agent.prompt("go");
+      return keys;
+    };
+    expect(await optionKeys(createAgentScenario(["plain"]).agent)).toEqual(piKeys);
+    const hooked = createAgentScenario(["hooked"], { shouldStopAfterTurn: () => false }).agent;
+    expect(await optionKeys(hooked)).toEqual([...piKeys, "shouldStopAfterTurn"].sort());
+  });
+
   it("a wrapped streamFn is used for the next run (hosts compose stream functions)", async () => {
     const { agent, scripted } = createAgentScenario(["wrapped"]);
     const inner = agent.streamFn;
