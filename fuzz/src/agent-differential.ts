@@ -24,7 +24,14 @@ import fc from "fast-check";
 import type { GenerationOptions } from "./known-bugs.js";
 import { type AgentClass, type AgentScenarioObservation, runAgentScenario } from "./run-agent-scenario.js";
 import { agentScenarioArbitrary } from "./scenario-arbitraries.js";
-import type { AgentScenario, ResponseSpec, ToolBehaviour } from "./scenario.js";
+import type {
+  AgentScenario,
+  AgentSettingsSpec,
+  LaterRun,
+  PromptForm,
+  ResponseSpec,
+  ToolBehaviour,
+} from "./scenario.js";
 import { InvariantViolation } from "./invariants/violation.js";
 
 const INVARIANT = "19 the same run as pi's Agent";
@@ -66,10 +73,37 @@ function sharedResponse(response: ResponseSpec): ResponseSpec {
   };
 }
 
+/** Agent settings that reach the requests' options, or none. */
+const settingsArbitrary: fc.Arbitrary<AgentSettingsSpec | undefined> = fc.option(
+  fc.record({
+    thinkingLevel: fc.constantFrom("off", "minimal", "low", "medium", "high"),
+    sessionId: fc.option(fc.constantFrom("session-1", "s"), { nil: undefined }),
+    transport: fc.constantFrom("sse", "websocket", "auto", undefined),
+    maxRetryDelayMs: fc.option(fc.constantFrom(0, 1_000, 60_000), { nil: undefined }),
+    thinkingBudgets: fc.option(fc.record({ low: fc.constant(1_024), high: fc.constant(8_192) }, { requiredKeys: [] }), {
+      nil: undefined,
+    }),
+    apiKeyAnswer: fc.constantFrom(undefined, "", "key-from-host"),
+  }),
+  { nil: undefined },
+);
+
+const promptFormArbitrary: fc.Arbitrary<PromptForm> = fc.constantFrom("message", "text", "textWithImages", "messages");
+
+const laterRunArbitrary: fc.Arbitrary<LaterRun | undefined> = fc.constantFrom(
+  undefined,
+  "prompt",
+  "continue",
+  "resetAndPrompt",
+);
+
 /** The `agent` property's scenarios, on the ground both loops share (see the module). */
 export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbitrary<AgentScenario> {
-  return agentScenarioArbitrary(options).map(
-    (scenario): AgentScenario => ({
+  return fc.tuple(agentScenarioArbitrary(options), settingsArbitrary, promptFormArbitrary, laterRunArbitrary).map(
+    ([scenario, settings, promptForm, laterRun]): AgentScenario => ({
+      settings,
+      promptForm,
+      laterRun,
       ...scenario,
       requests: scenario.requests.map(sharedResponse),
       hooks: {
@@ -125,15 +159,40 @@ function eventLine(event: AgentEvent): string {
   return parts.join(" ");
 }
 
+/** An option as the comparison reads it: functions and signals by kind, the rest as JSON. */
+function optionValue(value: unknown): string {
+  if (typeof value === "function") return "function";
+  if (value instanceof AbortSignal) return "signal";
+  return JSON.stringify(value);
+}
+
+/** Wall-clock timestamps (the loops stamp tool results with `Date.now()`) read as one value. */
+function wallClockAside(key: string, value: unknown): unknown {
+  return key === "timestamp" && typeof value === "number" && value > 1e12 ? "wall clock" : value;
+}
+
+/** One model request in one line: the context the stream function got (messages, system prompt, tools) and its options. */
+function requestLine(request: AgentScenarioObservation["requests"][number], index: number): string {
+  const { context, options } = request;
+  const tools = (context.tools ?? []).map((tool) => `${tool.name}:${JSON.stringify(tool.parameters)}`);
+  const optionText = Object.keys(options ?? {})
+    .sort()
+    .map((key) => `${key}=${optionValue((options as Record<string, unknown>)[key])}`);
+  return `request ${index}: ${JSON.stringify(context.systemPrompt)} ${JSON.stringify(context.messages, wallClockAside)} tools ${tools.join(",")} options ${optionText.join(" ")}`;
+}
+
 /** What the comparison reads of one run. */
 function runLines(observation: AgentScenarioObservation): string[] {
   return [
-    ...observation.events
-      .filter((event) => event.type !== "message_update" && event.type !== "tool_execution_update")
-      .map(eventLine),
+    ...observation.requests.map(requestLine),
+    ...observation.events.flatMap((event, index) =>
+      event.type === "message_update" || event.type === "tool_execution_update"
+        ? []
+        : [`${eventLine(event)} | ${observation.states[index]}`],
+    ),
     "transcript:",
     ...observation.transcript.map(messageLine),
-    `rejections: ${observation.rejections.length}`,
+    ...observation.rejections.map((error) => `rejected: ${error instanceof Error ? error.message : String(error)}`),
   ];
 }
 

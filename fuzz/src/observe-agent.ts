@@ -12,6 +12,8 @@ import { type DriveReport, driveUntilSettled, letStragglersSurface } from "./vir
 export interface AgentRunObservation {
   /** Every event of every run, as the first listener received them. */
   events: AgentEvent[];
+  /** The agent's state as the first listener saw it at each of {@link events}, one line each (see `stateLine`). */
+  states: string[];
   /** The messages the agent started with. */
   history: AgentMessage[];
   /** `agent.state.messages` after the last run. */
@@ -48,16 +50,31 @@ export interface ObserveAgentOptions {
   hostTimers?: () => readonly unknown[];
 }
 
+/** What a listener can read of the agent's state, in one line: streaming, the streaming message, running calls, error, transcript length. */
+export function stateLine(agent: Agent): string {
+  const { isStreaming, streamingMessage, pendingToolCalls, errorMessage, messages } = agent.state;
+  const streaming = streamingMessage as { role?: string; stopReason?: string } | undefined;
+  return [
+    isStreaming ? "streaming" : "idle",
+    streaming ? `${streaming.role}/${streaming.stopReason ?? ""}` : "-",
+    `calls [${[...pendingToolCalls].sort().join(",")}]`,
+    `error ${JSON.stringify(errorMessage)}`,
+    `${messages.length} messages`,
+  ].join(" ");
+}
+
 export async function observeAgent(options: ObserveAgentOptions): Promise<AgentRunObservation> {
   const { agent, clock } = options;
   const history = agent.state.messages.slice();
   const events: AgentEvent[] = [];
+  const states: string[] = [];
   const signals = new Set<AbortSignal>();
   const ticks = options.listenerTicks ?? 0;
   agent.subscribe((event, signal) => {
     signals.add(signal);
     const index = events.length;
     events.push(event);
+    states.push(stateLine(agent));
     options.onEvent?.(event, index);
     if (ticks === 0) return;
     return (async () => {
@@ -88,6 +105,7 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
   }
   return {
     events,
+    states,
     history,
     transcript: agent.state.messages.slice(),
     rejections,

@@ -3,11 +3,20 @@
  * the scripted model on a virtual clock, and records everything the
  * invariants need.
  */
+import type { Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
 import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
-import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
+import type {
+  AgentHookSpec,
+  AgentScenario,
+  AgentSettingsSpec,
+  HostAction,
+  LaterRun,
+  PromptForm,
+  ToolBehaviour,
+} from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
 import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
 
@@ -82,6 +91,8 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
 export interface AgentScenarioObservation extends AgentRunObservation {
   /** Prompt, steering and follow-up messages the host handed to the agent. */
   hostMessages: AgentMessage[];
+  /** What each model request handed the stream function, in order: a copy of its context as it was then, and its options. */
+  requests: { context: Context; options: SimpleStreamOptions | undefined }[];
 }
 
 /** An `Agent` class: Turnkit's, or one with its constructor and methods (pi-agent-core's, for the differential run). */
@@ -111,6 +122,8 @@ export async function runAgentScenario(
     return message;
   };
 
+  const requests: AgentScenarioObservation["requests"] = [];
+  const answer = withFallbackAnswers(model);
   let agent!: Agent;
   const abort = () => agent.abort();
   agent = new AgentClass({
@@ -120,12 +133,17 @@ export async function runAgentScenario(
       tools: createAgentTools(scenario.toolModes, environment),
       messages: history,
     },
-    streamFn: withFallbackAnswers(model),
+    streamFn: (requestModel, context, options) => {
+      requests.push({ context: JSON.parse(JSON.stringify(context)) as Context, options });
+      return answer(requestModel, context, options);
+    },
     toolExecution: scenario.toolExecution,
     steeringMode: scenario.steeringMode,
     followUpMode: scenario.followUpMode,
     ...loopHooks(scenario.hooks, abort),
+    ...settingOptions(scenario.settings),
   });
+  if (scenario.settings) agent.state.thinkingLevel = scenario.settings.thinkingLevel;
 
   const perform = (action: HostAction) => {
     switch (action.kind) {
@@ -166,10 +184,68 @@ export async function runAgentScenario(
       });
     },
     runs: [
-      () => agent.prompt(hostMessage("prompt")),
+      () => startRun(agent, scenario.promptForm ?? "message", hostMessage),
       () => (scenario.continueWhileQueued && agent.hasQueuedMessages() ? agent.continue() : undefined),
+      () => laterRun(agent, scenario.laterRun, hostMessage),
     ],
     hostTimers: () => hostTimers,
   });
-  return { ...observation, hostMessages };
+  return { ...observation, hostMessages, requests };
+}
+
+/** The agent options the settings give (none without settings). */
+function settingOptions(settings: AgentSettingsSpec | undefined): Partial<AgentOptions> {
+  if (!settings) return {};
+  const { sessionId, transport, maxRetryDelayMs, thinkingBudgets, apiKeyAnswer } = settings;
+  return {
+    sessionId,
+    transport,
+    maxRetryDelayMs,
+    thinkingBudgets,
+    ...(apiKeyAnswer !== undefined && { getApiKey: async () => apiKeyAnswer }),
+  };
+}
+
+/** A one-pixel PNG, the image a `textWithImages` prompt carries. */
+const PROMPT_IMAGE = {
+  type: "image" as const,
+  data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+  mimeType: "image/png",
+};
+
+/** Starts the first run in the scenario's prompt form; every message it hands over is recorded by `hostMessage`. */
+function startRun(agent: Agent, form: PromptForm, hostMessage: (kind: string) => AgentMessage): Promise<void> {
+  switch (form) {
+    case "message":
+      return agent.prompt(hostMessage("prompt"));
+    case "messages":
+      return agent.prompt([hostMessage("prompt"), hostMessage("prompt")]);
+    case "text":
+      return agent.prompt(textOf(hostMessage("prompt")));
+    case "textWithImages":
+      return agent.prompt(textOf(hostMessage("prompt")), [PROMPT_IMAGE]);
+  }
+}
+
+function textOf(message: AgentMessage): string {
+  return (message as { content: string }).content;
+}
+
+/** The run after the first ones, if the scenario has one. */
+function laterRun(
+  agent: Agent,
+  later: LaterRun | undefined,
+  hostMessage: (kind: string) => AgentMessage,
+): Promise<void> | undefined {
+  switch (later) {
+    case undefined:
+      return undefined;
+    case "prompt":
+      return agent.prompt(hostMessage("later"));
+    case "continue":
+      return agent.continue();
+    case "resetAndPrompt":
+      agent.reset();
+      return agent.prompt(hostMessage("later"));
+  }
 }

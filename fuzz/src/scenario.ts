@@ -191,7 +191,30 @@ export interface AgentScenario {
   continueWhileQueued: boolean;
   /** Start from an earlier exchange (user, tool call, result, answer). */
   withHistory: boolean;
+  /** Settings of the agent that reach each request's options (the differential property sets them; default none). */
+  settings?: AgentSettingsSpec;
+  /** How the first run is started (default `message`: `prompt(message)`). */
+  promptForm?: PromptForm;
+  /** A run after the first and the optional `continue()` (default none). */
+  laterRun?: LaterRun;
 }
+
+/** `Agent` settings a request hands its stream function. */
+export interface AgentSettingsSpec {
+  thinkingLevel: "off" | "minimal" | "low" | "medium" | "high";
+  sessionId: string | undefined;
+  transport: "sse" | "websocket" | "auto" | undefined;
+  maxRetryDelayMs: number | undefined;
+  thinkingBudgets: { low?: number; high?: number } | undefined;
+  /** `getApiKey` answers this key (`""`: an empty answer; `undefined`: no `getApiKey`). */
+  apiKeyAnswer: string | undefined;
+}
+
+/** `prompt(message)`, `prompt(text)`, `prompt(text, images)`, or `prompt([message, message])`. */
+export type PromptForm = "message" | "text" | "textWithImages" | "messages";
+
+/** What the host does once the first run settled: prompt again, `continue()`, or `reset()` and prompt. */
+export type LaterRun = "prompt" | "continue" | "resetAndPrompt";
 
 // ------------------------------------------------------------------ PiTurnRunner
 
