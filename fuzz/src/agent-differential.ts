@@ -1,8 +1,9 @@
 /**
  * Invariant 19: on the ground the two loops share, Turnkit's `Agent` does
  * what pi-agent-core 0.73.1's does. A generated `Agent` scenario runs on
- * both; their events (as the first listener saw them, streaming updates
- * left out), transcripts and model requests must be the same.
+ * both; their model requests (context, option keys and values), events
+ * (as the first listener saw them, streaming updates left out) with the
+ * agent's state at each, transcripts and rejections must be the same.
  *
  * The shared ground is the `agent` property's scenarios with what differs
  * on purpose mapped away (each is a documented difference in
