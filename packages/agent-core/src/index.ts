@@ -153,7 +153,7 @@ export {
   BoundedInternalTurnPromptReadRegistry,
   PromptReadErrorCode,
   type PromptReadResult,
-  type PromptReadScope,
+  PromptReadScope,
   type PromptSnapshotSource,
 } from "./prompt-read.js";
 

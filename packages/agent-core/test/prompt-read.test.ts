@@ -7,6 +7,7 @@ import {
   type PromptReadResult,
   type PromptSnapshotSource,
 } from "../src/prompt-read.js";
+import * as publicEntry from "../src/index.js";
 
 /** A mutable settings store; each capture copies it, so later writes do not reach a taken snapshot. */
 function settingsSource(initial: Record<string, unknown>) {
@@ -94,6 +95,17 @@ describe("PromptReadScope", () => {
       },
     });
     expect(await throwingRead.read("k")).toEqual({ status: "invalid", reason: 'reading "k" failed: parse error' });
+  });
+});
+
+describe("prompt reads from the public entry", () => {
+  it("a host builds a PromptReadScope with @turnkit/agent-core's export and hands it to the registry", async () => {
+    const { source } = settingsSource({ persona: "terse" });
+    const scope = new publicEntry.PromptReadScope(source);
+    const registry = new publicEntry.BoundedInternalTurnPromptReadRegistry<typeof scope>();
+    registry.reserve("turn-1");
+    registry.remember("turn-1", scope);
+    expect(await registry.take("turn-1")?.read("persona")).toEqual({ status: "found", value: "terse" });
   });
 });
 

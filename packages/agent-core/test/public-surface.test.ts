@@ -20,6 +20,7 @@ describePublicSurface({
     "LlmTimeoutError",
     "PiTurnRunner",
     "PromptReadErrorCode",
+    "PromptReadScope",
     "TRACER_NAME",
     "TURN_DEFAULTS",
     "TurnkitConfigError",
