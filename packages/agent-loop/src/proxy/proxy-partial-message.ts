@@ -20,6 +20,94 @@ export function emptyProxyMessage(model: Model<any>): AssistantMessage {
   };
 }
 
+const DONE_REASONS: ReadonlySet<unknown> = new Set(["stop", "length", "toolUse"]);
+const ERROR_REASONS: ReadonlySet<unknown> = new Set(["aborted", "error"]);
+const TOKEN_FIELDS = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"] as const;
+const COST_FIELDS = ["input", "output", "cacheRead", "cacheWrite", "total"] as const;
+
+/** A value as an error text shows it: JSON, cut to 60 characters, or its type. */
+function shown(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Not JSON (a cycle cannot come from JSON.parse, but be safe): its type says enough.
+  }
+  if (text === undefined) return typeof value;
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function usageProblem(usage: unknown): string | undefined {
+  if (typeof usage !== "object" || usage === null) return `usage must be an object, got ${shown(usage)}`;
+  const fields = usage as Record<string, unknown>;
+  for (const field of TOKEN_FIELDS) {
+    if (typeof fields[field] !== "number") return `usage.${field} must be a number, got ${shown(fields[field])}`;
+  }
+  const cost = fields.cost;
+  if (typeof cost !== "object" || cost === null) return `usage.cost must be an object, got ${shown(cost)}`;
+  for (const field of COST_FIELDS) {
+    const value = (cost as Record<string, unknown>)[field];
+    if (typeof value !== "number") return `usage.cost.${field} must be a number, got ${shown(value)}`;
+  }
+  return undefined;
+}
+
+/**
+ * What makes a wire event of a known type impossible to apply to `partial`
+ * as pi-ai's message shape requires, naming the field; `undefined` when it
+ * can be applied. A start names a block index from 0 to the number of
+ * blocks (the next one, or one to replace); a delta or end names an index
+ * (the block's kind is checked as it is applied); deltas, ids, tool names
+ * and signatures are strings; `done` and `error` carry one of their stop
+ * reasons and a usage with numbers (`error` may leave its usage out). Events of other types pass (they are
+ * skipped, as a newer server's may be).
+ */
+export function proxyEventProblem(event: unknown, partial: AssistantMessage): string | undefined {
+  if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string") {
+    return `Malformed proxy event: an event must be an object with a string type, got ${shown(event)}`;
+  }
+  const fields = event as Record<string, unknown>;
+  const problem = fieldProblem(fields.type as string, fields, partial.content.length);
+  return problem && `Malformed proxy event ${fields.type}: ${problem}`;
+}
+
+function fieldProblem(type: string, event: Record<string, unknown>, blocks: number): string | undefined {
+  const index = event.contentIndex;
+  const isIndex = typeof index === "number" && Number.isInteger(index) && index >= 0;
+  const string = (field: string, optional = false) =>
+    typeof event[field] === "string" || (optional && event[field] === undefined)
+      ? undefined
+      : `${field} must be a string, got ${shown(event[field])}`;
+  switch (type) {
+    case "text_start":
+    case "thinking_start":
+    case "toolcall_start":
+      if (!isIndex || index > blocks) {
+        return `contentIndex must be an integer from 0 to ${blocks}, got ${shown(index)}`;
+      }
+      return type === "toolcall_start" ? (string("id") ?? string("toolName")) : undefined;
+    case "text_delta":
+    case "thinking_delta":
+    case "toolcall_delta":
+      return isIndex ? string("delta") : `contentIndex must be a block index, got ${shown(index)}`;
+    case "text_end":
+    case "thinking_end":
+      return isIndex ? string("contentSignature", true) : `contentIndex must be a block index, got ${shown(index)}`;
+    case "toolcall_end":
+      return isIndex ? undefined : `contentIndex must be a block index, got ${shown(index)}`;
+    case "done":
+      if (!DONE_REASONS.has(event.reason))
+        return `reason must be "stop", "length" or "toolUse", got ${shown(event.reason)}`;
+      return usageProblem(event.usage);
+    case "error":
+      if (!ERROR_REASONS.has(event.reason)) return `reason must be "aborted" or "error", got ${shown(event.reason)}`;
+      // An error without its usage keeps the server's error text, with the usage counted so far.
+      return string("errorMessage", true) ?? (event.usage === undefined ? undefined : usageProblem(event.usage));
+    default:
+      return undefined;
+  }
+}
+
 /** Thrown when a delta or end event names a block of another kind; the stream then ends with an `error` event. */
 function mismatch(eventType: string, blockKind: string): Error {
   return new Error(`Received ${eventType} for non-${blockKind} content`);
@@ -115,7 +203,7 @@ export function applyProxyEvent(
     case "error":
       partial.stopReason = event.reason;
       partial.errorMessage = event.errorMessage;
-      partial.usage = event.usage;
+      partial.usage = event.usage ?? partial.usage;
       return { type: "error", reason: event.reason, error: partial };
     default: {
       const unknown: never = event;

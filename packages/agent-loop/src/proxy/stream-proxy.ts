@@ -5,7 +5,7 @@ import {
   type Context,
   type Model,
 } from "@mariozechner/pi-ai";
-import { applyProxyEvent, emptyProxyMessage } from "./proxy-partial-message.js";
+import { applyProxyEvent, emptyProxyMessage, proxyEventProblem } from "./proxy-partial-message.js";
 import {
   PROXY_STREAM_PATH,
   pickSerializableOptions,
@@ -56,8 +56,12 @@ const ENDED_WITHOUT_TERMINAL = "Proxy stream ended without a done or error event
  *
  * Where it goes further than pi: a server that closes the stream without
  * `done` or `error` ends it with an `error` event (pi leaves `result()`
- * pending forever), and a last event without a trailing newline is still
- * read.
+ * pending forever); an event that breaks the message's shape (not an
+ * object, a block index out of range or not an integer, a delta, id or
+ * tool name that is no string, an unknown stop reason, a usage without its
+ * numbers) ends it with an `error` event naming the field, instead of
+ * reaching the transcript (where the next request would fail on it); and a
+ * last event without a trailing newline is still read.
  */
 export function streamProxy(
   model: Model<any>,
@@ -124,7 +128,10 @@ async function relayEvents(
     if (!line.startsWith("data: ")) return false;
     const data = line.slice("data: ".length).trim();
     if (!data) return false;
-    const event = applyProxyEvent(JSON.parse(data) as ProxyAssistantMessageEvent, partial);
+    const wire: unknown = JSON.parse(data);
+    const problem = proxyEventProblem(wire, partial);
+    if (problem) throw new Error(problem);
+    const event = applyProxyEvent(wire as ProxyAssistantMessageEvent, partial);
     if (!event) return false;
     stream.push(event);
     return event.type === "done" || event.type === "error";

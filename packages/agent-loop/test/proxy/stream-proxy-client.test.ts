@@ -159,6 +159,71 @@ describe("streamProxy client", () => {
     expect(result.errorMessage).toMatch(message);
   });
 
+  const started = [data({ type: "start" }), data({ type: "text_start", contentIndex: 0 })];
+  it.each([
+    ["an event that is not an object", ["data: null\n"], "an event must be an object with a string type, got null"],
+    [
+      "an event without a type",
+      [data({ delta: "x" })],
+      'an event must be an object with a string type, got {"delta":"x"}',
+    ],
+    [
+      "a block index past the next block",
+      [data({ type: "start" }), data({ type: "text_start", contentIndex: 5 })],
+      "text_start: contentIndex must be an integer from 0 to 0, got 5",
+    ],
+    [
+      "a negative block index",
+      [...started, data({ type: "thinking_start", contentIndex: -1 })],
+      "thinking_start: contentIndex must be an integer from 0 to 1, got -1",
+    ],
+    [
+      "a block index that is a string",
+      [...started, data({ type: "text_delta", contentIndex: "0", delta: "x" })],
+      'text_delta: contentIndex must be a block index, got "0"',
+    ],
+    [
+      "a delta that is no string",
+      [...started, data({ type: "text_delta", contentIndex: 0, delta: 5 })],
+      "text_delta: delta must be a string, got 5",
+    ],
+    [
+      "a tool call without an id",
+      [data({ type: "start" }), data({ type: "toolcall_start", contentIndex: 0, toolName: "read" })],
+      "toolcall_start: id must be a string, got undefined",
+    ],
+    [
+      "an unknown stop reason",
+      [...started, data({ type: "done", reason: "banana", usage })],
+      'done: reason must be "stop", "length" or "toolUse", got "banana"',
+    ],
+    ["done without usage", [...started, data({ type: "done", reason: "stop" })], "done: usage must be an object"],
+    [
+      "a usage without its numbers",
+      [...started, data({ type: "done", reason: "stop", usage: { ...usage, output: "2" } })],
+      'done: usage.output must be a number, got "2"',
+    ],
+  ])(
+    "%s ends the stream with an error naming the field; the message keeps pi-ai's shape",
+    async (_name, lines, message) => {
+      const url = await sse(...lines)();
+      const { events, result } = await collect(streamProxy(model, contextOf("Hi"), { authToken: "t", proxyUrl: url }));
+      expect(events.at(-1)?.type).toBe("error");
+      expect(result.stopReason).toBe("error");
+      expect(result.errorMessage).toContain("Malformed proxy event");
+      expect(result.errorMessage).toContain(message);
+      expect(result.usage).toMatchObject({ input: 0, output: 0, totalTokens: 0 });
+      expect(Object.keys(result.content)).toEqual(result.content.map((_block, index) => String(index)));
+      for (const block of result.content) expect(block).toMatchObject({ type: expect.any(String) });
+    },
+  );
+
+  it("an error event without usage keeps the server's error text", async () => {
+    const url = await sse(data({ type: "start" }), data({ type: "error", reason: "error", errorMessage: "boom" }))();
+    const { result } = await collect(streamProxy(model, contextOf("Hi"), { authToken: "t", proxyUrl: url }));
+    expect(result).toMatchObject({ stopReason: "error", errorMessage: "boom", usage: { input: 0, totalTokens: 0 } });
+  });
+
   it("an unreachable server ends the stream with an error event, never a rejection", async () => {
     const url = await serve(() => undefined);
     server!.closeAllConnections();
