@@ -1,3 +1,4 @@
+import { assertAgentMessages, describeValue } from "./message-checks.js";
 import type { Model } from "@mariozechner/pi-ai";
 import type { AgentEvent, AgentMessage, AgentState, AgentTool, ThinkingLevel } from "./types.js";
 
@@ -40,12 +41,14 @@ export class MutableAgentState implements AgentState {
     return this.toolList;
   }
   set tools(tools: AgentTool<any>[]) {
+    assertAgentTools(tools);
     this.toolList = [...tools];
   }
   get messages(): AgentMessage[] {
     return this.messageList;
   }
   set messages(messages: AgentMessage[]) {
+    assertAgentMessages(messages, "Agent.state", "messages");
     this.messageList = [...messages];
   }
 
@@ -98,6 +101,27 @@ export function applyEventToState(state: MutableAgentState, event: AgentEvent): 
     default: {
       const unreachable: never = event;
       return unreachable;
+    }
+  }
+}
+
+/** Throws a `TypeError` naming the field unless `tools` is an array of tools, each with a string `name` and an `execute` function. */
+function assertAgentTools(tools: unknown): void {
+  if (!Array.isArray(tools)) {
+    throw new TypeError(`Agent.state: tools must be an array of tools, got ${describeValue(tools)}`);
+  }
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index] as Partial<AgentTool<any>> | null;
+    if (typeof tool !== "object" || tool === null) {
+      throw new TypeError(`Agent.state: tools[${index}] must be a tool object, got ${describeValue(tool)}`);
+    }
+    if (typeof tool.name !== "string") {
+      throw new TypeError(`Agent.state: tools[${index}].name must be a string, got ${describeValue(tool.name)}`);
+    }
+    if (typeof tool.execute !== "function") {
+      throw new TypeError(
+        `Agent.state: tools[${index}].execute must be a function, got ${describeValue(tool.execute)}`,
+      );
     }
   }
 }

@@ -13,6 +13,7 @@ import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
 import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state.js";
 import { defaultConvertToLlm } from "./default-convert-to-llm.js";
 import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
+import { assertAgentMessage, assertAgentMessages } from "./message-checks.js";
 import { MessageQueue } from "./message-queue.js";
 import { promptMessages } from "./prompt-messages.js";
 import { ABORTED_ERROR_MESSAGE, errorText, failedAssistantMessage } from "./synthetic-messages.js";
@@ -153,21 +154,33 @@ export class Agent {
     this.followUpQueue.mode = mode;
   }
 
-  /** Queues a message to inject after the current step's tool calls finish. */
+  /**
+   * Queues a message to inject after the current step's tool calls finish.
+   * Throws a `TypeError` naming the field for a malformed message (see
+   * `prompt`), which is not queued.
+   */
   steer(message: AgentMessage): void {
+    assertAgentMessage(message, "Agent.steer");
     this.steeringQueue.enqueue([message]);
   }
 
   /**
    * Turnkit addition: queues several messages that are always injected
-   * together, as one poll, even in `one-at-a-time` mode.
+   * together, as one poll, even in `one-at-a-time` mode. Throws a
+   * `TypeError` naming the field when one is malformed; none is queued then.
    */
   steerBatch(messages: AgentMessage[]): void {
+    assertAgentMessages(messages, "Agent.steerBatch", "messages");
     this.steeringQueue.enqueue(messages);
   }
 
-  /** Queues a message to run only after the agent would otherwise stop. */
+  /**
+   * Queues a message to run only after the agent would otherwise stop.
+   * Throws a `TypeError` naming the field for a malformed message, which is
+   * not queued.
+   */
   followUp(message: AgentMessage): void {
+    assertAgentMessage(message, "Agent.followUp");
     this.followUpQueue.enqueue([message]);
   }
 
@@ -220,6 +233,13 @@ export class Agent {
   /**
    * Starts a run from text (with optional images), one message, or several.
    * Throws while a run is active: use `steer()` or `followUp()` then.
+   * Turnkit addition: rejects with a `TypeError` naming the field, before
+   * anything runs, for input that is none of these or a malformed message:
+   * not an object with a string `role`; a `user` message whose content is
+   * not text or a list of text and image blocks; an `assistant` or
+   * `toolResult` message whose blocks lack their string fields. A host's
+   * own roles pass unchecked. (pi's `Agent` takes such input and fails, or
+   * keeps it in the transcript, later.)
    */
   prompt(message: AgentMessage | AgentMessage[]): Promise<void>;
   prompt(input: string, images?: ImageContent[]): Promise<void>;

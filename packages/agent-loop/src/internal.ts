@@ -12,5 +12,14 @@ export { ABORT_GRACE_MS } from "./defaults.js";
 // What the loop writes itself
 export { ToolResultText, emptyUsage, errorText } from "./synthetic-messages.js";
 
+// Shape checks of messages and content a host hands the loop (agent-core builds its own on them)
+export {
+  agentMessageProblem,
+  blockProblem,
+  contentProblem,
+  describeValue,
+  prefixed,
+} from "./message-checks.js";
+
 // Request options
 export { copyOptions } from "./options-copy.js";

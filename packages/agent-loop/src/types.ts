@@ -244,7 +244,9 @@ export interface AgentState {
   /**
    * Replaces the tools with a shallow copy of `tools` (later changes to the
    * caller's array have no effect). A run in progress keeps the tools it
-   * started with; the next run uses these.
+   * started with; the next run uses these. Turnkit addition: throws a
+   * `TypeError` naming the field unless each tool is an object with a
+   * string `name` and an `execute` function (the tools stay as they were).
    */
   set tools(tools: AgentTool<any>[]);
   /**
@@ -257,7 +259,9 @@ export interface AgentState {
    * Replaces the transcript with a shallow copy of `messages`. A run in
    * progress keeps the context it started with (the model does not see the
    * change before the next run), but its later `message_end`s are appended
-   * to the new transcript.
+   * to the new transcript. Turnkit addition: throws a `TypeError` naming
+   * the field for a malformed message (as `Agent.prompt` checks them; the
+   * transcript stays as it was).
    */
   set messages(messages: AgentMessage[]);
   /**

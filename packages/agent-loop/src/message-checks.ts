@@ -1,0 +1,128 @@
+/*
+ * Shape checks for the messages and content a host hands the loop. Each
+ * check answers what is wrong, with the path of the offending field
+ * relative to the value checked (`content[1].text must be a string, got
+ * 5`), or `undefined` when the value is well formed; the caller names where
+ * the value came from. Checked where a message enters, a malformed one is
+ * reported to the host at its call, instead of reaching the transcript and
+ * failing a later model request as if the provider had.
+ */
+
+/** The block types a user or tool-result message may hold. */
+const USER_BLOCKS: readonly string[] = ["text", "image"];
+
+/** The block types an assistant message may hold. */
+const ASSISTANT_BLOCKS: readonly string[] = ["text", "thinking", "toolCall"];
+
+/** The string fields each block type needs. */
+const REQUIRED_STRINGS: Readonly<Record<string, readonly string[]>> = {
+  text: ["text"],
+  image: ["data", "mimeType"],
+  thinking: ["thinking"],
+  toolCall: ["id", "name"],
+};
+
+/** A short description of a value for an error message: `5`, `null`, `"abc"`, `an array`, `object`. */
+export function describeValue(value: unknown): string {
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What is wrong with `content` (`undefined`: nothing): a list of blocks, each
+ * an object whose `type` is one of `types` and whose fields of that type are
+ * strings (`text`; an image's `data` and `mimeType`; `thinking`; a tool
+ * call's `id` and `name`). With `allowString`, plain text is well formed too.
+ */
+export function contentProblem(
+  content: unknown,
+  types: readonly string[] = USER_BLOCKS,
+  allowString = true,
+): string | undefined {
+  if (allowString && typeof content === "string") return undefined;
+  if (!Array.isArray(content)) {
+    const expected = allowString ? "a string or an array of content blocks" : "an array of content blocks";
+    return `content must be ${expected}, got ${describeValue(content)}`;
+  }
+  for (let index = 0; index < content.length; index++) {
+    const problem = blockProblem(content[index], types);
+    if (problem) return `content[${index}]${problem}`;
+  }
+  return undefined;
+}
+
+/** `"text", "image"`: the block types of a message, for an error. */
+function typeList(types: readonly string[]): string {
+  return types.map((type) => JSON.stringify(type)).join(", ");
+}
+
+/** What is wrong with one content block whose type must be one of `types`, as a path from the block (`.text must be ...`). */
+export function blockProblem(block: unknown, types: readonly string[]): string | undefined {
+  if (!isRecord(block))
+    return ` must be a content block { type: ${typeList(types)}, ... }, got ${describeValue(block)}`;
+  if (typeof block.type !== "string" || !types.includes(block.type))
+    return `.type must be one of ${typeList(types)}, got ${describeValue(block.type)}`;
+  for (const field of REQUIRED_STRINGS[block.type] ?? []) {
+    if (typeof block[field] !== "string") return `.${field} must be a string, got ${describeValue(block[field])}`;
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with a message of the loop's transcript (`undefined`:
+ * nothing), as a path from the message (`.content[0].text must be ...`). It
+ * must be an object with a string `role`. pi-ai's roles are checked
+ * further: `user` holds text or text and image blocks, `assistant` a list of
+ * text, thinking and tool-call blocks, `toolResult` a `toolCallId` and a
+ * list of text and image blocks. Other roles (a host's own message types)
+ * are the host's to read, and pass.
+ */
+export function agentMessageProblem(message: unknown): string | undefined {
+  if (!isRecord(message)) return ` must be a message object with a role, got ${describeValue(message)}`;
+  if (typeof message.role !== "string") return `.role must be a string, got ${describeValue(message.role)}`;
+  switch (message.role) {
+    case "user":
+      return prefixed(contentProblem(message.content));
+    case "assistant":
+      return prefixed(contentProblem(message.content, ASSISTANT_BLOCKS, false));
+    case "toolResult":
+      if (typeof message.toolCallId !== "string")
+        return `.toolCallId must be a string, got ${describeValue(message.toolCallId)}`;
+      return prefixed(contentProblem(message.content, USER_BLOCKS, false));
+    default:
+      return undefined;
+  }
+}
+
+/** `.${problem}`, or `undefined` without one. */
+export function prefixed(problem: string | undefined): string | undefined {
+  return problem === undefined ? undefined : `.${problem}`;
+}
+
+/**
+ * Throws a `TypeError` naming `where` (`Agent.steer: message.content must
+ * be ...`) when `messages` is not an array of well-formed messages (see
+ * {@link agentMessageProblem}); `name` is the path the problem starts from.
+ */
+export function assertAgentMessages(messages: unknown, where: string, name: string): void {
+  if (!Array.isArray(messages)) {
+    throw new TypeError(`${where}: ${name} must be an array of messages, got ${describeValue(messages)}`);
+  }
+  for (let index = 0; index < messages.length; index++) {
+    const problem = agentMessageProblem(messages[index]);
+    if (problem) throw new TypeError(`${where}: ${name}[${index}]${problem}`);
+  }
+}
+
+/** Throws a `TypeError` naming `where` when `message` is not a well-formed message (see {@link agentMessageProblem}). */
+export function assertAgentMessage(message: unknown, where: string): void {
+  const problem = agentMessageProblem(message);
+  if (problem) throw new TypeError(`${where}: message${problem}`);
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { Agent, type AgentMessage } from "../src/index.js";
+import { createAgentScenario, testTool, user } from "./support/scenario.js";
+
+/** Any value, as a host without types might pass it. */
+type Loose = any;
+
+describe("the Agent refuses malformed input at the call, naming the field", () => {
+  it.each<[string, (agent: Agent) => Promise<void>, string]>([
+    [
+      "a number",
+      (agent) => agent.prompt(123 as Loose),
+      "input must be text, a message or an array of messages, got 123",
+    ],
+    ["null", (agent) => agent.prompt(null as Loose), "input must be text, a message or an array of messages, got null"],
+    [
+      "a message without a role",
+      (agent) => agent.prompt({ content: "x" } as Loose),
+      "message.role must be a string, got undefined",
+    ],
+    [
+      "a user message whose content is a number",
+      (agent) => agent.prompt({ role: "user", content: 5, timestamp: 1 } as Loose),
+      "message.content must be a string or an array of content blocks, got 5",
+    ],
+    [
+      "an array holding null",
+      (agent) => agent.prompt([user("a"), null] as Loose),
+      "messages[1] must be a message object with a role, got null",
+    ],
+    [
+      "a text block without its text",
+      (agent) => agent.prompt([{ role: "user", content: [{ type: "text" }], timestamp: 1 }] as Loose),
+      "messages[0].content[0].text must be a string, got undefined",
+    ],
+    [
+      "images that are no list",
+      (agent) => agent.prompt("hi", "img" as Loose),
+      'images must be an array of image blocks, got "img"',
+    ],
+    [
+      "an image without its data",
+      (agent) => agent.prompt("hi", [{ type: "image", mimeType: "image/png" }] as Loose),
+      "images[0].data must be a string, got undefined",
+    ],
+  ])("prompt(%s) rejects with a TypeError before anything runs", async (_name, call, message) => {
+    const { agent, events, scripted } = createAgentScenario(["never asked"]);
+    const failure = await call(agent).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as Error).message).toBe(`Agent.prompt: ${message}`);
+    expect(events).toEqual([]);
+    expect(scripted.requests).toHaveLength(0);
+    expect(agent.state.messages).toEqual([]);
+    expect(agent.state.isStreaming).toBe(false);
+  });
+
+  it("steer, followUp and steerBatch throw at the call and queue nothing; a good message after them runs", async () => {
+    const { agent, scripted } = createAgentScenario(["answer"]);
+    expect(() => agent.steer(null as Loose)).toThrow(
+      new TypeError("Agent.steer: message must be a message object with a role, got null"),
+    );
+    expect(() => agent.followUp("later" as Loose)).toThrow(
+      new TypeError('Agent.followUp: message must be a message object with a role, got "later"'),
+    );
+    expect(() => agent.steerBatch([user("a"), { role: "user", content: [{ type: "image" }] }] as Loose)).toThrow(
+      new TypeError("Agent.steerBatch: messages[1].content[0].data must be a string, got undefined"),
+    );
+    expect(() => agent.steerBatch("a" as Loose)).toThrow(
+      new TypeError('Agent.steerBatch: messages must be an array of messages, got "a"'),
+    );
+    expect(agent.hasQueuedMessages()).toBe(false);
+    await agent.prompt("go");
+    expect(scripted.requests).toHaveLength(1);
+    expect(agent.state.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("state.messages and state.tools refuse what is not a list of messages or tools and keep what they had", () => {
+    const tool = testTool("work");
+    const { agent } = createAgentScenario([], { tools: [tool] });
+    agent.state.messages = [user("kept")];
+    expect(() => {
+      agent.state.messages = null as Loose;
+    }).toThrow(new TypeError("Agent.state: messages must be an array of messages, got null"));
+    expect(() => {
+      agent.state.messages = [user("a"), { role: "assistant", content: "text" }] as Loose;
+    }).toThrow(new TypeError('Agent.state: messages[1].content must be an array of content blocks, got "text"'));
+    expect(() => {
+      agent.state.tools = [tool, { name: "half" }] as Loose;
+    }).toThrow(new TypeError("Agent.state: tools[1].execute must be a function, got undefined"));
+    expect(() => {
+      agent.state.tools = "x" as Loose;
+    }).toThrow(new TypeError('Agent.state: tools must be an array of tools, got "x"'));
+    expect(agent.state.messages).toEqual([user("kept")]);
+    expect(agent.state.tools).toEqual([tool]);
+    expect(() => new Agent({ initialState: { messages: [{ role: "toolResult", content: [] }] as Loose } })).toThrow(
+      new TypeError("Agent.state: messages[0].toolCallId must be a string, got undefined"),
+    );
+  });
+
+  it("a host's own message role passes unchecked", async () => {
+    const { agent, scripted } = createAgentScenario(["noted"]);
+    const note = { role: "note", anything: 5 } as unknown as AgentMessage;
+    await agent.prompt([user("go"), note]);
+    expect(scripted.requests).toHaveLength(1);
+    expect(agent.state.messages).toContain(note);
+  });
+});
