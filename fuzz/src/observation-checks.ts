@@ -59,6 +59,7 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
     );
   }
   checkToolCallsAnswered(transcript, "agent transcript");
+  checkMessagesWellFormed(transcript, "agent transcript");
   checkProviderConversion(llmMessagesOf(transcript), "agent transcript");
   checkAgentVisibleText(observation.events);
   checkNoLeaks(observation);
@@ -161,4 +162,20 @@ export function checkArgumentObservation(
       "2 tool calls answered",
       `${scenario.path}: calls without a result: ${missing.join(", ")}`,
     );
+}
+
+/**
+ * Invariant 2, for the malformed messages a host handed an `Agent`: each
+ * call threw a `TypeError` that names the call (nothing was queued; the
+ * transcript check shows none arrived).
+ */
+export function checkMalformedRefused(calls: readonly { call: string; thrown: unknown }[]): void {
+  for (const { call, thrown } of calls) {
+    if (!(thrown instanceof TypeError) || !/^Agent\.\w+: /.test(thrown.message)) {
+      throw new InvariantViolation(
+        "2 transcript replayable",
+        `${call} should throw a TypeError naming the call, threw ${describeValue(thrown)}`,
+      );
+    }
+  }
 }

@@ -12,7 +12,12 @@ import { hostileTurnArbitrary, pendingHookSlowWriterArbitrary } from "./hostile-
 import { checkLoggerChangesNothing } from "./invariants/logger-changes-nothing.js";
 import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
 import { checkSameAsPi, differentialAgentArbitrary } from "./agent-differential.js";
-import { checkAgentObservation, checkArgumentObservation, checkTurnObservation } from "./observation-checks.js";
+import {
+  checkAgentObservation,
+  checkArgumentObservation,
+  checkMalformedRefused,
+  checkTurnObservation,
+} from "./observation-checks.js";
 import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
@@ -77,7 +82,11 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     name: "agent",
     description: "Agent: responses, tools, loop hooks, host actions, failing listeners",
     arbitrary: agentScenarioArbitrary(options),
-    run: async (scenario) => checkAgentObservation(await runAgentScenario(scenario)),
+    run: async (scenario) => {
+      const observation = await runAgentScenario(scenario);
+      checkAgentObservation(observation);
+      checkMalformedRefused(observation.malformedCalls);
+    },
     ciRuns: 250,
     fuzzWeight: 4,
   };

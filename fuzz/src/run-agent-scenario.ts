@@ -91,6 +91,8 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
 export interface AgentScenarioObservation extends AgentRunObservation {
   /** Prompt, steering and follow-up messages the host handed to the agent. */
   hostMessages: AgentMessage[];
+  /** Each malformed message the host handed over (`malformed` actions): the call, and what it threw. */
+  malformedCalls: { call: string; thrown: unknown }[];
   /** What each model request handed the stream function, in order: a copy of its context as it was then, and its options. */
   requests: { context: Context; options: SimpleStreamOptions | undefined }[];
 }
@@ -123,6 +125,7 @@ export async function runAgentScenario(
   };
 
   const requests: AgentScenarioObservation["requests"] = [];
+  const malformedCalls: AgentScenarioObservation["malformedCalls"] = [];
   const answer = withFallbackAnswers(model);
   let agent!: Agent;
   const abort = () => agent.abort();
@@ -159,6 +162,9 @@ export async function runAgentScenario(
       case "abort":
         agent.abort();
         return;
+      case "malformed":
+        malformedCalls.push(handOverMalformed(agent, malformedCalls.length));
+        return;
     }
   };
 
@@ -190,7 +196,7 @@ export async function runAgentScenario(
     ],
     hostTimers: () => hostTimers,
   });
-  return { ...observation, hostMessages, requests };
+  return { ...observation, hostMessages, requests, malformedCalls };
 }
 
 /** The agent options the settings give (none without settings). */
@@ -247,5 +253,31 @@ function laterRun(
     case "resetAndPrompt":
       agent.reset();
       return agent.prompt(hostMessage("later"));
+  }
+}
+
+/** Malformed messages a host without types might hand over, in turn: none may be queued. */
+const MALFORMED: readonly { call: string; hand: (agent: Agent) => void }[] = [
+  { call: "steer(null)", hand: (agent) => agent.steer(null as never) },
+  { call: "followUp(numeric content)", hand: (agent) => agent.followUp({ role: "user", content: 5 } as never) },
+  {
+    call: "steerBatch([good, no role])",
+    hand: (agent) =>
+      agent.steerBatch([userMessage("a well-formed one"), { content: "no role" }] as unknown as AgentMessage[]),
+  },
+  {
+    call: "steer(text block without text)",
+    hand: (agent) => agent.steer({ role: "user", content: [{ type: "text" }] } as never),
+  },
+];
+
+/** Hands the agent the `index`-th malformed message (cycling) and records what the call threw. */
+function handOverMalformed(agent: Agent, index: number): { call: string; thrown: unknown } {
+  const { call, hand } = MALFORMED[index % MALFORMED.length]!;
+  try {
+    hand(agent);
+    return { call, thrown: undefined };
+  } catch (error) {
+    return { call, thrown: error };
   }
 }

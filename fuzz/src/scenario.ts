@@ -128,10 +128,10 @@ export type Trigger =
   /** At `ms` on the virtual clock. */
   | { kind: "time"; ms: number };
 
-/** Something the host does during a run. */
+/** Something the host does during a run. `malformed` (Agent scenarios only): a malformed message handed to `steer`, `steerBatch` or `followUp`, which must throw a `TypeError`. */
 export interface HostAction {
   trigger: Trigger;
-  kind: "steer" | "steerBatch" | "followUp" | "abort";
+  kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed";
 }
 
 /** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
