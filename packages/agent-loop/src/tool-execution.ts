@@ -1,5 +1,6 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { ABANDONED } from "./abort-grace.js";
+import { contentProblem, describeValue } from "./message-checks.js";
 import type { LoopRun } from "./loop-run.js";
 import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import type { FinishedCall } from "./tool-call-results.js";
@@ -77,9 +78,11 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
       result = errorToolResult(ToolResultText.interrupted);
       isError = true;
     } else {
-      result = answer;
+      const problem = toolResultProblem(answer);
+      // Turnkit addition: a malformed result becomes an error result naming the field, never transcript content.
+      result = problem ? errorToolResult(`Tool ${toolCall.name} returned a malformed result: ${problem}`) : answer;
       // Turnkit addition: a tool may report a failure as a result instead of throwing.
-      isError = answer.isError === true;
+      isError = problem !== undefined || answer.isError === true;
     }
   } catch (error) {
     result = errorToolResult(thrownText(error));
@@ -94,7 +97,15 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
         after({ assistantMessage: assistant, toolCall, args, result, isError, context: run.context }, run.signal),
       );
       // A hook still pending when the abort grace ran out leaves the result as the tool gave it.
-      if (patch && patch !== ABANDONED) {
+      const problem =
+        patch &&
+        patch !== ABANDONED &&
+        patch.content !== undefined &&
+        contentProblem(patch.content, RESULT_BLOCKS, false);
+      if (problem) {
+        result = errorToolResult(`afterToolCall returned malformed content: ${problem}`);
+        isError = true;
+      } else if (patch && patch !== ABANDONED) {
         result = {
           content: patch.content ?? result.content,
           // `??` as in pi: a null `details` keeps the executed value too.
@@ -115,4 +126,15 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
 async function endCall(scope: ToolCallScope, done: FinishedCall): Promise<FinishedCall> {
   await scope.emitEndAfterUpdates(done);
   return done;
+}
+
+/** The block types a tool result holds. */
+const RESULT_BLOCKS: readonly string[] = ["text", "image"];
+
+/** What is wrong with a tool's answer (`undefined`: nothing): it must be an object whose `content` is a list of text and image blocks. */
+function toolResultProblem(answer: unknown): string | undefined {
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
+    return `expected { content, details }, got ${describeValue(answer)}`;
+  }
+  return contentProblem((answer as { content?: unknown }).content, RESULT_BLOCKS, false);
 }

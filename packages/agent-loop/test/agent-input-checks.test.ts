@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent, type AgentMessage } from "../src/index.js";
+import { response, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, testTool, user } from "./support/scenario.js";
 
 /** Any value, as a host without types might pass it. */
@@ -106,5 +107,49 @@ describe("the Agent refuses malformed input at the call, naming the field", () =
     await agent.prompt([user("go"), note]);
     expect(scripted.requests).toHaveLength(1);
     expect(agent.state.messages).toContain(note);
+  });
+});
+
+describe("a tool's malformed answer becomes an error result naming the field", () => {
+  it.each<[string, () => unknown, string]>([
+    [
+      "content that is text",
+      () => ({ content: "x", details: {} }),
+      'content must be an array of content blocks, got "x"',
+    ],
+    ["no answer", () => undefined, "expected { content, details }, got undefined"],
+    [
+      "a text block whose text is a number",
+      () => ({ content: [{ type: "text", text: 5 }] }),
+      "content[0].text must be a string, got 5",
+    ],
+  ])("%s", async (_name, answer, problem) => {
+    const { agent } = createAgentScenario([response(toolCall("work", {})), "done"], {
+      tools: [testTool("work", { execute: async () => answer() as never })],
+    });
+    await agent.prompt("go");
+    const result = agent.state.messages.find((message) => message.role === "toolResult");
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: `Tool work returned a malformed result: ${problem}` }],
+    });
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+  });
+
+  it("afterToolCall content that is no list of blocks is an error result too", async () => {
+    const { agent } = createAgentScenario([response(toolCall("work", {})), "done"], {
+      tools: [testTool("work")],
+      afterToolCall: async () => ({ content: [{ type: "image", data: "x" }] as never }),
+    });
+    await agent.prompt("go");
+    expect(agent.state.messages.find((message) => message.role === "toolResult")).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: "text",
+          text: "afterToolCall returned malformed content: content[0].mimeType must be a string, got undefined",
+        },
+      ],
+    });
   });
 });
