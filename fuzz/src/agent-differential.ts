@@ -53,7 +53,7 @@ function sharedBehaviour(behaviour: ToolBehaviour, index: number): ToolBehaviour
     case "throw":
       return { kind: "throw", delay };
     case "result":
-      return { ...behaviour, lateUpdate: false, delay };
+      return { ...behaviour, lateUpdate: false, malformed: false, delay };
     case "ask":
       return behaviour;
   }

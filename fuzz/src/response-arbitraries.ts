@@ -60,6 +60,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       lateUpdate: rarely("1/4"),
       terminate: rarely("1/4"),
       isError: rarely("1/8"),
+      malformed: rarely("1/8"),
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("throw" as const), delay: delayArbitrary }) },

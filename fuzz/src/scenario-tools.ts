@@ -109,6 +109,7 @@ async function perform(
       }
       if (behaviour.updates === 0) await wait(behaviour.delay, environment.clock, signal);
       if (behaviour.lateUpdate) laterThanSettle(() => update?.(`${callId} late update after settling`));
+      if (behaviour.malformed) return { content: [{ type: "text", text: 5 }], details: { callId } } as never;
       const result: PerformedResult = { content: [{ type: "text", text: `${callId} done` }], details: { callId } };
       if (behaviour.terminate) result.terminate = true;
       if (behaviour.isError) result.isError = true;

@@ -25,6 +25,8 @@ export type ToolBehaviour =
       lateUpdate: boolean;
       terminate: boolean;
       isError: boolean;
+      /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
+      malformed?: boolean;
     }
   | { kind: "throw"; delay: Delay }
   /** Never settles on its own; rejects when the run's signal fires. */
