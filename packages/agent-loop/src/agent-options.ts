@@ -1,3 +1,4 @@
+import { describeValue } from "./message-checks.js";
 import type { Message, SimpleStreamOptions, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
 import type {
   AfterToolCallContext,
@@ -64,3 +65,46 @@ export interface AgentOptions {
 
 /** A subscriber; awaited in subscription order with the run's abort signal. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => Promise<void> | void;
+
+/** The modes of the steering and follow-up queues. */
+export const QUEUE_MODES: readonly QueueMode[] = ["one-at-a-time", "all"];
+const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "sequential"];
+const TRANSPORTS: readonly Transport[] = ["sse", "websocket", "auto"];
+const CALLBACK_OPTIONS = [
+  "streamFn",
+  "convertToLlm",
+  "transformContext",
+  "getApiKey",
+  "onPayload",
+  "onResponse",
+  "beforeToolCall",
+  "afterToolCall",
+  "shouldStopAfterTurn",
+  "shouldStopAfterSteering",
+  "onToolExecutionStart",
+] as const;
+
+/** Throws a `TypeError` naming the option unless `value` is one of `allowed`. */
+export function assertOneOf(value: unknown, allowed: readonly string[], name: string): void {
+  if (!allowed.includes(value as string)) {
+    const names = allowed.map((one) => JSON.stringify(one)).join(", ");
+    throw new TypeError(`Agent: ${name} must be one of ${names}, got ${describeValue(value)}`);
+  }
+}
+
+/** Throws a `TypeError` naming the option for a mode that is none of its values, or a callback that is no function. */
+export function assertAgentOptions(options: AgentOptions): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`Agent: options must be an object, got ${describeValue(options)}`);
+  }
+  if (options.steeringMode !== undefined) assertOneOf(options.steeringMode, QUEUE_MODES, "steeringMode");
+  if (options.followUpMode !== undefined) assertOneOf(options.followUpMode, QUEUE_MODES, "followUpMode");
+  if (options.toolExecution !== undefined) assertOneOf(options.toolExecution, TOOL_EXECUTION_MODES, "toolExecution");
+  if (options.transport !== undefined) assertOneOf(options.transport, TRANSPORTS, "transport");
+  for (const name of CALLBACK_OPTIONS) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== "function") {
+      throw new TypeError(`Agent: ${name} must be a function, got ${describeValue(value)}`);
+    }
+  }
+}

@@ -1,3 +1,4 @@
+// Why this file is long: it is the one stateful Agent class with pi's public API, each method carrying its contract (what it queues, throws or refuses); the loop, queues, state and option checks live in their own files.
 import {
   streamSimple,
   type ImageContent,
@@ -6,7 +7,13 @@ import {
   type ThinkingBudgets,
   type Transport,
 } from "@mariozechner/pi-ai";
-import type { AgentListener, AgentOptions } from "./agent-options.js";
+import {
+  QUEUE_MODES,
+  assertAgentOptions,
+  assertOneOf,
+  type AgentListener,
+  type AgentOptions,
+} from "./agent-options.js";
 import { deliverToListeners } from "./listener-delivery.js";
 import { agentRunConfig } from "./agent-loop-config.js";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
@@ -91,6 +98,7 @@ export class Agent {
   toolExecution: ToolExecutionMode;
 
   constructor(options: AgentOptions = {}) {
+    assertAgentOptions(options);
     const initial = options.initialState ?? {};
     this._state = new MutableAgentState(initial.model ?? UNSET_MODEL);
     if (initial.systemPrompt !== undefined) this._state.systemPrompt = initial.systemPrompt;
@@ -142,6 +150,7 @@ export class Agent {
   }
   /** Takes effect at the next poll; queued messages are kept. */
   set steeringMode(mode: QueueMode) {
+    assertOneOf(mode, QUEUE_MODES, "steeringMode");
     this.steeringQueue.mode = mode;
   }
 
@@ -151,6 +160,7 @@ export class Agent {
   }
   /** Takes effect at the next poll; queued messages are kept. */
   set followUpMode(mode: QueueMode) {
+    assertOneOf(mode, QUEUE_MODES, "followUpMode");
     this.followUpQueue.mode = mode;
   }
 

@@ -153,3 +153,36 @@ describe("a tool's malformed answer becomes an error result naming the field", (
     });
   });
 });
+
+describe("the Agent refuses options of the wrong kind, naming the option", () => {
+  it.each<[string, Loose, string]>([
+    [
+      "a queue mode it does not have",
+      { steeringMode: "bogus" },
+      'steeringMode must be one of "one-at-a-time", "all", got "bogus"',
+    ],
+    [
+      "a tool execution mode it does not have",
+      { toolExecution: "serial" },
+      'toolExecution must be one of "parallel", "sequential", got "serial"',
+    ],
+    [
+      "a transport pi-ai does not have",
+      { transport: "http" },
+      'transport must be one of "sse", "websocket", "auto", got "http"',
+    ],
+    ["a stream function that is no function", { streamFn: "x" }, 'streamFn must be a function, got "x"'],
+    ["a hook that is no function", { beforeToolCall: {} }, "beforeToolCall must be a function, got object"],
+    ["no options object", null, "options must be an object, got null"],
+  ])("%s", (_name, options, message) => {
+    expect(() => new Agent(options)).toThrow(new TypeError(`Agent: ${message}`));
+  });
+
+  it("the queue mode setters refuse a mode they do not have and keep the old one", () => {
+    const agent = new Agent({ followUpMode: "all" });
+    expect(() => {
+      agent.followUpMode = "many" as Loose;
+    }).toThrow(new TypeError('Agent: followUpMode must be one of "one-at-a-time", "all", got "many"'));
+    expect(agent.followUpMode).toBe("all");
+  });
+});
