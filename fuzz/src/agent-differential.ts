@@ -25,14 +25,8 @@ import fc from "fast-check";
 import type { GenerationOptions } from "./known-bugs.js";
 import { type AgentClass, type AgentScenarioObservation, runAgentScenario } from "./run-agent-scenario.js";
 import { agentScenarioArbitrary } from "./scenario-arbitraries.js";
-import type {
-  AgentScenario,
-  AgentSettingsSpec,
-  LaterRun,
-  PromptForm,
-  ResponseSpec,
-  ToolBehaviour,
-} from "./scenario.js";
+import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
+import type { AgentScenario, ResponseSpec, ToolBehaviour } from "./scenario.js";
 import { InvariantViolation } from "./invariants/violation.js";
 
 const INVARIANT = "19 the same run as pi's Agent";

@@ -8,15 +8,8 @@ import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop
 import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
-import type {
-  AgentHookSpec,
-  AgentScenario,
-  AgentSettingsSpec,
-  HostAction,
-  LaterRun,
-  PromptForm,
-  ToolBehaviour,
-} from "./scenario.js";
+import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
+import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
 import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
 

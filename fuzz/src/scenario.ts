@@ -5,6 +5,7 @@
  * turned into a live run by `run-agent-scenario.ts` / `run-turn-scenario.ts`.
  */
 import type { HostileHostSpec } from "./hostile-host.js";
+import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
 export type Delay =
@@ -200,23 +201,6 @@ export interface AgentScenario {
   /** A run after the first and the optional `continue()` (default none). */
   laterRun?: LaterRun;
 }
-
-/** `Agent` settings a request hands its stream function. */
-export interface AgentSettingsSpec {
-  thinkingLevel: "off" | "minimal" | "low" | "medium" | "high";
-  sessionId: string | undefined;
-  transport: "sse" | "websocket" | "auto" | undefined;
-  maxRetryDelayMs: number | undefined;
-  thinkingBudgets: { low?: number; high?: number } | undefined;
-  /** `getApiKey` answers this key (`""`: an empty answer; `undefined`: no `getApiKey`). */
-  apiKeyAnswer: string | undefined;
-}
-
-/** `prompt(message)`, `prompt(text)`, `prompt(text, images)`, or `prompt([message, message])`. */
-export type PromptForm = "message" | "text" | "textWithImages" | "messages";
-
-/** What the host does once the first run settled: prompt again, `continue()`, or `reset()` and prompt. */
-export type LaterRun = "prompt" | "continue" | "resetAndPrompt";
 
 // ------------------------------------------------------------------ PiTurnRunner
 
