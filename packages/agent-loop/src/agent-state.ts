@@ -105,7 +105,7 @@ export function applyEventToState(state: MutableAgentState, event: AgentEvent): 
   }
 }
 
-/** Throws a `TypeError` naming the field unless `tools` is an array of tools, each with a string `name` and an `execute` function. */
+/** Throws a `TypeError` naming the field unless `tools` is an array of tools, each with a string `name`, an `execute` function and a `parameters` schema object. */
 function assertAgentTools(tools: unknown): void {
   if (!Array.isArray(tools)) {
     throw new TypeError(`Agent.state: tools must be an array of tools, got ${describeValue(tools)}`);
@@ -121,6 +121,11 @@ function assertAgentTools(tools: unknown): void {
     if (typeof tool.execute !== "function") {
       throw new TypeError(
         `Agent.state: tools[${index}].execute must be a function, got ${describeValue(tool.execute)}`,
+      );
+    }
+    if (typeof tool.parameters !== "object" || tool.parameters === null) {
+      throw new TypeError(
+        `Agent.state: tools[${index}].parameters must be a JSON schema object, got ${describeValue(tool.parameters)}`,
       );
     }
   }

@@ -246,7 +246,8 @@ export interface AgentState {
    * caller's array have no effect). A run in progress keeps the tools it
    * started with; the next run uses these. Turnkit addition: throws a
    * `TypeError` naming the field unless each tool is an object with a
-   * string `name` and an `execute` function (the tools stay as they were).
+   * string `name`, an `execute` function and a `parameters` schema object
+   * (the tools stay as they were).
    */
   set tools(tools: AgentTool<any>[]);
   /**

@@ -94,6 +94,9 @@ describe("the Agent refuses malformed input at the call, naming the field", () =
     expect(() => {
       agent.state.tools = "x" as Loose;
     }).toThrow(new TypeError('Agent.state: tools must be an array of tools, got "x"'));
+    expect(() => {
+      agent.state.tools = [{ ...tool, parameters: undefined }] as Loose;
+    }).toThrow(new TypeError("Agent.state: tools[0].parameters must be a JSON schema object, got undefined"));
     expect(agent.state.messages).toEqual([user("kept")]);
     expect(agent.state.tools).toEqual([tool]);
     expect(() => new Agent({ initialState: { messages: [{ role: "toolResult", content: [] }] as Loose } })).toThrow(
