@@ -209,14 +209,14 @@ export class DurableTurnClient {
    * Aborts a turn from any process: the running model request or tool call
    * is stopped, a waiting approval ends, the turn ends `aborted` with every
    * call answered. A turn still queued ends `aborted` before its first
-   * request. A finished turn is unaffected. Throws `unknown_turn`.
+   * request. A finished turn is unaffected. Throws `unknown_turn`. Its request
+   * and its notice commit together: when the call rejects, neither is stored.
    */
   async abort(turn: TurnAddress): Promise<void> {
-    const ref = await this.known(turn);
-    await this.turnTable.requestAbort(ref.workflowId);
-    // The notice ends a waiting approval at once. Should this process die before it is sent, the worker running
-    // the turn sends it when it finds the request (see `AbortWatcher`).
-    await this.dbos.send(ref.workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(ref.workflowId));
+    const { workflowId } = await this.known(turn);
+    await this.turnTable.requestAbort(workflowId, (db) =>
+      this.dbos.sendInTransaction(db, workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
+    );
   }
 
   /** The logged events of a turn with `seq > afterSeq`, in order, at most `limit` (default 10,000). */

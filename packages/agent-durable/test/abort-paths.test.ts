@@ -277,6 +277,33 @@ describe("steering that meets an abort", () => {
   }, 60_000);
 });
 
+describe("an abort that cannot be written whole", () => {
+  it("stores nothing: its request and its notice commit together or not at all", async () => {
+    const turn = await startCalls("s-half", "half");
+    // The notice cannot be stored (as when the database refuses the second write, or the process dies before it).
+    await fixture.db.query(`
+      CREATE FUNCTION pg_temp.refuse_notice() RETURNS trigger AS $$
+      BEGIN RAISE EXCEPTION 'the notice cannot be stored'; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_notice BEFORE INSERT ON dbos.notifications FOR EACH ROW
+        WHEN (NEW.destination_uuid = '${turn.workflowId}') EXECUTE FUNCTION pg_temp.refuse_notice();
+    `);
+    try {
+      await expect(fixture.worker.client.abort(turn)).rejects.toThrow(/the notice cannot be stored/);
+    } finally {
+      await fixture.db.query("DROP TRIGGER refuse_notice ON dbos.notifications");
+    }
+    const { rows } = await fixture.db.query("SELECT abort_requested FROM turnkit_durable.turns WHERE turn_key = $1", [
+      turn.workflowId,
+    ]);
+    expect(rows).toEqual([{ abort_requested: false }]);
+    // No half abort for the worker to find: the turn runs on, and an abort made whole ends it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await fixture.worker.client.status(turn)).toMatchObject({ state: "running" });
+    await fixture.worker.client.abort(turn);
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+  }, 60_000);
+});
+
 describe("the event log", () => {
   const status = (seq: number, payload: RuntimeEventPayloadMap["session.status"]) =>
     createRuntimeEvent({
