@@ -14,8 +14,9 @@ import {
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
 import { invalidInput, requestWithdrawn, unknownRequest, unknownTurn, workflowFailure } from "./errors.js";
-import { followLog } from "./reading/follow-log.js";
+import { type FollowOptions, followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
+import { workflowEndedWithoutOutcome } from "./reading/workflow-ending.js";
 import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
 import { EventLog } from "./store/event-log.js";
 import { ResendingPool } from "./store/resending-pool.js";
@@ -53,14 +54,6 @@ export interface DurableTurnsConnection {
 export type DurableTurnStatus =
   | { state: "queued" | "finished" | "failed" }
   | { state: "running"; workerId: string | undefined };
-
-/** Options of {@link DurableTurnClient.follow}. */
-export interface FollowOptions {
-  /** Start after this seq (the last one a reader saw); default 0, from the first event. */
-  afterSeq?: number;
-  /** Stops following (the iterator ends) when it fires. */
-  signal?: AbortSignal;
-}
 
 /**
  * Talks to durable turns from any process sharing the database: start,
@@ -209,14 +202,14 @@ export class DurableTurnClient {
    * Aborts a turn from any process: the running model request or tool call
    * is stopped, a waiting approval ends, the turn ends `aborted` with every
    * call answered. A turn still queued ends `aborted` before its first
-   * request. A finished turn is unaffected. Throws `unknown_turn`.
+   * request. A finished turn is unaffected. Throws `unknown_turn`. Its request
+   * and its notice commit together: when the call rejects, neither is stored.
    */
   async abort(turn: TurnAddress): Promise<void> {
-    const ref = await this.known(turn);
-    await this.turnTable.requestAbort(ref.workflowId);
-    // The notice ends a waiting approval at once. Should this process die before it is sent, the worker running
-    // the turn sends it when it finds the request (see `AbortWatcher`).
-    await this.dbos.send(ref.workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(ref.workflowId));
+    const { workflowId } = await this.known(turn);
+    await this.turnTable.requestAbort(workflowId, (db) =>
+      this.dbos.sendInTransaction(db, workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
+    );
   }
 
   /** The logged events of a turn with `seq > afterSeq`, in order, at most `limit` (default 10,000). */
@@ -227,11 +220,14 @@ export class DurableTurnClient {
   /**
    * Every logged event of a turn after `afterSeq`, then new ones as they
    * are written, in seq order with no gap and no repeat; ends after the
-   * terminal `session.status` (or when `signal` fires). A reader that
+   * terminal `session.status` (or when `signal` fires), and rejects as
+   * `outcome` does once the turn's workflow ended without one. A reader that
    * reconnects with the last seq it saw continues exactly after it.
    */
   async *follow(turn: TurnAddress, options: FollowOptions = {}): AsyncGenerator<RuntimeEvent> {
-    yield* followLog(this.eventLog, this.notifications, turnRef(turn).workflowId, options);
+    const { workflowId } = turnRef(turn);
+    const failure = () => workflowEndedWithoutOutcome(this.dbos, workflowId);
+    yield* followLog(this.eventLog, this.notifications, workflowId, { ...options, failure });
   }
 
   /**

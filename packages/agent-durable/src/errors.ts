@@ -30,6 +30,14 @@ export const DurableTurnErrorCode = {
   WorkerState: "worker_state",
   /** The event log could not be written after retrying; the turn's workflow fails and is recovered later. */
   LogWrite: "log_write",
+  /**
+   * An execution of the turn wrote an event under a seq the log holds for
+   * another event (another type, message, chunk or request): it diverged
+   * from the execution that logged it, which a replay must never do. The
+   * log keeps what it holds and logs nothing after it; the turn's workflow
+   * fails with this error, naming the seq and both events.
+   */
+  LogConflict: "log_conflict",
   /** The session history could not be written after retrying; the turn's workflow fails and is recovered later. */
   HistoryWrite: "history_write",
   /**

@@ -1,10 +1,6 @@
 export { DurableTurnWorker, type DurableTurnWorkerOptions } from "./durable-turn-worker.js";
-export {
-  DurableTurnClient,
-  type DurableTurnsConnection,
-  type DurableTurnStatus,
-  type FollowOptions,
-} from "./durable-turn-client.js";
+export { DurableTurnClient, type DurableTurnsConnection, type DurableTurnStatus } from "./durable-turn-client.js";
+export type { FollowOptions } from "./reading/follow-log.js";
 export { DurableTurnError, DurableTurnErrorCode } from "./errors.js";
 export { type DurableTurnRequest, type DurableTurnRef, type TurnAddress, turnRef } from "./turn/turn-request.js";
 export type { BuildDurableTurn, DurableTurnSetup } from "./turn/durable-turn-setup.js";

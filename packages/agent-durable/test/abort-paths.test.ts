@@ -2,7 +2,8 @@
  * The abort paths of a durable turn, with the worker in the test process (its
  * buildTurn is a closure here, so a test can hold a hook or a tool at a chosen
  * point): a slow database during an abort, a replay after an abort, a host
- * history hook that fails the turn, steering that meets an abort.
+ * history hook that fails the turn, steering that meets an abort; and the
+ * event log's own guards (one ending, one event per seq).
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
@@ -21,6 +22,9 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type BuildDurableTurn, type DurableTurnRef } from "../src/index.js";
 import { EventLog } from "../src/store/event-log.js";
+import { SessionHistory } from "../src/store/session-history.js";
+import { DurableEventWriter } from "../src/turn/durable-event-writer.js";
+import { HistoryWriter } from "../src/turn/history-writer.js";
 import { claimForTest } from "./support/test-claim.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { useInProcessWorker } from "./support/in-process-worker.js";
@@ -273,6 +277,33 @@ describe("steering that meets an abort", () => {
   }, 60_000);
 });
 
+describe("an abort that cannot be written whole", () => {
+  it("stores nothing: its request and its notice commit together or not at all", async () => {
+    const turn = await startCalls("s-half", "half");
+    // The notice cannot be stored (as when the database refuses the second write, or the process dies before it).
+    await fixture.db.query(`
+      CREATE FUNCTION pg_temp.refuse_notice() RETURNS trigger AS $$
+      BEGIN RAISE EXCEPTION 'the notice cannot be stored'; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_notice BEFORE INSERT ON dbos.notifications FOR EACH ROW
+        WHEN (NEW.destination_uuid = '${turn.workflowId}') EXECUTE FUNCTION pg_temp.refuse_notice();
+    `);
+    try {
+      await expect(fixture.worker.client.abort(turn)).rejects.toThrow(/the notice cannot be stored/);
+    } finally {
+      await fixture.db.query("DROP TRIGGER refuse_notice ON dbos.notifications");
+    }
+    const { rows } = await fixture.db.query("SELECT abort_requested FROM turnkit_durable.turns WHERE turn_key = $1", [
+      turn.workflowId,
+    ]);
+    expect(rows).toEqual([{ abort_requested: false }]);
+    // No half abort for the worker to find: the turn runs on, and an abort made whole ends it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await fixture.worker.client.status(turn)).toMatchObject({ state: "running" });
+    await fixture.worker.client.abort(turn);
+    expect(await fixture.worker.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+  }, 60_000);
+});
+
 describe("the event log", () => {
   const status = (seq: number, payload: RuntimeEventPayloadMap["session.status"]) =>
     createRuntimeEvent({
@@ -312,6 +343,57 @@ describe("the event log", () => {
       const raced = await log.read("log-2", 0, 100);
       expect(raced).toHaveLength(2);
       expect(raced.filter((e) => e.type === "session.status" && e.payload.status !== "running")).toHaveLength(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("keeps an event written again with other timing, and refuses another event under a stored seq (log_conflict)", async () => {
+    const pool = new pg.Pool({ connectionString: fixture.postgres.url, max: 4 });
+    const toolChunk = (seq: number, durationMs: number) =>
+      createRuntimeEvent({
+        eventId: `log#${seq}`,
+        sessionId: "s-log",
+        turnId: "log",
+        seq,
+        type: "stream.resp",
+        payload: {
+          messageId: "log#m1",
+          chunkIndex: 0,
+          chunk: { kind: "tool_call", toolCallId: "c1", toolName: "t", status: "finished", durationMs },
+        },
+      });
+    try {
+      const log = new EventLog(pool, "turnkit_durable");
+      const claim = await claimForTest(pool, "log-3");
+      await log.append(claim, [status(1, { status: "running" }), trace(2), toolChunk(3, 10)]);
+      // A replay writes the same events again, the call timed anew, and goes on after them.
+      await log.append(claim, [status(1, { status: "running" }), trace(2), toolChunk(3, 99), trace(4)]);
+      const logged = await log.read("log-3", 0, 100);
+      expect(logged.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(logged[2]).toEqual(toolChunk(3, 10));
+
+      // An execution that diverged writes another event under seq 4: refused, named, and nothing after it stored.
+      const diverged = log.append(claim, [status(4, { status: "aborted" }), trace(5)]);
+      await expect(diverged).rejects.toMatchObject({ name: "DurableTurnError", code: "log_conflict" });
+      await expect(diverged).rejects.toThrow(/"debug\.trace".* as event 4.*"session\.status"/);
+      expect(await log.read("log-3", 0, 100)).toEqual(logged);
+
+      // The turn's writer does not retry it as a failed write, and its flush fails with it.
+      const history = new HistoryWriter(new SessionHistory(pool, "turnkit_durable"), claim, "s-log");
+      const writer = new DurableEventWriter(log, history, claim, { sessionId: "s-log", turnId: "log" });
+      writer.push(status(0, { status: "running" }));
+      writer.push(createRuntimeEvent({ ...trace(0), payload: { phase: "other", level: "debug", message: "x" } }));
+      const startedAt = Date.now();
+      await expect(writer.flush()).rejects.toMatchObject({ code: "log_conflict" });
+      expect(Date.now() - startedAt).toBeLessThan(1_000);
+      expect(await log.read("log-3", 0, 100)).toEqual(logged);
+
+      // Once the log ended it is whole (the turn's outcome is the one it ends with): a replay's writes are refused
+      // unchecked, as every write after the ending is.
+      await log.append(claim, [status(5, { status: "completed" })]);
+      await log.append(claim, [trace(4), status(5, { status: "aborted" }), trace(6)]);
+      expect(await log.read("log-3", 0, 100)).toEqual([...logged, status(5, { status: "completed" })]);
     } finally {
       await pool.end();
     }

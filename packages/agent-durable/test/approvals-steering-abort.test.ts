@@ -1,4 +1,5 @@
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { DurableTurnError, approvalRequestId } from "../src/index.js";
 import { assertLogInvariants, finalText, toolStatuses } from "./support/log-assertions.js";
@@ -8,7 +9,7 @@ import { waitFor } from "./support/worker-cluster.js";
 const fixture = useDurableFixture([{ id: "a1", env: { LEASE_MS: "1500" } }]);
 
 describe("a turn whose workflow ends without an outcome", () => {
-  it("outcome() rejects with a DurableTurnError (workflow_failed, DBOS's error as cause); status says failed", async () => {
+  it("outcome() and follow() reject with a DurableTurnError (workflow_failed, DBOS's error as cause); status says failed", async () => {
     const turn = await fixture.client.start({
       sessionId: "s-cancelled",
       turnId: "cancelled",
@@ -19,6 +20,12 @@ describe("a turn whose workflow ends without an outcome", () => {
       "the approval request",
       async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
     );
+    // A reader follows the turn, waiting for its ending.
+    const followed: RuntimeEvent[] = [];
+    const stopFollowing = new AbortController();
+    const following = (async () => {
+      for await (const event of fixture.client.follow(turn, { signal: stopFollowing.signal })) followed.push(event);
+    })();
     // An operator cancels the workflow with DBOS's own tools: the turn never reaches an outcome.
     const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
     try {
@@ -32,6 +39,17 @@ describe("a turn whose workflow ends without an outcome", () => {
     expect((error as Error).message).toMatch(/^The turn's workflow ended without an outcome: /);
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect(await fixture.client.status(turn)).toEqual({ state: "failed" });
+    // The reader gets every logged event, then the same error, instead of waiting for an ending that never comes.
+    const followEnded = await Promise.race([
+      following.then(
+        () => "ended without an error",
+        (caught: unknown) => caught,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve("still following"), 5_000)),
+    ]);
+    stopFollowing.abort();
+    expect(followEnded).toMatchObject({ code: "workflow_failed" });
+    expect(followed).toEqual(await fixture.client.readEvents(turn));
   }, 90_000);
 });
 

@@ -80,8 +80,8 @@ describe("an abort whose process died half-way", () => {
       async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
       60_000,
     );
-    // What `abort` had written when its process (a web server, a worker's own client) was killed: the request,
-    // without the notice that follows it.
+    // An abort request without its notice, as a client that wrote the two apart could leave it when its process
+    // was killed between them (`abort` now commits them together).
     const db = new pg.Client({ connectionString: fixture.postgres.url });
     await db.connect();
     try {

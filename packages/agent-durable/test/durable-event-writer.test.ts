@@ -59,7 +59,12 @@ function fakeHistory(failures: number) {
   const stored: AgentMessage[] = [];
   const gate = failingFirst(failures);
   const history = {
-    append: async (_claim: TurnClaim, _sessionId: string, position: number, messages: readonly AgentMessage[]) => {
+    append: async (
+      _claim: TurnClaim,
+      _sessionId: string,
+      { position }: { position: number },
+      messages: readonly AgentMessage[],
+    ) => {
       gate.next();
       messages.forEach((message, i) => {
         stored[position + i] = message;

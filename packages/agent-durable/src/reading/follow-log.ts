@@ -3,6 +3,14 @@ import { FOLLOW_POLL_MS } from "../defaults.js";
 import type { EventLog } from "../store/event-log.js";
 import type { LogNotifications } from "./log-notifications.js";
 
+/** Options of `DurableTurnClient.follow`: where to start reading and when to stop. */
+export interface FollowOptions {
+  /** Start after this seq (the last one a reader saw); default 0, from the first event. */
+  afterSeq?: number;
+  /** Stops following (the iterator ends) when it fires. */
+  signal?: AbortSignal;
+}
+
 /** Events read from the log per round trip while following. */
 const FOLLOW_PAGE = 1_000;
 
@@ -11,14 +19,20 @@ const FOLLOW_PAGE = 1_000;
  * they are written, in seq order with no gap and no repeat; ends after the
  * terminal `session.status`, or when `signal` fires. Waits for a
  * notification between reads (or {@link FOLLOW_POLL_MS} when none comes).
+ *
+ * `failure` says whether the turn ended without its terminal status (its
+ * workflow failed: the error, else `undefined`); asked whenever a read finds
+ * nothing new. Then every event the turn logged is read, and the follow
+ * rejects with that error instead of waiting for an ending that never comes.
  */
 export async function* followLog(
   log: EventLog,
   notifications: LogNotifications,
   turnKey: string,
-  options: { afterSeq?: number; signal?: AbortSignal },
+  options: FollowOptions & { failure?: () => Promise<Error | undefined> },
 ): AsyncGenerator<RuntimeEvent> {
   let last = options.afterSeq ?? 0;
+  let failure: Error | undefined;
   while (!options.signal?.aborted) {
     // Watching before the read: a notification of events written after the read's snapshot wakes the wait.
     const watch = await notifications.watch(turnKey);
@@ -30,7 +44,11 @@ export async function* followLog(
         yield event;
         if (isTerminalEvent(event)) return;
       }
-      if (events.length < FOLLOW_PAGE) await watch.wait(FOLLOW_POLL_MS, options.signal);
+      if (events.length === FOLLOW_PAGE) continue;
+      // Found failed at the read before this one: everything the turn logged before it ended is read now.
+      if (failure) throw failure;
+      failure = events.length === 0 ? await options.failure?.() : undefined;
+      if (!failure) await watch.wait(FOLLOW_POLL_MS, options.signal);
     } finally {
       watch.stop();
     }

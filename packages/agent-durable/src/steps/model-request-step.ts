@@ -133,9 +133,8 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
           stream.push({ ...event, partial: record.ending.message } as AssistantMessageEvent);
         // Live, the runner read these events as they came, and the abort reached it only after the step's record
         // was stored. Pushed here all at once, they would still wait in the call stack's streams when the abort
-        // fires below, and the runner would drop them (numbering the rest of the log differently from the log):
-        // it reads them first, as every layer between here and the runner reads without waiting for anything else.
-        if (record.turnAborted && record.events.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        // fires below, and the runner would drop them (numbering the rest of the log differently from the log).
+        if (record.turnAborted && record.events.length > 0) await untilPushedEventsRead();
       }
       noteStepSteering(ctx, record.steering);
       if (record.turnAborted) recordAbort(ctx, lane);
@@ -147,6 +146,18 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
       stream.end();
     }
   };
+}
+
+/**
+ * Resolves once the runner has taken the events just pushed into a
+ * request's stream. pi-ai's stream says nothing about how far its reader
+ * got; every layer of the runner's call stack reads without waiting for
+ * anything else, so one turn of the event loop is enough.
+ * `test/replay-abort-timing.test.ts` runs this on the real runner and fails
+ * when that stops holding.
+ */
+export function untilPushedEventsRead(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function streamLive(

@@ -30,27 +30,42 @@ export class SessionHistory {
   }
 
   /**
-   * Stores `messages` at `position`, `position + 1`, ...; positions already
-   * stored are kept. Returns what the history holds at those positions now:
-   * `messages`, or for a position stored before (by an earlier execution of
-   * the turn, whose message may differ in its timestamp) the stored one.
+   * Stores `messages` at `at.position`, `at.position + 1`, ...; positions
+   * already stored are kept. Returns what the history holds at those
+   * positions now: `messages`, or for a position stored before (by an
+   * earlier execution of the turn, whose message may differ in its
+   * timestamp) the stored one.
+   *
+   * `at.replacementsBefore`: how many replacements the turn had made before
+   * this change. When the history holds a later replacement of the turn (an
+   * earlier execution went on and compacted it), that replacement has taken
+   * these messages in and its own messages hold their positions now:
+   * nothing is stored, and `messages` are returned as they are.
+   *
    * Throws `superseded` (storing nothing) once `claim`, the writing turn's,
    * no longer holds.
    */
   async append(
     claim: TurnClaim,
     sessionId: string,
-    position: number,
+    at: { position: number; replacementsBefore: number },
     messages: readonly AgentMessage[],
   ): Promise<AgentMessage[]> {
     if (messages.length === 0) return [];
-    const positions = messages.map((_, i) => position + i);
+    const positions = messages.map((_, i) => at.position + i);
     const { rows } = await this.pool.query(
       `WITH ${claimCte(2, 5)},
+       replaced AS (
+         SELECT substring(turn_key FROM length($6) + 1) AS ordinal FROM ${this.table}
+         WHERE session_id = $1 AND position = 0 AND left(turn_key, length($6)) = $6
+       ),
+       taken_in AS (
+         SELECT 1 FROM replaced WHERE CASE WHEN ordinal ~ '^[0-9]{1,9}$' THEN ordinal::int ELSE 0 END > $7
+       ),
        ins AS (
          INSERT INTO ${this.table} (session_id, position, turn_key, message)
          SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
-         WHERE EXISTS (SELECT 1 FROM claim)
+         WHERE EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM taken_in)
          ON CONFLICT (session_id, position) DO NOTHING
          RETURNING position, message
        ),
@@ -59,12 +74,21 @@ export class SessionHistory {
          UNION ALL
          SELECT position, message FROM ${this.table} WHERE session_id = $1 AND position = ANY($3::int[])
        )
-       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, coalesce(json_agg(message ORDER BY position), '[]') AS messages
+       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, EXISTS (SELECT 1 FROM taken_in) AS taken_in,
+         coalesce(json_agg(message ORDER BY position), '[]') AS messages
        FROM held`,
-      [sessionId, claim.turnKey, positions, messages.map((m) => JSON.stringify(m)), claim.token],
+      [
+        sessionId,
+        claim.turnKey,
+        positions,
+        messages.map((m) => JSON.stringify(m)),
+        claim.token,
+        replacementKey(claim.turnKey, ""),
+        at.replacementsBefore,
+      ],
     );
     assertClaimed(claim, rows[0].claimed === true);
-    return rows[0].messages as AgentMessage[];
+    return rows[0].taken_in === true ? [...messages] : (rows[0].messages as AgentMessage[]);
   }
 
   /**
@@ -103,14 +127,14 @@ export class SessionHistory {
   }
 }
 
-/** The `turn_key` of the rows a replacement writes: the turn's key and the replacement's number in it. */
-function replacementKey(turnKey: string, ordinal: number): string {
+/** The `turn_key` of the rows a replacement writes: the turn's key and the replacement's number in it (without one: the prefix). */
+function replacementKey(turnKey: string, ordinal: number | ""): string {
   return `${turnKey}#replacement-${ordinal}`;
 }
 
 /** The number of the replacement of `turnKey` that wrote a row, from its `turn_key`; `undefined` for any other row. */
 function replacementOrdinal(turnKey: string, rowKey: string | undefined): number | undefined {
-  const prefix = `${turnKey}#replacement-`;
+  const prefix = replacementKey(turnKey, "");
   if (rowKey === undefined || !rowKey.startsWith(prefix)) return undefined;
   const ordinal = Number(rowKey.slice(prefix.length));
   return Number.isSafeInteger(ordinal) ? ordinal : undefined;

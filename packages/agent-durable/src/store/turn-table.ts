@@ -67,13 +67,17 @@ export class TurnTable {
     return rows.length > 0;
   }
 
-  /** Marks the turn for abort; `false` when there is no such turn. */
-  async requestAbort(turnKey: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1`,
-      [turnKey],
-    );
-    return (rowCount ?? 0) > 0;
+  /**
+   * Marks the turn for abort and, in the same transaction, sends its notice
+   * (`sendNotice` writes it on the transaction's client: DBOS's tables share
+   * the database with ours). Both commit, or neither when either fails; a
+   * crash never leaves one without the other.
+   */
+  async requestAbort(turnKey: string, sendNotice: (db: pg.PoolClient) => Promise<void>): Promise<void> {
+    await inTransaction(this.pool, async (db) => {
+      await db.query(`UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1`, [turnKey]);
+      await sendNotice(db);
+    });
   }
 
   /** The turns among `turnKeys` that have an abort request. */

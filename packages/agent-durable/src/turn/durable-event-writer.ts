@@ -60,6 +60,11 @@ function isReplayable(event: RuntimeEvent): boolean {
 }
 const WRITE_RETRY_BASE_MS = 100;
 
+/** The log holds another event under a seq this execution wrote: it diverged, and writing again changes nothing. */
+function isLogConflict(error: unknown): error is DurableTurnError {
+  return DurableTurnError.isInstance(error) && error.code === DurableTurnErrorCode.LogConflict;
+}
+
 /** Events a reader may follow with a read of the session history: they wait until it holds every change. */
 function announcesHistory(event: RuntimeEvent): boolean {
   return event.type === "message.persisted" || isTerminalEvent(event);
@@ -279,7 +284,9 @@ export class DurableEventWriter implements EventWriter {
   /**
    * Resolves once every event pushed so far is in the log, writing again
    * what an earlier write could not; rejects with `log_write` if that still
-   * fails, `superseded` once another worker took the turn over.
+   * fails, `superseded` once another worker took the turn over, and
+   * `log_conflict` when this execution wrote another event under a seq the
+   * log holds (nothing after it is logged).
    */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
@@ -289,6 +296,7 @@ export class DurableEventWriter implements EventWriter {
     }
     if (this.failure !== undefined) {
       if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
+      if (isLogConflict(this.failure)) throw this.failure;
       throw new DurableTurnError({
         code: DurableTurnErrorCode.LogWrite,
         message: `the event log could not be written: ${String(this.failure)}`,
@@ -331,8 +339,8 @@ export class DurableEventWriter implements EventWriter {
         await this.log.append(this.claim, batch);
         return;
       } catch (error) {
-        // Taken over by another worker: writing again cannot succeed.
-        if (attempt >= WRITE_ATTEMPTS || this.claim.revoked.aborted) throw error;
+        // Taken over by another worker, or diverged from the log: writing again cannot succeed.
+        if (attempt >= WRITE_ATTEMPTS || this.claim.revoked.aborted || isLogConflict(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_BASE_MS * 2 ** (attempt - 1)));
       }
     }

@@ -6,11 +6,16 @@ import type { TurnClaim } from "../store/turn-claim.js";
 
 const WRITE_ATTEMPTS = 5;
 
-/** A change waiting to be written: a delta at its first position, a replacement with its number in the turn (0 for a delta). */
+/**
+ * A change waiting to be written: a delta at its first position, a
+ * replacement with its number in the turn (0 for a delta), and how many
+ * replacements the turn had made before it.
+ */
 interface QueuedChange {
   change: HistoryChange;
   position: number;
   replacement: number;
+  replacementsBefore: number;
 }
 const WRITE_RETRY_BASE_MS = 100;
 
@@ -20,7 +25,7 @@ const WRITE_RETRY_BASE_MS = 100;
  * change arrives and each replacement under its number in the turn (so
  * writing a change again, in a replay, stores nothing twice, and a
  * replacement an earlier execution wrote is not written over the messages
- * it appended after it).
+ * it appended after it, nor are the changes before it written again).
  *
  * {@link take} is synchronous: the runner's history hook never waits, so
  * the runner can never give up on it after an abort, and no change is ever
@@ -62,8 +67,9 @@ export class HistoryWriter {
 
   /** Queues one change for writing; never blocks, never throws. */
   take(change: HistoryChange): void {
+    const replacementsBefore = this.replacements;
     const replacement = change.reason === "messageDelta" ? 0 : ++this.replacements;
-    this.queue.push({ change, position: this.length, replacement });
+    this.queue.push({ change, position: this.length, replacement, replacementsBefore });
     this.length = change.reason === "messageDelta" ? this.length + change.messages.length : change.messages.length;
     this.writing ??= this.writeLoop();
   }
@@ -115,12 +121,15 @@ export class HistoryWriter {
   }
 
   /** Writes one change, trying again after a failure; throws the last error after {@link WRITE_ATTEMPTS}. */
-  private async writeWithRetry({ change, position, replacement }: QueuedChange): Promise<void> {
+  private async writeWithRetry({ change, position, replacement, replacementsBefore }: QueuedChange): Promise<void> {
     const { claim, sessionId } = this;
     for (let attempt = 1; ; attempt++) {
       try {
         if (change.reason === "messageDelta")
-          this.stored.set(change.messages, await this.history.append(claim, sessionId, position, change.messages));
+          this.stored.set(
+            change.messages,
+            await this.history.append(claim, sessionId, { position, replacementsBefore }, change.messages),
+          );
         else await this.history.replace(claim, sessionId, change.messages, replacement);
         return;
       } catch (error) {
