@@ -108,8 +108,11 @@ export interface McpExtensionOptions {
   /**
    * Prepended to every tool name the model sees (`"github_"` turns `search`
    * into `github_search`), so two servers with the same tool names can share
-   * a runtime. Without it, a clash fails the turn's assembly with the
-   * runtime's `duplicate_tool` error naming both extensions.
+   * a runtime. Without it, a clash present from the first turn fails the
+   * turn's assembly with the runtime's `duplicate_tool` error naming both
+   * extensions; one that appears later (a server's tool list changed)
+   * leaves the newcomer out of the turn with an `extension_degraded`
+   * warning naming both.
    */
   readonly toolPrefix?: string;
   /**
