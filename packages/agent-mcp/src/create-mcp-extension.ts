@@ -57,9 +57,11 @@ export interface McpExtension extends Extension {
    */
   resourceAsContext(uri: string): Promise<HiddenContextMessage>;
   /**
-   * Calls `listener` whenever the server says the resource `uri` changed
-   * (`resources/subscribe`, made again after each restart). Resolves to the
-   * function that ends it (`resources/unsubscribe` with the last listener).
+   * Calls `listener` whenever the server says the resource `uri`, or a
+   * sub-resource of it (`uri` followed by `/`), changed, with the URI the
+   * server named (`resources/subscribe`, made again after each restart).
+   * Resolves to the function that ends it (`resources/unsubscribe` with the
+   * last listener).
    */
   subscribeResource(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>>;
   /** The server's prompts (`prompts/list`, every page); clears `status.promptsOutdated`. */

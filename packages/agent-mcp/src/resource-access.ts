@@ -58,8 +58,9 @@ export class ResourceAccess {
   }
 
   /**
-   * Calls `listener` with `uri` whenever the server says the resource
-   * changed (`notifications/resources/updated`); the first listener of a URI
+   * Calls `listener` whenever the server says the resource `uri`, or a
+   * sub-resource of it, changed (`notifications/resources/updated`), with
+   * the URI the server named; the first listener of a URI
    * sends `resources/subscribe`. Resolves, once subscribed, to the function
    * that removes the listener (the last one sends `resources/unsubscribe`,
    * best effort). Rejects when the server refuses or is down (the listener
@@ -95,9 +96,19 @@ export class ResourceAccess {
     for (const uri of this.subscriptions.keys()) void this.send(connection, "resources/subscribe", uri).catch(() => {});
   }
 
-  /** The server says `uri` changed: its listeners hear it (a listener that throws is ignored). */
+  /**
+   * The server says `uri` changed: the listeners of `uri`, and of every
+   * subscribed URI that `uri` is a sub-resource of (the protocol lets a
+   * server name the part that changed: `file:///project/src/a.ts` for a
+   * subscription to `file:///project`), hear it, each once, with `uri`.
+   * A listener that throws is ignored.
+   */
   updated(uri: string): void {
-    for (const listener of this.subscriptions.get(uri) ?? []) {
+    const listeners = new Set<(uri: string) => void>();
+    for (const [subscribed, ofUri] of this.subscriptions) {
+      if (isWithin(uri, subscribed)) for (const listener of ofUri) listeners.add(listener);
+    }
+    for (const listener of listeners) {
       try {
         listener(uri);
       } catch {
@@ -118,4 +129,11 @@ export class ResourceAccess {
   private request<T>(connection: McpConnection, name: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return connection.request(name, this.settings.callTimeoutMs, [this.never], run);
   }
+}
+
+/** Whether `uri` is `subscribed` or one of its sub-resources: `subscribed` followed by a `/` (or by anything, when it ends in one). */
+function isWithin(uri: string, subscribed: string): boolean {
+  if (uri === subscribed) return true;
+  const base = subscribed.endsWith("/") ? subscribed : `${subscribed}/`;
+  return uri.startsWith(base);
 }
