@@ -11,6 +11,12 @@ import { listAll } from "./server-lists.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
+/** The host's listeners of one URI, and the `resources/subscribe` that made it (settled or on its way). */
+interface Subscription {
+  readonly listeners: Set<(uri: string) => void>;
+  readonly subscribed: Promise<unknown>;
+}
+
 /**
  * The server's resources for the host: listed, read, attached to a turn as
  * context, and subscribed to. Each request connects a server that is not
@@ -20,7 +26,7 @@ import type { McpSettings } from "./validate-mcp-options.js";
  * connection.
  */
 export class ResourceAccess {
-  private readonly subscriptions = new Map<string, Set<(uri: string) => void>>();
+  private readonly subscriptions = new Map<string, Subscription>();
   private readonly never = new AbortController().signal;
 
   constructor(
@@ -60,30 +66,40 @@ export class ResourceAccess {
   /**
    * Calls `listener` whenever the server says the resource `uri`, or a
    * sub-resource of it, changed (`notifications/resources/updated`), with
-   * the URI the server named; the first listener of a URI
-   * sends `resources/subscribe`. Resolves, once subscribed, to the function
-   * that removes the listener (the last one sends `resources/unsubscribe`,
-   * best effort). Rejects when the server refuses or is down (the listener
-   * is then not kept).
+   * the URI the server named; the first listener of a URI sends
+   * `resources/subscribe`, and every listener of it resolves or rejects
+   * with that request's answer (a later one at once, once it came).
+   * Resolves, once subscribed, to the function that removes the listener
+   * (the last one sends `resources/unsubscribe`, best effort). Rejects when
+   * the server refuses or is down (the listener is then not kept).
    */
   async subscribe(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>> {
-    let listeners = this.subscriptions.get(uri);
-    const first = listeners === undefined;
-    listeners ??= new Set();
+    let subscription = this.subscriptions.get(uri);
+    if (subscription === undefined) {
+      const made: Subscription = {
+        listeners: new Set(),
+        subscribed: this.supervisor.useConnection(
+          (connection) => this.send(connection, "resources/subscribe", uri),
+          true,
+        ),
+      };
+      made.subscribed.catch(() => {
+        if (this.subscriptions.get(uri) === made) this.subscriptions.delete(uri);
+      });
+      this.subscriptions.set(uri, made);
+      subscription = made;
+    }
+    const { listeners } = subscription;
     listeners.add(listener);
-    this.subscriptions.set(uri, listeners);
-    if (first) {
-      try {
-        await this.supervisor.useConnection((connection) => this.send(connection, "resources/subscribe", uri), true);
-      } catch (error) {
-        listeners.delete(listener);
-        if (listeners.size === 0) this.subscriptions.delete(uri);
-        throw error;
-      }
+    try {
+      await subscription.subscribed;
+    } catch (error) {
+      listeners.delete(listener);
+      throw error;
     }
     return async () => {
       if (!listeners.delete(listener) || listeners.size > 0) return;
-      this.subscriptions.delete(uri);
+      if (this.subscriptions.get(uri) === subscription) this.subscriptions.delete(uri);
       // Best effort: a server that is down has forgotten the subscription anyway.
       await this.supervisor
         .useConnection((connection) => this.send(connection, "resources/unsubscribe", uri))
@@ -105,8 +121,8 @@ export class ResourceAccess {
    */
   updated(uri: string): void {
     const listeners = new Set<(uri: string) => void>();
-    for (const [subscribed, ofUri] of this.subscriptions) {
-      if (isWithin(uri, subscribed)) for (const listener of ofUri) listeners.add(listener);
+    for (const [subscribed, subscription] of this.subscriptions) {
+      if (isWithin(uri, subscribed)) for (const listener of subscription.listeners) listeners.add(listener);
     }
     for (const listener of listeners) {
       try {

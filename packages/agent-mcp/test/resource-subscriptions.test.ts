@@ -1,7 +1,9 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
-import { createMcpExtension } from "../src/index.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type McpServerError, createMcpExtension } from "../src/index.js";
+import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -25,6 +27,57 @@ describe("resource subscriptions", () => {
     // The notifications travel on the call's stream, before its answer.
     await runMcpTurn({ runtime, script: [response([toolCall("save", {})]), "Saved."] });
     expect(heard).toEqual(["project: file:///project/src/a.ts", "readme: mem://readme", "project: file:///project/"]);
+    await runtime.dispose();
+  });
+
+  it("a second listener of a URI whose subscription is on its way waits for the server's answer, and shares its refusal", async () => {
+    let answer: ((refusal?: string) => void) | undefined;
+    const server = await startUnusualServer({
+      capabilities: { tools: {}, resources: { subscribe: true } },
+      tools: [{ name: "save", inputSchema: { type: "object" } }],
+      subscribe: (uri) =>
+        new Promise<void>((resolve, reject) => {
+          answer = (refusal) =>
+            refusal ? reject(new McpError(ErrorCode.InvalidParams, `${refusal} ${uri}`)) : resolve();
+        }),
+      call: async (_name, _args, notify) => {
+        await notify({ method: "notifications/resources/updated", params: { uri: "mem://log" } });
+        return { content: [{ type: "text", text: "saved" }] };
+      },
+    });
+    const mcp = createMcpExtension({ id: "files", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    await mcp.connect();
+    const heard: string[] = [];
+    const settled: string[] = [];
+    const subscribe = (name: string) =>
+      mcp
+        .subscribeResource("mem://log", (uri) => heard.push(`${name}: ${uri}`))
+        .then(
+          () => void settled.push(`${name} subscribed`),
+          (error: McpServerError) => void settled.push(`${name} refused: ${error.code} ${error.message}`),
+        );
+
+    const refused = [subscribe("first"), subscribe("second")];
+    const refuse = await waitUntil(() => answer);
+    refuse("no updates for");
+    await Promise.all(refused);
+    const refusal =
+      'server_error MCP server "files" answered resources/subscribe "mem://log" with an error: MCP error -32602: no updates for mem://log';
+    expect(settled).toEqual([`first refused: ${refusal}`, `second refused: ${refusal}`]);
+
+    settled.length = 0;
+    answer = undefined;
+    const accepted = [subscribe("third"), subscribe("fourth")];
+    const accept = await waitUntil(() => answer);
+    expect(settled).toEqual([]);
+    accept();
+    await Promise.all(accepted);
+    expect(settled).toEqual(["third subscribed", "fourth subscribed"]);
+    expect(server.subscriptions).toEqual(["subscribe mem://log"]);
+
+    await runMcpTurn({ runtime, script: [response([toolCall("save", {})]), "Saved."] });
+    expect(heard).toEqual(["third: mem://log", "fourth: mem://log"]);
     await runtime.dispose();
   });
 });
