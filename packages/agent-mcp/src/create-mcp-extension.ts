@@ -44,7 +44,11 @@ export interface McpExtension extends Extension {
    * `status.resourcesOutdated`. Like every resource and prompt request it
    * connects a server not connected yet, runs within `callTimeoutMs`, and
    * rejects with an `McpServerError` (`server_unavailable` while the server
-   * is down, `server_error` for what the server refuses).
+   * is down, `server_error` for what the server refuses); an argument the
+   * protocol does not take (a URI or name that is not a non-empty string,
+   * prompt arguments that are not strings, a listener that is not a
+   * function) rejects with {@link McpConfigError} naming it, before
+   * anything is sent.
    */
   listResources(): Promise<Resource[]>;
   /** `resources/read` of `uri`, as the server answered it. */

@@ -6,6 +6,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { HiddenContextMessage } from "@turnkit/agent-core";
 import type { McpConnection } from "./mcp-connection.js";
+import { requiredFunction, requiredText } from "./request-arguments.js";
 import { resourceContextMessage } from "./resource-context.js";
 import { listAll } from "./server-lists.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
@@ -44,8 +45,9 @@ export class ResourceAccess {
     );
   }
 
-  /** `resources/read` of `uri`, as the server answered it. */
-  read(uri: string): Promise<ReadResourceResult> {
+  /** `resources/read` of `uri`, as the server answered it. Rejects with `McpConfigError` (`uri`) for a URI that is not a non-empty string, before anything is sent. */
+  async read(uri: string, where = "readResource"): Promise<ReadResourceResult> {
+    requiredText(uri, "uri", where);
     return this.supervisor.useConnection(
       (connection) =>
         this.request(connection, `resources/read "${uri}"`, (signal) =>
@@ -60,7 +62,7 @@ export class ResourceAccess {
 
   /** `uri` read and made a hidden message for `RunTurnInput.beforeUserMessages` (see `resourceContextMessage`). */
   async asContext(uri: string): Promise<HiddenContextMessage> {
-    return resourceContextMessage(this.settings.id, await this.read(uri));
+    return resourceContextMessage(this.settings.id, await this.read(uri, "resourceAsContext"));
   }
 
   /**
@@ -71,9 +73,13 @@ export class ResourceAccess {
    * with that request's answer (a later one at once, once it came).
    * Resolves, once subscribed, to the function that removes the listener
    * (the last one sends `resources/unsubscribe`, best effort). Rejects when
-   * the server refuses or is down (the listener is then not kept).
+   * the server refuses or is down (the listener is then not kept); with
+   * `McpConfigError` (`uri`, `listener`) for a URI that is not a non-empty
+   * string or a listener that is not a function, before anything is sent.
    */
   async subscribe(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>> {
+    requiredText(uri, "uri", "subscribeResource");
+    requiredFunction(listener, "listener", "subscribeResource");
     let subscription = this.subscriptions.get(uri);
     if (subscription === undefined) {
       const made: Subscription = {

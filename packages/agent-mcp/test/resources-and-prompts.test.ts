@@ -1,7 +1,7 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
-import { McpServerError, createMcpExtension } from "../src/index.js";
+import { McpConfigError, McpServerError, createMcpExtension } from "../src/index.js";
 import { FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
@@ -144,6 +144,60 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
     expect(mcp.status.resourcesOutdated).toBe(true);
     await mcp.listResources(); // nothing announced this time
     expect(mcp.status.resourcesOutdated).toBe(false);
+    await mcp.dispose();
+  });
+
+  it("a URI, prompt name, argument or listener the protocol does not take is the host's McpConfigError naming it, and nothing is sent", async () => {
+    const server = await startUnusualServer({ capabilities: { resources: { subscribe: true }, prompts: {} } });
+    const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const refusals = await Promise.all(
+      [
+        () => mcp.readResource(42 as never),
+        () => mcp.resourceAsContext(""),
+        () => mcp.subscribeResource(undefined as never, () => {}),
+        () => mcp.subscribeResource("mem://readme", "log it" as never),
+        () => mcp.getPrompt("", {}),
+        () => mcp.getPrompt("hello", "file=a.ts" as never),
+        () => mcp.expandPrompt("hello", { file: "a.ts", count: 3 as never }),
+      ].map((call) =>
+        call().then(
+          () => "resolved",
+          (error: McpConfigError) => ({
+            isConfigError: McpConfigError.isInstance(error),
+            field: error.field,
+            message: error.message,
+          }),
+        ),
+      ),
+    );
+    expect(refusals).toEqual([
+      { isConfigError: true, field: "uri", message: "readResource: uri must be a non-empty string, got number" },
+      {
+        isConfigError: true,
+        field: "uri",
+        message: "resourceAsContext: uri must be a non-empty string, got an empty string",
+      },
+      {
+        isConfigError: true,
+        field: "uri",
+        message: "subscribeResource: uri must be a non-empty string, got undefined",
+      },
+      { isConfigError: true, field: "listener", message: "subscribeResource: listener must be a function, got string" },
+      {
+        isConfigError: true,
+        field: "name",
+        message: "getPrompt: name must be a non-empty string, got an empty string",
+      },
+      { isConfigError: true, field: "args", message: "getPrompt: args must be an object of strings, got string" },
+      {
+        isConfigError: true,
+        field: "args.count",
+        message: "expandPrompt: args.count must be a string (prompt arguments are strings), got number",
+      },
+    ]);
+    expect(mcp.status.state).toBe("idle");
+    expect(server.subscriptions).toEqual([]);
+    await expect(mcp.expandPrompt("hello")).resolves.toEqual({ text: "Say hello." });
     await mcp.dispose();
   });
 });
