@@ -1,5 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { HiddenContextMessage, TurnInputMessage } from "@turnkit/agent-core";
 import type { Extension } from "@turnkit/agent-runtime";
 import { McpConfigError } from "./mcp-config-error.js";
@@ -51,6 +57,12 @@ export interface McpExtension extends Extension {
    * anything is sent.
    */
   listResources(): Promise<Resource[]>;
+  /**
+   * The server's resource templates (`resources/templates/list`, every
+   * page): URI patterns (RFC 6570, `file:///{path}`) the host expands and
+   * reads with `readResource`.
+   */
+  listResourceTemplates(): Promise<ResourceTemplate[]>;
   /** `resources/read` of `uri`, as the server answered it. */
   readResource(uri: string): Promise<ReadResourceResult>;
   /**
@@ -176,6 +188,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     subscribe: (listener) => supervisor.subscribe(listener),
     toolHints: (toolName) => supervisor.catalog.hints(toolName),
     listResources: () => resources.list(),
+    listResourceTemplates: () => resources.listTemplates(),
     readResource: (uri) => resources.read(uri),
     resourceAsContext: (uri) => resources.asContext(uri),
     subscribeResource: (uri, listener) => resources.subscribe(uri, listener),

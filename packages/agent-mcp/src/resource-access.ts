@@ -3,6 +3,7 @@ import {
   type ReadResourceResult,
   ReadResourceResultSchema,
   type Resource,
+  type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { HiddenContextMessage } from "@turnkit/agent-core";
 import type { McpConnection } from "./mcp-connection.js";
@@ -42,6 +43,17 @@ export class ResourceAccess {
         (connection) => listAll(connection, "resources", this.settings.callTimeoutMs, this.never),
         true,
       ),
+    );
+  }
+
+  /**
+   * Every resource template of `resources/templates/list` (all pages): the
+   * URI patterns (`file:///{path}`) the host may expand and read.
+   */
+  async listTemplates(): Promise<ResourceTemplate[]> {
+    return this.supervisor.useConnection(
+      (connection) => listAll(connection, "resourceTemplates", this.settings.callTimeoutMs, this.never),
+      true,
     );
   }
 

@@ -200,4 +200,24 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
     await expect(mcp.expandPrompt("hello")).resolves.toEqual({ text: "Say hello." });
     await mcp.dispose();
   });
+
+  it("resource templates are listed, every page, and a URI made from one is read", async () => {
+    const server = await startUnusualServer({
+      capabilities: { resources: {} },
+      resourceTemplates: [
+        { uriTemplate: "file:///{path}", name: "file", mimeType: "text/plain" },
+        { uriTemplate: "db://{table}/{id}", name: "row", description: "One row" },
+      ],
+      contents: (uri) => [{ uri, text: `row of ${uri}` }],
+    });
+    const mcp = createMcpExtension({ id: "db", server: { url: server.url } });
+    expect(await mcp.listResourceTemplates()).toEqual([
+      { uriTemplate: "file:///{path}", name: "file", mimeType: "text/plain" },
+      { uriTemplate: "db://{table}/{id}", name: "row", description: "One row" },
+    ]);
+    expect((await mcp.resourceAsContext("db://users/42")).content).toEqual([
+      { type: "text", text: "Resource db://users/42:\nrow of db://users/42" },
+    ]);
+    await mcp.dispose();
+  });
 });
