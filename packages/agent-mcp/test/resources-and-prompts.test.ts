@@ -220,4 +220,22 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
     ]);
     await mcp.dispose();
   });
+
+  it("the server's instructions from the handshake are the host's, in status.serverInfo; no turn gets them unasked", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [{ name: "search", inputSchema: { type: "object" } }],
+      instructions: "Call search before answering questions about the codebase.",
+    });
+    const mcp = createMcpExtension({ id: "code", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const turn = await runMcpTurn({ runtime, script: ["Hello."] });
+    expect(mcp.status.serverInfo).toEqual({
+      name: "unusual",
+      version: "0.1.0",
+      instructions: "Call search before answering questions about the codebase.",
+    });
+    expect(turn.model.requests[0]!.context.systemPrompt).toBe("You use tools.");
+    await runtime.dispose();
+  });
 });
