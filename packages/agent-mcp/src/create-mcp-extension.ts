@@ -158,7 +158,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     roots: roots && (() => roots ?? []),
     ...(sampling && { sampling: (params, signal) => sampling.createMessage(params, signal) }),
     ...(elicitation && { elicitation: (params, signal) => elicitation.elicit(params, signal) }),
-    ...((sampling || elicitation) && { trackCall: (call) => calls.track(call) }),
+    ...((sampling || elicitation) && { calls }),
     onConnected: (connection) => resources.resubscribe(connection),
     onResourceUpdated: (uri) => resources.updated(uri),
   });

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
-import { toolCaller } from "./call-tool.js";
+import { type CallTracking, toolCaller } from "./call-tool.js";
 import { isSessionGone, losesConnection } from "./classify-mcp-failure.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
@@ -8,7 +8,6 @@ import { listTools } from "./server-lists.js";
 import { type ConnectionEvents, McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpServerState, McpServerStatus } from "./mcp-status.js";
-import type { McpToolCallRequest } from "./mcp-tool.js";
 import { OutdatedLists } from "./outdated-lists.js";
 import { RestartSchedule } from "./restart-schedule.js";
 import { StatusListeners } from "./status-listeners.js";
@@ -23,8 +22,8 @@ export interface SessionHooks extends ClientFeatures {
   onConnected?(connection: McpConnection): void;
   /** The server says the resource `uri` changed. */
   onResourceUpdated?(uri: string): void;
-  /** A tool call is in flight until the returned function is called (for sampling and elicitation). */
-  trackCall?(call: McpToolCallRequest): () => void;
+  /** The tool calls in flight, for sampling and elicitation, which say when the server waits for the host. */
+  calls?: CallTracking;
 }
 
 /**
@@ -77,7 +76,7 @@ export class ServerSupervisor {
         {
           useConnection: (operation) => this.useConnection(operation),
           outputCheck: (name) => this.catalog.outputCheck(name),
-          track: features.trackCall,
+          calls: features.calls,
         },
         settings,
       ),
