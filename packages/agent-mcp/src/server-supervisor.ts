@@ -173,16 +173,17 @@ export class ServerSupervisor {
   }
 
   /**
-   * Runs `operation` on the ready connection; with `connectIfIdle`, a server
-   * not connected yet is connected first (as `connect()` does). A failure
-   * that loses the connection loses it (a later turn restarts it); any other
-   * is recorded as `lastError`. An HTTP 404 (the server forgot the session)
-   * starts a new session at once and runs `operation` again, once. Rejects
-   * with `server_unavailable` when the server is not ready, with the
-   * operation's {@link McpServerError}, or with a signal's reason.
+   * Runs `operation` on the ready connection, once a connection being made
+   * is; with `connectIfIdle`, a server not connected yet is connected first
+   * (as `connect()` does). A failure that loses the connection loses it (a
+   * later turn restarts it); any other is recorded as `lastError`. An HTTP
+   * 404 (the server forgot the session) starts a new session at once and
+   * runs `operation` again, once. Rejects with `server_unavailable` when the
+   * server is not ready, with the operation's {@link McpServerError}, or
+   * with a signal's reason.
    */
   async useConnection<T>(operation: (connection: McpConnection) => Promise<T>, connectIfIdle = false): Promise<T> {
-    if (connectIfIdle && this.state === "idle") await this.prepare("explicit");
+    if (this.state === "connecting" || (connectIfIdle && this.state === "idle")) await this.prepare("explicit");
     try {
       return await this.runOnConnection(operation);
     } catch (error) {

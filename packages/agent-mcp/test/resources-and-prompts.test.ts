@@ -238,4 +238,25 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
     expect(turn.model.requests[0]!.context.systemPrompt).toBe("You use tools.");
     await runtime.dispose();
   });
+
+  it("requests the host makes while the server is being connected wait for that connection, by a turn's assembly or one another", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {}, resources: {}, prompts: {} } });
+    const host = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const [resources, prompts, readme] = await Promise.all([
+      host.listResources(),
+      host.listPrompts(),
+      host.readResource("mem://readme"),
+    ]);
+    expect([resources.length, prompts.length, readme.contents.length]).toEqual([1, 1, 1]);
+    await host.dispose();
+
+    const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const assembling = runtime.assembleTurn({ sessionId: "s1", turnId: "t1" });
+    expect(mcp.status.state).toBe("connecting");
+    expect((await mcp.listPrompts()).map((prompt) => prompt.name)).toEqual(["hello"]);
+    await assembling;
+    expect(server.listCursors).toEqual([undefined, undefined]); // one connection each time
+    await runtime.dispose();
+  });
 });
