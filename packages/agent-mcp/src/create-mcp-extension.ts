@@ -159,7 +159,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     ...(sampling && { sampling: (params, signal) => sampling.createMessage(params, signal) }),
     ...(elicitation && { elicitation: (params, signal) => elicitation.elicit(params, signal) }),
     ...((sampling || elicitation) && { calls }),
-    onConnected: (connection) => resources.resubscribe(connection),
+    onConnected: () => resources.resubscribe(),
     onResourceUpdated: (uri) => resources.updated(uri),
   });
   const resources = new ResourceAccess(supervisor, settings);

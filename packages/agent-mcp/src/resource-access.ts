@@ -125,9 +125,15 @@ export class ResourceAccess {
     };
   }
 
-  /** A new connection is ready: the subscriptions are made again on it (a refusal drops nothing; it is recorded). */
-  resubscribe(connection: McpConnection): void {
-    for (const uri of this.subscriptions.keys()) void this.send(connection, "resources/subscribe", uri).catch(() => {});
+  /**
+   * A new connection is ready: the subscriptions are made again on it. A
+   * refusal drops nothing (the next connection asks again); it is the
+   * status's `lastError`.
+   */
+  resubscribe(): void {
+    for (const uri of this.subscriptions.keys()) {
+      void this.supervisor.useConnection((current) => this.send(current, "resources/subscribe", uri)).catch(() => {});
+    }
   }
 
   /**

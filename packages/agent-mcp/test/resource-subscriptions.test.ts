@@ -80,4 +80,31 @@ describe("resource subscriptions", () => {
     expect(heard).toEqual(["third: mem://log", "fourth: mem://log"]);
     await runtime.dispose();
   });
+
+  it("subscriptions are made again on a new session; one the server now refuses is kept and its refusal is the status's lastError", async () => {
+    let refuse = false;
+    const server = await startUnusualServer({
+      capabilities: { resources: { subscribe: true } },
+      subscribe: (uri) => {
+        if (refuse) throw new McpError(ErrorCode.InvalidParams, `no longer watching ${uri}`);
+      },
+    });
+    const mcp = createMcpExtension({ id: "files", server: { url: server.url } });
+    await mcp.subscribeResource("mem://readme", () => {});
+    await mcp.subscribeResource("mem://log", () => {});
+    server.forgetSessions();
+    refuse = true;
+    await mcp.listResources(); // answered 404: a new session, where both are asked for again
+    const status = await waitUntil(() =>
+      mcp.status.lastError?.message.includes("resources/subscribe") ? mcp.status : undefined,
+    );
+    expect(status.lastError).toMatchObject({
+      code: "server_error",
+      message: expect.stringMatching(
+        /^MCP server "files" answered resources\/subscribe "mem:\/\/(readme|log)" with an error: MCP error -32602: no longer watching mem:\/\/(readme|log)$/,
+      ),
+    });
+    expect(status.state).toBe("ready");
+    await mcp.dispose();
+  });
 });
