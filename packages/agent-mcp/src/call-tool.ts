@@ -2,6 +2,7 @@ import { type CallToolResult, CallToolResultSchema, type Progress } from "@model
 import { abortedResult, failedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import type { HostWaits } from "./calls-in-flight.js";
 import type { McpToolCallRequest, McpToolCaller } from "./mcp-tool.js";
 import type { OutputCheck } from "./output-schema.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -12,8 +13,14 @@ export interface ToolCallServer {
   useConnection<T>(operation: (connection: McpConnection) => Promise<T>): Promise<T>;
   /** The output-schema check of the server's tool `name`, if it has one. */
   outputCheck(name: string): OutputCheck | undefined;
-  /** Notes a call in flight (sampling and elicitation are served for its turn) until the returned function is called. */
-  track?(call: McpToolCallRequest): () => void;
+  /** The calls in flight, when sampling or elicitation is allowed (they are served for the calls' turn). */
+  calls?: CallTracking;
+}
+
+/** Notes the calls in flight, and says when the server waits for the host (see `CallsInFlight`). */
+export interface CallTracking extends HostWaits {
+  /** A call is in flight until the returned function is called. */
+  track(call: McpToolCallRequest): () => void;
 }
 
 /**
@@ -29,7 +36,7 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
   return async (call) => {
     const { name, args, signal, onUpdate } = call;
     const ref = { server: settings.id, tool: name };
-    const untrack = server.track?.(call);
+    const untrack = server.calls?.track(call);
     const outputCheck = server.outputCheck(name);
     const onProgress = (progress: Progress) =>
       onUpdate({ content: [{ type: "text", text: progressText(progress) }], details: { ...ref, progress } });
@@ -38,7 +45,14 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
     try {
       const result = await server.useConnection((connection) => {
         sent = !signal.aborted;
-        return callMcpTool(connection, settings, { name, args, signal, onProgress, outputCheck });
+        return callMcpTool(connection, settings, {
+          name,
+          args,
+          signal,
+          onProgress,
+          outputCheck,
+          hostWaits: server.calls,
+        });
       });
       return toRuntimeToolResult(result, ref);
     } catch (error) {
@@ -63,16 +77,20 @@ export interface ToolCall {
   readonly onProgress: (progress: Progress) => void;
   /** The tool's output-schema check, when it has an output schema. */
   readonly outputCheck: OutputCheck | undefined;
+  /** Says when the server waits for the host (sampling, elicitation): `callTimeoutMs` does not run meanwhile. */
+  readonly hostWaits: HostWaits | undefined;
 }
 
 /**
- * Calls one tool on `connection`. A progress notification restarts the
- * `callTimeoutMs` wait, but the whole call never takes longer than
- * `callMaxDurationMs`: then the server gets `notifications/cancelled` and
- * the call rejects with `call_timeout` naming the limit. A result that
- * breaks the tool's output schema rejects with `protocol_error`. Rejects
- * with the signal's reason when the turn aborted the call, else with an
- * {@link McpServerError}.
+ * Calls one tool on `connection`. It ends with `call_timeout` (the server
+ * gets `notifications/cancelled`) when the server sends nothing for
+ * `callTimeoutMs`: a progress notification restarts that wait, and it does
+ * not run while the server waits for the host (a person asked, a model
+ * request served for it); and when it is still running after
+ * `callMaxDurationMs` in all, whatever happened. Both are on the settings'
+ * `clock`. A result that breaks the tool's output schema rejects with
+ * `protocol_error`. Rejects with the signal's reason when the turn aborted
+ * the call, else with an {@link McpServerError}.
  */
 export async function callMcpTool(
   connection: McpConnection,
@@ -80,33 +98,50 @@ export async function callMcpTool(
   call: ToolCall,
 ): Promise<CallToolResult> {
   const request = `tools/call "${call.name}"`;
-  const overall = new AbortController();
-  const timer = settings.clock.setTimeout(
-    () =>
-      overall.abort(
-        new McpServerError({
-          code: McpServerErrorCode.CallTimeout,
-          serverId: settings.id,
-          message: `did not finish ${request} within callMaxDurationMs (${settings.callMaxDurationMs} ms in all, progress notwithstanding); it was cancelled`,
-        }),
-      ),
-    settings.callMaxDurationMs,
+  const { clock } = settings;
+  const limit = (message: string) => {
+    const controller = new AbortController();
+    const end = () =>
+      controller.abort(new McpServerError({ code: McpServerErrorCode.CallTimeout, serverId: settings.id, message }));
+    return { signal: controller.signal, end };
+  };
+  const overall = limit(
+    `did not finish ${request} within callMaxDurationMs (${settings.callMaxDurationMs} ms in all, progress notwithstanding); it was cancelled`,
   );
+  const idle = limit(`did not answer ${request} within ${settings.callTimeoutMs} ms`);
+  const overallTimer = clock.setTimeout(overall.end, settings.callMaxDurationMs);
+  let idleTimer: unknown;
+  const waitIdle = (waiting: boolean) => {
+    clock.clearTimeout(idleTimer);
+    if (!waiting) idleTimer = clock.setTimeout(idle.end, settings.callTimeoutMs);
+  };
+  waitIdle(false);
+  let hostWaiting = false;
+  const unwatch = call.hostWaits?.watch((waiting) => {
+    hostWaiting = waiting;
+    waitIdle(waiting);
+  });
   let settled = false;
   try {
-    const result = (await connection.request(request, settings.callTimeoutMs, [call.signal, overall.signal], (signal) =>
-      connection.client.request(
-        { method: "tools/call", params: { name: call.name, arguments: call.args } },
-        CallToolResultSchema,
-        {
-          signal,
-          timeout: settings.callTimeoutMs,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => {
-            if (!settled) call.onProgress(progress);
+    const result = (await connection.request(
+      request,
+      settings.callTimeoutMs,
+      [call.signal, overall.signal, idle.signal],
+      (signal) =>
+        connection.client.request(
+          { method: "tools/call", params: { name: call.name, arguments: call.args } },
+          CallToolResultSchema,
+          {
+            signal,
+            // The limits above end the call; the SDK's own timeout only backs them up (a Node timer holds 2^31 - 1 ms at most).
+            timeout: Math.min(settings.callMaxDurationMs + settings.callTimeoutMs, 2 ** 31 - 1),
+            onprogress: (progress) => {
+              if (settled) return;
+              waitIdle(hostWaiting);
+              call.onProgress(progress);
+            },
           },
-        },
-      ),
+        ),
     )) as CallToolResult;
     const problem = call.outputCheck?.(result);
     if (problem !== undefined) {
@@ -119,6 +154,8 @@ export async function callMcpTool(
     return result;
   } finally {
     settled = true;
-    settings.clock.clearTimeout(timer);
+    unwatch?.();
+    clock.clearTimeout(overallTimer);
+    clock.clearTimeout(idleTimer);
   }
 }

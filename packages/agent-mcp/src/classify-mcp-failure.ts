@@ -73,6 +73,18 @@ export function losesConnection(error: McpServerError): boolean {
 }
 
 /**
+ * Whether a classified failure is an HTTP 404, the status the protocol
+ * reserves for a session the server no longer knows (it restarted, or
+ * ended the session): the server never ran the request, and the client
+ * must start a new session.
+ */
+export function isSessionGone(error: McpServerError): boolean {
+  if (error.code !== McpServerErrorCode.TransportError) return false;
+  const { cause } = error;
+  return isStreamableHttpError(cause) && cause.code === 404;
+}
+
+/**
  * True for what the SDK throws when bytes from the server do not form an
  * MCP message: invalid JSON (`SyntaxError`) or JSON that fails the
  * protocol's schema (zod's error, recognised by its `issues` list).

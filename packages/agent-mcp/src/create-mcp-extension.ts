@@ -1,5 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { HiddenContextMessage, TurnInputMessage } from "@turnkit/agent-core";
 import type { Extension } from "@turnkit/agent-runtime";
 import { McpConfigError } from "./mcp-config-error.js";
@@ -44,9 +50,19 @@ export interface McpExtension extends Extension {
    * `status.resourcesOutdated`. Like every resource and prompt request it
    * connects a server not connected yet, runs within `callTimeoutMs`, and
    * rejects with an `McpServerError` (`server_unavailable` while the server
-   * is down, `server_error` for what the server refuses).
+   * is down, `server_error` for what the server refuses); an argument the
+   * protocol does not take (a URI or name that is not a non-empty string,
+   * prompt arguments that are not strings, a listener that is not a
+   * function) rejects with {@link McpConfigError} naming it, before
+   * anything is sent.
    */
   listResources(): Promise<Resource[]>;
+  /**
+   * The server's resource templates (`resources/templates/list`, every
+   * page): URI patterns (RFC 6570, `file:///{path}`) the host expands and
+   * reads with `readResource`.
+   */
+  listResourceTemplates(): Promise<ResourceTemplate[]>;
   /** `resources/read` of `uri`, as the server answered it. */
   readResource(uri: string): Promise<ReadResourceResult>;
   /**
@@ -57,9 +73,11 @@ export interface McpExtension extends Extension {
    */
   resourceAsContext(uri: string): Promise<HiddenContextMessage>;
   /**
-   * Calls `listener` whenever the server says the resource `uri` changed
-   * (`resources/subscribe`, made again after each restart). Resolves to the
-   * function that ends it (`resources/unsubscribe` with the last listener).
+   * Calls `listener` whenever the server says the resource `uri`, or a
+   * sub-resource of it (`uri` followed by `/`), changed, with the URI the
+   * server named (`resources/subscribe`, made again after each restart).
+   * Resolves to the function that ends it (`resources/unsubscribe` with the
+   * last listener).
    */
   subscribeResource(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>>;
   /** The server's prompts (`prompts/list`, every page); clears `status.promptsOutdated`. */
@@ -140,8 +158,8 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     roots: roots && (() => roots ?? []),
     ...(sampling && { sampling: (params, signal) => sampling.createMessage(params, signal) }),
     ...(elicitation && { elicitation: (params, signal) => elicitation.elicit(params, signal) }),
-    ...((sampling || elicitation) && { trackCall: (call) => calls.track(call) }),
-    onConnected: (connection) => resources.resubscribe(connection),
+    ...((sampling || elicitation) && { calls }),
+    onConnected: () => resources.resubscribe(),
     onResourceUpdated: (uri) => resources.updated(uri),
   });
   const resources = new ResourceAccess(supervisor, settings);
@@ -170,6 +188,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     subscribe: (listener) => supervisor.subscribe(listener),
     toolHints: (toolName) => supervisor.catalog.hints(toolName),
     listResources: () => resources.list(),
+    listResourceTemplates: () => resources.listTemplates(),
     readResource: (uri) => resources.read(uri),
     resourceAsContext: (uri) => resources.asContext(uri),
     subscribeResource: (uri, listener) => resources.subscribe(uri, listener),

@@ -49,15 +49,18 @@ export class ElicitationBroker {
     }
     // Over stdio nothing says which call asks: the oldest running call of the turn carries the question.
     const call = running.calls[0]!;
-    if (call.ctx.askHost === undefined) return { action: "decline" };
-    const outcome = await call.ctx.askHost(
-      {
-        kind: "elicitation",
-        message: params.message,
-        requestedSchema: params.requestedSchema,
-        serverName: this.serverName,
-      },
-      { signal: serverSignal, ...(this.timeoutMs !== undefined && { timeoutMs: this.timeoutMs }) },
+    const { askHost } = call.ctx;
+    if (askHost === undefined) return { action: "decline" };
+    const outcome = await this.calls.serve(() =>
+      askHost(
+        {
+          kind: "elicitation",
+          message: params.message,
+          requestedSchema: params.requestedSchema,
+          serverName: this.serverName,
+        },
+        { signal: serverSignal, ...(this.timeoutMs !== undefined && { timeoutMs: this.timeoutMs }) },
+      ),
     );
     return this.result(outcome, params);
   }

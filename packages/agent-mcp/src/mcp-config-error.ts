@@ -12,6 +12,9 @@ export const INVALID_MCP_OPTIONS = "invalid_mcp_options";
  * typo that would otherwise be ignored). Thrown synchronously by the
  * factory, before any process is started or socket opened. `field` is the
  * option's path (`server.command`, `callTimeoutMs`, `toolNames.search`).
+ * Also a bad argument of an extension method (`setRoots` throws it; the
+ * resource and prompt methods reject with it, `field` `uri`, `args.count`,
+ * before anything is sent); the message then names the method.
  * It is a `TurnkitConfigError`, so `TurnkitConfigError.isInstance` (and
  * `TurnkitError.isInstance`) recognise it too.
  */

@@ -135,10 +135,11 @@ export class McpConnection {
     return this.settings.id;
   }
 
-  /** The server's name and version from the handshake. */
-  get serverInfo(): { name: string; version: string } | undefined {
+  /** The server's name and version from the handshake, and its instructions when it gave any. */
+  get serverInfo(): { name: string; version: string; instructions?: string } | undefined {
     const info = this.client.getServerVersion();
-    return info ? { name: info.name, version: info.version } : undefined;
+    const instructions = this.client.getInstructions();
+    return info ? { name: info.name, version: info.version, ...(instructions && { instructions }) } : undefined;
   }
 
   /** Why the connection was lost, once it was. */

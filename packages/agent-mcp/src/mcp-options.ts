@@ -108,8 +108,11 @@ export interface McpExtensionOptions {
   /**
    * Prepended to every tool name the model sees (`"github_"` turns `search`
    * into `github_search`), so two servers with the same tool names can share
-   * a runtime. Without it, a clash fails the turn's assembly with the
-   * runtime's `duplicate_tool` error naming both extensions.
+   * a runtime. Without it, a clash present from the first turn fails the
+   * turn's assembly with the runtime's `duplicate_tool` error naming both
+   * extensions; one that appears later (a server's tool list changed)
+   * leaves the newcomer out of the turn with an `extension_degraded`
+   * warning naming both.
    */
   readonly toolPrefix?: string;
   /**
@@ -118,7 +121,12 @@ export interface McpExtensionOptions {
    * does not accept in a tool name become `_` either way.
    */
   readonly toolNames?: Readonly<Record<string, string>>;
-  /** Per-call timeout in ms (a progress notification restarts it). Default `DEFAULT_CALL_TIMEOUT_MS`. */
+  /**
+   * Per-call timeout in ms: how long the server may send nothing. A
+   * progress notification restarts it, and it waits while the host serves
+   * a sampling or elicitation request of the server (a person may take
+   * longer to answer). Default `DEFAULT_CALL_TIMEOUT_MS`.
+   */
   readonly callTimeoutMs?: number;
   /**
    * The most one call may take in all, in ms, however much progress the
@@ -138,8 +146,9 @@ export interface McpExtensionOptions {
    */
   readonly shutdownGraceMs?: number;
   /**
-   * The clock of the restart policy and of `callMaxDurationMs`; agent-core's
-   * `systemClock` when absent. Tests pass a virtual clock.
+   * The clock of the restart policy and of the call limits (`callTimeoutMs`,
+   * `callMaxDurationMs`); agent-core's `systemClock` when absent. Tests pass
+   * a virtual clock.
    */
   readonly clock?: Clock;
   /**

@@ -80,8 +80,13 @@ export interface McpServerStatus {
    * the server, in ms (0: the next turn does). `undefined` in every other state.
    */
   readonly nextRestartInMs: number | undefined;
-  /** The server's name and version from the handshake, once connected. */
-  readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
+  /**
+   * The server's name and version from the handshake, once connected, and
+   * its `instructions` when it gave any: how to use its tools, meant for
+   * the model. The extension never adds them to a turn; a host that trusts
+   * the server may put them in the system prompt.
+   */
+  readonly serverInfo: { readonly name: string; readonly version: string; readonly instructions?: string } | undefined;
   /** The latest failure (kept after a successful restart, for the record). */
   readonly lastError: McpServerError | undefined;
   /** The last characters a stdio server wrote to stderr; `""` for HTTP. */

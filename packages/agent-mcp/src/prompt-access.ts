@@ -1,6 +1,7 @@
 import { type GetPromptResult, GetPromptResultSchema, type Prompt } from "@modelcontextprotocol/sdk/types.js";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { promptUserMessage } from "./prompt-message.js";
+import { promptArguments, requiredText } from "./request-arguments.js";
 import { listAll } from "./server-lists.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -30,13 +31,20 @@ export class PromptAccess {
     );
   }
 
-  /** `prompts/get` of `name` with `args`, as the server answered it. */
-  get(name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+  /**
+   * `prompts/get` of `name` with `args`, as the server answered it.
+   * Rejects with `McpConfigError` (`name`, `args`, `args.<key>`) for a name
+   * that is not a non-empty string or arguments that are not an object of
+   * strings, before anything is sent.
+   */
+  async get(name: string, args?: Record<string, string>, where = "getPrompt"): Promise<GetPromptResult> {
+    requiredText(name, "name", where);
+    const checked = promptArguments(args, where);
     return this.supervisor.useConnection(
       (connection) =>
         connection.request(`prompts/get "${name}"`, this.settings.callTimeoutMs, [this.never], (signal) =>
           connection.client.request(
-            { method: "prompts/get", params: { name, arguments: args } },
+            { method: "prompts/get", params: { name, arguments: checked } },
             GetPromptResultSchema,
             { timeout: this.settings.callTimeoutMs, signal },
           ),
@@ -46,7 +54,7 @@ export class PromptAccess {
   }
 
   /** The prompt `name` with `args`, expanded into a user message for `RunTurnInput.userMessage` (see `promptUserMessage`). */
-  async expand(name: string, args: Record<string, string> = {}): Promise<TurnInputMessage> {
-    return promptUserMessage(await this.get(name, args));
+  async expand(name: string, args?: Record<string, string>): Promise<TurnInputMessage> {
+    return promptUserMessage(await this.get(name, args, "expandPrompt"));
   }
 }

@@ -3,13 +3,21 @@ import {
   type ReadResourceResult,
   ReadResourceResultSchema,
   type Resource,
+  type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { HiddenContextMessage } from "@turnkit/agent-core";
 import type { McpConnection } from "./mcp-connection.js";
+import { requiredFunction, requiredText } from "./request-arguments.js";
 import { resourceContextMessage } from "./resource-context.js";
 import { listAll } from "./server-lists.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
 import type { McpSettings } from "./validate-mcp-options.js";
+
+/** The host's listeners of one URI, and the `resources/subscribe` that made it (settled or on its way). */
+interface Subscription {
+  readonly listeners: Set<(uri: string) => void>;
+  readonly subscribed: Promise<unknown>;
+}
 
 /**
  * The server's resources for the host: listed, read, attached to a turn as
@@ -20,7 +28,7 @@ import type { McpSettings } from "./validate-mcp-options.js";
  * connection.
  */
 export class ResourceAccess {
-  private readonly subscriptions = new Map<string, Set<(uri: string) => void>>();
+  private readonly subscriptions = new Map<string, Subscription>();
   private readonly never = new AbortController().signal;
 
   constructor(
@@ -38,8 +46,20 @@ export class ResourceAccess {
     );
   }
 
-  /** `resources/read` of `uri`, as the server answered it. */
-  read(uri: string): Promise<ReadResourceResult> {
+  /**
+   * Every resource template of `resources/templates/list` (all pages): the
+   * URI patterns (`file:///{path}`) the host may expand and read.
+   */
+  async listTemplates(): Promise<ResourceTemplate[]> {
+    return this.supervisor.useConnection(
+      (connection) => listAll(connection, "resourceTemplates", this.settings.callTimeoutMs, this.never),
+      true,
+    );
+  }
+
+  /** `resources/read` of `uri`, as the server answered it. Rejects with `McpConfigError` (`uri`) for a URI that is not a non-empty string, before anything is sent. */
+  async read(uri: string, where = "readResource"): Promise<ReadResourceResult> {
+    requiredText(uri, "uri", where);
     return this.supervisor.useConnection(
       (connection) =>
         this.request(connection, `resources/read "${uri}"`, (signal) =>
@@ -54,35 +74,50 @@ export class ResourceAccess {
 
   /** `uri` read and made a hidden message for `RunTurnInput.beforeUserMessages` (see `resourceContextMessage`). */
   async asContext(uri: string): Promise<HiddenContextMessage> {
-    return resourceContextMessage(this.settings.id, await this.read(uri));
+    return resourceContextMessage(this.settings.id, await this.read(uri, "resourceAsContext"));
   }
 
   /**
-   * Calls `listener` with `uri` whenever the server says the resource
-   * changed (`notifications/resources/updated`); the first listener of a URI
-   * sends `resources/subscribe`. Resolves, once subscribed, to the function
-   * that removes the listener (the last one sends `resources/unsubscribe`,
-   * best effort). Rejects when the server refuses or is down (the listener
-   * is then not kept).
+   * Calls `listener` whenever the server says the resource `uri`, or a
+   * sub-resource of it, changed (`notifications/resources/updated`), with
+   * the URI the server named; the first listener of a URI sends
+   * `resources/subscribe`, and every listener of it resolves or rejects
+   * with that request's answer (a later one at once, once it came).
+   * Resolves, once subscribed, to the function that removes the listener
+   * (the last one sends `resources/unsubscribe`, best effort). Rejects when
+   * the server refuses or is down (the listener is then not kept); with
+   * `McpConfigError` (`uri`, `listener`) for a URI that is not a non-empty
+   * string or a listener that is not a function, before anything is sent.
    */
   async subscribe(uri: string, listener: (uri: string) => void): Promise<() => Promise<void>> {
-    let listeners = this.subscriptions.get(uri);
-    const first = listeners === undefined;
-    listeners ??= new Set();
+    requiredText(uri, "uri", "subscribeResource");
+    requiredFunction(listener, "listener", "subscribeResource");
+    let subscription = this.subscriptions.get(uri);
+    if (subscription === undefined) {
+      const made: Subscription = {
+        listeners: new Set(),
+        subscribed: this.supervisor.useConnection(
+          (connection) => this.send(connection, "resources/subscribe", uri),
+          true,
+        ),
+      };
+      made.subscribed.catch(() => {
+        if (this.subscriptions.get(uri) === made) this.subscriptions.delete(uri);
+      });
+      this.subscriptions.set(uri, made);
+      subscription = made;
+    }
+    const { listeners } = subscription;
     listeners.add(listener);
-    this.subscriptions.set(uri, listeners);
-    if (first) {
-      try {
-        await this.supervisor.useConnection((connection) => this.send(connection, "resources/subscribe", uri), true);
-      } catch (error) {
-        listeners.delete(listener);
-        if (listeners.size === 0) this.subscriptions.delete(uri);
-        throw error;
-      }
+    try {
+      await subscription.subscribed;
+    } catch (error) {
+      listeners.delete(listener);
+      throw error;
     }
     return async () => {
       if (!listeners.delete(listener) || listeners.size > 0) return;
-      this.subscriptions.delete(uri);
+      if (this.subscriptions.get(uri) === subscription) this.subscriptions.delete(uri);
       // Best effort: a server that is down has forgotten the subscription anyway.
       await this.supervisor
         .useConnection((connection) => this.send(connection, "resources/unsubscribe", uri))
@@ -90,14 +125,30 @@ export class ResourceAccess {
     };
   }
 
-  /** A new connection is ready: the subscriptions are made again on it (a refusal drops nothing; it is recorded). */
-  resubscribe(connection: McpConnection): void {
-    for (const uri of this.subscriptions.keys()) void this.send(connection, "resources/subscribe", uri).catch(() => {});
+  /**
+   * A new connection is ready: the subscriptions are made again on it. A
+   * refusal drops nothing (the next connection asks again); it is the
+   * status's `lastError`.
+   */
+  resubscribe(): void {
+    for (const uri of this.subscriptions.keys()) {
+      void this.supervisor.useConnection((current) => this.send(current, "resources/subscribe", uri)).catch(() => {});
+    }
   }
 
-  /** The server says `uri` changed: its listeners hear it (a listener that throws is ignored). */
+  /**
+   * The server says `uri` changed: the listeners of `uri`, and of every
+   * subscribed URI that `uri` is a sub-resource of (the protocol lets a
+   * server name the part that changed: `file:///project/src/a.ts` for a
+   * subscription to `file:///project`), hear it, each once, with `uri`.
+   * A listener that throws is ignored.
+   */
   updated(uri: string): void {
-    for (const listener of this.subscriptions.get(uri) ?? []) {
+    const listeners = new Set<(uri: string) => void>();
+    for (const [subscribed, subscription] of this.subscriptions) {
+      if (isWithin(uri, subscribed)) for (const listener of subscription.listeners) listeners.add(listener);
+    }
+    for (const listener of listeners) {
       try {
         listener(uri);
       } catch {
@@ -118,4 +169,11 @@ export class ResourceAccess {
   private request<T>(connection: McpConnection, name: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return connection.request(name, this.settings.callTimeoutMs, [this.never], run);
   }
+}
+
+/** Whether `uri` is `subscribed` or one of its sub-resources: `subscribed` followed by a `/` (or by anything, when it ends in one). */
+function isWithin(uri: string, subscribed: string): boolean {
+  if (uri === subscribed) return true;
+  const base = subscribed.endsWith("/") ? subscribed : `${subscribed}/`;
+  return uri.startsWith(base);
 }

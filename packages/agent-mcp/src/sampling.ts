@@ -75,14 +75,16 @@ export class SamplingBroker {
     if (!turn) throw new McpError(ErrorCode.InvalidRequest, "sampling refused: the turn's model is not known");
     const context = samplingContext(params, turn.model);
     const maxTokens = Math.min(params.maxTokens, this.maxTokens);
-    const message = await withScopedSignal([serverSignal, ...calls.map((call) => call.signal)], async (signal) => {
-      const stream = await turn.streamFn(turn.model, context, {
-        maxTokens,
-        signal,
-        ...(params.temperature !== undefined && { temperature: params.temperature }),
-      });
-      return stream.result();
-    });
+    const message = await this.calls.serve(() =>
+      withScopedSignal([serverSignal, ...calls.map((call) => call.signal)], async (signal) => {
+        const stream = await turn.streamFn(turn.model, context, {
+          maxTokens,
+          signal,
+          ...(params.temperature !== undefined && { temperature: params.temperature }),
+        });
+        return stream.result();
+      }),
+    );
     if (message.stopReason === "error" || message.stopReason === "aborted")
       throw new McpError(ErrorCode.InternalError, `sampling failed: ${message.errorMessage ?? message.stopReason}`);
     const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");

@@ -1,54 +1,63 @@
 import {
   ListPromptsResultSchema,
+  ListResourceTemplatesResultSchema,
   ListResourcesResultSchema,
   ListToolsResultSchema,
   type Prompt,
   type Resource,
+  type ResourceTemplate,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_LIST_PAGES } from "./defaults.js";
-import type { McpConnection, ServerListKind } from "./mcp-connection.js";
+import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 
-/** What each of the server's lists holds. */
-interface ListItems extends Record<ServerListKind, unknown> {
+/** What each of the server's lists holds, by the key of its result. */
+interface ListItems {
   tools: Tool;
   resources: Resource;
+  resourceTemplates: ResourceTemplate;
   prompts: Prompt;
 }
 
-const SCHEMAS = {
-  tools: ListToolsResultSchema,
-  resources: ListResourcesResultSchema,
-  prompts: ListPromptsResultSchema,
+/** How each list is asked for: the method and the result's schema. */
+const LISTS = {
+  tools: { method: "tools/list", schema: ListToolsResultSchema },
+  resources: { method: "resources/list", schema: ListResourcesResultSchema },
+  resourceTemplates: { method: "resources/templates/list", schema: ListResourceTemplatesResultSchema },
+  prompts: { method: "prompts/list", schema: ListPromptsResultSchema },
 } as const;
 
 /**
  * Every item of one of the server's lists (`tools/list`, `resources/list`,
- * `prompts/list`), following `nextCursor` pages, each page within
- * `timeoutMs`. An empty `nextCursor` ends the list, like an absent one.
+ * `resources/templates/list`, `prompts/list`), following `nextCursor`
+ * pages, each page within `timeoutMs`. An empty `nextCursor` ends the list, like an absent one.
  * A list that would never end rejects with `protocol_error` instead of
  * asking forever: a `nextCursor` the server already gave (the same page
  * again, or pages in a cycle), or more than {@link MAX_LIST_PAGES} pages.
  * Otherwise rejects with the connection's classified error (or the
  * signal's reason).
  */
-export async function listAll<K extends ServerListKind>(
+export async function listAll<K extends keyof ListItems>(
   connection: McpConnection,
   kind: K,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<ListItems[K][]> {
   const items: ListItems[K][] = [];
-  const method = `${kind}/list` as const;
+  const { method, schema } = LISTS[kind];
   const cursors = new Set<string>();
   let cursor: string | undefined;
   for (;;) {
     const params = cursor === undefined ? {} : { cursor };
-    const page = (await connection.request(method, timeoutMs, [signal], (scoped) =>
-      connection.client.request({ method, params }, SCHEMAS[kind], { timeout: timeoutMs, signal: scoped }),
-    )) as { nextCursor?: string } & Record<K, ListItems[K][]>;
-    items.push(...page[kind]);
+    const page: { nextCursor?: string; [key: string]: unknown } = await connection.request(
+      method,
+      timeoutMs,
+      [signal],
+      (scoped) => connection.client.request({ method, params }, schema, { timeout: timeoutMs, signal: scoped }),
+    );
+    // The schema has checked that the page's list is there, of the list's items.
+    items.push(...(page[kind] as ListItems[K][]));
     const next = page.nextCursor;
     if (next === undefined || next === "") return items;
     if (cursors.has(next))

@@ -1,14 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
-import { toolCaller } from "./call-tool.js";
-import { losesConnection } from "./classify-mcp-failure.js";
+import { type CallTracking, toolCaller } from "./call-tool.js";
+import { isSessionGone, losesConnection } from "./classify-mcp-failure.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
 import { listTools } from "./server-lists.js";
 import { type ConnectionEvents, McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import type { McpServerState, McpServerStatus } from "./mcp-status.js";
-import type { McpToolCallRequest } from "./mcp-tool.js";
 import { OutdatedLists } from "./outdated-lists.js";
 import { RestartSchedule } from "./restart-schedule.js";
 import { StatusListeners } from "./status-listeners.js";
@@ -23,8 +22,8 @@ export interface SessionHooks extends ClientFeatures {
   onConnected?(connection: McpConnection): void;
   /** The server says the resource `uri` changed. */
   onResourceUpdated?(uri: string): void;
-  /** A tool call is in flight until the returned function is called (for sampling and elicitation). */
-  trackCall?(call: McpToolCallRequest): () => void;
+  /** The tool calls in flight, for sampling and elicitation, which say when the server waits for the host. */
+  calls?: CallTracking;
 }
 
 /**
@@ -77,7 +76,7 @@ export class ServerSupervisor {
         {
           useConnection: (operation) => this.useConnection(operation),
           outputCheck: (name) => this.catalog.outputCheck(name),
-          track: features.trackCall,
+          calls: features.calls,
         },
         settings,
       ),
@@ -139,7 +138,7 @@ export class ServerSupervisor {
    * policy allows, or refreshes its tool list, as needed. Never rejects.
    */
   prepareForTurn(): Promise<void> {
-    return this.prepare(false);
+    return this.prepare("turn");
   }
 
   /**
@@ -149,7 +148,7 @@ export class ServerSupervisor {
    * {@link McpServerError} that kept it from being ready.
    */
   async connect(): Promise<McpServerStatus> {
-    if (this.state !== "disposed") await this.prepare(true);
+    if (this.state !== "disposed") await this.prepare("explicit");
     if (this.state !== "ready")
       throw this.state === "disposed" ? this.unavailable() : (this.lastError ?? this.unavailable());
     return this.status;
@@ -174,15 +173,28 @@ export class ServerSupervisor {
   }
 
   /**
-   * Runs `operation` on the ready connection; with `connectIfIdle`, a server
-   * not connected yet is connected first (as `connect()` does). A failure
-   * that loses the connection loses it (a later turn restarts it); any other
-   * is recorded as `lastError`. Rejects with `server_unavailable` when the
+   * Runs `operation` on the ready connection, once a connection being made
+   * is; with `connectIfIdle`, a server not connected yet is connected first
+   * (as `connect()` does). A failure that loses the connection loses it (a
+   * later turn restarts it); any other is recorded as `lastError`. An HTTP
+   * 404 (the server forgot the session) starts a new session at once and
+   * runs `operation` again, once. Rejects with `server_unavailable` when the
    * server is not ready, with the operation's {@link McpServerError}, or
-   * with a signal's reason as the operation gave it.
+   * with a signal's reason.
    */
   async useConnection<T>(operation: (connection: McpConnection) => Promise<T>, connectIfIdle = false): Promise<T> {
-    if (connectIfIdle && this.state === "idle") await this.prepare(true);
+    if (this.state === "connecting" || (connectIfIdle && this.state === "idle")) await this.prepare("explicit");
+    try {
+      return await this.runOnConnection(operation);
+    } catch (error) {
+      // The server forgot the session (HTTP 404) and never ran the request: a new session, then the request again.
+      if (!McpServerError.isInstance(error) || !isSessionGone(error) || this.state === "gave_up") throw error;
+      await this.prepare("new_session");
+      return this.runOnConnection(operation);
+    }
+  }
+
+  private async runOnConnection<T>(operation: (connection: McpConnection) => Promise<T>): Promise<T> {
     const connection = this.connection;
     if (connection === undefined || this.state !== "ready") throw this.unavailable();
     try {
@@ -196,25 +208,26 @@ export class ServerSupervisor {
     }
   }
 
-  private prepare(explicit: boolean): Promise<void> {
-    this.preparing ??= this.prepareOnce(explicit).finally(() => {
+  /** One preparation at a time: for a turn (restart policy), `connect()`, or a forgotten session (no restart). */
+  private prepare(reason: "turn" | "explicit" | "new_session"): Promise<void> {
+    this.preparing ??= this.prepareOnce(reason).finally(() => {
       this.preparing = undefined;
     });
     return this.preparing;
   }
 
-  private async prepareOnce(explicit: boolean): Promise<void> {
+  private async prepareOnce(reason: "turn" | "explicit" | "new_session"): Promise<void> {
     switch (this.state) {
       case "idle":
         return this.open();
       case "gave_up":
-        if (!explicit) return;
+        if (reason !== "explicit") return;
         this.schedule.startOver();
         this.schedule.begin();
         return this.open();
       case "failed":
-        if (!explicit && this.schedule.dueInMs() > 0) return;
-        this.schedule.begin();
+        if (reason === "turn" && this.schedule.dueInMs() > 0) return;
+        if (reason !== "new_session") this.schedule.begin();
         return this.open();
       case "ready":
         if (this.schedule.forgiveIfHealthy()) this.emit();

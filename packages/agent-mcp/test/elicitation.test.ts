@@ -99,6 +99,27 @@ describe("elicitation: a server asks the person through the turn", { timeout: 15
     await runtime.dispose();
   });
 
+  it("the call's callTimeoutMs waits while the person is asked: an answer later than it still reaches the server", async () => {
+    const fixture = stdioFixture();
+    const mcp = createMcpExtension({
+      id: "deployer",
+      server: fixture.server,
+      callTimeoutMs: 300,
+      elicitation: { timeoutMs: 10_000 },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const slowPerson: ActionRequestAnswerer = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      return { action: "accept", content: { branch: "main" } };
+    };
+    const turn = await runMcpTurn({ runtime, script: askPerson, answerActionRequest: slowPerson });
+    expect(turn.toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: 'person said: accept {"branch":"main"}' },
+    ]);
+    expect(fixture.log().filter((entry) => entry.event === "cancelled")).toEqual([]);
+    await runtime.dispose();
+  });
+
   it("allowed over Streamable HTTP: a decline goes back to the server", async () => {
     const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "deployer", server: { url: http.url }, elicitation: {} });

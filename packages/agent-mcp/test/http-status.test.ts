@@ -56,7 +56,35 @@ describe("an HTTP error status answering one request", () => {
     await runtime.dispose();
   });
 
-  it("a 404 says the server ended the session: the connection is lost, and the next turn starts a new session", async () => {
+  it("a server that forgot the session (it restarted) answers 404: a new session is started at once and the request sent again, for calls and the host's requests", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {}, resources: {} }, tools });
+    const mcp = createMcpExtension({ id: "restarted", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const first = await runMcpTurn({ runtime, script: [response([toolCall("ok", {})]), "Done."] });
+    expect(first.toolResults[0]).toMatchObject({ isError: false, text: "ok {}" });
+
+    server.forgetSessions();
+    const next = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("ok", { n: 1 }), toolCall("ok", { n: 2 })]), "Done."],
+    });
+    expect(next.toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: 'ok {"n":1}' },
+      { isError: false, text: 'ok {"n":2}' },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
+    expect(server.listCursors).toEqual([undefined, undefined]); // one new session
+
+    server.forgetSessions();
+    expect((await mcp.readResource("mem://readme")).contents).toEqual([
+      { uri: "mem://readme", mimeType: "text/plain", text: "read me first" },
+    ]);
+    expect(server.listCursors).toEqual([undefined, undefined, undefined]);
+    await runtime.dispose();
+  });
+
+  it("a request answered 404 in the new session too fails: the connection is lost, and the next turn starts a new session", async () => {
     const server = await startUnusualServer({
       capabilities: { tools: {} },
       tools,
@@ -72,7 +100,8 @@ describe("an HTTP error status answering one request", () => {
     const next = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("ok", {})]), "Done."] });
     expect(next.toolResults[0]).toMatchObject({ isError: false, text: "ok {}" });
     expect(mcp.status).toMatchObject({ state: "ready", totalRestarts: 1 });
-    expect(server.listCursors).toEqual([undefined, undefined]);
+    // The first session, the new one the 404 started at once (not a restart), the next turn's restart.
+    expect(server.listCursors).toEqual([undefined, undefined, undefined]);
     await runtime.dispose();
   });
 });

@@ -19,6 +19,7 @@ describePublicSurface({
     "client",
     "setRoots",
     "listResources",
+    "listResourceTemplates",
     "readResource",
     "resourceAsContext",
     "subscribeResource",

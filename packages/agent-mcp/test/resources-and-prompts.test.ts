@@ -1,7 +1,7 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
-import { McpServerError, createMcpExtension } from "../src/index.js";
+import { McpConfigError, McpServerError, createMcpExtension } from "../src/index.js";
 import { FIXTURE_PNG_BASE64 } from "./fixtures/fixture-server.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
@@ -145,5 +145,118 @@ describe("resources and prompts, for the host", { timeout: 15_000 }, () => {
     await mcp.listResources(); // nothing announced this time
     expect(mcp.status.resourcesOutdated).toBe(false);
     await mcp.dispose();
+  });
+
+  it("a URI, prompt name, argument or listener the protocol does not take is the host's McpConfigError naming it, and nothing is sent", async () => {
+    const server = await startUnusualServer({ capabilities: { resources: { subscribe: true }, prompts: {} } });
+    const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const refusals = await Promise.all(
+      [
+        () => mcp.readResource(42 as never),
+        () => mcp.resourceAsContext(""),
+        () => mcp.subscribeResource(undefined as never, () => {}),
+        () => mcp.subscribeResource("mem://readme", "log it" as never),
+        () => mcp.getPrompt("", {}),
+        () => mcp.getPrompt("hello", "file=a.ts" as never),
+        () => mcp.expandPrompt("hello", { file: "a.ts", count: 3 as never }),
+      ].map((call) =>
+        call().then(
+          () => "resolved",
+          (error: McpConfigError) => ({
+            isConfigError: McpConfigError.isInstance(error),
+            field: error.field,
+            message: error.message,
+          }),
+        ),
+      ),
+    );
+    expect(refusals).toEqual([
+      { isConfigError: true, field: "uri", message: "readResource: uri must be a non-empty string, got number" },
+      {
+        isConfigError: true,
+        field: "uri",
+        message: "resourceAsContext: uri must be a non-empty string, got an empty string",
+      },
+      {
+        isConfigError: true,
+        field: "uri",
+        message: "subscribeResource: uri must be a non-empty string, got undefined",
+      },
+      { isConfigError: true, field: "listener", message: "subscribeResource: listener must be a function, got string" },
+      {
+        isConfigError: true,
+        field: "name",
+        message: "getPrompt: name must be a non-empty string, got an empty string",
+      },
+      { isConfigError: true, field: "args", message: "getPrompt: args must be an object of strings, got string" },
+      {
+        isConfigError: true,
+        field: "args.count",
+        message: "expandPrompt: args.count must be a string (prompt arguments are strings), got number",
+      },
+    ]);
+    expect(mcp.status.state).toBe("idle");
+    expect(server.subscriptions).toEqual([]);
+    await expect(mcp.expandPrompt("hello")).resolves.toEqual({ text: "Say hello." });
+    await mcp.dispose();
+  });
+
+  it("resource templates are listed, every page, and a URI made from one is read", async () => {
+    const server = await startUnusualServer({
+      capabilities: { resources: {} },
+      resourceTemplates: [
+        { uriTemplate: "file:///{path}", name: "file", mimeType: "text/plain" },
+        { uriTemplate: "db://{table}/{id}", name: "row", description: "One row" },
+      ],
+      contents: (uri) => [{ uri, text: `row of ${uri}` }],
+    });
+    const mcp = createMcpExtension({ id: "db", server: { url: server.url } });
+    expect(await mcp.listResourceTemplates()).toEqual([
+      { uriTemplate: "file:///{path}", name: "file", mimeType: "text/plain" },
+      { uriTemplate: "db://{table}/{id}", name: "row", description: "One row" },
+    ]);
+    expect((await mcp.resourceAsContext("db://users/42")).content).toEqual([
+      { type: "text", text: "Resource db://users/42:\nrow of db://users/42" },
+    ]);
+    await mcp.dispose();
+  });
+
+  it("the server's instructions from the handshake are the host's, in status.serverInfo; no turn gets them unasked", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [{ name: "search", inputSchema: { type: "object" } }],
+      instructions: "Call search before answering questions about the codebase.",
+    });
+    const mcp = createMcpExtension({ id: "code", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const turn = await runMcpTurn({ runtime, script: ["Hello."] });
+    expect(mcp.status.serverInfo).toEqual({
+      name: "unusual",
+      version: "0.1.0",
+      instructions: "Call search before answering questions about the codebase.",
+    });
+    expect(turn.model.requests[0]!.context.systemPrompt).toBe("You use tools.");
+    await runtime.dispose();
+  });
+
+  it("requests the host makes while the server is being connected wait for that connection, by a turn's assembly or one another", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {}, resources: {}, prompts: {} } });
+    const host = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const [resources, prompts, readme] = await Promise.all([
+      host.listResources(),
+      host.listPrompts(),
+      host.readResource("mem://readme"),
+    ]);
+    expect([resources.length, prompts.length, readme.contents.length]).toEqual([1, 1, 1]);
+    await host.dispose();
+
+    const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const assembling = runtime.assembleTurn({ sessionId: "s1", turnId: "t1" });
+    expect(mcp.status.state).toBe("connecting");
+    expect((await mcp.listPrompts()).map((prompt) => prompt.name)).toEqual(["hello"]);
+    await assembling;
+    expect(server.listCursors).toEqual([undefined, undefined]); // one connection each time
+    await runtime.dispose();
   });
 });

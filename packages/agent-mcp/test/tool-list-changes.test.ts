@@ -3,6 +3,7 @@ import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { type McpServerStatus, createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -55,4 +56,46 @@ describe("notifications/tools/list_changed", () => {
       await runtime.dispose();
     });
   }
+});
+
+describe("a tool a server adds under a name another server already has", () => {
+  it("is left out with a warning naming both servers; the session's turns go on and the other tools work", async () => {
+    const steady = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [{ name: "late_tool", inputSchema: { type: "object" } }],
+    });
+    const http = await startHttpFixture();
+    const first = createMcpExtension({ id: "steady", server: { url: steady.url } });
+    const growing = createMcpExtension({ id: "growing", server: { url: http.url } });
+    const runtime = await createAgentRuntime({ base: [first, growing] });
+
+    await runMcpTurn({ runtime, turnId: "t1", script: [response([toolCall("add_tool", {})]), "Added."] });
+    await statusWhere(growing, (status) => status.toolsOutdated);
+
+    for (const turnId of ["t2", "t3"]) {
+      const turn = await runMcpTurn({
+        runtime,
+        turnId,
+        script: [response([toolCall("late_tool", {}), toolCall("echo", { text: "still here" })]), "Done."],
+      });
+      expect(turn.outcome.kind).toBe("completed");
+      expect(turn.events.filter((event) => event.type === "runtime.warning").map((event) => event.payload)).toEqual([
+        {
+          code: "extension_degraded",
+          message:
+            'tool "late_tool" of extension "growing" is left out of this turn: extension "steady" already has a tool of that name (give one of them another name)',
+          extensionId: "growing",
+          tools: ["late_tool"],
+        },
+      ]);
+      const offered = turn.model.requests[0]!.context.tools!.map((tool) => tool.name);
+      expect(offered.filter((name) => name === "late_tool")).toHaveLength(1);
+      expect(turn.toolResults.map(({ toolName, text, isError }) => ({ toolName, text, isError }))).toEqual([
+        { toolName: "late_tool", text: "late_tool {}", isError: false },
+        { toolName: "echo", text: "echo: still here", isError: false },
+      ]);
+    }
+    expect(growing.status.tools.map((tool) => tool.name)).toContain("late_tool");
+    await runtime.dispose();
+  });
 });

@@ -4,6 +4,7 @@ import { EnabledState } from "./enabled-state.js";
 import { assertOptionsObject } from "./extension-config-error.js";
 import { Registry } from "./registry.js";
 import { type ResolveExtensionsOptions, resolveExtensions } from "./resolve-extensions.js";
+import { ToolsInUse } from "./tools-in-use.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** What `createAgentRuntime` takes: the same as `resolveExtensions`. */
@@ -18,7 +19,9 @@ export interface EnabledScope {
 /**
  * A host's extensions, resolved and initialised, ready to assemble turns.
  * Holds the enabled state (global switches and per-session overrides) and
- * nothing per turn: concurrent `assembleTurn` calls are independent.
+ * the tool names each extension had in its last assembled turn
+ * (`ToolsInUse`), nothing else per turn: concurrent `assembleTurn` calls
+ * are independent.
  */
 export interface AgentRuntime {
   /** The resolved extension ids, in order (after the profile overlay). */
@@ -28,7 +31,10 @@ export interface AgentRuntime {
    * snapshotted synchronously, when this method is called and before
    * anything is awaited: `setEnabled` calls made while the assembly awaits
    * a slow factory or provider affect only later assemblies.
-   * Rejects as described at `assembleTurnFromRegistry`.
+   * A tool name two extensions share only since one's tool list changed
+   * (an MCP server added a tool) leaves the newcomer out with a warning
+   * instead of rejecting. Rejects as described at
+   * `assembleTurnFromRegistry`.
    */
   assembleTurn(ctx: TurnContext): Promise<AssembledTurn>;
   /**
@@ -71,12 +77,13 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   const registry = await Registry.initialize(extensions, { params: options.profile?.params });
   const ids = Object.freeze([...registry.ids]);
   const enabled = new EnabledState(ids);
+  const toolsInUse = new ToolsInUse();
   return {
     extensions: ids,
     assembleTurn(ctx) {
       // Snapshot first, synchronously, before the assembly awaits anything.
       const snapshot = enabled.snapshot(sessionIdOf(ctx));
-      return assembleTurnFromRegistry(registry, snapshot, ctx);
+      return assembleTurnFromRegistry(registry, snapshot, ctx, toolsInUse);
     },
     setEnabled(id, on, scope) {
       enabled.set(id, on, scope?.sessionId);

@@ -15,6 +15,8 @@ import {
 import { HOOK_MAPPINGS, adaptHookHandler } from "./hook-mappings.js";
 import type { ExtensionContributions, Registry } from "./registry.js";
 import { wrapSystemReminder } from "./system-reminder.js";
+import { leftOutWarning, resolveToolClashes } from "./tool-clashes.js";
+import type { ToolsInUse } from "./tools-in-use.js";
 import type { TurnContext } from "./turn-context.js";
 
 /**
@@ -24,7 +26,9 @@ import type { TurnContext } from "./turn-context.js";
  *
  * Per-turn factories and providers run concurrently; results keep
  * extension order, then registration order. Each extension sees the same
- * frozen copy of `ctx`.
+ * frozen copy of `ctx`. With `toolsInUse` (the runtime's), a tool name
+ * that clashes only since an extension's tool list changed does not fail
+ * the assembly, and the tools of this turn are remembered for the next.
  *
  * Rejects with:
  * - `ExtensionContributionError` when a tool factory, prompt part,
@@ -32,7 +36,10 @@ import type { TurnContext } from "./turn-context.js";
  *   (the first in extension order when several fail);
  * - `TurnkitConfigError` `invalid_tool` for an invalid tool from a factory;
  * - `TurnkitConfigError` `duplicate_tool` when two tools share a name,
- *   naming the tool and both extensions;
+ *   naming the tool and both extensions, unless one of them is a newcomer
+ *   by `toolsInUse` (see `resolveToolClashes`): then the newcomer is left
+ *   out, in `diagnostic.leftOut` and an `extension_degraded` warning
+ *   naming both, and the turn goes on;
  * - `TurnkitConfigError` `invalid_turn_input` for a ctx without
  *   `sessionId`/`turnId`;
  * - `ExtensionConfigError` `invalid_extension_id` for an id the registry
@@ -42,6 +49,7 @@ export async function assembleTurnFromRegistry(
   registry: Registry,
   enabledIds: readonly string[],
   ctx: TurnContext,
+  toolsInUse?: ToolsInUse,
 ): Promise<AssembledTurn> {
   const context = freezeContext(ctx);
   const enabled = enabledIds.map((id) => {
@@ -57,23 +65,8 @@ export async function assembleTurnFromRegistry(
   const collected = await Promise.allSettled(enabled.map((extension) => collectOne(extension, context)));
   const parts = collected.map(valueOf);
 
-  const tools: RuntimeTool[] = [];
-  const owners = new Map<string, string>();
-  for (const part of parts) {
-    for (const tool of part.tools) {
-      const name = tool.def.name;
-      const owner = owners.get(name);
-      if (owner !== undefined) {
-        const message =
-          owner === part.extensionId
-            ? `assembleTurn: extension "${owner}" contributes tool "${name}" twice`
-            : `assembleTurn: tool "${name}" is contributed by both extension "${owner}" and extension "${part.extensionId}"`;
-        throw new TurnkitConfigError(ConfigErrorCode.DuplicateTool, message);
-      }
-      owners.set(name, part.extensionId);
-      tools.push(tool);
-    }
-  }
+  const resolved = resolveToolClashes(parts, toolsInUse);
+  const tools = resolved.kept.flat();
 
   const reminders = parts.flatMap((part) => part.reminders).sort((a, b) => a.priority - b.priority);
 
@@ -97,6 +90,12 @@ export async function assembleTurnFromRegistry(
     }),
   );
 
+  parts.forEach((part, index) => {
+    toolsInUse?.record(
+      part.extensionId,
+      resolved.kept[index]!.map((tool) => tool.def.name),
+    );
+  });
   const enabledSet = new Set(enabledIds);
   return {
     context,
@@ -104,14 +103,20 @@ export async function assembleTurnFromRegistry(
     userPromptPrefix: parts.flatMap((part) => part.userPromptPrefix).join(PROMPT_PART_SEPARATOR),
     tools,
     reminders,
-    warnings: parts.flatMap((part) => part.warnings),
+    warnings: [
+      ...parts.flatMap((part) => part.warnings),
+      ...resolved.leftOut.map(({ tool, extensionId, keptBy }) =>
+        leftOutWarning(tool, extensionId, `extension "${keptBy}"`),
+      ),
+    ],
     hooks,
     turnStartHandlers,
     turnEndHandlers,
     diagnostic: {
       enabled: [...enabledIds],
       disabled: registry.ids.filter((id) => !enabledSet.has(id)),
-      contributions: parts.map((part, index) => summarise(part, enabled[index]!)),
+      contributions: parts.map((part, index) => summarise(part, resolved.kept[index]!, enabled[index]!)),
+      leftOut: resolved.leftOut,
     },
   };
 }
@@ -119,6 +124,8 @@ export async function assembleTurnFromRegistry(
 interface CollectedParts {
   extensionId: string;
   tools: RuntimeTool[];
+  /** The tools of `tools` that factories made this turn. */
+  factoryTools: ReadonlySet<RuntimeTool>;
   systemPrompt: string[];
   userPromptPrefix: string[];
   reminders: AssembledReminder[];
@@ -153,6 +160,7 @@ async function collectOne(extension: ExtensionContributions, ctx: TurnContext): 
   return {
     extensionId: id,
     tools: tools.flat(),
+    factoryTools: new Set(tools.filter((_, index) => typeof extension.tools[index] === "function").flat()),
     systemPrompt: systemPrompt.filter(isText),
     userPromptPrefix: userPromptPrefix.filter(isText),
     reminders: reminders.filter((reminder): reminder is AssembledReminder => reminder !== undefined),
@@ -270,7 +278,11 @@ function isText(value: string | undefined): value is string {
   return value !== undefined;
 }
 
-function summarise(part: CollectedParts, extension: ExtensionContributions): ExtensionContributionSummary {
+function summarise(
+  part: CollectedParts,
+  kept: readonly RuntimeTool[],
+  extension: ExtensionContributions,
+): ExtensionContributionSummary {
   const hooks: Partial<Record<ExtensionEventName, number>> = {};
   for (const event of EXTENSION_EVENT_NAMES) {
     const count = extension.handlers[event].length;
@@ -278,7 +290,8 @@ function summarise(part: CollectedParts, extension: ExtensionContributions): Ext
   }
   return {
     extensionId: part.extensionId,
-    tools: part.tools.map((tool) => tool.def.name),
+    tools: kept.map((tool) => tool.def.name),
+    factoryTools: kept.filter((tool) => part.factoryTools.has(tool)).map((tool) => tool.def.name),
     systemPromptParts: part.systemPrompt.length,
     userPromptPrefixParts: part.userPromptPrefix.length,
     reminders: part.reminders.map((reminder) => reminder.providerId),

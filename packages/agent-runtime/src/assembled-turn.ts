@@ -1,6 +1,7 @@
 import type { PiTurnHooks, RuntimeTool } from "@turnkit/agent-core";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { BoundTurnEndHandler, BoundTurnStartHandler, ExtensionEventName } from "./extension-events.js";
+import type { LeftOutTool } from "./tool-clashes.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** One reminder of an assembled turn. */
@@ -19,8 +20,14 @@ export interface AssembledReminder {
 export interface ExtensionContributionSummary {
   /** The extension summarised. */
   readonly extensionId: string;
-  /** Names of its tools in this turn (static and from factories). */
+  /** Names of its tools in this turn (static and from factories), without those left out. */
   readonly tools: readonly string[];
+  /**
+   * The names of `tools` its tool factories made this turn (the rest are
+   * static): `toRunTurnInput` leaves these out, not the host's, when a host
+   * tool has the same name.
+   */
+  readonly factoryTools: readonly string[];
   /** How many non-empty parts it added to the system-prompt prefix. */
   readonly systemPromptParts: number;
   /** How many non-empty parts it added to the user-prompt prefix. */
@@ -42,6 +49,12 @@ export interface AssemblyDiagnostic {
   readonly disabled: readonly string[];
   /** One entry per enabled extension, in order, including those that contributed nothing. */
   readonly contributions: readonly ExtensionContributionSummary[];
+  /**
+   * Tools left out of this turn because another extension keeps their name
+   * (a newcomer to a name already in use), each also an `extension_degraded`
+   * warning of the turn; empty when there was no clash.
+   */
+  readonly leftOut: readonly LeftOutTool[];
 }
 
 /**
@@ -55,13 +68,14 @@ export interface AssembledTurn {
   readonly systemPromptPrefix: string;
   /** User-prompt-prefix parts, in extension order, joined by blank lines; `""` when none. */
   readonly userPromptPrefix: string;
-  /** Tools, in extension order, names unique. */
+  /** Tools, in extension order, names unique (a clash's newcomer left out: `diagnostic.leftOut`). */
   readonly tools: readonly RuntimeTool[];
   /** Reminders by ascending priority (stable: extension order, then registration order). */
   readonly reminders: readonly AssembledReminder[];
   /**
    * What extensions cannot provide to this turn (`extension_degraded`
-   * warnings, extension order, then registration order); `toRunTurnInput`
+   * warnings, extension order, then registration order, then one per tool
+   * left out by a name clash); `toRunTurnInput`
    * passes them on, and the turn emits them when it starts.
    */
   readonly warnings: readonly ExtensionDegradedWarning[];

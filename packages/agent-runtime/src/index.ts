@@ -70,6 +70,8 @@ export {
   type RegistryOptions,
 } from "./registry.js";
 export { assembleTurnFromRegistry } from "./assemble-turn.js";
+export { ToolsInUse } from "./tools-in-use.js";
+export type { LeftOutTool } from "./tool-clashes.js";
 export type {
   AssembledReminder,
   AssembledTurn,

@@ -5,10 +5,13 @@ import {
   type HookList,
   type PiTurnHooks,
   type RunTurnInput,
+  type RuntimeTool,
 } from "@turnkit/agent-core";
+import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import { hookArray } from "@turnkit/agent-core/internal";
 import type { AssembledTurn } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
+import { leftOutWarning } from "./tool-clashes.js";
 
 /**
  * The host's part of a turn: a `RunTurnInput` whose ids come from the
@@ -55,15 +58,19 @@ export interface ToRunTurnInputOptions {
  *   runner persists them like any hidden message) and reach the model as
  *   user content.
  * - `warnings`: the extensions' (`extension_degraded`, emitted when the
- *   turn starts), then the host's.
- * - `tools`: the extensions' tools, then the host's.
+ *   turn starts; also one per extension tool left out for a host tool),
+ *   then the host's.
+ * - `tools`: the extensions' tools, then the host's. A host tool keeps its
+ *   name against a tool an extension's factory made (an MCP server's,
+ *   whose names the host does not choose): that tool is left out, with an
+ *   `extension_degraded` warning naming both.
  * - `hooks`: per field, extension hooks and host hooks in `hookOrder`
  *   (default extensions first); fields only the host sets (such as
  *   `onToolExecutionStartHook`) are kept as given.
  * - everything else: the host's, unchanged.
  *
  * Throws `TurnkitConfigError`: `duplicate_tool` when a host tool has the
- * name of an extension's tool (naming both); `invalid_turn_input` when the
+ * name of an extension's static tool (naming both); `invalid_turn_input` when the
  * host gives a `sessionId`/`turnId` different from the assembled turn's.
  */
 export function toRunTurnInput(
@@ -85,18 +92,7 @@ export function toRunTurnInput(
     }
   }
 
-  const owners = new Map<string, string>();
-  for (const summary of assembled.diagnostic.contributions)
-    for (const name of summary.tools) owners.set(name, summary.extensionId);
-  for (const tool of host.tools ?? []) {
-    const owner = owners.get(tool.def.name);
-    if (owner !== undefined) {
-      throw new TurnkitConfigError(
-        ConfigErrorCode.DuplicateTool,
-        `toRunTurnInput: tool "${tool.def.name}" is contributed by both extension "${owner}" and the host`,
-      );
-    }
-  }
+  const { tools, warnings } = extensionToolsBeside(assembled, host.tools ?? []);
 
   const input: RunTurnInput = {
     ...host,
@@ -107,9 +103,9 @@ export function toRunTurnInput(
       ...(host.beforeUserMessages ?? []),
       ...assembled.reminders.map((reminder) => createHiddenMessage(reminder.text, reminder.extensionId)),
     ],
-    tools: [...assembled.tools, ...(host.tools ?? [])],
-    ...((assembled.warnings.length > 0 || host.warnings !== undefined) && {
-      warnings: [...assembled.warnings, ...(host.warnings ?? [])],
+    tools: [...tools, ...(host.tools ?? [])],
+    ...((warnings.length > 0 || host.warnings !== undefined) && {
+      warnings: [...warnings, ...(host.warnings ?? [])],
     }),
     hooks: mergeHooks(assembled.hooks, host.hooks ?? {}, options.hookOrder ?? "extensions-first"),
   };
@@ -117,6 +113,41 @@ export function toRunTurnInput(
     input.userMessage = { ...host.userMessage, text: joinNonEmpty(assembled.userPromptPrefix, host.userMessage.text) };
   }
   return input;
+}
+
+/**
+ * The assembled turn's tools and warnings beside the host's tools: a tool
+ * an extension's factory made under a host tool's name is left out, with an
+ * `extension_degraded` warning naming both; a static one throws
+ * `duplicate_tool`.
+ */
+function extensionToolsBeside(
+  assembled: AssembledTurn,
+  hostTools: readonly RuntimeTool[],
+): { tools: readonly RuntimeTool[]; warnings: readonly ExtensionDegradedWarning[] } {
+  const owners = new Map<string, { extensionId: string; madeByFactory: boolean }>();
+  for (const summary of assembled.diagnostic.contributions) {
+    const factoryTools = new Set(summary.factoryTools);
+    for (const name of summary.tools)
+      owners.set(name, { extensionId: summary.extensionId, madeByFactory: factoryTools.has(name) });
+  }
+  const leftOut = new Set<string>();
+  const warnings: ExtensionDegradedWarning[] = [...assembled.warnings];
+  for (const tool of hostTools) {
+    const name = tool.def.name;
+    const owner = owners.get(name);
+    if (owner === undefined) continue;
+    if (!owner.madeByFactory) {
+      throw new TurnkitConfigError(
+        ConfigErrorCode.DuplicateTool,
+        `toRunTurnInput: tool "${name}" is contributed by both extension "${owner.extensionId}" and the host`,
+      );
+    }
+    leftOut.add(name);
+    warnings.push(leftOutWarning(name, owner.extensionId, "the host"));
+  }
+  if (leftOut.size === 0) return { tools: assembled.tools, warnings };
+  return { tools: assembled.tools.filter((tool) => !leftOut.has(tool.def.name)), warnings };
 }
 
 function joinNonEmpty(prefix: string, rest: string): string {

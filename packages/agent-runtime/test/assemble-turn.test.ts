@@ -312,6 +312,72 @@ describe("assembleTurn: tools", () => {
     expect(names((await runtime.assembleTurn(turn("s2"))).tools)).toEqual(["read"]);
   });
 
+  it("a tool a factory adds later under a name another extension has is left out with a warning naming both; every later turn still assembles", async () => {
+    let webTools = [echoTool("fetch")];
+    const runtime = await createAgentRuntime({
+      base: [
+        createToolExtension({ id: "files", tools: echoTool("read") }),
+        createToolExtension({ id: "web", tools: () => webTools }),
+      ],
+    });
+    expect(names((await runtime.assembleTurn(turn("s1", "t1"))).tools)).toEqual(["read", "fetch"]);
+    webTools = [echoTool("fetch"), echoTool("read")];
+    for (const turnId of ["t2", "t3"]) {
+      const assembled = await runtime.assembleTurn(turn("s1", turnId));
+      expect(names(assembled.tools)).toEqual(["read", "fetch"]);
+      expect(assembled.diagnostic.leftOut).toEqual([{ tool: "read", extensionId: "web", keptBy: "files" }]);
+      expect(assembled.diagnostic.contributions.map((c) => [c.extensionId, c.tools])).toEqual([
+        ["files", ["read"]],
+        ["web", ["fetch"]],
+      ]);
+      expect(assembled.warnings).toEqual([
+        {
+          code: "extension_degraded",
+          message:
+            'tool "read" of extension "web" is left out of this turn: extension "files" already has a tool of that name (give one of them another name)',
+          extensionId: "web",
+          tools: ["read"],
+        },
+      ]);
+    }
+    // The clash gone, the tool comes back.
+    runtime.setEnabled("files", false);
+    const alone = await runtime.assembleTurn(turn("s1", "t4"));
+    expect(names(alone.tools)).toEqual(["fetch", "read"]);
+    expect(alone.diagnostic.leftOut).toEqual([]);
+  });
+
+  it("the tool already in use keeps its name whichever extension comes first; of two newcomers the later extension's is left out", async () => {
+    let early: string[] = [];
+    let late = ["shared"];
+    const runtime = await createAgentRuntime({
+      base: [
+        createToolExtension({ id: "early", tools: () => early.map(echoTool) }),
+        createToolExtension({ id: "late", tools: () => late.map(echoTool) }),
+      ],
+    });
+    await runtime.assembleTurn(turn("s1", "t1"));
+    early = ["shared"];
+    const incumbent = await runtime.assembleTurn(turn("s1", "t2"));
+    expect(incumbent.diagnostic.contributions.map((c) => [c.extensionId, c.tools])).toEqual([
+      ["early", []],
+      ["late", ["shared"]],
+    ]);
+    expect(incumbent.diagnostic.leftOut).toEqual([{ tool: "shared", extensionId: "early", keptBy: "late" }]);
+
+    early = ["both_new"];
+    late = ["shared", "both_new"];
+    const newcomers = await runtime.assembleTurn(turn("s1", "t3"));
+    expect(newcomers.diagnostic.contributions.map((c) => [c.extensionId, c.tools])).toEqual([
+      ["early", ["both_new"]],
+      ["late", ["shared"]],
+    ]);
+    expect(newcomers.diagnostic.leftOut).toEqual([{ tool: "both_new", extensionId: "late", keptBy: "early" }]);
+    expect(newcomers.warnings.map((warning) => warning.message)).toEqual([
+      'tool "both_new" of extension "late" is left out of this turn: extension "early" already has a tool of that name (give one of them another name)',
+    ]);
+  });
+
   it("a factory returning a name its extension already has throws naming the extension", async () => {
     const runtime = await createAgentRuntime({
       base: [createToolExtension({ id: "twice", tools: [echoTool("a"), () => echoTool("a")] })],

@@ -125,6 +125,28 @@ describe("toRunTurnInput", () => {
     expect(clash.message).toBe('toRunTurnInput: tool "ext_tool" is contributed by both extension "pack" and the host');
   });
 
+  it("a host tool keeps its name against a tool an extension's factory made: that tool is left out with a warning naming both", async () => {
+    const runtime = await createAgentRuntime({
+      base: [createToolExtension({ id: "server", tools: () => [echoTool("search"), echoTool("fetch")] })],
+    });
+    const turnParts = await runtime.assembleTurn(turn("s1", "t1"));
+    expect(turnParts.diagnostic.contributions[0]!.factoryTools).toEqual(["search", "fetch"]);
+    const hostSearch = echoTool("search");
+    const input = toRunTurnInput(turnParts, host({ tools: [hostSearch], warnings: [] }));
+    expect(input.tools!.map((tool) => tool.def.name)).toEqual(["fetch", "search"]);
+    expect(input.tools![1]).toBe(hostSearch);
+    expect(input.warnings).toEqual([
+      {
+        code: "extension_degraded",
+        message:
+          'tool "search" of extension "server" is left out of this turn: the host already has a tool of that name (give one of them another name)',
+        extensionId: "server",
+        tools: ["search"],
+      },
+    ]);
+    expect(turnParts.tools.map((tool) => tool.def.name)).toEqual(["search", "fetch"]);
+  });
+
   it("host ids must match the assembled turn's", async () => {
     const turnParts = await assembled();
     expect(toRunTurnInput(turnParts, host({ sessionId: "s1", turnId: "t1" })).sessionId).toBe("s1");
