@@ -19,7 +19,15 @@ import {
 } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
-import { collectChunks, readEventsWithAiSdk, readWithAiSdk, sseOf, textOf } from "./support/ai-sdk-reader.js";
+import { readTurnUIMessage } from "../src/index.js";
+import {
+  collectChunks,
+  readEventsWithAiSdk,
+  readLiveWithAiSdk,
+  readWithAiSdk,
+  sseOf,
+  textOf,
+} from "./support/ai-sdk-reader.js";
 
 const echo = defineRuntimeTool({
   name: "echo",
@@ -225,5 +233,21 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "abort" });
     expect(message.metadata).toMatchObject({ status: "aborted" });
     expect(textOf(message)).toMatch(/^one/);
+  });
+
+  it("what useChat shows live is what the history shows after a reload: a failed turn ends failed, with its error, in both", async () => {
+    const failed = await turnEvents([errorAfter(4, "500 upstream broke")]);
+    const live = await readLiveWithAiSdk(failed);
+    expect(live.status).toBe("error");
+    expect(live.error).toBe("upstream: 500 upstream broke");
+    expect(live.message.metadata).toMatchObject({ status: "failed", error: { code: "upstream" } });
+    expect(textOf(live.message)).toMatch(/^This scripted/);
+    expect(live.message).toEqual(await readTurnUIMessage(failed));
+    // The other shapes read the same live and reloaded too.
+    for (const events of [await twoSteps(), await turnEvents([response("short")])]) {
+      const other = await readLiveWithAiSdk(events);
+      expect(other.status).toBe("ready");
+      expect(other.message).toEqual(await readTurnUIMessage(events));
+    }
   });
 });
