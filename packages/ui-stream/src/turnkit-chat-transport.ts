@@ -38,7 +38,9 @@ interface StreamRequest {
  *   ends before `[DONE]`), it reconnects to `GET <api>/<chatId>/stream`
  *   with `Last-Event-ID` (the last whole event seen) and `?turnId=`, and
  *   the stream goes on where it was: `useChat` sees one unbroken stream,
- *   nothing lost or repeated. After `reconnectAttempts` failures the
+ *   nothing lost or repeated, also when the drop fell between two chunks
+ *   of one event (the server sends that event again whole; the chunks
+ *   already handed on are skipped). After `reconnectAttempts` failures the
  *   stream errors with `UIStreamError` `reconnect_failed`.
  * - `reconnectToStream` (`useChat({ resume: true })` after a page load)
  *   asks the same route without `Last-Event-ID`: the server replays the
@@ -109,14 +111,25 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
       let lastEventId: string | undefined;
       let turnId: string | undefined;
       let failures = 0;
+      // Chunks of the event being read that were handed on already: its last chunk (with the id) has not come.
+      let partial = 0;
       for (;;) {
+        // A resumed stream starts with the whole event after `lastEventId`: its chunks handed on are not repeated.
+        let repeated = partial;
         try {
           for await (const event of readSseEvents(response.body!)) {
             if (event.data === "[DONE]") return;
-            const chunk = JSON.parse(event.data) as UIMessageChunk;
-            if (chunk.type === "start") turnId = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
-            yield chunk;
-            if (event.id !== undefined) lastEventId = event.id;
+            if (repeated > 0) repeated--;
+            else {
+              const chunk = JSON.parse(event.data) as UIMessageChunk;
+              if (chunk.type === "start") turnId = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
+              yield chunk;
+              partial++;
+            }
+            if (event.id !== undefined) {
+              lastEventId = event.id;
+              partial = 0;
+            }
             failures = 0;
           }
         } catch (error) {
