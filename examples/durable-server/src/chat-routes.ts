@@ -7,18 +7,8 @@ import {
   toUIMessageStreamResponse,
 } from "@turnkit/ui-stream";
 import type { Context, Hono } from "hono";
-import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem } from "./route-context.js";
-
-/** The text of the last message of an AI SDK chat request, when it is a user message with text. */
-function lastUserText(messages: unknown): string | undefined {
-  if (!Array.isArray(messages)) return undefined;
-  const last = messages[messages.length - 1] as { role?: unknown; parts?: unknown } | undefined;
-  if (last?.role !== "user" || !Array.isArray(last.parts)) return undefined;
-  const text = last.parts
-    .map((part: { type?: unknown; text?: unknown }) => (part?.type === "text" ? String(part.text) : ""))
-    .join("");
-  return text.trim() === "" ? undefined : text;
-}
+import { readChatRequest } from "./chat-request.js";
+import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./route-context.js";
 
 /**
  * The chat routes, in the AI SDK's UI message stream (what `useChat` with
@@ -27,7 +17,9 @@ function lastUserText(messages: unknown): string | undefined {
  *
  * - `POST /chat` `{ id, messages, trigger }`: starts a turn with the last
  *   (user) message in session `id` (a new session becomes the caller's)
- *   and streams it.
+ *   and streams it. A body that is not JSON is 400 `invalid_json`; a
+ *   missing or mistyped field is 400 `invalid_request` with `field`
+ *   naming it (see `readChatRequest`).
  * - `GET /chat/:session/stream`: streams a turn again, `?turnId=` (default:
  *   the session's latest). With `Last-Event-ID`, only what follows that
  *   seq; without, from the start, or 204 when no `turnId` was asked and the
@@ -46,13 +38,9 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     );
 
   app.post("/chat", async (c) => {
-    const body = await jsonBody(c);
-    const sessionId = body.id;
-    if (typeof sessionId !== "string" || sessionId === "" || sessionId.length > 200)
-      return problem(c, 400, "invalid_request", "id must be the chat's id (1 to 200 characters)");
-    const text = lastUserText(body.messages);
-    if (text === undefined)
-      return problem(c, 400, "invalid_request", "messages must end with a user message that has text");
+    const request = await readChatRequest(c);
+    if (!("sessionId" in request)) return problem(c, 400, request.code, request.message, request.field);
+    const { sessionId, text } = request;
     if ((await store.claim(sessionId, c.get("user").id, text)) !== c.get("user").id) return notFound(c);
     const turn = { sessionId, turnId: newTurnId() };
     await client.start({ ...turn, userMessage: { text }, metadata: { userId: c.get("user").id } });

@@ -144,6 +144,51 @@ describe("login, ownership and limits", () => {
   });
 });
 
+describe("malformed chat requests", () => {
+  it("a chat body that is not JSON, or has a missing or mistyped field, is a 400 naming the field, and starts nothing", async () => {
+    const post = (body: string) =>
+      fetch(`${server.url}/chat`, {
+        method: "POST",
+        headers: headers("alice", { "content-type": "application/json" }),
+        body,
+      });
+    const ask = (parts: unknown, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        id: "malformed",
+        trigger: "submit-message",
+        messages: [{ id: "u1", role: "user", parts }],
+        ...more,
+      });
+    const hi = [{ type: "text", text: "hi" }];
+    const cases: [body: string, code: string, field: string | undefined][] = [
+      ["{bad", "invalid_json", undefined],
+      ["", "invalid_json", undefined],
+      ["[1]", "invalid_request", undefined],
+      [ask(hi, { id: 5 }), "invalid_request", "id"],
+      [ask(hi, { id: "" }), "invalid_request", "id"],
+      [ask(hi, { id: "a\u0000b" }), "invalid_request", "id"],
+      [ask(hi, { trigger: "go" }), "invalid_request", "trigger"],
+      [ask(hi, { messages: "hi" }), "invalid_request", "messages"],
+      [ask(hi, { messages: [] }), "invalid_request", "messages"],
+      [ask(hi, { messages: [{ role: "assistant", parts: hi }] }), "invalid_request", "messages[0].role"],
+      [ask("hi"), "invalid_request", "messages[0].parts"],
+      [ask([null]), "invalid_request", "messages[0].parts[0]"],
+      [ask([{ type: "text" }]), "invalid_request", "messages[0].parts[0].text"],
+      [ask([{ type: "text", text: 42 }]), "invalid_request", "messages[0].parts[0].text"],
+      [ask([{ type: "text", text: "h\u0000i" }]), "invalid_request", "messages[0].parts[0].text"],
+      [ask([{ type: "file", url: "x" }]), "invalid_request", "messages[0].parts"],
+    ];
+    for (const [body, code, field] of cases) {
+      const res = await post(body);
+      const answer = await res.json();
+      expect([body, res.status, answer.code, answer.field]).toEqual([body, 400, code, field]);
+      if (field) expect(answer.message).toContain(field);
+    }
+    // Nothing was started: the chat does not exist.
+    expect((await call("alice", "GET", "/sessions/malformed/messages")).status).toBe(404);
+  });
+});
+
 describe("durable turns as the AI SDK's UI message stream", () => {
   it("a chat turn streams text, a tool call with its output, usage; the history a page loads has it too", async () => {
     const res = await chat("alice", "notes", "take a note");
