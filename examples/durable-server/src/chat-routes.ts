@@ -22,8 +22,9 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  *   naming it (see `readChatRequest`).
  * - `GET /chat/:session/stream`: streams a turn again, `?turnId=` (default:
  *   the session's latest). With `Last-Event-ID`, only what follows that
- *   seq; without, from the start, or 204 when no `turnId` was asked and the
- *   latest turn has finished.
+ *   seq (one that is not a seq is 400 `invalid_request`); without, from the
+ *   start, or 204 when no `turnId` was asked and the latest turn has
+ *   finished.
  * - `GET /sessions/:session/messages`: its history as UI messages (without
  *   turns a rewind took out), `{ messages, resumeTurnId? }`; a turn still
  *   running has its user message there and is named in `resumeTurnId`, to
@@ -49,19 +50,22 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
   });
 
   app.get("/chat/:session/stream", async (c) => {
+    const lastEventId = c.req.header("Last-Event-ID");
+    // A resume point that is not a seq would replay the turn from its start: the page would show it twice.
+    if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId.trim()))
+      return problem(c, 400, "invalid_request", "Last-Event-ID must be a seq the stream sent", "Last-Event-ID");
     const sessionId = c.req.param("session");
     const turns = await store.turns(sessionId);
     const asked = c.req.query("turnId");
     const turnId = asked ?? turns.at(-1)?.turnId;
     if (turnId === undefined) return c.body(null, 204);
     if (!turns.some((t) => t.turnId === turnId)) return problem(c, 404, "unknown_turn", `no turn ${turnId} here`);
-    const lastEventId = c.req.header("Last-Event-ID");
     const turn = { sessionId, turnId };
     if (lastEventId === undefined && asked === undefined) {
       const { state } = await client.status(turn);
       if (state === "finished" || state === "failed") return c.body(null, 204);
     }
-    return uiStream(c, turn, Number(lastEventId ?? 0) || 0);
+    return uiStream(c, turn, Number(lastEventId ?? 0));
   });
 
   app.get("/sessions/:session/messages", async (c) => {

@@ -189,6 +189,27 @@ describe("malformed chat requests", () => {
   });
 });
 
+describe("malformed stream requests", () => {
+  it("a Last-Event-ID that is not a seq is a 400 naming it, not a replay from the start that shows the answer twice", async () => {
+    const { message } = await readUIStream((await chat("alice", "bad-resume", "take a note")).body!);
+    const stream = (lastEventId: string) =>
+      call("alice", "GET", `/chat/bad-resume/stream?turnId=${message.id}`, undefined, { "last-event-id": lastEventId });
+    for (const bad of ["abc", "12abc", "-1", "1.5", ""]) {
+      const res = await stream(bad);
+      expect([bad, res.status, await res.json()]).toEqual([
+        bad,
+        400,
+        expect.objectContaining({ code: "invalid_request", field: "Last-Event-ID" }),
+      ]);
+    }
+    // A seq resumes after it: the turn's last event is all that follows the one before it.
+    const events = await (await call("alice", "GET", `/chat/bad-resume/stream?turnId=${message.id}`)).text();
+    const lastSeq = Math.max(...[...events.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+    const rest = await (await stream(String(lastSeq - 1))).text();
+    expect([...rest.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([lastSeq]);
+  }, 60_000);
+});
+
 describe("durable turns as the AI SDK's UI message stream", () => {
   it("a chat turn streams text, a tool call with its output, usage; the history a page loads has it too", async () => {
     const res = await chat("alice", "notes", "take a note");
