@@ -190,6 +190,17 @@ describe("malformed chat requests", () => {
 });
 
 describe("malformed stream requests", () => {
+  it("a chat id no session can have (with U+0000) is a 404 like any unknown chat, not a 500", async () => {
+    for (const path of ["/chat/a%00b/stream", "/chat/a%00b/stream?turnId=t1", "/sessions/a%00b/messages"]) {
+      const res = await call("alice", "GET", path);
+      expect([path, res.status, await res.json()]).toEqual([
+        path,
+        404,
+        { code: "not_found", message: "no such session" },
+      ]);
+    }
+  });
+
   it("a Last-Event-ID that is not a seq is a 400 naming it, not a replay from the start that shows the answer twice", async () => {
     const { message } = await readUIStream((await chat("alice", "bad-resume", "take a note")).body!);
     const stream = (lastEventId: string) =>
