@@ -4,7 +4,8 @@
  * message and watch it stream, approve a call from the approval card, kill
  * the worker running the turn with SIGKILL and see the page finish the
  * answer after recovery, steer a running turn, reload in the middle of a
- * stream and find no text twice. Screenshots go to
+ * stream and find no text twice; answer the question an MCP server asks
+ * on the card the page shows. Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -18,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
-import { testWorkerCommand } from "./support/worker-bundle.js";
+import { testWorkerCommand, testWorkerEnv } from "./support/worker-bundle.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const INSTALL = "apt-get install -y chromium";
@@ -50,7 +51,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
       port: 0,
       leaseMs: 1500,
       webRoot: join(WEB_CHAT, "dist"),
-      workerEnv: { DEMO_DELAY_MS: "150" },
+      workerEnv: { DEMO_DELAY_MS: "150", ...testWorkerEnv() },
     });
     profile = mkdtempSync(join(tmpdir(), "web-chat-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
@@ -160,4 +161,23 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     // The session is in the list.
     expect(await page.getByTestId("session").allInnerTexts()).toEqual(["please deploy"]);
   }, 180_000);
+
+  it("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("new-chat").click();
+    await page.getByTestId("message-input").fill("please release");
+    await page.getByTestId("send").click();
+    const card = page.getByTestId("question-card");
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.innerText()).toContain("release-desk asks: Which branch should I release?");
+    await page.getByTestId("question-field-branch").fill("main");
+    await page.getByTestId("question-send").click();
+    const answer = lastAnswer(page);
+    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main /);
+    // Answered, the question stays as it was asked, without its form.
+    expect(await card.count()).toBe(0);
+    expect(await answer.getByTestId("question-answered").innerText()).toContain("Which branch should I release?");
+    await page.close();
+  }, 60_000);
 });

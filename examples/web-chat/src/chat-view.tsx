@@ -73,6 +73,7 @@ function Conversation({
               await api.answer(sessionId, turnId, approvalId, approved);
               await addToolApprovalResponse({ id: approvalId, approved });
             }}
+            onReply={(turnId, requestId, answer) => api.reply(sessionId, turnId, requestId, answer)}
           />
         ))}
         {error && (
