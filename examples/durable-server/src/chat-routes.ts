@@ -26,9 +26,11 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  *   start, or 204 when no `turnId` was asked and the latest turn has
  *   finished.
  * - `GET /sessions/:session/messages`: its history as UI messages (without
- *   turns a rewind took out), `{ messages, resumeTurnId? }`; a turn still
- *   running has its user message there and is named in `resumeTurnId`, to
- *   stream with `?turnId=`.
+ *   turns a rewind took out), `{ messages, resumeTurnId?, queuedTurns? }`;
+ *   the first turn not finished has its user message last and is named in
+ *   `resumeTurnId`, to stream with `?turnId=` (its answer then follows its
+ *   question); the turns queued behind it (another tab sent them) are in
+ *   `queuedTurns` (`{ turnId, text }`), for after it.
  *
  * A client that goes away stops only its stream; the turn goes on.
  */
@@ -76,14 +78,24 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     const rewound = new Set(
       (await client.listTurns(sessionId).catch(() => [])).filter((t) => !t.inHistory).map((t) => t.turnId),
     );
+    const queuedTurns: { turnId: string; text: string }[] = [];
     for (const { turnId, text } of await store.turns(sessionId)) {
       if (rewound.has(turnId)) continue;
+      // A session's turns run one at a time in start order: those after the first unfinished one wait for it.
+      if (resumeTurnId !== undefined) {
+        queuedTurns.push({ turnId, text });
+        continue;
+      }
       messages.push({ id: `${turnId}:user`, role: "user", parts: [{ type: "text", text }] });
       const events = await client.readEvents({ sessionId, turnId });
       if (events.length > 0 && isTerminalEvent(events[events.length - 1]))
         messages.push(await readTurnUIMessage(events, { messageId: turnId }));
       else resumeTurnId = turnId;
     }
-    return c.json({ messages, ...(resumeTurnId && { resumeTurnId }) });
+    return c.json({
+      messages,
+      ...(resumeTurnId && { resumeTurnId }),
+      ...(queuedTurns.length > 0 && { queuedTurns }),
+    });
   });
 }

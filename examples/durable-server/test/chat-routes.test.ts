@@ -262,6 +262,22 @@ describe("durable turns as the AI SDK's UI message stream", () => {
     expect(textOf(message)).toMatch(/Done: web deployed/);
   }, 60_000);
 
+  it("a page loading a session while a turn runs and another waits behind it resumes the running one after its question", async () => {
+    for (const [turnId, text] of [
+      ["t1", "please deploy"],
+      ["t2", "please deploy again"],
+    ])
+      expect((await call("alice", "POST", "/sessions/queued/turns", { turnId, text })).status).toBe(202);
+    const history = await (await call("alice", "GET", "/sessions/queued/messages")).json();
+    // The running turn's answer goes after its own question, so the queued question is not in the messages yet.
+    expect(history).toEqual({
+      messages: [{ id: "t1:user", role: "user", parts: [{ type: "text", text: "please deploy" }] }],
+      resumeTurnId: "t1",
+      queuedTurns: [{ turnId: "t2", text: "please deploy again" }],
+    });
+    for (const turnId of ["t1", "t2"]) await call("alice", "POST", `/sessions/queued/turns/${turnId}/abort`);
+  });
+
   it("a reader that dropped mid-stream resumes after its last seq and ends with the same message", async () => {
     const res = await chat("alice", "resume", "take a note");
     const raw = res.body!.pipeThrough(new TextDecoderStream()).getReader();

@@ -5,7 +5,8 @@
  * the worker running the turn with SIGKILL and see the page finish the
  * answer after recovery, steer a running turn, reload in the middle of a
  * stream and find no text twice; answer the question an MCP server asks
- * on the card the page shows. Screenshots go to
+ * on the card the page shows; load a session whose second turn waits
+ * behind the first and see each answer after its own question. Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -161,6 +162,31 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     // The session is in the list.
     expect(await page.getByTestId("session").allInnerTexts()).toEqual(["please deploy"]);
   }, 180_000);
+
+  it("a session whose turn waits behind another (sent from another tab) shows each answer after its own question", async () => {
+    const post = (path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.tokens.alice}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    await post("/sessions/two-tabs/turns", { turnId: "t1", text: "deploy from tab one" });
+    await post("/sessions/two-tabs/turns", { turnId: "t2", text: "deploy from tab two" });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("session").filter({ hasText: "deploy from tab one" }).click();
+    await page.getByTestId("approval-card").waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("user-message").allInnerTexts()).toEqual(["deploy from tab one"]);
+    await page.getByTestId("stop").click();
+    // Once the first turn ended, the second one's question and its answer follow it.
+    await page.getByTestId("assistant-message").nth(1).getByTestId("approval-card").waitFor({ timeout: 30_000 });
+    const users = await page.getByTestId("user-message").allInnerTexts();
+    expect(users).toEqual(["deploy from tab one", "deploy from tab two"]);
+    expect(await page.getByTestId("assistant-message").first().getAttribute("data-status")).toBe("aborted");
+    expect(await answerText(page.getByTestId("assistant-message").first())).toMatch(/^I will deploy/);
+    await post("/sessions/two-tabs/turns/t2/abort");
+    await page.close();
+  }, 60_000);
 
   it("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async () => {
     const page = await context.newPage();

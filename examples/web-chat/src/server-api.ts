@@ -11,6 +11,17 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
+/**
+ * A session as the page loads it: the finished turns, then the first turn
+ * not finished (its question last, its id in `resumeTurnId`), and the
+ * turns queued behind it (sent from another tab).
+ */
+export interface SessionHistory {
+  messages: TurnkitUIMessage[];
+  resumeTurnId?: string;
+  queuedTurns?: { turnId: string; text: string }[];
+}
+
 /** A person's reply to a question an MCP server asked (an elicitation): accept with the values, or decline. */
 export type QuestionAnswer =
   | { action: "accept"; content: Record<string, string | number | boolean> }
@@ -42,7 +53,7 @@ export function serverApi(token: string) {
     `/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}`;
   return {
     sessions: (): Promise<SessionSummary[]> => call("GET", "/sessions"),
-    history: (sessionId: string): Promise<{ messages: TurnkitUIMessage[]; resumeTurnId?: string }> =>
+    history: (sessionId: string): Promise<SessionHistory> =>
       call("GET", `/sessions/${encodeURIComponent(sessionId)}/messages`),
     answer: (sessionId: string, turnId: string, requestId: string, approved: boolean) =>
       call("POST", `${turn(sessionId, turnId)}/approvals/${encodeURIComponent(requestId)}`, {
