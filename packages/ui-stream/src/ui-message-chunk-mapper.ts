@@ -277,6 +277,8 @@ export class UIMessageChunkMapper {
   private onPersisted(seq: number, payload: MessagePersistedPayload, out: TurnkitUIMessageChunk[]): void {
     // The turn's own prompt is persisted before the first model request; a user message after it was steered in.
     if (this.messageFirstSeq.size === 0) return;
+    // A replaced history (a compaction) holds earlier messages, the prompt among them: none of them is new.
+    if (payload.reason !== "messageDelta") return;
     payload.messages.forEach((message, index) => {
       if (message.role !== "user") return;
       const content = (message as { content?: unknown }).content;

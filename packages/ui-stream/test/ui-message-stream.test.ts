@@ -15,6 +15,7 @@ import {
   text,
   thinking,
   toolCall,
+  userMessage,
   type ScriptEntry,
 } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
@@ -151,6 +152,23 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(types.indexOf("data-turnkit-steering")).toBeGreaterThan(types.indexOf("tool-echo"));
     expect(types.indexOf("data-turnkit-steering")).toBeLessThan(types.lastIndexOf("step-start"));
     expect(textOf(message)).toBe("Tagged too.");
+  });
+
+  it("a history compacted in the middle of the turn is not steering: its summary and the turn's own prompt are no data parts", async () => {
+    const events = await turnEvents([response([toolCall("echo", { value: "x" })]), response("Done.")], {
+      hooks: {
+        beforeLlmCallHook: (event: { requestIndex: number; messages: readonly unknown[] }) =>
+          event.requestIndex === 1
+            ? {
+                type: "replaceMessages",
+                messages: [userMessage("Summary of the conversation so far."), ...event.messages.slice(-3)],
+              }
+            : undefined,
+      },
+    });
+    expect(events.some((e) => e.type === "message.persisted" && e.payload.reason === "replaceMessages")).toBe(true);
+    const { message } = await readEventsWithAiSdk(events);
+    expect(message.parts.map((p) => p.type)).toEqual(["step-start", "tool-echo", "step-start", "text"]);
   });
 
   it("a sub-agent's events are data parts for its call; its text and its end are not the turn's", async () => {
