@@ -7,10 +7,32 @@
  * rebuilt for a page load.
  */
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
 import { testWorkerCommand } from "./support/worker-bundle.js";
 import { readUIStream, textOf } from "./support/ui-stream-reader.js";
+import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport } from "ai";
+import type { TurnkitUIMessage } from "@turnkit/ui-stream";
+
+/** The AI SDK chat core's state kept in memory: what `useChat` keeps in React. */
+class MemoryChatState implements ChatState<TurnkitUIMessage> {
+  status: ChatStatus = "ready";
+  error: Error | undefined = undefined;
+  messages: TurnkitUIMessage[] = [];
+  pushMessage = (message: TurnkitUIMessage) => {
+    this.messages = [...this.messages, message];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: TurnkitUIMessage) => {
+    this.messages = this.messages.map((m, i) => (i === index ? message : m));
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+/** The AI SDK's chat core (`AbstractChat`, what `useChat` wraps) on that state: a page without React. */
+class HeadlessChat extends AbstractChat<TurnkitUIMessage> {}
 
 let server: DurableServer;
 
@@ -277,6 +299,36 @@ describe("durable turns as the AI SDK's UI message stream", () => {
     });
     for (const turnId of ["t1", "t2"]) await call("alice", "POST", `/sessions/queued/turns/${turnId}/abort`);
   });
+
+  it("the AI SDK's DefaultChatTransport, sending only the new message as ui-stream's README says, chats on past the body limit", async () => {
+    const chatWith = (transport: DefaultChatTransport<TurnkitUIMessage>, id: string) =>
+      new HeadlessChat({ id, transport, state: new MemoryChatState() });
+    const options = { api: `${server.url}/chat`, headers: headers("alice") };
+    // A turn, then a question that fits the 4 KiB limit alone but not with the history before it.
+    const long = `please deploy ${"x".repeat(3000)}`;
+    const slim = chatWith(
+      new DefaultChatTransport<TurnkitUIMessage>({
+        ...options,
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
+          body: { id, messages: messages.slice(-1), trigger, messageId },
+        }),
+      }),
+      "default-slim",
+    );
+    await slim.sendMessage({ text: "take a note" });
+    const sending = slim.sendMessage({ text: long });
+    // The deploy waits for its approval: the turn started; stop it there.
+    await vi.waitFor(() => expect(JSON.stringify(slim.messages.at(-1))).toContain("approval-requested"), 30_000);
+    await call("alice", "POST", `/sessions/default-slim/turns/${slim.messages.at(-1)!.metadata!.turnId}/abort`);
+    await sending;
+    expect([slim.status, slim.error?.message]).toEqual(["ready", undefined]);
+    expect(slim.messages.map((m) => m.metadata?.status ?? m.role)).toEqual(["user", "completed", "user", "aborted"]);
+    // Sending the whole history each time, the same chat is refused.
+    const whole = chatWith(new DefaultChatTransport<TurnkitUIMessage>(options), "default-whole");
+    await whole.sendMessage({ text: "take a note" });
+    await whole.sendMessage({ text: long });
+    expect([whole.status, whole.error?.message]).toEqual(["error", expect.stringContaining("body_too_large")]);
+  }, 60_000);
 
   it("a reader that dropped mid-stream resumes after its last seq and ends with the same message", async () => {
     const res = await chat("alice", "resume", "take a note");
