@@ -21,10 +21,10 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  *   missing or mistyped field is 400 `invalid_request` with `field`
  *   naming it (see `readChatRequest`).
  * - `GET /chat/:session/stream`: streams a turn again, `?turnId=` (default:
- *   the session's latest). With `Last-Event-ID`, only what follows that
- *   seq (one that is not a seq is 400 `invalid_request`); without, from the
- *   start, or 204 when no `turnId` was asked and the latest turn has
- *   finished.
+ *   the running one, the first not finished; when none runs, the latest
+ *   with `Last-Event-ID`, else 204). With `Last-Event-ID`, only what
+ *   follows that seq (one that is not a seq is 400 `invalid_request`);
+ *   without, from the start.
  * - `GET /sessions/:session/messages`: its history as UI messages (without
  *   turns a rewind took out), `{ messages, resumeTurnId?, queuedTurns? }`;
  *   the first turn not finished has its user message last and is named in
@@ -39,6 +39,17 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     toUIMessageStreamResponse(
       toUIMessageChunks(client.follow(turn, { signal: c.req.raw.signal }), { afterSeq, messageId: turn.turnId }),
     );
+
+  /** The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order. */
+  const runningTurn = async (sessionId: string, turns: readonly { turnId: string }[]) => {
+    let first: string | undefined;
+    for (const { turnId } of [...turns].reverse()) {
+      const { state } = await client.status({ sessionId, turnId });
+      if (state === "finished" || state === "failed") break;
+      first = turnId;
+    }
+    return first;
+  };
 
   app.post("/chat", async (c) => {
     const request = await readChatRequest(c);
@@ -59,15 +70,13 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     const sessionId = c.req.param("session");
     const turns = await store.turns(sessionId);
     const asked = c.req.query("turnId");
-    const turnId = asked ?? turns.at(-1)?.turnId;
+    if (asked !== undefined && !turns.some((t) => t.turnId === asked))
+      return problem(c, 404, "unknown_turn", `no turn ${asked} here`);
+    // Not asked for one: the running turn; when none runs, the latest one for a reader resuming it, else nothing.
+    const turnId =
+      asked ?? (await runningTurn(sessionId, turns)) ?? (lastEventId !== undefined ? turns.at(-1)?.turnId : undefined);
     if (turnId === undefined) return c.body(null, 204);
-    if (!turns.some((t) => t.turnId === turnId)) return problem(c, 404, "unknown_turn", `no turn ${turnId} here`);
-    const turn = { sessionId, turnId };
-    if (lastEventId === undefined && asked === undefined) {
-      const { state } = await client.status(turn);
-      if (state === "finished" || state === "failed") return c.body(null, 204);
-    }
-    return uiStream(c, turn, Number(lastEventId ?? 0));
+    return uiStream(c, { sessionId, turnId }, Number(lastEventId ?? 0));
   });
 
   app.get("/sessions/:session/messages", async (c) => {

@@ -284,7 +284,7 @@ describe("durable turns as the AI SDK's UI message stream", () => {
     expect(textOf(message)).toMatch(/Done: web deployed/);
   }, 60_000);
 
-  it("a page loading a session while a turn runs and another waits behind it resumes the running one after its question", async () => {
+  it("a page loading a session while a turn runs and another waits behind it resumes the running one, after its question", async () => {
     for (const [turnId, text] of [
       ["t1", "please deploy"],
       ["t2", "please deploy again"],
@@ -297,6 +297,13 @@ describe("durable turns as the AI SDK's UI message stream", () => {
       resumeTurnId: "t1",
       queuedTurns: [{ turnId: "t2", text: "please deploy again" }],
     });
+    // A page resuming "the running turn" (useChat's resume, without a turn id) gets the running one too.
+    const resumed = await call("alice", "GET", "/chat/queued/stream");
+    const reader = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let head = "";
+    while (!head.includes('"type":"start"')) head += (await reader.read()).value;
+    await reader.cancel();
+    expect(/"turnId":"(t\d)"/.exec(head)![1]).toBe("t1");
     for (const turnId of ["t1", "t2"]) await call("alice", "POST", `/sessions/queued/turns/${turnId}/abort`);
   });
 
