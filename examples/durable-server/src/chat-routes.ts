@@ -1,6 +1,7 @@
 import type { TurnAddress } from "@turnkit/agent-durable";
 import { isTerminalEvent } from "@turnkit/protocol";
 import {
+  TURN_ID_HEADER,
   type TurnkitUIMessage,
   readTurnUIMessage,
   toUIMessageChunks,
@@ -35,9 +36,11 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  * A client that goes away stops only its stream; the turn goes on.
  */
 export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDeps): void {
+  // The turn's id goes in a header too: a queued turn's stream is silent until it runs, and a client resuming it needs it.
   const uiStream = (c: Context, turn: TurnAddress, afterSeq: number) =>
     toUIMessageStreamResponse(
       toUIMessageChunks(client.follow(turn, { signal: c.req.raw.signal }), { afterSeq, messageId: turn.turnId }),
+      { headers: { [TURN_ID_HEADER]: turn.turnId } },
     );
 
   /** The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order. */

@@ -254,6 +254,8 @@ describe("durable turns as the AI SDK's UI message stream", () => {
       input: { note: "take a note" },
     });
     expect(message.metadata).toMatchObject({ sessionId: "notes", status: "completed", steps: 2, usage: { cost: {} } });
+    // The turn is named before its first chunk too, for a client resuming a queued turn's silent stream.
+    expect(res.headers.get("x-turnkit-turn-id")).toBe(message.metadata!.turnId);
     expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
     const history = await (await call("alice", "GET", "/sessions/notes/messages")).json();
     expect(history.resumeTurnId).toBeUndefined();

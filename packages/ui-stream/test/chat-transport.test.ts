@@ -11,7 +11,13 @@ import type { AddressInfo } from "node:net";
 import { response, runScriptedTurn } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TurnkitChatTransport, UIStreamError, toUIMessageChunks, toUIMessageStreamSse } from "../src/index.js";
+import {
+  TURN_ID_HEADER,
+  TurnkitChatTransport,
+  UIStreamError,
+  toUIMessageChunks,
+  toUIMessageStreamSse,
+} from "../src/index.js";
 import { HeadlessChat } from "./support/headless-chat.js";
 import { textOf } from "./support/ai-sdk-reader.js";
 
@@ -21,7 +27,7 @@ let api: string;
 const requests: { method: string; url: string; lastEventId?: string; authorization?: string; body?: any }[] = [];
 /** Drop the first POST's connection after the event with this seq (0: never). */
 let dropAfterSeq = 0;
-/** Drop the first POST's connection after this many SSE blocks (chunks), wherever it falls (0: never). */
+/** Drop the first POST's connection after this many SSE blocks (chunks), wherever it falls (0: never; -1: before any). */
 let dropAfterBlocks = 0;
 let running = true;
 
@@ -32,7 +38,13 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 async function serveTurn(res: ServerResponse, afterSeq: number, dropAfter: number, dropAfterBlockCount = 0) {
-  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.writeHead(200, { "content-type": "text/event-stream", [TURN_ID_HEADER]: "turn-1" });
+  if (dropAfterBlockCount < 0) {
+    // A queued turn: the headers go, then nothing until the network drops.
+    res.flushHeaders();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return void res.destroy();
+  }
   const reader = toUIMessageStreamSse(toUIMessageChunks(events, { afterSeq })).getReader();
   for (let blocks = 1; ; blocks++) {
     const { done, value } = await reader.read();
@@ -118,6 +130,20 @@ describe("TurnkitChatTransport under the AI SDK's chat core", () => {
       expect(chat.messages[1]).toEqual(whole.messages[1]);
     }
     dropAfterBlocks = 0;
+  });
+
+  it("a connection dropped before the first chunk (a queued turn) resumes that turn, named by the response's header", async () => {
+    dropAfterBlocks = -1;
+    requests.length = 0;
+    const chat = new HeadlessChat({ id: "chat-1", transport: transport() });
+    await chat.sendMessage({ text: "count to ten" });
+    dropAfterBlocks = 0;
+    expect([chat.status, chat.error?.message]).toEqual(["ready", undefined]);
+    expect(requests.map((r) => [r.method, r.url, r.lastEventId])).toEqual([
+      ["POST", "/chat", undefined],
+      ["GET", "/chat/chat-1/stream?turnId=turn-1", "0"],
+    ]);
+    expect(textOf(chat.messages[1])).toBe("one two three four five six seven eight nine ten");
   });
 
   it("a page load resumes the running turn by replay onto the same message, or finds none running", async () => {
