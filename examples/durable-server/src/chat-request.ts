@@ -9,6 +9,10 @@ export interface ChatRequest {
   sessionId: string;
   /** The text of the last (user) message: the turn's prompt. */
   text: string;
+  /** `regenerate-message`: answer the question of the latest answer again, in its place. */
+  regenerate: boolean;
+  /** With `regenerate`, the id of the answer to replace (a turn id); the latest when absent. */
+  messageId?: string;
 }
 
 /** Why a `POST /chat` body was refused: a stable code, the field at fault (when one is), and what it must be. */
@@ -44,11 +48,13 @@ function checkChatRequest(body: unknown): ChatRequest | ChatRequestProblem {
     message: `${field} ${message}`,
   });
   if (!isObject(body)) return { code: "invalid_request", message: "the body must be a JSON object" };
-  const { id, messages, trigger } = body;
+  const { id, messages, trigger, messageId } = body;
   if (typeof id !== "string" || id === "" || id.length > MAX_CHAT_ID_LENGTH || /\p{Cc}/u.test(id))
     return invalid("id", `must be the chat's id: 1 to ${MAX_CHAT_ID_LENGTH} characters, no control characters`);
   if (trigger !== undefined && trigger !== "submit-message" && trigger !== "regenerate-message")
     return invalid("trigger", 'must be "submit-message" or "regenerate-message"');
+  if (messageId !== undefined && messageId !== null && typeof messageId !== "string")
+    return invalid("messageId", "must be a message id (a string) when given");
   if (!Array.isArray(messages) || messages.length === 0)
     return invalid("messages", "must be a non-empty array of UI messages");
   const at = `messages[${messages.length - 1}]`;
@@ -68,7 +74,12 @@ function checkChatRequest(body: unknown): ChatRequest | ChatRequestProblem {
     texts++;
   }
   if (texts === 0 || text.trim() === "") return invalid(`${at}.parts`, "must have a text part with some text");
-  return { sessionId: id, text };
+  return {
+    sessionId: id,
+    text,
+    regenerate: trigger === "regenerate-message",
+    ...(typeof messageId === "string" && { messageId }),
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import type { TurnAddress } from "@turnkit/agent-durable";
+import { DurableTurnError, type TurnAddress } from "@turnkit/agent-durable";
 import { isTerminalEvent } from "@turnkit/protocol";
 import {
   TURN_ID_HEADER,
@@ -20,7 +20,11 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  *   (user) message in session `id` (a new session becomes the caller's)
  *   and streams it. A body that is not JSON is 400 `invalid_json`; a
  *   missing or mistyped field is 400 `invalid_request` with `field`
- *   naming it (see `readChatRequest`).
+ *   naming it (see `readChatRequest`). With `trigger: "regenerate-message"`
+ *   the latest answer (`messageId`) is first taken out of the history (a
+ *   rewind to the turn before), so the new turn answers in its place; 409
+ *   `cannot_regenerate` for the first answer or an earlier one, 409
+ *   `session_busy` while a turn runs.
  * - `GET /chat/:session/stream`: streams a turn again, `?turnId=` (default:
  *   the running one, the first not finished; when none runs, the latest
  *   with `Last-Event-ID`, else 204). With `Last-Event-ID`, only what
@@ -43,6 +47,12 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
       { headers: { [TURN_ID_HEADER]: turn.turnId } },
     );
 
+  /** True once a turn's log has its terminal status (its workflow closes a moment later). */
+  const logEnded = async (turn: TurnAddress) => {
+    const events = await client.readEvents(turn);
+    return events.length > 0 && isTerminalEvent(events[events.length - 1]!);
+  };
+
   /** The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order. */
   const runningTurn = async (sessionId: string, turns: readonly { turnId: string }[]) => {
     let first: string | undefined;
@@ -54,11 +64,41 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     return first;
   };
 
+  /**
+   * Takes the latest answer (`messageId`, when given, must be it) out of the history, so that the turn started
+   * next answers its question again in its place, as `useChat`'s `regenerate` shows it: the session is rewound
+   * to the turn before. The first answer has none before it, and a running turn is not rewound: refused.
+   */
+  const rewindForRegenerate = async (sessionId: string, messageId: string | undefined) => {
+    const listed = await client.listTurns(sessionId).catch(() => []);
+    const inHistory = listed.filter((turn) => turn.inHistory);
+    const latest = inHistory.at(-1);
+    if (latest === undefined || (messageId !== undefined && messageId !== latest.turnId))
+      return { code: "cannot_regenerate", message: "only the latest answer can be regenerated" };
+    if (inHistory.length < 2)
+      return { code: "cannot_regenerate", message: "the first answer cannot be regenerated: send the message again" };
+    if (!(await logEnded({ sessionId, turnId: latest.turnId })))
+      return { code: "session_busy", message: "the latest answer is still being written" };
+    try {
+      // Its log has ended, and its turn closes a moment later (a page regenerates as soon as the stream ends).
+      await client.outcome({ sessionId, turnId: latest.turnId });
+      await client.rewind({ sessionId, turnId: inHistory[inHistory.length - 2]!.turnId });
+    } catch (error) {
+      if (DurableTurnError.isInstance(error)) return { code: error.code, message: error.message };
+      throw error;
+    }
+    return undefined;
+  };
+
   app.post("/chat", async (c) => {
     const request = await readChatRequest(c);
     if (!("sessionId" in request)) return problem(c, 400, request.code, request.message, request.field);
     const { sessionId, text } = request;
     if ((await store.claim(sessionId, c.get("user").id, text)) !== c.get("user").id) return notFound(c);
+    if (request.regenerate) {
+      const refused = await rewindForRegenerate(sessionId, request.messageId);
+      if (refused) return problem(c, 409, refused.code, refused.message);
+    }
     const turn = { sessionId, turnId: newTurnId() };
     await client.start({ ...turn, userMessage: { text }, metadata: { userId: c.get("user").id } });
     await store.addTurn(sessionId, turn.turnId, text);

@@ -339,6 +339,34 @@ describe("durable turns as the AI SDK's UI message stream", () => {
     expect([whole.status, whole.error?.message]).toEqual(["error", expect.stringContaining("body_too_large")]);
   }, 60_000);
 
+  it("regenerating the latest answer replaces it, in the history a reload shows too; the first or an earlier one is refused", async () => {
+    const send = (text: string, more: Record<string, unknown> = {}) =>
+      call("alice", "POST", "/chat", {
+        id: "regen",
+        trigger: "submit-message",
+        messages: [{ id: "u", role: "user", parts: [{ type: "text", text }] }],
+        ...more,
+      });
+    const regenerate = (text: string, messageId?: string) => send(text, { trigger: "regenerate-message", messageId });
+    const first = await readUIStream((await send("take a note")).body!);
+    // The first answer has no turn before it to go back to.
+    expect([(await regenerate("take a note")).status]).toEqual([409]);
+    const second = await readUIStream((await send("take another note")).body!);
+    const refused = await regenerate("take a note", first.message.id);
+    expect([refused.status, (await refused.json()).code]).toEqual([409, "cannot_regenerate"]);
+    const again = await readUIStream((await regenerate("take another note", second.message.id)).body!, (m) => !!m.id);
+    expect(again.message.id).not.toBe(second.message.id);
+    // What useChat shows after regenerate (the question, its new answer) is what a reload shows.
+    const history = await (await call("alice", "GET", "/sessions/regen/messages")).json();
+    expect(history.messages.map((m: TurnkitUIMessage) => (m.role === "user" ? textOf(m) : m.id))).toEqual([
+      "take a note",
+      first.message.id,
+      "take another note",
+    ]);
+    expect(history.resumeTurnId).toBe(again.message.id);
+    await call("alice", "POST", `/sessions/regen/turns/${again.message.id}/abort`);
+  }, 60_000);
+
   it("a reader that dropped mid-stream resumes after its last seq and ends with the same message", async () => {
     const res = await chat("alice", "resume", "take a note");
     const raw = res.body!.pipeThrough(new TextDecoderStream()).getReader();
