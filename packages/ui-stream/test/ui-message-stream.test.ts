@@ -39,6 +39,14 @@ const echo = defineRuntimeTool({
     details: { length: value.length },
   }),
 });
+/** Runs until the turn is aborted. */
+const slow = defineRuntimeTool({
+  name: "slow",
+  description: "Waits for the abort",
+  parameters: Type.Object({}),
+  execute: (_ctx, _input, signal) =>
+    new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
+});
 const broken = defineRuntimeTool({
   name: "broken",
   description: "Always throws",
@@ -267,5 +275,36 @@ describe("a turn as the AI SDK UI message stream", () => {
       expect(other.status).toBe("ready");
       expect(other.message).toEqual(await readTurnUIMessage(events));
     }
+  });
+
+  it("aborted mid-text and mid-tool, with parallel calls: useChat ends the message cleanly, as a reload shows it", async () => {
+    const abortWhen = async (script: ScriptEntry[], when: (event: RuntimeEvent) => boolean) => {
+      const abort = new AbortController();
+      const writer = createRecordingEventWriter({
+        onEvent: (event) => {
+          if (when(event)) abort.abort();
+        },
+      });
+      const result = await runScriptedTurn({ script, writer, input: { tools: [echo, slow], signal: abort.signal } });
+      return [...result.events];
+    };
+    const midText = await abortWhen([response("one two three four five", { eventDelayMs: 1 })], (e) =>
+      JSON.stringify(e).includes('"delta":" two"'),
+    );
+    const midTool = await abortWhen(
+      [response([text("Calling "), toolCall("echo", { value: "a" }), toolCall("slow", {})]), response("never")],
+      (e) => e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.status === "started",
+    );
+    for (const events of [midText, midTool]) {
+      const live = await readLiveWithAiSdk(events);
+      expect([live.status, live.error, live.message.metadata?.status]).toEqual(["ready", undefined, "aborted"]);
+      expect(live.message).toEqual(await readTurnUIMessage(events));
+      expect(JSON.stringify(live.message)).not.toContain('"state":"streaming"');
+    }
+    const calls = (await readLiveWithAiSdk(midTool)).message.parts.filter((p) => p.type.startsWith("tool-")) as any[];
+    expect(calls.map((p) => [p.type, p.state])).toEqual([
+      ["tool-echo", expect.stringMatching(/^output-/)],
+      ["tool-slow", "output-error"],
+    ]);
   });
 });
