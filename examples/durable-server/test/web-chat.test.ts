@@ -177,6 +177,13 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.getByTestId("session").filter({ hasText: "deploy from tab one" }).click();
     await page.getByTestId("approval-card").waitFor({ timeout: 30_000 });
     expect(await page.getByTestId("user-message").allInnerTexts()).toEqual(["deploy from tab one"]);
+    // Offline, the controls say that their request failed (the open stream goes on).
+    await context.setOffline(true);
+    await page.getByTestId("approve").click();
+    expect(await page.getByTestId("approval-error").innerText()).toMatch(/^the answer did not reach the server: /);
+    await page.getByTestId("stop").click();
+    await expect.poll(() => page.getByTestId("status").innerText()).toContain("not stopped: ");
+    await context.setOffline(false);
     await page.getByTestId("stop").click();
     // Once the first turn ended, the second one's question and its answer follow it.
     await page.getByTestId("assistant-message").nth(1).getByTestId("approval-card").waitFor({ timeout: 30_000 });

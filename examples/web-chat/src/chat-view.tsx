@@ -105,9 +105,13 @@ function Conversation({
             className="steer"
             onSubmit={async (event) => {
               event.preventDefault();
-              const { accepted } = await api.steer(sessionId, runningTurn, steer);
-              setNote(accepted ? `steered: ${steer}` : "the turn had finished: send it as a new message");
-              setSteer("");
+              try {
+                const { accepted } = await api.steer(sessionId, runningTurn, steer);
+                setNote(accepted ? `steered: ${steer}` : "the turn had finished: send it as a new message");
+                setSteer("");
+              } catch (error) {
+                setNote(`not steered: ${(error as Error).message}`);
+              }
             }}
           >
             <input
@@ -119,7 +123,16 @@ function Conversation({
             <button type="submit" disabled={steer.trim() === ""}>
               Steer
             </button>
-            <button type="button" data-testid="stop" onClick={() => api.abort(sessionId, runningTurn)}>
+            <button
+              type="button"
+              data-testid="stop"
+              onClick={() =>
+                api.abort(sessionId, runningTurn).then(
+                  () => setNote(undefined),
+                  (error: Error) => setNote(`not stopped: ${error.message}`),
+                )
+              }
+            >
               Stop
             </button>
           </form>

@@ -100,10 +100,14 @@ function ToolView({
   const name = part.type === "dynamic-tool" ? (part as { toolName: string }).toolName : part.type.slice("tool-".length);
   const [answering, setAnswering] = useState(false);
   const output = part.state === "output-available" ? (part.output as { content?: { text?: string }[] }) : undefined;
+  const [failure, setFailure] = useState<string>();
   const answer = async (approved: boolean) => {
     setAnswering(true);
+    setFailure(undefined);
     try {
       await onAnswer(turnId, part.approval!.id, approved);
+    } catch (error) {
+      setFailure(`the answer did not reach the server: ${(error as Error).message}`);
     } finally {
       setAnswering(false);
     }
@@ -128,6 +132,11 @@ function ToolView({
           <button type="button" data-testid="deny" disabled={answering} onClick={() => answer(false)}>
             Deny
           </button>
+          {failure && (
+            <p className="error" data-testid="approval-error">
+              {failure}
+            </p>
+          )}
         </div>
       )}
     </div>
