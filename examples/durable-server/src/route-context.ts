@@ -19,9 +19,15 @@ export interface RouteDeps {
   workers: () => WorkerInfo[];
 }
 
-/** A JSON error answer `{ code, message }`. */
-export function problem(c: Context, status: 400 | 401 | 404 | 409 | 413, code: string, message: string) {
-  return c.json({ code, message }, status);
+/** A JSON error answer `{ code, message }`, with `field` naming the part of the request at fault when one is. */
+export function problem(
+  c: Context,
+  status: 400 | 401 | 404 | 409 | 413,
+  code: string,
+  message: string,
+  field?: string,
+) {
+  return c.json({ code, message, ...(field !== undefined && { field }) }, status);
 }
 
 /** The same answer for a session that does not exist and one of another user, so neither is revealed. */

@@ -71,6 +71,8 @@ export class SessionStore {
 
   /** The owner of a session, or `undefined` when there is no such session. */
   async ownerOf(sessionId: string): Promise<string | undefined> {
+    // Postgres text holds no U+0000, so no session has such an id (and the query would fail).
+    if (sessionId.includes("\u0000")) return undefined;
     const { rows } = await this.pool.query("SELECT owner FROM durable_server.sessions WHERE session_id = $1", [
       sessionId,
     ]);

@@ -7,10 +7,32 @@
  * rebuilt for a page load.
  */
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
 import { testWorkerCommand } from "./support/worker-bundle.js";
 import { readUIStream, textOf } from "./support/ui-stream-reader.js";
+import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport } from "ai";
+import type { TurnkitUIMessage } from "@turnkit/ui-stream";
+
+/** The AI SDK chat core's state kept in memory: what `useChat` keeps in React. */
+class MemoryChatState implements ChatState<TurnkitUIMessage> {
+  status: ChatStatus = "ready";
+  error: Error | undefined = undefined;
+  messages: TurnkitUIMessage[] = [];
+  pushMessage = (message: TurnkitUIMessage) => {
+    this.messages = [...this.messages, message];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: TurnkitUIMessage) => {
+    this.messages = this.messages.map((m, i) => (i === index ? message : m));
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+/** The AI SDK's chat core (`AbstractChat`, what `useChat` wraps) on that state: a page without React. */
+class HeadlessChat extends AbstractChat<TurnkitUIMessage> {}
 
 let server: DurableServer;
 
@@ -144,6 +166,83 @@ describe("login, ownership and limits", () => {
   });
 });
 
+describe("malformed chat requests", () => {
+  it("a chat body that is not JSON, or has a missing or mistyped field, is a 400 naming the field, and starts nothing", async () => {
+    const post = (body: string) =>
+      fetch(`${server.url}/chat`, {
+        method: "POST",
+        headers: headers("alice", { "content-type": "application/json" }),
+        body,
+      });
+    const ask = (parts: unknown, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        id: "malformed",
+        trigger: "submit-message",
+        messages: [{ id: "u1", role: "user", parts }],
+        ...more,
+      });
+    const hi = [{ type: "text", text: "hi" }];
+    const cases: [body: string, code: string, field: string | undefined][] = [
+      ["{bad", "invalid_json", undefined],
+      ["", "invalid_json", undefined],
+      ["[1]", "invalid_request", undefined],
+      [ask(hi, { id: 5 }), "invalid_request", "id"],
+      [ask(hi, { id: "" }), "invalid_request", "id"],
+      [ask(hi, { id: "a\u0000b" }), "invalid_request", "id"],
+      [ask(hi, { trigger: "go" }), "invalid_request", "trigger"],
+      [ask(hi, { messages: "hi" }), "invalid_request", "messages"],
+      [ask(hi, { messages: [] }), "invalid_request", "messages"],
+      [ask(hi, { messages: [{ role: "assistant", parts: hi }] }), "invalid_request", "messages[0].role"],
+      [ask("hi"), "invalid_request", "messages[0].parts"],
+      [ask([null]), "invalid_request", "messages[0].parts[0]"],
+      [ask([{ type: "text" }]), "invalid_request", "messages[0].parts[0].text"],
+      [ask([{ type: "text", text: 42 }]), "invalid_request", "messages[0].parts[0].text"],
+      [ask([{ type: "text", text: "h\u0000i" }]), "invalid_request", "messages[0].parts[0].text"],
+      [ask([{ type: "file", url: "x" }]), "invalid_request", "messages[0].parts"],
+    ];
+    for (const [body, code, field] of cases) {
+      const res = await post(body);
+      const answer = await res.json();
+      expect([body, res.status, answer.code, answer.field]).toEqual([body, 400, code, field]);
+      if (field) expect(answer.message).toContain(field);
+    }
+    // Nothing was started: the chat does not exist.
+    expect((await call("alice", "GET", "/sessions/malformed/messages")).status).toBe(404);
+  });
+});
+
+describe("malformed stream requests", () => {
+  it("a chat id no session can have (with U+0000) is a 404 like any unknown chat, not a 500", async () => {
+    for (const path of ["/chat/a%00b/stream", "/chat/a%00b/stream?turnId=t1", "/sessions/a%00b/messages"]) {
+      const res = await call("alice", "GET", path);
+      expect([path, res.status, await res.json()]).toEqual([
+        path,
+        404,
+        { code: "not_found", message: "no such session" },
+      ]);
+    }
+  });
+
+  it("a Last-Event-ID that is not a seq is a 400 naming it, not a replay from the start that shows the answer twice", async () => {
+    const { message } = await readUIStream((await chat("alice", "bad-resume", "take a note")).body!);
+    const stream = (lastEventId: string) =>
+      call("alice", "GET", `/chat/bad-resume/stream?turnId=${message.id}`, undefined, { "last-event-id": lastEventId });
+    for (const bad of ["abc", "12abc", "-1", "1.5", ""]) {
+      const res = await stream(bad);
+      expect([bad, res.status, await res.json()]).toEqual([
+        bad,
+        400,
+        expect.objectContaining({ code: "invalid_request", field: "Last-Event-ID" }),
+      ]);
+    }
+    // A seq resumes after it: the turn's last event is all that follows the one before it.
+    const events = await (await call("alice", "GET", `/chat/bad-resume/stream?turnId=${message.id}`)).text();
+    const lastSeq = Math.max(...[...events.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+    const rest = await (await stream(String(lastSeq - 1))).text();
+    expect([...rest.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([lastSeq]);
+  }, 60_000);
+});
+
 describe("durable turns as the AI SDK's UI message stream", () => {
   it("a chat turn streams text, a tool call with its output, usage; the history a page loads has it too", async () => {
     const res = await chat("alice", "notes", "take a note");
@@ -155,6 +254,8 @@ describe("durable turns as the AI SDK's UI message stream", () => {
       input: { note: "take a note" },
     });
     expect(message.metadata).toMatchObject({ sessionId: "notes", status: "completed", steps: 2, usage: { cost: {} } });
+    // The turn is named before its first chunk too, for a client resuming a queued turn's silent stream.
+    expect(res.headers.get("x-turnkit-turn-id")).toBe(message.metadata!.turnId);
     expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
     const history = await (await call("alice", "GET", "/sessions/notes/messages")).json();
     expect(history.resumeTurnId).toBeUndefined();
@@ -183,6 +284,87 @@ describe("durable turns as the AI SDK's UI message stream", () => {
       output: { content: [{ type: "text", text: "web deployed (call_1)" }] },
     });
     expect(textOf(message)).toMatch(/Done: web deployed/);
+  }, 60_000);
+
+  it("a page loading a session while a turn runs and another waits behind it resumes the running one, after its question", async () => {
+    for (const [turnId, text] of [
+      ["t1", "please deploy"],
+      ["t2", "please deploy again"],
+    ])
+      expect((await call("alice", "POST", "/sessions/queued/turns", { turnId, text })).status).toBe(202);
+    const history = await (await call("alice", "GET", "/sessions/queued/messages")).json();
+    // The running turn's answer goes after its own question, so the queued question is not in the messages yet.
+    expect(history).toEqual({
+      messages: [{ id: "t1:user", role: "user", parts: [{ type: "text", text: "please deploy" }] }],
+      resumeTurnId: "t1",
+      queuedTurns: [{ turnId: "t2", text: "please deploy again" }],
+    });
+    // A page resuming "the running turn" (useChat's resume, without a turn id) gets the running one too.
+    const resumed = await call("alice", "GET", "/chat/queued/stream");
+    const reader = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let head = "";
+    while (!head.includes('"type":"start"')) head += (await reader.read()).value;
+    await reader.cancel();
+    expect(/"turnId":"(t\d)"/.exec(head)![1]).toBe("t1");
+    for (const turnId of ["t1", "t2"]) await call("alice", "POST", `/sessions/queued/turns/${turnId}/abort`);
+  });
+
+  it("the AI SDK's DefaultChatTransport, sending only the new message as ui-stream's README says, chats on past the body limit", async () => {
+    const chatWith = (transport: DefaultChatTransport<TurnkitUIMessage>, id: string) =>
+      new HeadlessChat({ id, transport, state: new MemoryChatState() });
+    const options = { api: `${server.url}/chat`, headers: headers("alice") };
+    // A turn, then a question that fits the 4 KiB limit alone but not with the history before it.
+    const long = `please deploy ${"x".repeat(3000)}`;
+    const slim = chatWith(
+      new DefaultChatTransport<TurnkitUIMessage>({
+        ...options,
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
+          body: { id, messages: messages.slice(-1), trigger, messageId },
+        }),
+      }),
+      "default-slim",
+    );
+    await slim.sendMessage({ text: "take a note" });
+    const sending = slim.sendMessage({ text: long });
+    // The deploy waits for its approval: the turn started; stop it there.
+    await vi.waitFor(() => expect(JSON.stringify(slim.messages.at(-1))).toContain("approval-requested"), 30_000);
+    await call("alice", "POST", `/sessions/default-slim/turns/${slim.messages.at(-1)!.metadata!.turnId}/abort`);
+    await sending;
+    expect([slim.status, slim.error?.message]).toEqual(["ready", undefined]);
+    expect(slim.messages.map((m) => m.metadata?.status ?? m.role)).toEqual(["user", "completed", "user", "aborted"]);
+    // Sending the whole history each time, the same chat is refused.
+    const whole = chatWith(new DefaultChatTransport<TurnkitUIMessage>(options), "default-whole");
+    await whole.sendMessage({ text: "take a note" });
+    await whole.sendMessage({ text: long });
+    expect([whole.status, whole.error?.message]).toEqual(["error", expect.stringContaining("body_too_large")]);
+  }, 60_000);
+
+  it("regenerating the latest answer replaces it, in the history a reload shows too; the first or an earlier one is refused", async () => {
+    const send = (text: string, more: Record<string, unknown> = {}) =>
+      call("alice", "POST", "/chat", {
+        id: "regen",
+        trigger: "submit-message",
+        messages: [{ id: "u", role: "user", parts: [{ type: "text", text }] }],
+        ...more,
+      });
+    const regenerate = (text: string, messageId?: string) => send(text, { trigger: "regenerate-message", messageId });
+    const first = await readUIStream((await send("take a note")).body!);
+    // The first answer has no turn before it to go back to.
+    expect([(await regenerate("take a note")).status]).toEqual([409]);
+    const second = await readUIStream((await send("take another note")).body!);
+    const refused = await regenerate("take a note", first.message.id);
+    expect([refused.status, (await refused.json()).code]).toEqual([409, "cannot_regenerate"]);
+    const again = await readUIStream((await regenerate("take another note", second.message.id)).body!, (m) => !!m.id);
+    expect(again.message.id).not.toBe(second.message.id);
+    // What useChat shows after regenerate (the question, its new answer) is what a reload shows.
+    const history = await (await call("alice", "GET", "/sessions/regen/messages")).json();
+    expect(history.messages.map((m: TurnkitUIMessage) => (m.role === "user" ? textOf(m) : m.id))).toEqual([
+      "take a note",
+      first.message.id,
+      "take another note",
+    ]);
+    expect(history.resumeTurnId).toBe(again.message.id);
+    await call("alice", "POST", `/sessions/regen/turns/${again.message.id}/abort`);
   }, 60_000);
 
   it("a reader that dropped mid-stream resumes after its last seq and ends with the same message", async () => {

@@ -4,7 +4,9 @@
  * message and watch it stream, approve a call from the approval card, kill
  * the worker running the turn with SIGKILL and see the page finish the
  * answer after recovery, steer a running turn, reload in the middle of a
- * stream and find no text twice. Screenshots go to
+ * stream and find no text twice; answer the question an MCP server asks
+ * on the card the page shows; load a session whose second turn waits
+ * behind the first and see each answer after its own question. Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -18,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
-import { testWorkerCommand } from "./support/worker-bundle.js";
+import { testWorkerCommand, testWorkerEnv } from "./support/worker-bundle.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const INSTALL = "apt-get install -y chromium";
@@ -50,7 +52,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
       port: 0,
       leaseMs: 1500,
       webRoot: join(WEB_CHAT, "dist"),
-      workerEnv: { DEMO_DELAY_MS: "150" },
+      workerEnv: { DEMO_DELAY_MS: "150", ...testWorkerEnv() },
     });
     profile = mkdtempSync(join(tmpdir(), "web-chat-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
@@ -160,4 +162,55 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     // The session is in the list.
     expect(await page.getByTestId("session").allInnerTexts()).toEqual(["please deploy"]);
   }, 180_000);
+
+  it("a session whose turn waits behind another (sent from another tab) shows each answer after its own question", async () => {
+    const post = (path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.tokens.alice}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    await post("/sessions/two-tabs/turns", { turnId: "t1", text: "deploy from tab one" });
+    await post("/sessions/two-tabs/turns", { turnId: "t2", text: "deploy from tab two" });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("session").filter({ hasText: "deploy from tab one" }).click();
+    await page.getByTestId("approval-card").waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("user-message").allInnerTexts()).toEqual(["deploy from tab one"]);
+    // Offline, the controls say that their request failed (the open stream goes on).
+    await context.setOffline(true);
+    await page.getByTestId("approve").click();
+    expect(await page.getByTestId("approval-error").innerText()).toMatch(/^the answer did not reach the server: /);
+    await page.getByTestId("stop").click();
+    await expect.poll(() => page.getByTestId("status").innerText()).toContain("not stopped: ");
+    await context.setOffline(false);
+    await page.getByTestId("stop").click();
+    // Once the first turn ended, the second one's question and its answer follow it.
+    await page.getByTestId("assistant-message").nth(1).getByTestId("approval-card").waitFor({ timeout: 30_000 });
+    const users = await page.getByTestId("user-message").allInnerTexts();
+    expect(users).toEqual(["deploy from tab one", "deploy from tab two"]);
+    expect(await page.getByTestId("assistant-message").first().getAttribute("data-status")).toBe("aborted");
+    expect(await answerText(page.getByTestId("assistant-message").first())).toMatch(/^I will deploy/);
+    await post("/sessions/two-tabs/turns/t2/abort");
+    await page.close();
+  }, 60_000);
+
+  it("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("new-chat").click();
+    await page.getByTestId("message-input").fill("please release");
+    await page.getByTestId("send").click();
+    const card = page.getByTestId("question-card");
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.innerText()).toContain("release-desk asks: Which branch should I release?");
+    await page.getByTestId("question-field-branch").fill("main");
+    await page.getByTestId("question-send").click();
+    const answer = lastAnswer(page);
+    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main /);
+    // Answered, the question stays as it was asked, without its form.
+    expect(await card.count()).toBe(0);
+    expect(await answer.getByTestId("question-answered").innerText()).toContain("Which branch should I release?");
+    await page.close();
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import { useChat } from "@ai-sdk/react";
 import { TurnkitChatTransport, type TurnkitUIMessage } from "@turnkit/ui-stream";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { MessageView } from "./message-view.js";
-import type { ServerApi } from "./server-api.js";
+import type { ServerApi, SessionHistory } from "./server-api.js";
 
 interface ChatViewProps {
   sessionId: string;
@@ -11,14 +11,21 @@ interface ChatViewProps {
   onTurnEnd: () => void;
 }
 
-/** One session: its history, then `useChat` on the durable server's UI message stream. */
+/**
+ * One session: its history, then `useChat` on the durable server's UI
+ * message stream. When turns were queued behind the one it resumed (sent
+ * from another tab), the history is loaded again once that one ends, and
+ * the next one is resumed after its own question.
+ */
 export function ChatView(props: ChatViewProps) {
-  const [history, setHistory] = useState<{ messages: TurnkitUIMessage[]; resumeTurnId?: string }>();
+  const [history, setHistory] = useState<SessionHistory>();
+  const [loads, setLoads] = useState(0);
   useEffect(() => {
+    setHistory(undefined);
     props.api.history(props.sessionId).then(setHistory, () => setHistory({ messages: [] }));
-  }, [props.api, props.sessionId]);
+  }, [props.api, props.sessionId, loads]);
   if (!history) return <main className="chat">Loading…</main>;
-  return <Conversation {...props} history={history} />;
+  return <Conversation key={loads} {...props} history={history} onQueueNext={() => setLoads(loads + 1)} />;
 }
 
 function Conversation({
@@ -27,7 +34,8 @@ function Conversation({
   api,
   onTurnEnd,
   history,
-}: ChatViewProps & { history: { messages: TurnkitUIMessage[]; resumeTurnId?: string } }) {
+  onQueueNext,
+}: ChatViewProps & { history: SessionHistory; onQueueNext: () => void }) {
   const transport = useMemo(
     () =>
       new TurnkitChatTransport<TurnkitUIMessage>({
@@ -40,7 +48,11 @@ function Conversation({
     id: sessionId,
     messages: history.messages,
     transport,
-    onFinish: onTurnEnd,
+    onFinish: () => {
+      onTurnEnd();
+      // The resumed turn ended: the next queued one starts now, after its own question.
+      if (history.queuedTurns?.length) setTimeout(onQueueNext);
+    },
   });
   // A turn still running when the page loaded: stream it again from its start, onto its own message.
   const resumed = useRef(false);
@@ -73,6 +85,7 @@ function Conversation({
               await api.answer(sessionId, turnId, approvalId, approved);
               await addToolApprovalResponse({ id: approvalId, approved });
             }}
+            onReply={(turnId, requestId, answer) => api.reply(sessionId, turnId, requestId, answer)}
           />
         ))}
         {error && (
@@ -92,9 +105,13 @@ function Conversation({
             className="steer"
             onSubmit={async (event) => {
               event.preventDefault();
-              const { accepted } = await api.steer(sessionId, runningTurn, steer);
-              setNote(accepted ? `steered: ${steer}` : "the turn had finished: send it as a new message");
-              setSteer("");
+              try {
+                const { accepted } = await api.steer(sessionId, runningTurn, steer);
+                setNote(accepted ? `steered: ${steer}` : "the turn had finished: send it as a new message");
+                setSteer("");
+              } catch (error) {
+                setNote(`not steered: ${(error as Error).message}`);
+              }
             }}
           >
             <input
@@ -106,7 +123,16 @@ function Conversation({
             <button type="submit" disabled={steer.trim() === ""}>
               Steer
             </button>
-            <button type="button" data-testid="stop" onClick={() => api.abort(sessionId, runningTurn)}>
+            <button
+              type="button"
+              data-testid="stop"
+              onClick={() =>
+                api.abort(sessionId, runningTurn).then(
+                  () => setNote(undefined),
+                  (error: Error) => setNote(`not stopped: ${error.message}`),
+                )
+              }
+            >
               Stop
             </button>
           </form>

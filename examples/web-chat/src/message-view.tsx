@@ -1,5 +1,7 @@
 import { type TurnkitUIMessage, withoutSupersededParts } from "@turnkit/ui-stream";
 import { useState } from "react";
+import { type Question, QuestionCard } from "./question-card.js";
+import type { QuestionAnswer } from "./server-api.js";
 
 type Part = TurnkitUIMessage["parts"][number];
 type ToolPart = Extract<Part, { toolCallId: string }>;
@@ -7,10 +9,11 @@ type ToolPart = Extract<Part, { toolCallId: string }>;
 interface MessageViewProps {
   message: TurnkitUIMessage;
   onAnswer: (turnId: string, approvalId: string, approved: boolean) => Promise<void>;
+  onReply: (turnId: string, requestId: string, answer: QuestionAnswer) => Promise<void>;
 }
 
-/** One message: a user's text, or a turn's answer with its tool calls folded under it. */
-export function MessageView({ message, onAnswer }: MessageViewProps) {
+/** One message: a user's text, or a turn's answer with its tool calls folded under it and its open questions. */
+export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
   if (message.role === "user") {
     const text = message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
     return (
@@ -21,12 +24,30 @@ export function MessageView({ message, onAnswer }: MessageViewProps) {
   }
   const shown = withoutSupersededParts(message);
   const metadata = message.metadata;
+  const turnId = metadata?.turnId ?? message.id;
+  // A question is open while its turn runs and its call has no result yet.
+  const answered = new Set(
+    shown.parts.flatMap((part) =>
+      "toolCallId" in part && String(part.state).startsWith("output-") ? [part.toolCallId] : [],
+    ),
+  );
+  const isOpen = (question: Question) =>
+    metadata?.status === "running" && !(question.toolCallId !== undefined && answered.has(question.toolCallId));
   return (
     <div className="message assistant" data-testid="assistant-message" data-status={metadata?.status}>
       <div className="answer" data-testid="assistant-text">
-        {shown.parts.map((part, index) => (
-          <PartView key={index} part={part} turnId={metadata?.turnId ?? message.id} onAnswer={onAnswer} />
-        ))}
+        {shown.parts.map((part, index) =>
+          part.type === "data-turnkit-elicitation" ? (
+            <QuestionCard
+              key={index}
+              question={part.data as Question}
+              open={isOpen(part.data as Question)}
+              onReply={(answer) => onReply(turnId, (part.data as Question).requestId, answer)}
+            />
+          ) : (
+            <PartView key={index} part={part} turnId={turnId} onAnswer={onAnswer} />
+          ),
+        )}
       </div>
       {metadata && (
         <div className="meta" data-testid="message-meta">
@@ -79,10 +100,14 @@ function ToolView({
   const name = part.type === "dynamic-tool" ? (part as { toolName: string }).toolName : part.type.slice("tool-".length);
   const [answering, setAnswering] = useState(false);
   const output = part.state === "output-available" ? (part.output as { content?: { text?: string }[] }) : undefined;
+  const [failure, setFailure] = useState<string>();
   const answer = async (approved: boolean) => {
     setAnswering(true);
+    setFailure(undefined);
     try {
       await onAnswer(turnId, part.approval!.id, approved);
+    } catch (error) {
+      setFailure(`the answer did not reach the server: ${(error as Error).message}`);
     } finally {
       setAnswering(false);
     }
@@ -107,6 +132,11 @@ function ToolView({
           <button type="button" data-testid="deny" disabled={answering} onClick={() => answer(false)}>
             Deny
           </button>
+          {failure && (
+            <p className="error" data-testid="approval-error">
+              {failure}
+            </p>
+          )}
         </div>
       )}
     </div>

@@ -1,6 +1,6 @@
 /*
  * The durable server's routes the page calls besides the chat stream:
- * sessions, history, and the turn controls (approve, steer, abort).
+ * sessions, history, and the turn controls (approve, answer a question, steer, abort).
  */
 import type { TurnkitUIMessage } from "@turnkit/ui-stream";
 
@@ -10,6 +10,23 @@ export interface SessionSummary {
   title: string;
   updatedAt: string;
 }
+
+/**
+ * A session as the page loads it: the finished turns, then the first turn
+ * not finished (its question last, its id in `resumeTurnId`), and the
+ * turns queued behind it (sent from another tab).
+ */
+export interface SessionHistory {
+  messages: TurnkitUIMessage[];
+  resumeTurnId?: string;
+  queuedTurns?: { turnId: string; text: string }[];
+}
+
+/** A person's reply to a question an MCP server asked (an elicitation): accept with the values, or decline. */
+export type QuestionAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean> }
+  | { action: "decline" }
+  | { action: "cancel" };
 
 /** The bearer token: from the link the server printed (`#token=…`), kept for this tab. */
 export function readToken(): string | undefined {
@@ -36,13 +53,15 @@ export function serverApi(token: string) {
     `/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}`;
   return {
     sessions: (): Promise<SessionSummary[]> => call("GET", "/sessions"),
-    history: (sessionId: string): Promise<{ messages: TurnkitUIMessage[]; resumeTurnId?: string }> =>
+    history: (sessionId: string): Promise<SessionHistory> =>
       call("GET", `/sessions/${encodeURIComponent(sessionId)}/messages`),
     answer: (sessionId: string, turnId: string, requestId: string, approved: boolean) =>
       call("POST", `${turn(sessionId, turnId)}/approvals/${encodeURIComponent(requestId)}`, {
         approved,
         ...(!approved && { reason: "Denied in the web chat." }),
       }),
+    reply: (sessionId: string, turnId: string, requestId: string, answer: QuestionAnswer) =>
+      call("POST", `${turn(sessionId, turnId)}/approvals/${encodeURIComponent(requestId)}`, answer),
     steer: (sessionId: string, turnId: string, text: string): Promise<{ accepted: boolean }> =>
       call("POST", `${turn(sessionId, turnId)}/steer`, { text }),
     abort: (sessionId: string, turnId: string) => call("POST", `${turn(sessionId, turnId)}/abort`),

@@ -15,3 +15,11 @@ export const DEFAULT_RECONNECT_ATTEMPTS = 5;
 
 /** Milliseconds before the first reconnect; each further attempt waits twice as long. */
 export const DEFAULT_RECONNECT_DELAY_MS = 250;
+
+/**
+ * Response header naming the turn a chat stream is of (`X-Turnkit-Turn-Id`).
+ * A server sets it on `POST <api>`: the stream's `start` chunk names the
+ * turn too, but a queued turn's stream sends nothing until the turn runs,
+ * and {@link TurnkitChatTransport} needs the id to resume that stream.
+ */
+export const TURN_ID_HEADER = "x-turnkit-turn-id";

@@ -1,5 +1,5 @@
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from "ai";
-import { DEFAULT_RECONNECT_ATTEMPTS, DEFAULT_RECONNECT_DELAY_MS } from "./defaults.js";
+import { DEFAULT_RECONNECT_ATTEMPTS, DEFAULT_RECONNECT_DELAY_MS, TURN_ID_HEADER } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import { readSseEvents } from "./sse-events.js";
 
@@ -36,9 +36,13 @@ interface StreamRequest {
  *   messages are not sent again) and streams the answer.
  * - When the connection drops mid-stream (a network error, or a body that
  *   ends before `[DONE]`), it reconnects to `GET <api>/<chatId>/stream`
- *   with `Last-Event-ID` (the last whole event seen) and `?turnId=`, and
+ *   with `Last-Event-ID` (the last whole event seen) and `?turnId=` (from
+ *   the `start` chunk, or before it from the `X-Turnkit-Turn-Id` header
+ *   the server may set, {@link TURN_ID_HEADER}), and
  *   the stream goes on where it was: `useChat` sees one unbroken stream,
- *   nothing lost or repeated. After `reconnectAttempts` failures the
+ *   nothing lost or repeated, also when the drop fell between two chunks
+ *   of one event (the server sends that event again whole; the chunks
+ *   already handed on are skipped). After `reconnectAttempts` failures the
  *   stream errors with `UIStreamError` `reconnect_failed`.
  * - `reconnectToStream` (`useChat({ resume: true })` after a page load)
  *   asks the same route without `Last-Event-ID`: the server replays the
@@ -107,16 +111,28 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
     async function* chunks(): AsyncGenerator<UIMessageChunk> {
       let response = first;
       let lastEventId: string | undefined;
-      let turnId: string | undefined;
+      // Known before any chunk when the server names it (a queued turn's stream is silent until it runs).
+      let turnId = first.headers.get(TURN_ID_HEADER) ?? undefined;
       let failures = 0;
+      // Chunks of the event being read that were handed on already: its last chunk (with the id) has not come.
+      let partial = 0;
       for (;;) {
+        // A resumed stream starts with the whole event after `lastEventId`: its chunks handed on are not repeated.
+        let repeated = partial;
         try {
           for await (const event of readSseEvents(response.body!)) {
             if (event.data === "[DONE]") return;
-            const chunk = JSON.parse(event.data) as UIMessageChunk;
-            if (chunk.type === "start") turnId = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
-            yield chunk;
-            if (event.id !== undefined) lastEventId = event.id;
+            if (repeated > 0) repeated--;
+            else {
+              const chunk = JSON.parse(event.data) as UIMessageChunk;
+              if (chunk.type === "start") turnId = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
+              yield chunk;
+              partial++;
+            }
+            if (event.id !== undefined) {
+              lastEventId = event.id;
+              partial = 0;
+            }
             failures = 0;
           }
         } catch (error) {

@@ -49,8 +49,10 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  *   is the request id to answer (`respond` of `@turnkit/agent-durable`).
  * - `runtime.warning`, steered user messages and, after a crash, the ids
  *   of the superseded attempt become `data-turnkit-…` parts.
- * - The terminal status ends the message: `finish` (completed), `error`
- *   then `finish` (failed), or `abort` (aborted), with the final usage.
+ * - The terminal status ends the message: `finish` (completed), the final
+ *   metadata then `error` then `finish` (failed: `useChat` stops reading
+ *   at `error`, so the metadata comes first), or the metadata then `abort`
+ *   (aborted), with the final usage.
  *
  * The mapping is a pure function of the events: the same events give the
  * same chunks, so a replay (or a resume after a `seq`, which maps and
@@ -185,6 +187,8 @@ export class UIMessageChunkMapper {
       return;
     }
     if (payload.status === "failed") {
+      // useChat stops reading at the `error` chunk: the final metadata goes before it, or the page keeps "running".
+      out.push({ type: "message-metadata", messageMetadata: metadata });
       out.push({ type: "error", errorText: `${payload.error.code}: ${payload.error.message}` });
       out.push({ type: "finish", finishReason: "error", messageMetadata: metadata });
       return;
@@ -273,6 +277,8 @@ export class UIMessageChunkMapper {
   private onPersisted(seq: number, payload: MessagePersistedPayload, out: TurnkitUIMessageChunk[]): void {
     // The turn's own prompt is persisted before the first model request; a user message after it was steered in.
     if (this.messageFirstSeq.size === 0) return;
+    // A replaced history (a compaction) holds earlier messages, the prompt among them: none of them is new.
+    if (payload.reason !== "messageDelta") return;
     payload.messages.forEach((message, index) => {
       if (message.role !== "user") return;
       const content = (message as { content?: unknown }).content;

@@ -11,7 +11,13 @@ import type { AddressInfo } from "node:net";
 import { response, runScriptedTurn } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TurnkitChatTransport, UIStreamError, toUIMessageChunks, toUIMessageStreamSse } from "../src/index.js";
+import {
+  TURN_ID_HEADER,
+  TurnkitChatTransport,
+  UIStreamError,
+  toUIMessageChunks,
+  toUIMessageStreamSse,
+} from "../src/index.js";
 import { HeadlessChat } from "./support/headless-chat.js";
 import { textOf } from "./support/ai-sdk-reader.js";
 
@@ -21,6 +27,8 @@ let api: string;
 const requests: { method: string; url: string; lastEventId?: string; authorization?: string; body?: any }[] = [];
 /** Drop the first POST's connection after the event with this seq (0: never). */
 let dropAfterSeq = 0;
+/** Drop the first POST's connection after this many SSE blocks (chunks), wherever it falls (0: never; -1: before any). */
+let dropAfterBlocks = 0;
 let running = true;
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -29,15 +37,21 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return body;
 }
 
-async function serveTurn(res: ServerResponse, afterSeq: number, dropAfter: number) {
-  res.writeHead(200, { "content-type": "text/event-stream" });
+async function serveTurn(res: ServerResponse, afterSeq: number, dropAfter: number, dropAfterBlockCount = 0) {
+  res.writeHead(200, { "content-type": "text/event-stream", [TURN_ID_HEADER]: "turn-1" });
+  if (dropAfterBlockCount < 0) {
+    // A queued turn: the headers go, then nothing until the network drops.
+    res.flushHeaders();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return void res.destroy();
+  }
   const reader = toUIMessageStreamSse(toUIMessageChunks(events, { afterSeq })).getReader();
-  for (;;) {
+  for (let blocks = 1; ; blocks++) {
     const { done, value } = await reader.read();
     if (done) break;
     res.write(value);
     const id = /^id: (\d+)$/m.exec(new TextDecoder().decode(value));
-    if (dropAfter && id && Number(id[1]) >= dropAfter) {
+    if ((dropAfter && id && Number(id[1]) >= dropAfter) || blocks === dropAfterBlockCount) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       res.destroy(); // the network drops: no [DONE]
       return;
@@ -61,7 +75,7 @@ beforeAll(async () => {
     };
     requests.push(entry);
     if (entry.authorization !== "Bearer secret") return void res.writeHead(401).end("who are you?");
-    if (req.method === "POST") return serveTurn(res, 0, dropAfterSeq);
+    if (req.method === "POST") return serveTurn(res, 0, dropAfterSeq, dropAfterBlocks);
     if (!entry.lastEventId && !running && !entry.url.includes("?turnId=")) return void res.writeHead(204).end();
     return serveTurn(res, Number(entry.lastEventId ?? 0), 0);
   });
@@ -96,6 +110,40 @@ describe("TurnkitChatTransport under the AI SDK's chat core", () => {
     expect(requests[0].body).toMatchObject({ id: "chat-1", trigger: "submit-message", messages: [{ role: "user" }] });
     expect(requests[0].body.messages).toHaveLength(1);
     dropAfterSeq = 0;
+  });
+
+  it("a connection dropped between two chunks of one event resumes without repeating them: no reader error, the message reads once", async () => {
+    const wire = await new Response(toUIMessageStreamSse(toUIMessageChunks(events))).text();
+    const blocks = wire.split("\n\n").filter((block) => block !== "" && block !== "data: [DONE]");
+    const whole = new HeadlessChat({ id: "chat-1", transport: transport() });
+    await whole.sendMessage({ text: "count to ten" });
+    // Every place where the drop falls inside an event: the block sent last has no id.
+    const inside = blocks.flatMap((block, index) => (/^id: /m.test(block) ? [] : [index + 1]));
+    expect(inside.length).toBeGreaterThan(3);
+    for (const cut of inside) {
+      dropAfterBlocks = cut;
+      requests.length = 0;
+      const chat = new HeadlessChat({ id: "chat-1", transport: transport() });
+      await chat.sendMessage({ text: "count to ten" });
+      expect([cut, chat.status, chat.error?.message]).toEqual([cut, "ready", undefined]);
+      expect(requests.map((r) => r.method)).toEqual(["POST", "GET"]);
+      expect(chat.messages[1]).toEqual(whole.messages[1]);
+    }
+    dropAfterBlocks = 0;
+  });
+
+  it("a connection dropped before the first chunk (a queued turn) resumes that turn, named by the response's header", async () => {
+    dropAfterBlocks = -1;
+    requests.length = 0;
+    const chat = new HeadlessChat({ id: "chat-1", transport: transport() });
+    await chat.sendMessage({ text: "count to ten" });
+    dropAfterBlocks = 0;
+    expect([chat.status, chat.error?.message]).toEqual(["ready", undefined]);
+    expect(requests.map((r) => [r.method, r.url, r.lastEventId])).toEqual([
+      ["POST", "/chat", undefined],
+      ["GET", "/chat/chat-1/stream?turnId=turn-1", "0"],
+    ]);
+    expect(textOf(chat.messages[1])).toBe("one two three four five six seven eight nine ten");
   });
 
   it("a page load resumes the running turn by replay onto the same message, or finds none running", async () => {

@@ -15,6 +15,7 @@ describePublicSurface({
     "DEFAULT_RECONNECT_ATTEMPTS",
     "DEFAULT_RECONNECT_DELAY_MS",
     "RESUME_TRACE_PHASE",
+    "TURN_ID_HEADER",
     "TurnkitChatTransport",
     "UIMessageChunkMapper",
     "UIStreamError",

@@ -15,11 +15,20 @@ import {
   text,
   thinking,
   toolCall,
+  userMessage,
   type ScriptEntry,
 } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
-import { collectChunks, readEventsWithAiSdk, readWithAiSdk, sseOf, textOf } from "./support/ai-sdk-reader.js";
+import { readTurnUIMessage } from "../src/index.js";
+import {
+  collectChunks,
+  readEventsWithAiSdk,
+  readLiveWithAiSdk,
+  readWithAiSdk,
+  sseOf,
+  textOf,
+} from "./support/ai-sdk-reader.js";
 
 const echo = defineRuntimeTool({
   name: "echo",
@@ -29,6 +38,14 @@ const echo = defineRuntimeTool({
     content: [{ type: "text", text: `echo ${value}` }],
     details: { length: value.length },
   }),
+});
+/** Runs until the turn is aborted. */
+const slow = defineRuntimeTool({
+  name: "slow",
+  description: "Waits for the abort",
+  parameters: Type.Object({}),
+  execute: (_ctx, _input, signal) =>
+    new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
 });
 const broken = defineRuntimeTool({
   name: "broken",
@@ -145,6 +162,23 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(textOf(message)).toBe("Tagged too.");
   });
 
+  it("a history compacted in the middle of the turn is not steering: its summary and the turn's own prompt are no data parts", async () => {
+    const events = await turnEvents([response([toolCall("echo", { value: "x" })]), response("Done.")], {
+      hooks: {
+        beforeLlmCallHook: (event: { requestIndex: number; messages: readonly unknown[] }) =>
+          event.requestIndex === 1
+            ? {
+                type: "replaceMessages",
+                messages: [userMessage("Summary of the conversation so far."), ...event.messages.slice(-3)],
+              }
+            : undefined,
+      },
+    });
+    expect(events.some((e) => e.type === "message.persisted" && e.payload.reason === "replaceMessages")).toBe(true);
+    const { message } = await readEventsWithAiSdk(events);
+    expect(message.parts.map((p) => p.type)).toEqual(["step-start", "tool-echo", "step-start", "text"]);
+  });
+
   it("a sub-agent's events are data parts for its call; its text and its end are not the turn's", async () => {
     const child = createScriptedModel(["Found it in src/a.ts."]);
     const explore = defineSubAgent({
@@ -225,5 +259,52 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "abort" });
     expect(message.metadata).toMatchObject({ status: "aborted" });
     expect(textOf(message)).toMatch(/^one/);
+  });
+
+  it("what useChat shows live is what the history shows after a reload: a failed turn ends failed, with its error, in both", async () => {
+    const failed = await turnEvents([errorAfter(4, "500 upstream broke")]);
+    const live = await readLiveWithAiSdk(failed);
+    expect(live.status).toBe("error");
+    expect(live.error).toBe("upstream: 500 upstream broke");
+    expect(live.message.metadata).toMatchObject({ status: "failed", error: { code: "upstream" } });
+    expect(textOf(live.message)).toMatch(/^This scripted/);
+    expect(live.message).toEqual(await readTurnUIMessage(failed));
+    // The other shapes read the same live and reloaded too.
+    for (const events of [await twoSteps(), await turnEvents([response("short")])]) {
+      const other = await readLiveWithAiSdk(events);
+      expect(other.status).toBe("ready");
+      expect(other.message).toEqual(await readTurnUIMessage(events));
+    }
+  });
+
+  it("aborted mid-text and mid-tool, with parallel calls: useChat ends the message cleanly, as a reload shows it", async () => {
+    const abortWhen = async (script: ScriptEntry[], when: (event: RuntimeEvent) => boolean) => {
+      const abort = new AbortController();
+      const writer = createRecordingEventWriter({
+        onEvent: (event) => {
+          if (when(event)) abort.abort();
+        },
+      });
+      const result = await runScriptedTurn({ script, writer, input: { tools: [echo, slow], signal: abort.signal } });
+      return [...result.events];
+    };
+    const midText = await abortWhen([response("one two three four five", { eventDelayMs: 1 })], (e) =>
+      JSON.stringify(e).includes('"delta":" two"'),
+    );
+    const midTool = await abortWhen(
+      [response([text("Calling "), toolCall("echo", { value: "a" }), toolCall("slow", {})]), response("never")],
+      (e) => e.type === "stream.resp" && e.payload.chunk.kind === "tool_call" && e.payload.chunk.status === "started",
+    );
+    for (const events of [midText, midTool]) {
+      const live = await readLiveWithAiSdk(events);
+      expect([live.status, live.error, live.message.metadata?.status]).toEqual(["ready", undefined, "aborted"]);
+      expect(live.message).toEqual(await readTurnUIMessage(events));
+      expect(JSON.stringify(live.message)).not.toContain('"state":"streaming"');
+    }
+    const calls = (await readLiveWithAiSdk(midTool)).message.parts.filter((p) => p.type.startsWith("tool-")) as any[];
+    expect(calls.map((p) => [p.type, p.state])).toEqual([
+      ["tool-echo", expect.stringMatching(/^output-/)],
+      ["tool-slow", "output-error"],
+    ]);
   });
 });

@@ -6,13 +6,21 @@
  * `readUIMessageStream`.
  */
 import type { RuntimeEvent } from "@turnkit/protocol";
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessageChunk } from "ai";
+import {
+  type ChatStatus,
+  type ChatTransport,
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessageChunk,
+} from "ai";
 import {
   type SequencedUIMessageChunk,
   type TurnkitUIMessage,
   toUIMessageChunks,
   toUIMessageStreamSse,
 } from "../../src/index.js";
+import { HeadlessChat } from "./headless-chat.js";
 
 /** What the AI SDK made of a stream: every chunk it parsed, the final message, the errors it reported. */
 export interface AiSdkReading {
@@ -68,4 +76,38 @@ export async function collectChunks(events: readonly RuntimeEvent[], afterSeq = 
 /** The visible text of a message: its text parts, joined. */
 export function textOf(message: TurnkitUIMessage): string {
   return message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+/** What a `useChat` page ends with after one turn streamed into it: the chat's status, its error, the answer. */
+export interface LiveChatReading {
+  status: ChatStatus;
+  error: string | undefined;
+  message: TurnkitUIMessage;
+}
+
+/**
+ * A turn's events as a `useChat` page receives them live: the AI SDK's chat
+ * core (`AbstractChat`, what `useChat` wraps) sends a message and reads the
+ * turn's SSE body, parsed as `DefaultChatTransport` parses it. Unlike
+ * `readUIMessageStream`, the chat core stops at an `error` chunk.
+ */
+export async function readLiveWithAiSdk(events: readonly RuntimeEvent[]): Promise<LiveChatReading> {
+  const transport: ChatTransport<TurnkitUIMessage> = {
+    sendMessages: async () =>
+      parseJsonEventStream({
+        stream: toUIMessageStreamSse(toUIMessageChunks(events)),
+        schema: uiMessageChunkSchema,
+      }).pipeThrough(
+        new TransformStream({
+          transform(result, controller) {
+            if (!result.success) throw result.error;
+            controller.enqueue(result.value as UIMessageChunk);
+          },
+        }),
+      ),
+    reconnectToStream: async () => null,
+  };
+  const chat = new HeadlessChat({ id: "live", transport });
+  await chat.sendMessage({ text: "hello" });
+  return { status: chat.status, error: chat.error?.message, message: chat.messages[chat.messages.length - 1] };
 }
