@@ -19,6 +19,7 @@ import {
   type ToolModes,
   UNKNOWN_TOOL,
 } from "./scenario.js";
+import { reportedUsageArbitrary } from "./reported-usage.js";
 
 /** Words of generated text: plain, accented, CJK, an emoji, JSON-ish punctuation. */
 const WORDS = ["alpha", "beta", "done", "ok", "naïve", "数据", "🙂", '{"x":', "line\nbreak", "tab\there", "  spaced"];
@@ -148,6 +149,7 @@ export function responseArbitrary(options: ResponseArbitraryOptions): fc.Arbitra
       { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) },
     ),
     chunkSize: oneIn(3, fc.integer({ min: 1, max: 12 })),
+    usage: oneIn(4, reportedUsageArbitrary),
   });
 }
 

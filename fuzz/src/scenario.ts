@@ -1,9 +1,11 @@
+// Why this file is long: it is the one plain-data vocabulary of a generated scenario, each type with its contract.
 /**
  * The data of one generated scenario: what the scripted model answers, how
  * each tool call behaves, what the hooks decide, and what the host does and
  * when. Plain, printable data (fast-check prints it as the counterexample),
  * turned into a live run by `run-agent-scenario.ts` / `run-turn-scenario.ts`.
  */
+import type { Usage } from "@mariozechner/pi-ai";
 import type { HostileHostSpec } from "./hostile-host.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
@@ -99,6 +101,8 @@ export interface ResponseSpec {
   eventDelayMs: number;
   /** Characters per delta; `undefined` splits text into words. */
   chunkSize: number | undefined;
+  /** The usage the provider reports (`reported-usage.ts`); absent: all zeros. */
+  usage?: Usage;
 }
 
 /**

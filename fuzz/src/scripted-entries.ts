@@ -70,6 +70,7 @@ export function scriptedResponse(spec: ResponseSpec): ScriptedResponse {
     ...(spec.stopReason === "length" && { stopReason: "length" as const }),
     eventDelayMs: spec.eventDelayMs,
     ...(spec.chunkSize !== undefined && { chunkSize: spec.chunkSize }),
+    ...(spec.usage !== undefined && { usage: spec.usage }),
   });
 }
 
