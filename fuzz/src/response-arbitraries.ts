@@ -142,6 +142,7 @@ export function responseArbitrary(options: ResponseArbitraryOptions): fc.Arbitra
     stopReason: fc.oneof(
       { weight: 10, arbitrary: fc.constant("natural" as const) },
       { weight: 1, arbitrary: fc.constant("length" as const) },
+      { weight: 1, arbitrary: fc.constant("aborted" as const) },
     ),
     ending: streamEndingArbitrary({ hangs: options.hangs }),
     eventDelayMs: fc.oneof(

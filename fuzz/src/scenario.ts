@@ -94,8 +94,8 @@ export interface ResponseSpec {
   /** Visible text after the token, or `undefined` for no text block. */
   text: string | undefined;
   calls: CallSpec[];
-  /** `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token limit. */
-  stopReason: "natural" | "length";
+  /** `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token limit. `aborted`: the provider ended it so, unasked. */
+  stopReason: "natural" | "length" | "aborted";
   ending: StreamEnding;
   /** Delay before every event, on the virtual clock (0: microtasks only). */
   eventDelayMs: number;
