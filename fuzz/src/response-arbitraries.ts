@@ -59,6 +59,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       delay: delayArbitrary,
       updates: fc.nat({ max: 3 }),
       lateUpdate: rarely("1/4"),
+      oddUpdateDetails: rarely("1/4"),
       terminate: rarely("1/4"),
       isError: rarely("1/8"),
     }),

@@ -25,6 +25,8 @@ export type ToolBehaviour =
       updates: number;
       /** One more `onUpdate` after the tool settled (must be ignored). */
       lateUpdate: boolean;
+      /** Progress details with a cycle, a bigint and a function (a runner's traces stay JSON-safe, invariant 20). */
+      oddUpdateDetails?: boolean;
       terminate: boolean;
       isError: boolean;
     }
