@@ -85,7 +85,7 @@ export function scriptedTexts(scenario: TurnScenario, respondTexts: ReadonlyMap<
 export interface TurnCheckOptions {
   /** The caller's signal was aborted before `runTurn`. */
   abortedBeforeStart?: boolean;
-  /** The writer fails on some event (it may add a debug.trace). */
+  /** The writer (or the host's event-id source) fails on some event (it may add a debug.trace). */
   writerFails?: boolean;
   /** The writer answers late or never from some event on (events waiting behind it may be dropped, as announced). */
   writerMayStall?: boolean;
@@ -135,7 +135,8 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
   const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {
     abortedBeforeStart: scenario.abortBeforeStart,
-    writerFails: failAt !== undefined || slow?.answer === "reject",
+    // A failing event-id source fails the turn like a failing writer: its failure trace may come before `aborted`.
+    writerFails: failAt !== undefined || slow?.answer === "reject" || scenario.allocatorFailure?.target === "event",
     writerMayStall: slow !== undefined,
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
     subAgentNames: (scenario.subAgents ?? []).map((agent) => agent.name),

@@ -50,8 +50,10 @@ export function checkEventsPersistable(events: readonly RuntimeEvent[]): void {
   for (const event of events) {
     const where = `seq ${event.seq} (${event.type})`;
     const validation = validateRuntimeEvent(event);
-    if (!validation.ok)
-      throw new InvariantViolation(INVARIANT, `${where}: ${validation.errors.slice(0, 3).join("; ")}`);
+    if (!validation.ok) {
+      const excerpt = (JSON.stringify(event.payload) ?? "").slice(0, 400);
+      throw new InvariantViolation(INVARIANT, `${where}: ${validation.errors.slice(0, 3).join("; ")} in ${excerpt}`);
+    }
     const problem = jsonProblem(event.payload, "payload", new Set());
     if (problem) throw new InvariantViolation(INVARIANT, `${where}: ${problem}`);
   }
