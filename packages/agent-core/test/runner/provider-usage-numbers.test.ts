@@ -5,7 +5,7 @@
  * `finish` usage is what the turn counted for it.
  */
 import { type AssistantMessage, createAssistantMessageEventStream } from "@mariozechner/pi-ai";
-import { assistantMessage, response, toolCall } from "@turnkit/agent-loop/testing";
+import { assistantMessage, response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
 import { validateRuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
@@ -70,6 +70,21 @@ describe("usage numbers a provider reports", () => {
     }
     for (const message of turn.transcript)
       if (message.role === "assistant") expect(message.usage).toEqual(countedUsage);
+  });
+
+  it("on a response the loop cut off itself (the host's id allocator failed) are counted as zero too", async () => {
+    const turn = await runCheckedTurn({
+      script: [response([text("half an answer")], { usage: brokenUsage, chunkSize: 1 })],
+      runnerOptions: {
+        allocateMessageId: () => {
+          throw new Error("id service down");
+        },
+      },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "internal" } });
+    expectPersistable(turn.events);
+    const assistant = turn.transcript.find((message) => message.role === "assistant");
+    expect(assistant).toMatchObject({ usage: countedUsage });
   });
 
   it("that are missing are counted as zero, and the persisted message carries a usage", async () => {
