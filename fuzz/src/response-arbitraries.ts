@@ -19,6 +19,7 @@ import {
   type ToolModes,
   UNKNOWN_TOOL,
 } from "./scenario.js";
+import { reportedUsageArbitrary } from "./reported-usage.js";
 
 /** Words of generated text: plain, accented, CJK, an emoji, JSON-ish punctuation. */
 const WORDS = ["alpha", "beta", "done", "ok", "naïve", "数据", "🙂", '{"x":', "line\nbreak", "tab\there", "  spaced"];
@@ -58,6 +59,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       delay: delayArbitrary,
       updates: fc.nat({ max: 3 }),
       lateUpdate: rarely("1/4"),
+      oddUpdateDetails: rarely("1/4"),
       terminate: rarely("1/4"),
       isError: rarely("1/8"),
       malformed: rarely("1/8"),
@@ -142,6 +144,7 @@ export function responseArbitrary(options: ResponseArbitraryOptions): fc.Arbitra
     stopReason: fc.oneof(
       { weight: 10, arbitrary: fc.constant("natural" as const) },
       { weight: 1, arbitrary: fc.constant("length" as const) },
+      { weight: 1, arbitrary: fc.constant("aborted" as const) },
     ),
     ending: streamEndingArbitrary({ hangs: options.hangs }),
     eventDelayMs: fc.oneof(
@@ -149,6 +152,7 @@ export function responseArbitrary(options: ResponseArbitraryOptions): fc.Arbitra
       { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) },
     ),
     chunkSize: oneIn(3, fc.integer({ min: 1, max: 12 })),
+    usage: oneIn(4, reportedUsageArbitrary),
   });
 }
 

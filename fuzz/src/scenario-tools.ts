@@ -72,12 +72,24 @@ interface PerformedResult {
   isError?: boolean;
 }
 
+/** Progress details no JSON writes as they are: a cycle, a bigint, a function, `undefined` and `NaN` in a list. */
+function oddDetails(callId: string): Record<string, unknown> {
+  const details: Record<string, unknown> = {
+    callId,
+    bytes: 10n,
+    format: () => callId,
+    list: [1, undefined, Number.NaN],
+  };
+  details.self = details;
+  return details;
+}
+
 /** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
 async function perform(
   callId: string,
   environment: ToolEnvironment,
   signal: AbortSignal | undefined,
-  update: ((text: string) => void) | undefined,
+  update: ((text: string, oddDetails?: boolean) => void) | undefined,
   asking?: { askHost: AskHost | undefined; callKey: string },
 ): Promise<PerformedResult> {
   environment.executed.push(callId);
@@ -104,7 +116,7 @@ async function perform(
     }
     case "result": {
       for (let index = 0; index < behaviour.updates; index++) {
-        update?.(`${callId} progress ${index + 1}`);
+        update?.(`${callId} progress ${index + 1}`, behaviour.oddUpdateDetails);
         await wait(behaviour.delay, environment.clock, signal);
       }
       if (behaviour.updates === 0) await wait(behaviour.delay, environment.clock, signal);
@@ -168,7 +180,11 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
           ctx.toolCallId,
           environment,
           signal,
-          (text) => onUpdate({ content: [{ type: "text", text }], details: { callId: ctx.toolCallId } }),
+          (text, odd) =>
+            onUpdate({
+              content: [{ type: "text", text }],
+              details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
+            }),
           { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
         ),
     }),

@@ -1,9 +1,11 @@
+// Why this file is long: it is the one plain-data vocabulary of a generated scenario, each type with its contract.
 /**
  * The data of one generated scenario: what the scripted model answers, how
  * each tool call behaves, what the hooks decide, and what the host does and
  * when. Plain, printable data (fast-check prints it as the counterexample),
  * turned into a live run by `run-agent-scenario.ts` / `run-turn-scenario.ts`.
  */
+import type { Usage } from "@mariozechner/pi-ai";
 import type { HostileHostSpec } from "./hostile-host.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 
@@ -24,6 +26,8 @@ export type ToolBehaviour =
       updates: number;
       /** One more `onUpdate` after the tool settled (must be ignored). */
       lateUpdate: boolean;
+      /** Progress details with a cycle, a bigint and a function (a runner's traces stay JSON-safe, invariant 20). */
+      oddUpdateDetails?: boolean;
       terminate: boolean;
       isError: boolean;
       /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
@@ -95,13 +99,15 @@ export interface ResponseSpec {
   /** Visible text after the token, or `undefined` for no text block. */
   text: string | undefined;
   calls: CallSpec[];
-  /** `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token limit. */
-  stopReason: "natural" | "length";
+  /** `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token limit. `aborted`: the provider ended it so, unasked. */
+  stopReason: "natural" | "length" | "aborted";
   ending: StreamEnding;
   /** Delay before every event, on the virtual clock (0: microtasks only). */
   eventDelayMs: number;
   /** Characters per delta; `undefined` splits text into words. */
   chunkSize: number | undefined;
+  /** The usage the provider reports (`reported-usage.ts`); absent: all zeros. */
+  usage?: Usage;
 }
 
 /**

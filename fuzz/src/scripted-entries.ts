@@ -67,9 +67,10 @@ export function scriptedResponse(spec: ResponseSpec): ScriptedResponse {
   if (spec.text !== undefined) blocks.push(text(markedText(spec.token, spec.text)));
   for (const call of spec.calls) blocks.push(toolCall(call.tool, callArguments(call.args), { id: call.id }));
   return response(blocks, {
-    ...(spec.stopReason === "length" && { stopReason: "length" as const }),
+    ...(spec.stopReason !== "natural" && { stopReason: spec.stopReason }),
     eventDelayMs: spec.eventDelayMs,
     ...(spec.chunkSize !== undefined && { chunkSize: spec.chunkSize }),
+    ...(spec.usage !== undefined && { usage: spec.usage }),
   });
 }
 

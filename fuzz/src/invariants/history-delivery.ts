@@ -3,7 +3,8 @@
  * delivered once, in order: the caller's history is never sent back, a
  * delta never repeats a message the host already stored, dropped responses
  * are never delivered, one `message.persisted` follows each accepted change
- * (or is among the events announced as dropped),
+ * (or is among the events announced as dropped), once a change was refused
+ * no later one is accepted (the hook that refused it would see a gap),
  * and every tool call the host saw resolved has its result in the history.
  */
 import type { AgentMessage } from "@turnkit/agent-loop";
@@ -66,6 +67,10 @@ export function checkHistoryDelivery(observation: TurnRunObservation): AgentMess
     (event): event is RuntimeEvent<"message.persisted"> => event.type === "message.persisted",
   );
   const accepted = observation.offered.filter((offer) => offer.accepted);
+  // A chain that refused a change (a hook threw or was given up on) is never handed a later one: no gap in a store.
+  const refused = observation.offered.findIndex((offer) => !offer.accepted);
+  if (refused >= 0 && observation.offered.slice(refused).some((offer) => offer.accepted))
+    fail(`change #${refused} was refused, yet a later change reached the whole hook chain (its store has a gap)`);
   // A writer given up on never received the last ones; the runner's notice counts them.
   const dropped = droppedOfType(observation.events, "message.persisted");
   if (persisted.length + dropped !== accepted.length)

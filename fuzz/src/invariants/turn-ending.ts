@@ -1,7 +1,8 @@
 /**
  * Invariant 3: `runTurn` resolved (never rejected) with exactly one outcome,
  * and the last event is the matching terminal `session.status`, after
- * a `running` first event, with nothing after it.
+ * a `running` first event, with nothing after it; `aborted` only when the
+ * caller's signal fired.
  */
 import { assertRuntimeEventSequence } from "@turnkit/agent-core/testing";
 import type { TurnOutcome } from "@turnkit/protocol";
@@ -37,6 +38,9 @@ export function checkTurnEnding(
     return fail(error instanceof Error ? error.message : String(error));
   }
   if (terminal !== outcome.kind) fail(`the terminal status is ${terminal} but the outcome is ${outcome.kind}`);
+  // `aborted` means the caller's signal fired, also when the provider ended a response as aborted on its own.
+  if (outcome.kind === "aborted" && !observation.callerAborted)
+    fail("the outcome is aborted, yet the caller never aborted");
   if (options.abortedBeforeStart) {
     if (outcome.kind !== "aborted")
       fail(`the caller's signal was aborted before the turn, yet the outcome is ${outcome.kind}`);

@@ -8,6 +8,7 @@ import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
 import type { AttemptEventObserver } from "./retry-attempt.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
 import { responseProblem } from "../messages/content-checks.js";
+import { countedUsage } from "./provider-usage.js";
 import {
   createFailureMessage,
   errorText,
@@ -208,6 +209,7 @@ export class WatchedAttempt {
       const final = event.type === "done" ? event.message : event.error;
       const problem = responseProblem(final);
       if (problem) return this.failMalformed(final, problem);
+      final.usage = countedUsage(final.usage);
       this.finish();
       // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
       releaseIterator(this.source);
@@ -238,6 +240,7 @@ export class WatchedAttempt {
 
   /** Ends the attempt with `message`: the next read answers its terminal event; a pending read returns at once. */
   private decide(message: AssistantMessage): void {
+    message.usage = countedUsage(message.usage);
     this.finish();
     this.decided = { type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message };
     this.settles?.settle(message);

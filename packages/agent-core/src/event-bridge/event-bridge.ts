@@ -15,6 +15,7 @@ import type {
 } from "@turnkit/protocol";
 import { classifyError } from "../call-stack/classify-error.js";
 import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
+import { jsonSafe } from "./json-safe.js";
 
 /**
  * Host hook that names assistant messages. Called once per
@@ -180,10 +181,10 @@ export class EventBridge {
     }
   }
 
-  /** Emits a `debug.trace` payload. */
+  /** Emits a `debug.trace` payload; its `attrs` as a JSON-safe copy (they may hold what host code handed over). */
   trace(phase: string, level: DebugTracePayload["level"], message: string, attrs?: Record<string, unknown>): void {
     const payload: DebugTracePayload = { phase, level, message };
-    if (attrs) payload.attrs = attrs;
+    if (attrs) payload.attrs = jsonSafe(attrs) as Record<string, unknown>;
     this.emit("debug.trace", payload);
   }
 

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type StepReport } from "@turnkit/protocol";
+import { countedUsage } from "../call-stack/provider-usage.js";
 import { EventBridge } from "../event-bridge/event-bridge.js";
 import { describeValue } from "../messages/content-checks.js";
 import { runAfterLlmHooks } from "./after-llm-hooks.js";
@@ -78,6 +79,8 @@ function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | voi
  */
 function onMessageEnd(turn: RunningTurn, event: MessageEndEvent): Promise<void> | void {
   const { message } = event;
+  // Every response reaches events and history here, also one the loop built from a partial it gave up on.
+  if (message.role === "assistant") message.usage = countedUsage(message.usage);
   if (message.role === "assistant" && !isErrorOrAborted(message) && hookArray(turn.hooks.afterLlmCallHook).length > 0) {
     return runAfterLlmHooks(turn, message).then(() => emitAndDeliver(turn, event));
   }

@@ -11,8 +11,9 @@ import type { RunningTurn } from "./turn-state.js";
  * `message.persisted`; host messages in a change the whole chain accepted
  * count as delivered. A hook that throws fails the turn (code `hook`),
  * stops the Agent and rethrows: history is never silently lost. A hook
- * given up on after the abort is cut off with the hooks after it: none of
- * them is called again (they would see a gap), while the hooks before it
+ * that threw, or was given up on after the abort, is cut off with the
+ * hooks after it: none of them is called again (they would see a gap:
+ * a tool result whose call they never stored), while the hooks before it
  * keep receiving every change; a change the whole chain did not accept is
  * not announced, and its host messages are handed back in the outcome.
  * Once the turn has settled, nothing is delivered.
@@ -44,6 +45,8 @@ async function deliverThroughHooks(
           hook(change, { sessionId: turn.input.sessionId, turnId: turn.input.turnId }),
         );
       } catch (error) {
+        // It and the hooks after it never see a later change: their stores would hold messages after a gap.
+        turn.historyHooksCutAt = index;
         // A host hook failed: code `hook` (ErrorCode), as for every other hook that fails a turn.
         failTurn(
           turn,

@@ -1,5 +1,6 @@
 import type { Usage } from "@mariozechner/pi-ai";
 import type { ProtocolUsage, TurnUsage } from "@turnkit/protocol";
+import { countedCount } from "../call-stack/provider-usage.js";
 
 /** Which kind of request spent the tokens: the agent loop's own, or a hook's (compaction, a classifier). */
 export type RequestFamily = "main" | "auxiliary";
@@ -19,22 +20,18 @@ export function zeroUsage(): ProtocolUsage {
 /** Adds `usage` into `into`; a missing or non-finite count adds nothing (a provider's usage is untrusted). */
 export function addUsage(into: ProtocolUsage, usage: Usage | ProtocolUsage | undefined): void {
   if (!usage) return;
-  into.input += finite(usage.input);
-  into.output += finite(usage.output);
-  into.cacheRead += finite(usage.cacheRead);
-  into.cacheWrite += finite(usage.cacheWrite);
-  into.totalTokens += finite(usage.totalTokens);
+  into.input += countedCount(usage.input);
+  into.output += countedCount(usage.output);
+  into.cacheRead += countedCount(usage.cacheRead);
+  into.cacheWrite += countedCount(usage.cacheWrite);
+  into.totalTokens += countedCount(usage.totalTokens);
   const cost = usage.cost;
   if (!cost) return;
-  into.cost.input += finite(cost.input);
-  into.cost.output += finite(cost.output);
-  into.cost.cacheRead += finite(cost.cacheRead);
-  into.cost.cacheWrite += finite(cost.cacheWrite);
-  into.cost.total += finite(cost.total);
-}
-
-function finite(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+  into.cost.input += countedCount(cost.input);
+  into.cost.output += countedCount(cost.output);
+  into.cost.cacheRead += countedCount(cost.cacheRead);
+  into.cost.cacheWrite += countedCount(cost.cacheWrite);
+  into.cost.total += countedCount(cost.total);
 }
 
 /** A copy of one of the ledger's usages (its cost copied too). */

@@ -13,6 +13,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createVirtualClock, hang, response, text, toolCall } from "@turnkit/agent-loop/testing";
+import { ErrorCode } from "@turnkit/protocol";
 import type { PiTurnRunnerOptions } from "../../src/pi-turn-runner/runner-options.js";
 import type { RunScriptedTurnOptions, ScriptedTurnResult } from "@turnkit/agent-core/testing";
 import {
@@ -202,5 +203,16 @@ describe("abort", () => {
     });
     expect(turn.requests).toHaveLength(1);
     expect(polls).toBe(65);
+  });
+
+  it("a response the provider ended as aborted while nobody aborted the turn: failed (upstream), not aborted", async () => {
+    const controller = new AbortController();
+    const turn = await runWithAbort(controller, {
+      script: [response([text("half an ans")], { stopReason: "aborted", errorMessage: "socket closed by peer" })],
+    });
+    expect(controller.signal.aborted).toBe(false);
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Upstream } });
+    expect((turn.outcome as { message: string }).message).toContain("socket closed by peer");
+    expect(turn.writer.statuses().at(-1)).toBe("failed");
   });
 });

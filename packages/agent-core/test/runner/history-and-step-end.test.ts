@@ -92,6 +92,34 @@ describe("onHistoryChangedHook", () => {
     expect(turn.delivered.map((message) => message.role)).toEqual(["user"]);
     expect(turn.writer.ofType("message.persisted")).toHaveLength(1);
   });
+
+  it("a hook that threw is never handed later history: its store never holds a tool result without its call", async () => {
+    const received: string[][] = [];
+    let failed = false;
+    const tool = createRecordingTool("look", { executionMode: "parallel" });
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("look", { value: "1" })]), "never"],
+      input: {
+        tools: [tool],
+        hooks: {
+          onHistoryChangedHook: (change) => {
+            received.push(change.messages.map((message) => message.role));
+            if (change.messages.some((message) => message.role === "assistant") && !failed) {
+              failed = true;
+              throw new Error("database unavailable");
+            }
+          },
+        },
+      },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Hook } });
+    // The change it refused was the last one it saw: no tool result (or aborted answer) after a gap.
+    expect(received).toEqual([["user"], ["assistant"]]);
+    expect(turn.transcript.map((message) => message.role)).toEqual(["user"]);
+    expect(
+      turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages.map((message) => message.role)),
+    ).toEqual(["user"]);
+  });
 });
 
 describe("onStepEndHook", () => {
