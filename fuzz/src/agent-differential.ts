@@ -170,7 +170,10 @@ function wallClockAside(key: string, value: unknown): unknown {
 function requestLine(request: AgentScenarioObservation["requests"][number], index: number): string {
   const { context, options } = request;
   const tools = (context.tools ?? []).map((tool) => `${tool.name}:${JSON.stringify(tool.parameters)}`);
+  // Keys whose value is undefined read as absent (as a deep equality without strictness reads them): Turnkit's
+  // requests also carry its own hooks' keys, undefined when the agent has none.
   const optionText = Object.keys(options ?? {})
+    .filter((key) => (options as Record<string, unknown>)[key] !== undefined)
     .sort()
     .map((key) => `${key}=${optionValue((options as Record<string, unknown>)[key])}`);
   return `request ${index}: ${JSON.stringify(context.systemPrompt)} ${JSON.stringify(context.messages, wallClockAside)} tools ${tools.join(",")} options ${optionText.join(" ")}`;

@@ -26,11 +26,7 @@ export type AgentRunSettings = Pick<
  * from the state as they are now, the agent's settings, and queue polls that
  * drain its steering and follow-up queues. With `skipInitialSteeringPoll`,
  * the first steering poll returns nothing (the run was started from those
- * steering messages already). The object is what every request of the run
- * hands its stream function as options (with `apiKey` and `signal`), as in
- * pi's `Agent`: the same keys, plus `onToolExecutionStart`,
- * `shouldStopAfterTurn` and `shouldStopAfterSteering` only when the agent
- * has them.
+ * steering messages already).
  */
 export function agentRunConfig(
   settings: AgentRunSettings,
@@ -39,7 +35,7 @@ export function agentRunConfig(
   skipInitialSteeringPoll: boolean,
 ): AgentLoopConfig {
   let skipSteeringPoll = skipInitialSteeringPoll;
-  const config: AgentLoopConfig = {
+  return {
     model: state.model,
     reasoning: state.thinkingLevel === "off" ? undefined : state.thinkingLevel,
     sessionId: settings.sessionId,
@@ -51,6 +47,9 @@ export function agentRunConfig(
     toolExecution: settings.toolExecution,
     beforeToolCall: settings.beforeToolCall,
     afterToolCall: settings.afterToolCall,
+    onToolExecutionStart: settings.onToolExecutionStart,
+    shouldStopAfterTurn: settings.shouldStopAfterTurn,
+    shouldStopAfterSteering: settings.shouldStopAfterSteering,
     convertToLlm: settings.convertToLlm,
     transformContext: settings.transformContext,
     getApiKey: settings.getApiKey,
@@ -63,10 +62,4 @@ export function agentRunConfig(
     },
     getFollowUpMessages: async () => queues.followUp.drain(),
   };
-  // The hooks pi's Agent does not have are set only when given, so a request's options carry the keys pi's do.
-  const { onToolExecutionStart, shouldStopAfterTurn, shouldStopAfterSteering } = settings;
-  if (onToolExecutionStart) config.onToolExecutionStart = onToolExecutionStart;
-  if (shouldStopAfterTurn) config.shouldStopAfterTurn = shouldStopAfterTurn;
-  if (shouldStopAfterSteering) config.shouldStopAfterSteering = shouldStopAfterSteering;
-  return config;
 }
