@@ -9,8 +9,22 @@ export function countedCount(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-const USAGE_COUNTS = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"] as const;
-const COST_PARTS = ["input", "output", "cacheRead", "cacheWrite", "total"] as const;
+/** A count the turn keeps as it is: a number from 0 up, finite (`NaN` fails the comparison). */
+function isKept(value: unknown): boolean {
+  return typeof value === "number" && value >= 0 && value !== Number.POSITIVE_INFINITY;
+}
+
+/** True when every count and cost of `usage` is kept as it is (see {@link countedCount}). */
+function isCountedAlready(usage: unknown): usage is Usage {
+  if (typeof usage !== "object" || usage === null) return false;
+  const { input, output, cacheRead, cacheWrite, totalTokens, cost } = usage as Partial<Usage>;
+  if (!(isKept(input) && isKept(output) && isKept(cacheRead) && isKept(cacheWrite) && isKept(totalTokens)))
+    return false;
+  if (typeof cost !== "object" || cost === null) return false;
+  return (
+    isKept(cost.input) && isKept(cost.output) && isKept(cost.cacheRead) && isKept(cost.cacheWrite) && isKept(cost.total)
+  );
+}
 
 /**
  * A provider's usage as the turn counts it: `usage` itself when every count
@@ -19,16 +33,9 @@ const COST_PARTS = ["input", "output", "cacheRead", "cacheWrite", "total"] as co
  * is JSON-safe and equals what the turn's report added for it.
  */
 export function countedUsage(usage: unknown): Usage {
+  if (isCountedAlready(usage)) return usage;
   const given = (typeof usage === "object" && usage !== null ? usage : {}) as Partial<Usage>;
   const cost = (typeof given.cost === "object" && given.cost !== null ? given.cost : {}) as Partial<Usage["cost"]>;
-  const kept = (value: unknown) => value === 0 || countedCount(value) === value;
-  if (
-    usage === given &&
-    given.cost === cost &&
-    USAGE_COUNTS.every((key) => kept(given[key])) &&
-    COST_PARTS.every((key) => kept(cost[key]))
-  )
-    return given as Usage;
   return {
     input: countedCount(given.input),
     output: countedCount(given.output),

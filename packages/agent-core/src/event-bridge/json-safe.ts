@@ -1,5 +1,7 @@
 /**
- * A copy of `value` that `JSON.stringify` accepts and reads back as it is:
+ * `value` itself when it is plain JSON already (strings, finite numbers,
+ * booleans, null, arrays and plain objects of them, no cycle), else a copy
+ * of it that `JSON.stringify` accepts and reads back as it is:
  * what JSON would write for it, without its two crashes. A cycle becomes
  * the string `"[Circular]"`, a bigint its decimal string; as in JSON, a
  * non-finite number or a function, symbol or `undefined` in a list becomes
@@ -9,7 +11,37 @@
  * contract.
  */
 export function jsonSafe(value: unknown): unknown {
-  return copy(value, new Set());
+  // Most attributes are a few numbers and strings the runner built: they are checked, not copied.
+  return isPlainJson(value, 0) ? value : copy(value, new Set());
+}
+
+/** Deeper than this, a value is copied (the copy finds cycles; the check does not look for them). */
+const PLAIN_DEPTH = 16;
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key in value) {
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 function copy(value: unknown, open: Set<object>): unknown {
