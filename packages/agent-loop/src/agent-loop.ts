@@ -1,6 +1,7 @@
 import { EventStream, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { streamAssistantResponse } from "./assistant-response.js";
 import { LoopRun } from "./loop-run.js";
+import { assertAgentMessages } from "./message-checks.js";
 import { ToolResultText } from "./synthetic-messages.js";
 import { executeToolBatch } from "./tool-batch.js";
 import { refuseToolCalls } from "./tool-call-results.js";
@@ -23,7 +24,9 @@ import type {
  * Returns at once; the stream yields every event and always ends with
  * `agent_end`, whose messages `result()` resolves to. It never errors: a
  * failure inside the run (a stream function or callback that throws) ends it
- * with an `error` assistant message.
+ * with an `error` assistant message. Turnkit addition: throws a `TypeError`
+ * naming the field, synchronously and before any event, when a prompt is
+ * malformed (as `Agent.prompt` checks them).
  */
 export function agentLoop(
   prompts: AgentMessage[],
@@ -32,6 +35,7 @@ export function agentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): EventStream<AgentEvent, AgentMessage[]> {
+  assertAgentMessages(prompts, "agentLoop", "prompts");
   const stream = createAgentEventStream();
   void runAgentLoop(prompts, context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
     stream.end(messages),
@@ -61,7 +65,8 @@ export function agentLoopContinue(
 /**
  * {@link agentLoop} with an awaited event sink instead of a stream: each
  * event is handed to `emit` and the loop waits for it before going on.
- * Resolves to the messages the run added; never rejects.
+ * Resolves to the messages the run added; rejects only with a `TypeError`
+ * for a malformed prompt (checked before any event).
  */
 export async function runAgentLoop(
   prompts: AgentMessage[],
@@ -71,6 +76,7 @@ export async function runAgentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
+  assertAgentMessages(prompts, "runAgentLoop", "prompts");
   const run = new LoopRun(
     { ...context, messages: [...context.messages, ...prompts] },
     [...prompts],

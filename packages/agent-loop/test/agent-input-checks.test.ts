@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentMessage } from "../src/index.js";
+import { Agent, type AgentMessage, agentLoop, runAgentLoop } from "../src/index.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, testTool, user } from "./support/scenario.js";
 
@@ -187,5 +187,30 @@ describe("the Agent refuses options of the wrong kind, naming the option", () =>
       agent.followUpMode = "many" as Loose;
     }).toThrow(new TypeError('Agent: followUpMode must be one of "one-at-a-time", "all", got "many"'));
     expect(agent.followUpMode).toBe("all");
+  });
+});
+
+describe("the stateless loop refuses malformed prompts before any event", () => {
+  const context = { systemPrompt: "", messages: [], tools: [] };
+
+  it("agentLoop throws a TypeError at the call; runAgentLoop rejects with one; no request is made", async () => {
+    const { scripted } = createAgentScenario(["never asked"]);
+    const config = { model: scripted.model, convertToLlm: (messages: AgentMessage[]) => messages as never };
+    const events: string[] = [];
+    expect(() =>
+      agentLoop([user("a"), { role: "user", content: 5 }] as Loose, context, config, undefined, scripted.streamFn),
+    ).toThrow(new TypeError("agentLoop: prompts[1].content must be a string or an array of content blocks, got 5"));
+    await expect(
+      runAgentLoop(
+        [null] as Loose,
+        context,
+        config,
+        (event) => void events.push(event.type),
+        undefined,
+        scripted.streamFn,
+      ),
+    ).rejects.toThrow(new TypeError("runAgentLoop: prompts[0] must be a message object with a role, got null"));
+    expect(events).toEqual([]);
+    expect(scripted.requests).toHaveLength(0);
   });
 });
