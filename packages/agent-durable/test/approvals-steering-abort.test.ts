@@ -10,16 +10,7 @@ const fixture = useDurableFixture([{ id: "a1", env: { LEASE_MS: "1500" } }]);
 
 describe("a turn whose workflow ends without an outcome", () => {
   it("outcome() and follow() reject with a DurableTurnError (workflow_failed, DBOS's error as cause); status says failed", async () => {
-    const turn = await fixture.client.start({
-      sessionId: "s-cancelled",
-      turnId: "cancelled",
-      userMessage: { text: "write it" },
-      metadata: { scenario: "approval" },
-    });
-    await waitFor(
-      "the approval request",
-      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
-    );
+    const turn = await fixture.startWaitingForApproval("cancelled");
     // A reader follows the turn, waiting for its ending.
     const followed: RuntimeEvent[] = [];
     const stopFollowing = new AbortController();
@@ -55,16 +46,7 @@ describe("a turn whose workflow ends without an outcome", () => {
 
 describe("approvals", () => {
   it("an approval asked before a crash is answered from another process after the asking worker restarted", async () => {
-    const turn = await fixture.client.start({
-      sessionId: "s-approve",
-      turnId: "approve",
-      userMessage: { text: "write it" },
-      metadata: { scenario: "approval", toolMs: 20 },
-    });
-    await waitFor(
-      "the approval request",
-      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
-    );
+    const turn = await fixture.startWaitingForApproval("approve", { toolMs: 20 });
     const [asked] = await fixture.eventsOfType(turn, "action.required");
     expect(asked.payload).toMatchObject({
       requestId: approvalRequestId("approve-call-0"),
@@ -165,16 +147,7 @@ describe("abort", () => {
   }, 60_000);
 
   it("aborts a turn waiting for approval: the call is answered, never run", async () => {
-    const turn = await fixture.client.start({
-      sessionId: "s-abort-wait",
-      turnId: "abort-wait",
-      userMessage: { text: "write it" },
-      metadata: { scenario: "approval" },
-    });
-    await waitFor(
-      "the approval request",
-      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
-    );
+    const turn = await fixture.startWaitingForApproval("abort-wait");
     await fixture.client.abort(turn);
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
     const events = await fixture.client.readEvents(turn);

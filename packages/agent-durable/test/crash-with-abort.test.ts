@@ -69,17 +69,7 @@ describe("idempotency keys", () => {
 
 describe("an abort whose process died half-way", () => {
   it("a turn waiting for approval ends aborted though the abort's notice never came", async () => {
-    const turn = await fixture.client.start({
-      sessionId: "s-half-abort",
-      turnId: "half-abort",
-      userMessage: { text: "write it" },
-      metadata: { scenario: "approval" },
-    });
-    await waitFor(
-      "the approval request",
-      async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
-      60_000,
-    );
+    const turn = await fixture.startWaitingForApproval("half-abort", {}, 60_000);
     // An abort request without its notice, as a client that wrote the two apart could leave it when its process
     // was killed between them (`abort` now commits them together).
     const db = new pg.Client({ connectionString: fixture.postgres.url });

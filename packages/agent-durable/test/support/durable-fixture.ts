@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import { DurableTurnClient, type DurableTurnRef } from "../../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../../src/testing/index.js";
 import type { CountRecord } from "./scenario-turns.js";
-import { WorkerCluster } from "./worker-cluster.js";
+import { WorkerCluster, waitFor } from "./worker-cluster.js";
 
 /** What a test file shares: one Postgres, a client in the test process, its worker processes. */
 export interface DurableFixture {
@@ -17,6 +17,16 @@ export interface DurableFixture {
   countsOf(turn: DurableTurnRef, kind: CountRecord["kind"]): number;
   /** The turn's logged events of one type. */
   eventsOfType(turn: DurableTurnRef, type: RuntimeEvent["type"]): Promise<RuntimeEvent[]>;
+  /**
+   * Starts turn `turnId` (session `s-<turnId>`, "write it") of the `approval`
+   * scenario, with `metadata` on top, and resolves once its approval request
+   * is logged (within `timeoutMs`, the default of `waitFor` if not given).
+   */
+  startWaitingForApproval(
+    turnId: string,
+    metadata?: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<DurableTurnRef>;
 }
 
 /**
@@ -55,6 +65,20 @@ export function useDurableFixture(workers: { id: string; env?: Record<string, st
       cluster!.counts().filter((c) => c.turnId === turn.turnId && c.sessionId === turn.sessionId && c.kind === kind)
         .length,
     eventsOfType: async (turn, type) => (await client!.readEvents(turn)).filter((e) => e.type === type),
+    startWaitingForApproval: async (turnId, metadata = {}, timeoutMs) => {
+      const turn = await client!.start({
+        sessionId: `s-${turnId}`,
+        turnId,
+        userMessage: { text: "write it" },
+        metadata: { scenario: "approval", ...metadata },
+      });
+      await waitFor(
+        "the approval request",
+        async () => (await fixture.eventsOfType(turn, "action.required")).length === 1,
+        timeoutMs,
+      );
+      return turn;
+    },
   };
   return fixture;
 }
