@@ -31,7 +31,8 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** True for an object that is not an array (or null): a record whose fields a check can read. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -98,10 +98,7 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
       );
       // A hook still pending when the abort grace ran out leaves the result as the tool gave it.
       const problem =
-        patch &&
-        patch !== ABANDONED &&
-        patch.content !== undefined &&
-        contentProblem(patch.content, RESULT_BLOCKS, false);
+        patch && patch !== ABANDONED && patch.content !== undefined && contentProblem(patch.content, undefined, false);
       if (problem) {
         result = errorToolResult(`afterToolCall returned malformed content: ${problem}`);
         isError = true;
@@ -128,13 +125,11 @@ async function endCall(scope: ToolCallScope, done: FinishedCall): Promise<Finish
   return done;
 }
 
-/** The block types a tool result holds. */
-const RESULT_BLOCKS: readonly string[] = ["text", "image"];
-
 /** What is wrong with a tool's answer (`undefined`: nothing): it must be an object whose `content` is a list of text and image blocks. */
 function toolResultProblem(answer: unknown): string | undefined {
   if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
     return `expected { content, details }, got ${describeValue(answer)}`;
   }
-  return contentProblem((answer as { content?: unknown }).content, RESULT_BLOCKS, false);
+  // A tool result holds text and image blocks, as a user message does (the check's default).
+  return contentProblem((answer as { content?: unknown }).content, undefined, false);
 }

@@ -14,14 +14,11 @@ import {
   blockProblem,
   contentProblem,
   describeValue,
+  isRecord,
   prefixed,
 } from "@turnkit/agent-loop/internal";
 
 export { contentProblem, describeValue };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * What is wrong with a transcript message (`undefined`: nothing): the loop's
