@@ -100,10 +100,25 @@ function kindsOf(snapshot: HeapSnapshot, urls: Map<string, string>): Map<string,
     const url = urls.get(String(script)) ?? `script ${script}`;
     places.set(node / nodeFields, `${url.replace(/^.*\/(packages|bench|node_modules)\//, "$1/")}:${line + 1}`);
   }
+  const firstEdge = new Int32Array(count + 1);
+  for (let node = 0; node < count; node++) {
+    firstEdge[node + 1] = firstEdge[node]! + nodes[node * nodeFields + edgeCountAt]! * edgeFields;
+  }
+  /** The closure a suspended async function (a `Generator` object) runs, by its `function` edge. */
+  const generatorFunction = (node: number): number => {
+    for (let edge = firstEdge[node]!; edge < firstEdge[node + 1]!; edge += edgeFields) {
+      if (strings[edges[edge + edgeNameAt]!] === "function") return edges[edge + edgeToAt]! / nodeFields;
+    }
+    return -1;
+  };
   const nameOf = (node: number): string => {
     const type = nodeTypes[nodes[node * nodeFields + typeAt]!]!;
     if (type.includes("string")) return `${type}:(string)`;
     const name = strings[nodes[node * nodeFields + nameAt]!]!.slice(0, 60);
+    if (type === "object" && name === "Generator") {
+      const fn = generatorFunction(node);
+      if (fn >= 0) return `${type}:Generator of ${nameOf(fn)}`;
+    }
     const place = type === "closure" ? places.get(node) : undefined;
     return place ? `${type}:${name || "(anonymous)"}@${place}` : `${type}:${name}`;
   };
