@@ -102,9 +102,11 @@ export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbit
       ...scenario,
       requests: scenario.requests.map(sharedResponse),
       hooks: {
-        beforeToolCall: scenario.hooks.beforeToolCall?.map((decision) => (decision === "block" ? "block" : "allow")),
+        beforeToolCall: scenario.hooks.beforeToolCall?.map((decision) =>
+          decision === "block" || decision === "throw" ? decision : "allow",
+        ),
         afterToolCall: scenario.hooks.afterToolCall?.map((decision) =>
-          decision === "throw" || decision === "terminateAgent" ? "none" : decision,
+          decision === "terminateAgent" ? "none" : decision,
         ),
         onToolExecutionStart: undefined,
         shouldStopAfterTurn: undefined,
