@@ -79,6 +79,8 @@ const settingsArbitrary: fc.Arbitrary<AgentSettingsSpec | undefined> = fc.option
       nil: undefined,
     }),
     apiKeyAnswer: fc.constantFrom(undefined, "", "key-from-host"),
+    convertToLlm: fc.constantFrom("default" as const, "rewrite" as const),
+    providerCallbacks: fc.boolean(),
   }),
   { nil: undefined },
 );
@@ -113,7 +115,9 @@ export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbit
         shouldStopAfterSteering: undefined,
         transformContext: undefined,
       },
-      actions: scenario.actions.filter((action) => action.kind === "steer" || action.kind === "followUp"),
+      actions: scenario.actions.filter(
+        (action) => action.kind === "steer" || action.kind === "followUp" || action.kind === "clear",
+      ),
       listenerFailure: undefined,
       continueWhileQueued: false,
     }),

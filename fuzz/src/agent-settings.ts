@@ -9,6 +9,10 @@ export interface AgentSettingsSpec {
   thinkingBudgets: { low?: number; high?: number } | undefined;
   /** `getApiKey` answers this key (`""`: an empty answer; `undefined`: no `getApiKey`). */
   apiKeyAnswer: string | undefined;
+  /** `rewrite`: a host's asynchronous `convertToLlm` that marks user messages; `default`: the Agent's own. */
+  convertToLlm: "default" | "rewrite";
+  /** Whether the Agent has `onPayload` and `onResponse` callbacks (each request must pass them on). */
+  providerCallbacks: boolean;
 }
 
 /** `prompt(message)`, `prompt(text)`, `prompt(text, images)`, or `prompt([message, message])`. */

@@ -28,11 +28,11 @@ const triggerArbitrary: fc.Arbitrary<Trigger> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 20_000 }).map((ms): Trigger => ({ kind: "time", ms })) },
 );
 
-/** Host actions; `abort` can be left out when a scenario must end on its own, `malformed` is for Agent scenarios. */
+/** Host actions; `abort` can be left out when a scenario must end on its own, `agentOnly` adds the actions only an `Agent` takes (`malformed`, `clear`). */
 export function hostActionsArbitrary(options: {
   abort: boolean;
   maxLength: number;
-  malformed?: boolean;
+  agentOnly?: boolean;
 }): fc.Arbitrary<HostAction[]> {
   const kinds: fc.WeightedArbitrary<HostAction["kind"]>[] = [
     { weight: 3, arbitrary: fc.constant("steer" as const) },
@@ -40,7 +40,10 @@ export function hostActionsArbitrary(options: {
     { weight: 2, arbitrary: fc.constant("followUp" as const) },
   ];
   if (options.abort) kinds.push({ weight: 2, arbitrary: fc.constant("abort" as const) });
-  if (options.malformed) kinds.push({ weight: 1, arbitrary: fc.constant("malformed" as const) });
+  if (options.agentOnly) {
+    kinds.push({ weight: 1, arbitrary: fc.constant("malformed" as const) });
+    kinds.push({ weight: 1, arbitrary: fc.constant("clear" as const) });
+  }
   return fc.array(fc.record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds) }), { maxLength: options.maxLength });
 }
 

@@ -3,7 +3,7 @@
  * the scripted model on a virtual clock, and records everything the
  * invariants need.
  */
-import type { Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { Context, Message, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
 import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
@@ -141,6 +141,7 @@ export async function runAgentScenario(
   });
   if (scenario.settings) agent.state.thinkingLevel = scenario.settings.thinkingLevel;
 
+  let clears = 0;
   const perform = (action: HostAction) => {
     switch (action.kind) {
       case "steer":
@@ -157,6 +158,9 @@ export async function runAgentScenario(
         return;
       case "malformed":
         malformedCalls.push(handOverMalformed(agent, malformedCalls.length));
+        return;
+      case "clear":
+        CLEAR_QUEUES[clears++ % CLEAR_QUEUES.length]!(agent);
         return;
     }
   };
@@ -192,17 +196,48 @@ export async function runAgentScenario(
   return { ...observation, hostMessages, requests, malformedCalls };
 }
 
+/** The three ways to empty an Agent's queues, in the order `clear` actions take them. */
+const CLEAR_QUEUES: readonly ((agent: Agent) => void)[] = [
+  (agent) => agent.clearSteeringQueue(),
+  (agent) => agent.clearFollowUpQueue(),
+  (agent) => agent.clearAllQueues(),
+];
+
 /** The agent options the settings give (none without settings). */
 function settingOptions(settings: AgentSettingsSpec | undefined): Partial<AgentOptions> {
   if (!settings) return {};
-  const { sessionId, transport, maxRetryDelayMs, thinkingBudgets, apiKeyAnswer } = settings;
+  const { sessionId, transport, maxRetryDelayMs, thinkingBudgets, apiKeyAnswer, convertToLlm, providerCallbacks } =
+    settings;
   return {
     sessionId,
     transport,
     maxRetryDelayMs,
     thinkingBudgets,
     ...(apiKeyAnswer !== undefined && { getApiKey: async () => apiKeyAnswer }),
+    ...(convertToLlm === "rewrite" && { convertToLlm: rewrittenForModel }),
+    ...(providerCallbacks && { onPayload: (payload: unknown) => payload, onResponse: () => {} }),
   };
+}
+
+/**
+ * A host's own `convertToLlm`: asynchronous, it keeps the three roles a
+ * model reads and marks every user message's text, so a request shows
+ * which messages went through it.
+ */
+async function rewrittenForModel(messages: AgentMessage[]): Promise<Message[]> {
+  await Promise.resolve();
+  return messages.flatMap((message): Message[] => {
+    if (message.role === "user") {
+      const content =
+        typeof message.content === "string"
+          ? `(host) ${message.content}`
+          : message.content.map((block) =>
+              block.type === "text" ? { ...block, text: `(host) ${block.text}` } : block,
+            );
+      return [{ ...message, content } as Message];
+    }
+    return message.role === "assistant" || message.role === "toolResult" ? [message] : [];
+  });
 }
 
 /** A one-pixel PNG, the image a `textWithImages` prompt carries. */

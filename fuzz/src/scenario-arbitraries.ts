@@ -47,7 +47,7 @@ export function agentScenarioArbitrary(_options: GenerationOptions): fc.Arbitrar
       steeringMode: fc.constantFrom("one-at-a-time" as const, "all" as const),
       followUpMode: fc.constantFrom("one-at-a-time" as const, "all" as const),
       hooks: agentHooksArbitrary,
-      actions: hostActionsArbitrary({ abort: true, maxLength: 4, malformed: true }),
+      actions: hostActionsArbitrary({ abort: true, maxLength: 4, agentOnly: true }),
       listenerFailure: listenerFailureArbitrary,
       listenerTicks: fc.oneof(
         { weight: 3, arbitrary: fc.constant(0) },

@@ -137,10 +137,15 @@ export type Trigger =
   /** At `ms` on the virtual clock. */
   | { kind: "time"; ms: number };
 
-/** Something the host does during a run. `malformed` (Agent scenarios only): a malformed message handed to `steer`, `steerBatch` or `followUp`, which must throw a `TypeError`. */
+/**
+ * Something the host does during a run. Agent scenarios only: `malformed`, a
+ * malformed message handed to `steer`, `steerBatch` or `followUp`, which
+ * must throw a `TypeError`; `clear`, the next of `clearSteeringQueue`,
+ * `clearFollowUpQueue` and `clearAllQueues` in turn.
+ */
 export interface HostAction {
   trigger: Trigger;
-  kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed";
+  kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed" | "clear";
 }
 
 /** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
