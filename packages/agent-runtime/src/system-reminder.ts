@@ -13,8 +13,12 @@ const ANY_TAG = new RegExp(`<(/?)${SYSTEM_REMINDER_TAG}>`, "g");
  * tag inside it is neutralised (its `<` becomes `&lt;`), so provider text
  * (which may quote files or tool output) can never close the block early or
  * open a second one. Returns `undefined` for blank text: no block at all.
+ * Throws a `TypeError` naming the argument when `text` is no string.
  */
 export function wrapSystemReminder(text: string): string | undefined {
+  if (typeof text !== "string") {
+    throw new TypeError(`wrapSystemReminder: text must be a string, got ${text === null ? "null" : typeof text}`);
+  }
   let body = text.trim();
   if (body.startsWith(OPEN) && body.endsWith(CLOSE)) body = body.slice(OPEN.length, body.length - CLOSE.length).trim();
   if (body.length === 0) return undefined;
