@@ -7,9 +7,9 @@
 export const ConfigErrorCode = {
   /** Two tools share a name. */
   DuplicateTool: "duplicate_tool",
-  /** A tool lacks a name, a description, a schema or an `execute`. */
+  /** A tool lacks a name, a description, a schema or an `execute`; or `createBuiltinTools` got options it cannot use. */
   InvalidTool: "invalid_tool",
-  /** A `RunTurnInput` is missing a required field or has one of the wrong type. */
+  /** A `RunTurnInput` (or an `llm` config given to `composeStreamFn`) is missing a required field or has one of the wrong type. */
   InvalidTurnInput: "invalid_turn_input",
   /** A `PiTurnRunnerOptions` field of the wrong type. */
   InvalidRunnerOptions: "invalid_runner_options",

@@ -1,6 +1,7 @@
 import { type CacheRetention, streamSimple } from "@mariozechner/pi-ai";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { assertLlmConfigShape } from "../pi-turn-runner/run-turn-input-shape.js";
 import type { LlmConfig } from "./llm-config.js";
 import { type AnyModel, invokeStreamFn, type StreamFn, type StreamFnOptions } from "./stream-fn.js";
 
@@ -51,13 +52,17 @@ export function optionLayers(llm: OptionLayersConfig): ApplyOptionLayers {
  * `llm.streamFn` (default pi-ai `streamSimple`), each request sent with the
  * options of {@link optionLayers}. Throws its `TurnkitConfigError`s at once.
  * The returned function never throws or rejects: a failure of the wrapped
- * function becomes a terminal `error` event.
+ * function becomes a terminal `error` event. An `llm` that is no object, or
+ * has an unknown key or a value of the wrong type, throws a
+ * `TurnkitConfigError` naming the field (`composeStreamFn: llm.streamFn
+ * must be a function, got 5`).
  *
  * Timeouts, retry and overflow recovery are separate layers, applied around
  * this function in that order (`withStreamTimeouts`, `withLlmRetry`,
  * `withOverflowRecovery`).
  */
 export function composeStreamFn(llm: LlmConfig): StreamFn {
+  assertLlmConfigShape(llm, "composeStreamFn: llm");
   const streamFn = llm.streamFn ?? streamSimple;
   const apply = optionLayers(llm);
   return (model, context, options) => invokeStreamFn(streamFn, model, context, apply(options, model));

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ImageContent, TextContent, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { blockProblem, contentProblem, describeValue, isRecord } from "@turnkit/agent-loop/internal";
 
 /**
  * A message the model sees as user input but a UI does not show as the
@@ -67,6 +68,7 @@ export const DROPPED_RESPONSE_FIELD = "turnkitDropped";
 /** True when an assistant message was marked with {@link DROPPED_RESPONSE_FIELD}. */
 export function isDroppedResponse(message: AgentMessage): boolean {
   return (
+    isRecord(message) &&
     message.role === "assistant" &&
     (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] !== undefined
   );
@@ -77,11 +79,18 @@ export function markDroppedResponse(message: AssistantMessage, reason: string): 
   (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] = reason;
 }
 
-/** Builds a user message from text and optional images, with host fields. */
+/**
+ * Builds a user message from text and optional images, with host fields.
+ * Throws a `TypeError` naming the argument for text that is no string,
+ * images that are no list of image blocks, a `batchId` that is no string or
+ * a `timestamp` that is no finite number.
+ */
 export function createUserMessage(
   text: string,
   options: { images?: ImageContent[]; batchId?: string; timestamp?: number } = {},
 ): TurnUserMessage {
+  const problem = userMessageProblem(text, options);
+  if (problem) throw new TypeError(`createUserMessage: ${problem}`);
   const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
   if (options.images) content.push(...options.images);
   const message: TurnUserMessage = { role: "user", content, timestamp: options.timestamp ?? Date.now() };
@@ -89,12 +98,42 @@ export function createUserMessage(
   return message;
 }
 
-/** Builds a hidden context message. */
+/**
+ * Builds a hidden context message. Throws a `TypeError` naming the argument
+ * for content that is neither text nor a list of text and image blocks, or
+ * a `source` that is no string.
+ */
 export function createHiddenMessage(
   content: string | (TextContent | ImageContent)[],
   source?: string,
 ): HiddenContextMessage {
+  const problem = contentProblem(content);
+  if (problem) throw new TypeError(`createHiddenMessage: ${problem}`);
+  if (source !== undefined && typeof source !== "string") {
+    throw new TypeError(`createHiddenMessage: source must be a string, got ${describeValue(source)}`);
+  }
   const message: HiddenContextMessage = { role: "hidden", content, timestamp: Date.now() };
   if (source !== undefined) message.source = source;
   return message;
 }
+
+/** What is wrong with the arguments of {@link createUserMessage} (`undefined`: nothing). */
+function userMessageProblem(text: unknown, options: unknown): string | undefined {
+  if (typeof text !== "string") return `text must be a string, got ${describeValue(text)}`;
+  if (!isRecord(options)) return `options must be an object, got ${describeValue(options)}`;
+  const { images, batchId, timestamp } = options;
+  if (images !== undefined) {
+    if (!Array.isArray(images)) return `options.images must be a list of image blocks, got ${describeValue(images)}`;
+    for (const [index, image] of images.entries()) {
+      const problem = blockProblem(image, IMAGE_ONLY);
+      if (problem) return `options.images[${index}]${problem}`;
+    }
+  }
+  if (batchId !== undefined && typeof batchId !== "string")
+    return `options.batchId must be a string, got ${describeValue(batchId)}`;
+  if (timestamp !== undefined && !Number.isFinite(timestamp))
+    return `options.timestamp must be a finite number, got ${describeValue(timestamp)}`;
+  return undefined;
+}
+
+const IMAGE_ONLY = ["image"] as const;

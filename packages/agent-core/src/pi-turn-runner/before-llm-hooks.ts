@@ -1,6 +1,6 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
-import { contentProblem, messagesProblem } from "../messages/content-checks.js";
+import { contentProblem, describeValue, messagesProblem } from "../messages/content-checks.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
@@ -108,6 +108,12 @@ async function runHooks(
           throw hookFailure(turn, "beforeLlmCallHook returned appendMessage without content");
         const problem = contentProblem(decision.message.content);
         if (problem) throw hookFailure(turn, `beforeLlmCallHook returned appendMessage with message.${problem}`);
+        const { source } = decision.message;
+        if (source !== undefined && typeof source !== "string")
+          throw hookFailure(
+            turn,
+            `beforeLlmCallHook returned appendMessage with message.source that is no string (${describeValue(source)})`,
+          );
         const hidden = createHiddenMessage(decision.message.content, decision.message.source);
         messages.push(hidden);
         turn.agent.state.messages.push(hidden);

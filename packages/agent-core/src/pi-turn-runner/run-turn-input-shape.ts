@@ -1,5 +1,6 @@
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
-import { ConfigErrorCode } from "../errors.js";
+import { describeValue } from "@turnkit/agent-loop/internal";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { type FieldRule, checkFields } from "./field-rules.js";
 import type { TurnBudget } from "../turn-watch/turn-budget.js";
 import type { RunTurnInput, TurnInputMessage } from "./run-turn-input.js";
@@ -82,6 +83,22 @@ const BUDGET: Record<keyof TurnBudget, FieldRule> = {
   maxOutputTokens: "checked",
   maxCost: "checked",
 };
+
+/**
+ * Throws a `TurnkitConfigError` (`invalid_turn_input`, or `unknown_key`
+ * with the nearest valid key) naming the field, for an `llm` config given
+ * on its own (to `composeStreamFn`) that is no object or has a key or a
+ * value of the wrong type. `where` names it in the message.
+ */
+export function assertLlmConfigShape(llm: unknown, where: string): asserts llm is LlmConfig {
+  if (typeof llm !== "object" || llm === null || Array.isArray(llm)) {
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTurnInput,
+      `${where} must be an object, got ${describeValue(llm)}`,
+    );
+  }
+  checkFields(llm, LLM_CONFIG, where, ConfigErrorCode.InvalidTurnInput);
+}
 
 /**
  * Throws a `TurnkitConfigError` naming the field for a key the turn would

@@ -191,4 +191,24 @@ describe("composeStreamFn", () => {
     expect(a.final).toMatchObject({ stopReason: "error", errorMessage: "boom" });
     expect(b.final).toMatchObject({ stopReason: "error", errorMessage: "nope" });
   });
+
+  for (const [llm, code, message] of [
+    [undefined, "invalid_turn_input", "composeStreamFn: llm must be an object, got undefined"],
+    [5, "invalid_turn_input", "composeStreamFn: llm must be an object, got 5"],
+    [{ streamFn: 5 }, "invalid_turn_input", "composeStreamFn: llm.streamFn must be a function, got 5"],
+    [{ headers: "x" }, "invalid_turn_input", 'composeStreamFn: llm.headers must be an object, got "x"'],
+    [{ maxToken: 5 }, "unknown_key", "did you mean 'maxTokens'?"],
+  ] as const) {
+    it(`refuses the llm config ${JSON.stringify(llm)} when it is built, naming the field`, () => {
+      let thrown: unknown;
+      try {
+        composeStreamFn(llm as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(TurnkitConfigError);
+      expect(thrown).toMatchObject({ code });
+      expect((thrown as Error).message).toContain(message);
+    });
+  }
 });

@@ -182,6 +182,25 @@ describe("host content is checked where it enters a turn", () => {
     });
   });
 
+  it("a before-LLM appendMessage whose source is no string fails closed (code hook)", async () => {
+    const turn = await runCheckedTurn({
+      script: ["never"],
+      input: {
+        hooks: {
+          beforeLlmCallHook: () => ({ type: "appendMessage", message: { content: "note", source: 5 as never } }),
+        },
+      },
+    });
+    expect(turn.requests).toHaveLength(0);
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: {
+        code: ErrorCode.Hook,
+        message: "beforeLlmCallHook returned appendMessage with message.source that is no string (5)",
+      },
+    });
+  });
+
   for (const [name, decision, expected] of [
     ["replaceText without a string", { type: "replaceText", text: 5 }, "replaceText needs text to be a string, got 5"],
     ["retry without a prompt", { type: "retry", reason: "again" }, "retry needs prompt to be a string, got undefined"],

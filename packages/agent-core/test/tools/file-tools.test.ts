@@ -198,4 +198,18 @@ describe("createBuiltinTools", () => {
       ["glob", "parallel"],
     ]);
   });
+
+  for (const [options, message] of [
+    [undefined, "expected an options object { workspaceDir }, got undefined"],
+    [{}, "workspaceDir must be a non-empty string, got undefined"],
+    [{ workspaceDir: 5 }, "workspaceDir must be a non-empty string, got 5"],
+    [{ workspaceDir: "" }, 'workspaceDir must be a non-empty string, got ""'],
+    [{ workspaceDir: ".", bashEnv: "strict" }, 'bashEnv must be an object, got "strict"'],
+  ] as const) {
+    it(`refuses ${JSON.stringify(options)} when the tools are made, naming the option`, () => {
+      expect(() => createBuiltinTools(options as never)).toThrow(
+        new TurnkitConfigError(ConfigErrorCode.InvalidTool, `createBuiltinTools: ${message}`),
+      );
+    });
+  }
 });

@@ -1,4 +1,6 @@
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import type { BashEnvSpawnHookOptions } from "../../bash-env.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../../errors.js";
 import type { RuntimeTool } from "../runtime-tool.js";
 import { createBashTool } from "./bash-tool.js";
 import { createEditTool } from "./edit-tool.js";
@@ -28,8 +30,12 @@ export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
  * an absolute path or a symbolic link) ends the call with an error result
  * whose text says so (a `TurnkitConfigError` `path_outside_workspace`).
  * Fresh objects on every call; nothing is shared between workspaces.
+ * Throws a `TurnkitConfigError` (`invalid_tool`) naming the option when
+ * `options` is no object, `workspaceDir` no non-empty string or `bashEnv`
+ * no object.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): RuntimeTool<any, any>[] {
+  assertBuiltinToolsOptions(options);
   const { workspaceDir } = options;
   return [
     createReadTool({ workspaceDir }),
@@ -39,4 +45,15 @@ export function createBuiltinTools(options: BuiltinToolsOptions): RuntimeTool<an
     createGrepTool({ workspaceDir }),
     createGlobTool({ workspaceDir }),
   ];
+}
+
+function assertBuiltinToolsOptions(options: unknown): asserts options is BuiltinToolsOptions {
+  const invalid = (problem: string) =>
+    new TurnkitConfigError(ConfigErrorCode.InvalidTool, `createBuiltinTools: ${problem}`);
+  if (!isRecord(options)) throw invalid(`expected an options object { workspaceDir }, got ${describeValue(options)}`);
+  const { workspaceDir, bashEnv } = options;
+  if (typeof workspaceDir !== "string" || workspaceDir === "")
+    throw invalid(`workspaceDir must be a non-empty string, got ${describeValue(workspaceDir)}`);
+  if (bashEnv !== undefined && !isRecord(bashEnv))
+    throw invalid(`bashEnv must be an object, got ${describeValue(bashEnv)}`);
 }
