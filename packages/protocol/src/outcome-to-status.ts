@@ -9,10 +9,12 @@ import type { TurnReport } from "./turn-report.js";
  * classified error (and its `budget`, when a limit was reached). The
  * outcome's `usage` and `timing`, and the messages it hands back
  * (`undeliveredMessages`, a new array of the same messages), are carried
- * over when present. Pure; never throws for a valid outcome.
+ * over when present. Pure; never throws for a valid outcome, and throws a
+ * `TypeError` naming what it got for anything else (`null`, an unknown
+ * `kind`).
  */
 export function outcomeToStatus(outcome: TurnOutcome): TerminalSessionStatusPayload {
-  switch (outcome.kind) {
+  switch (outcome?.kind) {
     case "completed":
       return { status: "completed", ...reportOf(outcome), ...handBackOf(outcome) };
     case "aborted":
@@ -21,7 +23,9 @@ export function outcomeToStatus(outcome: TurnOutcome): TerminalSessionStatusPayl
       return { status: "failed", error: copyError(outcome.error), ...reportOf(outcome), ...handBackOf(outcome) };
     default: {
       const unreachable: never = outcome;
-      throw new TypeError(`Unknown turn outcome kind: ${JSON.stringify((unreachable as { kind?: unknown }).kind)}`);
+      throw new TypeError(
+        `outcomeToStatus: expected a turn outcome of kind completed, aborted or failed, got ${shown(unreachable)}`,
+      );
     }
   }
 }
@@ -44,4 +48,10 @@ function reportOf(outcome: TurnReport): TurnReport {
 /** The messages the outcome hands back, in a new array; none: no field. */
 function handBackOf(outcome: TurnOutcomeHandBack): TurnOutcomeHandBack {
   return outcome.undeliveredMessages === undefined ? {} : { undeliveredMessages: [...outcome.undeliveredMessages] };
+}
+
+/** An unexpected outcome in an error message: `null`, a type, or the `kind` it had. */
+function shown(value: unknown): string {
+  if (typeof value !== "object" || value === null) return value === null ? "null" : typeof value;
+  return `kind ${JSON.stringify((value as { kind?: unknown }).kind) ?? "undefined"}`;
 }

@@ -92,4 +92,17 @@ describe("messages handed back in an outcome", () => {
     ).toBe(false);
     expect(isRuntimeEvent({ ...event, payload: { status: "aborted", undeliveredMessages: "also this" } })).toBe(false);
   });
+
+  it("refuses what is no turn outcome with a TypeError saying what it got", () => {
+    for (const [value, got] of [
+      [null, "null"],
+      [undefined, "undefined"],
+      [{}, "kind undefined"],
+      [{ kind: "done" }, 'kind "done"'],
+    ] as const) {
+      expect(() => outcomeToStatus(value as never)).toThrow(
+        new TypeError(`outcomeToStatus: expected a turn outcome of kind completed, aborted or failed, got ${got}`),
+      );
+    }
+  });
 });
