@@ -32,6 +32,8 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
       : "";
     throw new Error(`RuntimeEvent sequence is invalid: ${message}${where}`);
   };
+  if (!Array.isArray(events as unknown))
+    fail(`expected an array of events, got ${events === null ? "null" : typeof events}`);
   if (events.length === 0) fail("no events");
   const first = events[0]!;
   if (first.type !== "session.status" || first.payload.status !== "running")

@@ -8,6 +8,11 @@ import type { AgentMessage } from "@turnkit/agent-loop";
  * result (or with several); returns the number of calls checked.
  */
 export function assertToolCallsAnswered(transcript: readonly AgentMessage[]): number {
+  if (!Array.isArray(transcript as unknown)) {
+    throw new Error(
+      `assertToolCallsAnswered: expected a transcript (an array of messages), got ${transcript === null ? "null" : typeof transcript}`,
+    );
+  }
   const problems: string[] = [];
   let checked = 0;
   let open: Map<string, number> | undefined;

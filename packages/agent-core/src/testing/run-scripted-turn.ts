@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { isRecord } from "@turnkit/agent-loop/internal";
 import {
   type RecordedRequest,
   type ScriptEntry,
@@ -7,6 +8,8 @@ import {
 } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import type { LlmConfig } from "../call-stack/llm-config.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { describeValue } from "../messages/content-checks.js";
 import { PiTurnRunner } from "../pi-turn-runner/pi-turn-runner.js";
 import type { PiTurnRunnerOptions } from "../pi-turn-runner/runner-options.js";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
@@ -64,9 +67,13 @@ export interface ScriptedTurnResult {
  * the input's own `onHistoryChangedHook`s, so it holds only changes they
  * accepted.
  *
- * Rejects only when `runTurn` does (invalid input).
+ * Rejects only for invalid input: when `runTurn` does, and with a
+ * `TurnkitConfigError` naming the option when `options` is no object or one
+ * of its options has a value of the wrong type (a malformed script entry:
+ * the scripted model's `TypeError`).
  */
 export async function runScriptedTurn(options: RunScriptedTurnOptions = {}): Promise<ScriptedTurnResult> {
+  assertOptionsShape(options);
   const model = options.model ?? createScriptedModel(options.script ?? []);
   const writer = options.writer ?? createRecordingEventWriter();
   let messageCount = 0;
@@ -125,4 +132,20 @@ export function applyHistoryChanges(
     else stored = [...change.messages];
   }
   return stored;
+}
+
+/** The options that must be objects when set (`script` must be an array). Other keys are the caller's, unread. */
+const OBJECT_OPTIONS = ["model", "input", "runner", "runnerOptions", "writer"] as const;
+
+function assertOptionsShape(options: unknown): void {
+  const invalid = (problem: string) =>
+    new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `runScriptedTurn: ${problem}`);
+  if (!isRecord(options)) throw invalid(`options must be an object, got ${describeValue(options)}`);
+  if (options.script !== undefined && !Array.isArray(options.script))
+    throw invalid(`options.script must be an array, got ${describeValue(options.script)}`);
+  for (const key of OBJECT_OPTIONS) {
+    const value = options[key];
+    if (value !== undefined && !isRecord(value))
+      throw invalid(`options.${key} must be an object, got ${describeValue(value)}`);
+  }
 }

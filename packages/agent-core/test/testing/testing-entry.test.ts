@@ -28,6 +28,31 @@ describe("@turnkit/agent-core/testing", () => {
     expect(turn.events[0]).toMatchObject({ eventId: "evt_1", seq: 1, sessionId: "session-1", turnId: "turn-1" });
   });
 
+  it("runScriptedTurn refuses options it cannot use, naming the option, before any turn runs", async () => {
+    for (const [options, message] of [
+      [null, "runScriptedTurn: options must be an object, got null"],
+      [{ script: "hello" }, 'runScriptedTurn: options.script must be an array, got "hello"'],
+      [{ input: 5 }, "runScriptedTurn: options.input must be an object, got 5"],
+      [{ writer: [] }, "runScriptedTurn: options.writer must be an object, got an array"],
+    ] as const) {
+      await expect(runScriptedTurn(options as never)).rejects.toThrow(message);
+    }
+    await expect(runScriptedTurn({ script: [5 as never] })).rejects.toThrow(
+      new TypeError(
+        "createScriptedModel: script[0] must be text, response(...), a fault such as hang(...), an AssistantMessage or a function, got number",
+      ),
+    );
+  });
+
+  it("the assertion helpers say what they got when it is no array", () => {
+    expect(() => assertRuntimeEventSequence(undefined as never)).toThrow(
+      "RuntimeEvent sequence is invalid: expected an array of events, got undefined",
+    );
+    expect(() => assertToolCallsAnswered(null as never)).toThrow(
+      "assertToolCallsAnswered: expected a transcript (an array of messages), got null",
+    );
+  });
+
   it("createRecordingEventWriter answers queries and can simulate a failing sink", async () => {
     const writer = createRecordingEventWriter({
       onEvent: (recorded) => {

@@ -86,12 +86,18 @@ interface RunState {
  *   result).
  *
  * Returns nothing when the events follow the grammar; throws
- * {@link EventGrammarError} naming the first violation otherwise.
+ * {@link EventGrammarError} naming the first violation otherwise, and a
+ * `TypeError` when `events` is no array.
  */
 export function assertEventGrammar(events: readonly AgentEvent[], options: EventGrammarOptions = {}): void {
   const fail = (index: number, rule: string): never => {
     throw new EventGrammarError({ index, rule, events });
   };
+  if (!Array.isArray(events as unknown)) {
+    throw new TypeError(
+      `assertEventGrammar: expected an array of events, got ${events === null ? "null" : typeof events}`,
+    );
+  }
   if (events.length === 0) fail(0, "no events");
   if (events[0]!.type !== "agent_start") fail(0, "first event is not agent_start");
   let run: RunState | undefined;

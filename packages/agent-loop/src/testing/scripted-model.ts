@@ -12,7 +12,13 @@ import { emptyUsage } from "./message-builders.js";
 import { recordRequest, type RecordedRequest } from "./request-recording.js";
 import { endedMessage, lastPartialOf, planResponse, type MessageIdentity } from "./response-plan.js";
 import { response, type ScriptedResponse } from "./script-blocks.js";
-import type { ScriptEntry } from "./script-entry.js";
+import {
+  assertScriptEntries,
+  describeError,
+  type ResolvedEntry,
+  resolveEntry,
+  type ScriptEntry,
+} from "./script-entry.js";
 import type { RejectFault, ScriptFault, ThrowSyncFault } from "./script-faults.js";
 import {
   SCRIPTED_API,
@@ -78,55 +84,8 @@ export interface ScriptedModel {
   assertScriptConsumed(): void;
 }
 
-const MAX_ENTRY_FUNCTION_DEPTH = 32;
-
-type ResolvedEntry = ScriptedResponse | ScriptFault | { kind: "failure"; message: string };
-
 /** Entries that produce a stream (everything but `throwSync` and `reject`). */
 type StreamedEntry = Exclude<ResolvedEntry, ThrowSyncFault | RejectFault>;
-
-function isAssistantMessage(entry: ScriptEntry): entry is AssistantMessage {
-  return typeof entry === "object" && entry !== null && "role" in entry && entry.role === "assistant";
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Turns one entry into a response or fault; entry functions are called with the request. Never throws. */
-function resolveEntry(entry: ScriptEntry | undefined, request: RecordedRequest, consumed: number): ResolvedEntry {
-  const number = request.index + 1;
-  let current: ScriptEntry | undefined = entry;
-  for (let depth = 0; typeof current === "function"; depth += 1) {
-    if (depth >= MAX_ENTRY_FUNCTION_DEPTH) {
-      return { kind: "failure", message: `Script entry function for request #${number} kept returning functions` };
-    }
-    try {
-      current = current(request);
-    } catch (error) {
-      return {
-        kind: "failure",
-        message: `Script entry function for request #${number} threw: ${describeError(error)}`,
-      };
-    }
-  }
-  if (current === undefined) {
-    return {
-      kind: "failure",
-      message: `Scripted model has no response left for request #${number} (all ${consumed} script entries were used)`,
-    };
-  }
-  if (typeof current === "string") return response(current);
-  if (isAssistantMessage(current)) {
-    return response(current.content, {
-      stopReason: current.stopReason,
-      usage: current.usage,
-      errorMessage: current.errorMessage,
-      responseId: current.responseId,
-    });
-  }
-  return current;
-}
 
 /**
  * Creates a scripted model: each call of `streamFn` consumes the next entry
@@ -141,6 +100,7 @@ export function createScriptedModel(
   script: readonly ScriptEntry[] = [],
   options: ScriptedModelOptions = {},
 ): ScriptedModel {
+  assertScriptEntries(script, "createScriptedModel: script");
   const clock = options.clock ?? realTimerClock;
   const queue: ScriptEntry[] = [...script];
   const requests: RecordedRequest[] = [];
@@ -295,6 +255,7 @@ export function createScriptedModel(
     lastRequest: () => requests[requests.length - 1],
     remaining: () => queue.length,
     append: (...entries) => {
+      assertScriptEntries(entries, "ScriptedModel.append: entries");
       queue.push(...entries);
     },
     assertScriptConsumed() {

@@ -43,6 +43,12 @@ describe("assertEventGrammar", () => {
     expect(() => assertEventGrammar(run(), { runs: 2 })).toThrow(/1 runs, expected 2/);
   });
 
+  it("throws a TypeError saying what it got when the events are no array", () => {
+    expect(() => assertEventGrammar(null as never)).toThrow(
+      new TypeError("assertEventGrammar: expected an array of events, got null"),
+    );
+  });
+
   it("throws an EventGrammarError naming the rule and the event's index", () => {
     const result = toolResultMessage("c1", "work", "done", { timestamp: 3 });
     const early: AgentEvent[] = [

@@ -251,6 +251,42 @@ describe("scripted model: faults", () => {
     expect(final.errorMessage).toContain("request #2 threw: script bug");
   });
 
+  it("a malformed entry is refused where the script is written, naming it", () => {
+    const expected = " must be text, response(...), a fault such as hang(...), an AssistantMessage or a function";
+    expect(() => createScriptedModel(["ok", 5 as never])).toThrow(
+      new TypeError(`createScriptedModel: script[1]${expected}, got number`),
+    );
+    expect(() => createScriptedModel([null as never])).toThrow(
+      new TypeError(`createScriptedModel: script[0]${expected}, got null`),
+    );
+    expect(() => createScriptedModel([{ toolCalls: [] } as never])).toThrow(
+      new TypeError(`createScriptedModel: script[0]${expected}, got an object of kind undefined`),
+    );
+    expect(() => createScriptedModel([{ kind: "response", content: "x" } as never])).toThrow(
+      new TypeError("createScriptedModel: script[0].content must be an array of content blocks"),
+    );
+    expect(() => createScriptedModel([{ role: "assistant", content: "x" } as never])).toThrow(
+      new TypeError("createScriptedModel: script[0].content must be an array of content blocks"),
+    );
+    expect(() => createScriptedModel("hello" as never)).toThrow(
+      new TypeError("createScriptedModel: script must be an array of entries, got string"),
+    );
+    const scripted = createScriptedModel(["one"]);
+    expect(() => scripted.append("two", 7 as never)).toThrow(
+      new TypeError(`ScriptedModel.append: entries[1]${expected}, got number`),
+    );
+    expect(scripted.remaining()).toBe(1);
+  });
+
+  it("an entry function that returns a malformed entry ends that request's stream with an error naming it", async () => {
+    const scripted = createScriptedModel([() => 5 as never]);
+    const final = await (await scripted.streamFn(scripted.model, contextWith("1"))).result();
+    expect(final).toMatchObject({ stopReason: "error" });
+    expect(final.errorMessage).toContain(
+      "Script entry function for request #1 returned a malformed entry: the entry must be text, response(...)",
+    );
+  });
+
   it("append adds entries after the script and remaining counts what is left", async () => {
     const scripted = createScriptedModel(["one"]);
     scripted.append("two", errorAfter(0));
