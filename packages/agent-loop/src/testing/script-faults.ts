@@ -139,8 +139,13 @@ export function reject(error: unknown): RejectFault {
  * When the request's signal aborts, it ends with an `error` event, reason
  * `"aborted"`, `errorMessage` `"Request was aborted"`, and removes its abort
  * listener. A request without a signal hangs forever; that is the point.
+ * Throws a `TypeError` for options that are no object, a `RangeError` for
+ * an `afterEvents` that is no non-negative integer.
  */
 export function hang(options: { afterEvents?: number; response?: ScriptedResponse | string } = {}): HangFault {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`hang(): expected an options object { afterEvents, response }, got ${String(options)}`);
+  }
   const afterEvents = options.afterEvents ?? 0;
   assertEventCount("hang", afterEvents);
   return {

@@ -66,10 +66,16 @@ async function flushPromiseChains(): Promise<void> {
  * Creates a virtual clock (at `options` or at time `start`). `setTimeout`
  * returns a numeric handle; a negative or non-finite delay counts as 0.
  * Nothing runs until `advance` or `runAll` is awaited, unless the clock
- * advances itself (`autoAdvance`).
+ * advances itself (`autoAdvance`). Throws a `TypeError` for a start that is
+ * no finite number, or options that are neither a number nor an object.
  */
 export function createVirtualClock(options: number | VirtualClockOptions = {}): VirtualClock {
+  if (typeof options !== "number" && (typeof options !== "object" || options === null)) {
+    throw new TypeError(`createVirtualClock: expected a start time or an options object, got ${String(options)}`);
+  }
   const { start = 0, autoAdvance = false } = typeof options === "number" ? { start: options } : options;
+  if (!Number.isFinite(start))
+    throw new TypeError(`createVirtualClock: start must be a finite number, got ${String(start)}`);
   let now = start;
   let nextId = 1;
   const timers = new Map<number, VirtualTimer>();

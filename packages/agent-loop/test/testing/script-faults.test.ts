@@ -101,6 +101,12 @@ describe("scripted model: faults", () => {
     expect(getEventListeners(signal, "abort")).toHaveLength(0);
   });
 
+  it("hang refuses options that are no object (hang(3) is no event count)", () => {
+    expect(() => hang(3 as never)).toThrow(
+      new TypeError("hang(): expected an options object { afterEvents, response }, got 3"),
+    );
+  });
+
   it("hang({ afterEvents }) streams those events first, and the abort keeps their partial", async () => {
     const { controller, signal } = countingAbortController();
     const scripted = createScriptedModel([hang({ afterEvents: 3, response: "first second" })]);

@@ -2,6 +2,18 @@ import { describe, expect, it } from "vitest";
 import { createVirtualClock } from "../../src/testing/index.js";
 
 describe("virtual clock", () => {
+  it("refuses a start that is no finite number, naming it", () => {
+    expect(() => createVirtualClock({ start: "x" as never })).toThrow(
+      new TypeError("createVirtualClock: start must be a finite number, got x"),
+    );
+    expect(() => createVirtualClock(Number.NaN)).toThrow(
+      new TypeError("createVirtualClock: start must be a finite number, got NaN"),
+    );
+    expect(() => createVirtualClock(null as never)).toThrow(
+      new TypeError("createVirtualClock: expected a start time or an options object, got null"),
+    );
+  });
+
   it("starts where told and moves only when advanced", async () => {
     const clock = createVirtualClock(500);
     expect(clock.now()).toBe(500);
