@@ -5,6 +5,7 @@ import {
   type Context,
   type Model,
 } from "@mariozechner/pi-ai";
+import { describeValue, isRecord } from "../message-checks.js";
 import { applyProxyEvent, emptyProxyMessage, proxyEventProblem } from "./proxy-partial-message.js";
 import {
   PROXY_STREAM_PATH,
@@ -61,7 +62,11 @@ const ENDED_WITHOUT_TERMINAL = "Proxy stream ended without a done or error event
  * tool name that is no string, an unknown stop reason, a usage without its
  * numbers) ends it with an `error` event naming the field, instead of
  * reaching the transcript (where the next request would fail on it); and a
- * last event without a trailing newline is still read.
+ * last event without a trailing newline is still read. A call whose model
+ * or options it cannot use (no options object, a `proxyUrl` or `authToken`
+ * that is no string, a `signal` that is no `AbortSignal`) ends the stream
+ * with an `error` event naming the field, without a request (pi's hangs or
+ * rejects out of reach).
  */
 export function streamProxy(
   model: Model<any>,
@@ -69,8 +74,33 @@ export function streamProxy(
   options: ProxyStreamOptions,
 ): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream();
-  void relayProxyResponse(stream, model, context, options);
+  const problem = callProblem(model, options);
+  if (problem === undefined) {
+    void relayProxyResponse(stream, model, context, options);
+    return stream;
+  }
+  const partial = emptyProxyMessage(isRecord(model) ? model : UNKNOWN_MODEL);
+  partial.stopReason = "error";
+  partial.errorMessage = `streamProxy: ${problem}`;
+  stream.push({ type: "error", reason: "error", error: partial });
+  stream.end();
   return stream;
+}
+
+/** Stands in for a model that is no object, in the error that says so. */
+const UNKNOWN_MODEL = { api: "unknown", provider: "unknown", id: "unknown" } as Model<any>;
+
+/** What makes a call unusable before any request (`undefined`: nothing). */
+function callProblem(model: unknown, options: unknown): string | undefined {
+  if (!isRecord(model)) return `model must be a pi-ai Model object, got ${describeValue(model)}`;
+  if (!isRecord(options)) return `options must be an object with proxyUrl and authToken, got ${describeValue(options)}`;
+  const { proxyUrl, authToken, signal } = options;
+  if (typeof proxyUrl !== "string" || proxyUrl === "")
+    return `options.proxyUrl must be the server's base URL, got ${describeValue(proxyUrl)}`;
+  if (typeof authToken !== "string") return `options.authToken must be a string, got ${describeValue(authToken)}`;
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    return `options.signal must be an AbortSignal, got ${describeValue(signal)}`;
+  return undefined;
 }
 
 /** Runs one proxy request into `stream`; never rejects. */

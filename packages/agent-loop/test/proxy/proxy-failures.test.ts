@@ -71,6 +71,29 @@ describe("stream proxy failures", () => {
     });
   });
 
+  it("a call it cannot use ends the stream with an error naming the field, without a request", async () => {
+    const { model } = createScriptedModel([]);
+    const context = { systemPrompt: "s", messages: [] };
+    for (const [options, message] of [
+      [undefined, "options must be an object with proxyUrl and authToken, got undefined"],
+      [{ authToken: "t" }, "options.proxyUrl must be the server's base URL, got undefined"],
+      [{ proxyUrl: 5, authToken: "t" }, "options.proxyUrl must be the server's base URL, got 5"],
+      [{ proxyUrl: "http://127.0.0.1:9", authToken: null }, "options.authToken must be a string, got null"],
+      [
+        { proxyUrl: "http://127.0.0.1:9", authToken: "t", signal: {} },
+        "options.signal must be an AbortSignal, got object",
+      ],
+    ] as const) {
+      const final = await streamProxy(model, context, options as never).result();
+      expect(final).toMatchObject({ stopReason: "error", errorMessage: `streamProxy: ${message}`, model: model.id });
+    }
+    const final = await streamProxy(null as never, context, { proxyUrl: "http://x", authToken: "t" }).result();
+    expect(final).toMatchObject({
+      stopReason: "error",
+      errorMessage: "streamProxy: model must be a pi-ai Model object, got null",
+    });
+  });
+
   it("auth refusal: the host's message as 'Proxy error: …', and no model call", async () => {
     const behind = createScriptedModel(["never"]);
     server = await startProxyServer({ streamFn: behind.streamFn });
