@@ -91,10 +91,9 @@ export async function assembleTurnFromRegistry(
   );
 
   parts.forEach((part, index) => {
-    toolsInUse?.record(
-      part.extensionId,
-      resolved.kept[index]!.map((tool) => tool.def.name),
-    );
+    const kept = resolved.kept[index]!.map((tool) => tool.def.name);
+    toolsInUse?.record(part.extensionId, kept);
+    registry.keptTools.record(context, part.extensionId, kept);
   });
   const enabledSet = new Set(enabledIds);
   return {
