@@ -37,14 +37,16 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  *   question); the turns queued behind it (another tab sent them) are in
  *   `queuedTurns` (`{ turnId, text }`), for after it.
  *
- * A client that goes away stops only its stream; the turn goes on.
+ * A silent stream (a tool running, an approval waiting, a queued turn)
+ * sends an SSE keep-alive comment every `keepAliveMs`, which `useChat`
+ * skips. A client that goes away stops only its stream; the turn goes on.
  */
-export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDeps): void {
+export function mountChatRoutes(app: Hono<ServerEnv>, { client, store, keepAliveMs }: RouteDeps): void {
   // The turn's id goes in a header too: a queued turn's stream is silent until it runs, and a client resuming it needs it.
   const uiStream = (c: Context, turn: TurnAddress, afterSeq: number) =>
     toUIMessageStreamResponse(
       toUIMessageChunks(client.follow(turn, { signal: c.req.raw.signal }), { afterSeq, messageId: turn.turnId }),
-      { headers: { [TURN_ID_HEADER]: turn.turnId } },
+      { headers: { [TURN_ID_HEADER]: turn.turnId }, keepAliveMs },
     );
 
   /** True once a turn's log has its terminal status (its workflow closes a moment later). */
