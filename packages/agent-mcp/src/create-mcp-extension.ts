@@ -98,8 +98,9 @@ export interface McpExtension extends Extension {
    * `toolName` (the exposed name, as in `toolCall.name`): read-only,
    * destructive, idempotent, open-world, with the protocol's defaults.
    * `undefined` for a tool that is not this server's, including one of its
-   * tools that a turn left out because another extension's tool keeps the
-   * name (a clash that appeared mid-session): the hints always describe the
+   * tools that a turn left out because another extension's tool (a clash
+   * that appeared mid-session) or a host tool (given to `toRunTurnInput`)
+   * keeps the name: the hints always describe the
    * tool the turn runs under that name. Pass the hook's `ctx` to ask about
    * that turn (the tools it got, even if the server's list has changed
    * since); without it, the latest assembled turn's. For permission hooks:

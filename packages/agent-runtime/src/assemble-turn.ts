@@ -117,6 +117,7 @@ export async function assembleTurnFromRegistry(
       contributions: parts.map((part, index) => summarise(part, resolved.kept[index]!, enabled[index]!)),
       leftOut: resolved.leftOut,
     },
+    keptTools: registry.keptTools,
   };
 }
 

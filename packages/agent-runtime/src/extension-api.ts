@@ -101,8 +101,8 @@ export interface ExtensionAPI<TParams = unknown> {
    * mid-session) is missing from it, so a hook can tell a name that is this
    * extension's tool from one that is another's. `undefined` when no such
    * turn was assembled (a `ctx` the runtime did not hand out, or before the
-   * first assembly). Callable at any time; a tool the host's own tool
-   * displaces later, in `toRunTurnInput`, still counts as kept here.
+   * first assembly). A tool a host tool displaces in `toRunTurnInput` is
+   * taken out once that has run. Callable at any time.
    */
   keptTools(ctx?: TurnContext): ReadonlySet<string> | undefined;
   /**
