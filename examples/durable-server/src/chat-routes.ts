@@ -55,12 +55,16 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store, keepAlive
     return events.length > 0 && isTerminalEvent(events[events.length - 1]!);
   };
 
-  /** The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order. */
+  /**
+   * The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order.
+   * A turn whose log has ended counts as finished, as in the history a page loads: its workflow closes a moment
+   * later, and a page resuming in that moment would otherwise be sent the whole answer it already shows.
+   */
   const runningTurn = async (sessionId: string, turns: readonly { turnId: string }[]) => {
     let first: string | undefined;
     for (const { turnId } of [...turns].reverse()) {
       const { state } = await client.status({ sessionId, turnId });
-      if (state === "finished" || state === "failed") break;
+      if (state === "finished" || state === "failed" || (await logEnded({ sessionId, turnId }))) break;
       first = turnId;
     }
     return first;
