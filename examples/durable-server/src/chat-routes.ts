@@ -37,14 +37,16 @@ import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./
  *   question); the turns queued behind it (another tab sent them) are in
  *   `queuedTurns` (`{ turnId, text }`), for after it.
  *
- * A client that goes away stops only its stream; the turn goes on.
+ * A silent stream (a tool running, an approval waiting, a queued turn)
+ * sends an SSE keep-alive comment every `keepAliveMs`, which `useChat`
+ * skips. A client that goes away stops only its stream; the turn goes on.
  */
-export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDeps): void {
+export function mountChatRoutes(app: Hono<ServerEnv>, { client, store, keepAliveMs }: RouteDeps): void {
   // The turn's id goes in a header too: a queued turn's stream is silent until it runs, and a client resuming it needs it.
   const uiStream = (c: Context, turn: TurnAddress, afterSeq: number) =>
     toUIMessageStreamResponse(
       toUIMessageChunks(client.follow(turn, { signal: c.req.raw.signal }), { afterSeq, messageId: turn.turnId }),
-      { headers: { [TURN_ID_HEADER]: turn.turnId } },
+      { headers: { [TURN_ID_HEADER]: turn.turnId }, keepAliveMs },
     );
 
   /** True once a turn's log has its terminal status (its workflow closes a moment later). */
@@ -53,12 +55,16 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store }: RouteDe
     return events.length > 0 && isTerminalEvent(events[events.length - 1]!);
   };
 
-  /** The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order. */
+  /**
+   * The turn of the session that runs (or, queued, runs next): the first not finished, as turns run in start order.
+   * A turn whose log has ended counts as finished, as in the history a page loads: its workflow closes a moment
+   * later, and a page resuming in that moment would otherwise be sent the whole answer it already shows.
+   */
   const runningTurn = async (sessionId: string, turns: readonly { turnId: string }[]) => {
     let first: string | undefined;
     for (const { turnId } of [...turns].reverse()) {
       const { state } = await client.status({ sessionId, turnId });
-      if (state === "finished" || state === "failed") break;
+      if (state === "finished" || state === "failed" || (await logEnded({ sessionId, turnId }))) break;
       first = turnId;
     }
     return first;

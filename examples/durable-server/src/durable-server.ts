@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { DurableTurnClient } from "@turnkit/agent-durable";
 import { startTestPostgres } from "@turnkit/agent-durable/testing";
+import { DEFAULT_KEEP_ALIVE_MS } from "@turnkit/ui-stream";
 import { type Authenticate, bearerTokens, demoTokens } from "./auth.js";
 import { createRoutes, type WorkerInfo } from "./http-routes.js";
 import { SessionStore } from "./session-store.js";
@@ -39,6 +40,15 @@ export interface DurableServerOptions {
    * (the tests pass a bundle of it, which starts faster).
    */
   workerCommand?: readonly string[];
+  /**
+   * Milliseconds a turn's stream (`/events`, `/chat`) may stay silent
+   * before an SSE comment (`: keep-alive`) keeps the connection open, and
+   * again at each further interval: a proxy or browser drops an idle
+   * stream while a tool runs long or an approval waits for a person.
+   * Clients skip comments (`useChat`, `EventSource`). Default
+   * `DEFAULT_KEEP_ALIVE_MS` of `@turnkit/ui-stream` (15 s); 0 sends none.
+   */
+  keepAliveMs?: number;
 }
 
 /** A running example: its URL, its workers, and how to stop everything. */
@@ -132,6 +142,7 @@ export async function startDurableServer(options: DurableServerOptions = {}): Pr
       authenticate: options.authenticate ?? bearerTokens(tokens),
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
       webRoot: options.webRoot,
+      keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     });
     const port = await new Promise<number>((resolve) => {
       server = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: "127.0.0.1" }, (info: AddressInfo) =>

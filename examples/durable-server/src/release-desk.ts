@@ -50,7 +50,9 @@ export async function createReleaseDesk(): Promise<ReleaseDesk> {
     async toolsFor(turn) {
       const assembled = await runtime.assembleTurn(turn);
       const tools = assembled.tools.map((tool) =>
-        durableTool(tool, { replay: extension.toolHints(tool.def.name)?.idempotent ? "safe" : "never" }),
+        durableTool(tool, {
+          replay: extension.toolHints(tool.def.name, assembled.context)?.idempotent ? "safe" : "never",
+        }),
       );
       return { tools, warnings: assembled.warnings };
     },

@@ -17,6 +17,12 @@ export interface RouteDeps {
   client: DurableTurnClient;
   store: SessionStore;
   workers: () => WorkerInfo[];
+  /**
+   * Milliseconds a turn's stream (events or chat) may stay silent before an
+   * SSE keep-alive comment goes, so that proxies and browsers keep it open
+   * while a tool runs long or an approval waits; 0 sends none.
+   */
+  keepAliveMs: number;
 }
 
 /** A JSON error answer `{ code, message }`, with `field` naming the part of the request at fault when one is. */

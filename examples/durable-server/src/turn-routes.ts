@@ -2,6 +2,7 @@ import { DurableTurnError } from "@turnkit/agent-durable";
 import type { ActionAnswer } from "@turnkit/protocol";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { KEEP_ALIVE_COMMENT } from "@turnkit/ui-stream";
 import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem } from "./route-context.js";
 
 function failure(c: Context, error: unknown) {
@@ -21,12 +22,13 @@ function failure(c: Context, error: unknown) {
  *   a new session becomes the caller's.
  * - `GET /sessions/:session/turns/:turn`: where it is and which worker runs it.
  * - `GET /sessions/:session/turns/:turn/events`: its events as Server-Sent
- *   Events (`id` = seq), resuming after `Last-Event-ID` (or `?after=`).
+ *   Events (`id` = seq), resuming after `Last-Event-ID` (or `?after=`),
+ *   with a keep-alive comment every `keepAliveMs` while no event comes.
  * - `POST .../steer` `{ text }`, `POST .../approvals/:requestId`
  *   `{ approved, reason? }` (an approval) or `{ action, content? }` (an
  *   elicitation), `POST .../abort`.
  */
-export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers }: RouteDeps): void {
+export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers, keepAliveMs }: RouteDeps): void {
   const turnOf = (c: Context) => ({ sessionId: c.req.param("session")!, turnId: c.req.param("turn")! });
 
   app.post("/sessions/:session/turns", async (c) => {
@@ -65,8 +67,20 @@ export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers }
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
-      for await (const event of client.follow(turnOf(c), { afterSeq, signal: stop.signal })) {
-        await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.payload) });
+      let keepAlive: ReturnType<typeof setInterval> | undefined;
+      // Restarted at each event, so comments go only while the turn is silent; a write to a closed stream is a no-op.
+      const quietFromNow = () => {
+        clearInterval(keepAlive);
+        if (keepAliveMs > 0) keepAlive = setInterval(() => void stream.write(KEEP_ALIVE_COMMENT), keepAliveMs);
+      };
+      try {
+        quietFromNow();
+        for await (const event of client.follow(turnOf(c), { afterSeq, signal: stop.signal })) {
+          await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.payload) });
+          quietFromNow();
+        }
+      } finally {
+        clearInterval(keepAlive);
       }
     });
   });

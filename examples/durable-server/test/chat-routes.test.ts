@@ -12,7 +12,7 @@ import { type DurableServer, startDurableServer } from "../src/durable-server.js
 import { testWorkerCommand } from "./support/worker-bundle.js";
 import { readUIStream, textOf } from "./support/ui-stream-reader.js";
 import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport } from "ai";
-import type { TurnkitUIMessage } from "@turnkit/ui-stream";
+import { TURN_ID_HEADER, type TurnkitUIMessage } from "@turnkit/ui-stream";
 
 /** The AI SDK chat core's state kept in memory: what `useChat` keeps in React. */
 class MemoryChatState implements ChatState<TurnkitUIMessage> {
@@ -43,6 +43,8 @@ beforeAll(async () => {
     workers: 1,
     maxBodyBytes: 4096,
     workerEnv: { DEMO_DELAY_MS: "10" },
+    // Short, so that every stream waiting on an approval below carries comments the AI SDK must skip.
+    keepAliveMs: 25,
   });
 }, 120_000);
 
@@ -281,6 +283,32 @@ describe("durable turns as the AI SDK's UI message stream", () => {
     expect(message.parts.find((p) => p.type === "tool-deploy")).toMatchObject({
       state: "output-available",
       approval: { id: "approval:call_1" },
+      output: { content: [{ type: "text", text: "web deployed (call_1)" }] },
+    });
+    expect(textOf(message)).toMatch(/Done: web deployed/);
+  }, 60_000);
+
+  it("while an approval waits, the chat stream and the event stream send keep-alive comments; the AI SDK reads through them", async () => {
+    const res = await chat("alice", "waits", "please deploy");
+    const turnId = res.headers.get(TURN_ID_HEADER)!;
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let raw = "";
+    while (!raw.includes('"type":"tool-approval-request"')) raw += (await reader.read()).value;
+    const asked = raw.length;
+    while (!raw.slice(asked).includes(": keep-alive\n\n")) raw += (await reader.read()).value;
+    const events = await call("alice", "GET", `/sessions/waits/turns/${turnId}/events`);
+    const eventReader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let eventsRaw = "";
+    while (!eventsRaw.includes("event: action.required")) eventsRaw += (await eventReader.read()).value;
+    const eventsAsked = eventsRaw.length;
+    while (!eventsRaw.slice(eventsAsked).includes(": keep-alive\n\n")) eventsRaw += (await eventReader.read()).value;
+    await eventReader.cancel();
+
+    await call("alice", "POST", `/sessions/waits/turns/${turnId}/approvals/approval:call_1`, { approved: true });
+    for (let next = await reader.read(); !next.done; next = await reader.read()) raw += next.value;
+    const { message } = await readUIStream(new Response(raw).body!);
+    expect(message.parts.find((p) => p.type === "tool-deploy")).toMatchObject({
+      state: "output-available",
       output: { content: [{ type: "text", text: "web deployed (call_1)" }] },
     });
     expect(textOf(message)).toMatch(/Done: web deployed/);

@@ -4,6 +4,7 @@ import { ToolResultText } from "@turnkit/agent-loop/internal";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { base64Bytes, modelImage } from "./model-images.js";
+import { resourceItemContent } from "./resource-content.js";
 
 /** The `details` of an MCP tool result: for logs and UIs, never sent to the model. */
 export interface McpToolDetails {
@@ -34,8 +35,9 @@ type Block = CallToolResult["content"][number];
  * - text stays text; PNG, JPEG, GIF and WebP images stay images (base64
  *   unchanged), other images become a line naming their type and size
  *   (see `modelImage`);
- * - an embedded text resource becomes text headed by its URI; a binary one
- *   a line naming its URI, type and size (the bytes are not sent);
+ * - an embedded resource as `resourceItemContent` makes it: text headed by
+ *   its URI, an image of a type models take as that line and the image,
+ *   other binary data a line naming its URI, type and size;
  * - a resource link becomes a line with its URI, name and description;
  * - audio becomes a line naming its type and size (models take no audio here);
  * - `structuredContent` goes to `details.structuredContent`; when the server
@@ -48,7 +50,7 @@ export function toRuntimeToolResult(
   result: CallToolResult,
   ref: { server: string; tool: string },
 ): RuntimeToolResult<McpToolDetails> {
-  const content = (result.content ?? []).map(toModelContent);
+  const content = (result.content ?? []).flatMap(toModelContent);
   const structured = result.structuredContent;
   if (content.length === 0 && structured !== undefined)
     content.push({ type: "text", text: JSON.stringify(structured) });
@@ -94,33 +96,28 @@ export function progressText(progress: Progress): string {
   return progress.message ? `${progress.message} (${amount})` : `progress ${amount}`;
 }
 
-function toModelContent(block: Block): TextContent | ImageContent {
+function toModelContent(block: Block): (TextContent | ImageContent)[] {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
+      return [{ type: "text", text: block.text }];
     case "image":
-      return modelImage(block.data, block.mimeType);
+      return [modelImage(block.data, block.mimeType)];
     case "audio":
-      return { type: "text", text: `[audio, ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` };
-    case "resource": {
-      const { resource } = block;
-      const type = resource.mimeType ? `, ${resource.mimeType}` : "";
-      if ("text" in resource) return { type: "text", text: `Resource ${resource.uri}${type}:\n${resource.text}` };
-      return {
-        type: "text",
-        text: `[resource ${resource.uri}${type}, ${base64Bytes(resource.blob)} bytes of binary data: not shown]`,
-      };
-    }
+      return [{ type: "text", text: `[audio, ${block.mimeType}, ${base64Bytes(block.data)} bytes: not shown]` }];
+    case "resource":
+      return resourceItemContent(block.resource);
     case "resource_link": {
       const description = block.description ? `: ${block.description}` : "";
-      return { type: "text", text: `Resource link ${block.uri} (${block.name})${description}` };
+      return [{ type: "text", text: `Resource link ${block.uri} (${block.name})${description}` }];
     }
     default: {
       const unknown: never = block;
-      return {
-        type: "text",
-        text: `[unsupported MCP content ${JSON.stringify((unknown as { type?: unknown }).type)}]`,
-      };
+      return [
+        {
+          type: "text",
+          text: `[unsupported MCP content ${JSON.stringify((unknown as { type?: unknown }).type)}]`,
+        },
+      ];
     }
   }
 }

@@ -1,5 +1,8 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+
+/** The SDK client's error for a handshake answered with a protocol version it does not speak (it has no error type for it). */
+const UNSUPPORTED_VERSION = /^Server's protocol version is not supported: (.*)$/;
 
 /** What was being done when the failure happened, for the message. */
 export interface FailureContext {
@@ -51,6 +54,13 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
   // Only "the connection is gone" is explained by why it went; any other failure is reported as itself.
   if (text === "Not connected")
     return context.lost ?? make(McpServerErrorCode.ServerExited, `is not connected (${request} was not sent)`);
+  // The SDK client's own refusal of the handshake's answer: the server was reached, and speaks another version.
+  const version = UNSUPPORTED_VERSION.exec(text);
+  if (version)
+    return make(
+      McpServerErrorCode.ProtocolError,
+      `answered ${request} with protocol version ${version[1]}, which this client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+    );
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
 }
 

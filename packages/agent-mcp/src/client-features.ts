@@ -1,11 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type ClientCapabilities,
-  CreateMessageRequestSchema,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type ElicitRequest,
   type ElicitRequestFormParams,
-  ElicitRequestSchema,
   type ElicitResult,
   ErrorCode,
   ListRootsRequestSchema,
@@ -13,6 +12,7 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { MCP_CLIENT_INFO } from "./defaults.js";
 import type { NormalisedRoot } from "./roots.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -42,13 +42,16 @@ export function createClient(settings: McpSettings, features: ClientFeatures): C
   const client = new Client(MCP_CLIENT_INFO, { capabilities });
   const { roots } = features;
   if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((root) => ({ ...root })) }));
+  // The SDK client checks these requests' params itself (the schema's check), as the protocol asks.
   const { sampling } = features;
   if (sampling)
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
+    client.setRequestHandler(requestOf("sampling/createMessage"), (request, extra) =>
+      sampling((request as CreateMessageRequest).params, extra.signal),
+    );
   const { elicitation } = features;
   if (elicitation)
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
-      const { params } = request;
+    client.setRequestHandler(requestOf("elicitation/create"), (request, extra) => {
+      const { params } = request as ElicitRequest;
       if (!("requestedSchema" in params))
         throw new McpError(ErrorCode.InvalidParams, "elicitation refused: only form mode is supported");
       return elicitation(params as ElicitRequestFormParams, extra.signal);
@@ -57,6 +60,18 @@ export function createClient(settings: McpSettings, features: ClientFeatures): C
     forwardLogMessage(settings, notification.params),
   );
   return client;
+}
+
+/**
+ * Any request of `method`, params unchecked. A handler registered with the
+ * request's full schema would answer malformed params with an internal
+ * error (-32603) carrying the schema's issue list, because that schema runs
+ * before the SDK client's own check; with this one the SDK client's check
+ * runs, and a malformed request is answered with Invalid params (-32602)
+ * naming what is wrong, as the protocol asks.
+ */
+function requestOf<M extends string>(method: M) {
+  return z.looseObject({ method: z.literal(method) });
 }
 
 /**

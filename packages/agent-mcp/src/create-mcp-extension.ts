@@ -7,7 +7,7 @@ import type {
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { HiddenContextMessage, TurnInputMessage } from "@turnkit/agent-core";
-import type { Extension } from "@turnkit/agent-runtime";
+import type { Extension, ExtensionAPI, TurnContext } from "@turnkit/agent-runtime";
 import { McpConfigError } from "./mcp-config-error.js";
 import type { McpExtensionOptions, McpRoot } from "./mcp-options.js";
 import { normaliseRoots } from "./roots.js";
@@ -97,10 +97,16 @@ export interface McpExtension extends Extension {
    * What the server says about the effects of the tool the model calls
    * `toolName` (the exposed name, as in `toolCall.name`): read-only,
    * destructive, idempotent, open-world, with the protocol's defaults.
-   * `undefined` for a tool that is not this server's. For permission hooks:
+   * `undefined` for a tool that is not this server's, including one of its
+   * tools that a turn left out because another extension's tool (a clash
+   * that appeared mid-session) or a host tool (given to `toRunTurnInput`)
+   * keeps the name: the hints always describe the
+   * tool the turn runs under that name. Pass the hook's `ctx` to ask about
+   * that turn (the tools it got, even if the server's list has changed
+   * since); without it, the latest assembled turn's. For permission hooks:
    * `before_tool_call` handlers decide with it whether to ask a person.
    */
-  toolHints(toolName: string): McpToolHints | undefined;
+  toolHints(toolName: string, ctx?: TurnContext): McpToolHints | undefined;
   /**
    * Connects now rather than at the first turn, e.g. to list the tools at
    * start-up or to fail fast on a wrong command. Resolves to the status once
@@ -165,6 +171,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
   const resources = new ResourceAccess(supervisor, settings);
   const prompts = new PromptAccess(supervisor, settings);
   const turns = new TurnContribution(supervisor);
+  let runtimeApi: ExtensionAPI | undefined;
   return {
     id: settings.id,
     description: settings.description,
@@ -186,7 +193,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
       void supervisor.client?.sendRootsListChanged().catch(() => {});
     },
     subscribe: (listener) => supervisor.subscribe(listener),
-    toolHints: (toolName) => supervisor.catalog.hints(toolName),
+    toolHints: (toolName, ctx) => turns.hints(toolName, runtimeApi?.keptTools(ctx) ?? runtimeApi?.keptTools(), ctx),
     listResources: () => resources.list(),
     listResourceTemplates: () => resources.listTemplates(),
     readResource: (uri) => resources.read(uri),
@@ -198,6 +205,7 @@ export function createMcpExtension(options: McpExtensionOptions): McpExtension {
     connect: () => supervisor.connect(),
     dispose: () => supervisor.dispose(),
     init(api) {
+      runtimeApi = api;
       supervisor.attach();
       api.registerTool((ctx) => turns.tools(ctx));
       api.registerWarningProvider((ctx) => turns.warning(ctx));

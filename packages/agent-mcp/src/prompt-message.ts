@@ -1,14 +1,16 @@
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { base64Bytes, modelImage } from "./model-images.js";
+import { resourceItemContent } from "./resource-content.js";
 
 /**
  * A prompt the user picked, expanded into the turn's user message
  * (`RunTurnInput.userMessage`): the text of its messages joined by blank
  * lines, its images as the message's images (those of a type models do not
- * take as a line naming them, see `modelImage`). An embedded text resource
- * becomes text headed by its URI; audio, binary resources and resource
- * links become one line each naming them. Every message of the prompt
+ * take as a line naming them, see `modelImage`). An embedded resource is
+ * what `resourceItemContent` makes of it (text headed by its URI, an image
+ * as one of the message's images after that line, other binary data a line
+ * naming it); audio and resource links become one line each naming them. Every message of the prompt
  * counts, whatever its role: a prompt is the user's request, however its
  * template is written.
  */
@@ -29,16 +31,12 @@ export function promptUserMessage(result: GetPromptResult): TurnInputMessage {
       case "audio":
         parts.push(`[audio, ${content.mimeType}, ${base64Bytes(content.data)} bytes: not shown]`);
         break;
-      case "resource": {
-        const { resource } = content;
-        const type = resource.mimeType ? `, ${resource.mimeType}` : "";
-        parts.push(
-          "text" in resource
-            ? `Resource ${resource.uri}${type}:\n${resource.text}`
-            : `[resource ${resource.uri}${type}, ${base64Bytes(resource.blob)} bytes of binary data: not shown]`,
-        );
+      case "resource":
+        for (const block of resourceItemContent(content.resource)) {
+          if (block.type === "image") images.push(block);
+          else parts.push(block.text);
+        }
         break;
-      }
       case "resource_link":
         parts.push(
           `Resource link ${content.uri} (${content.name})${content.description ? `: ${content.description}` : ""}`,

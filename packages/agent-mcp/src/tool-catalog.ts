@@ -1,6 +1,6 @@
 import type { RuntimeTool } from "@turnkit/agent-core";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { McpToolHints, McpToolSummary } from "./mcp-status.js";
+import type { McpToolSummary } from "./mcp-status.js";
 import { type BoundMcpTool, type McpToolCaller, type McpToolNaming, bindMcpTool } from "./mcp-tool.js";
 import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
 import { exposedToolNames } from "./tool-names.js";
@@ -44,11 +44,6 @@ export class ToolCatalog {
   /** The summaries for the status, frozen. */
   get summaries(): readonly McpToolSummary[] {
     return Object.freeze(this.bound.map((entry) => entry.summary));
-  }
-
-  /** The hints of the tool the model knows as `toolName`; `undefined` for another tool. */
-  hints(toolName: string): McpToolHints | undefined {
-    return this.bound.find((entry) => entry.summary.name === toolName)?.summary.hints;
   }
 
   /** The output-schema check of the server's tool `serverToolName`, if it has an output schema. */

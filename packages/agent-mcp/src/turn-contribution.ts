@@ -1,5 +1,6 @@
 import type { RuntimeTool } from "@turnkit/agent-core";
 import type { TurnContext, TurnWarning } from "@turnkit/agent-runtime";
+import type { McpToolHints, McpToolSummary } from "./mcp-status.js";
 import type { ServerSupervisor } from "./server-supervisor.js";
 
 /**
@@ -10,6 +11,8 @@ import type { ServerSupervisor } from "./server-supervisor.js";
  */
 export class TurnContribution {
   private readonly prepared = new WeakMap<TurnContext, Promise<void>>();
+  /** The tools each turn got from this server, as summaries: the list may change while the turn runs. */
+  private readonly contributed = new WeakMap<TurnContext, readonly McpToolSummary[]>();
 
   constructor(private readonly supervisor: ServerSupervisor) {}
 
@@ -22,7 +25,21 @@ export class TurnContribution {
   async tools(ctx: TurnContext): Promise<RuntimeTool[]> {
     if (this.supervisor.status.state === "disposed") throw this.supervisor.unavailable();
     await this.prepare(ctx);
+    this.contributed.set(ctx, this.supervisor.catalog.summaries);
     return this.supervisor.catalog.tools;
+  }
+
+  /**
+   * The hints of this server's tool `toolName` as the turn `ctx` got it
+   * (without `ctx`, or for a turn it did not contribute to, the current
+   * list's), provided `kept` (the names of this server's tools the turn
+   * kept after name clashes; `undefined` when not known) holds the name;
+   * `undefined` when the name is another extension's tool.
+   */
+  hints(toolName: string, kept: ReadonlySet<string> | undefined, ctx?: TurnContext): McpToolHints | undefined {
+    if (kept !== undefined && !kept.has(toolName)) return undefined;
+    const summaries = (ctx && this.contributed.get(ctx)) ?? this.supervisor.catalog.summaries;
+    return summaries.find((summary) => summary.name === toolName)?.hints;
   }
 
   /**

@@ -91,8 +91,8 @@ describe("elicitation: a server asks the person through the turn", { timeout: 15
       },
     });
     expect(badly.toolResults[0]).toMatchObject({ isError: true });
-    // The SDK's client checks the request against MCP's schema and answers with its own (Zod) error.
-    expect(badly.toolResults[0]!.text).toMatch(/^elicitation failed: MCP error -32603: /);
+    // The SDK's client checks the request against MCP's schema and answers Invalid params with its (Zod) issues.
+    expect(badly.toolResults[0]!.text).toMatch(/^elicitation failed: MCP error -32602: /);
     expect(badly.toolResults[0]!.text).toContain('"requestedSchema"');
     expect(bothered).toBe(false);
     expect(questions(badly.events)).toEqual([]);

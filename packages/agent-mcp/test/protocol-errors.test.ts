@@ -1,7 +1,9 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
-import { describe, expect, it } from "vitest";
-import { type McpServerStatus, createMcpExtension } from "../src/index.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { type McpServerError, type McpServerStatus, createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
@@ -66,5 +68,45 @@ describe("a server that breaks the protocol loses its connection at once", { tim
     expect(toolResults[1]).toMatchObject({ isError: false, text: "3" });
     expect(mcp.status).toMatchObject({ state: "ready", lastError: { code: "protocol_error" } });
     await runtime.dispose();
+  });
+});
+
+describe("a server that answers the handshake with a protocol version the client does not speak", () => {
+  it("fails to connect as a protocol error naming both versions, not as a server that could not be reached", async () => {
+    // A server written apart: it answers every initialize with a version from the future, as plain JSON.
+    const http = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => (body += chunk));
+      req.on("end", () => {
+        const message = body === "" ? undefined : (JSON.parse(body) as { id?: number; method?: string });
+        if (message?.method !== "initialize") return void res.writeHead(202).end();
+        res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s-1" }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: message.id,
+            result: {
+              protocolVersion: "2099-01-01",
+              capabilities: { tools: {} },
+              serverInfo: { name: "future", version: "9" },
+            },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => http.close(() => resolve())));
+    const { port } = http.address() as AddressInfo;
+    const mcp = createMcpExtension({ id: "future", server: { url: `http://127.0.0.1:${port}/mcp` } });
+
+    const error = await mcp.connect().then(
+      () => undefined,
+      (rejection: unknown) => rejection as McpServerError,
+    );
+    expect(error?.code).toBe("connect_failed");
+    expect(error?.message).toMatch(
+      /^MCP server "future" could not connect: answered initialize with protocol version 2099-01-01, which this client does not speak \(it speaks 2025-11-25, .*2024-11-05/,
+    );
+    expect(mcp.status.state).toBe("failed");
+    await mcp.dispose();
   });
 });

@@ -70,4 +70,48 @@ describe("images of types models do not take", () => {
     });
     await runtime.dispose();
   });
+
+  it("an image embedded as a resource is an image wherever it comes from: a tool's result, a prompt, a resource attached as context", async () => {
+    const png = { uri: "screen://1", mimeType: "image/png", blob: FIXTURE_PNG_BASE64 };
+    const svg = { uri: "screen://2", mimeType: "image/svg+xml", blob: SVG };
+    const server = await startUnusualServer({
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+      tools: [{ name: "screenshot", inputSchema: { type: "object" } }],
+      call: () => ({
+        content: [
+          { type: "resource", resource: png },
+          { type: "resource", resource: svg },
+        ],
+      }),
+      contents: () => [png],
+      promptMessages: [
+        { role: "user", content: { type: "text", text: "What is on the screen?" } },
+        { role: "user", content: { type: "resource", resource: png } },
+      ],
+    });
+    const mcp = createMcpExtension({ id: "screens", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("screenshot", {})]), "Done."] });
+    const context = await mcp.resourceAsContext("screen://1");
+    const prompt = await mcp.expandPrompt("hello");
+
+    const shown = [
+      { type: "text", text: "Resource screen://1, image/png:" },
+      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
+    ];
+    expect(turn.toolResults[0]!.content).toEqual([
+      ...shown,
+      {
+        type: "text",
+        text: "[resource screen://2, image/svg+xml, 41 bytes: not shown (models take PNG, JPEG, GIF and WebP images)]",
+      },
+    ]);
+    expect(context.content).toEqual(shown);
+    expect(prompt).toEqual({
+      text: "What is on the screen?\n\nResource screen://1, image/png:",
+      images: [{ type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" }],
+    });
+    await runtime.dispose();
+  });
 });

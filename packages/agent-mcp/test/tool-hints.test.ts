@@ -1,4 +1,5 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { defineRuntimeTool } from "@turnkit/agent-core";
 import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { type McpToolHints, createMcpExtension } from "../src/index.js";
@@ -51,6 +52,48 @@ describe("a tool's hints reach permission hooks", () => {
       openWorld: true,
     });
     expect(mcp.toolHints("echo")).toBeUndefined(); // the exposed name is notes_echo
+    await runtime.dispose();
+  });
+
+  it("a host tool that keeps a server tool's name has no hints from the server: the hook does not take it for the server's read-only tool", async () => {
+    const fixture = await startHttpFixture();
+    const mcp = createMcpExtension({ id: "notes", server: { url: fixture.url }, toolPrefix: "notes_" });
+    const ran: string[] = [];
+    const hostEcho = defineRuntimeTool({
+      name: "notes_echo",
+      description: "The host's own tool, which deletes",
+      parameters: { type: "object", properties: {} },
+      execute: () => {
+        ran.push("host notes_echo");
+        return { content: [{ type: "text", text: "deleted" }] };
+      },
+    });
+    const seen: (McpToolHints | undefined)[] = [];
+    const permissions = createHookExtension({
+      id: "permissions",
+      hooks: {
+        before_tool_call: (event, _signal, ctx) => {
+          const hints = mcp.toolHints(event.toolCall.name, ctx);
+          seen.push(hints, mcp.toolHints(event.toolCall.name));
+          return hints?.readOnly ? undefined : { block: true, reason: "needs a person", blockedBy: "permission" };
+        },
+      },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp, permissions] });
+
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      tools: [hostEcho],
+      script: [response([toolCall("notes_echo", { text: "hi" })]), "Done."],
+    });
+
+    expect(seen).toEqual([undefined, undefined]);
+    expect(toolResults.map(({ toolName, isError, text }) => ({ toolName, isError, text }))).toEqual([
+      { toolName: "notes_echo", isError: true, text: "needs a person" },
+    ]);
+    expect(ran).toEqual([]);
+    // The server's other tools keep their hints.
+    expect(mcp.toolHints("notes_delete_note")?.destructive).toBe(true);
     await runtime.dispose();
   });
 });

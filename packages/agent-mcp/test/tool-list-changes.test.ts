@@ -1,7 +1,7 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { createAgentRuntime, createHookExtension } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
-import { type McpServerStatus, createMcpExtension } from "../src/index.js";
+import { type McpServerStatus, type McpToolHints, createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { stdioFixture } from "./fixtures/stdio-fixture.js";
@@ -96,6 +96,56 @@ describe("a tool a server adds under a name another server already has", () => {
       ]);
     }
     expect(growing.status.tools.map((tool) => tool.name)).toContain("late_tool");
+    await runtime.dispose();
+  });
+
+  it("its hints are not the server's: toolHints describes the tool the turn runs under that name, the steady server's", async () => {
+    const steady = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [{ name: "late_tool", inputSchema: { type: "object" }, annotations: { destructiveHint: true } }],
+    });
+    const http = await startHttpFixture();
+    const first = createMcpExtension({ id: "steady", server: { url: steady.url } });
+    const growing = createMcpExtension({ id: "growing", server: { url: http.url } });
+    const seen: Record<string, (McpToolHints | undefined)[]> = {};
+    const permissions = createHookExtension({
+      id: "permissions",
+      hooks: {
+        before_tool_call: (event, _signal, ctx) => {
+          const name = event.toolCall.name;
+          if (name !== "late_tool") return undefined;
+          const answers = [
+            first.toolHints(name, ctx),
+            growing.toolHints(name, ctx),
+            first.toolHints(name),
+            growing.toolHints(name),
+          ];
+          seen[name] = answers;
+          const hints = answers[0] ?? answers[1];
+          return hints?.readOnly ? undefined : { block: true, reason: "needs a person", blockedBy: "permission" };
+        },
+      },
+    });
+    const runtime = await createAgentRuntime({ base: [first, growing, permissions] });
+
+    await runMcpTurn({ runtime, turnId: "t1", script: [response([toolCall("add_tool", {})]), "Added."] });
+    await statusWhere(growing, (status) => status.toolsOutdated);
+    const turn = await runMcpTurn({ runtime, turnId: "t2", script: [response([toolCall("late_tool", {})]), "Done."] });
+
+    const steadyHints = { readOnly: false, destructive: true, idempotent: false, openWorld: true };
+    expect(seen.late_tool).toEqual([steadyHints, undefined, steadyHints, undefined]);
+    expect(turn.toolResults.map(({ toolName, text, isError }) => ({ toolName, text, isError }))).toEqual([
+      { toolName: "late_tool", text: "needs a person", isError: true },
+    ]);
+    // The server's own tool is listed (its status) but no turn runs it, so no hints describe it.
+    expect(growing.status.tools.find((tool) => tool.name === "late_tool")?.hints.readOnly).toBe(true);
+    expect(growing.toolHints("late_tool")).toBeUndefined();
+    expect(growing.toolHints("echo")).toEqual({
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: true,
+    });
     await runtime.dispose();
   });
 });

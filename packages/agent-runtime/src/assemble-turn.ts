@@ -91,10 +91,9 @@ export async function assembleTurnFromRegistry(
   );
 
   parts.forEach((part, index) => {
-    toolsInUse?.record(
-      part.extensionId,
-      resolved.kept[index]!.map((tool) => tool.def.name),
-    );
+    const kept = resolved.kept[index]!.map((tool) => tool.def.name);
+    toolsInUse?.record(part.extensionId, kept);
+    registry.keptTools.record(context, part.extensionId, kept);
   });
   const enabledSet = new Set(enabledIds);
   return {
@@ -118,6 +117,7 @@ export async function assembleTurnFromRegistry(
       contributions: parts.map((part, index) => summarise(part, resolved.kept[index]!, enabled[index]!)),
       leftOut: resolved.leftOut,
     },
+    keptTools: registry.keptTools,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { PiTurnHooks, RuntimeTool } from "@turnkit/agent-core";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { BoundTurnEndHandler, BoundTurnStartHandler, ExtensionEventName } from "./extension-events.js";
+import type { KeptTools } from "./kept-tools.js";
 import type { LeftOutTool } from "./tool-clashes.js";
 import type { TurnContext } from "./turn-context.js";
 
@@ -91,4 +92,12 @@ export interface AssembledTurn {
   readonly turnEndHandlers: readonly BoundTurnEndHandler[];
   /** Which extension contributed what; for logs and debugging, never needed to run the turn. */
   readonly diagnostic: AssemblyDiagnostic;
+  /**
+   * Where the assembly recorded which tools each extension kept (what
+   * `api.keptTools(ctx)` reads): `toRunTurnInput` records there the tools
+   * of an extension that a host tool leaves out, so an extension never
+   * describes a host tool as its own. Absent on a turn a host put together
+   * itself.
+   */
+  readonly keptTools?: KeptTools;
 }

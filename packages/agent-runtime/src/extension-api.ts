@@ -94,6 +94,18 @@ export interface ExtensionAPI<TParams = unknown> {
   /** This extension's parameters from the profile (`profile.params[id]`), or `undefined`. Readable at any time. */
   readonly params: TParams | undefined;
   /**
+   * The names of this extension's tools that a turn kept: those of the turn
+   * assembled with `ctx` (the frozen `ctx` its factories and hooks receive)
+   * or, without `ctx`, of the latest turn assembled with this extension.
+   * A tool another extension's tool displaced (a name clash that appeared
+   * mid-session) is missing from it, so a hook can tell a name that is this
+   * extension's tool from one that is another's. `undefined` when no such
+   * turn was assembled (a `ctx` the runtime did not hand out, or before the
+   * first assembly). A tool a host tool displaces in `toRunTurnInput` is
+   * taken out once that has run. Callable at any time.
+   */
+  keptTools(ctx?: TurnContext): ReadonlySet<string> | undefined;
+  /**
    * Adds a tool to every turn, or a factory building tools per turn. Static
    * tools are validated at once (`invalid_tool`); a static tool name given
    * twice by this extension throws `duplicate_tool`. Clashes between

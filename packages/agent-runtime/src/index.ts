@@ -71,6 +71,7 @@ export {
 } from "./registry.js";
 export { assembleTurnFromRegistry } from "./assemble-turn.js";
 export { ToolsInUse } from "./tools-in-use.js";
+export type { KeptTools } from "./kept-tools.js";
 export type { LeftOutTool } from "./tool-clashes.js";
 export type {
   AssembledReminder,

@@ -18,6 +18,7 @@ import {
 } from "./extension-events.js";
 import { ExtensionContributionError } from "./extension-contribution-error.js";
 import { type Extension, assertExtension } from "./extension.js";
+import { KeptTools } from "./kept-tools.js";
 
 /** A reminder provider as registered, with its priority resolved. */
 export interface RegisteredReminderProvider {
@@ -78,7 +79,11 @@ export interface RegistryOptions {
  * business (`createAgentRuntime`).
  */
 export class Registry {
-  private constructor(private readonly byId: ReadonlyMap<string, ExtensionContributions>) {}
+  private constructor(
+    private readonly byId: ReadonlyMap<string, ExtensionContributions>,
+    /** Which tools each extension's assembled turns kept; `assembleTurnFromRegistry` records, `api.keptTools` reads. */
+    readonly keptTools: KeptTools,
+  ) {}
 
   /**
    * Initialises `extensions` in order and resolves to the registry.
@@ -102,6 +107,7 @@ export class Registry {
       seen.add(extension.id);
     });
     const window: InitWindow = { current: undefined };
+    const keptTools = new KeptTools();
     const byId = new Map<string, ExtensionContributions>();
     const disposers: (() => Promise<void>)[] = [];
     for (const extension of extensions) {
@@ -110,14 +116,14 @@ export class Registry {
           ? options.params[extension.id]
           : undefined;
       try {
-        byId.set(extension.id, await initialiseOne(extension, params, window, disposers));
+        byId.set(extension.id, await initialiseOne(extension, params, window, disposers, keptTools));
       } catch (error) {
         // Nothing an extension started may outlive a runtime that was never built.
         for (const dispose of disposers.reverse()) await dispose().catch(() => {});
         throw error;
       }
     }
-    return new Registry(byId);
+    return new Registry(byId, keptTools);
   }
 
   /**
@@ -179,6 +185,7 @@ async function initialiseOne(
   params: unknown,
   window: InitWindow,
   disposers: (() => Promise<void>)[],
+  keptTools: KeptTools,
 ): Promise<ExtensionContributions> {
   const id = extension.id;
   let open = true;
@@ -212,6 +219,7 @@ async function initialiseOne(
   const api: ExtensionAPI = {
     extensionId: id,
     params,
+    keptTools: (ctx) => keptTools.of(id, ctx),
     registerTool(tool) {
       guard("registerTool");
       if (typeof tool === "function") {

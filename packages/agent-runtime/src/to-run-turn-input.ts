@@ -44,7 +44,8 @@ export interface ToRunTurnInputOptions {
 /**
  * Combines an assembled turn with the host's inputs into the `RunTurnInput`
  * for `PiTurnRunner.runTurn`, so a host's code is: assemble, run,
- * persist. Pure: neither argument is modified.
+ * persist. Neither argument is modified; the one thing it records is in
+ * `assembled.keptTools`: the extension tools a host tool leaves out.
  *
  * - `sessionId`, `turnId`: the assembled turn's.
  * - `systemPrompt`: the extensions' prefix, a blank line, the host's
@@ -118,8 +119,8 @@ export function toRunTurnInput(
 /**
  * The assembled turn's tools and warnings beside the host's tools: a tool
  * an extension's factory made under a host tool's name is left out, with an
- * `extension_degraded` warning naming both; a static one throws
- * `duplicate_tool`.
+ * `extension_degraded` warning naming both (and out of what
+ * `api.keptTools(ctx)` reports); a static one throws `duplicate_tool`.
  */
 function extensionToolsBeside(
   assembled: AssembledTurn,
@@ -145,6 +146,7 @@ function extensionToolsBeside(
     }
     leftOut.add(name);
     warnings.push(leftOutWarning(name, owner.extensionId, "the host"));
+    assembled.keptTools?.leaveOut(assembled.context, owner.extensionId, name);
   }
   if (leftOut.size === 0) return { tools: assembled.tools, warnings };
   return { tools: assembled.tools.filter((tool) => !leftOut.has(tool.def.name)), warnings };

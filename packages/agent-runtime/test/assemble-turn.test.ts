@@ -7,6 +7,7 @@ import {
   createReminderExtension,
   createToolExtension,
   toRunTurnInput,
+  type ExtensionAPI,
   type TurnContext,
 } from "../src/index.js";
 import { deferred, echoTool, extension, flush, rejected, thrown, turn } from "./fixtures.js";
@@ -345,6 +346,31 @@ describe("assembleTurn: tools", () => {
     const alone = await runtime.assembleTurn(turn("s1", "t4"));
     expect(names(alone.tools)).toEqual(["fetch", "read"]);
     expect(alone.diagnostic.leftOut).toEqual([]);
+  });
+
+  it("api.keptTools tells an extension which of its tools each turn kept, and the latest turn's", async () => {
+    let webTools = ["fetch"];
+    let webApi: ExtensionAPI | undefined;
+    const runtime = await createAgentRuntime({
+      base: [
+        createToolExtension({ id: "files", tools: echoTool("read") }),
+        extension("web", (api) => {
+          webApi = api;
+          api.registerTool(() => webTools.map(echoTool));
+        }),
+      ],
+    });
+    expect(webApi!.keptTools()).toBeUndefined();
+    const first = await runtime.assembleTurn(turn("s1", "t1"));
+    webTools = ["fetch", "read"];
+    const second = await runtime.assembleTurn(turn("s1", "t2"));
+    expect([...webApi!.keptTools(first.context)!]).toEqual(["fetch"]);
+    expect([...webApi!.keptTools(second.context)!]).toEqual(["fetch"]);
+    runtime.setEnabled("files", false);
+    const alone = await runtime.assembleTurn(turn("s1", "t3"));
+    expect([...webApi!.keptTools(alone.context)!]).toEqual(["fetch", "read"]);
+    expect([...webApi!.keptTools()!]).toEqual(["fetch", "read"]);
+    expect(webApi!.keptTools(turn("s1", "t3"))).toBeUndefined(); // a copy is not the turn's ctx
   });
 
   it("the tool already in use keeps its name whichever extension comes first; of two newcomers the later extension's is left out", async () => {

@@ -97,6 +97,7 @@ describePublicSurface({
     "HookMapping",
     "HookOrder",
     "HostTurnInputs",
+    "KeptTools",
     "LeftOutTool",
     "MappedHookEventName",
     "MaybePromise",

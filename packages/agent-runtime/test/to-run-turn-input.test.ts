@@ -15,9 +15,10 @@ import {
   createReminderExtension,
   createToolExtension,
   toRunTurnInput,
+  type ExtensionAPI,
   type HostTurnInputs,
 } from "../src/index.js";
-import { echoTool, thrown, turn } from "./fixtures.js";
+import { echoTool, extension, thrown, turn } from "./fixtures.js";
 
 const model = createScriptedModel([]);
 const eventWriter = { push() {} };
@@ -145,6 +146,28 @@ describe("toRunTurnInput", () => {
       },
     ]);
     expect(turnParts.tools.map((tool) => tool.def.name)).toEqual(["search", "fetch"]);
+  });
+
+  it("a tool a host tool left out is no longer among the tools its extension's api.keptTools reports for the turn", async () => {
+    let serverApi: ExtensionAPI | undefined;
+    const runtime = await createAgentRuntime({
+      base: [
+        extension("server", (api) => {
+          serverApi = api;
+          api.registerTool(() => [echoTool("search"), echoTool("fetch")]);
+        }),
+      ],
+    });
+    const turnParts = await runtime.assembleTurn(turn("s1", "t1"));
+    expect([...serverApi!.keptTools(turnParts.context)!]).toEqual(["search", "fetch"]);
+    toRunTurnInput(turnParts, host({ tools: [echoTool("search")] }));
+    expect([...serverApi!.keptTools(turnParts.context)!]).toEqual(["fetch"]);
+    expect([...serverApi!.keptTools()!]).toEqual(["fetch"]);
+    // Another turn without the host tool keeps both.
+    const next = await runtime.assembleTurn(turn("s1", "t2"));
+    toRunTurnInput(next, host({ tools: [] }));
+    expect([...serverApi!.keptTools(next.context)!]).toEqual(["search", "fetch"]);
+    expect([...serverApi!.keptTools(turnParts.context)!]).toEqual(["fetch"]);
   });
 
   it("host ids must match the assembled turn's", async () => {

@@ -23,3 +23,13 @@ export const DEFAULT_RECONNECT_DELAY_MS = 250;
  * and {@link TurnkitChatTransport} needs the id to resume that stream.
  */
 export const TURN_ID_HEADER = "x-turnkit-turn-id";
+
+/**
+ * Milliseconds a UI message stream may stay silent before it sends a
+ * keep-alive comment (`toUIMessageStreamSse`'s `keepAliveMs`): well under
+ * the idle timeouts of common proxies and load balancers (30 to 100 s).
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/** The SSE comment a silent stream sends to keep its connection open; clients skip it (no event). */
+export const KEEP_ALIVE_COMMENT = ": keep-alive\n\n";

@@ -7,7 +7,11 @@
 // ---------------------------------------------------------------- events to chunks (server)
 export { UIMessageChunkMapper, type UIMessageChunkMapperOptions } from "./ui-message-chunk-mapper.js";
 export { toUIMessageChunks, type UIMessageChunksOptions } from "./ui-message-chunks.js";
-export { toUIMessageStreamResponse, toUIMessageStreamSse } from "./ui-message-stream-sse.js";
+export {
+  toUIMessageStreamResponse,
+  toUIMessageStreamSse,
+  type UIMessageStreamSseOptions,
+} from "./ui-message-stream-sse.js";
 export { readTurnUIMessage } from "./read-turn-ui-message.js";
 
 // ---------------------------------------------------------------- the message a turn becomes
@@ -33,8 +37,10 @@ export { readSseEvents, type SseEvent } from "./sse-events.js";
 export { UIStreamError, UIStreamErrorCode } from "./errors.js";
 export {
   APPROVAL_TRACE_PHASE,
+  DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_RECONNECT_ATTEMPTS,
   DEFAULT_RECONNECT_DELAY_MS,
+  KEEP_ALIVE_COMMENT,
   RESUME_TRACE_PHASE,
   TURN_ID_HEADER,
 } from "./defaults.js";

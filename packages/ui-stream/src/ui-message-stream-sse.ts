@@ -1,5 +1,20 @@
 import { UI_MESSAGE_STREAM_HEADERS } from "ai";
+import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT } from "./defaults.js";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
+
+/** Options of {@link toUIMessageStreamSse} and {@link toUIMessageStreamResponse}. */
+export interface UIMessageStreamSseOptions {
+  /**
+   * After this many milliseconds without a chunk (a tool that runs long, an
+   * approval that waits, a queued turn), the stream sends an SSE comment
+   * (`: keep-alive`), and again at each further interval, so that proxies
+   * and browsers do not drop an idle connection. Comments carry no event:
+   * the AI SDK's client (`DefaultChatTransport`), `EventSource` and
+   * `readSseEvents` skip them. Default {@link DEFAULT_KEEP_ALIVE_MS};
+   * `0` sends none. Must be a finite number, 0 or more.
+   */
+  readonly keepAliveMs?: number;
+}
 
 /**
  * Encodes chunks as the AI SDK's UI message stream wire format,
@@ -7,15 +22,35 @@ import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
  * The last chunk of each event also carries `id: <seq>`, so a client (the
  * browser's `EventSource`, {@link TurnkitChatTransport}, curl) that
  * reconnects with `Last-Event-ID` resumes after the last whole event it
- * received. Cancelling the stream (a client that went away) stops the
- * iteration, which stops reading the events; it never stops the turn.
+ * received. While no chunk comes, a keep-alive comment goes every
+ * `options.keepAliveMs`. Cancelling the stream (a client that went away)
+ * stops the comments and the iteration, which stops reading the events; it
+ * never stops the turn. Throws a `TypeError` naming `keepAliveMs` when it
+ * is not a finite number of 0 or more.
  */
-export function toUIMessageStreamSse(chunks: AsyncIterable<SequencedUIMessageChunk>): ReadableStream<Uint8Array> {
+export function toUIMessageStreamSse(
+  chunks: AsyncIterable<SequencedUIMessageChunk>,
+  options: UIMessageStreamSseOptions = {},
+): ReadableStream<Uint8Array> {
+  const keepAliveMs = keepAliveOf(options);
   const encoder = new TextEncoder();
+  const comment = encoder.encode(KEEP_ALIVE_COMMENT);
   const iterator = chunks[Symbol.asyncIterator]();
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const stopKeepAlive = () => {
+    clearInterval(keepAlive);
+    keepAlive = undefined;
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await iterator.next();
+      // Only while waiting for the next chunk: a stream that flows needs no comment.
+      if (keepAliveMs > 0) keepAlive = setInterval(() => controller.enqueue(comment), keepAliveMs);
+      let next: IteratorResult<SequencedUIMessageChunk>;
+      try {
+        next = await iterator.next();
+      } finally {
+        stopKeepAlive();
+      }
       if (next.done) {
         controller.enqueue(encoder.encode("data: [DONE]\n\n"));
         controller.close();
@@ -25,6 +60,7 @@ export function toUIMessageStreamSse(chunks: AsyncIterable<SequencedUIMessageChu
       controller.enqueue(encoder.encode(`${lastOfEvent ? `id: ${seq}\n` : ""}data: ${JSON.stringify(chunk)}\n\n`));
     },
     async cancel() {
+      stopKeepAlive();
       await iterator.return?.(undefined);
     },
   });
@@ -34,15 +70,24 @@ export function toUIMessageStreamSse(chunks: AsyncIterable<SequencedUIMessageChu
  * A `Response` serving chunks as a UI message stream: status 200 (or
  * `init.status`), the AI SDK's stream headers (`x-vercel-ai-ui-message-stream: v1`,
  * no caching or buffering) plus `init.headers`, the body of
- * {@link toUIMessageStreamSse}. Hono, Next.js route handlers and any
- * `fetch`-style server return it as is.
+ * {@link toUIMessageStreamSse} (with `init.keepAliveMs`). Hono, Next.js
+ * route handlers and any `fetch`-style server return it as is.
  */
 export function toUIMessageStreamResponse(
   chunks: AsyncIterable<SequencedUIMessageChunk>,
-  init: { status?: number; headers?: Record<string, string> } = {},
+  init: { status?: number; headers?: Record<string, string> } & UIMessageStreamSseOptions = {},
 ): Response {
-  return new Response(toUIMessageStreamSse(chunks), {
+  return new Response(toUIMessageStreamSse(chunks, init), {
     status: init.status ?? 200,
     headers: { ...UI_MESSAGE_STREAM_HEADERS, ...init.headers },
   });
+}
+
+function keepAliveOf(options: UIMessageStreamSseOptions): number {
+  const { keepAliveMs = DEFAULT_KEEP_ALIVE_MS } = options;
+  if (typeof keepAliveMs !== "number" || !Number.isFinite(keepAliveMs) || keepAliveMs < 0)
+    throw new TypeError(
+      `toUIMessageStreamSse: keepAliveMs must be a finite number of milliseconds, 0 or more (0: no keep-alive), got ${String(keepAliveMs)}`,
+    );
+  return keepAliveMs;
 }

@@ -12,8 +12,10 @@ describePublicSurface({
   readmeAlsoMentions: ["map", "readUIMessageStream", "reconnectToStream", "resumeStreamIsReplay", "sendMessages"],
   values: [
     "APPROVAL_TRACE_PHASE",
+    "DEFAULT_KEEP_ALIVE_MS",
     "DEFAULT_RECONNECT_ATTEMPTS",
     "DEFAULT_RECONNECT_DELAY_MS",
+    "KEEP_ALIVE_COMMENT",
     "RESUME_TRACE_PHASE",
     "TURN_ID_HEADER",
     "TurnkitChatTransport",
@@ -41,6 +43,7 @@ describePublicSurface({
     "UIMessageChunkMapper",
     "UIMessageChunkMapperOptions",
     "UIMessageChunksOptions",
+    "UIMessageStreamSseOptions",
     "UIStreamError",
     "UIStreamErrorCode",
   ],

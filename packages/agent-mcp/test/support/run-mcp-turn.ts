@@ -38,6 +38,8 @@ export async function runMcpTurn(options: {
   beforeUserMessages?: HostTurnInputs["beforeUserMessages"];
   /** The host's answers to what the turn asks a person (elicitations). */
   answerActionRequest?: ActionRequestAnswerer;
+  /** The host's own tools, beside the extensions'. */
+  tools?: HostTurnInputs["tools"];
 }): Promise<McpTurn> {
   const model = createScriptedModel(options.script);
   const turnId = options.turnId ?? "t1";
@@ -56,6 +58,7 @@ export async function runMcpTurn(options: {
       llmRetry: false,
       ...(options.signal && { signal: options.signal }),
       ...(options.answerActionRequest && { answerActionRequest: options.answerActionRequest }),
+      ...(options.tools && { tools: options.tools }),
       eventWriter: {
         push: (event) => {
           events.push(event);
