@@ -258,6 +258,26 @@ export const TOOL_BATCH_SCENARIOS = [
     then: (trace) => assertLinesInOrder(trace, ['tool_execution_end call_1 double ok [text "number 84"]']),
   }),
   defineScenario({
+    id: "argument-nullable-union",
+    title: "a null that a plain JSON Schema's nullable anyOf allows reaches the tool as null",
+    spec: ["L4"],
+    surfaces: ["agent"],
+    script: () => [response(toolCall("search", { limit: null })), response("Searched.")],
+    async run(ctx) {
+      const search = defineTool({
+        name: "search",
+        parameters: {
+          type: "object",
+          properties: { limit: { anyOf: [{ type: "integer" }, { type: "null" }], default: null } },
+        } as never,
+        execute: async (_id, params: { limit: unknown }) => textResult(`limit ${JSON.stringify(params.limit)}`),
+      });
+      const agent = ctx.createAgent({ initialState: { tools: [search] } });
+      await ctx.settle("prompt()", agent.prompt("Search"));
+    },
+    then: (trace) => assertLinesInOrder(trace, ['tool_execution_end call_1 search ok [text "limit null"]']),
+  }),
+  defineScenario({
     id: "thrown-execute",
     title: "execute that throws gives an error result with the thrown message",
     spec: ["L5"],

@@ -46,12 +46,13 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
  * - `@sinclair/typebox` 0.34 schemas: defaults applied and values converted
  *   with its `Value` functions, then checked with a checker compiled once per
  *   schema.
- * - pi-ai `Type` schemas and plain JSON Schema: pi-ai's
- *   `validateToolArguments`, which coerces the same way; for a plain JSON
- *   Schema whose valid values it never changes, arguments that pass a
- *   checker compiled once per schema (the same compiler) are returned as
- *   pi-ai returns them, a copy equal to its `structuredClone`, without its
- *   per-call work.
+ * - pi-ai `Type` schemas and plain JSON Schema: arguments that pass a
+ *   checker compiled once per schema (pi-ai's compiler) are returned as
+ *   sent (a copy equal to their `structuredClone`); others go through
+ *   pi-ai's `validateToolArguments`, which coerces the same way. Unlike
+ *   pi-ai alone, valid arguments are never changed: a `null` the schema
+ *   allows (a nullable `anyOf`, as Pydantic servers declare optional
+ *   fields) stays `null` instead of becoming `""`, `0` or `false`.
  *
  * Never mutates `toolCall.arguments`. Throws an `Error` whose message lists
  * what is wrong, which the loop turns into an error tool result.
