@@ -10,9 +10,15 @@ export interface SseEvent {
  * The events of a `text/event-stream` body, in order: `data:` and `id:`
  * fields (comments and other fields are skipped; an event with no data is
  * dropped). A read error (a dropped connection) rejects the iteration;
- * stopping the iteration cancels the body.
+ * stopping the iteration cancels the body. Throws a `TypeError` for a
+ * `body` that is no `ReadableStream`.
  */
 export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  if (typeof (body as { pipeThrough?: unknown } | null)?.pipeThrough !== "function") {
+    throw new TypeError(
+      `readSseEvents: body must be a ReadableStream (a fetch Response's body), got ${body === null ? "null" : typeof body}`,
+    );
+  }
   const reader = body.pipeThrough(new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>).getReader();
   let buffer = "";
   try {

@@ -16,9 +16,14 @@ function partOrigin(part: object): TurnkitPartOrigin | undefined {
  * parts of those ids, the step markers that opened them, and the
  * `data-turnkit-superseded` parts themselves are left out, so the answer
  * reads once. Returns `message` itself when nothing is superseded; never
- * changes it.
+ * changes it. Throws a `TypeError` for a `message` without a `parts` list.
  */
 export function withoutSupersededParts<M extends UIMessage>(message: M): M {
+  if (!Array.isArray((message as { parts?: unknown } | null)?.parts)) {
+    throw new TypeError(
+      `withoutSupersededParts: message must be a UIMessage with a parts array, got ${message === null ? "null" : typeof message === "object" ? "an object without parts" : typeof message}`,
+    );
+  }
   const superseded = new Set<string>();
   for (const part of message.parts) {
     if (part.type === "data-turnkit-superseded") {

@@ -1,5 +1,6 @@
 import type { RuntimeEvent } from "@turnkit/protocol";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
+import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import { UIMessageChunkMapper } from "./ui-message-chunk-mapper.js";
 
 /** Options of {@link toUIMessageChunks}. */
@@ -17,12 +18,19 @@ export interface UIMessageChunksOptions {
  * to `afterSeq` are mapped (the stream's state depends on them) and their
  * chunks dropped, so what is yielded continues a stream that stopped after
  * `afterSeq` exactly. Ends when the events end; stopping the iteration
- * stops reading them. Throws what the mapper throws.
+ * stops reading them. Throws what the mapper throws, and a `UIStreamError`
+ * (`invalid_events`) when `events` is not iterable.
  */
 export async function* toUIMessageChunks(
   events: AsyncIterable<RuntimeEvent> | Iterable<RuntimeEvent>,
   options: UIMessageChunksOptions = {},
 ): AsyncGenerator<SequencedUIMessageChunk> {
+  if (!isIterable(events)) {
+    throw new UIStreamError({
+      code: UIStreamErrorCode.InvalidEvents,
+      message: `toUIMessageChunks: events must be an iterable or async iterable of RuntimeEvents, got ${shownType(events)}`,
+    });
+  }
   const mapper = new UIMessageChunkMapper({ messageId: options.messageId });
   const afterSeq = options.afterSeq ?? 0;
   for await (const event of events) {
@@ -31,4 +39,19 @@ export async function* toUIMessageChunks(
     for (let i = 0; i < chunks.length; i++)
       yield { seq: event.seq, lastOfEvent: i === chunks.length - 1, chunk: chunks[i] };
   }
+}
+
+/** Whether `value` can be read with `for await`. */
+function isIterable(value: unknown): value is AsyncIterable<unknown> | Iterable<unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function" ||
+      typeof (value as Record<symbol, unknown>)[Symbol.iterator] === "function")
+  );
+}
+
+/** `null`, or the type of what was given, for an error message. */
+export function shownType(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }

@@ -1,6 +1,7 @@
 import { UI_MESSAGE_STREAM_HEADERS } from "ai";
 import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT } from "./defaults.js";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
+import { shownType } from "./ui-message-chunks.js";
 
 /** Options of {@link toUIMessageStreamSse} and {@link toUIMessageStreamResponse}. */
 export interface UIMessageStreamSseOptions {
@@ -26,13 +27,17 @@ export interface UIMessageStreamSseOptions {
  * `options.keepAliveMs`. Cancelling the stream (a client that went away)
  * stops the comments and the iteration, which stops reading the events; it
  * never stops the turn. Throws a `TypeError` naming `keepAliveMs` when it
- * is not a finite number of 0 or more.
+ * is not a finite number of 0 or more, and naming `chunks` when it is no
+ * async iterable.
  */
 export function toUIMessageStreamSse(
   chunks: AsyncIterable<SequencedUIMessageChunk>,
   options: UIMessageStreamSseOptions = {},
 ): ReadableStream<Uint8Array> {
   const keepAliveMs = keepAliveOf(options);
+  if (typeof (chunks as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] !== "function") {
+    throw new TypeError(`toUIMessageStreamSse: chunks must be an async iterable of chunks, got ${shownType(chunks)}`);
+  }
   const encoder = new TextEncoder();
   const comment = encoder.encode(KEEP_ALIVE_COMMENT);
   const iterator = chunks[Symbol.asyncIterator]();

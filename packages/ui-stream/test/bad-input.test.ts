@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import {
+  readSseEvents,
+  readTurnUIMessage,
+  toUIMessageChunks,
+  toUIMessageStreamResponse,
+  toUIMessageStreamSse,
+  UIStreamError,
+  withoutSupersededParts,
+} from "../src/index.js";
+
+/** Bad input to each entry point is refused with an error naming the argument, not a TypeError from inside. */
+describe("bad input", () => {
+  it("toUIMessageChunks and readTurnUIMessage refuse events that are not iterable (invalid_events)", async () => {
+    for (const events of [null, undefined, 5, {}] as const) {
+      const refused = (error: unknown) =>
+        UIStreamError.isInstance(error) &&
+        error.code === "invalid_events" &&
+        error.message.startsWith("toUIMessageChunks: events must be an iterable or async iterable of RuntimeEvents");
+      await expect(toUIMessageChunks(events as never).next()).rejects.toSatisfy(refused);
+      await expect(readTurnUIMessage(events as never)).rejects.toSatisfy(refused);
+    }
+  });
+
+  it("toUIMessageStreamSse and toUIMessageStreamResponse refuse chunks that are not async iterable", () => {
+    for (const [chunks, got] of [
+      [null, "null"],
+      [[], "an array"],
+      [5, "number"],
+    ] as const) {
+      const message = `toUIMessageStreamSse: chunks must be an async iterable of chunks, got ${got}`;
+      expect(() => toUIMessageStreamSse(chunks as never)).toThrow(new TypeError(message));
+      expect(() => toUIMessageStreamResponse(chunks as never)).toThrow(new TypeError(message));
+    }
+  });
+
+  it("withoutSupersededParts refuses what is no UI message", () => {
+    expect(() => withoutSupersededParts(null as never)).toThrow(
+      new TypeError("withoutSupersededParts: message must be a UIMessage with a parts array, got null"),
+    );
+    expect(() => withoutSupersededParts({ id: "m", role: "assistant" } as never)).toThrow(
+      new TypeError(
+        "withoutSupersededParts: message must be a UIMessage with a parts array, got an object without parts",
+      ),
+    );
+  });
+
+  it("readSseEvents refuses a body that is no stream", async () => {
+    await expect(readSseEvents(null as never).next()).rejects.toThrow(
+      new TypeError("readSseEvents: body must be a ReadableStream (a fetch Response's body), got null"),
+    );
+  });
+});
