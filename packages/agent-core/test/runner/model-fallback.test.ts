@@ -135,4 +135,36 @@ describe("model fallback", () => {
     await expect(run({ models: [{ model, apikey: "k" }] })).rejects.toThrow(/did you mean 'apiKey'/);
     await expect(run({ models: [{ apiKey: "k" }] })).rejects.toSatisfy(TurnkitConfigError.isInstance);
   });
+
+  it("rejects a fallback model's malformed options before any event, naming the field and never a header's value", async () => {
+    const model = fakeModel("http://127.0.0.1:9");
+    const events: unknown[] = [];
+    const run = (entry: Record<string, unknown>) =>
+      new PiTurnRunner().runTurn({
+        sessionId: "s",
+        turnId: "t",
+        systemPrompt: "",
+        userMessage: { text: "hi" },
+        llm: { model, fallback: { models: [{ model, ...entry } as never] } },
+        eventWriter: { push: (event) => void events.push(event) },
+      });
+    await expect(run({ thinkingLevel: "maximum" })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.thinkingLevel must be one of off, minimal, low, medium, high, xhigh, got "maximum"/,
+    );
+    await expect(run({ cacheRetention: "forever" })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.cacheRetention must be one of none, short, long/,
+    );
+    await expect(run({ headers: "x-key: 1" })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.headers must be an object/,
+    );
+    const secret = run({ headers: { "x-api-key": 12345678 } });
+    await expect(secret).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.headers\.x-api-key must be a string, got a number$/,
+    );
+    await expect(run({ model: { ...model, provider: undefined } })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.model must be a pi-ai Model/,
+    );
+    await expect(run({ thinkingLevel: "maximum" })).rejects.toSatisfy(TurnkitConfigError.isInstance);
+    expect(events).toEqual([]);
+  });
 });
