@@ -5,10 +5,11 @@ import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
+import { assertValidSubAgentInput } from "./sub-agent-input-check.js";
 import type { PiTurnHooks } from "../pi-turn-runner/turn-hooks.js";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
 import { type RuntimeTool, type RuntimeToolResult, assertRuntimeTool } from "../tools/runtime-tool.js";
-import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
+import type { TurnBudget } from "../turn-watch/turn-budget.js";
 
 /**
  * A sub-agent, declared once: an agent of its own (system prompt, tools,
@@ -90,8 +91,11 @@ export const SubAgentTaskParameters = Type.Object({
  *   result, without running anything;
  * - aborting the parent aborts the child (the call's signal).
  *
- * Throws `TurnkitConfigError` for an invalid definition (`invalid_tool`,
- * or `unknown_key` for a misspelt key), at once.
+ * Throws `TurnkitConfigError` for an invalid definition, at once, naming
+ * the field: `invalid_tool`, `unknown_key` for a misspelt key (of the
+ * definition, its `llm`, `hooks`, `llmRetry` or `budget`), `duplicate_tool`
+ * for two of its tools with one name. Everything `runTurn` would refuse in
+ * the child's input is refused here, so no call fails for its definition.
  */
 export function defineSubAgent(definition: SubAgentDefinition): SubAgentTool {
   assertValidSubAgent(definition);
@@ -158,7 +162,6 @@ function assertValidSubAgent(definition: SubAgentDefinition): void {
   if (typeof definition.llm !== "object" || definition.llm === null || !definition.llm.model)
     problems.push("llm.model is required");
   if (definition.tools !== undefined && !Array.isArray(definition.tools)) problems.push("tools must be an array");
-  assertValidTurnBudget(definition.budget);
   const { maxDepth } = definition;
   if (maxDepth !== undefined && (!Number.isInteger(maxDepth) || maxDepth < 1))
     problems.push(`maxDepth must be a positive integer, got ${JSON.stringify(maxDepth)}`);
@@ -168,4 +171,5 @@ function assertValidSubAgent(definition: SubAgentDefinition): void {
       `defineSubAgent: sub-agent ${JSON.stringify(definition.name)} is invalid: ${problems.join("; ")}`,
     );
   }
+  assertValidSubAgentInput(definition);
 }

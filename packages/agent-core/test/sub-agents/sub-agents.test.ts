@@ -498,4 +498,47 @@ describe("sub-agents", () => {
       defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, sytemPrompt: "typo" } as never),
     ).toThrow(/unknown key 'sytemPrompt'/);
   });
+
+  it("a definition is checked at once as its turns would be: llm, hooks, llmRetry, budget, workspaceDir, tool names", async () => {
+    const model = createScriptedModel([]);
+    const llm = { model: model.model, streamFn: model.streamFn };
+    const base = { name: "explore", description: "d", systemPrompt: "p", llm };
+    const refusal = (extra: Record<string, unknown>) => {
+      try {
+        defineSubAgent({ ...base, ...extra } as never);
+      } catch (error) {
+        if (!TurnkitConfigError.isInstance(error)) throw error;
+        return `${error.code}: ${error.message}`;
+      }
+      return "accepted";
+    };
+    const named = 'defineSubAgent: sub-agent "explore": ';
+    expect(refusal({ hooks: { onHistoryChangedHook: "log" } })).toBe(
+      `invalid_tool: ${named}hooks.onHistoryChangedHook must be a function or an array of functions, got "log"`,
+    );
+    expect(refusal({ hooks: { beforeLLMCallHook: () => {} } })).toBe(
+      `unknown_key: ${named}unknown key 'beforeLLMCallHook' in hooks; did you mean 'beforeLlmCallHook'?`,
+    );
+    expect(refusal({ llm: { ...llm, maxToken: 10 } })).toMatch(/^unknown_key: .*unknown key 'maxToken' in llm/);
+    expect(refusal({ llm: { ...llm, maxTokens: -1 } })).toBe(
+      `invalid_tool: ${named}llm.maxTokens must be a positive integer, got -1`,
+    );
+    expect(refusal({ llm: { ...llm, cacheRetention: "forever" } })).toMatch(/^invalid_tool: .*llm\.cacheRetention/);
+    expect(refusal({ llm: { ...llm, firstEventTimeoutMs: -5 } })).toMatch(/^invalid_tool: .*llm\.firstEventTimeoutMs/);
+    expect(refusal({ llm: { ...llm, fallback: { models: [{}] } } })).toMatch(
+      /^invalid_tool: .*llm\.fallback\.models\[0\]\.model must be/,
+    );
+    expect(refusal({ llmRetry: { maxRetries: -1 } })).toMatch(/^invalid_tool: .*llmRetry\.maxRetries/);
+    expect(refusal({ llmRetry: 3 })).toBe(`invalid_tool: ${named}llmRetry must be false or an object, got 3`);
+    expect(refusal({ budget: { maxStep: 2 } })).toMatch(/^unknown_key: .*unknown key 'maxStep' in budget/);
+    expect(refusal({ budget: { maxSteps: 0 } })).toMatch(
+      /^invalid_tool: .*budget\.maxSteps must be a positive integer/,
+    );
+    expect(refusal({ workspaceDir: 5 })).toBe(`invalid_tool: ${named}workspaceDir must be a string, got 5`);
+    const grep = createRecordingTool("grep");
+    expect(refusal({ tools: [grep, createRecordingTool("grep")] })).toBe(
+      `duplicate_tool: ${named}tools[1]: two tools are named "grep"; tool names must be unique`,
+    );
+    expect(refusal({ tools: [grep], llmRetry: false, budget: { maxSteps: 2 }, hooks: {} })).toBe("accepted");
+  });
 });
