@@ -84,9 +84,10 @@ export const SubAgentTaskParameters = Type.Object({
  * - the child's events reach the parent's stream marked with `origin`; its
  *   usage, timing and outcome join the parent's report (`subAgentCalls`);
  *   its spending counts for the parent's budget;
- * - the result is the text of the child's final answer; a child that
- *   fails (a provider error, its budget reached, a timeout) or is aborted
- *   becomes an error result naming why, and the parent goes on;
+ * - the result is the text of the child's final response; a final
+ *   response without text (only thinking, or empty) is an error result,
+ *   and so is a child that fails (a provider error, its budget reached, a
+ *   timeout) or is aborted, naming why; the parent goes on;
  * - a call that would run deeper than `maxDepth` is refused with an error
  *   result, without running anything;
  * - aborting the parent aborts the child (the call's signal).

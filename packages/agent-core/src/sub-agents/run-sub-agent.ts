@@ -97,11 +97,15 @@ async function runSubAgent(
     ...(outcome.usage && { usage: outcome.usage }),
   };
   switch (outcome.kind) {
-    case "completed":
+    case "completed": {
+      const answer = finalAnswer(transcript);
+      if (answer !== undefined) return { content: [{ type: "text", text: answer }], details };
       return {
-        content: [{ type: "text", text: finalAnswer(transcript) ?? `Sub-agent "${name}" gave no answer.` }],
+        content: [{ type: "text", text: `Sub-agent "${name}" gave no answer: its last response had no text.` }],
         details,
+        isError: true,
       };
+    }
     case "failed":
       return {
         content: [
@@ -119,16 +123,17 @@ async function runSubAgent(
   }
 }
 
-/** The text of the last assistant message of the transcript, or `undefined` when it has none. */
+/**
+ * The text of the transcript's last assistant message (the child's final
+ * response), or `undefined` when it has none: an earlier step's text (a
+ * preamble before a tool call) is never taken for the answer.
+ */
 function finalAnswer(transcript: readonly AgentMessage[]): string | undefined {
-  for (let index = transcript.length - 1; index >= 0; index--) {
-    const message = transcript[index]!;
-    if (message.role !== "assistant") continue;
-    const text = message.content
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join("");
-    if (text.trim().length > 0) return text;
-  }
-  return undefined;
+  const last = transcript.findLast((message) => message.role === "assistant");
+  if (last?.role !== "assistant") return undefined;
+  const text = last.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join("");
+  return text.trim().length > 0 ? text : undefined;
 }

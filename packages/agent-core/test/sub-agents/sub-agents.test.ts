@@ -541,4 +541,24 @@ describe("sub-agents", () => {
     );
     expect(refusal({ tools: [grep], llmRetry: false, budget: { maxSteps: 2 }, hooks: {} })).toBe("accepted");
   });
+
+  it("the answer is the child's final response: a preamble of an earlier step is never taken for it", async () => {
+    const grep = createRecordingTool("grep");
+    const child = explore(
+      [
+        response([text("Let me search first."), toolCall("grep", { value: "TODO" })]),
+        response([], { stopReason: "stop" }),
+      ],
+      { tools: [grep] },
+    );
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "find the TODOs" })), "It found nothing."],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(toolResultText(turn.transcript, "explore")).toBe(
+      'error: Sub-agent "explore" gave no answer: its last response had no text.',
+    );
+    expect(turn.outcome.subAgentCalls![0]).toMatchObject({ outcome: "completed" });
+  });
 });
