@@ -168,7 +168,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const compaction: FuzzProperty<CompactionScenario> = {
     name: "runner-compaction",
     description:
-      "PiTurnRunner with the compaction extension: histories around the window, summaries answering, failing (429, 529, empty, timeout), main requests overflowing or overloaded, one or two chained turns",
+      "PiTurnRunner with the compaction extension: English or Chinese histories around the window, summaries answering, failing (429, 529, empty, timeout, overflow), main requests overflowing or overloaded, one or two chained turns; every summary request fits the summary model's window",
     arbitrary: compactionScenarioArbitrary,
     run: checkCompactionScenario,
     ciRuns: 60,
