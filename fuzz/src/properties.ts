@@ -22,6 +22,7 @@ import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
+import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -184,6 +185,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 40,
     fuzzWeight: 2,
   };
+  const definitionRefusals: FuzzProperty<DefinitionFault> = {
+    name: "definition-refusals",
+    description:
+      "sub-agent definitions and llm.fallback lists with one bad or misspelt field: refused where written, naming the field, before any event",
+    arbitrary: definitionFaultArbitrary,
+    run: checkDefinitionFault,
+    ciRuns: 100,
+    fuzzWeight: 0.2,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -206,6 +216,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     compaction,
     subAgents,
     askHost,
+    definitionRefusals,
   ];
 }
 
