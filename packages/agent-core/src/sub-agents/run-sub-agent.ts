@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { BudgetExceededDetail } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import type { HistoryChange } from "../pi-turn-runner/turn-hooks.js";
 import { hookArray } from "../pi-turn-runner/turn-hooks.js";
@@ -35,8 +36,9 @@ export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn:
 }
 
 /**
- * One call of a sub-agent in `parent`: refused past its depth limit,
- * otherwise run as a child turn; the result is the child's final answer, or
+ * One call of a sub-agent in `parent`: refused past its depth limit or
+ * once the parent's output-token or cost limit is reached (a child would
+ * spend more), otherwise run as a child turn; the result is the child's final answer, or
  * an error result naming why there is none.
  */
 async function runSubAgent(
@@ -51,17 +53,10 @@ async function runSubAgent(
   const path = parent.nesting.subAgentPath;
   if (path.length + 1 > maxDepth) {
     const above = path.map((step) => step.agent).join(" > ");
-    return {
-      content: [
-        {
-          type: "text",
-          text: `Sub-agent "${name}" was not run: it would run ${path.length + 1} levels deep (under ${above}), and its limit is ${maxDepth}. Do the task without it.`,
-        },
-      ],
-      details: { agent: name, outcome: "refused" },
-      isError: true,
-    };
+    return refused(name, `it would run ${path.length + 1} levels deep (under ${above}), and its limit is ${maxDepth}`);
   }
+  const spent = parent.watch.spendingLimitReached();
+  if (spent) return refused(name, `the turn's ${budgetText(spent)} is spent`);
   const transcript: AgentMessage[] = [];
   const keepTranscript = (change: HistoryChange) => {
     if (change.reason === "replaceMessages") transcript.length = 0;
@@ -136,4 +131,20 @@ function finalAnswer(transcript: readonly AgentMessage[]): string | undefined {
     .map((block) => block.text)
     .join("");
   return text.trim().length > 0 ? text : undefined;
+}
+
+/** The error result of a call that was not run, and why. */
+function refused(name: string, why: string): RuntimeToolResult<SubAgentResultDetails> {
+  return {
+    content: [{ type: "text", text: `Sub-agent "${name}" was not run: ${why}. Do the task without it.` }],
+    details: { agent: name, outcome: "refused" },
+    isError: true,
+  };
+}
+
+/** A spending limit in words: `cost limit (maxCost 0.5)`. */
+function budgetText(limit: BudgetExceededDetail): string {
+  return limit.limit === "maxCost"
+    ? `cost limit (maxCost ${limit.max})`
+    : `${limit.limit === "maxOutputTokens" ? "output token" : "step"} limit (${limit.limit} ${limit.max})`;
 }

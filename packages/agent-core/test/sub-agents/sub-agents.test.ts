@@ -561,4 +561,31 @@ describe("sub-agents", () => {
     );
     expect(turn.outcome.subAgentCalls![0]).toMatchObject({ outcome: "completed" });
   });
+
+  it("a call that comes once the parent's cost or output-token limit is reached is refused, and the child's model is never asked", async () => {
+    const child = explore([response("first answer", { usage: usageOf(100, 10, 0.4) }), "second answer"]);
+    const turn = await runCheckedTurn({
+      script: [
+        response([toolCall("explore", { task: "one" }), toolCall("explore", { task: "two" })], {
+          usage: usageOf(10, 1, 0.2),
+        }),
+        "never sent",
+      ],
+      input: { tools: [child.tool], budget: { maxCost: 0.5 } },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "budget_exceeded" } });
+    // The first child spent what was left; the second call runs nothing.
+    expect(child.model.requests).toHaveLength(1);
+    const results = turn.transcript.flatMap((message) =>
+      message.role === "toolResult"
+        ? [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")]
+        : [],
+    );
+    expect(results).toEqual([
+      "first answer",
+      'Sub-agent "explore" was not run: the turn\'s cost limit (maxCost 0.5) is spent. Do the task without it.',
+    ]);
+    expect(turn.outcome.subAgentCalls?.map((call) => call.outcome)).toEqual(["completed"]);
+    assertToolCallsAnswered(turn.transcript);
+  });
 });
