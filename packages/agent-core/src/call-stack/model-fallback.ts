@@ -114,7 +114,14 @@ function checkHeaders(headers: unknown, where: string): void {
     throw invalid(where, "must be an object of header names to strings", headers);
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== "string") {
-      const got = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+      const got =
+        value === null || value === undefined
+          ? String(value)
+          : Array.isArray(value)
+            ? "an array"
+            : typeof value === "object"
+              ? "an object"
+              : `a ${typeof value}`;
       throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${where}.${name} must be a string, got ${got}`);
     }
   }
