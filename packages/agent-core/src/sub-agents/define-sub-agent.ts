@@ -51,7 +51,7 @@ export interface SubAgentResultDetails {
   agent: string;
   /** The sub-agent turn's id; absent when the call was refused before it ran. */
   turnId?: string;
-  /** How its turn ended, or `refused` when the call was not run (past the depth limit, or the calling turn's output-token or cost limit was reached). */
+  /** How its turn ended, or `refused` when the call was not run (past the depth limit, an empty task, or the calling turn's output-token or cost limit was reached). */
   outcome: TurnOutcome["kind"] | "refused";
   /** What its turn spent, when it ran. */
   usage?: TurnUsage;
@@ -88,9 +88,10 @@ export const SubAgentTaskParameters = Type.Object({
  *   response without text (only thinking, or empty) is an error result,
  *   and so is a child that fails (a provider error, its budget reached, a
  *   timeout) or is aborted, naming why; the parent goes on;
- * - a call that would run deeper than `maxDepth`, or that comes once the
- *   calling turn's output-token or cost limit is reached, is refused with
- *   an error result, without running anything;
+ * - a call that would run deeper than `maxDepth`, whose task is empty (or
+ *   only whitespace), or that comes once the calling turn's output-token or
+ *   cost limit is reached, is refused with an error result, without running
+ *   anything;
  * - aborting the parent aborts the child (the call's signal).
  *
  * Throws `TurnkitConfigError` for an invalid definition, at once, naming

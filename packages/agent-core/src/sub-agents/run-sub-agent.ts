@@ -36,9 +36,9 @@ export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn:
 }
 
 /**
- * One call of a sub-agent in `parent`: refused past its depth limit or
- * once the parent's output-token or cost limit is reached (a child would
- * spend more), otherwise run as a child turn; the result is the child's final answer, or
+ * One call of a sub-agent in `parent`: refused past its depth limit, for
+ * an empty task, or once the parent's output-token or cost limit is
+ * reached (a child would spend more), otherwise run as a child turn; the result is the child's final answer, or
  * an error result naming why there is none.
  */
 async function runSubAgent(
@@ -55,6 +55,7 @@ async function runSubAgent(
     const above = path.map((step) => step.agent).join(" > ");
     return refused(name, `it would run ${path.length + 1} levels deep (under ${above}), and its limit is ${maxDepth}`);
   }
+  if (task.trim() === "") return refused(name, "its task is empty", "Call it again with the task in words.");
   const spent = parent.watch.spendingLimitReached();
   if (spent) return refused(name, `the turn's ${budgetText(spent)} is spent`);
   const transcript: AgentMessage[] = [];
@@ -133,10 +134,14 @@ function finalAnswer(transcript: readonly AgentMessage[]): string | undefined {
   return text.trim().length > 0 ? text : undefined;
 }
 
-/** The error result of a call that was not run, and why. */
-function refused(name: string, why: string): RuntimeToolResult<SubAgentResultDetails> {
+/** The error result of a call that was not run: why, and what the model may do instead. */
+function refused(
+  name: string,
+  why: string,
+  instead = "Do the task without it.",
+): RuntimeToolResult<SubAgentResultDetails> {
   return {
-    content: [{ type: "text", text: `Sub-agent "${name}" was not run: ${why}. Do the task without it.` }],
+    content: [{ type: "text", text: `Sub-agent "${name}" was not run: ${why}. ${instead}` }],
     details: { agent: name, outcome: "refused" },
     isError: true,
   };

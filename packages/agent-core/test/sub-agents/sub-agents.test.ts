@@ -588,4 +588,22 @@ describe("sub-agents", () => {
     expect(turn.outcome.subAgentCalls?.map((call) => call.outcome)).toEqual(["completed"]);
     assertToolCallsAnswered(turn.transcript);
   });
+
+  it("a call with an empty task is refused without asking the child's model", async () => {
+    const child = explore(["never sent"]);
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("explore", { task: "" }), toolCall("explore", { task: " \n" })]), "Done."],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(child.model.requests).toHaveLength(0);
+    const results = turn.transcript.flatMap((message) => (message.role === "toolResult" ? [message] : []));
+    expect(results.map((result) => [result.isError, result.details])).toEqual([
+      [true, { agent: "explore", outcome: "refused" }],
+      [true, { agent: "explore", outcome: "refused" }],
+    ]);
+    expect(toolResultText(turn.transcript, "explore")).toBe(
+      'error: Sub-agent "explore" was not run: its task is empty. Call it again with the task in words.',
+    );
+  });
 });
