@@ -203,7 +203,11 @@ async function sendWithFallback(
   }
 }
 
-/** The request's options for a fallback model: its own key and options over the request's. */
+/**
+ * The request's options for a fallback model: its own key and options over
+ * the request's. A model of another provider than the turn's gets neither
+ * the request's key nor its headers, only its own.
+ */
 function optionsFor(
   entry: LlmFallbackModel,
   turnModel: AnyModel,
@@ -220,6 +224,8 @@ function optionsFor(
   const limit = entry.model.maxTokens;
   if (entry.maxTokens !== undefined) sent.maxTokens = entry.maxTokens;
   else if (sent.maxTokens !== undefined && limit > 0 && sent.maxTokens > limit) sent.maxTokens = limit;
+  // The request's headers are the turn's provider's (an Authorization or key header among them): another provider gets its own only.
+  if (!sameProvider) delete sent.headers;
   if (entry.headers !== undefined) sent.headers = { ...sent.headers, ...entry.headers };
   if (entry.cacheRetention !== undefined) sent.cacheRetention = entry.cacheRetention;
   return sent;

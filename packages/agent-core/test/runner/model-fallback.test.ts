@@ -167,4 +167,40 @@ describe("model fallback", () => {
     await expect(run({ thinkingLevel: "maximum" })).rejects.toSatisfy(TurnkitConfigError.isInstance);
     expect(events).toEqual([]);
   });
+
+  it("the turn's headers (its credentials among them) go only to a model of the turn's provider; another gets its own", async () => {
+    const primary = await serve(reply.status(503), reply.status(503));
+    const sameProvider = await serve(reply.status(503));
+    const backup = await serve(reply.text(["answer ", "from backup"]));
+    const turn = await runCheckedTurn({
+      input: {
+        llm: {
+          model: fakeModel(primary.baseUrl, { id: "primary-model" }),
+          apiKey: "sk-primary",
+          streamFn: streamSimple,
+          headers: { authorization: "Bearer sk-primary-header", "x-team": "a" },
+          fallback: {
+            models: [
+              { model: fakeModel(sameProvider.baseUrl, { id: "primary-mini" }) },
+              {
+                model: fakeModel(backup.baseUrl, { id: "backup-model", provider: "backup" }),
+                apiKey: "sk-backup",
+                headers: { "x-backup": "1" },
+              },
+            ],
+          },
+        },
+        llmRetry: false,
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(sameProvider.requests[0]!.headers).toMatchObject({
+      authorization: "Bearer sk-primary-header",
+      "x-team": "a",
+    });
+    const sent = backup.requests[0]!.headers;
+    expect(sent.authorization).toBe("Bearer sk-backup");
+    expect(sent["x-team"]).toBeUndefined();
+    expect(sent["x-backup"]).toBe("1");
+  });
 });
