@@ -1,8 +1,9 @@
 /**
- * Generated compaction decisions: a history of one to five turns (tool
- * calls, long results, reported usage or none), the compaction extension's
- * limits, and what the summary requests (an answer, a 429, a 529, an empty
- * answer, a hang that times out) and the main requests (text, a tool call,
+ * Generated compaction decisions: a history of one to five turns in English
+ * or Chinese (tool calls, long results, reported usage or none), the
+ * compaction extension's limits, and what the summary requests (an answer, a
+ * 429, a 529, an empty answer, a hang that times out, a context overflow)
+ * and the main requests (text, a tool call,
  * a context overflow, a 529) answer. One or two turns run through a real
  * `PiTurnRunner` with a runtime holding the extension; the second starts
  * from the first one's stored history, so summaries chain.
@@ -32,10 +33,17 @@ import {
   createCompactionExtension,
 } from "@turnkit/agent-runtime";
 import fc from "fast-check";
+import {
+  HISTORY_SCRIPTS,
+  type HistoryScript,
+  providerTokens,
+  summaryRequestProblems,
+  textOfTokens,
+} from "./summary-window.js";
 
 const WINDOW = 10_000;
 
-type SummaryAnswer = "ok" | "429" | "529" | "empty" | "timeout";
+type SummaryAnswer = "ok" | "429" | "529" | "empty" | "timeout" | "overflow";
 type MainAnswer = "text" | "tool" | "overflow" | "529";
 
 interface TurnSpec {
@@ -45,7 +53,9 @@ interface TurnSpec {
 
 /** A generated case. */
 export interface CompactionScenario {
-  /** Earlier turns: sizes in tokens (4 characters each) of the user text, each tool result, and the answer. */
+  /** The script the history is written in (English: 4 characters a token; Chinese: 1). */
+  script: HistoryScript;
+  /** Earlier turns: sizes in tokens of the user text, each tool result, and the answer. */
   history: { user: number; results: number[]; answer: number; reportedInput?: number }[];
   reserveTokens: number;
   keepRecentTokens: number;
@@ -59,7 +69,9 @@ const OVERLOADED = '529 {"type":"error","error":{"type":"overloaded_error","mess
 const RATE_LIMITED = "429 Too Many Requests: rate limit exceeded";
 
 const turnSpecArbitrary: fc.Arbitrary<TurnSpec> = fc.record({
-  summaries: fc.array(fc.constantFrom<SummaryAnswer>("ok", "ok", "429", "529", "empty", "timeout"), { maxLength: 3 }),
+  summaries: fc.array(fc.constantFrom<SummaryAnswer>("ok", "ok", "429", "529", "empty", "timeout", "overflow"), {
+    maxLength: 3,
+  }),
   mains: fc.array(fc.constantFrom<MainAnswer>("text", "tool", "tool", "overflow", "529"), {
     minLength: 1,
     maxLength: 4,
@@ -68,6 +80,7 @@ const turnSpecArbitrary: fc.Arbitrary<TurnSpec> = fc.record({
 
 /** Cases: histories around the 10,000-token window, limits from tight to generous, one or two turns. */
 export const compactionScenarioArbitrary: fc.Arbitrary<CompactionScenario> = fc.record({
+  script: fc.constantFrom(...HISTORY_SCRIPTS),
   history: fc.array(
     fc.record(
       {
@@ -87,9 +100,8 @@ export const compactionScenarioArbitrary: fc.Arbitrary<CompactionScenario> = fc.
   turns: fc.array(turnSpecArbitrary, { minLength: 1, maxLength: 2 }),
 });
 
-const chars = (tokens: number, letter: string) => letter.repeat(tokens * 4);
-
 function historyOf(scenario: CompactionScenario): AgentMessage[] {
+  const chars = (tokens: number, letter: string) => textOfTokens(tokens, letter, scenario.script);
   const messages: AgentMessage[] = [];
   let time = 1;
   scenario.history.forEach((turn, index) => {
@@ -117,6 +129,8 @@ function summaryEntry(answer: SummaryAnswer, index: number): ScriptEntry {
       return "";
     case "timeout":
       return hang();
+    case "overflow":
+      return assistantMessage("", { stopReason: "error", errorMessage: OVERFLOW });
     default: {
       const unreachable: never = answer;
       return unreachable;
@@ -149,6 +163,10 @@ interface TurnRun {
   requests: ("summary" | "main")[];
   /** The answers the main requests were given, in order. */
   mainsServed: MainAnswer[];
+  /** The answers the summary requests were given, in order. */
+  summariesServed: SummaryAnswer[];
+  /** The largest summary request, by the provider's count, plus its `maxTokens`. */
+  largestSummary: number;
 }
 
 async function runOneTurn(
@@ -168,9 +186,13 @@ async function runOneTurn(
   );
   const requests: ("summary" | "main")[] = [];
   const mainsServed: MainAnswer[] = [];
+  const summariesServed: SummaryAnswer[] = [];
+  let largestSummary = 0;
   const router: StreamFn = (model, context, options) => {
     if (context.systemPrompt === COMPACTION_SUMMARY_SYSTEM_PROMPT) {
       requests.push("summary");
+      summariesServed.push(spec.summaries[summariesServed.length] ?? "ok");
+      largestSummary = Math.max(largestSummary, providerTokens(context) + (options?.maxTokens ?? 0));
       return summaries.streamFn(model, context, options);
     }
     requests.push("main");
@@ -204,7 +226,7 @@ async function runOneTurn(
     runnerOptions: { clock },
   });
   for (const end of assembled.turnEndHandlers) await end({ outcome: result.outcome });
-  return { result, notices, history, requests, mainsServed };
+  return { result, notices, history, requests, mainsServed, summariesServed, largestSummary };
 }
 
 /**
@@ -231,7 +253,7 @@ function checkTurn(scenario: CompactionScenario, run: TurnRun, index: number): v
   const fail = (problem: string) => {
     throw new Error(`compaction, turn ${index + 1}: ${problem}`);
   };
-  const { result, notices, requests, mainsServed } = run;
+  const { result, notices, mainsServed } = run;
   const replacements = result.historyChanges.filter((change) => change.reason === "replaceMessages");
   if (replacements.length === 0) {
     const head = result.transcript.slice(0, run.history.length);
@@ -261,11 +283,11 @@ function checkTurn(scenario: CompactionScenario, run: TurnRun, index: number): v
   }
   const failures = notices.filter((notice) => notice.type === "summary_failed");
   if (failures.length > 1) fail(`${failures.length} failed summaries in one turn: a compaction loop`);
-  const summaryRequests = requests.filter((request) => request === "summary").length;
   const compactions = notices.flatMap((notice) => (notice.type === "compacted" ? [notice.record] : []));
-  // Every summary request is a compaction or the turn's one failure: after a failure, none is sent again.
-  if (summaryRequests !== compactions.length + failures.length)
-    fail(`${summaryRequests} summary requests for ${compactions.length} compactions and ${failures.length} failures`);
+  // Every summary (one request, two when the first overflowed) is a compaction or the turn's one failure.
+  const outcomes = compactions.length + failures.length;
+  for (const problem of summaryRequestProblems(run.summariesServed, outcomes, run.largestSummary, WINDOW))
+    fail(problem);
   if (failures.length === 1 && compactions.length > 0) {
     const failedAt = (failures[0] as { requestIndex: number }).requestIndex;
     const laterCompactions = notices.filter(

@@ -22,6 +22,7 @@ import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
+import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -168,7 +169,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const compaction: FuzzProperty<CompactionScenario> = {
     name: "runner-compaction",
     description:
-      "PiTurnRunner with the compaction extension: histories around the window, summaries answering, failing (429, 529, empty, timeout), main requests overflowing or overloaded, one or two chained turns",
+      "PiTurnRunner with the compaction extension: English or Chinese histories around the window, summaries answering, failing (429, 529, empty, timeout, overflow), main requests overflowing or overloaded, one or two chained turns; every summary request fits the summary model's window",
     arbitrary: compactionScenarioArbitrary,
     run: checkCompactionScenario,
     ciRuns: 60,
@@ -183,6 +184,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     // Some cases wait out a real abort grace (a child tool that ignores its signal): a CI budget of 40.
     ciRuns: 40,
     fuzzWeight: 2,
+  };
+  const definitionRefusals: FuzzProperty<DefinitionFault> = {
+    name: "definition-refusals",
+    description:
+      "sub-agent definitions and llm.fallback lists with one bad or misspelt field: refused where written, naming the field, before any event",
+    arbitrary: definitionFaultArbitrary,
+    run: checkDefinitionFault,
+    ciRuns: 100,
+    fuzzWeight: 0.2,
   };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
@@ -206,6 +216,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     compaction,
     subAgents,
     askHost,
+    definitionRefusals,
   ];
 }
 

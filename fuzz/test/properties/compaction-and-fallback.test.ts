@@ -9,12 +9,15 @@
  * the caller saw, whether and how the request failed).
  *
  * `runner-compaction`: one or two turns of a real runner with the compaction
- * extension over generated histories; summaries answer, fail with 429 or
- * 529, answer nothing or time out; main requests overflow or are
- * overloaded. After each turn: history intact without a replacement, a
- * replacement well formed (record, summary, newest messages with their tool
- * pairs), no summary after a failed one, an overflow compaction only after
- * an overflow and at most once, plus the runner's event and transcript checks.
+ * extension over generated histories in English or Chinese; summaries
+ * answer, fail with 429 or 529, answer nothing, time out or overflow; main
+ * requests overflow or are overloaded. After each turn: history intact
+ * without a replacement, a replacement well formed (record, summary, newest
+ * messages with their tool pairs), no summary after a failed one, an
+ * overflowing summary sent once more and only once, every summary request
+ * within the summary model's window by a provider's count, an overflow
+ * compaction only after an overflow and at most once, plus the runner's
+ * event and transcript checks.
  */
 import { describe } from "vitest";
 import { propertyTest } from "../support/property-test.js";

@@ -58,8 +58,19 @@ export const COMPACTION_TOOL_RESULT_MAX_CHARS = 2_000;
  */
 export const COMPACTION_SUMMARY_INPUT_SHARE = 0.75;
 
-/** Characters per token of the estimate used where the provider reported no usage. */
+/**
+ * Characters per token of the estimate used where the provider reported no
+ * usage, for ASCII text (English, code, JSON). Other scripts take more
+ * tokens per character: see {@link ESTIMATE_OTHER_CHARS_PER_TOKEN} and
+ * {@link ESTIMATE_WIDE_CHARS_PER_TOKEN}.
+ */
 export const ESTIMATE_CHARS_PER_TOKEN = 4;
+
+/** Characters per token of the estimate for non-ASCII characters below U+2E80 (accented Latin, Greek, Cyrillic, Arabic, Hebrew, Indic scripts). */
+export const ESTIMATE_OTHER_CHARS_PER_TOKEN = 2;
+
+/** Characters per token of the estimate from U+2E80 on (Chinese, Japanese, Korean, and UTF-16 halves of emoji): each counts as a token. */
+export const ESTIMATE_WIDE_CHARS_PER_TOKEN = 1;
 
 /** Tokens an image counts for in the estimate. */
 export const ESTIMATE_IMAGE_TOKENS = 1_200;

@@ -38,9 +38,11 @@ export const DEFAULT_MODEL_FALLBACK_TRIGGERS: readonly ModelFallbackTrigger[] = 
 
 /**
  * One model a request may switch to, with its own key and options. Absent
- * options are the turn's (`llm`), except `apiKey`: absent, the turn's key
- * is used only for a model of the turn's provider, else pi-ai reads the
- * provider's environment variable.
+ * options are the turn's (`llm`), except `apiKey` and `headers`: absent,
+ * the turn's key is used only for a model of the turn's provider, else
+ * pi-ai reads the provider's environment variable; the turn's headers are
+ * sent only to a model of the turn's provider (they may carry its
+ * credentials).
  */
 export interface LlmFallbackModel {
   /** The pi-ai model to send the request to. */
@@ -53,7 +55,7 @@ export interface LlmFallbackModel {
   thinkingLevel?: ModelThinkingLevel;
   /** Output-token limit for this model. Absent: the request's, lowered to this model's `maxTokens`. */
   maxTokens?: number;
-  /** Extra HTTP headers, merged over the request's. */
+  /** Extra HTTP headers: merged over the request's for a model of the turn's provider, the only ones for another provider. */
   headers?: Record<string, string>;
   /** Prompt-cache retention for this model. */
   cacheRetention?: CacheRetention;

@@ -1,4 +1,4 @@
-import type { Context } from "@mariozechner/pi-ai";
+import type { CacheRetention, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
 import type { ClassifiedError } from "./classify-error.js";
@@ -46,7 +46,17 @@ export interface ResolvedModelFallback {
   on: ReadonlySet<ModelFallbackTrigger>;
 }
 
-const MODEL_KEYS = ["model", "apiKey", "streamFn", "thinkingLevel", "maxTokens", "headers", "cacheRetention"];
+const MODEL_KEYS: readonly (keyof LlmFallbackModel)[] = [
+  "model",
+  "apiKey",
+  "streamFn",
+  "thinkingLevel",
+  "maxTokens",
+  "headers",
+  "cacheRetention",
+];
+const THINKING_LEVELS: readonly ModelThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
 
 /**
  * Checks `llm.fallback` and fills the default triggers; `undefined` when
@@ -76,7 +86,13 @@ function checkModel(entry: LlmFallbackModel, where: string): void {
   if (typeof entry !== "object" || entry === null) throw invalid(where, "must be an object with a model", entry);
   assertKnownKeys(entry, MODEL_KEYS, where);
   const model = entry.model as unknown as Record<string, unknown> | undefined;
-  if (typeof model !== "object" || model === null || typeof model.id !== "string" || typeof model.api !== "string") {
+  if (
+    typeof model !== "object" ||
+    model === null ||
+    typeof model.id !== "string" ||
+    typeof model.api !== "string" ||
+    typeof model.provider !== "string"
+  ) {
     throw invalid(`${where}.model`, "must be a pi-ai Model (getModel(provider, id))", entry.model);
   }
   if (entry.apiKey !== undefined && typeof entry.apiKey !== "string")
@@ -85,6 +101,30 @@ function checkModel(entry: LlmFallbackModel, where: string): void {
     throw invalid(`${where}.streamFn`, "must be a function", entry.streamFn);
   if (entry.maxTokens !== undefined && !(Number.isSafeInteger(entry.maxTokens) && entry.maxTokens > 0))
     throw invalid(`${where}.maxTokens`, "must be a positive integer", entry.maxTokens);
+  if (entry.thinkingLevel !== undefined && !THINKING_LEVELS.includes(entry.thinkingLevel))
+    throw invalid(`${where}.thinkingLevel`, `must be one of ${THINKING_LEVELS.join(", ")}`, entry.thinkingLevel);
+  if (entry.cacheRetention !== undefined && !CACHE_RETENTIONS.includes(entry.cacheRetention))
+    throw invalid(`${where}.cacheRetention`, `must be one of ${CACHE_RETENTIONS.join(", ")}`, entry.cacheRetention);
+  if (entry.headers !== undefined) checkHeaders(entry.headers, `${where}.headers`);
+}
+
+/** Headers are sent as given: a plain object whose every value is a string (values are never shown: they may be keys). */
+function checkHeaders(headers: unknown, where: string): void {
+  if (typeof headers !== "object" || headers === null || Array.isArray(headers))
+    throw invalid(where, "must be an object of header names to strings", headers);
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== "string") {
+      const got =
+        value === null || value === undefined
+          ? String(value)
+          : Array.isArray(value)
+            ? "an array"
+            : typeof value === "object"
+              ? "an object"
+              : `a ${typeof value}`;
+      throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${where}.${name} must be a string, got ${got}`);
+    }
+  }
 }
 
 /** Which trigger a failure is, if any (see {@link ModelFallbackTrigger}). */
@@ -163,7 +203,11 @@ async function sendWithFallback(
   }
 }
 
-/** The request's options for a fallback model: its own key and options over the request's. */
+/**
+ * The request's options for a fallback model: its own key and options over
+ * the request's. A model of another provider than the turn's gets neither
+ * the request's key nor its headers, only its own.
+ */
 function optionsFor(
   entry: LlmFallbackModel,
   turnModel: AnyModel,
@@ -180,6 +224,8 @@ function optionsFor(
   const limit = entry.model.maxTokens;
   if (entry.maxTokens !== undefined) sent.maxTokens = entry.maxTokens;
   else if (sent.maxTokens !== undefined && limit > 0 && sent.maxTokens > limit) sent.maxTokens = limit;
+  // The request's headers are the turn's provider's (an Authorization or key header among them): another provider gets its own only.
+  if (!sameProvider) delete sent.headers;
   if (entry.headers !== undefined) sent.headers = { ...sent.headers, ...entry.headers };
   if (entry.cacheRetention !== undefined) sent.cacheRetention = entry.cacheRetention;
   return sent;

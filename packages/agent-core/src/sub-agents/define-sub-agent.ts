@@ -5,10 +5,11 @@ import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
+import { assertValidSubAgentInput } from "./sub-agent-input-check.js";
 import type { PiTurnHooks } from "../pi-turn-runner/turn-hooks.js";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
 import { type RuntimeTool, type RuntimeToolResult, assertRuntimeTool } from "../tools/runtime-tool.js";
-import { type TurnBudget, assertValidTurnBudget } from "../turn-watch/turn-budget.js";
+import type { TurnBudget } from "../turn-watch/turn-budget.js";
 
 /**
  * A sub-agent, declared once: an agent of its own (system prompt, tools,
@@ -50,7 +51,7 @@ export interface SubAgentResultDetails {
   agent: string;
   /** The sub-agent turn's id; absent when the call was refused before it ran. */
   turnId?: string;
-  /** How its turn ended, or `refused` when the depth limit stopped the call before it ran. */
+  /** How its turn ended, or `refused` when the call was not run (past the depth limit, an empty task, or the calling turn's output-token or cost limit was reached). */
   outcome: TurnOutcome["kind"] | "refused";
   /** What its turn spent, when it ran. */
   usage?: TurnUsage;
@@ -83,15 +84,21 @@ export const SubAgentTaskParameters = Type.Object({
  * - the child's events reach the parent's stream marked with `origin`; its
  *   usage, timing and outcome join the parent's report (`subAgentCalls`);
  *   its spending counts for the parent's budget;
- * - the result is the text of the child's final answer; a child that
- *   fails (a provider error, its budget reached, a timeout) or is aborted
- *   becomes an error result naming why, and the parent goes on;
- * - a call that would run deeper than `maxDepth` is refused with an error
- *   result, without running anything;
+ * - the result is the text of the child's final response; a final
+ *   response without text (only thinking, or empty) is an error result,
+ *   and so is a child that fails (a provider error, its budget reached, a
+ *   timeout) or is aborted, naming why; the parent goes on;
+ * - a call that would run deeper than `maxDepth`, whose task is empty (or
+ *   only whitespace), or that comes once the calling turn's output-token or
+ *   cost limit is reached, is refused with an error result, without running
+ *   anything;
  * - aborting the parent aborts the child (the call's signal).
  *
- * Throws `TurnkitConfigError` for an invalid definition (`invalid_tool`,
- * or `unknown_key` for a misspelt key), at once.
+ * Throws `TurnkitConfigError` for an invalid definition, at once, naming
+ * the field: `invalid_tool`, `unknown_key` for a misspelt key (of the
+ * definition, its `llm`, `hooks`, `llmRetry` or `budget`), `duplicate_tool`
+ * for two of its tools with one name. Everything `runTurn` would refuse in
+ * the child's input is refused here, so no call fails for its definition.
  */
 export function defineSubAgent(definition: SubAgentDefinition): SubAgentTool {
   assertValidSubAgent(definition);
@@ -158,7 +165,6 @@ function assertValidSubAgent(definition: SubAgentDefinition): void {
   if (typeof definition.llm !== "object" || definition.llm === null || !definition.llm.model)
     problems.push("llm.model is required");
   if (definition.tools !== undefined && !Array.isArray(definition.tools)) problems.push("tools must be an array");
-  assertValidTurnBudget(definition.budget);
   const { maxDepth } = definition;
   if (maxDepth !== undefined && (!Number.isInteger(maxDepth) || maxDepth < 1))
     problems.push(`maxDepth must be a positive integer, got ${JSON.stringify(maxDepth)}`);
@@ -168,4 +174,5 @@ function assertValidSubAgent(definition: SubAgentDefinition): void {
       `defineSubAgent: sub-agent ${JSON.stringify(definition.name)} is invalid: ${problems.join("; ")}`,
     );
   }
+  assertValidSubAgentInput(definition);
 }

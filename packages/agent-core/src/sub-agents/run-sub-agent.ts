@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { BudgetExceededDetail } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import type { HistoryChange } from "../pi-turn-runner/turn-hooks.js";
 import { hookArray } from "../pi-turn-runner/turn-hooks.js";
@@ -35,8 +36,9 @@ export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn:
 }
 
 /**
- * One call of a sub-agent in `parent`: refused past its depth limit,
- * otherwise run as a child turn; the result is the child's final answer, or
+ * One call of a sub-agent in `parent`: refused past its depth limit, for
+ * an empty task, or once the parent's output-token or cost limit is
+ * reached (a child would spend more), otherwise run as a child turn; the result is the child's final answer, or
  * an error result naming why there is none.
  */
 async function runSubAgent(
@@ -51,17 +53,11 @@ async function runSubAgent(
   const path = parent.nesting.subAgentPath;
   if (path.length + 1 > maxDepth) {
     const above = path.map((step) => step.agent).join(" > ");
-    return {
-      content: [
-        {
-          type: "text",
-          text: `Sub-agent "${name}" was not run: it would run ${path.length + 1} levels deep (under ${above}), and its limit is ${maxDepth}. Do the task without it.`,
-        },
-      ],
-      details: { agent: name, outcome: "refused" },
-      isError: true,
-    };
+    return refused(name, `it would run ${path.length + 1} levels deep (under ${above}), and its limit is ${maxDepth}`);
   }
+  if (task.trim() === "") return refused(name, "its task is empty", "Call it again with the task in words.");
+  const spent = parent.watch.spendingLimitReached();
+  if (spent) return refused(name, `the turn's ${budgetText(spent)} is spent`);
   const transcript: AgentMessage[] = [];
   const keepTranscript = (change: HistoryChange) => {
     if (change.reason === "replaceMessages") transcript.length = 0;
@@ -97,11 +93,15 @@ async function runSubAgent(
     ...(outcome.usage && { usage: outcome.usage }),
   };
   switch (outcome.kind) {
-    case "completed":
+    case "completed": {
+      const answer = finalAnswer(transcript);
+      if (answer !== undefined) return { content: [{ type: "text", text: answer }], details };
       return {
-        content: [{ type: "text", text: finalAnswer(transcript) ?? `Sub-agent "${name}" gave no answer.` }],
+        content: [{ type: "text", text: `Sub-agent "${name}" gave no answer: its last response had no text.` }],
         details,
+        isError: true,
       };
+    }
     case "failed":
       return {
         content: [
@@ -119,16 +119,37 @@ async function runSubAgent(
   }
 }
 
-/** The text of the last assistant message of the transcript, or `undefined` when it has none. */
+/**
+ * The text of the transcript's last assistant message (the child's final
+ * response), or `undefined` when it has none: an earlier step's text (a
+ * preamble before a tool call) is never taken for the answer.
+ */
 function finalAnswer(transcript: readonly AgentMessage[]): string | undefined {
-  for (let index = transcript.length - 1; index >= 0; index--) {
-    const message = transcript[index]!;
-    if (message.role !== "assistant") continue;
-    const text = message.content
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join("");
-    if (text.trim().length > 0) return text;
-  }
-  return undefined;
+  const last = transcript.findLast((message) => message.role === "assistant");
+  if (last?.role !== "assistant") return undefined;
+  const text = last.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join("");
+  return text.trim().length > 0 ? text : undefined;
+}
+
+/** The error result of a call that was not run: why, and what the model may do instead. */
+function refused(
+  name: string,
+  why: string,
+  instead = "Do the task without it.",
+): RuntimeToolResult<SubAgentResultDetails> {
+  return {
+    content: [{ type: "text", text: `Sub-agent "${name}" was not run: ${why}. ${instead}` }],
+    details: { agent: name, outcome: "refused" },
+    isError: true,
+  };
+}
+
+/** A spending limit in words: `cost limit (maxCost 0.5)`. */
+function budgetText(limit: BudgetExceededDetail): string {
+  return limit.limit === "maxCost"
+    ? `cost limit (maxCost ${limit.max})`
+    : `${limit.limit === "maxOutputTokens" ? "output token" : "step"} limit (${limit.limit} ${limit.max})`;
 }

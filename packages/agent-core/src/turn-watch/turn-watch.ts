@@ -203,6 +203,20 @@ export class TurnWatch {
     return left;
   }
 
+  /**
+   * The turn's output-token or cost limit its running totals (sub-agent
+   * calls included) reached, or `undefined`. The step limit is left out: a
+   * sub-agent's steps are its own.
+   */
+  spendingLimitReached(): BudgetExceededDetail | undefined {
+    if (!this.budget) return undefined;
+    const { maxOutputTokens, maxCost } = this.budget;
+    return reachedLimit(
+      { maxOutputTokens, maxCost },
+      { steps: this.mainRequests, outputTokens: this.usage.outputTokens(), cost: this.usage.cost() },
+    );
+  }
+
   /** The first limit of the turn's budget its running totals reached, or `undefined`. */
   budgetReached(): BudgetExceededDetail | undefined {
     if (!this.budget) return undefined;

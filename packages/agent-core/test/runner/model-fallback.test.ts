@@ -135,4 +135,72 @@ describe("model fallback", () => {
     await expect(run({ models: [{ model, apikey: "k" }] })).rejects.toThrow(/did you mean 'apiKey'/);
     await expect(run({ models: [{ apiKey: "k" }] })).rejects.toSatisfy(TurnkitConfigError.isInstance);
   });
+
+  it("rejects a fallback model's malformed options before any event, naming the field and never a header's value", async () => {
+    const model = fakeModel("http://127.0.0.1:9");
+    const events: unknown[] = [];
+    const run = (entry: Record<string, unknown>) =>
+      new PiTurnRunner().runTurn({
+        sessionId: "s",
+        turnId: "t",
+        systemPrompt: "",
+        userMessage: { text: "hi" },
+        llm: { model, fallback: { models: [{ model, ...entry } as never] } },
+        eventWriter: { push: (event) => void events.push(event) },
+      });
+    await expect(run({ thinkingLevel: "maximum" })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.thinkingLevel must be one of off, minimal, low, medium, high, xhigh, got "maximum"/,
+    );
+    await expect(run({ cacheRetention: "forever" })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.cacheRetention must be one of none, short, long/,
+    );
+    await expect(run({ headers: "x-key: 1" })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.headers must be an object/,
+    );
+    const secret = run({ headers: { "x-api-key": 12345678 } });
+    await expect(secret).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.headers\.x-api-key must be a string, got a number$/,
+    );
+    await expect(run({ model: { ...model, provider: undefined } })).rejects.toThrow(
+      /^llm\.fallback\.models\[0\]\.model must be a pi-ai Model/,
+    );
+    await expect(run({ thinkingLevel: "maximum" })).rejects.toSatisfy(TurnkitConfigError.isInstance);
+    expect(events).toEqual([]);
+  });
+
+  it("the turn's headers (its credentials among them) go only to a model of the turn's provider; another gets its own", async () => {
+    const primary = await serve(reply.status(503), reply.status(503));
+    const sameProvider = await serve(reply.status(503));
+    const backup = await serve(reply.text(["answer ", "from backup"]));
+    const turn = await runCheckedTurn({
+      input: {
+        llm: {
+          model: fakeModel(primary.baseUrl, { id: "primary-model" }),
+          apiKey: "sk-primary",
+          streamFn: streamSimple,
+          headers: { authorization: "Bearer sk-primary-header", "x-team": "a" },
+          fallback: {
+            models: [
+              { model: fakeModel(sameProvider.baseUrl, { id: "primary-mini" }) },
+              {
+                model: fakeModel(backup.baseUrl, { id: "backup-model", provider: "backup" }),
+                apiKey: "sk-backup",
+                headers: { "x-backup": "1" },
+              },
+            ],
+          },
+        },
+        llmRetry: false,
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(sameProvider.requests[0]!.headers).toMatchObject({
+      authorization: "Bearer sk-primary-header",
+      "x-team": "a",
+    });
+    const sent = backup.requests[0]!.headers;
+    expect(sent.authorization).toBe("Bearer sk-backup");
+    expect(sent["x-team"]).toBeUndefined();
+    expect(sent["x-backup"]).toBe("1");
+  });
 });

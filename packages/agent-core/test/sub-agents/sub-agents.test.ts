@@ -498,4 +498,112 @@ describe("sub-agents", () => {
       defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, sytemPrompt: "typo" } as never),
     ).toThrow(/unknown key 'sytemPrompt'/);
   });
+
+  it("a definition is checked at once as its turns would be: llm, hooks, llmRetry, budget, workspaceDir, tool names", async () => {
+    const model = createScriptedModel([]);
+    const llm = { model: model.model, streamFn: model.streamFn };
+    const base = { name: "explore", description: "d", systemPrompt: "p", llm };
+    const refusal = (extra: Record<string, unknown>) => {
+      try {
+        defineSubAgent({ ...base, ...extra } as never);
+      } catch (error) {
+        if (!TurnkitConfigError.isInstance(error)) throw error;
+        return `${error.code}: ${error.message}`;
+      }
+      return "accepted";
+    };
+    const named = 'defineSubAgent: sub-agent "explore": ';
+    expect(refusal({ hooks: { onHistoryChangedHook: "log" } })).toBe(
+      `invalid_tool: ${named}hooks.onHistoryChangedHook must be a function or an array of functions, got "log"`,
+    );
+    expect(refusal({ hooks: { beforeLLMCallHook: () => {} } })).toBe(
+      `unknown_key: ${named}unknown key 'beforeLLMCallHook' in hooks; did you mean 'beforeLlmCallHook'?`,
+    );
+    expect(refusal({ llm: { ...llm, maxToken: 10 } })).toMatch(/^unknown_key: .*unknown key 'maxToken' in llm/);
+    expect(refusal({ llm: { ...llm, maxTokens: -1 } })).toBe(
+      `invalid_tool: ${named}llm.maxTokens must be a positive integer, got -1`,
+    );
+    expect(refusal({ llm: { ...llm, cacheRetention: "forever" } })).toMatch(/^invalid_tool: .*llm\.cacheRetention/);
+    expect(refusal({ llm: { ...llm, firstEventTimeoutMs: -5 } })).toMatch(/^invalid_tool: .*llm\.firstEventTimeoutMs/);
+    expect(refusal({ llm: { ...llm, fallback: { models: [{}] } } })).toMatch(
+      /^invalid_tool: .*llm\.fallback\.models\[0\]\.model must be/,
+    );
+    expect(refusal({ llmRetry: { maxRetries: -1 } })).toMatch(/^invalid_tool: .*llmRetry\.maxRetries/);
+    expect(refusal({ llmRetry: 3 })).toBe(`invalid_tool: ${named}llmRetry must be false or an object, got 3`);
+    expect(refusal({ budget: { maxStep: 2 } })).toMatch(/^unknown_key: .*unknown key 'maxStep' in budget/);
+    expect(refusal({ budget: { maxSteps: 0 } })).toMatch(
+      /^invalid_tool: .*budget\.maxSteps must be a positive integer/,
+    );
+    expect(refusal({ workspaceDir: 5 })).toBe(`invalid_tool: ${named}workspaceDir must be a string, got 5`);
+    const grep = createRecordingTool("grep");
+    expect(refusal({ tools: [grep, createRecordingTool("grep")] })).toBe(
+      `duplicate_tool: ${named}tools[1]: two tools are named "grep"; tool names must be unique`,
+    );
+    expect(refusal({ tools: [grep], llmRetry: false, budget: { maxSteps: 2 }, hooks: {} })).toBe("accepted");
+  });
+
+  it("the answer is the child's final response: a preamble of an earlier step is never taken for it", async () => {
+    const grep = createRecordingTool("grep");
+    const child = explore(
+      [
+        response([text("Let me search first."), toolCall("grep", { value: "TODO" })]),
+        response([], { stopReason: "stop" }),
+      ],
+      { tools: [grep] },
+    );
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("explore", { task: "find the TODOs" })), "It found nothing."],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(toolResultText(turn.transcript, "explore")).toBe(
+      'error: Sub-agent "explore" gave no answer: its last response had no text.',
+    );
+    expect(turn.outcome.subAgentCalls![0]).toMatchObject({ outcome: "completed" });
+  });
+
+  it("a call that comes once the parent's cost or output-token limit is reached is refused, and the child's model is never asked", async () => {
+    const child = explore([response("first answer", { usage: usageOf(100, 10, 0.4) }), "second answer"]);
+    const turn = await runCheckedTurn({
+      script: [
+        response([toolCall("explore", { task: "one" }), toolCall("explore", { task: "two" })], {
+          usage: usageOf(10, 1, 0.2),
+        }),
+        "never sent",
+      ],
+      input: { tools: [child.tool], budget: { maxCost: 0.5 } },
+    });
+    expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: "budget_exceeded" } });
+    // The first child spent what was left; the second call runs nothing.
+    expect(child.model.requests).toHaveLength(1);
+    const results = turn.transcript.flatMap((message) =>
+      message.role === "toolResult"
+        ? [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")]
+        : [],
+    );
+    expect(results).toEqual([
+      "first answer",
+      'Sub-agent "explore" was not run: the turn\'s cost limit (maxCost 0.5) is spent. Do the task without it.',
+    ]);
+    expect(turn.outcome.subAgentCalls?.map((call) => call.outcome)).toEqual(["completed"]);
+    assertToolCallsAnswered(turn.transcript);
+  });
+
+  it("a call with an empty task is refused without asking the child's model", async () => {
+    const child = explore(["never sent"]);
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("explore", { task: "" }), toolCall("explore", { task: " \n" })]), "Done."],
+      input: { tools: [child.tool] },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(child.model.requests).toHaveLength(0);
+    const results = turn.transcript.flatMap((message) => (message.role === "toolResult" ? [message] : []));
+    expect(results.map((result) => [result.isError, result.details])).toEqual([
+      [true, { agent: "explore", outcome: "refused" }],
+      [true, { agent: "explore", outcome: "refused" }],
+    ]);
+    expect(toolResultText(turn.transcript, "explore")).toBe(
+      'error: Sub-agent "explore" was not run: its task is empty. Call it again with the task in words.',
+    );
+  });
 });

@@ -97,6 +97,7 @@ async function compactBeforeRequest(
     streamFn: event.auxiliaryStreamFn,
     model: summaryModel,
     apiKey: settings.summaryApiKey,
+    turnProvider: event.model.provider,
     maxTokens: settings.summaryMaxTokens,
     prompt: settings.summaryPrompt,
     messages: plan.summarised,

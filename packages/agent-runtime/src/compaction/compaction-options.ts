@@ -31,7 +31,12 @@ export interface CompactionOptions {
   keepRecentTokens?: number;
   /** The model that writes summaries (a cheaper one is fine). Default: the turn's model. */
   summaryModel?: Model<any>;
-  /** The API key for `summaryModel` when it is not the turn's provider. Default: the turn's key. */
+  /**
+   * The API key for `summaryModel`. Default: the turn's key when
+   * `summaryModel` is of the turn's provider; for another provider none is
+   * sent (pi-ai reads that provider's environment variable): the turn's key
+   * never goes to another provider.
+   */
   summaryApiKey?: string;
   /** `maxTokens` of a summary request. Default `COMPACTION_SUMMARY_MAX_TOKENS`. */
   summaryMaxTokens?: number;

@@ -1,6 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { isSentToModel } from "./token-estimate.js";
+import { charTokens, isSentToModel } from "./token-estimate.js";
 
 /**
  * The messages as plain text for a summary request, one labelled line
@@ -60,13 +60,21 @@ function clip(text: string, maxChars: number): string {
 }
 
 /**
- * `text` cut to its last `maxChars` characters, starting at a message
- * boundary, after a note of how much was left out; `text` itself when it
- * fits.
+ * `text` cut to its newest part of at most `maxTokens` by the estimate
+ * (`estimateTextTokens`, character by character), starting at a message boundary, after a note of
+ * how much was left out; `text` itself when it fits.
  */
-export function keepNewest(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const boundary = text.indexOf("\n\n", text.length - maxChars);
-  const start = boundary < 0 ? text.length - maxChars : boundary + 2;
+export function keepNewest(text: string, maxTokens: number): string {
+  let tokens = 0;
+  let from = text.length;
+  while (from > 0) {
+    const next = tokens + charTokens(text.charCodeAt(from - 1));
+    if (next > maxTokens) break;
+    tokens = next;
+    from -= 1;
+  }
+  if (from === 0) return text;
+  const boundary = text.indexOf("\n\n", from);
+  const start = boundary < 0 ? from : boundary + 2;
   return `[… the oldest ${start} characters of the conversation were left out to fit the summary model's window]\n\n${text.slice(start)}`;
 }

@@ -1,12 +1,9 @@
 import type { AssistantMessage, Model, SimpleStreamOptions, Usage } from "@mariozechner/pi-ai";
 import { classifyError } from "@turnkit/agent-core";
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
-import {
-  COMPACTION_SUMMARY_INPUT_SHARE,
-  COMPACTION_SUMMARY_SYSTEM_PROMPT,
-  ESTIMATE_CHARS_PER_TOKEN,
-} from "../defaults.js";
+import { COMPACTION_SUMMARY_INPUT_SHARE, COMPACTION_SUMMARY_SYSTEM_PROMPT } from "../defaults.js";
 import { conversationText, keepNewest } from "./conversation-text.js";
+import { estimateTextTokens } from "./token-estimate.js";
 
 /** What one summary request is asked. */
 export interface SummaryRequest {
@@ -14,8 +11,14 @@ export interface SummaryRequest {
   streamFn: StreamFn;
   /** The model that writes the summary. */
   model: Model<any>;
-  /** An API key for `model`; absent: the turn's. */
+  /**
+   * An API key for `model`; absent: the turn's key when `model` is of
+   * `turnProvider`, else none (pi-ai reads the provider's environment
+   * variable): the turn's key never goes to another provider.
+   */
   apiKey?: string;
+  /** The provider of the turn's model, whose key `streamFn` sends unless told otherwise. */
+  turnProvider: string;
   /** The request's `maxTokens`. */
   maxTokens: number;
   /** The instructions after the conversation. */
@@ -45,17 +48,33 @@ export type SummaryResult =
  * timeout), an abort, an exception or an empty answer is a result with
  * `ok: false` and the classified code (`empty_summary` for an answer without
  * text). An answer cut by its `maxTokens` is still a summary.
+ *
+ * A summary request that overflows the summary model's window (the estimate
+ * was short: dense code, or a tokenizer that counts differently) is sent
+ * once more with the conversation cut to the newest half of what was sent;
+ * a second overflow is the result.
  */
 export async function requestSummary(request: SummaryRequest): Promise<SummaryResult> {
+  const conversation = conversationText(request.messages, request.toolResultMaxChars);
+  const first = summaryPrompt(request, conversation, conversationBudget(request, conversation));
+  const answer = await sendSummaryRequest(request, first.prompt);
+  if (answer.ok || answer.error.code !== "context_overflow") return answer;
+  const halved = Math.floor(estimateTextTokens(first.conversation) / 2);
+  return sendSummaryRequest(request, summaryPrompt(request, conversation, halved).prompt);
+}
+
+async function sendSummaryRequest(request: SummaryRequest, prompt: string): Promise<SummaryResult> {
   const options: SimpleStreamOptions = { maxTokens: request.maxTokens, signal: request.signal };
   if (request.apiKey !== undefined) options.apiKey = request.apiKey;
+  // Set, though undefined: the auxiliary stream function sends the turn's key only when the call passes no `apiKey`.
+  else if (request.model.provider !== request.turnProvider) options.apiKey = undefined;
   let message: AssistantMessage;
   try {
     const stream = await request.streamFn(
       request.model,
       {
         systemPrompt: COMPACTION_SUMMARY_SYSTEM_PROMPT,
-        messages: [{ role: "user", content: [{ type: "text", text: summaryPrompt(request) }], timestamp: Date.now() }],
+        messages: [{ role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() }],
       },
       options,
     );
@@ -89,11 +108,35 @@ export async function requestSummary(request: SummaryRequest): Promise<SummaryRe
 
 /**
  * The user message of the summary request: earlier summaries, the
- * conversation, then the instructions. When the model's window is known and
- * the whole would not fit its input share, the conversation loses its oldest
- * messages (the rest of the request is kept whole).
+ * conversation (cut to its newest `conversationTokens` by the estimate),
+ * then the instructions. Returns the conversation as sent too.
  */
-function summaryPrompt(request: SummaryRequest): string {
+function summaryPrompt(
+  request: SummaryRequest,
+  conversation: string,
+  conversationTokens: number,
+): { prompt: string; conversation: string } {
+  const { before, after } = promptParts(request);
+  const sent = keepNewest(conversation, conversationTokens);
+  return { prompt: [...before, `<conversation>\n${sent}\n</conversation>`, ...after].join("\n\n"), conversation: sent };
+}
+
+/**
+ * The estimated tokens the conversation may take in the summary request:
+ * the summary model's input share of its window (less the summary's
+ * `maxTokens`) less the rest of the request; all of it when the window is
+ * unknown.
+ */
+function conversationBudget(request: SummaryRequest, conversation: string): number {
+  const window = request.model.contextWindow;
+  if (!(window > 0)) return estimateTextTokens(conversation);
+  const { before, after } = promptParts(request);
+  const fixed = estimateTextTokens(COMPACTION_SUMMARY_SYSTEM_PROMPT + [...before, ...after].join("\n\n")) + 16;
+  return Math.max(0, Math.floor((window - request.maxTokens) * COMPACTION_SUMMARY_INPUT_SHARE - fixed));
+}
+
+/** What the summary request says before the conversation (earlier summaries) and after it (the instructions). */
+function promptParts(request: SummaryRequest): { before: string[]; after: string[] } {
   const before: string[] = [];
   const after: string[] = [];
   if (request.earlierSummaries.length > 0) {
@@ -113,12 +156,5 @@ function summaryPrompt(request: SummaryRequest): string {
     );
   }
   after.push(request.prompt);
-  let conversation = conversationText(request.messages, request.toolResultMaxChars);
-  const window = request.model.contextWindow;
-  if (window > 0) {
-    const fixedChars = COMPACTION_SUMMARY_SYSTEM_PROMPT.length + [...before, ...after].join("\n\n").length + 64;
-    const inputChars = (window - request.maxTokens) * COMPACTION_SUMMARY_INPUT_SHARE * ESTIMATE_CHARS_PER_TOKEN;
-    conversation = keepNewest(conversation, Math.max(0, Math.floor(inputChars - fixedChars)));
-  }
-  return [...before, `<conversation>\n${conversation}\n</conversation>`, ...after].join("\n\n");
+  return { before, after };
 }

@@ -1,7 +1,12 @@
 import type { AssistantMessage, ImageContent, TextContent, Usage } from "@mariozechner/pi-ai";
 import { isDroppedResponse } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { ESTIMATE_CHARS_PER_TOKEN, ESTIMATE_IMAGE_TOKENS } from "../defaults.js";
+import {
+  ESTIMATE_CHARS_PER_TOKEN,
+  ESTIMATE_IMAGE_TOKENS,
+  ESTIMATE_OTHER_CHARS_PER_TOKEN,
+  ESTIMATE_WIDE_CHARS_PER_TOKEN,
+} from "../defaults.js";
 
 /** How many tokens a history takes in a request, and where the figure comes from. */
 export interface ContextTokenEstimate {
@@ -29,23 +34,23 @@ export function isSentToModel(message: AgentMessage): boolean {
 }
 
 /**
- * A rough token count of one message: characters divided by
- * {@link ESTIMATE_CHARS_PER_TOKEN} (text, thinking, tool names and
- * arguments), {@link ESTIMATE_IMAGE_TOKENS} per image, 0 for a message no
- * request carries (see {@link isSentToModel}). Tends to overestimate, which
- * errs on the side of compacting early.
+ * A rough token count of one message: its text, thinking, tool names and
+ * arguments by {@link estimateTextTokens}, {@link ESTIMATE_IMAGE_TOKENS}
+ * per image, 0 for a message no request carries (see
+ * {@link isSentToModel}). Tends to overestimate, which errs on the side of
+ * compacting early.
  */
 export function estimateMessageTokens(message: AgentMessage): number {
   if (!isSentToModel(message)) return 0;
-  let chars = 0;
+  let tokens = 0;
   let images = 0;
   const addContent = (content: string | readonly (TextContent | ImageContent)[]) => {
     if (typeof content === "string") {
-      chars += content.length;
+      tokens += estimateTextTokens(content);
       return;
     }
     for (const block of content) {
-      if (block.type === "text") chars += block.text.length;
+      if (block.type === "text") tokens += estimateTextTokens(block.text);
       else images += 1;
     }
   };
@@ -57,15 +62,35 @@ export function estimateMessageTokens(message: AgentMessage): number {
       break;
     case "assistant":
       for (const block of message.content) {
-        if (block.type === "text") chars += block.text.length;
-        else if (block.type === "thinking") chars += block.thinking.length;
-        else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments ?? {}).length;
+        if (block.type === "text") tokens += estimateTextTokens(block.text);
+        else if (block.type === "thinking") tokens += estimateTextTokens(block.thinking);
+        else if (block.type === "toolCall")
+          tokens += estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.arguments ?? {}));
       }
       break;
     default:
-      chars += JSON.stringify(message).length;
+      tokens += estimateTextTokens(JSON.stringify(message));
   }
-  return Math.ceil(chars / ESTIMATE_CHARS_PER_TOKEN) + images * ESTIMATE_IMAGE_TOKENS;
+  return Math.ceil(tokens) + images * ESTIMATE_IMAGE_TOKENS;
+}
+
+/**
+ * A rough, unrounded token count of `text` by script:
+ * {@link ESTIMATE_CHARS_PER_TOKEN} ASCII characters per token,
+ * {@link ESTIMATE_OTHER_CHARS_PER_TOKEN} for other characters below U+2E80,
+ * {@link ESTIMATE_WIDE_CHARS_PER_TOKEN} from U+2E80 on (Chinese, Japanese,
+ * Korean take about a token per character, four times what ASCII text does).
+ */
+export function estimateTextTokens(text: string): number {
+  let tokens = 0;
+  for (let index = 0; index < text.length; index += 1) tokens += charTokens(text.charCodeAt(index));
+  return tokens;
+}
+
+/** The estimated tokens of one UTF-16 code unit `code` (see {@link estimateTextTokens}). */
+export function charTokens(code: number): number {
+  if (code < 0x80) return 1 / ESTIMATE_CHARS_PER_TOKEN;
+  return code < 0x2e80 ? 1 / ESTIMATE_OTHER_CHARS_PER_TOKEN : 1 / ESTIMATE_WIDE_CHARS_PER_TOKEN;
 }
 
 /**

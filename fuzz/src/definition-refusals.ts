@@ -1,0 +1,177 @@
+/**
+ * Generated bad definitions: a sub-agent definition (`defineSubAgent`) or a
+ * turn's `llm.fallback` list with one field set to a value of the wrong
+ * type, out of range, or under a misspelt key, among valid neighbours.
+ * Each must be refused where it is written (a sub-agent at
+ * `defineSubAgent`, a fallback list by `runTurn` before any event) with a
+ * `TurnkitConfigError` whose message names the field; the same definition
+ * without the fault must be accepted.
+ */
+import {
+  PiTurnRunner,
+  TurnkitConfigError,
+  defineSubAgent,
+  type LlmFallbackModel,
+  type SubAgentDefinition,
+} from "@turnkit/agent-core";
+import { createRecordingTool, createScriptedModel } from "@turnkit/agent-core/testing";
+import fc from "fast-check";
+
+/** One fault: where it is (`sub-agent` or `fallback`), the path of the field it breaks, and the value put there. */
+export interface DefinitionFault {
+  target: "sub-agent" | "fallback";
+  /** Field path under the target, e.g. `hooks.onHistoryChangedHook`, `models[1].headers.x-key`. */
+  path: string;
+  /** Text the refusal's message must contain (the field, or the misspelt key). */
+  names: string;
+  value: unknown;
+  /** For `fallback`: how many valid models surround the faulty one (it is at index `position`). */
+  models: number;
+  position: number;
+}
+
+const SUB_AGENT_FAULTS: readonly { path: string; values: readonly unknown[]; names?: string }[] = [
+  { path: "systemPrompt", values: [5, null] },
+  { path: "maxDepth", values: [0, 1.5, "2"] },
+  { path: "workspaceDir", values: [5, {}] },
+  { path: "hooks", values: [5, "hooks"] },
+  { path: "hooks.onHistoryChangedHook", values: ["log", 5, ["log"]] },
+  { path: "hooks.beforeLLMCallHook", values: [() => {}], names: "unknown key 'beforeLLMCallHook'" },
+  { path: "llm.maxTokens", values: [-1, 0, 2.5, "100"] },
+  { path: "llm.cacheRetention", values: ["forever", 1] },
+  { path: "llm.thinkingLevel", values: ["max", 3] },
+  { path: "llm.firstEventTimeoutMs", values: [-5, "soon"] },
+  { path: "llm.temprature", values: [1], names: "unknown key 'temprature'" },
+  { path: "llmRetry", values: [5, "yes", true] },
+  { path: "llmRetry.maxRetries", values: [-1, 1.5] },
+  { path: "budget.maxSteps", values: [0, -2, 1.5] },
+  { path: "budget.maxCost", values: [-1, "1"] },
+  { path: "budget.maxStep", values: [3], names: "unknown key 'maxStep'" },
+];
+
+const FALLBACK_FAULTS: readonly { field: string; values: readonly unknown[]; names?: string }[] = [
+  { field: "model", values: [undefined, {}, "gpt-x", { id: "m", api: "scripted" }] },
+  { field: "apiKey", values: [5, {}] },
+  { field: "streamFn", values: ["fetch", 5] },
+  { field: "thinkingLevel", values: ["max", 1] },
+  { field: "maxTokens", values: [0, -1, 2.5, "100"] },
+  { field: "headers", values: [5, "x-key: 1", ["x"]] },
+  { field: "headers.x-key", values: [5, null, { v: 1 }] },
+  { field: "cacheRetention", values: ["forever", 0] },
+  { field: "apikey", values: ["k"], names: "unknown key 'apikey'" },
+];
+
+/** Faults of sub-agent definitions and fallback lists, one per case. */
+export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
+  fc.constantFrom(...SUB_AGENT_FAULTS).chain((fault) =>
+    fc.constantFrom(...fault.values).map(
+      (value): DefinitionFault => ({
+        target: "sub-agent",
+        path: fault.path,
+        names: fault.names ?? fault.path,
+        value,
+        models: 0,
+        position: 0,
+      }),
+    ),
+  ),
+  fc.record({ models: fc.integer({ min: 1, max: 3 }), seed: fc.nat() }).chain(({ models, seed }) =>
+    fc.constantFrom(...FALLBACK_FAULTS).chain((fault) =>
+      fc.constantFrom(...fault.values).map((value): DefinitionFault => {
+        const position = seed % models;
+        const path = `models[${position}].${fault.field}`;
+        return { target: "fallback", path, names: fault.names ?? `llm.fallback.${path}`, value, models, position };
+      }),
+    ),
+  ),
+);
+
+/** Sets `value` at the dotted `path` of `target` (objects on the way are copied). */
+function withValue<T extends object>(target: T, path: string, value: unknown): T {
+  const [head, ...rest] = path.split(".");
+  const copy: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  if (rest.length === 0) copy[head!] = value;
+  else {
+    const inner = copy[head!];
+    copy[head!] = withValue(typeof inner === "object" && inner !== null ? inner : {}, rest.join("."), value);
+  }
+  return copy as T;
+}
+
+function validSubAgent(): SubAgentDefinition {
+  const model = createScriptedModel([]);
+  return {
+    name: "explore",
+    description: "Explores",
+    systemPrompt: "You explore.",
+    llm: { model: model.model, streamFn: model.streamFn, maxTokens: 100 },
+    tools: [createRecordingTool("grep")],
+    hooks: { onHistoryChangedHook: () => {} },
+    llmRetry: { maxRetries: 1 },
+    budget: { maxSteps: 3 },
+  };
+}
+
+function validFallbackModel(index: number): LlmFallbackModel {
+  const model = createScriptedModel(["backup"], { model: { id: `backup-${index}`, provider: `backup-${index}` } });
+  return { model: model.model, streamFn: model.streamFn, headers: { "x-key": "k" }, maxTokens: 100 };
+}
+
+/** Why a refusal is not the one expected, or `undefined`. */
+function refusalProblem(error: unknown, fault: DefinitionFault): string | undefined {
+  if (!TurnkitConfigError.isInstance(error)) return `not a TurnkitConfigError: ${String(error)}`;
+  return error.message.includes(fault.names) ? undefined : `the message does not name ${fault.names}: ${error.message}`;
+}
+
+/**
+ * Runs one fault and throws unless it was refused where it is written, as a
+ * `TurnkitConfigError` naming the field (a fallback list before any event),
+ * and the same definition without it was accepted.
+ */
+export async function checkDefinitionFault(fault: DefinitionFault): Promise<void> {
+  const fail = (problem: string) => {
+    throw new Error(`${fault.target} ${fault.path} = ${describe(fault.value)}: ${problem}`);
+  };
+  if (fault.target === "sub-agent") {
+    defineSubAgent(validSubAgent());
+    try {
+      defineSubAgent(withValue(validSubAgent(), fault.path, fault.value));
+    } catch (error) {
+      const problem = refusalProblem(error, fault);
+      if (problem) fail(problem);
+      return;
+    }
+    return fail("accepted");
+  }
+  const models = Array.from({ length: fault.models }, (_, index) => validFallbackModel(index));
+  const faulty = models.map((model, index) =>
+    index === fault.position ? withValue(model, fault.path.slice(fault.path.indexOf(".") + 1), fault.value) : model,
+  );
+  const turn = createScriptedModel(["answer", "answer"]);
+  const run = (fallbackModels: LlmFallbackModel[], events: unknown[]) =>
+    new PiTurnRunner().runTurn({
+      sessionId: "s",
+      turnId: "t",
+      systemPrompt: "",
+      userMessage: { text: "hi" },
+      llm: { model: turn.model, streamFn: turn.streamFn, fallback: { models: fallbackModels } },
+      llmRetry: false,
+      eventWriter: { push: (event) => void events.push(event) },
+    });
+  const outcome = await run(models, []);
+  if (outcome.kind !== "completed") fail(`the valid list failed the turn: ${JSON.stringify(outcome)}`);
+  const events: unknown[] = [];
+  try {
+    await run(faulty, events);
+  } catch (error) {
+    const problem = refusalProblem(error, fault);
+    if (problem) fail(problem);
+    if (events.length > 0) fail(`${events.length} events before the refusal`);
+    return;
+  }
+  fail("accepted");
+}
+
+function describe(value: unknown): string {
+  return typeof value === "function" ? "a function" : (JSON.stringify(value) ?? String(value));
+}
