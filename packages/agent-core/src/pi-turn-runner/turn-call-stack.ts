@@ -6,7 +6,7 @@ import { resolveLlmRetryPolicy, type LlmRetryPolicy } from "../call-stack/llm-re
 import { resolveWatchdogs, type Watchdogs } from "../call-stack/stream-timeouts.js";
 import type { Clock, RandomSource } from "../clock.js";
 import { type ModelFallbackNotice, resolveModelFallback, withModelFallback } from "../call-stack/model-fallback.js";
-import { optionLayers } from "../call-stack/option-layers.js";
+import { type OptionLayersConfig, optionLayers } from "../call-stack/option-layers.js";
 import type { AnyModel, StreamFn, StreamFnOptions } from "../call-stack/stream-fn.js";
 import { syntheticResponse } from "../call-stack/synthetic-response.js";
 import { projectAgentMessagesForModel } from "../messages/project-messages.js";
@@ -63,19 +63,27 @@ export function mainCallStack(turn: TurnState): StreamFn {
 
 /**
  * The call stack of the hooks' own requests (`auxiliaryStreamFn`): steps 3
- * to 6 and the provider, with a retry budget of their own; the turn's API
- * key and signal unless the call gives its own. Built at the first such
- * request (most turns make none); the main stack, built from the same
- * config with the turn, has checked that config already.
+ * to 6 and the provider, with a retry budget of their own; the turn's
+ * signal unless the call gives its own. A model of the turn's provider gets
+ * the turn's API key (unless the call gives one) and `llm.headers`; a model
+ * of another provider gets neither, as they may carry the turn's provider's
+ * credentials. Built at the first such request (most turns make none); the
+ * main stack, built from the same config with the turn, has checked that
+ * config already.
  */
 export function auxiliaryCallStack(turn: TurnState): StreamFn {
-  const stack = watchedRequests(turn, "auxiliary", retried(turn, "auxiliary", turn.input.llm.streamFn ?? streamSimple));
-  return (model, context, options) =>
-    stack(model, context, {
-      apiKey: turn.input.llm.apiKey,
+  const { llm } = turn.input;
+  const sent = retried(turn, "auxiliary", llm.streamFn ?? streamSimple);
+  const own = watchedRequests(turn, "auxiliary", sent);
+  const foreign = watchedRequests(turn, "auxiliary", sent, { ...llm, headers: undefined });
+  return (model, context, options) => {
+    const sameProvider = model.provider === llm.model.provider;
+    return (sameProvider ? own : foreign)(model, context, {
+      ...(sameProvider && { apiKey: llm.apiKey }),
       ...options,
       signal: options?.signal ?? turn.agent?.signal,
     });
+  };
 }
 
 // ------------------------------------------------------------ the layers, in the order above
@@ -124,9 +132,14 @@ function modelFallback(turn: TurnState, sent: (streamFn: StreamFn | undefined) =
   });
 }
 
-/** Each request of `family` starts in the turn's watch, then goes through the option layers to `streamFn`. */
-function watchedRequests(turn: TurnState, family: RequestFamily, streamFn: StreamFn): StreamFn {
-  const applyOptions = optionLayers(turn.input.llm);
+/** Each request of `family` starts in the turn's watch, then goes through the option layers (of `llm`) to `streamFn`. */
+function watchedRequests(
+  turn: TurnState,
+  family: RequestFamily,
+  streamFn: StreamFn,
+  llm: OptionLayersConfig = turn.input.llm,
+): StreamFn {
+  const applyOptions = optionLayers(llm);
   return (model, context, options) => {
     turn.watch.requestStarted(family, model, context);
     return streamFn(model, context, applyOptions(options, model));

@@ -31,8 +31,9 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
    * For the hook's own model requests (e.g. a compaction summary): the
    * turn's call stack (options, timeouts, transport retry) with a retry
    * budget separate from the main requests, notices labelled
-   * `auxiliary`, and the turn's API key unless the call passes one. Its
-   * requests never enter the transcript.
+   * `auxiliary`; a model of the turn's provider also gets the turn's API key
+   * (unless the call passes one) and `llm.headers`, a model of another
+   * provider neither. Its requests never enter the transcript.
    */
   auxiliaryStreamFn: StreamFn;
   /**

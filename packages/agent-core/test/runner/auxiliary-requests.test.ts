@@ -43,6 +43,33 @@ describe("auxiliary requests from hooks (a separate retry wrapper)", () => {
     expect(turn.writer.text()).toBe("Here is my answer.");
   });
 
+  it("a model of another provider gets neither the turn's key nor its headers; one of the turn's provider gets both", async () => {
+    const askOther =
+      (provider: string | undefined): BeforeLlmCallHook =>
+      async (event) => {
+        if (event.requestIndex !== 0) return undefined;
+        const model = provider === undefined ? event.model : { ...event.model, provider };
+        await (await event.auxiliaryStreamFn(model, { messages: [userMessage("Summarise.")] })).result();
+        return undefined;
+      };
+    const llm = { apiKey: "turn-key", headers: { authorization: "Bearer turn-key", "x-trace": "t1" } };
+    const other = await runCheckedTurn({
+      script: ["A summary.", "The answer."],
+      input: { llm, hooks: { beforeLlmCallHook: askOther("another-provider") } },
+    });
+    expect(other.requests).toHaveLength(2);
+    expect(other.requests[0]!.options.apiKey).toBeUndefined();
+    expect(other.requests[0]!.options.headers).toBeUndefined();
+    // The main request, to the turn's provider, still carries them.
+    expect(other.requests[1]!.options).toMatchObject({ apiKey: "turn-key", headers: llm.headers });
+
+    const same = await runCheckedTurn({
+      script: ["A summary.", "The answer."],
+      input: { llm, hooks: { beforeLlmCallHook: askOther(undefined) } },
+    });
+    expect(same.requests[0]!.options).toMatchObject({ apiKey: "turn-key", headers: llm.headers });
+  });
+
   it("an auxiliary 503 is retried under its own label, on the injected clock", async () => {
     const clock = createVirtualClock();
     const model = createScriptedModel(

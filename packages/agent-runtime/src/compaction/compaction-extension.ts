@@ -97,7 +97,6 @@ async function compactBeforeRequest(
     streamFn: event.auxiliaryStreamFn,
     model: summaryModel,
     apiKey: settings.summaryApiKey,
-    turnProvider: event.model.provider,
     maxTokens: settings.summaryMaxTokens,
     prompt: settings.summaryPrompt,
     messages: plan.summarised,

@@ -12,13 +12,11 @@ export interface SummaryRequest {
   /** The model that writes the summary. */
   model: Model<any>;
   /**
-   * An API key for `model`; absent: the turn's key when `model` is of
-   * `turnProvider`, else none (pi-ai reads the provider's environment
-   * variable): the turn's key never goes to another provider.
+   * An API key for `model`; absent: what `streamFn` sends, the turn's key
+   * for a model of the turn's provider, else none (pi-ai reads the
+   * provider's environment variable).
    */
   apiKey?: string;
-  /** The provider of the turn's model, whose key `streamFn` sends unless told otherwise. */
-  turnProvider: string;
   /** The request's `maxTokens`. */
   maxTokens: number;
   /** The instructions after the conversation. */
@@ -66,8 +64,6 @@ export async function requestSummary(request: SummaryRequest): Promise<SummaryRe
 async function sendSummaryRequest(request: SummaryRequest, prompt: string): Promise<SummaryResult> {
   const options: SimpleStreamOptions = { maxTokens: request.maxTokens, signal: request.signal };
   if (request.apiKey !== undefined) options.apiKey = request.apiKey;
-  // Set, though undefined: the auxiliary stream function sends the turn's key only when the call passes no `apiKey`.
-  else if (request.model.provider !== request.turnProvider) options.apiKey = undefined;
   let message: AssistantMessage;
   try {
     const stream = await request.streamFn(
