@@ -20,7 +20,7 @@ export type RawArguments =
   | { kind: "json"; text: string }
   /** A string where an object belongs, e.g. a cut-off JSON fragment. */
   | { kind: "fragment"; text: string }
-  /** Any other JSON value where an object belongs (array, number, boolean). */
+  /** Any other value where an object belongs (array, number, boolean, null), or an object JSON cannot write as it is. */
   | { kind: "value"; value: unknown };
 
 export interface ArgumentScenario {
@@ -86,6 +86,9 @@ export const rawArgumentsArbitrary: fc.Arbitrary<RawArguments> = fc.oneof(
           n: fc.oneof(fc.string(), fc.object()),
         }),
         fc.integer({ min: 1_000, max: 20_000 }).map((length) => ({ value: "x".repeat(length) })),
+        // What a stream function may hand over and JSON cannot write: `undefined` or `NaN` in a list, a NaN.
+        fc.record({ value: fc.constantFrom([1, undefined], [Number.NaN], [[undefined]]), n: fc.integer() }),
+        fc.constantFrom(null, Number.NaN),
       )
       .map((value): RawArguments => ({ kind: "value", value })),
   },

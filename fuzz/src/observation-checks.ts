@@ -8,7 +8,6 @@ import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario, rawArgumentValue } from "./argument-scenario.js";
-import { KNOWN_BUGS } from "./known-bugs.js";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
@@ -94,10 +93,6 @@ export interface TurnCheckOptions {
   scriptedTexts?: ReadonlyMap<string, string>;
   /** Names of the sub-agents the turn offered (their events are checked by invariant 16, the turn's own by the rest). */
   subAgentNames?: readonly string[];
-  /** The model sent tool-call arguments that are no object (known bug `tool-call-arguments-not-object`: invariant 20 is skipped). */
-  nonObjectToolArguments?: boolean;
-  /** The stream function sent tool-call arguments no JSON parses to (`undefined` inside): invariant 20 is skipped. */
-  nonJsonToolArguments?: boolean;
 }
 
 /**
@@ -112,8 +107,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
     writerFails: options.writerFails ?? false,
   });
   checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
-  const knownBug = options.nonObjectToolArguments && KNOWN_BUGS["tool-call-arguments-not-object"];
-  if (!knownBug && !options.nonJsonToolArguments) checkEventsPersistable(full.events);
+  checkEventsPersistable(full.events);
   checkSubAgentEvents(full, outcome, options.subAgentNames ?? []);
   const observation = withOwnEvents(full);
   checkLoopTraceGrammar(observation.events);
@@ -160,13 +154,8 @@ export function checkArgumentObservation(
     checkAgentObservation(observation.run);
     transcript = observation.run.transcript;
   } else {
-    const values = scenario.calls.map(({ raw }) => rawArgumentValue(raw));
-    const nonObjectToolArguments = values.some(
-      (value) => typeof value !== "object" || value === null || Array.isArray(value),
-    );
-    // Arguments no JSON text parses to (`undefined` inside) are the stream function's own, passed on as they are.
-    const nonJson = values.some((value) => !isDeepStrictEqual(JSON.parse(JSON.stringify(value) ?? "null"), value));
-    checkTurnInvariants(observation.run, { nonObjectToolArguments, nonJsonToolArguments: nonJson });
+    // Arguments that are no object, or hold what JSON cannot write, reach events as one plain JSON object (invariant 20).
+    checkTurnInvariants(observation.run);
     transcript = observation.run.offered.flatMap(({ change }) => change.messages);
   }
   const answered = new Set(

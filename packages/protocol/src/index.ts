@@ -143,6 +143,7 @@ export type {
   ProtocolDiagnosticError,
   ProtocolAssistantMessageDiagnostic,
 } from "./content-blocks.js";
+export { RAW_TOOL_ARGUMENTS_KEY } from "./content-blocks.js";
 export {
   LLM_MESSAGE_ROLES,
   isProtocolLlmMessage,

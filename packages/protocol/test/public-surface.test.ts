@@ -10,6 +10,7 @@ describePublicSurface({
   entry: new URL("../src/index.ts", import.meta.url),
   readme: new URL("../README.md", import.meta.url),
   values: [
+    "RAW_TOOL_ARGUMENTS_KEY",
     "ActionRequiredPayloadSchema",
     "ElicitationAnswerSchema",
     "ElicitationRequiredPayloadSchema",

@@ -16,6 +16,7 @@ import type {
 import { classifyError } from "../call-stack/classify-error.js";
 import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 import { jsonSafe } from "./json-safe.js";
+import { objectArguments } from "../messages/tool-call-arguments.js";
 
 /**
  * Host hook that names assistant messages. Called once per
@@ -32,6 +33,8 @@ export type BridgeOutput = <TType extends RuntimeEventType>(
 
 interface HeldCall {
   toolCall: ToolCall;
+  /** The call's arguments as its chunks carry them: a JSON object (see `objectArguments`). */
+  arguments: Record<string, unknown>;
   /** The message that made the call. */
   held: HeldMessage;
   startedAt: number | undefined;
@@ -66,6 +69,9 @@ function isToolCall(block: AssistantMessage["content"][number]): block is ToolCa
  *   duration) in the model's call order, then its `finish`.
  * - An aborted message emits no `finish`; an error message's `finish`
  *   carries the classified error.
+ * - Tool-call arguments are always a JSON object: arguments the model sent
+ *   that are not one are carried as `{ rawArguments: ... }`, and an object
+ *   JSON cannot write as it is becomes its JSON-safe copy.
  * - Events never carry media bytes: a tool result's images (and any other
  *   block with inline `data`) become `ProtocolMediaDescriptor`s (MIME type,
  *   byte size, file name when known), in `stream.resp` results and in the
@@ -245,7 +251,7 @@ export class EventBridge {
           toolCallId: source.toolCall.id,
           toolName: source.toolCall.name,
           status: "preparing",
-          arguments: source.toolCall.arguments,
+          arguments: objectArguments(source.toolCall.arguments),
         });
         return;
       default:
@@ -277,7 +283,13 @@ export class EventBridge {
       older: this.newestHeld,
     };
     // Every field set here, so a call keeps them in the object itself as they are filled in.
-    held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
+    held.calls = toolCalls.map((toolCall) => ({
+      toolCall,
+      arguments: objectArguments(toolCall.arguments),
+      held,
+      startedAt: undefined,
+      chunk: undefined,
+    }));
     this.newestHeld = held;
   }
 
@@ -303,7 +315,7 @@ export class EventBridge {
       toolCallId,
       toolName: call.toolCall.name,
       status: "started",
-      arguments: call.toolCall.arguments,
+      arguments: call.arguments,
     });
   }
 
@@ -331,7 +343,7 @@ export class EventBridge {
       toolCallId: call.toolCall.id,
       toolName: call.toolCall.name,
       status,
-      arguments: call.toolCall.arguments,
+      arguments: call.arguments,
       result,
     };
     if (call.startedAt !== undefined) chunk.durationMs = Math.max(0, this.now() - call.startedAt);
