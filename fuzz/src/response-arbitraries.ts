@@ -60,6 +60,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       updates: fc.nat({ max: 3 }),
       lateUpdate: rarely("1/4"),
       oddUpdateDetails: rarely("1/4"),
+      oddResultDetails: rarely("1/4"),
       terminate: rarely("1/4"),
       isError: rarely("1/8"),
       malformed: rarely("1/8"),

@@ -72,7 +72,7 @@ interface PerformedResult {
   isError?: boolean;
 }
 
-/** Progress details no JSON writes as they are: a cycle, a bigint, a function, `undefined` and `NaN` in a list. */
+/** Details no JSON writes as they are (of progress, or of a runner tool's result): a cycle, a bigint, a function, `undefined` and `NaN` in a list. */
 function oddDetails(callId: string): Record<string, unknown> {
   const details: Record<string, unknown> = {
     callId,
@@ -175,8 +175,8 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       parameters: SCENARIO_TOOL_PARAMETERS,
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
-      execute: (ctx, _input, signal, onUpdate) =>
-        perform(
+      execute: async (ctx, _input, signal, onUpdate) => {
+        const result = await perform(
           ctx.toolCallId,
           environment,
           signal,
@@ -186,7 +186,11 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
               details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
             }),
           { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
-        ),
+        );
+        const behaviour = environment.behaviours.get(ctx.toolCallId);
+        const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
+        return odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result;
+      },
     }),
   );
 }

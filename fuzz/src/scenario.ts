@@ -28,6 +28,8 @@ export type ToolBehaviour =
       lateUpdate: boolean;
       /** Progress details with a cycle, a bigint and a function (a runner's traces stay JSON-safe, invariant 20). */
       oddUpdateDetails?: boolean;
+      /** Result details with a cycle, a bigint and a function, from a runner's tool (its events and history stay plain JSON, invariant 20). */
+      oddResultDetails?: boolean;
       terminate: boolean;
       isError: boolean;
       /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */

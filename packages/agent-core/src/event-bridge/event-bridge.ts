@@ -71,7 +71,8 @@ function isToolCall(block: AssistantMessage["content"][number]): block is ToolCa
  *   carries the classified error.
  * - Tool-call arguments are always a JSON object: arguments the model sent
  *   that are not one are carried as `{ rawArguments: ... }`, and an object
- *   JSON cannot write as it is becomes its JSON-safe copy.
+ *   JSON cannot write as it is becomes its JSON-safe copy. So does a tool
+ *   result (its `details` above all); plain JSON is never copied.
  * - Events never carry media bytes: a tool result's images (and any other
  *   block with inline `data`) become `ProtocolMediaDescriptor`s (MIME type,
  *   byte size, file name when known), in `stream.resp` results and in the
@@ -344,7 +345,8 @@ export class EventBridge {
       toolName: call.toolCall.name,
       status,
       arguments: call.arguments,
-      result,
+      // What a tool returned (its details above all) may hold anything; a chunk carries plain JSON.
+      result: jsonSafe(result) as NonNullable<StreamToolCallChunk["result"]>,
     };
     if (call.startedAt !== undefined) chunk.durationMs = Math.max(0, this.now() - call.startedAt);
     return chunk;
