@@ -41,7 +41,10 @@ export function hostActionsArbitrary(options: {
   ];
   if (options.abort) kinds.push({ weight: 2, arbitrary: fc.constant("abort" as const) });
   if (options.malformed) kinds.push({ weight: 1, arbitrary: fc.constant("malformed" as const) });
-  return fc.array(fc.record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds) }), { maxLength: options.maxLength });
+  const action = fc
+    .record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds), variant: fc.nat({ max: 63 }) })
+    .map(({ variant, ...rest }): HostAction => (rest.kind === "malformed" ? { ...rest, variant } : rest));
+  return fc.array(action, { maxLength: options.maxLength });
 }
 
 /**

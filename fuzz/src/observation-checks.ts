@@ -176,7 +176,7 @@ export function checkArgumentObservation(
  */
 export function checkMalformedRefused(calls: readonly { call: string; thrown: unknown }[]): void {
   for (const { call, thrown } of calls) {
-    if (!(thrown instanceof TypeError) || !/^Agent\.\w+: /.test(thrown.message)) {
+    if (!(thrown instanceof TypeError) || !/^(Agent\.\w+|agentLoop|agentLoopContinue): /.test(thrown.message)) {
       throw new InvariantViolation(
         "2 transcript replayable",
         `${call} should throw a TypeError naming the call, threw ${describeValue(thrown)}`,

@@ -143,6 +143,8 @@ export type Trigger =
 export interface HostAction {
   trigger: Trigger;
   kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed";
+  /** For `malformed`: which malformed call (cycling through them). */
+  variant?: number;
 }
 
 /** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
