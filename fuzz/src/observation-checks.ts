@@ -23,6 +23,7 @@ import {
   checkProviderConversion,
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
+import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
@@ -61,6 +62,7 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
     );
   }
   checkToolCallsAnswered(transcript, "agent transcript");
+  checkToolThrowsStayInTheirCall(transcript);
   checkMessagesWellFormed(transcript, "agent transcript");
   checkProviderConversion(llmMessagesOf(transcript), "agent transcript");
   checkAgentVisibleText(observation.events);
@@ -115,6 +117,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   const store = checkHistoryDelivery(observation);
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
+  checkToolThrowsStayInTheirCall(store, outcome);
   checkMessagesWellFormed(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
   if (options.scriptedTexts) {

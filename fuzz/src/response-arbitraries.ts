@@ -66,7 +66,10 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       malformed: rarely("1/8"),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("throw" as const), delay: delayArbitrary }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("throw" as const), delay: delayArbitrary, unreadable: rarely("1/4") }),
+  },
   { weight: 1, arbitrary: fc.constant<ToolBehaviour>({ kind: "hang" }) },
 );
 

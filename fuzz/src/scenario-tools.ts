@@ -84,6 +84,19 @@ function oddDetails(callId: string): Record<string, unknown> {
   return details;
 }
 
+/** What the `toString` of an {@link unreadableThrow} throws: a run that ends with it let a tool's throw escape its call. */
+export const UNREADABLE_THROW_TEXT = "the thrown value cannot be read";
+
+/** What a careless tool may throw: no Error, and a `toString` that throws too. */
+function unreadableThrow(callId: string): object {
+  return {
+    callId,
+    toString(): string {
+      throw new Error(`${UNREADABLE_THROW_TEXT} (${callId})`);
+    },
+  };
+}
+
 /** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
 async function perform(
   callId: string,
@@ -99,6 +112,7 @@ async function perform(
       return hangUntilAborted(signal);
     case "throw":
       await wait(behaviour.delay, environment.clock, signal);
+      if (behaviour.unreadable) throw unreadableThrow(callId);
       throw new Error(`tool call ${callId} failed`);
     case "ask": {
       // An `Agent` tool has nobody to ask: it answers at once.

@@ -1,3 +1,4 @@
+import { errorText } from "@turnkit/agent-loop/internal";
 import {
   type ActionAnswer,
   type ActionRequiredKind,
@@ -233,7 +234,7 @@ export async function waitForActionAnswer(
         reason: `the host's answer does not fit a ${kind} request (${checked.errors[0]})`,
       };
     } catch (error) {
-      return { kind: "refused", requestId, reason: `the host failed to answer: ${errorMessage(error)}` };
+      return { kind: "refused", requestId, reason: `the host failed to answer: ${errorText(error)}` };
     }
   })();
   try {
@@ -244,8 +245,4 @@ export async function waitForActionAnswer(
     clock.clearTimeout(timer);
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
