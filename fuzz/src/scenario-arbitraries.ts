@@ -249,6 +249,7 @@ const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
     { weight: 2, arbitrary: fc.constant("default" as const) },
     { weight: 1, arbitrary: fc.constant(0) },
   ),
+  malformed: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(

@@ -42,9 +42,11 @@ export type ToolBehaviour =
   /** Asks the host (`ctx.askHost`) once per entry, one after the other, then answers with the outcomes. */
   | { kind: "ask"; asks: AskSpec[] };
 
-/** One question a tool asks the host: how long it waits (`default`: the turn's default; 0 is not a valid timeout). */
+/** One question a tool asks the host: how long it waits (`default`: the turn's default; 0 is not a valid timeout), and whether it is well formed. */
 export interface AskSpec {
   timeoutMs: number | "default";
+  /** The question is malformed (its `serverName` a number, its `requestedSchema` holding a bigint): refused at once, naming the field. */
+  malformed?: boolean;
 }
 
 /**

@@ -98,6 +98,7 @@ export type {
   ToolApprovalRequiredPayload,
 } from "./action-required.js";
 export { validateActionAnswer, type ActionAnswerValidation } from "./action-answer-guard.js";
+export { validateActionRequired, type ActionRequiredValidation } from "./action-required-guard.js";
 
 // Runtime events: schemas and guards for values received from outside
 export {
