@@ -80,6 +80,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       ),
       withHistory: fc.boolean(),
       beforeUserMessages: fc.boolean(),
+      hostWarnings: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which responses (by index) end with a malformed final message: rarely any.
       malformed: fc.oneof(
         { weight: 6, arbitrary: fc.constant<number[]>([]) },

@@ -336,6 +336,8 @@ export interface TurnScenario {
   abortBeforeStart: boolean;
   withHistory: boolean;
   beforeUserMessages: boolean;
+  /** The host hands the turn a warning (`RunTurnInput.warnings`) with fields besides its own that JSON cannot write (invariant 20). */
+  hostWarnings?: boolean;
   /** A hostile host (throwing logger and callbacks, hung hook members, steering bursts); absent in the other runner properties. */
   hostile?: HostileHostSpec;
   /** Sub-agents the turn offers (calls name them); absent outside the sub-agent property. */

@@ -39,6 +39,7 @@ export {
   type ExtensionDegradedWarning,
   type ModelFallbackWarning,
 } from "./runtime-warning.js";
+export { validateRuntimeWarning, type RuntimeWarningValidation } from "./runtime-warning-guard.js";
 export {
   TurnUsageSchema,
   ModelRequestTimingSchema,

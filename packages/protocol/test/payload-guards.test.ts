@@ -1,10 +1,12 @@
 /**
- * `validateActionRequired` checks a question before it is emitted: a
+ * The checks of payloads a turn emits for others: `validateActionRequired`
+ * (a question, before it is put to a person) and `validateRuntimeWarning` (a
+ * warning a host hands a turn). For `validateActionRequired`: a
  * well-formed payload of either kind passes as it is; anything else fails
  * with one readable line per field.
  */
 import { describe, expect, it } from "vitest";
-import { validateActionRequired } from "../src/index.js";
+import { validateActionRequired, validateRuntimeWarning } from "../src/index.js";
 
 describe("validateActionRequired", () => {
   it("passes a well-formed tool approval and elicitation", () => {
@@ -30,6 +32,21 @@ describe("validateActionRequired", () => {
         "/arguments: Expected required property",
         "/toolName: Expected string",
       ],
+    });
+  });
+});
+
+describe("validateRuntimeWarning", () => {
+  it("passes a warning with the fields of its code, and names an unknown code or each missing field once", () => {
+    const degraded = { code: "extension_degraded", message: "down", extensionId: "mcp", tools: ["t"] };
+    expect(validateRuntimeWarning(degraded)).toEqual({ ok: true, warning: degraded });
+    expect(validateRuntimeWarning({ code: "hook_abandoned", message: "m" })).toEqual({
+      ok: false,
+      errors: ["/hook: Expected required property"],
+    });
+    expect(validateRuntimeWarning(5)).toMatchObject({
+      ok: false,
+      errors: [expect.stringMatching(/^\/code: expected one of retry_wait, .* got number$/)],
     });
   });
 });
