@@ -7,7 +7,7 @@ import { projectAgentMessagesForModel } from "@turnkit/agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
-import { type ArgumentRunObservation, type ArgumentScenario, rawArgumentValue } from "./argument-scenario.js";
+import { type ArgumentRunObservation, type ArgumentScenario, scriptedCallId } from "./argument-scenario.js";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
@@ -161,9 +161,17 @@ export function checkArgumentObservation(
     checkTurnInvariants(observation.run);
     transcript = observation.run.offered.flatMap(({ change }) => change.messages);
   }
-  const answered = new Set(
-    transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])),
-  );
+  const results = transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : []));
+  const answered = new Set(results);
+  if ((scenario.ids ?? "distinct") !== "distinct") {
+    // The runner gave repeated or empty ids ids of their own: one result per call, each under its own non-empty id.
+    if (results.length !== scenario.calls.length || answered.size !== results.length || answered.has(""))
+      throw new InvariantViolation(
+        "2 tool calls answered",
+        `${scenario.path}: ${scenario.calls.length} calls under ids "${scriptedCallId(scenario, 0)}" got results for ${describeValue(results)}`,
+      );
+    return;
+  }
   const missing = observation.callIds.filter((id) => !answered.has(id));
   if (missing.length > 0)
     throw new InvariantViolation(
