@@ -86,18 +86,28 @@ function announceDelivered(turn: RunningTurn, change: HistoryChange, plain: Hist
  * `change` itself when its messages are plain JSON; else the change with a
  * JSON-safe copy (see `jsonSafe`) of each message that is not, so what the
  * hooks store and what `message.persisted` carries is the same plain JSON
- * (a tool's `details` may hold a cycle, a bigint or a function). The
- * messages of the transcript are not changed.
+ * (a tool's `details` may hold a cycle, a bigint or a function). A
+ * replacement's `previousMessages` are handed to the hooks the same way.
+ * The messages of the transcript are not changed.
  */
 function plainJsonChange(change: HistoryChange): HistoryChange {
-  let messages: AgentMessage[] | undefined;
-  change.messages.forEach((message, index) => {
+  const messages = plainJsonMessages(change.messages);
+  if (change.reason !== "replaceMessages") return messages === change.messages ? change : { ...change, messages };
+  const previousMessages = plainJsonMessages(change.previousMessages);
+  if (messages === change.messages && previousMessages === change.previousMessages) return change;
+  return { ...change, messages, previousMessages };
+}
+
+/** `messages` itself when each is plain JSON, else a list with a JSON-safe copy of each one that is not. */
+function plainJsonMessages(messages: AgentMessage[]): AgentMessage[] {
+  let copied: AgentMessage[] | undefined;
+  messages.forEach((message, index) => {
     const plain = jsonSafe(message) as AgentMessage;
     if (plain === message) return;
-    messages ??= change.messages.slice();
-    messages[index] = plain;
+    copied ??= messages.slice();
+    copied[index] = plain;
   });
-  return messages ? { ...change, messages } : change;
+  return copied ?? messages;
 }
 
 /** The change's reason and messages. A delta no hook was handed is already just that, and nothing else holds it: it is sent as it is. */

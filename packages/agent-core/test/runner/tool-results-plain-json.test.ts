@@ -80,4 +80,33 @@ describe("a tool result's details", () => {
     expectPersistable(turn.events);
     expect(toolResultOf(stored)?.details).toBe(details);
   });
+
+  it("reach a history hook as plain JSON also among a replacement's previous messages", async () => {
+    const tool = defineRuntimeTool({
+      name: "odd",
+      description: "Returns odd details",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [{ type: "text", text: "done" }], details: oddDetails() }),
+    });
+    const changes: HistoryChange[] = [];
+    const turn = await runCheckedTurn({
+      script: [response(toolCall("odd", {}, { id: "call-1" })), "ok"],
+      input: {
+        tools: [tool],
+        hooks: {
+          // At the second request, a compaction keeps the transcript as it is.
+          beforeLlmCallHook: (event) =>
+            event.requestIndex === 1 ? { type: "replaceMessages", messages: [...event.messages] } : undefined,
+          onHistoryChangedHook: (change: HistoryChange) => void changes.push(change),
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    const replacement = changes.find((change) => change.reason === "replaceMessages");
+    expect(replacement).toBeDefined();
+    expect(() => JSON.stringify(replacement)).not.toThrow();
+    expect(toolResultOf((replacement as { previousMessages: unknown[] }).previousMessages)?.details).toEqual(
+      SAFE_DETAILS,
+    );
+  });
 });
