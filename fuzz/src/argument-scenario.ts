@@ -20,7 +20,7 @@ export type RawArguments =
   | { kind: "json"; text: string }
   /** A string where an object belongs, e.g. a cut-off JSON fragment. */
   | { kind: "fragment"; text: string }
-  /** Any other JSON value where an object belongs (array, number, boolean). */
+  /** Any other value where an object belongs (array, number, boolean, null), or an object JSON cannot write as it is. */
   | { kind: "value"; value: unknown };
 
 export interface ArgumentScenario {
@@ -28,6 +28,13 @@ export interface ArgumentScenario {
   calls: { tool: "alpha" | "prepared"; raw: RawArguments }[];
   /** Characters per streamed argument delta (default 4096). */
   chunkSize?: number;
+  /**
+   * Runner only: the calls' ids as the model sends them: each its own
+   * (`arg0`, `arg1`, ...; the default), all one (`arg`), or all empty. The
+   * runner gives a repeated or empty id one of its own, so each call is
+   * answered once (invariant 2) and its events stay valid (invariant 20).
+   */
+  ids?: "distinct" | "same" | "empty";
 }
 
 const DANGEROUS_KEYS = [
@@ -86,18 +93,40 @@ export const rawArgumentsArbitrary: fc.Arbitrary<RawArguments> = fc.oneof(
           n: fc.oneof(fc.string(), fc.object()),
         }),
         fc.integer({ min: 1_000, max: 20_000 }).map((length) => ({ value: "x".repeat(length) })),
+        // What a stream function may hand over and JSON cannot write: `undefined` or `NaN` in a list, a NaN.
+        fc.record({ value: fc.constantFrom([1, undefined], [Number.NaN], [[undefined]]), n: fc.integer() }),
+        fc.constantFrom(null, Number.NaN),
       )
       .map((value): RawArguments => ({ kind: "value", value })),
   },
 );
 
-export const argumentScenarioArbitrary: fc.Arbitrary<ArgumentScenario> = fc.record({
-  path: fc.constantFrom("agent" as const, "runner" as const),
-  calls: fc.array(
-    fc.record({ tool: fc.constantFrom("alpha" as const, "prepared" as const), raw: rawArgumentsArbitrary }),
-    { minLength: 1, maxLength: 4 },
-  ),
-});
+export const argumentScenarioArbitrary: fc.Arbitrary<ArgumentScenario> = fc
+  .record({
+    path: fc.constantFrom("agent" as const, "runner" as const),
+    calls: fc.array(
+      fc.record({ tool: fc.constantFrom("alpha" as const, "prepared" as const), raw: rawArgumentsArbitrary }),
+      { minLength: 1, maxLength: 4 },
+    ),
+    ids: fc.oneof(
+      { weight: 4, arbitrary: fc.constant("distinct" as const) },
+      { weight: 1, arbitrary: fc.constantFrom("same" as const, "empty" as const) },
+    ),
+  })
+  // The Agent keeps the model's ids as pi's does: repeated ones only for the runner.
+  .map((scenario) => (scenario.path === "agent" ? { ...scenario, ids: "distinct" as const } : scenario));
+
+/** The id the scenario's model gives its `index`-th call. */
+export function scriptedCallId(scenario: ArgumentScenario, index: number): string {
+  switch (scenario.ids ?? "distinct") {
+    case "same":
+      return "arg";
+    case "empty":
+      return "";
+    default:
+      return `arg${index}`;
+  }
+}
 
 export function rawArgumentValue(raw: RawArguments): unknown {
   switch (raw.kind) {
@@ -124,7 +153,9 @@ export type ArgumentRunObservation = { received: unknown[]; callIds: string[] } 
 function argumentResponse(scenario: ArgumentScenario) {
   return response(
     scenario.calls.map((call, index) =>
-      toolCall(call.tool, rawArgumentValue(call.raw) as Record<string, unknown>, { id: `arg${index}` }),
+      toolCall(call.tool, rawArgumentValue(call.raw) as Record<string, unknown>, {
+        id: scriptedCallId(scenario, index),
+      }),
     ),
     { chunkSize: scenario.chunkSize ?? 4_096 },
   );

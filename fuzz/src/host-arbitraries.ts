@@ -44,7 +44,10 @@ export function hostActionsArbitrary(options: {
     kinds.push({ weight: 1, arbitrary: fc.constant("malformed" as const) });
     kinds.push({ weight: 1, arbitrary: fc.constant("clear" as const) });
   }
-  return fc.array(fc.record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds) }), { maxLength: options.maxLength });
+  const action = fc
+    .record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds), variant: fc.nat({ max: 63 }) })
+    .map(({ variant, ...rest }): HostAction => (rest.kind === "malformed" ? { ...rest, variant } : rest));
+  return fc.array(action, { maxLength: options.maxLength });
 }
 
 /**

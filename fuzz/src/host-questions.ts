@@ -15,6 +15,13 @@ export const FUZZ_QUESTION = {
   requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
 } as const;
 
+/** A question a careless tool builds: a `serverName` that is no string, a bigint in its schema (refused at once, naming the field). */
+export const MALFORMED_QUESTION = {
+  ...FUZZ_QUESTION,
+  serverName: 5,
+  requestedSchema: { type: "object", maxLength: 10n },
+} as unknown as typeof FUZZ_QUESTION;
+
 /** The answer an `accept` gives. */
 export const ACCEPTED = { action: "accept", content: { ok: true } } as const;
 
@@ -69,7 +76,8 @@ export async function askQuestions(
   const kinds: string[] = [];
   for (const [index, spec] of asks.entries()) {
     const askedAt = clock.now();
-    const outcome = await askHost(FUZZ_QUESTION, spec.timeoutMs === "default" ? {} : { timeoutMs: spec.timeoutMs });
+    const question = spec.malformed ? MALFORMED_QUESTION : FUZZ_QUESTION;
+    const outcome = await askHost(question, spec.timeoutMs === "default" ? {} : { timeoutMs: spec.timeoutMs });
     probe.asks.push({ ...call, scope, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
     kinds.push(outcome.kind);
   }

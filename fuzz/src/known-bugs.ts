@@ -15,19 +15,13 @@ export interface KnownBug {
 }
 
 /**
- * Open bugs. (`listener-failure-leaves-work-running`, a failed run that left
- * its request or tool calls running, was fixed in the Agent, and its
- * generator branch is back in the CI budget.)
+ * Open bugs: none. (`listener-failure-leaves-work-running`, a failed run
+ * that left its request or tool calls running, was fixed in the Agent;
+ * `tool-call-arguments-not-object`, tool-call arguments that are no object
+ * reaching events as they were, was fixed in the runner, which carries them
+ * as `{ rawArguments }`. Both generator branches are back in the CI budget.)
  */
-export const KNOWN_BUGS: Readonly<Record<string, KnownBug>> = {
-  "tool-call-arguments-not-object": {
-    id: "tool-call-arguments-not-object",
-    summary:
-      'a stream function whose tool call carries arguments that are no object ("", "[1, 2", 5) gets the call an error result, but the tool_call chunk and message.persisted carry those arguments, which the protocol\'s validateRuntimeEvent rejects',
-    excludedBranch:
-      "invariant 20 is not checked for tool-arguments runs with fragment or value arguments that are no object (observation-checks.ts)",
-  },
-};
+export const KNOWN_BUGS: Readonly<Record<string, KnownBug>> = {};
 
 /** How the generators treat known bugs. */
 export interface GenerationOptions {

@@ -7,8 +7,7 @@ import { projectAgentMessagesForModel } from "@turnkit/agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
-import { type ArgumentRunObservation, type ArgumentScenario, rawArgumentValue } from "./argument-scenario.js";
-import { KNOWN_BUGS } from "./known-bugs.js";
+import { type ArgumentRunObservation, type ArgumentScenario, scriptedCallId } from "./argument-scenario.js";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
@@ -24,6 +23,7 @@ import {
   checkProviderConversion,
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
+import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
@@ -62,6 +62,7 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
     );
   }
   checkToolCallsAnswered(transcript, "agent transcript");
+  checkToolThrowsStayInTheirCall(transcript);
   checkMessagesWellFormed(transcript, "agent transcript");
   checkProviderConversion(llmMessagesOf(transcript), "agent transcript");
   checkAgentVisibleText(observation.events);
@@ -94,10 +95,6 @@ export interface TurnCheckOptions {
   scriptedTexts?: ReadonlyMap<string, string>;
   /** Names of the sub-agents the turn offered (their events are checked by invariant 16, the turn's own by the rest). */
   subAgentNames?: readonly string[];
-  /** The model sent tool-call arguments that are no object (known bug `tool-call-arguments-not-object`: invariant 20 is skipped). */
-  nonObjectToolArguments?: boolean;
-  /** The stream function sent tool-call arguments no JSON parses to (`undefined` inside): invariant 20 is skipped. */
-  nonJsonToolArguments?: boolean;
 }
 
 /**
@@ -112,8 +109,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
     writerFails: options.writerFails ?? false,
   });
   checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
-  const knownBug = options.nonObjectToolArguments && KNOWN_BUGS["tool-call-arguments-not-object"];
-  if (!knownBug && !options.nonJsonToolArguments) checkEventsPersistable(full.events);
+  checkEventsPersistable(full.events);
   checkSubAgentEvents(full, outcome, options.subAgentNames ?? []);
   const observation = withOwnEvents(full);
   checkLoopTraceGrammar(observation.events);
@@ -121,6 +117,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   const store = checkHistoryDelivery(observation);
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
+  checkToolThrowsStayInTheirCall(store, outcome);
   checkMessagesWellFormed(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
   if (options.scriptedTexts) {
@@ -160,18 +157,21 @@ export function checkArgumentObservation(
     checkAgentObservation(observation.run);
     transcript = observation.run.transcript;
   } else {
-    const values = scenario.calls.map(({ raw }) => rawArgumentValue(raw));
-    const nonObjectToolArguments = values.some(
-      (value) => typeof value !== "object" || value === null || Array.isArray(value),
-    );
-    // Arguments no JSON text parses to (`undefined` inside) are the stream function's own, passed on as they are.
-    const nonJson = values.some((value) => !isDeepStrictEqual(JSON.parse(JSON.stringify(value) ?? "null"), value));
-    checkTurnInvariants(observation.run, { nonObjectToolArguments, nonJsonToolArguments: nonJson });
+    // Arguments that are no object, or hold what JSON cannot write, reach events as one plain JSON object (invariant 20).
+    checkTurnInvariants(observation.run);
     transcript = observation.run.offered.flatMap(({ change }) => change.messages);
   }
-  const answered = new Set(
-    transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])),
-  );
+  const results = transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : []));
+  const answered = new Set(results);
+  if ((scenario.ids ?? "distinct") !== "distinct") {
+    // The runner gave repeated or empty ids ids of their own: one result per call, each under its own non-empty id.
+    if (results.length !== scenario.calls.length || answered.size !== results.length || answered.has(""))
+      throw new InvariantViolation(
+        "2 tool calls answered",
+        `${scenario.path}: ${scenario.calls.length} calls under ids "${scriptedCallId(scenario, 0)}" got results for ${describeValue(results)}`,
+      );
+    return;
+  }
   const missing = observation.callIds.filter((id) => !answered.has(id));
   if (missing.length > 0)
     throw new InvariantViolation(
@@ -187,7 +187,7 @@ export function checkArgumentObservation(
  */
 export function checkMalformedRefused(calls: readonly { call: string; thrown: unknown }[]): void {
   for (const { call, thrown } of calls) {
-    if (!(thrown instanceof TypeError) || !/^Agent\.\w+: /.test(thrown.message)) {
+    if (!(thrown instanceof TypeError) || !/^(Agent\.\w+|agentLoop|agentLoopContinue): /.test(thrown.message)) {
       throw new InvariantViolation(
         "2 transcript replayable",
         `${call} should throw a TypeError naming the call, threw ${describeValue(thrown)}`,

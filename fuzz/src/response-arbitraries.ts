@@ -60,12 +60,16 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       updates: fc.nat({ max: 3 }),
       lateUpdate: rarely("1/4"),
       oddUpdateDetails: rarely("1/4"),
+      oddResultDetails: rarely("1/4"),
       terminate: rarely("1/4"),
       isError: rarely("1/8"),
       malformed: rarely("1/8"),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("throw" as const), delay: delayArbitrary }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("throw" as const), delay: delayArbitrary, unreadable: rarely("1/4") }),
+  },
   { weight: 1, arbitrary: fc.constant<ToolBehaviour>({ kind: "hang" }) },
 );
 

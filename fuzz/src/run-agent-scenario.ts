@@ -4,7 +4,7 @@
  * invariants need.
  */
 import type { Context, Message, SimpleStreamOptions } from "@mariozechner/pi-ai";
-import { Agent, type AgentMessage, type AgentOptions } from "@turnkit/agent-loop";
+import { Agent, type AgentMessage, type AgentOptions, agentLoop, agentLoopContinue } from "@turnkit/agent-loop";
 import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
@@ -157,7 +157,7 @@ export async function runAgentScenario(
         agent.abort();
         return;
       case "malformed":
-        malformedCalls.push(handOverMalformed(agent, malformedCalls.length));
+        malformedCalls.push(handOverMalformed(agent, action.variant ?? malformedCalls.length));
         return;
       case "clear":
         CLEAR_QUEUES[clears++ % CLEAR_QUEUES.length]!(agent);
@@ -284,7 +284,7 @@ function laterRun(
   }
 }
 
-/** Malformed messages a host without types might hand over, in turn: none may be queued. */
+/** Malformed messages a host without types might hand over, in turn: none may be queued (or, for the stateless loop, run). */
 const MALFORMED: readonly { call: string; hand: (agent: Agent) => void }[] = [
   { call: "steer(null)", hand: (agent) => agent.steer(null as never) },
   { call: "followUp(numeric content)", hand: (agent) => agent.followUp({ role: "user", content: 5 } as never) },
@@ -297,9 +297,27 @@ const MALFORMED: readonly { call: string; hand: (agent: Agent) => void }[] = [
     call: "steer(text block without text)",
     hand: (agent) => agent.steer({ role: "user", content: [{ type: "text" }] } as never),
   },
+  // The stateless loop, handed the agent's transcript with a malformed message or tool added: it must throw before any event.
+  {
+    call: "agentLoop(context.messages with numeric content)",
+    hand: (agent) =>
+      void agentLoop(
+        [userMessage("never sent")],
+        { systemPrompt: "", messages: [...agent.state.messages, { role: "user", content: 5 } as never] },
+        { model: agent.state.model, convertToLlm: (messages) => messages as never },
+      ),
+  },
+  {
+    call: "agentLoopContinue(context.tools[0] without execute)",
+    hand: (agent) =>
+      void agentLoopContinue(
+        { systemPrompt: "", messages: [userMessage("never sent")], tools: [{ name: "broken" } as never] },
+        { model: agent.state.model, convertToLlm: (messages) => messages as never },
+      ),
+  },
 ];
 
-/** Hands the agent the `index`-th malformed message (cycling) and records what the call threw. */
+/** Hands over the `index`-th malformed message (cycling) and records what the call threw. */
 function handOverMalformed(agent: Agent, index: number): { call: string; thrown: unknown } {
   const { call, hand } = MALFORMED[index % MALFORMED.length]!;
   try {

@@ -5,7 +5,7 @@
  */
 import { type VirtualClock, createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
 import { type TurnInputMessage, createHiddenMessage } from "@turnkit/agent-core";
-import type { RuntimeEvent } from "@turnkit/protocol";
+import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
@@ -175,6 +175,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ...(scenario.beforeUserMessages && {
       beforeUserMessages: [createHiddenMessage("hidden reminder before the prompt", "fuzz")],
     }),
+    ...(scenario.hostWarnings && { warnings: [oddHostWarning()] }),
     llm: {
       model: model.model,
       streamFn: withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
@@ -262,4 +263,18 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     hostile: hostile?.probe,
     questions,
   };
+}
+
+/** A warning as an extension might report it, with fields of its own no JSON writes as they are: a bigint, `undefined` in a list, a cycle. */
+function oddHostWarning(): RuntimeWarningPayload {
+  const warning: Record<string, unknown> = {
+    code: "extension_degraded",
+    message: "the fuzz extension is down",
+    extensionId: "fuzz",
+    tools: ["fuzz_tool"],
+    downSinceMs: 10n,
+    attempts: [1, undefined],
+  };
+  warning.self = warning;
+  return warning as unknown as RuntimeWarningPayload;
 }

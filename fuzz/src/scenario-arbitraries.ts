@@ -80,6 +80,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       ),
       withHistory: fc.boolean(),
       beforeUserMessages: fc.boolean(),
+      hostWarnings: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which responses (by index) end with a malformed final message: rarely any.
       malformed: fc.oneof(
         { weight: 6, arbitrary: fc.constant<number[]>([]) },
@@ -249,6 +250,7 @@ const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
     { weight: 2, arbitrary: fc.constant("default" as const) },
     { weight: 1, arbitrary: fc.constant(0) },
   ),
+  malformed: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(

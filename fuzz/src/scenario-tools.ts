@@ -72,7 +72,7 @@ interface PerformedResult {
   isError?: boolean;
 }
 
-/** Progress details no JSON writes as they are: a cycle, a bigint, a function, `undefined` and `NaN` in a list. */
+/** Details no JSON writes as they are (of progress, or of a runner tool's result): a cycle, a bigint, a function, `undefined` and `NaN` in a list. */
 function oddDetails(callId: string): Record<string, unknown> {
   const details: Record<string, unknown> = {
     callId,
@@ -82,6 +82,19 @@ function oddDetails(callId: string): Record<string, unknown> {
   };
   details.self = details;
   return details;
+}
+
+/** What the `toString` of an {@link unreadableThrow} throws: a run that ends with it let a tool's throw escape its call. */
+export const UNREADABLE_THROW_TEXT = "the thrown value cannot be read";
+
+/** What a careless tool may throw: no Error, and a `toString` that throws too. */
+function unreadableThrow(callId: string): object {
+  return {
+    callId,
+    toString(): string {
+      throw new Error(`${UNREADABLE_THROW_TEXT} (${callId})`);
+    },
+  };
 }
 
 /** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
@@ -99,6 +112,7 @@ async function perform(
       return hangUntilAborted(signal);
     case "throw":
       await wait(behaviour.delay, environment.clock, signal);
+      if (behaviour.unreadable) throw unreadableThrow(callId);
       throw new Error(`tool call ${callId} failed`);
     case "ask": {
       // An `Agent` tool has nobody to ask: it answers at once.
@@ -175,8 +189,8 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       parameters: SCENARIO_TOOL_PARAMETERS,
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
-      execute: (ctx, _input, signal, onUpdate) =>
-        perform(
+      execute: async (ctx, _input, signal, onUpdate) => {
+        const result = await perform(
           ctx.toolCallId,
           environment,
           signal,
@@ -186,7 +200,11 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
               details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
             }),
           { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
-        ),
+        );
+        const behaviour = environment.behaviours.get(ctx.toolCallId);
+        const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
+        return odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result;
+      },
     }),
   );
 }

@@ -28,20 +28,25 @@ export type ToolBehaviour =
       lateUpdate: boolean;
       /** Progress details with a cycle, a bigint and a function (a runner's traces stay JSON-safe, invariant 20). */
       oddUpdateDetails?: boolean;
+      /** Result details with a cycle, a bigint and a function, from a runner's tool (its events and history stay plain JSON, invariant 20). */
+      oddResultDetails?: boolean;
       terminate: boolean;
       isError: boolean;
       /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
       malformed?: boolean;
     }
-  | { kind: "throw"; delay: Delay }
+  /** `unreadable`: what it throws is no Error, and its `toString` throws (the call still gets an error result). */
+  | { kind: "throw"; delay: Delay; unreadable?: boolean }
   /** Never settles on its own; rejects when the run's signal fires. */
   | { kind: "hang" }
   /** Asks the host (`ctx.askHost`) once per entry, one after the other, then answers with the outcomes. */
   | { kind: "ask"; asks: AskSpec[] };
 
-/** One question a tool asks the host: how long it waits (`default`: the turn's default; 0 is not a valid timeout). */
+/** One question a tool asks the host: how long it waits (`default`: the turn's default; 0 is not a valid timeout), and whether it is well formed. */
 export interface AskSpec {
   timeoutMs: number | "default";
+  /** The question is malformed (its `serverName` a number, its `requestedSchema` holding a bigint): refused at once, naming the field. */
+  malformed?: boolean;
 }
 
 /**
@@ -146,6 +151,8 @@ export type Trigger =
 export interface HostAction {
   trigger: Trigger;
   kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed" | "clear";
+  /** For `malformed`: which malformed call (cycling through them). */
+  variant?: number;
 }
 
 /** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
@@ -334,6 +341,8 @@ export interface TurnScenario {
   abortBeforeStart: boolean;
   withHistory: boolean;
   beforeUserMessages: boolean;
+  /** The host hands the turn a warning (`RunTurnInput.warnings`) with fields besides its own that JSON cannot write (invariant 20). */
+  hostWarnings?: boolean;
   /** A hostile host (throwing logger and callbacks, hung hook members, steering bursts); absent in the other runner properties. */
   hostile?: HostileHostSpec;
   /** Sub-agents the turn offers (calls name them); absent outside the sub-agent property. */

@@ -6,7 +6,9 @@
  * followed by `/`), never given to another question, and how it ended
  * follows from what the host did:
  *
- * - no host function, or a `timeoutMs` not more than 0: `refused` at once,
+ * - a `timeoutMs` not more than 0, a malformed question (a `serverName`
+ *   that is no string), or no host function (the first of these names
+ *   the refusal): `refused` at once,
  *   nobody asked, no `action.required`;
  * - otherwise one `action.required` and one call of the host function per
  *   question, never after the turn settled; then `answered` only with the
@@ -93,6 +95,7 @@ function checkAsk(
     if (events > 0 || answers.length > 0) fail(`${where}: refused at once, yet emitted or asked`);
   };
   if (ask.spec.timeoutMs !== "default" && !(ask.spec.timeoutMs > 0)) return refusedAtOnce("timeoutMs");
+  if (ask.spec.malformed) return refusedAtOnce("/serverName: Expected string");
   if (probe.answerer === "absent") return refusedAtOnce("answers no action requests");
   if (events > 1 || answers.length > 1) fail(`${where}: emitted ${events} times, host asked ${answers.length} times`);
   const { abortedAt } = probe;

@@ -45,9 +45,11 @@ export function checkTurnEnding(
     if (outcome.kind !== "aborted")
       fail(`the caller's signal was aborted before the turn, yet the outcome is ${outcome.kind}`);
     // Running, aborted (the runner's cancellation step), and between them only the debug.trace that
-    // announces a host callback failing on the way (the writer, the event-id source).
-    const between = events.slice(1, -1).filter((event) => event.type !== "debug.trace");
-    if (between.length > 0 || (!options.writerFails && events.length > 3))
+    // announces a host callback failing on the way (the writer, the event-id source), and the
+    // warnings the host handed the turn (RunTurnInput.warnings, emitted right after running).
+    const own = events.filter((event) => event.type !== "runtime.warning");
+    const between = own.slice(1, -1).filter((event) => event.type !== "debug.trace");
+    if (between.length > 0 || (!options.writerFails && own.length > 3))
       fail(
         `a turn aborted before it started emitted ${events.map((event) => event.type).join(", ")} (expected running, aborted)`,
       );

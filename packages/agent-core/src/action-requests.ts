@@ -1,10 +1,14 @@
+import { errorText, thrownText } from "@turnkit/agent-loop/internal";
 import {
   type ActionAnswer,
   type ActionRequiredKind,
   type ActionRequiredPayload,
   type RuntimeEventPayloadMap,
   validateActionAnswer,
+  validateActionRequired,
 } from "@turnkit/protocol";
+import { describeValue } from "./messages/content-checks.js";
+import { jsonSafe } from "./event-bridge/json-safe.js";
 import type { Clock } from "./clock.js";
 import { TURN_DEFAULTS } from "./defaults.js";
 
@@ -77,6 +81,12 @@ export interface AskHostOptions {
  * with how the wait ended. Never rejects and never hangs: without a host
  * function it resolves `refused` at once; otherwise the answer, the
  * timeout, or the turn's abort (at once, so within the abort grace) ends it.
+ * A request that is no object, or not of its kind's shape
+ * (`validateActionRequired`: a `tool_approval` without `toolCallId`, an
+ * unknown `kind`), or an `options.signal` that is no `AbortSignal`, is
+ * refused at once with a reason naming the field, and nobody is asked;
+ * values in it JSON cannot write (a bigint in `arguments`) reach the event
+ * and the host as their JSON-safe copy.
  */
 export type AskHost = <R extends ActionRequest>(
   request: R,
@@ -159,8 +169,18 @@ export function toolCallAskHost(
     options: AskHostOptions = {},
   ): Promise<ActionRequestOutcome<R["kind"]>> {
     asked += 1;
-    const requestId = `${request.kind}:${call.scope ?? ""}${call.callName ?? call.toolCallId}:${asked}`;
-    const timeoutMs = options.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+    const asker = `${call.scope ?? ""}${call.callName ?? call.toolCallId}:${asked}`;
+    // A request that is no object cannot be put to anyone: refused, naming it (the wait checks the rest).
+    if (typeof request !== "object" || request === null) {
+      const reason = `the request must be an object { kind, ... }, got ${describeValue(request)}`;
+      return { kind: "refused", requestId: `invalid:${asker}`, reason };
+    }
+    const requestId = `${typeof request.kind === "string" ? request.kind : "invalid"}:${asker}`;
+    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      const reason = `options.signal must be an AbortSignal, got ${describeValue(options.signal)}`;
+      return { kind: "refused", requestId, reason };
+    }
+    const timeoutMs = options?.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
     const payload = {
       ...(request.kind === "elicitation" && { toolCallId: call.toolCallId }),
       ...request,
@@ -169,7 +189,7 @@ export function toolCallAskHost(
       timeoutMs,
     } as ActionRequiredPayload;
     if (wait === undefined) return { kind: "refused", requestId, reason: "this tool runs outside a turn" };
-    const signal = options.signal ? AbortSignal.any([call.callSignal, options.signal]) : call.callSignal;
+    const signal = options?.signal ? AbortSignal.any([call.callSignal, options.signal]) : call.callSignal;
     return (await wait(payload, signal)) as ActionRequestOutcome<R["kind"]>;
   };
 }
@@ -181,10 +201,18 @@ export function toolCallAskHost(
  */
 export async function waitForActionAnswer(
   turn: ActionRequestTurn,
-  request: ActionRequiredPayload,
+  asked: ActionRequiredPayload,
   signal: AbortSignal,
 ): Promise<ActionRequestOutcome> {
-  const { requestId, kind } = request;
+  const { requestId } = asked;
+  const timeoutMs = asked.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+  // What the event carries is plain JSON, and of its kind's shape; else the request is refused, naming the field.
+  // `Infinity` (wait until the abort) is no JSON number: the event leaves timeoutMs out.
+  const shown = Number.isFinite(timeoutMs) ? asked : { ...asked, timeoutMs: undefined };
+  const safe = jsonSafe(shown) as Record<string, unknown>;
+  const checked = validateActionRequired(safe);
+  const request = checked.ok ? checked.payload : asked;
+  const kind = typeof safe.kind === "string" ? safe.kind : "invalid";
   const answerer = turn.input.answerActionRequest;
   const end = (outcome: ActionRequestOutcome): ActionRequestOutcome => {
     if (!turn.settled) {
@@ -199,12 +227,17 @@ export async function waitForActionAnswer(
     return outcome;
   };
   if (turn.settled) return { kind: "refused", requestId, reason: "the turn has ended" };
-  const timeoutMs = request.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
   if (typeof timeoutMs !== "number" || !(timeoutMs > 0))
     return end({
       kind: "refused",
       requestId,
-      reason: `timeoutMs must be a number of milliseconds greater than 0, got ${String(timeoutMs)}`,
+      reason: `timeoutMs must be a number of milliseconds greater than 0, got ${thrownText(timeoutMs)}`,
+    });
+  if (!checked.ok)
+    return end({
+      kind: "refused",
+      requestId,
+      reason: `the request is malformed: ${checked.errors.slice(0, 3).join("; ")}`,
     });
   if (answerer === undefined)
     return end({ kind: "refused", requestId, reason: "the host answers no action requests in this turn" });
@@ -225,15 +258,15 @@ export async function waitForActionAnswer(
   const answered = (async (): Promise<ActionRequestOutcome> => {
     try {
       const value = await answerer(request, stopAsking.signal);
-      const checked = validateActionAnswer(kind, value);
-      if (checked.ok) return { kind: "answered", requestId, answer: checked.answer };
+      const fits = validateActionAnswer(request.kind, value);
+      if (fits.ok) return { kind: "answered", requestId, answer: fits.answer };
       return {
         kind: "refused",
         requestId,
-        reason: `the host's answer does not fit a ${kind} request (${checked.errors[0]})`,
+        reason: `the host's answer does not fit a ${kind} request (${fits.errors[0]})`,
       };
     } catch (error) {
-      return { kind: "refused", requestId, reason: `the host failed to answer: ${errorMessage(error)}` };
+      return { kind: "refused", requestId, reason: `the host failed to answer: ${errorText(error)}` };
     }
   })();
   try {
@@ -244,8 +277,4 @@ export async function waitForActionAnswer(
     clock.clearTimeout(timer);
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

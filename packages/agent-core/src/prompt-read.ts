@@ -1,3 +1,4 @@
+import { errorText } from "@turnkit/agent-loop/internal";
 import { TURN_DEFAULTS } from "./defaults.js";
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
 
@@ -78,12 +79,12 @@ export class PromptReadScope<TSnapshot, TValue = unknown> {
     try {
       snapshot = await this.snapshot();
     } catch (error) {
-      return { status: "invalid", reason: `capturing the prompt snapshot failed: ${reasonOf(error)}` };
+      return { status: "invalid", reason: `capturing the prompt snapshot failed: ${errorText(error)}` };
     }
     try {
       return this.source.read(snapshot, key);
     } catch (error) {
-      return { status: "invalid", reason: `reading ${JSON.stringify(key)} failed: ${reasonOf(error)}` };
+      return { status: "invalid", reason: `reading ${JSON.stringify(key)} failed: ${errorText(error)}` };
     }
   }
 }
@@ -228,8 +229,4 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
       throw new TurnkitError(PromptReadErrorCode.Closed, `Prompt-read registry: cannot ${operation} after close()`);
     }
   }
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 import { EventStream, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { streamAssistantResponse } from "./assistant-response.js";
 import { LoopRun } from "./loop-run.js";
-import { assertAgentMessages } from "./message-checks.js";
+import { assertAgentContext, assertAgentMessages } from "./message-checks.js";
 import { ToolResultText } from "./synthetic-messages.js";
 import { executeToolBatch } from "./tool-batch.js";
 import { refuseToolCalls } from "./tool-call-results.js";
@@ -26,7 +26,9 @@ import type {
  * failure inside the run (a stream function or callback that throws) ends it
  * with an `error` assistant message. Turnkit addition: throws a `TypeError`
  * naming the field, synchronously and before any event, when a prompt is
- * malformed (as `Agent.prompt` checks them).
+ * malformed (as `Agent.prompt` checks them) or the context is (its
+ * `messages`, `tools` or `systemPrompt`, as the `Agent`'s state setters
+ * check them: `agentLoop: context.messages[3].content must be ...`).
  */
 export function agentLoop(
   prompts: AgentMessage[],
@@ -36,8 +38,9 @@ export function agentLoop(
   streamFn?: StreamFn,
 ): EventStream<AgentEvent, AgentMessage[]> {
   assertAgentMessages(prompts, "agentLoop", "prompts");
+  assertAgentContext(context, "agentLoop");
   const stream = createAgentEventStream();
-  void runAgentLoop(prompts, context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
+  void startRun(prompts, context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
     stream.end(messages),
   );
   return stream;
@@ -46,7 +49,9 @@ export function agentLoop(
 /**
  * Continues a run from the context without adding a message, e.g. to retry
  * after an error. Throws synchronously when the context is empty or ends
- * with an assistant message (a provider would reject the request).
+ * with an assistant message (a provider would reject the request), and
+ * (Turnkit addition) with a `TypeError` naming the field when the context
+ * is malformed, as {@link agentLoop} does.
  */
 export function agentLoopContinue(
   context: AgentContext,
@@ -54,9 +59,10 @@ export function agentLoopContinue(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): EventStream<AgentEvent, AgentMessage[]> {
+  assertAgentContext(context, "agentLoopContinue");
   assertContinuable(context);
   const stream = createAgentEventStream();
-  void runAgentLoopContinue(context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
+  void continueRun(context, config, (event) => stream.push(event), signal, streamFn).then((messages) =>
     stream.end(messages),
   );
   return stream;
@@ -66,7 +72,7 @@ export function agentLoopContinue(
  * {@link agentLoop} with an awaited event sink instead of a stream: each
  * event is handed to `emit` and the loop waits for it before going on.
  * Resolves to the messages the run added; rejects only with a `TypeError`
- * for a malformed prompt (checked before any event).
+ * for a malformed prompt or context (checked before any event).
  */
 export async function runAgentLoop(
   prompts: AgentMessage[],
@@ -77,6 +83,23 @@ export async function runAgentLoop(
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
   assertAgentMessages(prompts, "runAgentLoop", "prompts");
+  assertAgentContext(context, "runAgentLoop");
+  return startRun(prompts, context, config, emit, signal, streamFn);
+}
+
+/**
+ * {@link runAgentLoop} without its checks, for a caller that checked the
+ * prompts and context where they came in (the `Agent`, whose setters and
+ * `prompt` check them).
+ */
+export function startRun(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
   const run = new LoopRun(
     { ...context, messages: [...context.messages, ...prompts] },
     [...prompts],
@@ -90,8 +113,9 @@ export async function runAgentLoop(
 
 /**
  * {@link agentLoopContinue} with an awaited event sink. Resolves to the
- * messages the run added; rejects only for a context that cannot be
- * continued (checked before any event).
+ * messages the run added; rejects only for a context that is malformed (a
+ * `TypeError` naming the field) or cannot be continued (checked before any
+ * event).
  */
 export async function runAgentLoopContinue(
   context: AgentContext,
@@ -100,7 +124,19 @@ export async function runAgentLoopContinue(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
+  assertAgentContext(context, "runAgentLoopContinue");
   assertContinuable(context);
+  return continueRun(context, config, emit, signal, streamFn);
+}
+
+/** {@link runAgentLoopContinue} without its checks, for the `Agent` (see {@link startRun}). */
+export function continueRun(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
   const run = new LoopRun({ ...context, messages: [...context.messages] }, [], config, emit, signal, streamFn);
   return runSteps(run, []);
 }

@@ -1,4 +1,4 @@
-import { assertAgentMessages, describeValue } from "./message-checks.js";
+import { assertAgentMessages, assertAgentTools } from "./message-checks.js";
 import type { Model } from "@mariozechner/pi-ai";
 import type { AgentEvent, AgentMessage, AgentState, AgentTool, ThinkingLevel } from "./types.js";
 
@@ -41,7 +41,7 @@ export class MutableAgentState implements AgentState {
     return this.toolList;
   }
   set tools(tools: AgentTool<any>[]) {
-    assertAgentTools(tools);
+    assertAgentTools(tools, "Agent.state", "tools");
     this.toolList = [...tools];
   }
   get messages(): AgentMessage[] {
@@ -101,32 +101,6 @@ export function applyEventToState(state: MutableAgentState, event: AgentEvent): 
     default: {
       const unreachable: never = event;
       return unreachable;
-    }
-  }
-}
-
-/** Throws a `TypeError` naming the field unless `tools` is an array of tools, each with a string `name`, an `execute` function and a `parameters` schema object. */
-function assertAgentTools(tools: unknown): void {
-  if (!Array.isArray(tools)) {
-    throw new TypeError(`Agent.state: tools must be an array of tools, got ${describeValue(tools)}`);
-  }
-  for (let index = 0; index < tools.length; index++) {
-    const tool = tools[index] as Partial<AgentTool<any>> | null;
-    if (typeof tool !== "object" || tool === null) {
-      throw new TypeError(`Agent.state: tools[${index}] must be a tool object, got ${describeValue(tool)}`);
-    }
-    if (typeof tool.name !== "string") {
-      throw new TypeError(`Agent.state: tools[${index}].name must be a string, got ${describeValue(tool.name)}`);
-    }
-    if (typeof tool.execute !== "function") {
-      throw new TypeError(
-        `Agent.state: tools[${index}].execute must be a function, got ${describeValue(tool.execute)}`,
-      );
-    }
-    if (typeof tool.parameters !== "object" || tool.parameters === null) {
-      throw new TypeError(
-        `Agent.state: tools[${index}].parameters must be a JSON schema object, got ${describeValue(tool.parameters)}`,
-      );
     }
   }
 }

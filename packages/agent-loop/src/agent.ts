@@ -16,7 +16,7 @@ import {
 } from "./agent-options.js";
 import { deliverToListeners } from "./listener-delivery.js";
 import { agentRunConfig } from "./agent-loop-config.js";
-import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import { continueRun, startRun } from "./agent-loop.js";
 import { MutableAgentState, UNSET_MODEL, applyEventToState } from "./agent-state.js";
 import { defaultConvertToLlm } from "./default-convert-to-llm.js";
 import { DEFAULT_QUEUE_MODE, DEFAULT_TOOL_EXECUTION } from "./defaults.js";
@@ -297,8 +297,8 @@ export class Agent {
       const config = agentRunConfig(this, this._state, queues, skipInitialSteeringPoll);
       const sink = (event: AgentEvent) => this.deliver(event);
       return prompts
-        ? runAgentLoop(prompts, context, config, sink, signal, this.streamFn)
-        : runAgentLoopContinue(context, config, sink, signal, this.streamFn);
+        ? startRun(prompts, context, config, sink, signal, this.streamFn)
+        : continueRun(context, config, sink, signal, this.streamFn);
     });
   }
 

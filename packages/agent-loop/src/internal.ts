@@ -10,7 +10,7 @@ export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
 export { ABORT_GRACE_MS } from "./defaults.js";
 
 // What the loop writes itself
-export { ToolResultText, emptyUsage, errorText } from "./synthetic-messages.js";
+export { ToolResultText, emptyUsage, errorText, thrownText } from "./synthetic-messages.js";
 
 // Shape checks of messages and content a host hands the loop (agent-core builds its own on them)
 export {

@@ -127,3 +127,53 @@ export function assertAgentMessage(message: unknown, where: string): void {
   const problem = agentMessageProblem(message);
   if (problem) throw new TypeError(`${where}: message${problem}`);
 }
+
+/**
+ * Throws a `TypeError` naming `where` and the field (`agentLoop:
+ * context.tools[1].execute must be a function, got undefined`) unless
+ * `tools` is an array of tools, each an object with a string `name`, an
+ * `execute` function and a `parameters` schema object; `name` is the path
+ * the problem starts from.
+ */
+export function assertAgentTools(tools: unknown, where: string, name: string): void {
+  if (!Array.isArray(tools)) {
+    throw new TypeError(`${where}: ${name} must be an array of tools, got ${describeValue(tools)}`);
+  }
+  for (let index = 0; index < tools.length; index++) {
+    const tool: unknown = tools[index];
+    if (!isRecord(tool)) {
+      throw new TypeError(`${where}: ${name}[${index}] must be a tool object, got ${describeValue(tool)}`);
+    }
+    if (typeof tool.name !== "string") {
+      throw new TypeError(`${where}: ${name}[${index}].name must be a string, got ${describeValue(tool.name)}`);
+    }
+    if (typeof tool.execute !== "function") {
+      throw new TypeError(`${where}: ${name}[${index}].execute must be a function, got ${describeValue(tool.execute)}`);
+    }
+    if (typeof tool.parameters !== "object" || tool.parameters === null) {
+      throw new TypeError(
+        `${where}: ${name}[${index}].parameters must be a JSON schema object, got ${describeValue(tool.parameters)}`,
+      );
+    }
+  }
+}
+
+/**
+ * Throws a `TypeError` naming `where` and the field unless `context` is a
+ * run's context: an object whose `messages` are well-formed messages (see
+ * {@link agentMessageProblem}), whose `tools`, when given, are well-formed
+ * tools (see {@link assertAgentTools}), and whose `systemPrompt`, when
+ * given, is a string.
+ */
+export function assertAgentContext(context: unknown, where: string): void {
+  if (!isRecord(context)) {
+    throw new TypeError(
+      `${where}: context must be an object { systemPrompt, messages, tools? }, got ${describeValue(context)}`,
+    );
+  }
+  if (context.systemPrompt !== undefined && typeof context.systemPrompt !== "string") {
+    throw new TypeError(`${where}: context.systemPrompt must be a string, got ${describeValue(context.systemPrompt)}`);
+  }
+  assertAgentMessages(context.messages, where, "context.messages");
+  if (context.tools !== undefined) assertAgentTools(context.tools, where, "context.tools");
+}

@@ -16,23 +16,49 @@ export function emptyUsage(): Usage {
 /** The `errorMessage` of an aborted response, as pi-ai's providers write it. */
 export const ABORTED_ERROR_MESSAGE = "Request was aborted";
 
-/** Readable text of anything thrown. */
+/**
+ * Readable text of anything thrown: an `Error`'s message (its name when the
+ * message is empty), a string as it is, anything else as JSON or `String`
+ * writes it. Never throws: a value whose text cannot be read (a `toString`
+ * or `message` getter that throws) is described by its kind instead.
+ */
 export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (error instanceof Error) return textOf(error.message) || textOf(error.name);
+    if (typeof error === "string") return error;
+    try {
+      return JSON.stringify(error) ?? String(error);
+    } catch {
+      return String(error);
+    }
   } catch {
-    return String(error);
+    return unreadableText(error);
   }
 }
 
 /**
  * Text of a tool error result for anything a tool or tool hook threw: the
  * message of an `Error`, else `String(value)` (as pi-agent-core writes it).
+ * Never throws, and always a string: a value whose text cannot be read (a
+ * `toString` or `message` getter that throws) is described by its kind
+ * instead, so the call still gets its error result.
  */
 export function thrownText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? textOf(error.message) : String(error);
+  } catch {
+    return unreadableText(error);
+  }
+}
+
+/** `value` when it is a string, else `String(value)` (an `Error` whose `message` was set to something else). */
+function textOf(value: unknown): string {
+  return typeof value === "string" ? value : String(value);
+}
+
+function unreadableText(error: unknown): string {
+  const kind = error instanceof Error ? "an Error" : typeof error === "object" ? "an object" : `a ${typeof error}`;
+  return `Threw ${kind} whose text could not be read`;
 }
 
 /**

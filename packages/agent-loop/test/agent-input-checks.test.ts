@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentMessage, agentLoop, runAgentLoop } from "../src/index.js";
+import {
+  Agent,
+  type AgentMessage,
+  agentLoop,
+  agentLoopContinue,
+  runAgentLoop,
+  runAgentLoopContinue,
+} from "../src/index.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, testTool, user } from "./support/scenario.js";
 
@@ -212,5 +219,56 @@ describe("the stateless loop refuses malformed prompts before any event", () => 
     ).rejects.toThrow(new TypeError("runAgentLoop: prompts[0] must be a message object with a role, got null"));
     expect(events).toEqual([]);
     expect(scripted.requests).toHaveLength(0);
+  });
+});
+
+describe("the stateless loop refuses a malformed context before any event", () => {
+  const config = (scripted: { model: unknown }) => ({
+    model: scripted.model as never,
+    convertToLlm: (messages: AgentMessage[]) => messages as never,
+  });
+
+  it("names the message field, the tool field or the system prompt, from each of the four entries", async () => {
+    const { scripted } = createAgentScenario(["never asked"]);
+    const events: string[] = [];
+    const sink = (event: { type: string }) => void events.push(event.type);
+    const badMessage = { systemPrompt: "", messages: [user("a"), { role: "user", content: [{ type: "text" }] }] };
+    expect(() => agentLoop([user("b")], badMessage as Loose, config(scripted), undefined, scripted.streamFn)).toThrow(
+      new TypeError("agentLoop: context.messages[1].content[0].text must be a string, got undefined"),
+    );
+    expect(() => agentLoopContinue({ systemPrompt: "", messages: 5 } as Loose, config(scripted))).toThrow(
+      new TypeError("agentLoopContinue: context.messages must be an array of messages, got 5"),
+    );
+    const badTool = { systemPrompt: "", messages: [user("a")], tools: [{ name: "t", parameters: {} }] };
+    await expect(
+      runAgentLoop([user("b")], badTool as Loose, config(scripted), sink, undefined, scripted.streamFn),
+    ).rejects.toThrow(new TypeError("runAgentLoop: context.tools[0].execute must be a function, got undefined"));
+    await expect(
+      runAgentLoopContinue(
+        { systemPrompt: 7, messages: [user("a")] } as Loose,
+        config(scripted),
+        sink,
+        undefined,
+        scripted.streamFn,
+      ),
+    ).rejects.toThrow(new TypeError("runAgentLoopContinue: context.systemPrompt must be a string, got 7"));
+    await expect(
+      runAgentLoopContinue(null as Loose, config(scripted), sink, undefined, scripted.streamFn),
+    ).rejects.toThrow(/^runAgentLoopContinue: context must be an object/);
+    expect(events).toEqual([]);
+    expect(scripted.requests).toHaveLength(0);
+  });
+
+  it("runs a well-formed context with a host's own message role", async () => {
+    const { scripted } = createAgentScenario(["hello"]);
+    const context = { systemPrompt: "", messages: [{ role: "notice", note: 1 }, user("a")], tools: [] };
+    const added = await runAgentLoopContinue(
+      context as Loose,
+      { model: scripted.model, convertToLlm: (messages) => messages.filter((m) => m.role === "user") as never },
+      () => {},
+      undefined,
+      scripted.streamFn,
+    );
+    expect(added.map((message) => message.role)).toEqual(["assistant"]);
   });
 });

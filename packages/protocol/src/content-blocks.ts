@@ -67,9 +67,20 @@ export interface ProtocolMediaDescriptor {
 }
 
 /**
+ * The one field of a tool call's `arguments` when the model sent arguments
+ * that are not a JSON object (a cut-off JSON text, a number, `null`, a
+ * list): events and history then carry `{ rawArguments: <what it sent> }`,
+ * so `arguments` is always an object, and the call's result is an error
+ * that names what was sent (the tool does not run).
+ */
+export const RAW_TOOL_ARGUMENTS_KEY = "rawArguments";
+
+/**
  * A tool call requested by the model (pi-ai `ToolCall`). `arguments` are the
  * raw parsed arguments, not yet validated against the tool's schema; while a
- * response streams they may be incomplete.
+ * response streams they may be incomplete. They are always a JSON object:
+ * arguments the model sent that are not one are carried under
+ * {@link RAW_TOOL_ARGUMENTS_KEY}.
  */
 export interface ProtocolToolCall {
   /** Block discriminant. */

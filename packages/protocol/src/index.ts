@@ -39,6 +39,7 @@ export {
   type ExtensionDegradedWarning,
   type ModelFallbackWarning,
 } from "./runtime-warning.js";
+export { validateRuntimeWarning, type RuntimeWarningValidation } from "./runtime-warning-guard.js";
 export {
   TurnUsageSchema,
   ModelRequestTimingSchema,
@@ -98,6 +99,7 @@ export type {
   ToolApprovalRequiredPayload,
 } from "./action-required.js";
 export { validateActionAnswer, type ActionAnswerValidation } from "./action-answer-guard.js";
+export { validateActionRequired, type ActionRequiredValidation } from "./action-required-guard.js";
 
 // Runtime events: schemas and guards for values received from outside
 export {
@@ -143,6 +145,7 @@ export type {
   ProtocolDiagnosticError,
   ProtocolAssistantMessageDiagnostic,
 } from "./content-blocks.js";
+export { RAW_TOOL_ARGUMENTS_KEY } from "./content-blocks.js";
 export {
   LLM_MESSAGE_ROLES,
   isProtocolLlmMessage,

@@ -16,6 +16,8 @@ import type {
 import { classifyError } from "../call-stack/classify-error.js";
 import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 import { jsonSafe } from "./json-safe.js";
+import { objectArguments } from "../messages/tool-call-arguments.js";
+import { distinctToolCallId } from "../messages/tool-call-ids.js";
 
 /**
  * Host hook that names assistant messages. Called once per
@@ -32,6 +34,10 @@ export type BridgeOutput = <TType extends RuntimeEventType>(
 
 interface HeldCall {
   toolCall: ToolCall;
+  /** The call's id as its chunks carry it: non-empty and distinct within its message (see `distinctToolCallId`). */
+  id: string;
+  /** The call's arguments as its chunks carry them: a JSON object (see `objectArguments`). */
+  arguments: Record<string, unknown>;
   /** The message that made the call. */
   held: HeldMessage;
   startedAt: number | undefined;
@@ -66,6 +72,12 @@ function isToolCall(block: AssistantMessage["content"][number]): block is ToolCa
  *   duration) in the model's call order, then its `finish`.
  * - An aborted message emits no `finish`; an error message's `finish`
  *   carries the classified error.
+ * - Tool-call ids are non-empty and distinct within a message (an empty or
+ *   repeated one becomes `<id>_<n>`, see `distinctToolCallId`).
+ * - Tool-call arguments are always a JSON object: arguments the model sent
+ *   that are not one are carried as `{ rawArguments: ... }`, and an object
+ *   JSON cannot write as it is becomes its JSON-safe copy. So does a tool
+ *   result (its `details` above all); plain JSON is never copied.
  * - Events never carry media bytes: a tool result's images (and any other
  *   block with inline `data`) become `ProtocolMediaDescriptor`s (MIME type,
  *   byte size, file name when known), in `stream.resp` results and in the
@@ -76,6 +88,8 @@ export class EventBridge {
   /** The streaming message's host id and the index its next chunk gets: fields rather than an object per message, read at every delta. */
   private currentId: string | undefined = undefined;
   private currentChunkIndex = 0;
+  /** Ids the streaming message's announced tool calls go by, so each of its calls is announced under its own. */
+  private currentCallIds: Set<string> | undefined = undefined;
   /**
    * The newest of the completed messages waiting for their calls to end,
    * each linked to the one held before it (rarely more than one): a chain
@@ -216,6 +230,7 @@ export class EventBridge {
   private beginMessage(id: string): void {
     this.currentId = id;
     this.currentChunkIndex = 0;
+    this.currentCallIds = undefined;
   }
 
   /** The next chunk of the streaming message `id`. */
@@ -239,15 +254,17 @@ export class EventBridge {
       case "thinking_delta":
         if (source.delta !== "") this.chunk(id, { kind: "thinking", delta: source.delta });
         return;
-      case "toolcall_end":
+      case "toolcall_end": {
+        const taken = (this.currentCallIds ??= new Set());
         this.chunk(id, {
           kind: "tool_call",
-          toolCallId: source.toolCall.id,
+          toolCallId: distinctToolCallId(source.toolCall.id, taken.size, taken),
           toolName: source.toolCall.name,
           status: "preparing",
-          arguments: source.toolCall.arguments,
+          arguments: objectArguments(source.toolCall.arguments),
         });
         return;
+      }
       default:
         return;
     }
@@ -277,14 +294,22 @@ export class EventBridge {
       older: this.newestHeld,
     };
     // Every field set here, so a call keeps them in the object itself as they are filled in.
-    held.calls = toolCalls.map((toolCall) => ({ toolCall, held, startedAt: undefined, chunk: undefined }));
+    const taken = new Set<string>();
+    held.calls = toolCalls.map((toolCall, index) => ({
+      toolCall,
+      id: distinctToolCallId(toolCall.id, index, taken),
+      arguments: objectArguments(toolCall.arguments),
+      held,
+      startedAt: undefined,
+      chunk: undefined,
+    }));
     this.newestHeld = held;
   }
 
   /** The call `toolCallId` of the newest held message that made one; `undefined` once its message was released. */
   private heldCall(toolCallId: string): HeldCall | undefined {
     for (let held = this.newestHeld; held; held = held.older) {
-      for (const call of held.calls) if (call.toolCall.id === toolCallId) return call;
+      for (const call of held.calls) if (call.id === toolCallId) return call;
     }
     return undefined;
   }
@@ -303,7 +328,7 @@ export class EventBridge {
       toolCallId,
       toolName: call.toolCall.name,
       status: "started",
-      arguments: call.toolCall.arguments,
+      arguments: call.arguments,
     });
   }
 
@@ -328,11 +353,12 @@ export class EventBridge {
   ): StreamToolCallChunk {
     const chunk: StreamToolCallChunk = {
       kind: "tool_call",
-      toolCallId: call.toolCall.id,
+      toolCallId: call.id,
       toolName: call.toolCall.name,
       status,
-      arguments: call.toolCall.arguments,
-      result,
+      arguments: call.arguments,
+      // What a tool returned (its details above all) may hold anything; a chunk carries plain JSON.
+      result: jsonSafe(result) as NonNullable<StreamToolCallChunk["result"]>,
     };
     if (call.startedAt !== undefined) chunk.durationMs = Math.max(0, this.now() - call.startedAt);
     return chunk;
@@ -341,7 +367,7 @@ export class EventBridge {
   private release(held: HeldMessage): void {
     if (!this.unhold(held)) return;
     const releasedIds = (this.releasedIds ??= new Map());
-    for (const call of held.calls) releasedIds.set(call.toolCall.id, held.id);
+    for (const call of held.calls) releasedIds.set(call.id, held.id);
     for (const call of held.calls) if (call.chunk) this.heldChunk(held, call.chunk);
     this.heldChunk(held, this.finishedChunk(held.message.stopReason as "toolUse", held.message.usage));
   }

@@ -1,18 +1,32 @@
 /**
  * `value` itself when it is plain JSON already (strings, finite numbers,
- * booleans, null, arrays and plain objects of them, no cycle), else a copy
+ * booleans, null, arrays and plain objects of them, no cycle; an object
+ * field may be `undefined`, which JSON leaves out), else a copy
  * of it that `JSON.stringify` accepts and reads back as it is:
  * what JSON would write for it, without its two crashes. A cycle becomes
  * the string `"[Circular]"`, a bigint its decimal string; as in JSON, a
- * non-finite number or a function, symbol or `undefined` in a list becomes
- * `null`, such a field is left out, and a value with `toJSON` is replaced by
- * what it returns. Used for `debug.trace` attributes, which may carry what
- * host code handed over (a tool's partial result) and are JSON-safe by
- * contract.
+ * non-finite number or a function, symbol or `undefined` in a list (or a
+ * hole in it) becomes `null`, such a field is left out, and a value with
+ * `toJSON` is replaced by what it returns. A field whose read throws (a
+ * getter, a `toJSON`) is left out too, and a `__proto__` key stays an own
+ * field of the copy. Never throws; never changes `value`. Used for
+ * everything of a runtime event that host code handed over (tool results
+ * and their details, tool-call arguments, trace attributes), which events
+ * carry as plain JSON by contract.
  */
 export function jsonSafe(value: unknown): unknown {
-  // Most attributes are a few numbers and strings the runner built: they are checked, not copied.
-  return isPlainJson(value, 0) ? value : copy(value, new Set());
+  // Most values are a few numbers and strings, or a tool's plain result: they are checked, not copied.
+  return isPlainJsonValue(value) ? value : copy(value, new Set());
+}
+
+/** True when `value` is plain JSON as {@link jsonSafe} defines it (then it hands `value` back as it is). Never throws. */
+export function isPlainJsonValue(value: unknown): boolean {
+  try {
+    return isPlainJson(value, 0);
+  } catch {
+    // A getter that throws: the copy leaves that field out.
+    return false;
+  }
 }
 
 /** Deeper than this, a value is copied (the copy finds cycles; the check does not look for them). */
@@ -33,13 +47,16 @@ function isPlainJson(value: unknown, depth: number): boolean {
   if (value === null) return true;
   if (depth >= PLAIN_DEPTH) return false;
   if (Array.isArray(value)) {
-    for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
+    // By index, not `for of`: a hole is `undefined`, which a list may not hold.
+    for (let index = 0; index < value.length; index++) if (!isPlainJson(value[index], depth + 1)) return false;
     return true;
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
   for (const key in value) {
-    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+    const field = (value as Record<string, unknown>)[key];
+    // An `undefined` field is plain: JSON leaves it out, as the copy would.
+    if (field !== undefined && !isPlainJson(field, depth + 1)) return false;
   }
   return true;
 }
@@ -59,21 +76,47 @@ function copy(value: unknown, open: Set<object>): unknown {
       return undefined;
   }
   if (value === null) return null;
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function")
-    return copy((value as { toJSON: () => unknown }).toJSON(), open);
   if (open.has(value)) return "[Circular]";
+  const toJSON = read(value, "toJSON");
+  if (typeof toJSON === "function") {
+    let replaced: unknown;
+    try {
+      replaced = toJSON.call(value);
+    } catch {
+      return undefined;
+    }
+    open.add(value);
+    const result = copy(replaced, open);
+    open.delete(value);
+    return result;
+  }
   open.add(value);
   let result: unknown;
   if (Array.isArray(value)) {
-    result = value.map((item) => copy(item, open) ?? null);
+    const items: unknown[] = [];
+    for (let index = 0; index < value.length; index++) items.push(copy(read(value, index), open) ?? null);
+    result = items;
   } else {
     const fields: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value)) {
-      const safe = copy(field, open);
-      if (safe !== undefined) fields[key] = safe;
+    for (const key of Object.keys(value)) {
+      const safe = copy(read(value, key), open);
+      if (safe === undefined) continue;
+      // Defined, not assigned: a `__proto__` key (JSON.parse makes one an own field) must stay a field.
+      if (key === "__proto__")
+        Object.defineProperty(fields, key, { value: safe, enumerable: true, writable: true, configurable: true });
+      else fields[key] = safe;
     }
     result = fields;
   }
   open.delete(value);
   return result;
+}
+
+/** `value[key]`, or `undefined` when reading it throws (a getter). */
+function read(value: object, key: string | number): unknown {
+  try {
+    return (value as Record<string | number, unknown>)[key];
+  } catch {
+    return undefined;
+  }
 }

@@ -47,12 +47,30 @@ export function responseProblem(message: unknown): string | undefined {
   return messageProblem(message);
 }
 
-/** What is wrong with the first malformed message of `messages` (`[2].content must be ...`), or with `messages` not being a list. */
+/**
+ * What is wrong with the first malformed message of `messages` (`[2].content
+ * must be ...`), or with `messages` not being a list. Messages a host hands
+ * over (a history, a replacement) are checked as {@link messageProblem}
+ * does, and an assistant message's tool calls must carry their arguments
+ * as an object (as the runner always stores them; a provider rejects
+ * anything else in the next request).
+ */
 export function messagesProblem(messages: unknown): string | undefined {
   if (!Array.isArray(messages)) return ` must be an array of messages, got ${describeValue(messages)}`;
   for (let index = 0; index < messages.length; index++) {
-    const problem = messageProblem(messages[index]);
+    const problem = messageProblem(messages[index]) ?? toolCallArgumentsProblem(messages[index]);
     if (problem) return `[${index}]${problem}`;
+  }
+  return undefined;
+}
+
+/** `.content[1].arguments must be an object ...` for the first tool call of an assistant message whose arguments are none. */
+function toolCallArgumentsProblem(message: unknown): string | undefined {
+  if (!isRecord(message) || message.role !== "assistant" || !Array.isArray(message.content)) return undefined;
+  for (let index = 0; index < message.content.length; index++) {
+    const block: unknown = message.content[index];
+    if (isRecord(block) && block.type === "toolCall" && !isRecord(block.arguments))
+      return `.content[${index}].arguments must be an object, got ${describeValue(block.arguments)}`;
   }
   return undefined;
 }

@@ -4,6 +4,8 @@ import { ErrorCode, type RuntimeEventPayloadMap, type RuntimeEventType, type Ste
 import { countedUsage } from "../call-stack/provider-usage.js";
 import { EventBridge } from "../event-bridge/event-bridge.js";
 import { describeValue } from "../messages/content-checks.js";
+import { normaliseToolCallArguments } from "../messages/tool-call-arguments.js";
+import { distinguishToolCallIds } from "../messages/tool-call-ids.js";
 import { runAfterLlmHooks } from "./after-llm-hooks.js";
 import { isErrorOrAborted } from "./assistant-message.js";
 import { deliverHistory } from "./history-delivery.js";
@@ -80,7 +82,13 @@ function onAgentEvent(turn: RunningTurn, event: AgentEvent): Promise<void> | voi
 function onMessageEnd(turn: RunningTurn, event: MessageEndEvent): Promise<void> | void {
   const { message } = event;
   // Every response reaches events and history here, also one the loop built from a partial it gave up on.
-  if (message.role === "assistant") message.usage = countedUsage(message.usage);
+  if (message.role === "assistant") {
+    message.usage = countedUsage(message.usage);
+    // In place, before any tool runs: the hooks, events, history and the next request all see one object,
+    // and each call has an id of its own.
+    normaliseToolCallArguments(message);
+    distinguishToolCallIds(message);
+  }
   if (message.role === "assistant" && !isErrorOrAborted(message) && hookArray(turn.hooks.afterLlmCallHook).length > 0) {
     return runAfterLlmHooks(turn, message).then(() => emitAndDeliver(turn, event));
   }

@@ -1,4 +1,6 @@
+import type { AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
+import { jsonSafe } from "../event-bridge/json-safe.js";
 import { ErrorCode, type RuntimeEventPayloadMap } from "@turnkit/protocol";
 import { awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";
@@ -25,7 +27,7 @@ export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   const hooks = hookArray(turn.hooks.onHistoryChangedHook);
   // Without a hook nothing is awaited: no promise for the loop to wait on.
   if (hooks.length === 0) {
-    for (const change of changes) announceDelivered(turn, change, false);
+    for (const change of changes) announceDelivered(turn, change, plainJsonChange(change), false);
     return;
   }
   return deliverThroughHooks(turn, changes, hooks);
@@ -36,7 +38,8 @@ async function deliverThroughHooks(
   changes: readonly HistoryChange[],
   hooks: readonly OnHistoryChangedHook[],
 ): Promise<void> {
-  for (const change of changes) {
+  for (const original of changes) {
+    const change = plainJsonChange(original);
     for (const [index, hook] of hooks.entries()) {
       if (turn.historyHooksCutAt !== undefined && index >= turn.historyHooksCutAt) break;
       let accepted: void | typeof ABANDONED;
@@ -63,16 +66,48 @@ async function deliverThroughHooks(
         break;
       }
     }
-    announceDelivered(turn, change, true);
+    announceDelivered(turn, original, change, true);
   }
 }
 
-/** A change every hook accepted (`seenByHooks`: there were hooks): its host messages count as delivered and it is announced. */
-function announceDelivered(turn: RunningTurn, change: HistoryChange, seenByHooks: boolean): void {
+/**
+ * A change every hook accepted (`seenByHooks`: there were hooks): its host
+ * messages count as delivered and it is announced, as `plain` (the change
+ * as plain JSON, see {@link plainJsonChange}).
+ */
+function announceDelivered(turn: RunningTurn, change: HistoryChange, plain: HistoryChange, seenByHooks: boolean): void {
   if (turn.historyHooksCutAt !== undefined || turn.settled) return;
   const undelivered = turn.undelivered;
   if (undelivered) for (const message of change.messages) undelivered.delete(message);
-  turn.events.push("message.persisted", persistedPayload(change, seenByHooks));
+  turn.events.push("message.persisted", persistedPayload(plain, seenByHooks));
+}
+
+/**
+ * `change` itself when its messages are plain JSON; else the change with a
+ * JSON-safe copy (see `jsonSafe`) of each message that is not, so what the
+ * hooks store and what `message.persisted` carries is the same plain JSON
+ * (a tool's `details` may hold a cycle, a bigint or a function). A
+ * replacement's `previousMessages` are handed to the hooks the same way.
+ * The messages of the transcript are not changed.
+ */
+function plainJsonChange(change: HistoryChange): HistoryChange {
+  const messages = plainJsonMessages(change.messages);
+  if (change.reason !== "replaceMessages") return messages === change.messages ? change : { ...change, messages };
+  const previousMessages = plainJsonMessages(change.previousMessages);
+  if (messages === change.messages && previousMessages === change.previousMessages) return change;
+  return { ...change, messages, previousMessages };
+}
+
+/** `messages` itself when each is plain JSON, else a list with a JSON-safe copy of each one that is not. */
+function plainJsonMessages(messages: AgentMessage[]): AgentMessage[] {
+  let copied: AgentMessage[] | undefined;
+  messages.forEach((message, index) => {
+    const plain = jsonSafe(message) as AgentMessage;
+    if (plain === message) return;
+    copied ??= messages.slice();
+    copied[index] = plain;
+  });
+  return copied ?? messages;
 }
 
 /** The change's reason and messages. A delta no hook was handed is already just that, and nothing else holds it: it is sent as it is. */

@@ -1,4 +1,6 @@
 import { errorText } from "@turnkit/agent-loop/internal";
+import { validateRuntimeWarning } from "@turnkit/protocol";
+import { jsonSafe } from "../event-bridge/json-safe.js";
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "../errors.js";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
@@ -92,12 +94,12 @@ function checkRunTurnInput(input: RunTurnInput): void {
   if (input.warnings !== undefined) {
     if (!Array.isArray(input.warnings)) throw invalid("RunTurnInput.warnings must be an array");
     input.warnings.forEach((warning: unknown, index) => {
-      const { code, message } = (typeof warning === "object" && warning !== null ? warning : {}) as Record<
-        string,
-        unknown
-      >;
-      if (typeof code !== "string" || typeof message !== "string")
-        throw invalid(`RunTurnInput.warnings[${index}] must be a runtime.warning payload { code, message, ... }`);
+      // Checked against the fields its code needs, as the emitted event will be.
+      const checked = validateRuntimeWarning(jsonSafe(warning));
+      if (!checked.ok)
+        throw invalid(
+          `RunTurnInput.warnings[${index}] must be a runtime.warning payload { code, message, ... }: ${checked.errors.slice(0, 3).join("; ")}`,
+        );
     });
   }
   assertValidTurnBudget(input.budget);

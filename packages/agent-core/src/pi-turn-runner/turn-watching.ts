@@ -3,6 +3,7 @@ import { ErrorCode, type RuntimeWarningPayload, type StepReport, type TurnOutcom
 import { budgetExceededMessage } from "../turn-watch/turn-budget.js";
 import { TurnWatch, type WarningSink } from "../turn-watch/turn-watch.js";
 import { failTurn } from "./turn-failure.js";
+import { jsonSafe } from "../event-bridge/json-safe.js";
 import type { RunningTurn, TurnState } from "./turn-state.js";
 
 /*
@@ -28,9 +29,9 @@ export function newTurnWatch(turn: TurnState & WarningSink): TurnWatch {
   });
 }
 
-/** Emits a `runtime.warning` in order with the turn's other events; nothing once the turn settled. */
+/** Emits a `runtime.warning` in order with the turn's other events, as plain JSON (a host's warning may hold anything besides its fields); nothing once the turn settled. */
 export function emitWarning(turn: TurnState, warning: RuntimeWarningPayload): void {
-  if (!turn.settled) turn.events.push("runtime.warning", warning);
+  if (!turn.settled) turn.events.push("runtime.warning", jsonSafe(warning) as RuntimeWarningPayload);
 }
 
 /** The report of the step a `finish` chunk being made closes (once per step), for that chunk. */

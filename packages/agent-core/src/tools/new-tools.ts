@@ -1,4 +1,5 @@
 import { contentProblem } from "../messages/content-checks.js";
+import { rawArgumentsProblem } from "../messages/tool-call-arguments.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
@@ -67,7 +68,10 @@ export const BUILTIN_FALLBACK_TOOL_NAMES = ["read", "write", "edit", "bash"] as 
  * tool's own content and details (the loop's `AgentToolResult.isError`). A
  * tool that throws is recorded as an error result with the error's message,
  * and so is a malformed result (no `content` array), whose error names the
- * tool.
+ * tool. A call whose arguments the turn carries as `{ rawArguments }` (the
+ * model sent arguments that are no JSON object) is answered with an error
+ * naming the tool and what was sent, before the tool's `prepareArguments`
+ * or the schema check; the tool does not run.
  */
 export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options: NewToolsOptions): AgentTool<any>[] {
   if (!Array.isArray(runtimeTools)) {
@@ -165,7 +169,13 @@ function toAgentTool(
       return converted(def.name, result);
     },
   };
-  if (def.prepareArguments) agentTool.prepareArguments = def.prepareArguments;
+  const prepare = def.prepareArguments;
+  agentTool.prepareArguments = (args) => {
+    // Arguments that were no object (the turn wrapped them): an error result naming them, before any shim or check.
+    const problem = rawArgumentsProblem(def.name, args);
+    if (problem) throw new Error(problem);
+    return prepare ? prepare(args) : args;
+  };
   return agentTool;
 }
 

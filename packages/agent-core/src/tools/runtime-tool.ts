@@ -93,7 +93,12 @@ export interface RuntimeToolDef<TParameters extends ToolSchema = ToolSchema> {
   executionMode?: ToolExecutionMode;
   /** Lines a host may add to its system prompt about using this tool. Not sent by the loop itself. */
   promptGuidelines?: string[];
-  /** Shim for raw arguments before validation (older argument shapes); must not throw for valid input. */
+  /**
+   * Shim for raw arguments before validation (older argument shapes); must
+   * not throw for valid input. In a turn it receives an object: arguments
+   * the model sent that are no JSON object are answered with an error
+   * before it runs.
+   */
   prepareArguments?: (args: unknown) => ToolArguments<TParameters>;
 }
 

@@ -98,6 +98,19 @@ describe("host content is checked where it enters a turn", () => {
     });
   });
 
+  it("a history tool call whose arguments are no object (a pi transcript may hold a JSON text) is rejected, naming the field", async () => {
+    const error = await rejectedBeforeStart((input) => {
+      input.history = [
+        userMessage("earlier"),
+        { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "t", arguments: "[1, 2" }], timestamp: 1 },
+      ];
+    });
+    expect(error).toMatchObject({
+      code: "invalid_turn_input",
+      message: 'RunTurnInput.history[1].content[0].arguments must be an object, got "[1, 2"',
+    });
+  });
+
   it("an input whose getter throws while it is read is a TurnkitConfigError, the host's error as cause", async () => {
     const failure = new Error("the session store is down");
     const error = await rejectedBeforeStart((input) => {

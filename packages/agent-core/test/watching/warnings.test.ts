@@ -4,7 +4,7 @@
  * stable code, a message for a person and the fields a UI needs. The same
  * things keep their `debug.trace`.
  */
-import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
+import { type RuntimeEvent, type RuntimeWarningPayload, validateRuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { defineRuntimeTool, type BeforeLlmCallHook } from "../../src/index.js";
 import {
@@ -205,7 +205,26 @@ describe("runtime.warning", () => {
       runScriptedTurn({ script: ["Hello."], input: { warnings: [{ code: "x" } as never] } }),
     ).rejects.toMatchObject({
       code: "invalid_turn_input",
-      message: "RunTurnInput.warnings[0] must be a runtime.warning payload { code, message, ... }",
+      message:
+        'RunTurnInput.warnings[0] must be a runtime.warning payload { code, message, ... }: /code: expected one of retry_wait, timeout_retried, images_dropped, overflow_recovery, hook_abandoned, late_tool_update, extension_degraded, model_fallback, got "x"',
     });
+  });
+
+  it("a host's warning missing a field its code needs is refused, naming the field; one holding a bigint is emitted as plain JSON", async () => {
+    await expect(
+      runScriptedTurn({
+        script: ["Hello."],
+        input: { warnings: [{ code: "extension_degraded", message: "down", extensionId: "tracker" } as never] },
+      }),
+    ).rejects.toMatchObject({
+      code: "invalid_turn_input",
+      message:
+        "RunTurnInput.warnings[0] must be a runtime.warning payload { code, message, ... }: /tools: Expected required property",
+    });
+    const odd = { code: "extension_degraded", message: "down", extensionId: "tracker", tools: [], since: 10n };
+    const turn = await runCheckedTurn({ script: ["Hello."], input: { warnings: [odd as never] } });
+    const [warning] = turn.writer.ofType("runtime.warning");
+    expect(validateRuntimeEvent(warning)).toMatchObject({ ok: true });
+    expect(warning!.payload).toEqual({ ...odd, since: "10" });
   });
 });
