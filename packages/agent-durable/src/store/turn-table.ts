@@ -80,6 +80,23 @@ export class TurnTable {
     });
   }
 
+  /**
+   * Marks the turn for abort from inside its own execution, while `claim`
+   * holds (a superseded execution marks nothing): the worker's abort
+   * watcher then stops it as it stops one a client aborted, and sends the
+   * notice that ends a waiting approval. Resolves `false` when the claim no
+   * longer held.
+   */
+  async requestAbortAsOwner(claim: TurnClaim): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `WITH ${claimCte(1, 2)},
+       marked AS (UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1)
+       SELECT count(*) AS marked FROM marked`,
+      [claim.turnKey, claim.token],
+    );
+    return Number(rows[0].marked) > 0;
+  }
+
   /** The turns among `turnKeys` that have an abort request. */
   async abortRequested(turnKeys: readonly string[]): Promise<string[]> {
     if (turnKeys.length === 0) return [];

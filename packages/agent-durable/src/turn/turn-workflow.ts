@@ -154,6 +154,12 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     liveAbort.abort();
     turnAbort.record();
   });
+  // The log refused this execution's events (it diverged from an earlier one): the turn stops as an aborted one
+  // does, a waiting approval included (the abort watcher sends its notice), and ends `failed` naming the conflict.
+  writer.diverged.addEventListener("abort", () => {
+    liveAbort.abort();
+    deps.stores.turnTable.requestAbortAsOwner(claim).catch(() => {});
+  });
   return {
     ref,
     stores: deps.stores,
