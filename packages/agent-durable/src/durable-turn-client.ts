@@ -250,7 +250,9 @@ export class DurableTurnClient {
   /**
    * Every logged event of a turn after `afterSeq`, then new ones as they
    * are written, in seq order with no gap and no repeat; ends after the
-   * terminal `session.status` (or when `signal` fires), and rejects as
+   * terminal `session.status` (at once when the log ended at or before
+   * `afterSeq`: a reader reconnecting after it saw the ending; or when
+   * `signal` fires), and rejects as
    * `outcome` does once the turn's workflow ended without one. A reader that
    * reconnects with the last seq it saw continues exactly after it. Rejects
    * with `unknown_turn` for a turn never started (instead of waiting for it
