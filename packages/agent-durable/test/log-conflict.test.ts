@@ -28,8 +28,14 @@ const deploy = durableTool(
   { requiresApproval: true },
 );
 
+/** Throws for `diverged-broken` (as when an MCP server is down); else a deploying turn. */
+const buildTurn: BuildDurableTurn = (request) => {
+  if (request.turnId === "diverged-broken") throw new Error("the MCP server is down");
+  return deployingTurn(request);
+};
+
 /** Asks to deploy (which waits for a person) unless the last message is a tool result; then answers "done". */
-const buildTurn: BuildDurableTurn = (request) => ({
+const deployingTurn: BuildDurableTurn = (request) => ({
   systemPrompt: "You deploy.",
   llm: {
     model: createScriptedModel([]).model,
@@ -56,21 +62,28 @@ function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | { error:
   ]);
 }
 
+/** Stores what an earlier execution of the turn logged: the same first status, then an event this one does not write at seq 2. */
+async function loggedEarlier(address: { sessionId: string; turnId: string }): Promise<RuntimeEvent[]> {
+  const logged = (seq: number, type: RuntimeEvent["type"], payload: object) =>
+    createRuntimeEvent({ eventId: `x#${seq}`, ...address, seq, type, payload: payload as never }) as RuntimeEvent;
+  const earlier = [
+    logged(1, "session.status", { status: "running" }),
+    logged(2, "debug.trace", { phase: "earlier.path", level: "debug", message: "another path" }),
+  ];
+  for (const event of earlier)
+    await fixture.db.query("INSERT INTO turnkit_durable.events (turn_key, seq, type, event) VALUES ($1, $2, $3, $4)", [
+      turnRef(address).workflowId,
+      event.seq,
+      event.type,
+      JSON.stringify(event),
+    ]);
+  return earlier;
+}
+
 describe("a turn whose execution diverged from its event log", () => {
   it("stops, ends failed naming the conflict (one ending, no gap), and its session takes the next turn", async () => {
     const address = { sessionId: "s-diverged", turnId: "diverged" };
-    // What an earlier execution logged: the same first status, then an event this one does not write at seq 2.
-    const logged = (seq: number, type: RuntimeEvent["type"], payload: object) =>
-      createRuntimeEvent({ eventId: `x#${seq}`, ...address, seq, type, payload: payload as never }) as RuntimeEvent;
-    const earlier = [
-      logged(1, "session.status", { status: "running" }),
-      logged(2, "debug.trace", { phase: "earlier.path", level: "debug", message: "another path" }),
-    ];
-    for (const event of earlier)
-      await fixture.db.query(
-        "INSERT INTO turnkit_durable.events (turn_key, seq, type, event) VALUES ($1, $2, $3, $4)",
-        [turnRef(address).workflowId, event.seq, event.type, JSON.stringify(event)],
-      );
+    const earlier = await loggedEarlier(address);
     const { client } = fixture.worker;
     const turn = await client.start({ ...address, userMessage: { text: "deploy it" } });
 
@@ -102,5 +115,19 @@ describe("a turn whose execution diverged from its event log", () => {
     const history = await client.readHistory(address.sessionId);
     assertToolCallsAnswered(history);
     expect(history.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "text", text: "done" }] });
+  }, 60_000);
+
+  it("names the execution's own failure too (a buildTurn that threw when it ran again)", async () => {
+    const address = { sessionId: "s-diverged-broken", turnId: "diverged-broken" };
+    await loggedEarlier(address);
+    const { client } = fixture.worker;
+    const turn = await client.start({ ...address, userMessage: { text: "deploy it" } });
+    expect(await settledWithin(client.outcome(turn), 20_000)).toMatchObject({
+      kind: "failed",
+      error: { code: "internal", message: expect.stringMatching(/log_conflict.*as event 2.*the MCP server is down/) },
+    });
+    const events = await client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3]);
   }, 60_000);
 });
