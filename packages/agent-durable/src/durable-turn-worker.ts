@@ -150,6 +150,7 @@ export class DurableTurnWorker {
         stores,
         buildTurn: options.buildTurn,
         approvalTimeoutMs: settings.approvalTimeoutMs,
+        leaseMs: settings.leaseMs,
         running,
         faultPoint: settings.faultPoint,
       };

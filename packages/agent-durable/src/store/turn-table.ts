@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
@@ -5,6 +6,7 @@ import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
 import {
   assertClaimed,
+  assertClaimFresh,
   assertClaimHolds,
   assertClaimHoldsDurably,
   claimCte,
@@ -112,6 +114,7 @@ export class TurnTable {
    * means an earlier start was interrupted before its result was recorded.
    */
   async startToolAttempt(claim: TurnClaim, toolCallId: string): Promise<number> {
+    const sentAt = performance.now();
     const { rows } = await this.pool.query(
       `WITH ${claimCte(1, 3)},
        counted AS (
@@ -124,6 +127,7 @@ export class TurnTable {
       [claim.turnKey, toolCallId, claim.token],
     );
     assertClaimed(claim, rows[0].claimed === true);
+    claim.confirm(sentAt);
     return Number(rows[0].attempts);
   }
 
@@ -172,6 +176,16 @@ export class TurnTable {
    */
   async assertClaimHoldsDurably(claim: TurnClaim): Promise<void> {
     await assertClaimHoldsDurably(this.pool, claim);
+  }
+
+  /**
+   * Checks the claim again when a check or write last found it held more
+   * than `maxAgeMs` ago (see `assertClaimFresh`): called right before a
+   * model request is sent or a tool runs. Throws `superseded` when it no
+   * longer holds.
+   */
+  async assertClaimFresh(claim: TurnClaim, maxAgeMs: number): Promise<void> {
+    await assertClaimFresh(this.pool, claim, maxAgeMs);
   }
 
   /** Revokes each of `claims` that no longer holds (see `TurnClaim.revoked`), in one query. */
