@@ -17,13 +17,16 @@
  *   stopped has stored its record, and the runner has not heard of it yet.
  * - `model-request-before-send` (a stall point): a model request passed the
  *   check that this execution holds its claim and is about to be sent.
+ * - `tool-call-before-run` (a stall point): a tool call counted its attempt
+ *   (which checks the claim) and its `execute` is about to run.
  */
 export type FaultPoint =
   | "adoption-before-requeue"
   | "adoption-after-requeue"
   | "model-request-after-steering-take"
   | "model-request-aborted-recorded"
-  | "model-request-before-send";
+  | "model-request-before-send"
+  | "tool-call-before-run";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
