@@ -33,6 +33,21 @@ export function assertTurnInputMessage(value: unknown, field: string): asserts v
     throw invalidInput(`${field}.batchId must be a string, got ${describeValue(value.batchId)}`);
 }
 
+/**
+ * Throws `invalid_input` naming the field unless each of `fields` of
+ * `options` is omitted or a non-empty string without NUL characters (the
+ * names of a deployment: `appName`, `workerId`, a schema...).
+ */
+export function assertOptionalNames(options: object, fields: readonly string[]): void {
+  for (const field of fields) {
+    const value = (options as Record<string, unknown>)[field];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || value === "")
+      throw invalidInput(`${field} must be a non-empty string, got ${describeValue(value)}`);
+    assertStorableText(value, field);
+  }
+}
+
 /** Throws `invalid_input` naming `field` unless `value` is a string Postgres can store: no NUL character. */
 export function assertStorableText(value: string, field: string): void {
   if (value.includes("\u0000")) throw invalidInput(`${field} must not contain NUL characters`);

@@ -17,6 +17,7 @@ import {
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
 import {
+  assertOptionalNames,
   assertStorableText,
   assertTurnInputMessage,
   countOption,
@@ -63,6 +64,9 @@ export interface DurableTurnsConnection {
   schema?: string;
 }
 
+/** The fields of {@link DurableTurnsConnection} that name parts of a deployment: each a non-empty string when given. */
+export const CONNECTION_NAMES = ["appName", "appVersion", "queueName", "schema"] as const;
+
 /** What {@link DurableTurnClient.status} reports. */
 export type DurableTurnStatus =
   | { state: "queued" | "finished" | "failed" }
@@ -93,12 +97,14 @@ export class DurableTurnClient {
 
   /**
    * Connects and creates the durable tables when missing. Rejects with
-   * `invalid_input` for a missing `databaseUrl`, or when Postgres cannot be
-   * reached.
+   * `invalid_input` for a missing `databaseUrl` or a name (`appName`,
+   * `appVersion`, `queueName`, `schema`) that is not a non-empty string, and
+   * with the connection's error when Postgres cannot be reached.
    */
   static async connect(connection: DurableTurnsConnection): Promise<DurableTurnClient> {
     if (typeof connection?.databaseUrl !== "string" || connection.databaseUrl === "")
       throw invalidInput("databaseUrl must be a Postgres connection string");
+    assertOptionalNames(connection, CONNECTION_NAMES);
     const settings = {
       appName: connection.appName ?? DEFAULT_APP_NAME,
       appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,

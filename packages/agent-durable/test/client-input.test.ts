@@ -6,11 +6,12 @@
  * message with malformed images was accepted and then failed the running
  * turn; `follow` of a turn never started, or after a negative seq, waited
  * forever; ids with a NUL character, a bad `afterSeq` or `limit`, or
- * metadata with a cycle came back as Postgres errors or `TypeError`s.
+ * metadata with a cycle, or a schema or worker id that is no string came
+ * back as Postgres errors or `TypeError`s.
  */
 import { createScriptedModel, response } from "@turnkit/agent-core/testing";
 import { describe, expect, it } from "vitest";
-import { type BuildDurableTurn, DurableTurnError } from "../src/index.js";
+import { type BuildDurableTurn, DurableTurnClient, DurableTurnError, DurableTurnWorker } from "../src/index.js";
 import { useInProcessWorker } from "./support/in-process-worker.js";
 import { waitFor } from "./support/worker-cluster.js";
 
@@ -93,6 +94,15 @@ describe("bad input to the client", () => {
     await refused(() => client.outcome(turn, { pollingIntervalMs: -1 }), "invalid_input", /pollingIntervalMs/);
     await refused(() => client.listSessions(null as never), "invalid_input", /options/);
     await refused(() => client.fork(turn, "s\u0000"), "invalid_input", /intoSessionId must not contain NUL/);
+
+    const { url } = fixture.postgres;
+    await refused(() => DurableTurnClient.connect({ databaseUrl: url, schema: 5 as never }), "invalid_input", /schema/);
+    await refused(() => DurableTurnClient.connect({ databaseUrl: url, appName: "" }), "invalid_input", /appName/);
+    await refused(
+      () => DurableTurnWorker.launch({ databaseUrl: url, buildTurn, workerId: 5 as never }),
+      "invalid_input",
+      /workerId/,
+    );
 
     // The turn took none of it: it ends as it would have, with no steering handed back.
     releaseHeld?.();
