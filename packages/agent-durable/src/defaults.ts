@@ -47,6 +47,10 @@ export const APPROVAL_TOPIC = "turnkit.approval";
 export const TURN_WORKFLOW_NAME = "turnkit.durable-turn";
 /** The Postgres notification channel the event log announces new events on. */
 export const EVENTS_CHANNEL = "turnkit_durable_events";
+/** Events one `readEvents` returns unless the caller says. */
+export const DEFAULT_READ_LIMIT = 10_000;
+/** Most events one `readEvents` may ask for. */
+export const MAX_READ_LIMIT = 1_000_000;
 /** Sessions per page of `listSessions` unless the caller says. */
 export const DEFAULT_SESSION_PAGE = 50;
 /** Most sessions one page of `listSessions` holds. */

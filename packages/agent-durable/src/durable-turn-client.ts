@@ -1,3 +1,4 @@
+// Why this file is long: it is the one public client class, and each of its calls carries its whole contract in its doc comment.
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { type ActionAnswer, type RuntimeEvent, type TurnOutcome, validateActionAnswer } from "@turnkit/protocol";
@@ -9,10 +10,23 @@ import {
   DEFAULT_QUEUE_NAME,
   DEFAULT_SCHEMA,
   OUTCOME_POLL_MS,
+  DEFAULT_READ_LIMIT,
+  MAX_READ_LIMIT,
   DEFAULT_SESSION_PAGE,
   MAX_SESSION_PAGE,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
+import {
+  assertOptionalNames,
+  assertStorableText,
+  assertTurnInputMessage,
+  countOption,
+  jsonTextOf,
+  millisecondsOption,
+  optionsOf,
+  seqOption,
+  signalOption,
+} from "./client-input.js";
 import { invalidInput, requestWithdrawn, unknownRequest, unknownTurn, workflowFailure } from "./errors.js";
 import { type FollowOptions, followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
@@ -50,6 +64,9 @@ export interface DurableTurnsConnection {
   schema?: string;
 }
 
+/** The fields of {@link DurableTurnsConnection} that name parts of a deployment: each a non-empty string when given. */
+export const CONNECTION_NAMES = ["appName", "appVersion", "queueName", "schema"] as const;
+
 /** What {@link DurableTurnClient.status} reports. */
 export type DurableTurnStatus =
   | { state: "queued" | "finished" | "failed" }
@@ -80,12 +97,14 @@ export class DurableTurnClient {
 
   /**
    * Connects and creates the durable tables when missing. Rejects with
-   * `invalid_input` for a missing `databaseUrl`, or when Postgres cannot be
-   * reached.
+   * `invalid_input` for a missing `databaseUrl` or a name (`appName`,
+   * `appVersion`, `queueName`, `schema`) that is not a non-empty string, and
+   * with the connection's error when Postgres cannot be reached.
    */
   static async connect(connection: DurableTurnsConnection): Promise<DurableTurnClient> {
     if (typeof connection?.databaseUrl !== "string" || connection.databaseUrl === "")
       throw invalidInput("databaseUrl must be a Postgres connection string");
+    assertOptionalNames(connection, CONNECTION_NAMES);
     const settings = {
       appName: connection.appName ?? DEFAULT_APP_NAME,
       appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,
@@ -128,12 +147,13 @@ export class DurableTurnClient {
    * Starts a turn (queued; a worker runs it when the session has no other
    * turn running and a slot is free). Starting the same session and turn id
    * again returns the same turn and starts nothing. Throws `invalid_input`
-   * for a malformed request.
+   * naming the field for a malformed request (a user message the runner
+   * would refuse, metadata that is not plain JSON), before anything is stored.
    */
   async start(request: DurableTurnRequest): Promise<DurableTurnRef> {
     assertValidTurnRequest(request);
     const ref = turnRef(request);
-    const stored: DurableTurnRequest = JSON.parse(JSON.stringify(request));
+    const stored: DurableTurnRequest = JSON.parse(jsonTextOf(request, "the turn request"));
     // Queued first, recorded after: a start that dies in between leaves a queued turn, whose worker records it
     // (never a recorded turn that nothing will run, which kept its session busy for good).
     await this.dbos.enqueue(
@@ -158,10 +178,12 @@ export class DurableTurnClient {
    * of the turn was requested: start a new turn with the message instead.
    * An accepted message is never lost: the turn takes it, or, when the
    * turn ends first (an abort or a failure), its outcome and terminal
-   * status hand it back in `undeliveredMessages`. Throws `unknown_turn`.
+   * status hand it back in `undeliveredMessages`. Throws `unknown_turn`, and
+   * `invalid_input` naming the field for a message the turn could not take
+   * (checked before it is queued, so a bad message never fails the turn).
    */
   async steer(turn: TurnAddress, message: TurnInputMessage): Promise<SteerAnswer> {
-    if (typeof message?.text !== "string") throw invalidInput("message.text must be a string");
+    assertTurnInputMessage(message, "message");
     const ref = await this.known(turn);
     return this.steering.steer(ref.workflowId, message);
   }
@@ -173,12 +195,15 @@ export class DurableTurnClient {
    * `ctx.askHost` (an elicitation: `{ action: "accept", content }`,
    * `{ action: "decline" }`, `{ action: "cancel" }`). The answer must fit
    * the request's kind. The first answer to a request wins; later ones are
-   * ignored. Throws `invalid_input` for an answer that does not fit,
+   * ignored. Throws `invalid_input` for a `requestId` that is not a
+   * non-empty string or an answer that does not fit,
    * `unknown_turn`, `unknown_request` when the turn never asked it, or
    * `request_withdrawn` for a tool's question the turn withdrew (the call
    * that asked was interrupted by a restart and not run again).
    */
   async respond(turn: TurnAddress, requestId: string, answer: ActionAnswer): Promise<void> {
+    if (typeof requestId !== "string" || requestId === "") throw invalidInput("requestId must be a non-empty string");
+    assertStorableText(requestId, "requestId");
     if (typeof answer !== "object" || answer === null) throw invalidInput("answer must be an object");
     const ref = await this.known(turn);
     // Asked by a tool call: the answer is stored, and the waiting call takes it.
@@ -212,22 +237,44 @@ export class DurableTurnClient {
     );
   }
 
-  /** The logged events of a turn with `seq > afterSeq`, in order, at most `limit` (default 10,000). */
-  async readEvents(turn: TurnAddress, options: { afterSeq?: number; limit?: number } = {}): Promise<RuntimeEvent[]> {
-    return this.eventLog.read(turnRef(turn).workflowId, options.afterSeq ?? 0, options.limit ?? 10_000);
+  /**
+   * The logged events of a turn with `seq > afterSeq`, in order, at most
+   * `limit` (default 10,000). Throws `invalid_input` naming the option for
+   * an `afterSeq` that is not an integer from 0 or a `limit` that is not
+   * one from 1.
+   */
+  async readEvents(turn: TurnAddress, options?: { afterSeq?: number; limit?: number }): Promise<RuntimeEvent[]> {
+    const { workflowId } = turnRef(turn);
+    const { afterSeq, limit } = optionsOf(options, "options");
+    return this.eventLog.read(
+      workflowId,
+      seqOption(afterSeq, "afterSeq"),
+      countOption(limit, "limit", DEFAULT_READ_LIMIT, MAX_READ_LIMIT),
+    );
   }
 
   /**
    * Every logged event of a turn after `afterSeq`, then new ones as they
    * are written, in seq order with no gap and no repeat; ends after the
-   * terminal `session.status` (or when `signal` fires), and rejects as
+   * terminal `session.status` (at once when the log ended at or before
+   * `afterSeq`: a reader reconnecting after it saw the ending; or when
+   * `signal` fires), and rejects as
    * `outcome` does once the turn's workflow ended without one. A reader that
-   * reconnects with the last seq it saw continues exactly after it.
+   * reconnects with the last seq it saw continues exactly after it. Rejects
+   * with `unknown_turn` for a turn never started (instead of waiting for it
+   * forever), and `invalid_input` naming the option for an `afterSeq` that
+   * is not an integer from 0 or a `signal` that is not an `AbortSignal`.
    */
-  async *follow(turn: TurnAddress, options: FollowOptions = {}): AsyncGenerator<RuntimeEvent> {
-    const { workflowId } = turnRef(turn);
-    const failure = () => workflowEndedWithoutOutcome(this.dbos, workflowId);
-    yield* followLog(this.eventLog, this.notifications, workflowId, { ...options, failure });
+  async *follow(turn: TurnAddress, options?: FollowOptions): AsyncGenerator<RuntimeEvent> {
+    const ref = turnRef(turn);
+    const given = optionsOf(options, "options");
+    const afterSeq = seqOption(given.afterSeq, "afterSeq");
+    const signal = signalOption(given.signal, "signal");
+    // A start that died between queueing its turn and recording it left a turn that runs all the same.
+    if (!(await this.turnTable.exists(ref.workflowId)) && (await this.dbos.getWorkflow(ref.workflowId)) === undefined)
+      throw unknownTurn(ref);
+    const failure = () => workflowEndedWithoutOutcome(this.dbos, ref.workflowId);
+    yield* followLog(this.eventLog, this.notifications, ref.workflowId, { afterSeq, signal, failure });
   }
 
   /**
@@ -255,17 +302,18 @@ export class DurableTurnClient {
 
   /**
    * Waits for the turn's outcome, looking every `pollingIntervalMs`
-   * (default 100). Rejects with `unknown_turn` for a turn never started,
+   * (default 100). Rejects with `invalid_input` for a `pollingIntervalMs`
+   * that is not a positive number, `unknown_turn` for a turn never started,
    * and, when the workflow itself ended without an outcome, with the
    * `DurableTurnError` it failed with (`log_write`, `history_write`) or
    * `workflow_failed` (DBOS's error as `cause`).
    */
-  async outcome(turn: TurnAddress, options: { pollingIntervalMs?: number } = {}): Promise<TurnOutcome> {
+  async outcome(turn: TurnAddress, options?: { pollingIntervalMs?: number }): Promise<TurnOutcome> {
+    const given = optionsOf(options, "options");
+    const pollingIntervalMs = millisecondsOption(given.pollingIntervalMs, "pollingIntervalMs", OUTCOME_POLL_MS);
     const ref = await this.known(turn);
     try {
-      return await this.dbos
-        .retrieveWorkflow<TurnOutcome>(ref.workflowId)
-        .getResult({ pollingIntervalMs: options.pollingIntervalMs ?? OUTCOME_POLL_MS });
+      return await this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult({ pollingIntervalMs });
     } catch (error) {
       // Only a workflow that ended without an outcome is its failure; a read that failed on the way is the read's.
       if ((await this.status(turn).catch(() => undefined))?.state === "failed") throw workflowFailure(error);
@@ -277,13 +325,13 @@ export class DurableTurnClient {
    * Sessions, newest first (made by a first start or a fork), `limit` per page (default 50, at most 500);
    * a page's `next` is the following page's `after`. Throws `invalid_input` for a bad limit or cursor.
    */
-  async listSessions(options: { limit?: number; after?: string } = {}): Promise<SessionPage> {
-    const limit = options.limit ?? DEFAULT_SESSION_PAGE;
+  async listSessions(options?: { limit?: number; after?: string }): Promise<SessionPage> {
+    const { limit = DEFAULT_SESSION_PAGE, after } = optionsOf(options, "options");
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE)
       throw invalidInput(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
-    if (options.after !== undefined && typeof options.after !== "string")
+    if (after !== undefined && typeof after !== "string")
       throw invalidInput("after must be the next cursor of an earlier page");
-    return this.sessions.list(limit, options.after);
+    return this.sessions.list(limit, after);
   }
 
   /**

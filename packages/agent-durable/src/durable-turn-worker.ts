@@ -13,7 +13,8 @@ import {
   DEFAULT_QUEUE_POLLING_INTERVAL_MS,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
-import { DurableTurnClient, type DurableTurnsConnection } from "./durable-turn-client.js";
+import { assertOptionalNames } from "./client-input.js";
+import { CONNECTION_NAMES, DurableTurnClient, type DurableTurnsConnection } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
@@ -150,6 +151,7 @@ export class DurableTurnWorker {
         stores,
         buildTurn: options.buildTurn,
         approvalTimeoutMs: settings.approvalTimeoutMs,
+        leaseMs: settings.leaseMs,
         running,
         faultPoint: settings.faultPoint,
       };
@@ -252,6 +254,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
     throw invalidInput("databaseUrl must be a Postgres connection string");
   if (typeof options.buildTurn !== "function")
     throw invalidInput("buildTurn must be a function (request) => DurableTurnSetup");
+  assertOptionalNames(options, [...CONNECTION_NAMES, "workerId", "logLevel"]);
   const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw invalidInput(`concurrency must be a positive integer, got ${options.concurrency}`);

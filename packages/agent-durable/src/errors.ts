@@ -34,8 +34,10 @@ export const DurableTurnErrorCode = {
    * An execution of the turn wrote an event under a seq the log holds for
    * another event (another type, message, chunk or request): it diverged
    * from the execution that logged it, which a replay must never do. The
-   * log keeps what it holds and logs nothing after it; the turn's workflow
-   * fails with this error, naming the seq and both events.
+   * log keeps what it holds and nothing more of that execution is logged:
+   * it stops, and the turn ends `failed` (code `internal`) with a terminal
+   * status after the log's last event whose message names this code, the
+   * seq and both events. Seen only inside workers.
    */
   LogConflict: "log_conflict",
   /** The session history could not be written after retrying; the turn's workflow fails and is recovered later. */

@@ -118,4 +118,20 @@ describe("readers", () => {
     expect(seen).toEqual(await fixture.client.readEvents(turn));
     expect(seen.filter((e) => e.type === "stream.resp" && e.payload.chunk.kind === "text")).toHaveLength(120);
   }, 60_000);
+
+  it("a reader that reconnects after the ending (its seq, or one past it) ends at once with nothing", async () => {
+    // Before, it waited forever: an SSE client whose browser reconnects after the last event held a stream open.
+    const turn = await fixture.client.start({ sessionId: "reader-after", turnId: "t1", userMessage: { text: "hi" } });
+    await fixture.client.outcome(turn);
+    const ending = (await fixture.client.readEvents(turn)).at(-1)!;
+    for (const afterSeq of [ending.seq, ending.seq + 100]) {
+      const read = (async () => {
+        const seen: RuntimeEvent[] = [];
+        for await (const event of fixture.client.follow(turn, { afterSeq })) seen.push(event);
+        return seen;
+      })();
+      const waited = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 2_000).unref());
+      expect(await Promise.race([read, waited])).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -17,8 +17,10 @@ const FOLLOW_PAGE = 1_000;
 /**
  * Every logged event of turn `turnKey` after `afterSeq`, then new ones as
  * they are written, in seq order with no gap and no repeat; ends after the
- * terminal `session.status`, or when `signal` fires. Waits for a
- * notification between reads (or {@link FOLLOW_POLL_MS} when none comes).
+ * terminal `session.status`, at once when the log ended at or before
+ * `afterSeq` (a reader that reconnects after it saw the ending: nothing more
+ * will come), or when `signal` fires. Waits for a notification between
+ * reads (or {@link FOLLOW_POLL_MS} when none comes).
  *
  * `failure` says whether the turn ended without its terminal status (its
  * workflow failed: the error, else `undefined`); asked whenever a read finds
@@ -38,16 +40,22 @@ export async function* followLog(
     const watch = await notifications.watch(turnKey);
     try {
       const events = await log.read(turnKey, last, FOLLOW_PAGE);
+      const before = last;
       for (const event of events) {
         if (event.seq !== last + 1) break; // not yet committed in order; read again
         last = event.seq;
         yield event;
         if (isTerminalEvent(event)) return;
       }
-      if (events.length === FOLLOW_PAGE) continue;
+      if (last > before && events.length === FOLLOW_PAGE) continue;
       // Found failed at the read before this one: everything the turn logged before it ended is read now.
       if (failure) throw failure;
-      failure = events.length === 0 ? await options.failure?.() : undefined;
+      if (last === before) {
+        // Nothing new: the log may have ended before where the reader stands, or the turn ended without an ending.
+        const [ending, failed] = await Promise.all([log.terminal(turnKey), options.failure?.()]);
+        if (ending !== undefined && ending.seq <= last) return;
+        failure = failed;
+      }
       if (!failure) await watch.wait(FOLLOW_POLL_MS, options.signal);
     } finally {
       watch.stop();

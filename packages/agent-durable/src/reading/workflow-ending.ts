@@ -7,7 +7,7 @@ const NOT_FAILED: ReadonlySet<string> = new Set(["ENQUEUED", "DELAYED", "PENDING
 /**
  * The error turn `workflowId`'s workflow ended with when it ended without
  * an outcome (the `DurableTurnError` it failed with, such as `log_write` or
- * `log_conflict`, or `workflow_failed`: cancelled, or given up by DBOS);
+ * `history_write`, or `workflow_failed`: cancelled, or given up by DBOS);
  * `undefined` while it is queued or running, once it has its outcome, and
  * for a workflow that does not exist.
  */

@@ -8,7 +8,7 @@ import {
 import { createFailureMessage } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
-import { crashIfArmed } from "../workers/fault-point.js";
+import { crashIfArmed, stallIfArmed } from "../workers/fault-point.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -95,6 +95,10 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
                   turnAborted: true,
                 };
               } else {
+                stallIfArmed("model-request-before-send", ctx.faultPoint);
+                // Right before the request goes out: a stall since the claim was checked (another worker may have
+                // taken the turn over meanwhile) is found here, not after the request was paid for.
+                await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
                 const signal = liveSignal(ctx, options?.signal);
                 const events: RecordedEvent[] = [];
                 const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {

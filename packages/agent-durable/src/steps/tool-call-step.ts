@@ -16,6 +16,7 @@ import { type AskEvent, durableAskHost, withdrawQuestions } from "./host-ask.js"
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, withSteeringAtEnd } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
+import { stallIfArmed } from "../workers/fault-point.js";
 
 /** The text of the result an interrupted call gets when its tool may not run again. */
 export const INTERRUPTED_TOOL_RESULT_TEXT =
@@ -178,6 +179,10 @@ async function callLive(
   }
   const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
   if (attempts > 1 && tool.replay !== "safe") return givenUp(false);
+  stallIfArmed("tool-call-before-run", ctx.faultPoint);
+  // Right before `execute`: a stall since the attempt was counted (another worker may have taken the turn over
+  // meanwhile, and answers the call as interrupted) is found here, and the call does not run.
+  await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
   const callSignal = liveSignal(ctx, signal);
   const logged: AskEvent[] = [];
   const asked = () => (logged.length > 0 ? { asked: logged } : {});

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { currentOwnerXid } from "@dbos-inc/dbos-sdk/internal/context";
 import type pg from "pg";
 import { DBOS_SYSTEM_SCHEMA } from "../defaults.js";
@@ -24,6 +25,11 @@ import { inTransaction } from "./transaction.js";
  */
 export class TurnClaim {
   private readonly revocation = new AbortController();
+  /**
+   * When (`performance.now()`, taken as the statement was sent) a check or
+   * write last found the claim held; see {@link assertClaimFresh}.
+   */
+  private confirmedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     /** The turn's key (its workflow id). */
@@ -43,6 +49,16 @@ export class TurnClaim {
   /** Fires once a write found the claim revoked; the execution must stop. */
   get revoked(): AbortSignal {
     return this.revocation.signal;
+  }
+
+  /** How long ago (ms of this process's monotonic clock) a check or write last found the claim held. */
+  get confirmedAgoMs(): number {
+    return performance.now() - this.confirmedAt;
+  }
+
+  /** A check or write sent at `sentAt` (`performance.now()`) found the claim held. */
+  confirm(sentAt: number): void {
+    this.confirmedAt = Math.max(this.confirmedAt, sentAt);
   }
 
   /** Marks the claim revoked and returns the error the write that found out throws. */
@@ -101,11 +117,28 @@ export async function inClaimedTransaction<T>(
 /** Throws the `superseded` error (and revokes the claim) when the claim no longer holds; a read, nothing is locked. */
 export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise<void> {
   if (claim.revoked.aborted) throw claim.revoked.reason;
+  const sentAt = performance.now();
   const { rows } = await pool.query(
     `SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status WHERE workflow_uuid = $1 AND owner_xid = $2`,
     [claim.turnKey, claim.token],
   );
   assertClaimed(claim, rows.length > 0);
+  claim.confirm(sentAt);
+}
+
+/**
+ * Resolves once a check or write found the claim held within the last
+ * `maxAgeMs`, checking it again (as {@link assertClaimHolds}) while its last
+ * confirmation is older. Called right before an effect outside the database
+ * (a model request, a tool's `execute`): a worker that stalled after its
+ * last check (paused past its lease while another worker took the turn
+ * over) finds out before it sends or runs anything, instead of when it next
+ * writes. A stall in the few instructions between this check and the
+ * effect still lets the effect through; no check in this process can
+ * close that.
+ */
+export async function assertClaimFresh(pool: pg.Pool, claim: TurnClaim, maxAgeMs: number): Promise<void> {
+  while (claim.confirmedAgoMs > maxAgeMs) await assertClaimHolds(pool, claim);
 }
 
 /**
@@ -118,8 +151,10 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
  */
 export async function assertClaimHoldsDurably(pool: pg.Pool, claim: TurnClaim): Promise<void> {
   if (claim.revoked.aborted) throw claim.revoked.reason;
+  const sentAt = performance.now();
   const { rows } = await pool.query(`WITH ${claimCte(1, 2)} SELECT 1 FROM claim`, [claim.turnKey, claim.token]);
   assertClaimed(claim, rows.length > 0);
+  claim.confirm(sentAt);
 }
 
 /** The turn keys among `claims` whose claim still holds; a read, nothing is locked. */

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
 import type { DurableTurnRef } from "../turn/turn-request.js";
@@ -5,6 +6,7 @@ import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
 import {
   assertClaimed,
+  assertClaimFresh,
   assertClaimHolds,
   assertClaimHoldsDurably,
   claimCte,
@@ -80,6 +82,23 @@ export class TurnTable {
     });
   }
 
+  /**
+   * Marks the turn for abort from inside its own execution, while `claim`
+   * holds (a superseded execution marks nothing): the worker's abort
+   * watcher then stops it as it stops one a client aborted, and sends the
+   * notice that ends a waiting approval. Resolves `false` when the claim no
+   * longer held.
+   */
+  async requestAbortAsOwner(claim: TurnClaim): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `WITH ${claimCte(1, 2)},
+       marked AS (UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1)
+       SELECT count(*) AS marked FROM marked`,
+      [claim.turnKey, claim.token],
+    );
+    return Number(rows[0].marked) > 0;
+  }
+
   /** The turns among `turnKeys` that have an abort request. */
   async abortRequested(turnKeys: readonly string[]): Promise<string[]> {
     if (turnKeys.length === 0) return [];
@@ -95,6 +114,7 @@ export class TurnTable {
    * means an earlier start was interrupted before its result was recorded.
    */
   async startToolAttempt(claim: TurnClaim, toolCallId: string): Promise<number> {
+    const sentAt = performance.now();
     const { rows } = await this.pool.query(
       `WITH ${claimCte(1, 3)},
        counted AS (
@@ -107,6 +127,7 @@ export class TurnTable {
       [claim.turnKey, toolCallId, claim.token],
     );
     assertClaimed(claim, rows[0].claimed === true);
+    claim.confirm(sentAt);
     return Number(rows[0].attempts);
   }
 
@@ -155,6 +176,16 @@ export class TurnTable {
    */
   async assertClaimHoldsDurably(claim: TurnClaim): Promise<void> {
     await assertClaimHoldsDurably(this.pool, claim);
+  }
+
+  /**
+   * Checks the claim again when a check or write last found it held more
+   * than `maxAgeMs` ago (see `assertClaimFresh`): called right before a
+   * model request is sent or a tool runs. Throws `superseded` when it no
+   * longer holds.
+   */
+  async assertClaimFresh(claim: TurnClaim, maxAgeMs: number): Promise<void> {
+    await assertClaimFresh(this.pool, claim, maxAgeMs);
   }
 
   /** Revokes each of `claims` that no longer holds (see `TurnClaim.revoked`), in one query. */

@@ -1,3 +1,4 @@
+// Why this file is long: one writer owns the numbering of a turn's events, their batching and retries, resumes and the one ending; split apart, each part would reach into the others' state.
 import type { EventWriter } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import {
@@ -8,6 +9,7 @@ import {
   type RuntimeEventPayloadMap,
   type RuntimeEventType,
 } from "@turnkit/protocol";
+import { divergedEnding } from "./diverged-ending.js";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { EventLog } from "../store/event-log.js";
 import { type LaneResumeRecord, ParallelReplay } from "./parallel-replay.js";
@@ -99,6 +101,12 @@ function announcesHistory(event: RuntimeEvent): boolean {
  *
  * The terminal status is held back until the workflow calls {@link end}
  * (which may complete its payload), and nothing pushed after it is logged.
+ * When the log refuses a batch because it holds another event under one of
+ * its seqs (`log_conflict`: this execution diverged from an earlier one),
+ * {@link diverged} fires, nothing more of this execution is logged, and its
+ * ending is logged after the log's last event as a `failed` status naming
+ * the conflict (see `divergedEnding`), so the log still ends once, with no
+ * gap.
  * A batch with a `message.persisted` event or the terminal status waits
  * until the session history holds every change taken so far, so the log
  * never announces a message the store does not hold, and it announces the
@@ -121,6 +129,9 @@ export class DurableEventWriter implements EventWriter {
   private readonly resumedChildSeqs = new Map<string, number>();
   /** Set while a batch of parallel sub-agent calls is replayed over events an earlier execution logged. */
   private parallel: ParallelReplay | undefined;
+  /** Fired with the `log_conflict` error once the log refused this execution's events. */
+  private readonly divergence = new AbortController();
+  private divergedEndingLogged = false;
 
   constructor(
     private readonly log: EventLog,
@@ -132,6 +143,11 @@ export class DurableEventWriter implements EventWriter {
 
   push(event: RuntimeEvent): void {
     if (this.terminal || !isReplayable(event)) return;
+    if (this.divergence.signal.aborted) {
+      // Diverged: only the ending is logged, after the log's last event (see `flush`).
+      if (isTerminalEvent(event)) this.terminal = event;
+      return;
+    }
     const origin = event.origin && this.nextOrigin(event.origin);
     const withOrigin = origin ? ({ ...event, origin } as RuntimeEvent) : event;
     // Replaying parallel sub-agent calls: the log holds the batch's events in the order their timing gave. Each is
@@ -160,8 +176,22 @@ export class DurableEventWriter implements EventWriter {
   end(payload?: RuntimeEvent<"session.status">["payload"]): void {
     if (!this.terminal || this.ended) return;
     this.ended = true;
-    this.buffer.push(payload ? ({ ...this.terminal, payload } as RuntimeEvent) : this.terminal);
+    if (payload) this.terminal = { ...this.terminal, payload } as RuntimeEvent;
+    if (this.divergence.signal.aborted) return;
+    this.buffer.push(this.terminal);
     this.writing ??= this.writeLoop();
+  }
+
+  /**
+   * Fires once the log refused this execution's events because it holds
+   * another event under one of their seqs (its reason: the `log_conflict`
+   * error naming the seq and both events). The execution diverged from the
+   * one that logged them: the turn must stop (nothing more of it is logged
+   * but its ending, a `failed` status naming the conflict, once {@link end}
+   * and {@link flush} are called).
+   */
+  get diverged(): AbortSignal {
+    return this.divergence.signal;
   }
 
   /**
@@ -284,25 +314,42 @@ export class DurableEventWriter implements EventWriter {
   /**
    * Resolves once every event pushed so far is in the log, writing again
    * what an earlier write could not; rejects with `log_write` if that still
-   * fails, `superseded` once another worker took the turn over, and
-   * `log_conflict` when this execution wrote another event under a seq the
-   * log holds (nothing after it is logged).
+   * fails, and `superseded` once another worker took the turn over. Once
+   * {@link diverged}, it logs the turn's ending (after {@link end}) as a
+   * `failed` status naming the conflict, after the log's last event, and
+   * rejects with the `log_conflict` error before {@link end}.
    */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
+    if (this.divergence.signal.aborted) return this.logDivergedEnding();
     if (this.buffer.length > 0 && !this.claim.revoked.aborted) {
       this.writing = this.writeLoop();
       await this.writing;
     }
     if (this.failure !== undefined) {
       if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
-      if (isLogConflict(this.failure)) throw this.failure;
-      throw new DurableTurnError({
-        code: DurableTurnErrorCode.LogWrite,
-        message: `the event log could not be written: ${String(this.failure)}`,
-        cause: this.failure,
-      });
+      throw logWriteError(this.failure);
     }
+  }
+
+  /** The ending of a turn that diverged from the log: a `failed` status naming the conflict, after the log's last event. */
+  private async logDivergedEnding(): Promise<void> {
+    const conflict = this.divergence.signal.reason as DurableTurnError;
+    if (!this.ended || !this.terminal) throw conflict;
+    if (this.divergedEndingLogged) return;
+    const terminal = this.terminal as RuntimeEvent<"session.status">;
+    try {
+      await this.history.flush();
+      await this.withRetry(async () => {
+        const seq = (await this.log.maxSeq(this.claim.turnKey)) + 1;
+        const payload = divergedEnding(terminal.payload, conflict);
+        await this.log.append(this.claim, [{ ...terminal, seq, eventId: `${this.claim.turnKey}#${seq}`, payload }]);
+      });
+    } catch (error) {
+      if (this.claim.revoked.aborted) throw this.claim.revoked.reason;
+      throw DurableTurnError.isInstance(error) ? error : logWriteError(error);
+    }
+    this.divergedEndingLogged = true;
   }
 
   private async writeLoop(): Promise<void> {
@@ -316,6 +363,12 @@ export class DurableEventWriter implements EventWriter {
         await this.writeWithRetry(batch.map((event) => this.asStored(event)));
         this.failure = undefined;
       } catch (error) {
+        if (isLogConflict(error)) {
+          // Diverged from the log: nothing more of this execution goes into it (see `diverged`).
+          this.buffer = [];
+          this.divergence.abort(error);
+          break;
+        }
         // Kept ahead of what came after it, for the next push or flush: nothing is skipped.
         this.buffer = [...batch, ...this.buffer];
         this.failure = error;
@@ -333,10 +386,15 @@ export class DurableEventWriter implements EventWriter {
   }
 
   /** Writes `batch`, trying again after a failure; throws the last error after {@link WRITE_ATTEMPTS}. */
-  private async writeWithRetry(batch: RuntimeEvent[]): Promise<void> {
+  private writeWithRetry(batch: RuntimeEvent[]): Promise<void> {
+    return this.withRetry(() => this.log.append(this.claim, batch));
+  }
+
+  /** Runs `write`, again after a failure; throws the last error after {@link WRITE_ATTEMPTS}. */
+  private async withRetry(write: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.log.append(this.claim, batch);
+        await write();
         return;
       } catch (error) {
         // Taken over by another worker, or diverged from the log: writing again cannot succeed.
@@ -345,4 +403,13 @@ export class DurableEventWriter implements EventWriter {
       }
     }
   }
+}
+
+/** The `log_write` error of a log that could not be written after retrying. */
+function logWriteError(cause: unknown): DurableTurnError {
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.LogWrite,
+    message: `the event log could not be written: ${String(cause)}`,
+    cause,
+  });
 }

@@ -44,6 +44,12 @@ export interface TurnContext {
   readonly liveAbort: AbortController;
   /** How long an approval waits, in ms (the worker's default, or the turn setup's). */
   approvalTimeoutMs: number;
+  /**
+   * How recently a check or write must have found the claim held for a
+   * model request to be sent or a tool to run without checking it again
+   * (see `assertClaimFresh`): a quarter of the worker's lease.
+   */
+  readonly claimFreshMs: number;
   /** A test-only crash point of the worker (see `fault-point.ts`), or undefined. */
   readonly faultPoint: string | undefined;
   /**

@@ -1,4 +1,5 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
+import { assertStorableText, assertTurnInputMessage, jsonTextOf } from "../client-input.js";
 import { invalidInput } from "../errors.js";
 
 /**
@@ -37,12 +38,13 @@ export type TurnAddress = Pick<DurableTurnRef, "sessionId" | "turnId">;
 /**
  * The workflow id of a turn: `turn:` + the two ids, each URI-encoded, so
  * distinct pairs never collide. Throws `invalid_input` for an empty or
- * non-string id.
+ * non-string id, or one with a NUL character (Postgres cannot store it).
  */
 export function turnRef(address: TurnAddress): DurableTurnRef {
   for (const field of ["sessionId", "turnId"] as const) {
     const value = (address as Partial<TurnAddress> | undefined)?.[field];
     if (typeof value !== "string" || value === "") throw invalidInput(`${field} must be a non-empty string`);
+    assertStorableText(value, field);
   }
   return {
     sessionId: address.sessionId,
@@ -51,7 +53,11 @@ export function turnRef(address: TurnAddress): DurableTurnRef {
   };
 }
 
-/** Checks a request before it is stored: ids, and a user message unless continuing. Throws `invalid_input` naming the field. */
+/**
+ * Checks a request before it is stored: ids, the user message (required
+ * unless continuing, and shaped as the runner takes it), the label, and
+ * metadata (a plain JSON object). Throws `invalid_input` naming the field.
+ */
 export function assertValidTurnRequest(request: DurableTurnRequest): void {
   if (typeof request !== "object" || request === null) throw invalidInput("the turn request must be an object");
   turnRef(request);
@@ -61,6 +67,7 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
   if (request.startMode !== "continue" && typeof request.userMessage?.text !== "string") {
     throw invalidInput('userMessage.text must be a string (or set startMode: "continue")');
   }
+  if (request.userMessage !== undefined) assertTurnInputMessage(request.userMessage, "userMessage");
   if (request.label !== undefined) assertValidLabel(request.label);
   if (
     request.metadata !== undefined &&
@@ -68,6 +75,7 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
   ) {
     throw invalidInput("metadata must be a plain object");
   }
+  if (request.metadata !== undefined) jsonTextOf(request.metadata, "metadata");
 }
 
 /** Longest turn label, in characters. */
@@ -77,10 +85,12 @@ const MAX_LABEL_LENGTH = 200;
 export function assertValidLabel(label: unknown): asserts label is string {
   if (typeof label !== "string" || label.length > MAX_LABEL_LENGTH)
     throw invalidInput(`label must be a string of at most ${MAX_LABEL_LENGTH} characters`);
+  assertStorableText(label, "label");
 }
 
-/** Returns `value` when it is a non-empty string; throws `invalid_input` naming `field` otherwise. */
+/** Returns `value` when it is a non-empty string without NUL characters; throws `invalid_input` naming `field` otherwise. */
 export function assertSessionId(value: unknown, field = "sessionId"): string {
   if (typeof value !== "string" || value === "") throw invalidInput(`${field} must be a non-empty string`);
+  assertStorableText(value, field);
   return value;
 }

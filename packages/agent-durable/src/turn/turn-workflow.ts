@@ -29,6 +29,8 @@ export interface TurnWorkflowDeps {
   stores: TurnStores;
   buildTurn: BuildDurableTurn;
   approvalTimeoutMs: number;
+  /** The worker's lease: a claim confirmed longer ago than a quarter of it is checked again before an effect. */
+  leaseMs: number;
   /** The turns this process is running, for the abort watcher. */
   running: Set<TurnContext>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
@@ -154,6 +156,12 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     liveAbort.abort();
     turnAbort.record();
   });
+  // The log refused this execution's events (it diverged from an earlier one): the turn stops as an aborted one
+  // does, a waiting approval included (the abort watcher sends its notice), and ends `failed` naming the conflict.
+  writer.diverged.addEventListener("abort", () => {
+    liveAbort.abort();
+    deps.stores.turnTable.requestAbortAsOwner(claim).catch(() => {});
+  });
   return {
     ref,
     stores: deps.stores,
@@ -163,6 +171,7 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     turnAbort,
     liveAbort,
     approvalTimeoutMs: deps.approvalTimeoutMs,
+    claimFreshMs: deps.leaseMs / 4,
     faultPoint: deps.faultPoint,
     steering: { pending: [], tookSincePoll: false, delivered: [] },
     counters: { requests: 0, polls: 0, messages: 0, childMessages: new Map() },

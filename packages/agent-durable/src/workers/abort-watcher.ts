@@ -10,7 +10,8 @@ import type { TurnContext } from "../turn/turn-context.js";
  * replay. For each aborted turn it also sends the turn's abort notice
  * once per execution (`sendAbortNotice`, idempotent), which ends a waiting
  * approval: the client that asked for the abort sends it too, but it may
- * have died between writing the request and sending the notice. It also
+ * have died between writing the request and sending the notice; likewise
+ * for a turn whose execution diverged from its log, which must stop. It also
  * looks whether another worker took a turn over (this worker stalled past
  * its lease): such a turn's claim is revoked, which stops its running step
  * at once, even one that writes nothing.
@@ -47,7 +48,8 @@ export class AbortWatcher {
       // Also those whose live abort a step fired already: a step finds the request, an approval wait only the notice.
       const watched = contexts.filter((ctx) => !this.noticed.has(ctx) && !ctx.claim.revoked.aborted);
       const aborted = new Set(await this.turnTable.abortRequested(watched.map((ctx) => ctx.ref.workflowId)));
-      const found = watched.filter((ctx) => aborted.has(ctx.ref.workflowId));
+      // A turn whose log refused its events stops as an aborted one (see `DurableEventWriter.diverged`).
+      const found = watched.filter((ctx) => aborted.has(ctx.ref.workflowId) || ctx.writer.diverged.aborted);
       for (const ctx of found) {
         ctx.liveAbort.abort();
         this.noticed.add(ctx);

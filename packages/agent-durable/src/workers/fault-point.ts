@@ -3,7 +3,9 @@
  * `TURNKIT_DURABLE_FAULT` set to one of these names kills its own process
  * with `SIGKILL` when it reaches that point, so a test can crash a worker
  * exactly there (between two writes that a crash must not separate).
- * Unset (always, outside tests) nothing happens.
+ * A stall point stops the process with `SIGSTOP` instead (it stalls, as
+ * under a frozen VM, until the test sends `SIGCONT`). Unset (always,
+ * outside tests) nothing happens.
  *
  * - `adoption-before-requeue`: this worker took over a dead worker's lease
  *   and is about to queue that worker's turns again.
@@ -13,15 +15,26 @@
  *   steering messages when it ended is about to store its record.
  * - `model-request-aborted-recorded`: a model request the turn's abort
  *   stopped has stored its record, and the runner has not heard of it yet.
+ * - `model-request-before-send` (a stall point): a model request passed the
+ *   check that this execution holds its claim and is about to be sent.
+ * - `tool-call-before-run` (a stall point): a tool call counted its attempt
+ *   (which checks the claim) and its `execute` is about to run.
  */
 export type FaultPoint =
   | "adoption-before-requeue"
   | "adoption-after-requeue"
   | "model-request-after-steering-take"
-  | "model-request-aborted-recorded";
+  | "model-request-aborted-recorded"
+  | "model-request-before-send"
+  | "tool-call-before-run";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
+
+/** Stops this process with `SIGSTOP` when `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */
+export function stallIfArmed(point: FaultPoint, armed: string | undefined): void {
+  if (armed === point) process.kill(process.pid, "SIGSTOP");
+}
 
 /** Kills this process with `SIGKILL` when `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */
 export function crashIfArmed(point: FaultPoint, armed: string | undefined): void {
