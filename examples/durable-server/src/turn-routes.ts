@@ -22,8 +22,9 @@ function failure(c: Context, error: unknown) {
  *   a new session becomes the caller's.
  * - `GET /sessions/:session/turns/:turn`: where it is and which worker runs it.
  * - `GET /sessions/:session/turns/:turn/events`: its events as Server-Sent
- *   Events (`id` = seq), resuming after `Last-Event-ID` (or `?after=`),
- *   with a keep-alive comment every `keepAliveMs` while no event comes.
+ *   Events (`id` = seq), resuming after `Last-Event-ID` (or `?after=`; a
+ *   value that is no seq is a 400 naming it), with a keep-alive comment
+ *   every `keepAliveMs` while no event comes.
  * - `POST .../steer` `{ text }`, `POST .../approvals/:requestId`
  *   `{ approved, reason? }` (an approval) or `{ action, content? }` (an
  *   elicitation), `POST .../abort`.
@@ -63,7 +64,14 @@ export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers, 
     } catch (error) {
       return failure(c, error);
     }
-    const afterSeq = Number(c.req.header("Last-Event-ID") ?? c.req.query("after") ?? 0) || 0;
+    const [field, given] =
+      c.req.header("Last-Event-ID") !== undefined
+        ? ["Last-Event-ID", c.req.header("Last-Event-ID")!]
+        : ["after", c.req.query("after") ?? "0"];
+    // A seq the stream sent, or nothing: a bad value would replay from the start (the answer twice) or fail mid-stream.
+    if (!/^\d{1,15}$/.test(given.trim()))
+      return problem(c, 400, "invalid_request", `${field} must be a seq the stream sent`, field);
+    const afterSeq = Number(given);
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());

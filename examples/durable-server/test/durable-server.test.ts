@@ -145,6 +145,21 @@ describe("the durable server's curl session", () => {
     const aborted = await readEvents("/sessions/demo/turns/t4/events", isEnd);
     expect(aborted.at(-1)!.data).toMatchObject({ status: "aborted" });
     expect((await post("/sessions/demo/turns/nope/abort")).status).toBe(404);
+
+    // A resume point that is no seq is refused before the stream starts, naming where it came from.
+    for (const [headers, query, field] of [
+      [{ "Last-Event-ID": "-1" }, "", "Last-Event-ID"],
+      [{ "Last-Event-ID": "abc" }, "", "Last-Event-ID"],
+      [{}, "?after=1.5", "after"],
+    ] as const) {
+      const res = await fetch(`${server.url}/sessions/demo/turns/t4/events${query}`, {
+        headers: { ...auth(), ...headers },
+      });
+      expect([res.status, await res.json()]).toEqual([
+        400,
+        expect.objectContaining({ code: "invalid_request", field }),
+      ]);
+    }
   }, 60_000);
 
   it("a session's turns and history, a fork and a rewind over HTTP; a running turn and bad input get 404 and 409", async () => {
