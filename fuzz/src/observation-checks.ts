@@ -95,6 +95,8 @@ export interface TurnCheckOptions {
   scriptedTexts?: ReadonlyMap<string, string>;
   /** Names of the sub-agents the turn offered (their events are checked by invariant 16, the turn's own by the rest). */
   subAgentNames?: readonly string[];
+  /** How many of the model's scripted sub-agent calls have a task that is not blank: no more child turns may start. */
+  subAgentTasks?: number;
 }
 
 /**
@@ -110,7 +112,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   });
   checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
   checkEventsPersistable(full.events);
-  checkSubAgentEvents(full, outcome, options.subAgentNames ?? []);
+  checkSubAgentEvents(full, outcome, options.subAgentNames ?? [], options.subAgentTasks ?? Number.POSITIVE_INFINITY);
   const observation = withOwnEvents(full);
   checkLoopTraceGrammar(observation.events);
   checkStreamChunks(observation.events);
@@ -138,6 +140,9 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
     writerMayStall: slow !== undefined,
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
     subAgentNames: (scenario.subAgents ?? []).map((agent) => agent.name),
+    subAgentTasks: scenario.requests
+      .flatMap((request) => request.response.calls)
+      .filter((call) => call.args.kind === "task" && call.args.task.trim() !== "").length,
   });
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
   if (observation.questions)

@@ -204,6 +204,9 @@ const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
   },
 );
 
+/** Tasks a sub-agent refuses without asking its model. */
+const BLANK_TASKS = ["", "   ", "\n\t"];
+
 /**
  * Generated turns that offer one to three sub-agents (children that answer,
  * fail, hang, reach their budget or call a sub-agent of their own, and whose
@@ -225,12 +228,16 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
       hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
       // A model that names each response's calls c0, c1, ... (ids reused across responses).
       reusedIds: fc.boolean(),
+      // Now and then a call with an empty or blank task, which must be refused without a child turn.
+      blankEvery: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
     })
-    .map(({ base, agents, every, hostAnswers, reusedIds }): TurnScenario => {
+    .map(({ base, agents, every, hostAnswers, reusedIds, blankEvery }): TurnScenario => {
       const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
       const calling = withEveryNthCall(base.requests, every, (call, count) => {
         const agent = subAgents[count % subAgents.length]!;
-        return { ...call, tool: agent.name, args: { kind: "task" as const, task: `task of ${call.id}` } };
+        const blank = blankEvery !== null && count % blankEvery === 0;
+        const task = blank ? BLANK_TASKS[count % BLANK_TASKS.length]! : `task of ${call.id}`;
+        return { ...call, tool: agent.name, args: { kind: "task" as const, task } };
       });
       const requests = reusedIds ? withIdsPerResponse(calling) : calling;
       return {

@@ -9,7 +9,9 @@
  * parent to a sub-agent of that name (`origin.path[0]`); it may lack its
  * terminal status only when the parent did not complete; and the parent's
  * report lists each child that ended, with the outcome its stream showed,
- * its usage summed in `usage.subAgents`.
+ * its usage summed in `usage.subAgents`. A call whose task is blank starts
+ * no child turn: no more children start than the model made calls with a
+ * task.
  */
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import type { TurnRunObservation } from "../observe-turn.js";
@@ -31,11 +33,12 @@ interface ChildStream {
   terminal: string | undefined;
 }
 
-/** `subAgentNames`: the names of the sub-agents the turn offered. */
+/** `subAgentNames`: the names of the sub-agents the turn offered; `tasks`: how many of the model's calls to them had a task that is not blank. */
 export function checkSubAgentEvents(
   observation: TurnRunObservation,
   outcome: TurnOutcome,
   subAgentNames: readonly string[],
+  tasks = Number.POSITIVE_INFINITY,
 ): void {
   const fail = (detail: string): never => {
     throw new InvariantViolation(INVARIANT, detail);
@@ -81,6 +84,9 @@ export function checkSubAgentEvents(
       if (event.type === "session.status" && event.payload.status !== "running") child.terminal = event.payload.status;
     });
   }
+  const depth = parentTurnId.split("/").length + 1;
+  const started = [...children.keys()].filter((turnId) => turnId.split("/").length === depth).length;
+  if (started > tasks) fail(`${started} sub-agent turns started, but the model made only ${tasks} calls with a task`);
   for (const [turnId, child] of children) {
     if (!child.terminal && outcome.kind === "completed")
       fail(`sub-agent turn ${turnId} has no terminal status, yet the parent completed`);
