@@ -17,7 +17,7 @@ import { checkNoLeaks } from "./invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-event-grammar.js";
 import { checkArgumentsPrototype, checkPrototypesUnchanged, type PrototypeSnapshot } from "./invariants/prototypes.js";
 import { checkStreamChunks } from "./invariants/stream-chunks.js";
-import { checkSubAgentEvents, withOwnEvents } from "./invariants/sub-agent-events.js";
+import { checkSubAgentAnswers, checkSubAgentEvents, withOwnEvents } from "./invariants/sub-agent-events.js";
 import {
   checkMessagesWellFormed,
   checkProviderConversion,
@@ -120,6 +120,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
   checkToolThrowsStayInTheirCall(store, outcome);
+  checkSubAgentAnswers(store, options.subAgentNames ?? []);
   checkMessagesWellFormed(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
   if (options.scriptedTexts) {

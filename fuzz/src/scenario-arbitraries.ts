@@ -192,6 +192,7 @@ const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
       kind: fc.constant("answer" as const),
       eventDelayMs: fc.constantFrom(0, 0, 5, 50),
       withTool: fc.boolean(),
+      textless: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), afterEvents: fc.nat({ max: 3 }) }) },

@@ -312,7 +312,8 @@ export type RetrySpec =
  * it), reaches its own budget, or calls a sub-agent of its own.
  */
 export type ChildBehaviour =
-  | { kind: "answer"; eventDelayMs: number; withTool: boolean }
+  /** `textless`: the child writes `CHILD_PREAMBLE` beside its tool call, and its final response has no text (an error result, never the preamble). */
+  | { kind: "answer"; eventDelayMs: number; withTool: boolean; textless?: boolean }
   | { kind: "fail"; afterEvents: number }
   | { kind: "hang"; afterEvents: number }
   | { kind: "toolHang" }

@@ -14,6 +14,8 @@ import {
   errorAfter,
   hang,
   response,
+  text,
+  thinking,
   toolCall,
 } from "@turnkit/agent-core/testing";
 import { type QuestionProbe, askQuestions } from "./host-questions.js";
@@ -22,6 +24,9 @@ import { withFallbackAnswers } from "./scripted-entries.js";
 
 /** Calls of one sub-agent a script answers before its fallback text (more than any scenario makes). */
 const CALLS_PER_SCRIPT = 8;
+
+/** What a `textless` child writes before its tool call: never a call's answer. */
+export const CHILD_PREAMBLE = "Let me look at that first.";
 
 /** The name of the sub-agent a `nested` child calls. */
 const INNER_AGENT = "inner";
@@ -70,6 +75,11 @@ function childTool(name: string, hangs: boolean, clock: Clock, questions: ChildQ
 function childEntries(child: ChildBehaviour): ScriptEntry[] {
   switch (child.kind) {
     case "answer":
+      if (child.textless)
+        return [
+          response([text(CHILD_PREAMBLE), toolCall("probe", { value: "x" })]),
+          response([thinking("nothing to add")], { eventDelayMs: child.eventDelayMs }),
+        ];
       return child.withTool
         ? [response(toolCall("probe", { value: "x" })), response("child answer", { eventDelayMs: child.eventDelayMs })]
         : [response("child answer", { eventDelayMs: child.eventDelayMs })];

@@ -13,7 +13,9 @@
  * no child turn: no more children start than the model made calls with a
  * task.
  */
+import type { AgentMessage } from "@turnkit/agent-loop";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
+import { CHILD_PREAMBLE } from "../sub-agent-tools.js";
 import type { TurnRunObservation } from "../observe-turn.js";
 import { isCallKeyOf } from "./call-keys.js";
 import { InvariantViolation, describeValue } from "./violation.js";
@@ -124,4 +126,22 @@ function isStatus(event: RuntimeEvent, status: string): boolean {
 
 function describe(event: RuntimeEvent): string {
   return event.type === "session.status" ? `session.status ${event.payload.status}` : event.type;
+}
+
+/**
+ * Invariant 16, the answers: a sub-agent call's successful result is its
+ * child's final response, never text the child wrote before a tool call
+ * (`CHILD_PREAMBLE`, which a `textless` child writes and then ends without
+ * text: that call is an error result).
+ */
+export function checkSubAgentAnswers(history: readonly AgentMessage[], subAgentNames: readonly string[]): void {
+  for (const message of history) {
+    if (message.role !== "toolResult" || message.isError || !subAgentNames.includes(message.toolName)) continue;
+    const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    if (text.includes(CHILD_PREAMBLE))
+      throw new InvariantViolation(
+        INVARIANT,
+        `sub-agent call ${message.toolCallId} answered with what its child wrote before a tool call: ${describeValue(text)}`,
+      );
+  }
 }
