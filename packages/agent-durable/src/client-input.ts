@@ -1,5 +1,6 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
-import { blockProblem, describeValue, isRecord } from "@turnkit/agent-loop/internal";
+import { inputMessageProblem } from "@turnkit/agent-core/internal";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { invalidInput } from "./errors.js";
 
 /*
@@ -20,17 +21,8 @@ const MAX_SEQ = 2_147_483_647;
  * that receives it.
  */
 export function assertTurnInputMessage(value: unknown, field: string): asserts value is TurnInputMessage {
-  if (!isRecord(value)) throw invalidInput(`${field} must be a message { text, images?, batchId? }`);
-  if (typeof value.text !== "string")
-    throw invalidInput(`${field}.text must be a string, got ${describeValue(value.text)}`);
-  if (value.images !== undefined) {
-    if (!Array.isArray(value.images))
-      throw invalidInput(`${field}.images must be an array, got ${describeValue(value.images)}`);
-    const bad = value.images.findIndex((image) => blockProblem(image, ["image"]) !== undefined);
-    if (bad >= 0) throw invalidInput(`${field}.images[${bad}] must be an image { type: "image", data, mimeType }`);
-  }
-  if (value.batchId !== undefined && typeof value.batchId !== "string")
-    throw invalidInput(`${field}.batchId must be a string, got ${describeValue(value.batchId)}`);
+  const problem = inputMessageProblem(value);
+  if (problem) throw invalidInput(`${field}${problem}`);
 }
 
 /**
