@@ -1,5 +1,5 @@
 import type { ActionRequiredPayload } from "./action-required.js";
-import { lazyTypeCheck } from "./lazy-type-check.js";
+import { fieldErrors, lazyTypeCheck } from "./lazy-type-check.js";
 import { ElicitationRequiredPayloadSchema, ToolApprovalRequiredPayloadSchema } from "./runtime-event-schema.js";
 
 const checkers = {
@@ -26,12 +26,5 @@ export function validateActionRequired(value: unknown): ActionRequiredValidation
   }
   const checker = checkers[kind];
   if (checker.check(value)) return { ok: true, payload: value };
-  // One line per field: TypeBox reports a missing field twice (required, then of the wrong type).
-  const byPath = new Map<string, string>();
-  for (const error of checker.errors(value)) {
-    const path = error.slice(0, error.indexOf(": "));
-    if (!byPath.has(path)) byPath.set(path, error);
-  }
-  const errors = [...byPath.values()];
-  return { ok: false, errors: errors.length > 0 ? errors : ["/: not a valid action.required payload"] };
+  return { ok: false, errors: fieldErrors(checker, value, "/: not a valid action.required payload") };
 }

@@ -22,3 +22,17 @@ export function lazyTypeCheck<T extends TSchema>(schema: T): LazyTypeCheck<T> {
     errors: (value) => [...compile().Errors(value)].map((error) => `${error.path || "/"}: ${error.message}`),
   };
 }
+
+/**
+ * The checker's errors for `value`, one line per field (TypeBox reports a
+ * missing field twice: required, then of the wrong type), or `[fallback]`
+ * when it gives none.
+ */
+export function fieldErrors(checker: LazyTypeCheck<TSchema>, value: unknown, fallback: string): string[] {
+  const byPath = new Map<string, string>();
+  for (const error of checker.errors(value)) {
+    const path = error.slice(0, error.indexOf(": "));
+    if (!byPath.has(path)) byPath.set(path, error);
+  }
+  return byPath.size > 0 ? [...byPath.values()] : [fallback];
+}

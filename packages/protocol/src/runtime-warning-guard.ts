@@ -1,5 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import { type LazyTypeCheck, lazyTypeCheck } from "./lazy-type-check.js";
+import { fieldErrors, type LazyTypeCheck, lazyTypeCheck } from "./lazy-type-check.js";
 import { RUNTIME_WARNING_CODES, type RuntimeWarningPayload } from "./runtime-warning.js";
 import { RuntimeWarningPayloadSchema } from "./runtime-event-schema.js";
 
@@ -40,11 +40,5 @@ export function validateRuntimeWarning(value: unknown): RuntimeWarningValidation
   // The member whose `code` accepts this one: its errors are about this warning's own fields.
   const checker = memberCheckers[MEMBER_OF_CODE.get(code)!]!;
   if (checker.check(value)) return { ok: true, warning: value as RuntimeWarningPayload };
-  const byPath = new Map<string, string>();
-  for (const error of checker.errors(value)) {
-    const path = error.slice(0, error.indexOf(": "));
-    if (!byPath.has(path)) byPath.set(path, error);
-  }
-  const errors = [...byPath.values()];
-  return { ok: false, errors: errors.length > 0 ? errors : ["/: not a valid runtime.warning payload"] };
+  return { ok: false, errors: fieldErrors(checker, value, "/: not a valid runtime.warning payload") };
 }
