@@ -176,6 +176,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       beforeUserMessages: [createHiddenMessage("hidden reminder before the prompt", "fuzz")],
     }),
     ...(scenario.hostWarnings && { warnings: [oddHostWarning()] }),
+    ...(scenario.budget && { budget: scenario.budget }),
     llm: {
       model: model.model,
       streamFn: withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),

@@ -74,6 +74,17 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       steering: steeringArbitrary,
       retry: retryArbitrary,
       streamTimeouts: fc.constantFrom("default" as const, "off" as const),
+      budget: fc.option(
+        fc.record(
+          {
+            maxSteps: fc.integer({ min: 1, max: 3 }),
+            maxOutputTokens: fc.integer({ min: 1, max: 400 }),
+            maxCost: fc.constantFrom(0.000001, 0.001, 0.05),
+          },
+          { requiredKeys: [] },
+        ),
+        { freq: 3, nil: undefined },
+      ),
       abortBeforeStart: fc.oneof(
         { weight: 30, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },

@@ -342,6 +342,8 @@ export interface TurnScenario {
   abortBeforeStart: boolean;
   withHistory: boolean;
   beforeUserMessages: boolean;
+  /** The turn's limits (`RunTurnInput.budget`): a few steps, output tokens or a small cost; absent: none. */
+  budget?: { maxSteps?: number; maxOutputTokens?: number; maxCost?: number };
   /** The host hands the turn a warning (`RunTurnInput.warnings`) with fields besides its own that JSON cannot write (invariant 20). */
   hostWarnings?: boolean;
   /** A hostile host (throwing logger and callbacks, hung hook members, steering bursts); absent in the other runner properties. */
