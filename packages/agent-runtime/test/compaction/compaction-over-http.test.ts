@@ -6,21 +6,11 @@
  * and a real overflow answer is recovered through a compaction.
  */
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { assistantMessage, usageOf, userMessage } from "@turnkit/agent-core/testing";
+import { usageOf, userMessage } from "@turnkit/agent-core/testing";
 import { describe, expect, it } from "vitest";
 import { COMPACTION_SUMMARY_SYSTEM_PROMPT, type CompactionRecord } from "../../src/index.js";
-import { runCompactedTurn } from "../support/compacted-turn.js";
+import { reportedHistory, runCompactedTurn } from "../support/compacted-turn.js";
 import { type FakeChatServer, fakeModel, reply, serveChat } from "../support/fake-chat-server.js";
-
-/** A session whose last response reported 9,500 tokens of context: above 10,000 minus a 1,000 reserve. */
-function reportedHistory(): AgentMessage[] {
-  return [
-    userMessage(`Earlier question: ${"e".repeat(8_000)}`, { timestamp: 1 }),
-    assistantMessage("Earlier answer.", { timestamp: 2 }),
-    userMessage(`Recent question: ${"r".repeat(4_000)}`, { timestamp: 3 }),
-    assistantMessage("Recent answer.", { usage: usageOf(9_400, 100), timestamp: 4 }),
-  ];
-}
 
 /** Runs one turn on `server` with a 10,000-token window and a 1,000-token reserve. */
 function turnOn(server: FakeChatServer, history: AgentMessage[], recoverOverflow = true) {

@@ -4,21 +4,10 @@
  * summary model of another provider (pi-ai then reads that provider's
  * environment variable): the turn's key never goes to another provider.
  */
-import type { AgentMessage } from "@turnkit/agent-loop";
-import { assistantMessage, createScriptedModel, usageOf, userMessage } from "@turnkit/agent-core/testing";
+import { createScriptedModel } from "@turnkit/agent-core/testing";
 import { describe, expect, it } from "vitest";
 import { COMPACTION_SUMMARY_SYSTEM_PROMPT } from "../../src/index.js";
-import { runCompactedTurn } from "../support/compacted-turn.js";
-
-/** A session whose last response reported 9,500 tokens: above a 10,000-token window less a 1,000 reserve. */
-function reportedHistory(): AgentMessage[] {
-  return [
-    userMessage(`Earlier question: ${"e".repeat(8_000)}`, { timestamp: 1 }),
-    assistantMessage("Earlier answer.", { timestamp: 2 }),
-    userMessage(`Recent question: ${"r".repeat(4_000)}`, { timestamp: 3 }),
-    assistantMessage("Recent answer.", { usage: usageOf(9_400, 100), timestamp: 4 }),
-  ];
-}
+import { reportedHistory, runCompactedTurn } from "../support/compacted-turn.js";
 
 /** The key each summary request was sent with, for a summary model of `provider`. */
 async function summaryKeys(provider: string, summaryApiKey?: string): Promise<unknown[]> {

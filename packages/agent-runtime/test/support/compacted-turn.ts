@@ -2,7 +2,14 @@
  * One turn of a real `PiTurnRunner` with a runtime holding only the
  * compaction extension, through agent-core's public testing entry.
  */
-import { type RunScriptedTurnOptions, type ScriptedTurnResult, runScriptedTurn } from "@turnkit/agent-core/testing";
+import {
+  type RunScriptedTurnOptions,
+  type ScriptedTurnResult,
+  assistantMessage,
+  runScriptedTurn,
+  usageOf,
+  userMessage,
+} from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import {
   type CompactionNotice,
@@ -46,4 +53,14 @@ export function sentRoles(messages: readonly { role: string }[]): string[] {
 /** The host-only compaction record and the summary message a replacement starts with. */
 export function compactionHead(messages: readonly AgentMessage[]): AgentMessage[] {
   return messages.slice(0, 2);
+}
+
+/** A session whose last response reported 9,500 tokens of context: above a 10,000-token window less a 1,000 reserve. */
+export function reportedHistory(): AgentMessage[] {
+  return [
+    userMessage(`Earlier question: ${"e".repeat(8_000)}`, { timestamp: 1 }),
+    assistantMessage("Earlier answer.", { timestamp: 2 }),
+    userMessage(`Recent question: ${"r".repeat(4_000)}`, { timestamp: 3 }),
+    assistantMessage("Recent answer.", { usage: usageOf(9_400, 100), timestamp: 4 }),
+  ];
 }
