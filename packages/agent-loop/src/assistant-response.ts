@@ -99,7 +99,7 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
         delivering = true;
         await run.emit({ type: "message_start", message: partial });
         delivering = false;
-      } else if (partial) {
+      } else if (partial && isUpdateEvent(event)) {
         partial = event.partial;
         run.context.messages[placedAt] = partial;
         delivering = true;
@@ -145,6 +145,24 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
   run.newMessages.push(final);
   await run.emit({ type: "message_end", message: final });
   return final;
+}
+
+/** The events announced as `message_update`, as pi announces them; an event of another type is skipped. */
+function isUpdateEvent(event: AssistantMessageEvent): boolean {
+  switch (event.type) {
+    case "text_start":
+    case "text_delta":
+    case "text_end":
+    case "thinking_start":
+    case "thinking_delta":
+    case "thinking_end":
+    case "toolcall_start":
+    case "toolcall_delta":
+    case "toolcall_end":
+      return true;
+    default:
+      return false;
+  }
 }
 
 const NOT_SETTLED = Symbol("not settled");
