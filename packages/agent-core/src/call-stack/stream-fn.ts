@@ -49,14 +49,20 @@ export function createFailureMessage(
 }
 
 /**
- * The failure that stands for a response whose final message is malformed
- * (`problem` says how, see `responseProblem`): stopReason `"error"`, no
+ * The failure that stands for a response whose final message or one of
+ * whose events is malformed (`problem` says how, see `responseProblem` and
+ * `streamEventProblem`; `message` is that final message, or the partial
+ * message so far): stopReason `"error"`, no
  * content, an `errorMessage` naming the field (and the response's own
  * `errorMessage`, when it had one), and the response's usage when it
  * reported one (the tokens were spent all the same).
  */
 export function malformedResponseFailure(model: AnyModel, message: unknown, problem: string): AssistantMessage {
-  const where = problem.startsWith(".") ? problem.slice(1) : `the message${problem}`;
+  const where = problem.startsWith(".")
+    ? problem.slice(1)
+    : problem.startsWith(" ")
+      ? `the message${problem}`
+      : problem;
   const original = (message as { errorMessage?: unknown } | null)?.errorMessage;
   const text = `The model's response is malformed: ${where}${typeof original === "string" ? ` (its error: ${original})` : ""}`;
   const failure = createFailureMessage(model, "error", text);

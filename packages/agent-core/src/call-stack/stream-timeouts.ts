@@ -7,7 +7,7 @@ import { resolveWatchdogs, type StreamTimeoutOptions, type Watchdogs } from "./s
 import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
 import type { AttemptEventObserver } from "./retry-attempt.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
-import { responseProblem } from "../messages/content-checks.js";
+import { responseProblem, streamEventProblem } from "../messages/content-checks.js";
 import { countedUsage } from "./provider-usage.js";
 import {
   createFailureMessage,
@@ -204,6 +204,9 @@ export class WatchedAttempt {
       return this.takeDecided();
     }
     const event = result.value;
+    // A malformed event never reaches the loop or the host's events: the response fails, naming the field.
+    const eventProblem = streamEventProblem(event);
+    if (eventProblem) return this.failMalformed(this.lastPartial, eventProblem);
     if (event.type === "done" || event.type === "error") {
       // A malformed final message never reaches the transcript: the response fails, naming the field.
       const final = event.type === "done" ? event.message : event.error;
