@@ -11,7 +11,13 @@ import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
-import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
+import {
+  earlierExchange,
+  markedText,
+  responseEntry,
+  withFallbackAnswers,
+  withUnknownEvents,
+} from "./scripted-entries.js";
 
 function behavioursOf(scenario: {
   requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[];
@@ -119,7 +125,7 @@ export async function runAgentScenario(
 
   const requests: AgentScenarioObservation["requests"] = [];
   const malformedCalls: AgentScenarioObservation["malformedCalls"] = [];
-  const answer = withFallbackAnswers(model);
+  const answer = withUnknownEvents(withFallbackAnswers(model), scenario.unknownEvents);
   let agent!: Agent;
   const abort = () => agent.abort();
   agent = new AgentClass({

@@ -19,6 +19,7 @@ import {
   markedText,
   requestEntries,
   withFallbackAnswers,
+  withMalformedEvents,
   withMalformedFinals,
 } from "./scripted-entries.js";
 
@@ -179,7 +180,10 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ...(scenario.budget && { budget: scenario.budget }),
     llm: {
       model: model.model,
-      streamFn: withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+      streamFn: withMalformedEvents(
+        withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+        scenario.malformedEvents,
+      ),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },
     tools: [

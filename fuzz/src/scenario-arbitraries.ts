@@ -14,6 +14,7 @@ import {
   writerArbitrary,
 } from "./host-arbitraries.js";
 import {
+  oddEventsArbitrary,
   providerFailureArbitrary,
   requestArbitrary,
   responseArbitrary,
@@ -97,13 +98,23 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         { weight: 6, arbitrary: fc.constant<number[]>([]) },
         { weight: 1, arbitrary: fc.array(fc.nat({ max: 3 })) },
       ),
+      oddEvents: oddEventsArbitrary,
     })
-    .map(({ malformed, ...scenario }) => {
+    .map(({ malformed, oddEvents, ...scenario }) => {
       const requests = withRequestIds(scenario.requests);
+      const withText = (index: number) => requests[index]?.response.text !== undefined;
       const malformedFinals = requests
-        .filter((request, index) => malformed.includes(index) && request.response.text !== undefined)
+        .filter((request, index) => malformed.includes(index) && withText(index))
         .map((request) => request.response.token);
-      return { ...scenario, requests, ...(malformedFinals.length > 0 && { malformedFinals }) };
+      const malformedEvents = oddEvents
+        .filter(([index]) => withText(index))
+        .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
+      return {
+        ...scenario,
+        requests,
+        ...(malformedFinals.length > 0 && { malformedFinals }),
+        ...(malformedEvents.length > 0 && { malformedEvents }),
+      };
     });
 }
 

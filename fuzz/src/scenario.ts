@@ -218,6 +218,8 @@ export interface AgentScenario {
   promptForm?: PromptForm;
   /** A run after the first and the optional `continue()` (default none). */
   laterRun?: LaterRun;
+  /** Responses (by token) that stream an event of a type pi-ai does not have before `done` (default none). */
+  unknownEvents?: string[];
 }
 
 // ------------------------------------------------------------------ PiTurnRunner
@@ -362,4 +364,14 @@ export interface TurnScenario {
    * main runner property.
    */
   malformedFinals?: string[];
+  /**
+   * Responses (by token) that stream one more event just before their
+   * final one: malformed (no object, no type, a delta that is no string, a
+   * finished tool call without an id) or of a type pi-ai does not have;
+   * absent outside the main runner property.
+   */
+  malformedEvents?: { token: string; event: MalformedEventKind }[];
 }
+
+/** The extra event a response of `malformedEvents` streams (see `withMalformedEvents`). */
+export type MalformedEventKind = "null" | "string" | "noType" | "numberDelta" | "nullToolCall" | "unknownType";
