@@ -127,7 +127,8 @@ export function invokeStreamFn(
   }
   if (!isPromiseLike(result)) return isEventStream(result) ? result : notAStream(model, result);
   const out = new RelayStream();
-  result.then(
+  // Through a promise of our own: a host's thenable whose `then` throws or calls back twice is answered as a rejection.
+  Promise.resolve(result).then(
     (inner) => {
       if (!isEventStream(inner)) {
         pushTerminalError(out, notAStreamMessage(model, inner));
