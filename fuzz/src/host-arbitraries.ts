@@ -166,7 +166,10 @@ export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
   ),
   failAt: oneIn(
     8,
-    fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+    fc.record({
+      index: fc.nat({ max: 40 }),
+      mode: fc.constantFrom("throw" as const, "reject" as const, "thenableThrows" as const),
+    }),
   ),
   slow: oneIn(4, slowWriterArbitrary({ never: false, maxFrom: 40 })),
 });

@@ -137,6 +137,14 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     if (failAt?.index === index) {
       if (failAt.mode === "throw") throw new Error("the event writer failed");
+      if (failAt.mode === "thenableThrows") {
+        const thenable = {
+          then() {
+            throw new Error("the event writer's thenable failed");
+          },
+        };
+        return thenable as unknown as Promise<void>;
+      }
       return Promise.reject(new Error("the event writer rejected"));
     }
     if (slow && index >= slow.from) {

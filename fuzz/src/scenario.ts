@@ -273,7 +273,8 @@ export type SlowWriterSpec =
 export interface WriterSpec {
   /** Microtask turns before `push` resolves (0: synchronous writer). */
   asyncTicks: number;
-  failAt: { index: number; mode: "throw" | "reject" } | undefined;
+  /** Fails once: throws, rejects, or answers a thenable whose `then` throws. */
+  failAt: { index: number; mode: "throw" | "reject" | "thenableThrows" } | undefined;
   /** Answers late (or never) from some event on; takes precedence over `asyncTicks` there. */
   slow: SlowWriterSpec | undefined;
 }
