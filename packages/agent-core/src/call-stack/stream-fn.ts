@@ -8,7 +8,8 @@ import {
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@turnkit/agent-loop";
-import { emptyUsage, errorText } from "@turnkit/agent-loop/internal";
+import { describeValue, emptyUsage, errorText } from "@turnkit/agent-loop/internal";
+import { assertObjectArgument } from "../argument-checks.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 
@@ -28,13 +29,22 @@ export type AnyModel = Model<any>;
  * and id, and the current time. For stream functions a host writes itself,
  * which must encode a failure as a terminal `error` event with such a
  * message instead of throwing; `classifyError` later reads its
- * `errorMessage`. Builds a new object each call; never throws.
+ * `errorMessage`. Builds a new object each call. Throws a `TypeError`
+ * naming the argument when `model` is no object, `stopReason` neither
+ * `"error"` nor `"aborted"`, or `errorMessage` no string.
  */
 export function createFailureMessage(
   model: AnyModel,
   stopReason: "error" | "aborted",
   errorMessage: string,
 ): AssistantMessage {
+  assertObjectArgument("createFailureMessage", "model", model);
+  if (stopReason !== "error" && stopReason !== "aborted")
+    throw new TypeError(
+      `createFailureMessage: stopReason must be "error" or "aborted", got ${describeValue(stopReason)}`,
+    );
+  if (typeof errorMessage !== "string")
+    throw new TypeError(`createFailureMessage: errorMessage must be a string, got ${describeValue(errorMessage)}`);
   return {
     role: "assistant",
     content: [],
