@@ -1,5 +1,6 @@
 import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
 import type { LoopRun } from "./loop-run.js";
+import { describeValue } from "./message-checks.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 import type { RequestAbort } from "./request-abort.js";
 
@@ -45,6 +46,9 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
     ? await config.transformContext(run.context.messages, run.signal)
     : run.context.messages;
   if (run.aborted) return undefined;
+  // Turnkit addition: what the hook answered is named, instead of failing inside convertToLlm.
+  if (!Array.isArray(transformed))
+    throw new TypeError(`transformContext must resolve to an array of messages, got ${describeValue(transformed)}`);
   const messages = await config.convertToLlm(transformed);
   if (run.aborted) return undefined;
   const apiKey = (await config.getApiKey?.(config.model.provider)) || config.apiKey;
