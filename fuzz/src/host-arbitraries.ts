@@ -78,7 +78,7 @@ export const agentHooksArbitrary: fc.Arbitrary<AgentHookSpec> = fc.record({
   onToolExecutionStart: toolStartDecisions,
   shouldStopAfterTurn: decisions<boolean | "throw">(false, [true, "throw"]),
   shouldStopAfterSteering: decisions<boolean | "throw">(false, [true, "throw"]),
-  transformContext: decisions<"pass" | "throw">("pass", ["throw"]),
+  transformContext: decisions<"pass" | "throw" | "noArray">("pass", ["throw", "noArray"]),
 });
 
 export const listenerFailureArbitrary: fc.Arbitrary<ListenerFailureSpec | undefined> = oneIn(

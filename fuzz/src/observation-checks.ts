@@ -10,7 +10,7 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario, scriptedCallId } from "./argument-scenario.js";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
-import { checkNoEngineErrors } from "./invariants/no-engine-errors.js";
+import { checkNoEngineErrors, checkNoEngineErrorsInTranscript } from "./invariants/no-engine-errors.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
 import { checkHostQuestions } from "./invariants/host-questions.js";
 import { checkHostileHost } from "./invariants/hostile-host.js";
@@ -68,6 +68,7 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
   checkMessagesWellFormed(transcript, "agent transcript");
   checkProviderConversion(llmMessagesOf(transcript), "agent transcript");
   checkAgentVisibleText(observation.events);
+  checkNoEngineErrorsInTranscript(transcript);
   checkNoLeaks(observation);
 }
 

@@ -79,7 +79,10 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
   if (spec.transformContext) {
     const next = decisionSequence(spec.transformContext, "pass");
     options.transformContext = async (messages) => {
-      if (next() === "throw") throw new Error("transformContext failed");
+      const decision = next();
+      if (decision === "throw") throw new Error("transformContext failed");
+      // A host's hook that answers no list: the run fails naming the hook.
+      if (decision === "noArray") return undefined as unknown as AgentMessage[];
       return messages;
     };
   }

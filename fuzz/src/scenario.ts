@@ -187,7 +187,7 @@ export interface AgentHookSpec {
   onToolExecutionStart: ToolStartDecision[] | undefined;
   shouldStopAfterTurn: (boolean | "throw")[] | undefined;
   shouldStopAfterSteering: (boolean | "throw")[] | undefined;
-  transformContext: ("pass" | "throw")[] | undefined;
+  transformContext: ("pass" | "throw" | "noArray")[] | undefined;
 }
 
 /** A second listener that fails on one event (the "host observer failing"). */

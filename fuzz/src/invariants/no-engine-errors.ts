@@ -6,7 +6,8 @@
  * stream function or a host) went unchecked until the runner's code failed
  * on it, instead of being refused where it came in, naming the field. The
  * generated models stream malformed events now and then
- * (`src/scripted-entries.ts`, `withMalformedEvents`) to feed it.
+ * (`src/scripted-entries.ts`, `withMalformedEvents`), and an `Agent`'s
+ * `transformContext` now and then answers no list, to feed it.
  */
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { InvariantViolation } from "./violation.js";
@@ -30,6 +31,14 @@ function engineText(value: unknown): string | undefined {
     if (found) return text.slice(Math.max(0, found.index - 80), found.index + 120);
   }
   return undefined;
+}
+
+/** The same for an `Agent` run: no message of its transcript carries such a text. */
+export function checkNoEngineErrorsInTranscript(transcript: readonly unknown[]): void {
+  for (const [index, message] of transcript.entries()) {
+    const found = engineText(message);
+    if (found) throw new InvariantViolation(INVARIANT, `transcript[${index}]: …${found}…`);
+  }
 }
 
 export function checkNoEngineErrors(events: readonly RuntimeEvent[], outcome: TurnOutcome): void {
