@@ -1,4 +1,6 @@
+import { isRecord } from "@turnkit/agent-loop/internal";
 import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
+import { describeValue } from "../messages/content-checks.js";
 
 /**
  * Checks the envelope rules every turn's event stream must follow, and
@@ -23,7 +25,10 @@ import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
  * failure cut it short).
  *
  * Returns the terminal status, so a test can go on with
- * `expect(assertRuntimeEventSequence(events)).toBe("completed")`.
+ * `expect(assertRuntimeEventSequence(events)).toBe("completed")`. Throws a
+ * `TypeError` instead when `events` is no array, or one of them no event
+ * object with a `payload` object (and an `origin` object with a `path`
+ * array, when it has an origin).
  */
 export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "completed" | "aborted" | "failed" {
   const fail = (message: string, event?: RuntimeEvent): never => {
@@ -32,8 +37,12 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
       : "";
     throw new Error(`RuntimeEvent sequence is invalid: ${message}${where}`);
   };
-  if (!Array.isArray(events as unknown))
-    fail(`expected an array of events, got ${events === null ? "null" : typeof events}`);
+  if (!Array.isArray(events as unknown)) {
+    throw new TypeError(
+      `RuntimeEvent sequence is invalid: expected an array of events, got ${events === null ? "null" : typeof events}`,
+    );
+  }
+  events.forEach(assertEventShape);
   if (events.length === 0) fail("no events");
   const first = events[0]!;
   if (first.type !== "session.status" || first.payload.status !== "running")
@@ -107,4 +116,14 @@ function checkChildEvent(
     if (running) fail(`sub-agent turn ${origin.turnId} is running twice`, event);
     child.ended = isTerminalStatus(event.payload.status);
   }
+}
+
+/** Throws a `TypeError` naming `events[index]` when the event lacks what the rules read. */
+function assertEventShape(event: unknown, index: number): void {
+  const fail = (problem: string) => new TypeError(`assertRuntimeEventSequence: events[${index}]${problem}`);
+  if (!isRecord(event)) throw fail(` must be a RuntimeEvent object, got ${describeValue(event)}`);
+  if (!isRecord(event.payload)) throw fail(`.payload must be an object, got ${describeValue(event.payload)}`);
+  if (event.origin === undefined) return;
+  if (!isRecord(event.origin) || !Array.isArray(event.origin.path) || !event.origin.path.every(isRecord))
+    throw fail(`.origin must be an object with a path of hops, got ${describeValue(event.origin)}`);
 }

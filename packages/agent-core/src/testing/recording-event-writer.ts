@@ -1,5 +1,7 @@
 import type { DebugTracePayload, RuntimeEvent, RuntimeEventType, StreamChunk, TraceLevel } from "@turnkit/protocol";
+import { isRecord } from "@turnkit/agent-loop/internal";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
+import { describeValue } from "../messages/content-checks.js";
 
 /** Options of {@link createRecordingEventWriter}. */
 export interface RecordingEventWriterOptions {
@@ -37,9 +39,12 @@ export interface RecordingEventWriter extends EventWriter {
 /**
  * Creates a {@link RecordingEventWriter}. Never throws on its own; an
  * `onEvent` that throws makes `push` throw (or reject, with `asyncTicks`),
- * which is how a test simulates a failing host sink.
+ * which is how a test simulates a failing host sink. Throws a `TypeError`
+ * naming the argument when `options` (when given) is no object, its
+ * `asyncTicks` no non-negative integer or its `onEvent` no function.
  */
 export function createRecordingEventWriter(options: RecordingEventWriterOptions = {}): RecordingEventWriter {
+  assertWriterOptions(options);
   const events: RuntimeEvent[] = [];
   const ticks = options.asyncTicks ?? 0;
   const ofType = <TType extends RuntimeEventType>(type: TType): RuntimeEvent<TType>[] =>
@@ -81,4 +86,14 @@ export function createRecordingEventWriter(options: RecordingEventWriterOptions 
         .map((event) => event.payload)
         .filter((payload) => level === undefined || payload.level === level),
   };
+}
+
+function assertWriterOptions(options: unknown): void {
+  const fail = (problem: string) => new TypeError(`createRecordingEventWriter: ${problem}`);
+  if (!isRecord(options)) throw fail(`options must be an object, got ${describeValue(options)}`);
+  const { asyncTicks, onEvent } = options;
+  if (asyncTicks !== undefined && !(Number.isInteger(asyncTicks) && (asyncTicks as number) >= 0))
+    throw fail(`options.asyncTicks must be a non-negative integer, got ${describeValue(asyncTicks)}`);
+  if (onEvent !== undefined && typeof onEvent !== "function")
+    throw fail(`options.onEvent must be a function, got ${describeValue(onEvent)}`);
 }

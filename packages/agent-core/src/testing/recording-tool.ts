@@ -1,5 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { ToolExecutionMode } from "@turnkit/agent-loop";
+import { isRecord } from "@turnkit/agent-loop/internal";
+import { describeValue } from "../messages/content-checks.js";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../tools/runtime-tool.js";
 
@@ -36,9 +38,17 @@ export interface RecordingToolOptions {
  * Creates a runtime tool named `name` with one optional string argument
  * `value`, which records each call before answering it. For scenarios that
  * assert which calls ran, with which arguments and context, and in what
- * order. Throws like `defineRuntimeTool` for an invalid `name`.
+ * order. Throws a `TypeError` naming the argument when `name` is no string,
+ * or `options` (when given) is no object or has an `answer` that is no
+ * function; throws like `defineRuntimeTool` for an invalid `name` or
+ * `executionMode`.
  */
 export function createRecordingTool(name: string, options: RecordingToolOptions = {}): RecordingTool {
+  const fail = (problem: string) => new TypeError(`createRecordingTool: ${problem}`);
+  if (typeof name !== "string") throw fail(`name must be a string, got ${describeValue(name)}`);
+  if (!isRecord(options as unknown)) throw fail(`options must be an object, got ${describeValue(options)}`);
+  if (options.answer !== undefined && typeof options.answer !== "function")
+    throw fail(`options.answer must be a function, got ${describeValue(options.answer)}`);
   const calls: RecordedToolCall[] = [];
   const tool = defineRuntimeTool({
     name,

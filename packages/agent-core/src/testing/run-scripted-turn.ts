@@ -120,18 +120,38 @@ export async function runScriptedTurn(options: RunScriptedTurnOptions = {}): Pro
 /**
  * What a host's store holds after applying `changes` to `history`: a
  * `messageDelta` appends, a `replaceMessages` replaces everything. Never
- * mutates its arguments.
+ * mutates its arguments. Throws a `TypeError` naming the argument when
+ * `history` is no array, or `changes` no array of changes, each an object
+ * with a `reason` of `messageDelta` or `replaceMessages` and a `messages`
+ * array.
  */
 export function applyHistoryChanges(
   history: readonly AgentMessage[],
   changes: readonly HistoryChange[],
 ): AgentMessage[] {
+  assertHistoryChanges(history, changes);
   let stored = [...history];
   for (const change of changes) {
     if (change.reason === "messageDelta") stored.push(...change.messages);
     else stored = [...change.messages];
   }
   return stored;
+}
+
+function assertHistoryChanges(history: unknown, changes: unknown): void {
+  const fail = (problem: string) => new TypeError(`applyHistoryChanges: ${problem}`);
+  if (!Array.isArray(history)) throw fail(`history must be an array of messages, got ${describeValue(history)}`);
+  if (!Array.isArray(changes)) throw fail(`changes must be an array of history changes, got ${describeValue(changes)}`);
+  changes.forEach((change: unknown, index) => {
+    if (!isRecord(change))
+      throw fail(`changes[${index}] must be a history change object, got ${describeValue(change)}`);
+    if (change.reason !== "messageDelta" && change.reason !== "replaceMessages")
+      throw fail(
+        `changes[${index}].reason must be "messageDelta" or "replaceMessages", got ${describeValue(change.reason)}`,
+      );
+    if (!Array.isArray(change.messages))
+      throw fail(`changes[${index}].messages must be an array of messages, got ${describeValue(change.messages)}`);
+  });
 }
 
 /** The options that must be objects when set (`script` must be an array). Other keys are the caller's, unread. */

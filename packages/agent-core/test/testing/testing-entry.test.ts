@@ -7,6 +7,7 @@ import {
   assertToolCallsAnswered,
   assistantMessage,
   createRecordingEventWriter,
+  createRecordingTool,
   response,
   runScriptedTurn,
   toolCall,
@@ -51,6 +52,59 @@ describe("@turnkit/agent-core/testing", () => {
     expect(() => assertToolCallsAnswered(null as never)).toThrow(
       "assertToolCallsAnswered: expected a transcript (an array of messages), got null",
     );
+  });
+
+  it("each helper refuses a malformed argument with a TypeError naming it, and takes undefined options as none", () => {
+    const bad = undefined as never;
+    const nul = null as never;
+    for (const [call, message] of [
+      [() => applyHistoryChanges(bad, []), "applyHistoryChanges: history must be an array of messages, got undefined"],
+      [
+        () => applyHistoryChanges([], bad),
+        "applyHistoryChanges: changes must be an array of history changes, got undefined",
+      ],
+      [
+        () => applyHistoryChanges([], [{ reason: "append", messages: [] } as never]),
+        'applyHistoryChanges: changes[0].reason must be "messageDelta" or "replaceMessages", got "append"',
+      ],
+      [
+        () => applyHistoryChanges([], [{ reason: "messageDelta" } as never]),
+        "applyHistoryChanges: changes[0].messages must be an array of messages, got undefined",
+      ],
+      [() => createRecordingEventWriter(nul), "createRecordingEventWriter: options must be an object, got null"],
+      [
+        () => createRecordingEventWriter({ asyncTicks: -1 }),
+        "createRecordingEventWriter: options.asyncTicks must be a non-negative integer, got -1",
+      ],
+      [() => createRecordingTool("t", nul), "createRecordingTool: options must be an object, got null"],
+      [() => createRecordingTool(bad), "createRecordingTool: name must be a string, got undefined"],
+      [
+        () => createRecordingTool("t", { answer: 5 as never }),
+        "createRecordingTool: options.answer must be a function, got 5",
+      ],
+      [
+        () => assertRuntimeEventSequence([nul]),
+        "assertRuntimeEventSequence: events[0] must be a RuntimeEvent object, got null",
+      ],
+      [
+        () => assertToolCallsAnswered([nul]),
+        "assertToolCallsAnswered: transcript[0] must be a message object, got null",
+      ],
+      [
+        () => assertToolCallsAnswered([{ role: "assistant" } as never]),
+        "assertToolCallsAnswered: transcript[0].content must be an array of content blocks, got undefined",
+      ],
+      [
+        () => assertToolCallsAnswered(nul),
+        "assertToolCallsAnswered: expected a transcript (an array of messages), got null",
+      ],
+      [() => response(bad), "response: content must be a string, a content block or an array of them, got undefined"],
+    ] as const) {
+      expect(call, message).toThrow(message);
+      expect(call, message).toThrow(TypeError);
+    }
+    expect(createRecordingEventWriter(undefined).events).toEqual([]);
+    expect(createRecordingTool("t", undefined).calls).toEqual([]);
   });
 
   it("createRecordingEventWriter answers queries and can simulate a failing sink", async () => {

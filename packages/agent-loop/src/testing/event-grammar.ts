@@ -1,5 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import type { AgentEvent, AgentMessage } from "../types.js";
+import { agentEventProblem, assertAgentEvents } from "./agent-event-checks.js";
+import { assertArrayArgument, assertOptionsArgument } from "./argument-checks.js";
 
 const EVENT_GRAMMAR_ERROR_MARKER = Symbol.for("turnkit.agent-loop.EventGrammarError");
 
@@ -87,7 +89,8 @@ interface RunState {
  *
  * Returns nothing when the events follow the grammar; throws
  * {@link EventGrammarError} naming the first violation otherwise, and a
- * `TypeError` when `events` is no array.
+ * `TypeError` when `events` is no array, one of them is no agent event (see
+ * {@link describeEvent}), or `options` (when given) is no object.
  */
 export function assertEventGrammar(events: readonly AgentEvent[], options: EventGrammarOptions = {}): void {
   const fail = (index: number, rule: string): never => {
@@ -98,6 +101,8 @@ export function assertEventGrammar(events: readonly AgentEvent[], options: Event
       `assertEventGrammar: expected an array of events, got ${events === null ? "null" : typeof events}`,
     );
   }
+  assertAgentEvents(events, "assertEventGrammar");
+  assertOptionsArgument(options, "assertEventGrammar");
   if (events.length === 0) fail(0, "no events");
   if (events[0]!.type !== "agent_start") fail(0, "first event is not agent_start");
   let run: RunState | undefined;
@@ -241,9 +246,13 @@ function sameItems<T>(actual: readonly T[], expected: readonly T[]): boolean {
 /**
  * One line per event, for readable sequence assertions:
  * `message_end:assistant:toolUse`, `tool_execution_end:call_1:error`,
- * `turn_end:2` (the number of tool results).
+ * `turn_end:2` (the number of tool results). Throws a `TypeError` naming
+ * the field when `event` is no agent event: an object with a known `type`
+ * and the fields of that type (its message, tool results or tool call id).
  */
 export function describeEvent(event: AgentEvent): string {
+  const problem = agentEventProblem(event);
+  if (problem) throw new TypeError(`describeEvent: event${problem}`);
   switch (event.type) {
     case "message_start":
     case "message_update":
@@ -283,9 +292,13 @@ function describeMessage(message: AgentMessage): string {
 /**
  * The run as {@link describeEvent} lines without `message_update` and
  * `tool_execution_update` (their number depends on chunking): the shape a
- * scenario asserts.
+ * scenario asserts. Throws a `TypeError` naming the argument when `events`
+ * is no array, or the first of them that is no agent event (see
+ * {@link describeEvent}).
  */
 export function traceOf(events: readonly AgentEvent[]): string[] {
+  assertArrayArgument(events, "traceOf", "events", "agent events");
+  assertAgentEvents(events, "traceOf");
   return events
     .filter((event) => event.type !== "message_update" && event.type !== "tool_execution_update")
     .map(describeEvent);

@@ -6,6 +6,8 @@
  * the real time they take also depends on how loaded the machine is.
  */
 import { ABORT_GRACE_MS } from "../defaults.js";
+import { describeValue, isRecord } from "../message-checks.js";
+import { assertArrayArgument, assertNumberArgument } from "./argument-checks.js";
 
 /** One real timer of `ABORT_GRACE_MS`: when it was started and when it fired (never, when it was cleared first). */
 export interface GraceWait {
@@ -51,8 +53,19 @@ export function probeGraceTimers(): GraceTimerProbe {
  * ran one after another at most: the longest chain in which each wait
  * started only once the one before it had fired. Graces that overlap count
  * once; a fresh grace per hung call after the abort makes the chain grow.
+ * Throws a `TypeError` naming the argument when `waits` is no array of
+ * waits (objects with a numeric `startedAt`), or `from` or `to` no number.
  */
 export function sequentialGraces(waits: readonly GraceWait[], from: number, to: number): number {
+  assertArrayArgument(waits, "sequentialGraces", "waits", "grace waits");
+  waits.forEach((wait: unknown, index) => {
+    if (!isRecord(wait) || typeof wait.startedAt !== "number")
+      throw new TypeError(
+        `sequentialGraces: waits[${index}] must be a wait { startedAt, firedAt } as probeGraceTimers records it, got ${describeValue(wait)}`,
+      );
+  });
+  assertNumberArgument(from, "sequentialGraces", "from");
+  assertNumberArgument(to, "sequentialGraces", "to");
   const fired = waits
     .filter(
       (wait): wait is GraceWait & { firedAt: number } =>

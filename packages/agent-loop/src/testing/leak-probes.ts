@@ -4,9 +4,17 @@
  * `node:events`).
  */
 import { getEventListeners } from "node:events";
+import { describeValue } from "../message-checks.js";
 
-/** Abort listeners currently registered on `signal` (Node's own count; nothing is wrapped). */
+/**
+ * Abort listeners currently registered on `signal` (Node's own count;
+ * nothing is wrapped). Throws a `TypeError` naming the argument when
+ * `signal` is no `AbortSignal`.
+ */
 export function abortListenerCount(signal: AbortSignal): number {
+  if (!(signal instanceof AbortSignal)) {
+    throw new TypeError(`abortListenerCount: signal must be an AbortSignal, got ${describeValue(signal)}`);
+  }
   return getEventListeners(signal, "abort").length;
 }
 

@@ -1,4 +1,5 @@
 import type { Context, Message, Model, SimpleStreamOptions, TSchema } from "@mariozechner/pi-ai";
+import { contentProblem, describeValue, isRecord } from "../message-checks.js";
 
 /** A tool as a provider sees it: what would be sent, without `execute` or UI fields. */
 export interface RecordedTool {
@@ -111,9 +112,13 @@ export function recordRequest(
  * All text the user and the tools contributed to a request, in order, one
  * message per line (text blocks of one message joined by newlines). Assistant
  * messages, the system prompt and images are left out. For assertions like
- * `expect(requestText(req)).toContain("tool output")`.
+ * `expect(requestText(req)).toContain("tool output")`. Throws a `TypeError`
+ * naming the field when `request` is no object with `context.messages`, an
+ * array of message objects whose user and tool-result content is text or
+ * text and image blocks.
  */
 export function requestText(request: Pick<RecordedRequest, "context">): string {
+  assertRequestMessages(request);
   const parts: string[] = [];
   for (const message of request.context.messages) {
     if (message.role !== "user" && message.role !== "toolResult") continue;
@@ -125,4 +130,23 @@ export function requestText(request: Pick<RecordedRequest, "context">): string {
     if (texts.length > 0) parts.push(texts.join("\n"));
   }
   return parts.join("\n");
+}
+
+/** Throws a `TypeError` naming the field of `request` that {@link requestText} cannot read. */
+function assertRequestMessages(request: unknown): asserts request is Pick<RecordedRequest, "context"> {
+  const fail = (field: string, value: unknown, expected: string): never => {
+    throw new TypeError(`requestText: ${field} must be ${expected}, got ${describeValue(value)}`);
+  };
+  if (!isRecord(request)) fail("request", request, "a recorded request { context: { messages } }");
+  const { context } = request as Record<string, unknown>;
+  if (!isRecord(context)) fail("request.context", context, "an object { messages }");
+  const { messages } = context as Record<string, unknown>;
+  if (!Array.isArray(messages)) fail("request.context.messages", messages, "an array of messages");
+  (messages as unknown[]).forEach((message, index) => {
+    const field = `request.context.messages[${index}]`;
+    if (!isRecord(message)) fail(field, message, "a message object with a role");
+    const { role, content } = message as Record<string, unknown>;
+    const problem = role === "user" || role === "toolResult" ? contentProblem(content) : undefined;
+    if (problem) throw new TypeError(`requestText: ${field}.${problem}`);
+  });
 }

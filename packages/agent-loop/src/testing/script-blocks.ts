@@ -1,4 +1,6 @@
 import type { StopReason, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
+import { blockProblem, describeValue, isRecord } from "../message-checks.js";
+import { assertOptionsArgument, assertStringArgument } from "./argument-checks.js";
 
 /**
  * A tool call in a script. Without `id`, the scripted model assigns
@@ -13,15 +15,32 @@ export interface ScriptedToolCall extends Omit<ToolCall, "id"> {
 /** One content block of a scripted assistant response. */
 export type ScriptedBlock = TextContent | ThinkingContent | ScriptedToolCall;
 
-/** A text block. Never fails. */
+/**
+ * A text block. Throws a `TypeError` naming the argument when `value` is no
+ * string, or `options` (when given) no object with a string `signature`.
+ */
 export function text(value: string, options: { signature?: string } = {}): TextContent {
+  assertStringArgument(value, "text", "value");
+  assertOptionsArgument(options, "text");
+  assertOptionalString(options.signature, "text", "options.signature");
   const block: TextContent = { type: "text", text: value };
   if (options.signature !== undefined) block.textSignature = options.signature;
   return block;
 }
 
-/** A thinking block; `signature` and `redacted` are copied to the streamed block as given. */
+/**
+ * A thinking block; `signature` and `redacted` are copied to the streamed
+ * block as given. Throws a `TypeError` naming the argument when `value` is no
+ * string, or `options` (when given) no object with a string `signature` and
+ * a boolean `redacted`.
+ */
 export function thinking(value: string, options: { signature?: string; redacted?: boolean } = {}): ThinkingContent {
+  assertStringArgument(value, "thinking", "value");
+  assertOptionsArgument(options, "thinking");
+  assertOptionalString(options.signature, "thinking", "options.signature");
+  if (options.redacted !== undefined && typeof options.redacted !== "boolean") {
+    throw new TypeError(`thinking: options.redacted must be a boolean, got ${describeValue(options.redacted)}`);
+  }
   const block: ThinkingContent = { type: "thinking", thinking: value };
   if (options.signature !== undefined) block.thinkingSignature = options.signature;
   if (options.redacted !== undefined) block.redacted = options.redacted;
@@ -31,14 +50,21 @@ export function thinking(value: string, options: { signature?: string; redacted?
 /**
  * A tool call block. `args` is deep-copied, so mutating the caller's object
  * later does not change the script. `args` must be JSON-serialisable: it is
- * streamed as the chunks of `JSON.stringify(args)`.
+ * streamed as the chunks of `JSON.stringify(args)`; any other value (a
+ * string, a number, a list) is streamed as given, to script a model that
+ * sends malformed arguments. Throws a `TypeError` naming the argument when
+ * `name` is no string, `args` cannot be copied (it holds functions), or
+ * `options` (when given) is no object with a string `id`.
  */
 export function toolCall(
   name: string,
   args: Record<string, unknown> = {},
   options: { id?: string } = {},
 ): ScriptedToolCall {
-  const block: ScriptedToolCall = { type: "toolCall", name, arguments: structuredClone(args) };
+  assertStringArgument(name, "toolCall", "name");
+  assertOptionsArgument(options, "toolCall");
+  assertOptionalString(options.id, "toolCall", "options.id");
+  const block: ScriptedToolCall = { type: "toolCall", name, arguments: copied(args, "toolCall", "args") };
   if (options.id !== undefined) block.id = options.id;
   return block;
 }
@@ -79,18 +105,19 @@ export interface ScriptedResponse extends Omit<ResponseOptions, "stopReason"> {
 
 /**
  * Describes one assistant response. A string is one text block. Blocks are
- * deep-copied. Throws a `RangeError` at script-building time for a
- * non-positive `chunkSize` or a negative `eventDelayMs`, so a broken script
- * fails where it is written.
+ * deep-copied. Fails at script-building time, so a broken script fails where
+ * it is written: a `TypeError` naming the argument or block when `content`
+ * is not text, a block or an array of blocks (each a `text`, `thinking` or
+ * `toolCall` object with its string fields) or `options` (when given) is no
+ * object, a `RangeError` for a non-positive `chunkSize` or a negative
+ * `eventDelayMs`.
  */
 export function response(
   content: string | ScriptedBlock | readonly ScriptedBlock[],
   options: ResponseOptions = {},
 ): ScriptedResponse {
-  const blocks: ScriptedBlock[] =
-    typeof content === "string"
-      ? [text(content)]
-      : structuredClone(Array.isArray(content) ? [...content] : [content as ScriptedBlock]);
+  const blocks = scriptedBlocks(content, "response");
+  assertOptionsArgument(options, "response");
   if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize > 0)) {
     throw new RangeError(`response(): chunkSize must be a positive integer, got ${options.chunkSize}`);
   }
@@ -109,4 +136,66 @@ export function response(
   if (options.eventDelayMs !== undefined) scripted.eventDelayMs = options.eventDelayMs;
   if (options.chunkSize !== undefined) scripted.chunkSize = options.chunkSize;
   return scripted;
+}
+
+/**
+ * What is wrong with an object given as a scripted response (`undefined`:
+ * nothing), to follow its name in an error: a response is built by
+ * {@link response}, an object of kind `response` with a content list.
+ */
+export function scriptedResponseProblem(value: Record<string, unknown>): string | undefined {
+  if (value.kind !== "response") return ` must be text or response(...), got an object of kind ${String(value.kind)}`;
+  return Array.isArray(value.content) ? undefined : ".content must be an array of content blocks";
+}
+
+/** Throws a `TypeError` naming `name` unless `value` is a string or `undefined`. */
+function assertOptionalString(value: unknown, where: string, name: string): void {
+  if (value !== undefined) assertStringArgument(value, where, name);
+}
+
+/** A deep copy of `value`; a `TypeError` naming `name` when it holds what cannot be copied (functions, symbols). */
+function copied<T>(value: T, where: string, name: string): T {
+  try {
+    return structuredClone(value);
+  } catch (error) {
+    throw new TypeError(
+      `${where}: ${name} must be plain data: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/**
+ * What is wrong with one block of a script (`undefined`: nothing), as a path
+ * from the block: an object whose `type` is `text` (a string `text`),
+ * `thinking` (a string `thinking`) or `toolCall` (a string `name`, and an
+ * `id` that is a string when given; its `arguments` are not checked).
+ */
+function scriptedBlockProblem(block: unknown): string | undefined {
+  if (!isRecord(block) || block.type !== "toolCall") return blockProblem(block, ["text", "thinking", "toolCall"]);
+  if (typeof block.name !== "string") return `.name must be a string, got ${describeValue(block.name)}`;
+  if (block.id !== undefined && typeof block.id !== "string")
+    return `.id must be a string when given, got ${describeValue(block.id)}`;
+  return undefined;
+}
+
+/**
+ * The blocks of a scripted message as `where` (`response`,
+ * `assistantMessage`) was given them, deep-copied: a string is one text
+ * block, a block one block. Throws a `TypeError` naming `where` and the
+ * offending argument or block (`response: content[1].text must be a string,
+ * got 5`) otherwise.
+ */
+export function scriptedBlocks(content: unknown, where: string): ScriptedBlock[] {
+  if (typeof content === "string") return [text(content)];
+  if (!Array.isArray(content) && !isRecord(content)) {
+    throw new TypeError(
+      `${where}: content must be a string, a content block or an array of them, got ${describeValue(content)}`,
+    );
+  }
+  const blocks: unknown[] = Array.isArray(content) ? [...content] : [content];
+  blocks.forEach((block, index) => {
+    const problem = scriptedBlockProblem(block);
+    if (problem) throw new TypeError(`${where}: content${Array.isArray(content) ? `[${index}]` : ""}${problem}`);
+  });
+  return copied(blocks as ScriptedBlock[], where, "content");
 }

@@ -1,6 +1,6 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { RecordedRequest } from "./request-recording.js";
-import { response, type ScriptedResponse } from "./script-blocks.js";
+import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 import type { ScriptFault } from "./script-faults.js";
 
 /**
@@ -47,8 +47,7 @@ export function scriptEntryProblem(entry: unknown): string | undefined {
   const { role, kind, content } = entry as { role?: unknown; kind?: unknown; content?: unknown };
   if (role === "assistant") return Array.isArray(content) ? undefined : ".content must be an array of content blocks";
   if (typeof kind !== "string" || !ENTRY_KINDS.has(kind)) return `${expected}, got an object of kind ${String(kind)}`;
-  if (kind === "response" && !Array.isArray(content)) return ".content must be an array of content blocks";
-  return undefined;
+  return kind === "response" ? scriptedResponseProblem(entry as Record<string, unknown>) : undefined;
 }
 
 /** Throws a `TypeError` naming `entries` when it is no array, or its first malformed entry (`where[index] must be ...`). */

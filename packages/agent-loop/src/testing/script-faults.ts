@@ -1,6 +1,8 @@
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
+import { describeValue, isRecord } from "../message-checks.js";
+import { assertArrayArgument, assertOptionsArgument, assertStringArgument } from "./argument-checks.js";
 import { DEFAULT_FAULT_ERROR_MESSAGE } from "./scripted-defaults.js";
-import { response, type ScriptedResponse } from "./script-blocks.js";
+import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 
 /** Streams the first `events` events of `response`, then an `error` event (stopReason `"error"`). */
 export interface ErrorAfterFault {
@@ -82,13 +84,27 @@ export type ScriptFault =
 
 const interruptedResponse = () => response("This scripted response is cut off part way through");
 
-function toResponse(value: ScriptedResponse | string): ScriptedResponse {
-  return typeof value === "string" ? response(value) : value;
+/**
+ * The response a fault streams: text becomes `response(text)`. Throws a
+ * `TypeError` naming `where` and `name` for anything but text or a response
+ * built by {@link response}.
+ */
+function toResponse(value: unknown, where: string, name: string): ScriptedResponse {
+  if (typeof value === "string") return response(value);
+  const problem = isRecord(value)
+    ? scriptedResponseProblem(value)
+    : ` must be text or response(...), got ${describeValue(value)}`;
+  if (problem) throw new TypeError(`${where}: ${name}${problem}`);
+  return value as unknown as ScriptedResponse;
 }
 
-function assertEventCount(name: string, count: number): void {
+/** A `TypeError` naming `name` for a count that is no number, a `RangeError` for a number that is no non-negative integer. */
+function assertEventCount(where: string, name: string, count: unknown): void {
+  if (typeof count !== "number") {
+    throw new TypeError(`${where}: ${name} must be a non-negative integer, got ${describeValue(count)}`);
+  }
   if (!(Number.isInteger(count) && count >= 0)) {
-    throw new RangeError(`${name}(): event count must be a non-negative integer, got ${count}`);
+    throw new RangeError(`${where}(): event count must be a non-negative integer, got ${count}`);
   }
 }
 
@@ -97,19 +113,24 @@ function assertEventCount(name: string, count: number): void {
  * response: one sentence of text), then ends with an `error` event whose
  * message is the partial so far with `stopReason: "error"` and
  * `errorMessage: message`. `n` larger than the response streams all of its
- * events before the error; `n = 0` ends with the error at once.
+ * events before the error; `n = 0` ends with the error at once. Throws a
+ * `RangeError` for an `n` that is no non-negative integer, a `TypeError`
+ * naming the argument when `n` is no number, `message` no string or
+ * `options` (when given) no object whose `response` is text or a response.
  */
 export function errorAfter(
   n: number,
   message: string = DEFAULT_FAULT_ERROR_MESSAGE,
   options: { response?: ScriptedResponse | string } = {},
 ): ErrorAfterFault {
-  assertEventCount("errorAfter", n);
+  assertEventCount("errorAfter", "n", n);
+  assertStringArgument(message, "errorAfter", "message");
+  assertOptionsArgument(options, "errorAfter");
   return {
     kind: "errorAfter",
     events: n,
     message,
-    response: options.response ? toResponse(options.response) : interruptedResponse(),
+    response: options.response ? toResponse(options.response, "errorAfter", "options.response") : interruptedResponse(),
   };
 }
 
@@ -139,19 +160,20 @@ export function reject(error: unknown): RejectFault {
  * When the request's signal aborts, it ends with an `error` event, reason
  * `"aborted"`, `errorMessage` `"Request was aborted"`, and removes its abort
  * listener. A request without a signal hangs forever; that is the point.
- * Throws a `TypeError` for options that are no object, a `RangeError` for
- * an `afterEvents` that is no non-negative integer.
+ * Throws a `TypeError` for options that are no object, an `afterEvents`
+ * that is no number or a `response` that is neither text nor a response, a
+ * `RangeError` for an `afterEvents` that is no non-negative integer.
  */
 export function hang(options: { afterEvents?: number; response?: ScriptedResponse | string } = {}): HangFault {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`hang(): expected an options object { afterEvents, response }, got ${String(options)}`);
   }
   const afterEvents = options.afterEvents ?? 0;
-  assertEventCount("hang", afterEvents);
+  assertEventCount("hang", "options.afterEvents", afterEvents);
   return {
     kind: "hang",
     afterEvents,
-    response: options.response ? toResponse(options.response) : interruptedResponse(),
+    response: options.response ? toResponse(options.response, "hang", "options.response") : interruptedResponse(),
   };
 }
 
@@ -160,13 +182,17 @@ export function hang(options: { afterEvents?: number; response?: ScriptedRespons
  * stream with `end()`: iteration stops without a terminal event. By default
  * `result()` never settles, as with a provider whose stream was cut; with
  * `resolveResult: true`, `end(finalMessage)` resolves it with the message the
- * missing terminal event would have carried.
+ * missing terminal event would have carried. Throws a `TypeError` naming the
+ * argument when `value` is neither text nor a response, or `options` (when
+ * given) is no object.
  */
 export function endWithoutDone(
   value: ScriptedResponse | string,
   options: { resolveResult?: boolean } = {},
 ): EndWithoutDoneFault {
-  return { kind: "endWithoutDone", response: toResponse(value), resolveResult: options.resolveResult ?? false };
+  const scripted = toResponse(value, "endWithoutDone", "value");
+  assertOptionsArgument(options, "endWithoutDone");
+  return { kind: "endWithoutDone", response: scripted, resolveResult: options.resolveResult ?? false };
 }
 
 /**
@@ -174,9 +200,11 @@ export function endWithoutDone(
  * event (or the terminal one for an empty response). Partials and the final
  * message are as usual. Use it to check that a consumer still opens and
  * closes the message (one `message_start` and one `message_end` for it).
+ * Throws a `TypeError` naming the argument when `value` is neither text nor
+ * a response.
  */
 export function withoutStart(value: ScriptedResponse | string): WithoutStartFault {
-  return { kind: "withoutStart", response: toResponse(value) };
+  return { kind: "withoutStart", response: toResponse(value, "withoutStart", "value") };
 }
 
 /**
@@ -188,14 +216,21 @@ export function withoutStart(value: ScriptedResponse | string): WithoutStartFaul
  * stream's iterator yields them after the terminal event anyway, like a
  * hand-written stream without that guard, so a consumer must stop reading at
  * `done` itself; `result()` still resolves to the first terminal message.
+ * Throws a `TypeError` naming the argument when `value` is neither text nor
+ * a response, or `options` (when given) is no object or has `extraEvents`
+ * that are no array.
  */
 export function eventsAfterDone(
   value: ScriptedResponse | string,
   options: { extraEvents?: AssistantMessageEvent[]; reachConsumer?: boolean } = {},
 ): EventsAfterDoneFault {
+  const scripted = toResponse(value, "eventsAfterDone", "value");
+  assertOptionsArgument(options, "eventsAfterDone");
+  if (options.extraEvents !== undefined)
+    assertArrayArgument(options.extraEvents, "eventsAfterDone", "options.extraEvents", "stream events");
   const fault: EventsAfterDoneFault = {
     kind: "eventsAfterDone",
-    response: toResponse(value),
+    response: scripted,
     reachConsumer: options.reachConsumer ?? false,
   };
   if (options.extraEvents) fault.extraEvents = structuredClone(options.extraEvents);

@@ -7,7 +7,9 @@ import {
   type Model,
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
+import { describeValue, isRecord } from "../message-checks.js";
 import type { StreamFn } from "../types.js";
+import { assertOptionsArgument } from "./argument-checks.js";
 import { emptyUsage } from "./message-builders.js";
 import { recordRequest, type RecordedRequest } from "./request-recording.js";
 import { endedMessage, lastPartialOf, planResponse, type MessageIdentity } from "./response-plan.js";
@@ -95,12 +97,17 @@ type StreamedEntry = Exclude<ResolvedEntry, ThrowSyncFault | RejectFault>;
  * stream ends with an `error` event, reason `"aborted"`, `errorMessage`
  * `"Request was aborted"`; abort listeners are removed when a stream ends.
  * Messages report the requested model's `api`, `provider` and `id`.
+ * Throws a `TypeError` naming the argument when `script` is no array of
+ * entries or `options` (when given) no object whose `clock` is a clock and
+ * `model` an object, a `RangeError` for an `eventDelayMs` below zero or a
+ * `chunkSize` that is no positive integer.
  */
 export function createScriptedModel(
   script: readonly ScriptEntry[] = [],
   options: ScriptedModelOptions = {},
 ): ScriptedModel {
   assertScriptEntries(script, "createScriptedModel: script");
+  assertModelOptions(options);
   const clock = options.clock ?? realTimerClock;
   const queue: ScriptEntry[] = [...script];
   const requests: RecordedRequest[] = [];
@@ -288,6 +295,27 @@ function describeMessage(message: Context["messages"][number] | undefined): stri
       ? content
       : content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join(" ");
   return `${message.role} "${text.slice(0, 80)}"`;
+}
+
+/** Throws like {@link createScriptedModel} says for options it cannot use. */
+function assertModelOptions(options: unknown): asserts options is ScriptedModelOptions | undefined {
+  assertOptionsArgument(options, "createScriptedModel");
+  if (options === undefined) return;
+  const { clock, model, eventDelayMs, chunkSize } = options;
+  const isClock =
+    isRecord(clock) && ["now", "setTimeout", "clearTimeout"].every((method) => typeof clock[method] === "function");
+  if (clock !== undefined && !isClock) {
+    throw new TypeError(
+      `createScriptedModel: options.clock must be a clock { now, setTimeout, clearTimeout }, got ${describeValue(clock)}`,
+    );
+  }
+  assertOptionsArgument(model, "createScriptedModel", "options.model");
+  if (eventDelayMs !== undefined && !(typeof eventDelayMs === "number" && eventDelayMs >= 0))
+    throw new RangeError(`createScriptedModel: options.eventDelayMs must be >= 0, got ${describeValue(eventDelayMs)}`);
+  if (chunkSize !== undefined && !(Number.isInteger(chunkSize) && (chunkSize as number) > 0))
+    throw new RangeError(
+      `createScriptedModel: options.chunkSize must be a positive integer, got ${describeValue(chunkSize)}`,
+    );
 }
 
 /** A `text_delta` and a second, different `done`: either reaching a consumer is visible. */

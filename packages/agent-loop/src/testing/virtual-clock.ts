@@ -1,3 +1,4 @@
+import { describeValue } from "../message-checks.js";
 import { MAX_RUN_ALL_TIMERS } from "./scripted-defaults.js";
 import type { TimerClock } from "./timer-clock.js";
 
@@ -67,7 +68,9 @@ async function flushPromiseChains(): Promise<void> {
  * returns a numeric handle; a negative or non-finite delay counts as 0.
  * Nothing runs until `advance` or `runAll` is awaited, unless the clock
  * advances itself (`autoAdvance`). Throws a `TypeError` for a start that is
- * no finite number, or options that are neither a number nor an object.
+ * no finite number, or options that are neither a number nor an object; its
+ * `setTimeout` throws a `TypeError` for an `fn` that is no function, as
+ * Node's does, instead of failing when the timer fires.
  */
 export function createVirtualClock(options: number | VirtualClockOptions = {}): VirtualClock {
   if (typeof options !== "number" && (typeof options !== "object" || options === null)) {
@@ -100,6 +103,8 @@ export function createVirtualClock(options: number | VirtualClockOptions = {}): 
   return {
     now: () => now,
     setTimeout(fn, ms) {
+      if (typeof fn !== "function")
+        throw new TypeError(`VirtualClock.setTimeout: fn must be a function, got ${describeValue(fn)}`);
       const delay = Number.isFinite(ms) && ms > 0 ? ms : 0;
       const id = nextId;
       nextId += 1;
