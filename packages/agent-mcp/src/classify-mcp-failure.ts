@@ -83,15 +83,14 @@ export function losesConnection(error: McpServerError): boolean {
 }
 
 /**
- * Whether a classified failure is an HTTP 404, the status the protocol
- * reserves for a session the server no longer knows (it restarted, or
- * ended the session): the server never ran the request, and the client
- * must start a new session.
+ * The HTTP status a request was refused with, when `error` is a classified
+ * failure of one (`transport_error` from the Streamable HTTP transport);
+ * `undefined` for anything else.
  */
-export function isSessionGone(error: McpServerError): boolean {
-  if (error.code !== McpServerErrorCode.TransportError) return false;
+export function httpStatusOf(error: unknown): number | undefined {
+  if (!McpServerError.isInstance(error) || error.code !== McpServerErrorCode.TransportError) return undefined;
   const { cause } = error;
-  return isStreamableHttpError(cause) && cause.code === 404;
+  return isStreamableHttpError(cause) ? cause.code : undefined;
 }
 
 /**
