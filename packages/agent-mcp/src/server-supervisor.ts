@@ -2,7 +2,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
 import { type CallTracking, toolCaller } from "./call-tool.js";
-import { losesConnection } from "./classify-mcp-failure.js";
+import { losesConnection, lostByStreamRefusal } from "./classify-mcp-failure.js";
 import { sessionForgotten } from "./forgotten-session.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
@@ -140,7 +140,12 @@ export class ServerSupervisor {
    * policy allows, or refreshes its tool list, as needed. Never rejects.
    */
   prepareForTurn(): Promise<void> {
-    return this.prepare("turn");
+    return this.prepare(this.onlySessionLost() ? "new_session" : "turn");
+  }
+
+  /** Lost because the server refused to reopen the session's event stream: it is up, only the session is gone. */
+  private onlySessionLost(): boolean {
+    return this.state === "failed" && this.lastError !== undefined && lostByStreamRefusal(this.lastError);
   }
 
   /**
@@ -187,6 +192,7 @@ export class ServerSupervisor {
    */
   async useConnection<T>(operation: (connection: McpConnection) => Promise<T>, connectIfIdle = false): Promise<T> {
     if (this.state === "connecting" || (connectIfIdle && this.state === "idle")) await this.prepare("explicit");
+    if (this.onlySessionLost()) await this.prepare("new_session");
     const connection = this.connection;
     try {
       return await this.runOnConnection(operation);

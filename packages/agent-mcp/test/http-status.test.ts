@@ -1,9 +1,11 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { defineRuntimeTool } from "@turnkit/agent-core";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { startReadmeServer } from "./fixtures/readme-server.js";
+import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -157,6 +159,52 @@ describe("an HTTP error status answering one request", () => {
     ]);
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
     expect(server.listCursors).toEqual([undefined]); // one session
+    await runtime.dispose();
+  });
+
+  it("a server that restarts in the middle of a turn: its refusal to reopen the session's event stream gets a new session at the turn's next call, not at the next turn", async () => {
+    const server = await startReadmeServer();
+    const mcp = createMcpExtension({ id: "readme", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const restartServer = defineRuntimeTool({
+      name: "restart_server",
+      description: "Restarts the MCP server and waits until the client saw its event stream refused",
+      parameters: { type: "object", properties: {} },
+      execute: async () => {
+        await server.restart();
+        await waitUntil(() => mcp.status.state === "failed" || undefined);
+        return { content: [{ type: "text", text: "restarted" }] };
+      },
+    });
+
+    const turn = await runMcpTurn({
+      runtime,
+      tools: [restartServer],
+      script: [
+        response([toolCall("greet", { name: "Ann" })]),
+        response([toolCall("restart_server", {})]),
+        response([toolCall("greet", { name: "Bo" })]),
+        "Done.",
+      ],
+    });
+
+    expect(turn.toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: "Hello, Ann!" },
+      { isError: false, text: "restarted" },
+      { isError: false, text: "Hello, Bo!" },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
+
+    // Between turns too: the next turn starts a new session, and it is not counted as a restart.
+    await server.restart();
+    await waitUntil(() => mcp.status.state === "failed" || undefined);
+    const next = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("greet", { name: "Cy" })]), "Done."],
+    });
+    expect(next.toolResults[0]).toMatchObject({ isError: false, text: "Hello, Cy!" });
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
     await runtime.dispose();
   });
 });
