@@ -8,7 +8,8 @@
  * on the card the page shows; load a session whose second turn waits
  * behind the first and see each answer after its own question; look through
  * two chats that wait for approvals, back and forth, and still approve one;
- * stop a turn while its tool runs; see a failing model's error. Screenshots go to
+ * stop a turn while its tool runs; see a failing model's error; read a long
+ * answer, rendered in a few batches. Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -216,7 +217,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 60_000);
 
-  it("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown", async () => {
+  it("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown; a long answer renders in batches", async () => {
     const page = await context.newPage();
     const refused: string[] = [];
     page.on("response", (res) => {
@@ -270,6 +271,25 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     const sessionId = await page.evaluate(() => sessionStorage.getItem("turnkit-session")!);
     const turns = await api(`/sessions/${sessionId}/turns`);
     expect(turns.map((turn: { outcome?: string }) => turn.outcome)).toEqual(["aborted", "failed"]);
+
+    // A long answer (3,000 words in about 500 chunks, as fast as they come) is shown whole, rendered in a few
+    // batches, not once per chunk (which kept the page busy for seconds after the answer had come).
+    await page.evaluate(() => {
+      const counted = window as unknown as { renders: number };
+      counted.renders = 0;
+      new MutationObserver(() => counted.renders++).observe(document.querySelector("[data-testid=messages]")!, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    });
+    await page.getByTestId("message-input").fill("a long one");
+    await page.getByTestId("send").click();
+    const long = lastAnswer(page);
+    await expect.poll(() => long.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    const longText = await answerText(long);
+    expect([longText.split(" ").length, longText.endsWith("long2999 long3000.")]).toEqual([3000, true]);
+    expect(await page.evaluate(() => (window as unknown as { renders: number }).renders)).toBeLessThan(100);
     // A new chat never asked the server for a history it cannot have.
     expect(refused).toEqual([]);
     await page.close();

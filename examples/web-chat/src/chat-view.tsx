@@ -72,6 +72,9 @@ function Conversation({
       id: sessionId,
       messages: history.messages,
       transport,
+      // At most one render per 50 ms however fast chunks come: rendering each of a long answer's hundreds of
+      // chunks (a layout of the whole text each time) kept the page busy for seconds after the answer had come.
+      experimental_throttle: 50,
       onFinish: () => {
         onSessionChange();
         // The resumed turn ended: the next queued one starts now, after its own question.
