@@ -208,9 +208,11 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await card.waitFor({ timeout: 30_000 });
     expect(await card.innerText()).toContain("release-desk asks: Which branch should I release?");
     await page.getByTestId("question-field-branch").fill("main");
+    // A titled choice is a list of its titles; the delay, optional, is left empty and so left out (not 0).
+    await page.getByTestId("question-field-environment").selectOption({ label: "Production" });
     await page.getByTestId("question-send").click();
     const answer = lastAnswer(page);
-    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main /);
+    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main to production \(server pid \d+\)/);
     // Answered, the question stays as it was asked, without its form.
     expect(await card.count()).toBe(0);
     expect(await answer.getByTestId("question-answered").innerText()).toContain("Which branch should I release?");
