@@ -291,7 +291,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await expect.poll(() => long.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     const longText = await answerText(long);
     expect([longText.split(" ").length, longText.endsWith("long2999 long3000.")]).toEqual([3000, true]);
-    expect(await page.evaluate(() => (window as unknown as { renders: number }).renders)).toBeLessThan(100);
+    // One per 50 ms at most: a dozen here, under 250 even on a machine so loaded that the stream takes 12 s.
+    expect(await page.evaluate(() => (window as unknown as { renders: number }).renders)).toBeLessThan(250);
     // A new chat never asked the server for a history it cannot have.
     expect(refused).toEqual([]);
     await page.close();
