@@ -14,8 +14,9 @@ import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
  * initialized" after a restart; but a 400 may also refuse that one request
  * alone. So a 400 is checked with a `ping` on the same session: answered
  * (with a result or a JSON-RPC error), the session lives and the 400 was
- * the request's own; refused or lost (another request found the session
- * gone and it was replaced meanwhile), the session is gone. `live` is the
+ * the request's own; not answered (refused with a status, not in time, or
+ * the connection lost because another request found the session gone and
+ * it was replaced meanwhile), the session is gone. `live` is the
  * session's connection while it is current; without it a 400 counts as
  * forgotten at once, as nothing is left to check. Never rejects.
  */
