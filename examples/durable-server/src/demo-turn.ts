@@ -11,7 +11,14 @@
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool } from "@turnkit/agent-core";
-import { createScriptedModel, response, text, toolCall, type ScriptEntry } from "@turnkit/agent-core/testing";
+import {
+  createScriptedModel,
+  errorAfter,
+  response,
+  text,
+  toolCall,
+  type ScriptEntry,
+} from "@turnkit/agent-core/testing";
 import { durableTool, type BuildDurableTurn } from "@turnkit/agent-durable";
 import type { ReleaseDesk } from "./release-desk.js";
 
@@ -32,6 +39,15 @@ function answer(context: Context): ScriptEntry {
     return response(`Done: ${contentText(last.content)}. ${words("wrap", 10)}`, { eventDelayMs: wordDelayMs });
   const said = last?.role === "user" ? contentText(last.content) : "";
   if (/release/i.test(said)) return response([text("Let me ask which branch. "), toolCall("release", {})]);
+  // The model's provider fails in the middle of the answer (an overloaded model, say).
+  if (/\bfail\b/i.test(said))
+    return errorAfter(4, "the model is overloaded (demo)", {
+      response: response(`${words("partial", 10)} `, { eventDelayMs: wordDelayMs }),
+    });
+  // "note: …" goes to the tool at once, without the words before it.
+  if (/^note:/i.test(said)) return response([toolCall("write_note", { note: said.slice("note:".length).trim() })]);
+  // A very long answer, streamed as fast as a model can.
+  if (/\blong\b/i.test(said)) return response(`${words("long", 3000)}.`, { chunkSize: 40 });
   if (/deploy/i.test(said))
     return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
   // A message steered in right after a tool result: acknowledge it.
@@ -46,10 +62,15 @@ const writeNote = defineRuntimeTool({
   description: "Writes a note (slowly); must not run twice",
   parameters: Type.Object({ note: Type.String() }),
   execute: async (_ctx, { note }, signal) => {
-    await new Promise((resolve) => {
+    // Stopped by the turn's abort, it ends at once, unsaved (the loop answers the call as interrupted).
+    await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 20 * wordDelayMs);
-      signal.addEventListener("abort", () => clearTimeout(timer));
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
+    if (signal.aborted) return { content: [{ type: "text", text: "note not saved: the turn was stopped" }] };
     return { content: [{ type: "text", text: `note saved (${note.length} characters)` }] };
   },
 });

@@ -1,8 +1,9 @@
 /*
  * The example's MCP server, "release-desk", run by each worker as a child
  * process speaking MCP on stdin/stdout (the official SDK's server). Its one
- * tool, `release`, asks the person which branch to release (an MCP
- * elicitation, in the middle of the call) and answers with what they said.
+ * tool, `release`, asks the person which branch to release, and optionally
+ * where (a titled choice) and after how many minutes (an MCP elicitation,
+ * in the middle of the call), and answers with what they said.
  * It only asks and reports, so calling it again is harmless: it declares
  * `idempotentHint`, which the example's workers read as `replay: "safe"`.
  */
@@ -33,16 +34,30 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         message: "Which branch should I release?",
         requestedSchema: {
           type: "object",
-          properties: { branch: { type: "string", title: "Branch" } },
+          properties: {
+            branch: { type: "string", title: "Branch" },
+            environment: {
+              type: "string",
+              title: "Environment",
+              oneOf: [
+                { const: "staging", title: "Staging" },
+                { const: "production", title: "Production" },
+              ],
+            },
+            delayMinutes: { type: "integer", title: "Delay (minutes)", minimum: 0 },
+          },
           required: ["branch"],
         },
       },
     },
     ElicitResultSchema,
   );
+  const { branch, environment, delayMinutes } = reply.content ?? {};
+  const where = environment === undefined ? "" : ` to ${String(environment)}`;
+  const when = delayMinutes === undefined ? "" : ` in ${String(delayMinutes)} minutes`;
   const text =
     reply.action === "accept"
-      ? `releasing ${String(reply.content?.branch)} (server pid ${process.pid})`
+      ? `releasing ${String(branch)}${where}${when} (server pid ${process.pid})`
       : `not released: the person answered ${reply.action}`;
   return { content: [{ type: "text", text }] };
 });

@@ -6,7 +6,10 @@
  * answer after recovery, steer a running turn, reload in the middle of a
  * stream and find no text twice; answer the question an MCP server asks
  * on the card the page shows; load a session whose second turn waits
- * behind the first and see each answer after its own question. Screenshots go to
+ * behind the first and see each answer after its own question; look through
+ * two chats that wait for approvals, back and forth, and still approve one;
+ * stop a turn while its tool runs; see a failing model's error; read a long
+ * answer, rendered in a few batches. Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -205,12 +208,93 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await card.waitFor({ timeout: 30_000 });
     expect(await card.innerText()).toContain("release-desk asks: Which branch should I release?");
     await page.getByTestId("question-field-branch").fill("main");
+    // A titled choice is a list of its titles; the delay, optional, is left empty and so left out (not 0).
+    await page.getByTestId("question-field-environment").selectOption({ label: "Production" });
     await page.getByTestId("question-send").click();
     const answer = lastAnswer(page);
-    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main /);
+    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main to production \(server pid \d+\)/);
     // Answered, the question stays as it was asked, without its form.
     expect(await card.count()).toBe(0);
     expect(await answer.getByTestId("question-answered").innerText()).toContain("Which branch should I release?");
     await page.close();
   }, 60_000);
+
+  it("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown; a long answer renders in batches", async () => {
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on("response", (res) => {
+      if (res.status() >= 400) refused.push(`${res.status()} ${res.url()}`);
+    });
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    const openChat = async (text: string) => {
+      await page.getByTestId("new-chat").click();
+      await page.getByTestId("message-input").fill(text);
+      await page.getByTestId("send").click();
+    };
+    await openChat("deploy the api");
+    await page.getByTestId("approval-card").waitFor({ timeout: 30_000 });
+    await openChat("deploy the docs");
+    await page.getByTestId("approval-card").waitFor({ timeout: 30_000 });
+    // Both are listed while their turns wait, not only once they end.
+    await expect
+      .poll(() => page.getByTestId("session").allInnerTexts())
+      .toEqual(expect.arrayContaining(["deploy the api", "deploy the docs"]));
+    // Each visit streams the waiting turn; leaving closes that stream, so the browser's six connections last.
+    for (let visit = 0; visit < 4; visit++) {
+      for (const title of ["deploy the api", "deploy the docs"]) {
+        await page.getByTestId("session").filter({ hasText: title }).click();
+        await page.getByTestId("approval-card").waitFor({ timeout: 10_000 });
+      }
+    }
+    await page.getByTestId("approve").click();
+    await waitForText(lastAnswer(page), /Done: web deployed/);
+
+    // Stop while a tool runs: the tool stops at once, and its result says it did not save the note.
+    await openChat("note: buy milk");
+    const noting = lastAnswer(page);
+    await expect
+      .poll(() => noting.getByTestId("tool").getAttribute("data-state"), { timeout: 30_000 })
+      .toBe("input-available");
+    await page.getByTestId("stop").click();
+    await expect.poll(() => noting.getAttribute("data-status"), { timeout: 30_000 }).toBe("aborted");
+    await expect.poll(() => noting.getByTestId("tool").getAttribute("data-state")).toBe("output-available");
+    expect(await noting.getByTestId("tool").textContent()).toContain("note not saved: the turn was stopped");
+    expect(await page.getByTestId("status").getAttribute("data-status")).toBe("ready");
+
+    // The model fails mid-answer: the page says so, with what the model wrote before.
+    await page.getByTestId("message-input").fill("please fail");
+    await page.getByTestId("send").click();
+    await expect.poll(() => page.getByTestId("status").getAttribute("data-status"), { timeout: 30_000 }).toBe("error");
+    expect(await page.getByTestId("error").innerText()).toBe("upstream: the model is overloaded (demo)");
+    const failed = lastAnswer(page);
+    expect(await failed.getAttribute("data-status")).toBe("failed");
+    expect(await answerText(failed)).toMatch(/^partial1 partial2/);
+    // The durable log holds the same ends: the stopped turn aborted, the failed one failed.
+    const sessionId = await page.evaluate(() => sessionStorage.getItem("turnkit-session")!);
+    const turns = await api(`/sessions/${sessionId}/turns`);
+    expect(turns.map((turn: { outcome?: string }) => turn.outcome)).toEqual(["aborted", "failed"]);
+
+    // A long answer (3,000 words in about 500 chunks, as fast as they come) is shown whole, rendered in a few
+    // batches, not once per chunk (which kept the page busy for seconds after the answer had come).
+    await page.evaluate(() => {
+      const counted = window as unknown as { renders: number };
+      counted.renders = 0;
+      new MutationObserver(() => counted.renders++).observe(document.querySelector("[data-testid=messages]")!, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    });
+    await page.getByTestId("message-input").fill("a long one");
+    await page.getByTestId("send").click();
+    const long = lastAnswer(page);
+    await expect.poll(() => long.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    const longText = await answerText(long);
+    expect([longText.split(" ").length, longText.endsWith("long2999 long3000.")]).toEqual([3000, true]);
+    // One per 50 ms at most: a dozen here, under 250 even on a machine so loaded that the stream takes 12 s.
+    expect(await page.evaluate(() => (window as unknown as { renders: number }).renders)).toBeLessThan(250);
+    // A new chat never asked the server for a history it cannot have.
+    expect(refused).toEqual([]);
+    await page.close();
+  }, 120_000);
 });

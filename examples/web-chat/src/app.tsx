@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { ChatView } from "./chat-view.js";
-import { type SessionSummary, readToken, serverApi } from "./server-api.js";
+import { type ServerCallError, type SessionSummary, readToken, serverApi } from "./server-api.js";
 
 function newSessionId(): string {
   return `chat-${crypto.randomUUID().slice(0, 8)}`;
@@ -10,14 +10,35 @@ function newSessionId(): string {
 export function App() {
   const [token, setToken] = useState(readToken);
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
-  const [sessionId, setSessionId] = useState<string>(() => sessionStorage.getItem("turnkit-session") ?? newSessionId());
+  // Chats made up in this page that the server has not heard of yet: their history is not asked for.
+  const [madeUp] = useState(() => new Set<string>());
+  const makeUpChat = () => {
+    const id = newSessionId();
+    madeUp.add(id);
+    return id;
+  };
+  const [sessionId, setSessionId] = useState<string>(() => sessionStorage.getItem("turnkit-session") ?? makeUpChat());
   const api = useMemo(() => (token ? serverApi(token) : undefined), [token]);
+  const [listFailure, setListFailure] = useState<string>();
   const refresh = useCallback(() => {
-    api?.sessions().then(setSessions, () => setToken(undefined));
+    api?.sessions().then(
+      (list) => {
+        setSessions(list);
+        setListFailure(undefined);
+      },
+      // Only a refused token signs out; a failed request (offline, a server error) keeps the page as it is.
+      (error: ServerCallError) =>
+        error.status === 401 ? setToken(undefined) : setListFailure(`sessions not updated: ${error.message}`),
+    );
   }, [api]);
   useEffect(() => {
     refresh();
   }, [refresh]);
+  // A turn of the session started or ended: the server knows the session now, and the list changed.
+  const sessionChanged = useCallback(() => {
+    madeUp.delete(sessionId);
+    refresh();
+  }, [madeUp, sessionId, refresh]);
   useEffect(() => {
     sessionStorage.setItem("turnkit-session", sessionId);
   }, [sessionId]);
@@ -26,9 +47,14 @@ export function App() {
   return (
     <div className="layout">
       <nav className="sessions">
-        <button type="button" data-testid="new-chat" onClick={() => setSessionId(newSessionId())}>
+        <button type="button" data-testid="new-chat" onClick={() => setSessionId(makeUpChat())}>
           + New chat
         </button>
+        {listFailure && (
+          <p className="error" data-testid="sessions-error">
+            {listFailure}
+          </p>
+        )}
         <ul>
           {sessions.map((session) => (
             <li key={session.sessionId}>
@@ -44,7 +70,14 @@ export function App() {
           ))}
         </ul>
       </nav>
-      <ChatView key={sessionId} sessionId={sessionId} token={token} api={api} onTurnEnd={refresh} />
+      <ChatView
+        key={sessionId}
+        sessionId={sessionId}
+        isNew={madeUp.has(sessionId)}
+        token={token}
+        api={api}
+        onSessionChange={sessionChanged}
+      />
     </div>
   );
 }

@@ -2,29 +2,52 @@ import { useChat } from "@ai-sdk/react";
 import { TurnkitChatTransport, type TurnkitUIMessage } from "@turnkit/ui-stream";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { MessageView } from "./message-view.js";
-import type { ServerApi, SessionHistory } from "./server-api.js";
+import type { ServerApi, ServerCallError, SessionHistory } from "./server-api.js";
 
 interface ChatViewProps {
   sessionId: string;
+  /** True for a chat the page just made up: the server has nothing of it yet, so no history is asked for. */
+  isNew: boolean;
   token: string;
   api: ServerApi;
-  onTurnEnd: () => void;
+  /** A turn of this session started (the server holds the session now) or ended: the session list changed. */
+  onSessionChange: () => void;
 }
 
 /**
  * One session: its history, then `useChat` on the durable server's UI
  * message stream. When turns were queued behind the one it resumed (sent
  * from another tab), the history is loaded again once that one ends, and
- * the next one is resumed after its own question.
+ * the next one is resumed after its own question. A history that cannot be
+ * loaded is said, with a retry, never shown as an empty chat.
  */
 export function ChatView(props: ChatViewProps) {
-  const [history, setHistory] = useState<SessionHistory>();
+  const [history, setHistory] = useState<SessionHistory | { failure: string }>();
   const [loads, setLoads] = useState(0);
+  // Whether the chat was new when it was opened (its first turn makes the server hold it, not a reload of it).
+  const [openedNew] = useState(props.isNew);
   useEffect(() => {
     setHistory(undefined);
-    props.api.history(props.sessionId).then(setHistory, () => setHistory({ messages: [] }));
-  }, [props.api, props.sessionId, loads]);
+    if (openedNew && loads === 0) return setHistory({ messages: [] });
+    props.api.history(props.sessionId).then(setHistory, (error: ServerCallError) =>
+      // 404: a chat the server has no turn of (made up before a reload), the same as a new one.
+      setHistory(
+        error.status === 404 ? { messages: [] } : { failure: `this chat could not be loaded: ${error.message}` },
+      ),
+    );
+  }, [props.api, props.sessionId, openedNew, loads]);
   if (!history) return <main className="chat">Loading…</main>;
+  if ("failure" in history)
+    return (
+      <main className="chat">
+        <p className="error" data-testid="history-error">
+          {history.failure}
+        </p>
+        <button type="button" onClick={() => setLoads(loads + 1)}>
+          Retry
+        </button>
+      </main>
+    );
   return <Conversation key={loads} {...props} history={history} onQueueNext={() => setLoads(loads + 1)} />;
 }
 
@@ -32,7 +55,7 @@ function Conversation({
   sessionId,
   token,
   api,
-  onTurnEnd,
+  onSessionChange,
   history,
   onQueueNext,
 }: ChatViewProps & { history: SessionHistory; onQueueNext: () => void }) {
@@ -44,28 +67,35 @@ function Conversation({
       }),
     [token],
   );
-  const { messages, sendMessage, status, error, resumeStream, addToolApprovalResponse } = useChat<TurnkitUIMessage>({
-    id: sessionId,
-    messages: history.messages,
-    transport,
-    onFinish: () => {
-      onTurnEnd();
-      // The resumed turn ended: the next queued one starts now, after its own question.
-      if (history.queuedTurns?.length) setTimeout(onQueueNext);
-    },
-  });
+  const { messages, sendMessage, status, error, resumeStream, stop, addToolApprovalResponse } =
+    useChat<TurnkitUIMessage>({
+      id: sessionId,
+      messages: history.messages,
+      transport,
+      // At most one render per 50 ms however fast chunks come: rendering each of a long answer's hundreds of
+      // chunks (a layout of the whole text each time) kept the page busy for seconds after the answer had come.
+      experimental_throttle: 50,
+      onFinish: () => {
+        onSessionChange();
+        // The resumed turn ended: the next queued one starts now, after its own question.
+        if (history.queuedTurns?.length) setTimeout(onQueueNext);
+      },
+    });
   // A turn still running when the page loaded: stream it again from its start, onto its own message.
-  const resumed = useRef(false);
+  // Leaving the session closes its stream (the turn goes on, on the server): a browser keeps six
+  // connections to a server, and streams left open by the sessions a person looked at would use them up.
   useEffect(() => {
-    if (history.resumeTurnId && !resumed.current) {
-      resumed.current = true;
-      void resumeStream({ body: { turnId: history.resumeTurnId } });
-    }
-  }, [history.resumeTurnId, resumeStream]);
+    if (history.resumeTurnId) void resumeStream({ body: { turnId: history.resumeTurnId } });
+    return () => void stop();
+  }, [history.resumeTurnId, resumeStream, stop]);
 
   const busy = status === "submitted" || status === "streaming";
   const last = messages[messages.length - 1];
   const runningTurn = busy && last?.role === "assistant" ? last.metadata?.turnId : undefined;
+  // A turn started: the server holds the session now, and it belongs in the list (a new chat's first one too).
+  useEffect(() => {
+    if (runningTurn) onSessionChange();
+  }, [runningTurn, onSessionChange]);
   const [draft, setDraft] = useState("");
   const [steer, setSteer] = useState("");
   const [note, setNote] = useState<string>();

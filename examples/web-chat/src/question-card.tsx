@@ -10,7 +10,18 @@ interface Field {
   type?: string;
   title?: string;
   description?: string;
+  default?: string | number | boolean;
+  /** A choice of values (its labels in `enumNames`, the older form of titled choices). */
   enum?: string[];
+  enumNames?: string[];
+  /** A choice of values, each with its label. */
+  oneOf?: { const: string; title?: string }[];
+}
+
+/** The choices of a field offered as a list (value and label), or `undefined` for a typed-in value. */
+function choicesOf(field: Field): { value: string; label: string }[] | undefined {
+  if (field.oneOf) return field.oneOf.map((choice) => ({ value: choice.const, label: choice.title ?? choice.const }));
+  return field.enum?.map((value, index) => ({ value, label: field.enumNames?.[index] ?? value }));
 }
 
 interface QuestionCardProps {
@@ -27,7 +38,17 @@ interface QuestionCardProps {
  */
 export function QuestionCard({ question, open, onReply }: QuestionCardProps) {
   const fields = Object.entries((question.requestedSchema.properties ?? {}) as Record<string, Field>);
-  const [values, setValues] = useState<Record<string, string | boolean>>({});
+  const required = new Set((question.requestedSchema.required ?? []) as string[]);
+  // The schema's defaults are filled in; the person may change them.
+  const [values, setValues] = useState<Record<string, string | boolean>>(() =>
+    Object.fromEntries(
+      fields.flatMap(([name, field]) =>
+        field.default === undefined
+          ? []
+          : [[name, typeof field.default === "boolean" ? field.default : String(field.default)]],
+      ),
+    ),
+  );
   const [state, setState] = useState<"asking" | "sending" | "sent">("asking");
   const [failure, setFailure] = useState<string>();
   if (!open || state === "sent")
@@ -47,11 +68,15 @@ export function QuestionCard({ question, open, onReply }: QuestionCardProps) {
       setState("asking");
     }
   };
+  // A field left empty is left out of the answer (a number is not 0, a text not ""), unless the schema
+  // requires it: a required box left unticked is false, a required text "" (the server's check says so).
   const content = () =>
     Object.fromEntries(
-      fields.map(([name, field]) => {
+      fields.flatMap(([name, field]) => {
         const value = values[name] ?? (field.type === "boolean" ? false : "");
-        return [name, field.type === "number" || field.type === "integer" ? Number(value) : value];
+        if (value === "" || (value === false && values[name] === undefined))
+          return required.has(name) ? [[name, value]] : [];
+        return [[name, field.type === "number" || field.type === "integer" ? Number(value) : value]];
       }),
     );
   return (
@@ -74,17 +99,19 @@ export function QuestionCard({ question, open, onReply }: QuestionCardProps) {
               checked={values[name] === true}
               onChange={(event) => setValues({ ...values, [name]: event.target.checked })}
             />
-          ) : field.enum ? (
+          ) : choicesOf(field) ? (
             <select
               data-testid={`question-field-${name}`}
               value={String(values[name] ?? "")}
               onChange={(event) => setValues({ ...values, [name]: event.target.value })}
             >
-              <option value="" disabled>
+              <option value="" disabled={required.has(name)}>
                 choose…
               </option>
-              {field.enum.map((choice) => (
-                <option key={choice}>{choice}</option>
+              {choicesOf(field)!.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
               ))}
             </select>
           ) : (

@@ -38,15 +38,28 @@ export function readToken(): string | undefined {
   return sessionStorage.getItem("turnkit-token") ?? undefined;
 }
 
-/** Calls the server with the token; throws on a non-2xx answer. */
+/** A call the server answered with a non-2xx status (`status`), or that did not reach it (`status` undefined). */
+export class ServerCallError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+    this.name = "ServerCallError";
+  }
+}
+
+/** Calls the server with the token; throws a {@link ServerCallError} on a non-2xx answer or a failed request. */
 export function serverApi(token: string) {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(path, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((error: Error) => {
+      throw new ServerCallError(`${method} ${path}: ${error.message}`, undefined);
     });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    if (!res.ok) throw new ServerCallError(`${method} ${path}: ${res.status} ${await res.text()}`, res.status);
     return res.status === 204 || res.status === 202 ? undefined : res.json();
   };
   const turn = (sessionId: string, turnId: string) =>

@@ -83,15 +83,14 @@ export function losesConnection(error: McpServerError): boolean {
 }
 
 /**
- * Whether a classified failure is an HTTP 404, the status the protocol
- * reserves for a session the server no longer knows (it restarted, or
- * ended the session): the server never ran the request, and the client
- * must start a new session.
+ * The HTTP status a request was refused with, when `error` is a classified
+ * failure of one (`transport_error` from the Streamable HTTP transport);
+ * `undefined` for anything else.
  */
-export function isSessionGone(error: McpServerError): boolean {
-  if (error.code !== McpServerErrorCode.TransportError) return false;
+export function httpStatusOf(error: unknown): number | undefined {
+  if (!McpServerError.isInstance(error) || error.code !== McpServerErrorCode.TransportError) return undefined;
   const { cause } = error;
-  return isStreamableHttpError(cause) && cause.code === 404;
+  return isStreamableHttpError(cause) ? cause.code : undefined;
 }
 
 /**
@@ -147,6 +146,28 @@ export function isBrokenStreamError(error: Error): boolean {
 }
 
 const STREAMABLE_HTTP_ERROR_PREFIX = "Streamable HTTP error: ";
+
+/**
+ * True for the Streamable HTTP transport's report that the server answered
+ * a request to open the session's event stream with an HTTP error status:
+ * the server is up. The SDK reports it, then, when it was reopening a
+ * stream that broke, "Failed to reconnect SSE stream: " and the same text.
+ */
+export function isStreamRefusal(error: unknown): error is Error & { code: number | undefined } {
+  return (
+    isStreamableHttpError(error) && error.message.startsWith(`${STREAMABLE_HTTP_ERROR_PREFIX}Failed to open SSE stream`)
+  );
+}
+
+/**
+ * Whether a connection was lost because its broken event stream could not
+ * be reopened and the server said why with an HTTP status (a 404: it
+ * forgot the session, having restarted): the server is up, and only the
+ * session is gone.
+ */
+export function lostByStreamRefusal(error: McpServerError): boolean {
+  return error.code === McpServerErrorCode.TransportError && isStreamRefusal(error.cause);
+}
 
 /**
  * The SDK's `StreamableHTTPError` (an HTTP status in `code`), recognised by

@@ -10,12 +10,12 @@ import {
   ListRootsRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { MCP_CLIENT_INFO } from "./defaults.js";
 import type { NormalisedRoot } from "./roots.js";
 import type { McpSettings } from "./validate-mcp-options.js";
+import { ServerRequestRefusal } from "./server-request-refusal.js";
 
 /** What the client offers the server beyond tools, and where the server's requests for it are answered. */
 export interface ClientFeatures {
@@ -53,7 +53,7 @@ export function createClient(settings: McpSettings, features: ClientFeatures): C
     client.setRequestHandler(requestOf("elicitation/create"), (request, extra) => {
       const { params } = request as ElicitRequest;
       if (!("requestedSchema" in params))
-        throw new McpError(ErrorCode.InvalidParams, "elicitation refused: only form mode is supported");
+        throw new ServerRequestRefusal(ErrorCode.InvalidParams, "elicitation refused: only form mode is supported");
       return elicitation(params as ElicitRequestFormParams, extra.signal);
     });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>

@@ -1,12 +1,8 @@
-import {
-  type ElicitRequestFormParams,
-  type ElicitResult,
-  ErrorCode,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type ElicitRequestFormParams, type ElicitResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { ActionRequestOutcome } from "@turnkit/agent-core";
 import type { CallsInFlight } from "./calls-in-flight.js";
+import { ServerRequestRefusal } from "./server-request-refusal.js";
 
 /**
  * Serves a server's `elicitation/create` requests (form mode) by asking the
@@ -36,7 +32,7 @@ export class ElicitationBroker {
 
   /**
    * Answers one elicitation (its wait ends when the server cancels it:
-   * `serverSignal`). Throws an `McpError` the server receives when no single
+   * `serverSignal`). Throws a `ServerRequestRefusal` the server receives when no single
    * turn's call is running, or when accepted content does not match the
    * requested schema.
    */
@@ -45,7 +41,10 @@ export class ElicitationBroker {
     if ("refused" in running) {
       const why =
         running.refused === "none" ? "no tool call of this server is running" : "calls of several turns are running";
-      throw new McpError(ErrorCode.InvalidRequest, `elicitation refused: ${why}, so no turn can ask a person`);
+      throw new ServerRequestRefusal(
+        ErrorCode.InvalidRequest,
+        `elicitation refused: ${why}, so no turn can ask a person`,
+      );
     }
     // Over stdio nothing says which call asks: the oldest running call of the turn carries the question.
     const call = running.calls[0]!;
@@ -74,7 +73,7 @@ export class ElicitationBroker {
           params.requestedSchema as Parameters<AjvJsonSchemaValidator["getValidator"]>[0],
         )(answer.content);
         if (!check.valid)
-          throw new McpError(
+          throw new ServerRequestRefusal(
             ErrorCode.InvalidParams,
             `the answer does not match the requested schema: ${check.errorMessage}`,
           );

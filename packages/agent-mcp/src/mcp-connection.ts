@@ -10,6 +10,7 @@ import {
   classifyMcpFailure,
   describeMalformed,
   isBrokenStreamError,
+  isStreamRefusal,
   isMalformedMessageError,
 } from "./classify-mcp-failure.js";
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
@@ -50,6 +51,8 @@ export class McpConnection {
   private breakReason: McpServerError | undefined;
   /** The requests in flight, each failed at once when the connection breaks (see {@link untilBroken}). */
   private readonly inFlight = new Set<(reason: McpServerError) => void>();
+  /** The latest refusal to open the session's event stream, which a "Failed to reconnect" report that follows explains. */
+  private streamRefusal: Error | undefined;
   private transportEnded!: () => void;
   /** Resolves when the transport reported its end (a stdio process exited, an HTTP transport closed). */
   private readonly ended = new Promise<void>((resolve) => {
@@ -264,13 +267,17 @@ export class McpConnection {
           cause: error,
         }),
       );
+    } else if (this.settings.transport.kind === "http" && isStreamRefusal(error)) {
+      // Reported before the "Failed to reconnect" it explains (or alone, for a stream the server does not offer).
+      this.streamRefusal = error;
     } else if (this.settings.transport.kind === "http" && isBrokenStreamError(error)) {
+      const refusal = this.streamRefusal;
       this.lose(
         new McpServerError({
           code: McpServerErrorCode.TransportError,
           serverId: this.settings.id,
           message: `lost its connection (${error.message})`,
-          cause: error,
+          cause: refusal && error.message.endsWith(refusal.message) ? refusal : error,
         }),
       );
     }

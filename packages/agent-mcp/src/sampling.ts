@@ -1,10 +1,5 @@
 import type { AssistantMessage, Context, ImageContent, Model, TextContent, UserMessage } from "@mariozechner/pi-ai";
-import {
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  ErrorCode,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CreateMessageRequest, type CreateMessageResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { BeforeLlmCallEvent } from "@turnkit/agent-core";
 import type { StreamFn } from "@turnkit/agent-loop";
 import { emptyUsage } from "@turnkit/agent-loop/internal";
@@ -12,6 +7,7 @@ import { type CallsInFlight, turnKey } from "./calls-in-flight.js";
 import { MAX_SAMPLING_TURNS } from "./defaults.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import { modelImage } from "./model-images.js";
+import { ServerRequestRefusal } from "./server-request-refusal.js";
 
 /** What a turn lends the server for sampling: its auxiliary stream function and model. */
 interface TurnModel {
@@ -59,7 +55,7 @@ export class SamplingBroker {
 
   /**
    * Answers one `sampling/createMessage` (cancelled when the server cancels
-   * it or the turn aborts the call). Throws an `McpError` the server
+   * it or the turn aborts the call). Throws a `ServerRequestRefusal` the server
    * receives when no single turn's call is running, the request uses tools,
    * or the model fails.
    */
@@ -68,11 +64,15 @@ export class SamplingBroker {
     if ("refused" in running) {
       const why =
         running.refused === "none" ? "no tool call of this server is running" : "calls of several turns are running";
-      throw new McpError(ErrorCode.InvalidRequest, `sampling refused: ${why}, so no turn's model can serve it`);
+      throw new ServerRequestRefusal(
+        ErrorCode.InvalidRequest,
+        `sampling refused: ${why}, so no turn's model can serve it`,
+      );
     }
     const { calls } = running;
     const turn = this.turns.get(turnKey(calls[0]!.ctx));
-    if (!turn) throw new McpError(ErrorCode.InvalidRequest, "sampling refused: the turn's model is not known");
+    if (!turn)
+      throw new ServerRequestRefusal(ErrorCode.InvalidRequest, "sampling refused: the turn's model is not known");
     const context = samplingContext(params, turn.model);
     const maxTokens = Math.min(params.maxTokens, this.maxTokens);
     const message = await this.calls.serve(() =>
@@ -86,7 +86,10 @@ export class SamplingBroker {
       }),
     );
     if (message.stopReason === "error" || message.stopReason === "aborted")
-      throw new McpError(ErrorCode.InternalError, `sampling failed: ${message.errorMessage ?? message.stopReason}`);
+      throw new ServerRequestRefusal(
+        ErrorCode.InternalError,
+        `sampling failed: ${message.errorMessage ?? message.stopReason}`,
+      );
     const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
     return {
       role: "assistant",
@@ -110,7 +113,10 @@ function samplingContext(params: CreateMessageRequest["params"], model: Model<an
           case "audio":
             return { type: "text", text: `[audio, ${block.mimeType}: not supported]` };
           default:
-            throw new McpError(ErrorCode.InvalidParams, `sampling refused: ${block.type} content is not supported`);
+            throw new ServerRequestRefusal(
+              ErrorCode.InvalidParams,
+              `sampling refused: ${block.type} content is not supported`,
+            );
         }
       },
     );

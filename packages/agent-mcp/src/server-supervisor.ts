@@ -1,7 +1,9 @@
+// Why this file is long: it is the one state machine of a server (connect, restart, refresh, a forgotten session, dispose), whose transitions read best side by side.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "@turnkit/agent-runtime";
 import { type CallTracking, toolCaller } from "./call-tool.js";
-import { isSessionGone, losesConnection } from "./classify-mcp-failure.js";
+import { losesConnection, lostByStreamRefusal } from "./classify-mcp-failure.js";
+import { sessionForgotten } from "./forgotten-session.js";
 import type { ClientFeatures } from "./client-features.js";
 import { STDERR_TAIL_CHARS } from "./defaults.js";
 import { listTools } from "./server-lists.js";
@@ -138,7 +140,12 @@ export class ServerSupervisor {
    * policy allows, or refreshes its tool list, as needed. Never rejects.
    */
   prepareForTurn(): Promise<void> {
-    return this.prepare("turn");
+    return this.prepare(this.onlySessionLost() ? "new_session" : "turn");
+  }
+
+  /** Lost because the server refused to reopen the session's event stream: it is up, only the session is gone. */
+  private onlySessionLost(): boolean {
+    return this.state === "failed" && this.lastError !== undefined && lostByStreamRefusal(this.lastError);
   }
 
   /**
@@ -176,19 +183,26 @@ export class ServerSupervisor {
    * Runs `operation` on the ready connection, once a connection being made
    * is; with `connectIfIdle`, a server not connected yet is connected first
    * (as `connect()` does). A failure that loses the connection loses it (a
-   * later turn restarts it); any other is recorded as `lastError`. An HTTP
-   * 404 (the server forgot the session) starts a new session at once and
-   * runs `operation` again, once. Rejects with `server_unavailable` when the
+   * later turn restarts it); any other is recorded as `lastError`. A
+   * request the server refused because it forgot the session (see
+   * {@link sessionForgotten}) starts a new session at once and runs
+   * `operation` again, once. Rejects with `server_unavailable` when the
    * server is not ready, with the operation's {@link McpServerError}, or
    * with a signal's reason.
    */
   async useConnection<T>(operation: (connection: McpConnection) => Promise<T>, connectIfIdle = false): Promise<T> {
     if (this.state === "connecting" || (connectIfIdle && this.state === "idle")) await this.prepare("explicit");
+    if (this.onlySessionLost()) await this.prepare("new_session");
+    const connection = this.connection;
     try {
       return await this.runOnConnection(operation);
     } catch (error) {
-      // The server forgot the session (HTTP 404) and never ran the request: a new session, then the request again.
-      if (!McpServerError.isInstance(error) || !isSessionGone(error) || this.state === "gave_up") throw error;
+      // The server forgot the session and never ran the request: a new session, then the request again.
+      if (!McpServerError.isInstance(error) || connection === undefined || this.state === "gave_up") throw error;
+      // Still current unless lost meanwhile, by this failure (a 404) or by another request's.
+      const live = connection === this.connection ? connection : undefined;
+      if (!(await sessionForgotten(error, live, this.settings.connectTimeoutMs, this.disposal.signal))) throw error;
+      this.lose(connection, error);
       await this.prepare("new_session");
       return this.runOnConnection(operation);
     }

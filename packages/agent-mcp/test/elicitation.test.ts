@@ -76,7 +76,7 @@ describe("elicitation: a server asks the person through the turn", { timeout: 15
     });
     expect(wrong.toolResults[0]).toMatchObject({ isError: true });
     expect(wrong.toolResults[0]!.text).toBe(
-      "elicitation failed: MCP error -32602: MCP error -32602: the answer does not match the requested schema: data/branch must NOT have fewer than 1 characters, data/force must be boolean",
+      "elicitation failed: MCP error -32602: the answer does not match the requested schema: data/branch must NOT have fewer than 1 characters, data/force must be boolean",
     );
 
     // A schema MCP does not allow (a nested object) is refused before anyone is asked.
