@@ -2,6 +2,7 @@ import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } fro
 import { DEFAULT_RECONNECT_ATTEMPTS, DEFAULT_RECONNECT_DELAY_MS, TURN_ID_HEADER } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import { readSseEvents } from "./sse-events.js";
+import { assertOptionsObject, shownType } from "./argument-checks.js";
 
 /** Headers, or a function giving them (for a token that changes). */
 export type HeadersSource = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -53,7 +54,9 @@ interface StreamRequest {
  *   Abort it explicitly on the server.
  *
  * A non-2xx answer throws `UIStreamError` `http_status` with the status
- * and the body's text.
+ * and the body's text. The constructor throws a `TypeError` naming the
+ * option when `options` is no object, `api` no string or `fetch` no
+ * function.
  */
 export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements ChatTransport<M> {
   /** The reconnect route replays a turn from its start, so the AI SDK resets the message it rebuilds. */
@@ -62,6 +65,11 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
   private readonly fetchFn: typeof fetch;
 
   constructor(private readonly options: TurnkitChatTransportOptions = {}) {
+    assertOptionsObject("TurnkitChatTransport", "options", options);
+    if (options.api !== undefined && typeof options.api !== "string")
+      throw new TypeError(`TurnkitChatTransport: options.api must be a string, got ${shownType(options.api)}`);
+    if (options.fetch !== undefined && typeof options.fetch !== "function")
+      throw new TypeError(`TurnkitChatTransport: options.fetch must be a function, got ${shownType(options.fetch)}`);
     this.api = options.api ?? "/chat";
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }

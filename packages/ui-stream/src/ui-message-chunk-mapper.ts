@@ -12,6 +12,7 @@ import type { FinishReason, ProviderMetadata } from "ai";
 import { APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import type { TurnkitMessageMetadata, TurnkitUIMessageChunk } from "./turnkit-ui-message.js";
+import { assertOptionsObject } from "./argument-checks.js";
 
 /** Options of {@link UIMessageChunkMapper}. */
 export interface UIMessageChunkMapperOptions {
@@ -62,7 +63,7 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  * `map` throws `UIStreamError` `invalid_events` when the first event is not
  * the turn's `running` status or an event follows the terminal one, and
  * `out_of_order` when a `seq` does not increase or an event belongs to
- * another turn.
+ * another turn. The constructor throws a `TypeError` for `options` that are no object.
  */
 export class UIMessageChunkMapper {
   private readonly messageId: string | undefined;
@@ -80,6 +81,7 @@ export class UIMessageChunkMapper {
   private lastStopReason: ProtocolStopReason | undefined;
 
   constructor(options: UIMessageChunkMapperOptions = {}) {
+    assertOptionsObject("UIMessageChunkMapper", "options", options);
     this.messageId = options.messageId;
   }
 

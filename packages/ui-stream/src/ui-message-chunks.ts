@@ -1,3 +1,4 @@
+import { shownType } from "./argument-checks.js";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
@@ -49,9 +50,4 @@ function isIterable(value: unknown): value is AsyncIterable<unknown> | Iterable<
     (typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function" ||
       typeof (value as Record<symbol, unknown>)[Symbol.iterator] === "function")
   );
-}
-
-/** `null`, or the type of what was given, for an error message. */
-export function shownType(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }

@@ -1,7 +1,7 @@
 import { UI_MESSAGE_STREAM_HEADERS } from "ai";
 import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT } from "./defaults.js";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
-import { shownType } from "./ui-message-chunks.js";
+import { assertOptionsObject, shownType } from "./argument-checks.js";
 
 /** Options of {@link toUIMessageStreamSse} and {@link toUIMessageStreamResponse}. */
 export interface UIMessageStreamSseOptions {
@@ -27,13 +27,14 @@ export interface UIMessageStreamSseOptions {
  * `options.keepAliveMs`. Cancelling the stream (a client that went away)
  * stops the comments and the iteration, which stops reading the events; it
  * never stops the turn. Throws a `TypeError` naming `keepAliveMs` when it
- * is not a finite number of 0 or more, and naming `chunks` when it is no
- * async iterable.
+ * is not a finite number of 0 or more, naming `chunks` when it is no
+ * async iterable, and naming `options` when it is no object.
  */
 export function toUIMessageStreamSse(
   chunks: AsyncIterable<SequencedUIMessageChunk>,
   options: UIMessageStreamSseOptions = {},
 ): ReadableStream<Uint8Array> {
+  assertOptionsObject("toUIMessageStreamSse", "options", options);
   const keepAliveMs = keepAliveOf(options);
   if (typeof (chunks as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] !== "function") {
     throw new TypeError(`toUIMessageStreamSse: chunks must be an async iterable of chunks, got ${shownType(chunks)}`);
@@ -76,12 +77,15 @@ export function toUIMessageStreamSse(
  * `init.status`), the AI SDK's stream headers (`x-vercel-ai-ui-message-stream: v1`,
  * no caching or buffering) plus `init.headers`, the body of
  * {@link toUIMessageStreamSse} (with `init.keepAliveMs`). Hono, Next.js
- * route handlers and any `fetch`-style server return it as is.
+ * route handlers and any `fetch`-style server return it as is. Throws
+ * what {@link toUIMessageStreamSse} throws, and a `TypeError` naming `init`
+ * when it is no object.
  */
 export function toUIMessageStreamResponse(
   chunks: AsyncIterable<SequencedUIMessageChunk>,
   init: { status?: number; headers?: Record<string, string> } & UIMessageStreamSseOptions = {},
 ): Response {
+  assertOptionsObject("toUIMessageStreamResponse", "init", init);
   return new Response(toUIMessageStreamSse(chunks, init), {
     status: init.status ?? 200,
     headers: { ...UI_MESSAGE_STREAM_HEADERS, ...init.headers },

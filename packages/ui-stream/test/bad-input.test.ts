@@ -5,6 +5,8 @@ import {
   toUIMessageChunks,
   toUIMessageStreamResponse,
   toUIMessageStreamSse,
+  TurnkitChatTransport,
+  UIMessageChunkMapper,
   UIStreamError,
   withoutSupersededParts,
 } from "../src/index.js";
@@ -49,5 +51,29 @@ describe("bad input", () => {
     await expect(readSseEvents(null as never).next()).rejects.toThrow(
       new TypeError("readSseEvents: body must be a ReadableStream (a fetch Response's body), got null"),
     );
+  });
+
+  it("options that are no object, and constructor options of the wrong type, are refused naming them", () => {
+    const chunks = (async function* () {})();
+    for (const [call, message] of [
+      [() => toUIMessageStreamSse(chunks, null as never), "toUIMessageStreamSse: options must be an object, got null"],
+      [
+        () => toUIMessageStreamResponse(chunks, null as never),
+        "toUIMessageStreamResponse: init must be an object, got null",
+      ],
+      [() => new UIMessageChunkMapper(null as never), "UIMessageChunkMapper: options must be an object, got null"],
+
+      [() => new TurnkitChatTransport(null as never), "TurnkitChatTransport: options must be an object, got null"],
+      [
+        () => new TurnkitChatTransport({ api: 5 as never }),
+        "TurnkitChatTransport: options.api must be a string, got number",
+      ],
+      [
+        () => new TurnkitChatTransport({ fetch: "x" as never }),
+        "TurnkitChatTransport: options.fetch must be a function, got string",
+      ],
+    ] as const) {
+      expect(call).toThrow(new TypeError(message));
+    }
   });
 });
