@@ -100,6 +100,7 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
                 // taken the turn over meanwhile) is found here, not after the request was paid for.
                 await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
                 const signal = liveSignal(ctx, options?.signal);
+                stallIfArmed("model-request-after-claim-check", ctx.faultPoint);
                 const events: RecordedEvent[] = [];
                 const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
                   stream.push(event);

@@ -201,6 +201,7 @@ async function callLive(
       logged,
     ),
   });
+  stallIfArmed("tool-call-after-claim-check", ctx.faultPoint);
   try {
     const work = Promise.resolve(tool.impl.execute(callCtx, input as never, callSignal, onUpdate));
     const result = await settleOrAbandon(work, ctx.liveAbort.signal, ABORT_GRACE_MS);

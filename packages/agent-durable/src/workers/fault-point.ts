@@ -19,6 +19,12 @@
  *   check that this execution holds its claim and is about to be sent.
  * - `tool-call-before-run` (a stall point): a tool call counted its attempt
  *   (which checks the claim) and its `execute` is about to run.
+ * - `model-request-after-claim-check` (a stall point): a model request
+ *   passed its last check of the claim, right before it is sent (a stall
+ *   here lets it go out; what comes back is never logged or recorded).
+ * - `tool-call-after-claim-check` (a stall point): a tool call passed its
+ *   last check of the claim, right before `execute` (a stall here lets it
+ *   run; its result is never logged or recorded).
  */
 export type FaultPoint =
   | "adoption-before-requeue"
@@ -26,7 +32,9 @@ export type FaultPoint =
   | "model-request-after-steering-take"
   | "model-request-aborted-recorded"
   | "model-request-before-send"
-  | "tool-call-before-run";
+  | "tool-call-before-run"
+  | "model-request-after-claim-check"
+  | "tool-call-after-claim-check";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
