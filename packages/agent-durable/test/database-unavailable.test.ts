@@ -82,6 +82,11 @@ describe("a database that cannot be used", () => {
       5_000,
     );
     await unavailable(() => DurableTurnWorker.launch({ databaseUrl: url, buildTurn }), /connection refused/, 5_000);
+    // A password given as a parameter is hidden too.
+    const inQuery = `postgres://postgres@127.0.0.1:${new URL(url).port}/turnkit?password=secret-password`;
+    const error = await DurableTurnClient.connect({ databaseUrl: inQuery }).catch((rejected: unknown) => rejected);
+    expect(error).toMatchObject({ code: "database_unavailable", message: expect.stringContaining("password=***") });
+    expect((error as Error).message).not.toContain("secret-password");
   });
 
   it("give up on a server that never answers after connectTimeoutMs, leaving no connection open", async () => {
