@@ -148,6 +148,7 @@ export class DurableTurnWorker {
     const pools = [pool, behindCheckpointPool, dbosPool];
     for (const each of pools) each.on("error", () => {});
     let clientReady: Promise<DurableTurnClient> | undefined;
+    let lease: WorkerLease | undefined;
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
       // The worker's own client connects while DBOS launches (the tables are in place now).
@@ -183,7 +184,7 @@ export class DurableTurnWorker {
         listenQueues: [settings.queueName],
         runMigrations: false,
       });
-      const lease = new WorkerLease({
+      lease = new WorkerLease({
         pool,
         schema: settings.schema,
         workerId: settings.workerId,
@@ -209,6 +210,7 @@ export class DurableTurnWorker {
       return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
     } catch (error) {
       launchedInThisProcess = false;
+      lease?.stop();
       await clientReady?.then((client) => client.close()).catch(() => {});
       await DBOS.shutdown({ deregister: true }).catch(() => {});
       await Promise.all(pools.map((each) => each.end().catch(() => {})));
