@@ -1,20 +1,22 @@
 /**
- * A worker that stalls (SIGSTOP) right after it checked its claim on a
- * turn and before it sends the model request (or runs a tool call), long
- * enough for another worker to take the turn over. When it wakes up, it
- * checks the claim again before the request goes out (the check is older
- * than a quarter lease) and sends or runs nothing: the request is paid
- * once, by the new owner, and the call the new owner answered as
- * interrupted does not run behind its back. Before, the woken worker went on
- * on the strength of its old check (its events were refused, but the
- * request was paid twice, and the call ran after the turn had moved on).
+ * A worker that stalls (SIGSTOP) right after its check of the claim on a
+ * turn answered and before it sends the model request (or runs a tool
+ * call), long enough for another worker to take the turn over. When it
+ * wakes up, its last look before the request goes out finds the check
+ * older than a quarter lease, checks again, and it sends or runs nothing:
+ * the request is paid once, by the new owner, and the call the new owner
+ * answered as interrupted does not run behind its back. Before, the woken
+ * worker went on on the strength of its old check, also when the stall
+ * came while the check's answer was on its way back, as random pauses
+ * found (its events were refused, but the request was paid twice, and the
+ * call ran after the turn had moved on).
  *
- * A stall after that last check, in the instructions before the request is
- * written to the socket (or `execute` is called), cannot be caught before
- * the request goes out: the last two tests stall there and show what a host
- * sees then. The request is sent (paid twice) and the call runs (once: the
- * new owner answered it as interrupted without running it), but nothing
- * either brings back reaches the log, the history or the turn's records.
+ * A stall after that last look, in the instructions that write the request
+ * to the socket (or call `execute`), cannot be caught before the request
+ * goes out: the last two tests stall there and show what a host sees then.
+ * The request is sent (paid twice) and the call runs (once: the new owner
+ * answered it as interrupted without running it), but nothing either
+ * brings back reaches the log, the history or the turn's records.
  */
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT } from "../src/index.js";
