@@ -7,6 +7,7 @@ import {
   APPROVAL_TOPIC,
   DEFAULT_APP_NAME,
   DEFAULT_APP_VERSION,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_QUEUE_NAME,
   DEFAULT_SCHEMA,
   OUTCOME_POLL_MS,
@@ -32,6 +33,7 @@ import { type FollowOptions, followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import { workflowEndedWithoutOutcome } from "./reading/workflow-ending.js";
 import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
+import { checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
 import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
@@ -62,10 +64,21 @@ export interface DurableTurnsConnection {
   queueName?: string;
   /** Postgres schema of the event log and turn tables. Default `"turnkit_durable"`. */
   schema?: string;
+  /**
+   * How long opening a connection to Postgres may take, in ms: `connect`
+   * and `launch` reject with `database_unavailable` when the server has not
+   * accepted one by then. Default 10 s.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** The fields of {@link DurableTurnsConnection} that name parts of a deployment: each a non-empty string when given. */
 export const CONNECTION_NAMES = ["appName", "appVersion", "queueName", "schema"] as const;
+
+/** `connection.connectTimeoutMs`, or its default; throws `invalid_input` naming it unless a positive number. */
+export function connectTimeoutOf(connection: DurableTurnsConnection): number {
+  return millisecondsOption(connection.connectTimeoutMs, "connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS);
+}
 
 /** What {@link DurableTurnClient.status} reports. */
 export type DurableTurnStatus =
@@ -92,19 +105,25 @@ export class DurableTurnClient {
     private readonly notifications: LogNotifications,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
-    private readonly settings: Required<Omit<DurableTurnsConnection, "databaseUrl">>,
+    private readonly settings: Required<Omit<DurableTurnsConnection, "databaseUrl" | "connectTimeoutMs">>,
   ) {}
 
   /**
    * Connects and creates the durable tables when missing. Rejects with
-   * `invalid_input` for a missing `databaseUrl` or a name (`appName`,
-   * `appVersion`, `queueName`, `schema`) that is not a non-empty string, and
-   * with the connection's error when Postgres cannot be reached.
+   * `invalid_input` for a missing `databaseUrl`, a name (`appName`,
+   * `appVersion`, `queueName`, `schema`) that is not a non-empty string or a
+   * `connectTimeoutMs` that is not a positive number, and with
+   * `database_unavailable` (naming the URL without its password, and why)
+   * within `connectTimeoutMs` when Postgres cannot be reached, does not
+   * answer, refuses the credentials or has no such database; a rejected
+   * connect leaves no connection open.
    */
   static async connect(connection: DurableTurnsConnection): Promise<DurableTurnClient> {
     if (typeof connection?.databaseUrl !== "string" || connection.databaseUrl === "")
       throw invalidInput("databaseUrl must be a Postgres connection string");
     assertOptionalNames(connection, CONNECTION_NAMES);
+    const connectTimeoutMs = connectTimeoutOf(connection);
+    await checkDatabaseReachable(connection.databaseUrl, connectTimeoutMs);
     const settings = {
       appName: connection.appName ?? DEFAULT_APP_NAME,
       appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,
@@ -133,7 +152,7 @@ export class DurableTurnClient {
         new SteeringInbox(pool, settings.schema),
         new HostRequests(pool, settings.schema),
         new SessionCatalog(pool, settings.schema, settings.queueName),
-        new LogNotifications(connection.databaseUrl),
+        new LogNotifications(connection.databaseUrl, connectTimeoutMs),
         pools,
         settings,
       );

@@ -14,8 +14,14 @@ import {
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
 import { assertOptionalNames } from "./client-input.js";
-import { CONNECTION_NAMES, DurableTurnClient, type DurableTurnsConnection } from "./durable-turn-client.js";
+import {
+  CONNECTION_NAMES,
+  connectTimeoutOf,
+  DurableTurnClient,
+  type DurableTurnsConnection,
+} from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
+import { checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
@@ -95,8 +101,12 @@ export class DurableTurnWorker {
    * workers may launch together, on an empty or an existing database),
    * takes this worker's lease, registers the turn workflow, launches DBOS
    * and the queue, recovers this worker's own interrupted turns, and starts
-   * taking turns. Rejects with `invalid_input` for bad options and
-   * `worker_state` when this process already runs a worker.
+   * taking turns. Rejects with `invalid_input` for bad options,
+   * `worker_state` when this process already runs a worker, and
+   * `database_unavailable` (naming the URL without its password, and why)
+   * within `connectTimeoutMs` when Postgres cannot be reached, does not
+   * answer, refuses the credentials or has no such database; nothing is
+   * left running or open then.
    */
   static async launch(options: DurableTurnWorkerOptions): Promise<DurableTurnWorker> {
     const settings = resolveOptions(options);
@@ -107,6 +117,11 @@ export class DurableTurnWorker {
       });
     }
     launchedInThisProcess = true;
+    // Before anything is set up: an unreachable database is one typed error, with nothing left to close.
+    await checkDatabaseReachable(options.databaseUrl, settings.connectTimeoutMs).catch((error) => {
+      launchedInThisProcess = false;
+      throw error;
+    });
     // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
     const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, application_name });
@@ -133,6 +148,7 @@ export class DurableTurnWorker {
     const pools = [pool, behindCheckpointPool, dbosPool];
     for (const each of pools) each.on("error", () => {});
     let clientReady: Promise<DurableTurnClient> | undefined;
+    let lease: WorkerLease | undefined;
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
       // The worker's own client connects while DBOS launches (the tables are in place now).
@@ -168,7 +184,7 @@ export class DurableTurnWorker {
         listenQueues: [settings.queueName],
         runMigrations: false,
       });
-      const lease = new WorkerLease({
+      lease = new WorkerLease({
         pool,
         schema: settings.schema,
         workerId: settings.workerId,
@@ -194,6 +210,7 @@ export class DurableTurnWorker {
       return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
     } catch (error) {
       launchedInThisProcess = false;
+      lease?.stop();
       await clientReady?.then((client) => client.close()).catch(() => {});
       await DBOS.shutdown({ deregister: true }).catch(() => {});
       await Promise.all(pools.map((each) => each.end().catch(() => {})));
@@ -269,6 +286,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
     queueName: options.queueName ?? DEFAULT_QUEUE_NAME,
     schema: options.schema ?? DEFAULT_SCHEMA,
     workerId: options.workerId ?? `${hostname()}-${process.pid}`,
+    connectTimeoutMs: connectTimeoutOf(options),
     concurrency,
     approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     leaseMs: options.leaseMs ?? DEFAULT_WORKER_LEASE_MS,

@@ -6,6 +6,15 @@ const DURABLE_TURN_ERROR_MARKER = Symbol.for("turnkit.agent-durable.DurableTurnE
 export const DurableTurnErrorCode = {
   /** Options or a request with a missing or malformed field; the message names it. */
   InvalidInput: "invalid_input",
+  /**
+   * `connect` or `launch` could not open a connection to Postgres: nothing
+   * listens at the address, the host is unknown, the server did not answer
+   * within `connectTimeoutMs`, it refused the user or password, or the
+   * database does not exist. The message names the URL (its password
+   * replaced by `***`) and the reason; `cause` is the driver's error.
+   * Nothing was set up and no connection is left open.
+   */
+  DatabaseUnavailable: "database_unavailable",
   /** No turn with this session and turn id was ever started. */
   UnknownTurn: "unknown_turn",
   /** No session with this id was ever started or forked. */

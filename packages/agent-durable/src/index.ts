@@ -19,6 +19,7 @@ export { approvalRequestId, type ApprovalDecision } from "./steps/approval-wait.
 export {
   DEFAULT_APP_NAME,
   DEFAULT_APP_VERSION,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_QUEUE_NAME,
   DEFAULT_QUEUE_POLLING_INTERVAL_MS,
   DEFAULT_SCHEMA,

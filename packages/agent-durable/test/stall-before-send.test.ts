@@ -1,15 +1,26 @@
 /**
- * A worker that stalls (SIGSTOP) right after it checked its claim on a
- * turn and before it sends the model request (or runs a tool call), long
- * enough for another worker to take the turn over. When it wakes up, it
- * checks the claim again before the request goes out (the check is older
- * than a quarter lease) and sends or runs nothing: the request is paid
- * once, by the new owner, and the call the new owner answered as
- * interrupted does not run behind its back. Before, the woken worker went on
- * on the strength of its old check (its events were refused, but the
- * request was paid twice, and the call ran after the turn had moved on).
+ * A worker that stalls (SIGSTOP) right after its check of the claim on a
+ * turn answered and before it sends the model request (or runs a tool
+ * call), long enough for another worker to take the turn over. When it
+ * wakes up, its last look before the request goes out finds the check
+ * older than a quarter lease, checks again, and it sends or runs nothing:
+ * the request is paid once, by the new owner, and the call the new owner
+ * answered as interrupted does not run behind its back. Before, the woken
+ * worker went on on the strength of its old check, also when the stall
+ * came while the check's answer was on its way back, as random pauses
+ * found (its events were refused, but the request was paid twice, and the
+ * call ran after the turn had moved on).
+ *
+ * A stall after that last look, in the instructions that write the request
+ * to the socket (or call `execute`), cannot be caught before the request
+ * goes out: the last two tests stall there and show what a host sees then.
+ * The request is sent (paid twice) and the call runs (once: the new owner
+ * answered it as interrupted without running it), but nothing either
+ * brings back reaches the log, the history or the turn's records.
  */
 import { describe, expect, it } from "vitest";
+import { INTERRUPTED_TOOL_RESULT_TEXT } from "../src/index.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
@@ -57,5 +68,68 @@ describe("a worker that stalled between its claim check and a model request", ()
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(fixture.countsOf(turn, "tool-start")).toBe(0);
     await fixture.cluster.kill("stalls-in-tool");
+  }, 60_000);
+
+  it("a request that passed its last check before the stall goes out when the worker wakes up, and nothing it brings back is logged", async () => {
+    await fixture.cluster.stopAll();
+    await fixture.cluster.start("stalls-after-check", {
+      ...lease,
+      TURNKIT_DURABLE_FAULT: "model-request-after-claim-check",
+    });
+    const turn = await fixture.client.start({ sessionId: "s-sent", turnId: "sent", userMessage: { text: "hi" } });
+    await waitFor("the turn runs on the armed worker", async () => {
+      const status = await fixture.client.status(turn);
+      return status.state === "running" && status.workerId === "stalls-after-check";
+    });
+    await fixture.cluster.start("takes-over-sent", lease);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const logged = await fixture.client.readEvents(turn);
+    const history = await fixture.client.readHistory("s-sent");
+
+    fixture.cluster.resume("stalls-after-check");
+    await waitFor("the woken worker sent its request", () =>
+      fixture.cluster
+        .counts()
+        .some((c) => c.turnId === "sent" && c.kind === "model" && c.worker === "stalls-after-check"),
+    );
+    // Time for its answer to be written, were the writes not fenced by the claim.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await fixture.client.readEvents(turn)).toEqual(logged);
+    assertLogInvariants(logged);
+    expect(await fixture.client.readHistory("s-sent")).toEqual(history);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    await fixture.cluster.kill("stalls-after-check");
+  }, 60_000);
+
+  it("a call that passed its last check before the stall runs when the worker wakes up, once, and its result is not logged", async () => {
+    await fixture.cluster.stopAll();
+    await fixture.cluster.start("stalls-before-execute", {
+      ...lease,
+      TURNKIT_DURABLE_FAULT: "tool-call-after-claim-check",
+    });
+    const turn = await fixture.client.start({
+      sessionId: "s-ran",
+      turnId: "ran",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 20 },
+    });
+    await waitFor("the turn runs on the armed worker", async () => {
+      const status = await fixture.client.status(turn);
+      return status.state === "running" && status.workerId === "stalls-before-execute";
+    });
+    await fixture.cluster.start("takes-over-ran", lease);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const logged = await fixture.client.readEvents(turn);
+    // The new owner found the call's attempt counted and answered it as interrupted, without running it.
+    expect(JSON.stringify(logged)).toContain(INTERRUPTED_TOOL_RESULT_TEXT);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(0);
+
+    fixture.cluster.resume("stalls-before-execute");
+    await waitFor("the woken worker ran the call", () => fixture.countsOf(turn, "tool-start") === 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    expect(await fixture.client.readEvents(turn)).toEqual(logged);
+    assertLogInvariants(logged);
+    await fixture.cluster.kill("stalls-before-execute");
   }, 60_000);
 });

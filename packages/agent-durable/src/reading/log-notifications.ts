@@ -23,7 +23,11 @@ export class LogNotifications {
   private readonly watches = new Map<string, Set<() => void>>();
   private closed = false;
 
-  constructor(private readonly databaseUrl: string) {}
+  constructor(
+    private readonly databaseUrl: string,
+    /** How long opening the connection may take; a watch started meanwhile waits no longer for it. */
+    private readonly connectTimeoutMs: number,
+  ) {}
 
   /** Starts watching `turnKey` once this instance listens (a failed connection is retried at the next watch). */
   async watch(turnKey: string): Promise<LogWatch> {
@@ -73,7 +77,10 @@ export class LogNotifications {
   private ensureListening(): Promise<void> {
     if (this.client || this.closed) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.databaseUrl });
+      const client = new pg.Client({
+        connectionString: this.databaseUrl,
+        connectionTimeoutMillis: this.connectTimeoutMs,
+      });
       client.on("error", () => {
         if (this.client === client) this.client = undefined;
       });

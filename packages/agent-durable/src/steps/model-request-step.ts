@@ -95,11 +95,16 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
                   turnAborted: true,
                 };
               } else {
-                stallIfArmed("model-request-before-send", ctx.faultPoint);
-                // Right before the request goes out: a stall since the claim was checked (another worker may have
-                // taken the turn over meanwhile) is found here, not after the request was paid for.
-                await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
+                // Right before the request goes out: a stall since the claim was last confirmed (another worker
+                // may have taken the turn over meanwhile) is found here, not after the request was paid for. The
+                // last look is made with no wait between it and the send: a stall while the check's answer came
+                // back leaves the confirmation too old, and the claim is checked again.
+                do {
+                  await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
+                  stallIfArmed("model-request-before-send", ctx.faultPoint);
+                } while (!ctx.claim.isFresh(ctx.claimFreshMs));
                 const signal = liveSignal(ctx, options?.signal);
+                stallIfArmed("model-request-after-claim-check", ctx.faultPoint);
                 const events: RecordedEvent[] = [];
                 const ending = await streamLive(inner, [model, context, { ...options, signal }], (event) => {
                   stream.push(event);

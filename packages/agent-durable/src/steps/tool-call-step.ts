@@ -179,10 +179,13 @@ async function callLive(
   }
   const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
   if (attempts > 1 && tool.replay !== "safe") return givenUp(false);
-  stallIfArmed("tool-call-before-run", ctx.faultPoint);
   // Right before `execute`: a stall since the attempt was counted (another worker may have taken the turn over
-  // meanwhile, and answers the call as interrupted) is found here, and the call does not run.
-  await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
+  // meanwhile, and answers the call as interrupted) is found here, and the call does not run. The last look is
+  // made with no wait between it and `execute` (see the model request's).
+  do {
+    await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
+    stallIfArmed("tool-call-before-run", ctx.faultPoint);
+  } while (!ctx.claim.isFresh(ctx.claimFreshMs));
   const callSignal = liveSignal(ctx, signal);
   const logged: AskEvent[] = [];
   const asked = () => (logged.length > 0 ? { asked: logged } : {});
@@ -201,6 +204,7 @@ async function callLive(
       logged,
     ),
   });
+  stallIfArmed("tool-call-after-claim-check", ctx.faultPoint);
   try {
     const work = Promise.resolve(tool.impl.execute(callCtx, input as never, callSignal, onUpdate));
     const result = await settleOrAbandon(work, ctx.liveAbort.signal, ABORT_GRACE_MS);

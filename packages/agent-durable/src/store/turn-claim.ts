@@ -56,6 +56,16 @@ export class TurnClaim {
     return performance.now() - this.confirmedAt;
   }
 
+  /**
+   * Whether a check or write found the claim held within the last
+   * `maxAgeMs`, by this process's clock now. A synchronous look: made right
+   * before an effect with no wait in between, a stall that came after the
+   * last check shows here as a confirmation too old.
+   */
+  isFresh(maxAgeMs: number): boolean {
+    return this.confirmedAgoMs <= maxAgeMs;
+  }
+
   /** A check or write sent at `sentAt` (`performance.now()`) found the claim held. */
   confirm(sentAt: number): void {
     this.confirmedAt = Math.max(this.confirmedAt, sentAt);
@@ -133,9 +143,11 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
  * (a model request, a tool's `execute`): a worker that stalled after its
  * last check (paused past its lease while another worker took the turn
  * over) finds out before it sends or runs anything, instead of when it next
- * writes. A stall in the few instructions between this check and the
- * effect still lets the effect through; no check in this process can
- * close that.
+ * writes. Its answer reaches the caller some ticks later: the caller looks
+ * again with {@link TurnClaim.isFresh} right before the effect, with no
+ * wait in between, and checks again when that look finds the confirmation
+ * too old. A stall after that look, in the instructions that make the
+ * effect, still lets it through; no check in this process can close that.
  */
 export async function assertClaimFresh(pool: pg.Pool, claim: TurnClaim, maxAgeMs: number): Promise<void> {
   while (claim.confirmedAgoMs > maxAgeMs) await assertClaimHolds(pool, claim);

@@ -15,10 +15,18 @@
  *   steering messages when it ended is about to store its record.
  * - `model-request-aborted-recorded`: a model request the turn's abort
  *   stopped has stored its record, and the runner has not heard of it yet.
- * - `model-request-before-send` (a stall point): a model request passed the
- *   check that this execution holds its claim and is about to be sent.
+ * - `model-request-before-send` (a stall point): a model request's check
+ *   that this execution holds its claim answered, and the request is about
+ *   to be sent (before the last look at how fresh that answer is).
  * - `tool-call-before-run` (a stall point): a tool call counted its attempt
- *   (which checks the claim) and its `execute` is about to run.
+ *   and its check of the claim answered, and its `execute` is about to run
+ *   (before the last look at how fresh that answer is).
+ * - `model-request-after-claim-check` (a stall point): a model request
+ *   passed its last look at the claim, right before it is sent (a stall
+ *   here lets it go out; what comes back is never logged or recorded).
+ * - `tool-call-after-claim-check` (a stall point): a tool call passed its
+ *   last look at the claim, right before `execute` (a stall here lets it
+ *   run; its result is never logged or recorded).
  */
 export type FaultPoint =
   | "adoption-before-requeue"
@@ -26,7 +34,9 @@ export type FaultPoint =
   | "model-request-after-steering-take"
   | "model-request-aborted-recorded"
   | "model-request-before-send"
-  | "tool-call-before-run";
+  | "tool-call-before-run"
+  | "model-request-after-claim-check"
+  | "tool-call-after-claim-check";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";

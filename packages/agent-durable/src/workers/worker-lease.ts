@@ -57,23 +57,29 @@ export class WorkerLease {
   }
 
   /**
-   * Writes the first heartbeat. Call it before the worker takes turns, so
-   * that no turn ever runs here without a lease that can be taken over.
+   * Writes the first heartbeat and keeps beating every quarter lease from
+   * then on. Call it before the worker takes turns, so that no turn ever
+   * runs here without a lease that can be taken over, and while it launches
+   * its lease stays fresh: a launch slower than the lease (DBOS recovers
+   * this worker's turns and takes new ones before the launch returns) must
+   * not look like a dead worker, whose turns the others would queue again
+   * under the turns it already runs.
    */
   async acquire(): Promise<void> {
     await this.beat();
+    this.beatTimer ??= setInterval(() => void this.tick(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
+    this.beatTimer.unref?.();
   }
 
   /**
-   * Keeps beating every quarter lease, and looks for expired leases when
-   * the next one of another worker expires (at most every
-   * {@link LEASE_CHECK_MAX_INTERVAL_MS}, or a quarter lease when shorter).
+   * Looks for expired leases of other workers when the next one expires (at
+   * most every {@link LEASE_CHECK_MAX_INTERVAL_MS}, or a quarter lease when
+   * shorter), once DBOS is launched (taking a lease over queues turns
+   * again through it). Beating started with {@link acquire}.
    */
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.beatTimer = setInterval(() => void this.tick(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
-    this.beatTimer.unref?.();
     this.scheduleCheck(this.longestCheckPause());
   }
 

@@ -1,0 +1,78 @@
+import pg from "pg";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
+
+/**
+ * `databaseUrl` as it may be shown in an error or a log: the password of a
+ * `postgres://user:password@host/db` URL replaced by `***`, and any
+ * `password=` parameter (in the query of a URL, or in a `key=value`
+ * connection string) likewise.
+ */
+export function redactedDatabaseUrl(databaseUrl: string): string {
+  const hidden = databaseUrl.replace(/(password=)[^&\s]*/gi, "$1***");
+  try {
+    const url = new URL(hidden);
+    if (url.password !== "") url.password = "***";
+    return url.toString();
+  } catch {
+    return hidden;
+  }
+}
+
+/**
+ * Opens one connection to `databaseUrl` and closes it, so that a client or
+ * a worker finds out at once, before it sets anything up, that it cannot
+ * reach its database. Rejects with `database_unavailable` (see
+ * {@link databaseUnavailable}) when the connection fails or is not ready
+ * within `timeoutMs`; leaves no connection or timer behind either way.
+ */
+export async function checkDatabaseReachable(databaseUrl: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: timeoutMs });
+  // An error after connect (the server ending the connection) must not reach the process as an unhandled event.
+  client.on("error", () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw databaseUnavailable(databaseUrl, error, timeoutMs);
+  }
+  await client.end().catch(() => {});
+}
+
+/**
+ * The `database_unavailable` error for `error`, what the driver reported
+ * when it tried to connect to `databaseUrl`: the message names the URL
+ * (password redacted) and the reason in plain words (refused, host not
+ * found, no answer within `timeoutMs`, authentication failed, no such
+ * database); `cause` is the driver's error.
+ */
+export function databaseUnavailable(databaseUrl: string, error: unknown, timeoutMs: number): DurableTurnError {
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.DatabaseUnavailable,
+    message: `cannot connect to Postgres at ${redactedDatabaseUrl(databaseUrl)}: ${reasonOf(error, timeoutMs)}`,
+    cause: error,
+  });
+}
+
+function reasonOf(error: unknown, timeoutMs: number): string {
+  const { code, message } = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  const text = typeof message === "string" ? message : String(error);
+  switch (code) {
+    case "ECONNREFUSED":
+      return `connection refused (nothing listens there): ${text}`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `host not found: ${text}`;
+    case "28P01":
+    case "28000":
+      return `authentication failed: ${text}`;
+    case "3D000":
+      return `no such database: ${text}`;
+    case "57P03":
+      return `the server does not accept connections now: ${text}`;
+  }
+  if (/timeout/i.test(text)) return `no answer within ${timeoutMs} ms (${text})`;
+  return typeof code === "string" ? `${text} (${code})` : text;
+}

@@ -1,0 +1,138 @@
+/*
+ * A client or a worker pointed at a Postgres it cannot use (nothing
+ * listening, a server that never answers, a wrong password, a database that
+ * does not exist) rejects within its connect timeout with one typed
+ * `database_unavailable` error that names the URL without its password and
+ * the reason, and leaves no connection open. Before, it rejected with the
+ * driver's raw error, and against a server that accepted the connection but
+ * never answered it waited forever.
+ */
+import { createServer, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DurableTurnClient, DurableTurnError, DurableTurnWorker } from "../src/index.js";
+import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+
+let postgres: TestPostgres;
+/** A TCP server that takes connections and never says a word, as a hung server or a wrong service would. */
+let silent: Server;
+const silentSockets = new Set<Socket>();
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+  silent = createServer((socket) => {
+    silentSockets.add(socket);
+    socket.resume(); // reads and drops what the client sends, so its hanging up is seen
+    socket.on("close", () => silentSockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+}, 60_000);
+
+afterAll(async () => {
+  for (const socket of silentSockets) socket.destroy();
+  await new Promise((resolve) => silent?.close(resolve));
+  await postgres?.stop();
+});
+
+/** A port on 127.0.0.1 nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function withPassword(url: string, password: string): string {
+  const changed = new URL(url);
+  changed.password = password;
+  return changed.toString();
+}
+
+function withDatabase(url: string, database: string): string {
+  const changed = new URL(url);
+  changed.pathname = `/${database}`;
+  return changed.toString();
+}
+
+/** Expects `call` to reject within `withinMs` with `database_unavailable` whose message matches `says` and hides the password. */
+async function unavailable(call: () => Promise<unknown>, says: RegExp, withinMs: number): Promise<void> {
+  const started = Date.now();
+  const error = await call().then(
+    () => undefined,
+    (rejected: unknown) => rejected,
+  );
+  expect(Date.now() - started).toBeLessThan(withinMs);
+  expect(DurableTurnError.isInstance(error), String(error)).toBe(true);
+  expect(error).toMatchObject({ code: "database_unavailable" });
+  const message = (error as Error).message;
+  expect(message).toMatch(says);
+  expect(message).toMatch(/postgres(ql)?:\/\/[^:]+:\*\*\*@/);
+  expect(message).not.toMatch(/secret-password|turnkit@/);
+  expect((error as Error).cause).toBeDefined();
+}
+
+const buildTurn = () => ({ llm: {} }) as never;
+
+describe("a database that cannot be used", () => {
+  it("connect and launch name the URL without its password when nothing listens there", async () => {
+    const url = `postgres://postgres:secret-password@127.0.0.1:${await closedPort()}/turnkit`;
+    await unavailable(
+      () => DurableTurnClient.connect({ databaseUrl: url }),
+      /127\.0\.0\.1:\d+\/turnkit: connection refused/,
+      5_000,
+    );
+    await unavailable(() => DurableTurnWorker.launch({ databaseUrl: url, buildTurn }), /connection refused/, 5_000);
+    // A password given as a parameter is hidden too.
+    const inQuery = `postgres://postgres@127.0.0.1:${new URL(url).port}/turnkit?password=secret-password`;
+    const error = await DurableTurnClient.connect({ databaseUrl: inQuery }).catch((rejected: unknown) => rejected);
+    expect(error).toMatchObject({ code: "database_unavailable", message: expect.stringContaining("password=***") });
+    expect((error as Error).message).not.toContain("secret-password");
+  });
+
+  it("give up on a server that never answers after connectTimeoutMs, leaving no connection open", async () => {
+    const { port } = silent.address() as { port: number };
+    const url = `postgres://postgres:secret-password@127.0.0.1:${port}/turnkit`;
+    await unavailable(
+      () => DurableTurnClient.connect({ databaseUrl: url, connectTimeoutMs: 300 }),
+      /no answer within 300 ms/,
+      5_000,
+    );
+    await unavailable(
+      () => DurableTurnWorker.launch({ databaseUrl: url, buildTurn, connectTimeoutMs: 300 }),
+      /no answer within 300 ms/,
+      5_000,
+    );
+    const deadline = Date.now() + 2_000;
+    while (silentSockets.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(silentSockets.size).toBe(0);
+  });
+
+  it("say the credentials were refused, or that the database does not exist", async () => {
+    const badPassword = withPassword(postgres.url, "secret-password");
+    await unavailable(() => DurableTurnClient.connect({ databaseUrl: badPassword }), /authentication failed/, 5_000);
+    await unavailable(
+      () => DurableTurnWorker.launch({ databaseUrl: badPassword, buildTurn }),
+      /authentication failed/,
+      5_000,
+    );
+    const missing = withDatabase(postgres.url, "no_such_database");
+    await unavailable(
+      () => DurableTurnClient.connect({ databaseUrl: missing }),
+      /no_such_database: no such database/,
+      5_000,
+    );
+  });
+
+  it("refuses a connectTimeoutMs that is not a positive number with invalid_input naming it", async () => {
+    await expect(DurableTurnClient.connect({ databaseUrl: postgres.url, connectTimeoutMs: 0 })).rejects.toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/connectTimeoutMs/),
+    });
+    await expect(
+      DurableTurnWorker.launch({ databaseUrl: postgres.url, buildTurn, connectTimeoutMs: "1s" as never }),
+    ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(/connectTimeoutMs/) });
+    // Still a usable database: a client connects, and a failed launch left this process free to launch a worker.
+    const client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
+    await client.close();
+  });
+});
