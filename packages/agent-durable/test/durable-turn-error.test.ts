@@ -1,6 +1,6 @@
 import { TurnkitError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
-import { DurableTurnError, DurableTurnErrorCode } from "../src/index.js";
+import { DurableTurnError, DurableTurnErrorCode, idempotencyKeyOf } from "../src/index.js";
 import { workflowFailure } from "../src/errors.js";
 
 describe("DurableTurnError", () => {
@@ -38,5 +38,19 @@ describe("DurableTurnError", () => {
     expect(workflowFailure(Object.assign(new Error("x"), { code: "57P01" }))).toMatchObject({
       code: "workflow_failed",
     });
+  });
+
+  it("idempotencyKeyOf refuses a context without a key, or no context, with invalid_input", () => {
+    for (const ctx of [undefined, null, {}, { idempotencyKey: 5 }]) {
+      let thrown: unknown;
+      try {
+        idempotencyKeyOf(ctx as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(DurableTurnError.isInstance(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ code: "invalid_input", message: expect.stringContaining("ctx.idempotencyKey") });
+    }
+    expect(idempotencyKeyOf({ idempotencyKey: "turn:3:call_1" } as never)).toBe("turn:3:call_1");
   });
 });

@@ -28,11 +28,12 @@ export interface DurableToolExecutionContext extends ToolExecutionContext {
 /**
  * The idempotency key of a durable tool call, from the `ctx` its `execute`
  * received (see {@link DurableToolExecutionContext}). Throws
- * `invalid_input` for a context without one: the tool runs outside a
- * durable turn (then there is no replay to guard against either).
+ * `invalid_input` for a context without one (or no context at all): the
+ * tool runs outside a durable turn (then there is no replay to guard
+ * against either).
  */
 export function idempotencyKeyOf(ctx: ToolExecutionContext): string {
-  const key = (ctx as Partial<DurableToolExecutionContext>).idempotencyKey;
+  const key = (ctx as Partial<DurableToolExecutionContext> | null | undefined)?.idempotencyKey;
   if (typeof key !== "string")
     throw invalidInput("ctx.idempotencyKey is missing: the tool runs outside a durable turn");
   return key;
