@@ -24,7 +24,7 @@ import {
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
 import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
-import { checkStepLimit } from "./invariants/turn-budget.js";
+import { checkTurnBudget } from "./invariants/turn-budget.js";
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
@@ -146,7 +146,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
       .flatMap((request) => request.response.calls)
       .filter((call) => call.args.kind === "task" && call.args.task.trim() !== "").length,
   });
-  checkStepLimit(outcome, scenario.budget?.maxSteps);
+  checkTurnBudget(outcome, withOwnEvents(observation).events, scenario.budget);
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);

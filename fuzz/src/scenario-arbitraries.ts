@@ -21,6 +21,7 @@ import {
   withRequestIds,
   withResponseIds,
 } from "./response-arbitraries.js";
+import { budgetBoundaryArbitrary, turnBudgetArbitrary, withBudgetBoundary } from "./budget-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import type {
   AgentScenario,
@@ -74,17 +75,8 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       steering: steeringArbitrary,
       retry: retryArbitrary,
       streamTimeouts: fc.constantFrom("default" as const, "off" as const),
-      budget: fc.option(
-        fc.record(
-          {
-            maxSteps: fc.integer({ min: 1, max: 3 }),
-            maxOutputTokens: fc.integer({ min: 1, max: 400 }),
-            maxCost: fc.constantFrom(0.000001, 0.001, 0.05),
-          },
-          { requiredKeys: [] },
-        ),
-        { freq: 3, nil: undefined },
-      ),
+      budget: turnBudgetArbitrary,
+      budgetBoundary: budgetBoundaryArbitrary,
       abortBeforeStart: fc.oneof(
         { weight: 30, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
@@ -98,12 +90,18 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         { weight: 1, arbitrary: fc.array(fc.nat({ max: 3 })) },
       ),
     })
-    .map(({ malformed, ...scenario }) => {
+    .map(({ malformed, budget, budgetBoundary, ...scenario }) => {
       const requests = withRequestIds(scenario.requests);
       const malformedFinals = requests
         .filter((request, index) => malformed.includes(index) && request.response.text !== undefined)
         .map((request) => request.response.token);
-      return { ...scenario, requests, ...(malformedFinals.length > 0 && { malformedFinals }) };
+      const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
+      return {
+        ...scenario,
+        requests,
+        ...(bounded && { budget: bounded }),
+        ...(malformedFinals.length > 0 && { malformedFinals }),
+      };
     });
 }
 
