@@ -32,9 +32,9 @@ import {
   agentScenarioArbitrary,
   askHostTurnArbitrary,
   providerFailureTurnArbitrary,
-  subAgentTurnArbitrary,
   turnScenarioArbitrary,
 } from "./scenario-arbitraries.js";
+import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
 /** One property: a generator and a check that runs a case and throws on any broken invariant. */

@@ -28,9 +28,7 @@ import type {
   AskSpec,
   CallSpec,
   RequestSpec,
-  ChildBehaviour,
   HostAnswerSpec,
-  SubAgentSpec,
   Delay,
   ResponseSpec,
   RetrySpec,
@@ -163,7 +161,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
  * The requests with every `every`-th tool call of the script (counted
  * across requests, from 1) replaced by `replace(call, count)`.
  */
-function withEveryNthCall(
+export function withEveryNthCall(
   requests: readonly RequestSpec[],
   every: number,
   replace: (call: CallSpec, count: number) => CallSpec,
@@ -184,7 +182,7 @@ function withEveryNthCall(
  * earlier ones. Calls sharing an id then share one behaviour (the last one
  * given under it).
  */
-function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
+export function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
   return requests.map((request) => ({
     ...request,
     response: {
@@ -192,72 +190,6 @@ function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
       calls: request.response.calls.map((call, index) => ({ ...call, id: `c${index}` })),
     },
   }));
-}
-
-const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant("answer" as const),
-      eventDelayMs: fc.constantFrom(0, 0, 5, 50),
-      withTool: fc.boolean(),
-      textless: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), afterEvents: fc.nat({ max: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("hang" as const), afterEvents: fc.nat({ max: 3 }) }) },
-  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "toolHang" }) },
-  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "overBudget" }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("nested" as const), inner: fc.constantFrom("answer", "fail", "hang") }),
-  },
-);
-
-/** Tasks a sub-agent refuses without asking its model. */
-const BLANK_TASKS = ["", "   ", "\n\t"];
-
-/**
- * Generated turns that offer one to three sub-agents (children that answer,
- * fail, hang, reach their budget or call a sub-agent of their own, and whose
- * tool asks the host a question when the host answers questions), with
- * every `every`-th tool call of the script calling one of them. Host
- * actions (aborts among them) land while children run. The writer never
- * stalls, so no event of a child is announced as dropped.
- */
-export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
-  return fc
-    .record({
-      base: turnScenarioArbitrary(options),
-      agents: fc.array(
-        fc.record({ child: childBehaviourArbitrary, executionMode: fc.constantFrom("parallel", "sequential") }),
-        { minLength: 1, maxLength: 3 },
-      ),
-      every: fc.integer({ min: 1, max: 3 }),
-      // A host that answers questions: the children's `probe` then asks it one.
-      hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
-      // A model that names each response's calls c0, c1, ... (ids reused across responses).
-      reusedIds: fc.boolean(),
-      // Now and then a call with an empty or blank task, which must be refused without a child turn.
-      blankEvery: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
-    })
-    .map(({ base, agents, every, hostAnswers, reusedIds, blankEvery }): TurnScenario => {
-      const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
-      const calling = withEveryNthCall(base.requests, every, (call, count) => {
-        const agent = subAgents[count % subAgents.length]!;
-        const blank = blankEvery !== null && count % blankEvery === 0;
-        const task = blank ? BLANK_TASKS[count % BLANK_TASKS.length]! : `task of ${call.id}`;
-        return { ...call, tool: agent.name, args: { kind: "task" as const, task } };
-      });
-      const requests = reusedIds ? withIdsPerResponse(calling) : calling;
-      return {
-        ...base,
-        requests,
-        subAgents,
-        ...(hostAnswers !== null && { hostAnswers }),
-        writer: { ...base.writer, slow: undefined },
-      };
-    });
 }
 
 const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
@@ -270,7 +202,8 @@ const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
   malformed: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
-const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(
+/** One answer of the host to a question a tool asked: at once, late, wrong, thrown or never. */
+export const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom<HostAnswerSpec>({ kind: "accept" }, { kind: "decline" }) },
   { weight: 2, arbitrary: fc.constantFrom<HostAnswerSpec>({ kind: "invalid" }, { kind: "throw" }) },
   {

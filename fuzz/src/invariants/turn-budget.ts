@@ -20,7 +20,8 @@ import { InvariantViolation } from "./violation.js";
 
 const INVARIANT = "22 a turn keeps to its budget";
 
-type Budget = NonNullable<TurnScenario["budget"]>;
+/** A turn's limits, as a scenario gives them. */
+export type Budget = NonNullable<TurnScenario["budget"]>;
 
 /** Throws when the turn ran past a limit of `budget` (see the file's comment), or failed naming a limit it did not reach. */
 export function checkTurnBudget(
@@ -30,7 +31,7 @@ export function checkTurnBudget(
 ): void {
   if (budget === undefined) return;
   checkStepLimit(outcome, budget.maxSteps);
-  checkNoAttemptPastALimit(outcome, ownEvents, budget);
+  checkNoAttemptPastALimit(outcome.usage, ownEvents, budget);
   checkNamedLimit(outcome, budget);
 }
 
@@ -50,11 +51,20 @@ function reachedSpendingLimit(usage: TurnUsage, budget: Budget): string | undefi
   return undefined;
 }
 
-/** After the first step report whose totals reached a spending limit, the turn made no further main attempt. */
-function checkNoAttemptPastALimit(outcome: TurnOutcome, ownEvents: readonly RuntimeEvent[], budget: Budget): void {
-  const final = outcome.usage;
+/**
+ * After the first step report (in `events`, one turn's own) whose totals
+ * reached a spending limit of `budget`, the turn made no further main
+ * attempt: `final` (its whole usage) counts no more. `turn` names it in
+ * the violation.
+ */
+export function checkNoAttemptPastALimit(
+  final: TurnUsage | undefined,
+  events: readonly RuntimeEvent[],
+  budget: Budget,
+  turn = "the turn",
+): void {
   if (!final) return;
-  for (const event of ownEvents) {
+  for (const event of events) {
     if (event.type !== "stream.resp" || event.payload.chunk.kind !== "finish") continue;
     const step: StepReport | undefined = event.payload.chunk.step;
     if (!step) continue;
@@ -64,7 +74,7 @@ function checkNoAttemptPastALimit(outcome: TurnOutcome, ownEvents: readonly Runt
     if (final.attempts.main > then)
       throw new InvariantViolation(
         INVARIANT,
-        `step ${step.stepIndex} closed (seq ${event.seq}) with ${reached}, after ${then} model attempts; the turn made ${final.attempts.main}`,
+        `${turn}: step ${step.stepIndex} closed (seq ${event.seq}) with ${reached}, after ${then} model attempts; it made ${final.attempts.main}`,
       );
     return;
   }
