@@ -3,23 +3,32 @@
  * answering its attempts from a script (an answer, a failure before any
  * output, a failure after some text), a retry budget, and the triggers the
  * host named. Each case runs through agent-core's fallback layer over its
- * transport retry (virtual clock) and is compared with a plain model of the
- * rules: which model gets how many attempts, and what the caller sees.
+ * transport retry (virtual clock), or through a `PiTurnRunner` turn as its
+ * main request or as a hook's own request (`auxiliaryStreamFn`, a
+ * compaction summary's path), and is compared with a plain model of the
+ * rules: which model gets how many attempts, what the caller sees, and
+ * (in a turn) which models `onLlmCallPreparedHook` was shown.
  */
+import type { AssistantMessage } from "@mariozechner/pi-ai";
 import {
   collectStream,
   createScriptedModel,
   createVirtualClock,
   errorAfter,
   type ScriptEntry,
+  type ScriptedModel,
+  type VirtualClock,
 } from "@turnkit/agent-loop/testing";
 import {
+  PiTurnRunner,
   classifyError,
   withLlmRetry,
+  type BeforeLlmCallHook,
   type LlmFallbackOptions,
   type ModelFallbackTrigger,
   type StreamFn,
 } from "@turnkit/agent-core";
+import type { RuntimeEvent } from "@turnkit/protocol";
 import { fallbackTriggerOf, resolveModelFallback, withModelFallback } from "@turnkit/agent-core/internal";
 import fc from "fast-check";
 
@@ -35,6 +44,8 @@ export interface FallbackScenario {
   models: FallbackAttempt[][];
   on: ModelFallbackTrigger[];
   maxRetries: number;
+  /** The layers alone, a turn's main request, or a before-LLM hook's own request in a turn. */
+  path: "layer" | "main" | "auxiliary";
 }
 
 /** Failure texts of every class the fallback layer tells apart, as providers write them. */
@@ -85,6 +96,7 @@ export const fallbackScenarioArbitrary: fc.Arbitrary<FallbackScenario> = fc.reco
   models: fc.array(fc.array(attemptArbitrary, { maxLength: 4 }), { minLength: 1, maxLength: 3 }),
   on: fc.subarray(TRIGGERS),
   maxRetries: fc.integer({ min: 0, max: 2 }),
+  path: fc.constantFrom("layer" as const, "main" as const, "auxiliary" as const),
 });
 
 /** What the caller sees, and which model got how many attempts. */
@@ -93,6 +105,8 @@ interface FallbackResult {
   text: string;
   failed: boolean;
   errorMessage?: string;
+  /** In a turn: the models (`provider/id`) `onLlmCallPreparedHook` was shown, in order. */
+  announced?: string[];
 }
 
 /** The rules, written plainly: retries within a model, then the next model only for a named trigger before output. */
@@ -116,7 +130,7 @@ export function expectedFallback(scenario: FallbackScenario): FallbackResult {
   throw new Error("unreachable: the last model always ends the request");
 }
 
-/** Runs the case through the fallback layer and its retry layers; the attempts each model's script saw, and what came out. */
+/** Runs the case on its path; the attempts each model's script saw, and what came out. */
 export async function runFallbackScenario(scenario: FallbackScenario): Promise<FallbackResult> {
   const clock = createVirtualClock({ autoAdvance: true });
   const scripted = scenario.models.map((attempts, index) =>
@@ -125,6 +139,7 @@ export async function runFallbackScenario(scenario: FallbackScenario): Promise<F
       clock,
     }),
   );
+  if (scenario.path !== "layer") return runFallbackTurn(scenario, scripted, clock);
   const retried = (streamFn: StreamFn) =>
     withLlmRetry(streamFn, { maxRetries: scenario.maxRetries }, { clock, random: () => 0 });
   const options: LlmFallbackOptions = {
@@ -145,6 +160,73 @@ export async function runFallbackScenario(scenario: FallbackScenario): Promise<F
     failed,
     ...(failed ? { errorMessage: collected.final.errorMessage } : {}),
   };
+}
+
+/**
+ * The case as one turn of a `PiTurnRunner` (retry and fallback from the
+ * turn's `llmRetry` and `llm.fallback`): its main request, or a before-LLM
+ * hook's own request that then answers the turn itself (`respond`), so the
+ * models see no main request.
+ */
+async function runFallbackTurn(
+  scenario: FallbackScenario,
+  scripted: readonly ScriptedModel[],
+  clock: VirtualClock,
+): Promise<FallbackResult> {
+  const announced: string[] = [];
+  let auxiliary: { text: string; final: AssistantMessage } | undefined;
+  const beforeLlmCallHook: BeforeLlmCallHook = async (event) => {
+    if (auxiliary) return undefined;
+    const collected = await collectStream(await event.auxiliaryStreamFn(event.model, { messages: [] }, {}));
+    const text = collected.events.flatMap((part) => (part.type === "text_delta" ? [part.delta] : [])).join("");
+    auxiliary = { text, final: collected.final };
+    return { type: "respond", text: "answered by the hook" };
+  };
+  const events: RuntimeEvent[] = [];
+  const outcome = await new PiTurnRunner({ clock, random: () => 0 }).runTurn({
+    sessionId: "session-fallback",
+    turnId: "turn-fallback",
+    systemPrompt: "",
+    userMessage: { text: "go" },
+    eventWriter: { push: (event) => void events.push(event) },
+    llm: {
+      model: scripted[0]!.model,
+      streamFn: scripted[0]!.streamFn,
+      firstEventTimeoutMs: 0,
+      streamIdleTimeoutMs: 0,
+      ...(scripted.length > 1 && {
+        fallback: {
+          models: scripted.slice(1).map((model) => ({ model: model.model, streamFn: model.streamFn })),
+          on: scenario.on,
+        },
+      }),
+    },
+    llmRetry: { maxRetries: scenario.maxRetries, baseDelayMs: 1, maxDelayMs: 1 },
+    disableBuiltinToolFallback: true,
+    hooks: {
+      onLlmCallPreparedHook: (event) => void announced.push(`${event.model.provider}/${event.model.id}`),
+      ...(scenario.path === "auxiliary" && { beforeLlmCallHook }),
+    },
+  });
+  const attempts = scripted.map((model) => model.requests.length);
+  if (scenario.path === "auxiliary") {
+    if (!auxiliary) throw new Error(`model fallback: the hook's request never settled; the turn ended ${outcome.kind}`);
+    const failed = auxiliary.final.stopReason === "error";
+    return {
+      attempts,
+      text: auxiliary.text,
+      failed,
+      ...(failed ? { errorMessage: auxiliary.final.errorMessage } : {}),
+      announced,
+    };
+  }
+  const text = events
+    .flatMap((event) =>
+      event.type === "stream.resp" && event.payload.chunk.kind === "text" ? [event.payload.chunk.delta] : [],
+    )
+    .join("");
+  const failed = outcome.kind === "failed";
+  return { attempts, text, failed, ...(failed ? { errorMessage: outcome.error.message } : {}), announced };
 }
 
 function entryOf(attempt: FallbackAttempt): ScriptEntry {
@@ -183,5 +265,14 @@ export async function checkFallbackScenario(scenario: FallbackScenario): Promise
   if (actual.failed !== expected.failed) problems.push(`failed ${actual.failed}, expected ${expected.failed}`);
   if (expected.failed && !actual.errorMessage?.includes(expected.errorMessage!.slice(0, 20)))
     problems.push(`error ${JSON.stringify(actual.errorMessage)}, expected ${JSON.stringify(expected.errorMessage)}`);
+  // A turn shows each model its main request went to once (a retry to the same model is not shown again); a hook's own requests none.
+  const shown =
+    scenario.path === "main"
+      ? expected.attempts.flatMap((count, index) => (count > 0 ? [`provider-${index}/model-${index}`] : []))
+      : [];
+  if (actual.announced && JSON.stringify(actual.announced) !== JSON.stringify(shown))
+    problems.push(
+      `onLlmCallPreparedHook was shown ${JSON.stringify(actual.announced)}, expected ${JSON.stringify(shown)}`,
+    );
   if (problems.length > 0) throw new Error(`model fallback: ${problems.join("; ")}`);
 }

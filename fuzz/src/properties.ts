@@ -160,7 +160,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const modelFallback: FuzzProperty<FallbackScenario> = {
     name: "model-fallback",
     description:
-      "agent-core's model fallback over its transport retry: chains of models failing before or after output with every error class, any triggers, compared with the rules",
+      "agent-core's model fallback over its transport retry, alone, as a turn's main request or as a hook's own request: chains of models failing before or after output with every error class, any triggers, compared with the rules",
     arbitrary: fallbackScenarioArbitrary,
     run: checkFallbackScenario,
     ciRuns: 200,
