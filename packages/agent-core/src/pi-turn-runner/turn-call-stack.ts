@@ -206,17 +206,18 @@ class TurnRetryLayer implements RetryLayer {
 /**
  * Shows each model request to the `onLlmCallPreparedHook`s with the options
  * as actually sent (`maxTokens` after the host cap, `cacheRetention`,
- * `timeoutMs`, `maxRetries: 0`, ...), once per request and model (each model
- * of a fallback chain has a stack of its own): a transport retry or an
- * overflow resend to the same model is not announced again.
+ * `timeoutMs`, `maxRetries: 0`, ...), once per request, model (each model of
+ * a fallback chain has a stack of its own) and context: a transport retry
+ * (the same context) is not announced again, an overflow resend is.
  */
 function announcingPrepared(turn: TurnState, streamFn: StreamFn): StreamFn {
   const hooks = hookArray(turn.input.hooks?.onLlmCallPreparedHook);
   if (hooks.length === 0) return streamFn;
-  let announced = -1;
+  let announced: { requestIndex: number; context: Context } | undefined;
   return (model, context, options) => {
-    if (announced < turn.requestIndex && !turn.settled) {
-      announced = turn.requestIndex;
+    const shown = announced?.requestIndex === turn.requestIndex && announced.context === context;
+    if (!shown && !turn.settled) {
+      announced = { requestIndex: turn.requestIndex, context };
       const event = {
         sessionId: turn.input.sessionId,
         turnId: turn.input.turnId,

@@ -91,9 +91,10 @@ export type BeforeLlmCallHook = (
 /** The final request as sent to one model, without credentials. */
 export interface LlmCallPreparedEvent extends HookTurnContext {
   /**
-   * 0-based index of the request within the turn. Transport retries and an
-   * overflow resend to the same model are not announced again; a fallback
-   * to the next model of `llm.fallback` is, with the same index.
+   * 0-based index of the request within the turn. A transport retry (the
+   * same request to the same model) is not announced again; a fallback to
+   * the next model of `llm.fallback`, or an overflow resend with shortened
+   * messages, is, with the same index.
    */
   requestIndex: number;
   /** The model the request goes to (a fallback model once the request fell back). */
@@ -112,8 +113,8 @@ export interface LlmCallPreparedEvent extends HookTurnContext {
  * Observes each request of the agent loop once per model it is sent to (the
  * turn's model, then each fallback model), at the innermost stream function
  * (where its options are final), right before it is sent; not again for a
- * transport retry or an overflow resend to the same model, and not for a
- * hook's own requests (`auxiliaryStreamFn`). Errors are ignored.
+ * transport retry, again for an overflow resend (its messages changed), and
+ * not for a hook's own requests (`auxiliaryStreamFn`). Errors are ignored.
  */
 export type OnLlmCallPreparedHook = (event: LlmCallPreparedEvent) => void | Promise<void>;
 
