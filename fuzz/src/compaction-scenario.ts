@@ -178,6 +178,8 @@ interface TurnRun {
   largestSummary: number;
   /** Requests (in order, `summary` or `main`) sent when the turn's scripted output tokens had reached its budget. */
   pastBudget: string[];
+  /** The system prompts of the requests `onLlmCallPreparedHook` was shown, in order. */
+  shown: (string | undefined)[];
 }
 
 async function runOneTurn(
@@ -205,6 +207,7 @@ async function runOneTurn(
   // Output tokens the scripts reported so far (their fallback answers report none), and what was sent past the budget.
   let spent = 0;
   const pastBudget: string[] = [];
+  const shown: (string | undefined)[] = [];
   const router: StreamFn = (model, context, options) => {
     const kind = context.systemPrompt === COMPACTION_SUMMARY_SYSTEM_PROMPT ? "summary" : "main";
     if (scenario.maxOutputTokens !== undefined && spent >= scenario.maxOutputTokens)
@@ -245,13 +248,16 @@ async function runOneTurn(
       tools: [createRecordingTool("read")],
       userMessage: { text: `turn ${index + 1}` },
       llm: { model: mains.model, streamFn: router, firstEventTimeoutMs: 1_000 },
-      hooks: assembled.hooks,
+      hooks: {
+        ...assembled.hooks,
+        onLlmCallPreparedHook: (event) => void shown.push(event.context.systemPrompt),
+      },
       ...(scenario.maxOutputTokens !== undefined && { budget: { maxOutputTokens: scenario.maxOutputTokens } }),
     },
     runnerOptions: { clock },
   });
   for (const end of assembled.turnEndHandlers) await end({ outcome: result.outcome });
-  return { result, notices, history, requests, mainsServed, summariesServed, largestSummary, pastBudget };
+  return { result, notices, history, requests, mainsServed, summariesServed, largestSummary, pastBudget, shown };
 }
 
 /**
@@ -265,7 +271,8 @@ async function runOneTurn(
  * once per turn, and never with `recoverOverflow` off; a threshold
  * compaction starts above the window less the reserve; with a budget, no
  * request (summary or main) is sent once the output tokens the turn's
- * requests reported reached `maxOutputTokens`.
+ * requests reported reached `maxOutputTokens`; `onLlmCallPreparedHook` is
+ * shown each main request sent (an overflow resend too), no summary.
  */
 export async function checkCompactionScenario(scenario: CompactionScenario): Promise<void> {
   let history = historyOf(scenario);
@@ -283,6 +290,10 @@ function checkTurn(scenario: CompactionScenario, run: TurnRun, index: number): v
   const { result, notices, mainsServed } = run;
   // A summary's output tokens count for the turn's budget: once spent, nothing more is sent, summary or main.
   if (run.pastBudget.length > 0) fail(`sent past maxOutputTokens ${scenario.maxOutputTokens}: ${run.pastBudget[0]}`);
+  // Without transport retries each main request sent (an overflow resend too) is shown once; a summary request never.
+  const mainsSent = run.requests.filter((request) => request === "main").length;
+  if (run.shown.length !== mainsSent || run.shown.includes(COMPACTION_SUMMARY_SYSTEM_PROMPT))
+    fail(`onLlmCallPreparedHook was shown ${run.shown.length} requests, ${mainsSent} main requests were sent`);
   const replacements = result.historyChanges.filter((change) => change.reason === "replaceMessages");
   if (replacements.length === 0) {
     const head = result.transcript.slice(0, run.history.length);
