@@ -120,9 +120,8 @@ function overflowRecovery(turn: TurnState, streamFn: StreamFn): StreamFn {
 }
 
 /**
- * The model fallback layer of `family` over one stack per model (`sent`
- * builds steps 6 to 8 for a stream function), or the request's model's stack
- * alone without `llm.fallback`. Checked here: a bad list throws before any event.
+ * The model fallback layer of `family` over one stack per model (`sent` builds steps 6 to 8 for a stream
+ * function), or the request's model's stack alone without `llm.fallback`. A bad list throws before any event.
  */
 function modelFallback(
   turn: TurnState,
@@ -136,6 +135,7 @@ function modelFallback(
     primary: sent(undefined),
     stacks: fallback.models.map((entry) => sent(entry.streamFn)),
     onFallback: (notice) => reportFallback(turn, family, notice),
+    turn: { provider: turn.input.llm.model.provider, apiKey: turn.input.llm.apiKey, headers: turn.input.llm.headers },
   });
 }
 

@@ -283,4 +283,35 @@ describe("model fallback, every request a host sees or a hook sends", () => {
     ]);
     expect(turn.outcome).toEqual({ kind: "completed" });
   });
+
+  it("a hook's request to another provider's model that falls back to one of the turn's provider gets the turn's key and headers", async () => {
+    const summariser = createScriptedModel([errorAfter(0, "529 Overloaded"), "main answer"]);
+    const backup = createScriptedModel(["summary from backup"], { model: { id: "backup-model" } });
+    const turn = await runCheckedTurn({
+      input: {
+        llm: {
+          model: summariser.model,
+          streamFn: summariser.streamFn,
+          apiKey: "sk-turn",
+          headers: { "x-team": "a" },
+          fallback: { models: [{ model: backup.model, streamFn: backup.streamFn }] },
+        },
+        llmRetry: false,
+        hooks: {
+          beforeLlmCallHook: async (event) => {
+            if (backup.requests.length > 0) return undefined;
+            const cheap = { ...event.model, provider: "cheap", id: "cheap-summariser" };
+            const summary = await event.auxiliaryStreamFn(cheap, { messages: [] }, { apiKey: "sk-cheap" });
+            await summary.result();
+            return undefined;
+          },
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    // The summary model (another provider) got its own key only; the backup, of the turn's provider, the turn's.
+    expect(summariser.requests[0]!.options).toMatchObject({ apiKey: "sk-cheap" });
+    expect(summariser.requests[0]!.options?.headers).toBeUndefined();
+    expect(backup.requests[0]!.options).toMatchObject({ apiKey: "sk-turn", headers: { "x-team": "a" } });
+  });
 });
