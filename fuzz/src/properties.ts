@@ -178,7 +178,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const subAgents: FuzzProperty<TurnScenario> = {
     name: "runner-sub-agents",
     description:
-      "PiTurnRunner with sub-agents: children that answer, fail, hang, reach their budget or nest, called in parallel or in sequence, aborted with the parent",
+      "PiTurnRunner with sub-agents: children that answer, fail, hang, reach their budget or nest, spend against the parent's budget, or are run by a host layer with a bad budget, called in parallel or in sequence, aborted with the parent",
     arbitrary: subAgentTurnArbitrary(options),
     run: checkTurn,
     // Some cases wait out a real abort grace (a child tool that ignores its signal): a CI budget of 40.
