@@ -31,6 +31,7 @@ import {
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { fallbackTriggerOf, resolveModelFallback, withModelFallback } from "@turnkit/agent-core/internal";
 import fc from "fast-check";
+import { checkEventsPersistable } from "./invariants/events-persistable.js";
 
 /** One attempt's answer. */
 export type FallbackAttempt =
@@ -208,6 +209,8 @@ async function runFallbackTurn(
       ...(scenario.path === "auxiliary" && { beforeLlmCallHook }),
     },
   });
+  // Every event (a model_fallback warning of either family among them) is one a host can persist (invariant 20).
+  checkEventsPersistable(events);
   const attempts = scripted.map((model) => model.requests.length);
   if (scenario.path === "auxiliary") {
     if (!auxiliary) throw new Error(`model fallback: the hook's request never settled; the turn ended ${outcome.kind}`);
