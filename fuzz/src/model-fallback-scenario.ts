@@ -47,6 +47,10 @@ export interface FallbackScenario {
   maxRetries: number;
   /** The layers alone, a turn's main request, or a before-LLM hook's own request in a turn. */
   path: "layer" | "main" | "auxiliary";
+  /** Every other fallback model is of the turn's provider (without a key of its own). */
+  sharedProvider: boolean;
+  /** The hook's own request goes first to a model of another provider, with a key of its own (as a summary model may). */
+  foreignFirst: boolean;
 }
 
 /** Failure texts of every class the fallback layer tells apart, as providers write them. */
@@ -98,7 +102,18 @@ export const fallbackScenarioArbitrary: fc.Arbitrary<FallbackScenario> = fc.reco
   on: fc.subarray(TRIGGERS),
   maxRetries: fc.integer({ min: 0, max: 2 }),
   path: fc.constantFrom("layer" as const, "main" as const, "auxiliary" as const),
+  sharedProvider: fc.boolean(),
+  foreignFirst: fc.boolean(),
 });
+
+/** The turn's key, and the key the hook's request to another provider's model carries. */
+const TURN_KEY = "sk-turn";
+const FOREIGN_KEY = "sk-foreign";
+
+/** The provider of model `index` of the chain (the turn's is `provider-0`). */
+function providerOf(scenario: FallbackScenario, index: number): string {
+  return scenario.sharedProvider && index % 2 === 1 ? "provider-0" : `provider-${index}`;
+}
 
 /** What the caller sees, and which model got how many attempts. */
 interface FallbackResult {
@@ -108,6 +123,8 @@ interface FallbackResult {
   errorMessage?: string;
   /** In a turn: the models (`provider/id`) `onLlmCallPreparedHook` was shown, in order. */
   announced?: string[];
+  /** In a turn: the key each model's attempts were sent with. */
+  keys?: (string | undefined)[][];
 }
 
 /** The rules, written plainly: retries within a model, then the next model only for a named trigger before output. */
@@ -136,7 +153,7 @@ export async function runFallbackScenario(scenario: FallbackScenario): Promise<F
   const clock = createVirtualClock({ autoAdvance: true });
   const scripted = scenario.models.map((attempts, index) =>
     createScriptedModel([...attempts.map(entryOf), ...Array.from({ length: 4 }, () => `model ${index}`)], {
-      model: { id: `model-${index}`, provider: `provider-${index}` },
+      model: { id: `model-${index}`, provider: providerOf(scenario, index) },
       clock,
     }),
   );
@@ -178,7 +195,11 @@ async function runFallbackTurn(
   let auxiliary: { text: string; final: AssistantMessage } | undefined;
   const beforeLlmCallHook: BeforeLlmCallHook = async (event) => {
     if (auxiliary) return undefined;
-    const collected = await collectStream(await event.auxiliaryStreamFn(event.model, { messages: [] }, {}));
+    const foreign = { ...event.model, provider: "foreign", id: "summariser" };
+    const stream = scenario.foreignFirst
+      ? await event.auxiliaryStreamFn(foreign, { messages: [] }, { apiKey: FOREIGN_KEY })
+      : await event.auxiliaryStreamFn(event.model, { messages: [] }, {});
+    const collected = await collectStream(stream);
     const text = collected.events.flatMap((part) => (part.type === "text_delta" ? [part.delta] : [])).join("");
     auxiliary = { text, final: collected.final };
     return { type: "respond", text: "answered by the hook" };
@@ -193,6 +214,7 @@ async function runFallbackTurn(
     llm: {
       model: scripted[0]!.model,
       streamFn: scripted[0]!.streamFn,
+      apiKey: TURN_KEY,
       firstEventTimeoutMs: 0,
       streamIdleTimeoutMs: 0,
       ...(scripted.length > 1 && {
@@ -212,6 +234,7 @@ async function runFallbackTurn(
   // Every event (a model_fallback warning of either family among them) is one a host can persist (invariant 20).
   checkEventsPersistable(events);
   const attempts = scripted.map((model) => model.requests.length);
+  const keys = scripted.map((model) => model.requests.map((request) => request.options?.apiKey));
   if (scenario.path === "auxiliary") {
     if (!auxiliary) throw new Error(`model fallback: the hook's request never settled; the turn ended ${outcome.kind}`);
     const failed = auxiliary.final.stopReason === "error";
@@ -221,6 +244,7 @@ async function runFallbackTurn(
       failed,
       ...(failed ? { errorMessage: auxiliary.final.errorMessage } : {}),
       announced,
+      keys,
     };
   }
   const text = events
@@ -229,7 +253,7 @@ async function runFallbackTurn(
     )
     .join("");
   const failed = outcome.kind === "failed";
-  return { attempts, text, failed, ...(failed ? { errorMessage: outcome.error.message } : {}), announced };
+  return { attempts, text, failed, ...(failed ? { errorMessage: outcome.error.message } : {}), announced, keys };
 }
 
 function entryOf(attempt: FallbackAttempt): ScriptEntry {
@@ -271,8 +295,22 @@ export async function checkFallbackScenario(scenario: FallbackScenario): Promise
   // A turn shows each model its main request went to once (a retry to the same model is not shown again); a hook's own requests none.
   const shown =
     scenario.path === "main"
-      ? expected.attempts.flatMap((count, index) => (count > 0 ? [`provider-${index}/model-${index}`] : []))
+      ? expected.attempts.flatMap((count, index) =>
+          count > 0 ? [`${providerOf(scenario, index)}/model-${index}`] : [],
+        )
       : [];
+  // Keys: the request's own for its first model and any of that model's provider; the turn's for a model of the turn's provider; else none.
+  if (actual.keys) {
+    const foreign = scenario.path === "auxiliary" && scenario.foreignFirst;
+    const requestProvider = foreign ? "foreign" : "provider-0";
+    const requestKey = foreign ? FOREIGN_KEY : TURN_KEY;
+    actual.keys.forEach((sent, index) => {
+      const provider = index === 0 ? requestProvider : providerOf(scenario, index);
+      const key = provider === requestProvider ? requestKey : provider === "provider-0" ? TURN_KEY : undefined;
+      if (sent.some((value) => value !== key))
+        problems.push(`model ${index} (${provider}) was sent keys ${JSON.stringify(sent)}, expected ${key ?? "none"}`);
+    });
+  }
   if (actual.announced && JSON.stringify(actual.announced) !== JSON.stringify(shown))
     problems.push(
       `onLlmCallPreparedHook was shown ${JSON.stringify(actual.announced)}, expected ${JSON.stringify(shown)}`,
