@@ -199,6 +199,26 @@ export const DOCUMENTED_DIFFERENCES: Readonly<Record<string, DocumentedDifferenc
       'agent state: streaming=false pending=0 error="context store offline" messages=[user, assistant(toolUse), toolResult(call_1), assistant(error)]',
     ],
   },
+  "transform-context-no-array": {
+    spec: "L9",
+    reason:
+      "A transformContext that resolves to no array fails the run. pi: its failure reads \"Cannot read properties of undefined (reading 'filter')\", with a bare agent_end inside an open turn. Turnkit: the failure names the hook and what it answered, the error message is announced and the turn closed (as for a throwing transformContext).",
+    before: ["agent_start", "turn_start", 'message_start user [text "Echo"]', 'message_end user [text "Echo"]'],
+    pi: [
+      "agent_end [assistant(error)]",
+      "prompt() resolved",
+      "agent state: streaming=false pending=0 error=\"Cannot read properties of undefined (reading 'filter')\" messages=[user, assistant(error)]",
+    ],
+    turnkit: [
+      'message_start assistant(error) [] error="transformContext must resolve to an array of messages, got undefined"',
+      'message_end assistant(error) [] error="transformContext must resolve to an array of messages, got undefined"',
+      "turn_end assistant(error) results=[]",
+      "agent_end [user, assistant(error)]",
+      "prompt() resolved",
+      'agent state: streaming=false pending=0 error="transformContext must resolve to an array of messages, got undefined" messages=[user, assistant(error)]',
+    ],
+    after: [],
+  },
   "listener-throws": {
     spec: "L9",
     reason:

@@ -78,7 +78,7 @@ export const agentHooksArbitrary: fc.Arbitrary<AgentHookSpec> = fc.record({
   onToolExecutionStart: toolStartDecisions,
   shouldStopAfterTurn: decisions<boolean | "throw">(false, [true, "throw"]),
   shouldStopAfterSteering: decisions<boolean | "throw">(false, [true, "throw"]),
-  transformContext: decisions<"pass" | "throw">("pass", ["throw"]),
+  transformContext: decisions<"pass" | "throw" | "noArray">("pass", ["throw", "noArray"]),
 });
 
 export const listenerFailureArbitrary: fc.Arbitrary<ListenerFailureSpec | undefined> = oneIn(
@@ -166,7 +166,10 @@ export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
   ),
   failAt: oneIn(
     8,
-    fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+    fc.record({
+      index: fc.nat({ max: 40 }),
+      mode: fc.constantFrom("throw" as const, "reject" as const, "thenableThrows" as const),
+    }),
   ),
   slow: oneIn(4, slowWriterArbitrary({ never: false, maxFrom: 40 })),
 });

@@ -10,6 +10,7 @@ import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario, scriptedCallId } from "./argument-scenario.js";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
+import { checkNoEngineErrors, checkNoEngineErrorsInTranscript } from "./invariants/no-engine-errors.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
 import { checkHostQuestions } from "./invariants/host-questions.js";
 import { checkHostileHost } from "./invariants/hostile-host.js";
@@ -68,6 +69,7 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
   checkMessagesWellFormed(transcript, "agent transcript");
   checkProviderConversion(llmMessagesOf(transcript), "agent transcript");
   checkAgentVisibleText(observation.events);
+  checkNoEngineErrorsInTranscript(transcript);
   checkNoLeaks(observation);
 }
 
@@ -102,7 +104,7 @@ export interface TurnCheckOptions {
 }
 
 /**
- * Invariants 1 to 6, 13, 16 and 20 for a `PiTurnRunner` turn; returns its
+ * Invariants 1 to 6, 13, 16, 20 and 23 for a `PiTurnRunner` turn; returns its
  * outcome. Events passed on from sub-agents count for the turn's ending and
  * numbering (3, 13) and are checked by 16; the other invariants read the
  * turn's own events.
@@ -114,6 +116,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   });
   checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
   checkEventsPersistable(full.events);
+  checkNoEngineErrors(full.events, outcome);
   checkSubAgentEvents(full, outcome, options.subAgentNames ?? [], options.subAgentTasks ?? Number.POSITIVE_INFINITY);
   const observation = withOwnEvents(full);
   checkLoopTraceGrammar(observation.events);
@@ -133,7 +136,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   return outcome;
 }
 
-/** Invariants 1 to 6 and 13 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host, 22 for its budget, 23 for its sub-agents. */
+/** Invariants 1 to 6, 13 and 23 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host, 22 for its budget, 24 for its sub-agents. */
 export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
   const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {

@@ -17,6 +17,7 @@ import {
   TOOL_NAMES,
   type ToolBehaviour,
   type ToolModes,
+  type MalformedEventKind,
   UNKNOWN_TOOL,
 } from "./scenario.js";
 import { reportedUsageArbitrary } from "./reported-usage.js";
@@ -207,3 +208,14 @@ export function withRequestIds(requests: readonly RequestSpec[]): RequestSpec[] 
 function identify(spec: ResponseSpec, token: string): ResponseSpec {
   return { ...spec, token, calls: spec.calls.map((call, index) => ({ ...call, id: `${token}c${index}` })) };
 }
+
+const ODD_EVENTS: MalformedEventKind[] = ["null", "string", "noType", "numberDelta", "nullToolCall", "unknownType"];
+
+/** Which responses (by index) stream one odd event before their final one, and which: rarely any. */
+export const oddEventsArbitrary: fc.Arbitrary<[number, MalformedEventKind][]> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<[number, MalformedEventKind][]>([]) },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom(...ODD_EVENTS)), { maxLength: 2 }),
+  },
+);

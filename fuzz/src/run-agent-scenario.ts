@@ -11,7 +11,13 @@ import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
-import { earlierExchange, markedText, responseEntry, withFallbackAnswers } from "./scripted-entries.js";
+import {
+  earlierExchange,
+  markedText,
+  responseEntry,
+  withFallbackAnswers,
+  withUnknownEvents,
+} from "./scripted-entries.js";
 
 function behavioursOf(scenario: {
   requests: { calls: { id: string; behaviour: ToolBehaviour }[] }[];
@@ -73,7 +79,10 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
   if (spec.transformContext) {
     const next = decisionSequence(spec.transformContext, "pass");
     options.transformContext = async (messages) => {
-      if (next() === "throw") throw new Error("transformContext failed");
+      const decision = next();
+      if (decision === "throw") throw new Error("transformContext failed");
+      // A host's hook that answers no list: the run fails naming the hook.
+      if (decision === "noArray") return undefined as unknown as AgentMessage[];
       return messages;
     };
   }
@@ -119,7 +128,7 @@ export async function runAgentScenario(
 
   const requests: AgentScenarioObservation["requests"] = [];
   const malformedCalls: AgentScenarioObservation["malformedCalls"] = [];
-  const answer = withFallbackAnswers(model);
+  const answer = withUnknownEvents(withFallbackAnswers(model), scenario.unknownEvents);
   let agent!: Agent;
   const abort = () => agent.abort();
   agent = new AgentClass({

@@ -19,6 +19,7 @@ import {
   markedText,
   requestEntries,
   withFallbackAnswers,
+  withMalformedEvents,
   withMalformedFinals,
 } from "./scripted-entries.js";
 
@@ -136,6 +137,14 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     if (failAt?.index === index) {
       if (failAt.mode === "throw") throw new Error("the event writer failed");
+      if (failAt.mode === "thenableThrows") {
+        const thenable = {
+          then() {
+            throw new Error("the event writer's thenable failed");
+          },
+        };
+        return thenable as unknown as Promise<void>;
+      }
       return Promise.reject(new Error("the event writer rejected"));
     }
     if (slow && index >= slow.from) {
@@ -179,7 +188,10 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ...(scenario.budget && { budget: scenario.budget }),
     llm: {
       model: model.model,
-      streamFn: withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+      streamFn: withMalformedEvents(
+        withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+        scenario.malformedEvents,
+      ),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },
     tools: [

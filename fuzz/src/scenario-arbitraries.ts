@@ -14,6 +14,7 @@ import {
   writerArbitrary,
 } from "./host-arbitraries.js";
 import {
+  oddEventsArbitrary,
   providerFailureArbitrary,
   requestArbitrary,
   responseArbitrary,
@@ -87,18 +88,24 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         { weight: 6, arbitrary: fc.constant<number[]>([]) },
         { weight: 1, arbitrary: fc.array(fc.nat({ max: 3 })) },
       ),
+      oddEvents: oddEventsArbitrary,
     })
-    .map(({ malformed, budget, budgetBoundary, ...scenario }) => {
+    .map(({ malformed, oddEvents, budget, budgetBoundary, ...scenario }) => {
       const requests = withRequestIds(scenario.requests);
+      const withText = (index: number) => requests[index]?.response.text !== undefined;
       const malformedFinals = requests
-        .filter((request, index) => malformed.includes(index) && request.response.text !== undefined)
+        .filter((request, index) => malformed.includes(index) && withText(index))
         .map((request) => request.response.token);
+      const malformedEvents = oddEvents
+        .filter(([index]) => withText(index))
+        .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
       const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
       return {
         ...scenario,
         requests,
         ...(bounded && { budget: bounded }),
         ...(malformedFinals.length > 0 && { malformedFinals }),
+        ...(malformedEvents.length > 0 && { malformedEvents }),
       };
     });
 }

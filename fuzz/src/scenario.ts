@@ -187,7 +187,7 @@ export interface AgentHookSpec {
   onToolExecutionStart: ToolStartDecision[] | undefined;
   shouldStopAfterTurn: (boolean | "throw")[] | undefined;
   shouldStopAfterSteering: (boolean | "throw")[] | undefined;
-  transformContext: ("pass" | "throw")[] | undefined;
+  transformContext: ("pass" | "throw" | "noArray")[] | undefined;
 }
 
 /** A second listener that fails on one event (the "host observer failing"). */
@@ -218,6 +218,8 @@ export interface AgentScenario {
   promptForm?: PromptForm;
   /** A run after the first and the optional `continue()` (default none). */
   laterRun?: LaterRun;
+  /** Responses (by token) that stream an event of a type pi-ai does not have before `done` (default none). */
+  unknownEvents?: string[];
 }
 
 // ------------------------------------------------------------------ PiTurnRunner
@@ -271,7 +273,8 @@ export type SlowWriterSpec =
 export interface WriterSpec {
   /** Microtask turns before `push` resolves (0: synchronous writer). */
   asyncTicks: number;
-  failAt: { index: number; mode: "throw" | "reject" } | undefined;
+  /** Fails once: throws, rejects, or answers a thenable whose `then` throws. */
+  failAt: { index: number; mode: "throw" | "reject" | "thenableThrows" } | undefined;
   /** Answers late (or never) from some event on; takes precedence over `asyncTicks` there. */
   slow: SlowWriterSpec | undefined;
 }
@@ -368,4 +371,14 @@ export interface TurnScenario {
    * main runner property.
    */
   malformedFinals?: string[];
+  /**
+   * Responses (by token) that stream one more event just before their
+   * final one: malformed (no object, no type, a delta that is no string, a
+   * finished tool call without an id) or of a type pi-ai does not have;
+   * absent outside the main runner property.
+   */
+  malformedEvents?: { token: string; event: MalformedEventKind }[];
 }
+
+/** The extra event a response of `malformedEvents` streams (see `withMalformedEvents`). */
+export type MalformedEventKind = "null" | "string" | "noType" | "numberDelta" | "nullToolCall" | "unknownType";

@@ -5,7 +5,11 @@
  * attempt a streamed text came from.
  */
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
-import type { AssistantMessage } from "@mariozechner/pi-ai";
+import {
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  createAssistantMessageEventStream,
+} from "@mariozechner/pi-ai";
 import {
   type ScriptEntry,
   assistantMessage,
@@ -26,7 +30,7 @@ import {
   toolCall,
   withoutStart,
 } from "@turnkit/agent-loop/testing";
-import type { CallArguments, ProviderFailureSpec, RequestSpec, ResponseSpec } from "./scenario.js";
+import type { CallArguments, MalformedEventKind, ProviderFailureSpec, RequestSpec, ResponseSpec } from "./scenario.js";
 
 /** The `value` that makes the `prepared` tool's `prepareArguments` throw. */
 export const PREPARE_THROWS_VALUE = "prepare-throws";
@@ -171,6 +175,86 @@ export function withMalformedFinals(streamFn: StreamFn, tokens: readonly string[
     })();
   };
   return wrapped as unknown as StreamFn;
+}
+
+/** The odd event of each kind, built on the partial message so far. */
+function oddEvent(kind: MalformedEventKind, partial: AssistantMessage): unknown {
+  switch (kind) {
+    case "null":
+      return null;
+    case "string":
+      return "not an event";
+    case "noType":
+      return { partial };
+    case "numberDelta":
+      return { type: "text_delta", contentIndex: 0, delta: 5, partial };
+    case "nullToolCall":
+      return { type: "toolcall_end", contentIndex: 0, toolCall: null, partial };
+    case "unknownType":
+      return { type: "server_heartbeat", partial };
+    default: {
+      const unknown: never = kind;
+      throw new Error(`Unknown odd event: ${String(unknown)}`);
+    }
+  }
+}
+
+/**
+ * `streamFn` whose responses listed in `odd` (by the token their text
+ * starts with) stream one more event just before their final `done`: a
+ * malformed one, which fails the response naming the field, or one of a
+ * type pi-ai does not have, which is skipped.
+ */
+export function withMalformedEvents(
+  streamFn: StreamFn,
+  odd: readonly { token: string; event: MalformedEventKind }[] | undefined,
+): StreamFn {
+  if (!odd || odd.length === 0) return streamFn;
+  const kindOf = (message: AssistantMessage) => odd.find(({ token }) => kindOfText(message, token))?.event;
+  const wrapped = async (...args: Parameters<StreamFn>) => {
+    const stream = await streamFn(...args);
+    return (async function* () {
+      for await (const event of stream) {
+        if (event.type === "done") {
+          const kind = kindOf(event.message);
+          if (kind) yield oddEvent(kind, event.message) as AssistantMessageEvent;
+        }
+        yield event;
+      }
+    })();
+  };
+  return wrapped as unknown as StreamFn;
+}
+
+/**
+ * `streamFn` whose responses listed in `tokens` (by the token their text
+ * starts with) stream an event of a type pi-ai does not have just before
+ * `done`, relayed through a pi-ai event stream (so pi's loop, which reads
+ * `result()`, can read it too). Both loops skip such an event.
+ */
+export function withUnknownEvents(streamFn: StreamFn, tokens: readonly string[] | undefined): StreamFn {
+  if (!tokens || tokens.length === 0) return streamFn;
+  const wrapped = async (...args: Parameters<StreamFn>) => {
+    const stream = await streamFn(...args);
+    const relay = createAssistantMessageEventStream();
+    void (async () => {
+      for await (const event of stream) {
+        if (event.type === "done" && tokens.some((token) => kindOfText(event.message, token)))
+          relay.push({ type: "server_heartbeat", partial: event.message } as unknown as AssistantMessageEvent);
+        relay.push(event);
+      }
+      relay.end();
+    })();
+    return relay;
+  };
+  return wrapped as unknown as StreamFn;
+}
+
+/** True when a text block of `message` starts with `token`'s mark. */
+function kindOfText(message: AssistantMessage, token: string): boolean {
+  return message.content.some(
+    (block) => block.type === "text" && typeof block.text === "string" && block.text.startsWith(tokenMark(token)),
+  );
 }
 
 /** The start of a session: one exchange with a tool call, all answered. */

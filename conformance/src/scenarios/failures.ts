@@ -117,6 +117,17 @@ export const FAILURE_SCENARIOS = [
     },
   }),
   defineScenario({
+    id: "transform-context-no-array",
+    title: "a transformContext that resolves to no array fails the run, naming it",
+    spec: ["L9"],
+    surfaces: ["agent"],
+    script: () => [response("never requested")],
+    async run(ctx) {
+      const agent = ctx.createAgent({ transformContext: async () => undefined as never });
+      await ctx.settle("prompt()", agent.prompt("Echo"));
+    },
+  }),
+  defineScenario({
     id: "listener-throws",
     title: "a listener that throws on the assistant's message_end",
     spec: ["L9"],

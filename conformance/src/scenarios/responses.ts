@@ -1,10 +1,39 @@
-import { response, text, thinking, toolCall, withoutStart, eventsAfterDone } from "@turnkit/agent-loop/testing";
+import {
+  type AssistantMessageEvent,
+  type AssistantMessageEventStream,
+  createAssistantMessageEventStream,
+} from "@mariozechner/pi-ai";
+import {
+  assistantMessage,
+  response,
+  text,
+  thinking,
+  toolCall,
+  withoutStart,
+  eventsAfterDone,
+} from "@turnkit/agent-loop/testing";
 import { notice } from "../custom-messages.js";
 import { keepProviderMessages } from "../scenario-runner.js";
 import { defineScenario } from "../scenario.js";
 import { pngImage, user } from "../scenario-messages.js";
 import { echoTool } from "../scenario-tools.js";
 import { assertLinesInOrder, assertLineCount, assertNoLine } from "../trace-assertions.js";
+
+/** A stream of `start`, an event of a type pi-ai does not have, one text block and `done`. */
+function streamWithUnknownEvent(): AssistantMessageEventStream {
+  const final = assistantMessage("Known");
+  const stream = createAssistantMessageEventStream();
+  const partial = { ...final, content: [] };
+  queueMicrotask(() => {
+    stream.push({ type: "start", partial });
+    stream.push({ type: "weird", partial } as unknown as AssistantMessageEvent);
+    stream.push({ type: "text_start", contentIndex: 0, partial });
+    stream.push({ type: "text_delta", contentIndex: 0, delta: "Known", partial });
+    stream.push({ type: "text_end", contentIndex: 0, content: "Known", partial });
+    stream.push({ type: "done", reason: "stop", message: final });
+  });
+  return stream;
+}
 
 /** Streaming one response (behaviours L1, L2): what reaches listeners and what the model is sent. */
 export const RESPONSE_SCENARIOS = [
@@ -89,6 +118,22 @@ export const RESPONSE_SCENARIOS = [
       assertLinesInOrder(trace, [
         'message_start assistant(stop) [text "Answer without a start event"]',
         'message_end assistant(stop) [text "Answer without a start event"]',
+      ]);
+    },
+  }),
+  defineScenario({
+    id: "unknown-stream-event",
+    title: "an event of a type pi-ai does not have is skipped: no message_update for it",
+    spec: ["L2"],
+    surfaces: ["agent", "agentLoop"],
+    script: () => [],
+    run: (ctx) => ctx.prompt("Hi", { streamFn: streamWithUnknownEvent }),
+    then: (trace) => {
+      assertNoLine(trace, "message_update weird");
+      assertLinesInOrder(trace, [
+        "message_start assistant(stop) []",
+        'message_update text_delta "Known"',
+        'message_end assistant(stop) [text "Known"]',
       ]);
     },
   }),

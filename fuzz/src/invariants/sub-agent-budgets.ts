@@ -1,5 +1,5 @@
 /**
- * Invariant 23: a sub-agent call keeps to the budgets above it.
+ * Invariant 24: a sub-agent call keeps to the budgets above it.
  *
  * - A call a host layer ran with a definition whose budget has a bad field
  *   is refused naming that field (`details.outcome` `refused`, the
@@ -20,7 +20,7 @@ import { childBudget } from "../sub-agent-tools.js";
 import { type Budget, checkNoAttemptPastALimit } from "./turn-budget.js";
 import { InvariantViolation, describeValue } from "./violation.js";
 
-const INVARIANT = "23 a sub-agent call keeps to the budgets above it";
+const INVARIANT = "24 a sub-agent call keeps to the budgets above it";
 
 /** `events`: every event the writer was offered; `history`: every message the turn offered the host; `agents`: its sub-agents; `budget`: its own. */
 export function checkSubAgentBudgets(

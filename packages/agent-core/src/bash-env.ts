@@ -1,5 +1,6 @@
 import type { SpawnOptions } from "node:child_process";
 import { TURN_DEFAULTS } from "./defaults.js";
+import { assertObjectArgument } from "./argument-checks.js";
 
 /**
  * How much of the parent's environment a bash child loses.
@@ -164,7 +165,8 @@ const denylist = new Set(BASH_ENV_SCRUB_DENYLIST);
 
 /**
  * Returns a copy of `env` fit for a bash child. Never mutates
- * `env`, never reports a value, never throws.
+ * `env`, never reports a value, and throws only a `TypeError` naming the
+ * argument when `env` or `options` is no object.
  *
  * Layer A, in every mode: names starting with a boundary prefix or equal to
  * a boundary name are removed. Layer B, by mode: see
@@ -180,6 +182,8 @@ export function sanitizeBashEnv(
   env: Readonly<Record<string, string | undefined>>,
   options: SanitizeBashEnvOptions = {},
 ): SanitizedBashEnv {
+  assertObjectArgument("sanitizeBashEnv", "env", env);
+  assertObjectArgument("sanitizeBashEnv", "options", options);
   const mode = resolveBashEnvSanitizeMode(options);
   const prefixes = (options.boundaryPrefixes ?? DEFAULT_BASH_ENV_BOUNDARY_PREFIXES)
     .map((p) => p.toUpperCase())
@@ -239,9 +243,11 @@ export interface BashEnvSpawnHookOptions extends SanitizeBashEnvOptions {
  * `env` is sanitised with `options` (starting from `process.env` when the
  * options carry no `env`). The given spawn options are not mutated; every
  * other option is copied as is. The mode is resolved on each call, so a
- * change of `TURNKIT_BASH_ENV_SANITIZE` applies to the next spawn.
+ * change of `TURNKIT_BASH_ENV_SANITIZE` applies to the next spawn. Throws a
+ * `TypeError` naming the argument when `options` is no object.
  */
 export function createBashEnvSpawnHook(options: BashEnvSpawnHookOptions = {}): BashEnvSpawnHook {
+  assertObjectArgument("createBashEnvSpawnHook", "options", options);
   const { onSanitized, ...sanitizeOptions } = options;
   return (spawnOptions) => {
     const base = spawnOptions ?? {};

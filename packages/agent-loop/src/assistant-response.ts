@@ -1,5 +1,6 @@
 import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
 import type { LoopRun } from "./loop-run.js";
+import { describeValue } from "./message-checks.js";
 import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
 import type { RequestAbort } from "./request-abort.js";
 
@@ -45,6 +46,9 @@ async function startRequest(run: LoopRun): Promise<ResponseStream | undefined> {
     ? await config.transformContext(run.context.messages, run.signal)
     : run.context.messages;
   if (run.aborted) return undefined;
+  // Turnkit addition: what the hook answered is named, instead of failing inside convertToLlm.
+  if (!Array.isArray(transformed))
+    throw new TypeError(`transformContext must resolve to an array of messages, got ${describeValue(transformed)}`);
   const messages = await config.convertToLlm(transformed);
   if (run.aborted) return undefined;
   const apiKey = (await config.getApiKey?.(config.model.provider)) || config.apiKey;
@@ -99,7 +103,7 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
         delivering = true;
         await run.emit({ type: "message_start", message: partial });
         delivering = false;
-      } else if (partial) {
+      } else if (partial && isUpdateEvent(event)) {
         partial = event.partial;
         run.context.messages[placedAt] = partial;
         delivering = true;
@@ -145,6 +149,24 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
   run.newMessages.push(final);
   await run.emit({ type: "message_end", message: final });
   return final;
+}
+
+/** The events announced as `message_update`, as pi announces them; an event of another type is skipped. */
+function isUpdateEvent(event: AssistantMessageEvent): boolean {
+  switch (event.type) {
+    case "text_start":
+    case "text_delta":
+    case "text_end":
+    case "thinking_start":
+    case "thinking_delta":
+    case "thinking_end":
+    case "toolcall_start":
+    case "toolcall_delta":
+    case "toolcall_end":
+      return true;
+    default:
+      return false;
+  }
 }
 
 const NOT_SETTLED = Symbol("not settled");

@@ -72,13 +72,17 @@ export interface ToRunTurnInputOptions {
  *
  * Throws `TurnkitConfigError`: `duplicate_tool` when a host tool has the
  * name of an extension's static tool (naming both); `invalid_turn_input` when the
- * host gives a `sessionId`/`turnId` different from the assembled turn's.
+ * host gives a `sessionId`/`turnId` different from the assembled turn's, or
+ * when an argument is malformed (naming the field: `assembled` not what
+ * `assembleTurn` returned, `host.tools` no list, an unknown `hookOrder`).
  */
 export function toRunTurnInput(
   assembled: AssembledTurn,
   host: HostTurnInputs,
   options: ToRunTurnInputOptions = {},
 ): RunTurnInput {
+  const problem = argumentsProblem(assembled, host, options);
+  if (problem) throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `toRunTurnInput: ${problem}`);
   const { sessionId, turnId } = assembled.context;
   for (const [field, expected] of [
     ["sessionId", sessionId],
@@ -114,6 +118,38 @@ export function toRunTurnInput(
     input.userMessage = { ...host.userMessage, text: joinNonEmpty(assembled.userPromptPrefix, host.userMessage.text) };
   }
   return input;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with the arguments as given (`undefined`: nothing), for the
+ * fields this function reads itself: `assembled` is what `assembleTurn`
+ * returned (a context, tool, reminder and warning lists, hooks); `host` an
+ * object whose `tools`, `beforeUserMessages` and `warnings` are lists and
+ * whose `userMessage` and `hooks` are objects when given; `options` an
+ * object with a known `hookOrder`. The rest of `host` is the runner's to
+ * check, as it checks any turn input.
+ */
+function argumentsProblem(assembled: unknown, host: unknown, options: unknown): string | undefined {
+  const got = (value: unknown) => `got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
+  if (!isRecord(assembled) || !isRecord(assembled.context) || !isRecord(assembled.diagnostic))
+    return `assembled must be the turn assembleTurn returned (with its context), ${got(assembled)}`;
+  for (const field of ["tools", "reminders", "warnings"] as const)
+    if (!Array.isArray(assembled[field])) return `assembled.${field} must be an array, ${got(assembled[field])}`;
+  if (!isRecord(host)) return `host must be an object of turn inputs, ${got(host)}`;
+  for (const field of ["tools", "beforeUserMessages", "warnings"] as const)
+    if (host[field] !== undefined && !Array.isArray(host[field]))
+      return `host.${field} must be an array, ${got(host[field])}`;
+  for (const field of ["userMessage", "hooks"] as const)
+    if (host[field] !== undefined && !isRecord(host[field]))
+      return `host.${field} must be an object, ${got(host[field])}`;
+  if (!isRecord(options)) return `options must be an object, ${got(options)}`;
+  const { hookOrder } = options;
+  if (hookOrder !== undefined && hookOrder !== "extensions-first" && hookOrder !== "host-first")
+    return `options.hookOrder must be "extensions-first" or "host-first", got ${JSON.stringify(hookOrder) ?? typeof hookOrder}`;
+  return undefined;
 }
 
 /**

@@ -177,4 +177,36 @@ describe("toRunTurnInput", () => {
     expect(error.code).toBe("invalid_turn_input");
     expect(error.message).toContain('host turnId "t2" differs from the assembled turn\'s "t1"');
   });
+
+  it("refuses malformed arguments naming the field, instead of failing on them", async () => {
+    const turnParts = await assembled();
+    for (const [call, expected] of [
+      [
+        () => toRunTurnInput(undefined as never, host()),
+        "assembled must be the turn assembleTurn returned (with its context), got undefined",
+      ],
+      [
+        () => toRunTurnInput({} as never, host()),
+        "assembled must be the turn assembleTurn returned (with its context), got object",
+      ],
+      [
+        () => toRunTurnInput({ ...turnParts, tools: null } as never, host()),
+        "assembled.tools must be an array, got null",
+      ],
+      [() => toRunTurnInput(turnParts, null as never), "host must be an object of turn inputs, got null"],
+      [() => toRunTurnInput(turnParts, host({ tools: "echo" as never })), "host.tools must be an array, got string"],
+      [
+        () => toRunTurnInput(turnParts, host({ userMessage: "hi" as never })),
+        "host.userMessage must be an object, got string",
+      ],
+      [
+        () => toRunTurnInput(turnParts, host(), { hookOrder: "last" as never }),
+        'options.hookOrder must be "extensions-first" or "host-first", got "last"',
+      ],
+    ] as const) {
+      const error = thrown(call);
+      expect(error.code).toBe("invalid_turn_input");
+      expect(error.message).toBe(`toRunTurnInput: ${expected}`);
+    }
+  });
 });

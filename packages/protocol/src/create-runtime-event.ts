@@ -29,9 +29,11 @@ export interface RuntimeEventInit<TType extends RuntimeEventType> {
  * {@link RUNTIME_EVENT_SCHEMA}. Copies only the envelope fields (extra
  * properties of `init` are dropped) and keeps `payload` by reference. It does
  * not validate or allocate ids or `seq`: those come from the caller, who owns
- * their uniqueness and order.
+ * their uniqueness and order. Throws a `TypeError` when `init` is no object.
  */
 export function createRuntimeEvent<TType extends RuntimeEventType>(init: RuntimeEventInit<TType>): RuntimeEvent<TType> {
+  if (typeof init !== "object" || init === null)
+    throw new TypeError(`createRuntimeEvent: init must be an object, got ${init === null ? "null" : typeof init}`);
   const event = {
     schema: RUNTIME_EVENT_SCHEMA,
     eventId: init.eventId,

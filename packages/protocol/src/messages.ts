@@ -119,8 +119,9 @@ export const LLM_MESSAGE_ROLES: readonly ProtocolLlmMessage["role"][] = Object.f
  * True when `message` is a provider message (by its `role` alone; it does not
  * validate the other fields, use `isProtocolAgentEvent` or the message schemas
  * for untrusted data). Relies on the contract that custom roles differ from
- * the provider roles.
+ * the provider roles. False for anything that is no object.
  */
 export function isProtocolLlmMessage(message: ProtocolCustomMessage): message is ProtocolLlmMessage {
+  if (typeof message !== "object" || message === null) return false;
   return (LLM_MESSAGE_ROLES as readonly string[]).includes(message.role);
 }

@@ -110,9 +110,10 @@ export function isRuntimeEventOfType<TType extends RuntimeEventType>(
  * True when `event` is a `session.status` event with a terminal status: the
  * last event of its turn. A sub-agent's terminal status passed on to its
  * parent's stream (an event with `origin`) is not: the parent's turn goes
- * on. Trusts `event` to be a RuntimeEvent; use {@link isRuntimeEvent} first
- * on untrusted data.
+ * on. False for anything that is no object. Otherwise trusts `event` to be
+ * a RuntimeEvent; use {@link isRuntimeEvent} first on untrusted data.
  */
 export function isTerminalEvent(event: RuntimeEvent): event is TerminalStatusEvent {
-  return event.type === "session.status" && event.origin === undefined && isTerminalStatus(event.payload.status);
+  if (typeof event !== "object" || event === null) return false;
+  return event.type === "session.status" && event.origin === undefined && isTerminalStatus(event.payload?.status);
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  createRuntimeEvent,
+  isProtocolLlmMessage,
   RUNTIME_EVENT_SCHEMA,
   RUNTIME_EVENT_TYPES,
   isRuntimeEvent,
@@ -333,5 +335,17 @@ describe("validateActionAnswer", () => {
       ok: false,
       errors: ['/: no answer exists for kind "question"'],
     });
+  });
+});
+
+describe("guards on what is no object", () => {
+  it("isTerminalEvent and isProtocolLlmMessage answer false; createRuntimeEvent refuses, naming init", () => {
+    for (const value of [undefined, null, 5, "session.status"]) {
+      expect(isTerminalEvent(value as never)).toBe(false);
+      expect(isProtocolLlmMessage(value as never)).toBe(false);
+    }
+    expect(() => createRuntimeEvent(undefined as never)).toThrow(
+      new TypeError("createRuntimeEvent: init must be an object, got undefined"),
+    );
   });
 });

@@ -61,8 +61,9 @@ export function attachClassifiedError(message: AssistantMessage, classified: Cla
   return message;
 }
 
-/** The classification attached by {@link attachClassifiedError}, if any. */
+/** The classification attached by {@link attachClassifiedError}, if any; `undefined` for anything that is no object. */
 export function getAttachedClassifiedError(message: AssistantMessage): ClassifiedError | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
   const value = (message as unknown as Record<string, unknown>)[CLASSIFIED_ERROR_PROPERTY];
   return isClassifiedError(value) ? value : undefined;
 }

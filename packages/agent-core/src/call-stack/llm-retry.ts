@@ -1,4 +1,5 @@
 import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
+import { assertFunctionArgument, assertObjectArgument } from "../argument-checks.js";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
@@ -77,8 +78,10 @@ export interface LlmRetryDependencies {
  * - Observers get {@link LlmRetryNotification}s; their errors are swallowed.
  *
  * A final failure is a terminal `error` event whose message carries the
- * classification (see `attachClassifiedError`). Never throws. `options`
- * `false` means a single attempt, its events passed on as they come. Create
+ * classification (see `attachClassifiedError`). The returned function never
+ * throws; wrapping throws a `TypeError` naming the argument when `streamFn`
+ * is no function, or `options` (unless `false` or `undefined`) or
+ * `dependencies` no object. `options` `false` means a single attempt, its events passed on as they come. Create
  * one wrapper per request family (main, auxiliary): each has its own `label`.
  */
 export function withLlmRetry(
@@ -86,6 +89,9 @@ export function withLlmRetry(
   options: LlmRetryOptions | false | undefined,
   dependencies: LlmRetryDependencies = {},
 ): StreamFn {
+  assertFunctionArgument("withLlmRetry", "streamFn", streamFn);
+  if (options !== undefined && options !== false) assertObjectArgument("withLlmRetry", "options", options);
+  assertObjectArgument("withLlmRetry", "dependencies", dependencies);
   const { onAttempt } = dependencies;
   const clock = dependencies.clock ?? systemClock;
   const watchdogs = resolveWatchdogs(dependencies.timeouts, clock);

@@ -1,3 +1,4 @@
+import { assertFunctionArgument, assertObjectArgument } from "../argument-checks.js";
 import type {
   AssistantMessage,
   AssistantMessageEvent,
@@ -78,9 +79,16 @@ export interface OverflowRecoveryOptions {
  * half-started attempt.
  *
  * The caller's abort is `options.signal`; `recover` gets it too. Apply it
- * outside the retry layer (overflow is never retried). Never throws.
+ * outside the retry layer (overflow is never retried). The returned
+ * function never throws; wrapping throws a `TypeError` naming the argument
+ * when `streamFn` or `options.recover` is no function, or `options` or
+ * `options.state` no object.
  */
 export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecoveryOptions): StreamFn {
+  assertFunctionArgument("withOverflowRecovery", "streamFn", streamFn);
+  assertObjectArgument("withOverflowRecovery", "options", options);
+  assertFunctionArgument("withOverflowRecovery", "options.recover", options.recover);
+  assertObjectArgument("withOverflowRecovery", "options.state", options.state);
   const { recover, state } = options;
   return (model, context, callOptions) => {
     const out = new RelayStream();

@@ -5,7 +5,8 @@ export type { EventSink } from "./event-sink.js";
 
 type Reader = (result: IteratorResult<AssistantMessageEvent>) => void;
 
-const isFinalEvent = (event: AssistantMessageEvent) => event.type === "done" || event.type === "error";
+// `?.`: a stream function may stream something that is no event; it is relayed as it is, for the reader to refuse.
+const isFinalEvent = (event: AssistantMessageEvent) => event?.type === "done" || event?.type === "error";
 
 function finalMessageOf(event: AssistantMessageEvent): AssistantMessage {
   if (event.type === "done") return event.message;
@@ -45,7 +46,7 @@ export class RelayStream extends EventStream<AssistantMessageEvent, AssistantMes
 
   override push(event: AssistantMessageEvent): void {
     if (this.closed) return;
-    const terminal = event.type === "done" || event.type === "error";
+    const terminal = isFinalEvent(event);
     if (terminal) {
       this.closed = true;
       super.end(event.type === "done" ? event.message : event.error);
@@ -151,7 +152,7 @@ export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: E
         // Like a for-await loop that breaks at the terminal event: nothing after it is read, and the
         // iterator is released (its return() called) before the sink hears of the end, so a
         // discarded attempt's stream is let go before the layer above sends the next one.
-        if (event.type === "done" || event.type === "error") {
+        if (isFinalEvent(event)) {
           stopped = true;
           releaseIterator(iterator);
         }

@@ -8,7 +8,8 @@ import {
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@turnkit/agent-loop";
-import { emptyUsage, errorText } from "@turnkit/agent-loop/internal";
+import { describeValue, emptyUsage, errorText } from "@turnkit/agent-loop/internal";
+import { assertObjectArgument } from "../argument-checks.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 
@@ -28,13 +29,22 @@ export type AnyModel = Model<any>;
  * and id, and the current time. For stream functions a host writes itself,
  * which must encode a failure as a terminal `error` event with such a
  * message instead of throwing; `classifyError` later reads its
- * `errorMessage`. Builds a new object each call; never throws.
+ * `errorMessage`. Builds a new object each call. Throws a `TypeError`
+ * naming the argument when `model` is no object, `stopReason` neither
+ * `"error"` nor `"aborted"`, or `errorMessage` no string.
  */
 export function createFailureMessage(
   model: AnyModel,
   stopReason: "error" | "aborted",
   errorMessage: string,
 ): AssistantMessage {
+  assertObjectArgument("createFailureMessage", "model", model);
+  if (stopReason !== "error" && stopReason !== "aborted")
+    throw new TypeError(
+      `createFailureMessage: stopReason must be "error" or "aborted", got ${describeValue(stopReason)}`,
+    );
+  if (typeof errorMessage !== "string")
+    throw new TypeError(`createFailureMessage: errorMessage must be a string, got ${describeValue(errorMessage)}`);
   return {
     role: "assistant",
     content: [],
@@ -49,14 +59,20 @@ export function createFailureMessage(
 }
 
 /**
- * The failure that stands for a response whose final message is malformed
- * (`problem` says how, see `responseProblem`): stopReason `"error"`, no
+ * The failure that stands for a response whose final message or one of
+ * whose events is malformed (`problem` says how, see `responseProblem` and
+ * `streamEventProblem`; `message` is that final message, or the partial
+ * message so far): stopReason `"error"`, no
  * content, an `errorMessage` naming the field (and the response's own
  * `errorMessage`, when it had one), and the response's usage when it
  * reported one (the tokens were spent all the same).
  */
 export function malformedResponseFailure(model: AnyModel, message: unknown, problem: string): AssistantMessage {
-  const where = problem.startsWith(".") ? problem.slice(1) : `the message${problem}`;
+  const where = problem.startsWith(".")
+    ? problem.slice(1)
+    : problem.startsWith(" ")
+      ? `the message${problem}`
+      : problem;
   const original = (message as { errorMessage?: unknown } | null)?.errorMessage;
   const text = `The model's response is malformed: ${where}${typeof original === "string" ? ` (its error: ${original})` : ""}`;
   const failure = createFailureMessage(model, "error", text);
@@ -121,7 +137,8 @@ export function invokeStreamFn(
   }
   if (!isPromiseLike(result)) return isEventStream(result) ? result : notAStream(model, result);
   const out = new RelayStream();
-  result.then(
+  // Through a promise of our own: a host's thenable whose `then` throws or calls back twice is answered as a rejection.
+  Promise.resolve(result).then(
     (inner) => {
       if (!isEventStream(inner)) {
         pushTerminalError(out, notAStreamMessage(model, inner));

@@ -1,5 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
+import { assertFunctionArgument, assertObjectArgument } from "../argument-checks.js";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import { DONE, PullStream } from "./pull-stream.js";
@@ -7,7 +8,7 @@ import { resolveWatchdogs, type StreamTimeoutOptions, type Watchdogs } from "./s
 import { pipeEvents, RelayStream, releaseIterator } from "./relay-stream.js";
 import type { AttemptEventObserver } from "./retry-attempt.js";
 import { LlmTimeoutError, STREAM_ENDED_WITHOUT_FINAL_EVENT, type LlmTimeoutKind } from "./stream-errors.js";
-import { responseProblem } from "../messages/content-checks.js";
+import { responseProblem, streamEventProblem } from "../messages/content-checks.js";
 import { countedUsage } from "./provider-usage.js";
 import {
   createFailureMessage,
@@ -20,13 +21,8 @@ import {
   type StreamFnOptions,
 } from "./stream-fn.js";
 
-export {
-  resolveStreamTimeouts,
-  resolveWatchdogs,
-  type StreamTimeoutOptions,
-  type StreamTimeouts,
-  type Watchdogs,
-} from "./stream-timeout-options.js";
+export { resolveStreamTimeouts, resolveWatchdogs } from "./stream-timeout-options.js";
+export type { StreamTimeoutOptions, StreamTimeouts, Watchdogs } from "./stream-timeout-options.js";
 
 /**
  * Wraps `streamFn` with the two stream watchdogs, per call (so, inside
@@ -47,9 +43,12 @@ export {
  * A caller's abort (`options.signal`) ends the returned stream at once with
  * stopReason `"aborted"`, releases the provider's iterator the same way, and
  * is never reported as a timeout. All timers and listeners are removed when
- * the stream ends. Never throws.
+ * the stream ends. The stream function never throws; wrapping throws a
+ * `TypeError` naming a `streamFn` that is no function, `options` no object.
  */
 export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
+  assertFunctionArgument("withStreamTimeouts", "streamFn", streamFn);
+  assertObjectArgument("withStreamTimeouts", "options", options);
   const watchdogs = resolveWatchdogs(options, options.clock ?? systemClock);
   if (watchdogs.firstEventTimeoutMs === 0 && watchdogs.streamIdleTimeoutMs === 0) {
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);
@@ -204,6 +203,9 @@ export class WatchedAttempt {
       return this.takeDecided();
     }
     const event = result.value;
+    // A malformed event never reaches the loop or the host's events: the response fails, naming the field.
+    const eventProblem = streamEventProblem(event);
+    if (eventProblem) return this.failMalformed(this.lastPartial, eventProblem);
     if (event.type === "done" || event.type === "error") {
       // A malformed final message never reaches the transcript: the response fails, naming the field.
       const final = event.type === "done" ? event.message : event.error;

@@ -230,15 +230,13 @@ export class SerialEventQueue {
       payload,
     } as RuntimeEvent;
     if (origin) envelope.origin = origin;
-    let answer: void | Promise<void>;
     try {
-      answer = this.writer.push(envelope);
+      const answer: unknown = this.writer.push(envelope);
+      // Through a promise of our own: a thenable whose `then` throws or misbehaves is the writer's failure, never the turn's crash.
+      if (answer && typeof (answer as PromiseLike<void>).then === "function")
+        return Promise.resolve(answer as PromiseLike<void>).then(undefined, (error: unknown) => this.fail(error));
     } catch (error) {
       this.fail(error);
-      return undefined;
-    }
-    if (answer && typeof (answer as Promise<void>).then === "function") {
-      return (answer as Promise<void>).then(undefined, (error: unknown) => this.fail(error));
     }
     return undefined;
   }

@@ -48,6 +48,42 @@ export function responseProblem(message: unknown): string | undefined {
 }
 
 /**
+ * What is wrong with one event a stream function streamed (`undefined`:
+ * nothing), as far as the runner reads events before the final one: an
+ * object with a string `type`; a `text_delta`, `thinking_delta` or
+ * `toolcall_delta` event's `delta` a string; a `toolcall_end` event's
+ * `toolCall` an object with a string `id` and `name`. An event of a type
+ * pi-ai does not have passes (a newer pi-ai may add some); the final
+ * message is checked on its own (see {@link responseProblem}). The answer
+ * is a whole phrase: `a text_delta event's delta must be a string, got 5`.
+ */
+export function streamEventProblem(event: unknown): string | undefined {
+  if (!isRecord(event)) return `a streamed event must be an object, got ${describeValue(event)}`;
+  const { type } = event;
+  switch (type) {
+    case "text_delta":
+    case "thinking_delta":
+    case "toolcall_delta":
+      return typeof event.delta === "string"
+        ? undefined
+        : `a ${type} event's delta must be a string, got ${describeValue(event.delta)}`;
+    case "toolcall_end": {
+      const call = event.toolCall;
+      if (!isRecord(call)) return `a toolcall_end event's toolCall must be an object, got ${describeValue(call)}`;
+      if (typeof call.id !== "string")
+        return `a toolcall_end event's toolCall.id must be a string, got ${describeValue(call.id)}`;
+      if (typeof call.name !== "string")
+        return `a toolcall_end event's toolCall.name must be a string, got ${describeValue(call.name)}`;
+      return undefined;
+    }
+    default:
+      return typeof type === "string"
+        ? undefined
+        : `a streamed event's type must be a string, got ${describeValue(type)}`;
+  }
+}
+
+/**
  * What is wrong with the first malformed message of `messages` (`[2].content
  * must be ...`), or with `messages` not being a list. Messages a host hands
  * over (a history, a replacement) are checked as {@link messageProblem}

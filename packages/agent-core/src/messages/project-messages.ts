@@ -1,6 +1,8 @@
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { TranscriptProjection } from "./transcript-projection.js";
+import { describeValue } from "@turnkit/agent-loop/internal";
+import { assertObjectArgument } from "../argument-checks.js";
 
 /** Options of {@link projectAgentMessagesForModel}. */
 export interface ProjectMessagesOptions {
@@ -23,7 +25,9 @@ export interface ProjectMessagesOptions {
  * image by its `fileName` (the file it came from, as the built-in `read`
  * tool records it), else its MIME type, so the model knows what it cannot see.
  *
- * Never mutates its input: changed messages are new objects. A runner
+ * Never mutates its input: changed messages are new objects. Throws a
+ * `TypeError` naming the argument when `messages` is no array or `options`
+ * no object. A runner
  * projecting the same growing transcript for every request uses a
  * {@link TranscriptProjection}, which returns the same and projects each
  * message once.
@@ -32,6 +36,9 @@ export function projectAgentMessagesForModel(
   messages: readonly AgentMessage[],
   options: ProjectMessagesOptions = {},
 ): Message[] {
+  if (!Array.isArray(messages))
+    throw new TypeError(`projectAgentMessagesForModel: messages must be an array, got ${describeValue(messages)}`);
+  assertObjectArgument("projectAgentMessagesForModel", "options", options);
   const { maxImages, onImagesOmitted } = options;
   return new TranscriptProjection({
     maxImages,

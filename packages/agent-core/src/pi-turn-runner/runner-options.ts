@@ -2,6 +2,7 @@ import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { Clock, RandomSource } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { describeValue } from "../messages/content-checks.js";
 import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
 import { type FieldRule, checkFields } from "./field-rules.js";
 
@@ -67,10 +68,20 @@ const RUNNER_OPTIONS: Record<keyof PiTurnRunnerOptions, FieldRule> = {
 /**
  * Throws a `TurnkitConfigError` naming the field for options a runner
  * cannot use: `unknown_key` for a key it would ignore (with the nearest
- * valid key), `invalid_runner_options` for a value of the wrong type.
+ * valid key), `invalid_runner_options` for a value of the wrong type or a
+ * `clock` whose `now()` answers no finite number (asked once, here).
  */
 export function assertRunnerOptionsShape(options: PiTurnRunnerOptions): void {
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new TurnkitConfigError(ConfigErrorCode.InvalidRunnerOptions, "PiTurnRunnerOptions must be an object");
   checkFields(options, RUNNER_OPTIONS, "PiTurnRunnerOptions", ConfigErrorCode.InvalidRunnerOptions);
+  if (options.clock) {
+    // Asked once: a clock that answers no number would put NaN into every duration and timer of every turn.
+    const now: unknown = options.clock.now();
+    if (typeof now !== "number" || !Number.isFinite(now))
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidRunnerOptions,
+        `PiTurnRunnerOptions.clock.now() must return a finite number of milliseconds, got ${describeValue(now)}`,
+      );
+  }
 }

@@ -69,6 +69,24 @@ describe("resolveStreamTimeouts", () => {
 });
 
 describe("withStreamTimeouts", () => {
+  it("never throws, also for a stream function answering a thenable whose then throws: the stream ends with that error", async () => {
+    const thenable = {
+      then() {
+        throw new Error("connection pool closed");
+      },
+    };
+    for (const limits of [{}, { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }]) {
+      const stream = withStreamTimeouts((() => thenable) as unknown as StreamFn, { ...limits, env: {} })(
+        model,
+        context,
+        {},
+      );
+      const result = await collectStream(stream);
+      expect(result.types).toEqual(["error"]);
+      expect(result.final).toMatchObject({ stopReason: "error", errorMessage: "connection pool closed" });
+    }
+  });
+
   it("ends a silent request with a retryable first-event timeout and aborts it", async () => {
     const clock = createVirtualClock();
     const inner = receiveOptions(createScriptedModel([hang()]).streamFn);

@@ -339,6 +339,15 @@ describe("invalid input", () => {
       /^unknown_key: unknown key 'allocateMesageId' in PiTurnRunnerOptions; did you mean 'allocateMessageId'\?/,
     );
     expect(attempt("fast")).toBe("invalid_runner_options: PiTurnRunnerOptions must be an object");
+    for (const [now, shown] of [
+      [Number.NaN, "NaN"],
+      ["12:00", '"12:00"'],
+      [undefined, "undefined"],
+    ] as const) {
+      expect(attempt({ clock: { now: () => now, setTimeout, clearTimeout } })).toBe(
+        `invalid_runner_options: PiTurnRunnerOptions.clock.now() must return a finite number of milliseconds, got ${shown}`,
+      );
+    }
     expect(
       attempt({ clock: { now: () => 0, setTimeout: () => 0, clearTimeout: () => {} }, workspaceDir: "/tmp" }),
     ).toBe("accepted");

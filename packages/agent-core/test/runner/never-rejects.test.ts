@@ -99,6 +99,36 @@ describe("a failing event writer", () => {
     expect(terminalStatus(turn.events).status).toBe("failed");
   });
 
+  it("that answers a thenable whose then throws, or calls back twice: a failure of the writer, never a rejected runTurn", async () => {
+    const throwing = createRecordingEventWriter({
+      onEvent: (event) =>
+        event.type === "session.status"
+          ? undefined
+          : ({
+              then() {
+                throw new Error("then threw");
+              },
+            } as unknown as Promise<void>),
+    });
+    const failed = await runCheckedTurn({ writer: throwing, script: ["never read"] });
+    expect(failed.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: ErrorCode.Internal, message: "The event writer failed: then threw" },
+    });
+    const twice = createRecordingEventWriter({
+      onEvent: () =>
+        ({
+          then(resolve: () => void, reject: (error: unknown) => void) {
+            resolve();
+            reject(new Error("late"));
+          },
+        }) as unknown as Promise<void>,
+    });
+    const completed = await runCheckedTurn({ writer: twice, script: ["fine"] });
+    expect(completed.outcome.kind).toBe("completed");
+    expect(completed.writer.text()).toBe("fine");
+  });
+
   it("that never returns: bounded by the caller's abort; the terminal status is still handed over", async () => {
     const controller = new AbortController();
     const stuck = deferred();

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import type { ToolCall } from "@mariozechner/pi-ai";
 import { estimateMessageTokens, isSentToModel } from "./token-estimate.js";
 
 /** Where a compaction splits a history: everything before `index` is summarised, the rest kept verbatim. */
@@ -33,11 +34,28 @@ export interface FindCompactionCutOptions {
  * `undefined` when nothing can be compacted: the messages after `start`
  * fit within `keepRecentTokens`, no cut point lies after `start` and before
  * the last message, or everything before the cut is never sent to a model.
+ * Throws a `TypeError` naming the argument when `messages` is no array or
+ * `options` no object with a numeric `keepRecentTokens` (and `start`).
  */
 export function findCompactionCut(
   messages: readonly AgentMessage[],
   options: FindCompactionCutOptions,
 ): CompactionCut | undefined {
+  if (!Array.isArray(messages))
+    throw new TypeError(`findCompactionCut: messages must be an array, got ${shown(messages)}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`findCompactionCut: options must be an object, got ${shown(options)}`);
+  if (typeof options.keepRecentTokens !== "number" || Number.isNaN(options.keepRecentTokens))
+    throw new TypeError(
+      `findCompactionCut: options.keepRecentTokens must be a number, got ${shown(options.keepRecentTokens)}`,
+    );
+  const notMessage = messages.findIndex((message) => typeof message !== "object" || message === null);
+  if (notMessage >= 0)
+    throw new TypeError(
+      `findCompactionCut: messages[${notMessage}] must be a message object, got ${shown(messages[notMessage])}`,
+    );
+  if (options.start !== undefined && (typeof options.start !== "number" || Number.isNaN(options.start)))
+    throw new TypeError(`findCompactionCut: options.start must be a number, got ${shown(options.start)}`);
   const start = Math.max(0, options.start ?? 0);
   const count = messages.length;
   let reached = -1;
@@ -79,7 +97,9 @@ function findCutPoints(messages: readonly AgentMessage[]): boolean[] {
   const spans = new Array<number>(messages.length + 1).fill(0);
   messages.forEach((message, index) => {
     if (message.role === "assistant" && isSentToModel(message)) {
-      for (const block of message.content) if (block.type === "toolCall") callIndex.set(block.id, index);
+      const blocks: readonly unknown[] = Array.isArray(message.content) ? message.content : [];
+      for (const block of blocks)
+        if ((block as { type?: unknown } | null)?.type === "toolCall") callIndex.set((block as ToolCall).id, index);
     } else if (message.role === "toolResult") {
       const call = callIndex.get(message.toolCallId);
       if (call !== undefined && call < index) {
@@ -95,4 +115,10 @@ function findCutPoints(messages: readonly AgentMessage[]): boolean[] {
     cutPoints[index] = index > 0 && open === 0 && messages[index]!.role !== "toolResult";
   }
   return cutPoints;
+}
+
+/** A value as an argument error shows it. */
+function shown(value: unknown): string {
+  if (value === null || Array.isArray(value)) return value === null ? "null" : "an array";
+  return typeof value === "object" || typeof value === "function" ? typeof value : String(value);
 }

@@ -38,40 +38,57 @@ export function isSentToModel(message: AgentMessage): boolean {
  * arguments by {@link estimateTextTokens}, {@link ESTIMATE_IMAGE_TOKENS}
  * per image, 0 for a message no request carries (see
  * {@link isSentToModel}). Tends to overestimate, which errs on the side of
- * compacting early.
+ * compacting early. A malformed message (content that is no list, a block
+ * that is no object, a field of the wrong type) is estimated from what is
+ * well formed in it, never refused: a request would be refused instead.
+ * Throws a `TypeError` when `message` is no object.
  */
 export function estimateMessageTokens(message: AgentMessage): number {
+  if (typeof message !== "object" || message === null)
+    throw new TypeError(
+      `estimateMessageTokens: message must be a message object, got ${message === null ? "null" : typeof message}`,
+    );
   if (!isSentToModel(message)) return 0;
   let tokens = 0;
   let images = 0;
-  const addContent = (content: string | readonly (TextContent | ImageContent)[]) => {
-    if (typeof content === "string") {
-      tokens += estimateTextTokens(content);
-      return;
-    }
-    for (const block of content) {
-      if (block.type === "text") tokens += estimateTextTokens(block.text);
-      else images += 1;
-    }
-  };
+  const blocks = (content: unknown): readonly unknown[] => (Array.isArray(content) ? content : []);
   switch (message.role) {
     case "user":
     case "hidden":
     case "toolResult":
-      addContent(message.content);
+      if (typeof message.content === "string") tokens += estimateTextTokens(message.content);
+      for (const block of blocks(message.content)) {
+        if (!isBlock(block)) continue;
+        if (block.type === "text") tokens += estimateTextTokens(block.text);
+        else images += 1;
+      }
       break;
     case "assistant":
-      for (const block of message.content) {
+      for (const block of blocks(message.content)) {
+        if (!isBlock(block)) continue;
         if (block.type === "text") tokens += estimateTextTokens(block.text);
         else if (block.type === "thinking") tokens += estimateTextTokens(block.thinking);
         else if (block.type === "toolCall")
-          tokens += estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.arguments ?? {}));
+          tokens += estimateTextTokens(block.name) + estimateTextTokens(jsonText(block.arguments ?? {}));
       }
       break;
     default:
-      tokens += estimateTextTokens(JSON.stringify(message));
+      tokens += estimateTextTokens(jsonText(message));
   }
   return Math.ceil(tokens) + images * ESTIMATE_IMAGE_TOKENS;
+}
+
+function isBlock(block: unknown): block is Record<string, unknown> {
+  return typeof block === "object" && block !== null;
+}
+
+/** `value` as JSON text, or "" when it has none (a bigint, a cycle). */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "";
+  }
 }
 
 /**
@@ -80,8 +97,10 @@ export function estimateMessageTokens(message: AgentMessage): number {
  * {@link ESTIMATE_OTHER_CHARS_PER_TOKEN} for other characters below U+2E80,
  * {@link ESTIMATE_WIDE_CHARS_PER_TOKEN} from U+2E80 on (Chinese, Japanese,
  * Korean take about a token per character, four times what ASCII text does).
+ * 0 for a value that is no string.
  */
-export function estimateTextTokens(text: string): number {
+export function estimateTextTokens(text: unknown): number {
+  if (typeof text !== "string") return 0;
   let tokens = 0;
   for (let index = 0; index < text.length; index += 1) tokens += charTokens(text.charCodeAt(index));
   return tokens;
@@ -103,9 +122,14 @@ export function charTokens(code: number): number {
  * history.
  *
  * `usableFrom`: responses before this index are not trusted (their usage
- * describes a history that was since compacted).
+ * describes a history that was since compacted). Throws a `TypeError` when
+ * `messages` is no array, or holds a message that is no object.
  */
 export function estimateContextTokens(messages: readonly AgentMessage[], usableFrom = 0): ContextTokenEstimate {
+  if (!Array.isArray(messages))
+    throw new TypeError(
+      `estimateContextTokens: messages must be an array, got ${messages === null ? "null" : typeof messages}`,
+    );
   let usageIndex = -1;
   for (let index = messages.length - 1; index >= usableFrom && index >= 0; index -= 1) {
     const message = messages[index]!;

@@ -101,3 +101,38 @@ describe("estimateContextTokens", () => {
     expect(estimate.tokens).toBeLessThan(200);
   });
 });
+
+describe("malformed input", () => {
+  it("findCompactionCut and the estimates refuse what is no list or no message, naming the argument", () => {
+    expect(() => findCompactionCut(undefined as never, { keepRecentTokens: 1 })).toThrow(
+      new TypeError("findCompactionCut: messages must be an array, got undefined"),
+    );
+    expect(() => findCompactionCut([], null as never)).toThrow(
+      new TypeError("findCompactionCut: options must be an object, got null"),
+    );
+    expect(() => findCompactionCut([], { keepRecentTokens: "10" as never })).toThrow(
+      new TypeError("findCompactionCut: options.keepRecentTokens must be a number, got 10"),
+    );
+    expect(() => findCompactionCut([userMessage("a"), null] as never, { keepRecentTokens: 1 })).toThrow(
+      new TypeError("findCompactionCut: messages[1] must be a message object, got null"),
+    );
+    expect(() => estimateContextTokens(null as never)).toThrow(
+      new TypeError("estimateContextTokens: messages must be an array, got null"),
+    );
+    expect(() => estimateMessageTokens(undefined as never)).toThrow(
+      new TypeError("estimateMessageTokens: message must be a message object, got undefined"),
+    );
+  });
+
+  it("a malformed message is estimated from what is well formed in it, never a crash", () => {
+    const odd = [
+      { role: "user", content: null },
+      { role: "toolResult", content: 5 },
+      { role: "assistant", content: [null, { type: "text", text: "four" }] },
+      { role: "assistant", content: [{ type: "toolCall", name: "t", arguments: { n: 1n } }] },
+    ] as unknown as AgentMessage[];
+    expect(odd.map((message) => estimateMessageTokens(message))).toEqual([0, 0, 1, 1]);
+    expect(estimateContextTokens(odd)).toEqual({ tokens: 2, usageIndex: -1 });
+    expect(findCompactionCut([...odd, userMessage("x".repeat(400))], { keepRecentTokens: 10 })).toBeDefined();
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Invariant 23: a failure says what was wrong, never how the runner's own
+ * code tripped over it. No event and no outcome carries a JavaScript
+ * engine's `TypeError` text ("Cannot read properties of null", "x is not a
+ * function", ...): such a text means a malformed value (from the model, a
+ * stream function or a host) went unchecked until the runner's code failed
+ * on it, instead of being refused where it came in, naming the field. The
+ * generated models stream malformed events now and then
+ * (`src/scripted-entries.ts`, `withMalformedEvents`), and an `Agent`'s
+ * `transformContext` now and then answers no list, to feed it.
+ */
+import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
+import { InvariantViolation } from "./violation.js";
+
+const INVARIANT = "23 failures name the field, not an engine error";
+
+/** V8's texts for a property read of null or undefined, a call of a non-function, a spread of a non-iterable. */
+const ENGINE_TEXTS = [
+  /Cannot read properties of (null|undefined)/,
+  /Cannot set properties of (null|undefined)/,
+  /Cannot destructure/,
+  /is not a function/,
+  /is not iterable/,
+  /Cannot convert undefined or null to object/,
+];
+
+function engineText(value: unknown): string | undefined {
+  const text = JSON.stringify(value) ?? "";
+  for (const pattern of ENGINE_TEXTS) {
+    const found = pattern.exec(text);
+    if (found) return text.slice(Math.max(0, found.index - 80), found.index + 120);
+  }
+  return undefined;
+}
+
+/** The same for an `Agent` run: no message of its transcript carries such a text. */
+export function checkNoEngineErrorsInTranscript(transcript: readonly unknown[]): void {
+  for (const [index, message] of transcript.entries()) {
+    const found = engineText(message);
+    if (found) throw new InvariantViolation(INVARIANT, `transcript[${index}]: …${found}…`);
+  }
+}
+
+export function checkNoEngineErrors(events: readonly RuntimeEvent[], outcome: TurnOutcome): void {
+  for (const event of events) {
+    const found = engineText(event.payload);
+    if (found) throw new InvariantViolation(INVARIANT, `seq ${event.seq} (${event.type}): …${found}…`);
+  }
+  const found = engineText(outcome);
+  if (found) throw new InvariantViolation(INVARIANT, `the outcome: …${found}…`);
+}

@@ -1,0 +1,84 @@
+/**
+ * The building blocks a host composes by hand (the call-stack wrappers, the
+ * failure message, the projection, the bash environment) refuse arguments
+ * they cannot use with a `TypeError` naming the function and the argument,
+ * when called, instead of an engine error from deep inside; the lookups
+ * answer `undefined` for what is no object.
+ */
+import { createScriptedModel } from "@turnkit/agent-loop/testing";
+import { describe, expect, it } from "vitest";
+import {
+  createBashEnvSpawnHook,
+  createFailureMessage,
+  createOverflowRecoveryState,
+  getAttachedClassifiedError,
+  projectAgentMessagesForModel,
+  sanitizeBashEnv,
+  withLlmRetry,
+  withOverflowRecovery,
+  withStreamTimeouts,
+} from "../src/index.js";
+
+const { model, streamFn } = createScriptedModel([]);
+const recover = () => undefined;
+
+describe("public building blocks refuse arguments they cannot use, naming them", () => {
+  it.each([
+    [() => withStreamTimeouts(undefined as never), "withStreamTimeouts: streamFn must be a function, got undefined"],
+    [() => withStreamTimeouts(streamFn, null as never), "withStreamTimeouts: options must be an object, got null"],
+    [() => withLlmRetry({} as never, undefined), "withLlmRetry: streamFn must be a function, got object"],
+    [() => withLlmRetry(streamFn, null as never), "withLlmRetry: options must be an object, got null"],
+    [() => withLlmRetry(streamFn, {}, 5 as never), "withLlmRetry: dependencies must be an object, got 5"],
+    [
+      () => withOverflowRecovery(streamFn, undefined as never),
+      "withOverflowRecovery: options must be an object, got undefined",
+    ],
+    [
+      () => withOverflowRecovery(streamFn, { recover: "x", state: createOverflowRecoveryState() } as never),
+      'withOverflowRecovery: options.recover must be a function, got "x"',
+    ],
+    [
+      () => withOverflowRecovery(streamFn, { recover } as never),
+      "withOverflowRecovery: options.state must be an object, got undefined",
+    ],
+    [
+      () => createFailureMessage(undefined as never, "error", "x"),
+      "createFailureMessage: model must be an object, got undefined",
+    ],
+    [
+      () => createFailureMessage(model, "failed" as never, "x"),
+      'createFailureMessage: stopReason must be "error" or "aborted", got "failed"',
+    ],
+    [
+      () => createFailureMessage(model, "error", 5 as never),
+      "createFailureMessage: errorMessage must be a string, got 5",
+    ],
+    [
+      () => projectAgentMessagesForModel(undefined as never),
+      "projectAgentMessagesForModel: messages must be an array, got undefined",
+    ],
+    [
+      () => projectAgentMessagesForModel([], null as never),
+      "projectAgentMessagesForModel: options must be an object, got null",
+    ],
+    [() => createBashEnvSpawnHook(null as never), "createBashEnvSpawnHook: options must be an object, got null"],
+    [() => sanitizeBashEnv(undefined as never), "sanitizeBashEnv: env must be an object, got undefined"],
+  ])("%#: %s", (call, message) => {
+    expect(call).toThrow(new TypeError(message));
+  });
+
+  it("takes false, undefined and empty options as before", () => {
+    expect(typeof withLlmRetry(streamFn, false)).toBe("function");
+    expect(typeof withLlmRetry(streamFn, undefined)).toBe("function");
+    expect(typeof withStreamTimeouts(streamFn)).toBe("function");
+    expect(createFailureMessage(model, "aborted", "stop")).toMatchObject({
+      stopReason: "aborted",
+      errorMessage: "stop",
+    });
+    expect(sanitizeBashEnv({ HOME: "/h" }, { mode: "off" }).env).toEqual({ HOME: "/h" });
+  });
+
+  it("getAttachedClassifiedError answers undefined for what is no object", () => {
+    for (const value of [undefined, null, 5, "x"]) expect(getAttachedClassifiedError(value as never)).toBeUndefined();
+  });
+});
