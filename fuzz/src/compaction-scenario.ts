@@ -62,6 +62,10 @@ export interface CompactionScenario {
   maxSummaryChainTokens: number;
   recoverOverflow: boolean;
   turns: TurnSpec[];
+  /** Output tokens each answered summary reports (a main answer reports 5). */
+  summaryOutput: number;
+  /** The turns' `budget.maxOutputTokens`; absent: none. */
+  maxOutputTokens?: number;
 }
 
 const OVERFLOW = "400 prompt is too long: 213462 tokens > 200000 maximum";
@@ -98,7 +102,12 @@ export const compactionScenarioArbitrary: fc.Arbitrary<CompactionScenario> = fc.
   maxSummaryChainTokens: fc.integer({ min: 10, max: 4_000 }),
   recoverOverflow: fc.boolean(),
   turns: fc.array(turnSpecArbitrary, { minLength: 1, maxLength: 2 }),
+  summaryOutput: fc.constantFrom(1, 40, 300),
+  maxOutputTokens: fc.option(fc.constantFrom(6, 50, 200, 1_000), { freq: 3, nil: undefined }),
 });
+
+/** A main answer's output tokens (text or a tool call). */
+const MAIN_OUTPUT = 5;
 
 function historyOf(scenario: CompactionScenario): AgentMessage[] {
   const chars = (tokens: number, letter: string) => textOfTokens(tokens, letter, scenario.script);
@@ -117,10 +126,10 @@ function historyOf(scenario: CompactionScenario): AgentMessage[] {
   return messages;
 }
 
-function summaryEntry(answer: SummaryAnswer, index: number): ScriptEntry {
+function summaryEntry(answer: SummaryAnswer, index: number, output: number): ScriptEntry {
   switch (answer) {
     case "ok":
-      return `summary ${index}`;
+      return response(`summary ${index}`, { usage: usageOf(2_000, output) });
     case "429":
       return assistantMessage("", { stopReason: "error", errorMessage: RATE_LIMITED });
     case "529":
@@ -141,9 +150,9 @@ function summaryEntry(answer: SummaryAnswer, index: number): ScriptEntry {
 function mainEntry(answer: MainAnswer, index: number): ScriptEntry {
   switch (answer) {
     case "text":
-      return response(`answer ${index}`, { usage: usageOf(3_000, 5) });
+      return response(`answer ${index}`, { usage: usageOf(3_000, MAIN_OUTPUT) });
     case "tool":
-      return response(toolCall("read", { path: `n${index}` }), { usage: usageOf(3_000, 5) });
+      return response(toolCall("read", { path: `n${index}` }), { usage: usageOf(3_000, MAIN_OUTPUT) });
     case "overflow":
       return assistantMessage("", { stopReason: "error", errorMessage: OVERFLOW });
     case "529":
@@ -167,6 +176,10 @@ interface TurnRun {
   summariesServed: SummaryAnswer[];
   /** The largest summary request, by the provider's count, plus its `maxTokens`. */
   largestSummary: number;
+  /** Requests (in order, `summary` or `main`) sent when the turn's scripted output tokens had reached its budget. */
+  pastBudget: string[];
+  /** The system prompts of the requests `onLlmCallPreparedHook` was shown, in order. */
+  shown: (string | undefined)[];
 }
 
 async function runOneTurn(
@@ -177,7 +190,10 @@ async function runOneTurn(
 ): Promise<TurnRun> {
   const clock = createVirtualClock({ autoAdvance: true });
   const summaries = createScriptedModel(
-    [...spec.summaries.map(summaryEntry), ...Array.from({ length: 8 }, (_, n) => `summary ${n + 10}`)],
+    [
+      ...spec.summaries.map((answer, n) => summaryEntry(answer, n, scenario.summaryOutput)),
+      ...Array.from({ length: 8 }, (_, n) => `summary ${n + 10}`),
+    ],
     { model: { contextWindow: WINDOW }, clock },
   );
   const mains = createScriptedModel(
@@ -188,15 +204,26 @@ async function runOneTurn(
   const mainsServed: MainAnswer[] = [];
   const summariesServed: SummaryAnswer[] = [];
   let largestSummary = 0;
+  // Output tokens the scripts reported so far (their fallback answers report none), and what was sent past the budget.
+  let spent = 0;
+  const pastBudget: string[] = [];
+  const shown: (string | undefined)[] = [];
   const router: StreamFn = (model, context, options) => {
-    if (context.systemPrompt === COMPACTION_SUMMARY_SYSTEM_PROMPT) {
+    const kind = context.systemPrompt === COMPACTION_SUMMARY_SYSTEM_PROMPT ? "summary" : "main";
+    if (scenario.maxOutputTokens !== undefined && spent >= scenario.maxOutputTokens)
+      pastBudget.push(`${kind} request ${requests.length} at ${spent} output tokens`);
+    if (kind === "summary") {
       requests.push("summary");
-      summariesServed.push(spec.summaries[summariesServed.length] ?? "ok");
+      const answer = spec.summaries[summariesServed.length];
+      if (answer === "ok") spent += scenario.summaryOutput;
+      summariesServed.push(answer ?? "ok");
       largestSummary = Math.max(largestSummary, providerTokens(context) + (options?.maxTokens ?? 0));
       return summaries.streamFn(model, context, options);
     }
     requests.push("main");
-    mainsServed.push(spec.mains[mainsServed.length] ?? "text");
+    const answer = spec.mains[mainsServed.length];
+    if (answer === "text" || answer === "tool") spent += MAIN_OUTPUT;
+    mainsServed.push(answer ?? "text");
     return mains.streamFn(model, context, options);
   };
   const notices: CompactionNotice[] = [];
@@ -221,12 +248,16 @@ async function runOneTurn(
       tools: [createRecordingTool("read")],
       userMessage: { text: `turn ${index + 1}` },
       llm: { model: mains.model, streamFn: router, firstEventTimeoutMs: 1_000 },
-      hooks: assembled.hooks,
+      hooks: {
+        ...assembled.hooks,
+        onLlmCallPreparedHook: (event) => void shown.push(event.context.systemPrompt),
+      },
+      ...(scenario.maxOutputTokens !== undefined && { budget: { maxOutputTokens: scenario.maxOutputTokens } }),
     },
     runnerOptions: { clock },
   });
   for (const end of assembled.turnEndHandlers) await end({ outcome: result.outcome });
-  return { result, notices, history, requests, mainsServed, summariesServed, largestSummary };
+  return { result, notices, history, requests, mainsServed, summariesServed, largestSummary, pastBudget, shown };
 }
 
 /**
@@ -238,7 +269,10 @@ async function runOneTurn(
  * turn's last summary request (no retry loop), at most one per turn; an
  * overflow compaction follows an overflow of the main request, at most
  * once per turn, and never with `recoverOverflow` off; a threshold
- * compaction starts above the window less the reserve.
+ * compaction starts above the window less the reserve; with a budget, no
+ * request (summary or main) is sent once the output tokens the turn's
+ * requests reported reached `maxOutputTokens`; `onLlmCallPreparedHook` is
+ * shown each main request sent (an overflow resend too), no summary.
  */
 export async function checkCompactionScenario(scenario: CompactionScenario): Promise<void> {
   let history = historyOf(scenario);
@@ -254,6 +288,12 @@ function checkTurn(scenario: CompactionScenario, run: TurnRun, index: number): v
     throw new Error(`compaction, turn ${index + 1}: ${problem}`);
   };
   const { result, notices, mainsServed } = run;
+  // A summary's output tokens count for the turn's budget: once spent, nothing more is sent, summary or main.
+  if (run.pastBudget.length > 0) fail(`sent past maxOutputTokens ${scenario.maxOutputTokens}: ${run.pastBudget[0]}`);
+  // Without transport retries each main request sent (an overflow resend too) is shown once; a summary request never.
+  const mainsSent = run.requests.filter((request) => request === "main").length;
+  if (run.shown.length !== mainsSent || run.shown.includes(COMPACTION_SUMMARY_SYSTEM_PROMPT))
+    fail(`onLlmCallPreparedHook was shown ${run.shown.length} requests, ${mainsSent} main requests were sent`);
   const replacements = result.historyChanges.filter((change) => change.reason === "replaceMessages");
   if (replacements.length === 0) {
     const head = result.transcript.slice(0, run.history.length);

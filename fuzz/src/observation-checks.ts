@@ -25,7 +25,8 @@ import {
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
 import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
-import { checkStepLimit } from "./invariants/turn-budget.js";
+import { checkTurnBudget } from "./invariants/turn-budget.js";
+import { checkSubAgentBudgets } from "./invariants/sub-agent-budgets.js";
 import { checkTurnEnding } from "./invariants/turn-ending.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { checkAgentVisibleText, checkRunnerVisibleText } from "./invariants/visible-text.js";
@@ -135,7 +136,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   return outcome;
 }
 
-/** Invariants 1 to 6 and 13 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host. */
+/** Invariants 1 to 6, 13 and 23 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host, 22 for its budget, 24 for its sub-agents. */
 export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
   const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {
@@ -149,7 +150,11 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
       .flatMap((request) => request.response.calls)
       .filter((call) => call.args.kind === "task" && call.args.task.trim() !== "").length,
   });
-  checkStepLimit(outcome, scenario.budget?.maxSteps);
+  checkTurnBudget(outcome, withOwnEvents(observation).events, scenario.budget);
+  if (scenario.subAgents) {
+    const offered = observation.offered.flatMap(({ change }) => change.messages);
+    checkSubAgentBudgets(outcome, observation.events, offered, scenario.subAgents, scenario.budget);
+  }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);

@@ -32,9 +32,9 @@ import {
   agentScenarioArbitrary,
   askHostTurnArbitrary,
   providerFailureTurnArbitrary,
-  subAgentTurnArbitrary,
   turnScenarioArbitrary,
 } from "./scenario-arbitraries.js";
+import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
 /** One property: a generator and a check that runs a case and throws on any broken invariant. */
@@ -160,7 +160,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const modelFallback: FuzzProperty<FallbackScenario> = {
     name: "model-fallback",
     description:
-      "agent-core's model fallback over its transport retry: chains of models failing before or after output with every error class, any triggers, compared with the rules",
+      "agent-core's model fallback over its transport retry, alone, as a turn's main request or as a hook's own request: chains of models failing before or after output with every error class, any triggers, compared with the rules",
     arbitrary: fallbackScenarioArbitrary,
     run: checkFallbackScenario,
     ciRuns: 200,
@@ -178,7 +178,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const subAgents: FuzzProperty<TurnScenario> = {
     name: "runner-sub-agents",
     description:
-      "PiTurnRunner with sub-agents: children that answer, fail, hang, reach their budget or nest, called in parallel or in sequence, aborted with the parent",
+      "PiTurnRunner with sub-agents: children that answer, fail, hang, reach their budget or nest, spend against the parent's budget, or are run by a host layer with a bad budget, called in parallel or in sequence, aborted with the parent",
     arbitrary: subAgentTurnArbitrary(options),
     run: checkTurn,
     // Some cases wait out a real abort grace (a child tool that ignores its signal): a CI budget of 40.

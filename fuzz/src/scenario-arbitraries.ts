@@ -22,15 +22,14 @@ import {
   withRequestIds,
   withResponseIds,
 } from "./response-arbitraries.js";
+import { budgetBoundaryArbitrary, turnBudgetArbitrary, withBudgetBoundary } from "./budget-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import type {
   AgentScenario,
   AskSpec,
   CallSpec,
   RequestSpec,
-  ChildBehaviour,
   HostAnswerSpec,
-  SubAgentSpec,
   Delay,
   ResponseSpec,
   RetrySpec,
@@ -75,17 +74,8 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       steering: steeringArbitrary,
       retry: retryArbitrary,
       streamTimeouts: fc.constantFrom("default" as const, "off" as const),
-      budget: fc.option(
-        fc.record(
-          {
-            maxSteps: fc.integer({ min: 1, max: 3 }),
-            maxOutputTokens: fc.integer({ min: 1, max: 400 }),
-            maxCost: fc.constantFrom(0.000001, 0.001, 0.05),
-          },
-          { requiredKeys: [] },
-        ),
-        { freq: 3, nil: undefined },
-      ),
+      budget: turnBudgetArbitrary,
+      budgetBoundary: budgetBoundaryArbitrary,
       abortBeforeStart: fc.oneof(
         { weight: 30, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
@@ -100,7 +90,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       ),
       oddEvents: oddEventsArbitrary,
     })
-    .map(({ malformed, oddEvents, ...scenario }) => {
+    .map(({ malformed, oddEvents, budget, budgetBoundary, ...scenario }) => {
       const requests = withRequestIds(scenario.requests);
       const withText = (index: number) => requests[index]?.response.text !== undefined;
       const malformedFinals = requests
@@ -109,9 +99,11 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       const malformedEvents = oddEvents
         .filter(([index]) => withText(index))
         .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
+      const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
       return {
         ...scenario,
         requests,
+        ...(bounded && { budget: bounded }),
         ...(malformedFinals.length > 0 && { malformedFinals }),
         ...(malformedEvents.length > 0 && { malformedEvents }),
       };
@@ -176,7 +168,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
  * The requests with every `every`-th tool call of the script (counted
  * across requests, from 1) replaced by `replace(call, count)`.
  */
-function withEveryNthCall(
+export function withEveryNthCall(
   requests: readonly RequestSpec[],
   every: number,
   replace: (call: CallSpec, count: number) => CallSpec,
@@ -197,7 +189,7 @@ function withEveryNthCall(
  * earlier ones. Calls sharing an id then share one behaviour (the last one
  * given under it).
  */
-function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
+export function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
   return requests.map((request) => ({
     ...request,
     response: {
@@ -205,72 +197,6 @@ function withIdsPerResponse(requests: readonly RequestSpec[]): RequestSpec[] {
       calls: request.response.calls.map((call, index) => ({ ...call, id: `c${index}` })),
     },
   }));
-}
-
-const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant("answer" as const),
-      eventDelayMs: fc.constantFrom(0, 0, 5, 50),
-      withTool: fc.boolean(),
-      textless: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), afterEvents: fc.nat({ max: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("hang" as const), afterEvents: fc.nat({ max: 3 }) }) },
-  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "toolHang" }) },
-  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "overBudget" }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("nested" as const), inner: fc.constantFrom("answer", "fail", "hang") }),
-  },
-);
-
-/** Tasks a sub-agent refuses without asking its model. */
-const BLANK_TASKS = ["", "   ", "\n\t"];
-
-/**
- * Generated turns that offer one to three sub-agents (children that answer,
- * fail, hang, reach their budget or call a sub-agent of their own, and whose
- * tool asks the host a question when the host answers questions), with
- * every `every`-th tool call of the script calling one of them. Host
- * actions (aborts among them) land while children run. The writer never
- * stalls, so no event of a child is announced as dropped.
- */
-export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
-  return fc
-    .record({
-      base: turnScenarioArbitrary(options),
-      agents: fc.array(
-        fc.record({ child: childBehaviourArbitrary, executionMode: fc.constantFrom("parallel", "sequential") }),
-        { minLength: 1, maxLength: 3 },
-      ),
-      every: fc.integer({ min: 1, max: 3 }),
-      // A host that answers questions: the children's `probe` then asks it one.
-      hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
-      // A model that names each response's calls c0, c1, ... (ids reused across responses).
-      reusedIds: fc.boolean(),
-      // Now and then a call with an empty or blank task, which must be refused without a child turn.
-      blankEvery: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
-    })
-    .map(({ base, agents, every, hostAnswers, reusedIds, blankEvery }): TurnScenario => {
-      const subAgents: SubAgentSpec[] = agents.map((agent, index) => ({ name: `sub${index + 1}`, ...agent }));
-      const calling = withEveryNthCall(base.requests, every, (call, count) => {
-        const agent = subAgents[count % subAgents.length]!;
-        const blank = blankEvery !== null && count % blankEvery === 0;
-        const task = blank ? BLANK_TASKS[count % BLANK_TASKS.length]! : `task of ${call.id}`;
-        return { ...call, tool: agent.name, args: { kind: "task" as const, task } };
-      });
-      const requests = reusedIds ? withIdsPerResponse(calling) : calling;
-      return {
-        ...base,
-        requests,
-        subAgents,
-        ...(hostAnswers !== null && { hostAnswers }),
-        writer: { ...base.writer, slow: undefined },
-      };
-    });
 }
 
 const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
@@ -283,7 +209,8 @@ const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
   malformed: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
-const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(
+/** One answer of the host to a question a tool asked: at once, late, wrong, thrown or never. */
+export const hostAnswerArbitrary: fc.Arbitrary<HostAnswerSpec> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom<HostAnswerSpec>({ kind: "accept" }, { kind: "decline" }) },
   { weight: 2, arbitrary: fc.constantFrom<HostAnswerSpec>({ kind: "invalid" }, { kind: "throw" }) },
   {

@@ -328,6 +328,12 @@ export interface SubAgentSpec {
   name: string;
   child: ChildBehaviour;
   executionMode: "parallel" | "sequential";
+  /** What each response of its children reports spending, which counts for the parent's budget; absent: nothing. */
+  spends?: { output: number; cost: number };
+  /** Its definition's budget, often larger than the parent's (the child's is lowered to what the parent has left); absent: none (`overBudget`: one step). */
+  budget?: { maxSteps?: number; maxOutputTokens?: number; maxCost?: number };
+  /** A host layer (`runCall`) runs each call with a definition whose budget has this bad field: every call is refused, naming it. */
+  invalidCallBudget?: { field: "maxSteps" | "maxOutputTokens" | "maxCost"; value: unknown };
 }
 
 /** One generated `runTurn`. */

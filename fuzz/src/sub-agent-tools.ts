@@ -5,7 +5,7 @@
  * script that runs out answers with plain text, so any number of calls
  * (parallel ones share the script) ends.
  */
-import { type Clock, type RuntimeTool, defineSubAgent } from "@turnkit/agent-core";
+import { type Clock, type RuntimeTool, type SubAgentTool, defineSubAgent } from "@turnkit/agent-core";
 import {
   type ScriptEntry,
   type VirtualClock,
@@ -17,6 +17,7 @@ import {
   text,
   thinking,
   toolCall,
+  usageOf,
 } from "@turnkit/agent-core/testing";
 import { type QuestionProbe, askQuestions } from "./host-questions.js";
 import type { ChildBehaviour, SubAgentSpec } from "./scenario.js";
@@ -71,18 +72,22 @@ function childTool(name: string, hangs: boolean, clock: Clock, questions: ChildQ
   });
 }
 
-/** One call's worth of a child's script. */
-function childEntries(child: ChildBehaviour): ScriptEntry[] {
+/** One call's worth of a child's script; each response it completes reports `spends` (nothing when absent). */
+function childEntries(child: ChildBehaviour, spends?: SubAgentSpec["spends"]): ScriptEntry[] {
+  const usage = spends && { usage: usageOf(1, spends.output, spends.cost) };
   switch (child.kind) {
     case "answer":
       if (child.textless)
         return [
-          response([text(CHILD_PREAMBLE), toolCall("probe", { value: "x" })]),
-          response([thinking("nothing to add")], { eventDelayMs: child.eventDelayMs }),
+          response([text(CHILD_PREAMBLE), toolCall("probe", { value: "x" })], { ...usage }),
+          response([thinking("nothing to add")], { eventDelayMs: child.eventDelayMs, ...usage }),
         ];
       return child.withTool
-        ? [response(toolCall("probe", { value: "x" })), response("child answer", { eventDelayMs: child.eventDelayMs })]
-        : [response("child answer", { eventDelayMs: child.eventDelayMs })];
+        ? [
+            response(toolCall("probe", { value: "x" }), { ...usage }),
+            response("child answer", { eventDelayMs: child.eventDelayMs, ...usage }),
+          ]
+        : [response("child answer", { eventDelayMs: child.eventDelayMs, ...usage })];
     case "fail":
       return [
         errorAfter(child.afterEvents, "500 Internal Server Error", { response: response("partial child answer") }),
@@ -90,11 +95,14 @@ function childEntries(child: ChildBehaviour): ScriptEntry[] {
     case "hang":
       return [hang({ afterEvents: child.afterEvents, response: response("hung child answer") })];
     case "toolHang":
-      return [response(toolCall("stuck", { value: "x" }))];
+      return [response(toolCall("stuck", { value: "x" }), { ...usage })];
     case "overBudget":
-      return [response(toolCall("probe", { value: "x" })), response("never sent")];
+      return [response(toolCall("probe", { value: "x" }), { ...usage }), response("never sent", { ...usage })];
     case "nested":
-      return [response(toolCall(INNER_AGENT, { task: "inner task" })), response("child answer after inner")];
+      return [
+        response(toolCall(INNER_AGENT, { task: "inner task" }), { ...usage }),
+        response("child answer after inner", { ...usage }),
+      ];
     default: {
       const unknown: never = child;
       throw new Error(`Unknown child behaviour: ${JSON.stringify(unknown)}`);
@@ -141,12 +149,12 @@ export function createSubAgentTools(
   watchdogs: boolean,
   questions?: ChildQuestions,
 ): RuntimeTool[] {
-  return specs.map((spec) =>
-    defineSubAgent({
+  return specs.map((spec) => {
+    const tool = defineSubAgent({
       name: spec.name,
       description: `Scenario sub-agent ${spec.name}`,
       systemPrompt: `You are ${spec.name}.`,
-      llm: scriptedLlm(childEntries(spec.child), clock, watchdogs),
+      llm: scriptedLlm(childEntries(spec.child, spec.spends), clock, watchdogs),
       llmRetry: false,
       executionMode: spec.executionMode,
       tools: [
@@ -154,7 +162,20 @@ export function createSubAgentTools(
         childTool("stuck", true, clock, questions),
         ...(spec.child.kind === "nested" ? [innerAgent(spec.child.inner, clock, watchdogs)] : []),
       ],
-      ...(spec.child.kind === "overBudget" && { budget: { maxSteps: 1 } }),
-    }),
-  );
+      ...(childBudget(spec) && { budget: childBudget(spec) }),
+    });
+    const bad = spec.invalidCallBudget;
+    if (!bad) return tool;
+    // A host layer that runs each call with a definition of its own, whose budget has a bad field.
+    return {
+      ...tool,
+      runCall: (_call, run) => run({ ...tool.subAgent, budget: { ...tool.subAgent.budget, [bad.field]: bad.value } }),
+    } satisfies SubAgentTool;
+  });
+}
+
+/** The budget of a sub-agent's definition: its spec's, with one step for an `overBudget` child. */
+export function childBudget(spec: SubAgentSpec): SubAgentSpec["budget"] {
+  if (spec.child.kind !== "overBudget") return spec.budget;
+  return { ...spec.budget, maxSteps: 1 };
 }

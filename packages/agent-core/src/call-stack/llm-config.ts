@@ -71,7 +71,9 @@ export interface LlmConfig {
    */
   responseObserver?: (response: ProviderResponse, model: Model<Api>) => void | Promise<void>;
   /**
-   * Other models to answer a main request when this one keeps failing: after
+   * Other models to answer a request when this one keeps failing (a main
+   * request, or a hook's own through `auxiliaryStreamFn`, whichever model it
+   * first went to): after
    * its transport retries are spent, a failure of a kind listed in `on`
    * (default `overloaded`, `unavailable`, `quota`) sends the request to the
    * next model of `models`, with that model's key and options; never once

@@ -38,6 +38,13 @@ export interface ModelFallbackLayer {
   stacks: readonly StreamFn[];
   /** Told of each switch before the next model is asked; must not throw. */
   onFallback?: (notice: ModelFallbackNotice) => void;
+  /**
+   * The turn's provider and credentials (`llm.apiKey`, `llm.headers`): a
+   * fallback model of that provider without a key of its own gets them,
+   * also when the request first went to another provider's model (a hook's
+   * own request to a summary model). Absent: only the request's own.
+   */
+  turn?: { provider: string; apiKey?: string; headers?: Record<string, string> };
 }
 
 /** {@link LlmFallbackOptions} checked, with the default triggers filled in. */
@@ -171,7 +178,7 @@ async function sendWithFallback(
   context: Context,
   options: StreamFnOptions | undefined,
 ): Promise<void> {
-  const { fallback, primary, stacks, onFallback } = layer;
+  const { fallback, primary, stacks, onFallback, turn } = layer;
   let current = model;
   let stack = primary;
   let sendOptions = options;
@@ -197,7 +204,7 @@ async function sendWithFallback(
     } catch {
       // An observer; its failure never changes the request.
     }
-    sendOptions = optionsFor(entry, model, options);
+    sendOptions = optionsFor(entry, model, options, turn);
     current = entry.model;
     stack = stacks[next]!;
   }
@@ -205,17 +212,21 @@ async function sendWithFallback(
 
 /**
  * The request's options for a fallback model: its own key and options over
- * the request's. A model of another provider than the turn's gets neither
- * the request's key nor its headers, only its own.
+ * the request's. A model of another provider than the request's gets
+ * neither the request's key nor its headers, only its own, or the turn's
+ * when it is of the turn's provider.
  */
 function optionsFor(
   entry: LlmFallbackModel,
-  turnModel: AnyModel,
+  requestModel: AnyModel,
   options: StreamFnOptions | undefined,
+  turn: ModelFallbackLayer["turn"],
 ): StreamFnOptions {
   const sent: StreamFnOptions = { ...options };
-  const sameProvider = entry.model.provider === turnModel.provider;
+  const sameProvider = entry.model.provider === requestModel.provider;
+  const turnsProvider = !sameProvider && turn !== undefined && entry.model.provider === turn.provider;
   if (entry.apiKey !== undefined) sent.apiKey = entry.apiKey;
+  else if (turnsProvider && turn.apiKey !== undefined) sent.apiKey = turn.apiKey;
   else if (!sameProvider) delete sent.apiKey;
   if (entry.thinkingLevel !== undefined) {
     if (entry.thinkingLevel === "off") delete sent.reasoning;
@@ -224,8 +235,9 @@ function optionsFor(
   const limit = entry.model.maxTokens;
   if (entry.maxTokens !== undefined) sent.maxTokens = entry.maxTokens;
   else if (sent.maxTokens !== undefined && limit > 0 && sent.maxTokens > limit) sent.maxTokens = limit;
-  // The request's headers are the turn's provider's (an Authorization or key header among them): another provider gets its own only.
+  // The request's headers are its provider's (an Authorization or key header among them): another provider gets its own only.
   if (!sameProvider) delete sent.headers;
+  if (turnsProvider && turn.headers !== undefined) sent.headers = { ...turn.headers };
   if (entry.headers !== undefined) sent.headers = { ...sent.headers, ...entry.headers };
   if (entry.cacheRetention !== undefined) sent.cacheRetention = entry.cacheRetention;
   return sent;

@@ -16,6 +16,10 @@ import { stopIfOverBudget } from "./turn-watching.js";
  * ones produced, and returns the messages this request sends. A `skip` or
  * `respond` is left in `nextDirective` for the turn's stream function.
  *
+ * A budget limit reached before the hooks, or by their own requests
+ * (`auxiliaryStreamFn`), fails the turn with `budget_exceeded` and the
+ * request is skipped.
+ *
  * Fails closed: a throw, an invalid decision (one whose messages or content
  * are not well formed included) or a replacement that cannot be persisted
  * records a `hook` failure and throws, so the loop records an
@@ -38,7 +42,10 @@ export async function runBeforeLlmHooks(
   if (hooks.length === 0) return messages;
   // Only an overflow recovery reads it, and only with hooks to run; without, the loop's array is not kept past its request.
   turn.loopMessages = messages;
-  return runHooks(turn, hooks, messages, signal, reason);
+  const sent = await runHooks(turn, hooks, messages, signal, reason);
+  // A hook's own requests (a compaction summary) count too: a limit they reached stops this request as well.
+  if (!turn.nextDirective && stopIfOverBudget(turn)) turn.nextDirective = { kind: "skip" };
+  return sent;
 }
 
 /** Runs the turn's `beforeLlmCallHook`s on the request's messages (see {@link runBeforeLlmHooks}). */

@@ -61,7 +61,6 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   closed = false;
   cancelledBeforeStart = false;
   requestIndex = -1;
-  announcedRequestIndex = -1;
   stepIndex = -1;
   afterLlmRetries = 0;
   nextDirective: LlmDirective | undefined = undefined;

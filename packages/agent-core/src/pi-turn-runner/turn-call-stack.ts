@@ -51,7 +51,7 @@ export function mainCallStack(turn: TurnState): StreamFn {
   const { llm } = turn.input;
   const sent = (streamFn: StreamFn | undefined) =>
     retried(turn, "main", announcingPrepared(turn, streamFn ?? llm.streamFn ?? streamSimple));
-  const watched = watchedRequests(turn, "main", modelFallback(turn, sent));
+  const watched = watchedRequests(turn, "main", modelFallback(turn, "main", sent));
   const recovered = overflowRecovery(turn, watched);
   return (model, context, options) => {
     const answered = answerDirective(turn, model);
@@ -63,8 +63,9 @@ export function mainCallStack(turn: TurnState): StreamFn {
 
 /**
  * The call stack of the hooks' own requests (`auxiliaryStreamFn`): steps 3
- * to 6 and the provider, with a retry budget of their own; the turn's
- * signal unless the call gives its own. A model of the turn's provider gets
+ * to 6 (`llm.fallback` from whichever model a request first went to) and
+ * the provider, with a retry budget of their own; the turn's signal
+ * unless the call gives its own. A model of the turn's provider gets
  * the turn's API key (unless the call gives one) and `llm.headers`; a model
  * of another provider gets neither, as they may carry the turn's provider's
  * credentials. Built at the first such request (most turns make none); the
@@ -73,7 +74,9 @@ export function mainCallStack(turn: TurnState): StreamFn {
  */
 export function auxiliaryCallStack(turn: TurnState): StreamFn {
   const { llm } = turn.input;
-  const sent = retried(turn, "auxiliary", llm.streamFn ?? streamSimple);
+  const sent = modelFallback(turn, "auxiliary", (streamFn) =>
+    retried(turn, "auxiliary", streamFn ?? llm.streamFn ?? streamSimple),
+  );
   const own = watchedRequests(turn, "auxiliary", sent);
   const foreign = watchedRequests(turn, "auxiliary", sent, { ...llm, headers: undefined });
   return (model, context, options) => {
@@ -117,18 +120,22 @@ function overflowRecovery(turn: TurnState, streamFn: StreamFn): StreamFn {
 }
 
 /**
- * The model fallback layer over one stack per model (`sent` builds steps 6
- * to 8 for a stream function), or the turn's model's stack alone without
- * `llm.fallback`. Checked here, so a malformed list throws before any event.
+ * The model fallback layer of `family` over one stack per model (`sent` builds steps 6 to 8 for a stream
+ * function), or the request's model's stack alone without `llm.fallback`. A bad list throws before any event.
  */
-function modelFallback(turn: TurnState, sent: (streamFn: StreamFn | undefined) => StreamFn): StreamFn {
+function modelFallback(
+  turn: TurnState,
+  family: RequestFamily,
+  sent: (streamFn: StreamFn | undefined) => StreamFn,
+): StreamFn {
   const fallback = resolveModelFallback(turn.input.llm.fallback);
   if (!fallback) return sent(undefined);
   return withModelFallback({
     fallback,
     primary: sent(undefined),
     stacks: fallback.models.map((entry) => sent(entry.streamFn)),
-    onFallback: (notice) => reportFallback(turn, notice),
+    onFallback: (notice) => reportFallback(turn, family, notice),
+    turn: { provider: turn.input.llm.model.provider, apiKey: turn.input.llm.apiKey, headers: turn.input.llm.headers },
   });
 }
 
@@ -199,15 +206,18 @@ class TurnRetryLayer implements RetryLayer {
 /**
  * Shows each model request to the `onLlmCallPreparedHook`s with the options
  * as actually sent (`maxTokens` after the host cap, `cacheRetention`,
- * `timeoutMs`, `maxRetries: 0`, ...), once per request: a transport retry
- * or an overflow resend of the same request is not announced again.
+ * `timeoutMs`, `maxRetries: 0`, ...), once per request, model (each model of
+ * a fallback chain has a stack of its own) and context: a transport retry
+ * (the same context) is not announced again, an overflow resend is.
  */
 function announcingPrepared(turn: TurnState, streamFn: StreamFn): StreamFn {
   const hooks = hookArray(turn.input.hooks?.onLlmCallPreparedHook);
   if (hooks.length === 0) return streamFn;
+  let announced: { requestIndex: number; context: Context } | undefined;
   return (model, context, options) => {
-    if (turn.announcedRequestIndex < turn.requestIndex && !turn.settled) {
-      turn.announcedRequestIndex = turn.requestIndex;
+    const shown = announced?.requestIndex === turn.requestIndex && announced.context === context;
+    if (!shown && !turn.settled) {
+      announced = { requestIndex: turn.requestIndex, context };
       const event = {
         sessionId: turn.input.sessionId,
         turnId: turn.input.turnId,
@@ -274,15 +284,15 @@ async function recoverFromOverflow(
   return { ...context, messages: projectAgentMessagesForModel(projected) };
 }
 
-/** Reports a switch to the next model as a `runtime.warning` (`model_fallback`), a `debug.trace` and to the logger. */
-function reportFallback(turn: TurnState, notice: ModelFallbackNotice): void {
+/** Reports a switch of a `family` request to the next model as a `runtime.warning` (`model_fallback`), a `debug.trace` and to the logger. */
+function reportFallback(turn: TurnState, family: RequestFamily, notice: ModelFallbackNotice): void {
   const from = `${notice.from.provider}/${notice.from.id}`;
   const to = `${notice.to.provider}/${notice.to.id}`;
   const message = `${from} failed (${notice.trigger}: ${notice.error.message}); the request goes to ${to}`;
   const error = { code: notice.error.code, message: notice.error.message };
   if (!turn.settled) {
-    turn.bridge.trace("llm.fallback", "warn", message, { from, to, trigger: notice.trigger, error });
-    emitWarning(turn, { code: "model_fallback", message, family: "main", from, to, trigger: notice.trigger, error });
+    turn.bridge.trace("llm.fallback", "warn", message, { family, from, to, trigger: notice.trigger, error });
+    emitWarning(turn, { code: "model_fallback", message, family, from, to, trigger: notice.trigger, error });
   }
   turn.defaults.logger.warn(message, {
     phase: "llm.fallback",

@@ -29,8 +29,8 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
   model: Model<any>;
   /**
    * For the hook's own model requests (e.g. a compaction summary): the
-   * turn's call stack (options, timeouts, transport retry) with a retry
-   * budget separate from the main requests, notices labelled
+   * turn's call stack (options, timeouts, transport retry, `llm.fallback`)
+   * with a retry budget separate from the main requests, notices labelled
    * `auxiliary`; a model of the turn's provider also gets the turn's API key
    * (unless the call passes one) and `llm.headers`, a model of another
    * provider neither. Its requests never enter the transcript.
@@ -88,11 +88,16 @@ export type BeforeLlmCallHook = (
 
 // ---------------------------------------------------------- on LLM prepared
 
-/** The final request as sent, without credentials. */
+/** The final request as sent to one model, without credentials. */
 export interface LlmCallPreparedEvent extends HookTurnContext {
-  /** 0-based index of the request within the turn. Transport retries and an overflow resend are not announced again. */
+  /**
+   * 0-based index of the request within the turn. A transport retry (the
+   * same request to the same model) is not announced again; a fallback to
+   * the next model of `llm.fallback`, or an overflow resend with shortened
+   * messages, is, with the same index.
+   */
   requestIndex: number;
-  /** The model the request goes to. */
+  /** The model the request goes to (a fallback model once the request fell back). */
   model: Model<any>;
   /** System prompt, messages and tools handed to the stream function. Read only: the request shares these objects. */
   context: Context;
@@ -105,9 +110,11 @@ export interface LlmCallPreparedEvent extends HookTurnContext {
 }
 
 /**
- * Observes each request once, at the innermost stream function (where its
- * options are final), right before it is sent; not again for a transport
- * retry or an overflow resend of it. Errors are ignored.
+ * Observes each request of the agent loop once per model it is sent to (the
+ * turn's model, then each fallback model), at the innermost stream function
+ * (where its options are final), right before it is sent; not again for a
+ * transport retry, again for an overflow resend (its messages changed), and
+ * not for a hook's own requests (`auxiliaryStreamFn`). Errors are ignored.
  */
 export type OnLlmCallPreparedHook = (event: LlmCallPreparedEvent) => void | Promise<void>;
 

@@ -88,8 +88,6 @@ export interface TurnState {
   cancelledBeforeStart: boolean;
   /** 0-based index of the current model request; -1 before the first. Written by the before-LLM hooks; read by the LLM hook seam. */
   requestIndex: number;
-  /** The last request index announced to `onLlmCallPreparedHook`; a transport retry or overflow resend of it is not announced again. */
-  announcedRequestIndex: number;
   /** 0-based index of the current step (loop `turn_end`); -1 before the first. Written and read by the step-end seam. */
   stepIndex: number;
   /** `retry` decisions of the after-LLM hooks used so far. Written and read by the after-LLM hooks. */

@@ -51,7 +51,7 @@ export interface SubAgentResultDetails {
   agent: string;
   /** The sub-agent turn's id; absent when the call was refused before it ran. */
   turnId?: string;
-  /** How its turn ended, or `refused` when the call was not run (past the depth limit, an empty task, or the calling turn's output-token or cost limit was reached). */
+  /** How its turn ended, or `refused` when the call was not run (past the depth limit, an empty task, the calling turn's output-token or cost limit was reached, or a host layer's `runCall` handed over a definition its turn could not run with). */
   outcome: TurnOutcome["kind"] | "refused";
   /** What its turn spent, when it ran. */
   usage?: TurnUsage;
@@ -128,7 +128,9 @@ export interface SubAgentTool extends RuntimeTool<typeof SubAgentTaskParameters,
    * Runs each call in place of the turn (absent: the turn runs `subAgent`
    * itself): it must call `run` once, with the definition for that call
    * (the same one, or one whose seams know the call), and return what it
-   * returns. For host layers that keep per-call state (agent-durable's
+   * returns. That definition is checked as `defineSubAgent` checks one: a
+   * call with one its turn could not run with is refused (an error result
+   * naming the field). For host layers that keep per-call state (agent-durable's
    * parallel sub-agent calls); `defineSubAgent` sets none.
    */
   readonly runCall?: SubAgentCallRunner;

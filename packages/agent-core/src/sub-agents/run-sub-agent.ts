@@ -7,6 +7,7 @@ import type { TurnState } from "../pi-turn-runner/turn-state.js";
 import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../tools/runtime-tool.js";
 import { childTurnId, runChildTurn } from "./child-turn.js";
 import { type SubAgentDefinition, type SubAgentResultDetails, isSubAgentTool } from "./define-sub-agent.js";
+import { subAgentInputProblem } from "./sub-agent-input-check.js";
 
 /**
  * The turn's tools with every sub-agent tool (`defineSubAgent`) bound to
@@ -37,8 +38,9 @@ export function bindSubAgentTools(tools: readonly RuntimeTool<any, any>[], turn:
 
 /**
  * One call of a sub-agent in `parent`: refused past its depth limit, for
- * an empty task, or once the parent's output-token or cost limit is
- * reached (a child would spend more), otherwise run as a child turn; the result is the child's final answer, or
+ * an empty task, once the parent's output-token or cost limit is
+ * reached (a child would spend more), or for a definition its child turn
+ * could not run with (naming the field), otherwise run as a child turn; the result is the child's final answer, or
  * an error result naming why there is none.
  */
 async function runSubAgent(
@@ -58,6 +60,9 @@ async function runSubAgent(
   if (task.trim() === "") return refused(name, "its task is empty", "Call it again with the task in words.");
   const spent = parent.watch.spendingLimitReached();
   if (spent) return refused(name, `the turn's ${budgetText(spent)} is spent`);
+  // A definition handed over for this call (a host layer's `runCall`) was never checked; narrowing its budget must not hide a bad one.
+  const problem = subAgentInputProblem(definition);
+  if (problem) return refused(name, `its definition for this call is invalid: ${problem}`);
   const transcript: AgentMessage[] = [];
   const keepTranscript = (change: HistoryChange) => {
     if (change.reason === "replaceMessages") transcript.length = 0;

@@ -27,28 +27,56 @@ export type SubAgentTurnParts = Pick<
  */
 export function assertValidSubAgentInput(definition: SubAgentTurnParts): void {
   try {
-    assertValidRunTurnInput(childInputOf(definition));
-    const { llm } = definition;
-    optionLayers(llm);
-    // Only the values given: the environment's overrides are read, and checked, when a turn runs.
-    resolveStreamTimeouts(
-      { firstEventTimeoutMs: llm.firstEventTimeoutMs, streamIdleTimeoutMs: llm.streamIdleTimeoutMs },
-      {},
-    );
-    resolveModelFallback(llm.fallback);
-    if (definition.llmRetry !== false) resolveLlmRetryPolicy(definition.llmRetry);
-    assertUniqueToolNames(definition.tools ?? []);
+    checkChildInput(definition);
   } catch (error) {
     if (!TurnkitConfigError.isInstance(error)) throw error;
-    const field = error.message.replace(/RunTurnInput\./g, "");
     const code =
       error.code === ConfigErrorCode.UnknownKey || error.code === ConfigErrorCode.DuplicateTool
         ? error.code
         : ConfigErrorCode.InvalidTool;
-    throw new TurnkitConfigError(code, `defineSubAgent: sub-agent ${JSON.stringify(definition.name)}: ${field}`, {
-      cause: error,
-    });
+    throw new TurnkitConfigError(
+      code,
+      `defineSubAgent: sub-agent ${JSON.stringify(definition.name)}: ${fieldText(error)}`,
+      { cause: error },
+    );
   }
+}
+
+/**
+ * What is wrong with the input a sub-agent's child turn would be run with,
+ * checked as {@link assertValidSubAgentInput} checks it, in words naming
+ * the field (`budget.maxSteps must be a positive integer, got 0`), or
+ * `undefined` when nothing is. For a definition handed over at a call (a
+ * host layer's `runCall`), which `defineSubAgent` never saw.
+ */
+export function subAgentInputProblem(definition: SubAgentTurnParts): string | undefined {
+  try {
+    checkChildInput(definition);
+    return undefined;
+  } catch (error) {
+    if (!TurnkitConfigError.isInstance(error)) throw error;
+    return fieldText(error);
+  }
+}
+
+/** Throws the runner's own `TurnkitConfigError` for the first problem of the child's input. */
+function checkChildInput(definition: SubAgentTurnParts): void {
+  assertValidRunTurnInput(childInputOf(definition));
+  const { llm } = definition;
+  optionLayers(llm);
+  // Only the values given: the environment's overrides are read, and checked, when a turn runs.
+  resolveStreamTimeouts(
+    { firstEventTimeoutMs: llm.firstEventTimeoutMs, streamIdleTimeoutMs: llm.streamIdleTimeoutMs },
+    {},
+  );
+  resolveModelFallback(llm.fallback);
+  if (definition.llmRetry !== false) resolveLlmRetryPolicy(definition.llmRetry);
+  assertUniqueToolNames(definition.tools ?? []);
+}
+
+/** The runner's message, with the fields named as a definition names them (`budget.maxSteps`, not `RunTurnInput.budget.maxSteps`). */
+function fieldText(error: Error): string {
+  return error.message.replace(/RunTurnInput\./g, "");
 }
 
 /** The child turn's input as `runSubAgent` builds it, with placeholders for what each call provides. */

@@ -3,7 +3,8 @@
  * options after every layer of the call stack (the host's output cap,
  * cache retention, the request timeout, the transport retry's
  * `maxRetries: 0`), not the loop's options before them. Credentials and
- * functions are left out. A transport retry is not announced again.
+ * functions are left out. A transport retry is not announced again; a
+ * resend with other messages (an overflow recovery) is.
  */
 import { describe, expect, it } from "vitest";
 import { errorAfter } from "@turnkit/agent-loop/testing";
@@ -77,6 +78,33 @@ describe("onLlmCallPreparedHook sees the options actually sent", () => {
     expect(turn.requests).toHaveLength(2);
     expect(prepared.map((event) => [event.requestIndex, event.options.maxTokens, event.options.maxRetries])).toEqual([
       [0, 500, 0],
+    ]);
+  });
+
+  it("a request resent after an overflow recovery changed its messages is announced again, with what was resent", async () => {
+    const prepared: LlmCallPreparedEvent[] = [];
+    const turn = await runCheckedTurn({
+      script: [errorAfter(0, "400 prompt is too long: 213462 tokens > 200000 maximum"), "answer"],
+      input: {
+        history: [
+          { role: "user", content: "an old question", timestamp: 1 },
+          { role: "user", content: "another old question", timestamp: 2 },
+        ],
+        hooks: {
+          // The recovery drops everything but the newest message from the resent request.
+          beforeLlmCallHook: (event) =>
+            event.reason === "overflow"
+              ? { type: "replaceRequestMessages", messages: event.messages.slice(-1) }
+              : undefined,
+          onLlmCallPreparedHook: (event) => void prepared.push(event),
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.requests).toHaveLength(2);
+    expect(prepared.map((event) => [event.requestIndex, event.context.messages.length])).toEqual([
+      [0, 3],
+      [0, 1],
     ]);
   });
 });

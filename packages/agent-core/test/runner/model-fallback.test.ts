@@ -6,8 +6,8 @@
  * spent, never after output; the switch is a warning, the request's timing
  * lists both models, and the cost is the fallback model's.
  */
-import { streamSimple } from "@mariozechner/pi-ai";
-import { runCheckedTurn } from "@turnkit/agent-core/testing";
+import { type AssistantMessage, streamSimple } from "@mariozechner/pi-ai";
+import { createScriptedModel, errorAfter, runCheckedTurn } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import type { LlmFallbackOptions } from "../../src/call-stack/model-fallback.js";
@@ -202,5 +202,116 @@ describe("model fallback", () => {
     expect(sent.authorization).toBe("Bearer sk-backup");
     expect(sent["x-team"]).toBeUndefined();
     expect(sent["x-backup"]).toBe("1");
+  });
+});
+
+describe("model fallback, every request a host sees or a hook sends", () => {
+  /** A turn's model that answers 529 twice (one retry), and a backup of another provider that answers. */
+  function overloadedWithBackup(backupScript: Parameters<typeof createScriptedModel>[0]) {
+    const primary = createScriptedModel(
+      [errorAfter(0, "529 Overloaded"), errorAfter(0, "529 Overloaded"), "answer from the turn's model"],
+      { model: { id: "primary-model" } },
+    );
+    const backup = createScriptedModel(backupScript, { model: { id: "backup-model", provider: "backup" } });
+    const llm = {
+      model: primary.model,
+      streamFn: primary.streamFn,
+      maxTokens: 4_000,
+      fallback: { models: [{ model: backup.model, streamFn: backup.streamFn, maxTokens: 1_000 }] },
+    };
+    return { primary, backup, llm, llmRetry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 } };
+  }
+
+  it("onLlmCallPreparedHook sees the fallback model's request too: once per model, with the options sent to it", async () => {
+    const { primary, backup, llm, llmRetry } = overloadedWithBackup(["answer from backup"]);
+    const prepared: { requestIndex: number; model: string; maxTokens: unknown }[] = [];
+    const turn = await runCheckedTurn({
+      input: {
+        llm,
+        llmRetry,
+        hooks: {
+          onLlmCallPreparedHook: (event) => {
+            prepared.push({
+              requestIndex: event.requestIndex,
+              model: `${event.model.provider}/${event.model.id}`,
+              maxTokens: event.options.maxTokens,
+            });
+          },
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(primary.requests).toHaveLength(2);
+    expect(backup.requests).toHaveLength(1);
+    // The retry of the turn's model is not shown again; the request to the backup is, with its own maxTokens.
+    expect(prepared).toEqual([
+      { requestIndex: 0, model: "scripted/primary-model", maxTokens: 4_000 },
+      { requestIndex: 0, model: "backup/backup-model", maxTokens: 1_000 },
+    ]);
+  });
+
+  it("a hook's own request (auxiliaryStreamFn) falls back as a main request does, reported with family auxiliary", async () => {
+    const { primary, backup, llm, llmRetry } = overloadedWithBackup(["summary from backup"]);
+    let summary: AssistantMessage | undefined;
+    const turn = await runCheckedTurn({
+      input: {
+        llm: { ...llm, fallback: { ...llm.fallback, on: ["overloaded" as const] } },
+        llmRetry,
+        hooks: {
+          beforeLlmCallHook: async (event) => {
+            if (summary) return undefined;
+            const stream = await event.auxiliaryStreamFn(
+              event.model,
+              { messages: [{ role: "user", content: "Summarise the conversation.", timestamp: 0 }] },
+              {},
+            );
+            summary = await stream.result();
+            return undefined;
+          },
+        },
+      },
+    });
+    expect(summary).toMatchObject({ stopReason: "stop", provider: "backup", model: "backup-model" });
+    expect(summary!.content).toEqual([{ type: "text", text: "summary from backup" }]);
+    // The main request then went to the turn's model, which answered it.
+    expect(primary.requests).toHaveLength(3);
+    expect(backup.requests).toHaveLength(1);
+    expect(turn.transcript.at(-1)).toMatchObject({ role: "assistant", model: "primary-model" });
+    const warnings = turn.writer.ofType("runtime.warning").map((event) => event.payload);
+    expect(warnings.filter((warning) => warning.code === "model_fallback")).toEqual([
+      expect.objectContaining({ family: "auxiliary", from: "scripted/primary-model", to: "backup/backup-model" }),
+    ]);
+    expect(turn.outcome).toEqual({ kind: "completed" });
+  });
+
+  it("a hook's request to another provider's model that falls back to one of the turn's provider gets the turn's key and headers", async () => {
+    const summariser = createScriptedModel([errorAfter(0, "529 Overloaded"), "main answer"]);
+    const backup = createScriptedModel(["summary from backup"], { model: { id: "backup-model" } });
+    const turn = await runCheckedTurn({
+      input: {
+        llm: {
+          model: summariser.model,
+          streamFn: summariser.streamFn,
+          apiKey: "sk-turn",
+          headers: { "x-team": "a" },
+          fallback: { models: [{ model: backup.model, streamFn: backup.streamFn }] },
+        },
+        llmRetry: false,
+        hooks: {
+          beforeLlmCallHook: async (event) => {
+            if (backup.requests.length > 0) return undefined;
+            const cheap = { ...event.model, provider: "cheap", id: "cheap-summariser" };
+            const summary = await event.auxiliaryStreamFn(cheap, { messages: [] }, { apiKey: "sk-cheap" });
+            await summary.result();
+            return undefined;
+          },
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    // The summary model (another provider) got its own key only; the backup, of the turn's provider, the turn's.
+    expect(summariser.requests[0]!.options).toMatchObject({ apiKey: "sk-cheap" });
+    expect(summariser.requests[0]!.options?.headers).toBeUndefined();
+    expect(backup.requests[0]!.options).toMatchObject({ apiKey: "sk-turn", headers: { "x-team": "a" } });
   });
 });

@@ -589,6 +589,33 @@ describe("sub-agents", () => {
     assertToolCallsAnswered(turn.transcript);
   });
 
+  it("a host layer's runCall that hands over an invalid budget: the call is refused naming the field, even when the parent's budget would lower it, and nothing runs", async () => {
+    for (const [budget, field] of [
+      [{ maxSteps: 0 }, "budget.maxSteps must be a positive integer, got 0"],
+      // Lowered to the parent's limit with Math.min, "5" would pass as 5.
+      [{ maxOutputTokens: "5" }, 'budget.maxOutputTokens must be a positive number, got "5"'],
+    ] as const) {
+      const child = explore(["never sent"]);
+      const perCall = {
+        ...child.tool,
+        runCall: (_call: unknown, run: (definition: never) => unknown) =>
+          run({ ...child.tool.subAgent, budget } as never),
+      };
+      const turn = await runCheckedTurn({
+        script: [response(toolCall("explore", { task: "go" })), "Done myself."],
+        input: { tools: [perCall as typeof child.tool], budget: { maxOutputTokens: 1000 } },
+      });
+      expect(turn.outcome).toEqual({ kind: "completed" });
+      expect(child.model.requests).toHaveLength(0);
+      const result = turn.transcript.find((message) => message.role === "toolResult");
+      expect(result).toMatchObject({ isError: true, details: { agent: "explore", outcome: "refused" } });
+      expect(toolResultText(turn.transcript, "explore")).toBe(
+        `error: Sub-agent "explore" was not run: its definition for this call is invalid: ${field}. Do the task without it.`,
+      );
+      expect(turn.outcome.subAgentCalls).toBeUndefined();
+    }
+  });
+
   it("a call with an empty task is refused without asking the child's model", async () => {
     const child = explore(["never sent"]);
     const turn = await runCheckedTurn({

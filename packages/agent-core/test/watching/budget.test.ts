@@ -99,6 +99,35 @@ describe("turn budgets", () => {
     expect(turn.requests).toHaveLength(1);
   });
 
+  it("a hook's own request (a summary) that reaches a limit stops the request it was made for: nothing more is sent", async () => {
+    // The hook's request goes through the turn's call stack: the scripted model answers it first.
+    const turn = await runCheckedTurn({
+      script: [response("Summary.", { usage: usage(3_000, 500, 1) }), "never sent"],
+      input: {
+        budget: { maxOutputTokens: 100 },
+        hooks: {
+          beforeLlmCallHook: async (event) => {
+            const summary = await event.auxiliaryStreamFn(
+              event.model,
+              { messages: [{ role: "user", content: "Summarise.", timestamp: 0 }] },
+              {},
+            );
+            await summary.result();
+            return undefined;
+          },
+        },
+      },
+    });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "budget_exceeded", budget: { limit: "maxOutputTokens", max: 100, measured: 500 } },
+    });
+    // Only the summary was sent; the loop's request never was.
+    expect(turn.requests).toHaveLength(1);
+    expect(turn.outcome.usage?.main.output).toBe(0);
+    expect(turn.outcome.usage?.auxiliary.output).toBe(500);
+  });
+
   it("a limit reached on the last step ends the turn as it would have anyway", async () => {
     const turn = await runCheckedTurn({
       script: [response([text("Done.")], { usage: usage(100, 30, 1) })],

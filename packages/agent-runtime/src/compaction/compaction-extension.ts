@@ -31,8 +31,8 @@ interface TurnMemory {
  * above the context window minus `reserveTokens`, asks a model for a summary
  * of everything but about `keepRecentTokens` of the newest messages, through
  * the hook's `auxiliaryStreamFn` (so the request has the turn's options,
- * timeouts and a retry budget of its own, and its usage is the turn's
- * `auxiliary` usage). The history is then replaced (`replaceMessages`, which
+ * timeouts, model fallback and a retry budget of its own, and its usage is
+ * the turn's `auxiliary` usage). The history is then replaced (`replaceMessages`, which
  * the host persists) by a host-only record of the compaction, one hidden
  * message with the summaries, and the kept messages; the turn's `debug.trace`
  * (phase `history`) says in words what was summarised, by which model, what
@@ -124,7 +124,7 @@ async function compactBeforeRequest(
     foldedChain: plan.foldChain,
     tokensBefore: plan.tokensBefore,
     tokensAfter: 0,
-    summaryModel: `${summaryModel.provider}/${summaryModel.id}`,
+    summaryModel: summary.model,
     summaryUsage: summary.usage,
   };
   const replacement = [...compactionMessages(record), ...kept];

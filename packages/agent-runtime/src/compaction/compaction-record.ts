@@ -34,7 +34,7 @@ export interface CompactionRecord {
   tokensBefore: number;
   /** Estimated tokens of the history after it (every message estimated). */
   tokensAfter: number;
-  /** The summary request's model, `provider/id`. */
+  /** The model that wrote the summary, `provider/id`: the summary model, or the `llm.fallback` model the request fell back to. */
   summaryModel: string;
   /** What the summary request reported (it also counts as auxiliary usage in the turn's report). */
   summaryUsage: Usage;

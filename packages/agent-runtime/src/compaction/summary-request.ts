@@ -35,9 +35,9 @@ export interface SummaryRequest {
   signal: AbortSignal;
 }
 
-/** How a summary request ended. */
+/** How a summary request ended; `model` (`provider/id`) is the model that answered: a fallback model when the request fell back. */
 export type SummaryResult =
-  | { ok: true; text: string; usage: Usage }
+  | { ok: true; text: string; usage: Usage; model: string }
   | { ok: false; aborted: boolean; error: { code: string; message: string } };
 
 /**
@@ -99,7 +99,12 @@ async function sendSummaryRequest(request: SummaryRequest, prompt: string): Prom
       error: { code: "empty_summary", message: "the summary request answered no text" },
     };
   }
-  return { ok: true, text, usage: message.usage };
+  // The answer names the model that wrote it (pi-ai: the model's own id), which the turn's `llm.fallback` may have changed.
+  const answeredBy =
+    typeof message.provider === "string" && typeof message.model === "string" && message.model !== ""
+      ? `${message.provider}/${message.model}`
+      : `${request.model.provider}/${request.model.id}`;
+  return { ok: true, text, usage: message.usage, model: answeredBy };
 }
 
 /**

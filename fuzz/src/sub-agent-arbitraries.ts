@@ -1,0 +1,120 @@
+/**
+ * Generated turns with sub-agents: children that answer, fail, hang, reach
+ * their budget or call a sub-agent of their own, spend against the
+ * parent's budget, carry budgets of their own (often above the parent's),
+ * or are run by a host layer with a budget no turn accepts.
+ */
+import fc from "fast-check";
+import type { GenerationOptions } from "./known-bugs.js";
+import { oneIn } from "./response-arbitraries.js";
+import {
+  hostAnswerArbitrary,
+  turnScenarioArbitrary,
+  withEveryNthCall,
+  withIdsPerResponse,
+} from "./scenario-arbitraries.js";
+import type { ChildBehaviour, SubAgentSpec, TurnScenario } from "./scenario.js";
+
+const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("answer" as const),
+      eventDelayMs: fc.constantFrom(0, 0, 5, 50),
+      withTool: fc.boolean(),
+      textless: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), afterEvents: fc.nat({ max: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("hang" as const), afterEvents: fc.nat({ max: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "toolHang" }) },
+  { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "overBudget" }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("nested" as const), inner: fc.constantFrom("answer", "fail", "hang") }),
+  },
+);
+
+/** What each response of a child reports: mostly nothing; else a little or a lot against the parent's limits. */
+const childSpendingArbitrary = fc.record({
+  output: fc.constantFrom(1, 40, 300),
+  cost: fc.constantFrom(0.0000005, 0.0005, 0.02),
+});
+
+/** A sub-agent's own budget: any of its limits, often above the parent's (which then lowers it). */
+const childBudgetArbitrary = fc.record(
+  {
+    maxSteps: fc.integer({ min: 1, max: 2 }),
+    maxOutputTokens: fc.constantFrom(1, 100, 5_000),
+    maxCost: fc.constantFrom(0.0000001, 0.01, 1),
+  },
+  { requiredKeys: [] },
+);
+
+/** A field of a budget no turn accepts, as a host layer might hand it over for one call. */
+const invalidCallBudgetArbitrary = fc.oneof(
+  fc.record({ field: fc.constant("maxSteps" as const), value: fc.constantFrom<unknown>(0, -1, 1.5, "2") }),
+  fc.record({ field: fc.constant("maxOutputTokens" as const), value: fc.constantFrom<unknown>(0, "5", Number.NaN) }),
+  fc.record({
+    field: fc.constant("maxCost" as const),
+    value: fc.constantFrom<unknown>(-0.5, Number.POSITIVE_INFINITY, "1"),
+  }),
+);
+
+/** Tasks a sub-agent refuses without asking its model. */
+const BLANK_TASKS = ["", "   ", "\n\t"];
+
+/**
+ * Generated turns that offer one to three sub-agents (children that answer,
+ * fail, hang, reach their budget or call a sub-agent of their own, and whose
+ * tool asks the host a question when the host answers questions), with
+ * every `every`-th tool call of the script calling one of them. Host
+ * actions (aborts among them) land while children run. The writer never
+ * stalls, so no event of a child is announced as dropped.
+ */
+export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
+  return fc
+    .record({
+      base: turnScenarioArbitrary(options),
+      agents: fc.array(
+        fc.record({
+          child: childBehaviourArbitrary,
+          executionMode: fc.constantFrom("parallel" as const, "sequential" as const),
+          spends: fc.option(childSpendingArbitrary, { freq: 2, nil: undefined }),
+          budget: fc.option(childBudgetArbitrary, { freq: 2, nil: undefined }),
+          invalidCallBudget: oneIn(8, invalidCallBudgetArbitrary),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      every: fc.integer({ min: 1, max: 3 }),
+      // A host that answers questions: the children's `probe` then asks it one.
+      hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
+      // A model that names each response's calls c0, c1, ... (ids reused across responses).
+      reusedIds: fc.boolean(),
+      // Now and then a call with an empty or blank task, which must be refused without a child turn.
+      blankEvery: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
+    })
+    .map(({ base, agents, every, hostAnswers, reusedIds, blankEvery }): TurnScenario => {
+      const subAgents: SubAgentSpec[] = agents.map(({ spends, budget, invalidCallBudget, ...agent }, index) => ({
+        name: `sub${index + 1}`,
+        ...agent,
+        ...(spends && { spends }),
+        ...(budget && { budget }),
+        ...(invalidCallBudget && { invalidCallBudget }),
+      }));
+      const calling = withEveryNthCall(base.requests, every, (call, count) => {
+        const agent = subAgents[count % subAgents.length]!;
+        const blank = blankEvery !== null && count % blankEvery === 0;
+        const task = blank ? BLANK_TASKS[count % BLANK_TASKS.length]! : `task of ${call.id}`;
+        return { ...call, tool: agent.name, args: { kind: "task" as const, task } };
+      });
+      const requests = reusedIds ? withIdsPerResponse(calling) : calling;
+      return {
+        ...base,
+        requests,
+        subAgents,
+        ...(hostAnswers !== null && { hostAnswers }),
+        writer: { ...base.writer, slow: undefined },
+      };
+    });
+}
