@@ -35,7 +35,12 @@ export const DurableTurnErrorCode = {
    * "never"`), so nobody will take the answer.
    */
   RequestWithdrawn: "request_withdrawn",
-  /** A worker API used before `launch()` or after `shutdown()`, or a second worker in one process. */
+  /**
+   * A worker API used before `launch()` or after `shutdown()`, or a second
+   * worker in one process; also a turn's step that ended after its worker
+   * shut down (nothing of it is recorded, and a running worker resumes the
+   * turn).
+   */
   WorkerState: "worker_state",
   /** The event log could not be written after retrying; the turn's workflow fails and is recovered later. */
   LogWrite: "log_write",

@@ -6,6 +6,7 @@ import {
   serializeFunctionInputOutput,
   serializeResErrorWithSerializer,
 } from "@dbos-inc/dbos-sdk/internal/serialization";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import type { SqlCondition, StepRecords, StoredStep } from "../store/step-records.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 
@@ -76,13 +77,29 @@ export async function runRecordedStep<T>(
   return (await recordResult(ctx, step, result))!;
 }
 
+/**
+ * DBOS's serializer, to record step `name`'s outcome. Once the worker shut
+ * DBOS down while the step ran, nothing can be recorded: a
+ * `DurableTurnError` (`worker_state`) says so, and the turn, still pending
+ * in the database, is resumed by a worker that runs.
+ */
+function runningSerializer(name: string): NonNullable<typeof DBOSExecutor.globalInstance>["serializer"] {
+  const executor = DBOSExecutor.globalInstance;
+  if (!executor)
+    throw new DurableTurnError({
+      code: DurableTurnErrorCode.WorkerState,
+      message: `step ${name} ended after its worker shut down: its outcome is not recorded, and a running worker resumes the turn`,
+    });
+  return executor.serializer;
+}
+
 /** Records what the step threw as its outcome (a replay throws it again) and returns it for the caller to throw. */
 async function recordError(
   ctx: RecordedStepContext,
   step: { functionId: number; name: string; startedAtMs: number },
   error: unknown,
 ): Promise<unknown> {
-  const serializer = DBOSExecutor.globalInstance!.serializer;
+  const serializer = runningSerializer(step.name);
   const failure = error instanceof Error ? error : new Error(String(error));
   const stored = await serializeResErrorWithSerializer(failure, serializer, serializer.name());
   await record(ctx, { ...step, output: null, error: stored.serializedValue }, stored.serialization);
@@ -108,7 +125,7 @@ async function recordResult<T>(
   result: T,
   condition?: (firstParam: number) => SqlCondition,
 ): Promise<T | undefined> {
-  const serializer = DBOSExecutor.globalInstance!.serializer;
+  const serializer = runningSerializer(step.name);
   const stored = await serializeFunctionInputOutput(result, [step.name, "<result>"], serializer);
   const recorded = await record(ctx, { ...step, output: stored.stringified, error: null }, stored.sername, condition);
   return recorded ? stored.deserialized : undefined;
@@ -140,5 +157,5 @@ function record(
 function revive<T>(ctx: RecordedStepContext, functionId: number, name: string, recorded: StoredStep): Promise<T> {
   if (recorded.functionName !== name)
     throw new DBOSUnexpectedStepError(ctx.ref.workflowId, functionId, name, recorded.functionName);
-  return DBOSExecutor.reviveResultOrError<T>(recorded, DBOSExecutor.globalInstance!.serializer);
+  return DBOSExecutor.reviveResultOrError<T>(recorded, runningSerializer(name));
 }
