@@ -1,4 +1,3 @@
-import { streamSimple } from "@mariozechner/pi-ai";
 import {
   defineSubAgent,
   isSubAgentTool,
@@ -10,7 +9,7 @@ import type { Lane } from "../turn/step-lanes.js";
 import type { TurnContext } from "../turn/turn-context.js";
 import type { DurableRuntimeTool } from "./durable-tool.js";
 import { durableHooks } from "./hook-steps.js";
-import { durableStreamFn } from "./model-request-step.js";
+import { durableLlm } from "./model-request-step.js";
 import { durableToolCall } from "./tool-call-step.js";
 
 /** Where a turn's tools run: the turn's own (`root`), or a sub-agent turn's, in its parallel call's `lane` if any. */
@@ -90,7 +89,7 @@ function durableChild(ctx: TurnContext, definition: SubAgentDefinition, lane: La
   const sequential = hooks.onToolExecutionStartHook !== undefined || hooks.afterToolCallHook !== undefined;
   return {
     ...definition,
-    llm: { ...definition.llm, streamFn: durableStreamFn(ctx, definition.llm.streamFn ?? streamSimple, lane) },
+    llm: durableLlm(ctx, definition.llm, lane),
     tools: durableTools(ctx, tools, { sequential, lane }),
     hooks: durableHooks(ctx, hooks, tools, { storeHistory: false, lane }).hooks,
   };

@@ -4,8 +4,9 @@ import {
   type AssistantMessageEvent,
   createAssistantMessageEventStream,
   type Model,
+  streamSimple,
 } from "@mariozechner/pi-ai";
-import { createFailureMessage } from "@turnkit/agent-core";
+import { createFailureMessage, type LlmConfig } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { crashIfArmed, stallIfArmed } from "../workers/fault-point.js";
@@ -65,6 +66,29 @@ export interface ModelRequestRecord {
  * each step waits for its lane's turn, and once the lane's records hold
  * the abort, a request ends aborted at once, without a step.
  */
+/**
+ * `llm` with every model request a recorded step (see
+ * {@link durableStreamFn}): the turn model's `streamFn` (or pi-ai's
+ * `streamSimple`), and the own `streamFn` of each `llm.fallback` model that
+ * has one (a fallback model without one sends through the turn's, durable
+ * already). So a request that fell back is not sent again on replay either.
+ */
+export function durableLlm(ctx: TurnContext, llm: LlmConfig, lane?: Lane): LlmConfig {
+  const durable: LlmConfig = { ...llm, streamFn: durableStreamFn(ctx, llm.streamFn ?? streamSimple, lane) };
+  const fallback = llm.fallback;
+  if (fallback !== undefined && Array.isArray(fallback.models)) {
+    durable.fallback = {
+      ...fallback,
+      models: fallback.models.map((entry) =>
+        typeof entry?.streamFn === "function"
+          ? { ...entry, streamFn: durableStreamFn(ctx, entry.streamFn, lane) }
+          : entry,
+      ),
+    };
+  }
+  return durable;
+}
+
 export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): StreamFn {
   return (model, context, options) => {
     const stream = createAssistantMessageEventStream();

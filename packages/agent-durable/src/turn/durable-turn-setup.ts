@@ -14,7 +14,7 @@ import type { DurableTurnRequest } from "./turn-request.js";
 export interface DurableTurnSetup {
   /** The system prompt of every model request of the turn. */
   systemPrompt: string;
-  /** The model and its options; `llm.streamFn` (or pi-ai's `streamSimple`) is the request each model step sends. */
+  /** The model and its options; `llm.streamFn` (or pi-ai's `streamSimple`), or a fallback model's own `streamFn`, is the request each model step sends. */
   llm: LlmConfig;
   /**
    * The turn's tools. Only these run (the runner's built-in fallback is

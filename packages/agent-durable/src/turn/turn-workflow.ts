@@ -9,7 +9,7 @@ import {
   type TurnOutcome,
 } from "@turnkit/protocol";
 import { durableHooks } from "../steps/hook-steps.js";
-import { durableStreamFn } from "../steps/model-request-step.js";
+import { durableLlm } from "../steps/model-request-step.js";
 import { runRecordedStep } from "../steps/recorded-step.js";
 import { deliveredTakeKeys, durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
 import { durableTools } from "../steps/durable-sub-agent.js";
@@ -21,7 +21,6 @@ import { StepLanes } from "./step-lanes.js";
 import { TurnAbort } from "./turn-abort.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
 import { type DurableTurnRequest, turnRef } from "./turn-request.js";
-import { streamSimple } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 
 /** What the turn workflow needs from the worker that runs it. */
@@ -125,7 +124,7 @@ async function runDurableTurn(
     history,
     beforeUserMessages: setup.beforeUserMessages,
     warnings,
-    llm: { ...setup.llm, streamFn: durableStreamFn(ctx, setup.llm.streamFn ?? streamSimple) },
+    llm: durableLlm(ctx, setup.llm),
     llmRetry: setup.llmRetry,
     tools: durableTools(ctx, tools, { sequential, root: true }),
     disableBuiltinToolFallback: true,
