@@ -1,6 +1,6 @@
 import type { SpawnOptions } from "node:child_process";
 import { TURN_DEFAULTS } from "./defaults.js";
-import { assertObjectArgument } from "./argument-checks.js";
+import { assertObjectArgument } from "@turnkit/agent-loop/internal";
 
 /**
  * How much of the parent's environment a bash child loses.
@@ -182,8 +182,8 @@ export function sanitizeBashEnv(
   env: Readonly<Record<string, string | undefined>>,
   options: SanitizeBashEnvOptions = {},
 ): SanitizedBashEnv {
-  assertObjectArgument("sanitizeBashEnv", "env", env);
-  assertObjectArgument("sanitizeBashEnv", "options", options);
+  assertObjectArgument(env, "sanitizeBashEnv", "env");
+  assertObjectArgument(options, "sanitizeBashEnv", "options");
   const mode = resolveBashEnvSanitizeMode(options);
   const prefixes = (options.boundaryPrefixes ?? DEFAULT_BASH_ENV_BOUNDARY_PREFIXES)
     .map((p) => p.toUpperCase())
@@ -247,7 +247,7 @@ export interface BashEnvSpawnHookOptions extends SanitizeBashEnvOptions {
  * `TypeError` naming the argument when `options` is no object.
  */
 export function createBashEnvSpawnHook(options: BashEnvSpawnHookOptions = {}): BashEnvSpawnHook {
-  assertObjectArgument("createBashEnvSpawnHook", "options", options);
+  assertObjectArgument(options, "createBashEnvSpawnHook", "options");
   const { onSanitized, ...sanitizeOptions } = options;
   return (spawnOptions) => {
     const base = spawnOptions ?? {};

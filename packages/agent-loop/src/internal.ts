@@ -22,5 +22,15 @@ export {
   prefixed,
 } from "./message-checks.js";
 
+// Checks of a public function's own arguments (a TypeError naming function and argument)
+export {
+  assertArrayArgument,
+  assertFunctionArgument,
+  assertNumberArgument,
+  assertObjectArgument,
+  assertOptionsArgument,
+  assertStringArgument,
+} from "./argument-checks.js";
+
 // Request options
 export { copyOptions } from "./options-copy.js";

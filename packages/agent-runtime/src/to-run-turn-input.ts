@@ -9,6 +9,7 @@ import {
 } from "@turnkit/agent-core";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import { hookArray } from "@turnkit/agent-core/internal";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import type { AssembledTurn } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
 import { leftOutWarning } from "./tool-clashes.js";
@@ -120,9 +121,6 @@ export function toRunTurnInput(
   return input;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * What is wrong with the arguments as given (`undefined`: nothing), for the
  * fields this function reads itself: `assembled` is what `assembleTurn`
@@ -133,7 +131,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * check, as it checks any turn input.
  */
 function argumentsProblem(assembled: unknown, host: unknown, options: unknown): string | undefined {
-  const got = (value: unknown) => `got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
+  const got = (value: unknown) => `got ${describeValue(value)}`;
   if (!isRecord(assembled) || !isRecord(assembled.context) || !isRecord(assembled.diagnostic))
     return `assembled must be the turn assembleTurn returned (with its context), ${got(assembled)}`;
   for (const field of ["tools", "reminders", "warnings"] as const)

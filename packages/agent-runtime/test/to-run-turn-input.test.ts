@@ -194,10 +194,10 @@ describe("toRunTurnInput", () => {
         "assembled.tools must be an array, got null",
       ],
       [() => toRunTurnInput(turnParts, null as never), "host must be an object of turn inputs, got null"],
-      [() => toRunTurnInput(turnParts, host({ tools: "echo" as never })), "host.tools must be an array, got string"],
+      [() => toRunTurnInput(turnParts, host({ tools: "echo" as never })), 'host.tools must be an array, got "echo"'],
       [
         () => toRunTurnInput(turnParts, host({ userMessage: "hi" as never })),
-        "host.userMessage must be an object, got string",
+        'host.userMessage must be an object, got "hi"',
       ],
       [
         () => toRunTurnInput(turnParts, host(), { hookOrder: "last" as never }),

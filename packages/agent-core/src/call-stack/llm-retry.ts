@@ -1,5 +1,5 @@
 import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
-import { assertFunctionArgument, assertObjectArgument } from "../argument-checks.js";
+import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import { sleep, systemClock, type Clock, type RandomSource } from "../clock.js";
 import { attachClassifiedError, classifyError, getAttachedClassifiedError } from "./classify-error.js";
 import type { LlmRetryExhaustedReason, LlmRetryNotification, LlmRetryObserver, LlmRetryOptions } from "./llm-config.js";
@@ -89,9 +89,9 @@ export function withLlmRetry(
   options: LlmRetryOptions | false | undefined,
   dependencies: LlmRetryDependencies = {},
 ): StreamFn {
-  assertFunctionArgument("withLlmRetry", "streamFn", streamFn);
-  if (options !== undefined && options !== false) assertObjectArgument("withLlmRetry", "options", options);
-  assertObjectArgument("withLlmRetry", "dependencies", dependencies);
+  assertFunctionArgument(streamFn, "withLlmRetry", "streamFn");
+  if (options !== undefined && options !== false) assertObjectArgument(options, "withLlmRetry", "options");
+  assertObjectArgument(dependencies, "withLlmRetry", "dependencies");
   const { onAttempt } = dependencies;
   const clock = dependencies.clock ?? systemClock;
   const watchdogs = resolveWatchdogs(dependencies.timeouts, clock);

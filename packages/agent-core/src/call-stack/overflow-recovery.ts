@@ -1,4 +1,4 @@
-import { assertFunctionArgument, assertObjectArgument } from "../argument-checks.js";
+import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import type {
   AssistantMessage,
   AssistantMessageEvent,
@@ -85,10 +85,10 @@ export interface OverflowRecoveryOptions {
  * `options.state` no object.
  */
 export function withOverflowRecovery(streamFn: StreamFn, options: OverflowRecoveryOptions): StreamFn {
-  assertFunctionArgument("withOverflowRecovery", "streamFn", streamFn);
-  assertObjectArgument("withOverflowRecovery", "options", options);
-  assertFunctionArgument("withOverflowRecovery", "options.recover", options.recover);
-  assertObjectArgument("withOverflowRecovery", "options.state", options.state);
+  assertFunctionArgument(streamFn, "withOverflowRecovery", "streamFn");
+  assertObjectArgument(options, "withOverflowRecovery", "options");
+  assertFunctionArgument(options.recover, "withOverflowRecovery", "options.recover");
+  assertObjectArgument(options.state, "withOverflowRecovery", "options.state");
   const { recover, state } = options;
   return (model, context, callOptions) => {
     const out = new RelayStream();

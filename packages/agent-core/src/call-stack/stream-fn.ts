@@ -8,8 +8,7 @@ import {
   type SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@turnkit/agent-loop";
-import { describeValue, emptyUsage, errorText } from "@turnkit/agent-loop/internal";
-import { assertObjectArgument } from "../argument-checks.js";
+import { assertObjectArgument, describeValue, emptyUsage, errorText } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { pipeEvents, RelayStream } from "./relay-stream.js";
 
@@ -38,7 +37,7 @@ export function createFailureMessage(
   stopReason: "error" | "aborted",
   errorMessage: string,
 ): AssistantMessage {
-  assertObjectArgument("createFailureMessage", "model", model);
+  assertObjectArgument(model, "createFailureMessage", "model");
   if (stopReason !== "error" && stopReason !== "aborted")
     throw new TypeError(
       `createFailureMessage: stopReason must be "error" or "aborted", got ${describeValue(stopReason)}`,

@@ -1,6 +1,6 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
-import { assertFunctionArgument, assertObjectArgument } from "../argument-checks.js";
+import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import { DONE, PullStream } from "./pull-stream.js";
@@ -47,8 +47,8 @@ export type { StreamTimeoutOptions, StreamTimeouts, Watchdogs } from "./stream-t
  * `TypeError` naming a `streamFn` that is no function, `options` no object.
  */
 export function withStreamTimeouts(streamFn: StreamFn, options: StreamTimeoutOptions = {}): StreamFn {
-  assertFunctionArgument("withStreamTimeouts", "streamFn", streamFn);
-  assertObjectArgument("withStreamTimeouts", "options", options);
+  assertFunctionArgument(streamFn, "withStreamTimeouts", "streamFn");
+  assertObjectArgument(options, "withStreamTimeouts", "options");
   const watchdogs = resolveWatchdogs(options, options.clock ?? systemClock);
   if (watchdogs.firstEventTimeoutMs === 0 && watchdogs.streamIdleTimeoutMs === 0) {
     return (model, context, callOptions) => invokeStreamFn(streamFn, model, context, callOptions);

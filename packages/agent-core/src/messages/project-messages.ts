@@ -1,8 +1,7 @@
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { TranscriptProjection } from "./transcript-projection.js";
-import { describeValue } from "@turnkit/agent-loop/internal";
-import { assertObjectArgument } from "../argument-checks.js";
+import { assertObjectArgument, describeValue } from "@turnkit/agent-loop/internal";
 
 /** Options of {@link projectAgentMessagesForModel}. */
 export interface ProjectMessagesOptions {
@@ -38,7 +37,7 @@ export function projectAgentMessagesForModel(
 ): Message[] {
   if (!Array.isArray(messages))
     throw new TypeError(`projectAgentMessagesForModel: messages must be an array, got ${describeValue(messages)}`);
-  assertObjectArgument("projectAgentMessagesForModel", "options", options);
+  assertObjectArgument(options, "projectAgentMessagesForModel", "options");
   const { maxImages, onImagesOmitted } = options;
   return new TranscriptProjection({
     maxImages,

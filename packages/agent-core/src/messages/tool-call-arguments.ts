@@ -7,6 +7,7 @@
  * tool.
  */
 import type { AssistantMessage } from "@mariozechner/pi-ai";
+import { isRecord } from "@turnkit/agent-loop/internal";
 import { RAW_TOOL_ARGUMENTS_KEY } from "@turnkit/protocol";
 import { isPlainJsonValue, jsonSafe } from "../event-bridge/json-safe.js";
 
@@ -21,11 +22,11 @@ const wrappedArguments = new WeakSet<object>();
  * {@link rawArgumentsProblem} recognises. Never throws; never changes `args`.
  */
 export function objectArguments(args: unknown): Record<string, unknown> {
-  if (isObject(args)) {
+  if (isRecord(args)) {
     if (isPlainJsonValue(args)) return args;
     const safe = jsonSafe(args);
     // A `toJSON` may turn the object into something else; it is then no object either.
-    if (isObject(safe)) return safe;
+    if (isRecord(safe)) return safe;
     return wrap(safe);
   }
   return wrap(jsonSafe(args));
@@ -51,7 +52,7 @@ export function normaliseToolCallArguments(message: AssistantMessage): void {
  * model sent, and asks for one JSON object.
  */
 export function rawArgumentsProblem(toolName: string, args: unknown): string | undefined {
-  if (!isObject(args) || !wrappedArguments.has(args)) return undefined;
+  if (!isRecord(args) || !wrappedArguments.has(args)) return undefined;
   const raw = (args as Record<string, unknown>)[RAW_TOOL_ARGUMENTS_KEY];
   return (
     `Tool ${toolName} was not run: its arguments must be one JSON object, and the model sent ${describeRaw(raw)}` +
@@ -74,8 +75,4 @@ function wrap(raw: unknown): Record<string, unknown> {
   const wrapped: Record<string, unknown> = raw === undefined ? {} : { [RAW_TOOL_ARGUMENTS_KEY]: raw };
   wrappedArguments.add(wrapped);
   return wrapped;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

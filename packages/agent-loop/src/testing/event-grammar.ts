@@ -1,7 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import type { AgentEvent, AgentMessage } from "../types.js";
 import { agentEventProblem, assertAgentEvents } from "./agent-event-checks.js";
-import { assertArrayArgument, assertOptionsArgument } from "./argument-checks.js";
+import { assertArrayArgument, assertOptionsArgument } from "../argument-checks.js";
 
 const EVENT_GRAMMAR_ERROR_MARKER = Symbol.for("turnkit.agent-loop.EventGrammarError");
 

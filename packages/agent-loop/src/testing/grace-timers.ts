@@ -7,7 +7,7 @@
  */
 import { ABORT_GRACE_MS } from "../defaults.js";
 import { describeValue, isRecord } from "../message-checks.js";
-import { assertArrayArgument, assertNumberArgument } from "./argument-checks.js";
+import { assertArrayArgument, assertNumberArgument } from "../argument-checks.js";
 
 /** One real timer of `ABORT_GRACE_MS`: when it was started and when it fired (never, when it was cleared first). */
 export interface GraceWait {

@@ -10,7 +10,7 @@ import type {
 } from "@mariozechner/pi-ai";
 import { contentProblem } from "../message-checks.js";
 import { emptyUsage } from "../synthetic-messages.js";
-import { assertNumberArgument, assertOptionsArgument, assertStringArgument } from "./argument-checks.js";
+import { assertNumberArgument, assertOptionsArgument, assertStringArgument } from "../argument-checks.js";
 import { SCRIPTED_API, SCRIPTED_MODEL_ID, SCRIPTED_PROVIDER } from "./scripted-defaults.js";
 import { scriptedBlocks, text, type ScriptedBlock } from "./script-blocks.js";
 

@@ -1,6 +1,6 @@
 import type { StopReason, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
 import { blockProblem, describeValue, isRecord } from "../message-checks.js";
-import { assertOptionsArgument, assertStringArgument } from "./argument-checks.js";
+import { assertOptionsArgument, assertStringArgument } from "../argument-checks.js";
 
 /**
  * A tool call in a script. Without `id`, the scripted model assigns

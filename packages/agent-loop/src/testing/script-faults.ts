@@ -1,6 +1,6 @@
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { describeValue, isRecord } from "../message-checks.js";
-import { assertArrayArgument, assertOptionsArgument, assertStringArgument } from "./argument-checks.js";
+import { assertArrayArgument, assertOptionsArgument, assertStringArgument } from "../argument-checks.js";
 import { DEFAULT_FAULT_ERROR_MESSAGE } from "./scripted-defaults.js";
 import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 

@@ -9,7 +9,7 @@ import {
 } from "@mariozechner/pi-ai";
 import { describeValue, isRecord } from "../message-checks.js";
 import type { StreamFn } from "../types.js";
-import { assertOptionsArgument } from "./argument-checks.js";
+import { assertOptionsArgument } from "../argument-checks.js";
 import { emptyUsage } from "./message-builders.js";
 import { recordRequest, type RecordedRequest } from "./request-recording.js";
 import { endedMessage, lastPartialOf, planResponse, type MessageIdentity } from "./response-plan.js";

@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ToolCall } from "@mariozechner/pi-ai";
+import { describeValue } from "@turnkit/agent-loop/internal";
 import { estimateMessageTokens, isSentToModel } from "./token-estimate.js";
 
 /** Where a compaction splits a history: everything before `index` is summarised, the rest kept verbatim. */
@@ -42,20 +43,20 @@ export function findCompactionCut(
   options: FindCompactionCutOptions,
 ): CompactionCut | undefined {
   if (!Array.isArray(messages))
-    throw new TypeError(`findCompactionCut: messages must be an array, got ${shown(messages)}`);
+    throw new TypeError(`findCompactionCut: messages must be an array, got ${describeValue(messages)}`);
   if (typeof options !== "object" || options === null)
-    throw new TypeError(`findCompactionCut: options must be an object, got ${shown(options)}`);
+    throw new TypeError(`findCompactionCut: options must be an object, got ${describeValue(options)}`);
   if (typeof options.keepRecentTokens !== "number" || Number.isNaN(options.keepRecentTokens))
     throw new TypeError(
-      `findCompactionCut: options.keepRecentTokens must be a number, got ${shown(options.keepRecentTokens)}`,
+      `findCompactionCut: options.keepRecentTokens must be a number, got ${describeValue(options.keepRecentTokens)}`,
     );
   const notMessage = messages.findIndex((message) => typeof message !== "object" || message === null);
   if (notMessage >= 0)
     throw new TypeError(
-      `findCompactionCut: messages[${notMessage}] must be a message object, got ${shown(messages[notMessage])}`,
+      `findCompactionCut: messages[${notMessage}] must be a message object, got ${describeValue(messages[notMessage])}`,
     );
   if (options.start !== undefined && (typeof options.start !== "number" || Number.isNaN(options.start)))
-    throw new TypeError(`findCompactionCut: options.start must be a number, got ${shown(options.start)}`);
+    throw new TypeError(`findCompactionCut: options.start must be a number, got ${describeValue(options.start)}`);
   const start = Math.max(0, options.start ?? 0);
   const count = messages.length;
   let reached = -1;
@@ -115,10 +116,4 @@ function findCutPoints(messages: readonly AgentMessage[]): boolean[] {
     cutPoints[index] = index > 0 && open === 0 && messages[index]!.role !== "toolResult";
   }
   return cutPoints;
-}
-
-/** A value as an argument error shows it. */
-function shown(value: unknown): string {
-  if (value === null || Array.isArray(value)) return value === null ? "null" : "an array";
-  return typeof value === "object" || typeof value === "function" ? typeof value : String(value);
 }

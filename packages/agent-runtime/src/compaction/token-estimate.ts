@@ -1,6 +1,7 @@
-import type { AssistantMessage, ImageContent, TextContent, Usage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import { isDroppedResponse } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import {
   ESTIMATE_CHARS_PER_TOKEN,
   ESTIMATE_IMAGE_TOKENS,
@@ -45,9 +46,7 @@ export function isSentToModel(message: AgentMessage): boolean {
  */
 export function estimateMessageTokens(message: AgentMessage): number {
   if (typeof message !== "object" || message === null)
-    throw new TypeError(
-      `estimateMessageTokens: message must be a message object, got ${message === null ? "null" : typeof message}`,
-    );
+    throw new TypeError(`estimateMessageTokens: message must be a message object, got ${describeValue(message)}`);
   if (!isSentToModel(message)) return 0;
   let tokens = 0;
   let images = 0;
@@ -58,14 +57,14 @@ export function estimateMessageTokens(message: AgentMessage): number {
     case "toolResult":
       if (typeof message.content === "string") tokens += estimateTextTokens(message.content);
       for (const block of blocks(message.content)) {
-        if (!isBlock(block)) continue;
+        if (!isRecord(block)) continue;
         if (block.type === "text") tokens += estimateTextTokens(block.text);
         else images += 1;
       }
       break;
     case "assistant":
       for (const block of blocks(message.content)) {
-        if (!isBlock(block)) continue;
+        if (!isRecord(block)) continue;
         if (block.type === "text") tokens += estimateTextTokens(block.text);
         else if (block.type === "thinking") tokens += estimateTextTokens(block.thinking);
         else if (block.type === "toolCall")
@@ -76,10 +75,6 @@ export function estimateMessageTokens(message: AgentMessage): number {
       tokens += estimateTextTokens(jsonText(message));
   }
   return Math.ceil(tokens) + images * ESTIMATE_IMAGE_TOKENS;
-}
-
-function isBlock(block: unknown): block is Record<string, unknown> {
-  return typeof block === "object" && block !== null;
 }
 
 /** `value` as JSON text, or "" when it has none (a bigint, a cycle). */
@@ -127,9 +122,7 @@ export function charTokens(code: number): number {
  */
 export function estimateContextTokens(messages: readonly AgentMessage[], usableFrom = 0): ContextTokenEstimate {
   if (!Array.isArray(messages))
-    throw new TypeError(
-      `estimateContextTokens: messages must be an array, got ${messages === null ? "null" : typeof messages}`,
-    );
+    throw new TypeError(`estimateContextTokens: messages must be an array, got ${describeValue(messages)}`);
   let usageIndex = -1;
   for (let index = messages.length - 1; index >= usableFrom && index >= 0; index -= 1) {
     const message = messages[index]!;

@@ -111,7 +111,7 @@ describe("malformed input", () => {
       new TypeError("findCompactionCut: options must be an object, got null"),
     );
     expect(() => findCompactionCut([], { keepRecentTokens: "10" as never })).toThrow(
-      new TypeError("findCompactionCut: options.keepRecentTokens must be a number, got 10"),
+      new TypeError('findCompactionCut: options.keepRecentTokens must be a number, got "10"'),
     );
     expect(() => findCompactionCut([userMessage("a"), null] as never, { keepRecentTokens: 1 })).toThrow(
       new TypeError("findCompactionCut: messages[1] must be a message object, got null"),

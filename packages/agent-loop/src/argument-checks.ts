@@ -1,10 +1,11 @@
 /*
- * Checks of the arguments a test hands the public testing helpers. Each
- * throws a `TypeError` that names the helper and the argument (`text: value
- * must be a string, got 5`), so a broken test fails where it is written
- * instead of deep inside the helper with an engine error.
+ * Checks of the arguments a caller hands a public function (a testing
+ * helper, a call-stack building block). Each throws a `TypeError` that
+ * names the function and the argument (`text: value must be a string, got
+ * 5`), so a mistake fails where it is written instead of deep inside with
+ * an engine error.
  */
-import { describeValue, isRecord } from "../message-checks.js";
+import { describeValue, isRecord } from "./message-checks.js";
 
 /**
  * Throws a `TypeError` (`where: name must be an object, got null`) unless
@@ -20,6 +21,17 @@ export function assertOptionsArgument(
   if (options !== undefined && !isRecord(options)) {
     throw new TypeError(`${where}: ${name} must be an object, got ${describeValue(options)}`);
   }
+}
+
+/** Throws a `TypeError` (`where: name must be an object, got null`) unless `value` is an object that is no array. */
+export function assertObjectArgument(value: unknown, where: string, name: string): void {
+  if (!isRecord(value)) throw new TypeError(`${where}: ${name} must be an object, got ${describeValue(value)}`);
+}
+
+/** Throws a `TypeError` (`where: name must be a function, got 5`) unless `value` is a function. */
+export function assertFunctionArgument(value: unknown, where: string, name: string): void {
+  if (typeof value !== "function")
+    throw new TypeError(`${where}: ${name} must be a function, got ${describeValue(value)}`);
 }
 
 /** Throws a `TypeError` (`where: name must be a string, got 5`) unless `value` is a string. */
