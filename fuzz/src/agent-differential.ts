@@ -26,6 +26,7 @@ import fc from "fast-check";
 import type { GenerationOptions } from "./known-bugs.js";
 import { type AgentClass, type AgentScenarioObservation, runAgentScenario } from "./run-agent-scenario.js";
 import { agentScenarioArbitrary } from "./scenario-arbitraries.js";
+import { rareList } from "./response-arbitraries.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 import type { AgentScenario, ResponseSpec, ToolBehaviour } from "./scenario.js";
 import { InvariantViolation } from "./invariants/violation.js";
@@ -96,10 +97,7 @@ const laterRunArbitrary: fc.Arbitrary<LaterRun | undefined> = fc.constantFrom(
 );
 
 /** Which responses (by index) stream an event of a type pi-ai does not have: rarely any. */
-const oddResponses = fc.oneof(
-  { weight: 6, arbitrary: fc.constant<number[]>([]) },
-  { weight: 1, arbitrary: fc.array(fc.nat({ max: 3 }), { maxLength: 2 }) },
-);
+const oddResponses = rareList(fc.nat({ max: 3 }), 2);
 
 /** The `agent` property's scenarios, on the ground both loops share (see the module). */
 export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbitrary<AgentScenario> {

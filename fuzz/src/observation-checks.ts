@@ -2,7 +2,6 @@
  * Every invariant in the fuzz README, applied to one observed run. The properties
  * (and the named fault tests) call these after each run.
  */
-import { isDeepStrictEqual } from "node:util";
 import { projectAgentMessagesForModel } from "@turnkit/agent-core";
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";

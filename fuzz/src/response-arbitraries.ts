@@ -212,10 +212,15 @@ function identify(spec: ResponseSpec, token: string): ResponseSpec {
 const ODD_EVENTS: MalformedEventKind[] = ["null", "string", "noType", "numberDelta", "nullToolCall", "unknownType"];
 
 /** Which responses (by index) stream one odd event before their final one, and which: rarely any. */
-export const oddEventsArbitrary: fc.Arbitrary<[number, MalformedEventKind][]> = fc.oneof(
-  { weight: 6, arbitrary: fc.constant<[number, MalformedEventKind][]>([]) },
-  {
-    weight: 1,
-    arbitrary: fc.array(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom(...ODD_EVENTS)), { maxLength: 2 }),
-  },
+export const oddEventsArbitrary: fc.Arbitrary<[number, MalformedEventKind][]> = rareList(
+  fc.tuple(fc.nat({ max: 3 }), fc.constantFrom(...ODD_EVENTS)),
+  2,
 );
+
+/** A list of `item`s for a rare fault (which responses get it): empty in six cases of seven. */
+export function rareList<T>(item: fc.Arbitrary<T>, maxLength?: number): fc.Arbitrary<T[]> {
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constant<T[]>([]) },
+    { weight: 1, arbitrary: fc.array(item, maxLength === undefined ? {} : { maxLength }) },
+  );
+}

@@ -15,6 +15,7 @@ import {
 } from "./host-arbitraries.js";
 import {
   oddEventsArbitrary,
+  rareList,
   providerFailureArbitrary,
   requestArbitrary,
   responseArbitrary,
@@ -84,10 +85,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       beforeUserMessages: fc.boolean(),
       hostWarnings: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which responses (by index) end with a malformed final message: rarely any.
-      malformed: fc.oneof(
-        { weight: 6, arbitrary: fc.constant<number[]>([]) },
-        { weight: 1, arbitrary: fc.array(fc.nat({ max: 3 })) },
-      ),
+      malformed: rareList(fc.nat({ max: 3 })),
       oddEvents: oddEventsArbitrary,
     })
     .map(({ malformed, oddEvents, budget, budgetBoundary, ...scenario }) => {

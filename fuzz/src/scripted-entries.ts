@@ -5,11 +5,7 @@
  * attempt a streamed text came from.
  */
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
-import {
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  createAssistantMessageEventStream,
-} from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import {
   type ScriptEntry,
   assistantMessage,
@@ -154,27 +150,59 @@ export function withFallbackAnswers(model: ScriptedModel): StreamFn {
   };
 }
 
+type DoneEvent = Extract<AssistantMessageEvent, { type: "done" }>;
+
+/**
+ * `streamFn` whose responses carrying one of `tokens` (a text block that
+ * starts with the token's mark) stream `rewrite(done, token)` in place of
+ * their `done` event; other events pass as they are. The stream is a plain
+ * async iterable (so a rewrite may stream what is no event at all) with the
+ * `result()` pi's loop reads: the message of the terminal event streamed.
+ */
+function rewritingDone<T extends string>(
+  streamFn: StreamFn,
+  tokens: readonly T[],
+  rewrite: (done: DoneEvent, token: T) => unknown[],
+): StreamFn {
+  if (tokens.length === 0) return streamFn;
+  const wrapped = async (...args: Parameters<StreamFn>) => {
+    const stream = await streamFn(...args);
+    let settle!: (message: AssistantMessage) => void;
+    const result = new Promise<AssistantMessage>((resolve) => (settle = resolve));
+    const events = (async function* () {
+      for await (const event of stream) {
+        if (event.type === "error") settle(event.error);
+        if (event.type !== "done") {
+          yield event;
+          continue;
+        }
+        settle(event.message);
+        const token = tokens.find((candidate) => carriesToken(event.message, candidate));
+        if (token === undefined) yield event;
+        else yield* rewrite(event, token);
+      }
+    })();
+    return Object.assign(events, { result: () => result });
+  };
+  return wrapped as unknown as StreamFn;
+}
+
+/** True when a text block of `message` starts with `token`'s mark. */
+function carriesToken(message: AssistantMessage, token: string): boolean {
+  return message.content.some(
+    (block) => block.type === "text" && typeof block.text === "string" && block.text.startsWith(tokenMark(token)),
+  );
+}
+
 /**
  * `streamFn`, except that the final message of each response whose text
  * carries one of `tokens` is handed over malformed: with one more text
  * block, without its text (a provider that breaks pi-ai's message shape).
  */
 export function withMalformedFinals(streamFn: StreamFn, tokens: readonly string[] | undefined): StreamFn {
-  if (!tokens || tokens.length === 0) return streamFn;
-  const marks = tokens.map(tokenMark);
-  const malformed = (message: AssistantMessage) =>
-    message.content.some((block) => block.type === "text" && marks.some((mark) => block.text.startsWith(mark)));
-  const wrapped = async (...args: Parameters<StreamFn>) => {
-    const stream = await streamFn(...args);
-    return (async function* () {
-      for await (const event of stream) {
-        if (event.type === "done" && malformed(event.message)) {
-          yield { ...event, message: { ...event.message, content: [...event.message.content, { type: "text" }] } };
-        } else yield event;
-      }
-    })();
-  };
-  return wrapped as unknown as StreamFn;
+  return rewritingDone(streamFn, tokens ?? [], (done) => [
+    { ...done, message: { ...done.message, content: [...done.message.content, { type: "text" }] } },
+  ]);
 }
 
 /** The odd event of each kind, built on the partial message so far. */
@@ -209,52 +237,17 @@ export function withMalformedEvents(
   streamFn: StreamFn,
   odd: readonly { token: string; event: MalformedEventKind }[] | undefined,
 ): StreamFn {
-  if (!odd || odd.length === 0) return streamFn;
-  const kindOf = (message: AssistantMessage) => odd.find(({ token }) => kindOfText(message, token))?.event;
-  const wrapped = async (...args: Parameters<StreamFn>) => {
-    const stream = await streamFn(...args);
-    return (async function* () {
-      for await (const event of stream) {
-        if (event.type === "done") {
-          const kind = kindOf(event.message);
-          if (kind) yield oddEvent(kind, event.message) as AssistantMessageEvent;
-        }
-        yield event;
-      }
-    })();
-  };
-  return wrapped as unknown as StreamFn;
+  const kinds = new Map((odd ?? []).map(({ token, event }) => [token, event]));
+  return rewritingDone(streamFn, [...kinds.keys()], (done, token) => [oddEvent(kinds.get(token)!, done.message), done]);
 }
 
 /**
  * `streamFn` whose responses listed in `tokens` (by the token their text
  * starts with) stream an event of a type pi-ai does not have just before
- * `done`, relayed through a pi-ai event stream (so pi's loop, which reads
- * `result()`, can read it too). Both loops skip such an event.
+ * `done`. Both loops skip such an event.
  */
 export function withUnknownEvents(streamFn: StreamFn, tokens: readonly string[] | undefined): StreamFn {
-  if (!tokens || tokens.length === 0) return streamFn;
-  const wrapped = async (...args: Parameters<StreamFn>) => {
-    const stream = await streamFn(...args);
-    const relay = createAssistantMessageEventStream();
-    void (async () => {
-      for await (const event of stream) {
-        if (event.type === "done" && tokens.some((token) => kindOfText(event.message, token)))
-          relay.push({ type: "server_heartbeat", partial: event.message } as unknown as AssistantMessageEvent);
-        relay.push(event);
-      }
-      relay.end();
-    })();
-    return relay;
-  };
-  return wrapped as unknown as StreamFn;
-}
-
-/** True when a text block of `message` starts with `token`'s mark. */
-function kindOfText(message: AssistantMessage, token: string): boolean {
-  return message.content.some(
-    (block) => block.type === "text" && typeof block.text === "string" && block.text.startsWith(tokenMark(token)),
-  );
+  return rewritingDone(streamFn, tokens ?? [], (done) => [oddEvent("unknownType", done.message), done]);
 }
 
 /** The start of a session: one exchange with a tool call, all answered. */

@@ -41,6 +41,7 @@ export function checkNoEngineErrorsInTranscript(transcript: readonly unknown[]):
   }
 }
 
+/** Throws the invariant's violation when an event of the turn, or its outcome, carries such a text. */
 export function checkNoEngineErrors(events: readonly RuntimeEvent[], outcome: TurnOutcome): void {
   for (const event of events) {
     const found = engineText(event.payload);
