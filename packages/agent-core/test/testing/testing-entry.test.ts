@@ -40,7 +40,7 @@ describe("@turnkit/agent-core/testing", () => {
     }
     await expect(runScriptedTurn({ script: [5 as never] })).rejects.toThrow(
       new TypeError(
-        "createScriptedModel: script[0] must be text, response(...), a fault such as hang(...), an AssistantMessage or a function, got number",
+        "createScriptedModel: script[0] must be text, response(...), a fault such as hang(...), an AssistantMessage or a function, got 5",
       ),
     );
   });

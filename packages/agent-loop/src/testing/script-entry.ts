@@ -1,4 +1,5 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
+import { describeValue } from "../message-checks.js";
 import type { RecordedRequest } from "./request-recording.js";
 import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 import type { ScriptFault } from "./script-faults.js";
@@ -43,7 +44,7 @@ const ENTRY_KINDS = new Set([
 export function scriptEntryProblem(entry: unknown): string | undefined {
   if (typeof entry === "string" || typeof entry === "function") return undefined;
   const expected = " must be text, response(...), a fault such as hang(...), an AssistantMessage or a function";
-  if (typeof entry !== "object" || entry === null) return `${expected}, got ${entry === null ? "null" : typeof entry}`;
+  if (typeof entry !== "object" || entry === null) return `${expected}, got ${describeValue(entry)}`;
   const { role, kind, content } = entry as { role?: unknown; kind?: unknown; content?: unknown };
   if (role === "assistant") return Array.isArray(content) ? undefined : ".content must be an array of content blocks";
   if (typeof kind !== "string" || !ENTRY_KINDS.has(kind)) return `${expected}, got an object of kind ${String(kind)}`;
@@ -52,7 +53,8 @@ export function scriptEntryProblem(entry: unknown): string | undefined {
 
 /** Throws a `TypeError` naming `entries` when it is no array, or its first malformed entry (`where[index] must be ...`). */
 export function assertScriptEntries(entries: unknown, where: string): void {
-  if (!Array.isArray(entries)) throw new TypeError(`${where} must be an array of entries, got ${typeof entries}`);
+  if (!Array.isArray(entries))
+    throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
   entries.forEach((entry, index) => {
     const problem = scriptEntryProblem(entry);
     if (problem) throw new TypeError(`${where}[${index}]${problem}`);

@@ -260,7 +260,7 @@ describe("scripted model: faults", () => {
   it("a malformed entry is refused where the script is written, naming it", () => {
     const expected = " must be text, response(...), a fault such as hang(...), an AssistantMessage or a function";
     expect(() => createScriptedModel(["ok", 5 as never])).toThrow(
-      new TypeError(`createScriptedModel: script[1]${expected}, got number`),
+      new TypeError(`createScriptedModel: script[1]${expected}, got 5`),
     );
     expect(() => createScriptedModel([null as never])).toThrow(
       new TypeError(`createScriptedModel: script[0]${expected}, got null`),
@@ -275,11 +275,14 @@ describe("scripted model: faults", () => {
       new TypeError("createScriptedModel: script[0].content must be an array of content blocks"),
     );
     expect(() => createScriptedModel("hello" as never)).toThrow(
-      new TypeError("createScriptedModel: script must be an array of entries, got string"),
+      new TypeError('createScriptedModel: script must be an array of entries, got "hello"'),
+    );
+    expect(() => createScriptedModel(null as never)).toThrow(
+      new TypeError("createScriptedModel: script must be an array of entries, got null"),
     );
     const scripted = createScriptedModel(["one"]);
     expect(() => scripted.append("two", 7 as never)).toThrow(
-      new TypeError(`ScriptedModel.append: entries[1]${expected}, got number`),
+      new TypeError(`ScriptedModel.append: entries[1]${expected}, got 7`),
     );
     expect(scripted.remaining()).toBe(1);
   });
