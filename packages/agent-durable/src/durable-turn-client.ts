@@ -345,9 +345,9 @@ export class DurableTurnClient {
    * a page's `next` is the following page's `after`. Throws `invalid_input` for a bad limit or cursor.
    */
   async listSessions(options?: { limit?: number; after?: string }): Promise<SessionPage> {
-    const { limit = DEFAULT_SESSION_PAGE, after } = optionsOf(options, "options");
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE)
-      throw invalidInput(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
+    const given = optionsOf(options, "options");
+    const limit = countOption(given.limit, "limit", DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE);
+    const { after } = given;
     if (after !== undefined && typeof after !== "string")
       throw invalidInput("after must be the next cursor of an earlier page");
     return this.sessions.list(limit, after);

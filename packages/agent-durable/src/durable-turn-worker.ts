@@ -13,7 +13,7 @@ import {
   DEFAULT_QUEUE_POLLING_INTERVAL_MS,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
-import { assertOptionalNames } from "./client-input.js";
+import { assertOptionalNames, countOption, millisecondsOption } from "./client-input.js";
 import {
   CONNECTION_NAMES,
   connectTimeoutOf,
@@ -272,14 +272,14 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
   if (typeof options.buildTurn !== "function")
     throw invalidInput("buildTurn must be a function (request) => DurableTurnSetup");
   assertOptionalNames(options, [...CONNECTION_NAMES, "workerId", "logLevel"]);
-  const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw invalidInput(`concurrency must be a positive integer, got ${options.concurrency}`);
-  for (const field of ["approvalTimeoutMs", "leaseMs", "queuePollingIntervalMs"] as const) {
-    const value = options[field];
-    if (value !== undefined && !(typeof value === "number" && value > 0))
-      throw invalidInput(`${field} must be a positive number of milliseconds`);
-  }
+  const concurrency = countOption(
+    options.concurrency,
+    "concurrency",
+    DEFAULT_WORKER_CONCURRENCY,
+    Number.MAX_SAFE_INTEGER,
+  );
+  for (const field of ["approvalTimeoutMs", "leaseMs", "queuePollingIntervalMs"] as const)
+    if (options[field] !== undefined) millisecondsOption(options[field], field, 0);
   return {
     appName: options.appName ?? DEFAULT_APP_NAME,
     appVersion: options.appVersion ?? DEFAULT_APP_VERSION,
