@@ -1,3 +1,5 @@
+import { shownType } from "./argument-checks.js";
+
 /** One Server-Sent Event: its `data` lines joined, and its `id` when it had one. */
 export interface SseEvent {
   /** The event's `id:` field, when present. */
@@ -16,7 +18,7 @@ export interface SseEvent {
 export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   if (typeof (body as { pipeThrough?: unknown } | null)?.pipeThrough !== "function") {
     throw new TypeError(
-      `readSseEvents: body must be a ReadableStream (a fetch Response's body), got ${body === null ? "null" : typeof body}`,
+      `readSseEvents: body must be a ReadableStream (a fetch Response's body), got ${shownType(body)}`,
     );
   }
   const reader = body.pipeThrough(new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>).getReader();
