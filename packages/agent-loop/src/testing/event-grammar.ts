@@ -253,6 +253,11 @@ function sameItems<T>(actual: readonly T[], expected: readonly T[]): boolean {
 export function describeEvent(event: AgentEvent): string {
   const problem = agentEventProblem(event);
   if (problem) throw new TypeError(`describeEvent: event${problem}`);
+  return describeChecked(event);
+}
+
+/** {@link describeEvent} of an event already checked. */
+function describeChecked(event: AgentEvent): string {
   switch (event.type) {
     case "message_start":
     case "message_update":
@@ -301,5 +306,5 @@ export function traceOf(events: readonly AgentEvent[]): string[] {
   assertAgentEvents(events, "traceOf");
   return events
     .filter((event) => event.type !== "message_update" && event.type !== "tool_execution_update")
-    .map(describeEvent);
+    .map(describeChecked);
 }
