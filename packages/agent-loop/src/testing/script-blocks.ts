@@ -1,3 +1,4 @@
+import { thrownText } from "../synthetic-messages.js";
 import type { StopReason, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
 import { blockProblem, describeValue, isRecord } from "../message-checks.js";
 import { assertOptionsArgument, assertStringArgument } from "../argument-checks.js";
@@ -158,9 +159,7 @@ function copied<T>(value: T, where: string, name: string): T {
   try {
     return structuredClone(value);
   } catch (error) {
-    throw new TypeError(
-      `${where}: ${name} must be plain data: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new TypeError(`${where}: ${name} must be plain data: ${thrownText(error)}`);
   }
 }
 

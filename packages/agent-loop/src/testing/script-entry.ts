@@ -1,5 +1,6 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { describeValue } from "../message-checks.js";
+import { thrownText } from "../synthetic-messages.js";
 import type { RecordedRequest } from "./request-recording.js";
 import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 import type { ScriptFault } from "./script-faults.js";
@@ -70,11 +71,6 @@ function isAssistantMessage(entry: ScriptEntry): entry is AssistantMessage {
   return typeof entry === "object" && entry !== null && "role" in entry && entry.role === "assistant";
 }
 
-/** An error's message, or the thrown value as text. */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Turns one entry into a response or fault; entry functions are called with the request. Never throws. */
 export function resolveEntry(
   entry: ScriptEntry | undefined,
@@ -92,7 +88,7 @@ export function resolveEntry(
     } catch (error) {
       return {
         kind: "failure",
-        message: `Script entry function for request #${number} threw: ${describeError(error)}`,
+        message: `Script entry function for request #${number} threw: ${thrownText(error)}`,
       };
     }
   }
@@ -102,7 +98,8 @@ export function resolveEntry(
       message: `Scripted model has no response left for request #${number} (all ${consumed} script entries were used)`,
     };
   }
-  const problem = scriptEntryProblem(current);
+  // An entry given as such was checked where the script was written; only what a function answered is new.
+  const problem = typeof entry === "function" ? scriptEntryProblem(current) : undefined;
   if (problem)
     return {
       kind: "failure",

@@ -1,3 +1,4 @@
+import { thrownText } from "../synthetic-messages.js";
 import {
   createAssistantMessageEventStream,
   type AssistantMessage,
@@ -14,13 +15,7 @@ import { emptyUsage } from "./message-builders.js";
 import { recordRequest, type RecordedRequest } from "./request-recording.js";
 import { endedMessage, lastPartialOf, planResponse, type MessageIdentity } from "./response-plan.js";
 import { response, type ScriptedResponse } from "./script-blocks.js";
-import {
-  assertScriptEntries,
-  describeError,
-  type ResolvedEntry,
-  resolveEntry,
-  type ScriptEntry,
-} from "./script-entry.js";
+import { assertScriptEntries, type ResolvedEntry, resolveEntry, type ScriptEntry } from "./script-entry.js";
 import type { RejectFault, ScriptFault, ThrowSyncFault } from "./script-faults.js";
 import {
   SCRIPTED_API,
@@ -250,7 +245,7 @@ export function createScriptedModel(
       return streamEntry(resolved, identity, streamOptions?.signal);
     } catch (error) {
       // A malformed entry (e.g. tool arguments that cannot be serialised) still ends as a stream.
-      const message = `Scripted model could not stream request #${request.index + 1}: ${describeError(error)}`;
+      const message = `Scripted model could not stream request #${request.index + 1}: ${thrownText(error)}`;
       return streamEntry({ kind: "failure", message }, identity, streamOptions?.signal);
     }
   };
