@@ -47,6 +47,15 @@ export function checkSubAgentBudgets(
           `call ${message.toolCallId} with a bad budget.${bad.field}: ${describeValue(text)}, details ${describeValue(details)}, not a refusal of ${agent.name}`,
         );
     }
+    // A refusal of such a call (as the runner wrote it: a hook may patch a result) names the bad field,
+    // unless a check before the definition's refused it first.
+    if (bad && details?.outcome === "refused" && text.startsWith(`Sub-agent "${agent.name}" was not run: `)) {
+      const earlier = ["levels deep", "its task is empty", "is spent"].some((reason) => text.includes(reason));
+      if (!earlier && !text.includes(`budget.${bad.field}`))
+        fail(
+          `call ${message.toolCallId} with a bad budget.${bad.field} was refused without naming it: ${describeValue(text)}`,
+        );
+    }
     const spent = /the turn's (?:output token|cost) limit \((maxOutputTokens|maxCost) ([^)]+)\) is spent/.exec(text);
     if (spent && details?.outcome === "refused") {
       const limit = spent[1] as "maxOutputTokens" | "maxCost";
@@ -78,9 +87,9 @@ export function checkSubAgentBudgets(
         fail(`${call.turnId} failed on maxSteps ${named.max}; its own is ${own?.maxSteps}`);
       continue;
     }
-    const limits = [own?.[named.limit], budget?.[named.limit]].filter((limit) => limit !== undefined);
-    if (limits.length === 0) fail(`${call.turnId} failed on ${named.limit}, which neither it nor its parent has`);
-    if (limits.some((limit) => named.max > limit))
+    const max = lower(named.limit);
+    if (max === undefined) fail(`${call.turnId} failed on ${named.limit}, which neither it nor its parent has`);
+    else if (named.max > max)
       fail(
         `${call.turnId} failed on ${named.limit} ${named.max}, above its own ${own?.[named.limit]} or the parent's ${budget?.[named.limit]}`,
       );
