@@ -47,10 +47,10 @@ export function providerTokens(context: Context): number {
  * - a request that does not fit `window` (the extension must cut the
  *   conversation to the summary model's window by a fair count of its
  *   script);
- * - an overflowing summary request not sent once more, or sent a third
- *   time;
+ * - an overflowing summary request not sent once more;
  * - more or fewer summary requests than compactions and failures account
- *   for (one each, two when the first overflowed).
+ *   for (one each, two when the first overflowed): a summary sent a third
+ *   time shows here.
  */
 export function summaryRequestProblems(
   served: readonly string[],
