@@ -1,5 +1,5 @@
 import type { DebugTracePayload, RuntimeEvent, RuntimeEventType, StreamChunk, TraceLevel } from "@turnkit/protocol";
-import { isRecord } from "@turnkit/agent-loop/internal";
+import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import type { EventWriter } from "../event-bridge/serial-event-queue.js";
 import { describeValue } from "../messages/content-checks.js";
 
@@ -89,11 +89,12 @@ export function createRecordingEventWriter(options: RecordingEventWriterOptions 
 }
 
 function assertWriterOptions(options: unknown): void {
-  const fail = (problem: string) => new TypeError(`createRecordingEventWriter: ${problem}`);
-  if (!isRecord(options)) throw fail(`options must be an object, got ${describeValue(options)}`);
-  const { asyncTicks, onEvent } = options;
+  const where = "createRecordingEventWriter";
+  assertObjectArgument(options, where, "options");
+  const { asyncTicks, onEvent } = options as Record<string, unknown>;
   if (asyncTicks !== undefined && !(Number.isInteger(asyncTicks) && (asyncTicks as number) >= 0))
-    throw fail(`options.asyncTicks must be a non-negative integer, got ${describeValue(asyncTicks)}`);
-  if (onEvent !== undefined && typeof onEvent !== "function")
-    throw fail(`options.onEvent must be a function, got ${describeValue(onEvent)}`);
+    throw new TypeError(
+      `${where}: options.asyncTicks must be a non-negative integer, got ${describeValue(asyncTicks)}`,
+    );
+  if (onEvent !== undefined) assertFunctionArgument(onEvent, where, "options.onEvent");
 }

@@ -1,7 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { ToolExecutionMode } from "@turnkit/agent-loop";
-import { isRecord } from "@turnkit/agent-loop/internal";
-import { describeValue } from "../messages/content-checks.js";
+import { assertFunctionArgument, assertObjectArgument, assertStringArgument } from "@turnkit/agent-loop/internal";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult, ToolExecutionContext } from "../tools/runtime-tool.js";
 
@@ -44,11 +43,9 @@ export interface RecordingToolOptions {
  * `executionMode`.
  */
 export function createRecordingTool(name: string, options: RecordingToolOptions = {}): RecordingTool {
-  const fail = (problem: string) => new TypeError(`createRecordingTool: ${problem}`);
-  if (typeof name !== "string") throw fail(`name must be a string, got ${describeValue(name)}`);
-  if (!isRecord(options as unknown)) throw fail(`options must be an object, got ${describeValue(options)}`);
-  if (options.answer !== undefined && typeof options.answer !== "function")
-    throw fail(`options.answer must be a function, got ${describeValue(options.answer)}`);
+  assertStringArgument(name, "createRecordingTool", "name");
+  assertObjectArgument(options, "createRecordingTool", "options");
+  if (options.answer !== undefined) assertFunctionArgument(options.answer, "createRecordingTool", "options.answer");
   const calls: RecordedToolCall[] = [];
   const tool = defineRuntimeTool({
     name,
