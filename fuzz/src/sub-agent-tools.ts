@@ -150,6 +150,7 @@ export function createSubAgentTools(
   questions?: ChildQuestions,
 ): RuntimeTool[] {
   return specs.map((spec) => {
+    const budget = childBudget(spec);
     const tool = defineSubAgent({
       name: spec.name,
       description: `Scenario sub-agent ${spec.name}`,
@@ -162,7 +163,7 @@ export function createSubAgentTools(
         childTool("stuck", true, clock, questions),
         ...(spec.child.kind === "nested" ? [innerAgent(spec.child.inner, clock, watchdogs)] : []),
       ],
-      ...(childBudget(spec) && { budget: childBudget(spec) }),
+      ...(budget && { budget }),
     });
     const bad = spec.invalidCallBudget;
     if (!bad) return tool;
