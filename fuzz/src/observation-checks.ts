@@ -116,7 +116,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
   checkEventsPersistable(full.events);
   checkNoEngineErrors(full.events, outcome);
-  checkSubAgentEvents(full, outcome, options.subAgentNames ?? [], options.subAgentTasks ?? Number.POSITIVE_INFINITY);
+  checkSubAgentEvents(full, outcome, options.subAgentNames ?? [], options.subAgentTasks);
   const observation = withOwnEvents(full);
   checkLoopTraceGrammar(observation.events);
   checkStreamChunks(observation.events);

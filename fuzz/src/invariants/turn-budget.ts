@@ -38,8 +38,13 @@ export function checkTurnBudget(
 /** The number of main requests the outcome reports is at most `maxSteps`. */
 function checkStepLimit(outcome: TurnOutcome, maxSteps: number | undefined): void {
   if (maxSteps === undefined) return;
-  const sent = outcome.timing?.requests.filter((request) => request.family === "main").length ?? 0;
+  const sent = mainRequests(outcome) ?? 0;
   if (sent > maxSteps) throw new InvariantViolation(INVARIANT, `${sent} model requests with maxSteps ${maxSteps}`);
+}
+
+/** The main requests the outcome's timing reports (`undefined` without timing). */
+function mainRequests(outcome: TurnOutcome): number | undefined {
+  return outcome.timing?.requests.filter((request) => request.family === "main").length;
 }
 
 /** The first output-token or cost limit `usage`'s totals reached, in words, or `undefined`. */
@@ -92,7 +97,7 @@ function checkNamedLimit(outcome: TurnOutcome, budget: Budget): void {
   if (!(named.measured >= named.max)) fail(`measured ${named.measured} is below it`);
   const usage = outcome.usage;
   if (!usage) return;
-  const steps = outcome.timing?.requests.filter((request) => request.family === "main").length;
+  const steps = mainRequests(outcome);
   const totals = { maxSteps: steps, maxOutputTokens: usage.total.output, maxCost: usage.total.cost.total };
   if (named.measured !== totals[named.limit])
     fail(`measured ${named.measured}, but the turn's final total is ${totals[named.limit]}`);
