@@ -45,28 +45,6 @@ export interface ModelRequestRecord {
 }
 
 /**
- * Makes each model request of a turn a durable step around `inner` (the
- * host's stream function, innermost in the runner's call stack, so every
- * transport retry is its own step).
- *
- * Live, the request streams straight through to the runner while its
- * events are recorded; the ending is held back until the step's record
- * (the streamed events and the finished message) is stored, so nothing
- * after the request happens before its checkpoint exists. On replay the
- * recorded events are streamed again and the request is never sent. A
- * request interrupted by a crash has no record and is sent again.
- *
- * An abort of the turn requested while the request streams ends it as
- * `aborted`; one requested before it starts ends it at once without
- * sending it. Either way the record says so and the turn's signal fires,
- * live and on replay. An attempt aborted by the call stack itself (a
- * stream watchdog) is recorded as it ended and does not abort the turn.
- *
- * `lane`: the requests are a parallel sub-agent call's (see `StepLanes`):
- * each step waits for its lane's turn, and once the lane's records hold
- * the abort, a request ends aborted at once, without a step.
- */
-/**
  * `llm` with every model request a recorded step (see
  * {@link durableStreamFn}): the turn model's `streamFn` (or pi-ai's
  * `streamSimple`), and the own `streamFn` of each `llm.fallback` model that
@@ -89,7 +67,29 @@ export function durableLlm(ctx: TurnContext, llm: LlmConfig, lane?: Lane): LlmCo
   return durable;
 }
 
-export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): StreamFn {
+/**
+ * Makes each model request of a turn a durable step around `inner` (the
+ * host's stream function, innermost in the runner's call stack, so every
+ * transport retry is its own step).
+ *
+ * Live, the request streams straight through to the runner while its
+ * events are recorded; the ending is held back until the step's record
+ * (the streamed events and the finished message) is stored, so nothing
+ * after the request happens before its checkpoint exists. On replay the
+ * recorded events are streamed again and the request is never sent. A
+ * request interrupted by a crash has no record and is sent again.
+ *
+ * An abort of the turn requested while the request streams ends it as
+ * `aborted`; one requested before it starts ends it at once without
+ * sending it. Either way the record says so and the turn's signal fires,
+ * live and on replay. An attempt aborted by the call stack itself (a
+ * stream watchdog) is recorded as it ended and does not abort the turn.
+ *
+ * `lane`: the requests are a parallel sub-agent call's (see `StepLanes`):
+ * each step waits for its lane's turn, and once the lane's records hold
+ * the abort, a request ends aborted at once, without a step.
+ */
+function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): StreamFn {
   return (model, context, options) => {
     const stream = createAssistantMessageEventStream();
     void run();
