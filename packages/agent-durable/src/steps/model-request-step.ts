@@ -10,6 +10,7 @@ import { createFailureMessage, type LlmConfig } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { crashIfArmed, stallIfArmed } from "../workers/fault-point.js";
+import { confirmClaimBeforeEffect } from "./confirm-claim.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -120,13 +121,8 @@ function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): Stream
                 };
               } else {
                 // Right before the request goes out: a stall since the claim was last confirmed (another worker
-                // may have taken the turn over meanwhile) is found here, not after the request was paid for. The
-                // last look is made with no wait between it and the send: a stall while the check's answer came
-                // back leaves the confirmation too old, and the claim is checked again.
-                do {
-                  await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
-                  stallIfArmed("model-request-before-send", ctx.faultPoint);
-                } while (!ctx.claim.isFresh(ctx.claimFreshMs));
+                // may have taken the turn over meanwhile) is found here, not after the request was paid for.
+                await confirmClaimBeforeEffect(ctx, "model-request-before-send");
                 const signal = liveSignal(ctx, options?.signal);
                 stallIfArmed("model-request-after-claim-check", ctx.faultPoint);
                 const events: RecordedEvent[] = [];
