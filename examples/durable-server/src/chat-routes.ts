@@ -9,7 +9,7 @@ import {
 } from "@turnkit/ui-stream";
 import type { Context, Hono } from "hono";
 import { readChatRequest } from "./chat-request.js";
-import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem } from "./route-context.js";
+import { type RouteDeps, type ServerEnv, newTurnId, notFound, problem, resumeSeq } from "./route-context.js";
 
 /**
  * The chat routes, in the AI SDK's UI message stream (what `useChat` with
@@ -113,8 +113,8 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store, keepAlive
 
   app.get("/chat/:session/stream", async (c) => {
     const lastEventId = c.req.header("Last-Event-ID");
-    // A resume point that is not a seq would replay the turn from its start: the page would show it twice.
-    if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId.trim()))
+    const afterSeq = resumeSeq(lastEventId ?? "0");
+    if (afterSeq === undefined)
       return problem(c, 400, "invalid_request", "Last-Event-ID must be a seq the stream sent", "Last-Event-ID");
     const sessionId = c.req.param("session");
     const turns = await store.turns(sessionId);
@@ -125,7 +125,7 @@ export function mountChatRoutes(app: Hono<ServerEnv>, { client, store, keepAlive
     const turnId =
       asked ?? (await runningTurn(sessionId, turns)) ?? (lastEventId !== undefined ? turns.at(-1)?.turnId : undefined);
     if (turnId === undefined) return c.body(null, 204);
-    return uiStream(c, { sessionId, turnId }, Number(lastEventId ?? 0));
+    return uiStream(c, { sessionId, turnId }, afterSeq);
   });
 
   app.get("/sessions/:session/messages", async (c) => {

@@ -36,6 +36,23 @@ export function problem(
   return c.json({ code, message, ...(field !== undefined && { field }) }, status);
 }
 
+/** Highest seq agent-durable's log holds (a Postgres `integer`); its `follow` refuses a larger `afterSeq`. */
+const MAX_SEQ = 2_147_483_647;
+
+/**
+ * The seq a reader resumes after, from `given` (a `Last-Event-ID` header or
+ * an `after` query value): the number when it is one the stream could have
+ * sent (digits, at most agent-durable's highest seq), else `undefined`, and
+ * the route answers 400 before its stream starts. A value that is no seq
+ * would replay the turn from its start (the answer shown twice) or fail
+ * inside the stream, after its 200 went.
+ */
+export function resumeSeq(given: string): number | undefined {
+  if (!/^\d{1,15}$/.test(given.trim())) return undefined;
+  const seq = Number(given);
+  return seq <= MAX_SEQ ? seq : undefined;
+}
+
 /** The same answer for a session that does not exist and one of another user, so neither is revealed. */
 export function notFound(c: Context) {
   return problem(c, 404, "not_found", "no such session");

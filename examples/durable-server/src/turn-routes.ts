@@ -3,7 +3,7 @@ import type { ActionAnswer } from "@turnkit/protocol";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { KEEP_ALIVE_COMMENT } from "@turnkit/ui-stream";
-import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem } from "./route-context.js";
+import { type RouteDeps, type ServerEnv, jsonBody, newTurnId, notFound, problem, resumeSeq } from "./route-context.js";
 
 function failure(c: Context, error: unknown) {
   if (DurableTurnError.isInstance(error)) {
@@ -68,10 +68,9 @@ export function mountTurnRoutes(app: Hono<ServerEnv>, { client, store, workers, 
       c.req.header("Last-Event-ID") !== undefined
         ? ["Last-Event-ID", c.req.header("Last-Event-ID")!]
         : ["after", c.req.query("after") ?? "0"];
-    // A seq the stream sent, or nothing: a bad value would replay from the start (the answer twice) or fail mid-stream.
-    if (!/^\d{1,15}$/.test(given.trim()))
+    const afterSeq = resumeSeq(given);
+    if (afterSeq === undefined)
       return problem(c, 400, "invalid_request", `${field} must be a seq the stream sent`, field);
-    const afterSeq = Number(given);
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());

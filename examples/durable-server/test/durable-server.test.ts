@@ -150,6 +150,7 @@ describe("the durable server's curl session", () => {
     for (const [headers, query, field] of [
       [{ "Last-Event-ID": "-1" }, "", "Last-Event-ID"],
       [{ "Last-Event-ID": "abc" }, "", "Last-Event-ID"],
+      [{ "Last-Event-ID": "99999999999" }, "", "Last-Event-ID"],
       [{}, "?after=1.5", "after"],
     ] as const) {
       const res = await fetch(`${server.url}/sessions/demo/turns/t4/events${query}`, {

@@ -10,6 +10,7 @@ import { createFailureMessage, type LlmConfig } from "@turnkit/agent-core";
 import { type StreamFn } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { crashIfArmed, stallIfArmed } from "../workers/fault-point.js";
+import { confirmClaimBeforeEffect } from "./confirm-claim.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, takeSteeringInStep } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -45,28 +46,6 @@ export interface ModelRequestRecord {
 }
 
 /**
- * Makes each model request of a turn a durable step around `inner` (the
- * host's stream function, innermost in the runner's call stack, so every
- * transport retry is its own step).
- *
- * Live, the request streams straight through to the runner while its
- * events are recorded; the ending is held back until the step's record
- * (the streamed events and the finished message) is stored, so nothing
- * after the request happens before its checkpoint exists. On replay the
- * recorded events are streamed again and the request is never sent. A
- * request interrupted by a crash has no record and is sent again.
- *
- * An abort of the turn requested while the request streams ends it as
- * `aborted`; one requested before it starts ends it at once without
- * sending it. Either way the record says so and the turn's signal fires,
- * live and on replay. An attempt aborted by the call stack itself (a
- * stream watchdog) is recorded as it ended and does not abort the turn.
- *
- * `lane`: the requests are a parallel sub-agent call's (see `StepLanes`):
- * each step waits for its lane's turn, and once the lane's records hold
- * the abort, a request ends aborted at once, without a step.
- */
-/**
  * `llm` with every model request a recorded step (see
  * {@link durableStreamFn}): the turn model's `streamFn` (or pi-ai's
  * `streamSimple`), and the own `streamFn` of each `llm.fallback` model that
@@ -89,7 +68,29 @@ export function durableLlm(ctx: TurnContext, llm: LlmConfig, lane?: Lane): LlmCo
   return durable;
 }
 
-export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): StreamFn {
+/**
+ * Makes each model request of a turn a durable step around `inner` (the
+ * host's stream function, innermost in the runner's call stack, so every
+ * transport retry is its own step).
+ *
+ * Live, the request streams straight through to the runner while its
+ * events are recorded; the ending is held back until the step's record
+ * (the streamed events and the finished message) is stored, so nothing
+ * after the request happens before its checkpoint exists. On replay the
+ * recorded events are streamed again and the request is never sent. A
+ * request interrupted by a crash has no record and is sent again.
+ *
+ * An abort of the turn requested while the request streams ends it as
+ * `aborted`; one requested before it starts ends it at once without
+ * sending it. Either way the record says so and the turn's signal fires,
+ * live and on replay. An attempt aborted by the call stack itself (a
+ * stream watchdog) is recorded as it ended and does not abort the turn.
+ *
+ * `lane`: the requests are a parallel sub-agent call's (see `StepLanes`):
+ * each step waits for its lane's turn, and once the lane's records hold
+ * the abort, a request ends aborted at once, without a step.
+ */
+function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane): StreamFn {
   return (model, context, options) => {
     const stream = createAssistantMessageEventStream();
     void run();
@@ -120,13 +121,8 @@ export function durableStreamFn(ctx: TurnContext, inner: StreamFn, lane?: Lane):
                 };
               } else {
                 // Right before the request goes out: a stall since the claim was last confirmed (another worker
-                // may have taken the turn over meanwhile) is found here, not after the request was paid for. The
-                // last look is made with no wait between it and the send: a stall while the check's answer came
-                // back leaves the confirmation too old, and the claim is checked again.
-                do {
-                  await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
-                  stallIfArmed("model-request-before-send", ctx.faultPoint);
-                } while (!ctx.claim.isFresh(ctx.claimFreshMs));
+                // may have taken the turn over meanwhile) is found here, not after the request was paid for.
+                await confirmClaimBeforeEffect(ctx, "model-request-before-send");
                 const signal = liveSignal(ctx, options?.signal);
                 stallIfArmed("model-request-after-claim-check", ctx.faultPoint);
                 const events: RecordedEvent[] = [];

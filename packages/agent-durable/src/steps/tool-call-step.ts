@@ -17,6 +17,7 @@ import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, withSteeringAtEnd } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
 import { stallIfArmed } from "../workers/fault-point.js";
+import { confirmClaimBeforeEffect } from "./confirm-claim.js";
 
 /** The text of the result an interrupted call gets when its tool may not run again. */
 export const INTERRUPTED_TOOL_RESULT_TEXT =
@@ -180,12 +181,8 @@ async function callLive(
   const attempts = await ctx.stores.turnTable.startToolAttempt(ctx.claim, attemptKey);
   if (attempts > 1 && tool.replay !== "safe") return givenUp(false);
   // Right before `execute`: a stall since the attempt was counted (another worker may have taken the turn over
-  // meanwhile, and answers the call as interrupted) is found here, and the call does not run. The last look is
-  // made with no wait between it and `execute` (see the model request's).
-  do {
-    await ctx.stores.turnTable.assertClaimFresh(ctx.claim, ctx.claimFreshMs);
-    stallIfArmed("tool-call-before-run", ctx.faultPoint);
-  } while (!ctx.claim.isFresh(ctx.claimFreshMs));
+  // meanwhile, and answers the call as interrupted) is found here, and the call does not run.
+  await confirmClaimBeforeEffect(ctx, "tool-call-before-run");
   const callSignal = liveSignal(ctx, signal);
   const logged: AskEvent[] = [];
   const asked = () => (logged.length > 0 ? { asked: logged } : {});

@@ -27,7 +27,7 @@ export class TurnClaim {
   private readonly revocation = new AbortController();
   /**
    * When (`performance.now()`, taken as the statement was sent) a check or
-   * write last found the claim held; see {@link assertClaimFresh}.
+   * write last found the claim held; see {@link isFresh}.
    */
   private confirmedAt = Number.NEGATIVE_INFINITY;
 
@@ -51,11 +51,6 @@ export class TurnClaim {
     return this.revocation.signal;
   }
 
-  /** How long ago (ms of this process's monotonic clock) a check or write last found the claim held. */
-  get confirmedAgoMs(): number {
-    return performance.now() - this.confirmedAt;
-  }
-
   /**
    * Whether a check or write found the claim held within the last
    * `maxAgeMs`, by this process's clock now. A synchronous look: made right
@@ -63,7 +58,7 @@ export class TurnClaim {
    * last check shows here as a confirmation too old.
    */
   isFresh(maxAgeMs: number): boolean {
-    return this.confirmedAgoMs <= maxAgeMs;
+    return performance.now() - this.confirmedAt <= maxAgeMs;
   }
 
   /** A check or write sent at `sentAt` (`performance.now()`) found the claim held. */
@@ -134,23 +129,6 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
   );
   assertClaimed(claim, rows.length > 0);
   claim.confirm(sentAt);
-}
-
-/**
- * Resolves once a check or write found the claim held within the last
- * `maxAgeMs`, checking it again (as {@link assertClaimHolds}) while its last
- * confirmation is older. Called right before an effect outside the database
- * (a model request, a tool's `execute`): a worker that stalled after its
- * last check (paused past its lease while another worker took the turn
- * over) finds out before it sends or runs anything, instead of when it next
- * writes. Its answer reaches the caller some ticks later: the caller looks
- * again with {@link TurnClaim.isFresh} right before the effect, with no
- * wait in between, and checks again when that look finds the confirmation
- * too old. A stall after that look, in the instructions that make the
- * effect, still lets it through; no check in this process can close that.
- */
-export async function assertClaimFresh(pool: pg.Pool, claim: TurnClaim, maxAgeMs: number): Promise<void> {
-  while (claim.confirmedAgoMs > maxAgeMs) await assertClaimHolds(pool, claim);
 }
 
 /**

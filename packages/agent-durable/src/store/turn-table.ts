@@ -6,7 +6,6 @@ import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
 import {
   assertClaimed,
-  assertClaimFresh,
   assertClaimHolds,
   assertClaimHoldsDurably,
   claimCte,
@@ -176,16 +175,6 @@ export class TurnTable {
    */
   async assertClaimHoldsDurably(claim: TurnClaim): Promise<void> {
     await assertClaimHoldsDurably(this.pool, claim);
-  }
-
-  /**
-   * Checks the claim again when a check or write last found it held more
-   * than `maxAgeMs` ago (see `assertClaimFresh`): called right before a
-   * model request is sent or a tool runs. Throws `superseded` when it no
-   * longer holds.
-   */
-  async assertClaimFresh(claim: TurnClaim, maxAgeMs: number): Promise<void> {
-    await assertClaimFresh(this.pool, claim, maxAgeMs);
   }
 
   /** Revokes each of `claims` that no longer holds (see `TurnClaim.revoked`), in one query. */

@@ -47,7 +47,7 @@ export interface TurnContext {
   /**
    * How recently a check or write must have found the claim held for a
    * model request to be sent or a tool to run without checking it again
-   * (see `assertClaimFresh`): a quarter of the worker's lease.
+   * (see `confirmClaimBeforeEffect`): a quarter of the worker's lease.
    */
   readonly claimFreshMs: number;
   /** A test-only crash point of the worker (see `fault-point.ts`), or undefined. */
