@@ -34,11 +34,6 @@ export async function* followLog(
   options: FollowOptions & { failure?: () => Promise<Error | undefined> },
 ): AsyncGenerator<RuntimeEvent> {
   let last = options.afterSeq ?? 0;
-  if (last > 0) {
-    // Only a reader that reconnects can stand at or after the ending; once anything is read, the ending is yielded.
-    const ending = await log.terminal(turnKey);
-    if (ending !== undefined && ending.seq <= last) return;
-  }
   let failure: Error | undefined;
   while (!options.signal?.aborted) {
     // Watching before the read: a notification of events written after the read's snapshot wakes the wait.
@@ -55,8 +50,12 @@ export async function* followLog(
       if (last > before && events.length === FOLLOW_PAGE) continue;
       // Found failed at the read before this one: everything the turn logged before it ended is read now.
       if (failure) throw failure;
-      // Nothing new: the turn may have ended without an ending.
-      if (last === before) failure = await options.failure?.();
+      if (last === before) {
+        // Nothing new: the log may have ended before where the reader stands, or the turn ended without an ending.
+        const [ending, failed] = await Promise.all([log.terminal(turnKey), options.failure?.()]);
+        if (ending !== undefined && ending.seq <= last) return;
+        failure = failed;
+      }
       if (!failure) await watch.wait(FOLLOW_POLL_MS, options.signal);
     } finally {
       watch.stop();
