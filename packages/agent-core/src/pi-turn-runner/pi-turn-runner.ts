@@ -1,5 +1,6 @@
 import type { Context as OtelContext } from "@opentelemetry/api";
-import type { SubAgentStep, TurnOutcome } from "@turnkit/protocol";
+import type { TurnOutcome } from "@turnkit/protocol";
+import type { TurnPlace } from "../sub-agents/turn-nesting.js";
 import { subscribeAgentEvents } from "./agent-events.js";
 import { wireCancellation } from "./cancellation.js";
 import { finishTurn } from "./finish-turn.js";
@@ -27,7 +28,7 @@ export class PiTurnRunner {
   /** How a turn of this runner starts a sub-agent's turn on it. */
   private readonly startTurn = (
     input: RunTurnInput,
-    place: { subAgentPath: readonly SubAgentStep[]; requestIdScope: string },
+    place: TurnPlace,
     traceParent: OtelContext | undefined,
   ): Promise<TurnOutcome> => this.runNestedTurn(input, place, traceParent);
 
@@ -63,7 +64,7 @@ export class PiTurnRunner {
    */
   private async runNestedTurn(
     input: RunTurnInput,
-    place: { subAgentPath: readonly SubAgentStep[]; requestIdScope: string },
+    place: TurnPlace,
     traceParent: OtelContext | undefined,
   ): Promise<TurnOutcome> {
     assertValidRunTurnInput(input);
@@ -72,6 +73,7 @@ export class PiTurnRunner {
       subAgentPath: place.subAgentPath,
       requestIdScope: place.requestIdScope,
       traceParent,
+      ...(place.parentWatch && { parentWatch: place.parentWatch }),
       startTurn: this.startTurn,
     });
     // Step 2: the first session.status, `running`, then the warnings found while the turn was prepared.

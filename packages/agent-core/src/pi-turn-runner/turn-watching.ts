@@ -1,6 +1,6 @@
 import type { AgentEvent } from "@turnkit/agent-loop";
 import { ErrorCode, type RuntimeWarningPayload, type StepReport, type TurnOutcome } from "@turnkit/protocol";
-import { budgetExceededMessage } from "../turn-watch/turn-budget.js";
+import { budgetExceededMessage, limitAboveMessage } from "../turn-watch/turn-budget.js";
 import { TurnWatch, type WarningSink } from "../turn-watch/turn-watch.js";
 import { failTurn } from "./turn-failure.js";
 import { jsonSafe } from "../event-bridge/json-safe.js";
@@ -26,6 +26,7 @@ export function newTurnWatch(turn: TurnState & WarningSink): TurnWatch {
     telemetry: defaults.telemetry,
     warnings: turn,
     ...(turn.nesting.traceParent && { traceParent: turn.nesting.traceParent }),
+    ...(turn.nesting.parentWatch && { parent: turn.nesting.parentWatch }),
   });
 }
 
@@ -53,14 +54,18 @@ export function watchAgentEvent(turn: RunningTurn, event: AgentEvent): void {
 }
 
 /**
- * Before a new request of the loop: when a budget limit is reached, fails
- * the turn with `budget_exceeded` and answers true; the caller then sends
- * nothing (the request is skipped, its response dropped).
+ * Before a new request of the loop: when a limit of the turn's budget is
+ * reached, or (for a sub-agent turn) an output-token or cost limit of a
+ * turn above it, fails the turn with `budget_exceeded` naming that limit
+ * and answers true; the caller then sends nothing (the request is skipped,
+ * its response dropped).
  */
 export function stopIfOverBudget(turn: TurnState): boolean {
-  const detail = turn.watch.budgetReached();
+  const own = turn.watch.budgetReached();
+  const detail = own ?? turn.watch.limitAboveReached();
   if (!detail) return false;
-  failTurn(turn, { code: ErrorCode.BudgetExceeded, message: budgetExceededMessage(detail), budget: detail });
+  const message = own ? budgetExceededMessage(own) : limitAboveMessage(detail);
+  failTurn(turn, { code: ErrorCode.BudgetExceeded, message, budget: detail });
   return true;
 }
 

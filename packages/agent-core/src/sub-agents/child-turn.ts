@@ -28,7 +28,11 @@ export interface ChildTurnRequest {
  *   `answerActionRequest` (unless the child has its own): the child's
  *   `action.required` reaches the parent's stream marked like its other
  *   events, and the host's answer reaches the child;
- * - its budget is narrowed to what is left of the parent's;
+ * - its budget is narrowed to what is left of the parent's when it starts,
+ *   and it keeps to the output-token and cost limits of every turn above it
+ *   as those turns spend (siblings running beside it included): before
+ *   each request, a limit above that is reached ends it with
+ *   `budget_exceeded`;
  * - when it ends, its report (usage, timing, outcome) joins the parent's
  *   `subAgentCalls` and its spending counts for the parent's budget.
  *
@@ -58,6 +62,7 @@ export async function runChildTurn(
     {
       subAgentPath: [...parent.nesting.subAgentPath, step],
       requestIdScope: parent.nesting.requestIdScope + requestIdScope([call.callKey]),
+      parentWatch: parent.watch,
     },
     parent.watch.toolTraceContext(toolCallId),
   );

@@ -1,6 +1,14 @@
 import type { Context as OtelContext } from "@opentelemetry/api";
 import type { SubAgentStep, TurnOutcome } from "@turnkit/protocol";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
+import type { TurnWatch } from "../turn-watch/turn-watch.js";
+
+/** Where a turn stands among sub-agents, as the turn that starts it says (see {@link TurnNesting}). */
+export interface TurnPlace {
+  readonly subAgentPath: readonly SubAgentStep[];
+  readonly requestIdScope: string;
+  readonly parentWatch?: TurnWatch;
+}
 
 /**
  * How a turn is nested among sub-agents: the sub-agent calls above it
@@ -18,6 +26,8 @@ export interface TurnNesting {
   readonly requestIdScope: string;
   /** The trace context the turn's span goes under: a sub-agent turn's call span; absent for a host's turn. */
   readonly traceParent?: OtelContext;
+  /** A sub-agent turn's: the watch of the turn whose call runs it, which counts its spending and whose limits it keeps to. */
+  readonly parentWatch?: TurnWatch;
   /**
    * Runs `input` as a turn at `subAgentPath` whose tools ask under
    * `requestIdScope` (its span under `traceParent`), as `runTurn` does.
@@ -25,7 +35,7 @@ export interface TurnNesting {
    */
   readonly startTurn: (
     input: RunTurnInput,
-    place: { subAgentPath: readonly SubAgentStep[]; requestIdScope: string },
+    place: TurnPlace,
     traceParent: OtelContext | undefined,
   ) => Promise<TurnOutcome>;
 }

@@ -65,6 +65,16 @@ export function reachedLimit(
   return undefined;
 }
 
+/**
+ * The message of a sub-agent turn's `budget_exceeded` failure on a limit of
+ * a turn above it, reached by that turn's totals with what the sub-agents
+ * running beside this one spent.
+ */
+export function limitAboveMessage(detail: BudgetExceededDetail): string {
+  const what = detail.limit === "maxCost" ? "cost" : "output token";
+  return `A turn above this sub-agent reached its ${what} limit (${detail.limit} ${detail.max}) at ${detail.measured}, counting the sub-agents running beside this one; it ended without another request`;
+}
+
 /** The message of a `budget_exceeded` failure, in words. */
 export function budgetExceededMessage(detail: BudgetExceededDetail): string {
   switch (detail.limit) {

@@ -1,9 +1,9 @@
+// Why this file is long: the entry points of every seam that feeds a turn's watch, and its budget arithmetic, in one class; the work is in the files beside it.
 /**
  * Watching a turn: its usage and cost, where its time went, its warnings,
  * its budget and its spans. One `TurnWatch` per turn, fed by the runner's
  * seams; it never changes what the turn does, except that the runner stops
- * the turn when `budgetReached` says so. (About 260 lines: the seams' entry
- * points in one place, the work in the files beside it.)
+ * the turn when `budgetReached` says so.
  */
 import type { AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import type { Context as OtelContext } from "@opentelemetry/api";
@@ -43,6 +43,14 @@ export interface TurnWatchOptions {
   warnings: WarningSink;
   /** The trace context the turn's span goes under (a sub-agent turn's: its call's span); default the active one. */
   traceParent?: OtelContext;
+  /** A sub-agent turn's: its parent turn's watch, told what this turn spends as it spends it, whose limits this turn keeps to as well. */
+  parent?: TurnWatch;
+}
+
+/** Output tokens and cost spent so far. */
+interface Spending {
+  outputTokens: number;
+  cost: number;
 }
 
 /** Emits a turn's `runtime.warning`s (the runner drops them once the turn settled). */
@@ -79,12 +87,18 @@ export class TurnWatch {
   private imagesOmittedBefore = 0;
   /** Reports of the sub-agent calls that ended, made at the first. */
   private subAgentCalls: SubAgentCallReport[] | undefined = undefined;
+  private readonly turnId: string;
+  private readonly parent: TurnWatch | undefined;
+  /** What each sub-agent turn still running has spent so far, by its turn id; it leaves when its call's report counts instead. */
+  private runningChildren: Map<string, Spending> | undefined = undefined;
 
   constructor(options: TurnWatchOptions) {
     this.clock = options.clock;
     this.startedAt = options.startedAt;
     this.budget = options.budget;
     this.warnings = options.warnings;
+    this.turnId = options.turnId;
+    this.parent = options.parent;
     this.tools = new ToolCallTimer(options.clock);
     this.tracing = startTurnTracing(options.telemetry, options, options.startedAt, options.traceParent);
   }
@@ -187,6 +201,29 @@ export class TurnWatch {
   subAgentCallEnded(report: SubAgentCallReport): void {
     (this.subAgentCalls ??= []).push(report);
     this.usage.addSubAgentCall(report.usage);
+    this.runningChildren?.delete(report.turnId);
+  }
+
+  /**
+   * A running sub-agent turn (`childTurnId`) has spent `spending` so far, its
+   * own sub-agents included: it counts for this turn's limits at once, so
+   * children running side by side see each other's spending, and is passed
+   * on to the turn above.
+   */
+  childSpent(childTurnId: string, spending: Spending): void {
+    (this.runningChildren ??= new Map()).set(childTurnId, spending);
+    this.parent?.childSpent(this.turnId, this.spent());
+  }
+
+  /** What the turn has spent so far: its requests, its sub-agent calls that ended and what those still running spent until now. */
+  private spent(): Spending {
+    let outputTokens = this.usage.outputTokens();
+    let cost = this.usage.cost();
+    for (const child of this.runningChildren?.values() ?? []) {
+      outputTokens += child.outputTokens;
+      cost += child.cost;
+    }
+    return { outputTokens, cost };
   }
 
   /**
@@ -196,25 +233,38 @@ export class TurnWatch {
    */
   budgetLeft(): { maxOutputTokens?: number; maxCost?: number } {
     const left: { maxOutputTokens?: number; maxCost?: number } = {};
+    const spent = this.spent();
     if (this.budget?.maxOutputTokens !== undefined)
-      left.maxOutputTokens = Math.max(this.budget.maxOutputTokens - this.usage.outputTokens(), Number.MIN_VALUE);
-    if (this.budget?.maxCost !== undefined)
-      left.maxCost = Math.max(this.budget.maxCost - this.usage.cost(), Number.MIN_VALUE);
+      left.maxOutputTokens = Math.max(this.budget.maxOutputTokens - spent.outputTokens, Number.MIN_VALUE);
+    if (this.budget?.maxCost !== undefined) left.maxCost = Math.max(this.budget.maxCost - spent.cost, Number.MIN_VALUE);
     return left;
   }
 
   /**
    * The turn's output-token or cost limit its running totals (sub-agent
-   * calls included) reached, or `undefined`. The step limit is left out: a
-   * sub-agent's steps are its own.
+   * calls included, those still running with what they spent so far)
+   * reached, or `undefined`. The step limit is left out: a sub-agent's steps
+   * are its own.
    */
   spendingLimitReached(): BudgetExceededDetail | undefined {
     if (!this.budget) return undefined;
     const { maxOutputTokens, maxCost } = this.budget;
-    return reachedLimit(
-      { maxOutputTokens, maxCost },
-      { steps: this.mainRequests, outputTokens: this.usage.outputTokens(), cost: this.usage.cost() },
-    );
+    const { outputTokens, cost } = this.spent();
+    return reachedLimit({ maxOutputTokens, maxCost }, { steps: this.mainRequests, outputTokens, cost });
+  }
+
+  /**
+   * For a sub-agent turn: the output-token or cost limit of a turn above it
+   * (its parent's, then the parent's parent's...) that the running totals
+   * of that turn reached, or `undefined`. Those totals count what the
+   * sub-agents running beside this one have spent so far.
+   */
+  limitAboveReached(): BudgetExceededDetail | undefined {
+    for (let above = this.parent; above; above = above.parent) {
+      const reached = above.spendingLimitReached();
+      if (reached) return reached;
+    }
+    return undefined;
   }
 
   /** The first limit of the turn's budget its running totals reached, or `undefined`. */
@@ -280,6 +330,7 @@ export class TurnWatch {
   private attemptEnded(request: ModelRequestRecord, attempt: AttemptTimes): void {
     const message = attempt.final!;
     this.usage.addAttempt(request.family, message.usage);
+    this.parent?.childSpent(this.turnId, this.spent());
     if (this.tracing)
       this.tracing.attemptEnded(request.span, attempt.number, message, errorOf(message), attempt.endedAt!);
     // A hook's request ends with its answer; the loop's ends at its message_end (after retries and an overflow resend).

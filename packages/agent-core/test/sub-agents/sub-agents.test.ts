@@ -589,6 +589,56 @@ describe("sub-agents", () => {
     assertToolCallsAnswered(turn.transcript);
   });
 
+  it("children running side by side see each other's spending: once together they reach the parent's limit, neither sends another request", async () => {
+    // Each child's first request returns a call of `wait`, which ends once both children are in it: both first requests are spent by then.
+    let arrived = 0;
+    let bothIn!: () => void;
+    const together = new Promise<void>((resolve) => (bothIn = resolve));
+    const wait = defineRuntimeTool({
+      name: "wait",
+      description: "Waits for the other child",
+      parameters: Type.Object({}),
+      executionMode: "parallel",
+      execute: async () => {
+        if (++arrived === 2) bothIn();
+        await together;
+        return { content: [{ type: "text", text: "done waiting" }] };
+      },
+    });
+    const child = explore(
+      [
+        response(toolCall("wait"), { usage: usageOf(100, 10, 0.3) }),
+        response(toolCall("wait"), { usage: usageOf(100, 10, 0.3) }),
+        "never sent",
+        "never sent",
+      ],
+      { tools: [wait], executionMode: "parallel" },
+    );
+    const turn = await runCheckedTurn({
+      script: [
+        response([toolCall("explore", { task: "one" }), toolCall("explore", { task: "two" })], {
+          usage: usageOf(10, 1, 0.05),
+        }),
+        "never sent",
+      ],
+      input: { tools: [child.tool], budget: { maxCost: 0.5 } },
+    });
+    // Before, each child was lowered to 0.45 and saw only its own 0.3: both asked again, and the turn spent 1.25.
+    expect(child.model.requests).toHaveLength(2);
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "budget_exceeded", budget: { limit: "maxCost", max: 0.5 } },
+    });
+    expect(turn.outcome.usage!.total.cost.total).toBeCloseTo(0.65);
+    for (const call of turn.outcome.subAgentCalls!) {
+      expect(call).toMatchObject({ outcome: "failed", error: { code: "budget_exceeded", budget: { max: 0.5 } } });
+      expect(call.error!.message).toMatch(
+        /^A turn above this sub-agent reached its cost limit \(maxCost 0\.5\) at 0\.6\d*, counting the sub-agents running beside this one/,
+      );
+    }
+    assertToolCallsAnswered(turn.transcript);
+  });
+
   it("a host layer's runCall that hands over an invalid budget: the call is refused naming the field, even when the parent's budget would lower it, and nothing runs", async () => {
     for (const [budget, field] of [
       [{ maxSteps: 0 }, "budget.maxSteps must be a positive integer, got 0"],
