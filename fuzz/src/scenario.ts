@@ -315,8 +315,11 @@ export type RetrySpec =
  * it), reaches its own budget, or calls a sub-agent of its own.
  */
 export type ChildBehaviour =
-  /** `textless`: the child writes `CHILD_PREAMBLE` beside its tool call, and its final response has no text (an error result, never the preamble). */
-  | { kind: "answer"; eventDelayMs: number; withTool: boolean; textless?: boolean }
+  /**
+   * `textless`: the child writes `CHILD_PREAMBLE` beside its tool call, and its final response has no text (an error result, never the preamble).
+   * `toolSteps` (with `withTool`): how many responses call a tool before the answer; default 1.
+   */
+  | { kind: "answer"; eventDelayMs: number; withTool: boolean; textless?: boolean; toolSteps?: number }
   | { kind: "fail"; afterEvents: number }
   | { kind: "hang"; afterEvents: number }
   | { kind: "toolHang" }

@@ -22,6 +22,7 @@ const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
       kind: fc.constant("answer" as const),
       eventDelayMs: fc.constantFrom(0, 0, 5, 50),
       withTool: fc.boolean(),
+      toolSteps: fc.constantFrom(1, 1, 2, 3),
       textless: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     }),
   },
@@ -93,8 +94,10 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
       reusedIds: fc.boolean(),
       // Now and then a call with an empty or blank task, which must be refused without a child turn.
       blankEvery: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
+      // Now and then children that spend side by side against a limit the turn's first response leaves room under.
+      shared: oneIn(4, fc.integer({ min: 41, max: 200 })),
     })
-    .map(({ base, agents, every, hostAnswers, reusedIds, blankEvery }): TurnScenario => {
+    .map(({ base, agents, every, hostAnswers, reusedIds, blankEvery, shared }): TurnScenario => {
       const subAgents: SubAgentSpec[] = agents.map(({ spends, budget, invalidCallBudget, ...agent }, index) => ({
         name: `sub${index + 1}`,
         ...agent,
@@ -102,6 +105,7 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         ...(budget && { budget }),
         ...(invalidCallBudget && { invalidCallBudget }),
       }));
+      if (shared !== undefined) return sideBySide(base, subAgents, shared, hostAnswers);
       const calling = withEveryNthCall(base.requests, every, (call, count) => {
         const agent = subAgents[count % subAgents.length]!;
         const blank = blankEvery !== null && count % blankEvery === 0;
@@ -117,4 +121,42 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         writer: { ...base.writer, slow: undefined },
       };
     });
+}
+
+/**
+ * A turn whose every tool call runs a sub-agent, side by side: each child
+ * calls a tool in three responses before it answers, each response
+ * spending 40 output tokens, and the turn's output-token limit leaves
+ * `room` above what its first response spends, so the children reach it
+ * together, each with requests still to send.
+ */
+function sideBySide(
+  base: TurnScenario,
+  agents: SubAgentSpec[],
+  room: number,
+  hostAnswers: TurnScenario["hostAnswers"] | null,
+): TurnScenario {
+  const subAgents = agents.map(
+    ({ budget: _own, invalidCallBudget: _bad, ...agent }): SubAgentSpec => ({
+      ...agent,
+      child: { kind: "answer", eventDelayMs: 0, withTool: true, toolSteps: 3 },
+      executionMode: "parallel",
+      spends: { output: 40, cost: 0.0005 },
+    }),
+  );
+  const requests = withEveryNthCall(base.requests, 1, (call, count) => ({
+    ...call,
+    tool: subAgents[count % subAgents.length]!.name,
+    args: { kind: "task" as const, task: `task of ${call.id}` },
+  }));
+  const first = requests[0]?.response.usage?.output ?? 0;
+  const spent = Number.isFinite(first) && first >= 0 ? first : 0;
+  return {
+    ...base,
+    requests,
+    subAgents,
+    budget: { maxOutputTokens: spent + room },
+    ...(hostAnswers !== null && { hostAnswers }),
+    writer: { ...base.writer, slow: undefined },
+  };
 }

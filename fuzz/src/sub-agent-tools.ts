@@ -84,7 +84,9 @@ function childEntries(child: ChildBehaviour, spends?: SubAgentSpec["spends"]): S
         ];
       return child.withTool
         ? [
-            response(toolCall("probe", { value: "x" }), { ...usage }),
+            ...Array.from({ length: child.toolSteps ?? 1 }, () =>
+              response(toolCall("probe", { value: "x" }), { ...usage }),
+            ),
             response("child answer", { eventDelayMs: child.eventDelayMs, ...usage }),
           ]
         : [response("child answer", { eventDelayMs: child.eventDelayMs, ...usage })];

@@ -8,10 +8,16 @@
  *   names a limit of the turn that the turn's totals did reach.
  * - A child that failed on its budget names its own step limit, or an
  *   output-token or cost limit no higher than its own and the parent's
- *   (the parent's lowers the child's to what is left).
+ *   (the parent's lowers the child's to what is left), or the parent's own
+ *   limit, which the parent's totals with the children running beside it
+ *   reached.
  * - A child keeps to the lower of its own and its parent's output-token and
  *   cost limits as a turn keeps to its own (invariant 22): once a step of
  *   it closed with its totals at that limit, it made no further attempt.
+ * - Children running at once see each other's spending: the turn's total
+ *   passes its output-token or cost limit by at most one request of each
+ *   turn (its own and every child's, nested ones included), the largest
+ *   each made.
  */
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
@@ -67,6 +73,7 @@ export function checkSubAgentBudgets(
         fail(`call ${message.toolCallId} refused on ${limit} ${max}, but the turn's total is ${total}`);
     }
   }
+  checkSharedSpending(outcome, events, budget, fail);
   for (const call of outcome.subAgentCalls ?? []) {
     const agent = byName.get(call.agent);
     if (!agent) continue;
@@ -87,6 +94,16 @@ export function checkSubAgentBudgets(
         fail(`${call.turnId} failed on maxSteps ${named.max}; its own is ${own?.maxSteps}`);
       continue;
     }
+    if (call.error?.message.startsWith("A turn above this sub-agent reached")) {
+      // The parent's limit, reached by the parent with the children running beside this one.
+      if (named.max !== budget?.[named.limit])
+        fail(
+          `${call.turnId} failed on a limit above it, ${named.limit} ${named.max}; the turn's is ${budget?.[named.limit]}`,
+        );
+      if (!(named.measured >= named.max))
+        fail(`${call.turnId} failed on the turn's ${named.limit} ${named.max}, measured at only ${named.measured}`);
+      continue;
+    }
     const max = lower(named.limit);
     if (max === undefined) fail(`${call.turnId} failed on ${named.limit}, which neither it nor its parent has`);
     else if (named.max > max)
@@ -94,4 +111,72 @@ export function checkSubAgentBudgets(
         `${call.turnId} failed on ${named.limit} ${named.max}, above its own ${own?.[named.limit]} or the parent's ${budget?.[named.limit]}`,
       );
   }
+}
+
+/**
+ * Once the turn's totals (its children's spending counted as it happens)
+ * reach an output-token or cost limit, every turn of the tree sends at most
+ * the one request it may have had on the way: the final total passes the
+ * limit by no more than the largest request of each turn. A turn whose
+ * spending no step report shows counts with all of it.
+ */
+function checkSharedSpending(
+  outcome: TurnOutcome,
+  events: readonly RuntimeEvent[],
+  budget: TurnScenario["budget"],
+  fail: (detail: string) => never,
+): void {
+  const total = outcome.usage?.total;
+  if (!budget || !total) return;
+  const largest = new Map<string, { output: number; cost: number }>();
+  const stepTotals = new Map<string, { output: number; cost: number }>();
+  for (const event of events) {
+    if (event.type !== "stream.resp" || event.payload.chunk.kind !== "finish") continue;
+    const step = event.payload.chunk.step;
+    if (!step) continue;
+    const turn = event.origin?.turnId ?? "";
+    const most = largest.get(turn) ?? { output: 0, cost: 0 };
+    largest.set(turn, {
+      output: Math.max(most.output, step.usage.output),
+      cost: Math.max(most.cost, step.usage.cost.total),
+    });
+    const sum = stepTotals.get(turn) ?? { output: 0, cost: 0 };
+    stepTotals.set(turn, { output: sum.output + step.usage.output, cost: sum.cost + step.usage.cost.total });
+  }
+  // Every turn's own spending (its requests, sub-agents left out), from the reports of the outcome.
+  const own = new Map<string, { output: number; cost: number }>();
+  own.set("", {
+    output: total.output - (outcome.usage?.subAgents?.output ?? 0),
+    cost: total.cost.total - (outcome.usage?.subAgents?.cost.total ?? 0),
+  });
+  const visit = (calls: TurnOutcome["subAgentCalls"]) => {
+    for (const call of calls ?? []) {
+      const usage = call.usage;
+      if (usage)
+        own.set(call.turnId, {
+          output: usage.total.output - (usage.subAgents?.output ?? 0),
+          cost: usage.total.cost.total - (usage.subAgents?.cost.total ?? 0),
+        });
+      visit(call.subAgentCalls);
+    }
+  };
+  visit(outcome.subAgentCalls);
+  let allowedOutput = 0;
+  let allowedCost = 0;
+  for (const [turn, spent] of own) {
+    const reported = stepTotals.get(turn) ?? { output: 0, cost: 0 };
+    const most = largest.get(turn) ?? { output: 0, cost: 0 };
+    // Spending no step report shows (a request that failed, an auxiliary one) may all be past the limit.
+    allowedOutput += most.output + Math.max(0, spent.output - reported.output);
+    allowedCost += most.cost + Math.max(0, spent.cost - reported.cost);
+  }
+  const { maxOutputTokens, maxCost } = budget;
+  if (maxOutputTokens !== undefined && total.output > maxOutputTokens + allowedOutput)
+    fail(
+      `the turn spent ${total.output} output tokens with maxOutputTokens ${maxOutputTokens}: more than one request (${allowedOutput} at most) of each turn past the limit`,
+    );
+  if (maxCost !== undefined && total.cost.total > maxCost + allowedCost * (1 + 1e-9) + 1e-12)
+    fail(
+      `the turn spent ${total.cost.total} with maxCost ${maxCost}: more than one request (${allowedCost} at most) of each turn past the limit`,
+    );
 }
