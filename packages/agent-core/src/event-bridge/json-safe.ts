@@ -3,12 +3,14 @@
  * booleans, null, arrays and plain objects of them, no cycle; an object
  * field may be `undefined`, which JSON leaves out), else a copy
  * of it that `JSON.stringify` accepts and reads back as it is:
- * what JSON would write for it, without its two crashes. A cycle becomes
- * the string `"[Circular]"`, a bigint its decimal string; as in JSON, a
+ * what JSON would write for it, without its crashes. A cycle becomes
+ * the string `"[Circular]"`, a value nested deeper than
+ * 256 levels the string `"[Too deep]"` (JSON would run out
+ * of stack, and a database may refuse it), a bigint its decimal string; as in JSON, a
  * non-finite number or a function, symbol or `undefined` in a list (or a
  * hole in it) becomes `null`, such a field is left out, and a value with
  * `toJSON` is replaced by what it returns. A field whose read throws (a
- * getter, a `toJSON`) is left out too, and a `__proto__` key stays an own
+ * getter, a `toJSON`, a proxy whose keys cannot be listed) is left out too, and a `__proto__` key stays an own
  * field of the copy. Never throws; never changes `value`. Used for
  * everything of a runtime event that host code handed over (tool results
  * and their details, tool-call arguments, trace attributes), which events
@@ -16,8 +18,11 @@
  */
 export function jsonSafe(value: unknown): unknown {
   // Most values are a few numbers and strings, or a tool's plain result: they are checked, not copied.
-  return isPlainJsonValue(value) ? value : copy(value, new Set());
+  return isPlainJsonValue(value) ? value : copy(value, new Set(), 0);
 }
+
+/** How deep {@link jsonSafe} copies a value: what lies deeper becomes the string `"[Too deep]"`. */
+const JSON_SAFE_MAX_DEPTH = 256;
 
 /** True when `value` is plain JSON as {@link jsonSafe} defines it (then it hands `value` back as it is). Never throws. */
 export function isPlainJsonValue(value: unknown): boolean {
@@ -61,7 +66,7 @@ function isPlainJson(value: unknown, depth: number): boolean {
   return true;
 }
 
-function copy(value: unknown, open: Set<object>): unknown {
+function copy(value: unknown, open: Set<object>, depth: number): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -77,6 +82,17 @@ function copy(value: unknown, open: Set<object>): unknown {
   }
   if (value === null) return null;
   if (open.has(value)) return "[Circular]";
+  if (depth >= JSON_SAFE_MAX_DEPTH) return "[Too deep]";
+  try {
+    return copyObject(value, open, depth);
+  } catch {
+    // A proxy that cannot be listed or is revoked: left out, as a field whose read throws.
+    open.delete(value);
+    return undefined;
+  }
+}
+
+function copyObject(value: object, open: Set<object>, depth: number): unknown {
   const toJSON = read(value, "toJSON");
   if (typeof toJSON === "function") {
     let replaced: unknown;
@@ -86,7 +102,7 @@ function copy(value: unknown, open: Set<object>): unknown {
       return undefined;
     }
     open.add(value);
-    const result = copy(replaced, open);
+    const result = copy(replaced, open, depth);
     open.delete(value);
     return result;
   }
@@ -94,12 +110,12 @@ function copy(value: unknown, open: Set<object>): unknown {
   let result: unknown;
   if (Array.isArray(value)) {
     const items: unknown[] = [];
-    for (let index = 0; index < value.length; index++) items.push(copy(read(value, index), open) ?? null);
+    for (let index = 0; index < value.length; index++) items.push(copy(read(value, index), open, depth + 1) ?? null);
     result = items;
   } else {
     const fields: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      const safe = copy(read(value, key), open);
+      const safe = copy(read(value, key), open, depth + 1);
       if (safe === undefined) continue;
       // Defined, not assigned: a `__proto__` key (JSON.parse makes one an own field) must stay a field.
       if (key === "__proto__")

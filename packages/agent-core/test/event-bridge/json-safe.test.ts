@@ -37,4 +37,36 @@ describe("jsonSafe", () => {
     };
     expect(jsonSafe(value)).toEqual({ ok: 1, list: [1, null, 3] });
   });
+
+  it('writes what lies deeper than 256 levels as "[Too deep]" instead of running out of stack', () => {
+    let value: unknown = { leaf: 1 };
+    for (let level = 0; level < 100_000; level++) value = level % 2 ? { v: value } : [value];
+    const copy = jsonSafe(value);
+    let depth = 0;
+    let at: unknown = copy;
+    while (typeof at === "object" && at !== null) {
+      at = Array.isArray(at) ? at[0] : (at as { v: unknown }).v;
+      depth++;
+    }
+    expect(depth).toBe(256);
+    expect(at).toBe("[Too deep]");
+    expect(JSON.parse(JSON.stringify(copy))).toEqual(copy);
+  });
+
+  it("leaves out a proxy that is revoked or whose keys cannot be listed", () => {
+    const revocable = Proxy.revocable({}, {});
+    revocable.revoke();
+    const unlisted = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("no keys");
+        },
+      },
+    );
+    expect(jsonSafe({ ok: 1, revoked: revocable.proxy, unlisted, list: [revocable.proxy] })).toEqual({
+      ok: 1,
+      list: [null],
+    });
+  });
 });

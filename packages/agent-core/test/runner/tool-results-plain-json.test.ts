@@ -74,6 +74,22 @@ describe("a tool result's details", () => {
     expect(details.self).toBe(details);
   });
 
+  it("nested far too deep for JSON reach events and the stored history cut at 256 levels, and the turn goes on", async () => {
+    let details: Record<string, unknown> = { leaf: 1 };
+    for (let level = 0; level < 100_000; level++) details = { v: details };
+    const { turn, stored } = await callOnce(details);
+    // Before, the turn failed with "Maximum call stack size exceeded".
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expectPersistable(turn.events);
+    const persisted = turn.writer.ofType("message.persisted").flatMap((event) => event.payload.messages);
+    for (const kept of [toolResultOf(persisted)?.details, toolResultOf(stored)?.details]) {
+      // Cut 256 levels below the message that holds them.
+      const levels = JSON.stringify(kept).split('{"v":').length - 1;
+      expect(levels).toBeGreaterThan(250);
+      expect(JSON.stringify(kept)).toBe(`${'{"v":'.repeat(levels)}"[Too deep]"${"}".repeat(levels)}`);
+    }
+  });
+
   it("that are plain JSON are handed on as they are, not copied", async () => {
     const details = { rows: [{ id: 1 }], note: "plain" };
     const { turn, stored } = await callOnce(details);

@@ -39,25 +39,41 @@ export interface RecordedRequest {
 
 /**
  * Deep copy for recording. `structuredClone` when it can; otherwise (data
- * that holds functions, signals or class instances) a structural copy that
- * drops functions and `AbortSignal`s. Never throws.
+ * that holds functions, signals or class instances, or nesting too deep
+ * for it) a structural copy that drops functions and `AbortSignal`s, down
+ * to {@link SNAPSHOT_MAX_DEPTH} levels; what lies deeper is recorded as
+ * it is, not copied, and what cannot be read (a revoked proxy, a getter
+ * that throws) is left out. Never throws.
  */
 export function snapshotValue<T>(value: T): T {
   try {
     return structuredClone(value);
   } catch {
-    return copyWithoutFunctions(value, new WeakMap()) as T;
+    return copyWithoutFunctions(value, new WeakMap(), 0) as T;
   }
 }
 
-function copyWithoutFunctions(value: unknown, seen: WeakMap<object, unknown>): unknown {
+/** How deep {@link snapshotValue}'s own copy goes. */
+const SNAPSHOT_MAX_DEPTH = 256;
+
+function copyWithoutFunctions(value: unknown, seen: WeakMap<object, unknown>, depth: number): unknown {
   if (value === null || typeof value !== "object") return typeof value === "function" ? undefined : value;
   if (seen.has(value)) return seen.get(value);
+  if (depth >= SNAPSHOT_MAX_DEPTH) return value;
+  try {
+    return copyObject(value, seen, depth);
+  } catch {
+    // A proxy that is revoked or cannot be listed, a getter that throws: not recorded.
+    return undefined;
+  }
+}
+
+function copyObject(value: object, seen: WeakMap<object, unknown>, depth: number): unknown {
   if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return undefined;
   if (Array.isArray(value)) {
     const copy: unknown[] = [];
     seen.set(value, copy);
-    for (const item of value) copy.push(copyWithoutFunctions(item, seen));
+    for (const item of value) copy.push(copyWithoutFunctions(item, seen, depth + 1));
     return copy;
   }
   if (value instanceof Map || value instanceof Set || value instanceof Date || ArrayBuffer.isView(value)) {
@@ -70,8 +86,9 @@ function copyWithoutFunctions(value: unknown, seen: WeakMap<object, unknown>): u
   const copy: Record<string, unknown> = {};
   seen.set(value, copy);
   for (const [key, field] of Object.entries(value)) {
-    if (typeof field === "function" || (typeof AbortSignal !== "undefined" && field instanceof AbortSignal)) continue;
-    copy[key] = copyWithoutFunctions(field, seen);
+    const copied = copyWithoutFunctions(field, seen, depth + 1);
+    // A function, a signal or what cannot be read is left out; a field that is `undefined` stays.
+    if (copied !== undefined || field === undefined) copy[key] = copied;
   }
   return copy;
 }
