@@ -1,6 +1,6 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { charTokens, isSentToModel } from "./token-estimate.js";
+import { charTokens, isSentToModel, jsonText } from "./token-estimate.js";
 
 /**
  * The messages as plain text for a summary request, one labelled line
@@ -25,8 +25,7 @@ export function conversationText(messages: readonly AgentMessage[], toolResultMa
       case "assistant":
         for (const block of message.content) {
           if (block.type === "text" && block.text.trim() !== "") lines.push(`[Assistant]: ${block.text}`);
-          else if (block.type === "toolCall")
-            lines.push(`[Tool call] ${block.name} ${JSON.stringify(block.arguments)}`);
+          else if (block.type === "toolCall") lines.push(`[Tool call] ${block.name} ${jsonText(block.arguments)}`);
         }
         break;
       case "toolResult": {
@@ -37,7 +36,7 @@ export function conversationText(messages: readonly AgentMessage[], toolResultMa
         break;
       }
       default:
-        lines.push(`[${message.role}]: ${clip(JSON.stringify(message), toolResultMaxChars)}`);
+        lines.push(`[${message.role}]: ${clip(jsonText(message), toolResultMaxChars)}`);
     }
   }
   return lines.join("\n\n");

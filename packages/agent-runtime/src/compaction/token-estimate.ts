@@ -77,8 +77,8 @@ export function estimateMessageTokens(message: AgentMessage): number {
   return Math.ceil(tokens) + images * ESTIMATE_IMAGE_TOKENS;
 }
 
-/** `value` as JSON text, or "" when it has none (a bigint, a cycle). */
-function jsonText(value: unknown): string {
+/** `value` as JSON text, or "" when it has none (a bigint, a cycle, nesting too deep for `JSON.stringify`). Never throws. */
+export function jsonText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? "";
   } catch {
