@@ -72,17 +72,32 @@ interface PerformedResult {
   isError?: boolean;
 }
 
-/** Details no JSON writes as they are (of progress, or of a runner tool's result): a cycle, a bigint, a function, `undefined` and `NaN` in a list. */
+/**
+ * Details no JSON writes as they are (of progress, or of a runner tool's
+ * result): a cycle, a bigint, a function, `undefined` and `NaN` in a list,
+ * a revoked proxy, and nesting deeper than any stack.
+ */
 function oddDetails(callId: string): Record<string, unknown> {
+  const revocable = Proxy.revocable({}, {});
+  revocable.revoke();
   const details: Record<string, unknown> = {
     callId,
     bytes: 10n,
     format: () => callId,
     list: [1, undefined, Number.NaN],
+    revoked: revocable.proxy,
+    nested: DEEP_VALUE,
   };
   details.self = details;
   return details;
 }
+
+/** A value nested 50,000 levels deep, alternating lists and objects, made once. */
+const DEEP_VALUE: unknown = (() => {
+  let value: unknown = { leaf: true };
+  for (let level = 0; level < 50_000; level++) value = level % 2 ? { nested: value } : [value];
+  return value;
+})();
 
 /** What the `toString` of an {@link unreadableThrow} throws: a run that ends with it let a tool's throw escape its call. */
 export const UNREADABLE_THROW_TEXT = "the thrown value cannot be read";

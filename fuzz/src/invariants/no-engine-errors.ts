@@ -6,15 +6,21 @@
  * stream function or a host) went unchecked until the runner's code failed
  * on it, instead of being refused where it came in, naming the field. The
  * generated models stream malformed events now and then
- * (`src/scripted-entries.ts`, `withMalformedEvents`), and an `Agent`'s
- * `transformContext` now and then answers no list, to feed it.
+ * (`src/scripted-entries.ts`, `withMalformedEvents`), an `Agent`'s
+ * `transformContext` now and then answers no list, and tools return details
+ * nested deeper than any stack, with a revoked proxy (`oddDetails`), to
+ * feed it.
  */
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 import { InvariantViolation } from "./violation.js";
 
 const INVARIANT = "23 failures name the field, not an engine error";
 
-/** V8's texts for a property read of null or undefined, a call of a non-function, a spread of a non-iterable. */
+/**
+ * V8's texts for a property read of null or undefined, a call of a
+ * non-function, a spread of a non-iterable, a value JSON cannot write, a
+ * revoked proxy, and a recursion that ran out of stack.
+ */
 const ENGINE_TEXTS = [
   /Cannot read properties of (null|undefined)/,
   /Cannot set properties of (null|undefined)/,
@@ -22,6 +28,10 @@ const ENGINE_TEXTS = [
   /is not a function/,
   /is not iterable/,
   /Cannot convert undefined or null to object/,
+  /Maximum call stack size exceeded/,
+  /Converting circular structure to JSON/,
+  /Do not know how to serialize a BigInt/,
+  /on a proxy that has been revoked/,
 ];
 
 function engineText(value: unknown): string | undefined {
