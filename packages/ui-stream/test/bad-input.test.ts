@@ -72,6 +72,10 @@ describe("bad input", () => {
         () => new TurnkitChatTransport({ fetch: "x" as never }),
         "TurnkitChatTransport: options.fetch must be a function, got string",
       ],
+      [
+        () => new TurnkitChatTransport({ onTurn: "x" as never }),
+        "TurnkitChatTransport: options.onTurn must be a function, got string",
+      ],
     ] as const) {
       expect(call).toThrow(new TypeError(message));
     }
