@@ -1,4 +1,4 @@
-import { type TurnkitUIMessage, withoutSupersededParts } from "@turnkit/ui-stream";
+import { type TurnkitUIMessage, withApprovalAnswers, withoutSupersededParts } from "@turnkit/ui-stream";
 import { useState } from "react";
 import { type Question, QuestionCard } from "./question-card.js";
 import type { QuestionAnswer } from "./server-api.js";
@@ -22,7 +22,8 @@ export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
       </div>
     );
   }
-  const shown = withoutSupersededParts(message);
+  // A crash's interrupted attempt left out; approvals answered elsewhere (another tab) shown as answered.
+  const shown = withApprovalAnswers(withoutSupersededParts(message));
   const metadata = message.metadata;
   const turnId = metadata?.turnId ?? message.id;
   // A question is open while its turn runs and its call has no result yet.

@@ -17,6 +17,7 @@ export { readTurnUIMessage } from "./read-turn-ui-message.js";
 // ---------------------------------------------------------------- the message a turn becomes
 export type {
   SequencedUIMessageChunk,
+  TurnkitApprovalAnswer,
   TurnkitDataParts,
   TurnkitMessageMetadata,
   TurnkitPartOrigin,
@@ -24,6 +25,7 @@ export type {
   TurnkitUIMessageChunk,
 } from "./turnkit-ui-message.js";
 export { withoutSupersededParts } from "./superseded-parts.js";
+export { withApprovalAnswers } from "./approval-answers.js";
 
 // ---------------------------------------------------------------- the browser side
 export {

@@ -6,9 +6,10 @@ import type {
   SessionStatusPayload,
   StreamRespPayload,
   StreamToolCallChunk,
-  StreamToolCallResult,
 } from "@turnkit/protocol";
 import type { FinishReason, ProviderMetadata } from "ai";
+import { approvalAnswerChunk } from "./approval-answers.js";
+import { resultText, toolOutput } from "./tool-output.js";
 import { APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import type { TurnkitMessageMetadata, TurnkitUIMessageChunk } from "./turnkit-ui-message.js";
@@ -25,7 +26,8 @@ interface ToolCallState {
   toolName: string;
   messageId: string;
   inputAvailable: boolean;
-  denied: boolean;
+  /** The approval request of the call that was answered other than yes (denied, timed out, the turn aborted). */
+  refusedApproval?: string;
 }
 
 const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
@@ -44,10 +46,14 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  * - `stream.resp` text and thinking deltas become text and reasoning parts
  *   (a new part whenever the kind changes); a tool call becomes a tool part
  *   (`tool-<name>`) with its input, then its output, its error, or
- *   `output-denied` when a person denied it; the `finish` chunk ends the
- *   step and reports the turn's usage so far as message metadata.
+ *   `output-denied` when its approval was not granted; the `finish` chunk
+ *   ends the step and reports the turn's usage so far as message metadata.
  * - `action.required` becomes a `tool-approval-request` whose `approvalId`
  *   is the request id to answer (`respond` of `@turnkit/agent-durable`).
+ *   Its answer becomes a `data-turnkit-approval` part (the stream has no
+ *   chunk for it): at once when approved; when not (denied, no answer in
+ *   time, the turn aborted), with the call's result text as the reason,
+ *   just before its `output-denied`. See `withApprovalAnswers`.
  * - `runtime.warning`, steered user messages and, after a crash, the ids
  *   of the superseded attempt become `data-turnkit-…` parts.
  * - The terminal status ends the message: `finish` (completed), the final
@@ -250,9 +256,11 @@ export class UIMessageChunkMapper {
     if (status === "finished") {
       out.push({ type: "tool-output-available", toolCallId, output: toolOutput(chunk.result) });
     } else if (status === "failed") {
-      if (tool.denied) out.push({ type: "tool-output-denied", toolCallId });
-      else
-        out.push({ type: "tool-output-error", toolCallId, errorText: resultText(chunk.result) || "the call failed" });
+      const reason = resultText(chunk.result);
+      if (tool.refusedApproval !== undefined) {
+        out.push(approvalAnswerChunk(tool.refusedApproval, toolCallId, false, reason || undefined));
+        out.push({ type: "tool-output-denied", toolCallId });
+      } else out.push({ type: "tool-output-error", toolCallId, errorText: reason || "the call failed" });
     }
   }
 
@@ -266,7 +274,7 @@ export class UIMessageChunkMapper {
   ): void {
     let tool = this.tools.get(toolCallId);
     if (!tool) {
-      tool = { toolName, messageId, inputAvailable: false, denied: false };
+      tool = { toolName, messageId, inputAvailable: false };
       this.tools.set(toolCallId, tool);
       out.push({ type: "tool-input-start", toolCallId, toolName, providerMetadata: origin(messageId) });
     }
@@ -290,10 +298,14 @@ export class UIMessageChunkMapper {
 
   private onTrace(seq: number, payload: DebugTracePayload, out: TurnkitUIMessageChunk[]): void {
     const attrs = payload.attrs ?? {};
-    if (payload.phase === APPROVAL_TRACE_PHASE && attrs.result === "denied") {
-      const toolCallId = this.approvals.get(String(attrs.requestId));
+    if (payload.phase === APPROVAL_TRACE_PHASE) {
+      const requestId = String(attrs.requestId);
+      const toolCallId = this.approvals.get(requestId);
       const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId);
-      if (tool) tool.denied = true;
+      if (tool && toolCallId !== undefined) {
+        if (attrs.result === "approved") out.push(approvalAnswerChunk(requestId, toolCallId, true));
+        else tool.refusedApproval = requestId;
+      }
     }
     if (payload.phase === RESUME_TRACE_PHASE) {
       const fromSeq = Number(attrs.supersededFromSeq);
@@ -326,18 +338,6 @@ export class UIMessageChunkMapper {
 
 function origin(messageId: string): ProviderMetadata {
   return { turnkit: { messageId } };
-}
-
-function resultText(result: StreamToolCallResult | undefined): string {
-  return (result?.content ?? [])
-    .map((block) => (block.type === "text" ? block.text : ""))
-    .join("")
-    .trim();
-}
-
-/** A tool part's `output`: what the model saw (`content`, images as descriptors) and the host-only `details`. */
-function toolOutput(result: StreamToolCallResult | undefined): { content: unknown[]; details?: unknown } {
-  return { content: result?.content ?? [], ...(result?.details !== undefined && { details: result.details }) };
 }
 
 function contentText(content: unknown): string {
