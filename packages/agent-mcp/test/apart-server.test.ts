@@ -1,32 +1,33 @@
 /*
  * agent-mcp against a server written apart from this repository, as the
  * MCP SDK's users write one (`McpServer`, zod schemas): over stdio and
- * over Streamable HTTP with sessions, without (a new server per request),
- * and without answering in JSON. What each odd answer becomes for the
- * model, a server that hangs up in the middle of a call, and a tool list
- * that follows the server's enable, disable and remove.
+ * over Streamable HTTP with sessions, and without (a new server per
+ * request, answering with an event stream or in JSON). What each odd
+ * answer becomes for the model, a server that hangs up in the middle of a
+ * call, progress, logging, sampling and elicitation from a tool, and a
+ * tool list that follows the server's enable, disable and remove.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createMcpExtension } from "../src/index.js";
+import { type McpExtensionOptions, createMcpExtension } from "../src/index.js";
 import { APART_PNG_BASE64, type ApartHttpMode, startApartHttpServer } from "./fixtures/apart-server.js";
 import { APART_STDIO_BUNDLE } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 type Transport = "stdio" | ApartHttpMode;
 
-async function apartExtension(transport: Transport, callTimeoutMs?: number) {
-  const limits = callTimeoutMs === undefined ? {} : { callTimeoutMs };
+/** The extension of the apart server over `transport`, with `options` on top of the defaults. */
+async function apartExtension(transport: Transport, options: Partial<McpExtensionOptions> = {}) {
   if (transport === "stdio")
     return createMcpExtension({
       id: "apart",
       server: { command: process.execPath, args: [APART_STDIO_BUNDLE] },
-      ...limits,
+      ...options,
     });
   const http = await startApartHttpServer(transport);
   onTestFinished(() => http.close());
-  return createMcpExtension({ id: "apart", server: { url: http.url }, ...limits });
+  return createMcpExtension({ id: "apart", server: { url: http.url }, ...options });
 }
 
 describe("a server written with the SDK's McpServer, apart from this repository", () => {
@@ -111,7 +112,7 @@ describe("a server written with the SDK's McpServer, apart from this repository"
 
   for (const transport of ["stateless", "stateless-json"] as const) {
     it(`over ${transport}: a request the server makes during a call is never answered (the answer goes to a new server), so the call ends at callTimeoutMs`, async () => {
-      const mcp = await apartExtension(transport, 400);
+      const mcp = await apartExtension(transport, { callTimeoutMs: 400 });
       const runtime = await createAgentRuntime({ base: [mcp] });
       const turn = await runMcpTurn({ runtime, script: [response([toolCall("ask_unsupported", {})]), "Done."] });
       expect(turn.toolResults[0]).toMatchObject({
@@ -120,6 +121,43 @@ describe("a server written with the SDK's McpServer, apart from this repository"
         details: { error: "call_timeout" },
       });
       expect(mcp.status.state).toBe("ready");
+      await runtime.dispose();
+    });
+  }
+
+  for (const transport of ["stdio", "stateful"] as const) {
+    it(`over ${transport}: a tool that reports progress, logs, asks the turn's model and asks the person, as McpServer's users write it`, async () => {
+      const logged: string[] = [];
+      const mcp = await apartExtension(transport, {
+        sampling: {},
+        elicitation: {},
+        logLevel: "info",
+        logger: { debug: (message) => void logged.push(message) },
+      });
+      const runtime = await createAgentRuntime({ base: [mcp] });
+      const updates: unknown[] = [];
+      const turn = await runMcpTurn({
+        runtime,
+        script: [
+          response([toolCall("summarize", { text: "a long text" }), toolCall("confirm", {})]),
+          "Short.",
+          "Done.",
+        ],
+        answerActionRequest: () => ({ action: "accept", content: { sure: true } }),
+        onEvent: (event) => {
+          if (event.type === "debug.trace" && event.payload.message === "tool_execution_update") updates.push(event);
+        },
+      });
+      expect(turn.outcome).toEqual({ kind: "completed" });
+      expect(turn.toolResults.map((result) => [result.isError, result.text])).toEqual([
+        [false, "summary: Short."],
+        [false, 'person: accept {"sure":true}'],
+      ]);
+      expect(turn.model.requests[1]!.context.messages).toMatchObject([
+        { role: "user", content: [{ type: "text", text: "Summarize: a long text" }] },
+      ]);
+      expect(logged).toContain('MCP server "apart" (summarize): summarizing 11 chars');
+      expect(JSON.stringify(updates)).toContain("asking the model (1/2)");
       await runtime.dispose();
     });
   }
