@@ -196,6 +196,10 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     expect(users).toEqual(["deploy from tab one", "deploy from tab two"]);
     expect(await page.getByTestId("assistant-message").first().getAttribute("data-status")).toBe("aborted");
     expect(await answerText(page.getByTestId("assistant-message").first())).toMatch(/^I will deploy/);
+    // Stopped while it waited for approval: the call was not approved, and its part says why.
+    const stopped = page.getByTestId("assistant-message").first().getByTestId("tool");
+    expect(await stopped.getAttribute("data-state")).toBe("output-denied");
+    expect(await stopped.textContent()).toContain("Tool call was not executed: the run was aborted.");
     await post("/sessions/two-tabs/turns/t2/abort");
     await page.close();
   }, 60_000);

@@ -122,6 +122,7 @@ function ToolView({
         <pre>{JSON.stringify(part.input, null, 2)}</pre>
         {output && <pre>{output.content?.map((block) => block.text ?? "").join("")}</pre>}
         {part.state === "output-error" && <pre className="error">{part.errorText}</pre>}
+        {part.state === "output-denied" && part.approval?.reason && <pre className="error">{part.approval.reason}</pre>}
       </details>
       {part.state === "approval-requested" && (
         <div className="approval" data-testid="approval-card">
