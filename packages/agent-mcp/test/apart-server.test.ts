@@ -182,6 +182,15 @@ describe("a server written with the SDK's McpServer, apart from this repository"
     const t4 = await runMcpTurn({ runtime, turnId: "t4", script: ["Ok."] });
     expect([offered(t1), offered(t2), offered(t3), offered(t4)]).toEqual([true, false, true, false]);
     expect(t3.toolResults[0]).toMatchObject({ isError: false, text: "late here" });
+    // A name with a character providers refuse is offered made safe, and its calls reach the server's name.
+    const names = t4.model.requests[0]!.context.tools!.map((tool) => tool.name);
+    expect(names.filter((name) => !/^[A-Za-z0-9_-]{1,64}$/.test(name))).toEqual([]);
+    const read = await runMcpTurn({
+      runtime,
+      turnId: "t5",
+      script: [response([toolCall("notes_read", {})]), "Ok."],
+    });
+    expect(read.toolResults[0]).toMatchObject({ isError: false, text: "remember the milk" });
 
     expect((await mcp.readResource("apart://logo.png")).contents).toEqual([
       { uri: "apart://logo.png", mimeType: "image/png", blob: APART_PNG_BASE64 },
