@@ -23,28 +23,36 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
  */
 export function fetchClosingCancelledRequests(stateless: () => boolean, base?: FetchLike): FetchLike {
   /** The requests whose POST is still open, by JSON-RPC id. */
-  const open = new Map<string | number, AbortController>();
+  const open = new Map<string | number, () => void>();
   return async (url, init) => {
     const send = base ?? fetch;
     const message = init?.method === "POST" ? oneMessage(init.body) : undefined;
     if (message?.method === "notifications/cancelled" && stateless()) {
       const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof id === "string" || typeof id === "number") open.get(id)?.abort();
+      if (typeof id === "string" || typeof id === "number") open.get(id)?.();
     }
     const id = message?.id;
     if (message?.method === undefined || (typeof id !== "string" && typeof id !== "number")) return send(url, init);
 
+    // The POST ends when the transport closes (its own signal) or when the request is cancelled (then on purpose).
     const closing = new AbortController();
-    open.set(id, closing);
+    let cancelled = false;
+    const cancel = () => {
+      cancelled = true;
+      closing.abort();
+    };
+    const transport = init?.signal ?? undefined;
+    const follow = () => closing.abort(transport?.reason);
+    if (transport?.aborted) follow();
+    else transport?.addEventListener("abort", follow, { once: true });
+    open.set(id, cancel);
     const forget = () => {
-      if (open.get(id) === closing) open.delete(id);
+      transport?.removeEventListener("abort", follow);
+      if (open.get(id) === cancel) open.delete(id);
     };
     let response: Response;
     try {
-      response = await send(url, {
-        ...init,
-        signal: init?.signal ? AbortSignal.any([init.signal, closing.signal]) : closing.signal,
-      });
+      response = await send(url, { ...init, signal: closing.signal });
     } catch (error) {
       forget();
       throw error;
@@ -65,7 +73,7 @@ export function fetchClosingCancelledRequests(stateless: () => boolean, base?: F
         } catch (error) {
           forget();
           // Closed for a cancellation: the answer stream ended, nothing broke.
-          if (closing.signal.aborted) controller.close();
+          if (cancelled) controller.close();
           else controller.error(error);
         }
       },
