@@ -11,7 +11,10 @@ interface ApprovalPart {
  * `message` with each `data-turnkit-approval` answer put on its call's
  * tool part: `approval.approved` (and `approval.reason` when it was not
  * granted), and a part still `approval-requested` becomes
- * `approval-responded`. The AI SDK's stream has no chunk for an answer, so
+ * `approval-responded`. An approval the running tool asked itself is over
+ * once its wait ended: the part is the running call again (no `approval`,
+ * `input-available` until its output), since the AI SDK knows approvals
+ * only before a call runs and refuses an output after a no. The AI SDK's stream has no chunk for an answer, so
  * its reader leaves `approval` without one; a page that did not answer
  * itself (another tab, a reload, a resumed stream) would hold a part that
  * the AI SDK's `validateUIMessages` refuses (an `output-available` or
@@ -38,6 +41,12 @@ export function withApprovalAnswers<M extends UIMessage>(message: M): M {
     const tool = part as unknown as ApprovalPart;
     const answer = typeof tool.toolCallId === "string" ? answers.get(tool.toolCallId) : undefined;
     if (!answer || tool.approval?.id !== answer.approvalId) return part;
+    if ("askedByTool" in answer) {
+      changed = true;
+      const { approval: _over, ...call } = part as typeof part & { approval?: unknown };
+      const waiting = tool.state === "approval-requested" || tool.state === "approval-responded";
+      return { ...call, state: waiting ? "input-available" : tool.state } as typeof part;
+    }
     const reason = answer.approved ? undefined : answer.reason;
     if (tool.approval.approved === answer.approved && tool.approval.reason === reason) return part;
     changed = true;
@@ -61,5 +70,14 @@ export function approvalAnswerChunk(
     type: "data-turnkit-approval",
     id: `answer-${approvalId}`,
     data: { approvalId, toolCallId, approved, ...(reason !== undefined && { reason }) },
+  };
+}
+
+/** The `data-turnkit-approval` chunk saying that an approval a running tool asked itself is over (`outcome`). */
+export function askedApprovalEndChunk(approvalId: string, toolCallId: string, outcome: string): TurnkitUIMessageChunk {
+  return {
+    type: "data-turnkit-approval",
+    id: `answer-${approvalId}`,
+    data: { approvalId, toolCallId, askedByTool: true, outcome },
   };
 }

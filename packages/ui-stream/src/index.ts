@@ -38,6 +38,7 @@ export { readSseEvents, type SseEvent } from "./sse-events.js";
 // ---------------------------------------------------------------- errors and defaults
 export { UIStreamError, UIStreamErrorCode } from "./errors.js";
 export {
+  ACTION_REQUEST_TRACE_PHASE,
   APPROVAL_TRACE_PHASE,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_RECONNECT_ATTEMPTS,

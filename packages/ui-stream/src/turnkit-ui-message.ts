@@ -73,19 +73,17 @@ export interface TurnkitDataParts {
 }
 
 /**
- * The answer to a tool call's approval request. `approved: false` covers a
- * person's no, no answer in time and a turn aborted while it waited; then
- * `reason` is what the call's result says (why it did not run), when it
- * says anything.
+ * The answer to a tool call's approval request. Asked before the call ran:
+ * `approved`, where `false` covers a person's no, no answer in time and a
+ * turn aborted while it waited; then `reason` is what the call's result
+ * says (why it did not run), when it says anything. Asked by the running
+ * tool itself (`askHost`): `askedByTool`, and how its wait ended
+ * (`outcome`: `answered`, `timed_out`, `aborted`, …); the answer went to
+ * the tool, whose output says what came of it.
  */
-export interface TurnkitApprovalAnswer {
-  /** The approval request (the tool part's `approval.id`). */
-  approvalId: string;
-  /** The call it was asked for. */
-  toolCallId: string;
-  approved: boolean;
-  reason?: string;
-}
+export type TurnkitApprovalAnswer =
+  | { approvalId: string; toolCallId: string; approved: boolean; reason?: string }
+  | { approvalId: string; toolCallId: string; askedByTool: true; outcome: string };
 
 /** The AI SDK `UIMessage` a Turnkit turn becomes (`useChat<TurnkitUIMessage>`). */
 export type TurnkitUIMessage = UIMessage<TurnkitMessageMetadata, TurnkitDataParts>;

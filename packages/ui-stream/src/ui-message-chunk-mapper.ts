@@ -8,9 +8,9 @@ import type {
   StreamToolCallChunk,
 } from "@turnkit/protocol";
 import type { FinishReason, ProviderMetadata } from "ai";
-import { approvalAnswerChunk } from "./approval-answers.js";
+import { approvalAnswerChunk, askedApprovalEndChunk } from "./approval-answers.js";
 import { resultText, toolOutput } from "./tool-output.js";
-import { APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
+import { ACTION_REQUEST_TRACE_PHASE, APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import type { TurnkitMessageMetadata, TurnkitUIMessageChunk } from "./turnkit-ui-message.js";
 import { assertOptionsObject } from "./argument-checks.js";
@@ -49,11 +49,10 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  *   `output-denied` when its approval was not granted; the `finish` chunk
  *   ends the step and reports the turn's usage so far as message metadata.
  * - `action.required` becomes a `tool-approval-request` whose `approvalId`
- *   is the request id to answer (`respond` of `@turnkit/agent-durable`).
- *   Its answer becomes a `data-turnkit-approval` part (the stream has no
- *   chunk for it): at once when approved; when not (denied, no answer in
- *   time, the turn aborted), with the call's result text as the reason,
- *   just before its `output-denied`. See `withApprovalAnswers`.
+ *   is the request id to answer (`respond` of `@turnkit/agent-durable`);
+ *   its answer, which the stream has no chunk for, a `data-turnkit-approval`
+ *   part (when not granted, just before `output-denied`, with the call's
+ *   result text as the reason; see `withApprovalAnswers`).
  * - `runtime.warning`, steered user messages and, after a crash, the ids
  *   of the superseded attempt become `data-turnkit-…` parts.
  * - The terminal status ends the message: `finish` (completed), the final
@@ -298,14 +297,16 @@ export class UIMessageChunkMapper {
 
   private onTrace(seq: number, payload: DebugTracePayload, out: TurnkitUIMessageChunk[]): void {
     const attrs = payload.attrs ?? {};
-    if (payload.phase === APPROVAL_TRACE_PHASE) {
-      const requestId = String(attrs.requestId);
-      const toolCallId = this.approvals.get(requestId);
-      const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId);
-      if (tool && toolCallId !== undefined) {
+    // How an approval ended: before the call ran (a durable turn's), or asked by the running tool itself.
+    const requestId = String(attrs.requestId);
+    const toolCallId = this.approvals.get(requestId);
+    const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId);
+    if (tool && toolCallId !== undefined) {
+      if (payload.phase === APPROVAL_TRACE_PHASE) {
         if (attrs.result === "approved") out.push(approvalAnswerChunk(requestId, toolCallId, true));
         else tool.refusedApproval = requestId;
-      }
+      } else if (payload.phase === ACTION_REQUEST_TRACE_PHASE && attrs.kind === "tool_approval")
+        out.push(askedApprovalEndChunk(requestId, toolCallId, String(attrs.outcome)));
     }
     if (payload.phase === RESUME_TRACE_PHASE) {
       const fromSeq = Number(attrs.supersededFromSeq);

@@ -65,6 +65,21 @@ const slow = defineRuntimeTool({
   execute: (_ctx, _input, signal) =>
     new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
 });
+/** Asks its own approval while it runs, and answers whatever it was told. */
+const wipe = defineRuntimeTool({
+  name: "wipe",
+  description: "Asks before it wipes",
+  parameters: Type.Object({}),
+  execute: async (ctx) => {
+    const outcome = await ctx.askHost!({
+      kind: "tool_approval",
+      toolCallId: ctx.toolCallId,
+      toolName: "wipe",
+      arguments: {},
+    });
+    return { content: [{ type: "text", text: JSON.stringify(outcome) }] };
+  },
+});
 const asking = defineRuntimeTool({
   name: "deploy",
   description: "Asks which branch",
@@ -81,7 +96,9 @@ const asking = defineRuntimeTool({
 });
 
 async function turn(script: ScriptEntry[], input: Record<string, unknown> = {}): Promise<RuntimeEvent[]> {
-  return [...(await runScriptedTurn({ script, input: { tools: [echo, broken, slow, asking], ...input } })).events];
+  return [
+    ...(await runScriptedTurn({ script, input: { tools: [echo, broken, slow, asking, wipe], ...input } })).events,
+  ];
 }
 
 async function abortedWhen(script: ScriptEntry[], when: (event: RuntimeEvent) => boolean): Promise<RuntimeEvent[]> {
@@ -195,6 +212,14 @@ const scenarios: Record<string, () => Promise<RuntimeEvent[]>> = {
   "an elicitation": () =>
     turn([response([toolCall("deploy", {})]), response("Deployed.")], {
       answerActionRequest: () => ({ action: "accept", content: { branch: "main" } }),
+    }),
+  "an approval a running tool asked itself, granted": () =>
+    turn([response([toolCall("wipe", {})]), response("Wiped.")], {
+      answerActionRequest: () => ({ approved: true }),
+    }),
+  "an approval a running tool asked itself, refused (the tool answers anyway)": () =>
+    turn([response([toolCall("wipe", {})]), response("Not wiped.")], {
+      answerActionRequest: () => ({ approved: false, reason: "no" }),
     }),
   "a steered message": () => {
     let steered = false;
