@@ -25,6 +25,17 @@ export const MALFORMED_QUESTION = {
 /** The answer an `accept` gives. */
 export const ACCEPTED = { action: "accept", content: { ok: true } } as const;
 
+/** The kind of request an ask of `spec` makes: a malformed one is always the malformed elicitation. */
+export function askKind(spec: AskSpec): "elicitation" | "tool_approval" {
+  return spec.approval && !spec.malformed ? "tool_approval" : "elicitation";
+}
+
+/** The host's answer of kind `answer` to a request of kind `kind`: yes or no, as that kind says it. */
+export function hostAnswerOf(answer: "accept" | "decline", kind: string): unknown {
+  if (kind === "tool_approval") return answer === "accept" ? { approved: true } : { approved: false, reason: "no" };
+  return answer === "accept" ? ACCEPTED : { action: "decline" };
+}
+
 /** One `askHost` call of a tool, as the tool saw it. */
 export interface AskRecord {
   callId: string;
@@ -76,7 +87,12 @@ export async function askQuestions(
   const kinds: string[] = [];
   for (const [index, spec] of asks.entries()) {
     const askedAt = clock.now();
-    const question = spec.malformed ? MALFORMED_QUESTION : FUZZ_QUESTION;
+    const question =
+      askKind(spec) === "tool_approval"
+        ? { kind: "tool_approval" as const, toolCallId: call.callId, toolName: "ask", arguments: {} }
+        : spec.malformed
+          ? MALFORMED_QUESTION
+          : FUZZ_QUESTION;
     const outcome = await askHost(question, spec.timeoutMs === "default" ? {} : { timeoutMs: spec.timeoutMs });
     probe.asks.push({ ...call, scope, n: index + 1, spec, askedAt, endedAt: clock.now(), outcome });
     kinds.push(outcome.kind);
@@ -111,9 +127,8 @@ export function hostAnswerer(
     signal.addEventListener("abort", () => (record.signalFiredAt = clock.now()), { once: true });
     switch (spec.kind) {
       case "accept":
-        return ACCEPTED;
       case "decline":
-        return { action: "decline" };
+        return hostAnswerOf(spec.kind, request.kind) as never;
       case "invalid":
         return { action: "maybe" } as never;
       case "throw":
@@ -123,7 +138,7 @@ export function hostAnswerer(
       case "late":
         return new Promise((resolve, reject) => {
           const timer = clock.setTimeout(() => {
-            if (spec.answer === "accept") resolve(ACCEPTED);
+            if (spec.answer === "accept") resolve(hostAnswerOf("accept", request.kind) as never);
             else reject(new Error("the host lost the question"));
           }, spec.ms);
           timers.push(timer);

@@ -47,6 +47,8 @@ export interface AskSpec {
   timeoutMs: number | "default";
   /** The question is malformed (its `serverName` a number, its `requestedSchema` holding a bigint): refused at once, naming the field. */
   malformed?: boolean;
+  /** The question is the asking call's own approval (`tool_approval`), not an elicitation (unless malformed). */
+  approval?: boolean;
 }
 
 /**

@@ -6,7 +6,9 @@
  * answer after recovery, steer a running turn, reload in the middle of a
  * stream and find no text twice; answer the question an MCP server asks
  * on the card the page shows; load a session whose second turn waits
- * behind the first and see each answer after its own question; look through
+ * behind the first and see each answer after its own question; stop a
+ * message queued behind another tab's turn and see it end once, aborted,
+ * without running; look through
  * two chats that wait for approvals, back and forth, and still approve one;
  * stop a turn while its tool runs; see a failing model's error; read a long
  * answer, rendered in a few batches. Screenshots go to
@@ -194,7 +196,52 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     expect(users).toEqual(["deploy from tab one", "deploy from tab two"]);
     expect(await page.getByTestId("assistant-message").first().getAttribute("data-status")).toBe("aborted");
     expect(await answerText(page.getByTestId("assistant-message").first())).toMatch(/^I will deploy/);
+    // Stopped while it waited for approval: the call was not approved, and its part says why.
+    const stopped = page.getByTestId("assistant-message").first().getByTestId("tool");
+    expect(await stopped.getAttribute("data-state")).toBe("output-denied");
+    expect(await stopped.textContent()).toContain("Tool call was not executed: the run was aborted.");
     await post("/sessions/two-tabs/turns/t2/abort");
+    await page.close();
+  }, 60_000);
+
+  it("a message sent while another tab's turn runs waits queued, with a Stop: stopped, it ends once, aborted, without running", async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("message-input").waitFor();
+    const sessionId = await page.evaluate(() => sessionStorage.getItem("turnkit-session")!);
+    // Another tab starts a turn in this chat, which waits for an approval; this page does not know of it.
+    const post = (path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.tokens.alice}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect(
+      (await post(`/sessions/${sessionId}/turns`, { turnId: "other-tab", text: "deploy from the other tab" })).ok,
+    ).toBe(true);
+    await page.getByTestId("message-input").fill("hello from this tab");
+    await page.getByTestId("send").click();
+    await expect.poll(() => page.getByTestId("status").innerText()).toContain("queued");
+    await page.getByTestId("stop").click();
+    await expect.poll(() => page.getByTestId("status").innerText()).toContain("stopped: it ends, without running");
+    // Turns of a chat run in order: it ends once the other tab's turn ended.
+    expect(await api(`/sessions/${sessionId}/turns/other-tab`)).toMatchObject({ state: "running" });
+    await post(`/sessions/${sessionId}/turns/other-tab/abort`);
+    await expect.poll(() => page.getByTestId("status").getAttribute("data-status"), { timeout: 30_000 }).toBe("ready");
+    const answers = page.getByTestId("assistant-message");
+    expect(await answers.count()).toBe(1);
+    expect(await answers.first().getAttribute("data-status")).toBe("aborted");
+    expect(await answerText(answers.first())).toBe("");
+    // On the server: this one ended aborted and never asked the model.
+    const turns: { turnId: string; outcome?: string }[] = await api(`/sessions/${sessionId}/turns`);
+    expect(turns.map((turn) => turn.outcome)).toEqual(["aborted", "aborted"]);
+    const queued = turns[1]!.turnId;
+    const log = await (
+      await fetch(`${server.url}/sessions/${sessionId}/turns/${queued}/events`, {
+        headers: { authorization: `Bearer ${server.tokens.alice}` },
+      })
+    ).text();
+    expect(log).not.toContain("stream.resp");
     await page.close();
   }, 60_000);
 

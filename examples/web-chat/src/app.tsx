@@ -9,15 +9,9 @@ function newSessionId(): string {
 /** The page: sign in with the printed token, pick or start a session, chat. */
 export function App() {
   const [token, setToken] = useState(readToken);
-  const [sessions, setSessions] = useState<SessionSummary[]>([]);
-  // Chats made up in this page that the server has not heard of yet: their history is not asked for.
-  const [madeUp] = useState(() => new Set<string>());
-  const makeUpChat = () => {
-    const id = newSessionId();
-    madeUp.add(id);
-    return id;
-  };
-  const [sessionId, setSessionId] = useState<string>(() => sessionStorage.getItem("turnkit-session") ?? makeUpChat());
+  // The server's list of the user's sessions; undefined until it first answered.
+  const [sessions, setSessions] = useState<SessionSummary[]>();
+  const [sessionId, setSessionId] = useState<string>(() => sessionStorage.getItem("turnkit-session") ?? newSessionId());
   const api = useMemo(() => (token ? serverApi(token) : undefined), [token]);
   const [listFailure, setListFailure] = useState<string>();
   const refresh = useCallback(() => {
@@ -34,20 +28,18 @@ export function App() {
   useEffect(() => {
     refresh();
   }, [refresh]);
-  // A turn of the session started or ended: the server knows the session now, and the list changed.
-  const sessionChanged = useCallback(() => {
-    madeUp.delete(sessionId);
-    refresh();
-  }, [madeUp, sessionId, refresh]);
   useEffect(() => {
     sessionStorage.setItem("turnkit-session", sessionId);
   }, [sessionId]);
 
   if (!token || !api) return <SignIn onToken={setToken} />;
+  // A chat the list does not hold was made up in this page: the server has nothing of it, so no history is asked
+  // for. Until the list answers that is not known: the chat waits for it (or, when it failed, asks).
+  const listed = sessions?.some((session) => session.sessionId === sessionId);
   return (
     <div className="layout">
       <nav className="sessions">
-        <button type="button" data-testid="new-chat" onClick={() => setSessionId(makeUpChat())}>
+        <button type="button" data-testid="new-chat" onClick={() => setSessionId(newSessionId())}>
           + New chat
         </button>
         {listFailure && (
@@ -56,7 +48,7 @@ export function App() {
           </p>
         )}
         <ul>
-          {sessions.map((session) => (
+          {sessions?.map((session) => (
             <li key={session.sessionId}>
               <button
                 type="button"
@@ -70,14 +62,18 @@ export function App() {
           ))}
         </ul>
       </nav>
-      <ChatView
-        key={sessionId}
-        sessionId={sessionId}
-        isNew={madeUp.has(sessionId)}
-        token={token}
-        api={api}
-        onSessionChange={sessionChanged}
-      />
+      {sessions === undefined && listFailure === undefined ? (
+        <main className="chat">Loading…</main>
+      ) : (
+        <ChatView
+          key={sessionId}
+          sessionId={sessionId}
+          isNew={listed === false}
+          token={token}
+          api={api}
+          onSessionChange={refresh}
+        />
+      )}
     </div>
   );
 }

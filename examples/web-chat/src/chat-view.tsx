@@ -59,11 +59,14 @@ function Conversation({
   history,
   onQueueNext,
 }: ChatViewProps & { history: SessionHistory; onQueueNext: () => void }) {
+  // The turn the stream follows, named before its first chunk: a turn queued behind another sends nothing until it runs.
+  const [streamedTurn, setStreamedTurn] = useState<string>();
   const transport = useMemo(
     () =>
       new TurnkitChatTransport<TurnkitUIMessage>({
         api: "/chat",
         headers: () => ({ authorization: `Bearer ${token}` }),
+        onTurn: ({ turnId }) => setStreamedTurn(turnId),
       }),
     [token],
   );
@@ -92,6 +95,8 @@ function Conversation({
   const busy = status === "submitted" || status === "streaming";
   const last = messages[messages.length - 1];
   const runningTurn = busy && last?.role === "assistant" ? last.metadata?.turnId : undefined;
+  // Sent, and not started: the stream named its turn, which waits behind another (sent from another tab).
+  const queuedTurn = busy && last?.role === "user" ? streamedTurn : undefined;
   // A turn started: the server holds the session now, and it belongs in the list (a new chat's first one too).
   useEffect(() => {
     if (runningTurn) onSessionChange();
@@ -100,6 +105,27 @@ function Conversation({
   const [steer, setSteer] = useState("");
   const [note, setNote] = useState<string>();
   const end = useRef<HTMLDivElement>(null);
+  // Stops the turn on the server (running or queued); the stream stays open and shows how it ended.
+  // A queued turn stopped: it ends, without running, once the turn before it ended (turns of a chat run in order).
+  const [stoppedTurn, setStoppedTurn] = useState<string>();
+  const stopButton = (turnId: string) => (
+    <button
+      type="button"
+      data-testid="stop"
+      disabled={stoppedTurn === turnId}
+      onClick={() =>
+        api.abort(sessionId, turnId).then(
+          () => {
+            setNote(undefined);
+            setStoppedTurn(turnId);
+          },
+          (error: Error) => setNote(`not stopped: ${error.message}`),
+        )
+      }
+    >
+      Stop
+    </button>
+  );
   useEffect(() => {
     end.current?.scrollIntoView({ block: "end" });
   }, [messages]);
@@ -127,7 +153,13 @@ function Conversation({
       </div>
       <footer>
         <p className="status" data-testid="status" data-status={status}>
-          {busy ? "streaming…" : status}
+          {queuedTurn
+            ? stoppedTurn === queuedTurn
+              ? "stopped: it ends, without running, once the turn before it ends…"
+              : "queued: waits for the turn before it…"
+            : busy
+              ? "streaming…"
+              : status}
           {note && <span className="note"> {note}</span>}
         </p>
         {runningTurn ? (
@@ -153,19 +185,10 @@ function Conversation({
             <button type="submit" disabled={steer.trim() === ""}>
               Steer
             </button>
-            <button
-              type="button"
-              data-testid="stop"
-              onClick={() =>
-                api.abort(sessionId, runningTurn).then(
-                  () => setNote(undefined),
-                  (error: Error) => setNote(`not stopped: ${error.message}`),
-                )
-              }
-            >
-              Stop
-            </button>
+            {stopButton(runningTurn)}
           </form>
+        ) : queuedTurn ? (
+          <div className="steer">{stopButton(queuedTurn)}</div>
         ) : (
           <form
             className="compose"
@@ -173,6 +196,7 @@ function Conversation({
               event.preventDefault();
               if (draft.trim() === "" || busy) return;
               setNote(undefined);
+              setStreamedTurn(undefined);
               void sendMessage({ text: draft });
               setDraft("");
             }}

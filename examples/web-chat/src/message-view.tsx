@@ -1,4 +1,4 @@
-import { type TurnkitUIMessage, withoutSupersededParts } from "@turnkit/ui-stream";
+import { type TurnkitUIMessage, withApprovalAnswers, withoutSupersededParts } from "@turnkit/ui-stream";
 import { useState } from "react";
 import { type Question, QuestionCard } from "./question-card.js";
 import type { QuestionAnswer } from "./server-api.js";
@@ -22,7 +22,8 @@ export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
       </div>
     );
   }
-  const shown = withoutSupersededParts(message);
+  // A crash's interrupted attempt left out; approvals answered elsewhere (another tab) shown as answered.
+  const shown = withApprovalAnswers(withoutSupersededParts(message));
   const metadata = message.metadata;
   const turnId = metadata?.turnId ?? message.id;
   // A question is open while its turn runs and its call has no result yet.
@@ -121,6 +122,7 @@ function ToolView({
         <pre>{JSON.stringify(part.input, null, 2)}</pre>
         {output && <pre>{output.content?.map((block) => block.text ?? "").join("")}</pre>}
         {part.state === "output-error" && <pre className="error">{part.errorText}</pre>}
+        {part.state === "output-denied" && part.approval?.reason && <pre className="error">{part.approval.reason}</pre>}
       </details>
       {part.state === "approval-requested" && (
         <div className="approval" data-testid="approval-card">

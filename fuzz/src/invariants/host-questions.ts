@@ -1,6 +1,7 @@
 /**
  * Invariant 17: asking the host. Each `ctx.askHost` of a tool resolves once,
- * with the request id `elicitation:<callKey>:<n>`, where the call's key is
+ * with the request id `<kind>:<callKey>:<n>` (`elicitation`, or
+ * `tool_approval` for a call asking its own approval), where the call's key is
  * its id, or `<id>#<k>` when the model reused the id in a later response
  * (in a sub-agent the key is preceded by the sub-agent calls' keys, each
  * followed by `/`), never given to another question, and how it ended
@@ -25,7 +26,7 @@
  */
 import { TURN_DEFAULTS } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
-import { ACCEPTED, type AnswerRecord, type AskRecord, type QuestionProbe } from "../host-questions.js";
+import { type AnswerRecord, type AskRecord, type QuestionProbe, askKind, hostAnswerOf } from "../host-questions.js";
 import { isCallKeyOf } from "./call-keys.js";
 import { InvariantViolation, describeValue } from "./violation.js";
 
@@ -61,7 +62,7 @@ export function checkHostQuestions(
   for (const ask of probe.asks) {
     if (!isCallKeyOf(ask.callKey, ask.callId))
       fail(`call ${ask.callId} has the key ${ask.callKey}: neither its id nor <id>#<k> with k from 2`);
-    const requestId = `elicitation:${ask.scope}${ask.callKey}:${ask.n}`;
+    const requestId = `${askKind(ask.spec)}:${ask.scope}${ask.callKey}:${ask.n}`;
     if (ask.outcome.requestId !== requestId)
       fail(
         `question ${ask.n} of ${ask.scope}${ask.callKey} has request id ${ask.outcome.requestId}, expected ${requestId}`,
@@ -123,9 +124,9 @@ function checkAsk(
     case "answered": {
       const expected =
         spec.kind === "accept" || (spec.kind === "late" && spec.answer === "accept")
-          ? ACCEPTED
+          ? hostAnswerOf("accept", askKind(ask.spec))
           : spec.kind === "decline"
-            ? { action: "decline" }
+            ? hostAnswerOf("decline", askKind(ask.spec))
             : undefined;
       if (!expected || !answerInTime) fail(`${where}: answered, but the host answered ${describeValue(spec)}`);
       if (describeValue(outcome.answer) !== describeValue(expected))

@@ -5,10 +5,14 @@
  * processing error: every part is started before it is added to and ended
  * once, every tool output answers a call it saw. The only errors the reader
  * may report are the turn's own `error` chunks (a failed turn says why).
+ * And the message a page shows at the end (superseded parts left out,
+ * approvals' answers on their parts) passes the AI SDK's own
+ * `validateUIMessages` unchanged: no part it refuses, no field it drops.
  */
 import type { RuntimeEvent } from "@turnkit/protocol";
-import { toUIMessageChunks } from "@turnkit/ui-stream";
-import { type UIMessageChunk, readUIMessageStream } from "ai";
+import { toUIMessageChunks, withApprovalAnswers, withoutSupersededParts } from "@turnkit/ui-stream";
+import { type UIMessage, type UIMessageChunk, readUIMessageStream, safeValidateUIMessages } from "ai";
+import { isDeepStrictEqual } from "node:util";
 import { InvariantViolation } from "./violation.js";
 
 const INVARIANT = "18 the UI message stream reads without an error";
@@ -40,8 +44,14 @@ export async function checkUIMessageStream(events: readonly RuntimeEvent[]): Pro
       if (!ownErrors.has(text)) problems.push(`the reader failed: ${text}`);
     },
   });
-  for await (const _message of reader) {
-    // Each snapshot of the message; only the errors matter here.
-  }
+  let last: UIMessage | undefined;
+  for await (const message of reader) last = message;
   if (problems.length > 0) fail(problems.join("; "));
+  if (last === undefined) return;
+  const shown = withApprovalAnswers(withoutSupersededParts(last));
+  const chat = [{ id: "q", role: "user" as const, parts: [{ type: "text" as const, text: "Go." }] }, shown];
+  const checked = await safeValidateUIMessages({ messages: structuredClone(chat) });
+  if (!checked.success) fail(`validateUIMessages refused the message: ${checked.error.message.slice(0, 500)}`);
+  if (checked.success && !isDeepStrictEqual(JSON.parse(JSON.stringify(checked.data)), JSON.parse(JSON.stringify(chat))))
+    fail("validateUIMessages changed the message (it drops what its schema does not name)");
 }

@@ -16,6 +16,11 @@ export interface McpToolDetails {
   readonly structuredContent?: Record<string, unknown>;
   /** The latest progress notification (in updates while the tool runs). */
   readonly progress?: Progress;
+  /**
+   * Present when the result's text was longer than `maxResultChars`: how
+   * many characters of text it had, and how many the model was shown.
+   */
+  readonly truncated?: { readonly chars: number; readonly shownChars: number };
   /** Present when the call was cancelled because the turn was aborted. */
   readonly cancelled?: true;
   /**
@@ -44,23 +49,67 @@ type Block = CallToolResult["content"][number];
  *   sent no content blocks, its JSON is also the text the model reads;
  * - `isError: true` makes an error result whose text is the server's; one
  *   with nothing to read says that the tool failed without a message, so the
- *   model is never handed an empty error.
+ *   model is never handed an empty error;
+ * - text beyond `maxChars` in all is cut (see `cutText`).
  */
 export function toRuntimeToolResult(
   result: CallToolResult,
   ref: { server: string; tool: string },
+  maxChars: number,
 ): RuntimeToolResult<McpToolDetails> {
-  const content = (result.content ?? []).flatMap(toModelContent);
+  const mapped = (result.content ?? []).flatMap(toModelContent);
   const structured = result.structuredContent;
-  if (content.length === 0 && structured !== undefined)
-    content.push({ type: "text", text: JSON.stringify(structured) });
-  if (content.length === 0 && result.isError === true)
-    content.push({
+  if (mapped.length === 0 && structured !== undefined) mapped.push({ type: "text", text: JSON.stringify(structured) });
+  if (mapped.length === 0 && result.isError === true)
+    mapped.push({
       type: "text",
       text: `MCP server "${ref.server}" reported that tools/call "${ref.tool}" failed, without a message`,
     });
-  const details: McpToolDetails = structured === undefined ? { ...ref } : { ...ref, structuredContent: structured };
+  const { content, truncated } = cutText(mapped, maxChars, ref);
+  const details: McpToolDetails = {
+    ...ref,
+    ...(structured !== undefined && { structuredContent: structured }),
+    ...(truncated && { truncated }),
+  };
   return result.isError === true ? { content, details, isError: true } : { content, details };
+}
+
+/**
+ * The blocks with at most `maxChars` characters of text in all, in order:
+ * the block where the limit falls is cut there (never between the two
+ * halves of a character outside the BMP, which a provider would refuse),
+ * text blocks after it are left out, images are kept; and then one line
+ * saying how much text there was and how much is shown.
+ */
+function cutText(
+  blocks: (TextContent | ImageContent)[],
+  maxChars: number,
+  ref: { server: string; tool: string },
+): { content: (TextContent | ImageContent)[]; truncated?: { chars: number; shownChars: number } } {
+  const chars = blocks.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0);
+  if (chars <= maxChars) return { content: blocks };
+  const content: (TextContent | ImageContent)[] = [];
+  let shownChars = 0;
+  let full = false;
+  for (const block of blocks) {
+    if (block.type !== "text") content.push(block);
+    else if (!full) {
+      let end = Math.min(block.text.length, maxChars - shownChars);
+      if (end < block.text.length && isHighSurrogate(block.text.charCodeAt(end - 1))) end--;
+      if (end > 0) content.push({ type: "text", text: block.text.slice(0, end) });
+      shownChars += end;
+      full = end < block.text.length;
+    }
+  }
+  content.push({
+    type: "text",
+    text: `[MCP server "${ref.server}" answered tools/call "${ref.tool}" with ${chars} characters of text; only the first ${shownChars} are shown (maxResultChars)]`,
+  });
+  return { content, truncated: { chars, shownChars } };
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**

@@ -54,7 +54,7 @@ export function toolCaller(server: ToolCallServer, settings: McpSettings): McpTo
           hostWaits: server.calls,
         });
       });
-      return toRuntimeToolResult(result, ref);
+      return toRuntimeToolResult(result, ref, settings.maxResultChars);
     } catch (error) {
       // A call that was sent got notifications/cancelled from the SDK.
       if (signal.aborted) return abortedResult(ref, sent);

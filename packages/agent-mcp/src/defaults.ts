@@ -10,6 +10,14 @@
  */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
+/**
+ * The most characters of text one tool result shows the model (about 25,000
+ * tokens): the text beyond is cut, with a line saying so. A result too long
+ * for the model's context would make the provider refuse that request and
+ * every later one of the session, whose transcript holds it.
+ */
+export const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
 /** How long starting a server, the `initialize` handshake and a `tools/list` may take, each. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 

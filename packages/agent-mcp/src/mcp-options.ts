@@ -135,6 +135,13 @@ export interface McpExtensionOptions {
    * `DEFAULT_CALL_MAX_DURATION_MS` (ten minutes).
    */
   readonly callMaxDurationMs?: number;
+  /**
+   * The most characters of text one tool result shows the model; the rest
+   * is cut, with a line saying how much there was (and `details.truncated`
+   * says so too). Images and `details.structuredContent` are not cut.
+   * Default `DEFAULT_MAX_RESULT_CHARS`.
+   */
+  readonly maxResultChars?: number;
   /** Timeout in ms for starting, the handshake and listing tools, each. Default `DEFAULT_CONNECT_TIMEOUT_MS`. */
   readonly connectTimeoutMs?: number;
   /** How a lost server is restarted; see {@link McpRestartPolicy}. Default `DEFAULT_RESTART_POLICY`. */

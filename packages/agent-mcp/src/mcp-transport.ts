@@ -3,6 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
+import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import type { StderrTail } from "./stderr-tail.js";
 
 /** A client transport plus what the connection needs to know about it. */
@@ -23,7 +24,9 @@ export interface OpenedTransport {
 /**
  * Builds the SDK client transport for the settings. Nothing is started
  * here: the client starts it on connect. A stdio server's stderr is piped
- * into `stderr` instead of the host's terminal.
+ * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
+ * on a stateless server closes its request (see
+ * `fetchClosingCancelledRequests`).
  *
  * The Streamable HTTP transport is loaded only when a server needs it: a
  * host with stdio servers only never loads the SDK's HTTP and event-stream
@@ -51,10 +54,15 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
     case "http": {
       const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       const { auth } = settings;
-      const transport = new StreamableHTTPClientTransport(settings.url, {
-        requestInit: { headers: { ...settings.headers } },
-        ...(auth && { authProvider: auth }),
-      });
+      const transport: InstanceType<typeof StreamableHTTPClientTransport> = new StreamableHTTPClientTransport(
+        settings.url,
+        {
+          requestInit: { headers: { ...settings.headers } },
+          // A stateless server (no session id) learns of a cancelled call only by its request closing.
+          fetch: fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+          ...(auth && { authProvider: auth }),
+        },
+      );
       return {
         transport,
         endSession: () => transport.terminateSession(),

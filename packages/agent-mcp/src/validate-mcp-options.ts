@@ -3,6 +3,7 @@ import { systemClock } from "@turnkit/agent-core/internal";
 import { isValidExtensionId } from "@turnkit/agent-runtime";
 import {
   DEFAULT_CALL_MAX_DURATION_MS,
+  DEFAULT_MAX_RESULT_CHARS,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RESTART_POLICY,
@@ -34,6 +35,7 @@ export interface McpSettings {
   readonly toolNames: Readonly<Record<string, string>>;
   readonly callTimeoutMs: number;
   readonly callMaxDurationMs: number;
+  readonly maxResultChars: number;
   readonly connectTimeoutMs: number;
   readonly restart: Required<McpRestartPolicy>;
   readonly shutdownGraceMs: number;
@@ -58,6 +60,7 @@ const OPTION_KEYS: Record<keyof McpExtensionOptions, true> = {
   toolNames: true,
   callTimeoutMs: true,
   callMaxDurationMs: true,
+  maxResultChars: true,
   connectTimeoutMs: true,
   restart: true,
   shutdownGraceMs: true,
@@ -132,6 +135,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     toolNames,
     callTimeoutMs: count(options.callTimeoutMs, "callTimeoutMs", DEFAULT_CALL_TIMEOUT_MS, 1),
     callMaxDurationMs: count(options.callMaxDurationMs, "callMaxDurationMs", DEFAULT_CALL_MAX_DURATION_MS, 1),
+    maxResultChars: count(options.maxResultChars, "maxResultChars", DEFAULT_MAX_RESULT_CHARS, 1),
     connectTimeoutMs: count(options.connectTimeoutMs, "connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS, 1),
     restart: validateRestart(options.restart),
     shutdownGraceMs: count(options.shutdownGraceMs, "shutdownGraceMs", DEFAULT_SHUTDOWN_GRACE_MS, 0),

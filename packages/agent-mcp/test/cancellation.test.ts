@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import type { FixtureLogEntry } from "./fixtures/fixture-server.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { startStatelessServer } from "./fixtures/stateless-server.js";
 import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -61,6 +62,62 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       await runtime.dispose();
     });
   }
+
+  for (const mode of ["event stream", "JSON"] as const) {
+    it(`a stateless Streamable HTTP server (${mode} responses) sees its tool handler's signal fire: the call's request is closed, since no session can carry notifications/cancelled to it`, async () => {
+      const stateless = await startStatelessServer({ jsonResponse: mode === "JSON" });
+      const mcp = createMcpExtension({ id: "stateless", server: { url: stateless.url } });
+      const runtime = await createAgentRuntime({ base: [mcp] });
+      const abort = new AbortController();
+
+      const turn = runMcpTurn({
+        runtime,
+        signal: abort.signal,
+        script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
+      });
+      await waitUntil(() => stateless.log.find((entry) => entry.event === "begin"));
+      abort.abort();
+      const { outcome, toolResults } = await turn;
+
+      expect(outcome).toEqual({ kind: "aborted" });
+      expect(toolResults[0]).toMatchObject({ text: ToolResultText.interrupted, isError: true });
+      await waitUntil(() => stateless.log.find((entry) => entry.event === "aborted"));
+      // The connection is not lost over it: the next turn calls the same server.
+      const next = await runMcpTurn({
+        runtime,
+        turnId: "t2",
+        script: [response([toolCall("echo", { text: "still here" })]), "Done."],
+      });
+      expect(next.toolResults[0]).toMatchObject({ text: "echo: still here", isError: false });
+      expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+      await runtime.dispose();
+    });
+  }
+
+  it("a stateless server that wires its close after `await handleRequest(...)`, as the SDK's stateless example does, never sees the cancellation: it gets notifications/cancelled in a request of its own, for a request it does not know", async () => {
+    const stateless = await startStatelessServer({ closeAfterAnswer: true });
+    const mcp = createMcpExtension({ id: "stateless", server: { url: stateless.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const abort = new AbortController();
+
+    const turn = runMcpTurn({
+      runtime,
+      signal: abort.signal,
+      script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
+    });
+    await waitUntil(() => stateless.log.find((entry) => entry.event === "begin"));
+    abort.abort();
+    const { outcome, toolResults } = await turn;
+    await waitUntil(() =>
+      stateless.log.find((entry) => entry.event === "notification" && entry.method === "notifications/cancelled"),
+    );
+
+    expect(outcome).toEqual({ kind: "aborted" });
+    expect(toolResults[0]).toMatchObject({ text: ToolResultText.interrupted, isError: true });
+    expect(stateless.log.filter((entry) => entry.event === "aborted")).toEqual([]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+    await runtime.dispose();
+  });
 
   it("only calls in flight are cancelled: a finished call, the handshake and the tool list never get notifications/cancelled later", async () => {
     const http = await startHttpFixture();

@@ -1,11 +1,18 @@
 /**
- * The package's constants. The two trace phases are written by
- * `@turnkit/agent-durable`; they are matched by name so this package needs
- * nothing but the protocol.
+ * The package's constants. The trace phases are written by
+ * `@turnkit/agent-durable` (and `@turnkit/agent-core`); they are matched by
+ * name so this package needs nothing but the protocol.
  */
 
 /** `debug.trace` phase of a durable turn's approval outcome (`attrs: { requestId, result }`). */
 export const APPROVAL_TRACE_PHASE = "durable.approval";
+
+/**
+ * `debug.trace` phase of how a question a tool asked (`ctx.askHost`) ended
+ * (`attrs: { requestId, kind, outcome }`), written by `@turnkit/agent-core`
+ * and `@turnkit/agent-durable`.
+ */
+export const ACTION_REQUEST_TRACE_PHASE = "action.request";
 
 /** `debug.trace` phase logged after a crash (`attrs: { supersededFromSeq, supersededToSeq }`). */
 export const RESUME_TRACE_PHASE = "durable.resume";

@@ -17,6 +17,7 @@ export { readTurnUIMessage } from "./read-turn-ui-message.js";
 // ---------------------------------------------------------------- the message a turn becomes
 export type {
   SequencedUIMessageChunk,
+  TurnkitApprovalAnswer,
   TurnkitDataParts,
   TurnkitMessageMetadata,
   TurnkitPartOrigin,
@@ -24,6 +25,7 @@ export type {
   TurnkitUIMessageChunk,
 } from "./turnkit-ui-message.js";
 export { withoutSupersededParts } from "./superseded-parts.js";
+export { withApprovalAnswers } from "./approval-answers.js";
 
 // ---------------------------------------------------------------- the browser side
 export {
@@ -36,6 +38,7 @@ export { readSseEvents, type SseEvent } from "./sse-events.js";
 // ---------------------------------------------------------------- errors and defaults
 export { UIStreamError, UIStreamErrorCode } from "./errors.js";
 export {
+  ACTION_REQUEST_TRACE_PHASE,
   APPROVAL_TRACE_PHASE,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_RECONNECT_ATTEMPTS,

@@ -1,12 +1,15 @@
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { readUIMessageStream } from "ai";
+import { withApprovalAnswers } from "./approval-answers.js";
 import type { TurnkitUIMessage, TurnkitUIMessageChunk } from "./turnkit-ui-message.js";
 import { toUIMessageChunks } from "./ui-message-chunks.js";
 
 /**
  * The assistant `UIMessage` a turn's events make, built by the AI SDK's
  * own reader (`readUIMessageStream`) from {@link toUIMessageChunks}: what a
- * `useChat` page shows once it read the whole stream. Serve it to a page
+ * `useChat` page shows once it read the whole stream, with the answers to
+ * its approval requests on their tool parts ({@link withApprovalAnswers}),
+ * so the AI SDK's `validateUIMessages` takes it. Serve it to a page
  * that loads a session's history. A failed turn's error stays in
  * `metadata.error` (the reader's error callback is not an exception here).
  * Rejects with the mapper's `UIStreamError` for events it cannot map, and
@@ -34,5 +37,5 @@ export async function readTurnUIMessage(
   for await (const snapshot of readUIMessageStream<TurnkitUIMessage>({ stream, onError: () => {} })) message = snapshot;
   if (failure !== undefined) throw failure;
   if (message === undefined) throw new TypeError("readTurnUIMessage: the turn has no events");
-  return message;
+  return withApprovalAnswers(message);
 }

@@ -19,6 +19,14 @@ export interface TurnkitChatTransportOptions {
   reconnectAttempts?: number;
   /** Wait before the first reconnect, doubled for each next one. Default 250 ms. */
   reconnectDelayMs?: number;
+  /**
+   * Called with the turn a stream follows as soon as its id is known: before
+   * any chunk when the server names it in the {@link TURN_ID_HEADER} header
+   * (a turn queued behind another is silent until it runs, and a page stops
+   * it by this id), else at the `start` chunk. Once per stream: reconnects of
+   * the same turn do not call it again. A throw fails the stream.
+   */
+  onTurn?: (turn: { chatId: string; turnId: string }) => void;
 }
 
 interface StreamRequest {
@@ -51,7 +59,8 @@ interface StreamRequest {
  *   when none runs. `resumeStream({ body: { turnId } })` asks for that turn
  *   (`?turnId=`), which the server streams whether or not it still runs.
  * - `stop()` of `useChat` only closes the connection; the turn goes on.
- *   Abort it explicitly on the server.
+ *   Abort it explicitly on the server, by the id `onTurn` gives (also for
+ *   a turn still queued, whose stream has sent nothing yet).
  *
  * A non-2xx answer throws `UIStreamError` `http_status` with the status
  * and the body's text. The constructor throws a `TypeError` naming the
@@ -70,6 +79,8 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
       throw new TypeError(`TurnkitChatTransport: options.api must be a string, got ${shownType(options.api)}`);
     if (options.fetch !== undefined && typeof options.fetch !== "function")
       throw new TypeError(`TurnkitChatTransport: options.fetch must be a function, got ${shownType(options.fetch)}`);
+    if (options.onTurn !== undefined && typeof options.onTurn !== "function")
+      throw new TypeError(`TurnkitChatTransport: options.onTurn must be a function, got ${shownType(options.onTurn)}`);
     this.api = options.api ?? "/chat";
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
@@ -121,6 +132,10 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
       let lastEventId: string | undefined;
       // Known before any chunk when the server names it (a queued turn's stream is silent until it runs).
       let turnId = first.headers.get(TURN_ID_HEADER) ?? undefined;
+      const announce = (id: string | undefined) => {
+        if (id !== undefined) transport.options.onTurn?.({ chatId: request.chatId, turnId: id });
+      };
+      announce(turnId);
       let failures = 0;
       // Chunks of the event being read that were handed on already: its last chunk (with the id) has not come.
       let partial = 0;
@@ -133,7 +148,11 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
             if (repeated > 0) repeated--;
             else {
               const chunk = JSON.parse(event.data) as UIMessageChunk;
-              if (chunk.type === "start") turnId = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
+              if (chunk.type === "start") {
+                const started = (chunk.messageMetadata as { turnId?: string } | undefined)?.turnId;
+                if (started !== turnId) announce(started);
+                turnId = started;
+              }
               yield chunk;
               partial++;
             }

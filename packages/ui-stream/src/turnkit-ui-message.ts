@@ -47,6 +47,9 @@ export interface TurnkitMessageMetadata {
  *   `origin`), whole; a page shows it under the tool call
  *   `origin.toolCallId`. The turn's own parts never include a sub-agent's
  *   text, tool calls or end.
+ * - `turnkit-approval`: the answer to a tool call's approval request, which
+ *   the AI SDK's stream has no chunk for; {@link withApprovalAnswers} puts
+ *   it on the call's part (`approval.approved`, `approval.reason`).
  * - `turnkit-superseded`: after a crash, a model request that was streaming
  *   was sent again; the parts streamed by the interrupted attempt (those
  *   whose `providerMetadata.turnkit.messageId` is in `messageIds`) are
@@ -61,11 +64,26 @@ export interface TurnkitDataParts {
   "turnkit-elicitation": ElicitationRequiredPayload;
   /** An event of a sub-agent of the turn (it has `origin`), to show under its call. */
   "turnkit-sub-agent": RuntimeEvent;
+  /** How the approval request `approvalId` of the call `toolCallId` was answered; `reason` when it was not granted. */
+  "turnkit-approval": TurnkitApprovalAnswer;
   /** Parts of these Turnkit messages came from an interrupted attempt and are replaced by what follows. */
   "turnkit-superseded": { fromSeq: number; toSeq: number; messageIds: string[] };
   // An index signature, so the map satisfies the AI SDK's `UIDataTypes`.
   [name: string]: unknown;
 }
+
+/**
+ * The answer to a tool call's approval request. Asked before the call ran:
+ * `approved`, where `false` covers a person's no, no answer in time and a
+ * turn aborted while it waited; then `reason` is what the call's result
+ * says (why it did not run), when it says anything. Asked by the running
+ * tool itself (`askHost`): `askedByTool`, and how its wait ended
+ * (`outcome`: `answered`, `timed_out`, `aborted`, …); the answer went to
+ * the tool, whose output says what came of it.
+ */
+export type TurnkitApprovalAnswer =
+  | { approvalId: string; toolCallId: string; approved: boolean; reason?: string }
+  | { approvalId: string; toolCallId: string; askedByTool: true; outcome: string };
 
 /** The AI SDK `UIMessage` a Turnkit turn becomes (`useChat<TurnkitUIMessage>`). */
 export type TurnkitUIMessage = UIMessage<TurnkitMessageMetadata, TurnkitDataParts>;

@@ -6,10 +6,11 @@ import type {
   SessionStatusPayload,
   StreamRespPayload,
   StreamToolCallChunk,
-  StreamToolCallResult,
 } from "@turnkit/protocol";
 import type { FinishReason, ProviderMetadata } from "ai";
-import { APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
+import { approvalAnswerChunk, askedApprovalEndChunk } from "./approval-answers.js";
+import { resultText, toolOutput } from "./tool-output.js";
+import { ACTION_REQUEST_TRACE_PHASE, APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import type { TurnkitMessageMetadata, TurnkitUIMessageChunk } from "./turnkit-ui-message.js";
 import { assertOptionsObject } from "./argument-checks.js";
@@ -25,7 +26,8 @@ interface ToolCallState {
   toolName: string;
   messageId: string;
   inputAvailable: boolean;
-  denied: boolean;
+  /** The approval request of the call that was answered other than yes (denied, timed out, the turn aborted). */
+  refusedApproval?: string;
 }
 
 const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
@@ -44,10 +46,13 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  * - `stream.resp` text and thinking deltas become text and reasoning parts
  *   (a new part whenever the kind changes); a tool call becomes a tool part
  *   (`tool-<name>`) with its input, then its output, its error, or
- *   `output-denied` when a person denied it; the `finish` chunk ends the
- *   step and reports the turn's usage so far as message metadata.
+ *   `output-denied` when its approval was not granted; the `finish` chunk
+ *   ends the step and reports the turn's usage so far as message metadata.
  * - `action.required` becomes a `tool-approval-request` whose `approvalId`
- *   is the request id to answer (`respond` of `@turnkit/agent-durable`).
+ *   is the request id to answer (`respond` of `@turnkit/agent-durable`);
+ *   its answer, which the stream has no chunk for, a `data-turnkit-approval`
+ *   part (when not granted, just before `output-denied`, with the call's
+ *   result text as the reason; see `withApprovalAnswers`).
  * - `runtime.warning`, steered user messages and, after a crash, the ids
  *   of the superseded attempt become `data-turnkit-…` parts.
  * - The terminal status ends the message: `finish` (completed), the final
@@ -250,9 +255,11 @@ export class UIMessageChunkMapper {
     if (status === "finished") {
       out.push({ type: "tool-output-available", toolCallId, output: toolOutput(chunk.result) });
     } else if (status === "failed") {
-      if (tool.denied) out.push({ type: "tool-output-denied", toolCallId });
-      else
-        out.push({ type: "tool-output-error", toolCallId, errorText: resultText(chunk.result) || "the call failed" });
+      const reason = resultText(chunk.result);
+      if (tool.refusedApproval !== undefined) {
+        out.push(approvalAnswerChunk(tool.refusedApproval, toolCallId, false, reason || undefined));
+        out.push({ type: "tool-output-denied", toolCallId });
+      } else out.push({ type: "tool-output-error", toolCallId, errorText: reason || "the call failed" });
     }
   }
 
@@ -266,7 +273,7 @@ export class UIMessageChunkMapper {
   ): void {
     let tool = this.tools.get(toolCallId);
     if (!tool) {
-      tool = { toolName, messageId, inputAvailable: false, denied: false };
+      tool = { toolName, messageId, inputAvailable: false };
       this.tools.set(toolCallId, tool);
       out.push({ type: "tool-input-start", toolCallId, toolName, providerMetadata: origin(messageId) });
     }
@@ -290,10 +297,16 @@ export class UIMessageChunkMapper {
 
   private onTrace(seq: number, payload: DebugTracePayload, out: TurnkitUIMessageChunk[]): void {
     const attrs = payload.attrs ?? {};
-    if (payload.phase === APPROVAL_TRACE_PHASE && attrs.result === "denied") {
-      const toolCallId = this.approvals.get(String(attrs.requestId));
-      const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId);
-      if (tool) tool.denied = true;
+    // How an approval ended: before the call ran (a durable turn's), or asked by the running tool itself.
+    const requestId = String(attrs.requestId);
+    const toolCallId = this.approvals.get(requestId);
+    const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId);
+    if (tool && toolCallId !== undefined) {
+      if (payload.phase === APPROVAL_TRACE_PHASE) {
+        if (attrs.result === "approved") out.push(approvalAnswerChunk(requestId, toolCallId, true));
+        else tool.refusedApproval = requestId;
+      } else if (payload.phase === ACTION_REQUEST_TRACE_PHASE && attrs.kind === "tool_approval")
+        out.push(askedApprovalEndChunk(requestId, toolCallId, String(attrs.outcome)));
     }
     if (payload.phase === RESUME_TRACE_PHASE) {
       const fromSeq = Number(attrs.supersededFromSeq);
@@ -326,18 +339,6 @@ export class UIMessageChunkMapper {
 
 function origin(messageId: string): ProviderMetadata {
   return { turnkit: { messageId } };
-}
-
-function resultText(result: StreamToolCallResult | undefined): string {
-  return (result?.content ?? [])
-    .map((block) => (block.type === "text" ? block.text : ""))
-    .join("")
-    .trim();
-}
-
-/** A tool part's `output`: what the model saw (`content`, images as descriptors) and the host-only `details`. */
-function toolOutput(result: StreamToolCallResult | undefined): { content: unknown[]; details?: unknown } {
-  return { content: result?.content ?? [], ...(result?.details !== undefined && { details: result.details }) };
 }
 
 function contentText(content: unknown): string {

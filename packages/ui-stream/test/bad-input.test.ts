@@ -8,6 +8,7 @@ import {
   TurnkitChatTransport,
   UIMessageChunkMapper,
   UIStreamError,
+  withApprovalAnswers,
   withoutSupersededParts,
 } from "../src/index.js";
 
@@ -34,6 +35,15 @@ describe("bad input", () => {
       expect(() => toUIMessageStreamSse(chunks as never)).toThrow(new TypeError(message));
       expect(() => toUIMessageStreamResponse(chunks as never)).toThrow(new TypeError(message));
     }
+  });
+
+  it("withApprovalAnswers refuses what is no UI message", () => {
+    expect(() => withApprovalAnswers(null as never)).toThrow(
+      new TypeError("withApprovalAnswers: message must be a UIMessage with a parts array, got null"),
+    );
+    expect(() => withApprovalAnswers("m" as never)).toThrow(
+      new TypeError("withApprovalAnswers: message must be a UIMessage with a parts array, got string"),
+    );
   });
 
   it("withoutSupersededParts refuses what is no UI message", () => {
@@ -71,6 +81,10 @@ describe("bad input", () => {
       [
         () => new TurnkitChatTransport({ fetch: "x" as never }),
         "TurnkitChatTransport: options.fetch must be a function, got string",
+      ],
+      [
+        () => new TurnkitChatTransport({ onTurn: "x" as never }),
+        "TurnkitChatTransport: options.onTurn must be a function, got string",
       ],
     ] as const) {
       expect(call).toThrow(new TypeError(message));

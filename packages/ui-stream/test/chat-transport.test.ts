@@ -146,6 +146,23 @@ describe("TurnkitChatTransport under the AI SDK's chat core", () => {
     expect(textOf(chat.messages[1])).toBe("one two three four five six seven eight nine ten");
   });
 
+  it("onTurn names a queued turn before its first chunk (a page stops it by that id), once over reconnects", async () => {
+    dropAfterBlocks = -1;
+    const announced: { turnId: string; chatId: string; chunksBefore: number }[] = [];
+    let chat: HeadlessChat | undefined;
+    const announcing = new TurnkitChatTransport({
+      api,
+      headers: { authorization: "Bearer secret" },
+      reconnectDelayMs: 5,
+      onTurn: (turn) => announced.push({ ...turn, chunksBefore: chat!.messages.length }),
+    });
+    chat = new HeadlessChat({ id: "chat-1", transport: announcing });
+    await chat.sendMessage({ text: "count to ten" });
+    dropAfterBlocks = 0;
+    expect(announced).toEqual([{ chatId: "chat-1", turnId: "turn-1", chunksBefore: 1 }]);
+    expect(textOf(chat.messages[1])).toBe("one two three four five six seven eight nine ten");
+  });
+
   it("a page load resumes the running turn by replay onto the same message, or finds none running", async () => {
     running = true;
     const chat = new HeadlessChat({ id: "chat-1", transport: transport() });

@@ -11,6 +11,7 @@ describePublicSurface({
   readme: new URL("../README.md", import.meta.url),
   readmeAlsoMentions: ["map", "readUIMessageStream", "reconnectToStream", "resumeStreamIsReplay", "sendMessages"],
   values: [
+    "ACTION_REQUEST_TRACE_PHASE",
     "APPROVAL_TRACE_PHASE",
     "DEFAULT_KEEP_ALIVE_MS",
     "DEFAULT_RECONNECT_ATTEMPTS",
@@ -27,12 +28,14 @@ describePublicSurface({
     "toUIMessageChunks",
     "toUIMessageStreamResponse",
     "toUIMessageStreamSse",
+    "withApprovalAnswers",
     "withoutSupersededParts",
   ],
   types: [
     "HeadersSource",
     "SequencedUIMessageChunk",
     "SseEvent",
+    "TurnkitApprovalAnswer",
     "TurnkitChatTransport",
     "TurnkitChatTransportOptions",
     "TurnkitDataParts",

@@ -54,7 +54,7 @@ export function durableLog(sessionId = "ops", turnId = "t1") {
         toolName,
         arguments: args,
       }),
-    approvalResult: (toolCallId: string, result: "approved" | "denied") =>
+    approvalResult: (toolCallId: string, result: "approved" | "denied" | "timed out" | "aborted") =>
       add("debug.trace", {
         phase: "durable.approval",
         level: "info",
