@@ -57,7 +57,12 @@ function textOf(value: unknown): string {
 }
 
 function unreadableText(error: unknown): string {
-  const kind = error instanceof Error ? "an Error" : typeof error === "object" ? "an object" : `a ${typeof error}`;
+  let kind = typeof error === "object" ? "an object" : `a ${typeof error}`;
+  try {
+    if (error instanceof Error) kind = "an Error";
+  } catch {
+    // A revoked proxy: not even its prototype can be read.
+  }
   return `Threw ${kind} whose text could not be read`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Whatever a tool or tool hook throws becomes that call's error result, also
  * a value whose text cannot be read (a `toString` or `message` getter that
- * throws): the run goes on, and the result's text is always a string.
+ * throws, a revoked proxy): the run goes on, and the result's text is always a string.
  */
 import { describe, expect, it } from "vitest";
 import { response, toolCall } from "../src/testing/index.js";
@@ -18,12 +18,16 @@ const unreadableError = Object.defineProperty(new Error("hidden"), "message", {
   },
 });
 const numericMessage = Object.assign(new Error(), { message: 42 });
+const revoked = Proxy.revocable({}, {});
+revoked.revoke();
 
 describe("a thrown value whose text cannot be read", () => {
   it.each<[string, unknown, string]>([
     ["an object whose toString throws", unreadableObject, "Threw an object whose text could not be read"],
     ["an Error whose message getter throws", unreadableError, "Threw an Error whose text could not be read"],
     ["an Error whose message is a number", numericMessage, "42"],
+    // Not even `instanceof` can look at it; before, the run failed with "Cannot perform 'getPrototypeOf' ...".
+    ["a revoked proxy", revoked.proxy, "Threw an object whose text could not be read"],
   ])("from execute: %s is the call's error result, the run goes on", async (_name, thrown, text) => {
     const { agent } = createAgentScenario([response(toolCall("work", {})), "done"], {
       tools: [
