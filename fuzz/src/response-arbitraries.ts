@@ -69,7 +69,15 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant("throw" as const), delay: delayArbitrary, unreadable: rarely("1/4") }),
+    arbitrary: fc.record({
+      kind: fc.constant("throw" as const),
+      delay: delayArbitrary,
+      unreadable: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant("revoked" as const) },
+      ),
+    }),
   },
   { weight: 1, arbitrary: fc.constant<ToolBehaviour>({ kind: "hang" }) },
 );

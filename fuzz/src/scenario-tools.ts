@@ -78,14 +78,12 @@ interface PerformedResult {
  * a revoked proxy, and nesting deeper than any stack.
  */
 function oddDetails(callId: string): Record<string, unknown> {
-  const revocable = Proxy.revocable({}, {});
-  revocable.revoke();
   const details: Record<string, unknown> = {
     callId,
     bytes: 10n,
     format: () => callId,
     list: [1, undefined, Number.NaN],
-    revoked: revocable.proxy,
+    revoked: revokedProxy(),
     nested: DEEP_VALUE,
   };
   details.self = details;
@@ -112,6 +110,13 @@ function unreadableThrow(callId: string): object {
   };
 }
 
+/** A proxy that was revoked: every operation on it throws, `instanceof` included. */
+function revokedProxy(): object {
+  const revocable = Proxy.revocable({}, {});
+  revocable.revoke();
+  return revocable.proxy;
+}
+
 /** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
 async function perform(
   callId: string,
@@ -127,6 +132,7 @@ async function perform(
       return hangUntilAborted(signal);
     case "throw":
       await wait(behaviour.delay, environment.clock, signal);
+      if (behaviour.unreadable === "revoked") throw revokedProxy();
       if (behaviour.unreadable) throw unreadableThrow(callId);
       throw new Error(`tool call ${callId} failed`);
     case "ask": {

@@ -35,8 +35,11 @@ export type ToolBehaviour =
       /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
       malformed?: boolean;
     }
-  /** `unreadable`: what it throws is no Error, and its `toString` throws (the call still gets an error result). */
-  | { kind: "throw"; delay: Delay; unreadable?: boolean }
+  /**
+   * `unreadable`: what it throws is no Error, and its `toString` throws; `"revoked"`: it throws a revoked
+   * proxy, of which not even the prototype can be read (either way the call still gets an error result).
+   */
+  | { kind: "throw"; delay: Delay; unreadable?: boolean | "revoked" }
   /** Never settles on its own; rejects when the run's signal fires. */
   | { kind: "hang" }
   /** Asks the host (`ctx.askHost`) once per entry, one after the other, then answers with the outcomes. */
