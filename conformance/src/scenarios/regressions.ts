@@ -59,6 +59,20 @@ export const REGRESSION_SCENARIOS = [
       }),
   }),
   defineScenario({
+    id: "abort-in-agent-end-listener",
+    title: "a listener calls abort() on agent_end: the run had ended, so nothing says it was aborted",
+    spec: ["L10"],
+    surfaces: ["agent"],
+    script: () => [response([toolCall("echo", { text: "a" })]), response("Done.")],
+    async run(ctx) {
+      const agent = ctx.createAgent({ initialState: { tools: [echoTool()] } });
+      agent.subscribe((event) => {
+        if (event.type === "agent_end") agent.abort();
+      });
+      await ctx.settle("prompt()", agent.prompt("Echo"));
+    },
+  }),
+  defineScenario({
     id: "listener-throws-on-agent-end",
     title: "a listener that throws on agent_end",
     spec: ["L9"],

@@ -44,6 +44,8 @@ import type {
 interface ActiveRun {
   promise: Promise<void>;
   abortController: AbortController;
+  /** Whether the run was aborted when its `agent_end` came; `undefined` before that. An abort from then on comes after the run. */
+  abortedAtEnd?: boolean;
 }
 
 /**
@@ -308,7 +310,8 @@ export class Agent {
     const promise = new Promise<void>((resolve) => {
       resolveRun = resolve;
     });
-    this.activeRun = { promise, abortController };
+    const run: ActiveRun = { promise, abortController };
+    this.activeRun = run;
     this._state.isStreaming = true;
     this._state.streamingMessage = undefined;
     this._state.errorMessage = undefined;
@@ -321,8 +324,10 @@ export class Agent {
       this._state.errorMessage = failure.errorMessage;
     } finally {
       // An aborted run that recorded no aborted response (e.g. aborted during
-      // tools, where no request follows: behaviour L10) still tells the host it was aborted.
-      if (abortController.signal.aborted && this._state.errorMessage === undefined) {
+      // tools, where no request follows: behaviour L10) still tells the host it was aborted;
+      // an abort once the run ended (from an agent_end listener) does not, as in pi.
+      const aborted = run.abortedAtEnd ?? abortController.signal.aborted;
+      if (aborted && this._state.errorMessage === undefined) {
         this._state.errorMessage = ABORTED_ERROR_MESSAGE;
       }
       // A run that failed (e.g. a listener threw, behaviour L9) may leave a request
@@ -353,6 +358,7 @@ export class Agent {
       applyEventToState(this._state, event);
       const run = this.activeRun;
       if (!run) throw new Error("Agent listener invoked outside active run");
+      if (event.type === "agent_end") run.abortedAtEnd = run.abortController.signal.aborted;
       delivered = deliverToListeners(this.listeners, event, run.abortController.signal);
     } catch (error) {
       return this.listenerFailed(event, error);
