@@ -88,7 +88,8 @@ export class TurnWatch {
   /** Reports of the sub-agent calls that ended, made at the first. */
   private subAgentCalls: SubAgentCallReport[] | undefined = undefined;
   private readonly turnId: string;
-  private readonly parent: TurnWatch | undefined;
+  /** The parent turn's watch until this turn finishes; from then on its report counts for the parent, and nothing more is passed on. */
+  private parent: TurnWatch | undefined;
   /** What each sub-agent turn still running has spent so far, by its turn id; it leaves when its call's report counts instead. */
   private runningChildren: Map<string, Spending> | undefined = undefined;
 
@@ -296,6 +297,8 @@ export class TurnWatch {
 
   /** The turn's usage and timing; ends every open span, the turn's last. Call once, with the outcome. */
   finish(outcome: TurnOutcome): TurnReport {
+    // A request that ends after this (one given up on past the abort grace) is not passed on: the report counts instead.
+    this.parent = undefined;
     this.closeRequest("main");
     this.closeRequest("auxiliary");
     const now = this.clock.now();
