@@ -3,6 +3,7 @@ import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { describeValue } from "../messages/content-checks.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
 import { awaitHostCall } from "./host-calls.js";
@@ -34,7 +35,8 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
           requestIndex,
-          message,
+          // A copy: the response changes only by a decision, never by a hook editing what it was shown.
+          message: copyForHost(message),
           retriesUsed: turn.afterLlmRetries,
           signal,
         }),

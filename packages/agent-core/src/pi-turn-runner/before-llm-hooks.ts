@@ -1,6 +1,7 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue, messagesProblem } from "../messages/content-checks.js";
+import { copyForHost, requestMessagesForHost } from "../messages/host-copy.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
@@ -66,7 +67,8 @@ async function runHooks(
           turnId: turn.input.turnId,
           requestIndex: turn.requestIndex,
           reason,
-          messages: current,
+          // Copies: a hook changes the request only by its decision, never by editing what it was shown.
+          messages: requestMessagesForHost(current, (turn.hookMessageCopies ??= new WeakMap())),
           model: turn.input.llm.model,
           auxiliaryStreamFn: turn.auxiliaryStreamFn,
           signal: signal ?? new AbortController().signal,
@@ -91,7 +93,7 @@ async function runHooks(
         return current;
       case "replaceRequestMessages":
         assertMessages(turn, decision);
-        current = decision.messages;
+        current = copyForHost(decision.messages);
         continue;
       case "replaceMessages":
         assertMessages(turn, decision);
@@ -107,7 +109,7 @@ async function runHooks(
             messages: decision.messages.length,
           },
         );
-        await replaceHistory(turn, messages, decision.messages, decision.metadata);
+        await replaceHistory(turn, messages, copyForHost(decision.messages), copyForHost(decision.metadata));
         current = messages;
         continue;
       case "appendMessage": {
@@ -121,7 +123,7 @@ async function runHooks(
             turn,
             `beforeLlmCallHook returned appendMessage with message.source that is no string (${describeValue(source)})`,
           );
-        const hidden = createHiddenMessage(decision.message.content, decision.message.source);
+        const hidden = createHiddenMessage(copyForHost(decision.message.content), decision.message.source);
         messages.push(hidden);
         turn.agent.state.messages.push(hidden);
         if (current !== messages) current = [...current, hidden];

@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
 import { inputMessageProblem } from "../messages/content-checks.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { askHost } from "./host-calls.js";
 import type { SteeringBoundary, TurnInputMessage } from "./run-turn-input.js";
@@ -93,7 +94,13 @@ export async function tryBeginClose(
   lastAssistantMessage: AgentMessage | undefined,
 ): Promise<boolean> {
   const close = turn.input.tryBeginClose!;
-  const closed = (await askHost(turn, "tryBeginClose", () => close({ lastAssistantMessage }), false)) === true;
+  const closed =
+    (await askHost(
+      turn,
+      "tryBeginClose",
+      () => close({ lastAssistantMessage: copyForHost(lastAssistantMessage) }),
+      false,
+    )) === true;
   if (closed) turn.closed = true;
   return closed;
 }

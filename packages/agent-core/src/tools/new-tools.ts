@@ -1,5 +1,6 @@
 import { contentProblem } from "../messages/content-checks.js";
 import { rawArgumentsProblem } from "../messages/tool-call-arguments.js";
+import { copyForHost } from "../messages/host-copy.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
@@ -158,7 +159,8 @@ function toAgentTool(
       let settled = false;
       let result: unknown;
       try {
-        result = await impl.execute(ctx, params, callSignal, (partial) => {
+        // A copy: a tool that edits its arguments never edits the call in the transcript (what the model is sent back).
+        result = await impl.execute(ctx, copyForHost(params), callSignal, (partial) => {
           if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
