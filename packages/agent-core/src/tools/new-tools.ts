@@ -1,4 +1,4 @@
-import { contentProblem } from "../messages/content-checks.js";
+import { contentProblem, describeValue } from "../messages/content-checks.js";
 import { rawArgumentsProblem } from "../messages/tool-call-arguments.js";
 import { copyForHost } from "../messages/host-copy.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
@@ -214,7 +214,18 @@ function checkResult(toolName: string, result: unknown): RuntimeToolResult {
       `Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`,
     );
   }
-  const problem = contentProblem((result as RuntimeToolResult).content, undefined, false);
+  const problem =
+    contentProblem((result as RuntimeToolResult).content, undefined, false) ?? flagProblem(result as RuntimeToolResult);
   if (problem) throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: ${problem}`);
   return result as RuntimeToolResult;
+}
+
+/** A result's `isError` or `terminate` set to anything but a boolean (`"yes"` would otherwise count as `false`). */
+function flagProblem(result: RuntimeToolResult): string | undefined {
+  for (const flag of ["isError", "terminate"] as const) {
+    const value: unknown = result[flag];
+    if (value !== undefined && typeof value !== "boolean")
+      return `${flag} must be a boolean, got ${describeValue(value)}`;
+  }
+  return undefined;
 }
