@@ -34,6 +34,8 @@ export type ToolBehaviour =
       isError: boolean;
       /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
       malformed?: boolean;
+      /** A runner's tool answers `isError: "yes"` and `terminate: 1` (flags that are no booleans): an error result naming the flag (invariant 25). */
+      oddFlags?: boolean;
     }
   /** `unreadable`: what it throws is no Error, and its `toString` throws (the call still gets an error result). */
   | { kind: "throw"; delay: Delay; unreadable?: boolean }
