@@ -192,6 +192,7 @@ export function hostileHost(options: {
     );
   }
   input.hooks = hooks;
+  if (spec.hookTimeoutMs !== undefined) input.hookTimeoutMs = spec.hookTimeoutMs;
 
   const runnerOptions: Omit<PiTurnRunnerOptions, "clock"> = { ...options.runnerOptions };
   const allocate = runnerOptions.allocateMessageId;

@@ -88,4 +88,11 @@ export interface HostileHostSpec {
   malformedPollAt?: number;
   /** Messages the `onStepEndHook` (added when absent) queues with `enqueue` at each step end, by step. */
   enqueuePerStep: number[];
+  /**
+   * The turn's `hookTimeoutMs`, now and then: a slow or hung chain member
+   * past it fails by its hook kind's rule instead of holding the turn
+   * until an abort (the turn must still end with one terminal status and
+   * lose no host message).
+   */
+  hookTimeoutMs?: number;
 }

@@ -24,6 +24,7 @@ import {
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
 import { checkOddToolFlagsRefused } from "./invariants/tool-result-flags.js";
+import { checkHookTimeoutBoundsHooks } from "./invariants/hook-timeout.js";
 import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
 import { checkTurnBudget } from "./invariants/turn-budget.js";
 import { checkSubAgentBudgets } from "./invariants/sub-agent-budgets.js";
@@ -157,6 +158,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
     checkSubAgentBudgets(outcome, observation.events, offered, scenario.subAgents, scenario.budget);
   }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
+  checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);
 }
