@@ -39,7 +39,8 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     });
     return 0;
   }
-  const received: TurnInputMessage[] = answer ?? [];
+  // Array.from: a hole in the answer is an `undefined` message, refused as one (map and forEach would skip it).
+  const received: TurnInputMessage[] = Array.from(answer ?? []);
   const problems = received.map(inputMessageProblem);
   const bad = problems.findIndex((problem) => problem !== undefined);
   if (bad >= 0) {

@@ -82,7 +82,8 @@ export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options
     );
   }
   const seen = new Set<string>();
-  runtimeTools.forEach((tool, index) => {
+  // Array.from: a hole in the list is an `undefined` tool, refused as one (forEach would skip it).
+  Array.from(runtimeTools).forEach((tool, index) => {
     assertRuntimeTool(tool, `newTools: tools[${index}]`);
     if (seen.has(tool.def.name)) {
       throw new TurnkitConfigError(

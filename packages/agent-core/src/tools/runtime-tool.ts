@@ -180,7 +180,7 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
     problems.push("prepareArguments must be a function");
   if (
     d.promptGuidelines !== undefined &&
-    (!Array.isArray(d.promptGuidelines) || !d.promptGuidelines.every((g) => typeof g === "string"))
+    (!Array.isArray(d.promptGuidelines) || !Array.from(d.promptGuidelines).every((g) => typeof g === "string"))
   ) {
     problems.push("promptGuidelines must be an array of strings");
   }
