@@ -47,6 +47,7 @@ export const hostileHostArbitrary: fc.Arbitrary<HostileHostSpec> = fc.record({
   ),
   messagesPerPoll: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
   malformedPollAt: oneIn(5, fc.nat({ max: 3 })),
+  malformedPollHole: fc.boolean(),
   enqueuePerStep: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 3 }),
   hookTimeoutMs: oneIn(3, fc.constantFrom(50, 1_000, 4_000)),
 });
