@@ -30,7 +30,7 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
   for (const hook of hooks) {
     let decision: AfterLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      decision = await awaitHostCall(turn, "afterLlmCallHook", () =>
+      const answer = await awaitHostCall(turn, "afterLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
@@ -41,6 +41,8 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
           signal,
         }),
       );
+      // Read once, here, as a copy: a field whose read throws is the hook's failure.
+      decision = answer === ABANDONED ? answer : copyForHost(answer);
     } catch (error) {
       stripToolCalls(message);
       failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook failed: ${errorText(error)}` });

@@ -61,7 +61,7 @@ async function runHooks(
   for (const hook of hooks) {
     let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      decision = await awaitHostCall(turn, "beforeLlmCallHook", () =>
+      const answer = await awaitHostCall(turn, "beforeLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
@@ -74,6 +74,8 @@ async function runHooks(
           signal: signal ?? new AbortController().signal,
         }),
       );
+      // Read once, here, as a copy: a field whose read throws is the hook's failure, and the hook's later edits change nothing.
+      decision = answer === ABANDONED ? answer : copyForHost(answer);
     } catch (error) {
       throw hookFailure(turn, `beforeLlmCallHook failed: ${errorText(error)}`);
     }
@@ -93,7 +95,7 @@ async function runHooks(
         return current;
       case "replaceRequestMessages":
         assertMessages(turn, decision);
-        current = copyForHost(decision.messages);
+        current = decision.messages;
         continue;
       case "replaceMessages":
         assertMessages(turn, decision);
@@ -109,7 +111,7 @@ async function runHooks(
             messages: decision.messages.length,
           },
         );
-        await replaceHistory(turn, messages, copyForHost(decision.messages), copyForHost(decision.metadata));
+        await replaceHistory(turn, messages, decision.messages, decision.metadata);
         current = messages;
         continue;
       case "appendMessage": {
@@ -123,7 +125,7 @@ async function runHooks(
             turn,
             `beforeLlmCallHook returned appendMessage with message.source that is no string (${describeValue(source)})`,
           );
-        const hidden = createHiddenMessage(copyForHost(decision.message.content), decision.message.source);
+        const hidden = createHiddenMessage(decision.message.content, decision.message.source);
         messages.push(hidden);
         turn.agent.state.messages.push(hidden);
         if (current !== messages) current = [...current, hidden];

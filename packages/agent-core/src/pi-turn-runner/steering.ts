@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { inputMessageProblem } from "../messages/content-checks.js";
 import { copyForHost } from "../messages/host-copy.js";
@@ -39,8 +40,17 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     });
     return 0;
   }
-  // Array.from: a hole in the answer is an `undefined` message, refused as one (map and forEach would skip it).
-  const received: TurnInputMessage[] = Array.from(answer ?? []);
+  let received: TurnInputMessage[];
+  try {
+    // A copy, read once (a field whose read throws fails here, naming the callback); Array.from: a hole is an `undefined` message, refused as one.
+    received = Array.from(copyForHost(answer ?? []));
+  } catch (error) {
+    failTurn(turn, {
+      code: ErrorCode.Internal,
+      message: `The host callback getSteeringMessages returned an answer that could not be read: ${errorText(error)}`,
+    });
+    return 0;
+  }
   const problems = received.map(inputMessageProblem);
   const bad = problems.findIndex((problem) => problem !== undefined);
   if (bad >= 0) {
