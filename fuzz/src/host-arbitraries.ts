@@ -98,6 +98,7 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "invalid",
     "malformed",
     "edit",
+    "unreadable",
   ]),
   onLlmCallPrepared: decisions<"observe" | "throw" | "reject" | "edit">("observe", ["throw", "reject", "edit"]),
   afterLlmCall: decisions<AfterLlmDecision>("continue", [
@@ -108,6 +109,7 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "invalid",
     "malformed",
     "edit",
+    "unreadable",
   ]),
   beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit">("allow", [
     "block",

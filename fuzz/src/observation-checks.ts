@@ -25,6 +25,7 @@ import {
 } from "./invariants/transcript-replayable.js";
 import { checkOddToolFlagsRefused } from "./invariants/tool-result-flags.js";
 import { checkHookTimeoutBoundsHooks } from "./invariants/hook-timeout.js";
+import { checkUnreadableDecisions } from "./invariants/hook-failures.js";
 import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
 import { checkTurnBudget } from "./invariants/turn-budget.js";
 import { checkSubAgentBudgets } from "./invariants/sub-agent-budgets.js";
@@ -159,6 +160,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
   }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
   checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
+  checkUnreadableDecisions(outcome);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);
 }

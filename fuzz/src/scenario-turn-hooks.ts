@@ -60,6 +60,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
         case "edit":
           wreck(event.messages);
           return undefined;
+        case "unreadable":
+          return unreadableDecision("beforeLlmCallHook");
         case "malformed":
           return {
             type: "replaceRequestMessages",
@@ -90,6 +92,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
         case "edit":
           wreck(event.message);
           return undefined;
+        case "unreadable":
+          return unreadableDecision("afterLlmCallHook");
         case "continue":
           return { type: "continue" };
         case "replaceText":
@@ -186,6 +190,18 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
     };
   }
   return hooks;
+}
+
+/** The text a read of an {@link unreadableDecision}'s `type` throws: an outcome carrying it must be a `hook` failure (invariant 27). */
+export const UNREADABLE_DECISION_TEXT = "this decision cannot be read";
+
+/** A decision whose `type` getter throws (it is no thenable, so it is read only as a decision): the hook's failure, never the provider's. */
+function unreadableDecision(hook: string): never {
+  return {
+    get type(): never {
+      throw new Error(`${UNREADABLE_DECISION_TEXT} (${hook})`);
+    },
+  } as never;
 }
 
 /**

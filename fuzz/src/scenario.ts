@@ -242,9 +242,14 @@ export type BeforeLlmDecision =
   | "throw"
   | "invalid"
   | "malformed"
-  | "edit";
+  | "edit"
+  | "unreadable";
 
-/** An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text is no string. */
+/**
+ * An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text
+ * is no string. `unreadable` (both LLM hooks): a decision whose `type`
+ * getter throws, which must fail the turn as the hook's failure.
+ */
 export type AfterLlmDecision =
   | "continue"
   | "replaceText"
@@ -253,7 +258,8 @@ export type AfterLlmDecision =
   | "throw"
   | "invalid"
   | "malformed"
-  | "edit";
+  | "edit"
+  | "unreadable";
 
 /**
  * The eight `PiTurnHooks`, each a list of decisions in call order (see
