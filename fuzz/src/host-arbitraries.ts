@@ -97,8 +97,10 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "throw",
     "invalid",
     "malformed",
+    "edit",
+    "unreadable",
   ]),
-  onLlmCallPrepared: decisions<"observe" | "throw" | "reject">("observe", ["throw", "reject"]),
+  onLlmCallPrepared: decisions<"observe" | "throw" | "reject" | "edit">("observe", ["throw", "reject", "edit"]),
   afterLlmCall: decisions<AfterLlmDecision>("continue", [
     "replaceText",
     "retry",
@@ -106,29 +108,34 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "throw",
     "invalid",
     "malformed",
+    "edit",
+    "unreadable",
   ]),
-  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed">("allow", [
+  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit">("allow", [
     "block",
     "blockPermission",
     "throw",
     "abort",
     "malformed",
+    "edit",
   ]),
-  onToolExecutionStart: toolStartDecisions,
-  afterToolCall: decisions<AfterToolDecision | "malformed">("none", [
+  onToolExecutionStart: decisions<ToolStartDecision | "edit">("observe", ["throw", "abort", "edit"]),
+  afterToolCall: decisions<AfterToolDecision | "malformed" | "edit">("none", [
     "patchContent",
     "isError",
     "terminate",
     "terminateAgent",
     "throw",
     "malformed",
+    "edit",
   ]),
   // Called after nearly every message: mostly accept, or almost every turn would fail here.
-  onHistoryChanged: decisions<"accept" | "throw">("accept", ["throw"], 12),
-  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "throw">("none", [
+  onHistoryChanged: decisions<"accept" | "throw" | "edit">("accept", ["throw", "edit"], 12),
+  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "throw" | "edit">("none", [
     "enqueue",
     "enqueueMalformed",
     "throw",
+    "edit",
   ]),
 });
 

@@ -47,7 +47,9 @@ export const hostileHostArbitrary: fc.Arbitrary<HostileHostSpec> = fc.record({
   ),
   messagesPerPoll: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
   malformedPollAt: oneIn(5, fc.nat({ max: 3 })),
+  malformedPollHole: fc.boolean(),
   enqueuePerStep: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 3 }),
+  hookTimeoutMs: oneIn(3, fc.constantFrom(50, 1_000, 4_000)),
 });
 
 /** A generated runner turn with a hostile host. */

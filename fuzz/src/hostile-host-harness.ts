@@ -126,8 +126,12 @@ export function hostileHost(options: {
       }));
       const all = [...received, ...burstMessages];
       for (const message of all) probe.handedOver.push(message.text);
-      // A malformed message is refused, never handed over; the rest of its answer must come back.
-      return malformed ? [...all, { text: 7 } as never] : all;
+      // A malformed message (or a hole in the list) is refused, never handed over; the rest of its answer must come back.
+      if (!malformed) return all;
+      if (!spec.malformedPollHole) return [...all, { text: 7 } as never];
+      const withHole: { text: string }[] = new Array(all.length + 1);
+      all.forEach((message, index) => (withHole[index + 1] = message));
+      return withHole;
     };
     return (Array.isArray(answer) ? add(answer) : (answer as Promise<{ text: string }[]>).then(add)) as never;
   });
@@ -192,6 +196,7 @@ export function hostileHost(options: {
     );
   }
   input.hooks = hooks;
+  if (spec.hookTimeoutMs !== undefined) input.hookTimeoutMs = spec.hookTimeoutMs;
 
   const runnerOptions: Omit<PiTurnRunnerOptions, "clock"> = { ...options.runnerOptions };
   const allocate = runnerOptions.allocateMessageId;

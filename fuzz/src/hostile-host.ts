@@ -86,6 +86,15 @@ export interface HostileHostSpec {
   messagesPerPoll: number[];
   /** The poll (0-based) whose answer also holds one malformed message (`text` no string): refused with its whole answer. */
   malformedPollAt?: number;
+  /** The malformed entry of that answer is a hole in the list (`[a, , b]`) instead of a message whose `text` is no string. */
+  malformedPollHole?: boolean;
   /** Messages the `onStepEndHook` (added when absent) queues with `enqueue` at each step end, by step. */
   enqueuePerStep: number[];
+  /**
+   * The turn's `hookTimeoutMs`, now and then: a slow or hung chain member
+   * past it fails by its hook kind's rule instead of holding the turn
+   * until an abort (the turn must still end with one terminal status and
+   * lose no host message).
+   */
+  hookTimeoutMs?: number;
 }

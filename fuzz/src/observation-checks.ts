@@ -23,6 +23,9 @@ import {
   checkProviderConversion,
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
+import { checkOddToolFlagsRefused } from "./invariants/tool-result-flags.js";
+import { checkHookTimeoutBoundsHooks } from "./invariants/hook-timeout.js";
+import { checkUnreadableDecisions } from "./invariants/hook-failures.js";
 import { checkToolThrowsStayInTheirCall } from "./invariants/tool-throws.js";
 import { checkTurnBudget } from "./invariants/turn-budget.js";
 import { checkSubAgentBudgets } from "./invariants/sub-agent-budgets.js";
@@ -103,7 +106,7 @@ export interface TurnCheckOptions {
 }
 
 /**
- * Invariants 1 to 6, 13, 16, 20 and 23 for a `PiTurnRunner` turn; returns its
+ * Invariants 1 to 6, 13, 16, 20, 23 and 25 for a `PiTurnRunner` turn; returns its
  * outcome. Events passed on from sub-agents count for the turn's ending and
  * numbering (3, 13) and are checked by 16; the other invariants read the
  * turn's own events.
@@ -124,6 +127,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   // The offered history is complete even when a host hook refused a change (it is recorded first).
   checkToolCallsAnswered(store, "host history");
   checkToolThrowsStayInTheirCall(store, outcome);
+  checkOddToolFlagsRefused(store);
   checkSubAgentAnswers(store, options.subAgentNames ?? []);
   checkMessagesWellFormed(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
@@ -155,6 +159,8 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
     checkSubAgentBudgets(outcome, observation.events, offered, scenario.subAgents, scenario.budget);
   }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
+  checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
+  checkUnreadableDecisions(outcome);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);
 }

@@ -65,6 +65,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       terminate: rarely("1/4"),
       isError: rarely("1/8"),
       malformed: rarely("1/8"),
+      oddFlags: rarely("1/8"),
     }),
   },
   {

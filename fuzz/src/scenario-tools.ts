@@ -97,6 +97,9 @@ const DEEP_VALUE: unknown = (() => {
   return value;
 })();
 
+/** The text of a runner tool's answer whose `isError` and `terminate` are no booleans: it must never reach the transcript as the call's result (invariant 25). */
+export const ODD_FLAGS_TEXT = "an answer whose flags are no booleans";
+
 /** What the `toString` of an {@link unreadableThrow} throws: a run that ends with it let a tool's throw escape its call. */
 export const UNREADABLE_THROW_TEXT = "the thrown value cannot be read";
 
@@ -223,6 +226,12 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
           { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
         );
         const behaviour = environment.behaviours.get(ctx.toolCallId);
+        if (behaviour?.kind === "result" && behaviour.oddFlags)
+          return {
+            content: [{ type: "text", text: `${ODD_FLAGS_TEXT} (${ctx.toolCallId})` }],
+            isError: "yes",
+            terminate: 1,
+          } as never;
         const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
         return odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result;
       },

@@ -1,7 +1,8 @@
 /**
  * The `PiTurnHooks` of a generated turn: each hook takes the scenario's
  * decisions in call order (continue, skip, respond, replace, abort, throw,
- * an invalid decision, one whose messages or content are malformed, ...),
+ * an invalid decision, one whose messages or content are malformed, an
+ * edit of what the hook was handed, ...),
  * as `TurnHookSpec` lists them.
  */
 import {
@@ -56,6 +57,11 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           throw new Error("beforeLlmCallHook failed");
         case "invalid":
           return { type: "no-such-decision" } as never;
+        case "edit":
+          wreck(event.messages);
+          return undefined;
+        case "unreadable":
+          return unreadableDecision("beforeLlmCallHook");
         case "malformed":
           return {
             type: "replaceRequestMessages",
@@ -70,8 +76,9 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
   }
   if (spec.onLlmCallPrepared) {
     const next = decisionSequence(spec.onLlmCallPrepared, "observe");
-    hooks.onLlmCallPreparedHook = () => {
+    hooks.onLlmCallPreparedHook = (event) => {
       const decision = next();
+      if (decision === "edit") wreck(event.context);
       if (decision === "throw") throw new Error("onLlmCallPreparedHook failed");
       if (decision === "reject") return Promise.reject(new Error("onLlmCallPreparedHook rejected"));
     };
@@ -79,9 +86,14 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
   if (spec.afterLlmCall) {
     const next = decisionSequence(spec.afterLlmCall, "continue");
     let replacements = 0;
-    hooks.afterLlmCallHook = () => {
+    hooks.afterLlmCallHook = (event) => {
       const decision = next();
       switch (decision) {
+        case "edit":
+          wreck(event.message);
+          return undefined;
+        case "unreadable":
+          return unreadableDecision("afterLlmCallHook");
         case "continue":
           return { type: "continue" };
         case "replaceText":
@@ -105,9 +117,12 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
   }
   if (spec.beforeToolCall) {
     const next = decisionSequence(spec.beforeToolCall, "allow");
-    hooks.beforeToolCallHook = () => {
+    hooks.beforeToolCallHook = (event) => {
       const decision = next();
       switch (decision) {
+        case "edit":
+          wreck(event);
+          return undefined;
         case "allow":
           return undefined;
         case "block":
@@ -126,16 +141,21 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
   }
   if (spec.onToolExecutionStart) {
     const next = decisionSequence(spec.onToolExecutionStart, "observe");
-    hooks.onToolExecutionStartHook = () => {
+    hooks.onToolExecutionStartHook = (event) => {
       const decision = next();
+      if (decision === "edit") wreck(event);
       if (decision === "throw") throw new Error("onToolExecutionStartHook failed");
       if (decision === "abort") context.abort();
     };
   }
   if (spec.afterToolCall) {
     const next = decisionSequence(spec.afterToolCall, "none");
-    const hook: AfterToolCallHook = () => {
+    const hook: AfterToolCallHook = (event) => {
       const decision = next();
+      if (decision === "edit") {
+        wreck(event);
+        return undefined;
+      }
       if (decision === "malformed") return { content: "a patch whose content is no list" } as never;
       return afterToolPatch(decision, "afterToolCallHook");
     };
@@ -143,8 +163,10 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
   }
   if (spec.onHistoryChanged) {
     const next = decisionSequence(spec.onHistoryChanged, "accept");
-    hooks.onHistoryChangedHook = () => {
-      if (next() === "throw") throw new Error("onHistoryChangedHook failed");
+    hooks.onHistoryChangedHook = (change) => {
+      const decision = next();
+      if (decision === "edit") wreck(change);
+      if (decision === "throw") throw new Error("onHistoryChangedHook failed");
     };
   }
   if (spec.onStepEnd) {
@@ -152,6 +174,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
     let enqueued = 0;
     hooks.onStepEndHook = (event) => {
       const decision = next();
+      if (decision === "edit") wreck({ message: event.message, toolResults: event.toolResults });
       if (decision === "throw") throw new Error("onStepEndHook failed");
       if (decision === "enqueue") {
         enqueued++;
@@ -167,4 +190,40 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
     };
   }
   return hooks;
+}
+
+/** The text a read of an {@link unreadableDecision}'s `type` throws: an outcome carrying it must be a `hook` failure (invariant 27). */
+export const UNREADABLE_DECISION_TEXT = "this decision cannot be read";
+
+/** A decision whose `type` getter throws (it is no thenable, so it is read only as a decision): the hook's failure, never the provider's. */
+function unreadableDecision(hook: string): never {
+  return {
+    get type(): never {
+      throw new Error(`${UNREADABLE_DECISION_TEXT} (${hook})`);
+    },
+  } as never;
+}
+
+/**
+ * What an `edit` decision does to what a hook was handed: every message,
+ * content block, call, argument list and result it can reach is wrecked
+ * (content that is no list, a role of no kind, a call with no id or
+ * arguments, usage gone) and every list emptied. The turn must not notice.
+ */
+function wreck(value: unknown, seen = new Set<unknown>()): void {
+  if (typeof value !== "object" || value === null || seen.has(value)) return;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (const item of value) wreck(item, seen);
+    value.length = 0;
+    return;
+  }
+  const fields = value as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (typeof fields[key] === "function" || key === "signal") continue;
+    wreck(fields[key], seen);
+    if (key === "content") fields[key] = 7;
+    else if (key === "role" || key === "type" || key === "id" || key === "stopReason") fields[key] = "wrecked";
+    else if (key === "arguments" || key === "usage" || key === "value") fields[key] = null;
+  }
 }

@@ -34,6 +34,8 @@ export type ToolBehaviour =
       isError: boolean;
       /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
       malformed?: boolean;
+      /** A runner's tool answers `isError: "yes"` and `terminate: 1` (flags that are no booleans): an error result naming the flag (invariant 25). */
+      oddFlags?: boolean;
     }
   /**
    * `unreadable`: what it throws is no Error, and its `toString` throws; `"revoked"`: it throws a revoked
@@ -244,24 +246,44 @@ export type BeforeLlmDecision =
   | "abort"
   | "throw"
   | "invalid"
-  | "malformed";
+  | "malformed"
+  | "edit"
+  | "unreadable";
 
-/** An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text is no string. */
-export type AfterLlmDecision = "continue" | "replaceText" | "retry" | "fail" | "throw" | "invalid" | "malformed";
+/**
+ * An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text
+ * is no string. `unreadable` (both LLM hooks): a decision whose `type`
+ * getter throws, which must fail the turn as the hook's failure.
+ */
+export type AfterLlmDecision =
+  | "continue"
+  | "replaceText"
+  | "retry"
+  | "fail"
+  | "throw"
+  | "invalid"
+  | "malformed"
+  | "edit"
+  | "unreadable";
 
-/** The eight `PiTurnHooks`, each a list of decisions in call order (see {@link AgentHookSpec}). */
+/**
+ * The eight `PiTurnHooks`, each a list of decisions in call order (see
+ * {@link AgentHookSpec}). `edit`, in every hook: the hook wrecks what it
+ * was handed (messages, the response, the call, its arguments, the result,
+ * the change, the step) and decides nothing, which must change nothing.
+ */
 export interface TurnHookSpec {
   beforeLlmCall: BeforeLlmDecision[] | undefined;
-  onLlmCallPrepared: ("observe" | "throw" | "reject")[] | undefined;
+  onLlmCallPrepared: ("observe" | "throw" | "reject" | "edit")[] | undefined;
   afterLlmCall: AfterLlmDecision[] | undefined;
   /** `malformed`: a decision whose `block` is no boolean (blocks the call). */
-  beforeToolCall: ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed")[] | undefined;
-  onToolExecutionStart: ToolStartDecision[] | undefined;
+  beforeToolCall: ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit")[] | undefined;
+  onToolExecutionStart: (ToolStartDecision | "edit")[] | undefined;
   /** `malformed`: a patch whose `content` is a plain string (an error result). */
-  afterToolCall: (AfterToolDecision | "malformed")[] | undefined;
-  onHistoryChanged: ("accept" | "throw")[] | undefined;
+  afterToolCall: (AfterToolDecision | "malformed" | "edit")[] | undefined;
+  onHistoryChanged: ("accept" | "throw" | "edit")[] | undefined;
   /** `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on). */
-  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw")[] | undefined;
+  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw" | "edit")[] | undefined;
 }
 
 /**

@@ -63,8 +63,9 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
       "resolveExtensions: additions must be an array of extensions",
     );
   }
-  base.forEach((extension, index) => assertExtension(extension, `base[${index}]`));
-  additions.forEach((extension, index) => assertExtension(extension, `additions[${index}]`));
+  // Array.from: a hole in a list is an `undefined` extension, refused as one (forEach would skip it).
+  Array.from(base).forEach((extension, index) => assertExtension(extension, `base[${index}]`));
+  Array.from(additions).forEach((extension, index) => assertExtension(extension, `additions[${index}]`));
 
   const problems: string[] = [];
   const baseIds = idsOf(base, "base", problems);
@@ -149,7 +150,7 @@ function idsOf(extensions: readonly Extension[], list: string, problems: string[
 
 function listOf(value: unknown, field: string, problems: string[]): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+  if (!Array.isArray(value) || !Array.from(value).every((item) => typeof item === "string")) {
     problems.push(`${field} must be an array of extension ids`);
     return [];
   }

@@ -184,4 +184,18 @@ describe("resolveExtensions: the profile overlay", () => {
     });
     expect(runtime.extensions).toEqual(["b", "z", "x"]);
   });
+
+  it("a hole in a list (base, additions, profile.disable) is refused as an undefined entry, naming it", () => {
+    const withHole = <T>(item: T): T[] => {
+      const list: T[] = new Array(2);
+      list[1] = item;
+      return list;
+    };
+    const baseError = thrown(() => resolveExtensions({ base: withHole(extension("a")) }));
+    expect(baseError.code).toBe("invalid_extension_id");
+    expect(baseError.message).toBe("base[0]: expected an extension { id, init }, got undefined");
+    const additionsError = thrown(() => resolveExtensions({ base, additions: withHole(extension("x")) }));
+    expect(additionsError.message).toBe("additions[0]: expected an extension { id, init }, got undefined");
+    expect(overlayError({ disable: withHole("a") })).toContain("profile.disable must be an array of extension ids");
+  });
 });

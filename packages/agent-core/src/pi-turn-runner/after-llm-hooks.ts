@@ -3,6 +3,7 @@ import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { describeValue } from "../messages/content-checks.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
 import { awaitHostCall } from "./host-calls.js";
@@ -29,16 +30,19 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
   for (const hook of hooks) {
     let decision: AfterLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      decision = await awaitHostCall(turn, "afterLlmCallHook", () =>
+      const answer = await awaitHostCall(turn, "afterLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
           requestIndex,
-          message,
+          // A copy: the response changes only by a decision, never by a hook editing what it was shown.
+          message: copyForHost(message),
           retriesUsed: turn.afterLlmRetries,
           signal,
         }),
       );
+      // Read once, here, as a copy: a field whose read throws is the hook's failure.
+      decision = answer === ABANDONED ? answer : copyForHost(answer);
     } catch (error) {
       stripToolCalls(message);
       failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook failed: ${errorText(error)}` });

@@ -1,6 +1,7 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue, messagesProblem } from "../messages/content-checks.js";
+import { copyForHost, requestMessagesForHost } from "../messages/host-copy.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
@@ -60,18 +61,21 @@ async function runHooks(
   for (const hook of hooks) {
     let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      decision = await awaitHostCall(turn, "beforeLlmCallHook", () =>
+      const answer = await awaitHostCall(turn, "beforeLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
           requestIndex: turn.requestIndex,
           reason,
-          messages: current,
+          // Copies: a hook changes the request only by its decision, never by editing what it was shown.
+          messages: requestMessagesForHost(current, (turn.hookMessageCopies ??= new WeakMap())),
           model: turn.input.llm.model,
           auxiliaryStreamFn: turn.auxiliaryStreamFn,
           signal: signal ?? new AbortController().signal,
         }),
       );
+      // Read once, here, as a copy: a field whose read throws is the hook's failure, and the hook's later edits change nothing.
+      decision = answer === ABANDONED ? answer : copyForHost(answer);
     } catch (error) {
       throw hookFailure(turn, `beforeLlmCallHook failed: ${errorText(error)}`);
     }

@@ -57,7 +57,11 @@ function fits(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
     case "object":
       return typeof value === "object" && value !== null && !Array.isArray(value);
     case "hook":
-      return typeof value === "function" || (Array.isArray(value) && value.every((hook) => typeof hook === "function"));
+      // Array.from: a hole in the list is an `undefined` hook, which `every` would skip.
+      return (
+        typeof value === "function" ||
+        (Array.isArray(value) && Array.from(value).every((hook) => typeof hook === "function"))
+      );
     case "signal":
       return value instanceof AbortSignal;
     case "clock": {

@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { jsonSafe } from "../event-bridge/json-safe.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { ErrorCode, type RuntimeEventPayloadMap } from "@turnkit/protocol";
 import { awaitHostCall } from "./host-calls.js";
 import { failTurn } from "./turn-failure.js";
@@ -27,7 +28,7 @@ export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   const hooks = hookArray(turn.hooks.onHistoryChangedHook);
   // Without a hook nothing is awaited: no promise for the loop to wait on.
   if (hooks.length === 0) {
-    for (const change of changes) announceDelivered(turn, change, plainJsonChange(change), false);
+    for (const change of changes) announceDelivered(turn, change, hostCopy(change), false);
     return;
   }
   return deliverThroughHooks(turn, changes, hooks);
@@ -39,13 +40,15 @@ async function deliverThroughHooks(
   hooks: readonly OnHistoryChangedHook[],
 ): Promise<void> {
   for (const original of changes) {
-    const change = plainJsonChange(original);
+    const change = hostCopy(original);
     for (const [index, hook] of hooks.entries()) {
       if (turn.historyHooksCutAt !== undefined && index >= turn.historyHooksCutAt) break;
+      // The first hook gets the copy the event announces; each later one a copy of its own, so no hook sees another's edits.
+      const handed = index === 0 ? change : hostCopy(original);
       let accepted: void | typeof ABANDONED;
       try {
         accepted = await awaitHostCall(turn, "onHistoryChangedHook", () =>
-          hook(change, { sessionId: turn.input.sessionId, turnId: turn.input.turnId }),
+          hook(handed, { sessionId: turn.input.sessionId, turnId: turn.input.turnId }),
         );
       } catch (error) {
         // It and the hooks after it never see a later change: their stores would hold messages after a gap.
@@ -80,6 +83,18 @@ function announceDelivered(turn: RunningTurn, change: HistoryChange, plain: Hist
   const undelivered = turn.undelivered;
   if (undelivered) for (const message of change.messages) undelivered.delete(message);
   turn.events.push("message.persisted", persistedPayload(plain, seenByHooks));
+}
+
+/**
+ * A host's copy of a change (see `copyForHost`), as plain JSON (see
+ * {@link plainJsonChange}), so editing it never changes the transcript.
+ * Each history hook gets one of its own; the first hook's is the one
+ * `message.persisted` announces, so a store that keys what it wrote by
+ * the change's `messages` list (agent-durable's) finds that list in the
+ * event.
+ */
+function hostCopy(change: HistoryChange): HistoryChange {
+  return copyForHost(plainJsonChange(change));
 }
 
 /**

@@ -14,7 +14,10 @@ import type { TurnState } from "./turn-state.js";
  *   grace; past it the call is given up (`ABANDONED`, reported as a `warn`
  *   naming `name`), and later calls take only an answer that is ready at
  *   once, so hung host code costs one grace per turn, not one per call;
- * - an answer that arrives after the turn settled is dropped: `ABANDONED`.
+ * - an answer that arrives after the turn settled is dropped: `ABANDONED`;
+ * - with `RunTurnInput.hookTimeoutMs`, a call that has not answered by then
+ *   (on the runner's clock) fails with a {@link HookTimeoutError}, and its
+ *   late answer is dropped.
  *
  * A throw or rejection of the host code is rethrown as it is; what it means
  * is the caller's decision (each hook kind fails safe in its own way). The
@@ -29,9 +32,23 @@ export async function awaitHostCall<T>(
   const result = call();
   if (!isThenable(result)) return result;
   const work = Promise.resolve(result);
-  const answer = await turn.abortGrace.race(work);
+  const timeoutMs = turn.input.hookTimeoutMs;
+  let timer: unknown;
+  const bounded =
+    timeoutMs === undefined
+      ? work
+      : new Promise<T>((resolve, reject) => {
+          timer = turn.defaults.clock.setTimeout(() => reject(new HookTimeoutError(name, timeoutMs)), timeoutMs);
+          work.then(resolve, reject);
+        });
+  let answer: T | typeof ABANDONED;
+  try {
+    answer = await turn.abortGrace.race(bounded);
+  } finally {
+    if (timer !== undefined) turn.defaults.clock.clearTimeout(timer);
+  }
   if (answer !== ABANDONED && !turn.settled) return answer;
-  work.then(undefined, () => undefined);
+  bounded.then(undefined, () => undefined);
   if (!turn.settled) {
     reportTrace(turn, "hook", "warn", `${name} did not return within the abort grace; it is abandoned`, {
       callback: name,
@@ -60,6 +77,19 @@ export async function askHost<T>(turn: TurnState, name: string, call: () => T | 
   } catch (error) {
     failTurn(turn, { code: ErrorCode.Internal, message: `The host callback ${name} failed: ${errorText(error)}` });
     return fallback;
+  }
+}
+
+/**
+ * What a hook or host callback that did not answer within
+ * `RunTurnInput.hookTimeoutMs` fails with; the hook's own failure rule then
+ * applies (a before-LLM hook fails the turn, a before-tool hook blocks the
+ * call, an observer is ignored, ...), and its message names the hook.
+ */
+export class HookTimeoutError extends Error {
+  constructor(hookName: string, timeoutMs: number) {
+    super(`${hookName} did not answer within ${timeoutMs} ms (RunTurnInput.hookTimeoutMs)`);
+    this.name = "HookTimeoutError";
   }
 }
 

@@ -1,3 +1,4 @@
+import { copyForHost } from "../messages/host-copy.js";
 import { runBeforeLlmHooks } from "./before-llm-hooks.js";
 import { askHost } from "./host-calls.js";
 import { afterToolCall, beforeToolCall, onToolExecutionStart } from "./tool-hooks.js";
@@ -38,7 +39,7 @@ export function installHooks(turn: RunningTurn): void {
           (await askHost(
             turn,
             "shouldStopAfterSteering",
-            () => stopAfterSteering({ steeringMessages: context.steeringMessages }),
+            () => stopAfterSteering({ steeringMessages: copyForHost(context.steeringMessages) }),
             true,
           )) === true;
         if (stop) turn.stopRequested = true;

@@ -65,6 +65,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   afterLlmRetries = 0;
   nextDirective: LlmDirective | undefined = undefined;
   loopMessages: AgentMessage[] | undefined = undefined;
+  hookMessageCopies: WeakMap<AgentMessage, AgentMessage> | undefined = undefined;
   terminatingCalls: Set<string> | undefined = undefined;
   terminateAgentRequested = false;
 

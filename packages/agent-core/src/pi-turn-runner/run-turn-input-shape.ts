@@ -30,6 +30,7 @@ const RUN_TURN_INPUT: Record<keyof RunTurnInput, FieldRule> = {
   workspaceDir: "string",
   hooks: "object",
   llmRetry: "false or object",
+  hookTimeoutMs: "positive integer",
   budget: "checked",
   eventWriter: "checked",
   signal: "signal",

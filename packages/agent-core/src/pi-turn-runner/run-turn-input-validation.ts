@@ -93,7 +93,8 @@ function checkRunTurnInput(input: RunTurnInput): void {
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
   if (input.warnings !== undefined) {
     if (!Array.isArray(input.warnings)) throw invalid("RunTurnInput.warnings must be an array");
-    input.warnings.forEach((warning: unknown, index) => {
+    // Array.from: a hole in the list is an `undefined` warning, refused as one (forEach would skip it).
+    Array.from(input.warnings as unknown[]).forEach((warning: unknown, index) => {
       // Checked against the fields its code needs, as the emitted event will be.
       const checked = validateRuntimeWarning(jsonSafe(warning));
       if (!checked.ok)

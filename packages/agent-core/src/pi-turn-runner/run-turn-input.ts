@@ -63,6 +63,21 @@ export interface RunTurnInput {
   workspaceDir?: string;
   /** The host's hooks at each seam of the turn (before/after each model call, each tool call, history, step end). */
   hooks?: PiTurnHooks;
+  /**
+   * How long, in milliseconds, the turn waits for each hook and host
+   * callback (the `hooks`, `getSteeringMessages`, `tryBeginClose`,
+   * `shouldStopAfterTurn`, `shouldStopAfterSteering`, the provider
+   * callbacks of `llm`, the runner's `allocateMessageId`) to answer. One
+   * that has not answered by then (on the runner's clock) counts as having
+   * thrown an error naming it and the limit, and its late answer is
+   * dropped: a before-LLM, after-LLM or history hook fails the turn (code
+   * `hook`), a before-tool hook blocks the call, an after-tool hook makes
+   * the result an error result, an observer is ignored, a step-end hook is
+   * reported, a host callback fails the turn (`internal`). A positive
+   * integer. Default: no limit (a permission hook may wait for a person);
+   * aborting the turn always bounds the wait (see the abort grace).
+   */
+  hookTimeoutMs?: number;
   /** Transport retry; on by default, `false` turns it off. */
   llmRetry?: LlmRetryOptions | false;
   /**

@@ -1,6 +1,8 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { inputMessageProblem } from "../messages/content-checks.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { askHost } from "./host-calls.js";
 import type { SteeringBoundary, TurnInputMessage } from "./run-turn-input.js";
@@ -38,7 +40,17 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     });
     return 0;
   }
-  const received: TurnInputMessage[] = answer ?? [];
+  let received: TurnInputMessage[];
+  try {
+    // A copy, read once (a field whose read throws fails here, naming the callback); Array.from: a hole is an `undefined` message, refused as one.
+    received = Array.from(copyForHost(answer ?? []));
+  } catch (error) {
+    failTurn(turn, {
+      code: ErrorCode.Internal,
+      message: `The host callback getSteeringMessages returned an answer that could not be read: ${errorText(error)}`,
+    });
+    return 0;
+  }
   const problems = received.map(inputMessageProblem);
   const bad = problems.findIndex((problem) => problem !== undefined);
   if (bad >= 0) {
@@ -93,7 +105,13 @@ export async function tryBeginClose(
   lastAssistantMessage: AgentMessage | undefined,
 ): Promise<boolean> {
   const close = turn.input.tryBeginClose!;
-  const closed = (await askHost(turn, "tryBeginClose", () => close({ lastAssistantMessage }), false)) === true;
+  const closed =
+    (await askHost(
+      turn,
+      "tryBeginClose",
+      () => close({ lastAssistantMessage: copyForHost(lastAssistantMessage) }),
+      false,
+    )) === true;
   if (closed) turn.closed = true;
   return closed;
 }

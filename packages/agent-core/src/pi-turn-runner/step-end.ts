@@ -2,6 +2,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { messageProblem } from "../messages/content-checks.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { hasToolCalls, isErrorOrAborted } from "./assistant-message.js";
 import { askHost, awaitHostCall } from "./host-calls.js";
@@ -77,7 +78,13 @@ async function hostStopsAfterStep(
 ): Promise<boolean> {
   const shouldStop = turn.input.shouldStopAfterTurn;
   if (!shouldStop) return false;
-  const stop = (await askHost(turn, "shouldStopAfterTurn", () => shouldStop({ message, toolResults }), true)) === true;
+  const stop =
+    (await askHost(
+      turn,
+      "shouldStopAfterTurn",
+      () => shouldStop({ message: copyForHost(message), toolResults: copyForHost(toolResults) }),
+      true,
+    )) === true;
   if (stop) turn.stopRequested = true;
   return stop;
 }
@@ -127,7 +134,8 @@ async function runStepEndHooks(
       throw new Error("onStepEndHook enqueue: the turn has already ended; deliver the message in a later turn");
     const problem = typeof queued === "string" ? undefined : messageProblem(queued);
     if (problem) throw new TypeError(`onStepEndHook enqueue: the message${problem}`);
-    const steering = typeof queued === "string" ? createUserMessage(queued) : queued;
+    // A copy: the hook may go on editing its own message; what is queued is what it handed over.
+    const steering = typeof queued === "string" ? createUserMessage(queued) : copyForHost(queued);
     (turn.undelivered ??= new Set()).add(steering);
     turn.agent.steer(steering);
   };
@@ -138,8 +146,8 @@ async function runStepEndHooks(
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
           stepIndex,
-          message,
-          toolResults,
+          message: copyForHost(message),
+          toolResults: copyForHost(toolResults),
           enqueue,
           signal,
         }),

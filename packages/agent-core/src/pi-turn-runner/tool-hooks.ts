@@ -8,6 +8,7 @@ import {
 } from "@turnkit/agent-loop";
 import { ABANDONED, ToolResultText, errorText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue } from "../messages/content-checks.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { awaitHostCall } from "./host-calls.js";
 import { type OnToolExecutionStartHook, type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -22,7 +23,11 @@ import { reportTrace } from "./turn-log.js";
  * is ignored, a failing after-hook turns the result into an error result.
  */
 
-/** What a tool hook sees about one call. */
+/**
+ * What a tool hook sees about one call: copies of the call, its validated
+ * arguments and its response, so a hook that edits them changes neither
+ * the transcript nor what the tool runs with; only its decision counts.
+ */
 function toolEvent(
   turn: RunningTurn,
   context: { assistantMessage: AssistantMessage; toolCall: ToolCallHookEvent["toolCall"]; args: unknown },
@@ -30,9 +35,9 @@ function toolEvent(
   return {
     sessionId: turn.input.sessionId,
     turnId: turn.input.turnId,
-    toolCall: context.toolCall,
-    args: context.args,
-    assistantMessage: context.assistantMessage,
+    toolCall: copyForHost(context.toolCall),
+    args: copyForHost(context.args),
+    assistantMessage: copyForHost(context.assistantMessage),
     assistantMessageId: turn.bridge.assistantMessageIdFor(context.toolCall.id),
   };
 }
@@ -145,7 +150,10 @@ export async function afterToolCall(
   for (const hook of hooks) {
     try {
       const patch = await awaitHostCall(turn, "afterToolCallHook", () =>
-        hook({ ...toolEvent(turn, context), result, isError }, signal ?? new AbortController().signal),
+        hook(
+          { ...toolEvent(turn, context), result: copyForHost(result), isError },
+          signal ?? new AbortController().signal,
+        ),
       );
       // Given up on after the abort: the chain stops; the tool ran, so its result (as patched so far) stands.
       if (patch === ABANDONED) break;
@@ -153,8 +161,8 @@ export async function afterToolCall(
       const problem = patchProblem(patch);
       if (problem) throw new Error(`it returned an invalid patch: ${problem}`);
       result = {
-        content: patch.content ?? result.content,
-        details: "details" in patch ? patch.details : result.details,
+        content: patch.content === undefined ? result.content : copyForHost(patch.content),
+        details: "details" in patch ? copyForHost(patch.details) : result.details,
         terminate: patch.terminate ?? result.terminate,
       };
       if (patch.isError !== undefined) isError = patch.isError;

@@ -9,6 +9,7 @@ import { type ModelFallbackNotice, resolveModelFallback, withModelFallback } fro
 import { type OptionLayersConfig, optionLayers } from "../call-stack/option-layers.js";
 import type { AnyModel, StreamFn, StreamFnOptions } from "../call-stack/stream-fn.js";
 import { syntheticResponse } from "../call-stack/synthetic-response.js";
+import { copyForHost } from "../messages/host-copy.js";
 import { projectAgentMessagesForModel } from "../messages/project-messages.js";
 import { markDroppedResponse } from "../messages/turn-messages.js";
 import type { RequestFamily } from "../turn-watch/usage-ledger.js";
@@ -38,8 +39,7 @@ import { emitWarning } from "./turn-watching.js";
  *    `TurnRetryLayer` per request family), which keeps the stream watchdogs
  *    of each attempt, shows the watch every attempt and reports its notices;
  *    it reads each attempt's stream itself, one read per event;
- * 7. `onLlmCallPreparedHook`, shown each request once, with its options as
- *    sent;
+ * 7. `onLlmCallPreparedHook`, shown a copy of each request once, as sent;
  * 8. the provider: `llm.streamFn` (a fallback model's own `streamFn`), or
  *    pi-ai's `streamSimple`.
  *
@@ -204,8 +204,8 @@ class TurnRetryLayer implements RetryLayer {
 }
 
 /**
- * Shows each model request to the `onLlmCallPreparedHook`s with the options
- * as actually sent (`maxTokens` after the host cap, `cacheRetention`,
+ * Shows a copy of each model request to the `onLlmCallPreparedHook`s with the
+ * options as sent (`maxTokens` after the host cap, `cacheRetention`,
  * `timeoutMs`, `maxRetries: 0`, ...), once per request, model (each model of
  * a fallback chain has a stack of its own) and context: a transport retry
  * (the same context) is not announced again, an overflow resend is.
@@ -223,7 +223,7 @@ function announcingPrepared(turn: TurnState, streamFn: StreamFn): StreamFn {
         turnId: turn.input.turnId,
         requestIndex: turn.requestIndex,
         model: model as Model<any>,
-        context,
+        context: copyForHost(context),
         options: publicOptions(options),
       };
       for (const hook of hooks) {

@@ -23,7 +23,7 @@ export interface BeforeLlmCallEvent extends HookTurnContext {
   requestIndex: number;
   /** `request` for each new request; `overflow` when the same request is prepared again after a context overflow (same `requestIndex`). */
   reason: LlmCallReason;
-  /** The transcript as this request would send it (after earlier hooks' changes). Do not mutate. */
+  /** The transcript as this request would send it (after earlier hooks' changes): a copy for this hook, so editing it changes nothing; return a decision instead. */
   messages: readonly AgentMessage[];
   /** The turn's model (for an auxiliary request). */
   model: Model<any>;
@@ -277,6 +277,15 @@ export type OnStepEndHook = (event: StepEndEvent) => void | Promise<void>;
  * ordered list. Every kind fails safe in one documented way: hooks that
  * decide what is sent fail closed (the turn fails or the call is blocked);
  * observers' errors are ignored; step-end errors are reported.
+ *
+ * What a hook is handed (messages, a response, a call and its arguments, a
+ * tool result, a history change, a request) is a copy made for that hook:
+ * editing it changes neither the turn's transcript nor what the model, a
+ * tool or the next hook sees. A hook changes the turn only through its
+ * decision, and what a decision hands over (messages, content) is copied
+ * when it is taken, so editing it afterwards changes nothing either. The
+ * first history hook's copy of a change is also the one the
+ * `message.persisted` event carries.
  */
 export interface PiTurnHooks {
   /** Before each model request: may change what is sent, answer instead, or abort. Fails closed. */

@@ -96,6 +96,8 @@ export interface TurnState {
   nextDirective: LlmDirective | undefined;
   /** The loop's live context array of the latest request, when the turn has before-LLM hooks. Written by the before-LLM hooks; read by overflow recovery. */
   loopMessages: AgentMessage[] | undefined;
+  /** The copy of each message the before-LLM hooks were shown, made at its first request. Filled and read by the before-LLM hooks. */
+  hookMessageCopies: WeakMap<AgentMessage, AgentMessage> | undefined;
   /** Calls of the current step whose final result has `terminate` (made at the first). Filled at each `tool_execution_end`; read and cleared at step end. */
   terminatingCalls: Set<string> | undefined;
   /** An after-tool hook asked `terminateAgent` in the current step. Written by the after-tool hook; read and cleared at step end. */

@@ -124,6 +124,6 @@ function assertEventShape(event: unknown, index: number): void {
   if (!isRecord(event)) throw fail(` must be a RuntimeEvent object, got ${describeValue(event)}`);
   if (!isRecord(event.payload)) throw fail(`.payload must be an object, got ${describeValue(event.payload)}`);
   if (event.origin === undefined) return;
-  if (!isRecord(event.origin) || !Array.isArray(event.origin.path) || !event.origin.path.every(isRecord))
+  if (!isRecord(event.origin) || !Array.isArray(event.origin.path) || !Array.from(event.origin.path).every(isRecord))
     throw fail(`.origin must be an object with a path of hops, got ${describeValue(event.origin)}`);
 }

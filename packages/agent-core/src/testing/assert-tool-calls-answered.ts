@@ -48,6 +48,6 @@ export function assertToolCallsAnswered(transcript: readonly AgentMessage[]): nu
 function assertMessageShape(message: unknown, index: number): void {
   const fail = (problem: string) => new TypeError(`assertToolCallsAnswered: transcript[${index}]${problem}`);
   if (!isRecord(message)) throw fail(` must be a message object, got ${describeValue(message)}`);
-  if (message.role === "assistant" && !(Array.isArray(message.content) && message.content.every(isRecord)))
+  if (message.role === "assistant" && !(Array.isArray(message.content) && Array.from(message.content).every(isRecord)))
     throw fail(`.content must be an array of content blocks, got ${describeValue(message.content)}`);
 }

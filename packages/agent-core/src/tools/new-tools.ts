@@ -1,5 +1,6 @@
-import { contentProblem } from "../messages/content-checks.js";
+import { contentProblem, describeValue } from "../messages/content-checks.js";
 import { rawArgumentsProblem } from "../messages/tool-call-arguments.js";
+import { copyForHost } from "../messages/host-copy.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
@@ -81,7 +82,8 @@ export function newTools(runtimeTools: readonly RuntimeTool<any, any>[], options
     );
   }
   const seen = new Set<string>();
-  runtimeTools.forEach((tool, index) => {
+  // Array.from: a hole in the list is an `undefined` tool, refused as one (forEach would skip it).
+  Array.from(runtimeTools).forEach((tool, index) => {
     assertRuntimeTool(tool, `newTools: tools[${index}]`);
     if (seen.has(tool.def.name)) {
       throw new TurnkitConfigError(
@@ -158,7 +160,8 @@ function toAgentTool(
       let settled = false;
       let result: unknown;
       try {
-        result = await impl.execute(ctx, params, callSignal, (partial) => {
+        // A copy: a tool that edits its arguments never edits the call in the transcript (what the model is sent back).
+        result = await impl.execute(ctx, copyForHost(params), callSignal, (partial) => {
           if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
@@ -212,7 +215,18 @@ function checkResult(toolName: string, result: unknown): RuntimeToolResult {
       `Tool ${JSON.stringify(toolName)} returned an invalid result: expected { content: [...] }, got ${result === null ? "null" : typeof result === "object" ? "an object without a content array" : typeof result}`,
     );
   }
-  const problem = contentProblem((result as RuntimeToolResult).content, undefined, false);
+  const problem =
+    contentProblem((result as RuntimeToolResult).content, undefined, false) ?? flagProblem(result as RuntimeToolResult);
   if (problem) throw new Error(`Tool ${JSON.stringify(toolName)} returned an invalid result: ${problem}`);
   return result as RuntimeToolResult;
+}
+
+/** A result's `isError` or `terminate` set to anything but a boolean (`"yes"` would otherwise count as `false`). */
+function flagProblem(result: RuntimeToolResult): string | undefined {
+  for (const flag of ["isError", "terminate"] as const) {
+    const value: unknown = result[flag];
+    if (value !== undefined && typeof value !== "boolean")
+      return `${flag} must be a boolean, got ${describeValue(value)}`;
+  }
+  return undefined;
 }

@@ -57,9 +57,9 @@ export interface RuntimeToolResult<TDetails = unknown> {
   content: (TextContent | ImageContent)[];
   /** For logs and UI, never sent to the model; omitted becomes `{}`. */
   details?: TDetails;
-  /** `true` records the call as failed, with this content and details. */
+  /** `true` records the call as failed, with this content and details. Anything but a boolean makes the call an error result naming it. */
   isError?: boolean;
-  /** Asks to stop after this batch; honoured only when every result of the batch sets it. */
+  /** Asks to stop after this batch; honoured only when every result of the batch sets it. Anything but a boolean makes the call an error result naming it. */
   terminate?: boolean;
 }
 
@@ -180,7 +180,7 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
     problems.push("prepareArguments must be a function");
   if (
     d.promptGuidelines !== undefined &&
-    (!Array.isArray(d.promptGuidelines) || !d.promptGuidelines.every((g) => typeof g === "string"))
+    (!Array.isArray(d.promptGuidelines) || !Array.from(d.promptGuidelines).every((g) => typeof g === "string"))
   ) {
     problems.push("promptGuidelines must be an array of strings");
   }

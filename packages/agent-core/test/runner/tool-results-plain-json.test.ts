@@ -3,7 +3,7 @@
  * as plain JSON, whatever its `details` hold (a cycle, a bigint, a function,
  * `undefined` in a list): a writer that serialises events, or a history
  * hook that stores messages, neither crashes nor reads back something else.
- * Plain values are not copied.
+ * Plain values are not changed (the hook gets a copy of its own, as every hook does).
  */
 import { Type } from "@sinclair/typebox";
 import type { AgentMessage } from "@turnkit/agent-loop";
@@ -90,11 +90,12 @@ describe("a tool result's details", () => {
     }
   });
 
-  it("that are plain JSON are handed on as they are, not copied", async () => {
+  it("that are plain JSON reach the history hook unchanged, in a copy of its own (editing it changes nothing of the turn)", async () => {
     const details = { rows: [{ id: 1 }], note: "plain" };
     const { turn, stored } = await callOnce(details);
     expectPersistable(turn.events);
-    expect(toolResultOf(stored)?.details).toBe(details);
+    expect(toolResultOf(stored)?.details).toEqual(details);
+    expect(toolResultOf(stored)?.details).not.toBe(details);
   });
 
   it("reach a history hook as plain JSON also among a replacement's previous messages", async () => {

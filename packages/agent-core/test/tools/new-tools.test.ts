@@ -153,6 +153,23 @@ describe("newTools: one call", () => {
     });
     await expect(agentTool!.execute("c", {})).rejects.toThrow(/Tool "sloppy" returned an invalid result/);
   });
+
+  it('rejects a result whose isError or terminate is no boolean, naming the flag (a truthy "yes" would otherwise count as false)', async () => {
+    const text = [{ type: "text" as const, text: "done?" }];
+    const [flagged, stopping] = newTools(
+      [
+        tool("flagged", { execute: () => ({ content: text, isError: "yes" }) as never }),
+        tool("stopping", { execute: () => ({ content: text, terminate: 1 }) as never }),
+      ],
+      { ...baseOptions(), disableBuiltinToolFallback: true },
+    );
+    await expect(flagged!.execute("c", {})).rejects.toThrow(
+      'Tool "flagged" returned an invalid result: isError must be a boolean, got "yes"',
+    );
+    await expect(stopping!.execute("c", {})).rejects.toThrow(
+      'Tool "stopping" returned an invalid result: terminate must be a boolean, got 1',
+    );
+  });
 });
 
 describe("newTools in the loop: what reaches the transcript", () => {

@@ -87,7 +87,7 @@ function isCompactionRecord(data: unknown): data is CompactionRecord {
   const { summaries, keptMessages } = data as Partial<CompactionRecord>;
   return (
     Array.isArray(summaries) &&
-    summaries.every((summary) => typeof summary === "string") &&
+    Array.from(summaries).every((summary) => typeof summary === "string") &&
     Number.isInteger(keptMessages) &&
     (keptMessages as number) >= 0
   );

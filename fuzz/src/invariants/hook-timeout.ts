@@ -1,0 +1,35 @@
+/**
+ * Invariant 26: with `hookTimeoutMs`, no hook or host callback holds a turn.
+ * A hostile host's turn that sets it, and where nothing but host code can
+ * keep the turn waiting (no tool or stream that hangs, no writer that never
+ * answers), ends on its own: the driver never has to abort it, however
+ * slow or hung a chain member is.
+ */
+import type { TurnScenario } from "../scenario.js";
+import { InvariantViolation } from "./violation.js";
+
+const INVARIANT = "26 with hookTimeoutMs no hook holds the turn";
+
+/** Whether something of `scenario` other than host code may wait until the turn is aborted. */
+function mayWaitWithoutHooks(scenario: TurnScenario): boolean {
+  if (scenario.writer.slow?.answer === "never") return true;
+  return scenario.requests.some(
+    (request) =>
+      request.response.ending.kind === "hang" || request.response.calls.some((call) => call.behaviour.kind === "hang"),
+  );
+}
+
+/** Throws when a turn of `scenario` with `hookTimeoutMs` needed the driver's abort although only host code could hold it. */
+export function checkHookTimeoutBoundsHooks(scenario: TurnScenario, watchdogAborted: boolean): void {
+  const timeoutMs = scenario.hostile?.hookTimeoutMs;
+  if (timeoutMs === undefined || !watchdogAborted || mayWaitWithoutHooks(scenario)) return;
+  throw new InvariantViolation(
+    INVARIANT,
+    `the turn stalled and was aborted by the driver, although hookTimeoutMs was ${timeoutMs} and only host code could hold it (${describeMember(scenario)})`,
+  );
+}
+
+function describeMember(scenario: TurnScenario): string {
+  const chain = scenario.hostile?.chainMember;
+  return chain ? `${chain.member.kind} member in ${chain.hook}` : "no chain member";
+}
