@@ -210,18 +210,29 @@ function unreadableDecision(hook: string): never {
  * (content that is no list, a role of no kind, a call with no id or
  * arguments, usage gone) and every list emptied. The turn must not notice.
  */
-function wreck(value: unknown, seen = new Set<unknown>()): void {
-  if (typeof value !== "object" || value === null || seen.has(value)) return;
+function wreck(value: unknown, seen = new Set<unknown>(), depth = 0): void {
+  if (typeof value !== "object" || value === null || seen.has(value) || depth > WRECK_DEPTH) return;
   seen.add(value);
+  try {
+    wreckObject(value, seen, depth);
+  } catch {
+    // What the hook cannot even look at (the odd details' revoked proxy) it leaves alone.
+  }
+}
+
+/** How deep {@link wreck} goes: the odd details nest far deeper than any stack. */
+const WRECK_DEPTH = 64;
+
+function wreckObject(value: object, seen: Set<unknown>, depth: number): void {
   if (Array.isArray(value)) {
-    for (const item of value) wreck(item, seen);
+    for (const item of value) wreck(item, seen, depth + 1);
     value.length = 0;
     return;
   }
   const fields = value as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     if (typeof fields[key] === "function" || key === "signal") continue;
-    wreck(fields[key], seen);
+    wreck(fields[key], seen, depth + 1);
     if (key === "content") fields[key] = 7;
     else if (key === "role" || key === "type" || key === "id" || key === "stopReason") fields[key] = "wrecked";
     else if (key === "arguments" || key === "usage" || key === "value") fields[key] = null;

@@ -3,7 +3,7 @@ import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { describeValue } from "../messages/content-checks.js";
-import { copyForHost } from "../messages/host-copy.js";
+import { copyForHost, copyFromHost } from "../messages/host-copy.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
 import { awaitHostCall } from "./host-calls.js";
@@ -42,7 +42,7 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
         }),
       );
       // Read once, here, as a copy: a field whose read throws is the hook's failure.
-      decision = answer === ABANDONED ? answer : copyForHost(answer);
+      decision = answer === ABANDONED ? answer : copyFromHost(answer);
     } catch (error) {
       stripToolCalls(message);
       failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook failed: ${errorText(error)}` });

@@ -1,7 +1,7 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue, messagesProblem } from "../messages/content-checks.js";
-import { copyForHost, requestMessagesForHost } from "../messages/host-copy.js";
+import { copyFromHost, requestMessagesForHost } from "../messages/host-copy.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
@@ -75,7 +75,7 @@ async function runHooks(
         }),
       );
       // Read once, here, as a copy: a field whose read throws is the hook's failure, and the hook's later edits change nothing.
-      decision = answer === ABANDONED ? answer : copyForHost(answer);
+      decision = answer === ABANDONED ? answer : copyFromHost(answer);
     } catch (error) {
       throw hookFailure(turn, `beforeLlmCallHook failed: ${errorText(error)}`);
     }

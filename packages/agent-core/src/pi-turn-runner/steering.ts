@@ -2,7 +2,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { inputMessageProblem } from "../messages/content-checks.js";
-import { copyForHost } from "../messages/host-copy.js";
+import { copyForHost, copyFromHost } from "../messages/host-copy.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { askHost } from "./host-calls.js";
 import type { SteeringBoundary, TurnInputMessage } from "./run-turn-input.js";
@@ -43,7 +43,7 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
   let received: TurnInputMessage[];
   try {
     // A copy, read once (a field whose read throws fails here, naming the callback); Array.from: a hole is an `undefined` message, refused as one.
-    received = Array.from(copyForHost(answer ?? []));
+    received = Array.from(copyFromHost(answer ?? []));
   } catch (error) {
     failTurn(turn, {
       code: ErrorCode.Internal,

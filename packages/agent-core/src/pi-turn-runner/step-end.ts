@@ -2,7 +2,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { messageProblem } from "../messages/content-checks.js";
-import { copyForHost } from "../messages/host-copy.js";
+import { copyForHost, copyFromHost } from "../messages/host-copy.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { hasToolCalls, isErrorOrAborted } from "./assistant-message.js";
 import { askHost, awaitHostCall } from "./host-calls.js";
@@ -135,7 +135,7 @@ async function runStepEndHooks(
     const problem = typeof queued === "string" ? undefined : messageProblem(queued);
     if (problem) throw new TypeError(`onStepEndHook enqueue: the message${problem}`);
     // A copy: the hook may go on editing its own message; what is queued is what it handed over.
-    const steering = typeof queued === "string" ? createUserMessage(queued) : copyForHost(queued);
+    const steering = typeof queued === "string" ? createUserMessage(queued) : copyFromHost(queued);
     (turn.undelivered ??= new Set()).add(steering);
     turn.agent.steer(steering);
   };

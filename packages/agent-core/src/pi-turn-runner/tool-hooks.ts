@@ -8,7 +8,7 @@ import {
 } from "@turnkit/agent-loop";
 import { ABANDONED, ToolResultText, errorText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue } from "../messages/content-checks.js";
-import { copyForHost } from "../messages/host-copy.js";
+import { copyForHost, copyFromHost } from "../messages/host-copy.js";
 import { awaitHostCall } from "./host-calls.js";
 import { type OnToolExecutionStartHook, type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -161,7 +161,7 @@ export async function afterToolCall(
       const problem = patchProblem(patch);
       if (problem) throw new Error(`it returned an invalid patch: ${problem}`);
       result = {
-        content: patch.content === undefined ? result.content : copyForHost(patch.content),
+        content: patch.content === undefined ? result.content : copyFromHost(patch.content),
         details: "details" in patch ? copyForHost(patch.details) : result.details,
         terminate: patch.terminate ?? result.terminate,
       };
