@@ -29,6 +29,8 @@ export const DEFAULT_WORKER_LEASE_MS = 15_000;
 export const LEASE_CHECK_MAX_INTERVAL_MS = 500;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
+/** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */
+export const CANCELLED_SWEEP_MS = 1_000;
 /** How long a follower waits for a notification before it reads the log again anyway. */
 export const FOLLOW_POLL_MS = 500;
 /** How often `outcome` looks whether a turn finished. */

@@ -34,6 +34,7 @@ import { LogNotifications } from "./reading/log-notifications.js";
 import { workflowEndedWithoutOutcome } from "./reading/workflow-ending.js";
 import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
 import { checkDatabaseReachable } from "./store/database-check.js";
+import { CancelledTurns } from "./store/cancelled-turn.js";
 import { EventLog } from "./store/event-log.js";
 import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
@@ -103,6 +104,7 @@ export class DurableTurnClient {
     private readonly hostRequests: HostRequests,
     private readonly sessions: SessionCatalog,
     private readonly notifications: LogNotifications,
+    private readonly cancelledTurns: CancelledTurns,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
     private readonly settings: Required<Omit<DurableTurnsConnection, "databaseUrl" | "connectTimeoutMs">>,
@@ -153,6 +155,7 @@ export class DurableTurnClient {
         new HostRequests(pool, settings.schema),
         new SessionCatalog(pool, settings.schema, settings.queueName),
         new LogNotifications(connection.databaseUrl, connectTimeoutMs),
+        new CancelledTurns(pool, settings.schema),
         pools,
         settings,
       );
@@ -185,7 +188,7 @@ export class DurableTurnClient {
       },
       stored,
     );
-    await this.turnTable.insertTurn(ref, request.label);
+    await this.turnTable.insertTurn(ref, request);
     return ref;
   }
 
@@ -289,10 +292,8 @@ export class DurableTurnClient {
     const given = optionsOf(options, "options");
     const afterSeq = seqOption(given.afterSeq, "afterSeq");
     const signal = signalOption(given.signal, "signal");
-    // A start that died between queueing its turn and recording it left a turn that runs all the same.
-    if (!(await this.turnTable.exists(ref.workflowId)) && (await this.dbos.getWorkflow(ref.workflowId)) === undefined)
-      throw unknownTurn(ref);
-    const failure = () => workflowEndedWithoutOutcome(this.dbos, ref.workflowId);
+    await this.known(turn);
+    const failure = () => workflowEndedWithoutOutcome(this.dbos, this.cancelledTurns, ref.workflowId);
     yield* followLog(this.eventLog, this.notifications, ref.workflowId, { afterSeq, signal, failure });
   }
 
@@ -300,12 +301,17 @@ export class DurableTurnClient {
    * Where a turn is now: `queued` (waiting for a worker, or for its
    * session's previous turn), `running` on `workerId`, `finished`, or
    * `failed` when its workflow itself failed (not a turn that ended
-   * `failed`: that one is `finished`). Throws `unknown_turn`.
+   * `failed`: that one is `finished`). A turn whose workflow was cancelled
+   * with DBOS's tools is `finished`: it is ended as aborted (here, when no
+   * worker did yet). Throws `unknown_turn`.
    */
   async status(turn: TurnAddress): Promise<DurableTurnStatus> {
     const ref = await this.known(turn);
     const workflow = await this.dbos.getWorkflow(ref.workflowId);
     switch (workflow?.status) {
+      case "CANCELLED":
+        await this.cancelledTurns.close(ref.workflowId);
+        return { state: "finished" };
       case undefined:
       case "ENQUEUED":
       case "DELAYED":
@@ -334,8 +340,12 @@ export class DurableTurnClient {
     try {
       return await this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult({ pollingIntervalMs });
     } catch (error) {
+      // Cancelled with DBOS's tools: ended as aborted (status does it), with that outcome stored.
+      const state = (await this.status(turn).catch(() => undefined))?.state;
+      const closed = state === "finished" ? await this.cancelledTurns.closedOutcome(ref.workflowId) : undefined;
+      if (closed !== undefined) return closed;
       // Only a workflow that ended without an outcome is its failure; a read that failed on the way is the read's.
-      if ((await this.status(turn).catch(() => undefined))?.state === "failed") throw workflowFailure(error);
+      if (state === "failed") throw workflowFailure(error);
       throw error;
     }
   }
@@ -405,9 +415,19 @@ export class DurableTurnClient {
     await Promise.all(this.pools.map((pool) => pool.end().catch(() => {})));
   }
 
+  /**
+   * The turn, once it is sure it was started: it has its row, or DBOS has
+   * its workflow (a start that died between queueing the turn and recording
+   * it left a turn that runs all the same), which is then recorded here as
+   * its worker would, so every call treats it as any started turn.
+   */
   private async known(turn: TurnAddress): Promise<DurableTurnRef> {
     const ref = turnRef(turn);
-    if (!(await this.turnTable.exists(ref.workflowId))) throw unknownTurn(ref);
+    if (await this.turnTable.exists(ref.workflowId)) return ref;
+    const workflow = await this.dbos.getWorkflow(ref.workflowId);
+    const request = workflow?.input?.[0] as DurableTurnRequest | undefined;
+    if (workflow === undefined || typeof request !== "object" || request === null) throw unknownTurn(ref);
+    await this.turnTable.insertTurn(ref, request);
     return ref;
   }
 }

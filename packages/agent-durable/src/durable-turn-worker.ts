@@ -3,6 +3,7 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
 import {
   APPROVAL_TOPIC,
+  DBOS_SYSTEM_SCHEMA,
   DEFAULT_APP_NAME,
   DEFAULT_APP_VERSION,
   DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -22,6 +23,7 @@ import {
 } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { checkDatabaseReachable } from "./store/database-check.js";
+import { CancelledTurns } from "./store/cancelled-turn.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
@@ -35,6 +37,7 @@ import type { DurableTurnRequest } from "./turn/turn-request.js";
 import { runTurnWorkflow } from "./turn/turn-workflow.js";
 import { ABORT_NOTICE, abortNoticeKey } from "./steps/approval-wait.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
+import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 
@@ -94,6 +97,7 @@ export class DurableTurnWorker {
     private readonly pools: pg.Pool[],
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
+    private readonly cancelledSweep: CancelledTurnSweep,
   ) {}
 
   /**
@@ -162,6 +166,7 @@ export class DurableTurnWorker {
         history: new SessionHistory(behindCheckpointPool, settings.schema),
         hostRequests: new HostRequests(pool, settings.schema),
         stepRecords: new StepRecords(behindCheckpointPool),
+        cancelledTurns: new CancelledTurns(pool, settings.schema),
       };
       const deps = {
         stores,
@@ -189,7 +194,7 @@ export class DurableTurnWorker {
         schema: settings.schema,
         workerId: settings.workerId,
         leaseMs: settings.leaseMs,
-        requeueTurnsOf: (executorId) => requeueTurnsOf(executorId, settings),
+        requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
         faultPoint: settings.faultPoint,
       });
       // The lease before the first turn: a turn never runs here without a lease others can take over.
@@ -207,7 +212,9 @@ export class DurableTurnWorker {
         DBOS.send(workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
       );
       abortWatcher.start();
-      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
+      const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
+      cancelledSweep.start();
+      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep);
     } catch (error) {
       launchedInThisProcess = false;
       lease?.stop();
@@ -226,6 +233,7 @@ export class DurableTurnWorker {
    */
   async shutdown(): Promise<void> {
     this.abortWatcher.stop();
+    this.cancelledSweep.stop();
     this.lease.stop();
     await DBOS.shutdown({ deregister: true });
     await this.lease.release();
@@ -236,32 +244,32 @@ export class DurableTurnWorker {
 }
 
 /**
- * Queues again the unfinished turns worker `executorId` was running, with
- * DBOS's public API: its pending turn workflows of this application
- * version, resumed on the turn queue (keeping their session partition).
- * Resuming revokes the claim of the execution that ran each (DBOS gives
- * the next one a new ownership token). Idempotent: a turn another worker
- * took up meanwhile is no longer this executor's, and a finished one is
- * left alone by `resumeWorkflows`.
+ * Queues again the unfinished turns worker `executorId` was running: its
+ * pending turn workflows of this application version go back to the turn
+ * queue (keeping their session partition), on `db`, in the caller's
+ * transaction. This is the statement DBOS 5.3's `resumeWorkflows` runs,
+ * with one more condition: the workflow is still pending on that worker
+ * when the row is updated. A turn cancelled with DBOS's tools meanwhile
+ * (even between a listing and the update) stays cancelled, and is ended as
+ * aborted (see `closeCancelledTurn`), never run on. Queueing revokes the
+ * claim of the execution that ran each (the next one gets a new ownership
+ * token). Idempotent: a turn another worker took up meanwhile is no longer
+ * this executor's.
  */
 async function requeueTurnsOf(
+  db: pg.PoolClient,
   executorId: string,
   settings: { appVersion: string; queueName: string },
 ): Promise<number> {
-  const pending = await DBOS.listWorkflows({
-    status: "PENDING",
-    executorId,
-    workflowName: TURN_WORKFLOW_NAME,
-    applicationVersion: settings.appVersion,
-    loadInput: false,
-    loadOutput: false,
-  });
-  if (pending.length === 0) return 0;
-  await DBOS.resumeWorkflows(
-    pending.map((workflow) => workflow.workflowID),
-    { queueName: settings.queueName },
+  const { rowCount } = await db.query(
+    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status
+     SET status = 'ENQUEUED', owner_xid = NULL, queue_name = $1, recovery_attempts = 0,
+         workflow_deadline_epoch_ms = NULL, deduplication_id = NULL, started_at_epoch_ms = NULL,
+         updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint, completed_at = NULL
+     WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4`,
+    [settings.queueName, executorId, TURN_WORKFLOW_NAME, settings.appVersion],
   );
-  return pending.length;
+  return rowCount ?? 0;
 }
 
 function resolveOptions(options: DurableTurnWorkerOptions) {

@@ -14,6 +14,7 @@ export {
 export type { SteerAnswer, SteerRefusal } from "./store/steering-inbox.js";
 export type { SessionPage, SessionSummary, SessionTurn, SessionTurnState } from "./store/session-catalog.js";
 export { INTERRUPTED_TOOL_RESULT_TEXT } from "./steps/tool-call-step.js";
+export { CANCELLED_TOOL_RESULT_TEXT } from "./store/cancelled-turn.js";
 export type { DurableTurnHooks, DurableBeforeToolCallHook, DurableBeforeToolCallDecision } from "./steps/hook-steps.js";
 export { approvalRequestId, type ApprovalDecision } from "./steps/approval-wait.js";
 export {

@@ -38,6 +38,7 @@ describePublicSurface({
     "workerId",
   ],
   values: [
+    "CANCELLED_TOOL_RESULT_TEXT",
     "DEFAULT_APPROVAL_TIMEOUT_MS",
     "DEFAULT_APP_NAME",
     "DEFAULT_APP_VERSION",

@@ -1,0 +1,135 @@
+/**
+ * A turn whose DBOS workflow is cancelled with DBOS's own tools
+ * (`cancelWorkflow`, as an operator would from DBOS's tooling) ends as an
+ * aborted turn does, once: its log ends (a `durable.cancelled` trace, then
+ * `aborted`), its calls are answered in the history, the messages it never
+ * took are handed back, and it never runs on: not when a worker takes over
+ * the dead worker that ran it, nor when DBOS resumes it afterwards.
+ */
+import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
+import { isTerminalEvent, type RuntimeEvent } from "@turnkit/protocol";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DurableTurnRef } from "../src/index.js";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const fixture = useDurableFixture([{ id: "w1", env: { LEASE_MS: "1500" } }]);
+let dbos: DBOSClient;
+
+beforeAll(async () => {
+  dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+});
+afterAll(async () => {
+  await dbos?.destroy();
+});
+
+/** Every event `follow` yields for `turn`, failing after 10 s instead of waiting for an ending forever. */
+async function followToEnd(turn: DurableTurnRef): Promise<RuntimeEvent[]> {
+  const events: RuntimeEvent[] = [];
+  for await (const event of fixture.client.follow(turn, { signal: AbortSignal.timeout(10_000) })) events.push(event);
+  return events;
+}
+
+function expectCancelledEnding(events: RuntimeEvent[]): void {
+  assertLogInvariants(events);
+  expect(assertRuntimeEventSequence(events)).toBe("aborted");
+  expect(events.at(-2)).toMatchObject({ type: "debug.trace", payload: { phase: "durable.cancelled", level: "warn" } });
+}
+
+describe("a turn cancelled with DBOS's tools", () => {
+  it("ends aborted once: followers see the ending, its call is answered, the next turn of its session runs", async () => {
+    const turn = await fixture.startWaitingForApproval("waiting");
+    await dbos.cancelWorkflow(turn.workflowId);
+    const events = await followToEnd(turn);
+    expectCancelledEnding(events);
+    expect(await fixture.client.status(turn)).toEqual({ state: "finished" });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    expect(await fixture.client.steer(turn, { text: "late" })).toEqual({ accepted: false, reason: "closed" });
+    const history = await fixture.client.readHistory(turn.sessionId);
+    expect(assertToolCallsAnswered(history)).toBe(1);
+    // The log announced every message the history holds.
+    const announced = events.flatMap((e) => (e.type === "message.persisted" ? e.payload.messages : []));
+    expect(history).toEqual(announced);
+
+    const next = await fixture.client.start({
+      sessionId: turn.sessionId,
+      turnId: "after",
+      userMessage: { text: "hi" },
+    });
+    expect(await fixture.client.outcome(next)).toMatchObject({ kind: "completed" });
+    assertToolCallsAnswered(await fixture.client.readHistory(turn.sessionId));
+    expect(await fixture.client.readEvents(turn)).toEqual(events);
+  });
+
+  it("is ended, its call answered, before the next turn of its session loads the history", async () => {
+    const turn = await fixture.startWaitingForApproval("first");
+    // Queued behind it: DBOS's cancel lets it start at once, before anyone else looks at the cancelled turn.
+    const next = await fixture.client.start({
+      sessionId: turn.sessionId,
+      turnId: "second",
+      userMessage: { text: "hi" },
+    });
+    await dbos.cancelWorkflow(turn.workflowId);
+    expect(await fixture.client.outcome(next)).toMatchObject({ kind: "completed" });
+    expect(assertToolCallsAnswered(await fixture.client.readHistory(turn.sessionId))).toBe(1);
+    expectCancelledEnding(await fixture.client.readEvents(turn));
+  });
+
+  it("hands back the user message and the steering of a turn cancelled while queued", async () => {
+    const first = await fixture.startWaitingForApproval("holding");
+    const queued = await fixture.client.start({
+      sessionId: first.sessionId,
+      turnId: "queued",
+      userMessage: { text: "never run" },
+    });
+    expect(await fixture.client.steer(queued, { text: "also this" })).toEqual({ accepted: true });
+    await dbos.cancelWorkflow(queued.workflowId);
+    const events = await followToEnd(queued);
+    expectCancelledEnding(events);
+    const ending = events.at(-1)!;
+    expect(ending.type === "session.status" && userTexts(ending.payload.undeliveredMessages ?? [])).toEqual([
+      "never run",
+      "also this",
+    ]);
+    expect(await fixture.client.outcome(queued)).toEqual({ kind: "aborted", undeliveredMessages: expect.any(Array) });
+    await fixture.client.respond(first, "approval:holding-call-0", { approved: true });
+    expect(await fixture.client.outcome(first)).toMatchObject({ kind: "completed" });
+  });
+
+  it("is ended by a worker without anyone following it, and stays ended when DBOS resumes it", async () => {
+    const turn = await fixture.startWaitingForApproval("resumed");
+    await dbos.cancelWorkflow(turn.workflowId);
+    // Nobody follows: the worker's sweep ends it.
+    await waitFor("the ending", async () => (await fixture.client.readEvents(turn)).some(isTerminalEvent));
+    const events = await fixture.client.readEvents(turn);
+    expectCancelledEnding(events);
+    await dbos.resumeWorkflow(turn.workflowId);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
+    expect(await fixture.client.readEvents(turn)).toEqual(events);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(0);
+  });
+
+  it("never runs on when it is cancelled while its worker is dead and another takes the worker's turns over", async () => {
+    const turn = await fixture.startWaitingForApproval("orphan");
+    await fixture.cluster.kill("w1");
+    await dbos.cancelWorkflow(turn.workflowId);
+    await fixture.client.respond(turn, "approval:orphan-call-0", { approved: true });
+    await fixture.cluster.start("w2", { LEASE_MS: "1500" });
+    const events = await followToEnd(turn);
+    expectCancelledEnding(events);
+    // The survivor took the dead worker's lease (its row is gone) and ran nothing of the turn.
+    await waitFor("the takeover", async () => {
+      const db = new pg.Client({ connectionString: fixture.postgres.url });
+      await db.connect();
+      const { rows } = await db
+        .query("SELECT 1 FROM turnkit_durable.workers WHERE executor_id = 'w1'")
+        .finally(() => db.end());
+      return rows.length === 0;
+    });
+    expect(fixture.countsOf(turn, "tool-start")).toBe(0);
+    expect(await fixture.client.readEvents(turn)).toEqual(events);
+  });
+});
