@@ -51,6 +51,13 @@ export const APPROVAL_TOPIC = "turnkit.approval";
 export const TURN_WORKFLOW_NAME = "turnkit.durable-turn";
 /** The Postgres notification channel the event log announces new events on. */
 export const EVENTS_CHANNEL = "turnkit_durable_events";
+/**
+ * The highest `seq` a turn's log can hold (the largest Postgres `integer`):
+ * `readEvents` and `follow` refuse a larger `afterSeq` with `invalid_input`,
+ * so a server taking a reader's last seen seq (an SSE `Last-Event-ID`) can
+ * refuse one above it before its stream starts.
+ */
+export const MAX_SEQ = 2_147_483_647;
 /** Events one `readEvents` returns unless the caller says. */
 export const DEFAULT_READ_LIMIT = 10_000;
 /** Most events one `readEvents` may ask for. */

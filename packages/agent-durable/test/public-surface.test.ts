@@ -53,6 +53,7 @@ describePublicSurface({
     "DurableTurnErrorCode",
     "DurableTurnWorker",
     "INTERRUPTED_TOOL_RESULT_TEXT",
+    "MAX_SEQ",
     "approvalRequestId",
     "durableTool",
     "idempotencyKeyOf",
