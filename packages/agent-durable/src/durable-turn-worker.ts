@@ -22,7 +22,6 @@ import {
   type DurableTurnsConnection,
 } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
-import { checkDatabaseReachable } from "./store/database-check.js";
 import { CancelledTurns } from "./store/cancelled-turn.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
@@ -121,8 +120,9 @@ export class DurableTurnWorker {
       });
     }
     launchedInThisProcess = true;
-    // Before anything is set up: an unreachable database is one typed error, with nothing left to close.
-    await checkDatabaseReachable(options.databaseUrl, settings.connectTimeoutMs).catch((error) => {
+    // The worker's own client first: its connect looks at the database once, so an unreachable one is one typed
+    // error before anything else is set up, and makes our tables.
+    const client = await DurableTurnClient.connect(options).catch((error) => {
       launchedInThisProcess = false;
       throw error;
     });
@@ -151,13 +151,9 @@ export class DurableTurnWorker {
     });
     const pools = [pool, behindCheckpointPool, dbosPool];
     for (const each of pools) each.on("error", () => {});
-    let clientReady: Promise<DurableTurnClient> | undefined;
     let lease: WorkerLease | undefined;
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
-      // The worker's own client connects while DBOS launches (the tables are in place now).
-      clientReady = DurableTurnClient.connect(options);
-      clientReady.catch(() => {});
       const running = new Set<TurnContext>();
       const stores = {
         eventLog: new EventLog(behindCheckpointPool, settings.schema),
@@ -206,7 +202,6 @@ export class DurableTurnWorker {
         minPollingIntervalMs: settings.queuePollingIntervalMs,
         onConflict: "always_update",
       });
-      const client = await clientReady;
       lease.start();
       const abortWatcher = new AbortWatcher(stores.turnTable, running, (workflowId) =>
         DBOS.send(workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
@@ -218,7 +213,7 @@ export class DurableTurnWorker {
     } catch (error) {
       launchedInThisProcess = false;
       lease?.stop();
-      await clientReady?.then((client) => client.close()).catch(() => {});
+      await client.close().catch(() => {});
       await DBOS.shutdown({ deregister: true }).catch(() => {});
       await Promise.all(pools.map((each) => each.end().catch(() => {})));
       throw error;
