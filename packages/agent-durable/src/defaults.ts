@@ -23,6 +23,8 @@ export const DEFAULT_SCHEMA = "turnkit_durable";
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 /** How long `connect` and `launch` wait for Postgres to accept a connection before they give up. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** How long a client call waits for the database to answer one statement before it rejects (`database_unavailable`). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 /** A worker whose heartbeat is older than this is presumed dead and its turns are recovered by another. */
 export const DEFAULT_WORKER_LEASE_MS = 15_000;
 /** Longest pause between two looks of a worker for expired leases of other workers (a quarter lease when shorter). */

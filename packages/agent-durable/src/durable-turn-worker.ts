@@ -19,6 +19,7 @@ import {
   CONNECTION_NAMES,
   connectTimeoutOf,
   DurableTurnClient,
+  queryTimeoutOf,
   type DurableTurnsConnection,
 } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
@@ -290,6 +291,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
     schema: options.schema ?? DEFAULT_SCHEMA,
     workerId: options.workerId ?? `${hostname()}-${process.pid}`,
     connectTimeoutMs: connectTimeoutOf(options),
+    queryTimeoutMs: queryTimeoutOf(options),
     concurrency,
     approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     leaseMs: options.leaseMs ?? DEFAULT_WORKER_LEASE_MS,

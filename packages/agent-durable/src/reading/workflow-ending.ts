@@ -18,18 +18,17 @@ export async function workflowEndedWithoutOutcome(
   dbos: DBOSClient,
   cancelledTurns: CancelledTurns,
   workflowId: string,
+  /** Bounds each call of DBOS's client (which retries a statement the database does not answer without end). */
+  bounded: <T>(work: Promise<T>) => Promise<T>,
 ): Promise<DurableTurnError | undefined> {
-  const workflow = await dbos.getWorkflow(workflowId);
+  const workflow = await bounded(dbos.getWorkflow(workflowId));
   if (workflow === undefined || NOT_FAILED.has(workflow.status)) return undefined;
   if (workflow.status === "CANCELLED") {
     await cancelledTurns.close(workflowId);
     return undefined;
   }
-  return dbos
-    .retrieveWorkflow(workflowId)
-    .getResult()
-    .then(
-      () => undefined,
-      (error: unknown) => workflowFailure(error),
-    );
+  return bounded(dbos.retrieveWorkflow(workflowId).getResult()).then(
+    () => undefined,
+    (error: unknown) => workflowFailure(error),
+  );
 }
