@@ -112,6 +112,28 @@ describe("a turn cancelled with DBOS's tools", () => {
     expect(fixture.countsOf(turn, "tool-start")).toBe(0);
   });
 
+  it("cancelled after its log ended but before it stored its outcome, it keeps the outcome its log ends with", async () => {
+    const turn = await fixture.client.start({ sessionId: "s-late", turnId: "late", userMessage: { text: "hi" } });
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.client.readEvents(turn);
+    // As a cancel landing between the turn's ending and its last step would leave it.
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      await db.query("UPDATE dbos.workflow_status SET status = 'CANCELLED' WHERE workflow_uuid = $1", [
+        turn.workflowId,
+      ]);
+      await db.query("UPDATE turnkit_durable.turns SET outcome = NULL WHERE turn_key = $1", [turn.workflowId]);
+    } finally {
+      await db.end();
+    }
+    const outcome = await fixture.client.outcome(turn, { pollingIntervalMs: 20 });
+    expect(outcome).toMatchObject({ kind: "completed" });
+    expect(await fixture.client.status(turn)).toEqual({ state: "finished" });
+    expect(await fixture.client.listTurns("s-late")).toMatchObject([{ turnId: "late", state: "finished" }]);
+    expect(await fixture.client.readEvents(turn)).toEqual(events);
+  });
+
   it("never runs on when it is cancelled while its worker is dead and another takes the worker's turns over", async () => {
     const turn = await fixture.startWaitingForApproval("orphan");
     await fixture.cluster.kill("w1");

@@ -7,10 +7,12 @@ import {
   type RuntimeEvent,
   type RuntimeEventPayloadMap,
   type RuntimeEventType,
+  type TerminalStatusEvent,
   type TurnOutcome,
 } from "@turnkit/protocol";
 import type pg from "pg";
 import { DBOS_SYSTEM_SCHEMA, EVENTS_CHANNEL, TURN_WORKFLOW_NAME } from "../defaults.js";
+import { outcomeOfStatus } from "../turn/outcome-of-status.js";
 import { turnRefOfWorkflowId } from "../turn/turn-request.js";
 import { quoteIdent, TERMINAL_ROW } from "./schema.js";
 import { inTransaction } from "./transaction.js";
@@ -48,8 +50,10 @@ export const CANCELLED_TRACE_PHASE = "durable.cancelled";
  *
  * The cancelled execution writes nothing meanwhile: DBOS's cancel revoked
  * its claim. Resolves `true` when it wrote the ending, `false` when the
- * workflow is not cancelled (or is no turn) or the log had ended already;
- * so calling it again, from any process, changes nothing.
+ * workflow is not cancelled (or is no turn) or the log had ended already
+ * (cancelled after the turn logged its ending, before it stored its
+ * outcome: the outcome the log ends with is stored then); so calling it
+ * again, from any process, changes nothing.
  */
 export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey: string): Promise<boolean> {
   const s = quoteIdent(schema);
@@ -59,10 +63,18 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
       [turnKey, TURN_WORKFLOW_NAME],
     );
     if (workflow[0]?.status !== "CANCELLED") return false;
-    const { rows: ended } = await db.query(`SELECT 1 FROM ${s}.events WHERE turn_key = $1 AND ${TERMINAL_ROW}`, [
+    const { rows: ended } = await db.query(`SELECT event FROM ${s}.events WHERE turn_key = $1 AND ${TERMINAL_ROW}`, [
       turnKey,
     ]);
-    if (ended.length > 0) return false;
+    if (ended.length > 0) {
+      // Cancelled after its log ended, before its last step stored the outcome: the outcome the log ends with.
+      const ending = (ended[0] as { event: TerminalStatusEvent }).event;
+      await db.query(`UPDATE ${s}.turns SET outcome = $2 WHERE turn_key = $1 AND outcome IS NULL`, [
+        turnKey,
+        JSON.stringify(outcomeOfStatus(ending.payload)),
+      ]);
+      return false;
+    }
     const ref = turnRefOfWorkflowId(turnKey);
     if (ref === undefined) return false;
     // The session's row, then the turn's: the order every transaction locks them in. The session's row also keeps
@@ -178,7 +190,7 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
 }
 
 /**
- * The keys of the cancelled turns without an ending: of session `sessionId`
+ * The keys of the cancelled turns without a stored outcome: of session `sessionId`
  * (every one of them, as a turn that starts must see their histories
  * answered), or else those cancelled since `sinceMs` (DBOS's clock, epoch ms).
  */
@@ -193,14 +205,13 @@ export async function unclosedCancelledTurns(
       ? await pool.query(
           `SELECT t.turn_key FROM ${s}.turns t
            JOIN "${DBOS_SYSTEM_SCHEMA}".workflow_status w ON w.workflow_uuid = t.turn_key
-           WHERE t.session_id = $1 AND t.outcome IS NULL AND w.status = 'CANCELLED'
-             AND NOT EXISTS (SELECT 1 FROM ${s}.events e WHERE e.turn_key = t.turn_key AND ${TERMINAL_ROW})`,
+           WHERE t.session_id = $1 AND t.outcome IS NULL AND w.status = 'CANCELLED'`,
           [scope.sessionId],
         )
       : await pool.query(
           `SELECT w.workflow_uuid AS turn_key FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status w
            WHERE w.status = 'CANCELLED' AND w.name = $1 AND w.completed_at >= $2
-             AND NOT EXISTS (SELECT 1 FROM ${s}.events e WHERE e.turn_key = w.workflow_uuid AND ${TERMINAL_ROW})`,
+             AND NOT EXISTS (SELECT 1 FROM ${s}.turns t WHERE t.turn_key = w.workflow_uuid AND t.outcome IS NOT NULL)`,
           [TURN_WORKFLOW_NAME, scope.sinceMs],
         );
   return rows.map((row: { turn_key: string }) => row.turn_key);

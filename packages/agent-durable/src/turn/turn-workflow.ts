@@ -17,6 +17,7 @@ import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn, DurableTurnSetup } from "./durable-turn-setup.js";
 import { HistoryWriter } from "./history-writer.js";
+import { outcomeOfStatus } from "./outcome-of-status.js";
 import { StepLanes } from "./step-lanes.js";
 import { TurnAbort } from "./turn-abort.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
@@ -219,16 +220,6 @@ function messageId(ctx: TurnContext, turnId: string): string {
 function withPlainReport(outcome: TurnOutcome): TurnOutcome {
   const { usage, timing } = outcome;
   return { ...outcome, ...(usage !== undefined && { usage }), ...(timing !== undefined && { timing }) };
-}
-
-/** The outcome a terminal `session.status` reports (the same fields, as `outcomeToStatus` made them). */
-function outcomeOfStatus(payload: TerminalSessionStatusPayload): TurnOutcome {
-  if (payload.status === "failed") {
-    const { status: _failed, error, ...rest } = payload;
-    return { kind: "failed", message: error.message, error, ...rest };
-  }
-  const { status, error: _none, ...rest } = payload;
-  return { kind: status, ...rest };
 }
 
 /** The outcome with the steering messages no poll took added to the messages it hands back, as user messages. */
