@@ -53,6 +53,9 @@ describe("a turn cancelled with DBOS's tools", () => {
     // The log announced every message the history holds.
     const announced = events.flatMap((e) => (e.type === "message.persisted" ? e.payload.messages : []));
     expect(history).toEqual(announced);
+    // A finished turn: a fork at it has its history.
+    await fixture.client.fork(turn, "s-waiting-fork");
+    expect(await fixture.client.readHistory("s-waiting-fork")).toEqual(history);
 
     const next = await fixture.client.start({
       sessionId: turn.sessionId,
@@ -123,7 +126,9 @@ describe("a turn cancelled with DBOS's tools", () => {
       await db.query("UPDATE dbos.workflow_status SET status = 'CANCELLED' WHERE workflow_uuid = $1", [
         turn.workflowId,
       ]);
-      await db.query("UPDATE turnkit_durable.turns SET outcome = NULL WHERE turn_key = $1", [turn.workflowId]);
+      await db.query("UPDATE turnkit_durable.turns SET outcome = NULL, history_end = NULL WHERE turn_key = $1", [
+        turn.workflowId,
+      ]);
     } finally {
       await db.end();
     }
@@ -131,6 +136,8 @@ describe("a turn cancelled with DBOS's tools", () => {
     expect(outcome).toMatchObject({ kind: "completed" });
     expect(await fixture.client.status(turn)).toEqual({ state: "finished" });
     expect(await fixture.client.listTurns("s-late")).toMatchObject([{ turnId: "late", state: "finished" }]);
+    await fixture.client.fork(turn, "s-late-fork");
+    expect(await fixture.client.readHistory("s-late-fork")).toEqual(await fixture.client.readHistory("s-late"));
     expect(await fixture.client.readEvents(turn)).toEqual(events);
   });
 

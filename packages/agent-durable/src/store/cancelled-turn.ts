@@ -69,10 +69,10 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
     if (ended.length > 0) {
       // Cancelled after its log ended, before its last step stored the outcome: the outcome the log ends with.
       const ending = (ended[0] as { event: TerminalStatusEvent }).event;
-      await db.query(`UPDATE ${s}.turns SET outcome = $2 WHERE turn_key = $1 AND outcome IS NULL`, [
-        turnKey,
-        JSON.stringify(outcomeOfStatus(ending.payload)),
-      ]);
+      await db.query(
+        `UPDATE ${s}.turns SET outcome = $2, history_end = (${historyEndSql(s)}) WHERE turn_key = $1 AND outcome IS NULL`,
+        [turnKey, JSON.stringify(outcomeOfStatus(ending.payload))],
+      );
       return false;
     }
     const ref = turnRefOfWorkflowId(turnKey);
@@ -180,10 +180,9 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
       [turnKey, events.map((e) => e.seq), events.map((e) => e.type), events.map((e) => JSON.stringify(e))],
     );
     await db.query("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, turnKey]);
-    await db.query(`UPDATE ${s}.turns SET outcome = $2, history_end = $3 WHERE turn_key = $1`, [
+    await db.query(`UPDATE ${s}.turns SET outcome = $2, history_end = (${historyEndSql(s)}) WHERE turn_key = $1`, [
       turnKey,
       JSON.stringify(outcome),
-      next + answers.length,
     ]);
     return true;
   });
@@ -215,6 +214,22 @@ export async function unclosedCancelledTurns(
           [TURN_WORKFLOW_NAME, scope.sinceMs],
         );
   return rows.map((row: { turn_key: string }) => row.turn_key);
+}
+
+/**
+ * Where turn `$1`'s history ends in its session (`schema` `s`): after its
+ * last message (its own, or a replacement it made), or, when it stored
+ * none (cancelled before it did), where the session's previous turn's
+ * ended (0 for the first).
+ */
+function historyEndSql(s: string): string {
+  return `SELECT coalesce(
+    (SELECT max(m.position) + 1 FROM ${s}.session_messages m
+     WHERE m.session_id = t.session_id AND (m.turn_key = t.turn_key OR left(m.turn_key, length(t.turn_key) + 1) = t.turn_key || '#')),
+    (SELECT p.history_end FROM ${s}.turns p
+     WHERE p.session_id = t.session_id AND p.history_end IS NOT NULL AND (p.created_at, p.turn_key) < (t.created_at, t.turn_key)
+     ORDER BY p.created_at DESC, p.turn_key DESC LIMIT 1),
+    0) FROM ${s}.turns t WHERE t.turn_key = $1`;
 }
 
 /** Error results for the calls of the last message in `messages` that asked for tool calls and lacks some results. */
