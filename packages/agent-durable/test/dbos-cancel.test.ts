@@ -81,6 +81,36 @@ describe("a turn cancelled with DBOS's tools", () => {
     expectCancelledEnding(await fixture.client.readEvents(turn));
   });
 
+  it("announces what the turn stored in the history but had not yet logged when it was cancelled", async () => {
+    const turn = await fixture.startWaitingForApproval("unannounced");
+    // As the turn leaves it when the cancel comes between storing a result and logging its announcement.
+    const stored = await fixture.client.readHistory(turn.sessionId);
+    const result = {
+      role: "toolResult",
+      toolCallId: "unannounced-call-0",
+      toolName: "guarded_write",
+      content: [{ type: "text", text: "written" }],
+      isError: false,
+      timestamp: 1,
+    };
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      await db.query(
+        "INSERT INTO turnkit_durable.session_messages (session_id, position, turn_key, message) VALUES ($1, $2, $3, $4)",
+        [turn.sessionId, stored.length, turn.workflowId, JSON.stringify(result)],
+      );
+      await dbos.cancelWorkflow(turn.workflowId);
+    } finally {
+      await db.end();
+    }
+    const events = await followToEnd(turn);
+    expectCancelledEnding(events);
+    const history = await fixture.client.readHistory(turn.sessionId);
+    expect(history).toEqual([...stored, result]);
+    expect(history).toEqual(events.flatMap((e) => (e.type === "message.persisted" ? e.payload.messages : [])));
+  });
+
   it("hands back the user message and the steering of a turn cancelled while queued", async () => {
     const first = await fixture.startWaitingForApproval("holding");
     const queued = await fixture.client.start({

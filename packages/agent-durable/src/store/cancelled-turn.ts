@@ -36,7 +36,8 @@ export const CANCELLED_TRACE_PHASE = "durable.cancelled";
  *
  * - every tool call the turn's history left unanswered gets an error result
  *   ({@link CANCELLED_TOOL_RESULT_TEXT}), stored after the turn's last
- *   message and announced by a `message.persisted`;
+ *   message and announced by a `message.persisted`, with the messages the
+ *   turn stored and had not yet announced when it was cancelled;
  * - the turn's intake closes; each accepted steering message the history
  *   does not hold, and the turn's own user message when the history does
  *   not hold it (the turn was cancelled before it stored it), is handed back
@@ -100,6 +101,8 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
       .filter((row: { turn_key: string }) => row.turn_key === turnKey || row.turn_key.startsWith(`${turnKey}#`))
       .map((row: { message: AgentMessage }) => row.message);
     const answers = unansweredCallResults(own);
+    // Stored before the turn logged their announcement (the cancel came in between): announced with the answers.
+    const unannounced = own.slice(await announcedCount(db, s, turnKey));
     const next = stored.length === 0 ? 0 : Number(stored[stored.length - 1].position) + 1;
     if (answers.length > 0) {
       await db.query(
@@ -157,8 +160,11 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
       );
     };
     if (Number(last[0].seq) === 0) add("session.status", { status: "running" });
-    if (answers.length > 0)
-      add("message.persisted", { reason: "messageDelta", messages: answers as unknown as ProtocolAnyMessage[] });
+    if (unannounced.length + answers.length > 0)
+      add("message.persisted", {
+        reason: "messageDelta",
+        messages: [...unannounced, ...answers] as unknown as ProtocolAnyMessage[],
+      });
     for (const { request_id: requestId, kind } of withdrawn as { request_id: string; kind: string }[]) {
       add("debug.trace", {
         phase: "action.request",
@@ -230,6 +236,24 @@ function historyEndSql(s: string): string {
      WHERE p.session_id = t.session_id AND p.history_end IS NOT NULL AND (p.created_at, p.turn_key) < (t.created_at, t.turn_key)
      ORDER BY p.created_at DESC, p.turn_key DESC LIMIT 1),
     0) FROM ${s}.turns t WHERE t.turn_key = $1`;
+}
+
+/**
+ * How many of the turn's history messages its log announced (its own
+ * `message.persisted` events: a replacement counts its messages, a delta
+ * adds its own). The history holds them in that order, so those it holds
+ * beyond this number were stored but not yet announced.
+ */
+async function announcedCount(db: pg.PoolClient, s: string, turnKey: string): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT event->'payload'->>'reason' AS reason, json_array_length(event->'payload'->'messages') AS n
+     FROM ${s}.events WHERE turn_key = $1 AND type = 'message.persisted' AND (event->'origin') IS NULL ORDER BY seq`,
+    [turnKey],
+  );
+  let count = 0;
+  for (const row of rows as { reason: string; n: number }[])
+    count = row.reason === "replaceMessages" ? Number(row.n) : count + Number(row.n);
+  return count;
 }
 
 /** Error results for the calls of the last message in `messages` that asked for tool calls and lacks some results. */
