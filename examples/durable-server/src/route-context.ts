@@ -1,4 +1,4 @@
-import type { DurableTurnClient } from "@turnkit/agent-durable";
+import { type DurableTurnClient, MAX_SEQ } from "@turnkit/agent-durable";
 import type { Context } from "hono";
 import type { User } from "./auth.js";
 import type { SessionStore } from "./session-store.js";
@@ -35,9 +35,6 @@ export function problem(
 ) {
   return c.json({ code, message, ...(field !== undefined && { field }) }, status);
 }
-
-/** Highest seq agent-durable's log holds (a Postgres `integer`); its `follow` refuses a larger `afterSeq`. */
-const MAX_SEQ = 2_147_483_647;
 
 /**
  * The seq a reader resumes after, from `given` (a `Last-Event-ID` header or

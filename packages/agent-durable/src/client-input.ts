@@ -1,6 +1,7 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { inputMessageProblem } from "@turnkit/agent-core/internal";
 import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
+import { MAX_SEQ } from "./defaults.js";
 import { invalidInput } from "./errors.js";
 
 /*
@@ -9,9 +10,6 @@ import { invalidInput } from "./errors.js";
  * `invalid_input` error naming the field, never as a Postgres error, a
  * `TypeError`, a wait that never ends, or a turn that fails later.
  */
-
-/** Highest seq a log holds (a Postgres `integer`). */
-const MAX_SEQ = 2_147_483_647;
 
 /**
  * Throws `invalid_input` naming `field` unless `value` is a message a turn

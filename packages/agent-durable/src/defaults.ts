@@ -23,12 +23,16 @@ export const DEFAULT_SCHEMA = "turnkit_durable";
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 /** How long `connect` and `launch` wait for Postgres to accept a connection before they give up. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** How long a client call waits for the database to answer one statement before it rejects (`database_unavailable`). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 /** A worker whose heartbeat is older than this is presumed dead and its turns are recovered by another. */
 export const DEFAULT_WORKER_LEASE_MS = 15_000;
 /** Longest pause between two looks of a worker for expired leases of other workers (a quarter lease when shorter). */
 export const LEASE_CHECK_MAX_INTERVAL_MS = 500;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
+/** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */
+export const CANCELLED_SWEEP_MS = 1_000;
 /** How long a follower waits for a notification before it reads the log again anyway. */
 export const FOLLOW_POLL_MS = 500;
 /** How often `outcome` looks whether a turn finished. */
@@ -49,6 +53,13 @@ export const APPROVAL_TOPIC = "turnkit.approval";
 export const TURN_WORKFLOW_NAME = "turnkit.durable-turn";
 /** The Postgres notification channel the event log announces new events on. */
 export const EVENTS_CHANNEL = "turnkit_durable_events";
+/**
+ * The highest `seq` a turn's log can hold (the largest Postgres `integer`):
+ * `readEvents` and `follow` refuse a larger `afterSeq` with `invalid_input`,
+ * so a server taking a reader's last seen seq (an SSE `Last-Event-ID`) can
+ * refuse one above it before its stream starts.
+ */
+export const MAX_SEQ = 2_147_483_647;
 /** Events one `readEvents` returns unless the caller says. */
 export const DEFAULT_READ_LIMIT = 10_000;
 /** Most events one `readEvents` may ask for. */

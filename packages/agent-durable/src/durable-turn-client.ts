@@ -8,6 +8,7 @@ import {
   DEFAULT_APP_NAME,
   DEFAULT_APP_VERSION,
   DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_QUERY_TIMEOUT_MS,
   DEFAULT_QUEUE_NAME,
   DEFAULT_SCHEMA,
   OUTCOME_POLL_MS,
@@ -33,7 +34,8 @@ import { type FollowOptions, followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";
 import { workflowEndedWithoutOutcome } from "./reading/workflow-ending.js";
 import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
-import { checkDatabaseReachable } from "./store/database-check.js";
+import { answeredWithin, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
+import { CancelledTurns } from "./store/cancelled-turn.js";
 import { EventLog } from "./store/event-log.js";
 import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
@@ -67,9 +69,19 @@ export interface DurableTurnsConnection {
   /**
    * How long opening a connection to Postgres may take, in ms: `connect`
    * and `launch` reject with `database_unavailable` when the server has not
-   * accepted one by then. Default 10 s.
+   * accepted one by then. Default 10 s. A client's later calls wait no
+   * longer than this for a connection either.
    */
   connectTimeoutMs?: number;
+  /**
+   * How long a client call waits for the database to answer one statement,
+   * in ms: a call whose statement the server has not answered by then (a
+   * server that stopped answering, a network that drops everything)
+   * rejects with `database_unavailable`. What it had sent may still take
+   * effect when the server answers again. Default 30 s; give more to read
+   * very long logs in one `readEvents`.
+   */
+  queryTimeoutMs?: number;
 }
 
 /** The fields of {@link DurableTurnsConnection} that name parts of a deployment: each a non-empty string when given. */
@@ -78,6 +90,18 @@ export const CONNECTION_NAMES = ["appName", "appVersion", "queueName", "schema"]
 /** `connection.connectTimeoutMs`, or its default; throws `invalid_input` naming it unless a positive number. */
 export function connectTimeoutOf(connection: DurableTurnsConnection): number {
   return millisecondsOption(connection.connectTimeoutMs, "connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS);
+}
+
+/** `connection.queryTimeoutMs`, or its default; throws `invalid_input` naming it unless a positive number. */
+export function queryTimeoutOf(connection: DurableTurnsConnection): number {
+  return millisecondsOption(connection.queryTimeoutMs, "queryTimeoutMs", DEFAULT_QUERY_TIMEOUT_MS);
+}
+
+/** How a client reaches its database, and how long it waits for it. */
+interface DatabaseLimits {
+  databaseUrl: string;
+  connectTimeoutMs: number;
+  queryTimeoutMs: number;
 }
 
 /** What {@link DurableTurnClient.status} reports. */
@@ -91,7 +115,11 @@ export type DurableTurnStatus =
  * outcomes. It runs no turn itself (that is a {@link DurableTurnWorker}'s
  * job), so a web server or a CLI can use it without launching DBOS.
  * A statement the database cut by ending its connection (a restart, a
- * failover) is sent again on a new one; each is safe to send twice.
+ * failover) is sent again on a new one; each is safe to send twice. A
+ * database that cannot be reached or stops answering makes a call reject
+ * with `database_unavailable` within `connectTimeoutMs` (a connection) or
+ * `queryTimeoutMs` (a statement; a transaction's rollback may take as long
+ * again), never wait forever.
  */
 export class DurableTurnClient {
   private constructor(
@@ -103,16 +131,20 @@ export class DurableTurnClient {
     private readonly hostRequests: HostRequests,
     private readonly sessions: SessionCatalog,
     private readonly notifications: LogNotifications,
+    private readonly cancelledTurns: CancelledTurns,
     /** Every pool this client opened (ours and the one DBOS uses). */
     private readonly pools: pg.Pool[],
-    private readonly settings: Required<Omit<DurableTurnsConnection, "databaseUrl" | "connectTimeoutMs">>,
+    private readonly settings: Required<
+      Omit<DurableTurnsConnection, "databaseUrl" | "connectTimeoutMs" | "queryTimeoutMs">
+    >,
+    private readonly limits: DatabaseLimits,
   ) {}
 
   /**
    * Connects and creates the durable tables when missing. Rejects with
    * `invalid_input` for a missing `databaseUrl`, a name (`appName`,
    * `appVersion`, `queueName`, `schema`) that is not a non-empty string or a
-   * `connectTimeoutMs` that is not a positive number, and with
+   * `connectTimeoutMs` or `queryTimeoutMs` that is not a positive number, and with
    * `database_unavailable` (naming the URL without its password, and why)
    * within `connectTimeoutMs` when Postgres cannot be reached, does not
    * answer, refuses the credentials or has no such database; a rejected
@@ -123,20 +155,26 @@ export class DurableTurnClient {
       throw invalidInput("databaseUrl must be a Postgres connection string");
     assertOptionalNames(connection, CONNECTION_NAMES);
     const connectTimeoutMs = connectTimeoutOf(connection);
+    const queryTimeoutMs = queryTimeoutOf(connection);
     await checkDatabaseReachable(connection.databaseUrl, connectTimeoutMs);
+    const limits = { databaseUrl: connection.databaseUrl, connectTimeoutMs, queryTimeoutMs };
+    // Neither a connection nor a statement waits without end for a server that stopped answering.
+    const bounded = { connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs };
     const settings = {
       appName: connection.appName ?? DEFAULT_APP_NAME,
       appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,
       queueName: connection.queueName ?? DEFAULT_QUEUE_NAME,
       schema: connection.schema ?? DEFAULT_SCHEMA,
     };
-    const pool = new ResendingPool({ connectionString: connection.databaseUrl, max: 5 });
+    const pool = new ResendingPool({ connectionString: connection.databaseUrl, max: 5, ...bounded });
     pool.on("error", () => {});
     const pools: pg.Pool[] = [pool];
     try {
-      await migrateSchema(pool, settings.schema);
+      await migrateSchema(pool, settings.schema).catch((error) => {
+        throw asDatabaseUnavailable(error, connection.databaseUrl, queryTimeoutMs);
+      });
       // Our own pool for DBOS too, so closing the client closes every connection it opened.
-      const dbosPool = new pg.Pool({ connectionString: connection.databaseUrl, max: 4 });
+      const dbosPool = new pg.Pool({ connectionString: connection.databaseUrl, max: 4, ...bounded });
       dbosPool.on("error", () => {});
       pools.push(dbosPool);
       const dbos = await DBOSClient.create({
@@ -152,9 +190,11 @@ export class DurableTurnClient {
         new SteeringInbox(pool, settings.schema),
         new HostRequests(pool, settings.schema),
         new SessionCatalog(pool, settings.schema, settings.queueName),
-        new LogNotifications(connection.databaseUrl, connectTimeoutMs),
+        new LogNotifications(connection.databaseUrl, connectTimeoutMs, queryTimeoutMs),
+        new CancelledTurns(pool, settings.schema),
         pools,
         settings,
+        limits,
       );
     } catch (error) {
       await Promise.all(pools.map((p) => p.end().catch(() => {})));
@@ -170,23 +210,27 @@ export class DurableTurnClient {
    * would refuse, metadata that is not plain JSON), before anything is stored.
    */
   async start(request: DurableTurnRequest): Promise<DurableTurnRef> {
-    assertValidTurnRequest(request);
-    const ref = turnRef(request);
-    const stored: DurableTurnRequest = JSON.parse(jsonTextOf(request, "the turn request"));
-    // Queued first, recorded after: a start that dies in between leaves a queued turn, whose worker records it
-    // (never a recorded turn that nothing will run, which kept its session busy for good).
-    await this.dbos.enqueue(
-      {
-        queueName: this.settings.queueName,
-        workflowName: TURN_WORKFLOW_NAME,
-        workflowID: ref.workflowId,
-        queuePartitionKey: ref.sessionId,
-        appVersion: this.settings.appVersion,
-      },
-      stored,
-    );
-    await this.turnTable.insertTurn(ref, request.label);
-    return ref;
+    return this.answering(async () => {
+      assertValidTurnRequest(request);
+      const ref = turnRef(request);
+      const stored: DurableTurnRequest = JSON.parse(jsonTextOf(request, "the turn request"));
+      // Queued first, recorded after: a start that dies in between leaves a queued turn, whose worker records it
+      // (never a recorded turn that nothing will run, which kept its session busy for good).
+      await this.bounded(
+        this.dbos.enqueue(
+          {
+            queueName: this.settings.queueName,
+            workflowName: TURN_WORKFLOW_NAME,
+            workflowID: ref.workflowId,
+            queuePartitionKey: ref.sessionId,
+            appVersion: this.settings.appVersion,
+          },
+          stored,
+        ),
+      );
+      await this.turnTable.insertTurn(ref, request);
+      return ref;
+    });
   }
 
   /**
@@ -202,9 +246,11 @@ export class DurableTurnClient {
    * (checked before it is queued, so a bad message never fails the turn).
    */
   async steer(turn: TurnAddress, message: TurnInputMessage): Promise<SteerAnswer> {
-    assertTurnInputMessage(message, "message");
-    const ref = await this.known(turn);
-    return this.steering.steer(ref.workflowId, message);
+    return this.answering(async () => {
+      assertTurnInputMessage(message, "message");
+      const ref = await this.known(turn);
+      return this.steering.steer(ref.workflowId, message);
+    });
   }
 
   /**
@@ -221,25 +267,28 @@ export class DurableTurnClient {
    * that asked was interrupted by a restart and not run again).
    */
   async respond(turn: TurnAddress, requestId: string, answer: ActionAnswer): Promise<void> {
-    if (typeof requestId !== "string" || requestId === "") throw invalidInput("requestId must be a non-empty string");
-    assertStorableText(requestId, "requestId");
-    if (typeof answer !== "object" || answer === null) throw invalidInput("answer must be an object");
-    const ref = await this.known(turn);
-    // Asked by a tool call: the answer is stored, and the waiting call takes it.
-    const asked = await this.hostRequests.requestOf(ref.workflowId, requestId);
-    if (asked !== undefined) {
-      const checked = validateActionAnswer(asked.kind, answer);
-      if (!checked.ok)
-        throw invalidInput(`answer does not fit the ${asked.kind} request ${requestId}: ${checked.errors[0]}`);
-      if (asked.withdrawn || !(await this.hostRequests.answer(ref.workflowId, requestId, checked.answer)))
-        throw requestWithdrawn(ref.turnId, requestId);
-      return;
-    }
-    if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId))) throw unknownRequest(ref.turnId, requestId);
-    const checked = validateActionAnswer("tool_approval", answer);
-    if (!checked.ok) throw invalidInput(`answer.approved must be true or false (${checked.errors[0]})`);
-    const message: ApprovalMessage = { kind: "decision", requestId, decision: checked.answer };
-    await this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/${requestId}`);
+    return this.answering(async () => {
+      if (typeof requestId !== "string" || requestId === "") throw invalidInput("requestId must be a non-empty string");
+      assertStorableText(requestId, "requestId");
+      if (typeof answer !== "object" || answer === null) throw invalidInput("answer must be an object");
+      const ref = await this.known(turn);
+      // Asked by a tool call: the answer is stored, and the waiting call takes it.
+      const asked = await this.hostRequests.requestOf(ref.workflowId, requestId);
+      if (asked !== undefined) {
+        const checked = validateActionAnswer(asked.kind, answer);
+        if (!checked.ok)
+          throw invalidInput(`answer does not fit the ${asked.kind} request ${requestId}: ${checked.errors[0]}`);
+        if (asked.withdrawn || !(await this.hostRequests.answer(ref.workflowId, requestId, checked.answer)))
+          throw requestWithdrawn(ref.turnId, requestId);
+        return;
+      }
+      if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId)))
+        throw unknownRequest(ref.turnId, requestId);
+      const checked = validateActionAnswer("tool_approval", answer);
+      if (!checked.ok) throw invalidInput(`answer.approved must be true or false (${checked.errors[0]})`);
+      const message: ApprovalMessage = { kind: "decision", requestId, decision: checked.answer };
+      await this.bounded(this.dbos.send(ref.workflowId, message, APPROVAL_TOPIC, `${ref.workflowId}/${requestId}`));
+    });
   }
 
   /**
@@ -250,10 +299,12 @@ export class DurableTurnClient {
    * and its notice commit together: when the call rejects, neither is stored.
    */
   async abort(turn: TurnAddress): Promise<void> {
-    const { workflowId } = await this.known(turn);
-    await this.turnTable.requestAbort(workflowId, (db) =>
-      this.dbos.sendInTransaction(db, workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
-    );
+    return this.answering(async () => {
+      const { workflowId } = await this.known(turn);
+      await this.turnTable.requestAbort(workflowId, (db) =>
+        this.dbos.sendInTransaction(db, workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
+      );
+    });
   }
 
   /**
@@ -263,13 +314,15 @@ export class DurableTurnClient {
    * one from 1.
    */
   async readEvents(turn: TurnAddress, options?: { afterSeq?: number; limit?: number }): Promise<RuntimeEvent[]> {
-    const { workflowId } = turnRef(turn);
-    const { afterSeq, limit } = optionsOf(options, "options");
-    return this.eventLog.read(
-      workflowId,
-      seqOption(afterSeq, "afterSeq"),
-      countOption(limit, "limit", DEFAULT_READ_LIMIT, MAX_READ_LIMIT),
-    );
+    return this.answering(async () => {
+      const { workflowId } = turnRef(turn);
+      const { afterSeq, limit } = optionsOf(options, "options");
+      return this.eventLog.read(
+        workflowId,
+        seqOption(afterSeq, "afterSeq"),
+        countOption(limit, "limit", DEFAULT_READ_LIMIT, MAX_READ_LIMIT),
+      );
+    });
   }
 
   /**
@@ -289,34 +342,44 @@ export class DurableTurnClient {
     const given = optionsOf(options, "options");
     const afterSeq = seqOption(given.afterSeq, "afterSeq");
     const signal = signalOption(given.signal, "signal");
-    // A start that died between queueing its turn and recording it left a turn that runs all the same.
-    if (!(await this.turnTable.exists(ref.workflowId)) && (await this.dbos.getWorkflow(ref.workflowId)) === undefined)
-      throw unknownTurn(ref);
-    const failure = () => workflowEndedWithoutOutcome(this.dbos, ref.workflowId);
-    yield* followLog(this.eventLog, this.notifications, ref.workflowId, { afterSeq, signal, failure });
+    const failure = () =>
+      workflowEndedWithoutOutcome(this.dbos, this.cancelledTurns, ref.workflowId, (work) => this.bounded(work));
+    try {
+      await this.known(turn);
+      yield* followLog(this.eventLog, this.notifications, ref.workflowId, { afterSeq, signal, failure });
+    } catch (error) {
+      throw this.classified(error);
+    }
   }
 
   /**
    * Where a turn is now: `queued` (waiting for a worker, or for its
    * session's previous turn), `running` on `workerId`, `finished`, or
    * `failed` when its workflow itself failed (not a turn that ended
-   * `failed`: that one is `finished`). Throws `unknown_turn`.
+   * `failed`: that one is `finished`). A turn whose workflow was cancelled
+   * with DBOS's tools is `finished`: it is ended as aborted (here, when no
+   * worker did yet). Throws `unknown_turn`.
    */
   async status(turn: TurnAddress): Promise<DurableTurnStatus> {
-    const ref = await this.known(turn);
-    const workflow = await this.dbos.getWorkflow(ref.workflowId);
-    switch (workflow?.status) {
-      case undefined:
-      case "ENQUEUED":
-      case "DELAYED":
-        return { state: "queued" };
-      case "PENDING":
-        return { state: "running", workerId: workflow.executorId };
-      case "SUCCESS":
-        return { state: "finished" };
-      default:
-        return { state: "failed" };
-    }
+    return this.answering(async () => {
+      const ref = await this.known(turn);
+      const workflow = await this.bounded(this.dbos.getWorkflow(ref.workflowId));
+      switch (workflow?.status) {
+        case "CANCELLED":
+          await this.cancelledTurns.close(ref.workflowId);
+          return { state: "finished" };
+        case undefined:
+        case "ENQUEUED":
+        case "DELAYED":
+          return { state: "queued" };
+        case "PENDING":
+          return { state: "running", workerId: workflow.executorId };
+        case "SUCCESS":
+          return { state: "finished" };
+        default:
+          return { state: "failed" };
+      }
+    });
   }
 
   /**
@@ -330,14 +393,25 @@ export class DurableTurnClient {
   async outcome(turn: TurnAddress, options?: { pollingIntervalMs?: number }): Promise<TurnOutcome> {
     const given = optionsOf(options, "options");
     const pollingIntervalMs = millisecondsOption(given.pollingIntervalMs, "pollingIntervalMs", OUTCOME_POLL_MS);
-    const ref = await this.known(turn);
-    try {
-      return await this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult({ pollingIntervalMs });
-    } catch (error) {
-      // Only a workflow that ended without an outcome is its failure; a read that failed on the way is the read's.
-      if ((await this.status(turn).catch(() => undefined))?.state === "failed") throw workflowFailure(error);
-      throw error;
-    }
+    return this.answering(async () => {
+      const ref = await this.known(turn);
+      // Looked at every pollingIntervalMs, each look bounded (DBOS's own wait retries without end).
+      for (;;) {
+        const workflow = await this.bounded(this.dbos.getWorkflow(ref.workflowId));
+        if (workflow?.status === "SUCCESS")
+          return this.bounded(this.dbos.retrieveWorkflow<TurnOutcome>(ref.workflowId).getResult());
+        if (workflow !== undefined && !["ENQUEUED", "DELAYED", "PENDING"].includes(workflow.status)) {
+          const failed = await workflowEndedWithoutOutcome(this.dbos, this.cancelledTurns, ref.workflowId, (work) =>
+            this.bounded(work),
+          );
+          if (failed !== undefined) throw failed;
+          // Cancelled with DBOS's tools: ended as aborted now (or kept the outcome its log ended with).
+          const closed = await this.turnTable.outcome(ref.workflowId);
+          if (closed !== undefined) return closed;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pollingIntervalMs));
+      }
+    });
   }
 
   /**
@@ -345,12 +419,14 @@ export class DurableTurnClient {
    * a page's `next` is the following page's `after`. Throws `invalid_input` for a bad limit or cursor.
    */
   async listSessions(options?: { limit?: number; after?: string }): Promise<SessionPage> {
-    const given = optionsOf(options, "options");
-    const limit = countOption(given.limit, "limit", DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE);
-    const { after } = given;
-    if (after !== undefined && typeof after !== "string")
-      throw invalidInput("after must be the next cursor of an earlier page");
-    return this.sessions.list(limit, after);
+    return this.answering(async () => {
+      const given = optionsOf(options, "options");
+      const limit = countOption(given.limit, "limit", DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE);
+      const { after } = given;
+      if (after !== undefined && typeof after !== "string")
+        throw invalidInput("after must be the next cursor of an earlier page");
+      return this.sessions.list(limit, after);
+    });
   }
 
   /**
@@ -358,12 +434,16 @@ export class DurableTurnClient {
    * history the next turn sees. Throws `unknown_session`.
    */
   async listTurns(sessionId: string): Promise<SessionTurn[]> {
-    return this.sessions.turns(assertSessionId(sessionId));
+    return this.answering(async () => {
+      return this.sessions.turns(assertSessionId(sessionId));
+    });
   }
 
   /** A session's history as its next turn will see it (after forks and rewinds). Throws `unknown_session`. */
   async readHistory(sessionId: string): Promise<AgentMessage[]> {
-    return this.sessions.history(assertSessionId(sessionId));
+    return this.answering(async () => {
+      return this.sessions.history(assertSessionId(sessionId));
+    });
   }
 
   /**
@@ -371,9 +451,11 @@ export class DurableTurnClient {
    * that is not a string of at most 200 characters.
    */
   async labelTurn(turn: TurnAddress, label: string | undefined): Promise<void> {
-    if (label !== undefined) assertValidLabel(label);
-    const ref = turnRef(turn);
-    if (!(await this.sessions.label(ref.workflowId, label))) throw unknownTurn(ref);
+    return this.answering(async () => {
+      if (label !== undefined) assertValidLabel(label);
+      const ref = turnRef(turn);
+      if (!(await this.sessions.label(ref.workflowId, label))) throw unknownTurn(ref);
+    });
   }
 
   /**
@@ -383,8 +465,10 @@ export class DurableTurnClient {
    * or replaced by a later compaction), `session_exists`.
    */
   async fork(at: TurnAddress, intoSessionId: string): Promise<void> {
-    const { sessionId, workflowId, turnId } = turnRef(at);
-    await this.sessions.fork(sessionId, workflowId, turnId, assertSessionId(intoSessionId, "intoSessionId"));
+    return this.answering(async () => {
+      const { sessionId, workflowId, turnId } = turnRef(at);
+      await this.sessions.fork(sessionId, workflowId, turnId, assertSessionId(intoSessionId, "intoSessionId"));
+    });
   }
 
   /**
@@ -394,20 +478,50 @@ export class DurableTurnClient {
    * `session_busy` while a turn of the session is queued or running.
    */
   async rewind(to: TurnAddress): Promise<void> {
-    const ref = turnRef(to);
-    await this.sessions.rewind(ref.sessionId, ref.workflowId, ref.turnId);
+    return this.answering(async () => {
+      const ref = turnRef(to);
+      await this.sessions.rewind(ref.sessionId, ref.workflowId, ref.turnId);
+    });
   }
 
   /** Closes every connection; the client is unusable afterwards. */
   async close(): Promise<void> {
     await this.notifications.close();
-    await this.dbos.destroy().catch(() => {});
+    await this.bounded(this.dbos.destroy()).catch(() => {});
     await Promise.all(this.pools.map((pool) => pool.end().catch(() => {})));
+  }
+
+  /**
+   * The turn, once it is sure it was started: it has its row, or DBOS has
+   * its workflow (a start that died between queueing the turn and recording
+   * it left a turn that runs all the same), which is then recorded here as
+   * its worker would, so every call treats it as any started turn.
+   */
+  /** Runs one call: an error saying the database could not be reached or did not answer becomes `database_unavailable`. */
+  private async answering<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw this.classified(error);
+    }
+  }
+
+  private classified(error: unknown): unknown {
+    return asDatabaseUnavailable(error, this.limits.databaseUrl, this.limits.queryTimeoutMs);
+  }
+
+  /** A call of DBOS's client, which retries a statement the database does not answer without end: given up after the query timeout. */
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    return answeredWithin(work, this.limits.databaseUrl, this.limits.queryTimeoutMs);
   }
 
   private async known(turn: TurnAddress): Promise<DurableTurnRef> {
     const ref = turnRef(turn);
-    if (!(await this.turnTable.exists(ref.workflowId))) throw unknownTurn(ref);
+    if (await this.turnTable.exists(ref.workflowId)) return ref;
+    const workflow = await this.bounded(this.dbos.getWorkflow(ref.workflowId));
+    const request = workflow?.input?.[0] as DurableTurnRequest | undefined;
+    if (workflow === undefined || typeof request !== "object" || request === null) throw unknownTurn(ref);
+    await this.turnTable.insertTurn(ref, request);
     return ref;
   }
 }

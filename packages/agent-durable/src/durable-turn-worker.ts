@@ -3,6 +3,7 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
 import {
   APPROVAL_TOPIC,
+  DBOS_SYSTEM_SCHEMA,
   DEFAULT_APP_NAME,
   DEFAULT_APP_VERSION,
   DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -18,10 +19,11 @@ import {
   CONNECTION_NAMES,
   connectTimeoutOf,
   DurableTurnClient,
+  queryTimeoutOf,
   type DurableTurnsConnection,
 } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
-import { checkDatabaseReachable } from "./store/database-check.js";
+import { CancelledTurns } from "./store/cancelled-turn.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
@@ -35,6 +37,7 @@ import type { DurableTurnRequest } from "./turn/turn-request.js";
 import { runTurnWorkflow } from "./turn/turn-workflow.js";
 import { ABORT_NOTICE, abortNoticeKey } from "./steps/approval-wait.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
+import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 
@@ -94,6 +97,7 @@ export class DurableTurnWorker {
     private readonly pools: pg.Pool[],
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
+    private readonly cancelledSweep: CancelledTurnSweep,
   ) {}
 
   /**
@@ -117,8 +121,9 @@ export class DurableTurnWorker {
       });
     }
     launchedInThisProcess = true;
-    // Before anything is set up: an unreachable database is one typed error, with nothing left to close.
-    await checkDatabaseReachable(options.databaseUrl, settings.connectTimeoutMs).catch((error) => {
+    // The worker's own client first: its connect looks at the database once, so an unreachable one is one typed
+    // error before anything else is set up, and makes our tables.
+    const client = await DurableTurnClient.connect(options).catch((error) => {
       launchedInThisProcess = false;
       throw error;
     });
@@ -147,13 +152,9 @@ export class DurableTurnWorker {
     });
     const pools = [pool, behindCheckpointPool, dbosPool];
     for (const each of pools) each.on("error", () => {});
-    let clientReady: Promise<DurableTurnClient> | undefined;
     let lease: WorkerLease | undefined;
     try {
       await migrateDatabase(pool, options.databaseUrl, settings.schema);
-      // The worker's own client connects while DBOS launches (the tables are in place now).
-      clientReady = DurableTurnClient.connect(options);
-      clientReady.catch(() => {});
       const running = new Set<TurnContext>();
       const stores = {
         eventLog: new EventLog(behindCheckpointPool, settings.schema),
@@ -162,6 +163,7 @@ export class DurableTurnWorker {
         history: new SessionHistory(behindCheckpointPool, settings.schema),
         hostRequests: new HostRequests(pool, settings.schema),
         stepRecords: new StepRecords(behindCheckpointPool),
+        cancelledTurns: new CancelledTurns(pool, settings.schema),
       };
       const deps = {
         stores,
@@ -189,7 +191,7 @@ export class DurableTurnWorker {
         schema: settings.schema,
         workerId: settings.workerId,
         leaseMs: settings.leaseMs,
-        requeueTurnsOf: (executorId) => requeueTurnsOf(executorId, settings),
+        requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
         faultPoint: settings.faultPoint,
       });
       // The lease before the first turn: a turn never runs here without a lease others can take over.
@@ -201,17 +203,18 @@ export class DurableTurnWorker {
         minPollingIntervalMs: settings.queuePollingIntervalMs,
         onConflict: "always_update",
       });
-      const client = await clientReady;
       lease.start();
       const abortWatcher = new AbortWatcher(stores.turnTable, running, (workflowId) =>
         DBOS.send(workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
       );
       abortWatcher.start();
-      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher);
+      const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
+      cancelledSweep.start();
+      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep);
     } catch (error) {
       launchedInThisProcess = false;
       lease?.stop();
-      await clientReady?.then((client) => client.close()).catch(() => {});
+      await client.close().catch(() => {});
       await DBOS.shutdown({ deregister: true }).catch(() => {});
       await Promise.all(pools.map((each) => each.end().catch(() => {})));
       throw error;
@@ -226,6 +229,7 @@ export class DurableTurnWorker {
    */
   async shutdown(): Promise<void> {
     this.abortWatcher.stop();
+    this.cancelledSweep.stop();
     this.lease.stop();
     await DBOS.shutdown({ deregister: true });
     await this.lease.release();
@@ -236,32 +240,32 @@ export class DurableTurnWorker {
 }
 
 /**
- * Queues again the unfinished turns worker `executorId` was running, with
- * DBOS's public API: its pending turn workflows of this application
- * version, resumed on the turn queue (keeping their session partition).
- * Resuming revokes the claim of the execution that ran each (DBOS gives
- * the next one a new ownership token). Idempotent: a turn another worker
- * took up meanwhile is no longer this executor's, and a finished one is
- * left alone by `resumeWorkflows`.
+ * Queues again the unfinished turns worker `executorId` was running: its
+ * pending turn workflows of this application version go back to the turn
+ * queue (keeping their session partition), on `db`, in the caller's
+ * transaction. This is the statement DBOS 5.3's `resumeWorkflows` runs,
+ * with one more condition: the workflow is still pending on that worker
+ * when the row is updated. A turn cancelled with DBOS's tools meanwhile
+ * (even between a listing and the update) stays cancelled, and is ended as
+ * aborted (see `closeCancelledTurn`), never run on. Queueing revokes the
+ * claim of the execution that ran each (the next one gets a new ownership
+ * token). Idempotent: a turn another worker took up meanwhile is no longer
+ * this executor's.
  */
 async function requeueTurnsOf(
+  db: pg.PoolClient,
   executorId: string,
   settings: { appVersion: string; queueName: string },
 ): Promise<number> {
-  const pending = await DBOS.listWorkflows({
-    status: "PENDING",
-    executorId,
-    workflowName: TURN_WORKFLOW_NAME,
-    applicationVersion: settings.appVersion,
-    loadInput: false,
-    loadOutput: false,
-  });
-  if (pending.length === 0) return 0;
-  await DBOS.resumeWorkflows(
-    pending.map((workflow) => workflow.workflowID),
-    { queueName: settings.queueName },
+  const { rowCount } = await db.query(
+    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status
+     SET status = 'ENQUEUED', owner_xid = NULL, queue_name = $1, recovery_attempts = 0,
+         workflow_deadline_epoch_ms = NULL, deduplication_id = NULL, started_at_epoch_ms = NULL,
+         updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint, completed_at = NULL
+     WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4`,
+    [settings.queueName, executorId, TURN_WORKFLOW_NAME, settings.appVersion],
   );
-  return pending.length;
+  return rowCount ?? 0;
 }
 
 function resolveOptions(options: DurableTurnWorkerOptions) {
@@ -287,6 +291,7 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
     schema: options.schema ?? DEFAULT_SCHEMA,
     workerId: options.workerId ?? `${hostname()}-${process.pid}`,
     connectTimeoutMs: connectTimeoutOf(options),
+    queryTimeoutMs: queryTimeoutOf(options),
     concurrency,
     approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     leaseMs: options.leaseMs ?? DEFAULT_WORKER_LEASE_MS,

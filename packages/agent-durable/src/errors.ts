@@ -12,7 +12,10 @@ export const DurableTurnErrorCode = {
    * within `connectTimeoutMs`, it refused the user or password, or the
    * database does not exist. The message names the URL (its password
    * replaced by `***`) and the reason; `cause` is the driver's error.
-   * Nothing was set up and no connection is left open.
+   * Nothing was set up and no connection is left open. Also a client call
+   * after `connect` whose database could not be reached or did not answer
+   * a statement within `queryTimeoutMs` (what it sent may still take
+   * effect once the database answers again).
    */
   DatabaseUnavailable: "database_unavailable",
   /** No turn with this session and turn id was ever started. */

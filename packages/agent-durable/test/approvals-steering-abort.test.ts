@@ -1,4 +1,4 @@
-import { DBOSClient } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { DurableTurnError, approvalRequestId } from "../src/index.js";
@@ -17,12 +17,17 @@ describe("a turn whose workflow ends without an outcome", () => {
     const following = (async () => {
       for await (const event of fixture.client.follow(turn, { signal: stopFollowing.signal })) followed.push(event);
     })();
-    // An operator cancels the workflow with DBOS's own tools: the turn never reaches an outcome.
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+    // DBOS gives the workflow up (as after too many recovery attempts): the turn never reaches an outcome. (A turn
+    // cancelled with DBOS's tools ends aborted instead: see dbos-cancel.test.ts.)
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
     try {
-      await dbos.cancelWorkflow(turn.workflowId);
+      await db.query(
+        "UPDATE dbos.workflow_status SET status = 'MAX_RECOVERY_ATTEMPTS_EXCEEDED', owner_xid = NULL WHERE workflow_uuid = $1",
+        [turn.workflowId],
+      );
     } finally {
-      await dbos.destroy();
+      await db.end();
     }
     const error = await fixture.client.outcome(turn).catch((caught: unknown) => caught);
     expect(DurableTurnError.isInstance(error)).toBe(true);

@@ -247,4 +247,29 @@ describe("sessions", () => {
     await fixture.client.rewind({ sessionId: "died", turnId: "t1" });
     expect(shape(await fixture.client.readHistory("died"))).toEqual(["user:t1?", "assistant:ok"]);
   }, 60_000);
+
+  it("a turn queued by a start that died before recording it is known to every call before a worker runs it", async () => {
+    // Queued for an application version no worker runs, so it stays queued and unrecorded until a call finds it.
+    const request: DurableTurnRequest = { sessionId: "unrecorded", turnId: "t1", userMessage: { text: "t1?" } };
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+    try {
+      await dbos.enqueue(
+        {
+          queueName: DEFAULT_QUEUE_NAME,
+          workflowName: TURN_WORKFLOW_NAME,
+          workflowID: turnRef(request).workflowId,
+          queuePartitionKey: request.sessionId,
+          appVersion: "no-worker-runs-this",
+        },
+        request,
+      );
+    } finally {
+      await dbos.destroy();
+    }
+    expect(await fixture.client.status(request)).toEqual({ state: "queued" });
+    expect(await fixture.client.steer(request, { text: "and this" })).toEqual({ accepted: true });
+    expect((await fixture.client.listTurns("unrecorded")).map((t) => [t.turnId, t.state])).toEqual([["t1", "queued"]]);
+    await fixture.client.abort(request);
+    expect(await fixture.client.steer(request, { text: "too late" })).toEqual({ accepted: false, reason: "aborted" });
+  });
 });

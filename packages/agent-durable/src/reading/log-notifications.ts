@@ -27,6 +27,8 @@ export class LogNotifications {
     private readonly databaseUrl: string,
     /** How long opening the connection may take; a watch started meanwhile waits no longer for it. */
     private readonly connectTimeoutMs: number,
+    /** How long its `LISTEN` may go unanswered. */
+    private readonly queryTimeoutMs: number,
   ) {}
 
   /** Starts watching `turnKey` once this instance listens (a failed connection is retried at the next watch). */
@@ -80,6 +82,7 @@ export class LogNotifications {
       const client = new pg.Client({
         connectionString: this.databaseUrl,
         connectionTimeoutMillis: this.connectTimeoutMs,
+        query_timeout: this.queryTimeoutMs,
       });
       client.on("error", () => {
         if (this.client === client) this.client = undefined;
@@ -87,8 +90,13 @@ export class LogNotifications {
       client.on("notification", (message) => {
         for (const notify of [...(this.watches.get(message.payload ?? "") ?? [])]) notify();
       });
-      await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw error;
+      }
       if (this.closed) await client.end().catch(() => {});
       else this.client = client;
     })().finally(() => {

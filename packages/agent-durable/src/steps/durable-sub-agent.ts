@@ -63,20 +63,28 @@ export function durableTools(
  * `DurableEventWriter.beginParallel`), since the log interleaves them by
  * timing. A sub-agent of a sub-agent runs one call at a time. The child's
  * own `parallel` tools run at once, as the turn's own.
+ *
+ * A host `runCall` on the tool is honoured: it gets each call as in
+ * process, and the definition it hands to `run` is the one made durable
+ * (its seams are steps, as above). Like `buildTurn`, it runs again on
+ * every execution of the turn (a replay after a crash), so it must hand
+ * over the same definition for the same call and keep its effects in
+ * tools and hooks, which are steps.
  */
 export function durableSubAgent(ctx: TurnContext, tool: SubAgentTool, options: DurableToolsOptions): SubAgentTool {
   const definition = tool.subAgent;
-  if (definition.executionMode !== "parallel" || options.sequential || !options.root)
-    return defineSubAgent({ ...durableChild(ctx, definition, options.lane), executionMode: "sequential" });
+  const hostRunCall = tool.runCall;
+  const parallel = definition.executionMode === "parallel" && !options.sequential && options.root === true;
   return {
-    ...defineSubAgent(definition),
+    ...defineSubAgent(parallel ? definition : { ...definition, executionMode: "sequential" }),
     runCall: async (call, run) => {
-      // Admitted by the turn's beforeToolCall hook as a lane of its batch.
-      const lane = ctx.lanes.of(call.toolCallId);
+      // A parallel call was admitted by the turn's beforeToolCall hook as a lane of its batch.
+      const lane = parallel ? ctx.lanes.of(call.toolCallId) : options.lane;
+      const runDurably = (given: SubAgentDefinition) => run(durableChild(ctx, given, lane));
       try {
-        return await run(durableChild(ctx, definition, lane));
+        return await (hostRunCall ? hostRunCall(call, runDurably) : runDurably(definition));
       } finally {
-        if (lane) ctx.lanes.finish(lane);
+        if (parallel && lane) ctx.lanes.finish(lane);
       }
     },
   };

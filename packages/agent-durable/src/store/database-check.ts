@@ -53,6 +53,72 @@ export function databaseUnavailable(databaseUrl: string, error: unknown, timeout
   });
 }
 
+/**
+ * The driver's error codes of a connection that could not be made or was
+ * lost (refused, reset, host not found, unreachable, timed out).
+ */
+const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/** What `pg` says when a connection could not be had or was lost, or a statement went unanswered. */
+const CONNECTION_ERROR_TEXT =
+  /timeout exceeded when trying to connect|connection timeout|Connection terminated|Query read timeout|Client has encountered a connection error|not queryable/i;
+
+/**
+ * Whether `error` says the database could not be reached or stopped
+ * answering (a connection refused, lost or not had in time, a statement
+ * unanswered past its timeout, the server ending the connection: SQLSTATE
+ * class 08 and 57P01–57P03), as opposed to what a statement did wrong.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && (CONNECTION_ERROR_CODES.has(code) || /^08|^57P0[123]$/.test(code))) return true;
+  return typeof message === "string" && CONNECTION_ERROR_TEXT.test(message);
+}
+
+/**
+ * The `database_unavailable` error of a client call whose database could
+ * not be reached or did not answer within `timeoutMs` (see
+ * {@link isDatabaseUnreachable}): the message names the URL (password
+ * redacted) and why; `cause` is the driver's error. Any other error is
+ * returned as it is.
+ */
+export function asDatabaseUnavailable(error: unknown, databaseUrl: string, timeoutMs: number): unknown {
+  if (DurableTurnError.isInstance(error) || !isDatabaseUnreachable(error)) return error;
+  return new DurableTurnError({
+    code: DurableTurnErrorCode.DatabaseUnavailable,
+    message: `Postgres at ${redactedDatabaseUrl(databaseUrl)} did not answer: ${reasonOf(error, timeoutMs)}`,
+    cause: error,
+  });
+}
+
+/**
+ * Settles as `work` does, or rejects with `database_unavailable` once
+ * `timeoutMs` passed without it settling (what `work` does later is
+ * ignored): for a call of a library that retries a statement the database
+ * does not answer, without end, such as DBOS's.
+ */
+export function answeredWithin<T>(work: Promise<T>, databaseUrl: string, timeoutMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(asDatabaseUnavailable(new Error(`Query read timeout (${timeoutMs} ms)`), databaseUrl, timeoutMs)),
+      timeoutMs,
+    );
+  });
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 function reasonOf(error: unknown, timeoutMs: number): string {
   const { code, message } = (typeof error === "object" && error !== null ? error : {}) as {
     code?: unknown;

@@ -6,7 +6,7 @@ import { inTransaction } from "./transaction.js";
  * The version of the tables {@link migrateSchema} makes; stored in
  * `schema_version`. Raise it with every change to the statements below.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * The tables in the order every transaction that writes more than one of
@@ -38,7 +38,8 @@ const LOCK_ORDER = [
  *
  * - `sessions`: one row per session: when it was made, and the session and turn it was forked from.
  * - `turns`: one row per started turn: intake closed, abort requested, outcome, label, where its
- *   history ended, whether it replaced the history, whether a rewind took it out of the history.
+ *   history ended, whether it replaced the history, whether a rewind took it out of the history, its
+ *   user message.
  * - `events`: the event log, one row per `(turn_key, seq)`, at most one terminal status per turn.
  * - `steering`: messages sent by `steer`, and the poll that took them.
  * - `tool_attempts`: how often each tool call was started (an interrupted call has more than one).
@@ -155,6 +156,8 @@ async function createTables(client: pg.PoolClient, s: string, sessionsNew: boole
     ADD COLUMN IF NOT EXISTS history_end integer,
     ADD COLUMN IF NOT EXISTS history_replaced boolean NOT NULL DEFAULT false,
     ADD COLUMN IF NOT EXISTS rewound boolean NOT NULL DEFAULT false`);
+  // Version 4: the turn's user message, which a turn cancelled with DBOS's tools before it stored it hands back.
+  await client.query(`ALTER TABLE ${s}.turns ADD COLUMN IF NOT EXISTS user_message json`);
   await client.query(`CREATE INDEX IF NOT EXISTS turns_of_session ON ${s}.turns (session_id, created_at)`);
   // Turns started before the sessions table existed get their sessions once, when it is made.
   if (sessionsNew) {

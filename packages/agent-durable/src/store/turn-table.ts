@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { TurnOutcome } from "@turnkit/protocol";
 import type pg from "pg";
-import type { DurableTurnRef } from "../turn/turn-request.js";
+import type { DurableTurnRef, DurableTurnRequest } from "../turn/turn-request.js";
 import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
 import {
@@ -39,7 +39,7 @@ export class TurnTable {
    * waited), and its start step records the row again when a crash of the
    * database server lost it.
    */
-  async insertTurn(turn: DurableTurnRef, label: string | undefined): Promise<void> {
+  async insertTurn(turn: DurableTurnRef, request: Pick<DurableTurnRequest, "label" | "userMessage">): Promise<void> {
     await inTransaction(this.pool, async (client) => {
       await client.query("SET LOCAL synchronous_commit = off");
       await client.query(`INSERT INTO ${this.s}.sessions (session_id) VALUES ($1) ON CONFLICT DO NOTHING`, [
@@ -47,9 +47,15 @@ export class TurnTable {
       ]);
       await client.query(`SELECT 1 FROM ${this.s}.sessions WHERE session_id = $1 FOR SHARE`, [turn.sessionId]);
       await client.query(
-        `INSERT INTO ${this.s}.turns (turn_key, session_id, turn_id, label) VALUES ($1, $2, $3, $4)
+        `INSERT INTO ${this.s}.turns (turn_key, session_id, turn_id, label, user_message) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (turn_key) DO NOTHING`,
-        [turn.workflowId, turn.sessionId, turn.turnId, label ?? null],
+        [
+          turn.workflowId,
+          turn.sessionId,
+          turn.turnId,
+          request.label ?? null,
+          request.userMessage === undefined ? null : JSON.stringify(request.userMessage),
+        ],
       );
     });
   }
@@ -58,8 +64,8 @@ export class TurnTable {
    * Records the turn as {@link insertTurn} does when it has no row yet (the
    * start that queued it died before it recorded it); only reads when it has.
    */
-  async ensureTurn(turn: DurableTurnRef, label: string | undefined): Promise<void> {
-    if (!(await this.exists(turn.workflowId))) await this.insertTurn(turn, label);
+  async ensureTurn(turn: DurableTurnRef, request: Pick<DurableTurnRequest, "label" | "userMessage">): Promise<void> {
+    if (!(await this.exists(turn.workflowId))) await this.insertTurn(turn, request);
   }
 
   /** True when the turn was ever started. */

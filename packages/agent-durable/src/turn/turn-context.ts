@@ -1,3 +1,4 @@
+import type { CancelledTurns } from "../store/cancelled-turn.js";
 import type { EventLog } from "../store/event-log.js";
 import type { HostRequests } from "../store/host-requests.js";
 import type { SessionHistory } from "../store/session-history.js";
@@ -22,6 +23,8 @@ export interface TurnStores {
   hostRequests: HostRequests;
   /** The records of the turn's model requests and tool calls (see `runRecordedStep`). */
   stepRecords: StepRecords;
+  /** The turns cancelled with DBOS's tools, which the durable layer ends as aborted. */
+  cancelledTurns: CancelledTurns;
 }
 
 /**

@@ -54,6 +54,20 @@ export function turnRef(address: TurnAddress): DurableTurnRef {
 }
 
 /**
+ * The ids a workflow id made by {@link turnRef} names, or `undefined` for a
+ * workflow id of another shape.
+ */
+export function turnRefOfWorkflowId(workflowId: string): DurableTurnRef | undefined {
+  const parts = /^turn:([^:]+):([^:]+)$/.exec(workflowId);
+  if (parts === null) return undefined;
+  try {
+    return { sessionId: decodeURIComponent(parts[1]!), turnId: decodeURIComponent(parts[2]!), workflowId };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Checks a request before it is stored: ids, the user message (required
  * unless continuing, and shaped as the runner takes it), the label, and
  * metadata (a plain JSON object). Throws `invalid_input` naming the field.

@@ -17,6 +17,7 @@ import { TurnClaim } from "../store/turn-claim.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn, DurableTurnSetup } from "./durable-turn-setup.js";
 import { HistoryWriter } from "./history-writer.js";
+import { outcomeOfStatus } from "./outcome-of-status.js";
 import { StepLanes } from "./step-lanes.js";
 import { TurnAbort } from "./turn-abort.js";
 import type { TurnContext, TurnStores } from "./turn-context.js";
@@ -43,6 +44,9 @@ export interface TurnWorkflowDeps {
  * interrupted it with the same events, ids and history.
  */
 export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTurnRequest): Promise<TurnOutcome> {
+  // A turn cancelled with DBOS's tools was ended as aborted by the durable layer: resumed later, it runs nothing.
+  const closed = await deps.stores.cancelledTurns.closedOutcome(turnRef(request).workflowId);
+  if (closed !== undefined) return closed;
   // Step 1: this execution's context: ids, the event and history writers, the abort, counters.
   const ctx = newTurnContext(deps, request);
   deps.running.add(ctx);
@@ -53,7 +57,10 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
     // execution found them, in one step: a replay (a recovery) sees the same, whatever its own buildTurn found.
     const { history, warnings } = await runRecordedStep(ctx, "turnkit.start", async () => {
       // The turn's row, when the start that queued the turn died before it wrote it.
-      await deps.stores.turnTable.ensureTurn(ctx.ref, request.label);
+      await deps.stores.turnTable.ensureTurn(ctx.ref, request);
+      // An earlier turn of the session cancelled with DBOS's tools (which let this one start) ends first, its
+      // calls answered in the history this turn loads.
+      await deps.stores.cancelledTurns.closeInSession(request.sessionId);
       return { history: await deps.stores.history.load(request.sessionId), warnings: built.setup?.warnings ?? [] };
     });
     ctx.history.startAfter(history.length);
@@ -213,16 +220,6 @@ function messageId(ctx: TurnContext, turnId: string): string {
 function withPlainReport(outcome: TurnOutcome): TurnOutcome {
   const { usage, timing } = outcome;
   return { ...outcome, ...(usage !== undefined && { usage }), ...(timing !== undefined && { timing }) };
-}
-
-/** The outcome a terminal `session.status` reports (the same fields, as `outcomeToStatus` made them). */
-function outcomeOfStatus(payload: TerminalSessionStatusPayload): TurnOutcome {
-  if (payload.status === "failed") {
-    const { status: _failed, error, ...rest } = payload;
-    return { kind: "failed", message: error.message, error, ...rest };
-  }
-  const { status, error: _none, ...rest } = payload;
-  return { kind: status, ...rest };
 }
 
 /** The outcome with the steering messages no poll took added to the messages it hands back, as user messages. */

@@ -12,11 +12,12 @@ export interface WorkerLeaseOptions {
   leaseMs: number;
   /**
    * Queues the unfinished turns that worker `executorId` was running again,
-   * so any live worker takes them up; resolves to how many. Must be
-   * idempotent: after a crash of the adopting worker, another one calls it
-   * again for the same dead worker.
+   * so any live worker takes them up; resolves to how many. Runs on `db`,
+   * in the transaction that holds the dead worker's row, so both commit or
+   * neither. Must be idempotent: after a crash of the adopting worker,
+   * another one calls it again for the same dead worker.
    */
-  requeueTurnsOf(executorId: string): Promise<number>;
+  requeueTurnsOf(db: pg.PoolClient, executorId: string): Promise<number>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
 }
@@ -190,7 +191,7 @@ export class WorkerLease {
       );
       if (rows.length === 0) return 0;
       crashIfArmed("adoption-before-requeue", faultPoint);
-      const requeued = await requeueTurnsOf(executorId);
+      const requeued = await requeueTurnsOf(client, executorId);
       crashIfArmed("adoption-after-requeue", faultPoint);
       await client.query(`DELETE FROM ${this.table} WHERE executor_id = $1`, [executorId]);
       return requeued;
