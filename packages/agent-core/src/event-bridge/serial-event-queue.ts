@@ -10,7 +10,6 @@ import {
 import { randomUUID } from "node:crypto";
 import { ABANDONED, errorText, settleOrAbandon } from "@turnkit/agent-loop/internal";
 import { describeValue } from "../messages/content-checks.js";
-import { copyForHost } from "../messages/host-copy.js";
 
 /** Event ids unique across runners and processes: one random prefix per runner and a counter in base 36. */
 export function sequentialEventIds(): () => string {
@@ -37,6 +36,13 @@ export interface EventWriter {
    * waiting for the pending call, a `debug.trace` (phase `events`, level
    * `warn`, `attrs.droppedEvents` and `attrs.droppedTypes`) saying how many
    * it never received and of which types, then the terminal status.
+   *
+   * An event is read-only: it is handed over as the turn built it, without
+   * a copy (a copy of every event costs more than the rest of the runner's
+   * work on a turn of many tool calls), and a payload may share objects with
+   * the turn's transcript (a call's arguments, a tool's result, the
+   * messages of a `message.persisted` announced without history hooks). A
+   * writer that needs to change an event changes its own copy.
    */
   push(event: RuntimeEvent): void | Promise<void>;
 }
@@ -67,8 +73,7 @@ interface WaitingEvent {
 const DROPPED_EVENTS_PHASE = "events";
 
 /**
- * Delivers a turn's events to the host's writer one at a time, in order,
- * each a copy taken when it was pushed (see {@link writerCopy}).
+ * Delivers a turn's events to the host's writer one at a time, in order.
  * Each event gets the next `seq` when it is handed to the writer, so the
  * writer sees 1, 2, 3, ... without a gap whatever happens to the events
  * behind a call that never returns. A writer that answers synchronously is
@@ -136,7 +141,7 @@ export class SerialEventQueue {
     origin?: EventOrigin,
   ): void {
     if (this.sealed) return;
-    this.queue(this.nextEventId(), type, writerCopy(type, payload), origin);
+    this.queue(this.nextEventId(), type, payload, origin);
     const problem = this.eventIdProblem;
     if (problem === undefined) return;
     this.eventIdProblem = undefined;
@@ -298,27 +303,4 @@ export class SerialEventQueue {
     }
     return "drained";
   }
-}
-
-/**
- * The payload the writer is handed: a copy, taken when the event is pushed,
- * so a writer that edits an event (or keeps it and edits it later) never
- * changes the turn's transcript, whose messages, tool arguments, results
- * and usage a payload may hold, and sees the event as it was then. A text
- * or thinking delta is built for its event alone and holds only strings:
- * it goes as it is, so a streamed response costs no copy per delta. A
- * `message.persisted` payload is a host's copy of its history change
- * already (the one the first history hook was handed): it goes as it is,
- * so the event's `messages` list is the very list that hook stored.
- */
-function writerCopy<TType extends RuntimeEventType>(
-  type: TType,
-  payload: RuntimeEventPayloadMap[TType],
-): RuntimeEventPayloadMap[TType] {
-  if (type === "message.persisted") return payload;
-  if (type === "stream.resp") {
-    const { kind } = (payload as RuntimeEventPayloadMap["stream.resp"]).chunk;
-    if (kind === "text" || kind === "thinking") return payload;
-  }
-  return copyForHost(payload);
 }

@@ -26,9 +26,9 @@ export function deliverHistory(turn: RunningTurn): Promise<void> | void {
   const changes = turn.cursor.take(turn.agent.state.messages);
   if (changes.length === 0) return;
   const hooks = hookArray(turn.hooks.onHistoryChangedHook);
-  // Without a hook nothing is awaited: no promise for the loop to wait on.
+  // Without a hook nothing is awaited: no promise for the loop to wait on, and no hook needs a copy of its own.
   if (hooks.length === 0) {
-    for (const change of changes) announceDelivered(turn, change, hostCopy(change), false);
+    for (const change of changes) announceDelivered(turn, change, plainJsonChange(change), false);
     return;
   }
   return deliverThroughHooks(turn, changes, hooks);
