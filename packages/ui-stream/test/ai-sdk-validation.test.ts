@@ -40,31 +40,8 @@ import {
 } from "../src/index.js";
 import { readLiveWithAiSdk } from "./support/ai-sdk-reader.js";
 import { durableLog } from "./support/durable-log.js";
+import { broken, echo, slow } from "./support/test-tools.js";
 
-const echo = defineRuntimeTool({
-  name: "echo",
-  description: "Echoes its input",
-  parameters: Type.Object({ value: Type.String() }),
-  execute: (_ctx, { value }) => ({
-    content: [{ type: "text", text: `echo ${value}` }],
-    details: { length: value.length },
-  }),
-});
-const broken = defineRuntimeTool({
-  name: "broken",
-  description: "Always throws",
-  parameters: Type.Object({}),
-  execute: () => {
-    throw new Error("disk on fire");
-  },
-});
-const slow = defineRuntimeTool({
-  name: "slow",
-  description: "Waits for the abort",
-  parameters: Type.Object({}),
-  execute: (_ctx, _input, signal) =>
-    new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
-});
 /** Asks its own approval while it runs, and answers whatever it was told. */
 const wipe = defineRuntimeTool({
   name: "wipe",

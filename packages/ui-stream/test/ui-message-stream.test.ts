@@ -29,32 +29,8 @@ import {
   sseOf,
   textOf,
 } from "./support/ai-sdk-reader.js";
+import { broken, echo, slow } from "./support/test-tools.js";
 
-const echo = defineRuntimeTool({
-  name: "echo",
-  description: "Echoes its input",
-  parameters: Type.Object({ value: Type.String() }),
-  execute: (_ctx, { value }) => ({
-    content: [{ type: "text", text: `echo ${value}` }],
-    details: { length: value.length },
-  }),
-});
-/** Runs until the turn is aborted. */
-const slow = defineRuntimeTool({
-  name: "slow",
-  description: "Waits for the abort",
-  parameters: Type.Object({}),
-  execute: (_ctx, _input, signal) =>
-    new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
-});
-const broken = defineRuntimeTool({
-  name: "broken",
-  description: "Always throws",
-  parameters: Type.Object({}),
-  execute: () => {
-    throw new Error("disk on fire");
-  },
-});
 const usage = {
   input: 100,
   output: 20,
