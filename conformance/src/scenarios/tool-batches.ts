@@ -9,6 +9,32 @@ import { assertLinesInOrder, assertLineCount, assertNoLine } from "../trace-asse
 /** Executing the tool calls of one response (behaviours L4, L5, L6d). */
 export const TOOL_BATCH_SCENARIOS = [
   defineScenario({
+    id: "tool-edits-its-arguments",
+    title:
+      "a tool that edits the arguments it was given: the call in the transcript, and as the model is sent it back, stays as the model wrote it",
+    spec: ["L1"],
+    surfaces: ["agent"],
+    script: () => [response([toolCall("edit", { text: "as sent" })]), response("Done.")],
+    async run(ctx) {
+      const edit = defineTool({
+        name: "edit",
+        // A @sinclair/typebox schema: the path on which valid arguments were handed over as the transcript's own.
+        parameters: SinclairType.Object({ text: SinclairType.String() }),
+        execute: async (_id, params: { text?: string }) => {
+          params.text = "edited by the tool";
+          return textResult("edited");
+        },
+      });
+      const agent = ctx.createAgent({ initialState: { tools: [edit] } });
+      await ctx.settle("prompt()", agent.prompt("Edit"));
+      const call = agent.state.messages[1]?.role === "assistant" ? agent.state.messages[1].content[0] : undefined;
+      ctx.note(`the call in the transcript: ${JSON.stringify(call?.type === "toolCall" ? call.arguments : call)}`);
+    },
+    then: (trace) => {
+      assertLinesInOrder(trace, ['· the call in the transcript: {"text":"as sent"}']);
+    },
+  }),
+  defineScenario({
     id: "one-tool",
     title: "one tool call: start, end, a result message, turn_end with its id, then the next request",
     spec: ["L1", "L4"],

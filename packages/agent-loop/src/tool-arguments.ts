@@ -54,7 +54,9 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
  *   allows (a nullable `anyOf`, as Pydantic servers declare optional
  *   fields) stays `null` instead of becoming `""`, `0` or `false`.
  *
- * Never mutates `toolCall.arguments`. Throws an `Error` whose message lists
+ * Always a copy, never `toolCall.arguments` itself (a tool that edits its
+ * arguments leaves the call the model is sent back as it was), and never
+ * mutates `toolCall.arguments`. Throws an `Error` whose message lists
  * what is wrong, which the loop turns into an error tool result.
  */
 export function validateToolArguments(tool: Tool<any>, toolCall: ToolCall): any {
@@ -65,7 +67,8 @@ export function validateToolArguments(tool: Tool<any>, toolCall: ToolCall): any 
   }
   const checker = compiledChecker(schema);
   const raw = toolCall.arguments;
-  if (checker.Check(raw)) return raw;
+  // A copy, as pi-ai's validator returns: a tool that edits its arguments never edits the call in the transcript.
+  if (checker.Check(raw)) return copyArguments(raw);
   // Clone first: Default and Convert may return the same (mutated) object.
   // structuredClone, not Value.Clone: Value.Clone copies by assignment, so a
   // "__proto__" key from the model replaced the prototype of the arguments
