@@ -190,7 +190,8 @@ export function createAgentTools(
       label: name,
       description: `Scenario tool ${name}`,
       parameters: SCENARIO_TOOL_PARAMETERS,
-      execute: async (toolCallId, _params, signal, onUpdate) => {
+      execute: async (toolCallId, params, signal, onUpdate) => {
+        editArguments(params);
         const update =
           onUpdate &&
           ((text: string) => onUpdate({ content: [{ type: "text", text }], details: { callId: toolCallId } }));
@@ -204,6 +205,17 @@ export function createAgentTools(
   });
 }
 
+/**
+ * Every scenario tool edits the arguments it was given, as careless tools
+ * do: the call in the transcript, and as the model is sent it back, must
+ * stay as the model wrote it (the agent-differential compares it with pi's,
+ * whose validator hands tools a copy).
+ */
+function editArguments(args: unknown): void {
+  if (typeof args === "object" && args !== null && !Array.isArray(args))
+    (args as Record<string, unknown>).value = "edited by the tool";
+}
+
 /** The scenario's tools for a `PiTurnRunner` (`RuntimeTool`s; no mode means sequential). */
 export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironment): RuntimeTool[] {
   return TOOL_NAMES.map((name: ToolName) =>
@@ -213,7 +225,8 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       parameters: SCENARIO_TOOL_PARAMETERS,
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
-      execute: async (ctx, _input, signal, onUpdate) => {
+      execute: async (ctx, input, signal, onUpdate) => {
+        editArguments(input);
         const result = await perform(
           ctx.toolCallId,
           environment,
