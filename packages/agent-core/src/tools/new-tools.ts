@@ -1,6 +1,5 @@
 import { contentProblem, describeValue } from "../messages/content-checks.js";
 import { rawArgumentsProblem } from "../messages/tool-call-arguments.js";
-import { copyForHost } from "../messages/host-copy.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
@@ -160,8 +159,8 @@ function toAgentTool(
       let settled = false;
       let result: unknown;
       try {
-        // A copy: a tool that edits its arguments never edits the call in the transcript (what the model is sent back).
-        result = await impl.execute(ctx, copyForHost(params), callSignal, (partial) => {
+        // The loop hands each tool a copy of its arguments: a tool that edits them never edits the call in the transcript.
+        result = await impl.execute(ctx, params, callSignal, (partial) => {
           if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
           onUpdate?.({ content: partial.content, details: partial.details ?? {} });
         });
