@@ -40,7 +40,7 @@ import {
 } from "../src/index.js";
 import { readLiveWithAiSdk } from "./support/ai-sdk-reader.js";
 import { durableLog } from "./support/durable-log.js";
-import { broken, echo, slow } from "./support/test-tools.js";
+import { asking, broken, echo, slow } from "./support/test-tools.js";
 
 /** Asks its own approval while it runs, and answers whatever it was told. */
 const wipe = defineRuntimeTool({
@@ -55,20 +55,6 @@ const wipe = defineRuntimeTool({
       arguments: {},
     });
     return { content: [{ type: "text", text: JSON.stringify(outcome) }] };
-  },
-});
-const asking = defineRuntimeTool({
-  name: "deploy",
-  description: "Asks which branch",
-  parameters: Type.Object({}),
-  execute: async (ctx) => {
-    const outcome = await ctx.askHost!({
-      kind: "elicitation",
-      message: "Which branch?",
-      requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
-      serverName: "deploy",
-    });
-    return { content: [{ type: "text", text: outcome.kind }] };
   },
 });
 

@@ -29,7 +29,7 @@ import {
   sseOf,
   textOf,
 } from "./support/ai-sdk-reader.js";
-import { broken, echo, slow } from "./support/test-tools.js";
+import { asking, broken, echo, slow } from "./support/test-tools.js";
 
 const usage = {
   input: 100,
@@ -180,20 +180,6 @@ describe("a turn as the AI SDK UI message stream", () => {
   });
 
   it("an elicitation a tool asked for is a data part the page answers by its request id", async () => {
-    const asking = defineRuntimeTool({
-      name: "deploy",
-      description: "Asks which branch",
-      parameters: Type.Object({}),
-      execute: async (ctx) => {
-        const outcome = await ctx.askHost!({
-          kind: "elicitation",
-          message: "Which branch?",
-          requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
-          serverName: "deploy",
-        });
-        return { content: [{ type: "text", text: outcome.kind }] };
-      },
-    });
     const result = await runScriptedTurn({
       script: [response([toolCall("deploy", {})]), response("Deployed.")],
       input: { tools: [asking], answerActionRequest: () => ({ action: "accept", content: { branch: "main" } }) },

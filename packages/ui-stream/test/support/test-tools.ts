@@ -30,3 +30,19 @@ export const slow = defineRuntimeTool({
   execute: (_ctx, _input, signal) =>
     new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
 });
+
+/** Asks the person which branch (an elicitation) and answers with the kind of answer it got. */
+export const asking = defineRuntimeTool({
+  name: "deploy",
+  description: "Asks which branch",
+  parameters: Type.Object({}),
+  execute: async (ctx) => {
+    const outcome = await ctx.askHost!({
+      kind: "elicitation",
+      message: "Which branch?",
+      requestedSchema: { type: "object", properties: { branch: { type: "string" } } },
+      serverName: "deploy",
+    });
+    return { content: [{ type: "text", text: outcome.kind }] };
+  },
+});
