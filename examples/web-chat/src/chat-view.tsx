@@ -106,7 +106,7 @@ function Conversation({
   const [note, setNote] = useState<string>();
   const end = useRef<HTMLDivElement>(null);
   // Stops the turn on the server (running or queued); the stream stays open and shows how it ended.
-  // A queued turn stopped: it ends, without running, once the turn before it ended (turns of a chat run in order).
+  // A queued turn stopped: the server takes it out of the queue and ends it, without running.
   const [stoppedTurn, setStoppedTurn] = useState<string>();
   const stopButton = (turnId: string) => (
     <button
@@ -155,7 +155,7 @@ function Conversation({
         <p className="status" data-testid="status" data-status={status}>
           {queuedTurn
             ? stoppedTurn === queuedTurn
-              ? "stopped: it ends, without running, once the turn before it ends…"
+              ? "stopped: it ends without running…"
               : "queued: waits for the turn before it…"
             : busy
               ? "streaming…"

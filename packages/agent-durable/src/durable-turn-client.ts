@@ -294,9 +294,12 @@ export class DurableTurnClient {
   /**
    * Aborts a turn from any process: the running model request or tool call
    * is stopped, a waiting approval ends, the turn ends `aborted` with every
-   * call answered. A turn still queued ends `aborted` before its first
-   * request. A finished turn is unaffected. Throws `unknown_turn`. Its request
-   * and its notice commit together: when the call rejects, neither is stored.
+   * call answered. A turn still queued (behind its session's running turn,
+   * or waiting for a worker) is taken out of the queue and ends `aborted`
+   * at once, without running: its user message is handed back in the
+   * outcome's `undeliveredMessages`. A finished turn is unaffected. Throws
+   * `unknown_turn`. Its request and its notice commit together: when the
+   * call rejects, neither is stored.
    */
   async abort(turn: TurnAddress): Promise<void> {
     return this.answering(async () => {
@@ -304,6 +307,13 @@ export class DurableTurnClient {
       await this.turnTable.requestAbort(workflowId, (db) =>
         this.dbos.sendInTransaction(db, workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
       );
+      // Still queued: cancelled in the queue and ended now, not once its session's previous turn ends.
+      // A worker that took it meanwhile loses it to the cancel, which ends it aborted all the same.
+      const workflow = await this.bounded(this.dbos.getWorkflow(workflowId));
+      if (workflow?.status === "ENQUEUED" || workflow?.status === "DELAYED") {
+        await this.bounded(this.dbos.cancelWorkflow(workflowId));
+        await this.cancelledTurns.close(workflowId);
+      }
     });
   }
 

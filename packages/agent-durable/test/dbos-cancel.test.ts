@@ -132,6 +132,37 @@ describe("a turn cancelled with DBOS's tools", () => {
     expect(await fixture.client.outcome(first)).toMatchObject({ kind: "completed" });
   });
 
+  it("client.abort of a turn queued behind its session's running turn ends it at once, without running, its message handed back", async () => {
+    const first = await fixture.startWaitingForApproval("ahead");
+    const queued = await fixture.client.start({
+      sessionId: first.sessionId,
+      turnId: "stopped-in-queue",
+      userMessage: { text: "stop me" },
+    });
+    expect(await fixture.client.status(queued)).toEqual({ state: "queued" });
+    await fixture.client.abort(queued);
+    // Before, it stayed queued until the turn ahead ended, and only then ended aborted.
+    expect(await fixture.client.status(queued)).toEqual({ state: "finished" });
+    const events = await fixture.client.readEvents(queued);
+    assertLogInvariants(events);
+    expect(assertRuntimeEventSequence(events)).toBe("aborted");
+    expect(events.at(-2)).toMatchObject({
+      type: "debug.trace",
+      payload: { phase: "durable.cancelled", message: expect.stringMatching(/^the turn was aborted/) },
+    });
+    const ending = events.at(-1)!;
+    expect(ending.type === "session.status" && userTexts(ending.payload.undeliveredMessages ?? [])).toEqual([
+      "stop me",
+    ]);
+    expect(events.some((e) => e.type === "stream.resp")).toBe(false);
+    // The turn ahead is untouched, and the session goes on.
+    expect(await fixture.client.status(first)).toMatchObject({ state: "running" });
+    await fixture.client.respond(first, "approval:ahead-call-0", { approved: true });
+    expect(await fixture.client.outcome(first)).toMatchObject({ kind: "completed" });
+    const history = await fixture.client.readHistory(first.sessionId);
+    expect(userTexts(history)).not.toContain("stop me");
+  });
+
   it("is ended by a worker without anyone following it, and stays ended when DBOS resumes it", async () => {
     const turn = await fixture.startWaitingForApproval("resumed");
     await dbos.cancelWorkflow(turn.workflowId);

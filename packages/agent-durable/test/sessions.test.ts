@@ -269,7 +269,9 @@ describe("sessions", () => {
     expect(await fixture.client.status(request)).toEqual({ state: "queued" });
     expect(await fixture.client.steer(request, { text: "and this" })).toEqual({ accepted: true });
     expect((await fixture.client.listTurns("unrecorded")).map((t) => [t.turnId, t.state])).toEqual([["t1", "queued"]]);
+    // Still queued, an aborted turn is taken out of the queue and ended at once: its intake is closed.
     await fixture.client.abort(request);
-    expect(await fixture.client.steer(request, { text: "too late" })).toEqual({ accepted: false, reason: "aborted" });
+    expect(await fixture.client.steer(request, { text: "too late" })).toEqual({ accepted: false, reason: "closed" });
+    expect(await fixture.client.outcome(request)).toMatchObject({ kind: "aborted" });
   });
 });

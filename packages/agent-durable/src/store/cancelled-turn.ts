@@ -86,6 +86,8 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
       `INSERT INTO ${s}.turns (turn_key, session_id, turn_id) VALUES ($1, $2, $3) ON CONFLICT (turn_key) DO NOTHING`,
       [turnKey, ref.sessionId, ref.turnId],
     );
+    const { rows: before } = await db.query(`SELECT abort_requested FROM ${s}.turns WHERE turn_key = $1`, [turnKey]);
+    const aborted = before[0]?.abort_requested === true;
     const { rows: turn } = await db.query(
       `UPDATE ${s}.turns SET intake_closed = true, abort_requested = true WHERE turn_key = $1 RETURNING user_message`,
       [turnKey],
@@ -176,7 +178,9 @@ export async function closeCancelledTurn(pool: pg.Pool, schema: string, turnKey:
     add("debug.trace", {
       phase: CANCELLED_TRACE_PHASE,
       level: "warn",
-      message: "the turn's workflow was cancelled with DBOS's tools; the turn ends aborted",
+      message: aborted
+        ? "the turn was aborted and its workflow cancelled before it ran (it waited in its session's queue); the turn ends aborted"
+        : "the turn's workflow was cancelled with DBOS's tools; the turn ends aborted",
       attrs: { workflowId: turnKey },
     });
     add("session.status", outcomeToStatus(outcome));
