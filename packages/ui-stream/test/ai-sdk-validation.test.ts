@@ -22,13 +22,7 @@ import {
   type ScriptEntry,
 } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
-import {
-  parseJsonEventStream,
-  readUIMessageStream,
-  safeValidateUIMessages,
-  type UIMessageChunk,
-  uiMessageChunkSchema,
-} from "ai";
+import { readUIMessageStream, safeValidateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   type TurnkitUIMessage,
@@ -38,7 +32,7 @@ import {
   withApprovalAnswers,
   withoutSupersededParts,
 } from "../src/index.js";
-import { readLiveWithAiSdk } from "./support/ai-sdk-reader.js";
+import { parsedChunks, readLiveWithAiSdk } from "./support/ai-sdk-reader.js";
 import { durableLog } from "./support/durable-log.js";
 import { asking, broken, echo, slow } from "./support/test-tools.js";
 
@@ -108,17 +102,7 @@ function crashLog(): RuntimeEvent[] {
 
 /** Every message `readUIMessageStream` makes of the turn's stream as the AI SDK parses it, first to last. */
 async function snapshots(events: readonly RuntimeEvent[]): Promise<TurnkitUIMessage[]> {
-  const stream = parseJsonEventStream({
-    stream: toUIMessageStreamSse(toUIMessageChunks(events)),
-    schema: uiMessageChunkSchema,
-  }).pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw result.error;
-        controller.enqueue(result.value as UIMessageChunk);
-      },
-    }),
-  );
+  const stream = parsedChunks(toUIMessageStreamSse(toUIMessageChunks(events)));
   const seen: TurnkitUIMessage[] = [];
   for await (const message of readUIMessageStream<TurnkitUIMessage>({ stream, onError: () => {} }))
     seen.push(structuredClone(message));

@@ -29,18 +29,30 @@ export interface AiSdkReading {
   errors: string[];
 }
 
-/** Parses and validates an SSE body with the AI SDK, then builds the message with `readUIMessageStream`. */
-export async function readWithAiSdk(body: ReadableStream<Uint8Array>): Promise<AiSdkReading> {
-  const chunks: UIMessageChunk[] = [];
-  const parsed = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
+/**
+ * An SSE body parsed and validated as the AI SDK's `DefaultChatTransport`
+ * does (`parseJsonEventStream` with `uiMessageChunkSchema`): its chunks,
+ * each also shown to `onChunk`; a chunk the schema refuses errors the stream.
+ */
+export function parsedChunks(
+  body: ReadableStream<Uint8Array>,
+  onChunk?: (chunk: UIMessageChunk) => void,
+): ReadableStream<UIMessageChunk> {
+  return parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
     new TransformStream({
       transform(result, controller) {
         if (!result.success) throw result.error;
-        chunks.push(result.value as UIMessageChunk);
+        onChunk?.(result.value as UIMessageChunk);
         controller.enqueue(result.value as UIMessageChunk);
       },
     }),
   );
+}
+
+/** Parses and validates an SSE body with the AI SDK, then builds the message with `readUIMessageStream`. */
+export async function readWithAiSdk(body: ReadableStream<Uint8Array>): Promise<AiSdkReading> {
+  const chunks: UIMessageChunk[] = [];
+  const parsed = parsedChunks(body, (chunk) => chunks.push(chunk));
   const errors: string[] = [];
   let message: TurnkitUIMessage | undefined;
   for await (const snapshot of readUIMessageStream<TurnkitUIMessage>({
@@ -93,18 +105,7 @@ export interface LiveChatReading {
  */
 export async function readLiveWithAiSdk(events: readonly RuntimeEvent[]): Promise<LiveChatReading> {
   const transport: ChatTransport<TurnkitUIMessage> = {
-    sendMessages: async () =>
-      parseJsonEventStream({
-        stream: toUIMessageStreamSse(toUIMessageChunks(events)),
-        schema: uiMessageChunkSchema,
-      }).pipeThrough(
-        new TransformStream({
-          transform(result, controller) {
-            if (!result.success) throw result.error;
-            controller.enqueue(result.value as UIMessageChunk);
-          },
-        }),
-      ),
+    sendMessages: async () => parsedChunks(toUIMessageStreamSse(toUIMessageChunks(events))),
     reconnectToStream: async () => null,
   };
   const chat = new HeadlessChat({ id: "live", transport });
