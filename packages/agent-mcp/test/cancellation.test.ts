@@ -9,6 +9,26 @@ import { startStatelessServer } from "./fixtures/stateless-server.js";
 import { stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
+/**
+ * A turn on `runtime` whose model calls `wait_for_cancel`, aborted once the
+ * server logged the call's `begin` (found with `begun`); resolves what the
+ * turn ended with, and that `begin` entry.
+ */
+async function abortedDuringCall<T>(
+  runtime: Awaited<ReturnType<typeof createAgentRuntime>>,
+  begun: () => T | undefined,
+) {
+  const abort = new AbortController();
+  const turn = runMcpTurn({
+    runtime,
+    signal: abort.signal,
+    script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
+  });
+  const begin = await waitUntil(begun);
+  abort.abort();
+  return { ...(await turn), begin };
+}
+
 describe("aborting a turn cancels the MCP call on the server", () => {
   for (const transport of ["stdio", "http"] as const) {
     it(`over ${transport}: the server receives notifications/cancelled for the call, and the call gets the loop's result for a call interrupted after it started`, async () => {
@@ -26,18 +46,13 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       }
       const mcp = createMcpExtension({ id: "waiter", server });
       const runtime = await createAgentRuntime({ base: [mcp] });
-      const abort = new AbortController();
-
-      const turn = runMcpTurn({
-        runtime,
-        signal: abort.signal,
-        script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
-      });
-      const begun = await waitUntil(() =>
+      const {
+        outcome,
+        toolResults,
+        begin: begun,
+      } = await abortedDuringCall(runtime, () =>
         log().find((entry) => entry.event === "begin" && entry.tool === "wait_for_cancel"),
       );
-      abort.abort();
-      const { outcome, toolResults } = await turn;
 
       expect(outcome).toEqual({ kind: "aborted" });
       const requestId = begun.event === "begin" ? begun.requestId : undefined;
@@ -68,16 +83,9 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       const stateless = await startStatelessServer({ jsonResponse: mode === "JSON" });
       const mcp = createMcpExtension({ id: "stateless", server: { url: stateless.url } });
       const runtime = await createAgentRuntime({ base: [mcp] });
-      const abort = new AbortController();
-
-      const turn = runMcpTurn({
-        runtime,
-        signal: abort.signal,
-        script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
-      });
-      await waitUntil(() => stateless.log.find((entry) => entry.event === "begin"));
-      abort.abort();
-      const { outcome, toolResults } = await turn;
+      const { outcome, toolResults } = await abortedDuringCall(runtime, () =>
+        stateless.log.find((entry) => entry.event === "begin"),
+      );
 
       expect(outcome).toEqual({ kind: "aborted" });
       expect(toolResults[0]).toMatchObject({ text: ToolResultText.interrupted, isError: true });
@@ -98,16 +106,9 @@ describe("aborting a turn cancels the MCP call on the server", () => {
     const stateless = await startStatelessServer({ closeAfterAnswer: true });
     const mcp = createMcpExtension({ id: "stateless", server: { url: stateless.url } });
     const runtime = await createAgentRuntime({ base: [mcp] });
-    const abort = new AbortController();
-
-    const turn = runMcpTurn({
-      runtime,
-      signal: abort.signal,
-      script: [response([toolCall("wait_for_cancel", {})]), "never sent"],
-    });
-    await waitUntil(() => stateless.log.find((entry) => entry.event === "begin"));
-    abort.abort();
-    const { outcome, toolResults } = await turn;
+    const { outcome, toolResults } = await abortedDuringCall(runtime, () =>
+      stateless.log.find((entry) => entry.event === "begin"),
+    );
     await waitUntil(() =>
       stateless.log.find((entry) => entry.event === "notification" && entry.method === "notifications/cancelled"),
     );
