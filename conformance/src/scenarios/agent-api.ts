@@ -117,6 +117,41 @@ export const AGENT_API_SCENARIOS = [
     },
   }),
   defineScenario({
+    id: "subscribe-during-delivery",
+    title:
+      "listeners added or removed while an event is handed out: an added one gets that event, a removed one does not",
+    spec: ["L8"],
+    surfaces: ["agent"],
+    script: () => [response("Hi there."), response("Again.")],
+    async run(ctx) {
+      const agent = ctx.createAgent();
+      let added = false;
+      let unsubscribeLater: (() => void) | undefined;
+      agent.subscribe((event) => {
+        if (event.type === "message_start" && !added) {
+          added = true;
+          agent.subscribe((later) => ctx.note(`added listener ${later.type}`));
+        }
+        if (event.type === "turn_end") unsubscribeLater?.();
+      });
+      unsubscribeLater = agent.subscribe((event) => ctx.note(`later listener ${event.type}`));
+      await ctx.settle("prompt()", agent.prompt("Hello"));
+      await ctx.settle("second prompt()", agent.prompt("Again"));
+    },
+    then: (trace) => {
+      assertLinesInOrder(trace, [
+        'message_start user [text "Hello"]',
+        "· later listener message_start",
+        "· added listener message_start",
+        "turn_end assistant(stop) results=[]",
+        "· added listener turn_end",
+        "agent_end [user, assistant(stop)]",
+      ]);
+      // Removed at the first turn_end, before its own turn: it never sees a turn_end.
+      assertLineCount(trace, "· later listener turn_end", 0);
+    },
+  }),
+  defineScenario({
     id: "listener-order-async",
     title: "listeners are awaited in subscription order; prompt() settles after the last agent_end listener",
     spec: ["L8"],

@@ -61,7 +61,7 @@ interface ActiveRun {
  */
 export class Agent {
   private readonly _state: MutableAgentState;
-  private listeners: readonly AgentListener[] = [];
+  private readonly listeners = new Set<AgentListener>();
   private readonly steeringQueue: MessageQueue;
   private readonly followUpQueue: MessageQueue;
   private activeRun: ActiveRun | undefined;
@@ -130,14 +130,15 @@ export class Agent {
   /**
    * Adds a listener (once: adding it again changes nothing); returns a
    * function that removes it. Listeners are awaited in subscription order
-   * and receive the run's abort signal.
-   * A listener that throws fails the run like any other callback (behaviour L9).
+   * and receive the run's abort signal. As in pi, the set is live while an
+   * event is handed out: a listener added meanwhile gets that event too,
+   * one removed before its turn does not.
+   * A listener that throws fails the run like any other callback.
    */
   subscribe(listener: AgentListener): () => void {
-    // A set, as in pi: subscribing the same function twice delivers each event once.
-    if (!this.listeners.includes(listener)) this.listeners = [...this.listeners, listener];
+    this.listeners.add(listener);
     return () => {
-      this.listeners = this.listeners.filter((candidate) => candidate !== listener);
+      this.listeners.delete(listener);
     };
   }
 

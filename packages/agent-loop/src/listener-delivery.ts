@@ -5,33 +5,35 @@ import type { AgentEvent } from "./types.js";
 /**
  * Hands `event` to `listeners` in order, each awaited before the next; once
  * `signal` has fired, a listener result that has not settled within the
- * abort grace is given up on for this event only. Returns a promise only
- * once a listener answered with one: while every listener answers at once,
- * an event costs no promise. A listener's throw propagates (thrown, or as
- * the rejection of the promise returned).
+ * abort grace is given up on for this event only. The set is read as it
+ * goes: a listener added while the event is handed out gets it too, one
+ * removed before its turn does not. Returns a promise only once a listener
+ * answered with one: while every listener answers at once, an event costs
+ * no promise. A listener's throw propagates (thrown, or as the rejection of
+ * the promise returned).
  */
 export function deliverToListeners(
-  listeners: readonly AgentListener[],
+  listeners: ReadonlySet<AgentListener>,
   event: AgentEvent,
   signal: AbortSignal,
 ): Promise<void> | void {
-  for (let index = 0; index < listeners.length; index++) {
-    const result = listeners[index]!(event, signal);
-    if (isPromiseLike(result)) return deliverAfter(result, listeners, index + 1, event, signal);
+  const rest = listeners.values();
+  for (let next = rest.next(); !next.done; next = rest.next()) {
+    const result = next.value(event, signal);
+    if (isPromiseLike(result)) return deliverAfter(result, rest, event, signal);
   }
 }
 
-/** The rest of {@link deliverToListeners} once a listener answered with `pending`: it, then the listeners from `from` on. */
+/** The rest of {@link deliverToListeners} once a listener answered with `pending`: it, then the listeners `rest` still has. */
 async function deliverAfter(
   pending: PromiseLike<void>,
-  listeners: readonly AgentListener[],
-  from: number,
+  rest: Iterator<AgentListener>,
   event: AgentEvent,
   signal: AbortSignal,
 ): Promise<void> {
   await settleOrAbandon(pending, signal);
-  for (let index = from; index < listeners.length; index++) {
-    const result = listeners[index]!(event, signal);
+  for (let next = rest.next(); !next.done; next = rest.next()) {
+    const result = next.value(event, signal);
     if (isPromiseLike(result)) await settleOrAbandon(result, signal);
   }
 }
