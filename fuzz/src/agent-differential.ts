@@ -207,6 +207,9 @@ function runLines(observation: AgentScenarioObservation): string[] {
     }),
     "transcript:",
     ...observation.transcript.map(messageLine),
+    "listeners:",
+    // Like the events above: tool progress is left out (when it arrives is not part of the shared ground).
+    ...observation.listenerNotes.filter((note) => !note.endsWith(" tool_execution_update")),
     ...observation.rejections.map((error) => `rejected: ${error instanceof Error ? error.message : String(error)}`),
   ];
 }

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { oneIn } from "./response-arbitraries.js";
 import type {
+  ListenerChurnSpec,
   AfterLlmDecision,
   AllocatorFailureSpec,
   AfterToolDecision,
@@ -84,6 +85,12 @@ export const agentHooksArbitrary: fc.Arbitrary<AgentHookSpec> = fc.record({
 export const listenerFailureArbitrary: fc.Arbitrary<ListenerFailureSpec | undefined> = oneIn(
   5,
   fc.record({ index: fc.nat({ max: 40 }), mode: fc.constantFrom("throw" as const, "reject" as const) }),
+);
+
+/** A listener that changes the set of listeners during one event, now and then. */
+export const listenerChurnArbitrary: fc.Arbitrary<ListenerChurnSpec | undefined> = oneIn(
+  4,
+  fc.record({ index: fc.nat({ max: 40 }), kind: fc.constantFrom("add" as const, "remove" as const, "move" as const) }),
 );
 
 export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({

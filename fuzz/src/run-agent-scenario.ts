@@ -4,12 +4,19 @@
  * invariants need.
  */
 import type { Context, Message, SimpleStreamOptions } from "@mariozechner/pi-ai";
-import { Agent, type AgentMessage, type AgentOptions, agentLoop, agentLoopContinue } from "@turnkit/agent-loop";
+import {
+  Agent,
+  type AgentEvent,
+  type AgentMessage,
+  type AgentOptions,
+  agentLoop,
+  agentLoopContinue,
+} from "@turnkit/agent-loop";
 import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
-import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
+import type { AgentHookSpec, AgentScenario, HostAction, ListenerChurnSpec, ToolBehaviour } from "./scenario.js";
 import { createAgentTools } from "./scenario-tools.js";
 import {
   earlierExchange,
@@ -97,6 +104,8 @@ export interface AgentScenarioObservation extends AgentRunObservation {
   malformedCalls: { call: string; thrown: unknown }[];
   /** What each model request handed the stream function, in order: a copy of its context as it was then, and its options. */
   requests: { context: Context; options: SimpleStreamOptions | undefined }[];
+  /** What the listeners of a `listenerChurn` got, in order (empty without one). */
+  listenerNotes: string[];
 }
 
 /** An `Agent` class: Turnkit's, or one with its constructor and methods (pi-agent-core's, for the differential run). */
@@ -128,6 +137,7 @@ export async function runAgentScenario(
 
   const requests: AgentScenarioObservation["requests"] = [];
   const malformedCalls: AgentScenarioObservation["malformedCalls"] = [];
+  const listenerNotes: string[] = [];
   const answer = withUnknownEvents(withFallbackAnswers(model), scenario.unknownEvents);
   let agent!: Agent;
   const abort = () => agent.abort();
@@ -186,6 +196,7 @@ export async function runAgentScenario(
         if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     },
     subscribeMore: () => {
+      if (scenario.listenerChurn) churnListeners(agent, scenario.listenerChurn, listenerNotes);
       if (!scenario.listenerFailure) return;
       const { index, mode } = scenario.listenerFailure;
       let seen = 0;
@@ -202,7 +213,34 @@ export async function runAgentScenario(
     ],
     hostTimers: () => hostTimers,
   });
-  return { ...observation, hostMessages, requests, malformedCalls };
+  return { ...observation, hostMessages, requests, malformedCalls, listenerNotes };
+}
+
+/**
+ * Subscribes a listener that changes the listeners at its `churn.index`-th
+ * event, and after it one that notes every event it gets; what each gets
+ * goes to `notes`.
+ */
+function churnListeners(agent: Agent, churn: ListenerChurnSpec, notes: string[]): void {
+  let seen = 0;
+  agent.subscribe((event) => {
+    if (seen++ !== churn.index) return;
+    notes.push(`churn at ${event.type}`);
+    switch (churn.kind) {
+      case "add":
+        agent.subscribe((later) => void notes.push(`added ${later.type}`));
+        return;
+      case "remove":
+        unsubscribeNext();
+        return;
+      case "move":
+        unsubscribeNext();
+        agent.subscribe(next);
+        return;
+    }
+  });
+  const next = (event: AgentEvent) => void notes.push(`next ${event.type}`);
+  const unsubscribeNext = agent.subscribe(next);
 }
 
 /** The three ways to empty an Agent's queues, in the order `clear` actions take them. */

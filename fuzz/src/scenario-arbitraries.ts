@@ -7,6 +7,7 @@ import {
   agentHooksArbitrary,
   allocatorFailureArbitrary,
   hostActionsArbitrary,
+  listenerChurnArbitrary,
   listenerFailureArbitrary,
   retryArbitrary,
   steeringArbitrary,
@@ -50,6 +51,7 @@ export function agentScenarioArbitrary(_options: GenerationOptions): fc.Arbitrar
       hooks: agentHooksArbitrary,
       actions: hostActionsArbitrary({ abort: true, maxLength: 4, agentOnly: true }),
       listenerFailure: listenerFailureArbitrary,
+      listenerChurn: listenerChurnArbitrary,
       listenerTicks: fc.oneof(
         { weight: 3, arbitrary: fc.constant(0) },
         { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },

@@ -203,6 +203,16 @@ export interface ListenerFailureSpec {
   mode: "throw" | "reject";
 }
 
+/**
+ * A listener that changes the set of listeners while its `index`-th event
+ * is handed out: `add` subscribes a new one, `remove` unsubscribes the one
+ * after it, `move` unsubscribes that one and subscribes it again.
+ */
+export interface ListenerChurnSpec {
+  index: number;
+  kind: "add" | "remove" | "move";
+}
+
 /** One generated run of an `Agent`. */
 export interface AgentScenario {
   requests: ResponseSpec[];
@@ -213,6 +223,8 @@ export interface AgentScenario {
   hooks: AgentHookSpec;
   actions: HostAction[];
   listenerFailure: ListenerFailureSpec | undefined;
+  /** Listeners subscribed or unsubscribed while an event is handed out (default none). */
+  listenerChurn?: ListenerChurnSpec;
   /** Microtask turns the recording listener takes on every event (0: synchronous). */
   listenerTicks: number;
   /** After `prompt()` settles, `continue()` while messages are queued (a second run). */
