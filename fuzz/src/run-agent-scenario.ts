@@ -16,7 +16,8 @@ import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/a
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
-import type { AgentHookSpec, AgentScenario, HostAction, ListenerChurnSpec, ToolBehaviour } from "./scenario.js";
+import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
+import { churnListeners } from "./listener-churn.js";
 import { createAgentTools } from "./scenario-tools.js";
 import {
   earlierExchange,
@@ -214,33 +215,6 @@ export async function runAgentScenario(
     hostTimers: () => hostTimers,
   });
   return { ...observation, hostMessages, requests, malformedCalls, listenerNotes };
-}
-
-/**
- * Subscribes a listener that changes the listeners at its `churn.index`-th
- * event, and after it one that notes every event it gets; what each gets
- * goes to `notes`.
- */
-function churnListeners(agent: Agent, churn: ListenerChurnSpec, notes: string[]): void {
-  let seen = 0;
-  agent.subscribe((event) => {
-    if (seen++ !== churn.index) return;
-    notes.push(`churn at ${event.type}`);
-    switch (churn.kind) {
-      case "add":
-        agent.subscribe((later) => void notes.push(`added ${later.type}`));
-        return;
-      case "remove":
-        unsubscribeNext();
-        return;
-      case "move":
-        unsubscribeNext();
-        agent.subscribe(next);
-        return;
-    }
-  });
-  const next = (event: AgentEvent) => void notes.push(`next ${event.type}`);
-  const unsubscribeNext = agent.subscribe(next);
 }
 
 /** The three ways to empty an Agent's queues, in the order `clear` actions take them. */
