@@ -125,8 +125,13 @@ export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbit
           shouldStopAfterSteering: undefined,
           transformContext: undefined,
         },
+        // An abort once the run ended (in an agent_end listener) is shared ground: neither loop says it was aborted.
         actions: scenario.actions.filter(
-          (action) => action.kind === "steer" || action.kind === "followUp" || action.kind === "clear",
+          (action) =>
+            action.kind === "steer" ||
+            action.kind === "followUp" ||
+            action.kind === "clear" ||
+            (action.kind === "abort" && action.trigger.kind === "agentEnd"),
         ),
         listenerFailure: undefined,
         continueWhileQueued: false,
@@ -205,6 +210,8 @@ function runLines(observation: AgentScenarioObservation): string[] {
       if (event.type === "tool_execution_update") return [];
       return [`${eventLine(event)} | ${observation.states[index]}`];
     }),
+    "after each run:",
+    ...observation.afterRuns,
     "transcript:",
     ...observation.transcript.map(messageLine),
     "listeners:",

@@ -45,8 +45,14 @@ export function hostActionsArbitrary(options: {
     kinds.push({ weight: 1, arbitrary: fc.constant("malformed" as const) });
     kinds.push({ weight: 1, arbitrary: fc.constant("clear" as const) });
   }
+  const trigger = options.agentOnly
+    ? fc.oneof(
+        { weight: 6, arbitrary: triggerArbitrary },
+        { weight: 1, arbitrary: fc.constant<Trigger>({ kind: "agentEnd" }) },
+      )
+    : triggerArbitrary;
   const action = fc
-    .record({ trigger: triggerArbitrary, kind: fc.oneof(...kinds), variant: fc.nat({ max: 63 }) })
+    .record({ trigger, kind: fc.oneof(...kinds), variant: fc.nat({ max: 63 }) })
     .map(({ variant, ...rest }): HostAction => (rest.kind === "malformed" ? { ...rest, variant } : rest));
   return fc.array(action, { maxLength: options.maxLength });
 }

@@ -14,6 +14,8 @@ export interface AgentRunObservation {
   events: AgentEvent[];
   /** The agent's state as the first listener saw it at each of {@link events}, one line each (see `stateLine`). */
   states: string[];
+  /** The agent's state after each run settled, one line each (see `stateLine`). */
+  afterRuns: string[];
   /** The messages the agent started with. */
   history: AgentMessage[];
   /** `agent.state.messages` after the last run. */
@@ -87,6 +89,7 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
   const realTimers = probeRealTimers();
   const rejections: unknown[] = [];
   const drives: DriveReport[] = [];
+  const afterRuns: string[] = [];
   try {
     for (const start of options.runs) {
       const run = start(agent);
@@ -98,6 +101,7 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
           () => agent.abort(),
         ),
       );
+      afterRuns.push(stateLine(agent));
     }
     await letStragglersSurface(clock, options.hostTimers?.());
   } finally {
@@ -106,6 +110,7 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
   return {
     events,
     states,
+    afterRuns,
     history,
     transcript: agent.state.messages.slice(),
     rejections,

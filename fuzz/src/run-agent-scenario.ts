@@ -15,7 +15,7 @@ import {
 import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
-import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
+import { type LaterRun, type PromptForm, settingOptions } from "./agent-settings.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { churnListeners } from "./listener-churn.js";
 import { createAgentTools } from "./scenario-tools.js";
@@ -192,9 +192,14 @@ export async function runAgentScenario(
     agent,
     clock,
     listenerTicks: scenario.listenerTicks,
-    onEvent: (_event, index) => {
+    onEvent: (event, index) => {
       for (const action of scenario.actions)
-        if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
+        if (
+          action.trigger.kind === "event"
+            ? action.trigger.index === index
+            : action.trigger.kind === "agentEnd" && event.type === "agent_end"
+        )
+          perform(action);
     },
     subscribeMore: () => {
       if (scenario.listenerChurn) churnListeners(agent, scenario.listenerChurn, listenerNotes);
@@ -223,43 +228,6 @@ const CLEAR_QUEUES: readonly ((agent: Agent) => void)[] = [
   (agent) => agent.clearFollowUpQueue(),
   (agent) => agent.clearAllQueues(),
 ];
-
-/** The agent options the settings give (none without settings). */
-function settingOptions(settings: AgentSettingsSpec | undefined): Partial<AgentOptions> {
-  if (!settings) return {};
-  const { sessionId, transport, maxRetryDelayMs, thinkingBudgets, apiKeyAnswer, convertToLlm, providerCallbacks } =
-    settings;
-  return {
-    sessionId,
-    transport,
-    maxRetryDelayMs,
-    thinkingBudgets,
-    ...(apiKeyAnswer !== undefined && { getApiKey: async () => apiKeyAnswer }),
-    ...(convertToLlm === "rewrite" && { convertToLlm: rewrittenForModel }),
-    ...(providerCallbacks && { onPayload: (payload: unknown) => payload, onResponse: () => {} }),
-  };
-}
-
-/**
- * A host's own `convertToLlm`: asynchronous, it keeps the three roles a
- * model reads and marks every user message's text, so a request shows
- * which messages went through it.
- */
-async function rewrittenForModel(messages: AgentMessage[]): Promise<Message[]> {
-  await Promise.resolve();
-  return messages.flatMap((message): Message[] => {
-    if (message.role === "user") {
-      const content =
-        typeof message.content === "string"
-          ? `(host) ${message.content}`
-          : message.content.map((block) =>
-              block.type === "text" ? { ...block, text: `(host) ${block.text}` } : block,
-            );
-      return [{ ...message, content } as Message];
-    }
-    return message.role === "assistant" || message.role === "toolResult" ? [message] : [];
-  });
-}
 
 /** A one-pixel PNG, the image a `textWithImages` prompt carries. */
 const PROMPT_IMAGE = {

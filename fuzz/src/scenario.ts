@@ -147,7 +147,9 @@ export type Trigger =
   /** Inside the host's observer of the `index`-th event (Agent listener or event writer), 0-based. */
   | { kind: "event"; index: number }
   /** At `ms` on the virtual clock. */
-  | { kind: "time"; ms: number };
+  | { kind: "time"; ms: number }
+  /** Inside the host's listener of every `agent_end` (Agent scenarios only): after the run ended. */
+  | { kind: "agentEnd" };
 
 /**
  * Something the host does during a run. Agent scenarios only: `malformed`, a
