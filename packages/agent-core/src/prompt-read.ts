@@ -1,4 +1,4 @@
-import { errorText } from "@turnkit/agent-loop/internal";
+import { describeValue, errorText } from "@turnkit/agent-loop/internal";
 import { TURN_DEFAULTS } from "./defaults.js";
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
 
@@ -118,7 +118,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
   constructor(capacity: number = TURN_DEFAULTS.promptReadRegistryCapacity) {
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new RangeError(
-        `BoundedInternalTurnPromptReadRegistry: capacity must be a positive integer, got ${String(capacity)}`,
+        `BoundedInternalTurnPromptReadRegistry: capacity must be a positive integer, got ${describeValue(capacity)}`,
       );
     }
     this.capacity = capacity;

@@ -18,6 +18,7 @@ export {
   blockProblem,
   contentProblem,
   describeValue,
+  valueText,
   isRecord,
   prefixed,
 } from "./message-checks.js";

@@ -22,13 +22,45 @@ const REQUIRED_STRINGS: Readonly<Record<string, readonly string[]>> = {
   toolCall: ["id", "name"],
 };
 
-/** A short description of a value for an error message: `5`, `null`, `"abc"`, `an array`, `object`. */
+/**
+ * A short description of a value for an error message: `5`, `NaN`, `null`,
+ * `"abc"`, `an array`, `object`, `bigint`, `an unreadable value` (a revoked
+ * proxy). Never throws, whatever the value.
+ */
 export function describeValue(value: unknown): string {
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return typeof value;
+  switch (typeof value) {
+    case "function":
+      return "a function";
+    case "number":
+    case "boolean":
+      return String(value);
+    case "string":
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case "object":
+      if (value === null) return "null";
+      try {
+        return Array.isArray(value) ? "an array" : "object";
+      } catch {
+        return "an unreadable value";
+      }
+    default:
+      return typeof value;
+  }
+}
+
+/**
+ * `value` as an error message shows what the caller gave: a plain object or
+ * list as its JSON text, anything else (and an object JSON cannot write: a
+ * cycle, a bigint inside, a revoked proxy) as {@link describeValue} says it.
+ * Never throws.
+ */
+export function valueText(value: unknown): string {
+  if (typeof value !== "object" || value === null) return describeValue(value);
+  try {
+    return JSON.stringify(value) ?? describeValue(value);
+  } catch {
+    return describeValue(value);
+  }
 }
 
 /** True for an object that is not an array (or null): a record whose fields a check can read. */

@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import type { AssistantMessage, ProviderResponse } from "@mariozechner/pi-ai";
 import type { ErrorCode } from "@turnkit/protocol";
 import { TurnkitConfigError, TurnkitError } from "../errors.js";
@@ -328,11 +329,12 @@ function errorMessageOf(error: unknown): string {
   return isRecord(error) && typeof error.message === "string" ? error.message : "";
 }
 
+/** What a thrown value that is no error says: its JSON text (a string quoted, in full), else a description. Never throws. */
 function safeJson(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? describeValue(value);
   } catch {
-    return String(value);
+    return describeValue(value);
   }
 }
 

@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import type { RandomSource } from "../clock.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
@@ -58,5 +59,5 @@ export function computeRetryDelayMs(params: {
 }
 
 function invalid(message: string, value: unknown): TurnkitConfigError {
-  return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${message}, got ${String(value)}`);
+  return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${message}, got ${describeValue(value)}`);
 }

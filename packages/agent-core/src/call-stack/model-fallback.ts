@@ -1,3 +1,5 @@
+import { checkReadable } from "../input-reading.js";
+import { describeValue, valueText } from "@turnkit/agent-loop/internal";
 import type { CacheRetention, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
@@ -77,7 +79,10 @@ export function resolveModelFallback(options: LlmFallbackOptions | undefined): R
   if (typeof options !== "object" || options === null) throw invalid("llm.fallback", "must be an object", options);
   assertKnownKeys(options, ["models", "on"], "llm.fallback");
   if (!Array.isArray(options.models)) throw invalid("llm.fallback.models", "must be an array", options.models);
-  options.models.forEach((entry, index) => checkModel(entry, `llm.fallback.models[${index}]`));
+  options.models.forEach((entry, index) => {
+    const where = `llm.fallback.models[${index}]`;
+    checkReadable(where, ConfigErrorCode.InvalidTurnInput, () => checkModel(entry, where));
+  });
   const on = options.on ?? DEFAULT_MODEL_FALLBACK_TRIGGERS;
   if (!Array.isArray(on)) throw invalid("llm.fallback.on", "must be an array of triggers", on);
   on.forEach((trigger, index) => {
@@ -92,16 +97,18 @@ export function resolveModelFallback(options: LlmFallbackOptions | undefined): R
 function checkModel(entry: LlmFallbackModel, where: string): void {
   if (typeof entry !== "object" || entry === null) throw invalid(where, "must be an object with a model", entry);
   assertKnownKeys(entry, MODEL_KEYS, where);
-  const model = entry.model as unknown as Record<string, unknown> | undefined;
-  if (
-    typeof model !== "object" ||
-    model === null ||
-    typeof model.id !== "string" ||
-    typeof model.api !== "string" ||
-    typeof model.provider !== "string"
-  ) {
-    throw invalid(`${where}.model`, "must be a pi-ai Model (getModel(provider, id))", entry.model);
-  }
+  checkReadable(`${where}.model`, ConfigErrorCode.InvalidTurnInput, () => {
+    const model = entry.model as unknown as Record<string, unknown> | undefined;
+    if (
+      typeof model !== "object" ||
+      model === null ||
+      typeof model.id !== "string" ||
+      typeof model.api !== "string" ||
+      typeof model.provider !== "string"
+    ) {
+      throw invalid(`${where}.model`, "must be a pi-ai Model (getModel(provider, id))", entry.model);
+    }
+  });
   if (entry.apiKey !== undefined && typeof entry.apiKey !== "string")
     throw invalid(`${where}.apiKey`, "must be a string", "(not shown)");
   if (entry.streamFn !== undefined && typeof entry.streamFn !== "function")
@@ -112,7 +119,9 @@ function checkModel(entry: LlmFallbackModel, where: string): void {
     throw invalid(`${where}.thinkingLevel`, `must be one of ${THINKING_LEVELS.join(", ")}`, entry.thinkingLevel);
   if (entry.cacheRetention !== undefined && !CACHE_RETENTIONS.includes(entry.cacheRetention))
     throw invalid(`${where}.cacheRetention`, `must be one of ${CACHE_RETENTIONS.join(", ")}`, entry.cacheRetention);
-  if (entry.headers !== undefined) checkHeaders(entry.headers, `${where}.headers`);
+  const headers = `${where}.headers`;
+  if (entry.headers !== undefined)
+    checkReadable(headers, ConfigErrorCode.InvalidTurnInput, () => checkHeaders(entry.headers, headers));
 }
 
 /** Headers are sent as given: a plain object whose every value is a string (values are never shown: they may be keys). */
@@ -121,14 +130,16 @@ function checkHeaders(headers: unknown, where: string): void {
     throw invalid(where, "must be an object of header names to strings", headers);
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== "string") {
+      // describeValue, but never the value itself: a number in the wrong place may still be part of a key.
+      const shown = describeValue(value);
       const got =
-        value === null || value === undefined
-          ? String(value)
-          : Array.isArray(value)
-            ? "an array"
-            : typeof value === "object"
+        typeof value === "number"
+          ? "a number"
+          : typeof value === "boolean"
+            ? "a boolean"
+            : shown === "object"
               ? "an object"
-              : `a ${typeof value}`;
+              : shown;
       throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${where}.${name} must be a string, got ${got}`);
     }
   }
@@ -244,14 +255,6 @@ function optionsFor(
 }
 
 function invalid(field: string, rule: string, value: unknown): TurnkitConfigError {
-  const shown = typeof value === "function" ? "a function" : safeText(value);
+  const shown = valueText(value);
   return new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${field} ${rule}, got ${shown}`);
-}
-
-function safeText(value: unknown): string {
-  try {
-    return typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    return String(value);
-  }
 }

@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import { type CacheRetention, streamSimple } from "@mariozechner/pi-ai";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
@@ -195,17 +196,16 @@ function assertValidCacheRetention(value: unknown): asserts value is CacheRetent
   if (!CACHE_RETENTIONS.includes(value as CacheRetention)) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTurnInput,
-      `llm.cacheRetention must be one of ${CACHE_RETENTIONS.join(", ")}, got ${JSON.stringify(value)}`,
+      `llm.cacheRetention must be one of ${CACHE_RETENTIONS.join(", ")}, got ${describeValue(value)}`,
     );
   }
 }
 
 function assertValidHostCap(value: unknown): asserts value is number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
-    const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidHostCap,
-      `llm.hostMaxOutputTokens must be a positive integer, got ${shown}`,
+      `llm.hostMaxOutputTokens must be a positive integer, got ${describeValue(value)}`,
     );
   }
 }

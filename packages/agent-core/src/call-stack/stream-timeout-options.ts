@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { Clock } from "../clock.js";
@@ -73,7 +74,7 @@ function resolveOne(name: string, input: number | undefined, envValue: string | 
     if (typeof input !== "number" || !Number.isFinite(input) || input < 0) {
       throw new TurnkitConfigError(
         ConfigErrorCode.InvalidTurnInput,
-        `${name} must be a finite number of milliseconds >= 0 (0 disables), got ${String(input)}`,
+        `${name} must be a finite number of milliseconds >= 0 (0 disables), got ${describeValue(input)}`,
       );
     }
     return input;

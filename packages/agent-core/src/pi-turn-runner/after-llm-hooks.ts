@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
+import { ABANDONED, errorText, valueText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { describeValue } from "../messages/content-checks.js";
@@ -102,7 +102,7 @@ function decisionProblem(decision: AfterLlmCallDecision): string | undefined {
     case "retry":
       return stringFieldProblem(decision, ["reason", "prompt"]);
     default:
-      return safeJson(decision);
+      return valueText(decision);
   }
 }
 
@@ -112,12 +112,4 @@ function stringFieldProblem(decision: AfterLlmCallDecision, fields: readonly str
   return bad === undefined
     ? undefined
     : `${decision.type} needs ${bad} to be a string, got ${describeValue(record[bad])}`;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? describeValue(value);
-  } catch {
-    return describeValue(value);
-  }
 }

@@ -1,5 +1,5 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
-import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
+import { ABANDONED, errorText, valueText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue, messagesProblem } from "../messages/content-checks.js";
 import { copyFromHost, requestMessagesForHost } from "../messages/host-copy.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
@@ -134,7 +134,7 @@ async function runHooks(
       case "abort":
         throw hookFailure(turn, `beforeLlmCallHook aborted the model call: ${decision.reason ?? "no reason given"}`);
       default:
-        throw hookFailure(turn, `beforeLlmCallHook returned an invalid decision: ${JSON.stringify(decision)}`);
+        throw hookFailure(turn, `beforeLlmCallHook returned an invalid decision: ${valueText(decision)}`);
     }
   }
   return current;

@@ -1,4 +1,5 @@
 import { type ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { checkReadable } from "../input-reading.js";
 import { assertKnownKeys } from "../known-keys.js";
 import { describeValue } from "../messages/content-checks.js";
 
@@ -27,8 +28,11 @@ export type FieldRule =
  * Checks each own key of `value` (when it is a plain object) against
  * `rules`: a key not there is an `unknown_key` `TurnkitConfigError` naming
  * it and the nearest valid key; a value that breaks its rule is one with
- * `code`, saying `<where>.<key> must be ..., got ...`. `undefined` counts
- * as not set.
+ * `code`, saying `<where>.<key> must be ..., got ...` (a value that cannot
+ * be read, such as a revoked proxy, breaks every rule). `undefined` counts
+ * as not set. An object whose fields cannot be read (a revoked proxy, a
+ * getter that throws) is one with `code` saying `<where> could not be
+ * read` (see `checkReadable`).
  */
 export function checkFields(
   value: unknown,
@@ -36,12 +40,23 @@ export function checkFields(
   where: string,
   code: ConfigErrorCode,
 ): void {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return;
-  for (const [key, field] of Object.entries(value)) {
-    if (!Object.hasOwn(rules, key)) assertKnownKeys(value, Object.keys(rules), where);
+  const entries = checkReadable(where, code, () =>
+    typeof value !== "object" || value === null || Array.isArray(value) ? [] : Object.entries(value),
+  );
+  for (const [key, field] of entries) {
+    if (!Object.hasOwn(rules, key)) assertKnownKeys(value as object, Object.keys(rules), where);
     const rule = rules[key]!;
-    if (field === undefined || rule === "checked" || fits(rule, field)) continue;
+    if (field === undefined || rule === "checked" || fitsReadable(rule, field)) continue;
     throw new TurnkitConfigError(code, `${where}.${key} must be ${describeRule(rule)}, got ${describeValue(field)}`);
+  }
+}
+
+/** Whether `value` keeps `rule`; a value that cannot be read keeps none. */
+function fitsReadable(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
+  try {
+    return fits(rule, value);
+  } catch {
+    return false;
   }
 }
 

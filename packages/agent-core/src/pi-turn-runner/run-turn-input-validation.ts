@@ -1,7 +1,7 @@
-import { errorText } from "@turnkit/agent-loop/internal";
 import { validateRuntimeWarning } from "@turnkit/protocol";
 import { jsonSafe } from "../event-bridge/json-safe.js";
-import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "../errors.js";
+import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { checkReadable } from "../input-reading.js";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import { assertRunTurnInputShape } from "./run-turn-input-shape.js";
@@ -30,17 +30,8 @@ function invalid(message: string): TurnkitConfigError {
  * a proxy of the host's).
  */
 export function assertValidRunTurnInput(input: RunTurnInput): void {
-  try {
-    checkRunTurnInput(input);
-  } catch (error) {
-    if (TurnkitError.isInstance(error)) throw error;
-    // A getter or a proxy of the host's that throws while the input is read: still the input's fault, typed.
-    throw new TurnkitConfigError(
-      ConfigErrorCode.InvalidTurnInput,
-      `RunTurnInput could not be read: ${errorText(error)}`,
-      { cause: error },
-    );
-  }
+  // A getter or a proxy of the host's that throws while the input is read: still the input's fault, typed.
+  checkReadable("RunTurnInput", ConfigErrorCode.InvalidTurnInput, () => checkRunTurnInput(input));
 }
 
 function checkRunTurnInput(input: RunTurnInput): void {

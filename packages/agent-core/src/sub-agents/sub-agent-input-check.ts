@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import { resolveLlmRetryPolicy } from "../call-stack/llm-retry-policy.js";
 import { resolveModelFallback } from "../call-stack/model-fallback.js";
 import { optionLayers } from "../call-stack/option-layers.js";
@@ -36,7 +37,7 @@ export function assertValidSubAgentInput(definition: SubAgentTurnParts): void {
         : ConfigErrorCode.InvalidTool;
     throw new TurnkitConfigError(
       code,
-      `defineSubAgent: sub-agent ${JSON.stringify(definition.name)}: ${fieldText(error)}`,
+      `defineSubAgent: sub-agent ${describeValue(definition.name)}: ${fieldText(error)}`,
       { cause: error },
     );
   }

@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
 import type { AskHost } from "../action-requests.js";
@@ -156,7 +157,7 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
   if (typeof def !== "object" || def === null) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
-      `${where}: expected a tool declaration object, got ${describe(def)}`,
+      `${where}: expected a tool declaration object, got ${describeValue(def)}`,
     );
   }
   const d = def as Record<string, unknown>;
@@ -167,14 +168,14 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
   if (typeof d.description !== "string" || d.description.trim().length === 0) problems.push("missing description");
   if (d.parameters === undefined || d.parameters === null) problems.push("missing parameters (an object schema)");
   else if (typeof d.parameters !== "object" || Array.isArray(d.parameters))
-    problems.push(`parameters must be an object schema, got ${describe(d.parameters)}`);
+    problems.push(`parameters must be an object schema, got ${describeValue(d.parameters)}`);
   else if ((d.parameters as { type?: unknown }).type !== "object")
     problems.push(
-      `parameters must be an object schema (type "object"), got type ${JSON.stringify((d.parameters as { type?: unknown }).type)}`,
+      `parameters must be an object schema (type "object"), got type ${describeValue((d.parameters as { type?: unknown }).type)}`,
     );
   if (d.label !== undefined && typeof d.label !== "string") problems.push("label must be a string");
   if (d.executionMode !== undefined && !EXECUTION_MODES.includes(d.executionMode as ToolExecutionMode)) {
-    problems.push(`executionMode must be "sequential" or "parallel", got ${JSON.stringify(d.executionMode)}`);
+    problems.push(`executionMode must be "sequential" or "parallel", got ${describeValue(d.executionMode)}`);
   }
   if (d.prepareArguments !== undefined && typeof d.prepareArguments !== "function")
     problems.push("prepareArguments must be a function");
@@ -200,7 +201,7 @@ export function assertRuntimeTool(tool: unknown, where: string): asserts tool is
   if (typeof tool !== "object" || tool === null) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
-      `${where}: expected a RuntimeTool { def, impl }, got ${describe(tool)}`,
+      `${where}: expected a RuntimeTool { def, impl }, got ${describeValue(tool)}`,
     );
   }
   const { def, impl } = tool as { def?: unknown; impl?: unknown };
@@ -221,10 +222,4 @@ export function assertRuntimeTool(tool: unknown, where: string): asserts tool is
 
 function toolLabel(name: unknown): string {
   return typeof name === "string" && name.length > 0 ? JSON.stringify(name) : "(unnamed)";
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
 }

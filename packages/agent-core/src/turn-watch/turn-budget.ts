@@ -1,3 +1,4 @@
+import { describeValue } from "@turnkit/agent-loop/internal";
 import type { BudgetExceededDetail } from "@turnkit/protocol";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 
@@ -40,7 +41,7 @@ export function assertValidTurnBudget(budget: unknown): void {
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
       throw new TurnkitConfigError(
         ConfigErrorCode.InvalidTurnInput,
-        `RunTurnInput.budget.${name} must be a positive ${integer ? "integer" : "number"}, got ${JSON.stringify(value) ?? String(value)}`,
+        `RunTurnInput.budget.${name} must be a positive ${integer ? "integer" : "number"}, got ${describeValue(value)}`,
       );
     }
   };
