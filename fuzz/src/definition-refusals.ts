@@ -15,7 +15,9 @@ import {
   type SubAgentDefinition,
 } from "@turnkit/agent-core";
 import { createRecordingTool, createScriptedModel } from "@turnkit/agent-core/testing";
+import { errorText, valueText } from "@turnkit/agent-loop/internal";
 import fc from "fast-check";
+import { engineText } from "./invariants/no-engine-errors.js";
 
 /** One fault: where it is (`sub-agent` or `fallback`), the path of the field it breaks, and the value put there. */
 export interface DefinitionFault {
@@ -61,10 +63,33 @@ const FALLBACK_FAULTS: readonly { field: string; values: readonly unknown[]; nam
   { field: "apikey", values: ["k"], names: "unknown key 'apikey'" },
 ];
 
+/**
+ * Stands for a revoked proxy among generated values (fast-check itself
+ * cannot hold one: it looks into every value it generates); the check puts
+ * a fresh revoked proxy in its place.
+ */
+const REVOKED_PROXY = Object.freeze({ revokedProxy: true });
+
+/**
+ * Values no field takes, tried at every path besides its own list: JSON
+ * shows a NaN as `null` and cannot write a bigint, and a revoked proxy or a
+ * symbol fails most ways of turning it into text. A refusal must still
+ * name the field in its own words.
+ */
+const HOSTILE_VALUES: readonly unknown[] = [Number.NaN, 7n, Symbol("odd"), REVOKED_PROXY];
+
+/** The value a fault puts in place: a revoked proxy for {@link REVOKED_PROXY}, else the value itself. */
+function placed(value: unknown): unknown {
+  if (value !== REVOKED_PROXY) return value;
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
 /** Faults of sub-agent definitions and fallback lists, one per case. */
 export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
   fc.constantFrom(...SUB_AGENT_FAULTS).chain((fault) =>
-    fc.constantFrom(...fault.values).map(
+    fc.constantFrom(...fault.values, ...HOSTILE_VALUES).map(
       (value): DefinitionFault => ({
         target: "sub-agent",
         path: fault.path,
@@ -77,7 +102,7 @@ export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
   ),
   fc.record({ models: fc.integer({ min: 1, max: 3 }), seed: fc.nat() }).chain(({ models, seed }) =>
     fc.constantFrom(...FALLBACK_FAULTS).chain((fault) =>
-      fc.constantFrom(...fault.values).map((value): DefinitionFault => {
+      fc.constantFrom(...fault.values, ...HOSTILE_VALUES).map((value): DefinitionFault => {
         const position = seed % models;
         const path = `models[${position}].${fault.field}`;
         return { target: "fallback", path, names: fault.names ?? `llm.fallback.${path}`, value, models, position };
@@ -90,7 +115,7 @@ export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
 function withValue<T extends object>(target: T, path: string, value: unknown): T {
   const [head, ...rest] = path.split(".");
   const copy: Record<string, unknown> = { ...(target as Record<string, unknown>) };
-  if (rest.length === 0) copy[head!] = value;
+  if (rest.length === 0) copy[head!] = placed(value);
   else {
     const inner = copy[head!];
     copy[head!] = withValue(typeof inner === "object" && inner !== null ? inner : {}, rest.join("."), value);
@@ -119,7 +144,9 @@ function validFallbackModel(index: number): LlmFallbackModel {
 
 /** Why a refusal is not the one expected, or `undefined`. */
 function refusalProblem(error: unknown, fault: DefinitionFault): string | undefined {
-  if (!TurnkitConfigError.isInstance(error)) return `not a TurnkitConfigError: ${String(error)}`;
+  if (!TurnkitConfigError.isInstance(error)) return `not a TurnkitConfigError: ${errorText(error)}`;
+  const engine = engineText(error.message);
+  if (engine) return `the message carries the engine's text: ${engine}`;
   return error.message.includes(fault.names) ? undefined : `the message does not name ${fault.names}: ${error.message}`;
 }
 
@@ -173,5 +200,5 @@ export async function checkDefinitionFault(fault: DefinitionFault): Promise<void
 }
 
 function describe(value: unknown): string {
-  return typeof value === "function" ? "a function" : (JSON.stringify(value) ?? String(value));
+  return valueText(value);
 }

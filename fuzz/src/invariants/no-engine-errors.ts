@@ -19,7 +19,8 @@ const INVARIANT = "23 failures name the field, not an engine error";
 /**
  * V8's texts for a property read of null or undefined, a call of a
  * non-function, a spread of a non-iterable, a value JSON cannot write, a
- * revoked proxy, and a recursion that ran out of stack.
+ * revoked proxy, an object with no way to become text, and a recursion
+ * that ran out of stack.
  */
 const ENGINE_TEXTS = [
   /Cannot read properties of (null|undefined)/,
@@ -32,9 +33,11 @@ const ENGINE_TEXTS = [
   /Converting circular structure to JSON/,
   /Do not know how to serialize a BigInt/,
   /on a proxy that has been revoked/,
+  /Cannot convert object to primitive value/,
 ];
 
-function engineText(value: unknown): string | undefined {
+/** The engine's text in `value` (as JSON) with what surrounds it, or `undefined` when it has none. */
+export function engineText(value: unknown): string | undefined {
   const text = JSON.stringify(value) ?? "";
   for (const pattern of ENGINE_TEXTS) {
     const found = pattern.exec(text);
