@@ -29,6 +29,15 @@ export interface SubAgentDefinition {
   tools?: RuntimeTool[];
   /** Hooks of its turns (a permission check, its own history hook). */
   hooks?: PiTurnHooks;
+  /**
+   * How long, in milliseconds, its turns wait for each of its hooks (a
+   * positive integer; see `RunTurnInput.hookTimeoutMs`). Absent: the
+   * calling turn's `hookTimeoutMs`, so a host that bounds its own hooks
+   * never waits on a sub-agent's hook without limit. A hook past it fails
+   * by its kind's rule (a before-LLM hook that never answers fails the
+   * child, and the call's error result names the hook).
+   */
+  hookTimeoutMs?: number;
   /** Transport retry of its requests; on by default, `false` turns it off. */
   llmRetry?: LlmRetryOptions | false;
   /** Limits of each of its runs; reaching one stops that run alone (an error result of the call). The parent's remaining budget applies too. */
@@ -64,6 +73,7 @@ const SUB_AGENT_KEYS: readonly (keyof SubAgentDefinition)[] = [
   "llm",
   "tools",
   "hooks",
+  "hookTimeoutMs",
   "llmRetry",
   "budget",
   "executionMode",

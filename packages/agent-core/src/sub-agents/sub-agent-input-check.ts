@@ -9,14 +9,14 @@ import { assertValidRunTurnInput } from "../pi-turn-runner/run-turn-input-valida
 /** What of a sub-agent definition its child turns are run with (`SubAgentDefinition` has these fields). */
 export type SubAgentTurnParts = Pick<
   RunTurnInput,
-  "systemPrompt" | "llm" | "tools" | "hooks" | "llmRetry" | "budget" | "workspaceDir"
+  "systemPrompt" | "llm" | "tools" | "hooks" | "hookTimeoutMs" | "llmRetry" | "budget" | "workspaceDir"
 > & { name: string };
 
 /**
  * Checks what a sub-agent's turns will be run with, as `runTurn` and the
  * turn's call stack check it, so a bad definition fails where it is
  * written instead of at each call: its `llm` (unknown keys, option types,
- * cache retention, host cap, stream timeouts, `fallback`), `hooks`,
+ * cache retention, host cap, stream timeouts, `fallback`), `hooks`, `hookTimeoutMs`,
  * `llmRetry`, `budget`, `workspaceDir` and the names of its `tools`.
  *
  * Throws `TurnkitConfigError` whose message names the sub-agent and the
@@ -91,6 +91,7 @@ function childInputOf(definition: SubAgentTurnParts): RunTurnInput {
     disableBuiltinToolFallback: true,
     eventWriter: { push: () => {} },
     ...(definition.hooks !== undefined && { hooks: definition.hooks }),
+    ...(definition.hookTimeoutMs !== undefined && { hookTimeoutMs: definition.hookTimeoutMs }),
     ...(definition.llmRetry !== undefined && { llmRetry: definition.llmRetry }),
     ...(definition.budget !== undefined && { budget: definition.budget }),
     ...(definition.workspaceDir !== undefined && { workspaceDir: definition.workspaceDir }),
