@@ -35,6 +35,7 @@ const SUB_AGENT_FAULTS: readonly { path: string; values: readonly unknown[]; nam
   { path: "maxDepth", values: [0, 1.5, "2"] },
   { path: "workspaceDir", values: [5, {}] },
   { path: "hooks", values: [5, "hooks"] },
+  { path: "hookTimeoutMs", values: [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "100"] },
   { path: "hooks.onHistoryChangedHook", values: ["log", 5, ["log"]] },
   { path: "hooks.beforeLLMCallHook", values: [() => {}], names: "unknown key 'beforeLLMCallHook'" },
   { path: "llm.maxTokens", values: [-1, 0, 2.5, "100"] },
