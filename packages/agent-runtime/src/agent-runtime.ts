@@ -101,6 +101,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
 }
 
 function sessionIdOf(ctx: TurnContext): string {
-  // A malformed ctx is reported by the assembly itself; here it only selects overrides.
-  return typeof ctx === "object" && ctx !== null && typeof ctx.sessionId === "string" ? ctx.sessionId : "";
+  // A malformed or unreadable ctx is reported by the assembly itself (a rejection); here it only selects overrides.
+  try {
+    return typeof ctx === "object" && ctx !== null && typeof ctx.sessionId === "string" ? ctx.sessionId : "";
+  } catch {
+    return "";
+  }
 }
