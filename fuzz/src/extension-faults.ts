@@ -5,7 +5,10 @@
  * (an error, a string, a revoked proxy), or hands over a value the assembly
  * cannot read or must refuse (a revoked proxy, a getter that throws, a
  * list with a hole, a warning holding a bigint or a cycle, the wrong type);
- * the host's ctx is now and then one that cannot be read.
+ * the host's ctx is now and then one that cannot be read. An assembled
+ * turn is then combined with host inputs (`toRunTurnInput`) that are now
+ * and then malformed: a user text that is no string, a hook that is no
+ * function, a hole or `null` among the tools, a value that cannot be read.
  *
  * Invariant 28: `assembleTurn` never throws synchronously; it resolves
  * exactly when every contribution answered well and the ctx is readable,
@@ -14,12 +17,18 @@
  * contributions, or `TurnkitConfigError` for the ctx or a tool) whose
  * message carries no engine text of the assembly's own reading (the text of
  * a contribution's own throw or rejection, after "failed: ", is the
- * extension's).
+ * extension's). `toRunTurnInput` returns input whose user text is the
+ * host's text after the prefix for good host inputs, and throws a
+ * `TurnkitConfigError` naming the `host.` field, without engine text, for
+ * malformed ones: never input the runner would accept in their place.
  */
 import { TurnkitConfigError, defineRuntimeTool } from "@turnkit/agent-core";
 import {
   ExtensionContributionError,
+  type HostTurnInputs,
   createAgentRuntime,
+  createPromptExtension,
+  toRunTurnInput,
   type Extension,
   type ExtensionAPI,
   type TurnContext,
@@ -49,6 +58,8 @@ type Answer =
 export interface ExtensionFaultScenario {
   extensions: Partial<Record<Slot, Answer>>[];
   ctx: "ok" | "revoked" | "getterThrows";
+  /** The host's inputs to `toRunTurnInput`: well formed, or with one fault. */
+  host: "ok" | "textUndefined" | "textNumber" | "hookNumber" | "hookHole" | "toolHole" | "toolNull" | "revoked";
   /** Whether contributions answer through a promise. */
   async: boolean;
 }
@@ -84,6 +95,21 @@ export const extensionFaultArbitrary: fc.Arbitrary<ExtensionFaultScenario> = fc.
     { weight: 1, arbitrary: fc.constantFrom("revoked" as const, "getterThrows" as const) },
   ),
   async: fc.boolean(),
+  host: fc.oneof(
+    { weight: 3, arbitrary: fc.constant("ok" as const) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        "textUndefined" as const,
+        "textNumber" as const,
+        "hookNumber" as const,
+        "hookHole" as const,
+        "toolHole" as const,
+        "toolNull" as const,
+        "revoked" as const,
+      ),
+    },
+  ),
 });
 
 /** Engine texts of a failed read: none may reach an error's message. */
@@ -209,10 +235,13 @@ function ctxOf(kind: ExtensionFaultScenario["ctx"]): TurnContext {
 /** Runs one scenario and throws unless invariant 28 holds. */
 export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Promise<void> {
   const fail = (problem: string): never => {
-    throw new Error(`invariant "28 assembleTurn fails typed and named" violated: ${problem}`);
+    throw new Error(`invariant "28 extension contributions and host inputs fail typed and named" violated: ${problem}`);
   };
   const runtime = await createAgentRuntime({
-    base: scenario.extensions.map((answers, index) => extensionOf(answers, index, scenario.async)),
+    base: [
+      ...scenario.extensions.map((answers, index) => extensionOf(answers, index, scenario.async)),
+      createPromptExtension({ id: "prefix", userPromptPrefix: "[prefix]" }),
+    ],
   });
   let assembly: Promise<unknown>;
   try {
@@ -235,7 +264,7 @@ export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Pr
   if (error === undefined) {
     if (scenario.ctx !== "ok" || faulty.length > 0)
       fail(`resolved despite ${JSON.stringify(faulty)} (ctx ${scenario.ctx})`);
-    return;
+    return checkHostInputs(scenario.host, (await assembly) as Parameters<typeof toRunTurnInput>[0], fail);
   }
   const message = error instanceof Error ? error.message : String(error);
   // After "failed: " comes the contribution's own error (an async one that resolved with a revoked proxy rejected in the engine): its text is the extension's.
@@ -252,4 +281,62 @@ export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Pr
   fail(
     `rejected with an untyped or unexpected error: ${error instanceof Error ? error.name : typeof error}: ${message}`,
   );
+}
+
+/** The host's inputs with `fault`. */
+function hostOf(fault: ExtensionFaultScenario["host"]): HostTurnInputs {
+  const host: HostTurnInputs = {
+    userMessage: { text: "the user's question" },
+    llm: { model: { id: "m", api: "scripted", provider: "scripted" } as never },
+    eventWriter: { push: () => {} },
+  };
+  switch (fault) {
+    case "ok":
+      return host;
+    case "textUndefined":
+      return { ...host, userMessage: { text: undefined as never } };
+    case "textNumber":
+      return { ...host, userMessage: { text: 5 as never } };
+    case "hookNumber":
+      return { ...host, hooks: { beforeToolCallHook: 5 as never } };
+    case "hookHole": {
+      const hooks: unknown[] = [() => undefined];
+      hooks.length = 2;
+      return { ...host, hooks: { afterToolCallHook: hooks as never } };
+    }
+    case "toolHole": {
+      const tools: unknown[] = [tool("host_tool")];
+      tools.length = 2;
+      return { ...host, tools: tools as never };
+    }
+    case "toolNull":
+      return { ...host, tools: [null as never] };
+    case "revoked":
+      return revoked() as HostTurnInputs;
+    default: {
+      const unknown: never = fault;
+      throw new Error(`unknown host fault ${String(unknown)}`);
+    }
+  }
+}
+
+function checkHostInputs(
+  fault: ExtensionFaultScenario["host"],
+  assembled: Parameters<typeof toRunTurnInput>[0],
+  fail: (problem: string) => never,
+): void {
+  let input: ReturnType<typeof toRunTurnInput>;
+  try {
+    input = toRunTurnInput(assembled, hostOf(fault));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (fault === "ok") fail(`toRunTurnInput refused well-formed host inputs: ${message}`);
+    if (!TurnkitConfigError.isInstance(error)) fail(`toRunTurnInput threw an untyped error for ${fault}: ${message}`);
+    if (ENGINE_TEXT.test(message) || !/host|argument/.test(message))
+      fail(`toRunTurnInput's error for ${fault} does not name the host field, or carries engine text: ${message}`);
+    return;
+  }
+  if (fault !== "ok") fail(`toRunTurnInput accepted host inputs with ${fault}`);
+  if (!input.userMessage?.text.endsWith("[prefix]\n\nthe user's question"))
+    fail(`the user text is ${JSON.stringify(input.userMessage?.text)}`);
 }
