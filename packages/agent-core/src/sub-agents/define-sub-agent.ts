@@ -5,6 +5,7 @@ import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
+import { describeValue } from "../messages/content-checks.js";
 import { assertValidSubAgentInput } from "./sub-agent-input-check.js";
 import type { PiTurnHooks } from "../pi-turn-runner/turn-hooks.js";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
@@ -179,7 +180,7 @@ function assertValidSubAgent(definition: SubAgentDefinition): void {
   if (definition.tools !== undefined && !Array.isArray(definition.tools)) problems.push("tools must be an array");
   const { maxDepth } = definition;
   if (maxDepth !== undefined && (!Number.isInteger(maxDepth) || maxDepth < 1))
-    problems.push(`maxDepth must be a positive integer, got ${JSON.stringify(maxDepth)}`);
+    problems.push(`maxDepth must be a positive integer, got ${describeValue(maxDepth)}`);
   if (problems.length > 0) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,

@@ -491,6 +491,14 @@ describe("sub-agents", () => {
     expect(() => defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, maxDepth: 0 })).toThrow(
       /maxDepth must be a positive integer/,
     );
+    // The value as given: NaN and Infinity are no JSON, and must not read as "null".
+    for (const [maxDepth, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+    ] as const)
+      expect(() => defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, maxDepth })).toThrow(
+        `maxDepth must be a positive integer, got ${shown}`,
+      );
     expect(() => defineSubAgent({ name: "bad name", description: "d", systemPrompt: "p", llm })).toThrow(
       TurnkitConfigError,
     );
