@@ -1,0 +1,25 @@
+/**
+ * A budget limit that is no positive number is refused naming the field
+ * and the value as given. NaN and Infinity are no JSON: shown through
+ * `JSON.stringify` they read as "null", a value the host never gave.
+ *
+ * Known defect, for the turn watch's owner: `assertValidTurnBudget` shows
+ * the value with `JSON.stringify`, so `budget.maxCost: NaN` is refused as
+ * "got null". Showing it with `describeValue` (as the other input checks
+ * do) fixes it.
+ */
+import { describe, expect, it } from "vitest";
+import { runScriptedTurn } from "../../src/testing/index.js";
+
+describe("a budget limit of NaN or Infinity", () => {
+  // Fails today: the message says "got null".
+  it.fails.each([
+    ["maxSteps", Number.NaN, "NaN"],
+    ["maxOutputTokens", Number.POSITIVE_INFINITY, "Infinity"],
+    ["maxCost", Number.NEGATIVE_INFINITY, "-Infinity"],
+  ] as const)("(%s = %s) is refused naming the value as given", async (field, value, shown) => {
+    await expect(runScriptedTurn({ script: ["hi"], input: { budget: { [field]: value } } })).rejects.toThrow(
+      `RunTurnInput.budget.${field} must be a positive ${field === "maxSteps" ? "integer" : "number"}, got ${shown}`,
+    );
+  });
+});
