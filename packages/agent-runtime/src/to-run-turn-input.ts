@@ -173,7 +173,7 @@ function argumentsProblem(assembled: unknown, host: unknown, options: unknown): 
   if (!isRecord(options)) return `options must be an object, ${got(options)}`;
   const { hookOrder } = options;
   if (hookOrder !== undefined && hookOrder !== "extensions-first" && hookOrder !== "host-first")
-    return `options.hookOrder must be "extensions-first" or "host-first", got ${JSON.stringify(hookOrder) ?? typeof hookOrder}`;
+    return `options.hookOrder must be "extensions-first" or "host-first", ${got(hookOrder)}`;
   return undefined;
 }
 

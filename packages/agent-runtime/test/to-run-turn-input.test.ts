@@ -203,6 +203,10 @@ describe("toRunTurnInput", () => {
         () => toRunTurnInput(turnParts, host(), { hookOrder: "last" as never }),
         'options.hookOrder must be "extensions-first" or "host-first", got "last"',
       ],
+      [
+        () => toRunTurnInput(turnParts, host(), { hookOrder: 1n as never }),
+        'options.hookOrder must be "extensions-first" or "host-first", got bigint',
+      ],
     ] as const) {
       const error = thrown(call);
       expect(error.code).toBe("invalid_turn_input");
