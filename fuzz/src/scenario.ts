@@ -54,6 +54,8 @@ export interface AskSpec {
   malformed?: boolean;
   /** The question is the asking call's own approval (`tool_approval`), not an elicitation (unless malformed). */
   approval?: boolean;
+  /** The question cannot be read (a revoked proxy): refused at once, request id `invalid:...`, nobody asked. */
+  unreadable?: boolean;
 }
 
 /**
