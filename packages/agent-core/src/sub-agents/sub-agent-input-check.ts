@@ -5,6 +5,7 @@ import { resolveStreamTimeouts } from "../call-stack/stream-timeout-options.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 import { assertValidRunTurnInput } from "../pi-turn-runner/run-turn-input-validation.js";
+import { describeValue } from "../messages/content-checks.js";
 
 /** What of a sub-agent definition its child turns are run with (`SubAgentDefinition` has these fields). */
 export type SubAgentTurnParts = Pick<
@@ -34,11 +35,9 @@ export function assertValidSubAgentInput(definition: SubAgentTurnParts): void {
       error.code === ConfigErrorCode.UnknownKey || error.code === ConfigErrorCode.DuplicateTool
         ? error.code
         : ConfigErrorCode.InvalidTool;
-    throw new TurnkitConfigError(
-      code,
-      `defineSubAgent: sub-agent ${JSON.stringify(definition.name)}: ${fieldText(error)}`,
-      { cause: error },
-    );
+    throw new TurnkitConfigError(code, `defineSubAgent: sub-agent ${nameText(definition.name)}: ${fieldText(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -110,4 +109,9 @@ function assertUniqueToolNames(tools: NonNullable<RunTurnInput["tools"]>): void 
     }
     seen.add(name);
   });
+}
+
+/** A sub-agent's name for an error message: quoted when it is text, else described (a bigint has no JSON). */
+export function nameText(name: unknown): string {
+  return typeof name === "string" ? JSON.stringify(name) : describeValue(name);
 }
