@@ -30,7 +30,18 @@ export interface DefinitionFault {
   position: number;
 }
 
+/** A value whose `field` getter throws: a definition part no code can read. */
+function unreadable(field: string): object {
+  return Object.defineProperty({}, field, {
+    get: () => {
+      throw new Error(`${field} getter failed`);
+    },
+    enumerable: true,
+  });
+}
+
 const SUB_AGENT_FAULTS: readonly { path: string; values: readonly unknown[]; names?: string }[] = [
+  { path: "llm", values: [unreadable("model")], names: "could not be read" },
   { path: "systemPrompt", values: [5, null] },
   { path: "maxDepth", values: [0, 1.5, "2"] },
   { path: "workspaceDir", values: [5, {}] },
