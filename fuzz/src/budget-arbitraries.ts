@@ -40,14 +40,14 @@ export const budgetBoundaryArbitrary: fc.Arbitrary<BudgetBoundary | undefined> =
   },
 );
 
-/** A reported count as the runner counts it: what is not a finite number of at least 0 is 0. */
-function counted(value: number): number {
-  return Number.isFinite(value) && value >= 0 ? value : 0;
+/** A reported count as the runner counts it: what is not a finite number of at least 0 (text, missing) is 0. */
+function counted(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
 /** What the first `responses` responses of `requests` report, as the runner adds it up (failed attempts report nothing). */
 function spentBy(requests: readonly RequestSpec[], responses: number, limit: BudgetBoundary["limit"]): number {
-  const measure = (usage: Usage) => counted(limit === "maxOutputTokens" ? usage.output : usage.cost.total);
+  const measure = (usage: Usage) => counted(limit === "maxOutputTokens" ? usage.output : usage.cost?.total);
   let spent = 0;
   for (const request of requests.slice(0, responses))
     if (request.response.usage) spent += measure(request.response.usage);

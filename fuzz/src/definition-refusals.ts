@@ -32,11 +32,23 @@ export interface DefinitionFault {
   position: number;
 }
 
+/** A value whose `field` getter throws: a definition part no code can read. */
+function unreadable(field: string): object {
+  return Object.defineProperty({}, field, {
+    get: () => {
+      throw new Error(`${field} getter failed`);
+    },
+    enumerable: true,
+  });
+}
+
 const SUB_AGENT_FAULTS: readonly { path: string; values: readonly unknown[]; names?: string }[] = [
+  { path: "llm", values: [unreadable("model")], names: "could not be read" },
   { path: "systemPrompt", values: [5, null] },
   { path: "maxDepth", values: [0, 1.5, "2"] },
   { path: "workspaceDir", values: [5, {}] },
   { path: "hooks", values: [5, "hooks"] },
+  { path: "hookTimeoutMs", values: [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "100"] },
   { path: "hooks.onHistoryChangedHook", values: ["log", 5, ["log"]] },
   { path: "hooks.beforeLLMCallHook", values: [() => {}], names: "unknown key 'beforeLLMCallHook'" },
   { path: "llm.maxTokens", values: [-1, 0, 2.5, "100"] },
@@ -74,7 +86,8 @@ const REVOKED_PROXY = Object.freeze({ revokedProxy: true });
  * Values no field takes, tried at every path besides its own list: JSON
  * shows a NaN as `null` and cannot write a bigint, and a revoked proxy or a
  * symbol fails most ways of turning it into text. A refusal must still
- * name the field in its own words.
+ * name the field in its own words. (Not for a fault whose refusal names
+ * something else than its path: a misspelt key, a part that cannot be read.)
  */
 const HOSTILE_VALUES: readonly unknown[] = [Number.NaN, 7n, Symbol("odd"), REVOKED_PROXY];
 
@@ -89,7 +102,7 @@ function placed(value: unknown): unknown {
 /** Faults of sub-agent definitions and fallback lists, one per case. */
 export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
   fc.constantFrom(...SUB_AGENT_FAULTS).chain((fault) =>
-    fc.constantFrom(...fault.values, ...HOSTILE_VALUES).map(
+    fc.constantFrom(...fault.values, ...(fault.names ? [] : HOSTILE_VALUES)).map(
       (value): DefinitionFault => ({
         target: "sub-agent",
         path: fault.path,
@@ -102,7 +115,7 @@ export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
   ),
   fc.record({ models: fc.integer({ min: 1, max: 3 }), seed: fc.nat() }).chain(({ models, seed }) =>
     fc.constantFrom(...FALLBACK_FAULTS).chain((fault) =>
-      fc.constantFrom(...fault.values, ...HOSTILE_VALUES).map((value): DefinitionFault => {
+      fc.constantFrom(...fault.values, ...(fault.names ? [] : HOSTILE_VALUES)).map((value): DefinitionFault => {
         const position = seed % models;
         const path = `models[${position}].${fault.field}`;
         return { target: "fallback", path, names: fault.names ?? `llm.fallback.${path}`, value, models, position };

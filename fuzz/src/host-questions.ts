@@ -25,9 +25,17 @@ export const MALFORMED_QUESTION = {
 /** The answer an `accept` gives. */
 export const ACCEPTED = { action: "accept", content: { ok: true } } as const;
 
-/** The kind of request an ask of `spec` makes: a malformed one is always the malformed elicitation. */
-export function askKind(spec: AskSpec): "elicitation" | "tool_approval" {
+/** The kind of request an ask of `spec` makes (its request id's prefix): a malformed one is always the malformed elicitation, one that cannot be read `invalid`. */
+export function askKind(spec: AskSpec): "elicitation" | "tool_approval" | "invalid" {
+  if (spec.unreadable) return "invalid";
   return spec.approval && !spec.malformed ? "tool_approval" : "elicitation";
+}
+
+/** A question a hostile tool builds: a revoked proxy, which no code can read. */
+function unreadableQuestion(): typeof FUZZ_QUESTION {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy as typeof FUZZ_QUESTION;
 }
 
 /** The host's answer of kind `answer` to a request of kind `kind`: yes or no, as that kind says it. */
@@ -87,8 +95,9 @@ export async function askQuestions(
   const kinds: string[] = [];
   for (const [index, spec] of asks.entries()) {
     const askedAt = clock.now();
-    const question =
-      askKind(spec) === "tool_approval"
+    const question = spec.unreadable
+      ? unreadableQuestion()
+      : askKind(spec) === "tool_approval"
         ? { kind: "tool_approval" as const, toolCallId: call.callId, toolName: "ask", arguments: {} }
         : spec.malformed
           ? MALFORMED_QUESTION

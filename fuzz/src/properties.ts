@@ -23,6 +23,7 @@ import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
+import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -203,6 +204,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 120,
     fuzzWeight: 1,
   };
+  const extensionFaults: FuzzProperty<ExtensionFaultScenario> = {
+    name: "extension-faults",
+    description:
+      "agent-runtime assemblies whose extensions' tool factories, prompt parts, reminders and warning providers throw, reject or hand over values that cannot be read (revoked proxies, throwing getters, holes, bigints, cycles), or whose ctx cannot be read: a rejection typed and named, without engine text",
+    arbitrary: extensionFaultArbitrary,
+    run: checkExtensionFaults,
+    ciRuns: 150,
+    fuzzWeight: 0.3,
+  };
   return [
     agent,
     agentDifferential,
@@ -217,6 +227,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     subAgents,
     askHost,
     definitionRefusals,
+    extensionFaults,
   ];
 }
 

@@ -186,6 +186,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     }),
     ...(scenario.hostWarnings && { warnings: [oddHostWarning()] }),
     ...(scenario.budget && { budget: scenario.budget }),
+    ...(scenario.hookTimeoutMs !== undefined && { hookTimeoutMs: scenario.hookTimeoutMs }),
     llm: {
       model: model.model,
       streamFn: withMalformedEvents(

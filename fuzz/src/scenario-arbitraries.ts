@@ -208,6 +208,7 @@ const askArbitrary: fc.Arbitrary<AskSpec> = fc.record({
   ),
   malformed: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   approval: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  unreadable: fc.oneof({ weight: 11, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 /** One answer of the host to a question a tool asked: at once, late, wrong, thrown or never. */

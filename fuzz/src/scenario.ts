@@ -54,6 +54,8 @@ export interface AskSpec {
   malformed?: boolean;
   /** The question is the asking call's own approval (`tool_approval`), not an elicitation (unless malformed). */
   approval?: boolean;
+  /** The question cannot be read (a revoked proxy): refused at once, request id `invalid:...`, nobody asked. */
+  unreadable?: boolean;
 }
 
 /**
@@ -365,7 +367,12 @@ export type ChildBehaviour =
   | { kind: "hang"; afterEvents: number }
   | { kind: "toolHang" }
   | { kind: "overBudget" }
-  | { kind: "nested"; inner: "answer" | "fail" | "hang" };
+  | { kind: "nested"; inner: "answer" | "fail" | "hang" }
+  /** One hook of the child's definition never answers; the turn sets `hookTimeoutMs` (`TurnScenario.hookTimeoutMs`), which must bound it. */
+  | {
+      kind: "hookHang";
+      hook: "beforeLlmCallHook" | "afterLlmCallHook" | "beforeToolCallHook" | "onHistoryChangedHook";
+    };
 
 /** One sub-agent a generated turn offers: the model calls it by `name` (`sub1`, `sub2`, ...). */
 export interface SubAgentSpec {
@@ -403,6 +410,8 @@ export interface TurnScenario {
   hostile?: HostileHostSpec;
   /** Sub-agents the turn offers (calls name them); absent outside the sub-agent property. */
   subAgents?: SubAgentSpec[];
+  /** The turn's `hookTimeoutMs`, set when a sub-agent's hook never answers (invariant 26); the hostile host sets its own. */
+  hookTimeoutMs?: number;
   /**
    * The host's `answerActionRequest`, one answer per call in call order
    * (past the end: `accept`), or `absent` (no function: every question is

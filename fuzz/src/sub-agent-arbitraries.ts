@@ -32,6 +32,18 @@ const childBehaviourArbitrary: fc.Arbitrary<ChildBehaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<ChildBehaviour>({ kind: "overBudget" }) },
   {
     weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("hookHang" as const),
+      hook: fc.constantFrom(
+        "beforeLlmCallHook" as const,
+        "afterLlmCallHook" as const,
+        "beforeToolCallHook" as const,
+        "onHistoryChangedHook" as const,
+      ),
+    }),
+  },
+  {
+    weight: 1,
     arbitrary: fc.record({ kind: fc.constant("nested" as const), inner: fc.constantFrom("answer", "fail", "hang") }),
   },
 );
@@ -61,6 +73,13 @@ const invalidCallBudgetArbitrary = fc.oneof(
     value: fc.constantFrom<unknown>(-0.5, Number.POSITIVE_INFINITY, "1"),
   }),
 );
+
+/**
+ * The turn's `hookTimeoutMs` when a child's hook never answers: above any
+ * delay the scenario's own hooks and writer take on the virtual clock, so
+ * only the hung hook reaches it.
+ */
+const CHILD_HOOK_TIMEOUT_MS = 30_000;
 
 /** Tasks a sub-agent refuses without asking its model. */
 const BLANK_TASKS = ["", "   ", "\n\t"];
@@ -106,6 +125,7 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         ...(invalidCallBudget && { invalidCallBudget }),
       }));
       if (shared !== undefined) return sideBySide(base, subAgents, shared, hostAnswers);
+      const hookHangs = subAgents.some((agent) => agent.child.kind === "hookHang");
       const calling = withEveryNthCall(base.requests, every, (call, count) => {
         const agent = subAgents[count % subAgents.length]!;
         const blank = blankEvery !== null && count % blankEvery === 0;
@@ -118,6 +138,7 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         requests,
         subAgents,
         ...(hostAnswers !== null && { hostAnswers }),
+        ...(hookHangs && { hookTimeoutMs: CHILD_HOOK_TIMEOUT_MS }),
         writer: { ...base.writer, slow: undefined },
       };
     });

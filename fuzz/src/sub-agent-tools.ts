@@ -100,6 +100,8 @@ function childEntries(child: ChildBehaviour, spends?: SubAgentSpec["spends"]): S
       return [response(toolCall("stuck", { value: "x" }), { ...usage })];
     case "overBudget":
       return [response(toolCall("probe", { value: "x" }), { ...usage }), response("never sent", { ...usage })];
+    case "hookHang":
+      return [response(toolCall("probe", { value: "x" }), { ...usage }), response("child answer", { ...usage })];
     case "nested":
       return [
         response(toolCall(INNER_AGENT, { task: "inner task" }), { ...usage }),
@@ -166,6 +168,7 @@ export function createSubAgentTools(
         ...(spec.child.kind === "nested" ? [innerAgent(spec.child.inner, clock, watchdogs)] : []),
       ],
       ...(budget && { budget }),
+      ...(spec.child.kind === "hookHang" && { hooks: { [spec.child.hook]: () => new Promise<never>(() => {}) } }),
     });
     const bad = spec.invalidCallBudget;
     if (!bad) return tool;

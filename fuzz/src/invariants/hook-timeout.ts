@@ -1,9 +1,10 @@
 /**
  * Invariant 26: with `hookTimeoutMs`, no hook or host callback holds a turn.
- * A hostile host's turn that sets it, and where nothing but host code can
- * keep the turn waiting (no tool or stream that hangs, no writer that never
+ * A turn that sets it (a hostile host's, or one whose sub-agent has a hook
+ * that never answers), and where nothing but host code can keep the turn
+ * waiting (no tool, stream or child that hangs, no writer that never
  * answers), ends on its own: the driver never has to abort it, however
- * slow or hung a chain member is.
+ * slow or hung a chain member or a child's hook is.
  */
 import type { TurnScenario } from "../scenario.js";
 import { InvariantViolation } from "./violation.js";
@@ -13,6 +14,10 @@ const INVARIANT = "26 with hookTimeoutMs no hook holds the turn";
 /** Whether something of `scenario` other than host code may wait until the turn is aborted. */
 function mayWaitWithoutHooks(scenario: TurnScenario): boolean {
   if (scenario.writer.slow?.answer === "never") return true;
+  const childHangs = (scenario.subAgents ?? []).some(({ child }) =>
+    child.kind === "nested" ? child.inner === "hang" : child.kind === "hang" || child.kind === "toolHang",
+  );
+  if (childHangs) return true;
   return scenario.requests.some(
     (request) =>
       request.response.ending.kind === "hang" || request.response.calls.some((call) => call.behaviour.kind === "hang"),
@@ -21,7 +26,7 @@ function mayWaitWithoutHooks(scenario: TurnScenario): boolean {
 
 /** Throws when a turn of `scenario` with `hookTimeoutMs` needed the driver's abort although only host code could hold it. */
 export function checkHookTimeoutBoundsHooks(scenario: TurnScenario, watchdogAborted: boolean): void {
-  const timeoutMs = scenario.hostile?.hookTimeoutMs;
+  const timeoutMs = scenario.hostile?.hookTimeoutMs ?? scenario.hookTimeoutMs;
   if (timeoutMs === undefined || !watchdogAborted || mayWaitWithoutHooks(scenario)) return;
   throw new InvariantViolation(
     INVARIANT,
@@ -31,5 +36,9 @@ export function checkHookTimeoutBoundsHooks(scenario: TurnScenario, watchdogAbor
 
 function describeMember(scenario: TurnScenario): string {
   const chain = scenario.hostile?.chainMember;
+  const childHooks = (scenario.subAgents ?? []).flatMap(({ name, child }) =>
+    child.kind === "hookHang" ? [`${name}'s ${child.hook}`] : [],
+  );
+  if (childHooks.length > 0) return `a sub-agent's hook never answers: ${childHooks.join(", ")}`;
   return chain ? `${chain.member.kind} member in ${chain.hook}` : "no chain member";
 }

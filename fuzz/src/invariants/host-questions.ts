@@ -7,10 +7,12 @@
  * followed by `/`), never given to another question, and how it ended
  * follows from what the host did:
  *
- * - a `timeoutMs` not more than 0, a malformed question (a `serverName`
- *   that is no string), or no host function (the first of these names
- *   the refusal): `refused` at once,
- *   nobody asked, no `action.required`;
+ * - a question that cannot be read (a revoked proxy; request id
+ *   `invalid:...`, and no trace, since it never became a request of the
+ *   turn), a `timeoutMs` not more than 0, a malformed question (a
+ *   `serverName` that is no string), or no host function (the first of
+ *   these names the refusal): `refused` at once, never a rejection of
+ *   `askHost`, nobody asked, no `action.required`;
  * - otherwise one `action.required` and one call of the host function per
  *   question, never after the turn settled; then `answered` only with the
  *   host's valid answer, `refused` only for a throw, a rejection or a value
@@ -22,7 +24,8 @@
  * - the host function's signal fires exactly when the wait ended without
  *   its answer;
  * - at most one `debug.trace` (phase `action.request`) per request, naming
- *   the same outcome, and exactly one in a turn that completed.
+ *   the same outcome, and exactly one in a turn that completed (but for a
+ *   question that cannot be read).
  */
 import { TURN_DEFAULTS } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
@@ -74,7 +77,8 @@ export function checkHostQuestions(
     const traced = traces.get(requestId) ?? [];
     if (traced.length > 1 || (traced.length === 1 && traced[0] !== ask.outcome.kind))
       fail(`${requestId} ended ${ask.outcome.kind}, its traces say ${describeValue(traced)}`);
-    if (outcome.kind === "completed" && traced.length === 0)
+    // A question that cannot be read is refused by the tool's askHost before it is a request of the turn: no trace.
+    if (outcome.kind === "completed" && traced.length === 0 && !ask.spec.unreadable)
       fail(`${requestId} ended ${ask.outcome.kind} in a completed turn without its debug.trace`);
   }
   for (const requestId of [...asked.keys(), ...answersById.keys()])
@@ -95,6 +99,7 @@ function checkAsk(
       fail(`${where}: expected refused (${reasonPart}), got ${describeValue(outcome)}`);
     if (events > 0 || answers.length > 0) fail(`${where}: refused at once, yet emitted or asked`);
   };
+  if (ask.spec.unreadable) return refusedAtOnce("could not be read");
   if (ask.spec.timeoutMs !== "default" && !(ask.spec.timeoutMs > 0)) return refusedAtOnce("timeoutMs");
   if (ask.spec.malformed) return refusedAtOnce("/serverName: Expected string");
   if (probe.answerer === "absent") return refusedAtOnce("answers no action requests");

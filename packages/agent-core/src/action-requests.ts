@@ -84,7 +84,9 @@ export interface AskHostOptions {
  * A request that is no object, or not of its kind's shape
  * (`validateActionRequired`: a `tool_approval` without `toolCallId`, an
  * unknown `kind`), or an `options.signal` that is no `AbortSignal`, is
- * refused at once with a reason naming the field, and nobody is asked;
+ * refused at once with a reason naming the field, and nobody is asked (so
+ * is a request or options that cannot be read: a revoked proxy, a getter
+ * that throws);
  * values in it JSON cannot write (a bigint in `arguments`) reach the event
  * and the host as their JSON-safe copy.
  */
@@ -175,21 +177,29 @@ export function toolCallAskHost(
       const reason = `the request must be an object { kind, ... }, got ${describeValue(request)}`;
       return { kind: "refused", requestId: `invalid:${asker}`, reason };
     }
-    const requestId = `${typeof request.kind === "string" ? request.kind : "invalid"}:${asker}`;
-    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-      const reason = `options.signal must be an AbortSignal, got ${describeValue(options.signal)}`;
+    // Read once, as copies: a request or options that cannot be read (a revoked proxy, a getter that throws) are refused, never a rejection.
+    let given: { request: Record<string, unknown>; signal: unknown; timeoutMs: unknown };
+    try {
+      given = { request: { ...request }, signal: options?.signal, timeoutMs: options?.timeoutMs };
+    } catch {
+      const reason = "the request or its options could not be read (a revoked proxy or a getter that throws)";
+      return { kind: "refused", requestId: `invalid:${asker}`, reason };
+    }
+    const requestId = `${typeof given.request.kind === "string" ? given.request.kind : "invalid"}:${asker}`;
+    if (given.signal !== undefined && !(given.signal instanceof AbortSignal)) {
+      const reason = `options.signal must be an AbortSignal, got ${describeValue(given.signal)}`;
       return { kind: "refused", requestId, reason };
     }
-    const timeoutMs = options?.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
+    const timeoutMs = given.timeoutMs ?? TURN_DEFAULTS.actionRequestTimeoutMs;
     const payload = {
-      ...(request.kind === "elicitation" && { toolCallId: call.toolCallId }),
-      ...request,
+      ...(given.request.kind === "elicitation" && { toolCallId: call.toolCallId }),
+      ...given.request,
       requestId,
       ...(call.assistantMessageId !== undefined && { messageId: call.assistantMessageId }),
       timeoutMs,
     } as ActionRequiredPayload;
     if (wait === undefined) return { kind: "refused", requestId, reason: "this tool runs outside a turn" };
-    const signal = options?.signal ? AbortSignal.any([call.callSignal, options.signal]) : call.callSignal;
+    const signal = given.signal ? AbortSignal.any([call.callSignal, given.signal as AbortSignal]) : call.callSignal;
     return (await wait(payload, signal)) as ActionRequestOutcome<R["kind"]>;
   };
 }

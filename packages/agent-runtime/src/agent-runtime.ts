@@ -33,7 +33,9 @@ export interface AgentRuntime {
    * a slow factory or provider affect only later assemblies.
    * A tool name two extensions share only since one's tool list changed
    * (an MCP server added a tool) leaves the newcomer out with a warning
-   * instead of rejecting. Rejects as described at
+   * instead of rejecting. Waits for every contribution: one that never
+   * settles holds the assembly (no timeout applies; a host that needs one
+   * races the call with its own timer). Rejects as described at
    * `assembleTurnFromRegistry`.
    */
   assembleTurn(ctx: TurnContext): Promise<AssembledTurn>;
@@ -101,6 +103,10 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
 }
 
 function sessionIdOf(ctx: TurnContext): string {
-  // A malformed ctx is reported by the assembly itself; here it only selects overrides.
-  return typeof ctx === "object" && ctx !== null && typeof ctx.sessionId === "string" ? ctx.sessionId : "";
+  // A malformed or unreadable ctx is reported by the assembly itself (a rejection); here it only selects overrides.
+  try {
+    return typeof ctx === "object" && ctx !== null && typeof ctx.sessionId === "string" ? ctx.sessionId : "";
+  } catch {
+    return "";
+  }
 }

@@ -4,7 +4,7 @@ import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-conf
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
-import type { PromptContribution, ToolContribution, TurnWarning, WarningProvider } from "./extension-api.js";
+import type { PromptContribution, ToolContribution, WarningProvider } from "./extension-api.js";
 import { type ContributionKind, ExtensionContributionError } from "./extension-contribution-error.js";
 import {
   type BoundTurnEndHandler,
@@ -16,6 +16,7 @@ import { HOOK_MAPPINGS, adaptHookHandler } from "./hook-mappings.js";
 import type { ExtensionContributions, Registry } from "./registry.js";
 import { wrapSystemReminder } from "./system-reminder.js";
 import { leftOutWarning, resolveToolClashes } from "./tool-clashes.js";
+import { entriesOf, isList, produced, warningsFrom } from "./contribution-reads.js";
 import type { ToolsInUse } from "./tools-in-use.js";
 import type { TurnContext } from "./turn-context.js";
 
@@ -32,8 +33,9 @@ import type { TurnContext } from "./turn-context.js";
  *
  * Rejects with:
  * - `ExtensionContributionError` when a tool factory, prompt part,
- *   reminder or warning provider throws, rejects or returns a wrong type
- *   (the first in extension order when several fail);
+ *   reminder or warning provider throws, rejects, returns a wrong type or
+ *   a value that cannot be read (see `contribution-reads.ts`; the first in
+ *   extension order when several fail);
  * - `TurnkitConfigError` `invalid_tool` for an invalid tool from a factory;
  * - `TurnkitConfigError` `duplicate_tool` when two tools share a name,
  *   naming the tool and both extensions, unless one of them is a newcomer
@@ -41,7 +43,7 @@ import type { TurnContext } from "./turn-context.js";
  *   out, in `diagnostic.leftOut` and an `extension_degraded` warning
  *   naming both, and the turn goes on;
  * - `TurnkitConfigError` `invalid_turn_input` for a ctx without
- *   `sessionId`/`turnId`;
+ *   `sessionId`/`turnId`, or one that cannot be read;
  * - `ExtensionConfigError` `invalid_extension_id` for an id the registry
  *   does not hold.
  */
@@ -168,36 +170,14 @@ async function collectOne(extension: ExtensionContributions, ctx: TurnContext): 
   };
 }
 
-/** A warning provider's warnings as `extension_degraded` payloads naming the extension. */
+/** A warning provider's warnings as `extension_degraded` payloads naming the extension (see `warningsFrom`). */
 async function warningsOf(
   extensionId: string,
   provider: WarningProvider,
   ctx: TurnContext,
 ): Promise<ExtensionDegradedWarning[]> {
-  let produced: unknown;
-  try {
-    produced = await provider(ctx);
-  } catch (error) {
-    throw new ExtensionContributionError(
-      extensionId,
-      "warning",
-      `extension "${extensionId}": warning provider failed: ${errorText(error)}`,
-      { cause: error },
-    );
-  }
-  if (produced === undefined || produced === null) return [];
-  const list = Array.isArray(produced) ? produced : [produced];
-  return list.map((warning: unknown) => {
-    const { message, tools = [] } = (typeof warning === "object" && warning !== null ? warning : {}) as TurnWarning;
-    if (typeof message !== "string" || !Array.isArray(tools) || tools.some((tool) => typeof tool !== "string")) {
-      throw new ExtensionContributionError(
-        extensionId,
-        "warning",
-        `extension "${extensionId}": warning provider returned ${JSON.stringify(warning)}; expected { message, tools? }`,
-      );
-    }
-    return { code: "extension_degraded", message, extensionId, tools: [...tools] };
-  });
+  const source = { extensionId, kind: "warning" as const, what: "warning provider" };
+  return warningsFrom(source, await produced(source, () => provider(ctx)));
 }
 
 /** The value of a settled promise, or its rejection thrown. */
@@ -217,20 +197,24 @@ async function settleInOrder<T>(promises: Promise<T>[]): Promise<T[]> {
 
 async function toolsOf(extensionId: string, tool: ToolContribution, ctx: TurnContext): Promise<RuntimeTool[]> {
   if (typeof tool !== "function") return [tool];
-  let produced: unknown;
-  try {
-    produced = await tool(ctx);
-  } catch (error) {
-    throw new ExtensionContributionError(
-      extensionId,
-      "tool_factory",
-      `extension "${extensionId}": tool factory failed: ${errorText(error)}`,
-      { cause: error },
-    );
+  const source = { extensionId, kind: "tool_factory" as const, what: "tool factory" };
+  const value = await produced(source, () => tool(ctx));
+  if (value === undefined || value === null) return [];
+  const many = isList(source, value);
+  const list = entriesOf(source, value);
+  for (const [index, item] of list.entries()) {
+    try {
+      assertRuntimeTool(item, `extension "${extensionId}": tool factory${many ? ` [${index}]` : ""}`);
+    } catch (error) {
+      if (TurnkitConfigError.isInstance(error)) throw error;
+      throw new ExtensionContributionError(
+        extensionId,
+        "tool_factory",
+        `extension "${extensionId}": tool factory returned a tool that could not be read`,
+        { cause: error },
+      );
+    }
   }
-  if (produced === undefined || produced === null) return [];
-  const list = Array.isArray(produced) ? produced : [produced];
-  for (const item of list) assertRuntimeTool(item, `extension "${extensionId}": tool factory`);
   return list as RuntimeTool[];
 }
 
@@ -252,17 +236,7 @@ async function textOf(
   what: string,
   produce: () => unknown,
 ): Promise<string | undefined> {
-  let value: unknown;
-  try {
-    value = await produce();
-  } catch (error) {
-    throw new ExtensionContributionError(
-      extensionId,
-      kind,
-      `extension "${extensionId}": ${what} failed: ${errorText(error)}`,
-      { cause: error },
-    );
-  }
+  const value = await produced({ extensionId, kind, what }, produce);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") {
     throw new ExtensionContributionError(
@@ -299,6 +273,7 @@ function summarise(
   };
 }
 
+/** A frozen copy of the host's `ctx`, read once: a ctx that cannot be read is refused as one that is no object. */
 function freezeContext(ctx: TurnContext): TurnContext {
   if (typeof ctx !== "object" || ctx === null) {
     throw new TurnkitConfigError(
@@ -306,17 +281,21 @@ function freezeContext(ctx: TurnContext): TurnContext {
       "assembleTurn: ctx must be an object { sessionId, turnId }",
     );
   }
+  let copy: TurnContext;
+  try {
+    copy = { ...ctx };
+  } catch (error) {
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, "assembleTurn: ctx could not be read", {
+      cause: error,
+    });
+  }
   for (const field of ["sessionId", "turnId"] as const) {
-    if (typeof ctx[field] !== "string" || ctx[field] === "") {
+    if (typeof copy[field] !== "string" || copy[field] === "") {
       throw new TurnkitConfigError(
         ConfigErrorCode.InvalidTurnInput,
         `assembleTurn: ctx.${field} must be a non-empty string`,
       );
     }
   }
-  return Object.freeze({ ...ctx });
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return Object.freeze(copy);
 }

@@ -86,7 +86,7 @@ export interface AssembledTurn {
    * are absent. `onToolExecutionStartHook` is never set.
    */
   readonly hooks: PiTurnHooks;
-  /** `turn_start` handlers with `ctx` bound, in extension order; the host awaits them before `runTurn`. */
+  /** `turn_start` handlers with `ctx` bound, in extension order; the host awaits them before `runTurn` (nothing bounds one that never settles: `hookTimeoutMs` covers runner hooks only). */
   readonly turnStartHandlers: readonly BoundTurnStartHandler[];
   /** `turn_end` handlers with `ctx` bound, in extension order; the host awaits them with the outcome. */
   readonly turnEndHandlers: readonly BoundTurnEndHandler[];

@@ -15,8 +15,9 @@ export type ContributionKind =
 export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";
 
 /**
- * A per-turn contribution (tool factory, prompt part, reminder provider)
- * threw, rejected or returned something of the wrong type while a turn was
+ * A per-turn contribution (tool factory, prompt part, reminder or warning
+ * provider) threw, rejected, or returned something of the wrong type or
+ * that could not be read (a revoked proxy, a getter that throws) while a turn was
  * assembled, or a dispose handler failed (`contribution: "dispose"`, from
  * `runtime.dispose()`). `assembleTurn` then rejects with this error: the turn is never
  * built without a part an extension meant to add (fail closed). When several

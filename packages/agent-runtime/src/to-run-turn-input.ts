@@ -8,7 +8,7 @@ import {
   type RuntimeTool,
 } from "@turnkit/agent-core";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
-import { hookArray } from "@turnkit/agent-core/internal";
+import { assertRuntimeTool, hookArray } from "@turnkit/agent-core/internal";
 import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import type { AssembledTurn } from "./assembled-turn.js";
 import { PROMPT_PART_SEPARATOR } from "./defaults.js";
@@ -75,15 +75,30 @@ export interface ToRunTurnInputOptions {
  * name of an extension's static tool (naming both); `invalid_turn_input` when the
  * host gives a `sessionId`/`turnId` different from the assembled turn's, or
  * when an argument is malformed (naming the field: `assembled` not what
- * `assembleTurn` returned, `host.tools` no list, an unknown `hookOrder`).
+ * `assembleTurn` returned, `host.tools` no list, a `host.userMessage.text`
+ * that is no string, a host hook that is no function or list of
+ * functions, an unknown `hookOrder`, an argument that cannot be read);
+ * `invalid_tool` for an entry of `host.tools` that is no tool (a hole
+ * included), naming its index. Bad input is never turned into text or
+ * hooks the runner would accept.
  */
 export function toRunTurnInput(
   assembled: AssembledTurn,
-  host: HostTurnInputs,
+  hostGiven: HostTurnInputs,
   options: ToRunTurnInputOptions = {},
 ): RunTurnInput {
-  const problem = argumentsProblem(assembled, host, options);
+  let host: HostTurnInputs;
+  let problem: string | undefined;
+  try {
+    // Read once: what follows reads the copy, never a getter of the host's again.
+    host = isRecord(hostGiven) ? { ...hostGiven } : hostGiven;
+    problem = argumentsProblem(assembled, host, options);
+  } catch {
+    problem = "an argument could not be read (a revoked proxy or a getter that throws)";
+    host = hostGiven;
+  }
   if (problem) throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `toRunTurnInput: ${problem}`);
+  for (let index = 0; index < (host.tools?.length ?? 0); index++) assertHostTool(host.tools![index], index);
   const { sessionId, turnId } = assembled.context;
   for (const [field, expected] of [
     ["sessionId", sessionId],
@@ -143,11 +158,34 @@ function argumentsProblem(assembled: unknown, host: unknown, options: unknown): 
   for (const field of ["userMessage", "hooks"] as const)
     if (host[field] !== undefined && !isRecord(host[field]))
       return `host.${field} must be an object, ${got(host[field])}`;
+  if (isRecord(host.userMessage) && host.startMode !== "continue" && typeof host.userMessage.text !== "string")
+    return `host.userMessage.text must be a string, ${got(host.userMessage.text)}`;
+  if (isRecord(host.hooks)) {
+    for (const [field, hooks] of Object.entries(host.hooks)) {
+      if (hooks === undefined || typeof hooks === "function") continue;
+      if (!Array.isArray(hooks))
+        return `host.hooks.${field} must be a function or an array of functions, ${got(hooks)}`;
+      for (let index = 0; index < hooks.length; index++)
+        if (typeof hooks[index] !== "function")
+          return `host.hooks.${field}[${index}] must be a function, ${got(hooks[index])}`;
+    }
+  }
   if (!isRecord(options)) return `options must be an object, ${got(options)}`;
   const { hookOrder } = options;
   if (hookOrder !== undefined && hookOrder !== "extensions-first" && hookOrder !== "host-first")
-    return `options.hookOrder must be "extensions-first" or "host-first", got ${JSON.stringify(hookOrder) ?? typeof hookOrder}`;
+    return `options.hookOrder must be "extensions-first" or "host-first", ${got(hookOrder)}`;
   return undefined;
+}
+
+/** Throws `invalid_tool` naming `host.tools[index]` for an entry that is no tool, or one that cannot be read. */
+function assertHostTool(tool: unknown, index: number): void {
+  const where = `toRunTurnInput: host.tools[${index}]`;
+  try {
+    assertRuntimeTool(tool, where);
+  } catch (error) {
+    if (TurnkitConfigError.isInstance(error)) throw error;
+    throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, `${where} could not be read`, { cause: error });
+  }
 }
 
 /**

@@ -203,10 +203,56 @@ describe("toRunTurnInput", () => {
         () => toRunTurnInput(turnParts, host(), { hookOrder: "last" as never }),
         'options.hookOrder must be "extensions-first" or "host-first", got "last"',
       ],
+      [
+        () => toRunTurnInput(turnParts, host(), { hookOrder: 1n as never }),
+        'options.hookOrder must be "extensions-first" or "host-first", got bigint',
+      ],
     ] as const) {
       const error = thrown(call);
       expect(error.code).toBe("invalid_turn_input");
       expect(error.message).toBe(`toRunTurnInput: ${expected}`);
+    }
+  });
+
+  it("refuses what it would otherwise turn into input the runner accepts: a user text that is no string, a host hook that is no function", async () => {
+    const turnParts = await assembled();
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    for (const [given, expected] of [
+      [host({ userMessage: { text: undefined } as never }), "host.userMessage.text must be a string, got undefined"],
+      [host({ userMessage: { text: 5 } as never }), "host.userMessage.text must be a string, got 5"],
+      [host({ userMessage: { text: null } as never }), "host.userMessage.text must be a string, got null"],
+      [
+        host({ hooks: { beforeToolCallHook: 5 } as never }),
+        "host.hooks.beforeToolCallHook must be a function or an array of functions, got 5",
+      ],
+      [
+        host({ hooks: { beforeToolCallHook: [() => undefined, , "x"] } as never }),
+        "host.hooks.beforeToolCallHook[1] must be a function, got undefined",
+      ],
+      [revoked.proxy, "an argument could not be read (a revoked proxy or a getter that throws)"],
+      [
+        host({ userMessage: revoked.proxy as never }),
+        "an argument could not be read (a revoked proxy or a getter that throws)",
+      ],
+    ] as const) {
+      const error = thrown(() => toRunTurnInput(turnParts, given as HostTurnInputs));
+      expect(error.code).toBe("invalid_turn_input");
+      expect(error.message).toBe(`toRunTurnInput: ${expected}`);
+    }
+    // Continuing needs no user text.
+    expect(() => toRunTurnInput(turnParts, host({ startMode: "continue", userMessage: undefined }))).not.toThrow();
+  });
+
+  it("refuses a host tool list entry that is no tool (a hole, null) as invalid_tool naming its index", async () => {
+    const turnParts = await assembled();
+    for (const tools of [
+      [echoTool("mine"), , echoTool("other")],
+      [echoTool("mine"), null],
+    ]) {
+      const error = thrown(() => toRunTurnInput(turnParts, host({ tools: tools as never })));
+      expect(error.code).toBe("invalid_tool");
+      expect(error.message).toMatch(/^toRunTurnInput: host\.tools\[1\]: expected a RuntimeTool/);
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { ActionAnswer, ActionRequiredKind } from "./action-required.js";
 import { lazyTypeCheck } from "./lazy-type-check.js";
 import { ElicitationAnswerSchema, ToolApprovalAnswerSchema } from "./runtime-event-schema.js";
+import { UNREADABLE_VALUE_ERROR, readingUntrusted, shownField } from "./unreadable-values.js";
 
 const checkers = {
   tool_approval: lazyTypeCheck(ToolApprovalAnswerSchema),
@@ -20,8 +21,13 @@ export type ActionAnswerValidation<K extends ActionRequiredKind> =
  * `requestedSchema` is the asker's to check.
  */
 export function validateActionAnswer<K extends ActionRequiredKind>(kind: K, value: unknown): ActionAnswerValidation<K> {
-  const checker = checkers[kind];
-  if (checker === undefined) return { ok: false, errors: [`/: no answer exists for kind ${JSON.stringify(kind)}`] };
+  return readingUntrusted(() => validateAnswer(kind, value), { ok: false, errors: [UNREADABLE_VALUE_ERROR] });
+}
+
+function validateAnswer<K extends ActionRequiredKind>(kind: K, value: unknown): ActionAnswerValidation<K> {
+  // Own keys only: a kind such as "constructor" names no checker.
+  const checker = typeof kind === "string" && Object.hasOwn(checkers, kind) ? checkers[kind] : undefined;
+  if (checker === undefined) return { ok: false, errors: [`/: no answer exists for kind ${shownField(kind)}`] };
   if (checker.check(value)) return { ok: true, answer: value as ActionAnswer<K> };
   const errors = checker.errors(value);
   return { ok: false, errors: errors.length > 0 ? errors : ["/: not a valid answer"] };

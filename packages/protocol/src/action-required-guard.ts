@@ -1,6 +1,7 @@
 import type { ActionRequiredPayload } from "./action-required.js";
 import { fieldErrors, lazyTypeCheck } from "./lazy-type-check.js";
 import { ElicitationRequiredPayloadSchema, ToolApprovalRequiredPayloadSchema } from "./runtime-event-schema.js";
+import { UNREADABLE_VALUE_ERROR, readingUntrusted, shownField } from "./unreadable-values.js";
 
 const checkers = {
   tool_approval: lazyTypeCheck(ToolApprovalRequiredPayloadSchema),
@@ -18,10 +19,13 @@ export type ActionRequiredValidation = { ok: true; payload: ActionRequiredPayloa
  * one error naming it).
  */
 export function validateActionRequired(value: unknown): ActionRequiredValidation {
+  return readingUntrusted(() => validatePayload(value), { ok: false, errors: [UNREADABLE_VALUE_ERROR] });
+}
+
+function validatePayload(value: unknown): ActionRequiredValidation {
   const kind = typeof value === "object" && value !== null ? (value as { kind?: unknown }).kind : undefined;
   if (kind !== "tool_approval" && kind !== "elicitation") {
-    const got =
-      value === null ? "null" : typeof value === "object" ? (JSON.stringify(kind) ?? "undefined") : typeof value;
+    const got = value === null ? "null" : typeof value === "object" ? shownField(kind) : typeof value;
     return { ok: false, errors: [`/kind: expected "tool_approval" or "elicitation", got ${got}`] };
   }
   const checker = checkers[kind];

@@ -2,6 +2,7 @@ import { PROTOCOL_AGENT_EVENT_TYPES, type ProtocolAgentEvent } from "./agent-eve
 import { ProtocolAgentEventSchemas } from "./agent-event-schema.js";
 import { lazyTypeCheck, type LazyTypeCheck } from "./lazy-type-check.js";
 import type { ProtocolCustomMessage } from "./messages.js";
+import { UNREADABLE_VALUE_ERROR, readingUntrusted } from "./unreadable-values.js";
 
 type Schemas = typeof ProtocolAgentEventSchemas;
 
@@ -24,7 +25,7 @@ function checkerFor(value: unknown): LazyTypeCheck<Schemas[keyof Schemas]> | und
  * on first use.
  */
 export function isProtocolAgentEvent(value: unknown): value is ProtocolAgentEvent<ProtocolCustomMessage> {
-  return checkerFor(value)?.check(value) ?? false;
+  return readingUntrusted(() => checkerFor(value)?.check(value) ?? false, false);
 }
 
 /** The result of {@link validateProtocolAgentEvent}. */
@@ -38,6 +39,10 @@ export type ProtocolAgentEventValidation =
  * `/path: problem` lines. Never throws.
  */
 export function validateProtocolAgentEvent(value: unknown): ProtocolAgentEventValidation {
+  return readingUntrusted(() => validateAgentEvent(value), { ok: false, errors: [UNREADABLE_VALUE_ERROR] });
+}
+
+function validateAgentEvent(value: unknown): ProtocolAgentEventValidation {
   const checker = checkerFor(value);
   if (checker === undefined) return { ok: false, errors: ["/type: not a known agent event type"] };
   return checker.check(value) ? { ok: true, event: value } : { ok: false, errors: checker.errors(value) };

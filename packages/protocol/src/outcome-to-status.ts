@@ -1,6 +1,7 @@
 import type { TerminalSessionStatusPayload } from "./runtime-event.js";
 import type { TurnError, TurnOutcome, TurnOutcomeHandBack } from "./turn-outcome.js";
 import type { TurnReport } from "./turn-report.js";
+import { shownField } from "./unreadable-values.js";
 
 /**
  * The terminal `session.status` payload that reports `outcome`:
@@ -53,5 +54,5 @@ function handBackOf(outcome: TurnOutcomeHandBack): TurnOutcomeHandBack {
 /** An unexpected outcome in an error message: `null`, a type, or the `kind` it had. */
 function shown(value: unknown): string {
   if (typeof value !== "object" || value === null) return value === null ? "null" : typeof value;
-  return `kind ${JSON.stringify((value as { kind?: unknown }).kind) ?? "undefined"}`;
+  return `kind ${shownField((value as { kind?: unknown }).kind)}`;
 }

@@ -11,6 +11,7 @@ import {
   ToolApprovalRequiredPayloadSchema,
 } from "./runtime-event-schema.js";
 import { isTerminalStatus } from "./turn-status.js";
+import { UNREADABLE_VALUE_ERROR, readingUntrusted, shownField } from "./unreadable-values.js";
 
 // One lazily compiled checker per event type: dispatching on `type` first
 // gives precise errors (a plain union only says "expected union value").
@@ -75,10 +76,14 @@ export type RuntimeEventValidation = { ok: true; event: RuntimeEvent } | { ok: f
  * (monotonic `seq`, one terminal status last) are the caller's.
  */
 export function validateRuntimeEvent(value: unknown): RuntimeEventValidation {
+  return readingUntrusted(() => validateEvent(value), { ok: false, errors: [UNREADABLE_VALUE_ERROR] });
+}
+
+function validateEvent(value: unknown): RuntimeEventValidation {
   const type = knownType(value);
   if (type === undefined) {
     const got =
-      typeof value === "object" && value !== null ? JSON.stringify((value as { type?: unknown }).type) : typeof value;
+      typeof value === "object" && value !== null ? shownField((value as { type?: unknown }).type) : typeof value;
     return { ok: false, errors: [`/type: expected one of ${RUNTIME_EVENT_TYPES.join(", ")}, got ${got}`] };
   }
   const checker = checkers[type];
@@ -94,8 +99,10 @@ export function validateRuntimeEvent(value: unknown): RuntimeEventValidation {
  * TypeBox checkers are compiled once, on first use.
  */
 export function isRuntimeEvent(value: unknown): value is RuntimeEvent {
-  const type = knownType(value);
-  return type !== undefined && checkers[type].check(value) && semanticErrors(value as RuntimeEvent).length === 0;
+  return readingUntrusted(() => {
+    const type = knownType(value);
+    return type !== undefined && checkers[type].check(value) && semanticErrors(value as RuntimeEvent).length === 0;
+  }, false);
 }
 
 /** True when `value` is a valid {@link RuntimeEvent} of the given `type`. Never throws. */
@@ -103,7 +110,7 @@ export function isRuntimeEventOfType<TType extends RuntimeEventType>(
   value: unknown,
   type: TType,
 ): value is RuntimeEvent<TType> {
-  return knownType(value) === type && isRuntimeEvent(value);
+  return readingUntrusted(() => knownType(value) === type, false) && isRuntimeEvent(value);
 }
 
 /**

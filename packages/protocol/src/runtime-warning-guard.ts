@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { fieldErrors, type LazyTypeCheck, lazyTypeCheck } from "./lazy-type-check.js";
 import { RUNTIME_WARNING_CODES, type RuntimeWarningPayload } from "./runtime-warning.js";
 import { RuntimeWarningPayloadSchema } from "./runtime-event-schema.js";
+import { UNREADABLE_VALUE_ERROR, readingUntrusted, shownField } from "./unreadable-values.js";
 
 /** One checker per member of the warning union, so errors name the fields of the warning's own code. */
 const memberCheckers: readonly LazyTypeCheck<TSchema>[] = RuntimeWarningPayloadSchema.anyOf.map((member) =>
@@ -31,10 +32,13 @@ export type RuntimeWarningValidation = { ok: true; warning: RuntimeWarningPayloa
  * fields its `code` needs (an unknown `code` is one error naming it).
  */
 export function validateRuntimeWarning(value: unknown): RuntimeWarningValidation {
+  return readingUntrusted(() => validateWarning(value), { ok: false, errors: [UNREADABLE_VALUE_ERROR] });
+}
+
+function validateWarning(value: unknown): RuntimeWarningValidation {
   const code = typeof value === "object" && value !== null ? (value as { code?: unknown }).code : undefined;
   if (typeof code !== "string" || !MEMBER_OF_CODE.has(code)) {
-    const got =
-      value === null ? "null" : typeof value === "object" ? (JSON.stringify(code) ?? "undefined") : typeof value;
+    const got = value === null ? "null" : typeof value === "object" ? shownField(code) : typeof value;
     return { ok: false, errors: [`/code: expected one of ${RUNTIME_WARNING_CODES.join(", ")}, got ${got}`] };
   }
   // The member whose `code` accepts this one: its errors are about this warning's own fields.

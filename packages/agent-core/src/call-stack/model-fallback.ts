@@ -75,6 +75,10 @@ const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
  * `llm.fallback.on[0]`).
  */
 export function resolveModelFallback(options: LlmFallbackOptions | undefined): ResolvedModelFallback | undefined {
+  return checkReadable("llm.fallback", ConfigErrorCode.InvalidTurnInput, () => resolveReadable(options));
+}
+
+function resolveReadable(options: LlmFallbackOptions | undefined): ResolvedModelFallback | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== "object" || options === null) throw invalid("llm.fallback", "must be an object", options);
   assertKnownKeys(options, ["models", "on"], "llm.fallback");

@@ -30,9 +30,19 @@ function isCountedAlready(usage: unknown): usage is Usage {
  * A provider's usage as the turn counts it: `usage` itself when every count
  * and cost is a finite number of at least 0, else a copy with each
  * {@link countedCount}, so what a message carries into events and history
- * is JSON-safe and equals what the turn's report added for it.
+ * is JSON-safe and equals what the turn's report added for it. A usage
+ * that cannot be read counts as all zeros. Never throws.
  */
 export function countedUsage(usage: unknown): Usage {
+  try {
+    return countedReadable(usage);
+  } catch {
+    // A usage that cannot be read (a revoked proxy, a getter that throws) reports nothing.
+    return countedReadable(undefined);
+  }
+}
+
+function countedReadable(usage: unknown): Usage {
   if (isCountedAlready(usage)) return usage;
   const given = (typeof usage === "object" && usage !== null ? usage : {}) as Partial<Usage>;
   const cost = (typeof given.cost === "object" && given.cost !== null ? given.cost : {}) as Partial<Usage["cost"]>;

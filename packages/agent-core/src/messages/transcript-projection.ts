@@ -119,6 +119,8 @@ export class TranscriptProjection {
   private source: readonly AgentMessage[] = [];
   private sourceLength = 0;
   private sourceLast: AgentMessage | undefined = undefined;
+  /** Where {@link knowsCall} last found a call (message index in `projected`, block index): a hint it checks before trusting. */
+  private lastCallFound: { message: number; block: number } | undefined = undefined;
 
   constructor(options: TranscriptProjectionOptions = {}) {
     this.maxImages = options.maxImages ?? TURN_DEFAULTS.maxImagesPerRequest;
@@ -292,14 +294,32 @@ export class TranscriptProjection {
 
   /**
    * Whether an assistant message projected so far made the call
-   * `toolCallId`. Looks from the newest message back, where a result's call
-   * almost always is (a set of every call id would cost each turn a table).
+   * `toolCallId`. Results follow their calls in the model's order, so the
+   * block after the call found last is looked at first; otherwise the
+   * projection is searched from the newest message back, where a result's
+   * call almost always is. A response of n calls costs n looks, not n²/2
+   * (a set of every call id would cost each turn a table).
    */
   private knowsCall(toolCallId: string): boolean {
+    const found = this.lastCallFound;
+    const next = found ? this.projected[found.message] : undefined;
+    if (next?.role === "assistant") {
+      const block = next.content[found!.block + 1];
+      if (block?.type === "toolCall" && block.id === toolCallId) {
+        found!.block++;
+        return true;
+      }
+    }
     for (let index = this.projected.length - 1; index >= 0; index--) {
       const message = this.projected[index]!;
       if (message.role !== "assistant") continue;
-      for (const block of message.content) if (block.type === "toolCall" && block.id === toolCallId) return true;
+      const { content } = message;
+      for (let block = 0; block < content.length; block++) {
+        const call = content[block]!;
+        if (call.type !== "toolCall" || call.id !== toolCallId) continue;
+        this.lastCallFound = { message: index, block };
+        return true;
+      }
     }
     return false;
   }

@@ -2,6 +2,7 @@ import { validateRuntimeWarning } from "@turnkit/protocol";
 import { jsonSafe } from "../event-bridge/json-safe.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { checkReadable } from "../input-reading.js";
+import { assertRuntimeTool } from "../tools/runtime-tool.js";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import { assertRunTurnInputShape } from "./run-turn-input-shape.js";
@@ -82,6 +83,11 @@ function checkRunTurnInput(input: RunTurnInput): void {
     }
   }
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
+  // Array.from: a hole is an `undefined` tool, refused as one.
+  Array.from(input.tools ?? [], (tool: unknown, index) => {
+    const where = `RunTurnInput.tools[${index}]`;
+    checkReadable(where, ConfigErrorCode.InvalidTool, () => assertRuntimeTool(tool, where));
+  });
   if (input.warnings !== undefined) {
     if (!Array.isArray(input.warnings)) throw invalid("RunTurnInput.warnings must be an array");
     // Array.from: a hole in the list is an `undefined` warning, refused as one (forEach would skip it).

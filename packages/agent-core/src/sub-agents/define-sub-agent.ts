@@ -6,7 +6,7 @@ import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
 import { describeValue } from "../messages/content-checks.js";
-import { assertValidSubAgentInput } from "./sub-agent-input-check.js";
+import { assertValidSubAgentInput, nameText } from "./sub-agent-input-check.js";
 import type { PiTurnHooks } from "../pi-turn-runner/turn-hooks.js";
 import { defineRuntimeTool } from "../tools/define-runtime-tool.js";
 import { type RuntimeTool, type RuntimeToolResult, assertRuntimeTool } from "../tools/runtime-tool.js";
@@ -30,6 +30,15 @@ export interface SubAgentDefinition {
   tools?: RuntimeTool[];
   /** Hooks of its turns (a permission check, its own history hook). */
   hooks?: PiTurnHooks;
+  /**
+   * How long, in milliseconds, its turns wait for each of its hooks (a
+   * positive integer; see `RunTurnInput.hookTimeoutMs`). Absent: the
+   * calling turn's `hookTimeoutMs`, so a host that bounds its own hooks
+   * never waits on a sub-agent's hook without limit. A hook past it fails
+   * by its kind's rule (a before-LLM hook that never answers fails the
+   * child, and the call's error result names the hook).
+   */
+  hookTimeoutMs?: number;
   /** Transport retry of its requests; on by default, `false` turns it off. */
   llmRetry?: LlmRetryOptions | false;
   /** Limits of each of its runs; reaching one stops that run alone (an error result of the call). The parent's remaining budget applies too. */
@@ -65,6 +74,7 @@ const SUB_AGENT_KEYS: readonly (keyof SubAgentDefinition)[] = [
   "llm",
   "tools",
   "hooks",
+  "hookTimeoutMs",
   "llmRetry",
   "budget",
   "executionMode",
@@ -98,8 +108,10 @@ export const SubAgentTaskParameters = Type.Object({
  * Throws `TurnkitConfigError` for an invalid definition, at once, naming
  * the field: `invalid_tool`, `unknown_key` for a misspelt key (of the
  * definition, its `llm`, `hooks`, `llmRetry` or `budget`), `duplicate_tool`
- * for two of its tools with one name. Everything `runTurn` would refuse in
- * the child's input is refused here, so no call fails for its definition.
+ * for two of its tools with one name; a definition that cannot be read (a
+ * revoked proxy, a getter that throws) is `invalid_tool` saying so.
+ * Everything `runTurn` would refuse in the child's input is refused here,
+ * so no call fails for its definition.
  */
 export function defineSubAgent(definition: SubAgentDefinition): SubAgentTool {
   assertValidSubAgent(definition);
@@ -156,13 +168,30 @@ export function isSubAgentTool(tool: unknown): tool is SubAgentTool {
   return typeof tool === "object" && tool !== null && typeof (tool as { subAgent?: unknown }).subAgent === "object";
 }
 
+/** Refuses a bad definition naming the field; one that cannot be read (a revoked proxy, a getter that throws) as such, never with the engine's error. */
 function assertValidSubAgent(definition: SubAgentDefinition): void {
+  try {
+    checkSubAgent(definition);
+  } catch (error) {
+    if (TurnkitConfigError.isInstance(error)) throw error;
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidTool,
+      "defineSubAgent: the definition could not be read (a revoked proxy or a getter that throws)",
+      { cause: error },
+    );
+  }
+}
+
+function checkSubAgent(definition: SubAgentDefinition): void {
   if (typeof definition !== "object" || definition === null) {
     throw new TurnkitConfigError(ConfigErrorCode.InvalidTool, "defineSubAgent: expected a sub-agent definition object");
   }
   assertKnownKeys(definition, SUB_AGENT_KEYS, "defineSubAgent");
-  if (definition.tools !== undefined && Array.isArray(definition.tools))
-    definition.tools.forEach((tool, index) => assertRuntimeTool(tool, `defineSubAgent: tools[${index}]`));
+  const { tools } = definition;
+  // By index, so a hole in the list is checked (and refused) as the undefined entry it reads as.
+  if (Array.isArray(tools))
+    for (let index = 0; index < tools.length; index++)
+      assertRuntimeTool(tools[index], `defineSubAgent: tools[${index}]`);
   const problems: string[] = [];
   if (typeof definition.systemPrompt !== "string") problems.push("systemPrompt must be a string");
   if (typeof definition.llm !== "object" || definition.llm === null || !definition.llm.model)
@@ -174,7 +203,7 @@ function assertValidSubAgent(definition: SubAgentDefinition): void {
   if (problems.length > 0) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
-      `defineSubAgent: sub-agent ${JSON.stringify(definition.name)} is invalid: ${problems.join("; ")}`,
+      `defineSubAgent: sub-agent ${nameText(definition.name)} is invalid: ${problems.join("; ")}`,
     );
   }
   assertValidSubAgentInput(definition);

@@ -69,6 +69,8 @@ async function runSubAgent(
     transcript.push(...change.messages);
   };
   const callKey = ctx.callKey ?? ctx.toolCallId;
+  // A host that bounds its own hooks expects no hook of the turn, a sub-agent's included, to hold it up without limit.
+  const hookTimeoutMs = definition.hookTimeoutMs ?? parent.input.hookTimeoutMs;
   const outcome = await runChildTurn(
     parent,
     { toolCallId: ctx.toolCallId, callKey },
@@ -85,6 +87,7 @@ async function runSubAgent(
           ...definition.hooks,
           onHistoryChangedHook: [keepTranscript, ...hookArray(definition.hooks?.onHistoryChangedHook)],
         },
+        ...(hookTimeoutMs !== undefined && { hookTimeoutMs }),
         ...(definition.llmRetry !== undefined && { llmRetry: definition.llmRetry }),
         ...(definition.budget && { budget: definition.budget }),
         ...(definition.workspaceDir !== undefined && { workspaceDir: definition.workspaceDir }),

@@ -1,4 +1,3 @@
-import { describeValue } from "@turnkit/agent-loop/internal";
 import { resolveLlmRetryPolicy } from "../call-stack/llm-retry-policy.js";
 import { resolveModelFallback } from "../call-stack/model-fallback.js";
 import { optionLayers } from "../call-stack/option-layers.js";
@@ -6,18 +5,19 @@ import { resolveStreamTimeouts } from "../call-stack/stream-timeout-options.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 import { assertValidRunTurnInput } from "../pi-turn-runner/run-turn-input-validation.js";
+import { describeValue } from "../messages/content-checks.js";
 
 /** What of a sub-agent definition its child turns are run with (`SubAgentDefinition` has these fields). */
 export type SubAgentTurnParts = Pick<
   RunTurnInput,
-  "systemPrompt" | "llm" | "tools" | "hooks" | "llmRetry" | "budget" | "workspaceDir"
+  "systemPrompt" | "llm" | "tools" | "hooks" | "hookTimeoutMs" | "llmRetry" | "budget" | "workspaceDir"
 > & { name: string };
 
 /**
  * Checks what a sub-agent's turns will be run with, as `runTurn` and the
  * turn's call stack check it, so a bad definition fails where it is
  * written instead of at each call: its `llm` (unknown keys, option types,
- * cache retention, host cap, stream timeouts, `fallback`), `hooks`,
+ * cache retention, host cap, stream timeouts, `fallback`), `hooks`, `hookTimeoutMs`,
  * `llmRetry`, `budget`, `workspaceDir` and the names of its `tools`.
  *
  * Throws `TurnkitConfigError` whose message names the sub-agent and the
@@ -35,11 +35,9 @@ export function assertValidSubAgentInput(definition: SubAgentTurnParts): void {
       error.code === ConfigErrorCode.UnknownKey || error.code === ConfigErrorCode.DuplicateTool
         ? error.code
         : ConfigErrorCode.InvalidTool;
-    throw new TurnkitConfigError(
-      code,
-      `defineSubAgent: sub-agent ${describeValue(definition.name)}: ${fieldText(error)}`,
-      { cause: error },
-    );
+    throw new TurnkitConfigError(code, `defineSubAgent: sub-agent ${nameText(definition.name)}: ${fieldText(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -92,6 +90,7 @@ function childInputOf(definition: SubAgentTurnParts): RunTurnInput {
     disableBuiltinToolFallback: true,
     eventWriter: { push: () => {} },
     ...(definition.hooks !== undefined && { hooks: definition.hooks }),
+    ...(definition.hookTimeoutMs !== undefined && { hookTimeoutMs: definition.hookTimeoutMs }),
     ...(definition.llmRetry !== undefined && { llmRetry: definition.llmRetry }),
     ...(definition.budget !== undefined && { budget: definition.budget }),
     ...(definition.workspaceDir !== undefined && { workspaceDir: definition.workspaceDir }),
@@ -110,4 +109,9 @@ function assertUniqueToolNames(tools: NonNullable<RunTurnInput["tools"]>): void 
     }
     seen.add(name);
   });
+}
+
+/** A sub-agent's name for an error message: quoted when it is text, else described (a bigint has no JSON). */
+export function nameText(name: unknown): string {
+  return typeof name === "string" ? JSON.stringify(name) : describeValue(name);
 }

@@ -180,4 +180,44 @@ describe("TranscriptProjection", () => {
     projection.project(transcript).length = 0;
     expect(projection.project(transcript)).toEqual(projectAgentMessagesForModel(transcript));
   });
+
+  it.each([true, false])(
+    "finds the call of each result of a response of many calls with a look or two, in order or not (messagesMayChangeInPlace %s)",
+    (mayChange) => {
+      const calls = 2_000;
+      const response = assistantMessage(
+        Array.from({ length: calls }, (_, index) => toolCall("read", {}, { id: `c${index}` })),
+        { timestamp: 2 },
+      );
+      let idReads = 0;
+      for (const block of response.content) {
+        const { id } = block as { id: string };
+        // Counts how often the projection reads a call's id: the work of matching results to calls.
+        Object.defineProperty(block, "id", {
+          get: () => {
+            idReads++;
+            return id;
+          },
+          enumerable: true,
+        });
+      }
+      const results = response.content.map((_, index) =>
+        toolResultMessage(`c${index}`, "read", "ok", { timestamp: 3 }),
+      );
+      const inOrder: AgentMessage[] = [userMessage("q", { timestamp: 1 }), response, ...results];
+      const projected = new TranscriptProjection({ messagesMayChangeInPlace: mayChange }).project(inOrder);
+      expect(projected).toHaveLength(2 + calls);
+      expect(idReads).toBeLessThanOrEqual(2 * calls);
+      // A result out of order (a host's history) still finds its call, and one without a call is left out.
+      const shuffled: AgentMessage[] = [
+        ...inOrder.slice(0, 2),
+        results[7]!,
+        toolResultMessage("no-such-call", "read", "ok", { timestamp: 3 }),
+        results[3]!,
+      ];
+      expect(new TranscriptProjection({ messagesMayChangeInPlace: mayChange }).project(shuffled)).toEqual(
+        projectAgentMessagesForModel(shuffled),
+      );
+    },
+  );
 });

@@ -1,7 +1,9 @@
 /**
  * A question a tool builds badly (`ctx.askHost`) is refused at once with a
  * reason naming the field, and nobody is asked: no `action.required` event
- * the protocol's own check would reject reaches the stream. Values JSON
+ * the protocol's own check would reject reaches the stream, and a request
+ * or options that cannot be read are refused too, never a rejection of
+ * `askHost`. Values JSON
  * cannot write reach the event and the host as their JSON-safe copy.
  */
 import { Type } from "@sinclair/typebox";
@@ -39,6 +41,23 @@ async function askOnce(request: unknown, options?: unknown) {
   return { outcome: seen[0], asked, turn };
 }
 
+const UNREADABLE = "the request or its options could not be read (a revoked proxy or a getter that throws)";
+
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
+function throwingGetter(field: string): object {
+  return Object.defineProperty({}, field, {
+    get: () => {
+      throw new Error(`${field} getter failed`);
+    },
+    enumerable: true,
+  });
+}
+
 describe("a malformed question from a tool", () => {
   it.each<[string, unknown, unknown, string]>([
     ["no object", null, undefined, "the request must be an object { kind, ... }, got null"],
@@ -60,6 +79,10 @@ describe("a malformed question from a tool", () => {
       { signal: "soon" },
       'options.signal must be an AbortSignal, got "soon"',
     ],
+    ["a revoked proxy", revoked(), undefined, UNREADABLE],
+    ["a request whose kind getter throws", throwingGetter("kind"), undefined, UNREADABLE],
+    ["options that are a revoked proxy", { kind: "tool_approval" }, revoked(), UNREADABLE],
+    ["options whose signal getter throws", { kind: "tool_approval" }, throwingGetter("signal"), UNREADABLE],
   ])("%s: refused with a reason naming the field, nobody asked", async (_name, request, options, reason) => {
     const { outcome, asked, turn } = await askOnce(request, options);
     expect(outcome).toMatchObject({ kind: "refused" });

@@ -491,6 +491,30 @@ describe("sub-agents", () => {
     expect(() => defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, maxDepth: 0 })).toThrow(
       /maxDepth must be a positive integer/,
     );
+    // A definition that cannot be read is refused as such, never with the engine's TypeError.
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const llmGetter = Object.defineProperty({ name: "x", description: "d", systemPrompt: "p" }, "llm", {
+      get: () => {
+        throw new Error("llm getter failed");
+      },
+      enumerable: true,
+    });
+    for (const unreadable of [proxy, llmGetter])
+      expect(() => defineSubAgent(unreadable as never)).toThrow(
+        "defineSubAgent: the definition could not be read (a revoked proxy or a getter that throws)",
+      );
+    expect(() => defineSubAgent({ name: 1n, description: "d", systemPrompt: 5, llm } as never)).toThrow(
+      "defineSubAgent: sub-agent bigint is invalid: systemPrompt must be a string",
+    );
+    // The value as given: NaN and Infinity are no JSON, and must not read as "null".
+    for (const [maxDepth, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+    ] as const)
+      expect(() => defineSubAgent({ name: "x", description: "d", systemPrompt: "p", llm, maxDepth })).toThrow(
+        `maxDepth must be a positive integer, got ${shown}`,
+      );
     expect(() => defineSubAgent({ name: "bad name", description: "d", systemPrompt: "p", llm })).toThrow(
       TurnkitConfigError,
     );

@@ -1,5 +1,6 @@
 import type { Model } from "@mariozechner/pi-ai";
 import { assertKnownKeys } from "@turnkit/agent-core/internal";
+import { describeValue } from "@turnkit/agent-loop/internal";
 import {
   COMPACTION_KEEP_RECENT_TOKENS,
   COMPACTION_RESERVE_TOKENS,
@@ -120,7 +121,7 @@ export function resolveCompactionOptions(options: CompactionOptions): ResolvedCo
     if (!Number.isInteger(value) || (value as number) < min) {
       throw new ExtensionConfigError(
         ExtensionConfigErrorCode.ExtensionInit,
-        `${where}: ${field} must be an integer of at least ${min}, got ${JSON.stringify(value)}`,
+        `${where}: ${field} must be an integer of at least ${min}, got ${describeValue(value)}`,
       );
     }
     return value as number;

@@ -16,6 +16,9 @@ describe("createCompactionExtension options", () => {
     [{ keepRecentTokens: 0 }, "keepRecentTokens must be an integer of at least 1, got 0"],
     [{ contextWindow: 1.5 }, "contextWindow must be an integer of at least 1, got 1.5"],
     [{ summaryMaxTokens: "4096" }, 'summaryMaxTokens must be an integer of at least 1, got "4096"'],
+    // Values JSON cannot show: as given, never "null" or a serialiser's TypeError.
+    [{ contextWindow: Number.NaN }, "contextWindow must be an integer of at least 1, got NaN"],
+    [{ reserveTokens: Number.POSITIVE_INFINITY }, "reserveTokens must be an integer of at least 0, got Infinity"],
     [{ summaryPrompt: "  " }, "summaryPrompt must be non-empty text"],
     [{ onCompaction: "log" }, "onCompaction must be a function"],
     [{ summaryModel: "gpt-4o-mini" }, "summaryModel must be a pi-ai Model"],
@@ -23,6 +26,14 @@ describe("createCompactionExtension options", () => {
     const error = thrown(() => createCompactionExtension(options as CompactionOptions));
     expect(ExtensionConfigError.isInstance(error) && error.code).toBe("extension_init");
     expect(error.message).toBe(`createCompactionExtension: ${message}`);
+  });
+
+  it("a bigint count is refused naming the field, not with JSON's TypeError", () => {
+    const error = thrown(() => createCompactionExtension({ keepRecentTokens: 10n } as unknown as CompactionOptions));
+    expect(ExtensionConfigError.isInstance(error) && error.code).toBe("extension_init");
+    expect(error.message).toBe(
+      "createCompactionExtension: keepRecentTokens must be an integer of at least 1, got bigint",
+    );
   });
 
   it("a bad id is invalid_extension_id; a good one names the extension", () => {
