@@ -30,8 +30,10 @@ export class MutableAgentState implements AgentState {
   errorMessage: string | undefined = undefined;
   private toolList: AgentTool<any>[] = [];
   private messageList: AgentMessage[] = [];
-  /** The ids of the calls whose tool is running; each change makes a new set, as pi's Agent does. */
-  pendingToolCalls: ReadonlySet<string> = new Set();
+  /** The ids of the calls whose tool is running, as changes apply; `undefined` from a host's assignment until the next change. */
+  private runningCalls: Set<string> | undefined = new Set();
+  /** What {@link pendingToolCalls} reads until the next change; made at the first read after one. */
+  private pendingView: ReadonlySet<string> | undefined = undefined;
 
   constructor(model: Model<any>) {
     this.model = model;
@@ -52,17 +54,33 @@ export class MutableAgentState implements AgentState {
     this.messageList = [...messages];
   }
 
-  /** Adds (`pending`) or removes a call id, in a new set. */
-  setToolCallPending(toolCallId: string, pending: boolean): void {
-    const calls = new Set(this.pendingToolCalls);
-    if (pending) calls.add(toolCallId);
-    else calls.delete(toolCallId);
-    this.pendingToolCalls = calls;
+  /**
+   * The ids of the calls whose tool is running. As in pi's Agent, a set read
+   * here never changes afterwards: each change makes the next read a new
+   * set (made only when someone reads it, so many calls in one response
+   * cost no copy each).
+   */
+  get pendingToolCalls(): ReadonlySet<string> {
+    this.pendingView ??= new Set(this.runningCalls);
+    return this.pendingView;
+  }
+  set pendingToolCalls(calls: ReadonlySet<string>) {
+    this.pendingView = calls;
+    this.runningCalls = undefined;
   }
 
-  /** No call pending, in a fresh set. */
+  /** Adds (`pending`) or removes a call id; a set read before keeps what it had. */
+  setToolCallPending(toolCallId: string, pending: boolean): void {
+    this.runningCalls ??= new Set(this.pendingView);
+    if (pending) this.runningCalls.add(toolCallId);
+    else this.runningCalls.delete(toolCallId);
+    this.pendingView = undefined;
+  }
+
+  /** No call pending; a set read before keeps what it had. */
   clearPendingToolCalls(): void {
-    this.pendingToolCalls = new Set();
+    this.runningCalls = new Set();
+    this.pendingView = undefined;
   }
 }
 

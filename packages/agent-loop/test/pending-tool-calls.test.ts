@@ -22,4 +22,28 @@ describe("Agent state: pendingToolCalls", () => {
     expect(agent.state.pendingToolCalls.size).toBe(0);
     expect(snapshots.some((snapshot) => snapshot.set === agent.state.pendingToolCalls)).toBe(false);
   });
+
+  it("between changes every read is the same set; a set the host assigns is read back as it is and the next change starts from it", async () => {
+    const tool = testTool("work");
+    const { agent } = createAgentScenario([response([toolCall("work", {}, { id: "a" })]), "done"], { tools: [tool] });
+    const assigned = new Set(["from-host"]);
+    const seen: string[][] = [];
+    agent.subscribe((event) => {
+      if (
+        event.type === "message_end" &&
+        event.message.role === "assistant" &&
+        event.message.stopReason === "toolUse"
+      ) {
+        agent.state.pendingToolCalls = assigned;
+        expect(agent.state.pendingToolCalls).toBe(assigned);
+      }
+      if (event.type === "tool_execution_start" || event.type === "tool_execution_end") {
+        expect(agent.state.pendingToolCalls).toBe(agent.state.pendingToolCalls);
+        seen.push([...agent.state.pendingToolCalls].sort());
+      }
+    });
+    await agent.prompt("go");
+    expect(seen).toEqual([["a", "from-host"], ["from-host"]]);
+    expect([...assigned]).toEqual(["from-host"]);
+  });
 });
