@@ -38,8 +38,9 @@ interface HeldCall {
   id: string;
   /** The call's arguments as its chunks carry them: a JSON object (see `objectArguments`). */
   arguments: Record<string, unknown>;
-  /** The message that made the call. */
+  /** The message that made the call, and the call's place among its calls. */
   held: HeldMessage;
+  index: number;
   startedAt: number | undefined;
   chunk: StreamToolCallChunk | undefined;
 }
@@ -97,6 +98,8 @@ export class EventBridge {
    * each do, across their tool calls) holds no array for it.
    */
   private newestHeld: HeldMessage | undefined = undefined;
+  /** The call found last while its message is held: calls start and end mostly in order, so the next one is looked at first. */
+  private lastCall: HeldCall | undefined = undefined;
   /** Message ids of the calls of released messages, made at the first release (a turn's calls are held until then). */
   private releasedIds: Map<string, string> | undefined;
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
@@ -300,16 +303,29 @@ export class EventBridge {
       id: distinctToolCallId(toolCall.id, index, taken),
       arguments: objectArguments(toolCall.arguments),
       held,
+      index,
       startedAt: undefined,
       chunk: undefined,
     }));
     this.newestHeld = held;
   }
 
-  /** The call `toolCallId` of the newest held message that made one; `undefined` once its message was released. */
+  /**
+   * The call `toolCallId` of the newest held message that made one;
+   * `undefined` once its message was released. The call after the one found
+   * last is looked at first, so a response's many calls are found in
+   * constant time each when they come in order.
+   */
   private heldCall(toolCallId: string): HeldCall | undefined {
+    const last = this.lastCall;
+    // Only while the last call's message is the newest held: an older one's call may be made again by a newer.
+    if (last && last.held === this.newestHeld) {
+      if (last.id === toolCallId) return last;
+      const next = last.held.calls[last.index + 1];
+      if (next?.id === toolCallId) return (this.lastCall = next);
+    }
     for (let held = this.newestHeld; held; held = held.older) {
-      for (const call of held.calls) if (call.id === toolCallId) return call;
+      for (const call of held.calls) if (call.id === toolCallId) return (this.lastCall = call);
     }
     return undefined;
   }
@@ -366,6 +382,7 @@ export class EventBridge {
 
   private release(held: HeldMessage): void {
     if (!this.unhold(held)) return;
+    if (this.lastCall?.held === held) this.lastCall = undefined;
     const releasedIds = (this.releasedIds ??= new Map());
     for (const call of held.calls) releasedIds.set(call.id, held.id);
     for (const call of held.calls) if (call.chunk) this.heldChunk(held, call.chunk);
