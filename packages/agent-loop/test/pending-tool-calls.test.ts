@@ -34,7 +34,8 @@ describe("Agent state: pendingToolCalls", () => {
         event.message.role === "assistant" &&
         event.message.stopReason === "toolUse"
       ) {
-        agent.state.pendingToolCalls = assigned;
+        // Read-only in the types, as in pi; a host without types may still assign it.
+        (agent.state as { pendingToolCalls: ReadonlySet<string> }).pendingToolCalls = assigned;
         expect(agent.state.pendingToolCalls).toBe(assigned);
       }
       if (event.type === "tool_execution_start" || event.type === "tool_execution_end") {

@@ -9,6 +9,7 @@ import {
 } from "@turnkit/protocol";
 import { randomUUID } from "node:crypto";
 import { ABANDONED, errorText, settleOrAbandon } from "@turnkit/agent-loop/internal";
+import type { Clock } from "../clock.js";
 import { describeValue } from "../messages/content-checks.js";
 
 /** Event ids unique across runners and processes: one random prefix per runner and a counter in base 36. */
@@ -31,7 +32,8 @@ export interface EventWriter {
    * but later events, including the terminal `session.status`, are still
    * offered. Nothing is offered after the terminal status. One exception to
    * the one-at-a-time rule: when a call is still pending once the turn was
-   * aborted and its abort grace is over, the events waiting behind it are
+   * aborted and its abort grace is over (or, with `RunTurnInput.hookTimeoutMs`,
+   * once that long has passed, which fails the turn), the events waiting behind it are
    * dropped (they are never numbered), and the writer is offered, without
    * waiting for the pending call, a `debug.trace` (phase `events`, level
    * `warn`, `attrs.droppedEvents` and `attrs.droppedTypes`) saying how many
@@ -51,6 +53,12 @@ export interface EventWriter {
 export interface WriterFailureListener {
   /** Errors it throws are ignored: the failure is recorded either way. */
   writerFailed(error: unknown): void;
+  /**
+   * The writer's answer to one call did not settle within the answer limit
+   * the queue was given (`limitMs`): the queue waits for it no more (see
+   * {@link SerialEventQueue.drain}). Told once.
+   */
+  writerTimedOut?(limitMs: number): void;
   /**
    * The host's `newEventId` threw or answered with no non-empty string
    * (`problem` says which, as "failed: ..." or "returned ..."). Told once,
@@ -105,6 +113,8 @@ export class SerialEventQueue {
   private abandoned = false;
   /** Set once a terminal `session.status` was pushed (or the writer was abandoned): nothing may follow. */
   private sealed = false;
+  /** Set when the writer's answer to a call did not settle within the answer limit: nothing waits for it any more. */
+  private timedOut = false;
 
   private readonly sessionId: string;
   private readonly turnId: string;
@@ -118,6 +128,8 @@ export class SerialEventQueue {
     private readonly writer: EventWriter,
     ids: { sessionId: string; turnId: string; newEventId: () => string },
     private readonly failures: WriterFailureListener,
+    /** How long one call of the writer may take to settle, on `clock`; none: as long as it takes. */
+    private readonly answerLimit?: { ms: number; clock: Clock },
   ) {
     this.sessionId = ids.sessionId;
     this.turnId = ids.turnId;
@@ -214,7 +226,17 @@ export class SerialEventQueue {
   }
 
   private async resumeAfter(answer: Promise<void>): Promise<void> {
-    await answer;
+    const limit = this.answerLimit;
+    if (!limit) await answer;
+    else if (!(await settledWithin(answer, limit))) {
+      this.timedOut = true;
+      try {
+        this.failures.writerTimedOut?.(limit.ms);
+      } catch {
+        // The listener's own failure changes nothing: the queue waits no more either way.
+      }
+      return;
+    }
     if (this.abandoned) return;
     this.writing = undefined;
     this.handOverWaiting();
@@ -260,7 +282,8 @@ export class SerialEventQueue {
 
   /**
    * Gives up on a writer that did not return (after {@link drain} reported
-   * `"abandoned"`): the events still waiting behind its pending call are
+   * `"abandoned"`: the turn was aborted and its grace is over, or a call
+   * took longer than the answer limit): the events still waiting behind its pending call are
    * dropped without a number, and, without waiting for that call, the
    * writer is handed a `debug.trace` announcing them (when there are any),
    * then the turn's terminal status (when it was pushed and is not handed
@@ -286,7 +309,9 @@ export class SerialEventQueue {
     const payload: DebugTracePayload = {
       phase: DROPPED_EVENTS_PHASE,
       level: "warn",
-      message: `the event writer did not return after the turn was aborted; ${dropped.length} events it never received were dropped`,
+      message: this.timedOut
+        ? `the event writer did not answer within ${this.answerLimit!.ms} ms; ${dropped.length} events it never received were dropped`
+        : `the event writer did not return after the turn was aborted; ${dropped.length} events it never received were dropped`,
       attrs: { droppedEvents: dropped.length, droppedTypes },
     };
     return payload;
@@ -295,12 +320,25 @@ export class SerialEventQueue {
   /**
    * Resolves when every queued event was handed over. With a `signal`, once
    * it has fired, waits at most `graceMs` more for a writer that never
-   * returns and then reports `"abandoned"`.
+   * returns and then reports `"abandoned"`; so it does, at once, once a
+   * call of the writer took longer than the answer limit.
    */
   async drain(signal?: AbortSignal, graceMs = 0): Promise<"drained" | "abandoned"> {
     while (this.writing) {
+      if (this.timedOut) return "abandoned";
       if ((await settleOrAbandon(this.writing, signal, graceMs)) === ABANDONED) return "abandoned";
     }
-    return "drained";
+    return this.timedOut ? "abandoned" : "drained";
   }
+}
+
+/** Whether `answer` (which never rejects) settled within `limit.ms` on `limit.clock`. */
+function settledWithin(answer: Promise<void>, limit: { ms: number; clock: Clock }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = limit.clock.setTimeout(() => resolve(false), limit.ms);
+    answer.then(() => {
+      limit.clock.clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }

@@ -14,7 +14,10 @@ import { reportOutcome } from "./turn-watching.js";
  * terminal `session.status` and drains the event queue. Never rejects. A
  * writer that never returns holds up the queue; once the caller aborts, it
  * is given up on when the turn's shared abort grace is over and still
- * handed the terminal status.
+ * handed the terminal status. With `hookTimeoutMs`, the writer's pending
+ * events are waited for before the outcome is decided, and a call of the
+ * writer that takes longer fails the turn (`internal`) and is given up on
+ * the same way.
  */
 export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
   try {
@@ -23,6 +26,9 @@ export async function finishTurn(turn: RunningTurn): Promise<TurnOutcome> {
     // Recorded as the turn's failure by deliverHistory.
   }
   turn.bridge.flush();
+  // With hookTimeoutMs the writer is bounded like any host code: one that has not answered in time fails the turn,
+  // so its events are waited for before the outcome is decided.
+  if (turn.input.hookTimeoutMs !== undefined) await turn.events.drain(turn.input.signal, turn.abortGrace.remainingMs());
   const outcome = withHandBack(decideOutcome(turn), takeUndelivered(turn));
   // A provider failure ends the turn without failTurn: the logger hears of it here.
   if (outcome.kind === "failed" && !turn.failure) {

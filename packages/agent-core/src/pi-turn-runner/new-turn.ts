@@ -80,6 +80,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
       input.eventWriter,
       { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId },
       this,
+      input.hookTimeoutMs === undefined ? undefined : { ms: input.hookTimeoutMs, clock: defaults.clock },
     );
     this.bridge = new TurnEventBridge(this);
     // The turn is the tool table's options: its ids, and its callbacks as methods.
@@ -102,6 +103,18 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   /** The host's writer failed: the turn fails as the host's fault. */
   writerFailed(error: unknown): void {
     failTurn(this, { code: ErrorCode.Internal, message: `The event writer failed: ${errorText(error)}` }, true);
+  }
+
+  /** The writer did not answer within `hookTimeoutMs`: the turn fails as the host's fault, and its events stop waiting for it. */
+  writerTimedOut(limitMs: number): void {
+    failTurn(
+      this,
+      {
+        code: ErrorCode.Internal,
+        message: `The event writer did not answer within ${limitMs} ms (RunTurnInput.hookTimeoutMs)`,
+      },
+      true,
+    );
   }
 
   /** A warning of the turn's watch, emitted in order with the turn's other events (nothing once the turn settled). */

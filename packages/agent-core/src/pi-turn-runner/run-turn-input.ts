@@ -73,7 +73,10 @@ export interface RunTurnInput {
    * dropped: a before-LLM, after-LLM or history hook fails the turn (code
    * `hook`), a before-tool hook blocks the call, an after-tool hook makes
    * the result an error result, an observer is ignored, a step-end hook is
-   * reported, a host callback fails the turn (`internal`). A positive
+   * reported, a host callback fails the turn (`internal`). The event
+   * writer's `push` is bounded too: one that has not settled by then fails
+   * the turn (`internal`) and is given up on, the events waiting behind it
+   * dropped and announced (see `EventWriter.push`). A positive
    * integer. Default: no limit (a permission hook may wait for a person);
    * aborting the turn always bounds the wait (see the abort grace).
    */

@@ -1,15 +1,10 @@
 /**
  * A host that sets `hookTimeoutMs` bounds every piece of host code the turn
- * waits on; the event writer is host code too. Today only an abort bounds
- * a writer whose `push` never settles: without one the turn never ends.
- *
- * Known defect, for the runner's owner (the event queue's drain and the
- * turn's finish live in the per-turn core): with `hookTimeoutMs`, a `push`
- * that has not settled by then should fail the turn with code `internal`
- * ("the event writer did not answer within N ms (RunTurnInput.hookTimeoutMs)"),
- * and the queue should then be abandoned as after an abort's grace: the
- * waiting events dropped and announced in one `debug.trace`, the terminal
- * status offered without waiting, `seq` without a gap.
+ * waits on; the event writer is host code too: a `push` that has not
+ * settled by then fails the turn with code `internal`, naming the writer
+ * and the limit, and the events waiting behind it are dropped and
+ * announced in one `debug.trace`, the terminal status offered without
+ * waiting, `seq` without a gap.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
@@ -17,8 +12,7 @@ import { describe, expect, it } from "vitest";
 import { createRecordingTool, createVirtualClock, runScriptedTurn } from "../../src/testing/index.js";
 
 describe("an event writer whose push never settles, with hookTimeoutMs", () => {
-  // Fails today: the turn is still running when the real-time check gives up (it is then aborted and ends).
-  it.fails("ends the turn failed (internal), naming the writer and the limit, with one terminal status", async () => {
+  it("ends the turn failed (internal), naming the writer and the limit, with one terminal status", async () => {
     const clock = createVirtualClock({ autoAdvance: true });
     const controller = new AbortController();
     const received: RuntimeEvent[] = [];
