@@ -55,8 +55,17 @@ export const hostileHostArbitrary: fc.Arbitrary<HostileHostSpec> = fc.record({
 /** A generated runner turn with a hostile host. */
 export function hostileTurnArbitrary(options: GenerationOptions): fc.Arbitrary<TurnScenario> {
   return fc
-    .tuple(turnScenarioArbitrary(options), hostileHostArbitrary)
-    .map(([scenario, hostile]) => ({ ...scenario, hostile }));
+    .tuple(
+      turnScenarioArbitrary(options),
+      hostileHostArbitrary,
+      oneIn(3, slowWriterArbitrary({ never: true, maxFrom: 40 })),
+    )
+    .map(([scenario, hostile, slow]) =>
+      // With hookTimeoutMs the writer is host code it bounds too: now and then one that falls behind or never answers.
+      hostile.hookTimeoutMs !== undefined && slow
+        ? { ...scenario, hostile, writer: { ...scenario.writer, slow } }
+        : { ...scenario, hostile },
+    );
 }
 
 /**

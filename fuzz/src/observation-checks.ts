@@ -97,6 +97,8 @@ export interface TurnCheckOptions {
   writerFails?: boolean;
   /** The writer answers late or never from some event on (events waiting behind it may be dropped, as announced). */
   writerMayStall?: boolean;
+  /** The turn sets `hookTimeoutMs`: a writer that has not answered by then is given up on without an abort. */
+  writerBounded?: boolean;
   /** Texts of every scripted attempt by token; without it the visible-text check is skipped. */
   scriptedTexts?: ReadonlyMap<string, string>;
   /** Names of the sub-agents the turn offered (their events are checked by invariant 16, the turn's own by the rest). */
@@ -116,7 +118,10 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
     abortedBeforeStart: options.abortedBeforeStart ?? false,
     writerFails: options.writerFails ?? false,
   });
-  checkEventNumbering(full, { writerMayStall: options.writerMayStall ?? false });
+  checkEventNumbering(full, {
+    writerMayStall: options.writerMayStall ?? false,
+    writerBounded: options.writerBounded ?? false,
+  });
   checkEventsPersistable(full.events);
   checkNoEngineErrors(full.events, outcome);
   checkSubAgentEvents(full, outcome, options.subAgentNames ?? [], options.subAgentTasks);
@@ -147,6 +152,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
     // A failing event-id source fails the turn like a failing writer: its failure trace may come before `aborted`.
     writerFails: failAt !== undefined || slow?.answer === "reject" || scenario.allocatorFailure?.target === "event",
     writerMayStall: slow !== undefined,
+    writerBounded: (scenario.hostile?.hookTimeoutMs ?? scenario.hookTimeoutMs) !== undefined,
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
     subAgentNames: (scenario.subAgents ?? []).map((agent) => agent.name),
     subAgentTasks: scenario.requests

@@ -5,8 +5,8 @@
  * a writer given up on never received is announced instead, by at most one
  * `debug.trace` (phase `events`, level `warn`) right before the terminal
  * status, whose `droppedEvents` is the sum of its `droppedTypes`; and only
- * when the caller aborted the turn and the writer was one that may not
- * answer in time. (The terminal status last and once is invariant 3.)
+ * when the writer was one that may not answer in time, and the caller
+ * aborted the turn or `hookTimeoutMs` bounds the writer. (The terminal status last and once is invariant 3.)
  * Every event is named: a non-empty string `eventId`, and a non-empty
  * string `messageId` in a payload that has one, whatever the host's id
  * callbacks answered.
@@ -50,8 +50,15 @@ export function droppedOfType(events: readonly RuntimeEvent[], type: RuntimeEven
   return droppedEventsOf(events)?.byType[type] ?? 0;
 }
 
-/** `writerMayStall`: the scenario's writer answers late or never from some event on. */
-export function checkEventNumbering(observation: TurnRunObservation, options: { writerMayStall: boolean }): void {
+/**
+ * `writerMayStall`: the scenario's writer answers late or never from some
+ * event on; `writerBounded`: the turn sets `hookTimeoutMs`, so such a
+ * writer is given up on without an abort.
+ */
+export function checkEventNumbering(
+  observation: TurnRunObservation,
+  options: { writerMayStall: boolean; writerBounded: boolean },
+): void {
   const fail = (detail: string): never => {
     throw new InvariantViolation(INVARIANT, detail);
   };
@@ -84,5 +91,6 @@ export function checkEventNumbering(observation: TurnRunObservation, options: { 
     fail(`the dropped-events notice does not add up: ${describeValue(notice.payload.attrs)}`);
   if (!options.writerMayStall)
     fail(`events were dropped though the writer answered every call in time: ${describeValue(notice.payload)}`);
-  if (!observation.callerAborted) fail("events were dropped though the caller never aborted the turn");
+  if (!observation.callerAborted && !options.writerBounded)
+    fail("events were dropped though the caller never aborted the turn and no hookTimeoutMs bounds the writer");
 }

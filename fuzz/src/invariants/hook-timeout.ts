@@ -2,9 +2,9 @@
  * Invariant 26: with `hookTimeoutMs`, no hook or host callback holds a turn.
  * A turn that sets it (a hostile host's, or one whose sub-agent has a hook
  * that never answers), and where nothing but host code can keep the turn
- * waiting (no tool, stream or child that hangs, no writer that never
- * answers), ends on its own: the driver never has to abort it, however
- * slow or hung a chain member or a child's hook is.
+ * waiting (no tool, stream or child that hangs), ends on its own: the
+ * driver never has to abort it, however slow or hung a chain member, a
+ * child's hook or the event writer is.
  */
 import type { TurnScenario } from "../scenario.js";
 import { InvariantViolation } from "./violation.js";
@@ -13,7 +13,6 @@ const INVARIANT = "26 with hookTimeoutMs no hook holds the turn";
 
 /** Whether something of `scenario` other than host code may wait until the turn is aborted. */
 function mayWaitWithoutHooks(scenario: TurnScenario): boolean {
-  if (scenario.writer.slow?.answer === "never") return true;
   const childHangs = (scenario.subAgents ?? []).some(({ child }) =>
     child.kind === "nested" ? child.inner === "hang" : child.kind === "hang" || child.kind === "toolHang",
   );

@@ -163,7 +163,7 @@ describe("invariant checkers reject broken runs", () => {
       payload: { phase: "events", level: "warn", message: "dropped", attrs: { droppedEvents, droppedTypes } },
     });
     const run = (events: RuntimeEvent[], callerAborted = true) => ({ events, callerAborted }) as TurnRunObservation;
-    const stalling = { writerMayStall: true };
+    const stalling = { writerMayStall: true, writerBounded: false };
     // 12, 13, then 15: a number given to an event the writer never received.
     expect(() =>
       checkEventNumbering(run([status(1, "running"), trace(2, "turn_start"), status(4, "aborted")]), stalling),
@@ -175,8 +175,12 @@ describe("invariant checkers reject broken runs", () => {
       status(4, "aborted"),
     ];
     expect(() => checkEventNumbering(run(cut), stalling)).not.toThrow();
-    expect(() => checkEventNumbering(run(cut), { writerMayStall: false })).toThrow(/answered every call in time/);
+    expect(() => checkEventNumbering(run(cut), { writerMayStall: false, writerBounded: false })).toThrow(
+      /answered every call in time/,
+    );
     expect(() => checkEventNumbering(run(cut, false), stalling)).toThrow(/never aborted/);
+    // Without an abort, only a hookTimeoutMs that bounds the writer lets events be dropped.
+    expect(() => checkEventNumbering(run(cut, false), { ...stalling, writerBounded: true })).not.toThrow();
     const early = [status(1, "running"), notice(2, 1, { "debug.trace": 1 }), trace(3, "x"), status(4, "aborted")];
     expect(() => checkEventNumbering(run(early), stalling)).toThrow(/not right before the terminal/);
     const wrongSum = [status(1, "running"), notice(2, 3, { "debug.trace": 1 }), status(3, "aborted")];
