@@ -3,6 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
+import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import type { StderrTail } from "./stderr-tail.js";
 
@@ -28,12 +29,21 @@ export interface OpenedTransport {
  * on a stateless server closes its request (see
  * `fetchClosingCancelledRequests`).
  *
+ * No message from the server is read past `maxMessageBytes` (over stdio,
+ * past one pipe chunk more): there the SDK drops it and closes the transport (its error is told apart by
+ * `isStdioMessageTooLarge`); over HTTP the answer is cancelled and
+ * `onMessageTooLarge()` is called.
+ *
  * The Streamable HTTP transport is loaded only when a server needs it: a
  * host with stdio servers only never loads the SDK's HTTP and event-stream
  * code (whose dependencies publish TypeScript sources under a `source`
  * export condition, which hosts running with that condition cannot load).
  */
-export async function createTransport(settings: McpTransportSettings, stderr: StderrTail): Promise<OpenedTransport> {
+export async function createTransport(
+  settings: McpTransportSettings,
+  stderr: StderrTail,
+  limit: { readonly maxMessageBytes: number; readonly onMessageTooLarge: () => void },
+): Promise<OpenedTransport> {
   switch (settings.kind) {
     case "stdio": {
       const transport = new StdioClientTransport({
@@ -42,6 +52,7 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
         env: { ...settings.env },
         ...(settings.cwd !== undefined && { cwd: settings.cwd }),
         stderr: "pipe",
+        maxBufferSize: limit.maxMessageBytes + STDIO_CHUNK_ALLOWANCE_BYTES,
       });
       transport.stderr?.on("data", (chunk: Buffer) => stderr.append(chunk));
       return {
@@ -59,7 +70,11 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
         {
           requestInit: { headers: { ...settings.headers } },
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
-          fetch: fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+          fetch: fetchBoundingMessages(
+            limit.maxMessageBytes,
+            limit.onMessageTooLarge,
+            fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+          ),
           ...(auth && { authProvider: auth }),
         },
       );
