@@ -1,5 +1,6 @@
 import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { UnansweredRequestError } from "./unanswered-json.js";
 
 /** The SDK client's error for a handshake answered with a protocol version it does not speak (it has no error type for it). */
 const UNSUPPORTED_VERSION = /^Server's protocol version is not supported: (.*)$/;
@@ -43,6 +44,8 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       `answered ${request} with a malformed message: ${describeMalformed(error as Error)}`,
     );
   }
+  if (error instanceof UnansweredRequestError)
+    return make(McpServerErrorCode.ProtocolError, `answered ${request} with JSON holding ${error.held}`);
   if (isStreamableHttpError(error)) {
     const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
     return make(

@@ -5,6 +5,7 @@ import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
+import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import type { StderrTail } from "./stderr-tail.js";
 
 /** A client transport plus what the connection needs to know about it. */
@@ -27,7 +28,8 @@ export interface OpenedTransport {
  * here: the client starts it on connect. A stdio server's stderr is piped
  * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
  * on a stateless server closes its request (see
- * `fetchClosingCancelledRequests`).
+ * `fetchClosingCancelledRequests`), and a request answered with JSON that
+ * does not answer it fails at once (see `fetchRefusingUnansweredJson`).
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
  * past one pipe chunk more): there the SDK drops it and closes the transport (its error is told apart by
@@ -70,10 +72,12 @@ export async function createTransport(
         {
           requestInit: { headers: { ...settings.headers } },
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
-          fetch: fetchBoundingMessages(
-            limit.maxMessageBytes,
-            limit.onMessageTooLarge,
-            fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+          fetch: fetchRefusingUnansweredJson(
+            fetchBoundingMessages(
+              limit.maxMessageBytes,
+              limit.onMessageTooLarge,
+              fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+            ),
           ),
           ...(auth && { authProvider: auth }),
         },

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type McpServerError, type McpServerStatus, createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -108,5 +109,49 @@ describe("a server that answers the handshake with a protocol version the client
     );
     expect(mcp.status.state).toBe("failed");
     await mcp.dispose();
+  });
+});
+
+describe("a JSON response that does not answer its request", () => {
+  it("an answer to a request never asked, or a notification alone, fails its call at once as a protocol error; the session stays", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: ["stray", "notice", "echo"].map((name) => ({ name, inputSchema: { type: "object" as const } })),
+      jsonAnswerFor: (name, id) => {
+        if (name === "stray") return { jsonrpc: "2.0", id: 424242, result: { content: [] } };
+        if (name === "notice")
+          return { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: `for ${id}` } };
+        return undefined;
+      },
+    });
+    // Without the check each call would wait the whole callTimeoutMs for an answer that cannot come.
+    const mcp = createMcpExtension({ id: "odd", server: { url: server.url }, callTimeoutMs: 5_000 });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const started = Date.now();
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [
+        response([toolCall("stray", {})]),
+        response([toolCall("notice", {})]),
+        response([toolCall("echo", {})]),
+        "Done.",
+      ],
+    });
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(
+      toolResults.map((result) => [result.isError, result.text, (result.details as { error?: string }).error]),
+    ).toEqual([
+      [
+        true,
+        'MCP server "odd" answered tools/call "stray" with JSON holding an answer to request 424242 instead',
+        "protocol_error",
+      ],
+      [true, 'MCP server "odd" answered tools/call "notice" with JSON holding no answer', "protocol_error"],
+      [false, "echo {}", undefined],
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
   });
 });
