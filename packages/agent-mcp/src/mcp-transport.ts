@@ -32,9 +32,9 @@ export interface OpenedTransport {
  * does not answer it fails at once (see `fetchRefusingUnansweredJson`).
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
- * past one pipe chunk more): there the SDK drops it and closes the transport (its error is told apart by
- * `isStdioMessageTooLarge`); over HTTP the answer is cancelled and
- * `onMessageTooLarge()` is called.
+ * past one pipe chunk more). Over stdio the SDK drops such a message and
+ * closes the transport (its error is told apart by `isStdioMessageTooLarge`);
+ * over HTTP the answer is cancelled and `onMessageTooLarge()` is called.
  *
  * The Streamable HTTP transport is loaded only when a server needs it: a
  * host with stdio servers only never loads the SDK's HTTP and event-stream
