@@ -6,6 +6,7 @@ import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
+import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
 
 /** A client transport plus what the connection needs to know about it. */
@@ -28,8 +29,9 @@ export interface OpenedTransport {
  * here: the client starts it on connect. A stdio server's stderr is piped
  * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
  * on a stateless server closes its request (see
- * `fetchClosingCancelledRequests`), and a request answered with JSON that
- * does not answer it fails at once (see `fetchRefusingUnansweredJson`).
+ * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
+ * on a stateless server, an event stream) that does not answer it fails at
+ * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
  * past one pipe chunk more). Over stdio the SDK drops such a message and
@@ -73,10 +75,13 @@ export async function createTransport(
           requestInit: { headers: { ...settings.headers } },
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
           fetch: fetchRefusingUnansweredJson(
-            fetchBoundingMessages(
-              limit.maxMessageBytes,
-              limit.onMessageTooLarge,
-              fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+            fetchEndingUnansweredStreams(
+              () => transport.sessionId === undefined,
+              fetchBoundingMessages(
+                limit.maxMessageBytes,
+                limit.onMessageTooLarge,
+                fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+              ),
             ),
           ),
           ...(auth && { authProvider: auth }),

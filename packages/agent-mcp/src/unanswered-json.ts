@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { requestId } from "./posted-request.js";
 
 /**
  * A request whose HTTP response was JSON that did not answer it: it never
@@ -39,19 +40,6 @@ export function fetchRefusingUnansweredJson(base: FetchLike): FetchLike {
     if (held !== undefined) throw new UnansweredRequestError(held);
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-}
-
-/** The id of the one JSON-RPC request a POST body holds, or `undefined` (a notification, an answer, a batch). */
-function requestId(body: unknown): string | number | undefined {
-  if (typeof body !== "string") return undefined;
-  try {
-    const message: unknown = JSON.parse(body);
-    if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
-    const { id, method } = message as { id?: unknown; method?: unknown };
-    return typeof method === "string" && (typeof id === "string" || typeof id === "number") ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
