@@ -68,23 +68,28 @@ class AnswerWatch {
   answered = false;
   resumable = false;
   private readonly decoder = new TextDecoder();
-  /** The text after the last line feed read. */
-  private line = "";
-  /** The `data` lines of the event being read, joined by line feeds. */
+  /** The pieces of the line being read, since the last line feed (joined once the line ends: a long line costs no more). */
+  private line: string[] = [];
+  /** The `data` lines of the event being read. */
   private data: string[] = [];
 
   constructor(private readonly id: string | number) {}
 
   read(chunk: Uint8Array): void {
     if (this.answered) return;
-    const lines = (this.line + this.decoder.decode(chunk, { stream: true })).split("\n");
-    this.line = lines.pop()!;
-    for (const raw of lines) {
+    const text = this.decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let lf = text.indexOf("\n"); lf !== -1; lf = text.indexOf("\n", start)) {
+      this.line.push(text.slice(start, lf));
+      const raw = this.line.join("");
+      this.line = [];
+      start = lf + 1;
       const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
       if (line === "") this.endEvent();
       else if (line.startsWith("data:")) this.data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
       else if (line.startsWith("id:")) this.resumable = true;
     }
+    if (start < text.length) this.line.push(text.slice(start));
   }
 
   private endEvent(): void {
