@@ -26,14 +26,17 @@ export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
   const shown = withApprovalAnswers(withoutSupersededParts(message));
   const metadata = message.metadata;
   const turnId = metadata?.turnId ?? message.id;
-  // A question is open while its turn runs and its call has no result yet.
+  // A question is open while its turn runs, its wait has not ended (answered here, in another tab, or
+  // timed out: the stream says so) and its call has no result yet.
   const answered = new Set(
     shown.parts.flatMap((part) =>
       "toolCallId" in part && String(part.state).startsWith("output-") ? [part.toolCallId] : [],
     ),
   );
   const isOpen = (question: Question) =>
-    metadata?.status === "running" && !(question.toolCallId !== undefined && answered.has(question.toolCallId));
+    metadata?.status === "running" &&
+    question.outcome === undefined &&
+    !(question.toolCallId !== undefined && answered.has(question.toolCallId));
   return (
     <div className="message assistant" data-testid="assistant-message" data-status={metadata?.status}>
       <div className="answer" data-testid="assistant-text">

@@ -26,7 +26,7 @@ function choicesOf(field: Field): { value: string; label: string }[] | undefined
 
 interface QuestionCardProps {
   question: Question;
-  /** False once the turn went past the question (its call has a result, or the turn ended): it is shown as asked. */
+  /** False once the question's wait ended, its call has a result, or the turn ended: it is shown as asked. */
   open: boolean;
   onReply: (answer: QuestionAnswer) => Promise<void>;
 }
@@ -55,6 +55,9 @@ export function QuestionCard({ question, open, onReply }: QuestionCardProps) {
     return (
       <div className="question answered" data-testid="question-answered">
         ? {question.message}
+        {question.outcome !== undefined && question.outcome !== "answered" && (
+          <em> ({question.outcome.replace("_", " ")})</em>
+        )}
       </div>
     );
   const reply = async (answer: QuestionAnswer) => {

@@ -8,6 +8,9 @@
  * And the message a page shows at the end (superseded parts left out,
  * approvals' answers on their parts) passes the AI SDK's own
  * `validateUIMessages` unchanged: no part it refuses, no field it drops.
+ * A question (elicitation) whose wait ended in the events is closed in the
+ * message: its part carries the outcome of its `action.request` trace, so a
+ * page reloaded while the call that asked still runs never asks it again.
  */
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { toUIMessageChunks, withApprovalAnswers, withoutSupersededParts } from "@turnkit/ui-stream";
@@ -48,10 +51,31 @@ export async function checkUIMessageStream(events: readonly RuntimeEvent[]): Pro
   for await (const message of reader) last = message;
   if (problems.length > 0) fail(problems.join("; "));
   if (last === undefined) return;
+  checkQuestionsClosed(events, last, fail);
   const shown = withApprovalAnswers(withoutSupersededParts(last));
   const chat = [{ id: "q", role: "user" as const, parts: [{ type: "text" as const, text: "Go." }] }, shown];
   const checked = await safeValidateUIMessages({ messages: structuredClone(chat) });
   if (!checked.success) fail(`validateUIMessages refused the message: ${checked.error.message.slice(0, 500)}`);
   if (checked.success && !isDeepStrictEqual(JSON.parse(JSON.stringify(checked.data)), JSON.parse(JSON.stringify(chat))))
     fail("validateUIMessages changed the message (it drops what its schema does not name)");
+}
+
+/** Each elicitation part of the turn (not a sub-agent's) says how its wait ended, as the events' trace does; or nothing while it waits. */
+function checkQuestionsClosed(
+  events: readonly RuntimeEvent[],
+  message: UIMessage,
+  fail: (detail: string) => never,
+): void {
+  const outcomes = new Map<string, unknown>();
+  for (const event of events)
+    if (!event.origin && event.type === "debug.trace" && event.payload.phase === "action.request")
+      outcomes.set(String(event.payload.attrs?.requestId), event.payload.attrs?.outcome);
+  for (const part of message.parts) {
+    if (part.type !== "data-turnkit-elicitation") continue;
+    const { id, data } = part as { id?: string; data: { outcome?: unknown } };
+    if (data.outcome !== outcomes.get(String(id)))
+      fail(
+        `the question ${id} shows outcome ${String(data.outcome)}, its trace says ${String(outcomes.get(String(id)))}`,
+      );
+  }
 }

@@ -1,5 +1,7 @@
 import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { UnansweredRequestError } from "./unanswered-json.js";
+import { isUnansweredStreamMarker } from "./unanswered-stream.js";
 
 /** The SDK client's error for a handshake answered with a protocol version it does not speak (it has no error type for it). */
 const UNSUPPORTED_VERSION = /^Server's protocol version is not supported: (.*)$/;
@@ -25,6 +27,11 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
   const { serverId, request } = context;
   const make = (code: McpServerErrorCode, message: string) =>
     new McpServerError({ code, serverId, message, cause: error });
+  if (error instanceof McpError && isUnansweredStreamMarker(error.data))
+    return make(
+      McpServerErrorCode.ProtocolError,
+      `answered ${request} with an event stream that ended without its answer`,
+    );
   if (error instanceof McpError) {
     switch (error.code) {
       case ErrorCode.ConnectionClosed:
@@ -43,6 +50,8 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       `answered ${request} with a malformed message: ${describeMalformed(error as Error)}`,
     );
   }
+  if (error instanceof UnansweredRequestError)
+    return make(McpServerErrorCode.ProtocolError, `answered ${request} with JSON holding ${error.held}`);
   if (isStreamableHttpError(error)) {
     const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
     return make(

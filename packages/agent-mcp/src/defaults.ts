@@ -18,6 +18,14 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
  */
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
 
+/**
+ * The most bytes of one message from a server that are read (10 MiB, the
+ * MCP SDK's own limit for stdio): a longer one (a result of hundreds of
+ * megabytes) is not read into memory; the calls in flight fail with
+ * `message_too_large` and the connection is closed.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
 /** How long starting a server, the `initialize` handshake and a `tools/list` may take, each. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 

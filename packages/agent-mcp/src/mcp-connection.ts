@@ -16,6 +16,7 @@ import {
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { type OpenedTransport, createTransport, spawnFailure } from "./mcp-transport.js";
+import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { stopProcess } from "./stop-process.js";
@@ -85,9 +86,14 @@ export class McpConnection {
     features: ClientFeatures,
     authorized = false,
   ): Promise<McpConnection> {
-    const opened = await createTransport(settings.transport, stderr);
+    // The transport reports a message too large for the connection it is about to belong to.
+    let connection: McpConnection | undefined;
+    const opened = await createTransport(settings.transport, stderr, {
+      maxMessageBytes: settings.maxMessageBytes,
+      onMessageTooLarge: () => connection?.messageTooLarge(),
+    });
     const client = createClient(settings, features);
-    const connection = new McpConnection(settings, client, opened, events, stderr);
+    connection = new McpConnection(settings, client, opened, events, stderr);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onListChanged(connection, "tools"));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
       events.onListChanged(connection, "resources"),
@@ -248,17 +254,20 @@ export class McpConnection {
   }
 
   /**
-   * Two transport errors break the connection, because the answers a call
+   * Three transport errors break the connection, because the answers a call
    * waits for can no longer be trusted or come: a message that is not MCP
    * (the reply it replaced can never be matched, and the stream may be out
-   * of step), and an HTTP stream that broke mid-answer. The connection is
+   * of step), a message longer than `maxMessageBytes` (dropped unread), and
+   * an HTTP stream that broke mid-answer. The connection is
    * lost at once: requests in flight fail with the reason, and the owner
    * closes it and reconnects for the next turn; it does not wait for the
    * process to exit. Other transport errors are the SDK's to handle.
    */
   private transportError(error: Error): void {
     if (this.closed) return;
-    if (isMalformedMessageError(error)) {
+    if (isStdioMessageTooLarge(error)) {
+      this.messageTooLarge();
+    } else if (isMalformedMessageError(error)) {
       this.lose(
         new McpServerError({
           code: McpServerErrorCode.ProtocolError,
@@ -281,6 +290,14 @@ export class McpConnection {
         }),
       );
     }
+  }
+
+  /** A message longer than `maxMessageBytes` was dropped unread, so the request it answered never will be. */
+  private messageTooLarge(): void {
+    if (this.closed) return;
+    const limit = `maxMessageBytes (${this.settings.maxMessageBytes} bytes)`;
+    const message = `sent a message longer than ${limit}; it was not read, and the connection was closed`;
+    this.lose(new McpServerError({ code: McpServerErrorCode.MessageTooLarge, serverId: this.settings.id, message }));
   }
 
   private lose(reason: McpServerError): void {

@@ -142,6 +142,15 @@ export interface McpExtensionOptions {
    * Default `DEFAULT_MAX_RESULT_CHARS`.
    */
   readonly maxResultChars?: number;
+  /**
+   * The most bytes of one message from the server that are read (a tool
+   * result, a resource, a list page). `maxResultChars` bounds what the model
+   * sees; this bounds the host's memory: a longer message is not read, the
+   * calls in flight fail with `message_too_large` naming this limit, and the
+   * connection is closed (the next turn makes a new one). Default
+   * `DEFAULT_MAX_MESSAGE_BYTES` (10 MiB).
+   */
+  readonly maxMessageBytes?: number;
   /** Timeout in ms for starting, the handshake and listing tools, each. Default `DEFAULT_CONNECT_TIMEOUT_MS`. */
   readonly connectTimeoutMs?: number;
   /** How a lost server is restarted; see {@link McpRestartPolicy}. Default `DEFAULT_RESTART_POLICY`. */

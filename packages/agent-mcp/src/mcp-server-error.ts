@@ -12,6 +12,11 @@ export const McpServerErrorCode = {
   CallTimeout: "call_timeout",
   /** The server wrote something that is not MCP: a line that is not JSON-RPC, or a malformed result. */
   ProtocolError: "protocol_error",
+  /**
+   * The server sent a message longer than `maxMessageBytes`: it was not
+   * read, the calls in flight failed, and the connection was closed.
+   */
+  MessageTooLarge: "message_too_large",
   /** The server answered the request with a JSON-RPC error (an unknown tool, invalid arguments, a crash in its handler). */
   ServerError: "server_error",
   /** An HTTP request to the server failed (refused, reset, an error status). */

@@ -3,7 +3,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
+import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
+import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
+import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
 
 /** A client transport plus what the connection needs to know about it. */
@@ -26,14 +29,25 @@ export interface OpenedTransport {
  * here: the client starts it on connect. A stdio server's stderr is piped
  * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
  * on a stateless server closes its request (see
- * `fetchClosingCancelledRequests`).
+ * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
+ * on a stateless server, an event stream) that does not answer it fails at
+ * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
+ *
+ * No message from the server is read past `maxMessageBytes` (over stdio,
+ * past one pipe chunk more). Over stdio the SDK drops such a message and
+ * closes the transport (its error is told apart by `isStdioMessageTooLarge`);
+ * over HTTP the answer is cancelled and `onMessageTooLarge()` is called.
  *
  * The Streamable HTTP transport is loaded only when a server needs it: a
  * host with stdio servers only never loads the SDK's HTTP and event-stream
  * code (whose dependencies publish TypeScript sources under a `source`
  * export condition, which hosts running with that condition cannot load).
  */
-export async function createTransport(settings: McpTransportSettings, stderr: StderrTail): Promise<OpenedTransport> {
+export async function createTransport(
+  settings: McpTransportSettings,
+  stderr: StderrTail,
+  limit: { readonly maxMessageBytes: number; readonly onMessageTooLarge: () => void },
+): Promise<OpenedTransport> {
   switch (settings.kind) {
     case "stdio": {
       const transport = new StdioClientTransport({
@@ -42,6 +56,7 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
         env: { ...settings.env },
         ...(settings.cwd !== undefined && { cwd: settings.cwd }),
         stderr: "pipe",
+        maxBufferSize: limit.maxMessageBytes + STDIO_CHUNK_ALLOWANCE_BYTES,
       });
       transport.stderr?.on("data", (chunk: Buffer) => stderr.append(chunk));
       return {
@@ -59,7 +74,16 @@ export async function createTransport(settings: McpTransportSettings, stderr: St
         {
           requestInit: { headers: { ...settings.headers } },
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
-          fetch: fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+          fetch: fetchRefusingUnansweredJson(
+            fetchEndingUnansweredStreams(
+              () => transport.sessionId === undefined,
+              fetchBoundingMessages(
+                limit.maxMessageBytes,
+                limit.onMessageTooLarge,
+                fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+              ),
+            ),
+          ),
           ...(auth && { authProvider: auth }),
         },
       );

@@ -3,6 +3,7 @@ import { systemClock } from "@turnkit/agent-core/internal";
 import { isValidExtensionId } from "@turnkit/agent-runtime";
 import {
   DEFAULT_CALL_MAX_DURATION_MS,
+  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RESULT_CHARS,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -36,6 +37,7 @@ export interface McpSettings {
   readonly callTimeoutMs: number;
   readonly callMaxDurationMs: number;
   readonly maxResultChars: number;
+  readonly maxMessageBytes: number;
   readonly connectTimeoutMs: number;
   readonly restart: Required<McpRestartPolicy>;
   readonly shutdownGraceMs: number;
@@ -61,6 +63,7 @@ const OPTION_KEYS: Record<keyof McpExtensionOptions, true> = {
   callTimeoutMs: true,
   callMaxDurationMs: true,
   maxResultChars: true,
+  maxMessageBytes: true,
   connectTimeoutMs: true,
   restart: true,
   shutdownGraceMs: true,
@@ -136,6 +139,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     callTimeoutMs: count(options.callTimeoutMs, "callTimeoutMs", DEFAULT_CALL_TIMEOUT_MS, 1),
     callMaxDurationMs: count(options.callMaxDurationMs, "callMaxDurationMs", DEFAULT_CALL_MAX_DURATION_MS, 1),
     maxResultChars: count(options.maxResultChars, "maxResultChars", DEFAULT_MAX_RESULT_CHARS, 1),
+    maxMessageBytes: count(options.maxMessageBytes, "maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES, 1),
     connectTimeoutMs: count(options.connectTimeoutMs, "connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS, 1),
     restart: validateRestart(options.restart),
     shutdownGraceMs: count(options.shutdownGraceMs, "shutdownGraceMs", DEFAULT_SHUTDOWN_GRACE_MS, 0),

@@ -72,7 +72,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     [
       { id: "x", server: stdio, maxRestarts: 3 },
       "maxRestarts",
-      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, maxResultChars, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, sampling, elicitation, onStatus",
+      "is not an option; the options are id, description, server, toolPrefix, toolNames, callTimeoutMs, callMaxDurationMs, maxResultChars, maxMessageBytes, connectTimeoutMs, restart, shutdownGraceMs, clock, logger, logLevel, roots, sampling, elicitation, onStatus",
     ],
     [
       { id: "x", server: stdio, restart: { backoffMs: 5_000, maxBackoffMs: 1_000 } },
@@ -91,6 +91,7 @@ describe("createMcpExtension checks its options before starting anything", () =>
     ],
     [{ id: "x", server: stdio, callMaxDurationMs: 0 }, "callMaxDurationMs", "must be an integer of at least 1, got 0"],
     [{ id: "x", server: stdio, maxResultChars: 0 }, "maxResultChars", "must be an integer of at least 1, got 0"],
+    [{ id: "x", server: stdio, maxMessageBytes: 0 }, "maxMessageBytes", "must be an integer of at least 1, got 0"],
     [{ id: "x", server: stdio, shutdownGraceMs: -5 }, "shutdownGraceMs", "must be an integer of at least 0, got -5"],
     [{ id: "x", server: stdio, clock: Date }, "clock", "must be a Clock { now, setTimeout, clearTimeout }"],
     [

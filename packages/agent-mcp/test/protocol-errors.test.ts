@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type McpServerError, type McpServerStatus, createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -108,5 +109,59 @@ describe("a server that answers the handshake with a protocol version the client
     );
     expect(mcp.status.state).toBe("failed");
     await mcp.dispose();
+  });
+});
+
+describe("an HTTP answer that does not answer its request", () => {
+  it("JSON, or a stateless server's event stream, with an answer to a request never asked, or a notification alone, fails its call at once as a protocol error; the connection stays", async () => {
+    const stray = { jsonrpc: "2.0", id: 424242, result: { content: [] } };
+    const notice = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "working" } };
+    const server = await startUnusualServer({
+      // Stateless: a session would have its own event stream, whose loss tells when the server went away.
+      stateless: true,
+      capabilities: { tools: {} },
+      tools: ["stray", "notice", "stream_stray", "stream_notice", "stream_late", "echo"].map((name) => ({
+        name,
+        inputSchema: { type: "object" as const },
+      })),
+      jsonAnswerFor: (name) => (name === "stray" ? stray : name === "notice" ? notice : undefined),
+      eventsFor: (name, id) => {
+        if (name === "stream_stray") return [stray];
+        if (name === "stream_notice") return [notice];
+        // A stray answer, then the call's own: the call gets its own.
+        if (name === "stream_late")
+          return [stray, { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "late" }] } }];
+        return undefined;
+      },
+    });
+    // Without the checks each call would wait the whole callTimeoutMs for an answer that cannot come.
+    const mcp = createMcpExtension({ id: "odd", server: { url: server.url }, callTimeoutMs: 5_000 });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const started = Date.now();
+    const calls = ["stray", "notice", "stream_stray", "stream_notice", "stream_late", "echo"];
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [...calls.map((name) => response([toolCall(name, {})])), "Done."],
+    });
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const ended = "with an event stream that ended without its answer";
+    expect(
+      toolResults.map((result) => [result.isError, result.text, (result.details as { error?: string }).error]),
+    ).toEqual([
+      [
+        true,
+        'MCP server "odd" answered tools/call "stray" with JSON holding an answer to request 424242 instead',
+        "protocol_error",
+      ],
+      [true, 'MCP server "odd" answered tools/call "notice" with JSON holding no answer', "protocol_error"],
+      [true, `MCP server "odd" answered tools/call "stream_stray" ${ended}`, "protocol_error"],
+      [true, `MCP server "odd" answered tools/call "stream_notice" ${ended}`, "protocol_error"],
+      [false, "late", undefined],
+      [false, "echo {}", undefined],
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
   });
 });

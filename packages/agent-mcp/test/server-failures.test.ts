@@ -3,6 +3,7 @@ import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { McpServerError, createMcpExtension } from "../src/index.js";
 import { type StdioFixture, isRunning, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 const started = (fixture: StdioFixture): number[] =>
@@ -187,6 +188,34 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     expect((error as Error).message).toBe(
       'MCP server "missing" could not connect: could not start "turnkit-no-such-command": spawn turnkit-no-such-command ENOENT',
     );
+    await runtime.dispose();
+  });
+
+  it("a server slower to answer the handshake than connectTimeoutMs: the turn runs without its tools, saying why; a stdio process is stopped", async () => {
+    const slowStdio = stdioFixture({ MCP_FIXTURE_SLOW_START_MS: "2000" });
+    const slowHttp = await startUnusualServer({ capabilities: { tools: {} }, initializeDelayMs: 2_000 });
+    const options = { connectTimeoutMs: 150, shutdownGraceMs: 100, restart: { maxRestarts: 0 } };
+    const stdio = createMcpExtension({ id: "sleepy", server: slowStdio.server, ...options });
+    const http = createMcpExtension({ id: "drowsy", server: { url: slowHttp.url }, ...options });
+    const runtime = await createAgentRuntime({ base: [stdio, http] });
+
+    const begun = Date.now();
+    const { outcome, events } = await runMcpTurn({ runtime, script: ["No tools today."] });
+
+    expect(outcome).toEqual({ kind: "completed" });
+    expect(Date.now() - begun).toBeLessThan(2_000);
+    const warnings = events.flatMap((event) => (event.type === "runtime.warning" ? [event.payload.message] : []));
+    expect(warnings).toEqual([
+      // Its stderr line is there when the process got as far as writing it within the 150 ms.
+      expect.stringMatching(
+        /^MCP server "sleepy" could not connect: did not answer initialize within 150 ms( \(its last stderr line: fixture: started as \d+\))?; the turn runs without its tools$/,
+      ),
+      'MCP server "drowsy" could not connect: did not answer initialize within 150 ms; the turn runs without its tools',
+    ]);
+    expect([stdio.status.lastError?.code, http.status.lastError?.code]).toEqual(["connect_failed", "connect_failed"]);
+    // Its process, which never read the handshake, is stopped (SIGTERM after shutdownGraceMs), not left running.
+    const [pid] = started(slowStdio);
+    await waitUntil(() => (isRunning(pid!) ? undefined : true));
     await runtime.dispose();
   });
 

@@ -43,6 +43,7 @@ export interface TurnkitMessageMetadata {
  *   place the model received it.
  * - `turnkit-elicitation`: an `action.required` of kind `elicitation` (an
  *   MCP server asks the person for input); answer it with its `requestId`.
+ *   The same part (same id) comes again with `outcome` once its wait ended.
  * - `turnkit-sub-agent`: an event a sub-agent of the turn emitted (one with
  *   `origin`), whole; a page shows it under the tool call
  *   `origin.toolCallId`. The turn's own parts never include a sub-agent's
@@ -60,8 +61,14 @@ export interface TurnkitDataParts {
   "turnkit-warning": RuntimeWarningPayload;
   /** A message steered into the turn while it ran. */
   "turnkit-steering": { text: string };
-  /** A question for the person (`action.required` of kind `elicitation`), with the schema of its answer. */
-  "turnkit-elicitation": ElicitationRequiredPayload;
+  /**
+   * A question for the person (`action.required` of kind `elicitation`),
+   * with the schema of its answer. Once its wait ended the part is sent
+   * again, with `outcome` (`answered`, `timed_out`, `aborted`, `refused`,
+   * `withdrawn` after a crash): the question is closed, while its call may
+   * still run. A page asks it only while `outcome` is absent.
+   */
+  "turnkit-elicitation": ElicitationRequiredPayload & { outcome?: string };
   /** An event of a sub-agent of the turn (it has `origin`), to show under its call. */
   "turnkit-sub-agent": RuntimeEvent;
   /** How the approval request `approvalId` of the call `toolCallId` was answered; `reason` when it was not granted. */

@@ -9,6 +9,8 @@ import type {
 } from "@turnkit/protocol";
 import type { FinishReason, ProviderMetadata } from "ai";
 import { approvalAnswerChunk, askedApprovalEndChunk } from "./approval-answers.js";
+import { contentText } from "./content-text.js";
+import { QuestionParts } from "./question-parts.js";
 import { resultText, toolOutput } from "./tool-output.js";
 import { ACTION_REQUEST_TRACE_PHASE, APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
@@ -82,6 +84,7 @@ export class UIMessageChunkMapper {
   private readonly messageFirstSeq = new Map<string, number>();
   private readonly tools = new Map<string, ToolCallState>();
   private readonly approvals = new Map<string, string>();
+  private readonly questions = new QuestionParts();
   private steps = 0;
   private lastStopReason: ProtocolStopReason | undefined;
 
@@ -108,7 +111,7 @@ export class UIMessageChunkMapper {
         break;
       case "action.required": {
         if (event.payload.kind === "elicitation") {
-          out.push({ type: "data-turnkit-elicitation", id: event.payload.requestId, data: event.payload });
+          out.push(this.questions.asked(event.payload));
           break;
         }
         const { requestId, toolCallId, toolName, arguments: input, messageId } = event.payload;
@@ -308,6 +311,8 @@ export class UIMessageChunkMapper {
       } else if (payload.phase === ACTION_REQUEST_TRACE_PHASE && attrs.kind === "tool_approval")
         out.push(askedApprovalEndChunk(requestId, toolCallId, String(attrs.outcome)));
     }
+    if (payload.phase === ACTION_REQUEST_TRACE_PHASE && attrs.kind === "elicitation")
+      out.push(...this.questions.ended(requestId, String(attrs.outcome)));
     if (payload.phase === RESUME_TRACE_PHASE) {
       const fromSeq = Number(attrs.supersededFromSeq);
       const toSeq = Number(attrs.supersededToSeq);
@@ -339,10 +344,4 @@ export class UIMessageChunkMapper {
 
 function origin(messageId: string): ProviderMetadata {
   return { turnkit: { messageId } };
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((block) => (block?.type === "text" ? String(block.text) : "")).join("");
 }

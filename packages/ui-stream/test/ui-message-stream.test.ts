@@ -188,6 +188,20 @@ describe("a turn as the AI SDK UI message stream", () => {
     const question = message.parts.find((p) => p.type === "data-turnkit-elicitation") as any;
     expect(question.data).toMatchObject({ kind: "elicitation", message: "Which branch?", serverName: "deploy" });
     expect(question.id).toBe(question.data.requestId);
+    // Its wait ended: the same part (one, not two) says so, so a page reloaded while the call still ran shows it closed.
+    expect(message.parts.filter((p) => p.type === "data-turnkit-elicitation")).toHaveLength(1);
+    expect(question.data.outcome).toBe("answered");
+    const events = [...result.events];
+    const ended = events.findIndex((e) => e.type === "debug.trace" && e.payload.phase === "action.request");
+    const midCall = await readEventsWithAiSdk(events.slice(0, ended + 1));
+    expect(midCall.message.parts.find((p) => p.type === "tool-deploy")).toMatchObject({ state: "input-available" });
+    expect(midCall.message.parts.find((p) => p.type === "data-turnkit-elicitation")).toMatchObject({
+      data: { outcome: "answered" },
+    });
+    const asked = await readEventsWithAiSdk(events.slice(0, ended));
+    expect(
+      (asked.message.parts.find((p) => p.type === "data-turnkit-elicitation") as any).data.outcome,
+    ).toBeUndefined();
     expect(message.parts.some((p) => p.type === "tool-approval-request")).toBe(false);
     expect(textOf(message)).toBe("Deployed.");
   });
