@@ -5,7 +5,11 @@ import {
   type StopReason,
   type ToolCall,
 } from "@mariozechner/pi-ai";
-import { ABORTED_ERROR_MESSAGE, DEFAULT_TOOL_ARGUMENTS_CHUNK_SIZE } from "./scripted-defaults.js";
+import {
+  ABORTED_ERROR_MESSAGE,
+  DEFAULT_TOOL_ARGUMENTS_CHUNK_SIZE,
+  MAX_DEFAULT_TOOL_ARGUMENTS_DELTAS,
+} from "./scripted-defaults.js";
 import type { ScriptedResponse } from "./script-blocks.js";
 import { emptyUsage } from "./message-builders.js";
 
@@ -19,9 +23,13 @@ export interface MessageIdentity {
 
 /**
  * Every event one scripted response produces, computed up front. Each
- * `partial` is an independent snapshot of the message so far, so a consumer
- * that keeps partials sees them grow (pi-ai providers reuse one mutable
- * object; a snapshot is what that object held at the time of the event).
+ * `partial` is a snapshot of the message so far, so a consumer that keeps
+ * partials sees them grow (pi-ai providers reuse one mutable object; a
+ * snapshot is what that object held at the time of the event). Snapshots
+ * are read-only: a block that has ended is shared by every later snapshot,
+ * so a response of many events or long blocks costs each event only its
+ * list of blocks, not a copy of everything streamed so far. The final
+ * message is a copy of its own.
  */
 export interface ResponsePlan {
   /** `start`, then each block's start/delta/end events; no terminal event. */
@@ -98,7 +106,12 @@ export function planResponse(
 ): ResponsePlan {
   const chunkSize = scripted.chunkSize ?? options.chunkSize;
   const splitText = (value: string) => (chunkSize ? splitIntoChunks(value, chunkSize) : splitIntoWords(value));
-  const splitJson = (value: string) => splitIntoChunks(value, chunkSize ?? DEFAULT_TOOL_ARGUMENTS_CHUNK_SIZE);
+  const splitJson = (value: string) =>
+    splitIntoChunks(
+      value,
+      chunkSize ??
+        Math.max(DEFAULT_TOOL_ARGUMENTS_CHUNK_SIZE, Math.ceil(value.length / MAX_DEFAULT_TOOL_ARGUMENTS_DELTAS)),
+    );
 
   const working: AssistantMessage = {
     role: "assistant",
@@ -112,7 +125,15 @@ export function planResponse(
   };
   if (scripted.responseId !== undefined) working.responseId = scripted.responseId;
   const initial = structuredClone(working);
-  const snapshot = () => structuredClone(working);
+  // The blocks that have ended, shared by every later snapshot (nothing changes them after their end); the
+  // block being streamed is copied into each snapshot, so each holds what the message held at its event.
+  const ended: AssistantMessage["content"] = [];
+  let streaming: AssistantMessage["content"][number] | undefined;
+  const snapshot = (): AssistantMessage => ({
+    ...working,
+    usage: { ...working.usage, cost: { ...working.usage.cost } },
+    content: streaming ? [...ended, { ...streaming }] : [...ended],
+  });
   const events: AssistantMessageEvent[] = [{ type: "start", partial: snapshot() }];
 
   for (const block of scripted.content) {
@@ -121,6 +142,7 @@ export function planResponse(
       case "text": {
         const streamed: AssistantMessage["content"][number] & { type: "text" } = { type: "text", text: "" };
         working.content.push(streamed);
+        streaming = streamed;
         events.push({ type: "text_start", contentIndex, partial: snapshot() });
         for (const delta of splitText(block.text)) {
           streamed.text += delta;
@@ -128,12 +150,15 @@ export function planResponse(
         }
         if (block.textSignature !== undefined) streamed.textSignature = block.textSignature;
         events.push({ type: "text_end", contentIndex, content: block.text, partial: snapshot() });
+        ended.push(streamed);
+        streaming = undefined;
         break;
       }
       case "thinking": {
         const streamed: AssistantMessage["content"][number] & { type: "thinking" } = { type: "thinking", thinking: "" };
         if (block.redacted !== undefined) streamed.redacted = block.redacted;
         working.content.push(streamed);
+        streaming = streamed;
         events.push({ type: "thinking_start", contentIndex, partial: snapshot() });
         for (const delta of splitText(block.thinking)) {
           streamed.thinking += delta;
@@ -141,6 +166,8 @@ export function planResponse(
         }
         if (block.thinkingSignature !== undefined) streamed.thinkingSignature = block.thinkingSignature;
         events.push({ type: "thinking_end", contentIndex, content: block.thinking, partial: snapshot() });
+        ended.push(streamed);
+        streaming = undefined;
         break;
       }
       case "toolCall": {
@@ -151,6 +178,7 @@ export function planResponse(
           arguments: {},
         };
         working.content.push(streamed);
+        streaming = streamed;
         events.push({ type: "toolcall_start", contentIndex, partial: snapshot() });
         let json = "";
         for (const delta of splitJson(JSON.stringify(block.arguments ?? {}))) {
@@ -161,6 +189,8 @@ export function planResponse(
         streamed.arguments = structuredClone(block.arguments ?? {});
         if (block.thoughtSignature !== undefined) streamed.thoughtSignature = block.thoughtSignature;
         events.push({ type: "toolcall_end", contentIndex, toolCall: structuredClone(streamed), partial: snapshot() });
+        ended.push(streamed);
+        streaming = undefined;
         break;
       }
       default: {
@@ -170,7 +200,7 @@ export function planResponse(
     }
   }
 
-  const final: AssistantMessage = { ...snapshot(), stopReason: scripted.stopReason };
+  const final: AssistantMessage = { ...structuredClone(working), stopReason: scripted.stopReason };
   if (scripted.stopReason === "error" || scripted.stopReason === "aborted") {
     final.errorMessage = scripted.errorMessage ?? defaultErrorMessage(scripted.stopReason);
   } else if (scripted.errorMessage !== undefined) {

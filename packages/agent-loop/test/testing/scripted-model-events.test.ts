@@ -153,10 +153,29 @@ describe("scripted model: event sequences", () => {
     // Partial JSON is parsed as it streams, as pi-ai providers do: `{"a":"xxxx` gives { a: "xxxx" }.
     expect(argsSoFar[0]).toEqual({ a: "xxxx" });
     expect(argsSoFar.map((args) => String(args.a ?? "").length)).toEqual([4, 14, 16]);
-    // Mutating a kept partial does not change later ones.
+    // Mutating a kept partial's block while it streams does not change later ones.
     (partials[2].content[0] as { text: string }).text = "changed";
     expect((partials[3].content[0] as { text: string }).text).toBe("one two");
     expect((partials[4].content[0] as { text: string }).text).toBe("one two");
+    // A block that has ended is one object in every later partial (they are read-only); the final message is a copy.
+    const afterText = partials.slice(5);
+    expect(new Set(afterText.map((partial) => partial.content[0])).size).toBe(1);
+    const final = events.at(-1) as { type: "done"; message: { content: unknown[] } };
+    expect(final.message.content[0]).not.toBe(afterText[0]!.content[0]);
+    expect(final.message.content[0]).toEqual({ type: "text", text: "one two" });
+  });
+
+  it("streams a long argument in at most 100 deltas by default, whose concatenation is its JSON", async () => {
+    const long = { content: "x".repeat(5_000) };
+    const scripted = createScriptedModel([response([toolCall("write", long)])]);
+    const events = await collectEvents(await scripted.streamFn(scripted.model, contextWith("hi")));
+    const deltas = events.flatMap((event) => (event.type === "toolcall_delta" ? [event.delta] : []));
+    // 10 characters a time would be 502 deltas.
+    expect(deltas.length).toBeGreaterThan(90);
+    expect(deltas.length).toBeLessThanOrEqual(100);
+    expect(deltas.join("")).toBe(JSON.stringify(long));
+    const end = events.find((event) => event.type === "toolcall_end") as { toolCall: { arguments: unknown } };
+    expect(end.toolCall.arguments).toEqual(long);
   });
 
   it("resolves result() to the message of the terminal event, with the given usage", async () => {
