@@ -35,6 +35,7 @@ import {
 } from "@turnkit/agent-runtime";
 import { Type } from "@sinclair/typebox";
 import fc from "fast-check";
+import { revokedProxy, throwingGetter } from "@turnkit/agent-loop/testing";
 
 /** The per-turn contributions of an extension, named as `ExtensionContributionError.contribution` names them. */
 const SLOTS = ["tool_factory", "system_prompt", "user_prompt_prefix", "reminder", "warning"] as const;
@@ -116,21 +117,6 @@ export const extensionFaultArbitrary: fc.Arbitrary<ExtensionFaultScenario> = fc.
 const ENGINE_TEXT =
   /Cannot perform|circular structure|serialize a BigInt|Cannot read properties|is not a function|is not iterable/;
 
-function revoked(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
-
-function throwingGetter(field: string): object {
-  return Object.defineProperty({}, field, {
-    get: () => {
-      throw new Error(`${field} getter failed`);
-    },
-    enumerable: true,
-  });
-}
-
 function tool(name: string) {
   return defineRuntimeTool({
     name,
@@ -163,14 +149,14 @@ function answerOf(slot: Slot, answer: Answer, index: number): () => unknown {
       };
     case "throwsRevoked":
       return () => {
-        throw revoked();
+        throw revokedProxy();
       };
     case "rejects":
       return () => Promise.reject(new Error(`${slot} rejected`));
     case "revoked":
-      return () => revoked();
+      return () => revokedProxy();
     case "getterThrows":
-      return () => (slot === "tool_factory" || slot === "warning" ? throwingGetter(field) : revoked());
+      return () => (slot === "tool_factory" || slot === "warning" ? throwingGetter(field) : revokedProxy());
     case "hole":
       return () => {
         if (slot !== "tool_factory" && slot !== "warning") return 5;
@@ -227,7 +213,7 @@ function extensionOf(answers: Partial<Record<Slot, Answer>>, index: number, asyn
 }
 
 function ctxOf(kind: ExtensionFaultScenario["ctx"]): TurnContext {
-  if (kind === "revoked") return revoked() as TurnContext;
+  if (kind === "revoked") return revokedProxy() as TurnContext;
   if (kind === "getterThrows") return Object.assign(throwingGetter("sessionId"), { turnId: "t" }) as TurnContext;
   return { sessionId: "s", turnId: "t" };
 }
@@ -312,7 +298,7 @@ function hostOf(fault: ExtensionFaultScenario["host"]): HostTurnInputs {
     case "toolNull":
       return { ...host, tools: [null as never] };
     case "revoked":
-      return revoked() as HostTurnInputs;
+      return revokedProxy() as HostTurnInputs;
     default: {
       const unknown: never = fault;
       throw new Error(`unknown host fault ${String(unknown)}`);

@@ -11,21 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { ExtensionContributionError, createAgentRuntime, type ExtensionAPI, type TurnContext } from "../src/index.js";
 import { echoTool, extension, rejected, turn } from "./fixtures.js";
-
-function revoked(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
-
-function throwingGetter(field: string): object {
-  return Object.defineProperty({}, field, {
-    get: () => {
-      throw new Error(`${field} getter failed`);
-    },
-    enumerable: true,
-  });
-}
+import { revokedProxy, throwingGetter } from "@turnkit/agent-loop/testing";
 
 const cycle: Record<string, unknown> = { message: 5 };
 cycle.self = cycle;
@@ -44,14 +30,18 @@ describe("assembleTurn: contributions whose values cannot be read", () => {
   it.each([
     ["a warning with a bigint message", () => ({ message: 1n }), "returned object; expected { message, tools? }"],
     ["a warning that holds a cycle", () => cycle, "returned object; expected { message, tools? }"],
-    ["a revoked proxy", () => revoked(), "returned a value that could not be read"],
+    ["a revoked proxy", () => revokedProxy(), "returned a value that could not be read"],
     [
       "a warning whose message getter throws",
       () => throwingGetter("message"),
       "returned a value that could not be read",
     ],
-    ["a list holding a revoked proxy", () => [revoked()], "returned a value that could not be read"],
-    ["a warning whose tools are a revoked proxy", () => ({ message: "down", tools: revoked() }), "could not be read"],
+    ["a list holding a revoked proxy", () => [revokedProxy()], "returned a value that could not be read"],
+    [
+      "a warning whose tools are a revoked proxy",
+      () => ({ message: "down", tools: revokedProxy() }),
+      "could not be read",
+    ],
     ["a list with a hole", () => [, { message: "down" }], "returned undefined at [0]; expected { message, tools? }"],
   ])("a warning provider returning %s fails the assembly, naming it", async (_name, provide, text) => {
     const error = await assemblyError((api) => api.registerWarningProvider(provide as never));
@@ -63,13 +53,13 @@ describe("assembleTurn: contributions whose values cannot be read", () => {
   });
 
   it.each([
-    ["a revoked proxy", () => revoked(), "returned a value that could not be read"],
-    ["a list holding a revoked proxy", () => [echoTool("a"), revoked()], "returned a tool that could not be read"],
+    ["a revoked proxy", () => revokedProxy(), "returned a value that could not be read"],
+    ["a list holding a revoked proxy", () => [echoTool("a"), revokedProxy()], "returned a tool that could not be read"],
     ["a tool whose def getter throws", () => throwingGetter("def"), "returned a tool that could not be read"],
     [
       "nothing, throwing a revoked proxy",
       () => {
-        throw revoked();
+        throw revokedProxy();
       },
       "failed: ",
     ],
@@ -87,11 +77,11 @@ describe("assembleTurn: contributions whose values cannot be read", () => {
   });
 
   it("a prompt part or reminder resolving to a revoked proxy fails the assembly, naming it", async () => {
-    const prompt = await assemblyError((api) => api.contributeSystemPrompt(() => revoked() as never));
+    const prompt = await assemblyError((api) => api.contributeSystemPrompt(() => revokedProxy() as never));
     expect(prompt).toMatchObject({ contribution: "system_prompt" });
     expect(prompt.message).toBe('extension "odd": system prompt part returned a value that could not be read');
     const reminder = await assemblyError((api) =>
-      api.registerReminderProvider({ id: "r", provide: () => revoked() as never }),
+      api.registerReminderProvider({ id: "r", provide: () => revokedProxy() as never }),
     );
     expect(reminder).toMatchObject({ contribution: "reminder" });
     expect(reminder.message).toBe('extension "odd": reminder provider "r" returned a value that could not be read');
@@ -99,7 +89,7 @@ describe("assembleTurn: contributions whose values cannot be read", () => {
 
   it("a ctx that cannot be read is refused as invalid turn input, with a rejection", async () => {
     for (const ctx of [
-      revoked(),
+      revokedProxy(),
       Object.assign(throwingGetter("sessionId"), { turnId: "t1" }),
       throwingGetter("sessionId"),
     ]) {

@@ -6,12 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { copyForHost, copyFromHost } from "../../src/messages/host-copy.js";
-
-function revoked(): object {
-  const revocable = Proxy.revocable({}, {});
-  revocable.revoke();
-  return revocable.proxy;
-}
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 
 function nested(levels: number): Record<string, unknown> {
   let value: Record<string, unknown> = { leaf: 1 };
@@ -35,7 +30,7 @@ describe("copyForHost", () => {
   });
 
   it("shares a revoked proxy as it is", () => {
-    const proxy = revoked();
+    const proxy = revokedProxy();
     const copy = copyForHost({ role: "toolResult", details: { proxy }, list: [proxy] });
     expect(copy.details.proxy).toBe(proxy);
     expect(copy.list[0]).toBe(proxy);
@@ -44,8 +39,8 @@ describe("copyForHost", () => {
 
 describe("copyFromHost", () => {
   it("throws for a message that cannot be read, and carries details that cannot be read as they are", () => {
-    expect(() => copyFromHost({ type: "replaceRequestMessages", messages: [revoked()] })).toThrow(/revoked/);
-    const proxy = revoked();
+    expect(() => copyFromHost({ type: "replaceRequestMessages", messages: [revokedProxy()] })).toThrow(/revoked/);
+    const proxy = revokedProxy();
     const taken = copyFromHost({ messages: [{ role: "toolResult", content: [], details: { proxy } }] });
     expect(taken.messages[0]!.details.proxy).toBe(proxy);
   });

@@ -12,6 +12,7 @@ import { runCheckedTurn } from "@turnkit/agent-core/testing";
 import { type ActionRequiredPayload, validateRuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
 import { type ActionRequestOutcome, defineRuntimeTool } from "../../src/index.js";
+import { revokedProxy, throwingGetter } from "@turnkit/agent-loop/testing";
 
 /** A turn whose tool asks `request` once with `options`; returns the outcome, what the host was handed, and the turn. */
 async function askOnce(request: unknown, options?: unknown) {
@@ -43,21 +44,6 @@ async function askOnce(request: unknown, options?: unknown) {
 
 const UNREADABLE = "the request or its options could not be read (a revoked proxy or a getter that throws)";
 
-function revoked(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
-
-function throwingGetter(field: string): object {
-  return Object.defineProperty({}, field, {
-    get: () => {
-      throw new Error(`${field} getter failed`);
-    },
-    enumerable: true,
-  });
-}
-
 describe("a malformed question from a tool", () => {
   it.each<[string, unknown, unknown, string]>([
     ["no object", null, undefined, "the request must be an object { kind, ... }, got null"],
@@ -79,9 +65,9 @@ describe("a malformed question from a tool", () => {
       { signal: "soon" },
       'options.signal must be an AbortSignal, got "soon"',
     ],
-    ["a revoked proxy", revoked(), undefined, UNREADABLE],
+    ["a revoked proxy", revokedProxy(), undefined, UNREADABLE],
     ["a request whose kind getter throws", throwingGetter("kind"), undefined, UNREADABLE],
-    ["options that are a revoked proxy", { kind: "tool_approval" }, revoked(), UNREADABLE],
+    ["options that are a revoked proxy", { kind: "tool_approval" }, revokedProxy(), UNREADABLE],
     ["options whose signal getter throws", { kind: "tool_approval" }, throwingGetter("signal"), UNREADABLE],
   ])("%s: refused with a reason naming the field, nobody asked", async (_name, request, options, reason) => {
     const { outcome, asked, turn } = await askOnce(request, options);

@@ -6,12 +6,7 @@
 import { PiTurnRunner, TurnkitConfigError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
 import { createRecordingEventWriter, createScriptedModel } from "../../src/testing/index.js";
-
-function revoked(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 
 function llm() {
   const model = createScriptedModel(["hi"]);
@@ -22,9 +17,9 @@ const ENGINE_TEXT = /Cannot perform|Cannot read properties|is not a function/;
 
 describe("a turn input that cannot be read", () => {
   it.each([
-    ["hooks", () => ({ hooks: revoked() })],
-    ["an entry of tools", () => ({ tools: [revoked()] })],
-    ["llm.fallback", () => ({ llm: { ...llm(), fallback: revoked() } })],
+    ["hooks", () => ({ hooks: revokedProxy() })],
+    ["an entry of tools", () => ({ tools: [revokedProxy()] })],
+    ["llm.fallback", () => ({ llm: { ...llm(), fallback: revokedProxy() } })],
   ] as const)("(%s) is refused as a TurnkitConfigError in its own words", async (_name, input) => {
     const turn = {
       sessionId: "s",

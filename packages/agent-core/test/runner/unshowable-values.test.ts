@@ -10,15 +10,10 @@ import { Type } from "@sinclair/typebox";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 import { createRecordingEventWriter } from "@turnkit/agent-core/testing";
 import { PiTurnRunner, TurnkitConfigError, defineRuntimeTool } from "../../src/index.js";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 
 const ENGINE_TEXT =
   /serialize a BigInt|on a proxy that has been revoked|Cannot convert|is not a function|Cannot read properties/;
-
-function revokedProxy(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
 
 /** What `runTurn` rejects with when `change` spoils a valid input; nothing may have been written. */
 async function refusal(change: (input: Record<string, any>) => void): Promise<TurnkitConfigError> {

@@ -80,6 +80,7 @@ export {
 export { abortListenerCount, probeRealTimers, type RealTimerProbe } from "./leak-probes.js";
 export { probeGraceTimers, sequentialGraces, type GraceTimerProbe, type GraceWait } from "./grace-timers.js";
 export { deferred, type Deferred } from "./deferred.js";
+export { revokedProxy, throwingGetter } from "./unreadable-values.js";
 
 // Constants
 export {

@@ -1,0 +1,22 @@
+/**
+ * Values host code may hand over that no code can read, for tests that
+ * check a library refuses them in its own words instead of failing with
+ * the engine's error.
+ */
+
+/** A proxy that was revoked: reading, listing or even `Array.isArray` on it throws a `TypeError`. */
+export function revokedProxy(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
+/** An object whose enumerable `field` throws an `Error` ("<field> getter failed") when read. */
+export function throwingGetter(field: string): object {
+  return Object.defineProperty({}, field, {
+    get: () => {
+      throw new Error(`${field} getter failed`);
+    },
+    enumerable: true,
+  });
+}
