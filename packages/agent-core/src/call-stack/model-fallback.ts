@@ -134,19 +134,19 @@ function checkHeaders(headers: unknown, where: string): void {
     throw invalid(where, "must be an object of header names to strings", headers);
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== "string") {
-      // describeValue, but never the value itself: a number in the wrong place may still be part of a key.
-      const shown = describeValue(value);
-      const got =
-        typeof value === "number"
-          ? "a number"
-          : typeof value === "boolean"
-            ? "a boolean"
-            : shown === "object"
-              ? "an object"
-              : shown;
-      throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${where}.${name} must be a string, got ${got}`);
+      throw new TurnkitConfigError(
+        ConfigErrorCode.InvalidTurnInput,
+        `${where}.${name} must be a string, got ${headerValueKind(value)}`,
+      );
     }
   }
+}
+
+/** What a header value that is no string is, never the value itself: a number in the wrong place may be part of a key. */
+function headerValueKind(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean") return `a ${typeof value}`;
+  const shown = describeValue(value);
+  return shown === "object" ? "an object" : shown;
 }
 
 /** Which trigger a failure is, if any (see {@link ModelFallbackTrigger}). */
