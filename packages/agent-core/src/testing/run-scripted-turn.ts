@@ -15,6 +15,7 @@ import type { PiTurnRunnerOptions } from "../pi-turn-runner/runner-options.js";
 import type { RunTurnInput } from "../pi-turn-runner/run-turn-input.js";
 import { type HistoryChange, type OnHistoryChangedHook, hookArray } from "../pi-turn-runner/turn-hooks.js";
 import { type RecordingEventWriter, createRecordingEventWriter } from "./recording-event-writer.js";
+import { checkReadable } from "../input-reading.js";
 
 /** Options of {@link runScriptedTurn}. */
 export interface RunScriptedTurnOptions {
@@ -91,7 +92,8 @@ export async function runScriptedTurn(options: RunScriptedTurnOptions = {}): Pro
   const record: OnHistoryChangedHook = (change) => {
     historyChanges.push(change);
   };
-  const input: RunTurnInput = {
+  // The host's own parts of the input are read here first: one that cannot be read is refused in words, naming it.
+  const input: RunTurnInput = checkReadable("runScriptedTurn: options.input", ConfigErrorCode.InvalidTurnInput, () => ({
     sessionId: "session-1",
     turnId: "turn-1",
     systemPrompt: "You are a scripted test assistant.",
@@ -102,7 +104,7 @@ export async function runScriptedTurn(options: RunScriptedTurnOptions = {}): Pro
     ...given,
     llm: { model: model.model, streamFn: model.streamFn, ...given.llm },
     hooks: { ...given.hooks, onHistoryChangedHook: [...hookArray(given.hooks?.onHistoryChangedHook), record] },
-  };
+  }));
 
   const outcome = await runner.runTurn(input);
   return {

@@ -14,6 +14,7 @@ import {
   toolResultMessage,
   userMessage,
 } from "@turnkit/agent-core/testing";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 
 const event = (seq: number, type: RuntimeEvent["type"], payload: unknown, eventId = `e${seq}`): RuntimeEvent =>
   ({ schema: "turnkit.runtime-event/v1", eventId, sessionId: "s", turnId: "t", seq, type, payload }) as RuntimeEvent;
@@ -38,6 +39,9 @@ describe("@turnkit/agent-core/testing", () => {
     ] as const) {
       await expect(runScriptedTurn(options as never)).rejects.toThrow(message);
     }
+    await expect(runScriptedTurn({ input: { hooks: revokedProxy() as never } })).rejects.toThrow(
+      "runScriptedTurn: options.input could not be read: a value in it cannot be read (a revoked proxy, or an object with no text)",
+    );
     await expect(runScriptedTurn({ script: [5 as never] })).rejects.toThrow(
       new TypeError(
         "createScriptedModel: script[0] must be text, response(...), a fault such as hang(...), an AssistantMessage or a function, got 5",
