@@ -33,7 +33,9 @@ export const LEASE_CHECK_MAX_INTERVAL_MS = 500;
  * How old (a share of the lease) the last heartbeat that carried the lease
  * on may be, from when it was sent, for an effect to start: what is left
  * of the lease, a quarter, is the least time before another worker may
- * take the turn over. Also how long a heartbeat may wait for its answer.
+ * take the turn over. Also how long the database must have answered a
+ * worker's heartbeats without such a gap before it may take another's
+ * lease over.
  */
 export const EFFECT_LEASE_SHARE = 0.75;
 

@@ -12,7 +12,6 @@ import {
   DEFAULT_WORKER_CONCURRENCY,
   DEFAULT_WORKER_LEASE_MS,
   DEFAULT_QUEUE_POLLING_INTERVAL_MS,
-  EFFECT_LEASE_SHARE,
   TURN_WORKFLOW_NAME,
 } from "./defaults.js";
 import { assertOptionalNames, countOption, millisecondsOption } from "./client-input.js";
@@ -237,8 +236,9 @@ function workerPools(databaseUrl: string, settings: ReturnType<typeof resolveOpt
     stream: sockets.open,
   });
   // The heartbeat's own connection, which no turn's statement holds up; one the database has not answered in
-  // three quarters of a lease is given up, so the worker knows its lease is ageing while it runs (see `WorkerLease`).
-  const beatTimeoutMs = Math.max(1, Math.floor(settings.leaseMs * EFFECT_LEASE_SHARE));
+  // a lease is given up (its connection closed; a late answer to one that is kept only slows the next), while the
+  // worker stops its effects once its last answered heartbeat is older than `EFFECT_LEASE_SHARE` of a lease.
+  const beatTimeoutMs = Math.max(1, settings.leaseMs);
   const beatPool = new pg.Pool({
     connectionString: databaseUrl,
     max: 2,

@@ -118,7 +118,7 @@ describe("workers whose database stops answering for longer than their lease", (
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       // The database answers worker b first: a's heartbeat, which a could not write, is older than the lease.
       b.proxy.thaw();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       a.proxy.thaw();
       expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
       const requests = fixture.cluster.counts().filter((c) => c.turnId === "db-paused" && c.kind === "model");

@@ -144,7 +144,7 @@ describe("a database that stops answering while a worker launches", () => {
   // (the lease, DBOS). Before, the launch waited for an answer without end.
   for (const freezeAt of [2, 4, 6]) {
     it(`rejects with database_unavailable within queryTimeoutMs, leaves nothing open, and launches once it answers (frozen at connection ${freezeAt})`, async () => {
-      const { proxy, url } = await proxiedDatabase(postgres.url);
+      const { proxy, url } = await proxiedDatabase(postgres.url, { noticeHangUps: true });
       try {
         proxy.freezeAtConnection(freezeAt);
         const timeouts = { connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 };

@@ -138,7 +138,6 @@ describe("a worker that stalled between its claim check and a model request", ()
     const shortLease = { LEASE_MS: "1000" };
     // Its other statements go through: every claim check finds the claim held. Only the lease ages.
     await fixture.cluster.start("unheard", { ...shortLease, TURNKIT_DURABLE_FAULT: "heartbeats-unanswered" });
-    const t0 = Date.now();
     // Past its lease: before, its claim checks passed and it sent the request, which the worker that took the
     // turn over then sent again (paid twice with no crash, as random pauses under load found).
     await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -157,10 +156,6 @@ describe("a worker that stalled between its claim check and a model request", ()
     // Sent once: never while the unheard worker's lease aged (by the worker that took the turn over, or by the
     // unheard one once its heartbeats were answered again).
     const requests = fixture.cluster.counts().filter((c) => c.turnId === "unheard" && c.kind === "model");
-    console.log(
-      requests.map((c) => `${c.worker} +${c.at - t0}`),
-      Date.now() - t0,
-    );
     expect(requests).toHaveLength(1);
     assertLogInvariants(await fixture.client.readEvents(turn));
     await fixture.cluster.kill("unheard");

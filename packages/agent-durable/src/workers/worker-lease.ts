@@ -13,8 +13,8 @@ export interface WorkerLeaseOptions {
   /**
    * Where the heartbeat is written: a pool of its own, so the turns'
    * statements never hold it up, whose statements give up (`query_timeout`)
-   * after {@link EFFECT_LEASE_SHARE} of a lease, so a heartbeat the database does not answer is
-   * known as failed while the lease still runs.
+   * after a lease, so a connection the database stopped answering is
+   * replaced rather than waited on.
    */
   beatPool: pg.Pool;
   schema: string;
@@ -71,9 +71,10 @@ export interface WorkerLeaseOptions {
  * answer (a paused server, a network that drops everything, a heartbeat
  * late behind a load) waits instead ({@link renew}). A worker judges
  * another's lease expired only once the database has answered its own
- * heartbeats without a gap for a whole lease: after the database itself
- * stopped answering for a while, every worker gets a lease's time to beat
- * again before anyone takes its turns over.
+ * heartbeats for three quarters of a lease without a gap: after the
+ * database itself stopped answering for a while, every worker gets at
+ * least two chances to beat again before anyone takes its turns over; a
+ * look whose answer took longer than a quarter lease takes nothing over.
  */
 export class WorkerLease {
   private beatTimer: ReturnType<typeof setInterval> | undefined;
@@ -107,6 +108,8 @@ export class WorkerLease {
    */
   async acquire(): Promise<void> {
     await this.writeBeat();
+    // Stopped meanwhile (a launch that gave up): no beating after that.
+    if (this.stopped) return;
     this.beatTimer ??= setInterval(() => void this.renew(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
   }
@@ -199,12 +202,17 @@ export class WorkerLease {
    */
   private async lookAndAdopt(): Promise<{ requeued: number; nextExpiryMs: number | undefined }> {
     const { pool, workerId, leaseMs } = this.options;
-    if (!this.sawDatabaseForALease()) return { requeued: 0, nextExpiryMs: undefined };
+    const nothing = { requeued: 0, nextExpiryMs: undefined };
+    if (!this.sawDatabaseLongEnough()) return nothing;
+    const sentAt = performance.now();
     const { rows } = await pool.query(
       `SELECT executor_id, extract(epoch FROM heartbeat_at + make_interval(secs => $2) - now()) * 1000 AS ms_left
        FROM ${this.table} WHERE executor_id <> $1`,
       [workerId, leaseMs / 1000],
     );
+    // An answer that was long in coming may be from a database that stopped answering meanwhile (the other workers
+    // could not beat either), as may one after a heartbeat of this worker went unanswered: look again later.
+    if (performance.now() - sentAt > leaseMs / 4 || !this.sawDatabaseLongEnough()) return nothing;
     let requeued = 0;
     let nextExpiryMs: number | undefined;
     for (const row of rows as { executor_id: string; ms_left: string }[]) {
@@ -269,16 +277,18 @@ export class WorkerLease {
   }
 
   /**
-   * Whether the database has answered this worker's heartbeats without a
-   * gap for a whole lease: only then may it judge another worker's lease
-   * expired. A database that stopped answering everyone for a while (a
+   * Whether the database has answered this worker's heartbeats for three
+   * quarters of a lease without a gap that long (as long as a pause of the
+   * database must be to let another worker's lease expire under it): only
+   * then may it judge another worker's lease expired, after the others had
+   * at least two chances to beat. A database that stopped answering everyone for a while (a
    * paused server) leaves every heartbeat old when it answers again; a
    * worker that took the others' leases over at once would queue again
    * turns whose workers are alive and were only waiting for it, sending
    * their model requests twice.
    */
-  private sawDatabaseForALease(): boolean {
-    return performance.now() - this.answeringSince >= this.options.leaseMs;
+  private sawDatabaseLongEnough(): boolean {
+    return performance.now() - this.answeringSince >= this.options.leaseMs * EFFECT_LEASE_SHARE;
   }
 
   /**
