@@ -145,7 +145,8 @@ describe("a worker that stalled between its claim check and a model request", ()
       sessionId: "s-unheard",
       turnId: "unheard",
       userMessage: { text: "hi" },
-      metadata: { scenario: "stream", deltas: 160, delayMs: 25 },
+      // Slow on the unheard worker (its request, if sent, still streams when the turn is taken over), quick elsewhere.
+      metadata: { scenario: "stream", deltas: 160, delayMs: 25, slowOn: "unheard", fastDelayMs: 1 },
     });
     await waitFor("the turn runs on the unheard worker", async () => {
       const status = await fixture.client.status(turn);
