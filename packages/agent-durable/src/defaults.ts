@@ -29,6 +29,16 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 export const DEFAULT_WORKER_LEASE_MS = 15_000;
 /** Longest pause between two looks of a worker for expired leases of other workers (a quarter lease when shorter). */
 export const LEASE_CHECK_MAX_INTERVAL_MS = 500;
+/**
+ * How old (a share of the lease) the last heartbeat that carried the lease
+ * on may be, from when it was sent, for an effect to start: what is left
+ * of the lease, a quarter, is the least time before another worker may
+ * take the turn over. Also how long the database must have answered a
+ * worker's heartbeats without such a gap before it may take another's
+ * lease over.
+ */
+export const EFFECT_LEASE_SHARE = 0.75;
+
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
 /** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */

@@ -24,6 +24,8 @@ import {
 } from "./durable-turn-client.js";
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { CancelledTurns } from "./store/cancelled-turn.js";
+import { ConnectionSockets } from "./store/connection-sockets.js";
+import { answeredWithin, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
@@ -34,11 +36,12 @@ import { TurnTable } from "./store/turn-table.js";
 import type { BuildDurableTurn } from "./turn/durable-turn-setup.js";
 import type { TurnContext } from "./turn/turn-context.js";
 import type { DurableTurnRequest } from "./turn/turn-request.js";
-import { runTurnWorkflow } from "./turn/turn-workflow.js";
+import { runTurnWorkflow, type TurnWorkflowDeps } from "./turn/turn-workflow.js";
 import { ABORT_NOTICE, abortNoticeKey } from "./steps/approval-wait.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
 import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
+import { requeueOrphanedTurns, requeueTurnsOf } from "./workers/requeue-turns.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 
 /** Options of {@link DurableTurnWorker.launch}. */
@@ -121,88 +124,49 @@ export class DurableTurnWorker {
       });
     }
     launchedInThisProcess = true;
-    // The worker's own client first: its connect looks at the database once, so an unreachable one is one typed
-    // error before anything else is set up, and makes our tables.
-    const client = await DurableTurnClient.connect(options).catch((error) => {
+    // One look at the database first: an unreachable one is one typed error before anything else is set up.
+    await checkDatabaseReachable(options.databaseUrl, settings.connectTimeoutMs).catch((error) => {
       launchedInThisProcess = false;
       throw error;
     });
-    // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
-    const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, application_name });
-    // Most writes commit without waiting for the disk: the event log, the session history, the steering takes
-    // here, and DBOS's own writes (taking a turn from the queue, each step's checkpoint) on the pool below. What
-    // waits is what comes before an effect outside the database, on the pool above: a tool call's attempt row
-    // (before `execute`), the claim check before a model request that follows other live steps (see
-    // `beginLiveStep`), the turn's outcome. Each of those commits makes every commit before it durable too (the
-    // write-ahead log is one sequence); a server crash loses only what came after the last one, which the turn
-    // then makes again (see the README's "What a step commits").
-    const behindCheckpointPool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: 5,
-      application_name,
-      options: "-c synchronous_commit=off",
+    const sockets = new ConnectionSockets();
+    const { pools, pool, behindCheckpointPool, dbosPool, beatPool } = workerPools(
+      options.databaseUrl,
+      settings,
+      sockets,
+    );
+    const lease = new WorkerLease({
+      pool,
+      beatPool,
+      schema: settings.schema,
+      workerId: settings.workerId,
+      leaseMs: settings.leaseMs,
+      requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
+      requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
+      faultPoint: settings.faultPoint,
     });
-    const dbosPool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: 10,
-      connectionTimeoutMillis: 10_000,
-      application_name: `dbos ${settings.workerId}`.slice(0, 63),
-      options: "-c synchronous_commit=off -c idle_in_transaction_session_timeout=60000",
-    });
-    const pools = [pool, behindCheckpointPool, dbosPool];
-    for (const each of pools) each.on("error", () => {});
-    let lease: WorkerLease | undefined;
+    const running = new Set<TurnContext>();
+    const stores = {
+      eventLog: new EventLog(behindCheckpointPool, settings.schema),
+      turnTable: new TurnTable(pool, settings.schema),
+      steering: new SteeringInbox(behindCheckpointPool, settings.schema),
+      history: new SessionHistory(behindCheckpointPool, settings.schema),
+      hostRequests: new HostRequests(pool, settings.schema),
+      stepRecords: new StepRecords(behindCheckpointPool),
+      cancelledTurns: new CancelledTurns(pool, settings.schema),
+    };
+    const launching = { abandoned: false };
+    let client: DurableTurnClient | undefined;
     try {
-      await migrateDatabase(pool, options.databaseUrl, settings.schema);
-      const running = new Set<TurnContext>();
-      const stores = {
-        eventLog: new EventLog(behindCheckpointPool, settings.schema),
-        turnTable: new TurnTable(pool, settings.schema),
-        steering: new SteeringInbox(behindCheckpointPool, settings.schema),
-        history: new SessionHistory(behindCheckpointPool, settings.schema),
-        hostRequests: new HostRequests(pool, settings.schema),
-        stepRecords: new StepRecords(behindCheckpointPool),
-        cancelledTurns: new CancelledTurns(pool, settings.schema),
-      };
-      const deps = {
-        stores,
-        buildTurn: options.buildTurn,
-        approvalTimeoutMs: settings.approvalTimeoutMs,
-        leaseMs: settings.leaseMs,
-        running,
-        faultPoint: settings.faultPoint,
-      };
-      DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
-        name: TURN_WORKFLOW_NAME,
-      });
-      DBOS.setConfig({
-        name: settings.appName,
-        systemDatabaseUrl: options.databaseUrl,
-        systemDatabasePool: dbosPool,
-        applicationVersion: settings.appVersion,
-        executorID: settings.workerId,
-        logLevel: settings.logLevel,
-        listenQueues: [settings.queueName],
-        runMigrations: false,
-      });
-      lease = new WorkerLease({
-        pool,
-        schema: settings.schema,
-        workerId: settings.workerId,
-        leaseMs: settings.leaseMs,
-        requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
-        faultPoint: settings.faultPoint,
-      });
-      // The lease before the first turn: a turn never runs here without a lease others can take over.
-      await lease.acquire();
-      await DBOS.launch();
-      await DBOS.registerQueue(settings.queueName, {
-        workerConcurrency: settings.concurrency,
-        partitionConcurrency: 1,
-        minPollingIntervalMs: settings.queuePollingIntervalMs,
-        onConflict: "always_update",
-      });
+      // Everything that waits for the database, within one statement's timeout: a database that stops answering
+      // after the first look makes the launch fail, not hang (DBOS itself retries a statement without end).
+      await answeredWithin(
+        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching }),
+        options.databaseUrl,
+        settings.queryTimeoutMs,
+      );
+      // The worker's own client, for starting and following turns from this process (bounded by its own timeouts).
+      client = await DurableTurnClient.connect(options);
       lease.start();
       const abortWatcher = new AbortWatcher(stores.turnTable, running, (workflowId) =>
         DBOS.send(workflowId, ABORT_NOTICE, APPROVAL_TOPIC, abortNoticeKey(workflowId)),
@@ -212,12 +176,17 @@ export class DurableTurnWorker {
       cancelledSweep.start();
       return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep);
     } catch (error) {
+      launching.abandoned = true;
+      lease.stop();
+      // Nothing waits for a database that does not answer: every connection is closed under its statements.
+      const ended = Promise.all(pools.map((each) => each.end().catch(() => {})));
+      sockets.destroyAll();
+      await client?.close().catch(() => {});
+      await settledWithin(DBOS.shutdown({ deregister: true }), settings.connectTimeoutMs);
+      await settledWithin(ended, settings.connectTimeoutMs);
+      sockets.destroyAll();
       launchedInThisProcess = false;
-      lease?.stop();
-      await client.close().catch(() => {});
-      await DBOS.shutdown({ deregister: true }).catch(() => {});
-      await Promise.all(pools.map((each) => each.end().catch(() => {})));
-      throw error;
+      throw asDatabaseUnavailable(error, options.databaseUrl, settings.queryTimeoutMs);
     }
   }
 
@@ -239,33 +208,111 @@ export class DurableTurnWorker {
   }
 }
 
+/** The worker's pools, every connection's socket in `sockets`. */
+function workerPools(databaseUrl: string, settings: ReturnType<typeof resolveOptions>, sockets: ConnectionSockets) {
+  // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
+  const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, application_name, stream: sockets.open });
+  // Most writes commit without waiting for the disk: the event log, the session history, the steering takes
+  // here, and DBOS's own writes (taking a turn from the queue, each step's checkpoint) on the pool below. What
+  // waits is what comes before an effect outside the database, on the pool above: a tool call's attempt row
+  // (before `execute`), the claim check before a model request that follows other live steps (see
+  // `beginLiveStep`), the turn's outcome. Each of those commits makes every commit before it durable too (the
+  // write-ahead log is one sequence); a server crash loses only what came after the last one, which the turn
+  // then makes again (see the README's "What a step commits").
+  const behindCheckpointPool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 5,
+    application_name,
+    options: "-c synchronous_commit=off",
+    stream: sockets.open,
+  });
+  const dbosPool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: 10_000,
+    application_name: `dbos ${settings.workerId}`.slice(0, 63),
+    options: "-c synchronous_commit=off -c idle_in_transaction_session_timeout=60000",
+    stream: sockets.open,
+  });
+  // The heartbeat's own connection, which no turn's statement holds up; one the database has not answered in
+  // a lease is given up (its connection closed; a late answer to one that is kept only slows the next), while the
+  // worker stops its effects once its last answered heartbeat is older than `EFFECT_LEASE_SHARE` of a lease.
+  const beatTimeoutMs = Math.max(1, settings.leaseMs);
+  const beatPool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 2,
+    application_name,
+    connectionTimeoutMillis: beatTimeoutMs,
+    query_timeout: beatTimeoutMs,
+    stream: sockets.open,
+  });
+  const pools = [pool, behindCheckpointPool, dbosPool, beatPool];
+  for (const each of pools) each.on("error", () => {});
+  return { pools, pool, behindCheckpointPool, dbosPool, beatPool };
+}
+
 /**
- * Queues again the unfinished turns worker `executorId` was running: its
- * pending turn workflows of this application version go back to the turn
- * queue (keeping their session partition), on `db`, in the caller's
- * transaction. This is the statement DBOS 5.3's `resumeWorkflows` runs,
- * with one more condition: the workflow is still pending on that worker
- * when the row is updated. A turn cancelled with DBOS's tools meanwhile
- * (even between a listing and the update) stays cancelled, and is ended as
- * aborted (see `closeCancelledTurn`), never run on. Queueing revokes the
- * claim of the execution that ran each (the next one gets a new ownership
- * token). Idempotent: a turn another worker took up meanwhile is no longer
- * this executor's.
+ * What `launch` sets up in the database: the tables, this worker's lease,
+ * DBOS and the turn queue. Stops before its next stage once `launching` is
+ * abandoned (the launch gave up on a database that did not answer).
  */
-async function requeueTurnsOf(
-  db: pg.PoolClient,
-  executorId: string,
-  settings: { appVersion: string; queueName: string },
-): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status
-     SET status = 'ENQUEUED', owner_xid = NULL, queue_name = $1, recovery_attempts = 0,
-         workflow_deadline_epoch_ms = NULL, deduplication_id = NULL, started_at_epoch_ms = NULL,
-         updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint, completed_at = NULL
-     WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4`,
-    [settings.queueName, executorId, TURN_WORKFLOW_NAME, settings.appVersion],
-  );
-  return rowCount ?? 0;
+async function setUpWorker(setup: {
+  options: DurableTurnWorkerOptions;
+  settings: ReturnType<typeof resolveOptions>;
+  pool: pg.Pool;
+  dbosPool: pg.Pool;
+  lease: WorkerLease;
+  stores: TurnWorkflowDeps["stores"];
+  running: Set<TurnContext>;
+  launching: { abandoned: boolean };
+}): Promise<void> {
+  const { options, settings, pool, dbosPool, lease, stores, running, launching } = setup;
+  const stage = () => {
+    if (launching.abandoned) throw new Error("the launch was given up");
+  };
+  await migrateDatabase(pool, options.databaseUrl, settings.schema);
+  stage();
+  const deps: TurnWorkflowDeps = {
+    stores,
+    buildTurn: options.buildTurn,
+    approvalTimeoutMs: settings.approvalTimeoutMs,
+    leaseMs: settings.leaseMs,
+    lease,
+    running,
+    faultPoint: settings.faultPoint,
+  };
+  DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
+    name: TURN_WORKFLOW_NAME,
+  });
+  DBOS.setConfig({
+    name: settings.appName,
+    systemDatabaseUrl: options.databaseUrl,
+    systemDatabasePool: dbosPool,
+    applicationVersion: settings.appVersion,
+    executorID: settings.workerId,
+    logLevel: settings.logLevel,
+    listenQueues: [settings.queueName],
+    runMigrations: false,
+  });
+  // The lease before the first turn: a turn never runs here without a lease others can take over.
+  await lease.acquire();
+  stage();
+  await DBOS.launch();
+  stage();
+  await DBOS.registerQueue(settings.queueName, {
+    workerConcurrency: settings.concurrency,
+    partitionConcurrency: 1,
+    minPollingIntervalMs: settings.queuePollingIntervalMs,
+    onConflict: "always_update",
+  });
+}
+
+/** Settles once `work` did, or after `ms`, whichever comes first; never rejects. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function resolveOptions(options: DurableTurnWorkerOptions) {

@@ -4,69 +4,19 @@
  * between them that stops passing bytes) rejects every call within its
  * timeouts with `database_unavailable`, a follower included, instead of
  * waiting forever; once the database answers again, the same client works.
+ *
+ * Workers whose database stops answering for longer than their lease (each
+ * behind a proxy of its own, all frozen) go on with their turns when it
+ * answers again: none takes the others' turns over because their
+ * heartbeats are old (their workers could not write them either), so no
+ * model request is sent twice.
  */
-import { createServer, type Server, type Socket, connect as connectSocket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableTurnClient, DurableTurnError } from "../src/index.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
+import { FreezingProxy, proxiedDatabase } from "./support/freezing-proxy.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
-
-/** A TCP proxy to Postgres that can stop passing bytes either way (and take new connections nowhere) and go on. */
-class FreezingProxy {
-  private readonly pairs = new Set<[Socket, Socket]>();
-  private frozen = false;
-  private readonly server: Server;
-
-  constructor(private readonly target: { host: string; port: number }) {
-    this.server = createServer((downstream) => {
-      const upstream = connectSocket(target.port, target.host);
-      const pair: [Socket, Socket] = [downstream, upstream];
-      this.pairs.add(pair);
-      const drop = () => {
-        downstream.destroy();
-        upstream.destroy();
-        this.pairs.delete(pair);
-      };
-      downstream.on("error", drop).on("close", drop);
-      upstream.on("error", drop).on("close", drop);
-      if (this.frozen) downstream.pause();
-      else this.join(pair);
-    });
-  }
-
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return (this.server.address() as { port: number }).port;
-  }
-
-  freeze(): void {
-    this.frozen = true;
-    for (const [down, up] of this.pairs) {
-      down.unpipe(up);
-      up.unpipe(down);
-      down.pause();
-      up.pause();
-    }
-  }
-
-  thaw(): void {
-    this.frozen = false;
-    for (const pair of this.pairs) this.join(pair);
-  }
-
-  async close(): Promise<void> {
-    for (const [down, up] of this.pairs) {
-      down.destroy();
-      up.destroy();
-    }
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  private join([down, up]: [Socket, Socket]): void {
-    down.pipe(up);
-    up.pipe(down);
-  }
-}
 
 const fixture = useDurableFixture([{ id: "w1" }]);
 const TIMEOUTS = { connectTimeoutMs: 800, queryTimeoutMs: 800 };
@@ -75,10 +25,7 @@ let proxiedUrl: string;
 let client: DurableTurnClient;
 
 beforeAll(async () => {
-  const url = new URL(fixture.postgres.url);
-  proxy = new FreezingProxy({ host: url.hostname, port: Number(url.port) });
-  url.port = String(await proxy.listen());
-  proxiedUrl = url.toString();
+  ({ proxy, url: proxiedUrl } = await proxiedDatabase(fixture.postgres.url));
   client = await DurableTurnClient.connect({ databaseUrl: proxiedUrl, ...TIMEOUTS });
 });
 afterAll(async () => {
@@ -146,4 +93,42 @@ describe("a database that stops answering after the client connected", () => {
     await client.respond(turn, "approval:paused-call-0", { approved: true });
     expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
   });
+});
+
+describe("workers whose database stops answering for longer than their lease", () => {
+  it("go on with their turns once it answers again: none takes another's over, no request is sent twice", async () => {
+    await fixture.cluster.stopAll();
+    const lease = { LEASE_MS: "1000" };
+    const [a, b] = await Promise.all([proxiedDatabase(fixture.postgres.url), proxiedDatabase(fixture.postgres.url)]);
+    try {
+      await fixture.cluster.start("paused-a", { ...lease, DATABASE_URL: a.url });
+      const turn = await fixture.client.start({
+        sessionId: "s-db-paused",
+        turnId: "db-paused",
+        userMessage: { text: "hi" },
+        metadata: { scenario: "stream", deltas: 80, delayMs: 25 },
+      });
+      await waitFor("the turn streams on worker a", async () => {
+        const status = await fixture.client.status(turn);
+        return status.state === "running" && (await fixture.eventsOfType(turn, "stream.resp")).length > 0;
+      });
+      await fixture.cluster.start("paused-b", { ...lease, DATABASE_URL: b.url });
+      a.proxy.freeze();
+      b.proxy.freeze();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // The database answers worker b first: a's heartbeat, which a could not write, is older than the lease.
+      b.proxy.thaw();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      a.proxy.thaw();
+      expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+      const requests = fixture.cluster.counts().filter((c) => c.turnId === "db-paused" && c.kind === "model");
+      expect(requests.map((c) => c.worker)).toEqual(["paused-a"]);
+      assertLogInvariants(await fixture.client.readEvents(turn));
+    } finally {
+      a.proxy.thaw();
+      b.proxy.thaw();
+      await fixture.cluster.stopAll();
+      await Promise.all([a.proxy.close(), b.proxy.close()]);
+    }
+  }, 60_000);
 });

@@ -11,6 +11,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableTurnClient, DurableTurnError, DurableTurnWorker } from "../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { proxiedDatabase } from "./support/freezing-proxy.js";
+import { waitFor } from "./support/worker-cluster.js";
 
 let postgres: TestPostgres;
 /** A TCP server that takes connections and never says a word, as a hung server or a wrong service would. */
@@ -135,4 +137,31 @@ describe("a database that cannot be used", () => {
     const client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
     await client.close();
   });
+});
+
+describe("a database that stops answering while a worker launches", () => {
+  // The connection the launch's first look made is the proxy's first; it freezes at the second (the tables), or later
+  // (the lease, DBOS). Before, the launch waited for an answer without end.
+  for (const freezeAt of [2, 4, 6]) {
+    it(`rejects with database_unavailable within queryTimeoutMs, leaves nothing open, and launches once it answers (frozen at connection ${freezeAt})`, async () => {
+      const { proxy, url } = await proxiedDatabase(postgres.url, { noticeHangUps: true });
+      try {
+        proxy.freezeAtConnection(freezeAt);
+        const timeouts = { connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 };
+        await unavailable(
+          () => DurableTurnWorker.launch({ databaseUrl: url, buildTurn, workerId: "launch-frozen", ...timeouts }),
+          /did not answer|no answer/,
+          4_000,
+        );
+        // DBOS's migration opens a connection of its own (not the worker's), which stays until the database answers.
+        await waitFor("no connection of the worker left open", () => proxy.openConnections <= 1, 2_000);
+        proxy.thaw();
+        const worker = await DurableTurnWorker.launch({ databaseUrl: url, buildTurn, workerId: "launch-frozen" });
+        await worker.shutdown();
+      } finally {
+        proxy.thaw();
+        await proxy.close();
+      }
+    });
+  }
 });

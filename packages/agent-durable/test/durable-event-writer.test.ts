@@ -174,6 +174,42 @@ describe("the durable writers while the database is away", () => {
   });
 });
 
+describe("what message.persisted announces", () => {
+  it("the k-th announcement of the turn carries what the store holds for the k-th change, whatever list it was handed", async () => {
+    const claim = new TurnClaim("turn:s:t", "token");
+    // A replay: the store already holds an earlier execution's messages (their own timestamps) there, and hands those back.
+    const earlier = (message: AgentMessage) => ({ ...message, timestamp: 42 }) as AgentMessage;
+    const history = new HistoryWriter(
+      {
+        append: async (_claim: TurnClaim, _sessionId: string, _at: unknown, messages: readonly AgentMessage[]) =>
+          messages.map(earlier),
+      } as unknown as SessionHistory,
+      claim,
+      "s",
+    );
+    const { log, stored } = fakeLog(0);
+    const writer = new DurableEventWriter(log, history, claim, { sessionId: "s", turnId: "t" });
+    const first = [user("first")];
+    const second = [user("second")];
+    history.take({ reason: "messageDelta", messages: first } as never);
+    history.take({ reason: "messageDelta", messages: second } as never);
+    // Each announced with a list of its own (a copy, as a hook or a wrapper of the runner may make), and a sub-agent
+    // turn's announcement between them (its history is not the session's).
+    writer.push(createPersisted(structuredClone(first)));
+    writer.push({
+      ...createPersisted([user("the child's")]),
+      origin: { toolCallId: "c1", path: [{ toolCallId: "c1", agent: "explore" }], turnId: "t/c1", seq: 1 },
+    } as RuntimeEvent);
+    writer.push(createPersisted(structuredClone(second)));
+    await writer.flush();
+    expect(stored.map((e) => (e.payload as { messages: AgentMessage[] }).messages)).toEqual([
+      first.map(earlier),
+      [user("the child's")],
+      second.map(earlier),
+    ]);
+  });
+});
+
 describe("the events of sub-agent turns in a durable log", () => {
   it("are numbered in their own logged sequence, and what the durable layer logs for one carries its origin", async () => {
     const { log, stored } = fakeLog(0);

@@ -132,4 +132,33 @@ describe("a worker that stalled between its claim check and a model request", ()
     assertLogInvariants(logged);
     await fixture.cluster.kill("stalls-before-execute");
   }, 60_000);
+
+  it("a worker whose heartbeats go unanswered sends no model request while its lease ages, though its claim holds", async () => {
+    await fixture.cluster.stopAll();
+    const shortLease = { LEASE_MS: "1000" };
+    // Its other statements go through: every claim check finds the claim held. Only the lease ages.
+    await fixture.cluster.start("unheard", { ...shortLease, TURNKIT_DURABLE_FAULT: "heartbeats-unanswered" });
+    // Past its lease: before, its claim checks passed and it sent the request, which the worker that took the
+    // turn over then sent again (paid twice with no crash, as random pauses under load found).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const turn = await fixture.client.start({
+      sessionId: "s-unheard",
+      turnId: "unheard",
+      userMessage: { text: "hi" },
+      // Slow on the unheard worker (its request, if sent, still streams when the turn is taken over), quick elsewhere.
+      metadata: { scenario: "stream", deltas: 160, delayMs: 25, slowOn: "unheard", fastDelayMs: 1 },
+    });
+    await waitFor("the turn runs on the unheard worker", async () => {
+      const status = await fixture.client.status(turn);
+      return status.state === "running" && status.workerId === "unheard";
+    });
+    await fixture.cluster.start("hears", shortLease);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    // Sent once: never while the unheard worker's lease aged (by the worker that took the turn over, or by the
+    // unheard one once its heartbeats were answered again).
+    const requests = fixture.cluster.counts().filter((c) => c.turnId === "unheard" && c.kind === "model");
+    expect(requests).toHaveLength(1);
+    assertLogInvariants(await fixture.client.readEvents(turn));
+    await fixture.cluster.kill("unheard");
+  }, 60_000);
 });

@@ -196,6 +196,9 @@ const MIGRATION_LOCK_RETRY_MS = 50;
  */
 export async function migrateDatabase(pool: pg.Pool, databaseUrl: string, schema: string): Promise<void> {
   const client = await pool.connect();
+  // A connection lost while held is reported to its statements; as an event with no listener it would end the process.
+  const ignore = () => {};
+  client.on("error", ignore);
   try {
     for (;;) {
       const { rows } = await client.query("SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [MIGRATION_LOCK]);
@@ -209,6 +212,7 @@ export async function migrateDatabase(pool: pg.Pool, databaseUrl: string, schema
       await client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
     }
   } finally {
+    client.off("error", ignore);
     client.release();
   }
 }

@@ -37,6 +37,8 @@ export function hasSqlState(error: unknown, codes: ReadonlySet<string>): boolean
 
 async function inOneTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection lost while checked out is reported to its statements; as an event with no listener it would end the process.
+  client.on("error", ignoreConnectionError);
   // A connection whose rollback failed (lost, or the server stopped answering) is closed, not used again.
   let broken = false;
   try {
@@ -50,6 +52,9 @@ async function inOneTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) 
     });
     throw error;
   } finally {
+    client.off("error", ignoreConnectionError);
     client.release(broken);
   }
 }
+
+function ignoreConnectionError(): void {}

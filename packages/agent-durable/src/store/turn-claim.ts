@@ -61,6 +61,11 @@ export class TurnClaim {
     return performance.now() - this.confirmedAt <= maxAgeMs;
   }
 
+  /** When (`performance.now()`, as it was sent) a check or write last found the claim held; -Infinity before. */
+  get lastConfirmedAt(): number {
+    return this.confirmedAt;
+  }
+
   /** A check or write sent at `sentAt` (`performance.now()`) found the claim held. */
   confirm(sentAt: number): void {
     this.confirmedAt = Math.max(this.confirmedAt, sentAt);

@@ -132,6 +132,10 @@ export class DurableEventWriter implements EventWriter {
   /** Fired with the `log_conflict` error once the log refused this execution's events. */
   private readonly divergence = new AbortController();
   private divergedEndingLogged = false;
+  /** How many of the turn's own `message.persisted` events were pushed. */
+  private announcedChanges = 0;
+  /** The turn's own `message.persisted` events waiting to be logged, with the number of the change each announces. */
+  private readonly announcing = new WeakMap<RuntimeEvent, number>();
 
   constructor(
     private readonly log: EventLog,
@@ -142,6 +146,8 @@ export class DurableEventWriter implements EventWriter {
   ) {}
 
   push(event: RuntimeEvent): void {
+    // The turn's own announcements of its history, counted in order: the k-th is the k-th change taken (see `HistoryWriter.storedMessages`).
+    const change = event.type === "message.persisted" && !event.origin ? this.announcedChanges++ : undefined;
     if (this.terminal || !isReplayable(event)) return;
     if (this.divergence.signal.aborted) {
       // Diverged: only the ending is logged, after the log's last event (see `flush`).
@@ -155,6 +161,7 @@ export class DurableEventWriter implements EventWriter {
     const seq = this.parallel ? this.parallel.seqOf(withOrigin) : this.nextSeq++;
     if (seq === undefined) return;
     const numbered = { ...withOrigin, seq, eventId: `${this.claim.turnKey}#${seq}` } as RuntimeEvent;
+    if (change !== undefined) this.announcing.set(numbered, change);
     if (isTerminalEvent(numbered)) {
       this.terminal = numbered;
       return;
@@ -380,8 +387,9 @@ export class DurableEventWriter implements EventWriter {
 
   /** A `message.persisted` event announces the messages as the session history holds them. */
   private asStored(event: RuntimeEvent): RuntimeEvent {
-    if (event.type !== "message.persisted") return event;
-    const stored = this.history.storedMessages(event.payload.messages as AgentMessage[]);
+    const change = this.announcing.get(event);
+    if (event.type !== "message.persisted" || change === undefined) return event;
+    const stored = this.history.storedMessages(change);
     return stored ? ({ ...event, payload: { ...event.payload, messages: stored } } as RuntimeEvent) : event;
   }
 

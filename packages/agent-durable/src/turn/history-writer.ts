@@ -13,6 +13,8 @@ const WRITE_ATTEMPTS = 5;
  */
 interface QueuedChange {
   change: HistoryChange;
+  /** Its number among the changes taken, from 0. */
+  index: number;
   position: number;
   replacement: number;
   replacementsBefore: number;
@@ -45,8 +47,10 @@ export class HistoryWriter {
   private readonly queue: QueuedChange[] = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
-  /** What the history holds for each change written, by the change's `messages` array (which the runner announces). */
-  private readonly stored = new WeakMap<readonly AgentMessage[], AgentMessage[]>();
+  /** What the history holds for each change written, by its number in the order taken (the order the runner announces them). */
+  private readonly stored: (AgentMessage[] | undefined)[] = [];
+  /** Changes taken so far. */
+  private taken = 0;
 
   constructor(
     private readonly history: SessionHistory,
@@ -69,19 +73,23 @@ export class HistoryWriter {
   take(change: HistoryChange): void {
     const replacementsBefore = this.replacements;
     const replacement = change.reason === "messageDelta" ? 0 : ++this.replacements;
-    this.queue.push({ change, position: this.length, replacement, replacementsBefore });
+    this.queue.push({ change, index: this.taken++, position: this.length, replacement, replacementsBefore });
     this.length = change.reason === "messageDelta" ? this.length + change.messages.length : change.messages.length;
     this.writing ??= this.writeLoop();
   }
 
   /**
-   * The messages the session history holds for a change written (by the
-   * `messages` array the runner handed over and announces): a replay's
-   * message at a position an earlier execution stored is the earlier one.
-   * `undefined` for a change not written (yet).
+   * The messages the session history holds for the `index`-th change taken
+   * (from 0), once written: a replay's message at a position an earlier
+   * execution stored is the earlier one. `undefined` for a replacement, or
+   * a change not written (yet). The runner announces the changes it hands
+   * its history hooks in the order they were taken, and announces none
+   * after one it did not (a hook failed, the turn settled), so the k-th
+   * `message.persisted` of the turn is the k-th change: a key that holds
+   * whatever a hook does to the lists it is handed.
    */
-  storedMessages(messages: readonly AgentMessage[]): AgentMessage[] | undefined {
-    return this.stored.get(messages);
+  storedMessages(index: number): AgentMessage[] | undefined {
+    return this.stored[index];
   }
 
   /**
@@ -121,14 +129,22 @@ export class HistoryWriter {
   }
 
   /** Writes one change, trying again after a failure; throws the last error after {@link WRITE_ATTEMPTS}. */
-  private async writeWithRetry({ change, position, replacement, replacementsBefore }: QueuedChange): Promise<void> {
+  private async writeWithRetry({
+    change,
+    index,
+    position,
+    replacement,
+    replacementsBefore,
+  }: QueuedChange): Promise<void> {
     const { claim, sessionId } = this;
     for (let attempt = 1; ; attempt++) {
       try {
         if (change.reason === "messageDelta")
-          this.stored.set(
+          this.stored[index] = await this.history.append(
+            claim,
+            sessionId,
+            { position, replacementsBefore },
             change.messages,
-            await this.history.append(claim, sessionId, { position, replacementsBefore }, change.messages),
           );
         else await this.history.replace(claim, sessionId, change.messages, replacement);
         return;

@@ -27,6 +27,16 @@ export interface TurnStores {
   cancelledTurns: CancelledTurns;
 }
 
+/** What a turn needs of its worker's lease (a `WorkerLease` is one) before an effect outside the database. */
+export interface EffectLease {
+  /** Whether an effect may start now for a claim confirmed at `confirmedAt` (`performance.now()`); synchronous. */
+  coversEffect(confirmedAt: number): boolean;
+  /** Whether the lease was carried on recently enough for effects (whatever the claim). */
+  isFresh(): boolean;
+  /** Carries the lease on now unless it is fresh; resolves once answered or failed; rejects once the worker shut down. */
+  renew(): Promise<void>;
+}
+
 /**
  * The state one execution of a durable turn shares between its seams (model
  * requests, tool calls, hooks, steering, approvals). Built fresh for every
@@ -38,6 +48,8 @@ export interface TurnContext {
   readonly stores: TurnStores;
   /** This execution's claim on the turn: every write carries it; once another worker took the turn over, it writes, sends and runs nothing more. */
   readonly claim: TurnClaim;
+  /** The worker's lease: an effect starts only while it covers the claim's last confirmation (see `confirmClaimBeforeEffect`). */
+  readonly lease: EffectLease;
   readonly writer: DurableEventWriter;
   /** Stores the turn's history changes in the session history, in order, never skipping one. */
   readonly history: HistoryWriter;

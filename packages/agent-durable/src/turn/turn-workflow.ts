@@ -20,7 +20,7 @@ import { HistoryWriter } from "./history-writer.js";
 import { outcomeOfStatus } from "./outcome-of-status.js";
 import { StepLanes } from "./step-lanes.js";
 import { TurnAbort } from "./turn-abort.js";
-import type { TurnContext, TurnStores } from "./turn-context.js";
+import type { EffectLease, TurnContext, TurnStores } from "./turn-context.js";
 import { type DurableTurnRequest, turnRef } from "./turn-request.js";
 import type { AgentMessage } from "@turnkit/agent-loop";
 
@@ -29,8 +29,10 @@ export interface TurnWorkflowDeps {
   stores: TurnStores;
   buildTurn: BuildDurableTurn;
   approvalTimeoutMs: number;
-  /** The worker's lease: a claim confirmed longer ago than a quarter of it is checked again before an effect. */
+  /** The worker's lease time: a claim confirmed longer ago than a quarter of it is checked again before an effect. */
   leaseMs: number;
+  /** The worker's lease, which must cover every effect (see `EffectLease`). */
+  lease: EffectLease;
   /** The turns this process is running, for the abort watcher. */
   running: Set<TurnContext>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
@@ -172,6 +174,7 @@ function newTurnContext(deps: TurnWorkflowDeps, request: DurableTurnRequest): Tu
     ref,
     stores: deps.stores,
     claim,
+    lease: deps.lease,
     writer,
     history,
     turnAbort,

@@ -27,6 +27,9 @@
  * - `tool-call-after-claim-check` (a stall point): a tool call passed its
  *   last look at the claim, right before `execute` (a stall here lets it
  *   run; its result is never logged or recorded).
+ * - `heartbeats-unanswered` (neither crash nor stall): the heartbeats of the
+ *   six leases after the worker's first fail as ones the database did not
+ *   answer, while its other statements go through.
  */
 export type FaultPoint =
   | "adoption-before-requeue"
@@ -36,7 +39,8 @@ export type FaultPoint =
   | "model-request-before-send"
   | "tool-call-before-run"
   | "model-request-after-claim-check"
-  | "tool-call-after-claim-check";
+  | "tool-call-after-claim-check"
+  | "heartbeats-unanswered";
 
 /** The environment variable that arms a {@link FaultPoint}. */
 export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
@@ -44,6 +48,11 @@ export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
 /** Stops this process with `SIGSTOP` when `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */
 export function stallIfArmed(point: FaultPoint, armed: string | undefined): void {
   if (armed === point) process.kill(process.pid, "SIGSTOP");
+}
+
+/** Whether `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */
+export function isArmed(point: FaultPoint, armed: string | undefined): boolean {
+  return armed === point;
 }
 
 /** Kills this process with `SIGKILL` when `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */

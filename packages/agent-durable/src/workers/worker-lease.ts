@@ -1,12 +1,22 @@
+import { performance } from "node:perf_hooks";
 import type pg from "pg";
-import { LEASE_CHECK_MAX_INTERVAL_MS } from "../defaults.js";
+import { EFFECT_LEASE_SHARE, LEASE_CHECK_MAX_INTERVAL_MS } from "../defaults.js";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import { quoteIdent } from "../store/schema.js";
 import { inTransaction } from "../store/transaction.js";
-import { crashIfArmed } from "./fault-point.js";
+import { crashIfArmed, isArmed } from "./fault-point.js";
 
 /** What a {@link WorkerLease} needs to know and do. */
 export interface WorkerLeaseOptions {
+  /** Where expired leases are looked for and taken over. */
   pool: pg.Pool;
+  /**
+   * Where the heartbeat is written: a pool of its own, so the turns'
+   * statements never hold it up, whose statements give up (`query_timeout`)
+   * after a lease, so a connection the database stopped answering is
+   * replaced rather than waited on.
+   */
+  beatPool: pg.Pool;
   schema: string;
   workerId: string;
   leaseMs: number;
@@ -18,6 +28,14 @@ export interface WorkerLeaseOptions {
    * another one calls it again for the same dead worker.
    */
   requeueTurnsOf(db: pg.PoolClient, executorId: string): Promise<number>;
+  /**
+   * Queues again the unfinished turns of workers that have no lease row
+   * (`workersTable`, quoted): a worker whose lease was taken over while it
+   * still ran, and whose heartbeats the database does not answer, may take
+   * turns from the queue that it cannot run and that no lease names.
+   * Resolves to how many. Must be idempotent.
+   */
+  requeueOrphanedTurns(db: pg.Pool, workersTable: string): Promise<number>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
 }
@@ -45,12 +63,34 @@ export interface WorkerLeaseOptions {
  * can no longer write anything for those turns when it wakes up (its
  * abort watcher stops them within ~150 ms); it goes on taking new turns
  * with a fresh lease.
+ *
+ * The lease also fences this worker's effects: a model request is sent,
+ * and a tool runs, only while a heartbeat sent within the last three quarters of a lease
+ * carried the lease on ({@link coversEffect}), so no takeover can come
+ * for another quarter lease; a worker whose heartbeats the database does not
+ * answer (a paused server, a network that drops everything, a heartbeat
+ * late behind a load) waits instead ({@link renew}). A worker judges
+ * another's lease expired only once the database has answered its own
+ * heartbeats for three quarters of a lease without a gap: after the
+ * database itself stopped answering for a while, every worker gets at
+ * least two chances to beat again before anyone takes its turns over; a
+ * look whose answer took longer than a quarter lease takes nothing over.
  */
 export class WorkerLease {
   private beatTimer: ReturnType<typeof setInterval> | undefined;
   private checkTimer: ReturnType<typeof setTimeout> | undefined;
-  private beating = false;
+  private beating: Promise<void> | undefined;
   private running = false;
+  private stopped = false;
+  /** When (`performance.now()`) the last heartbeat that carried this lease on was sent. */
+  private renewedAt = Number.NEGATIVE_INFINITY;
+  /** When this worker last found its lease row gone (taken over) and wrote a new one. */
+  private lostAt = Number.NEGATIVE_INFINITY;
+  /** When the last heartbeat was answered, and since when they have been answered without a gap. */
+  private answeredAt = Number.NEGATIVE_INFINITY;
+  private answeringSince = Number.POSITIVE_INFINITY;
+  /** When the first heartbeat was sent (for the test-only fault point). */
+  private acquiredAt: number | undefined;
   private readonly table: string;
 
   constructor(private readonly options: WorkerLeaseOptions) {
@@ -67,8 +107,10 @@ export class WorkerLease {
    * under the turns it already runs.
    */
   async acquire(): Promise<void> {
-    await this.beat();
-    this.beatTimer ??= setInterval(() => void this.tick(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
+    await this.writeBeat();
+    // Stopped meanwhile (a launch that gave up): no beating after that.
+    if (this.stopped) return;
+    this.beatTimer ??= setInterval(() => void this.renew(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
   }
 
@@ -84,9 +126,53 @@ export class WorkerLease {
     this.scheduleCheck(this.longestCheckPause());
   }
 
+  /**
+   * Whether this worker may start an effect outside the database (send a
+   * model request, run a tool) for a turn whose claim was confirmed at
+   * `confirmedAt` (`performance.now()`, as the check was sent): the lease
+   * was carried on by a heartbeat sent within the last three quarters of a
+   * lease, so no other worker can take this one's turns over for at least
+   * another quarter lease, and the confirmation came after the last time this worker
+   * found its lease taken over (one from before may be of a turn that was
+   * queued again meanwhile). A synchronous look, made right before the
+   * effect.
+   */
+  coversEffect(confirmedAt: number): boolean {
+    return confirmedAt > this.lostAt && this.isFresh();
+  }
+
+  /** Whether a heartbeat sent within the last three quarters of a lease carried the lease on. */
+  isFresh(): boolean {
+    return performance.now() - this.renewedAt <= this.options.leaseMs * EFFECT_LEASE_SHARE;
+  }
+
+  /**
+   * Writes a heartbeat now (or waits for the one on its way) unless the
+   * lease is fresh (see {@link isFresh}); resolves once it was
+   * answered or failed, never rejects. Rejects with `worker_state` once the
+   * lease was stopped (the worker shuts down): nothing may wait on it then.
+   */
+  async renew(): Promise<void> {
+    if (this.stopped)
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.WorkerState,
+        message: `worker ${this.options.workerId} shut down: its lease is no longer kept`,
+      });
+    this.beating ??= this.writeBeat()
+      .catch(() => {
+        // The database did not answer in time: the lease ages, and the next renewal tries again.
+        this.answeringSince = Number.POSITIVE_INFINITY;
+      })
+      .finally(() => {
+        this.beating = undefined;
+      });
+    await this.beating;
+  }
+
   /** Stops beating and looking. */
   stop(): void {
     this.running = false;
+    this.stopped = true;
     if (this.beatTimer) clearInterval(this.beatTimer);
     if (this.checkTimer) clearTimeout(this.checkTimer);
     this.beatTimer = undefined;
@@ -116,11 +202,17 @@ export class WorkerLease {
    */
   private async lookAndAdopt(): Promise<{ requeued: number; nextExpiryMs: number | undefined }> {
     const { pool, workerId, leaseMs } = this.options;
+    const nothing = { requeued: 0, nextExpiryMs: undefined };
+    if (!this.sawDatabaseLongEnough()) return nothing;
+    const sentAt = performance.now();
     const { rows } = await pool.query(
       `SELECT executor_id, extract(epoch FROM heartbeat_at + make_interval(secs => $2) - now()) * 1000 AS ms_left
        FROM ${this.table} WHERE executor_id <> $1`,
       [workerId, leaseMs / 1000],
     );
+    // An answer that was long in coming may be from a database that stopped answering meanwhile (the other workers
+    // could not beat either), as may one after a heartbeat of this worker went unanswered: look again later.
+    if (performance.now() - sentAt > leaseMs / 4 || !this.sawDatabaseLongEnough()) return nothing;
     let requeued = 0;
     let nextExpiryMs: number | undefined;
     for (const row of rows as { executor_id: string; ms_left: string }[]) {
@@ -128,6 +220,7 @@ export class WorkerLease {
       if (msLeft < 0) requeued += await this.adopt(row.executor_id);
       else nextExpiryMs = Math.min(nextExpiryMs ?? msLeft, msLeft);
     }
+    requeued += await this.options.requeueOrphanedTurns(pool, this.table);
     return { requeued, nextExpiryMs };
   }
 
@@ -142,18 +235,6 @@ export class WorkerLease {
     this.checkTimer.unref?.();
   }
 
-  private async tick(): Promise<void> {
-    if (this.beating) return;
-    this.beating = true;
-    try {
-      await this.beat();
-    } catch {
-      // Retried at the next tick.
-    } finally {
-      this.beating = false;
-    }
-  }
-
   /** One look; the next comes when the next lease expires (a little after), or after the longest pause. */
   private async check(): Promise<void> {
     let next = this.longestCheckPause();
@@ -166,13 +247,48 @@ export class WorkerLease {
     this.scheduleCheck(next);
   }
 
-  private async beat(): Promise<void> {
-    // After a takeover (this worker stalled past its lease) the row is gone: this inserts a fresh lease.
-    await this.options.pool.query(
+  /**
+   * One heartbeat. After a takeover (this worker stalled past its lease, or
+   * its database did not answer it) the row is gone: this inserts a fresh
+   * lease, and the claims confirmed before must be confirmed again.
+   */
+  private async writeBeat(): Promise<void> {
+    const { beatPool, workerId, leaseMs, faultPoint } = this.options;
+    const sentAt = performance.now();
+    this.acquiredAt ??= sentAt;
+    if (
+      sentAt > this.acquiredAt &&
+      sentAt < this.acquiredAt + 6 * leaseMs &&
+      isArmed("heartbeats-unanswered", faultPoint)
+    )
+      throw new Error("test fault: the heartbeat went unanswered");
+    const { rows } = await beatPool.query(
       `INSERT INTO ${this.table} (executor_id, heartbeat_at) VALUES ($1, now())
-       ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now()`,
-      [this.options.workerId],
+       ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now()
+       RETURNING (xmax = 0) AS inserted`,
+      [workerId],
     );
+    const answeredAt = performance.now();
+    // A gap that long: this process, or the database, was silent; a new run of answers begins.
+    if (answeredAt - this.answeredAt > leaseMs * EFFECT_LEASE_SHARE) this.answeringSince = answeredAt;
+    this.answeredAt = answeredAt;
+    if ((rows[0] as { inserted: boolean }).inserted) this.lostAt = answeredAt;
+    this.renewedAt = Math.max(this.renewedAt, sentAt);
+  }
+
+  /**
+   * Whether the database has answered this worker's heartbeats for three
+   * quarters of a lease without a gap that long (as long as a pause of the
+   * database must be to let another worker's lease expire under it): only
+   * then may it judge another worker's lease expired, after the others had
+   * at least two chances to beat. A database that stopped answering everyone for a while (a
+   * paused server) leaves every heartbeat old when it answers again; a
+   * worker that took the others' leases over at once would queue again
+   * turns whose workers are alive and were only waiting for it, sending
+   * their model requests twice.
+   */
+  private sawDatabaseLongEnough(): boolean {
+    return performance.now() - this.answeringSince >= this.options.leaseMs * EFFECT_LEASE_SHARE;
   }
 
   /**

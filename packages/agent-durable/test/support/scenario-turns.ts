@@ -57,9 +57,16 @@ function lastUserText(context: Context): string {
 /** The scripted answer of each scenario to the conversation so far. */
 function answer(request: DurableTurnRequest, context: Context, requestIndex: number, resent: boolean): ScriptEntry {
   const scenario = String(request.metadata?.scenario ?? "quick");
-  // A request sent again after a crash streams at `resendDelayMs` when the turn gives one.
+  // A request sent again after a crash streams at `resendDelayMs` when the turn gives one, and one sent by another
+  // worker than `slowOn` (when the turn names one) at `fastDelayMs`.
+  const elsewhere = request.metadata?.slowOn !== undefined && request.metadata.slowOn !== process.env.WORKER_ID;
   const delayMs = (fallback: number) =>
-    Number((resent ? request.metadata?.resendDelayMs : undefined) ?? request.metadata?.delayMs ?? fallback);
+    Number(
+      (resent ? request.metadata?.resendDelayMs : undefined) ??
+        (elsewhere ? request.metadata?.fastDelayMs : undefined) ??
+        request.metadata?.delayMs ??
+        fallback,
+    );
   const last = lastMessage(context);
   const callId = `${request.turnId}-call-${requestIndex}`;
   switch (scenario) {

@@ -1,0 +1,55 @@
+import type pg from "pg";
+import { DBOS_SYSTEM_SCHEMA, TURN_WORKFLOW_NAME } from "../defaults.js";
+
+/**
+ * Queues again the unfinished turns worker `executorId` was running: its
+ * pending turn workflows of this application version go back to the turn
+ * queue (keeping their session partition), on `db`, in the caller's
+ * transaction. This is the statement DBOS 5.3's `resumeWorkflows` runs,
+ * with one more condition: the workflow is still pending on that worker
+ * when the row is updated. A turn cancelled with DBOS's tools meanwhile
+ * (even between a listing and the update) stays cancelled, and is ended as
+ * aborted (see `closeCancelledTurn`), never run on. Queueing revokes the
+ * claim of the execution that ran each (the next one gets a new ownership
+ * token). Idempotent: a turn another worker took up meanwhile is no longer
+ * this executor's.
+ */
+export async function requeueTurnsOf(
+  db: pg.PoolClient,
+  executorId: string,
+  settings: { appVersion: string; queueName: string },
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status SET ${REQUEUED}
+     WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4`,
+    [settings.queueName, executorId, TURN_WORKFLOW_NAME, settings.appVersion],
+  );
+  return rowCount ?? 0;
+}
+
+/** The assignments of {@link requeueTurnsOf}: the turn goes back to the queue, and the claim on it is revoked. */
+const REQUEUED = `status = 'ENQUEUED', owner_xid = NULL, queue_name = $1, recovery_attempts = 0,
+  workflow_deadline_epoch_ms = NULL, deduplication_id = NULL, started_at_epoch_ms = NULL,
+  updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint, completed_at = NULL`;
+
+/**
+ * Queues again, as {@link requeueTurnsOf} does, the unfinished turns of
+ * this application version whose worker has no row in `workersTable`: its
+ * lease was taken over, and it took them from the queue before its next
+ * heartbeat (which a worker the database answers writes within a quarter
+ * lease; one that it does not answer cannot run them). The worker that ran
+ * such a turn loses its claim, as in a takeover.
+ */
+export async function requeueOrphanedTurns(
+  db: pg.Pool,
+  workersTable: string,
+  settings: { appVersion: string; queueName: string; workerId: string },
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
+     WHERE status = 'PENDING' AND name = $2 AND application_version = $3 AND executor_id <> $4
+       AND NOT EXISTS (SELECT 1 FROM ${workersTable} lease WHERE lease.executor_id = w.executor_id)`,
+    [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion, settings.workerId],
+  );
+  return rowCount ?? 0;
+}

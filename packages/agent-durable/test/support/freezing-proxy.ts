@@ -1,0 +1,113 @@
+import { createServer, type Server, type Socket, connect as connectSocket } from "node:net";
+
+/** One connection through the proxy; what each side sent while frozen, when the proxy reads on (see `noticeHangUps`). */
+interface Pair {
+  down: Socket;
+  up: Socket;
+  held: { toUp: Buffer[]; toDown: Buffer[] };
+}
+
+/**
+ * A TCP proxy to Postgres that can stop passing bytes either way (and take
+ * new connections nowhere) and go on, as a paused server or a network that
+ * drops everything would. Frozen, it stops reading both sides; with
+ * `noticeHangUps` it reads on instead, holding what each side sends until
+ * it thaws, so a side that hangs up is noticed and its connection dropped:
+ * {@link openConnections} then counts what the client left open.
+ */
+export class FreezingProxy {
+  private readonly pairs = new Set<Pair>();
+  private frozen = false;
+  private readonly server: Server;
+  private connections = 0;
+  private freezeAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    target: { host: string; port: number },
+    private readonly noticeHangUps = false,
+  ) {
+    this.server = createServer((down) => {
+      if (++this.connections >= this.freezeAt) this.freeze();
+      const up = connectSocket(target.port, target.host);
+      const pair: Pair = { down, up, held: { toUp: [], toDown: [] } };
+      this.pairs.add(pair);
+      const drop = () => {
+        down.destroy();
+        up.destroy();
+        this.pairs.delete(pair);
+      };
+      down.on("error", drop).on("close", drop);
+      up.on("error", drop).on("close", drop);
+      if (this.noticeHangUps) {
+        down.on("data", (chunk: Buffer) => (this.frozen ? pair.held.toUp.push(chunk) : up.write(chunk)));
+        up.on("data", (chunk: Buffer) => (this.frozen ? pair.held.toDown.push(chunk) : down.write(chunk)));
+      } else if (this.frozen) down.pause();
+      else this.join(pair);
+    });
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return (this.server.address() as { port: number }).port;
+  }
+
+  /** Stops passing bytes, either way, on every connection, and on those that come in later. */
+  freeze(): void {
+    this.frozen = true;
+    if (this.noticeHangUps) return;
+    for (const { down, up } of this.pairs) {
+      down.unpipe(up);
+      up.unpipe(down);
+      down.pause();
+      up.pause();
+    }
+  }
+
+  /** Freezes (see {@link freeze}) when the `n`-th connection since this proxy started comes in, before it passes a byte. */
+  freezeAtConnection(n: number): void {
+    this.freezeAt = n;
+  }
+
+  /** How many connections pass through the proxy now. */
+  get openConnections(): number {
+    return this.pairs.size;
+  }
+
+  /** Passes on what was held, and everything after it. */
+  thaw(): void {
+    this.freezeAt = Number.POSITIVE_INFINITY;
+    this.frozen = false;
+    for (const pair of this.pairs) {
+      if (!this.noticeHangUps) {
+        this.join(pair);
+        continue;
+      }
+      for (const chunk of pair.held.toUp.splice(0)) pair.up.write(chunk);
+      for (const chunk of pair.held.toDown.splice(0)) pair.down.write(chunk);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const { down, up } of this.pairs) {
+      down.destroy();
+      up.destroy();
+    }
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private join({ down, up }: Pair): void {
+    down.pipe(up);
+    up.pipe(down);
+  }
+}
+
+/** `databaseUrl` with its host and port replaced by a new {@link FreezingProxy}'s, listening; and the proxy. */
+export async function proxiedDatabase(
+  databaseUrl: string,
+  options: { noticeHangUps?: boolean } = {},
+): Promise<{ proxy: FreezingProxy; url: string }> {
+  const url = new URL(databaseUrl);
+  const proxy = new FreezingProxy({ host: url.hostname, port: Number(url.port) }, options.noticeHangUps);
+  url.port = String(await proxy.listen());
+  return { proxy, url: url.toString() };
+}
