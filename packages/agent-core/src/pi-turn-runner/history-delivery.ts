@@ -89,9 +89,10 @@ function announceDelivered(turn: RunningTurn, change: HistoryChange, plain: Hist
  * A host's copy of a change (see `copyForHost`), as plain JSON (see
  * {@link plainJsonChange}), so editing it never changes the transcript.
  * Each history hook gets one of its own; the first hook's is the one
- * `message.persisted` announces, so a store that keys what it wrote by
- * the change's `messages` list (agent-durable's) finds that list in the
- * event.
+ * `message.persisted` announces. Changes are announced in the order the
+ * hooks were handed them, none after one that was not, so a store can
+ * match the k-th announcement of a turn to the k-th change it took (as
+ * agent-durable does).
  */
 function hostCopy(change: HistoryChange): HistoryChange {
   return copyForHost(plainJsonChange(change));
