@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { response, toolCall, userMessage } from "@turnkit/agent-loop/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { ErrorCode } from "@turnkit/protocol";
-import { PiTurnRunner, type RunTurnInput, TurnkitConfigError } from "../../src/index.js";
-import { createRecordingEventWriter, createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
+import { type RunTurnInput, TurnkitConfigError } from "../../src/index.js";
+import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
 import { contentProblem, inputMessageProblem, messageProblem } from "../../src/messages/content-checks.js";
-import { createScriptedModel } from "@turnkit/agent-loop/testing";
+import { rejectedBeforeStart } from "../support/rejected-before-start.js";
 
 /** The transcript holds one tool result: an error result whose only block is `text`. */
 function expectOneErrorResult(transcript: readonly AgentMessage[], text: string): void {
@@ -23,29 +23,6 @@ function expectOneErrorResult(transcript: readonly AgentMessage[], text: string)
 
 /** A turn whose model calls tool `t` once, then answers "done". */
 const callOnce = () => [response(toolCall("t", {}, { id: "call-1" })), "done"];
-
-/**
- * What `runTurn` rejects with for a valid input that `change` then spoils;
- * checks that nothing started: no event written, no model request.
- */
-async function rejectedBeforeStart(change: (input: Record<string, unknown>) => void): Promise<unknown> {
-  const model = createScriptedModel(["never"]);
-  const writer = createRecordingEventWriter();
-  const input: Record<string, unknown> = {
-    sessionId: "s",
-    turnId: "t",
-    systemPrompt: "p",
-    userMessage: { text: "hello" },
-    llm: { model: model.model, streamFn: model.streamFn },
-    eventWriter: writer,
-    disableBuiltinToolFallback: true,
-  };
-  change(input);
-  const error = await new PiTurnRunner().runTurn(input as unknown as RunTurnInput).catch((caught: unknown) => caught);
-  expect(writer.events).toHaveLength(0);
-  expect(model.requests).toHaveLength(0);
-  return error;
-}
 
 describe("the shape checks", () => {
   it("name the first malformed field of a message, and pass well-formed ones and roles Turnkit does not know", () => {

@@ -9,30 +9,16 @@ import { describe, expect, it } from "vitest";
 import { Type } from "@sinclair/typebox";
 import { createScriptedModel } from "@turnkit/agent-loop/testing";
 import { createRecordingEventWriter } from "@turnkit/agent-core/testing";
+import { rejectedBeforeStart } from "../support/rejected-before-start.js";
 import { PiTurnRunner, TurnkitConfigError, defineRuntimeTool } from "../../src/index.js";
 import { revokedProxy } from "@turnkit/agent-loop/testing";
 
 const ENGINE_TEXT =
   /serialize a BigInt|on a proxy that has been revoked|Cannot convert|is not a function|Cannot read properties/;
 
-/** What `runTurn` rejects with when `change` spoils a valid input; nothing may have been written. */
+/** What `runTurn` rejects with when `change` spoils a valid input, nothing started; a `TurnkitConfigError`. */
 async function refusal(change: (input: Record<string, any>) => void): Promise<TurnkitConfigError> {
-  const model = createScriptedModel(["never"]);
-  const writer = createRecordingEventWriter();
-  const input: Record<string, any> = {
-    sessionId: "s",
-    turnId: "t",
-    systemPrompt: "p",
-    userMessage: { text: "hello" },
-    llm: { model: model.model, streamFn: model.streamFn },
-    eventWriter: writer,
-  };
-  change(input);
-  const error = await new PiTurnRunner().runTurn(input as never).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(writer.events).toEqual([]);
+  const error = await rejectedBeforeStart(change);
   expect(TurnkitConfigError.isInstance(error), String(error)).toBe(true);
   return error as TurnkitConfigError;
 }
