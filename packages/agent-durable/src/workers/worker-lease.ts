@@ -110,7 +110,9 @@ export class WorkerLease {
     await this.writeBeat();
     // Stopped meanwhile (a launch that gave up): no beating after that.
     if (this.stopped) return;
-    this.beatTimer ??= setInterval(() => void this.renew(), Math.max(20, Math.floor(this.options.leaseMs / 4)));
+    // A renewal refused because the lease stopped meanwhile needs no answer.
+    const renewQuietly = () => void this.renew().catch(() => undefined);
+    this.beatTimer ??= setInterval(renewQuietly, Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
   }
 
@@ -147,10 +149,11 @@ export class WorkerLease {
   }
 
   /**
-   * Writes a heartbeat now (or waits for the one on its way) unless the
-   * lease is fresh (see {@link isFresh}); resolves once it was
-   * answered or failed, never rejects. Rejects with `worker_state` once the
-   * lease was stopped (the worker shuts down): nothing may wait on it then.
+   * Writes a heartbeat now, or waits for the one already on its way (a
+   * caller that needs a fresh lease looks at {@link isFresh} first); resolves once it was
+   * answered or failed (a failed heartbeat is no rejection). Rejects only
+   * with `worker_state`, once the lease was stopped (the worker shuts
+   * down): nothing may wait on it then.
    */
   async renew(): Promise<void> {
     if (this.stopped)
