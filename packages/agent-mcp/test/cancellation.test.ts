@@ -29,6 +29,20 @@ async function abortedDuringCall<T>(
   return { ...(await turn), begin };
 }
 
+/** The next turn on `runtime` calls the server's `echo` over the same connection: no restart after an aborted call. */
+async function expectStillServing(
+  runtime: Awaited<ReturnType<typeof createAgentRuntime>>,
+  mcp: ReturnType<typeof createMcpExtension>,
+): Promise<void> {
+  const next = await runMcpTurn({
+    runtime,
+    turnId: "t2",
+    script: [response([toolCall("echo", { text: "still here" })]), "Done."],
+  });
+  expect(next.toolResults[0]).toMatchObject({ text: "echo: still here", isError: false });
+  expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+}
+
 describe("aborting a turn cancels the MCP call on the server", () => {
   for (const transport of ["stdio", "http"] as const) {
     it(`over ${transport}: the server receives notifications/cancelled for the call, and the call gets the loop's result for a call interrupted after it started`, async () => {
@@ -67,13 +81,7 @@ describe("aborting a turn cancels the MCP call on the server", () => {
         }),
       ]);
       // The server is still fine: the next turn uses the same connection.
-      const next = await runMcpTurn({
-        runtime,
-        turnId: "t2",
-        script: [response([toolCall("echo", { text: "still here" })]), "Done."],
-      });
-      expect(next.toolResults[0]).toMatchObject({ text: "echo: still here", isError: false });
-      expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+      await expectStillServing(runtime, mcp);
       await runtime.dispose();
     });
   }
@@ -91,13 +99,7 @@ describe("aborting a turn cancels the MCP call on the server", () => {
       expect(toolResults[0]).toMatchObject({ text: ToolResultText.interrupted, isError: true });
       await waitUntil(() => stateless.log.find((entry) => entry.event === "aborted"));
       // The connection is not lost over it: the next turn calls the same server.
-      const next = await runMcpTurn({
-        runtime,
-        turnId: "t2",
-        script: [response([toolCall("echo", { text: "still here" })]), "Done."],
-      });
-      expect(next.toolResults[0]).toMatchObject({ text: "echo: still here", isError: false });
-      expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+      await expectStillServing(runtime, mcp);
       await runtime.dispose();
     });
   }
