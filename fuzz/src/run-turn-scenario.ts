@@ -20,6 +20,7 @@ import {
   requestEntries,
   withFallbackAnswers,
   withMalformedEvents,
+  withUnreadableUsage,
   withMalformedFinals,
 } from "./scripted-entries.js";
 
@@ -189,9 +190,12 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ...(scenario.hookTimeoutMs !== undefined && { hookTimeoutMs: scenario.hookTimeoutMs }),
     llm: {
       model: model.model,
-      streamFn: withMalformedEvents(
-        withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
-        scenario.malformedEvents,
+      streamFn: withUnreadableUsage(
+        withMalformedEvents(
+          withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+          scenario.malformedEvents,
+        ),
+        scenario.unreadableUsage,
       ),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },

@@ -89,8 +89,10 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       // Which responses (by index) end with a malformed final message: rarely any.
       malformed: rareList(fc.nat({ max: 3 })),
       oddEvents: oddEventsArbitrary,
+      // Which responses (by index) report a usage that cannot be read: rarely any.
+      unreadable: rareList(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom("revoked" as const, "getter" as const)), 2),
     })
-    .map(({ malformed, oddEvents, budget, budgetBoundary, ...scenario }) => {
+    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, ...scenario }) => {
       const requests = withRequestIds(scenario.requests);
       const withText = (index: number) => requests[index]?.response.text !== undefined;
       const malformedFinals = requests
@@ -99,6 +101,9 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       const malformedEvents = oddEvents
         .filter(([index]) => withText(index))
         .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
+      const unreadableUsage = unreadable
+        .filter(([index]) => withText(index))
+        .map(([index, kind]) => ({ token: requests[index]!.response.token, kind }));
       const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
       return {
         ...scenario,
@@ -106,6 +111,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         ...(bounded && { budget: bounded }),
         ...(malformedFinals.length > 0 && { malformedFinals }),
         ...(malformedEvents.length > 0 && { malformedEvents }),
+        ...(unreadableUsage.length > 0 && { unreadableUsage }),
       };
     });
 }

@@ -431,6 +431,13 @@ export interface TurnScenario {
    * absent outside the main runner property.
    */
   malformedEvents?: { token: string; event: MalformedEventKind }[];
+  /**
+   * Responses (by token) whose final message carries a usage that cannot
+   * be read (a revoked proxy, or a getter that throws): the runner counts it
+   * as nothing and the response stands. Absent outside the main runner
+   * property.
+   */
+  unreadableUsage?: { token: string; kind: "revoked" | "getter" }[];
 }
 
 /** The extra event a response of `malformedEvents` streams (see `withMalformedEvents`). */

@@ -20,6 +20,7 @@ import {
   hang,
   reject,
   response,
+  revokedProxy,
   text,
   thinking,
   throwSync,
@@ -202,6 +203,35 @@ function carriesToken(message: AssistantMessage, token: string): boolean {
 export function withMalformedFinals(streamFn: StreamFn, tokens: readonly string[] | undefined): StreamFn {
   return rewritingDone(streamFn, tokens ?? [], (done) => [
     { ...done, message: { ...done.message, content: [...done.message.content, { type: "text" }] } },
+  ]);
+}
+
+/**
+ * `streamFn`, except that the final message of each response listed in
+ * `odd` (by token) carries a usage no code can read: a revoked proxy, or an
+ * object whose `output` getter throws (a provider's object gone bad).
+ */
+export function withUnreadableUsage(
+  streamFn: StreamFn,
+  odd: readonly { token: string; kind: "revoked" | "getter" }[] | undefined,
+): StreamFn {
+  const kinds = new Map((odd ?? []).map(({ token, kind }) => [token, kind]));
+  return rewritingDone(streamFn, [...kinds.keys()], (done, token) => [
+    {
+      ...done,
+      message: {
+        ...done.message,
+        usage:
+          kinds.get(token) === "revoked"
+            ? revokedProxy()
+            : Object.defineProperty({ ...done.message.usage }, "output", {
+                get: () => {
+                  throw new Error("the provider's usage getter failed");
+                },
+                enumerable: true,
+              }),
+      },
+    },
   ]);
 }
 

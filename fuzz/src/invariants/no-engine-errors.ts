@@ -7,8 +7,9 @@
  * on it, instead of being refused where it came in, naming the field. The
  * generated models stream malformed events now and then
  * (`src/scripted-entries.ts`, `withMalformedEvents`), an `Agent`'s
- * `transformContext` now and then answers no list, and tools return details
- * nested deeper than any stack, with a revoked proxy (`oddDetails`), to
+ * `transformContext` now and then answers no list, tools return details
+ * nested deeper than any stack, with a revoked proxy (`oddDetails`), and a
+ * response's usage now and then cannot be read (`withUnreadableUsage`), to
  * feed it.
  */
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
