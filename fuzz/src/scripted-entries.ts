@@ -172,8 +172,9 @@ function rewritingDone<T extends string>(
     const result = new Promise<AssistantMessage>((resolve) => (settle = resolve));
     const events = (async function* () {
       for await (const event of stream) {
-        if (event.type === "error") settle(event.error);
-        if (event.type !== "done") {
+        // `?.`: an inner rewrite may stream what is no event at all (see withMalformedEvents); it passes as it is.
+        if (event?.type === "error") settle(event.error);
+        if (event?.type !== "done") {
           yield event;
           continue;
         }
