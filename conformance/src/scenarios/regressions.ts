@@ -39,6 +39,18 @@ export const REGRESSION_SCENARIOS = [
     },
   }),
   defineScenario({
+    id: "tool-result-missing",
+    title: "execute resolves undefined instead of a result",
+    spec: ["L5"],
+    surfaces: ["agent"],
+    script: () => [response(toolCall("nothing", {})), response("Done.")],
+    async run(ctx) {
+      const nothing = defineTool({ name: "nothing", execute: async () => undefined as never });
+      const agent = ctx.createAgent({ initialState: { tools: [nothing] } });
+      await ctx.settle("prompt()", agent.prompt("Go"));
+    },
+  }),
+  defineScenario({
     id: "hook-context-sequential",
     title: "in a sequential batch, what the hooks of the second call see in context.messages",
     spec: ["L4"],
