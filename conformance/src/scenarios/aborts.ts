@@ -36,6 +36,28 @@ async function promptAndAbortAtFirstTextDelta(ctx: ScenarioContext): Promise<voi
 /** abort() while streaming, while a tool runs, and late tool updates (behaviours L3, L10). */
 export const ABORT_SCENARIOS = [
   defineScenario({
+    id: "abort-with-queued-steer",
+    title: "a tool steers, then aborts: the steer is kept for the next run",
+    spec: ["L10"],
+    surfaces: ["agent"],
+    script: () => [response(toolCall("work", {})), response("Steered.")],
+    async run(ctx) {
+      let agent: HostAgent | undefined;
+      const work = defineTool({
+        name: "work",
+        execute: async () => {
+          agent!.steer(user("S"));
+          agent!.abort();
+          return textResult("done");
+        },
+      });
+      agent = ctx.createAgent({ initialState: { tools: [work] } });
+      await ctx.settle("prompt()", agent.prompt("Go"));
+      ctx.note(`queued ${agent.hasQueuedMessages()}`);
+      await ctx.settle("continue()", agent.continue());
+    },
+  }),
+  defineScenario({
     id: "abort-during-streaming",
     title: "Agent.abort() while a response streams: the response ends aborted with what had streamed",
     spec: ["L3", "L10"],
