@@ -20,11 +20,12 @@ export const ABORTED_ERROR_MESSAGE = "Request was aborted";
  * Readable text of anything thrown: an `Error`'s message (its name when the
  * message is empty), a string as it is, anything else as JSON or `String`
  * writes it. Never throws: a value whose text cannot be read (a `toString`
- * or `message` getter that throws) is described by its kind instead.
+ * or `message` getter that throws) is described by its kind instead, and
+ * the engine's error for a revoked proxy is said in words.
  */
 export function errorText(error: unknown): string {
   try {
-    if (error instanceof Error) return textOf(error.message) || textOf(error.name);
+    if (error instanceof Error) return messageOf(error) || textOf(error.name);
     if (typeof error === "string") return error;
     try {
       return JSON.stringify(error) ?? String(error);
@@ -41,14 +42,30 @@ export function errorText(error: unknown): string {
  * message of an `Error`, else `String(value)` (as pi-agent-core writes it).
  * Never throws, and always a string: a value whose text cannot be read (a
  * `toString` or `message` getter that throws) is described by its kind
- * instead, so the call still gets its error result.
+ * instead, so the call still gets its error result; the engine's error for
+ * a revoked proxy (a tool that returned one) is said in words.
  */
 export function thrownText(error: unknown): string {
   try {
-    return error instanceof Error ? textOf(error.message) : String(error);
+    return error instanceof Error ? messageOf(error) : String(error);
   } catch {
     return unreadableText(error);
   }
+}
+
+/** What the engine throws when code touches a revoked proxy ("Cannot perform 'get' on a proxy that has been revoked"). */
+const REVOKED_PROXY_ERROR = /on a proxy that has been revoked/;
+
+/**
+ * An `Error`'s message, except that the engine's `TypeError` for a revoked
+ * proxy (one a tool returned, which the engine reads while settling the
+ * tool's promise, or one some code touched) is said in words.
+ */
+function messageOf(error: Error): string {
+  const message = textOf(error.message);
+  return error instanceof TypeError && REVOKED_PROXY_ERROR.test(message)
+    ? "a value that cannot be read (a revoked proxy)"
+    : message;
 }
 
 /** `value` when it is a string, else `String(value)` (an `Error` whose `message` was set to something else). */

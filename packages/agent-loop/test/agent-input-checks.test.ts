@@ -7,7 +7,7 @@ import {
   runAgentLoop,
   runAgentLoopContinue,
 } from "../src/index.js";
-import { response, toolCall } from "../src/testing/index.js";
+import { response, revokedProxy, throwingGetter, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, testTool, user } from "./support/scenario.js";
 
 /** Any value, as a host without types might pass it. */
@@ -143,6 +143,24 @@ describe("a tool's malformed answer becomes an error result naming the field", (
       isError: true,
       content: [{ type: "text", text: `Tool work returned a malformed result: ${problem}` }],
     });
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+  });
+
+  it.each<[string, () => unknown, string]>([
+    ["a revoked proxy", () => revokedProxy(), "a value that cannot be read (a revoked proxy)"],
+    [
+      "a result whose content getter throws (its own text is kept)",
+      () => throwingGetter("content"),
+      "content getter failed",
+    ],
+  ])("an answer no code can read, %s, is an error result in words, not the engine's", async (_name, answer, text) => {
+    const { agent } = createAgentScenario([response(toolCall("work", {})), "done"], {
+      tools: [testTool("work", { execute: async () => answer() as never })],
+    });
+    await agent.prompt("go");
+    const result = agent.state.messages.find((message) => message.role === "toolResult");
+    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining(text) }] });
+    expect(JSON.stringify(result)).not.toMatch(/proxy that has been revoked/);
     expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
   });
 
