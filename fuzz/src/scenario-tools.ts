@@ -9,7 +9,14 @@ import { type AskHost, type Clock, type RuntimeTool, defineRuntimeTool } from "@
 import { sleep } from "@turnkit/agent-core/internal";
 import { type QuestionProbe, askQuestions } from "./host-questions.js";
 import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
-import { type Delay, TOOL_NAMES, type ToolBehaviour, type ToolModes, type ToolName } from "./scenario.js";
+import {
+  type Delay,
+  type MalformedResult,
+  TOOL_NAMES,
+  type ToolBehaviour,
+  type ToolModes,
+  type ToolName,
+} from "./scenario.js";
 
 /** `{ value?: string, n?: number }`: numbers coerce from numeric strings. */
 export const SCENARIO_TOOL_PARAMETERS = Type.Object({
@@ -120,6 +127,32 @@ function revokedProxy(): object {
   return revocable.proxy;
 }
 
+/** Whether the call's behaviour answers a malformed result. */
+function isMalformed(environment: ToolEnvironment, callId: string): boolean {
+  const behaviour = environment.behaviours.get(callId);
+  return behaviour?.kind === "result" && behaviour.malformed !== undefined;
+}
+
+/** A tool's answer that is no well-formed result, of the kind given. */
+function malformedResult(kind: MalformedResult, callId: string): PerformedResult {
+  const answers: Record<MalformedResult, () => unknown> = {
+    "text-number": () => ({ content: [{ type: "text", text: 5 }], details: { callId } }),
+    undefined: () => undefined,
+    null: () => null,
+    string: () => `${callId} done`,
+    "no-content": () => ({ details: { callId } }),
+    "content-not-list": () => ({ content: `${callId} done`, details: { callId } }),
+    revoked: () => revokedProxy(),
+    "throwing-getter": () => ({
+      get content(): never {
+        throw new Error(`the content of ${callId} cannot be read`);
+      },
+      details: { callId },
+    }),
+  };
+  return answers[kind]() as PerformedResult;
+}
+
 /** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
 async function perform(
   callId: string,
@@ -159,7 +192,7 @@ async function perform(
       }
       if (behaviour.updates === 0) await wait(behaviour.delay, environment.clock, signal);
       if (behaviour.lateUpdate) laterThanSettle(() => update?.(`${callId} late update after settling`));
-      if (behaviour.malformed) return { content: [{ type: "text", text: 5 }], details: { callId } } as never;
+      if (behaviour.malformed) return malformedResult(behaviour.malformed, callId);
       const result: PerformedResult = { content: [{ type: "text", text: `${callId} done` }], details: { callId } };
       if (behaviour.terminate) result.terminate = true;
       if (behaviour.isError) result.isError = true;
@@ -195,7 +228,10 @@ export function createAgentTools(
         const update =
           onUpdate &&
           ((text: string) => onUpdate({ content: [{ type: "text", text }], details: { callId: toolCallId } }));
-        const { isError: _ignored, ...result } = await perform(toolCallId, environment, signal, update);
+        const performed = await perform(toolCallId, environment, signal, update);
+        // A malformed answer is handed back as it is: reading it here would throw in the tool instead.
+        if (isMalformed(environment, toolCallId)) return performed as AgentToolResult<{ callId: string }>;
+        const { isError: _ignored, ...result } = performed;
         return result as AgentToolResult<{ callId: string }>;
       },
     };
@@ -239,6 +275,7 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
           { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
         );
         const behaviour = environment.behaviours.get(ctx.toolCallId);
+        if (isMalformed(environment, ctx.toolCallId)) return result;
         if (behaviour?.kind === "result" && behaviour.oddFlags)
           return {
             content: [{ type: "text", text: `${ODD_FLAGS_TEXT} (${ctx.toolCallId})` }],

@@ -17,6 +17,22 @@ export type Delay =
   /** Resolves after `ms` on the scenario's virtual clock (honours the abort signal). */
   | { kind: "clock"; ms: number };
 
+/**
+ * How a tool's answer is malformed: a text block whose `text` is a number,
+ * no answer at all (`undefined`, `null`), a string, an object without
+ * `content`, `content` that is no list, a revoked proxy (nothing of it can
+ * be read), or an object whose `content` getter throws.
+ */
+export type MalformedResult =
+  | "text-number"
+  | "undefined"
+  | "null"
+  | "string"
+  | "no-content"
+  | "content-not-list"
+  | "revoked"
+  | "throwing-getter";
+
 /** What one tool call does when executed. */
 export type ToolBehaviour =
   | {
@@ -32,8 +48,8 @@ export type ToolBehaviour =
       oddResultDetails?: boolean;
       terminate: boolean;
       isError: boolean;
-      /** Answers `{ content: [{ type: "text", text: 5 }] }`: the layer must record an error result naming the field. */
-      malformed?: boolean;
+      /** Answers no well-formed result (see {@link MalformedResult}): the layer must record an error result naming what is wrong, and the run goes on. */
+      malformed?: MalformedResult;
       /** A runner's tool answers `isError: "yes"` and `terminate: 1` (flags that are no booleans): an error result naming the flag (invariant 25). */
       oddFlags?: boolean;
     }
