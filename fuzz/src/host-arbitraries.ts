@@ -112,8 +112,14 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "malformed",
     "edit",
     "unreadable",
+    "revoked",
   ]),
-  onLlmCallPrepared: decisions<"observe" | "throw" | "reject" | "edit">("observe", ["throw", "reject", "edit"]),
+  onLlmCallPrepared: decisions<"observe" | "throw" | "reject" | "edit" | "revoked">("observe", [
+    "throw",
+    "reject",
+    "edit",
+    "revoked",
+  ]),
   afterLlmCall: decisions<AfterLlmDecision>("continue", [
     "replaceText",
     "retry",
@@ -123,17 +129,18 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "malformed",
     "edit",
     "unreadable",
+    "revoked",
   ]),
-  beforeToolCall: decisions<"allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit">("allow", [
-    "block",
-    "blockPermission",
+  beforeToolCall: decisions<
+    "allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit" | "revoked"
+  >("allow", ["block", "blockPermission", "throw", "abort", "malformed", "edit", "revoked"]),
+  onToolExecutionStart: decisions<ToolStartDecision | "edit" | "revoked">("observe", [
     "throw",
     "abort",
-    "malformed",
     "edit",
+    "revoked",
   ]),
-  onToolExecutionStart: decisions<ToolStartDecision | "edit">("observe", ["throw", "abort", "edit"]),
-  afterToolCall: decisions<AfterToolDecision | "malformed" | "edit">("none", [
+  afterToolCall: decisions<AfterToolDecision | "malformed" | "edit" | "revoked">("none", [
     "patchContent",
     "isError",
     "terminate",
@@ -141,14 +148,16 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "throw",
     "malformed",
     "edit",
+    "revoked",
   ]),
   // Called after nearly every message: mostly accept, or almost every turn would fail here.
-  onHistoryChanged: decisions<"accept" | "throw" | "edit">("accept", ["throw", "edit"], 12),
-  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "throw" | "edit">("none", [
+  onHistoryChanged: decisions<"accept" | "throw" | "edit" | "revoked">("accept", ["throw", "edit", "revoked"], 12),
+  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "throw" | "edit" | "revoked">("none", [
     "enqueue",
     "enqueueMalformed",
     "throw",
     "edit",
+    "revoked",
   ]),
 });
 

@@ -11,6 +11,7 @@ import {
   type PiTurnHooks,
   createUserMessage,
 } from "@turnkit/agent-core";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import type { TurnHookSpec } from "./scenario.js";
 import { markedText } from "./scripted-entries.js";
@@ -62,6 +63,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           return undefined;
         case "unreadable":
           return unreadableDecision("beforeLlmCallHook");
+        case "revoked":
+          return revokedProxy() as never;
         case "malformed":
           return {
             type: "replaceRequestMessages",
@@ -81,6 +84,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
       if (decision === "edit") wreck(event.context);
       if (decision === "throw") throw new Error("onLlmCallPreparedHook failed");
       if (decision === "reject") return Promise.reject(new Error("onLlmCallPreparedHook rejected"));
+      if (decision === "revoked") return revokedProxy() as never;
     };
   }
   if (spec.afterLlmCall) {
@@ -94,6 +98,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           return undefined;
         case "unreadable":
           return unreadableDecision("afterLlmCallHook");
+        case "revoked":
+          return revokedProxy() as never;
         case "continue":
           return { type: "continue" };
         case "replaceText":
@@ -136,6 +142,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           return undefined;
         case "malformed":
           return { block: "yes", reason: "a block that is no boolean" } as never;
+        case "revoked":
+          return revokedProxy() as never;
       }
     };
   }
@@ -146,6 +154,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
       if (decision === "edit") wreck(event);
       if (decision === "throw") throw new Error("onToolExecutionStartHook failed");
       if (decision === "abort") context.abort();
+      if (decision === "revoked") return revokedProxy() as never;
     };
   }
   if (spec.afterToolCall) {
@@ -157,6 +166,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
         return undefined;
       }
       if (decision === "malformed") return { content: "a patch whose content is no list" } as never;
+      if (decision === "revoked") return revokedProxy() as never;
       return afterToolPatch(decision, "afterToolCallHook");
     };
     hooks.afterToolCallHook = hook;
@@ -167,6 +177,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
       const decision = next();
       if (decision === "edit") wreck(change);
       if (decision === "throw") throw new Error("onHistoryChangedHook failed");
+      if (decision === "revoked") return revokedProxy() as never;
     };
   }
   if (spec.onStepEnd) {
@@ -176,6 +187,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
       const decision = next();
       if (decision === "edit") wreck({ message: event.message, toolResults: event.toolResults });
       if (decision === "throw") throw new Error("onStepEndHook failed");
+      if (decision === "revoked") return revokedProxy() as never;
       if (decision === "enqueue") {
         enqueued++;
         event.enqueue(markedText(`stepEnd${enqueued}`, "queued by onStepEndHook"));

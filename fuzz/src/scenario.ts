@@ -280,7 +280,8 @@ export type BeforeLlmDecision =
   | "invalid"
   | "malformed"
   | "edit"
-  | "unreadable";
+  | "unreadable"
+  | "revoked";
 
 /**
  * An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text
@@ -296,26 +297,32 @@ export type AfterLlmDecision =
   | "invalid"
   | "malformed"
   | "edit"
-  | "unreadable";
+  | "unreadable"
+  | "revoked";
 
 /**
  * The eight `PiTurnHooks`, each a list of decisions in call order (see
  * {@link AgentHookSpec}). `edit`, in every hook: the hook wrecks what it
  * was handed (messages, the response, the call, its arguments, the result,
  * the change, the step) and decides nothing, which must change nothing.
+ * `revoked`, in every hook: the hook answers with a revoked proxy, which no
+ * code can read (not even whether it is a promise): the hook's failure, in
+ * words, never the engine's text.
  */
 export interface TurnHookSpec {
   beforeLlmCall: BeforeLlmDecision[] | undefined;
-  onLlmCallPrepared: ("observe" | "throw" | "reject" | "edit")[] | undefined;
+  onLlmCallPrepared: ("observe" | "throw" | "reject" | "edit" | "revoked")[] | undefined;
   afterLlmCall: AfterLlmDecision[] | undefined;
   /** `malformed`: a decision whose `block` is no boolean (blocks the call). */
-  beforeToolCall: ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit")[] | undefined;
-  onToolExecutionStart: (ToolStartDecision | "edit")[] | undefined;
+  beforeToolCall:
+    | ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit" | "revoked")[]
+    | undefined;
+  onToolExecutionStart: (ToolStartDecision | "edit" | "revoked")[] | undefined;
   /** `malformed`: a patch whose `content` is a plain string (an error result). */
-  afterToolCall: (AfterToolDecision | "malformed" | "edit")[] | undefined;
-  onHistoryChanged: ("accept" | "throw" | "edit")[] | undefined;
+  afterToolCall: (AfterToolDecision | "malformed" | "edit" | "revoked")[] | undefined;
+  onHistoryChanged: ("accept" | "throw" | "edit" | "revoked")[] | undefined;
   /** `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on). */
-  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw" | "edit")[] | undefined;
+  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw" | "edit" | "revoked")[] | undefined;
 }
 
 /**
