@@ -118,7 +118,7 @@ export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbit
             decision === "block" || decision === "throw" ? decision : "allow",
           ),
           afterToolCall: scenario.hooks.afterToolCall?.map((decision) =>
-            decision === "terminateAgent" ? "none" : decision,
+            decision === "terminateAgent" || decision === "revoked" ? "none" : decision,
           ),
           onToolExecutionStart: undefined,
           shouldStopAfterTurn: undefined,

@@ -1,4 +1,5 @@
 import type { AfterToolCallPatch } from "@turnkit/agent-core";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 import type { AfterToolDecision } from "./scenario.js";
 
 /**
@@ -31,5 +32,7 @@ export function afterToolPatch(decision: AfterToolDecision, hookName: string): A
       return { terminateAgent: true };
     case "throw":
       throw new Error(`${hookName} failed`);
+    case "revoked":
+      return revokedProxy() as never;
   }
 }

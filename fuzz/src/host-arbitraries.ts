@@ -80,12 +80,12 @@ export const afterToolDecisions = decisions<AfterToolDecision>("none", [
 const toolStartDecisions = decisions<ToolStartDecision>("observe", ["throw", "abort"]);
 
 export const agentHooksArbitrary: fc.Arbitrary<AgentHookSpec> = fc.record({
-  beforeToolCall: decisions<BeforeToolDecision>("allow", ["block", "terminateAgent", "throw", "abort"]),
+  beforeToolCall: decisions<BeforeToolDecision>("allow", ["block", "terminateAgent", "throw", "abort", "revoked"]),
   afterToolCall: afterToolDecisions,
   onToolExecutionStart: toolStartDecisions,
-  shouldStopAfterTurn: decisions<boolean | "throw">(false, [true, "throw"]),
-  shouldStopAfterSteering: decisions<boolean | "throw">(false, [true, "throw"]),
-  transformContext: decisions<"pass" | "throw" | "noArray">("pass", ["throw", "noArray"]),
+  shouldStopAfterTurn: decisions<boolean | "throw" | "revoked">(false, [true, "throw", "revoked"]),
+  shouldStopAfterSteering: decisions<boolean | "throw" | "revoked">(false, [true, "throw", "revoked"]),
+  transformContext: decisions<"pass" | "throw" | "noArray" | "revoked">("pass", ["throw", "noArray", "revoked"]),
 });
 
 export const listenerFailureArbitrary: fc.Arbitrary<ListenerFailureSpec | undefined> = oneIn(

@@ -12,7 +12,7 @@ import {
   agentLoop,
   agentLoopContinue,
 } from "@turnkit/agent-loop";
-import { createScriptedModel, createVirtualClock, userMessage } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, createVirtualClock, revokedProxy, userMessage } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import { type LaterRun, type PromptForm, settingOptions } from "./agent-settings.js";
@@ -53,6 +53,8 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
         case "abort":
           abort();
           return undefined;
+        case "revoked":
+          return revokedProxy() as never;
       }
     };
   }
@@ -66,21 +68,24 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
       const decision = next();
       if (decision === "throw") throw new Error("onToolExecutionStart failed");
       if (decision === "abort") abort();
+      if (decision === "revoked") return revokedProxy() as never;
     };
   }
   if (spec.shouldStopAfterTurn) {
-    const next = decisionSequence<boolean | "throw">(spec.shouldStopAfterTurn, false);
+    const next = decisionSequence<boolean | "throw" | "revoked">(spec.shouldStopAfterTurn, false);
     options.shouldStopAfterTurn = () => {
       const decision = next();
       if (decision === "throw") throw new Error("shouldStopAfterTurn failed");
+      if (decision === "revoked") return revokedProxy() as never;
       return decision;
     };
   }
   if (spec.shouldStopAfterSteering) {
-    const next = decisionSequence<boolean | "throw">(spec.shouldStopAfterSteering, false);
+    const next = decisionSequence<boolean | "throw" | "revoked">(spec.shouldStopAfterSteering, false);
     options.shouldStopAfterSteering = async () => {
       const decision = next();
       if (decision === "throw") throw new Error("shouldStopAfterSteering failed");
+      if (decision === "revoked") return revokedProxy() as never;
       return decision;
     };
   }
@@ -91,6 +96,7 @@ function loopHooks(spec: AgentHookSpec, abort: () => void): Partial<AgentOptions
       if (decision === "throw") throw new Error("transformContext failed");
       // A host's hook that answers no list: the run fails naming the hook.
       if (decision === "noArray") return undefined as unknown as AgentMessage[];
+      if (decision === "revoked") return revokedProxy() as never;
       return messages;
     };
   }

@@ -195,13 +195,20 @@ export type ToolModes = Record<ToolName, "parallel" | "sequential" | undefined>;
 // ------------------------------------------------------------------ Agent
 
 /** A `beforeToolCall` decision; `abort` aborts the run from inside the hook, then allows. */
-export type BeforeToolDecision = "allow" | "block" | "terminateAgent" | "throw" | "abort";
+export type BeforeToolDecision = "allow" | "block" | "terminateAgent" | "throw" | "abort" | "revoked";
 
 /** An `afterToolCall` decision. */
-export type AfterToolDecision = "none" | "patchContent" | "isError" | "terminate" | "terminateAgent" | "throw";
+export type AfterToolDecision =
+  | "none"
+  | "patchContent"
+  | "isError"
+  | "terminate"
+  | "terminateAgent"
+  | "throw"
+  | "revoked";
 
 /** An `onToolExecutionStart` behaviour; `abort` aborts the run right before `execute`. */
-export type ToolStartDecision = "observe" | "throw" | "abort";
+export type ToolStartDecision = "observe" | "throw" | "abort" | "revoked";
 
 /**
  * The loop-level callbacks of an `Agent`, each a list of decisions taken in
@@ -212,9 +219,9 @@ export interface AgentHookSpec {
   beforeToolCall: BeforeToolDecision[] | undefined;
   afterToolCall: AfterToolDecision[] | undefined;
   onToolExecutionStart: ToolStartDecision[] | undefined;
-  shouldStopAfterTurn: (boolean | "throw")[] | undefined;
-  shouldStopAfterSteering: (boolean | "throw")[] | undefined;
-  transformContext: ("pass" | "throw" | "noArray")[] | undefined;
+  shouldStopAfterTurn: (boolean | "throw" | "revoked")[] | undefined;
+  shouldStopAfterSteering: (boolean | "throw" | "revoked")[] | undefined;
+  transformContext: ("pass" | "throw" | "noArray" | "revoked")[] | undefined;
 }
 
 /** A second listener that fails on one event (the "host observer failing"). */
