@@ -9,7 +9,7 @@
  * chain that keeps running would show.
  */
 import type { AgentMessage, StreamFn } from "@turnkit/agent-loop";
-import type { VirtualClock } from "@turnkit/agent-loop/testing";
+import { type VirtualClock, revokedProxy } from "@turnkit/agent-loop/testing";
 import {
   type PiTurnHooks,
   type PiTurnRunnerOptions,
@@ -29,7 +29,8 @@ export interface HostileProbe {
   /** Texts of every message the host handed over (poll results, `enqueue`), in order. */
   handedOver: string[];
   /** The host callback that threw or rejected, if it did (before the turn settled). */
-  callbackThrew: { callback: HostCallbackName; message: string } | undefined;
+  /** The callback that failed first, and its error's text (`undefined` for an answer no code can read). */
+  callbackThrew: { callback: HostCallbackName; message: string | undefined } | undefined;
   /** Host code the runner called after `runTurn` settled (hooks, callbacks, writer, logger, allocator). */
   calledAfterSettle: string[];
   /** Real time (performance.now) of the first abort of the caller's signal, if any. */
@@ -103,6 +104,11 @@ export function hostileHost(options: {
       callCounts.set(name, index + 1);
       if (failure?.callback === name && failure.atCall === index) {
         const error = new Error(failure.message);
+        if (failure.mode === "revoked") {
+          // It carries no text of its own: only the turn's end is checked (and, as everywhere, no engine text).
+          if (!settled) probe.callbackThrew ??= { callback: name, message: undefined };
+          return revokedProxy() as R;
+        }
         if (!settled) probe.callbackThrew ??= { callback: name, message: failure.message };
         if (failure.mode === "throw") throw error;
         return Promise.reject(error) as R;

@@ -40,11 +40,15 @@ export const PROVIDER_LIKE_MESSAGES = [
   "prompt is too long: 250000 tokens > 200000 maximum",
 ] as const;
 
-/** One host callback throws (or rejects) at its `atCall`-th call (0-based). */
+/**
+ * One host callback throws, rejects, or answers with a revoked proxy (a
+ * value no code can read, not even whether it is a promise) at its
+ * `atCall`-th call (0-based).
+ */
 export interface HostCallbackFailure {
   callback: HostCallbackName;
   atCall: number;
-  mode: "throw" | "reject";
+  mode: "throw" | "reject" | "revoked";
   message: (typeof PROVIDER_LIKE_MESSAGES)[number];
 }
 

@@ -62,7 +62,7 @@ export function checkHostileHost(probe: HostileProbe, observation: TurnRunObserv
         `${threw.callback} threw ${describeValue(threw.message)} yet the turn completed`,
       );
     }
-    if (outcome.kind === "failed" && outcome.error.message.includes(threw.message)) {
+    if (outcome.kind === "failed" && threw.message !== undefined && outcome.error.message.includes(threw.message)) {
       if (outcome.error.code !== "internal" || !outcome.error.message.includes(threw.callback)) {
         throw new InvariantViolation(
           "7 host callback failures end the turn internal",
