@@ -197,7 +197,7 @@ export const writerArbitrary: fc.Arbitrary<WriterSpec> = fc.record({
     8,
     fc.record({
       index: fc.nat({ max: 40 }),
-      mode: fc.constantFrom("throw" as const, "reject" as const, "thenableThrows" as const),
+      mode: fc.constantFrom("throw" as const, "reject" as const, "thenableThrows" as const, "revoked" as const),
     }),
   ),
   slow: oneIn(4, slowWriterArbitrary({ never: false, maxFrom: 40 })),
@@ -211,7 +211,7 @@ export const allocatorFailureArbitrary: fc.Arbitrary<AllocatorFailureSpec | unde
       { weight: 1, arbitrary: fc.constant("event" as const) },
     ),
     index: fc.nat({ max: 12 }),
-    mode: fc.constantFrom("throw" as const, "reject" as const, "empty" as const, "number" as const),
+    mode: fc.constantFrom("throw" as const, "reject" as const, "empty" as const, "number" as const, "revoked" as const),
   }),
 );
 

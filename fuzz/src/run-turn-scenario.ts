@@ -3,7 +3,7 @@
  * against the scripted model on a virtual clock, and records what the host
  * saw: events, history offered and accepted, outcome, leaks.
  */
-import { type VirtualClock, createScriptedModel, createVirtualClock } from "@turnkit/agent-loop/testing";
+import { type VirtualClock, createScriptedModel, createVirtualClock, revokedProxy } from "@turnkit/agent-loop/testing";
 import { type TurnInputMessage, createHiddenMessage } from "@turnkit/agent-core";
 import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
@@ -138,6 +138,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       if (action.trigger.kind === "event" && action.trigger.index === index) perform(action);
     if (failAt?.index === index) {
       if (failAt.mode === "throw") throw new Error("the event writer failed");
+      if (failAt.mode === "revoked") return revokedProxy() as never;
       if (failAt.mode === "thenableThrows") {
         const thenable = {
           then() {
@@ -247,6 +248,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     if (failure?.target === "message" && failure.index === index) {
       if (failure.mode === "throw") throw new Error("the message-id allocator failed");
       if (failure.mode === "reject") return Promise.reject(new Error("the message-id allocator rejected"));
+      if (failure.mode === "revoked") return revokedProxy() as never;
       return (failure.mode === "empty" ? "" : 5) as never;
     }
     return `msg_${index + 1}`;
@@ -256,6 +258,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     const index = eventIds++;
     if (failure?.target === "event" && failure.index === index) {
       if (failure.mode === "throw" || failure.mode === "reject") throw new Error("the event-id source failed");
+      if (failure.mode === "revoked") return revokedProxy() as never;
       return (failure.mode === "empty" ? "" : 5) as never;
     }
     return `evt_${index + 1}`;

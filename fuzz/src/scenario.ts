@@ -346,8 +346,8 @@ export type SlowWriterSpec =
 export interface WriterSpec {
   /** Microtask turns before `push` resolves (0: synchronous writer). */
   asyncTicks: number;
-  /** Fails once: throws, rejects, or answers a thenable whose `then` throws. */
-  failAt: { index: number; mode: "throw" | "reject" | "thenableThrows" } | undefined;
+  /** Fails once: throws, rejects, answers a thenable whose `then` throws, or answers a revoked proxy (nothing of it can be read). */
+  failAt: { index: number; mode: "throw" | "reject" | "thenableThrows" | "revoked" } | undefined;
   /** Answers late (or never) from some event on; takes precedence over `asyncTicks` there. */
   slow: SlowWriterSpec | undefined;
 }
@@ -357,8 +357,8 @@ export interface AllocatorFailureSpec {
   /** Which id source fails: the message-id allocator or the runner's `newEventId` (which answers synchronously). */
   target: "message" | "event";
   index: number;
-  /** `reject` is a throw for `newEventId`; `empty` answers "" and `number` answers 5, neither an id. */
-  mode: "throw" | "reject" | "empty" | "number";
+  /** `reject` is a throw for `newEventId`; `empty` answers "", `number` answers 5 and `revoked` a revoked proxy, none an id. */
+  mode: "throw" | "reject" | "empty" | "number" | "revoked";
 }
 
 /** The host's side of steering. Lists are per call, as for hooks. */
