@@ -123,7 +123,8 @@ export interface RunTurnInput {
   /**
    * Atomically closes intake when the turn would end (also when it stops
    * on a host decision). `false` means new work won the race; the runner
-   * polls steering again. A throw fails the turn (`internal`).
+   * polls steering again. A throw, or an answer that is no boolean, fails
+   * the turn (`internal`).
    */
   tryBeginClose?: (context: { lastAssistantMessage: AgentMessage | undefined }) => boolean | Promise<boolean>;
 }

@@ -1,7 +1,7 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { errorText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
-import { inputMessageProblem } from "../messages/content-checks.js";
+import { describeValue, inputMessageProblem } from "../messages/content-checks.js";
 import { copyForHost, copyFromHost } from "../messages/host-copy.js";
 import { createUserMessage } from "../messages/turn-messages.js";
 import { askHost } from "./host-calls.js";
@@ -97,21 +97,29 @@ function steeringMessage(item: TurnInputMessage): AgentMessage {
 /**
  * Asks the host's `tryBeginClose` to close intake; on `true` the turn is
  * closed (no more steering is taken). `false` means new work won the race
- * (or the callback failed: that fails the turn, code `internal`). Only
- * called when the input has a `tryBeginClose`.
+ * (or the callback failed, or answered anything but a boolean: that fails
+ * the turn, code `internal`, naming the callback). Only called when the
+ * input has a `tryBeginClose`.
  */
 export async function tryBeginClose(
   turn: RunningTurn,
   lastAssistantMessage: AgentMessage | undefined,
 ): Promise<boolean> {
   const close = turn.input.tryBeginClose!;
-  const closed =
-    (await askHost(
-      turn,
-      "tryBeginClose",
-      () => close({ lastAssistantMessage: copyForHost(lastAssistantMessage) }),
-      false,
-    )) === true;
+  const closed: unknown = await askHost<unknown>(
+    turn,
+    "tryBeginClose",
+    () => close({ lastAssistantMessage: copyForHost(lastAssistantMessage) }),
+    false,
+  );
+  // Anything but a boolean is a host's bug: neither a close nor new work, so intake would stay open behind an ended turn.
+  if (typeof closed !== "boolean") {
+    failTurn(turn, {
+      code: ErrorCode.Internal,
+      message: `The host callback tryBeginClose returned ${describeValue(closed)}, not a boolean`,
+    });
+    return false;
+  }
   if (closed) turn.closed = true;
   return closed;
 }

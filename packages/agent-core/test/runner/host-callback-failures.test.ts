@@ -100,6 +100,36 @@ describe("a throwing host callback ends the turn internal, naming the callback",
     expect((turn.outcome as { message: string }).message).toContain("getSteeringMessages");
   });
 
+  it.each<[string, unknown]>([
+    ["5", 5],
+    ["undefined", undefined],
+    ['"closed"', "closed"],
+    ["object", { closed: true }],
+  ])(
+    "tryBeginClose answering %s fails the turn, naming it, instead of polling again and again",
+    async (shown, answer) => {
+      let closes = 0;
+      const turn = await runCheckedTurn({
+        script: ["answer"],
+        input: {
+          getSteeringMessages: () => [],
+          tryBeginClose: (() => {
+            closes += 1;
+            return answer;
+          }) as unknown as RunTurnInput["tryBeginClose"],
+        },
+      });
+      expect(turn.outcome).toMatchObject({
+        kind: "failed",
+        error: {
+          code: ErrorCode.Internal,
+          message: `The host callback tryBeginClose returned ${shown}, not a boolean`,
+        },
+      });
+      expect(closes).toBe(1);
+    },
+  );
+
   for (const [callback, answer, runnerOptions] of [
     ["allocateMessageId", "5", { allocateMessageId: () => 5 }],
     ["allocateMessageId", '""', { allocateMessageId: async () => "" }],
