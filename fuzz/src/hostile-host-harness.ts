@@ -95,6 +95,8 @@ export function hostileHost(options: {
     });
 
   const failure = spec.callbackFailure;
+  /** Callbacks whose answer's type the runner checks: a wrong one fails the turn like a throw. */
+  const TYPED_ANSWERS = new Set<HostCallbackName>(["getSteeringMessages", "tryBeginClose", "allocateMessageId"]);
   const callCounts = new Map<HostCallbackName, number>();
   /** Wraps a host callback: witnessed, and failing at its generated call. */
   const callback = <Args extends unknown[], R>(name: HostCallbackName, fn: (...args: Args) => R) => {
@@ -104,6 +106,10 @@ export function hostileHost(options: {
       callCounts.set(name, index + 1);
       if (failure?.callback === name && failure.atCall === index) {
         const error = new Error(failure.message);
+        if (failure.mode === "wrongType" && TYPED_ANSWERS.has(name)) {
+          if (!settled) probe.callbackThrew ??= { callback: name, message: undefined };
+          return 1 as R;
+        }
         if (failure.mode === "revoked") {
           // It carries no text of its own: only the turn's end is checked (and, as everywhere, no engine text).
           if (!settled) probe.callbackThrew ??= { callback: name, message: undefined };

@@ -41,14 +41,16 @@ export const PROVIDER_LIKE_MESSAGES = [
 ] as const;
 
 /**
- * One host callback throws, rejects, or answers with a revoked proxy (a
- * value no code can read, not even whether it is a promise) at its
- * `atCall`-th call (0-based).
+ * One host callback throws, rejects, answers with a revoked proxy (a
+ * value no code can read, not even whether it is a promise), or answers a
+ * value of the wrong type (`1`; only where the runner checks the type:
+ * the steering poll, `tryBeginClose`, `allocateMessageId`; elsewhere it
+ * throws) at its `atCall`-th call (0-based).
  */
 export interface HostCallbackFailure {
   callback: HostCallbackName;
   atCall: number;
-  mode: "throw" | "reject" | "revoked";
+  mode: "throw" | "reject" | "revoked" | "wrongType";
   message: (typeof PROVIDER_LIKE_MESSAGES)[number];
 }
 

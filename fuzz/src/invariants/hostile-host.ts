@@ -59,7 +59,7 @@ export function checkHostileHost(probe: HostileProbe, observation: TurnRunObserv
     if (outcome.kind === "completed") {
       throw new InvariantViolation(
         "7 host callback failures end the turn internal",
-        `${threw.callback} threw ${describeValue(threw.message)} yet the turn completed`,
+        `${threw.callback} ${threw.message === undefined ? "answered what no code may accept" : `threw ${describeValue(threw.message)}`} yet the turn completed`,
       );
     }
     if (outcome.kind === "failed" && threw.message !== undefined && outcome.error.message.includes(threw.message)) {
