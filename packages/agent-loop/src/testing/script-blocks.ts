@@ -54,8 +54,9 @@ export function thinking(value: string, options: { signature?: string; redacted?
  * streamed as the chunks of `JSON.stringify(args)`; any other value (a
  * string, a number, a list) is streamed as given, to script a model that
  * sends malformed arguments. Throws a `TypeError` naming the argument when
- * `name` is no string, `args` cannot be copied (it holds functions), or
- * `options` (when given) is no object with a string `id`.
+ * `name` is no string, `args` cannot be copied (it holds functions) or
+ * holds what JSON cannot write (a bigint, a cycle), or `options` (when
+ * given) is no object with a string `id`.
  */
 export function toolCall(
   name: string,
@@ -66,6 +67,8 @@ export function toolCall(
   assertOptionsArgument(options, "toolCall");
   assertOptionalString(options.id, "toolCall", "options.id");
   const block: ScriptedToolCall = { type: "toolCall", name, arguments: copied(args, "toolCall", "args") };
+  const notJson = jsonProblem(block.arguments, "args");
+  if (notJson) throw new TypeError(`toolCall: args must be JSON data: ${notJson}`);
   if (options.id !== undefined) block.id = options.id;
   return block;
 }
@@ -155,6 +158,21 @@ function assertOptionalString(value: unknown, where: string, name: string): void
 }
 
 /** A deep copy of `value`; a `TypeError` naming `name` when it holds what cannot be copied (functions, symbols). */
+/** Where `value` holds what `JSON.stringify` cannot write (`args.a is a bigint`, `args.b refers back to args`), or `undefined`. */
+function jsonProblem(value: unknown, path: string, within: Map<object, string> = new Map()): string | undefined {
+  if (typeof value === "bigint") return `${path} is a bigint`;
+  if (typeof value !== "object" || value === null) return undefined;
+  const outer = within.get(value);
+  if (outer !== undefined) return `${path} refers back to ${outer}`;
+  within.set(value, path);
+  for (const [key, item] of Object.entries(value)) {
+    const problem = jsonProblem(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, within);
+    if (problem) return problem;
+  }
+  within.delete(value);
+  return undefined;
+}
+
 function copied<T>(value: T, where: string, name: string): T {
   try {
     return structuredClone(value);
@@ -166,15 +184,17 @@ function copied<T>(value: T, where: string, name: string): T {
 /**
  * What is wrong with one block of a script (`undefined`: nothing), as a path
  * from the block: an object whose `type` is `text` (a string `text`),
- * `thinking` (a string `thinking`) or `toolCall` (a string `name`, and an
- * `id` that is a string when given; its `arguments` are not checked).
+ * `thinking` (a string `thinking`) or `toolCall` (a string `name`, an `id`
+ * that is a string when given, and `arguments` JSON can write: no bigint,
+ * no cycle; any other shape is streamed as given).
  */
 function scriptedBlockProblem(block: unknown): string | undefined {
   if (!isRecord(block) || block.type !== "toolCall") return blockProblem(block, ["text", "thinking", "toolCall"]);
   if (typeof block.name !== "string") return `.name must be a string, got ${describeValue(block.name)}`;
   if (block.id !== undefined && typeof block.id !== "string")
     return `.id must be a string when given, got ${describeValue(block.id)}`;
-  return undefined;
+  const notJson = jsonProblem(block.arguments, "arguments");
+  return notJson ? `.arguments must be JSON data: ${notJson}` : undefined;
 }
 
 /**

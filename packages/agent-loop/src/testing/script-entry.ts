@@ -43,6 +43,15 @@ const ENTRY_KINDS = new Set([
  * content list).
  */
 export function scriptEntryProblem(entry: unknown): string | undefined {
+  try {
+    return entryProblem(entry);
+  } catch (error) {
+    // A revoked proxy, a getter that throws: what no code can read is said in words, never the engine's error.
+    return ` could not be read: ${thrownText(error)}`;
+  }
+}
+
+function entryProblem(entry: unknown): string | undefined {
   if (typeof entry === "string" || typeof entry === "function") return undefined;
   const expected = " must be text, response(...), a fault such as hang(...), an AssistantMessage or a function";
   if (typeof entry !== "object" || entry === null) return `${expected}, got ${describeValue(entry)}`;
@@ -54,9 +63,14 @@ export function scriptEntryProblem(entry: unknown): string | undefined {
 
 /** Throws a `TypeError` naming `entries` when it is no array, or its first malformed entry (`where[index] must be ...`). */
 export function assertScriptEntries(entries: unknown, where: string): void {
-  if (!Array.isArray(entries))
-    throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
-  entries.forEach((entry, index) => {
+  let list: boolean;
+  try {
+    list = Array.isArray(entries);
+  } catch (error) {
+    throw new TypeError(`${where} could not be read: ${thrownText(error)}`);
+  }
+  if (!list) throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
+  (entries as unknown[]).forEach((entry, index) => {
     const problem = scriptEntryProblem(entry);
     if (problem) throw new TypeError(`${where}[${index}]${problem}`);
   });

@@ -19,6 +19,7 @@ import {
   hang,
   requestText,
   response,
+  revokedProxy,
   sequentialGraces,
   text,
   thinking,
@@ -31,6 +32,13 @@ import {
 } from "../../src/testing/index.js";
 
 const bad = undefined as never;
+
+/** An object that refers to itself: structured clone copies it, JSON cannot write it. */
+function cyclic(): Record<string, unknown> {
+  const value: Record<string, unknown> = {};
+  value.self = value;
+  return value;
+}
 const nul = null as never;
 const BLOCK = '{ type: "text", "thinking", "toolCall", ... }';
 
@@ -51,6 +59,20 @@ const CASES: [() => unknown, string | RegExp][] = [
   [() => toolCall(bad), "toolCall: name must be a string, got undefined"],
   [() => toolCall("t", { run: () => 1 }), /^toolCall: args must be plain data: /],
   [() => toolCall("t", {}, nul), "toolCall: options must be an object, got null"],
+  [() => toolCall("t", { n: 1n }), "toolCall: args must be JSON data: args.n is a bigint"],
+  [() => toolCall("t", cyclic()), "toolCall: args must be JSON data: args.self refers back to args"],
+  [
+    () => response([{ type: "toolCall", name: "t", arguments: { list: [1, 2n] } } as never]),
+    "response: content[0].arguments must be JSON data: arguments.list[1] is a bigint",
+  ],
+  [
+    () => createScriptedModel([revokedProxy() as never]),
+    "createScriptedModel: script[0] could not be read: a value that cannot be read (a revoked proxy)",
+  ],
+  [
+    () => createScriptedModel(revokedProxy() as never),
+    "createScriptedModel: script could not be read: a value that cannot be read (a revoked proxy)",
+  ],
   [() => endWithoutDone(bad), "endWithoutDone: value must be text or response(...), got undefined"],
   [() => endWithoutDone("a", nul), "endWithoutDone: options must be an object, got null"],
   [() => eventsAfterDone("a", nul), "eventsAfterDone: options must be an object, got null"],
