@@ -5,12 +5,16 @@
  * when called, instead of an engine error from deep inside; the lookups
  * answer `undefined` for what is no object.
  */
-import { createScriptedModel } from "@turnkit/agent-loop/testing";
+import { Agent } from "@turnkit/agent-loop";
+import { createScriptedModel, revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import {
+  PiTurnRunner,
+  composeStreamFn,
   createBashEnvSpawnHook,
   createFailureMessage,
   createOverflowRecoveryState,
+  defineRuntimeTool,
   getAttachedClassifiedError,
   projectAgentMessagesForModel,
   sanitizeBashEnv,
@@ -80,5 +84,45 @@ describe("public building blocks refuse arguments they cannot use, naming them",
 
   it("getAttachedClassifiedError answers undefined for what is no object", () => {
     for (const value of [undefined, null, 5, "x"]) expect(getAttachedClassifiedError(value as never)).toBeUndefined();
+  });
+});
+
+describe("an argument no code can read (a revoked proxy) is refused in words, never with the engine's text", () => {
+  it.each<[string, () => unknown, string]>([
+    [
+      "new PiTurnRunner",
+      () => new PiTurnRunner(revokedProxy() as never),
+      "PiTurnRunnerOptions must be an object, got an unreadable value",
+    ],
+    ["composeStreamFn", () => composeStreamFn(revokedProxy() as never), "must be an object, got an unreadable value"],
+    [
+      "defineRuntimeTool",
+      () => defineRuntimeTool(revokedProxy() as never),
+      "defineRuntimeTool: expected an options object, got an unreadable value",
+    ],
+    [
+      "projectAgentMessagesForModel",
+      () => projectAgentMessagesForModel(revokedProxy() as never),
+      "projectAgentMessagesForModel: messages must be an array, got an unreadable value",
+    ],
+    [
+      "new Agent",
+      () => new Agent(revokedProxy() as never),
+      "Agent: options must be an object, got an unreadable value",
+    ],
+    [
+      "withLlmRetry",
+      () => withLlmRetry(streamFn, revokedProxy() as never),
+      "withLlmRetry: options must be an object, got an unreadable value",
+    ],
+  ])("%s", (_name, call, message) => {
+    let thrown: unknown;
+    try {
+      call();
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).message).toContain(message);
+    expect((thrown as Error).message).not.toMatch(/proxy that has been revoked/);
   });
 });

@@ -1,4 +1,4 @@
-import { describeValue } from "./message-checks.js";
+import { describeValue, isRecord } from "./message-checks.js";
 import type { Message, SimpleStreamOptions, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
 import type {
   AfterToolCallContext,
@@ -94,7 +94,7 @@ export function assertOneOf(value: unknown, allowed: readonly string[], name: st
 
 /** Throws a `TypeError` naming the option for a mode that is none of its values, or a callback that is no function. */
 export function assertAgentOptions(options: AgentOptions): void {
-  if (typeof options !== "object" || options === null) {
+  if (!isRecord(options as unknown)) {
     throw new TypeError(`Agent: options must be an object, got ${describeValue(options)}`);
   }
   if (options.steeringMode !== undefined) assertOneOf(options.steeringMode, QUEUE_MODES, "steeringMode");

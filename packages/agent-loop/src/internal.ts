@@ -19,6 +19,7 @@ export {
   contentProblem,
   describeValue,
   valueText,
+  isList,
   isRecord,
   prefixed,
 } from "./message-checks.js";

@@ -63,9 +63,27 @@ export function valueText(value: unknown): string {
   }
 }
 
-/** True for an object that is not an array (or null): a record whose fields a check can read. */
+/** True for an array; false for anything else, a revoked proxy included (never throws). */
+export function isList(value: unknown): value is unknown[] {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True for an object that is not an array (or null): a record whose fields
+ * a check can read. False for a revoked proxy, of which nothing can be read
+ * (not even whether it is an array); never throws.
+ */
 export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    return !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -145,7 +163,7 @@ export function prefixed(problem: string | undefined): string | undefined {
  * {@link agentMessageProblem}); `name` is the path the problem starts from.
  */
 export function assertAgentMessages(messages: unknown, where: string, name: string): void {
-  if (!Array.isArray(messages)) {
+  if (!isList(messages)) {
     throw new TypeError(`${where}: ${name} must be an array of messages, got ${describeValue(messages)}`);
   }
   for (let index = 0; index < messages.length; index++) {

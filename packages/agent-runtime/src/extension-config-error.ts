@@ -1,4 +1,5 @@
 import { TurnkitConfigError } from "@turnkit/agent-core";
+import { describeValue, isList, isRecord } from "@turnkit/agent-loop/internal";
 
 const EXTENSION_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionConfigError");
 
@@ -51,8 +52,16 @@ export class ExtensionConfigError extends TurnkitConfigError<ExtensionConfigErro
  * function the host called) and what it got instead.
  */
 export function assertOptionsObject(options: unknown, where: string): asserts options is object {
-  if (typeof options === "object" && options !== null && !Array.isArray(options)) return;
-  const got = options === null ? "null" : Array.isArray(options) ? "an array" : typeof options;
+  if (isRecord(options)) return;
+  // A revoked proxy is an object that is neither a record nor a list: nothing of it can be read.
+  const got =
+    options === null
+      ? "null"
+      : isList(options)
+        ? "an array"
+        : typeof options === "object"
+          ? describeValue(options)
+          : typeof options;
   throw new ExtensionConfigError(
     ExtensionConfigErrorCode.ExtensionInit,
     `${where}: expected an options object, got ${got}`,

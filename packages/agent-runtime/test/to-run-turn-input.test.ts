@@ -5,7 +5,7 @@ import {
   type RunTurnInput,
 } from "@turnkit/agent-core";
 import { hookArray } from "@turnkit/agent-core/internal";
-import { createScriptedModel } from "@turnkit/agent-loop/testing";
+import { createScriptedModel, throwingGetter } from "@turnkit/agent-loop/testing";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import {
@@ -230,9 +230,10 @@ describe("toRunTurnInput", () => {
         host({ hooks: { beforeToolCallHook: [() => undefined, , "x"] } as never }),
         "host.hooks.beforeToolCallHook[1] must be a function, got undefined",
       ],
-      [revoked.proxy, "an argument could not be read (a revoked proxy or a getter that throws)"],
+      [revoked.proxy, "host must be an object of turn inputs, got an unreadable value"],
+      [host({ userMessage: revoked.proxy as never }), "host.userMessage must be an object, got an unreadable value"],
       [
-        host({ userMessage: revoked.proxy as never }),
+        host({ userMessage: throwingGetter("text") as never }),
         "an argument could not be read (a revoked proxy or a getter that throws)",
       ],
     ] as const) {

@@ -1,7 +1,7 @@
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { TranscriptProjection } from "./transcript-projection.js";
-import { assertObjectArgument, describeValue } from "@turnkit/agent-loop/internal";
+import { assertObjectArgument, describeValue, isList } from "@turnkit/agent-loop/internal";
 
 /** Options of {@link projectAgentMessagesForModel}. */
 export interface ProjectMessagesOptions {
@@ -35,7 +35,7 @@ export function projectAgentMessagesForModel(
   messages: readonly AgentMessage[],
   options: ProjectMessagesOptions = {},
 ): Message[] {
-  if (!Array.isArray(messages))
+  if (!isList(messages))
     throw new TypeError(`projectAgentMessagesForModel: messages must be an array, got ${describeValue(messages)}`);
   assertObjectArgument(options, "projectAgentMessagesForModel", "options");
   const { maxImages, onImagesOmitted } = options;

@@ -1,5 +1,5 @@
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
-import { describeValue } from "@turnkit/agent-loop/internal";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { type FieldRule, checkFields } from "./field-rules.js";
 import type { TurnBudget } from "../turn-watch/turn-budget.js";
@@ -92,7 +92,7 @@ const BUDGET: Record<keyof TurnBudget, FieldRule> = {
  * value of the wrong type. `where` names it in the message.
  */
 export function assertLlmConfigShape(llm: unknown, where: string): asserts llm is LlmConfig {
-  if (typeof llm !== "object" || llm === null || Array.isArray(llm)) {
+  if (!isRecord(llm)) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTurnInput,
       `${where} must be an object, got ${describeValue(llm)}`,

@@ -2,6 +2,7 @@ import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { Clock, RandomSource } from "../clock.js";
 import type { MessageIdAllocator } from "../event-bridge/event-bridge.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
+import { isRecord } from "@turnkit/agent-loop/internal";
 import { describeValue } from "../messages/content-checks.js";
 import type { TurnTelemetryOptions } from "../turn-watch/turn-tracing.js";
 import { type FieldRule, checkFields } from "./field-rules.js";
@@ -72,8 +73,11 @@ const RUNNER_OPTIONS: Record<keyof PiTurnRunnerOptions, FieldRule> = {
  * `clock` whose `now()` answers no finite number (asked once, here).
  */
 export function assertRunnerOptionsShape(options: PiTurnRunnerOptions): void {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new TurnkitConfigError(ConfigErrorCode.InvalidRunnerOptions, "PiTurnRunnerOptions must be an object");
+  if (!isRecord(options as unknown))
+    throw new TurnkitConfigError(
+      ConfigErrorCode.InvalidRunnerOptions,
+      `PiTurnRunnerOptions must be an object, got ${describeValue(options)}`,
+    );
   checkFields(options, RUNNER_OPTIONS, "PiTurnRunnerOptions", ConfigErrorCode.InvalidRunnerOptions);
   if (options.clock) {
     // Asked once: a clock that answers no number would put NaN into every duration and timer of every turn.

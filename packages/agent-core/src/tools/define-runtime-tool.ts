@@ -1,4 +1,5 @@
 import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertRuntimeToolDef, type RuntimeTool, type RuntimeToolDef, type RuntimeToolImpl } from "./runtime-tool.js";
 
@@ -45,10 +46,10 @@ export interface DefineRuntimeToolOptions<TParameters extends ToolSchema, TDetai
 export function defineRuntimeTool<TParameters extends ToolSchema, TDetails = unknown>(
   options: DefineRuntimeToolOptions<TParameters, TDetails>,
 ): RuntimeTool<TParameters, TDetails> {
-  if (typeof options !== "object" || options === null) {
+  if (!isRecord(options as unknown)) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
-      `defineRuntimeTool: expected an options object, got ${options === null ? "null" : typeof options}`,
+      `defineRuntimeTool: expected an options object, got ${describeValue(options)}`,
     );
   }
   const { execute, ...fields } = options;

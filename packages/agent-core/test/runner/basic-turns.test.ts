@@ -338,7 +338,7 @@ describe("invalid input", () => {
     expect(attempt({ allocateMesageId: () => "m" })).toMatch(
       /^unknown_key: unknown key 'allocateMesageId' in PiTurnRunnerOptions; did you mean 'allocateMessageId'\?/,
     );
-    expect(attempt("fast")).toBe("invalid_runner_options: PiTurnRunnerOptions must be an object");
+    expect(attempt("fast")).toBe('invalid_runner_options: PiTurnRunnerOptions must be an object, got "fast"');
     for (const [now, shown] of [
       [Number.NaN, "NaN"],
       ["12:00", '"12:00"'],

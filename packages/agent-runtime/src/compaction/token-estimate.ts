@@ -1,7 +1,7 @@
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import { isDroppedResponse } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
+import { describeValue, isList, isRecord } from "@turnkit/agent-loop/internal";
 import {
   ESTIMATE_CHARS_PER_TOKEN,
   ESTIMATE_IMAGE_TOKENS,
@@ -121,7 +121,7 @@ export function charTokens(code: number): number {
  * `messages` is no array, or holds a message that is no object.
  */
 export function estimateContextTokens(messages: readonly AgentMessage[], usableFrom = 0): ContextTokenEstimate {
-  if (!Array.isArray(messages))
+  if (!isList(messages))
     throw new TypeError(`estimateContextTokens: messages must be an array, got ${describeValue(messages)}`);
   let usageIndex = -1;
   for (let index = messages.length - 1; index >= usableFrom && index >= 0; index -= 1) {
