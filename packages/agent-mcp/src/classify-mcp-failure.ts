@@ -73,6 +73,11 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
 }
 
+/** Whether a classified failure is a request whose event stream ended without its answer. */
+export function isUnansweredStream(failure: McpServerError): boolean {
+  return failure.cause instanceof McpError && isUnansweredStreamMarker(failure.cause.data);
+}
+
 /**
  * Whether a classified failure means the session is gone, so that the
  * connection is lost and a later turn makes a new one: the process exited
@@ -142,6 +147,22 @@ function messageOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   // Node's fetch hides the socket error ("ECONNREFUSED") in the cause of "fetch failed".
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+/**
+ * True for Node's fetch failing because the server closed the socket
+ * before answering ("other side closed"), as happens to a pooled
+ * keep-alive socket of a server that restarted or shut an idle
+ * connection, before the client saw it close.
+ */
+export function isStaleSocketFailure(error: unknown): boolean {
+  const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
+  return (
+    error instanceof TypeError &&
+    error.message === "fetch failed" &&
+    cause instanceof Error &&
+    (cause as { code?: unknown }).code === "UND_ERR_SOCKET"
+  );
 }
 
 /**

@@ -88,3 +88,10 @@ export const MAX_SAMPLING_TURNS = 64;
 
 /** The most tokens a server's sampling request may ask the turn's model for, unless `sampling.maxTokens` says otherwise. */
 export const DEFAULT_SAMPLING_MAX_TOKENS = 4_096;
+
+/**
+ * How many times a request is sent again when the server closed its socket
+ * before answering: each failure drops one pooled socket the server had
+ * closed (a restarted server leaves as many as the client held).
+ */
+export const STALE_SOCKET_RETRIES = 4;

@@ -4,6 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
+import { fetchRetryingStaleSockets } from "./stale-socket-retry.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
@@ -32,6 +33,8 @@ export interface OpenedTransport {
  * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
  * on a stateless server, an event stream) that does not answer it fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
+ * A request whose pooled socket the server had closed is sent again
+ * (see `fetchRetryingStaleSockets`).
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
  * past one pipe chunk more). Over stdio the SDK drops such a message and
@@ -80,7 +83,10 @@ export async function createTransport(
               fetchBoundingMessages(
                 limit.maxMessageBytes,
                 limit.onMessageTooLarge,
-                fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+                fetchClosingCancelledRequests(
+                  () => transport.sessionId === undefined,
+                  fetchRetryingStaleSockets(fetch),
+                ),
               ),
             ),
           ),
