@@ -31,9 +31,9 @@ export interface OpenedTransport {
  * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
  * on a stateless server closes its request (see
  * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
- * on a stateless server, an event stream) that does not answer it fails at
+ * an event stream that ends, not resumable, without answering it) fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
- * A request whose pooled socket the server had closed is sent again
+ * A request whose pooled socket the server had closed is sent once more
  * (see `fetchRetryingStaleSockets`).
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
@@ -79,7 +79,6 @@ export async function createTransport(
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
           fetch: fetchRefusingUnansweredJson(
             fetchEndingUnansweredStreams(
-              () => transport.sessionId === undefined,
               fetchBoundingMessages(
                 limit.maxMessageBytes,
                 limit.onMessageTooLarge,
