@@ -52,7 +52,7 @@ function answer(context: Context): ScriptEntry {
     return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
   // A message steered in right after a tool result: acknowledge it.
   if (context.messages[context.messages.length - 2]?.role === "toolResult") return response(`Noted: ${said}`);
-  return response([text(`${words("word", 30)} `), toolCall("write_note", { note: said })], {
+  return response([text(`${words("word", 15)} `), toolCall("write_note", { note: said })], {
     eventDelayMs: wordDelayMs,
   });
 }
@@ -64,7 +64,7 @@ const writeNote = defineRuntimeTool({
   execute: async (_ctx, { note }, signal) => {
     // Stopped by the turn's abort, it ends at once, unsaved (the loop answers the call as interrupted).
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 20 * wordDelayMs);
+      const timer = setTimeout(resolve, 10 * wordDelayMs);
       signal.addEventListener("abort", () => {
         clearTimeout(timer);
         resolve();
