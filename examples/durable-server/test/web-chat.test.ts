@@ -11,8 +11,9 @@
  * without running; look through
  * two chats that wait for approvals, back and forth, and still approve one;
  * stop a turn while its tool runs; see a failing model's error; read a long
- * answer, rendered in a few batches. One browser; each test has its own
- * context (its own storage and network). Screenshots go to
+ * answer, rendered in a few batches; watch a sub-agent's progress, its tool
+ * call and its result under the call that runs it. One browser; each test
+ * has its own context (its own storage and network). Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -351,4 +352,36 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     expect(refused).toEqual([]);
     await page.close();
   }, 120_000);
+
+  it("shows a sub-agent's progress under the call that runs it: its tool call, its result, and its end", async (task) => {
+    const { page } = await openPage(task);
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("new-chat").click();
+    await page.getByTestId("message-input").fill("research the moon");
+    await page.getByTestId("send").click();
+    const answer = lastAnswer(page);
+    await expect.poll(() => answer.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    expect(await answerText(answer)).toMatch(
+      /^Let me ask the researcher\.\s*The researcher says: Found: the moon is in the encyclopedia\.$/,
+    );
+    // Under the research call: the sub-agent, done after two steps, its lookup with its result, and what it said.
+    const call = answer.getByTestId("tool");
+    expect(await call.getAttribute("data-state")).toBe("output-available");
+    const subAgent = answer.getByTestId("sub-agent");
+    expect(await subAgent.count()).toBe(1);
+    expect(await subAgent.getAttribute("data-status")).toBe("completed");
+    expect(await subAgent.innerText()).toContain("research: completed · 2 steps");
+    const lookup = subAgent.getByTestId("sub-agent-tool");
+    expect(await lookup.getAttribute("data-state")).toBe("done");
+    expect(await lookup.innerText()).toMatch(/^lookup done\s+the moon is in the encyclopedia$/);
+    expect(await subAgent.getByTestId("sub-agent-text").innerText()).toBe(
+      "Looking up the moon.\nFound: the moon is in the encyclopedia.",
+    );
+    // Reloaded, the history shows it the same.
+    await page.reload();
+    const reloaded = lastAnswer(page).getByTestId("sub-agent");
+    await reloaded.waitFor({ timeout: 30_000 });
+    expect(await reloaded.getAttribute("data-status")).toBe("completed");
+    expect(await reloaded.getByTestId("sub-agent-tool").getAttribute("data-state")).toBe("done");
+  }, 60_000);
 });
