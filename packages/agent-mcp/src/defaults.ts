@@ -95,3 +95,10 @@ export const DEFAULT_SAMPLING_MAX_TOKENS = 4_096;
  * closed (a restarted server leaves as many as the client held).
  */
 export const STALE_SOCKET_RETRIES = 4;
+
+/**
+ * How soon after sending a request a socket closed without an answer counts
+ * as a pooled socket the server had already closed (it fails at once), so
+ * that the request is sent again; later, the server had the request.
+ */
+export const STALE_SOCKET_WINDOW_MS = 1_000;
