@@ -4,13 +4,14 @@
  * slow `write_note` tool that must not run twice, a `deploy` tool that
  * needs a person's approval, and, in a turn asking for a release, the
  * `release` tool of the worker's MCP server, which asks the person which
- * branch (an MCP elicitation). The model answers from the conversation
+ * branch (an MCP elicitation), and a `research` sub-agent that looks a
+ * topic up with a tool of its own before it answers. The model answers from the conversation
  * alone, so a worker that recovers a turn answers a re-sent request the
  * same way.
  */
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
-import { defineRuntimeTool } from "@turnkit/agent-core";
+import { defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
 import {
   createScriptedModel,
   errorAfter,
@@ -35,9 +36,16 @@ function contentText(content: string | { type: string; text?: string }[]): strin
 
 function answer(context: Context): ScriptEntry {
   const last = context.messages[context.messages.length - 1];
+  if (last?.role === "toolResult" && last.toolName === "research")
+    return response(`The researcher says: ${contentText(last.content)}`);
   if (last?.role === "toolResult")
     return response(`Done: ${contentText(last.content)}. ${words("wrap", 10)}`, { eventDelayMs: wordDelayMs });
   const said = last?.role === "user" ? contentText(last.content) : "";
+  if (/^research /i.test(said))
+    return response([
+      text("Let me ask the researcher. "),
+      toolCall("research", { task: said.slice("research ".length) }),
+    ]);
   if (/release/i.test(said)) return response([text("Let me ask which branch. "), toolCall("release", {})]);
   // The model's provider fails in the middle of the answer (an overloaded model, say).
   if (/\bfail\b/i.test(said))
@@ -52,7 +60,7 @@ function answer(context: Context): ScriptEntry {
     return response([text("I will deploy the web service once you approve. "), toolCall("deploy", { service: "web" })]);
   // A message steered in right after a tool result: acknowledge it.
   if (context.messages[context.messages.length - 2]?.role === "toolResult") return response(`Noted: ${said}`);
-  return response([text(`${words("word", 30)} `), toolCall("write_note", { note: said })], {
+  return response([text(`${words("word", 15)} `), toolCall("write_note", { note: said })], {
     eventDelayMs: wordDelayMs,
   });
 }
@@ -64,7 +72,7 @@ const writeNote = defineRuntimeTool({
   execute: async (_ctx, { note }, signal) => {
     // Stopped by the turn's abort, it ends at once, unsaved (the loop answers the call as interrupted).
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 20 * wordDelayMs);
+      const timer = setTimeout(resolve, 10 * wordDelayMs);
       signal.addEventListener("abort", () => {
         clearTimeout(timer);
         resolve();
@@ -73,6 +81,34 @@ const writeNote = defineRuntimeTool({
     if (signal.aborted) return { content: [{ type: "text", text: "note not saved: the turn was stopped" }] };
     return { content: [{ type: "text", text: `note saved (${note.length} characters)` }] };
   },
+});
+
+/** The researcher's model: it looks the task up, then answers with what it found. */
+function researcherAnswer(context: Context): ScriptEntry {
+  const last = context.messages[context.messages.length - 1];
+  if (last?.role === "toolResult") return response(`Found: ${contentText(last.content)}.`);
+  const task = last?.role === "user" ? contentText(last.content) : "";
+  return response([text(`Looking up ${task}. `), toolCall("lookup", { topic: task })]);
+}
+
+const lookup = defineRuntimeTool({
+  name: "lookup",
+  description: "Looks a topic up",
+  parameters: Type.Object({ topic: Type.String() }),
+  execute: (_ctx, { topic }) => ({ content: [{ type: "text", text: `${topic} is in the encyclopedia` }] }),
+});
+
+const research = defineSubAgent({
+  name: "research",
+  description: "A researcher that looks a topic up",
+  systemPrompt: "You look things up.",
+  llm: {
+    model: createScriptedModel([]).model,
+    streamFn: (model, context, options) =>
+      createScriptedModel([researcherAnswer(context)]).streamFn(model, context, options),
+  },
+  llmRetry: false,
+  tools: [lookup],
 });
 
 const deploy = durableTool(
@@ -104,7 +140,7 @@ export function demoTurnBuilder(releaseDesk: () => Promise<ReleaseDesk>): BuildD
         streamFn: (model, context, options) => createScriptedModel([answer(context)]).streamFn(model, context, options),
       },
       llmRetry: false,
-      tools: [writeNote, deploy, ...release.tools],
+      tools: [writeNote, deploy, research, ...release.tools],
       warnings: [...release.warnings],
     };
   };

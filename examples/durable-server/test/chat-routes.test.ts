@@ -250,7 +250,7 @@ describe("durable turns as the AI SDK's UI message stream", () => {
     const res = await chat("alice", "notes", "take a note");
     expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
     const { message, chunks } = await readUIStream(res.body!);
-    expect(textOf(message)).toMatch(/^word1 word2 .* word30 Done: note saved \(11 characters\)\. wrap1/);
+    expect(textOf(message)).toMatch(/^word1 word2 .* word15 Done: note saved \(11 characters\)\. wrap1/);
     expect(message.parts.find((p) => p.type === "tool-write_note")).toMatchObject({
       state: "output-available",
       input: { note: "take a note" },

@@ -11,19 +11,20 @@
  * without running; look through
  * two chats that wait for approvals, back and forth, and still approve one;
  * stop a turn while its tool runs; see a failing model's error; read a long
- * answer, rendered in a few batches. Screenshots go to
+ * answer, rendered in a few batches; watch a sub-agent's progress, its tool
+ * call and its result under the call that runs it. One browser; each test
+ * has its own context (its own storage and network). Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
  * Without Chromium the test does not run and says so, with the command
  * that installs it; with TURNKIT_REQUIRE_BROWSER=1 (CI) it runs and fails.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { type TestContext, afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
 import { testWorkerCommand, testWorkerEnv } from "./support/worker-bundle.js";
 
@@ -45,43 +46,48 @@ if (!runs) {
 
 describe.runIf(runs)("the web chat in a real browser", () => {
   let server: DurableServer;
-  let context: BrowserContext;
-  let profile: string;
+  let browser: Browser;
 
   beforeAll(async () => {
     const [{ build }, { chromium }] = await Promise.all([import("vite"), import("playwright-core")]);
-    // One build of the page, served by this server.
-    await build({ configFile: join(WEB_CHAT, "vite.config.ts"), logLevel: "warn" });
-    server = await startDurableServer({
-      workerCommand: testWorkerCommand(),
-      port: 0,
-      leaseMs: 1500,
-      webRoot: join(WEB_CHAT, "dist"),
-      workerEnv: { DEMO_DELAY_MS: "150", ...testWorkerEnv() },
-    });
-    profile = mkdtempSync(join(tmpdir(), "web-chat-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 760 },
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    // The page is built (once), the server and the browser start, all at the same time.
+    [, server, browser] = await Promise.all([
+      build({ configFile: join(WEB_CHAT, "vite.config.ts"), logLevel: "warn" }),
+      startDurableServer({
+        workerCommand: testWorkerCommand(),
+        port: 0,
+        leaseMs: 1500,
+        webRoot: join(WEB_CHAT, "dist"),
+        workerEnv: { DEMO_DELAY_MS: "150", ...testWorkerEnv() },
+      }),
+      chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      }),
+    ]);
     mkdirSync(OUTPUT, { recursive: true });
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.stop();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   }, 60_000);
+
+  /** A page in a context of its own (its storage, its network), closed when the test (`task`) ends. */
+  async function openPage(task: TestContext): Promise<{ page: Page; context: BrowserContext }> {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    task.onTestFinished(() => context.close());
+    return { page: await context.newPage(), context };
+  }
 
   const api = async (path: string) =>
     (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.tokens.alice}` } })).json();
@@ -101,8 +107,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     return { sessionId, turnId, pid: status.pid };
   }
 
-  it("streams, asks for an approval, survives its worker's SIGKILL, takes steering, and resumes a reload without repeating text", async () => {
-    const page = await context.newPage();
+  it("streams, asks for an approval, survives its worker's SIGKILL, takes steering, and resumes a reload without repeating text", async (task) => {
+    const { page } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
 
     // A message, its answer streaming, an approval card.
@@ -156,9 +162,9 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await expect.poll(() => replayed.getAttribute("data-status"), { timeout: 60_000 }).toBe("completed");
     const text = await answerText(replayed);
     expect(count(text, "word1 ")).toBe(1);
-    expect(count(text, "word30")).toBe(1);
+    expect(count(text, "word15")).toBe(1);
     // The scripted model answers a message steered in after its tool ran with "Noted: …".
-    expect(text).toMatch(/^word1 word2 .* word30\s*Noted: also tag it$/s);
+    expect(text).toMatch(/^word1 word2 .* word15\s*Noted: also tag it$/s);
     expect(await replayed.innerText()).toContain("steered: also tag it");
     expect(await replayed.getByTestId("tool").getAttribute("data-state")).toBe("output-available");
     // The first answer, now from the history, is there once, as it was.
@@ -168,7 +174,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     expect(await page.getByTestId("session").allInnerTexts()).toEqual(["please deploy"]);
   }, 180_000);
 
-  it("a session whose turn waits behind another (sent from another tab) shows each answer after its own question", async () => {
+  it("a session whose turn waits behind another (sent from another tab) shows each answer after its own question", async (task) => {
     const post = (path: string, body?: unknown) =>
       fetch(`${server.url}${path}`, {
         method: "POST",
@@ -177,7 +183,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
       });
     await post("/sessions/two-tabs/turns", { turnId: "t1", text: "deploy from tab one" });
     await post("/sessions/two-tabs/turns", { turnId: "t2", text: "deploy from tab two" });
-    const page = await context.newPage();
+    const { page, context } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
     await page.getByTestId("session").filter({ hasText: "deploy from tab one" }).click();
     await page.getByTestId("approval-card").waitFor({ timeout: 30_000 });
@@ -204,8 +210,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 60_000);
 
-  it("a message sent while another tab's turn runs waits queued, with a Stop: stopped, it ends once, aborted, without running", async () => {
-    const page = await context.newPage();
+  it("a message sent while another tab's turn runs waits queued, with a Stop: stopped, it ends once, aborted, without running", async (task) => {
+    const { page } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
     await page.getByTestId("message-input").waitFor();
     const sessionId = await page.evaluate(() => sessionStorage.getItem("turnkit-session")!);
@@ -247,8 +253,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 60_000);
 
-  it("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async () => {
-    const page = await context.newPage();
+  it("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async (task) => {
+    const { page } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
     await page.getByTestId("new-chat").click();
     await page.getByTestId("message-input").fill("please release");
@@ -268,8 +274,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 60_000);
 
-  it("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown; a long answer renders in batches", async () => {
-    const page = await context.newPage();
+  it("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown; a long answer renders in batches", async (task) => {
+    const { page } = await openPage(task);
     const refused: string[] = [];
     page.on("response", (res) => {
       if (res.status() >= 400) refused.push(`${res.status()} ${res.url()}`);
@@ -346,4 +352,36 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     expect(refused).toEqual([]);
     await page.close();
   }, 120_000);
+
+  it("shows a sub-agent's progress under the call that runs it: its tool call, its result, and its end", async (task) => {
+    const { page } = await openPage(task);
+    await page.goto(`${server.url}/#token=${server.tokens.alice}`);
+    await page.getByTestId("new-chat").click();
+    await page.getByTestId("message-input").fill("research the moon");
+    await page.getByTestId("send").click();
+    const answer = lastAnswer(page);
+    await expect.poll(() => answer.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    expect(await answerText(answer)).toMatch(
+      /^Let me ask the researcher\.\s*The researcher says: Found: the moon is in the encyclopedia\.$/,
+    );
+    // Under the research call: the sub-agent, done after two steps, its lookup with its result, and what it said.
+    const call = answer.getByTestId("tool");
+    expect(await call.getAttribute("data-state")).toBe("output-available");
+    const subAgent = answer.getByTestId("sub-agent");
+    expect(await subAgent.count()).toBe(1);
+    expect(await subAgent.getAttribute("data-status")).toBe("completed");
+    expect(await subAgent.innerText()).toContain("research: completed · 2 steps");
+    const lookup = subAgent.getByTestId("sub-agent-tool");
+    expect(await lookup.getAttribute("data-state")).toBe("done");
+    expect(await lookup.innerText()).toMatch(/^lookup done\s+the moon is in the encyclopedia$/);
+    expect(await subAgent.getByTestId("sub-agent-text").innerText()).toBe(
+      "Looking up the moon.\nFound: the moon is in the encyclopedia.",
+    );
+    // Reloaded, the history shows it the same.
+    await page.reload();
+    const reloaded = lastAnswer(page).getByTestId("sub-agent");
+    await reloaded.waitFor({ timeout: 30_000 });
+    expect(await reloaded.getAttribute("data-status")).toBe("completed");
+    expect(await reloaded.getByTestId("sub-agent-tool").getAttribute("data-state")).toBe("done");
+  }, 60_000);
 });

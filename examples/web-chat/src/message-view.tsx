@@ -1,4 +1,9 @@
-import { type TurnkitUIMessage, withApprovalAnswers, withoutSupersededParts } from "@turnkit/ui-stream";
+import {
+  type TurnkitSubAgentPart,
+  type TurnkitUIMessage,
+  withApprovalAnswers,
+  withoutSupersededParts,
+} from "@turnkit/ui-stream";
 import { useState } from "react";
 import { type Question, QuestionCard } from "./question-card.js";
 import type { QuestionAnswer } from "./server-api.js";
@@ -33,6 +38,13 @@ export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
       "toolCallId" in part && String(part.state).startsWith("output-") ? [part.toolCallId] : [],
     ),
   );
+  // What each sub-agent call did so far, shown under the call that runs it (nested ones too).
+  const subAgents = new Map<string, TurnkitSubAgentPart[]>();
+  for (const part of shown.parts)
+    if (part.type === "data-turnkit-sub-agent") {
+      const data = part.data as TurnkitSubAgentPart;
+      subAgents.set(data.toolCallId, [...(subAgents.get(data.toolCallId) ?? []), data]);
+    }
   const isOpen = (question: Question) =>
     metadata?.status === "running" &&
     question.outcome === undefined &&
@@ -49,7 +61,7 @@ export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
               onReply={(answer) => onReply(turnId, (part.data as Question).requestId, answer)}
             />
           ) : (
-            <PartView key={index} part={part} turnId={turnId} onAnswer={onAnswer} />
+            <PartView key={index} part={part} turnId={turnId} onAnswer={onAnswer} subAgents={subAgents} />
           ),
         )}
       </div>
@@ -65,7 +77,17 @@ export function MessageView({ message, onAnswer, onReply }: MessageViewProps) {
   );
 }
 
-function PartView({ part, turnId, onAnswer }: { part: Part; turnId: string; onAnswer: MessageViewProps["onAnswer"] }) {
+function PartView({
+  part,
+  turnId,
+  onAnswer,
+  subAgents,
+}: {
+  part: Part;
+  turnId: string;
+  onAnswer: MessageViewProps["onAnswer"];
+  subAgents: ReadonlyMap<string, TurnkitSubAgentPart[]>;
+}) {
   if (part.type === "text") return <span className="text">{part.text}</span>;
   if (part.type === "reasoning")
     return (
@@ -78,7 +100,15 @@ function PartView({ part, turnId, onAnswer }: { part: Part; turnId: string; onAn
     return <div className="steering">↪ steered: {(part.data as { text: string }).text}</div>;
   if (part.type === "data-turnkit-warning")
     return <div className="warning">⚠ {(part.data as { message: string }).message}</div>;
-  if ("toolCallId" in part) return <ToolView part={part as ToolPart} turnId={turnId} onAnswer={onAnswer} />;
+  if ("toolCallId" in part)
+    return (
+      <ToolView
+        part={part as ToolPart}
+        turnId={turnId}
+        onAnswer={onAnswer}
+        subAgents={subAgents.get((part as ToolPart).toolCallId) ?? []}
+      />
+    );
   return null;
 }
 
@@ -96,10 +126,12 @@ function ToolView({
   part,
   turnId,
   onAnswer,
+  subAgents,
 }: {
   part: ToolPart;
   turnId: string;
   onAnswer: MessageViewProps["onAnswer"];
+  subAgents: readonly TurnkitSubAgentPart[];
 }) {
   const name = part.type === "dynamic-tool" ? (part as { toolName: string }).toolName : part.type.slice("tool-".length);
   const [answering, setAnswering] = useState(false);
@@ -127,6 +159,9 @@ function ToolView({
         {part.state === "output-error" && <pre className="error">{part.errorText}</pre>}
         {part.state === "output-denied" && part.approval?.reason && <pre className="error">{part.approval.reason}</pre>}
       </details>
+      {subAgents.map((subAgent) => (
+        <SubAgentView key={subAgent.path.map((step) => step.toolCallId).join("/")} subAgent={subAgent} />
+      ))}
       {part.state === "approval-requested" && (
         <div className="approval" data-testid="approval-card">
           <strong>{name}</strong> needs your approval
@@ -144,6 +179,34 @@ function ToolView({
           )}
         </div>
       )}
+    </div>
+  );
+}
+
+/** A sub-agent's progress under the call that runs it: its status, its tool calls, and what it said. */
+function SubAgentView({ subAgent }: { subAgent: TurnkitSubAgentPart }) {
+  return (
+    <div
+      className="sub-agent"
+      data-testid="sub-agent"
+      data-status={subAgent.status}
+      style={{ marginLeft: `${subAgent.path.length}em` }}
+    >
+      <div className="sub-agent-head">
+        ↳ {subAgent.path.map((step) => step.agent).join(" › ")}: {subAgent.status} · {subAgent.steps} steps
+      </div>
+      {subAgent.tools.map((tool) => (
+        <div key={tool.toolCallId} className="sub-agent-tool" data-testid="sub-agent-tool" data-state={tool.state}>
+          {tool.toolName} <span className="tool-state">{tool.state}</span>
+          {tool.output !== undefined && <pre>{tool.output}</pre>}
+        </div>
+      ))}
+      {subAgent.text !== "" && (
+        <div className="sub-agent-text" data-testid="sub-agent-text">
+          {subAgent.text}
+        </div>
+      )}
+      {subAgent.error && <pre className="error">{`${subAgent.error.code}: ${subAgent.error.message}`}</pre>}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { RuntimeToolResult } from "@turnkit/agent-core";
 import { ToolResultText } from "@turnkit/agent-loop/internal";
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { base64Bytes, modelImage } from "./model-images.js";
 import { resourceItemContent } from "./resource-content.js";
@@ -30,6 +30,13 @@ export interface McpToolDetails {
    * result the server gave, `isError` or not.
    */
   readonly error?: McpServerErrorCode;
+  /**
+   * The JSON-RPC error the server answered the call with (`error` is then
+   * `server_error`): its code, its message as the server sent it, and its
+   * `data` when it sent any (a retry delay, the field it refused), for the
+   * host; the model reads the message only.
+   */
+  readonly jsonRpcError?: { readonly code: number; readonly message: string; readonly data?: unknown };
 }
 
 type Block = CallToolResult["content"][number];
@@ -127,14 +134,24 @@ export function abortedResult(ref: { server: string; tool: string }, sent: boole
   };
 }
 
-/** A call the server or the connection failed: the error's message for the model, its code in `details.error`. */
+/**
+ * A call the server or the connection failed: the error's message for the
+ * model, its code in `details.error`, and the server's JSON-RPC error, when
+ * it answered with one, in `details.jsonRpcError`.
+ */
 export function failedResult(
   ref: { server: string; tool: string },
   error: McpServerError,
 ): RuntimeToolResult<McpToolDetails> {
+  const answered = error.code === "server_error" && error.cause instanceof McpError ? error.cause : undefined;
+  const jsonRpcError = answered && {
+    code: answered.code,
+    message: answered.message.replace(/^MCP error -?\d+: /, ""),
+    ...(answered.data !== undefined && { data: answered.data }),
+  };
   return {
     content: [{ type: "text", text: error.message }],
-    details: { ...ref, error: error.code },
+    details: { ...ref, error: error.code, ...(jsonRpcError && { jsonRpcError }) },
     isError: true,
   };
 }

@@ -6,6 +6,26 @@ import { isUnansweredStreamMarker } from "./unanswered-stream.js";
 /** The SDK client's error for a handshake answered with a protocol version it does not speak (it has no error type for it). */
 const UNSUPPORTED_VERSION = /^Server's protocol version is not supported: (.*)$/;
 
+/** The SDK client's message when the connection closed with requests in flight. */
+const SDK_CONNECTION_CLOSED = ["Connection closed"];
+/** The SDK client's messages when its own timeout ended a request (`data` then says which timeout). */
+const SDK_TIMEOUTS = ["Request timed out", "Maximum total timeout exceeded"];
+
+/**
+ * Whether `error` is the SDK client's own failure with `code` (one of
+ * `messages`, with the `data` the SDK gives it), not a JSON-RPC error the
+ * server answered with the same code. The SDK has no type for its own, so
+ * its messages are matched, here only.
+ */
+function isSdkError(error: McpError, code: number, messages: readonly string[]): boolean {
+  if (error.code !== code || !messages.some((message) => error.message === `MCP error ${code}: ${message}`))
+    return false;
+  const { data } = error;
+  if (code === ErrorCode.ConnectionClosed) return data === undefined;
+  if (typeof data !== "object" || data === null) return false;
+  return "timeout" in data || "maxTotalTimeout" in data;
+}
+
 /** What was being done when the failure happened, for the message. */
 export interface FailureContext {
   /** The extension id. */
@@ -33,16 +53,13 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       `answered ${request} with an event stream that ended without its answer`,
     );
   if (error instanceof McpError) {
-    switch (error.code) {
-      case ErrorCode.ConnectionClosed:
-        return (
-          context.lost ?? make(McpServerErrorCode.ServerExited, `closed the connection before answering ${request}`)
-        );
-      case ErrorCode.RequestTimeout:
-        return make(McpServerErrorCode.CallTimeout, `did not answer ${request} within ${context.timeoutMs} ms`);
-      default:
-        return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${jsonRpcErrorText(error)}`);
-    }
+    // The SDK's own failures share their codes with errors a server may answer (-32000 and -32001 are in the
+    // range JSON-RPC leaves to servers): only the SDK's own are the connection's end or a timeout.
+    if (isSdkError(error, ErrorCode.ConnectionClosed, SDK_CONNECTION_CLOSED))
+      return context.lost ?? make(McpServerErrorCode.ServerExited, `closed the connection before answering ${request}`);
+    if (isSdkError(error, ErrorCode.RequestTimeout, SDK_TIMEOUTS))
+      return make(McpServerErrorCode.CallTimeout, `did not answer ${request} within ${context.timeoutMs} ms`);
+    return make(McpServerErrorCode.ServerError, `answered ${request} with an error: ${jsonRpcErrorText(error)}`);
   }
   if (isMalformedMessageError(error)) {
     return make(
@@ -71,6 +88,11 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       `answered ${request} with protocol version ${version[1]}, which this client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
     );
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
+}
+
+/** Whether a classified failure is a request whose event stream ended without its answer. */
+export function isUnansweredStream(failure: McpServerError): boolean {
+  return failure.cause instanceof McpError && isUnansweredStreamMarker(failure.cause.data);
 }
 
 /**
@@ -142,6 +164,22 @@ function messageOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   // Node's fetch hides the socket error ("ECONNREFUSED") in the cause of "fetch failed".
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+/**
+ * True for Node's fetch failing because the server closed the socket
+ * before answering ("other side closed"), as happens to a pooled
+ * keep-alive socket of a server that restarted or shut an idle
+ * connection, before the client saw it close.
+ */
+export function isStaleSocketFailure(error: unknown): boolean {
+  const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined;
+  return (
+    error instanceof TypeError &&
+    error.message === "fetch failed" &&
+    cause instanceof Error &&
+    (cause as { code?: unknown }).code === "UND_ERR_SOCKET"
+  );
 }
 
 /**

@@ -88,3 +88,17 @@ export const MAX_SAMPLING_TURNS = 64;
 
 /** The most tokens a server's sampling request may ask the turn's model for, unless `sampling.maxTokens` says otherwise. */
 export const DEFAULT_SAMPLING_MAX_TOKENS = 4_096;
+
+/**
+ * How many times a request is sent again when the server closed its socket
+ * before answering: each failure drops one pooled socket the server had
+ * closed (a restarted server leaves as many as the client held).
+ */
+export const STALE_SOCKET_RETRIES = 4;
+
+/**
+ * How soon after sending a request a socket closed without an answer counts
+ * as a pooled socket the server had already closed (it fails at once), so
+ * that the request is sent again; later, the server had the request.
+ */
+export const STALE_SOCKET_WINDOW_MS = 1_000;

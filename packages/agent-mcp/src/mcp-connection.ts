@@ -12,10 +12,12 @@ import {
   isBrokenStreamError,
   isStreamRefusal,
   isMalformedMessageError,
+  isUnansweredStream,
 } from "./classify-mcp-failure.js";
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import { type OpenedTransport, createTransport, spawnFailure } from "./mcp-transport.js";
+import { connectFailure } from "./connect-failure.js";
+import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -117,14 +119,17 @@ export class McpConnection {
       try {
         authorizing = !authorized && !signal.aborted && (await opened.authorize());
       } catch (authError) {
-        throw connection.connectFailure(
+        throw connectFailure(
+          settings,
+          stderr,
+          connection.lost,
           new Error(`authorization failed: ${authError instanceof Error ? authError.message : String(authError)}`, {
             cause: authError,
           }),
         );
       }
       if (authorizing) return McpConnection.open(settings, events, signal, stderr, features, true);
-      throw connection.connectFailure(error);
+      throw connectFailure(settings, stderr, connection.lost, error);
     }
     if (settings.logLevel !== undefined && client.getServerCapabilities()?.logging) {
       const level = settings.logLevel;
@@ -174,8 +179,38 @@ export class McpConnection {
     } catch (error) {
       const fired = signals.find((signal) => signal.aborted);
       if (fired) throw fired.reason;
-      throw classifyMcpFailure(error, { serverId: this.settings.id, request, timeoutMs, lost: this.lost });
+      const failure = classifyMcpFailure(error, { serverId: this.settings.id, request, timeoutMs, lost: this.lost });
+      if (request !== "ping" && isUnansweredStream(failure) && this.opened.transport.sessionId !== undefined)
+        throw await this.unansweredInSession(failure, request, signals);
+      throw failure;
     }
+  }
+
+  /**
+   * A request of a session whose event stream ended without its answer:
+   * the server broke the protocol, or went away (a server shutting down
+   * ends its streams cleanly too). A `ping` on the session tells which:
+   * answered (with a result or a JSON-RPC error), `failure` (a protocol
+   * error) stands; else the connection is lost at once, and every request
+   * in flight fails with the reason. A signal's reason when one fired.
+   */
+  private async unansweredInSession(failure: McpServerError, request: string, signals: readonly AbortSignal[]) {
+    const timeoutMs = this.settings.connectTimeoutMs;
+    const ping = await this.request("ping", timeoutMs, signals, (scoped) =>
+      this.client.ping({ signal: scoped, timeout: timeoutMs }),
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (ping === undefined || (McpServerError.isInstance(ping) && ping.code === McpServerErrorCode.ServerError))
+      return failure;
+    if (!McpServerError.isInstance(ping) || this.lost) return this.lost ?? ping;
+    const why = ping.message.slice(`MCP server "${this.settings.id}" `.length);
+    const message = `lost its connection (its event stream ended without answering ${request}, and it then ${why})`;
+    this.lose(
+      new McpServerError({ code: McpServerErrorCode.TransportError, serverId: this.settings.id, message, cause: ping }),
+    );
+    return this.lost;
   }
 
   /**
@@ -306,40 +341,6 @@ export class McpConnection {
     if (reason.code !== McpServerErrorCode.ServerExited) this.breakRequests(reason);
     this.events.onLost(this, reason);
   }
-
-  private connectFailure(error: unknown): McpServerError {
-    const { transport } = this.settings;
-    const original = McpServerError.isInstance(error) ? error.cause : error;
-    let detail: string;
-    if (transport.kind === "stdio" && isSpawnError(original)) {
-      detail = `could not start ${JSON.stringify(transport.command)}: ${spawnFailure(original, transport.cwd)}`;
-    } else {
-      const failure = McpServerError.isInstance(error)
-        ? error
-        : classifyMcpFailure(error, {
-            serverId: this.settings.id,
-            request: "initialize",
-            timeoutMs: this.settings.connectTimeoutMs,
-            lost: this.lost,
-          });
-      const prefix = `MCP server "${this.settings.id}" `;
-      detail = failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message;
-    }
-    const stderr = this.stderr.lastLine;
-    const hint = stderr && !detail.includes(stderr) ? ` (its last stderr line: ${stderr})` : "";
-    return new McpServerError({
-      code: McpServerErrorCode.ConnectFailed,
-      serverId: this.settings.id,
-      message: `could not connect: ${detail}${hint}`,
-      cause: original ?? error,
-    });
-  }
-}
-
-/** Node's error for a command that could not be spawned (`ENOENT`, `EACCES`). */
-function isSpawnError(error: unknown): error is Error {
-  const syscall = error instanceof Error ? (error as { syscall?: unknown }).syscall : undefined;
-  return typeof syscall === "string" && syscall.startsWith("spawn");
 }
 
 function delay(ms: number): Promise<void> {

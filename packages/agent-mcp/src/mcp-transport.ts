@@ -4,6 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
+import { fetchRetryingStaleSockets } from "./stale-socket-retry.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
@@ -30,8 +31,10 @@ export interface OpenedTransport {
  * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
  * on a stateless server closes its request (see
  * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
- * on a stateless server, an event stream) that does not answer it fails at
+ * an event stream that ends, not resumable, without answering it) fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
+ * A request whose pooled socket the server had closed is sent once more
+ * (see `fetchRetryingStaleSockets`).
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
  * past one pipe chunk more). Over stdio the SDK drops such a message and
@@ -76,11 +79,13 @@ export async function createTransport(
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
           fetch: fetchRefusingUnansweredJson(
             fetchEndingUnansweredStreams(
-              () => transport.sessionId === undefined,
               fetchBoundingMessages(
                 limit.maxMessageBytes,
                 limit.onMessageTooLarge,
-                fetchClosingCancelledRequests(() => transport.sessionId === undefined),
+                fetchClosingCancelledRequests(
+                  () => transport.sessionId === undefined,
+                  fetchRetryingStaleSockets(fetch),
+                ),
               ),
             ),
           ),

@@ -2,19 +2,19 @@ import {
   ListPromptsResultSchema,
   ListResourceTemplatesResultSchema,
   ListResourcesResultSchema,
-  ListToolsResultSchema,
   type Prompt,
   type Resource,
   type ResourceTemplate,
-  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_LIST_PAGES } from "./defaults.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { type ReadTools, ToolPageSchema, readToolEntries } from "./tool-entries.js";
 
 /** What each of the server's lists holds, by the key of its result. */
 interface ListItems {
-  tools: Tool;
+  /** Each entry is read on its own (see `readToolEntries`). */
+  tools: unknown;
   resources: Resource;
   resourceTemplates: ResourceTemplate;
   prompts: Prompt;
@@ -22,7 +22,7 @@ interface ListItems {
 
 /** How each list is asked for: the method and the result's schema. */
 const LISTS = {
-  tools: { method: "tools/list", schema: ListToolsResultSchema },
+  tools: { method: "tools/list", schema: ToolPageSchema },
   resources: { method: "resources/list", schema: ListResourcesResultSchema },
   resourceTemplates: { method: "resources/templates/list", schema: ListResourceTemplatesResultSchema },
   prompts: { method: "prompts/list", schema: ListPromptsResultSchema },
@@ -70,13 +70,15 @@ export async function listAll<K extends keyof ListItems>(
 }
 
 /**
- * The server's tools (see {@link listAll}); none, without asking, from a
- * server that does not declare the tools capability (one that offers only
- * resources or prompts), which would refuse `tools/list`.
+ * The server's tools (see {@link listAll}), each entry read on its own
+ * (see `readToolEntries`: an entry no client can offer is left out, named
+ * in `unreadable`); none, without asking, from a server that does not
+ * declare the tools capability (one that offers only resources or
+ * prompts), which would refuse `tools/list`.
  */
-export async function listTools(connection: McpConnection, timeoutMs: number, signal: AbortSignal): Promise<Tool[]> {
-  if (connection.client.getServerCapabilities()?.tools === undefined) return [];
-  return listAll(connection, "tools", timeoutMs, signal);
+export async function listTools(connection: McpConnection, timeoutMs: number, signal: AbortSignal): Promise<ReadTools> {
+  if (connection.client.getServerCapabilities()?.tools === undefined) return { tools: [], unreadable: [] };
+  return readToolEntries(await listAll(connection, "tools", timeoutMs, signal));
 }
 
 function endlessList(connection: McpConnection, method: string, problem: string): McpServerError {

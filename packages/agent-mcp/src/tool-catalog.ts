@@ -3,6 +3,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolSummary } from "./mcp-status.js";
 import { type BoundMcpTool, type McpToolCaller, type McpToolNaming, bindMcpTool } from "./mcp-tool.js";
 import { type OutputCheck, compileOutputChecks } from "./output-schema.js";
+import type { ReadTools, UnreadableTool } from "./tool-entries.js";
 import { exposedToolNames } from "./tool-names.js";
 
 /**
@@ -13,6 +14,8 @@ import { exposedToolNames } from "./tool-names.js";
 export class ToolCatalog {
   private bound: readonly BoundMcpTool[] = [];
   private checks: ReadonlyMap<string, OutputCheck> = new Map();
+  /** The entries of the latest list that were left out, and why. */
+  unreadable: readonly UnreadableTool[] = [];
 
   constructor(
     private readonly naming: McpToolNaming,
@@ -20,11 +23,13 @@ export class ToolCatalog {
   ) {}
 
   /**
-   * Replaces the list with `tools` from `tools/list`. A name the server
+   * Replaces the list with `tools` from `tools/list` (and the entries left
+   * out, `unreadable`). A name the server
    * listed twice is its first entry only: calls name a tool, so a second
    * entry could never be called.
    */
-  bind(tools: readonly Tool[]): void {
+  bind({ tools, unreadable }: ReadTools): void {
+    this.unreadable = unreadable;
     const byName = new Map<string, Tool>();
     for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
     const unique = [...byName.values()];

@@ -43,21 +43,30 @@ export class TurnContribution {
   }
 
   /**
-   * What the turn `ctx` runs without: nothing when the server is ready; else
-   * why it is down, with its listed tools (whose calls fail) or none (it
-   * never listed any).
+   * What the turn `ctx` runs without: when the server is ready, the entries
+   * of its tool list that are no tool a client can offer (left out, each
+   * with why), if any; else why it is down, with its listed tools (whose
+   * calls fail) or none (it never listed any).
    */
   async warning(ctx: TurnContext): Promise<TurnWarning | undefined> {
     if (this.supervisor.status.state === "disposed") return undefined;
     await this.prepare(ctx);
     const { state, tools, lastError } = this.supervisor.status;
-    if (state !== "failed" && state !== "gave_up") return undefined;
+    if (state !== "failed" && state !== "gave_up") return this.unreadableTools();
     if (tools.length === 0) {
       const why = lastError?.message ?? this.supervisor.unavailable().message;
       return { message: `${why}; the turn runs without its tools` };
     }
     const message = `${this.supervisor.unavailable().message}; calls to its ${tools.length} tools fail this turn`;
     return { message, tools: tools.map((tool) => tool.name) };
+  }
+
+  private unreadableTools(): TurnWarning | undefined {
+    const { unreadable } = this.supervisor.catalog;
+    if (unreadable.length === 0) return undefined;
+    const list = unreadable.map((entry) => `${JSON.stringify(entry.name)} (${entry.problem})`).join(", ");
+    const server = JSON.stringify(this.supervisor.status.id);
+    return { message: `MCP server ${server} listed tools no client can offer; they are left out: ${list}` };
   }
 
   private prepare(ctx: TurnContext): Promise<void> {

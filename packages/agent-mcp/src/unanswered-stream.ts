@@ -17,32 +17,39 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
 
 /**
  * A `fetch` for the Streamable HTTP client transport that answers a request
- * of a stateless server (one that gave no session id) whose POST's event
- * stream ended without its answer, so that the request fails at once
- * instead of after `callTimeoutMs`.
+ * whose POST's event stream ended without its answer, so that the request
+ * fails at once instead of after `callTimeoutMs`.
  *
- * The answer to a POSTed request comes on that POST's own event stream.
- * When the stream ends cleanly without it, and without an event id (which
- * would let the SDK reopen the stream from there and get the answer
- * later), the answer can no longer come, but the SDK keeps waiting for it.
- * A session has its own event stream, whose loss says when the server went
- * away (a server shutting down ends its streams cleanly): there the call
- * fails with that loss, and `stateless()` is false. A stateless server has
- * no other stream, so for it the answer stream is ended here with one
- * more event: a JSON-RPC error answer
- * for the request, its `data` marked ({@link isUnansweredStreamMarker}).
- * It comes after every event the server sent, so a request the server did
- * answer never sees it (the SDK drops an answer to a request no longer
- * waiting, as it does for one cancelled meanwhile). Only whole events (ended
- * by a blank line) count as the server's answer. A stream that breaks is
- * left as it broke, and other answers pass through.
+ * The answer to a POSTed request comes on that POST's own event stream (or
+ * on a stream resumed from it: a server never sends it on the session's
+ * own stream). When the stream ends cleanly without it, and without an
+ * event id (which lets the SDK resume the stream from there with a GET
+ * carrying `Last-Event-ID`, and get the answer later), the answer can no
+ * longer come, but the SDK keeps waiting for it. So the answer stream is
+ * ended here with one more event: a JSON-RPC error answer for the request,
+ * its `data` marked ({@link isUnansweredStreamMarker}). It comes after
+ * every event the server sent, so a request the server did answer never
+ * sees it (the SDK drops an answer to a request no longer waiting, as it
+ * does for one cancelled meanwhile). Only whole events (ended by a blank
+ * line) count as the server's answer. A stream that breaks is left as it
+ * broke, and other answers pass through.
+ *
+ * A resumable stream is resumed by the SDK; a server that refuses the
+ * resumption with 405 (it offers no GET stream, which the SDK takes
+ * quietly) gets the same marked answer, as an event stream answering the
+ * GET. Any other refusal is the SDK's to report (the connection is lost).
+ * With a session, a server that went away also ends its streams cleanly:
+ * the connection tells the two apart (see `McpConnection.request`).
  */
-export function fetchEndingUnansweredStreams(stateless: () => boolean, base: FetchLike): FetchLike {
+export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
+  /** The request each unanswered, resumable stream was for, by its last event id. */
+  const resumable = new Map<string, string | number>();
   return async (url, init) => {
     const response = await base(url, init);
+    if (init?.method === "GET") return refusedResumption(response, init, resumable);
     const id = init?.method === "POST" ? requestId(init.body) : undefined;
-    const eventStream = response.headers.get("content-type")?.includes("text/event-stream") ?? false;
-    if (id === undefined || response.status !== 200 || response.body === null || !eventStream) return response;
+    if (id === undefined || response.status !== 200 || response.body === null || !isEventStream(response))
+      return response;
     const watch = new AnswerWatch(id);
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
@@ -52,7 +59,9 @@ export function fetchEndingUnansweredStreams(stateless: () => boolean, base: Fet
           watch.read(value);
           return controller.enqueue(value);
         }
-        if (!watch.answered && !watch.resumable && stateless()) controller.enqueue(unansweredEvent(id));
+        if (!watch.answered && watch.lastEventId === undefined)
+          controller.enqueue(new TextEncoder().encode(unansweredEvent(id)));
+        else if (!watch.answered && watch.lastEventId !== undefined) resumable.set(watch.lastEventId, id);
         controller.close();
       },
       cancel(reason) {
@@ -63,10 +72,31 @@ export function fetchEndingUnansweredStreams(stateless: () => boolean, base: Fet
   };
 }
 
+/**
+ * A GET resuming the stream of an unanswered request, refused with 405:
+ * an event stream holding the marked answer instead. Any other response
+ * passes through (and a resumption answered ends the entry: the request's
+ * later stream ids are the SDK's).
+ */
+function refusedResumption(response: Response, init: RequestInit, resumable: Map<string, string | number>): Response {
+  const lastEventId = new Headers(init.headers).get("last-event-id");
+  const id = lastEventId === null ? undefined : resumable.get(lastEventId);
+  if (lastEventId === null || id === undefined) return response;
+  resumable.delete(lastEventId);
+  if (response.status !== 405) return response;
+  void response.body?.cancel();
+  return new Response(unansweredEvent(id), { status: 200, headers: { "content-type": "text/event-stream" } });
+}
+
+function isEventStream(response: Response): boolean {
+  return response.headers.get("content-type")?.includes("text/event-stream") ?? false;
+}
+
 /** Reads an event stream as it passes: whether it answered request `id`, and whether any event had an id. */
 class AnswerWatch {
   answered = false;
-  resumable = false;
+  /** The id of the latest event that had one: the stream can be resumed from there. */
+  lastEventId: string | undefined;
   private readonly decoder = new TextDecoder();
   /** The pieces of the line being read, since the last line feed (joined once the line ends: a long line costs no more). */
   private line: string[] = [];
@@ -87,9 +117,14 @@ class AnswerWatch {
       const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
       if (line === "") this.endEvent();
       else if (line.startsWith("data:")) this.data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-      else if (line.startsWith("id:")) this.resumable = true;
+      else if (line.startsWith("id:")) this.eventId(line.slice(line.startsWith("id: ") ? 4 : 3));
     }
     if (start < text.length) this.line.push(text.slice(start));
+  }
+
+  /** An empty id is ignored, as the SDK ignores it (it resumes from the latest id that was not empty). */
+  private eventId(value: string): void {
+    if (value !== "") this.lastEventId = value;
   }
 
   private endEvent(): void {
@@ -115,11 +150,11 @@ function answers(data: string, id: string | number): boolean {
 }
 
 /** The event that answers request `id` with the marked error. */
-function unansweredEvent(id: string | number): Uint8Array {
+function unansweredEvent(id: string | number): string {
   const error = {
     code: -32603,
     message: "the server's event stream for this request ended without its answer",
     data: { marker: UNANSWERED_STREAM_MARKER },
   };
-  return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, error })}\n\n`);
+  return `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, error })}\n\n`;
 }

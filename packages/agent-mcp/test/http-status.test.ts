@@ -59,6 +59,34 @@ describe("an HTTP error status answering one request", () => {
     await runtime.dispose();
   });
 
+  it("a request whose socket closes at once without an answer is sent again a few times (a pooled socket the server had closed); one that closes while the server has it is not: the request ran", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: ["ok", "cut_at_once", "cut_later"].map((name) => ({ name, inputSchema: { type: "object" } })),
+      hangUpAfterMsFor: (name) => (name === "cut_at_once" ? 0 : name === "cut_later" ? 1_200 : undefined),
+    });
+    const mcp = createMcpExtension({ id: "cut", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    // Each failure loses the session (the server may be gone): one call a turn.
+    const later = await runMcpTurn({ runtime, script: [response([toolCall("cut_later", {})]), "Done."] });
+    const atOnce = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("cut_at_once", {})]), "Done."],
+    });
+
+    const cut = (name: string) =>
+      `MCP server "cut" could not be reached for tools/call "${name}": fetch failed (other side closed)`;
+    expect([...later.toolResults, ...atOnce.toolResults].map(({ isError, text }) => [isError, text])).toEqual([
+      [true, cut("cut_later")],
+      [true, cut("cut_at_once")],
+    ]);
+    // Once for the call cut while the server had it; once and four times again for the one cut at once.
+    expect(server.hungUp).toEqual(["cut_later", ...Array(5).fill("cut_at_once")]);
+    await runtime.dispose();
+  });
+
   it("a server that forgot the session (it restarted) answers 404: a new session is started at once and the request sent again, for calls and the host's requests", async () => {
     const server = await startUnusualServer({ capabilities: { tools: {}, resources: {} }, tools });
     const mcp = createMcpExtension({ id: "restarted", server: { url: server.url } });

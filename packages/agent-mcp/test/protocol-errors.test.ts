@@ -117,7 +117,7 @@ describe("an HTTP answer that does not answer its request", () => {
     const stray = { jsonrpc: "2.0", id: 424242, result: { content: [] } };
     const notice = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "working" } };
     const server = await startUnusualServer({
-      // Stateless: a session would have its own event stream, whose loss tells when the server went away.
+      // Stateless (sessions: unanswered-streams.test.ts).
       stateless: true,
       capabilities: { tools: {} },
       tools: ["stray", "notice", "stream_stray", "stream_notice", "stream_late", "echo"].map((name) => ({

@@ -7,16 +7,19 @@ import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 describe("failures a server reports in its answer", () => {
-  it("errors its handler throws read once each, and an isError result without content still says what happened", async () => {
+  it("errors its handler throws read once each, with their data for the host; codes the SDK uses for its own timeout and closed connection are the server's errors here; an isError result without content still says what happened", async () => {
     const server = await startUnusualServer({
       capabilities: { tools: {} },
-      tools: ["throws_mcp", "throws_plain", "fails_silently"].map((name) => ({
+      tools: ["throws_mcp", "throws_plain", "fails_silently", "quota", "busy"].map((name) => ({
         name,
         inputSchema: { type: "object" },
       })),
       call: (name) => {
         if (name === "throws_mcp") throw new McpError(ErrorCode.InvalidParams, "q is required");
         if (name === "throws_plain") throw new Error("database is down");
+        // -32001 and -32000 are in the range JSON-RPC leaves to servers; the SDK client uses them for its own failures.
+        if (name === "quota") throw new McpError(ErrorCode.RequestTimeout, "quota exceeded", { retryAfterS: 30 });
+        if (name === "busy") throw new McpError(ErrorCode.ConnectionClosed, "busy, try later");
         return { content: [], isError: true };
       },
     });
@@ -27,6 +30,7 @@ describe("failures a server reports in its answer", () => {
       runtime,
       script: [
         response([toolCall("throws_mcp", {}), toolCall("throws_plain", {}), toolCall("fails_silently", {})]),
+        response([toolCall("quota", {}), toolCall("busy", {})]),
         "Done.",
       ],
     });
@@ -41,14 +45,44 @@ describe("failures a server reports in its answer", () => {
         text: 'MCP server "odd" answered tools/call "throws_plain" with an error: MCP error -32603: database is down',
       },
       { isError: true, text: 'MCP server "odd" reported that tools/call "fails_silently" failed, without a message' },
+      {
+        isError: true,
+        text: 'MCP server "odd" answered tools/call "quota" with an error: MCP error -32001: quota exceeded',
+      },
+      {
+        isError: true,
+        text: 'MCP server "odd" answered tools/call "busy" with an error: MCP error -32000: busy, try later',
+      },
     ]);
     // The host reads why each call failed from its details: the McpServerError's code, or none for the server's own isError result.
     expect(turn.toolResults.map((result) => result.details)).toEqual([
-      { server: "odd", tool: "throws_mcp", error: "server_error" },
-      { server: "odd", tool: "throws_plain", error: "server_error" },
+      {
+        server: "odd",
+        tool: "throws_mcp",
+        error: "server_error",
+        jsonRpcError: { code: -32602, message: "MCP error -32602: q is required" },
+      },
+      {
+        server: "odd",
+        tool: "throws_plain",
+        error: "server_error",
+        jsonRpcError: { code: -32603, message: "database is down" },
+      },
       { server: "odd", tool: "fails_silently" },
+      {
+        server: "odd",
+        tool: "quota",
+        error: "server_error",
+        jsonRpcError: { code: -32001, message: "MCP error -32001: quota exceeded", data: { retryAfterS: 30 } },
+      },
+      {
+        server: "odd",
+        tool: "busy",
+        error: "server_error",
+        jsonRpcError: { code: -32000, message: "MCP error -32000: busy, try later" },
+      },
     ]);
-    expect(mcp.status.state).toBe("ready");
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
     await runtime.dispose();
   });
 });

@@ -73,4 +73,46 @@ describe("tool lists as other servers page them", () => {
     expect(await mcp.expandPrompt("hello")).toMatchObject({ text: "Say hello." });
     await runtime.dispose();
   });
+
+  it("an entry without an input schema's type (or without an input schema) is an object schema; an entry no client can offer is left out with a warning naming it, and the server's other tools work", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [
+        { name: "typed", inputSchema: { type: "object" } },
+        { name: "untyped", inputSchema: { properties: { q: { type: "string" } }, required: ["q"] } },
+        { name: "schemaless" },
+        { name: "stringly", inputSchema: { type: "string" } },
+        { inputSchema: { type: "object" } },
+      ] as unknown as Tool[],
+    });
+    const mcp = createMcpExtension({ id: "sloppy", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("untyped", { q: "moon" }), toolCall("schemaless", {})]), "Done."],
+    });
+
+    expect(turn.model.requests[0]!.context.tools!.map((tool) => [tool.name, tool.parameters])).toEqual([
+      ["typed", { type: "object" }],
+      ["untyped", { type: "object", properties: { q: { type: "string" } }, required: ["q"] }],
+      ["schemaless", { type: "object" }],
+    ]);
+    expect(turn.toolResults.map(({ isError, text }) => [isError, text])).toEqual([
+      [false, 'untyped {"q":"moon"}'],
+      [false, "schemaless {}"],
+    ]);
+    const warnings = turn.events.flatMap((event) => (event.type === "runtime.warning" ? [event.payload] : []));
+    expect(warnings).toEqual([
+      {
+        code: "extension_degraded",
+        extensionId: "sloppy",
+        message:
+          'MCP server "sloppy" listed tools no client can offer; they are left out: "stringly" (inputSchema.type: Invalid input: expected "object"), "#4" (name: Invalid input: expected string, received undefined)',
+        tools: [],
+      },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+    await runtime.dispose();
+  });
 });

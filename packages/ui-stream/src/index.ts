@@ -21,6 +21,8 @@ export type {
   TurnkitDataParts,
   TurnkitMessageMetadata,
   TurnkitPartOrigin,
+  TurnkitSubAgentPart,
+  TurnkitSubAgentToolCall,
   TurnkitUIMessage,
   TurnkitUIMessageChunk,
 } from "./turnkit-ui-message.js";

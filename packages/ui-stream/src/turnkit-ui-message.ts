@@ -1,8 +1,8 @@
 import type {
   ElicitationRequiredPayload,
   ProtocolUsage,
-  RuntimeEvent,
   RuntimeWarningPayload,
+  SubAgentStep,
   TurnError,
   TurnStatus,
 } from "@turnkit/protocol";
@@ -33,6 +33,44 @@ export interface TurnkitMessageMetadata {
   error?: TurnError;
 }
 
+/** One tool call a sub-agent made, as its part shows it. */
+export interface TurnkitSubAgentToolCall {
+  /** The sub-agent model's id of the call. */
+  toolCallId: string;
+  toolName: string;
+  /** `running` until its result is in the sub-agent's history; then `done`, or `failed` for an error result. */
+  state: "running" | "done" | "failed";
+  /** The text of its result, once it has one. */
+  output?: string;
+}
+
+/**
+ * What one sub-agent call of a turn did so far, as the data of its
+ * `data-turnkit-sub-agent` part: one part per sub-agent call, sent again
+ * (same id, replaced in place by the AI SDK) whenever its status changes
+ * or a message of it is done; never once per streamed word.
+ */
+export interface TurnkitSubAgentPart {
+  /** The turn's own tool call the sub-agent runs under (for a nested sub-agent, the outermost call). */
+  toolCallId: string;
+  /** From the turn down to this sub-agent, one step per sub-agent call (outermost first). */
+  path: SubAgentStep[];
+  /** This sub-agent's name (the last step's `agent`). */
+  agent: string;
+  /** The sub-agent turn's id. */
+  turnId: string;
+  /** Its status: `running`, then how it ended. A sub-agent cut short by the end of its parent may stay `running`. */
+  status: TurnStatus;
+  /** Its model requests answered so far. */
+  steps: number;
+  /** The text of its answers so far, each answer's text on a line of its own. */
+  text: string;
+  /** Its tool calls in the order it made them. */
+  tools: TurnkitSubAgentToolCall[];
+  /** Why it failed, when `status` is `failed`. */
+  error?: TurnError;
+}
+
 /**
  * Turnkit events the AI SDK has no part for, as data parts
  * (`data-turnkit-…` in the stream, `message.parts` entries of that type):
@@ -44,10 +82,12 @@ export interface TurnkitMessageMetadata {
  * - `turnkit-elicitation`: an `action.required` of kind `elicitation` (an
  *   MCP server asks the person for input); answer it with its `requestId`.
  *   The same part (same id) comes again with `outcome` once its wait ended.
- * - `turnkit-sub-agent`: an event a sub-agent of the turn emitted (one with
- *   `origin`), whole; a page shows it under the tool call
- *   `origin.toolCallId`. The turn's own parts never include a sub-agent's
- *   text, tool calls or end.
+ * - `turnkit-sub-agent`: what one sub-agent call of the turn did so far
+ *   ({@link TurnkitSubAgentPart}: its status, steps, text, tool calls and
+ *   their results), one part per call (id `sub-agent-<tool call ids of its
+ *   path>`), sent again whenever that changes; a page shows it under the
+ *   tool call `toolCallId`. The turn's own parts never include a
+ *   sub-agent's text, tool calls or end.
  * - `turnkit-approval`: the answer to a tool call's approval request, which
  *   the AI SDK's stream has no chunk for; {@link withApprovalAnswers} puts
  *   it on the call's part (`approval.approved`, `approval.reason`).
@@ -69,8 +109,8 @@ export interface TurnkitDataParts {
    * still run. A page asks it only while `outcome` is absent.
    */
   "turnkit-elicitation": ElicitationRequiredPayload & { outcome?: string };
-  /** An event of a sub-agent of the turn (it has `origin`), to show under its call. */
-  "turnkit-sub-agent": RuntimeEvent;
+  /** What one sub-agent call of the turn did so far, to show under its call. */
+  "turnkit-sub-agent": TurnkitSubAgentPart;
   /** How the approval request `approvalId` of the call `toolCallId` was answered; `reason` when it was not granted. */
   "turnkit-approval": TurnkitApprovalAnswer;
   /** Parts of these Turnkit messages came from an interrupted attempt and are replaced by what follows. */

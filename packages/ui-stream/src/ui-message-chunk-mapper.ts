@@ -11,6 +11,7 @@ import type { FinishReason, ProviderMetadata } from "ai";
 import { approvalAnswerChunk, askedApprovalEndChunk } from "./approval-answers.js";
 import { contentText } from "./content-text.js";
 import { QuestionParts } from "./question-parts.js";
+import { SubAgentParts } from "./sub-agent-parts.js";
 import { resultText, toolOutput } from "./tool-output.js";
 import { ACTION_REQUEST_TRACE_PHASE, APPROVAL_TRACE_PHASE, RESUME_TRACE_PHASE } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
@@ -85,6 +86,7 @@ export class UIMessageChunkMapper {
   private readonly tools = new Map<string, ToolCallState>();
   private readonly approvals = new Map<string, string>();
   private readonly questions = new QuestionParts();
+  private readonly subAgents = new SubAgentParts();
   private steps = 0;
   private lastStopReason: ProtocolStopReason | undefined;
 
@@ -98,10 +100,7 @@ export class UIMessageChunkMapper {
     this.checkOrder(event);
     const out: TurnkitUIMessageChunk[] = [];
     // A sub-agent's event is not the turn's: its status, text and tools are shown under its call.
-    if (event.origin) {
-      out.push({ type: "data-turnkit-sub-agent", id: `sub-agent-${event.seq}`, data: event });
-      return out;
-    }
+    if (event.origin) return this.subAgents.map(event);
     switch (event.type) {
       case "session.status":
         this.onStatus(event.payload, out);

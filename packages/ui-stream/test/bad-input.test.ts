@@ -25,6 +25,36 @@ describe("bad input", () => {
     }
   });
 
+  it("an event whose origin is not one a turn passes on from a sub-agent is refused (invalid_events), naming the field", () => {
+    const running = {
+      sessionId: "s",
+      turnId: "t",
+      eventId: "e0",
+      seq: 0,
+      type: "session.status",
+      payload: { status: "running" },
+    };
+    const step = { toolCallId: "call-1", agent: "explore" };
+    const origin = { toolCallId: "call-1", path: [step], turnId: "child", seq: 0 };
+    for (const [bad, field] of [
+      [{ ...origin, path: [] }, "origin.path"],
+      [{ ...origin, path: "explore" }, "origin.path"],
+      [{ ...origin, path: [step, { agent: "deep" }] }, "origin.path[1]"],
+      [{ ...origin, toolCallId: 7 }, "origin.toolCallId"],
+      [{ ...origin, turnId: undefined }, "origin.turnId"],
+    ] as const) {
+      const mapper = new UIMessageChunkMapper();
+      mapper.map(running as never);
+      const event = { ...running, eventId: "e1", seq: 1, origin: bad };
+      expect(() => mapper.map(event as never)).toThrow(
+        expect.objectContaining({
+          code: "invalid_events",
+          message: `event seq 1: ${field} is not what a sub-agent's event carries`,
+        }),
+      );
+    }
+  });
+
   it("toUIMessageStreamSse and toUIMessageStreamResponse refuse chunks that are not async iterable", () => {
     for (const [chunks, got] of [
       [null, "null"],

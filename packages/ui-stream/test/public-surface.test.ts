@@ -41,6 +41,8 @@ describePublicSurface({
     "TurnkitDataParts",
     "TurnkitMessageMetadata",
     "TurnkitPartOrigin",
+    "TurnkitSubAgentPart",
+    "TurnkitSubAgentToolCall",
     "TurnkitUIMessage",
     "TurnkitUIMessageChunk",
     "UIMessageChunkMapper",

@@ -155,25 +155,49 @@ describe("a turn as the AI SDK UI message stream", () => {
     expect(message.parts.map((p) => p.type)).toEqual(["step-start", "tool-echo", "step-start", "text"]);
   });
 
-  it("a sub-agent's events are data parts for its call; its text and its end are not the turn's", async () => {
-    const child = createScriptedModel(["Found it in src/a.ts."]);
+  it("a sub-agent's call is one data part under its call (its status, steps, tool calls and text), sent again as it changes, not once per event; its text and its end are not the turn's", async () => {
+    const child = createScriptedModel([
+      response([text("Let me look. "), toolCall("echo", { value: "src" })]),
+      "Found it in src/a.ts.",
+    ]);
     const explore = defineSubAgent({
       name: "explore",
       description: "Searches",
       systemPrompt: "You search.",
       llm: { model: child.model, streamFn: child.streamFn },
       llmRetry: false,
+      tools: [echo],
     });
     const result = await runScriptedTurn({
       script: [response([toolCall("explore", { task: "find it" })]), response("It is in src/a.ts.")],
       input: { tools: [explore] },
     });
-    const { message } = await readEventsWithAiSdk([...result.events]);
+    const events = [...result.events];
+    const { message } = await readEventsWithAiSdk(events);
     const parts = message.parts.filter((p) => p.type === "data-turnkit-sub-agent") as any[];
-    expect(parts.map((p) => p.data.type)).toContain("stream.resp");
-    expect(parts.at(-1).data).toMatchObject({ type: "session.status", payload: { status: "completed" } });
     const call = message.parts.find((p) => p.type === "tool-explore") as any;
-    expect(new Set(parts.map((p) => p.data.origin.toolCallId))).toEqual(new Set([call.toolCallId]));
+    expect(parts).toHaveLength(1);
+    expect(parts[0]).toMatchObject({ id: `sub-agent-${call.toolCallId}` });
+    expect(parts[0].data).toEqual({
+      toolCallId: call.toolCallId,
+      path: [{ toolCallId: call.toolCallId, agent: "explore" }],
+      agent: "explore",
+      turnId: expect.any(String),
+      status: "completed",
+      steps: 2,
+      text: "Let me look.\nFound it in src/a.ts.",
+      tools: [{ toolCallId: expect.any(String), toolName: "echo", state: "done", output: "echo src" }],
+    });
+    // Sent again when it changed (running, a message done, a result, its end), never per streamed word or trace.
+    const sent = (await collectChunks(events)).filter((c) => c.chunk.type === "data-turnkit-sub-agent");
+    const fromSubAgent = events.filter((e) => e.origin !== undefined);
+    expect(fromSubAgent.filter((e) => e.type === "stream.resp").length).toBeGreaterThan(sent.length);
+    expect(sent.map((c) => (c.chunk as any).data.status)).toEqual([
+      "running",
+      ...sent.slice(1, -1).map(() => "running"),
+      "completed",
+    ]);
+    expect(sent.map((c) => (c.chunk as any).data.tools.map((t: any) => t.state).join())).toContain("running");
     expect(call.output.content[0].text).toBe("Found it in src/a.ts.");
     expect(textOf(message)).toBe("It is in src/a.ts.");
     expect(message.metadata).toMatchObject({ status: "completed" });

@@ -1,0 +1,53 @@
+import { type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
+import { describeMalformed } from "./classify-mcp-failure.js";
+
+/**
+ * A page of `tools/list` whose entries are read one by one ({@link readToolEntries}),
+ * so that one entry the protocol's schema refuses does not make the whole
+ * list, and every other tool of the server, unreadable.
+ */
+export const ToolPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/** An entry of `tools/list` that is no tool the client can offer, and why. */
+export interface UnreadableTool {
+  /** The entry's `name`, or `#<index>` when it has none. */
+  readonly name: string;
+  /** The first problem, as `inputSchema.type: expected "object"`. */
+  readonly problem: string;
+}
+
+/** The tools of a server's `tools/list`, and the entries left out. */
+export interface ReadTools {
+  readonly tools: Tool[];
+  readonly unreadable: UnreadableTool[];
+}
+
+/**
+ * The tools of `tools/list` entries, each checked against the protocol's
+ * schema. An input schema without `type` (`{ "properties": … }`) or no
+ * input schema at all is read as an object schema, as its author meant
+ * (the protocol asks for `"type": "object"`; servers written by hand leave
+ * it out). An entry that still fails is left out, named in `unreadable`.
+ */
+export function readToolEntries(entries: readonly unknown[]): ReadTools {
+  const tools: Tool[] = [];
+  const unreadable: UnreadableTool[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = ToolSchema.safeParse(withObjectInputSchema(entry));
+    if (parsed.success) return void tools.push(parsed.data);
+    const name = (entry as { name?: unknown } | null)?.name;
+    unreadable.push({ name: typeof name === "string" ? name : `#${index}`, problem: describeMalformed(parsed.error) });
+  });
+  return { tools, unreadable };
+}
+
+/** `entry` with `type: "object"` in an input schema that has no `type` (or an empty one when it has none). */
+function withObjectInputSchema(entry: unknown): unknown {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return entry;
+  const { inputSchema } = entry as { inputSchema?: unknown };
+  if (inputSchema === undefined) return { ...entry, inputSchema: { type: "object" } };
+  if (typeof inputSchema !== "object" || inputSchema === null || Array.isArray(inputSchema)) return entry;
+  if ("type" in inputSchema) return entry;
+  return { ...entry, inputSchema: { type: "object", ...inputSchema } };
+}
