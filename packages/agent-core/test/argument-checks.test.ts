@@ -9,6 +9,7 @@ import { Agent } from "@turnkit/agent-loop";
 import { createScriptedModel, revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import {
+  LlmTimeoutError,
   PiTurnRunner,
   composeStreamFn,
   createBashEnvSpawnHook,
@@ -16,6 +17,8 @@ import {
   createOverflowRecoveryState,
   defineRuntimeTool,
   getAttachedClassifiedError,
+  isDroppedResponse,
+  isSubAgentTool,
   projectAgentMessagesForModel,
   sanitizeBashEnv,
   withLlmRetry,
@@ -115,6 +118,11 @@ describe("an argument no code can read (a revoked proxy) is refused in words, ne
       () => withLlmRetry(streamFn, revokedProxy() as never),
       "withLlmRetry: options must be an object, got an unreadable value",
     ],
+    [
+      "new LlmTimeoutError",
+      () => new LlmTimeoutError(revokedProxy() as never, 5),
+      'LlmTimeoutError: kind must be "first_event", "idle" or "request", got an unreadable value',
+    ],
   ])("%s", (_name, call, message) => {
     let thrown: unknown;
     try {
@@ -124,5 +132,13 @@ describe("an argument no code can read (a revoked proxy) is refused in words, ne
     }
     expect((thrown as Error).message).toContain(message);
     expect((thrown as Error).message).not.toMatch(/proxy that has been revoked/);
+  });
+});
+
+describe("the lookups answer nothing for a value no code can read, instead of throwing", () => {
+  it("getAttachedClassifiedError, isDroppedResponse and isSubAgentTool of a revoked proxy", () => {
+    expect(getAttachedClassifiedError(revokedProxy() as never)).toBeUndefined();
+    expect(isDroppedResponse(revokedProxy() as never)).toBe(false);
+    expect(isSubAgentTool(revokedProxy())).toBe(false);
   });
 });

@@ -64,7 +64,7 @@ export function attachClassifiedError(message: AssistantMessage, classified: Cla
 
 /** The classification attached by {@link attachClassifiedError}, if any; `undefined` for anything that is no object. */
 export function getAttachedClassifiedError(message: AssistantMessage): ClassifiedError | undefined {
-  if (typeof message !== "object" || message === null) return undefined;
+  if (!isRecord(message as unknown)) return undefined;
   const value = (message as unknown as Record<string, unknown>)[CLASSIFIED_ERROR_PROPERTY];
   return isClassifiedError(value) ? value : undefined;
 }
@@ -338,6 +338,13 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** An object whose fields can be read (a list too); false for a revoked proxy, of which nothing can be read. */
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    Array.isArray(value);
+    return true;
+  } catch {
+    return false;
+  }
 }

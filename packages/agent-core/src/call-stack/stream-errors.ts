@@ -1,4 +1,5 @@
 import { TURN_DEFAULTS } from "../defaults.js";
+import { describeValue } from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "../errors.js";
 
 /** Which watchdog fired: no first event, too long between events, or the whole request. */
@@ -37,6 +38,12 @@ export class LlmTimeoutError extends TurnkitError {
   readonly timeoutMs: number;
 
   constructor(kind: LlmTimeoutKind, timeoutMs: number) {
+    if (typeof kind !== "string" || !Object.hasOwn(TIMEOUT_TEXT, kind))
+      throw new TypeError(
+        `LlmTimeoutError: kind must be "first_event", "idle" or "request", got ${describeValue(kind)}`,
+      );
+    if (typeof timeoutMs !== "number")
+      throw new TypeError(`LlmTimeoutError: timeoutMs must be a number, got ${describeValue(timeoutMs)}`);
     super(
       "timeout",
       `${LLM_TIMEOUT_MESSAGE_PREFIX} ${TIMEOUT_TEXT[kind]} within ${timeoutMs} ms (${kind} timeout). ` +

@@ -68,8 +68,7 @@ export const DROPPED_RESPONSE_FIELD = "turnkitDropped";
 /** True when an assistant message was marked with {@link DROPPED_RESPONSE_FIELD}. */
 export function isDroppedResponse(message: AgentMessage): boolean {
   return (
-    typeof message === "object" &&
-    message !== null &&
+    isRecord(message as unknown) &&
     message.role === "assistant" &&
     (message as unknown as Record<string, unknown>)[DROPPED_RESPONSE_FIELD] !== undefined
   );

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { ToolExecutionMode } from "@turnkit/agent-loop";
+import { isRecord } from "@turnkit/agent-loop/internal";
 import type { TurnOutcome, TurnUsage } from "@turnkit/protocol";
 import type { LlmConfig, LlmRetryOptions } from "../call-stack/llm-config.js";
 import { TURN_DEFAULTS } from "../defaults.js";
@@ -165,7 +166,7 @@ export type SubAgentCallRunner = (
 
 /** True for a tool `defineSubAgent` made. */
 export function isSubAgentTool(tool: unknown): tool is SubAgentTool {
-  return typeof tool === "object" && tool !== null && typeof (tool as { subAgent?: unknown }).subAgent === "object";
+  return isRecord(tool) && typeof tool.subAgent === "object";
 }
 
 /** Refuses a bad definition naming the field; one that cannot be read (a revoked proxy, a getter that throws) as such, never with the engine's error. */
