@@ -11,9 +11,11 @@ import { describe, expect, it } from "vitest";
 import {
   LlmTimeoutError,
   PiTurnRunner,
+  bindTool,
   composeStreamFn,
   createBashEnvSpawnHook,
   createFailureMessage,
+  createHiddenMessage,
   createOverflowRecoveryState,
   defineRuntimeTool,
   getAttachedClassifiedError,
@@ -21,6 +23,7 @@ import {
   isSubAgentTool,
   projectAgentMessagesForModel,
   sanitizeBashEnv,
+  toRuntimeTool,
   withLlmRetry,
   withOverflowRecovery,
   withStreamTimeouts,
@@ -122,6 +125,21 @@ describe("an argument no code can read (a revoked proxy) is refused in words, ne
       "new LlmTimeoutError",
       () => new LlmTimeoutError(revokedProxy() as never, 5),
       'LlmTimeoutError: kind must be "first_event", "idle" or "request", got an unreadable value',
+    ],
+    [
+      "bindTool",
+      () => bindTool(revokedProxy() as never),
+      "bindTool: expected a tool declaration object, got an unreadable value",
+    ],
+    [
+      "toRuntimeTool",
+      () => toRuntimeTool(revokedProxy() as never),
+      "toRuntimeTool expects an instance of a @bindTool class, got an unreadable value",
+    ],
+    [
+      "createHiddenMessage",
+      () => createHiddenMessage(revokedProxy() as never),
+      "createHiddenMessage: content must be a string or an array of content blocks, got an unreadable value",
     ],
   ])("%s", (_name, call, message) => {
     let thrown: unknown;

@@ -21,6 +21,7 @@ export {
   valueText,
   isList,
   isRecord,
+  isUnreadable,
   prefixed,
 } from "./message-checks.js";
 

@@ -63,6 +63,17 @@ export function valueText(value: unknown): string {
   }
 }
 
+/** True for a value of which nothing can be read, not even whether it is a list: a revoked proxy. Never throws. */
+export function isUnreadable(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    Array.isArray(value);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** True for an array; false for anything else, a revoked proxy included (never throws). */
 export function isList(value: unknown): value is unknown[] {
   try {
@@ -98,7 +109,7 @@ export function contentProblem(
   allowString = true,
 ): string | undefined {
   if (allowString && typeof content === "string") return undefined;
-  if (!Array.isArray(content)) {
+  if (!isList(content)) {
     const expected = allowString ? "a string or an array of content blocks" : "an array of content blocks";
     return `content must be ${expected}, got ${describeValue(content)}`;
   }

@@ -1,5 +1,6 @@
 import { ConfigErrorCode, TurnkitConfigError, type PiTurnHooks, type RuntimeTool } from "@turnkit/agent-core";
 import { assertRuntimeTool } from "@turnkit/agent-core/internal";
+import { isUnreadable } from "@turnkit/agent-loop/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
@@ -204,6 +205,8 @@ async function toolsOf(extensionId: string, tool: ToolContribution, ctx: TurnCon
   const list = entriesOf(source, value);
   for (const [index, item] of list.entries()) {
     try {
+      // What no code can read is the extension's fault, like a getter that throws: never a config error of the tool's.
+      if (isUnreadable(item)) throw new TypeError("a revoked proxy");
       assertRuntimeTool(item, `extension "${extensionId}": tool factory${many ? ` [${index}]` : ""}`);
     } catch (error) {
       if (TurnkitConfigError.isInstance(error)) throw error;

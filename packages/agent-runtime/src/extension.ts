@@ -2,6 +2,7 @@ import { assertKnownKeys } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI } from "./extension-api.js";
 import { assertExtensionId } from "./extension-id.js";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 
 /**
  * A unit of host behaviour (a tool pack, a permission check, a reminder, a
@@ -41,10 +42,10 @@ const EXTENSION_KEYS: Record<keyof Extension, true> = { id: true, description: t
  * list and position.
  */
 export function assertExtension(value: unknown, where: string): asserts value is Extension {
-  if (typeof value !== "object" || value === null) {
+  if (!isRecord(value)) {
     throw new ExtensionConfigError(
       ExtensionConfigErrorCode.InvalidExtensionId,
-      `${where}: expected an extension { id, init }, got ${value === null ? "null" : typeof value}`,
+      `${where}: expected an extension { id, init }, got ${value === null ? "null" : typeof value === "object" ? describeValue(value) : typeof value}`,
     );
   }
   const { id, init } = value as { id?: unknown; init?: unknown };

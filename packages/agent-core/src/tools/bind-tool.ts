@@ -8,6 +8,7 @@ import {
   type RuntimeToolUpdateCallback,
   type ToolExecutionContext,
 } from "./runtime-tool.js";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 
 /** What an instance of a `@bindTool` class must offer: an `execute` like `RuntimeToolImpl.execute`. */
 export interface BoundToolInstance<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> {
@@ -115,10 +116,10 @@ export function toRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDeta
       `toRuntimeTool expects an instance of a @bindTool class, got the class ${name} itself; pass new ${name}(...)`,
     );
   }
-  if (typeof instance !== "object" || instance === null) {
+  if (!isRecord(instance as unknown)) {
     throw new TurnkitConfigError(
       ConfigErrorCode.UndecoratedTool,
-      `toRuntimeTool expects an instance of a @bindTool class, got ${instance === null ? "null" : typeof instance}`,
+      `toRuntimeTool expects an instance of a @bindTool class, got ${instance === null ? "null" : describeValue(instance)}`,
     );
   }
   const ctor = (instance as object).constructor;

@@ -1,4 +1,4 @@
-import { describeValue } from "@turnkit/agent-loop/internal";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { ToolArguments, ToolExecutionMode, ToolSchema } from "@turnkit/agent-loop";
 import type { AskHost } from "../action-requests.js";
@@ -154,7 +154,7 @@ const EXECUTION_MODES: readonly ToolExecutionMode[] = ["sequential", "parallel"]
  * which API was given the declaration. Never modifies `def`.
  */
 export function assertRuntimeToolDef(def: unknown, where: string): asserts def is RuntimeToolDef {
-  if (typeof def !== "object" || def === null) {
+  if (!isRecord(def)) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
       `${where}: expected a tool declaration object, got ${describeValue(def)}`,
@@ -198,7 +198,7 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
  * and throws `TurnkitConfigError` (`invalid_tool`) naming what is wrong.
  */
 export function assertRuntimeTool(tool: unknown, where: string): asserts tool is RuntimeTool {
-  if (typeof tool !== "object" || tool === null) {
+  if (!isRecord(tool)) {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
       `${where}: expected a RuntimeTool { def, impl }, got ${describeValue(tool)}`,

@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ToolCall } from "@mariozechner/pi-ai";
-import { describeValue } from "@turnkit/agent-loop/internal";
+import { describeValue, isList } from "@turnkit/agent-loop/internal";
 import { estimateMessageTokens, isSentToModel } from "./token-estimate.js";
 
 /** Where a compaction splits a history: everything before `index` is summarised, the rest kept verbatim. */
@@ -42,7 +42,7 @@ export function findCompactionCut(
   messages: readonly AgentMessage[],
   options: FindCompactionCutOptions,
 ): CompactionCut | undefined {
-  if (!Array.isArray(messages))
+  if (!isList(messages))
     throw new TypeError(`findCompactionCut: messages must be an array, got ${describeValue(messages)}`);
   if (typeof options !== "object" || options === null)
     throw new TypeError(`findCompactionCut: options must be an object, got ${describeValue(options)}`);

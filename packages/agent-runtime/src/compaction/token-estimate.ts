@@ -45,7 +45,7 @@ export function isSentToModel(message: AgentMessage): boolean {
  * Throws a `TypeError` when `message` is no object.
  */
 export function estimateMessageTokens(message: AgentMessage): number {
-  if (typeof message !== "object" || message === null)
+  if (!isRecord(message as unknown))
     throw new TypeError(`estimateMessageTokens: message must be a message object, got ${describeValue(message)}`);
   if (!isSentToModel(message)) return 0;
   let tokens = 0;
