@@ -49,12 +49,25 @@ export function stringRecord(value: unknown, field: string): Readonly<Record<str
 
 /** True for a plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !isListOrUnreadable(value);
+}
+
+/** True for an array, and for a revoked proxy (of which not even that can be read): neither is a record. */
+function isListOrUnreadable(value: object): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return true;
+  }
 }
 
 /** What a value is, for error messages: `null`, `an array` or its `typeof`. */
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
+  try {
+    if (Array.isArray(value)) return "an array";
+  } catch {
+    return "an unreadable value";
+  }
   return typeof value;
 }

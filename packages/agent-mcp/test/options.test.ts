@@ -1,4 +1,5 @@
 import { TurnkitConfigError, TurnkitError } from "@turnkit/agent-core";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { McpConfigError, type McpExtensionOptions, createMcpExtension } from "../src/index.js";
 
@@ -149,6 +150,12 @@ describe("createMcpExtension checks its options before starting anything", () =>
     });
     expect(TurnkitError.isInstance(error)).toBe(true);
     expect(TurnkitConfigError.isInstance(error)).toBe(true);
+  });
+
+  it("options no code can read (a revoked proxy) are refused in words, not with the engine's error", () => {
+    const error = configError(revokedProxy());
+    expect(error).toMatchObject({ field: "options" });
+    expect(error.message).toBe("createMcpExtension: options must be an object, got an unreadable value");
   });
 
   it("valid options make an idle extension with a description of its server", () => {

@@ -5,6 +5,7 @@ import {
   type RuntimeEventPayloadMap,
   type RuntimeEventType,
 } from "./runtime-event.js";
+import { readingUntrusted } from "./unreadable-values.js";
 
 /** What {@link createRuntimeEvent} needs: every envelope field except `schema`. */
 export interface RuntimeEventInit<TType extends RuntimeEventType> {
@@ -34,6 +35,8 @@ export interface RuntimeEventInit<TType extends RuntimeEventType> {
 export function createRuntimeEvent<TType extends RuntimeEventType>(init: RuntimeEventInit<TType>): RuntimeEvent<TType> {
   if (typeof init !== "object" || init === null)
     throw new TypeError(`createRuntimeEvent: init must be an object, got ${init === null ? "null" : typeof init}`);
+  if (readingUntrusted(() => (Array.isArray(init), false), true))
+    throw new TypeError("createRuntimeEvent: init could not be read (a revoked proxy)");
   const event = {
     schema: RUNTIME_EVENT_SCHEMA,
     eventId: init.eventId,

@@ -7,6 +7,7 @@ import type {
   ProtocolToolCall,
   ProtocolUsage,
 } from "./content-blocks.js";
+import { readingUntrusted } from "./unreadable-values.js";
 
 /** A user message (pi-ai `UserMessage`). `timestamp` is milliseconds since the epoch. */
 export interface ProtocolUserMessage {
@@ -123,5 +124,5 @@ export const LLM_MESSAGE_ROLES: readonly ProtocolLlmMessage["role"][] = Object.f
  */
 export function isProtocolLlmMessage(message: ProtocolCustomMessage): message is ProtocolLlmMessage {
   if (typeof message !== "object" || message === null) return false;
-  return (LLM_MESSAGE_ROLES as readonly string[]).includes(message.role);
+  return readingUntrusted(() => (LLM_MESSAGE_ROLES as readonly string[]).includes(message.role), false);
 }

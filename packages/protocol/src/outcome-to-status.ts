@@ -1,7 +1,7 @@
 import type { TerminalSessionStatusPayload } from "./runtime-event.js";
 import type { TurnError, TurnOutcome, TurnOutcomeHandBack } from "./turn-outcome.js";
 import type { TurnReport } from "./turn-report.js";
-import { shownField } from "./unreadable-values.js";
+import { readingUntrusted, shownField } from "./unreadable-values.js";
 
 /**
  * The terminal `session.status` payload that reports `outcome`:
@@ -15,6 +15,8 @@ import { shownField } from "./unreadable-values.js";
  * `kind`).
  */
 export function outcomeToStatus(outcome: TurnOutcome): TerminalSessionStatusPayload {
+  if (readingUntrusted(() => (outcome?.kind, false), true))
+    throw new TypeError("outcomeToStatus: the outcome could not be read (a revoked proxy or a getter that throws)");
   switch (outcome?.kind) {
     case "completed":
       return { status: "completed", ...reportOf(outcome), ...handBackOf(outcome) };

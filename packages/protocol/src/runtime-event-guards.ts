@@ -122,5 +122,8 @@ export function isRuntimeEventOfType<TType extends RuntimeEventType>(
  */
 export function isTerminalEvent(event: RuntimeEvent): event is TerminalStatusEvent {
   if (typeof event !== "object" || event === null) return false;
-  return event.type === "session.status" && event.origin === undefined && isTerminalStatus(event.payload?.status);
+  return readingUntrusted(
+    () => event.type === "session.status" && event.origin === undefined && isTerminalStatus(event.payload?.status),
+    false,
+  );
 }

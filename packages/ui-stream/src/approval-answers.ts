@@ -1,5 +1,6 @@
 import type { UIMessage } from "ai";
 import type { TurnkitApprovalAnswer, TurnkitUIMessageChunk } from "./turnkit-ui-message.js";
+import { readOr, shownType } from "./argument-checks.js";
 
 interface ApprovalPart {
   toolCallId: string;
@@ -24,9 +25,9 @@ interface ApprovalPart {
  * a `TypeError` for a `message` without a `parts` list.
  */
 export function withApprovalAnswers<M extends UIMessage>(message: M): M {
-  if (!Array.isArray((message as { parts?: unknown } | null)?.parts)) {
+  if (!readOr(() => Array.isArray((message as { parts?: unknown } | null)?.parts), false)) {
     throw new TypeError(
-      `withApprovalAnswers: message must be a UIMessage with a parts array, got ${message === null ? "null" : typeof message === "object" ? "an object without parts" : typeof message}`,
+      `withApprovalAnswers: message must be a UIMessage with a parts array, got ${message === null ? "null" : typeof message === "object" ? (shownType(message) === "an unreadable value" ? "an unreadable value" : "an object without parts") : typeof message}`,
     );
   }
   const answers = new Map<string, TurnkitApprovalAnswer>();

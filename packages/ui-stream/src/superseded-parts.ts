@@ -1,5 +1,6 @@
 import type { UIMessage } from "ai";
 import type { TurnkitPartOrigin } from "./turnkit-ui-message.js";
+import { readOr, shownType } from "./argument-checks.js";
 
 function partOrigin(part: object): TurnkitPartOrigin | undefined {
   const holder = part as { providerMetadata?: unknown; callProviderMetadata?: unknown };
@@ -19,9 +20,9 @@ function partOrigin(part: object): TurnkitPartOrigin | undefined {
  * changes it. Throws a `TypeError` for a `message` without a `parts` list.
  */
 export function withoutSupersededParts<M extends UIMessage>(message: M): M {
-  if (!Array.isArray((message as { parts?: unknown } | null)?.parts)) {
+  if (!readOr(() => Array.isArray((message as { parts?: unknown } | null)?.parts), false)) {
     throw new TypeError(
-      `withoutSupersededParts: message must be a UIMessage with a parts array, got ${message === null ? "null" : typeof message === "object" ? "an object without parts" : typeof message}`,
+      `withoutSupersededParts: message must be a UIMessage with a parts array, got ${message === null ? "null" : typeof message === "object" ? (shownType(message) === "an unreadable value" ? "an unreadable value" : "an object without parts") : typeof message}`,
     );
   }
   const superseded = new Set<string>();

@@ -1,4 +1,4 @@
-import { shownType } from "./argument-checks.js";
+import { readOr, shownType } from "./argument-checks.js";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
@@ -47,7 +47,11 @@ function isIterable(value: unknown): value is AsyncIterable<unknown> | Iterable<
   return (
     typeof value === "object" &&
     value !== null &&
-    (typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function" ||
-      typeof (value as Record<symbol, unknown>)[Symbol.iterator] === "function")
+    readOr(
+      () =>
+        typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function" ||
+        typeof (value as Record<symbol, unknown>)[Symbol.iterator] === "function",
+      false,
+    )
   );
 }

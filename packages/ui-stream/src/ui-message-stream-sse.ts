@@ -1,7 +1,7 @@
 import { UI_MESSAGE_STREAM_HEADERS } from "ai";
 import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT } from "./defaults.js";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
-import { assertOptionsObject, shownType } from "./argument-checks.js";
+import { assertOptionsObject, readOr, shownType } from "./argument-checks.js";
 
 /** Options of {@link toUIMessageStreamSse} and {@link toUIMessageStreamResponse}. */
 export interface UIMessageStreamSseOptions {
@@ -36,7 +36,10 @@ export function toUIMessageStreamSse(
 ): ReadableStream<Uint8Array> {
   assertOptionsObject("toUIMessageStreamSse", "options", options);
   const keepAliveMs = keepAliveOf(options);
-  if (typeof (chunks as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] !== "function") {
+  if (
+    readOr(() => typeof (chunks as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator], "") !==
+    "function"
+  ) {
     throw new TypeError(`toUIMessageStreamSse: chunks must be an async iterable of chunks, got ${shownType(chunks)}`);
   }
   const encoder = new TextEncoder();
