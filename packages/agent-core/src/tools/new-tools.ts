@@ -1,6 +1,7 @@
 import { contentProblem, describeValue } from "../messages/content-checks.js";
 import { rawArgumentsProblem } from "../messages/tool-call-arguments.js";
 import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
+import { isRecord } from "@turnkit/agent-loop/internal";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import { TURN_DEFAULTS } from "../defaults.js";
@@ -162,7 +163,8 @@ function toAgentTool(
         // The loop hands each tool a copy of its arguments: a tool that edits them never edits the call in the transcript.
         result = await impl.execute(ctx, params, callSignal, (partial) => {
           if (settled) return notify(options, "onLateUpdate", toolCallId, def.name);
-          onUpdate?.({ content: partial.content, details: partial.details ?? {} });
+          const update = progressOf(partial);
+          if (update) onUpdate?.(update);
         });
       } finally {
         settled = true;
@@ -179,6 +181,21 @@ function toAgentTool(
     return prepare ? prepare(args) : args;
   };
   return agentTool;
+}
+
+/**
+ * A tool's progress update as the loop takes it, or `undefined` for one
+ * that is no object or cannot be read (a revoked proxy, a getter that
+ * throws): progress is the tool's report, not its result, so a malformed
+ * one is dropped, never thrown back into the tool.
+ */
+function progressOf(partial: unknown): AgentToolResult<unknown> | undefined {
+  if (!isRecord(partial)) return undefined;
+  try {
+    return { content: partial.content as AgentToolResult<unknown>["content"], details: partial.details ?? {} };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

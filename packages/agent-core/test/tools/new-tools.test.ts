@@ -4,7 +4,14 @@ import path from "node:path";
 import type { ToolResultMessage } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { agentLoop, type AgentMessage, type AgentTool } from "@turnkit/agent-loop";
-import { createScriptedModel, response, toolCall, userMessage } from "@turnkit/agent-loop/testing";
+import {
+  createScriptedModel,
+  response,
+  revokedProxy,
+  throwingGetter,
+  toolCall,
+  userMessage,
+} from "@turnkit/agent-loop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineRuntimeTool } from "../../src/tools/define-runtime-tool.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
@@ -126,6 +133,25 @@ describe("newTools: one call", () => {
     await expect(
       seen[0]!.askHost!({ kind: "elicitation", message: "?", requestedSchema: {}, serverName: "s" }),
     ).resolves.toEqual({ kind: "refused", requestId: "elicitation:call-7:1", reason: "this tool runs outside a turn" });
+    expect(updates).toEqual([{ content: [{ type: "text", text: "half" }], details: {} }]);
+  });
+
+  it("drops a progress update that is no object or cannot be read, instead of throwing it back into the tool", async () => {
+    const updates: unknown[] = [];
+    const [agentTool] = newTools(
+      [
+        tool("probe", {
+          execute: (_ctx, _input, _signal, onUpdate) => {
+            for (const odd of [null, 5, "half", revokedProxy(), throwingGetter("content")]) onUpdate(odd as never);
+            onUpdate({ content: [{ type: "text", text: "half" }] });
+            return { content: [{ type: "text", text: "done" }] };
+          },
+        }),
+      ],
+      { ...baseOptions(), disableBuiltinToolFallback: true },
+    );
+    const result = await agentTool!.execute("call-8", {}, undefined, (partial) => updates.push(partial));
+    expect(result).toEqual({ content: [{ type: "text", text: "done" }], details: {} });
     expect(updates).toEqual([{ content: [{ type: "text", text: "half" }], details: {} }]);
   });
 
