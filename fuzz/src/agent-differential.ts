@@ -49,7 +49,7 @@ function sharedBehaviour(behaviour: ToolBehaviour, index: number): ToolBehaviour
     case "throw":
       return { kind: "throw", delay };
     case "result":
-      return { ...behaviour, lateUpdate: false, malformed: undefined, delay };
+      return { ...behaviour, lateUpdate: false, malformed: undefined, oddUpdate: undefined, delay };
     case "ask":
       return behaviour;
   }

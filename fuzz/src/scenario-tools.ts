@@ -127,6 +127,18 @@ function revokedProxy(): object {
   return revocable.proxy;
 }
 
+/** A progress update no loop can show as given, of the kind the behaviour names. */
+function oddUpdateValue(kind: "null" | "number" | "revoked" | "getter", callId: string): unknown {
+  if (kind === "null") return null;
+  if (kind === "number") return 5;
+  if (kind === "revoked") return revokedProxy();
+  return {
+    get content(): never {
+      throw new Error(`the progress of ${callId} cannot be read`);
+    },
+  };
+}
+
 /** Whether the call's behaviour answers a malformed result. */
 function isMalformed(environment: ToolEnvironment, callId: string): boolean {
   const behaviour = environment.behaviours.get(callId);
@@ -160,6 +172,7 @@ async function perform(
   signal: AbortSignal | undefined,
   update: ((text: string, oddDetails?: boolean) => void) | undefined,
   asking?: { askHost: AskHost | undefined; callKey: string },
+  raw?: (value: unknown) => void,
 ): Promise<PerformedResult> {
   environment.executed.push(callId);
   const behaviour = environment.behaviours.get(callId) ?? DEFAULT_BEHAVIOUR;
@@ -186,6 +199,7 @@ async function perform(
       return { content: [{ type: "text", text }], details: { callId } };
     }
     case "result": {
+      if (behaviour.oddUpdate) raw?.(oddUpdateValue(behaviour.oddUpdate, callId));
       for (let index = 0; index < behaviour.updates; index++) {
         update?.(`${callId} progress ${index + 1}`, behaviour.oddUpdateDetails);
         await wait(behaviour.delay, environment.clock, signal);
@@ -228,7 +242,9 @@ export function createAgentTools(
         const update =
           onUpdate &&
           ((text: string) => onUpdate({ content: [{ type: "text", text }], details: { callId: toolCallId } }));
-        const performed = await perform(toolCallId, environment, signal, update);
+        const performed = await perform(toolCallId, environment, signal, update, undefined, (value) =>
+          onUpdate?.(value as never),
+        );
         // A malformed answer is handed back as it is: reading it here would throw in the tool instead.
         if (isMalformed(environment, toolCallId)) return performed as AgentToolResult<{ callId: string }>;
         const { isError: _ignored, ...result } = performed;
@@ -273,6 +289,7 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
               details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
             }),
           { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
+          (value) => onUpdate(value as never),
         );
         const behaviour = environment.behaviours.get(ctx.toolCallId);
         if (isMalformed(environment, ctx.toolCallId)) return result;

@@ -44,6 +44,8 @@ export type ToolBehaviour =
       lateUpdate: boolean;
       /** Progress details with a cycle, a bigint and a function (a runner's traces stay JSON-safe, invariant 20). */
       oddUpdateDetails?: boolean;
+      /** One progress update that is no object or cannot be read (`null`, a number, a revoked proxy, a `content` getter that throws), sent first: dropped or shown, never the call's failure. */
+      oddUpdate?: "null" | "number" | "revoked" | "getter";
       /** Result details with a cycle, a bigint and a function, from a runner's tool (its events and history stay plain JSON, invariant 20). */
       oddResultDetails?: boolean;
       terminate: boolean;
