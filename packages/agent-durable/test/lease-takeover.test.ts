@@ -162,3 +162,28 @@ describe("fencing a worker that stalled past its lease", () => {
     expect(await fixture.client.outcome(next)).toMatchObject({ kind: "completed" });
   }, 120_000);
 });
+
+describe("a turn whose worker has no lease row", () => {
+  it("is queued again by a live worker and completes: a worker that took it after its lease was taken over died", async () => {
+    // The workers left from the tests before; the turn runs on one of them, in a tool call that lasts until it dies.
+    const missing = ["g1", "h1"].slice(0, Math.max(0, 2 - fixture.cluster.running().length));
+    await Promise.all(missing.map((id) => fixture.cluster.start(id, lease)));
+    const turn = await fixture.client.start({
+      sessionId: "s-orphan",
+      turnId: "orphan",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 600_000 },
+    });
+    await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
+    const owner = (await runningOn(turn))!;
+    // The owner dies, and no lease names it (as when its lease was taken over before it took the turn from the
+    // queue): no takeover of a lease can find the turn, only the look for turns whose worker has no lease row.
+    await fixture.cluster.kill(owner);
+    await audit.dropLease(owner);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(finalText(events)).toBe(`after tool: ${INTERRUPTED_TOOL_RESULT_TEXT.slice(0, 40)}`);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+  }, 30_000);
+});
