@@ -133,7 +133,7 @@ describe("a worker that stalled between its claim check and a model request", ()
     await fixture.cluster.kill("stalls-before-execute");
   }, 60_000);
 
-  it("a worker whose heartbeats go unanswered sends no model request while its lease ages, though its claim holds", async () => {
+  it("a worker whose heartbeats go unanswered sends no model request and calls no hook while its lease ages, though its claim holds", async () => {
     await fixture.cluster.stopAll();
     const shortLease = { LEASE_MS: "1000" };
     // Its other statements go through: every claim check finds the claim held. Only the lease ages.
@@ -148,17 +148,31 @@ describe("a worker that stalled between its claim check and a model request", ()
       // Slow on the unheard worker (its request, if sent, still streams when the turn is taken over), quick elsewhere.
       metadata: { scenario: "stream", deltas: 160, delayMs: 25, slowOn: "unheard", fastDelayMs: 1 },
     });
-    await waitFor("the turn runs on the unheard worker", async () => {
-      const status = await fixture.client.status(turn);
-      return status.state === "running" && status.workerId === "unheard";
+    // And a turn whose first step is a host hook that makes a request of its own (a compaction's summary).
+    const hooked = await fixture.client.start({
+      sessionId: "s-unheard-hook",
+      turnId: "unheard-hook",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "compaction", toolMs: 20, deltas: 5 },
+    });
+    await waitFor("both turns run on the unheard worker", async () => {
+      const statuses = await Promise.all([turn, hooked].map((each) => fixture.client.status(each)));
+      return statuses.every((status) => status.state === "running" && status.workerId === "unheard");
     });
     await fixture.cluster.start("hears", shortLease);
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    expect(await fixture.client.outcome(hooked)).toMatchObject({ kind: "completed" });
     // Sent once: never while the unheard worker's lease aged (by the worker that took the turn over, or by the
     // unheard one once its heartbeats were answered again).
     const requests = fixture.cluster.counts().filter((c) => c.turnId === "unheard" && c.kind === "model");
     expect(requests).toHaveLength(1);
     assertLogInvariants(await fixture.client.readEvents(turn));
+    // The hook is called once, and its own request sent once: before, the unheard worker called it while its lease
+    // aged, and the worker that took the turn over called it again.
+    expect(fixture.countsOf(hooked, "hook")).toBe(1);
+    const summaries = fixture.cluster.counts().filter((c) => c.turnId === "unheard-hook" && c.detail === "summary");
+    expect(summaries).toHaveLength(1);
+    assertLogInvariants(await fixture.client.readEvents(hooked));
     await fixture.cluster.kill("unheard");
   }, 60_000);
 });
