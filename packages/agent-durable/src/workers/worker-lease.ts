@@ -65,7 +65,7 @@ export interface WorkerLeaseOptions {
  * with a fresh lease.
  *
  * The lease also fences this worker's effects: a model request is sent,
- * and a tool runs, only while a heartbeat sent within the last three quarters of a lease
+ * a host hook is called, and a tool runs, only while a heartbeat sent within the last three quarters of a lease
  * carried the lease on ({@link coversEffect}), so no takeover can come
  * for another quarter lease; a worker whose heartbeats the database does not
  * answer (a paused server, a network that drops everything, a heartbeat
