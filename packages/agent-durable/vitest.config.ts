@@ -11,5 +11,8 @@ export default defineProject({
     // One process runs the files one after the other, so the package and DBOS are imported once, not per file.
     isolate: false,
     testTimeout: 30_000,
+    // Tests of one file that run at once (describe.concurrent) each start worker processes: two at a time keep
+    // the processes loading at once few enough not to starve the timing of the other files' workers.
+    maxConcurrency: 2,
   },
 });

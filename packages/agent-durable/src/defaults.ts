@@ -39,6 +39,15 @@ export const LEASE_CHECK_MAX_INTERVAL_MS = 500;
  */
 export const EFFECT_LEASE_SHARE = 0.75;
 
+/**
+ * How often the server checks, while it runs a statement of a worker, that
+ * the worker's connection is still there (Postgres 14 and later,
+ * `client_connection_check_interval`): a statement of a worker that died,
+ * or of a launch that gave up and closed its connections, is ended within
+ * this long even while it waits for a lock, instead of when it next writes
+ * to the connection.
+ */
+export const CLIENT_CHECK_INTERVAL_MS = 1_000;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
 /** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */

@@ -8,6 +8,7 @@
  * never answered it waited forever.
  */
 import { createServer, type Server, type Socket } from "node:net";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableTurnClient, DurableTurnError, DurableTurnWorker } from "../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
@@ -34,6 +35,17 @@ afterAll(async () => {
   await new Promise((resolve) => silent?.close(resolve));
   await postgres?.stop();
 });
+
+/** One statement on a connection of its own to the test's database. */
+async function postgresQuery(sql: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: postgres.url });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 /** A port on 127.0.0.1 nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -153,8 +165,8 @@ describe("a database that stops answering while a worker launches", () => {
           /did not answer|no answer/,
           4_000,
         );
-        // DBOS's migration opens a connection of its own (not the worker's), which stays until the database answers.
-        await waitFor("no connection of the worker left open", () => proxy.openConnections <= 1, 2_000);
+        // DBOS's migration among them (before, it opened a connection of its own, which stayed until the database answered).
+        await waitFor("no connection of the worker left open", () => proxy.openConnections === 0, 2_000);
         proxy.thaw();
         const worker = await DurableTurnWorker.launch({ databaseUrl: url, buildTurn, workerId: "launch-frozen" });
         await worker.shutdown();
@@ -164,4 +176,35 @@ describe("a database that stops answering while a worker launches", () => {
       }
     });
   }
+});
+
+describe("a launch whose migration waits for a lock another session holds", () => {
+  it("rejects with database_unavailable within queryTimeoutMs and leaves no connection open in the server", async () => {
+    // A stuck session holds DBOS's migration table: the launch's migration waits for it on a connection of the server.
+    const stuck = new pg.Client({ connectionString: postgres.url });
+    await stuck.connect();
+    // Every other connection to the test's database: the stuck session's and the launch's (a fresh snapshot each look).
+    const others = async () => {
+      const { rows } = await postgresQuery(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name <> 'stuck' AND pid <> pg_backend_pid()",
+      );
+      return (rows[0] as { n: number }).n;
+    };
+    await stuck.query("SET application_name = 'stuck'");
+    try {
+      await stuck.query("BEGIN");
+      await stuck.query("LOCK TABLE dbos.dbos_migrations IN ACCESS EXCLUSIVE MODE");
+      const launching = DurableTurnWorker.launch({
+        databaseUrl: postgres.url,
+        buildTurn,
+        workerId: "launch-locked",
+        queryTimeoutMs: 500,
+      });
+      await expect(launching).rejects.toMatchObject({ code: "database_unavailable" });
+      // Before, DBOS's migration kept its own connection waiting for the lock, in the server, until it was let go.
+      await waitFor("no connection of the launch left in the server", async () => (await others()) === 0, 3_000);
+    } finally {
+      await stuck.end();
+    }
+  });
 });

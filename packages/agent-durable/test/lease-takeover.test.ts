@@ -6,6 +6,7 @@
  * and when is audited by a trigger in the database, and tool runs and
  * model requests are counted in a file, both outside the workers.
  */
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableTurnRef, INTERRUPTED_TOOL_RESULT_TEXT } from "../src/index.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
@@ -161,4 +162,72 @@ describe("fencing a worker that stalled past its lease", () => {
     const next = await fixture.client.start({ sessionId: "s-fenced", turnId: "next", userMessage: { text: "again" } });
     expect(await fixture.client.outcome(next)).toMatchObject({ kind: "completed" });
   }, 120_000);
+});
+
+describe("a turn whose worker has no lease row", () => {
+  it("is queued again by a live worker and completes: a worker that took it after its lease was taken over died", async () => {
+    // The workers left from the tests before; the turn runs on one of them, in a tool call that lasts until it dies.
+    const missing = ["g1", "h1"].slice(0, Math.max(0, 2 - fixture.cluster.running().length));
+    await Promise.all(missing.map((id) => fixture.cluster.start(id, lease)));
+    const turn = await fixture.client.start({
+      sessionId: "s-orphan",
+      turnId: "orphan",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 600_000 },
+    });
+    await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
+    const owner = (await runningOn(turn))!;
+    // The owner dies, and no lease names it (as when its lease was taken over before it took the turn from the
+    // queue): no takeover of a lease can find the turn, only the look for turns whose worker has no lease row.
+    await fixture.cluster.kill(owner);
+    await audit.dropLease(owner);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    expect(finalText(events)).toBe(`after tool: ${INTERRUPTED_TOOL_RESULT_TEXT.slice(0, 40)}`);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+  }, 30_000);
+});
+
+describe("a takeover while another session holds one of the dead worker's turns", () => {
+  it("queues the dead worker's other turns at once, and that one once the session lets it go", async () => {
+    const { client, env } = await fixture.deployment("locked-turn");
+    // One worker runs both turns, each in a tool call that lasts until it dies.
+    await fixture.cluster.start("i1", { ...lease, ...env });
+    const start = (turnId: string) =>
+      client.start({
+        sessionId: `s-${turnId}`,
+        turnId,
+        userMessage: { text: "write it" },
+        metadata: { scenario: "tool", toolMs: 600_000 },
+      });
+    const [held, free] = await Promise.all([start("held"), start("free")]);
+    await waitFor(
+      "both tool calls started",
+      () => fixture.countsOf(held, "tool-start") + fixture.countsOf(free, "tool-start") === 2,
+    );
+    await fixture.cluster.start("j1", { ...lease, ...env });
+    // A stuck session (as a worker frozen in the middle of a write would be) holds one turn's row.
+    const stuck = new pg.Client({ connectionString: fixture.postgres.url });
+    await stuck.connect();
+    try {
+      await stuck.query("BEGIN");
+      await stuck.query("SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 FOR SHARE", [held.workflowId]);
+      await fixture.cluster.kill("i1");
+      // Before, the takeover waited for that row in the statement that queues every turn of the dead worker, and
+      // this worker looked at no lease any more: neither turn was recovered while the session held its lock.
+      expect(await client.outcome(free)).toMatchObject({ kind: "completed" });
+      expect((await client.status(held)).state).toBe("running");
+    } finally {
+      await stuck.end();
+    }
+    expect(await client.outcome(held)).toMatchObject({ kind: "completed" });
+    for (const turn of [held, free]) {
+      const events = await client.readEvents(turn);
+      assertLogInvariants(events);
+      expect(finalText(events)).toBe(`after tool: ${INTERRUPTED_TOOL_RESULT_TEXT.slice(0, 40)}`);
+      expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    }
+    await fixture.cluster.kill("j1");
+  }, 30_000);
 });

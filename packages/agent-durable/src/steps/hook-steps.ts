@@ -15,6 +15,7 @@ import { addLane, seamsStopped, type TurnContext } from "../turn/turn-context.js
 import { awaitApproval, awaitChildApproval } from "./approval-wait.js";
 import { isSubAgentTool } from "@turnkit/agent-core";
 import type { DurableRuntimeTool } from "./durable-tool.js";
+import { confirmClaimBeforeEffect } from "./confirm-claim.js";
 import { runRecordedStep } from "./recorded-step.js";
 import { noteStepSteering, withSteeringAtEnd } from "./steering-step.js";
 import type { StepSteering } from "../store/steering-inbox.js";
@@ -60,7 +61,7 @@ async function step<T>(ctx: TurnContext, lane: Lane | undefined, name: string, c
     runRecordedStep(
       ctx,
       `turnkit.hook:${name}`,
-      async (): Promise<{ result: T; steering?: StepSteering }> => ({ result: await call() }),
+      async (): Promise<{ result: T; steering?: StepSteering }> => ({ result: await fenced(ctx, call) }),
       // The steering waiting when it ends, in its checkpoint (nested in another step, it takes none).
       (hookRecord, stepId) => withSteeringAtEnd(ctx, hookRecord, stepId),
     ),
@@ -71,7 +72,18 @@ async function step<T>(ctx: TurnContext, lane: Lane | undefined, name: string, c
 
 /** A hook call as a step after the runner returned: no poll follows, so it takes no steering. */
 function stepAfterTurn<T>(ctx: TurnContext, name: string, call: () => T | Promise<T>): Promise<T> {
-  return runRecordedStep(ctx, `turnkit.hook:${name}`, async () => call());
+  return runRecordedStep(ctx, `turnkit.hook:${name}`, () => fenced(ctx, call));
+}
+
+/**
+ * Calls a host hook live, once this execution may make an effect outside
+ * the database (see `confirmClaimBeforeEffect`): a hook may send requests
+ * of its own (a compaction's summary, a notification), so a worker whose
+ * lease aged, or whose turn another worker took over, calls none.
+ */
+async function fenced<T>(ctx: TurnContext, call: () => T | Promise<T>): Promise<T> {
+  await confirmClaimBeforeEffect(ctx, "hook-before-run");
+  return call();
 }
 
 /** Each host hook as a pending seam call around its step; once the abort is recorded, not called (answers nothing at once). */

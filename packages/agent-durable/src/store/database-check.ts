@@ -19,23 +19,31 @@ export function redactedDatabaseUrl(databaseUrl: string): string {
 }
 
 /**
- * Opens one connection to `databaseUrl` and closes it, so that a client or
- * a worker finds out at once, before it sets anything up, that it cannot
- * reach its database. Rejects with `database_unavailable` (see
- * {@link databaseUnavailable}) when the connection fails or is not ready
- * within `timeoutMs`; leaves no connection or timer behind either way.
+ * Opens one connection to `databaseUrl`, reads the server's version and
+ * closes it, so that a client or a worker finds out at once, before it sets
+ * anything up, that it cannot reach its database. Resolves to the server's
+ * `server_version_num` (e.g. 180004). Rejects with `database_unavailable`
+ * (see {@link databaseUnavailable}) when the connection fails or is not
+ * ready, or the version is not read, within `timeoutMs`; leaves no
+ * connection or timer behind either way.
  */
-export async function checkDatabaseReachable(databaseUrl: string, timeoutMs: number): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: timeoutMs });
+export async function checkDatabaseReachable(databaseUrl: string, timeoutMs: number): Promise<number> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
   // An error after connect (the server ending the connection) must not reach the process as an unhandled event.
   client.on("error", () => {});
   try {
     await client.connect();
+    const { rows } = await client.query("SHOW server_version_num");
+    return Number((rows[0] as { server_version_num: string }).server_version_num);
   } catch (error) {
-    await client.end().catch(() => {});
     throw databaseUnavailable(databaseUrl, error, timeoutMs);
+  } finally {
+    await client.end().catch(() => {});
   }
-  await client.end().catch(() => {});
 }
 
 /**

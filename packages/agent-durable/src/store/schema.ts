@@ -1,5 +1,7 @@
-import { DBOS } from "@dbos-inc/dbos-sdk";
+import { ensureSystemDatabase } from "@dbos-inc/dbos-sdk/internal/system_database";
+import { GlobalLogger } from "@dbos-inc/dbos-sdk/internal/telemetry/logs";
 import type pg from "pg";
+import { DBOS_SYSTEM_SCHEMA } from "../defaults.js";
 import { inTransaction } from "./transaction.js";
 
 /**
@@ -188,7 +190,10 @@ const MIGRATION_LOCK_RETRY_MS = 50;
  * starting at the same time do it one after the other: DBOS's migrations
  * run concurrently fail ("deadlock detected", "tuple concurrently
  * updated"). On a database already set up this checks and changes nothing.
- * DBOS is then launched with `runMigrations: false`.
+ * DBOS is then launched with `runMigrations: false`. Every statement runs
+ * on `pool`, DBOS's migration too (instead of the connection of its own
+ * `DBOS.migrate` opens), so closing the pool's connections ends the
+ * migration wherever it waits: a launch that gives up leaves nothing open.
  *
  * The lock is tried, not waited for in a statement: a process blocked in
  * `pg_advisory_lock` holds a snapshot, which DBOS's `CREATE INDEX
@@ -207,7 +212,8 @@ export async function migrateDatabase(pool: pg.Pool, databaseUrl: string, schema
     }
     try {
       await migrateSchema(pool, schema);
-      await DBOS.migrate(databaseUrl);
+      // What `DBOS.migrate` does on a database that exists (it was reached), on the pool's connections.
+      await ensureSystemDatabase(databaseUrl, new GlobalLogger(), pool, DBOS_SYSTEM_SCHEMA);
     } finally {
       await client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
     }

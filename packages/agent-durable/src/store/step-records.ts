@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type pg from "pg";
 import { DBOS_SYSTEM_SCHEMA } from "../defaults.js";
 import { assertClaimed, claimCte, type TurnClaim } from "./turn-claim.js";
@@ -62,7 +63,8 @@ export class StepRecords {
    * Stores a step's record in the same statement as the check that `claim`
    * still holds (locking the workflow row against a takeover, as DBOS's own
    * owner check does); stores nothing and throws `superseded` when it no
-   * longer holds. A record already stored at that position fails the
+   * longer holds (a statement that found it held confirms it, see
+   * `TurnClaim.confirm`). A record already stored at that position fails the
    * statement (a unique key): an execution records each step once. With
    * `condition` (its parameters numbered from the one it is given; `$1` is
    * the turn key), stores the record only when the condition holds, and
@@ -70,6 +72,7 @@ export class StepRecords {
    */
   async record(claim: TurnClaim, step: StepRecord, condition?: (firstParam: number) => SqlCondition): Promise<boolean> {
     const extra = condition?.(RECORD_PARAMS + 1);
+    const sentAt = performance.now();
     const { rows } = await this.pool.query(
       `WITH ${claimCte(1, 2)},
        ins AS (
@@ -95,6 +98,7 @@ export class StepRecords {
       ],
     );
     assertClaimed(claim, rows[0].claimed === true);
+    claim.confirm(sentAt);
     return Number(rows[0].stored) > 0;
   }
 }

@@ -21,6 +21,9 @@
  * - `tool-call-before-run` (a stall point): a tool call counted its attempt
  *   and its check of the claim answered, and its `execute` is about to run
  *   (before the last look at how fresh that answer is).
+ * - `hook-before-run` (a stall point): a host hook's step checked the
+ *   claim, and the hook is about to be called (before the last look at how
+ *   fresh that answer is).
  * - `model-request-after-claim-check` (a stall point): a model request
  *   passed its last look at the claim, right before it is sent (a stall
  *   here lets it go out; what comes back is never logged or recorded).
@@ -38,6 +41,7 @@ export type FaultPoint =
   | "model-request-aborted-recorded"
   | "model-request-before-send"
   | "tool-call-before-run"
+  | "hook-before-run"
   | "model-request-after-claim-check"
   | "tool-call-after-claim-check"
   | "heartbeats-unanswered";

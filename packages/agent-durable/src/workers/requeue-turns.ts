@@ -13,18 +13,35 @@ import { DBOS_SYSTEM_SCHEMA, TURN_WORKFLOW_NAME } from "../defaults.js";
  * claim of the execution that ran each (the next one gets a new ownership
  * token). Idempotent: a turn another worker took up meanwhile is no longer
  * this executor's.
+ *
+ * Never waits for a lock: a turn whose row another session holds now (a
+ * stuck one, or a worker frozen in the middle of a write) is left as it is
+ * and counted in `left`, and the caller keeps the dead worker's lease so
+ * that a later look queues it; the others are queued at once.
  */
 export async function requeueTurnsOf(
   db: pg.PoolClient,
   executorId: string,
   settings: { appVersion: string; queueName: string },
-): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status SET ${REQUEUED}
-     WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4`,
+): Promise<{ requeued: number; left: number }> {
+  const { rows } = await db.query(
+    `WITH pending AS (
+       SELECT workflow_uuid FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
+       WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4
+       FOR UPDATE SKIP LOCKED
+     ),
+     requeued AS (
+       UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
+       FROM pending WHERE w.workflow_uuid = pending.workflow_uuid RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM requeued) AS requeued,
+       (SELECT count(*) FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
+        WHERE executor_id = $2 AND status = 'PENDING' AND name = $3 AND application_version = $4) AS pending`,
     [settings.queueName, executorId, TURN_WORKFLOW_NAME, settings.appVersion],
   );
-  return rowCount ?? 0;
+  const requeued = Number(rows[0].requeued);
+  // Every sub-statement sees the rows as they were before the update: the pending ones it did not queue were locked.
+  return { requeued, left: Number(rows[0].pending) - requeued };
 }
 
 /** The assignments of {@link requeueTurnsOf}: the turn goes back to the queue, and the claim on it is revoked. */
@@ -38,7 +55,8 @@ const REQUEUED = `status = 'ENQUEUED', owner_xid = NULL, queue_name = $1, recove
  * lease was taken over, and it took them from the queue before its next
  * heartbeat (which a worker the database answers writes within a quarter
  * lease; one that it does not answer cannot run them). The worker that ran
- * such a turn loses its claim, as in a takeover.
+ * such a turn loses its claim, as in a takeover. A turn whose row another
+ * session holds now is left for a later look, without waiting.
  */
 export async function requeueOrphanedTurns(
   db: pg.Pool,
@@ -46,9 +64,14 @@ export async function requeueOrphanedTurns(
   settings: { appVersion: string; queueName: string; workerId: string },
 ): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
-     WHERE status = 'PENDING' AND name = $2 AND application_version = $3 AND executor_id <> $4
-       AND NOT EXISTS (SELECT 1 FROM ${workersTable} lease WHERE lease.executor_id = w.executor_id)`,
+    `WITH orphaned AS (
+       SELECT workflow_uuid FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status w
+       WHERE status = 'PENDING' AND name = $2 AND application_version = $3 AND executor_id <> $4
+         AND NOT EXISTS (SELECT 1 FROM ${workersTable} lease WHERE lease.executor_id = w.executor_id)
+       FOR UPDATE OF w SKIP LOCKED
+     )
+     UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
+     FROM orphaned WHERE w.workflow_uuid = orphaned.workflow_uuid`,
     [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion, settings.workerId],
   );
   return rowCount ?? 0;

@@ -25,9 +25,12 @@ export interface WorkerLeaseOptions {
    * so any live worker takes them up; resolves to how many. Runs on `db`,
    * in the transaction that holds the dead worker's row, so both commit or
    * neither. Must be idempotent: after a crash of the adopting worker,
-   * another one calls it again for the same dead worker.
+   * another one calls it again for the same dead worker. Must not wait for
+   * a lock: `left` counts the turns it could not queue now (another session
+   * holds their rows), for which the dead worker's row is kept, so a later
+   * look queues them.
    */
-  requeueTurnsOf(db: pg.PoolClient, executorId: string): Promise<number>;
+  requeueTurnsOf(db: pg.PoolClient, executorId: string): Promise<{ requeued: number; left: number }>;
   /**
    * Queues again the unfinished turns of workers that have no lease row
    * (`workersTable`, quoted): a worker whose lease was taken over while it
@@ -65,7 +68,7 @@ export interface WorkerLeaseOptions {
  * with a fresh lease.
  *
  * The lease also fences this worker's effects: a model request is sent,
- * and a tool runs, only while a heartbeat sent within the last three quarters of a lease
+ * a host hook is called, and a tool runs, only while a heartbeat sent within the last three quarters of a lease
  * carried the lease on ({@link coversEffect}), so no takeover can come
  * for another quarter lease; a worker whose heartbeats the database does not
  * answer (a paused server, a network that drops everything, a heartbeat
@@ -297,7 +300,8 @@ export class WorkerLease {
   /**
    * Takes over one expired lease: lock its row (skipped when another worker
    * holds it, or when the worker beat again meanwhile), queue its turns
-   * again, drop the row, all in one transaction.
+   * again, drop the row, all in one transaction. Waits for no lock: turns
+   * whose rows another session holds are left, with the row, for a later look.
    */
   private async adopt(executorId: string): Promise<number> {
     const { pool, leaseMs, requeueTurnsOf, faultPoint } = this.options;
@@ -310,9 +314,10 @@ export class WorkerLease {
       );
       if (rows.length === 0) return 0;
       crashIfArmed("adoption-before-requeue", faultPoint);
-      const requeued = await requeueTurnsOf(client, executorId);
+      const { requeued, left } = await requeueTurnsOf(client, executorId);
       crashIfArmed("adoption-after-requeue", faultPoint);
-      await client.query(`DELETE FROM ${this.table} WHERE executor_id = $1`, [executorId]);
+      // A turn whose row another session holds (a stuck one) waits for a later look; the others go now.
+      if (left === 0) await client.query(`DELETE FROM ${this.table} WHERE executor_id = $1`, [executorId]);
       return requeued;
     });
   }

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 
 /** One line of the count file: what happened, in which turn. */
 export interface CountRecord {
-  kind: "model" | "tool-start" | "tool-end" | "session-start" | "session-end" | "history";
+  kind: "model" | "tool-start" | "tool-end" | "session-start" | "session-end" | "history" | "hook";
   turnId: string;
   sessionId: string;
   detail?: string;

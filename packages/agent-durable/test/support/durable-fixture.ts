@@ -27,6 +27,14 @@ export interface DurableFixture {
     metadata?: Record<string, unknown>,
     timeoutMs?: number,
   ): Promise<DurableTurnRef>;
+  /**
+   * A deployment of its own in the file's database, named `name` (its
+   * application version, schema and queue): a client on it (closed with
+   * the fixture), and the environment that starts a worker of it. Workers
+   * of two deployments never take, recover or queue again each other's
+   * turns, so tests on their own deployments may run at once.
+   */
+  deployment(name: string): Promise<{ client: DurableTurnClient; env: Record<string, string> }>;
 }
 
 /**
@@ -38,6 +46,7 @@ export function useDurableFixture(workers: { id: string; env?: Record<string, st
   let client: DurableTurnClient | undefined;
   let cluster: WorkerCluster | undefined;
   let scratch: string | undefined;
+  const deploymentClients: DurableTurnClient[] = [];
   beforeAll(async () => {
     postgres = await startTestPostgres();
     client = await DurableTurnClient.connect({ databaseUrl: postgres.url });
@@ -47,6 +56,7 @@ export function useDurableFixture(workers: { id: string; env?: Record<string, st
   }, 120_000);
   afterAll(async () => {
     await cluster?.stopAll();
+    await Promise.all(deploymentClients.map((each) => each.close()));
     await client?.close();
     await postgres?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -78,6 +88,19 @@ export function useDurableFixture(workers: { id: string; env?: Record<string, st
         timeoutMs,
       );
       return turn;
+    },
+    deployment: async (name) => {
+      const names = {
+        appVersion: `test-${name}`,
+        schema: `test_${name.replaceAll("-", "_")}`,
+        queueName: `test-${name}`,
+      };
+      const deployed = await DurableTurnClient.connect({ databaseUrl: postgres!.url, ...names });
+      deploymentClients.push(deployed);
+      return {
+        client: deployed,
+        env: { APP_VERSION: names.appVersion, SCHEMA: names.schema, QUEUE_NAME: names.queueName },
+      };
     },
   };
   return fixture;

@@ -63,6 +63,11 @@ export class EventAudit {
     return rows[0]?.at;
   }
 
+  /** Deletes worker `workerId`'s lease row, as a takeover of its lease does. */
+  async dropLease(workerId: string): Promise<void> {
+    await this.pool.query("DELETE FROM turnkit_durable.workers WHERE executor_id = $1", [workerId]);
+  }
+
   /** When the turn's workflow was last taken from the queue (DBOS's `started_at_epoch_ms`, server clock, ms). */
   async dequeuedAt(turn: DurableTurnRef): Promise<number> {
     const { rows } = await this.pool.query(

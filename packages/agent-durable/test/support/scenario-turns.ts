@@ -301,23 +301,27 @@ const SUMMARY_PROMPT = "Summarise the conversation.";
 /**
  * A compaction as a host hook makes one: before the turn's first request it
  * asks the model for a summary through `auxiliaryStreamFn` and replaces the
- * history with the summary followed by every message.
+ * history with the summary followed by every message. Each call is counted
+ * (kind `hook`), so a test sees a hook called twice.
  */
-const summariseFirst: BeforeLlmCallHook = async (event) => {
-  if (event.reason !== "request" || event.requestIndex !== 0) return undefined;
-  const stream = await event.auxiliaryStreamFn(
-    event.model,
-    { systemPrompt: SUMMARY_PROMPT, messages: [] },
-    { signal: event.signal },
-  );
-  const summary = await stream.result();
-  const text = summary.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-  return {
-    type: "replaceMessages",
-    messages: [createHiddenMessage(text, "compaction"), ...event.messages],
-    description: "the test's compaction",
+const summariseFirst =
+  (countFile: string, request: DurableTurnRequest): BeforeLlmCallHook =>
+  async (event) => {
+    if (event.reason !== "request" || event.requestIndex !== 0) return undefined;
+    record(countFile, { kind: "hook", turnId: request.turnId, sessionId: request.sessionId, detail: "compaction" });
+    const stream = await event.auxiliaryStreamFn(
+      event.model,
+      { systemPrompt: SUMMARY_PROMPT, messages: [] },
+      { signal: event.signal },
+    );
+    const summary = await stream.result();
+    const text = summary.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    return {
+      type: "replaceMessages",
+      messages: [createHiddenMessage(text, "compaction"), ...event.messages],
+      description: "the test's compaction",
+    };
   };
-};
 
 /** `buildTurn` of the test workers. */
 export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
@@ -442,7 +446,7 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
         scout,
       ],
       hooks: {
-        ...(request.metadata?.scenario === "compaction" && { beforeLlmCallHook: summariseFirst }),
+        ...(request.metadata?.scenario === "compaction" && { beforeLlmCallHook: summariseFirst(countFile, request) }),
         // Counted outside the worker: a hook that finished is not called again on replay.
         onHistoryChangedHook: (change) => {
           for (const message of change.messages)
