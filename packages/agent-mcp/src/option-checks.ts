@@ -1,3 +1,4 @@
+import { isList, isRecord, isUnreadable } from "@turnkit/agent-loop/internal";
 import { McpConfigError } from "./mcp-config-error.js";
 
 /*
@@ -47,27 +48,12 @@ export function stringRecord(value: unknown, field: string): Readonly<Record<str
   return { ...(value as Record<string, string>) };
 }
 
-/** True for a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !isListOrUnreadable(value);
-}
+/** True for a plain object (not null, not an array, not a revoked proxy, of which nothing can be read). */
+export { isRecord };
 
-/** True for an array, and for a revoked proxy (of which not even that can be read): neither is a record. */
-function isListOrUnreadable(value: object): boolean {
-  try {
-    return Array.isArray(value);
-  } catch {
-    return true;
-  }
-}
-
-/** What a value is, for error messages: `null`, `an array` or its `typeof`. */
+/** What a value is, for error messages: `null`, `an array`, `an unreadable value` (a revoked proxy) or its `typeof`. */
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
-  try {
-    if (Array.isArray(value)) return "an array";
-  } catch {
-    return "an unreadable value";
-  }
-  return typeof value;
+  if (isUnreadable(value)) return "an unreadable value";
+  return isList(value) ? "an array" : typeof value;
 }

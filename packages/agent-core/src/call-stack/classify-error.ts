@@ -1,4 +1,4 @@
-import { describeValue } from "@turnkit/agent-loop/internal";
+import { describeValue, isUnreadable } from "@turnkit/agent-loop/internal";
 import type { AssistantMessage, ProviderResponse } from "@mariozechner/pi-ai";
 import type { ErrorCode } from "@turnkit/protocol";
 import { TurnkitConfigError, TurnkitError } from "../errors.js";
@@ -340,11 +340,5 @@ function safeJson(value: unknown): string {
 
 /** An object whose fields can be read (a list too); false for a revoked proxy, of which nothing can be read. */
 function isRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  try {
-    Array.isArray(value);
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof value === "object" && value !== null && !isUnreadable(value);
 }
