@@ -1,6 +1,16 @@
 import { TurnkitError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
-import { DurableTurnError, DurableTurnErrorCode, idempotencyKeyOf } from "../src/index.js";
+import { Type } from "@sinclair/typebox";
+import { defineRuntimeTool } from "@turnkit/agent-core";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
+import {
+  DurableTurnError,
+  DurableTurnErrorCode,
+  approvalRequestId,
+  durableTool,
+  idempotencyKeyOf,
+  turnRef,
+} from "../src/index.js";
 import { workflowFailure } from "../src/errors.js";
 
 describe("DurableTurnError", () => {
@@ -41,7 +51,7 @@ describe("DurableTurnError", () => {
   });
 
   it("idempotencyKeyOf refuses a context without a key, or no context, with invalid_input", () => {
-    for (const ctx of [undefined, null, {}, { idempotencyKey: 5 }]) {
+    for (const ctx of [undefined, null, {}, { idempotencyKey: 5 }, revokedProxy()]) {
       let thrown: unknown;
       try {
         idempotencyKeyOf(ctx as never);
@@ -52,5 +62,49 @@ describe("DurableTurnError", () => {
       expect(thrown).toMatchObject({ code: "invalid_input", message: expect.stringContaining("ctx.idempotencyKey") });
     }
     expect(idempotencyKeyOf({ idempotencyKey: "turn:3:call_1" } as never)).toBe("turn:3:call_1");
+  });
+
+  it("the helpers a host calls refuse what they cannot use with invalid_input, naming it, never the engine's error", () => {
+    const tool = defineRuntimeTool({
+      name: "work",
+      description: "works",
+      parameters: Type.Object({}),
+      execute: async () => ({ content: [] }),
+    });
+    for (const [call, message] of [
+      [
+        () => durableTool(tool, { replay: "always" as never }),
+        'durableTool: flags.replay must be "safe" or "never", got "always"',
+      ],
+      [
+        () => durableTool(tool, { requiresApproval: "yes" as never }),
+        'durableTool: flags.requiresApproval must be a boolean, got "yes"',
+      ],
+      [
+        () => durableTool(tool, revokedProxy() as never),
+        "durableTool: flags must be an object { replay?, requiresApproval? }, got an unreadable value",
+      ],
+      [
+        () => turnRef(revokedProxy() as never),
+        "the turn's address must be an object { sessionId, turnId }, got an unreadable value",
+      ],
+      [() => approvalRequestId(Symbol("call") as never), "approvalRequestId: toolCallId must be a string, got symbol"],
+      [() => approvalRequestId("call_1", 5 as never), "approvalRequestId: scope must be a string, got 5"],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        call();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(DurableTurnError.isInstance(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ code: "invalid_input", message });
+    }
+    // A tool that is no RuntimeTool is agent-core's invalid_tool, as everywhere.
+    expect(() => durableTool(5 as never, {})).toThrow(/durableTool: tool: expected a RuntimeTool/);
+    expect(durableTool(tool, { replay: "safe", requiresApproval: true })).toMatchObject({
+      replay: "safe",
+      requiresApproval: true,
+    });
   });
 });

@@ -1,7 +1,9 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { ActionRequestOutcome, BeforeToolCallDecision, ToolCallHookEvent } from "@turnkit/agent-core";
+import { describeValue } from "@turnkit/agent-loop/internal";
 import type { ActionRequiredPayload } from "@turnkit/protocol";
 import { APPROVAL_TOPIC } from "../defaults.js";
+import { invalidInput } from "../errors.js";
 import type { Lane } from "../turn/step-lanes.js";
 import {
   beginLiveStep,
@@ -39,8 +41,13 @@ export function abortNoticeKey(workflowId: string): string {
  * by `/` (`"call_2/"`); `""` (the default) for a call of the host's turn.
  * A model that reuses a call id in a later response of the turn has its
  * k-th call under that id asked as `<toolCallId>#<k>` (`approval:call_0#2`).
+ * Throws `DurableTurnError` (`invalid_input`) when either is no string.
  */
 export function approvalRequestId(toolCallId: string, scope = ""): string {
+  if (typeof toolCallId !== "string")
+    throw invalidInput(`approvalRequestId: toolCallId must be a string, got ${describeValue(toolCallId)}`);
+  if (typeof scope !== "string")
+    throw invalidInput(`approvalRequestId: scope must be a string, got ${describeValue(scope)}`);
   return `approval:${scope}${toolCallId}`;
 }
 

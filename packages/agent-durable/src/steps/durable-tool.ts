@@ -1,5 +1,7 @@
 import type { RuntimeTool, ToolExecutionContext } from "@turnkit/agent-core";
+import { assertRuntimeTool } from "@turnkit/agent-core/internal";
 import type { ToolSchema } from "@turnkit/agent-loop";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { invalidInput } from "../errors.js";
 
 /**
@@ -33,7 +35,7 @@ export interface DurableToolExecutionContext extends ToolExecutionContext {
  * against either).
  */
 export function idempotencyKeyOf(ctx: ToolExecutionContext): string {
-  const key = (ctx as Partial<DurableToolExecutionContext> | null | undefined)?.idempotencyKey;
+  const key = isRecord(ctx) ? (ctx as Partial<DurableToolExecutionContext>).idempotencyKey : undefined;
   if (typeof key !== "string")
     throw invalidInput("ctx.idempotencyKey is missing: the tool runs outside a durable turn");
   return key;
@@ -61,10 +63,28 @@ export type DurableRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDet
   readonly requiresApproval?: boolean;
 };
 
-/** Adds the durable flags to a tool (`defineRuntimeTool(...)` or `toRuntimeTool(...)`); the tool itself is not modified. */
+/**
+ * Adds the durable flags to a tool (`defineRuntimeTool(...)` or
+ * `toRuntimeTool(...)`); the tool itself is not modified. Throws when `tool`
+ * is no `RuntimeTool` (`TurnkitConfigError`, `invalid_tool`) or `flags` is
+ * no object, or holds a `replay` other than `"safe"`/`"never"` or a
+ * `requiresApproval` that is no boolean (`DurableTurnError`,
+ * `invalid_input`, naming the field).
+ */
 export function durableTool<TParameters extends ToolSchema, TDetails>(
   tool: RuntimeTool<TParameters, TDetails>,
   flags: { replay?: ToolReplayPolicy; requiresApproval?: boolean },
 ): DurableRuntimeTool<TParameters, TDetails> {
+  assertRuntimeTool(tool, "durableTool: tool");
+  if (!isRecord(flags))
+    throw invalidInput(
+      `durableTool: flags must be an object { replay?, requiresApproval? }, got ${describeValue(flags)}`,
+    );
+  if (flags.replay !== undefined && flags.replay !== "safe" && flags.replay !== "never")
+    throw invalidInput(`durableTool: flags.replay must be "safe" or "never", got ${describeValue(flags.replay)}`);
+  if (flags.requiresApproval !== undefined && typeof flags.requiresApproval !== "boolean")
+    throw invalidInput(
+      `durableTool: flags.requiresApproval must be a boolean, got ${describeValue(flags.requiresApproval)}`,
+    );
   return { ...tool, ...flags };
 }

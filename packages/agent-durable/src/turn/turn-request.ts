@@ -1,5 +1,6 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import { assertStorableText, assertTurnInputMessage, jsonTextOf } from "../client-input.js";
+import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { invalidInput } from "../errors.js";
 
 /**
@@ -41,6 +42,8 @@ export type TurnAddress = Pick<DurableTurnRef, "sessionId" | "turnId">;
  * non-string id, or one with a NUL character (Postgres cannot store it).
  */
 export function turnRef(address: TurnAddress): DurableTurnRef {
+  if (!isRecord(address as unknown))
+    throw invalidInput(`the turn's address must be an object { sessionId, turnId }, got ${describeValue(address)}`);
   for (const field of ["sessionId", "turnId"] as const) {
     const value = (address as Partial<TurnAddress> | undefined)?.[field];
     if (typeof value !== "string" || value === "") throw invalidInput(`${field} must be a non-empty string`);
