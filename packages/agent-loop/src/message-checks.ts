@@ -76,11 +76,7 @@ export function isUnreadable(value: unknown): boolean {
 
 /** True for an array; false for anything else, a revoked proxy included (never throws). */
 export function isList(value: unknown): value is unknown[] {
-  try {
-    return Array.isArray(value);
-  } catch {
-    return false;
-  }
+  return !isUnreadable(value) && Array.isArray(value);
 }
 
 /**
@@ -89,12 +85,7 @@ export function isList(value: unknown): value is unknown[] {
  * (not even whether it is an array); never throws.
  */
 export function isRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  try {
-    return !Array.isArray(value);
-  } catch {
-    return false;
-  }
+  return typeof value === "object" && value !== null && !isUnreadable(value) && !Array.isArray(value);
 }
 
 /**

@@ -53,6 +53,9 @@ export function thrownText(error: unknown): string {
   }
 }
 
+/** How a value no code can read (a revoked proxy) is said in an error's text. */
+export const UNREADABLE_VALUE_TEXT = "a value that cannot be read (a revoked proxy)";
+
 /** What the engine throws when code touches a revoked proxy ("Cannot perform 'get' on a proxy that has been revoked"). */
 const REVOKED_PROXY_ERROR = /on a proxy that has been revoked/;
 
@@ -63,9 +66,7 @@ const REVOKED_PROXY_ERROR = /on a proxy that has been revoked/;
  */
 function messageOf(error: Error): string {
   const message = textOf(error.message);
-  return error instanceof TypeError && REVOKED_PROXY_ERROR.test(message)
-    ? "a value that cannot be read (a revoked proxy)"
-    : message;
+  return error instanceof TypeError && REVOKED_PROXY_ERROR.test(message) ? UNREADABLE_VALUE_TEXT : message;
 }
 
 /** `value` when it is a string, else `String(value)` (an `Error` whose `message` was set to something else). */

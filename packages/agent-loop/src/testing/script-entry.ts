@@ -1,6 +1,6 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { describeValue } from "../message-checks.js";
-import { thrownText } from "../synthetic-messages.js";
+import { describeValue, isUnreadable } from "../message-checks.js";
+import { UNREADABLE_VALUE_TEXT, thrownText } from "../synthetic-messages.js";
 import type { RecordedRequest } from "./request-recording.js";
 import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 import type { ScriptFault } from "./script-faults.js";
@@ -63,14 +63,10 @@ function entryProblem(entry: unknown): string | undefined {
 
 /** Throws a `TypeError` naming `entries` when it is no array, or its first malformed entry (`where[index] must be ...`). */
 export function assertScriptEntries(entries: unknown, where: string): void {
-  let list: boolean;
-  try {
-    list = Array.isArray(entries);
-  } catch (error) {
-    throw new TypeError(`${where} could not be read: ${thrownText(error)}`);
-  }
-  if (!list) throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
-  (entries as unknown[]).forEach((entry, index) => {
+  if (isUnreadable(entries)) throw new TypeError(`${where} could not be read: ${UNREADABLE_VALUE_TEXT}`);
+  if (!Array.isArray(entries))
+    throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
+  entries.forEach((entry, index) => {
     const problem = scriptEntryProblem(entry);
     if (problem) throw new TypeError(`${where}[${index}]${problem}`);
   });
