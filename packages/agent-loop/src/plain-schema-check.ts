@@ -1,33 +1,48 @@
 import { Compile } from "typebox/compile";
+import { withResolvableRefs } from "./schema-refs.js";
 
 /** Checks raw arguments against a schema; `true`: they are valid as the model sent them. */
 export type PlainSchemaCheck = (value: unknown) => boolean;
 
-/** One entry per schema object, so a schema dropped by the host is collected with its checker; `null`: no shortcut. */
-const checks = new WeakMap<object, PlainSchemaCheck | null>();
+/** How the arguments of a tool with a plain JSON Schema are validated (see {@link plainSchema}). */
+export interface PlainSchema {
+  /** The schema arguments are validated against: the tool's own, or its copy without references that resolve to nothing. */
+  readonly schema: object;
+  /** The compiled check of {@link schema}; `undefined` when the compiler rejects it. */
+  readonly check: PlainSchemaCheck | undefined;
+}
+
+/** One entry per schema object, so a schema dropped by the host is collected with its checker. */
+const prepared = new WeakMap<object, PlainSchema>();
 
 /**
- * A compiled check for a tool schema that is no `@sinclair/typebox` 0.34
- * schema (plain JSON Schema, as MCP servers declare tools, or pi-ai's
- * `Type`), built once per schema object with the compiler pi-ai's validator
- * uses (`typebox` 1.x). Arguments that pass it are valid as sent and are
- * used unchanged (as a copy); only arguments that fail it go through
- * pi-ai's coercing validator. `undefined` for a schema the compiler rejects:
- * validate those with pi-ai's function.
+ * How to validate arguments for a tool schema that is no `@sinclair/typebox`
+ * 0.34 schema (plain JSON Schema, as MCP servers declare tools, or pi-ai's
+ * `Type`), worked out once per schema object. Its `schema` is the tool's
+ * own, except that a reference resolving to nothing (another document, a
+ * missing pointer or anchor; see `withResolvableRefs`) is left out, so it
+ * allows anything instead of failing every call. Its `check` is compiled
+ * with the compiler pi-ai's validator uses (`typebox` 1.x): arguments that
+ * pass it are valid as sent and are used unchanged (as a copy); only
+ * arguments that fail it go through pi-ai's coercing validator (with the
+ * same `schema`). `undefined` for a value that is no object.
  */
-export function plainSchemaCheck(schema: unknown): PlainSchemaCheck | undefined {
+export function plainSchema(schema: unknown): PlainSchema | undefined {
   if (typeof schema !== "object" || schema === null) return undefined;
-  let check = checks.get(schema);
-  if (check === undefined) {
+  let found = prepared.get(schema);
+  if (found === undefined) {
+    const validated = withResolvableRefs(schema);
+    let check: PlainSchemaCheck | undefined;
     try {
-      const validator = Compile(schema as never);
+      const validator = Compile(validated as never);
       check = (value) => validator.Check(value);
     } catch {
-      check = null;
+      check = undefined;
     }
-    checks.set(schema, check);
+    found = { schema: validated, check };
+    prepared.set(schema, found);
   }
-  return check ?? undefined;
+  return found;
 }
 
 /** Deeper than this, {@link copyArguments} hands the value to `structuredClone` (cycles, pathological nesting). */

@@ -2,7 +2,7 @@ import { type Tool, type ToolCall, validateToolArguments as validatePiToolArgume
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { copyArguments, plainSchemaCheck } from "./plain-schema-check.js";
+import { copyArguments, plainSchema } from "./plain-schema-check.js";
 
 /**
  * Compiled checkers for `@sinclair/typebox` schemas, one per schema object.
@@ -49,7 +49,10 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
  * - pi-ai `Type` schemas and plain JSON Schema: arguments that pass a
  *   checker compiled once per schema (pi-ai's compiler) are returned as
  *   sent (a copy equal to their `structuredClone`); others go through
- *   pi-ai's `validateToolArguments`, which coerces the same way. Unlike
+ *   pi-ai's `validateToolArguments`, which coerces the same way. A
+ *   reference the schema cannot resolve (a `$ref` to another document, a
+ *   missing pointer or anchor) allows anything, where pi-ai's validator
+ *   fails every call ("schema is false"). Unlike
  *   pi-ai alone, valid arguments are never changed: a `null` the schema
  *   allows (a nullable `anyOf`, as Pydantic servers declare optional
  *   fields) stays `null` instead of becoming `""`, `0` or `false`.
@@ -62,8 +65,10 @@ function formatSinclairErrors(toolName: string, checker: TypeCheck<TSchema>, val
 export function validateToolArguments(tool: Tool<any>, toolCall: ToolCall): any {
   const schema: unknown = tool.parameters;
   if (!isSinclairSchema(schema)) {
-    if (plainSchemaCheck(schema)?.(toolCall.arguments)) return copyArguments(toolCall.arguments);
-    return validatePiToolArguments(tool, toolCall);
+    const plain = plainSchema(schema);
+    if (plain?.check?.(toolCall.arguments)) return copyArguments(toolCall.arguments);
+    const validated = plain && plain.schema !== schema ? { ...tool, parameters: plain.schema } : tool;
+    return validatePiToolArguments(validated as Tool<any>, toolCall);
   }
   const checker = compiledChecker(schema);
   const raw = toolCall.arguments;

@@ -1,6 +1,6 @@
 import { validateToolArguments as piValidateToolArguments, type TSchema, type ToolCall } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { copyArguments, plainSchemaCheck } from "../src/plain-schema-check.js";
+import { copyArguments, plainSchema } from "../src/plain-schema-check.js";
 import { validateToolArguments } from "../src/tool-arguments.js";
 
 /** Plain JSON Schemas of every shape pi-ai's coercion treats differently. */
@@ -75,7 +75,7 @@ describe("plain JSON Schema tools: the compiled check", () => {
   for (const [name, schema] of Object.entries(schemas)) {
     it(`keeps valid arguments as sent and coerces the rest as pi-ai's validateToolArguments does (${name})`, () => {
       const tool = { name: "t", description: "t", parameters: schema as TSchema };
-      const check = plainSchemaCheck(schema)!;
+      const check = plainSchema(schema)!.check!;
       let changedByPi = 0;
       for (const args of argumentSets) {
         const call = (): ToolCall => ({ type: "toolCall", id: "c", name: "t", arguments: structuredClone(args) });
@@ -94,7 +94,7 @@ describe("plain JSON Schema tools: the compiled check", () => {
   }
 
   it("has a compiled check for every schema the compiler takes", () => {
-    for (const schema of Object.values(schemas)) expect(plainSchemaCheck(schema)).toBeTypeOf("function");
+    for (const schema of Object.values(schemas)) expect(plainSchema(schema)?.check).toBeTypeOf("function");
   });
 
   it('passes a null a nullable anyOf allows, as Pydantic-based MCP servers declare optional fields (pi-ai makes it 0, "" or false)', () => {
@@ -157,5 +157,96 @@ describe("plain JSON Schema tools: the compiled check", () => {
     const proto = copyArguments(JSON.parse('{ "__proto__": { "polluted": true } }')) as Record<string, unknown>;
     expect(Object.hasOwn(proto, "__proto__")).toBe(true);
     expect((proto as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+});
+
+describe("plain JSON Schema tools: references that resolve to nothing", () => {
+  const validate = (parameters: object, args: unknown) =>
+    outcome(() =>
+      validateToolArguments(
+        { name: "t", description: "t", parameters: parameters as TSchema },
+        {
+          type: "toolCall",
+          id: "c",
+          name: "t",
+          arguments: args as Record<string, unknown>,
+        },
+      ),
+    );
+  const remote = {
+    type: "object",
+    properties: {
+      point: { $ref: "https://example.com/point.json", description: "a point" },
+      label: { type: "string" },
+    },
+    required: ["point"],
+  };
+
+  it("a $ref to another document allows anything there (pi-ai's validator fails every call); the rest of the schema applies", () => {
+    const call: ToolCall = { type: "toolCall", id: "c", name: "t", arguments: { point: { x: 1 } } };
+    expect(
+      outcome(() => piValidateToolArguments({ name: "t", description: "t", parameters: remote as TSchema }, call)),
+    ).toEqual({ error: expect.stringContaining("schema is false") });
+    expect(validate(remote, { point: { x: 1 } })).toEqual({ ok: { point: { x: 1 } } });
+    expect(validate(remote, { point: "anything", label: "l" })).toEqual({ ok: { point: "anything", label: "l" } });
+    expect(validate(remote, { label: "l" })).toEqual({ error: expect.stringContaining("point") });
+    expect(validate(remote, { point: 1, label: { no: 1 } })).toEqual({ error: expect.stringContaining("label") });
+  });
+
+  it("keywords beside such a reference still apply", () => {
+    const schema = {
+      type: "object",
+      properties: { name: { $ref: "https://example.com/name.json", type: "string", minLength: 2 } },
+    };
+    expect(validate(schema, { name: "ab" })).toEqual({ ok: { name: "ab" } });
+    expect(validate(schema, { name: "a" })).toEqual({ error: expect.stringContaining("name") });
+  });
+
+  it("a missing pointer, anchor or dynamic anchor allows anything; references the document holds still constrain", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        missing: { $ref: "#/$defs/Missing" },
+        noAnchor: { $ref: "#nowhere" },
+        noDynamic: { $dynamicRef: "#nowhere" },
+        held: { $ref: "#/$defs/Held" },
+        anchored: { $ref: "#count" },
+      },
+      $defs: { Held: { type: "object", required: ["x"] }, Count: { $anchor: "count", type: "integer" } },
+    };
+    expect(validate(schema, { missing: 1, noAnchor: [], noDynamic: "d", held: { x: 1 }, anchored: 3 })).toEqual({
+      ok: { missing: 1, noAnchor: [], noDynamic: "d", held: { x: 1 }, anchored: 3 },
+    });
+    expect(validate(schema, { held: {} })).toEqual({ error: expect.stringContaining("held") });
+    expect(validate(schema, { anchored: "x" })).toEqual({ error: expect.stringContaining("anchored") });
+  });
+
+  it("a reference to the document's own $id resolves and constrains", () => {
+    const schema = {
+      $id: "https://example.com/tool.json",
+      type: "object",
+      properties: { a: { $ref: "https://example.com/tool.json#/$defs/A" }, b: { $ref: "tool.json#/$defs/A" } },
+      $defs: { A: { type: "integer" } },
+    };
+    expect(validate(schema, { a: 1, b: 2 })).toEqual({ ok: { a: 1, b: 2 } });
+    expect(validate(schema, { a: "x" })).toEqual({ error: expect.stringContaining("a") });
+    expect(validate(schema, { b: "x" })).toEqual({ error: expect.stringContaining("b") });
+  });
+
+  it("a $ref inside const, enum or default is data, not a reference", () => {
+    const schema = { type: "object", properties: { k: { const: { $ref: "https://example.com/x.json" } } } };
+    expect(validate(schema, { k: { $ref: "https://example.com/x.json" } })).toEqual({
+      ok: { k: { $ref: "https://example.com/x.json" } },
+    });
+    expect(validate(schema, { k: {} })).toEqual({ error: expect.stringContaining("k") });
+  });
+
+  it("the tool's own schema is left as declared (the model is sent it unchanged)", () => {
+    const schema = structuredClone(remote);
+    validate(schema, { point: 1 });
+    validate(schema, { label: 5 });
+    expect(schema).toEqual(remote);
+    expect(plainSchema(schema)?.schema).not.toBe(schema);
+    expect(plainSchema(schemas.nested)?.schema).toBe(schemas.nested);
   });
 });
