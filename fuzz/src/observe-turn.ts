@@ -72,6 +72,8 @@ export interface ObserveTurnOptions {
   onSettled?: () => void;
   /** Awaited after the turn settled, before stragglers are counted: a host may answer late here. */
   afterSettle?: () => Promise<void>;
+  /** How the clock is driven when this turn runs alone (see `TurnScenario.pacing`); ignored for turns observed together. */
+  pacing?: number;
 }
 
 /** The runner an observed turn runs on: deterministic event and message ids (counters) unless `runnerOptions` says otherwise. */
@@ -178,9 +180,14 @@ export async function observeTurnsTogether(
   let drive: DriveReport;
   try {
     started = turns.map((turn) => startObservedTurn(turn, runner));
-    drive = await driveUntilSettled(Promise.all(started.map((turn) => turn.run)), clock, () => {
-      for (const turn of turns) turn.controller.abort();
-    });
+    drive = await driveUntilSettled(
+      Promise.all(started.map((turn) => turn.run)),
+      clock,
+      () => {
+        for (const turn of turns) turn.controller.abort();
+      },
+      turns.length === 1 ? turns[0]!.pacing : undefined,
+    );
     for (const turn of turns) await turn.afterSettle?.();
     await letStragglersSurface(
       clock,

@@ -278,6 +278,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         hostile?.onSettled?.();
       },
       afterSettle: hostile?.afterSettle,
+      pacing: scenario.pacing,
     },
     runnerOptions: hostile?.runnerOptions ?? runnerOptions,
     respondTexts,

@@ -85,6 +85,10 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       ),
       withHistory: fc.boolean(),
       beforeUserMessages: fc.boolean(),
+      pacing: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 0x7fffffff }) },
+      ),
       hostWarnings: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which responses (by index) end with a malformed final message: rarely any.
       malformed: rareList(fc.nat({ max: 3 })),

@@ -436,6 +436,14 @@ export interface TurnScenario {
   beforeUserMessages: boolean;
   /** The turn's limits (`RunTurnInput.budget`): a few steps, output tokens or a small cost; absent: none. */
   budget?: { maxSteps?: number; maxOutputTokens?: number; maxCost?: number };
+  /**
+   * How the virtual clock is driven: absent, every promise chain settles
+   * (a macrotask) before the next timer fires; a number seeds a
+   * pseudo-random mix of a few microtask ticks or macrotasks between timers,
+   * so a timer may fire while other work is still mid-chain, as on a loaded
+   * machine. Only a turn observed alone is paced.
+   */
+  pacing?: number;
   /** The host hands the turn a warning (`RunTurnInput.warnings`) with fields besides its own that JSON cannot write (invariant 20). */
   hostWarnings?: boolean;
   /** A hostile host (throwing logger and callbacks, hung hook members, steering bursts); absent in the other runner properties. */

@@ -25,6 +25,29 @@ export function macrotask(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve));
 }
 
+/**
+ * The pauses between timers of a paced drive (see `TurnScenario.pacing`),
+ * from a seeded generator (mulberry32): one microtask tick, up to twenty,
+ * or a macrotask. The stall check after them still waits macrotasks, so a
+ * run with work left is never taken for a hang.
+ */
+function pausesFrom(seed: number): () => Promise<void> {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return async () => {
+    const draw = next();
+    if (draw >= 0.5) return macrotask();
+    const ticks = draw < 0.3 ? 1 : 1 + Math.floor(next() * 20);
+    for (let tick = 0; tick < ticks; tick++) await Promise.resolve();
+  };
+}
+
 function realSleep(ms: number): Promise<void> {
   return new Promise((resolve) => realSetTimeout(resolve, ms));
 }
@@ -61,7 +84,9 @@ export async function driveUntilSettled(
   run: Promise<unknown>,
   clock: VirtualClock,
   abort: () => void,
+  pacing?: number,
 ): Promise<DriveReport> {
+  const pause = pacing === undefined ? macrotask : pausesFrom(pacing);
   let settled = false;
   void run.then(
     () => (settled = true),
@@ -72,7 +97,7 @@ export async function driveUntilSettled(
   for (let steps = 0; !settled; steps++) {
     if (steps > MAX_TIMER_STEPS)
       throw new RunNeverSettledError(`${MAX_TIMER_STEPS} timer steps (a timer keeps re-arming itself)`);
-    await macrotask();
+    await pause();
     if (settled) break;
     const due = clock.nextDueAt();
     if (due !== undefined) {
