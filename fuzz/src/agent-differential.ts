@@ -109,6 +109,8 @@ export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbit
         promptForm,
         laterRun,
         ...scenario,
+        // Both loops run on the same virtual timeline: unpaced, so their steps line up.
+        pacing: undefined,
         requests: scenario.requests.map(sharedResponse),
         unknownEvents: scenario.requests
           .filter((response, index) => odd.includes(index) && response.text !== undefined)

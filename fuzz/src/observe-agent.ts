@@ -50,6 +50,8 @@ export interface ObserveAgentOptions {
   runs: ((agent: Agent) => Promise<void> | undefined)[];
   /** Timers the test scheduled on `clock` for itself; cleared before counting leaks. */
   hostTimers?: () => readonly unknown[];
+  /** How the clock is driven (see `TurnScenario.pacing`); absent: every chain settles before the next timer. */
+  pacing?: number;
 }
 
 /** What a listener can read of the agent's state, in one line: streaming, the streaming message, running calls, error, transcript length. */
@@ -99,6 +101,7 @@ export async function observeAgent(options: ObserveAgentOptions): Promise<AgentR
           run.catch((error: unknown) => void rejections.push(error)),
           clock,
           () => agent.abort(),
+          options.pacing,
         ),
       );
       afterRuns.push(stateLine(agent));

@@ -198,6 +198,7 @@ export async function runAgentScenario(
     agent,
     clock,
     listenerTicks: scenario.listenerTicks,
+    pacing: scenario.pacing,
     onEvent: (event, index) => {
       for (const action of scenario.actions)
         if (

@@ -40,6 +40,12 @@ import type {
   TurnScenario,
 } from "./scenario.js";
 
+/** A third of the runs are paced (see `TurnScenario.pacing`). */
+const pacingArbitrary = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 0x7fffffff }) },
+);
+
 export function agentScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary<AgentScenario> {
   return fc
     .record({
@@ -58,6 +64,7 @@ export function agentScenarioArbitrary(_options: GenerationOptions): fc.Arbitrar
       ),
       continueWhileQueued: fc.boolean(),
       withHistory: fc.boolean(),
+      pacing: pacingArbitrary,
     })
     .map((scenario) => ({ ...scenario, requests: withResponseIds(scenario.requests) }));
 }
@@ -85,10 +92,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       ),
       withHistory: fc.boolean(),
       beforeUserMessages: fc.boolean(),
-      pacing: fc.oneof(
-        { weight: 2, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.integer({ min: 1, max: 0x7fffffff }) },
-      ),
+      pacing: pacingArbitrary,
       hostWarnings: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which responses (by index) end with a malformed final message: rarely any.
       malformed: rareList(fc.nat({ max: 3 })),

@@ -268,6 +268,8 @@ export interface AgentScenario {
   laterRun?: LaterRun;
   /** Responses (by token) that stream an event of a type pi-ai does not have before `done` (default none). */
   unknownEvents?: string[];
+  /** How the virtual clock is driven, as a turn's `pacing` (absent: every chain settles before the next timer). */
+  pacing?: number;
 }
 
 // ------------------------------------------------------------------ PiTurnRunner
