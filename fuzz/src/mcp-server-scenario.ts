@@ -58,10 +58,13 @@ export async function checkMcpCase(spec: McpFuzzCase): Promise<void> {
   const before = rejections.seen.length;
   const served = await serveCase(spec);
   try {
-    const turns = await bounded(runMcpCase(spec, served), "the case (assembly, turns and dispose)");
+    const notes: unknown[] = [];
+    const turns = await bounded(runMcpCase(spec, served, notes), "the case (assembly, turns and dispose)");
     for (const turn of turns) checkTurn(spec, turn);
     const found = engineText(served.record.answers);
     if (found) throw new InvariantViolation("no engine text in the client's answers to the server", `…${found}…`);
+    const noted = engineText(notes);
+    if (noted) throw new InvariantViolation("no engine text in what the host is told (logs, statuses)", `…${noted}…`);
     // Rejections surface a macrotask after they happen.
     await new Promise((resolve) => setImmediate(resolve));
     const unhandled = rejections.seen.slice(before);
@@ -72,7 +75,12 @@ export async function checkMcpCase(spec: McpFuzzCase): Promise<void> {
   }
 }
 
-async function runMcpCase(spec: McpFuzzCase, served: ServedCase): Promise<McpTurnObservation[]> {
+/** Runs the case's turns; what the extension logs and every status it reports go to `notes`. */
+async function runMcpCase(spec: McpFuzzCase, served: ServedCase, notes: unknown[]): Promise<McpTurnObservation[]> {
+  const note = (entry: unknown) => {
+    notes.push(entry);
+    if (spec.throwingLogger) throw new Error("log sink down");
+  };
   const mcp = createMcpExtension({
     id: SERVER_ID,
     server: { url: served.url },
@@ -81,7 +89,12 @@ async function runMcpCase(spec: McpFuzzCase, served: ServedCase): Promise<McpTur
     maxResultChars: spec.maxResultChars,
     maxMessageBytes: MAX_MESSAGE_BYTES,
     logLevel: "debug",
-    logger: spec.throwingLogger ? throwingLogger : quietLogger,
+    logger: {
+      debug: (message, attrs) => note({ message, attrs }),
+      warn: (message, attrs) => note({ message, attrs }),
+      error: (message, attrs) => note({ message, attrs }),
+    },
+    onStatus: (status) => note(status),
     ...(spec.sampling && { sampling: { maxTokens: 64 } }),
     ...(spec.roots && { roots: ["/tmp/fuzz-root", { uri: "file:///tmp/other", name: "Other" }] }),
     ...(spec.elicitation !== "off" && { elicitation: { timeoutMs: 100 } }),
@@ -186,22 +199,6 @@ function elicitationAnswerer(mode: McpFuzzCase["elicitation"]) {
   };
 }
 
-const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
-const throwingLogger = {
-  debug() {
-    throw new Error("log sink down");
-  },
-  info() {
-    throw new Error("log sink down");
-  },
-  warn() {
-    throw new Error("log sink down");
-  },
-  error() {
-    throw new Error("log sink down");
-  },
-};
-
 function checkTurn(spec: McpFuzzCase, turn: McpTurnObservation): void {
   const { outcome, events, persisted, serverNames } = turn;
   if (turn.modelMisuses.length > 0)
@@ -256,7 +253,10 @@ function checkToolResults(
     if (result.isError && text.trim() === "" && !result.content.some((block) => block.type === "image"))
       throw new InvariantViolation("an error says what failed", where);
     const code = details.error;
-    if (code === undefined) continue;
+    if (code === undefined) {
+      checkShown(spec, serverName, text, details, where);
+      continue;
+    }
     if (typeof code !== "string" || !ERROR_CODES.has(code))
       throw new InvariantViolation("a failure has a known code", where);
     if (!result.isError || !text.includes(`"${SERVER_ID}"`))
@@ -270,6 +270,37 @@ function checkToolResults(
       if (sent?.code !== tool.end.code || JSON.stringify(sent.data) !== JSON.stringify(tool.end.data))
         throw new InvariantViolation("a JSON-RPC error keeps its code and data", where);
     }
+  }
+}
+
+/**
+ * A result the server gave (no failure) shows the model what the server
+ * sent: each text block's text and each resource link's URI, unless the
+ * text was cut at `maxResultChars`.
+ */
+function checkShown(
+  spec: McpFuzzCase,
+  serverName: string,
+  shown: string,
+  details: Record<string, unknown>,
+  where: string,
+): void {
+  const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
+  if (tool?.end.kind !== "result" || details.cancelled === true || details.truncated !== undefined) return;
+  const content = tool.end.result.content;
+  if (!Array.isArray(content)) return;
+  for (const block of content as { type?: unknown; text?: unknown; uri?: unknown }[]) {
+    const expected =
+      block?.type === "text" && typeof block.text === "string" && block.text.trim() !== ""
+        ? block.text
+        : block?.type === "resource_link" && typeof block.uri === "string"
+          ? block.uri
+          : undefined;
+    if (expected !== undefined && !shown.includes(expected))
+      throw new InvariantViolation(
+        "a result shows the model what the server sent",
+        `${JSON.stringify(expected)} missing from ${where}`,
+      );
   }
 }
 
