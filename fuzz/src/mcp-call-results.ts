@@ -20,6 +20,16 @@ const base64 = fc.constantFrom(
   Buffer.from("a".repeat(200)).toString("base64"),
 );
 
+/** Base64 image bytes: a PNG, JPEG, GIF and WebP start, nothing, and bytes that are no image. */
+const imageData = fc.constantFrom(
+  "iVBORw0KGgo=",
+  "/9j/4AAQ",
+  Buffer.from("GIF89a\x01\x00", "latin1").toString("base64"),
+  Buffer.from("RIFF\x1a\x00\x00\x00WEBPVP8L", "latin1").toString("base64"),
+  "",
+  Buffer.from("not an image").toString("base64"),
+);
+
 const resourceContents = fc.oneof(
   fc.record({
     uri: fc.constantFrom("mem://a", "file:///x.txt", "urn:x"),
@@ -40,7 +50,7 @@ function validBlock(): fc.Arbitrary<unknown> {
     { weight: 4, arbitrary: generatedText.map((value) => ({ type: "text", text: value })) },
     fc.record({
       type: fc.constant("image"),
-      data: fc.constantFrom("iVBORw0KGgo=", "/9j/4AAQ", ""),
+      data: imageData,
       mimeType: fc.constantFrom("image/png", "image/jpeg", "image/svg+xml", "IMAGE/PNG", "image/x-odd", ""),
     }),
     fc.record({
@@ -55,7 +65,7 @@ function validBlock(): fc.Arbitrary<unknown> {
         fc.record({
           uri: fc.constantFrom("mem://b", "file:///x.bin"),
           mimeType: fc.constantFrom("image/png", "application/octet-stream", "image/x-odd", ""),
-          blob: fc.constantFrom("iVBORw0KGgo=", ""),
+          blob: imageData,
         }),
       ),
     }),

@@ -35,7 +35,6 @@ const CASE_BOUND_MS = 15_000;
 const CALL_TIMEOUT_MS = 1_000;
 /** Small enough that a huge generated text is a message too large. */
 const MAX_MESSAGE_BYTES = 200_000;
-const MODEL_IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const LOOP_TEXTS = /^(Validation failed for tool|Tool call was not executed)/;
 const ERROR_CODES = new Set<string>(Object.values(McpServerErrorCode));
 
@@ -246,7 +245,8 @@ function checkToolResults(
       throw new InvariantViolation("a result names the server and the tool", where);
     for (const block of result.content) {
       if (block.type === "text" && typeof block.text === "string") continue;
-      if (block.type === "image" && MODEL_IMAGE_TYPES.has(block.mimeType) && typeof block.data === "string") continue;
+      if (block.type === "image" && typeof block.data === "string" && imageBytesType(block.data) === block.mimeType)
+        continue;
       throw new InvariantViolation("the model is shown text and images it takes", where);
     }
     const text = textOf(result.content);
@@ -302,6 +302,20 @@ function checkShown(
         `${JSON.stringify(expected)} missing from ${where}`,
       );
   }
+}
+
+/**
+ * The type of image models take that base64 `data` is, by its first bytes
+ * (PNG, JPEG, GIF, WebP): a provider refuses an image of another type,
+ * an empty one, or one whose bytes are not of the type it is sent as.
+ */
+function imageBytesType(data: string): string | undefined {
+  const head = Buffer.from(data.slice(0, 16), "base64").toString("latin1");
+  if (head.startsWith("\x89PNG\r\n\x1a\n")) return "image/png";
+  if (head.startsWith("\xff\xd8\xff")) return "image/jpeg";
+  if (head.startsWith("GIF87a") || head.startsWith("GIF89a")) return "image/gif";
+  if (head.startsWith("RIFF") && head.slice(8, 12) === "WEBP") return "image/webp";
+  return undefined;
 }
 
 function textOf(content: readonly { type: string; text?: string }[]): string {
