@@ -152,7 +152,10 @@ function withRawResult(message: JSONRPCMessage): JSONRPCMessage {
 function caseServer(state: CaseState, transport: StreamableHTTPServerTransport): Server {
   const server = new Server(
     { name: "fuzz", version: "0.1.0" },
-    { capabilities: { tools: { listChanged: true }, logging: {} } },
+    {
+      capabilities: state.spec.server.capabilities,
+      ...(state.spec.server.instructions !== undefined && { instructions: state.spec.server.instructions }),
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => {
     state.lists++;

@@ -61,6 +61,8 @@ export type McpListing = "one" | "pages" | "endless" | "error" | "notList";
 export interface McpFuzzCase {
   readonly tools: readonly McpFuzzTool[];
   readonly listing: McpListing;
+  /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
+  readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
   readonly toolsAfterChange?: readonly Record<string, unknown>[];
   readonly responses: readonly (readonly McpFuzzCall[])[];
@@ -240,6 +242,19 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
       fc.constantFrom("pages" as const, "endless" as const, "error" as const, "notList" as const),
     ),
     toolsAfterChange: fc.array(toolEntry, { maxLength: 3 }),
+    server: fc.record({
+      capabilities: fc.oneof(
+        { weight: 4, arbitrary: fc.constant({ tools: { listChanged: true }, logging: {} }) },
+        fc.constantFrom<Record<string, unknown>>(
+          { tools: {} },
+          { tools: { listChanged: true } },
+          {},
+          { logging: {} },
+          { tools: { listChanged: "yes" }, experimental: { odd: true } },
+        ),
+      ),
+      instructions: fc.constantFrom(undefined, "", "Use search first.", "i".repeat(50_000)),
+    }),
     responses: fc.array(fc.array(modelCall, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 2 }),
     sampling: fc.boolean(),
     roots: fc.boolean(),
@@ -259,6 +274,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     requiredKeys: [
       "tools",
       "listing",
+      "server",
       "responses",
       "sampling",
       "roots",
