@@ -157,13 +157,13 @@ function caseServer(state: CaseState, transport: StreamableHTTPServerTransport):
       ...(state.spec.server.instructions !== undefined && { instructions: state.spec.server.instructions }),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
     state.lists++;
     const tools =
       state.changed && state.spec.toolsAfterChange
         ? state.spec.toolsAfterChange
         : state.spec.tools.map((tool) => tool.entry);
-    return { [RAW_RESULT]: { tools } } as never;
+    return { [RAW_RESULT]: listPage(state.spec.listing, tools, request.params?.cursor) } as never;
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
@@ -186,7 +186,8 @@ function listPage(listing: McpListing, tools: readonly unknown[], cursor: string
       return { tools: tools.slice(page, page + 1), ...(page + 1 < tools.length && { nextCursor: String(page + 1) }) };
     }
     case "endless":
-      return { tools: tools.slice(0, 1), nextCursor: `c${Number(cursor?.slice(1) ?? 0) + 1}` };
+      // Pages in a cycle (a server walking past 1,000 fresh cursors is bounded too, but takes seconds to get there).
+      return { tools: tools.slice(0, 1), nextCursor: cursor === "c1" ? "c2" : "c1" };
     case "error":
       throw new McpError(-32603, "tool registry is down", { retry: true });
     case "notList":

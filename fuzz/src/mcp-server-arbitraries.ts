@@ -54,7 +54,7 @@ export interface McpFuzzCall {
   readonly args: Record<string, unknown>;
 }
 
-/** How `tools/list` answers: one page, pages, a cursor that never ends, a JSON-RPC error, no list. */
+/** How `tools/list` answers: one page, pages, cursors in a cycle (`endless`), a JSON-RPC error, no list. */
 export type McpListing = "one" | "pages" | "endless" | "error" | "notList";
 
 /** One generated case: the server, the host's options, and the model's calls, one response per group. */
