@@ -211,10 +211,17 @@ async function runStep(
   const answered = (result: unknown) => void state.record.answers.push(JSON.stringify(result) ?? "undefined");
   const failed = (error: unknown) =>
     void state.record.answers.push(error instanceof Error ? error.message : String(error));
+  // The SDK refuses notifications for capabilities the server did not declare: those are sent as they are.
+  const notify = (notification: { method: string; params?: Record<string, unknown> }) =>
+    extra
+      .sendNotification(notification as never)
+      .catch(() =>
+        transport.send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage, { relatedRequestId: extra.requestId }),
+      );
   switch (step.kind) {
     case "progress":
       if (progressToken === undefined) return;
-      await extra.sendNotification({
+      await notify({
         method: "notifications/progress",
         params: {
           progressToken,
@@ -225,7 +232,7 @@ async function runStep(
       });
       return;
     case "log":
-      await extra.sendNotification({
+      await notify({
         method: "notifications/message",
         params: { level: step.level as "info", logger: "fuzz", data: step.data },
       });
@@ -235,7 +242,7 @@ async function runStep(
       return;
     case "listChanged":
       state.changed = true;
-      await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      await notify({ method: "notifications/tools/list_changed" });
       return;
     case "sample":
     case "elicit":
