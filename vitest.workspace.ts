@@ -1,4 +1,4 @@
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
 import { lowerStandardDecorators } from "./vitest.decorators.ts";
 
 /**
@@ -37,6 +37,8 @@ export default [
         "{conformance,fuzz,scripts,bench}/test/**/*.test.ts",
         "examples/{extension,quickstart,testing-your-host,custom-tool}/test/**/*.test.ts",
       ],
+      // The MCP property needs the SDK's HTTP client, which the `source` condition cannot load: agent-mcp's project runs it.
+      exclude: [...configDefaults.exclude, "fuzz/test/mcp/**"],
       // The AI SDK's UI message stream is ESM that vitest must transform itself (ui-stream's tests).
       server: { deps: { inline: [/node_modules\/ai\//, /@ai-sdk\//, /eventsource-parser/] } },
     },

@@ -36,19 +36,11 @@ import {
   turnScenarioArbitrary,
 } from "./scenario-arbitraries.js";
 import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
+import { mcpServerProperty } from "./mcp-server-property.js";
+import type { FuzzProperty } from "./fuzz-property.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
-/** One property: a generator and a check that runs a case and throws on any broken invariant. */
-export interface FuzzProperty<TScenario = unknown> {
-  name: string;
-  description: string;
-  arbitrary: fc.Arbitrary<TScenario>;
-  run(scenario: TScenario): Promise<void>;
-  /** Cases per `vitest run` (CI budget). */
-  ciRuns: number;
-  /** Share of the `pnpm fuzz` budget, relative to the other properties. */
-  fuzzWeight: number;
-}
+export type { FuzzProperty } from "./fuzz-property.js";
 
 /** Every invariant of a generated turn, its UI message stream included. */
 async function checkTurn(scenario: TurnScenario): Promise<void> {
@@ -230,6 +222,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     askHost,
     definitionRefusals,
     extensionFaults,
+    mcpServerProperty,
   ];
 }
 

@@ -24,12 +24,13 @@ function workspaceSourceAliases(names: readonly string[]) {
 }
 
 export default defineProject({
-  resolve: { alias: workspaceSourceAliases(["protocol", "agent-loop", "agent-core", "agent-runtime"]) },
+  resolve: { alias: workspaceSourceAliases(["protocol", "agent-loop", "agent-core", "agent-runtime", "agent-mcp"]) },
   test: {
     name: "agent-mcp",
     isolate: false,
     testTimeout: 30_000,
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    // The fuzz's MCP property runs here: its cases need the SDK's HTTP client, which the fuzz's own project cannot load.
+    include: ["test/**/*.test.ts", "src/**/*.test.ts", "../../fuzz/test/mcp/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
   },
 });

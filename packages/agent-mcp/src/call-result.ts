@@ -55,8 +55,9 @@ type Block = CallToolResult["content"][number];
  * - `structuredContent` goes to `details.structuredContent`; when the server
  *   sent no content blocks, its JSON is also the text the model reads;
  * - `isError: true` makes an error result whose text is the server's; one
- *   with nothing to read says that the tool failed without a message, so the
- *   model is never handed an empty error;
+ *   with nothing to read (no content, or only empty or blank text) says that
+ *   the tool failed without a message, so the model is never handed an
+ *   empty error;
  * - text beyond `maxChars` in all is cut (see `cutText`).
  */
 export function toRuntimeToolResult(
@@ -67,8 +68,8 @@ export function toRuntimeToolResult(
   const mapped = (result.content ?? []).flatMap(toModelContent);
   const structured = result.structuredContent;
   if (mapped.length === 0 && structured !== undefined) mapped.push({ type: "text", text: JSON.stringify(structured) });
-  if (mapped.length === 0 && result.isError === true)
-    mapped.push({
+  if (result.isError === true && !mapped.some(isReadable))
+    mapped.splice(0, mapped.length, {
       type: "text",
       text: `MCP server "${ref.server}" reported that tools/call "${ref.tool}" failed, without a message`,
     });
@@ -113,6 +114,11 @@ function cutText(
     text: `[MCP server "${ref.server}" answered tools/call "${ref.tool}" with ${chars} characters of text; only the first ${shownChars} are shown (maxResultChars)]`,
   });
   return { content, truncated: { chars, shownChars } };
+}
+
+/** An image, or text that is not blank: something the model can read. */
+function isReadable(block: TextContent | ImageContent): boolean {
+  return block.type === "image" || block.text.trim() !== "";
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -56,10 +56,13 @@ export class SamplingBroker {
   /**
    * Answers one `sampling/createMessage` (cancelled when the server cancels
    * it or the turn aborts the call). Throws a `ServerRequestRefusal` the server
-   * receives when no single turn's call is running, the request uses tools,
-   * or the model fails.
+   * receives when the request asks for nothing a model can answer (no
+   * messages, `maxTokens` not a whole number above 0), when no single turn's
+   * call is running, the request uses tools, or the model fails.
    */
   async createMessage(params: CreateMessageRequest["params"], serverSignal: AbortSignal): Promise<CreateMessageResult> {
+    const problem = unanswerable(params);
+    if (problem !== undefined) throw new ServerRequestRefusal(ErrorCode.InvalidParams, `sampling refused: ${problem}`);
     const running = this.calls.ofOneTurn();
     if ("refused" in running) {
       const why =
@@ -98,6 +101,18 @@ export class SamplingBroker {
       stopReason: message.stopReason === "length" ? "maxTokens" : "endTurn",
     };
   }
+}
+
+/**
+ * Why no model can answer the request, in words naming the field, or
+ * `undefined`. The protocol's schema lets both through, and a provider
+ * would fail on them after the request was sent and counted.
+ */
+function unanswerable(params: CreateMessageRequest["params"]): string | undefined {
+  if (params.messages.length === 0) return "messages is empty: there is nothing to answer";
+  if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1)
+    return `maxTokens must be a whole number of at least 1 (it was ${params.maxTokens})`;
+  return undefined;
 }
 
 /** The request as a pi-ai context: the server's system prompt and messages, text and images (of types models take, see `modelImage`). */

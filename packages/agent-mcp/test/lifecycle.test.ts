@@ -1,12 +1,10 @@
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { ExtensionContributionError, createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { startHttpFixture } from "./fixtures/http-fixture.js";
-import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
+import { HOST_PROCESS_BUNDLE, type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 const pids = (fixture: StdioFixture): number[] =>
@@ -67,9 +65,7 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
   }, async () => {
     const stdio = stdioFixture();
     const http = await startHttpFixture();
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-    const script = fileURLToPath(new URL("./fixtures/host-process.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--conditions=source", "--import", tsx, script], {
+    const child = spawn(process.execPath, [HOST_PROCESS_BUNDLE], {
       env: { ...process.env, MCP_HOST_STDIO: JSON.stringify(stdio.server), MCP_HOST_HTTP_URL: http.url },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -81,7 +77,7 @@ describe("lifecycle: lazy start, dispose, and nothing left behind", { timeout: 1
       reportedAt ||= Date.now();
     });
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    // Starting (tsx compiles the workspace's sources) may be slow on a busy machine; exiting after dispose may not.
+    // Starting may be slow on a busy machine; exiting after dispose may not.
     const exit = await new Promise<{ code: number | null; timedOut: boolean }>((resolve) => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");

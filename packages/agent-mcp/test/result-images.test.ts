@@ -7,6 +7,10 @@ import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString("base64");
+/** The first bytes of a JPEG, a GIF and a WebP file: what tells their type. */
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]).toString("base64");
+const GIF = Buffer.from("GIF89a\x01\x00\x01\x00", "latin1").toString("base64");
+const WEBP = Buffer.from("RIFF\x1a\x00\x00\x00WEBPVP8L", "latin1").toString("base64");
 
 describe("images of types models do not take", () => {
   it("a tool's SVG or BMP image becomes a line naming it; PNG, JPEG (also as image/jpg or in capitals), GIF and WebP stay images", async () => {
@@ -18,8 +22,9 @@ describe("images of types models do not take", () => {
           { type: "image", data: SVG, mimeType: "image/svg+xml" },
           { type: "image", data: "Qk0=", mimeType: "image/bmp" },
           { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
-          { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/jpg" },
-          { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "IMAGE/WEBP" },
+          { type: "image", data: JPEG, mimeType: "image/jpg" },
+          { type: "image", data: WEBP, mimeType: "IMAGE/WEBP" },
+          { type: "image", data: GIF, mimeType: "image/gif; charset=binary" },
         ],
       }),
     });
@@ -35,12 +40,48 @@ describe("images of types models do not take", () => {
       },
       { type: "text", text: "[image, image/bmp, 2 bytes: not shown (models take PNG, JPEG, GIF and WebP images)]" },
       { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
-      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/jpeg" },
-      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/webp" },
+      { type: "image", data: JPEG, mimeType: "image/jpeg" },
+      { type: "image", data: WEBP, mimeType: "image/webp" },
+      { type: "image", data: GIF, mimeType: "image/gif" },
     ]);
     // What the model was sent next: the same blocks, no SVG.
     const sent = JSON.stringify(turn.model.requests[1]!.context.messages);
     expect(sent).not.toContain('image/svg+xml"');
+    await runtime.dispose();
+  });
+
+  it("an image whose bytes are no image of a type models take (empty, text) becomes a line; one of another such type than it says is sent as the type its bytes are", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {}, resources: {} },
+      tools: [{ name: "chart", inputSchema: { type: "object" } }],
+      call: () => ({
+        content: [
+          { type: "image", data: "", mimeType: "image/png" },
+          { type: "image", data: Buffer.from("not an image").toString("base64"), mimeType: "image/jpeg" },
+          { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/webp" },
+          { type: "image", data: JPEG, mimeType: "image/png" },
+          { type: "resource", resource: { uri: "mem://empty.png", mimeType: "image/png", blob: "" } },
+        ],
+      }),
+      contents: (uri) => [{ uri, mimeType: "image/gif", blob: JPEG }],
+    });
+    const mcp = createMcpExtension({ id: "charts", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("chart", {})]), "Done."] });
+
+    const notImage = "bytes: not shown (the bytes are not a PNG, JPEG, GIF or WebP image)";
+    expect(turn.toolResults[0]!.content).toEqual([
+      { type: "text", text: `[image, image/png, 0 ${notImage}]` },
+      { type: "text", text: `[image, image/jpeg, 12 ${notImage}]` },
+      { type: "image", data: FIXTURE_PNG_BASE64, mimeType: "image/png" },
+      { type: "image", data: JPEG, mimeType: "image/jpeg" },
+      { type: "text", text: `[resource mem://empty.png, image/png, 0 ${notImage}]` },
+    ]);
+    expect((await mcp.resourceAsContext("mem://x.gif")).content).toEqual([
+      { type: "text", text: "Resource mem://x.gif, image/gif:" },
+      { type: "image", data: JPEG, mimeType: "image/jpeg" },
+    ]);
     await runtime.dispose();
   });
 

@@ -64,6 +64,23 @@ describe("sampling: a server asks the turn's model", { timeout: 15_000 }, () => 
     );
   });
 
+  it("a request no model can answer (no messages, maxTokens not above 0) is refused naming the field, before any model is asked", async () => {
+    const broker = new SamplingBroker(new CallsInFlight(), 64);
+    const never = new AbortController().signal;
+    const hi = [{ role: "user" as const, content: { type: "text" as const, text: "Hi" } }];
+    await expect(broker.createMessage({ messages: [], maxTokens: 10 }, never)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("sampling refused: messages is empty: there is nothing to answer"),
+    });
+    for (const maxTokens of [0, -3])
+      await expect(broker.createMessage({ messages: hi, maxTokens }, never)).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining(
+          `sampling refused: maxTokens must be a whole number of at least 1 (it was ${maxTokens})`,
+        ),
+      });
+  });
+
   it("refused by default: the client neither declares nor serves sampling, so the server's request fails and the call reports it", async () => {
     const http = await startHttpFixture();
     const mcp = createMcpExtension({ id: "thinker", server: { url: http.url } });

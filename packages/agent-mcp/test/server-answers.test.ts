@@ -85,4 +85,33 @@ describe("failures a server reports in its answer", () => {
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
     await runtime.dispose();
   });
+
+  it("an isError result whose text is empty or blank says that the tool failed without a message, as one without content does", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [{ name: "fails_blank", inputSchema: { type: "object" } }],
+      call: () => ({
+        content: [
+          { type: "text", text: "" },
+          { type: "text", text: " \n" },
+        ],
+        isError: true,
+      }),
+    });
+    const mcp = createMcpExtension({ id: "odd", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("fails_blank", {})]), "Done."] });
+
+    expect(turn.toolResults.map(({ isError, content, details }) => ({ isError, content, details }))).toEqual([
+      {
+        isError: true,
+        content: [
+          { type: "text", text: 'MCP server "odd" reported that tools/call "fails_blank" failed, without a message' },
+        ],
+        details: { server: "odd", tool: "fails_blank" },
+      },
+    ]);
+    await runtime.dispose();
+  });
 });
