@@ -42,6 +42,7 @@ import { AbortWatcher } from "./workers/abort-watcher.js";
 import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
 import { requeueOrphanedTurns, requeueTurnsOf } from "./workers/requeue-turns.js";
+import { launchExecutorId } from "./workers/executor-id.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 import { workerPools } from "./workers/worker-pools.js";
 
@@ -50,10 +51,14 @@ export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
   /** Builds each turn's model, tools and hooks from its request (see `BuildDurableTurn`). */
   buildTurn: BuildDurableTurn;
   /**
-   * This worker's identity (the DBOS executor id). A worker restarted with
-   * the same id recovers its interrupted turns at launch; keep it stable per
-   * worker slot (e.g. `worker-1`). Default: `<hostname>-<pid>`, which never
-   * repeats, so its turns are recovered by other workers after the lease.
+   * This worker's identity. A worker launched with the id of one that died
+   * queues that one's interrupted turns again at launch (this worker or
+   * another takes them up at once); keep it stable per worker slot (e.g.
+   * `worker-1`). Default: `<hostname>-<pid>`, which never repeats, so its
+   * turns are recovered by other workers after the lease. Each launch runs
+   * under a DBOS executor id of its own (`<workerId>#<8 hex digits>`), so a
+   * process of the same id that was only frozen and wakes up runs under its
+   * own lease, and its turns are taken over when it dies.
    */
   workerId?: string;
   /**
@@ -144,6 +149,7 @@ export class DurableTurnWorker {
       beatPool,
       schema: settings.schema,
       workerId: settings.workerId,
+      executorId: settings.executorId,
       leaseMs: settings.leaseMs,
       requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
       requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
@@ -250,7 +256,7 @@ async function setUpWorker(setup: {
     systemDatabaseUrl: options.databaseUrl,
     systemDatabasePool: dbosPool,
     applicationVersion: settings.appVersion,
-    executorID: settings.workerId,
+    executorID: settings.executorId,
     logLevel: settings.logLevel,
     listenQueues: [settings.queueName],
     runMigrations: false,
@@ -291,12 +297,16 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
   );
   for (const field of ["approvalTimeoutMs", "leaseMs", "queuePollingIntervalMs"] as const)
     if (options[field] !== undefined) millisecondsOption(options[field], field, 0);
+  const workerId = options.workerId ?? `${hostname()}-${process.pid}`;
   return {
     appName: options.appName ?? DEFAULT_APP_NAME,
     appVersion: options.appVersion ?? DEFAULT_APP_VERSION,
     queueName: options.queueName ?? DEFAULT_QUEUE_NAME,
     schema: options.schema ?? DEFAULT_SCHEMA,
-    workerId: options.workerId ?? `${hostname()}-${process.pid}`,
+    workerId,
+    // This launch's own executor id: the turns it takes and its lease are told apart from another process's
+    // under the same worker id (see executor-id.ts).
+    executorId: launchExecutorId(workerId),
     connectTimeoutMs: connectTimeoutOf(options),
     queryTimeoutMs: queryTimeoutOf(options),
     concurrency,
