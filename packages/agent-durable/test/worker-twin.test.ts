@@ -8,6 +8,7 @@
  * process's turns from ever being taken over (they waited until the id
  * launched once more).
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
@@ -15,6 +16,11 @@ import { waitFor } from "./support/worker-cluster.js";
 
 const LEASE_MS = 1500;
 const fixture = useDurableFixture();
+
+/** Whether process `pid` is stopped (`SIGSTOP`): its state in /proc is `T`. */
+function isStopped(pid: number): boolean {
+  return /^\d+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
 
 describe("a worker id launched again while its old process lives", () => {
   it("the old process's turns are taken over once it dies, while the new one keeps the id's lease", async () => {
@@ -47,5 +53,22 @@ describe("a worker id launched again while its old process lives", () => {
       "no turn left on the old process",
       async () => (await fixture.client.status(turn)).state === "finished",
     );
+  });
+
+  it("a launch while the old process is only frozen leaves its turns to it: a request it had checked its claim for is sent once", async () => {
+    const { client, env } = await fixture.deployment("frozen-twin");
+    // A long lease: the old process wakes up well within it, with its claim check still fresh.
+    const lease = { LEASE_MS: "20000", ...env };
+    await fixture.cluster.start("frozen", { ...lease, TURNKIT_DURABLE_FAULT: "model-request-before-send" });
+    const turn = await client.start({ sessionId: "s-frozen", turnId: "frozen", userMessage: { text: "hi" } });
+    const old = fixture.cluster.detach("frozen");
+    // It stops itself right before it sends the turn's request, its connections open.
+    await waitFor("the old process stalled before its request", () => isStopped(old.pid!));
+    await fixture.cluster.start("frozen", lease);
+    old.kill("SIGCONT");
+    expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
+    // Before, the new launch queued the turn again at once: it sent the request, and so did the old process.
+    expect(fixture.countsOf(turn, "model")).toBe(1);
+    assertLogInvariants(await client.readEvents(turn));
   });
 });

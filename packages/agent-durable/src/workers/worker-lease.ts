@@ -4,7 +4,7 @@ import { EFFECT_LEASE_SHARE, LEASE_CHECK_MAX_INTERVAL_MS } from "../defaults.js"
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import { quoteIdent } from "../store/schema.js";
 import { inTransaction } from "../store/transaction.js";
-import { launchesOfWorkerSql } from "./executor-id.js";
+import { adoptEarlierLaunches, LaunchPresence } from "./earlier-launches.js";
 import { crashIfArmed, isArmed } from "./fault-point.js";
 
 /** What a {@link WorkerLease} needs to know and do. */
@@ -53,9 +53,8 @@ export interface WorkerLeaseOptions {
  *
  * Each launch has a lease of its own (keyed by its executor id, see
  * `launchExecutorId`) and takes over its worker id's earlier launches'
- * at once ({@link acquire}); an earlier process of the id that still lives
- * (it was frozen) finds its lease gone and goes on under a fresh one, as
- * after any takeover. A worker that never
+ * at once when their process is gone ({@link acquire}); one whose process
+ * still lives (frozen) keeps its lease until it expires. A worker that never
  * comes back would strand its turns: the live workers look for expired
  * leases when the next one expires (and at least every
  * {@link LEASE_CHECK_MAX_INTERVAL_MS}, or a quarter lease when shorter),
@@ -102,13 +101,18 @@ export class WorkerLease {
   private acquiredAt: number | undefined;
   private readonly table: string;
 
+  /** Tells a later launch of this worker id whether this process still lives. */
+  private readonly presence: LaunchPresence;
+
   constructor(private readonly options: WorkerLeaseOptions) {
     this.table = `${quoteIdent(options.schema)}.workers`;
+    this.presence = new LaunchPresence(options.pool, options.executorId);
   }
 
   /**
    * Writes the first heartbeat and keeps beating every quarter lease from
-   * then on; then takes over this worker id's earlier launches. Call it
+   * then on; then takes over this worker id's earlier launches whose
+   * process is gone (see `adoptEarlierLaunches`). Call it
    * before the worker takes turns, so that no turn ever runs here without a
    * lease that can be taken over, and while it launches its lease stays
    * fresh: a launch slower than the lease must not look like a dead worker.
@@ -121,7 +125,9 @@ export class WorkerLease {
     const renewQuietly = () => void this.renew().catch(() => undefined);
     this.beatTimer ??= setInterval(renewQuietly, Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
-    await this.adoptEarlierLaunches();
+    await this.presence.hold();
+    const { pool, workerId, executorId, requeueTurnsOf } = this.options;
+    await adoptEarlierLaunches(pool, this.table, { workerId, executorId }, requeueTurnsOf);
   }
 
   /**
@@ -177,6 +183,8 @@ export class WorkerLease {
       .finally(() => {
         this.beating = undefined;
       });
+    // Taken again when the connection that held it was lost.
+    void this.presence.hold();
     await this.beating;
   }
 
@@ -184,6 +192,7 @@ export class WorkerLease {
   stop(): void {
     this.running = false;
     this.stopped = true;
+    this.presence.release();
     if (this.beatTimer) clearInterval(this.beatTimer);
     if (this.checkTimer) clearTimeout(this.checkTimer);
     this.beatTimer = undefined;
@@ -300,27 +309,6 @@ export class WorkerLease {
    */
   private sawDatabaseLongEnough(): boolean {
     return performance.now() - this.answeringSince >= this.options.leaseMs * EFFECT_LEASE_SHARE;
-  }
-
-  /**
-   * Takes over the leases of this worker id's earlier launches (and the bare
-   * id's turns, from before launches had ids), whatever their age, waiting
-   * for no lock: a lease another session holds is left to expire.
-   */
-  private async adoptEarlierLaunches(): Promise<void> {
-    const { pool, workerId, executorId, requeueTurnsOf } = this.options;
-    await inTransaction(pool, async (client) => {
-      const { rows } = await client.query(
-        `SELECT executor_id FROM ${this.table} WHERE ${launchesOfWorkerSql(1)} AND executor_id <> $2
-         FOR UPDATE SKIP LOCKED`,
-        [workerId, executorId],
-      );
-      const earlier = new Set([workerId, ...rows.map((row: { executor_id: string }) => row.executor_id)]);
-      for (const each of earlier) {
-        const { left } = await requeueTurnsOf(client, each);
-        if (left === 0) await client.query(`DELETE FROM ${this.table} WHERE executor_id = $1`, [each]);
-      }
-    });
   }
 
   /**
