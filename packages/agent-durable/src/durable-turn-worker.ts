@@ -107,6 +107,7 @@ export class DurableTurnWorker {
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
     private readonly cancelledSweep: CancelledTurnSweep,
+    private readonly lifecycle: { shuttingDown: boolean },
   ) {}
 
   /**
@@ -166,12 +167,13 @@ export class DurableTurnWorker {
       cancelledTurns: new CancelledTurns(pool, settings.schema),
     };
     const launching = { abandoned: false };
+    const lifecycle = { shuttingDown: false };
     let client: DurableTurnClient | undefined;
     try {
       // Everything that waits for the database, within one statement's timeout: a database that stops answering
       // after the first look makes the launch fail, not hang (DBOS itself retries a statement without end).
       await answeredWithin(
-        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching }),
+        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching, lifecycle }),
         options.databaseUrl,
         settings.queryTimeoutMs,
       );
@@ -184,7 +186,7 @@ export class DurableTurnWorker {
       abortWatcher.start();
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
-      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep);
+      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep, lifecycle);
     } catch (error) {
       launching.abandoned = true;
       lease.stop();
@@ -201,15 +203,20 @@ export class DurableTurnWorker {
   }
 
   /**
-   * Stops taking turns and closes every connection. Turns still running
-   * here are interrupted like in a crash and resume in another worker
-   * (which recovers them at once: this worker gives up its lease), or when
-   * this worker id launches again.
+   * Stops taking turns, hands the turns running here back and closes every
+   * connection. Each turn still running here is interrupted as in a crash
+   * (what it had started stays started) and goes on in another worker at
+   * once: it is queued again, and the execution here, whose claim that
+   * revokes, writes nothing more and records no ending.
    */
   async shutdown(): Promise<void> {
+    this.lifecycle.shuttingDown = true;
     this.abortWatcher.stop();
     this.cancelledSweep.stop();
     this.lease.stop();
+    // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
+    // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
+    await this.lease.release();
     await DBOS.shutdown({ deregister: true });
     await this.lease.release();
     await this.client.close();
@@ -232,8 +239,9 @@ async function setUpWorker(setup: {
   stores: TurnWorkflowDeps["stores"];
   running: Set<TurnContext>;
   launching: { abandoned: boolean };
+  lifecycle: { shuttingDown: boolean };
 }): Promise<void> {
-  const { options, settings, pool, dbosPool, lease, stores, running, launching } = setup;
+  const { options, settings, pool, dbosPool, lease, stores, running, launching, lifecycle } = setup;
   const stage = () => {
     if (launching.abandoned) throw new Error("the launch was given up");
   };
@@ -247,6 +255,7 @@ async function setUpWorker(setup: {
     lease,
     running,
     faultPoint: settings.faultPoint,
+    lifecycle,
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { DBOS_SYSTEM_SCHEMA } from "../defaults.js";
 import { inTransaction } from "../store/transaction.js";
 import { launchesOfWorkerSql } from "./executor-id.js";
 
@@ -70,7 +71,8 @@ export class LaunchPresence {
  * of worker `workerId`'s earlier launches whose process is gone (no
  * connection holds its presence lock), whatever the age of their
  * heartbeat: their turns are queued again at once (`requeueTurnsOf`, as a
- * takeover does) and their rows dropped. The turns still named after the
+ * takeover does) and their rows dropped; so are the pending turns of
+ * earlier launches that have no row (gone, and their process too). The turns still named after the
  * bare id (before launches had ids of their own) are queued again too. A
  * launch whose process still lives (frozen, or its connection not yet
  * ended) is left to expire like any lease: queueing its turns before its
@@ -90,7 +92,19 @@ export async function adoptEarlierLaunches(
        FOR UPDATE SKIP LOCKED`,
       [ids.workerId, ids.executorId],
     );
-    const gone = new Set([ids.workerId, ...rows.map((row: { executor_id: string }) => row.executor_id)]);
+    // Also the earlier launches that have no lease row any more (one that shut down handed its turns back and
+    // dropped its row; a turn set pending again by hand) and still have pending turns.
+    const { rows: orphaned } = await client.query(
+      `SELECT DISTINCT executor_id FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
+       WHERE status = 'PENDING' AND ${launchesOfWorkerSql(1)} AND executor_id <> $2
+         AND NOT EXISTS (SELECT 1 FROM ${workersTable} lease WHERE lease.executor_id = workflow_status.executor_id)
+         AND pg_try_advisory_xact_lock(${PRESENCE_LOCK("executor_id")})`,
+      [ids.workerId, ids.executorId],
+    );
+    const gone = new Set([
+      ids.workerId,
+      ...[...rows, ...orphaned].map((row: { executor_id: string }) => row.executor_id),
+    ]);
     for (const each of gone) {
       const { left } = await requeueTurnsOf(client, each);
       if (left === 0) await client.query(`DELETE FROM ${workersTable} WHERE executor_id = $1`, [each]);

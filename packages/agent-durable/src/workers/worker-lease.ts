@@ -200,14 +200,23 @@ export class WorkerLease {
   }
 
   /**
-   * Marks this worker's lease as expired, so the other workers take over
-   * its interrupted turns at their next look instead of after the lease.
-   * Call it once the worker runs nothing any more.
+   * Hands this launch's turns back, in one transaction: queues its
+   * unfinished turns again (which revokes the claims of the executions
+   * running them here: they write nothing more) and drops its lease row; a
+   * turn whose row another session holds now is left, with the row marked
+   * expired, for the other workers' next look. Call it when the worker
+   * shuts down, after {@link stop}. Never throws.
    */
   async release(): Promise<void> {
-    await this.options.pool
-      .query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.options.executorId])
-      .catch(() => {});
+    const { pool, executorId, requeueTurnsOf } = this.options;
+    await inTransaction(pool, async (client) => {
+      const { left } = await requeueTurnsOf(client, executorId);
+      const done = left === 0 ? "DELETE FROM" : "UPDATE";
+      await client.query(
+        `${done} ${this.table} ${left === 0 ? "" : "SET heartbeat_at = 'epoch'"} WHERE executor_id = $1`,
+        [executorId],
+      );
+    }).catch(() => {});
   }
 
   /** Takes over every expired lease this worker can lock now; resolves to how many turns it queued again. */

@@ -95,6 +95,16 @@ export class WorkerCluster {
     await exited;
   }
 
+  /** Shuts worker `workerId` down cleanly (SIGTERM: `shutdown()`) and waits until its process is gone. */
+  async terminate(workerId: string): Promise<void> {
+    const child = this.workers.get(workerId);
+    this.workers.delete(workerId);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+
   /** The ids of the workers running now, in start order. */
   running(): string[] {
     return [...this.workers.entries()]
