@@ -309,4 +309,27 @@ describe("sessions", () => {
     await fixture.client.rewind(request);
     expect(shape(await fixture.client.readHistory("queued-after-rewind"))).toEqual(["user:t0?", "assistant:ok"]);
   });
+
+  it("a turn aborted while queued behind a running one is cut after that one: a fork or rewind at it holds the turn before it", async () => {
+    const running = await turn("queued-behind", "t1", { waiting: true });
+    await asked(running);
+    const queued = await fixture.client.start({
+      sessionId: "queued-behind",
+      turnId: "t2",
+      userMessage: { text: "t2?" },
+      metadata: { scenario: "quick" },
+    });
+    await fixture.client.abort(queued);
+    expect(await fixture.client.outcome(queued)).toMatchObject({ kind: "aborted" });
+    // Not yet: the turn before it has not finished.
+    await expectCode(fixture.client.fork(queued, "queued-behind-early"), "turn_not_finished");
+    await approve(running);
+    const left = shape(await fixture.client.readHistory("queued-behind"));
+    expect(left).toHaveLength(4);
+    // Before, its history ended where the session's last finished turn had ended when it was aborted: nowhere (0).
+    await fixture.client.fork(queued, "queued-behind-fork");
+    expect(shape(await fixture.client.readHistory("queued-behind-fork"))).toEqual(left);
+    await fixture.client.rewind(queued);
+    expect(shape(await fixture.client.readHistory("queued-behind"))).toEqual(left);
+  });
 });
