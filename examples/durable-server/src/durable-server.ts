@@ -59,9 +59,9 @@ export interface DurableServer {
   workers(): WorkerInfo[];
   /**
    * Starts worker `workerId` again after it died (a supervisor would): with
-   * the same id, it recovers the turns it was running at once, without
-   * waiting for their lease. Resolves once it takes turns; does nothing for
-   * a worker that still runs.
+   * the same id, it queues the turns it was running again at once (it or
+   * another worker takes them up), without waiting for their lease.
+   * Resolves once it takes turns; does nothing for a worker that still runs.
    */
   restartWorker(workerId: string): Promise<void>;
   /** Stops the HTTP server, the workers and (when it started one) Postgres. */

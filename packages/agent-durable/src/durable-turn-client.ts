@@ -43,6 +43,7 @@ import { SessionCatalog, type SessionPage, type SessionTurn } from "./store/sess
 import { migrateSchema } from "./store/schema.js";
 import { type SteerAnswer, SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
+import { workerIdOfExecutor } from "./workers/executor-id.js";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import {
   assertSessionId,
@@ -383,7 +384,7 @@ export class DurableTurnClient {
         case "DELAYED":
           return { state: "queued" };
         case "PENDING":
-          return { state: "running", workerId: workflow.executorId };
+          return { state: "running", workerId: workflow.executorId && workerIdOfExecutor(workflow.executorId) };
         case "SUCCESS":
           return { state: "finished" };
         default:

@@ -42,6 +42,7 @@ import { AbortWatcher } from "./workers/abort-watcher.js";
 import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
 import { requeueOrphanedTurns, requeueTurnsOf } from "./workers/requeue-turns.js";
+import { launchExecutorId } from "./workers/executor-id.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 import { workerPools } from "./workers/worker-pools.js";
 
@@ -50,10 +51,14 @@ export interface DurableTurnWorkerOptions extends DurableTurnsConnection {
   /** Builds each turn's model, tools and hooks from its request (see `BuildDurableTurn`). */
   buildTurn: BuildDurableTurn;
   /**
-   * This worker's identity (the DBOS executor id). A worker restarted with
-   * the same id recovers its interrupted turns at launch; keep it stable per
-   * worker slot (e.g. `worker-1`). Default: `<hostname>-<pid>`, which never
-   * repeats, so its turns are recovered by other workers after the lease.
+   * This worker's identity. A worker launched with the id of one that died
+   * queues that one's interrupted turns again at launch (this worker or
+   * another takes them up at once); keep it stable per worker slot (e.g.
+   * `worker-1`). Default: `<hostname>-<pid>`, which never repeats, so its
+   * turns are recovered by other workers after the lease. Each launch runs
+   * under a DBOS executor id of its own (`<workerId>#<8 hex digits>`), so a
+   * process of the same id that was only frozen and wakes up runs under its
+   * own lease, and its turns are taken over when it dies.
    */
   workerId?: string;
   /**
@@ -102,6 +107,7 @@ export class DurableTurnWorker {
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
     private readonly cancelledSweep: CancelledTurnSweep,
+    private readonly lifecycle: { shuttingDown: boolean },
   ) {}
 
   /**
@@ -144,6 +150,7 @@ export class DurableTurnWorker {
       beatPool,
       schema: settings.schema,
       workerId: settings.workerId,
+      executorId: settings.executorId,
       leaseMs: settings.leaseMs,
       requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
       requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
@@ -160,12 +167,13 @@ export class DurableTurnWorker {
       cancelledTurns: new CancelledTurns(pool, settings.schema),
     };
     const launching = { abandoned: false };
+    const lifecycle = { shuttingDown: false };
     let client: DurableTurnClient | undefined;
     try {
       // Everything that waits for the database, within one statement's timeout: a database that stops answering
       // after the first look makes the launch fail, not hang (DBOS itself retries a statement without end).
       await answeredWithin(
-        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching }),
+        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching, lifecycle }),
         options.databaseUrl,
         settings.queryTimeoutMs,
       );
@@ -178,7 +186,7 @@ export class DurableTurnWorker {
       abortWatcher.start();
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
-      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep);
+      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep, lifecycle);
     } catch (error) {
       launching.abandoned = true;
       lease.stop();
@@ -195,15 +203,20 @@ export class DurableTurnWorker {
   }
 
   /**
-   * Stops taking turns and closes every connection. Turns still running
-   * here are interrupted like in a crash and resume in another worker
-   * (which recovers them at once: this worker gives up its lease), or when
-   * this worker id launches again.
+   * Stops taking turns, hands the turns running here back and closes every
+   * connection. Each turn still running here is interrupted as in a crash
+   * (what it had started stays started) and goes on in another worker at
+   * once: it is queued again, and the execution here, whose claim that
+   * revokes, writes nothing more and records no ending.
    */
   async shutdown(): Promise<void> {
+    this.lifecycle.shuttingDown = true;
     this.abortWatcher.stop();
     this.cancelledSweep.stop();
     this.lease.stop();
+    // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
+    // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
+    await this.lease.release();
     await DBOS.shutdown({ deregister: true });
     await this.lease.release();
     await this.client.close();
@@ -226,8 +239,9 @@ async function setUpWorker(setup: {
   stores: TurnWorkflowDeps["stores"];
   running: Set<TurnContext>;
   launching: { abandoned: boolean };
+  lifecycle: { shuttingDown: boolean };
 }): Promise<void> {
-  const { options, settings, pool, dbosPool, lease, stores, running, launching } = setup;
+  const { options, settings, pool, dbosPool, lease, stores, running, launching, lifecycle } = setup;
   const stage = () => {
     if (launching.abandoned) throw new Error("the launch was given up");
   };
@@ -241,6 +255,7 @@ async function setUpWorker(setup: {
     lease,
     running,
     faultPoint: settings.faultPoint,
+    lifecycle,
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,
@@ -250,7 +265,7 @@ async function setUpWorker(setup: {
     systemDatabaseUrl: options.databaseUrl,
     systemDatabasePool: dbosPool,
     applicationVersion: settings.appVersion,
-    executorID: settings.workerId,
+    executorID: settings.executorId,
     logLevel: settings.logLevel,
     listenQueues: [settings.queueName],
     runMigrations: false,
@@ -291,12 +306,16 @@ function resolveOptions(options: DurableTurnWorkerOptions) {
   );
   for (const field of ["approvalTimeoutMs", "leaseMs", "queuePollingIntervalMs"] as const)
     if (options[field] !== undefined) millisecondsOption(options[field], field, 0);
+  const workerId = options.workerId ?? `${hostname()}-${process.pid}`;
   return {
     appName: options.appName ?? DEFAULT_APP_NAME,
     appVersion: options.appVersion ?? DEFAULT_APP_VERSION,
     queueName: options.queueName ?? DEFAULT_QUEUE_NAME,
     schema: options.schema ?? DEFAULT_SCHEMA,
-    workerId: options.workerId ?? `${hostname()}-${process.pid}`,
+    workerId,
+    // This launch's own executor id: the turns it takes and its lease are told apart from another process's
+    // under the same worker id (see executor-id.ts).
+    executorId: launchExecutorId(workerId),
     connectTimeoutMs: connectTimeoutOf(options),
     queryTimeoutMs: queryTimeoutOf(options),
     concurrency,

@@ -3,14 +3,17 @@
  * stream, run tools (never, safe, parallel), wait for approvals, run a
  * sub-agent whose call waits for approval or three parallel sub-agent calls
  * (one streaming, one in a tool, one waiting for approval), get aborted
- * and steered, every
+ * and steered, and their sessions are forked and rewound; some kills
+ * freeze the worker instead, launch its id again and shut the old process
+ * down once it woke up. Every
  * count kept outside the workers. Then the promises are checked on
  * everything that happened: no finished model request sent again, no
  * `never` call run twice, every log without gap and with one ending and a
  * valid event stream (a sub-agent's events one of their own), no
  * stored history with an unanswered call (and it holds exactly what the logs
  * announced), every accepted steering message delivered or handed back once,
- * every turn ended.
+ * every turn ended, every fork and rewind holds the history as the turn it
+ * was cut at left it.
  *
  * The CI size fits the suite's budget; a larger run (README, "Testing"):
  * TURNKIT_DURABLE_CHAOS_KILLS=30 TURNKIT_DURABLE_CHAOS_SESSIONS=20
@@ -136,7 +139,12 @@ async function killer(
   for (let n = 0; n < KILLS; n++) {
     await sleep(400 + random() * 1400);
     const workerId = WORKERS[Math.floor(random() * WORKERS.length)]!;
-    await fixture.cluster.kill(workerId);
+    const twin = random() < 0.3;
+    // A twin: the process freezes (its connections stay open), its id launches again below, and the old one
+    // wakes up, takes turns for a moment, and shuts down.
+    const frozen = twin ? fixture.cluster.detach(workerId) : undefined;
+    if (frozen) frozen.kill("SIGSTOP");
+    else await fixture.cluster.kill(workerId);
     const at = Date.now();
     kills.push({ workerId, at });
     // Where the kill found the turns (their logs hold what the dead worker did), for the summary.
@@ -146,6 +154,18 @@ async function killer(
     }
     await fixture.cluster.start(workerId, WORKER_ENV);
     relaunchMs.push(Date.now() - at);
+    if (frozen) {
+      // Awake, the old process goes on under a lease of its own (the new launch left its turns to it: it was
+      // alive), then shuts down, which gives its lease up at once (a kill would leave its turns for a whole lease).
+      frozen.kill("SIGCONT");
+      await sleep(random() * 800);
+      const exited = new Promise((resolve) => frozen.once("exit", resolve));
+      frozen.kill("SIGTERM");
+      const stuck = setTimeout(() => frozen.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(stuck);
+      kills.push({ workerId, at: Date.now() });
+    }
   }
 }
 
@@ -211,20 +231,47 @@ describe("chaos", () => {
     const hits = new Map<string, number>();
     const startedAt = Date.now();
     let killsDoneMs = 0;
+    /** Each finished turn's session history as it left it; each session's history before its turns since the last rewind. */
+    const leftBy = new Map<string, AgentMessage[]>();
+    const baseOf = new Map<string, { base: AgentMessage[]; turns: ChaosTurn[] }>();
+    const cuts = { forks: 0, rewinds: 0 };
     // Each session runs its turns one after another until the kills are over (at least TURNS_PER_SESSION).
     const runSession = async (s: number) => {
+      const sessionId = `chaos-${s}`;
+      const inHistory: string[] = [];
+      baseOf.set(sessionId, { base: [], turns: [] });
       for (let t = 0; t < TURNS_PER_SESSION || killsDoneMs === 0; t++) {
+        // Between turns, a fork at a finished turn or a rewind to one: each holds the history that turn left.
+        const cut = seededRandom(SEED + 104_729 * (s * 1000 + t + 1));
+        const at = inHistory[Math.floor(cut() * inHistory.length)];
+        if (at !== undefined && cut() < 0.3) {
+          const forkId = `${sessionId}-fork-${t}`;
+          await fixture.client.fork({ sessionId, turnId: at }, forkId);
+          expect((await fixture.client.readHistory(forkId)).map(brief), `${forkId} at ${at}`).toEqual(
+            leftBy.get(at)!.map(brief),
+          );
+          cuts.forks++;
+        } else if (at !== undefined && cut() < 0.3) {
+          await fixture.client.rewind({ sessionId, turnId: at });
+          expect((await fixture.client.readHistory(sessionId)).map(brief), `${sessionId} rewound to ${at}`).toEqual(
+            leftBy.get(at)!.map(brief),
+          );
+          inHistory.splice(inHistory.indexOf(at) + 1);
+          baseOf.set(sessionId, { base: leftBy.get(at)!, turns: [] });
+          cuts.rewinds++;
+        }
         // Every turn draws from its own generator: the choices do not depend on timing.
         const random = seededRandom(SEED + 7919 * (s * 1000 + t + 1));
         const plan = PLANS[Math.floor(random() * PLANS.length)]!;
         const ref = await fixture.client.start({
-          sessionId: `chaos-${s}`,
+          sessionId,
           turnId: `c${s}-${t}`,
           userMessage: { text: `please do ${plan}` },
           metadata: { scenario: "chaos", plan, toolMs: Math.round(300 + random() * 900), delayMs: 15 },
         });
         const turn: ChaosTurn = { ref, plan };
         turns.push(turn);
+        baseOf.get(sessionId)!.turns.push(turn);
         const host = Promise.all([
           plan === "approval" || plan === "sub-agent" || plan === "sub-agents"
             ? driveApproval(turn, random)
@@ -237,6 +284,8 @@ describe("chaos", () => {
           await withDeadline(fixture.client.outcome(ref), TURN_DEADLINE_MS, `turn ${ref.turnId}`),
         );
         await host;
+        leftBy.set(ref.turnId, (await fixture.client.readHistory(sessionId)) as AgentMessage[]);
+        inHistory.push(ref.turnId);
       }
     };
     await Promise.all([
@@ -291,20 +340,27 @@ describe("chaos", () => {
           [sessionId],
         );
         const history = rows.map((row: { message: AgentMessage }) => row.message);
-        // No unanswered call in the stored history, which holds exactly what the logs announced.
+        // No unanswered call in the stored history, which holds exactly what the logs announced (after the
+        // history the last rewind went back to).
         assertToolCallsAnswered(history);
-        const sessionTurns = turns.filter((t) => t.ref.sessionId === sessionId);
-        const announced: unknown[] = [];
-        for (const turn of sessionTurns)
-          for (const e of await fixture.client.readEvents(turn.ref))
-            if (e.type === "message.persisted" && !e.origin) announced.push(...e.payload.messages);
+        const { base, turns: sinceRewind } = baseOf.get(sessionId)!;
+        const announced: unknown[] = [...base];
+        const announcedBy = new Map<string, unknown[]>();
+        for (const turn of turns.filter((t) => t.ref.sessionId === sessionId)) {
+          const own = (await fixture.client.readEvents(turn.ref)).flatMap((e) =>
+            e.type === "message.persisted" && !e.origin ? e.payload.messages : [],
+          );
+          announcedBy.set(turn.ref.turnId, own);
+          if (sinceRewind.includes(turn)) announced.push(...own);
+        }
         // Roles and call ids first (a readable failure), then every field.
         expect(history.map(brief), sessionId).toEqual(announced.map(brief));
         expect(history).toEqual(announced);
-        // Each accepted steering message reached the history or was handed back, once; a refused one neither.
-        for (const turn of sessionTurns.filter((t) => t.steered)) {
+        // Each accepted steering message reached the history (as the turn announced it) or was handed back, once; a
+        // refused one neither.
+        for (const turn of turns.filter((t) => t.ref.sessionId === sessionId && t.steered)) {
           const { text, answer } = turn.steered!;
-          const delivered = userTexts(history).filter((t) => t === text).length;
+          const delivered = userTexts(announcedBy.get(turn.ref.turnId)!).filter((t) => t === text).length;
           const handedBack = userTexts(outcomes.get(turn.ref.turnId)!.undeliveredMessages ?? []).filter(
             (t) => t === text,
           ).length;
@@ -325,6 +381,8 @@ describe("chaos", () => {
       outcomes: [...groupBy([...outcomes.values()], (o) => o.kind)].map(([k, v]) => `${k} ${v.length}`).join(", "),
       requests: counts.filter((c) => c.kind === "model" && c.sessionId.startsWith("chaos-")).length,
       toolStarts: counts.filter((c) => c.kind === "tool-start" && c.sessionId.startsWith("chaos-")).length,
+      forks: cuts.forks,
+      rewinds: cuts.rewinds,
       steered: turns
         .filter((t) => t.steered)
         .map((t) => (t.steered!.answer.accepted ? "accepted" : t.steered!.answer.reason)),

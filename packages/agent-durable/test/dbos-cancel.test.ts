@@ -215,7 +215,7 @@ describe("a turn cancelled with DBOS's tools", () => {
       const db = new pg.Client({ connectionString: fixture.postgres.url });
       await db.connect();
       const { rows } = await db
-        .query("SELECT 1 FROM turnkit_durable.workers WHERE executor_id = 'w1'")
+        .query("SELECT 1 FROM turnkit_durable.workers WHERE executor_id LIKE 'w1#%'")
         .finally(() => db.end());
       return rows.length === 0;
     });

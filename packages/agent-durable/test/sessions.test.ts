@@ -274,4 +274,62 @@ describe("sessions", () => {
     expect(await fixture.client.steer(request, { text: "too late" })).toEqual({ accepted: false, reason: "closed" });
     expect(await fixture.client.outcome(request)).toMatchObject({ kind: "aborted" });
   });
+
+  it("a turn aborted while queued after a rewind ends where the rewound history ends: a fork or rewind at it holds no later turn", async () => {
+    await turn("queued-after-rewind", "t0");
+    await turn("queued-after-rewind", "t1");
+    await fixture.client.rewind({ sessionId: "queued-after-rewind", turnId: "t0" });
+    // Queued for an application version no worker runs, then aborted there: it ends without running.
+    const request: DurableTurnRequest = {
+      sessionId: "queued-after-rewind",
+      turnId: "t2",
+      userMessage: { text: "t2?" },
+    };
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+    try {
+      await dbos.enqueue(
+        {
+          queueName: DEFAULT_QUEUE_NAME,
+          workflowName: TURN_WORKFLOW_NAME,
+          workflowID: turnRef(request).workflowId,
+          queuePartitionKey: request.sessionId,
+          appVersion: "no-worker-runs-this",
+        },
+        request,
+      );
+    } finally {
+      await dbos.destroy();
+    }
+    await fixture.client.abort(request);
+    expect(await fixture.client.outcome(request)).toMatchObject({ kind: "aborted" });
+    await turn("queued-after-rewind", "t3");
+    // The history as t2 left it is t0's (t1 was rewound away, t3 came after): before, it ended where t1 had ended.
+    await fixture.client.fork(request, "queued-after-rewind-fork");
+    expect(shape(await fixture.client.readHistory("queued-after-rewind-fork"))).toEqual(["user:t0?", "assistant:ok"]);
+    await fixture.client.rewind(request);
+    expect(shape(await fixture.client.readHistory("queued-after-rewind"))).toEqual(["user:t0?", "assistant:ok"]);
+  });
+
+  it("a turn aborted while queued behind a running one is cut after that one: a fork or rewind at it holds the turn before it", async () => {
+    const running = await turn("queued-behind", "t1", { waiting: true });
+    await asked(running);
+    const queued = await fixture.client.start({
+      sessionId: "queued-behind",
+      turnId: "t2",
+      userMessage: { text: "t2?" },
+      metadata: { scenario: "quick" },
+    });
+    await fixture.client.abort(queued);
+    expect(await fixture.client.outcome(queued)).toMatchObject({ kind: "aborted" });
+    // Not yet: the turn before it has not finished.
+    await expectCode(fixture.client.fork(queued, "queued-behind-early"), "turn_not_finished");
+    await approve(running);
+    const left = shape(await fixture.client.readHistory("queued-behind"));
+    expect(left).toHaveLength(4);
+    // Before, its history ended where the session's last finished turn had ended when it was aborted: nowhere (0).
+    await fixture.client.fork(queued, "queued-behind-fork");
+    expect(shape(await fixture.client.readHistory("queued-behind-fork"))).toEqual(left);
+    await fixture.client.rewind(queued);
+    expect(shape(await fixture.client.readHistory("queued-behind"))).toEqual(left);
+  });
 });

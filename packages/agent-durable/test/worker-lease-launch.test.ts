@@ -38,7 +38,7 @@ describe("a worker that launches slowly", () => {
     const watch = (async () => {
       while (!launched) {
         const { rows } = await watcher.query(
-          "SELECT (extract(epoch FROM heartbeat_at) * 1000)::float8 AS at FROM turnkit_durable.workers WHERE executor_id = 'slow-launch'",
+          "SELECT (extract(epoch FROM heartbeat_at) * 1000)::float8 AS at FROM turnkit_durable.workers WHERE executor_id LIKE 'slow-launch#%'",
         );
         if (rows[0] && beats.at(-1) !== rows[0].at) beats.push(rows[0].at);
         await new Promise((resolve) => setTimeout(resolve, 10));

@@ -229,15 +229,17 @@ export async function unclosedCancelledTurns(
 /**
  * Where turn `$1`'s history ends in its session (`schema` `s`): after its
  * last message (its own, or a replacement it made), or, when it stored
- * none (cancelled before it did), where the session's previous turn's
- * ended (0 for the first).
+ * none (cancelled before it did), where the session's previous turn still
+ * in its history ended (0 for the first): a turn a rewind took out of the
+ * history ended where later turns' messages may be now.
  */
 function historyEndSql(s: string): string {
   return `SELECT coalesce(
     (SELECT max(m.position) + 1 FROM ${s}.session_messages m
      WHERE m.session_id = t.session_id AND (m.turn_key = t.turn_key OR left(m.turn_key, length(t.turn_key) + 1) = t.turn_key || '#')),
     (SELECT p.history_end FROM ${s}.turns p
-     WHERE p.session_id = t.session_id AND p.history_end IS NOT NULL AND (p.created_at, p.turn_key) < (t.created_at, t.turn_key)
+     WHERE p.session_id = t.session_id AND p.history_end IS NOT NULL AND NOT p.rewound
+       AND (p.created_at, p.turn_key) < (t.created_at, t.turn_key)
      ORDER BY p.created_at DESC, p.turn_key DESC LIMIT 1),
     0) FROM ${s}.turns t WHERE t.turn_key = $1`;
 }

@@ -266,6 +266,23 @@ export class SessionCatalog {
        LIMIT 1`,
       [sessionId, turn.turn_key],
     );
+    // A turn that stored no message (aborted or cancelled before it ran) is cut where the turn before it in the
+    // history ended, once that one finished (it may have ended after this one).
+    const { rows: empty } = await client.query(
+      `SELECT p.history_end, p.history_end IS NULL AS unfinished FROM ${this.s}.turns t JOIN ${this.s}.turns p
+         ON p.session_id = t.session_id AND NOT p.rewound AND (p.created_at, p.turn_key) < (t.created_at, t.turn_key)
+       WHERE t.turn_key = $1 AND NOT EXISTS (SELECT 1 FROM ${this.s}.session_messages m WHERE m.session_id = t.session_id
+         AND (m.turn_key = t.turn_key OR left(m.turn_key, length(t.turn_key) + 1) = t.turn_key || '#'))
+       ORDER BY p.created_at DESC, p.turn_key DESC LIMIT 1`,
+      [turn.turn_key],
+    );
+    if (empty[0]?.unfinished === true) {
+      throw new DurableTurnError({
+        code: DurableTurnErrorCode.TurnNotFinished,
+        message: `turn ${turnId} of session ${sessionId} ran nothing, and a turn before it has not finished; fork or rewind at it once that one finished`,
+      });
+    }
+    if (empty.length > 0) turn.history_end = Number(empty[0].history_end);
     if (turn.rewound || replaced.length > 0) {
       throw new DurableTurnError({
         code: DurableTurnErrorCode.TurnNotInHistory,

@@ -37,6 +37,8 @@ export interface TurnWorkflowDeps {
   running: Set<TurnContext>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
+  /** Set once the worker began to shut down: a turn it takes from the queue after that does not run here. */
+  lifecycle: { shuttingDown: boolean };
 }
 
 /**
@@ -46,6 +48,9 @@ export interface TurnWorkflowDeps {
  * interrupted it with the same events, ids and history.
  */
 export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTurnRequest): Promise<TurnOutcome> {
+  // Taken from the queue while the worker hands its turns back: it runs nothing and ends nothing here (its claim is
+  // revoked when the turns are handed back, and another worker runs it).
+  if (deps.lifecycle.shuttingDown) return new Promise<never>(() => {});
   // A turn cancelled with DBOS's tools was ended as aborted by the durable layer: resumed later, it runs nothing.
   const closed = await deps.stores.cancelledTurns.closedOutcome(turnRef(request).workflowId);
   if (closed !== undefined) return closed;

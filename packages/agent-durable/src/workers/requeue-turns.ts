@@ -61,7 +61,7 @@ const REQUEUED = `status = 'ENQUEUED', owner_xid = NULL, queue_name = $1, recove
 export async function requeueOrphanedTurns(
   db: pg.Pool,
   workersTable: string,
-  settings: { appVersion: string; queueName: string; workerId: string },
+  settings: { appVersion: string; queueName: string; executorId: string },
 ): Promise<number> {
   const { rowCount } = await db.query(
     `WITH orphaned AS (
@@ -72,7 +72,7 @@ export async function requeueOrphanedTurns(
      )
      UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
      FROM orphaned WHERE w.workflow_uuid = orphaned.workflow_uuid`,
-    [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion, settings.workerId],
+    [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion, settings.executorId],
   );
   return rowCount ?? 0;
 }

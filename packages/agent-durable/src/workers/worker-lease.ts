@@ -4,6 +4,7 @@ import { EFFECT_LEASE_SHARE, LEASE_CHECK_MAX_INTERVAL_MS } from "../defaults.js"
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import { quoteIdent } from "../store/schema.js";
 import { inTransaction } from "../store/transaction.js";
+import { adoptEarlierLaunches, LaunchPresence } from "./earlier-launches.js";
 import { crashIfArmed, isArmed } from "./fault-point.js";
 
 /** What a {@link WorkerLease} needs to know and do. */
@@ -18,7 +19,10 @@ export interface WorkerLeaseOptions {
    */
   beatPool: pg.Pool;
   schema: string;
+  /** The worker's id, the same at every launch. */
   workerId: string;
+  /** This launch's executor id (see `launchExecutorId`): the key of its lease row. */
+  executorId: string;
   leaseMs: number;
   /**
    * Queues the unfinished turns that worker `executorId` was running again,
@@ -47,9 +51,10 @@ export interface WorkerLeaseOptions {
  * Keeps this worker's heartbeat in the `workers` table and takes over the
  * leases of workers whose heartbeat is older than the lease.
  *
- * DBOS recovers a workflow by itself only in a process with the same
- * executor id as the one that ran it (at launch), so a restarted worker
- * with the same `workerId` picks its turns up at once. A worker that never
+ * Each launch has a lease of its own (keyed by its executor id, see
+ * `launchExecutorId`) and takes over its worker id's earlier launches'
+ * at once when their process is gone ({@link acquire}); one whose process
+ * still lives (frozen) keeps its lease until it expires. A worker that never
  * comes back would strand its turns: the live workers look for expired
  * leases when the next one expires (and at least every
  * {@link LEASE_CHECK_MAX_INTERVAL_MS}, or a quarter lease when shorter),
@@ -96,18 +101,21 @@ export class WorkerLease {
   private acquiredAt: number | undefined;
   private readonly table: string;
 
+  /** Tells a later launch of this worker id whether this process still lives. */
+  private readonly presence: LaunchPresence;
+
   constructor(private readonly options: WorkerLeaseOptions) {
     this.table = `${quoteIdent(options.schema)}.workers`;
+    this.presence = new LaunchPresence(options.pool, options.executorId);
   }
 
   /**
    * Writes the first heartbeat and keeps beating every quarter lease from
-   * then on. Call it before the worker takes turns, so that no turn ever
-   * runs here without a lease that can be taken over, and while it launches
-   * its lease stays fresh: a launch slower than the lease (DBOS recovers
-   * this worker's turns and takes new ones before the launch returns) must
-   * not look like a dead worker, whose turns the others would queue again
-   * under the turns it already runs.
+   * then on; then takes over this worker id's earlier launches whose
+   * process is gone (see `adoptEarlierLaunches`). Call it
+   * before the worker takes turns, so that no turn ever runs here without a
+   * lease that can be taken over, and while it launches its lease stays
+   * fresh: a launch slower than the lease must not look like a dead worker.
    */
   async acquire(): Promise<void> {
     await this.writeBeat();
@@ -117,6 +125,9 @@ export class WorkerLease {
     const renewQuietly = () => void this.renew().catch(() => undefined);
     this.beatTimer ??= setInterval(renewQuietly, Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
+    await this.presence.hold();
+    const { pool, workerId, executorId, requeueTurnsOf } = this.options;
+    await adoptEarlierLaunches(pool, this.table, { workerId, executorId }, requeueTurnsOf);
   }
 
   /**
@@ -172,6 +183,8 @@ export class WorkerLease {
       .finally(() => {
         this.beating = undefined;
       });
+    // Taken again when the connection that held it was lost.
+    void this.presence.hold();
     await this.beating;
   }
 
@@ -179,6 +192,7 @@ export class WorkerLease {
   stop(): void {
     this.running = false;
     this.stopped = true;
+    this.presence.release();
     if (this.beatTimer) clearInterval(this.beatTimer);
     if (this.checkTimer) clearTimeout(this.checkTimer);
     this.beatTimer = undefined;
@@ -186,14 +200,23 @@ export class WorkerLease {
   }
 
   /**
-   * Marks this worker's lease as expired, so the other workers take over
-   * its interrupted turns at their next look instead of after the lease.
-   * Call it once the worker runs nothing any more.
+   * Hands this launch's turns back, in one transaction: queues its
+   * unfinished turns again (which revokes the claims of the executions
+   * running them here: they write nothing more) and drops its lease row; a
+   * turn whose row another session holds now is left, with the row marked
+   * expired, for the other workers' next look. Call it when the worker
+   * shuts down, after {@link stop}. Never throws.
    */
   async release(): Promise<void> {
-    await this.options.pool
-      .query(`UPDATE ${this.table} SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [this.options.workerId])
-      .catch(() => {});
+    const { pool, executorId, requeueTurnsOf } = this.options;
+    await inTransaction(pool, async (client) => {
+      const { left } = await requeueTurnsOf(client, executorId);
+      const done = left === 0 ? "DELETE FROM" : "UPDATE";
+      await client.query(
+        `${done} ${this.table} ${left === 0 ? "" : "SET heartbeat_at = 'epoch'"} WHERE executor_id = $1`,
+        [executorId],
+      );
+    }).catch(() => {});
   }
 
   /** Takes over every expired lease this worker can lock now; resolves to how many turns it queued again. */
@@ -207,14 +230,14 @@ export class WorkerLease {
    * any is left.
    */
   private async lookAndAdopt(): Promise<{ requeued: number; nextExpiryMs: number | undefined }> {
-    const { pool, workerId, leaseMs } = this.options;
+    const { pool, executorId, leaseMs } = this.options;
     const nothing = { requeued: 0, nextExpiryMs: undefined };
     if (!this.sawDatabaseLongEnough()) return nothing;
     const sentAt = performance.now();
     const { rows } = await pool.query(
       `SELECT executor_id, extract(epoch FROM heartbeat_at + make_interval(secs => $2) - now()) * 1000 AS ms_left
        FROM ${this.table} WHERE executor_id <> $1`,
-      [workerId, leaseMs / 1000],
+      [executorId, leaseMs / 1000],
     );
     // An answer that was long in coming may be from a database that stopped answering meanwhile (the other workers
     // could not beat either), as may one after a heartbeat of this worker went unanswered: look again later.
@@ -259,7 +282,7 @@ export class WorkerLease {
    * lease, and the claims confirmed before must be confirmed again.
    */
   private async writeBeat(): Promise<void> {
-    const { beatPool, workerId, leaseMs, faultPoint } = this.options;
+    const { beatPool, executorId, leaseMs, faultPoint } = this.options;
     const sentAt = performance.now();
     this.acquiredAt ??= sentAt;
     if (
@@ -272,7 +295,7 @@ export class WorkerLease {
       `INSERT INTO ${this.table} (executor_id, heartbeat_at) VALUES ($1, now())
        ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now()
        RETURNING (xmax = 0) AS inserted`,
-      [workerId],
+      [executorId],
     );
     const answeredAt = performance.now();
     // A gap that long: this process, or the database, was silent; a new run of answers begins.

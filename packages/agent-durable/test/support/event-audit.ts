@@ -54,18 +54,20 @@ export class EventAudit {
     return rows[0].now;
   }
 
-  /** The last heartbeat of worker `workerId` (server clock, ms), or undefined when it has no lease row. */
+  /** The last heartbeat of worker `workerId`'s launch (server clock, ms), or undefined when it has no lease row. */
   async heartbeatOf(workerId: string): Promise<number | undefined> {
     const { rows } = await this.pool.query(
-      "SELECT (extract(epoch FROM heartbeat_at) * 1000)::float8 AS at FROM turnkit_durable.workers WHERE executor_id = $1",
+      "SELECT (extract(epoch FROM heartbeat_at) * 1000)::float8 AS at FROM turnkit_durable.workers WHERE left(executor_id, length($1) + 1) = $1 || '#' ORDER BY heartbeat_at DESC LIMIT 1",
       [workerId],
     );
     return rows[0]?.at;
   }
 
-  /** Deletes worker `workerId`'s lease row, as a takeover of its lease does. */
+  /** Deletes the lease row of worker `workerId`'s launch, as a takeover of its lease does. */
   async dropLease(workerId: string): Promise<void> {
-    await this.pool.query("DELETE FROM turnkit_durable.workers WHERE executor_id = $1", [workerId]);
+    await this.pool.query("DELETE FROM turnkit_durable.workers WHERE left(executor_id, length($1) + 1) = $1 || '#'", [
+      workerId,
+    ]);
   }
 
   /** When the turn's workflow was last taken from the queue (DBOS's `started_at_epoch_ms`, server clock, ms). */

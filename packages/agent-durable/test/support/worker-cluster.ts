@@ -27,6 +27,8 @@ export interface WorkerStart {
 export class WorkerCluster {
   private readonly workers = new Map<string, ChildProcess>();
   private spare: ChildProcess | undefined;
+  /** Processes a test took out of {@link workers} with {@link detach}: still stopped by {@link stopAll}. */
+  private readonly detached: ChildProcess[] = [];
   /** Everything the workers printed, for a failing test's message. */
   readonly output: string[] = [];
   /** Every worker start so far, in the order they became ready. */
@@ -93,6 +95,16 @@ export class WorkerCluster {
     await exited;
   }
 
+  /** Shuts worker `workerId` down cleanly (SIGTERM: `shutdown()`) and waits until its process is gone. */
+  async terminate(workerId: string): Promise<void> {
+    const child = this.workers.get(workerId);
+    this.workers.delete(workerId);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+
   /** The ids of the workers running now, in start order. */
   running(): string[] {
     return [...this.workers.entries()]
@@ -110,6 +122,19 @@ export class WorkerCluster {
     this.workers.get(workerId)?.kill("SIGCONT");
   }
 
+  /**
+   * Takes worker `workerId`'s process out of the cluster's names without
+   * stopping it (so a new process may start under the same id while the old
+   * one lives on, paused or not); {@link stopAll} still stops it.
+   */
+  detach(workerId: string): ChildProcess {
+    const child = this.workers.get(workerId);
+    if (!child) throw new Error(`no worker ${workerId}`);
+    this.workers.delete(workerId);
+    this.detached.push(child);
+    return child;
+  }
+
   /** Resolves once worker `workerId` exited by itself (a test-only crash point); its exit signal. */
   async exited(workerId: string): Promise<NodeJS.Signals | null> {
     const child = this.workers.get(workerId);
@@ -124,6 +149,7 @@ export class WorkerCluster {
   async stopAll(): Promise<void> {
     this.spare?.kill("SIGKILL");
     this.spare = undefined;
+    for (const child of this.detached) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await Promise.all(
       [...this.workers.entries()].map(async ([workerId, child]) => {
         if (child.exitCode !== null || child.signalCode !== null) return;

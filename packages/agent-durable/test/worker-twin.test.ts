@@ -1,0 +1,74 @@
+/**
+ * A worker id launched again while the process that had it still lives (a
+ * process frozen with `SIGSTOP`, as a paused VM, whose replacement started
+ * under the same id): when the old process wakes up, the turns it takes are
+ * its own, under a lease of its own, and when it then dies another worker
+ * takes them over once that lease expired. Before, both processes wrote the
+ * one lease row of the id: the replacement's heartbeats kept the dead
+ * process's turns from ever being taken over (they waited until the id
+ * launched once more).
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { assertLogInvariants } from "./support/log-assertions.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const LEASE_MS = 1500;
+const fixture = useDurableFixture();
+
+/** Whether process `pid` is stopped (`SIGSTOP`): its state in /proc is `T`. */
+function isStopped(pid: number): boolean {
+  return /^\d+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
+
+describe("a worker id launched again while its old process lives", () => {
+  it("the old process's turns are taken over once it dies, while the new one keeps the id's lease", async () => {
+    const lease = { LEASE_MS: String(LEASE_MS) };
+    await fixture.cluster.start("twin", lease);
+    const old = fixture.cluster.detach("twin");
+    old.kill("SIGSTOP");
+    await fixture.cluster.start("twin", lease);
+    // The replacement pauses in turn, so the old process, awake, is the only one taking turns.
+    fixture.cluster.pause("twin");
+    old.kill("SIGCONT");
+    // The old process takes this one and waits for its approval.
+    const turn = await fixture.startWaitingForApproval("taken-by-the-old-one");
+    const exited = new Promise((resolve) => old.once("exit", resolve));
+    old.kill("SIGKILL");
+    await exited;
+    const [asked] = await fixture.eventsOfType(turn, "action.required");
+    if (asked?.type !== "action.required") throw new Error("no approval request");
+    await fixture.client.respond(turn, asked.payload.requestId, { approved: true });
+    fixture.cluster.resume("twin");
+    // Taken over once the old process's lease expired: the turn ends (before, it waited for the id's next launch).
+    const outcome = await Promise.race([
+      fixture.client.outcome(turn),
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 4 * LEASE_MS + 4_000)),
+    ]);
+    expect(outcome).toMatchObject({ kind: "completed" });
+    assertLogInvariants(await fixture.client.readEvents(turn));
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    await waitFor(
+      "no turn left on the old process",
+      async () => (await fixture.client.status(turn)).state === "finished",
+    );
+  });
+
+  it("a launch while the old process is only frozen leaves its turns to it: a request it had checked its claim for is sent once", async () => {
+    const { client, env } = await fixture.deployment("frozen-twin");
+    // A long lease: the old process wakes up well within it, with its claim check still fresh.
+    const lease = { LEASE_MS: "20000", ...env };
+    await fixture.cluster.start("frozen", { ...lease, TURNKIT_DURABLE_FAULT: "model-request-before-send" });
+    const turn = await client.start({ sessionId: "s-frozen", turnId: "frozen", userMessage: { text: "hi" } });
+    const old = fixture.cluster.detach("frozen");
+    // It stops itself right before it sends the turn's request, its connections open.
+    await waitFor("the old process stalled before its request", () => isStopped(old.pid!));
+    await fixture.cluster.start("frozen", lease);
+    old.kill("SIGCONT");
+    expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
+    // Before, the new launch queued the turn again at once: it sent the request, and so did the old process.
+    expect(fixture.countsOf(turn, "model")).toBe(1);
+    assertLogInvariants(await client.readEvents(turn));
+  });
+});
