@@ -9,6 +9,8 @@
  * launched once more).
  */
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
@@ -69,6 +71,57 @@ describe("a worker id launched again while its old process lives", () => {
     expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
     // Before, the new launch queued the turn again at once: it sent the request, and so did the old process.
     expect(fixture.countsOf(turn, "model")).toBe(1);
+    assertLogInvariants(await client.readEvents(turn));
+  });
+
+  it("a launch takes over a dead launch's turns as soon as the server ends its connection, also when that outlives the launch", async () => {
+    // A deployment of its own: no worker with a short lease judges the dead launch's lease expired.
+    const { client, env } = await fixture.deployment("lingering");
+    // A long lease: taken over only through the presence lock, never by the lease's expiry within the test.
+    const lease = { LEASE_MS: "20000", ...env };
+    await fixture.cluster.start("lingering", lease);
+    const turn = await client.start({
+      sessionId: "s-lingering",
+      turnId: "lingering",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "approval" },
+    });
+    const asked = async () => (await client.readEvents(turn)).find((event) => event.type === "action.required");
+    await waitFor("the approval request", async () => (await asked()) !== undefined);
+    const old = fixture.cluster.detach("lingering");
+    const exited = new Promise((resolve) => old.once("exit", resolve));
+    old.kill("SIGKILL");
+    await exited;
+    const request = await asked();
+    if (request?.type !== "action.required") throw new Error("no approval request");
+    await client.respond(turn, request.payload.requestId, { approved: true });
+    // The test's own connection takes the dead launch's presence lock: a connection the server has not ended yet
+    // (under load it notices a killed client late), still open when the id launches again.
+    const db = new pg.Client({ connectionString: fixture.postgres.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        `SELECT executor_id FROM ${env.SCHEMA}.workers WHERE executor_id LIKE 'lingering#%'`,
+      );
+      const lock = `hashtext('turnkit-durable-launch'), hashtext($1)`;
+      const executorId = (rows[0] as { executor_id: string }).executor_id;
+      await waitFor(
+        "the dead launch's lock taken by the test",
+        async () => (await db.query(`SELECT pg_try_advisory_lock(${lock}) AS held`, [executorId])).rows[0].held,
+      );
+      await fixture.cluster.start("lingering", lease);
+      await sleep(500);
+      expect((await client.status(turn)).state).not.toBe("finished");
+      await db.query(`SELECT pg_advisory_unlock(${lock})`, [executorId]);
+    } finally {
+      await db.end();
+    }
+    // Before, the launch left the dead one's lease to expire (20 s): the turn waited that long.
+    const outcome = await Promise.race([
+      client.outcome(turn),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 8_000)),
+    ]);
+    expect(outcome).toMatchObject({ kind: "completed" });
     assertLogInvariants(await client.readEvents(turn));
   });
 });

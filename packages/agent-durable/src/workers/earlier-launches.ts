@@ -78,14 +78,17 @@ export class LaunchPresence {
  * ended) is left to expire like any lease: queueing its turns before its
  * lease expired would let it send a request that the next owner sends
  * again. Waits for no lock: a row another session holds is left as well.
+ * Resolves to whether a lease of an earlier launch is left (its process
+ * lives, or the server has not yet ended its connection after it died):
+ * the caller looks again later.
  */
 export async function adoptEarlierLaunches(
   pool: pg.Pool,
   workersTable: string,
   ids: { workerId: string; executorId: string },
   requeueTurnsOf: (db: pg.PoolClient, executorId: string) => Promise<{ requeued: number; left: number }>,
-): Promise<void> {
-  await inTransaction(pool, async (client) => {
+): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
     const { rows } = await client.query(
       `SELECT executor_id FROM ${workersTable} WHERE ${launchesOfWorkerSql(1)} AND executor_id <> $2
          AND pg_try_advisory_xact_lock(${PRESENCE_LOCK("executor_id")})
@@ -109,5 +112,10 @@ export async function adoptEarlierLaunches(
       const { left } = await requeueTurnsOf(client, each);
       if (left === 0) await client.query(`DELETE FROM ${workersTable} WHERE executor_id = $1`, [each]);
     }
+    const { rows: remaining } = await client.query(
+      `SELECT 1 FROM ${workersTable} WHERE ${launchesOfWorkerSql(1)} AND executor_id <> $2 LIMIT 1`,
+      [ids.workerId, ids.executorId],
+    );
+    return remaining.length > 0;
   });
 }

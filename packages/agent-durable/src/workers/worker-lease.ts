@@ -103,6 +103,8 @@ export class WorkerLease {
 
   /** Tells a later launch of this worker id whether this process still lives. */
   private readonly presence: LaunchPresence;
+  /** A lease of an earlier launch of this worker id was left at the last look (its process lived then). */
+  private earlierLaunchesLeft = false;
 
   constructor(private readonly options: WorkerLeaseOptions) {
     this.table = `${quoteIdent(options.schema)}.workers`;
@@ -126,8 +128,18 @@ export class WorkerLease {
     this.beatTimer ??= setInterval(renewQuietly, Math.max(20, Math.floor(this.options.leaseMs / 4)));
     this.beatTimer.unref?.();
     await this.presence.hold();
+    await this.adoptEarlierLaunches();
+  }
+
+  /**
+   * Takes over this worker id's earlier launches whose process is gone (see
+   * `adoptEarlierLaunches`) and notes whether one is left: a process killed
+   * right before this launch may still hold its connection (the server ends
+   * it once it notices), so each later look tries again while one is left.
+   */
+  private async adoptEarlierLaunches(): Promise<void> {
     const { pool, workerId, executorId, requeueTurnsOf } = this.options;
-    await adoptEarlierLaunches(pool, this.table, { workerId, executorId }, requeueTurnsOf);
+    this.earlierLaunchesLeft = await adoptEarlierLaunches(pool, this.table, { workerId, executorId }, requeueTurnsOf);
   }
 
   /**
@@ -268,6 +280,7 @@ export class WorkerLease {
   private async check(): Promise<void> {
     let next = this.longestCheckPause();
     try {
+      if (this.earlierLaunchesLeft) await this.adoptEarlierLaunches();
       const { nextExpiryMs } = await this.lookAndAdopt();
       if (nextExpiryMs !== undefined) next = Math.min(next, Math.max(20, Math.ceil(nextExpiryMs) + 5));
     } catch {
