@@ -1,3 +1,4 @@
+// Why this file is long: one lease's state (heartbeats, the looks for expired and earlier launches, the fence of effects, the release at shutdown) is read by all of its parts.
 import { performance } from "node:perf_hooks";
 import type pg from "pg";
 import { EFFECT_LEASE_SHARE, LEASE_CHECK_MAX_INTERVAL_MS } from "../defaults.js";
