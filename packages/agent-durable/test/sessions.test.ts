@@ -71,6 +71,25 @@ async function approve(ref: DurableTurnRef): Promise<void> {
   expect(await fixture.client.outcome(ref)).toMatchObject({ kind: "completed" });
 }
 
+/** Queues `request` as a start would, for an application version no worker runs: it stays queued, unrecorded. */
+async function enqueueForNoWorker(request: DurableTurnRequest): Promise<void> {
+  const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
+  try {
+    await dbos.enqueue(
+      {
+        queueName: DEFAULT_QUEUE_NAME,
+        workflowName: TURN_WORKFLOW_NAME,
+        workflowID: turnRef(request).workflowId,
+        queuePartitionKey: request.sessionId,
+        appVersion: "no-worker-runs-this",
+      },
+      request,
+    );
+  } finally {
+    await dbos.destroy();
+  }
+}
+
 describe("sessions", () => {
   it("lists sessions newest first in pages, a session's turns with states and labels, and its history", async () => {
     await turn("list-a", "t1", { label: "first" });
@@ -251,21 +270,7 @@ describe("sessions", () => {
   it("a turn queued by a start that died before recording it is known to every call before a worker runs it", async () => {
     // Queued for an application version no worker runs, so it stays queued and unrecorded until a call finds it.
     const request: DurableTurnRequest = { sessionId: "unrecorded", turnId: "t1", userMessage: { text: "t1?" } };
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
-    try {
-      await dbos.enqueue(
-        {
-          queueName: DEFAULT_QUEUE_NAME,
-          workflowName: TURN_WORKFLOW_NAME,
-          workflowID: turnRef(request).workflowId,
-          queuePartitionKey: request.sessionId,
-          appVersion: "no-worker-runs-this",
-        },
-        request,
-      );
-    } finally {
-      await dbos.destroy();
-    }
+    await enqueueForNoWorker(request);
     expect(await fixture.client.status(request)).toEqual({ state: "queued" });
     expect(await fixture.client.steer(request, { text: "and this" })).toEqual({ accepted: true });
     expect((await fixture.client.listTurns("unrecorded")).map((t) => [t.turnId, t.state])).toEqual([["t1", "queued"]]);
@@ -285,21 +290,7 @@ describe("sessions", () => {
       turnId: "t2",
       userMessage: { text: "t2?" },
     };
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: fixture.postgres.url });
-    try {
-      await dbos.enqueue(
-        {
-          queueName: DEFAULT_QUEUE_NAME,
-          workflowName: TURN_WORKFLOW_NAME,
-          workflowID: turnRef(request).workflowId,
-          queuePartitionKey: request.sessionId,
-          appVersion: "no-worker-runs-this",
-        },
-        request,
-      );
-    } finally {
-      await dbos.destroy();
-    }
+    await enqueueForNoWorker(request);
     await fixture.client.abort(request);
     expect(await fixture.client.outcome(request)).toMatchObject({ kind: "aborted" });
     await turn("queued-after-rewind", "t3");
