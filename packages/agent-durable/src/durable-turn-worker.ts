@@ -189,6 +189,7 @@ export class DurableTurnWorker {
       return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep, lifecycle);
     } catch (error) {
       launching.abandoned = true;
+      lifecycle.shuttingDown = true;
       lease.stop();
       // Nothing waits for a database that does not answer: every connection is closed under its statements.
       const ended = Promise.all(pools.map((each) => each.end().catch(() => {})));

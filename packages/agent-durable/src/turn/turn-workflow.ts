@@ -51,6 +51,31 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
   // Taken from the queue while the worker hands its turns back: it runs nothing and ends nothing here (its claim is
   // revoked when the turns are handed back, and another worker runs it).
   if (deps.lifecycle.shuttingDown) return new Promise<never>(() => {});
+  return endsNothingOnceShuttingDown(deps.lifecycle, () => runTurnExecution(deps, request));
+}
+
+/**
+ * Runs a workflow's body; when it fails after the worker began to shut
+ * down, the promise returned never settles: the execution stops there, as
+ * if its process had died, and DBOS records nothing. Such a failure is the
+ * shutdown's (a step that could not record its outcome once DBOS stopped,
+ * a pool closed under a statement), and DBOS, whose pool may still be
+ * open, would record it as the turn's; the turn, still pending, is handed
+ * back (or its lease taken over) and goes on in another worker.
+ */
+export async function endsNothingOnceShuttingDown<T>(
+  lifecycle: { readonly shuttingDown: boolean },
+  body: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    if (lifecycle.shuttingDown) return new Promise<never>(() => {});
+    throw error;
+  }
+}
+
+async function runTurnExecution(deps: TurnWorkflowDeps, request: DurableTurnRequest): Promise<TurnOutcome> {
   // A turn cancelled with DBOS's tools was ended as aborted by the durable layer: resumed later, it runs nothing.
   const closed = await deps.stores.cancelledTurns.closedOutcome(turnRef(request).workflowId);
   if (closed !== undefined) return closed;
