@@ -19,12 +19,8 @@
  * TURNKIT_DURABLE_CHAOS_KILLS=30 TURNKIT_DURABLE_CHAOS_SESSIONS=20
  * TURNKIT_DURABLE_CHAOS_WORKERS=3, and TURNKIT_DURABLE_CHAOS_SEED to repeat
  * a run's choices (the seed is printed; timing still differs).
- * TURNKIT_DURABLE_CHAOS_TWINS=0.3 makes that share of the kills twins (see
- * `killer`); they are off by default because they still find an open
- * defect: on a loaded machine a twin that shuts down while its turn records
- * its outcome can leave that turn failed with `worker_state` ("step
- * turnkit.record-outcome ended after its worker shut down") instead of
- * resumed by another worker.
+ * TURNKIT_DURABLE_CHAOS_TWINS sets the share of the kills that are twins
+ * (see `killer`; 0.3 unless set).
  */
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
@@ -40,8 +36,8 @@ const env = process.env;
 const KILLS = Number(env.TURNKIT_DURABLE_CHAOS_KILLS ?? 3);
 const SESSIONS = Number(env.TURNKIT_DURABLE_CHAOS_SESSIONS ?? 4);
 const SEED = Number(env.TURNKIT_DURABLE_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
-/** The share of kills that are twins (a freeze, a relaunch, a wake and a shutdown): 0 unless asked for (see above). */
-const TWIN_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_TWINS ?? 0);
+/** The share of kills that are twins (a freeze, a relaunch, a wake and a shutdown). */
+const TWIN_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_TWINS ?? 0.3);
 /** Turns each session runs at least (it goes on while kills are left). */
 const TURNS_PER_SESSION = 2;
 /** A turn that has not ended this long after it started is stuck: the test names it. */
