@@ -1,3 +1,4 @@
+import { hasBrand } from "@turnkit/agent-loop/internal";
 /**
  * Stable codes of the errors Turnkit throws at its edges for bad host input
  * (configuration mistakes found when a turn or runtime is built). They are
@@ -52,9 +53,7 @@ export class TurnkitError extends Error {
 
   /** True for any TurnkitError, whatever copy of the package created it. */
   static isInstance(value: unknown): value is TurnkitError {
-    return (
-      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TURNKIT_ERROR_MARKER] === true
-    );
+    return hasBrand(value, TURNKIT_ERROR_MARKER);
   }
 }
 
@@ -83,9 +82,6 @@ export class TurnkitConfigError<Code extends string = string> extends TurnkitErr
    * layer that threw it.
    */
   static override isInstance(value: unknown): value is TurnkitConfigError {
-    return (
-      TurnkitError.isInstance(value) &&
-      (value as unknown as Record<symbol, unknown>)[TURNKIT_CONFIG_ERROR_MARKER] === true
-    );
+    return TurnkitError.isInstance(value) && hasBrand(value, TURNKIT_CONFIG_ERROR_MARKER);
   }
 }

@@ -22,3 +22,22 @@ describe("typed errors recognise each other across package copies", () => {
     expect(TurnkitConfigError.isInstance(null)).toBe(false);
   });
 });
+
+describe("isInstance of a value that cannot be read", () => {
+  it("is false, never a throw, for a revoked proxy or an object whose every property throws", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("read failed");
+        },
+      },
+    );
+    for (const value of [proxy, throwing]) {
+      expect(TurnkitError.isInstance(value)).toBe(false);
+      expect(TurnkitConfigError.isInstance(value)).toBe(false);
+    }
+  });
+});

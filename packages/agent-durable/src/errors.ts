@@ -1,3 +1,4 @@
+import { hasBrand } from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "@turnkit/agent-core";
 
 const DURABLE_TURN_ERROR_MARKER = Symbol.for("turnkit.agent-durable.DurableTurnError");
@@ -97,10 +98,7 @@ export class DurableTurnError extends TurnkitError {
 
   /** True for a DurableTurnError from any copy of the package. */
   static override isInstance(value: unknown): value is DurableTurnError {
-    return (
-      TurnkitError.isInstance(value) &&
-      (value as unknown as Record<symbol, unknown>)[DURABLE_TURN_ERROR_MARKER] === true
-    );
+    return TurnkitError.isInstance(value) && hasBrand(value, DURABLE_TURN_ERROR_MARKER);
   }
 }
 

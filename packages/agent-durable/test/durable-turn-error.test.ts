@@ -108,3 +108,7 @@ describe("DurableTurnError", () => {
     });
   });
 });
+
+it("DurableTurnError.isInstance is false, never a throw, for a value that cannot be read (a revoked proxy)", () => {
+  expect(DurableTurnError.isInstance(revokedProxy())).toBe(false);
+});

@@ -37,3 +37,6 @@ export {
 
 // Request options
 export { copyOptions } from "./options-copy.js";
+
+// The error classes' isInstance
+export { hasBrand } from "./brand.js";

@@ -1,3 +1,4 @@
+import { hasBrand } from "@turnkit/agent-loop/internal";
 import { TurnkitConfigError } from "@turnkit/agent-core";
 
 const MCP_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpConfigError");
@@ -33,9 +34,6 @@ export class McpConfigError extends TurnkitConfigError<typeof INVALID_MCP_OPTION
 
   /** True for an McpConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is McpConfigError {
-    return (
-      TurnkitConfigError.isInstance(value) &&
-      (value as unknown as Record<symbol, unknown>)[MCP_CONFIG_ERROR_MARKER] === true
-    );
+    return TurnkitConfigError.isInstance(value) && hasBrand(value, MCP_CONFIG_ERROR_MARKER);
   }
 }

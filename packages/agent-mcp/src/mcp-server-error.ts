@@ -1,3 +1,4 @@
+import { hasBrand } from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "@turnkit/agent-core";
 
 const MCP_SERVER_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpServerError");
@@ -50,8 +51,6 @@ export class McpServerError extends TurnkitError {
 
   /** True for an McpServerError from any copy of the package. */
   static override isInstance(value: unknown): value is McpServerError {
-    return (
-      TurnkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[MCP_SERVER_ERROR_MARKER] === true
-    );
+    return TurnkitError.isInstance(value) && hasBrand(value, MCP_SERVER_ERROR_MARKER);
   }
 }

@@ -1,5 +1,5 @@
 import { TurnkitConfigError } from "@turnkit/agent-core";
-import { describeValue, isList, isRecord } from "@turnkit/agent-loop/internal";
+import { describeValue, isList, isRecord, hasBrand } from "@turnkit/agent-loop/internal";
 
 const EXTENSION_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionConfigError");
 
@@ -39,10 +39,7 @@ export class ExtensionConfigError extends TurnkitConfigError<ExtensionConfigErro
 
   /** True for an ExtensionConfigError from any copy of the package. */
   static override isInstance(value: unknown): value is ExtensionConfigError {
-    return (
-      TurnkitConfigError.isInstance(value) &&
-      (value as unknown as Record<symbol, unknown>)[EXTENSION_CONFIG_ERROR_MARKER] === true
-    );
+    return TurnkitConfigError.isInstance(value) && hasBrand(value, EXTENSION_CONFIG_ERROR_MARKER);
   }
 }
 

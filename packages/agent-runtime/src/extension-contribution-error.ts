@@ -1,3 +1,4 @@
+import { hasBrand } from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "@turnkit/agent-core";
 
 const EXTENSION_CONTRIBUTION_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionContributionError");
@@ -43,9 +44,6 @@ export class ExtensionContributionError extends TurnkitError {
 
   /** True for an ExtensionContributionError from any copy of the package. */
   static override isInstance(value: unknown): value is ExtensionContributionError {
-    return (
-      TurnkitError.isInstance(value) &&
-      (value as unknown as Record<symbol, unknown>)[EXTENSION_CONTRIBUTION_ERROR_MARKER] === true
-    );
+    return TurnkitError.isInstance(value) && hasBrand(value, EXTENSION_CONTRIBUTION_ERROR_MARKER);
   }
 }

@@ -1,8 +1,10 @@
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "@turnkit/agent-core";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import {
   ExtensionConfigError,
   ExtensionConfigErrorCode,
+  ExtensionContributionError,
   createAgentRuntime,
   createToolExtension,
 } from "../src/index.js";
@@ -54,4 +56,9 @@ describe("the extension mistakes are agent-runtime's own configuration errors", 
     expect(ExtensionConfigError.isInstance(renamed)).toBe(false);
     expect(ExtensionConfigError.isInstance(null)).toBe(false);
   });
+});
+
+it("isInstance of agent-runtime's errors is false, never a throw, for a value that cannot be read (a revoked proxy)", () => {
+  expect(ExtensionConfigError.isInstance(revokedProxy())).toBe(false);
+  expect(ExtensionContributionError.isInstance(revokedProxy())).toBe(false);
 });

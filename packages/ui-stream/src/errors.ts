@@ -37,8 +37,11 @@ export class UIStreamError extends Error {
 
   /** True for a UIStreamError from any copy of the package. */
   static isInstance(value: unknown): value is UIStreamError {
-    return (
-      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[UI_STREAM_ERROR_MARKER] === true
-    );
+    if (typeof value !== "object" || value === null) return false;
+    try {
+      return (value as Record<symbol, unknown>)[UI_STREAM_ERROR_MARKER] === true;
+    } catch {
+      return false; // a value that cannot be read (a revoked proxy, a getter that throws) is none
+    }
   }
 }

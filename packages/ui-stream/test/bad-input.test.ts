@@ -121,3 +121,9 @@ describe("bad input", () => {
     }
   });
 });
+
+it("UIStreamError.isInstance is false, never a throw, for a value that cannot be read (a revoked proxy)", () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  expect(UIStreamError.isInstance(proxy)).toBe(false);
+});

@@ -1,3 +1,4 @@
+import { hasBrand } from "../brand.js";
 /** Stable codes of {@link ProxyRequestError}, each with the HTTP status the handler answers with. */
 export const ProxyRequestErrorCode = {
   /** The method is not POST (405). */
@@ -51,11 +52,7 @@ export class ProxyRequestError extends Error {
 
   /** True for a ProxyRequestError from any copy of the package. */
   static isInstance(value: unknown): value is ProxyRequestError {
-    return (
-      typeof value === "object" &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[PROXY_REQUEST_ERROR_MARKER] === true
-    );
+    return hasBrand(value, PROXY_REQUEST_ERROR_MARKER);
   }
 }
 

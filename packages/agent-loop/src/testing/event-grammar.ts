@@ -1,3 +1,4 @@
+import { hasBrand } from "../brand.js";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import type { AgentEvent, AgentMessage } from "../types.js";
 import { agentEventProblem, assertAgentEvents } from "./agent-event-checks.js";
@@ -34,11 +35,7 @@ export class EventGrammarError extends Error {
 
   /** True for an EventGrammarError from any copy of the package. */
   static isInstance(value: unknown): value is EventGrammarError {
-    return (
-      typeof value === "object" &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[EVENT_GRAMMAR_ERROR_MARKER] === true
-    );
+    return hasBrand(value, EVENT_GRAMMAR_ERROR_MARKER);
   }
 }
 

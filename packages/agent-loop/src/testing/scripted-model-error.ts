@@ -1,3 +1,4 @@
+import { hasBrand } from "../brand.js";
 /** Stable codes of {@link ScriptedModelError}. */
 export const ScriptedModelErrorCode = {
   /** A request arrived when the script had no entry left: the code under test asked the model once more than scripted. */
@@ -31,10 +32,6 @@ export class ScriptedModelError extends Error {
 
   /** True for a ScriptedModelError from any copy of the package. */
   static isInstance(value: unknown): value is ScriptedModelError {
-    return (
-      typeof value === "object" &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[SCRIPTED_MODEL_ERROR_MARKER] === true
-    );
+    return hasBrand(value, SCRIPTED_MODEL_ERROR_MARKER);
   }
 }
