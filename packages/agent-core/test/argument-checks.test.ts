@@ -71,6 +71,18 @@ describe("public building blocks refuse arguments they cannot use, naming them",
       () => projectAgentMessagesForModel([], null as never),
       "projectAgentMessagesForModel: options must be an object, got null",
     ],
+    [
+      () => projectAgentMessagesForModel([null] as never),
+      "projectAgentMessagesForModel: messages[0] must be a message object with a role, got null",
+    ],
+    [
+      () =>
+        projectAgentMessagesForModel([
+          { role: "user", content: "a" },
+          { role: "user", content: [null] },
+        ] as never),
+      'projectAgentMessagesForModel: messages[1].content[0] must be a content block { type: "text", "image", ... }, got null',
+    ],
     [() => createBashEnvSpawnHook(null as never), "createBashEnvSpawnHook: options must be an object, got null"],
     [() => sanitizeBashEnv(undefined as never), "sanitizeBashEnv: env must be an object, got undefined"],
   ])("%#: %s", (call, message) => {

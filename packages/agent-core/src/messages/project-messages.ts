@@ -1,7 +1,7 @@
 import type { Message } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { TranscriptProjection } from "./transcript-projection.js";
-import { assertObjectArgument, describeValue, isList } from "@turnkit/agent-loop/internal";
+import { agentMessageProblem, assertObjectArgument, describeValue, isList } from "@turnkit/agent-loop/internal";
 
 /** Options of {@link projectAgentMessagesForModel}. */
 export interface ProjectMessagesOptions {
@@ -26,7 +26,8 @@ export interface ProjectMessagesOptions {
  *
  * Never mutates its input: changed messages are new objects. Throws a
  * `TypeError` naming the argument when `messages` is no array or `options`
- * no object. A runner
+ * no object, and naming the message and field when a message is malformed
+ * (no object, no string `role`, or pi-ai content of the wrong shape). A runner
  * projecting the same growing transcript for every request uses a
  * {@link TranscriptProjection}, which returns the same and projects each
  * message once.
@@ -37,6 +38,10 @@ export function projectAgentMessagesForModel(
 ): Message[] {
   if (!isList(messages))
     throw new TypeError(`projectAgentMessagesForModel: messages must be an array, got ${describeValue(messages)}`);
+  for (let index = 0; index < messages.length; index++) {
+    const problem = agentMessageProblem(messages[index]);
+    if (problem) throw new TypeError(`projectAgentMessagesForModel: messages[${index}]${problem}`);
+  }
   assertObjectArgument(options, "projectAgentMessagesForModel", "options");
   const { maxImages, onImagesOmitted } = options;
   return new TranscriptProjection({

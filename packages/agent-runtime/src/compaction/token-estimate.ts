@@ -125,7 +125,7 @@ export function estimateContextTokens(messages: readonly AgentMessage[], usableF
     throw new TypeError(`estimateContextTokens: messages must be an array, got ${describeValue(messages)}`);
   let usageIndex = -1;
   for (let index = messages.length - 1; index >= usableFrom && index >= 0; index -= 1) {
-    const message = messages[index]!;
+    const message = messageAt(messages, index);
     if (message.role === "assistant" && isSentToModel(message) && reportedTokens(message) > 0) {
       usageIndex = index;
       break;
@@ -133,8 +133,18 @@ export function estimateContextTokens(messages: readonly AgentMessage[], usableF
   }
   let tokens = usageIndex >= 0 ? reportedTokens(messages[usageIndex] as AssistantMessage) : 0;
   for (let index = usageIndex + 1; index < messages.length; index += 1)
-    tokens += estimateMessageTokens(messages[index]!);
+    tokens += estimateMessageTokens(messageAt(messages, index));
   return { tokens, usageIndex };
+}
+
+/** `messages[index]`; a `TypeError` naming it when it is no message object. */
+function messageAt(messages: readonly AgentMessage[], index: number): AgentMessage {
+  const message: unknown = messages[index];
+  if (!isRecord(message))
+    throw new TypeError(
+      `estimateContextTokens: messages[${index}] must be a message object, got ${describeValue(message)}`,
+    );
+  return message as AgentMessage;
 }
 
 /** The context a response's request used, as its provider reported it. */

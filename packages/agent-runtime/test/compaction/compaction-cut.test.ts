@@ -119,6 +119,9 @@ describe("malformed input", () => {
     expect(() => estimateContextTokens(null as never)).toThrow(
       new TypeError("estimateContextTokens: messages must be an array, got null"),
     );
+    expect(() => estimateContextTokens([userMessage("a"), null] as never)).toThrow(
+      new TypeError("estimateContextTokens: messages[1] must be a message object, got null"),
+    );
     expect(() => estimateMessageTokens(undefined as never)).toThrow(
       new TypeError("estimateMessageTokens: message must be a message object, got undefined"),
     );
