@@ -1,4 +1,4 @@
-import { describeValue, errorText } from "@turnkit/agent-loop/internal";
+import { assertStringArgument, describeValue, errorText } from "@turnkit/agent-loop/internal";
 import { TURN_DEFAULTS } from "./defaults.js";
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "./errors.js";
 
@@ -105,7 +105,8 @@ interface Slot<TScope> {
  *
  * Misuse is an error, never a silent no-op: reserving an id twice, touching
  * an unknown id, remembering a second scope, or any call after `close()`
- * throws a `TurnkitError` with a {@link PromptReadErrorCode}. Two exceptions
+ * throws a `TurnkitError` with a {@link PromptReadErrorCode}, and a turn id
+ * that is no string a `TypeError` naming the argument. Two exceptions
  * keep cleanup paths simple: `discard` of an unknown id returns `false`, and
  * `close` may be called again.
  */
@@ -131,7 +132,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
 
   /** True when `turnId` is held. */
   has(turnId: string): boolean {
-    this.assertOpen("has");
+    this.assertOpen("has", { turnId });
     return this.slots.has(turnId);
   }
 
@@ -141,7 +142,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
    * or the registry is full.
    */
   reserve(turnId: string): void {
-    this.assertOpen("reserve");
+    this.assertOpen("reserve", { turnId });
     if (this.slots.has(turnId)) {
       throw new TurnkitError(
         PromptReadErrorCode.DuplicateTurn,
@@ -160,7 +161,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
 
   /** Stores the scope of a reserved turn. Throws for an unreserved id or when a scope is already stored. */
   remember(turnId: string, scope: TScope): void {
-    this.assertOpen("remember");
+    this.assertOpen("remember", { turnId });
     const slot = this.requireSlot(turnId, "remember");
     if (slot.scope !== undefined) {
       throw new TurnkitError(
@@ -177,7 +178,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
    * unknown or `to` is already held; the count does not change.
    */
   rebind(fromTurnId: string, toTurnId: string): void {
-    this.assertOpen("rebind");
+    this.assertOpen("rebind", { fromTurnId, toTurnId });
     const slot = this.requireSlot(fromTurnId, "rebind");
     if (fromTurnId === toTurnId) return;
     if (this.slots.has(toTurnId)) {
@@ -195,7 +196,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
    * but no scope was remembered). Throws for an unknown id.
    */
   take(turnId: string): TScope | undefined {
-    this.assertOpen("take");
+    this.assertOpen("take", { turnId });
     const slot = this.requireSlot(turnId, "take");
     this.slots.delete(turnId);
     return slot.scope;
@@ -203,7 +204,7 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
 
   /** Removes `turnId` and drops its scope; returns whether it was held. Safe to call in cleanup. */
   discard(turnId: string): boolean {
-    this.assertOpen("discard");
+    this.assertOpen("discard", { turnId });
     return this.slots.delete(turnId);
   }
 
@@ -224,9 +225,12 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
     return slot;
   }
 
-  private assertOpen(operation: string): void {
+  /** Throws once closed, and a `TypeError` naming the argument for a turn id that is no string. */
+  private assertOpen(operation: string, ids: Record<string, unknown>): void {
     if (this.closed) {
       throw new TurnkitError(PromptReadErrorCode.Closed, `Prompt-read registry: cannot ${operation} after close()`);
     }
+    for (const [name, id] of Object.entries(ids))
+      assertStringArgument(id, `BoundedInternalTurnPromptReadRegistry.${operation}`, name);
   }
 }

@@ -212,4 +212,21 @@ describe("BoundedInternalTurnPromptReadRegistry", () => {
     expect(() => new BoundedInternalTurnPromptReadRegistry(0)).toThrow(RangeError);
     expect(() => new BoundedInternalTurnPromptReadRegistry(1.5)).toThrow(/positive integer/);
   });
+
+  it("refuses a turn id that is no string with a TypeError naming the argument, also one that cannot be read", () => {
+    const registry = new BoundedInternalTurnPromptReadRegistry();
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(() => registry.reserve(proxy as never)).toThrow(
+      new TypeError("BoundedInternalTurnPromptReadRegistry.reserve: turnId must be a string, got an unreadable value"),
+    );
+    expect(() => registry.take(10n as never)).toThrow(
+      new TypeError("BoundedInternalTurnPromptReadRegistry.take: turnId must be a string, got bigint"),
+    );
+    registry.reserve("t");
+    expect(() => registry.rebind("t", null as never)).toThrow(
+      new TypeError("BoundedInternalTurnPromptReadRegistry.rebind: toTurnId must be a string, got null"),
+    );
+    expect(registry.has("t")).toBe(true);
+  });
 });

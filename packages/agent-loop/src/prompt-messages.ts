@@ -1,5 +1,5 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
-import { assertAgentMessage, assertAgentMessages, blockProblem, describeValue } from "./message-checks.js";
+import { assertAgentMessage, assertAgentMessages, blockProblem, describeValue, isList } from "./message-checks.js";
 import type { AgentMessage } from "./types.js";
 
 /**
@@ -10,7 +10,7 @@ import type { AgentMessage } from "./types.js";
  * are not a list of image blocks.
  */
 export function promptMessages(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): AgentMessage[] {
-  if (Array.isArray(input)) {
+  if (isList(input)) {
     assertAgentMessages(input, "Agent.prompt", "messages");
     return input;
   }
@@ -25,7 +25,7 @@ export function promptMessages(input: string | AgentMessage | AgentMessage[], im
   }
   const content: (TextContent | ImageContent)[] = [{ type: "text", text: input }];
   if (images !== undefined) {
-    if (!Array.isArray(images)) {
+    if (!isList(images)) {
       throw new TypeError(`Agent.prompt: images must be an array of image blocks, got ${describeValue(images)}`);
     }
     for (let index = 0; index < images.length; index++) {

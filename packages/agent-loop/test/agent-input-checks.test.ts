@@ -51,6 +51,16 @@ describe("the Agent refuses malformed input at the call, naming the field", () =
       (agent) => agent.prompt("hi", [{ type: "image", mimeType: "image/png" }] as Loose),
       "images[0].data must be a string, got undefined",
     ],
+    [
+      "a value that cannot be read",
+      (agent) => agent.prompt(revokedProxy() as Loose),
+      "message must be a message object with a role, got an unreadable value",
+    ],
+    [
+      "images that cannot be read",
+      (agent) => agent.prompt("hi", revokedProxy() as Loose),
+      "images must be an array of image blocks, got an unreadable value",
+    ],
   ])("prompt(%s) rejects with a TypeError before anything runs", async (_name, call, message) => {
     const { agent, events, scripted } = createAgentScenario(["never asked"]);
     const failure = await call(agent).then(
