@@ -18,7 +18,6 @@ export class SubAgentParts {
   map(event: RuntimeEvent): TurnkitUIMessageChunk[] {
     const origin = event.origin;
     if (origin === undefined) return [];
-    checkOrigin(event.seq, origin);
     const id = `sub-agent-${origin.path.map((step) => step.toolCallId).join("/")}`;
     const previous = this.calls.get(id);
     const part = previous ?? {
@@ -36,22 +35,6 @@ export class SubAgentParts {
     this.calls.set(id, next);
     return [{ type: "data-turnkit-sub-agent", id, data: next }];
   }
-}
-
-/** Throws `invalid_events` naming the field when an event's `origin` is not one a turn passes on. */
-function checkOrigin(seq: number, origin: EventOrigin): void {
-  const fail = (field: string) => {
-    throw new UIStreamError({
-      code: UIStreamErrorCode.InvalidEvents,
-      message: `event seq ${seq}: ${field} is not what a sub-agent's event carries`,
-    });
-  };
-  if (typeof origin !== "object" || origin === null) fail("origin");
-  if (typeof origin.toolCallId !== "string") fail("origin.toolCallId");
-  if (typeof origin.turnId !== "string") fail("origin.turnId");
-  if (!Array.isArray(origin.path) || origin.path.length === 0) fail("origin.path");
-  for (const [index, step] of origin.path.entries())
-    if (typeof step?.toolCallId !== "string" || typeof step.agent !== "string") fail(`origin.path[${index}]`);
 }
 
 /** `part` as `event` leaves it: a new object when the event changed what is shown, else `part` itself. */

@@ -7,6 +7,7 @@ import type {
   StreamRespPayload,
   StreamToolCallChunk,
 } from "@turnkit/protocol";
+import { validateRuntimeEvent } from "@turnkit/protocol";
 import type { FinishReason, ProviderMetadata } from "ai";
 import { approvalAnswerChunk, askedApprovalEndChunk } from "./approval-answers.js";
 import { contentText } from "./content-text.js";
@@ -68,7 +69,9 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  * drops the earlier events) continues a stream exactly. Every part carries
  * its Turnkit message id in `providerMetadata.turnkit`.
  *
- * `map` throws `UIStreamError` `invalid_events` when the first event is not
+ * `map` throws `UIStreamError` `invalid_events` for a value that is no
+ * `RuntimeEvent` (as `validateRuntimeEvent` of `@turnkit/protocol` reads
+ * it; the message gives the paths at fault), when the first event is not
  * the turn's `running` status or an event follows the terminal one, and
  * `out_of_order` when a `seq` does not increase or an event belongs to
  * another turn. The constructor throws a `TypeError` for `options` that are no object.
@@ -140,8 +143,13 @@ export class UIMessageChunkMapper {
   }
 
   private checkOrder(event: RuntimeEvent): void {
-    if (typeof event !== "object" || event === null || typeof event.seq !== "number")
-      throw new UIStreamError({ code: UIStreamErrorCode.InvalidEvents, message: "an event must be a RuntimeEvent" });
+    // Read only once it is known to be one: a malformed event is named, never a crash or a chunk the client cannot read.
+    const checked = validateRuntimeEvent(event);
+    if (!checked.ok)
+      throw new UIStreamError({
+        code: UIStreamErrorCode.InvalidEvents,
+        message: `an event must be a RuntimeEvent: ${checked.errors.slice(0, 3).join("; ")}`,
+      });
     if (this.ended)
       throw new UIStreamError({
         code: UIStreamErrorCode.InvalidEvents,

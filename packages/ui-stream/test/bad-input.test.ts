@@ -25,8 +25,10 @@ describe("bad input", () => {
     }
   });
 
-  it("an event whose origin is not one a turn passes on from a sub-agent is refused (invalid_events), naming the field", () => {
+  it("an event that is no RuntimeEvent (an origin that is not one a turn passes on from a sub-agent, a payload missing, one that cannot be read) is refused (invalid_events), naming the field", () => {
     const running = {
+      schema: "turnkit.runtime-event/v1",
+      ts: 1,
       sessionId: "s",
       turnId: "t",
       eventId: "e0",
@@ -36,20 +38,25 @@ describe("bad input", () => {
     };
     const step = { toolCallId: "call-1", agent: "explore" };
     const origin = { toolCallId: "call-1", path: [step], turnId: "child", seq: 0 };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const next = { ...running, eventId: "e1", seq: 1 };
     for (const [bad, field] of [
-      [{ ...origin, path: [] }, "origin.path"],
-      [{ ...origin, path: "explore" }, "origin.path"],
-      [{ ...origin, path: [step, { agent: "deep" }] }, "origin.path[1]"],
-      [{ ...origin, toolCallId: 7 }, "origin.toolCallId"],
-      [{ ...origin, turnId: undefined }, "origin.turnId"],
+      [{ ...next, origin: { ...origin, path: [] } }, "/origin/path"],
+      [{ ...next, origin: { ...origin, path: "explore" } }, "/origin/path"],
+      [{ ...next, origin: { ...origin, path: [step, { agent: "deep" }] } }, "/origin/path/1/toolCallId"],
+      [{ ...next, origin: { ...origin, toolCallId: 7 } }, "/origin/toolCallId"],
+      [{ ...next, origin: { ...origin, turnId: undefined } }, "/origin/turnId"],
+      [{ ...next, type: "stream.resp", payload: null }, "/payload"],
+      [{ ...next, type: "stream.resp", payload: { messageId: "m", chunk: { kind: "text" } } }, "/payload"],
+      [proxy, "/"],
     ] as const) {
       const mapper = new UIMessageChunkMapper();
       mapper.map(running as never);
-      const event = { ...running, eventId: "e1", seq: 1, origin: bad };
-      expect(() => mapper.map(event as never)).toThrow(
+      expect(() => mapper.map(bad as never)).toThrow(
         expect.objectContaining({
           code: "invalid_events",
-          message: `event seq 1: ${field} is not what a sub-agent's event carries`,
+          message: expect.stringContaining(`an event must be a RuntimeEvent: ${field}`),
         }),
       );
     }
