@@ -9,6 +9,7 @@ import { Agent } from "@turnkit/agent-loop";
 import { createScriptedModel, revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import {
+  EventBridge,
   LlmTimeoutError,
   PiTurnRunner,
   bindTool,
@@ -82,6 +83,16 @@ describe("public building blocks refuse arguments they cannot use, naming them",
           { role: "user", content: [null] },
         ] as never),
       'projectAgentMessagesForModel: messages[1].content[0] must be a content block { type: "text", "image", ... }, got null',
+    ],
+    [() => new EventBridge({} as never, () => "m", Date.now), "EventBridge: out must be a function, got object"],
+    [
+      () =>
+        new EventBridge(
+          () => {},
+          () => "m",
+          undefined as never,
+        ),
+      "EventBridge: now must be a function, got undefined",
     ],
     [() => createBashEnvSpawnHook(null as never), "createBashEnvSpawnHook: options must be an object, got null"],
     [() => sanitizeBashEnv(undefined as never), "sanitizeBashEnv: env must be an object, got undefined"],

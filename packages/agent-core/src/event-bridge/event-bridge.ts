@@ -1,6 +1,7 @@
 // Why this file is long: it is one exhaustive switch over every AgentEvent kind, with the runtime event each one becomes; split, the mapping loses its single place.
 import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
+import { assertFunctionArgument } from "@turnkit/agent-loop/internal";
 import type {
   DebugTracePayload,
   ProtocolUsage,
@@ -105,11 +106,16 @@ export class EventBridge {
   /** Work (an id allocation and the events queued behind it) the next event must wait for. */
   private pendingWork: Promise<void> | undefined;
 
+  /** Throws a `TypeError` naming the argument when `out`, `allocate` or `now` is no function. */
   constructor(
     private readonly out: BridgeOutput,
     private readonly allocate: () => string | Promise<string>,
     private readonly now: () => number,
-  ) {}
+  ) {
+    assertFunctionArgument(out, "EventBridge", "out");
+    assertFunctionArgument(allocate, "EventBridge", "allocate");
+    assertFunctionArgument(now, "EventBridge", "now");
+  }
 
   /** Sends one payload to `out`. A subclass may send it elsewhere instead (the turn runner's bridge writes to its turn's queue, without a callback per turn). */
   protected emit<TType extends RuntimeEventType>(type: TType, payload: RuntimeEventPayloadMap[TType]): void {
