@@ -2,7 +2,7 @@ import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } fro
 import { DEFAULT_RECONNECT_ATTEMPTS, DEFAULT_RECONNECT_DELAY_MS, TURN_ID_HEADER } from "./defaults.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
 import { readSseEvents } from "./sse-events.js";
-import { assertOptionsObject, shownType } from "./argument-checks.js";
+import { assertOptionsObject, readOr, shownType } from "./argument-checks.js";
 
 /** Headers, or a function giving them (for a token that changes). */
 export type HeadersSource = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
@@ -94,8 +94,14 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
       abortSignal: AbortSignal | undefined;
     } & ChatRequestOptions,
   ): Promise<ReadableStream<UIMessageChunk>> {
+    assertOptionsObject("TurnkitChatTransport.sendMessages", "options", options);
+    const messages: unknown = readOr(() => options.messages, undefined);
+    if (shownType(messages) !== "an array")
+      throw new TypeError(
+        `TurnkitChatTransport.sendMessages: options.messages must be an array of UI messages, got ${shownType(messages)}`,
+      );
     const headers = await this.headersFor(options.headers);
-    const last = options.messages[options.messages.length - 1];
+    const last = (messages as M[]).at(-1);
     const response = await this.fetchFn(this.api, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
@@ -115,6 +121,7 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
   async reconnectToStream(
     options: { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions,
   ): Promise<ReadableStream<UIMessageChunk> | null> {
+    assertOptionsObject("TurnkitChatTransport.reconnectToStream", "options", options);
     const headers = await this.headersFor(options.headers);
     const request = { chatId: options.chatId, headers, signal: options.abortSignal };
     const asked = (options.body as { turnId?: unknown } | undefined)?.turnId;

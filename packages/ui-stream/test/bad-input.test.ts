@@ -134,3 +134,16 @@ it("UIStreamError.isInstance is false, never a throw, for a value that cannot be
   revoke();
   expect(UIStreamError.isInstance(proxy)).toBe(false);
 });
+
+it("TurnkitChatTransport refuses send and reconnect options that are no object, and messages that are no list, naming them", async () => {
+  const transport = new TurnkitChatTransport({ fetch: () => Promise.reject(new Error("not to be called")) });
+  await expect(transport.sendMessages(undefined as never)).rejects.toThrow(
+    new TypeError("TurnkitChatTransport.sendMessages: options must be an object, got undefined"),
+  );
+  await expect(transport.sendMessages({ chatId: "c", messages: null } as never)).rejects.toThrow(
+    new TypeError("TurnkitChatTransport.sendMessages: options.messages must be an array of UI messages, got null"),
+  );
+  await expect(transport.reconnectToStream(null as never)).rejects.toThrow(
+    new TypeError("TurnkitChatTransport.reconnectToStream: options must be an object, got null"),
+  );
+});
