@@ -1,4 +1,4 @@
-import { readOr, shownType } from "./argument-checks.js";
+import { assertOptionsObject, readOr, shownType } from "./argument-checks.js";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import type { SequencedUIMessageChunk } from "./turnkit-ui-message.js";
 import { UIStreamError, UIStreamErrorCode } from "./errors.js";
@@ -32,8 +32,11 @@ export async function* toUIMessageChunks(
       message: `toUIMessageChunks: events must be an iterable or async iterable of RuntimeEvents, got ${shownType(events)}`,
     });
   }
+  assertOptionsObject("toUIMessageChunks", "options", options);
   const mapper = new UIMessageChunkMapper({ messageId: options.messageId });
   const afterSeq = options.afterSeq ?? 0;
+  if (typeof afterSeq !== "number" || Number.isNaN(afterSeq))
+    throw new TypeError(`toUIMessageChunks: options.afterSeq must be a number, got ${shownType(afterSeq)}`);
   for await (const event of events) {
     const chunks = mapper.map(event);
     if (event.seq <= afterSeq) continue;

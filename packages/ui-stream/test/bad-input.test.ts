@@ -147,3 +147,15 @@ it("TurnkitChatTransport refuses send and reconnect options that are no object, 
     new TypeError("TurnkitChatTransport.reconnectToStream: options must be an object, got null"),
   );
 });
+
+it("toUIMessageChunks and readTurnUIMessage refuse options that are no object and an afterSeq that is no number, naming them", async () => {
+  await expect(toUIMessageChunks([], null as never).next()).rejects.toThrow(
+    new TypeError("toUIMessageChunks: options must be an object, got null"),
+  );
+  await expect(readTurnUIMessage([], null as never)).rejects.toThrow(
+    new TypeError("toUIMessageChunks: options must be an object, got null"),
+  );
+  await expect(toUIMessageChunks([], { afterSeq: "3" } as never).next()).rejects.toThrow(
+    new TypeError("toUIMessageChunks: options.afterSeq must be a number, got string"),
+  );
+});

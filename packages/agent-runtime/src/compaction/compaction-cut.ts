@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ToolCall } from "@mariozechner/pi-ai";
-import { describeValue, isList } from "@turnkit/agent-loop/internal";
+import { describeValue, isList, isRecord } from "@turnkit/agent-loop/internal";
 import { estimateMessageTokens, isSentToModel } from "./token-estimate.js";
 
 /** Where a compaction splits a history: everything before `index` is summarised, the rest kept verbatim. */
@@ -44,13 +44,13 @@ export function findCompactionCut(
 ): CompactionCut | undefined {
   if (!isList(messages))
     throw new TypeError(`findCompactionCut: messages must be an array, got ${describeValue(messages)}`);
-  if (typeof options !== "object" || options === null)
+  if (!isRecord(options))
     throw new TypeError(`findCompactionCut: options must be an object, got ${describeValue(options)}`);
   if (typeof options.keepRecentTokens !== "number" || Number.isNaN(options.keepRecentTokens))
     throw new TypeError(
       `findCompactionCut: options.keepRecentTokens must be a number, got ${describeValue(options.keepRecentTokens)}`,
     );
-  const notMessage = messages.findIndex((message) => typeof message !== "object" || message === null);
+  const notMessage = messages.findIndex((message) => !isRecord(message));
   if (notMessage >= 0)
     throw new TypeError(
       `findCompactionCut: messages[${notMessage}] must be a message object, got ${describeValue(messages[notMessage])}`,

@@ -123,6 +123,8 @@ export function charTokens(code: number): number {
 export function estimateContextTokens(messages: readonly AgentMessage[], usableFrom = 0): ContextTokenEstimate {
   if (!isList(messages))
     throw new TypeError(`estimateContextTokens: messages must be an array, got ${describeValue(messages)}`);
+  if (typeof usableFrom !== "number" || Number.isNaN(usableFrom))
+    throw new TypeError(`estimateContextTokens: usableFrom must be a number, got ${describeValue(usableFrom)}`);
   let usageIndex = -1;
   for (let index = messages.length - 1; index >= usableFrom && index >= 0; index -= 1) {
     const message = messageAt(messages, index);

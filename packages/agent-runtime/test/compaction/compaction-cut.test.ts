@@ -119,6 +119,17 @@ describe("malformed input", () => {
     expect(() => estimateContextTokens(null as never)).toThrow(
       new TypeError("estimateContextTokens: messages must be an array, got null"),
     );
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(() => findCompactionCut([], proxy as never)).toThrow(
+      new TypeError("findCompactionCut: options must be an object, got an unreadable value"),
+    );
+    expect(() => findCompactionCut([proxy] as never, { keepRecentTokens: 1 })).toThrow(
+      new TypeError("findCompactionCut: messages[0] must be a message object, got an unreadable value"),
+    );
+    expect(() => estimateContextTokens([], Symbol("from") as never)).toThrow(
+      new TypeError("estimateContextTokens: usableFrom must be a number, got symbol"),
+    );
     expect(() => estimateContextTokens([userMessage("a"), null] as never)).toThrow(
       new TypeError("estimateContextTokens: messages[1] must be a message object, got null"),
     );
