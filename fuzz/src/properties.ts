@@ -23,6 +23,7 @@ import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
+import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
 import {
   type CompactionScenario,
@@ -189,6 +190,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 100,
     fuzzWeight: 0.2,
   };
+  const publicApi: FuzzProperty<ApiCall> = {
+    name: "public-api",
+    description:
+      "every exported function and class, and the methods a host calls, given odd arguments (null, symbols, bigints, revoked proxies, throwing getters, holes) beside plausible ones: refused with an Error saying what was wrong, never the engine's text, a hang or an unhandled rejection",
+    arbitrary: apiCallArbitrary,
+    run: checkApiCall,
+    ciRuns: 1500,
+    fuzzWeight: 0.3,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -221,6 +231,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     subAgents,
     askHost,
     definitionRefusals,
+    publicApi,
     extensionFaults,
     mcpServerProperty,
   ];

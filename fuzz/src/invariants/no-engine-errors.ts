@@ -20,8 +20,8 @@ const INVARIANT = "23 failures name the field, not an engine error";
 /**
  * V8's texts for a property read of null or undefined, a call of a
  * non-function, a spread of a non-iterable, a value JSON cannot write, a
- * revoked proxy, an object with no way to become text, and a recursion
- * that ran out of stack.
+ * revoked proxy, an object or a symbol with no way to become text or a
+ * number, and a recursion that ran out of stack.
  */
 const ENGINE_TEXTS = [
   /Cannot read properties of (null|undefined)/,
@@ -35,6 +35,7 @@ const ENGINE_TEXTS = [
   /Do not know how to serialize a BigInt/,
   /on a proxy that has been revoked/,
   /Cannot convert object to primitive value/,
+  /Cannot convert a Symbol value/,
 ];
 
 /** The engine's text in `value` (as JSON) with what surrounds it, or `undefined` when it has none. */

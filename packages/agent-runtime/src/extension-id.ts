@@ -1,3 +1,4 @@
+import { assertStringArgument } from "@turnkit/agent-loop/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import { MAX_EXTENSION_ID_LENGTH } from "./defaults.js";
 
@@ -20,6 +21,7 @@ export function isValidExtensionId(id: unknown): id is string {
  * `where` it was given, so the host can find it.
  */
 export function assertExtensionId(id: unknown, where: string): asserts id is string {
+  assertStringArgument(where, "assertExtensionId", "where");
   if (isValidExtensionId(id)) return;
   const shown =
     typeof id === "string"

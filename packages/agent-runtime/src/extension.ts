@@ -2,7 +2,7 @@ import { assertKnownKeys } from "@turnkit/agent-core/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionAPI } from "./extension-api.js";
 import { assertExtensionId } from "./extension-id.js";
-import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
+import { assertStringArgument, describeValue, isRecord } from "@turnkit/agent-loop/internal";
 
 /**
  * A unit of host behaviour (a tool pack, a permission check, a reminder, a
@@ -42,6 +42,7 @@ const EXTENSION_KEYS: Record<keyof Extension, true> = { id: true, description: t
  * list and position.
  */
 export function assertExtension(value: unknown, where: string): asserts value is Extension {
+  assertStringArgument(where, "assertExtension", "where");
   if (!isRecord(value)) {
     throw new ExtensionConfigError(
       ExtensionConfigErrorCode.InvalidExtensionId,

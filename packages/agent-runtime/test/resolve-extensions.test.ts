@@ -1,6 +1,13 @@
 import { TurnkitConfigError } from "@turnkit/agent-core";
 import { describe, expect, it } from "vitest";
-import { type Extension, type ExtensionProfile, createAgentRuntime, resolveExtensions } from "../src/index.js";
+import {
+  type Extension,
+  type ExtensionProfile,
+  assertExtension,
+  assertExtensionId,
+  createAgentRuntime,
+  resolveExtensions,
+} from "../src/index.js";
 import { extension, rejected, thrown } from "./fixtures.js";
 
 const base = [extension("a"), extension("b"), extension("c")];
@@ -198,4 +205,15 @@ describe("resolveExtensions: the profile overlay", () => {
     expect(additionsError.message).toBe("additions[0]: expected an extension { id, init }, got undefined");
     expect(overlayError({ disable: withHole("a") })).toContain("profile.disable must be an array of extension ids");
   });
+});
+
+it("assertExtension and assertExtensionId refuse a where that is no string, naming the argument", () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  expect(() => assertExtension(extension("x"), proxy as never)).toThrow(
+    new TypeError("assertExtension: where must be a string, got an unreadable value"),
+  );
+  expect(() => assertExtensionId("x", Symbol("where") as never)).toThrow(
+    new TypeError("assertExtensionId: where must be a string, got symbol"),
+  );
 });

@@ -98,7 +98,7 @@ function findCutPoints(messages: readonly AgentMessage[]): boolean[] {
   const spans = new Array<number>(messages.length + 1).fill(0);
   messages.forEach((message, index) => {
     if (message.role === "assistant" && isSentToModel(message)) {
-      const blocks: readonly unknown[] = Array.isArray(message.content) ? message.content : [];
+      const blocks: readonly unknown[] = isList(message.content) ? message.content : [];
       for (const block of blocks)
         if ((block as { type?: unknown } | null)?.type === "toolCall") callIndex.set((block as ToolCall).id, index);
     } else if (message.role === "toolResult") {

@@ -1,6 +1,7 @@
 import type { Usage } from "@mariozechner/pi-ai";
 import { type HiddenContextMessage, type HostOnlyMessage, createHiddenMessage } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
+import { isList, isRecord } from "@turnkit/agent-loop/internal";
 import { COMPACTION_RECORD_KIND, COMPACTION_SUMMARY_SOURCE } from "../defaults.js";
 
 /** Why a compaction ran: the estimate crossed the threshold, or the provider reported a context overflow. */
@@ -83,10 +84,10 @@ export function renderSummaries(summaries: readonly string[]): string {
 }
 
 function isCompactionRecord(data: unknown): data is CompactionRecord {
-  if (typeof data !== "object" || data === null) return false;
+  if (!isRecord(data)) return false;
   const { summaries, keptMessages } = data as Partial<CompactionRecord>;
   return (
-    Array.isArray(summaries) &&
+    isList(summaries) &&
     Array.from(summaries).every((summary) => typeof summary === "string") &&
     Number.isInteger(keptMessages) &&
     (keptMessages as number) >= 0

@@ -50,7 +50,7 @@ export function estimateMessageTokens(message: AgentMessage): number {
   if (!isSentToModel(message)) return 0;
   let tokens = 0;
   let images = 0;
-  const blocks = (content: unknown): readonly unknown[] => (Array.isArray(content) ? content : []);
+  const blocks = (content: unknown): readonly unknown[] => (isList(content) ? content : []);
   switch (message.role) {
     case "user":
     case "hidden":

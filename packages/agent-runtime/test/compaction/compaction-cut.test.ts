@@ -139,13 +139,16 @@ describe("malformed input", () => {
   });
 
   it("a malformed message is estimated from what is well formed in it, never a crash", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
     const odd = [
       { role: "user", content: null },
       { role: "toolResult", content: 5 },
       { role: "assistant", content: [null, { type: "text", text: "four" }] },
       { role: "assistant", content: [{ type: "toolCall", name: "t", arguments: { n: 1n } }] },
+      { role: "user", content: proxy },
     ] as unknown as AgentMessage[];
-    expect(odd.map((message) => estimateMessageTokens(message))).toEqual([0, 0, 1, 1]);
+    expect(odd.map((message) => estimateMessageTokens(message))).toEqual([0, 0, 1, 1, 0]);
     expect(estimateContextTokens(odd)).toEqual({ tokens: 2, usageIndex: -1 });
     expect(findCompactionCut([...odd, userMessage("x".repeat(400))], { keepRecentTokens: 10 })).toBeDefined();
   });

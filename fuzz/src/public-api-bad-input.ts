@@ -1,0 +1,262 @@
+/**
+ * The `public-api` property: every function and class a package's main
+ * entry exports, and the methods a host calls on the classes it builds
+ * (`Agent`, `PiTurnRunner`, the UI stream's mapper and chat transport, the
+ * prompt-read registry), called with generated arguments: the odd values a
+ * JavaScript host hands over by mistake (null, a number for a string, a
+ * symbol, a bigint, a revoked proxy, an object whose getters throw, a list
+ * with a hole, a frozen or prototype-less object, anything fast-check
+ * makes), each beside plausible neighbours. Whatever a call does with
+ * them, it must not fail with the engine's text ("Cannot read properties
+ * of null", "is not iterable", ...): bad input is refused with an `Error`
+ * that says what was wrong, a call that returns a promise settles within
+ * two seconds, and nothing rejects unhandled.
+ *
+ * The error classes' own constructors are left out (the library builds
+ * them from its own values), as is `agent-durable` (its entry points need
+ * a database) and anything that would start a process.
+ */
+import * as agentCore from "@turnkit/agent-core";
+import * as agentLoop from "@turnkit/agent-loop";
+import * as agentRuntime from "@turnkit/agent-runtime";
+import * as protocol from "@turnkit/protocol";
+import * as uiStream from "@turnkit/ui-stream";
+import fc from "fast-check";
+import { engineText } from "./invariants/no-engine-errors.js";
+import { unhandledRejections } from "./unhandled-rejections.js";
+
+/** One call: which target, with which arguments. */
+export interface ApiCall {
+  target: string;
+  args: ApiArgument[];
+}
+
+interface ApiTarget {
+  name: string;
+  call(args: unknown[]): unknown;
+}
+
+const ENTRIES: Record<string, Record<string, unknown>> = {
+  protocol,
+  "agent-loop": agentLoop,
+  "agent-core": agentCore,
+  "agent-runtime": agentRuntime,
+  "ui-stream": uiStream,
+};
+
+/** Exports called apart from the rest: error classes (built by the library from its own values). */
+const LEFT_OUT = /Error$/;
+
+/** A stream function that never reaches a model: every request fails at once. */
+const noModel = () => {
+  throw new Error("no model in this test");
+};
+
+/** The methods a host calls on the classes it builds, each on a fresh instance. */
+const METHODS: ApiTarget[] = [
+  ...(["subscribe", "steer", "steerBatch", "followUp", "prompt"] as const).map((method) => ({
+    name: `Agent#${method}`,
+    call: (args: unknown[]) => (new agentLoop.Agent({ streamFn: noModel }) as any)[method](...args),
+  })),
+  ...(["steeringMode", "followUpMode"] as const).map((field) => ({
+    name: `Agent.${field} =`,
+    call: (args: unknown[]) => {
+      (new agentLoop.Agent({ streamFn: noModel }) as any)[field] = args[0];
+    },
+  })),
+  { name: "PiTurnRunner#runTurn", call: (args) => (new agentCore.PiTurnRunner() as any).runTurn(...args) },
+  { name: "UIMessageChunkMapper#map", call: (args) => (new uiStream.UIMessageChunkMapper() as any).map(...args) },
+  ...(["sendMessages", "reconnectToStream"] as const).map((method) => ({
+    name: `TurnkitChatTransport#${method}`,
+    call: (args: unknown[]) =>
+      (new uiStream.TurnkitChatTransport({ fetch: () => Promise.reject(new Error("no server here")) }) as any)[method](
+        ...args,
+      ),
+  })),
+  ...(["has", "reserve", "remember", "rebind", "take", "discard"] as const).map((method) => ({
+    name: `BoundedInternalTurnPromptReadRegistry#${method}`,
+    call: (args: unknown[]) => {
+      const registry = new agentCore.BoundedInternalTurnPromptReadRegistry();
+      registry.reserve("held");
+      return (registry as any)[method](...args);
+    },
+  })),
+];
+
+/** Every target: the entries' functions and classes (called, or constructed), then {@link METHODS}. */
+export const API_TARGETS: readonly ApiTarget[] = [
+  ...Object.entries(ENTRIES).flatMap(([entry, exports]) =>
+    Object.entries(exports)
+      .filter(([name, value]) => typeof value === "function" && !LEFT_OUT.test(name))
+      .map(([name, value]) => {
+        const isClass = /^class\b/.test(Function.prototype.toString.call(value));
+        const fn = value as (...args: unknown[]) => unknown;
+        return {
+          name: `${entry}.${name}`,
+          call: (args: unknown[]) => (isClass ? Reflect.construct(fn, args) : fn(...args)),
+        };
+      }),
+  ),
+  ...METHODS,
+];
+
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
+function throwingOnRead(): object {
+  return new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error("a getter of the host failed");
+      },
+    },
+  );
+}
+
+/** Values that cannot be printed or kept as they are (a scenario must be printable to be replayed): made at call time. */
+const MADE_AT_CALL: Record<string, () => unknown> = {
+  "a revoked proxy": revoked,
+  "an object whose every read throws": throwingOnRead,
+  "a user message whose content is a revoked proxy": () => ({ role: "user", content: revoked() }),
+  "an event whose payload throws when read": () => ({ type: "session.status", seq: 1, payload: throwingOnRead() }),
+  "a symbol": () => Symbol("odd"),
+  "a list with a hole": () => [, 1],
+  "a frozen message without content": () => Object.freeze({ role: "user" }),
+  "an object without a prototype": () => Object.create(null),
+  "an invalid date": () => new Date(Number.NaN),
+};
+
+/** A generated argument: a plain value, or the name of one made at call time. */
+export type ApiArgument = { value: unknown } | { made: string };
+
+/** Values a host hands over by mistake. */
+const oddValue: fc.Arbitrary<ApiArgument> = fc.oneof(
+  fc
+    .constantFrom<unknown>(
+      undefined,
+      null,
+      0,
+      -0,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      "",
+      "x",
+      true,
+      10n,
+      [],
+      [null],
+      {},
+    )
+    .map((value) => ({ value })),
+  fc.constantFrom(...Object.keys(MADE_AT_CALL)).map((made) => ({ made })),
+  fc
+    .anything({ maxDepth: 2, withBigInt: true, withNullPrototype: true, withBoxedValues: true })
+    .map((value) => ({ value })),
+);
+
+/** Values a call expects, so an odd one can sit beside them and be reached. */
+const PLAUSIBLE: Record<string, () => unknown> = {
+  "a name": () => "name",
+  "a count": () => 1,
+  "a function": () => () => {},
+  "a stream function that fails": () => noModel,
+  "an empty object": () => ({}),
+  "an empty list": () => [],
+  "a user message": () => ({ role: "user", content: "hi", timestamp: 1 }),
+  "a list of one user message": () => [{ role: "user", content: "hi", timestamp: 1 }],
+  "a model": () => ({ id: "m", provider: "p", api: "openai-completions" }),
+};
+const plausibleValue: fc.Arbitrary<ApiArgument> = fc.constantFrom(...Object.keys(PLAUSIBLE)).map((made) => ({ made }));
+
+/** A call of one target with up to four arguments, at least one of them odd. */
+export const apiCallArbitrary: fc.Arbitrary<ApiCall> = fc.record({
+  target: fc.constantFrom(...API_TARGETS.map((target) => target.name)),
+  args: fc
+    .tuple(fc.array(fc.oneof(plausibleValue, oddValue), { maxLength: 3 }), oddValue, fc.nat(3))
+    .map(([args, odd, at]) => {
+      const all = [...args];
+      all.splice(Math.min(at, all.length), 0, odd);
+      return all;
+    }),
+});
+
+/** The arguments of `call` as values. */
+function argumentsOf(call: ApiCall): unknown[] {
+  return call.args.map((arg) => ("made" in arg ? (MADE_AT_CALL[arg.made] ?? PLAUSIBLE[arg.made])!() : arg.value));
+}
+
+const SETTLE_MS = 2_000;
+
+/** Calls the target; throws when it failed with the engine's text, a non-Error, or a promise that did not settle. */
+export async function checkApiCall(call: ApiCall): Promise<void> {
+  const target = API_TARGETS.find((candidate) => candidate.name === call.target)!;
+  const { seen } = unhandledRejections();
+  const before = seen.length;
+  const outcome = await callOnce(target, argumentsOf(call));
+  if (outcome === "late")
+    throw new Error(`${call.target} returned a promise that did not settle within ${SETTLE_MS} ms`);
+  if (outcome !== undefined) {
+    const { error } = outcome;
+    if (!(error instanceof Error)) throw new Error(`${call.target} threw something that is no Error: ${shown(error)}`);
+    const engine = engineText(readMessage(error));
+    if (engine) throw new Error(`${call.target} failed with the engine's text: ${engine}`);
+  }
+  // A rejection the call left behind surfaces after a macrotask.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (seen.length > before) throw new Error(`${call.target} left an unhandled rejection: ${shown(seen.at(-1))}`);
+}
+
+/** `undefined` when the call returned (or its promise resolved), what it threw or rejected with, or `late`. */
+async function callOnce(target: ApiTarget, args: unknown[]): Promise<{ error: unknown } | "late" | undefined> {
+  let result: unknown;
+  try {
+    result = target.call(args);
+  } catch (error) {
+    return { error };
+  }
+  if (!isThenable(result)) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), SETTLE_MS);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve(result).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  try {
+    return typeof (value as PromiseLike<unknown>).then === "function";
+  } catch {
+    return false; // a returned value that cannot be read is the caller's to find out about
+  }
+}
+
+function readMessage(error: Error): string {
+  try {
+    return String(error.message);
+  } catch {
+    return "";
+  }
+}
+
+function shown(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return typeof value;
+  }
+}
