@@ -28,7 +28,9 @@ export interface UIMessageStreamSseOptions {
  * stops the comments and the iteration, which stops reading the events; it
  * never stops the turn. Throws a `TypeError` naming `keepAliveMs` when it
  * is not a finite number of 0 or more, naming `chunks` when it is no
- * async iterable, and naming `options` when it is no object.
+ * async iterable, and naming `options` when it is no object. An item of
+ * `chunks` that is no `{ chunk, seq }` with a chunk JSON can write fails
+ * the stream with a `TypeError` naming the item, and reading stops.
  */
 export function toUIMessageStreamSse(
   chunks: AsyncIterable<SequencedUIMessageChunk>,
@@ -45,6 +47,7 @@ export function toUIMessageStreamSse(
   const encoder = new TextEncoder();
   const comment = encoder.encode(KEEP_ALIVE_COMMENT);
   const iterator = chunks[Symbol.asyncIterator]();
+  let read = 0;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   const stopKeepAlive = () => {
     clearInterval(keepAlive);
@@ -65,8 +68,17 @@ export function toUIMessageStreamSse(
         controller.close();
         return;
       }
-      const { seq, lastOfEvent, chunk } = next.value;
-      controller.enqueue(encoder.encode(`${lastOfEvent ? `id: ${seq}\n` : ""}data: ${JSON.stringify(chunk)}\n\n`));
+      let text: string;
+      try {
+        text = eventText(next.value, read++);
+      } catch (error) {
+        // The stream fails naming the item, and the chunks are no longer read.
+        await Promise.resolve()
+          .then(() => iterator.return?.(undefined))
+          .catch(() => {});
+        throw error;
+      }
+      controller.enqueue(encoder.encode(text));
     },
     async cancel() {
       stopKeepAlive();
@@ -102,4 +114,29 @@ function keepAliveOf(options: UIMessageStreamSseOptions): number {
       `toUIMessageStreamSse: keepAliveMs must be a finite number of milliseconds, 0 or more (0: no keep-alive), got ${String(keepAliveMs)}`,
     );
   return keepAliveMs;
+}
+
+/**
+ * The SSE text of one item of the chunks: `data: <chunk JSON>`, after
+ * `id: <seq>` for the last chunk of an event. Throws a `TypeError` naming
+ * the item (its position, from 0) when it is no `{ chunk, seq }` with a
+ * chunk object JSON can write (a value that cannot be read included),
+ * never a line the client cannot parse.
+ */
+function eventText(item: unknown, index: number): string {
+  const parts = readOr(() => {
+    const { seq, lastOfEvent, chunk } = item as SequencedUIMessageChunk;
+    return { seq, lastOfEvent, chunk, json: JSON.stringify(chunk) as string | undefined };
+  }, undefined);
+  if (
+    parts === undefined ||
+    typeof parts.chunk !== "object" ||
+    parts.chunk === null ||
+    typeof parts.json !== "string" ||
+    (parts.lastOfEvent === true && typeof parts.seq !== "number")
+  )
+    throw new TypeError(
+      `toUIMessageStreamSse: chunks item ${index} must be { chunk, seq } with a chunk object JSON can write, got ${shownType(item)}`,
+    );
+  return `${parts.lastOfEvent === true ? `id: ${parts.seq}\n` : ""}data: ${parts.json}\n\n`;
 }

@@ -159,3 +159,33 @@ it("toUIMessageChunks and readTurnUIMessage refuse options that are no object an
     new TypeError("toUIMessageChunks: options.afterSeq must be a number, got string"),
   );
 });
+
+it("toUIMessageStreamSse fails the stream naming an item that is no { chunk, seq } a client can read, and stops reading the chunks", async () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  for (const [item, got] of [
+    [null, "null"],
+    [{ chunk: undefined, seq: 1, lastOfEvent: true }, "object"],
+    [{ chunk: { type: "text-delta", id: "a", delta: 10n }, seq: 1, lastOfEvent: true }, "object"],
+    [{ chunk: { type: "finish" }, seq: "2", lastOfEvent: true }, "object"],
+    [proxy, "an unreadable value"],
+  ] as const) {
+    let returned = false;
+    const chunks: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => ({ value: item, done: false }),
+        return: async () => {
+          returned = true;
+          return { value: undefined, done: true };
+        },
+      }),
+    };
+    const reader = toUIMessageStreamSse(chunks as never).getReader();
+    await expect(reader.read()).rejects.toThrow(
+      new TypeError(
+        `toUIMessageStreamSse: chunks item 0 must be { chunk, seq } with a chunk object JSON can write, got ${got}`,
+      ),
+    );
+    expect(returned).toBe(true);
+  }
+});
