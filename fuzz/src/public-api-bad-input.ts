@@ -6,11 +6,13 @@
  * JavaScript host hands over by mistake (null, a number for a string, a
  * symbol, a bigint, a revoked proxy, an object whose getters throw, a list
  * with a hole, a frozen or prototype-less object, anything fast-check
- * makes), each beside plausible neighbours. Whatever a call does with
- * them, it must not fail with the engine's text ("Cannot read properties
- * of null", "is not iterable", ...): bad input is refused with an `Error`
- * that says what was wrong, a call that returns a promise settles within
- * two seconds, and nothing rejects unhandled.
+ * makes, an async iterable of such values), each beside plausible
+ * neighbours. Whatever a call does with them, it must not fail with the
+ * engine's text ("Cannot read properties of null", "is not iterable",
+ * ...): bad input is refused with an `Error` that says what was wrong, a
+ * call that returns a promise settles within two seconds, a stream it
+ * returns (read to its end) ends or fails in words within as long, and
+ * nothing rejects unhandled.
  *
  * The error classes' own constructors are left out (the library builds
  * them from its own values), as is `agent-durable` (its entry points need
@@ -128,7 +130,33 @@ const MADE_AT_CALL: Record<string, () => unknown> = {
   "a frozen message without content": () => Object.freeze({ role: "user" }),
   "an object without a prototype": () => Object.create(null),
   "an invalid date": () => new Date(Number.NaN),
+  "an async iterable of null": () => asyncIterableOf(null),
+  "an async iterable of a revoked proxy": () => asyncIterableOf(revoked()),
+  "an async iterable of an object whose every read throws": () => asyncIterableOf(throwingOnRead()),
+  "an async iterable of an empty object": () => asyncIterableOf({}),
+  "an async iterable of a chunk holding a bigint": () =>
+    asyncIterableOf({ chunk: { type: "text-delta", id: "a", delta: 1n }, seq: 1, lastOfEvent: true }),
+  "an async iterable whose next() throws": () => ({
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        throw new Error("the host's iterator failed");
+      },
+    }),
+  }),
+  "an iterable of null": () => [null],
 };
+
+/** An async iterable of `value` once (by hand: an async generator would await a value that cannot be read itself). */
+function asyncIterableOf(value: unknown): AsyncIterable<unknown> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      let given = false;
+      return {
+        next: async () => (given ? { value: undefined, done: true } : ((given = true), { value, done: false })),
+      };
+    },
+  };
+}
 
 /** A generated argument: a plain value, or the name of one made at call time. */
 export type ApiArgument = { value: unknown } | { made: string };
@@ -218,7 +246,7 @@ async function callOnce(target: ApiTarget, args: unknown[]): Promise<{ error: un
   } catch (error) {
     return { error };
   }
-  if (!isThenable(result)) return undefined;
+  if (!isThenable(result)) return readOut(result);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), SETTLE_MS);
@@ -234,6 +262,54 @@ async function callOnce(target: ApiTarget, args: unknown[]): Promise<{ error: un
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Reads what a call returned when it is a stream (a `ReadableStream`, an
+ * async generator) to its end or its first failure, within the time a
+ * promise gets: a stream over odd input must fail in words too.
+ */
+async function readOut(result: unknown): Promise<{ error: unknown } | "late" | undefined> {
+  const reading = readAll(result);
+  if (reading === undefined) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), SETTLE_MS);
+  });
+  try {
+    return await Promise.race([
+      reading.then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A promise of reading `result` to its end (at most 100 items), or `undefined` for what is no stream. */
+function readAll(result: unknown): Promise<void> | undefined {
+  if (result instanceof ReadableStream) {
+    const reader = result.getReader();
+    return (async () => {
+      for (let items = 0; items < 100; items++) if ((await reader.read()).done) return;
+      await reader.cancel();
+    })();
+  }
+  if (
+    typeof result === "object" &&
+    result !== null &&
+    Object.prototype.toString.call(result) === "[object AsyncGenerator]"
+  ) {
+    const generator = result as AsyncGenerator<unknown>;
+    return (async () => {
+      for (let items = 0; items < 100; items++) if ((await generator.next()).done) return;
+      await generator.return(undefined);
+    })();
+  }
+  return undefined;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,4 +1,4 @@
-import { shownType } from "./argument-checks.js";
+import { readOr, shownType } from "./argument-checks.js";
 
 /** One Server-Sent Event: its `data` lines joined, and its `id` when it had one. */
 export interface SseEvent {
@@ -16,7 +16,7 @@ export interface SseEvent {
  * `body` that is no `ReadableStream`.
  */
 export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  if (typeof (body as { pipeThrough?: unknown } | null)?.pipeThrough !== "function") {
+  if (!readOr(() => typeof (body as { pipeThrough?: unknown } | null)?.pipeThrough === "function", false)) {
     throw new TypeError(
       `readSseEvents: body must be a ReadableStream (a fetch Response's body), got ${shownType(body)}`,
     );

@@ -98,6 +98,11 @@ describe("bad input", () => {
     await expect(readSseEvents(null as never).next()).rejects.toThrow(
       new TypeError("readSseEvents: body must be a ReadableStream (a fetch Response's body), got null"),
     );
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    await expect(readSseEvents(proxy as never).next()).rejects.toThrow(
+      new TypeError("readSseEvents: body must be a ReadableStream (a fetch Response's body), got an unreadable value"),
+    );
   });
 
   it("options that are no object, and constructor options of the wrong type, are refused naming them", () => {
