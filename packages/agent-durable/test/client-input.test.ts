@@ -10,6 +10,7 @@
  * back as Postgres errors or `TypeError`s.
  */
 import { createScriptedModel, response } from "@turnkit/agent-core/testing";
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { type BuildDurableTurn, DurableTurnClient, DurableTurnError, DurableTurnWorker } from "../src/index.js";
 import { useInProcessWorker } from "./support/in-process-worker.js";
@@ -70,6 +71,14 @@ describe("bad input to the client", () => {
     await refused(start({ metadata: { n: 1n } }), "invalid_input", /metadata must be plain JSON/);
     await refused(start({ sessionId: "s\u0000" }), "invalid_input", /sessionId must not contain NUL/);
     await refused(start({ label: "a\u0000" }), "invalid_input", /label must not contain NUL/);
+    // Values that cannot be read (a revoked proxy) are refused in words too, never with the engine's text.
+    await refused(start({ userMessage: revokedProxy() }), "invalid_input", /^userMessage\.text must be a string/);
+    await refused(
+      start({ userMessage: { text: "x", images: revokedProxy() } }),
+      "invalid_input",
+      /userMessage\.images must be an array, got an unreadable value/,
+    );
+    await refused(start({ metadata: revokedProxy() }), "invalid_input", /metadata must be a plain object/);
     expect(await client.listSessions()).toEqual({ sessions: [] });
 
     const turn = await client.start({ sessionId: "s-good", turnId: "held", userMessage: { text: "hi" } });

@@ -14,6 +14,7 @@ import {
   blockProblem,
   contentProblem,
   describeValue,
+  isList,
   isRecord,
   prefixed,
 } from "@turnkit/agent-loop/internal";
@@ -92,7 +93,7 @@ export function streamEventProblem(event: unknown): string | undefined {
  * anything else in the next request).
  */
 export function messagesProblem(messages: unknown): string | undefined {
-  if (!Array.isArray(messages)) return ` must be an array of messages, got ${describeValue(messages)}`;
+  if (!isList(messages)) return ` must be an array of messages, got ${describeValue(messages)}`;
   for (let index = 0; index < messages.length; index++) {
     const problem = messageProblem(messages[index]) ?? toolCallArgumentsProblem(messages[index]);
     if (problem) return `[${index}]${problem}`;
@@ -102,7 +103,7 @@ export function messagesProblem(messages: unknown): string | undefined {
 
 /** `.content[1].arguments must be an object ...` for the first tool call of an assistant message whose arguments are none. */
 function toolCallArgumentsProblem(message: unknown): string | undefined {
-  if (!isRecord(message) || message.role !== "assistant" || !Array.isArray(message.content)) return undefined;
+  if (!isRecord(message) || message.role !== "assistant" || !isList(message.content)) return undefined;
   for (let index = 0; index < message.content.length; index++) {
     const block: unknown = message.content[index];
     if (isRecord(block) && block.type === "toolCall" && !isRecord(block.arguments))
@@ -121,7 +122,7 @@ export function inputMessageProblem(message: unknown): string | undefined {
   if (!isRecord(message)) return ` must be a message { text, images?, batchId? }, got ${describeValue(message)}`;
   if (typeof message.text !== "string") return `.text must be a string, got ${describeValue(message.text)}`;
   if (message.images !== undefined) {
-    if (!Array.isArray(message.images)) return `.images must be an array, got ${describeValue(message.images)}`;
+    if (!isList(message.images)) return `.images must be an array, got ${describeValue(message.images)}`;
     const bad = message.images.findIndex((image) => blockProblem(image, ["image"]) !== undefined);
     if (bad >= 0) return `.images[${bad}] must be an image { type: "image", data, mimeType }`;
   }

@@ -81,15 +81,13 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
   if (request.startMode !== undefined && request.startMode !== "prompt" && request.startMode !== "continue") {
     throw invalidInput(`startMode must be "prompt" or "continue", got ${JSON.stringify(request.startMode)}`);
   }
-  if (request.startMode !== "continue" && typeof request.userMessage?.text !== "string") {
+  const { userMessage } = request;
+  if (request.startMode !== "continue" && (!isRecord(userMessage) || typeof userMessage.text !== "string")) {
     throw invalidInput('userMessage.text must be a string (or set startMode: "continue")');
   }
   if (request.userMessage !== undefined) assertTurnInputMessage(request.userMessage, "userMessage");
   if (request.label !== undefined) assertValidLabel(request.label);
-  if (
-    request.metadata !== undefined &&
-    (typeof request.metadata !== "object" || request.metadata === null || Array.isArray(request.metadata))
-  ) {
+  if (request.metadata !== undefined && !isRecord(request.metadata)) {
     throw invalidInput("metadata must be a plain object");
   }
   if (request.metadata !== undefined) jsonTextOf(request.metadata, "metadata");
