@@ -23,7 +23,7 @@ export function count(value: unknown, field: string, fallback: number, minimum: 
   if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
     throw new McpConfigError({
       field,
-      problem: `must be an integer of at least ${minimum}, got ${JSON.stringify(value) ?? kindOf(value)}`,
+      problem: `must be an integer of at least ${minimum}, got ${quoted(value)}`,
     });
   }
   return value;
@@ -52,6 +52,28 @@ export function stringRecord(value: unknown, field: string): Readonly<Record<str
 export { isRecord };
 
 /** What a value is, for error messages: `null`, `an array`, `an unreadable value` (a revoked proxy) or its `typeof`. */
+/**
+ * `value` as JSON text for a message that quotes it, or its kind (see
+ * {@link kindOf}) when it has none: a bigint, a symbol, a value that
+ * cannot be read. Never throws.
+ */
+export function quoted(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? kindOf(value);
+  } catch {
+    return kindOf(value);
+  }
+}
+
+/** `value` as text, quoted as JSON (`"5"`), or its kind when it cannot become text. Never throws. */
+export function quotedText(value: unknown): string {
+  try {
+    return JSON.stringify(String(value));
+  } catch {
+    return kindOf(value);
+  }
+}
+
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (isUnreadable(value)) return "an unreadable value";

@@ -1,6 +1,8 @@
 import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isList } from "@turnkit/agent-loop/internal";
 import { McpConfigError } from "./mcp-config-error.js";
+import { isRecord, quoted } from "./option-checks.js";
 import type { McpRoot } from "./mcp-options.js";
 
 /** A root as the server receives it in `roots/list`. */
@@ -21,7 +23,7 @@ export function normaliseRoots(
   field: string,
   where = "createMcpExtension",
 ): readonly NormalisedRoot[] {
-  if (!Array.isArray(roots))
+  if (!isList(roots))
     throw new McpConfigError({ field, where, problem: "must be an array of absolute paths or { uri, name? }" });
   return Object.freeze(
     roots.map((root: unknown, index): NormalisedRoot => {
@@ -35,7 +37,7 @@ export function normaliseRoots(
           });
         return Object.freeze({ uri: pathToFileURL(root).href });
       }
-      const { uri, name } = (typeof root === "object" && root !== null ? root : {}) as {
+      const { uri, name } = (isRecord(root) ? root : {}) as {
         uri?: unknown;
         name?: unknown;
       };
@@ -43,7 +45,7 @@ export function normaliseRoots(
         throw new McpConfigError({
           field: `${at}.uri`,
           where,
-          problem: `must be a file:// URI (the protocol allows no other roots), got ${JSON.stringify(uri)}`,
+          problem: `must be a file:// URI (the protocol allows no other roots), got ${quoted(uri)}`,
         });
       }
       if (name !== undefined && typeof name !== "string")

@@ -21,7 +21,7 @@ import type {
   McpElicitationPolicy,
   McpTransportSettings,
 } from "./mcp-options.js";
-import { count, isRecord, kindOf, optionalString, rejectUnknownKeys, stringRecord } from "./option-checks.js";
+import { count, isRecord, kindOf, optionalString, quoted, rejectUnknownKeys, stringRecord } from "./option-checks.js";
 import { validateServer } from "./validate-server.js";
 import { type NormalisedRoot, normaliseRoots } from "./roots.js";
 import type { McpServerStatus } from "./mcp-status.js";
@@ -106,7 +106,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
   if (typeof id !== "string" || !isValidExtensionId(id)) {
     throw new McpConfigError({
       field: "id",
-      problem: `must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got ${JSON.stringify(id)}`,
+      problem: `must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got ${quoted(id)}`,
     });
   }
   const transport = validateServer(server);
@@ -115,7 +115,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
   if (!/^[A-Za-z0-9_-]{0,63}$/.test(toolPrefix)) {
     throw new McpConfigError({
       field: "toolPrefix",
-      problem: `may hold only letters, digits, "_" and "-" (at most 63), got ${JSON.stringify(toolPrefix)}`,
+      problem: `may hold only letters, digits, "_" and "-" (at most 63), got ${quoted(toolPrefix)}`,
     });
   }
   const toolNames = stringRecord(options.toolNames, "toolNames");
@@ -123,7 +123,7 @@ export function validateMcpOptions(options: McpExtensionOptions): McpSettings {
     if (!TOOL_NAME_PATTERN.test(exposed)) {
       throw new McpConfigError({
         field: `toolNames.${serverName}`,
-        problem: `must be a tool name (letters, digits, "_" or "-", 1 to 64), got ${JSON.stringify(exposed)}`,
+        problem: `must be a tool name (letters, digits, "_" or "-", 1 to 64), got ${quoted(exposed)}`,
       });
     }
   }
@@ -227,7 +227,7 @@ function validateLogLevel(level: unknown): McpLogLevel | undefined {
   if (!LOG_LEVELS.includes(level as McpLogLevel))
     throw new McpConfigError({
       field: "logLevel",
-      problem: `must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level)}`,
+      problem: `must be one of ${LOG_LEVELS.join(", ")}, got ${quoted(level)}`,
     });
   return level as McpLogLevel;
 }

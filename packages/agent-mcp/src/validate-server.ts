@@ -2,7 +2,8 @@ import { McpConfigError } from "./mcp-config-error.js";
 import type { McpOAuthOptions } from "./oauth-options.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { McpOAuthProvider } from "./oauth-provider.js";
-import { isRecord, kindOf, optionalString, rejectUnknownKeys, stringRecord } from "./option-checks.js";
+import { isList } from "@turnkit/agent-loop/internal";
+import { isRecord, kindOf, optionalString, quotedText, rejectUnknownKeys, stringRecord } from "./option-checks.js";
 
 /**
  * Validates the `server` option: a stdio command or a Streamable HTTP URL
@@ -32,7 +33,7 @@ export function validateServer(server: unknown): McpTransportSettings {
       });
     }
     const args = server.args ?? [];
-    if (!Array.isArray(args))
+    if (!isList(args))
       throw new McpConfigError({ field: "server.args", problem: `must be an array of strings, got ${kindOf(args)}` });
     args.forEach((arg, index) => {
       if (typeof arg !== "string")
@@ -56,7 +57,7 @@ export function validateServer(server: unknown): McpTransportSettings {
   } catch {
     throw new McpConfigError({
       field: "server.url",
-      problem: `must be an http: or https: URL, got ${JSON.stringify(String(server.url))}`,
+      problem: `must be an http: or https: URL, got ${quotedText(server.url)}`,
     });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -86,7 +87,7 @@ function validateOAuth(auth: unknown): McpOAuthProvider | undefined {
   } catch {
     throw new McpConfigError({
       field: "server.auth.redirectUrl",
-      problem: `must be a URL, got ${JSON.stringify(String(auth.redirectUrl))}`,
+      problem: `must be a URL, got ${quotedText(auth.redirectUrl)}`,
     });
   }
   if (typeof auth.authorize !== "function")

@@ -185,3 +185,36 @@ describe("createMcpExtension checks its options before starting anything", () =>
     });
   });
 });
+
+it("values that cannot be written as JSON or read at all (a bigint, a revoked proxy) are named by their kind, never the engine's text", () => {
+  const stdio = { command: process.execPath };
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  for (const [options, field, problem] of [
+    [
+      { id: 10n, server: stdio },
+      "id",
+      "must be a lower-case extension id ([a-z0-9][a-z0-9._-]*, at most 64 characters), got bigint",
+    ],
+    [{ id: "x", server: stdio, callTimeoutMs: 10n }, "callTimeoutMs", "must be an integer of at least 1, got bigint"],
+    [
+      { id: "x", server: { ...stdio, args: proxy } },
+      "server.args",
+      "must be an array of strings, got an unreadable value",
+    ],
+    [{ id: "x", server: { url: proxy } }, "server.url", "must be an http: or https: URL, got an unreadable value"],
+    [{ id: "x", server: stdio, roots: proxy }, "roots", "must be an array of absolute paths or { uri, name? }"],
+    [
+      { id: "x", server: stdio, roots: [proxy] },
+      "roots[0].uri",
+      "must be a file:// URI (the protocol allows no other roots), got undefined",
+    ],
+    [
+      { id: "x", server: stdio, roots: [{ uri: 1n }] },
+      "roots[0].uri",
+      "must be a file:// URI (the protocol allows no other roots), got bigint",
+    ],
+  ] as const) {
+    expect(configError(options)).toMatchObject({ field, message: `createMcpExtension: ${field} ${problem}` });
+  }
+});
