@@ -24,6 +24,7 @@ import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
+import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
 import {
   type CompactionScenario,
@@ -199,6 +200,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 1500,
     fuzzWeight: 0.3,
   };
+  const nestedOptions: FuzzProperty<NestedOptionsCase> = {
+    name: "nested-options",
+    description:
+      "the options hosts build an Agent, a runner, a runtime, an MCP extension, a retry or call stack and a chat transport from, one field at any depth set to an odd value, then used once: refused or run in words, never the engine's text, a hang or an unhandled rejection",
+    arbitrary: nestedOptionsArbitrary,
+    run: checkNestedOptions,
+    ciRuns: 600,
+    fuzzWeight: 0.3,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -232,6 +242,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     askHost,
     definitionRefusals,
     publicApi,
+    nestedOptions,
     extensionFaults,
     mcpServerProperty,
   ];

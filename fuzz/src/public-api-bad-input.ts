@@ -50,7 +50,7 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
 const LEFT_OUT = /Error$/;
 
 /** A stream function that never reaches a model: every request fails at once. */
-const noModel = () => {
+export const noModel = () => {
   throw new Error("no model in this test");
 };
 
@@ -162,7 +162,7 @@ function asyncIterableOf(value: unknown): AsyncIterable<unknown> {
 export type ApiArgument = { value: unknown } | { made: string };
 
 /** Values a host hands over by mistake. */
-const oddValue: fc.Arbitrary<ApiArgument> = fc.oneof(
+export const oddValue: fc.Arbitrary<ApiArgument> = fc.oneof(
   fc
     .constantFrom<unknown>(
       undefined,
@@ -212,37 +212,47 @@ export const apiCallArbitrary: fc.Arbitrary<ApiCall> = fc.record({
     }),
 });
 
-/** The arguments of `call` as values. */
-function argumentsOf(call: ApiCall): unknown[] {
-  return call.args.map((arg) => ("made" in arg ? (MADE_AT_CALL[arg.made] ?? PLAUSIBLE[arg.made])!() : arg.value));
+/** The value an argument stands for (one made at call time is made now). */
+export function valueOf(arg: ApiArgument): unknown {
+  return "made" in arg ? (MADE_AT_CALL[arg.made] ?? PLAUSIBLE[arg.made])!() : arg.value;
 }
 
+/** How long a promise or stream a call returns may take to settle or end. */
 const SETTLE_MS = 2_000;
 
 /** Calls the target; throws when it failed with the engine's text, a non-Error, or a promise that did not settle. */
 export async function checkApiCall(call: ApiCall): Promise<void> {
   const target = API_TARGETS.find((candidate) => candidate.name === call.target)!;
+  await checkCall(call.target, () => target.call(call.args.map(valueOf)));
+}
+
+/**
+ * Runs `run` (a call named `name`) and throws when it failed with the
+ * engine's text or with something that is no `Error`, when a promise it
+ * returned did not settle (or a stream it returned did not end) within two
+ * seconds, or when it left an unhandled rejection.
+ */
+export async function checkCall(name: string, run: () => unknown): Promise<void> {
   const { seen } = unhandledRejections();
   const before = seen.length;
-  const outcome = await callOnce(target, argumentsOf(call));
-  if (outcome === "late")
-    throw new Error(`${call.target} returned a promise that did not settle within ${SETTLE_MS} ms`);
+  const outcome = await callOnce(run);
+  if (outcome === "late") throw new Error(`${name} returned a promise that did not settle within ${SETTLE_MS} ms`);
   if (outcome !== undefined) {
     const { error } = outcome;
-    if (!(error instanceof Error)) throw new Error(`${call.target} threw something that is no Error: ${shown(error)}`);
+    if (!(error instanceof Error)) throw new Error(`${name} threw something that is no Error: ${shown(error)}`);
     const engine = engineText(readMessage(error));
-    if (engine) throw new Error(`${call.target} failed with the engine's text: ${engine}`);
+    if (engine) throw new Error(`${name} failed with the engine's text: ${engine}`);
   }
   // A rejection the call left behind surfaces after a macrotask.
   await new Promise((resolve) => setImmediate(resolve));
-  if (seen.length > before) throw new Error(`${call.target} left an unhandled rejection: ${shown(seen.at(-1))}`);
+  if (seen.length > before) throw new Error(`${name} left an unhandled rejection: ${shown(seen.at(-1))}`);
 }
 
 /** `undefined` when the call returned (or its promise resolved), what it threw or rejected with, or `late`. */
-async function callOnce(target: ApiTarget, args: unknown[]): Promise<{ error: unknown } | "late" | undefined> {
+async function callOnce(run: () => unknown): Promise<{ error: unknown } | "late" | undefined> {
   let result: unknown;
   try {
-    result = target.call(args);
+    result = run();
   } catch (error) {
     return { error };
   }

@@ -92,11 +92,18 @@ export function assertOneOf(value: unknown, allowed: readonly string[], name: st
   }
 }
 
-/** Throws a `TypeError` naming the option for a mode that is none of its values, or a callback that is no function. */
+/**
+ * Throws a `TypeError` naming the option for an `initialState` that is no
+ * object, a mode that is none of its values, or a callback that is no
+ * function.
+ */
 export function assertAgentOptions(options: AgentOptions): void {
   if (!isRecord(options as unknown)) {
     throw new TypeError(`Agent: options must be an object, got ${describeValue(options)}`);
   }
+  const initial: unknown = options.initialState;
+  if (initial !== undefined && !isRecord(initial))
+    throw new TypeError(`Agent: initialState must be an object, got ${describeValue(initial)}`);
   if (options.steeringMode !== undefined) assertOneOf(options.steeringMode, QUEUE_MODES, "steeringMode");
   if (options.followUpMode !== undefined) assertOneOf(options.followUpMode, QUEUE_MODES, "followUpMode");
   if (options.toolExecution !== undefined) assertOneOf(options.toolExecution, TOOL_EXECUTION_MODES, "toolExecution");

@@ -188,7 +188,7 @@ export function assertAgentMessage(message: unknown, where: string): void {
  * the problem starts from.
  */
 export function assertAgentTools(tools: unknown, where: string, name: string): void {
-  if (!Array.isArray(tools)) {
+  if (!isList(tools)) {
     throw new TypeError(`${where}: ${name} must be an array of tools, got ${describeValue(tools)}`);
   }
   for (let index = 0; index < tools.length; index++) {

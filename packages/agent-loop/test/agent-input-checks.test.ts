@@ -119,6 +119,9 @@ describe("the Agent refuses malformed input at the call, naming the field", () =
     expect(() => new Agent({ initialState: { messages: [{ role: "toolResult", content: [] }] as Loose } })).toThrow(
       new TypeError("Agent.state: messages[0].toolCallId must be a string, got undefined"),
     );
+    expect(() => new Agent({ initialState: { tools: revokedProxy() as Loose } })).toThrow(
+      new TypeError("Agent.state: tools must be an array of tools, got an unreadable value"),
+    );
   });
 
   it("a host's own message role passes unchecked", async () => {
@@ -212,6 +215,12 @@ describe("the Agent refuses options of the wrong kind, naming the option", () =>
     ["a stream function that is no function", { streamFn: "x" }, 'streamFn must be a function, got "x"'],
     ["a hook that is no function", { beforeToolCall: {} }, "beforeToolCall must be a function, got object"],
     ["no options object", null, "options must be an object, got null"],
+    ["an initial state that is no object", { initialState: null }, "initialState must be an object, got null"],
+    [
+      "an initial state that cannot be read",
+      { initialState: revokedProxy() },
+      "initialState must be an object, got an unreadable value",
+    ],
   ])("%s", (_name, options, message) => {
     expect(() => new Agent(options)).toThrow(new TypeError(`Agent: ${message}`));
   });

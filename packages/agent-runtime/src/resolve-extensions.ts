@@ -1,4 +1,5 @@
 import { assertKnownKeys } from "@turnkit/agent-core/internal";
+import { describeValue, isList, isRecord } from "@turnkit/agent-loop/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode, assertOptionsObject } from "./extension-config-error.js";
 import { type Extension, assertExtension } from "./extension.js";
 import type { ExtensionProfile } from "./extension-profile.js";
@@ -50,14 +51,19 @@ export function resolveExtensions(options: ResolveExtensionsOptions): Extension[
   assertOptionsObject(options, "resolveExtensions");
   assertKnownKeys(options, Object.keys(RESOLVE_OPTIONS_KEYS), "agent runtime options");
   const { base, additions = [], profile = {} } = options;
+  if (!isRecord(profile))
+    throw new ExtensionConfigError(
+      ExtensionConfigErrorCode.InvalidExtensionId,
+      `resolveExtensions: profile must be an object { disable?, enable?, replace?, params? }, got ${describeValue(profile)}`,
+    );
   assertKnownKeys(profile, Object.keys(PROFILE_KEYS), "profile");
-  if (!Array.isArray(base)) {
+  if (!isList(base)) {
     throw new ExtensionConfigError(
       ExtensionConfigErrorCode.InvalidExtensionId,
       "resolveExtensions: base must be an array of extensions",
     );
   }
-  if (!Array.isArray(additions)) {
+  if (!isList(additions)) {
     throw new ExtensionConfigError(
       ExtensionConfigErrorCode.InvalidExtensionId,
       "resolveExtensions: additions must be an array of extensions",
@@ -150,7 +156,7 @@ function idsOf(extensions: readonly Extension[], list: string, problems: string[
 
 function listOf(value: unknown, field: string, problems: string[]): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !Array.from(value).every((item) => typeof item === "string")) {
+  if (!isList(value) || !Array.from(value).every((item) => typeof item === "string")) {
     problems.push(`${field} must be an array of extension ids`);
     return [];
   }
@@ -159,7 +165,7 @@ function listOf(value: unknown, field: string, problems: string[]): string[] {
 
 function recordOf(value: unknown, field: string, problems: string[]): Record<string, unknown> {
   if (value === undefined) return {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     problems.push(`${field} must be an object keyed by extension id`);
     return {};
   }

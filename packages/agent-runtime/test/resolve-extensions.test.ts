@@ -217,3 +217,17 @@ it("assertExtension and assertExtensionId refuse a where that is no string, nami
     new TypeError("assertExtensionId: where must be a string, got symbol"),
   );
 });
+
+it("resolveExtensions refuses a profile that is no object and lists that cannot be read, in words", () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  expect(() => resolveExtensions({ base: [extension("a")], profile: null as never })).toThrow(
+    "resolveExtensions: profile must be an object { disable?, enable?, replace?, params? }, got null",
+  );
+  expect(() => resolveExtensions({ base: proxy as never })).toThrow(
+    "resolveExtensions: base must be an array of extensions",
+  );
+  expect(() => resolveExtensions({ base: [extension("a")], profile: { disable: proxy as never } })).toThrow(
+    "profile.disable must be an array of extension ids",
+  );
+});

@@ -81,6 +81,10 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
       throw new TypeError(`TurnkitChatTransport: options.fetch must be a function, got ${shownType(options.fetch)}`);
     if (options.onTurn !== undefined && typeof options.onTurn !== "function")
       throw new TypeError(`TurnkitChatTransport: options.onTurn must be a function, got ${shownType(options.onTurn)}`);
+    if (options.headers !== undefined && typeof options.headers !== "function" && !isHeaderRecord(options.headers))
+      throw new TypeError(
+        `TurnkitChatTransport: options.headers must be an object of header values or a function answering one, got ${shownType(options.headers)}`,
+      );
     this.api = options.api ?? "/chat";
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
@@ -228,10 +232,23 @@ export class TurnkitChatTransport<M extends UIMessage = UIMessage> implements Ch
     });
   }
 
+  /** The transport's own headers, then the call's; a `TypeError` naming them when either is no set of headers. */
   private async headersFor(extra: ChatRequestOptions["headers"]): Promise<Record<string, string>> {
     const own = typeof this.options.headers === "function" ? await this.options.headers() : this.options.headers;
+    if (own !== undefined && !isHeaderRecord(own))
+      throw new TypeError(
+        `TurnkitChatTransport: options.headers() must answer an object of header values, got ${shownType(own)}`,
+      );
     const more: Record<string, string> = {};
-    new Headers(extra ?? {}).forEach((value, name) => {
+    let given: Headers;
+    try {
+      given = new Headers(extra ?? {});
+    } catch {
+      throw new TypeError(
+        `TurnkitChatTransport: the call's headers must be an object, a list of [name, value] pairs or a Headers, got ${shownType(extra)}`,
+      );
+    }
+    given.forEach((value, name) => {
       more[name] = value;
     });
     return { ...own, ...more };
@@ -266,4 +283,9 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
       { once: true },
     );
   });
+}
+
+/** An object that can be read and is no list (a set of headers by name); never throws. */
+function isHeaderRecord(value: unknown): value is Record<string, string> {
+  return readOr(() => typeof value === "object" && value !== null && !Array.isArray(value), false);
 }

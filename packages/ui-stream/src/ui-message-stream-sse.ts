@@ -111,7 +111,7 @@ function keepAliveOf(options: UIMessageStreamSseOptions): number {
   const { keepAliveMs = DEFAULT_KEEP_ALIVE_MS } = options;
   if (typeof keepAliveMs !== "number" || !Number.isFinite(keepAliveMs) || keepAliveMs < 0)
     throw new TypeError(
-      `toUIMessageStreamSse: keepAliveMs must be a finite number of milliseconds, 0 or more (0: no keep-alive), got ${String(keepAliveMs)}`,
+      `toUIMessageStreamSse: keepAliveMs must be a finite number of milliseconds, 0 or more (0: no keep-alive), got ${typeof keepAliveMs === "number" ? String(keepAliveMs) : shownType(keepAliveMs)}`,
     );
   return keepAliveMs;
 }

@@ -194,3 +194,31 @@ it("toUIMessageStreamSse fails the stream naming an item that is no { chunk, seq
     expect(returned).toBe(true);
   }
 });
+
+it("TurnkitChatTransport refuses headers that are no set of headers, its own and a call's, naming them", async () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  expect(() => new TurnkitChatTransport({ headers: proxy as never })).toThrow(
+    new TypeError(
+      "TurnkitChatTransport: options.headers must be an object of header values or a function answering one, got an unreadable value",
+    ),
+  );
+  const send = (transport: TurnkitChatTransport, headers?: unknown) =>
+    transport.sendMessages({
+      trigger: "submit-message",
+      chatId: "c",
+      messageId: undefined,
+      messages: [],
+      abortSignal: undefined,
+      headers: headers as never,
+    });
+  const noServer = () => Promise.reject(new Error("not to be called"));
+  await expect(send(new TurnkitChatTransport({ fetch: noServer, headers: () => 5 as never }))).rejects.toThrow(
+    new TypeError("TurnkitChatTransport: options.headers() must answer an object of header values, got number"),
+  );
+  await expect(send(new TurnkitChatTransport({ fetch: noServer }), [null])).rejects.toThrow(
+    new TypeError(
+      "TurnkitChatTransport: the call's headers must be an object, a list of [name, value] pairs or a Headers, got an array",
+    ),
+  );
+});

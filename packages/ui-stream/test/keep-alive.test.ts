@@ -85,6 +85,10 @@ describe("keep-alive comments on a silent stream", () => {
       expect(() => toUIMessageStreamSse(toUIMessageChunks(events), { keepAliveMs })).toThrow(
         /keepAliveMs must be a finite number/,
       );
+    // A value that has no text (an object without a prototype) is named by its kind, not the engine's text.
+    expect(() =>
+      toUIMessageStreamSse(toUIMessageChunks(events), { keepAliveMs: [Object.create(null)] as unknown as number }),
+    ).toThrow(/keepAliveMs must be a finite number of milliseconds, 0 or more \(0: no keep-alive\), got an array$/);
   });
 
   it("stop when the client goes away: no comment is written to a cancelled stream", async () => {
