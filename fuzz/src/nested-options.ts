@@ -197,8 +197,8 @@ const TARGETS: readonly OptionsTarget[] = [
 async function* emptyChunks(): AsyncGenerator<never> {}
 
 /** Reads a stream a stream function answered to its end. */
-async function readStream(stream: AsyncIterable<unknown>): Promise<void> {
-  for await (const _ of stream);
+async function readStream(stream: AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>): Promise<void> {
+  for await (const _ of await stream);
 }
 
 /** The dotted paths of `value`'s own fields, nested objects and lists included. */

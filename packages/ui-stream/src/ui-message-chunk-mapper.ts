@@ -1,13 +1,13 @@
-import type {
-  DebugTracePayload,
-  MessagePersistedPayload,
-  ProtocolStopReason,
-  RuntimeEvent,
-  SessionStatusPayload,
-  StreamRespPayload,
-  StreamToolCallChunk,
+import {
+  type DebugTracePayload,
+  type MessagePersistedPayload,
+  type ProtocolStopReason,
+  type RuntimeEvent,
+  type SessionStatusPayload,
+  type StreamRespPayload,
+  type StreamToolCallChunk,
+  validateRuntimeEvent,
 } from "@turnkit/protocol";
-import { validateRuntimeEvent } from "@turnkit/protocol";
 import type { FinishReason, ProviderMetadata } from "ai";
 import { approvalAnswerChunk, askedApprovalEndChunk } from "./approval-answers.js";
 import { contentText } from "./content-text.js";
@@ -69,12 +69,11 @@ const FINISH_REASONS: Record<ProtocolStopReason, FinishReason> = {
  * drops the earlier events) continues a stream exactly. Every part carries
  * its Turnkit message id in `providerMetadata.turnkit`.
  *
- * `map` throws `UIStreamError` `invalid_events` for a value that is no
- * `RuntimeEvent` (as `validateRuntimeEvent` of `@turnkit/protocol` reads
- * it; the message gives the paths at fault), when the first event is not
- * the turn's `running` status or an event follows the terminal one, and
- * `out_of_order` when a `seq` does not increase or an event belongs to
- * another turn. The constructor throws a `TypeError` for `options` that are no object.
+ * `map` throws `UIStreamError` `invalid_events` for what `validateRuntimeEvent`
+ * refuses (naming the paths), when the first event is not the turn's
+ * `running` status or one follows the terminal one, and `out_of_order` when
+ * a `seq` does not increase or an event belongs to another turn. The
+ * constructor throws a `TypeError` for `options` that are no object.
  */
 export class UIMessageChunkMapper {
   private readonly messageId: string | undefined;
@@ -133,34 +132,21 @@ export class UIMessageChunkMapper {
         break;
       default: {
         const unknown: never = event;
-        throw new UIStreamError({
-          code: UIStreamErrorCode.InvalidEvents,
-          message: `unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`,
-        });
+        throw invalidEvents(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`);
       }
     }
     return out;
   }
 
   private checkOrder(event: RuntimeEvent): void {
-    // Read only once it is known to be one: a malformed event is named, never a crash or a chunk the client cannot read.
     const checked = validateRuntimeEvent(event);
-    if (!checked.ok)
-      throw new UIStreamError({
-        code: UIStreamErrorCode.InvalidEvents,
-        message: `an event must be a RuntimeEvent: ${checked.errors.slice(0, 3).join("; ")}`,
-      });
-    if (this.ended)
-      throw new UIStreamError({
-        code: UIStreamErrorCode.InvalidEvents,
-        message: `event seq ${event.seq} follows the turn's terminal status`,
-      });
+    if (!checked.ok) throw invalidEvents(`an event must be a RuntimeEvent: ${checked.errors.slice(0, 3).join("; ")}`);
+    if (this.ended) throw invalidEvents(`event seq ${event.seq} follows the turn's terminal status`);
     if (this.turn === undefined) {
       if (event.type !== "session.status" || event.payload.status !== "running")
-        throw new UIStreamError({
-          code: UIStreamErrorCode.InvalidEvents,
-          message: `the events must start with the turn's first event (session.status running), got ${event.type} seq ${event.seq}`,
-        });
+        throw invalidEvents(
+          `the events must start with the turn's first event (session.status running), got ${event.type} seq ${event.seq}`,
+        );
       this.turn = { sessionId: event.sessionId, turnId: event.turnId };
     } else if (event.turnId !== this.turn.turnId || event.sessionId !== this.turn.sessionId) {
       throw new UIStreamError({
@@ -351,4 +337,9 @@ export class UIMessageChunkMapper {
 
 function origin(messageId: string): ProviderMetadata {
   return { turnkit: { messageId } };
+}
+
+/** The `invalid_events` error with `message`. */
+function invalidEvents(message: string): UIStreamError {
+  return new UIStreamError({ code: UIStreamErrorCode.InvalidEvents, message });
 }
