@@ -16,6 +16,7 @@ import {
   createVirtualClock,
   deferred,
   probeRealTimers,
+  throwingGetter,
   toolResultMessage,
   userMessage,
 } from "../../src/testing/index.js";
@@ -188,5 +189,14 @@ describe("collectStream", () => {
     expect(collected.text).toBe("Hello there");
     expect(collected.final.content).toEqual([{ type: "text", text: "Hello there" }]);
     expect(collected.events).toHaveLength(6);
+  });
+});
+
+describe("unreadable values", () => {
+  it("throwingGetter refuses a field that is no string, naming it", () => {
+    expect(() => throwingGetter(Object.create(null) as never)).toThrow(
+      new TypeError("throwingGetter: field must be a string, got object"),
+    );
+    expect(() => (throwingGetter("x") as { x: unknown }).x).toThrow("x getter failed");
   });
 });
