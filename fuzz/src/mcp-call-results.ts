@@ -30,7 +30,8 @@ const imageData = fc.constantFrom(
   Buffer.from("not an image").toString("base64"),
 );
 
-const resourceContents = fc.oneof(
+/** One item of a resource's `contents` (text, a blob, or an item missing or breaking a field). */
+export const resourceContents = fc.oneof(
   fc.record({
     uri: fc.constantFrom("mem://a", "file:///x.txt", "urn:x"),
     mimeType: fc.constantFrom("text/plain", undefined),
@@ -83,7 +84,7 @@ function validBlock(): fc.Arbitrary<unknown> {
 }
 
 /** One content block: every kind the protocol has, odd values in them, and kinds it does not have. */
-const contentBlock: fc.Arbitrary<unknown> = fc.oneof(
+export const contentBlock: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: generatedText.map((value) => ({ type: "text", text: value })) },
   fc.record({
     type: fc.constant("image"),

@@ -18,6 +18,7 @@ import {
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { readCapabilities, serveHostReads } from "./mcp-host-reads.js";
 import type { McpCallStep, McpFuzzCase, McpFuzzTool, McpListing } from "./mcp-server-arbitraries.js";
 
 /** What one case's server saw, for the checks. */
@@ -153,7 +154,7 @@ function caseServer(state: CaseState, transport: StreamableHTTPServerTransport):
   const server = new Server(
     { name: "fuzz", version: "0.1.0" },
     {
-      capabilities: state.spec.server.capabilities,
+      capabilities: { ...state.spec.server.capabilities, ...readCapabilities(state.spec.hostReads) },
       ...(state.spec.server.instructions !== undefined && { instructions: state.spec.server.instructions }),
     },
   );
@@ -173,6 +174,7 @@ function caseServer(state: CaseState, transport: StreamableHTTPServerTransport):
     for (const step of tool.steps) await runStep(state, step, request.params._meta?.progressToken, extra, transport);
     return answer(state, tool, transport, extra);
   });
+  serveHostReads(server, state.spec.hostReads, (result) => ({ [RAW_RESULT]: result }) as never, never);
   return server;
 }
 

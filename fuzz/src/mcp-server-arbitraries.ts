@@ -11,6 +11,7 @@
  */
 import fc from "fast-check";
 import { callResultArbitrary, generatedText as text } from "./mcp-call-results.js";
+import { type McpHostReads, hostReadsArbitrary } from "./mcp-host-reads.js";
 import { elicitationParams, rawMessage, samplingParams } from "./mcp-server-messages.js";
 
 /** Something the server does during a call, before it answers. */
@@ -76,6 +77,8 @@ export interface McpFuzzCase {
   readonly turns: 1 | 2;
   /** The host aborts the first turn this many ms after it started (real time); absent: never. */
   readonly abortAfterMs: number | undefined;
+  /** How the server answers the host's own reads of its resources and prompts (made after the turns); absent: none. */
+  readonly hostReads?: McpHostReads;
 }
 
 const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
@@ -269,6 +272,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     throwingLogger: fc.boolean(),
     turns: fc.constantFrom(1 as const, 2 as const),
     abortAfterMs: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.constantFrom(0, 5, 30, 150)),
+    hostReads: hostReadsArbitrary,
   },
   {
     requiredKeys: [

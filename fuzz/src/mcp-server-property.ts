@@ -15,7 +15,7 @@ import type { FuzzProperty } from "./fuzz-property.js";
 export const mcpServerProperty: FuzzProperty<McpFuzzCase> = {
   name: "mcp-server",
   description:
-    "generated MCP servers (odd and invalid tool lists, every content kind, structured content against output schemas, JSON-RPC errors, hangs, dropped connections, closed sessions, progress, logs, list_changed, sampling and elicitation mid-call) through agent-mcp in a PiTurnRunner turn: every call answered, failures typed and named, no engine text, no hang",
+    "generated MCP servers (odd and invalid tool lists, every content kind, structured content against output schemas, JSON-RPC errors, hangs, dropped connections, closed sessions, progress, logs, list_changed, sampling and elicitation mid-call) through agent-mcp in a PiTurnRunner turn, then the host's reads of its resources and prompts: every call answered, failures typed and named, no engine text, no hang",
   arbitrary: mcpFuzzCaseArbitrary,
   run: async (scenario) => (await import("./mcp-server-scenario.js")).checkMcpCase(scenario),
   ciRuns: 25,

@@ -25,6 +25,7 @@ import { type RuntimeEvent, type TurnOutcome, validateRuntimeEvent } from "@turn
 import { engineText } from "./invariants/no-engine-errors.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { type ServedCase, serveCase } from "./mcp-fuzz-server.js";
+import { checkHostReads } from "./mcp-host-reads.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 import { unhandledRejections } from "./unhandled-rejections.js";
 
@@ -105,6 +106,7 @@ async function runMcpCase(spec: McpFuzzCase, served: ServedCase, notes: unknown[
       const abortAfterMs = index === 0 ? spec.abortAfterMs : undefined;
       turns.push(await runMcpTurn(spec, mcp, runtime, `t${index + 1}`, abortAfterMs));
     }
+    if (spec.hostReads) await checkHostReads(mcp, SERVER_ID, bounded, imageBytesType);
     return turns;
   } finally {
     await bounded(runtime.dispose(), "runtime.dispose()");
@@ -287,6 +289,8 @@ function checkShown(
 ): void {
   const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
   if (tool?.end.kind !== "result" || details.cancelled === true || details.truncated !== undefined) return;
+  // A raw message of the server that answered the call's own id came first: that answer is the call's.
+  if (tool.steps.some((step) => step.kind === "raw" && (step.message as { id?: unknown } | null)?.id === "$id")) return;
   const content = tool.end.result.content;
   if (!Array.isArray(content)) return;
   for (const block of content as { type?: unknown; text?: unknown; uri?: unknown }[]) {
