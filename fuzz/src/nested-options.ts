@@ -18,7 +18,8 @@ import * as agentMcp from "@turnkit/agent-mcp";
 import * as agentRuntime from "@turnkit/agent-runtime";
 import * as uiStream from "@turnkit/ui-stream";
 import fc from "fast-check";
-import { type ApiArgument, checkCall, noModel, oddValue, valueOf } from "./public-api-bad-input.js";
+import { type ApiArgument, noModel, oddValue, valueOf } from "./odd-values.js";
+import { checkCall } from "./public-api-bad-input.js";
 
 /** One case: which target, which field (a dotted path), and the odd value put there. */
 export interface NestedOptionsCase {

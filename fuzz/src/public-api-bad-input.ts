@@ -27,6 +27,7 @@ import * as protocol from "@turnkit/protocol";
 import * as uiStream from "@turnkit/ui-stream";
 import { isUnreadable } from "@turnkit/agent-loop/internal";
 import fc from "fast-check";
+import { type ApiArgument, UNREADABLE, noModel, oddValue, plausibleValue, valueOf } from "./odd-values.js";
 import { engineText } from "./invariants/no-engine-errors.js";
 import { unhandledRejections } from "./unhandled-rejections.js";
 
@@ -55,11 +56,6 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
 
 /** Exports called apart from the rest: error classes (built by the library from its own values). */
 const LEFT_OUT = /Error$/;
-
-/** A stream function that never reaches a model: every request fails at once. */
-export const noModel = () => {
-  throw new Error("no model in this test");
-};
 
 /** The methods a host calls on the classes it builds, each on a fresh instance. */
 const METHODS: ApiTarget[] = [
@@ -110,107 +106,6 @@ export const API_TARGETS: readonly ApiTarget[] = [
   ...METHODS,
 ];
 
-function revoked(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
-
-function throwingOnRead(): object {
-  return new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error("a getter of the host failed");
-      },
-    },
-  );
-}
-
-/** Values that cannot be printed or kept as they are (a scenario must be printable to be replayed): made at call time. */
-const MADE_AT_CALL: Record<string, () => unknown> = {
-  "a revoked proxy": revoked,
-  "an object whose every read throws": throwingOnRead,
-  "a user message whose content is a revoked proxy": () => ({ role: "user", content: revoked() }),
-  "an event whose payload throws when read": () => ({ type: "session.status", seq: 1, payload: throwingOnRead() }),
-  "a symbol": () => Symbol("odd"),
-  "a list with a hole": () => [, 1],
-  "a frozen message without content": () => Object.freeze({ role: "user" }),
-  "an object without a prototype": () => Object.create(null),
-  "an invalid date": () => new Date(Number.NaN),
-  "an async iterable of null": () => asyncIterableOf(null),
-  "an async iterable of a revoked proxy": () => asyncIterableOf(revoked()),
-  "an async iterable of an object whose every read throws": () => asyncIterableOf(throwingOnRead()),
-  "an async iterable of an empty object": () => asyncIterableOf({}),
-  "an async iterable of a chunk holding a bigint": () =>
-    asyncIterableOf({ chunk: { type: "text-delta", id: "a", delta: 1n }, seq: 1, lastOfEvent: true }),
-  "an async iterable whose next() throws": () => ({
-    [Symbol.asyncIterator]: () => ({
-      next: () => {
-        throw new Error("the host's iterator failed");
-      },
-    }),
-  }),
-  "an iterable of null": () => [null],
-};
-
-/** An async iterable of `value` once (by hand: an async generator would await a value that cannot be read itself). */
-function asyncIterableOf(value: unknown): AsyncIterable<unknown> {
-  return {
-    [Symbol.asyncIterator]: () => {
-      let given = false;
-      return {
-        next: async () => (given ? { value: undefined, done: true } : ((given = true), { value, done: false })),
-      };
-    },
-  };
-}
-
-/** The values made at call time that no code can read (a test helper is not held to refusing them in words). */
-const UNREADABLE = /revoked|throws|cannot be read/;
-
-/** A generated argument: a plain value, or the name of one made at call time. */
-export type ApiArgument = { value: unknown } | { made: string };
-
-/** Values a host hands over by mistake. */
-export const oddValue: fc.Arbitrary<ApiArgument> = fc.oneof(
-  fc
-    .constantFrom<unknown>(
-      undefined,
-      null,
-      0,
-      -0,
-      Number.NaN,
-      Number.POSITIVE_INFINITY,
-      "",
-      "x",
-      true,
-      10n,
-      [],
-      [null],
-      {},
-    )
-    .map((value) => ({ value })),
-  fc.constantFrom(...Object.keys(MADE_AT_CALL)).map((made) => ({ made })),
-  fc
-    .anything({ maxDepth: 2, withBigInt: true, withNullPrototype: true, withBoxedValues: true })
-    .map((value) => ({ value })),
-);
-
-/** Values a call expects, so an odd one can sit beside them and be reached. */
-const PLAUSIBLE: Record<string, () => unknown> = {
-  "a name": () => "name",
-  "a count": () => 1,
-  "a function": () => () => {},
-  "a stream function that fails": () => noModel,
-  "an empty object": () => ({}),
-  "an empty list": () => [],
-  "a user message": () => ({ role: "user", content: "hi", timestamp: 1 }),
-  "a list of one user message": () => [{ role: "user", content: "hi", timestamp: 1 }],
-  "a model": () => ({ id: "m", provider: "p", api: "openai-completions" }),
-};
-const plausibleValue: fc.Arbitrary<ApiArgument> = fc.constantFrom(...Object.keys(PLAUSIBLE)).map((made) => ({ made }));
-
 /** A call of one target with up to four arguments, at least one of them odd. */
 export const apiCallArbitrary: fc.Arbitrary<ApiCall> = fc.record({
   target: fc.constantFrom(...API_TARGETS.map((target) => target.name)),
@@ -222,11 +117,6 @@ export const apiCallArbitrary: fc.Arbitrary<ApiCall> = fc.record({
       return all;
     }),
 });
-
-/** The value an argument stands for (one made at call time is made now). */
-export function valueOf(arg: ApiArgument): unknown {
-  return "made" in arg ? (MADE_AT_CALL[arg.made] ?? PLAUSIBLE[arg.made])!() : arg.value;
-}
 
 /** How long a promise or stream a call returns may take to settle or end. */
 const SETTLE_MS = 2_000;

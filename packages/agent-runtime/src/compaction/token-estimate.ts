@@ -141,12 +141,12 @@ export function estimateContextTokens(messages: readonly AgentMessage[], usableF
 
 /** `messages[index]`; a `TypeError` naming it when it is no message object. */
 function messageAt(messages: readonly AgentMessage[], index: number): AgentMessage {
-  const message: unknown = messages[index];
-  if (!isRecord(message))
+  const message = messages[index]!;
+  if (!isRecord(message as unknown))
     throw new TypeError(
       `estimateContextTokens: messages[${index}] must be a message object, got ${describeValue(message)}`,
     );
-  return message as AgentMessage;
+  return message;
 }
 
 /** The context a response's request used, as its provider reported it. */
