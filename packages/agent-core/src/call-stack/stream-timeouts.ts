@@ -1,4 +1,10 @@
-import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
+import {
+  EventStream,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  type Context,
+  type ProviderResponse,
+} from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
 import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
@@ -330,9 +336,15 @@ export class WatchedAttempt {
   }
 }
 
-/** `stream` itself when its reader can end it (pi-ai's streams can), else a relay of it that can be ended; a failure of the relayed stream is left on `request`. */
+/**
+ * `stream` itself when its `end()` is known to wake a pending read (pi-ai's
+ * streams, and so the call stack's own), else a relay of it that can be
+ * ended; a failure of the relayed stream is left on `request`. A host's
+ * own stream is relayed even when it has an `end()`: one that does nothing
+ * or throws must not hold a read that a timeout or an abort ended.
+ */
 function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedAttempt): EndableStream {
-  if (typeof (stream as Partial<EndableStream>).end === "function") return stream as EndableStream;
+  if (isPiAiStream(stream)) return stream as EndableStream;
   const relay = new RelayStream();
   request.stopRelay = pipeEvents(stream, {
     event: (event) => relay.push(event),
@@ -343,4 +355,13 @@ function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedA
     },
   });
   return relay;
+}
+
+/** Whether `stream` is one of pi-ai's event streams (a value that cannot be read is not). */
+function isPiAiStream(stream: AsyncIterable<AssistantMessageEvent>): boolean {
+  try {
+    return stream instanceof EventStream;
+  } catch {
+    return false;
+  }
 }
