@@ -9,7 +9,7 @@
  */
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { PiTurnRunner } from "@turnkit/agent-core";
-import { createVirtualClock } from "@turnkit/agent-loop/testing";
+import { createVirtualClock, revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import type { StreamFn } from "../../src/call-stack/stream-fn.js";
 import { createRecordingEventWriter } from "../../src/testing/index.js";
@@ -111,6 +111,26 @@ describe("a hand-written provider stream", () => {
           expect(events.at(-1)).toMatchObject({ type: "session.status", payload: { status: "failed" } });
         },
       );
+
+  it.each([
+    ["a revoked proxy", () => revokedProxy()],
+    [
+      "an object whose [Symbol.asyncIterator] getter throws",
+      () =>
+        Object.defineProperty({}, Symbol.asyncIterator, {
+          get() {
+            throw new Error("the stream's getter failed");
+          },
+        }),
+    ],
+  ])("answered by the stream function (%s) is no stream: the turn fails naming llm.streamFn", async (_name, made) => {
+    for (const retry of [true, false]) {
+      const { outcome, events } = await runWith((() => made()) as unknown as StreamFn, retry);
+      expect(outcome).toMatchObject({ kind: "failed", error: { code: "internal" } });
+      expect(outcome.kind === "failed" && outcome.message).toMatch(/llm\.streamFn returned/);
+      expect(events.at(-1)).toMatchObject({ type: "session.status", payload: { status: "failed" } });
+    }
+  });
 
   it.each([
     [
