@@ -250,6 +250,8 @@ export class WatchedAttempt {
   private decide(message: AssistantMessage): void {
     message.usage = countedUsage(message.usage);
     this.finish();
+    // The provider may still be streaming (a read that threw, a malformed event): its request is stopped too.
+    this.signal.abort();
     this.decided = { type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message };
     this.settles?.settle(message);
     this.letGo();

@@ -7,7 +7,11 @@
  * off), fails naming what was wrong in its own words, and the host process
  * survives a watchdog that gives up on such a stream.
  */
-import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
+import {
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  createAssistantMessageEventStream,
+} from "@mariozechner/pi-ai";
 import { PiTurnRunner } from "@turnkit/agent-core";
 import { createVirtualClock, revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
@@ -159,5 +163,39 @@ describe("a hand-written provider stream", () => {
     const outcome = await turn;
     expect(outcome).toMatchObject({ kind: "failed", error: { code: "timeout" } });
     expect(writer.events.at(-1)).toMatchObject({ type: "session.status", payload: { status: "failed" } });
+  });
+
+  it.each([
+    [
+      "a read of a hand-written stream that throws",
+      () =>
+        handWritten((index) => {
+          if (index === 2) throw new Error("the stream's read failed");
+          return Promise.resolve(plainResult(index));
+        }),
+    ],
+    [
+      "a malformed event in a pi-ai stream whose provider goes on",
+      () => {
+        const stream = createAssistantMessageEventStream();
+        queueMicrotask(() => {
+          stream.push(EVENTS[0]!);
+          stream.push({ ...EVENTS[2]!, delta: 5 } as never);
+        });
+        return stream;
+      },
+    ],
+  ])("that the call stack fails itself (%s) has its request aborted: the provider stops", async (_name, stream) => {
+    for (const retry of [true, false]) {
+      const signals: AbortSignal[] = [];
+      const streamFn = ((_model: unknown, _context: unknown, options: { signal: AbortSignal }) => {
+        signals.push(options.signal);
+        return stream();
+      }) as unknown as StreamFn;
+      const { outcome } = await runWith(streamFn, retry);
+      expect(outcome.kind).toBe("failed");
+      expect(signals.length).toBe(1);
+      expect(signals[0]!.aborted).toBe(true);
+    }
   });
 });
