@@ -13,6 +13,7 @@ import { turnHooks } from "./scenario-turn-hooks.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
+import { withHandWrittenStreams } from "./hand-written-streams.js";
 import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
 import {
   earlierExchange,
@@ -191,12 +192,15 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ...(scenario.hookTimeoutMs !== undefined && { hookTimeoutMs: scenario.hookTimeoutMs }),
     llm: {
       model: model.model,
-      streamFn: withUnreadableUsage(
-        withMalformedEvents(
-          withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
-          scenario.malformedEvents,
+      streamFn: withHandWrittenStreams(
+        withUnreadableUsage(
+          withMalformedEvents(
+            withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+            scenario.malformedEvents,
+          ),
+          scenario.unreadableUsage,
         ),
-        scenario.unreadableUsage,
+        scenario.handWrittenStreams,
       ),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },

@@ -26,6 +26,7 @@ import {
 } from "./response-arbitraries.js";
 import { budgetBoundaryArbitrary, turnBudgetArbitrary, withBudgetBoundary } from "./budget-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
+import { handWrittenStreamsArbitrary } from "./hand-written-streams.js";
 import type {
   AgentScenario,
   AskSpec,
@@ -99,8 +100,9 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       oddEvents: oddEventsArbitrary,
       // Which responses (by index) report a usage that cannot be read: rarely any.
       unreadable: rareList(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom("revoked" as const, "getter" as const)), 2),
+      handWritten: handWrittenStreamsArbitrary,
     })
-    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, ...scenario }) => {
+    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, handWritten, ...scenario }) => {
       const requests = withRequestIds(scenario.requests);
       const withText = (index: number) => requests[index]?.response.text !== undefined;
       const malformedFinals = requests
@@ -120,6 +122,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         ...(malformedFinals.length > 0 && { malformedFinals }),
         ...(malformedEvents.length > 0 && { malformedEvents }),
         ...(unreadableUsage.length > 0 && { unreadableUsage }),
+        ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
       };
     });
 }

@@ -7,6 +7,7 @@
  */
 import type { Usage } from "@mariozechner/pi-ai";
 import type { HostileHostSpec } from "./hostile-host.js";
+import type { HandWrittenStreamSpec } from "./hand-written-streams.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
@@ -480,6 +481,14 @@ export interface TurnScenario {
    * property.
    */
   unreadableUsage?: { token: string; kind: "revoked" | "getter" }[];
+  /**
+   * Calls of the stream function (by their place, from 0) that answer a
+   * stream written by hand instead of pi-ai's (`src/hand-written-streams.ts`):
+   * a second `done`, an iterator whose `return()` fails, an `end()` of its
+   * own, a read that throws or answers `null`. Absent outside the main
+   * runner property.
+   */
+  handWrittenStreams?: HandWrittenStreamSpec[];
 }
 
 /** The extra event a response of `malformedEvents` streams (see `withMalformedEvents`). */
