@@ -219,6 +219,8 @@ export class WatchedAttempt {
       if (problem) return this.failMalformed(final, problem);
       final.usage = countedUsage(final.usage);
       this.finish();
+      // A failure may have been made up on the way (a relay whose read threw) while the provider still streams: stop it.
+      if (event.type === "error") this.signal.abort();
       // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
       releaseIterator(this.source);
       this.stream = undefined;

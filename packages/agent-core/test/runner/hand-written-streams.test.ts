@@ -175,6 +175,16 @@ describe("a hand-written provider stream", () => {
         }),
     ],
     [
+      "a read that throws of a stream the stream function answered by a promise",
+      () =>
+        Promise.resolve(
+          handWritten((index) => {
+            if (index === 2) throw new Error("the stream's read failed");
+            return Promise.resolve(plainResult(index));
+          }),
+        ),
+    ],
+    [
       "a malformed event in a pi-ai stream whose provider goes on",
       () => {
         const stream = createAssistantMessageEventStream();
@@ -185,17 +195,20 @@ describe("a hand-written provider stream", () => {
         return stream;
       },
     ],
-  ])("that the call stack fails itself (%s) has its request aborted: the provider stops", async (_name, stream) => {
-    for (const retry of [true, false]) {
-      const signals: AbortSignal[] = [];
-      const streamFn = ((_model: unknown, _context: unknown, options: { signal: AbortSignal }) => {
-        signals.push(options.signal);
-        return stream();
-      }) as unknown as StreamFn;
-      const { outcome } = await runWith(streamFn, retry);
-      expect(outcome.kind).toBe("failed");
-      expect(signals.length).toBe(1);
-      expect(signals[0]!.aborted).toBe(true);
-    }
-  });
+  ] as [string, () => unknown][])(
+    "that the call stack fails itself (%s) has its request aborted: the provider stops",
+    async (_name, stream) => {
+      for (const retry of [true, false]) {
+        const signals: AbortSignal[] = [];
+        const streamFn = ((_model: unknown, _context: unknown, options: { signal: AbortSignal }) => {
+          signals.push(options.signal);
+          return stream();
+        }) as unknown as StreamFn;
+        const { outcome } = await runWith(streamFn, retry);
+        expect(outcome.kind).toBe("failed");
+        expect(signals.length).toBe(1);
+        expect(signals[0]!.aborted).toBe(true);
+      }
+    },
+  );
 });
