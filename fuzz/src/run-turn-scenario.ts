@@ -210,6 +210,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         behaviours: behavioursOf(scenario),
         executed: [],
         ...(questions && { questions }),
+        abort,
       }),
       ...createSubAgentTools(
         scenario.subAgents ?? [],

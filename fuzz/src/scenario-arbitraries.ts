@@ -34,6 +34,7 @@ import type {
   RequestSpec,
   HostAnswerSpec,
   Delay,
+  OddToolAnswer,
   ResponseSpec,
   RetrySpec,
   ToolBehaviour,
@@ -101,9 +102,11 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       // Which responses (by index) report a usage that cannot be read: rarely any.
       unreadable: rareList(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom("revoked" as const, "getter" as const)), 2),
       handWritten: handWrittenStreamsArbitrary,
+      // Which tool calls (counted across the script) hand their result over oddly: rarely any.
+      oddAnswers: rareList(fc.tuple(fc.nat({ max: 8 }), fc.constantFrom(...ODD_TOOL_ANSWERS)), 3),
     })
-    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, handWritten, ...scenario }) => {
-      const requests = withRequestIds(scenario.requests);
+    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, handWritten, oddAnswers, ...scenario }) => {
+      const requests = withOddAnswers(withRequestIds(scenario.requests), oddAnswers);
       const withText = (index: number) => requests[index]?.response.text !== undefined;
       const malformedFinals = requests
         .filter((request, index) => malformed.includes(index) && withText(index))
@@ -125,6 +128,34 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
       };
     });
+}
+
+const ODD_TOOL_ANSWERS: readonly OddToolAnswer[] = [
+  "thenableTwice",
+  "resolveThenReject",
+  "rejectThenResolve",
+  "thenThrowsAfterResolve",
+  "updateBurst",
+  "abortOnReturn",
+];
+
+/** The requests with the listed tool calls (by their place across the script, from 0), when they answer a result, answering it oddly. */
+function withOddAnswers(requests: RequestSpec[], odd: readonly [number, OddToolAnswer][]): RequestSpec[] {
+  if (odd.length === 0) return requests;
+  let place = 0;
+  return requests.map((request) => ({
+    ...request,
+    response: {
+      ...request.response,
+      calls: request.response.calls.map((call) => {
+        const index = place++;
+        const answer = odd.find(([at]) => at === index)?.[1];
+        return answer && call.behaviour.kind === "result"
+          ? { ...call, behaviour: { ...call.behaviour, oddAnswer: answer } }
+          : call;
+      }),
+    },
+  }));
 }
 
 const NO_HOOKS: TurnHookSpec = {

@@ -12,6 +12,7 @@ import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
 import {
   type Delay,
   type MalformedResult,
+  type OddToolAnswer,
   TOOL_NAMES,
   type ToolBehaviour,
   type ToolModes,
@@ -42,6 +43,8 @@ export interface ToolEnvironment {
   executed: string[];
   /** Where `ask` calls record their questions (the runner's tools only). */
   questions?: QuestionProbe;
+  /** Aborts the turn as the host does (the runner's tools only; for `abortOnReturn`). */
+  abort?: () => void;
 }
 
 /** Where a late update goes: after every microtask of the settling call. */
@@ -277,31 +280,86 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       parameters: SCENARIO_TOOL_PARAMETERS,
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
-      execute: async (ctx, input, signal, onUpdate) => {
-        editArguments(input);
-        const result = await perform(
-          ctx.toolCallId,
-          environment,
-          signal,
-          (text, odd) =>
-            onUpdate({
-              content: [{ type: "text", text }],
-              details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
-            }),
-          { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
-          (value) => onUpdate(value as never),
-        );
+      execute: (ctx, input, signal, onUpdate) => {
         const behaviour = environment.behaviours.get(ctx.toolCallId);
-        if (isMalformed(environment, ctx.toolCallId)) return result;
-        if (behaviour?.kind === "result" && behaviour.oddFlags)
-          return {
-            content: [{ type: "text", text: `${ODD_FLAGS_TEXT} (${ctx.toolCallId})` }],
-            isError: "yes",
-            terminate: 1,
-          } as never;
-        const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
-        return odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result;
+        const odd = behaviour?.kind === "result" ? behaviour.oddAnswer : undefined;
+        if (odd === "updateBurst")
+          for (let index = 0; index < 200; index++)
+            onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} burst ${index}` }], details: {} });
+        const answer = runtimeAnswer(environment, ctx, input, signal, onUpdate);
+        if (odd === "abortOnReturn") return answer.finally(() => environment.abort?.());
+        return odd === undefined || odd === "updateBurst" ? answer : oddThenable(odd, answer, ctx.toolCallId);
       },
     }),
   );
+}
+
+/**
+ * A thenable standing for `answer` that answers twice, as careless code does:
+ * only its first answer may count.
+ */
+function oddThenable(odd: OddToolAnswer, answer: Promise<unknown>, callId: string): Promise<never> {
+  const second = { content: [{ type: "text", text: `${callId} second answer` }] };
+  // A thenable whose `then` throws once it has resolved: the promise that adopts it keeps the result.
+  if (odd === "thenThrowsAfterResolve")
+    return answer.then((result) => ({
+      // biome-ignore lint/suspicious/noThenProperty: a thenable is what this tool answers
+      then(resolve: (value: unknown) => void) {
+        resolve(result);
+        throw new Error(`the thenable of ${callId} threw`);
+      },
+    })) as Promise<never>;
+  return {
+    then(resolve: (value: unknown) => void, reject: (error: unknown) => void) {
+      answer.then(
+        (result) => {
+          if (odd === "rejectThenResolve") {
+            reject(new Error(`tool call ${callId} rejected first`));
+            resolve(result);
+            return;
+          }
+          resolve(result);
+          if (odd === "thenableTwice") resolve(second);
+          if (odd === "resolveThenReject") reject(new Error(`tool call ${callId} rejected late`));
+        },
+        (error) => {
+          reject(error);
+          resolve(second);
+        },
+      );
+    },
+  } as unknown as Promise<never>;
+}
+
+/** What a runner's scenario tool answers (see {@link createRuntimeTools}). */
+async function runtimeAnswer(
+  environment: ToolEnvironment,
+  ctx: Parameters<RuntimeTool["impl"]["execute"]>[0],
+  input: unknown,
+  signal: AbortSignal | undefined,
+  onUpdate: Parameters<RuntimeTool["impl"]["execute"]>[3],
+): Promise<never> {
+  editArguments(input);
+  const result = await perform(
+    ctx.toolCallId,
+    environment,
+    signal,
+    (text, odd) =>
+      onUpdate({
+        content: [{ type: "text", text }],
+        details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
+      }),
+    { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
+    (value) => onUpdate(value as never),
+  );
+  const behaviour = environment.behaviours.get(ctx.toolCallId);
+  if (isMalformed(environment, ctx.toolCallId)) return result as never;
+  if (behaviour?.kind === "result" && behaviour.oddFlags)
+    return {
+      content: [{ type: "text", text: `${ODD_FLAGS_TEXT} (${ctx.toolCallId})` }],
+      isError: "yes",
+      terminate: 1,
+    } as never;
+  const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
+  return (odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result) as never;
 }

@@ -34,6 +34,21 @@ export type MalformedResult =
   | "revoked"
   | "throwing-getter";
 
+/**
+ * How a runner's tool hands over its result the way careless JavaScript
+ * does: a thenable (no promise) that resolves twice, resolves and then
+ * rejects, rejects and then resolves, or resolves and then throws from its
+ * `then`; 200 progress updates in one synchronous burst; or the host aborts
+ * the turn from inside the tool as it returns. Only the first answer counts.
+ */
+export type OddToolAnswer =
+  | "thenableTwice"
+  | "resolveThenReject"
+  | "rejectThenResolve"
+  | "thenThrowsAfterResolve"
+  | "updateBurst"
+  | "abortOnReturn";
+
 /** What one tool call does when executed. */
 export type ToolBehaviour =
   | {
@@ -55,6 +70,8 @@ export type ToolBehaviour =
       malformed?: MalformedResult;
       /** A runner's tool answers `isError: "yes"` and `terminate: 1` (flags that are no booleans): an error result naming the flag (invariant 25). */
       oddFlags?: boolean;
+      /** How a runner's tool answers besides its result (see {@link OddToolAnswer}); absent: a promise of it. */
+      oddAnswer?: OddToolAnswer;
     }
   /**
    * `unreadable`: what it throws is no Error, and its `toString` throws; `"revoked"`: it throws a revoked
