@@ -24,6 +24,7 @@ import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
+import { type InputFault, checkInputFaults, inputFaultsArbitrary } from "./turn-input-faults.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -189,6 +190,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 100,
     fuzzWeight: 0.2,
   };
+  const inputFaults: FuzzProperty<InputFault[]> = {
+    name: "run-turn-input",
+    description:
+      "runTurn inputs malformed as JavaScript hosts make them (getters that throw or change, proxies, frozen objects, holes, __proto__ keys, odd strings and numbers): refused naming the field before any event, or a turn that ends well",
+    arbitrary: inputFaultsArbitrary,
+    run: checkInputFaults,
+    ciRuns: 100,
+    fuzzWeight: 0.3,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -221,6 +231,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     subAgents,
     askHost,
     definitionRefusals,
+    inputFaults,
     extensionFaults,
     mcpServerProperty,
   ];
