@@ -129,7 +129,8 @@ const OPTION_OBJECTS: readonly (readonly [keyof RunTurnInput, Record<string, Fie
 
 /**
  * The turn's input read once: a plain copy of `input` and of its `llm`,
- * `hooks`, `userMessage`, `llmRetry` and `budget`, each field read exactly
+ * `hooks`, `userMessage`, `llmRetry` and `budget` (and the event writer's
+ * `push`, called on the writer as before), each field read exactly
  * once (its own keys, and the fields of those interfaces it inherits, such
  * as a class's getters). The turn is checked and run on this copy, so a
  * getter of the host's that throws or answers otherwise on a later read
@@ -143,7 +144,15 @@ export function readRunTurnInputOnce(input: RunTurnInput): RunTurnInput {
     const value = copy[key];
     if (isRecord(value)) copy[key] = readFieldsOnce(value, rules);
   }
+  if (isRecord(copy.eventWriter)) copy.eventWriter = writerReadOnce(copy.eventWriter);
   return copy as unknown as RunTurnInput;
+}
+
+/** A writer whose `push` was read once and is called on the host's writer (a method of a class keeps its `this`). */
+function writerReadOnce(writer: Record<string, unknown>): Record<string, unknown> {
+  const push = writer.push;
+  if (typeof push !== "function") return { push };
+  return { push: (event: unknown) => push.call(writer, event) };
 }
 
 function readFieldsOnce(value: object, rules: Record<string, FieldRule>): Record<string, unknown> {

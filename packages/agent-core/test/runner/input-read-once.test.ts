@@ -60,6 +60,7 @@ const FIELDS = [
   "disableBuiltinToolFallback",
   "userMessage.text",
   "sessionId",
+  "eventWriter.push",
 ];
 
 describe("a turn's input", () => {
@@ -82,6 +83,20 @@ describe("a turn's input", () => {
     readOnceThen(input, path, () => 5);
     await expect(new PiTurnRunner().runTurn(input as never)).resolves.toMatchObject({ kind: "completed" });
   });
+
+  it.each(["tools.0", "tools.0.def", "tools.0.impl", "tools.0.impl.execute"])(
+    "has its tools read when the tool table is built: a getter at %s that throws on that later read is a TurnkitConfigError before any event",
+    async (path) => {
+      const input = turnInput();
+      readOnceThen(input, path, () => {
+        throw new Error(`a later read of ${path} failed`);
+      });
+      const error = await new PiTurnRunner().runTurn(input as never).catch((caught: unknown) => caught);
+      expect(TurnkitConfigError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(`a later read of ${path} failed`);
+      expect(input.eventWriter.events).toEqual([]);
+    },
+  );
 
   it("refuses a hook list with a length of 2^32 - 1 and a hole first at once", async () => {
     const hooks: unknown[] = [];
