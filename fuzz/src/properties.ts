@@ -25,6 +25,7 @@ import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
 import { type InputFault, checkInputFaults, inputFaultsArbitrary } from "./turn-input-faults.js";
+import { type ReentrantCase, checkReentrantCase, reentrantCaseArbitrary } from "./reentrant-turns.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -199,6 +200,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 100,
     fuzzWeight: 0.3,
   };
+  const reentrant: FuzzProperty<ReentrantCase> = {
+    name: "runner-reentrant",
+    description:
+      "PiTurnRunner re-entered from inside a turn: its writer, a hook, a tool or the logger starts another turn on the same runner (same or other ids, awaited or not) or aborts: every turn settles once with its own unbroken seq and one terminal status last",
+    arbitrary: reentrantCaseArbitrary,
+    run: checkReentrantCase,
+    ciRuns: 60,
+    fuzzWeight: 0.3,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -232,6 +242,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     askHost,
     definitionRefusals,
     inputFaults,
+    reentrant,
     extensionFaults,
     mcpServerProperty,
   ];
