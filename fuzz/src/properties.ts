@@ -26,6 +26,7 @@ import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } 
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
 import { type InputFault, checkInputFaults, inputFaultsArbitrary } from "./turn-input-faults.js";
 import { type ReentrantCase, checkReentrantCase, reentrantCaseArbitrary } from "./reentrant-turns.js";
+import { type AbortAnywhereCase, abortAnywhereArbitrary, checkAbortAnywhere } from "./abort-anywhere.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -200,6 +201,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 100,
     fuzzWeight: 0.3,
   };
+  const abortAnywhere: FuzzProperty<AbortAnywhereCase> = {
+    name: "runner-abort-anywhere",
+    description:
+      "PiTurnRunner aborted from inside its writer at any event of a generated turn, half the time at the terminal status or the event before it, with late, failing or hung writers",
+    arbitrary: abortAnywhereArbitrary(options),
+    run: checkAbortAnywhere,
+    ciRuns: 60,
+    fuzzWeight: 1,
+  };
   const reentrant: FuzzProperty<ReentrantCase> = {
     name: "runner-reentrant",
     description:
@@ -243,6 +253,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     definitionRefusals,
     inputFaults,
     reentrant,
+    abortAnywhere,
     extensionFaults,
     mcpServerProperty,
   ];
