@@ -131,6 +131,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     }
   };
 
+  // What tools left for after the turn (a progress update once it settled), run before stragglers are counted.
+  const afterTurn: (() => void)[] = [];
+
   const { asyncTicks, failAt, slow } = scenario.writer;
   // The late answers of a slow writer are the host's own timers: cleared before the leak count.
   const writerTimers: unknown[] = [];
@@ -211,6 +214,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         executed: [],
         ...(questions && { questions }),
         abort,
+        afterTurn,
       }),
       ...createSubAgentTools(
         scenario.subAgents ?? [],
@@ -282,7 +286,10 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         settled = true;
         hostile?.onSettled?.();
       },
-      afterSettle: hostile?.afterSettle,
+      afterSettle: async () => {
+        await hostile?.afterSettle?.();
+        for (const late of afterTurn.splice(0)) late();
+      },
       pacing: scenario.pacing,
     },
     runnerOptions: hostile?.runnerOptions ?? runnerOptions,

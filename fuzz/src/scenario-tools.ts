@@ -45,6 +45,8 @@ export interface ToolEnvironment {
   questions?: QuestionProbe;
   /** Aborts the turn as the host does (the runner's tools only; for `abortOnReturn`). */
   abort?: () => void;
+  /** Where a tool leaves what it does once the turn settled (the runner's tools only; for `updateAfterTurn`). */
+  afterTurn?: (() => void)[];
 }
 
 /** Where a late update goes: after every microtask of the settling call. */
@@ -288,7 +290,13 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
             onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} burst ${index}` }], details: {} });
         const answer = runtimeAnswer(environment, ctx, input, signal, onUpdate);
         if (odd === "abortOnReturn") return answer.finally(() => environment.abort?.());
-        return odd === undefined || odd === "updateBurst" ? answer : oddThenable(odd, answer, ctx.toolCallId);
+        if (odd === "updateAfterTurn")
+          environment.afterTurn?.push(() =>
+            onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} update after the turn` }], details: {} }),
+          );
+        return odd === undefined || odd === "updateBurst" || odd === "updateAfterTurn"
+          ? answer
+          : oddThenable(odd, answer, ctx.toolCallId);
       },
     }),
   );

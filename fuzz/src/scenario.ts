@@ -38,8 +38,10 @@ export type MalformedResult =
  * How a runner's tool hands over its result the way careless JavaScript
  * does: a thenable (no promise) that resolves twice, resolves and then
  * rejects, rejects and then resolves, or resolves and then throws from its
- * `then`; 200 progress updates in one synchronous burst; or the host aborts
- * the turn from inside the tool as it returns. Only the first answer counts.
+ * `then`; 200 progress updates in one synchronous burst; the host aborting
+ * the turn from inside the tool as it returns; or a progress update sent
+ * once the whole turn settled (nothing may reach the writer then). Only the
+ * first answer counts.
  */
 export type OddToolAnswer =
   | "thenableTwice"
@@ -47,7 +49,8 @@ export type OddToolAnswer =
   | "rejectThenResolve"
   | "thenThrowsAfterResolve"
   | "updateBurst"
-  | "abortOnReturn";
+  | "abortOnReturn"
+  | "updateAfterTurn";
 
 /** What one tool call does when executed. */
 export type ToolBehaviour =
