@@ -207,7 +207,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
       "PiTurnRunner aborted from inside its writer at any event of a generated turn, half the time at the terminal status or the event before it, with late, failing or hung writers",
     arbitrary: abortAnywhereArbitrary(options),
     run: checkAbortAnywhere,
-    ciRuns: 60,
+    ciRuns: 30,
     fuzzWeight: 1,
   };
   const reentrant: FuzzProperty<ReentrantCase> = {
@@ -216,7 +216,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
       "PiTurnRunner re-entered from inside a turn: its writer, a hook, a tool or the logger starts another turn on the same runner (same or other ids, awaited or not) or aborts: every turn settles once with its own unbroken seq and one terminal status last",
     arbitrary: reentrantCaseArbitrary,
     run: checkReentrantCase,
-    ciRuns: 60,
+    ciRuns: 30,
     fuzzWeight: 0.3,
   };
   const askHost: FuzzProperty<TurnScenario> = {
