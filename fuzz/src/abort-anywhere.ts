@@ -4,7 +4,9 @@
  * aborting from inside its writer at one of them, chosen over the whole
  * turn, and one case in two at the very end (while the terminal status or
  * the event before it is being written), with its writer as generated
- * (late, failing, or answering from some event on never). Every turn
+ * (late, failing, or answering from some event on never), and one turn in
+ * four with a hostile host (hook members that are slow or hang, throwing
+ * callbacks and loggers). Every turn
  * invariant must hold for the aborted run: `seq` without a gap, the
  * terminal status last and matching the outcome, nothing after it.
  */
@@ -13,6 +15,7 @@ import type { GenerationOptions } from "./known-bugs.js";
 import { checkTurnObservation } from "./observation-checks.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { turnScenarioArbitrary } from "./scenario-arbitraries.js";
+import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
 import type { TurnScenario } from "./scenario.js";
 
 /** A generated turn, and where its abort goes among the events the first run offered. */
@@ -23,8 +26,13 @@ export interface AbortAnywhereCase {
   nearEnd: boolean;
 }
 
+/** One turn in four has a hostile host (slow or hung hook members, throwing callbacks and loggers). */
 export function abortAnywhereArbitrary(options: GenerationOptions): fc.Arbitrary<AbortAnywhereCase> {
-  return fc.record({ turn: turnScenarioArbitrary(options), pick: fc.nat(), nearEnd: fc.boolean() });
+  const turn = fc.oneof(
+    { weight: 3, arbitrary: turnScenarioArbitrary(options) },
+    { weight: 1, arbitrary: hostileTurnArbitrary(options) },
+  );
+  return fc.record({ turn, pick: fc.nat(), nearEnd: fc.boolean() });
 }
 
 /** Runs the turn, then again aborted at the chosen event, and checks every turn invariant on the second run. */
