@@ -103,15 +103,16 @@ function checkRunTurnInput(input: RunTurnInput): void {
   });
   if (input.warnings !== undefined) {
     if (!Array.isArray(input.warnings)) throw invalid("RunTurnInput.warnings must be an array");
-    // Array.from: a hole in the list is an `undefined` warning, refused as one (forEach would skip it).
-    Array.from(input.warnings as unknown[]).forEach((warning: unknown, index) => {
+    // By index, up to the first bad one: a hole in the list is an `undefined` warning, refused as one.
+    const warnings = input.warnings as unknown[];
+    for (let index = 0; index < warnings.length; index++) {
       // Checked against the fields its code needs, as the emitted event will be.
-      const checked = validateRuntimeWarning(jsonSafe(warning));
+      const checked = validateRuntimeWarning(jsonSafe(warnings[index]));
       if (!checked.ok)
         throw invalid(
           `RunTurnInput.warnings[${index}] must be a runtime.warning payload { code, message, ... }: ${checked.errors.slice(0, 3).join("; ")}`,
         );
-    });
+    }
   }
   assertValidTurnBudget(input.budget);
 }
