@@ -138,6 +138,7 @@ const ODD_TOOL_ANSWERS: readonly OddToolAnswer[] = [
   "updateBurst",
   "abortOnReturn",
   "updateAfterTurn",
+  "hugeLists",
 ];
 
 /** The requests with the listed tool calls (by their place across the script, from 0), when they answer a result, answering it oddly. */

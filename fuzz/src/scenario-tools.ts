@@ -288,8 +288,12 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
         if (odd === "updateBurst")
           for (let index = 0; index < 200; index++)
             onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} burst ${index}` }], details: {} });
+        if (odd === "hugeLists")
+          onUpdate({ content: hugeList({ type: "text", text: "working" }) as never, details: { list: hugeList(1) } });
         const answer = runtimeAnswer(environment, ctx, input, signal, onUpdate);
         if (odd === "abortOnReturn") return answer.finally(() => environment.abort?.());
+        if (odd === "hugeLists")
+          return answer.then((result) => ({ ...(result as object), details: { list: hugeList(1) } }) as never);
         if (odd === "updateAfterTurn")
           environment.afterTurn?.push(() =>
             onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} update after the turn` }], details: {} }),
@@ -337,6 +341,13 @@ function oddThenable(odd: OddToolAnswer, answer: Promise<unknown>, callId: strin
       );
     },
   } as unknown as Promise<never>;
+}
+
+/** `first` entries, then holes up to a length of 2^32 - 1: made at once, billions of steps to walk by index. */
+function hugeList(...first: unknown[]): unknown[] {
+  const list = [...first];
+  list.length = 2 ** 32 - 1;
+  return list;
 }
 
 /** What a runner's scenario tool answers (see {@link createRuntimeTools}). */

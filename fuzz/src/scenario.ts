@@ -40,7 +40,9 @@ export type MalformedResult =
  * rejects, rejects and then resolves, or resolves and then throws from its
  * `then`; 200 progress updates in one synchronous burst; the host aborting
  * the turn from inside the tool as it returns; or a progress update sent
- * once the whole turn settled (nothing may reach the writer then). Only the
+ * once the whole turn settled (nothing may reach the writer then); or
+ * progress and result details holding a list with a length of 2^32 - 1
+ * and one entry (events carry it as `"[Too long]"`, at once). Only the
  * first answer counts.
  */
 export type OddToolAnswer =
@@ -50,7 +52,8 @@ export type OddToolAnswer =
   | "thenThrowsAfterResolve"
   | "updateBurst"
   | "abortOnReturn"
-  | "updateAfterTurn";
+  | "updateAfterTurn"
+  | "hugeLists";
 
 /** What one tool call does when executed. */
 export type ToolBehaviour =

@@ -73,7 +73,14 @@ const NUMBER_FIELDS = [
   "budget.maxCost",
 ];
 const OBJECT_FIELDS = ["", "llm", "hooks", "userMessage", "llmRetry", "budget", "eventWriter"];
-const LIST_FIELDS = ["tools", "history", "hooks.onHistoryChangedHook", "hooks.onStepEndHook"];
+const LIST_FIELDS = [
+  "tools",
+  "history",
+  "warnings",
+  "userMessage.images",
+  "hooks.onHistoryChangedHook",
+  "hooks.onStepEndHook",
+];
 const ANY_FIELDS = [
   ...STRING_FIELDS,
   ...NUMBER_FIELDS,
@@ -132,11 +139,12 @@ function faultlessInput(events: RuntimeEvent[]): Record<string, any> {
     sessionId: "session-input",
     turnId: "turn-input",
     systemPrompt: "You answer.",
-    userMessage: { text: "a question" },
+    userMessage: { text: "a question", images: [] },
     llm: { model: model.model, streamFn: model.streamFn, maxTokens: 1_000, firstEventTimeoutMs: 60_000 },
     tools: [tool],
     disableBuiltinToolFallback: true,
     history: [{ role: "user", content: "an earlier question", timestamp: 1 }],
+    warnings: [],
     hooks: { onHistoryChangedHook: [() => {}], onStepEndHook: [() => {}], beforeLlmCallHook: () => undefined },
     llmRetry: { maxRetries: 1, baseDelayMs: 10 },
     budget: { maxSteps: 5, maxCost: 10 },
