@@ -1,10 +1,6 @@
-import {
-  EventStream,
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  type Context,
-  type ProviderResponse,
-} from "@mariozechner/pi-ai";
+// Why this file is long: the two watchdogs and the attempt they guard are one state machine (its reads, its decided failures, its release of the provider), kept in one place so each transition is read beside the others.
+import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
+import { EventStream } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
 import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
@@ -340,13 +336,7 @@ export class WatchedAttempt {
   }
 }
 
-/**
- * `stream` itself when its `end()` is known to wake a pending read (pi-ai's
- * streams, and so the call stack's own), else a relay of it that can be
- * ended; a failure of the relayed stream is left on `request`. A host's
- * own stream is relayed even when it has an `end()`: one that does nothing
- * or throws must not hold a read that a timeout or an abort ended.
- */
+/** `stream` itself when it is pi-ai's (whose `end()` wakes a pending read), else a relay of it that can be ended (a host's own `end()` may do nothing or throw); a failure of the relayed stream is left on `request`. */
 function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedAttempt): EndableStream {
   if (isPiAiStream(stream)) return stream as EndableStream;
   const relay = new RelayStream();
