@@ -9,7 +9,7 @@ import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
-import { turnHooks } from "./scenario-turn-hooks.js";
+import { answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
@@ -225,7 +225,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ],
     disableBuiltinToolFallback: true,
     ...(answerActionRequest && { answerActionRequest }),
-    hooks: turnHooks(scenario.hooks, { abort, respondTexts }),
+    hooks: scenario.hooksAnswerTwice
+      ? answeringTwice(turnHooks(scenario.hooks, { abort, respondTexts }))
+      : turnHooks(scenario.hooks, { abort, respondTexts }),
     llmRetry: scenario.retry.enabled
       ? {
           maxRetries: scenario.retry.maxRetries,

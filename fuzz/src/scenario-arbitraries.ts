@@ -104,30 +104,47 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       handWritten: handWrittenStreamsArbitrary,
       // Which tool calls (counted across the script) hand their result over oddly: rarely any.
       oddAnswers: rareList(fc.tuple(fc.nat({ max: 8 }), fc.constantFrom(...ODD_TOOL_ANSWERS)), 3),
+      hooksAnswerTwice: fc.oneof(
+        { weight: 7, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
     })
-    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, handWritten, oddAnswers, ...scenario }) => {
-      const requests = withOddAnswers(withRequestIds(scenario.requests), oddAnswers);
-      const withText = (index: number) => requests[index]?.response.text !== undefined;
-      const malformedFinals = requests
-        .filter((request, index) => malformed.includes(index) && withText(index))
-        .map((request) => request.response.token);
-      const malformedEvents = oddEvents
-        .filter(([index]) => withText(index))
-        .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
-      const unreadableUsage = unreadable
-        .filter(([index]) => withText(index))
-        .map(([index, kind]) => ({ token: requests[index]!.response.token, kind }));
-      const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
-      return {
-        ...scenario,
-        requests,
-        ...(bounded && { budget: bounded }),
-        ...(malformedFinals.length > 0 && { malformedFinals }),
-        ...(malformedEvents.length > 0 && { malformedEvents }),
-        ...(unreadableUsage.length > 0 && { unreadableUsage }),
-        ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
-      };
-    });
+    .map(
+      ({
+        malformed,
+        oddEvents,
+        unreadable,
+        budget,
+        budgetBoundary,
+        handWritten,
+        oddAnswers,
+        hooksAnswerTwice,
+        ...scenario
+      }) => {
+        const requests = withOddAnswers(withRequestIds(scenario.requests), oddAnswers);
+        const withText = (index: number) => requests[index]?.response.text !== undefined;
+        const malformedFinals = requests
+          .filter((request, index) => malformed.includes(index) && withText(index))
+          .map((request) => request.response.token);
+        const malformedEvents = oddEvents
+          .filter(([index]) => withText(index))
+          .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
+        const unreadableUsage = unreadable
+          .filter(([index]) => withText(index))
+          .map(([index, kind]) => ({ token: requests[index]!.response.token, kind }));
+        const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
+        return {
+          ...scenario,
+          requests,
+          ...(bounded && { budget: bounded }),
+          ...(malformedFinals.length > 0 && { malformedFinals }),
+          ...(malformedEvents.length > 0 && { malformedEvents }),
+          ...(unreadableUsage.length > 0 && { unreadableUsage }),
+          ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
+          ...(hooksAnswerTwice && { hooksAnswerTwice }),
+        };
+      },
+    );
 }
 
 const ODD_TOOL_ANSWERS: readonly OddToolAnswer[] = [

@@ -512,6 +512,8 @@ export interface TurnScenario {
    * runner property.
    */
   handWrittenStreams?: HandWrittenStreamSpec[];
+  /** Every hook answers through a thenable that answers twice (`answeringTwice` in `scenario-turn-hooks.ts`); absent outside the main runner property. */
+  hooksAnswerTwice?: boolean;
 }
 
 /** The extra event a response of `malformedEvents` streams (see `withMalformedEvents`). */
