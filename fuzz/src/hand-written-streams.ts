@@ -17,8 +17,6 @@ import fc from "fast-check";
 export type HandWrittenStreamKind =
   | "plain"
   | "thenableReads"
-  | "endNoop"
-  | "endThrows"
   | "doneTwice"
   | "eventAfterDone"
   | "returnThrows"
@@ -28,11 +26,16 @@ export type HandWrittenStreamKind =
   | "nullRead"
   | "iteratorThrows";
 
-/** The `call`-th call of the stream function (from 0) answers a hand-written stream of `kind`; `at` is the read a failing kind fails at. */
+/**
+ * The `call`-th call of the stream function (from 0) answers a hand-written
+ * stream of `kind`; `at` is the read a failing kind fails at; `end`: the
+ * stream also has an `end()` of its own, which does nothing or throws.
+ */
 export interface HandWrittenStreamSpec {
   call: number;
   kind: HandWrittenStreamKind;
   at: number;
+  end?: "noop" | "throws";
 }
 
 /** The text of what a failing hand-written stream throws (no provider status: never retried). */
@@ -41,8 +44,6 @@ export const HAND_WRITTEN_FAILURE = "the hand-written stream failed";
 const KINDS: readonly HandWrittenStreamKind[] = [
   "plain",
   "thenableReads",
-  "endNoop",
-  "endThrows",
   "doneTwice",
   "eventAfterDone",
   "returnThrows",
@@ -59,7 +60,15 @@ export const handWrittenStreamsArbitrary: fc.Arbitrary<HandWrittenStreamSpec[]> 
   {
     weight: 1,
     arbitrary: fc.array(
-      fc.record({ call: fc.nat({ max: 4 }), kind: fc.constantFrom(...KINDS), at: fc.nat({ max: 6 }) }),
+      fc.record(
+        {
+          call: fc.nat({ max: 4 }),
+          kind: fc.constantFrom(...KINDS),
+          at: fc.nat({ max: 6 }),
+          end: fc.constantFrom("noop" as const, "throws" as const),
+        },
+        { requiredKeys: ["call", "kind", "at"] },
+      ),
       { minLength: 1, maxLength: 3 },
     ),
   },
@@ -84,7 +93,7 @@ export function withHandWrittenStreams(
 }
 
 function handWritten(source: AsyncIterable<AssistantMessageEvent>, spec: HandWrittenStreamSpec): object {
-  const { kind, at } = spec;
+  const { kind, at, end } = spec;
   const iterate = (): AsyncIterator<AssistantMessageEvent> => {
     if (kind === "iteratorThrows") throw new Error(HAND_WRITTEN_FAILURE);
     const inner = source[Symbol.asyncIterator]();
@@ -127,8 +136,8 @@ function handWritten(source: AsyncIterable<AssistantMessageEvent>, spec: HandWri
     return iterator as unknown as AsyncIterator<AssistantMessageEvent>;
   };
   const stream: Record<PropertyKey, unknown> = { [Symbol.asyncIterator]: iterate };
-  if (kind === "endNoop") stream.end = () => undefined;
-  if (kind === "endThrows")
+  if (end === "noop") stream.end = () => undefined;
+  if (end === "throws")
     stream.end = () => {
       throw new Error("the hand-written stream's end() failed");
     };

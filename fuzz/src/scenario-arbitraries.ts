@@ -207,9 +207,10 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
       actions: hostActionsArbitrary({ abort: true, maxLength: 2 }),
       streamTimeouts: fc.constantFrom("default" as const, "off" as const),
       toolModes: toolModesArbitrary,
+      handWritten: handWrittenStreamsArbitrary,
     })
     .map(
-      ({ requests, retry, actions, streamTimeouts, toolModes }): TurnScenario => ({
+      ({ requests, retry, actions, streamTimeouts, toolModes, handWritten }): TurnScenario => ({
         requests: withRequestIds(requests),
         toolModes,
         hooks: NO_HOOKS,
@@ -227,6 +228,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
         abortBeforeStart: false,
         withHistory: false,
         beforeUserMessages: false,
+        ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
       }),
     );
 }
