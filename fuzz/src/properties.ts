@@ -26,6 +26,9 @@ import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } 
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
+import { type InputFault, checkInputFaults, inputFaultsArbitrary } from "./turn-input-faults.js";
+import { type ReentrantCase, checkReentrantCase, reentrantCaseArbitrary } from "./reentrant-turns.js";
+import { type AbortAnywhereCase, abortAnywhereArbitrary, checkAbortAnywhere } from "./abort-anywhere.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -209,6 +212,33 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 600,
     fuzzWeight: 0.3,
   };
+  const inputFaults: FuzzProperty<InputFault[]> = {
+    name: "run-turn-input",
+    description:
+      "runTurn inputs malformed as JavaScript hosts make them (getters that throw or change, proxies, frozen objects, holes, __proto__ keys, odd strings and numbers): refused naming the field before any event, or a turn that ends well",
+    arbitrary: inputFaultsArbitrary,
+    run: checkInputFaults,
+    ciRuns: 100,
+    fuzzWeight: 0.3,
+  };
+  const abortAnywhere: FuzzProperty<AbortAnywhereCase> = {
+    name: "runner-abort-anywhere",
+    description:
+      "PiTurnRunner aborted from inside its writer at any event of a generated turn, half the time at the terminal status or the event before it, with late, failing or hung writers",
+    arbitrary: abortAnywhereArbitrary(options),
+    run: checkAbortAnywhere,
+    ciRuns: 30,
+    fuzzWeight: 1,
+  };
+  const reentrant: FuzzProperty<ReentrantCase> = {
+    name: "runner-reentrant",
+    description:
+      "PiTurnRunner re-entered from inside a turn: its writer, a hook, a tool or the logger starts another turn on the same runner (same or other ids, awaited or not) or aborts: every turn settles once with its own unbroken seq and one terminal status last",
+    arbitrary: reentrantCaseArbitrary,
+    run: checkReentrantCase,
+    ciRuns: 30,
+    fuzzWeight: 0.3,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -243,6 +273,9 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     definitionRefusals,
     publicApi,
     nestedOptions,
+    inputFaults,
+    reentrant,
+    abortAnywhere,
     extensionFaults,
     mcpServerProperty,
   ];

@@ -9,10 +9,11 @@ import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
-import { turnHooks } from "./scenario-turn-hooks.js";
+import { answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
+import { withHandWrittenStreams } from "./hand-written-streams.js";
 import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
 import {
   earlierExchange,
@@ -130,6 +131,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     }
   };
 
+  // What tools left for after the turn (a progress update once it settled), run before stragglers are counted.
+  const afterTurn: (() => void)[] = [];
+
   const { asyncTicks, failAt, slow } = scenario.writer;
   // The late answers of a slow writer are the host's own timers: cleared before the leak count.
   const writerTimers: unknown[] = [];
@@ -191,12 +195,15 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ...(scenario.hookTimeoutMs !== undefined && { hookTimeoutMs: scenario.hookTimeoutMs }),
     llm: {
       model: model.model,
-      streamFn: withUnreadableUsage(
-        withMalformedEvents(
-          withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
-          scenario.malformedEvents,
+      streamFn: withHandWrittenStreams(
+        withUnreadableUsage(
+          withMalformedEvents(
+            withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+            scenario.malformedEvents,
+          ),
+          scenario.unreadableUsage,
         ),
-        scenario.unreadableUsage,
+        scenario.handWrittenStreams,
       ),
       ...(scenario.streamTimeouts === "off" && { firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 }),
     },
@@ -206,6 +213,8 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         behaviours: behavioursOf(scenario),
         executed: [],
         ...(questions && { questions }),
+        abort,
+        afterTurn,
       }),
       ...createSubAgentTools(
         scenario.subAgents ?? [],
@@ -216,7 +225,9 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     ],
     disableBuiltinToolFallback: true,
     ...(answerActionRequest && { answerActionRequest }),
-    hooks: turnHooks(scenario.hooks, { abort, respondTexts }),
+    hooks: scenario.hooksAnswerTwice
+      ? answeringTwice(turnHooks(scenario.hooks, { abort, respondTexts }))
+      : turnHooks(scenario.hooks, { abort, respondTexts }),
     llmRetry: scenario.retry.enabled
       ? {
           maxRetries: scenario.retry.maxRetries,
@@ -277,7 +288,10 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         settled = true;
         hostile?.onSettled?.();
       },
-      afterSettle: hostile?.afterSettle,
+      afterSettle: async () => {
+        await hostile?.afterSettle?.();
+        for (const late of afterTurn.splice(0)) late();
+      },
       pacing: scenario.pacing,
     },
     runnerOptions: hostile?.runnerOptions ?? runnerOptions,

@@ -26,6 +26,7 @@ import {
 } from "./response-arbitraries.js";
 import { budgetBoundaryArbitrary, turnBudgetArbitrary, withBudgetBoundary } from "./budget-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
+import { handWrittenStreamsArbitrary } from "./hand-written-streams.js";
 import type {
   AgentScenario,
   AskSpec,
@@ -33,6 +34,7 @@ import type {
   RequestSpec,
   HostAnswerSpec,
   Delay,
+  OddToolAnswer,
   ResponseSpec,
   RetrySpec,
   ToolBehaviour,
@@ -99,29 +101,80 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       oddEvents: oddEventsArbitrary,
       // Which responses (by index) report a usage that cannot be read: rarely any.
       unreadable: rareList(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom("revoked" as const, "getter" as const)), 2),
+      handWritten: handWrittenStreamsArbitrary,
+      // Which tool calls (counted across the script) hand their result over oddly: rarely any.
+      oddAnswers: rareList(fc.tuple(fc.nat({ max: 8 }), fc.constantFrom(...ODD_TOOL_ANSWERS)), 3),
+      hooksAnswerTwice: fc.oneof(
+        { weight: 7, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
     })
-    .map(({ malformed, oddEvents, unreadable, budget, budgetBoundary, ...scenario }) => {
-      const requests = withRequestIds(scenario.requests);
-      const withText = (index: number) => requests[index]?.response.text !== undefined;
-      const malformedFinals = requests
-        .filter((request, index) => malformed.includes(index) && withText(index))
-        .map((request) => request.response.token);
-      const malformedEvents = oddEvents
-        .filter(([index]) => withText(index))
-        .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
-      const unreadableUsage = unreadable
-        .filter(([index]) => withText(index))
-        .map(([index, kind]) => ({ token: requests[index]!.response.token, kind }));
-      const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
-      return {
-        ...scenario,
-        requests,
-        ...(bounded && { budget: bounded }),
-        ...(malformedFinals.length > 0 && { malformedFinals }),
-        ...(malformedEvents.length > 0 && { malformedEvents }),
-        ...(unreadableUsage.length > 0 && { unreadableUsage }),
-      };
-    });
+    .map(
+      ({
+        malformed,
+        oddEvents,
+        unreadable,
+        budget,
+        budgetBoundary,
+        handWritten,
+        oddAnswers,
+        hooksAnswerTwice,
+        ...scenario
+      }) => {
+        const requests = withOddAnswers(withRequestIds(scenario.requests), oddAnswers);
+        const withText = (index: number) => requests[index]?.response.text !== undefined;
+        const malformedFinals = requests
+          .filter((request, index) => malformed.includes(index) && withText(index))
+          .map((request) => request.response.token);
+        const malformedEvents = oddEvents
+          .filter(([index]) => withText(index))
+          .map(([index, event]) => ({ token: requests[index]!.response.token, event }));
+        const unreadableUsage = unreadable
+          .filter(([index]) => withText(index))
+          .map(([index, kind]) => ({ token: requests[index]!.response.token, kind }));
+        const bounded = withBudgetBoundary(budget, requests, budgetBoundary);
+        return {
+          ...scenario,
+          requests,
+          ...(bounded && { budget: bounded }),
+          ...(malformedFinals.length > 0 && { malformedFinals }),
+          ...(malformedEvents.length > 0 && { malformedEvents }),
+          ...(unreadableUsage.length > 0 && { unreadableUsage }),
+          ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
+          ...(hooksAnswerTwice && { hooksAnswerTwice }),
+        };
+      },
+    );
+}
+
+const ODD_TOOL_ANSWERS: readonly OddToolAnswer[] = [
+  "thenableTwice",
+  "resolveThenReject",
+  "rejectThenResolve",
+  "thenThrowsAfterResolve",
+  "updateBurst",
+  "abortOnReturn",
+  "updateAfterTurn",
+  "hugeLists",
+];
+
+/** The requests with the listed tool calls (by their place across the script, from 0), when they answer a result, answering it oddly. */
+function withOddAnswers(requests: RequestSpec[], odd: readonly [number, OddToolAnswer][]): RequestSpec[] {
+  if (odd.length === 0) return requests;
+  let place = 0;
+  return requests.map((request) => ({
+    ...request,
+    response: {
+      ...request.response,
+      calls: request.response.calls.map((call) => {
+        const index = place++;
+        const answer = odd.find(([at]) => at === index)?.[1];
+        return answer && call.behaviour.kind === "result"
+          ? { ...call, behaviour: { ...call.behaviour, oddAnswer: answer } }
+          : call;
+      }),
+    },
+  }));
 }
 
 const NO_HOOKS: TurnHookSpec = {
@@ -154,9 +207,10 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
       actions: hostActionsArbitrary({ abort: true, maxLength: 2 }),
       streamTimeouts: fc.constantFrom("default" as const, "off" as const),
       toolModes: toolModesArbitrary,
+      handWritten: handWrittenStreamsArbitrary,
     })
     .map(
-      ({ requests, retry, actions, streamTimeouts, toolModes }): TurnScenario => ({
+      ({ requests, retry, actions, streamTimeouts, toolModes, handWritten }): TurnScenario => ({
         requests: withRequestIds(requests),
         toolModes,
         hooks: NO_HOOKS,
@@ -174,6 +228,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
         abortBeforeStart: false,
         withHistory: false,
         beforeUserMessages: false,
+        ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
       }),
     );
 }

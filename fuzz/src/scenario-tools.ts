@@ -9,6 +9,7 @@ import { type AskHost, type Clock, type RuntimeTool, defineRuntimeTool } from "@
 import { sleep } from "@turnkit/agent-core/internal";
 import { type QuestionProbe, askQuestions } from "./host-questions.js";
 import { PREPARE_THROWS_VALUE } from "./scripted-entries.js";
+import { hugeList, oddThenable } from "./odd-tool-answers.js";
 import {
   type Delay,
   type MalformedResult,
@@ -42,6 +43,10 @@ export interface ToolEnvironment {
   executed: string[];
   /** Where `ask` calls record their questions (the runner's tools only). */
   questions?: QuestionProbe;
+  /** Aborts the turn as the host does (the runner's tools only; for `abortOnReturn`). */
+  abort?: () => void;
+  /** Where a tool leaves what it does once the turn settled (the runner's tools only; for `updateAfterTurn`). */
+  afterTurn?: (() => void)[];
 }
 
 /** Where a late update goes: after every microtask of the settling call. */
@@ -277,31 +282,59 @@ export function createRuntimeTools(modes: ToolModes, environment: ToolEnvironmen
       parameters: SCENARIO_TOOL_PARAMETERS,
       ...(modes[name] !== undefined && { executionMode: modes[name] }),
       ...(name === "prepared" && { prepareArguments }),
-      execute: async (ctx, input, signal, onUpdate) => {
-        editArguments(input);
-        const result = await perform(
-          ctx.toolCallId,
-          environment,
-          signal,
-          (text, odd) =>
-            onUpdate({
-              content: [{ type: "text", text }],
-              details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
-            }),
-          { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
-          (value) => onUpdate(value as never),
-        );
+      execute: (ctx, input, signal, onUpdate) => {
         const behaviour = environment.behaviours.get(ctx.toolCallId);
-        if (isMalformed(environment, ctx.toolCallId)) return result;
-        if (behaviour?.kind === "result" && behaviour.oddFlags)
-          return {
-            content: [{ type: "text", text: `${ODD_FLAGS_TEXT} (${ctx.toolCallId})` }],
-            isError: "yes",
-            terminate: 1,
-          } as never;
-        const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
-        return odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result;
+        const odd = behaviour?.kind === "result" ? behaviour.oddAnswer : undefined;
+        if (odd === "updateBurst")
+          for (let index = 0; index < 200; index++)
+            onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} burst ${index}` }], details: {} });
+        if (odd === "hugeLists")
+          onUpdate({ content: hugeList({ type: "text", text: "working" }) as never, details: { list: hugeList(1) } });
+        const answer = runtimeAnswer(environment, ctx, input, signal, onUpdate);
+        if (odd === "abortOnReturn") return answer.finally(() => environment.abort?.());
+        if (odd === "hugeLists")
+          return answer.then((result) => ({ ...(result as object), details: { list: hugeList(1) } }) as never);
+        if (odd === "updateAfterTurn")
+          environment.afterTurn?.push(() =>
+            onUpdate({ content: [{ type: "text", text: `${ctx.toolCallId} update after the turn` }], details: {} }),
+          );
+        return odd === undefined || odd === "updateBurst" || odd === "updateAfterTurn"
+          ? answer
+          : oddThenable(odd, answer, ctx.toolCallId);
       },
     }),
   );
+}
+
+/** What a runner's scenario tool answers (see {@link createRuntimeTools}). */
+async function runtimeAnswer(
+  environment: ToolEnvironment,
+  ctx: Parameters<RuntimeTool["impl"]["execute"]>[0],
+  input: unknown,
+  signal: AbortSignal | undefined,
+  onUpdate: Parameters<RuntimeTool["impl"]["execute"]>[3],
+): Promise<never> {
+  editArguments(input);
+  const result = await perform(
+    ctx.toolCallId,
+    environment,
+    signal,
+    (text, odd) =>
+      onUpdate({
+        content: [{ type: "text", text }],
+        details: odd ? oddDetails(ctx.toolCallId) : { callId: ctx.toolCallId },
+      }),
+    { askHost: ctx.askHost, callKey: ctx.callKey ?? ctx.toolCallId },
+    (value) => onUpdate(value as never),
+  );
+  const behaviour = environment.behaviours.get(ctx.toolCallId);
+  if (isMalformed(environment, ctx.toolCallId)) return result as never;
+  if (behaviour?.kind === "result" && behaviour.oddFlags)
+    return {
+      content: [{ type: "text", text: `${ODD_FLAGS_TEXT} (${ctx.toolCallId})` }],
+      isError: "yes",
+      terminate: 1,
+    } as never;
+  const odd = behaviour?.kind === "result" && behaviour.oddResultDetails;
+  return (odd ? { ...result, details: oddDetails(ctx.toolCallId) } : result) as never;
 }

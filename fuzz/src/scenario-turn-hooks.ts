@@ -250,3 +250,44 @@ function wreckObject(value: object, seen: Set<unknown>, depth: number): void {
     else if (key === "arguments" || key === "usage" || key === "value") fields[key] = null;
   }
 }
+
+/** What a hook's thenable answers after its first answer: a decision that would fail or stop the turn if it counted. */
+const SECOND_ANSWER = { type: "abort", reason: "a second answer", block: true, content: "a second answer" };
+
+/**
+ * `hooks`, each answering through a thenable (no promise) that answers
+ * twice, as careless JavaScript does: its decision (or its failure), then
+ * {@link SECOND_ANSWER} and a rejection. Only the first answer may count.
+ */
+export function answeringTwice(hooks: PiTurnHooks): PiTurnHooks {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, hook] of Object.entries(hooks)) {
+    wrapped[name] = (...args: unknown[]) => {
+      let answer: unknown;
+      let thrown: { error: unknown } | undefined;
+      try {
+        answer = (hook as (...given: unknown[]) => unknown)(...args);
+      } catch (error) {
+        thrown = { error };
+      }
+      return {
+        // biome-ignore lint/suspicious/noThenProperty: a thenable is what this hook answers
+        then(resolve?: (value: unknown) => void, reject?: (error: unknown) => void) {
+          // Either callback may be absent (a caller that only waits for a failure, or ignores it).
+          (thrown ? Promise.reject(thrown.error) : Promise.resolve(answer)).then(
+            (value) => {
+              resolve?.(value);
+              resolve?.(SECOND_ANSWER);
+              reject?.(new Error(`${name} rejected after answering`));
+            },
+            (error: unknown) => {
+              reject?.(error);
+              resolve?.(SECOND_ANSWER);
+            },
+          );
+        },
+      };
+    };
+  }
+  return wrapped as PiTurnHooks;
+}

@@ -7,6 +7,7 @@
  */
 import type { Usage } from "@mariozechner/pi-ai";
 import type { HostileHostSpec } from "./hostile-host.js";
+import type { HandWrittenStreamSpec } from "./hand-written-streams.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
@@ -33,6 +34,27 @@ export type MalformedResult =
   | "revoked"
   | "throwing-getter";
 
+/**
+ * How a runner's tool hands over its result the way careless JavaScript
+ * does: a thenable (no promise) that resolves twice, resolves and then
+ * rejects, rejects and then resolves, or resolves and then throws from its
+ * `then`; 200 progress updates in one synchronous burst; the host aborting
+ * the turn from inside the tool as it returns; or a progress update sent
+ * once the whole turn settled (nothing may reach the writer then); or
+ * progress and result details holding a list with a length of 2^32 - 1
+ * and one entry (events carry it as `"[Too long]"`, at once). Only the
+ * first answer counts.
+ */
+export type OddToolAnswer =
+  | "thenableTwice"
+  | "resolveThenReject"
+  | "rejectThenResolve"
+  | "thenThrowsAfterResolve"
+  | "updateBurst"
+  | "abortOnReturn"
+  | "updateAfterTurn"
+  | "hugeLists";
+
 /** What one tool call does when executed. */
 export type ToolBehaviour =
   | {
@@ -54,6 +76,8 @@ export type ToolBehaviour =
       malformed?: MalformedResult;
       /** A runner's tool answers `isError: "yes"` and `terminate: 1` (flags that are no booleans): an error result naming the flag (invariant 25). */
       oddFlags?: boolean;
+      /** How a runner's tool answers besides its result (see {@link OddToolAnswer}); absent: a promise of it. */
+      oddAnswer?: OddToolAnswer;
     }
   /**
    * `unreadable`: what it throws is no Error, and its `toString` throws; `"revoked"`: it throws a revoked
@@ -480,6 +504,16 @@ export interface TurnScenario {
    * property.
    */
   unreadableUsage?: { token: string; kind: "revoked" | "getter" }[];
+  /**
+   * Calls of the stream function (by their place, from 0) that answer a
+   * stream written by hand instead of pi-ai's (`src/hand-written-streams.ts`):
+   * a second `done`, an iterator whose `return()` fails, an `end()` of its
+   * own, a read that throws or answers `null`. Absent outside the main
+   * runner property.
+   */
+  handWrittenStreams?: HandWrittenStreamSpec[];
+  /** Every hook answers through a thenable that answers twice (`answeringTwice` in `scenario-turn-hooks.ts`); absent outside the main runner property. */
+  hooksAnswerTwice?: boolean;
 }
 
 /** The extra event a response of `malformedEvents` streams (see `withMalformedEvents`). */

@@ -1,5 +1,6 @@
 import { EventStream, type AssistantMessage, type AssistantMessageEvent } from "@mariozechner/pi-ai";
 import type { EventSink } from "./event-sink.js";
+import { iteratorResultProblem } from "./stream-errors.js";
 
 export type { EventSink } from "./event-sink.js";
 
@@ -147,6 +148,8 @@ export function pipeEvents(source: AsyncIterable<AssistantMessageEvent>, sink: E
       for (;;) {
         const next = await iterator.next();
         if (stopped) return;
+        const problem = iteratorResultProblem(next);
+        if (problem) throw new Error(`The model's response is malformed: ${problem}`);
         if (next.done) break;
         const event = next.value;
         // Like a for-await loop that breaks at the terminal event: nothing after it is read, and the

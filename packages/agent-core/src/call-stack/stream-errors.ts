@@ -70,3 +70,13 @@ export const LLM_TIMEOUT_MESSAGE_PREFIX = "LLM stream timed out:";
  * retry layer sends the request again when nothing was shown yet.
  */
 export const STREAM_ENDED_WITHOUT_FINAL_EVENT = "The stream ended without a final event";
+
+/**
+ * Why a read of a provider's stream (its iterator's `next()`) answered no
+ * iterator result (`{ value, done }`), or `undefined` when it answered an
+ * object. A hand-written stream may answer `null`, a number, nothing.
+ */
+export function iteratorResultProblem(result: unknown): string | undefined {
+  if (typeof result === "object" && result !== null) return undefined;
+  return `a read of its stream answered ${describeValue(result)}, not an iterator result ({ value, done })`;
+}

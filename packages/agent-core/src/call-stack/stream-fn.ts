@@ -170,8 +170,13 @@ function thrownFailureMessage(model: AnyModel, options: StreamFnOptions | undefi
   return attachClassifiedError(message, classifyError(message.stopReason === "aborted" ? message : error));
 }
 
+// A value whose fields cannot be read (a revoked proxy, a getter that throws) is neither a stream nor a promise.
 function isEventStream(value: unknown): value is AssistantMessageEventStream {
-  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === "function";
+  try {
+    return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === "function";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -194,5 +199,9 @@ function notAStream(model: AnyModel, value: unknown): AssistantMessageEventStrea
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | undefined)?.then === "function";
+  try {
+    return typeof (value as PromiseLike<T> | undefined)?.then === "function";
+  } catch {
+    return false;
+  }
 }

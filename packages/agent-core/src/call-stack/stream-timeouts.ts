@@ -1,4 +1,6 @@
+// Why this file is long: the two watchdogs and the attempt they guard are one state machine (its reads, its decided failures, its release of the provider), kept in one place so each transition is read beside the others.
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
+import { EventStream } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
 import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
@@ -213,6 +215,8 @@ export class WatchedAttempt {
       if (problem) return this.failMalformed(final, problem);
       final.usage = countedUsage(final.usage);
       this.finish();
+      // A failure may have been made up on the way (a relay whose read threw) while the provider still streams: stop it.
+      if (event.type === "error") this.signal.abort();
       // Nothing after the terminal event is read: the provider's iterator is released before anyone hears of the end.
       releaseIterator(this.source);
       this.stream = undefined;
@@ -244,6 +248,8 @@ export class WatchedAttempt {
   private decide(message: AssistantMessage): void {
     message.usage = countedUsage(message.usage);
     this.finish();
+    // The provider may still be streaming (a read that threw, a malformed event): its request is stopped too.
+    this.signal.abort();
     this.decided = { type: "error", reason: message.stopReason === "aborted" ? "aborted" : "error", error: message };
     this.settles?.settle(message);
     this.letGo();
@@ -330,9 +336,9 @@ export class WatchedAttempt {
   }
 }
 
-/** `stream` itself when its reader can end it (pi-ai's streams can), else a relay of it that can be ended; a failure of the relayed stream is left on `request`. */
+/** `stream` itself when it is pi-ai's (whose `end()` wakes a pending read), else a relay of it that can be ended (a host's own `end()` may do nothing or throw); a failure of the relayed stream is left on `request`. */
 function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedAttempt): EndableStream {
-  if (typeof (stream as Partial<EndableStream>).end === "function") return stream as EndableStream;
+  if (isPiAiStream(stream)) return stream as EndableStream;
   const relay = new RelayStream();
   request.stopRelay = pipeEvents(stream, {
     event: (event) => relay.push(event),
@@ -343,4 +349,13 @@ function endable(stream: AsyncIterable<AssistantMessageEvent>, request: WatchedA
     },
   });
   return relay;
+}
+
+/** Whether `stream` is one of pi-ai's event streams (a value that cannot be read is not). */
+function isPiAiStream(stream: AsyncIterable<AssistantMessageEvent>): boolean {
+  try {
+    return stream instanceof EventStream;
+  } catch {
+    return false;
+  }
 }

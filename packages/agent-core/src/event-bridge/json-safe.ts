@@ -6,7 +6,9 @@
  * what JSON would write for it, without its crashes. A cycle becomes
  * the string `"[Circular]"`, a value nested deeper than
  * 256 levels the string `"[Too deep]"` (JSON would run out
- * of stack, and a database may refuse it), a bigint its decimal string; as in JSON, a
+ * of stack, and a database may refuse it), a list longer than 2^24 entries
+ * the string `"[Too long]"` (a list with a length of 2^32 - 1 and a few
+ * entries, which JSON would write as billions of `null`s), a bigint its decimal string; as in JSON, a
  * non-finite number or a function, symbol or `undefined` in a list (or a
  * hole in it) becomes `null`, such a field is left out, and a value with
  * `toJSON` is replaced by what it returns. A field whose read throws (a
@@ -23,6 +25,9 @@ export function jsonSafe(value: unknown): unknown {
 
 /** How deep {@link jsonSafe} copies a value: what lies deeper becomes the string `"[Too deep]"`. */
 const JSON_SAFE_MAX_DEPTH = 256;
+
+/** The longest list {@link jsonSafe} copies: a longer one becomes the string `"[Too long]"`. */
+export const JSON_SAFE_MAX_LIST_LENGTH = 2 ** 24;
 
 /** True when `value` is plain JSON as {@link jsonSafe} defines it (then it hands `value` back as it is). Never throws. */
 export function isPlainJsonValue(value: unknown): boolean {
@@ -52,6 +57,7 @@ function isPlainJson(value: unknown, depth: number): boolean {
   if (value === null) return true;
   if (depth >= PLAIN_DEPTH) return false;
   if (Array.isArray(value)) {
+    if (value.length > JSON_SAFE_MAX_LIST_LENGTH) return false;
     // By index, not `for of`: a hole is `undefined`, which a list may not hold.
     for (let index = 0; index < value.length; index++) if (!isPlainJson(value[index], depth + 1)) return false;
     return true;
@@ -84,6 +90,7 @@ function copy(value: unknown, open: Set<object>, depth: number): unknown {
   if (open.has(value)) return "[Circular]";
   if (depth >= JSON_SAFE_MAX_DEPTH) return "[Too deep]";
   try {
+    if (Array.isArray(value) && value.length > JSON_SAFE_MAX_LIST_LENGTH) return "[Too long]";
     return copyObject(value, open, depth);
   } catch {
     // A proxy that cannot be listed or is revoked: left out, as a field whose read throws.

@@ -1,4 +1,5 @@
 import type { ProtocolMediaDescriptor, ProtocolTextContent } from "@turnkit/protocol";
+import { JSON_SAFE_MAX_LIST_LENGTH } from "./json-safe.js";
 
 /** A content block as a tool may return it: text, an image, or other inline media with base64 `data`. */
 type ResultBlock = { type: string; [field: string]: unknown };
@@ -26,6 +27,8 @@ export function describeInlineMedia(
 export function withMediaDescribed(value: unknown): unknown {
   if (typeof value !== "object" || value === null || !Array.isArray((value as { content?: unknown }).content))
     return value;
+  // A list too long for an event is left to jsonSafe, which writes it as "[Too long]".
+  if ((value as { content: unknown[] }).content.length > JSON_SAFE_MAX_LIST_LENGTH) return value;
   return { ...value, content: describeInlineMedia((value as { content: unknown[] }).content) };
 }
 

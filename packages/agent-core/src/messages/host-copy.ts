@@ -82,7 +82,9 @@ function copyObject(value: object, seen: Map<object, unknown>, depth: number, st
     const list: unknown[] = new Array(value.length);
     seen.set(value, list);
     for (let index = 0; index < value.length; index++) {
-      if (index in value) list[index] = copyValue(readField(value, index), seen, depth + 1, strict);
+      // From the first hole on, by the entries there are: a list with a length of 2^32 - 1 and a few entries is copied at once.
+      if (!(index in value)) return copyRestOfSparseList(value, list, index, seen, depth, strict);
+      list[index] = copyValue(readField(value, index), seen, depth + 1, strict);
     }
     return list;
   }
@@ -102,6 +104,23 @@ function copyObject(value: object, seen: Map<object, unknown>, depth: number, st
     defineField(fields, key, copyValue(readField(value, key), seen, depth + 1, strict), enumerable);
   }
   return fields;
+}
+
+/** Copies the entries of `value` from index `from` on into `list` (holes stay holes), visiting only the entries there are. */
+function copyRestOfSparseList(
+  value: unknown[],
+  list: unknown[],
+  from: number,
+  seen: Map<object, unknown>,
+  depth: number,
+  strict: boolean,
+): unknown[] {
+  for (const key of Object.keys(value)) {
+    const index = Number(key);
+    if (Number.isInteger(index) && index >= from)
+      list[index] = copyValue(readField(value, index), seen, depth + 1, strict);
+  }
+  return list;
 }
 
 /** A field set as an own property: a `__proto__` key stays plain data, a non-enumerable field stays non-enumerable. */

@@ -72,11 +72,7 @@ function fits(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
     case "object":
       return typeof value === "object" && value !== null && !Array.isArray(value);
     case "hook":
-      // Array.from: a hole in the list is an `undefined` hook, which `every` would skip.
-      return (
-        typeof value === "function" ||
-        (Array.isArray(value) && Array.from(value).every((hook) => typeof hook === "function"))
-      );
+      return typeof value === "function" || (Array.isArray(value) && isFunctionList(value));
     case "signal":
       return value instanceof AbortSignal;
     case "clock": {
@@ -95,6 +91,12 @@ function fits(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
       return value === false || (typeof value === "object" && value !== null && !Array.isArray(value));
   }
   return false;
+}
+
+/** Every entry a function; a hole is an `undefined` entry. Stops at the first other entry (a list with a length of 2^32 - 1 and nothing in it is refused at once). */
+function isFunctionList(list: readonly unknown[]): boolean {
+  for (let index = 0; index < list.length; index++) if (typeof list[index] !== "function") return false;
+  return true;
 }
 
 function describeRule(rule: Exclude<FieldRule, "checked">): string {

@@ -7,6 +7,8 @@ import type { BashEnvSpawnHookOptions } from "../bash-env.js";
 import type { StreamFn } from "../call-stack/stream-fn.js";
 import { SerialEventQueue, type WriterFailureListener } from "../event-bridge/serial-event-queue.js";
 import { type NewToolsOptions, newTools } from "../tools/new-tools.js";
+import { ConfigErrorCode } from "../errors.js";
+import { checkReadable } from "../input-reading.js";
 import type { TurnWatch, WarningSink } from "../turn-watch/turn-watch.js";
 import { bindSubAgentTools } from "../sub-agents/run-sub-agent.js";
 import type { TurnNesting } from "../sub-agents/turn-nesting.js";
@@ -83,8 +85,11 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
       input.hookTimeoutMs === undefined ? undefined : { ms: input.hookTimeoutMs, clock: defaults.clock },
     );
     this.bridge = new TurnEventBridge(this);
-    // The turn is the tool table's options: its ids, and its callbacks as methods.
-    this.tools = newTools(bindSubAgentTools(input.tools ?? [], this), this);
+    // The turn is the tool table's options: its ids, and its callbacks as methods. A tool that cannot be
+    // read now (a host getter that throws on this later read) is still refused before any event, typed.
+    this.tools = checkReadable("RunTurnInput.tools", ConfigErrorCode.InvalidTool, () =>
+      newTools(bindSubAgentTools(input.tools ?? [], this), this),
+    );
     // Built now, so a bad llm config throws before any event.
     this.mainCallStack = mainCallStack(this);
     this.watch = newTurnWatch(this);

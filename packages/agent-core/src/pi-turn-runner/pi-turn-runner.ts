@@ -9,7 +9,7 @@ import { newAgent } from "./new-agent.js";
 import { newTurn } from "./new-turn.js";
 import { runAgent } from "./run-agent.js";
 import type { RunTurnInput } from "./run-turn-input.js";
-import { assertValidRunTurnInput } from "./run-turn-input-validation.js";
+import { readValidRunTurnInput } from "./run-turn-input-validation.js";
 import { type RunnerDefaults, resolveRunnerDefaults } from "./runner-defaults.js";
 import { type PiTurnRunnerOptions, assertRunnerOptionsShape } from "./runner-options.js";
 import { emitWarning } from "./turn-watching.js";
@@ -63,11 +63,12 @@ export class PiTurnRunner {
    * its span under `traceParent`.
    */
   private async runNestedTurn(
-    input: RunTurnInput,
+    given: RunTurnInput,
     place: TurnPlace,
     traceParent: OtelContext | undefined,
   ): Promise<TurnOutcome> {
-    assertValidRunTurnInput(input);
+    // The input read once and checked: the turn never reads the host's object again.
+    const input = readValidRunTurnInput(given);
     // Step 1: the turn's state: event queue, EventBridge, tool table, call stack.
     const created = newTurn(input, this.defaults, {
       subAgentPath: place.subAgentPath,

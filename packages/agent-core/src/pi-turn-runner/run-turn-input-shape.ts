@@ -117,3 +117,55 @@ export function assertRunTurnInputShape(input: RunTurnInput): void {
   checkFields(input.userMessage, USER_MESSAGE, "RunTurnInput.userMessage", code);
   checkFields(input.budget, BUDGET, "RunTurnInput.budget", code);
 }
+
+/** The option objects of a turn's input that are read once with it, and the keys each may hold. */
+const OPTION_OBJECTS: readonly (readonly [keyof RunTurnInput, Record<string, FieldRule>])[] = [
+  ["llm", LLM_CONFIG],
+  ["hooks", HOOKS],
+  ["userMessage", USER_MESSAGE],
+  ["llmRetry", LLM_RETRY],
+  ["budget", BUDGET],
+];
+
+/**
+ * The turn's input read once: a plain copy of `input` and of its `llm`,
+ * `hooks`, `userMessage`, `llmRetry` and `budget` (and the event writer's
+ * `push`, called on the writer as before), each field read exactly
+ * once (its own keys, and the fields of those interfaces it inherits, such
+ * as a class's getters). The turn is checked and run on this copy, so a
+ * getter of the host's that throws or answers otherwise on a later read
+ * cannot change the turn after the check. A value that is no object comes
+ * back as it is, for the check to refuse. Throws what reading throws.
+ */
+export function readRunTurnInputOnce(input: RunTurnInput): RunTurnInput {
+  if (!isRecord(input)) return input;
+  const copy = readFieldsOnce(input, RUN_TURN_INPUT);
+  for (const [key, rules] of OPTION_OBJECTS) {
+    const value = copy[key];
+    if (isRecord(value)) copy[key] = readFieldsOnce(value, rules);
+  }
+  if (isRecord(copy.eventWriter)) copy.eventWriter = writerReadOnce(copy.eventWriter);
+  return copy as unknown as RunTurnInput;
+}
+
+/** A writer whose `push` was read once and is called on the host's writer (a method of a class keeps its `this`). */
+function writerReadOnce(writer: Record<string, unknown>): Record<string, unknown> {
+  const push = writer.push;
+  if (typeof push !== "function") return { push };
+  return { push: (event: unknown) => push.call(writer, event) };
+}
+
+function readFieldsOnce(value: object, rules: Record<string, FieldRule>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  // defineProperty: an own `__proto__` key stays a key (the shape check refuses it) instead of setting the prototype.
+  const take = (key: string) =>
+    Object.defineProperty(copy, key, {
+      value: (value as Record<string, unknown>)[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  for (const key of Object.keys(value)) take(key);
+  for (const key of Object.keys(rules)) if (!Object.hasOwn(copy, key) && key in value) take(key);
+  return copy;
+}

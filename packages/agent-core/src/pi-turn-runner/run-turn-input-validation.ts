@@ -5,7 +5,7 @@ import { checkReadable } from "../input-reading.js";
 import { assertRuntimeTool } from "../tools/runtime-tool.js";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
-import { assertRunTurnInputShape } from "./run-turn-input-shape.js";
+import { assertRunTurnInputShape, readRunTurnInputOnce } from "./run-turn-input-shape.js";
 import type { RunTurnInput } from "./run-turn-input.js";
 
 function invalid(message: string): TurnkitConfigError {
@@ -33,6 +33,19 @@ function invalid(message: string): TurnkitConfigError {
 export function assertValidRunTurnInput(input: RunTurnInput): void {
   // A getter or a proxy of the host's that throws while the input is read: still the input's fault, typed.
   checkReadable("RunTurnInput", ConfigErrorCode.InvalidTurnInput, () => checkRunTurnInput(input));
+}
+
+/**
+ * The input a turn runs on: `input` read once (`readRunTurnInputOnce`: a
+ * host's getter is called once per field, whatever it answers later),
+ * then checked as {@link assertValidRunTurnInput} does, throwing its
+ * errors; reading that throws is `invalid_turn_input` ("could not be
+ * read").
+ */
+export function readValidRunTurnInput(input: RunTurnInput): RunTurnInput {
+  const read = checkReadable("RunTurnInput", ConfigErrorCode.InvalidTurnInput, () => readRunTurnInputOnce(input));
+  assertValidRunTurnInput(read);
+  return read;
 }
 
 function checkRunTurnInput(input: RunTurnInput): void {
@@ -90,15 +103,16 @@ function checkRunTurnInput(input: RunTurnInput): void {
   });
   if (input.warnings !== undefined) {
     if (!Array.isArray(input.warnings)) throw invalid("RunTurnInput.warnings must be an array");
-    // Array.from: a hole in the list is an `undefined` warning, refused as one (forEach would skip it).
-    Array.from(input.warnings as unknown[]).forEach((warning: unknown, index) => {
+    // By index, up to the first bad one: a hole in the list is an `undefined` warning, refused as one.
+    const warnings = input.warnings as unknown[];
+    for (let index = 0; index < warnings.length; index++) {
       // Checked against the fields its code needs, as the emitted event will be.
-      const checked = validateRuntimeWarning(jsonSafe(warning));
+      const checked = validateRuntimeWarning(jsonSafe(warnings[index]));
       if (!checked.ok)
         throw invalid(
           `RunTurnInput.warnings[${index}] must be a runtime.warning payload { code, message, ... }: ${checked.errors.slice(0, 3).join("; ")}`,
         );
-    });
+    }
   }
   assertValidTurnBudget(input.budget);
 }

@@ -42,8 +42,8 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
   }
   let received: TurnInputMessage[];
   try {
-    // A copy, read once (a field whose read throws fails here, naming the callback); Array.from: a hole is an `undefined` message, refused as one.
-    received = Array.from(copyFromHost(answer ?? []));
+    // A copy, read once (a field whose read throws fails here, naming the callback); a hole stays a hole, refused below.
+    received = copyFromHost(answer ?? []);
   } catch (error) {
     failTurn(turn, {
       code: ErrorCode.Internal,
@@ -51,16 +51,20 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     });
     return 0;
   }
-  const problems = received.map(inputMessageProblem);
-  const bad = problems.findIndex((problem) => problem !== undefined);
-  if (bad >= 0) {
-    // Nothing of the answer runs; its well-formed messages are handed back with the outcome, never lost.
-    received.forEach((item, index) => {
-      if (problems[index] === undefined) (turn.undelivered ??= new Set()).add(steeringMessage(item));
-    });
+  // By index up to the first bad entry: a hole is an `undefined` message, refused as one.
+  let bad: { index: number; problem: string } | undefined;
+  for (let index = 0; index < received.length && !bad; index++) {
+    const problem = inputMessageProblem(received[index]);
+    if (problem !== undefined) bad = { index, problem };
+  }
+  if (bad) {
+    // Nothing of the answer runs; its well-formed messages are handed back with the outcome, never lost
+    // (Object.values: only the entries there are, also of a list with a length of 2^32 - 1).
+    for (const item of Object.values(received))
+      if (inputMessageProblem(item) === undefined) (turn.undelivered ??= new Set()).add(steeringMessage(item));
     failTurn(turn, {
       code: ErrorCode.Internal,
-      message: `The host callback getSteeringMessages returned an invalid message: [${bad}]${problems[bad]}`,
+      message: `The host callback getSteeringMessages returned an invalid message: [${bad.index}]${bad.problem}`,
     });
     return 0;
   }

@@ -230,7 +230,7 @@ function announcingPrepared(turn: TurnState, streamFn: StreamFn): StreamFn {
         try {
           const result = hook(event);
           if (result && typeof (result as Promise<void>).then === "function")
-            (result as Promise<void>).catch(() => undefined);
+            (result as Promise<void>).then(undefined, () => undefined);
         } catch {
           // An observer; its failure never affects the call.
         }

@@ -179,10 +179,7 @@ export function assertRuntimeToolDef(def: unknown, where: string): asserts def i
   }
   if (d.prepareArguments !== undefined && typeof d.prepareArguments !== "function")
     problems.push("prepareArguments must be a function");
-  if (
-    d.promptGuidelines !== undefined &&
-    (!Array.isArray(d.promptGuidelines) || !Array.from(d.promptGuidelines).every((g) => typeof g === "string"))
-  ) {
+  if (d.promptGuidelines !== undefined && (!Array.isArray(d.promptGuidelines) || !isStringList(d.promptGuidelines))) {
     problems.push("promptGuidelines must be an array of strings");
   }
   if (problems.length > 0) {
@@ -222,4 +219,10 @@ export function assertRuntimeTool(tool: unknown, where: string): asserts tool is
 
 function toolLabel(name: unknown): string {
   return typeof name === "string" && name.length > 0 ? JSON.stringify(name) : "(unnamed)";
+}
+
+/** Every entry a string; a hole is an `undefined` entry. Stops at the first other one (a list with a length of 2^32 - 1 is refused at once). */
+function isStringList(list: readonly unknown[]): boolean {
+  for (let index = 0; index < list.length; index++) if (typeof list[index] !== "string") return false;
+  return true;
 }
