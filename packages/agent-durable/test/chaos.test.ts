@@ -136,7 +136,7 @@ async function driveHost(turn: ChaosTurn, random: () => number): Promise<void> {
 async function killer(
   random: () => number,
   turns: ChaosTurn[],
-  kills: { workerId: string; at: number }[],
+  kills: Kill[],
   relaunchMs: number[],
   hits: Map<string, number>,
 ): Promise<void> {
@@ -164,11 +164,14 @@ async function killer(
       frozen.kill("SIGCONT");
       await sleep(random() * 800);
       const exited = new Promise((resolve) => frozen.once("exit", resolve));
+      // The shutdown hands the turns back from its start: another worker may send a request the old process had
+      // streaming again before that process has exited, so the kill lasts from the signal to the exit.
+      const terminatedAt = Date.now();
       frozen.kill("SIGTERM");
       const stuck = setTimeout(() => frozen.kill("SIGKILL"), 5_000);
       await exited;
       clearTimeout(stuck);
-      kills.push({ workerId, at: Date.now() });
+      kills.push({ workerId, at: terminatedAt, until: Date.now() });
     }
   }
 }
@@ -193,19 +196,29 @@ function phaseOf(turn: ChaosTurn, events: RuntimeEvent[]): string | undefined {
 }
 
 /**
+ * A kill of a worker process: a `SIGKILL` at `at`, or a twin's shutdown,
+ * which hands the turns back from `at` (the signal) on and ends `until`
+ * (the process exited).
+ */
+interface Kill {
+  workerId: string;
+  at: number;
+  until?: number;
+}
+
+/**
  * Attempts of one thing (a request at one place of a turn, one call) in time
  * order: each attempt after the first must follow a kill of the worker that
- * made the one before (that attempt was interrupted, so it never finished).
+ * made the one before (that attempt was interrupted, so it never finished):
+ * a kill that lasted until that attempt or later, and began before the next.
  */
-function expectRetriesOnlyAfterKills(
-  label: string,
-  attempts: CountRecord[],
-  kills: { workerId: string; at: number }[],
-): void {
+function expectRetriesOnlyAfterKills(label: string, attempts: CountRecord[], kills: Kill[]): void {
   const sorted = [...attempts].sort((a, b) => a.at - b.at);
   for (let i = 1; i < sorted.length; i++) {
     const before = sorted[i - 1]!;
-    const killed = kills.some((k) => k.workerId === before.worker && k.at >= before.at && k.at <= sorted[i]!.at);
+    const killed = kills.some(
+      (k) => k.workerId === before.worker && (k.until ?? k.at) >= before.at && k.at <= sorted[i]!.at,
+    );
     expect(killed, `${label}: attempt ${i + 1} without a kill of ${before.worker} after attempt ${i}`).toBe(true);
   }
 }
@@ -230,7 +243,7 @@ describe("chaos", () => {
     console.log(`chaos seed ${SEED} (TURNKIT_DURABLE_CHAOS_SEED=${SEED} repeats this run's choices)`);
     const turns: ChaosTurn[] = [];
     const outcomes = new Map<string, TurnOutcome>();
-    const kills: { workerId: string; at: number }[] = [];
+    const kills: Kill[] = [];
     const relaunchMs: number[] = [];
     const hits = new Map<string, number>();
     const startedAt = Date.now();
