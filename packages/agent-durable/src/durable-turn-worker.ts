@@ -102,8 +102,11 @@ export class DurableTurnWorker {
     readonly client: DurableTurnClient,
     /** This worker's DBOS executor id. */
     readonly workerId: string,
-    /** The worker's own pools (control rows; the writes that do not wait for the disk; DBOS's). */
-    private readonly pools: pg.Pool[],
+    /**
+     * The worker's own pools (control rows; the writes that do not wait for the disk; DBOS's; the heartbeat's),
+     * the sockets of their connections, and how long a statement may go unanswered.
+     */
+    private readonly connections: WorkerConnections,
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
     private readonly cancelledSweep: CancelledTurnSweep,
@@ -186,7 +189,16 @@ export class DurableTurnWorker {
       abortWatcher.start();
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
-      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep, lifecycle);
+      const connections = { pools, sockets, databaseUrl: options.databaseUrl, queryTimeoutMs: settings.queryTimeoutMs };
+      return new DurableTurnWorker(
+        client,
+        settings.workerId,
+        connections,
+        lease,
+        abortWatcher,
+        cancelledSweep,
+        lifecycle,
+      );
     } catch (error) {
       launching.abandoned = true;
       lifecycle.shuttingDown = true;
@@ -209,21 +221,65 @@ export class DurableTurnWorker {
    * (what it had started stays started) and goes on in another worker at
    * once: it is queued again, and the execution here, whose claim that
    * revokes, writes nothing more and records no ending.
+   *
+   * A database that does not answer is not waited for: when the hand-back
+   * has not finished within `queryTimeoutMs`, every connection is closed
+   * under its statements all the same, and `shutdown` rejects with
+   * `database_unavailable`; the turns that were running here are then taken
+   * over once the worker's lease expired, as after a crash. Either way the
+   * process may launch a worker again afterwards.
    */
   async shutdown(): Promise<void> {
     this.lifecycle.shuttingDown = true;
     this.abortWatcher.stop();
     this.cancelledSweep.stop();
     this.lease.stop();
-    // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
-    // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
-    await this.lease.release();
-    await DBOS.shutdown({ deregister: true });
-    await this.lease.release();
-    await this.client.close();
-    await Promise.all(this.pools.map((pool) => pool.end().catch(() => {})));
+    const { pools, sockets, databaseUrl, queryTimeoutMs } = this.connections;
+    const handing = { abandoned: false };
+    let unanswered: unknown;
+    try {
+      await answeredWithin(this.handBack(handing), databaseUrl, queryTimeoutMs);
+    } catch (error) {
+      unanswered = error;
+      handing.abandoned = true;
+    }
+    if (unanswered !== undefined) {
+      // Given up on the database: nothing waits for it, every connection is closed under its statements, and DBOS
+      // (which the hand-back may not have reached) stops with its statements failing at once.
+      sockets.destroyAll();
+      await settledWithin(DBOS.shutdown({ deregister: true }), queryTimeoutMs);
+    }
+    const ended = Promise.all(pools.map((pool) => pool.end().catch(() => {})));
+    await settledWithin(this.client.close(), queryTimeoutMs);
+    // A statement still waiting (for a lock, for a database that stopped answering) is cut.
+    await settledWithin(ended, queryTimeoutMs);
+    sockets.destroyAll();
     launchedInThisProcess = false;
+    if (unanswered !== undefined) throw asDatabaseUnavailable(unanswered, databaseUrl, queryTimeoutMs);
   }
+
+  /**
+   * Hands the turns running here back: before DBOS stops, so no step here
+   * ends with a claim that still holds once DBOS can record nothing; and
+   * again after it, for a turn DBOS took from the queue meanwhile (which
+   * does not run here). Stops before its next stage once `handing` is
+   * abandoned (the shutdown gave up on a database that did not answer).
+   */
+  private async handBack(handing: { abandoned: boolean }): Promise<void> {
+    await this.lease.release();
+    if (handing.abandoned) return;
+    await DBOS.shutdown({ deregister: true });
+    if (handing.abandoned) return;
+    await this.lease.release();
+  }
+}
+
+/** A worker's own connections: its pools, their sockets, and how long a statement may go unanswered. */
+interface WorkerConnections {
+  pools: pg.Pool[];
+  sockets: ConnectionSockets;
+  databaseUrl: string;
+  queryTimeoutMs: number;
 }
 
 /**
