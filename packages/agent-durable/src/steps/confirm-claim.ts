@@ -33,7 +33,7 @@ export async function confirmClaimBeforeEffect(ctx: TurnContext, stallPoint: Fau
   for (;;) {
     if (ctx.claim.revoked.aborted) throw ctx.claim.revoked.reason;
     // The worker shuts down and hands the turn back: the effect does not start, and the execution stops here as if
-    // its process had died (an error would be recorded as the step's outcome while the claim still holds).
+    // its process had died (the next owner makes the effect).
     if (ctx.lease.stopped) return new Promise<never>(() => {});
     if (!ctx.lease.isFresh()) {
       await ctx.lease.renew();
