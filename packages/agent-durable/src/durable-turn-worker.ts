@@ -1,3 +1,4 @@
+// Why this file is long: the launch and the shutdown of a worker set up and take down the same things (pools, lease, DBOS, watchers), in mirrored order, and read best side by side.
 import { hostname } from "node:os";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
