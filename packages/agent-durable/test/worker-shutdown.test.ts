@@ -12,8 +12,7 @@
  * Before, the answer (the hand-back had not committed yet) let the request
  * go out from the worker that was leaving.
  */
-import { readFileSync } from "node:fs";
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { proxiedDatabase } from "./support/freezing-proxy.js";
@@ -93,11 +92,16 @@ describe("a worker shut down while it runs turns", () => {
   }, 60_000);
 });
 
-/** Whether the process is stopped (SIGSTOP), by its state in `/proc`. */
+/** Whether the process is stopped (SIGSTOP), by its state as `ps` shows it. */
 function isStopped(child: ChildProcess): boolean {
   if (child.exitCode !== null || child.signalCode !== null) return false;
-  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  try {
+    return execFileSync("ps", ["-o", "stat=", "-p", String(child.pid)], { encoding: "utf8" })
+      .trim()
+      .startsWith("T");
+  } catch {
+    return false; // gone meanwhile
+  }
 }
 
 /** Sends SIGCONT whenever the process stopped itself, until it exited. */
