@@ -27,7 +27,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import type { DurableTurnRef, SteerAnswer } from "../src/index.js";
+import { type DurableTurnRef, DurableTurnError, type SteerAnswer } from "../src/index.js";
 import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import type { CountRecord } from "./support/scenario-turns.js";
@@ -85,7 +85,11 @@ interface ChaosTurn {
   aborted?: boolean;
 }
 
-/** Answers the turn's approval request (if it asks one) after a while; stops once the turn has ended. */
+/**
+ * Answers the turn's approval request (if it asks one) after a while; stops once the turn has ended. A sub-agent's
+ * approval is a stored request, which an abort that found the turn queued (after a kill) withdraws when it ends the
+ * turn: `respond` then refuses it with `request_withdrawn`, and there is nothing to answer.
+ */
 async function driveApproval(turn: ChaosTurn, random: () => number): Promise<void> {
   for (;;) {
     const events = await fixture.client.readEvents(turn.ref);
@@ -94,12 +98,17 @@ async function driveApproval(turn: ChaosTurn, random: () => number): Promise<voi
     if (asked) {
       await sleep(100 + random() * 1200);
       const approved = random() < 0.7;
+      try {
+        await fixture.client.respond(
+          turn.ref,
+          asked.payload.requestId,
+          approved ? { approved } : { approved, reason: "not now" },
+        );
+      } catch (error) {
+        if (turn.aborted && DurableTurnError.isInstance(error) && error.code === "request_withdrawn") return;
+        throw error;
+      }
       turn.approval = approved ? "approved" : "denied";
-      await fixture.client.respond(
-        turn.ref,
-        asked.payload.requestId,
-        approved ? { approved } : { approved, reason: "not now" },
-      );
       return;
     }
     await sleep(100);
