@@ -223,9 +223,10 @@ export class DurableTurnWorker {
    * once: it is queued again, and the execution here, whose claim that
    * revokes, writes nothing more and records no ending.
    *
-   * A database that does not answer is not waited for: when the hand-back
-   * has not finished within `queryTimeoutMs`, every connection is closed
-   * under its statements all the same, and `shutdown` rejects with
+   * A database that does not answer is not waited for: when a stage of the
+   * hand-back (queueing the turns again, stopping DBOS) has not finished
+   * within `queryTimeoutMs`, every connection is closed under its
+   * statements all the same, and `shutdown` rejects with
    * `database_unavailable`; the turns that were running here are then taken
    * over once the worker's lease expired, as after a crash. Either way the
    * process may launch a worker again afterwards.
@@ -236,19 +237,23 @@ export class DurableTurnWorker {
     this.cancelledSweep.stop();
     this.lease.stop();
     const { pools, sockets, databaseUrl, queryTimeoutMs } = this.connections;
-    const handing = { abandoned: false };
+    // Each stage that waits for the database within one statement's timeout.
+    const answered = <T>(work: Promise<T>) => answeredWithin(work, databaseUrl, queryTimeoutMs);
+    let dbosStopping: Promise<void> | undefined;
     let unanswered: unknown;
     try {
-      await answeredWithin(this.handBack(handing), databaseUrl, queryTimeoutMs);
+      // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
+      // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
+      await answered(this.lease.release());
+      dbosStopping = DBOS.shutdown({ deregister: true });
+      await answered(dbosStopping);
+      await answered(this.lease.release());
     } catch (error) {
       unanswered = error;
-      handing.abandoned = true;
-    }
-    if (unanswered !== undefined) {
       // Given up on the database: nothing waits for it, every connection is closed under its statements, and DBOS
       // (which the hand-back may not have reached) stops with its statements failing at once.
       sockets.destroyAll();
-      await settledWithin(DBOS.shutdown({ deregister: true }), queryTimeoutMs);
+      await settledWithin(dbosStopping ?? DBOS.shutdown({ deregister: true }), queryTimeoutMs);
     }
     const ended = Promise.all(pools.map((pool) => pool.end().catch(() => {})));
     await settledWithin(this.client.close(), queryTimeoutMs);
@@ -257,21 +262,6 @@ export class DurableTurnWorker {
     sockets.destroyAll();
     launchedInThisProcess = false;
     if (unanswered !== undefined) throw asDatabaseUnavailable(unanswered, databaseUrl, queryTimeoutMs);
-  }
-
-  /**
-   * Hands the turns running here back: before DBOS stops, so no step here
-   * ends with a claim that still holds once DBOS can record nothing; and
-   * again after it, for a turn DBOS took from the queue meanwhile (which
-   * does not run here). Stops before its next stage once `handing` is
-   * abandoned (the shutdown gave up on a database that did not answer).
-   */
-  private async handBack(handing: { abandoned: boolean }): Promise<void> {
-    await this.lease.release();
-    if (handing.abandoned) return;
-    await DBOS.shutdown({ deregister: true });
-    if (handing.abandoned) return;
-    await this.lease.release();
   }
 }
 

@@ -184,8 +184,7 @@ describe("a database that stops answering while a worker launches", () => {
 describe("a database that stops answering while a worker shuts down", () => {
   it("rejects with database_unavailable within its timeouts, leaves nothing open, and its turn goes on in the next launch", async () => {
     const { proxy, url } = await proxiedDatabase(postgres.url, { noticeHangUps: true });
-    const timeouts = { connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 };
-    const launch = () =>
+    const launch = (timeouts: { connectTimeoutMs?: number; queryTimeoutMs?: number } = {}) =>
       DurableTurnWorker.launch({
         databaseUrl: url,
         buildTurn: scenarioBuildTurn("/dev/null"),
@@ -193,7 +192,7 @@ describe("a database that stops answering while a worker shuts down", () => {
         ...timeouts,
       });
     try {
-      const worker = await launch();
+      const worker = await launch({ connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
       const turn = await worker.client.start({
         sessionId: "s-shutdown-frozen",
         turnId: "shutdown-frozen",
@@ -205,7 +204,7 @@ describe("a database that stops answering while a worker shuts down", () => {
       );
       proxy.freeze();
       // Before, it waited for the database without end, its connections open.
-      await unavailable(() => worker.shutdown(), /did not answer|no answer/, 5_000);
+      await unavailable(() => worker.shutdown(), /did not answer|no answer/, 6_000);
       await waitFor("no connection of the worker left open", () => proxy.openConnections === 0, 2_000);
       proxy.thaw();
       // The turn was not handed back: the next launch of the worker id takes it over at once (the closed connections
