@@ -264,8 +264,10 @@ export class DurableTurnClient {
    * ignored. Throws `invalid_input` for a `requestId` that is not a
    * non-empty string or an answer that does not fit,
    * `unknown_turn`, `unknown_request` when the turn never asked it, or
-   * `request_withdrawn` for a tool's question the turn withdrew (the call
-   * that asked was interrupted by a restart and not run again).
+   * `request_withdrawn` for a stored request the turn withdrew (a tool's
+   * question, or a sub-agent's approval: the call that asked was
+   * interrupted by a restart and not run again, or the turn was cancelled,
+   * as an abort that finds it queued does); its message says which.
    */
   async respond(turn: TurnAddress, requestId: string, answer: ActionAnswer): Promise<void> {
     return this.answering(async () => {
@@ -279,8 +281,10 @@ export class DurableTurnClient {
         const checked = validateActionAnswer(asked.kind, answer);
         if (!checked.ok)
           throw invalidInput(`answer does not fit the ${asked.kind} request ${requestId}: ${checked.errors[0]}`);
-        if (asked.withdrawn || !(await this.hostRequests.answer(ref.workflowId, requestId, checked.answer)))
-          throw requestWithdrawn(ref.turnId, requestId);
+        if (asked.withdrawn || !(await this.hostRequests.answer(ref.workflowId, requestId, checked.answer))) {
+          const cancelled = (await this.cancelledTurns.closedOutcome(ref.workflowId)) !== undefined;
+          throw requestWithdrawn(ref.turnId, requestId, cancelled);
+        }
         return;
       }
       if (!(await this.eventLog.hasActionRequest(ref.workflowId, requestId)))

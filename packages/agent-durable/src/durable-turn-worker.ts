@@ -1,3 +1,4 @@
+// Why this file is long: the launch and the shutdown of a worker set up and take down the same things (pools, lease, DBOS, watchers), in mirrored order, and read best side by side.
 import { hostname } from "node:os";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
@@ -102,8 +103,11 @@ export class DurableTurnWorker {
     readonly client: DurableTurnClient,
     /** This worker's DBOS executor id. */
     readonly workerId: string,
-    /** The worker's own pools (control rows; the writes that do not wait for the disk; DBOS's). */
-    private readonly pools: pg.Pool[],
+    /**
+     * The worker's own pools (control rows; the writes that do not wait for the disk; DBOS's; the heartbeat's),
+     * the sockets of their connections, and how long a statement may go unanswered.
+     */
+    private readonly connections: WorkerConnections,
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
     private readonly cancelledSweep: CancelledTurnSweep,
@@ -186,7 +190,16 @@ export class DurableTurnWorker {
       abortWatcher.start();
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
-      return new DurableTurnWorker(client, settings.workerId, pools, lease, abortWatcher, cancelledSweep, lifecycle);
+      const connections = { pools, sockets, databaseUrl: options.databaseUrl, queryTimeoutMs: settings.queryTimeoutMs };
+      return new DurableTurnWorker(
+        client,
+        settings.workerId,
+        connections,
+        lease,
+        abortWatcher,
+        cancelledSweep,
+        lifecycle,
+      );
     } catch (error) {
       launching.abandoned = true;
       lifecycle.shuttingDown = true;
@@ -209,21 +222,55 @@ export class DurableTurnWorker {
    * (what it had started stays started) and goes on in another worker at
    * once: it is queued again, and the execution here, whose claim that
    * revokes, writes nothing more and records no ending.
+   *
+   * A database that does not answer is not waited for: when a stage of the
+   * hand-back (queueing the turns again, stopping DBOS) has not finished
+   * within `queryTimeoutMs`, every connection is closed under its
+   * statements all the same, and `shutdown` rejects with
+   * `database_unavailable`; the turns that were running here are then taken
+   * over once the worker's lease expired, as after a crash. Either way the
+   * process may launch a worker again afterwards.
    */
   async shutdown(): Promise<void> {
     this.lifecycle.shuttingDown = true;
     this.abortWatcher.stop();
     this.cancelledSweep.stop();
     this.lease.stop();
-    // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
-    // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
-    await this.lease.release();
-    await DBOS.shutdown({ deregister: true });
-    await this.lease.release();
-    await this.client.close();
-    await Promise.all(this.pools.map((pool) => pool.end().catch(() => {})));
+    const { pools, sockets, databaseUrl, queryTimeoutMs } = this.connections;
+    // Each stage that waits for the database within one statement's timeout.
+    const answered = <T>(work: Promise<T>) => answeredWithin(work, databaseUrl, queryTimeoutMs);
+    let dbosStopping: Promise<void> | undefined;
+    let unanswered: unknown;
+    try {
+      // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
+      // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
+      await answered(this.lease.release());
+      dbosStopping = DBOS.shutdown({ deregister: true });
+      await answered(dbosStopping);
+      await answered(this.lease.release());
+    } catch (error) {
+      unanswered = error;
+      // Given up on the database: nothing waits for it, every connection is closed under its statements, and DBOS
+      // (which the hand-back may not have reached) stops with its statements failing at once.
+      sockets.destroyAll();
+      await settledWithin(dbosStopping ?? DBOS.shutdown({ deregister: true }), queryTimeoutMs);
+    }
+    const ended = Promise.all(pools.map((pool) => pool.end().catch(() => {})));
+    await settledWithin(this.client.close(), queryTimeoutMs);
+    // A statement still waiting (for a lock, for a database that stopped answering) is cut.
+    await settledWithin(ended, queryTimeoutMs);
+    sockets.destroyAll();
     launchedInThisProcess = false;
+    if (unanswered !== undefined) throw asDatabaseUnavailable(unanswered, databaseUrl, queryTimeoutMs);
   }
+}
+
+/** A worker's own connections: its pools, their sockets, and how long a statement may go unanswered. */
+interface WorkerConnections {
+  pools: pg.Pool[];
+  sockets: ConnectionSockets;
+  databaseUrl: string;
+  queryTimeoutMs: number;
 }
 
 /**

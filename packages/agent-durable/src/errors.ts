@@ -133,11 +133,19 @@ export function invalidInput(message: string): DurableTurnError {
   return new DurableTurnError({ code: DurableTurnErrorCode.InvalidInput, message });
 }
 
-/** The `request_withdrawn` error of `respond` to a question turn `turnId` withdrew. */
-export function requestWithdrawn(turnId: string, requestId: string): DurableTurnError {
+/**
+ * The `request_withdrawn` error of `respond` to a question turn `turnId`
+ * withdrew: the tool call that asked was interrupted by a restart and not
+ * run again, or (`cancelled`) the turn was cancelled (aborted while
+ * queued, or with DBOS's tools) before the question was answered.
+ */
+export function requestWithdrawn(turnId: string, requestId: string, cancelled = false): DurableTurnError {
+  const why = cancelled
+    ? "the turn was cancelled before it was answered"
+    : "the tool call that asked was interrupted by a restart and not run again";
   return new DurableTurnError({
     code: DurableTurnErrorCode.RequestWithdrawn,
-    message: `turn ${turnId} withdrew ${JSON.stringify(requestId)}: the tool call that asked was interrupted by a restart and not run again`,
+    message: `turn ${turnId} withdrew ${JSON.stringify(requestId)}: ${why}`,
   });
 }
 

@@ -27,7 +27,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import type { DurableTurnRef, SteerAnswer } from "../src/index.js";
+import { type DurableTurnRef, DurableTurnError, type SteerAnswer } from "../src/index.js";
 import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import type { CountRecord } from "./support/scenario-turns.js";
@@ -85,7 +85,11 @@ interface ChaosTurn {
   aborted?: boolean;
 }
 
-/** Answers the turn's approval request (if it asks one) after a while; stops once the turn has ended. */
+/**
+ * Answers the turn's approval request (if it asks one) after a while; stops once the turn has ended. A sub-agent's
+ * approval is a stored request, which an abort that found the turn queued (after a kill) withdraws when it ends the
+ * turn: `respond` then refuses it with `request_withdrawn`, and there is nothing to answer.
+ */
 async function driveApproval(turn: ChaosTurn, random: () => number): Promise<void> {
   for (;;) {
     const events = await fixture.client.readEvents(turn.ref);
@@ -94,12 +98,17 @@ async function driveApproval(turn: ChaosTurn, random: () => number): Promise<voi
     if (asked) {
       await sleep(100 + random() * 1200);
       const approved = random() < 0.7;
+      try {
+        await fixture.client.respond(
+          turn.ref,
+          asked.payload.requestId,
+          approved ? { approved } : { approved, reason: "not now" },
+        );
+      } catch (error) {
+        if (turn.aborted && DurableTurnError.isInstance(error) && error.code === "request_withdrawn") return;
+        throw error;
+      }
       turn.approval = approved ? "approved" : "denied";
-      await fixture.client.respond(
-        turn.ref,
-        asked.payload.requestId,
-        approved ? { approved } : { approved, reason: "not now" },
-      );
       return;
     }
     await sleep(100);
@@ -136,7 +145,7 @@ async function driveHost(turn: ChaosTurn, random: () => number): Promise<void> {
 async function killer(
   random: () => number,
   turns: ChaosTurn[],
-  kills: { workerId: string; at: number }[],
+  kills: Kill[],
   relaunchMs: number[],
   hits: Map<string, number>,
 ): Promise<void> {
@@ -164,11 +173,14 @@ async function killer(
       frozen.kill("SIGCONT");
       await sleep(random() * 800);
       const exited = new Promise((resolve) => frozen.once("exit", resolve));
+      // The shutdown hands the turns back from its start: another worker may send a request the old process had
+      // streaming again before that process has exited, so the kill lasts from the signal to the exit.
+      const terminatedAt = Date.now();
       frozen.kill("SIGTERM");
       const stuck = setTimeout(() => frozen.kill("SIGKILL"), 5_000);
       await exited;
       clearTimeout(stuck);
-      kills.push({ workerId, at: Date.now() });
+      kills.push({ workerId, at: terminatedAt, until: Date.now() });
     }
   }
 }
@@ -193,19 +205,29 @@ function phaseOf(turn: ChaosTurn, events: RuntimeEvent[]): string | undefined {
 }
 
 /**
+ * A kill of a worker process: a `SIGKILL` at `at`, or a twin's shutdown,
+ * which hands the turns back from `at` (the signal) on and ends `until`
+ * (the process exited).
+ */
+interface Kill {
+  workerId: string;
+  at: number;
+  until?: number;
+}
+
+/**
  * Attempts of one thing (a request at one place of a turn, one call) in time
  * order: each attempt after the first must follow a kill of the worker that
- * made the one before (that attempt was interrupted, so it never finished).
+ * made the one before (that attempt was interrupted, so it never finished):
+ * a kill that lasted until that attempt or later, and began before the next.
  */
-function expectRetriesOnlyAfterKills(
-  label: string,
-  attempts: CountRecord[],
-  kills: { workerId: string; at: number }[],
-): void {
+function expectRetriesOnlyAfterKills(label: string, attempts: CountRecord[], kills: Kill[]): void {
   const sorted = [...attempts].sort((a, b) => a.at - b.at);
   for (let i = 1; i < sorted.length; i++) {
     const before = sorted[i - 1]!;
-    const killed = kills.some((k) => k.workerId === before.worker && k.at >= before.at && k.at <= sorted[i]!.at);
+    const killed = kills.some(
+      (k) => k.workerId === before.worker && (k.until ?? k.at) >= before.at && k.at <= sorted[i]!.at,
+    );
     expect(killed, `${label}: attempt ${i + 1} without a kill of ${before.worker} after attempt ${i}`).toBe(true);
   }
 }
@@ -230,7 +252,7 @@ describe("chaos", () => {
     console.log(`chaos seed ${SEED} (TURNKIT_DURABLE_CHAOS_SEED=${SEED} repeats this run's choices)`);
     const turns: ChaosTurn[] = [];
     const outcomes = new Map<string, TurnOutcome>();
-    const kills: { workerId: string; at: number }[] = [];
+    const kills: Kill[] = [];
     const relaunchMs: number[] = [];
     const hits = new Map<string, number>();
     const startedAt = Date.now();

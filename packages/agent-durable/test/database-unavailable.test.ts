@@ -5,7 +5,9 @@
  * `database_unavailable` error that names the URL without its password and
  * the reason, and leaves no connection open. Before, it rejected with the
  * driver's raw error, and against a server that accepted the connection but
- * never answered it waited forever.
+ * never answered it waited forever. A worker whose database stops
+ * answering while it shuts down likewise rejects within its query timeout
+ * and closes its connections, where before its shutdown waited without end.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
@@ -13,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableTurnClient, DurableTurnError, DurableTurnWorker } from "../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
 import { proxiedDatabase } from "./support/freezing-proxy.js";
+import { scenarioBuildTurn } from "./support/scenario-turns.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 let postgres: TestPostgres;
@@ -176,6 +179,48 @@ describe("a database that stops answering while a worker launches", () => {
       }
     });
   }
+});
+
+describe("a database that stops answering while a worker shuts down", () => {
+  it("rejects with database_unavailable within its timeouts, leaves nothing open, and its turn goes on in the next launch", async () => {
+    const { proxy, url } = await proxiedDatabase(postgres.url, { noticeHangUps: true });
+    const launch = (timeouts: { connectTimeoutMs?: number; queryTimeoutMs?: number } = {}) =>
+      DurableTurnWorker.launch({
+        databaseUrl: url,
+        buildTurn: scenarioBuildTurn("/dev/null"),
+        workerId: "shutdown-frozen",
+        ...timeouts,
+      });
+    try {
+      const worker = await launch({ connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
+      const turn = await worker.client.start({
+        sessionId: "s-shutdown-frozen",
+        turnId: "shutdown-frozen",
+        userMessage: { text: "write it" },
+        metadata: { scenario: "approval" },
+      });
+      await waitFor("the approval request", async () =>
+        (await worker.client.readEvents(turn)).some((e) => e.type === "action.required"),
+      );
+      proxy.freeze();
+      // Before, it waited for the database without end, its connections open.
+      await unavailable(() => worker.shutdown(), /did not answer|no answer/, 6_000);
+      await waitFor("no connection of the worker left open", () => proxy.openConnections === 0, 2_000);
+      proxy.thaw();
+      // The turn was not handed back: the next launch of the worker id takes it over at once (the closed connections
+      // let go of the old launch's presence lock), and it goes on.
+      const next = await launch();
+      try {
+        await next.client.respond(turn, "approval:shutdown-frozen-call-0", { approved: true });
+        expect(await next.client.outcome(turn)).toMatchObject({ kind: "completed" });
+      } finally {
+        await next.shutdown();
+      }
+    } finally {
+      proxy.thaw();
+      await proxy.close();
+    }
+  }, 30_000);
 });
 
 describe("a launch whose migration waits for a lock another session holds", () => {

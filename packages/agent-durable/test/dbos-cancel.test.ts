@@ -11,7 +11,7 @@ import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/ag
 import { isTerminalEvent, type RuntimeEvent } from "@turnkit/protocol";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DurableTurnRef } from "../src/index.js";
+import { type DurableTurnRef, DurableTurnError } from "../src/index.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
@@ -200,6 +200,31 @@ describe("a turn cancelled with DBOS's tools", () => {
     await fixture.client.fork(turn, "s-late-fork");
     expect(await fixture.client.readHistory("s-late-fork")).toEqual(await fixture.client.readHistory("s-late"));
     expect(await fixture.client.readEvents(turn)).toEqual(events);
+  });
+
+  it("withdraws a tool's open question: respond refuses it, saying the turn was cancelled", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "s-asked",
+      turnId: "asked",
+      userMessage: { text: "which branch?" },
+      metadata: { scenario: "ask" },
+    });
+    await waitFor("the question", async () => (await fixture.eventsOfType(turn, "action.required")).length === 1);
+    const [asked] = await fixture.eventsOfType(turn, "action.required");
+    if (asked?.type !== "action.required") throw new Error("no question");
+    await dbos.cancelWorkflow(turn.workflowId);
+    expectCancelledEnding(await followToEnd(turn));
+    const refused = await fixture.client
+      .respond(turn, asked.payload.requestId, { action: "accept", content: { branch: "main" } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(DurableTurnError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({
+      code: "request_withdrawn",
+      message: `turn asked withdrew ${JSON.stringify(asked.payload.requestId)}: the turn was cancelled before it was answered`,
+    });
   });
 
   it("never runs on when it is cancelled while its worker is dead and another takes the worker's turns over", async () => {

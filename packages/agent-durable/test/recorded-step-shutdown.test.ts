@@ -1,11 +1,20 @@
 /**
  * A step whose worker shut DBOS down while the step ran cannot record its
- * outcome: the step fails with a `DurableTurnError` (`worker_state`) saying
- * so, not with an error from inside DBOS. DBOS's pool is the worker's own
- * and still open then, so DBOS would record that failure as the workflow's
- * (the bare workflow below shows it does); the turn workflow's body, run
- * through `endsNothingOnceShuttingDown`, stops there instead, and the
- * workflow stays pending in the database for a running worker to resume.
+ * outcome: it fails with a `DurableTurnError` (`worker_state`) saying so,
+ * not with an error from inside DBOS. DBOS's pool is the worker's own and
+ * still open then, so DBOS would record that failure as the workflow's (the
+ * bare workflow below, whose step knows of no shutdown, shows it does).
+ *
+ * A turn's step knows: once its worker began to shut down (its lease
+ * stopped), a step that fails records nothing and never settles, so the
+ * execution stops there, as if its process had died, and the workflow
+ * stays pending in the database for a running worker to resume; also a
+ * step whose body throws while DBOS still runs and the claim still holds.
+ * Before, the failure reached the step's caller, which made it the turn's
+ * (a model request that failed, a tool call that threw) and logged it
+ * while the claim still held, when the hand-back had left the turn's row
+ * (locked by a write then): the turn ended `failed` because its worker
+ * shut down.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
@@ -22,34 +31,55 @@ let postgres: TestPostgres;
 let pool: pg.Pool;
 let dbosPool: pg.Pool;
 const lifecycle = { shuttingDown: false };
-const release: (() => void)[] = [];
-const entered: Promise<void>[] = [];
-const bodyEntered: (() => void)[] = [];
-for (let i = 0; i < 2; i++) entered.push(new Promise<void>((resolve) => bodyEntered.push(resolve)));
-const stepFailures = new Map<string, unknown>();
+/** The lease of a turn's steps: stopped once the worker shuts down. */
+const workerLease = {
+  get stopped() {
+    return lifecycle.shuttingDown;
+  },
+};
+/** Each workflow's step waits in its body until the test lets it end, and ends as its workflow's id says. */
+const waiting = new Map<string, { entered: Promise<void>; enter: () => void; end?: () => void }>();
+const stepEnded = new Map<string, { failure?: unknown }>();
 
-async function slowStep(): Promise<string> {
+function gate(workflowId: string) {
+  let gate = waiting.get(workflowId);
+  if (!gate) {
+    let enter = () => {};
+    const entered = new Promise<void>((resolve) => (enter = resolve));
+    gate = { entered, enter };
+    waiting.set(workflowId, gate);
+  }
+  return gate;
+}
+
+async function slowStep(lease: { readonly stopped: boolean }): Promise<string> {
   const workflowId = DBOS.workflowID!;
   const ctx = {
     ref: { workflowId },
     claim: TurnClaim.current(workflowId),
     stores: { stepRecords: new StepRecords(pool) },
+    lease,
   };
   try {
-    return await runRecordedStep(ctx, "slow", async () => {
-      const index = workflowId.endsWith("bare") ? 0 : 1;
-      bodyEntered[index]!();
-      await new Promise<void>((resolve) => (release[index] = resolve));
+    const result = await runRecordedStep(ctx, "slow", async () => {
+      const { enter } = gate(workflowId);
+      await new Promise<void>((resolve) => {
+        gate(workflowId).end = resolve;
+        enter();
+      });
+      if (workflowId.endsWith("throws")) throw new Error("the tool failed");
       return "done";
     });
+    stepEnded.set(workflowId, {});
+    return result;
   } catch (error) {
-    stepFailures.set(workflowId, error);
+    stepEnded.set(workflowId, { failure: error });
     throw error;
   }
 }
 
-const bare = DBOS.registerWorkflow(slowStep, { name: "recorded-step-shutdown-bare" });
-const guarded = DBOS.registerWorkflow(() => endsNothingOnceShuttingDown(lifecycle, slowStep), {
+const bare = DBOS.registerWorkflow(() => slowStep({ stopped: false }), { name: "recorded-step-shutdown-bare" });
+const guarded = DBOS.registerWorkflow(() => endsNothingOnceShuttingDown(lifecycle, () => slowStep(workerLease)), {
   name: "recorded-step-shutdown-guarded",
 });
 
@@ -81,24 +111,41 @@ async function statusOf(workflowId: string): Promise<string> {
   return rows[0]?.status;
 }
 
-it("a step that ends after its worker shut down fails with worker_state; the turn workflow stays pending", async () => {
-  await DBOS.startWorkflow(bare, { workflowID: "recorded:bare" })();
-  await DBOS.startWorkflow(guarded, { workflowID: "recorded:guarded" })();
-  await Promise.all(entered);
+async function stepRecordsOf(workflowId: string): Promise<number> {
+  const { rows } = await pool.query(
+    `SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".operation_outputs WHERE workflow_uuid = $1`,
+    [workflowId],
+  );
+  return rows.length;
+}
+
+it("a step that fails once its worker began to shut down records nothing and never settles; the turn workflow stays pending", async () => {
+  const ids = ["recorded:bare", "recorded:guarded", "recorded:guarded-throws"];
+  await DBOS.startWorkflow(bare, { workflowID: ids[0] })();
+  await DBOS.startWorkflow(guarded, { workflowID: ids[1] })();
+  await DBOS.startWorkflow(guarded, { workflowID: ids[2] })();
+  await Promise.all(ids.map((id) => gate(id).entered));
   lifecycle.shuttingDown = true;
+  // While DBOS still runs and the claim holds: a body that throws.
+  gate("recorded:guarded-throws").end!();
   await DBOS.shutdown({ deregister: true });
-  for (const resolve of release) resolve();
-  await expect.poll(() => stepFailures.size, { timeout: 5_000 }).toBe(2);
-  for (const failure of stepFailures.values()) {
-    expect(DurableTurnError.isInstance(failure)).toBe(true);
-    expect(failure).toMatchObject({
-      code: "worker_state",
-      message:
-        "step slow ended after its worker shut down: its outcome is not recorded, and a running worker resumes the turn",
-    });
-  }
+  // After DBOS stopped: steps whose outcome can no longer be recorded.
+  gate("recorded:bare").end!();
+  gate("recorded:guarded").end!();
+  await expect.poll(() => stepEnded.has("recorded:bare"), { timeout: 5_000 }).toBe(true);
+  const failure = stepEnded.get("recorded:bare")!.failure;
+  expect(DurableTurnError.isInstance(failure)).toBe(true);
+  expect(failure).toMatchObject({
+    code: "worker_state",
+    message:
+      "step slow ended after its worker shut down: its outcome is not recorded, and a running worker resumes the turn",
+  });
   // The premise: with its pool open, DBOS records a bare workflow's failure even after it was shut down.
   await expect.poll(() => statusOf("recorded:bare"), { timeout: 5_000 }).toBe("ERROR");
   await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(await statusOf("recorded:guarded")).toBe("PENDING");
+  for (const id of ["recorded:guarded", "recorded:guarded-throws"]) {
+    expect(stepEnded.has(id), id).toBe(false);
+    expect(await stepRecordsOf(id), id).toBe(0);
+    expect(await statusOf(id), id).toBe("PENDING");
+  }
 }, 60_000);

@@ -26,6 +26,7 @@ async function mixedSteps(): Promise<unknown[]> {
     ref: { workflowId },
     claim: TurnClaim.current(workflowId),
     stores: { stepRecords: new StepRecords(pool) },
+    lease: { stopped: false },
   };
   const first = await runRecordedStep(ctx, "first", async () => {
     bodiesRun++;

@@ -14,8 +14,10 @@ const RENEW_RETRY_MS = 100;
  * while its confirmation is older, and renews the lease while it is not
  * fresh, waiting as long as the database does not answer: a worker that
  * cannot record what an effect brings back does not start it. Throws
- * `superseded` (and revokes the claim) when the claim no longer holds, and
- * `worker_state` once the worker shut down.
+ * `superseded` (and revokes the claim) when the claim no longer holds.
+ * Once the worker began to shut down (its lease stopped) it never
+ * settles: the execution stops there, as if its process had died, and the
+ * turn, handed back, goes on in another worker, which makes the effect.
  *
  * The last look is synchronous and the caller makes its effect with no
  * wait after it: a stall while a check's answer came back leaves the
@@ -30,6 +32,9 @@ const RENEW_RETRY_MS = 100;
 export async function confirmClaimBeforeEffect(ctx: TurnContext, stallPoint: FaultPoint): Promise<void> {
   for (;;) {
     if (ctx.claim.revoked.aborted) throw ctx.claim.revoked.reason;
+    // The worker shuts down and hands the turn back: the effect does not start, and the execution stops here as if
+    // its process had died (the next owner makes the effect).
+    if (ctx.lease.stopped) return new Promise<never>(() => {});
     if (!ctx.lease.isFresh()) {
       await ctx.lease.renew();
       if (!ctx.lease.isFresh()) {

@@ -16,6 +16,8 @@ export interface RecordedStepContext {
   /** The execution's claim: a record is stored only while it holds. */
   readonly claim: TurnClaim;
   readonly stores: { readonly stepRecords: StepRecords };
+  /** The worker's lease: stopped once the worker began to shut down (see {@link runRecordedStep}). */
+  readonly lease: { readonly stopped: boolean };
   /** The turn's records as this execution read them at its first recorded step; set by {@link runRecordedStep}. */
   stepRecords?: Promise<Map<number, StoredStep>>;
 }
@@ -43,6 +45,14 @@ const NEVER_CANCELLED = new AbortController().signal;
  *
  * The position is taken before any `await`, so steps started together
  * (parallel tool calls) take them in call order, as with `DBOS.runStep`.
+ *
+ * Once the worker began to shut down (`ctx.lease.stopped`), a step that
+ * fails (its body throws, or its record cannot be stored or read, as once
+ * DBOS stopped) records nothing and never settles: the execution stops
+ * there, as if its process had died, and the turn, handed back, goes on in
+ * another worker. Its caller would otherwise make the failure the turn's
+ * (a model request that failed, a tool call that threw) and log it while
+ * the claim still holds.
  */
 export async function runRecordedStep<T>(
   ctx: RecordedStepContext,
@@ -51,6 +61,21 @@ export async function runRecordedStep<T>(
   finish?: (result: T, stepId: number) => ConditionalRecord<T>,
 ): Promise<T> {
   if (DBOS.isInStep()) return body();
+  try {
+    return await runStepOnce(ctx, name, body, finish);
+  } catch (error) {
+    if (ctx.lease.stopped) return new Promise<never>(() => {});
+    throw error;
+  }
+}
+
+/** {@link runRecordedStep} outside another step: the record, or the body run live and its outcome recorded. */
+async function runStepOnce<T>(
+  ctx: RecordedStepContext,
+  name: string,
+  body: () => Promise<T>,
+  finish?: (result: T, stepId: number) => ConditionalRecord<T>,
+): Promise<T> {
   const functionId = functionIDGetIncrement();
   const parent = { ...getCurrentContextStore()! };
   ctx.stepRecords ??= ctx.stores.stepRecords.load(ctx.ref.workflowId);
@@ -62,6 +87,8 @@ export async function runRecordedStep<T>(
   try {
     result = await runInStepContext(parent, functionId, attempt, body);
   } catch (error) {
+    // Failed once the worker began to shut down: recorded nothing (see runRecordedStep).
+    if (ctx.lease.stopped) throw error;
     throw await recordError(ctx, step, error);
   }
   if (finish !== undefined) {
@@ -71,6 +98,7 @@ export async function runRecordedStep<T>(
     try {
       result = await conditional.otherwise();
     } catch (error) {
+      if (ctx.lease.stopped) throw error;
       throw await recordError(ctx, step, error);
     }
   }

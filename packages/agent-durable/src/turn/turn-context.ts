@@ -35,6 +35,8 @@ export interface EffectLease {
   isFresh(): boolean;
   /** Carries the lease on now unless it is fresh; resolves once answered or failed; rejects once the worker shut down. */
   renew(): Promise<void>;
+  /** True once the worker began to shut down: it hands its turns back, and no effect starts any more. */
+  readonly stopped: boolean;
 }
 
 /**

@@ -90,7 +90,7 @@ export class WorkerLease {
   private checkTimer: ReturnType<typeof setTimeout> | undefined;
   private beating: Promise<void> | undefined;
   private running = false;
-  private stopped = false;
+  private isStopped = false;
   /** When (`performance.now()`) the last heartbeat that carried this lease on was sent. */
   private renewedAt = Number.NEGATIVE_INFINITY;
   /** When this worker last found its lease row gone (taken over) and wrote a new one. */
@@ -123,7 +123,7 @@ export class WorkerLease {
   async acquire(): Promise<void> {
     await this.writeBeat();
     // Stopped meanwhile (a launch that gave up): no beating after that.
-    if (this.stopped) return;
+    if (this.isStopped) return;
     // A renewal refused because the lease stopped meanwhile needs no answer.
     const renewQuietly = () => void this.renew().catch(() => undefined);
     this.beatTimer ??= setInterval(renewQuietly, Math.max(20, Math.floor(this.options.leaseMs / 4)));
@@ -163,11 +163,17 @@ export class WorkerLease {
    * lease, so no other worker can take this one's turns over for at least
    * another quarter lease, and the confirmation came after the last time this worker
    * found its lease taken over (one from before may be of a turn that was
-   * queued again meanwhile). A synchronous look, made right before the
-   * effect.
+   * queued again meanwhile). Never once the lease was stopped (the worker
+   * shuts down and hands its turns back). A synchronous look, made right
+   * before the effect.
    */
   coversEffect(confirmedAt: number): boolean {
-    return confirmedAt > this.lostAt && this.isFresh();
+    return !this.isStopped && confirmedAt > this.lostAt && this.isFresh();
+  }
+
+  /** True once {@link stop} was called: the worker shuts down, and no effect may start any more. */
+  get stopped(): boolean {
+    return this.isStopped;
   }
 
   /** Whether a heartbeat sent within the last three quarters of a lease carried the lease on. */
@@ -183,7 +189,7 @@ export class WorkerLease {
    * down): nothing may wait on it then.
    */
   async renew(): Promise<void> {
-    if (this.stopped)
+    if (this.isStopped)
       throw new DurableTurnError({
         code: DurableTurnErrorCode.WorkerState,
         message: `worker ${this.options.workerId} shut down: its lease is no longer kept`,
@@ -204,7 +210,7 @@ export class WorkerLease {
   /** Stops beating and looking. */
   stop(): void {
     this.running = false;
-    this.stopped = true;
+    this.isStopped = true;
     this.presence.release();
     if (this.beatTimer) clearInterval(this.beatTimer);
     if (this.checkTimer) clearTimeout(this.checkTimer);

@@ -9,7 +9,7 @@
  * line on stdin before it launches.
  * Prints "ready boot=<ms> launch=<ms>" once it takes turns (boot: process
  * start to the worker code loaded; launch: `DurableTurnWorker.launch`);
- * SIGTERM shuts it down cleanly, and it exits when its parent goes away
+ * SIGTERM shuts it down cleanly (it prints "shutting down" as it begins), and it exits when its parent goes away
  * (its stdin closes), so a killed test run leaves no worker behind.
  */
 import { performance } from "node:perf_hooks";
@@ -51,6 +51,8 @@ const worker = await DurableTurnWorker.launch({
 });
 process.stdout.write(`ready boot=${Math.round(loaded)} launch=${Math.round(performance.now() - launching)}\n`);
 process.on("SIGTERM", () => {
+  // Printed as the shutdown begins, for a test that waits for it.
+  process.stdout.write("shutting down\n");
   void worker.shutdown().finally(() => process.exit(0));
 });
 process.stdin.on("end", () => process.exit(0));
