@@ -111,7 +111,6 @@ export class DurableTurnWorker {
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
     private readonly cancelledSweep: CancelledTurnSweep,
-    private readonly lifecycle: { shuttingDown: boolean },
   ) {}
 
   /**
@@ -171,13 +170,12 @@ export class DurableTurnWorker {
       cancelledTurns: new CancelledTurns(pool, settings.schema),
     };
     const launching = { abandoned: false };
-    const lifecycle = { shuttingDown: false };
     let client: DurableTurnClient | undefined;
     try {
       // Everything that waits for the database, within one statement's timeout: a database that stops answering
       // after the first look makes the launch fail, not hang (DBOS itself retries a statement without end).
       await answeredWithin(
-        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching, lifecycle }),
+        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching }),
         options.databaseUrl,
         settings.queryTimeoutMs,
       );
@@ -191,18 +189,9 @@ export class DurableTurnWorker {
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
       const connections = { pools, sockets, databaseUrl: options.databaseUrl, queryTimeoutMs: settings.queryTimeoutMs };
-      return new DurableTurnWorker(
-        client,
-        settings.workerId,
-        connections,
-        lease,
-        abortWatcher,
-        cancelledSweep,
-        lifecycle,
-      );
+      return new DurableTurnWorker(client, settings.workerId, connections, lease, abortWatcher, cancelledSweep);
     } catch (error) {
       launching.abandoned = true;
-      lifecycle.shuttingDown = true;
       lease.stop();
       // Nothing waits for a database that does not answer: every connection is closed under its statements.
       const ended = Promise.all(pools.map((each) => each.end().catch(() => {})));
@@ -232,10 +221,10 @@ export class DurableTurnWorker {
    * process may launch a worker again afterwards.
    */
   async shutdown(): Promise<void> {
-    this.lifecycle.shuttingDown = true;
+    // First: from here on no effect starts, and a turn taken from the queue does not run here.
+    this.lease.stop();
     this.abortWatcher.stop();
     this.cancelledSweep.stop();
-    this.lease.stop();
     const { pools, sockets, databaseUrl, queryTimeoutMs } = this.connections;
     // Each stage that waits for the database within one statement's timeout.
     const answered = <T>(work: Promise<T>) => answeredWithin(work, databaseUrl, queryTimeoutMs);
@@ -287,9 +276,8 @@ async function setUpWorker(setup: {
   stores: TurnWorkflowDeps["stores"];
   running: Set<TurnContext>;
   launching: { abandoned: boolean };
-  lifecycle: { shuttingDown: boolean };
 }): Promise<void> {
-  const { options, settings, pool, dbosPool, lease, stores, running, launching, lifecycle } = setup;
+  const { options, settings, pool, dbosPool, lease, stores, running, launching } = setup;
   const stage = () => {
     if (launching.abandoned) throw new Error("the launch was given up");
   };
@@ -303,7 +291,6 @@ async function setUpWorker(setup: {
     lease,
     running,
     faultPoint: settings.faultPoint,
-    lifecycle,
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,

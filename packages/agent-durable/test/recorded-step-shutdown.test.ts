@@ -14,7 +14,9 @@
  * (a model request that failed, a tool call that threw) and logged it
  * while the claim still held, when the hand-back had left the turn's row
  * (locked by a write then): the turn ended `failed` because its worker
- * shut down.
+ * shut down. A failure of the turn's body outside any step (a log write
+ * once the pools closed) stops the same way: the turn workflow runs its
+ * body through `endsNothingOnceShuttingDown`.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
@@ -30,13 +32,8 @@ import { endsNothingOnceShuttingDown } from "../src/turn/turn-workflow.js";
 let postgres: TestPostgres;
 let pool: pg.Pool;
 let dbosPool: pg.Pool;
-const lifecycle = { shuttingDown: false };
 /** The lease of a turn's steps: stopped once the worker shuts down. */
-const workerLease = {
-  get stopped() {
-    return lifecycle.shuttingDown;
-  },
-};
+const workerLease = { stopped: false };
 /** Each workflow's step waits in its body until the test lets it end, and ends as its workflow's id says. */
 const waiting = new Map<string, { entered: Promise<void>; enter: () => void; end?: () => void }>();
 const stepEnded = new Map<string, { failure?: unknown }>();
@@ -78,9 +75,24 @@ async function slowStep(lease: { readonly stopped: boolean }): Promise<string> {
   }
 }
 
+/** A turn's body failing outside any step once it may go on (as a log write does once the worker's pools closed). */
+async function failsOutsideSteps(): Promise<string> {
+  const workflowId = DBOS.workflowID!;
+  const { enter } = gate(workflowId);
+  await new Promise<void>((resolve) => {
+    gate(workflowId).end = resolve;
+    enter();
+  });
+  throw new Error("the log write failed: the pool was closed");
+}
+
 const bare = DBOS.registerWorkflow(() => slowStep({ stopped: false }), { name: "recorded-step-shutdown-bare" });
-const guarded = DBOS.registerWorkflow(() => endsNothingOnceShuttingDown(lifecycle, () => slowStep(workerLease)), {
+const guarded = DBOS.registerWorkflow(() => endsNothingOnceShuttingDown(workerLease, () => slowStep(workerLease)), {
   name: "recorded-step-shutdown-guarded",
+});
+
+const guardedOutsideSteps = DBOS.registerWorkflow(() => endsNothingOnceShuttingDown(workerLease, failsOutsideSteps), {
+  name: "recorded-step-shutdown-outside-steps",
 });
 
 beforeAll(async () => {
@@ -120,18 +132,21 @@ async function stepRecordsOf(workflowId: string): Promise<number> {
 }
 
 it("a step that fails once its worker began to shut down records nothing and never settles; the turn workflow stays pending", async () => {
-  const ids = ["recorded:bare", "recorded:guarded", "recorded:guarded-throws"];
+  const ids = ["recorded:bare", "recorded:guarded", "recorded:guarded-throws", "recorded:outside-steps"];
   await DBOS.startWorkflow(bare, { workflowID: ids[0] })();
   await DBOS.startWorkflow(guarded, { workflowID: ids[1] })();
   await DBOS.startWorkflow(guarded, { workflowID: ids[2] })();
+  await DBOS.startWorkflow(guardedOutsideSteps, { workflowID: ids[3] })();
   await Promise.all(ids.map((id) => gate(id).entered));
-  lifecycle.shuttingDown = true;
+  workerLease.stopped = true;
   // While DBOS still runs and the claim holds: a body that throws.
   gate("recorded:guarded-throws").end!();
   await DBOS.shutdown({ deregister: true });
   // After DBOS stopped: steps whose outcome can no longer be recorded.
   gate("recorded:bare").end!();
   gate("recorded:guarded").end!();
+  // A failure of the turn's body outside any step: the turn workflow ends nothing either.
+  gate("recorded:outside-steps").end!();
   await expect.poll(() => stepEnded.has("recorded:bare"), { timeout: 5_000 }).toBe(true);
   const failure = stepEnded.get("recorded:bare")!.failure;
   expect(DurableTurnError.isInstance(failure)).toBe(true);
@@ -148,4 +163,5 @@ it("a step that fails once its worker began to shut down records nothing and nev
     expect(await stepRecordsOf(id), id).toBe(0);
     expect(await statusOf(id), id).toBe("PENDING");
   }
+  expect(await statusOf("recorded:outside-steps")).toBe("PENDING");
 }, 60_000);

@@ -37,8 +37,6 @@ export interface TurnWorkflowDeps {
   running: Set<TurnContext>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
-  /** Set once the worker began to shut down: a turn it takes from the queue after that does not run here. */
-  lifecycle: { shuttingDown: boolean };
 }
 
 /**
@@ -50,27 +48,28 @@ export interface TurnWorkflowDeps {
 export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTurnRequest): Promise<TurnOutcome> {
   // Taken from the queue while the worker hands its turns back: it runs nothing and ends nothing here (its claim is
   // revoked when the turns are handed back, and another worker runs it).
-  if (deps.lifecycle.shuttingDown) return new Promise<never>(() => {});
-  return endsNothingOnceShuttingDown(deps.lifecycle, () => runTurnExecution(deps, request));
+  if (deps.lease.stopped) return new Promise<never>(() => {});
+  return endsNothingOnceShuttingDown(deps.lease, () => runTurnExecution(deps, request));
 }
 
 /**
- * Runs a workflow's body; when it fails after the worker began to shut
- * down, the promise returned never settles: the execution stops there, as
- * if its process had died, and DBOS records nothing. Such a failure is the
- * shutdown's (a step that could not record its outcome once DBOS stopped,
- * a pool closed under a statement), and DBOS, whose pool may still be
- * open, would record it as the turn's; the turn, still pending, is handed
- * back (or its lease taken over) and goes on in another worker.
+ * Runs a workflow's body; when it fails once the worker's `lease` was
+ * stopped (the worker began to shut down), the promise returned never
+ * settles: the execution stops there, as if its process had died, and
+ * DBOS records nothing. Such a failure is the shutdown's (a pool closed
+ * under a statement; a step's own failure stops in the step already), and
+ * DBOS, whose pool may still be open, would record it as the turn's; the
+ * turn, still pending, is handed back (or its lease taken over) and goes
+ * on in another worker.
  */
 export async function endsNothingOnceShuttingDown<T>(
-  lifecycle: { readonly shuttingDown: boolean },
+  lease: { readonly stopped: boolean },
   body: () => Promise<T>,
 ): Promise<T> {
   try {
     return await body();
   } catch (error) {
-    if (lifecycle.shuttingDown) return new Promise<never>(() => {});
+    if (lease.stopped) return new Promise<never>(() => {});
     throw error;
   }
 }
