@@ -1,5 +1,6 @@
 import type { AssistantMessage, Model, ToolResultMessage, Usage } from "@mariozechner/pi-ai";
 import type { AgentToolCall, AgentToolResult } from "./types.js";
+import { copyListEntries } from "./list-entries.js";
 
 /** A usage record of zeros; a fresh object each call, safe to mutate. */
 export function emptyUsage(): Usage {
@@ -105,7 +106,7 @@ export function snapshotMessage<T extends AssistantMessage>(message: T): T {
   const usage = message.usage;
   return {
     ...message,
-    content: Array.isArray(message.content) ? message.content.map(copyBlock) : message.content,
+    content: Array.isArray(message.content) ? copyListEntries(message.content, copyBlock) : message.content,
     usage: usage && { ...usage, cost: usage.cost && { ...usage.cost } },
   };
 }
@@ -122,7 +123,7 @@ const SNAPSHOT_MAX_DEPTH = 64;
 
 function copyPlainData(value: unknown, depth: number): unknown {
   if (typeof value !== "object" || value === null || depth > SNAPSHOT_MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => copyPlainData(item, depth + 1));
+  if (Array.isArray(value)) return copyListEntries(value, (item) => copyPlainData(item, depth + 1));
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
   const source = value as Record<string, unknown>;

@@ -230,6 +230,29 @@ describe("persisted-error-message-keeps-changing", () => {
     expect(delivered.usage.output).toBe(0);
   });
 
+  it("a failure whose tool call arguments hold a huge sparse list (length 2^32 - 1) is delivered at once, entries kept", async () => {
+    const list: unknown[] = ["first"];
+    list[7] = "eighth";
+    list.length = 2 ** 32 - 1;
+    const output = assistantMessage([toolCall("read", { list }, { id: "c1" })], { timestamp: 1 });
+    const streamFn: StreamFn = () => {
+      const stream = createAssistantMessageEventStream();
+      queueMicrotask(() => {
+        stream.push({ type: "start", partial: output });
+        stream.push({ type: "error", reason: "error", error: { ...output, stopReason: "error", errorMessage: "cut" } });
+        stream.end();
+      });
+      return stream;
+    };
+    // Copied index by index, the snapshot of those arguments took minutes of CPU.
+    const { delivered } = await runStreamed(streamFn);
+    const copied = (delivered.content[0] as unknown as { arguments: { list: unknown[] } }).arguments.list;
+    expect(copied).not.toBe(list);
+    expect(copied.length).toBe(2 ** 32 - 1);
+    expect(Object.keys(copied)).toEqual(["0", "7"]);
+    expect(copied[7]).toBe("eighth");
+  }, 2_000);
+
   describe("with pi-ai's faux provider (it writes each chunk into a shared block)", () => {
     let faux: FauxProviderRegistration | undefined;
     afterEach(() => {

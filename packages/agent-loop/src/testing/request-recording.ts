@@ -1,4 +1,5 @@
 import type { Context, Message, Model, SimpleStreamOptions, TSchema } from "@mariozechner/pi-ai";
+import { forEachListEntry } from "../list-entries.js";
 import { contentProblem, describeValue, isRecord } from "../message-checks.js";
 
 /** A tool as a provider sees it: what would be sent, without `execute` or UI fields. */
@@ -71,9 +72,11 @@ function copyWithoutFunctions(value: unknown, seen: WeakMap<object, unknown>, de
 function copyObject(value: object, seen: WeakMap<object, unknown>, depth: number): unknown {
   if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return undefined;
   if (Array.isArray(value)) {
-    const copy: unknown[] = [];
+    const copy: unknown[] = new Array(value.length);
     seen.set(value, copy);
-    for (const item of value) copy.push(copyWithoutFunctions(item, seen, depth + 1));
+    forEachListEntry(value, (item, index) => {
+      copy[index] = copyWithoutFunctions(item, seen, depth + 1);
+    });
     return copy;
   }
   if (value instanceof Map || value instanceof Set || value instanceof Date || ArrayBuffer.isView(value)) {

@@ -81,6 +81,29 @@ describe("scripted model: request recording", () => {
     expect(scripted.lastRequest()?.context.messages).toEqual([{ role: "user", content: "hi", timestamp: 1 }]);
   });
 
+  it("records a huge sparse list (length 2^32 - 1, a few entries) at once, its entries kept and its holes left holes", async () => {
+    // A host's tool details: a list whose length was set to garbage, beside a function (so structuredClone refuses the
+    // message and the recording copies it itself). Walked index by index, the copy crashed the process.
+    const list: unknown[] = [];
+    list[0] = "first";
+    list[3] = { deep: [1, , 3] };
+    list.length = 2 ** 32 - 1;
+    const result = {
+      ...toolResultMessage("c1", "read", "file body"),
+      details: { list, render: () => "x" },
+    } as unknown as Message;
+    const scripted = createScriptedModel(["ok"]);
+    await (await scripted.streamFn(scripted.model, { messages: [result] })).result();
+    const recorded = (scripted.lastRequest()?.context.messages[0] as unknown as { details: { list: unknown[] } })
+      .details;
+    expect(recorded).not.toHaveProperty("render");
+    expect(recorded.list).not.toBe(list);
+    expect(recorded.list.length).toBe(2 ** 32 - 1);
+    expect(Object.keys(recorded.list)).toEqual(["0", "3"]);
+    expect(recorded.list[3]).toEqual({ deep: [1, , 3] });
+    expect(1 in (recorded.list[3] as { deep: unknown[] }).deep).toBe(false);
+  });
+
   it("requestText flattens user and tool-result text, skipping assistant text and images", () => {
     const text = requestText({
       context: {
