@@ -9,6 +9,9 @@
 export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
 export { ABORT_GRACE_MS } from "./defaults.js";
 
+// Listening on a signal a host owns: one listener per signal, however many runs share it
+export { onAbort } from "./shared-abort-listener.js";
+
 // What the loop writes itself
 export { ToolResultText, emptyUsage, errorText, thrownText } from "./synthetic-messages.js";
 
