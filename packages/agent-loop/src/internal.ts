@@ -34,8 +34,12 @@ export {
   assertFunctionArgument,
   assertNumberArgument,
   assertObjectArgument,
+  assertOneOfArgument,
   assertOptionsArgument,
   assertStringArgument,
+  errorOptionsOf,
+  readArgumentFields,
+  readCauseArgument,
 } from "./argument-checks.js";
 
 // Request options
