@@ -5,7 +5,7 @@
  * 5`), so a mistake fails where it is written instead of deep inside with
  * an engine error.
  */
-import { describeValue, isRecord } from "./message-checks.js";
+import { describeValue, isList, isRecord } from "./message-checks.js";
 import { thrownText } from "./synthetic-messages.js";
 
 /**
@@ -50,8 +50,7 @@ export function assertArrayArgument(
   name: string,
   what: string,
 ): asserts value is readonly unknown[] {
-  if (!Array.isArray(value))
-    throw new TypeError(`${where}: ${name} must be an array of ${what}, got ${describeValue(value)}`);
+  if (!isList(value)) throw new TypeError(`${where}: ${name} must be an array of ${what}, got ${describeValue(value)}`);
 }
 
 /** Throws a `TypeError` (`where: name must be a number, got "x"`) unless `value` is a number other than NaN. */

@@ -8,7 +8,7 @@ import {
   assertStringArgument,
   readArgumentFields,
 } from "../argument-checks.js";
-import { describeValue } from "../message-checks.js";
+import { describeValue, isList } from "../message-checks.js";
 
 const EVENT_GRAMMAR_ERROR_MARKER = Symbol.for("turnkit.agent-loop.EventGrammarError");
 
@@ -114,7 +114,7 @@ export function assertEventGrammar(events: readonly AgentEvent[], options: Event
   const fail = (index: number, rule: string): never => {
     throw new EventGrammarError({ index, rule, events });
   };
-  if (!Array.isArray(events as unknown)) {
+  if (!isList(events as unknown)) {
     throw new TypeError(
       `assertEventGrammar: expected an array of events, got ${events === null ? "null" : typeof events}`,
     );
