@@ -87,9 +87,6 @@ function asyncIterableOf(value: unknown): AsyncIterable<unknown> {
   };
 }
 
-/** The values made at call time that no code can read (a test helper is not held to refusing them in words). */
-export const UNREADABLE = /revoked|throws|cannot be read/;
-
 /** A generated argument: a plain value, or the name of one made at call time. */
 export type ApiArgument = { value: unknown } | { made: string };
 
