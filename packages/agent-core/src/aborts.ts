@@ -10,9 +10,7 @@ import { ABANDONED, ABORT_GRACE_MS, onAbort } from "@turnkit/agent-loop/internal
  *   and every attempt of it, is sent with a signal of its own that follows
  *   its caller's signal (the loop's, or the attempt's above) with the
  *   caller's reason, and that a layer can abort alone (a timed-out or
- *   given-up attempt) without ever aborting its caller. A tool call's
- *   signal is one too (it follows the loop's), so calls running side by
- *   side each get a signal of their own to listen on.
+ *   given-up attempt) without ever aborting its caller.
  * - Any number of turns, requests and calls may follow one signal (a host's
  *   shutdown signal): each follows it through the signal's one shared
  *   listener (`onAbort`), which leaves the signal with the last of them.

@@ -4,7 +4,6 @@ import type { AgentTool, AgentToolResult } from "@turnkit/agent-loop";
 import { isRecord } from "@turnkit/agent-loop/internal";
 import { type ActionRequestWait, callIdOccurrences, toolCallAskHost } from "../action-requests.js";
 import type { BashEnvSpawnHookOptions } from "../bash-env.js";
-import { RequestAbortController } from "../aborts.js";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import {
@@ -141,9 +140,7 @@ function toAgentTool(
     parameters: def.parameters,
     executionMode: def.executionMode ?? TURN_DEFAULTS.runtimeToolExecutionMode,
     async execute(toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> {
-      // Each call gets a signal of its own: calls running side by side never pile listeners onto the turn's one.
-      const call = new RequestAbortController(signal);
-      const callSignal = call.signal;
+      const callSignal = signal ?? new AbortController().signal;
       const assistantMessageId = options.resolveAssistantMessageId(toolCallId);
       const callKey = callKeyOf(toolCallId);
       const ctx: ToolExecutionContext = Object.freeze({
@@ -171,7 +168,6 @@ function toAgentTool(
         });
       } finally {
         settled = true;
-        call.release();
         notify(options, "onExecuteSettled", toolCallId, def.name);
       }
       return converted(def.name, result);
