@@ -132,15 +132,15 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "revoked",
   ]),
   beforeToolCall: decisions<
-    "allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit" | "revoked"
-  >("allow", ["block", "blockPermission", "throw", "abort", "malformed", "edit", "revoked"]),
+    "allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit" | "unreadable" | "revoked"
+  >("allow", ["block", "blockPermission", "throw", "abort", "malformed", "edit", "unreadable", "revoked"]),
   onToolExecutionStart: decisions<ToolStartDecision | "edit" | "revoked">("observe", [
     "throw",
     "abort",
     "edit",
     "revoked",
   ]),
-  afterToolCall: decisions<AfterToolDecision | "malformed" | "edit" | "revoked">("none", [
+  afterToolCall: decisions<AfterToolDecision | "malformed" | "edit" | "unreadable" | "revoked">("none", [
     "patchContent",
     "isError",
     "terminate",
@@ -148,6 +148,7 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
     "throw",
     "malformed",
     "edit",
+    "unreadable",
     "revoked",
   ]),
   // Called after nearly every message: mostly accept, or almost every turn would fail here.

@@ -166,7 +166,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
   }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
   checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
-  checkUnreadableDecisions(outcome);
+  checkUnreadableDecisions(outcome, observation.llmDecisions);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);
 }

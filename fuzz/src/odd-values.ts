@@ -55,7 +55,25 @@ const MADE_AT_CALL: Record<string, () => unknown> = {
     }),
   }),
   "an iterable of null": () => [null],
+  "an error's options whose message getter throws": () => withThrowingGetter(errorOptions(), "message"),
+  "an error's options whose code getter throws": () => withThrowingGetter(errorOptions(), "code"),
+  "an error's options whose cause getter throws": () => withThrowingGetter(errorOptions(), "cause"),
 };
+
+/** Options an error class takes (`{ code, message }`), for an odd field to sit in. */
+function errorOptions(): Record<string, unknown> {
+  return { code: "invalid_input", message: "bad input" };
+}
+
+/** `object` with its `field` replaced by a getter that throws. */
+function withThrowingGetter(object: object, field: string): object {
+  return Object.defineProperty(object, field, {
+    enumerable: true,
+    get: () => {
+      throw new Error(`the host's ${field} getter failed`);
+    },
+  });
+}
 
 /** An async iterable of `value` once (by hand: an async generator would await a value that cannot be read itself). */
 function asyncIterableOf(value: unknown): AsyncIterable<unknown> {
@@ -68,9 +86,6 @@ function asyncIterableOf(value: unknown): AsyncIterable<unknown> {
     },
   };
 }
-
-/** The values made at call time that no code can read (a test helper is not held to refusing them in words). */
-export const UNREADABLE = /revoked|throws|cannot be read/;
 
 /** A generated argument: a plain value, or the name of one made at call time. */
 export type ApiArgument = { value: unknown } | { made: string };
@@ -111,6 +126,8 @@ const PLAUSIBLE: Record<string, () => unknown> = {
   "a user message": () => ({ role: "user", content: "hi", timestamp: 1 }),
   "a list of one user message": () => [{ role: "user", content: "hi", timestamp: 1 }],
   "a model": () => ({ id: "m", provider: "p", api: "openai-completions" }),
+  "an error's options": errorOptions,
+  "an error code": () => "invalid_input",
 };
 export const plausibleValue: fc.Arbitrary<ApiArgument> = fc
   .constantFrom(...Object.keys(PLAUSIBLE))

@@ -29,6 +29,7 @@ import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitr
 import { type InputFault, checkInputFaults, inputFaultsArbitrary } from "./turn-input-faults.js";
 import { type ReentrantCase, checkReentrantCase, reentrantCaseArbitrary } from "./reentrant-turns.js";
 import { type AbortAnywhereCase, abortAnywhereArbitrary, checkAbortAnywhere } from "./abort-anywhere.js";
+import { type SharedSignalCase, checkSharedSignalCase, sharedSignalCaseArbitrary } from "./shared-signal-turns.js";
 import {
   type CompactionScenario,
   checkCompactionScenario,
@@ -239,6 +240,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 30,
     fuzzWeight: 0.3,
   };
+  const sharedSignal: FuzzProperty<SharedSignalCase> = {
+    name: "runner-shared-signal",
+    description:
+      "11 to 40 PiTurnRunner turns and agentLoop runs at once on one caller signal (text, parallel or sequential tools answering or waiting for the abort, a model that never answers), aborted at a generated event, once all wait, before start or never: no process warning, every run settles, the waiting ones abort, no listener left",
+    arbitrary: sharedSignalCaseArbitrary,
+    run: checkSharedSignalCase,
+    ciRuns: 25,
+    fuzzWeight: 0.3,
+  };
   const askHost: FuzzProperty<TurnScenario> = {
     name: "runner-ask-host",
     description:
@@ -275,6 +285,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     nestedOptions,
     inputFaults,
     reentrant,
+    sharedSignal,
     abortAnywhere,
     extensionFaults,
     mcpServerProperty,

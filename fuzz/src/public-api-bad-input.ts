@@ -14,9 +14,11 @@
  * returns (read to its end) ends or fails in words within as long, and
  * nothing rejects unhandled.
  *
- * The error classes' own constructors are left out (the library builds
- * them from its own values), as is `agent-durable` (its entry points need
- * a database) and anything that would start a process.
+ * The error classes are called too (a host builds them for its own
+ * failures and tests): each refuses what its signature does not allow with
+ * a `TypeError` naming the argument. `agent-durable` is left out (its entry
+ * points need a database; `DurableTurnError` is checked in its own tests),
+ * as is anything that would start a process.
  */
 import * as agentCore from "@turnkit/agent-core";
 import * as agentCoreTesting from "@turnkit/agent-core/testing";
@@ -27,7 +29,7 @@ import * as protocol from "@turnkit/protocol";
 import * as uiStream from "@turnkit/ui-stream";
 import { isUnreadable } from "@turnkit/agent-loop/internal";
 import fc from "fast-check";
-import { type ApiArgument, UNREADABLE, noModel, oddValue, plausibleValue, valueOf } from "./odd-values.js";
+import { type ApiArgument, noModel, oddValue, plausibleValue, valueOf } from "./odd-values.js";
 import { engineText } from "./invariants/no-engine-errors.js";
 import { unhandledRejections } from "./unhandled-rejections.js";
 
@@ -40,8 +42,8 @@ export interface ApiCall {
 interface ApiTarget {
   name: string;
   call(args: unknown[]): unknown;
-  /** A helper for a host's tests: held to the rules for the odd values a test writes, not for unreadable ones. */
-  testing?: boolean;
+  /** An error class: what it refuses is a `TypeError` whose message starts with its name (`UIStreamError: options.code ...`). */
+  errorClass?: string;
 }
 
 const ENTRIES: Record<string, Record<string, unknown>> = {
@@ -53,9 +55,6 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
   "agent-runtime": agentRuntime,
   "ui-stream": uiStream,
 };
-
-/** Exports called apart from the rest: error classes (built by the library from its own values). */
-const LEFT_OUT = /Error$/;
 
 /** The methods a host calls on the classes it builds, each on a fresh instance. */
 const METHODS: ApiTarget[] = [
@@ -92,14 +91,14 @@ const METHODS: ApiTarget[] = [
 export const API_TARGETS: readonly ApiTarget[] = [
   ...Object.entries(ENTRIES).flatMap(([entry, exports]) =>
     Object.entries(exports)
-      .filter(([name, value]) => typeof value === "function" && !LEFT_OUT.test(name))
+      .filter(([, value]) => typeof value === "function")
       .map(([name, value]) => {
         const isClass = /^class\b/.test(Function.prototype.toString.call(value));
         const fn = value as (...args: unknown[]) => unknown;
         return {
           name: `${entry}.${name}`,
           call: (args: unknown[]) => (isClass ? Reflect.construct(fn, args) : fn(...args)),
-          testing: entry.endsWith("/testing"),
+          ...(isClass && name.endsWith("Error") && { errorClass: name }),
         };
       }),
   ),
@@ -124,17 +123,18 @@ const SETTLE_MS = 2_000;
 /** Calls the target; throws when it failed with the engine's text, a non-Error, or a promise that did not settle. */
 export async function checkApiCall(call: ApiCall): Promise<void> {
   const target = API_TARGETS.find((candidate) => candidate.name === call.target)!;
-  if (target.testing && call.args.some((arg) => "made" in arg && UNREADABLE.test(arg.made))) return;
-  await checkCall(call.target, () => target.call(call.args.map(valueOf)));
+  await checkCall(call.target, () => target.call(call.args.map(valueOf)), target.errorClass);
 }
 
 /**
  * Runs `run` (a call named `name`) and throws when it failed with the
  * engine's text or with something that is no `Error`, when a promise it
  * returned did not settle (or a stream it returned did not end) within two
- * seconds, or when it left an unhandled rejection.
+ * seconds, or when it left an unhandled rejection. For an error class
+ * (`errorClass`, its name), what it throws must be a `TypeError` naming
+ * the class and the argument, never the host's own error passed on.
  */
-export async function checkCall(name: string, run: () => unknown): Promise<void> {
+export async function checkCall(name: string, run: () => unknown, errorClass?: string): Promise<void> {
   const { seen } = unhandledRejections();
   const before = seen.length;
   const outcome = await callOnce(run);
@@ -144,6 +144,8 @@ export async function checkCall(name: string, run: () => unknown): Promise<void>
     if (!(error instanceof Error)) throw new Error(`${name} threw something that is no Error: ${shown(error)}`);
     const engine = engineText(readMessage(error));
     if (engine) throw new Error(`${name} failed with the engine's text: ${engine}`);
+    if (errorClass && !(error instanceof TypeError && readMessage(error).startsWith(`${errorClass}: `)))
+      throw new Error(`${name} refused its arguments without a TypeError naming them: ${shown(error)}`);
   }
   // A rejection the call left behind surfaces after a macrotask.
   await new Promise((resolve) => setImmediate(resolve));

@@ -9,7 +9,7 @@ import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
-import { answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
+import { type LlmDecisionNote, answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
 import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
@@ -28,6 +28,8 @@ import {
 /** A turn of a scenario, plus the texts `respond` decisions answered with (by token). */
 export interface TurnScenarioObservation extends TurnRunObservation {
   respondTexts: Map<string, string>;
+  /** The decisions the LLM hooks handed out, in order. */
+  llmDecisions: LlmDecisionNote[];
   /** What the hostile host saw, when the scenario has one. */
   hostile?: HostileProbe;
   /** The questions tools asked the host and its answers, when the scenario has a host answerer. */
@@ -56,6 +58,7 @@ export interface PreparedTurnScenario {
   /** The runner's options this scenario needs (its message-id allocator, the retry jitter, a hostile logger). */
   runnerOptions: NonNullable<ObserveTurnOptions["runnerOptions"]>;
   respondTexts: Map<string, string>;
+  llmDecisions: LlmDecisionNote[];
   hostile: HostileProbe | undefined;
   questions: QuestionProbe | undefined;
 }
@@ -71,6 +74,7 @@ export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScena
   return {
     ...observation,
     respondTexts: prepared.respondTexts,
+    llmDecisions: prepared.llmDecisions,
     hostile: prepared.hostile,
     ...(prepared.questions && { questions: prepared.questions }),
   };
@@ -87,6 +91,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   const history = scenario.withHistory ? earlierExchange() : [];
   const controller = new AbortController();
   const respondTexts = new Map<string, string>();
+  const llmDecisions: LlmDecisionNote[] = [];
 
   // The host's answers to the tools' questions (ctx.askHost); its late answers are its own timers.
   const answers = scenario.hostAnswers;
@@ -226,8 +231,8 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     disableBuiltinToolFallback: true,
     ...(answerActionRequest && { answerActionRequest }),
     hooks: scenario.hooksAnswerTwice
-      ? answeringTwice(turnHooks(scenario.hooks, { abort, respondTexts }))
-      : turnHooks(scenario.hooks, { abort, respondTexts }),
+      ? answeringTwice(turnHooks(scenario.hooks, { abort, respondTexts, llmDecisions }))
+      : turnHooks(scenario.hooks, { abort, respondTexts, llmDecisions }),
     llmRetry: scenario.retry.enabled
       ? {
           maxRetries: scenario.retry.maxRetries,
@@ -296,6 +301,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     },
     runnerOptions: hostile?.runnerOptions ?? runnerOptions,
     respondTexts,
+    llmDecisions,
     hostile: hostile?.probe,
     questions,
   };

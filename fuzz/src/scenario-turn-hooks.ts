@@ -15,21 +15,34 @@ import { revokedProxy } from "@turnkit/agent-loop/testing";
 import { afterToolPatch, decisionSequence } from "./decision-sequence.js";
 import type { TurnHookSpec } from "./scenario.js";
 import { markedText } from "./scripted-entries.js";
+import { unreadableDecisions } from "./unreadable-decisions.js";
+
+export { UNREADABLE_DECISION_TEXT } from "./unreadable-decisions.js";
 
 /** What the hooks may do to the run: abort it, and note the texts `respond` decisions answered with. */
 export interface HookContext {
   abort: () => void;
   respondTexts: Map<string, string>;
+  /** The decisions the before- and after-LLM hooks handed out, in order (for invariant 27). */
+  llmDecisions?: LlmDecisionNote[];
+}
+
+/** One decision an LLM hook handed out. */
+export interface LlmDecisionNote {
+  hook: "beforeLlmCallHook" | "afterLlmCallHook";
+  decision: string;
 }
 
 /** The eight `PiTurnHooks` of a scenario: each takes its decisions in call order. */
 export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
   const hooks: PiTurnHooks = {};
+  const unreadable = unreadableDecisions();
   if (spec.beforeLlmCall) {
     const next = decisionSequence(spec.beforeLlmCall, "continue");
     let responds = 0;
     const hook: BeforeLlmCallHook = (event) => {
       const decision = next();
+      context.llmDecisions?.push({ hook: "beforeLlmCallHook", decision });
       switch (decision) {
         case "continue":
           return { type: "continue" };
@@ -62,7 +75,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           wreck(event.messages);
           return undefined;
         case "unreadable":
-          return unreadableDecision("beforeLlmCallHook");
+          return unreadable("beforeLlmCallHook");
         case "revoked":
           return revokedProxy() as never;
         case "malformed":
@@ -92,12 +105,13 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
     let replacements = 0;
     hooks.afterLlmCallHook = (event) => {
       const decision = next();
+      context.llmDecisions?.push({ hook: "afterLlmCallHook", decision });
       switch (decision) {
         case "edit":
           wreck(event.message);
           return undefined;
         case "unreadable":
-          return unreadableDecision("afterLlmCallHook");
+          return unreadable("afterLlmCallHook");
         case "revoked":
           return revokedProxy() as never;
         case "continue":
@@ -142,6 +156,8 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           return undefined;
         case "malformed":
           return { block: "yes", reason: "a block that is no boolean" } as never;
+        case "unreadable":
+          return unreadable("beforeToolCallHook");
         case "revoked":
           return revokedProxy() as never;
       }
@@ -166,6 +182,7 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
         return undefined;
       }
       if (decision === "malformed") return { content: "a patch whose content is no list" } as never;
+      if (decision === "unreadable") return unreadable("afterToolCallHook");
       if (decision === "revoked") return revokedProxy() as never;
       return afterToolPatch(decision, "afterToolCallHook");
     };
@@ -202,18 +219,6 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
     };
   }
   return hooks;
-}
-
-/** The text a read of an {@link unreadableDecision}'s `type` throws: an outcome carrying it must be a `hook` failure (invariant 27). */
-export const UNREADABLE_DECISION_TEXT = "this decision cannot be read";
-
-/** A decision whose `type` getter throws (it is no thenable, so it is read only as a decision): the hook's failure, never the provider's. */
-function unreadableDecision(hook: string): never {
-  return {
-    get type(): never {
-      throw new Error(`${UNREADABLE_DECISION_TEXT} (${hook})`);
-    },
-  } as never;
 }
 
 /**

@@ -320,8 +320,10 @@ export type BeforeLlmDecision =
 
 /**
  * An `afterLlmCallHook` decision; `malformed` is a `replaceText` whose text
- * is no string. `unreadable` (both LLM hooks): a decision whose `type`
- * getter throws, which must fail the turn as the hook's failure.
+ * is no string. `unreadable` (both LLM hooks and both tool hooks): a
+ * decision one field of which (each in turn) is a getter that throws or is
+ * refused by a proxy's `get` trap, which must fail the turn (or block the
+ * call, or make its result an error) as the hook's failure, naming the field.
  */
 export type AfterLlmDecision =
   | "continue"
@@ -348,13 +350,13 @@ export interface TurnHookSpec {
   beforeLlmCall: BeforeLlmDecision[] | undefined;
   onLlmCallPrepared: ("observe" | "throw" | "reject" | "edit" | "revoked")[] | undefined;
   afterLlmCall: AfterLlmDecision[] | undefined;
-  /** `malformed`: a decision whose `block` is no boolean (blocks the call). */
+  /** `malformed`: a decision whose `block` is no boolean (blocks the call); `unreadable`: one field of it cannot be read (blocks the call). */
   beforeToolCall:
-    | ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit" | "revoked")[]
+    | ("allow" | "block" | "blockPermission" | "throw" | "abort" | "malformed" | "edit" | "unreadable" | "revoked")[]
     | undefined;
   onToolExecutionStart: (ToolStartDecision | "edit" | "revoked")[] | undefined;
-  /** `malformed`: a patch whose `content` is a plain string (an error result). */
-  afterToolCall: (AfterToolDecision | "malformed" | "edit" | "revoked")[] | undefined;
+  /** `malformed`: a patch whose `content` is a plain string (an error result); `unreadable`: one field of it cannot be read (an error result). */
+  afterToolCall: (AfterToolDecision | "malformed" | "edit" | "unreadable" | "revoked")[] | undefined;
   onHistoryChanged: ("accept" | "throw" | "edit" | "revoked")[] | undefined;
   /** `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on). */
   onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw" | "edit" | "revoked")[] | undefined;

@@ -48,7 +48,12 @@ export async function checkSharedRunner(scenarios: readonly TurnScenario[]): Pro
   for (const [index, scenario] of scenarios.entries()) {
     const prepared = prepareTurnScenario(scenario, { clock: createVirtualClock(), ...placement(index) });
     const observation = await observeTurn(prepared.options);
-    checkTurnObservation(scenario, { ...observation, respondTexts: prepared.respondTexts, hostile: prepared.hostile });
+    checkTurnObservation(scenario, {
+      ...observation,
+      respondTexts: prepared.respondTexts,
+      llmDecisions: prepared.llmDecisions,
+      hostile: prepared.hostile,
+    });
     alone.push(observation);
     // A paced solo run interleaves differently from the unpaced run together: checked above, not compared.
     if (scenario.pacing === undefined && !observation.drive.watchdogAborted && observation.graceWaits.length === 0)

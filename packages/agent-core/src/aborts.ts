@@ -1,4 +1,4 @@
-import { ABANDONED, ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
+import { ABANDONED, ABORT_GRACE_MS, onAbort } from "@turnkit/agent-loop/internal";
 
 /*
  * The three abort concepts of agent-core, documented here and nowhere else.
@@ -11,6 +11,9 @@ import { ABANDONED, ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
  *   its caller's signal (the loop's, or the attempt's above) with the
  *   caller's reason, and that a layer can abort alone (a timed-out or
  *   given-up attempt) without ever aborting its caller.
+ * - Any number of turns, requests and calls may follow one signal (a host's
+ *   shutdown signal): each follows it through the signal's one shared
+ *   listener (`onAbort`), which leaves the signal with the last of them.
  * - The grace ({@link AbortGrace}): once a turn is aborted, everything that
  *   still waits on host code (hooks, host callbacks, the event writer)
  *   races one deadline, `ABORT_GRACE_MS` after the abort; past it the wait
@@ -25,10 +28,8 @@ import { ABANDONED, ABORT_GRACE_MS } from "@turnkit/agent-loop/internal";
  */
 export class RequestAbortController extends AbortController {
   private readonly parent: AbortSignal | undefined;
-  private readonly follow = () => {
-    this.abort();
-    this.onParentAbort?.();
-  };
+  /** Stops following the caller (its signal's one shared listener, so many requests may follow one signal). */
+  private readonly stopFollowing: () => void;
 
   /** Follows `parent` (none: a controller that aborts only on its own); `onParentAbort` is told when it follows, after it aborted. */
   constructor(
@@ -38,7 +39,12 @@ export class RequestAbortController extends AbortController {
     super();
     this.parent = parent;
     if (parent?.aborted) super.abort(parent.reason);
-    else parent?.addEventListener("abort", this.follow, { once: true });
+    this.stopFollowing = parent
+      ? onAbort(parent, () => {
+          this.abort();
+          this.onParentAbort?.();
+        })
+      : () => {};
   }
 
   /** Aborts this request only; when the caller has fired already, its reason wins, as it came first. */
@@ -48,7 +54,7 @@ export class RequestAbortController extends AbortController {
 
   /** The request ended: stops following the caller. Idempotent; the signal stays as it is. */
   release(): void {
-    this.parent?.removeEventListener("abort", this.follow);
+    this.stopFollowing();
   }
 }
 

@@ -1,4 +1,4 @@
-import { errorText, thrownText } from "@turnkit/agent-loop/internal";
+import { errorText, onAbort, thrownText } from "@turnkit/agent-loop/internal";
 import {
   type ActionAnswer,
   type ActionRequiredKind,
@@ -257,13 +257,12 @@ export async function waitForActionAnswer(
   const stopAsking = new AbortController();
   const { clock } = turn.defaults;
   let timer: unknown;
-  let onAbort: (() => void) | undefined;
+  let stopListening: (() => void) | undefined;
   const ended = new Promise<ActionRequestOutcome>((resolve) => {
     timer = clock.setTimeout(() => resolve({ kind: "timed_out", requestId, timeoutMs }), timeoutMs);
-    onAbort = () => resolve({ kind: "aborted", requestId });
-    signal.addEventListener("abort", onAbort, { once: true });
     // The event's writer may have aborted the turn while the event was handed over.
-    if (signal.aborted) onAbort();
+    if (signal.aborted) resolve({ kind: "aborted", requestId });
+    else stopListening = onAbort(signal, () => resolve({ kind: "aborted", requestId }));
   });
   const answered = (async (): Promise<ActionRequestOutcome> => {
     try {
@@ -285,6 +284,6 @@ export async function waitForActionAnswer(
     return end(outcome);
   } finally {
     clock.clearTimeout(timer);
-    if (onAbort) signal.removeEventListener("abort", onAbort);
+    stopListening?.();
   }
 }

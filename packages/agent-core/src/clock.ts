@@ -1,3 +1,5 @@
+import { onAbort } from "@turnkit/agent-loop/internal";
+
 /**
  * Time as the call stack sees it: every delay and timeout goes through a
  * `Clock`, so tests drive time with a virtual clock instead of sleeping.
@@ -51,18 +53,19 @@ export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<v
       reject(signal.reason ?? new Error("aborted"));
       return;
     }
-    const onAbort = () => {
-      clock.clearTimeout(handle);
-      reject(signal?.reason ?? new Error("aborted"));
-    };
+    let stopListening: (() => void) | undefined;
     const handle = clock.setTimeout(
       () => {
-        signal?.removeEventListener("abort", onAbort);
+        stopListening?.();
         resolve();
       },
       ms,
       { keepAlive: true },
     );
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal)
+      stopListening = onAbort(signal, () => {
+        clock.clearTimeout(handle);
+        reject(signal.reason ?? new Error("aborted"));
+      });
   });
 }

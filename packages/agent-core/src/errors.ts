@@ -1,4 +1,4 @@
-import { hasBrand } from "@turnkit/agent-loop/internal";
+import { assertStringArgument, errorOptionsOf, hasBrand, readCauseArgument } from "@turnkit/agent-loop/internal";
 /**
  * Stable codes of the errors Turnkit throws at its edges for bad host input
  * (configuration mistakes found when a turn or runtime is built). They are
@@ -37,7 +37,10 @@ const TURNKIT_CONFIG_ERROR_MARKER = Symbol.for("turnkit.config-error");
 /**
  * Base class of every error Turnkit throws on purpose. It carries a stable
  * `code`; `TurnkitError.isInstance(e)` recognises it across duplicated
- * package copies, where `instanceof` would not.
+ * package copies, where `instanceof` would not. The constructor takes a
+ * string `code`, a string `message` and an optional `{ cause }` object (its
+ * `cause` read once); anything else is refused with a `TypeError` naming
+ * the argument.
  */
 export class TurnkitError extends Error {
   /** Stable code a caller can branch on. */
@@ -46,7 +49,9 @@ export class TurnkitError extends Error {
   readonly [TURNKIT_ERROR_MARKER] = true;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    assertStringArgument(code, "TurnkitError", "code");
+    assertStringArgument(message, "TurnkitError", "message");
+    super(message, errorOptionsOf(readCauseArgument(options, "TurnkitError")));
     this.name = "TurnkitError";
     this.code = code;
   }
@@ -71,8 +76,11 @@ export class TurnkitConfigError<Code extends string = string> extends TurnkitErr
   /** Brand `isInstance` checks; keyed by `Symbol.for("turnkit.config-error")`, so it matches across package copies. */
   readonly [TURNKIT_CONFIG_ERROR_MARKER] = true;
 
+  /** As {@link TurnkitError}'s: a string `code` and `message`, an optional `{ cause }`; anything else is a `TypeError` naming it. */
   constructor(code: Code, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+    assertStringArgument(code, "TurnkitConfigError", "code");
+    assertStringArgument(message, "TurnkitConfigError", "message");
+    super(code, message, errorOptionsOf(readCauseArgument(options, "TurnkitConfigError")));
     this.name = "TurnkitConfigError";
   }
 

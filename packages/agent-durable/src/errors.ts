@@ -1,4 +1,10 @@
-import { hasBrand } from "@turnkit/agent-loop/internal";
+import {
+  assertOneOfArgument,
+  assertStringArgument,
+  errorOptionsOf,
+  hasBrand,
+  readArgumentFields,
+} from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "@turnkit/agent-core";
 
 const DURABLE_TURN_ERROR_MARKER = Symbol.for("turnkit.agent-durable.DurableTurnError");
@@ -91,8 +97,13 @@ export class DurableTurnError extends TurnkitError {
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [DURABLE_TURN_ERROR_MARKER] = true;
 
+  /** `options`: a `code` of {@link DurableTurnErrorCode}, a string `message`, an optional `cause`, each read once; anything else is a `TypeError` naming it. */
   constructor(options: { code: DurableTurnErrorCode; message: string; cause?: unknown }) {
-    super(options.code, options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    const where = "DurableTurnError";
+    const { code, message, cause } = readArgumentFields(options, where, "options", ["code", "message", "cause"]);
+    assertOneOfArgument(code, Object.values(DurableTurnErrorCode), where, "options.code");
+    assertStringArgument(message, where, "options.message");
+    super(code, message, errorOptionsOf(cause));
     this.name = "DurableTurnError";
   }
 

@@ -112,3 +112,55 @@ describe("DurableTurnError", () => {
 it("DurableTurnError.isInstance is false, never a throw, for a value that cannot be read (a revoked proxy)", () => {
   expect(DurableTurnError.isInstance(revokedProxy())).toBe(false);
 });
+
+describe("DurableTurnError's constructor given odd options", () => {
+  const throwingField = (field: string) =>
+    Object.defineProperty({ code: "invalid_input", message: "m" }, field, {
+      get: () => {
+        throw new Error(`${field} getter failed`);
+      },
+    });
+  const cases: [string, () => unknown, RegExp][] = [
+    [
+      "no options",
+      () => new (DurableTurnError as any)(),
+      /^DurableTurnError: options must be an object, got undefined$/,
+    ],
+    ["null", () => new DurableTurnError(null as any), /^DurableTurnError: options must be an object, got null$/],
+    [
+      "a string",
+      () => new DurableTurnError("boom" as any),
+      /^DurableTurnError: options must be an object, got "boom"$/,
+    ],
+    [
+      "a revoked proxy",
+      () => new DurableTurnError(revokedProxy() as any),
+      /^DurableTurnError: options must be an object/,
+    ],
+    [
+      "an unknown code",
+      () => new DurableTurnError({ code: "x" as any, message: "m" }),
+      /^DurableTurnError: options\.code must be one of/,
+    ],
+    [
+      "a message that is no string",
+      () => new DurableTurnError({ code: "invalid_input", message: 5 as any }),
+      /^DurableTurnError: options\.message must be a string/,
+    ],
+    ...["code", "message", "cause"].map((field): [string, () => unknown, RegExp] => [
+      `a ${field} getter that throws`,
+      () => new DurableTurnError(throwingField(field) as any),
+      new RegExp(`^DurableTurnError: options\\.${field} could not be read: ${field} getter failed$`),
+    ]),
+  ];
+  it.each(cases)("%s is refused with a TypeError naming the argument", (_name, construct, message) => {
+    let thrown: unknown;
+    try {
+      construct();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(message);
+  });
+});

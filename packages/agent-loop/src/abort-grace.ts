@@ -1,4 +1,5 @@
 import { ABORT_GRACE_MS } from "./defaults.js";
+import { onAbort } from "./shared-abort-listener.js";
 
 /** What a wait raced with an {@link AbortGrace} gives when the grace ran out first: the work was given up on. */
 export const ABANDONED: unique symbol = Symbol("turnkit.abandoned");
@@ -24,18 +25,15 @@ export class AbortGrace {
   private hasRunOut = false;
   /** Called when the grace runs out (see {@link whenRunOut}). */
   private waiter: (() => void) | undefined;
-  /** The abort listener on `signal`, while there is one. */
-  private readonly onAbort: (() => void) | undefined;
+  /** Stops listening on `signal` (through its one shared listener). */
+  private readonly stopListening: (() => void) | undefined;
 
   constructor(
-    private readonly signal?: AbortSignal,
+    signal?: AbortSignal,
     private readonly graceMs: number = ABORT_GRACE_MS,
   ) {
     if (signal?.aborted) this.begin();
-    else if (signal) {
-      this.onAbort = () => this.begin();
-      signal.addEventListener("abort", this.onAbort, { once: true });
-    }
+    else if (signal) this.stopListening = onAbort(signal, () => this.begin());
   }
 
   /** Resolves with {@link ABANDONED} when the grace runs out; never, when it ended first. */
@@ -66,7 +64,7 @@ export class AbortGrace {
   end(): void {
     this.ended = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.onAbort) this.signal?.removeEventListener("abort", this.onAbort);
+    this.stopListening?.();
   }
 
   /** Starts the grace now (made without a signal: its owner tells it the abort); later calls keep the first start. */

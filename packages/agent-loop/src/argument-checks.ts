@@ -5,7 +5,8 @@
  * 5`), so a mistake fails where it is written instead of deep inside with
  * an engine error.
  */
-import { describeValue, isRecord } from "./message-checks.js";
+import { describeValue, isList, isRecord } from "./message-checks.js";
+import { thrownText } from "./synthetic-messages.js";
 
 /**
  * Throws a `TypeError` (`where: name must be an object, got null`) unless
@@ -49,8 +50,7 @@ export function assertArrayArgument(
   name: string,
   what: string,
 ): asserts value is readonly unknown[] {
-  if (!Array.isArray(value))
-    throw new TypeError(`${where}: ${name} must be an array of ${what}, got ${describeValue(value)}`);
+  if (!isList(value)) throw new TypeError(`${where}: ${name} must be an array of ${what}, got ${describeValue(value)}`);
 }
 
 /** Throws a `TypeError` (`where: name must be a number, got "x"`) unless `value` is a number other than NaN. */
@@ -58,4 +58,60 @@ export function assertNumberArgument(value: unknown, where: string, name: string
   if (typeof value !== "number" || Number.isNaN(value)) {
     throw new TypeError(`${where}: ${name} must be a number, got ${describeValue(value)}`);
   }
+}
+
+/**
+ * The fields `fields` of an options argument, each read once, as a plain
+ * record. Throws a `TypeError` naming the function and the argument unless
+ * `options` is an object that is no array (`where: name must be an object,
+ * got null`; a revoked proxy is none), and one naming the field when
+ * reading it throws (`where: name.message could not be read: ...`): a
+ * getter or proxy trap that fails is said in words, never passed on.
+ */
+export function readArgumentFields<Field extends string>(
+  options: unknown,
+  where: string,
+  name: string,
+  fields: readonly Field[],
+): Record<Field, unknown> {
+  if (!isRecord(options)) throw new TypeError(`${where}: ${name} must be an object, got ${describeValue(options)}`);
+  const read = {} as Record<Field, unknown>;
+  for (const field of fields) {
+    try {
+      read[field] = options[field];
+    } catch (error) {
+      throw new TypeError(`${where}: ${name}.${field} could not be read: ${thrownText(error)}`, { cause: error });
+    }
+  }
+  return read;
+}
+
+/**
+ * Throws a `TypeError` (`where: name must be one of "a", "b", got 5`)
+ * unless `value` is one of `allowed` (a closed set of codes or kinds).
+ */
+export function assertOneOfArgument<Value extends string>(
+  value: unknown,
+  allowed: readonly Value[],
+  where: string,
+  name: string,
+): asserts value is Value {
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    const choices = allowed.map((choice) => JSON.stringify(choice)).join(", ");
+    throw new TypeError(`${where}: ${name} must be one of ${choices}, got ${describeValue(value)}`);
+  }
+}
+
+/**
+ * The `cause` of an error constructor's optional `{ cause }` argument, read
+ * once: `undefined` when `options` is; a `TypeError` naming the argument
+ * when it is no object (`null` included) or its `cause` cannot be read.
+ */
+export function readCauseArgument(options: unknown, where: string): unknown {
+  return options === undefined ? undefined : readArgumentFields(options, where, "options", ["cause"]).cause;
+}
+
+/** What an error passes to `Error` for `cause`: no options when there is none, so nothing of the caller's is read again. */
+export function errorOptionsOf(cause: unknown): { cause: unknown } | undefined {
+  return cause === undefined ? undefined : { cause };
 }

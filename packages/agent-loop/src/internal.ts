@@ -9,6 +9,9 @@
 export { ABANDONED, settleOrAbandon } from "./abort-grace.js";
 export { ABORT_GRACE_MS } from "./defaults.js";
 
+// Listening on a signal a host owns: one listener per signal, however many runs share it
+export { onAbort } from "./shared-abort-listener.js";
+
 // What the loop writes itself
 export { ToolResultText, emptyUsage, errorText, thrownText } from "./synthetic-messages.js";
 
@@ -31,8 +34,12 @@ export {
   assertFunctionArgument,
   assertNumberArgument,
   assertObjectArgument,
+  assertOneOfArgument,
   assertOptionsArgument,
   assertStringArgument,
+  errorOptionsOf,
+  readArgumentFields,
+  readCauseArgument,
 } from "./argument-checks.js";
 
 // Request options

@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { AbortGrace } from "./abort-grace.js";
 import { RequestAbort } from "./request-abort.js";
+import { onAbort } from "./shared-abort-listener.js";
 import { StepCalls } from "./step-calls.js";
 import {
   ToolResultText,
@@ -35,6 +36,8 @@ export class LoopRun {
   /** Bounds every wait of the run (a response read, a tool batch) once its signal fired; ended at `agent_end`. */
   readonly grace: AbortGrace;
   private readonly sink: AgentEventSink;
+  /** Stops listening on the run's signal (its one shared listener: many runs may share a host's signal); called at `agent_end`. */
+  private stopListening: (() => void) | undefined;
 
   /** Set when a failure started closing the run; later events are dropped. */
   private closed = false;
@@ -74,7 +77,7 @@ export class LoopRun {
     this.requestAbort = new RequestAbort();
     this.grace = new AbortGrace();
     if (signal?.aborted) this.onRunAbort();
-    else signal?.addEventListener("abort", this.onRunAbort, { once: true });
+    else if (signal) this.stopListening = onAbort(signal, this.onRunAbort);
   }
 
   /** The run's signal fired: its requests abort with the run's reason, and its grace begins. */
@@ -127,7 +130,7 @@ export class LoopRun {
       case "agent_end":
         this.agentEnded = true;
         // Nothing of the run listens on the run's signal any more.
-        this.signal?.removeEventListener("abort", this.onRunAbort);
+        this.stopListening?.();
         this.grace.end();
         break;
       case "message_start":

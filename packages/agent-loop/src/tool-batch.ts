@@ -4,7 +4,13 @@ import type { LoopRun } from "./loop-run.js";
 import { ToolResultText, errorToolResult, thrownText } from "./synthetic-messages.js";
 import { validateToolArguments } from "./tool-arguments.js";
 import { type FinishedCall, emitEnd, recordResult, skipCall } from "./tool-call-results.js";
-import { type AdmittedCall, type ToolCallScope, executeToolCall, notExecuted } from "./tool-execution.js";
+import {
+  type AdmittedCall,
+  type ToolCallScope,
+  executeToolCall,
+  hookAnswerField,
+  notExecuted,
+} from "./tool-execution.js";
 import type { AgentTool, AgentToolCall, AgentToolResult } from "./types.js";
 
 /** What a tool batch produced. */
@@ -184,9 +190,13 @@ class ToolBatch implements ToolCallScope {
       );
       // Once aborted, every call that does not run is answered aborted, whatever the hook decided.
       if (before === ABANDONED || this.run.aborted) return notAdmitted(toolCall);
-      if (before?.terminateAgent) this.terminateAgent = true;
-      if (before?.block) return finishedWithError(toolCall, before.reason || ToolResultText.blocked, before.details);
-      return { kind: "admitted", call };
+      if (!before) return { kind: "admitted", call };
+      // Each field read once, as needed: a getter or a proxy's trap that throws is named in the call's error result.
+      if (hookAnswerField(before, "terminateAgent", "beforeToolCall")) this.terminateAgent = true;
+      if (!hookAnswerField(before, "block", "beforeToolCall")) return { kind: "admitted", call };
+      const reason = hookAnswerField(before, "reason", "beforeToolCall") as string | undefined;
+      const details = hookAnswerField(before, "details", "beforeToolCall");
+      return finishedWithError(toolCall, reason || ToolResultText.blocked, details);
     } catch (error) {
       return finishedWithError(toolCall, thrownText(error));
     }

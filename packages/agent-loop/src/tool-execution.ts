@@ -97,20 +97,27 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
         after({ assistantMessage: assistant, toolCall, args, result, isError, context: run.context }, run.signal),
       );
       // A hook still pending when the abort grace ran out leaves the result as the tool gave it.
-      const problem =
-        patch && patch !== ABANDONED && patch.content !== undefined && contentProblem(patch.content, undefined, false);
-      if (problem) {
-        result = errorToolResult(`afterToolCall returned malformed content: ${problem}`);
-        isError = true;
-      } else if (patch && patch !== ABANDONED) {
-        result = {
-          content: patch.content ?? result.content,
-          // `??` as in pi: a null `details` keeps the executed value too.
-          details: patch.details ?? result.details,
-          terminate: patch.terminate ?? result.terminate,
-        };
-        if (patch.isError !== undefined) isError = patch.isError;
-        if (patch.terminateAgent) scope.terminateAgent = true;
+      if (patch && patch !== ABANDONED) {
+        // Each field read once: a getter or a proxy's trap that throws is named; one that answers otherwise later is not asked again.
+        const content = hookAnswerField(patch, "content", "afterToolCall");
+        const details = hookAnswerField(patch, "details", "afterToolCall");
+        const terminate = hookAnswerField(patch, "terminate", "afterToolCall");
+        const patchIsError = hookAnswerField(patch, "isError", "afterToolCall");
+        const terminateAgent = hookAnswerField(patch, "terminateAgent", "afterToolCall");
+        const problem = content !== undefined && contentProblem(content, undefined, false);
+        if (problem) {
+          result = errorToolResult(`afterToolCall returned malformed content: ${problem}`);
+          isError = true;
+        } else {
+          result = {
+            content: (content as AgentToolResult<unknown>["content"] | undefined) ?? result.content,
+            // `??` as in pi: a null `details` keeps the executed value too.
+            details: details ?? result.details,
+            terminate: (terminate as boolean | undefined) ?? result.terminate,
+          };
+          if (patchIsError !== undefined) isError = patchIsError as boolean;
+          if (terminateAgent) scope.terminateAgent = true;
+        }
       }
     } catch (error) {
       result = errorToolResult(thrownText(error));
@@ -123,6 +130,22 @@ export async function executeToolCall(scope: ToolCallScope, call: AdmittedCall):
 async function endCall(scope: ToolCallScope, done: FinishedCall): Promise<FinishedCall> {
   await scope.emitEndAfterUpdates(done);
   return done;
+}
+
+/**
+ * One field of a hook's answer (`beforeToolCall`'s result, `afterToolCall`'s
+ * patch), read once. A read that throws (a getter, a proxy's trap, a
+ * revoked proxy) throws an `Error` naming the hook and the field, which
+ * becomes the call's error result.
+ */
+export function hookAnswerField(answer: object, field: string, hook: string): unknown {
+  try {
+    return (answer as Record<string, unknown>)[field];
+  } catch (error) {
+    throw new Error(`${hook} returned a result whose ${field} could not be read: ${thrownText(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 /** What is wrong with a tool's answer (`undefined`: nothing): it must be an object whose `content` is a list of text and image blocks. */

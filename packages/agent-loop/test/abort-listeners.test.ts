@@ -1,6 +1,33 @@
-import { describe, expect, it } from "vitest";
-import { abortListenerCount, probeRealTimers, response, toolCall } from "../src/testing/index.js";
-import { createAgentScenario, deferred, runLoopScenario, testTool, textResult } from "./support/scenario.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runAgentLoop } from "../src/index.js";
+import { settleOrAbandon } from "../src/internal.js";
+import {
+  abortListenerCount,
+  createScriptedModel,
+  hang,
+  probeRealTimers,
+  response,
+  toolCall,
+} from "../src/testing/index.js";
+import {
+  createAgentScenario,
+  deferred,
+  flush,
+  runLoopScenario,
+  testTool,
+  textResult,
+  user,
+} from "./support/scenario.js";
+
+let warnings: string[];
+const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+beforeEach(() => {
+  warnings = [];
+  process.on("warning", onWarning);
+});
+afterEach(() => {
+  process.off("warning", onWarning);
+});
 
 describe("abort listeners of a run on the caller's signal", () => {
   it("a few while it streams and while its tools run, not more with every step; none once it ended", async () => {
@@ -46,10 +73,9 @@ describe("abort listeners of a run on the caller's signal", () => {
       const run = agent.prompt("go");
       await reached.promise;
       const signal = agent.signal!;
-      // Only the run's own listener (its requests' abort): the pending result is waited for within the abort grace.
+      // One listener: the run's requests' abort and the pending result's grace share the signal's one listener.
       expect(counts).toEqual([1]);
-      // …and its grace adds one more while it is pending.
-      expect(abortListenerCount(signal)).toBe(2);
+      expect(abortListenerCount(signal)).toBe(1);
       agent.abort();
       slow.resolve();
       await run;
@@ -59,5 +85,62 @@ describe("abort listeners of a run on the caller's signal", () => {
     } finally {
       timers.restore();
     }
+  });
+
+  it("50 runs, scripted streams and grace waits sharing one signal: no process warning, each aborts, none left after", async () => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const runs = Array.from({ length: 50 }, () => {
+      const scripted = createScriptedModel([hang({ afterEvents: 1, response: "never ends" })]);
+      return runAgentLoop(
+        [user("go")],
+        { systemPrompt: "", messages: [], tools: [] },
+        { model: scripted.model, convertToLlm: (all) => all as never },
+        () => {},
+        signal,
+        scripted.streamFn,
+      );
+    });
+    // A host calling the scripted stream function itself with its signal, and waiting within a grace on it.
+    const streams = await Promise.all(
+      Array.from({ length: 50 }, () => {
+        const scripted = createScriptedModel([hang()]);
+        return scripted.streamFn(scripted.model, { messages: [] }, { signal });
+      }),
+    );
+    const waits = Array.from({ length: 50 }, () => settleOrAbandon(new Promise(() => {}), signal, 1));
+    await flush();
+    expect(abortListenerCount(signal)).toBe(1);
+
+    controller.abort();
+    const ended = await Promise.all(runs);
+    expect(ended.map((messages) => (messages.at(-1) as { stopReason?: string }).stopReason)).toEqual(
+      Array(50).fill("aborted"),
+    );
+    const results = await Promise.all(streams.map((stream) => stream.result()));
+    expect(results.map((message) => message.stopReason)).toEqual(Array(50).fill("aborted"));
+    expect(new Set(await Promise.all(waits)).size).toBe(1);
+    await flush();
+    expect(warnings).toEqual([]);
+    expect(abortListenerCount(signal)).toBe(0);
+  });
+
+  it("50 runs that complete on one signal: no warning, and its listener leaves with the last of them", async () => {
+    const { signal } = new AbortController();
+    const runs = Array.from({ length: 50 }, () => {
+      const scripted = createScriptedModel(["done"]);
+      return runAgentLoop(
+        [user("go")],
+        { systemPrompt: "", messages: [], tools: [] },
+        { model: scripted.model, convertToLlm: (all) => all as never },
+        () => {},
+        signal,
+        scripted.streamFn,
+      );
+    });
+    await Promise.all(runs);
+    await flush();
+    expect(warnings).toEqual([]);
+    expect(abortListenerCount(signal)).toBe(0);
   });
 });

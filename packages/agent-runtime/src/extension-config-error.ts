@@ -1,5 +1,14 @@
 import { TurnkitConfigError } from "@turnkit/agent-core";
-import { describeValue, isList, isRecord, hasBrand } from "@turnkit/agent-loop/internal";
+import {
+  assertOneOfArgument,
+  assertStringArgument,
+  describeValue,
+  errorOptionsOf,
+  hasBrand,
+  isList,
+  isRecord,
+  readCauseArgument,
+} from "@turnkit/agent-loop/internal";
 
 const EXTENSION_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionConfigError");
 
@@ -32,8 +41,11 @@ export class ExtensionConfigError extends TurnkitConfigError<ExtensionConfigErro
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [EXTENSION_CONFIG_ERROR_MARKER] = true;
 
+  /** A `code` of {@link ExtensionConfigErrorCode}, a string `message`, an optional `{ cause }`; anything else is a `TypeError` naming it. */
   constructor(code: ExtensionConfigErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+    assertOneOfArgument(code, Object.values(ExtensionConfigErrorCode), "ExtensionConfigError", "code");
+    assertStringArgument(message, "ExtensionConfigError", "message");
+    super(code, message, errorOptionsOf(readCauseArgument(options, "ExtensionConfigError")));
     this.name = "ExtensionConfigError";
   }
 

@@ -1,4 +1,10 @@
-import { hasBrand } from "@turnkit/agent-loop/internal";
+import {
+  assertOneOfArgument,
+  assertStringArgument,
+  errorOptionsOf,
+  hasBrand,
+  readCauseArgument,
+} from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "@turnkit/agent-core";
 
 const EXTENSION_CONTRIBUTION_ERROR_MARKER = Symbol.for("turnkit.agent-runtime.ExtensionContributionError");
@@ -11,6 +17,15 @@ export type ContributionKind =
   | "reminder"
   | "warning"
   | "dispose";
+
+const CONTRIBUTION_KINDS: readonly ContributionKind[] = [
+  "tool_factory",
+  "system_prompt",
+  "user_prompt_prefix",
+  "reminder",
+  "warning",
+  "dispose",
+];
 
 /** Stable code of {@link ExtensionContributionError}. */
 export const EXTENSION_CONTRIBUTION_FAILED = "extension_contribution_failed";
@@ -35,8 +50,13 @@ export class ExtensionContributionError extends TurnkitError {
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [EXTENSION_CONTRIBUTION_ERROR_MARKER] = true;
 
+  /** A string `extensionId`, a {@link ContributionKind}, a string `message`, an optional `{ cause }`; anything else is a `TypeError` naming it. */
   constructor(extensionId: string, contribution: ContributionKind, message: string, options?: { cause?: unknown }) {
-    super(EXTENSION_CONTRIBUTION_FAILED, message, options);
+    const where = "ExtensionContributionError";
+    assertStringArgument(extensionId, where, "extensionId");
+    assertOneOfArgument(contribution, CONTRIBUTION_KINDS, where, "contribution");
+    assertStringArgument(message, where, "message");
+    super(EXTENSION_CONTRIBUTION_FAILED, message, errorOptionsOf(readCauseArgument(options, where)));
     this.name = "ExtensionContributionError";
     this.extensionId = extensionId;
     this.contribution = contribution;

@@ -1,5 +1,5 @@
 import { ConfigErrorCode, TurnkitConfigError, TurnkitError } from "@turnkit/agent-core";
-import { revokedProxy } from "@turnkit/agent-loop/testing";
+import { revokedProxy, throwingGetter } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import {
   ExtensionConfigError,
@@ -61,4 +61,55 @@ describe("the extension mistakes are agent-runtime's own configuration errors", 
 it("isInstance of agent-runtime's errors is false, never a throw, for a value that cannot be read (a revoked proxy)", () => {
   expect(ExtensionConfigError.isInstance(revokedProxy())).toBe(false);
   expect(ExtensionContributionError.isInstance(revokedProxy())).toBe(false);
+});
+
+describe("the extension error classes' constructors given odd arguments", () => {
+  const cases: [string, () => unknown, RegExp][] = [
+    ["ExtensionConfigError()", () => new (ExtensionConfigError as any)(), /^ExtensionConfigError: code must be one of/],
+    [
+      "ExtensionConfigError symbol message",
+      () => new ExtensionConfigError("extension_init", Symbol() as any),
+      /^ExtensionConfigError: message must be a string/,
+    ],
+    [
+      "ExtensionConfigError revoked options",
+      () => new ExtensionConfigError("extension_init", "m", revokedProxy()),
+      /^ExtensionConfigError: options must be an object/,
+    ],
+    [
+      "ExtensionConfigError cause getter throws",
+      () => new ExtensionConfigError("extension_init", "m", throwingGetter("cause")),
+      /^ExtensionConfigError: options\.cause could not be read: cause getter failed$/,
+    ],
+    [
+      "ExtensionContributionError()",
+      () => new (ExtensionContributionError as any)(),
+      /^ExtensionContributionError: extensionId must be a string/,
+    ],
+    [
+      "ExtensionContributionError unknown contribution",
+      () => new ExtensionContributionError("x", "nope" as any, "m"),
+      /^ExtensionContributionError: contribution must be one of/,
+    ],
+    [
+      "ExtensionContributionError null options",
+      () => new ExtensionContributionError("x", "reminder", "m", null as any),
+      /^ExtensionContributionError: options must be an object, got null$/,
+    ],
+    [
+      "ExtensionContributionError cause getter throws",
+      () => new ExtensionContributionError("x", "reminder", "m", throwingGetter("cause")),
+      /^ExtensionContributionError: options\.cause could not be read/,
+    ],
+  ];
+  it.each(cases)("%s is refused with a TypeError naming the argument", (_name, construct, message) => {
+    let thrown: unknown;
+    try {
+      construct();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(message);
+  });
 });

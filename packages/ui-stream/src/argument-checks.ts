@@ -14,6 +14,33 @@ export function assertOptionsObject(fn: string, name: string, value: unknown): v
 }
 
 /**
+ * The fields `fields` of an options argument (already known to be an
+ * object), each read once; a `TypeError` `fn: name.field could not be read:
+ * ...` for one whose getter or proxy trap throws.
+ */
+export function readFields<Field extends string>(
+  fn: string,
+  name: string,
+  value: object,
+  fields: readonly Field[],
+): Record<Field, unknown> {
+  const read = {} as Record<Field, unknown>;
+  for (const field of fields) {
+    try {
+      read[field] = (value as Record<string, unknown>)[field];
+    } catch (error) {
+      throw new TypeError(`${fn}: ${name}.${field} could not be read: ${thrownWords(error)}`, { cause: error });
+    }
+  }
+  return read;
+}
+
+/** What was thrown, in words; never throws itself. */
+function thrownWords(error: unknown): string {
+  return readOr(() => (error instanceof Error ? String(error.message) : String(error)), "a value that cannot be read");
+}
+
+/**
  * What `read` answers, or `fallback` for what no code can read (a revoked proxy, a getter that
  * throws): `fallback`, never the engine's error.
  */

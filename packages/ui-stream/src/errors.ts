@@ -1,3 +1,5 @@
+import { assertOptionsObject, readFields, shownType } from "./argument-checks.js";
+
 const UI_STREAM_ERROR_MARKER = Symbol.for("turnkit.ui-stream-error");
 
 /** Stable codes of {@link UIStreamError}. */
@@ -28,11 +30,32 @@ export class UIStreamError extends Error {
   readonly status: number | undefined;
   readonly [UI_STREAM_ERROR_MARKER] = true;
 
+  /**
+   * `options`: a `code` of {@link UIStreamErrorCode}, a string `message`, an
+   * optional number `status` and `cause`, each read once; anything else is
+   * a `TypeError` naming it.
+   */
   constructor(options: { code: UIStreamErrorCode; message: string; status?: number; cause?: unknown }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    const where = "UIStreamError";
+    assertOptionsObject(where, "options", options);
+    const { code, message, status, cause } = readFields(where, "options", options, [
+      "code",
+      "message",
+      "status",
+      "cause",
+    ]);
+    if (typeof code !== "string" || !(Object.values(UIStreamErrorCode) as string[]).includes(code))
+      throw new TypeError(
+        `${where}: options.code must be one of ${Object.values(UIStreamErrorCode).join(", ")}, got ${shownValue(code)}`,
+      );
+    if (typeof message !== "string")
+      throw new TypeError(`${where}: options.message must be a string, got ${shownValue(message)}`);
+    if (status !== undefined && typeof status !== "number")
+      throw new TypeError(`${where}: options.status must be a number, got ${shownValue(status)}`);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "UIStreamError";
-    this.code = options.code;
-    this.status = options.status;
+    this.code = code as UIStreamErrorCode;
+    this.status = status;
   }
 
   /** True for a UIStreamError from any copy of the package. */
@@ -44,4 +67,9 @@ export class UIStreamError extends Error {
       return false; // a value that cannot be read (a revoked proxy, a getter that throws) is none
     }
   }
+}
+
+/** A string as itself (quoted), anything else by its type: for a refused argument. */
+function shownValue(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : shownType(value);
 }

@@ -222,3 +222,67 @@ it("TurnkitChatTransport refuses headers that are no set of headers, its own and
     ),
   );
 });
+
+describe("UIStreamError's constructor given odd options", () => {
+  const revoked = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+  const throwingField = (field: string) =>
+    Object.defineProperty({ code: "http_status", message: "m" }, field, {
+      get: () => {
+        throw new Error(`${field} getter failed`);
+      },
+    });
+  const cases: [string, () => unknown, RegExp][] = [
+    ["no options", () => new (UIStreamError as any)(), /^UIStreamError: options must be an object, got undefined$/],
+    ["null", () => new UIStreamError(null as any), /^UIStreamError: options must be an object, got null$/],
+    ["a string", () => new UIStreamError("boom" as any), /^UIStreamError: options must be an object, got string$/],
+    [
+      "a revoked proxy",
+      () => new UIStreamError(revoked() as any),
+      /^UIStreamError: options must be an object, got an unreadable value$/,
+    ],
+    [
+      "an unknown code",
+      () => new UIStreamError({ code: "x" as any, message: "m" }),
+      /^UIStreamError: options\.code must be one of/,
+    ],
+    [
+      "a symbol message",
+      () => new UIStreamError({ code: "http_status", message: Symbol() as any }),
+      /^UIStreamError: options\.message must be a string/,
+    ],
+    [
+      "a status that is no number",
+      () => new UIStreamError({ code: "http_status", message: "m", status: "404" as any }),
+      /^UIStreamError: options\.status must be a number/,
+    ],
+    ...["code", "message", "status", "cause"].map((field): [string, () => unknown, RegExp] => [
+      `a ${field} getter that throws`,
+      () => new UIStreamError(throwingField(field) as any),
+      new RegExp(`^UIStreamError: options\\.${field} could not be read: ${field} getter failed$`),
+    ]),
+  ];
+  it.each(cases)("%s is refused with a TypeError naming the argument", (_name, construct, message) => {
+    let thrown: unknown;
+    try {
+      construct();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(message);
+  });
+
+  it("what the signature allows is accepted", () => {
+    const cause = new Error("root");
+    expect(new UIStreamError({ code: "http_status", message: "refused", status: 401, cause })).toMatchObject({
+      code: "http_status",
+      message: "refused",
+      status: 401,
+      cause,
+    });
+  });
+});

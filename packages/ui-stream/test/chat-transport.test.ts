@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { response, runScriptedTurn } from "@turnkit/agent-core/testing";
+import { abortListenerCount, response, runScriptedTurn } from "@turnkit/agent-core/testing";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -196,5 +196,40 @@ describe("TurnkitChatTransport under the AI SDK's chat core", () => {
       status: 401,
       message: "the chat server answered 401: who are you?",
     });
+  });
+
+  it("reconnects on the host's signal leave no listener on it: each wait before a reconnect lets go of the signal", async () => {
+    const sse = await new Response(toUIMessageStreamSse(toUIMessageChunks(events))).text();
+    const blocks = sse.split("\n\n").filter((block) => block !== "");
+    const firstEventSeq = /^id: (\d+)$/m.exec(blocks[0]!)![1];
+    let gets = 0;
+    // The connection drops after the first event; the next three resumes fail on the network, the fourth answers.
+    const fetch = async (_input: unknown, init?: { method?: string }) => {
+      if (init?.method === "POST") {
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(`${blocks[0]}\n\n`));
+            controller.error(new TypeError("network dropped"));
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream", [TURN_ID_HEADER]: "turn-1" } });
+      }
+      if (++gets <= 3) throw new TypeError("network unreachable");
+      const rest = toUIMessageStreamSse(toUIMessageChunks(events, { afterSeq: Number(firstEventSeq) }));
+      return new Response(rest, { headers: { "content-type": "text/event-stream" } });
+    };
+    const { signal } = new AbortController();
+    const chunks = await new TurnkitChatTransport({ api, fetch, reconnectDelayMs: 1 }).sendMessages({
+      trigger: "submit-message",
+      chatId: "chat-1",
+      messageId: undefined,
+      messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "count to ten" }] }],
+      abortSignal: signal,
+    });
+    const read: { type: string }[] = [];
+    for await (const chunk of chunks as unknown as AsyncIterable<{ type: string }>) read.push(chunk);
+    expect(gets).toBe(4);
+    expect(read.at(-1)?.type).toBe("finish");
+    expect(abortListenerCount(signal)).toBe(0);
   });
 });

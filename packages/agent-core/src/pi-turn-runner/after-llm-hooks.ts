@@ -3,7 +3,7 @@ import { ABANDONED, errorText, valueText } from "@turnkit/agent-loop/internal";
 import { ErrorCode } from "@turnkit/protocol";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { describeValue } from "../messages/content-checks.js";
-import { copyForHost, copyFromHost } from "../messages/host-copy.js";
+import { answerFromHost, copyForHost } from "../messages/host-copy.js";
 import { createHiddenMessage, markDroppedResponse } from "../messages/turn-messages.js";
 import { replaceText, stripToolCalls } from "./assistant-message.js";
 import { awaitHostCall } from "./host-calls.js";
@@ -28,9 +28,9 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
   const requestIndex = turn.requestIndex;
   const signal = turn.agent.signal ?? new AbortController().signal;
   for (const hook of hooks) {
-    let decision: AfterLlmCallDecision | null | undefined | typeof ABANDONED;
+    let answer: AfterLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      const answer = await awaitHostCall(turn, "afterLlmCallHook", () =>
+      answer = await awaitHostCall(turn, "afterLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
@@ -41,15 +41,23 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
           signal,
         }),
       );
-      // Read once, here, as a copy: a field whose read throws is the hook's failure.
-      decision = answer === ABANDONED ? answer : copyFromHost(answer);
     } catch (error) {
       stripToolCalls(message);
       failTurn(turn, { code: ErrorCode.Hook, message: `afterLlmCallHook failed: ${errorText(error)}` });
       return;
     }
     // Given up on after the abort (or the turn settled): the chain stops, nothing of it is applied.
-    if (decision === ABANDONED) return;
+    if (answer === ABANDONED) return;
+    let decision: AfterLlmCallDecision | null | undefined;
+    try {
+      // Read once, here, as a copy: a field whose read throws is the hook's failure, naming the field.
+      decision = answerFromHost(answer, DECISION_FIELDS);
+    } catch (error) {
+      stripToolCalls(message);
+      const text = `afterLlmCallHook returned a decision that could not be read: ${errorText(error)}`;
+      failTurn(turn, { code: ErrorCode.Hook, message: text });
+      return;
+    }
     if (!decision) continue;
     const problem = decisionProblem(decision);
     if (problem) {
@@ -90,6 +98,9 @@ export async function runAfterLlmHooks(turn: RunningTurn, message: AssistantMess
     }
   }
 }
+
+/** The fields an after-LLM decision may have, whatever its type. */
+const DECISION_FIELDS = ["type", "text", "reason", "prompt"] as const;
 
 /** What is wrong with a decision (`undefined`: nothing): an unknown type, or a text its type needs that is not a string. */
 function decisionProblem(decision: AfterLlmCallDecision): string | undefined {

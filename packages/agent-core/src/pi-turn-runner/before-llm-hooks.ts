@@ -1,7 +1,7 @@
 import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText, valueText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue, messagesProblem } from "../messages/content-checks.js";
-import { copyFromHost, requestMessagesForHost } from "../messages/host-copy.js";
+import { answerFromHost, requestMessagesForHost } from "../messages/host-copy.js";
 import { createHiddenMessage } from "../messages/turn-messages.js";
 import { deliverHistory } from "./history-delivery.js";
 import { HookAbandonedError, awaitHostCall } from "./host-calls.js";
@@ -59,9 +59,9 @@ async function runHooks(
 ): Promise<AgentMessage[]> {
   let current: AgentMessage[] = messages;
   for (const hook of hooks) {
-    let decision: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
+    let answer: BeforeLlmCallDecision | null | undefined | typeof ABANDONED;
     try {
-      const answer = await awaitHostCall(turn, "beforeLlmCallHook", () =>
+      answer = await awaitHostCall(turn, "beforeLlmCallHook", () =>
         hook({
           sessionId: turn.input.sessionId,
           turnId: turn.input.turnId,
@@ -74,12 +74,11 @@ async function runHooks(
           signal: signal ?? new AbortController().signal,
         }),
       );
-      // Read once, here, as a copy: a field whose read throws is the hook's failure, and the hook's later edits change nothing.
-      decision = answer === ABANDONED ? answer : copyFromHost(answer);
     } catch (error) {
       throw hookFailure(turn, `beforeLlmCallHook failed: ${errorText(error)}`);
     }
-    if (decision === ABANDONED) throw new HookAbandonedError("beforeLlmCallHook");
+    if (answer === ABANDONED) throw new HookAbandonedError("beforeLlmCallHook");
+    const decision = readDecision(turn, "beforeLlmCallHook", answer);
     if (decision === null || decision === undefined) continue;
     switch (decision.type) {
       case "continue":
@@ -138,6 +137,22 @@ async function runHooks(
     }
   }
   return current;
+}
+
+/** The fields a before-LLM decision may have, whatever its type. */
+const DECISION_FIELDS = ["type", "text", "messages", "metadata", "description", "message", "reason"] as const;
+
+/**
+ * A hook's decision, read once, here, as a copy: the hook's later edits
+ * change nothing, and a field whose read throws (a getter, a proxy's trap)
+ * is the hook's failure, naming the field.
+ */
+function readDecision<T>(turn: RunningTurn, hookName: string, answer: T): T {
+  try {
+    return answerFromHost(answer, DECISION_FIELDS);
+  } catch (error) {
+    throw hookFailure(turn, `${hookName} returned a decision that could not be read: ${errorText(error)}`);
+  }
 }
 
 /** A replacement's messages must be a list of well-formed messages; else the hook fails, naming the first bad one. */

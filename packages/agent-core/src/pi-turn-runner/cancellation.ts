@@ -1,9 +1,11 @@
+import { onAbort } from "@turnkit/agent-loop/internal";
 import type { RunningTurn } from "./turn-state.js";
 
 /**
  * Step 6 of a turn: the caller's `AbortSignal` becomes `agent.abort()`.
- * Returns the function that removes the listener again (the caller's
- * signal keeps no listener of an ended turn). A signal that fired already
+ * Returns the function that stops listening again (the caller's signal
+ * keeps nothing of an ended turn). The turn listens through the signal's
+ * one shared listener, so any number of turns may share one signal. A signal that fired already
  * marks the turn cancelled before start: the Agent never runs. Either way
  * the abort begins the turn's shared abort grace.
  */
@@ -15,12 +17,10 @@ export function wireCancellation(turn: RunningTurn): () => void {
     turn.abortGrace.begin();
     return nothingToUnwire;
   }
-  const onAbort = () => {
+  return onAbort(signal, () => {
     turn.abortGrace.begin();
     turn.agent.abort();
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
+  });
 }
 
 /** What a turn without a listener on the caller's signal unwires: nothing. */

@@ -8,7 +8,7 @@ import {
 } from "@turnkit/agent-loop";
 import { ABANDONED, ToolResultText, errorText } from "@turnkit/agent-loop/internal";
 import { contentProblem, describeValue } from "../messages/content-checks.js";
-import { copyForHost, copyFromHost } from "../messages/host-copy.js";
+import { answerFromHost, copyForHost } from "../messages/host-copy.js";
 import { awaitHostCall } from "./host-calls.js";
 import { type OnToolExecutionStartHook, type ToolCallHookEvent, hookArray } from "./turn-hooks.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -45,7 +45,9 @@ function toolEvent(
 /**
  * Runs the `beforeToolCallHook`s; the first `block` wins. A throw, an
  * invalid decision (not an object, `block` not a boolean, a `reason` that
- * is not a string) or a hook abandoned after an abort blocks the call.
+ * is not a string), one that cannot be read (its text names the field) or
+ * a hook abandoned after an abort blocks the call. The decision is read
+ * once, as a copy.
  */
 export async function beforeToolCall(
   turn: RunningTurn,
@@ -57,10 +59,20 @@ export async function beforeToolCall(
   const event = toolEvent(turn, context);
   for (const hook of hooks) {
     try {
-      const decision = await awaitHostCall(turn, "beforeToolCallHook", () =>
+      const answer = await awaitHostCall(turn, "beforeToolCallHook", () =>
         hook(event, signal ?? new AbortController().signal),
       );
-      if (decision === ABANDONED) return { block: true, reason: ToolResultText.aborted };
+      if (answer === ABANDONED) return { block: true, reason: ToolResultText.aborted };
+      const read = readAnswer(answer, BLOCK_DECISION_FIELDS);
+      if (read.unreadable !== undefined) {
+        const reason = `Tool call blocked: beforeToolCallHook returned a decision that could not be read: ${read.unreadable}`;
+        reportTrace(turn, "tool", "error", reason, {
+          toolCallId: context.toolCall.id,
+          toolName: context.toolCall.name,
+        });
+        return { block: true, reason };
+      }
+      const decision = read.value;
       const problem = blockDecisionProblem(decision);
       if (problem) {
         const reason = `Tool call blocked: beforeToolCallHook returned an invalid decision: ${problem}`;
@@ -135,9 +147,10 @@ async function runStartObservers(
  * Runs the `afterToolCallHook`s, each patching the result the previous ones
  * left, and records for step end whether a hook asked to stop the agent.
  * A hook that throws or returns an invalid patch (not an object, `content`
- * that is not text and image blocks, a flag that is not a boolean) turns
- * the result into an error result naming what was wrong. Installed only
- * for a turn that has such a hook.
+ * that is not text and image blocks, a flag that is not a boolean) or one
+ * that cannot be read (naming the field) turns the result into an error
+ * result naming what was wrong. The patch is read once, as a copy.
+ * Installed only for a turn that has such a hook.
  */
 export async function afterToolCall(
   turn: RunningTurn,
@@ -149,20 +162,32 @@ export async function afterToolCall(
   let terminateAgent = false;
   for (const hook of hooks) {
     try {
-      const patch = await awaitHostCall(turn, "afterToolCallHook", () =>
+      const answer = await awaitHostCall(turn, "afterToolCallHook", () =>
         hook(
           { ...toolEvent(turn, context), result: copyForHost(result), isError },
           signal ?? new AbortController().signal,
         ),
       );
       // Given up on after the abort: the chain stops; the tool ran, so its result (as patched so far) stands.
-      if (patch === ABANDONED) break;
+      if (answer === ABANDONED) break;
+      const read = readAnswer(answer, PATCH_FIELDS);
+      if (read.unreadable !== undefined) {
+        result = {
+          content: [
+            { type: "text", text: `afterToolCallHook returned a patch that could not be read: ${read.unreadable}` },
+          ],
+          details: result.details,
+        };
+        isError = true;
+        continue;
+      }
+      const patch = read.value;
       if (patch === null || patch === undefined) continue;
       const problem = patchProblem(patch);
       if (problem) throw new Error(`it returned an invalid patch: ${problem}`);
       result = {
-        content: patch.content === undefined ? result.content : copyFromHost(patch.content),
-        details: "details" in patch ? copyForHost(patch.details) : result.details,
+        content: patch.content === undefined ? result.content : patch.content,
+        details: "details" in patch ? patch.details : result.details,
         terminate: patch.terminate ?? result.terminate,
       };
       if (patch.isError !== undefined) isError = patch.isError;
@@ -184,6 +209,26 @@ export async function afterToolCall(
     terminate: result.terminate === true,
     terminateAgent,
   };
+}
+
+/** The fields of a `beforeToolCallHook` decision, and of an `afterToolCallHook` patch. */
+const BLOCK_DECISION_FIELDS = ["block", "reason", "blockedBy"] as const;
+const PATCH_FIELDS = ["content", "details", "isError", "terminate", "terminateAgent"] as const;
+
+/**
+ * A hook's answer read once, as a copy (see `answerFromHost`), or the words
+ * saying which field could not be read: what the hook then does with the
+ * call is its own rule.
+ */
+function readAnswer<T>(
+  answer: T,
+  fields: readonly string[],
+): { value: T; unreadable?: undefined } | { unreadable: string } {
+  try {
+    return { value: answerFromHost(answer, fields) };
+  } catch (error) {
+    return { unreadable: errorText(error) };
+  }
 }
 
 /** What is wrong with a `beforeToolCallHook` decision (`undefined`: nothing); `null` and `undefined` are "go on". */

@@ -1,4 +1,4 @@
-import { isRecord } from "@turnkit/agent-loop/internal";
+import { isList, isRecord } from "@turnkit/agent-loop/internal";
 import { type RuntimeEvent, isTerminalStatus } from "@turnkit/protocol";
 import { describeValue } from "../messages/content-checks.js";
 
@@ -37,7 +37,7 @@ export function assertRuntimeEventSequence(events: readonly RuntimeEvent[]): "co
       : "";
     throw new Error(`RuntimeEvent sequence is invalid: ${message}${where}`);
   };
-  if (!Array.isArray(events as unknown)) {
+  if (!isList(events as unknown)) {
     throw new TypeError(
       `RuntimeEvent sequence is invalid: expected an array of events, got ${events === null ? "null" : typeof events}`,
     );
@@ -124,6 +124,6 @@ function assertEventShape(event: unknown, index: number): void {
   if (!isRecord(event)) throw fail(` must be a RuntimeEvent object, got ${describeValue(event)}`);
   if (!isRecord(event.payload)) throw fail(`.payload must be an object, got ${describeValue(event.payload)}`);
   if (event.origin === undefined) return;
-  if (!isRecord(event.origin) || !Array.isArray(event.origin.path) || !Array.from(event.origin.path).every(isRecord))
+  if (!isRecord(event.origin) || !isList(event.origin.path) || !Array.from(event.origin.path).every(isRecord))
     throw fail(`.origin must be an object with a path of hops, got ${describeValue(event.origin)}`);
 }

@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { isRecord } from "@turnkit/agent-loop/internal";
+import { isList, isRecord } from "@turnkit/agent-loop/internal";
 import { describeValue } from "../messages/content-checks.js";
 
 /**
@@ -13,7 +13,7 @@ import { describeValue } from "../messages/content-checks.js";
  * blocks, and when `transcript` is no array.
  */
 export function assertToolCallsAnswered(transcript: readonly AgentMessage[]): number {
-  if (!Array.isArray(transcript as unknown)) {
+  if (!isList(transcript as unknown)) {
     throw new TypeError(
       `assertToolCallsAnswered: expected a transcript (an array of messages), got ${transcript === null ? "null" : typeof transcript}`,
     );
@@ -48,6 +48,6 @@ export function assertToolCallsAnswered(transcript: readonly AgentMessage[]): nu
 function assertMessageShape(message: unknown, index: number): void {
   const fail = (problem: string) => new TypeError(`assertToolCallsAnswered: transcript[${index}]${problem}`);
   if (!isRecord(message)) throw fail(` must be a message object, got ${describeValue(message)}`);
-  if (message.role === "assistant" && !(Array.isArray(message.content) && Array.from(message.content).every(isRecord)))
+  if (message.role === "assistant" && !(isList(message.content) && Array.from(message.content).every(isRecord)))
     throw fail(`.content must be an array of content blocks, got ${describeValue(message.content)}`);
 }

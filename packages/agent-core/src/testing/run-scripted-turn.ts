@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
-import { isRecord } from "@turnkit/agent-loop/internal";
+import { isList, isRecord } from "@turnkit/agent-loop/internal";
 import {
   type RecordedRequest,
   type ScriptEntry,
@@ -142,8 +142,8 @@ export function applyHistoryChanges(
 
 function assertHistoryChanges(history: unknown, changes: unknown): void {
   const fail = (problem: string) => new TypeError(`applyHistoryChanges: ${problem}`);
-  if (!Array.isArray(history)) throw fail(`history must be an array of messages, got ${describeValue(history)}`);
-  if (!Array.isArray(changes)) throw fail(`changes must be an array of history changes, got ${describeValue(changes)}`);
+  if (!isList(history)) throw fail(`history must be an array of messages, got ${describeValue(history)}`);
+  if (!isList(changes)) throw fail(`changes must be an array of history changes, got ${describeValue(changes)}`);
   changes.forEach((change: unknown, index) => {
     if (!isRecord(change))
       throw fail(`changes[${index}] must be a history change object, got ${describeValue(change)}`);
@@ -151,7 +151,7 @@ function assertHistoryChanges(history: unknown, changes: unknown): void {
       throw fail(
         `changes[${index}].reason must be "messageDelta" or "replaceMessages", got ${describeValue(change.reason)}`,
       );
-    if (!Array.isArray(change.messages))
+    if (!isList(change.messages))
       throw fail(`changes[${index}].messages must be an array of messages, got ${describeValue(change.messages)}`);
   });
 }
@@ -163,7 +163,7 @@ function assertOptionsShape(options: unknown): void {
   const invalid = (problem: string) =>
     new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `runScriptedTurn: ${problem}`);
   if (!isRecord(options)) throw invalid(`options must be an object, got ${describeValue(options)}`);
-  if (options.script !== undefined && !Array.isArray(options.script))
+  if (options.script !== undefined && !isList(options.script))
     throw invalid(`options.script must be an array, got ${describeValue(options.script)}`);
   for (const key of OBJECT_OPTIONS) {
     const value = options[key];

@@ -315,3 +315,37 @@ describe("the call stack under the agent loop", () => {
     expect(abortListenerCount(run.signal)).toBe(0);
   });
 });
+
+describe("many requests on one caller signal", () => {
+  it("50 requests through the retry and timeout layers: no process warning, each aborts, no listener left", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const clock = createVirtualClock();
+      const caller = new AbortController();
+      const streams = await Promise.all(
+        Array.from({ length: 50 }, () => {
+          const scripted = createScriptedModel([hang({ afterEvents: 1, response: "never ends" })], { clock });
+          const timed = withStreamTimeouts(scripted.streamFn, {
+            firstEventTimeoutMs: 60_000,
+            streamIdleTimeoutMs: 60_000,
+            clock,
+            env: {},
+          });
+          const layered = withLlmRetry(timed, { maxRetries: 1 }, { clock, random: () => 0 });
+          return layered(scripted.model, userContext(), { signal: caller.signal });
+        }),
+      );
+      expect(abortListenerCount(caller.signal)).toBe(1);
+      caller.abort();
+      const results = await Promise.all(streams.map((stream) => stream.result()));
+      expect(results.map((message) => message.stopReason)).toEqual(Array(50).fill("aborted"));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+      expect(abortListenerCount(caller.signal)).toBe(0);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+});

@@ -58,6 +58,26 @@ describe("@turnkit/agent-core/testing", () => {
     );
   });
 
+  it("the helpers refuse a value that cannot be read (a revoked proxy) in words, never with the engine's text", () => {
+    const revoked = () => revokedProxy() as never;
+    const engine = /proxy that has been revoked/;
+    for (const call of [
+      () => assertRuntimeEventSequence(revoked()),
+      () => assertToolCallsAnswered(revoked()),
+      () => applyHistoryChanges(revoked(), []),
+      () => applyHistoryChanges([], revoked()),
+      () => applyHistoryChanges([], [{ reason: "messageDelta", messages: revoked() }]),
+      () => assistantMessage(revoked()),
+      () => response(revoked()),
+    ]) {
+      expect(call).toThrow();
+      expect(call).not.toThrow(engine);
+    }
+    expect(() => applyHistoryChanges(revoked(), [])).toThrow(
+      new TypeError("applyHistoryChanges: history must be an array of messages, got an unreadable value"),
+    );
+  });
+
   it("each helper refuses a malformed argument with a TypeError naming it, and takes undefined options as none", () => {
     const bad = undefined as never;
     const nul = null as never;

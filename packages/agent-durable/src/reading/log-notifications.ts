@@ -1,4 +1,5 @@
 import pg from "pg";
+import { onAbort } from "@turnkit/agent-loop/internal";
 import { EVENTS_CHANNEL } from "../defaults.js";
 
 /** A watch on one turn's notifications, started before a read so that none arriving after it is missed. */
@@ -53,14 +54,15 @@ export class LogNotifications {
       wait: (timeoutMs, signal) => {
         if (notified || signal?.aborted) return Promise.resolve();
         return new Promise<void>((resolve) => {
+          // The host's signal may be shared by any number of reads: its one shared listener, not one per wait.
+          const stopListening = signal ? onAbort(signal, () => done()) : undefined;
           const done = () => {
             clearTimeout(timer);
-            signal?.removeEventListener("abort", done);
+            stopListening?.();
             wake = undefined;
             resolve();
           };
           const timer = setTimeout(done, timeoutMs);
-          signal?.addEventListener("abort", done, { once: true });
           wake = done;
         });
       },

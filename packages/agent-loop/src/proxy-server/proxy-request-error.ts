@@ -1,3 +1,4 @@
+import { assertOneOfArgument, assertStringArgument, readArgumentFields } from "../argument-checks.js";
 import { hasBrand } from "../brand.js";
 /** Stable codes of {@link ProxyRequestError}, each with the HTTP status the handler answers with. */
 export const ProxyRequestErrorCode = {
@@ -42,12 +43,23 @@ export class ProxyRequestError extends Error {
   /** Brand `isInstance` checks. */
   readonly [PROXY_REQUEST_ERROR_MARKER] = true;
 
+  /** `options`: a `code` of {@link ProxyRequestErrorCode}, a string `message`, an optional string `field` and `cause`, each read once; anything else is a `TypeError` naming it. */
   constructor(options: { code: ProxyRequestErrorCode; message: string; field?: string; cause?: unknown }) {
-    super(options.message, { cause: options.cause });
+    const where = "ProxyRequestError";
+    const { code, message, field, cause } = readArgumentFields(options, where, "options", [
+      "code",
+      "message",
+      "field",
+      "cause",
+    ]);
+    assertOneOfArgument(code, Object.values(ProxyRequestErrorCode), where, "options.code");
+    assertStringArgument(message, where, "options.message");
+    if (field !== undefined) assertStringArgument(field, where, "options.field");
+    super(message, { cause });
     this.name = "ProxyRequestError";
-    this.code = options.code;
-    this.field = options.field;
-    this.status = STATUS_BY_CODE[options.code];
+    this.code = code;
+    this.field = field;
+    this.status = STATUS_BY_CODE[code];
   }
 
   /** True for a ProxyRequestError from any copy of the package. */

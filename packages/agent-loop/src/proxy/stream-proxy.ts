@@ -5,6 +5,7 @@ import {
   type Context,
   type Model,
 } from "@mariozechner/pi-ai";
+import { onAbort } from "../shared-abort-listener.js";
 import { describeValue, isRecord } from "../message-checks.js";
 import { applyProxyEvent, emptyProxyMessage, proxyEventProblem } from "./proxy-partial-message.js";
 import {
@@ -114,8 +115,7 @@ async function relayProxyResponse(
   const { signal } = options;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   // Registered before fetch's own listener, so a read in flight ends as "aborted by user".
-  const onAbort = () => void reader?.cancel(ABORTED_BY_USER).catch(() => undefined);
-  signal?.addEventListener("abort", onAbort);
+  const stopListening = signal && onAbort(signal, () => void reader?.cancel(ABORTED_BY_USER).catch(() => undefined));
   try {
     const body: ProxyRequestBody = { model, context, options: pickSerializableOptions(options) };
     const response = await fetch(`${options.proxyUrl}${PROXY_STREAM_PATH}`, {
@@ -136,7 +136,7 @@ async function relayProxyResponse(
     partial.errorMessage = error instanceof Error ? error.message : String(error);
     stream.push({ type: "error", reason: partial.stopReason, error: partial });
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    stopListening?.();
     stream.end();
   }
 }

@@ -4,7 +4,7 @@
  * event is reported as a `TypeError` naming it instead of failing inside
  * the helper.
  */
-import { describeValue, isRecord } from "../message-checks.js";
+import { describeValue, isList, isRecord } from "../message-checks.js";
 import type { AgentEvent } from "../types.js";
 
 /** Every type of {@link AgentEvent}. */
@@ -25,7 +25,7 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set<AgentEvent["type"]>([
 function eventMessageProblem(message: unknown): string | undefined {
   if (!isRecord(message) || typeof message.role !== "string")
     return ` must be a message object with a role, got ${describeValue(message)}`;
-  if (message.role === "assistant" && !(Array.isArray(message.content) && message.content.every(isRecord)))
+  if (message.role === "assistant" && !(isList(message.content) && message.content.every(isRecord)))
     return `.content must be an array of content blocks, got ${describeValue(message.content)}`;
   return undefined;
 }
@@ -49,12 +49,12 @@ export function agentEventProblem(event: unknown): string | undefined {
       const problem = eventMessageProblem(event.message);
       if (problem) return `.message${problem}`;
       if (event.type !== "turn_end") return undefined;
-      if (!Array.isArray(event.toolResults) || !event.toolResults.every(isRecord))
+      if (!isList(event.toolResults) || !event.toolResults.every(isRecord))
         return `.toolResults must be an array of tool-result messages, got ${describeValue(event.toolResults)}`;
       return undefined;
     }
     case "agent_end":
-      return Array.isArray(event.messages)
+      return isList(event.messages)
         ? undefined
         : `.messages must be an array of messages, got ${describeValue(event.messages)}`;
     case "tool_execution_start":

@@ -1,5 +1,5 @@
 import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream } from "@mariozechner/pi-ai";
-import { describeValue } from "../message-checks.js";
+import { describeValue, isUnreadable } from "../message-checks.js";
 
 /** Everything a stream yielded, read to its end by {@link collectStream}. */
 export interface CollectedStream {
@@ -25,7 +25,8 @@ export interface CollectedStream {
 export async function collectStream(
   stream: AssistantMessageEventStream | Promise<AssistantMessageEventStream>,
 ): Promise<CollectedStream> {
-  const source: unknown = await stream;
+  // Awaiting a value no code can read (a revoked proxy) would fail with the engine's words: refused here.
+  const source: unknown = isUnreadable(stream) ? stream : await stream;
   if (!isEventStream(source)) {
     throw new TypeError(
       `collectStream: stream must be an event stream (or a promise of one) as a stream function returns it, got ${describeValue(source)}`,
@@ -38,8 +39,13 @@ export async function collectStream(
   return { events, types: events.map((event) => event.type), text, final };
 }
 
+/** Whether `value` has an async iterator and `result()`; a value no code can read (a revoked proxy, a getter that throws) has not. */
 function isEventStream(value: unknown): value is AssistantMessageEventStream {
   if (typeof value !== "object" || value === null) return false;
   const stream = value as Partial<Record<typeof Symbol.asyncIterator | "result", unknown>>;
-  return typeof stream[Symbol.asyncIterator] === "function" && typeof stream.result === "function";
+  try {
+    return typeof stream[Symbol.asyncIterator] === "function" && typeof stream.result === "function";
+  } catch {
+    return false;
+  }
 }

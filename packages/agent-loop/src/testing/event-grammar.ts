@@ -2,7 +2,13 @@ import { hasBrand } from "../brand.js";
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import type { AgentEvent, AgentMessage } from "../types.js";
 import { agentEventProblem, assertAgentEvents } from "./agent-event-checks.js";
-import { assertArrayArgument, assertOptionsArgument } from "../argument-checks.js";
+import {
+  assertArrayArgument,
+  assertOptionsArgument,
+  assertStringArgument,
+  readArgumentFields,
+} from "../argument-checks.js";
+import { describeValue, isList } from "../message-checks.js";
 
 const EVENT_GRAMMAR_ERROR_MARKER = Symbol.for("turnkit.agent-loop.EventGrammarError");
 
@@ -21,16 +27,31 @@ export class EventGrammarError extends Error {
   /** Brand `isInstance` checks. */
   readonly [EVENT_GRAMMAR_ERROR_MARKER] = true;
 
+  /**
+   * `options`: the `index` of the offending event (an integer from 0), the
+   * broken `rule` in words and the `events` checked (agent events), each
+   * read once; anything else is a `TypeError` naming it.
+   */
   constructor(options: { index: number; rule: string; events: readonly AgentEvent[] }) {
-    const from = Math.max(0, options.index - 3);
-    const window = options.events
-      .slice(from, options.index + 2)
-      .map((event, offset) => `  #${from + offset} ${describeEvent(event)}`)
+    const where = "EventGrammarError";
+    const { index, rule, events } = readArgumentFields(options, where, "options", ["index", "rule", "events"]);
+    if (typeof index !== "number" || !Number.isInteger(index) || index < 0)
+      throw new TypeError(`${where}: options.index must be an integer from 0, got ${describeValue(index)}`);
+    assertStringArgument(rule, where, "options.rule");
+    assertArrayArgument(events, where, "options.events", "agent events");
+    const from = Math.max(0, index - 3);
+    const shown = events.slice(from, index + 2);
+    shown.forEach((event, offset) => {
+      const problem = agentEventProblem(event);
+      if (problem) throw new TypeError(`${where}: options.events[${from + offset}]${problem}`);
+    });
+    const window = (shown as AgentEvent[])
+      .map((event, offset) => `  #${from + offset} ${describeChecked(event)}`)
       .join("\n");
-    super(`Event grammar violated at #${options.index}: ${options.rule}${window ? `\n${window}` : ""}`);
+    super(`Event grammar violated at #${index}: ${rule}${window ? `\n${window}` : ""}`);
     this.name = "EventGrammarError";
-    this.index = options.index;
-    this.rule = options.rule;
+    this.index = index;
+    this.rule = rule;
   }
 
   /** True for an EventGrammarError from any copy of the package. */
@@ -93,7 +114,7 @@ export function assertEventGrammar(events: readonly AgentEvent[], options: Event
   const fail = (index: number, rule: string): never => {
     throw new EventGrammarError({ index, rule, events });
   };
-  if (!Array.isArray(events as unknown)) {
+  if (!isList(events as unknown)) {
     throw new TypeError(
       `assertEventGrammar: expected an array of events, got ${events === null ? "null" : typeof events}`,
     );

@@ -4,7 +4,7 @@
  * `node:events`).
  */
 import { getEventListeners } from "node:events";
-import { describeValue } from "../message-checks.js";
+import { describeValue, isUnreadable } from "../message-checks.js";
 
 /**
  * Abort listeners currently registered on `signal` (Node's own count;
@@ -12,7 +12,7 @@ import { describeValue } from "../message-checks.js";
  * `signal` is no `AbortSignal`.
  */
 export function abortListenerCount(signal: AbortSignal): number {
-  if (!(signal instanceof AbortSignal)) {
+  if (isUnreadable(signal) || !(signal instanceof AbortSignal)) {
     throw new TypeError(`abortListenerCount: signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   return getEventListeners(signal, "abort").length;

@@ -1,6 +1,6 @@
 import type { Context, Message, Model, SimpleStreamOptions, TSchema } from "@mariozechner/pi-ai";
 import { forEachListEntry } from "../list-entries.js";
-import { contentProblem, describeValue, isRecord } from "../message-checks.js";
+import { contentProblem, describeValue, isList, isRecord } from "../message-checks.js";
 
 /** A tool as a provider sees it: what would be sent, without `execute` or UI fields. */
 export interface RecordedTool {
@@ -71,7 +71,7 @@ function copyWithoutFunctions(value: unknown, seen: WeakMap<object, unknown>, de
 
 function copyObject(value: object, seen: WeakMap<object, unknown>, depth: number): unknown {
   if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return undefined;
-  if (Array.isArray(value)) {
+  if (isList(value)) {
     const copy: unknown[] = new Array(value.length);
     seen.set(value, copy);
     forEachListEntry(value, (item, index) => {
@@ -161,7 +161,7 @@ function assertRequestMessages(request: unknown): asserts request is Pick<Record
   const { context } = request as Record<string, unknown>;
   if (!isRecord(context)) fail("request.context", context, "an object { messages }");
   const { messages } = context as Record<string, unknown>;
-  if (!Array.isArray(messages)) fail("request.context.messages", messages, "an array of messages");
+  if (!isList(messages)) fail("request.context.messages", messages, "an array of messages");
   (messages as unknown[]).forEach((message, index) => {
     const field = `request.context.messages[${index}]`;
     if (!isRecord(message)) fail(field, message, "a message object with a role");

@@ -1,6 +1,6 @@
 import { thrownText } from "../synthetic-messages.js";
 import type { StopReason, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
-import { blockProblem, describeValue, isRecord } from "../message-checks.js";
+import { blockProblem, describeValue, isList, isRecord } from "../message-checks.js";
 import { assertOptionsArgument, assertStringArgument } from "../argument-checks.js";
 
 /**
@@ -149,7 +149,7 @@ export function response(
  */
 export function scriptedResponseProblem(value: Record<string, unknown>): string | undefined {
   if (value.kind !== "response") return ` must be text or response(...), got an object of kind ${String(value.kind)}`;
-  return Array.isArray(value.content) ? undefined : ".content must be an array of content blocks";
+  return isList(value.content) ? undefined : ".content must be an array of content blocks";
 }
 
 /** Throws a `TypeError` naming `name` unless `value` is a string or `undefined`. */
@@ -166,7 +166,7 @@ function jsonProblem(value: unknown, path: string, within: Map<object, string> =
   if (outer !== undefined) return `${path} refers back to ${outer}`;
   within.set(value, path);
   for (const [key, item] of Object.entries(value)) {
-    const problem = jsonProblem(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, within);
+    const problem = jsonProblem(item, isList(value) ? `${path}[${key}]` : `${path}.${key}`, within);
     if (problem) return problem;
   }
   within.delete(value);
@@ -206,15 +206,15 @@ function scriptedBlockProblem(block: unknown): string | undefined {
  */
 export function scriptedBlocks(content: unknown, where: string): ScriptedBlock[] {
   if (typeof content === "string") return [text(content)];
-  if (!Array.isArray(content) && !isRecord(content)) {
+  if (!isList(content) && !isRecord(content)) {
     throw new TypeError(
       `${where}: content must be a string, a content block or an array of them, got ${describeValue(content)}`,
     );
   }
-  const blocks: unknown[] = Array.isArray(content) ? [...content] : [content];
+  const blocks: unknown[] = isList(content) ? [...content] : [content];
   blocks.forEach((block, index) => {
     const problem = scriptedBlockProblem(block);
-    if (problem) throw new TypeError(`${where}: content${Array.isArray(content) ? `[${index}]` : ""}${problem}`);
+    if (problem) throw new TypeError(`${where}: content${isList(content) ? `[${index}]` : ""}${problem}`);
   });
   return copied(blocks as ScriptedBlock[], where, "content");
 }

@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { describeValue, isUnreadable } from "../message-checks.js";
+import { describeValue, isList, isUnreadable } from "../message-checks.js";
 import { UNREADABLE_VALUE_TEXT, thrownText } from "../synthetic-messages.js";
 import type { RecordedRequest } from "./request-recording.js";
 import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
@@ -56,7 +56,7 @@ function entryProblem(entry: unknown): string | undefined {
   const expected = " must be text, response(...), a fault such as hang(...), an AssistantMessage or a function";
   if (typeof entry !== "object" || entry === null) return `${expected}, got ${describeValue(entry)}`;
   const { role, kind, content } = entry as { role?: unknown; kind?: unknown; content?: unknown };
-  if (role === "assistant") return Array.isArray(content) ? undefined : ".content must be an array of content blocks";
+  if (role === "assistant") return isList(content) ? undefined : ".content must be an array of content blocks";
   if (typeof kind !== "string" || !ENTRY_KINDS.has(kind)) return `${expected}, got an object of kind ${String(kind)}`;
   return kind === "response" ? scriptedResponseProblem(entry as Record<string, unknown>) : undefined;
 }
@@ -64,8 +64,7 @@ function entryProblem(entry: unknown): string | undefined {
 /** Throws a `TypeError` naming `entries` when it is no array, or its first malformed entry (`where[index] must be ...`). */
 export function assertScriptEntries(entries: unknown, where: string): void {
   if (isUnreadable(entries)) throw new TypeError(`${where} could not be read: ${UNREADABLE_VALUE_TEXT}`);
-  if (!Array.isArray(entries))
-    throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
+  if (!isList(entries)) throw new TypeError(`${where} must be an array of entries, got ${describeValue(entries)}`);
   entries.forEach((entry, index) => {
     const problem = scriptEntryProblem(entry);
     if (problem) throw new TypeError(`${where}[${index}]${problem}`);

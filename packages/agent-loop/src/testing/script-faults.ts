@@ -1,6 +1,11 @@
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { describeValue, isRecord } from "../message-checks.js";
-import { assertArrayArgument, assertOptionsArgument, assertStringArgument } from "../argument-checks.js";
+import {
+  assertArrayArgument,
+  assertOptionsArgument,
+  assertStringArgument,
+  readArgumentFields,
+} from "../argument-checks.js";
 import { DEFAULT_FAULT_ERROR_MESSAGE } from "./scripted-defaults.js";
 import { response, scriptedResponseProblem, type ScriptedResponse } from "./script-blocks.js";
 
@@ -168,12 +173,15 @@ export function hang(options: { afterEvents?: number; response?: ScriptedRespons
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`hang(): expected an options object { afterEvents, response }, got ${String(options)}`);
   }
-  const afterEvents = options.afterEvents ?? 0;
+  // Each option read once; an object no code can read (a revoked proxy) or an option whose read throws is said in words.
+  const read = readArgumentFields(options, "hang", "options", ["afterEvents", "response"]);
+  const afterEvents = (read.afterEvents as number | undefined) ?? 0;
   assertEventCount("hang", "options.afterEvents", afterEvents);
+  const given = read.response as ScriptedResponse | string | undefined;
   return {
     kind: "hang",
     afterEvents,
-    response: options.response ? toResponse(options.response, "hang", "options.response") : interruptedResponse(),
+    response: given ? toResponse(given, "hang", "options.response") : interruptedResponse(),
   };
 }
 

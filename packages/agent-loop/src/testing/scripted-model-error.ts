@@ -1,3 +1,4 @@
+import { assertOneOfArgument, assertStringArgument, readArgumentFields } from "../argument-checks.js";
 import { hasBrand } from "../brand.js";
 /** Stable codes of {@link ScriptedModelError}. */
 export const ScriptedModelErrorCode = {
@@ -24,10 +25,15 @@ export class ScriptedModelError extends Error {
   /** Brand `isInstance` checks. */
   readonly [SCRIPTED_MODEL_ERROR_MARKER] = true;
 
+  /** `options`: a `code` of {@link ScriptedModelErrorCode} and a string `message`, each read once; anything else is a `TypeError` naming it. */
   constructor(options: { code: ScriptedModelErrorCode; message: string }) {
-    super(options.message);
+    const where = "ScriptedModelError";
+    const { code, message } = readArgumentFields(options, where, "options", ["code", "message"]);
+    assertOneOfArgument(code, Object.values(ScriptedModelErrorCode), where, "options.code");
+    assertStringArgument(message, where, "options.message");
+    super(message);
     this.name = "ScriptedModelError";
-    this.code = options.code;
+    this.code = code;
   }
 
   /** True for a ScriptedModelError from any copy of the package. */

@@ -1,4 +1,5 @@
 import type { AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream } from "@mariozechner/pi-ai";
+import { onAbort as listenForAbort } from "../shared-abort-listener.js";
 import { abortedEvent } from "./response-plan.js";
 import type { TimerClock } from "./timer-clock.js";
 
@@ -40,6 +41,7 @@ export function pumpEvents(input: PumpInput): void {
   let finished = false;
   let pendingTimer: { handle: unknown } | undefined;
   let lastPartial = input.initial;
+  let stopListening: (() => void) | undefined;
 
   const cancelTimer = () => {
     if (pendingTimer) clock.clearTimeout(pendingTimer.handle);
@@ -48,7 +50,7 @@ export function pumpEvents(input: PumpInput): void {
   const finish = () => {
     finished = true;
     cancelTimer();
-    signal?.removeEventListener("abort", onAbort);
+    stopListening?.();
   };
   const finishAborted = () => {
     if (finished) return;
@@ -112,7 +114,7 @@ export function pumpEvents(input: PumpInput): void {
     else queueMicrotask(step);
   };
 
-  if (signal && !signal.aborted) signal.addEventListener("abort", onAbort, { once: true });
+  if (signal && !signal.aborted) stopListening = listenForAbort(signal, onAbort);
   if (signal?.aborted) queueMicrotask(finishAborted);
   else scheduleStep();
 }

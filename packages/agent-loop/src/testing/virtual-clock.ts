@@ -1,3 +1,4 @@
+import { readArgumentFields } from "../argument-checks.js";
 import { describeValue } from "../message-checks.js";
 import { MAX_RUN_ALL_TIMERS } from "./scripted-defaults.js";
 import type { TimerClock } from "./timer-clock.js";
@@ -76,7 +77,12 @@ export function createVirtualClock(options: number | VirtualClockOptions = {}): 
   if (typeof options !== "number" && (typeof options !== "object" || options === null)) {
     throw new TypeError(`createVirtualClock: expected a start time or an options object, got ${String(options)}`);
   }
-  const { start = 0, autoAdvance = false } = typeof options === "number" ? { start: options } : options;
+  // Each option read once; an object no code can read (a revoked proxy) or an option whose read throws is said in words.
+  const { start = 0, autoAdvance = false } = (
+    typeof options === "number"
+      ? { start: options }
+      : readArgumentFields(options, "createVirtualClock", "options", ["start", "autoAdvance"])
+  ) as VirtualClockOptions;
   if (!Number.isFinite(start))
     throw new TypeError(`createVirtualClock: start must be a finite number, got ${String(start)}`);
   let now = start;

@@ -20,6 +20,7 @@ import {
   requestText,
   response,
   revokedProxy,
+  throwingGetter,
   sequentialGraces,
   text,
   thinking,
@@ -155,4 +156,41 @@ it("each helper refuses a malformed argument with a TypeError naming it, and tak
   expect(toolCall("t", undefined, undefined)).toEqual({ type: "toolCall", name: "t", arguments: {} });
   expect(createScriptedModel([], undefined).remaining()).toBe(0);
   expect(userMessage("a", undefined).content).toBe("a");
+});
+
+/** A value no code can read: every helper refuses it in words, naming the argument, never with the engine's text. */
+const REVOKED_CASES: [() => unknown, RegExp][] = [
+  [() => response(revokedProxy() as never), /^response: content must be .*, got an unreadable value$/],
+  [() => assistantMessage(revokedProxy() as never), /^assistantMessage: content must be .*, got an unreadable value$/],
+  [
+    () => traceOf(revokedProxy() as never),
+    /^traceOf: events must be an array of agent events, got an unreadable value$/,
+  ],
+  [() => assertEventGrammar(revokedProxy() as never), /^assertEventGrammar: expected an array of events, got /],
+  [
+    () => sequentialGraces(revokedProxy() as never, 0, 1),
+    /^sequentialGraces: waits must be an array of grace waits, got an unreadable value$/,
+  ],
+  [
+    () => abortListenerCount(revokedProxy() as never),
+    /^abortListenerCount: signal must be an AbortSignal, got an unreadable value$/,
+  ],
+  [() => hang(revokedProxy() as never), /^hang: options must be an object, got an unreadable value$/],
+  [
+    () => createVirtualClock(revokedProxy() as never),
+    /^createVirtualClock: options must be an object, got an unreadable value$/,
+  ],
+];
+
+it("each helper refuses a value that cannot be read (a revoked proxy) with a TypeError naming the argument", async () => {
+  for (const [call, message] of REVOKED_CASES) {
+    expect(call, String(message)).toThrow(message);
+    expect(call, String(message)).toThrow(TypeError);
+  }
+  await expect(collectStream(revokedProxy() as never)).rejects.toThrow(
+    /^collectStream: stream must be an event stream .*, got an unreadable value$/,
+  );
+  expect(() => hang(throwingGetter("afterEvents") as never)).toThrow(
+    new TypeError("hang: options.afterEvents could not be read: afterEvents getter failed"),
+  );
 });

@@ -1,5 +1,6 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { Type } from "@sinclair/typebox";
+import { onAbort } from "@turnkit/agent-loop/internal";
 import { createBashEnvSpawnHook, type BashEnvSpawnHookOptions } from "../../bash-env.js";
 import { defineRuntimeTool } from "../define-runtime-tool.js";
 import type { RuntimeTool, RuntimeToolResult } from "../runtime-tool.js";
@@ -140,16 +141,15 @@ function runCommand(command: string, options: RunCommandOptions): Promise<Runtim
       killGroup();
     }, options.timeoutMs);
     timer.unref();
-    const onAbort = () => {
+    const stopListening = onAbort(options.signal, () => {
       aborted = true;
       killGroup();
-    };
-    options.signal.addEventListener("abort", onAbort, { once: true });
+    });
 
     const cleanUp = () => {
       clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
-      options.signal.removeEventListener("abort", onAbort);
+      stopListening();
       child.stdout?.destroy();
       child.stderr?.destroy();
     };
