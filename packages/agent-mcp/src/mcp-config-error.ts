@@ -1,4 +1,4 @@
-import { hasBrand } from "@turnkit/agent-loop/internal";
+import { assertStringArgument, hasBrand, readArgumentFields } from "@turnkit/agent-loop/internal";
 import { TurnkitConfigError } from "@turnkit/agent-core";
 
 const MCP_CONFIG_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpConfigError");
@@ -25,11 +25,24 @@ export class McpConfigError extends TurnkitConfigError<typeof INVALID_MCP_OPTION
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [MCP_CONFIG_ERROR_MARKER] = true;
 
-  /** `where` names the call that was given the option; `createMcpExtension` unless said otherwise. */
+  /**
+   * `where` names the call that was given the option; `createMcpExtension`
+   * unless said otherwise. Throws a `TypeError` naming the argument when
+   * `options` is no object, one of its fields cannot be read, or `field`,
+   * `problem` or a given `where` is no string.
+   */
   constructor(options: { field: string; problem: string; where?: string }) {
-    super(INVALID_MCP_OPTIONS, `${options.where ?? "createMcpExtension"}: ${options.field} ${options.problem}`);
+    const { field, problem, where } = readArgumentFields(options, "McpConfigError", "options", [
+      "field",
+      "problem",
+      "where",
+    ]);
+    assertStringArgument(field, "McpConfigError", "options.field");
+    assertStringArgument(problem, "McpConfigError", "options.problem");
+    if (where !== undefined) assertStringArgument(where, "McpConfigError", "options.where");
+    super(INVALID_MCP_OPTIONS, `${where ?? "createMcpExtension"}: ${field} ${problem}`);
     this.name = "McpConfigError";
-    this.field = options.field;
+    this.field = field;
   }
 
   /** True for an McpConfigError from any copy of the package. */

@@ -1,4 +1,10 @@
-import { hasBrand } from "@turnkit/agent-loop/internal";
+import {
+  assertOneOfArgument,
+  assertStringArgument,
+  errorOptionsOf,
+  hasBrand,
+  readArgumentFields,
+} from "@turnkit/agent-loop/internal";
 import { TurnkitError } from "@turnkit/agent-core";
 
 const MCP_SERVER_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpServerError");
@@ -43,10 +49,21 @@ export class McpServerError extends TurnkitError {
   /** Brand `isInstance` checks; keyed by `Symbol.for`, so it matches across package copies. */
   readonly [MCP_SERVER_ERROR_MARKER] = true;
 
+  /**
+   * Throws a `TypeError` naming the argument when `options` is no object,
+   * one of its fields cannot be read, `code` is none of
+   * {@link McpServerErrorCode}, or `serverId` or `message` is no string.
+   */
   constructor(options: { code: McpServerErrorCode; serverId: string; message: string; cause?: unknown }) {
-    super(options.code, `MCP server "${options.serverId}" ${options.message}`, { cause: options.cause });
+    const where = "McpServerError";
+    const fields = readArgumentFields(options, where, "options", ["code", "serverId", "message", "cause"]);
+    const { code, serverId, message, cause } = fields;
+    assertOneOfArgument(code, Object.values(McpServerErrorCode), where, "options.code");
+    assertStringArgument(serverId, where, "options.serverId");
+    assertStringArgument(message, where, "options.message");
+    super(code, `MCP server "${serverId}" ${message}`, errorOptionsOf(cause));
     this.name = "McpServerError";
-    this.serverId = options.serverId;
+    this.serverId = serverId;
   }
 
   /** True for an McpServerError from any copy of the package. */
