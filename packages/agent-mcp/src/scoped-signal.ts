@@ -1,3 +1,5 @@
+import { onAbort } from "@turnkit/agent-loop/internal";
+
 /**
  * Runs `operation` with a signal that follows `parents` only while the
  * operation runs: it fires when any of them fires (with that one's reason).
@@ -16,8 +18,8 @@ export async function withScopedSignal<T>(
   const follows = parents.map((parent) => {
     const follow = () => scoped.abort(parent.reason);
     if (parent.aborted) follow();
-    else parent.addEventListener("abort", follow, { once: true });
-    return () => parent.removeEventListener("abort", follow);
+    // One listener per parent however many operations follow it (a turn's many calls, a host's shared signal).
+    return onAbort(parent, follow);
   });
   try {
     return await operation(scoped.signal);
