@@ -41,6 +41,19 @@ import type {
   ToolExecutionStartContext,
 } from "./types.js";
 
+/**
+ * Node's `setMaxListeners` (`undefined` outside Node, which has no such
+ * warning): a run's own signal is shared by every tool call of a batch, as
+ * in pi, and a batch of more than ten calls that each listen on it (a
+ * `fetch(url, { signal })`) is no leak. Read without a static import, so
+ * the loop still runs in a browser.
+ */
+const setMaxListeners = (
+  globalThis as {
+    process?: { getBuiltinModule?: (id: string) => { setMaxListeners?: (n: number, target: EventTarget) => void } };
+  }
+).process?.getBuiltinModule?.("node:events")?.setMaxListeners;
+
 interface ActiveRun {
   promise: Promise<void>;
   abortController: AbortController;
@@ -307,6 +320,8 @@ export class Agent {
 
   private async runWithLifecycle(execute: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
     const abortController = new AbortController();
+    // Any number of the run's tool calls may listen on its signal without Node warning of a leak (0: no limit).
+    setMaxListeners?.(0, abortController.signal);
     let resolveRun!: () => void;
     const promise = new Promise<void>((resolve) => {
       resolveRun = resolve;

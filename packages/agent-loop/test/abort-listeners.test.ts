@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../src/index.js";
 import { runAgentLoop } from "../src/index.js";
 import { settleOrAbandon } from "../src/internal.js";
 import {
@@ -142,5 +143,28 @@ describe("abort listeners of a run on the caller's signal", () => {
     await flush();
     expect(warnings).toEqual([]);
     expect(abortListenerCount(signal)).toBe(0);
+  });
+
+  it("an Agent run's own signal: twelve parallel tool calls each listening on it (as fetch does) print no warning, and all abort", async () => {
+    const started = deferred();
+    let listening = 0;
+    const wait: AgentTool<any> = testTool("wait", {
+      executionMode: "parallel",
+      execute: (_id, _args, signal) =>
+        new Promise((resolve) => {
+          signal?.addEventListener("abort", () => resolve(textResult("stopped")), { once: true });
+          if (++listening === 12) started.resolve();
+        }),
+    });
+    const calls = Array.from({ length: 12 }, (_, index) => toolCall("wait", {}, { id: `c${index}` }));
+    const { agent } = createAgentScenario([response(calls), "done"], { tools: [wait] });
+    const run = agent.prompt("go");
+    await started.promise;
+    await flush();
+    expect(warnings).toEqual([]);
+    agent.abort();
+    await run;
+    const results = agent.state.messages.filter((message) => message.role === "toolResult");
+    expect(results).toHaveLength(12);
   });
 });
