@@ -242,7 +242,8 @@ const WRECK_DEPTH = 64;
 
 function wreckObject(value: object, seen: Set<unknown>, depth: number): void {
   if (Array.isArray(value)) {
-    for (const item of value) wreck(item, seen, depth + 1);
+    // By the entries there are: a tool's huge sparse list (length 2^32 - 1) would keep a for...of busy for hours.
+    for (const key of Object.keys(value)) wreck(value[Number(key)], seen, depth + 1);
     value.length = 0;
     return;
   }
