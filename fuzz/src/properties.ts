@@ -293,8 +293,14 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
 }
 
 /** The fast-check property of a {@link FuzzProperty}. */
-export function asyncPropertyOf<TScenario>(property: FuzzProperty<TScenario>): fc.IAsyncPropertyWithHooks<[TScenario]> {
-  return fc.asyncProperty(property.arbitrary, (scenario) => property.run(scenario));
+export function asyncPropertyOf<TScenario>(
+  property: FuzzProperty<TScenario>,
+  onCase?: () => void,
+): fc.IAsyncPropertyWithHooks<[TScenario]> {
+  return fc.asyncProperty(property.arbitrary, (scenario) => {
+    onCase?.();
+    return property.run(scenario);
+  });
 }
 
 /** The seed CI uses for every property (fixed so `vitest run` is deterministic). */

@@ -6,6 +6,7 @@
  *   pnpm fuzz --property runner        one property only
  *   pnpm fuzz --property agent --seed 123 --path "4:1:0"   replay a failure
  *   pnpm fuzz --include-known-bugs     also generate what fuzz/src/known-bugs.ts excludes
+ *   pnpm fuzz --stall-seconds 60       report and kill a run whose case blocks its thread for 60 s (default 120)
  *
  * The budget is shared between the properties by weight and cut into
  * batches; batch k runs with seed `base + k`, so the whole run covers the
@@ -16,6 +17,7 @@
 import fc from "fast-check";
 import { KNOWN_BUGS } from "./known-bugs.js";
 import { type FuzzProperty, asyncPropertyOf, createFuzzProperties } from "./properties.js";
+import { startStallWatch } from "./stall-watch.js";
 import { unhandledRejections } from "./unhandled-rejections.js";
 
 interface FuzzOptions {
@@ -25,9 +27,12 @@ interface FuzzOptions {
   property: string | undefined;
   path: string | undefined;
   includeKnownBugs: boolean;
+  /** How long no new case may start before the run is reported as stalled and killed. */
+  stallSeconds: number;
 }
 
-const USAGE = "usage: pnpm fuzz [--runs N] [--seed S] [--batch N] [--property NAME] [--path P] [--include-known-bugs]";
+const USAGE =
+  "usage: pnpm fuzz [--runs N] [--seed S] [--batch N] [--property NAME] [--path P] [--include-known-bugs] [--stall-seconds N]";
 
 function parseOptions(argv: readonly string[]): FuzzOptions {
   const options: FuzzOptions = {
@@ -37,6 +42,7 @@ function parseOptions(argv: readonly string[]): FuzzOptions {
     property: undefined,
     path: undefined,
     includeKnownBugs: false,
+    stallSeconds: 120,
   };
   const integer = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -68,6 +74,10 @@ function parseOptions(argv: readonly string[]): FuzzOptions {
         break;
       case "--path":
         options.path = value;
+        index++;
+        break;
+      case "--stall-seconds":
+        options.stallSeconds = Math.max(1, integer(flag, value));
         index++;
         break;
       case "--include-known-bugs":
@@ -169,6 +179,7 @@ async function main(): Promise<number> {
     );
 
   const started = performance.now();
+  const watch = startStallWatch(options.stallSeconds * 1000);
   const failures: Failure[] = [];
   let batchIndex = 0;
   let cases = 0;
@@ -182,7 +193,10 @@ async function main(): Promise<number> {
       batchIndex++;
       remaining -= numRuns;
       const batchStarted = performance.now();
-      const details = await fc.check(asyncPropertyOf(property), { seed, numRuns });
+      watch.batchStarted(
+        `[${batchIndex}/${totalBatches}] ${property.name} seed ${seed}; replay: ${replayCommand(property.name, seed, undefined, options.includeKnownBugs)} --runs ${numRuns}`,
+      );
+      const details = await fc.check(asyncPropertyOf(property, watch.caseStarted), { seed, numRuns });
       cases += details.numRuns;
       propertyCases += details.numRuns;
       const status = details.failed ? "FAILED" : "ok";
@@ -204,6 +218,7 @@ async function main(): Promise<number> {
     console.log(`${property.name}: ${propertyCases} cases in ${seconds(performance.now() - propertyStarted)}`);
   }
 
+  watch.stop();
   const elapsed = performance.now() - started;
   console.log("");
   console.log(`cases: ${cases}; seeds ${options.seed} .. ${options.seed + totalBatches - 1}; time ${seconds(elapsed)}`);
