@@ -2,7 +2,8 @@
  * Many turns and runs on one caller signal, as a host hands its shutdown
  * signal to everything it starts: 11 to 40 `PiTurnRunner` turns (on one to
  * three runners) and `runAgentLoop` runs at once, each answering text,
- * calling parallel or sequential tools that answer or wait for the abort, or
+ * calling parallel or sequential tools that answer or wait for the abort
+ * (up to 14 side by side on a turn's own signal), or
  * waiting on a model that never answers; the signal fires at a generated
  * event, once every unsettled run waits, before anything starts, or never.
  *
@@ -40,7 +41,12 @@ export interface SharedSignalCase {
   abort: { kind: "never" } | { kind: "beforeStart" } | { kind: "event"; at: number } | { kind: "whenAllWait" };
 }
 
-const shapeArbitrary = (withWaits: boolean): fc.Arbitrary<SharedSignalRunShape> =>
+/**
+ * `sideBySide`: how many calls of one batch may wait on the run's signal at once. A turn's run has a
+ * signal of its own, on which any number may listen; an `agentLoop` run's tools listen on the host's
+ * signal itself, where more than ten listeners are the host's to allow (Turnkit's one listener beside them).
+ */
+const shapeArbitrary = (withWaits: boolean, sideBySide: number): fc.Arbitrary<SharedSignalRunShape> =>
   fc.oneof(
     fc.constant({ kind: "text" as const }),
     fc.record({
@@ -48,9 +54,8 @@ const shapeArbitrary = (withWaits: boolean): fc.Arbitrary<SharedSignalRunShape> 
       mode: fc.constantFrom("parallel" as const, "sequential" as const),
       calls: withWaits
         ? fc.oneof(
-            fc.array(fc.constantFrom("answers" as const, "waits" as const), { minLength: 1, maxLength: 9 }),
-            // As many calls waiting side by side as the host's tools may listen on their turn's one signal (Turnkit's one listener beside them).
-            fc.array(fc.constant("waits" as const), { minLength: 9, maxLength: 9 }),
+            fc.array(fc.constantFrom("answers" as const, "waits" as const), { minLength: 1, maxLength: sideBySide }),
+            fc.array(fc.constant("waits" as const), { minLength: sideBySide, maxLength: sideBySide }),
           )
         : fc.array(fc.constant("answers" as const), { minLength: 1, maxLength: 14 }),
     }),
@@ -60,11 +65,13 @@ const shapeArbitrary = (withWaits: boolean): fc.Arbitrary<SharedSignalRunShape> 
 const casesWith = (abort: fc.Arbitrary<SharedSignalCase["abort"]>, withWaits: boolean) =>
   fc.record({
     runs: fc.array(
-      fc.record({
-        engine: fc.constantFrom("runner" as const, "runner" as const, "loop" as const),
-        runner: fc.nat({ max: 2 }),
-        shape: shapeArbitrary(withWaits),
-      }),
+      fc.constantFrom("runner" as const, "runner" as const, "loop" as const).chain((engine) =>
+        fc.record({
+          engine: fc.constant(engine),
+          runner: fc.nat({ max: 2 }),
+          shape: shapeArbitrary(withWaits, engine === "runner" ? 14 : 9),
+        }),
+      ),
       { minLength: 11, maxLength: 40 },
     ),
     abort,
