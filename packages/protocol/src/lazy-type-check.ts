@@ -9,9 +9,12 @@ import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 export interface LazyTypeCheck<T extends TSchema> {
   /** True when `value` matches the schema. */
   check(value: unknown): value is Static<T>;
-  /** Readable errors (`/path: message`), empty when `value` matches. */
+  /** Readable errors (`/path: message`), the first {@link MAX_SCHEMA_ERRORS} of them, empty when `value` matches. */
   errors(value: unknown): string[];
 }
+
+/** How many schema errors a check reports at most. */
+const MAX_SCHEMA_ERRORS = 50;
 
 /** Wraps `schema` in a {@link LazyTypeCheck}; nothing is compiled until the first call. */
 export function lazyTypeCheck<T extends TSchema>(schema: T): LazyTypeCheck<T> {
@@ -19,7 +22,15 @@ export function lazyTypeCheck<T extends TSchema>(schema: T): LazyTypeCheck<T> {
   const compile = (): TypeCheck<T> => (compiled ??= TypeCompiler.Compile(schema));
   return {
     check: (value): value is Static<T> => compile().Check(value),
-    errors: (value) => [...compile().Errors(value)].map((error) => `${error.path || "/"}: ${error.message}`),
+    errors: (value) => {
+      const errors: string[] = [];
+      // The checker reports errors one by one: a list of length 2^32 - 1 whose entries are holes has billions.
+      for (const error of compile().Errors(value)) {
+        errors.push(`${error.path || "/"}: ${error.message}`);
+        if (errors.length === MAX_SCHEMA_ERRORS) break;
+      }
+      return errors;
+    },
   };
 }
 

@@ -223,6 +223,20 @@ describe("isRuntimeEvent", () => {
       expect(isRuntimeEvent(broken(persisted(), (e) => (e.payload.messages[0] = { text: "no role" })))).toBe(false);
     });
 
+    it("refuses a list of length 2^32 - 1 with a few entries at once, naming its first holes", () => {
+      // Collected whole, the checker's billions of errors (one per hole) ran the process out of memory.
+      const result = validateRuntimeEvent(
+        broken(persisted(), (e) => {
+          e.payload.messages.length = 2 ** 32 - 1;
+          delete e.payload.messageIds;
+        }),
+      );
+      expect(result.ok).toBe(false);
+      const { errors } = result as { errors: string[] };
+      expect(errors.length).toBeLessThanOrEqual(50);
+      expect(errors).toEqual(expect.arrayContaining([expect.stringMatching(/^\/payload\/messages\/1: /)]));
+    });
+
     it("requires messageIds to be index-aligned with messages", () => {
       const result = validateRuntimeEvent(broken(persisted(), (e) => e.payload.messageIds.push("extra")));
       expect(result).toEqual({ ok: false, errors: ["/payload/messageIds: has 2 ids for 1 messages"] });
