@@ -211,10 +211,11 @@ export function scriptedBlocks(content: unknown, where: string): ScriptedBlock[]
       `${where}: content must be a string, a content block or an array of them, got ${describeValue(content)}`,
     );
   }
-  const blocks: unknown[] = isList(content) ? [...content] : [content];
-  blocks.forEach((block, index) => {
-    const problem = scriptedBlockProblem(block);
+  const list: readonly unknown[] = isList(content) ? content : [content];
+  // Checked index by index before anything is copied: a list of length 2^32 - 1 fails at its first hole.
+  for (let index = 0; index < list.length; index++) {
+    const problem = scriptedBlockProblem(list[index]);
     if (problem) throw new TypeError(`${where}: content${isList(content) ? `[${index}]` : ""}${problem}`);
-  });
-  return copied(blocks as ScriptedBlock[], where, "content");
+  }
+  return copied([...list] as ScriptedBlock[], where, "content");
 }
