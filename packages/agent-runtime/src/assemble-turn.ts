@@ -1,6 +1,6 @@
 import { ConfigErrorCode, TurnkitConfigError, type PiTurnHooks, type RuntimeTool } from "@turnkit/agent-core";
 import { assertRuntimeTool } from "@turnkit/agent-core/internal";
-import { isUnreadable } from "@turnkit/agent-loop/internal";
+import { assertArrayArgument, describeValue, isUnreadable } from "@turnkit/agent-loop/internal";
 import { ExtensionConfigError, ExtensionConfigErrorCode } from "./extension-config-error.js";
 import type { ExtensionDegradedWarning } from "@turnkit/protocol";
 import type { AssembledReminder, AssembledTurn, ExtensionContributionSummary } from "./assembled-turn.js";
@@ -46,7 +46,9 @@ import type { TurnContext } from "./turn-context.js";
  * - `TurnkitConfigError` `invalid_turn_input` for a ctx without
  *   `sessionId`/`turnId`, or one that cannot be read;
  * - `ExtensionConfigError` `invalid_extension_id` for an id the registry
- *   does not hold.
+ *   does not hold;
+ * - `TypeError` naming the argument for a `registry`, `enabledIds` or
+ *   `toolsInUse` that is not what the runtime passes.
  */
 export async function assembleTurnFromRegistry(
   registry: Registry,
@@ -54,6 +56,7 @@ export async function assembleTurnFromRegistry(
   ctx: TurnContext,
   toolsInUse?: ToolsInUse,
 ): Promise<AssembledTurn> {
+  assertRegistryArguments(registry, enabledIds, toolsInUse);
   const context = freezeContext(ctx);
   const enabled = enabledIds.map((id) => {
     const contributions = registry.contributionsOf(id);
@@ -277,6 +280,44 @@ function summarise(
 }
 
 /** A frozen copy of the host's `ctx`, read once: a ctx that cannot be read is refused as one that is no object. */
+/**
+ * Throws a `TypeError` naming the argument of {@link assembleTurnFromRegistry}
+ * that is not what it takes: `registry` the runtime's registry, `enabledIds`
+ * a list of extension ids (checked entry by entry, so a list of length
+ * 2^32 - 1 fails at its first hole), `toolsInUse` the runtime's record or
+ * `undefined`.
+ */
+function assertRegistryArguments(registry: unknown, enabledIds: unknown, toolsInUse: unknown): void {
+  const where = "assembleTurnFromRegistry";
+  if (!hasMethod(registry, "contributionsOf"))
+    throw new TypeError(`${where}: registry must be the runtime's extension registry, got ${describeValue(registry)}`);
+  assertArrayArgument(enabledIds, where, "enabledIds", "extension ids");
+  for (let index = 0; index < enabledIds.length; index++) {
+    let id: unknown;
+    try {
+      id = enabledIds[index];
+    } catch (error) {
+      throw new TypeError(`${where}: enabledIds[${index}] could not be read`, { cause: error });
+    }
+    if (typeof id !== "string")
+      throw new TypeError(`${where}: enabledIds[${index}] must be an extension id, got ${describeValue(id)}`);
+  }
+  if (toolsInUse !== undefined && !hasMethod(toolsInUse, "isNewcomer"))
+    throw new TypeError(
+      `${where}: toolsInUse must be the runtime's record of tools in use, got ${describeValue(toolsInUse)}`,
+    );
+}
+
+/** Whether `value` can be read and has a function `name`. */
+function hasMethod(value: unknown, name: string): boolean {
+  if (typeof value !== "object" || value === null || isUnreadable(value)) return false;
+  try {
+    return typeof (value as Record<string, unknown>)[name] === "function";
+  } catch {
+    return false;
+  }
+}
+
 function freezeContext(ctx: TurnContext): TurnContext {
   if (typeof ctx !== "object" || ctx === null) {
     throw new TurnkitConfigError(

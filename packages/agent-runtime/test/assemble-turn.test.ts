@@ -1,7 +1,11 @@
+import { revokedProxy } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_REMINDER_PRIORITY,
   ExtensionContributionError,
+  Registry,
+  ToolsInUse,
+  assembleTurnFromRegistry,
   createAgentRuntime,
   createPromptExtension,
   createReminderExtension,
@@ -482,5 +486,54 @@ describe("assembleTurn: failing contributions fail the assembly (fail closed)", 
     const error = await rejected(runtime.assembleTurn({ sessionId: "", turnId: "t" }));
     expect(error.code).toBe("invalid_turn_input");
     expect(error.message).toContain("ctx.sessionId");
+  });
+});
+
+describe("assembleTurnFromRegistry given odd arguments", () => {
+  const ctx = { sessionId: "s1", turnId: "t1" };
+  const huge = () => {
+    const ids: unknown[] = ["a"];
+    ids.length = 2 ** 32 - 1;
+    return ids;
+  };
+  const cases: [string, () => Promise<unknown>, RegExp][] = [
+    [
+      "no registry",
+      () => assembleTurnFromRegistry(undefined as never, [], ctx),
+      /^assembleTurnFromRegistry: registry must be the runtime's extension registry, got undefined$/,
+    ],
+    [
+      "a revoked proxy as registry",
+      () => assembleTurnFromRegistry(revokedProxy() as never, [], ctx),
+      /^assembleTurnFromRegistry: registry must be the runtime's extension registry/,
+    ],
+    [
+      "enabledIds that is no list",
+      async () => assembleTurnFromRegistry(await Registry.initialize([]), undefined as never, ctx),
+      /^assembleTurnFromRegistry: enabledIds must be an array of extension ids, got undefined$/,
+    ],
+    [
+      "enabledIds of length 2^32 - 1 (refused at its first hole, not walked)",
+      async () => assembleTurnFromRegistry(await Registry.initialize([]), huge() as never, ctx),
+      /^assembleTurnFromRegistry: enabledIds\[1\] must be an extension id, got undefined$/,
+    ],
+    [
+      "toolsInUse that is no record",
+      async () => assembleTurnFromRegistry(await Registry.initialize([]), [], ctx, {} as never),
+      /^assembleTurnFromRegistry: toolsInUse must be the runtime's record of tools in use/,
+    ],
+  ];
+  it.each(cases)("%s rejects with a TypeError naming the argument", async (_name, call, message) => {
+    const failure = await call().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as Error).message).toMatch(message);
+  });
+
+  it("the runtime's own arguments still assemble a turn", async () => {
+    const assembled = await assembleTurnFromRegistry(await Registry.initialize([]), [], ctx, new ToolsInUse());
+    expect(assembled.tools).toEqual([]);
   });
 });
