@@ -1,4 +1,5 @@
 import { describeValue, isRecord } from "./message-checks.js";
+import { thrownText } from "./synthetic-messages.js";
 import type { Message, SimpleStreamOptions, ThinkingBudgets, Transport } from "@mariozechner/pi-ai";
 import type {
   AfterToolCallContext,
@@ -92,9 +93,30 @@ export function assertOneOf(value: unknown, allowed: readonly string[], name: st
   }
 }
 
+/** `object[field]`, or a `TypeError` naming `name` when the read throws. */
+function readField(object: Record<string, unknown>, field: string, name: string): unknown {
+  try {
+    return object[field];
+  } catch (error) {
+    throw new TypeError(`Agent: ${name} could not be read: ${thrownText(error)}`, { cause: error });
+  }
+}
+
+/**
+ * A model, when given, must be an object whose `api`, `provider` and `id`
+ * can be read: every request and every failure message reads them, and a
+ * model that cannot be read would fail each with the engine's text.
+ */
+function assertReadableModel(model: unknown): void {
+  if (model === undefined) return;
+  if (!isRecord(model))
+    throw new TypeError(`Agent: initialState.model must be a model object, got ${describeValue(model)}`);
+  for (const field of ["api", "provider", "id"]) readField(model, field, `initialState.model.${field}`);
+}
+
 /**
  * Throws a `TypeError` naming the option for an `initialState` that is no
- * object, a mode that is none of its values, or a callback that is no
+ * object, a `model` in it that cannot be read, a mode that is none of its values, or a callback that is no
  * function.
  */
 export function assertAgentOptions(options: AgentOptions): void {
@@ -104,6 +126,7 @@ export function assertAgentOptions(options: AgentOptions): void {
   const initial: unknown = options.initialState;
   if (initial !== undefined && !isRecord(initial))
     throw new TypeError(`Agent: initialState must be an object, got ${describeValue(initial)}`);
+  if (initial !== undefined) assertReadableModel(readField(initial, "model", "initialState.model"));
   if (options.steeringMode !== undefined) assertOneOf(options.steeringMode, QUEUE_MODES, "steeringMode");
   if (options.followUpMode !== undefined) assertOneOf(options.followUpMode, QUEUE_MODES, "followUpMode");
   if (options.toolExecution !== undefined) assertOneOf(options.toolExecution, TOOL_EXECUTION_MODES, "toolExecution");

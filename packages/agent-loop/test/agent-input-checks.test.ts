@@ -221,6 +221,21 @@ describe("the Agent refuses options of the wrong kind, naming the option", () =>
       { initialState: revokedProxy() },
       "initialState must be an object, got an unreadable value",
     ],
+    [
+      "an initial model that cannot be read",
+      { initialState: { model: revokedProxy() } },
+      "initialState.model must be a model object, got an unreadable value",
+    ],
+    [
+      "an initial model that is no object",
+      { initialState: { model: "gpt" } },
+      'initialState.model must be a model object, got "gpt"',
+    ],
+    [
+      "an initial model whose provider cannot be read",
+      { initialState: { model: throwingGetter("provider") } },
+      "initialState.model.provider could not be read: provider getter failed",
+    ],
   ])("%s", (_name, options, message) => {
     expect(() => new Agent(options)).toThrow(new TypeError(`Agent: ${message}`));
   });
