@@ -2,7 +2,7 @@
  * The values the `public-api` and `nested-options` properties hand public
  * functions: odd ones a host passes by mistake (null, NaN, a symbol, a
  * bigint, a revoked proxy, an object whose every read throws, a list with
- * a hole, an async iterable of such values, `fc.anything`) and plausible
+ * a hole, a list of length 2^32 - 1 with two entries, an async iterable of such values, `fc.anything`) and plausible
  * ones to set beside them. A generated argument names a value made at call
  * time when the value itself could not be printed or replayed.
  */
@@ -38,6 +38,17 @@ const MADE_AT_CALL: Record<string, () => unknown> = {
   "an event whose payload throws when read": () => ({ type: "session.status", seq: 1, payload: throwingOnRead() }),
   "a symbol": () => Symbol("odd"),
   "a list with a hole": () => [, 1],
+  "a list of length 2^32 - 1 with two entries": () => hugeSparseList(),
+  "an event whose payload holds a list of length 2^32 - 1": () => ({
+    schema: "turnkit.runtime-event/v1",
+    eventId: "e1",
+    sessionId: "s1",
+    turnId: "t1",
+    seq: 1,
+    ts: "2026-01-01T00:00:00.000Z",
+    type: "message.persisted",
+    payload: { reason: "messageDelta", messages: hugeSparseList() },
+  }),
   "a frozen message without content": () => Object.freeze({ role: "user" }),
   "an object without a prototype": () => Object.create(null),
   "an invalid date": () => new Date(Number.NaN),
@@ -59,6 +70,13 @@ const MADE_AT_CALL: Record<string, () => unknown> = {
   "an error's options whose code getter throws": () => withThrowingGetter(errorOptions(), "code"),
   "an error's options whose cause getter throws": () => withThrowingGetter(errorOptions(), "cause"),
 };
+
+/** A list whose length was set to garbage: two entries, then holes up to 2^32 - 1 (walked index by index: hours). */
+function hugeSparseList(): unknown[] {
+  const list: unknown[] = [{ role: "user", content: "hi", timestamp: 1 }, "second"];
+  list.length = 2 ** 32 - 1;
+  return list;
+}
 
 /** Options an error class takes (`{ code, message }`), for an odd field to sit in. */
 function errorOptions(): Record<string, unknown> {
