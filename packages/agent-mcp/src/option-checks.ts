@@ -65,12 +65,26 @@ export function quoted(value: unknown): string {
   }
 }
 
-/** `value` as text, quoted as JSON (`"5"`), or its kind when it cannot become text. Never throws. */
+/**
+ * `value` as text, quoted as JSON (`"5"`), or its kind when it is an object
+ * (never made text: a list of length 2^32 - 1 would be joined entry by
+ * entry) or cannot become text. Never throws.
+ */
 export function quotedText(value: unknown): string {
+  if (typeof value === "object" && value !== null) return kindOf(value);
   try {
     return JSON.stringify(String(value));
   } catch {
     return kindOf(value);
+  }
+}
+
+/** `value` parsed as a URL when it is a string or a `URL`; `undefined` for anything else or a string that is no URL. Never throws. */
+export function parsedUrl(value: unknown): URL | undefined {
+  try {
+    return typeof value === "string" || value instanceof URL ? new URL(value) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,7 +3,15 @@ import type { McpOAuthOptions } from "./oauth-options.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { McpOAuthProvider } from "./oauth-provider.js";
 import { isList } from "@turnkit/agent-loop/internal";
-import { isRecord, kindOf, optionalString, quotedText, rejectUnknownKeys, stringRecord } from "./option-checks.js";
+import {
+  isRecord,
+  kindOf,
+  optionalString,
+  parsedUrl,
+  quotedText,
+  rejectUnknownKeys,
+  stringRecord,
+} from "./option-checks.js";
 
 /**
  * Validates the `server` option: a stdio command or a Streamable HTTP URL
@@ -51,10 +59,8 @@ export function validateServer(server: unknown): McpTransportSettings {
     };
   }
   rejectUnknownKeys(server, { url: true, headers: true, auth: true, command: true }, "server.");
-  let url: URL;
-  try {
-    url = new URL(server.url as string | URL);
-  } catch {
+  const url = parsedUrl(server.url);
+  if (!url) {
     throw new McpConfigError({
       field: "server.url",
       problem: `must be an http: or https: URL, got ${quotedText(server.url)}`,
@@ -82,9 +88,7 @@ function validateOAuth(auth: unknown): McpOAuthProvider | undefined {
       problem: `must be an object { redirectUrl, authorize, scope?, store? }, got ${kindOf(auth)}`,
     });
   rejectUnknownKeys(auth, { redirectUrl: true, authorize: true, scope: true, store: true }, "server.auth.");
-  try {
-    new URL(auth.redirectUrl as string | URL);
-  } catch {
+  if (!parsedUrl(auth.redirectUrl)) {
     throw new McpConfigError({
       field: "server.auth.redirectUrl",
       problem: `must be a URL, got ${quotedText(auth.redirectUrl)}`,

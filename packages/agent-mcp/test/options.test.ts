@@ -45,6 +45,11 @@ describe("createMcpExtension checks its options before starting anything", () =>
     ],
     [{ id: "x", server: { url: "not a url" } }, "server.url", 'must be an http: or https: URL, got "not a url"'],
     [
+      { id: "x", server: { url: { href: "http://127.0.0.1/mcp" } } },
+      "server.url",
+      "must be an http: or https: URL, got object",
+    ],
+    [
       { id: "x", server: { url: "http://127.0.0.1/mcp", headers: { Authorization: ["Bearer"] } } },
       "server.headers.Authorization",
       "must be a string, got an array",
@@ -156,6 +161,19 @@ describe("createMcpExtension checks its options before starting anything", () =>
     const error = configError(revokedProxy());
     expect(error).toMatchObject({ field: "options" });
     expect(error.message).toBe("createMcpExtension: options must be an object, got an unreadable value");
+  });
+
+  it("a URL that is a list of length 2^32 - 1 is refused at once, never made text (joined entry by entry, it blocked the process)", () => {
+    const list = ["http://127.0.0.1/mcp"];
+    list.length = 2 ** 32 - 1;
+    const error = configError({ id: "x", server: { url: list } });
+    expect(error).toMatchObject({ field: "server.url" });
+    expect(error.message).toBe("createMcpExtension: server.url must be an http: or https: URL, got an array");
+    const redirect = configError({
+      id: "x",
+      server: { url: "http://127.0.0.1/mcp", auth: { redirectUrl: list, authorize: () => "" } },
+    });
+    expect(redirect.message).toBe("createMcpExtension: server.auth.redirectUrl must be a URL, got an array");
   });
 
   it("valid options make an idle extension with a description of its server", () => {
