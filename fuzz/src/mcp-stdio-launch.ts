@@ -1,0 +1,66 @@
+/**
+ * Starts the stdio mode's cases: the server process (`mcp-stdio-server.ts`)
+ * compiled once per run, the SDK bundled in, so each case's process starts
+ * with plain `node` (no TypeScript loader, no module resolution of the
+ * SDK's hundreds of files), and each case's spec and record in a folder of
+ * its own.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { McpStdioServerConfig } from "@turnkit/agent-mcp";
+import { build } from "esbuild";
+import type { McpCaseRecord } from "./mcp-case-server.js";
+import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
+
+const SOURCE = fileURLToPath(new URL("./mcp-stdio-server.ts", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("../node_modules/.mcp-fuzz/stdio-server.mjs", import.meta.url));
+
+let compiled: Promise<unknown> | undefined;
+
+/** A stdio case ready to start: the server option a host gives, and what its processes noted. */
+export interface LaunchedStdioCase {
+  readonly server: McpStdioServerConfig;
+  /** What the case's processes received and were answered so far. */
+  record(): McpCaseRecord;
+  /** The pid of every process started for the case so far. */
+  pids(): number[];
+  /** Removes the case's folder. */
+  cleanup(): void;
+}
+
+/** Prepares `spec`'s server command (compiling the server at the first case of the run). */
+export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdioCase> {
+  compiled ??= build({
+    entryPoints: [SOURCE],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+  });
+  await compiled;
+  const folder = mkdtempSync(join(tmpdir(), "turnkit-mcp-stdio-"));
+  const casePath = join(folder, "case.json");
+  const recordPath = join(folder, "record.jsonl");
+  writeFileSync(casePath, JSON.stringify(spec));
+  writeFileSync(recordPath, "");
+  const entries = (): Record<string, unknown>[] => {
+    // A process appends while this reads: only lines ended by a newline count.
+    const text = readFileSync(recordPath, "utf8");
+    return text
+      .slice(0, text.lastIndexOf("\n") + 1)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+  const values = (key: string) => entries().flatMap((entry) => (key in entry ? [entry[key]] : []));
+  return {
+    server: { command: process.execPath, args: [BUNDLE, casePath, recordPath] },
+    record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
+    pids: () => values("pid") as number[],
+    cleanup: () => rmSync(folder, { recursive: true, force: true }),
+  };
+}
