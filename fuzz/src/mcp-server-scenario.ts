@@ -159,7 +159,8 @@ async function runMcpCase(
       const abortAfterMs = index === 0 ? spec.abortAfterMs : undefined;
       turns.push(await runMcpTurn(spec, mcp, runtime, `t${index + 1}`, abortAfterMs, stdio));
     }
-    if (spec.hostReads && disposing === undefined) await checkHostReads(mcp, SERVER_ID, bounded, imageBytesType);
+    // After a dispose in the middle of a turn the reads fail at once, each an McpServerError naming the server.
+    if (spec.hostReads) await checkHostReads(mcp, SERVER_ID, bounded, imageBytesType);
     return turns;
   } finally {
     clearTimeout(disposeTimer);
