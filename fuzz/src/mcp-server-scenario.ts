@@ -44,7 +44,6 @@ import {
   checkStatus,
   checkTurn,
   imageBytesType,
-  isRunning,
   isStatus,
 } from "./mcp-turn-checks.js";
 import { unhandledRejections } from "./unhandled-rejections.js";
@@ -79,7 +78,7 @@ export async function checkMcpStdioCase(spec: McpStdioCase): Promise<void> {
   const launched = await launchStdioCase(spec);
   try {
     await checkServedCase(spec, launched.server, launched.record, launched);
-    const left = launched.pids().filter(isRunning);
+    const left = launched.running();
     if (left.length > 0)
       throw new InvariantViolation(
         "no server process outlives the runtime's dispose",

@@ -5,7 +5,7 @@
  * SDK's hundreds of files), and each case's spec and record in a folder of
  * its own.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +26,8 @@ export interface LaunchedStdioCase {
   record(): McpCaseRecord;
   /** The pid of every process started for the case so far. */
   pids(): number[];
+  /** Those of the case's processes still running. */
+  running(): number[];
   /** Removes the case's folder. */
   cleanup(): void;
 }
@@ -61,6 +63,26 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
     server: { command: process.execPath, args: [BUNDLE, casePath, recordPath] },
     record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
     pids: () => values("pid") as number[],
+    running: () => (values("pid") as number[]).filter((pid) => runs(pid, casePath)),
     cleanup: () => rmSync(folder, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Whether the process `pid` runs, and is the case's (where `/proc` tells
+ * a process's command line: a pid the system gave again to another
+ * process after the case's exited is not the case's).
+ */
+function runs(pid: number, casePath: string): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (!existsSync("/proc/self/cmdline")) return true;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(casePath);
+  } catch {
+    return false;
+  }
 }

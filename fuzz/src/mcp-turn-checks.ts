@@ -195,13 +195,3 @@ export function checkStatus(status: McpServerStatus): void {
   if (error.message.length > 2_000)
     throw new InvariantViolation("a status's last error is a message of bounded length", where);
 }
-
-/** Whether a process with this pid is still running. */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
