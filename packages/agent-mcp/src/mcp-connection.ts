@@ -1,3 +1,4 @@
+// Why this file is long: it is one live session from handshake to close, and its failure paths (a broken line, a lost process, a forgotten HTTP session, a dropped event stream) share the state that decides which call gets which answer.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   PromptListChangedNotificationSchema,
@@ -112,6 +113,7 @@ export class McpConnection {
       await connection.request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
         client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
       );
+      connection.readUntilBroken();
     } catch (error) {
       await connection.close();
       // An HTTP server that wants OAuth: the host authorizes once, and the connect is made again with the tokens.
@@ -237,11 +239,32 @@ export class McpConnection {
     });
   }
 
-  /** Requests in flight can no longer be answered: each fails with `reason`, and so does every later one. */
+  /**
+   * Requests in flight can no longer be answered: each fails with `reason`,
+   * and so does every later one. An answer read before the break (in the
+   * chunk that held the line that broke it) is its request's: the requests
+   * fail once what was read settled (a macrotask later), and nothing read
+   * after the break is delivered (see {@link readUntilBroken}).
+   */
   private breakRequests(reason: McpServerError): void {
     this.breakReason ??= reason;
-    for (const fail of this.inFlight) fail(this.breakReason);
-    this.inFlight.clear();
+    const broken = this.breakReason;
+    setImmediate(() => {
+      for (const fail of this.inFlight) fail(broken);
+      this.inFlight.clear();
+    });
+  }
+
+  /**
+   * From now on, a message the transport reads after the connection broke
+   * is dropped: an answer that follows a line that is not JSON-RPC cannot
+   * be trusted to be its request's.
+   */
+  private readUntilBroken(): void {
+    const deliver = this.opened.transport.onmessage;
+    this.opened.transport.onmessage = (message, extra) => {
+      if (this.breakReason === undefined) deliver?.(message, extra);
+    };
   }
 
   /**
