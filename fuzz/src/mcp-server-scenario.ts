@@ -41,6 +41,7 @@ import { type LaunchedStdioCase, launchStdioCase } from "./mcp-stdio-launch.js";
 import {
   type McpTurnObservation,
   SERVER_ID,
+  checkAnsweredCalls,
   checkStatus,
   checkTurn,
   imageBytesType,
@@ -100,6 +101,7 @@ async function checkServedCase(
   const notes: unknown[] = [];
   const turns = await bounded(runMcpCase(spec, server, notes, stdio), "the case (assembly, turns and dispose)");
   for (const turn of turns) checkTurn(spec, turn);
+  if (stdio && "stdio" in spec) checkAnsweredCalls(spec, turns, stdio.answeredBeforeBreak(MAX_MESSAGE_BYTES));
   const found = engineText(record().answers);
   if (found) throw new InvariantViolation("no engine text in the client's answers to the server", `…${found}…`);
   const noted = engineText(notes);

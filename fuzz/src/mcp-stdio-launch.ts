@@ -28,6 +28,13 @@ export interface LaunchedStdioCase {
   pids(): number[];
   /** Those of the case's processes still running. */
   running(): number[];
+  /**
+   * How many calls of each tool a process answered (a message of at most
+   * `maxBytes`) before it wrote or did anything that breaks its
+   * connection: a stray line that is no message, a message longer than
+   * `maxBytes`, an exit, a signal, a closed stdout.
+   */
+  answeredBeforeBreak(maxBytes: number): Map<string, number>;
   /** Removes the case's folder. */
   cleanup(): void;
 }
@@ -64,6 +71,17 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
     record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
     pids: () => values("pid") as number[],
     running: () => (values("pid") as number[]).filter((pid) => runs(pid, casePath)),
+    answeredBeforeBreak: (maxBytes) => {
+      const broken = new Set<unknown>();
+      const answered = new Map<string, number>();
+      for (const entry of entries()) {
+        const tooLarge = typeof entry.bytes === "number" && entry.bytes > maxBytes;
+        if ("broke" in entry || tooLarge) broken.add(entry.process);
+        else if (typeof entry.answered === "string" && !broken.has(entry.process))
+          answered.set(entry.answered, (answered.get(entry.answered) ?? 0) + 1);
+      }
+      return answered;
+    },
     cleanup: () => rmSync(folder, { recursive: true, force: true }),
   };
 }

@@ -49,6 +49,13 @@ class CaseStdout {
     return this.chain;
   }
 
+  /** Writes a message held to go with the next one now. */
+  flush(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) this.write(held);
+  }
+
   /** Closes fd 1; later writes are dropped. */
   close(): void {
     this.flush();
@@ -87,12 +94,6 @@ class CaseStdout {
     }
   }
 
-  private flush(): void {
-    const held = this.held;
-    this.held = undefined;
-    if (held) this.write(held);
-  }
-
   private write(bytes: Buffer): void {
     let offset = 0;
     while (!this.closed && offset < bytes.length) {
@@ -110,12 +111,14 @@ class CaseStdout {
 const [casePath, recordPath] = process.argv.slice(2) as [string, string];
 const spec = JSON.parse(readFileSync(casePath, "utf8")) as McpStdioCase;
 const behaviour = spec.stdio;
-const record = (entry: Record<string, unknown>) => appendFileSync(recordPath, `${JSON.stringify(entry)}\n`);
+/** Notes `entry` in the record file; `process` names the process each entry is of. */
+const record = (entry: Record<string, unknown>) =>
+  appendFileSync(recordPath, `${JSON.stringify({ ...entry, process: process.pid })}\n`);
 const firstProcess = !readFileSync(recordPath, "utf8").includes('"pid"');
 record({ pid: process.pid });
 const out = new CaseStdout(behaviour);
-/** The index of each `tools/call` of this process (in the order they came), by request id, until answered. */
-const callIds = new Map<string | number, number>();
+/** Each `tools/call` of this process (its index, in the order they came, and its tool), by request id, until answered. */
+const callIds = new Map<string | number, { readonly index: number; readonly name: unknown }>();
 let calls = 0;
 
 /** Whether `event` happens now: at this moment (and call), in this process. */
@@ -125,8 +128,16 @@ function due<T>(event: McpStdioEvent<T> | undefined, at: McpStdioMoment, call: n
   );
 }
 
+/**
+ * What the case does at a moment. Whatever may break the connection is
+ * noted (`broke`) before it is written: a call answered before (`answered`)
+ * must keep its answer.
+ */
 async function moment(at: McpStdioMoment, call = 0): Promise<void> {
-  if (due(behaviour.stray, at, call)) await out.line(strayLine(behaviour.stray.what));
+  if (due(behaviour.stray, at, call)) {
+    if (behaviour.stray.what !== "unknownId") record({ broke: behaviour.stray.what });
+    await out.line(strayLine(behaviour.stray.what));
+  }
   if (due(behaviour.end, at, call)) await endProcess(behaviour.end.what);
 }
 
@@ -155,6 +166,9 @@ function strayLine(line: McpStrayLine): string {
 
 /** Ends the process as `end` says; resolves never (a closed stdout: the process lives on). */
 function endProcess(end: McpProcessEnd): Promise<never> {
+  record({ broke: end.kind });
+  // What the process wrote is read before its end, as a real process's is.
+  out.flush();
   switch (end.kind) {
     case "exit":
       process.stderr.write(`fuzz server: exiting with code ${end.code}\n`);
@@ -212,22 +226,25 @@ const server = caseServer(state, {
   endCall: (kind) => endProcess(kind === "hangUp" ? { kind: "exit", code: 1 } : { kind: "closeStdout" }),
   callStarted: async (_name, requestId) => {
     flood();
-    await moment("call", callIds.get(requestId) ?? -1);
+    await moment("call", callIds.get(requestId)?.index ?? -1);
   },
 });
 await server.connect(transport);
 const receive = transport.onmessage!;
 transport.onmessage = (message: JSONRPCMessage) => {
-  const request = message as { method?: unknown; id?: string | number };
+  const request = message as { method?: unknown; id?: string | number; params?: { name?: unknown } };
   if (request.method === "initialize" && behaviour.silentInitialize && firstProcess) return;
-  if (request.method === "tools/call" && request.id !== undefined) callIds.set(request.id, calls++);
+  if (request.method === "tools/call" && request.id !== undefined)
+    callIds.set(request.id, { index: calls++, name: request.params?.name });
   receive(message);
 };
 transport.send = async (message: JSONRPCMessage) => {
-  await out.line(JSON.stringify(withRawResult(message)));
+  const line = JSON.stringify(withRawResult(message));
+  await out.line(line);
   const { id, method } = message as { id?: string | number; method?: unknown };
   const call = method === undefined && id !== undefined ? callIds.get(id) : undefined;
   if (call === undefined) return;
   callIds.delete(id!);
-  await moment("answered", call);
+  record({ answered: call.name, bytes: Buffer.byteLength(line) });
+  await moment("answered", call.index);
 };

@@ -195,3 +195,43 @@ export function checkStatus(status: McpServerStatus): void {
   if (error.message.length > 2_000)
     throw new InvariantViolation("a status's last error is a message of bounded length", where);
 }
+
+/** What a call gets when its connection broke before its answer came: never the lot of a call the server answered. */
+const LOST_BEFORE_ANSWER = /wrote a message that is not JSON-RPC|sent a message longer than maxMessageBytes|" exited/;
+
+/**
+ * A call the stdio server answered before it broke its connection (a
+ * stray line, an exit, a signal, a closed stdout after the answer) keeps
+ * its answer: of a tool's calls, at most those the server did not answer
+ * so may fail as calls whose connection broke before their answer. Not
+ * checked when something else can break the connection unseen (a
+ * byte-order mark, a raw message a tool sends).
+ */
+export function checkAnsweredCalls(
+  spec: McpStdioCase,
+  turns: readonly McpTurnObservation[],
+  answered: ReadonlyMap<string, number>,
+): void {
+  if (spec.stdio.bom !== "none" || spec.tools.some((tool) => tool.steps.some((step) => step.kind === "raw"))) return;
+  const results = turns.flatMap((turn) =>
+    turn.persisted.flatMap((message) =>
+      message.role === "toolResult" && turn.serverNames.has(message.toolName)
+        ? [{ tool: turn.serverNames.get(message.toolName)!, message }]
+        : [],
+    ),
+  );
+  for (const [tool, answers] of answered) {
+    const calls = results.filter((result) => result.tool === tool);
+    const lost = calls.filter(
+      ({ message }) =>
+        message.isError &&
+        (message.details as { error?: unknown } | undefined)?.error !== undefined &&
+        LOST_BEFORE_ANSWER.test(textOf(message.content)),
+    );
+    if (lost.length > calls.length - answers)
+      throw new InvariantViolation(
+        "a call the server answered keeps its answer",
+        `${tool}: ${answers} of ${calls.length} calls answered before the connection broke, ${lost.length} failed as lost: ${describeValue(lost[0]!.message)}`,
+      );
+  }
+}
