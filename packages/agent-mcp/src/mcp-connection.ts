@@ -114,6 +114,8 @@ export class McpConnection {
         client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
       );
       connection.readUntilBroken();
+      // Broken in the handshake (a line that is not JSON-RPC before the answer): the answer read after it is not trusted.
+      if (connection.breakReason) throw connection.breakReason;
     } catch (error) {
       await connection.close();
       // An HTTP server that wants OAuth: the host authorizes once, and the connect is made again with the tokens.
@@ -139,9 +141,13 @@ export class McpConnection {
         .request("logging/setLevel", settings.connectTimeoutMs, [signal], (scoped) =>
           client.setLoggingLevel(level, { timeout: settings.connectTimeoutMs, signal: scoped }),
         )
-        .catch((error: unknown) =>
-          settings.logger?.warn?.(`MCP server "${settings.id}" refused logging/setLevel ${level}`, { error }),
-        );
+        .catch((error: unknown) => {
+          try {
+            settings.logger?.warn?.(`MCP server "${settings.id}" refused logging/setLevel ${level}`, { error });
+          } catch {
+            // The host's logger failing is not the server's problem.
+          }
+        });
     }
     return connection;
   }
