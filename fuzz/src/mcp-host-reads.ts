@@ -4,7 +4,8 @@
  * `resources/templates/list`, `resources/read`, `prompts/list` and
  * `prompts/get` (lists with entries missing or breaking fields, contents
  * of every kind with odd values, prompt messages of every role and content
- * kind, JSON-RPC errors, a handler that throws, no answer), and the checks
+ * kind, JSON-RPC errors, a handler that throws, no answer; served by
+ * `mcp-host-read-answers.ts`), and the checks
  * of what `@turnkit/agent-mcp` makes of it: `listResources`,
  * `listResourceTemplates`, `readResource`, `resourceAsContext`,
  * `listPrompts`, `getPrompt` and `expandPrompt` each settle within the
@@ -13,15 +14,6 @@
  * host is a message a turn takes (images of a type models take); no
  * engine text anywhere.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListResourcesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
 import { inputMessageProblem } from "@turnkit/agent-core/internal";
 import { agentMessageProblem } from "@turnkit/agent-loop/internal";
 import { type McpExtension, McpServerError, McpServerErrorCode } from "@turnkit/agent-mcp";
@@ -115,46 +107,6 @@ export const hostReadsArbitrary: fc.Arbitrary<McpHostReads> = fc.record({
     ),
   ),
 });
-
-/** The capabilities a server with `reads` declares besides its own. */
-export function readCapabilities(reads: McpHostReads | undefined): Record<string, unknown> {
-  return reads?.declared ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true } } : {};
-}
-
-/**
- * Answers the host's reads on `server` as `reads` says, each result marked
- * with `raw` (the key under which a result is sent as it is). `never`
- * holds a request the server leaves unanswered.
- */
-export function serveHostReads(
-  server: Server,
-  reads: McpHostReads | undefined,
-  raw: (result: unknown) => never,
-  never: (signal: AbortSignal) => Promise<never>,
-): void {
-  if (!reads?.declared) return;
-  const answer = (read: McpReadAnswer, signal: AbortSignal): Promise<never> => {
-    switch (read.kind) {
-      case "result":
-        return Promise.resolve(raw(read.result));
-      case "jsonRpcError":
-        return Promise.reject(new McpError(read.code, read.message));
-      case "throw":
-        return Promise.reject(new Error("the index is down"));
-      case "hang":
-        return never(signal);
-      default: {
-        const unreachable: never = read;
-        return unreachable;
-      }
-    }
-  };
-  server.setRequestHandler(ListResourcesRequestSchema, (_, extra) => answer(reads.resources, extra.signal));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (_, extra) => answer(reads.templates, extra.signal));
-  server.setRequestHandler(ReadResourceRequestSchema, (_, extra) => answer(reads.read, extra.signal));
-  server.setRequestHandler(ListPromptsRequestSchema, (_, extra) => answer(reads.prompts, extra.signal));
-  server.setRequestHandler(GetPromptRequestSchema, (_, extra) => answer(reads.prompt, extra.signal));
-}
 
 const ERROR_CODES = new Set<string>(Object.values(McpServerErrorCode));
 

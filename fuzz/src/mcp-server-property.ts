@@ -1,15 +1,17 @@
 /**
- * The `mcp-server` property (generated MCP servers through
- * `@turnkit/agent-mcp`; see `mcp-server-scenario.ts`). Its cases run
- * over HTTP and so need the MCP SDK's HTTP client, which the fuzz's own
- * vitest project (the `source` condition) cannot load: CI runs it from
- * agent-mcp's tests (`packages/agent-mcp/test/server-fuzz.test.ts`),
- * `pnpm fuzz --property mcp-server` from here. The case runner is loaded
- * at the first case, so the other properties never load the SDK.
+ * The `mcp-server` and `mcp-stdio-server` properties (generated MCP
+ * servers through `@turnkit/agent-mcp`; see `mcp-server-scenario.ts`),
+ * over Streamable HTTP and over stdio from a child process. Their cases
+ * need the MCP SDK's HTTP client, which the fuzz's own vitest project (the
+ * `source` condition) cannot load: CI runs them from agent-mcp's project
+ * (`fuzz/test/mcp/`), `pnpm fuzz --property mcp-server` from here. The
+ * case runner is loaded at the first case, so the other properties never
+ * load the SDK.
  */
 import fc from "fast-check";
-import { type McpFuzzCase, mcpFuzzCaseArbitrary } from "./mcp-server-arbitraries.js";
 import type { FuzzProperty } from "./fuzz-property.js";
+import { type McpFuzzCase, mcpFuzzCaseArbitrary } from "./mcp-server-arbitraries.js";
+import { type McpStdioCase, mcpStdioCaseArbitrary } from "./mcp-stdio-arbitraries.js";
 
 /** The property, as `createFuzzProperties` lists it. */
 export const mcpServerProperty: FuzzProperty<McpFuzzCase> = {
@@ -22,11 +24,25 @@ export const mcpServerProperty: FuzzProperty<McpFuzzCase> = {
   fuzzWeight: 0.5,
 };
 
-/** Runs the property with fast-check's `assert` (`numRuns` cases from `seed`), then stops its server. */
-export async function assertMcpServerProperty(options: { seed: number; numRuns: number }): Promise<void> {
+/** The same generated servers as child processes over stdio, misbehaving as only a process can. */
+export const mcpStdioServerProperty: FuzzProperty<McpStdioCase> = {
+  name: "mcp-stdio-server",
+  description:
+    "generated MCP servers as child processes over stdio (the same servers, written a line at a time, in CRLF, split or two to a write, with a byte-order mark; stray log lines, JSON that is no JSON-RPC, answers to ids never asked, lines past maxMessageBytes; exits, signals and a closed stdout before the handshake, in a call and between calls; initialize never answered; a stderr flood; SIGTERM ignored; writes after stdin ended; the runtime disposed mid-call): every call answered, failures typed and named, statuses and restarts as documented, no process left, no hang",
+  arbitrary: mcpStdioCaseArbitrary,
+  run: async (scenario) => (await import("./mcp-server-scenario.js")).checkMcpStdioCase(scenario),
+  ciRuns: 8,
+  fuzzWeight: 0.25,
+};
+
+/** Runs `property` with fast-check's `assert` (`numRuns` cases from `seed`), then stops the HTTP server. */
+export async function assertMcpServerProperty<TScenario>(
+  property: FuzzProperty<TScenario>,
+  options: { seed: number; numRuns: number },
+): Promise<void> {
   try {
     await fc.assert(
-      fc.asyncProperty(mcpServerProperty.arbitrary, (scenario) => mcpServerProperty.run(scenario)),
+      fc.asyncProperty(property.arbitrary, (scenario) => property.run(scenario)),
       options,
     );
   } finally {

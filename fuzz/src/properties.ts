@@ -42,7 +42,7 @@ import {
   turnScenarioArbitrary,
 } from "./scenario-arbitraries.js";
 import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
-import { mcpServerProperty } from "./mcp-server-property.js";
+import { mcpServerProperty, mcpStdioServerProperty } from "./mcp-server-property.js";
 import type { FuzzProperty } from "./fuzz-property.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
@@ -289,6 +289,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     abortAnywhere,
     extensionFaults,
     mcpServerProperty,
+    mcpStdioServerProperty,
   ];
 }
 

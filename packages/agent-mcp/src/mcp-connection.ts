@@ -1,3 +1,4 @@
+// Why this file is long: it is one live session from handshake to close, and its failure paths (a broken line, a lost process, a forgotten HTTP session, a dropped event stream) share the state that decides which call gets which answer.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   PromptListChangedNotificationSchema,
@@ -112,6 +113,9 @@ export class McpConnection {
       await connection.request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
         client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
       );
+      connection.readUntilBroken();
+      // Broken in the handshake (a line that is not JSON-RPC before the answer): the answer read after it is not trusted.
+      if (connection.breakReason) throw connection.breakReason;
     } catch (error) {
       await connection.close();
       // An HTTP server that wants OAuth: the host authorizes once, and the connect is made again with the tokens.
@@ -137,9 +141,13 @@ export class McpConnection {
         .request("logging/setLevel", settings.connectTimeoutMs, [signal], (scoped) =>
           client.setLoggingLevel(level, { timeout: settings.connectTimeoutMs, signal: scoped }),
         )
-        .catch((error: unknown) =>
-          settings.logger?.warn?.(`MCP server "${settings.id}" refused logging/setLevel ${level}`, { error }),
-        );
+        .catch((error: unknown) => {
+          try {
+            settings.logger?.warn?.(`MCP server "${settings.id}" refused logging/setLevel ${level}`, { error });
+          } catch {
+            // The host's logger failing is not the server's problem.
+          }
+        });
     }
     return connection;
   }
@@ -237,11 +245,32 @@ export class McpConnection {
     });
   }
 
-  /** Requests in flight can no longer be answered: each fails with `reason`, and so does every later one. */
+  /**
+   * Requests in flight can no longer be answered: each fails with `reason`,
+   * and so does every later one. An answer read before the break (in the
+   * chunk that held the line that broke it) is its request's: the requests
+   * fail once what was read settled (a macrotask later), and nothing read
+   * after the break is delivered (see {@link readUntilBroken}).
+   */
   private breakRequests(reason: McpServerError): void {
     this.breakReason ??= reason;
-    for (const fail of this.inFlight) fail(this.breakReason);
-    this.inFlight.clear();
+    const broken = this.breakReason;
+    setImmediate(() => {
+      for (const fail of this.inFlight) fail(broken);
+      this.inFlight.clear();
+    });
+  }
+
+  /**
+   * From now on, a message the transport reads after the connection broke
+   * is dropped: an answer that follows a line that is not JSON-RPC cannot
+   * be trusted to be its request's.
+   */
+  private readUntilBroken(): void {
+    const deliver = this.opened.transport.onmessage;
+    this.opened.transport.onmessage = (message, extra) => {
+      if (this.breakReason === undefined) deliver?.(message, extra);
+    };
   }
 
   /**

@@ -53,7 +53,7 @@ export async function createTransport(
 ): Promise<OpenedTransport> {
   switch (settings.kind) {
     case "stdio": {
-      const transport = new StdioClientTransport({
+      const transport = new StdioTransportKeepingPid({
         command: settings.command,
         args: [...settings.args],
         env: { ...settings.env },
@@ -65,7 +65,7 @@ export async function createTransport(
       return {
         transport,
         endSession: async () => {},
-        pid: () => transport.pid ?? undefined,
+        pid: () => transport.spawnedPid,
         authorize: async () => false,
       };
     }
@@ -103,6 +103,23 @@ export async function createTransport(
       const unreachable: never = settings;
       return unreachable;
     }
+  }
+}
+
+/**
+ * The SDK's stdio transport, which remembers its process's id from the
+ * spawn on. The SDK forgets it when it closes the transport on its own (a
+ * handshake that failed or timed out, a message longer than its buffer),
+ * while the process may still run: a server that closed its stdout, or
+ * ignores end-of-input, would outlive the extension's dispose.
+ */
+class StdioTransportKeepingPid extends StdioClientTransport {
+  /** The process's id once it spawned; kept after the transport closed. */
+  spawnedPid: number | undefined;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.spawnedPid = this.pid ?? undefined;
   }
 }
 

@@ -1,0 +1,121 @@
+/**
+ * The stdio mode of the `mcp-server` property (`mcp-stdio-server`): a
+ * generated case (`McpFuzzCase`) served by a child process on
+ * stdin/stdout, plus what only a process does. How it writes its messages
+ * (a line each, CRLF, each split over two writes, two in one write, a
+ * byte-order mark); lines that are no message (a log line, JSON that is no
+ * JSON-RPC, an answer to an id never asked, a line past
+ * `maxMessageBytes`, a blank line) at its start, in a call or after an
+ * answer; exiting (code 0 or 1, killed by a signal) or closing its stdout
+ * and staying alive, before the handshake, in a call or between calls, in
+ * its first process only or in every one; never answering `initialize`; a
+ * flood of stderr; ignoring `SIGTERM` and end-of-input; writing after the
+ * host closed its input. And the host's side: disposing the runtime while
+ * a call runs. Plain data, so a counterexample prints and replays.
+ */
+import fc from "fast-check";
+import { type McpFuzzCase, mcpFuzzCaseArbitrary } from "./mcp-server-arbitraries.js";
+
+/** When in a process's life something happens: before the handshake, as a call arrives, right after a call was answered. */
+export type McpStdioMoment = "start" | "call" | "answered";
+
+/** How a process stops serving. */
+export type McpProcessEnd =
+  | { readonly kind: "exit"; readonly code: 0 | 1 }
+  | { readonly kind: "signal"; readonly signal: "SIGKILL" | "SIGHUP" }
+  /** Closes its stdout and stays alive (until a signal ends it). */
+  | { readonly kind: "closeStdout" };
+
+/** A line on stdout that is no message the client asked for. */
+export type McpStrayLine =
+  /** A log line, as servers that print to stdout write (not JSON). */
+  | "log"
+  /** JSON that is not JSON-RPC. */
+  | "notJsonRpc"
+  /** A JSON-RPC answer to an id the client never used. */
+  | "unknownId"
+  /** A line longer than `maxMessageBytes` and the pipe chunk it may come with. */
+  | "long"
+  | "blank";
+
+/** Something that happens at a moment: at `call` and `answered`, at the process's `call`-th call (from 0). */
+export interface McpStdioEvent<T> {
+  readonly at: McpStdioMoment;
+  readonly call: number;
+  /** Only in the case's first process; else in every restarted one too. */
+  readonly once: boolean;
+  readonly what: T;
+}
+
+/** How the case's process behaves as a process. */
+export interface McpStdioBehaviour {
+  /** How each message goes out: a line, a CRLF line, in two writes (split inside a character now and then), two in one write. */
+  readonly framing: "line" | "crlf" | "split" | "coalesced";
+  /** A UTF-8 byte-order mark before its first line, or before every line. */
+  readonly bom: "none" | "first" | "each";
+  readonly stray?: McpStdioEvent<McpStrayLine>;
+  readonly end?: McpStdioEvent<McpProcessEnd>;
+  /** Never answers `initialize` (in its first process only). */
+  readonly silentInitialize: boolean;
+  /** Writes about a megabyte to stderr at its start and at each call, lines and a line without end. */
+  readonly stderrFlood: boolean;
+  /** Ignores `SIGTERM` and end-of-input: only `SIGKILL` ends it. */
+  readonly stubborn: boolean;
+  /** Once its input ends, writes a notification, an answer and a line of text before it exits. */
+  readonly writeAfterStop: boolean;
+}
+
+/** A stdio case: the generated server, how its process behaves, and when the host disposes the runtime (absent: after the case). */
+export interface McpStdioCase extends McpFuzzCase {
+  readonly stdio: McpStdioBehaviour;
+  readonly disposeAfterMs?: number;
+}
+
+const moment = fc.constantFrom<McpStdioMoment>("start", "call", "answered");
+
+function event<T>(what: fc.Arbitrary<T>): fc.Arbitrary<McpStdioEvent<T>> {
+  return fc.record({ at: moment, call: fc.nat({ max: 2 }), once: fc.boolean(), what });
+}
+
+const processEnd: fc.Arbitrary<McpProcessEnd> = fc.oneof(
+  fc.constantFrom({ kind: "exit" as const, code: 0 as const }, { kind: "exit" as const, code: 1 as const }),
+  fc.constantFrom(
+    { kind: "signal" as const, signal: "SIGKILL" as const },
+    { kind: "signal" as const, signal: "SIGHUP" as const },
+  ),
+  fc.constant({ kind: "closeStdout" as const }),
+);
+
+/** How a stdio case's process behaves: mostly well, one or two misbehaviours at a time. */
+export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.record(
+  {
+    framing: fc.oneof(
+      { weight: 3, arbitrary: fc.constant("line" as const) },
+      fc.constantFrom("crlf" as const, "split" as const, "coalesced" as const),
+    ),
+    bom: fc.oneof(
+      { weight: 8, arbitrary: fc.constant("none" as const) },
+      fc.constantFrom("first" as const, "each" as const),
+    ),
+    stray: event(fc.constantFrom<McpStrayLine>("log", "notJsonRpc", "unknownId", "long", "blank")),
+    end: event(processEnd),
+    silentInitialize: fc.oneof({ weight: 15, arbitrary: fc.constant(false) }, fc.constant(true)),
+    stderrFlood: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
+    stubborn: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
+    writeAfterStop: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+  },
+  { requiredKeys: ["framing", "bom", "silentInitialize", "stderrFlood", "stubborn", "writeAfterStop"] },
+);
+
+/** The stdio property's cases. */
+export const mcpStdioCaseArbitrary: fc.Arbitrary<McpStdioCase> = fc
+  .record({
+    spec: mcpFuzzCaseArbitrary,
+    stdio: stdioBehaviourArbitrary,
+    disposeAfterMs: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, fc.constantFrom(0, 20, 100, 400)),
+  })
+  .map(({ spec, stdio, disposeAfterMs }) => ({
+    ...spec,
+    stdio,
+    ...(disposeAfterMs !== undefined && { disposeAfterMs }),
+  }));

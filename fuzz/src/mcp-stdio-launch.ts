@@ -1,0 +1,106 @@
+/**
+ * Starts the stdio mode's cases: the server process (`mcp-stdio-server.ts`)
+ * compiled once per run, the SDK bundled in, so each case's process starts
+ * with plain `node` (no TypeScript loader, no module resolution of the
+ * SDK's hundreds of files), and each case's spec and record in a folder of
+ * its own.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { McpStdioServerConfig } from "@turnkit/agent-mcp";
+import { build } from "esbuild";
+import type { McpCaseRecord } from "./mcp-case-server.js";
+import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
+
+const SOURCE = fileURLToPath(new URL("./mcp-stdio-server.ts", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("../node_modules/.mcp-fuzz/stdio-server.mjs", import.meta.url));
+
+let compiled: Promise<unknown> | undefined;
+
+/** A stdio case ready to start: the server option a host gives, and what its processes noted. */
+export interface LaunchedStdioCase {
+  readonly server: McpStdioServerConfig;
+  /** What the case's processes received and were answered so far. */
+  record(): McpCaseRecord;
+  /** The pid of every process started for the case so far. */
+  pids(): number[];
+  /** Those of the case's processes still running. */
+  running(): number[];
+  /**
+   * How many calls of each tool a process answered (a message of at most
+   * `maxBytes`) before it wrote or did anything that breaks its
+   * connection: a stray line that is no message, a message longer than
+   * `maxBytes`, an exit, a signal, a closed stdout.
+   */
+  answeredBeforeBreak(maxBytes: number): Map<string, number>;
+  /** Removes the case's folder. */
+  cleanup(): void;
+}
+
+/** Prepares `spec`'s server command (compiling the server at the first case of the run). */
+export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdioCase> {
+  compiled ??= build({
+    entryPoints: [SOURCE],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+  });
+  await compiled;
+  const folder = mkdtempSync(join(tmpdir(), "turnkit-mcp-stdio-"));
+  const casePath = join(folder, "case.json");
+  const recordPath = join(folder, "record.jsonl");
+  writeFileSync(casePath, JSON.stringify(spec));
+  writeFileSync(recordPath, "");
+  const entries = (): Record<string, unknown>[] => {
+    // A process appends while this reads: only lines ended by a newline count.
+    const text = readFileSync(recordPath, "utf8");
+    return text
+      .slice(0, text.lastIndexOf("\n") + 1)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+  const values = (key: string) => entries().flatMap((entry) => (key in entry ? [entry[key]] : []));
+  return {
+    server: { command: process.execPath, args: [BUNDLE, casePath, recordPath] },
+    record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
+    pids: () => values("pid") as number[],
+    running: () => (values("pid") as number[]).filter((pid) => runs(pid, casePath)),
+    answeredBeforeBreak: (maxBytes) => {
+      const broken = new Set<unknown>();
+      const answered = new Map<string, number>();
+      for (const entry of entries()) {
+        const tooLarge = typeof entry.bytes === "number" && entry.bytes > maxBytes;
+        if ("broke" in entry || tooLarge) broken.add(entry.process);
+        else if (typeof entry.answered === "string" && !broken.has(entry.process))
+          answered.set(entry.answered, (answered.get(entry.answered) ?? 0) + 1);
+      }
+      return answered;
+    },
+    cleanup: () => rmSync(folder, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Whether the process `pid` runs, and is the case's (where `/proc` tells
+ * a process's command line: a pid the system gave again to another
+ * process after the case's exited is not the case's).
+ */
+function runs(pid: number, casePath: string): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (!existsSync("/proc/self/cmdline")) return true;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(casePath);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The checks of the `mcp-server` and `mcp-stdio-server` properties on what
+ * a case's turns produced (`mcp-server-scenario.ts` runs them): the
+ * outcome and events of each turn, every tool call's one result, what the
+ * model is shown of a server's answer and how a failure reads, and each
+ * status the extension reported.
+ */
+import type { AgentMessage } from "@turnkit/agent-loop";
+import { McpServerErrorCode, type McpServerStatus, STDERR_TAIL_CHARS } from "@turnkit/agent-mcp";
+import { type RuntimeEvent, type TurnOutcome, validateRuntimeEvent } from "@turnkit/protocol";
+import { engineText } from "./invariants/no-engine-errors.js";
+import { InvariantViolation, describeValue } from "./invariants/violation.js";
+import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
+import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
+
+/** The extension id the cases give their server. */
+export const SERVER_ID = "fz";
+const LOOP_TEXTS = /^(Validation failed for tool|Tool call was not executed)/;
+const ERROR_CODES = new Set<string>(Object.values(McpServerErrorCode));
+const STATES = new Set<string>(["idle", "connecting", "ready", "failed", "gave_up", "disposed"]);
+
+/** What one turn of a case produced. */
+export interface McpTurnObservation {
+  readonly outcome: TurnOutcome;
+  readonly events: readonly RuntimeEvent[];
+  readonly persisted: readonly AgentMessage[];
+  /** The server's tool names by the name the model saw them under. */
+  readonly serverNames: ReadonlyMap<string, string>;
+  /** Whether the host aborted the turn. */
+  readonly aborted: boolean;
+  /** Requests made for the server that the model could not take (they should have been refused). */
+  readonly modelMisuses: readonly string[];
+}
+
+/** Throws an {@link InvariantViolation} for the first broken invariant of one turn of `spec`. */
+export function checkTurn(spec: McpFuzzCase, turn: McpTurnObservation): void {
+  const { outcome, events, persisted, serverNames } = turn;
+  if (turn.modelMisuses.length > 0)
+    throw new InvariantViolation("a server's request the model cannot take is refused", turn.modelMisuses[0]!);
+  if (outcome.kind !== "completed" && !(turn.aborted && outcome.kind === "aborted"))
+    throw new InvariantViolation("an MCP server never fails the turn", describeValue(outcome));
+  for (const [index, event] of events.entries()) {
+    const validation = validateRuntimeEvent(event);
+    if (!validation.ok)
+      throw new InvariantViolation("events are well formed", `event ${index}: ${describeValue(validation.errors)}`);
+  }
+  const last = events.at(-1);
+  if (last?.type !== "session.status")
+    throw new InvariantViolation("the terminal status is the last event", describeValue(last));
+  const found = engineText({ events, outcome, persisted });
+  if (found) throw new InvariantViolation("no engine text", `…${found}…`);
+  checkToolResults(spec, persisted, serverNames);
+}
+
+function checkToolResults(
+  spec: McpFuzzCase,
+  persisted: readonly AgentMessage[],
+  serverNames: ReadonlyMap<string, string>,
+): void {
+  const calls = persisted.flatMap((message) =>
+    message.role === "assistant" ? message.content.filter((block) => block.type === "toolCall") : [],
+  );
+  const results = persisted.flatMap((message) => (message.role === "toolResult" ? [message] : []));
+  for (const call of calls) {
+    const answered = results.filter((result) => result.toolCallId === call.id);
+    if (answered.length !== 1)
+      throw new InvariantViolation(
+        "every tool call has exactly one result",
+        `${call.name} (${call.id}): ${answered.length}`,
+      );
+  }
+  for (const result of results) {
+    const serverName = serverNames.get(result.toolName);
+    if (serverName === undefined) continue;
+    const where = `result of ${result.toolName}: ${describeValue(result)}`;
+    const details = result.details as Record<string, unknown> | undefined;
+    // The loop's own results: arguments that break the tool's input schema, a call the abort kept from starting.
+    if (result.isError && details?.server === undefined && LOOP_TEXTS.test(textOf(result.content))) continue;
+    if (details?.server !== SERVER_ID || details.tool !== serverName)
+      throw new InvariantViolation("a result names the server and the tool", where);
+    for (const block of result.content) {
+      if (block.type === "text" && typeof block.text === "string") continue;
+      if (block.type === "image" && typeof block.data === "string" && imageBytesType(block.data) === block.mimeType)
+        continue;
+      throw new InvariantViolation("the model is shown text and images it takes", where);
+    }
+    const text = textOf(result.content);
+    if (result.isError && text.trim() === "" && !result.content.some((block) => block.type === "image"))
+      throw new InvariantViolation("an error says what failed", where);
+    const code = details.error;
+    if (code === undefined) {
+      checkShown(spec, serverName, text, details, where);
+      continue;
+    }
+    if (typeof code !== "string" || !ERROR_CODES.has(code))
+      throw new InvariantViolation("a failure has a known code", where);
+    if (!result.isError || !text.includes(`"${SERVER_ID}"`))
+      throw new InvariantViolation("a failure is an error result naming the server", where);
+    const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
+    // The server sends something within the call timeout unless it hangs: anything else ends the call sooner.
+    if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdout(spec))
+      throw new InvariantViolation("only a call the server leaves unanswered times out", where);
+    if (tool?.end.kind === "jsonRpcError" && code === "server_error") {
+      const sent = details.jsonRpcError as { code?: unknown; data?: unknown } | undefined;
+      if (sent?.code !== tool.end.code || JSON.stringify(sent.data) !== JSON.stringify(tool.end.data))
+        throw new InvariantViolation("a JSON-RPC error keeps its code and data", where);
+    }
+  }
+}
+
+/**
+ * A result the server gave (no failure) shows the model what the server
+ * sent: each text block's text and each resource link's URI, unless the
+ * text was cut at `maxResultChars`.
+ */
+function checkShown(
+  spec: McpFuzzCase,
+  serverName: string,
+  shown: string,
+  details: Record<string, unknown>,
+  where: string,
+): void {
+  const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
+  if (tool?.end.kind !== "result" || details.cancelled === true || details.truncated !== undefined) return;
+  // A raw message of the server that answered the call's own id came first: that answer is the call's.
+  if (tool.steps.some((step) => step.kind === "raw" && (step.message as { id?: unknown } | null)?.id === "$id")) return;
+  const content = tool.end.result.content;
+  if (!Array.isArray(content)) return;
+  for (const block of content as { type?: unknown; text?: unknown; uri?: unknown }[]) {
+    const expected =
+      block?.type === "text" && typeof block.text === "string" && block.text.trim() !== ""
+        ? block.text
+        : block?.type === "resource_link" && typeof block.uri === "string"
+          ? block.uri
+          : undefined;
+    if (expected !== undefined && !shown.includes(expected))
+      throw new InvariantViolation(
+        "a result shows the model what the server sent",
+        `${JSON.stringify(expected)} missing from ${where}`,
+      );
+  }
+}
+
+/**
+ * The type of image models take that base64 `data` is, by its first bytes
+ * (PNG, JPEG, GIF, WebP): a provider refuses an image of another type,
+ * an empty one, or one whose bytes are not of the type it is sent as.
+ */
+export function imageBytesType(data: string): string | undefined {
+  const head = Buffer.from(data.slice(0, 16), "base64").toString("latin1");
+  if (head.startsWith("\x89PNG\r\n\x1a\n")) return "image/png";
+  if (head.startsWith("\xff\xd8\xff")) return "image/jpeg";
+  if (head.startsWith("GIF87a") || head.startsWith("GIF89a")) return "image/gif";
+  if (head.startsWith("RIFF") && head.slice(8, 12) === "WEBP") return "image/webp";
+  return undefined;
+}
+
+function textOf(content: readonly { type: string; text?: string }[]): string {
+  return content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+}
+
+/**
+ * Whether a stdio case's process may close its stdout and live on: the
+ * SDK's transport does not report the end of a process's stdout, so the
+ * extension learns of it only as calls that are not answered (see
+ * agent-mcp's README, Failures).
+ */
+function closesStdout(spec: McpFuzzCase | McpStdioCase): boolean {
+  if (!("stdio" in spec)) return false;
+  return spec.stdio.end?.what.kind === "closeStdout" || spec.tools.some((tool) => tool.end.kind === "closeSession");
+}
+
+/** Whether a note of the case is a status the extension reported. */
+export function isStatus(note: unknown): note is McpServerStatus {
+  return typeof note === "object" && note !== null && "state" in note && "stderrTail" in note;
+}
+
+/**
+ * A status the extension reported is one the README documents: a known
+ * state, restarts within the policy, at most the last `STDERR_TAIL_CHARS`
+ * of stderr however much a server wrote, and a last error with a known
+ * code naming the server in a message of bounded length.
+ */
+export function checkStatus(status: McpServerStatus): void {
+  const where = describeValue({ ...status, stderrTail: `${status.stderrTail.length} characters` });
+  if (!STATES.has(status.state)) throw new InvariantViolation("a status has a documented state", where);
+  if (status.restarts > status.maxRestarts || status.restarts > status.totalRestarts)
+    throw new InvariantViolation("restarts stay within the policy", where);
+  if (status.stderrTail.length > STDERR_TAIL_CHARS)
+    throw new InvariantViolation("the stderr tail stays bounded", where);
+  const error = status.lastError;
+  if (error === undefined) return;
+  if (!ERROR_CODES.has(error.code) || !error.message.includes(`"${SERVER_ID}"`))
+    throw new InvariantViolation("a status's last error has a known code and names the server", where);
+  if (error.message.length > 2_000)
+    throw new InvariantViolation("a status's last error is a message of bounded length", where);
+}
+
+/** What a call gets when its connection broke before its answer came: never the lot of a call the server answered. */
+const LOST_BEFORE_ANSWER = /wrote a message that is not JSON-RPC|sent a message longer than maxMessageBytes|" exited/;
+
+/**
+ * A call the stdio server answered before it broke its connection (a
+ * stray line, an exit, a signal, a closed stdout after the answer) keeps
+ * its answer: of a tool's calls, at most those the server did not answer
+ * so may fail as calls whose connection broke before their answer. Not
+ * checked when something else can break the connection unseen (a
+ * byte-order mark, a raw message a tool sends).
+ */
+export function checkAnsweredCalls(
+  spec: McpStdioCase,
+  turns: readonly McpTurnObservation[],
+  answered: ReadonlyMap<string, number>,
+): void {
+  if (spec.stdio.bom !== "none" || spec.tools.some((tool) => tool.steps.some((step) => step.kind === "raw"))) return;
+  const results = turns.flatMap((turn) =>
+    turn.persisted.flatMap((message) =>
+      message.role === "toolResult" && turn.serverNames.has(message.toolName)
+        ? [{ tool: turn.serverNames.get(message.toolName)!, message }]
+        : [],
+    ),
+  );
+  for (const [tool, answers] of answered) {
+    const calls = results.filter((result) => result.tool === tool);
+    const lost = calls.filter(
+      ({ message }) =>
+        message.isError &&
+        (message.details as { error?: unknown } | undefined)?.error !== undefined &&
+        LOST_BEFORE_ANSWER.test(textOf(message.content)),
+    );
+    if (lost.length > calls.length - answers)
+      throw new InvariantViolation(
+        "a call the server answered keeps its answer",
+        `${tool}: ${answers} of ${calls.length} calls answered before the connection broke, ${lost.length} failed as lost: ${describeValue(lost[0]!.message)}`,
+      );
+  }
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import { isRunning, waitUntil } from "./fixtures/stdio-fixture.js";
+
+/**
+ * A server written by hand: it notes its pid, answers `initialize` with
+ * `answerInitialize(request)` (the text it writes, in one write), refuses
+ * `logging/setLevel`, and lists no tools. It ignores end-of-input.
+ */
+function handWrittenServer(answerInitialize: string) {
+  const folder = mkdtempSync(join(tmpdir(), "turnkit-mcp-handshake-"));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  const pidFile = join(folder, "pid");
+  const script = `
+    require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
+    const line = (message) => JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n";
+    const answerInitialize = ${answerInitialize};
+    let buffered = "";
+    process.stdin.on("data", (chunk) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
+        const request = JSON.parse(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        if (request.method === "initialize") process.stdout.write(answerInitialize(request));
+        else if (request.method === "logging/setLevel")
+          process.stdout.write(line({ id: request.id, error: { code: -32601, message: "no levels here" } }));
+        else if (request.method === "tools/list") process.stdout.write(line({ id: request.id, result: { tools: [] } }));
+      }
+    });
+    setInterval(() => {}, 60_000);
+  `;
+  return {
+    server: { command: process.execPath, args: ["-e", script] },
+    pid: () => waitUntil(() => Number(readFileSync(pidFile, "utf8")) || undefined),
+  };
+}
+
+const INITIALIZED = `(request) => line({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: "hand", version: "1" } } })`;
+
+describe("faults in the handshake of a stdio server", () => {
+  it("a host logger that throws at the server's refusal of logging/setLevel changes nothing: the server is ready", async () => {
+    const hand = handWrittenServer(INITIALIZED);
+    const warned: string[] = [];
+    const mcp = createMcpExtension({
+      id: "levels",
+      server: hand.server,
+      logLevel: "debug",
+      logger: {
+        warn: (message) => {
+          warned.push(message);
+          throw new Error("log sink down");
+        },
+      },
+      shutdownGraceMs: 100,
+    });
+
+    await expect(mcp.connect()).resolves.toMatchObject({ state: "ready" });
+    expect(warned).toEqual(['MCP server "levels" refused logging/setLevel debug']);
+    const pid = await hand.pid();
+    await mcp.dispose();
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it("a line that is not JSON-RPC before the answer to initialize, in one write: the connect fails as such, and no process is left", async () => {
+    const hand = handWrittenServer(`(request) => "starting up\\n" + (${INITIALIZED})(request)`);
+    const mcp = createMcpExtension({
+      id: "chatty",
+      server: hand.server,
+      shutdownGraceMs: 100,
+      restart: { maxRestarts: 0 },
+    });
+
+    const error = await mcp.connect().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toMatchObject({ code: "connect_failed" });
+    expect((error as Error).message).toMatch(/^MCP server "chatty" could not connect: .*not JSON-RPC/);
+    const pid = await hand.pid();
+    await mcp.dispose();
+    expect(isRunning(pid)).toBe(false);
+  });
+});
