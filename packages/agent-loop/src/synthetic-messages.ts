@@ -29,9 +29,9 @@ export function errorText(error: unknown): string {
     if (error instanceof Error) return messageOf(error) || textOf(error.name);
     if (typeof error === "string") return error;
     try {
-      return JSON.stringify(error) ?? String(error);
+      return JSON.stringify(error) ?? stringOf(error);
     } catch {
-      return String(error);
+      return stringOf(error);
     }
   } catch {
     return unreadableText(error);
@@ -48,7 +48,7 @@ export function errorText(error: unknown): string {
  */
 export function thrownText(error: unknown): string {
   try {
-    return error instanceof Error ? messageOf(error) : String(error);
+    return error instanceof Error ? messageOf(error) : stringOf(error);
   } catch {
     return unreadableText(error);
   }
@@ -72,7 +72,21 @@ function messageOf(error: Error): string {
 
 /** `value` when it is a string, else `String(value)` (an `Error` whose `message` was set to something else). */
 function textOf(value: unknown): string {
-  return typeof value === "string" ? value : String(value);
+  return typeof value === "string" ? value : stringOf(value);
+}
+
+/** The longest list {@link stringOf} joins. */
+const MAX_JOINED_ENTRIES = 2 ** 16;
+
+/**
+ * `String(value)`, except for a list longer than {@link MAX_JOINED_ENTRIES},
+ * said in words: a list whose length was set to 2^32 - 1 would be joined
+ * entry by entry, blocking the process for hours. May throw (a `toString`
+ * that throws, a revoked proxy), as `String` does.
+ */
+function stringOf(value: unknown): string {
+  if (Array.isArray(value) && value.length > MAX_JOINED_ENTRIES) return `an array of ${value.length} entries`;
+  return String(value);
 }
 
 function unreadableText(error: unknown): string {

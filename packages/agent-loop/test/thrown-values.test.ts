@@ -4,6 +4,7 @@
  * throws, a revoked proxy): the run goes on, and the result's text is always a string.
  */
 import { describe, expect, it } from "vitest";
+import { errorText, thrownText } from "../src/internal.js";
 import { response, toolCall } from "../src/testing/index.js";
 import { createAgentScenario, testTool } from "./support/scenario.js";
 
@@ -63,4 +64,26 @@ describe("a thrown value whose text cannot be read", () => {
       expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
     }
   });
+
+  it("a thrown list whose length is 2^32 - 1 is said in words at once (joined entry by entry, it blocked the process)", async () => {
+    const list: unknown[] = ["first"];
+    list.length = 2 ** 32 - 1;
+    const { agent } = createAgentScenario([response(toolCall("work", {})), "done"], {
+      tools: [
+        testTool("work", {
+          execute: async () => {
+            throw list;
+          },
+        }),
+      ],
+    });
+    await agent.prompt("go");
+    expect(agent.state.messages.find((message) => message.role === "toolResult")).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: "an array of 4294967295 entries" }],
+    });
+    // A short list is still written as pi writes it.
+    expect(thrownText(["a", "b"])).toBe("a,b");
+    expect(errorText(list)).toBe("an array of 4294967295 entries");
+  }, 5_000);
 });
