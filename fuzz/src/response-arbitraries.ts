@@ -91,6 +91,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
         { weight: 6, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
         { weight: 1, arbitrary: fc.constant("revoked" as const) },
+        { weight: 1, arbitrary: fc.constant("hugeList" as const) },
       ),
     }),
   },

@@ -187,6 +187,8 @@ async function perform(
     case "throw":
       await wait(behaviour.delay, environment.clock, signal);
       if (behaviour.unreadable === "revoked") throw revokedProxy();
+      if (behaviour.unreadable === "hugeList")
+        throw Object.assign([`tool call ${callId} failed`], { length: 2 ** 32 - 1 });
       if (behaviour.unreadable) throw unreadableThrow(callId);
       throw new Error(`tool call ${callId} failed`);
     case "ask": {

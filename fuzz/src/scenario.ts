@@ -81,9 +81,10 @@ export type ToolBehaviour =
     }
   /**
    * `unreadable`: what it throws is no Error, and its `toString` throws; `"revoked"`: it throws a revoked
-   * proxy, of which not even the prototype can be read (either way the call still gets an error result).
+   * proxy, of which not even the prototype can be read; `"hugeList"`: it throws a list whose length is
+   * 2^32 - 1 (either way the call still gets an error result, at once).
    */
-  | { kind: "throw"; delay: Delay; unreadable?: boolean | "revoked" }
+  | { kind: "throw"; delay: Delay; unreadable?: boolean | "revoked" | "hugeList" }
   /** Never settles on its own; rejects when the run's signal fires. */
   | { kind: "hang" }
   /** Asks the host (`ctx.askHost`) once per entry, one after the other, then answers with the outcomes. */
