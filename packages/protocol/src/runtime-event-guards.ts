@@ -72,7 +72,7 @@ export type RuntimeEventValidation = { ok: true; event: RuntimeEvent } | { ok: f
  * envelope, the payload of its `type`, and the rules a schema cannot express
  * (index-aligned `messageIds`; a failed status's `error.budget` present
  * exactly for code `budget_exceeded`). Never throws; on failure `errors` lists
- * readable `/path: problem` lines. It checks one event, so per-turn rules
+ * readable `/path: problem` lines (the first 50 the schema finds). It checks one event, so per-turn rules
  * (monotonic `seq`, one terminal status last) are the caller's.
  */
 export function validateRuntimeEvent(value: unknown): RuntimeEventValidation {
