@@ -27,7 +27,7 @@ interface FuzzOptions {
   property: string | undefined;
   path: string | undefined;
   includeKnownBugs: boolean;
-  /** How long no new case may start before the run is reported as stalled and killed. */
+  /** How long the run's thread may stay blocked (a case that never yields) before the run is reported and killed. */
   stallSeconds: number;
 }
 
