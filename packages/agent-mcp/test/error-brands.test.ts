@@ -79,14 +79,8 @@ describe("agent-mcp's error constructors given odd options", () => {
     ]),
   ];
   it.each(cases)("%s is refused with a TypeError naming the argument", (_name, construct, message) => {
-    let thrown: unknown;
-    try {
-      construct();
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(TypeError);
-    expect((thrown as Error).message).toMatch(message);
+    expect(construct).toThrow(TypeError);
+    expect(construct).toThrow(message);
   });
 
   it("well-formed options still build the errors as before", () => {
