@@ -144,8 +144,12 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   return outcome;
 }
 
-/** Invariants 1 to 6, 13 and 23 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host, 22 for its budget, 24 for its sub-agents. */
-export function checkTurnObservation(scenario: TurnScenario, observation: TurnScenarioObservation): void {
+/** Invariants 1 to 6, 13 and 23 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host, 22 for its budget, 24 for its sub-agents; on a real clock (`timing: "real"`) the host questions' times are lower bounds. */
+export function checkTurnObservation(
+  scenario: TurnScenario,
+  observation: TurnScenarioObservation,
+  timing: "virtual" | "real" = "virtual",
+): void {
   const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {
     abortedBeforeStart: scenario.abortBeforeStart,
@@ -168,7 +172,7 @@ export function checkTurnObservation(scenario: TurnScenario, observation: TurnSc
   checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
   checkUnreadableDecisions(outcome, observation.llmDecisions);
   if (observation.questions)
-    checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted);
+    checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted, timing);
 }
 
 /** Every invariant of the path, every call answered, and no prototype touched, after malformed arguments. */

@@ -43,6 +43,7 @@ import {
 } from "./scenario-arbitraries.js";
 import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
 import { mcpServerProperty, mcpStdioServerProperty } from "./mcp-server-property.js";
+import { type RealClockTurnCase, checkRealClockTurn, realClockTurnArbitrary } from "./real-clock-turns.js";
 import type { FuzzProperty } from "./fuzz-property.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
@@ -267,6 +268,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 150,
     fuzzWeight: 0.3,
   };
+  const realClock: FuzzProperty<RealClockTurnCase> = {
+    name: "runner-real-clock",
+    description:
+      "PiTurnRunner's generated turns (plain, provider failures, sub-agents, host questions, hostile hosts) on Node's timers, sped up and jittered, instead of the virtual clock: timeouts, retries, tool delays and the host's answers race in real time",
+    arbitrary: realClockTurnArbitrary(options),
+    run: checkRealClockTurn,
+    ciRuns: 25,
+    fuzzWeight: 1,
+  };
   return [
     agent,
     agentDifferential,
@@ -288,6 +298,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     sharedSignal,
     abortAnywhere,
     extensionFaults,
+    realClock,
     mcpServerProperty,
     mcpStdioServerProperty,
   ];

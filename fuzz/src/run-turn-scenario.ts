@@ -63,10 +63,13 @@ export interface PreparedTurnScenario {
   questions: QuestionProbe | undefined;
 }
 
-/** Runs the turn to its end and records it. Never rejects for anything the runner does. */
-export async function runTurnScenario(scenario: TurnScenario): Promise<TurnScenarioObservation> {
+/** Runs the turn to its end on `clock` (a new virtual clock unless given) and records it. Never rejects for anything the runner does. */
+export async function runTurnScenario(
+  scenario: TurnScenario,
+  clock: VirtualClock = createVirtualClock(),
+): Promise<TurnScenarioObservation> {
   const prepared = prepareTurnScenario(scenario, {
-    clock: createVirtualClock(),
+    clock,
     sessionId: SESSION_ID,
     turnId: TURN_ID,
   });

@@ -26,6 +26,11 @@
  * - at most one `debug.trace` (phase `action.request`) per request, naming
  *   the same outcome, and exactly one in a turn that completed (but for a
  *   question that cannot be read).
+ *
+ * On a real clock (`timing: "real"`) times are only lower bounds: an answer
+ * and a timeout due close together may come in either order, a wait may
+ * last longer than its timer, and the moment of an abort is not compared
+ * with the moment a question ended.
  */
 import { TURN_DEFAULTS } from "@turnkit/agent-core";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
@@ -45,6 +50,7 @@ export function checkHostQuestions(
   events: readonly RuntimeEvent[],
   outcome: TurnOutcome,
   callerAborted: boolean,
+  timing: "virtual" | "real" = "virtual",
 ): void {
   const asked = new Map<string, number>();
   const traces = new Map<string, string[]>();
@@ -73,7 +79,7 @@ export function checkHostQuestions(
     if (ids.has(requestId)) fail(`request id ${requestId} given twice`);
     ids.add(requestId);
     const stopped = callerAborted || outcome.kind !== "completed";
-    checkAsk(ask, probe, asked.get(requestId) ?? 0, answersById.get(requestId) ?? [], stopped);
+    checkAsk(ask, probe, asked.get(requestId) ?? 0, answersById.get(requestId) ?? [], stopped, timing);
     const traced = traces.get(requestId) ?? [];
     if (traced.length > 1 || (traced.length === 1 && traced[0] !== ask.outcome.kind))
       fail(`${requestId} ended ${ask.outcome.kind}, its traces say ${describeValue(traced)}`);
@@ -91,6 +97,7 @@ function checkAsk(
   events: number,
   answers: readonly AnswerRecord[],
   turnStopped: boolean,
+  timing: "virtual" | "real",
 ): void {
   const { outcome } = ask;
   const where = `${outcome.requestId} (${describeValue(ask.spec)})`;
@@ -105,7 +112,7 @@ function checkAsk(
   if (probe.answerer === "absent") return refusedAtOnce("answers no action requests");
   if (events > 1 || answers.length > 1) fail(`${where}: emitted ${events} times, host asked ${answers.length} times`);
   const { abortedAt } = probe;
-  if (abortedAt !== undefined && abortedAt < ask.endedAt && outcome.kind !== "aborted")
+  if (timing === "virtual" && abortedAt !== undefined && abortedAt < ask.endedAt && outcome.kind !== "aborted")
     fail(
       `${where}: the host aborted the turn at ${abortedAt} ms, the question still ended ${outcome.kind} at ${ask.endedAt} ms`,
     );
@@ -121,9 +128,11 @@ function checkAsk(
   const spec = answer.spec;
   const lateMs = spec.kind === "late" ? spec.ms : undefined;
   const waited = ask.endedAt - answer.calledAt;
-  // A late answer due at the very moment of the timeout may come first or second.
-  const answerInTime = lateMs === undefined || lateMs <= timeoutMs;
-  const timeoutInTime = lateMs === undefined ? spec.kind === "never" : lateMs >= timeoutMs;
+  // A late answer due at the very moment of the timeout may come first or second; in real time, any late answer.
+  const real = timing === "real";
+  const answerInTime = lateMs === undefined || lateMs <= timeoutMs || real;
+  const timeoutInTime = lateMs === undefined ? spec.kind === "never" : lateMs >= timeoutMs || real;
+  const waitedFor = (expected: number) => (real ? waited >= expected : waited === expected);
   const signalFired = answer.signalFiredAt !== undefined;
   switch (outcome.kind) {
     case "answered": {
@@ -136,7 +145,7 @@ function checkAsk(
       if (!expected || !answerInTime) fail(`${where}: answered, but the host answered ${describeValue(spec)}`);
       if (describeValue(outcome.answer) !== describeValue(expected))
         fail(`${where}: the tool got ${describeValue(outcome.answer)}, the host gave ${describeValue(expected)}`);
-      if (lateMs !== undefined && waited !== lateMs) fail(`${where}: answered after ${waited} ms, not ${lateMs}`);
+      if (lateMs !== undefined && !waitedFor(lateMs)) fail(`${where}: answered after ${waited} ms, not ${lateMs}`);
       if (signalFired) fail(`${where}: answered, yet the host's signal fired`);
       return;
     }
@@ -149,13 +158,13 @@ function checkAsk(
             : undefined;
       if (!reason || !answerInTime || !outcome.reason.includes(reason))
         fail(`${where}: refused (${outcome.reason}), but the host answered ${describeValue(spec)}`);
-      if (lateMs !== undefined && waited !== lateMs) fail(`${where}: refused after ${waited} ms, not ${lateMs}`);
+      if (lateMs !== undefined && !waitedFor(lateMs)) fail(`${where}: refused after ${waited} ms, not ${lateMs}`);
       if (!signalFired) fail(`${where}: refused, the host's signal never fired`);
       return;
     }
     case "timed_out":
       if (!timeoutInTime) fail(`${where}: timed out, but the host answered in time`);
-      if (outcome.timeoutMs !== timeoutMs || waited !== timeoutMs)
+      if (outcome.timeoutMs !== timeoutMs || !waitedFor(timeoutMs))
         fail(`${where}: timed out after ${waited} ms reporting ${outcome.timeoutMs}, expected ${timeoutMs}`);
       if (!signalFired) fail(`${where}: timed out, the host's signal never fired`);
       return;
