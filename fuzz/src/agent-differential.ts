@@ -60,7 +60,8 @@ const SHARED_ENDINGS = new Set(["normal", "errorAfter", "eventsAfterDone", "with
 function sharedResponse(response: ResponseSpec): ResponseSpec {
   return {
     ...response,
-    stopReason: "natural",
+    // A reason that does not match the calls is shared ground; `length` with calls (executed by pi) is a documented difference.
+    stopReason: response.stopReason === "stop" || response.stopReason === "toolUse" ? response.stopReason : "natural",
     ending: SHARED_ENDINGS.has(response.ending.kind) ? response.ending : { kind: "normal" },
     calls: response.calls.map((call, index) => ({
       ...call,

@@ -174,6 +174,7 @@ export function responseArbitrary(options: ResponseArbitraryOptions): fc.Arbitra
       { weight: 10, arbitrary: fc.constant("natural" as const) },
       { weight: 1, arbitrary: fc.constant("length" as const) },
       { weight: 1, arbitrary: fc.constant("aborted" as const) },
+      { weight: 1, arbitrary: fc.constantFrom("stop" as const, "toolUse" as const) },
     ),
     ending: streamEndingArbitrary({ hangs: options.hangs }),
     eventDelayMs: fc.oneof(

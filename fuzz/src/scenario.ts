@@ -156,8 +156,13 @@ export interface ResponseSpec {
   /** Visible text after the token, or `undefined` for no text block. */
   text: string | undefined;
   calls: CallSpec[];
-  /** `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token limit. `aborted`: the provider ended it so, unasked. */
-  stopReason: "natural" | "length" | "aborted";
+  /**
+   * `natural`: `toolUse` with calls, else `stop`. `length`: cut at the token
+   * limit. `aborted`: the provider ended it so, unasked. `stop` and `toolUse`:
+   * that reason whatever the calls, as providers sometimes report it (`stop`
+   * with calls, `toolUse` without).
+   */
+  stopReason: "natural" | "length" | "aborted" | "stop" | "toolUse";
   ending: StreamEnding;
   /** Delay before every event, on the virtual clock (0: microtasks only). */
   eventDelayMs: number;
