@@ -144,19 +144,26 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   return outcome;
 }
 
+/** What the invariants of every turn need to know of a scenario's host: how it started the turn and how its writer behaves. */
+export function hostCheckOptions(scenario: TurnScenario): TurnCheckOptions {
+  const { failAt, slow } = scenario.writer;
+  return {
+    abortedBeforeStart: scenario.abortBeforeStart,
+    // A failing event-id source fails the turn like a failing writer: its failure trace may come before `aborted`.
+    writerFails: failAt !== undefined || slow?.answer === "reject" || scenario.allocatorFailure?.target === "event",
+    writerMayStall: slow !== undefined,
+    writerBounded: (scenario.hostile?.hookTimeoutMs ?? scenario.hookTimeoutMs) !== undefined,
+  };
+}
+
 /** Invariants 1 to 6, 13 and 23 for a generated turn, 7 to 10 when its host is hostile, 17 when its tools ask the host, 22 for its budget, 24 for its sub-agents; on a real clock (`timing: "real"`) the host questions' times are lower bounds. */
 export function checkTurnObservation(
   scenario: TurnScenario,
   observation: TurnScenarioObservation,
   timing: "virtual" | "real" = "virtual",
 ): void {
-  const { failAt, slow } = scenario.writer;
   const outcome = checkTurnInvariants(observation, {
-    abortedBeforeStart: scenario.abortBeforeStart,
-    // A failing event-id source fails the turn like a failing writer: its failure trace may come before `aborted`.
-    writerFails: failAt !== undefined || slow?.answer === "reject" || scenario.allocatorFailure?.target === "event",
-    writerMayStall: slow !== undefined,
-    writerBounded: (scenario.hostile?.hookTimeoutMs ?? scenario.hookTimeoutMs) !== undefined,
+    ...hostCheckOptions(scenario),
     scriptedTexts: scriptedTexts(scenario, observation.respondTexts),
     subAgentNames: (scenario.subAgents ?? []).map((agent) => agent.name),
     subAgentTasks: scenario.requests

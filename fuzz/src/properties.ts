@@ -43,6 +43,7 @@ import {
 } from "./scenario-arbitraries.js";
 import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
 import { mcpServerProperty, mcpStdioServerProperty } from "./mcp-server-property.js";
+import { type FauxProviderTurnCase, checkFauxProviderTurn, fauxProviderTurnArbitrary } from "./faux-provider-turns.js";
 import { type RealClockTurnCase, checkRealClockTurn, realClockTurnArbitrary } from "./real-clock-turns.js";
 import type { FuzzProperty } from "./fuzz-property.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
@@ -277,6 +278,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 25,
     fuzzWeight: 1,
   };
+  const fauxProvider: FuzzProperty<FauxProviderTurnCase> = {
+    name: "runner-faux-provider",
+    description:
+      "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) answered by pi-ai's registerFauxProvider through streamSimple: its token sizes, shared partials, failures, throwing and late response factories, a script that runs out",
+    arbitrary: fauxProviderTurnArbitrary(options),
+    run: checkFauxProviderTurn,
+    ciRuns: 60,
+    fuzzWeight: 1,
+  };
   return [
     agent,
     agentDifferential,
@@ -299,6 +309,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     abortAnywhere,
     extensionFaults,
     realClock,
+    fauxProvider,
     mcpServerProperty,
     mcpStdioServerProperty,
   ];
