@@ -23,6 +23,7 @@
 import { Agent as PiAgent } from "@mariozechner/pi-agent-core";
 import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
 import fc from "fast-check";
+import { fauxSpecArbitrary } from "./faux-provider-turns.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { type AgentClass, type AgentScenarioObservation, runAgentScenario } from "./run-agent-scenario.js";
 import { agentScenarioArbitrary } from "./scenario-arbitraries.js";
@@ -103,13 +104,22 @@ const oddResponses = rareList(fc.nat({ max: 3 }), 2);
 /** The `agent` property's scenarios, on the ground both loops share (see the module). */
 export function differentialAgentArbitrary(options: GenerationOptions): fc.Arbitrary<AgentScenario> {
   return fc
-    .tuple(agentScenarioArbitrary(options), settingsArbitrary, promptFormArbitrary, laterRunArbitrary, oddResponses)
+    .tuple(
+      agentScenarioArbitrary(options),
+      settingsArbitrary,
+      promptFormArbitrary,
+      laterRunArbitrary,
+      oddResponses,
+      // Now and then both agents send their requests through pi-ai's streamSimple to its faux provider.
+      fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fauxSpecArbitrary(true) }),
+    )
     .map(
-      ([scenario, settings, promptForm, laterRun, odd]): AgentScenario => ({
+      ([scenario, settings, promptForm, laterRun, odd, faux]): AgentScenario => ({
         settings,
         promptForm,
         laterRun,
         ...scenario,
+        ...(faux && { faux }),
         // Both loops run on the same virtual timeline: unpaced, so their steps line up.
         pacing: undefined,
         requests: scenario.requests.map(sharedResponse),

@@ -13,7 +13,11 @@
  * invariants of every turn are checked.
  */
 import {
+  type AssistantMessage,
+  type Context,
+  type FauxProviderRegistration,
   type FauxResponseStep,
+  type StreamOptions,
   fauxAssistantMessage,
   fauxText,
   fauxThinking,
@@ -30,19 +34,7 @@ import { observeTurn } from "./observe-turn.js";
 import { checkTurnInvariants, hostCheckOptions } from "./observation-checks.js";
 import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
 import { callArguments, markedText } from "./scripted-entries.js";
-import type { RequestSpec, TurnScenario } from "./scenario.js";
-
-/** How the faux provider answers a case's requests. */
-export interface FauxProviderSpec {
-  /** Token sizes of the streamed chunks, in tokens of four characters. */
-  tokenSize: { min: number; max: number };
-  /** The response (by index) whose factory throws instead. */
-  factoryThrowsAt: number | undefined;
-  /** Every response comes from a factory that answers after a macrotask. */
-  lateFactories: boolean;
-  /** Responses left out at the end of the script. */
-  missing: number;
-}
+import type { FauxProviderSpec, ProviderFailureSpec, ResponseSpec, TurnScenario } from "./scenario.js";
 
 /** A generated turn and how the faux provider answers it. */
 export interface FauxProviderTurnCase {
@@ -50,18 +42,21 @@ export interface FauxProviderTurnCase {
   faux: FauxProviderSpec;
 }
 
-const fauxSpecArbitrary: fc.Arbitrary<FauxProviderSpec> = fc
-  .record({
-    min: fc.integer({ min: 1, max: 4 }),
-    span: fc.integer({ min: 0, max: 6 }),
-    factoryThrowsAt: fc.option(fc.nat({ max: 5 }), { nil: undefined, freq: 3 }),
-    lateFactories: fc.boolean(),
-    missing: fc.oneof(
-      { weight: 3, arbitrary: fc.constant(0) },
-      { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) },
-    ),
-  })
-  .map(({ min, span, ...rest }) => ({ tokenSize: { min, max: min + span }, ...rest }));
+/** How the faux provider answers; `sameChunks`: equal token-size bounds, so two runs stream the same chunks. */
+export function fauxSpecArbitrary(sameChunks = false): fc.Arbitrary<FauxProviderSpec> {
+  return fc
+    .record({
+      min: fc.integer({ min: 1, max: 4 }),
+      span: sameChunks ? fc.constant(0) : fc.integer({ min: 0, max: 6 }),
+      factoryThrowsAt: fc.option(fc.nat({ max: 5 }), { nil: undefined, freq: 3 }),
+      lateFactories: fc.boolean(),
+      missing: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(0) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) },
+      ),
+    })
+    .map(({ min, span, ...rest }) => ({ tokenSize: { min, max: min + span }, ...rest }));
+}
 
 /** Turns of the runner's plain, provider-failure and hostile-host kinds, answered by the faux provider. */
 export function fauxProviderTurnArbitrary(options: GenerationOptions): fc.Arbitrary<FauxProviderTurnCase> {
@@ -71,56 +66,75 @@ export function fauxProviderTurnArbitrary(options: GenerationOptions): fc.Arbitr
       { weight: 1, arbitrary: providerFailureTurnArbitrary(options) },
       { weight: 1, arbitrary: hostileTurnArbitrary(options) },
     ),
-    faux: fauxSpecArbitrary,
+    faux: fauxSpecArbitrary(),
   });
 }
 
-/** The faux script of a scenario's requests: each failed attempt as an `error` response, then the response. */
-function fauxSteps(requests: readonly RequestSpec[], faux: FauxProviderSpec): FauxResponseStep[] {
-  const messages = requests.flatMap((request) => {
-    const failures = request.failures.map((failure) => {
-      const hint = failure.retryAfterSeconds === undefined ? "" : ` Please try again in ${failure.retryAfterSeconds}s.`;
-      const streamed = failure.visible ? [fauxText(markedText(failure.token, "partial answer that fails"))] : [];
-      return fauxAssistantMessage(streamed, { stopReason: "error", errorMessage: `${failure.status} failed.${hint}` });
-    });
-    const { response } = request;
-    const blocks = [
-      ...(response.thinking === undefined ? [] : [fauxThinking(response.thinking)]),
-      ...(response.text === undefined ? [] : [fauxText(markedText(response.token, response.text))]),
-      ...response.calls.map((call) => fauxToolCall(call.tool, callArguments(call.args), { id: call.id })),
-    ];
-    const stopReason =
-      response.stopReason === "natural" ? (response.calls.length > 0 ? "toolUse" : "stop") : response.stopReason;
-    const answer = fauxAssistantMessage(blocks, {
-      stopReason,
-      ...(stopReason === "aborted" && { errorMessage: "the provider ended the response" }),
-    });
-    return [...failures, answer];
-  });
-  return messages.slice(0, Math.max(0, messages.length - faux.missing)).map((message, index): FauxResponseStep => {
-    if (index === faux.factoryThrowsAt)
-      return () => {
-        throw new Error("the faux response factory failed");
-      };
-    if (!faux.lateFactories) return message;
-    return async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      return message;
-    };
+/** A response spec as the faux provider's answer: its thinking, marked text and calls, and its stop reason. */
+export function fauxResponse(response: ResponseSpec): AssistantMessage {
+  const blocks = [
+    ...(response.thinking === undefined ? [] : [fauxThinking(response.thinking)]),
+    ...(response.text === undefined ? [] : [fauxText(markedText(response.token, response.text))]),
+    ...response.calls.map((call) => fauxToolCall(call.tool, callArguments(call.args), { id: call.id })),
+  ];
+  const stopReason =
+    response.stopReason === "natural" ? (response.calls.length > 0 ? "toolUse" : "stop") : response.stopReason;
+  return fauxAssistantMessage(blocks, {
+    stopReason,
+    ...(stopReason === "aborted" && { errorMessage: "the provider ended the response" }),
   });
 }
 
-let registrations = 0;
+/** A failed attempt as the faux provider's `error` answer, with the text a visible failure streamed first. */
+function fauxFailure(failure: ProviderFailureSpec): AssistantMessage {
+  const hint = failure.retryAfterSeconds === undefined ? "" : ` Please try again in ${failure.retryAfterSeconds}s.`;
+  const streamed = failure.visible ? [fauxText(markedText(failure.token, "partial answer that fails"))] : [];
+  return fauxAssistantMessage(streamed, { stopReason: "error", errorMessage: `${failure.status} failed.${hint}` });
+}
 
-/** Runs the case's turn with the faux provider as its model and checks the invariants of every turn. */
-export async function checkFauxProviderTurn({ scenario, faux }: FauxProviderTurnCase): Promise<void> {
-  const provider = registerFauxProvider({
-    api: `turnkit-fuzz-faux-${++registrations}`,
+/**
+ * The faux script of `answers` as `faux` says (the last `missing` left out,
+ * one factory that throws, or every answer a macrotask late); `record` sees
+ * each request's context and options as the provider got them.
+ */
+export function fauxScript(
+  answers: readonly AssistantMessage[],
+  faux: FauxProviderSpec,
+  record?: (context: Context, options: StreamOptions | undefined) => void,
+): FauxResponseStep[] {
+  return answers.slice(0, Math.max(0, answers.length - faux.missing)).map(
+    (message, index): FauxResponseStep =>
+      async (context, options) => {
+        record?.(context, options);
+        if (index === faux.factoryThrowsAt) throw new Error("the faux response factory failed");
+        if (faux.lateFactories) await new Promise((resolve) => setImmediate(resolve));
+        return message;
+      },
+  );
+}
+
+/**
+ * Registers the faux provider for one run; `unregister()` it after the run.
+ * Runs take turns (one case at a time), so every run registers the same API
+ * name: two runs of a case send the same model.
+ */
+export function registerFauxFor(faux: FauxProviderSpec): FauxProviderRegistration {
+  return registerFauxProvider({
+    api: "turnkit-fuzz-faux",
     provider: "turnkit-fuzz-faux",
     tokenSize: faux.tokenSize,
   });
+}
+
+/** Runs the case's turn with the faux provider as its model and checks the invariants of every turn. */
+export async function checkFauxProviderTurn({ scenario, faux }: FauxProviderTurnCase): Promise<void> {
+  const provider = registerFauxFor(faux);
   try {
-    provider.setResponses(fauxSteps(scenario.requests, faux));
+    const answers = scenario.requests.flatMap((request) => [
+      ...request.failures.map(fauxFailure),
+      fauxResponse(request.response),
+    ]);
+    provider.setResponses(fauxScript(answers, faux));
     const prepared = prepareTurnScenario(scenario, {
       clock: createVirtualClock(),
       sessionId: "session-faux",

@@ -3,7 +3,7 @@
  * the scripted model on a virtual clock, and records everything the
  * invariants need.
  */
-import type { Context, Message, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { Api, Context, Message, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import {
   Agent,
   type AgentEvent,
@@ -18,6 +18,7 @@ import { type AgentRunObservation, observeAgent } from "./observe-agent.js";
 import { type LaterRun, type PromptForm, settingOptions } from "./agent-settings.js";
 import type { AgentHookSpec, AgentScenario, HostAction, ToolBehaviour } from "./scenario.js";
 import { churnListeners } from "./listener-churn.js";
+import { fauxResponse, fauxScript, registerFauxFor } from "./faux-provider-turns.js";
 import { createAgentTools } from "./scenario-tools.js";
 import {
   earlierExchange,
@@ -146,19 +147,27 @@ export async function runAgentScenario(
   const malformedCalls: AgentScenarioObservation["malformedCalls"] = [];
   const listenerNotes: string[] = [];
   const answer = withUnknownEvents(withFallbackAnswers(model), scenario.unknownEvents);
+  const record = (context: Context, options: SimpleStreamOptions | undefined) => {
+    requests.push({ context: JSON.parse(JSON.stringify(context)) as Context, options });
+  };
+  // With `faux`, no stream function: the agent sends each request through pi-ai's streamSimple to the faux provider.
+  const faux = scenario.faux && registerFauxFor(scenario.faux);
+  faux?.setResponses(fauxScript(scenario.requests.map(fauxResponse), scenario.faux!, record));
   let agent!: Agent;
   const abort = () => agent.abort();
   agent = new AgentClass({
     initialState: {
       systemPrompt: "You are a generated scenario.",
-      model: model.model,
+      model: faux?.getModel() ?? model.model,
       tools: createAgentTools(scenario.toolModes, environment),
       messages: history,
     },
-    streamFn: (requestModel, context, options) => {
-      requests.push({ context: JSON.parse(JSON.stringify(context)) as Context, options });
-      return answer(requestModel, context, options);
-    },
+    ...(!faux && {
+      streamFn: (requestModel: Model<Api>, context: Context, options?: SimpleStreamOptions) => {
+        record(context, options);
+        return answer(requestModel, context, options);
+      },
+    }),
     toolExecution: scenario.toolExecution,
     steeringMode: scenario.steeringMode,
     followUpMode: scenario.followUpMode,
@@ -225,7 +234,7 @@ export async function runAgentScenario(
       () => laterRun(agent, scenario.laterRun, hostMessage),
     ],
     hostTimers: () => hostTimers,
-  });
+  }).finally(() => faux?.unregister());
   return { ...observation, hostMessages, requests, malformedCalls, listenerNotes };
 }
 

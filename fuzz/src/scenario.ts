@@ -300,6 +300,20 @@ export interface AgentScenario {
   unknownEvents?: string[];
   /** How the virtual clock is driven, as a turn's `pacing` (absent: every chain settles before the next timer). */
   pacing?: number;
+  /** Answered by pi-ai's faux provider through `streamSimple` instead of a stream function (default: the scripted model). */
+  faux?: FauxProviderSpec;
+}
+
+/** How pi-ai's faux provider (`registerFauxProvider`) answers a run's requests. */
+export interface FauxProviderSpec {
+  /** Token sizes of the streamed chunks, in tokens of four characters (equal bounds: the same chunks on every run). */
+  tokenSize: { min: number; max: number };
+  /** The response (by index) whose factory throws instead. */
+  factoryThrowsAt: number | undefined;
+  /** Every response comes from a factory that answers after a macrotask. */
+  lateFactories: boolean;
+  /** Responses left out at the end of the script. */
+  missing: number;
 }
 
 // ------------------------------------------------------------------ PiTurnRunner
