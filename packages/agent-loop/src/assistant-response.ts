@@ -131,7 +131,7 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
     // The loop gives up on this stream: stop the request, then keep what had streamed.
     run.requestAbort.giveUp();
     const reason = streamFailure ? streamFailure.error : new Error("The model stream ended without a final message");
-    final = failedAssistantMessage(run.config.model, reason, run.aborted, partial);
+    final = failedAssistantMessage(run.config.model, reason, run.aborted, partial && run.shownPart(partial));
   } else if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) {
     // A failure may be handed over while the request is still writing into
     // the partial it shares blocks or usage with (pi-ai's providers stream

@@ -2,6 +2,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { AbortGrace } from "./abort-grace.js";
 import { RequestAbort } from "./request-abort.js";
 import { onAbort } from "./shared-abort-listener.js";
+import { ShownContent } from "./shown-content.js";
 import { StepCalls } from "./step-calls.js";
 import {
   ToolResultText,
@@ -45,6 +46,8 @@ export class LoopRun {
   private agentEnded = false;
   /** The message between `message_start` and `message_end`; for a response, its latest partial. */
   private openMessage: AgentMessage | undefined;
+  /** What of the open response the listeners were handed: a response ended early keeps only that. */
+  private shown = new ShownContent();
   /**
    * How many of `newMessages`, from the first, were announced with
    * `message_end` (the loop records and announces them in that order), and
@@ -135,9 +138,11 @@ export class LoopRun {
         break;
       case "message_start":
         this.openMessage = event.message;
+        this.shown = new ShownContent();
         break;
       case "message_update":
         this.openMessage = event.message;
+        this.shown.note(event.assistantMessageEvent);
         break;
       case "message_end": {
         this.openMessage = undefined;
@@ -169,6 +174,14 @@ export class LoopRun {
         return unreachable;
       }
     }
+  }
+
+  /**
+   * The open response's `partial` as the listeners were shown it (see
+   * {@link ShownContent}): what a response ended early keeps.
+   */
+  shownPart(partial: AssistantMessage): AssistantMessage {
+    return this.shown.cut(partial);
   }
 
   /**
@@ -238,7 +251,7 @@ export class LoopRun {
       }
     }
 
-    const failure = failedAssistantMessage(this.config.model, error, aborted, partial);
+    const failure = failedAssistantMessage(this.config.model, error, aborted, partial && this.shownPart(partial));
     if (partial) {
       // The open message may already be recorded (a failure message whose own
       // message_start failed): it is replaced, never kept next to its successor.

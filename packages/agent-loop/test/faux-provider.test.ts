@@ -1,5 +1,6 @@
 import {
   fauxAssistantMessage,
+  fauxText,
   fauxToolCall,
   registerFauxProvider,
   Type,
@@ -73,5 +74,60 @@ describe("pi-ai's registerFauxProvider as the model (default streamSimple path)"
     await agent.prompt("hi");
     expect(agent.state.isStreaming).toBe(false);
     expect(agent.state.errorMessage).toMatch(/No API provider/);
+  });
+});
+
+describe("a response ended early keeps only what the listeners were shown", () => {
+  let faux: FauxProviderRegistration | undefined;
+  afterEach(() => {
+    faux?.unregister();
+    faux = undefined;
+  });
+
+  // pi-ai's providers (the faux one too) stream into one live message that
+  // every event's partial points at, and go on writing into it while a
+  // listener handles an event. Before, the failure message was a snapshot of
+  // that object taken when the run failed: it held text of events never
+  // delivered ("«r1» alpha beta" where the listener saw "«r1»").
+  it("a listener that throws after the first delta: the failed message holds the text delivered", async () => {
+    faux = registerFauxProvider({ api: "faux-shown-1", provider: "faux-shown-1", tokenSize: { min: 1, max: 1 } });
+    faux.setResponses([fauxAssistantMessage("«r1» alpha beta gamma")]);
+    const agent = new Agent({ initialState: { model: faux.getModel() } });
+    let delivered = "";
+    agent.subscribe((event) => {
+      if (event.type !== "message_update" || event.assistantMessageEvent.type !== "text_delta") return;
+      delivered += event.assistantMessageEvent.delta;
+      throw new Error("the host listener failed");
+    });
+
+    await agent.prompt("hi");
+
+    const final = agent.state.messages.at(-1) as AssistantMessage;
+    expect(delivered).toBe("«r1»");
+    expect(final.stopReason).toBe("error");
+    expect(final.errorMessage).toBe("the host listener failed");
+    expect(final.content).toEqual([{ type: "text", text: "«r1»" }]);
+  });
+
+  it("a listener that fails late, while the provider goes on writing: the failed message holds the text delivered", async () => {
+    faux = registerFauxProvider({ api: "faux-shown-2", provider: "faux-shown-2", tokenSize: { min: 1, max: 1 } });
+    faux.setResponses([fauxAssistantMessage([fauxText("«r2» alpha beta gamma delta")])]);
+    const agent = new Agent({ initialState: { model: faux.getModel() } });
+    let delivered = "";
+    let deltas = 0;
+    agent.subscribe(async (event) => {
+      if (event.type !== "message_update" || event.assistantMessageEvent.type !== "text_delta") return;
+      delivered += event.assistantMessageEvent.delta;
+      if (++deltas !== 2) return;
+      // The provider goes on writing while this listener waits.
+      for (let tick = 0; tick < 20; tick++) await Promise.resolve();
+      throw new Error("the host listener failed late");
+    });
+
+    await agent.prompt("hi");
+
+    const final = agent.state.messages.at(-1) as AssistantMessage;
+    expect(delivered).toBe("«r2» alp");
+    expect(final.content).toEqual([{ type: "text", text: delivered }]);
   });
 });
