@@ -31,7 +31,7 @@ import { providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-
 import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
 import { prepareTurnScenario } from "./run-turn-scenario.js";
 import { observeTurn } from "./observe-turn.js";
-import { checkTurnInvariants, hostCheckOptions } from "./observation-checks.js";
+import { checkTurnInvariants, hostCheckOptions, scriptedTexts } from "./observation-checks.js";
 import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
 import { callArguments, markedText } from "./scripted-entries.js";
 import type { FauxProviderSpec, ProviderFailureSpec, ResponseSpec, TurnScenario } from "./scenario.js";
@@ -147,7 +147,10 @@ export async function checkFauxProviderTurn({ scenario, faux }: FauxProviderTurn
       ...prepared.options,
       input: { ...input, llm: { ...llm, model: provider.getModel() } },
     });
-    checkTurnInvariants(observation, hostCheckOptions(scenario));
+    checkTurnInvariants(observation, {
+      ...hostCheckOptions(scenario),
+      scriptedTexts: scriptedTexts(scenario, prepared.respondTexts),
+    });
     await checkUIMessageStream(observation.events);
   } finally {
     provider.unregister();

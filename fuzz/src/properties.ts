@@ -43,7 +43,12 @@ import {
 } from "./scenario-arbitraries.js";
 import { subAgentTurnArbitrary } from "./sub-agent-arbitraries.js";
 import { mcpServerProperty, mcpStdioServerProperty } from "./mcp-server-property.js";
-import { type FauxProviderTurnCase, checkFauxProviderTurn, fauxProviderTurnArbitrary } from "./faux-provider-turns.js";
+import {
+  type FauxProviderTurnCase,
+  checkFauxProviderTurn,
+  fauxProviderTurnArbitrary,
+  fauxSpecArbitrary,
+} from "./faux-provider-turns.js";
 import { type RealClockTurnCase, checkRealClockTurn, realClockTurnArbitrary } from "./real-clock-turns.js";
 import type { FuzzProperty } from "./fuzz-property.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
@@ -84,8 +89,14 @@ async function checkHostileTurn(scenario: TurnScenario): Promise<void> {
 export function createFuzzProperties(options: GenerationOptions): readonly FuzzProperty<any>[] {
   const agent: FuzzProperty<AgentScenario> = {
     name: "agent",
-    description: "Agent: responses, tools, loop hooks, host actions, failing listeners",
-    arbitrary: agentScenarioArbitrary(options),
+    description:
+      "Agent: responses (now and then from pi-ai's faux provider through streamSimple), tools, loop hooks, host actions, failing listeners",
+    arbitrary: fc
+      .tuple(
+        agentScenarioArbitrary(options),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fauxSpecArbitrary() }),
+      )
+      .map(([scenario, faux]) => (faux ? { ...scenario, faux } : scenario)),
     run: async (scenario) => {
       const observation = await runAgentScenario(scenario);
       checkAgentObservation(observation);
