@@ -47,7 +47,7 @@ export class LoopRun {
   /** The message between `message_start` and `message_end`; for a response, its latest partial. */
   private openMessage: AgentMessage | undefined;
   /** What of the open response the listeners were handed: a response ended early keeps only that. */
-  private shown = new ShownContent();
+  private readonly shown = new ShownContent();
   /**
    * How many of `newMessages`, from the first, were announced with
    * `message_end` (the loop records and announces them in that order), and
@@ -138,7 +138,7 @@ export class LoopRun {
         break;
       case "message_start":
         this.openMessage = event.message;
-        this.shown = new ShownContent();
+        if (event.message.role === "assistant") this.shown.reset();
         break;
       case "message_update":
         this.openMessage = event.message;

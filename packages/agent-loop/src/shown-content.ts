@@ -19,6 +19,12 @@ export class ShownContent {
   /** One past the highest content index an event named; 0 before any block event. */
   private blocks = 0;
 
+  /** Forgets everything noted: a new response starts. */
+  reset(): void {
+    this.shownLength.clear();
+    this.blocks = 0;
+  }
+
   /** Notes that the reader was handed `event` (any event of the response, in order). */
   note(event: AssistantMessageEvent): void {
     const index = (event as { contentIndex?: unknown }).contentIndex;
