@@ -14,6 +14,7 @@ import { createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { withHandWrittenStreams } from "./hand-written-streams.js";
+import { withLivePartials } from "./live-partials.js";
 import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
 import {
   earlierExchange,
@@ -206,7 +207,10 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       streamFn: withHandWrittenStreams(
         withUnreadableUsage(
           withMalformedEvents(
-            withMalformedFinals(withFallbackAnswers(model), scenario.malformedFinals),
+            withMalformedFinals(
+              withLivePartials(withFallbackAnswers(model), scenario.livePartials),
+              scenario.malformedFinals,
+            ),
             scenario.malformedEvents,
           ),
           scenario.unreadableUsage,

@@ -102,6 +102,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       // Which responses (by index) report a usage that cannot be read: rarely any.
       unreadable: rareList(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom("revoked" as const, "getter" as const)), 2),
       handWritten: handWrittenStreamsArbitrary,
+      livePartials: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which tool calls (counted across the script) hand their result over oddly: rarely any.
       oddAnswers: rareList(fc.tuple(fc.nat({ max: 8 }), fc.constantFrom(...ODD_TOOL_ANSWERS)), 3),
       hooksAnswerTwice: fc.oneof(
@@ -117,6 +118,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         budget,
         budgetBoundary,
         handWritten,
+        livePartials,
         oddAnswers,
         hooksAnswerTwice,
         ...scenario
@@ -141,6 +143,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
           ...(malformedEvents.length > 0 && { malformedEvents }),
           ...(unreadableUsage.length > 0 && { unreadableUsage }),
           ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
+          ...(livePartials && { livePartials }),
           ...(hooksAnswerTwice && { hooksAnswerTwice }),
         };
       },
@@ -208,9 +211,10 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
       streamTimeouts: fc.constantFrom("default" as const, "off" as const),
       toolModes: toolModesArbitrary,
       handWritten: handWrittenStreamsArbitrary,
+      livePartials: fc.boolean(),
     })
     .map(
-      ({ requests, retry, actions, streamTimeouts, toolModes, handWritten }): TurnScenario => ({
+      ({ requests, retry, actions, streamTimeouts, toolModes, handWritten, livePartials }): TurnScenario => ({
         requests: withRequestIds(requests),
         toolModes,
         hooks: NO_HOOKS,
@@ -229,6 +233,7 @@ export function providerFailureTurnArbitrary(_options: GenerationOptions): fc.Ar
         withHistory: false,
         beforeUserMessages: false,
         ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
+        ...(livePartials && { livePartials }),
       }),
     );
 }

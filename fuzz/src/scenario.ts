@@ -534,6 +534,12 @@ export interface TurnScenario {
    * runner property.
    */
   handWrittenStreams?: HandWrittenStreamSpec[];
+  /**
+   * The scripted responses stream into one live message, as pi-ai's
+   * providers do, read ahead of the turn (`src/live-partials.ts`). Absent
+   * outside the runner properties.
+   */
+  livePartials?: boolean;
   /** Every hook answers through a thenable that answers twice (`answeringTwice` in `scenario-turn-hooks.ts`); absent outside the main runner property. */
   hooksAnswerTwice?: boolean;
 }
