@@ -98,7 +98,7 @@ function checkToolResults(
       throw new InvariantViolation("a failure is an error result naming the server", where);
     const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
     // The server sends something within the call timeout unless it hangs: anything else ends the call sooner.
-    if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdout(spec))
+    if (code === "call_timeout" && tool?.end.kind !== "hang")
       throw new InvariantViolation("only a call the server leaves unanswered times out", where);
     if (tool?.end.kind === "jsonRpcError" && code === "server_error") {
       const sent = details.jsonRpcError as { code?: unknown; data?: unknown } | undefined;
@@ -157,17 +157,6 @@ export function imageBytesType(data: string): string | undefined {
 
 function textOf(content: readonly { type: string; text?: string }[]): string {
   return content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
-}
-
-/**
- * Whether a stdio case's process may close its stdout and live on: the
- * SDK's transport does not report the end of a process's stdout, so the
- * extension learns of it only as calls that are not answered (see
- * agent-mcp's README, Failures).
- */
-function closesStdout(spec: McpFuzzCase | McpStdioCase): boolean {
-  if (!("stdio" in spec)) return false;
-  return spec.stdio.end?.what.kind === "closeStdout" || spec.tools.some((tool) => tool.end.kind === "closeSession");
 }
 
 /** Whether a note of the case is a status the extension reported. */
