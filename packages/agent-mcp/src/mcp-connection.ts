@@ -299,8 +299,8 @@ export class McpConnection {
   /**
    * The transport ended: the SDK fails the requests in flight with
    * "connection closed", which `lost` explains. A stdio server ends it by
-   * exiting, or by closing its stdout while it lives on (it can never
-   * answer again: the same loss, and its process is stopped).
+   * exiting, or by closing its stdout or stdin while it lives on (it can
+   * never answer again: the same loss, and its process is stopped).
    */
   private transportClosed(): void {
     if (this.closed) return;
@@ -315,7 +315,8 @@ export class McpConnection {
 
   private howTransportEnded(): string {
     if (this.settings.transport.kind !== "stdio") return "closed the connection";
-    const ended = this.opened.running() ? "closed its stdout and kept running" : "exited";
+    const pipe = this.opened.closedPipe();
+    const ended = pipe ? `closed its ${pipe} and kept running` : "exited";
     const stderr = this.stderr.lastLine;
     return stderr ? `${ended} (its last stderr line: ${stderr})` : ended;
   }

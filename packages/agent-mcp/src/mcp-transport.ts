@@ -19,8 +19,8 @@ export interface OpenedTransport {
   readonly pid: () => number | undefined;
   /** Resolves once the stdio server's process exited (or could not start); resolved for HTTP. */
   readonly exited: Promise<void>;
-  /** Whether the stdio server's process runs: after the transport ended, that it closed its stdout and lives on. */
-  readonly running: () => boolean;
+  /** After the transport ended: the pipe a stdio server closed while its process lives on; `undefined` when it exited, and for HTTP. */
+  readonly closedPipe: () => "stdout" | "stdin" | undefined;
   /**
    * After a failed connect: when the server asked for OAuth authorization,
    * runs the host's authorization step and exchanges its code for tokens,
@@ -41,7 +41,8 @@ export interface OpenedTransport {
  * (see `fetchRetryingStaleSockets`).
  *
  * A stdio server runs on our `StdioProcessTransport`, whose connection
- * ends when the process's stdout ends, also when the process lives on.
+ * ends when the process's stdout ends or its stdin breaks, also when the
+ * process lives on.
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
  * past one pipe chunk more). Over stdio the transport drops such a message and
@@ -73,7 +74,7 @@ export async function createTransport(
         endSession: async () => {},
         pid: () => transport.pid,
         exited: transport.exited,
-        running: () => transport.running(),
+        closedPipe: () => transport.closedPipe(),
         authorize: async () => false,
       };
     }
@@ -105,7 +106,7 @@ export async function createTransport(
         endSession: () => transport.terminateSession(),
         pid: () => undefined,
         exited: Promise.resolve(),
-        running: () => false,
+        closedPipe: () => undefined,
         authorize: async () => (auth ? authorizeAfterRedirect(auth, (code) => transport.finishAuth(code)) : false),
       };
     }

@@ -4,7 +4,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
-import { STDOUT_END_EXIT_WAIT_MS } from "./defaults.js";
+import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
 
 /** How to start a stdio server's process, and where its stderr goes. */
 export interface StdioProcessOptions {
@@ -25,13 +25,14 @@ export interface StdioProcessOptions {
  * environment and line framing), writes messages to its stdin and reads
  * them from its stdout, a line each.
  *
- * The connection ends (`onclose`, once) when the process's stdout ends,
- * not only when the process exited: a server that closed its stdout and
- * lives on can never answer, and waiting for its exit would leave every
- * call waiting for its timeout. A process that exits ends its stdout at
- * the same moment, so after stdout ended the transport waits up to
- * `STDOUT_END_EXIT_WAIT_MS` for the exit (and the rest of stderr) before
- * it reports the end: `running()` then tells the two apart.
+ * The connection ends (`onclose`, once) when the process's stdout ends or
+ * its stdin breaks (a write found it closed), not only when the process
+ * exited: a server that closed either pipe and lives on can never answer,
+ * and waiting for its exit would leave every call waiting for its timeout.
+ * A process that exits ends its pipes at the same moment, so after a pipe
+ * ended the transport waits up to `PIPE_END_EXIT_WAIT_MS` for the exit
+ * (and the rest of stderr) before it reports the end: `closedPipe()` then
+ * tells the two apart.
  *
  * `close()` ends the process's input and reports the end; it sends no
  * signal: stopping a process that lingers is the owner's (`stopProcess`),
@@ -52,6 +53,8 @@ export class StdioProcessTransport implements Transport {
   /** Set by `close()`: what the process writes from then on is not read as messages. */
   private closing = false;
   private ended = false;
+  /** The first of its pipes the process ended (or broke) without `close()`. */
+  private endedPipe: "stdout" | "stdin" | undefined;
   private exitWait: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {
@@ -93,35 +96,36 @@ export class StdioProcessTransport implements Transport {
         this.end();
       });
       child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdin?.on("close", () => this.pipeEnded("stdin"));
       child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
       child.stdout?.on("error", (error) => this.onerror?.(error));
-      child.stdout?.on("end", () => {
-        // A macrotask after the wait: an exit that is due is read first, also when the host was too busy to see it in time.
-        this.exitWait ??= setTimeout(() => setImmediate(() => this.end()), STDOUT_END_EXIT_WAIT_MS);
-      });
+      child.stdout?.on("end", () => this.pipeEnded("stdout"));
       child.stderr?.on("data", onStderr);
       child.stderr?.on("error", () => {});
     });
   }
 
   /**
-   * Whether the process still runs: after the end was reported, true means
-   * it closed its stdout without exiting.
+   * After the end was reported: the pipe the process closed while it still
+   * runs; `undefined` when it exited (or the transport was closed).
    */
-  running(): boolean {
+  closedPipe(): "stdout" | "stdin" | undefined {
     const child = this.child;
-    return child !== undefined && this.pid !== undefined && child.exitCode === null && child.signalCode === null;
+    const running =
+      child !== undefined && this.pid !== undefined && child.exitCode === null && child.signalCode === null;
+    return running ? this.endedPipe : undefined;
   }
 
-  /** Writes one message to the process's stdin; rejects with "Not connected" once the transport ended. */
+  /**
+   * Writes one message to the process's stdin; rejects with "Not connected"
+   * once the transport ended. A write to a process that is exiting does not
+   * fail the request: its exit ends the connection, and explains it.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.ended || this.closing) return Promise.reject(new Error("Not connected"));
-    return new Promise((resolve, reject) => {
-      const written = stdin.write(serializeMessage(message), (error) => {
-        if (error) reject(error);
-      });
-      if (written) resolve();
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
     });
   }
@@ -162,6 +166,14 @@ export class StdioProcessTransport implements Transport {
       this.onmessage?.(message);
       if (this.closing) return;
     }
+  }
+
+  /** A pipe ended without `close()`: the end is reported once the process exited, or after the wait. */
+  private pipeEnded(pipe: "stdout" | "stdin"): void {
+    if (this.closing || this.endedPipe) return;
+    this.endedPipe = pipe;
+    // A macrotask after the wait: an exit that is due is read first, also when the host was too busy to see it in time.
+    this.exitWait = setTimeout(() => setImmediate(() => this.end()), PIPE_END_EXIT_WAIT_MS);
   }
 
   private end(): void {
