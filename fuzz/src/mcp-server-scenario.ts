@@ -187,8 +187,16 @@ async function runMcpTurn(
   const before = mcp.status;
   const started = stdio?.pids().length ?? 0;
   const assembled = await runtime.assembleTurn({ sessionId: "s1", turnId });
-  // A lost server whose restart is due is started again by the turn (a restarted process is a new pid).
-  if (stdio && before.state === "failed" && before.nextRestartInMs === 0 && stdio.pids().length === started)
+  // A lost server whose restart is due is started again by the turn (a restarted process is a new pid),
+  // unless the host disposed the runtime while the turn was being assembled (the case's `disposeAfterMs`).
+  const disposed = mcp.status.state === "disposed";
+  if (
+    stdio &&
+    before.state === "failed" &&
+    before.nextRestartInMs === 0 &&
+    !disposed &&
+    stdio.pids().length === started
+  )
     throw new InvariantViolation("a lost server is restarted by the next turn", describeValue(before));
   const serverNames = new Map(mcp.status.tools.map((tool) => [tool.name, tool.serverToolName]));
   const main = createScriptedModel(script(spec, [...serverNames.keys()]));
