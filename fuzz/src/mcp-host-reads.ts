@@ -110,6 +110,17 @@ export const hostReadsArbitrary: fc.Arbitrary<McpHostReads> = fc.record({
 
 const ERROR_CODES = new Set<string>(Object.values(McpServerErrorCode));
 
+/** The host's reads {@link checkHostReads} makes, in order; each may wait out a call timeout (a server that never answers). */
+export const HOST_READS = [
+  "listResources",
+  "listResourceTemplates",
+  "readResource",
+  "resourceAsContext",
+  "listPrompts",
+  "getPrompt",
+  "expandPrompt",
+] as const;
+
 /**
  * Makes each of the host's reads through `mcp` (`bounded` throws when one
  * does not settle in time) and throws an {@link InvariantViolation} for
@@ -121,18 +132,18 @@ export async function checkHostReads(
   bounded: <T>(promise: Promise<T>, what: string) => Promise<T>,
   imageType: (data: string) => string | undefined,
 ): Promise<void> {
-  const reads: [string, () => Promise<unknown>][] = [
-    ["listResources", () => mcp.listResources()],
-    ["listResourceTemplates", () => mcp.listResourceTemplates()],
-    ["readResource", () => mcp.readResource(URI)],
-    ["resourceAsContext", () => mcp.resourceAsContext(URI)],
-    ["listPrompts", () => mcp.listPrompts()],
-    ["getPrompt", () => mcp.getPrompt(PROMPT, { topic: "x" })],
-    ["expandPrompt", () => mcp.expandPrompt(PROMPT, { topic: "x" })],
-  ];
-  for (const [name, read] of reads) {
+  const reads: Record<(typeof HOST_READS)[number], () => Promise<unknown>> = {
+    listResources: () => mcp.listResources(),
+    listResourceTemplates: () => mcp.listResourceTemplates(),
+    readResource: () => mcp.readResource(URI),
+    resourceAsContext: () => mcp.resourceAsContext(URI),
+    listPrompts: () => mcp.listPrompts(),
+    getPrompt: () => mcp.getPrompt(PROMPT, { topic: "x" }),
+    expandPrompt: () => mcp.expandPrompt(PROMPT, { topic: "x" }),
+  };
+  for (const name of HOST_READS) {
     const settled = await bounded(
-      read().then(
+      reads[name]().then(
         (value) => ({ value }),
         (error: unknown) => ({ error }),
       ),

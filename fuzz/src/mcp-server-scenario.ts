@@ -34,7 +34,7 @@ import { engineText } from "./invariants/no-engine-errors.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import type { McpCaseRecord } from "./mcp-case-server.js";
 import { serveCase } from "./mcp-fuzz-server.js";
-import { checkHostReads } from "./mcp-host-reads.js";
+import { HOST_READS, checkHostReads } from "./mcp-host-reads.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
 import { type LaunchedStdioCase, launchStdioCase } from "./mcp-stdio-launch.js";
@@ -50,7 +50,7 @@ import {
 import { unhandledRejections } from "./unhandled-rejections.js";
 
 const USER_TEXT = "Go, fuzz user.";
-/** Longest a case may take before it counts as a hang (a case takes milliseconds, a timed-out call 1 s). */
+/** Longest one step of a case may take before it counts as a hang (a step takes milliseconds, a connect that times out 2 s). */
 const CASE_BOUND_MS = 15_000;
 const CALL_TIMEOUT_MS = 1_000;
 /** Start and handshake of a stdio server's process (a start takes about 0.2 s of CPU). */
@@ -99,7 +99,11 @@ async function checkServedCase(
   const rejections = unhandledRejections();
   const before = rejections.seen.length;
   const notes: unknown[] = [];
-  const turns = await bounded(runMcpCase(spec, server, notes, stdio), "the case (assembly, turns and dispose)");
+  const turns = await bounded(
+    runMcpCase(spec, server, notes, stdio),
+    "the case (assembly, turns and dispose)",
+    caseBoundMs(spec),
+  );
   for (const turn of turns) checkTurn(spec, turn);
   if (stdio && "stdio" in spec) checkAnsweredCalls(spec, turns, stdio.answeredBeforeBreak(MAX_MESSAGE_BYTES));
   const found = engineText(record().answers);
@@ -183,8 +187,16 @@ async function runMcpTurn(
   const before = mcp.status;
   const started = stdio?.pids().length ?? 0;
   const assembled = await runtime.assembleTurn({ sessionId: "s1", turnId });
-  // A lost server whose restart is due is started again by the turn (a restarted process is a new pid).
-  if (stdio && before.state === "failed" && before.nextRestartInMs === 0 && stdio.pids().length === started)
+  // A lost server whose restart is due is started again by the turn (a restarted process is a new pid),
+  // unless the host disposed the runtime while the turn was being assembled (the case's `disposeAfterMs`).
+  const disposed = mcp.status.state === "disposed";
+  if (
+    stdio &&
+    before.state === "failed" &&
+    before.nextRestartInMs === 0 &&
+    !disposed &&
+    stdio.pids().length === started
+  )
     throw new InvariantViolation("a lost server is restarted by the next turn", describeValue(before));
   const serverNames = new Map(mcp.status.tools.map((tool) => [tool.name, tool.serverToolName]));
   const main = createScriptedModel(script(spec, [...serverNames.keys()]));
@@ -265,12 +277,24 @@ function elicitationAnswerer(mode: McpFuzzCase["elicitation"]) {
   };
 }
 
-async function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+/**
+ * Longest a whole case may take before it counts as a hang: the bound of
+ * one step, plus a call timeout for each tool call of its turns and each
+ * of the host's reads, any of which the server may leave unanswered (a
+ * tool or a read that hangs), one after another.
+ */
+export function caseBoundMs(spec: McpFuzzCase): number {
+  const calls = spec.turns * spec.responses.reduce((sum, calls) => sum + calls.length, 0);
+  const reads = spec.hostReads ? HOST_READS.length : 0;
+  return CASE_BOUND_MS + CALL_TIMEOUT_MS * (calls + reads);
+}
+
+async function bounded<T>(promise: Promise<T>, what: string, boundMs = CASE_BOUND_MS): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new InvariantViolation("no hang", `${what} did not settle within ${CASE_BOUND_MS} ms`)),
-      CASE_BOUND_MS,
+      () => reject(new InvariantViolation("no hang", `${what} did not settle within ${boundMs} ms`)),
+      boundMs,
     );
   });
   try {

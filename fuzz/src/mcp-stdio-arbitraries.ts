@@ -7,7 +7,7 @@
  * JSON-RPC, an answer to an id never asked, a line past
  * `maxMessageBytes`, a blank line) at its start, in a call or after an
  * answer; exiting (code 0 or 1, killed by a signal) or closing its stdout
- * and staying alive, before the handshake, in a call or between calls, in
+ * or stdin and staying alive, before the handshake, in a call or between calls, in
  * its first process only or in every one; never answering `initialize`; a
  * flood of stderr; ignoring `SIGTERM` and end-of-input; writing after the
  * host closed its input. And the host's side: disposing the runtime while
@@ -24,7 +24,9 @@ export type McpProcessEnd =
   | { readonly kind: "exit"; readonly code: 0 | 1 }
   | { readonly kind: "signal"; readonly signal: "SIGKILL" | "SIGHUP" }
   /** Closes its stdout and stays alive (until a signal ends it). */
-  | { readonly kind: "closeStdout" };
+  | { readonly kind: "closeStdout" }
+  /** Closes its stdin (what the client wrote and it did not read is lost) and stays alive. */
+  | { readonly kind: "closeStdin" };
 
 /** A line on stdout that is no message the client asked for. */
 export type McpStrayLine =
@@ -83,7 +85,7 @@ const processEnd: fc.Arbitrary<McpProcessEnd> = fc.oneof(
     { kind: "signal" as const, signal: "SIGKILL" as const },
     { kind: "signal" as const, signal: "SIGHUP" as const },
   ),
-  fc.constant({ kind: "closeStdout" as const }),
+  fc.constantFrom({ kind: "closeStdout" as const }, { kind: "closeStdin" as const }),
 );
 
 /** How a stdio case's process behaves: mostly well, one or two misbehaviours at a time. */

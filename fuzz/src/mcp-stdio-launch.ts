@@ -32,7 +32,7 @@ export interface LaunchedStdioCase {
    * How many calls of each tool a process answered (a message of at most
    * `maxBytes`) before it wrote or did anything that breaks its
    * connection: a stray line that is no message, a message longer than
-   * `maxBytes`, an exit, a signal, a closed stdout.
+   * `maxBytes`, an exit, a signal, a closed stdout or stdin.
    */
   answeredBeforeBreak(maxBytes: number): Map<string, number>;
   /** Removes the case's folder. */

@@ -3,13 +3,13 @@
  * file>`): the case's server (`mcp-case-server.ts`) on the SDK's
  * `StdioServerTransport`, its messages written to stdout as the case's
  * process behaviour says (`McpStdioBehaviour`: framing, byte-order marks,
- * stray lines, exits, a closed stdout, a stderr flood, ignoring SIGTERM,
+ * stray lines, exits, a closed stdout or stdin, a stderr flood, ignoring SIGTERM,
  * writing after its input ended). It appends to the record file its pid,
  * the calls it received and the client's answers to its requests, one
  * JSON line each. Compiled with the SDK bundled in (`mcp-stdio-launch.ts`),
  * so a start costs little.
  */
-import { appendFileSync, closeSync, readFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type CaseState, caseServer, withRawResult } from "./mcp-case-server.js";
@@ -164,7 +164,7 @@ function strayLine(line: McpStrayLine): string {
   }
 }
 
-/** Ends the process as `end` says; resolves never (a closed stdout: the process lives on). */
+/** Ends the process as `end` says; resolves never (a closed stdout or stdin: the process lives on). */
 function endProcess(end: McpProcessEnd): Promise<never> {
   record({ broke: end.kind });
   // What the process wrote is read before its end, as a real process's is.
@@ -179,6 +179,13 @@ function endProcess(end: McpProcessEnd): Promise<never> {
       break;
     case "closeStdout":
       out.close();
+      setInterval(() => {}, 60_000);
+      break;
+    case "closeStdin":
+      // Reading stops first; /dev/null then holds fd 0, so the record file is never opened as fd 0.
+      process.stdin.pause();
+      closeSync(0);
+      openSync("/dev/null", "r");
       setInterval(() => {}, 60_000);
       break;
     default: {

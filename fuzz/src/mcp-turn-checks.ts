@@ -98,7 +98,7 @@ function checkToolResults(
       throw new InvariantViolation("a failure is an error result naming the server", where);
     const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
     // The server sends something within the call timeout unless it hangs: anything else ends the call sooner.
-    if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdout(spec))
+    if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdin(spec))
       throw new InvariantViolation("only a call the server leaves unanswered times out", where);
     if (tool?.end.kind === "jsonRpcError" && code === "server_error") {
       const sent = details.jsonRpcError as { code?: unknown; data?: unknown } | undefined;
@@ -160,14 +160,12 @@ function textOf(content: readonly { type: string; text?: string }[]): string {
 }
 
 /**
- * Whether a stdio case's process may close its stdout and live on: the
- * SDK's transport does not report the end of a process's stdout, so the
- * extension learns of it only as calls that are not answered (see
- * agent-mcp's README, Failures).
+ * Whether a stdio case's process may close its stdin and live on: a call
+ * written before it closed and never read, or read and never answered,
+ * is seen only when the client writes again, so it may time out.
  */
-function closesStdout(spec: McpFuzzCase | McpStdioCase): boolean {
-  if (!("stdio" in spec)) return false;
-  return spec.stdio.end?.what.kind === "closeStdout" || spec.tools.some((tool) => tool.end.kind === "closeSession");
+function closesStdin(spec: McpFuzzCase | McpStdioCase): boolean {
+  return "stdio" in spec && spec.stdio.end?.what.kind === "closeStdin";
 }
 
 /** Whether a note of the case is a status the extension reported. */
@@ -197,11 +195,12 @@ export function checkStatus(status: McpServerStatus): void {
 }
 
 /** What a call gets when its connection broke before its answer came: never the lot of a call the server answered. */
-const LOST_BEFORE_ANSWER = /wrote a message that is not JSON-RPC|sent a message longer than maxMessageBytes|" exited/;
+const LOST_BEFORE_ANSWER =
+  /wrote a message that is not JSON-RPC|sent a message longer than maxMessageBytes|" exited|" closed its std(?:out|in) and kept running/;
 
 /**
  * A call the stdio server answered before it broke its connection (a
- * stray line, an exit, a signal, a closed stdout after the answer) keeps
+ * stray line, an exit, a signal, a closed stdout or stdin after the answer) keeps
  * its answer: of a tool's calls, at most those the server did not answer
  * so may fail as calls whose connection broke before their answer. Not
  * checked when something else can break the connection unseen (a

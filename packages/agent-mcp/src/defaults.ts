@@ -64,6 +64,15 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
 /**
+ * How long after a stdio server's stdout ended (or its stdin broke) its
+ * process may take to exit before the connection counts as lost by a
+ * closed pipe (the process lives on): a process that exits ends its pipes
+ * at the same moment, and its exit and last stderr line explain the loss
+ * better.
+ */
+export const PIPE_END_EXIT_WAIT_MS = 200;
+
+/**
  * The most pages one listing (`tools/list`, `resources/list`,
  * `prompts/list`) follows: a server that keeps handing out new cursors
  * fails the listing instead of being asked forever.

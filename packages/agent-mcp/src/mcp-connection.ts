@@ -57,11 +57,6 @@ export class McpConnection {
   private readonly inFlight = new Set<(reason: McpServerError) => void>();
   /** The latest refusal to open the session's event stream, which a "Failed to reconnect" report that follows explains. */
   private streamRefusal: Error | undefined;
-  private transportEnded!: () => void;
-  /** Resolves when the transport reported its end (a stdio process exited, an HTTP transport closed). */
-  private readonly ended = new Promise<void>((resolve) => {
-    this.transportEnded = resolve;
-  });
 
   private constructor(
     private readonly settings: McpSettings,
@@ -298,23 +293,32 @@ export class McpConnection {
     const pid = this.opened.pid();
     const closing = this.client.close().catch(() => {});
     if (pid === undefined) return closing;
-    await stopProcess(pid, this.ended, this.settings.shutdownGraceMs);
+    await stopProcess(pid, this.opened.exited, this.settings.shutdownGraceMs);
   }
 
-  /** The transport ended: the SDK fails the requests in flight with "connection closed", which `lost` explains. */
+  /**
+   * The transport ended: the SDK fails the requests in flight with
+   * "connection closed", which `lost` explains. A stdio server ends it by
+   * exiting, or by closing its stdout or stdin while it lives on (it can
+   * never answer again: the same loss, and its process is stopped).
+   */
   private transportClosed(): void {
-    this.transportEnded();
     if (this.closed) return;
-    const stderr = this.stderr.lastLine;
-    const ended =
-      this.settings.transport.kind === "stdio"
-        ? stderr
-          ? `exited (its last stderr line: ${stderr})`
-          : "exited"
-        : "closed the connection";
     this.lose(
-      new McpServerError({ code: McpServerErrorCode.ServerExited, serverId: this.settings.id, message: ended }),
+      new McpServerError({
+        code: McpServerErrorCode.ServerExited,
+        serverId: this.settings.id,
+        message: this.howTransportEnded(),
+      }),
     );
+  }
+
+  private howTransportEnded(): string {
+    if (this.settings.transport.kind !== "stdio") return "closed the connection";
+    const pipe = this.opened.closedPipe();
+    const ended = pipe ? `closed its ${pipe} and kept running` : "exited";
+    const stderr = this.stderr.lastLine;
+    return stderr ? `${ended} (its last stderr line: ${stderr})` : ended;
   }
 
   /**

@@ -13,7 +13,7 @@ const MCP_SERVER_ERROR_MARKER = Symbol.for("turnkit.agent-mcp.McpServerError");
 export const McpServerErrorCode = {
   /** The server could not be started, refused the handshake, or did not list its tools in time. */
   ConnectFailed: "connect_failed",
-  /** The connection ended: a stdio process exited or was killed, or the transport closed. */
+  /** The connection ended: a stdio process exited, was killed or closed its stdout or stdin, or the transport closed. */
   ServerExited: "server_exited",
   /** A call got no answer (and no progress) within the call timeout; it was cancelled. */
   CallTimeout: "call_timeout",

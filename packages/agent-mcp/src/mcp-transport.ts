@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
@@ -9,14 +8,19 @@ import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
+import { StdioProcessTransport } from "./stdio-process-transport.js";
 
 /** A client transport plus what the connection needs to know about it. */
 export interface OpenedTransport {
   readonly transport: Transport;
   /** Ends an HTTP session politely (a DELETE); nothing for stdio. Rejects on failure. */
   readonly endSession: () => Promise<void>;
-  /** The stdio server's process id once it started; `undefined` for HTTP or before the start. */
+  /** The stdio server's process id once it started (kept after it ended); `undefined` for HTTP or before the start. */
   readonly pid: () => number | undefined;
+  /** Resolves once the stdio server's process exited (or could not start); resolved for HTTP. */
+  readonly exited: Promise<void>;
+  /** After the transport ended: the pipe a stdio server closed while its process lives on; `undefined` when it exited, and for HTTP. */
+  readonly closedPipe: () => "stdout" | "stdin" | undefined;
   /**
    * After a failed connect: when the server asked for OAuth authorization,
    * runs the host's authorization step and exchanges its code for tokens,
@@ -36,9 +40,13 @@ export interface OpenedTransport {
  * A request whose pooled socket the server had closed is sent once more
  * (see `fetchRetryingStaleSockets`).
  *
+ * A stdio server runs on our `StdioProcessTransport`, whose connection
+ * ends when the process's stdout ends or its stdin breaks, also when the
+ * process lives on.
+ *
  * No message from the server is read past `maxMessageBytes` (over stdio,
- * past one pipe chunk more). Over stdio the SDK drops such a message and
- * closes the transport (its error is told apart by `isStdioMessageTooLarge`);
+ * past one pipe chunk more). Over stdio the transport drops such a message and
+ * closes (its error is told apart by `isStdioMessageTooLarge`);
  * over HTTP the answer is cancelled and `onMessageTooLarge()` is called.
  *
  * The Streamable HTTP transport is loaded only when a server needs it: a
@@ -53,19 +61,20 @@ export async function createTransport(
 ): Promise<OpenedTransport> {
   switch (settings.kind) {
     case "stdio": {
-      const transport = new StdioTransportKeepingPid({
+      const transport = new StdioProcessTransport({
         command: settings.command,
-        args: [...settings.args],
-        env: { ...settings.env },
+        args: settings.args,
+        env: settings.env,
         ...(settings.cwd !== undefined && { cwd: settings.cwd }),
-        stderr: "pipe",
         maxBufferSize: limit.maxMessageBytes + STDIO_CHUNK_ALLOWANCE_BYTES,
+        onStderr: (chunk) => stderr.append(chunk),
       });
-      transport.stderr?.on("data", (chunk: Buffer) => stderr.append(chunk));
       return {
         transport,
         endSession: async () => {},
-        pid: () => transport.spawnedPid,
+        pid: () => transport.pid,
+        exited: transport.exited,
+        closedPipe: () => transport.closedPipe(),
         authorize: async () => false,
       };
     }
@@ -96,6 +105,8 @@ export async function createTransport(
         transport,
         endSession: () => transport.terminateSession(),
         pid: () => undefined,
+        exited: Promise.resolve(),
+        closedPipe: () => undefined,
         authorize: async () => (auth ? authorizeAfterRedirect(auth, (code) => transport.finishAuth(code)) : false),
       };
     }
@@ -103,23 +114,6 @@ export async function createTransport(
       const unreachable: never = settings;
       return unreachable;
     }
-  }
-}
-
-/**
- * The SDK's stdio transport, which remembers its process's id from the
- * spawn on. The SDK forgets it when it closes the transport on its own (a
- * handshake that failed or timed out, a message longer than its buffer),
- * while the process may still run: a server that closed its stdout, or
- * ignores end-of-input, would outlive the extension's dispose.
- */
-class StdioTransportKeepingPid extends StdioClientTransport {
-  /** The process's id once it spawned; kept after the transport closed. */
-  spawnedPid: number | undefined;
-
-  override async start(): Promise<void> {
-    await super.start();
-    this.spawnedPid = this.pid ?? undefined;
   }
 }
 

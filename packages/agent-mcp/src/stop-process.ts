@@ -8,10 +8,11 @@ import { KILLED_EXIT_WAIT_MS } from "./defaults.js";
  * `SIGKILL` (a process that cannot be killed is not waited for forever).
  * Never rejects.
  *
- * The SDK's transport runs the same steps two seconds apart, fixed; a host
- * (or a test) with a server that ignores `SIGTERM` would wait four seconds
- * at every shutdown. The signals go to the pid the transport reported, and
- * only while the process has not been seen to exit.
+ * The SDK's stdio transport runs the same steps two seconds apart, fixed;
+ * a host (or a test) with a server that ignores `SIGTERM` would wait four
+ * seconds at every shutdown, so ours (`StdioProcessTransport`) sends no
+ * signal and leaves them to this. The signals go to the pid the transport
+ * reported, and only while the process has not been seen to exit.
  */
 export async function stopProcess(pid: number, exited: Promise<void>, graceMs: number): Promise<void> {
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {

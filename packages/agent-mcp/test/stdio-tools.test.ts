@@ -55,6 +55,7 @@ describe("a stdio MCP server as a tool extension, in full turns", () => {
       "garbage_result",
       "crash",
       "garbage_then_answer",
+      "close_stdout",
     ]);
     expect(offered[0]).toMatchObject({ name: "echo", description: "Echoes the text back" });
     expect(offered[0]!.parameters).toEqual(ECHO_INPUT_SCHEMA); // exactly the server's schema: nothing added, dropped or converted
