@@ -1,11 +1,11 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
-/** The SDK's `ReadBuffer` report of a message longer than its `maxBufferSize` (the SDK has no error type for it). */
+/** The stdio transport's report of a message longer than its limit, in the words of the SDK's `ReadBuffer` (`StdoutLines`). */
 const STDIO_BUFFER_EXCEEDED = /^ReadBuffer exceeded maximum size of \d+ bytes$/;
 
 /**
- * What the stdio transport may hold besides one message: the SDK's
- * `ReadBuffer` (which it reads lines with) checks its limit against the
+ * What the stdio transport may hold besides one message: its line reader
+ * (`StdoutLines`, framing as the SDK's `ReadBuffer` does) checks its limit against the
  * bytes it buffered, the message read so far plus the
  * chunk just read from the pipe (at most 64 KiB on Linux), which may hold
  * other, whole messages. Its limit is set this much above
@@ -15,7 +15,7 @@ const STDIO_BUFFER_EXCEEDED = /^ReadBuffer exceeded maximum size of \d+ bytes$/;
 export const STDIO_CHUNK_ALLOWANCE_BYTES = 64 * 1024;
 
 /**
- * True for the stdio transport's error (its `ReadBuffer`'s) when the server wrote more than
+ * True for the stdio transport's error (its line reader's) when the server wrote more than
  * `maxBufferSize` bytes without ending its line: the message was dropped,
  * the transport closes, and the bytes that follow are the rest of it.
  */

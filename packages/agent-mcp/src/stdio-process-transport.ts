@@ -1,10 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
+import { StdoutLines } from "./stdout-lines.js";
 
 /** How to start a stdio server's process, and where its stderr goes. */
 export interface StdioProcessOptions {
@@ -22,7 +23,7 @@ export interface StdioProcessOptions {
 /**
  * The client side of a stdio MCP server: spawns its process (as the SDK's
  * `StdioClientTransport` does: the same command lookup, default
- * environment and line framing), writes messages to its stdin and reads
+ * environment and line framing, see `StdoutLines`), writes messages to its stdin and reads
  * them from its stdout, a line each.
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
@@ -49,7 +50,7 @@ export class StdioProcessTransport implements Transport {
   readonly exited: Promise<void>;
   private markExited!: () => void;
   private child: ChildProcess | undefined;
-  private readonly readBuffer: ReadBuffer;
+  private readonly lines: StdoutLines;
   /** Set by `close()`: what the process writes from then on is not read as messages. */
   private closing = false;
   private ended = false;
@@ -58,7 +59,7 @@ export class StdioProcessTransport implements Transport {
   private exitWait: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {
-    this.readBuffer = new ReadBuffer({ maxBufferSize: options.maxBufferSize });
+    this.lines = new StdoutLines(options.maxBufferSize);
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
@@ -139,7 +140,7 @@ export class StdioProcessTransport implements Transport {
     } catch {
       // A pipe that broke is closed already.
     }
-    this.readBuffer.clear();
+    this.lines.clear();
     this.end();
   }
 
@@ -147,22 +148,21 @@ export class StdioProcessTransport implements Transport {
   private read(chunk: Buffer): void {
     if (this.closing) return;
     try {
-      this.readBuffer.append(chunk);
+      this.lines.append(chunk);
     } catch (error) {
       this.onerror?.(error as Error);
       void this.close();
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
+      let message: JSONRPCMessage;
       try {
-        message = this.readBuffer.readMessage();
+        message = deserializeMessage(line);
       } catch (error) {
         // A line that is no message; the lines after it are read still.
         this.onerror?.(error as Error);
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
       if (this.closing) return;
     }
