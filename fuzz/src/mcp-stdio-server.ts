@@ -135,7 +135,9 @@ function due<T>(event: McpStdioEvent<T> | undefined, at: McpStdioMoment, call: n
  */
 async function moment(at: McpStdioMoment, call = 0): Promise<void> {
   if (due(behaviour.stray, at, call)) {
-    if (behaviour.stray.what !== "unknownId") record({ broke: behaviour.stray.what });
+    // An answer to an unknown id and a blank line are no protocol errors: they break nothing.
+    if (behaviour.stray.what !== "unknownId" && behaviour.stray.what !== "blank")
+      record({ broke: behaviour.stray.what });
     await out.line(strayLine(behaviour.stray.what));
   }
   if (due(behaviour.end, at, call)) await endProcess(behaviour.end.what);

@@ -203,15 +203,15 @@ const LOST_BEFORE_ANSWER =
  * stray line, an exit, a signal, a closed stdout or stdin after the answer) keeps
  * its answer: of a tool's calls, at most those the server did not answer
  * so may fail as calls whose connection broke before their answer. Not
- * checked when something else can break the connection unseen (a
- * byte-order mark, a raw message a tool sends).
+ * checked when something else can break the connection unseen (a raw
+ * message a tool sends). A byte-order mark and a blank line break nothing.
  */
 export function checkAnsweredCalls(
   spec: McpStdioCase,
   turns: readonly McpTurnObservation[],
   answered: ReadonlyMap<string, number>,
 ): void {
-  if (spec.stdio.bom !== "none" || spec.tools.some((tool) => tool.steps.some((step) => step.kind === "raw"))) return;
+  if (spec.tools.some((tool) => tool.steps.some((step) => step.kind === "raw"))) return;
   const results = turns.flatMap((turn) =>
     turn.persisted.flatMap((message) =>
       message.role === "toolResult" && turn.serverNames.has(message.toolName)
