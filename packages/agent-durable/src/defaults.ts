@@ -48,6 +48,11 @@ export const EFFECT_LEASE_SHARE = 0.75;
  * to the connection.
  */
 export const CLIENT_CHECK_INTERVAL_MS = 1_000;
+/**
+ * How often a worker tries again to queue a turn whose statement lost its
+ * connection (see `handBackLostTurns`) while the database cannot be reached.
+ */
+export const LOST_TURN_RETRY_MS = 250;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
 /** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */

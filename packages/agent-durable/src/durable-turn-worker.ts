@@ -142,11 +142,13 @@ export class DurableTurnWorker {
       },
     );
     const sockets = new ConnectionSockets();
-    const { pools, pool, behindCheckpointPool, dbosPool, beatPool } = workerPools(
+    const running = new Set<TurnContext>();
+    const { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool } = workerPools(
       options.databaseUrl,
       settings,
       sockets,
       serverVersion,
+      { claims: () => [...running].map((ctx) => ctx.claim), stopped: () => lease.stopped },
     );
     const lease = new WorkerLease({
       pool,
@@ -159,12 +161,11 @@ export class DurableTurnWorker {
       requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
       faultPoint: settings.faultPoint,
     });
-    const running = new Set<TurnContext>();
     const stores = {
-      eventLog: new EventLog(behindCheckpointPool, settings.schema),
+      eventLog: new EventLog(behindCheckpointPool, settings.schema, logPool),
       turnTable: new TurnTable(pool, settings.schema),
       steering: new SteeringInbox(behindCheckpointPool, settings.schema),
-      history: new SessionHistory(behindCheckpointPool, settings.schema),
+      history: new SessionHistory(behindCheckpointPool, settings.schema, logPool),
       hostRequests: new HostRequests(pool, settings.schema),
       stepRecords: new StepRecords(behindCheckpointPool),
       cancelledTurns: new CancelledTurns(pool, settings.schema),
