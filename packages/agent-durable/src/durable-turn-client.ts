@@ -80,7 +80,9 @@ export interface DurableTurnsConnection {
    * server that stopped answering, a network that drops everything)
    * rejects with `database_unavailable`. What it had sent may still take
    * effect when the server answers again. Default 30 s; give more to read
-   * very long logs in one `readEvents`.
+   * very long logs in one `readEvents`. A worker's statements for its turns
+   * are given up after as long (their connection closed), and the turn is
+   * handed back to the queue, to go on from its records.
    */
   queryTimeoutMs?: number;
 }

@@ -8,6 +8,12 @@
  * To cut the connection under one exact statement, the test holds the
  * turn's workflow row locked: the statement that records the step waits
  * for the lock, and the test ends that statement's connection.
+ *
+ * A connection that dies without a word (its packets dropped: a proxy
+ * between the worker and its database stops passing them) fails its
+ * statement after the worker's `queryTimeoutMs`, and the turn is handed
+ * back the same way, though the worker's heartbeats, on a connection of
+ * their own, keep its lease (before, the turn waited on it for ever).
  */
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
@@ -15,6 +21,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT_TEXT } from "../src/index.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
+import { proxiedDatabase } from "./support/freezing-proxy.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
 
@@ -80,5 +87,46 @@ describe("a worker connection the server ends under a turn's statement", () => {
     const result = history.find((m) => m.role === "toolResult");
     expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }] });
     expect(fixture.cluster.running()).toEqual(["cut-1"]);
+  }, 60_000);
+
+  it("that dies without a word while a tool call runs: the turn is handed back after queryTimeoutMs and completes", async () => {
+    await fixture.cluster.stopAll();
+    const { proxy, url } = await proxiedDatabase(fixture.postgres.url);
+    const workerId = "cut-silent";
+    try {
+      await fixture.cluster.start(workerId, { DATABASE_URL: url, QUERY_TIMEOUT_MS: "1500" });
+      const turn = await fixture.client.start({
+        sessionId: "s-cut-silent",
+        turnId: "cut-silent",
+        userMessage: { text: "write it" },
+        metadata: { scenario: "tool", toolMs: 1000 },
+      });
+      await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
+      // Every connection of the worker's turns goes dead; the heartbeat's and DBOS's pass, as new connections do.
+      const admin = await connectAdmin();
+      try {
+        const { rows } = await admin.query(
+          `SELECT client_port FROM pg_stat_activity
+           WHERE application_name = $1 AND position('heartbeat_at' in query) = 0`,
+          [`turnkit-worker ${workerId}`],
+        );
+        proxy.freezeConnections(new Set(rows.map((row: { client_port: number }) => row.client_port)));
+      } finally {
+        await admin.end();
+      }
+      const outcome = await Promise.race([
+        fixture.client.outcome(turn),
+        new Promise((resolve) => setTimeout(() => resolve("still waiting after 20 s"), 20_000)),
+      ]);
+      expect(outcome).toMatchObject({ kind: "completed" });
+      expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+      const events = await fixture.client.readEvents(turn);
+      assertLogInvariants(events);
+      assertRuntimeEventSequence(events);
+      assertToolCallsAnswered((await fixture.client.readHistory("s-cut-silent")) as AgentMessage[]);
+    } finally {
+      await fixture.cluster.stopAll();
+      await proxy.close();
+    }
   }, 60_000);
 });

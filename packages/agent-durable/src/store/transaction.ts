@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { HandingBackPool } from "./handing-back-pool.js";
+import { isDatabaseUnreachable } from "./unreachable-database.js";
 
 /** How often a transaction Postgres aborted as a deadlock's victim or a serialisation conflict is tried in all. */
 const TRANSIENT_ATTEMPTS = 3;
@@ -51,9 +52,13 @@ async function inOneTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) 
     await client.query("COMMIT");
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
-      broken = true;
-    });
+    // A connection lost or not answering is closed without a rollback (the server rolls back when it closes): a
+    // rollback would wait behind the statement that was given up.
+    if (isDatabaseUnreachable(error)) broken = true;
+    else
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
     throw error;
   } finally {
     client.off("error", ignoreConnectionError);

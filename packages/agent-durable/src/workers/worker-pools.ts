@@ -1,5 +1,5 @@
 import pg from "pg";
-import { CLIENT_CHECK_INTERVAL_MS } from "../defaults.js";
+import { CLIENT_CHECK_INTERVAL_MS, TCP_KEEPALIVE_DELAY_MS } from "../defaults.js";
 import type { ConnectionSockets } from "../store/connection-sockets.js";
 import { HandingBackPool } from "../store/handing-back-pool.js";
 import type { TurnClaim } from "../store/turn-claim.js";
@@ -17,10 +17,20 @@ import { handBackLostTurns } from "./lost-connection.js";
  * here and whether the worker shuts down. The event log's and the session
  * history's writes, which their writers send again themselves, go to
  * `logPool`, which does not.
+ *
+ * No connection is waited on without end: every socket probes its peer
+ * once idle for {@link TCP_KEEPALIVE_DELAY_MS} (a server that lost the
+ * connection, as after a failover or a restart of its host, answers with a
+ * reset), and a statement of `pool`, `behindCheckpointPool` or `logPool`
+ * the database has not answered within `queryTimeoutMs` is given up, its
+ * connection closed: a connection that died without a word (its packets
+ * dropped) would otherwise hold the turn's statement, and the turn, for as
+ * long as the worker's heartbeats, on a connection of their own, keep its
+ * lease. A turn's statement given up so hands the turn back.
  */
 export function workerPools(
   databaseUrl: string,
-  settings: { workerId: string; leaseMs: number; queueName: string },
+  settings: { workerId: string; leaseMs: number; queueName: string; queryTimeoutMs: number },
   sockets: ConnectionSockets,
   serverVersion: number,
   turns: { claims(): Iterable<TurnClaim>; stopped(): boolean },
@@ -28,6 +38,8 @@ export function workerPools(
   // Named after the worker in pg_stat_activity (and in the tests' audit of who wrote what).
   const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
   const check = serverVersion >= 140_000 ? `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}` : "";
+  const keepAlive = { keepAlive: true, keepAliveInitialDelayMillis: TCP_KEEPALIVE_DELAY_MS };
+  const bounded = { ...keepAlive, query_timeout: settings.queryTimeoutMs };
   // The heartbeat's own connection, which no turn's statement holds up (it also queues a turn again whose statement
   // lost its connection, see `handBackLostTurns`); one the database has not answered in
   // a lease is given up (its connection closed; a late answer to one that is kept only slows the next), while the
@@ -39,6 +51,7 @@ export function workerPools(
     application_name,
     connectionTimeoutMillis: beatTimeoutMs,
     query_timeout: beatTimeoutMs,
+    ...keepAlive,
     options: check,
     stream: sockets.open,
   });
@@ -48,7 +61,7 @@ export function workerPools(
     ...turns,
   });
   const pool = new HandingBackPool(
-    { connectionString: databaseUrl, max: 10, application_name, options: check, stream: sockets.open },
+    { connectionString: databaseUrl, max: 10, application_name, ...bounded, options: check, stream: sockets.open },
     handBack,
   );
   // Most writes commit without waiting for the disk: the event log, the session history, the steering takes
@@ -63,6 +76,7 @@ export function workerPools(
       connectionString: databaseUrl,
       max: 5,
       application_name,
+      ...bounded,
       options: `-c synchronous_commit=off ${check}`,
       stream: sockets.open,
     },
@@ -72,6 +86,7 @@ export function workerPools(
     connectionString: databaseUrl,
     max: 3,
     application_name,
+    ...bounded,
     options: `-c synchronous_commit=off ${check}`,
     stream: sockets.open,
   });
@@ -80,6 +95,7 @@ export function workerPools(
     max: 10,
     connectionTimeoutMillis: 10_000,
     application_name: `dbos ${settings.workerId}`.slice(0, 63),
+    ...keepAlive,
     options: `-c synchronous_commit=off -c idle_in_transaction_session_timeout=60000 ${check}`,
     stream: sockets.open,
   });
