@@ -28,6 +28,7 @@ import { CancelledTurns } from "./store/cancelled-turn.js";
 import { ConnectionSockets } from "./store/connection-sockets.js";
 import { answeredWithin, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
+import type { HandingBackPool } from "./store/handing-back-pool.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
@@ -271,7 +272,8 @@ interface WorkerConnections {
 async function setUpWorker(setup: {
   options: DurableTurnWorkerOptions;
   settings: ReturnType<typeof resolveOptions>;
-  pool: pg.Pool;
+  /** The worker's control pool, which hands a turn back on a lost connection. */
+  pool: HandingBackPool;
   dbosPool: pg.Pool;
   lease: WorkerLease;
   stores: TurnWorkflowDeps["stores"];
@@ -292,6 +294,7 @@ async function setUpWorker(setup: {
     lease,
     running,
     faultPoint: settings.faultPoint,
+    lostConnection: (error) => pool.lostConnection(error),
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,

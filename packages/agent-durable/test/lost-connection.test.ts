@@ -9,6 +9,11 @@
  * turn's workflow row locked: the statement that records the step waits
  * for the lock, and the test ends that statement's connection.
  *
+ * The writers of the log and the history try a failed write again on
+ * their own; when they give up at the turn's end (the database away for
+ * longer than their retries), the turn is handed back too, instead of its
+ * workflow failing with `log_write` and its log left without an ending.
+ *
  * A connection that dies without a word (its packets dropped: a proxy
  * between the worker and its database stops passing them) fails its
  * statement after the worker's `queryTimeoutMs`, and the turn is handed
@@ -87,6 +92,56 @@ describe("a worker connection the server ends under a turn's statement", () => {
     const result = history.find((m) => m.role === "toolResult");
     expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: INTERRUPTED_TOOL_RESULT_TEXT }] });
     expect(fixture.cluster.running()).toEqual(["cut-1"]);
+  }, 60_000);
+
+  it("under the terminal status the log writer tries again and gives up: the turn is handed back and ends once", async () => {
+    const turn = await fixture.client.start({
+      sessionId: "s-cut-ending",
+      turnId: "cut-ending",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 800 },
+    });
+    await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
+    // An ending of the turn that the test has not committed: the log's one-ending index makes the worker's terminal
+    // status wait for it, so the test can end that write's connection, again at each of the writer's attempts.
+    const holder = await connectAdmin();
+    const admin = await connectAdmin();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(
+        `INSERT INTO turnkit_durable.events (turn_key, seq, type, event)
+         VALUES ($1, 1000000, 'session.status', '{"payload": {"status": "failed"}}')`,
+        [turn.workflowId],
+      );
+      // Every attempt of the writer is cut (five as the terminal status is pushed, five more when the turn's end
+      // waits for the log), until this execution gives the turn up: handed back (its claim revoked), or, before,
+      // failed with log_write.
+      const execution = await admin.query("SELECT owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+        turn.workflowId,
+      ]);
+      for (;;) {
+        const { rows } = await admin.query(
+          `SELECT (owner_xid IS DISTINCT FROM $2 OR status <> 'PENDING') AS over,
+             (SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'turnkit-worker%'
+              AND wait_event_type = 'Lock' AND position('events' in query) > 0 LIMIT 1) AS pid
+           FROM dbos.workflow_status WHERE workflow_uuid = $1`,
+          [turn.workflowId, execution.rows[0].owner_xid],
+        );
+        if (rows[0].over) break;
+        if (rows[0].pid !== null) await admin.query("SELECT pg_terminate_backend($1)", [rows[0].pid]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await holder.query("ROLLBACK");
+    } finally {
+      await holder.end();
+      await admin.end();
+    }
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    assertRuntimeEventSequence(events);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
   }, 60_000);
 
   it("that dies without a word while a tool call runs: the turn is handed back after queryTimeoutMs and completes", async () => {
