@@ -165,7 +165,7 @@ export class DurableTurnWorker {
     const stores = {
       eventLog: new EventLog(behindCheckpointPool, settings.schema, logPool),
       turnTable: new TurnTable(pool, settings.schema),
-      steering: new SteeringInbox(behindCheckpointPool, settings.schema),
+      steering: new SteeringInbox(behindCheckpointPool, settings.schema, settings.faultPoint),
       history: new SessionHistory(behindCheckpointPool, settings.schema, logPool),
       hostRequests: new HostRequests(pool, settings.schema),
       stepRecords: new StepRecords(behindCheckpointPool),

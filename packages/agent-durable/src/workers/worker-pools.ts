@@ -40,6 +40,9 @@ export function workerPools(
   const check = serverVersion >= 140_000 ? `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}` : "";
   const keepAlive = { keepAlive: true, keepAliveInitialDelayMillis: TCP_KEEPALIVE_DELAY_MS };
   const bounded = { ...keepAlive, query_timeout: settings.queryTimeoutMs };
+  // The server ends a session of these pools that sits in a transaction for longer (a worker frozen or cut off in
+  // the middle of one), so its locks (a turn's rows) are not held for a takeover to wait on without end.
+  const idleTransaction = `-c idle_in_transaction_session_timeout=${Math.ceil(settings.queryTimeoutMs)}`;
   // The heartbeat's own connection, which no turn's statement holds up (it also queues a turn again whose statement
   // lost its connection, see `handBackLostTurns`); one the database has not answered in
   // a lease is given up (its connection closed; a late answer to one that is kept only slows the next), while the
@@ -61,7 +64,14 @@ export function workerPools(
     ...turns,
   });
   const pool = new HandingBackPool(
-    { connectionString: databaseUrl, max: 10, application_name, ...bounded, options: check, stream: sockets.open },
+    {
+      connectionString: databaseUrl,
+      max: 10,
+      application_name,
+      ...bounded,
+      options: `${idleTransaction} ${check}`,
+      stream: sockets.open,
+    },
     handBack,
   );
   // Most writes commit without waiting for the disk: the event log, the session history, the steering takes
@@ -77,7 +87,7 @@ export function workerPools(
       max: 5,
       application_name,
       ...bounded,
-      options: `-c synchronous_commit=off ${check}`,
+      options: `-c synchronous_commit=off ${idleTransaction} ${check}`,
       stream: sockets.open,
     },
     handBack,
@@ -87,7 +97,7 @@ export function workerPools(
     max: 3,
     application_name,
     ...bounded,
-    options: `-c synchronous_commit=off ${check}`,
+    options: `-c synchronous_commit=off ${idleTransaction} ${check}`,
     stream: sockets.open,
   });
   const dbosPool = new pg.Pool({

@@ -1,0 +1,62 @@
+/*
+ * A worker frozen in the middle of a transaction of a turn (its process
+ * stopped, or its network gone, while the transaction holds the turn's
+ * rows locked) does not keep the turn from the worker that takes it over:
+ * the server ends that session once it sat in its transaction for the
+ * worker's `queryTimeoutMs`, which frees the rows. Before, the takeover
+ * skipped the locked turn at every look, for as long as the frozen process
+ * lived, and the turn (and the host's `steer` and `abort` of it) waited.
+ */
+import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { useDurableFixture } from "./support/durable-fixture.js";
+import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
+import { waitFor } from "./support/worker-cluster.js";
+
+const fixture = useDurableFixture();
+const SETTINGS = { LEASE_MS: "1500", QUERY_TIMEOUT_MS: "1500" };
+
+describe("a worker frozen in the middle of a turn's transaction", () => {
+  it("loses the turn to another worker once its session sat idle in the transaction for queryTimeoutMs", async () => {
+    // Only the armed worker runs when the turn starts: it freezes when the tool call's step takes the steering.
+    await fixture.cluster.start("freezes", { ...SETTINGS, TURNKIT_DURABLE_FAULT: "steering-take-in-transaction" });
+    const turn = await fixture.client.start({
+      sessionId: "s-frozen-tx",
+      turnId: "frozen-tx",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 600 },
+    });
+    await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
+    expect(await fixture.client.steer(turn, { text: "steer: and the tests" })).toEqual({ accepted: true });
+    const admin = new pg.Client({ connectionString: fixture.postgres.url });
+    await admin.connect();
+    try {
+      await waitFor("the armed worker frozen in its transaction", async () => {
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = 'turnkit-worker freezes' AND state = 'idle in transaction'",
+        );
+        return rows.length > 0;
+      });
+    } finally {
+      await admin.end();
+    }
+
+    await fixture.cluster.start("takes-over", SETTINGS);
+    const outcome = await Promise.race([
+      fixture.client.outcome(turn),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting after 20 s"), 20_000)),
+    ]);
+    expect(outcome).toMatchObject({ kind: "completed" });
+    // The frozen worker's take never committed: the next owner takes the message, and it reaches the history once.
+    const history = (await fixture.client.readHistory("s-frozen-tx")) as AgentMessage[];
+    assertToolCallsAnswered(history);
+    expect(userTexts(history).filter((text) => text === "steer: and the tests")).toHaveLength(1);
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    assertRuntimeEventSequence(events);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    await fixture.cluster.stopAll();
+  }, 60_000);
+});
