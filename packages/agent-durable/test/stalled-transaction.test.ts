@@ -6,6 +6,8 @@
  * worker's `queryTimeoutMs`, which frees the rows. Before, the takeover
  * skipped the locked turn at every look, for as long as the frozen process
  * lived, and the turn (and the host's `steer` and `abort` of it) waited.
+ * A worker that wakes up after the server ended its session finds it gone
+ * and hands the turn back, as on any lost connection.
  */
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
@@ -53,6 +55,53 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     const history = (await fixture.client.readHistory("s-frozen-tx")) as AgentMessage[];
     assertToolCallsAnswered(history);
     expect(userTexts(history).filter((text) => text === "steer: and the tests")).toHaveLength(1);
+    const events = await fixture.client.readEvents(turn);
+    assertLogInvariants(events);
+    assertRuntimeEventSequence(events);
+    expect(fixture.countsOf(turn, "tool-start")).toBe(1);
+    await fixture.cluster.stopAll();
+  }, 60_000);
+
+  it("that wakes up after the server ended its session hands the turn back, and the turn completes", async () => {
+    // A lease longer than the frozen time: no other worker takes the turn over, the woken worker finds its session gone.
+    const settings = { LEASE_MS: "20000", QUERY_TIMEOUT_MS: "2000" };
+    await fixture.cluster.start("wakes", { ...settings, TURNKIT_DURABLE_FAULT: "steering-take-in-transaction" });
+    const turn = await fixture.client.start({
+      sessionId: "s-woken-tx",
+      turnId: "woken-tx",
+      userMessage: { text: "write it" },
+      metadata: { scenario: "tool", toolMs: 600 },
+    });
+    await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
+    expect(await fixture.client.steer(turn, { text: "steer: and the docs" })).toEqual({ accepted: true });
+    const admin = new pg.Client({ connectionString: fixture.postgres.url });
+    await admin.connect();
+    try {
+      const inTransaction = async () =>
+        (
+          await admin.query(
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = 'turnkit-worker wakes' AND state = 'idle in transaction'",
+          )
+        ).rows.length > 0;
+      await waitFor("the worker frozen in its transaction", inTransaction);
+      await waitFor("the server ended the frozen session", async () => !(await inTransaction()));
+      fixture.cluster.resume("wakes");
+      // The turn, handed back, runs again here: its replay takes the steering again, and the armed worker freezes
+      // there again; woken at once, it goes on.
+      await waitFor("the worker frozen again in the replay's transaction", inTransaction);
+      fixture.cluster.resume("wakes");
+    } finally {
+      await admin.end();
+    }
+
+    const outcome = await Promise.race([
+      fixture.client.outcome(turn),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting after 20 s"), 20_000)),
+    ]);
+    expect(outcome).toMatchObject({ kind: "completed" });
+    const history = (await fixture.client.readHistory("s-woken-tx")) as AgentMessage[];
+    assertToolCallsAnswered(history);
+    expect(userTexts(history).filter((text) => text === "steer: and the docs")).toHaveLength(1);
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     assertRuntimeEventSequence(events);
