@@ -20,6 +20,25 @@ import { waitFor } from "./support/worker-cluster.js";
 const fixture = useDurableFixture();
 const SETTINGS = { LEASE_MS: "1500", QUERY_TIMEOUT_MS: "1500" };
 
+/**
+ * The pid of worker `workerId`'s backend that sits in a transaction, once
+ * one has for half a second (no transaction of a running worker is idle
+ * that long: the worker stopped at its stall point).
+ */
+async function frozenBackend(admin: pg.Client, workerId: string): Promise<number> {
+  let pid: number | undefined;
+  await waitFor(`worker ${workerId} frozen in a transaction`, async () => {
+    const { rows } = await admin.query(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'
+         AND state_change < now() - interval '500 milliseconds'`,
+      [`turnkit-worker ${workerId}`],
+    );
+    pid = rows[0]?.pid;
+    return pid !== undefined;
+  });
+  return pid!;
+}
+
 describe("a worker frozen in the middle of a turn's transaction", () => {
   it("loses the turn to another worker once its session sat idle in the transaction for queryTimeoutMs", async () => {
     // Only the armed worker runs when the turn starts: it freezes when the tool call's step takes the steering.
@@ -35,12 +54,7 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     const admin = new pg.Client({ connectionString: fixture.postgres.url });
     await admin.connect();
     try {
-      await waitFor("the armed worker frozen in its transaction", async () => {
-        const { rows } = await admin.query(
-          "SELECT 1 FROM pg_stat_activity WHERE application_name = 'turnkit-worker freezes' AND state = 'idle in transaction'",
-        );
-        return rows.length > 0;
-      });
+      await frozenBackend(admin, "freezes");
     } finally {
       await admin.end();
     }
@@ -77,22 +91,16 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     const admin = new pg.Client({ connectionString: fixture.postgres.url });
     await admin.connect();
     try {
-      const inTransaction = async () =>
-        (
-          await admin.query(
-            "SELECT 1 FROM pg_stat_activity WHERE application_name = 'turnkit-worker wakes' AND state = 'idle in transaction'",
-          )
-        ).rows.length > 0;
-      await waitFor("the worker frozen in its transaction", inTransaction);
-      await waitFor("the server ended the frozen session", async () => !(await inTransaction()));
-      fixture.cluster.resume("wakes");
-      // The turn, handed back, runs again here: its replay takes the steering again, and the armed worker freezes
-      // there again; woken at once, it goes on.
-      await waitFor("the worker frozen again in the replay's transaction", inTransaction);
-      fixture.cluster.resume("wakes");
+      const frozen = await frozenBackend(admin, "wakes");
+      await waitFor("the server ended the frozen session", async () => {
+        const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [frozen]);
+        return rows.length === 0;
+      });
     } finally {
       await admin.end();
     }
+    // The turn, handed back, runs again here (the stall point stops a worker once).
+    fixture.cluster.resume("wakes");
 
     const outcome = await Promise.race([
       fixture.client.outcome(turn),

@@ -48,6 +48,9 @@ const HANDED_BACK = 0;
 export class SteeringInbox {
   private readonly s: string;
 
+  /** Whether this worker stopped at its test-only stall point already (it stops there once). */
+  private stalled = false;
+
   /** `faultPoint`: a worker's test-only stall point (see `fault-point.ts`), or undefined. */
   constructor(
     private readonly pool: pg.Pool,
@@ -101,7 +104,10 @@ export class SteeringInbox {
       const turn = await client.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
         turnKey,
       ]);
-      stallIfArmed("steering-take-in-transaction", this.faultPoint);
+      if (!this.stalled) {
+        this.stalled = this.faultPoint === "steering-take-in-transaction";
+        stallIfArmed("steering-take-in-transaction", this.faultPoint);
+      }
       if (turn.rows[0]?.abort_requested === true) {
         await client.query(
           `UPDATE ${this.s}.steering SET taken_at_poll = NULL WHERE turn_key = $1 AND taken_at_poll = $2`,
