@@ -121,8 +121,9 @@ export type DurableTurnStatus =
  * failover) is sent again on a new one; each is safe to send twice. A
  * database that cannot be reached or stops answering makes a call reject
  * with `database_unavailable` within `connectTimeoutMs` (a connection) or
- * `queryTimeoutMs` (a statement; a transaction's rollback may take as long
- * again), never wait forever.
+ * `queryTimeoutMs` (a statement; a transaction it cuts is not rolled back
+ * on that connection, which is closed: the server rolls it back), never
+ * wait forever.
  */
 export class DurableTurnClient {
   private constructor(
