@@ -62,6 +62,8 @@ export const LOST_TURN_RETRY_MS = 250;
  * end the connection.
  */
 export const TCP_KEEPALIVE_DELAY_MS = 10_000;
+/** How often a worker tries again to take its presence lock after its connection was lost (see `LaunchPresence`). */
+export const PRESENCE_RETRY_MS = 250;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
 /** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */

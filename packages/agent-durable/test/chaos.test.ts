@@ -379,7 +379,8 @@ describe("chaos", () => {
         const outcome = outcomes.get(turn.ref.turnId)!;
         expect(terminal.payload.status).toBe(outcome.kind);
         // A kill never fails a turn: only an abort ends one otherwise than completed.
-        if (turn.aborted !== true) expect(outcome.kind).toBe("completed");
+        if (turn.aborted !== true)
+          expect(outcome.kind, `${turn.ref.turnId} (${turn.plan}): ${JSON.stringify(outcome)}`).toBe("completed");
       }
 
       const mine = (c: CountRecord) => c.sessionId.startsWith("chaos-");

@@ -184,4 +184,43 @@ describe("a worker connection the server ends under a turn's statement", () => {
       await proxy.close();
     }
   }, 60_000);
+
+  it("that held the worker's presence lock: the worker takes it again at once, and a launch of its id leaves it its turns", async () => {
+    await fixture.cluster.stopAll();
+    // A long lease: the worker's next heartbeat, which took the lock again before, comes a quarter lease later.
+    await fixture.cluster.start("present", { LEASE_MS: "20000" });
+    const turn = await fixture.startWaitingForApproval("cut-presence");
+    const admin = await connectAdmin();
+    try {
+      const before = await admin.query(
+        "SELECT executor_id, owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1",
+        [turn.workflowId],
+      );
+      const beat = async () =>
+        (
+          await admin.query("SELECT heartbeat_at FROM turnkit_durable.workers WHERE executor_id = $1", [
+            before.rows[0].executor_id,
+          ])
+        ).rows[0].heartbeat_at.getTime();
+      const last = await beat();
+      await waitFor("a heartbeat", async () => (await beat()) !== last);
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE application_name = 'turnkit-worker present' AND position('pg_try_advisory_lock' in query) > 0`,
+      );
+      // The same worker id launched again (a replacement started while this process lives on) looks for earlier
+      // launches whose presence lock is free, and takes their turns over at once.
+      fixture.cluster.detach("present");
+      await fixture.cluster.start("present", { LEASE_MS: "20000" });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const after = await admin.query(
+        "SELECT executor_id, owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1",
+        [turn.workflowId],
+      );
+      expect(after.rows[0]).toEqual(before.rows[0]);
+    } finally {
+      await admin.end();
+      await fixture.cluster.stopAll();
+    }
+  }, 60_000);
 });
