@@ -187,9 +187,11 @@ async function killer(
     if (frozen) {
       // Awake, the old process goes on under a lease of its own (the new launch left its turns to it: it was
       // alive), then shuts down, which gives its lease up at once (a kill would leave its turns for a whole lease).
+      const exited = new Promise((resolve) => frozen.once("exit", resolve));
       frozen.kill("SIGCONT");
       await sleep(random() * 800);
-      const exited = new Promise((resolve) => frozen.once("exit", resolve));
+      // A woken process that exited on its own is a crash of the worker: the test names it.
+      expect(frozen.exitCode ?? frozen.signalCode, `${workerId} exited on its own after waking up`).toBeNull();
       // The shutdown hands the turns back from its start: another worker may send a request the old process had
       // streaming again before that process has exited, so the kill lasts from the signal to the exit.
       const terminatedAt = Date.now();
