@@ -60,12 +60,19 @@ export class LaunchPresence {
   }
 
   private async take(): Promise<void> {
-    let client: pg.PoolClient | undefined;
+    let giveUp = () => {};
     try {
-      client = await this.pool.connect();
-      const taken = client;
-      taken.on("error", () => {
+      const taken = await this.pool.connect();
+      // A connection that fails while the lock is taken is given up by its error event and by the failed
+      // statement both: once (pg-pool throws on a second release, which would end the process).
+      let given = false;
+      giveUp = () => {
+        if (given) return;
+        given = true;
         taken.release(true);
+      };
+      taken.on("error", () => {
+        giveUp();
         if (this.holder !== taken) return;
         this.holder = undefined;
         void this.retake();
@@ -73,10 +80,10 @@ export class LaunchPresence {
       const { rows } = await taken.query(`SELECT pg_try_advisory_lock(${PRESENCE_LOCK("$1")}) AS held`, [
         this.executorId,
       ]);
-      if (this.released || rows[0]?.held !== true) taken.release(true);
+      if (this.released || rows[0]?.held !== true) giveUp();
       else this.holder = taken;
     } catch {
-      client?.release(true);
+      giveUp();
     }
   }
 }
