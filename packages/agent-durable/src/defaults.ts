@@ -48,6 +48,22 @@ export const EFFECT_LEASE_SHARE = 0.75;
  * to the connection.
  */
 export const CLIENT_CHECK_INTERVAL_MS = 1_000;
+/**
+ * How often a worker tries again to queue a turn whose statement lost its
+ * connection (see `handBackLostTurns`) while the database cannot be reached.
+ */
+export const LOST_TURN_RETRY_MS = 250;
+/**
+ * How long a worker's database connection is idle before its socket starts
+ * TCP keepalive probes: a server host that lost the connection (a failover,
+ * a restart) answers the first with a reset, so a statement waiting on it
+ * fails instead of waiting without end; a host that is gone answers none,
+ * and the system's probe count and interval (about 11 minutes on Linux)
+ * end the connection.
+ */
+export const TCP_KEEPALIVE_DELAY_MS = 10_000;
+/** How often a worker tries again to take its presence lock after its connection was lost (see `LaunchPresence`). */
+export const PRESENCE_RETRY_MS = 250;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;
 /** How often a worker looks for turns cancelled with DBOS's tools, to end them as aborted. */

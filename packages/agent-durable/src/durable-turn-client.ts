@@ -80,7 +80,9 @@ export interface DurableTurnsConnection {
    * server that stopped answering, a network that drops everything)
    * rejects with `database_unavailable`. What it had sent may still take
    * effect when the server answers again. Default 30 s; give more to read
-   * very long logs in one `readEvents`.
+   * very long logs in one `readEvents`. A worker's statements for its turns
+   * are given up after as long (their connection closed), and the turn is
+   * handed back to the queue, to go on from its records.
    */
   queryTimeoutMs?: number;
 }
@@ -119,8 +121,9 @@ export type DurableTurnStatus =
  * failover) is sent again on a new one; each is safe to send twice. A
  * database that cannot be reached or stops answering makes a call reject
  * with `database_unavailable` within `connectTimeoutMs` (a connection) or
- * `queryTimeoutMs` (a statement; a transaction's rollback may take as long
- * again), never wait forever.
+ * `queryTimeoutMs` (a statement; a transaction it cuts is not rolled back
+ * on that connection, which is closed: the server rolls it back), never
+ * wait forever.
  */
 export class DurableTurnClient {
   private constructor(

@@ -28,6 +28,7 @@ import { CancelledTurns } from "./store/cancelled-turn.js";
 import { ConnectionSockets } from "./store/connection-sockets.js";
 import { answeredWithin, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
+import type { HandingBackPool } from "./store/handing-back-pool.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
@@ -142,11 +143,13 @@ export class DurableTurnWorker {
       },
     );
     const sockets = new ConnectionSockets();
-    const { pools, pool, behindCheckpointPool, dbosPool, beatPool } = workerPools(
+    const running = new Set<TurnContext>();
+    const { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool } = workerPools(
       options.databaseUrl,
       settings,
       sockets,
       serverVersion,
+      { claims: () => [...running].map((ctx) => ctx.claim), stopped: () => lease.stopped },
     );
     const lease = new WorkerLease({
       pool,
@@ -159,12 +162,11 @@ export class DurableTurnWorker {
       requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
       faultPoint: settings.faultPoint,
     });
-    const running = new Set<TurnContext>();
     const stores = {
-      eventLog: new EventLog(behindCheckpointPool, settings.schema),
+      eventLog: new EventLog(behindCheckpointPool, settings.schema, logPool),
       turnTable: new TurnTable(pool, settings.schema),
-      steering: new SteeringInbox(behindCheckpointPool, settings.schema),
-      history: new SessionHistory(behindCheckpointPool, settings.schema),
+      steering: new SteeringInbox(behindCheckpointPool, settings.schema, settings.faultPoint),
+      history: new SessionHistory(behindCheckpointPool, settings.schema, logPool),
       hostRequests: new HostRequests(pool, settings.schema),
       stepRecords: new StepRecords(behindCheckpointPool),
       cancelledTurns: new CancelledTurns(pool, settings.schema),
@@ -270,7 +272,8 @@ interface WorkerConnections {
 async function setUpWorker(setup: {
   options: DurableTurnWorkerOptions;
   settings: ReturnType<typeof resolveOptions>;
-  pool: pg.Pool;
+  /** The worker's control pool, which hands a turn back on a lost connection. */
+  pool: HandingBackPool;
   dbosPool: pg.Pool;
   lease: WorkerLease;
   stores: TurnWorkflowDeps["stores"];
@@ -291,6 +294,7 @@ async function setUpWorker(setup: {
     lease,
     running,
     faultPoint: settings.faultPoint,
+    lostConnection: (error) => pool.lostConnection(error),
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,

@@ -20,7 +20,9 @@
  * TURNKIT_DURABLE_CHAOS_WORKERS=3, and TURNKIT_DURABLE_CHAOS_SEED to repeat
  * a run's choices (the seed is printed; timing still differs).
  * TURNKIT_DURABLE_CHAOS_TWINS sets the share of the kills that are twins
- * (see `killer`; 0.3 unless set).
+ * (see `killer`; 0.3 unless set), TURNKIT_DURABLE_CHAOS_CUTS the share of
+ * the others that cut every worker's database connections instead (the
+ * server ends them, as at a restart; 0.2 unless set).
  */
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
@@ -30,6 +32,7 @@ import { describe, expect, it } from "vitest";
 import { type DurableTurnRef, DurableTurnError, type SteerAnswer } from "../src/index.js";
 import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
+import { waitFor } from "./support/worker-cluster.js";
 import type { CountRecord } from "./support/scenario-turns.js";
 
 const env = process.env;
@@ -38,6 +41,8 @@ const SESSIONS = Number(env.TURNKIT_DURABLE_CHAOS_SESSIONS ?? 4);
 const SEED = Number(env.TURNKIT_DURABLE_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** The share of kills that are twins (a freeze, a relaunch, a wake and a shutdown). */
 const TWIN_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_TWINS ?? 0.3);
+/** The share of the other kills that end every worker's database connections instead of a process. */
+const CUT_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_CUTS ?? 0.2);
 /** Turns each session runs at least (it goes on while kills are left). */
 const TURNS_PER_SESSION = 2;
 /** A turn that has not ended this long after it started is stuck: the test names it. */
@@ -139,7 +144,8 @@ async function driveHost(turn: ChaosTurn, random: () => number): Promise<void> {
 
 /**
  * Kills a random worker every so often and relaunches it with the same id (it
- * recovers its turns at launch). One at a time: on a loaded machine
+ * recovers its turns at launch), or cuts every worker's database connections
+ * (`CUT_SHARE`). One at a time: on a loaded machine
  * relaunches running together starve each other of CPU.
  */
 async function killer(
@@ -153,6 +159,17 @@ async function killer(
     await sleep(400 + random() * 1400);
     const workerId = WORKERS[Math.floor(random() * WORKERS.length)]!;
     const twin = random() < TWIN_SHARE;
+    if (!twin && random() < CUT_SHARE) {
+      // The server ends every connection of the workers (a restart, a failover): a turn whose statement it cut
+      // is handed back and goes on from its records, as after a kill of its worker at that moment.
+      const at = Date.now();
+      await cutWorkerConnections();
+      // A worker hears of a connection's end only when it next reads from it: a statement it sends on it soon
+      // after fails too, and hands its turn back then.
+      for (const each of WORKERS) kills.push({ workerId: each, at, until: Date.now() + CUT_NOTICE_MS });
+      hits.set("connections cut", (hits.get("connections cut") ?? 0) + 1);
+      continue;
+    }
     // A twin: the process freezes (its connections stay open), its id launches again below, and the old one
     // wakes up, takes turns for a moment, and shuts down.
     const frozen = twin ? fixture.cluster.detach(workerId) : undefined;
@@ -170,9 +187,11 @@ async function killer(
     if (frozen) {
       // Awake, the old process goes on under a lease of its own (the new launch left its turns to it: it was
       // alive), then shuts down, which gives its lease up at once (a kill would leave its turns for a whole lease).
+      const exited = new Promise((resolve) => frozen.once("exit", resolve));
       frozen.kill("SIGCONT");
       await sleep(random() * 800);
-      const exited = new Promise((resolve) => frozen.once("exit", resolve));
+      // A woken process that exited on its own is a crash of the worker: the test names it.
+      expect(frozen.exitCode ?? frozen.signalCode, `${workerId} exited on its own after waking up`).toBeNull();
       // The shutdown hands the turns back from its start: another worker may send a request the old process had
       // streaming again before that process has exited, so the kill lasts from the signal to the exit.
       const terminatedAt = Date.now();
@@ -182,6 +201,30 @@ async function killer(
       clearTimeout(stuck);
       kills.push({ workerId, at: terminatedAt, until: Date.now() });
     }
+  }
+}
+
+/** How long after the server ended a worker's connections a statement of the worker may still fail on one. */
+const CUT_NOTICE_MS = 1_000;
+
+/** Ends every database connection of the worker processes, as the server does at a restart; resolves once they are gone. */
+async function cutWorkerConnections(): Promise<void> {
+  const admin = new pg.Client({ connectionString: fixture.postgres.url });
+  admin.on("error", () => {});
+  await admin.connect();
+  try {
+    const { rows } = await admin.query(
+      `SELECT pid FROM pg_stat_activity
+       WHERE datname = current_database() AND (application_name LIKE 'turnkit-worker %' OR application_name LIKE 'dbos %')`,
+    );
+    const pids = rows.map((row: { pid: number }) => row.pid);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [pids]);
+    await waitFor("the cut connections gone", async () => {
+      const left = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)", [pids]);
+      return left.rows.length === 0;
+    });
+  } finally {
+    await admin.end();
   }
 }
 
@@ -228,7 +271,11 @@ function expectRetriesOnlyAfterKills(label: string, attempts: CountRecord[], kil
     const killed = kills.some(
       (k) => k.workerId === before.worker && (k.until ?? k.at) >= before.at && k.at <= sorted[i]!.at,
     );
-    expect(killed, `${label}: attempt ${i + 1} without a kill of ${before.worker} after attempt ${i}`).toBe(true);
+    const near = kills.filter((k) => k.at <= sorted[i]!.at + 5_000 && (k.until ?? k.at) >= before.at - 5_000);
+    expect(
+      killed,
+      `${label}: attempt ${i + 1} (${sorted[i]!.worker}, at ${sorted[i]!.at}) without a kill of ${before.worker} after attempt ${i} (at ${before.at}); kills near: ${JSON.stringify(near)}`,
+    ).toBe(true);
   }
 }
 
@@ -334,7 +381,8 @@ describe("chaos", () => {
         const outcome = outcomes.get(turn.ref.turnId)!;
         expect(terminal.payload.status).toBe(outcome.kind);
         // A kill never fails a turn: only an abort ends one otherwise than completed.
-        if (turn.aborted !== true) expect(outcome.kind).toBe("completed");
+        if (turn.aborted !== true)
+          expect(outcome.kind, `${turn.ref.turnId} (${turn.plan}): ${JSON.stringify(outcome)}`).toBe("completed");
       }
 
       const mine = (c: CountRecord) => c.sessionId.startsWith("chaos-");

@@ -84,7 +84,7 @@ describe("a database that stops answering after the client connected", () => {
     const ended = Object.fromEntries(names.map((name, i) => [name, results[i]!.code]));
     console.log(`ms to reject: ${JSON.stringify(Object.fromEntries(names.map((name, i) => [name, results[i]!.ms])))}`);
     expect(ended).toEqual(Object.fromEntries(names.map((name) => [name, "database_unavailable"])));
-    // Each within a connection's or a statement's timeout (a transaction's rollback waits one more), with room for a loaded machine.
+    // Each within a connection's or a statement's timeout (a transaction cut so is not rolled back), with room for a loaded machine.
     for (const [i, result] of results.entries()) expect(result.ms, names[i]).toBeLessThan(5_000);
     expect(await following).toMatchObject({ code: "database_unavailable" });
 

@@ -19,9 +19,15 @@ import { assertClaimed, claimCte, type TurnClaim } from "./turn-claim.js";
 export class EventLog {
   private readonly table: string;
 
+  /**
+   * `writes`: the pool of {@link append}, when not `pool`: the turn's event
+   * writer sends a failed write again itself, so a worker gives it a pool
+   * that does not hand the turn back on a lost connection.
+   */
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
+    private readonly writes: pg.Pool = pool,
   ) {
     this.table = `${quoteIdent(schema)}.events`;
   }
@@ -43,7 +49,7 @@ export class EventLog {
       const slice = events.slice(start, start + MAX_EVENTS_PER_WRITE);
       // The batch's events that find their seq stored (only a replay's) are compared with the stored ones in the
       // same statement, which stores nothing when one differs.
-      const { rows } = await this.pool.query(
+      const { rows } = await this.writes.query(
         `WITH ${claimCte(1, 6)},
          batch AS (SELECT s, t, e FROM unnest($2::int[], $3::text[], $4::text[]) AS u(s, t, e)),
          ended AS (SELECT 1 FROM ${this.table} WHERE turn_key = $1 AND ${TERMINAL_ROW}),

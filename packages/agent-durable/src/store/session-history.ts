@@ -12,9 +12,16 @@ export class SessionHistory {
   private readonly table: string;
   private readonly turns: string;
 
+  /**
+   * `writes`: the pool of {@link append} and {@link replace}, when not
+   * `pool`: the turn's history writer sends a failed write again itself, so
+   * a worker gives it a pool that does not hand the turn back on a lost
+   * connection.
+   */
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
+    private readonly writes: pg.Pool = pool,
   ) {
     this.table = `${quoteIdent(schema)}.session_messages`;
     this.turns = `${quoteIdent(schema)}.turns`;
@@ -53,7 +60,7 @@ export class SessionHistory {
   ): Promise<AgentMessage[]> {
     if (messages.length === 0) return [];
     const positions = messages.map((_, i) => at.position + i);
-    const { rows } = await this.pool.query(
+    const { rows } = await this.writes.query(
       `WITH ${claimCte(2, 5)},
        replaced AS (
          SELECT substring(turn_key FROM length($6) + 1) AS ordinal FROM ${this.table}
@@ -107,7 +114,7 @@ export class SessionHistory {
     ordinal: number,
   ): Promise<void> {
     const marker = replacementKey(claim.turnKey, ordinal);
-    await inClaimedTransaction(this.pool, claim, async (client) => {
+    await inClaimedTransaction(this.writes, claim, async (client) => {
       // A rewind or fork to a turn before this one cannot find that turn's history any more. The turn's row
       // first, the history after it: the order every transaction locks them in (see LOCK_ORDER in schema.ts).
       await client.query(`UPDATE ${this.turns} SET history_replaced = true WHERE turn_key = $1`, [claim.turnKey]);

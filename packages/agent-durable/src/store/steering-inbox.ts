@@ -1,5 +1,6 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
 import type pg from "pg";
+import { stallIfArmed } from "../workers/fault-point.js";
 import { quoteIdent } from "./schema.js";
 import { inTransaction } from "./transaction.js";
 import { inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
@@ -47,9 +48,14 @@ const HANDED_BACK = 0;
 export class SteeringInbox {
   private readonly s: string;
 
+  /** Whether this worker stopped at its test-only stall point already (it stops there once). */
+  private stalled = false;
+
+  /** `faultPoint`: a worker's test-only stall point (see `fault-point.ts`), or undefined. */
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
+    private readonly faultPoint?: string,
   ) {
     this.s = quoteIdent(schema);
   }
@@ -98,6 +104,10 @@ export class SteeringInbox {
       const turn = await client.query(`SELECT abort_requested FROM ${this.s}.turns WHERE turn_key = $1 FOR UPDATE`, [
         turnKey,
       ]);
+      if (!this.stalled) {
+        this.stalled = this.faultPoint === "steering-take-in-transaction";
+        stallIfArmed("steering-take-in-transaction", this.faultPoint);
+      }
       if (turn.rows[0]?.abort_requested === true) {
         await client.query(
           `UPDATE ${this.s}.steering SET taken_at_poll = NULL WHERE turn_key = $1 AND taken_at_poll = $2`,

@@ -1,4 +1,6 @@
 import type pg from "pg";
+import { HandingBackPool } from "./handing-back-pool.js";
+import { isDatabaseUnreachable } from "./unreachable-database.js";
 
 /** How often a transaction Postgres aborted as a deadlock's victim or a serialisation conflict is tried in all. */
 const TRANSIENT_ATTEMPTS = 3;
@@ -17,14 +19,17 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set(["40P01", "40001"]);
  * transaction Postgres aborted because of a concurrent one (a deadlock's
  * victim, a serialisation conflict) is run again from the start, up to
  * three times in all, so `work` must only talk to the database through
- * `client`.
+ * `client`. On a {@link HandingBackPool}, a transaction of a turn's
+ * execution whose connection was lost hands the turn back, as its
+ * single statements do.
  */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await inOneTransaction(pool, work);
     } catch (error) {
-      if (attempt >= TRANSIENT_ATTEMPTS || !hasSqlState(error, TRANSIENT_CODES)) throw error;
+      if (attempt >= TRANSIENT_ATTEMPTS || !hasSqlState(error, TRANSIENT_CODES))
+        throw pool instanceof HandingBackPool ? await pool.lostConnection(error) : error;
     }
   }
 }
@@ -47,9 +52,13 @@ async function inOneTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) 
     await client.query("COMMIT");
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
-      broken = true;
-    });
+    // A connection lost or not answering is closed without a rollback (the server rolls back when it closes): a
+    // rollback would wait behind the statement that was given up.
+    if (isDatabaseUnreachable(error)) broken = true;
+    else
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
     throw error;
   } finally {
     client.off("error", ignoreConnectionError);

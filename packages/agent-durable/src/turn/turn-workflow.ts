@@ -8,12 +8,14 @@ import {
   type TerminalSessionStatusPayload,
   type TurnOutcome,
 } from "@turnkit/protocol";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
 import { durableHooks } from "../steps/hook-steps.js";
 import { durableLlm } from "../steps/model-request-step.js";
 import { runRecordedStep } from "../steps/recorded-step.js";
 import { deliveredTakeKeys, durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
 import { durableTools } from "../steps/durable-sub-agent.js";
 import { TurnClaim } from "../store/turn-claim.js";
+import { isDatabaseUnreachable } from "../store/unreachable-database.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
 import type { BuildDurableTurn, DurableTurnSetup } from "./durable-turn-setup.js";
 import { HistoryWriter } from "./history-writer.js";
@@ -37,6 +39,12 @@ export interface TurnWorkflowDeps {
   running: Set<TurnContext>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
+  /**
+   * What a statement of the turn that failed with `error` rejects with:
+   * when its connection was lost, the turn is handed back first and the
+   * execution's `superseded` error comes back (see `HandingBackPool`).
+   */
+  lostConnection(error: unknown): Promise<unknown>;
 }
 
 /**
@@ -111,8 +119,7 @@ async function runTurnExecution(deps: TurnWorkflowDeps, request: DurableTurnRequ
     const recorded = withPlainReport(withHandedBack(outcome, handedBack));
     // Step 6: the terminal status (with what was handed back), after every history change is stored; then the outcome.
     ctx.writer.end(handedBack.length > 0 ? outcomeToStatus(recorded) : undefined);
-    await ctx.history.flush();
-    await ctx.writer.flush();
+    await flushWriters(ctx, deps);
     // Step 7: the outcome as the log's terminal status says it (an earlier execution may have logged it, with its
     // own timing), stored; a replay returns this step's record, so every reader sees one outcome.
     return runRecordedStep(ctx, "turnkit.record-outcome", async () => {
@@ -123,6 +130,30 @@ async function runTurnExecution(deps: TurnWorkflowDeps, request: DurableTurnRequ
     });
   } finally {
     deps.running.delete(ctx);
+  }
+}
+
+/**
+ * Waits until the turn's history changes and events are stored. The
+ * writers try a failed write again a few times; when they give up because
+ * the database could not be reached (a restart longer than their retries),
+ * the turn is handed back, as on any lost connection, instead of its
+ * workflow failing with `log_write` or `history_write` and leaving a log
+ * without an ending.
+ */
+async function flushWriters(ctx: TurnContext, deps: TurnWorkflowDeps): Promise<void> {
+  try {
+    await ctx.history.flush();
+    await ctx.writer.flush();
+  } catch (error) {
+    const gaveUp =
+      DurableTurnError.isInstance(error) &&
+      (error.code === DurableTurnErrorCode.LogWrite || error.code === DurableTurnErrorCode.HistoryWrite);
+    if (gaveUp && isDatabaseUnreachable(error.cause)) {
+      const handedBack = await deps.lostConnection(error.cause);
+      throw handedBack === error.cause ? error : handedBack;
+    }
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { DBOS_SYSTEM_SCHEMA } from "../defaults.js";
+import { DBOS_SYSTEM_SCHEMA, PRESENCE_RETRY_MS } from "../defaults.js";
 import { inTransaction } from "../store/transaction.js";
 import { launchesOfWorkerSql } from "./executor-id.js";
 
@@ -15,8 +15,13 @@ const PRESENCE_LOCK = (executorIdSql: string) => `hashtext('turnkit-durable-laun
 /**
  * Holds this launch's presence lock (see {@link PRESENCE_LOCK}) on a
  * connection taken from `pool` for the launch's life. A connection the
- * server ended (a restart, a failover) loses the lock: {@link hold} takes it
- * again on a new one. Never throws: without the lock a launch of the same
+ * server ended (a restart, a failover, `pg_terminate_backend`) loses the
+ * lock: it is taken again on a new one at once, and again every
+ * {@link PRESENCE_RETRY_MS} until it is held (and at each {@link hold}).
+ * While it is free, a launch of the same worker id takes this live one for
+ * gone and its turns over at once, so the time without it must be short
+ * (before, it was taken again only at the next heartbeat, a quarter lease
+ * later). Never throws: without the lock a launch of the same
  * worker id waits for this one's lease to expire instead of taking it over
  * at once, which is only slower.
  */
@@ -46,22 +51,39 @@ export class LaunchPresence {
     this.holder = undefined;
   }
 
+  /** Takes the lock again after its connection was lost, trying until it is held or released. */
+  private async retake(): Promise<void> {
+    while (this.holder === undefined && !this.released) {
+      await this.hold();
+      if (this.holder === undefined) await new Promise((resolve) => setTimeout(resolve, PRESENCE_RETRY_MS));
+    }
+  }
+
   private async take(): Promise<void> {
-    let client: pg.PoolClient | undefined;
+    let giveUp = () => {};
     try {
-      client = await this.pool.connect();
-      const taken = client;
-      taken.on("error", () => {
-        if (this.holder === taken) this.holder = undefined;
+      const taken = await this.pool.connect();
+      // A connection that fails while the lock is taken is given up by its error event and by the failed
+      // statement both: once (pg-pool throws on a second release, which would end the process).
+      let given = false;
+      giveUp = () => {
+        if (given) return;
+        given = true;
         taken.release(true);
+      };
+      taken.on("error", () => {
+        giveUp();
+        if (this.holder !== taken) return;
+        this.holder = undefined;
+        void this.retake();
       });
       const { rows } = await taken.query(`SELECT pg_try_advisory_lock(${PRESENCE_LOCK("$1")}) AS held`, [
         this.executorId,
       ]);
-      if (this.released || rows[0]?.held !== true) taken.release(true);
+      if (this.released || rows[0]?.held !== true) giveUp();
       else this.holder = taken;
     } catch {
-      client?.release(true);
+      giveUp();
     }
   }
 }

@@ -30,6 +30,9 @@
  * - `tool-call-after-claim-check` (a stall point): a tool call passed its
  *   last look at the claim, right before `execute` (a stall here lets it
  *   run; its result is never logged or recorded).
+ * - `steering-take-in-transaction` (a stall point, the first time only): a
+ *   step takes waiting steering messages, in a transaction that holds the
+ *   turn's rows locked and has written nothing yet.
  * - `heartbeats-unanswered` (neither crash nor stall): the heartbeats of the
  *   six leases after the worker's first fail as ones the database did not
  *   answer, while its other statements go through.
@@ -44,6 +47,7 @@ export type FaultPoint =
   | "hook-before-run"
   | "model-request-after-claim-check"
   | "tool-call-after-claim-check"
+  | "steering-take-in-transaction"
   | "heartbeats-unanswered";
 
 /** The environment variable that arms a {@link FaultPoint}. */

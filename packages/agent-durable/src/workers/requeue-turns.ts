@@ -76,3 +76,37 @@ export async function requeueOrphanedTurns(
   );
   return rowCount ?? 0;
 }
+
+/**
+ * Queues again, as {@link requeueTurnsOf} does, one turn whose execution
+ * holding `token` lost its connection under a statement: its claim is
+ * revoked, and any worker (this one too) takes the turn up and replays it
+ * from its records. Resolves to `true` once the turn is no longer that
+ * execution's (queued now, or found queued, taken over or ended
+ * meanwhile), `false` when another session holds its row now (a statement
+ * of the same execution still running on a connection the server has not
+ * yet found gone): call again a little later. Never waits for a lock.
+ */
+export async function requeueLostTurn(
+  db: Pick<pg.Pool, "query">,
+  claim: { turnKey: string; token: string },
+  settings: { queueName: string },
+): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH owned AS (
+       SELECT workflow_uuid FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
+       WHERE workflow_uuid = $2 AND owner_xid = $3 AND status = 'PENDING'
+       FOR UPDATE SKIP LOCKED
+     ),
+     requeued AS (
+       UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
+       FROM owned WHERE w.workflow_uuid = owned.workflow_uuid RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM requeued) AS requeued,
+       EXISTS (SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
+         WHERE workflow_uuid = $2 AND owner_xid = $3 AND status = 'PENDING') AS owned`,
+    [settings.queueName, claim.turnKey, claim.token],
+  );
+  // The sub-statements see the row as it was before the update: owned and not queued means locked.
+  return Number(rows[0].requeued) > 0 || rows[0].owned !== true;
+}

@@ -63,6 +63,23 @@ export class FreezingProxy {
     }
   }
 
+  /**
+   * Stops passing bytes, either way, on the connections whose port on the
+   * proxy's side of Postgres (the server's `client_port`) is in
+   * `clientPorts`, as a network that dropped them without a word would;
+   * the other connections, and those that come in later, pass, until
+   * {@link thaw}.
+   */
+  freezeConnections(clientPorts: ReadonlySet<number>): void {
+    for (const { down, up } of this.pairs) {
+      if (up.localPort === undefined || !clientPorts.has(up.localPort)) continue;
+      down.unpipe(up);
+      up.unpipe(down);
+      down.pause();
+      up.pause();
+    }
+  }
+
   /** Freezes (see {@link freeze}) when the `n`-th connection since this proxy started comes in, before it passes a byte. */
   freezeAtConnection(n: number): void {
     this.freezeAt = n;

@@ -2,7 +2,7 @@
  * A test worker: `node --import tsx --conditions=source worker-process.ts`,
  * or its bundle (see worker-bundle.ts). Configured by environment:
  * DATABASE_URL, WORKER_ID, COUNT_FILE, CONCURRENCY, LEASE_MS,
- * APPROVAL_TIMEOUT_MS, BUILD (scenario | sessions), LOG_LEVEL (DBOS's),
+ * APPROVAL_TIMEOUT_MS, QUERY_TIMEOUT_MS, BUILD (scenario | sessions), LOG_LEVEL (DBOS's),
  * APP_VERSION, SCHEMA and QUEUE_NAME (a deployment of its own), and
  * TURNKIT_DURABLE_FAULT (a test-only crash point of the worker). A spare
  * (WORKER_SPARE=1) loads everything, then reads those settings as one JSON
@@ -43,6 +43,7 @@ const worker = await DurableTurnWorker.launch({
   concurrency: Number(env.CONCURRENCY ?? 4),
   leaseMs: Number(env.LEASE_MS ?? 15_000),
   approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS ? Number(env.APPROVAL_TIMEOUT_MS) : undefined,
+  queryTimeoutMs: env.QUERY_TIMEOUT_MS ? Number(env.QUERY_TIMEOUT_MS) : undefined,
   logLevel: env.LOG_LEVEL,
   appVersion: env.APP_VERSION,
   schema: env.SCHEMA,
