@@ -1,7 +1,7 @@
 import { type AssistantMessage, type AssistantMessageEvent, type Context, streamSimple } from "@mariozechner/pi-ai";
 import type { LoopRun } from "./loop-run.js";
 import { describeValue } from "./message-checks.js";
-import { failedAssistantMessage, snapshotMessage } from "./synthetic-messages.js";
+import { failedAssistantMessage } from "./synthetic-messages.js";
 import type { RequestAbort } from "./request-abort.js";
 
 /**
@@ -135,10 +135,12 @@ async function readResponse(run: LoopRun, response: ResponseStream): Promise<Ass
   } else if (partial && (final.stopReason === "error" || final.stopReason === "aborted")) {
     // A failure may be handed over while the request is still writing into
     // the partial it shares blocks or usage with (pi-ai's providers stream
-    // into one object; a wrapper that gave up on a stalled provider builds
-    // its failure from that object): deliver what it holds now. A finished
-    // response (`done`) is the provider's last word and is delivered as given.
-    final = snapshotMessage(final);
+    // into one object; a wrapper that gave up on a stalled provider, as the
+    // call stack's timeouts and aborts do, builds its failure from that
+    // object, which may hold text of events never read): deliver it as the
+    // listeners were shown it. A finished response (`done`) is the
+    // provider's last word and is delivered as given.
+    final = run.shownPart(final);
   }
 
   if (placedAt >= 0) run.context.messages[placedAt] = final;

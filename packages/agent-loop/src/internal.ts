@@ -11,8 +11,6 @@ export { ABORT_GRACE_MS } from "./defaults.js";
 
 // Listening on a signal a host owns: one listener per signal, however many runs share it
 export { onAbort } from "./shared-abort-listener.js";
-// What of a streamed response its reader was shown: the call stack's attempts end a response with only that.
-export { ShownContent } from "./shown-content.js";
 
 // What the loop writes itself
 export { ToolResultText, emptyUsage, errorText, thrownText } from "./synthetic-messages.js";

@@ -14,39 +14,48 @@ import { snapshotMessage } from "./synthetic-messages.js";
  * deltas and block ends say how far each block was shown.
  */
 export class ShownContent {
-  /** Per content index of a text or thinking block: how many characters of it were shown. */
-  private readonly shownLength = new Map<number, number>();
+  /** Per content index of a text or thinking block: how many characters of it were shown (a hole: none noted). */
+  private readonly shownLength: number[] = [];
   /** One past the highest content index an event named; 0 before any block event. */
   private blocks = 0;
 
   /** Forgets everything noted: a new response starts. */
   reset(): void {
-    this.shownLength.clear();
+    this.shownLength.length = 0;
     this.blocks = 0;
   }
 
   /** Notes that the reader was handed `event` (any event of the response, in order). */
   note(event: AssistantMessageEvent): void {
-    const index = (event as { contentIndex?: unknown }).contentIndex;
-    if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return;
-    this.blocks = Math.max(this.blocks, index + 1);
     switch (event.type) {
       case "text_start":
       case "thinking_start":
-        this.shownLength.set(index, 0);
+        this.noteLength(event.contentIndex, 0);
         return;
       case "text_delta":
       case "thinking_delta":
-        if (typeof event.delta === "string")
-          this.shownLength.set(index, (this.shownLength.get(index) ?? 0) + event.delta.length);
+        if (typeof event.delta === "string") this.noteLength(event.contentIndex, event.delta.length, true);
         return;
       case "text_end":
       case "thinking_end":
-        if (typeof event.content === "string") this.shownLength.set(index, event.content.length);
+        if (typeof event.content === "string") this.noteLength(event.contentIndex, event.content.length);
+        return;
+      case "toolcall_start":
+      case "toolcall_delta":
+      case "toolcall_end":
+        this.noteLength(event.contentIndex, undefined);
         return;
       default:
         return;
     }
+  }
+
+  /** Block `index` was shown `length` characters (more, with `added`); `undefined`: a block that is not text. */
+  private noteLength(index: unknown, length: number | undefined, added = false): void {
+    // Providers number their blocks one after the other; an index that skips ahead or is no index names nothing.
+    if (typeof index !== "number" || !(index >= 0 && index <= this.blocks) || !Number.isInteger(index)) return;
+    if (index === this.blocks) this.blocks = index + 1;
+    if (length !== undefined) this.shownLength[index] = added ? (this.shownLength[index] ?? 0) + length : length;
   }
 
   /**
@@ -59,7 +68,7 @@ export class ShownContent {
     const copy = snapshotMessage(partial);
     if (this.blocks === 0 || !Array.isArray(copy.content)) return copy;
     copy.content = copy.content.slice(0, this.blocks).map((block, index) => {
-      const shown = this.shownLength.get(index);
+      const shown = this.shownLength[index];
       if (shown === undefined) return block;
       if (block?.type === "text" && typeof block.text === "string" && block.text.length > shown)
         return { ...block, text: block.text.slice(0, shown) };

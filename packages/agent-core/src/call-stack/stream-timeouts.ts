@@ -2,7 +2,7 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, ProviderResponse } from "@mariozechner/pi-ai";
 import { EventStream } from "@mariozechner/pi-ai";
 import { RequestAbortController } from "../aborts.js";
-import { ShownContent, assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
+import { assertFunctionArgument, assertObjectArgument } from "@turnkit/agent-loop/internal";
 import { attachClassifiedError, classifyError } from "./classify-error.js";
 import { systemClock, type Clock } from "../clock.js";
 import { DONE, PullStream } from "./pull-stream.js";
@@ -125,8 +125,6 @@ export class WatchedAttempt {
   /** When the first-event timer is due; the timer then checks the idle window instead once an event came. */
   private firstEventDueAt = 0;
   private lastPartial: AssistantMessage | undefined;
-  /** What of the response the reader was handed: a failure this attempt decides keeps only that. */
-  private readonly shownContent = new ShownContent();
   /** Set once the first event arrived: from then on the timer watches the idle window. */
   private idleArmed = false;
   private lastEventAt = 0;
@@ -228,7 +226,6 @@ export class WatchedAttempt {
       return result;
     }
     this.lastPartial = event.partial;
-    this.shownContent.note(event);
     this.noteEvent();
     this.observe?.(event);
     return result;
@@ -334,7 +331,7 @@ export class WatchedAttempt {
 
   private endWith(stopReason: "error" | "aborted", text: string): AssistantMessage {
     return this.lastPartial
-      ? snapshotAsFailure(this.shownContent.cut(this.lastPartial), stopReason, text)
+      ? snapshotAsFailure(this.lastPartial, stopReason, text)
       : createFailureMessage(this.model, stopReason, text);
   }
 }
