@@ -14,6 +14,7 @@ import {
   createAssistantMessageEventStream,
 } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@turnkit/agent-loop";
+import { emptyUsage } from "@turnkit/agent-loop/internal";
 
 /** `streamFn` whose every response is streamed into one live message (see the module); `false` leaves it as it is. */
 export function withLivePartials(streamFn: StreamFn, live: boolean | undefined): StreamFn {
@@ -70,14 +71,7 @@ function emptyMessage(model: Parameters<StreamFn>[0]): AssistantMessage {
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     stopReason: "error",
     timestamp: Date.now(),
   };
