@@ -14,7 +14,7 @@ import {
   createAssistantMessageEventStream,
 } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@turnkit/agent-loop";
-import { emptyUsage } from "@turnkit/agent-loop/internal";
+import { createFailureMessage } from "@turnkit/agent-core";
 
 /** `streamFn` whose every response is streamed into one live message (see the module); `false` leaves it as it is. */
 export function withLivePartials(streamFn: StreamFn, live: boolean | undefined): StreamFn {
@@ -35,12 +35,12 @@ export function withLivePartials(streamFn: StreamFn, live: boolean | undefined):
         }
       } catch (error) {
         // As a provider does: a failure it meets ends its stream with an error built from what it holds.
-        const failed = intoLive({
-          ...(message ?? emptyMessage(model)),
-          stopReason: options?.signal?.aborted ? "aborted" : "error",
-          errorMessage: error instanceof Error ? error.message : String(error),
-        });
-        out.push({ type: "error", reason: failed.stopReason === "aborted" ? "aborted" : "error", error: failed });
+        const stopReason = options?.signal?.aborted ? "aborted" : "error";
+        const errorMessage = error instanceof Error ? error.message : String(error);
+        const failed = message
+          ? intoLive({ ...message, stopReason, errorMessage })
+          : createFailureMessage(model, stopReason, errorMessage);
+        out.push({ type: "error", reason: stopReason, error: failed });
       }
       out.end();
     })();
@@ -62,17 +62,4 @@ function liveEvent(
 
 function isMessage(value: unknown): value is AssistantMessage {
   return typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content);
-}
-
-function emptyMessage(model: Parameters<StreamFn>[0]): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason: "error",
-    timestamp: Date.now(),
-  };
 }
