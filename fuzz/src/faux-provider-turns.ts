@@ -33,7 +33,7 @@ import { prepareTurnScenario } from "./run-turn-scenario.js";
 import { observeTurn } from "./observe-turn.js";
 import { checkTurnInvariants, hostCheckOptions, scriptedTexts } from "./observation-checks.js";
 import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
-import { callArguments, markedText } from "./scripted-entries.js";
+import { callArguments, failureStreamedText, failureText, markedText } from "./scripted-entries.js";
 import type { FauxProviderSpec, ProviderFailureSpec, ResponseSpec, TurnScenario } from "./scenario.js";
 
 /** A generated turn and how the faux provider answers it. */
@@ -87,9 +87,8 @@ export function fauxResponse(response: ResponseSpec): AssistantMessage {
 
 /** A failed attempt as the faux provider's `error` answer, with the text a visible failure streamed first. */
 function fauxFailure(failure: ProviderFailureSpec): AssistantMessage {
-  const hint = failure.retryAfterSeconds === undefined ? "" : ` Please try again in ${failure.retryAfterSeconds}s.`;
-  const streamed = failure.visible ? [fauxText(markedText(failure.token, "partial answer that fails"))] : [];
-  return fauxAssistantMessage(streamed, { stopReason: "error", errorMessage: `${failure.status} failed.${hint}` });
+  const streamed = failure.visible ? [fauxText(failureStreamedText(failure))] : [];
+  return fauxAssistantMessage(streamed, { stopReason: "error", errorMessage: failureText(failure) });
 }
 
 /**

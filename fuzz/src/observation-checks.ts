@@ -36,7 +36,7 @@ import type { AgentRunObservation } from "./observe-agent.js";
 import type { TurnRunObservation } from "./observe-turn.js";
 import type { TurnScenarioObservation } from "./run-turn-scenario.js";
 import type { TurnScenario } from "./scenario.js";
-import { fallbackToken, markedText } from "./scripted-entries.js";
+import { failureStreamedText, fallbackToken, markedText } from "./scripted-entries.js";
 
 /** The messages an `Agent` with the default `convertToLlm` sends: user, assistant and tool results. */
 function llmMessagesOf(transcript: readonly AgentMessage[]): Message[] {
@@ -79,8 +79,7 @@ export function checkAgentObservation(observation: AgentRunObservation): void {
 export function scriptedTexts(scenario: TurnScenario, respondTexts: ReadonlyMap<string, string>): Map<string, string> {
   const texts = new Map<string, string>(respondTexts);
   for (const request of scenario.requests) {
-    for (const failure of request.failures)
-      texts.set(failure.token, markedText(failure.token, "partial answer that fails"));
+    for (const failure of request.failures) texts.set(failure.token, failureStreamedText(failure));
     if (request.response.text !== undefined)
       texts.set(request.response.token, markedText(request.response.token, request.response.text));
   }

@@ -121,10 +121,20 @@ const STATUS_TEXT: Record<ProviderFailureSpec["status"], string> = {
  * text delta (the token) before the error, so the host has seen output.
  */
 export function failureEntry(failure: ProviderFailureSpec): ScriptEntry {
+  return errorAfter(failure.visible ? 3 : 1, failureText(failure), {
+    response: response(failureStreamedText(failure)),
+  });
+}
+
+/** The error text of a failed attempt: its status first, as pi-ai reports it, and a Retry-After hint when it has one. */
+export function failureText(failure: ProviderFailureSpec): string {
   const hint = failure.retryAfterSeconds !== undefined ? ` Please try again in ${failure.retryAfterSeconds}s.` : "";
-  const message = `${failure.status} ${STATUS_TEXT[failure.status]}${hint}`;
-  const partial = response(markedText(failure.token, "partial answer that fails"));
-  return errorAfter(failure.visible ? 3 : 1, message, { response: partial });
+  return `${failure.status} ${STATUS_TEXT[failure.status]}${hint}`;
+}
+
+/** The text a failed attempt streams (when visible) before its error: its token, then a few words. */
+export function failureStreamedText(failure: ProviderFailureSpec): string {
+  return markedText(failure.token, "partial answer that fails");
 }
 
 /** Every entry of a turn's requests, in order: failed attempts, then the response. */
