@@ -2,30 +2,19 @@ import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
+import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 /**
- * A server written by hand that logs to stdout: it answers each call and,
- * in the same write, a line that is not JSON-RPC ("sent 1 message"), so
- * the client reads both in one chunk.
+ * A server that logs to stdout: it answers each call and, in the same
+ * write, a line that is not JSON-RPC ("sent 1 message"), so the client
+ * reads both in one chunk.
  */
-const LOGS_AFTER_ANSWERING = `
-const write = (message) => JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n";
-let buffered = "";
-process.stdin.on("data", (chunk) => {
-  buffered += chunk;
-  for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
-    const request = JSON.parse(buffered.slice(0, end));
-    buffered = buffered.slice(end + 1);
-    if (request.method === "initialize")
-      process.stdout.write(write({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "logs", version: "1" } } }));
-    else if (request.method === "tools/list")
-      process.stdout.write(write({ id: request.id, result: { tools: [{ name: "send", inputSchema: { type: "object" } }] } }));
-    else if (request.method === "tools/call")
-      process.stdout.write(write({ id: request.id, result: { content: [{ type: "text", text: "sent" }] } }) + "sent 1 message\\n");
-  }
+const LOGS_AFTER_ANSWERING = handWrittenServer({
+  name: "logs",
+  tool: "send",
+  onCall: `fs.writeSync(1, JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { content: [{ type: "text", text: "sent" }] } }) + "\\nsent 1 message\\n");`,
 });
-`;
 
 describe("an answer read before a line that is not JSON-RPC", () => {
   it("is its call's result (the server did the work and said so); the connection is lost after it", async () => {

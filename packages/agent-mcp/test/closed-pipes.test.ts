@@ -6,41 +6,27 @@ import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { type StdioFixture, isRunning, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
+import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 /**
- * A stdio MCP server written by hand (a line of JSON-RPC each): it answers
- * the handshake, lists one tool, and answers its first call, then closes
- * its stdin (fd 0) and lives on, ignoring SIGTERM. Its pid goes to `pidFile`.
+ * A server that answers its tool's first call, then closes its stdin
+ * (fd 0) and lives on, ignoring SIGTERM. Its pid goes to `pidFile`.
  */
 function stdinClosingServer(pidFile: string): string {
-  return `
-    const fs = require("node:fs");
-    fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
-    process.on("SIGTERM", () => {});
-    const send = (message) => fs.writeSync(1, JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n");
-    let buffered = "";
-    process.stdin.on("data", (chunk) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
-        const request = JSON.parse(buffered.slice(0, end));
-        buffered = buffered.slice(end + 1);
-        if (request.method === "initialize")
-          send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "deaf", version: "1" } } });
-        if (request.method === "tools/list")
-          send({ id: request.id, result: { tools: [{ name: "ping_once", inputSchema: { type: "object" } }] } });
-        if (request.method === "tools/call") {
-          send({ id: request.id, result: { content: [{ type: "text", text: "pong" }] } });
-          process.stderr.write("deaf: closing stdin\\n");
-          fs.closeSync(0);
-        }
-      }
-    });
-    setInterval(() => {}, 60_000);
-  `;
+  return handWrittenServer({
+    name: "deaf",
+    tool: "ping_once",
+    setup: `fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on("SIGTERM", () => {}); setInterval(() => {}, 60_000);`,
+    onCall: `
+      send({ id: request.id, result: { content: [{ type: "text", text: "pong" }] } });
+      process.stderr.write("deaf: closing stdin\\n");
+      fs.closeSync(0);
+    `,
+  });
 }
 
 describe("a stdio server that closes a pipe and lives on is lost as if it had exited", { timeout: 15_000 }, () => {

@@ -7,38 +7,22 @@ import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
+import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
 /**
- * A stdio MCP server written by hand that starts its output with a
- * byte-order mark (as a .NET server's first write does) and writes an
- * empty line, a blank line and a CRLF blank line between its messages.
+ * A server that starts its output with a byte-order mark (as a .NET
+ * server's first write does) and writes an empty line, a blank line and a
+ * CRLF blank line after each message.
  */
-function markAndBlankLinesServer(): string {
-  return `
-    const fs = require("node:fs");
-    let first = true;
-    const send = (message) => {
-      const line = JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n\\n  \\t\\n\\r\\n";
-      fs.writeSync(1, (first ? "\\uFEFF" : "") + line);
-      first = false;
-    };
-    let buffered = "";
-    process.stdin.on("data", (chunk) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
-        const request = JSON.parse(buffered.slice(0, end));
-        buffered = buffered.slice(end + 1);
-        if (request.method === "initialize")
-          send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "marked", version: "1" } } });
-        if (request.method === "tools/list")
-          send({ id: request.id, result: { tools: [{ name: "ping", inputSchema: { type: "object" } }] } });
-        if (request.method === "tools/call") send({ id: request.id, result: { content: [{ type: "text", text: "pong" }] } });
-      }
-    });
-    process.stdin.on("end", () => process.exit(0));
-  `;
-}
+const MARK_AND_BLANK_LINES = handWrittenServer({
+  name: "marked",
+  tool: "ping",
+  setup: 'let first = true; process.stdin.on("end", () => process.exit(0));',
+  frame:
+    '(json) => { const line = (first ? "\\uFEFF" : "") + json + "\\n\\n  \\t\\n\\r\\n"; first = false; return line; }',
+  onCall: 'send({ id: request.id, result: { content: [{ type: "text", text: "pong" }] } });',
+});
 
 describe("lines that are no messages", { timeout: 15_000 }, () => {
   // Before, the mark made the first answer (the handshake's) "not JSON-RPC" and the connect failed;
@@ -46,7 +30,7 @@ describe("lines that are no messages", { timeout: 15_000 }, () => {
   it("a byte-order mark before the first message and blank lines between messages change nothing", async () => {
     const mcp = createMcpExtension({
       id: "marked",
-      server: { command: process.execPath, args: ["-e", markAndBlankLinesServer()] },
+      server: { command: process.execPath, args: ["-e", MARK_AND_BLANK_LINES] },
     });
     const runtime = await createAgentRuntime({ base: [mcp] });
     onTestFinished(() => runtime.dispose());
