@@ -13,8 +13,12 @@ const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 /**
- * A server that answers its tool's first call, then closes its stdin
- * (fd 0) and lives on, ignoring SIGTERM. Its pid goes to `pidFile`.
+ * A server that, at its tool's first call, closes its stdin (fd 0) and
+ * then answers the call, and lives on, ignoring SIGTERM. Its pid goes to
+ * `pidFile`. Closing before the answer: the host writes its next call only
+ * after reading the answer, so that write meets the closed pipe (closed
+ * after the answer, a loaded machine let the next call into the pipe first,
+ * where it waited unread for its timeout).
  */
 function stdinClosingServer(pidFile: string): string {
   return handWrittenServer({
@@ -22,9 +26,9 @@ function stdinClosingServer(pidFile: string): string {
     tool: "ping_once",
     setup: `fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on("SIGTERM", () => {}); setInterval(() => {}, 60_000);`,
     onCall: `
-      send({ id: request.id, result: { content: [{ type: "text", text: "pong" }] } });
       process.stderr.write("deaf: closing stdin\\n");
       fs.closeSync(0);
+      send({ id: request.id, result: { content: [{ type: "text", text: "pong" }] } });
     `,
   });
 }
@@ -117,7 +121,7 @@ describe("a stdio server that closes a pipe and lives on is lost as if it had ex
     expect(isRunning(pid)).toBe(false);
   });
 
-  it("after answering a call, it closes its stdin (and ignores SIGTERM): the next call fails at once as server_exited, and the process is gone once dispose resolves", async () => {
+  it("it closes its stdin as it answers a call (and ignores SIGTERM): the next call fails at once as server_exited, and the process is gone once dispose resolves", async () => {
     const folder = mkdtempSync(join(tmpdir(), "turnkit-mcp-deaf-"));
     onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
     const pidFile = join(folder, "pid");
