@@ -45,6 +45,17 @@ export interface ScriptedModelOptions {
    * `assertScriptConsumed()` reports such requests either way.
    */
   strict?: boolean;
+  /**
+   * Stream as pi-ai's providers do: every event's `partial`, and the final
+   * message, is one message object that is written up to each event as the
+   * event is queued, before a slow consumer has read it (content blocks are
+   * written in place). Default false: each event carries a snapshot of its
+   * own. Turn it on to test code that keeps a partial, or a block of it,
+   * past its event, or that ends a response early (an abort, a failing
+   * listener): with a real provider such a partial already holds text of
+   * events not yet read.
+   */
+  livePartial?: boolean;
 }
 
 /** A fake model that answers each request with the next script entry. */
@@ -93,9 +104,10 @@ type StreamedEntry = Exclude<ResolvedEntry, ThrowSyncFault | RejectFault>;
  * `"Request was aborted"`; abort listeners are removed when a stream ends.
  * Messages report the requested model's `api`, `provider` and `id`.
  * Throws a `TypeError` naming the argument when `script` is no array of
- * entries or `options` (when given) no object whose `clock` is a clock and
- * `model` an object, a `RangeError` for an `eventDelayMs` below zero or a
- * `chunkSize` that is no positive integer.
+ * entries or `options` (when given) no object whose `clock` is a clock,
+ * `model` an object and `strict` and `livePartial` booleans, a `RangeError`
+ * for an `eventDelayMs` below zero or a `chunkSize` that is no positive
+ * integer.
  */
 export function createScriptedModel(
   script: readonly ScriptEntry[] = [],
@@ -150,6 +162,7 @@ export function createScriptedModel(
         eventDelayMs: scripted?.eventDelayMs ?? options.eventDelayMs ?? 0,
         clock,
         signal,
+        livePartial: options.livePartial,
       });
 
     switch (entry.kind) {
@@ -296,7 +309,7 @@ function describeMessage(message: Context["messages"][number] | undefined): stri
 function assertModelOptions(options: unknown): asserts options is ScriptedModelOptions | undefined {
   assertOptionsArgument(options, "createScriptedModel");
   if (options === undefined) return;
-  const { clock, model, eventDelayMs, chunkSize } = options;
+  const { clock, model, eventDelayMs, chunkSize, strict, livePartial } = options;
   const isClock =
     isRecord(clock) && ["now", "setTimeout", "clearTimeout"].every((method) => typeof clock[method] === "function");
   if (clock !== undefined && !isClock) {
@@ -311,6 +324,13 @@ function assertModelOptions(options: unknown): asserts options is ScriptedModelO
     throw new RangeError(
       `createScriptedModel: options.chunkSize must be a positive integer, got ${describeValue(chunkSize)}`,
     );
+  for (const [field, value] of [
+    ["strict", strict],
+    ["livePartial", livePartial],
+  ] as const) {
+    if (value !== undefined && typeof value !== "boolean")
+      throw new TypeError(`createScriptedModel: options.${field} must be a boolean, got ${describeValue(value)}`);
+  }
 }
 
 /** A `text_delta` and a second, different `done`: either reaching a consumer is visible. */

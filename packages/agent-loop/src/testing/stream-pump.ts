@@ -25,6 +25,8 @@ export interface PumpInput {
   eventDelayMs: number;
   clock: TimerClock;
   signal?: AbortSignal;
+  /** Hand out one live message as every partial and final message (see {@link ScriptedModelOptions.livePartial}). */
+  livePartial?: boolean;
 }
 
 /**
@@ -36,7 +38,9 @@ export interface PumpInput {
  * the stream ends; a hanging stream keeps it until the abort.
  */
 export function pumpEvents(input: PumpInput): void {
-  const { stream, events, ending, clock, signal } = input;
+  const { events, ending, clock, signal } = input;
+  const live = input.livePartial ? new LiveMessageWriter(input.stream) : undefined;
+  const stream: Pick<AssistantMessageEventStream, "push" | "end"> = live ?? input.stream;
   let next = 0;
   let finished = false;
   let pendingTimer: { handle: unknown } | undefined;
@@ -75,12 +79,13 @@ export function pumpEvents(input: PumpInput): void {
       case "terminalThenExtra":
         finish();
         stream.push(ending.event);
-        for (const extra of ending.extraEvents) stream.push(extra);
+        // Past the end: a provider writes nothing more into its live message.
+        for (const extra of ending.extraEvents) input.stream.push(extra);
         stream.end();
         return;
       case "silentEnd":
         finish();
-        stream.end(ending.result);
+        stream.end(ending.result && live ? live.bring(ending.result) : ending.result);
         return;
       case "hang":
         return;
@@ -117,6 +122,47 @@ export function pumpEvents(input: PumpInput): void {
   if (signal && !signal.aborted) stopListening = listenForAbort(signal, onAbort);
   if (signal?.aborted) queueMicrotask(finishAborted);
   else scheduleStep();
+}
+
+/**
+ * Pushes onto a stream the way pi-ai's providers write: one message object,
+ * brought up to each event's state as the event is queued (whether or not
+ * the consumer has read the events before), is every event's `partial` and
+ * the final message. Content blocks are written in place, so a block held
+ * past its event grows too.
+ */
+class LiveMessageWriter {
+  private live: AssistantMessage | undefined;
+
+  constructor(private readonly stream: AssistantMessageEventStream) {}
+
+  push(event: AssistantMessageEvent): void {
+    this.stream.push(this.liveEvent(event));
+  }
+
+  end(result?: AssistantMessage): void {
+    this.stream.end(result);
+  }
+
+  /** The live message, brought up to `state` (a copy: the script's objects are never handed out). */
+  bring(state: AssistantMessage): AssistantMessage {
+    const { content, ...fields } = structuredClone(state);
+    this.live ??= { ...fields, content: [] };
+    Object.assign(this.live, fields);
+    const held = this.live.content;
+    content.forEach((block, index) => {
+      if (held[index]?.type === block.type) Object.assign(held[index], block);
+      else held[index] = block;
+    });
+    held.length = content.length;
+    return this.live;
+  }
+
+  private liveEvent(event: AssistantMessageEvent): AssistantMessageEvent {
+    if (event.type === "done") return { ...event, message: this.bring(event.message) };
+    if (event.type === "error") return { ...event, error: this.bring(event.error) };
+    return { ...event, partial: this.bring(event.partial) };
+  }
 }
 
 /**
