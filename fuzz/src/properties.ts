@@ -90,13 +90,16 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const agent: FuzzProperty<AgentScenario> = {
     name: "agent",
     description:
-      "Agent: responses (now and then from pi-ai's faux provider through streamSimple), tools, loop hooks, host actions, failing listeners",
+      "Agent: responses (now and then from pi-ai's faux provider through streamSimple, or streamed into one live message), tools, loop hooks, host actions, failing listeners",
     arbitrary: fc
       .tuple(
         agentScenarioArbitrary(options),
         fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fauxSpecArbitrary() }),
+        fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       )
-      .map(([scenario, faux]) => (faux ? { ...scenario, faux } : scenario)),
+      .map(([scenario, faux, livePartial]) =>
+        faux ? { ...scenario, faux } : livePartial ? { ...scenario, livePartial } : scenario,
+      ),
     run: async (scenario) => {
       const observation = await runAgentScenario(scenario);
       checkAgentObservation(observation);

@@ -129,7 +129,10 @@ export async function runAgentScenario(
   AgentClass: AgentClass = Agent,
 ): Promise<AgentScenarioObservation> {
   const clock = createVirtualClock();
-  const model = createScriptedModel(scenario.requests.map(responseEntry), { clock });
+  const model = createScriptedModel(scenario.requests.map(responseEntry), {
+    clock,
+    ...(scenario.livePartial && { livePartial: true }),
+  });
   const history = scenario.withHistory ? earlierExchange() : [];
   const environment = { clock, behaviours: behavioursOf(scenario), executed: [] as string[] };
   const hostMessages: AgentMessage[] = [];

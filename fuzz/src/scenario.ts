@@ -302,6 +302,8 @@ export interface AgentScenario {
   pacing?: number;
   /** Answered by pi-ai's faux provider through `streamSimple` instead of a stream function (default: the scripted model). */
   faux?: FauxProviderSpec;
+  /** The scripted model streams into one live message, as providers do (`livePartial`; default false). */
+  livePartial?: boolean;
 }
 
 /** How pi-ai's faux provider (`registerFauxProvider`) answers a run's requests. */
