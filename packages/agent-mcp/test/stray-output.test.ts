@@ -1,0 +1,75 @@
+/**
+ * A stdio server that writes to its stdout what is no JSON-RPC message: a
+ * banner ("Server running on stdio") and structured log lines (pino's JSON,
+ * without a `jsonrpc` member), as servers tried with the MCP SDK's own
+ * client do. Such lines are dropped, the session and its calls go on, and
+ * the host's logger hears of it once per connection.
+ */
+import { response, toolCall } from "@turnkit/agent-loop/testing";
+import { createAgentRuntime } from "@turnkit/agent-runtime";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createMcpExtension } from "../src/index.js";
+import { handWrittenServer } from "./fixtures/hand-written-server.js";
+import { runMcpTurn } from "./support/run-mcp-turn.js";
+
+/** A pino line, as `pino()` writes to stdout by default. */
+const PINO_LINE = `JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: "box", msg: "tools/call " + request.id })`;
+
+/**
+ * Prints a banner (in terminal colours) at its start, before it is asked
+ * anything, and for each call a pino line and then the answer in one
+ * write, then another pino line: the client reads a log line before, and
+ * one between, the answers.
+ */
+const LOGS_TO_STDOUT = handWrittenServer({
+  name: "chatty",
+  tool: "lookup",
+  setup: 'fs.writeSync(1, "\\u001b[32mWeather MCP Server running on stdio\\u001b[0m\\n");',
+  onCall: `
+    fs.writeSync(1, ${PINO_LINE} + "\\n" + JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { content: [{ type: "text", text: "sunny " + request.id }] } }) + "\\n");
+    fs.writeSync(1, ${PINO_LINE} + "\\n");
+  `,
+});
+
+describe("stray output on a stdio server's stdout", { timeout: 15_000 }, () => {
+  // Before, the banner broke the handshake (the connect failed as "not JSON-RPC"), and a log line closed the
+  // connection and failed the call whose answer followed it.
+  it("a banner before the handshake and JSON log lines around answers: the connect and every call succeed, the host is warned once", async () => {
+    const warned: { message: string; attrs: unknown }[] = [];
+    const mcp = createMcpExtension({
+      id: "weather",
+      server: { command: process.execPath, args: ["-e", LOGS_TO_STDOUT] },
+      logger: { warn: (message, attrs) => void warned.push({ message, attrs }) },
+      shutdownGraceMs: 100,
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const { outcome, toolResults } = await runMcpTurn({
+      runtime,
+      script: [
+        response([toolCall("lookup", {})]),
+        response([toolCall("lookup", {})]),
+        response([toolCall("lookup", {})]),
+        "Sunny all week.",
+      ],
+    });
+
+    expect(outcome).toEqual({ kind: "completed" });
+    expect(toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: expect.stringMatching(/^sunny \d+$/) },
+      { isError: false, text: expect.stringMatching(/^sunny \d+$/) },
+      { isError: false, text: expect.stringMatching(/^sunny \d+$/) },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
+    expect(mcp.status.lastError).toBeUndefined();
+    // The first stray line, without its terminal colours; none of the six after it.
+    expect(warned).toEqual([
+      {
+        message:
+          'MCP server "weather" wrote to its stdout a line that is no JSON-RPC message; it is ignored, and so are any more such lines of this connection (a stdio server\'s logs belong on stderr): Weather MCP Server running on stdio',
+        attrs: { server: "weather", line: "Weather MCP Server running on stdio" },
+      },
+    ]);
+  });
+});
