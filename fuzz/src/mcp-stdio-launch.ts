@@ -42,10 +42,12 @@ export interface LaunchedStdioCase {
   /**
    * How many calls of each tool a process answered (a message of at most
    * `maxBytes`) before it wrote or did anything that breaks its
-   * connection: a stray line that is no message, a message longer than
+   * connection: a malformed JSON-RPC message, a message longer than
    * `maxBytes`, an exit, a signal, a closed stdout or stdin.
    */
   answeredBeforeBreak(maxBytes: number): Map<string, number>;
+  /** Whether a process wrote a message the protocol's schema refuses (a malformed JSON-RPC message). */
+  wroteMalformed(): boolean;
   /** Removes the case's folder. */
   cleanup(): void;
 }
@@ -98,6 +100,7 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
       }
       return answered;
     },
+    wroteMalformed: () => values("broke").includes("malformed"),
     cleanup: () => rmSync(folder, { recursive: true, force: true }),
   };
 }
