@@ -271,7 +271,10 @@ transport.onmessage = (message: JSONRPCMessage) => {
 transport.send = async (message: JSONRPCMessage) => {
   const line = JSON.stringify(withRawResult(message));
   // A message the protocol's schema refuses (a raw step's, a broken result) breaks the connection: noted first.
-  if (!JSONRPCMessageSchema.safeParse(JSON.parse(line)).success) record({ broke: "malformed" });
+  // A batch (an array, as protocol 2025-03-26 allows) is read as its messages.
+  const sent: unknown = JSON.parse(line);
+  const messages: unknown[] = Array.isArray(sent) ? sent : [sent];
+  if (!messages.every((each) => JSONRPCMessageSchema.safeParse(each).success)) record({ broke: "malformed" });
   const { id, method } = message as { id?: string | number; method?: unknown };
   if (method === undefined && id !== undefined && id === initializeId) {
     initializeId = undefined;

@@ -34,7 +34,8 @@ export interface StdioProcessOptions {
  * lines after it are read as usual; unlike it, the line goes to
  * `onStrayLine`, not to `onerror`. A line that claims to be JSON-RPC but is
  * malformed goes to `onerror` (the schema's error), and the lines after it
- * are read still.
+ * are read still. A line holding a batch (a JSON array of messages, as
+ * protocol version 2025-03-26 allows) is read as its messages, in order.
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
  * its stdin breaks (a write found it closed), not only when the process
@@ -168,7 +169,11 @@ export class StdioProcessTransport implements Transport {
       const read = readStdoutLine(line);
       if (read.kind === "stray") this.options.onStrayLine(line);
       else if (read.kind === "malformed") this.onerror?.(read.error);
-      else this.onmessage?.(read.message);
+      else
+        for (const message of read.messages) {
+          this.onmessage?.(message);
+          if (this.closing) return;
+        }
       if (this.closing) return;
     }
   }

@@ -7,21 +7,24 @@ const STRAY_EXCERPT_CHARS = 200;
 
 /**
  * What one line of a stdio server's stdout is:
- * - `message`: a JSON-RPC message;
+ * - `messages`: a JSON-RPC message, or a batch of them (a JSON array, which
+ *   protocol version 2025-03-26 allows and the SDK's Streamable HTTP client
+ *   reads too), in order;
  * - `stray`: output that is no message at all: not JSON (a banner,
  *   "Server running on stdio", a print left in), or JSON that does not
  *   claim to be JSON-RPC (a structured log line, `{"level":30,"msg":…}`);
  * - `malformed`: JSON that claims to be JSON-RPC (an object with a
  *   `jsonrpc` member, or an array holding one) but is not a valid message
- *   (a response with a bad id, or with neither result nor error): `error`
- *   is the schema's error, which `isMalformedMessageError` recognises.
+ *   (a response with a bad id, or with neither result nor error; a batch
+ *   with any such entry): `error` is the schema's error, which
+ *   `isMalformedMessageError` recognises.
  *
  * Stray output is what the MCP SDK's own stdio client and the hosts people
  * try servers with skip; a malformed message may have been an answer,
  * which can then never be matched to its request.
  */
 export type StdoutLine =
-  | { readonly kind: "message"; readonly message: JSONRPCMessage }
+  | { readonly kind: "messages"; readonly messages: readonly JSONRPCMessage[] }
   | { readonly kind: "stray" }
   | { readonly kind: "malformed"; readonly error: Error };
 
@@ -33,10 +36,15 @@ export function readStdoutLine(line: string): StdoutLine {
   } catch {
     return { kind: "stray" };
   }
-  const claimsJsonRpc = Array.isArray(parsed) ? parsed.some(carriesJsonRpc) : carriesJsonRpc(parsed);
-  if (!claimsJsonRpc) return { kind: "stray" };
-  const result = JSONRPCMessageSchema.safeParse(parsed);
-  return result.success ? { kind: "message", message: result.data } : { kind: "malformed", error: result.error };
+  const entries: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  if (!entries.some(carriesJsonRpc)) return { kind: "stray" };
+  const messages: JSONRPCMessage[] = [];
+  for (const entry of entries) {
+    const result = JSONRPCMessageSchema.safeParse(entry);
+    if (!result.success) return { kind: "malformed", error: result.error };
+    messages.push(result.data);
+  }
+  return { kind: "messages", messages };
 }
 
 function carriesJsonRpc(value: unknown): boolean {
