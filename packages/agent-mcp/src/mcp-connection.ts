@@ -23,7 +23,7 @@ import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { stopProcess } from "./stop-process.js";
-import { warnOfStrayOutput } from "./stray-output.js";
+import { type StrayOutput, warnOfStrayOutput } from "./stray-output.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
 /** A list the server may announce changes of (`notifications/<kind>/list_changed`). */
@@ -58,8 +58,8 @@ export class McpConnection {
   private readonly inFlight = new Set<(reason: McpServerError) => void>();
   /** The latest refusal to open the session's event stream, which a "Failed to reconnect" report that follows explains. */
   private streamRefusal: Error | undefined;
-  /** Whether the host was told that this stdio server writes lines that are no messages (once per connection). */
-  private strayOutputReported = false;
+  /** The kinds of stray output of this stdio server the host was told of (each once per connection). */
+  private readonly strayOutputReported = new Set<StrayOutput>();
 
   private constructor(
     private readonly settings: McpSettings,
@@ -92,7 +92,7 @@ export class McpConnection {
     const opened = await createTransport(settings.transport, stderr, {
       maxMessageBytes: settings.maxMessageBytes,
       onMessageTooLarge: () => connection?.messageTooLarge(),
-      onStrayLine: (line) => connection?.strayOutput(line),
+      onStrayLine: (line, what) => connection?.strayOutput(line, what),
     });
     const client = createClient(settings, features);
     connection = new McpConnection(settings, client, opened, events, stderr);
@@ -366,14 +366,15 @@ export class McpConnection {
   }
 
   /**
-   * A stdio server wrote a line that is no JSON-RPC message (a banner, a log
-   * line): it was dropped, and the session and its requests go on. The
-   * host's logger hears of the first such line of the connection.
+   * A stdio server wrote a line that is no message for this client (a
+   * banner, a log line, an error with a null id): it was dropped, and the
+   * session and its requests go on. The host's logger hears of the first
+   * such line of each kind of the connection.
    */
-  private strayOutput(line: string): void {
-    if (this.closed || this.strayOutputReported) return;
-    this.strayOutputReported = true;
-    warnOfStrayOutput(this.settings, line);
+  private strayOutput(line: string, what: StrayOutput): void {
+    if (this.closed || this.strayOutputReported.has(what)) return;
+    this.strayOutputReported.add(what);
+    warnOfStrayOutput(this.settings, line, what);
   }
 
   /** A message longer than `maxMessageBytes` was dropped unread, so the request it answered never will be. */

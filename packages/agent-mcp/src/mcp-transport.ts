@@ -9,6 +9,7 @@ import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { StdioProcessTransport } from "./stdio-process-transport.js";
+import type { StrayOutput } from "./stray-output.js";
 
 /** A client transport plus what the connection needs to know about it. */
 export interface OpenedTransport {
@@ -61,8 +62,8 @@ export async function createTransport(
   reading: {
     readonly maxMessageBytes: number;
     readonly onMessageTooLarge: () => void;
-    /** A stdio server wrote a line that is no JSON-RPC message (it was dropped). */
-    readonly onStrayLine: (line: string) => void;
+    /** A stdio server wrote a line that is no message for this client (it was dropped). */
+    readonly onStrayLine: (line: string, what: StrayOutput) => void;
   },
 ): Promise<OpenedTransport> {
   switch (settings.kind) {

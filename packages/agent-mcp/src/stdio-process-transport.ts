@@ -6,7 +6,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
 import { StdoutLines } from "./stdout-lines.js";
-import { readStdoutLine } from "./stray-output.js";
+import { type StrayOutput, readStdoutLine } from "./stray-output.js";
 
 /** How to start a stdio server's process, and where its stderr goes. */
 export interface StdioProcessOptions {
@@ -19,8 +19,8 @@ export interface StdioProcessOptions {
   readonly maxBufferSize: number;
   /** Every chunk the process writes to stderr. */
   readonly onStderr: (chunk: Buffer) => void;
-  /** Every line on stdout that is no JSON-RPC message (see `readStdoutLine`); it was dropped. */
-  readonly onStrayLine: (line: string) => void;
+  /** Every line on stdout that is no message for this client (see `readStdoutLine`); it was dropped. */
+  readonly onStrayLine: (line: string, what: StrayOutput) => void;
 }
 
 /**
@@ -30,8 +30,9 @@ export interface StdioProcessOptions {
  * them from its stdout, a line each.
  *
  * As the SDK's transport does, a line that is no JSON-RPC message at all (a
- * banner, a log line, JSON without a `jsonrpc` member) is skipped and the
- * lines after it are read as usual; unlike it, the line goes to
+ * banner, a log line, JSON without a `jsonrpc` member), or a JSON-RPC error
+ * with a null id (which answers no request), is skipped and the lines
+ * after it are read as usual; unlike it, the line goes to
  * `onStrayLine`, not to `onerror`. A line that claims to be JSON-RPC but is
  * malformed goes to `onerror` (the schema's error), and the lines after it
  * are read still. A line holding a batch (a JSON array of messages, as
@@ -167,7 +168,7 @@ export class StdioProcessTransport implements Transport {
     }
     for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       const read = readStdoutLine(line);
-      if (read.kind === "stray") this.options.onStrayLine(line);
+      if (read.kind === "stray") this.options.onStrayLine(line, read.what);
       else if (read.kind === "malformed") this.onerror?.(read.error);
       else
         for (const message of read.messages) {

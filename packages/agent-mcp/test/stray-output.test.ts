@@ -73,3 +73,50 @@ describe("stray output on a stdio server's stdout", { timeout: 15_000 }, () => {
     ]);
   });
 });
+
+/**
+ * A server written the way many are by hand: every message it does not
+ * know, `notifications/initialized` included, gets "Method not found" with
+ * the message's id, which a notification does not have (`"id": null`).
+ */
+const ANSWERS_NOTIFICATIONS = handWrittenServer({
+  name: "literal",
+  tool: "lookup",
+  onCall: 'send({ id: request.id, result: { content: [{ type: "text", text: "found" }] } });',
+  onOther: 'send({ id: request.id ?? null, error: { code: -32601, message: "Method not found: " + request.method } });',
+});
+
+describe("a JSON-RPC error with a null id", { timeout: 15_000 }, () => {
+  // Before, the error (not a valid MCP message) lost the connection right after the handshake, at every restart.
+  it("answers no request: it is dropped, the host is warned once, and the calls go on", async () => {
+    const warned: string[] = [];
+    const mcp = createMcpExtension({
+      id: "literal",
+      server: { command: process.execPath, args: ["-e", ANSWERS_NOTIFICATIONS] },
+      logger: { warn: (message) => void warned.push(message) },
+      // Each restart sends notifications/initialized (and roots/list_changed below) again.
+      roots: ["/tmp"],
+      shutdownGraceMs: 100,
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const first = await runMcpTurn({ runtime, script: [response([toolCall("lookup", {})]), "Found."] });
+    await mcp.setRoots(["/var"]);
+    const second = await runMcpTurn({
+      runtime,
+      turnId: "t2",
+      script: [response([toolCall("lookup", {})]), "Found again."],
+    });
+
+    expect([...first.toolResults, ...second.toolResults].map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: "found" },
+      { isError: false, text: "found" },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, totalRestarts: 0 });
+    expect(mcp.status.lastError).toBeUndefined();
+    expect(warned).toEqual([
+      'MCP server "literal" wrote a JSON-RPC error that answers no request (its id is null: a message it could not read, or a notification it does not know); it is ignored, and so are any more such errors of this connection: {"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found: notifications/initialized"}}',
+    ]);
+  });
+});
