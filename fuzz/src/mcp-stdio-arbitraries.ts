@@ -5,7 +5,7 @@
  * (a line each, CRLF, each split over two writes, two in one write, a
  * byte-order mark); lines that are no message (a banner, a log line, a
  * pino-style JSON log line, JSON that is no JSON-RPC, an answer to an id
- * never asked, a malformed JSON-RPC message, a line past
+ * never asked, an error with a null id, a malformed JSON-RPC message, a line past
  * `maxMessageBytes`, a blank line), up to three, at its start, just before
  * its answer to `initialize`, in a call or after an answer; exiting (code 0 or 1, killed by a signal) or closing its stdout
  * or stdin and staying alive, before the handshake, in a call or between calls, in
@@ -49,6 +49,8 @@ export type McpStrayLine =
   | "notJsonRpc"
   /** A JSON-RPC answer to an id the client never used. */
   | "unknownId"
+  /** A JSON-RPC error with a null id, as servers written by hand answer a notification they do not know. */
+  | "nullIdError"
   /** JSON that claims to be JSON-RPC but is no valid message (an answer with neither result nor error). */
   | "malformed"
   /** A line longer than `maxMessageBytes` and the pipe chunk it may come with. */
@@ -119,7 +121,7 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
       event(
         fc.oneof(
           { weight: 3, arbitrary: fc.constantFrom<McpStrayLine>("banner", "log", "pinoLog") },
-          fc.constantFrom<McpStrayLine>("notJsonRpc", "unknownId", "malformed", "long", "blank"),
+          fc.constantFrom<McpStrayLine>("notJsonRpc", "unknownId", "nullIdError", "malformed", "long", "blank"),
         ),
       ),
       { maxLength: 3 },

@@ -169,6 +169,8 @@ function strayLine(line: McpStrayLine): string {
       return JSON.stringify({ hello: "world" });
     case "unknownId":
       return JSON.stringify({ jsonrpc: "2.0", id: 424_242, result: { content: [] } });
+    case "nullIdError":
+      return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32601, message: "Method not found" } });
     case "malformed":
       return JSON.stringify({ jsonrpc: "2.0", id: 424_243 });
     case "long":
