@@ -58,6 +58,19 @@ describe("tool lists as other servers page them", () => {
     await runtime.dispose();
   });
 
+  // Before, the page failed the protocol's schema (a cursor is a string): the listing, and so the connect, failed.
+  it("a null nextCursor (Python's None written as JSON) ends the list like an absent one", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {} }, tools, cursors: "null" });
+    const mcp = createMcpExtension({ id: "null-cursor", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const status = await mcp.connect();
+
+    expect(server.listCursors).toEqual([undefined]);
+    expect(status.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    await runtime.dispose();
+  });
+
   it("a server without the tools capability (resources and prompts only) is ready with no tools, and its resources and prompts work", async () => {
     const server = await startUnusualServer({ capabilities: { resources: {}, prompts: {} } });
     const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
