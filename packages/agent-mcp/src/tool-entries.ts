@@ -28,18 +28,34 @@ export interface ReadTools {
  * schema. An input schema without `type` (`{ "properties": … }`) or no
  * input schema at all is read as an object schema, as its author meant
  * (the protocol asks for `"type": "object"`; servers written by hand leave
- * it out). An entry that still fails is left out, named in `unreadable`.
+ * it out). A field that is null (`description`, `title`, `outputSchema`,
+ * `annotations` or one of its hints, `inputSchema`) is read as absent, as
+ * servers written in Python write `None`. An entry that still fails is
+ * left out, named in `unreadable`.
  */
 export function readToolEntries(entries: readonly unknown[]): ReadTools {
   const tools: Tool[] = [];
   const unreadable: UnreadableTool[] = [];
   entries.forEach((entry, index) => {
-    const parsed = ToolSchema.safeParse(withObjectInputSchema(entry));
+    const parsed = ToolSchema.safeParse(withObjectInputSchema(withoutNullFields(entry)));
     if (parsed.success) return void tools.push(parsed.data);
     const name = (entry as { name?: unknown } | null)?.name;
     unreadable.push({ name: typeof name === "string" ? name : `#${index}`, problem: describeMalformed(parsed.error) });
   });
   return { tools, unreadable };
+}
+
+/** `entry` without its null fields (other than `name`), and its annotations without theirs. */
+function withoutNullFields(entry: unknown): unknown {
+  if (!isRecord(entry)) return entry;
+  const kept = Object.fromEntries(Object.entries(entry).filter(([key, value]) => value !== null || key === "name"));
+  if (!isRecord(kept.annotations)) return kept;
+  const annotations = Object.fromEntries(Object.entries(kept.annotations).filter(([, value]) => value !== null));
+  return { ...kept, annotations };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `entry` with `type: "object"` in an input schema that has no `type` (or an empty one when it has none). */

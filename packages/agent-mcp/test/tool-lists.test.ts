@@ -128,4 +128,42 @@ describe("tool lists as other servers page them", () => {
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
     await runtime.dispose();
   });
+
+  // Before, each such entry failed the protocol's schema (a description is a string) and was left out.
+  it("an entry whose optional fields are null (Python's None written as JSON) is read as one without them", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [
+        {
+          name: "nulls",
+          title: null,
+          description: null,
+          inputSchema: { type: "object", properties: { q: { type: "string" } } },
+          outputSchema: null,
+          annotations: { title: null, readOnlyHint: true, destructiveHint: null },
+          _meta: null,
+        },
+        { name: "no_schema", description: "Has none", inputSchema: null },
+      ] as unknown as Tool[],
+    });
+    const mcp = createMcpExtension({ id: "pythonic", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("nulls", { q: "x" }), toolCall("no_schema", {})]), "Done."],
+    });
+
+    expect(turn.events.filter((event) => event.type === "runtime.warning")).toEqual([]);
+    expect(turn.model.requests[0]!.context.tools!.map((tool) => [tool.name, tool.parameters])).toEqual([
+      ["nulls", { type: "object", properties: { q: { type: "string" } } }],
+      ["no_schema", { type: "object" }],
+    ]);
+    expect(mcp.toolHints("nulls")).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: true });
+    expect(turn.toolResults.map(({ isError, text }) => [isError, text])).toEqual([
+      [false, 'nulls {"q":"x"}'],
+      [false, "no_schema {}"],
+    ]);
+    await runtime.dispose();
+  });
 });
