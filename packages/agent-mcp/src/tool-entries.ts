@@ -1,6 +1,7 @@
 import { type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 import { describeMalformed } from "./classify-mcp-failure.js";
+import { withoutNullFields } from "./null-fields.js";
 
 /**
  * A page of `tools/list` whose entries are read one by one ({@link readToolEntries}),
@@ -37,7 +38,7 @@ export function readToolEntries(entries: readonly unknown[]): ReadTools {
   const tools: Tool[] = [];
   const unreadable: UnreadableTool[] = [];
   entries.forEach((entry, index) => {
-    const parsed = ToolSchema.safeParse(withObjectInputSchema(withoutNullFields(entry)));
+    const parsed = ToolSchema.safeParse(withObjectInputSchema(withoutNullToolFields(entry)));
     if (parsed.success) return void tools.push(parsed.data);
     const name = (entry as { name?: unknown } | null)?.name;
     unreadable.push({ name: typeof name === "string" ? name : `#${index}`, problem: describeMalformed(parsed.error) });
@@ -46,16 +47,11 @@ export function readToolEntries(entries: readonly unknown[]): ReadTools {
 }
 
 /** `entry` without its null fields (other than `name`), and its annotations without theirs. */
-function withoutNullFields(entry: unknown): unknown {
-  if (!isRecord(entry)) return entry;
-  const kept = Object.fromEntries(Object.entries(entry).filter(([key, value]) => value !== null || key === "name"));
-  if (!isRecord(kept.annotations)) return kept;
-  const annotations = Object.fromEntries(Object.entries(kept.annotations).filter(([, value]) => value !== null));
-  return { ...kept, annotations };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function withoutNullToolFields(entry: unknown): unknown {
+  const kept = withoutNullFields(entry, ["name"]);
+  const annotations = (kept as { annotations?: unknown } | null)?.annotations;
+  if (typeof annotations !== "object" || annotations === null) return kept;
+  return { ...(kept as object), annotations: withoutNullFields(annotations) };
 }
 
 /** `entry` with `type: "object"` in an input schema that has no `type` (or an empty one when it has none). */
