@@ -34,8 +34,14 @@ export type StdoutLine =
   | { readonly kind: "stray"; readonly what: StrayOutput }
   | { readonly kind: "malformed"; readonly error: Error };
 
-/** What a stray line is: no JSON-RPC at all, or a JSON-RPC error that answers no request (its id is null). */
-export type StrayOutput = "not_json_rpc" | "unaddressed_error";
+/**
+ * What a stray line is: no JSON-RPC at all; JSON shaped as an answer (an
+ * `id` and a `result` or an `error`) but without the `jsonrpc` member, as
+ * a server written by hand may forget it (its requests then wait for
+ * their timeouts, so the host is told apart); or a JSON-RPC error that
+ * answers no request (its id is null).
+ */
+export type StrayOutput = "not_json_rpc" | "answer_without_version" | "unaddressed_error";
 
 /** Reads one line of a stdio server's stdout (see {@link StdoutLine}). Never throws. */
 export function readStdoutLine(line: string): StdoutLine {
@@ -46,7 +52,8 @@ export function readStdoutLine(line: string): StdoutLine {
     return { kind: "stray", what: "not_json_rpc" };
   }
   const entries: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  if (!entries.some(carriesJsonRpc)) return { kind: "stray", what: "not_json_rpc" };
+  if (!entries.some(carriesJsonRpc))
+    return { kind: "stray", what: entries.some(isShapedAsAnswer) ? "answer_without_version" : "not_json_rpc" };
   // Read as an answer, a null id would be taken for request 0 (the handshake's), as the SDK matches ids by number.
   const addressed = entries.filter((entry) => !isUnaddressedError(entry));
   if (addressed.length === 0) return { kind: "stray", what: "unaddressed_error" };
@@ -61,6 +68,12 @@ export function readStdoutLine(line: string): StdoutLine {
 
 function carriesJsonRpc(value: unknown): value is { readonly jsonrpc: unknown } {
   return typeof value === "object" && value !== null && !Array.isArray(value) && "jsonrpc" in value;
+}
+
+/** An object with an `id` and a `result` or an `error`: an answer, but for its `jsonrpc` member. */
+function isShapedAsAnswer(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  return "id" in value && ("result" in value || "error" in value);
 }
 
 /** A JSON-RPC error with a null id: it answers no request. */
@@ -83,13 +96,25 @@ export function warnOfStrayOutput(settings: McpSettings, line: string, what: Str
     ? STRAY_EXCERPT_CHARS - 1
     : STRAY_EXCERPT_CHARS;
   const excerpt = printable.length > STRAY_EXCERPT_CHARS ? `${printable.slice(0, cut)}…` : printable;
-  const message =
-    what === "not_json_rpc"
-      ? `MCP server "${settings.id}" wrote to its stdout a line that is no JSON-RPC message; it is ignored, and so are any more such lines of this connection (a stdio server's logs belong on stderr): ${excerpt}`
-      : `MCP server "${settings.id}" wrote a JSON-RPC error that answers no request (its id is null: a message it could not read, or a notification it does not know); it is ignored, and so are any more such errors of this connection: ${excerpt}`;
+  const message = strayOutputMessage(settings.id, what, excerpt);
   try {
     settings.logger?.warn?.(message, { server: settings.id, line: excerpt });
   } catch {
     // The host's logger failing is not the server's problem.
+  }
+}
+
+function strayOutputMessage(serverId: string, what: StrayOutput, excerpt: string): string {
+  switch (what) {
+    case "not_json_rpc":
+      return `MCP server "${serverId}" wrote to its stdout a line that is no JSON-RPC message; it is ignored, and so are any more such lines of this connection (a stdio server's logs belong on stderr): ${excerpt}`;
+    case "answer_without_version":
+      return `MCP server "${serverId}" wrote an answer without its "jsonrpc": "2.0" member, which is no JSON-RPC message; it is ignored, and so are any more such answers of this connection (the request it answers waits for its timeout): ${excerpt}`;
+    case "unaddressed_error":
+      return `MCP server "${serverId}" wrote a JSON-RPC error that answers no request (its id is null: a message it could not read, or a notification it does not know); it is ignored, and so are any more such errors of this connection: ${excerpt}`;
+    default: {
+      const unreachable: never = what;
+      return unreachable;
+    }
   }
 }

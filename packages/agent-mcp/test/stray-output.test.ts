@@ -120,3 +120,54 @@ describe("a JSON-RPC error with a null id", { timeout: 15_000 }, () => {
     ]);
   });
 });
+
+/**
+ * A server written by hand that forgets the `jsonrpc` member in its answers,
+ * after a banner: its answers are no JSON-RPC messages, so the handshake
+ * never completes. It exits after its answer (so the test does not wait out
+ * a timeout).
+ */
+const FORGETS_THE_VERSION = `
+  require("node:fs").writeSync(1, "Server running on stdio\\n");
+  let buffered = "";
+  process.stdin.on("data", (chunk) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
+      const request = JSON.parse(buffered.slice(0, end));
+      buffered = buffered.slice(end + 1);
+      if (request.method === "initialize") {
+        require("node:fs").writeSync(1, JSON.stringify({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: {}, serverInfo: { name: "bare", version: "1" } } }) + "\\n");
+        process.exit(0);
+      }
+    }
+  });
+  process.stdin.on("end", () => process.exit(0));
+`;
+
+describe("an answer without its jsonrpc member", { timeout: 15_000 }, () => {
+  // Before, only the banner was reported (once per connection): nothing said why the handshake got no answer.
+  it("is no message: the connect fails, and the host is told of it apart from the banner", async () => {
+    const warned: string[] = [];
+    const mcp = createMcpExtension({
+      id: "bare",
+      server: { command: process.execPath, args: ["-e", FORGETS_THE_VERSION] },
+      logger: { warn: (message) => void warned.push(message) },
+      restart: { maxRestarts: 0 },
+      shutdownGraceMs: 100,
+    });
+    onTestFinished(() => mcp.dispose());
+
+    await expect(mcp.connect()).rejects.toMatchObject({
+      code: "connect_failed",
+      message: 'MCP server "bare" could not connect: exited',
+    });
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^MCP server "bare" wrote to its stdout a line that is no JSON-RPC message; .*: Server running on stdio$/,
+      ),
+      expect.stringMatching(
+        /^MCP server "bare" wrote an answer without its "jsonrpc": "2.0" member, which is no JSON-RPC message; .*: \{"id":0,"result":/,
+      ),
+    ]);
+  });
+});
