@@ -28,7 +28,7 @@ export const mcpServerProperty: FuzzProperty<McpFuzzCase> = {
 export const mcpStdioServerProperty: FuzzProperty<McpStdioCase> = {
   name: "mcp-stdio-server",
   description:
-    "generated MCP servers as child processes over stdio (the same servers, written a line at a time, in CRLF, split or two to a write, with a byte-order mark; stray log lines, JSON that is no JSON-RPC, answers to ids never asked, lines past maxMessageBytes; exits, signals and a closed stdout or stdin before the handshake, in a call and between calls; initialize never answered; a stderr flood; SIGTERM ignored; writes after stdin ended; the runtime disposed mid-call): every call answered, failures typed and named, statuses and restarts as documented, no process left, no hang",
+    "generated MCP servers as child processes over stdio (the same servers, written a line at a time, in CRLF, split or two to a write, with a byte-order mark; banners, log lines and pino JSON logs on stdout (also before the handshake's answer) that break nothing, JSON that is no JSON-RPC, answers to ids never asked, malformed JSON-RPC messages, lines past maxMessageBytes; exits, signals and a closed stdout or stdin before the handshake, in a call and between calls; initialize never answered; a stderr flood; SIGTERM ignored; writes after stdin ended; the runtime disposed mid-call): every call answered, failures typed and named, statuses and restarts as documented, no process left, no hang",
   arbitrary: mcpStdioCaseArbitrary,
   run: async (scenario) => (await import("./mcp-server-scenario.js")).checkMcpStdioCase(scenario),
   ciRuns: 8,

@@ -21,7 +21,8 @@
  * - every event passes `validateRuntimeEvent` and the terminal status is last;
  * - every status has a documented state, restarts within the policy and a
  *   bounded stderr tail; a lost stdio server whose restart is due is
- *   started again by the next turn;
+ *   started again by the next turn; a stdio server's stray output breaks
+ *   nothing and is reported at most once per process;
  * - no unhandled rejection.
  */
 import { PiTurnRunner } from "@turnkit/agent-core";
@@ -42,7 +43,9 @@ import {
   type McpTurnObservation,
   SERVER_ID,
   checkAnsweredCalls,
+  checkNoMalformedLoss,
   checkStatus,
+  checkStrayOutputWarnings,
   checkTurn,
   imageBytesType,
   isStatus,
@@ -105,12 +108,14 @@ async function checkServedCase(
     caseBoundMs(spec),
   );
   for (const turn of turns) checkTurn(spec, turn);
-  if (stdio && "stdio" in spec) checkAnsweredCalls(spec, turns, stdio.answeredBeforeBreak(MAX_MESSAGE_BYTES));
+  if (stdio) checkAnsweredCalls(turns, stdio.answeredBeforeBreak(MAX_MESSAGE_BYTES));
   const found = engineText(record().answers);
   if (found) throw new InvariantViolation("no engine text in the client's answers to the server", `…${found}…`);
   const noted = engineText(notes);
   if (noted) throw new InvariantViolation("no engine text in what the host is told (logs, statuses)", `…${noted}…`);
   for (const note of notes) if (isStatus(note)) checkStatus(note);
+  if (stdio) checkStrayOutputWarnings(notes, stdio.pids().length);
+  if (stdio && !stdio.wroteMalformed()) checkNoMalformedLoss(notes, turns);
   // Rejections surface a macrotask after they happen.
   await new Promise((resolve) => setImmediate(resolve));
   const unhandled = rejections.seen.slice(before);

@@ -3,10 +3,11 @@
  * generated case (`McpFuzzCase`) served by a child process on
  * stdin/stdout, plus what only a process does. How it writes its messages
  * (a line each, CRLF, each split over two writes, two in one write, a
- * byte-order mark); lines that are no message (a log line, JSON that is no
- * JSON-RPC, an answer to an id never asked, a line past
- * `maxMessageBytes`, a blank line) at its start, in a call or after an
- * answer; exiting (code 0 or 1, killed by a signal) or closing its stdout
+ * byte-order mark); lines that are no message (a banner, a log line, a
+ * pino-style JSON log line, JSON that is no JSON-RPC, an answer to an id
+ * never asked, an error with a null id, a malformed JSON-RPC message, a line past
+ * `maxMessageBytes`, a blank line), up to three, at its start, just before
+ * its answer to `initialize`, in a call or after an answer; exiting (code 0 or 1, killed by a signal) or closing its stdout
  * or stdin and staying alive, before the handshake, in a call or between calls, in
  * its first process only or in every one; never answering `initialize`; a
  * flood of stderr; ignoring `SIGTERM` and end-of-input; writing after the
@@ -16,8 +17,12 @@
 import fc from "fast-check";
 import { type McpFuzzCase, mcpFuzzCaseArbitrary } from "./mcp-server-arbitraries.js";
 
-/** When in a process's life something happens: before the handshake, as a call arrives, right after a call was answered. */
-export type McpStdioMoment = "start" | "call" | "answered";
+/**
+ * When in a process's life something happens: at its start (before it was
+ * asked anything), right before its answer to `initialize`, as a call
+ * arrives, right after a call was answered.
+ */
+export type McpStdioMoment = "start" | "initialize" | "call" | "answered";
 
 /** How a process stops serving. */
 export type McpProcessEnd =
@@ -28,14 +33,26 @@ export type McpProcessEnd =
   /** Closes its stdin (what the client wrote and it did not read is lost) and stays alive. */
   | { readonly kind: "closeStdin" };
 
-/** A line on stdout that is no message the client asked for. */
+/**
+ * A line on stdout that is no message the client asked for. Only
+ * `malformed` and `long` break the connection: the others are dropped (or,
+ * `unknownId`, read and ignored) and every call goes on.
+ */
 export type McpStrayLine =
+  /** A start-up banner in terminal colours ("… running on stdio"), as servers print at their start. */
+  | "banner"
   /** A log line, as servers that print to stdout write (not JSON). */
   | "log"
+  /** A structured log line as pino writes it (`{"level":30,…,"msg":…}`): JSON without `jsonrpc`. */
+  | "pinoLog"
   /** JSON that is not JSON-RPC. */
   | "notJsonRpc"
   /** A JSON-RPC answer to an id the client never used. */
   | "unknownId"
+  /** A JSON-RPC error with a null id, as servers written by hand answer a notification they do not know. */
+  | "nullIdError"
+  /** JSON that claims to be JSON-RPC but is no valid message (an answer with neither result nor error). */
+  | "malformed"
   /** A line longer than `maxMessageBytes` and the pipe chunk it may come with. */
   | "long"
   | "blank";
@@ -55,7 +72,8 @@ export interface McpStdioBehaviour {
   readonly framing: "line" | "crlf" | "split" | "coalesced";
   /** A UTF-8 byte-order mark before its first line, or before every line. */
   readonly bom: "none" | "first" | "each";
-  readonly stray?: McpStdioEvent<McpStrayLine>;
+  /** Lines that are no message the client asked for, each at its moment (several at one moment in this order). */
+  readonly strays: readonly McpStdioEvent<McpStrayLine>[];
   readonly end?: McpStdioEvent<McpProcessEnd>;
   /** Never answers `initialize` (in its first process only). */
   readonly silentInitialize: boolean;
@@ -73,7 +91,7 @@ export interface McpStdioCase extends McpFuzzCase {
   readonly disposeAfterMs?: number;
 }
 
-const moment = fc.constantFrom<McpStdioMoment>("start", "call", "answered");
+const moment = fc.constantFrom<McpStdioMoment>("start", "initialize", "call", "answered");
 
 function event<T>(what: fc.Arbitrary<T>): fc.Arbitrary<McpStdioEvent<T>> {
   return fc.record({ at: moment, call: fc.nat({ max: 2 }), once: fc.boolean(), what });
@@ -99,14 +117,22 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
       { weight: 8, arbitrary: fc.constant("none" as const) },
       fc.constantFrom("first" as const, "each" as const),
     ),
-    stray: event(fc.constantFrom<McpStrayLine>("log", "notJsonRpc", "unknownId", "long", "blank")),
+    strays: fc.array(
+      event(
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom<McpStrayLine>("banner", "log", "pinoLog") },
+          fc.constantFrom<McpStrayLine>("notJsonRpc", "unknownId", "nullIdError", "malformed", "long", "blank"),
+        ),
+      ),
+      { maxLength: 3 },
+    ),
     end: event(processEnd),
     silentInitialize: fc.oneof({ weight: 15, arbitrary: fc.constant(false) }, fc.constant(true)),
     stderrFlood: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     stubborn: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     writeAfterStop: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
-  { requiredKeys: ["framing", "bom", "silentInitialize", "stderrFlood", "stubborn", "writeAfterStop"] },
+  { requiredKeys: ["framing", "bom", "strays", "silentInitialize", "stderrFlood", "stubborn", "writeAfterStop"] },
 );
 
 /** The stdio property's cases. */

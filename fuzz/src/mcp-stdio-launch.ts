@@ -17,6 +17,12 @@ import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
 const SOURCE = fileURLToPath(new URL("./mcp-stdio-server.ts", import.meta.url));
 const BUNDLE = fileURLToPath(new URL("../node_modules/.mcp-fuzz/stdio-server.mjs", import.meta.url));
 
+/**
+ * The script of `sh -c` that starts a case's process: appends `{"spawned":<pid>}` to the record file
+ * (its fourth argument) and runs the server command (its arguments) in its place.
+ */
+const NOTE_SPAWN_AND_EXEC = `printf '{"spawned":%s}\\n' "$$" >> "$4" && exec "$@"`;
+
 let compiled: Promise<unknown> | undefined;
 
 /** A stdio case ready to start: the server option a host gives, and what its processes noted. */
@@ -24,17 +30,24 @@ export interface LaunchedStdioCase {
   readonly server: McpStdioServerConfig;
   /** What the case's processes received and were answered so far. */
   record(): McpCaseRecord;
-  /** The pid of every process started for the case so far. */
+  /**
+   * The pid of every process started for the case so far, noted by the
+   * shell that starts it before it becomes the server (`exec`), so a process
+   * that was stopped before its server code ran (a connect that timed out
+   * on a loaded machine) is counted too.
+   */
   pids(): number[];
   /** Those of the case's processes still running. */
   running(): number[];
   /**
    * How many calls of each tool a process answered (a message of at most
    * `maxBytes`) before it wrote or did anything that breaks its
-   * connection: a stray line that is no message, a message longer than
+   * connection: a malformed JSON-RPC message, a message longer than
    * `maxBytes`, an exit, a signal, a closed stdout or stdin.
    */
   answeredBeforeBreak(maxBytes: number): Map<string, number>;
+  /** Whether a process wrote a message the protocol's schema refuses (a malformed JSON-RPC message). */
+  wroteMalformed(): boolean;
   /** Removes the case's folder. */
   cleanup(): void;
 }
@@ -67,10 +80,15 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
   };
   const values = (key: string) => entries().flatMap((entry) => (key in entry ? [entry[key]] : []));
   return {
-    server: { command: process.execPath, args: [BUNDLE, casePath, recordPath] },
+    // The shell notes its pid and replaces itself with the server (`exec`: the same pid): a note that
+    // takes a millisecond of CPU, where the server's own first line comes after node's start (0.2 s of CPU).
+    server: {
+      command: "/bin/sh",
+      args: ["-c", NOTE_SPAWN_AND_EXEC, "sh", process.execPath, BUNDLE, casePath, recordPath],
+    },
     record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
-    pids: () => values("pid") as number[],
-    running: () => (values("pid") as number[]).filter((pid) => runs(pid, casePath)),
+    pids: () => values("spawned") as number[],
+    running: () => (values("spawned") as number[]).filter((pid) => runs(pid, casePath)),
     answeredBeforeBreak: (maxBytes) => {
       const broken = new Set<unknown>();
       const answered = new Map<string, number>();
@@ -82,6 +100,7 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
       }
       return answered;
     },
+    wroteMalformed: () => values("broke").includes("malformed"),
     cleanup: () => rmSync(folder, { recursive: true, force: true }),
   };
 }

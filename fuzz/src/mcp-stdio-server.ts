@@ -3,7 +3,7 @@
  * file>`): the case's server (`mcp-case-server.ts`) on the SDK's
  * `StdioServerTransport`, its messages written to stdout as the case's
  * process behaviour says (`McpStdioBehaviour`: framing, byte-order marks,
- * stray lines, exits, a closed stdout or stdin, a stderr flood, ignoring SIGTERM,
+ * stray lines (banners, log lines, also before its answer to `initialize`), exits, a closed stdout or stdin, a stderr flood, ignoring SIGTERM,
  * writing after its input ended). It appends to the record file its pid,
  * the calls it received and the client's answers to its requests, one
  * JSON line each. Compiled with the SDK bundled in (`mcp-stdio-launch.ts`),
@@ -11,7 +11,7 @@
  */
 import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type CaseState, caseServer, withRawResult } from "./mcp-case-server.js";
 import type {
   McpProcessEnd,
@@ -22,6 +22,8 @@ import type {
   McpStrayLine,
 } from "./mcp-stdio-arbitraries.js";
 
+/** The stray lines that break the connection; the client drops the others (or, an answer to an unknown id, ignores it). */
+const BREAKING_STRAY_LINES: ReadonlySet<McpStrayLine> = new Set<McpStrayLine>(["malformed", "long"]);
 /** Bytes of the `long` stray line: past the fuzz's `maxMessageBytes` (200,000) and one pipe chunk more. */
 const LONG_LINE_BYTES = 300_000;
 const BOM = "\uFEFF";
@@ -120,11 +122,16 @@ const out = new CaseStdout(behaviour);
 /** Each `tools/call` of this process (its index, in the order they came, and its tool), by request id, until answered. */
 const callIds = new Map<string | number, { readonly index: number; readonly name: unknown }>();
 let calls = 0;
+/** The id of the `initialize` request, until it is answered. */
+let initializeId: string | number | undefined;
 
 /** Whether `event` happens now: at this moment (and call), in this process. */
 function due<T>(event: McpStdioEvent<T> | undefined, at: McpStdioMoment, call: number): event is McpStdioEvent<T> {
   return (
-    event !== undefined && event.at === at && (at === "start" || event.call === call) && (!event.once || firstProcess)
+    event !== undefined &&
+    event.at === at &&
+    (at === "start" || at === "initialize" || event.call === call) &&
+    (!event.once || firstProcess)
   );
 }
 
@@ -134,23 +141,38 @@ function due<T>(event: McpStdioEvent<T> | undefined, at: McpStdioMoment, call: n
  * must keep its answer.
  */
 async function moment(at: McpStdioMoment, call = 0): Promise<void> {
-  if (due(behaviour.stray, at, call)) {
-    // An answer to an unknown id and a blank line are no protocol errors: they break nothing.
-    if (behaviour.stray.what !== "unknownId" && behaviour.stray.what !== "blank")
-      record({ broke: behaviour.stray.what });
-    await out.line(strayLine(behaviour.stray.what));
+  for (const stray of behaviour.strays) {
+    if (!due(stray, at, call)) continue;
+    // Only a malformed JSON-RPC message and a line too long break the connection; the client drops
+    // the other lines (or, an answer to an unknown id, ignores it), and every call goes on.
+    record(BREAKING_STRAY_LINES.has(stray.what) ? { broke: stray.what } : { stray: stray.what });
+    await out.line(strayLine(stray.what));
   }
   if (due(behaviour.end, at, call)) await endProcess(behaviour.end.what);
 }
 
 function strayLine(line: McpStrayLine): string {
   switch (line) {
+    case "banner":
+      return "\u001b[1;32mFuzz MCP Server running on stdio\u001b[0m";
     case "log":
       return "fuzz server listening on stdio";
+    case "pinoLog":
+      return JSON.stringify({
+        level: 30,
+        time: Date.now(),
+        pid: process.pid,
+        hostname: "fuzz",
+        msg: "request handled",
+      });
     case "notJsonRpc":
       return JSON.stringify({ hello: "world" });
     case "unknownId":
       return JSON.stringify({ jsonrpc: "2.0", id: 424_242, result: { content: [] } });
+    case "nullIdError":
+      return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32601, message: "Method not found" } });
+    case "malformed":
+      return JSON.stringify({ jsonrpc: "2.0", id: 424_243 });
     case "long":
       return JSON.stringify({
         jsonrpc: "2.0",
@@ -243,14 +265,24 @@ const receive = transport.onmessage!;
 transport.onmessage = (message: JSONRPCMessage) => {
   const request = message as { method?: unknown; id?: string | number; params?: { name?: unknown } };
   if (request.method === "initialize" && behaviour.silentInitialize && firstProcess) return;
+  if (request.method === "initialize") initializeId = request.id;
   if (request.method === "tools/call" && request.id !== undefined)
     callIds.set(request.id, { index: calls++, name: request.params?.name });
   receive(message);
 };
 transport.send = async (message: JSONRPCMessage) => {
   const line = JSON.stringify(withRawResult(message));
-  await out.line(line);
+  // A message the protocol's schema refuses (a raw step's, a broken result) breaks the connection: noted first.
+  // A batch (an array, as protocol 2025-03-26 allows) is read as its messages.
+  const sent: unknown = JSON.parse(line);
+  const messages: unknown[] = Array.isArray(sent) ? sent : [sent];
+  if (!messages.every((each) => JSONRPCMessageSchema.safeParse(each).success)) record({ broke: "malformed" });
   const { id, method } = message as { id?: string | number; method?: unknown };
+  if (method === undefined && id !== undefined && id === initializeId) {
+    initializeId = undefined;
+    await moment("initialize");
+  }
+  await out.line(line);
   const call = method === undefined && id !== undefined ? callIds.get(id) : undefined;
   if (call === undefined) return;
   callIds.delete(id!);

@@ -196,22 +196,20 @@ export function checkStatus(status: McpServerStatus): void {
 
 /** What a call gets when its connection broke before its answer came: never the lot of a call the server answered. */
 const LOST_BEFORE_ANSWER =
-  /wrote a message that is not JSON-RPC|sent a message longer than maxMessageBytes|" exited|" closed its std(?:out|in) and kept running/;
+  /wrote a malformed JSON-RPC message|sent a message longer than maxMessageBytes|" exited|" closed its std(?:out|in) and kept running/;
 
 /**
  * A call the stdio server answered before it broke its connection (a
- * stray line, an exit, a signal, a closed stdout or stdin after the answer) keeps
+ * malformed JSON-RPC message, a line too long, an exit, a signal, a closed
+ * stdout or stdin after the answer) keeps
  * its answer: of a tool's calls, at most those the server did not answer
- * so may fail as calls whose connection broke before their answer. Not
- * checked when something else can break the connection unseen (a raw
- * message a tool sends). A byte-order mark and a blank line break nothing.
+ * so may fail as calls whose connection broke before their answer (the
+ * process notes as a break every message it writes that the protocol's
+ * schema refuses, a raw step's too). A byte-order mark, a blank line and stray output
+ * (a banner, log lines, JSON without `jsonrpc`) break nothing: calls
+ * answered after them count too.
  */
-export function checkAnsweredCalls(
-  spec: McpStdioCase,
-  turns: readonly McpTurnObservation[],
-  answered: ReadonlyMap<string, number>,
-): void {
-  if (spec.tools.some((tool) => tool.steps.some((step) => step.kind === "raw"))) return;
+export function checkAnsweredCalls(turns: readonly McpTurnObservation[], answered: ReadonlyMap<string, number>): void {
   const results = turns.flatMap((turn) =>
     turn.persisted.flatMap((message) =>
       message.role === "toolResult" && turn.serverNames.has(message.toolName)
@@ -233,4 +231,53 @@ export function checkAnsweredCalls(
         `${tool}: ${answers} of ${calls.length} calls answered before the connection broke, ${lost.length} failed as lost: ${describeValue(lost[0]!.message)}`,
       );
   }
+}
+
+/** The extension's warning that a stdio server writes lines that are no JSON-RPC message to its stdout. */
+const STRAY_OUTPUT_WARNING = /wrote to its stdout a line that is no JSON-RPC message/;
+
+/**
+ * The host's logger hears of a stdio server's stray output at most once per
+ * connection (so at most once per process started), in a message naming
+ * the server, of bounded length.
+ */
+export function checkStrayOutputWarnings(notes: readonly unknown[], processes: number): void {
+  const warnings = notes.flatMap((note) => {
+    const message = typeof note === "object" && note !== null ? (note as { message?: unknown }).message : undefined;
+    return typeof message === "string" && STRAY_OUTPUT_WARNING.test(message) ? [message] : [];
+  });
+  if (warnings.length > processes)
+    throw new InvariantViolation(
+      "stray output is reported once per connection",
+      `${warnings.length} warnings for ${processes} processes: ${describeValue(warnings)}`,
+    );
+  const odd = warnings.find((message) => !message.includes(`"${SERVER_ID}"`) || message.length > 600);
+  if (odd !== undefined)
+    throw new InvariantViolation("a stray-output warning names the server and is bounded", describeValue(odd));
+}
+
+/** How the extension says a stdio server broke the protocol with a line it wrote. */
+const MALFORMED_LOSS = /wrote a malformed JSON-RPC message/;
+
+/**
+ * Only a malformed JSON-RPC message loses a stdio connection as one: when
+ * no process of the case wrote one, no status's last error and no call's
+ * result says so. Stray output (a banner, log lines, JSON without
+ * `jsonrpc`) before the handshake's answer, in a call or after an answer
+ * breaks nothing.
+ */
+export function checkNoMalformedLoss(notes: readonly unknown[], turns: readonly McpTurnObservation[]): void {
+  for (const note of notes)
+    if (isStatus(note) && note.lastError && MALFORMED_LOSS.test(note.lastError.message))
+      throw new InvariantViolation(
+        "stray output breaks nothing: only a malformed JSON-RPC message loses the connection as one",
+        describeValue(note.lastError.message),
+      );
+  for (const turn of turns)
+    for (const message of turn.persisted)
+      if (message.role === "toolResult" && message.isError && MALFORMED_LOSS.test(textOf(message.content)))
+        throw new InvariantViolation(
+          "stray output breaks nothing: only a malformed JSON-RPC message fails a call as one",
+          describeValue(message),
+        );
 }

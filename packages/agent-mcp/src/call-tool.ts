@@ -1,11 +1,23 @@
 import { type CallToolResult, CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
 import { abortedResult, failedResult, progressText, toRuntimeToolResult } from "./call-result.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { withoutNullFields } from "./null-fields.js";
 import type { HostWaits } from "./calls-in-flight.js";
 import type { McpToolCallRequest, McpToolCaller } from "./mcp-tool.js";
 import type { OutputCheck } from "./output-schema.js";
 import type { McpSettings } from "./validate-mcp-options.js";
+
+/**
+ * The protocol's schema of a call's result, reading a null `isError` or
+ * `structuredContent` as an absent one (see `withoutNullFields`); `content`
+ * stays as sent.
+ */
+const CallToolResultWithNullsSchema = z.preprocess(
+  (result) => withoutNullFields(result, ["content"]),
+  CallToolResultSchema,
+);
 
 /** What a tool call needs of the supervisor: its ready connection, and the tool's output-schema check. */
 export interface ToolCallServer {
@@ -130,7 +142,7 @@ export async function callMcpTool(
       (signal) =>
         connection.client.request(
           { method: "tools/call", params: { name: call.name, arguments: call.args } },
-          CallToolResultSchema,
+          CallToolResultWithNullsSchema,
           {
             signal,
             // The limits above end the call; the SDK's own timeout only backs them up (a Node timer holds 2^31 - 1 ms at most).

@@ -23,6 +23,7 @@ import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { stopProcess } from "./stop-process.js";
+import { type StrayOutput, warnOfStrayOutput } from "./stray-output.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
 /** A list the server may announce changes of (`notifications/<kind>/list_changed`). */
@@ -57,6 +58,8 @@ export class McpConnection {
   private readonly inFlight = new Set<(reason: McpServerError) => void>();
   /** The latest refusal to open the session's event stream, which a "Failed to reconnect" report that follows explains. */
   private streamRefusal: Error | undefined;
+  /** The kinds of stray output of this stdio server the host was told of (each once per connection). */
+  private readonly strayOutputReported = new Set<StrayOutput>();
 
   private constructor(
     private readonly settings: McpSettings,
@@ -84,11 +87,12 @@ export class McpConnection {
     features: ClientFeatures,
     authorized = false,
   ): Promise<McpConnection> {
-    // The transport reports a message too large for the connection it is about to belong to.
+    // The transport reports a message too large, or stray output, for the connection it is about to belong to.
     let connection: McpConnection | undefined;
     const opened = await createTransport(settings.transport, stderr, {
       maxMessageBytes: settings.maxMessageBytes,
       onMessageTooLarge: () => connection?.messageTooLarge(),
+      onStrayLine: (line, what) => connection?.strayOutput(line, what),
     });
     const client = createClient(settings, features);
     connection = new McpConnection(settings, client, opened, events, stderr);
@@ -109,7 +113,7 @@ export class McpConnection {
         client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
       );
       connection.readUntilBroken();
-      // Broken in the handshake (a line that is not JSON-RPC before the answer): the answer read after it is not trusted.
+      // Broken in the handshake (a malformed JSON-RPC message before the answer): the answer read after it is not trusted.
       if (connection.breakReason) throw connection.breakReason;
     } catch (error) {
       await connection.close();
@@ -258,8 +262,8 @@ export class McpConnection {
 
   /**
    * From now on, a message the transport reads after the connection broke
-   * is dropped: an answer that follows a line that is not JSON-RPC cannot
-   * be trusted to be its request's.
+   * is dropped: an answer that follows a malformed JSON-RPC message (which
+   * may have been an answer) cannot be trusted to be its request's.
    */
   private readUntilBroken(): void {
     const deliver = this.opened.transport.onmessage;
@@ -323,9 +327,10 @@ export class McpConnection {
 
   /**
    * Three transport errors break the connection, because the answers a call
-   * waits for can no longer be trusted or come: a message that is not MCP
+   * waits for can no longer be trusted or come: a malformed JSON-RPC message
    * (the reply it replaced can never be matched, and the stream may be out
-   * of step), a message longer than `maxMessageBytes` (dropped unread), and
+   * of step; a stdio line that is no JSON-RPC at all is no error, see
+   * {@link strayOutput}), a message longer than `maxMessageBytes` (dropped unread), and
    * an HTTP stream that broke mid-answer. The connection is
    * lost at once: requests in flight fail with the reason, and the owner
    * closes it and reconnects for the next turn; it does not wait for the
@@ -340,7 +345,7 @@ export class McpConnection {
         new McpServerError({
           code: McpServerErrorCode.ProtocolError,
           serverId: this.settings.id,
-          message: `wrote a message that is not JSON-RPC (${describeMalformed(error)}); the connection was closed`,
+          message: `wrote a malformed JSON-RPC message (${describeMalformed(error)}); the connection was closed`,
           cause: error,
         }),
       );
@@ -358,6 +363,18 @@ export class McpConnection {
         }),
       );
     }
+  }
+
+  /**
+   * A stdio server wrote a line that is no message for this client (a
+   * banner, a log line, an error with a null id): it was dropped, and the
+   * session and its requests go on. The host's logger hears of the first
+   * such line of each kind of the connection.
+   */
+  private strayOutput(line: string, what: StrayOutput): void {
+    if (this.closed || this.strayOutputReported.has(what)) return;
+    this.strayOutputReported.add(what);
+    warnOfStrayOutput(this.settings, line, what);
   }
 
   /** A message longer than `maxMessageBytes` was dropped unread, so the request it answered never will be. */

@@ -171,8 +171,10 @@ export interface McpExtensionOptions {
    * Where the server's log messages (`notifications/message`) go, one call
    * per message: `debug` for debug, info and notice, `warn` for warning,
    * `error` for error and above; `attrs` hold the server id, the level, the
-   * server's logger name and its data. Absent: they are dropped. A logger
-   * that throws is ignored.
+   * server's logger name and its data. Also one `warn` per connection when
+   * a stdio server writes to its stdout a line that is no JSON-RPC message
+   * (a banner, a log line; the line is dropped), quoting it. Absent: they
+   * are dropped. A logger that throws is ignored.
    */
   readonly logger?: TurnLogger;
   /**

@@ -17,7 +17,7 @@ export const McpServerErrorCode = {
   ServerExited: "server_exited",
   /** A call got no answer (and no progress) within the call timeout; it was cancelled. */
   CallTimeout: "call_timeout",
-  /** The server wrote something that is not MCP: a line that is not JSON-RPC, or a malformed result. */
+  /** The server wrote something that is not MCP: a malformed JSON-RPC message, or a malformed result. */
   ProtocolError: "protocol_error",
   /**
    * The server sent a message longer than `maxMessageBytes`: it was not

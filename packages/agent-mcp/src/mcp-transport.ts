@@ -9,6 +9,7 @@ import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { StdioProcessTransport } from "./stdio-process-transport.js";
+import type { StrayOutput } from "./stray-output.js";
 
 /** A client transport plus what the connection needs to know about it. */
 export interface OpenedTransport {
@@ -42,7 +43,8 @@ export interface OpenedTransport {
  *
  * A stdio server runs on our `StdioProcessTransport`, whose connection
  * ends when the process's stdout ends or its stdin breaks, also when the
- * process lives on.
+ * process lives on. A line it writes that is no JSON-RPC message (a banner,
+ * a log line) is dropped and goes to `onStrayLine`.
  *
  * No message from the server is read past `maxMessageBytes` (over stdio,
  * past one pipe chunk more). Over stdio the transport drops such a message and
@@ -57,7 +59,12 @@ export interface OpenedTransport {
 export async function createTransport(
   settings: McpTransportSettings,
   stderr: StderrTail,
-  limit: { readonly maxMessageBytes: number; readonly onMessageTooLarge: () => void },
+  reading: {
+    readonly maxMessageBytes: number;
+    readonly onMessageTooLarge: () => void;
+    /** A stdio server wrote a line that is no message for this client (it was dropped). */
+    readonly onStrayLine: (line: string, what: StrayOutput) => void;
+  },
 ): Promise<OpenedTransport> {
   switch (settings.kind) {
     case "stdio": {
@@ -66,8 +73,9 @@ export async function createTransport(
         args: settings.args,
         env: settings.env,
         ...(settings.cwd !== undefined && { cwd: settings.cwd }),
-        maxBufferSize: limit.maxMessageBytes + STDIO_CHUNK_ALLOWANCE_BYTES,
+        maxBufferSize: reading.maxMessageBytes + STDIO_CHUNK_ALLOWANCE_BYTES,
         onStderr: (chunk) => stderr.append(chunk),
+        onStrayLine: reading.onStrayLine,
       });
       return {
         transport,
@@ -89,8 +97,8 @@ export async function createTransport(
           fetch: fetchRefusingUnansweredJson(
             fetchEndingUnansweredStreams(
               fetchBoundingMessages(
-                limit.maxMessageBytes,
-                limit.onMessageTooLarge,
+                reading.maxMessageBytes,
+                reading.onMessageTooLarge,
                 fetchClosingCancelledRequests(
                   () => transport.sessionId === undefined,
                   fetchRetryingStaleSockets(fetch),

@@ -1,3 +1,4 @@
+import * as z from "zod/v4";
 import {
   ListPromptsResultSchema,
   ListResourceTemplatesResultSchema,
@@ -20,18 +21,36 @@ interface ListItems {
   prompts: Prompt;
 }
 
+/**
+ * `schema` of a list's page, reading a `nextCursor` that is null as an
+ * absent one (the last page): servers written in languages whose absent
+ * value is written as null (Python's `None`) send it so, and the
+ * protocol's schema takes only a string.
+ */
+function lastPageIfNullCursor<S extends z.ZodType>(schema: S) {
+  return z.preprocess((page) => {
+    if (typeof page !== "object" || page === null || (page as { nextCursor?: unknown }).nextCursor !== null)
+      return page;
+    const { nextCursor: _null, ...rest } = page as Record<string, unknown>;
+    return rest;
+  }, schema);
+}
+
 /** How each list is asked for: the method and the result's schema. */
 const LISTS = {
-  tools: { method: "tools/list", schema: ToolPageSchema },
-  resources: { method: "resources/list", schema: ListResourcesResultSchema },
-  resourceTemplates: { method: "resources/templates/list", schema: ListResourceTemplatesResultSchema },
-  prompts: { method: "prompts/list", schema: ListPromptsResultSchema },
+  tools: { method: "tools/list", schema: lastPageIfNullCursor(ToolPageSchema) },
+  resources: { method: "resources/list", schema: lastPageIfNullCursor(ListResourcesResultSchema) },
+  resourceTemplates: {
+    method: "resources/templates/list",
+    schema: lastPageIfNullCursor(ListResourceTemplatesResultSchema),
+  },
+  prompts: { method: "prompts/list", schema: lastPageIfNullCursor(ListPromptsResultSchema) },
 } as const;
 
 /**
  * Every item of one of the server's lists (`tools/list`, `resources/list`,
  * `resources/templates/list`, `prompts/list`), following `nextCursor`
- * pages, each page within `timeoutMs`. An empty `nextCursor` ends the list, like an absent one.
+ * pages, each page within `timeoutMs`. An empty or null `nextCursor` ends the list, like an absent one.
  * A list that would never end rejects with `protocol_error` instead of
  * asking forever: a `nextCursor` the server already gave (the same page
  * again, or pages in a cycle), or more than {@link MAX_LIST_PAGES} pages.

@@ -7,6 +7,11 @@ import { StringDecoder } from "node:string_decoder";
  */
 const TERMINAL_CODES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
+/** `line` without terminal codes and other control characters, trimmed: fit to quote in a message for a person. */
+export function printableLine(line: string): string {
+  return line.replace(TERMINAL_CODES, "").trim();
+}
+
 /**
  * The last characters a stdio server wrote to stderr: kept so a crash can
  * be explained ("exited: Error: cannot find module …") without printing the
@@ -34,7 +39,7 @@ export class StderrTail {
   get lastLine(): string {
     const lines = this.text
       .split("\n")
-      .map((line) => line.replace(TERMINAL_CODES, "").trim())
+      .map(printableLine)
       .filter((line) => line.length > 0);
     return (lines.at(-1) ?? "").slice(-300);
   }

@@ -1,11 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
 import { StdoutLines } from "./stdout-lines.js";
+import { type StrayOutput, readStdoutLine } from "./stray-output.js";
 
 /** How to start a stdio server's process, and where its stderr goes. */
 export interface StdioProcessOptions {
@@ -18,6 +19,8 @@ export interface StdioProcessOptions {
   readonly maxBufferSize: number;
   /** Every chunk the process writes to stderr. */
   readonly onStderr: (chunk: Buffer) => void;
+  /** Every line on stdout that is no message for this client (see `readStdoutLine`); it was dropped. */
+  readonly onStrayLine: (line: string, what: StrayOutput) => void;
 }
 
 /**
@@ -25,6 +28,15 @@ export interface StdioProcessOptions {
  * `StdioClientTransport` does: the same command lookup, default
  * environment and line framing, see `StdoutLines`), writes messages to its stdin and reads
  * them from its stdout, a line each.
+ *
+ * As the SDK's transport does, a line that is no JSON-RPC message at all (a
+ * banner, a log line, JSON without a `jsonrpc` member), or a JSON-RPC error
+ * with a null id (which answers no request), is skipped and the lines
+ * after it are read as usual; unlike it, the line goes to
+ * `onStrayLine`, not to `onerror`. A line that claims to be JSON-RPC but is
+ * malformed goes to `onerror` (the schema's error), and the lines after it
+ * are read still. A line holding a batch (a JSON array of messages, as
+ * protocol version 2025-03-26 allows) is read as its messages, in order.
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
  * its stdin breaks (a write found it closed), not only when the process
@@ -155,15 +167,14 @@ export class StdioProcessTransport implements Transport {
       return;
     }
     for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
-      let message: JSONRPCMessage;
-      try {
-        message = deserializeMessage(line);
-      } catch (error) {
-        // A line that is no message; the lines after it are read still.
-        this.onerror?.(error as Error);
-        continue;
-      }
-      this.onmessage?.(message);
+      const read = readStdoutLine(line);
+      if (read.kind === "stray") this.options.onStrayLine(line, read.what);
+      else if (read.kind === "malformed") this.onerror?.(read.error);
+      else
+        for (const message of read.messages) {
+          this.onmessage?.(message);
+          if (this.closing) return;
+        }
       if (this.closing) return;
     }
   }

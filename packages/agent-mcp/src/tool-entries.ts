@@ -1,6 +1,7 @@
 import { type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 import { describeMalformed } from "./classify-mcp-failure.js";
+import { withoutNullFields } from "./null-fields.js";
 
 /**
  * A page of `tools/list` whose entries are read one by one ({@link readToolEntries}),
@@ -28,18 +29,29 @@ export interface ReadTools {
  * schema. An input schema without `type` (`{ "properties": … }`) or no
  * input schema at all is read as an object schema, as its author meant
  * (the protocol asks for `"type": "object"`; servers written by hand leave
- * it out). An entry that still fails is left out, named in `unreadable`.
+ * it out). A field that is null (`description`, `title`, `outputSchema`,
+ * `annotations` or one of its hints, `inputSchema`) is read as absent, as
+ * servers written in Python write `None`. An entry that still fails is
+ * left out, named in `unreadable`.
  */
 export function readToolEntries(entries: readonly unknown[]): ReadTools {
   const tools: Tool[] = [];
   const unreadable: UnreadableTool[] = [];
   entries.forEach((entry, index) => {
-    const parsed = ToolSchema.safeParse(withObjectInputSchema(entry));
+    const parsed = ToolSchema.safeParse(withObjectInputSchema(withoutNullToolFields(entry)));
     if (parsed.success) return void tools.push(parsed.data);
     const name = (entry as { name?: unknown } | null)?.name;
     unreadable.push({ name: typeof name === "string" ? name : `#${index}`, problem: describeMalformed(parsed.error) });
   });
   return { tools, unreadable };
+}
+
+/** `entry` without its null fields (other than `name`), and its annotations without theirs. */
+function withoutNullToolFields(entry: unknown): unknown {
+  const kept = withoutNullFields(entry, ["name"]);
+  const annotations = (kept as { annotations?: unknown } | null)?.annotations;
+  if (typeof annotations !== "object" || annotations === null) return kept;
+  return { ...(kept as object), annotations: withoutNullFields(annotations) };
 }
 
 /** `entry` with `type: "object"` in an input schema that has no `type` (or an empty one when it has none). */

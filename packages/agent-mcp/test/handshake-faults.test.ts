@@ -64,8 +64,31 @@ describe("faults in the handshake of a stdio server", () => {
     expect(isRunning(pid)).toBe(false);
   });
 
-  it("a line that is not JSON-RPC before the answer to initialize, in one write: the connect fails as such, and no process is left", async () => {
+  // Before, the line failed the connect as "not JSON-RPC".
+  it("a line that is no JSON-RPC message before the answer to initialize, in one write: the line is dropped and the connect succeeds", async () => {
     const hand = handWrittenServer(`(request) => "starting up\\n" + (${INITIALIZED})(request)`);
+    const warnings: string[] = [];
+    const mcp = createMcpExtension({
+      id: "chatty",
+      server: hand.server,
+      shutdownGraceMs: 100,
+      restart: { maxRestarts: 0 },
+      logger: { warn: (message) => void warnings.push(message) },
+    });
+
+    await expect(mcp.connect()).resolves.toMatchObject({ state: "ready", serverInfo: { name: "hand" } });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^MCP server "chatty" wrote to its stdout a line that is no JSON-RPC message; .*: starting up$/,
+      ),
+    ]);
+    const pid = await hand.pid();
+    await mcp.dispose();
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it("a malformed JSON-RPC message before the answer to initialize, in one write: the connect fails as a protocol error, and no process is left", async () => {
+    const hand = handWrittenServer(`(request) => line({ id: request.id }) + (${INITIALIZED})(request)`);
     const mcp = createMcpExtension({
       id: "chatty",
       server: hand.server,
@@ -78,7 +101,7 @@ describe("faults in the handshake of a stdio server", () => {
       (failure: unknown) => failure,
     );
     expect(error).toMatchObject({ code: "connect_failed" });
-    expect((error as Error).message).toMatch(/^MCP server "chatty" could not connect: .*not JSON-RPC/);
+    expect((error as Error).message).toMatch(/^MCP server "chatty" could not connect: .*malformed JSON-RPC message/);
     const pid = await hand.pid();
     await mcp.dispose();
     expect(isRunning(pid)).toBe(false);

@@ -13,7 +13,7 @@ const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
 
 describe("a server that breaks the protocol loses its connection at once", { timeout: 15_000 }, () => {
-  it("a line that is not JSON-RPC before a valid answer: the status is failed when the call returns, and the very next turn gets a fresh server", async () => {
+  it("a malformed JSON-RPC message (an answer whose id is an object) before a valid answer: the status is failed when the call returns, and the very next turn gets a fresh server", async () => {
     // A server that ignores end-of-input and SIGTERM: waiting for it to exit would keep the broken connection
     // "ready" for seconds, so the next turn would be sent to it.
     const fixture = stdioFixture({ MCP_FIXTURE_STUBBORN: "1" });
@@ -30,7 +30,7 @@ describe("a server that breaks the protocol loses its connection at once", { tim
 
     expect(first.toolResults[0]!.isError).toBe(true);
     expect(first.toolResults[0]!.text).toMatch(
-      /^MCP server "noisy" wrote a message that is not JSON-RPC \(.+\); the connection was closed$/,
+      /^MCP server "noisy" wrote a malformed JSON-RPC message \(.+\); the connection was closed$/,
     );
     expect(seenAfterCall.map((status) => [status.state, status.lastError?.code])).toEqual([
       ["failed", "protocol_error"],

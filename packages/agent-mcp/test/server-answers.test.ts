@@ -1,8 +1,9 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
+import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 
@@ -113,5 +114,32 @@ describe("failures a server reports in its answer", () => {
       },
     ]);
     await runtime.dispose();
+  });
+});
+
+/** A server written in Python's way: every field of its answer present, the absent ones as null (`None`). */
+const NULL_FIELDS = handWrittenServer({
+  name: "pythonic",
+  tool: "lookup",
+  onCall: `send({ id: request.id, result: { content: [{ type: "text", text: "found" }], isError: null, structuredContent: null } });`,
+});
+
+describe("an answer whose optional fields are null", { timeout: 15_000 }, () => {
+  // Before, the result failed the protocol's schema (isError is a boolean): the call failed as a malformed message.
+  it("is read as one without them: the call's result is its content", async () => {
+    const mcp = createMcpExtension({
+      id: "pythonic",
+      server: { command: process.execPath, args: ["-e", NULL_FIELDS] },
+      shutdownGraceMs: 100,
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const { toolResults } = await runMcpTurn({ runtime, script: [response([toolCall("lookup", {})]), "Found."] });
+
+    expect(toolResults.map(({ isError, text, details }) => ({ isError, text, details }))).toEqual([
+      { isError: false, text: "found", details: { server: "pythonic", tool: "lookup" } },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", lastError: undefined });
   });
 });

@@ -72,7 +72,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     await runtime.dispose();
   });
 
-  it("a line that is not JSON-RPC: the call fails as a protocol error at once, and the server is restarted for the next turn", async () => {
+  it("a malformed JSON-RPC message (an answer with neither result nor error): the call fails as a protocol error at once, and the server is restarted for the next turn", async () => {
     const fixture = stdioFixture();
     const mcp = createMcpExtension({ id: "noisy", server: fixture.server, callTimeoutMs: 10_000 });
     const runtime = await createAgentRuntime({ base: [mcp] });
@@ -87,7 +87,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
     expect(Date.now() - startedAt).toBeLessThan(5_000); // not the 10 s call timeout
     expect(toolResults[0]!.isError).toBe(true);
     expect(toolResults[0]!.text).toMatch(
-      /^MCP server "noisy" wrote a message that is not JSON-RPC \(.+\); the connection was closed$/,
+      /^MCP server "noisy" wrote a malformed JSON-RPC message \(.+\); the connection was closed$/,
     );
     expect(mcp.status).toMatchObject({ state: "failed", lastError: { code: "protocol_error" } });
 

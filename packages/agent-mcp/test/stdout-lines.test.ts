@@ -1,7 +1,8 @@
 /**
  * What a stdio server writes that is no message: a byte-order mark before a
  * line, empty and blank lines. Neither is a message, and neither closes
- * the connection as a protocol error.
+ * the connection as a protocol error. And a line that holds several: a
+ * batch.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
@@ -45,6 +46,47 @@ describe("lines that are no messages", { timeout: 15_000 }, () => {
       expect.objectContaining({ isError: false, text: "pong" }),
       expect.objectContaining({ isError: false, text: "pong" }),
     ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+  });
+});
+
+/**
+ * A server that answers each call with a batch, as protocol version
+ * 2025-03-26 allows: one line holding a JSON array of a log message and
+ * the call's answer.
+ */
+const BATCHES = handWrittenServer({
+  name: "batches",
+  tool: "ping",
+  onCall: `fs.writeSync(1, JSON.stringify([
+    { jsonrpc: "2.0", method: "notifications/message", params: { level: "warning", data: "batched" } },
+    { jsonrpc: "2.0", id: request.id, result: { content: [{ type: "text", text: "pong" }] } },
+  ]) + "\\n");`,
+});
+
+describe("a line that holds a batch of messages", { timeout: 15_000 }, () => {
+  // Before, the array was read as one malformed message: the connection was lost and the call failed.
+  it("is read as its messages, in order: the log message reaches the host's logger and the call gets its answer", async () => {
+    const logged: string[] = [];
+    const mcp = createMcpExtension({
+      id: "batches",
+      server: { command: process.execPath, args: ["-e", BATCHES] },
+      logger: { warn: (message) => void logged.push(message) },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const { outcome, toolResults } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("ping", {})]), response([toolCall("ping", {})]), "Both answered."],
+    });
+
+    expect(outcome).toEqual({ kind: "completed" });
+    expect(toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: "pong" },
+      { isError: false, text: "pong" },
+    ]);
+    expect(logged).toEqual(['MCP server "batches": batched', 'MCP server "batches": batched']);
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
   });
 });

@@ -58,6 +58,19 @@ describe("tool lists as other servers page them", () => {
     await runtime.dispose();
   });
 
+  // Before, the page failed the protocol's schema (a cursor is a string): the listing, and so the connect, failed.
+  it("a null nextCursor (Python's None written as JSON) ends the list like an absent one", async () => {
+    const server = await startUnusualServer({ capabilities: { tools: {} }, tools, cursors: "null" });
+    const mcp = createMcpExtension({ id: "null-cursor", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const status = await mcp.connect();
+
+    expect(server.listCursors).toEqual([undefined]);
+    expect(status.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    await runtime.dispose();
+  });
+
   it("a server without the tools capability (resources and prompts only) is ready with no tools, and its resources and prompts work", async () => {
     const server = await startUnusualServer({ capabilities: { resources: {}, prompts: {} } });
     const mcp = createMcpExtension({ id: "docs", server: { url: server.url } });
@@ -113,6 +126,44 @@ describe("tool lists as other servers page them", () => {
       },
     ]);
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+    await runtime.dispose();
+  });
+
+  // Before, each such entry failed the protocol's schema (a description is a string) and was left out.
+  it("an entry whose optional fields are null (Python's None written as JSON) is read as one without them", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [
+        {
+          name: "nulls",
+          title: null,
+          description: null,
+          inputSchema: { type: "object", properties: { q: { type: "string" } } },
+          outputSchema: null,
+          annotations: { title: null, readOnlyHint: true, destructiveHint: null },
+          _meta: null,
+        },
+        { name: "no_schema", description: "Has none", inputSchema: null },
+      ] as unknown as Tool[],
+    });
+    const mcp = createMcpExtension({ id: "pythonic", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("nulls", { q: "x" }), toolCall("no_schema", {})]), "Done."],
+    });
+
+    expect(turn.events.filter((event) => event.type === "runtime.warning")).toEqual([]);
+    expect(turn.model.requests[0]!.context.tools!.map((tool) => [tool.name, tool.parameters])).toEqual([
+      ["nulls", { type: "object", properties: { q: { type: "string" } } }],
+      ["no_schema", { type: "object" }],
+    ]);
+    expect(mcp.toolHints("nulls")).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: true });
+    expect(turn.toolResults.map(({ isError, text }) => [isError, text])).toEqual([
+      [false, 'nulls {"q":"x"}'],
+      [false, "no_schema {}"],
+    ]);
     await runtime.dispose();
   });
 });
