@@ -11,6 +11,12 @@ export interface EmbeddedServer {
   urlOf(database: string): string;
   /** Creates an empty database. */
   createDatabase(name: string): Promise<void>;
+  /**
+   * Stops the server (a fast shutdown: the server ends every connection)
+   * and starts it again on the same data and port, as a restart of a
+   * production server does.
+   */
+  restart(): Promise<void>;
   /** Stops the server and deletes its data directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -82,7 +88,8 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
     port,
     user: "postgres",
     password,
-    persistent: false,
+    // Kept across a restart; `stop` deletes it.
+    persistent: true,
     postgresFlags: flags,
     createPostgresUser: userInfo().uid === 0,
     onLog: options.onLog ?? (() => {}),
@@ -105,6 +112,10 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   return {
     urlOf: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
     createDatabase: (name) => server.createDatabase(name),
+    restart: async () => {
+      await server.stop();
+      await server.start();
+    },
     stop,
   };
 }
