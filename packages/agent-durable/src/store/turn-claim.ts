@@ -18,15 +18,10 @@ import { inTransaction } from "./transaction.js";
  * write the claim no longer covers changes nothing, fires {@link revoked}
  * and throws a `superseded` error, and the execution stops.
  *
- * A claim also holds only while the server has not restarted since the
- * execution began (see {@link STARTED_SINCE_SERVER_START}).
- *
  * Relies on DBOS 5.3 internals, pinned by version and tested by
  * `test/turn-claim.test.ts`: the token of the running execution
  * (`currentOwnerXid`) and the `owner_xid` column of `dbos.workflow_status`,
- * which DBOS itself checks before it records a step or an outcome, and its
- * `started_at_epoch_ms`, which DBOS sets by the server's clock when it
- * takes the turn from the queue.
+ * which DBOS itself checks before it records a step or an outcome.
  */
 export class TurnClaim {
   private readonly revocation = new AbortController();
@@ -88,23 +83,6 @@ export class TurnClaim {
   }
 }
 
-/** The condition on a `dbos.workflow_status` row that its execution began before the server last started. */
-export const STARTED_BEFORE_SERVER_START = `started_at_epoch_ms <= (extract(epoch FROM pg_postmaster_start_time()) * 1000)::bigint`;
-
-/**
- * The condition on a `dbos.workflow_status` row that its execution began
- * (DBOS took the turn from the queue) after the server last started. A
- * restart voids every claim taken before it: a crash of the server loses
- * the commits that did not wait for the disk since the last one that did
- * (log and history rows, step records), and an execution that went on
- * writing from what it held in memory would leave gaps behind it (a log
- * missing events, a history missing messages). Such a turn is queued
- * again (see `requeueTurnsFromBeforeServerStart`) and goes on from what
- * the server kept, as after a crash of its worker. A row without a start
- * time (a workflow DBOS ran without a queue) is not held to it.
- */
-export const STARTED_SINCE_SERVER_START = `(started_at_epoch_ms IS NULL OR NOT ${STARTED_BEFORE_SERVER_START})`;
-
 /**
  * A `WITH` item named `claim` that has one row while the claim whose turn
  * key and token are the query parameters `$turnKeyParam` and `$tokenParam`
@@ -115,7 +93,7 @@ export const STARTED_SINCE_SERVER_START = `(started_at_epoch_ms IS NULL OR NOT $
 export function claimCte(turnKeyParam: number, tokenParam: number): string {
   return `claim AS (
     SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
-    WHERE workflow_uuid = $${turnKeyParam} AND owner_xid = $${tokenParam} AND ${STARTED_SINCE_SERVER_START}
+    WHERE workflow_uuid = $${turnKeyParam} AND owner_xid = $${tokenParam}
     FOR SHARE
   )`;
 }
@@ -151,8 +129,7 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
   if (claim.revoked.aborted) throw claim.revoked.reason;
   const sentAt = performance.now();
   const { rows } = await pool.query(
-    `SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
-     WHERE workflow_uuid = $1 AND owner_xid = $2 AND ${STARTED_SINCE_SERVER_START}`,
+    `SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status WHERE workflow_uuid = $1 AND owner_xid = $2`,
     [claim.turnKey, claim.token],
   );
   assertClaimed(claim, rows.length > 0);
@@ -180,8 +157,7 @@ export async function claimsHeld(pool: pg.Pool, claims: readonly TurnClaim[]): P
   if (claims.length === 0) return new Set();
   const { rows } = await pool.query(
     `SELECT w.workflow_uuid FROM unnest($1::text[], $2::text[]) AS c(turn_key, token)
-     JOIN "${DBOS_SYSTEM_SCHEMA}".workflow_status w ON w.workflow_uuid = c.turn_key AND w.owner_xid = c.token
-       AND ${STARTED_SINCE_SERVER_START}`,
+     JOIN "${DBOS_SYSTEM_SCHEMA}".workflow_status w ON w.workflow_uuid = c.turn_key AND w.owner_xid = c.token`,
     [claims.map((claim) => claim.turnKey), claims.map((claim) => claim.token)],
   );
   return new Set(rows.map((row: { workflow_uuid: string }) => row.workflow_uuid));

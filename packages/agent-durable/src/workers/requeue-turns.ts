@@ -1,6 +1,5 @@
 import type pg from "pg";
 import { DBOS_SYSTEM_SCHEMA, TURN_WORKFLOW_NAME } from "../defaults.js";
-import { STARTED_BEFORE_SERVER_START } from "../store/turn-claim.js";
 
 /**
  * Queues again the unfinished turns worker `executorId` was running: its
@@ -110,29 +109,4 @@ export async function requeueLostTurn(
   );
   // The sub-statements see the row as it was before the update: owned and not queued means locked.
   return Number(rows[0].requeued) > 0 || rows[0].owned !== true;
-}
-
-/**
- * Queues again every unfinished turn (of this deployment) whose execution
- * began before the server last started, whichever worker ran it: a
- * restart voided its claim (see `STARTED_SINCE_SERVER_START`), so its
- * execution writes nothing more, and the turn goes on from what the server
- * kept. Resolves to how many. Waits for no lock (a row another session
- * holds is left for the next call). Idempotent.
- */
-export async function requeueTurnsFromBeforeServerStart(
-  db: Pick<pg.Pool, "query">,
-  settings: { appVersion: string; queueName: string },
-): Promise<number> {
-  const { rowCount } = await db.query(
-    `WITH stale AS (
-       SELECT workflow_uuid FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
-       WHERE status = 'PENDING' AND name = $2 AND application_version = $3 AND ${STARTED_BEFORE_SERVER_START}
-       FOR UPDATE SKIP LOCKED
-     )
-     UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
-     FROM stale WHERE w.workflow_uuid = stale.workflow_uuid`,
-    [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion],
-  );
-  return rowCount ?? 0;
 }

@@ -44,13 +44,6 @@ export interface WorkerLeaseOptions {
    * Resolves to how many. Must be idempotent.
    */
   requeueOrphanedTurns(db: pg.Pool, workersTable: string): Promise<number>;
-  /**
-   * Queues again the unfinished turns whose execution began before the
-   * server last started (a restart voided their claims, see
-   * `STARTED_SINCE_SERVER_START`), whatever their lease. Resolves to how
-   * many. Must be idempotent.
-   */
-  requeueTurnsFromBeforeServerStart(db: pg.Pool): Promise<number>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
 }
@@ -294,8 +287,6 @@ export class WorkerLease {
   private async check(): Promise<void> {
     let next = this.longestCheckPause();
     try {
-      // At every look, whatever the leases: a restart of the server voided the claims taken before it.
-      await this.options.requeueTurnsFromBeforeServerStart(this.options.pool);
       if (this.earlierLaunchesLeft) await this.adoptEarlierLaunches();
       const { nextExpiryMs } = await this.lookAndAdopt();
       if (nextExpiryMs !== undefined) next = Math.min(next, Math.max(20, Math.ceil(nextExpiryMs) + 5));
