@@ -36,6 +36,7 @@ import { workflowEndedWithoutOutcome } from "./reading/workflow-ending.js";
 import { ABORT_NOTICE, abortNoticeKey, type ApprovalMessage } from "./steps/approval-wait.js";
 import { answeredWithin, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
 import { CancelledTurns } from "./store/cancelled-turn.js";
+import { listenForConnectionErrors } from "./store/connection-errors.js";
 import { EventLog } from "./store/event-log.js";
 import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
@@ -170,16 +171,18 @@ export class DurableTurnClient {
       queueName: connection.queueName ?? DEFAULT_QUEUE_NAME,
       schema: connection.schema ?? DEFAULT_SCHEMA,
     };
-    const pool = new ResendingPool({ connectionString: connection.databaseUrl, max: 5, ...bounded });
-    pool.on("error", () => {});
+    const pool = listenForConnectionErrors(
+      new ResendingPool({ connectionString: connection.databaseUrl, max: 5, ...bounded }),
+    );
     const pools: pg.Pool[] = [pool];
     try {
       await migrateSchema(pool, settings.schema).catch((error) => {
         throw asDatabaseUnavailable(error, connection.databaseUrl, queryTimeoutMs);
       });
       // Our own pool for DBOS too, so closing the client closes every connection it opened.
-      const dbosPool = new pg.Pool({ connectionString: connection.databaseUrl, max: 4, ...bounded });
-      dbosPool.on("error", () => {});
+      const dbosPool = listenForConnectionErrors(
+        new pg.Pool({ connectionString: connection.databaseUrl, max: 4, ...bounded }),
+      );
       pools.push(dbosPool);
       const dbos = await DBOSClient.create({
         systemDatabaseUrl: connection.databaseUrl,

@@ -43,7 +43,7 @@ import { ABORT_NOTICE, abortNoticeKey } from "./steps/approval-wait.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
 import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
-import { requeueOrphanedTurns, requeueTurnsOf } from "./workers/requeue-turns.js";
+import { requeueOrphanedTurns, requeueTurnsFromBeforeServerStart, requeueTurnsOf } from "./workers/requeue-turns.js";
 import { launchExecutorId } from "./workers/executor-id.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 import { workerPools } from "./workers/worker-pools.js";
@@ -160,6 +160,8 @@ export class DurableTurnWorker {
       leaseMs: settings.leaseMs,
       requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
       requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
+      requeueTurnsFromBeforeServerStart: (db, workersTable) =>
+        requeueTurnsFromBeforeServerStart(db, workersTable, settings),
       faultPoint: settings.faultPoint,
     });
     const stores = {

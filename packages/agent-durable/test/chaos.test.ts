@@ -285,6 +285,18 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   return groups;
 }
 
+/** The last events of a log, one line each (seq, type, and what tells them apart), for a failing turn's message. */
+function logTail(events: RuntimeEvent[]): string {
+  return events
+    .slice(-25)
+    .map((e) => {
+      const payload = e.payload as { phase?: string; status?: string; message?: string; chunk?: { kind?: string } };
+      const what = payload.phase ?? payload.status ?? payload.chunk?.kind ?? "";
+      return `${e.seq} ${e.type} ${what} ${payload.message ?? ""}${e.origin ? " (sub-agent)" : ""}`.slice(0, 240);
+    })
+    .join("\n");
+}
+
 /** A message in a few characters: its role and its call id or first text. */
 function brief(m: unknown): string {
   const message = m as AgentMessage;
@@ -367,6 +379,8 @@ describe("chaos", () => {
     ]);
     const endedMs = Date.now() - startedAt;
 
+    // No worker process ended on its own (a twin's is checked when it wakes up; any other's only here).
+    expect(fixture.cluster.crashes, fixture.cluster.output.join("").slice(-4000)).toEqual([]);
     const counts = fixture.cluster.counts();
     const db = new pg.Client({ connectionString: fixture.postgres.url });
     await db.connect();
@@ -382,7 +396,10 @@ describe("chaos", () => {
         expect(terminal.payload.status).toBe(outcome.kind);
         // A kill never fails a turn: only an abort ends one otherwise than completed.
         if (turn.aborted !== true)
-          expect(outcome.kind, `${turn.ref.turnId} (${turn.plan}): ${JSON.stringify(outcome)}`).toBe("completed");
+          expect(
+            outcome.kind,
+            `${turn.ref.turnId} (${turn.plan}): ${JSON.stringify(outcome)}\nlast events:\n${logTail(events)}`,
+          ).toBe("completed");
       }
 
       const mine = (c: CountRecord) => c.sessionId.startsWith("chaos-");

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,19 @@ export interface EmbeddedServer {
   urlOf(database: string): string;
   /** Creates an empty database. */
   createDatabase(name: string): Promise<void>;
+  /**
+   * Stops the server (a fast shutdown: the server ends every connection)
+   * and starts it again on the same data and port, as a restart of a
+   * production server does.
+   */
+  restart(): Promise<void>;
+  /**
+   * Kills the server as a crash does (`SIGQUIT` to the postmaster: an
+   * immediate shutdown; commits made without waiting for the disk whose
+   * write-ahead log was not yet written are lost) and starts it again on the
+   * same data and port, which recovers from the log.
+   */
+  crashAndRestart(): Promise<void>;
   /** Stops the server and deletes its data directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -21,8 +34,20 @@ export interface EmbeddedServerOptions {
   crashSafe?: boolean;
   /** Most connections at once; a server shared by several test files needs more than one per file. */
   maxConnections: number;
+  /** More server settings (`name: value`), e.g. `wal_writer_delay`. */
+  settings?: Readonly<Record<string, string>>;
   /** Receives the server's log lines. Default: dropped. */
   onLog?: (line: string) => void;
+}
+
+/** Whether process `pid` exists. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function succeeds(command: string, args: string[]): boolean {
@@ -76,13 +101,15 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="];
   flags.push("-c", `max_connections=${options.maxConnections}`);
   if (!options.crashSafe) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  for (const [name, value] of Object.entries(options.settings ?? {})) flags.push("-c", `${name}=${value}`);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: join(root, "data"),
     port,
     user: "postgres",
     password,
-    persistent: false,
+    // Kept across a restart; `stop` deletes it.
+    persistent: true,
     postgresFlags: flags,
     createPostgresUser: userInfo().uid === 0,
     onLog: options.onLog ?? (() => {}),
@@ -105,6 +132,17 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   return {
     urlOf: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
     createDatabase: (name) => server.createDatabase(name),
+    restart: async () => {
+      await server.stop();
+      await server.start();
+    },
+    crashAndRestart: async () => {
+      // The postmaster's pid is the first line of its pid file.
+      const pid = Number((await readFile(join(root, "data", "postmaster.pid"), "utf8")).split("\n")[0]);
+      process.kill(pid, "SIGQUIT");
+      while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await server.start();
+    },
     stop,
   };
 }

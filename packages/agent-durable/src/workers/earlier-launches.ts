@@ -91,17 +91,21 @@ export class LaunchPresence {
 /**
  * Takes over, in one transaction on `pool`, the leases in `workersTable`
  * of worker `workerId`'s earlier launches whose process is gone (no
- * connection holds its presence lock), whatever the age of their
- * heartbeat: their turns are queued again at once (`requeueTurnsOf`, as a
- * takeover does) and their rows dropped; so are the pending turns of
- * earlier launches that have no row (gone, and their process too). The turns still named after the
- * bare id (before launches had ids of their own) are queued again too. A
- * launch whose process still lives (frozen, or its connection not yet
- * ended) is left to expire like any lease: queueing its turns before its
- * lease expired would let it send a request that the next owner sends
- * again. Waits for no lock: a row another session holds is left as well.
- * Resolves to whether a lease of an earlier launch is left (its process
- * lives, or the server has not yet ended its connection after it died):
+ * connection holds its presence lock) and that beat since the server
+ * started, however recently: their turns are queued again at once
+ * (`requeueTurnsOf`, as a takeover does) and their rows dropped; so are
+ * the pending turns of earlier launches that have no row (gone, and their
+ * process too). The turns still named after the bare id (before launches
+ * had ids of their own) are queued again too. A launch whose process still
+ * lives (frozen, or its connection not yet ended) is left to expire like
+ * any lease: queueing its turns before its lease expired would let it send
+ * a request that the next owner sends again. So is one whose last
+ * heartbeat is older than the server: a restart ended every connection,
+ * and a process frozen across it has not taken its lock again, so a free
+ * lock says nothing about it. Waits for no lock: a row another session
+ * holds is left as well. Resolves to whether a lease of an earlier launch
+ * is left (its process lives, or the server has not yet ended its
+ * connection after it died, or it last beat before the server started):
  * the caller looks again later.
  */
 export async function adoptEarlierLaunches(
@@ -111,8 +115,11 @@ export async function adoptEarlierLaunches(
   requeueTurnsOf: (db: pg.PoolClient, executorId: string) => Promise<{ requeued: number; left: number }>,
 ): Promise<boolean> {
   return inTransaction(pool, async (client) => {
+    // A launch whose last heartbeat is older than the server may live on: the server's restart ended its
+    // connections, and a process frozen across it has not taken its lock again.
     const { rows } = await client.query(
       `SELECT executor_id FROM ${workersTable} WHERE ${launchesOfWorkerSql(1)} AND executor_id <> $2
+         AND heartbeat_at > pg_postmaster_start_time()
          AND pg_try_advisory_xact_lock(${PRESENCE_LOCK("executor_id")})
        FOR UPDATE SKIP LOCKED`,
       [ids.workerId, ids.executorId],

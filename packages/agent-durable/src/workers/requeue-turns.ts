@@ -110,3 +110,48 @@ export async function requeueLostTurn(
   // The sub-statements see the row as it was before the update: owned and not queued means locked.
   return Number(rows[0].requeued) > 0 || rows[0].owned !== true;
 }
+
+/**
+ * The condition on a `dbos.workflow_status` row that its execution began
+ * (DBOS took the turn from the queue, setting `started_at_epoch_ms` by the
+ * server's clock) before the server last started.
+ */
+const STARTED_BEFORE_SERVER_START = `started_at_epoch_ms <= (extract(epoch FROM pg_postmaster_start_time()) * 1000)::bigint`;
+
+/**
+ * Queues again every unfinished turn (of this deployment) whose execution
+ * began before the server last started, revoking its claim, when the
+ * worker running it has beaten since (in `workersTable`, quoted): it runs,
+ * and an execution of it may have returned already. A crash of the server loses the commits made without waiting
+ * for the disk since the last one that waited, DBOS's own among them: the
+ * end of a turn's workflow recorded just before the crash is lost, and the
+ * turn is pending again under an execution that has already returned, in a
+ * worker whose lease lives on, so nothing would ever run it again (its
+ * `outcome` waited for ever). Queued again, it runs from its records (a
+ * replay returns the outcome it recorded). A worker that has not beaten
+ * since the server started (frozen, or dead) keeps its turns until its
+ * lease expires, as any lease: queueing the turns of a process frozen
+ * across the restart at once would let it send, when it wakes up, a
+ * request it had checked its claim for. Resolves to how many. Waits for
+ * no lock (a row another session holds is left for the next call).
+ * Idempotent.
+ */
+export async function requeueTurnsFromBeforeServerStart(
+  db: Pick<pg.Pool, "query">,
+  workersTable: string,
+  settings: { appVersion: string; queueName: string },
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `WITH stale AS (
+       SELECT workflow_uuid FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status w
+       WHERE status = 'PENDING' AND name = $2 AND application_version = $3 AND ${STARTED_BEFORE_SERVER_START}
+         AND EXISTS (SELECT 1 FROM ${workersTable} lease
+                     WHERE lease.executor_id = w.executor_id AND lease.heartbeat_at > pg_postmaster_start_time())
+       FOR UPDATE OF w SKIP LOCKED
+     )
+     UPDATE "${DBOS_SYSTEM_SCHEMA}".workflow_status w SET ${REQUEUED}
+     FROM stale WHERE w.workflow_uuid = stale.workflow_uuid`,
+    [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion],
+  );
+  return rowCount ?? 0;
+}

@@ -44,6 +44,14 @@ export interface WorkerLeaseOptions {
    * Resolves to how many. Must be idempotent.
    */
   requeueOrphanedTurns(db: pg.Pool, workersTable: string): Promise<number>;
+  /**
+   * Queues again the unfinished turns whose execution began before the
+   * server last started (a crash of the server may have lost their
+   * workflow's end, or what they wrote since their last commit that
+   * waited) and whose worker has beaten since (in `workersTable`, quoted),
+   * revoking their claims. Resolves to how many. Must be idempotent.
+   */
+  requeueTurnsFromBeforeServerStart(db: pg.Pool, workersTable: string): Promise<number>;
   /** A test-only crash point (see `fault-point.ts`), or undefined. */
   faultPoint?: string;
 }
@@ -287,6 +295,8 @@ export class WorkerLease {
   private async check(): Promise<void> {
     let next = this.longestCheckPause();
     try {
+      // At every look: a crash of the server may have lost what the turns begun before it wrote, their end included.
+      await this.options.requeueTurnsFromBeforeServerStart(this.options.pool, this.table);
       if (this.earlierLaunchesLeft) await this.adoptEarlierLaunches();
       const { nextExpiryMs } = await this.lookAndAdopt();
       if (nextExpiryMs !== undefined) next = Math.min(next, Math.max(20, Math.ceil(nextExpiryMs) + 5));

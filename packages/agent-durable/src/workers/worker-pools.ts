@@ -1,5 +1,6 @@
 import pg from "pg";
 import { CLIENT_CHECK_INTERVAL_MS, TCP_KEEPALIVE_DELAY_MS } from "../defaults.js";
+import { listenForConnectionErrors } from "../store/connection-errors.js";
 import type { ConnectionSockets } from "../store/connection-sockets.js";
 import { HandingBackPool } from "../store/handing-back-pool.js";
 import type { TurnClaim } from "../store/turn-claim.js";
@@ -110,6 +111,6 @@ export function workerPools(
     stream: sockets.open,
   });
   const pools = [pool, behindCheckpointPool, logPool, dbosPool, beatPool];
-  for (const each of pools) each.on("error", () => {});
+  for (const each of pools) listenForConnectionErrors(each);
   return { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool };
 }

@@ -33,6 +33,15 @@ export class WorkerCluster {
   readonly output: string[] = [];
   /** Every worker start so far, in the order they became ready. */
   readonly starts: WorkerStart[] = [];
+  /**
+   * The worker processes that ended on their own with an error (an exit
+   * code other than 0: an uncaught exception, an unhandled `error` event),
+   * each as `<worker id> exited with code <n>`; a kill, a test-only crash
+   * point or a shutdown is none.
+   */
+  readonly crashes: string[] = [];
+  /** The worker id each process was started as (a spare has none until it is). */
+  private readonly names = new WeakMap<ChildProcess, string>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -47,6 +56,7 @@ export class WorkerCluster {
     if (child && child.exitCode === null && child.signalCode === null)
       child.stdin!.write(`${JSON.stringify(settings)}\n`);
     else child = this.spawnWorker(settings);
+    this.names.set(child, workerId);
     this.workers.set(workerId, child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -77,12 +87,17 @@ export class WorkerCluster {
     // The bundle of the global setup when there is one (a run of the whole project), else the sources through tsx.
     const bundle = process.env[WORKER_BUNDLE_ENV];
     const args = bundle ? [bundle] : ["--import", "tsx", "--conditions=source", WORKER_SCRIPT];
-    return spawn(process.execPath, args, {
+    const child = spawn(process.execPath, args, {
       cwd: PACKAGE_DIR,
       env: { ...process.env, ...env },
       // stdin stays open while this process lives: the worker exits when it closes.
       stdio: ["pipe", "pipe", "pipe"],
     });
+    child.once("exit", (code) => {
+      if (code !== null && code !== 0)
+        this.crashes.push(`${this.names.get(child) ?? "a spare"} exited with code ${code}`);
+    });
+    return child;
   }
 
   /** Kills worker `workerId` with SIGKILL (no cleanup of any kind) and waits until it is gone. */
