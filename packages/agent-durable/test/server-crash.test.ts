@@ -8,40 +8,19 @@
  * turns: two turns never ended, seeds 112228350 and 124290106). A turn
  * whose execution began before the server last started is queued again.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DurableTurnClient } from "../src/index.js";
-import { type EmbeddedServer, startEmbeddedServer } from "../src/testing/embedded-server.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
-import { WorkerCluster } from "./support/worker-cluster.js";
+import { useOwnServer } from "./support/own-server.js";
 
-let server: EmbeddedServer;
-let url: string;
-let scratch: string;
-let cluster: WorkerCluster;
-
-beforeAll(async () => {
-  // A server that keeps what it acknowledged as durable, whose WAL writer waits long: a commit that did not wait for
-  // the disk stays in memory until a commit that waits (or 10 s) writes it, so a crash loses it.
-  server = await startEmbeddedServer({ crashSafe: true, maxConnections: 200, settings: { wal_writer_delay: "10000" } });
-  await server.createDatabase("crash");
-  url = server.urlOf("crash");
-  scratch = mkdtempSync(join(tmpdir(), "turnkit-durable-crash-"));
-  cluster = new WorkerCluster(url, join(scratch, "counts.jsonl"));
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stopAll();
-  await server?.stop();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-}, 60_000);
+// A server that keeps what it acknowledged as durable, whose WAL writer waits long: a commit that did not wait for
+// the disk stays in memory until a commit that waits (or 10 s) writes it, so a crash loses it.
+const own = useOwnServer("crash", { crashSafe: true, maxConnections: 200, settings: { wal_writer_delay: "10000" } });
 
 /** The status of the turn's DBOS workflow. */
 async function workflowStatus(workflowId: string): Promise<string> {
-  const db = new pg.Client({ connectionString: url });
+  const db = new pg.Client({ connectionString: own.url });
   db.on("error", () => {});
   await db.connect();
   try {
@@ -55,12 +34,12 @@ async function workflowStatus(workflowId: string): Promise<string> {
 describe("Postgres crashes right after a turn ended", () => {
   it("the turn, pending again, is run again from its records and ends with the outcome it recorded", async () => {
     // A lease the worker keeps across the crash (it beats every 2 s), so no takeover queues the turn again.
-    await cluster.start("w", { LEASE_MS: "8000" });
-    const client = await DurableTurnClient.connect({ databaseUrl: url });
+    await own.cluster.start("w", { LEASE_MS: "8000" });
+    const client = await DurableTurnClient.connect({ databaseUrl: own.url });
     try {
       const turn = await client.start({ sessionId: "s-crash", turnId: "crash", userMessage: { text: "hi" } });
       expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
-      await server.crashAndRestart();
+      await own.server.crashAndRestart();
       // The crash lost the workflow's end.
       expect(await workflowStatus(turn.workflowId)).not.toBe("SUCCESS");
       const outcome = await Promise.race([
@@ -69,7 +48,7 @@ describe("Postgres crashes right after a turn ended", () => {
       ]);
       expect(outcome).toMatchObject({ kind: "completed" });
       assertLogInvariants(await client.readEvents(turn));
-      expect(cluster.counts().filter((c) => c.turnId === "crash" && c.kind === "model")).toHaveLength(1);
+      expect(own.cluster.counts().filter((c) => c.turnId === "crash" && c.kind === "model")).toHaveLength(1);
     } finally {
       await client.close();
     }

@@ -7,38 +7,18 @@
  * sent again. A free lock says nothing about a launch whose last heartbeat
  * is older than the server: that one keeps its lease until it expires.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DurableTurnClient } from "../src/index.js";
-import { type EmbeddedServer, startEmbeddedServer } from "../src/testing/embedded-server.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
-import { WorkerCluster, waitFor } from "./support/worker-cluster.js";
+import { useOwnServer } from "./support/own-server.js";
+import { waitFor } from "./support/worker-cluster.js";
 
-let server: EmbeddedServer;
-let url: string;
-let scratch: string;
-let cluster: WorkerCluster;
-
-beforeAll(async () => {
-  server = await startEmbeddedServer({ maxConnections: 200 });
-  await server.createDatabase("restart");
-  url = server.urlOf("restart");
-  scratch = mkdtempSync(join(tmpdir(), "turnkit-durable-restart-"));
-  cluster = new WorkerCluster(url, join(scratch, "counts.jsonl"));
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stopAll();
-  await server?.stop();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-}, 60_000);
+const own = useOwnServer("restart", { maxConnections: 200 });
 
 /** The executor the turn's workflow runs under, and its status. */
 async function ownerOf(workflowId: string): Promise<{ executor_id: string; status: string }> {
-  const db = new pg.Client({ connectionString: url });
+  const db = new pg.Client({ connectionString: own.url });
   db.on("error", () => {});
   await db.connect();
   try {
@@ -55,8 +35,8 @@ describe("a worker frozen while the database restarts, its id launched again", (
   it("keeps its turns: the new launch does not take them over at once, and the woken process ends them", async () => {
     // A long lease: taken over only through the presence lock, never by the lease's expiry within the test.
     const lease = { LEASE_MS: "20000" };
-    await cluster.start("frozen", lease);
-    const client = await DurableTurnClient.connect({ databaseUrl: url });
+    await own.cluster.start("frozen", lease);
+    const client = await DurableTurnClient.connect({ databaseUrl: own.url });
     try {
       const turn = await client.start({
         sessionId: "s-restart",
@@ -67,11 +47,11 @@ describe("a worker frozen while the database restarts, its id launched again", (
       const asked = async () => (await client.readEvents(turn)).find((event) => event.type === "action.required");
       await waitFor("the approval request", async () => (await asked()) !== undefined);
       const before = await ownerOf(turn.workflowId);
-      const old = cluster.detach("frozen");
+      const old = own.cluster.detach("frozen");
       old.kill("SIGSTOP");
       // Every connection of the frozen process ends: its presence lock is free while it lives.
-      await server.restart();
-      await cluster.start("frozen", lease);
+      await own.server.restart();
+      await own.cluster.start("frozen", lease);
       // Before, the launch queued the frozen process's turn again at once (before it was ready), and took it.
       expect(await ownerOf(turn.workflowId)).toEqual(before);
       old.kill("SIGCONT");
@@ -80,7 +60,7 @@ describe("a worker frozen while the database restarts, its id launched again", (
       await client.respond(turn, request.payload.requestId, { approved: true });
       expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
       assertLogInvariants(await client.readEvents(turn));
-      expect(cluster.counts().filter((c) => c.turnId === "restart" && c.kind === "tool-start")).toHaveLength(1);
+      expect(own.cluster.counts().filter((c) => c.turnId === "restart" && c.kind === "tool-start")).toHaveLength(1);
     } finally {
       await client.close();
     }
