@@ -11,13 +11,15 @@ import type { McpSettings } from "./validate-mcp-options.js";
 
 /**
  * The protocol's schema of a call's result, reading a null `isError` or
- * `structuredContent` as an absent one (see `withoutNullFields`); `content`
- * stays as sent.
+ * `structuredContent`, and a null field of a content block (`annotations`,
+ * `_meta`), as an absent one (see `withoutNullFields`).
  */
-const CallToolResultWithNullsSchema = z.preprocess(
-  (result) => withoutNullFields(result, ["content"]),
-  CallToolResultSchema,
-);
+const CallToolResultWithNullsSchema = z.preprocess((result) => {
+  const read = withoutNullFields(result, ["content"]) as { content?: unknown };
+  return Array.isArray(read?.content)
+    ? { ...read, content: read.content.map((block) => withoutNullFields(block)) }
+    : read;
+}, CallToolResultSchema);
 
 /** What a tool call needs of the supervisor: its ready connection, and the tool's output-schema check. */
 export interface ToolCallServer {

@@ -121,7 +121,7 @@ describe("failures a server reports in its answer", () => {
 const NULL_FIELDS = handWrittenServer({
   name: "pythonic",
   tool: "lookup",
-  onCall: `send({ id: request.id, result: { content: [{ type: "text", text: "found" }], isError: null, structuredContent: null } });`,
+  onCall: `send({ id: request.id, result: { content: [{ type: "text", text: "found", annotations: null, _meta: null }], isError: null, structuredContent: null } });`,
 });
 
 describe("an answer whose optional fields are null", { timeout: 15_000 }, () => {
