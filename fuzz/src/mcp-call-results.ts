@@ -161,3 +161,16 @@ const brokenResult: fc.Arbitrary<Record<string, unknown>> = fc
 
 /** A call's answer as JSON, sent as it is. */
 export const callResultArbitrary = fc.oneof({ weight: 3, arbitrary: validResult }, brokenResult);
+
+/**
+ * A result the protocol takes, written as a server in Python writes one:
+ * every optional field present, the absent ones as null (`isError`,
+ * `structuredContent`, a text block's `annotations` and `_meta`).
+ */
+export const resultWithNulls: fc.Arbitrary<Record<string, unknown>> = fc
+  .array(generatedText, { minLength: 1, maxLength: 3 })
+  .map((texts) => ({
+    content: texts.map((value) => ({ type: "text", text: value, annotations: null, _meta: null })),
+    isError: null,
+    structuredContent: null,
+  }));

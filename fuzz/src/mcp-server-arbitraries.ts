@@ -10,7 +10,7 @@
  * counterexample prints and replays.
  */
 import fc from "fast-check";
-import { callResultArbitrary, generatedText as text } from "./mcp-call-results.js";
+import { callResultArbitrary, generatedText as text, resultWithNulls } from "./mcp-call-results.js";
 import { type McpHostReads, hostReadsArbitrary } from "./mcp-host-reads.js";
 import { elicitationParams, rawMessage, samplingParams } from "./mcp-server-messages.js";
 
@@ -29,8 +29,13 @@ export type McpCallStep =
 
 /** How the server ends a call. */
 export type McpCallEnd =
-  /** Answers with this JSON as the result, sent as it is (it may break the protocol's schema). */
-  | { readonly kind: "result"; readonly result: Record<string, unknown> }
+  /**
+   * Answers with this JSON as the result, sent as it is (it may break the
+   * protocol's schema). `nulls`: a result the protocol takes, its absent
+   * optional fields written as null, as a server written in Python writes
+   * `None`.
+   */
+  | { readonly kind: "result"; readonly result: Record<string, unknown>; readonly nulls?: true }
   /** Answers with a JSON-RPC error. */
   | { readonly kind: "jsonRpcError"; readonly code: number; readonly message: string; readonly data?: unknown }
   /** Its handler throws a plain error (the SDK answers -32603). */
@@ -169,6 +174,10 @@ const toolEntry: fc.Arbitrary<Record<string, unknown>> = fc
 
 const callEnd: fc.Arbitrary<McpCallEnd> = fc.oneof(
   { weight: 8, arbitrary: callResultArbitrary.map((result) => ({ kind: "result" as const, result })) },
+  {
+    weight: 1,
+    arbitrary: resultWithNulls.map((result) => ({ kind: "result" as const, result, nulls: true as const })),
+  },
   {
     weight: 2,
     arbitrary: fc.record(

@@ -97,6 +97,8 @@ function checkToolResults(
     if (!result.isError || !text.includes(`"${SERVER_ID}"`))
       throw new InvariantViolation("a failure is an error result naming the server", where);
     const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
+    if (tool?.end.kind === "result" && tool.end.nulls && text.includes("with a malformed message"))
+      throw new InvariantViolation("a result with nulls for its absent fields is read as one without them", where);
     // The server sends something within the call timeout unless it hangs: anything else ends the call sooner.
     if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdin(spec))
       throw new InvariantViolation("only a call the server leaves unanswered times out", where);
