@@ -32,23 +32,29 @@ async function workflowStatus(workflowId: string): Promise<string> {
 }
 
 describe("Postgres crashes right after a turn ended", () => {
-  it("the turn, pending again, is run again from its records and ends with the outcome it recorded", async () => {
+  it("the turn, pending again, is run again from its records and ends with the outcome it recorded", async (context) => {
     // A lease the worker keeps across the crash (it beats every 2 s), so no takeover queues the turn again.
     await own.cluster.start("w", { LEASE_MS: "8000" });
     const client = await DurableTurnClient.connect({ databaseUrl: own.url });
     try {
-      const turn = await client.start({ sessionId: "s-crash", turnId: "crash", userMessage: { text: "hi" } });
-      expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
-      await own.server.crashAndRestart();
-      // The crash lost the workflow's end.
-      expect(await workflowStatus(turn.workflowId)).not.toBe("SUCCESS");
+      // A commit that waits for the disk (a heartbeat that came first) also writes the ones before it, so a crash
+      // does not always lose the workflow's end: the scenario is tried up to three times, each with a turn of its own.
+      let lost: { turn: Awaited<ReturnType<typeof client.start>>; turnId: string } | undefined;
+      for (let attempt = 1; attempt <= 3 && lost === undefined; attempt++) {
+        const turnId = `crash-${attempt}`;
+        const turn = await client.start({ sessionId: `s-${turnId}`, turnId, userMessage: { text: "hi" } });
+        expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
+        await own.server.crashAndRestart();
+        if ((await workflowStatus(turn.workflowId)) !== "SUCCESS") lost = { turn, turnId };
+      }
+      if (lost === undefined) return context.skip("three crashes kept the workflow's end: the scenario never happened");
       const outcome = await Promise.race([
-        client.outcome(turn),
+        client.outcome(lost.turn),
         new Promise((resolve) => setTimeout(() => resolve("still pending after 15 s"), 15_000)),
       ]);
       expect(outcome).toMatchObject({ kind: "completed" });
-      assertLogInvariants(await client.readEvents(turn));
-      expect(own.cluster.counts().filter((c) => c.turnId === "crash" && c.kind === "model")).toHaveLength(1);
+      assertLogInvariants(await client.readEvents(lost.turn));
+      expect(own.cluster.counts().filter((c) => c.turnId === lost.turnId && c.kind === "model")).toHaveLength(1);
     } finally {
       await client.close();
     }
