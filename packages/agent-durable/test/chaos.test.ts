@@ -34,6 +34,7 @@ import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 import type { CountRecord } from "./support/scenario-turns.js";
+import { connectAdmin } from "./support/admin-client.js";
 
 const env = process.env;
 const KILLS = Number(env.TURNKIT_DURABLE_CHAOS_KILLS ?? 3);
@@ -209,9 +210,7 @@ const CUT_NOTICE_MS = 1_000;
 
 /** Ends every database connection of the worker processes, as the server does at a restart; resolves once they are gone. */
 async function cutWorkerConnections(): Promise<void> {
-  const admin = new pg.Client({ connectionString: fixture.postgres.url });
-  admin.on("error", () => {});
-  await admin.connect();
+  const admin = await connectAdmin(fixture.postgres.url);
   try {
     const { rows } = await admin.query(
       `SELECT pid FROM pg_stat_activity

@@ -18,6 +18,7 @@ import { checkDatabaseReachable } from "../src/store/database-check.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
 import { workerPools } from "../src/workers/worker-pools.js";
 import { waitFor } from "./support/worker-cluster.js";
+import { connectAdmin } from "./support/admin-client.js";
 
 /**
  * A proxy to Postgres that passes the server's messages on until its
@@ -80,9 +81,7 @@ let admin: pg.Client;
 
 beforeAll(async () => {
   postgres = await startTestPostgres();
-  admin = new pg.Client({ connectionString: postgres.url });
-  admin.on("error", () => {});
-  await admin.connect();
+  admin = await connectAdmin(postgres.url);
 });
 
 afterAll(async () => {

@@ -4,20 +4,18 @@
  * crashes, and the turns go on on new connections.
  */
 import type { RuntimeEvent } from "@turnkit/protocol";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { DurableTurnRef } from "../src/index.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
+import { connectAdmin } from "./support/admin-client.js";
 
 const fixture = useDurableFixture([{ id: "c1" }]);
 
 /** Ends every other connection to the test's database; how many there were. */
 async function terminateOtherConnections(): Promise<number> {
-  const admin = new pg.Client({ connectionString: fixture.postgres.url });
-  admin.on("error", () => {});
-  await admin.connect();
+  const admin = await connectAdmin(fixture.postgres.url);
   try {
     const { rows } = await admin.query(
       `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity

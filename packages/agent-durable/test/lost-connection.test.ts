@@ -29,15 +29,9 @@ import { useDurableFixture } from "./support/durable-fixture.js";
 import { proxiedDatabase } from "./support/freezing-proxy.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
+import { connectAdmin } from "./support/admin-client.js";
 
 const fixture = useDurableFixture([{ id: "cut-1" }]);
-
-async function connectAdmin(): Promise<pg.Client> {
-  const admin = new pg.Client({ connectionString: fixture.postgres.url });
-  admin.on("error", () => {});
-  await admin.connect();
-  return admin;
-}
 
 /** The pid of the worker's backend waiting for a lock in a statement whose text contains `text`, once there is one. */
 async function waitingBackend(admin: pg.Client, text: string): Promise<number> {
@@ -65,8 +59,8 @@ describe("a worker connection the server ends under a turn's statement", () => {
     });
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
     // Hold the turn's workflow row: the call's record (a claimed write) waits for it when the call ends.
-    const holder = await connectAdmin();
-    const admin = await connectAdmin();
+    const holder = await connectAdmin(fixture.postgres.url);
+    const admin = await connectAdmin(fixture.postgres.url);
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 FOR UPDATE", [turn.workflowId]);
@@ -104,8 +98,8 @@ describe("a worker connection the server ends under a turn's statement", () => {
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
     // An ending of the turn that the test has not committed: the log's one-ending index makes the worker's terminal
     // status wait for it, so the test can end that write's connection, again at each of the writer's attempts.
-    const holder = await connectAdmin();
-    const admin = await connectAdmin();
+    const holder = await connectAdmin(fixture.postgres.url);
+    const admin = await connectAdmin(fixture.postgres.url);
     try {
       await holder.query("BEGIN");
       await holder.query(
@@ -158,7 +152,7 @@ describe("a worker connection the server ends under a turn's statement", () => {
       });
       await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
       // Every connection of the worker's turns goes dead; the heartbeat's and DBOS's pass, as new connections do.
-      const admin = await connectAdmin();
+      const admin = await connectAdmin(fixture.postgres.url);
       try {
         const { rows } = await admin.query(
           `SELECT client_port FROM pg_stat_activity
@@ -190,7 +184,7 @@ describe("a worker connection the server ends under a turn's statement", () => {
     // A long lease: the worker's next heartbeat, which took the lock again before, comes a quarter lease later.
     await fixture.cluster.start("present", { LEASE_MS: "20000" });
     const turn = await fixture.startWaitingForApproval("cut-presence");
-    const admin = await connectAdmin();
+    const admin = await connectAdmin(fixture.postgres.url);
     try {
       const before = await admin.query(
         "SELECT executor_id, owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1",

@@ -8,15 +8,14 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isConnectionEndedError, ResendingPool } from "../src/store/resending-pool.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { connectAdmin } from "./support/admin-client.js";
 
 let postgres: TestPostgres;
 let admin: pg.Client;
 
 beforeAll(async () => {
   postgres = await startTestPostgres();
-  admin = new pg.Client({ connectionString: postgres.url });
-  admin.on("error", () => {});
-  await admin.connect();
+  admin = await connectAdmin(postgres.url);
 });
 
 afterAll(async () => {

@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { waitFor } from "./support/worker-cluster.js";
+import { connectAdmin } from "./support/admin-client.js";
 
 const fixture = useDurableFixture();
 const SETTINGS = { LEASE_MS: "1500", QUERY_TIMEOUT_MS: "1500" };
@@ -51,8 +52,7 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     });
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
     expect(await fixture.client.steer(turn, { text: "steer: and the tests" })).toEqual({ accepted: true });
-    const admin = new pg.Client({ connectionString: fixture.postgres.url });
-    await admin.connect();
+    const admin = await connectAdmin(fixture.postgres.url);
     try {
       await frozenBackend(admin, "freezes");
     } finally {
@@ -88,8 +88,7 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     });
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
     expect(await fixture.client.steer(turn, { text: "steer: and the docs" })).toEqual({ accepted: true });
-    const admin = new pg.Client({ connectionString: fixture.postgres.url });
-    await admin.connect();
+    const admin = await connectAdmin(fixture.postgres.url);
     try {
       const frozen = await frozenBackend(admin, "wakes");
       await waitFor("the server ended the frozen session", async () => {
