@@ -127,22 +127,15 @@ describe("a JSON-RPC error with a null id", { timeout: 15_000 }, () => {
  * never completes. It exits after its answer (so the test does not wait out
  * a timeout).
  */
-const FORGETS_THE_VERSION = `
-  require("node:fs").writeSync(1, "Server running on stdio\\n");
-  let buffered = "";
-  process.stdin.on("data", (chunk) => {
-    buffered += chunk;
-    for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
-      const request = JSON.parse(buffered.slice(0, end));
-      buffered = buffered.slice(end + 1);
-      if (request.method === "initialize") {
-        require("node:fs").writeSync(1, JSON.stringify({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: {}, serverInfo: { name: "bare", version: "1" } } }) + "\\n");
-        process.exit(0);
-      }
-    }
-  });
-  process.stdin.on("end", () => process.exit(0));
-`;
+const FORGETS_THE_VERSION = handWrittenServer({
+  name: "bare",
+  tool: "unused",
+  onCall: "",
+  setup: 'fs.writeSync(1, "Server running on stdio\\n");',
+  // Every message loses its jsonrpc member; the process exits once its first (the handshake's answer) is written.
+  frame:
+    '(json) => { const { jsonrpc, ...message } = JSON.parse(json); setImmediate(() => process.exit(0)); return JSON.stringify(message) + "\\n"; }',
+});
 
 describe("an answer without its jsonrpc member", { timeout: 15_000 }, () => {
   // Before, only the banner was reported (once per connection): nothing said why the handshake got no answer.
