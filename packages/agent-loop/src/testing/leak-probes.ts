@@ -30,6 +30,13 @@ export interface RealTimerProbe {
 const RUNNER_FRAMES = /[\\/](vitest|@vitest|tinypool|birpc)[\\/]/;
 
 /**
+ * Timers of Node's own `fetch` (undici): its connect and keep-alive timers
+ * belong to the connection pool, whose idle sockets outlive any run by
+ * design. (A request a run leaves in flight is for the test's server to see.)
+ */
+const FETCH_POOL_FRAME = /node:internal\/deps\/undici/;
+
+/**
  * Wraps `globalThis.setTimeout` / `clearTimeout` to count the real timers the
  * code under test starts (code looks them up at call time, so the loop's
  * abort-grace timers are seen). Only timers started while the probe is
@@ -50,8 +57,9 @@ export function probeRealTimers(): RealTimerProbe {
       ...args,
     );
     // Only the direct caller decides: a run's own timer has the test runner further down its (async) stack.
-    const caller = (new Error().stack ?? "").split("\n")[2] ?? "";
-    if (!RUNNER_FRAMES.test(caller)) live.add(handle);
+    const stack = new Error().stack ?? "";
+    const caller = stack.split("\n")[2] ?? "";
+    if (!RUNNER_FRAMES.test(caller) && !FETCH_POOL_FRAME.test(stack)) live.add(handle);
     return handle;
   }) as typeof setTimeout;
   const wrappedClear = ((handle: Parameters<typeof clearTimeout>[0]) => {
