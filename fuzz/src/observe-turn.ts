@@ -74,6 +74,8 @@ export interface ObserveTurnOptions {
   afterSettle?: () => Promise<void>;
   /** How the clock is driven when this turn runs alone (see `TurnScenario.pacing`); ignored for turns observed together. */
   pacing?: number;
+  /** Real milliseconds with no timer scheduled before the turn counts as hung: for turns that wait on a socket. */
+  quietMs?: number;
 }
 
 /** The runner an observed turn runs on: deterministic event and message ids (counters) unless `runnerOptions` says otherwise. */
@@ -187,6 +189,7 @@ export async function observeTurnsTogether(
         for (const turn of turns) turn.controller.abort();
       },
       turns.length === 1 ? turns[0]!.pacing : undefined,
+      Math.max(...turns.map((turn) => turn.quietMs ?? 0)),
     );
     for (const turn of turns) await turn.afterSettle?.();
     await letStragglersSurface(

@@ -50,6 +50,7 @@ import {
   fauxSpecArbitrary,
 } from "./faux-provider-turns.js";
 import { type RealClockTurnCase, checkRealClockTurn, realClockTurnArbitrary } from "./real-clock-turns.js";
+import { httpProviderProperty } from "./http-provider-turns.js";
 import type { FuzzProperty } from "./fuzz-property.js";
 import type { AgentScenario, TurnScenario } from "./scenario.js";
 
@@ -324,6 +325,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     extensionFaults,
     realClock,
     fauxProvider,
+    httpProviderProperty(options),
     mcpServerProperty,
     mcpStdioServerProperty,
   ];

@@ -78,13 +78,16 @@ const MAX_TIMER_STEPS = 20_000;
  * scheduled and the run still has not settled (a hang), calls `abort` once
  * (the watchdog); after that only real time can help, so it waits in small
  * real steps, and throws {@link RunNeverSettledError} if the run still does
- * not settle. Never rejects for the run's own outcome.
+ * not settle. A run that waits on real I/O (a socket) gets `quietMs` of real
+ * time with nothing scheduled before that counts as a hang. Never rejects
+ * for the run's own outcome.
  */
 export async function driveUntilSettled(
   run: Promise<unknown>,
   clock: VirtualClock,
   abort: () => void,
   pacing?: number,
+  quietMs = 0,
 ): Promise<DriveReport> {
   const pause = pacing === undefined ? macrotask : pausesFrom(pacing);
   let settled = false;
@@ -94,6 +97,7 @@ export async function driveUntilSettled(
   );
   let watchdogAborted = false;
   let realWaitedMs = 0;
+  let quietForMs = 0;
   for (let steps = 0; !settled; steps++) {
     if (steps > MAX_TIMER_STEPS)
       throw new RunNeverSettledError(`${MAX_TIMER_STEPS} timer steps (a timer keeps re-arming itself)`);
@@ -101,11 +105,18 @@ export async function driveUntilSettled(
     if (settled) break;
     const due = clock.nextDueAt();
     if (due !== undefined) {
+      quietForMs = 0;
       await clock.advance(Math.max(0, due - clock.now()));
       continue;
     }
     await macrotask();
     if (settled || clock.nextDueAt() !== undefined) continue;
+    if (!watchdogAborted && quietForMs < quietMs) {
+      await realSleep(5);
+      quietForMs += 5;
+      steps--;
+      continue;
+    }
     if (!watchdogAborted) {
       watchdogAborted = true;
       abort();

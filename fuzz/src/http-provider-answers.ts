@@ -1,0 +1,202 @@
+/**
+ * How the fuzz's chat-completions server answers a generated turn: each
+ * scripted attempt of the scenario as an HTTP answer (a response as an
+ * event stream of chunks, a failure before output as an error status with
+ * a body of a generated shape, a failure after output as an `error` event
+ * or a cut connection), and the attempts the scenario does not have.
+ */
+import { callArguments, failureStreamedText, failureText, markedText } from "./scripted-entries.js";
+import type { ProviderFailureSpec, ResponseSpec, TurnScenario } from "./scenario.js";
+import type { PlannedAnswer, SseEnding, SseFraming } from "./http-provider-server.js";
+
+/** An attempt the scenario does not have, put in front of one of its attempts. */
+export interface ExtraFailure {
+  /** Before the scenario's attempt at this index (past the end: after the last). */
+  before: number;
+  kind: "reset" | "hang" | "html502";
+}
+
+/** How the server answers, beyond what the scenario scripts. */
+export interface HttpSpec {
+  framing: SseFraming;
+  /** How an error status carries its text. */
+  errorBody: "json" | "text" | "html" | "empty";
+  /** A finished response ends without `[DONE]`. */
+  withoutDone: boolean;
+  /** Real milliseconds between chunks. */
+  pauseMs: number;
+  /** Characters per text piece (0: the response's own chunking, words by default). */
+  pieceSize: number;
+  extras: ExtraFailure[];
+  /** The scenario's response at index `response` is cut after `after` chunks: the socket reset, or a line that is not JSON. */
+  cut: { response: number; after: number; kind: "reset" | "malformed" } | undefined;
+  /** Virtual milliseconds per real one. */
+  scale: number;
+  seed: number;
+}
+
+/** A generated turn and how the server answers it. */
+export interface HttpProviderTurnCase {
+  scenario: TurnScenario;
+  http: HttpSpec;
+}
+
+const CHUNK_BASE = { id: "chatcmpl-fuzz", object: "chat.completion.chunk", created: 1_700_000_000, model: "fuzz" };
+
+function chunk(delta: object, finishReason: string | null = null): object {
+  return { ...CHUNK_BASE, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+}
+
+/** `text` in pieces of `size` characters (whole code points), or at word starts when `size` is 0. */
+function piecesOf(text: string, size: number): string[] {
+  if (size <= 0) return text.split(/(?=\s)/).filter((piece) => piece !== "");
+  const points = [...text];
+  const pieces: string[] = [];
+  for (let start = 0; start < points.length; start += size) pieces.push(points.slice(start, start + size).join(""));
+  return pieces;
+}
+
+/** The finish reason OpenAI would send for the response's stop reason. */
+function finishReason(response: ResponseSpec): string {
+  switch (response.stopReason) {
+    case "natural":
+      return response.calls.length > 0 ? "tool_calls" : "stop";
+    case "length":
+      return "length";
+    case "stop":
+      return "stop";
+    case "toolUse":
+      return "tool_calls";
+    case "aborted":
+      // No HTTP answer says "aborted" unasked; a filtered answer is the provider's own refusal.
+      return "content_filter";
+  }
+}
+
+/** A usage chunk, when the reported usage is something JSON carries. */
+function usageChunk(response: ResponseSpec): object[] {
+  const usage = response.usage;
+  const input = usage?.input ?? 11;
+  const output = usage?.output ?? 7;
+  if (!Number.isFinite(input) || !Number.isFinite(output)) return [];
+  return [
+    {
+      ...CHUNK_BASE,
+      choices: [],
+      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    },
+  ];
+}
+
+/** The chunks of a response: role, reasoning, text, tool calls (arguments cut into pieces), finish, usage. */
+function responseChunks(response: ResponseSpec, http: HttpSpec): object[] {
+  const size = http.pieceSize || response.chunkSize || 0;
+  const chunks: object[] = [];
+  if (response.ending.kind !== "withoutStart") chunks.push(chunk({ role: "assistant", content: "" }));
+  if (response.thinking !== undefined)
+    for (const piece of piecesOf(response.thinking, size)) chunks.push(chunk({ reasoning_content: piece }));
+  if (response.text !== undefined)
+    for (const piece of piecesOf(markedText(response.token, response.text), size))
+      chunks.push(chunk({ content: piece }));
+  response.calls.forEach((call, index) => {
+    const args = JSON.stringify(callArguments(call.args));
+    chunks.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.tool, arguments: "" } }] }),
+    );
+    for (const piece of piecesOf(args, Math.max(1, size || 4)))
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  chunks.push(chunk({}, finishReason(response)));
+  chunks.push(...usageChunk(response));
+  return chunks;
+}
+
+/** How a response's stream ends, from the scenario's ending. */
+function responseEnding(response: ResponseSpec, http: HttpSpec): SseEnding {
+  const { ending } = response;
+  switch (ending.kind) {
+    case "errorAfter":
+      return { kind: "errorEvent", after: ending.events, message: ending.message };
+    case "hang":
+      return { kind: "stall", after: ending.afterEvents };
+    case "endWithoutDone":
+      return { kind: "endWithoutDone" };
+    default:
+      return http.withoutDone ? { kind: "endWithoutDone" } : { kind: "done" };
+  }
+}
+
+function statusBody(status: number, text: string, http: HttpSpec): Extract<PlannedAnswer, { kind: "status" }> {
+  switch (http.errorBody) {
+    case "json":
+      return {
+        kind: "status",
+        status,
+        body: JSON.stringify({ error: { message: text, type: "fuzz_error", param: null, code: null } }),
+        contentType: "application/json",
+      };
+    case "text":
+      return { kind: "status", status, body: text, contentType: "text/plain" };
+    case "html":
+      return {
+        kind: "status",
+        status,
+        body: `<html><head><title>${status}</title></head><body><h1>${text}</h1></body></html>`,
+        contentType: "text/html",
+      };
+    case "empty":
+      return { kind: "status", status, body: "", contentType: "application/json" };
+  }
+}
+
+/** A failure: an error status before output, or (visible) its text streamed and then an error event. */
+function failureAnswer(failure: ProviderFailureSpec, http: HttpSpec): PlannedAnswer {
+  const text = failureText(failure);
+  if (!failure.visible) return statusBody(failure.status, text.replace(/^\d+ /, ""), http);
+  const pieces = piecesOf(failureStreamedText(failure), http.pieceSize);
+  return {
+    kind: "sse",
+    chunks: [chunk({ role: "assistant", content: "" }), ...pieces.map((piece) => chunk({ content: piece }))],
+    ending: { kind: "errorEvent", after: pieces.length + 1, message: text },
+    pauseMs: http.pauseMs,
+  };
+}
+
+function responseAnswer(response: ResponseSpec, http: HttpSpec): PlannedAnswer {
+  if (response.ending.kind === "throwSync" || response.ending.kind === "reject") return { kind: "reset" };
+  return {
+    kind: "sse",
+    chunks: responseChunks(response, http),
+    ending: responseEnding(response, http),
+    pauseMs: http.pauseMs,
+  };
+}
+
+/** Every answer of the case, in the order requests take them. */
+export function planAnswers({ scenario, http }: HttpProviderTurnCase): PlannedAnswer[] {
+  const { cut } = http;
+  const attempts = scenario.requests.flatMap((request, index) => {
+    const answer = responseAnswer(request.response, http);
+    return [
+      ...request.failures.map((failure) => failureAnswer(failure, http)),
+      cut?.response === index && answer.kind === "sse"
+        ? { ...answer, ending: { kind: cut.kind, after: cut.after } }
+        : answer,
+    ];
+  });
+  // Without a first-event watchdog, an unanswered request would wait for the host's abort: it is a reset there.
+  const hangs = scenario.streamTimeouts !== "off";
+  const extra = (kind: ExtraFailure["kind"]): PlannedAnswer =>
+    kind === "hang" && hangs
+      ? { kind: "hang" }
+      : kind === "html502"
+        ? statusBody(502, "Bad Gateway", { ...http, errorBody: "html" })
+        : { kind: "reset" };
+  const plan: PlannedAnswer[] = [];
+  attempts.forEach((attempt, index) => {
+    for (const { before, kind } of http.extras) if (before === index) plan.push(extra(kind));
+    plan.push(attempt);
+  });
+  for (const { before, kind } of http.extras) if (before >= attempts.length) plan.push(extra(kind));
+  return plan;
+}

@@ -1,0 +1,218 @@
+/**
+ * A chat-completions server on 127.0.0.1 for the fuzz: each model request
+ * takes the next planned answer (an event stream, an error status, a reset
+ * or a hang), framed the way real servers and proxies frame them (CRLF
+ * line ends, keep-alive comments, `data:` without a space, an event split
+ * over several writes at any byte, a UTF-8 character included). It records
+ * every request and whether its answer was finished, or ended early by the
+ * client, so a run can check that no request outlives the turn that sent it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { Model } from "@mariozechner/pi-ai";
+
+/** Captured at load: the leak probes wrap the globals during runs, and the server's pauses are not the run's timers. */
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
+/** How the server writes an event stream's bytes. */
+export interface SseFraming {
+  /** Lines end with `\r\n` instead of `\n`. */
+  crlf: boolean;
+  /** A `: keep-alive` comment before every event. */
+  comments: boolean;
+  /** `data:{...}` without the space. */
+  noSpace: boolean;
+  /** Every event written in this many pieces (cut at seeded byte offsets), a macrotask apart. */
+  pieces: number;
+}
+
+/** How a streamed answer ends after its chunks. */
+export type SseEnding =
+  /** `data: [DONE]`, then the end of the body. */
+  | { kind: "done" }
+  /** The end of the body without `[DONE]` (many OpenAI-compatible servers). */
+  | { kind: "endWithoutDone" }
+  /** The socket is destroyed after `after` chunks. */
+  | { kind: "reset"; after: number }
+  /** Nothing more after `after` chunks; the connection stays open until the client leaves. */
+  | { kind: "stall"; after: number }
+  /** A line that is not JSON after `after` chunks. */
+  | { kind: "malformed"; after: number }
+  /** An `{"error": ...}` event after `after` chunks, as OpenAI sends a failure mid-stream. */
+  | { kind: "errorEvent"; after: number; message: string };
+
+/** One planned answer to one model request. */
+export type PlannedAnswer =
+  | { kind: "sse"; chunks: readonly object[]; ending: SseEnding; pauseMs: number }
+  | { kind: "status"; status: number; body: string; contentType: string }
+  | { kind: "reset" }
+  | { kind: "hang" };
+
+/** What the server saw of one request. */
+export interface ServedRequest {
+  /** Which planned answer it got (`undefined`: the plan had run out, it got a 500). */
+  answer: PlannedAnswer["kind"] | undefined;
+  /** `finished`: the whole answer was written; `left`: the client closed first; `open`: neither yet. */
+  state: "open" | "finished" | "left";
+}
+
+/** A running {@link startHttpProviderServer}. */
+export interface HttpProviderServer {
+  /** `http://127.0.0.1:PORT/v1`. */
+  readonly baseUrl: string;
+  readonly requests: readonly ServedRequest[];
+  /** Stops listening and destroys every connection. */
+  close(): Promise<void>;
+}
+
+/** A seeded generator of numbers in [0, 1). */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Starts the server with its plan: the n-th request gets `plan[n]`. */
+export async function startHttpProviderServer(
+  plan: readonly PlannedAnswer[],
+  framing: SseFraming,
+  seed: number,
+): Promise<HttpProviderServer> {
+  const random = seeded(seed);
+  const requests: ServedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  let next = 0;
+  const later = (ms: number, fn: () => void) => {
+    const timer = realSetTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+  const eol = framing.crlf ? "\r\n" : "\n";
+  const event = (data: string) =>
+    `${framing.comments ? `: keep-alive${eol}` : ""}data:${framing.noSpace ? "" : " "}${data}${eol}${eol}`;
+
+  /** Writes `text` in the framing's pieces, then calls `done` (not when the client left). */
+  const writePieces = (res: ServerResponse, text: string, done: () => void) => {
+    const bytes = Buffer.from(text, "utf8");
+    const cuts = [...new Set(Array.from({ length: framing.pieces - 1 }, () => Math.floor(random() * bytes.length)))]
+      .filter((cut) => cut > 0)
+      .sort((a, b) => a - b);
+    const parts = [...cuts, bytes.length].map((end, index) => bytes.subarray(index === 0 ? 0 : cuts[index - 1], end));
+    const step = (index: number) => {
+      if (res.destroyed) return;
+      if (index >= parts.length) return done();
+      res.write(parts[index]);
+      if (index + 1 < parts.length) setImmediate(() => step(index + 1));
+      else done();
+    };
+    step(0);
+  };
+
+  const stream = (answer: Extract<PlannedAnswer, { kind: "sse" }>, res: ServerResponse, socket: Socket) => {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.flushHeaders();
+    const { ending } = answer;
+    const send = (index: number) => {
+      if (res.destroyed) return;
+      const after = "after" in ending ? ending.after : Number.POSITIVE_INFINITY;
+      if (index >= Math.min(after, answer.chunks.length)) {
+        switch (ending.kind) {
+          case "done":
+            return writePieces(res, event("[DONE]"), () => res.end());
+          case "endWithoutDone":
+            return res.end();
+          case "reset":
+            return void socket.destroy();
+          case "stall":
+            return;
+          case "malformed":
+            return writePieces(res, event('{"choices": [{"delta": {"content": "cut'), () => res.end());
+          case "errorEvent":
+            return writePieces(
+              res,
+              event(JSON.stringify({ error: { message: ending.message, type: "server_error", code: null } })),
+              () => res.end(),
+            );
+        }
+      }
+      const go = () => writePieces(res, event(JSON.stringify(answer.chunks[index])), () => send(index + 1));
+      if (answer.pauseMs > 0) later(answer.pauseMs, go);
+      else setImmediate(go);
+    };
+    send(0);
+  };
+
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    const planned = plan[next++];
+    const served: ServedRequest = { answer: planned?.kind, state: "open" };
+    requests.push(served);
+    res.on("finish", () => {
+      if (served.state === "open") served.state = "finished";
+    });
+    res.on("close", () => {
+      if (served.state === "open") served.state = "left";
+    });
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: { message: `No route ${req.method} ${req.url}` } }));
+    }
+    if (!planned) {
+      res.writeHead(500, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: { message: "The fuzz server has no planned answer left" } }));
+    }
+    switch (planned.kind) {
+      case "hang":
+        return;
+      case "reset":
+        return void req.socket.destroy();
+      case "status":
+        res.writeHead(planned.status, { "content-type": planned.contentType });
+        return res.end(planned.body);
+      case "sse":
+        return stream(planned, res, req.socket);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => answer(req, res));
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: async () => {
+      for (const timer of timers) realClearTimeout(timer);
+      timers.clear();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A pi-ai model that sends to `baseUrl` through pi-ai's own openai-completions provider. */
+export function httpProviderModel(baseUrl: string): Model<"openai-completions"> {
+  return {
+    id: "fuzz-http-model",
+    name: "Fuzz HTTP model",
+    api: "openai-completions",
+    provider: "turnkit-fuzz-http",
+    baseUrl,
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 128_000,
+    maxTokens: 16_384,
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * The runner's generated turns answered over HTTP: no stream function, so
+ * every model request goes through pi-ai's `streamSimple` and its real
+ * openai-completions provider (the OpenAI SDK, `fetch`, a socket) to the
+ * fuzz's own chat-completions server on 127.0.0.1. Each scripted attempt of
+ * the scenario becomes an HTTP answer: a response is an event stream of
+ * chunks (text and reasoning in generated pieces, tool-call arguments cut
+ * anywhere, a finish reason, a usage chunk), a failure before output an
+ * error status with its body as an OpenAI-style JSON, plain text, an HTML
+ * page or nothing, a failure after output an error event or a cut
+ * connection. On top, attempts the scenario does not have: a reset before
+ * the first byte, a request left unanswered (until the first-event watchdog
+ * or an abort), a proxy's HTML 502. The bytes are framed as servers and
+ * proxies frame them (`http-provider-server.ts`). The clock is real,
+ * sped up, so watchdogs, backoffs and the sockets race.
+ *
+ * Besides every invariant of a generated turn (on a real clock), the
+ * network's own: no model request arrives after the turn settled, and none
+ * outlives it (each answer was written to its end, or the client closed
+ * the connection: a request the runner stopped reading was aborted).
+ */
+import fc from "fast-check";
+import type { GenerationOptions } from "./known-bugs.js";
+import { providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
+import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
+import { prepareTurnScenario } from "./run-turn-scenario.js";
+import { observeTurn } from "./observe-turn.js";
+import { checkTurnObservation } from "./observation-checks.js";
+import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
+import { InvariantViolation } from "./invariants/violation.js";
+import { createScaledRealClock } from "./scaled-real-clock.js";
+import type { FuzzProperty } from "./fuzz-property.js";
+import { type ExtraFailure, type HttpProviderTurnCase, type HttpSpec, planAnswers } from "./http-provider-answers.js";
+import { httpProviderModel, startHttpProviderServer } from "./http-provider-server.js";
+
+export type { HttpProviderTurnCase } from "./http-provider-answers.js";
+
+const httpSpecArbitrary: fc.Arbitrary<HttpSpec> = fc.record({
+  framing: fc.record({
+    crlf: fc.boolean(),
+    comments: fc.boolean(),
+    noSpace: fc.boolean(),
+    pieces: fc.oneof(
+      { weight: 2, arbitrary: fc.constant(1) },
+      { weight: 1, arbitrary: fc.integer({ min: 2, max: 4 }) },
+    ),
+  }),
+  errorBody: fc.constantFrom("json", "text", "html", "empty"),
+  withoutDone: fc.boolean(),
+  pauseMs: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }),
+  pieceSize: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 5 }) },
+  ),
+  extras: fc.array(
+    fc.record({ before: fc.nat({ max: 6 }), kind: fc.constantFrom<ExtraFailure["kind"]>("reset", "hang", "html502") }),
+    { maxLength: 2 },
+  ),
+  cut: fc.option(
+    fc.record({
+      response: fc.nat({ max: 3 }),
+      after: fc.nat({ max: 30 }),
+      kind: fc.constantFrom<"reset" | "malformed">("reset", "malformed"),
+    }),
+    { freq: 3, nil: undefined },
+  ),
+  scale: fc.constantFrom(500, 2_000, 10_000),
+  seed: fc.integer(),
+});
+
+/** Turns of the runner's plain, provider-failure and hostile-host kinds, answered over HTTP. */
+export function httpProviderTurnArbitrary(options: GenerationOptions): fc.Arbitrary<HttpProviderTurnCase> {
+  return fc.record({
+    scenario: fc.oneof(
+      { weight: 2, arbitrary: turnScenarioArbitrary(options) },
+      { weight: 2, arbitrary: providerFailureTurnArbitrary(options) },
+      { weight: 1, arbitrary: hostileTurnArbitrary(options) },
+    ),
+    http: httpSpecArbitrary,
+  });
+}
+
+/** Real time with no timer scheduled (a request in flight without a watchdog) before the driver calls the turn hung. */
+const QUIET_MS = 1_500;
+
+/** How long a request may stay open after its turn settled: its client must have closed it by then. */
+const CLOSE_GRACE_MS = 2_000;
+
+/** Runs the case's turn against the server and checks every invariant, the network's included. */
+export async function checkHttpProviderTurn(testCase: HttpProviderTurnCase): Promise<void> {
+  const { scenario, http } = testCase;
+  const server = await startHttpProviderServer(planAnswers(testCase), http.framing, http.seed);
+  const fetch = globalThis.fetch;
+  try {
+    const clock = createScaledRealClock({ scale: http.scale, jitterSeed: http.seed });
+    const prepared = prepareTurnScenario(scenario, { clock, sessionId: "session-http", turnId: "turn-http" });
+    const { input, onSettled } = prepared.options;
+    // No stream function: the runner sends each request through pi-ai's streamSimple to the server.
+    const { streamFn: _scripted, ...llm } = input.llm;
+    let settledAt = Number.POSITIVE_INFINITY;
+    // When each request was sent, as the client sees it (the server sees a request only once it arrived).
+    const sentAt: number[] = [];
+    globalThis.fetch = (resource, init) => {
+      if (String(resource instanceof Request ? resource.url : resource).startsWith(server.baseUrl))
+        sentAt.push(performance.now());
+      return fetch(resource, init);
+    };
+    const observation = await observeTurn({
+      ...prepared.options,
+      input: { ...input, llm: { ...llm, model: httpProviderModel(server.baseUrl), apiKey: "sk-fuzz" } },
+      quietMs: QUIET_MS,
+      onSettled: () => {
+        settledAt = performance.now();
+        onSettled?.();
+      },
+    });
+    checkTurnObservation(
+      scenario,
+      {
+        ...observation,
+        respondTexts: prepared.respondTexts,
+        llmDecisions: prepared.llmDecisions,
+        hostile: prepared.hostile,
+        ...(prepared.questions && { questions: prepared.questions }),
+      },
+      "real",
+    );
+    await checkUIMessageStream(observation.events);
+    globalThis.fetch = fetch;
+    if (sentAt.length === 0 && server.requests.length > 0)
+      throw new Error("the harness saw no request sent: pi-ai's provider no longer sends through globalThis.fetch");
+    const late = sentAt.findIndex((at) => at > settledAt);
+    if (late >= 0)
+      throw new InvariantViolation(
+        "network: no request after the turn",
+        `request #${late + 1} was sent ${(sentAt[late]! - settledAt).toFixed(1)} ms after the turn settled`,
+      );
+    const deadline = performance.now() + CLOSE_GRACE_MS;
+    while (server.requests.some((request) => request.state === "open") && performance.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const open = server.requests.findIndex((request) => request.state === "open");
+    if (open >= 0)
+      throw new InvariantViolation(
+        "network: no request outlives its turn",
+        `request #${open + 1} (${server.requests[open]!.answer}) was still open ${CLOSE_GRACE_MS} ms after the turn settled`,
+      );
+  } finally {
+    globalThis.fetch = fetch;
+    await server.close();
+  }
+}
+
+/** The property: generated turns against the server, every invariant checked after each. */
+export function httpProviderProperty(options: GenerationOptions): FuzzProperty<HttpProviderTurnCase> {
+  return {
+    name: "runner-http-provider",
+    description:
+      "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) sent through pi-ai's openai-completions provider to a chat-completions server on 127.0.0.1: event streams framed as servers and proxies frame them, error statuses with JSON, text, HTML or empty bodies, errors mid-stream, resets, unanswered requests; no request after the turn or outliving it",
+    arbitrary: httpProviderTurnArbitrary(options),
+    run: checkHttpProviderTurn,
+    ciRuns: 20,
+    fuzzWeight: 0.5,
+  };
+}
