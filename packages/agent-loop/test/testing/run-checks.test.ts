@@ -3,6 +3,8 @@
  * self-advancing virtual clock, the strict scripted model, leak probes and
  * hand-released promises.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/index.js";
 import {
@@ -167,6 +169,25 @@ describe("leak probes and deferred", () => {
     probe.restore();
     expect(probe.pending()).toBe(1);
     clearTimeout(kept);
+  });
+
+  it("probeRealTimers leaves out the timers of Node's own fetch connection pool, not the run's", async () => {
+    const server = createServer((_request, response) => response.end("ok"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const probe = probeRealTimers();
+    try {
+      // A kept-alive socket holds its pool's timers after the answer: they belong to fetch, not to the code under test.
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe("ok");
+      const own = setTimeout(() => {}, 10_000);
+      expect(probe.pending()).toBe(1);
+      clearTimeout(own);
+      expect(probe.pending()).toBe(0);
+    } finally {
+      probe.restore();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("deferred settles only when released", async () => {
