@@ -196,6 +196,7 @@ function classifyText(rawText: string, options: TextClassifyOptions): Classified
     case ErrorTextKind.Auth:
       return result("auth", false);
     case ErrorTextKind.Overloaded:
+    case ErrorTextKind.ServerError:
       return result("upstream", true);
     case ErrorTextKind.Network:
       return result("network", true);

@@ -96,6 +96,16 @@ const RATE_LIMIT_PATTERN = /rate[_ -]?limit|too many requests|throttl|resource[_
 const OVERLOADED_PATTERN = /overloaded|server is busy|service unavailable|temporarily unavailable/i;
 
 /**
+ * The provider's own server failed, said in words with no status: Anthropic's
+ * `api_error` (its 500) as a stream's error event, "internal server error",
+ * Gemini's "An internal error has occurred", OpenAI's "The server had an
+ * error while processing your request" and `server_error`, a proxy's "Bad
+ * Gateway" page.
+ */
+const SERVER_ERROR_PATTERN =
+  /\bapi_error\b|\bserver_error\b|internal (?:server )?error|server had an error|bad gateway|upstream connect error/i;
+
+/**
  * A dropped or broken connection. Node/undici errno codes and texts, the
  * OpenAI and Anthropic SDKs' "Connection error.", undici's "terminated" when
  * a body is cut; TLS record failures (OpenSSL "decryption failed or bad
@@ -141,6 +151,7 @@ export const ErrorTextKind = {
   Auth: "auth",
   RateLimit: "rate_limit",
   Overloaded: "overloaded",
+  ServerError: "server_error",
   Network: "network",
   Timeout: "timeout",
   Abort: "abort",
@@ -187,6 +198,7 @@ export function errorTextKind(text: string): ErrorTextKind | undefined {
   if (AUTH_PATTERN.test(text)) return ErrorTextKind.Auth;
   if (RATE_LIMIT_PATTERN.test(text)) return ErrorTextKind.RateLimit;
   if (OVERLOADED_PATTERN.test(text)) return ErrorTextKind.Overloaded;
+  if (SERVER_ERROR_PATTERN.test(text)) return ErrorTextKind.ServerError;
   if (NETWORK_PATTERN.test(text)) return ErrorTextKind.Network;
   if (TIMEOUT_PATTERN.test(text)) return ErrorTextKind.Timeout;
   if (ABORT_PATTERN.test(text)) return ErrorTextKind.Abort;

@@ -60,4 +60,19 @@ describe("provider failure shapes over HTTP", () => {
     expect(recover).not.toHaveBeenCalled();
     expect(server.requests).toHaveLength(2);
   });
+
+  it("a server error sent as a stream's error event before any output (no status) is retried", async () => {
+    const serverError = {
+      error: {
+        message: "The server had an error while processing your request. Sorry about that!",
+        type: "server_error",
+      },
+    };
+    const server = await serve({ type: "sse", chunks: [serverError] }, reply.text("second try"));
+    const { run, notifications } = callStack(server);
+    const result = await run();
+    expect(result.text).toBe("second try");
+    expect(server.requests).toHaveLength(2);
+    expect(notifications[0]).toMatchObject({ type: "waiting", error: { code: "upstream", retryable: true } });
+  });
 });
