@@ -7,7 +7,7 @@
  */
 import { callArguments, failureStreamedText, failureText, markedText } from "./scripted-entries.js";
 import type { ProviderFailureSpec, ResponseSpec, TurnScenario } from "./scenario.js";
-import type { PlannedAnswer, SseEnding, SseFraming } from "./http-provider-server.js";
+import type { HttpDialect, PlannedAnswer, SseEnding, SseEvent, SseFraming } from "./http-provider-server.js";
 
 /** An attempt the scenario does not have, put in front of one of its attempts. */
 export interface ExtraFailure {
@@ -18,6 +18,8 @@ export interface ExtraFailure {
 
 /** How the server answers, beyond what the scenario scripts. */
 export interface HttpSpec {
+  /** The API the server speaks, through pi-ai's own provider for it. */
+  dialect: HttpDialect;
   framing: SseFraming;
   /** How an error status carries its text. */
   errorBody: "json" | "text" | "html" | "empty";
@@ -43,8 +45,14 @@ export interface HttpProviderTurnCase {
 
 const CHUNK_BASE = { id: "chatcmpl-fuzz", object: "chat.completion.chunk", created: 1_700_000_000, model: "fuzz" };
 
-function chunk(delta: object, finishReason: string | null = null): object {
-  return { ...CHUNK_BASE, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+/** An OpenAI chat.completion.chunk event. */
+function chunk(delta: object, finishReason: string | null = null): SseEvent {
+  return { data: { ...CHUNK_BASE, choices: [{ index: 0, delta, finish_reason: finishReason }] } };
+}
+
+/** A named Anthropic event; its data carries the name as `type`. */
+function named(name: string, data: object): SseEvent {
+  return { name, data: { type: name, ...data } };
 }
 
 /** `text` in pieces of `size` characters (whole code points), or at word starts when `size` is 0. */
@@ -56,42 +64,34 @@ function piecesOf(text: string, size: number): string[] {
   return pieces;
 }
 
-/** The finish reason OpenAI would send for the response's stop reason. */
-function finishReason(response: ResponseSpec): string {
+/** The stop reason each API would send for the response's: OpenAI's finish reason, Anthropic's stop reason. */
+function stopReasonOf(response: ResponseSpec, dialect: HttpDialect): string {
+  const openai = dialect === "openai-completions";
   switch (response.stopReason) {
     case "natural":
-      return response.calls.length > 0 ? "tool_calls" : "stop";
+      return response.calls.length > 0 ? (openai ? "tool_calls" : "tool_use") : openai ? "stop" : "end_turn";
     case "length":
-      return "length";
+      return openai ? "length" : "max_tokens";
     case "stop":
-      return "stop";
+      return openai ? "stop" : "end_turn";
     case "toolUse":
-      return "tool_calls";
+      return openai ? "tool_calls" : "tool_use";
     case "aborted":
       // No HTTP answer says "aborted" unasked; a filtered answer is the provider's own refusal.
-      return "content_filter";
+      return openai ? "content_filter" : "refusal";
   }
 }
 
-/** A usage chunk, when the reported usage is something JSON carries. */
-function usageChunk(response: ResponseSpec): object[] {
-  const usage = response.usage;
-  const input = usage?.input ?? 11;
-  const output = usage?.output ?? 7;
-  if (!Number.isFinite(input) || !Number.isFinite(output)) return [];
-  return [
-    {
-      ...CHUNK_BASE,
-      choices: [],
-      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
-    },
-  ];
+/** The reported usage, when it is something JSON carries (else a plain one). */
+function usageOf(response: ResponseSpec): { input: number; output: number } {
+  const input = response.usage?.input ?? 11;
+  const output = response.usage?.output ?? 7;
+  return Number.isFinite(input) && Number.isFinite(output) ? { input, output } : { input: 11, output: 7 };
 }
 
-/** The chunks of a response: role, reasoning, text, tool calls (arguments cut into pieces), finish, usage. */
-function responseChunks(response: ResponseSpec, http: HttpSpec): object[] {
-  const size = http.pieceSize || response.chunkSize || 0;
-  const chunks: object[] = [];
+/** An OpenAI response: role, reasoning, text, tool calls (arguments cut into pieces), finish, usage. */
+function openaiChunks(response: ResponseSpec, size: number): SseEvent[] {
+  const chunks: SseEvent[] = [];
   if (response.ending.kind !== "withoutStart") chunks.push(chunk({ role: "assistant", content: "" }));
   if (response.thinking !== undefined)
     for (const piece of piecesOf(response.thinking, size)) chunks.push(chunk({ reasoning_content: piece }));
@@ -106,9 +106,75 @@ function responseChunks(response: ResponseSpec, http: HttpSpec): object[] {
     for (const piece of piecesOf(args, Math.max(1, size || 4)))
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
-  chunks.push(chunk({}, finishReason(response)));
-  chunks.push(...usageChunk(response));
+  chunks.push(chunk({}, stopReasonOf(response, "openai-completions")));
+  const { input, output } = usageOf(response);
+  chunks.push({
+    data: {
+      ...CHUNK_BASE,
+      choices: [],
+      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    },
+  });
   return chunks;
+}
+
+/** Anthropic's first event of a response. */
+function anthropicMessageStart(inputTokens: number): SseEvent {
+  const message = { id: "msg_fuzz", type: "message", role: "assistant", content: [], model: "fuzz" };
+  return named("message_start", {
+    message: {
+      ...message,
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: 1 },
+    },
+  });
+}
+
+/** An Anthropic response: message_start, a block per thinking, text and call (each streamed in pieces), message_delta, message_stop. */
+function anthropicChunks(response: ResponseSpec, size: number): SseEvent[] {
+  const { input, output } = usageOf(response);
+  const chunks: SseEvent[] = [];
+  if (response.ending.kind !== "withoutStart") chunks.push(anthropicMessageStart(input));
+  let index = 0;
+  const block = (start: object, deltas: object[]) => {
+    chunks.push(named("content_block_start", { index, content_block: start }));
+    for (const delta of deltas) chunks.push(named("content_block_delta", { index, delta }));
+    chunks.push(named("content_block_stop", { index }));
+    index++;
+  };
+  if (response.thinking !== undefined)
+    block({ type: "thinking", thinking: "" }, [
+      ...piecesOf(response.thinking, size).map((thinking) => ({ type: "thinking_delta", thinking })),
+      { type: "signature_delta", signature: "c2ln" },
+    ]);
+  if (response.text !== undefined)
+    block(
+      { type: "text", text: "" },
+      piecesOf(markedText(response.token, response.text), size).map((text) => ({ type: "text_delta", text })),
+    );
+  for (const call of response.calls)
+    block(
+      { type: "tool_use", id: call.id, name: call.tool, input: {} },
+      piecesOf(JSON.stringify(callArguments(call.args)), Math.max(1, size || 4)).map((partial_json) => ({
+        type: "input_json_delta",
+        partial_json,
+      })),
+    );
+  chunks.push(
+    named("message_delta", {
+      delta: { stop_reason: stopReasonOf(response, "anthropic-messages"), stop_sequence: null },
+      usage: { output_tokens: output },
+    }),
+  );
+  chunks.push(named("message_stop", {}));
+  return chunks;
+}
+
+/** A response's events in the case's API. */
+function responseChunks(response: ResponseSpec, http: HttpSpec): SseEvent[] {
+  const size = http.pieceSize || response.chunkSize || 0;
+  return http.dialect === "openai-completions" ? openaiChunks(response, size) : anthropicChunks(response, size);
 }
 
 /** How a response's stream ends, from the scenario's ending. */
@@ -132,7 +198,11 @@ function statusBody(status: number, text: string, http: HttpSpec): Extract<Plann
       return {
         kind: "status",
         status,
-        body: JSON.stringify({ error: { message: text, type: "fuzz_error", param: null, code: null } }),
+        body: JSON.stringify(
+          http.dialect === "openai-completions"
+            ? { error: { message: text, type: "fuzz_error", param: null, code: null } }
+            : { type: "error", error: { type: "api_error", message: text } },
+        ),
         contentType: "application/json",
       };
     case "text":
@@ -154,10 +224,18 @@ function failureAnswer(failure: ProviderFailureSpec, http: HttpSpec): PlannedAns
   const text = failureText(failure);
   if (!failure.visible) return statusBody(failure.status, text.replace(/^\d+ /, ""), http);
   const pieces = piecesOf(failureStreamedText(failure), http.pieceSize);
+  const chunks =
+    http.dialect === "openai-completions"
+      ? [chunk({ role: "assistant", content: "" }), ...pieces.map((piece) => chunk({ content: piece }))]
+      : [
+          anthropicMessageStart(11),
+          named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+          ...pieces.map((text) => named("content_block_delta", { index: 0, delta: { type: "text_delta", text } })),
+        ];
   return {
     kind: "sse",
-    chunks: [chunk({ role: "assistant", content: "" }), ...pieces.map((piece) => chunk({ content: piece }))],
-    ending: { kind: "errorEvent", after: pieces.length + 1, message: text },
+    chunks,
+    ending: { kind: "errorEvent", after: chunks.length, message: text },
     pauseMs: http.pauseMs,
   };
 }

@@ -1,5 +1,6 @@
 /**
- * A chat-completions server on 127.0.0.1 for the fuzz: each model request
+ * A model server on 127.0.0.1 for the fuzz, speaking OpenAI's chat
+ * completions or Anthropic's messages API: each model request
  * takes the next planned answer (an event stream, an error status, a reset
  * or a hang), framed the way real servers and proxies frame them (CRLF
  * line ends, keep-alive comments, `data:` without a space, an event split
@@ -27,11 +28,20 @@ export interface SseFraming {
   pieces: number;
 }
 
+/** Which API the server speaks. */
+export type HttpDialect = "openai-completions" | "anthropic-messages";
+
+/** One server-sent event: its `event:` name (Anthropic names every event) and its JSON data. */
+export interface SseEvent {
+  name?: string;
+  data: object;
+}
+
 /** How a streamed answer ends after its chunks. */
 export type SseEnding =
-  /** `data: [DONE]`, then the end of the body. */
+  /** The end of the body (OpenAI's after `data: [DONE]`). */
   | { kind: "done" }
-  /** The end of the body without `[DONE]` (many OpenAI-compatible servers). */
+  /** The end of the body without OpenAI's `[DONE]` (many OpenAI-compatible servers). */
   | { kind: "endWithoutDone" }
   /** The socket is destroyed after `after` chunks. */
   | { kind: "reset"; after: number }
@@ -39,12 +49,12 @@ export type SseEnding =
   | { kind: "stall"; after: number }
   /** A line that is not JSON after `after` chunks. */
   | { kind: "malformed"; after: number }
-  /** An `{"error": ...}` event after `after` chunks, as OpenAI sends a failure mid-stream. */
+  /** An error event after `after` chunks, as each API sends a failure mid-stream. */
   | { kind: "errorEvent"; after: number; message: string };
 
 /** One planned answer to one model request. */
 export type PlannedAnswer =
-  | { kind: "sse"; chunks: readonly object[]; ending: SseEnding; pauseMs: number }
+  | { kind: "sse"; chunks: readonly SseEvent[]; ending: SseEnding; pauseMs: number }
   | { kind: "status"; status: number; body: string; contentType: string }
   | { kind: "reset" }
   | { kind: "hang" };
@@ -59,7 +69,7 @@ export interface ServedRequest {
 
 /** A running {@link startHttpProviderServer}. */
 export interface HttpProviderServer {
-  /** `http://127.0.0.1:PORT/v1`. */
+  /** The model's base URL: `http://127.0.0.1:PORT/v1` for OpenAI, `http://127.0.0.1:PORT` for Anthropic. */
   readonly baseUrl: string;
   readonly requests: readonly ServedRequest[];
   /** Stops listening and destroys every connection. */
@@ -77,10 +87,12 @@ function seeded(seed: number): () => number {
 
 /** Starts the server with its plan: the n-th request gets `plan[n]`. */
 export async function startHttpProviderServer(
+  dialect: HttpDialect,
   plan: readonly PlannedAnswer[],
   framing: SseFraming,
   seed: number,
 ): Promise<HttpProviderServer> {
+  const openai = dialect === "openai-completions";
   const random = seeded(seed);
   const requests: ServedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -94,8 +106,18 @@ export async function startHttpProviderServer(
     timers.add(timer);
   };
   const eol = framing.crlf ? "\r\n" : "\n";
-  const event = (data: string) =>
-    `${framing.comments ? `: keep-alive${eol}` : ""}data:${framing.noSpace ? "" : " "}${data}${eol}${eol}`;
+  const event = (data: string, name?: string) =>
+    `${framing.comments ? `: keep-alive${eol}` : ""}${name === undefined ? "" : `event: ${name}${eol}`}data:${framing.noSpace ? "" : " "}${data}${eol}${eol}`;
+  const errorEvent = (message: string) =>
+    openai
+      ? event(JSON.stringify({ error: { message, type: "server_error", code: null } }))
+      : event(JSON.stringify({ type: "error", error: { type: "api_error", message } }), "error");
+  const malformedEvent = openai
+    ? event('{"choices": [{"delta": {"content": "cut')
+    : event(
+        '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "cut',
+        "content_block_delta",
+      );
 
   /** Writes `text` in the framing's pieces, then calls `done` (not when the client left). */
   const writePieces = (res: ServerResponse, text: string, done: () => void) => {
@@ -124,7 +146,7 @@ export async function startHttpProviderServer(
       if (index >= Math.min(after, answer.chunks.length)) {
         switch (ending.kind) {
           case "done":
-            return writePieces(res, event("[DONE]"), () => res.end());
+            return openai ? writePieces(res, event("[DONE]"), () => res.end()) : res.end();
           case "endWithoutDone":
             return res.end();
           case "reset":
@@ -132,16 +154,13 @@ export async function startHttpProviderServer(
           case "stall":
             return;
           case "malformed":
-            return writePieces(res, event('{"choices": [{"delta": {"content": "cut'), () => res.end());
+            return writePieces(res, malformedEvent, () => res.end());
           case "errorEvent":
-            return writePieces(
-              res,
-              event(JSON.stringify({ error: { message: ending.message, type: "server_error", code: null } })),
-              () => res.end(),
-            );
+            return writePieces(res, errorEvent(ending.message), () => res.end());
         }
       }
-      const go = () => writePieces(res, event(JSON.stringify(answer.chunks[index])), () => send(index + 1));
+      const { name, data } = answer.chunks[index]!;
+      const go = () => writePieces(res, event(JSON.stringify(data), name), () => send(index + 1));
       if (answer.pauseMs > 0) later(answer.pauseMs, go);
       else setImmediate(go);
     };
@@ -158,7 +177,7 @@ export async function startHttpProviderServer(
     res.on("close", () => {
       if (served.state === "open") served.state = "left";
     });
-    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+    if (req.method !== "POST" || !req.url?.endsWith(openai ? "/chat/completions" : "/v1/messages")) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { message: `No route ${req.method} ${req.url}` } }));
     }
@@ -190,7 +209,7 @@ export async function startHttpProviderServer(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: openai ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`,
     requests,
     close: async () => {
       for (const timer of timers) realClearTimeout(timer);
@@ -201,12 +220,12 @@ export async function startHttpProviderServer(
   };
 }
 
-/** A pi-ai model that sends to `baseUrl` through pi-ai's own openai-completions provider. */
-export function httpProviderModel(baseUrl: string): Model<"openai-completions"> {
+/** A pi-ai model that sends to `baseUrl` through pi-ai's own provider for `dialect`. */
+export function httpProviderModel(dialect: HttpDialect, baseUrl: string): Model<HttpDialect> {
   return {
     id: "fuzz-http-model",
     name: "Fuzz HTTP model",
-    api: "openai-completions",
+    api: dialect,
     provider: "turnkit-fuzz-http",
     baseUrl,
     reasoning: false,

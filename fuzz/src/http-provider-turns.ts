@@ -1,8 +1,9 @@
 /**
  * The runner's generated turns answered over HTTP: no stream function, so
  * every model request goes through pi-ai's `streamSimple` and its real
- * openai-completions provider (the OpenAI SDK, `fetch`, a socket) to the
- * fuzz's own chat-completions server on 127.0.0.1. Each scripted attempt of
+ * openai-completions provider (the OpenAI SDK, `fetch`, a socket) or its
+ * anthropic-messages provider (its own event-stream reader) to the fuzz's
+ * own server on 127.0.0.1, speaking that API. Each scripted attempt of
  * the scenario becomes an HTTP answer: a response is an event stream of
  * chunks (text and reasoning in generated pieces, tool-call arguments cut
  * anywhere, a finish reason, a usage chunk), a failure before output an
@@ -36,6 +37,7 @@ import { httpProviderModel, startHttpProviderServer } from "./http-provider-serv
 export type { HttpProviderTurnCase } from "./http-provider-answers.js";
 
 const httpSpecArbitrary: fc.Arbitrary<HttpSpec> = fc.record({
+  dialect: fc.constantFrom<HttpSpec["dialect"]>("openai-completions", "anthropic-messages"),
   framing: fc.record({
     crlf: fc.boolean(),
     comments: fc.boolean(),
@@ -89,7 +91,7 @@ const CLOSE_GRACE_MS = 2_000;
 /** Runs the case's turn against the server and checks every invariant, the network's included. */
 export async function checkHttpProviderTurn(testCase: HttpProviderTurnCase): Promise<void> {
   const { scenario, http } = testCase;
-  const server = await startHttpProviderServer(planAnswers(testCase), http.framing, http.seed);
+  const server = await startHttpProviderServer(http.dialect, planAnswers(testCase), http.framing, http.seed);
   const fetch = globalThis.fetch;
   try {
     const clock = createScaledRealClock({ scale: http.scale, jitterSeed: http.seed });
@@ -107,7 +109,7 @@ export async function checkHttpProviderTurn(testCase: HttpProviderTurnCase): Pro
     };
     const observation = await observeTurn({
       ...prepared.options,
-      input: { ...input, llm: { ...llm, model: httpProviderModel(server.baseUrl), apiKey: "sk-fuzz" } },
+      input: { ...input, llm: { ...llm, model: httpProviderModel(http.dialect, server.baseUrl), apiKey: "sk-fuzz" } },
       quietMs: QUIET_MS,
       onSettled: () => {
         settledAt = performance.now();
@@ -155,7 +157,7 @@ export function httpProviderProperty(options: GenerationOptions): FuzzProperty<H
   return {
     name: "runner-http-provider",
     description:
-      "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) sent through pi-ai's openai-completions provider to a chat-completions server on 127.0.0.1: event streams framed as servers and proxies frame them, error statuses with JSON, text, HTML or empty bodies, errors mid-stream, resets, unanswered requests; no request after the turn or outliving it",
+      "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) sent through pi-ai's openai-completions or anthropic-messages provider to a server of that API on 127.0.0.1: event streams framed as servers and proxies frame them, error statuses with JSON, text, HTML or empty bodies, errors mid-stream, resets, unanswered requests; no request after the turn or outliving it",
     arbitrary: httpProviderTurnArbitrary(options),
     run: checkHttpProviderTurn,
     ciRuns: 20,
