@@ -160,7 +160,7 @@ export function httpProviderProperty(options: GenerationOptions): FuzzProperty<H
       "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) sent through pi-ai's openai-completions or anthropic-messages provider to a server of that API on 127.0.0.1: event streams framed as servers and proxies frame them, error statuses with JSON, text, HTML or empty bodies, errors mid-stream, resets, unanswered requests; no request after the turn or outliving it",
     arbitrary: httpProviderTurnArbitrary(options),
     run: checkHttpProviderTurn,
-    ciRuns: 20,
+    ciRuns: 15,
     fuzzWeight: 0.5,
   };
 }
