@@ -76,6 +76,21 @@ export interface HttpProviderServer {
   close(): Promise<void>;
 }
 
+/** Anthropic's error type for a failure whose text starts with its status (`api_error`, its 500, otherwise). */
+function anthropicErrorType(message: string): string {
+  const types: Record<string, string> = {
+    "400": "invalid_request_error",
+    "401": "authentication_error",
+    "403": "permission_error",
+    "404": "not_found_error",
+    "413": "request_too_large",
+    "429": "rate_limit_error",
+    "503": "overloaded_error",
+    "529": "overloaded_error",
+  };
+  return types[/^\d{3}/.exec(message)?.[0] ?? ""] ?? "api_error";
+}
+
 /** A seeded generator of numbers in [0, 1). */
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
@@ -111,7 +126,7 @@ export async function startHttpProviderServer(
   const errorEvent = (message: string) =>
     openai
       ? event(JSON.stringify({ error: { message, type: "server_error", code: null } }))
-      : event(JSON.stringify({ type: "error", error: { type: "api_error", message } }), "error");
+      : event(JSON.stringify({ type: "error", error: { type: anthropicErrorType(message), message } }), "error");
   const malformedEvent = openai
     ? event('{"choices": [{"delta": {"content": "cut')
     : event(
