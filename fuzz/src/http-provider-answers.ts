@@ -64,8 +64,8 @@ function piecesOf(text: string, size: number): string[] {
   return pieces;
 }
 
-/** The stop reason each API would send for the response's: OpenAI's finish reason, Anthropic's stop reason. */
-function stopReasonOf(response: ResponseSpec, dialect: HttpDialect): string {
+/** The stop reason chat completions or Anthropic would send for the response's: OpenAI's finish reason, Anthropic's stop reason. */
+function stopReasonOf(response: ResponseSpec, dialect: "openai-completions" | "anthropic-messages"): string {
   const openai = dialect === "openai-completions";
   switch (response.stopReason) {
     case "natural":
@@ -174,7 +174,97 @@ function anthropicChunks(response: ResponseSpec, size: number): SseEvent[] {
 /** A response's events in the case's API. */
 function responseChunks(response: ResponseSpec, http: HttpSpec): SseEvent[] {
   const size = http.pieceSize || response.chunkSize || 0;
-  return http.dialect === "openai-completions" ? openaiChunks(response, size) : anthropicChunks(response, size);
+  switch (http.dialect) {
+    case "openai-completions":
+      return openaiChunks(response, size);
+    case "openai-responses":
+      return responsesChunks(response, size);
+    case "anthropic-messages":
+      return anthropicChunks(response, size);
+  }
+}
+
+/** A responses-API status for the response's stop reason (its tool calls make pi-ai's "stop" a tool use). */
+function responsesStatus(response: ResponseSpec): string {
+  if (response.stopReason === "length") return "incomplete";
+  return response.stopReason === "aborted" ? "failed" : "completed";
+}
+
+/** The start of a responses-API text item: the item, then its one output_text part. */
+function responsesTextStart(outputIndex: number): SseEvent[] {
+  const id = `msg_${outputIndex}`;
+  return [
+    named("response.output_item.added", {
+      output_index: outputIndex,
+      item: { type: "message", id, role: "assistant", status: "in_progress", content: [] },
+    }),
+    named("response.content_part.added", {
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    }),
+  ];
+}
+
+/** A responses-API response: response.created, an item per thinking (summary), text and call, each streamed in pieces, response.completed. */
+function responsesChunks(response: ResponseSpec, size: number): SseEvent[] {
+  const { input, output } = usageOf(response);
+  const chunks: SseEvent[] = [];
+  if (response.ending.kind !== "withoutStart")
+    chunks.push(named("response.created", { response: { id: "resp_fuzz", status: "in_progress", output: [] } }));
+  let outputIndex = 0;
+  if (response.thinking !== undefined) {
+    const item = { type: "reasoning", id: "rs_0", summary: [] };
+    chunks.push(named("response.output_item.added", { output_index: outputIndex, item }));
+    chunks.push(named("response.reasoning_summary_part.added", { part: { type: "summary_text", text: "" } }));
+    for (const delta of piecesOf(response.thinking, size))
+      chunks.push(named("response.reasoning_summary_text.delta", { delta }));
+    chunks.push(
+      named("response.output_item.done", {
+        output_index: outputIndex++,
+        item: { ...item, summary: [{ type: "summary_text", text: response.thinking }] },
+      }),
+    );
+  }
+  if (response.text !== undefined) {
+    const text = markedText(response.token, response.text);
+    chunks.push(...responsesTextStart(outputIndex));
+    for (const delta of piecesOf(text, size)) chunks.push(named("response.output_text.delta", { delta }));
+    chunks.push(
+      named("response.output_item.done", {
+        output_index: outputIndex,
+        item: {
+          type: "message",
+          id: `msg_${outputIndex++}`,
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text, annotations: [] }],
+        },
+      }),
+    );
+  }
+  for (const call of response.calls) {
+    const args = JSON.stringify(callArguments(call.args));
+    const item = { type: "function_call", id: `fc_${outputIndex}`, call_id: call.id, name: call.tool };
+    chunks.push(named("response.output_item.added", { output_index: outputIndex, item: { ...item, arguments: "" } }));
+    for (const delta of piecesOf(args, Math.max(1, size || 4)))
+      chunks.push(named("response.function_call_arguments.delta", { delta }));
+    chunks.push(named("response.function_call_arguments.done", { arguments: args }));
+    chunks.push(
+      named("response.output_item.done", { output_index: outputIndex++, item: { ...item, arguments: args } }),
+    );
+  }
+  chunks.push(
+    named("response.completed", {
+      response: {
+        id: "resp_fuzz",
+        status: responsesStatus(response),
+        usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
+      },
+    }),
+  );
+  return chunks;
 }
 
 /** How a response's stream ends, from the scenario's ending. */
@@ -227,11 +317,13 @@ function failureAnswer(failure: ProviderFailureSpec, http: HttpSpec): PlannedAns
   const chunks =
     http.dialect === "openai-completions"
       ? [chunk({ role: "assistant", content: "" }), ...pieces.map((piece) => chunk({ content: piece }))]
-      : [
-          anthropicMessageStart(11),
-          named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-          ...pieces.map((text) => named("content_block_delta", { index: 0, delta: { type: "text_delta", text } })),
-        ];
+      : http.dialect === "openai-responses"
+        ? [...responsesTextStart(0), ...pieces.map((delta) => named("response.output_text.delta", { delta }))]
+        : [
+            anthropicMessageStart(11),
+            named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+            ...pieces.map((text) => named("content_block_delta", { index: 0, delta: { type: "text_delta", text } })),
+          ];
   return {
     kind: "sse",
     chunks,

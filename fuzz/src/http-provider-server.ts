@@ -1,6 +1,6 @@
 /**
  * A model server on 127.0.0.1 for the fuzz, speaking OpenAI's chat
- * completions or Anthropic's messages API: each model request
+ * completions or responses API, or Anthropic's messages API: each model request
  * takes the next planned answer (an event stream, an error status, a reset
  * or a hang), framed the way real servers and proxies frame them (CRLF
  * line ends, keep-alive comments, `data:` without a space, an event split
@@ -29,7 +29,7 @@ export interface SseFraming {
 }
 
 /** Which API the server speaks. */
-export type HttpDialect = "openai-completions" | "anthropic-messages";
+export type HttpDialect = "openai-completions" | "openai-responses" | "anthropic-messages";
 
 /** One server-sent event: its `event:` name (Anthropic names every event) and its JSON data. */
 export interface SseEvent {
@@ -69,7 +69,7 @@ export interface ServedRequest {
 
 /** A running {@link startHttpProviderServer}. */
 export interface HttpProviderServer {
-  /** The model's base URL: `http://127.0.0.1:PORT/v1` for OpenAI, `http://127.0.0.1:PORT` for Anthropic. */
+  /** The model's base URL: `http://127.0.0.1:PORT/v1` for OpenAI's APIs, `http://127.0.0.1:PORT` for Anthropic's. */
   readonly baseUrl: string;
   readonly requests: readonly ServedRequest[];
   /** Stops listening and destroys every connection. */
@@ -91,6 +91,11 @@ function anthropicErrorType(message: string): string {
   return types[/^\d{3}/.exec(message)?.[0] ?? ""] ?? "api_error";
 }
 
+/** The code of a responses-API error event for a failure whose text starts with its status. */
+function responsesErrorCode(message: string): string {
+  return message.startsWith("429") ? "rate_limit_exceeded" : "server_error";
+}
+
 /** A seeded generator of numbers in [0, 1). */
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
@@ -108,6 +113,7 @@ export async function startHttpProviderServer(
   seed: number,
 ): Promise<HttpProviderServer> {
   const openai = dialect === "openai-completions";
+  const responses = dialect === "openai-responses";
   const random = seeded(seed);
   const requests: ServedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -126,13 +132,17 @@ export async function startHttpProviderServer(
   const errorEvent = (message: string) =>
     openai
       ? event(JSON.stringify({ error: { message, type: "server_error", code: null } }))
-      : event(JSON.stringify({ type: "error", error: { type: anthropicErrorType(message), message } }), "error");
+      : responses
+        ? event(JSON.stringify({ type: "error", code: responsesErrorCode(message), message, param: null }), "error")
+        : event(JSON.stringify({ type: "error", error: { type: anthropicErrorType(message), message } }), "error");
   const malformedEvent = openai
     ? event('{"choices": [{"delta": {"content": "cut')
-    : event(
-        '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "cut',
-        "content_block_delta",
-      );
+    : responses
+      ? event('{"type": "response.output_text.delta", "delta": "cut', "response.output_text.delta")
+      : event(
+          '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "cut',
+          "content_block_delta",
+        );
 
   /** Writes `text` in the framing's pieces, then calls `done` (not when the client left). */
   const writePieces = (res: ServerResponse, text: string, done: () => void) => {
@@ -192,7 +202,8 @@ export async function startHttpProviderServer(
     res.on("close", () => {
       if (served.state === "open") served.state = "left";
     });
-    if (req.method !== "POST" || !req.url?.endsWith(openai ? "/chat/completions" : "/v1/messages")) {
+    const route = openai ? "/chat/completions" : responses ? "/v1/responses" : "/v1/messages";
+    if (req.method !== "POST" || !req.url?.endsWith(route)) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { message: `No route ${req.method} ${req.url}` } }));
     }
@@ -224,7 +235,7 @@ export async function startHttpProviderServer(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: openai ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`,
+    baseUrl: dialect === "anthropic-messages" ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`,
     requests,
     close: async () => {
       for (const timer of timers) realClearTimeout(timer);

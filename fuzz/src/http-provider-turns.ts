@@ -1,8 +1,9 @@
 /**
  * The runner's generated turns answered over HTTP: no stream function, so
  * every model request goes through pi-ai's `streamSimple` and its real
- * openai-completions provider (the OpenAI SDK, `fetch`, a socket) or its
- * anthropic-messages provider (its own event-stream reader) to the fuzz's
+ * openai-completions provider (the OpenAI SDK, `fetch`, a socket), its
+ * openai-responses provider (output items), or its anthropic-messages
+ * provider (its own event-stream reader) to the fuzz's
  * own server on 127.0.0.1, speaking that API. Each scripted attempt of
  * the scenario becomes an HTTP answer: a response is an event stream of
  * chunks (text and reasoning in generated pieces, tool-call arguments cut
@@ -37,7 +38,7 @@ import { httpProviderModel, startHttpProviderServer } from "./http-provider-serv
 export type { HttpProviderTurnCase } from "./http-provider-answers.js";
 
 const httpSpecArbitrary: fc.Arbitrary<HttpSpec> = fc.record({
-  dialect: fc.constantFrom<HttpSpec["dialect"]>("openai-completions", "anthropic-messages"),
+  dialect: fc.constantFrom<HttpSpec["dialect"]>("openai-completions", "openai-responses", "anthropic-messages"),
   framing: fc.record({
     crlf: fc.boolean(),
     comments: fc.boolean(),
@@ -157,7 +158,7 @@ export function httpProviderProperty(options: GenerationOptions): FuzzProperty<H
   return {
     name: "runner-http-provider",
     description:
-      "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) sent through pi-ai's openai-completions or anthropic-messages provider to a server of that API on 127.0.0.1: event streams framed as servers and proxies frame them, error statuses with JSON, text, HTML or empty bodies, errors mid-stream, resets, unanswered requests; no request after the turn or outliving it",
+      "PiTurnRunner's generated turns (plain, provider failures, hostile hosts) sent through pi-ai's openai-completions, openai-responses or anthropic-messages provider to a server of that API on 127.0.0.1: event streams framed as servers and proxies frame them, error statuses with JSON, text, HTML or empty bodies, errors mid-stream, resets, unanswered requests; no request after the turn or outliving it",
     arbitrary: httpProviderTurnArbitrary(options),
     run: checkHttpProviderTurn,
     ciRuns: 15,
