@@ -1,5 +1,5 @@
 /**
- * How the fuzz's chat-completions server answers a generated turn: each
+ * How the fuzz's model server answers a generated turn: each
  * scripted attempt of the scenario as an HTTP answer (a response as an
  * event stream of chunks, a failure before output as an error status with
  * a body of a generated shape, a failure after output as an `error` event
