@@ -154,6 +154,26 @@ describe("transport retry over HTTP", () => {
     expect(classifyError(result.final)).toMatchObject({ code: "upstream", status: 503 });
   });
 
+  it.each([
+    ["openai-responses", (baseUrl: string) => baseUrl],
+    ["anthropic-messages", (baseUrl: string) => baseUrl.replace(/\/v1$/, "")],
+  ] as const)(
+    "through pi-ai's %s provider, a 429 or 503 is one request too: its SDK's own retries are off",
+    async (api, base) => {
+      for (const status of [429, 503]) {
+        const server = await serve(
+          reply.status(status, "busy"),
+          reply.status(status, "busy"),
+          reply.text("never sent"),
+        );
+        const { run } = callStack(server, { retry: false, model: { api, baseUrl: base(server.baseUrl) } });
+        const result = await run();
+        expect(server.requests, `${api} ${status}`).toHaveLength(1);
+        expect(classifyError(result.final)).toMatchObject({ status, retryable: true });
+      }
+    },
+  );
+
   it("an abort during a backoff ends at once as aborted", async () => {
     const server = await serve(reply.status(503, "busy"), reply.text("never sent"));
     const clock = createVirtualClock();

@@ -77,8 +77,9 @@ export async function startFakeOpenAIServer(script: readonly ScriptStep[] = []):
           waiter.resolve();
         }
       }
-      // Anthropic's /messages is routed too, for failures: its SDK keeps an error body in the error text.
-      if (req.method !== "POST" || !(req.url?.endsWith("/chat/completions") || req.url?.endsWith("/messages"))) {
+      // Anthropic's /messages and OpenAI's /responses are routed too, for failures: each SDK writes its own error text.
+      const routed = ["/chat/completions", "/messages", "/responses"].some((path) => req.url?.endsWith(path));
+      if (req.method !== "POST" || !routed) {
         return sendJson(res, 404, { error: { message: `No route ${req.method} ${req.url}` } });
       }
       const step = steps.shift();
