@@ -132,6 +132,15 @@ export async function checkHttpProviderTurn(testCase: HttpProviderTurnCase): Pro
     globalThis.fetch = fetch;
     if (sentAt.length === 0 && server.requests.length > 0)
       throw new Error("the harness saw no request sent: pi-ai's provider no longer sends through globalThis.fetch");
+    // Every request sent is an attempt the turn counted: the provider's SDK never retries on its own behind the retry layer.
+    const outcome = observation.settlements.find((settled) => settled.kind === "resolved")?.outcome;
+    const attempts = outcome?.usage?.attempts;
+    const counted = attempts ? attempts.main + attempts.auxiliary : Number.POSITIVE_INFINITY;
+    if (sentAt.length > counted)
+      throw new InvariantViolation(
+        "network: one request per attempt",
+        `${sentAt.length} requests were sent, the turn counted ${counted} attempts`,
+      );
     const late = sentAt.findIndex((at) => at > settledAt);
     if (late >= 0)
       throw new InvariantViolation(
