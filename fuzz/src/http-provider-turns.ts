@@ -8,7 +8,7 @@
  * the scenario becomes an HTTP answer: a response is an event stream of
  * chunks (text and reasoning in generated pieces, tool-call arguments cut
  * anywhere, a finish reason, a usage chunk), a failure before output an
- * error status with its body as an OpenAI-style JSON, plain text, an HTML
+ * error status with its body as the API's JSON, plain text, an HTML
  * page or nothing, a failure after output an error event or a cut
  * connection. On top, attempts the scenario does not have: a reset before
  * the first byte, a request left unanswered (until the first-event watchdog
@@ -17,9 +17,10 @@
  * sped up, so watchdogs, backoffs and the sockets race.
  *
  * Besides every invariant of a generated turn (on a real clock), the
- * network's own: no model request arrives after the turn settled, and none
- * outlives it (each answer was written to its end, or the client closed
- * the connection: a request the runner stopped reading was aborted).
+ * network's own: every request sent is an attempt the turn counted (no SDK
+ * retries behind the retry layer), none is sent after the turn settled,
+ * and none outlives it (each answer was written to its end, or the client
+ * closed the connection: a request the runner stopped reading was aborted).
  */
 import fc from "fast-check";
 import type { GenerationOptions } from "./known-bugs.js";
