@@ -3,6 +3,7 @@ import { describeValue, valueText } from "@turnkit/agent-loop/internal";
 import type { CacheRetention, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertKnownKeys } from "../known-keys.js";
+import { modelProblem } from "./model-check.js";
 import type { ClassifiedError } from "./classify-error.js";
 import { attachClassifiedError } from "./classify-error.js";
 import {
@@ -72,20 +73,29 @@ const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];
  * absent or without models. Throws `TurnkitConfigError`
  * (`invalid_turn_input`, or `unknown_key` for a misspelt key) whose message
  * starts with the field at fault (`llm.fallback.models[1].model`,
- * `llm.fallback.on[0]`).
+ * `llm.fallback.on[0]`). Given the `turn`'s `llm` it is for, a model that
+ * pi-ai sends to (neither its entry nor the turn has a stream function)
+ * must have every field pi-ai's providers read; otherwise only the fields
+ * present are checked for their type.
  */
-export function resolveModelFallback(options: LlmFallbackOptions | undefined): ResolvedModelFallback | undefined {
-  return checkReadable("llm.fallback", ConfigErrorCode.InvalidTurnInput, () => resolveReadable(options));
+export function resolveModelFallback(
+  options: LlmFallbackOptions | undefined,
+  turn?: { streamFn?: unknown },
+): ResolvedModelFallback | undefined {
+  return checkReadable("llm.fallback", ConfigErrorCode.InvalidTurnInput, () => resolveReadable(options, turn));
 }
 
-function resolveReadable(options: LlmFallbackOptions | undefined): ResolvedModelFallback | undefined {
+function resolveReadable(
+  options: LlmFallbackOptions | undefined,
+  turn: { streamFn?: unknown } | undefined,
+): ResolvedModelFallback | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== "object" || options === null) throw invalid("llm.fallback", "must be an object", options);
   assertKnownKeys(options, ["models", "on"], "llm.fallback");
   if (!Array.isArray(options.models)) throw invalid("llm.fallback.models", "must be an array", options.models);
   options.models.forEach((entry, index) => {
     const where = `llm.fallback.models[${index}]`;
-    checkReadable(where, ConfigErrorCode.InvalidTurnInput, () => checkModel(entry, where));
+    checkReadable(where, ConfigErrorCode.InvalidTurnInput, () => checkModel(entry, where, turn));
   });
   const on = options.on ?? DEFAULT_MODEL_FALLBACK_TRIGGERS;
   if (!Array.isArray(on)) throw invalid("llm.fallback.on", "must be an array of triggers", on);
@@ -98,7 +108,7 @@ function resolveReadable(options: LlmFallbackOptions | undefined): ResolvedModel
   return { models: [...options.models], on: new Set(on) };
 }
 
-function checkModel(entry: LlmFallbackModel, where: string): void {
+function checkModel(entry: LlmFallbackModel, where: string, turn: { streamFn?: unknown } | undefined): void {
   if (typeof entry !== "object" || entry === null) throw invalid(where, "must be an object with a model", entry);
   assertKnownKeys(entry, MODEL_KEYS, where);
   checkReadable(`${where}.model`, ConfigErrorCode.InvalidTurnInput, () => {
@@ -112,6 +122,12 @@ function checkModel(entry: LlmFallbackModel, where: string): void {
     ) {
       throw invalid(`${where}.model`, "must be a pi-ai Model (getModel(provider, id))", entry.model);
     }
+    // Sent by pi-ai's streamSimple unless this entry or the turn has a stream function of the host's.
+    const problem = modelProblem(
+      model,
+      turn !== undefined && entry.streamFn === undefined && turn.streamFn === undefined,
+    );
+    if (problem) throw new TurnkitConfigError(ConfigErrorCode.InvalidTurnInput, `${where}.model${problem}`);
   });
   if (entry.apiKey !== undefined && typeof entry.apiKey !== "string")
     throw invalid(`${where}.apiKey`, "must be a string", "(not shown)");

@@ -2,6 +2,7 @@ import { validateRuntimeWarning } from "@turnkit/protocol";
 import { jsonSafe } from "../event-bridge/json-safe.js";
 import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { checkReadable } from "../input-reading.js";
+import { modelProblem } from "../call-stack/model-check.js";
 import { assertRuntimeTool } from "../tools/runtime-tool.js";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
@@ -17,7 +18,10 @@ function invalid(message: string): TurnkitConfigError {
  * `TurnkitConfigError` naming the field: `unknown_key` for a key of the
  * input, its `llm`, `hooks`, `llmRetry`, `userMessage` or `budget` that
  * Turnkit does not know (with the nearest valid key); `invalid_turn_input`
- * for missing ids, model, message, a value of the wrong type anywhere in
+ * for missing ids, model, message, a model pi-ai's providers cannot send
+ * to (a field they read missing or of the wrong type, an `api` with no
+ * provider registered; with a stream function of the host's, only fields
+ * of the wrong type), a value of the wrong type anywhere in
  * those (a hook that is no function, a signal that is no `AbortSignal`), a
  * history or hidden message that is not a well-formed message (a known
  * role with content of the wrong shape, naming the field), an image that
@@ -67,6 +71,8 @@ function checkRunTurnInput(input: RunTurnInput): void {
   if (typeof model !== "object" || model === null || typeof (model as { provider?: unknown }).provider !== "string") {
     throw invalid("RunTurnInput.llm.model is missing: pass a pi-ai Model (getModel(provider, id))");
   }
+  const modelFault = modelProblem(model, input.llm.streamFn === undefined);
+  if (modelFault) throw invalid(`RunTurnInput.llm.model${modelFault}`);
   const continuing = input.startMode === "continue";
   if (!continuing) {
     if (

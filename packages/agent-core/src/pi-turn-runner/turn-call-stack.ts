@@ -128,7 +128,7 @@ function modelFallback(
   family: RequestFamily,
   sent: (streamFn: StreamFn | undefined) => StreamFn,
 ): StreamFn {
-  const fallback = resolveModelFallback(turn.input.llm.fallback);
+  const fallback = resolveModelFallback(turn.input.llm.fallback, turn.input.llm);
   if (!fallback) return sent(undefined);
   return withModelFallback({
     fallback,

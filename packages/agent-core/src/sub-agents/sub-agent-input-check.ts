@@ -68,7 +68,7 @@ function checkChildInput(definition: SubAgentTurnParts): void {
     { firstEventTimeoutMs: llm.firstEventTimeoutMs, streamIdleTimeoutMs: llm.streamIdleTimeoutMs },
     {},
   );
-  resolveModelFallback(llm.fallback);
+  resolveModelFallback(llm.fallback, llm);
   if (definition.llmRetry !== false) resolveLlmRetryPolicy(definition.llmRetry);
   assertUniqueToolNames(definition.tools ?? []);
 }
