@@ -24,6 +24,12 @@ export interface ExtraFailure {
   kind: "reset" | "hang" | "html502";
 }
 
+/** A field of a hand-built model that pi-ai's providers read, left out or given a value of the wrong type. */
+export interface ModelFault {
+  field: "id" | "api" | "baseUrl" | "input" | "cost" | "maxTokens" | "contextWindow" | "reasoning";
+  kind: "missing" | "wrongType";
+}
+
 /** How the server answers, beyond what the scenario scripts. */
 export interface HttpSpec {
   /** The API the server speaks, through pi-ai's own provider for it. */
@@ -40,6 +46,8 @@ export interface HttpSpec {
   extras: ExtraFailure[];
   /** The scenario's response at index `response` is cut after `after` chunks: the socket reset, or a line that is not JSON. */
   cut: { response: number; after: number; kind: "reset" | "malformed" } | undefined;
+  /** The model is built by hand with one field left out or of the wrong type: the turn must be refused before any event. */
+  modelFault: ModelFault | undefined;
   /** Virtual milliseconds per real one. */
   scale: number;
   seed: number;

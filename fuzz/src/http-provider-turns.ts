@@ -23,17 +23,24 @@
  * closed the connection: a request the runner stopped reading was aborted).
  */
 import fc from "fast-check";
+import { PiTurnRunner, TurnkitConfigError } from "@turnkit/agent-core";
 import type { GenerationOptions } from "./known-bugs.js";
 import { providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
 import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
 import { prepareTurnScenario } from "./run-turn-scenario.js";
-import { observeTurn } from "./observe-turn.js";
+import { type ObserveTurnOptions, observeTurn } from "./observe-turn.js";
 import { checkTurnObservation } from "./observation-checks.js";
 import { checkUIMessageStream } from "./invariants/ui-message-stream.js";
 import { InvariantViolation } from "./invariants/violation.js";
 import { createScaledRealClock } from "./scaled-real-clock.js";
 import type { FuzzProperty } from "./fuzz-property.js";
-import { type ExtraFailure, type HttpProviderTurnCase, type HttpSpec, planAnswers } from "./http-provider-answers.js";
+import {
+  type ExtraFailure,
+  type HttpProviderTurnCase,
+  type HttpSpec,
+  type ModelFault,
+  planAnswers,
+} from "./http-provider-answers.js";
 import { httpProviderModel, startHttpProviderServer } from "./http-provider-server.js";
 
 export type { HttpProviderTurnCase } from "./http-provider-answers.js";
@@ -68,6 +75,22 @@ const httpSpecArbitrary: fc.Arbitrary<HttpSpec> = fc.record({
     }),
     { freq: 3, nil: undefined },
   ),
+  modelFault: fc.option(
+    fc.record({
+      field: fc.constantFrom<ModelFault["field"]>(
+        "id",
+        "api",
+        "baseUrl",
+        "input",
+        "cost",
+        "maxTokens",
+        "contextWindow",
+        "reasoning",
+      ),
+      kind: fc.constantFrom<ModelFault["kind"]>("missing", "wrongType"),
+    }),
+    { freq: 8, nil: undefined },
+  ),
   scale: fc.constantFrom(500, 2_000, 10_000),
   seed: fc.integer(),
 });
@@ -86,6 +109,58 @@ export function httpProviderTurnArbitrary(options: GenerationOptions): fc.Arbitr
 
 /** Real time with no timer scheduled (a request in flight without a watchdog) before the driver calls the turn hung. */
 const QUIET_MS = 1_500;
+
+/** Values of the wrong type for each field a {@link ModelFault} names. */
+const WRONG_TYPES: Record<ModelFault["field"], unknown> = {
+  id: 42,
+  api: null,
+  baseUrl: 8080,
+  input: "text",
+  cost: { input: "1", output: 1, cacheRead: 0, cacheWrite: 0 },
+  maxTokens: "4096",
+  contextWindow: -1,
+  reasoning: "yes",
+};
+
+/** Fields pi-ai's providers can do without: a model that leaves one out is sent. */
+const OPTIONAL_FIELDS: readonly ModelFault["field"][] = ["contextWindow", "reasoning"];
+
+/**
+ * A hand-built model with `fault`: `runTurn` must refuse it before any event
+ * and any request, with a `TurnkitConfigError` naming the field; a model
+ * that only leaves out a field pi-ai does without is sent as any other.
+ */
+async function checkModelFault(
+  fault: ModelFault,
+  model: Record<string, unknown>,
+  input: ObserveTurnOptions["input"],
+  requestsSent: () => number,
+): Promise<boolean> {
+  if (fault.kind === "missing" && OPTIONAL_FIELDS.includes(fault.field)) return false;
+  const { [fault.field]: _left, ...rest } = model;
+  const faulty = fault.kind === "missing" ? rest : { ...rest, [fault.field]: WRONG_TYPES[fault.field] };
+  const events: unknown[] = [];
+  const settled = await new PiTurnRunner()
+    .runTurn({
+      ...input,
+      llm: { ...input.llm, model: faulty as never },
+      eventWriter: { push: (event) => void events.push(event) },
+    })
+    .then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
+  const refused =
+    "error" in settled &&
+    TurnkitConfigError.isInstance(settled.error) &&
+    settled.error.message.startsWith(`RunTurnInput.llm.model.${fault.field}`);
+  if (!refused || events.length > 0 || requestsSent() > 0)
+    throw new InvariantViolation(
+      "a hand-built model pi-ai cannot send to is refused before the turn",
+      `model with ${fault.field} ${fault.kind}: ${"error" in settled ? String(settled.error) : `resolved ${settled.outcome.kind}`}; ${events.length} events, ${requestsSent()} requests`,
+    );
+  return true;
+}
 
 /** How long a request may stay open after its turn settled: its client must have closed it by then. */
 const CLOSE_GRACE_MS = 2_000;
@@ -109,9 +184,13 @@ export async function checkHttpProviderTurn(testCase: HttpProviderTurnCase): Pro
         sentAt.push(performance.now());
       return fetch(resource, init);
     };
+    const model = httpProviderModel(http.dialect, server.baseUrl);
+    const sentInput = { ...input, llm: { ...llm, model, apiKey: "sk-fuzz" } };
+    if (http.modelFault && (await checkModelFault(http.modelFault, { ...model }, sentInput, () => sentAt.length)))
+      return;
     const observation = await observeTurn({
       ...prepared.options,
-      input: { ...input, llm: { ...llm, model: httpProviderModel(http.dialect, server.baseUrl), apiKey: "sk-fuzz" } },
+      input: sentInput,
       quietMs: QUIET_MS,
       onSettled: () => {
         settledAt = performance.now();
