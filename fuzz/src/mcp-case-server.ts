@@ -81,7 +81,8 @@ export function caseServer(state: CaseState, wire: CaseWire): Server {
       state.changed && state.spec.toolsAfterChange
         ? state.spec.toolsAfterChange
         : state.spec.tools.map((tool) => tool.entry);
-    return { [RAW_RESULT]: listPage(state.spec.listing, tools, request.params?.cursor) } as never;
+    const page = listPage(state.spec.listing, tools, request.params?.cursor);
+    return { [RAW_RESULT]: withLastCursor(page, state.spec.lastCursor) } as never;
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
@@ -117,6 +118,13 @@ function listPage(listing: McpListing, tools: readonly unknown[], cursor: string
       return unreachable;
     }
   }
+}
+
+/** `page` with `nextCursor: lastCursor` when it is a last page (it has a list and no cursor) and a last cursor is given. */
+function withLastCursor(page: unknown, lastCursor: null | "" | undefined): unknown {
+  if (lastCursor === undefined || typeof page !== "object" || page === null || "nextCursor" in page) return page;
+  if (!Array.isArray((page as { tools?: unknown }).tools)) return page;
+  return { ...page, nextCursor: lastCursor };
 }
 
 async function runStep(
