@@ -9,3 +9,38 @@ export function withoutNullFields(value: unknown, kept: readonly string[] = []):
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || kept.includes(key)));
 }
+
+/**
+ * A JSON-RPC message (anything else is returned as it is) without the
+ * members a server whose language writes an absent value as null writes
+ * so, where JSON-RPC and the protocol take only an absent member (and its
+ * schema refuses the whole message): a null `id` of a notification (as
+ * JSON-RPC 1.0 wrote notifications), a null `params`, a null `error`
+ * beside a result or a null `result` beside an error, a null `_meta` of
+ * `params` or `result`, and a notification's null parameters other than
+ * `data` (a log message's `"data": null` is its data): `"total": null` of
+ * progress, `"logger": null` of a log message.
+ */
+export function withoutNullMessageMembers(message: unknown): unknown {
+  if (!isPlainObject(message)) return message;
+  const { id, method, params, result, error } = message;
+  const notification = typeof method === "string" && (id === null || id === undefined);
+  const read: Record<string, unknown> = { ...message };
+  if (notification && id === null) delete read.id;
+  if (params === null) delete read.params;
+  if (error === null && result !== undefined && result !== null) delete read.error;
+  if (result === null && error !== undefined && error !== null) delete read.result;
+  if (isPlainObject(params)) read.params = notification ? withoutNullFields(params, ["data"]) : withoutNullMeta(params);
+  if (isPlainObject(result)) read.result = withoutNullMeta(result);
+  return read;
+}
+
+function withoutNullMeta(value: Record<string, unknown>): Record<string, unknown> {
+  if (value._meta !== null) return value;
+  const { _meta: _null, ...rest } = value;
+  return rest;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,4 +1,5 @@
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { withoutNullMessageMembers } from "./null-fields.js";
 import { printableLine } from "./stderr-tail.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
@@ -9,7 +10,8 @@ const STRAY_EXCERPT_CHARS = 200;
  * What one line of a stdio server's stdout is:
  * - `messages`: a JSON-RPC message, or a batch of them (a JSON array, which
  *   protocol version 2025-03-26 allows and the SDK's Streamable HTTP client
- *   reads too), in order;
+ *   reads too), in order; members written as null where the protocol takes
+ *   only absent ones are read as absent (see `withoutNullMessageMembers`);
  * - `stray`: output that is no message for this client: not JSON (a
  *   banner, "Server running on stdio", a print left in), or JSON that does
  *   not claim to be JSON-RPC (a structured log line, `{"level":30,"msg":…}`)
@@ -51,7 +53,7 @@ export function readStdoutLine(line: string): StdoutLine {
   } catch {
     return { kind: "stray", what: "not_json_rpc" };
   }
-  const entries: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  const entries = (Array.isArray(parsed) ? parsed : [parsed]).map(withoutNullMessageMembers);
   if (!entries.some(carriesJsonRpc))
     return { kind: "stray", what: entries.some(isShapedAsAnswer) ? "answer_without_version" : "not_json_rpc" };
   // Read as an answer, a null id would be taken for request 0 (the handshake's), as the SDK matches ids by number.
