@@ -1,5 +1,6 @@
 import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { malformedAnswerProblem } from "./readable-messages.js";
 import { UnansweredRequestError } from "./unanswered-json.js";
 import { isUnansweredStreamMarker } from "./unanswered-stream.js";
 
@@ -52,6 +53,9 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       McpServerErrorCode.ProtocolError,
       `answered ${request} with an event stream that ended without its answer`,
     );
+  const malformed = error instanceof McpError ? malformedAnswerProblem(error.data) : undefined;
+  if (malformed !== undefined)
+    return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${malformed}`);
   if (error instanceof McpError) {
     // The SDK's own failures share their codes with errors a server may answer (-32000 and -32001 are in the
     // range JSON-RPC leaves to servers): only the SDK's own are the connection's end or a timeout.

@@ -92,7 +92,7 @@ export class McpConnection {
     const opened = await createTransport(settings.transport, stderr, {
       maxMessageBytes: settings.maxMessageBytes,
       onMessageTooLarge: () => connection?.messageTooLarge(),
-      onStrayLine: (line, what) => connection?.strayOutput(line, what),
+      onStrayLine: (line, what, problem) => connection?.strayOutput(line, what, problem),
     });
     const client = createClient(settings, features);
     connection = new McpConnection(settings, client, opened, events, stderr);
@@ -371,10 +371,10 @@ export class McpConnection {
    * session and its requests go on. The host's logger hears of the first
    * such line of each kind of the connection.
    */
-  private strayOutput(line: string, what: StrayOutput): void {
+  private strayOutput(line: string, what: StrayOutput, problem?: string): void {
     if (this.closed || this.strayOutputReported.has(what)) return;
     this.strayOutputReported.add(what);
-    warnOfStrayOutput(this.settings, line, what);
+    warnOfStrayOutput(this.settings, line, what, problem);
   }
 
   /** A message longer than `maxMessageBytes` was dropped unread, so the request it answered never will be. */

@@ -1,13 +1,15 @@
 /**
  * `value` without its fields that are null, other than those named in
- * `kept`; anything that is not a plain object is returned as it is.
+ * `kept`; `value` itself when it has none, or is not a plain object.
  * Servers written in languages whose absent value is written as null
  * (Python's `None`) send optional fields so, where the protocol's schema
  * takes only an absent field.
  */
 export function withoutNullFields(value: unknown, kept: readonly string[] = []): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || kept.includes(key)));
+  const entries = Object.entries(value);
+  const read = entries.filter(([key, field]) => field !== null || kept.includes(key));
+  return read.length === entries.length ? value : Object.fromEntries(read);
 }
 
 /**
@@ -30,8 +32,16 @@ export function withoutNullMessageMembers(message: unknown): unknown {
   if (params === null) delete read.params;
   if (error === null && result !== undefined && result !== null) delete read.error;
   if (result === null && error !== undefined && error !== null) delete read.result;
-  if (isPlainObject(params)) read.params = notification ? withoutNullFields(params, ["data"]) : withoutNullMeta(params);
-  if (isPlainObject(result)) read.result = withoutNullMeta(result);
+  const readParams = isPlainObject(params)
+    ? notification
+      ? withoutNullFields(params, ["data"])
+      : withoutNullMeta(params)
+    : params;
+  const readResult = isPlainObject(result) ? withoutNullMeta(result) : result;
+  if (readParams === params && readResult === result && Object.keys(read).length === Object.keys(message).length)
+    return message;
+  if (readParams !== params) read.params = readParams;
+  if (readResult !== result) read.result = readResult;
   return read;
 }
 

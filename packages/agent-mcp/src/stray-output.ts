@@ -41,9 +41,12 @@ export type StdoutLine =
  * `id` and a `result` or an `error`) but without the `jsonrpc` member, as
  * a server written by hand may forget it (its requests then wait for
  * their timeouts, so the host is told apart); or a JSON-RPC error that
- * answers no request (its id is null).
+ * answers no request (its id is null). Over Streamable HTTP, a message
+ * the protocol's schema refuses that answers no request of its POST
+ * (`unreadable_message`): each message comes on its own there, so it
+ * breaks nothing else.
  */
-export type StrayOutput = "not_json_rpc" | "answer_without_version" | "unaddressed_error";
+export type StrayOutput = "not_json_rpc" | "answer_without_version" | "unaddressed_error" | "unreadable_message";
 
 /** Reads one line of a stdio server's stdout (see {@link StdoutLine}). Never throws. */
 export function readStdoutLine(line: string): StdoutLine {
@@ -91,14 +94,14 @@ function isUnaddressedError(value: unknown): boolean {
  * kind): the line is quoted (at most 200 characters, without terminal
  * codes) and the server named. A logger that throws is ignored.
  */
-export function warnOfStrayOutput(settings: McpSettings, line: string, what: StrayOutput): void {
+export function warnOfStrayOutput(settings: McpSettings, line: string, what: StrayOutput, problem?: string): void {
   const printable = printableLine(line);
   // Cut before a character outside the BMP rather than through it.
   const cut = /[\uD800-\uDBFF]/.test(printable[STRAY_EXCERPT_CHARS - 1] ?? "")
     ? STRAY_EXCERPT_CHARS - 1
     : STRAY_EXCERPT_CHARS;
   const excerpt = printable.length > STRAY_EXCERPT_CHARS ? `${printable.slice(0, cut)}…` : printable;
-  const message = strayOutputMessage(settings.id, what, excerpt);
+  const message = strayOutputMessage(settings.id, what, excerpt, problem);
   try {
     settings.logger?.warn?.(message, { server: settings.id, line: excerpt });
   } catch {
@@ -106,7 +109,7 @@ export function warnOfStrayOutput(settings: McpSettings, line: string, what: Str
   }
 }
 
-function strayOutputMessage(serverId: string, what: StrayOutput, excerpt: string): string {
+function strayOutputMessage(serverId: string, what: StrayOutput, excerpt: string, problem = "its schema"): string {
   switch (what) {
     case "not_json_rpc":
       return `MCP server "${serverId}" wrote to its stdout a line that is no JSON-RPC message; it is ignored, and so are any more such lines of this connection (a stdio server's logs belong on stderr): ${excerpt}`;
@@ -114,6 +117,8 @@ function strayOutputMessage(serverId: string, what: StrayOutput, excerpt: string
       return `MCP server "${serverId}" wrote an answer without its "jsonrpc": "2.0" member, which is no JSON-RPC message; it is ignored, and so are any more such answers of this connection (the request it answers waits for its timeout): ${excerpt}`;
     case "unaddressed_error":
       return `MCP server "${serverId}" wrote a JSON-RPC error that answers no request (its id is null: a message it could not read, or a notification it does not know); it is ignored, and so are any more such errors of this connection: ${excerpt}`;
+    case "unreadable_message":
+      return `MCP server "${serverId}" sent a message that is no valid JSON-RPC message (${problem}); it is ignored, and so are any more such messages of this connection: ${excerpt}`;
     default: {
       const unreachable: never = what;
       return unreachable;

@@ -1,0 +1,208 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  JSONRPCErrorResponseSchema,
+  JSONRPCMessageSchema,
+  JSONRPCResultResponseSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { describeMalformed } from "./classify-mcp-failure.js";
+import { withoutNullMessageMembers } from "./null-fields.js";
+import { requestId } from "./posted-request.js";
+
+/**
+ * What marks the error answer {@link fetchReadableMessages} puts in place
+ * of an answer the protocol's schema refuses (the `data` of that JSON-RPC
+ * error, with `problem`), so that the failure is classified as the
+ * server's malformed message.
+ */
+export const MALFORMED_ANSWER_MARKER = "turnkit.malformed-answer";
+
+/** The problem of the answer replaced, when `data` is that of a malformed answer's replacement; else `undefined`. */
+export function malformedAnswerProblem(data: unknown): string | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const { marker, problem } = data as { marker?: unknown; problem?: unknown };
+  return marker === MALFORMED_ANSWER_MARKER && typeof problem === "string" ? problem : undefined;
+}
+
+/**
+ * A `fetch` for the Streamable HTTP client transport through which every
+ * message of a response (a JSON body, or each event of an event stream)
+ * reaches the SDK as one it reads:
+ *
+ * - members a server writes as null where the protocol takes only absent
+ *   ones (Python's `None`) are left out (see `withoutNullMessageMembers`);
+ * - a message the protocol's schema still refuses that answers the POST's
+ *   request (its id, with a `result` or an `error`), or a JSON body that is
+ *   no JSON, is replaced by a JSON-RPC error answer to the request, marked
+ *   ({@link malformedAnswerProblem}): the request fails at once as the
+ *   server's malformed message;
+ * - any other such message (a notification, an event that is no JSON) is
+ *   left out, and `onUnreadable(text, problem)` is told.
+ *
+ * The SDK would report each as a transport error and drop it: its request
+ * would wait for its timeout, and a JSON batch would lose every message it
+ * held. Over HTTP each message is framed on its own, so one the client
+ * cannot read puts nothing after it out of step: the session goes on.
+ * Answers other than a 200 pass through.
+ */
+export function fetchReadableMessages(
+  onUnreadable: (text: string, problem: string) => void,
+  base: FetchLike,
+): FetchLike {
+  return async (url, init) => {
+    const response = await base(url, init);
+    if (response.status !== 200 || response.body === null) return response;
+    const id = init?.method === "POST" ? requestId(init.body) : undefined;
+    const type = response.headers.get("content-type") ?? "";
+    // A JSON body answers an MCP request; other JSON (the OAuth flow's metadata and tokens) is not MCP's.
+    if (type.includes("application/json") && id !== undefined) {
+      const text = await response.text();
+      return new Response(readableData(text, id, true, onUnreadable) ?? text, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    }
+    if (!type.includes("text/event-stream")) return response;
+    const events = new EventRewriter((data) => readableData(data, id, false, onUnreadable));
+    const reader = response.body.getReader();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          const text = done ? events.end() : events.read(value);
+          if (text !== "") controller.enqueue(encoder.encode(text));
+          if (done) return controller.close();
+          if (text !== "") return;
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/**
+ * The JSON `text` of a body (`whole`: all the answer its POST gets) or of
+ * an event as the SDK should read it; `""` to leave the event out;
+ * `undefined` to keep it as it is.
+ */
+function readableData(
+  text: string,
+  id: string | number | undefined,
+  whole: boolean,
+  onUnreadable: (text: string, problem: string) => void,
+): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    if (id !== undefined && whole) return JSON.stringify(malformedAnswer(id, describeMalformed(error as Error)));
+    onUnreadable(text, describeMalformed(error as Error));
+    return "";
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  const readable = messages.flatMap((message) => {
+    const read = withoutNullMessageMembers(message);
+    if (JSONRPCMessageSchema.safeParse(read).success) return [read];
+    const problem = describeMalformed(schemaError(read));
+    if (id !== undefined && answers(read, id)) return [malformedAnswer(id, problem)];
+    onUnreadable(JSON.stringify(message), problem);
+    return [];
+  });
+  if (readable.length === messages.length && readable.every((read, index) => read === messages[index]))
+    return undefined;
+  if (!Array.isArray(parsed)) return readable.length === 0 ? "" : JSON.stringify(readable[0]);
+  return JSON.stringify(readable);
+}
+
+/** Why `message` is no JSON-RPC message, told by the schema of what it claims to be (an answer's is more exact). */
+function schemaError(message: unknown): Error {
+  const claims = typeof message === "object" && message !== null ? message : {};
+  const schema =
+    "result" in claims ? JSONRPCResultResponseSchema : "error" in claims ? JSONRPCErrorResponseSchema : undefined;
+  const result = (schema ?? JSONRPCMessageSchema).safeParse(message);
+  return result.success ? new Error("not a JSON-RPC message") : result.error;
+}
+
+/** Whether `message` is shaped as an answer to request `id` (matched by number, as the SDK matches). */
+function answers(message: unknown, id: string | number): boolean {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  const answer = message as { id?: unknown };
+  return ("result" in answer || "error" in answer) && Number(answer.id) === Number(id);
+}
+
+function malformedAnswer(id: string | number, problem: string): unknown {
+  const error = {
+    code: -32603,
+    message: "the server's answer is malformed",
+    data: { marker: MALFORMED_ANSWER_MARKER, problem },
+  };
+  return { jsonrpc: "2.0", id, error };
+}
+
+/**
+ * Reads an event stream and gives it back event by event (an event is
+ * given once its blank line came), each `message` event's data rewritten
+ * by `rewrite` (`undefined`: kept; `""`: its data left out, its id kept; else its
+ * one data line). The other lines of an event (`id`, `event`, `retry`,
+ * comments) are kept.
+ */
+class EventRewriter {
+  private readonly decoder = new TextDecoder();
+  /** The text of the line being read, since the last line feed. */
+  private line = "";
+  /** The lines of the event being read, each with its line feed. */
+  private lines: string[] = [];
+
+  constructor(private readonly rewrite: (data: string) => string | undefined) {}
+
+  /** The whole events `chunk` ended, rewritten. */
+  read(chunk: Uint8Array): string {
+    const text = this.line + this.decoder.decode(chunk, { stream: true });
+    let given = "";
+    let start = 0;
+    for (let lf = text.indexOf("\n"); lf !== -1; lf = text.indexOf("\n", start)) {
+      const line = text.slice(start, lf + 1);
+      start = lf + 1;
+      if (line === "\n" || line === "\r\n") given += this.endEvent(line);
+      else this.lines.push(line);
+    }
+    this.line = text.slice(start);
+    return given;
+  }
+
+  /** What was left of the stream after its last whole event, as it came. */
+  end(): string {
+    const rest = this.lines.join("") + this.line + this.decoder.decode();
+    this.lines = [];
+    this.line = "";
+    return rest;
+  }
+
+  private endEvent(blank: string): string {
+    const lines = this.lines;
+    this.lines = [];
+    const field = (line: string, name: string) => line === `${name}\n` || line.startsWith(`${name}:`);
+    const data = lines.filter((line) => field(line, "data")).map((line) => valueOf(line, "data"));
+    const type = lines.find((line) => field(line, "event"));
+    const isMessage = type === undefined || valueOf(type, "event") === "message";
+    // An event without data (a priming event that gives the stream's first id, a keep-alive) is the SDK's to skip.
+    const text = data.join("\n");
+    const rewritten = text.trim() !== "" && isMessage ? this.rewrite(text) : undefined;
+    if (rewritten === undefined) return lines.join("") + blank;
+    const others = lines.filter((line) => !field(line, "data") && !field(line, "event")).join("");
+    // An event left out keeps its id (the stream may be resumed from it), as an event without data.
+    if (rewritten === "") return `${others}data:\n${blank}`;
+    return `${others}event: message\ndata: ${rewritten}\n${blank}`;
+  }
+}
+
+/** The value of an event's field line (`data: x` or `data:x`), without its line ending. */
+function valueOf(line: string, name: string): string {
+  const value = line.slice(name.length).replace(/\r?\n$/, "");
+  if (!value.startsWith(":")) return "";
+  return value.startsWith(": ") ? value.slice(2) : value.slice(1);
+}
