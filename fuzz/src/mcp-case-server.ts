@@ -58,12 +58,31 @@ export interface CaseWire {
 
 /** Key under which a result is sent as generated (the SDK checks what a handler returns). */
 const RAW_RESULT = "__fuzzRawResult";
+/** Key marking a generated result sent as a server in Python sends it, with `"error": null` beside it. */
+const WITH_NULL_ERROR = "__fuzzWithNullError";
 
 /** The message with a generated result in place of the placeholder a handler returned. */
 export function withRawResult(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: Record<string, unknown> }).result;
   if (!result || !(RAW_RESULT in result)) return message;
-  return { ...message, result: result[RAW_RESULT] } as JSONRPCMessage;
+  return { ...message, result: result[RAW_RESULT], ...(result[WITH_NULL_ERROR] === true && { error: null }) } as never;
+}
+
+/**
+ * `message` without the nulls a server in Python writes for absent members
+ * (`"error": null` beside a result, the result's `"_meta": null`), which
+ * the protocol reads as absent: what the protocol's schema is to take.
+ */
+export function withoutPythonNulls(message: unknown): unknown {
+  if (typeof message !== "object" || message === null || !("result" in message)) return message;
+  const read: Record<string, unknown> = { ...message };
+  if (read.error === null) delete read.error;
+  const result = read.result;
+  if (typeof result === "object" && result !== null && (result as { _meta?: unknown })._meta === null) {
+    const { _meta: _null, ...fields } = result as Record<string, unknown>;
+    read.result = fields;
+  }
+  return read;
 }
 
 /** The case's server, not connected yet; `wire.transport.send` must pass each message through {@link withRawResult}. */
@@ -205,7 +224,7 @@ async function answer(tool: McpFuzzTool, wire: CaseWire, extra: Extra): Promise<
   const { end } = tool;
   switch (end.kind) {
     case "result":
-      return { [RAW_RESULT]: end.result } as never;
+      return { [RAW_RESULT]: end.result, ...(end.nulls && { [WITH_NULL_ERROR]: true }) } as never;
     case "jsonRpcError":
       throw new McpError(end.code, end.message, end.data);
     case "throw":
