@@ -5,6 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
+import { SplitMessageError, SplitMessageWatch } from "./split-message.js";
 import { StdoutLines } from "./stdout-lines.js";
 import { type StrayOutput, readStdoutLine } from "./stray-output.js";
 
@@ -37,6 +38,8 @@ export interface StdioProcessOptions {
  * malformed goes to `onerror` (the schema's error), and the lines after it
  * are read still. A line holding a batch (a JSON array of messages, as
  * protocol version 2025-03-26 allows) is read as its messages, in order.
+ * Stray lines that together are one JSON-RPC message (pretty-printed JSON)
+ * go to `onerror` as a `SplitMessageError` once the message's last line came.
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
  * its stdin breaks (a write found it closed), not only when the process
@@ -63,6 +66,7 @@ export class StdioProcessTransport implements Transport {
   private markExited!: () => void;
   private child: ChildProcess | undefined;
   private readonly lines: StdoutLines;
+  private readonly split: SplitMessageWatch;
   /** Set by `close()`: what the process writes from then on is not read as messages. */
   private closing = false;
   private ended = false;
@@ -72,6 +76,7 @@ export class StdioProcessTransport implements Transport {
 
   constructor(private readonly options: StdioProcessOptions) {
     this.lines = new StdoutLines(options.maxBufferSize);
+    this.split = new SplitMessageWatch(options.maxBufferSize);
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
@@ -168,15 +173,26 @@ export class StdioProcessTransport implements Transport {
     }
     for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       const read = readStdoutLine(line);
-      if (read.kind === "stray") this.options.onStrayLine(line, read.what);
-      else if (read.kind === "malformed") this.onerror?.(read.error);
-      else
+      if (read.kind === "stray") this.strayLine(line, read.what);
+      else if (read.kind === "malformed") {
+        this.split.reset();
+        this.onerror?.(read.error);
+      } else {
+        this.split.reset();
         for (const message of read.messages) {
           this.onmessage?.(message);
           if (this.closing) return;
         }
+      }
       if (this.closing) return;
     }
+  }
+
+  /** A line that is no message: reported, and watched for a message written over several lines. */
+  private strayLine(line: string, what: StrayOutput): void {
+    this.options.onStrayLine(line, what);
+    const lines = this.split.stray(line);
+    if (lines !== undefined) this.onerror?.(new SplitMessageError(lines));
   }
 
   /** A pipe ended without `close()`: the end is reported once the process exited, or after the wait. */
