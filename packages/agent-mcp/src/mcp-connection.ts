@@ -18,6 +18,7 @@ import {
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { connectFailure } from "./connect-failure.js";
+import { probeUnansweredHandshake } from "./handshake-probe.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
@@ -109,10 +110,14 @@ export class McpConnection {
     );
     client.onclose = () => connection.transportClosed();
     client.onerror = (error) => connection.transportError(error);
+    // A stdio server that closed its stdin while the handshake is unanswered is seen only at a write.
+    const stopProbing = settings.transport.kind === "stdio" ? probeUnansweredHandshake(opened.transport) : () => {};
     try {
-      await connection.request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
-        client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
-      );
+      await connection
+        .request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
+          client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
+        )
+        .finally(stopProbing);
       connection.readUntilBroken();
       // Broken in the handshake (a malformed JSON-RPC message before the answer): the answer read after it is not trusted.
       if (connection.breakReason) throw connection.breakReason;
