@@ -7,6 +7,7 @@ import {
 import { describeMalformed } from "./classify-mcp-failure.js";
 import { withoutNullMessageMembers } from "./null-fields.js";
 import { requestId } from "./posted-request.js";
+import { readServerJson } from "./server-json.js";
 
 /**
  * What marks the error answer {@link fetchReadableMessages} puts in place
@@ -29,7 +30,8 @@ export function malformedAnswerProblem(data: unknown): string | undefined {
  * reaches the SDK as one it reads:
  *
  * - members a server writes as null where the protocol takes only absent
- *   ones (Python's `None`) are left out (see `withoutNullMessageMembers`);
+ *   ones (Python's `None`) are left out (see `withoutNullMessageMembers`),
+ *   and Python's `NaN` and `Infinity` are read as null (see `readServerJson`);
  * - a message the protocol's schema still refuses that answers the POST's
  *   request (its id, with a `result` or an `error`), or a JSON body that is
  *   no JSON, is replaced by a JSON-RPC error answer to the request, marked
@@ -96,8 +98,9 @@ function readableData(
   onUnreadable: (text: string, problem: string) => void,
 ): string | undefined {
   let parsed: unknown;
+  let nonFinite: boolean;
   try {
-    parsed = JSON.parse(text);
+    ({ value: parsed, nonFinite } = readServerJson(text));
   } catch (error) {
     if (id !== undefined && whole) return JSON.stringify(malformedAnswer(id, describeMalformed(error as Error)));
     onUnreadable(text, describeMalformed(error as Error));
@@ -112,8 +115,8 @@ function readableData(
     onUnreadable(JSON.stringify(message), problem);
     return [];
   });
-  if (readable.length === messages.length && readable.every((read, index) => read === messages[index]))
-    return undefined;
+  const unchanged = readable.length === messages.length && readable.every((read, index) => read === messages[index]);
+  if (unchanged && !nonFinite) return undefined;
   if (!Array.isArray(parsed)) return readable.length === 0 ? "" : JSON.stringify(readable[0]);
   return JSON.stringify(readable);
 }

@@ -1,3 +1,5 @@
+import { readServerJson } from "./server-json.js";
+
 /**
  * A stdio server wrote a JSON-RPC message over several lines (pretty-printed
  * JSON, as `JSON.stringify(message, null, 2)` or Python's
@@ -73,7 +75,7 @@ function startsUnfinishedJson(line: string): boolean {
   const trimmed = line.trimStart();
   if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return false;
   try {
-    JSON.parse(line);
+    readServerJson(line);
     return false;
   } catch {
     return true;
@@ -83,7 +85,7 @@ function startsUnfinishedJson(line: string): boolean {
 function claimsJsonRpc(text: string): boolean {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = readServerJson(text).value;
   } catch {
     return false;
   }

@@ -1,5 +1,6 @@
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { withoutNullMessageMembers } from "./null-fields.js";
+import { readServerJson } from "./server-json.js";
 import { printableLine } from "./stderr-tail.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
@@ -11,7 +12,8 @@ const STRAY_EXCERPT_CHARS = 200;
  * - `messages`: a JSON-RPC message, or a batch of them (a JSON array, which
  *   protocol version 2025-03-26 allows and the SDK's Streamable HTTP client
  *   reads too), in order; members written as null where the protocol takes
- *   only absent ones are read as absent (see `withoutNullMessageMembers`);
+ *   only absent ones are read as absent (see `withoutNullMessageMembers`),
+ *   and Python's `NaN` and `Infinity` as null (see `readServerJson`);
  * - `stray`: output that is no message for this client: not JSON (a
  *   banner, "Server running on stdio", a print left in), or JSON that does
  *   not claim to be JSON-RPC (a structured log line, `{"level":30,"msg":…}`)
@@ -52,7 +54,7 @@ export type StrayOutput = "not_json_rpc" | "answer_without_version" | "unaddress
 export function readStdoutLine(line: string): StdoutLine {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(line);
+    parsed = readServerJson(line).value;
   } catch {
     return { kind: "stray", what: "not_json_rpc" };
   }
