@@ -54,3 +54,27 @@ function withoutNullMeta(value: Record<string, unknown>): Record<string, unknown
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The result of `initialize` (anything else is returned as it is) without
+ * the fields a server whose language writes an absent value as null writes
+ * so: its own optional fields (`"instructions": null`), a capability
+ * written as null (`"logging": null`: not declared) and a capability's null
+ * fields (`"listChanged": null`), and the null fields of `serverInfo`. The
+ * SDK's client checks this result itself: one null field fails the
+ * handshake, and the server is never connected.
+ */
+export function withoutNullInitializeFields(result: unknown): unknown {
+  if (!isPlainObject(result)) return result;
+  const read = withoutNullFields(result) as Record<string, unknown>;
+  const { capabilities, serverInfo } = read;
+  const readCapabilities = isPlainObject(capabilities) ? withoutNullFields(capabilities) : capabilities;
+  const readEach = isPlainObject(readCapabilities)
+    ? Object.fromEntries(Object.entries(readCapabilities).map(([name, value]) => [name, withoutNullFields(value)]))
+    : readCapabilities;
+  return {
+    ...read,
+    ...(capabilities !== undefined && { capabilities: readEach }),
+    ...(serverInfo !== undefined && { serverInfo: withoutNullFields(serverInfo) }),
+  };
+}

@@ -5,8 +5,8 @@ import {
   JSONRPCResultResponseSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeMalformed } from "./classify-mcp-failure.js";
-import { withoutNullMessageMembers } from "./null-fields.js";
-import { requestId } from "./posted-request.js";
+import { withoutNullInitializeFields, withoutNullMessageMembers } from "./null-fields.js";
+import { requestId, requestMethod } from "./posted-request.js";
 import { readServerJson } from "./server-json.js";
 
 /**
@@ -30,7 +30,8 @@ export function malformedAnswerProblem(data: unknown): string | undefined {
  * reaches the SDK as one it reads:
  *
  * - members a server writes as null where the protocol takes only absent
- *   ones (Python's `None`) are left out (see `withoutNullMessageMembers`),
+ *   ones (Python's `None`) are left out (see `withoutNullMessageMembers`;
+ *   of the answer to `initialize`, `withoutNullInitializeFields` too),
  *   and Python's `NaN` and `Infinity` are read as null (see `readServerJson`);
  * - a message the protocol's schema still refuses that answers the POST's
  *   request (its id, with a `result` or an `error`), or a JSON body that is
@@ -54,18 +55,19 @@ export function fetchReadableMessages(
     const response = await base(url, init);
     if (response.status !== 200 || response.body === null) return response;
     const id = init?.method === "POST" ? requestId(init.body) : undefined;
+    const initialize = id !== undefined && requestMethod(init?.body) === "initialize";
     const type = response.headers.get("content-type") ?? "";
     // A JSON body answers an MCP request; other JSON (the OAuth flow's metadata and tokens) is not MCP's.
     if (type.includes("application/json") && id !== undefined) {
       const text = await response.text();
-      return new Response(readableData(text, id, true, onUnreadable) ?? text, {
+      return new Response(readableData(text, id, initialize, true, onUnreadable) ?? text, {
         status: response.status,
         statusText: response.statusText,
         headers: response.headers,
       });
     }
     if (!type.includes("text/event-stream")) return response;
-    const events = new EventRewriter((data) => readableData(data, id, false, onUnreadable));
+    const events = new EventRewriter((data) => readableData(data, id, initialize, false, onUnreadable));
     const reader = response.body.getReader();
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
@@ -94,6 +96,7 @@ export function fetchReadableMessages(
 function readableData(
   text: string,
   id: string | number | undefined,
+  initialize: boolean,
   whole: boolean,
   onUnreadable: (text: string, problem: string) => void,
 ): string | undefined {
@@ -108,7 +111,7 @@ function readableData(
   }
   const messages = Array.isArray(parsed) ? parsed : [parsed];
   const readable = messages.flatMap((message) => {
-    const read = withoutNullMessageMembers(message);
+    const read = initialize && answers(message, id!) ? initializeAnswer(message) : withoutNullMessageMembers(message);
     if (JSONRPCMessageSchema.safeParse(read).success) return [read];
     const problem = describeMalformed(schemaError(read));
     if (id !== undefined && answers(read, id)) return [malformedAnswer(id, problem)];
@@ -119,6 +122,12 @@ function readableData(
   if (unchanged && !nonFinite) return undefined;
   if (!Array.isArray(parsed)) return readable.length === 0 ? "" : JSON.stringify(readable[0]);
   return JSON.stringify(readable);
+}
+
+/** The answer to `initialize` without its null members and its result's null fields (see `withoutNullInitializeFields`). */
+function initializeAnswer(message: unknown): unknown {
+  const read = withoutNullMessageMembers(message) as { result?: unknown };
+  return read.result === undefined ? read : { ...read, result: withoutNullInitializeFields(read.result) };
 }
 
 /** Why `message` is no JSON-RPC message, told by the schema of what it claims to be (an answer's is more exact). */

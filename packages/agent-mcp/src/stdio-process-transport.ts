@@ -5,6 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
+import { withoutNullInitializeFields } from "./null-fields.js";
 import { SplitMessageError, SplitMessageWatch } from "./split-message.js";
 import { StdoutLines } from "./stdout-lines.js";
 import { type StrayOutput, readStdoutLine } from "./stray-output.js";
@@ -38,7 +39,8 @@ export interface StdioProcessOptions {
  * malformed goes to `onerror` (the schema's error), and the lines after it
  * are read still. A line holding a batch (a JSON array of messages, as
  * protocol version 2025-03-26 allows) is read as its messages, in order.
- * Stray lines that together are one JSON-RPC message (pretty-printed JSON)
+ * The answer to `initialize` is read without its null fields (see
+ * `withoutNullInitializeFields`). Stray lines that together are one JSON-RPC message (pretty-printed JSON)
  * go to `onerror` as a `SplitMessageError` once the message's last line came.
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
@@ -73,6 +75,8 @@ export class StdioProcessTransport implements Transport {
   /** The first of its pipes the process ended (or broke) without `close()`. */
   private endedPipe: "stdout" | "stdin" | undefined;
   private exitWait: ReturnType<typeof setTimeout> | undefined;
+  /** The id of the `initialize` request written, whose answer is read without its null fields. */
+  private initializeId: string | number | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {
     this.lines = new StdoutLines(options.maxBufferSize);
@@ -142,6 +146,8 @@ export class StdioProcessTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.ended || this.closing) return Promise.reject(new Error("Not connected"));
+    const request = message as { id?: string | number; method?: unknown };
+    if (request.method === "initialize") this.initializeId = request.id;
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
@@ -180,12 +186,20 @@ export class StdioProcessTransport implements Transport {
       } else {
         this.split.reset();
         for (const message of read.messages) {
-          this.onmessage?.(message);
+          this.onmessage?.(this.readableAnswer(message));
           if (this.closing) return;
         }
       }
       if (this.closing) return;
     }
+  }
+
+  /** The answer to `initialize` without its null fields (see `withoutNullInitializeFields`); any other message as it is. */
+  private readableAnswer(message: JSONRPCMessage): JSONRPCMessage {
+    const answer = message as { id?: unknown; result?: unknown };
+    if (this.initializeId === undefined || answer.id !== this.initializeId || answer.result === undefined)
+      return message;
+    return { ...message, result: withoutNullInitializeFields(answer.result) } as JSONRPCMessage;
   }
 
   /** A line that is no message: reported, and watched for a message written over several lines. */

@@ -1,7 +1,8 @@
 /*
  * Servers written by hand the way Python code writes JSON: `json.dumps`
  * with its spaces after separators, non-ASCII as `\u` escapes (emoji as
- * surrogate pairs), absent values as null, floats that are no number as
+ * surrogate pairs), absent values as null (in its handshake's answer
+ * too), floats that are no number as
  * `NaN`, integers past 2^53, progress tokens echoed as strings, requests
  * of their own with string ids. Over stdio here; over Streamable HTTP in
  * `python-style-http.test.ts`.
@@ -24,6 +25,8 @@ const RESULT = `'{"jsonrpc": "2.0", "id": ' + callId + ', "result": {"content": 
 const PYTHONIC = handWrittenServer({
   name: "weather",
   tool: "forecast",
+  // Every field of its handshake's answer present, the absent ones (a capability it lacks too) as None.
+  initializeResult: `{ protocolVersion: request.params.protocolVersion, capabilities: { tools: { listChanged: null }, logging: null, prompts: null }, serverInfo: { name: "weather", version: "1", title: null }, instructions: null }`,
   setup: "let callId;",
   onCall: `
     callId = request.id;
