@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
-import { malformedAnswerProblem } from "./readable-messages.js";
+import { malformedAnswerProblem } from "./unreadable-message.js";
 import { UnansweredRequestError } from "./unanswered-json.js";
 import { isUnansweredStreamMarker } from "./unanswered-stream.js";
 

@@ -1,28 +1,10 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  JSONRPCErrorResponseSchema,
-  JSONRPCMessageSchema,
-  JSONRPCResultResponseSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describeMalformed } from "./classify-mcp-failure.js";
 import { withoutNullInitializeFields, withoutNullMessageMembers } from "./null-fields.js";
 import { requestId, requestMethod } from "./posted-request.js";
 import { readServerJson } from "./server-json.js";
-
-/**
- * What marks the error answer {@link fetchReadableMessages} puts in place
- * of an answer the protocol's schema refuses (the `data` of that JSON-RPC
- * error, with `problem`), so that the failure is classified as the
- * server's malformed message.
- */
-export const MALFORMED_ANSWER_MARKER = "turnkit.malformed-answer";
-
-/** The problem of the answer replaced, when `data` is that of a malformed answer's replacement; else `undefined`. */
-export function malformedAnswerProblem(data: unknown): string | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  const { marker, problem } = data as { marker?: unknown; problem?: unknown };
-  return marker === MALFORMED_ANSWER_MARKER && typeof problem === "string" ? problem : undefined;
-}
+import { malformedAnswer, schemaProblem } from "./unreadable-message.js";
 
 /**
  * A `fetch` for the Streamable HTTP client transport through which every
@@ -36,8 +18,8 @@ export function malformedAnswerProblem(data: unknown): string | undefined {
  * - a message the protocol's schema still refuses that answers the POST's
  *   request (its id, with a `result` or an `error`), or a JSON body that is
  *   no JSON, is replaced by a JSON-RPC error answer to the request, marked
- *   ({@link malformedAnswerProblem}): the request fails at once as the
- *   server's malformed message;
+ *   (`malformedAnswer`): the request fails at once as the server's
+ *   malformed message;
  * - any other such message (a notification, an event that is no JSON) is
  *   left out, and `onUnreadable(text, problem)` is told.
  *
@@ -113,7 +95,7 @@ function readableData(
   const readable = messages.flatMap((message) => {
     const read = initialize && answers(message, id!) ? initializeAnswer(message) : withoutNullMessageMembers(message);
     if (JSONRPCMessageSchema.safeParse(read).success) return [read];
-    const problem = describeMalformed(schemaError(read));
+    const problem = schemaProblem(read);
     if (id !== undefined && answers(read, id)) return [malformedAnswer(id, problem)];
     onUnreadable(JSON.stringify(message), problem);
     return [];
@@ -130,29 +112,11 @@ function initializeAnswer(message: unknown): unknown {
   return read.result === undefined ? read : { ...read, result: withoutNullInitializeFields(read.result) };
 }
 
-/** Why `message` is no JSON-RPC message, told by the schema of what it claims to be (an answer's is more exact). */
-function schemaError(message: unknown): Error {
-  const claims = typeof message === "object" && message !== null ? message : {};
-  const schema =
-    "result" in claims ? JSONRPCResultResponseSchema : "error" in claims ? JSONRPCErrorResponseSchema : undefined;
-  const result = (schema ?? JSONRPCMessageSchema).safeParse(message);
-  return result.success ? new Error("not a JSON-RPC message") : result.error;
-}
-
 /** Whether `message` is shaped as an answer to request `id` (matched by number, as the SDK matches). */
 function answers(message: unknown, id: string | number): boolean {
   if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
   const answer = message as { id?: unknown };
   return ("result" in answer || "error" in answer) && Number(answer.id) === Number(id);
-}
-
-function malformedAnswer(id: string | number, problem: string): unknown {
-  const error = {
-    code: -32603,
-    message: "the server's answer is malformed",
-    data: { marker: MALFORMED_ANSWER_MARKER, problem },
-  };
-  return { jsonrpc: "2.0", id, error };
 }
 
 /**

@@ -21,8 +21,12 @@ export interface StdioProcessOptions {
   readonly maxBufferSize: number;
   /** Every chunk the process writes to stderr. */
   readonly onStderr: (chunk: Buffer) => void;
-  /** Every line on stdout that is no message for this client (see `readStdoutLine`); it was dropped. */
-  readonly onStrayLine: (line: string, what: StrayOutput) => void;
+  /**
+   * Every line on stdout that is no message for this client, or that holds
+   * a request or notification the schema refuses (`unreadable_message`,
+   * with its `problem`; see `readStdoutLine`): it was dropped.
+   */
+  readonly onStrayLine: (line: string, what: StrayOutput, problem?: string) => void;
 }
 
 /**
@@ -185,6 +189,7 @@ export class StdioProcessTransport implements Transport {
         this.onerror?.(read.error);
       } else {
         this.split.reset();
+        if (read.unreadable !== undefined) this.options.onStrayLine(line, "unreadable_message", read.unreadable);
         for (const message of read.messages) {
           this.onmessage?.(this.readableAnswer(message));
           if (this.closing) return;

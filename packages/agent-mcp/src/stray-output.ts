@@ -1,6 +1,7 @@
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { withoutNullMessageMembers } from "./null-fields.js";
 import { readServerJson } from "./server-json.js";
+import { answeredId, isShapedAsRequest, malformedAnswer, schemaProblem } from "./unreadable-message.js";
 import { printableLine } from "./stderr-tail.js";
 import type { McpSettings } from "./validate-mcp-options.js";
 
@@ -22,19 +23,30 @@ const STRAY_EXCERPT_CHARS = 200;
  *   message the server could not read, and what servers written by hand
  *   send in reply to a notification they do not know
  *   (`notifications/initialized`); the SDK's client reports and skips it;
+ *   A message the schema refuses whose place is still known is no reason
+ *   to lose the session: an answer to an id the client can have (a string,
+ *   an integer JavaScript holds exactly) is read as a marked error answer
+ *   to it (`malformedAnswer`: that request fails at once), and a request
+ *   or notification (an id past 2^53, params of the wrong kind) is left
+ *   out, its problem in `unreadable`;
  * - `malformed`: JSON that claims to be JSON-RPC (an object with a
  *   `jsonrpc` member, or an array holding one) but is not a valid message
- *   (a response with a bad id, or with neither result nor error; a batch
- *   with any such entry): `error` is the schema's error, which
- *   `isMalformedMessageError` recognises. A batch's errors with a null id
- *   are left out of it.
+ *   and not one of those (an answer whose id is no string or number, or
+ *   with neither result nor error; a batch with any such entry): `error`
+ *   is the schema's error, which `isMalformedMessageError` recognises. A
+ *   batch's errors with a null id are left out of it.
  *
  * Stray output is what the MCP SDK's own stdio client and the hosts people
  * try servers with skip; a malformed message may have been an answer,
  * which can then never be matched to its request.
  */
 export type StdoutLine =
-  | { readonly kind: "messages"; readonly messages: readonly JSONRPCMessage[] }
+  | {
+      readonly kind: "messages";
+      readonly messages: readonly JSONRPCMessage[];
+      /** The schema's problem with the first request or notification of the line that was left out. */
+      readonly unreadable?: string;
+    }
   | { readonly kind: "stray"; readonly what: StrayOutput }
   | { readonly kind: "malformed"; readonly error: Error };
 
@@ -43,10 +55,11 @@ export type StdoutLine =
  * `id` and a `result` or an `error`) but without the `jsonrpc` member, as
  * a server written by hand may forget it (its requests then wait for
  * their timeouts, so the host is told apart); or a JSON-RPC error that
- * answers no request (its id is null). Over Streamable HTTP, a message
- * the protocol's schema refuses that answers no request of its POST
- * (`unreadable_message`): each message comes on its own there, so it
- * breaks nothing else.
+ * answers no request (its id is null). And a message the protocol's
+ * schema refuses that answers no request the client can place
+ * (`unreadable_message`): over stdio a request or notification, over
+ * Streamable HTTP anything but an answer to its POST's request; it breaks
+ * nothing else.
  */
 export type StrayOutput = "not_json_rpc" | "answer_without_version" | "unaddressed_error" | "unreadable_message";
 
@@ -65,12 +78,16 @@ export function readStdoutLine(line: string): StdoutLine {
   const addressed = entries.filter((entry) => !isUnaddressedError(entry));
   if (addressed.length === 0) return { kind: "stray", what: "unaddressed_error" };
   const messages: JSONRPCMessage[] = [];
+  let unreadable: string | undefined;
   for (const entry of addressed) {
     const result = JSONRPCMessageSchema.safeParse(entry);
-    if (!result.success) return { kind: "malformed", error: result.error };
-    messages.push(result.data);
+    const id = result.success ? undefined : answeredId(entry);
+    if (result.success) messages.push(result.data);
+    else if (id !== undefined) messages.push(malformedAnswer(id, schemaProblem(entry)));
+    else if (isShapedAsRequest(entry)) unreadable ??= schemaProblem(entry);
+    else return { kind: "malformed", error: result.error };
   }
-  return { kind: "messages", messages };
+  return { kind: "messages", messages, ...(unreadable !== undefined && { unreadable }) };
 }
 
 function carriesJsonRpc(value: unknown): value is { readonly jsonrpc: unknown } {
