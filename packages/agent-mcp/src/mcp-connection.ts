@@ -9,16 +9,15 @@ import {
 import { type ClientFeatures, createClient } from "./client-features.js";
 import {
   classifyMcpFailure,
-  describeMalformed,
   isBrokenStreamError,
   isStreamRefusal,
-  isMalformedMessageError,
   isUnansweredStream,
 } from "./classify-mcp-failure.js";
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { connectFailure } from "./connect-failure.js";
 import { probeUnansweredHandshake } from "./handshake-probe.js";
+import { describeMalformed, isMalformedMessageError } from "./malformed-message.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";

@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { describeMalformed } from "./classify-mcp-failure.js";
+import { describeMalformed } from "./malformed-message.js";
 import { withoutNullInitializeFields, withoutNullMessageMembers } from "./null-fields.js";
 import { requestId, requestMethod } from "./posted-request.js";
 import { readServerJson } from "./server-json.js";

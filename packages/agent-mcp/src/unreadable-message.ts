@@ -5,7 +5,7 @@ import {
   JSONRPCRequestSchema,
   JSONRPCResultResponseSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { describeMalformed } from "./classify-mcp-failure.js";
+import { describeMalformed } from "./malformed-message.js";
 
 /**
  * What marks the error answer put in place of an answer the protocol's
