@@ -128,8 +128,8 @@ function answers(message: unknown, id: string | number): boolean {
  */
 class EventRewriter {
   private readonly decoder = new TextDecoder();
-  /** The text of the line being read, since the last line feed. */
-  private line = "";
+  /** The pieces of the line being read, since the last line feed (joined once the line ends: a long line costs no more). */
+  private line: string[] = [];
   /** The lines of the event being read, each with its line feed. */
   private lines: string[] = [];
 
@@ -137,31 +137,34 @@ class EventRewriter {
 
   /** The whole events `chunk` ended, rewritten. */
   read(chunk: Uint8Array): string {
-    const text = this.line + this.decoder.decode(chunk, { stream: true });
+    const text = this.decoder.decode(chunk, { stream: true });
     let given = "";
     let start = 0;
     for (let lf = text.indexOf("\n"); lf !== -1; lf = text.indexOf("\n", start)) {
-      const line = text.slice(start, lf + 1);
+      this.line.push(text.slice(start, lf + 1));
+      const line = this.line.join("");
+      this.line = [];
       start = lf + 1;
       if (line === "\n" || line === "\r\n") given += this.endEvent(line);
       else this.lines.push(line);
     }
-    this.line = text.slice(start);
+    if (start < text.length) this.line.push(text.slice(start));
     return given;
   }
 
   /** What was left of the stream after its last whole event, as it came. */
   end(): string {
-    const rest = this.lines.join("") + this.line + this.decoder.decode();
+    const rest = this.lines.join("") + this.line.join("") + this.decoder.decode();
     this.lines = [];
-    this.line = "";
+    this.line = [];
     return rest;
   }
 
   private endEvent(blank: string): string {
     const lines = this.lines;
     this.lines = [];
-    const field = (line: string, name: string) => line === `${name}\n` || line.startsWith(`${name}:`);
+    const field = (line: string, name: string) =>
+      line.startsWith(name) && (line[name.length] === ":" || line.slice(name.length).trim() === "");
     const data = lines.filter((line) => field(line, "data")).map((line) => valueOf(line, "data"));
     const type = lines.find((line) => field(line, "event"));
     const isMessage = type === undefined || valueOf(type, "event") === "message";
