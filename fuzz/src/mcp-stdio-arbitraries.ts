@@ -56,7 +56,7 @@ export type McpStrayLine =
   | "malformed"
   /** A line longer than `maxMessageBytes` and the pipe chunk it may come with. */
   | "long"
-  /** A JSON-RPC notification written over several lines (pretty-printed JSON): no stdio framing; it breaks the connection. */
+  /** A JSON-RPC notification written over several lines (pretty-printed JSON): no stdio framing, read all the same. */
   | "pretty"
   /** A request of the server's own whose id is an integer past 2^53 (a nanosecond clock): dropped. */
   | "bigIdRequest"

@@ -23,7 +23,7 @@ import type {
 } from "./mcp-stdio-arbitraries.js";
 
 /** The stray lines that break the connection; the client drops the others (or, an answer to an unknown id, ignores it). */
-const BREAKING_STRAY_LINES: ReadonlySet<McpStrayLine> = new Set<McpStrayLine>(["malformed", "long", "pretty"]);
+const BREAKING_STRAY_LINES: ReadonlySet<McpStrayLine> = new Set<McpStrayLine>(["malformed", "long"]);
 /** Bytes of the `long` stray line: past the fuzz's `maxMessageBytes` (200,000) and one pipe chunk more. */
 const LONG_LINE_BYTES = 300_000;
 const BOM = "\uFEFF";
@@ -143,7 +143,7 @@ function due<T>(event: McpStdioEvent<T> | undefined, at: McpStdioMoment, call: n
 async function moment(at: McpStdioMoment, call = 0): Promise<void> {
   for (const stray of behaviour.strays) {
     if (!due(stray, at, call)) continue;
-    // Only a malformed JSON-RPC message, a line too long and a pretty-printed message break the connection; the client drops
+    // Only a malformed JSON-RPC message and a line too long break the connection; the client drops
     // the other lines (or, an answer to an unknown id, ignores it), and every call goes on.
     record(BREAKING_STRAY_LINES.has(stray.what) ? { broke: stray.what } : { stray: stray.what });
     await out.line(strayLine(stray.what));

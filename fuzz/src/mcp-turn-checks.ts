@@ -198,12 +198,11 @@ export function checkStatus(status: McpServerStatus): void {
 
 /** What a call gets when its connection broke before its answer came: never the lot of a call the server answered. */
 const LOST_BEFORE_ANSWER =
-  /wrote a malformed JSON-RPC message|wrote a JSON-RPC message over \d+ lines|sent a message longer than maxMessageBytes|" exited|" closed its std(?:out|in) and kept running/;
+  /wrote a malformed JSON-RPC message|sent a message longer than maxMessageBytes|" exited|" closed its std(?:out|in) and kept running/;
 
 /**
  * A call the stdio server answered before it broke its connection (a
- * malformed JSON-RPC message, a line too long, a pretty-printed message, an
- * exit, a signal, a closed
+ * malformed JSON-RPC message, a line too long, an exit, a signal, a closed
  * stdout or stdin after the answer) keeps
  * its answer: of a tool's calls, at most those the server did not answer
  * so may fail as calls whose connection broke before their answer (the

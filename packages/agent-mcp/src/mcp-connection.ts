@@ -22,7 +22,6 @@ import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
-import { SplitMessageError } from "./split-message.js";
 import { stopProcess } from "./stop-process.js";
 import { type StrayOutput, warnOfStrayOutput } from "./stray-output.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -331,9 +330,8 @@ export class McpConnection {
   }
 
   /**
-   * Four transport errors break the connection, because the answers a call
-   * waits for can no longer be trusted or come: a message written over
-   * several lines (pretty-printed JSON, which no stdio client reads), a malformed JSON-RPC message
+   * Three transport errors break the connection, because the answers a call
+   * waits for can no longer be trusted or come: a malformed JSON-RPC message
    * (the reply it replaced can never be matched, and the stream may be out
    * of step; a stdio line that is no JSON-RPC at all is no error, see
    * {@link strayOutput}), a message longer than `maxMessageBytes` (dropped unread), and
@@ -346,15 +344,6 @@ export class McpConnection {
     if (this.closed) return;
     if (isStdioMessageTooLarge(error)) {
       this.messageTooLarge();
-    } else if (error instanceof SplitMessageError) {
-      this.lose(
-        new McpServerError({
-          code: McpServerErrorCode.ProtocolError,
-          serverId: this.settings.id,
-          message: `wrote ${error.message}, which cannot be read: over stdio each message must be one line; the connection was closed`,
-          cause: error,
-        }),
-      );
     } else if (isMalformedMessageError(error)) {
       this.lose(
         new McpServerError({

@@ -1,23 +1,6 @@
 import { readServerJson } from "./server-json.js";
 
 /**
- * A stdio server wrote a JSON-RPC message over several lines (pretty-printed
- * JSON, as `JSON.stringify(message, null, 2)` or Python's
- * `json.dumps(message, indent=2)` write it). Over stdio a message is one
- * line, so its lines are no messages and its request would wait for its
- * timeout: the connection is lost at once instead, saying why.
- */
-export class SplitMessageError extends Error {
-  constructor(
-    /** How many lines the message took. */
-    readonly lines: number,
-  ) {
-    super(`a JSON-RPC message over ${lines} lines (pretty-printed JSON)`);
-    this.name = "SplitMessageError";
-  }
-}
-
-/**
  * Watches the lines of a stdio server's stdout that are no message on
  * their own, for a JSON-RPC message written over several of them: a line
  * that starts an object or array and is no JSON by itself, then the lines
@@ -35,8 +18,8 @@ export class SplitMessageWatch {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** A line that is no message on its own; the number of lines of the message it completes, if it completes one. */
-  stray(line: string): number | undefined {
+  /** A line that is no message on its own; the message it completes (its lines joined), if it completes one. */
+  stray(line: string): { readonly text: string; readonly lines: number } | undefined {
     if (this.held.length === 0 && !startsUnfinishedJson(line)) return undefined;
     this.held.push(line);
     this.bytes += line.length;
@@ -46,7 +29,7 @@ export class SplitMessageWatch {
     const lines = this.held.length;
     const text = this.held.join("\n");
     this.reset();
-    return claimsJsonRpc(text) ? lines : undefined;
+    return claimsJsonRpc(text) ? { text, lines } : undefined;
   }
 
   /** A line was a message on its own: anything held was no message. */

@@ -6,7 +6,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
 import { withoutNullInitializeFields } from "./null-fields.js";
-import { SplitMessageError, SplitMessageWatch } from "./split-message.js";
+import { SplitMessageWatch } from "./split-message.js";
 import { StdoutLines } from "./stdout-lines.js";
 import { type StrayOutput, readStdoutLine } from "./stray-output.js";
 
@@ -44,8 +44,10 @@ export interface StdioProcessOptions {
  * are read still. A line holding a batch (a JSON array of messages, as
  * protocol version 2025-03-26 allows) is read as its messages, in order.
  * The answer to `initialize` is read without its null fields (see
- * `withoutNullInitializeFields`). Stray lines that together are one JSON-RPC message (pretty-printed JSON)
- * go to `onerror` as a `SplitMessageError` once the message's last line came.
+ * `withoutNullInitializeFields`). Stray lines that together are one
+ * JSON-RPC answer or notification (pretty-printed JSON, which stdio
+ * framing does not allow) are read as it once its last line came, and
+ * reported (`split_message`).
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
  * its stdin breaks (a write found it closed), not only when the process
@@ -207,11 +209,24 @@ export class StdioProcessTransport implements Transport {
     return { ...message, result: withoutNullInitializeFields(answer.result) } as JSONRPCMessage;
   }
 
-  /** A line that is no message: reported, and watched for a message written over several lines. */
+  /**
+   * A line that is no message: reported, and watched for a message written
+   * over several lines (pretty-printed JSON), which is read once its last
+   * line came, as a line holding it is, but for a request: a server that
+   * prints the client's own requests to its stdout would have the client
+   * answer them.
+   */
   private strayLine(line: string, what: StrayOutput): void {
     this.options.onStrayLine(line, what);
-    const lines = this.split.stray(line);
-    if (lines !== undefined) this.onerror?.(new SplitMessageError(lines));
+    const split = this.split.stray(line);
+    if (split === undefined) return;
+    const read = readStdoutLine(split.text);
+    if (read.kind !== "messages") return;
+    this.options.onStrayLine(split.text, "split_message", `over ${split.lines} lines`);
+    for (const message of read.messages) {
+      if (!("method" in message && "id" in message)) this.onmessage?.(this.readableAnswer(message));
+      if (this.closing) return;
+    }
   }
 
   /** A pipe ended without `close()`: the end is reported once the process exited, or after the wait. */

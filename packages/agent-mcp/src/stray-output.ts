@@ -60,8 +60,16 @@ export type StdoutLine =
  * (`unreadable_message`): over stdio a request or notification, over
  * Streamable HTTP anything but an answer to its POST's request; it breaks
  * nothing else.
+ * And a stdio message written over several lines (`split_message`:
+ * pretty-printed JSON, which stdio framing does not allow), which is read
+ * all the same.
  */
-export type StrayOutput = "not_json_rpc" | "answer_without_version" | "unaddressed_error" | "unreadable_message";
+export type StrayOutput =
+  | "not_json_rpc"
+  | "answer_without_version"
+  | "unaddressed_error"
+  | "unreadable_message"
+  | "split_message";
 
 /** Reads one line of a stdio server's stdout (see {@link StdoutLine}). Never throws. */
 export function readStdoutLine(line: string): StdoutLine {
@@ -136,6 +144,8 @@ function strayOutputMessage(serverId: string, what: StrayOutput, excerpt: string
       return `MCP server "${serverId}" wrote an answer without its "jsonrpc": "2.0" member, which is no JSON-RPC message; it is ignored, and so are any more such answers of this connection (the request it answers waits for its timeout): ${excerpt}`;
     case "unaddressed_error":
       return `MCP server "${serverId}" wrote a JSON-RPC error that answers no request (its id is null: a message it could not read, or a notification it does not know); it is ignored, and so are any more such errors of this connection: ${excerpt}`;
+    case "split_message":
+      return `MCP server "${serverId}" wrote a JSON-RPC message ${problem} (pretty-printed JSON), which stdio does not allow (a message is one line; other clients drop such lines); it is read all the same, and so are any more such messages of this connection: ${excerpt}`;
     case "unreadable_message":
       return `MCP server "${serverId}" sent a message that is no valid JSON-RPC message (${problem}); it is ignored, and so are any more such messages of this connection: ${excerpt}`;
     default: {
