@@ -95,6 +95,11 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
 }
 
+/** Whether a classified failure is an answer the server gave that the protocol's schema refused (see `malformedAnswer`). */
+export function isMalformedAnswer(failure: McpServerError): boolean {
+  return failure.cause instanceof McpError && malformedAnswerProblem(failure.cause.data) !== undefined;
+}
+
 /** Whether a classified failure is a request whose event stream ended without its answer. */
 export function isUnansweredStream(failure: McpServerError): boolean {
   return failure.cause instanceof McpError && isUnansweredStreamMarker(failure.cause.data);

@@ -10,6 +10,7 @@ import { type ClientFeatures, createClient } from "./client-features.js";
 import {
   classifyMcpFailure,
   isBrokenStreamError,
+  isMalformedAnswer,
   isStreamRefusal,
   isUnansweredStream,
 } from "./classify-mcp-failure.js";
@@ -201,8 +202,8 @@ export class McpConnection {
    * A request of a session whose event stream ended without its answer:
    * the server broke the protocol, or went away (a server shutting down
    * ends its streams cleanly too). A `ping` on the session tells which:
-   * answered (with a result or a JSON-RPC error), `failure` (a protocol
-   * error) stands; else the connection is lost at once, and every request
+   * answered (with a result, a JSON-RPC error, or an answer the schema
+   * refuses), `failure` (a protocol error) stands; else the connection is lost at once, and every request
    * in flight fails with the reason. A signal's reason when one fired.
    */
   private async unansweredInSession(failure: McpServerError, request: string, signals: readonly AbortSignal[]) {
@@ -213,8 +214,10 @@ export class McpConnection {
       () => undefined,
       (error: unknown) => error,
     );
-    if (ping === undefined || (McpServerError.isInstance(ping) && ping.code === McpServerErrorCode.ServerError))
-      return failure;
+    // Answered at all (a result, a JSON-RPC error, or an answer the schema refused): the server is there.
+    const answered =
+      McpServerError.isInstance(ping) && (ping.code === McpServerErrorCode.ServerError || isMalformedAnswer(ping));
+    if (ping === undefined || answered) return failure;
     if (!McpServerError.isInstance(ping) || this.lost) return this.lost ?? ping;
     const why = ping.message.slice(`MCP server "${this.settings.id}" `.length);
     const message = `lost its connection (its event stream ended without answering ${request}, and it then ${why})`;

@@ -126,4 +126,32 @@ describe("odd messages over Streamable HTTP", { timeout: 15_000 }, () => {
       expect(mcp.status).toMatchObject({ state: "ready", totalRestarts: 0, lastError: undefined });
     });
   }
+
+  // Before, the malformed answer to the ping counted as a server out of reach: the session was lost.
+  it("a call's event stream that ends without its answer, in a session whose server answers the ping with a result of null: the call fails, the session goes on", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: ["vanish", "echo"].map((name) => ({ name, inputSchema: { type: "object" as const } })),
+      // The stream ends with no event: the client asks the session with a ping whether the server went away.
+      eventsFor: (name) => (name === "vanish" ? [] : undefined),
+      pingAnswer: (id) => ({ jsonrpc: "2.0", id, result: null }),
+    });
+    const mcp = createMcpExtension({ id: "odd", server: { url: server.url }, callTimeoutMs: 5_000 });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("vanish", {})]), response([toolCall("echo", {})]), "Done."],
+    });
+
+    expect(toolResults.map((result) => [result.text, (result.details as { error?: string }).error])).toEqual([
+      [
+        'MCP server "odd" answered tools/call "vanish" with an event stream that ended without its answer',
+        "protocol_error",
+      ],
+      ["echo {}", undefined],
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", totalRestarts: 0 });
+  });
 });
