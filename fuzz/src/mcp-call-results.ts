@@ -165,7 +165,8 @@ export const callResultArbitrary = fc.oneof({ weight: 3, arbitrary: validResult 
 /**
  * A result the protocol takes, written as a server in Python writes one:
  * every optional field present, the absent ones as null (`isError`,
- * `structuredContent`, a text block's `annotations` and `_meta`).
+ * `structuredContent`, the result's `_meta`, a text block's `annotations`
+ * and `_meta`). The case's server sends it with `"error": null` beside it.
  */
 export const resultWithNulls: fc.Arbitrary<Record<string, unknown>> = fc
   .array(generatedText, { minLength: 1, maxLength: 3 })
@@ -173,4 +174,5 @@ export const resultWithNulls: fc.Arbitrary<Record<string, unknown>> = fc
     content: texts.map((value) => ({ type: "text", text: value, annotations: null, _meta: null })),
     isError: null,
     structuredContent: null,
+    _meta: null,
   }));

@@ -58,12 +58,31 @@ export interface CaseWire {
 
 /** Key under which a result is sent as generated (the SDK checks what a handler returns). */
 const RAW_RESULT = "__fuzzRawResult";
+/** Key marking a generated result sent as a server in Python sends it, with `"error": null` beside it. */
+const WITH_NULL_ERROR = "__fuzzWithNullError";
 
 /** The message with a generated result in place of the placeholder a handler returned. */
 export function withRawResult(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: Record<string, unknown> }).result;
   if (!result || !(RAW_RESULT in result)) return message;
-  return { ...message, result: result[RAW_RESULT] } as JSONRPCMessage;
+  return { ...message, result: result[RAW_RESULT], ...(result[WITH_NULL_ERROR] === true && { error: null }) } as never;
+}
+
+/**
+ * `message` without the nulls a server in Python writes for absent members
+ * (`"error": null` beside a result, the result's `"_meta": null`), which
+ * the protocol reads as absent: what the protocol's schema is to take.
+ */
+export function withoutPythonNulls(message: unknown): unknown {
+  if (typeof message !== "object" || message === null || !("result" in message)) return message;
+  const read: Record<string, unknown> = { ...message };
+  if (read.error === null) delete read.error;
+  const result = read.result;
+  if (typeof result === "object" && result !== null && (result as { _meta?: unknown })._meta === null) {
+    const { _meta: _null, ...fields } = result as Record<string, unknown>;
+    read.result = fields;
+  }
+  return read;
 }
 
 /** The case's server, not connected yet; `wire.transport.send` must pass each message through {@link withRawResult}. */
@@ -81,7 +100,8 @@ export function caseServer(state: CaseState, wire: CaseWire): Server {
       state.changed && state.spec.toolsAfterChange
         ? state.spec.toolsAfterChange
         : state.spec.tools.map((tool) => tool.entry);
-    return { [RAW_RESULT]: listPage(state.spec.listing, tools, request.params?.cursor) } as never;
+    const page = listPage(state.spec.listing, tools, request.params?.cursor);
+    return { [RAW_RESULT]: withLastCursor(page, state.spec.lastCursor) } as never;
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
@@ -117,6 +137,13 @@ function listPage(listing: McpListing, tools: readonly unknown[], cursor: string
       return unreachable;
     }
   }
+}
+
+/** `page` with `nextCursor: lastCursor` when it is a last page (it has a list and no cursor) and a last cursor is given. */
+function withLastCursor(page: unknown, lastCursor: null | "" | undefined): unknown {
+  if (lastCursor === undefined || typeof page !== "object" || page === null || "nextCursor" in page) return page;
+  if (!Array.isArray((page as { tools?: unknown }).tools)) return page;
+  return { ...page, nextCursor: lastCursor };
 }
 
 async function runStep(
@@ -197,7 +224,7 @@ async function answer(tool: McpFuzzTool, wire: CaseWire, extra: Extra): Promise<
   const { end } = tool;
   switch (end.kind) {
     case "result":
-      return { [RAW_RESULT]: end.result } as never;
+      return { [RAW_RESULT]: end.result, ...(end.nulls && { [WITH_NULL_ERROR]: true }) } as never;
     case "jsonRpcError":
       throw new McpError(end.code, end.message, end.data);
     case "throw":

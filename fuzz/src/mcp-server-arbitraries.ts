@@ -67,6 +67,12 @@ export type McpListing = "one" | "pages" | "endless" | "error" | "notList";
 export interface McpFuzzCase {
   readonly tools: readonly McpFuzzTool[];
   readonly listing: McpListing;
+  /**
+   * The `nextCursor` of the last page of a list that ends (`one`, `pages`):
+   * absent when undefined, or null (as a server written in Python writes
+   * `None`) or empty, which end a list as an absent one does.
+   */
+  readonly lastCursor?: null | "";
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
@@ -141,32 +147,41 @@ const outputSchema: fc.Arbitrary<unknown> = fc.constantFrom(
   { type: "string" },
 );
 
+/** A value a server written in Python may also write as `None`: null, which the protocol takes as an absent field. */
+function orNull<T>(value: fc.Arbitrary<T>): fc.Arbitrary<T | null> {
+  return fc.oneof({ weight: 4, arbitrary: value }, fc.constant(null));
+}
+
 const annotations: fc.Arbitrary<unknown> = fc.oneof(
   fc.record(
     {
-      title: text,
-      readOnlyHint: fc.boolean(),
-      destructiveHint: fc.boolean(),
-      idempotentHint: fc.boolean(),
-      openWorldHint: fc.boolean(),
+      title: orNull(text),
+      readOnlyHint: orNull(fc.boolean()),
+      destructiveHint: orNull(fc.boolean()),
+      idempotentHint: orNull(fc.boolean()),
+      openWorldHint: orNull(fc.boolean()),
     },
     { requiredKeys: [] },
   ),
   fc.constantFrom({ readOnlyHint: "yes" }, { readOnlyHint: 1 }, null, "hints", { title: 5 }),
 );
 
-/** A `tools/list` entry: mostly valid, sometimes not (no name, a schema that is no object schema, odd fields). */
+/**
+ * A `tools/list` entry: mostly valid, sometimes not (no name, a schema that
+ * is no object schema, odd fields); its optional fields now and then null,
+ * as a server written in Python writes `None`.
+ */
 const toolEntry: fc.Arbitrary<Record<string, unknown>> = fc
   .record(
     {
       name: fc.oneof({ weight: 12, arbitrary: toolName }, fc.constantFrom(7, null)),
-      title: text,
-      description: fc.oneof(text, fc.constant(5)),
+      title: orNull(text),
+      description: fc.oneof(text, fc.constant(5), fc.constant(null)),
       inputSchema: fc.oneof({ weight: 6, arbitrary: validSchema }, invalidSchema),
-      outputSchema,
+      outputSchema: orNull(outputSchema),
       annotations,
       _meta: fc.constantFrom({ "x.example/k": 1 }, null),
-      icons: fc.constantFrom([{ src: "https://example.com/i.png" }], "icon"),
+      icons: fc.constantFrom([{ src: "https://example.com/i.png" }], "icon", null),
     },
     { requiredKeys: ["name"] },
   )
@@ -253,6 +268,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
       { weight: 6, arbitrary: fc.constant("one" as const) },
       fc.constantFrom("pages" as const, "endless" as const, "error" as const, "notList" as const),
     ),
+    lastCursor: fc.constantFrom(null, ""),
     toolsAfterChange: fc.array(toolEntry, { maxLength: 3 }),
     server: fc.record({
       capabilities: fc.oneof(

@@ -87,5 +87,18 @@ export const rawMessage: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
   { jsonrpc: "2.0", id: 6, method: "elicitation/create", params: { message: 5 } },
   { jsonrpc: "2.0", id: 7, method: "roots/list", params: { _meta: null } },
   [{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "$id", progress: 1 } }],
+  // As a server written in Python writes them: absent members as null.
+  {
+    jsonrpc: "2.0",
+    id: null,
+    method: "notifications/progress",
+    params: { progressToken: "$id", progress: 1, total: null, message: null, _meta: null },
+  },
+  {
+    jsonrpc: "2.0",
+    id: null,
+    method: "notifications/message",
+    params: { level: "info", logger: null, data: null, _meta: null },
+  },
   { jsonrpc: "2.0" },
 );

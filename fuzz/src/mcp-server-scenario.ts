@@ -38,6 +38,7 @@ import { serveCase } from "./mcp-fuzz-server.js";
 import { HOST_READS, checkHostReads } from "./mcp-host-reads.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
+import { checkToolsOffered } from "./mcp-offered-tools.js";
 import { type LaunchedStdioCase, launchStdioCase } from "./mcp-stdio-launch.js";
 import {
   type McpTurnObservation,
@@ -203,6 +204,12 @@ async function runMcpTurn(
     stdio.pids().length === started
   )
     throw new InvariantViolation("a lost server is restarted by the next turn", describeValue(before));
+  checkToolsOffered(
+    spec,
+    mcp.status,
+    assembled.tools.map((tool) => tool.def.name),
+    stdio === undefined && turnId === "t1",
+  );
   const serverNames = new Map(mcp.status.tools.map((tool) => [tool.name, tool.serverToolName]));
   const main = createScriptedModel(script(spec, [...serverNames.keys()]));
   const events: RuntimeEvent[] = [];

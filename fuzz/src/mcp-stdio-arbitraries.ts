@@ -6,7 +6,8 @@
  * byte-order mark); lines that are no message (a banner, a log line, a
  * pino-style JSON log line, JSON that is no JSON-RPC, an answer to an id
  * never asked, an error with a null id, a malformed JSON-RPC message, a line past
- * `maxMessageBytes`, a blank line), up to three, at its start, just before
+ * `maxMessageBytes`, a blank line, a pretty-printed message, a request with an
+ * id past 2^53, a log message holding `NaN`), up to three, at its start, just before
  * its answer to `initialize`, in a call or after an answer; exiting (code 0 or 1, killed by a signal) or closing its stdout
  * or stdin and staying alive, before the handshake, in a call or between calls, in
  * its first process only or in every one; never answering `initialize`; a
@@ -55,6 +56,12 @@ export type McpStrayLine =
   | "malformed"
   /** A line longer than `maxMessageBytes` and the pipe chunk it may come with. */
   | "long"
+  /** A JSON-RPC notification written over several lines (pretty-printed JSON): no stdio framing, read all the same. */
+  | "pretty"
+  /** A request of the server's own whose id is an integer past 2^53 (a nanosecond clock): dropped. */
+  | "bigIdRequest"
+  /** A log message holding `NaN`, as Python's `json.dumps` writes a float that is no number: read, as null. */
+  | "nanLog"
   | "blank";
 
 /** Something that happens at a moment: at `call` and `answered`, at the process's `call`-th call (from 0). */
@@ -121,7 +128,17 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
       event(
         fc.oneof(
           { weight: 3, arbitrary: fc.constantFrom<McpStrayLine>("banner", "log", "pinoLog") },
-          fc.constantFrom<McpStrayLine>("notJsonRpc", "unknownId", "nullIdError", "malformed", "long", "blank"),
+          fc.constantFrom<McpStrayLine>(
+            "notJsonRpc",
+            "unknownId",
+            "nullIdError",
+            "malformed",
+            "long",
+            "blank",
+            "pretty",
+            "bigIdRequest",
+            "nanLog",
+          ),
         ),
       ),
       { maxLength: 3 },

@@ -12,7 +12,7 @@
 import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type CaseState, caseServer, withRawResult } from "./mcp-case-server.js";
+import { type CaseState, caseServer, withRawResult, withoutPythonNulls } from "./mcp-case-server.js";
 import type {
   McpProcessEnd,
   McpStdioBehaviour,
@@ -181,6 +181,16 @@ function strayLine(line: McpStrayLine): string {
       });
     case "blank":
       return "";
+    case "pretty":
+      return JSON.stringify(
+        { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } },
+        null,
+        2,
+      );
+    case "bigIdRequest":
+      return '{"jsonrpc": "2.0", "id": 1733572800123456789, "method": "ping"}';
+    case "nanLog":
+      return '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": {"ratio": NaN}}}';
     default: {
       const unreachable: never = line;
       return unreachable;
@@ -273,10 +283,11 @@ transport.onmessage = (message: JSONRPCMessage) => {
 transport.send = async (message: JSONRPCMessage) => {
   const line = JSON.stringify(withRawResult(message));
   // A message the protocol's schema refuses (a raw step's, a broken result) breaks the connection: noted first.
-  // A batch (an array, as protocol 2025-03-26 allows) is read as its messages.
+  // A batch (an array, as protocol 2025-03-26 allows) is read as its messages; a Python-style answer's nulls as absent.
   const sent: unknown = JSON.parse(line);
   const messages: unknown[] = Array.isArray(sent) ? sent : [sent];
-  if (!messages.every((each) => JSONRPCMessageSchema.safeParse(each).success)) record({ broke: "malformed" });
+  if (!messages.every((each) => JSONRPCMessageSchema.safeParse(withoutPythonNulls(each)).success))
+    record({ broke: "malformed" });
   const { id, method } = message as { id?: string | number; method?: unknown };
   if (method === undefined && id !== undefined && id === initializeId) {
     initializeId = undefined;

@@ -1,5 +1,7 @@
 import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { describeMalformed, isMalformedMessageError } from "./malformed-message.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
+import { malformedAnswerProblem } from "./unreadable-message.js";
 import { UnansweredRequestError } from "./unanswered-json.js";
 import { isUnansweredStreamMarker } from "./unanswered-stream.js";
 
@@ -52,6 +54,9 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
       McpServerErrorCode.ProtocolError,
       `answered ${request} with an event stream that ended without its answer`,
     );
+  const malformed = error instanceof McpError ? malformedAnswerProblem(error.data) : undefined;
+  if (malformed !== undefined)
+    return make(McpServerErrorCode.ProtocolError, `answered ${request} with a malformed message: ${malformed}`);
   if (error instanceof McpError) {
     // The SDK's own failures share their codes with errors a server may answer (-32000 and -32001 are in the
     // range JSON-RPC leaves to servers): only the SDK's own are the connection's end or a timeout.
@@ -90,6 +95,11 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
   return make(McpServerErrorCode.TransportError, `could not be reached for ${request}: ${text}`);
 }
 
+/** Whether a classified failure is an answer the server gave that the protocol's schema refused (see `malformedAnswer`). */
+export function isMalformedAnswer(failure: McpServerError): boolean {
+  return failure.cause instanceof McpError && malformedAnswerProblem(failure.cause.data) !== undefined;
+}
+
 /** Whether a classified failure is a request whose event stream ended without its answer. */
 export function isUnansweredStream(failure: McpServerError): boolean {
   return failure.cause instanceof McpError && isUnansweredStreamMarker(failure.cause.data);
@@ -122,28 +132,6 @@ export function httpStatusOf(error: unknown): number | undefined {
   if (!McpServerError.isInstance(error) || error.code !== McpServerErrorCode.TransportError) return undefined;
   const { cause } = error;
   return isStreamableHttpError(cause) ? cause.code : undefined;
-}
-
-/**
- * True for what the SDK throws when bytes from the server do not form an
- * MCP message: invalid JSON (`SyntaxError`) or JSON that fails the
- * protocol's schema (zod's error, recognised by its `issues` list).
- */
-export function isMalformedMessageError(error: unknown): boolean {
-  if (error instanceof SyntaxError) return true;
-  const issues = typeof error === "object" && error !== null ? (error as { issues?: unknown }).issues : undefined;
-  return error instanceof Error && Array.isArray(issues);
-}
-
-/** The first schema issue (`content: expected array`) or the parser's message, on one line. */
-export function describeMalformed(error: Error): string {
-  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] }).issues;
-  const first = Array.isArray(issues) ? issues[0] : undefined;
-  if (first?.message) {
-    const path = (first.path ?? []).map(String).join(".");
-    return path ? `${path}: ${first.message}` : first.message;
-  }
-  return error.message.split("\n")[0]!;
 }
 
 /**

@@ -111,3 +111,11 @@ export const STALE_SOCKET_RETRIES = 4;
  * that the request is sent again; later, the server had the request.
  */
 export const STALE_SOCKET_WINDOW_MS = 1_000;
+
+/**
+ * How long a stdio server's handshake may go unanswered before the client
+ * writes its first `ping` to it (then after twice as long each time): a
+ * server that closed its stdin and lives on is seen only at a write (see
+ * `probeUnansweredHandshake`).
+ */
+export const HANDSHAKE_PROBE_FIRST_MS = 1_000;

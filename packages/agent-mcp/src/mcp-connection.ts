@@ -9,15 +9,16 @@ import {
 import { type ClientFeatures, createClient } from "./client-features.js";
 import {
   classifyMcpFailure,
-  describeMalformed,
   isBrokenStreamError,
+  isMalformedAnswer,
   isStreamRefusal,
-  isMalformedMessageError,
   isUnansweredStream,
 } from "./classify-mcp-failure.js";
 import { SESSION_END_TIMEOUT_MS } from "./defaults.js";
 import { McpServerError, McpServerErrorCode } from "./mcp-server-error.js";
 import { connectFailure } from "./connect-failure.js";
+import { probeUnansweredHandshake } from "./handshake-probe.js";
+import { describeMalformed, isMalformedMessageError } from "./malformed-message.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
@@ -92,7 +93,7 @@ export class McpConnection {
     const opened = await createTransport(settings.transport, stderr, {
       maxMessageBytes: settings.maxMessageBytes,
       onMessageTooLarge: () => connection?.messageTooLarge(),
-      onStrayLine: (line, what) => connection?.strayOutput(line, what),
+      onStrayLine: (line, what, problem) => connection?.strayOutput(line, what, problem),
     });
     const client = createClient(settings, features);
     connection = new McpConnection(settings, client, opened, events, stderr);
@@ -108,10 +109,14 @@ export class McpConnection {
     );
     client.onclose = () => connection.transportClosed();
     client.onerror = (error) => connection.transportError(error);
+    // A stdio server that closed its stdin while the handshake is unanswered is seen only at a write.
+    const stopProbing = settings.transport.kind === "stdio" ? probeUnansweredHandshake(opened.transport) : () => {};
     try {
-      await connection.request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
-        client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
-      );
+      await connection
+        .request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
+          client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
+        )
+        .finally(stopProbing);
       connection.readUntilBroken();
       // Broken in the handshake (a malformed JSON-RPC message before the answer): the answer read after it is not trusted.
       if (connection.breakReason) throw connection.breakReason;
@@ -197,8 +202,8 @@ export class McpConnection {
    * A request of a session whose event stream ended without its answer:
    * the server broke the protocol, or went away (a server shutting down
    * ends its streams cleanly too). A `ping` on the session tells which:
-   * answered (with a result or a JSON-RPC error), `failure` (a protocol
-   * error) stands; else the connection is lost at once, and every request
+   * answered (with a result, a JSON-RPC error, or an answer the schema
+   * refuses), `failure` (a protocol error) stands; else the connection is lost at once, and every request
    * in flight fails with the reason. A signal's reason when one fired.
    */
   private async unansweredInSession(failure: McpServerError, request: string, signals: readonly AbortSignal[]) {
@@ -209,8 +214,10 @@ export class McpConnection {
       () => undefined,
       (error: unknown) => error,
     );
-    if (ping === undefined || (McpServerError.isInstance(ping) && ping.code === McpServerErrorCode.ServerError))
-      return failure;
+    // Answered at all (a result, a JSON-RPC error, or an answer the schema refused): the server is there.
+    const answered =
+      McpServerError.isInstance(ping) && (ping.code === McpServerErrorCode.ServerError || isMalformedAnswer(ping));
+    if (ping === undefined || answered) return failure;
     if (!McpServerError.isInstance(ping) || this.lost) return this.lost ?? ping;
     const why = ping.message.slice(`MCP server "${this.settings.id}" `.length);
     const message = `lost its connection (its event stream ended without answering ${request}, and it then ${why})`;
@@ -371,10 +378,10 @@ export class McpConnection {
    * session and its requests go on. The host's logger hears of the first
    * such line of each kind of the connection.
    */
-  private strayOutput(line: string, what: StrayOutput): void {
+  private strayOutput(line: string, what: StrayOutput, problem?: string): void {
     if (this.closed || this.strayOutputReported.has(what)) return;
     this.strayOutputReported.add(what);
-    warnOfStrayOutput(this.settings, line, what);
+    warnOfStrayOutput(this.settings, line, what, problem);
   }
 
   /** A message longer than `maxMessageBytes` was dropped unread, so the request it answered never will be. */

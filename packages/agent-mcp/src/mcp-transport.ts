@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
+import { fetchReadableMessages } from "./readable-messages.js";
 import { fetchRetryingStaleSockets } from "./stale-socket-retry.js";
 import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
@@ -39,7 +40,10 @@ export interface OpenedTransport {
  * an event stream that ends, not resumable, without answering it) fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
  * A request whose pooled socket the server had closed is sent once more
- * (see `fetchRetryingStaleSockets`).
+ * (see `fetchRetryingStaleSockets`). Members a server writes as null
+ * where the protocol takes none are read as absent, and a message the
+ * protocol's schema refuses fails only the request it answers, or is
+ * dropped (see `fetchReadableMessages`).
  *
  * A stdio server runs on our `StdioProcessTransport`, whose connection
  * ends when the process's stdout ends or its stdin breaks, also when the
@@ -62,8 +66,12 @@ export async function createTransport(
   reading: {
     readonly maxMessageBytes: number;
     readonly onMessageTooLarge: () => void;
-    /** A stdio server wrote a line that is no message for this client (it was dropped). */
-    readonly onStrayLine: (line: string, what: StrayOutput) => void;
+    /**
+     * A stdio server wrote a line that is no message for this client, or an
+     * HTTP server sent a message that is no valid JSON-RPC message
+     * (`unreadable_message`, with the schema's `problem`): it was dropped.
+     */
+    readonly onStrayLine: (line: string, what: StrayOutput, problem?: string) => void;
   },
 ): Promise<OpenedTransport> {
   switch (settings.kind) {
@@ -96,12 +104,15 @@ export async function createTransport(
           // A stateless server (no session id) learns of a cancelled call only by its request closing.
           fetch: fetchRefusingUnansweredJson(
             fetchEndingUnansweredStreams(
-              fetchBoundingMessages(
-                reading.maxMessageBytes,
-                reading.onMessageTooLarge,
-                fetchClosingCancelledRequests(
-                  () => transport.sessionId === undefined,
-                  fetchRetryingStaleSockets(fetch),
+              fetchReadableMessages(
+                (text, problem) => reading.onStrayLine(text, "unreadable_message", problem),
+                fetchBoundingMessages(
+                  reading.maxMessageBytes,
+                  reading.onMessageTooLarge,
+                  fetchClosingCancelledRequests(
+                    () => transport.sessionId === undefined,
+                    fetchRetryingStaleSockets(fetch),
+                  ),
                 ),
               ),
             ),

@@ -10,3 +10,16 @@ export function requestId(body: unknown): string | number | undefined {
     return undefined;
   }
 }
+
+/** The method of the one JSON-RPC message a POST body holds, or `undefined` (no method, a batch, no JSON). */
+export function requestMethod(body: unknown): string | undefined {
+  if (typeof body !== "string") return undefined;
+  try {
+    const message: unknown = JSON.parse(body);
+    if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+    const { method } = message as { method?: unknown };
+    return typeof method === "string" ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -5,6 +5,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
+import { withoutNullInitializeFields } from "./null-fields.js";
+import { SplitMessageWatch } from "./split-message.js";
 import { StdoutLines } from "./stdout-lines.js";
 import { type StrayOutput, readStdoutLine } from "./stray-output.js";
 
@@ -19,8 +21,12 @@ export interface StdioProcessOptions {
   readonly maxBufferSize: number;
   /** Every chunk the process writes to stderr. */
   readonly onStderr: (chunk: Buffer) => void;
-  /** Every line on stdout that is no message for this client (see `readStdoutLine`); it was dropped. */
-  readonly onStrayLine: (line: string, what: StrayOutput) => void;
+  /**
+   * Every line on stdout that is no message for this client, or that holds
+   * a request or notification the schema refuses (`unreadable_message`,
+   * with its `problem`; see `readStdoutLine`): it was dropped.
+   */
+  readonly onStrayLine: (line: string, what: StrayOutput, problem?: string) => void;
 }
 
 /**
@@ -37,6 +43,11 @@ export interface StdioProcessOptions {
  * malformed goes to `onerror` (the schema's error), and the lines after it
  * are read still. A line holding a batch (a JSON array of messages, as
  * protocol version 2025-03-26 allows) is read as its messages, in order.
+ * The answer to `initialize` is read without its null fields (see
+ * `withoutNullInitializeFields`). Stray lines that together are one
+ * JSON-RPC answer or notification (pretty-printed JSON, which stdio
+ * framing does not allow) are read as it once its last line came, and
+ * reported (`split_message`).
  *
  * The connection ends (`onclose`, once) when the process's stdout ends or
  * its stdin breaks (a write found it closed), not only when the process
@@ -63,15 +74,19 @@ export class StdioProcessTransport implements Transport {
   private markExited!: () => void;
   private child: ChildProcess | undefined;
   private readonly lines: StdoutLines;
+  private readonly split: SplitMessageWatch;
   /** Set by `close()`: what the process writes from then on is not read as messages. */
   private closing = false;
   private ended = false;
   /** The first of its pipes the process ended (or broke) without `close()`. */
   private endedPipe: "stdout" | "stdin" | undefined;
   private exitWait: ReturnType<typeof setTimeout> | undefined;
+  /** The id of the `initialize` request written, whose answer is read without its null fields. */
+  private initializeId: string | number | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {
     this.lines = new StdoutLines(options.maxBufferSize);
+    this.split = new SplitMessageWatch(options.maxBufferSize);
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
@@ -137,6 +152,8 @@ export class StdioProcessTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.ended || this.closing) return Promise.reject(new Error("Not connected"));
+    const request = message as { id?: string | number; method?: unknown };
+    if (request.method === "initialize") this.initializeId = request.id;
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
@@ -168,13 +185,46 @@ export class StdioProcessTransport implements Transport {
     }
     for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       const read = readStdoutLine(line);
-      if (read.kind === "stray") this.options.onStrayLine(line, read.what);
-      else if (read.kind === "malformed") this.onerror?.(read.error);
-      else
+      if (read.kind === "stray") this.strayLine(line, read.what);
+      else if (read.kind === "malformed") {
+        this.split.reset();
+        this.onerror?.(read.error);
+      } else {
+        this.split.reset();
+        if (read.unreadable !== undefined) this.options.onStrayLine(line, "unreadable_message", read.unreadable);
         for (const message of read.messages) {
-          this.onmessage?.(message);
+          this.onmessage?.(this.readableAnswer(message));
           if (this.closing) return;
         }
+      }
+      if (this.closing) return;
+    }
+  }
+
+  /** The answer to `initialize` without its null fields (see `withoutNullInitializeFields`); any other message as it is. */
+  private readableAnswer(message: JSONRPCMessage): JSONRPCMessage {
+    const answer = message as { id?: unknown; result?: unknown };
+    if (this.initializeId === undefined || answer.id !== this.initializeId || answer.result === undefined)
+      return message;
+    return { ...message, result: withoutNullInitializeFields(answer.result) } as JSONRPCMessage;
+  }
+
+  /**
+   * A line that is no message: reported, and watched for a message written
+   * over several lines (pretty-printed JSON), which is read once its last
+   * line came, as a line holding it is, but for a request: a server that
+   * prints the client's own requests to its stdout would have the client
+   * answer them.
+   */
+  private strayLine(line: string, what: StrayOutput): void {
+    this.options.onStrayLine(line, what);
+    const split = this.split.stray(line);
+    if (split === undefined) return;
+    const read = readStdoutLine(split.text);
+    if (read.kind !== "messages") return;
+    this.options.onStrayLine(split.text, "split_message", `over ${split.lines} lines`);
+    for (const message of read.messages) {
+      if (!("method" in message && "id" in message)) this.onmessage?.(this.readableAnswer(message));
       if (this.closing) return;
     }
   }

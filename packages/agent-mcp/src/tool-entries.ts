@@ -1,6 +1,6 @@
 import { type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
-import { describeMalformed } from "./classify-mcp-failure.js";
+import { describeMalformed } from "./malformed-message.js";
 import { withoutNullFields } from "./null-fields.js";
 
 /**

@@ -162,6 +162,35 @@ describe("a server written with the SDK's McpServer, apart from this repository"
     });
   }
 
+  for (const transport of ["stdio", "stateful", "stateless", "stateless-json"] as const) {
+    it(`over ${transport}: progress for tokens the client never gave is ignored; the call's own progress and the log message reach the host, the call its answer`, async () => {
+      const logged: string[] = [];
+      const mcp = await apartExtension(transport, {
+        callTimeoutMs: 5_000,
+        logger: { debug: (message) => void logged.push(message), warn: (message) => void logged.push(message) },
+      });
+      const runtime = await createAgentRuntime({ base: [mcp] });
+      const updates: unknown[] = [];
+      const started = Date.now();
+      const turn = await runMcpTurn({
+        runtime,
+        script: [response([toolCall("stray_progress", {})]), "Done."],
+        onEvent: (event) => {
+          if (event.type === "debug.trace" && event.payload.message === "tool_execution_update") updates.push(event);
+        },
+      });
+
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(turn.toolResults.map((result) => [result.isError, result.text])).toEqual([[false, "reported"]]);
+      // A JSON response holds the answer alone: the server's notifications of a stateless JSON call are not sent.
+      const heard = transport !== "stateless-json";
+      expect(updates).toHaveLength(heard ? 1 : 0);
+      expect(logged).toEqual(heard ? ['MCP server "apart" (stray): progress sent'] : []);
+      expect(mcp.status).toMatchObject({ state: "ready", totalRestarts: 0, lastError: undefined });
+      await runtime.dispose();
+    });
+  }
+
   it("over stdio: the tool list follows enable, disable and remove from the next turn on; resources are blobs and templates complete", async () => {
     const mcp = await apartExtension("stdio");
     const runtime = await createAgentRuntime({ base: [mcp] });

@@ -106,4 +106,39 @@ describe("faults in the handshake of a stdio server", () => {
     await mcp.dispose();
     expect(isRunning(pid)).toBe(false);
   });
+
+  for (const [what, answerInitialize, expected] of [
+    [
+      "exits as it reads initialize",
+      `(request) => { process.stderr.write("no config found\\n"); process.exit(3); }`,
+      'MCP server "early" could not connect: exited (its last stderr line: no config found)',
+    ],
+    [
+      // Seen only at a write: the client pings a server whose handshake is unanswered.
+      "closes its stdin as it reads initialize, without answering, and lives on",
+      `(request) => { process.stderr.write("reader crashed\\n"); process.stdin.destroy(); require("node:fs").closeSync(0); return ""; }`,
+      'MCP server "early" could not connect: closed its stdin and kept running (its last stderr line: reader crashed)',
+    ],
+  ] as const) {
+    it(`a server that ${what} fails connect() within seconds, not after connectTimeoutMs, with what happened`, async () => {
+      const hand = handWrittenServer(answerInitialize);
+      const mcp = createMcpExtension({
+        id: "early",
+        server: hand.server,
+        connectTimeoutMs: 10_000,
+        shutdownGraceMs: 100,
+        restart: { maxRestarts: 0 },
+      });
+
+      const startedAt = Date.now();
+      const failure = await mcp.connect().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      expect(failure).toMatchObject({ code: "connect_failed", message: expected });
+      await mcp.dispose();
+    });
+  }
 });

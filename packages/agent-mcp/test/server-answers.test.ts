@@ -143,3 +143,57 @@ describe("an answer whose optional fields are null", { timeout: 15_000 }, () => 
     expect(mcp.status).toMatchObject({ state: "ready", lastError: undefined });
   });
 });
+
+/**
+ * A server written by hand in Python's way, at the level of its messages:
+ * a JSON-RPC object with every member, the absent ones as null (`None`).
+ * Its notifications carry `"id": null` (as JSON-RPC 1.0 wrote them) and
+ * null parameters, its answer `"error": null` and a null `_meta`.
+ */
+const NULL_MEMBERS = handWrittenServer({
+  name: "pythonic",
+  tool: "lookup",
+  onCall: `
+    const progressToken = request.params._meta.progressToken;
+    send({ id: null, method: "notifications/progress", params: { progressToken, progress: 1, total: null, message: null, _meta: null } });
+    send({ id: null, method: "notifications/message", params: { level: "warning", logger: null, data: "slow index", _meta: null } });
+    // The answer a moment after the notifications, as from a tool that works in between.
+    setTimeout(() => send({ id: request.id, result: { content: [{ type: "text", text: "found" }], _meta: null }, error: null }), 50);`,
+});
+
+describe("messages whose absent members are null", { timeout: 15_000 }, () => {
+  // Before, each message failed JSON-RPC's schema: the first lost the connection as malformed, and the call with it.
+  it("are read as messages without them: the progress and the log message reach the host, the call's result is its content", async () => {
+    const warnings: unknown[] = [];
+    const mcp = createMcpExtension({
+      id: "pythonic",
+      server: { command: process.execPath, args: ["-e", NULL_MEMBERS] },
+      shutdownGraceMs: 100,
+      logger: { warn: (message, attrs) => warnings.push({ message, attrs }) },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const { toolResults, events } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("lookup", {})]), "Found."],
+    });
+
+    expect(toolResults.map(({ isError, text, details }) => ({ isError, text, details }))).toEqual([
+      { isError: false, text: "found", details: { server: "pythonic", tool: "lookup" } },
+    ]);
+    const updates = events.flatMap((event) =>
+      event.type === "debug.trace" && event.payload.message === "tool_execution_update"
+        ? [event.payload.attrs?.partialResult]
+        : [],
+    );
+    expect(updates).toMatchObject([{ details: { progress: { progress: 1 } } }]);
+    expect(warnings).toEqual([
+      {
+        message: 'MCP server "pythonic": slow index',
+        attrs: { server: "pythonic", level: "warning", data: "slow index" },
+      },
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, lastError: undefined });
+  });
+});

@@ -164,3 +164,58 @@ describe("an answer without its jsonrpc member", { timeout: 15_000 }, () => {
     ]);
   });
 });
+
+/**
+ * Writes every message pretty-printed (`JSON.stringify(message, null, 2)`,
+ * a message over several lines), and for each call first prints the
+ * client's request so too, as a debugging print left in; notes on stderr
+ * any answer the client sends it.
+ */
+const PRETTY = handWrittenServer({
+  name: "pretty",
+  tool: "lookup",
+  frame: '(json) => JSON.stringify(JSON.parse(json), null, 2) + "\\n"',
+  onCall: `
+    fs.writeSync(1, JSON.stringify(request, null, 2) + "\\n");
+    send({ method: "notifications/message", params: { level: "warning", data: "looking up" } });
+    send({ id: request.id, result: { content: [{ type: "text", text: "found {" + request.id + "}" }] } });`,
+  onOther: `if ("result" in request || "error" in request) process.stderr.write("the client answered " + JSON.stringify(request.id) + "\\n");`,
+});
+
+describe("messages written over several lines (pretty-printed JSON)", { timeout: 15_000 }, () => {
+  // Before, each of their lines was dropped as stray output: the connect waited out connectTimeoutMs, with no word of why.
+  it("are read all the same, but for a request (a print of the client's own), and the host is told once", async () => {
+    const warned: string[] = [];
+    const mcp = createMcpExtension({
+      id: "pretty",
+      server: { command: process.execPath, args: ["-e", PRETTY] },
+      connectTimeoutMs: 5_000,
+      callTimeoutMs: 5_000,
+      shutdownGraceMs: 100,
+      logger: { warn: (message) => void warned.push(message) },
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    onTestFinished(() => runtime.dispose());
+
+    const started = Date.now();
+    const { toolResults } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("lookup", {})]), response([toolCall("lookup", {})]), "Found."],
+    });
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(toolResults.map(({ isError, text }) => ({ isError, text }))).toEqual([
+      { isError: false, text: "found {2}" },
+      { isError: false, text: "found {3}" },
+    ]);
+    expect(warned).toEqual([
+      expect.stringMatching(/^MCP server "pretty" wrote to its stdout a line that is no JSON-RPC message; .*: \{$/),
+      expect.stringMatching(
+        /^MCP server "pretty" wrote a JSON-RPC message over \d+ lines \(pretty-printed JSON\), which stdio does not allow .*; it is read all the same, .*: \{/,
+      ),
+      'MCP server "pretty": looking up',
+      'MCP server "pretty": looking up',
+    ]);
+    expect(mcp.status).toMatchObject({ state: "ready", totalRestarts: 0, stderrTail: "" });
+  });
+});
