@@ -7,13 +7,15 @@ import { lowerStandardDecorators } from "./vitest.decorators.ts";
  * the one the test command runs.
  *
  * The libraries, the conformance suite, the fuzz's tests, the repository
- * scripts, the bench's own checks and the small examples are one project, `libraries`: a worker
+ * scripts, the bench's own checks and the examples are one project, `libraries`: a worker
  * imports the packages once for all of them, where a project of its own per
  * package made every worker start again at each package (about 10 s each on
- * two cores). Filter it by path: `vitest run packages/agent-core`. The
- * packages whose tests need a global setup (a Postgres, a compiled MCP
- * server or worker, the coding agent's process) keep their own project and
- * config.
+ * two cores). Filter it by path: `vitest run packages/agent-core`,
+ * `vitest run examples/durable-server`. The examples' global setups (the
+ * coding agent's CLI and the durable server's worker, each bundled once) run
+ * with it, about 1 s on two cores. agent-durable (one Postgres for the run)
+ * and agent-mcp (its sources by alias, not by condition) keep their own
+ * project and config.
  *
  * Every project sets `isolate: false` (a worker imports the packages once,
  * not once per file; files clean up after themselves) and
@@ -35,7 +37,12 @@ export default [
       include: [
         "packages/{protocol,agent-loop,agent-core,agent-runtime,ui-stream}/{test,src}/**/*.test.ts",
         "{conformance,fuzz,scripts,bench}/test/**/*.test.ts",
-        "examples/{extension,quickstart,testing-your-host,custom-tool}/test/**/*.test.ts",
+        "examples/{extension,quickstart,testing-your-host,custom-tool,coding-agent,durable-server}/test/**/*.test.ts",
+      ],
+      // Each bundled once per run: the processes the examples' tests start run plain node.
+      globalSetup: [
+        "examples/coding-agent/test/support/cli-process.ts",
+        "examples/durable-server/test/support/worker-bundle.ts",
       ],
       // The MCP property needs the SDK's HTTP client, which the `source` condition cannot load: agent-mcp's project runs it.
       exclude: [...configDefaults.exclude, "fuzz/test/mcp/**"],
@@ -45,6 +52,4 @@ export default [
   }),
   "packages/agent-durable",
   "packages/agent-mcp",
-  "examples/coding-agent",
-  "examples/durable-server",
 ];

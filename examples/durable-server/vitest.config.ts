@@ -1,3 +1,5 @@
+// What `npx vitest` run in this folder reads. The repository's test run includes these tests in its
+// `libraries` project (vitest.workspace.ts at the root), with the same global setup.
 import { defineProject } from "vitest/config";
 
 export default defineProject({

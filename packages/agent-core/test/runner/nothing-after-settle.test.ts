@@ -47,7 +47,9 @@ async function abortedTurn(
   return { turn, afterSettle, eventsAfter: turn.events.length - eventsAtSettle };
 }
 
-describe("nothing of a turn runs after runTurn settled", () => {
+// The tests wait in real time (the abort grace and the host's late answer run on real timers) and share nothing:
+// they run at once, so the file takes about one test's second, not five.
+describe.concurrent("nothing of a turn runs after runTurn settled", () => {
   it("onHistoryChangedHook [slow, store]: the store never receives a message after the turn resolved", async () => {
     const stored: string[] = [];
     const { turn, afterSettle, eventsAfter } = await abortedTurn((abort, note) => ({
