@@ -144,7 +144,7 @@ export class DurableTurnWorker {
     );
     const sockets = new ConnectionSockets();
     const running = new Set<TurnContext>();
-    const { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool } = workerPools(
+    const { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool, handBack } = workerPools(
       options.databaseUrl,
       settings,
       sockets,
@@ -165,10 +165,10 @@ export class DurableTurnWorker {
       faultPoint: settings.faultPoint,
     });
     const stores = {
-      eventLog: new EventLog(behindCheckpointPool, settings.schema, logPool),
+      eventLog: new EventLog(behindCheckpointPool, settings.schema, { pool: logPool, handBack }),
       turnTable: new TurnTable(pool, settings.schema),
       steering: new SteeringInbox(behindCheckpointPool, settings.schema, settings.faultPoint),
-      history: new SessionHistory(behindCheckpointPool, settings.schema, logPool),
+      history: new SessionHistory(behindCheckpointPool, settings.schema, { pool: logPool, handBack }),
       hostRequests: new HostRequests(pool, settings.schema),
       stepRecords: new StepRecords(behindCheckpointPool),
       cancelledTurns: new CancelledTurns(pool, settings.schema),

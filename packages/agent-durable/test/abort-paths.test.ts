@@ -348,6 +348,53 @@ describe("the event log", () => {
     }
   });
 
+  it("stores no event after one it lacks, nor a message after a position the history lacks, and hands the turn back", async () => {
+    const pool = new pg.Pool({ connectionString: fixture.postgres.url, max: 4 });
+    const message = (text: string) => ({ role: "user", content: text, timestamp: 1 }) as AgentMessage;
+    try {
+      const claim = await claimForTest(pool, "log-gap");
+      const handedBack: { turnKey: string; token: string; reason: string }[] = [];
+      const handBack = async (execution: { turnKey: string; token: string }, error: unknown) => {
+        handedBack.push({ turnKey: execution.turnKey, token: execution.token, reason: String(error) });
+        return new Error("handed back");
+      };
+      const log = new EventLog(pool, "turnkit_durable", { handBack });
+      await log.append(claim, [status(1, { status: "running" }), trace(2)]);
+      // Seq 3 was written by the execution and lost by a crash of the server: seq 4 and on are refused, whole.
+      await expect(log.append(claim, [trace(4), trace(5)])).rejects.toThrow("handed back");
+      expect(handedBack).toEqual([
+        { turnKey: "log-gap", token: claim.token, reason: expect.stringContaining("lacks event 3") },
+      ]);
+      expect((await log.read("log-gap", 0, 100)).map((e) => e.seq)).toEqual([1, 2]);
+      // Without a way to hand the turn back, the write fails as the log's.
+      await expect(new EventLog(pool, "turnkit_durable").append(claim, [trace(4)])).rejects.toMatchObject({
+        code: "log_write",
+      });
+      // A replay writes from its first event again, the lost one included, and goes on.
+      await log.append(claim, [status(1, { status: "running" }), trace(2), trace(3)]);
+      await log.append(claim, [trace(4)]);
+      expect((await log.read("log-gap", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+
+      // The session history likewise, from where the turn started (position 1: a message of an earlier turn holds 0).
+      const history = new SessionHistory(pool, "turnkit_durable", { handBack });
+      const at = (position: number) => ({ position, replacementsBefore: 0, after: 1 });
+      await pool.query(
+        `INSERT INTO turnkit_durable.session_messages (session_id, position, turn_key, message) VALUES ('s-gap', 0, 'earlier', '{}')`,
+      );
+      await history.append(claim, "s-gap", at(1), [message("one")]);
+      await expect(history.append(claim, "s-gap", at(3), [message("three")])).rejects.toThrow("handed back");
+      expect(handedBack.at(-1)?.reason).toContain("lacks position 2");
+      await expect(
+        new SessionHistory(pool, "turnkit_durable").append(claim, "s-gap", at(3), [message("three")]),
+      ).rejects.toMatchObject({ code: "history_write" });
+      expect((await history.load("s-gap")).length).toBe(2);
+      await history.append(claim, "s-gap", at(2), [message("two"), message("three")]);
+      expect((await history.load("s-gap")).slice(1)).toEqual([message("one"), message("two"), message("three")]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("keeps an event written again with other timing, and refuses another event under a stored seq (log_conflict)", async () => {
     const pool = new pg.Pool({ connectionString: fixture.postgres.url, max: 4 });
     const toolChunk = (seq: number, durationMs: number) =>

@@ -96,11 +96,17 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       // Slow (16 s at most) until the kill, however loaded the machine; fast when sent again.
       metadata: { scenario: "stream", deltas: 80, delayMs: 200, resendDelayMs: 5 },
     });
+    // Another worker, launched while the turn streams on w1 (which took it), recovers it once w1's lease (1.5 s)
+    // expired after its death.
+    await waitFor("the turn runs on w1", async () => {
+      const status = await fixture.client.status(turn);
+      return status.state === "running" && status.workerId === "w1";
+    });
+    const launching = fixture.cluster.start("w2", { LEASE_MS: "1500" });
     await waitFor("ten streamed deltas in the log", async () => (await textDeltas(turn)) >= 10);
     await fixture.cluster.kill("w1");
     const before = await fixture.client.readEvents(turn);
-    // Another worker recovers the dead worker's turn once its lease (1.5 s) expired.
-    await fixture.cluster.start("w2", { LEASE_MS: "1500" });
+    await launching;
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const after = await fixture.client.readEvents(turn);
     assertLogInvariants(after);

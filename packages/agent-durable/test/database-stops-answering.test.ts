@@ -97,7 +97,7 @@ describe("a database that stops answering after the client connected", () => {
 
 describe("workers whose database stops answering for longer than their lease", () => {
   it("go on with their turns once it answers again: none takes another's over, no request is sent twice", async () => {
-    await fixture.cluster.stopAll();
+    await fixture.cluster.stopWorkers();
     const lease = { LEASE_MS: "1000" };
     const [a, b] = await Promise.all([proxiedDatabase(fixture.postgres.url), proxiedDatabase(fixture.postgres.url)]);
     try {
@@ -127,7 +127,7 @@ describe("workers whose database stops answering for longer than their lease", (
     } finally {
       a.proxy.thaw();
       b.proxy.thaw();
-      await fixture.cluster.stopAll();
+      await fixture.cluster.stopWorkers();
       await Promise.all([a.proxy.close(), b.proxy.close()]);
     }
   }, 60_000);

@@ -139,7 +139,7 @@ describe("a worker connection the server ends under a turn's statement", () => {
   }, 60_000);
 
   it("that dies without a word while a tool call runs: the turn is handed back after queryTimeoutMs and completes", async () => {
-    await fixture.cluster.stopAll();
+    await fixture.cluster.stopWorkers();
     const { proxy, url } = await proxiedDatabase(fixture.postgres.url);
     const workerId = "cut-silent";
     try {
@@ -174,15 +174,17 @@ describe("a worker connection the server ends under a turn's statement", () => {
       assertRuntimeEventSequence(events);
       assertToolCallsAnswered((await fixture.client.readHistory("s-cut-silent")) as AgentMessage[]);
     } finally {
-      await fixture.cluster.stopAll();
+      await fixture.cluster.stopWorkers();
       await proxy.close();
     }
   }, 60_000);
 
   it("that held the worker's presence lock: the worker takes it again at once, and a launch of its id leaves it its turns", async () => {
-    await fixture.cluster.stopAll();
-    // A long lease: the worker's next heartbeat, which took the lock again before, comes a quarter lease later.
-    await fixture.cluster.start("present", { LEASE_MS: "20000" });
+    await fixture.cluster.stopWorkers();
+    // A long lease: the worker's next heartbeat, which took the lock again before, comes a quarter lease (10 s)
+    // after the one at its launch, well after the launch of its id below.
+    const lease = { LEASE_MS: "40000" };
+    await fixture.cluster.start("present", lease);
     const turn = await fixture.startWaitingForApproval("cut-presence");
     const admin = await connectAdmin(fixture.postgres.url);
     try {
@@ -190,14 +192,6 @@ describe("a worker connection the server ends under a turn's statement", () => {
         "SELECT executor_id, owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1",
         [turn.workflowId],
       );
-      const beat = async () =>
-        (
-          await admin.query("SELECT heartbeat_at FROM turnkit_durable.workers WHERE executor_id = $1", [
-            before.rows[0].executor_id,
-          ])
-        ).rows[0].heartbeat_at.getTime();
-      const last = await beat();
-      await waitFor("a heartbeat", async () => (await beat()) !== last);
       await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
          WHERE application_name = 'turnkit-worker present' AND position('pg_try_advisory_lock' in query) > 0`,
@@ -205,7 +199,7 @@ describe("a worker connection the server ends under a turn's statement", () => {
       // The same worker id launched again (a replacement started while this process lives on) looks for earlier
       // launches whose presence lock is free, and takes their turns over at once.
       fixture.cluster.detach("present");
-      await fixture.cluster.start("present", { LEASE_MS: "20000" });
+      await fixture.cluster.start("present", lease);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const after = await admin.query(
         "SELECT executor_id, owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1",
@@ -214,7 +208,7 @@ describe("a worker connection the server ends under a turn's statement", () => {
       expect(after.rows[0]).toEqual(before.rows[0]);
     } finally {
       await admin.end();
-      await fixture.cluster.stopAll();
+      await fixture.cluster.stopWorkers();
     }
   }, 60_000);
 });

@@ -6,7 +6,9 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isConnectionEndedError, ResendingPool } from "../src/store/resending-pool.js";
+import { ResendingPool } from "../src/store/resending-pool.js";
+import { inTransaction } from "../src/store/transaction.js";
+import { isConnectionEndedError } from "../src/store/unreachable-database.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
 import { connectAdmin } from "./support/admin-client.js";
 
@@ -85,5 +87,24 @@ describe("the client's pool when the database ends its connection", () => {
       await expect(pool.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012" });
       expect(isConnectionEndedError(new Error("plain"))).toBe(false);
       expect(isConnectionEndedError(undefined)).toBe(false);
+    }));
+
+  it("runs a transaction again on another connection when its BEGIN found the idle one ended by the server", () =>
+    withPool(ResendingPool, "resending-begin", async (pool) => {
+      // Two idle connections in the pool, both ended by the server: each the pool hands out before it has read the
+      // server's notice fails at BEGIN, having run nothing.
+      const [a, b] = [await pool.connect(), await pool.connect()];
+      a.release();
+      b.release();
+      let runs = 0;
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'resending-begin'",
+      );
+      const answer = await inTransaction(pool, async (client) => {
+        runs++;
+        return (await client.query("SELECT 7 AS answer")).rows[0].answer;
+      });
+      expect(answer).toBe(7);
+      expect(runs).toBe(1);
     }));
 });

@@ -51,6 +51,8 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
       metadata: { scenario: "tool", toolMs: 600 },
     });
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
+    // The worker that takes the turn over launches meanwhile: the turn is the armed worker's while it beats.
+    const takingOver = fixture.cluster.start("takes-over", SETTINGS);
     expect(await fixture.client.steer(turn, { text: "steer: and the tests" })).toEqual({ accepted: true });
     const admin = await connectAdmin(fixture.postgres.url);
     try {
@@ -59,7 +61,7 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
       await admin.end();
     }
 
-    await fixture.cluster.start("takes-over", SETTINGS);
+    await takingOver;
     const outcome = await Promise.race([
       fixture.client.outcome(turn),
       new Promise((resolve) => setTimeout(() => resolve("still waiting after 20 s"), 20_000)),
@@ -73,12 +75,12 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     assertLogInvariants(events);
     assertRuntimeEventSequence(events);
     expect(fixture.countsOf(turn, "tool-start")).toBe(1);
-    await fixture.cluster.stopAll();
+    await fixture.cluster.stopWorkers();
   }, 60_000);
 
   it("that wakes up after the server ended its session hands the turn back, and the turn completes", async () => {
     // A lease longer than the frozen time: no other worker takes the turn over, the woken worker finds its session gone.
-    const settings = { LEASE_MS: "20000", QUERY_TIMEOUT_MS: "2000" };
+    const settings = { LEASE_MS: "20000", QUERY_TIMEOUT_MS: "1500" };
     await fixture.cluster.start("wakes", { ...settings, TURNKIT_DURABLE_FAULT: "steering-take-in-transaction" });
     const turn = await fixture.client.start({
       sessionId: "s-woken-tx",
@@ -113,6 +115,6 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
     assertLogInvariants(events);
     assertRuntimeEventSequence(events);
     expect(fixture.countsOf(turn, "tool-start")).toBe(1);
-    await fixture.cluster.stopAll();
+    await fixture.cluster.stopWorkers();
   }, 60_000);
 });

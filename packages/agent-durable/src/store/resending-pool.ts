@@ -1,19 +1,5 @@
 import pg from "pg";
-import { hasSqlState } from "./transaction.js";
-
-/**
- * Postgres's codes for a connection the server ended under a statement
- * (`admin_shutdown`: an administrator's `pg_terminate_backend` or a fast
- * shutdown; `crash_shutdown`; `cannot_connect_now`: a server still starting
- * or a failover). The server rolled back whatever the statement had done,
- * so sending it again, on another connection, is how a client answers.
- */
-const CONNECTION_ENDED_CODES: ReadonlySet<string> = new Set(["57P01", "57P02", "57P03"]);
-
-/** Whether `error` says the server ended the connection under the statement (see the codes above). */
-export function isConnectionEndedError(error: unknown): boolean {
-  return hasSqlState(error, CONNECTION_ENDED_CODES);
-}
+import { isConnectionEndedError } from "./unreachable-database.js";
 
 /**
  * A `pg.Pool` whose `query(text, values)` sends a statement again when the
@@ -22,7 +8,8 @@ export function isConnectionEndedError(error: unknown): boolean {
  * hold idle connections it has not yet heard are gone: each failed send
  * drops one, so a statement is sent at most `max` + 1 times in all. Other
  * errors, and queries given a callback, pass through as `pg.Pool` answers
- * them. Transactions (`connect()`) are not resent: their caller decides.
+ * them. Transactions (`connect()`) are not resent: their caller decides
+ * (`inTransaction` takes another connection when `BEGIN` found one ended).
  */
 export class ResendingPool extends pg.Pool {
   override query(...args: any[]): any {

@@ -1,30 +1,39 @@
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type pg from "pg";
+import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
+import type { HandBackTurn } from "./handing-back-pool.js";
 import { quoteIdent } from "./schema.js";
 import { assertClaimed, claimCte, inClaimedTransaction, type TurnClaim } from "./turn-claim.js";
 
 /**
  * Each session's history, one row per message position. A turn appends at
  * positions it knows in advance, so writing the same change twice (a step
- * re-run after a crash) stores each message exactly once.
+ * re-run after a crash) stores each message exactly once, and never leaves
+ * a position empty behind the ones it stores.
  */
 export class SessionHistory {
   private readonly table: string;
   private readonly turns: string;
+  private readonly writes: pg.Pool;
+  private readonly handBack: HandBackTurn | undefined;
 
   /**
-   * `writes`: the pool of {@link append} and {@link replace}, when not
+   * `writes.pool`: the pool of {@link append} and {@link replace}, when not
    * `pool`: the turn's history writer sends a failed write again itself, so
    * a worker gives it a pool that does not hand the turn back on a lost
-   * connection.
+   * connection. `writes.handBack`: how a worker hands a turn back whose
+   * execution wrote after messages the history does not hold (see
+   * {@link append}).
    */
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
-    private readonly writes: pg.Pool = pool,
+    writes: { pool?: pg.Pool; handBack?: HandBackTurn } = {},
   ) {
     this.table = `${quoteIdent(schema)}.session_messages`;
     this.turns = `${quoteIdent(schema)}.turns`;
+    this.writes = writes.pool ?? pool;
+    this.handBack = writes.handBack;
   }
 
   /** The session's messages in order. */
@@ -51,11 +60,21 @@ export class SessionHistory {
    *
    * Throws `superseded` (storing nothing) once `claim`, the writing turn's,
    * no longer holds.
+   *
+   * `at.after`: the position from which this execution wrote every message
+   * (where the turn started, or 0 after a replacement). When `at.position`
+   * is beyond it and the history lacks the message before it, nothing is
+   * stored: the execution wrote that message and a crash of the database
+   * server lost it (a commit that did not wait for the disk). Its turn is
+   * handed back (`writes.handBack`: queued again, this execution's claim
+   * revoked) and the call throws `superseded`, so the next execution
+   * replays the turn and stores the lost messages again; without a way to
+   * hand back it throws `history_write`.
    */
   async append(
     claim: TurnClaim,
     sessionId: string,
-    at: { position: number; replacementsBefore: number },
+    at: { position: number; replacementsBefore: number; after: number },
     messages: readonly AgentMessage[],
   ): Promise<AgentMessage[]> {
     if (messages.length === 0) return [];
@@ -69,10 +88,15 @@ export class SessionHistory {
        taken_in AS (
          SELECT 1 FROM replaced WHERE CASE WHEN ordinal ~ '^[0-9]{1,9}$' THEN ordinal::int ELSE 0 END > $7
        ),
+       gap AS (
+         SELECT 1 WHERE $8::int > $9::int AND NOT EXISTS (SELECT 1 FROM taken_in)
+           AND NOT EXISTS (SELECT 1 FROM ${this.table} WHERE session_id = $1 AND position = $8::int)
+           AND NOT EXISTS (SELECT 1 FROM ${this.table} WHERE session_id = $1 AND position = $8::int - 1)
+       ),
        ins AS (
          INSERT INTO ${this.table} (session_id, position, turn_key, message)
          SELECT $1, p, $2, m::json FROM unnest($3::int[], $4::text[]) AS u(p, m)
-         WHERE EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM taken_in)
+         WHERE EXISTS (SELECT 1 FROM claim) AND NOT EXISTS (SELECT 1 FROM taken_in) AND NOT EXISTS (SELECT 1 FROM gap)
          ON CONFLICT (session_id, position) DO NOTHING
          RETURNING position, message
        ),
@@ -82,7 +106,7 @@ export class SessionHistory {
          SELECT position, message FROM ${this.table} WHERE session_id = $1 AND position = ANY($3::int[])
        )
        SELECT EXISTS (SELECT 1 FROM claim) AS claimed, EXISTS (SELECT 1 FROM taken_in) AS taken_in,
-         coalesce(json_agg(message ORDER BY position), '[]') AS messages
+         EXISTS (SELECT 1 FROM gap) AS gap, coalesce(json_agg(message ORDER BY position), '[]') AS messages
        FROM held`,
       [
         sessionId,
@@ -92,10 +116,26 @@ export class SessionHistory {
         claim.token,
         replacementKey(claim.turnKey, ""),
         at.replacementsBefore,
+        at.position,
+        at.after,
       ],
     );
     assertClaimed(claim, rows[0].claimed === true);
+    if (rows[0].gap === true) throw await this.lostMessagesBefore(claim, sessionId, at.position);
     return rows[0].taken_in === true ? [...messages] : (rows[0].messages as AgentMessage[]);
+  }
+
+  /**
+   * What {@link append} throws when the history lacks the message before
+   * `position`: the turn is handed back first when this history can
+   * (`superseded`).
+   */
+  private async lostMessagesBefore(claim: TurnClaim, sessionId: string, position: number): Promise<unknown> {
+    const error = new DurableTurnError({
+      code: DurableTurnErrorCode.HistoryWrite,
+      message: `session ${sessionId}'s history lacks position ${position - 1}, which turn ${claim.turnKey} wrote before position ${position} (a crash of the database lost it): the execution must not write after it`,
+    });
+    return this.handBack ? this.handBack(claim, error) : error;
   }
 
   /**

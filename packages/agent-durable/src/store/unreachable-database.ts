@@ -29,3 +29,18 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   if (typeof code === "string" && (CONNECTION_ERROR_CODES.has(code) || /^08|^57P0[123]$/.test(code))) return true;
   return typeof message === "string" && CONNECTION_ERROR_TEXT.test(message);
 }
+
+/**
+ * Postgres's codes for a connection the server ended under a statement
+ * (`admin_shutdown`: an administrator's `pg_terminate_backend` or a fast
+ * shutdown; `crash_shutdown`; `cannot_connect_now`: a server still starting
+ * or a failover). The server rolled back whatever the statement had done,
+ * so sending it again, on another connection, is how a client answers.
+ */
+const CONNECTION_ENDED_CODES: ReadonlySet<string> = new Set(["57P01", "57P02", "57P03"]);
+
+/** Whether `error` says the server ended the connection under the statement (see the codes above). */
+export function isConnectionEndedError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && CONNECTION_ENDED_CODES.has(code);
+}

@@ -16,6 +16,8 @@ interface QueuedChange {
   /** Its number among the changes taken, from 0. */
   index: number;
   position: number;
+  /** Where this execution's writes began to follow each other: the turn's start, or 0 after a replacement. */
+  after: number;
   replacement: number;
   replacementsBefore: number;
 }
@@ -42,6 +44,8 @@ const WRITE_RETRY_BASE_MS = 100;
 export class HistoryWriter {
   /** Messages the session history holds once every change so far is written. */
   private length = 0;
+  /** The position from which the changes taken so far are written one after the other (see `SessionHistory.append`). */
+  private after = 0;
   /** Replacements taken so far: each is written as the turn's replacement number n, so a replay's is stored once. */
   private replacements = 0;
   private readonly queue: QueuedChange[] = [];
@@ -67,14 +71,27 @@ export class HistoryWriter {
   /** Starts counting positions after the history the turn started from. */
   startAfter(length: number): void {
     this.length = length;
+    this.after = length;
   }
 
   /** Queues one change for writing; never blocks, never throws. */
   take(change: HistoryChange): void {
     const replacementsBefore = this.replacements;
     const replacement = change.reason === "messageDelta" ? 0 : ++this.replacements;
-    this.queue.push({ change, index: this.taken++, position: this.length, replacement, replacementsBefore });
-    this.length = change.reason === "messageDelta" ? this.length + change.messages.length : change.messages.length;
+    this.queue.push({
+      change,
+      index: this.taken++,
+      position: this.length,
+      after: this.after,
+      replacement,
+      replacementsBefore,
+    });
+    if (change.reason === "messageDelta") this.length += change.messages.length;
+    else {
+      // A replacement writes the whole history: what follows it follows its messages, from position 0.
+      this.length = change.messages.length;
+      this.after = 0;
+    }
     this.writing ??= this.writeLoop();
   }
 
@@ -133,6 +150,7 @@ export class HistoryWriter {
     change,
     index,
     position,
+    after,
     replacement,
     replacementsBefore,
   }: QueuedChange): Promise<void> {
@@ -143,7 +161,7 @@ export class HistoryWriter {
           this.stored[index] = await this.history.append(
             claim,
             sessionId,
-            { position, replacementsBefore },
+            { position, replacementsBefore, after },
             change.messages,
           );
         else await this.history.replace(claim, sessionId, change.messages, replacement);

@@ -17,7 +17,8 @@ import { handBackLostTurns } from "./lost-connection.js";
  * again on `beatPool`; `turns` names the claims of the executions running
  * here and whether the worker shuts down. The event log's and the session
  * history's writes, which their writers send again themselves, go to
- * `logPool`, which does not.
+ * `logPool`, which does not; `handBack` queues a turn again the same way
+ * (for a write that finds its execution ahead of what the database kept).
  *
  * No connection is waited on without end: every socket probes its peer
  * once idle for {@link TCP_KEEPALIVE_DELAY_MS} (a server that lost the
@@ -112,5 +113,5 @@ export function workerPools(
   });
   const pools = [pool, behindCheckpointPool, logPool, dbosPool, beatPool];
   for (const each of pools) listenForConnectionErrors(each);
-  return { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool };
+  return { pools, pool, behindCheckpointPool, logPool, dbosPool, beatPool, handBack };
 }

@@ -164,6 +164,15 @@ export class WorkerCluster {
   async stopAll(): Promise<void> {
     this.spare?.kill("SIGKILL");
     this.spare = undefined;
+    await this.stopWorkers();
+  }
+
+  /**
+   * Stops every worker still running (SIGTERM, then SIGKILL after 5 s),
+   * detached ones with SIGKILL, and keeps the spare: the next start only
+   * launches a worker, without loading its code again.
+   */
+  async stopWorkers(): Promise<void> {
     for (const child of this.detached) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await Promise.all(
       [...this.workers.entries()].map(async ([workerId, child]) => {
