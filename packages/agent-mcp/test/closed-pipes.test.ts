@@ -8,6 +8,7 @@ import { createMcpExtension } from "../src/index.js";
 import { type StdioFixture, isRunning, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
@@ -103,10 +104,7 @@ describe("a stdio server that closes a pipe and lives on is lost as if it had ex
     });
 
     const startedAt = Date.now();
-    const failure = await mcp.connect().then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await connectFailure(mcp);
 
     expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(failure).toMatchObject({

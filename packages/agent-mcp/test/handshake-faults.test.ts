@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { isRunning, waitUntil } from "./fixtures/stdio-fixture.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 /**
  * A server written by hand: it notes its pid, answers `initialize` with
@@ -96,10 +97,7 @@ describe("faults in the handshake of a stdio server", () => {
       restart: { maxRestarts: 0 },
     });
 
-    const error = await mcp.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(mcp);
     expect(error).toMatchObject({ code: "connect_failed" });
     expect((error as Error).message).toMatch(/^MCP server "chatty" could not connect: .*malformed JSON-RPC message/);
     const pid = await hand.pid();
@@ -131,10 +129,7 @@ describe("faults in the handshake of a stdio server", () => {
       });
 
       const startedAt = Date.now();
-      const failure = await mcp.connect().then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      const failure = await connectFailure(mcp);
 
       expect(Date.now() - startedAt).toBeLessThan(5_000);
       expect(failure).toMatchObject({ code: "connect_failed", message: expected });

@@ -5,6 +5,7 @@ import { McpServerError, createMcpExtension, type McpOAuthStore } from "../src/i
 import { type HttpFixture, startHttpFixture } from "./fixtures/http-fixture.js";
 import { type OAuthFixture, startOAuthFixture } from "./fixtures/oauth-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 const REDIRECT = "http://127.0.0.1:1/callback";
 
@@ -97,10 +98,7 @@ describe("OAuth for a Streamable HTTP server", { timeout: 15_000 }, () => {
       },
       restart: { maxRestarts: 0 },
     });
-    const error = await mcp.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(mcp);
     expect(McpServerError.isInstance(error) && error.code).toBe("connect_failed");
     expect((error as Error).message).toMatch(/authorization failed: the person closed the browser/);
     await mcp.dispose();
@@ -109,10 +107,7 @@ describe("OAuth for a Streamable HTTP server", { timeout: 15_000 }, () => {
   it("without auth a protected server refuses the connect with its 401", async () => {
     const { http } = await protectedServer();
     const mcp = createMcpExtension({ id: "secured", server: { url: http.url }, restart: { maxRestarts: 0 } });
-    const error = await mcp.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(mcp);
     expect(McpServerError.isInstance(error) && error.code).toBe("connect_failed");
     expect((error as Error).message).toMatch(/401/);
     await mcp.dispose();

@@ -8,6 +8,7 @@ import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
@@ -99,10 +100,7 @@ describe("a server that answers the handshake with a protocol version the client
     const { port } = http.address() as AddressInfo;
     const mcp = createMcpExtension({ id: "future", server: { url: `http://127.0.0.1:${port}/mcp` } });
 
-    const error = await mcp.connect().then(
-      () => undefined,
-      (rejection: unknown) => rejection as McpServerError,
-    );
+    const error = (await connectFailure(mcp)) as McpServerError;
     expect(error?.code).toBe("connect_failed");
     expect(error?.message).toMatch(
       /^MCP server "future" could not connect: answered initialize with protocol version 2099-01-01, which this client does not speak \(it speaks 2025-11-25, .*2024-11-05/,

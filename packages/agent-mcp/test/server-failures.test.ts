@@ -5,6 +5,7 @@ import { McpServerError, createMcpExtension } from "../src/index.js";
 import { type StdioFixture, isRunning, stdioFixture, waitUntil } from "./fixtures/stdio-fixture.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 const started = (fixture: StdioFixture): number[] =>
   fixture.log().flatMap((entry) => (entry.event === "start" ? [entry.pid] : []));
@@ -179,10 +180,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
       'MCP server "refusing" could not connect: exited (its last stderr line: fixture: refusing to start)',
     );
     expect(refusing.status.stderrTail).toBe("fixture: refusing to start\n");
-    const error = await missing.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(missing);
     expect(McpServerError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "connect_failed", serverId: "missing" });
     expect((error as Error).message).toBe(
@@ -225,10 +223,7 @@ describe("a failing MCP server fails its calls, never the turn", { timeout: 15_0
       server: { command: process.execPath, args: ["-e", ""], cwd: "/turnkit-no-such-directory" },
     });
 
-    const error = await mcp.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(mcp);
 
     expect(error).toMatchObject({
       code: "connect_failed",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 /** A server that logs in colour, one UTF-8 character split between two writes, and exits before speaking MCP. */
 const COLOURED_CRASH = `
@@ -17,10 +18,7 @@ describe("what a stdio server writes to stderr", () => {
       restart: { maxRestarts: 0 },
     });
 
-    const error = await mcp.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(mcp);
 
     expect(error).toMatchObject({
       code: "connect_failed",

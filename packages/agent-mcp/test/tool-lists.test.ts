@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createMcpExtension, McpServerError } from "../src/index.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { connectFailure } from "./support/connect-failure.js";
 
 const tools: Tool[] = ["one", "two", "three", "four", "five", "six", "seven"].map((name) => ({
   name,
@@ -30,10 +31,7 @@ describe("tool lists as other servers page them", () => {
     const mcp = createMcpExtension({ id: "looping", server: { url: server.url }, restart: { maxRestarts: 0 } });
     const runtime = await createAgentRuntime({ base: [mcp] });
 
-    const error = await mcp.connect().then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await connectFailure(mcp);
 
     expect(McpServerError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
