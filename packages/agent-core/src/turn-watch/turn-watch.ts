@@ -118,6 +118,7 @@ export class TurnWatch {
   attemptStarted(family: RequestFamily, model: Model<any>, context: Context): (event: AssistantMessageEvent) => void {
     const request = this.openRequest(family) ?? this.startRequest(family, model, context);
     const attempt = request.addAttempt(this.clock, this.clock.now(), model);
+    this.usage.countAttempt(family);
     return (event) => {
       if (attempt.observe(event)) this.attemptEnded(request, attempt);
     };
@@ -332,7 +333,7 @@ export class TurnWatch {
 
   private attemptEnded(request: ModelRequestRecord, attempt: AttemptTimes): void {
     const message = attempt.final!;
-    this.usage.addAttempt(request.family, message.usage);
+    this.usage.addAttemptUsage(request.family, message.usage);
     this.parent?.childSpent(this.turnId, this.spent());
     if (this.tracing)
       this.tracing.attemptEnded(request.span, attempt.number, message, errorOf(message), attempt.endedAt!);

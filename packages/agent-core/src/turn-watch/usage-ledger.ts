@@ -55,14 +55,18 @@ export class UsageLedger {
   private mainAttempts = 0;
   private auxiliaryAttempts = 0;
 
-  /** Counts one provider attempt of `family` and the usage its final message reported. */
-  addAttempt(family: RequestFamily, usage: Usage | undefined): void {
+  /** Counts one provider attempt of `family` as it is sent, also one the turn stops reading before its end. */
+  countAttempt(family: RequestFamily): void {
+    if (family === "main") this.mainAttempts++;
+    else this.auxiliaryAttempts++;
+  }
+
+  /** Adds the usage an attempt of `family` reported in its final message. */
+  addAttemptUsage(family: RequestFamily, usage: Usage | undefined): void {
     if (family === "main") {
-      this.mainAttempts++;
       addUsage(this.main, usage);
       addUsage((this.step ??= zeroUsage()), usage);
     } else {
-      this.auxiliaryAttempts++;
       addUsage((this.auxiliary ??= zeroUsage()), usage);
     }
   }
