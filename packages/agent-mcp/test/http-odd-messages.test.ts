@@ -6,11 +6,10 @@
  * cannot read is that message's problem, never the session's.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 const found = (id: unknown) => ({
   jsonrpc: "2.0",
@@ -55,8 +54,7 @@ describe("odd messages over Streamable HTTP", { timeout: 15_000 }, () => {
       callTimeoutMs: 5_000,
       logger: { warn: (message) => warnings.push(message) },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const started = Date.now();
     const { toolResults } = await runMcpTurn({
@@ -116,8 +114,7 @@ describe("odd messages over Streamable HTTP", { timeout: 15_000 }, () => {
         callTimeoutMs: 5_000,
         logger: { warn: (message) => warnings.push(message) },
       });
-      const runtime = await createAgentRuntime({ base: [mcp] });
-      onTestFinished(() => runtime.dispose());
+      const runtime = await runtimeOf(mcp);
 
       const { toolResults } = await runMcpTurn({ runtime, script: [response([toolCall("echo", { a: 1 })]), "Done."] });
 
@@ -137,8 +134,7 @@ describe("odd messages over Streamable HTTP", { timeout: 15_000 }, () => {
       pingAnswer: (id) => ({ jsonrpc: "2.0", id, result: null }),
     });
     const mcp = createMcpExtension({ id: "odd", server: { url: server.url }, callTimeoutMs: 5_000 });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const { toolResults } = await runMcpTurn({
       runtime,

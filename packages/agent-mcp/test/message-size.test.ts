@@ -5,12 +5,11 @@
  * repository (`McpServer`), over stdio and Streamable HTTP.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type McpToolDetails, createMcpExtension } from "../src/index.js";
 import { type ApartHttpMode, startApartHttpServer } from "./fixtures/apart-server.js";
 import { APART_STDIO_BUNDLE } from "./fixtures/stdio-fixture.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 describe("a message longer than maxMessageBytes", () => {
   for (const transport of ["stdio", "stateful", "stateless", "stateless-json"] as const) {
@@ -20,8 +19,7 @@ describe("a message longer than maxMessageBytes", () => {
         server: await apartServer(transport),
         maxMessageBytes: 20_000,
       });
-      const runtime = await createAgentRuntime({ base: [mcp] });
-      onTestFinished(() => runtime.dispose());
+      const runtime = await runtimeOf(mcp);
 
       const first = await runMcpTurn({
         runtime,

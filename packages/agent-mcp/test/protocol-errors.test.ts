@@ -7,7 +7,7 @@ import { type McpServerError, type McpServerStatus, createMcpExtension } from ".
 import { startHttpFixture } from "./fixtures/http-fixture.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
 import { type StdioFixture, isRunning, stdioFixture } from "./fixtures/stdio-fixture.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 import { connectFailure } from "./support/connect-failure.js";
 
 const started = (fixture: StdioFixture): number[] =>
@@ -134,8 +134,7 @@ describe("an HTTP answer that does not answer its request", () => {
     });
     // Without the checks each call would wait the whole callTimeoutMs for an answer that cannot come.
     const mcp = createMcpExtension({ id: "odd", server: { url: server.url }, callTimeoutMs: 5_000 });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const started = Date.now();
     const calls = ["stray", "notice", "stream_stray", "stream_notice", "stream_late", "echo"];

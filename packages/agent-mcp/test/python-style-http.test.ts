@@ -8,10 +8,9 @@
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 type Message = {
   id?: number | string;
@@ -83,8 +82,7 @@ describe("a Streamable HTTP server that writes JSON as Python does", { timeout: 
         callTimeoutMs: 5_000,
         logger: { debug: (message) => logged.push(message), warn: (message) => logged.push(message) },
       });
-      const runtime = await createAgentRuntime({ base: [mcp] });
-      onTestFinished(() => runtime.dispose());
+      const runtime = await runtimeOf(mcp);
 
       const started = Date.now();
       const { toolResults } = await runMcpTurn({ runtime, script: [response([toolCall("forecast", {})]), "Sunny."] });

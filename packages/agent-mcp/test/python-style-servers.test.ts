@@ -8,11 +8,10 @@
  * `python-style-http.test.ts`.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 /** What the server writes as it is, a line each, as Python's `json.dumps` writes it. */
 const PROGRESS = `'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "' + request.params._meta.progressToken + '", "progress": 0.5, "total": null, "message": "indexing \\\\u00e9t\\\\u00e9"}}'`;
@@ -52,8 +51,7 @@ describe("a stdio server that writes JSON as Python does", { timeout: 15_000 }, 
         warn: (message, attrs) => logged.push({ message, attrs }),
       },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const started = Date.now();
     const { toolResults, events } = await runMcpTurn({

@@ -1,11 +1,11 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 describe("failures a server reports in its answer", () => {
   it("errors its handler throws read once each, with their data for the host; codes the SDK uses for its own timeout and closed connection are the server's errors here; an isError result without content still says what happened", async () => {
@@ -132,8 +132,7 @@ describe("an answer whose optional fields are null", { timeout: 15_000 }, () => 
       server: { command: process.execPath, args: ["-e", NULL_FIELDS] },
       shutdownGraceMs: 100,
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const { toolResults } = await runMcpTurn({ runtime, script: [response([toolCall("lookup", {})]), "Found."] });
 
@@ -171,8 +170,7 @@ describe("messages whose absent members are null", { timeout: 15_000 }, () => {
       shutdownGraceMs: 100,
       logger: { warn: (message, attrs) => warnings.push({ message, attrs }) },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const { toolResults, events } = await runMcpTurn({
       runtime,

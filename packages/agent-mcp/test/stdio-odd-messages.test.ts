@@ -7,11 +7,10 @@
  * costs the session (over Streamable HTTP: `http-odd-messages.test.ts`).
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 const ODD = handWrittenServer({
   name: "odd",
@@ -33,8 +32,7 @@ describe("a stdio server's message that the schema refuses but the client can pl
       callTimeoutMs: 5_000,
       logger: { warn: (message) => void warnings.push(message) },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const started = Date.now();
     const { toolResults } = await runMcpTurn({

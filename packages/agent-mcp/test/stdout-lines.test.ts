@@ -5,11 +5,10 @@
  * batch.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 /**
  * A server that starts its output with a byte-order mark (as a .NET
@@ -33,8 +32,7 @@ describe("lines that are no messages", { timeout: 15_000 }, () => {
       id: "marked",
       server: { command: process.execPath, args: ["-e", MARK_AND_BLANK_LINES] },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const { outcome, toolResults } = await runMcpTurn({
       runtime,
@@ -73,8 +71,7 @@ describe("a line that holds a batch of messages", { timeout: 15_000 }, () => {
       server: { command: process.execPath, args: ["-e", BATCHES] },
       logger: { warn: (message) => void logged.push(message) },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const { outcome, toolResults } = await runMcpTurn({
       runtime,

@@ -6,11 +6,10 @@
  * the host's logger hears of it once per connection.
  */
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 /** A pino line, as `pino()` writes to stdout by default. */
 const PINO_LINE = `JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: "box", msg: "tools/call " + request.id })`;
@@ -42,8 +41,7 @@ describe("stray output on a stdio server's stdout", { timeout: 15_000 }, () => {
       logger: { warn: (message, attrs) => void warned.push({ message, attrs }) },
       shutdownGraceMs: 100,
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const { outcome, toolResults } = await runMcpTurn({
       runtime,
@@ -98,8 +96,7 @@ describe("a JSON-RPC error with a null id", { timeout: 15_000 }, () => {
       roots: ["/tmp"],
       shutdownGraceMs: 100,
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const first = await runMcpTurn({ runtime, script: [response([toolCall("lookup", {})]), "Found."] });
     await mcp.setRoots(["/var"]);
@@ -194,8 +191,7 @@ describe("messages written over several lines (pretty-printed JSON)", { timeout:
       shutdownGraceMs: 100,
       logger: { warn: (message) => void warned.push(message) },
     });
-    const runtime = await createAgentRuntime({ base: [mcp] });
-    onTestFinished(() => runtime.dispose());
+    const runtime = await runtimeOf(mcp);
 
     const started = Date.now();
     const { toolResults } = await runMcpTurn({

@@ -1,17 +1,15 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { createAgentRuntime } from "@turnkit/agent-runtime";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { startDroppingServer } from "./fixtures/dropping-server.js";
-import { runMcpTurn } from "./support/run-mcp-turn.js";
+import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
 const CALL_TIMEOUT_MS = 5_000;
 
 /** One turn calling `drop` then `echo` on the server; the results, and how long the turn took. */
 async function dropThenEcho(url: string) {
   const mcp = createMcpExtension({ id: "dropping", server: { url }, callTimeoutMs: CALL_TIMEOUT_MS });
-  const runtime = await createAgentRuntime({ base: [mcp] });
-  onTestFinished(() => runtime.dispose());
+  const runtime = await runtimeOf(mcp);
   const started = Date.now();
   const { toolResults } = await runMcpTurn({
     runtime,

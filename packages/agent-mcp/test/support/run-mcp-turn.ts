@@ -1,7 +1,14 @@
 import { type ActionRequestAnswerer, PiTurnRunner } from "@turnkit/agent-core";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { type ScriptEntry, createScriptedModel } from "@turnkit/agent-loop/testing";
-import { type AgentRuntime, type HostTurnInputs, toRunTurnInput } from "@turnkit/agent-runtime";
+import {
+  type AgentRuntime,
+  type Extension,
+  type HostTurnInputs,
+  createAgentRuntime,
+  toRunTurnInput,
+} from "@turnkit/agent-runtime";
+import { onTestFinished } from "vitest";
 import type { RuntimeEvent, TurnOutcome } from "@turnkit/protocol";
 
 /** A tool result as persisted, reduced to what the tests compare. */
@@ -86,4 +93,11 @@ export async function runMcpTurn(options: {
       : [],
   );
   return { outcome, events, persisted, toolResults, model };
+}
+
+/** A runtime of the one extension `mcp` (an MCP extension), disposed when the test that made it ends. */
+export async function runtimeOf(mcp: Extension): Promise<AgentRuntime> {
+  const runtime = await createAgentRuntime({ base: [mcp] });
+  onTestFinished(() => runtime.dispose());
+  return runtime;
 }
