@@ -2,8 +2,9 @@
  * Which failures before any output the transport retry sends again, as each
  * of pi-ai's providers reports them over HTTP: every status with every body
  * a server or a proxy answers with (the API's JSON, plain text, an HTML
- * page, nothing), through the OpenAI SDK (chat completions, responses) and
- * the Anthropic SDK, each writing the failure in words of its own. A
+ * page, nothing, each with its own content type), through the OpenAI SDK
+ * (chat completions, responses), the Anthropic SDK and Google's Gen AI SDK
+ * (Gemini), each writing the failure in words of its own. A
  * transient failure (408, 429, a 5xx but 501, a server error said in an
  * error event without a status) is one more request; any other is none.
  */
@@ -11,17 +12,41 @@ import { describe, expect, it } from "vitest";
 import type { ScriptStep } from "../support/fake-openai-server.js";
 import { callStack, serve } from "../support/http-call-stack.js";
 
+/** An error body and the headers it is sent with. */
+type Body = Pick<Extract<ScriptStep, { type: "status" }>, "body" | "headers">;
+
+/** An OpenAI-style JSON error, as OpenAI, Anthropic-compatible gateways and most proxies send. */
+const openaiJson = (status: number): Body => ({
+  body: { error: { message: `the upstream said ${status}`, type: "upstream_error" } },
+});
+
+/** Gemini's JSON error: its own code and status name beside the message. */
+const GOOGLE_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+};
+const googleJson = (status: number): Body => ({
+  body: { error: { code: status, message: `the upstream said ${status}`, status: GOOGLE_STATUS[status] ?? "UNKNOWN" } },
+});
+
+/** Each API with the base URL its SDK is given and the JSON error its server sends. */
 const APIS = [
-  ["openai-completions", (baseUrl: string) => baseUrl],
-  ["openai-responses", (baseUrl: string) => baseUrl],
-  ["anthropic-messages", (baseUrl: string) => baseUrl.replace(/\/v1$/, "")],
+  ["openai-completions", (baseUrl: string) => baseUrl, openaiJson],
+  ["openai-responses", (baseUrl: string) => baseUrl, openaiJson],
+  ["anthropic-messages", (baseUrl: string) => baseUrl.replace(/\/v1$/, ""), openaiJson],
+  // Google's SDK reports a JSON error body without the response's status: only a body with its own code says it.
+  ["google-generative-ai", (baseUrl: string) => baseUrl, googleJson],
 ] as const;
 
-const BODIES: Record<string, (status: number) => unknown> = {
-  json: (status) => ({ error: { message: `the upstream said ${status}`, type: "upstream_error" } }),
-  text: (status) => `the upstream said ${status}`,
-  html: (status) => `<html><head><title>${status}</title></head><body><h1>${status}</h1><hr>nginx</body></html>`,
-  empty: () => null,
+const BODIES: Record<string, (status: number, api: (typeof APIS)[number]) => Body> = {
+  json: (status, [, , json]) => json(status),
+  text: (status) => ({ body: `the upstream said ${status}` }),
+  html: (status) => ({
+    body: `<html><head><title>${status}</title></head><body><h1>${status}</h1><hr>nginx</body></html>`,
+    headers: { "content-type": "text/html" },
+  }),
+  empty: () => ({ body: null }),
 };
 
 const TRANSIENT = [408, 429, 500, 502, 503, 504, 529];
@@ -41,7 +66,7 @@ describe.each(APIS)("through pi-ai's %s provider", (...api) => {
     const decisions: string[] = [];
     for (const [shape, body] of Object.entries(BODIES))
       for (const status of [...TRANSIENT, ...FINAL]) {
-        const requests = await requestsFor(api, { type: "status", status, body: body(status) });
+        const requests = await requestsFor(api, { type: "status", status, ...body(status, api) });
         decisions.push(`${status} ${shape}: ${requests === 2 ? "retried" : "final"}`);
       }
     const expected = Object.keys(BODIES).flatMap((shape) => [

@@ -12,8 +12,10 @@ import type { Model } from "@mariozechner/pi-ai";
  *   connection open (a hang mid-stream); `resetAfter: n` sends `n` chunks and
  *   then destroys the socket.
  * - `status`: an error status with an OpenAI-style JSON body (`message` is
- *   the error text; `body` replaces the whole body; `null` sends none) and
- *   optional headers such as `Retry-After`.
+ *   the error text; `body` replaces the whole body: an object is sent as
+ *   JSON, a string as it is (`text/plain` unless `headers` name another
+ *   content type), `null` sends none) and optional headers such as
+ *   `Retry-After`.
  * - `reset`: destroys the socket before any byte is sent.
  * - `hang`: never answers (a hang before the first byte).
  */
@@ -78,7 +80,9 @@ export async function startFakeOpenAIServer(script: readonly ScriptStep[] = []):
         }
       }
       // Anthropic's /messages and OpenAI's /responses are routed too, for failures: each SDK writes its own error text.
-      const routed = ["/chat/completions", "/messages", "/responses"].some((path) => req.url?.endsWith(path));
+      const routed = ["/chat/completions", "/messages", "/responses", ":streamGenerateContent"].some((path) =>
+        req.url?.split("?")[0]!.endsWith(path),
+      );
       if (req.method !== "POST" || !routed) {
         return sendJson(res, 404, { error: { message: `No route ${req.method} ${req.url}` } });
       }
@@ -115,6 +119,11 @@ export async function startFakeOpenAIServer(script: readonly ScriptStep[] = []):
         if (body === null) {
           res.writeHead(step.status, { ...step.headers });
           res.end();
+          return;
+        }
+        if (typeof body === "string") {
+          res.writeHead(step.status, { "content-type": "text/plain; charset=utf-8", ...step.headers });
+          res.end(body);
           return;
         }
         return sendJson(res, step.status, body, step.headers);
