@@ -6,12 +6,14 @@
  */
 import type { Usage } from "@mariozechner/pi-ai";
 import fc from "fast-check";
+import { oneIn } from "./response-arbitraries.js";
 import type { RequestSpec, TurnScenario } from "./scenario.js";
 
 type TurnBudgetSpec = NonNullable<TurnScenario["budget"]>;
 
 /** A budget with any of its three limits, or none (two cases in three). */
-export const turnBudgetArbitrary: fc.Arbitrary<TurnBudgetSpec | undefined> = fc.option(
+export const turnBudgetArbitrary: fc.Arbitrary<TurnBudgetSpec | undefined> = oneIn(
+  3,
   fc.record(
     {
       maxSteps: fc.integer({ min: 1, max: 3 }),
@@ -20,7 +22,6 @@ export const turnBudgetArbitrary: fc.Arbitrary<TurnBudgetSpec | undefined> = fc.
     },
     { requiredKeys: [] },
   ),
-  { freq: 3, nil: undefined },
 );
 
 /** Which spending limit to put at the boundary, and after how many responses; in one case out of four. */

@@ -33,6 +33,7 @@ import {
   createCompactionExtension,
 } from "@turnkit/agent-runtime";
 import fc from "fast-check";
+import { oneIn } from "./response-arbitraries.js";
 import {
   HISTORY_SCRIPTS,
   type HistoryScript,
@@ -103,7 +104,7 @@ export const compactionScenarioArbitrary: fc.Arbitrary<CompactionScenario> = fc.
   recoverOverflow: fc.boolean(),
   turns: fc.array(turnSpecArbitrary, { minLength: 1, maxLength: 2 }),
   summaryOutput: fc.constantFrom(1, 40, 300),
-  maxOutputTokens: fc.option(fc.constantFrom(6, 50, 200, 1_000), { freq: 3, nil: undefined }),
+  maxOutputTokens: oneIn(3, fc.constantFrom(6, 50, 200, 1_000)),
 });
 
 /** A main answer's output tokens (text or a tool call). */

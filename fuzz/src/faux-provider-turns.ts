@@ -26,6 +26,7 @@ import {
 } from "@mariozechner/pi-ai";
 import { createVirtualClock } from "@turnkit/agent-loop/testing";
 import fc from "fast-check";
+import { mostly } from "./response-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { providerFailureTurnArbitrary, turnScenarioArbitrary } from "./scenario-arbitraries.js";
 import { hostileTurnArbitrary } from "./hostile-host-arbitraries.js";
@@ -48,7 +49,7 @@ export function fauxSpecArbitrary(sameChunks = false): fc.Arbitrary<FauxProvider
     .record({
       min: fc.integer({ min: 1, max: 4 }),
       span: sameChunks ? fc.constant(0) : fc.integer({ min: 0, max: 6 }),
-      factoryThrowsAt: fc.option(fc.nat({ max: 5 }), { nil: undefined, freq: 3 }),
+      factoryThrowsAt: mostly(3, fc.nat({ max: 5 })),
       lateFactories: fc.boolean(),
       missing: fc.oneof(
         { weight: 3, arbitrary: fc.constant(0) },

@@ -7,10 +7,17 @@
  */
 import { failureStreamedText, failureText } from "./scripted-entries.js";
 import type { ProviderFailureSpec, ResponseSpec, TurnScenario } from "./scenario.js";
-import type { HttpDialect, PlannedAnswer, SseEnding, SseFraming } from "./http-provider-server.js";
+import {
+  googleError,
+  type HttpDialect,
+  type PlannedAnswer,
+  type SseEnding,
+  type SseFraming,
+} from "./http-provider-server.js";
 import {
   anthropicMessageStart,
   chunk,
+  googleChunk,
   named,
   piecesOf,
   responseChunks,
@@ -83,7 +90,9 @@ function statusBody(status: number, text: string, http: HttpSpec): Extract<Plann
         body: JSON.stringify(
           http.dialect === "openai-completions"
             ? { error: { message: text, type: "fuzz_error", param: null, code: null } }
-            : { type: "error", error: { type: "api_error", message: text } },
+            : http.dialect === "google-generative-ai"
+              ? googleError(`${status} ${text}`)
+              : { type: "error", error: { type: "api_error", message: text } },
         ),
         contentType: "application/json",
       };
@@ -111,11 +120,13 @@ function failureAnswer(failure: ProviderFailureSpec, http: HttpSpec): PlannedAns
       ? [chunk({ role: "assistant", content: "" }), ...pieces.map((piece) => chunk({ content: piece }))]
       : http.dialect === "openai-responses"
         ? [...responsesTextStart(0), ...pieces.map((delta) => named("response.output_text.delta", { delta }))]
-        : [
-            anthropicMessageStart(11),
-            named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-            ...pieces.map((text) => named("content_block_delta", { index: 0, delta: { type: "text_delta", text } })),
-          ];
+        : http.dialect === "google-generative-ai"
+          ? pieces.map((text) => googleChunk([{ text }]))
+          : [
+              anthropicMessageStart(11),
+              named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+              ...pieces.map((text) => named("content_block_delta", { index: 0, delta: { type: "text_delta", text } })),
+            ];
   return {
     kind: "sse",
     chunks,

@@ -1,7 +1,8 @@
 /**
  * A scripted response as each API streams it: OpenAI chat completions'
- * chunks, OpenAI responses-API events and Anthropic's messages events,
- * with text, reasoning and tool-call arguments in pieces.
+ * chunks, OpenAI responses-API events, Anthropic's messages events and
+ * Gemini's generateContent responses, with text, reasoning and tool-call
+ * arguments in pieces (Gemini sends a call's arguments whole).
  */
 import { callArguments, markedText } from "./scripted-entries.js";
 import type { ResponseSpec } from "./scenario.js";
@@ -144,7 +145,42 @@ export function responseChunks(response: ResponseSpec, dialect: HttpDialect, siz
       return responsesChunks(response, size);
     case "anthropic-messages":
       return anthropicChunks(response, size);
+    case "google-generative-ai":
+      return googleChunks(response, size);
   }
+}
+
+/** One Gemini streamed response: a candidate with `parts`, and on the last one its finish reason and the usage. */
+export function googleChunk(parts: object[], end?: { finishReason: string; input: number; output: number }): SseEvent {
+  const candidate = { content: { role: "model", parts }, index: 0, ...(end && { finishReason: end.finishReason }) };
+  const usage = end && {
+    usageMetadata: {
+      promptTokenCount: end.input,
+      candidatesTokenCount: end.output,
+      totalTokenCount: end.input + end.output,
+    },
+  };
+  return { data: { candidates: [candidate], ...usage, modelVersion: "fuzz-http-model", responseId: "gemini-fuzz" } };
+}
+
+/** Gemini's finish reason for the response's stop reason (a tool call makes pi-ai's "stop" a tool use). */
+function googleFinishReason(response: ResponseSpec): string {
+  if (response.stopReason === "length") return "MAX_TOKENS";
+  // No HTTP answer says "aborted" unasked; a blocked answer is the provider's own refusal.
+  return response.stopReason === "aborted" ? "SAFETY" : "STOP";
+}
+
+/** A Gemini response: thought parts, text parts, one part per call (its arguments whole), then the finish and usage. */
+function googleChunks(response: ResponseSpec, size: number): SseEvent[] {
+  const chunks: SseEvent[] = [];
+  if (response.thinking !== undefined)
+    for (const text of piecesOf(response.thinking, size)) chunks.push(googleChunk([{ text, thought: true }]));
+  if (response.text !== undefined)
+    for (const text of piecesOf(markedText(response.token, response.text), size)) chunks.push(googleChunk([{ text }]));
+  for (const call of response.calls)
+    chunks.push(googleChunk([{ functionCall: { id: call.id, name: call.tool, args: callArguments(call.args) } }]));
+  chunks.push(googleChunk([], { finishReason: googleFinishReason(response), ...usageOf(response) }));
+  return chunks;
 }
 
 /** A responses-API status for the response's stop reason (its tool calls make pi-ai's "stop" a tool use). */

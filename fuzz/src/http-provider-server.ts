@@ -1,6 +1,7 @@
 /**
  * A model server on 127.0.0.1 for the fuzz, speaking OpenAI's chat
- * completions or responses API, or Anthropic's messages API: each model request
+ * completions or responses API, Anthropic's messages API or Gemini's
+ * generateContent API: each model request
  * takes the next planned answer (an event stream, an error status, a reset
  * or a hang), framed the way real servers and proxies frame them (CRLF
  * line ends, keep-alive comments, `data:` without a space, an event split
@@ -29,7 +30,7 @@ export interface SseFraming {
 }
 
 /** Which API the server speaks. */
-export type HttpDialect = "openai-completions" | "openai-responses" | "anthropic-messages";
+export type HttpDialect = "openai-completions" | "openai-responses" | "anthropic-messages" | "google-generative-ai";
 
 /** One server-sent event: its `event:` name (Anthropic names every event) and its JSON data. */
 export interface SseEvent {
@@ -69,7 +70,7 @@ export interface ServedRequest {
 
 /** A running {@link startHttpProviderServer}. */
 export interface HttpProviderServer {
-  /** The model's base URL: `http://127.0.0.1:PORT/v1` for OpenAI's APIs, `http://127.0.0.1:PORT` for Anthropic's. */
+  /** The model's base URL: `http://127.0.0.1:PORT` for Anthropic's API, `http://127.0.0.1:PORT/v1` for the others. */
   readonly baseUrl: string;
   readonly requests: readonly ServedRequest[];
   /** Stops listening and destroys every connection. */
@@ -96,6 +97,26 @@ function responsesErrorCode(message: string): string {
   return message.startsWith("429") ? "rate_limit_exceeded" : "server_error";
 }
 
+/** Gemini's status name for an error code, as its errors carry beside the code. */
+function googleStatusName(code: number): string {
+  const names: Record<number, string> = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+  };
+  return names[code] ?? "INTERNAL";
+}
+
+/** Gemini's JSON error for a failure whose text may start with its status (500 otherwise). */
+export function googleError(message: string): object {
+  const code = Number(/^\d{3}/.exec(message)?.[0] ?? 500);
+  return { error: { code, message, status: googleStatusName(code) } };
+}
+
 /** A seeded generator of numbers in [0, 1). */
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
@@ -114,6 +135,7 @@ export async function startHttpProviderServer(
 ): Promise<HttpProviderServer> {
   const openai = dialect === "openai-completions";
   const responses = dialect === "openai-responses";
+  const google = dialect === "google-generative-ai";
   const random = seeded(seed);
   const requests: ServedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -127,8 +149,10 @@ export async function startHttpProviderServer(
     timers.add(timer);
   };
   const eol = framing.crlf ? "\r\n" : "\n";
+  // Google's SDK reads an event only when it starts with `data:`, so its keep-alive comments are blocks of their own.
+  const comment = framing.comments ? `: keep-alive${eol}${google ? eol : ""}` : "";
   const event = (data: string, name?: string) =>
-    `${framing.comments ? `: keep-alive${eol}` : ""}${name === undefined ? "" : `event: ${name}${eol}`}data:${framing.noSpace ? "" : " "}${data}${eol}${eol}`;
+    `${comment}${name === undefined ? "" : `event: ${name}${eol}`}data:${framing.noSpace ? "" : " "}${data}${eol}${eol}`;
   const errorEvent = (message: string) =>
     openai
       ? event(JSON.stringify({ error: { message, type: "server_error", code: null } }))
@@ -137,12 +161,14 @@ export async function startHttpProviderServer(
         : event(JSON.stringify({ type: "error", error: { type: anthropicErrorType(message), message } }), "error");
   const malformedEvent = openai
     ? event('{"choices": [{"delta": {"content": "cut')
-    : responses
-      ? event('{"type": "response.output_text.delta", "delta": "cut', "response.output_text.delta")
-      : event(
-          '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "cut',
-          "content_block_delta",
-        );
+    : google
+      ? event('{"candidates": [{"content": {"parts": [{"text": "cut')
+      : responses
+        ? event('{"type": "response.output_text.delta", "delta": "cut', "response.output_text.delta")
+        : event(
+            '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "cut',
+            "content_block_delta",
+          );
 
   /** Writes `text` in the framing's pieces, then calls `done` (not when the client left). */
   const writePieces = (res: ServerResponse, text: string, done: () => void) => {
@@ -181,6 +207,8 @@ export async function startHttpProviderServer(
           case "malformed":
             return writePieces(res, malformedEvent, () => res.end());
           case "errorEvent":
+            // Gemini fails a stream with its JSON error alone, not as an event, and Google's SDK reads it only as one read.
+            if (google) return void res.end(JSON.stringify(googleError(ending.message)));
             return writePieces(res, errorEvent(ending.message), () => res.end());
         }
       }
@@ -202,8 +230,14 @@ export async function startHttpProviderServer(
     res.on("close", () => {
       if (served.state === "open") served.state = "left";
     });
-    const route = openai ? "/chat/completions" : responses ? "/v1/responses" : "/v1/messages";
-    if (req.method !== "POST" || !req.url?.endsWith(route)) {
+    const route = openai
+      ? "/v1/chat/completions"
+      : responses
+        ? "/v1/responses"
+        : google
+          ? "/v1/models/fuzz-http-model:streamGenerateContent"
+          : "/v1/messages";
+    if (req.method !== "POST" || req.url?.split("?")[0] !== route) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { message: `No route ${req.method} ${req.url}` } }));
     }

@@ -23,6 +23,7 @@ import {
   toolModesArbitrary,
   withRequestIds,
   withResponseIds,
+  oneIn,
 } from "./response-arbitraries.js";
 import { budgetBoundaryArbitrary, turnBudgetArbitrary, withBudgetBoundary } from "./budget-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
@@ -319,7 +320,7 @@ export function askHostTurnArbitrary(options: GenerationOptions): fc.Arbitrary<T
       ),
       every: fc.integer({ min: 1, max: 2 }),
       // An abort on the clock, often while a question waits.
-      abortAtMs: fc.option(fc.constantFrom(1, 20, 50, 99, 150, 3_000), { freq: 2 }),
+      abortAtMs: oneIn(2, fc.constantFrom(1, 20, 50, 99, 150, 3_000)),
       // A model that names each response's calls c0, c1, ... (ids reused across responses).
       reusedIds: fc.boolean(),
     })
@@ -330,7 +331,7 @@ export function askHostTurnArbitrary(options: GenerationOptions): fc.Arbitrary<T
       }));
       const requests = reusedIds ? withIdsPerResponse(asking) : asking;
       const actions =
-        abortAtMs === null
+        abortAtMs === undefined
           ? base.actions
           : [...base.actions, { trigger: { kind: "time" as const, ms: abortAtMs }, kind: "abort" as const }];
       return { ...base, requests, actions, hostAnswers, writer: { ...base.writer, slow: undefined } };

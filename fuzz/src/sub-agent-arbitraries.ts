@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import type { GenerationOptions } from "./known-bugs.js";
-import { oneIn } from "./response-arbitraries.js";
+import { oneIn, mostly } from "./response-arbitraries.js";
 import {
   hostAnswerArbitrary,
   turnScenarioArbitrary,
@@ -100,19 +100,19 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         fc.record({
           child: childBehaviourArbitrary,
           executionMode: fc.constantFrom("parallel" as const, "sequential" as const),
-          spends: fc.option(childSpendingArbitrary, { freq: 2, nil: undefined }),
-          budget: fc.option(childBudgetArbitrary, { freq: 2, nil: undefined }),
+          spends: oneIn(2, childSpendingArbitrary),
+          budget: oneIn(2, childBudgetArbitrary),
           invalidCallBudget: oneIn(8, invalidCallBudgetArbitrary),
         }),
         { minLength: 1, maxLength: 3 },
       ),
       every: fc.integer({ min: 1, max: 3 }),
       // A host that answers questions: the children's `probe` then asks it one.
-      hostAnswers: fc.option(fc.array(hostAnswerArbitrary, { maxLength: 8 }), { freq: 2 }),
+      hostAnswers: oneIn(2, fc.array(hostAnswerArbitrary, { maxLength: 8 })),
       // A model that names each response's calls c0, c1, ... (ids reused across responses).
       reusedIds: fc.boolean(),
       // Now and then a call with an empty or blank task, which must be refused without a child turn.
-      blankEvery: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
+      blankEvery: mostly(3, fc.integer({ min: 1, max: 4 })),
       // Now and then children that spend side by side against a limit the turn's first response leaves room under.
       shared: oneIn(4, fc.integer({ min: 41, max: 200 })),
     })
@@ -128,7 +128,7 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
       const hookHangs = subAgents.some((agent) => agent.child.kind === "hookHang");
       const calling = withEveryNthCall(base.requests, every, (call, count) => {
         const agent = subAgents[count % subAgents.length]!;
-        const blank = blankEvery !== null && count % blankEvery === 0;
+        const blank = blankEvery !== undefined && count % blankEvery === 0;
         const task = blank ? BLANK_TASKS[count % BLANK_TASKS.length]! : `task of ${call.id}`;
         return { ...call, tool: agent.name, args: { kind: "task" as const, task } };
       });
@@ -137,7 +137,7 @@ export function subAgentTurnArbitrary(options: GenerationOptions): fc.Arbitrary<
         ...base,
         requests,
         subAgents,
-        ...(hostAnswers !== null && { hostAnswers }),
+        ...(hostAnswers !== undefined && { hostAnswers }),
         ...(hookHangs && { hookTimeoutMs: CHILD_HOOK_TIMEOUT_MS }),
         writer: { ...base.writer, slow: undefined },
       };
@@ -155,7 +155,7 @@ function sideBySide(
   base: TurnScenario,
   agents: SubAgentSpec[],
   room: number,
-  hostAnswers: TurnScenario["hostAnswers"] | null,
+  hostAnswers: TurnScenario["hostAnswers"] | undefined,
 ): TurnScenario {
   const subAgents = agents.map(
     ({ budget: _own, invalidCallBudget: _bad, ...agent }): SubAgentSpec => ({
@@ -177,7 +177,7 @@ function sideBySide(
     requests,
     subAgents,
     budget: { maxOutputTokens: spent + room },
-    ...(hostAnswers !== null && { hostAnswers }),
+    ...(hostAnswers !== undefined && { hostAnswers }),
     writer: { ...base.writer, slow: undefined },
   };
 }
