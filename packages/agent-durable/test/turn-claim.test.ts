@@ -11,8 +11,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableTurnError } from "../src/index.js";
 import { EventLog } from "../src/store/event-log.js";
+import { StepRecords } from "../src/store/step-records.js";
 import { TurnClaim, assertClaimHolds, inClaimedTransaction } from "../src/store/turn-claim.js";
+import { TurnTable } from "../src/store/turn-table.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { claimForTest } from "./support/test-claim.js";
 
 let postgres: TestPostgres;
 let pool: pg.Pool;
@@ -117,4 +120,51 @@ describe("the turn claim and DBOS's ownership token", () => {
     expect(steps.map((step) => step.name)).not.toContain("after-takeover");
     expect((await DBOS.getWorkflowStatus(handle.workflowID))?.status).toBe("ENQUEUED");
   }, 60_000);
+});
+
+describe("the turn claim and the step records its execution acted on", () => {
+  const superseded = (e: unknown) => DurableTurnError.isInstance(e) && e.code === "superseded";
+  const step = (functionId: number) => ({
+    functionId,
+    functionName: `step-${functionId}`,
+    output: null,
+    error: null,
+    serialization: null,
+    startedAtMs: 0,
+    completedAtMs: 0,
+    applicationName: null,
+  });
+
+  it("holds no more once a record the execution stored is gone, as after a crash of the database lost it", async () => {
+    const claim = await claimForTest(pool, "turn:records:lost");
+    const records = new StepRecords(pool);
+    await records.record(claim, step(1));
+    await records.record(claim, step(2));
+    await assertClaimHolds(pool, claim);
+    // What a crash of the server does to a commit that did not wait for the disk.
+    await pool.query("DELETE FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_id = 2", [
+      claim.turnKey,
+    ]);
+    const turnTable = new TurnTable(pool, "turnkit_durable");
+    await expect(turnTable.startToolAttempt(claim, "2:call")).rejects.toSatisfy(superseded);
+    const attempts = await pool.query(
+      "SELECT count(*)::int AS n FROM turnkit_durable.tool_attempts WHERE turn_key = $1",
+      [claim.turnKey],
+    );
+    expect(attempts.rows[0].n).toBe(0);
+    expect(claim.revoked.aborted).toBe(true);
+  });
+
+  it("checks no record that a commit which waited for the disk covers", async () => {
+    const claim = await claimForTest(pool, "turn:records:covered");
+    const records = new StepRecords(pool);
+    await records.record(claim, step(1));
+    // A commit that waits for the disk (the tool call's attempt) after record 1: it is on disk, and no longer checked.
+    await new TurnTable(pool, "turnkit_durable").startToolAttempt(claim, "1:call");
+    await pool.query("DELETE FROM dbos.operation_outputs WHERE workflow_uuid = $1 AND function_id = 1", [
+      claim.turnKey,
+    ]);
+    await assertClaimHolds(pool, claim);
+    await records.record(claim, step(2));
+  });
 });

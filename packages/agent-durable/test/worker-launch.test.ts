@@ -21,7 +21,7 @@ let client: DurableTurnClient | undefined;
 const scratch = mkdtempSync(join(tmpdir(), "turnkit-launch-"));
 
 afterAll(async () => {
-  await cluster?.stopAll();
+  await cluster?.stopWorkers();
   await client?.close();
   await postgres?.stop();
   rmSync(scratch, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { functionIDGetIncrement, getCurrentContextStore, runInStepContext } from "@dbos-inc/dbos-sdk/internal/context";
 import { DBOSExecutor } from "@dbos-inc/dbos-sdk/internal/dbos-executor";
@@ -78,7 +79,7 @@ async function runStepOnce<T>(
 ): Promise<T> {
   const functionId = functionIDGetIncrement();
   const parent = { ...getCurrentContextStore()! };
-  ctx.stepRecords ??= ctx.stores.stepRecords.load(ctx.ref.workflowId);
+  ctx.stepRecords ??= loadRecords(ctx);
   const recorded = (await ctx.stepRecords).get(functionId);
   if (recorded) return revive<T>(ctx, functionId, name, recorded);
   const step = { functionId, name, startedAtMs: Date.now() };
@@ -103,6 +104,18 @@ async function runStepOnce<T>(
     }
   }
   return (await recordResult(ctx, step, result))!;
+}
+
+/**
+ * The turn's records as the database holds them now. Those an earlier
+ * execution stored may not be on disk yet: the claim holds only while they
+ * are kept (see `TurnClaim.noteRecords`), so this execution acts on none
+ * that a crash of the database then loses.
+ */
+async function loadRecords(ctx: RecordedStepContext): Promise<Map<number, StoredStep>> {
+  const records = await ctx.stores.stepRecords.load(ctx.ref.workflowId);
+  ctx.claim.noteRecords(records.keys(), performance.now());
+  return records;
 }
 
 /**

@@ -68,7 +68,7 @@ export class EventLog {
       // same statement, which stores nothing when one differs. A batch whose first seq is new is stored only after
       // the seq before it: a write never leaves a gap behind it.
       const { rows } = await this.writes.query(
-        `WITH ${claimCte(1, 6)},
+        `WITH ${claimCte(claim, 1, 6)},
          batch AS (SELECT s, t, e FROM unnest($2::int[], $3::text[], $4::text[]) AS u(s, t, e)),
          ended AS (SELECT 1 FROM ${this.table} WHERE turn_key = $1 AND ${TERMINAL_ROW}),
          gap AS (

@@ -39,7 +39,7 @@ export class HostRequests {
     request: { requestId: string; kind: ActionRequiredKind; deadlineMs: number },
   ): Promise<StoredHostRequest> {
     const { rows } = await this.pool.query(
-      `WITH ${claimCte(1, 2)},
+      `WITH ${claimCte(claim, 1, 2)},
        stored AS (
          INSERT INTO ${this.table} (turn_key, request_id, kind, deadline_ms)
          SELECT $1, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM claim)
@@ -104,7 +104,7 @@ export class HostRequests {
    */
   async withdrawOpen(claim: TurnClaim, call: string): Promise<{ requestId: string; kind: ActionRequiredKind }[]> {
     const { rows } = await this.pool.query(
-      `WITH ${claimCte(1, 2)},
+      `WITH ${claimCte(claim, 1, 2)},
        open AS (
          SELECT h.request_id FROM ${this.table} h
          WHERE h.turn_key = $1

@@ -80,7 +80,7 @@ export class SessionHistory {
     if (messages.length === 0) return [];
     const positions = messages.map((_, i) => at.position + i);
     const { rows } = await this.writes.query(
-      `WITH ${claimCte(2, 5)},
+      `WITH ${claimCte(claim, 2, 5)},
        replaced AS (
          SELECT substring(turn_key FROM length($6) + 1) AS ordinal FROM ${this.table}
          WHERE session_id = $1 AND position = 0 AND left(turn_key, length($6)) = $6

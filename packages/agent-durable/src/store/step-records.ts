@@ -65,7 +65,9 @@ export class StepRecords {
    * owner check does); stores nothing and throws `superseded` when it no
    * longer holds (a statement that found it held confirms it, see
    * `TurnClaim.confirm`). A record already stored at that position fails the
-   * statement (a unique key): an execution records each step once. With
+   * statement (a unique key): an execution records each step once. Once
+   * stored, the claim holds only while the record is kept (see
+   * `TurnClaim.noteRecords`). With
    * `condition` (its parameters numbered from the one it is given; `$1` is
    * the turn key), stores the record only when the condition holds, and
    * returns whether it did.
@@ -74,7 +76,7 @@ export class StepRecords {
     const extra = condition?.(RECORD_PARAMS + 1);
     const sentAt = performance.now();
     const { rows } = await this.pool.query(
-      `WITH ${claimCte(1, 2)},
+      `WITH ${claimCte(claim, 1, 2)},
        ins AS (
          INSERT INTO ${this.table} (workflow_uuid, function_id, function_name, output, error, serialization,
            started_at_epoch_ms, completed_at_epoch_ms, application_name, retention_timestamp)
@@ -99,6 +101,9 @@ export class StepRecords {
     );
     assertClaimed(claim, rows[0].claimed === true);
     claim.confirm(sentAt);
-    return Number(rows[0].stored) > 0;
+    const stored = Number(rows[0].stored) > 0;
+    // A commit that does not wait for the disk (see `TurnClaim`): the execution's next writes check it is kept.
+    if (stored) claim.noteRecords([step.functionId], performance.now());
+    return stored;
   }
 }

@@ -18,6 +18,17 @@ import { inTransaction } from "./transaction.js";
  * write the claim no longer covers changes nothing, fires {@link revoked}
  * and throws a `superseded` error, and the execution stops.
  *
+ * A claim also holds only while the step records the execution stored or
+ * read since its last commit that waited for the disk are still in the
+ * database ({@link noteRecords}, {@link noteDurable}): a crash of the
+ * database server loses the commits made without waiting since then, and
+ * an execution that goes on after such a crash could act on an answer the
+ * turn's records no longer hold (run the tool call a lost model request
+ * asked for, which the next execution, sending the request again, may ask
+ * for anew). Its writes are refused as a superseded execution's are, and
+ * the turn, queued again once its worker beats (see
+ * `requeueTurnsFromBeforeServerStart`), replays from what the database kept.
+ *
  * Relies on DBOS 5.3 internals, pinned by version and tested by
  * `test/turn-claim.test.ts`: the token of the running execution
  * (`currentOwnerXid`) and the `owner_xid` column of `dbos.workflow_status`,
@@ -30,6 +41,12 @@ export class TurnClaim {
    * write last found the claim held; see {@link isFresh}.
    */
   private confirmedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The step records (by position) this execution stored or read that may
+   * not be on disk yet, each with when (`performance.now()`) the statement
+   * that stored or read it answered.
+   */
+  private readonly recordsNotOnDisk = new Map<number, number>();
 
   constructor(
     /** The turn's key (its workflow id). */
@@ -71,12 +88,45 @@ export class TurnClaim {
     this.confirmedAt = Math.max(this.confirmedAt, sentAt);
   }
 
+  /**
+   * This execution stored (or read) the step records at `positions`, in a
+   * statement that answered at `answeredAt` (`performance.now()`): from now
+   * on the claim holds only while they are in the database, until a commit
+   * that waited for the disk covers them ({@link noteDurable}).
+   */
+  noteRecords(positions: Iterable<number>, answeredAt: number): void {
+    for (const position of positions) this.recordsNotOnDisk.set(position, answeredAt);
+  }
+
+  /**
+   * A statement of this execution sent at `sentAt` (`performance.now()`)
+   * committed and waited for the disk: every commit answered before it was
+   * sent is on disk too (the write-ahead log is one sequence).
+   */
+  noteDurable(sentAt: number): void {
+    for (const [position, answeredAt] of this.recordsNotOnDisk)
+      if (answeredAt <= sentAt) this.recordsNotOnDisk.delete(position);
+  }
+
+  /**
+   * A SQL condition (`AND ...`, or nothing) that holds while the step
+   * records noted by {@link noteRecords} and not yet on disk are in the
+   * database; `$turnKeyParam` is the turn key's parameter.
+   */
+  recordsKeptSql(turnKeyParam: number): string {
+    if (this.recordsNotOnDisk.size === 0) return "";
+    // Positions are integers this process counted: written into the statement as they are.
+    const positions = [...this.recordsNotOnDisk.keys()].map((position) => String(Math.trunc(position))).join(", ");
+    return ` AND (SELECT count(*) FROM "${DBOS_SYSTEM_SCHEMA}".operation_outputs
+      WHERE workflow_uuid = $${turnKeyParam} AND function_id IN (${positions})) = ${this.recordsNotOnDisk.size}`;
+  }
+
   /** Marks the claim revoked and returns the error the write that found out throws. */
   lost(): DurableTurnError {
     if (this.revocation.signal.aborted) return this.revocation.signal.reason as DurableTurnError;
     const error = new DurableTurnError({
       code: DurableTurnErrorCode.Superseded,
-      message: `turn ${this.turnKey} was taken over by another worker; this execution may not write for it any more`,
+      message: `turn ${this.turnKey} was taken over by another worker, or a crash of the database lost step records this execution acted on; this execution may not write for it any more`,
     });
     this.revocation.abort(error);
     return error;
@@ -84,16 +134,17 @@ export class TurnClaim {
 }
 
 /**
- * A `WITH` item named `claim` that has one row while the claim whose turn
- * key and token are the query parameters `$turnKeyParam` and `$tokenParam`
- * still holds, locking the workflow row (`FOR SHARE`) until the statement's
- * transaction ends, so a takeover (which updates that row) waits for the
- * write, or the write waits for the takeover and then finds the claim gone.
+ * A `WITH` item named `claim` that has one row while `claim`, whose turn
+ * key and token are the query parameters `$turnKeyParam` and `$tokenParam`,
+ * still holds (its records kept included, see {@link TurnClaim}), locking
+ * the workflow row (`FOR SHARE`) until the statement's transaction ends, so
+ * a takeover (which updates that row) waits for the write, or the write
+ * waits for the takeover and then finds the claim gone.
  */
-export function claimCte(turnKeyParam: number, tokenParam: number): string {
+export function claimCte(claim: TurnClaim, turnKeyParam: number, tokenParam: number): string {
   return `claim AS (
     SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
-    WHERE workflow_uuid = $${turnKeyParam} AND owner_xid = $${tokenParam}
+    WHERE workflow_uuid = $${turnKeyParam} AND owner_xid = $${tokenParam}${claim.recordsKeptSql(turnKeyParam)}
     FOR SHARE
   )`;
 }
@@ -118,7 +169,10 @@ export async function inClaimedTransaction<T>(
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query(`WITH ${claimCte(1, 2)} SELECT 1 FROM claim`, [claim.turnKey, claim.token]);
+    const { rows } = await client.query(`WITH ${claimCte(claim, 1, 2)} SELECT 1 FROM claim`, [
+      claim.turnKey,
+      claim.token,
+    ]);
     assertClaimed(claim, rows.length > 0);
     return work(client);
   });
@@ -129,7 +183,8 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
   if (claim.revoked.aborted) throw claim.revoked.reason;
   const sentAt = performance.now();
   const { rows } = await pool.query(
-    `SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status WHERE workflow_uuid = $1 AND owner_xid = $2`,
+    `SELECT 1 FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status
+     WHERE workflow_uuid = $1 AND owner_xid = $2${claim.recordsKeptSql(1)}`,
     [claim.turnKey, claim.token],
   );
   assertClaimed(claim, rows.length > 0);
@@ -147,9 +202,10 @@ export async function assertClaimHolds(pool: pg.Pool, claim: TurnClaim): Promise
 export async function assertClaimHoldsDurably(pool: pg.Pool, claim: TurnClaim): Promise<void> {
   if (claim.revoked.aborted) throw claim.revoked.reason;
   const sentAt = performance.now();
-  const { rows } = await pool.query(`WITH ${claimCte(1, 2)} SELECT 1 FROM claim`, [claim.turnKey, claim.token]);
+  const { rows } = await pool.query(`WITH ${claimCte(claim, 1, 2)} SELECT 1 FROM claim`, [claim.turnKey, claim.token]);
   assertClaimed(claim, rows.length > 0);
   claim.confirm(sentAt);
+  claim.noteDurable(sentAt);
 }
 
 /** The turn keys among `claims` whose claim still holds; a read, nothing is locked. */

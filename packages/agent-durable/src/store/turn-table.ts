@@ -96,7 +96,7 @@ export class TurnTable {
    */
   async requestAbortAsOwner(claim: TurnClaim): Promise<boolean> {
     const { rows } = await this.pool.query(
-      `WITH ${claimCte(1, 2)},
+      `WITH ${claimCte(claim, 1, 2)},
        marked AS (UPDATE ${this.s}.turns SET abort_requested = true WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1)
        SELECT count(*) AS marked FROM marked`,
       [claim.turnKey, claim.token],
@@ -121,7 +121,7 @@ export class TurnTable {
   async startToolAttempt(claim: TurnClaim, toolCallId: string): Promise<number> {
     const sentAt = performance.now();
     const { rows } = await this.pool.query(
-      `WITH ${claimCte(1, 3)},
+      `WITH ${claimCte(claim, 1, 3)},
        counted AS (
          INSERT INTO ${this.s}.tool_attempts (turn_key, tool_call_id, attempts)
          SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM claim)
@@ -133,6 +133,8 @@ export class TurnTable {
     );
     assertClaimed(claim, rows[0].claimed === true);
     claim.confirm(sentAt);
+    // Its commit waited for the disk (this pool's commits wait): the records before it are on disk.
+    claim.noteDurable(sentAt);
     return Number(rows[0].attempts);
   }
 
@@ -152,7 +154,7 @@ export class TurnTable {
    */
   async recordOutcome(claim: TurnClaim, outcome: TurnOutcome, historyEnd: number): Promise<void> {
     const { rows } = await this.pool.query(
-      `WITH ${claimCte(1, 3)},
+      `WITH ${claimCte(claim, 1, 3)},
        stored AS (
          UPDATE ${this.s}.turns SET outcome = $2, history_end = $4
          WHERE turn_key = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING 1

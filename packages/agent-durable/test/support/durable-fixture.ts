@@ -55,7 +55,7 @@ export function useDurableFixture(workers: { id: string; env?: Record<string, st
     await Promise.all(workers.map((worker) => cluster!.start(worker.id, worker.env)));
   }, 120_000);
   afterAll(async () => {
-    await cluster?.stopAll();
+    await cluster?.stopWorkers();
     await Promise.all(deploymentClients.map((each) => each.close()));
     await client?.close();
     await postgres?.stop();

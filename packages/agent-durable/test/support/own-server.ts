@@ -33,7 +33,7 @@ export function useOwnServer(name: string, options: EmbeddedServerOptions): OwnS
     own.cluster = new WorkerCluster(own.url, join(scratch, "counts.jsonl"));
   }, 60_000);
   afterAll(async () => {
-    await own.cluster?.stopAll();
+    await own.cluster?.stopWorkers();
     await own.server?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }, 60_000);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { type CountRecord, readCountFile } from "./count-file.js";
+import { keepIdleSpare, takeIdleSpare } from "./idle-spare.js";
 
 /** The environment variable naming the bundled test worker (set by the global setup, see worker-bundle.ts). */
 export const WORKER_BUNDLE_ENV = "TURNKIT_TEST_WORKER_BUNDLE";
@@ -19,15 +20,16 @@ export interface WorkerStart {
 
 /**
  * Worker processes of one test file, started and killed by the test, all
- * stopped by {@link stopAll}. After a start it keeps one spare process that
- * has already loaded the worker's code and waits for its settings, so the
- * next start (a restart after a kill, most often) only launches the worker:
- * on a loaded 2-core machine loading takes seconds.
+ * stopped by {@link stopWorkers}. After a start it keeps one spare process
+ * that has already loaded the worker's code and waits for its settings, so
+ * the next start (a restart after a kill, most often) only launches the
+ * worker: on a loaded 2-core machine loading takes seconds. The spare is
+ * the test process's (see idle-spare.ts): the next file's cluster starts
+ * its first worker in the one this file left unused.
  */
 export class WorkerCluster {
   private readonly workers = new Map<string, ChildProcess>();
-  private spare: ChildProcess | undefined;
-  /** Processes a test took out of {@link workers} with {@link detach}: still stopped by {@link stopAll}. */
+  /** Processes a test took out of {@link workers} with {@link detach}: still stopped by {@link stopWorkers}. */
   private readonly detached: ChildProcess[] = [];
   /** Everything the workers printed, for a failing test's message. */
   readonly output: string[] = [];
@@ -40,8 +42,6 @@ export class WorkerCluster {
    * point or a shutdown is none.
    */
   readonly crashes: string[] = [];
-  /** The worker id each process was started as (a spare has none until it is). */
-  private readonly names = new WeakMap<ChildProcess, string>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -51,12 +51,12 @@ export class WorkerCluster {
   /** Starts worker `workerId` (in the spare process when there is one); resolves once it takes turns. */
   async start(workerId: string, env: Record<string, string> = {}): Promise<void> {
     const settings = { DATABASE_URL: this.databaseUrl, WORKER_ID: workerId, COUNT_FILE: this.countFile, ...env };
-    let child = this.spare;
-    this.spare = undefined;
-    if (child && child.exitCode === null && child.signalCode === null)
-      child.stdin!.write(`${JSON.stringify(settings)}\n`);
-    else child = this.spawnWorker(settings);
-    this.names.set(child, workerId);
+    const spare = takeIdleSpare();
+    const child = spare ?? spawnWorker(settings);
+    if (spare) spare.stdin!.write(`${JSON.stringify(settings)}\n`);
+    child.once("exit", (code) => {
+      if (code !== null && code !== 0) this.crashes.push(`${workerId} exited with code ${code}`);
+    });
     this.workers.set(workerId, child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -79,25 +79,7 @@ export class WorkerCluster {
         reject(new Error(`worker ${workerId} exited (${code}) before it was ready:\n${this.output.join("")}`)),
       );
     });
-    this.spare ??= this.spawnWorker({ WORKER_SPARE: "1" });
-  }
-
-  /** A worker process with `env` added to this process's environment. */
-  private spawnWorker(env: Record<string, string>): ChildProcess {
-    // The bundle of the global setup when there is one (a run of the whole project), else the sources through tsx.
-    const bundle = process.env[WORKER_BUNDLE_ENV];
-    const args = bundle ? [bundle] : ["--import", "tsx", "--conditions=source", WORKER_SCRIPT];
-    const child = spawn(process.execPath, args, {
-      cwd: PACKAGE_DIR,
-      env: { ...process.env, ...env },
-      // stdin stays open while this process lives: the worker exits when it closes.
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    child.once("exit", (code) => {
-      if (code !== null && code !== 0)
-        this.crashes.push(`${this.names.get(child) ?? "a spare"} exited with code ${code}`);
-    });
-    return child;
+    keepIdleSpare(() => spawnWorker({ WORKER_SPARE: "1" }));
   }
 
   /** Kills worker `workerId` with SIGKILL (no cleanup of any kind) and waits until it is gone. */
@@ -138,9 +120,9 @@ export class WorkerCluster {
   }
 
   /**
-   * Takes worker `workerId`'s process out of the cluster's names without
+   * Takes worker `workerId`'s process out of the cluster's workers without
    * stopping it (so a new process may start under the same id while the old
-   * one lives on, paused or not); {@link stopAll} still stops it.
+   * one lives on, paused or not); {@link stopWorkers} still stops it.
    */
   detach(workerId: string): ChildProcess {
     const child = this.workers.get(workerId);
@@ -160,17 +142,10 @@ export class WorkerCluster {
     return child.signalCode;
   }
 
-  /** Stops every worker still running (SIGTERM, then SIGKILL after 5 s), and the spare. */
-  async stopAll(): Promise<void> {
-    this.spare?.kill("SIGKILL");
-    this.spare = undefined;
-    await this.stopWorkers();
-  }
-
   /**
    * Stops every worker still running (SIGTERM, then SIGKILL after 5 s),
-   * detached ones with SIGKILL, and keeps the spare: the next start only
-   * launches a worker, without loading its code again.
+   * detached ones with SIGKILL; the idle spare stays for the next start,
+   * of this cluster or the next file's, which then only launches a worker.
    */
   async stopWorkers(): Promise<void> {
     for (const child of this.detached) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -192,6 +167,19 @@ export class WorkerCluster {
   counts(): CountRecord[] {
     return readCountFile(this.countFile);
   }
+}
+
+/** A worker process with `env` added to this process's environment. */
+function spawnWorker(env: Record<string, string>): ChildProcess {
+  // The bundle of the global setup when there is one (a run of the whole project), else the sources through tsx.
+  const bundle = process.env[WORKER_BUNDLE_ENV];
+  const args = bundle ? [bundle] : ["--import", "tsx", "--conditions=source", WORKER_SCRIPT];
+  return spawn(process.execPath, args, {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env },
+    // stdin stays open while this process lives: the worker exits when it closes.
+    stdio: ["pipe", "pipe", "pipe"],
+  });
 }
 
 /** Polls `condition` every 50 ms until it holds; rejects naming `label` after `timeoutMs`. */
