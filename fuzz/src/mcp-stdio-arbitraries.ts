@@ -75,8 +75,13 @@ export interface McpStdioEvent<T> {
 
 /** How the case's process behaves as a process. */
 export interface McpStdioBehaviour {
-  /** How each message goes out: a line, a CRLF line, in two writes (split inside a character now and then), two in one write. */
-  readonly framing: "line" | "crlf" | "split" | "coalesced";
+  /**
+   * How each message goes out: a line, a CRLF line, in two writes (split
+   * inside a character now and then), two in one write, or each
+   * notification held to go in one write with the next message that is
+   * none (`burst`: a fast tool's progress and its answer together).
+   */
+  readonly framing: "line" | "crlf" | "split" | "coalesced" | "burst";
   /** A UTF-8 byte-order mark before its first line, or before every line. */
   readonly bom: "none" | "first" | "each";
   /** Lines that are no message the client asked for, each at its moment (several at one moment in this order). */
@@ -118,7 +123,7 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
   {
     framing: fc.oneof(
       { weight: 3, arbitrary: fc.constant("line" as const) },
-      fc.constantFrom("crlf" as const, "split" as const, "coalesced" as const),
+      fc.constantFrom("crlf" as const, "split" as const, "coalesced" as const, "burst" as const),
     ),
     bom: fc.oneof(
       { weight: 8, arbitrary: fc.constant("none" as const) },
