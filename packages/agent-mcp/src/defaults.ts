@@ -64,6 +64,13 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
 /**
+ * How often the end of a process a stdio server started (through `sh -c`,
+ * `npx`, `uv run`) is looked for while it is being stopped: it is no child
+ * of the host's, so no exit event tells of it.
+ */
+export const STARTED_PROCESS_POLL_MS = 25;
+
+/**
  * How long after a stdio server's stdout ended (or its stdin broke) its
  * process may take to exit before the connection counts as lost by a
  * closed pipe (the process lives on): a process that exits ends its pipes
