@@ -95,6 +95,8 @@ export interface McpStdioBehaviour {
   readonly stubborn: boolean;
   /** Once its input ends, writes a notification, an answer and a line of text before it exits. */
   readonly writeAfterStop: boolean;
+  /** Started as the child of a shell that waits for it (as `npx` or `uv run` start a server), not in its place. */
+  readonly wrapped: boolean;
 }
 
 /** A stdio case: the generated server, how its process behaves, and when the host disposes the runtime (absent: after the case). */
@@ -153,8 +155,20 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
     stderrFlood: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     stubborn: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     writeAfterStop: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+    wrapped: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
-  { requiredKeys: ["framing", "bom", "strays", "silentInitialize", "stderrFlood", "stubborn", "writeAfterStop"] },
+  {
+    requiredKeys: [
+      "framing",
+      "bom",
+      "strays",
+      "silentInitialize",
+      "stderrFlood",
+      "stubborn",
+      "writeAfterStop",
+      "wrapped",
+    ],
+  },
 );
 
 /** The stdio property's cases. */
