@@ -13,6 +13,7 @@ import {
   type CaseWire,
   type McpCaseRecord,
   caseServer,
+  withStringCursor,
   never,
   withRawResult,
 } from "./mcp-case-server.js";
@@ -96,7 +97,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      body = withStringCursor(JSON.parse(Buffer.concat(chunks).toString("utf8")));
     } catch {
       return void res.writeHead(400).end("not JSON");
     }

@@ -60,15 +60,19 @@ export interface McpFuzzCall {
   readonly args: Record<string, unknown>;
 }
 
-/** How `tools/list` answers: one page, pages, cursors in a cycle (`endless`), a JSON-RPC error, no list. */
-export type McpListing = "one" | "pages" | "endless" | "error" | "notList";
+/**
+ * How `tools/list` answers: one page, pages (`offsets`: their `nextCursor`
+ * a number, as a server paging by offset writes it), cursors in a cycle
+ * (`endless`), a JSON-RPC error, no list.
+ */
+export type McpListing = "one" | "pages" | "offsets" | "endless" | "error" | "notList";
 
 /** One generated case: the server, the host's options, and the model's calls, one response per group. */
 export interface McpFuzzCase {
   readonly tools: readonly McpFuzzTool[];
   readonly listing: McpListing;
   /**
-   * The `nextCursor` of the last page of a list that ends (`one`, `pages`):
+   * The `nextCursor` of the last page of a list that ends (`one`, `pages`, `offsets`):
    * absent when undefined, or null (as a server written in Python writes
    * `None`) or empty, which end a list as an absent one does.
    */
@@ -145,6 +149,9 @@ const outputSchema: fc.Arbitrary<unknown> = fc.constantFrom(
   { type: "object", properties: { r: { $ref: "#/$defs/missing" } } },
   { type: "object", properties: { q: { type: "no-such-type" } } },
   { type: "string" },
+  // Without a type, as servers written by hand and generators of a named type's schema write one: an object schema.
+  { properties: { n: { type: "number" } }, required: ["n"] },
+  { $ref: "#/definitions/R", definitions: { R: { type: "object", properties: { n: { type: "number" } } } } },
 );
 
 /** A value a server written in Python may also write as `None`: null, which the protocol takes as an absent field. */
@@ -266,7 +273,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     tools: fc.array(fuzzTool, { minLength: 1, maxLength: 4 }),
     listing: fc.oneof(
       { weight: 6, arbitrary: fc.constant("one" as const) },
-      fc.constantFrom("pages" as const, "endless" as const, "error" as const, "notList" as const),
+      fc.constantFrom("pages" as const, "offsets" as const, "endless" as const, "error" as const, "notList" as const),
     ),
     lastCursor: fc.constantFrom(null, ""),
     toolsAfterChange: fc.array(toolEntry, { maxLength: 3 }),

@@ -12,7 +12,7 @@
 import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type CaseState, caseServer, withRawResult, withoutPythonNulls } from "./mcp-case-server.js";
+import { type CaseState, caseServer, withRawResult, withStringCursor, withoutPythonNulls } from "./mcp-case-server.js";
 import type {
   McpProcessEnd,
   McpStdioBehaviour,
@@ -284,7 +284,7 @@ transport.onmessage = (message: JSONRPCMessage) => {
   if (request.method === "initialize") initializeId = request.id;
   if (request.method === "tools/call" && request.id !== undefined)
     callIds.set(request.id, { index: calls++, name: request.params?.name });
-  receive(message);
+  receive(withStringCursor(message) as JSONRPCMessage);
 };
 transport.send = async (message: JSONRPCMessage) => {
   const line = JSON.stringify(withRawResult(message));
