@@ -89,6 +89,13 @@ export const MAX_LIST_PAGES = 1_000;
 /** How much of a stdio server's stderr is kept, last characters first, for status and error messages. */
 export const STDERR_TAIL_CHARS = 2_000;
 
+/**
+ * How long a connect whose `initialize` an HTTP server refused waits to
+ * learn whether the server speaks the old HTTP+SSE transport instead (see
+ * `oldSseEndpoint`): a short wait, as the answer is its first event.
+ */
+export const OLD_SSE_PROBE_TIMEOUT_MS = 2_000;
+
 /** How long `dispose()` waits for an HTTP server to acknowledge the end of its session before closing anyway. */
 export const SESSION_END_TIMEOUT_MS = 1_000;
 

@@ -20,6 +20,7 @@ import { connectFailure } from "./connect-failure.js";
 import { probeUnansweredHandshake } from "./handshake-probe.js";
 import { describeMalformed, isMalformedMessageError } from "./malformed-message.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
+import { explainOldSseServer } from "./old-sse-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -140,7 +141,10 @@ export class McpConnection {
         );
       }
       if (authorizing) return McpConnection.open(settings, events, signal, stderr, features, true);
-      throw connectFailure(settings, stderr, connection.lost, error);
+      const failure = connectFailure(settings, stderr, connection.lost, error);
+      throw settings.transport.kind === "http"
+        ? await explainOldSseServer(settings.transport, error, failure)
+        : failure;
     }
     if (settings.logLevel !== undefined && client.getServerCapabilities()?.logging) {
       const level = settings.logLevel;
