@@ -77,6 +77,12 @@ export interface McpFuzzCase {
    * `None`) or empty, which end a list as an absent one does.
    */
   readonly lastCursor?: null | "";
+  /**
+   * Over Streamable HTTP: the case's URL is a server of the old HTTP+SSE
+   * transport (protocol 2024-11-05) instead, which refuses the POST and
+   * answers a GET with its `endpoint` event (the stdio property ignores it).
+   */
+  readonly oldSse?: boolean;
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
@@ -305,6 +311,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     turns: fc.constantFrom(1 as const, 2 as const),
     abortAfterMs: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.constantFrom(0, 5, 30, 150)),
     hostReads: hostReadsArbitrary,
+    oldSse: fc.oneof({ weight: 24, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
   {
     requiredKeys: [
