@@ -121,9 +121,11 @@ function listPage(listing: McpListing, tools: readonly unknown[], cursor: string
   switch (listing) {
     case "one":
       return { tools };
-    case "pages": {
+    case "pages":
+    case "offsets": {
       const page = cursor === undefined ? 0 : Number(cursor);
-      return { tools: tools.slice(page, page + 1), ...(page + 1 < tools.length && { nextCursor: String(page + 1) }) };
+      const next = listing === "offsets" ? page + 1 : String(page + 1);
+      return { tools: tools.slice(page, page + 1), ...(page + 1 < tools.length && { nextCursor: next }) };
     }
     case "endless":
       // Pages in a cycle (a server walking past 1,000 fresh cursors is bounded too, but takes seconds to get there).
@@ -239,6 +241,16 @@ async function answer(tool: McpFuzzTool, wire: CaseWire, extra: Extra): Promise<
       return unreachable;
     }
   }
+}
+
+/**
+ * `message` with a `tools/list` request's numeric cursor (sent back from an
+ * `offsets` listing) as a string: the SDK's server takes only a string.
+ */
+export function withStringCursor(message: unknown): unknown {
+  const request = message as { method?: unknown; params?: { cursor?: unknown } } | null;
+  if (request?.method !== "tools/list" || typeof request.params?.cursor !== "number") return message;
+  return { ...request, params: { ...request.params, cursor: String(request.params.cursor) } };
 }
 
 /** `message` with the call's request id wherever it says `$id`. */

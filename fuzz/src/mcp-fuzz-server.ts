@@ -13,6 +13,7 @@ import {
   type CaseWire,
   type McpCaseRecord,
   caseServer,
+  withStringCursor,
   never,
   withRawResult,
 } from "./mcp-case-server.js";
@@ -91,12 +92,13 @@ async function listen(): Promise<{ server: HttpServer; origin: string }> {
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const state = cases.get(req.url ?? "");
   if (!state) return void res.writeHead(404).end("no such case");
+  if (state.spec.oldSse) return serveOldSse(req, res);
   let body: unknown;
   if (req.method === "POST") {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      body = withStringCursor(JSON.parse(Buffer.concat(chunks).toString("utf8")));
     } catch {
       return void res.writeHead(400).end("not JSON");
     }
@@ -125,6 +127,18 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   transport.send = (message, options) => send(withRawResult(message), options);
   await caseServer(state, httpWire(state, transport)).connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+/**
+ * A server of the old HTTP+SSE transport (protocol 2024-11-05) at the
+ * case's URL: a GET opens an event stream naming its message endpoint (held
+ * open until the client leaves), a POST is refused with 405, as its `/sse`
+ * route refuses one.
+ */
+function serveOldSse(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "GET") return void res.writeHead(405, { "content-type": "text/plain" }).end("Method Not Allowed");
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+  res.write(`event: endpoint\ndata: ${req.url}/messages/?session_id=fz\n\n`);
 }
 
 /** What only Streamable HTTP does: a call's socket destroyed, the whole session closed and forgotten. */

@@ -2,7 +2,7 @@
  * The `mcp-server` properties' check that a server's tools reach the
  * model: every entry of its `tools/list` that the protocol takes (read as
  * agent-mcp's README says: a null optional field as an absent one, an
- * input schema without `type` as an object schema) is offered to the turn
+ * input or output schema without `type` as an object schema) is offered to the turn
  * by the server's name, none silently left out.
  */
 import type { McpServerStatus } from "@turnkit/agent-mcp";
@@ -14,7 +14,8 @@ import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
  * The names of the `tools/list` entries a client can offer: each entry,
  * its null fields (other than `name`) and its annotations' null fields
  * dropped, and its input schema given `"type": "object"` when it has no
- * `type` (or is absent), that the protocol's tool schema takes.
+ * `type` (or is absent), its output schema too when it has no `type`, that
+ * the protocol's tool schema takes.
  */
 export function offerableToolNames(entries: readonly unknown[]): Set<string> {
   const names = new Set<string>();
@@ -32,6 +33,8 @@ function asAuthorMeant(entry: unknown): unknown {
   if (read.inputSchema === undefined) read.inputSchema = { type: "object" };
   else if (isObject(read.inputSchema) && !("type" in read.inputSchema))
     read.inputSchema = { type: "object", ...read.inputSchema };
+  if (isObject(read.outputSchema) && !("type" in read.outputSchema))
+    read.outputSchema = { type: "object", ...read.outputSchema };
   return read;
 }
 
@@ -61,7 +64,7 @@ export function checkToolsOffered(
 ): void {
   const { capabilities } = spec.server;
   if (capabilities.tools === undefined || !ServerCapabilitiesSchema.safeParse(capabilities).success) return;
-  if (spec.listing !== "one" && spec.listing !== "pages") return;
+  if (spec.listing !== "one" && spec.listing !== "pages" && spec.listing !== "offsets") return;
   if (firstConnect && status.state !== "ready")
     throw new InvariantViolation(
       "a server that answers its handshake and lists its tools is connected",

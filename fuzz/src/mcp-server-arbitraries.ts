@@ -60,19 +60,29 @@ export interface McpFuzzCall {
   readonly args: Record<string, unknown>;
 }
 
-/** How `tools/list` answers: one page, pages, cursors in a cycle (`endless`), a JSON-RPC error, no list. */
-export type McpListing = "one" | "pages" | "endless" | "error" | "notList";
+/**
+ * How `tools/list` answers: one page, pages (`offsets`: their `nextCursor`
+ * a number, as a server paging by offset writes it), cursors in a cycle
+ * (`endless`), a JSON-RPC error, no list.
+ */
+export type McpListing = "one" | "pages" | "offsets" | "endless" | "error" | "notList";
 
 /** One generated case: the server, the host's options, and the model's calls, one response per group. */
 export interface McpFuzzCase {
   readonly tools: readonly McpFuzzTool[];
   readonly listing: McpListing;
   /**
-   * The `nextCursor` of the last page of a list that ends (`one`, `pages`):
+   * The `nextCursor` of the last page of a list that ends (`one`, `pages`, `offsets`):
    * absent when undefined, or null (as a server written in Python writes
    * `None`) or empty, which end a list as an absent one does.
    */
   readonly lastCursor?: null | "";
+  /**
+   * Over Streamable HTTP: the case's URL is a server of the old HTTP+SSE
+   * transport (protocol 2024-11-05) instead, which refuses the POST and
+   * answers a GET with its `endpoint` event (the stdio property ignores it).
+   */
+  readonly oldSse?: boolean;
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
@@ -145,6 +155,9 @@ const outputSchema: fc.Arbitrary<unknown> = fc.constantFrom(
   { type: "object", properties: { r: { $ref: "#/$defs/missing" } } },
   { type: "object", properties: { q: { type: "no-such-type" } } },
   { type: "string" },
+  // Without a type, as servers written by hand and generators of a named type's schema write one: an object schema.
+  { properties: { n: { type: "number" } }, required: ["n"] },
+  { $ref: "#/definitions/R", definitions: { R: { type: "object", properties: { n: { type: "number" } } } } },
 );
 
 /** A value a server written in Python may also write as `None`: null, which the protocol takes as an absent field. */
@@ -266,7 +279,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     tools: fc.array(fuzzTool, { minLength: 1, maxLength: 4 }),
     listing: fc.oneof(
       { weight: 6, arbitrary: fc.constant("one" as const) },
-      fc.constantFrom("pages" as const, "endless" as const, "error" as const, "notList" as const),
+      fc.constantFrom("pages" as const, "offsets" as const, "endless" as const, "error" as const, "notList" as const),
     ),
     lastCursor: fc.constantFrom(null, ""),
     toolsAfterChange: fc.array(toolEntry, { maxLength: 3 }),
@@ -298,6 +311,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     turns: fc.constantFrom(1 as const, 2 as const),
     abortAfterMs: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.constantFrom(0, 5, 30, 150)),
     hostReads: hostReadsArbitrary,
+    oldSse: fc.oneof({ weight: 24, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
   {
     requiredKeys: [

@@ -115,6 +115,7 @@ async function checkServedCase(
   const noted = engineText(notes);
   if (noted) throw new InvariantViolation("no engine text in what the host is told (logs, statuses)", `…${noted}…`);
   for (const note of notes) if (isStatus(note)) checkStatus(note);
+  if (!stdio && spec.oldSse) checkOldSseRefused(notes);
   if (stdio) checkStrayOutputWarnings(notes, stdio.pids().length);
   if (stdio && !stdio.wroteMalformed()) checkNoMalformedLoss(notes, turns);
   // Rejections surface a macrotask after they happen.
@@ -122,6 +123,25 @@ async function checkServedCase(
   const unhandled = rejections.seen.slice(before);
   if (unhandled.length > 0)
     throw new InvariantViolation("no unhandled rejection", describeValue(unhandled.map(String)));
+}
+
+/**
+ * A server of the old HTTP+SSE transport is never connected, and the host
+ * is told why: every last error the extension reported is a failed connect
+ * that names that transport.
+ */
+function checkOldSseRefused(notes: readonly unknown[]): void {
+  for (const note of notes) {
+    if (!isStatus(note)) continue;
+    if (note.state === "ready")
+      throw new InvariantViolation("a server of the old HTTP+SSE transport is never connected", describeValue(note));
+    const error = note.lastError;
+    if (
+      error &&
+      (error.code !== "connect_failed" || !error.message.includes("HTTP+SSE transport of protocol 2024-11-05"))
+    )
+      throw new InvariantViolation("a failed connect to an old HTTP+SSE server says why", describeValue(error.message));
+  }
 }
 
 /** Runs the case's turns; what the extension logs and every status it reports go to `notes`. */
@@ -204,12 +224,14 @@ async function runMcpTurn(
     stdio.pids().length === started
   )
     throw new InvariantViolation("a lost server is restarted by the next turn", describeValue(before));
-  checkToolsOffered(
-    spec,
-    mcp.status,
-    assembled.tools.map((tool) => tool.def.name),
-    stdio === undefined && turnId === "t1",
-  );
+  // A server of the old HTTP+SSE transport never connects (see checkOldSseRefused).
+  if (stdio || !spec.oldSse)
+    checkToolsOffered(
+      spec,
+      mcp.status,
+      assembled.tools.map((tool) => tool.def.name),
+      stdio === undefined && turnId === "t1",
+    );
   const serverNames = new Map(mcp.status.tools.map((tool) => [tool.name, tool.serverToolName]));
   const main = createScriptedModel(script(spec, [...serverNames.keys()]));
   const events: RuntimeEvent[] = [];

@@ -75,8 +75,13 @@ export interface McpStdioEvent<T> {
 
 /** How the case's process behaves as a process. */
 export interface McpStdioBehaviour {
-  /** How each message goes out: a line, a CRLF line, in two writes (split inside a character now and then), two in one write. */
-  readonly framing: "line" | "crlf" | "split" | "coalesced";
+  /**
+   * How each message goes out: a line, a CRLF line, in two writes (split
+   * inside a character now and then), two in one write, or each
+   * notification held to go in one write with the next message that is
+   * none (`burst`: a fast tool's progress and its answer together).
+   */
+  readonly framing: "line" | "crlf" | "split" | "coalesced" | "burst";
   /** A UTF-8 byte-order mark before its first line, or before every line. */
   readonly bom: "none" | "first" | "each";
   /** Lines that are no message the client asked for, each at its moment (several at one moment in this order). */
@@ -90,6 +95,8 @@ export interface McpStdioBehaviour {
   readonly stubborn: boolean;
   /** Once its input ends, writes a notification, an answer and a line of text before it exits. */
   readonly writeAfterStop: boolean;
+  /** Started as the child of a shell that waits for it (as `npx` or `uv run` start a server), not in its place. */
+  readonly wrapped: boolean;
 }
 
 /** A stdio case: the generated server, how its process behaves, and when the host disposes the runtime (absent: after the case). */
@@ -118,7 +125,7 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
   {
     framing: fc.oneof(
       { weight: 3, arbitrary: fc.constant("line" as const) },
-      fc.constantFrom("crlf" as const, "split" as const, "coalesced" as const),
+      fc.constantFrom("crlf" as const, "split" as const, "coalesced" as const, "burst" as const),
     ),
     bom: fc.oneof(
       { weight: 8, arbitrary: fc.constant("none" as const) },
@@ -148,8 +155,20 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
     stderrFlood: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     stubborn: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     writeAfterStop: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+    wrapped: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
-  { requiredKeys: ["framing", "bom", "strays", "silentInitialize", "stderrFlood", "stubborn", "writeAfterStop"] },
+  {
+    requiredKeys: [
+      "framing",
+      "bom",
+      "strays",
+      "silentInitialize",
+      "stderrFlood",
+      "stubborn",
+      "writeAfterStop",
+      "wrapped",
+    ],
+  },
 );
 
 /** The stdio property's cases. */

@@ -23,6 +23,15 @@ const BUNDLE = fileURLToPath(new URL("../node_modules/.mcp-fuzz/stdio-server.mjs
  */
 const NOTE_SPAWN_AND_EXEC = `printf '{"spawned":%s}\\n' "$$" >> "$4" && exec "$@"`;
 
+/**
+ * The same, but the shell runs the server as its child and waits for it, as
+ * `sh -c "cd app && node server.js"`, `npx` or `uv run` do (the case's
+ * `wrapped`): signals sent to the shell do not reach the server. The shell
+ * closes its own copies of the pipes, so the server's closing its stdout
+ * is seen.
+ */
+const NOTE_SPAWN_AND_RUN = `printf '{"spawned":%s}\\n' "$$" >> "$4"; "$@" <&0 & exec 0<&- 1>&-; wait $!`;
+
 let compiled: Promise<unknown> | undefined;
 
 /** A stdio case ready to start: the server option a host gives, and what its processes noted. */
@@ -37,7 +46,7 @@ export interface LaunchedStdioCase {
    * on a loaded machine) is counted too.
    */
   pids(): number[];
-  /** Those of the case's processes still running. */
+  /** Those of the case's processes still running (a wrapped server's too). */
   running(): number[];
   /**
    * How many calls of each tool a process answered (a message of at most
@@ -84,11 +93,20 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
     // takes a millisecond of CPU, where the server's own first line comes after node's start (0.2 s of CPU).
     server: {
       command: "/bin/sh",
-      args: ["-c", NOTE_SPAWN_AND_EXEC, "sh", process.execPath, BUNDLE, casePath, recordPath],
+      args: [
+        "-c",
+        spec.stdio.wrapped ? NOTE_SPAWN_AND_RUN : NOTE_SPAWN_AND_EXEC,
+        "sh",
+        process.execPath,
+        BUNDLE,
+        casePath,
+        recordPath,
+      ],
     },
     record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
     pids: () => values("spawned") as number[],
-    running: () => (values("spawned") as number[]).filter((pid) => runs(pid, casePath)),
+    running: () =>
+      [...new Set([...values("spawned"), ...values("pid")] as number[])].filter((pid) => runs(pid, casePath)),
     answeredBeforeBreak: (maxBytes) => {
       const broken = new Set<unknown>();
       const answered = new Map<string, number>();
@@ -108,7 +126,9 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
 /**
  * Whether the process `pid` runs, and is the case's (where `/proc` tells
  * a process's command line: a pid the system gave again to another
- * process after the case's exited is not the case's).
+ * process after the case's exited is not the case's). A zombie (ended, not
+ * yet reaped: a wrapped server's parent is gone, and the system's first
+ * process may not reap) has ended.
  */
 function runs(pid: number, casePath: string): boolean {
   try {
@@ -118,6 +138,8 @@ function runs(pid: number, casePath: string): boolean {
   }
   if (!existsSync("/proc/self/cmdline")) return true;
   try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2))) return false;
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(casePath);
   } catch {
     return false;

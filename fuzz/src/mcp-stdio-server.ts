@@ -12,7 +12,7 @@
 import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type CaseState, caseServer, withRawResult, withoutPythonNulls } from "./mcp-case-server.js";
+import { type CaseState, caseServer, withRawResult, withStringCursor, withoutPythonNulls } from "./mcp-case-server.js";
 import type {
   McpProcessEnd,
   McpStdioBehaviour,
@@ -41,13 +41,13 @@ class CaseStdout {
 
   constructor(private readonly behaviour: McpStdioBehaviour) {}
 
-  /** Writes one message (or any line of text) as the case frames its messages. */
-  line(text: string): Promise<void> {
+  /** Writes one message (or any line of text; `notification`: a JSON-RPC notification) as the case frames its messages. */
+  line(text: string, notification = false): Promise<void> {
     const bom = this.behaviour.bom === "each" || (this.behaviour.bom === "first" && this.lines === 0) ? BOM : "";
     this.lines++;
     const end = this.behaviour.framing === "crlf" ? "\r\n" : "\n";
     const bytes = Buffer.from(bom + text + end, "utf8");
-    this.chain = this.chain.then(() => this.emit(bytes));
+    this.chain = this.chain.then(() => this.emit(bytes, notification));
     return this.chain;
   }
 
@@ -67,7 +67,7 @@ class CaseStdout {
     } catch {}
   }
 
-  private async emit(bytes: Buffer): Promise<void> {
+  private async emit(bytes: Buffer, notification: boolean): Promise<void> {
     switch (this.behaviour.framing) {
       case "line":
       case "crlf":
@@ -88,6 +88,12 @@ class CaseStdout {
         }
         this.held = bytes;
         setTimeout(() => this.flush(), 5);
+        return;
+      case "burst":
+        // Notifications wait for the next message that is none (an answer, a request), or 50 ms, and go in its write.
+        this.held = this.held ? Buffer.concat([this.held, bytes]) : bytes;
+        if (notification) setTimeout(() => this.flush(), 50);
+        else this.flush();
         return;
       default: {
         const unreachable: never = this.behaviour.framing;
@@ -278,7 +284,7 @@ transport.onmessage = (message: JSONRPCMessage) => {
   if (request.method === "initialize") initializeId = request.id;
   if (request.method === "tools/call" && request.id !== undefined)
     callIds.set(request.id, { index: calls++, name: request.params?.name });
-  receive(message);
+  receive(withStringCursor(message) as JSONRPCMessage);
 };
 transport.send = async (message: JSONRPCMessage) => {
   const line = JSON.stringify(withRawResult(message));
@@ -293,7 +299,7 @@ transport.send = async (message: JSONRPCMessage) => {
     initializeId = undefined;
     await moment("initialize");
   }
-  await out.line(line);
+  await out.line(line, method !== undefined && id === undefined);
   const call = method === undefined && id !== undefined ? callIds.get(id) : undefined;
   if (call === undefined) return;
   callIds.delete(id!);

@@ -10,7 +10,7 @@ import { McpServerErrorCode, type McpServerStatus, STDERR_TAIL_CHARS } from "@tu
 import { type RuntimeEvent, type TurnOutcome, validateRuntimeEvent } from "@turnkit/protocol";
 import { engineText } from "./invariants/no-engine-errors.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
-import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
+import type { McpFuzzCase, McpFuzzTool } from "./mcp-server-arbitraries.js";
 import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
 
 /** The extension id the cases give their server. */
@@ -50,6 +50,57 @@ export function checkTurn(spec: McpFuzzCase, turn: McpTurnObservation): void {
   const found = engineText({ events, outcome, persisted });
   if (found) throw new InvariantViolation("no engine text", `…${found}…`);
   checkToolResults(spec, persisted, serverNames);
+  checkProgressShown(spec, turn);
+}
+
+/**
+ * A call the server answered (a result, a JSON-RPC error, a thrown error)
+ * ran all its steps first: each progress notification it sent reached the
+ * host as a tool update of that call, in the order sent, before the call's
+ * result, also when it came in one write with the answer. Unless a raw
+ * message of the server answered the call's id first (what followed came
+ * after the answer). Updates besides (a raw progress whose token is a
+ * request id) may come between.
+ */
+function checkProgressShown(spec: McpFuzzCase, turn: McpTurnObservation): void {
+  for (const message of turn.persisted) {
+    if (message.role !== "toolResult") continue;
+    const serverName = turn.serverNames.get(message.toolName);
+    const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
+    const details = message.details as { server?: unknown; error?: unknown; cancelled?: unknown } | undefined;
+    if (tool === undefined || details?.server !== SERVER_ID || details.cancelled === true) continue;
+    if (!["result", "jsonRpcError", "throw"].includes(tool.end.kind)) continue;
+    if (details.error !== undefined && details.error !== McpServerErrorCode.ServerError) continue;
+    if (answersEarly(tool)) continue;
+    const sent = tool.steps.flatMap((step) => (step.kind === "progress" ? [step.progress] : []));
+    const shown = progressBefore(turn.events, message.toolCallId);
+    let next = 0;
+    for (const progress of shown) if (progress === sent[next]) next++;
+    if (next < sent.length)
+      throw new InvariantViolation(
+        "a call's progress reaches the host, in order, before its result",
+        `${message.toolName} (${message.toolCallId}): sent ${describeValue(sent)}, shown ${describeValue(shown)}`,
+      );
+  }
+}
+
+/** The progress of the tool updates of call `toolCallId` before the event that persisted its result. */
+function progressBefore(events: readonly RuntimeEvent[], toolCallId: string): unknown[] {
+  const shown: unknown[] = [];
+  for (const event of events) {
+    if (
+      event.type === "message.persisted" &&
+      JSON.stringify(event.payload.messages).includes(`"toolCallId":"${toolCallId}"`)
+    )
+      return shown;
+    if (event.type !== "debug.trace" || event.payload.message !== "tool_execution_update") continue;
+    const update = event.payload.attrs as {
+      toolCallId?: unknown;
+      partialResult?: { details?: { progress?: { progress?: unknown } } };
+    };
+    if (update.toolCallId === toolCallId) shown.push(update.partialResult?.details?.progress?.progress);
+  }
+  return shown;
 }
 
 function checkToolResults(
@@ -97,7 +148,13 @@ function checkToolResults(
     if (!result.isError || !text.includes(`"${SERVER_ID}"`))
       throw new InvariantViolation("a failure is an error result naming the server", where);
     const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
-    if (tool?.end.kind === "result" && tool.end.nulls && text.includes("with a malformed message"))
+    // Unless a raw message of the server answered the call's id first: that answer is the call's.
+    if (
+      tool?.end.kind === "result" &&
+      tool.end.nulls &&
+      !answersEarly(tool) &&
+      text.includes("with a malformed message")
+    )
       throw new InvariantViolation("a result with nulls for its absent fields is read as one without them", where);
     // The server sends something within the call timeout unless it hangs: anything else ends the call sooner.
     if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdin(spec))
@@ -124,8 +181,7 @@ function checkShown(
 ): void {
   const tool = spec.tools.find((candidate) => candidate.entry.name === serverName);
   if (tool?.end.kind !== "result" || details.cancelled === true || details.truncated !== undefined) return;
-  // A raw message of the server that answered the call's own id came first: that answer is the call's.
-  if (tool.steps.some((step) => step.kind === "raw" && (step.message as { id?: unknown } | null)?.id === "$id")) return;
+  if (answersEarly(tool)) return;
   const content = tool.end.result.content;
   if (!Array.isArray(content)) return;
   for (const block of content as { type?: unknown; text?: unknown; uri?: unknown }[]) {
@@ -141,6 +197,11 @@ function checkShown(
         `${JSON.stringify(expected)} missing from ${where}`,
       );
   }
+}
+
+/** Whether a raw message of the tool's server answers the call's own id before its answer: that answer is the call's. */
+function answersEarly(tool: McpFuzzTool): boolean {
+  return tool.steps.some((step) => step.kind === "raw" && (step.message as { id?: unknown } | null)?.id === "$id");
 }
 
 /**

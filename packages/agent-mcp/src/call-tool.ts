@@ -135,7 +135,11 @@ export async function callMcpTool(
     hostWaiting = waiting;
     waitIdle(waiting);
   });
-  let settled = false;
+  // Our own token rather than the SDK's onprogress, which drops progress read together with the answer.
+  const progress = connection.progress.open((progress) => {
+    waitIdle(hostWaiting);
+    call.onProgress(progress);
+  });
   try {
     const result = (await connection.request(
       request,
@@ -143,18 +147,13 @@ export async function callMcpTool(
       [call.signal, overall.signal, idle.signal],
       (signal) =>
         connection.client.request(
-          { method: "tools/call", params: { name: call.name, arguments: call.args } },
-          CallToolResultWithNullsSchema,
           {
-            signal,
-            // The limits above end the call; the SDK's own timeout only backs them up (a Node timer holds 2^31 - 1 ms at most).
-            timeout: Math.min(settings.callMaxDurationMs + settings.callTimeoutMs, 2 ** 31 - 1),
-            onprogress: (progress) => {
-              if (settled) return;
-              waitIdle(hostWaiting);
-              call.onProgress(progress);
-            },
+            method: "tools/call",
+            params: { name: call.name, arguments: call.args, _meta: { progressToken: progress.token } },
           },
+          CallToolResultWithNullsSchema,
+          // The limits above end the call; the SDK's own timeout only backs them up (a Node timer holds 2^31 - 1 ms at most).
+          { signal, timeout: Math.min(settings.callMaxDurationMs + settings.callTimeoutMs, 2 ** 31 - 1) },
         ),
     )) as CallToolResult;
     const problem = call.outputCheck?.(result);
@@ -167,7 +166,7 @@ export async function callMcpTool(
     }
     return result;
   } finally {
-    settled = true;
+    progress.close();
     unwatch?.();
     clock.clearTimeout(overallTimer);
     clock.clearTimeout(idleTimer);

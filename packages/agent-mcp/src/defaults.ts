@@ -64,6 +64,13 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
 /**
+ * How often the end of a process a stdio server started (through `sh -c`,
+ * `npx`, `uv run`) is looked for while it is being stopped: it is no child
+ * of the host's, so no exit event tells of it.
+ */
+export const STARTED_PROCESS_POLL_MS = 25;
+
+/**
  * How long after a stdio server's stdout ended (or its stdin broke) its
  * process may take to exit before the connection counts as lost by a
  * closed pipe (the process lives on): a process that exits ends its pipes
@@ -81,6 +88,13 @@ export const MAX_LIST_PAGES = 1_000;
 
 /** How much of a stdio server's stderr is kept, last characters first, for status and error messages. */
 export const STDERR_TAIL_CHARS = 2_000;
+
+/**
+ * How long a connect whose `initialize` an HTTP server refused waits to
+ * learn whether the server speaks the old HTTP+SSE transport instead (see
+ * `oldSseEndpoint`): a short wait, as the answer is its first event.
+ */
+export const OLD_SSE_PROBE_TIMEOUT_MS = 2_000;
 
 /** How long `dispose()` waits for an HTTP server to acknowledge the end of its session before closing anyway. */
 export const SESSION_END_TIMEOUT_MS = 1_000;

@@ -20,9 +20,11 @@ import { connectFailure } from "./connect-failure.js";
 import { probeUnansweredHandshake } from "./handshake-probe.js";
 import { describeMalformed, isMalformedMessageError } from "./malformed-message.js";
 import { type OpenedTransport, createTransport } from "./mcp-transport.js";
+import { explainOldSseServer } from "./old-sse-transport.js";
 import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
+import { ProgressRoutes } from "./progress-routes.js";
 import { stopProcess } from "./stop-process.js";
 import { type StrayOutput, warnOfStrayOutput } from "./stray-output.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -61,6 +63,8 @@ export class McpConnection {
   private streamRefusal: Error | undefined;
   /** The kinds of stray output of this stdio server the host was told of (each once per connection). */
   private readonly strayOutputReported = new Set<StrayOutput>();
+  /** The progress tokens of the requests in flight: their progress is handed over as it is read (see {@link readUntilBroken}). */
+  readonly progress = new ProgressRoutes();
 
   private constructor(
     private readonly settings: McpSettings,
@@ -137,7 +141,10 @@ export class McpConnection {
         );
       }
       if (authorizing) return McpConnection.open(settings, events, signal, stderr, features, true);
-      throw connectFailure(settings, stderr, connection.lost, error);
+      const failure = connectFailure(settings, stderr, connection.lost, error);
+      throw settings.transport.kind === "http"
+        ? await explainOldSseServer(settings.transport, error, failure)
+        : failure;
     }
     if (settings.logLevel !== undefined && client.getServerCapabilities()?.logging) {
       const level = settings.logLevel;
@@ -270,12 +277,15 @@ export class McpConnection {
   /**
    * From now on, a message the transport reads after the connection broke
    * is dropped: an answer that follows a malformed JSON-RPC message (which
-   * may have been an answer) cannot be trusted to be its request's.
+   * may have been an answer) cannot be trusted to be its request's. A
+   * progress notification for a request's token goes to its listener as it
+   * is read, before the messages after it (see `ProgressRoutes`).
    */
   private readUntilBroken(): void {
     const deliver = this.opened.transport.onmessage;
     this.opened.transport.onmessage = (message, extra) => {
-      if (this.breakReason === undefined) deliver?.(message, extra);
+      if (this.breakReason !== undefined || this.progress.deliver(message)) return;
+      deliver?.(message, extra);
     };
   }
 

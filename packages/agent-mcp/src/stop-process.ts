@@ -1,4 +1,5 @@
-import { KILLED_EXIT_WAIT_MS } from "./defaults.js";
+import { KILLED_EXIT_WAIT_MS, STARTED_PROCESS_POLL_MS } from "./defaults.js";
+import { descendantsOf, isRunning } from "./process-tree.js";
 
 /**
  * Makes sure a stdio server's process ends after its input was closed: when
@@ -8,22 +9,51 @@ import { KILLED_EXIT_WAIT_MS } from "./defaults.js";
  * `SIGKILL` (a process that cannot be killed is not waited for forever).
  * Never rejects.
  *
+ * The processes it started and that still run when this is called (a
+ * server started through `sh -c`, `npx` or `uv run` runs as a child of
+ * that program, which does not pass signals on) go through the same
+ * steps, at the same times, and are waited for too (see `descendantsOf`).
+ *
  * The SDK's stdio transport runs the same steps two seconds apart, fixed;
  * a host (or a test) with a server that ignores `SIGTERM` would wait four
  * seconds at every shutdown, so ours (`StdioProcessTransport`) sends no
  * signal and leaves them to this. The signals go to the pid the transport
- * reported, and only while the process has not been seen to exit.
+ * reported, and only while the process has not been seen to exit; to a
+ * process it started, only while that one runs.
  */
 export async function stopProcess(pid: number, exited: Promise<void>, graceMs: number): Promise<void> {
+  // Read first: once the server's own process ended, the processes it started are no longer known as its.
+  const started = descendantsOf(pid);
+  let hasExited = false;
+  const seenExiting = exited.then(() => {
+    hasExited = true;
+  });
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-    if (await settlesWithin(exited, graceMs)) return;
-    try {
-      process.kill(pid, signal);
-    } catch {
-      return; // already gone
-    }
+    if (await allEndWithin(seenExiting, started, graceMs)) return;
+    if (!hasExited) send(pid, signal);
+    for (const other of started) if (isRunning(other)) send(other, signal);
   }
-  await settlesWithin(exited, Math.max(graceMs, KILLED_EXIT_WAIT_MS));
+  await allEndWithin(seenExiting, started, Math.max(graceMs, KILLED_EXIT_WAIT_MS));
+}
+
+function send(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
+/** Whether `exited` settles and every one of `others` has ended within `ms`. */
+async function allEndWithin(exited: Promise<void>, others: readonly number[], ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  if (!(await settlesWithin(exited, ms))) return false;
+  while (others.some(isRunning)) {
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, STARTED_PROCESS_POLL_MS)));
+  }
+  return true;
 }
 
 async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {

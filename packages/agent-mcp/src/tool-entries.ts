@@ -26,10 +26,10 @@ export interface ReadTools {
 
 /**
  * The tools of `tools/list` entries, each checked against the protocol's
- * schema. An input schema without `type` (`{ "properties": … }`) or no
- * input schema at all is read as an object schema, as its author meant
- * (the protocol asks for `"type": "object"`; servers written by hand leave
- * it out). A field that is null (`description`, `title`, `outputSchema`,
+ * schema. An input or output schema without `type` (`{ "properties": … }`)
+ * or no input schema at all is read as an object schema, as its author meant
+ * (the protocol asks for `"type": "object"`; servers written by hand, and
+ * generators of JSON Schema for a named type, leave it out). A field that is null (`description`, `title`, `outputSchema`,
  * `annotations` or one of its hints, `inputSchema`) is read as absent, as
  * servers written in Python write `None`. An entry that still fails is
  * left out, named in `unreadable`.
@@ -38,7 +38,7 @@ export function readToolEntries(entries: readonly unknown[]): ReadTools {
   const tools: Tool[] = [];
   const unreadable: UnreadableTool[] = [];
   entries.forEach((entry, index) => {
-    const parsed = ToolSchema.safeParse(withObjectInputSchema(withoutNullToolFields(entry)));
+    const parsed = ToolSchema.safeParse(withObjectSchemas(withoutNullToolFields(entry)));
     if (parsed.success) return void tools.push(parsed.data);
     const name = (entry as { name?: unknown } | null)?.name;
     unreadable.push({ name: typeof name === "string" ? name : `#${index}`, problem: describeMalformed(parsed.error) });
@@ -54,12 +54,23 @@ function withoutNullToolFields(entry: unknown): unknown {
   return { ...(kept as object), annotations: withoutNullFields(annotations) };
 }
 
-/** `entry` with `type: "object"` in an input schema that has no `type` (or an empty one when it has none). */
-function withObjectInputSchema(entry: unknown): unknown {
+/**
+ * `entry` with `type: "object"` in an input schema that has no `type` (or
+ * an empty one when it has none), and in an output schema that has none
+ * (`{ "properties": … }`, or `{ "$ref": "#/definitions/Result", … }` as
+ * generators of JSON Schema write a named one).
+ */
+function withObjectSchemas(entry: unknown): unknown {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return entry;
-  const { inputSchema } = entry as { inputSchema?: unknown };
-  if (inputSchema === undefined) return { ...entry, inputSchema: { type: "object" } };
-  if (typeof inputSchema !== "object" || inputSchema === null || Array.isArray(inputSchema)) return entry;
-  if ("type" in inputSchema) return entry;
-  return { ...entry, inputSchema: { type: "object", ...inputSchema } };
+  const { inputSchema, outputSchema } = entry as { inputSchema?: unknown; outputSchema?: unknown };
+  const input = inputSchema === undefined ? { type: "object" } : withObjectType(inputSchema);
+  const output = withObjectType(outputSchema);
+  if (input === inputSchema && output === outputSchema) return entry;
+  return { ...entry, inputSchema: input, ...(output !== undefined && { outputSchema: output }) };
+}
+
+/** `schema` with `type: "object"` when it is an object without `type`; else `schema` itself. */
+function withObjectType(schema: unknown): unknown {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema) || "type" in schema) return schema;
+  return { type: "object", ...schema };
 }

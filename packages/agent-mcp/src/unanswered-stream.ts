@@ -34,6 +34,12 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
  * line) count as the server's answer. A stream that breaks is left as it
  * broke, and other answers pass through.
  *
+ * A stream that answered its request ends with the chunk that held the
+ * answer: the request is done, and a server SHOULD end the stream then
+ * (what it sends later answers nothing of this request). One that keeps it
+ * open would otherwise hold a socket for every request of the session, on
+ * both sides, for the session's life and past the host's dispose.
+ *
  * A resumable stream is resumed by the SDK; a server that refuses the
  * resumption with 405 (it offers no GET stream, which the SDK takes
  * quietly) gets the same marked answer, as an event stream answering the
@@ -57,7 +63,13 @@ export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
         const { done, value } = await reader.read();
         if (!done) {
           watch.read(value);
-          return controller.enqueue(value);
+          controller.enqueue(value);
+          // The request is answered: its stream is done, also when the server keeps it open.
+          if (watch.answered) {
+            controller.close();
+            void reader.cancel().catch(() => {});
+          }
+          return;
         }
         if (!watch.answered && watch.lastEventId === undefined)
           controller.enqueue(new TextEncoder().encode(unansweredEvent(id)));

@@ -33,7 +33,7 @@ const PYTHONIC = handWrittenServer({
   onOther: `
     if (request.id === "srv-1") {
       const answer = request;
-      setTimeout(() => fs.writeSync(1, ${RESULT} + "\\n"), 20);
+      fs.writeSync(1, ${RESULT} + "\\n");
     }`,
 });
 

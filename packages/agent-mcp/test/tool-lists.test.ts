@@ -164,4 +164,104 @@ describe("tool lists as other servers page them", () => {
     ]);
     await runtime.dispose();
   });
+
+  // Before, the page failed the protocol's schema (a cursor is a string): the first page's tools, and the connect, were lost.
+  it("a numeric nextCursor (a server paging by offset) is followed, sent back as it came, to the last page", async () => {
+    const mcp = createMcpExtension({
+      id: "offsets",
+      server: { command: process.execPath, args: ["-e", offsetPagingServer()] },
+      shutdownGraceMs: 100,
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({ runtime, script: [response([toolCall("tool_5", {})]), "Done."] });
+
+    expect(turn.model.requests[0]!.context.tools!.map((tool) => tool.name)).toEqual([
+      "tool_0",
+      "tool_1",
+      "tool_2",
+      "tool_3",
+      "tool_4",
+      "tool_5",
+    ]);
+    expect(turn.toolResults).toMatchObject([{ toolName: "tool_5", isError: false, text: "cursors: [null,2,4]" }]);
+    expect(mcp.status).toMatchObject({ state: "ready", restarts: 0, lastError: undefined });
+    await runtime.dispose();
+  });
+
+  // Before, such an entry failed the protocol's schema (an output schema's type is "object") and the tool was left out.
+  it("an entry whose output schema has no type (properties only, or a reference to a named object) is offered, and its results are checked against it", async () => {
+    const server = await startUnusualServer({
+      capabilities: { tools: {} },
+      tools: [
+        {
+          name: "count",
+          inputSchema: { type: "object" },
+          outputSchema: { properties: { n: { type: "number" } }, required: ["n"] },
+        },
+        {
+          name: "named",
+          inputSchema: { type: "object" },
+          outputSchema: {
+            $ref: "#/definitions/Result",
+            definitions: { Result: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+          },
+        },
+      ] as unknown as Tool[],
+      call: (name, args) => ({ content: [{ type: "text", text: name }], structuredContent: { n: args.n } }),
+    });
+    const mcp = createMcpExtension({ id: "outputs", server: { url: server.url } });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [
+        response([toolCall("count", { n: 1 }), toolCall("named", { n: 2 }), toolCall("named", { n: "two" })]),
+        "Done.",
+      ],
+    });
+
+    expect(turn.model.requests[0]!.context.tools!.map((tool) => tool.name)).toEqual(["count", "named"]);
+    expect(turn.toolResults.map(({ isError, text }) => [isError, text])).toEqual([
+      [false, "count"],
+      [false, "named"],
+      [
+        true,
+        'MCP server "outputs" answered tools/call "named" with a result that does not match the tool\'s output schema: data/n must be number',
+      ],
+    ]);
+    expect(turn.events.filter((event) => event.type === "runtime.warning")).toEqual([]);
+    await runtime.dispose();
+  });
 });
+
+/**
+ * The source, for `node -e`, of a stdio server written by hand that pages
+ * its six tools two at a time by offset, its `nextCursor` a number (the
+ * offset of the next page), and answers a call with the cursors it was sent.
+ */
+function offsetPagingServer(): string {
+  return `
+    const fs = require("node:fs");
+    const send = (message) => fs.writeSync(1, JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n");
+    const cursors = [];
+    let buffered = "";
+    process.stdin.on("data", (chunk) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
+        const request = JSON.parse(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        if (request.method === "initialize")
+          send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "offsets", version: "1" } } });
+        else if (request.method === "tools/list") {
+          const offset = request.params?.cursor ?? 0;
+          cursors.push(request.params?.cursor ?? null);
+          const tools = [offset, offset + 1].map((index) => ({ name: "tool_" + index, inputSchema: { type: "object" } }));
+          send({ id: request.id, result: { tools, ...(offset + 2 < 6 && { nextCursor: offset + 2 }) } });
+        } else if (request.method === "tools/call")
+          send({ id: request.id, result: { content: [{ type: "text", text: "cursors: " + JSON.stringify(cursors) }] } });
+        else if (request.id !== undefined) send({ id: request.id, result: {} });
+      }
+    });
+  `;
+}
