@@ -279,14 +279,18 @@ export class McpConnection {
    * is dropped: an answer that follows a malformed JSON-RPC message (which
    * may have been an answer) cannot be trusted to be its request's. A
    * progress notification for a request's token goes to its listener as it
-   * is read, before the messages after it (see `ProgressRoutes`).
+   * is read, before the messages after it; a request is sent with its own
+   * id as its progress token (see `ProgressRoutes`).
    */
   private readUntilBroken(): void {
-    const deliver = this.opened.transport.onmessage;
-    this.opened.transport.onmessage = (message, extra) => {
+    const { transport } = this.opened;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
       if (this.breakReason !== undefined || this.progress.deliver(message)) return;
       deliver?.(message, extra);
     };
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(this.progress.sending(message), options);
   }
 
   /**

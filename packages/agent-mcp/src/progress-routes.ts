@@ -2,7 +2,11 @@ import { type Progress, ProgressNotificationSchema } from "@modelcontextprotocol
 
 /** A progress token given to one request, until {@link ProgressRoute.close}. */
 export interface ProgressRoute {
-  /** The token to send as the request's `_meta.progressToken`. */
+  /**
+   * The token to send as the request's `_meta.progressToken`: a number
+   * below zero that {@link ProgressRoutes.sending} replaces with the
+   * request's id as the request is sent.
+   */
   readonly token: number;
   /** No more progress reaches the listener. */
   close(): void;
@@ -21,19 +25,50 @@ export interface ProgressRoute {
  * answering; over stdio in one write, over HTTP in one JSON batch) had its
  * progress dropped as progress for an unknown token.
  *
- * Tokens are integers, as the SDK's are (servers written against it may
- * expect one); a token the server writes as a string of its digits (`"3"`)
- * is read as the integer, as the SDK reads it.
+ * A request is sent with its own id as its token, as the SDK's client
+ * sends it: a server that (against the protocol) reports progress under
+ * the request's id rather than the token it was given still reaches the
+ * right call, and never another one. A token the server writes as a string
+ * of its digits (`"3"`) is read as the integer, as the SDK reads it.
  */
 export class ProgressRoutes {
   private last = 0;
   private readonly listeners = new Map<number, (progress: Progress) => void>();
+  /** Open routes whose request was not sent yet, by the token they were opened with. */
+  private readonly unsent = new Map<number, { key: number; listener: (progress: Progress) => void }>();
 
   /** A new token whose progress goes to `listener` until the route is closed. */
   open(listener: (progress: Progress) => void): ProgressRoute {
-    const token = ++this.last;
+    const token = -++this.last;
+    const route = { key: token, listener };
+    this.unsent.set(token, route);
     this.listeners.set(token, listener);
-    return { token, close: () => void this.listeners.delete(token) };
+    return {
+      token,
+      close: () => {
+        this.unsent.delete(token);
+        this.listeners.delete(route.key);
+      },
+    };
+  }
+
+  /**
+   * The message to send instead of `message`: a request carrying a token
+   * of {@link open} carries its own id instead, and its progress is routed
+   * by that id from now on. Anything else is sent as it is.
+   */
+  sending<T>(message: T): T {
+    const request = message as { id?: unknown; params?: { _meta?: { progressToken?: unknown } } } | null;
+    const token = request?.params?._meta?.progressToken;
+    if (typeof token !== "number" || typeof request?.id !== "number") return message;
+    const route = this.unsent.get(token);
+    if (route === undefined) return message;
+    this.unsent.delete(token);
+    this.listeners.delete(token);
+    route.key = request.id;
+    this.listeners.set(route.key, route.listener);
+    const { params } = request;
+    return { ...message, params: { ...params, _meta: { ...params?._meta, progressToken: request.id } } };
   }
 
   /**

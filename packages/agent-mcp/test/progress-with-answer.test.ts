@@ -124,3 +124,36 @@ describe("progress sent together with the call's answer", { timeout: 15_000 }, (
       expect(mcp.status).toMatchObject({ state: "ready", lastError: undefined });
     });
 });
+
+describe("a server that reports progress under the request's id, not the token it was given", () => {
+  it("shows each call's progress on that call", { timeout: 15_000 }, async () => {
+    const source = handWrittenServer({
+      name: "echoing",
+      tool: "index",
+      onCall: `
+        const progressToken = request.id;
+        const label = request.params.arguments.folder;
+        send({ method: "notifications/progress", params: { progressToken, progress: 1, total: 1, message: "indexed " + label } });
+        send({ id: request.id, result: { content: [{ type: "text", text: label + " done" }] } });`,
+    });
+    const mcp = createMcpExtension({
+      id: "echoing",
+      server: { command: process.execPath, args: ["-e", source] },
+      shutdownGraceMs: 100,
+      callTimeoutMs: 5_000,
+    });
+    const runtime = await runtimeOf(mcp);
+
+    const { events } = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("index", { folder: "src" }), toolCall("index", { folder: "test" })]), "Done."],
+    });
+
+    expect(updatesAndResults(events)).toEqual([
+      "update: indexed src (1/1)",
+      "result: src done",
+      "update: indexed test (1/1)",
+      "result: test done",
+    ]);
+  });
+});
