@@ -26,12 +26,25 @@ export interface McpCaseRecord {
   readonly calls: readonly string[];
   /** What the client answered the server's sampling and elicitation requests: a result or an error, as JSON. */
   readonly answers: readonly string[];
+  /** Calls the server itself took {@link SLOW_CALL_MS} or more to answer (a loaded machine), by the tool's name. */
+  readonly slowCalls: readonly string[];
 }
+
+/** How long the client waits for a call's next message (`callTimeoutMs`). */
+export const CALL_TIMEOUT_MS = 1_000;
+
+/**
+ * A call the server took this long to answer may time out on the client
+ * without a fault of the client's: its steps take milliseconds, so only a
+ * machine too loaded to run them makes a call this slow.
+ */
+export const SLOW_CALL_MS = CALL_TIMEOUT_MS / 2;
 
 /** Where a case's server notes what it saw (in memory over HTTP, in a file from a stdio server's process). */
 export interface CaseLog {
   called(name: string): void;
   answered(text: string): void;
+  slow(name: string): void;
 }
 
 /** The state of one case's server, shared by its sessions (HTTP) or held by its process (stdio). */
@@ -105,12 +118,17 @@ export function caseServer(state: CaseState, wire: CaseWire): Server {
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
+    const started = performance.now();
     state.log.called(name);
-    await wire.callStarted?.(name, extra.requestId);
-    const tool = state.spec.tools.find((candidate) => candidate.entry.name === name);
-    if (!tool) throw new McpError(-32602, `no tool ${name}`);
-    for (const step of tool.steps) await runStep(state, step, request.params._meta?.progressToken, extra, wire);
-    return answer(tool, wire, extra);
+    try {
+      await wire.callStarted?.(name, extra.requestId);
+      const tool = state.spec.tools.find((candidate) => candidate.entry.name === name);
+      if (!tool) throw new McpError(-32602, `no tool ${name}`);
+      for (const step of tool.steps) await runStep(state, step, request.params._meta?.progressToken, extra, wire);
+      return await answer(tool, wire, extra);
+    } finally {
+      if (performance.now() - started >= SLOW_CALL_MS) state.log.slow(name);
+    }
   });
   serveHostReads(server, state.spec.hostReads, (result) => ({ [RAW_RESULT]: result }) as never, never);
   return server;

@@ -45,10 +45,14 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
   listening ??= listen();
   const { origin } = await listening;
   const path = `/case-${++nextCase}/mcp`;
-  const record = { calls: [] as string[], answers: [] as string[] };
+  const record = { calls: [] as string[], answers: [] as string[], slowCalls: [] as string[] };
   const state: HttpCaseState = {
     spec,
-    log: { called: (name) => void record.calls.push(name), answered: (text) => void record.answers.push(text) },
+    log: {
+      called: (name) => void record.calls.push(name),
+      answered: (text) => void record.answers.push(text),
+      slow: (name) => void record.slowCalls.push(name),
+    },
     sessions: new Map(),
     callResponses: new Map(),
     lists: 0,

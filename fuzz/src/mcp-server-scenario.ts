@@ -33,7 +33,7 @@ import { type AgentRuntime, createAgentRuntime, toRunTurnInput } from "@turnkit/
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { engineText } from "./invariants/no-engine-errors.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
-import type { McpCaseRecord } from "./mcp-case-server.js";
+import { CALL_TIMEOUT_MS, type McpCaseRecord } from "./mcp-case-server.js";
 import { serveCase } from "./mcp-fuzz-server.js";
 import { HOST_READS, checkHostReads } from "./mcp-host-reads.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
@@ -56,7 +56,6 @@ import { unhandledRejections } from "./unhandled-rejections.js";
 const USER_TEXT = "Go, fuzz user.";
 /** Longest one step of a case may take before it counts as a hang (a step takes milliseconds, a connect that times out 2 s). */
 const CASE_BOUND_MS = 15_000;
-const CALL_TIMEOUT_MS = 1_000;
 /** Start and handshake of a stdio server's process (a start takes about 0.2 s of CPU). */
 const STDIO_CONNECT_TIMEOUT_MS = 2_000;
 const STDIO_SHUTDOWN_GRACE_MS = 200;
@@ -108,7 +107,8 @@ async function checkServedCase(
     "the case (assembly, turns and dispose)",
     caseBoundMs(spec),
   );
-  for (const turn of turns) checkTurn(spec, turn);
+  const { slowCalls } = record();
+  for (const turn of turns) checkTurn(spec, turn, slowCalls);
   if (stdio) checkAnsweredCalls(turns, stdio.answeredBeforeBreak(MAX_MESSAGE_BYTES));
   const found = engineText(record().answers);
   if (found) throw new InvariantViolation("no engine text in the client's answers to the server", `…${found}…`);

@@ -103,7 +103,11 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
         recordPath,
       ],
     },
-    record: () => ({ calls: values("call") as string[], answers: values("answer") as string[] }),
+    record: () => ({
+      calls: values("call") as string[],
+      answers: values("answer") as string[],
+      slowCalls: values("slow") as string[],
+    }),
     pids: () => values("spawned") as number[],
     running: () =>
       [...new Set([...values("spawned"), ...values("pid")] as number[])].filter((pid) => runs(pid, casePath)),

@@ -262,7 +262,11 @@ await moment("start");
 
 const state: CaseState = {
   spec,
-  log: { called: (name) => record({ call: name }), answered: (text) => record({ answer: text }) },
+  log: {
+    called: (name) => record({ call: name }),
+    answered: (text) => record({ answer: text }),
+    slow: (name) => record({ slow: name }),
+  },
   lists: 0,
   changed: false,
 };

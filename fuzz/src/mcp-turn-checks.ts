@@ -33,7 +33,7 @@ export interface McpTurnObservation {
 }
 
 /** Throws an {@link InvariantViolation} for the first broken invariant of one turn of `spec`. */
-export function checkTurn(spec: McpFuzzCase, turn: McpTurnObservation): void {
+export function checkTurn(spec: McpFuzzCase, turn: McpTurnObservation, slowCalls: readonly string[]): void {
   const { outcome, events, persisted, serverNames } = turn;
   if (turn.modelMisuses.length > 0)
     throw new InvariantViolation("a server's request the model cannot take is refused", turn.modelMisuses[0]!);
@@ -49,7 +49,7 @@ export function checkTurn(spec: McpFuzzCase, turn: McpTurnObservation): void {
     throw new InvariantViolation("the terminal status is the last event", describeValue(last));
   const found = engineText({ events, outcome, persisted });
   if (found) throw new InvariantViolation("no engine text", `…${found}…`);
-  checkToolResults(spec, persisted, serverNames);
+  checkToolResults(spec, persisted, serverNames, slowCalls);
   checkProgressShown(spec, turn);
 }
 
@@ -107,6 +107,7 @@ function checkToolResults(
   spec: McpFuzzCase,
   persisted: readonly AgentMessage[],
   serverNames: ReadonlyMap<string, string>,
+  slowCalls: readonly string[],
 ): void {
   const calls = persisted.flatMap((message) =>
     message.role === "assistant" ? message.content.filter((block) => block.type === "toolCall") : [],
@@ -156,8 +157,8 @@ function checkToolResults(
       text.includes("with a malformed message")
     )
       throw new InvariantViolation("a result with nulls for its absent fields is read as one without them", where);
-    // The server sends something within the call timeout unless it hangs: anything else ends the call sooner.
-    if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdin(spec))
+    // The server sends something within the call timeout unless it hangs (or a loaded machine made it slow).
+    if (code === "call_timeout" && tool?.end.kind !== "hang" && !closesStdin(spec) && !slowCalls.includes(serverName))
       throw new InvariantViolation("only a call the server leaves unanswered times out", where);
     if (tool?.end.kind === "jsonRpcError" && code === "server_error") {
       const sent = details.jsonRpcError as { code?: unknown; data?: unknown } | undefined;
