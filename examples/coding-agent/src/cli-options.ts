@@ -16,6 +16,8 @@ export interface CliOptions {
   session?: string;
   /** Delay before each event of the scripted model, in ms. */
   delayMs?: number;
+  /** The wait, in ms, that the scripted model's one rate-limit error asks for (`--retry-after-ms`). */
+  retryAfterMs?: number;
   /** A task given on the command line (joined positionals). */
   task?: string;
   /** Stdio MCP servers whose tools the agent gets (`--mcp`, repeatable), in order. */
@@ -43,6 +45,8 @@ Options:
   --resume <file>        continue a saved session (JSONL)
   --session <file>       where to save a new session
   --delay-ms <n>         scripted model: delay before each streamed event
+  --retry-after-ms <n>   scripted model: the wait its one rate limit asks for
+                         (default 2100)
   --mcp "<command> <args>"
                          start an MCP server over stdio and give the agent its
                          tools (repeatable); the banner lists them
@@ -87,6 +91,15 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
       throw new HostError("usage", `--delay-ms expects a number of milliseconds >= 0, got "${values["delay-ms"]}"`);
     options.delayMs = delay;
   }
+  if (values["retry-after-ms"] !== undefined) {
+    const wait = Number(values["retry-after-ms"]);
+    if (!Number.isFinite(wait) || wait < 0)
+      throw new HostError(
+        "usage",
+        `--retry-after-ms expects a number of milliseconds >= 0, got "${values["retry-after-ms"]}"`,
+      );
+    options.retryAfterMs = wait;
+  }
   if (values.mcp !== undefined) options.mcp = values.mcp.map(parseMcpCommand);
   if (values["max-steps"] !== undefined) {
     const steps = Number(values["max-steps"]);
@@ -119,6 +132,7 @@ function parseWithNode(argv: readonly string[]) {
       resume: { type: "string" },
       session: { type: "string" },
       "delay-ms": { type: "string" },
+      "retry-after-ms": { type: "string" },
       mcp: { type: "string", multiple: true },
       "max-steps": { type: "string" },
       "max-cost": { type: "string" },

@@ -43,7 +43,7 @@ export interface CodingAgentRunOptions {
   keys?: KeyInput;
   /** Aborts the running turn of a non-interactive run (SIGINT). */
   signal?: AbortSignal;
-  /** Pace of the scripted model; `cli.delayMs` wins for the event delay. */
+  /** Pace of the scripted model; `cli.delayMs` wins for the event delay, `cli.retryAfterMs` for the rate-limit wait. */
   scripted?: ScriptedModelOptions;
   /** Who plays the user of a non-interactive scripted run. Default: {@link DEMO_USER} ({@link RECAP_USER} when resuming). */
   scriptedUser?: ScriptedUser;
@@ -79,6 +79,7 @@ export async function runCodingAgent(options: CodingAgentRunOptions): Promise<Co
     ...options.scripted,
     eventDelayMs:
       cli.delayMs ?? options.scripted?.eventDelayMs ?? (interactive ? INTERACTIVE_EVENT_DELAY_MS : undefined),
+    retryAfterMs: cli.retryAfterMs ?? options.scripted?.retryAfterMs,
   };
   const model =
     options.model ??

@@ -31,7 +31,8 @@ describe("the CLI as a process (no provider keys in its environment)", { timeout
   beforeAll(() => {
     missingKey = runCli(["--model", "anthropic:claude-sonnet-4-5", "fix the test"]);
     unknownModel = runCli(["--model", "anthropic:claude-nonexistent-9"]);
-    piped = runCli(["--delay-ms", "0"]);
+    // The scripted rate limit asks for 100 ms instead of the demo's 2.1 s (scripted-session.test.ts waits that out).
+    piped = runCli(["--delay-ms", "0", "--retry-after-ms", "100"]);
   });
 
   it("a real model without its key: one line naming the variable, exit code 1, nothing started", async () => {
@@ -57,6 +58,7 @@ describe("the CLI as a process (no provider keys in its environment)", { timeout
     expect(run.stdout).toContain("› The slugify test fails. Find out why and fix it.");
     expect(run.stdout).toContain("  ✓ bash node --test · exit 0");
     expect(run.stdout).toContain("mcp issue-tracker: get_issue\n");
+    expect(run.stdout).toContain("  ⟳ rate limited, retrying in 0.1 s\n");
     expect(run.stdout).toContain("  ⟲ compacted: 9 earlier messages summarised by scripted/scripted-summariser");
     expect(run.stdout).toMatch(/── 5 steps · 6 tool calls · 16,156 tokens in \/ 541 out · [\d.]+ (ms|s)\n/);
     expect(run.stdout).not.toContain("\x1b[");
@@ -76,6 +78,9 @@ describe("the errors behind those lines", () => {
     expect(unknownFlag.code).toBe("usage");
     expect(unknownFlag.message).toMatch(/--frobnicate.*see --help/);
     expect(hostErrorOf(() => parseCliOptions(["--delay-ms", "soon"])).message).toMatch(/^--delay-ms expects a number/);
+    expect(hostErrorOf(() => parseCliOptions(["--retry-after-ms", "later"])).message).toBe(
+      '--retry-after-ms expects a number of milliseconds >= 0, got "later"',
+    );
     expect(hostErrorOf(() => parseCliOptions(["--mcp", "  "])).message).toMatch(/^--mcp expects a command/);
     expect(hostErrorOf(() => parseCliOptions(["--mcp", "node 'server.mjs"])).message).toBe(
       `--mcp has an unclosed ' in "node 'server.mjs"`,
@@ -102,5 +107,11 @@ describe("the errors behind those lines", () => {
     });
     // What `pnpm start -- --yes` passes.
     expect(parseCliOptions(["--", "--yes"])).toEqual({ yes: true, help: false });
+    expect(parseCliOptions(["--delay-ms", "5", "--retry-after-ms", "0"])).toEqual({
+      yes: false,
+      help: false,
+      delayMs: 5,
+      retryAfterMs: 0,
+    });
   });
 });

@@ -9,8 +9,9 @@ describe.skipIf(!canUsePty)("the interactive mode in a pseudo-terminal", () => {
   afterEach(() => session?.kill());
 
   it("Enter during a run steers the agent, Esc aborts the run, Ctrl+C twice exits", { timeout: 120_000 }, async () => {
-    // Slow enough to type during the run; the demo plays as soon as it starts.
-    session = startPtySession(["--delay-ms", "40"], { columns: COLUMNS });
+    // Slow enough to type during the run; the demo plays as soon as it starts. Its rate limit asks for 100 ms,
+    // not the demo's 2.1 s (scripted-session.test.ts waits that out).
+    session = startPtySession(["--delay-ms", "40", "--retry-after-ms", "100"], { columns: COLUMNS });
     // The demo's MCP server asks the user first (an elicitation, at the prompt); y shares the issue's private note.
     await session.waitFor(
       "issue-tracker asks: Issue #12 has a private note from its reporter. Share it with the agent? [y/n]",

@@ -8,11 +8,19 @@ import { createTempRoot, normaliseOutput, runScripted, type ScriptedRun } from "
 describe("the scripted session without a terminal", () => {
   let root: Awaited<ReturnType<typeof createTempRoot>>;
   let run: ScriptedRun;
+  /** When each `llm.retry` trace arrived (`waiting`, then `recovered`). */
+  const retryTimes: [string, number][] = [];
 
   beforeAll(async () => {
     root = await createTempRoot();
     // The demo's own 2.1 s rate-limit wait, so the transcript is exactly what `pnpm start | cat` prints.
-    run = await runScripted(root.dir, { scripted: { eventDelayMs: 0, retryAfterMs: SCRIPTED_RETRY_AFTER_MS } });
+    run = await runScripted(root.dir, {
+      scripted: { eventDelayMs: 0, retryAfterMs: SCRIPTED_RETRY_AFTER_MS },
+      onEvent: (event) => {
+        if (event.type === "debug.trace" && event.payload.phase === "llm.retry")
+          retryTimes.push([event.payload.message, performance.now()]);
+      },
+    });
   }, 60_000);
   afterAll(() => root.cleanUp());
 
@@ -160,6 +168,9 @@ describe("the scripted session without a terminal", () => {
       event.type === "debug.trace" && event.payload.phase === "llm.retry" ? [event.payload.message] : [],
     );
     expect(retries).toEqual(["waiting", "recovered"]);
+    // The wait the 429 asked for is waited out in real time (the other tests ask for a short one).
+    expect(retryTimes.map(([message]) => message)).toEqual(["waiting", "recovered"]);
+    expect(retryTimes[1]![1] - retryTimes[0]![1]).toBeGreaterThanOrEqual(SCRIPTED_RETRY_AFTER_MS - 5);
     const statuses = run.events.flatMap((event) =>
       event.type === "session.status" && !event.origin ? [event.payload.status] : [],
     );

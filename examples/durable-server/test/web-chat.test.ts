@@ -13,7 +13,11 @@
  * stop a turn while its tool runs; see a failing model's error; read a long
  * answer, rendered in a few batches; watch a sub-agent's progress, its tool
  * call and its result under the call that runs it. One browser; each test
- * has its own context (its own storage and network). Screenshots go to
+ * has its own context (its own storage and network) and chats of its own.
+ * The first test (it kills a worker, and expects its chat to be the only
+ * one listed) runs alone; the others then run at the same time, as tabs
+ * of several people would: most of their time is spent waiting for
+ * streamed words, approvals and the page. Screenshots go to
  * test-results/web-chat/ (mid-stream with the approval card; after
  * recovery).
  *
@@ -24,7 +28,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { type TestContext, afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ExpectStatic, type TestContext, afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DurableServer, startDurableServer } from "../src/durable-server.js";
 import { testWorkerCommand, testWorkerEnv } from "./support/worker-bundle.js";
 
@@ -94,7 +98,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
   const lastAnswer = (page: Page) => page.getByTestId("assistant-message").last();
   /** The answer's text parts as the page shows them (tool calls, steering notes and metadata left out). */
   const answerText = async (answer: Locator) => (await answer.locator("span.text").allInnerTexts()).join("");
-  const waitForText = (answer: Locator, pattern: RegExp, timeout = 30_000) =>
+  /** Waits until the answer's text matches; `expect` is the test's own (a concurrent test's polls must use it). */
+  const waitForText = (expect: ExpectStatic, answer: Locator, pattern: RegExp, timeout = 30_000) =>
     expect.poll(() => answerText(answer), { timeout, interval: 50 }).toMatch(pattern);
   const count = (text: string, piece: string) => text.split(piece).length - 1;
 
@@ -115,7 +120,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.getByTestId("message-input").fill("please deploy");
     await page.getByTestId("send").click();
     const first = lastAnswer(page);
-    await waitForText(first, /^I will deploy the web service once you approve\./);
+    await waitForText(expect, first, /^I will deploy the web service once you approve\./);
     const card = page.getByTestId("approval-card");
     await card.waitFor();
     expect(await card.innerText()).toContain('{"service":"web"}');
@@ -123,7 +128,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
 
     // Approved from the page: the durable turn goes on; kill its worker while the answer streams.
     await page.getByTestId("approve").click();
-    await waitForText(first, /Done: web deployed/);
+    await waitForText(expect, first, /Done: web deployed/);
     const { sessionId, turnId, pid } = await runningTurn(page);
     process.kill(pid, "SIGKILL");
     await expect.poll(() => first.getAttribute("data-status"), { timeout: 60_000 }).toBe("completed");
@@ -148,12 +153,12 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.getByTestId("message-input").fill("take a note");
     await page.getByTestId("send").click();
     const second = lastAnswer(page);
-    await waitForText(second, /word3 /);
+    await waitForText(expect, second, /word3 /);
 
     // Reload mid-stream: the history, then this turn replayed onto its own message.
     await page.reload();
     const replayed = lastAnswer(page);
-    await waitForText(replayed, /word1 word2 /);
+    await waitForText(expect, replayed, /word1 word2 /);
     await expect
       .poll(() => replayed.getByTestId("tool").getAttribute("data-state"), { timeout: 30_000 })
       .toBe("input-available");
@@ -174,7 +179,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     expect(await page.getByTestId("session").allInnerTexts()).toEqual(["please deploy"]);
   }, 180_000);
 
-  it("a session whose turn waits behind another (sent from another tab) shows each answer after its own question", async (task) => {
+  it.concurrent("a session whose turn waits behind another (sent from another tab) shows each answer after its own question", async (task) => {
+    const { expect } = task;
     const post = (path: string, body?: unknown) =>
       fetch(`${server.url}${path}`, {
         method: "POST",
@@ -210,7 +216,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 60_000);
 
-  it("a message sent while another tab's turn runs waits queued, with a Stop: stopped, it ends once, aborted, without running", async (task) => {
+  it.concurrent("a message sent while another tab's turn runs waits queued, with a Stop: stopped, it ends once, aborted, without running", async (task) => {
+    const { expect } = task;
     const { page } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
     await page.getByTestId("message-input").waitFor();
@@ -253,7 +260,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 60_000);
 
-  it("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async (task) => {
+  it.concurrent("shows the question an MCP server asks in the middle of a call, and the answer typed there reaches the server", async (task) => {
+    const { expect } = task;
     const { page } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
     await page.getByTestId("new-chat").click();
@@ -267,14 +275,19 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.getByTestId("question-field-environment").selectOption({ label: "Production" });
     await page.getByTestId("question-send").click();
     const answer = lastAnswer(page);
-    await waitForText(answer, /^Let me ask which branch\.\s*Done: releasing main to production \(server pid \d+\)/);
+    await waitForText(
+      expect,
+      answer,
+      /^Let me ask which branch\.\s*Done: releasing main to production \(server pid \d+\)/,
+    );
     // Answered, the question stays as it was asked, without its form.
     expect(await card.count()).toBe(0);
     expect(await answer.getByTestId("question-answered").innerText()).toContain("Which branch should I release?");
     await page.close();
   }, 60_000);
 
-  it("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown; a long answer renders in batches", async (task) => {
+  it.concurrent("looking through chats that wait keeps the page working; a new chat is listed from its first message; Stop ends a running tool at once; the model's error is shown; a long answer renders in batches", async (task) => {
+    const { expect } = task;
     const { page } = await openPage(task);
     const refused: string[] = [];
     page.on("response", (res) => {
@@ -302,7 +315,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
       }
     }
     await page.getByTestId("approve").click();
-    await waitForText(lastAnswer(page), /Done: web deployed/);
+    await waitForText(expect, lastAnswer(page), /Done: web deployed/);
 
     // Stop while a tool runs: the tool stops at once, and its result says it did not save the note.
     await openChat("note: buy milk");
@@ -353,7 +366,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.close();
   }, 120_000);
 
-  it("shows a sub-agent's progress under the call that runs it: its tool call, its result, and its end", async (task) => {
+  it.concurrent("shows a sub-agent's progress under the call that runs it: its tool call, its result, and its end", async (task) => {
+    const { expect } = task;
     const { page } = await openPage(task);
     await page.goto(`${server.url}/#token=${server.tokens.alice}`);
     await page.getByTestId("new-chat").click();
