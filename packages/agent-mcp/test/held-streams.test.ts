@@ -6,18 +6,17 @@
  * socket, stayed open for the session's life and past the runtime's
  * dispose: thirty calls, thirty open connections.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
+import { serveForTest } from "./support/test-http-server.js";
 
 /** The server, and how many of its answering event streams are still open. */
 async function startHoldingServer(): Promise<{ url: string; openStreams: () => number }> {
   let open = 0;
-  const http = createServer(async (req, res) => {
+  const origin = await serveForTest(async (req, res) => {
     if (req.method !== "POST") return void res.writeHead(req.method === "DELETE" ? 200 : 405).end();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -39,12 +38,7 @@ async function startHoldingServer(): Promise<{ url: string; openStreams: () => n
     open++;
     res.on("close", () => open--);
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  onTestFinished(async () => {
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, openStreams: () => open };
+  return { url: `${origin}/mcp`, openStreams: () => open };
 }
 
 describe("a server that keeps each answer's event stream open", { timeout: 15_000 }, () => {

@@ -7,15 +7,14 @@
  * read only `could not be reached for initialize (HTTP 405): Error POSTing
  * to endpoint: Method Not Allowed`.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { connectFailure } from "./support/connect-failure.js";
+import { serveForTest } from "./support/test-http-server.js";
 
 /** The server's base URL; `/sse` is its event stream, `/messages/` its message endpoint, nothing else is found. */
 async function startOldSseServer(): Promise<string> {
-  const http = createServer((req, res) => {
+  return serveForTest((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path === "/sse" && req.method === "GET") {
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" });
@@ -26,12 +25,6 @@ async function startOldSseServer(): Promise<string> {
     if (path === "/sse") return void res.writeHead(405, { "content-type": "text/plain" }).end("Method Not Allowed");
     res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  onTestFinished(async () => {
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-  return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 }
 
 describe("a server of the old HTTP+SSE transport", { timeout: 10_000 }, () => {

@@ -6,14 +6,14 @@
  * when it reads the answer, and handles a notification only a moment after
  * reading it: such progress was dropped as progress for an unknown token.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { type RuntimeEvent, isProtocolLlmMessage } from "@turnkit/protocol";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
+import { serveForTest } from "./support/test-http-server.js";
 
 type Request = { id?: number | string; method?: string; params?: Record<string, any> };
 
@@ -76,13 +76,7 @@ async function httpServer(body: "events" | "json batch"): Promise<string> {
     res.writeHead(200, { ...headers, "content-type": "text/event-stream" });
     res.end(messages.map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`).join(""));
   };
-  const http = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  onTestFinished(async () => {
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  return `${await serveForTest(handle)}/mcp`;
 }
 
 /** The tool updates and results of a turn's events, in their order. */

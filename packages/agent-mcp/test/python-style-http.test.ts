@@ -5,12 +5,12 @@
  * for absent members; the request's id echoed as a string), answering with
  * an event stream or with JSON. Over stdio: `python-style-servers.test.ts`.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
+import { serveForTest } from "./support/test-http-server.js";
 
 type Message = {
   id?: number | string;
@@ -62,13 +62,7 @@ async function startPythonStyleServer(mode: "sse" | "json"): Promise<string> {
     for (const line of lines) res.write(`event: message\r\ndata: ${line}\r\n\r\n`);
     res.end();
   };
-  const http = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  onTestFinished(async () => {
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  return `${await serveForTest(handle)}/mcp`;
 }
 
 describe("a Streamable HTTP server that writes JSON as Python does", { timeout: 15_000 }, () => {
