@@ -128,7 +128,14 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     onsessionclosed: (id) => void state.sessions.delete(id),
   });
   const send = transport.send.bind(transport);
-  transport.send = (message, options) => send(withRawResult(message), options);
+  transport.send = (message, options) => {
+    const { id } = message as { id?: unknown };
+    // The SDK's transport finds an answer's stream by its own check of the message, which a generated answer may
+    // fail (a Python-style `"error": null` beside its result): it would go to the GET stream, apart from its call's
+    // notifications. Its request is named, so it goes on its request's stream as any answer does.
+    const answering = "result" in message && (typeof id === "string" || typeof id === "number");
+    return send(withRawResult(message), answering ? { ...options, relatedRequestId: id } : options);
+  };
   await caseServer(state, httpWire(state, transport)).connect(transport);
   await transport.handleRequest(req, res, body);
 }
