@@ -219,10 +219,34 @@ function notify(
 /** The loop's result for what a tool returned; throws for a malformed one. */
 function converted(toolName: string, result: unknown): AgentToolResult<any> {
   const checked = checkResult(toolName, result);
-  const loopResult: AgentToolResult<any> = { content: checked.content, details: checked.details ?? {} };
+  const loopResult: AgentToolResult<any> = {
+    content: wellFormedContent(checked.content),
+    details: checked.details ?? {},
+  };
   if (checked.terminate === true) loopResult.terminate = true;
   if (checked.isError === true) loopResult.isError = true;
   return loopResult;
+}
+
+/** Half of a UTF-16 character: a high surrogate without its low one after it, or a low one without its high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `content` with every lone surrogate of its text replaced by U+FFFD (as
+ * `String.prototype.toWellFormed` does). A text cut in the middle of a
+ * character, or a server's `"\udcff"` for a byte it could not decode,
+ * would otherwise stay in the transcript, and providers whose JSON parser
+ * refuses it fail every later request of the session. The blocks are
+ * copied only when one changes.
+ */
+function wellFormedContent(content: RuntimeToolResult["content"]): RuntimeToolResult["content"] {
+  if (!content.some((block) => block.type === "text" && LONE_SURROGATE.test(block.text))) return content;
+  const everyLone = new RegExp(LONE_SURROGATE.source, "g");
+  return content.map((block) =>
+    block.type === "text" && LONE_SURROGATE.test(block.text)
+      ? { ...block, text: block.text.replace(everyLone, "\uFFFD") }
+      : block,
+  );
 }
 
 function checkResult(toolName: string, result: unknown): RuntimeToolResult {

@@ -94,6 +94,16 @@ describe("read", () => {
     ).rejects.toThrow(/past the end.*10 lines/);
   });
 
+  it("cuts a long line before a character of two UTF-16 units, never in its middle", async () => {
+    const max = TURN_DEFAULTS.maxLineChars;
+    // The emoji's two units sit at the cut: max - 1 and max.
+    const line = `${"a".repeat(max - 1)}😀${"b".repeat(10)}`;
+    await writeFile(path.join(sandbox.workspace, "emoji.txt"), line);
+    const text = textOf(await run(createReadTool({ workspaceDir: sandbox.workspace }), { path: "emoji.txt" }));
+    expect(text.startsWith(`${"a".repeat(max - 1)}… [line cut at ${max} of ${line.length} characters]`)).toBe(true);
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
   it("cuts a big file at the line limit with a note", async () => {
     const total = TURN_DEFAULTS.readMaxLines + 500;
     await writeFile(

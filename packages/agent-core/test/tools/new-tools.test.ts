@@ -172,6 +172,29 @@ describe("newTools: one call", () => {
     });
   });
 
+  it("gives the model text without half characters: a lone surrogate becomes U+FFFD, whole characters stay", async () => {
+    const [agentTool] = newTools(
+      [
+        tool("lister", {
+          execute: () => ({
+            content: [
+              { type: "text", text: "cut at \uD83D" },
+              { type: "text", text: "\uDCFFfile name" },
+              { type: "text", text: "whole 😀" },
+            ],
+          }),
+        }),
+      ],
+      { ...baseOptions(), disableBuiltinToolFallback: true },
+    );
+    const result = await agentTool!.execute("c", {});
+    expect(result.content).toEqual([
+      { type: "text", text: "cut at \uFFFD" },
+      { type: "text", text: "\uFFFDfile name" },
+      { type: "text", text: "whole 😀" },
+    ]);
+  });
+
   it("rejects a malformed result with an error naming the tool", async () => {
     const [agentTool] = newTools([tool("sloppy", { execute: () => ({ text: "oops" }) as never })], {
       ...baseOptions(),

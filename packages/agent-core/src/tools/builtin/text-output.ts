@@ -1,8 +1,14 @@
 import { TURN_DEFAULTS } from "../../defaults.js";
 
-/** Cuts a line longer than `max` characters and says so, so one minified line cannot fill the context. */
+/**
+ * Cuts a line longer than `max` characters and says so, so one minified
+ * line cannot fill the context. A character of two UTF-16 units (an emoji)
+ * at the cut is left out whole, never cut in half.
+ */
 export function clipLine(line: string, max = TURN_DEFAULTS.maxLineChars): string {
-  return line.length <= max ? line : `${line.slice(0, max)}… [line cut at ${max} of ${line.length} characters]`;
+  if (line.length <= max) return line;
+  const highSurrogateAtCut = /[\uD800-\uDBFF]/.test(line.charAt(max - 1));
+  return `${line.slice(0, highSurrogateAtCut ? max - 1 : max)}… [line cut at ${max} of ${line.length} characters]`;
 }
 
 /** True when the bytes look binary (a NUL in the first 8 KB), the check `grep` and `git` use. */
