@@ -20,6 +20,7 @@ import { checkStreamChunks } from "./invariants/stream-chunks.js";
 import { checkSubAgentAnswers, checkSubAgentEvents, withOwnEvents } from "./invariants/sub-agent-events.js";
 import {
   checkMessagesWellFormed,
+  checkToolTextWellFormed,
   checkProviderConversion,
   checkToolCallsAnswered,
 } from "./invariants/transcript-replayable.js";
@@ -134,6 +135,7 @@ export function checkTurnInvariants(full: TurnRunObservation, options: TurnCheck
   checkOddToolFlagsRefused(store);
   checkSubAgentAnswers(store, options.subAgentNames ?? []);
   checkMessagesWellFormed(store, "host history");
+  checkToolTextWellFormed(store, "host history");
   checkProviderConversion(projectAgentMessagesForModel(store), "host history, projected for the model");
   if (options.scriptedTexts) {
     const offeredMessages = observation.offered.flatMap(({ change }) => change.messages);

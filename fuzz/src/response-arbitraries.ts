@@ -61,6 +61,7 @@ export const toolBehaviourArbitrary: fc.Arbitrary<ToolBehaviour> = fc.oneof(
       delay: delayArbitrary,
       updates: fc.nat({ max: 3 }),
       lateUpdate: rarely("1/4"),
+      halfCharacter: rarely("1/8"),
       oddUpdateDetails: rarely("1/4"),
       oddUpdate: oneIn(8, fc.constantFrom("null" as const, "number" as const, "revoked" as const, "getter" as const)),
       oddResultDetails: rarely("1/4"),

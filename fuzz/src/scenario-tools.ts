@@ -214,7 +214,8 @@ async function perform(
       if (behaviour.updates === 0) await wait(behaviour.delay, environment.clock, signal);
       if (behaviour.lateUpdate) laterThanSettle(() => update?.(`${callId} late update after settling`));
       if (behaviour.malformed) return malformedResult(behaviour.malformed, callId);
-      const result: PerformedResult = { content: [{ type: "text", text: `${callId} done` }], details: { callId } };
+      const text = behaviour.halfCharacter ? `${callId} done \uD83D` : `${callId} done`;
+      const result: PerformedResult = { content: [{ type: "text", text }], details: { callId } };
       if (behaviour.terminate) result.terminate = true;
       if (behaviour.isError) result.isError = true;
       return result;

@@ -64,6 +64,8 @@ export type ToolBehaviour =
       updates: number;
       /** One more `onUpdate` after the tool settled (must be ignored). */
       lateUpdate: boolean;
+      /** Its text ends in half a character (a lone UTF-16 surrogate, as a cut inside an emoji leaves): a runner's history holds none. */
+      halfCharacter?: boolean;
       /** Progress details with a cycle, a bigint and a function (a runner's traces stay JSON-safe, invariant 20). */
       oddUpdateDetails?: boolean;
       /** One progress update that is no object or cannot be read (`null`, a number, a revoked proxy, a `content` getter that throws), sent first: dropped or shown, never the call's failure. */

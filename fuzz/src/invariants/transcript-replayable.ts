@@ -73,6 +73,23 @@ export function checkMessagesWellFormed(messages: readonly AgentMessage[], where
   });
 }
 
+/** Half of a UTF-16 character: a high surrogate without its low one after it, or a low one without its high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * (d) A runner's history holds no half character in a tool result's text
+ * (a tool's text cut inside an emoji): some providers refuse a request
+ * that holds one, and the history would carry it into every later request.
+ */
+export function checkToolTextWellFormed(messages: readonly AgentMessage[], where: string): void {
+  messages.forEach((message, index) => {
+    if (message.role !== "toolResult") return;
+    for (const block of message.content)
+      if (block.type === "text" && LONE_SURROGATE.test(block.text))
+        throw new InvariantViolation(INVARIANT, `${where}: message #${index} has half a character in its text`);
+  });
+}
+
 /** (a) The structural check on a raw transcript (custom roles allowed and skipped). */
 export function checkToolCallsAnswered(transcript: readonly AgentMessage[], where: string): void {
   const fail = (detail: string): never => {
