@@ -158,6 +158,7 @@ export class DurableTurnWorker {
       workerId: settings.workerId,
       executorId: settings.executorId,
       leaseMs: settings.leaseMs,
+      connectTimeoutMs: settings.connectTimeoutMs,
       requeueTurnsOf: (db, executorId) => requeueTurnsOf(db, executorId, settings),
       requeueOrphanedTurns: (db, workersTable) => requeueOrphanedTurns(db, workersTable, settings),
       requeueTurnsFromBeforeServerStart: (db, workersTable) =>

@@ -26,6 +26,13 @@ export interface WorkerLeaseOptions {
   executorId: string;
   leaseMs: number;
   /**
+   * How long the first heartbeat of a launch keeps trying when the
+   * database is slow to accept a connection (each try gives up after a
+   * lease): a loaded server must not fail a launch because one connection
+   * took longer than a lease.
+   */
+  connectTimeoutMs: number;
+  /**
    * Queues the unfinished turns that worker `executorId` was running again,
    * so any live worker takes them up; resolves to how many. Runs on `db`,
    * in the transaction that holds the dead worker's row, so both commit or
@@ -129,7 +136,15 @@ export class WorkerLease {
    * fresh: a launch slower than the lease must not look like a dead worker.
    */
   async acquire(): Promise<void> {
-    await this.writeBeat();
+    const giveUpAt = performance.now() + this.options.connectTimeoutMs;
+    for (;;) {
+      try {
+        await this.writeBeat();
+        break;
+      } catch (error) {
+        if (!isConnectTimeout(error) || this.isStopped || performance.now() >= giveUpAt) throw error;
+      }
+    }
     // Stopped meanwhile (a launch that gave up): no beating after that.
     if (this.isStopped) return;
     // A renewal refused because the lease stopped meanwhile needs no answer.
@@ -374,4 +389,10 @@ export class WorkerLease {
       return requeued;
     });
   }
+}
+
+/** A connection the pool gave up waiting for (the database was slow to accept it), as `pg-pool` words it. */
+function isConnectTimeout(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  return message.includes("due to connection timeout") || message.includes("timeout exceeded when trying to connect");
 }
