@@ -4,6 +4,7 @@ import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension, McpServerError } from "../src/index.js";
 import { startUnusualServer } from "./fixtures/unusual-server.js";
+import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
 import { connectFailure } from "./support/connect-failure.js";
 
@@ -241,27 +242,17 @@ describe("tool lists as other servers page them", () => {
  * offset of the next page), and answers a call with the cursors it was sent.
  */
 function offsetPagingServer(): string {
-  return `
-    const fs = require("node:fs");
-    const send = (message) => fs.writeSync(1, JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n");
-    const cursors = [];
-    let buffered = "";
-    process.stdin.on("data", (chunk) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf("\\n"); end !== -1; end = buffered.indexOf("\\n")) {
-        const request = JSON.parse(buffered.slice(0, end));
-        buffered = buffered.slice(end + 1);
-        if (request.method === "initialize")
-          send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "offsets", version: "1" } } });
-        else if (request.method === "tools/list") {
-          const offset = request.params?.cursor ?? 0;
-          cursors.push(request.params?.cursor ?? null);
-          const tools = [offset, offset + 1].map((index) => ({ name: "tool_" + index, inputSchema: { type: "object" } }));
-          send({ id: request.id, result: { tools, ...(offset + 2 < 6 && { nextCursor: offset + 2 }) } });
-        } else if (request.method === "tools/call")
-          send({ id: request.id, result: { content: [{ type: "text", text: "cursors: " + JSON.stringify(cursors) }] } });
-        else if (request.id !== undefined) send({ id: request.id, result: {} });
-      }
-    });
-  `;
+  return handWrittenServer({
+    name: "offsets",
+    tool: "tool_0",
+    setup: `
+      const cursors = [];
+      const page = (offset) => ({
+        tools: [offset, offset + 1].map((index) => ({ name: "tool_" + index, inputSchema: { type: "object" } })),
+        ...(offset + 2 < 6 && { nextCursor: offset + 2 }),
+      });`,
+    listResult: "(cursors.push(request.params?.cursor ?? null), page(request.params?.cursor ?? 0))",
+    onCall: `send({ id: request.id, result: { content: [{ type: "text", text: "cursors: " + JSON.stringify(cursors) }] } });`,
+    onOther: "if (request.id !== undefined) send({ id: request.id, result: {} });",
+  });
 }

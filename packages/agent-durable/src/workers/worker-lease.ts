@@ -128,8 +128,9 @@ export class WorkerLease {
   }
 
   /**
-   * Writes the first heartbeat and keeps beating every quarter lease from
-   * then on; then takes over this worker id's earlier launches whose
+   * Writes the first heartbeat (trying again while the database is slow to
+   * accept a connection, until `connectTimeoutMs`) and keeps beating every
+   * quarter lease from then on; then takes over this worker id's earlier launches whose
    * process is gone (see `adoptEarlierLaunches`). Call it
    * before the worker takes turns, so that no turn ever runs here without a
    * lease that can be taken over, and while it launches its lease stays
