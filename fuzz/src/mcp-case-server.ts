@@ -186,6 +186,7 @@ async function runStep(
   switch (step.kind) {
     case "progress":
       if (progressToken === undefined) return;
+      if (step.underRequestId) progressToken = extra.requestId;
       await notify({
         method: "notifications/progress",
         params: {

@@ -16,7 +16,14 @@ import { elicitationParams, rawMessage, samplingParams } from "./mcp-server-mess
 
 /** Something the server does during a call, before it answers. */
 export type McpCallStep =
-  | { readonly kind: "progress"; readonly progress: number; readonly total?: number; readonly message?: string }
+  | {
+      readonly kind: "progress";
+      readonly progress: number;
+      readonly total?: number;
+      readonly message?: string;
+      /** Sent under the request's id instead of the token the call was given (a server that echoes the id). */
+      readonly underRequestId?: boolean;
+    }
   | { readonly kind: "log"; readonly level: string; readonly data: unknown }
   | { readonly kind: "delay"; readonly ms: number }
   | { readonly kind: "listChanged" }
@@ -233,6 +240,7 @@ const callStep: fc.Arbitrary<McpCallStep> = fc.oneof(
       progress: fc.constantFrom(0, 1, 2.5, 10),
       total: fc.constantFrom(10, 0),
       message: text,
+      underRequestId: fc.constant(true),
     },
     { requiredKeys: ["kind", "progress"] },
   ),
