@@ -43,7 +43,12 @@ import { ABORT_NOTICE, abortNoticeKey } from "./steps/approval-wait.js";
 import { AbortWatcher } from "./workers/abort-watcher.js";
 import { CancelledTurnSweep } from "./workers/cancelled-turn-sweep.js";
 import { FAULT_POINT_ENV } from "./workers/fault-point.js";
-import { requeueOrphanedTurns, requeueTurnsFromBeforeServerStart, requeueTurnsOf } from "./workers/requeue-turns.js";
+import {
+  endedTurnsPendingOf,
+  requeueOrphanedTurns,
+  requeueTurnsFromBeforeServerStart,
+  requeueTurnsOf,
+} from "./workers/requeue-turns.js";
 import { launchExecutorId } from "./workers/executor-id.js";
 import { WorkerLease } from "./workers/worker-lease.js";
 import { workerPools } from "./workers/worker-pools.js";
@@ -112,6 +117,8 @@ export class DurableTurnWorker {
     private readonly lease: WorkerLease,
     private readonly abortWatcher: AbortWatcher,
     private readonly cancelledSweep: CancelledTurnSweep,
+    /** How many turns running here have logged their ending, with their outcome not yet recorded; and how long to wait for them. */
+    private readonly endings: { pending: () => Promise<number>; waitMs: number },
   ) {}
 
   /**
@@ -194,7 +201,19 @@ export class DurableTurnWorker {
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
       const connections = { pools, sockets, databaseUrl: options.databaseUrl, queryTimeoutMs: settings.queryTimeoutMs };
-      return new DurableTurnWorker(client, settings.workerId, connections, lease, abortWatcher, cancelledSweep);
+      const endings = {
+        pending: () => endedTurnsPendingOf(pool, settings.executorId, settings),
+        waitMs: Math.min(settings.queryTimeoutMs, settings.leaseMs / 4),
+      };
+      return new DurableTurnWorker(
+        client,
+        settings.workerId,
+        connections,
+        lease,
+        abortWatcher,
+        cancelledSweep,
+        endings,
+      );
     } catch (error) {
       launching.abandoned = true;
       lease.stop();
@@ -215,7 +234,10 @@ export class DurableTurnWorker {
    * connection. Each turn still running here is interrupted as in a crash
    * (what it had started stays started) and goes on in another worker at
    * once: it is queued again, and the execution here, whose claim that
-   * revokes, writes nothing more and records no ending.
+   * revokes, writes nothing more and records no ending. A turn whose
+   * ending is already logged (its `follow` has ended) is not handed back:
+   * `shutdown` first waits, up to a quarter lease, for it to record its
+   * outcome.
    *
    * A database that does not answer is not waited for: when a stage of the
    * hand-back (queueing the turns again, stopping DBOS) has not finished
@@ -235,6 +257,9 @@ export class DurableTurnWorker {
     const answered = <T>(work: Promise<T>) => answeredWithin(work, databaseUrl, queryTimeoutMs);
     let dbosStopping: Promise<void> | undefined;
     let unanswered: unknown;
+    // A turn that logged its ending has only its outcome left to record. Handed back, it would run again elsewhere,
+    // every step from its record, while DBOS refused the execution here its outcome. The wait stays within the lease.
+    await settledWithin(untilNoneLeft(this.endings.pending, this.endings.waitMs), this.endings.waitMs);
     try {
       // Before DBOS stops, so no step here ends with a claim that still holds once DBOS can record nothing; and again
       // after it, for a turn DBOS took from the queue meanwhile (which does not run here).
@@ -326,6 +351,12 @@ async function setUpWorker(setup: {
 }
 
 /** Settles once `work` did, or after `ms`, whichever comes first; never rejects. */
+/** Resolves once `count` answers 0 (asked every 10 ms), or `ms` after it was first asked. */
+async function untilNoneLeft(count: () => Promise<number>, ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  while ((await count()) > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([work.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);

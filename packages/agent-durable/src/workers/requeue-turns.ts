@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { DBOS_SYSTEM_SCHEMA, TURN_WORKFLOW_NAME } from "../defaults.js";
+import { TERMINAL_ROW } from "../store/schema.js";
 
 /**
  * Queues again the unfinished turns worker `executorId` was running: its
@@ -75,6 +76,25 @@ export async function requeueOrphanedTurns(
     [settings.queueName, TURN_WORKFLOW_NAME, settings.appVersion, settings.executorId],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * How many turns worker `executorId` runs whose own terminal status is in
+ * the event log (of `settings.schema`) while DBOS still has their workflow
+ * pending: executions that have only their outcome left to record.
+ */
+export async function endedTurnsPendingOf(
+  db: Pick<pg.Pool, "query">,
+  executorId: string,
+  settings: { appVersion: string; schema: string },
+): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*) AS ended FROM "${DBOS_SYSTEM_SCHEMA}".workflow_status w
+     WHERE executor_id = $1 AND status = 'PENDING' AND name = $2 AND application_version = $3
+       AND EXISTS (SELECT 1 FROM ${settings.schema}.events WHERE turn_key = w.workflow_uuid AND ${TERMINAL_ROW})`,
+    [executorId, TURN_WORKFLOW_NAME, settings.appVersion],
+  );
+  return Number(rows[0].ended);
 }
 
 /**
