@@ -1,3 +1,4 @@
+// Why this file is long: it is the one list of every property with its generator, CI budget and share of a run; split, the budgets and shares could not be read side by side.
 /**
  * The fuzz properties, shared by the CI tests
  * (`fuzz/test/properties`) and `pnpm fuzz` (`fuzz/src/run.ts`): each
@@ -22,6 +23,7 @@ import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
+import { type RetryLimitsCase, checkRetryLimits, retryLimitsArbitrary } from "./retry-limits.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
@@ -184,6 +186,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 200,
     fuzzWeight: 1,
   };
+  const retryLimits: FuzzProperty<RetryLimitsCase> = {
+    name: "retry-limits",
+    description:
+      "agent-core's transport retry at its limits, alone or as a turn's main request: failures of every class before or after visible output, silent attempts ended by a watchdog, Retry-After at the cap or the budget's end and one millisecond either side, default or generated policies, aborts in attempts and waits; compared with the rules",
+    arbitrary: retryLimitsArbitrary,
+    run: checkRetryLimits,
+    ciRuns: 150,
+    fuzzWeight: 1,
+  };
   const compaction: FuzzProperty<CompactionScenario> = {
     name: "runner-compaction",
     description:
@@ -312,6 +323,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     sharedRunner,
     seqUnderAbort,
     modelFallback,
+    retryLimits,
     compaction,
     subAgents,
     askHost,

@@ -22,7 +22,8 @@
 import { describe } from "vitest";
 import { propertyTest } from "../support/property-test.js";
 
-describe("property: compaction and model fallback", () => {
+describe("property: compaction, model fallback and retry limits", () => {
   propertyTest("model-fallback");
+  propertyTest("retry-limits");
   propertyTest("runner-compaction");
 });
