@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ImageContent, UserMessage } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ProtocolImageContent } from "@turnkit/protocol";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
 import { TURN_DEFAULTS } from "../../src/defaults.js";
 import { projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
+import { TranscriptProjection } from "../../src/messages/transcript-projection.js";
 import { markDroppedResponse } from "../../src/messages/turn-messages.js";
 
 /** The first 33 bytes of a PNG (signature and IHDR): enough for its size to be read. */
@@ -116,6 +117,43 @@ describe("projectAgentMessagesForModel", () => {
     ]);
     expect(roles(projected)).toEqual(["user", "assistant", "toolResult"]);
     expect(JSON.stringify(projected)).not.toContain("orphan");
+  });
+
+  it("drops tool results no provider takes: one after a user message, a second one for a call, one for an earlier response's call", () => {
+    const history: AgentMessage[] = [
+      userMessage("q", { timestamp: 1 }),
+      assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("a", {}, { id: "c2" })], { timestamp: 2 }),
+      toolResultMessage("c2", "a", "c2 answer", { timestamp: 3 }),
+      toolResultMessage("c1", "a", "c1 answer", { timestamp: 4 }),
+      toolResultMessage("c2", "a", "c2 again", { timestamp: 5 }),
+      assistantMessage([toolCall("a", {}, { id: "c3" })], { timestamp: 6 }),
+      toolResultMessage("c1", "a", "c1 late", { timestamp: 7 }),
+      toolResultMessage("c3", "a", "c3 answer", { timestamp: 8 }),
+      assistantMessage([toolCall("a", {}, { id: "c4" })], { timestamp: 9 }),
+      userMessage("interrupting", { timestamp: 10 }),
+      toolResultMessage("c4", "a", "c4 after the user", { timestamp: 11 }),
+    ];
+    const expected = [
+      "user",
+      "assistant",
+      "toolResult:c2 answer",
+      "toolResult:c1 answer",
+      "assistant",
+      "toolResult:c3 answer",
+      "assistant",
+      "user",
+    ];
+    const shown = (messages: readonly Message[]) =>
+      messages.map((message) =>
+        message.role === "toolResult" ? `toolResult:${(message.content[0] as { text: string }).text}` : message.role,
+      );
+    expect(shown(projectAgentMessagesForModel(history))).toEqual(expected);
+    // The same for a projection that grows with the transcript, whichever way it was built.
+    for (const messagesMayChangeInPlace of [true, false]) {
+      const projection = new TranscriptProjection({ messagesMayChangeInPlace });
+      for (let length = 1; length <= history.length; length++) projection.project(history.slice(0, length));
+      expect(shown(projection.project(history))).toEqual(expected);
+    }
   });
 
   it(`drops images smaller than ${TURN_DEFAULTS.minImageDimensionPx} px in either dimension, leaving a placeholder that names the file`, () => {
