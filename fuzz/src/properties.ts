@@ -24,6 +24,7 @@ import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
 import { type RetryLimitsCase, checkRetryLimits, retryLimitsArbitrary } from "./retry-limits.js";
+import { type OddHistoryCase, checkOddHistory, oddHistoryCaseArbitrary } from "./odd-histories.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
@@ -195,6 +196,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 150,
     fuzzWeight: 1,
   };
+  const oddHistory: FuzzProperty<OddHistoryCase> = {
+    name: "runner-odd-history",
+    description:
+      "PiTurnRunner on histories as stores keep them (tool results missing, repeated, after a user message, for an earlier or no call; error and aborted responses; hidden, host and batched messages) and images of every size in them, the turn's message and its tools' results: each request holds only results providers take, each image in its place or named by a placeholder, the newest 20 that are not tiny; history unchanged",
+    arbitrary: oddHistoryCaseArbitrary,
+    run: checkOddHistory,
+    ciRuns: 60,
+    fuzzWeight: 1,
+  };
   const compaction: FuzzProperty<CompactionScenario> = {
     name: "runner-compaction",
     description:
@@ -324,6 +334,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     seqUnderAbort,
     modelFallback,
     retryLimits,
+    oddHistory,
     compaction,
     subAgents,
     askHost,
