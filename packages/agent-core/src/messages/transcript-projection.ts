@@ -121,9 +121,8 @@ export class TranscriptProjection {
   private sourceLast: AgentMessage | undefined = undefined;
   /** Where {@link answersOpenCall} last found a call (message index in `projected`, block index): a hint it checks before trusting. */
   private lastCallFound: { message: number; block: number } | undefined = undefined;
-  /** Index in `projected` of the newest assistant message when only tool results follow it: the response whose calls results may answer. */
+  /** Index in `projected` of the newest response when only tool results follow it, and its calls answered so far. */
   private openResponse: number | undefined = undefined;
-  /** The calls of {@link openResponse} answered so far (one set, emptied for each response). */
   private readonly answered = new Set<string>();
 
   constructor(options: TranscriptProjectionOptions = {}) {
@@ -300,13 +299,10 @@ export class TranscriptProjection {
 
   /**
    * Whether a result for `toolCallId` goes here: the newest projected
-   * assistant message made that call, only tool results follow it, and none
-   * of them answered that call. Any other result (after a user message, a
-   * second one for a call, one for an earlier response's call) is one no
-   * provider accepts: it is left out, as a result without its call is.
-   * Results follow their calls in the model's order, so the block after
-   * the call found last is looked at first; a response of n calls costs n
-   * looks, not n²/2.
+   * response made that call, only tool results follow it, none answered it.
+   * Any other result (after a user message, a second one, one for an earlier
+   * response's call) no provider accepts. Results follow their calls in the
+   * model's order, so the block after the call found last is looked at first.
    */
   private answersOpenCall(toolCallId: string): boolean {
     const at = this.openResponse;
