@@ -102,6 +102,18 @@ describe("withHeaders", () => {
     expect(seen?.headers).toEqual({ "x-a": "host", "x-b": "call", "x-c": "call" });
   });
 
+  it("a header name is the same name in any case: the per-call value wins, and only it is sent", async () => {
+    const host = { "X-Title": "host", "anthropic-beta": "host-beta", "x-a": "host" };
+    const call = { "x-title": "call", "Anthropic-Beta": "call-beta" };
+    for (const layered of [
+      (f: StreamFn) => withHeaders(f, host),
+      (f: StreamFn) => composeStreamFn({ model, streamFn: f, headers: host }),
+    ]) {
+      const seen = await optionsSeenBy(layered, { headers: call });
+      expect(seen?.headers).toEqual({ "x-a": "host", "x-title": "call", "Anthropic-Beta": "call-beta" });
+    }
+  });
+
   it("sets no headers when there are none", async () => {
     const inner = createScriptedModel().streamFn;
     expect(withHeaders(inner, {})).toBe(inner);
