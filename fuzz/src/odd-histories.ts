@@ -24,7 +24,7 @@ import {
   toolCall,
   toolResultMessage,
 } from "@turnkit/agent-loop/testing";
-import { PiTurnRunner, defineRuntimeTool } from "@turnkit/agent-core";
+import { PiTurnRunner, TurnkitConfigError, defineRuntimeTool, type RunTurnInput } from "@turnkit/agent-core";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import fc from "fast-check";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
@@ -67,6 +67,8 @@ export interface OddHistoryCase {
   rounds: ImageKind[][][];
   /** A hook the host installs (the runner then looks at every message again on every request). */
   withHook: boolean;
+  /** The turn continues the history (`startMode: "continue"`) instead of sending a message of its own. */
+  continues: boolean;
 }
 
 const imageKind = fc.oneof(
@@ -105,6 +107,7 @@ export const oddHistoryArbitrary: fc.Arbitrary<OddHistoryCase> = fc.record({
   userImages: images(3),
   rounds: fc.array(fc.array(images(8), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 2 }),
   withHook: fc.boolean(),
+  continues: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 /** One image as a message carries it: a PNG header of its size (or data no reader knows), made unique by trailing bytes. */
@@ -150,6 +153,10 @@ interface Made {
   keptResults: Set<string>;
   /** Markers of every tool result of the history. */
   allResults: Set<string>;
+  /** The role of the last message a model is sent of the history (`none`: it sends none). */
+  viewTail: "none" | "user" | "assistant" | "toolResult";
+  /** A turn may continue the history: a model is sent a user message or a tool result last. */
+  continuable: boolean;
 }
 
 /** Builds the history, and says plainly which of its results a request keeps. */
@@ -161,6 +168,8 @@ function buildHistory(scenario: OddHistoryCase): Made {
     byName: new Map(),
     keptResults: new Set(),
     allResults: new Set(),
+    viewTail: "none",
+    continuable: false,
   };
   let images = 0;
   let markers = 0;
@@ -176,7 +185,10 @@ function buildHistory(scenario: OddHistoryCase): Made {
   const result = (id: string, kinds: readonly ImageKind[]) => {
     const marker = `«r${++markers}»`;
     made.allResults.add(marker);
-    if (open.delete(id)) made.keptResults.add(marker);
+    if (open.delete(id)) {
+      made.keptResults.add(marker);
+      made.viewTail = "toolResult";
+    }
     const content: (TextContent | ImageContent)[] = [{ type: "text", text: marker }, ...imagesFor(marker, kinds)];
     made.history.push(toolResultMessage(id, "shot", content, { timestamp: markers }));
   };
@@ -191,6 +203,7 @@ function buildHistory(scenario: OddHistoryCase): Made {
         else batch++;
         made.history.push(message);
         open = new Set();
+        made.viewTail = "user";
         break;
       }
       case "hidden": {
@@ -198,6 +211,7 @@ function buildHistory(scenario: OddHistoryCase): Made {
         made.imagesOf.set(marker, []);
         made.history.push({ role: "hidden", content: marker, timestamp: markers } as AgentMessage);
         open = new Set();
+        made.viewTail = "user";
         break;
       }
       case "host":
@@ -216,7 +230,10 @@ function buildHistory(scenario: OddHistoryCase): Made {
           }),
         );
         // A dropped response leaves the one before it open.
-        if (!dropped) open = new Set(ids);
+        if (!dropped) {
+          open = new Set(ids);
+          made.viewTail = "assistant";
+        }
         entry.results.forEach((spec, index) => {
           if (spec.present) result(ids[index]!, spec.images);
         });
@@ -230,6 +247,9 @@ function buildHistory(scenario: OddHistoryCase): Made {
         break;
     }
   }
+  // The loop continues from no response, a failed one included, whatever the model would see.
+  const last = made.history[made.history.length - 1];
+  made.continuable = last?.role !== "assistant" && (made.viewTail === "user" || made.viewTail === "toolResult");
   return made;
 }
 
@@ -353,19 +373,34 @@ export async function checkOddHistory(scenario: OddHistoryCase): Promise<void> {
     },
   });
   const events: RuntimeEvent[] = [];
-  const outcome = await new PiTurnRunner().runTurn({
+  const input: RunTurnInput = {
     sessionId: "session-odd-history",
     turnId: "turn-odd-history",
     systemPrompt: "",
     history: made.history,
-    userMessage: { text: "«now»", images: userImages.map((image) => image.block) },
+    ...(scenario.continues
+      ? { startMode: "continue" as const }
+      : { userMessage: { text: "«now»", images: userImages.map((image) => image.block) } }),
     eventWriter: { push: (event) => void events.push(event) },
     llm: { model: model.model, streamFn: model.streamFn, firstEventTimeoutMs: 0, streamIdleTimeoutMs: 0 },
     llmRetry: false,
     tools: [shot],
     disableBuiltinToolFallback: true,
     ...(scenario.withHook && { hooks: { onHistoryChangedHook: () => {} } }),
-  });
+  };
+  if (scenario.continues && !made.continuable) {
+    // Nothing a model could answer: refused in words before any event and any request.
+    const refused = await new PiTurnRunner().runTurn(input).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (!TurnkitConfigError.isInstance(refused))
+      throw new Error(`odd history: continuing a history whose model view ends ${made.viewTail} was not refused`);
+    if (events.length > 0 || model.requests.length > 0)
+      throw new Error("odd history: a refused turn emitted events or sent a request");
+    return;
+  }
+  const outcome = await new PiTurnRunner().runTurn(input);
   if (outcome.kind !== "completed") throw new Error(`odd history: the turn ended ${JSON.stringify(outcome)}`);
   if (JSON.stringify(made.history) !== before) throw new Error("odd history: the turn changed the caller's history");
   if (model.requests.length !== scenario.rounds.length + 1)

@@ -130,10 +130,17 @@ function assertMessages(messages: unknown, where: string): void {
  * responses), or ends with an assistant message (no steering is queued
  * yet), so the turn could only fail. Judged as the model sees it: a host
  * note or a tool result that answers no call after an answer hides nothing.
+ * The history's own last message is no assistant's either (the loop
+ * continues from no response, a failed one included).
  */
 function assertContinuable(input: RunTurnInput): void {
   const history = input.history ?? [];
   if (history.length === 0) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
+  // The loop continues only from a message that is no assistant's, a failed response included.
+  if (history[history.length - 1]!.role === "assistant")
+    throw invalid(
+      'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message',
+    );
   const after = Array.isArray(input.beforeUserMessages) ? input.beforeUserMessages : [];
   let seen: ReturnType<typeof projectAgentMessagesForModel>;
   try {

@@ -405,6 +405,8 @@ describe("invalid input", () => {
       [[question, answer, note], "an assistant message"],
       [[question, answer, stray], "an assistant message"],
       [[question, answer, failed, note], "an assistant message"],
+      // The model would see the answer last; the loop continues from no response, a failed one included.
+      [[question, failed], "an assistant message"],
     ] as const) {
       const model = createScriptedModel(["never sent"]);
       const writer = createRecordingEventWriter();
