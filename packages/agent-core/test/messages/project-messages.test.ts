@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ImageContent, Message, UserMessage } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ProtocolImageContent } from "@turnkit/protocol";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
@@ -170,6 +170,40 @@ describe("projectAgentMessagesForModel", () => {
       pngHeader(8, 8),
       pngHeader(640, 480),
     ]);
+  });
+
+  it("an image no provider takes (empty data, bytes that are no PNG, JPEG, GIF or WebP) becomes a placeholder; a kept one is sent as the type its bytes are", () => {
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46]).toString("base64");
+    const block = (data: string, mimeType: string, fileName?: string) =>
+      ({ type: "image", data, mimeType, ...(fileName && { fileName }) }) as ImageContent;
+    const history: AgentMessage[] = [
+      userMessage([text("look"), block("", "image/png", "empty.png"), block(pngHeader(64, 64), "")], { timestamp: 1 }),
+      assistantMessage([toolCall("shot", {}, { id: "c1" })], { timestamp: 2 }),
+      toolResultMessage(
+        "c1",
+        "shot",
+        [block(Buffer.from("hello").toString("base64"), "image/png"), block(jpeg, "image/png")],
+        {
+          timestamp: 3,
+        },
+      ),
+    ];
+    const frozen = JSON.stringify(history);
+    const projected = projectAgentMessagesForModel(history);
+    const shown = (message: Message | undefined) =>
+      ((message?.content ?? []) as (TextContent | ImageContent)[]).map((part) =>
+        part.type === "text" ? part.text : `image ${part.mimeType}`,
+      );
+    expect(shown(projected[0])).toEqual([
+      "look",
+      "[image omitted, not a PNG, JPEG, GIF or WebP image: empty.png]",
+      "image image/png",
+    ]);
+    expect(shown(projected[2])).toEqual([
+      "[image omitted, not a PNG, JPEG, GIF or WebP image: image/png]",
+      "image image/jpeg",
+    ]);
+    expect(JSON.stringify(history)).toBe(frozen);
   });
 
   it(`keeps the newest ${TURN_DEFAULTS.maxImagesPerRequest} images; older ones become a text placeholder naming the file`, () => {
