@@ -11,8 +11,8 @@
  * rules written plainly: every tool result answers a call of the response
  * right before it, once (what providers accept), and exactly those results
  * of the history that do so are there; each image is where its message put
- * it, as itself or as a placeholder naming it, the tiny ones never sent,
- * and of the rest exactly the newest 20; the caller's history is never
+ * it, as itself or as a placeholder naming it, the tiny ones and those
+ * whose bytes are no image never sent, and of the rest exactly the newest 20; the caller's history is never
  * changed; the turn completes.
  */
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
@@ -328,7 +328,8 @@ function checkRequest(messages: readonly Message[], made: Made, number: number):
   for (let index = slots.length - 1; index >= 0; index--) {
     const { image, sent } = slots[index]!;
     const size = SIZES[image.kind];
-    const tiny = size !== undefined && (size[0] < MIN_IMAGE_PX || size[1] < MIN_IMAGE_PX);
+    // Bytes that are no image (or none) are never sent: no provider takes them. Nor is a tiny one.
+    const tiny = size === undefined || size[0] < MIN_IMAGE_PX || size[1] < MIN_IMAGE_PX;
     const shouldSend = !tiny && kept < MAX_IMAGES;
     if (shouldSend) kept++;
     if (sent !== shouldSend)
