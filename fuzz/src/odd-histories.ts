@@ -12,7 +12,9 @@
  * right before it, once (what providers accept), and exactly those results
  * of the history that do so are there; each image is where its message put
  * it, as itself or as a placeholder naming it, the tiny ones and those
- * whose bytes are no image never sent, and of the rest exactly the newest 20; the caller's history is never
+ * whose bytes are no image never sent, and of the rest exactly the newest 20;
+ * each tool is told its turn and the assistant message id its call's
+ * chunks carry; the caller's history is never
  * changed; the turn completes.
  */
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
@@ -358,12 +360,15 @@ export async function checkOddHistory(scenario: OddHistoryCase): Promise<void> {
     ),
   );
   const model = createScriptedModel([...script, "«done»"]);
+  const contexts: { sessionId: string; turnId: string; toolCallId: string; assistantMessageId: string | undefined }[] =
+    [];
   const shot = defineRuntimeTool({
     name: "shot",
     description: "Answers with images",
     parameters: { type: "object", properties: { id: { type: "string" } } } as const,
     executionMode: "parallel",
     execute: async (ctx) => {
+      contexts.push({ ...ctx });
       const marker = `«t${ctx.toolCallId.slice(1)}»`;
       return {
         content: [
@@ -408,6 +413,44 @@ export async function checkOddHistory(scenario: OddHistoryCase): Promise<void> {
     throw new Error(`odd history: ${model.requests.length} requests, the script has ${scenario.rounds.length + 1}`);
   model.requests.forEach((request, index) => checkRequest(request.context.messages, made, index + 1));
   checkEventsPersistable(events);
+  checkToolContexts(contexts, events, scenario.rounds);
+}
+
+/**
+ * Each call's tool was told its turn and the id of the assistant message
+ * that made the call: the message id its `stream.resp` chunks carry.
+ */
+function checkToolContexts(
+  contexts: readonly {
+    sessionId: string;
+    turnId: string;
+    toolCallId: string;
+    assistantMessageId: string | undefined;
+  }[],
+  events: readonly RuntimeEvent[],
+  rounds: readonly (readonly unknown[])[],
+): void {
+  const calls = rounds.reduce((count, round) => count + round.length, 0);
+  if (contexts.length !== calls) throw new Error(`odd history: ${contexts.length} tool runs for ${calls} calls`);
+  for (const ctx of contexts) {
+    if (ctx.sessionId !== "session-odd-history" || ctx.turnId !== "turn-odd-history")
+      throw new Error(
+        `odd history: the tool of ${ctx.toolCallId} was told session ${ctx.sessionId}, turn ${ctx.turnId}`,
+      );
+    const ids = new Set<string | undefined>(
+      events.flatMap((event) =>
+        event.type === "stream.resp" &&
+        event.payload.chunk.kind === "tool_call" &&
+        event.payload.chunk.toolCallId === ctx.toolCallId
+          ? [event.payload.messageId]
+          : [],
+      ),
+    );
+    if (ids.size !== 1 || !ids.has(ctx.assistantMessageId))
+      throw new Error(
+        `odd history: the tool of ${ctx.toolCallId} was told assistant message ${ctx.assistantMessageId}; its chunks carry ${JSON.stringify([...ids])}`,
+      );
+  }
 }
 
 /** One case in eight without any history, as a fresh session. */

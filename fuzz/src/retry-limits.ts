@@ -376,6 +376,8 @@ function resolveHint(value: HintValue, limits: ReturnType<typeof limitsOf>, elap
 /** What a run showed, in the plain model's terms. */
 interface RetryObservation {
   sentAt: number[];
+  /** The `maxRetries` each attempt was sent with: 0, so the provider's own SDK never retries. */
+  providerRetries: unknown[];
   notices: string[];
   ending: "answered" | "failed" | "aborted";
   errorMessage?: string;
@@ -396,10 +398,12 @@ function scriptedProvider(
   expected: RetryExpectation,
   clock: VirtualClock,
   sentAt: number[],
+  providerRetries: unknown[],
 ): StreamFn {
   return (model, _context, options) => {
     const index = sentAt.length;
     sentAt.push(clock.now());
+    providerRetries.push(options?.maxRetries);
     const attempt = attemptAt(scenario, index);
     const limits = limitsOf(scenario);
     const stream = createAssistantMessageEventStream();
@@ -550,8 +554,9 @@ async function runOnLayer(scenario: RetryLimitsCase, expected: RetryExpectation)
   // provider's event and the watchdog due after it in one jump).
   const clock = createVirtualClock();
   const sentAt: number[] = [];
+  const providerRetries: unknown[] = [];
   const notices: string[] = [];
-  const provider = scriptedProvider(scenario, expected, clock, sentAt);
+  const provider = scriptedProvider(scenario, expected, clock, sentAt, providerRetries);
   const retried = withLlmRetry(
     provider,
     { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
@@ -589,6 +594,7 @@ async function runOnLayer(scenario: RetryLimitsCase, expected: RetryExpectation)
   const final = collected.final;
   return {
     sentAt,
+    providerRetries,
     notices,
     ending: final.stopReason === "aborted" ? "aborted" : final.stopReason === "error" ? "failed" : "answered",
     ...(final.errorMessage !== undefined && { errorMessage: final.errorMessage }),
@@ -601,6 +607,7 @@ async function runAsTurn(scenario: RetryLimitsCase, expected: RetryExpectation):
   // provider's event and the watchdog due after it in one jump).
   const clock = createVirtualClock();
   const sentAt: number[] = [];
+  const providerRetries: unknown[] = [];
   const notices: string[] = [];
   const events: RuntimeEvent[] = [];
   const controller = new AbortController();
@@ -627,7 +634,7 @@ async function runAsTurn(scenario: RetryLimitsCase, expected: RetryExpectation):
     signal: controller.signal,
     llm: {
       model,
-      streamFn: scriptedProvider(scenario, expected, clock, sentAt),
+      streamFn: scriptedProvider(scenario, expected, clock, sentAt, providerRetries),
       ...(scenario.firstEventTimeoutMs !== undefined && { firstEventTimeoutMs: scenario.firstEventTimeoutMs }),
       ...(scenario.streamIdleTimeoutMs !== undefined && { streamIdleTimeoutMs: scenario.streamIdleTimeoutMs }),
     },
@@ -645,6 +652,7 @@ async function runAsTurn(scenario: RetryLimitsCase, expected: RetryExpectation):
   const first = sentAt[0] ?? 0;
   return {
     sentAt: sentAt.map((at) => at - first),
+    providerRetries,
     notices,
     ending: outcome.kind === "completed" ? "answered" : outcome.kind === "aborted" ? "aborted" : "failed",
     ...(outcome.kind === "failed" && { errorMessage: outcome.message }),
@@ -664,6 +672,8 @@ export async function checkRetryLimits(scenario: RetryLimitsCase): Promise<void>
         `plain model: ${JSON.stringify(expected)}`,
     );
   };
+  if (seen.providerRetries.some((retries) => retries !== 0))
+    fail("maxRetries each attempt was sent with", seen.providerRetries, "0 for every attempt");
   if (JSON.stringify(seen.sentAt) !== JSON.stringify(expected.sentAt))
     fail("attempts sent at (virtual ms)", seen.sentAt, expected.sentAt);
   if (JSON.stringify(seen.notices) !== JSON.stringify(expected.notices))
