@@ -93,8 +93,8 @@ export type RetryAttempt =
 
 /** A generated case. */
 export interface RetryLimitsCase {
-  /** Omitted fields take the defaults; `undefined` sends no policy at all. */
-  policy: Pick<LlmRetryOptions, "maxRetries" | "baseDelayMs" | "maxDelayMs" | "maxRetryElapsedMs"> | undefined;
+  /** Omitted fields take the defaults; `undefined` sends no policy at all; `false` turns retrying off (one attempt, no observer). */
+  policy: Pick<LlmRetryOptions, "maxRetries" | "baseDelayMs" | "maxDelayMs" | "maxRetryElapsedMs"> | undefined | false;
   /** The two watchdogs; `undefined` takes the default (120 s, 300 s). */
   firstEventTimeoutMs: number | undefined;
   streamIdleTimeoutMs: number | undefined;
@@ -178,12 +178,13 @@ const attemptArbitrary: fc.Arbitrary<RetryAttempt> = fc.oneof(
   },
 );
 
-/** Defaults (a third of the cases), or a policy with one to four fields set. */
+/** Defaults (four cases in nine), retrying off (one in nine), or a policy with up to four fields set. */
 const policyArbitrary: fc.Arbitrary<RetryLimitsCase["policy"]> = fc.oneof(
-  { weight: 1, arbitrary: fc.constant(undefined) },
-  { weight: 1, arbitrary: fc.constant({}) },
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constant(false as const) },
+  { weight: 2, arbitrary: fc.constant({}) },
   {
-    weight: 2,
+    weight: 4,
     arbitrary: fc.record(
       {
         maxRetries: fc.constantFrom(0, 1, 5, 6),
@@ -249,9 +250,9 @@ export interface RetryExpectation {
 }
 
 function limitsOf(scenario: RetryLimitsCase) {
-  const policy = scenario.policy ?? {};
+  const policy = scenario.policy || {};
   return {
-    maxRetries: policy.maxRetries ?? DEFAULTS.maxRetries,
+    maxRetries: scenario.policy === false ? 0 : (policy.maxRetries ?? DEFAULTS.maxRetries),
     baseDelayMs: policy.baseDelayMs ?? DEFAULTS.baseDelayMs,
     maxDelayMs: policy.maxDelayMs ?? DEFAULTS.maxDelayMs,
     maxRetryElapsedMs: policy.maxRetryElapsedMs ?? DEFAULTS.maxRetryElapsedMs,
@@ -279,6 +280,12 @@ function latencyMs(latency: Latency, firstEventTimeoutMs: number): number {
  * failure after visible output is final; the caller's abort ends it all.
  */
 export function expectedRetry(scenario: RetryLimitsCase): RetryExpectation {
+  const expected = expectedAttempts(scenario);
+  // Retrying off: one attempt, and no observer to tell anything.
+  return scenario.policy === false ? { ...expected, notices: [] } : expected;
+}
+
+function expectedAttempts(scenario: RetryLimitsCase): RetryExpectation {
   const limits = limitsOf(scenario);
   const abortAt = scenario.abortAtMs ?? Number.POSITIVE_INFINITY;
   const sentAt: number[] = [];
@@ -572,7 +579,9 @@ async function runOnLayer(scenario: RetryLimitsCase, expected: RetryExpectation)
   const provider = scriptedProvider(scenario, expected, clock, sentAt, providerRetries);
   const retried = withLlmRetry(
     provider,
-    { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
+    scenario.policy === false
+      ? false
+      : { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
     {
       clock,
       random: () => scenario.jitter,
@@ -651,7 +660,10 @@ async function runAsTurn(scenario: RetryLimitsCase, expected: RetryExpectation):
       ...(scenario.firstEventTimeoutMs !== undefined && { firstEventTimeoutMs: scenario.firstEventTimeoutMs }),
       ...(scenario.streamIdleTimeoutMs !== undefined && { streamIdleTimeoutMs: scenario.streamIdleTimeoutMs }),
     },
-    llmRetry: { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
+    llmRetry:
+      scenario.policy === false
+        ? false
+        : { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
     disableBuiltinToolFallback: true,
   });
   await settleOrFail(run, clock, controller);
