@@ -39,6 +39,17 @@ describe("withHostMaxOutputTokens", () => {
     ).toBe(50_000);
   });
 
+  it.each([0, -5, 1.5, 1e21, 2 ** 53, Number.NaN])(
+    "llm.maxTokens %s is refused when the turn is built, naming the field (1e21 would be sent as '1e+21')",
+    (maxTokens) => {
+      const scripted = createScriptedModel();
+      expect(() => composeStreamFn({ model, streamFn: scripted.streamFn, maxTokens })).toThrow(
+        expect.objectContaining({ message: expect.stringContaining("llm.maxTokens must be a positive integer") }),
+      );
+      expect(scripted.requests).toHaveLength(0);
+    },
+  );
+
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])(
     "rejects the cap %s when the turn is built",
     (cap) => {
