@@ -25,6 +25,7 @@ import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
 import { type RetryLimitsCase, checkRetryLimits, retryLimitsArbitrary } from "./retry-limits.js";
 import { type OddHistoryCase, checkOddHistory, oddHistoryCaseArbitrary } from "./odd-histories.js";
+import { type OptionLayersCase, checkOptionLayers, optionLayersArbitrary } from "./option-layers-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
@@ -205,6 +206,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 60,
     fuzzWeight: 1,
   };
+  const optionLayers: FuzzProperty<OptionLayersCase> = {
+    name: "option-layers",
+    description:
+      "composeStreamFn's option layers: host caps (valid or refused), the turn's and the request's maxTokens, the model's limit, cacheRetention, timeoutMs, and header names repeated in other letter cases; what the stream function is sent follows the rules",
+    arbitrary: optionLayersArbitrary,
+    run: checkOptionLayers,
+    ciRuns: 100,
+    fuzzWeight: 0.3,
+  };
   const compaction: FuzzProperty<CompactionScenario> = {
     name: "runner-compaction",
     description:
@@ -335,6 +345,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     modelFallback,
     retryLimits,
     oddHistory,
+    optionLayers,
     compaction,
     subAgents,
     askHost,
