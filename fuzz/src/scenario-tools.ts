@@ -1,3 +1,4 @@
+// Why this file is long: the Agent's and the runner's scenario tools share one set of behaviours (each kind a case of one switch) and one record of how calls ran; split, the two would drift apart.
 /**
  * The tools of a generated scenario, as `AgentTool`s (for `Agent`) and as
  * `RuntimeTool`s (for `PiTurnRunner`). One schema for all; what a call does
