@@ -8,6 +8,7 @@ import type { AgentMessage } from "@turnkit/agent-loop";
 import type { TurnOutcome } from "@turnkit/protocol";
 import { type ArgumentRunObservation, type ArgumentScenario, scriptedCallId } from "./argument-scenario.js";
 import { checkEventsPersistable } from "./invariants/events-persistable.js";
+import { checkExecutionModes } from "./invariants/execution-modes.js";
 import { checkEventNumbering } from "./invariants/event-numbering.js";
 import { checkNoEngineErrors, checkNoEngineErrorsInTranscript } from "./invariants/no-engine-errors.js";
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
@@ -178,6 +179,7 @@ export function checkTurnObservation(
   }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
   checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
+  if (observation.toolRuns) checkExecutionModes(scenario, observation.toolRuns);
   checkUnreadableDecisions(outcome, observation.llmDecisions);
   if (observation.questions)
     checkHostQuestions(observation.questions, observation.events, outcome, observation.callerAborted, timing);

@@ -1,3 +1,4 @@
+// Why this file is long: it is the one list of every property with its generator, CI budget and share of a run; split, the budgets and shares could not be read side by side.
 /**
  * The fuzz properties, shared by the CI tests
  * (`fuzz/test/properties`) and `pnpm fuzz` (`fuzz/src/run.ts`): each
@@ -22,6 +23,9 @@ import { runAgentScenario } from "./run-agent-scenario.js";
 import { runTurnScenario } from "./run-turn-scenario.js";
 import { checkSharedRunner, sharedRunnerArbitrary } from "./shared-runner.js";
 import { type FallbackScenario, checkFallbackScenario, fallbackScenarioArbitrary } from "./model-fallback-scenario.js";
+import { type RetryLimitsCase, checkRetryLimits, retryLimitsArbitrary } from "./retry-limits.js";
+import { type OddHistoryCase, checkOddHistory, oddHistoryCaseArbitrary } from "./odd-histories.js";
+import { type OptionLayersCase, checkOptionLayers, optionLayersArbitrary } from "./option-layers-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
@@ -184,6 +188,33 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 200,
     fuzzWeight: 1,
   };
+  const retryLimits: FuzzProperty<RetryLimitsCase> = {
+    name: "retry-limits",
+    description:
+      "agent-core's transport retry at its limits, alone or as a turn's main request: failures of every class before or after visible output, silent attempts ended by a watchdog, Retry-After at the cap or the budget's end and one millisecond either side, default or generated policies, aborts in attempts and waits; compared with the rules",
+    arbitrary: retryLimitsArbitrary,
+    run: checkRetryLimits,
+    ciRuns: 150,
+    fuzzWeight: 1,
+  };
+  const oddHistory: FuzzProperty<OddHistoryCase> = {
+    name: "runner-odd-history",
+    description:
+      "PiTurnRunner on histories as stores keep them (tool results missing, repeated, after a user message, for an earlier or no call; error and aborted responses; hidden, host and batched messages) and images of every size in them, the turn's message and its tools' results: each request holds only results providers take, each image in its place or named by a placeholder, the newest 20 that are not tiny; history unchanged",
+    arbitrary: oddHistoryCaseArbitrary,
+    run: checkOddHistory,
+    ciRuns: 60,
+    fuzzWeight: 1,
+  };
+  const optionLayers: FuzzProperty<OptionLayersCase> = {
+    name: "option-layers",
+    description:
+      "composeStreamFn's option layers: host caps (valid or refused), the turn's and the request's maxTokens, the model's limit, cacheRetention, timeoutMs, and header names repeated in other letter cases; what the stream function is sent follows the rules",
+    arbitrary: optionLayersArbitrary,
+    run: checkOptionLayers,
+    ciRuns: 100,
+    fuzzWeight: 0.3,
+  };
   const compaction: FuzzProperty<CompactionScenario> = {
     name: "runner-compaction",
     description:
@@ -312,6 +343,9 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     sharedRunner,
     seqUnderAbort,
     modelFallback,
+    retryLimits,
+    oddHistory,
+    optionLayers,
     compaction,
     subAgents,
     askHost,

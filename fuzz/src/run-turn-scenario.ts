@@ -10,7 +10,7 @@ import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from ".
 import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
 import { type LlmDecisionNote, answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
-import { createRuntimeTools } from "./scenario-tools.js";
+import { type ToolRuns, createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { withHandWrittenStreams } from "./hand-written-streams.js";
@@ -35,6 +35,8 @@ export interface TurnScenarioObservation extends TurnRunObservation {
   hostile?: HostileProbe;
   /** The questions tools asked the host and its answers, when the scenario has a host answerer. */
   questions?: QuestionProbe;
+  /** When each of the scenario's tool calls started, against the calls running then (where the run noted it). */
+  toolRuns?: ToolRuns;
 }
 
 const SESSION_ID = "session-fuzz";
@@ -62,6 +64,7 @@ export interface PreparedTurnScenario {
   llmDecisions: LlmDecisionNote[];
   hostile: HostileProbe | undefined;
   questions: QuestionProbe | undefined;
+  toolRuns: ToolRuns;
 }
 
 /** Runs the turn to its end on `clock` (a new virtual clock unless given) and records it. Never rejects for anything the runner does. */
@@ -81,6 +84,7 @@ export async function runTurnScenario(
     llmDecisions: prepared.llmDecisions,
     hostile: prepared.hostile,
     ...(prepared.questions && { questions: prepared.questions }),
+    toolRuns: prepared.toolRuns,
   };
 }
 
@@ -96,6 +100,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   const controller = new AbortController();
   const respondTexts = new Map<string, string>();
   const llmDecisions: LlmDecisionNote[] = [];
+  const toolRuns: ToolRuns = { running: new Set(), starts: [] };
 
   // The host's answers to the tools' questions (ctx.askHost); its late answers are its own timers.
   const answers = scenario.hostAnswers;
@@ -227,6 +232,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
         ...(questions && { questions }),
         abort,
         afterTurn,
+        toolRuns,
       }),
       ...createSubAgentTools(
         scenario.subAgents ?? [],
@@ -311,6 +317,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     llmDecisions,
     hostile: hostile?.probe,
     questions,
+    toolRuns,
   };
 }
 

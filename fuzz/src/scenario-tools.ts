@@ -1,3 +1,4 @@
+// Why this file is long: the Agent's and the runner's scenario tools share one set of behaviours (each kind a case of one switch) and one record of how calls ran; split, the two would drift apart.
 /**
  * The tools of a generated scenario, as `AgentTool`s (for `Agent`) and as
  * `RuntimeTool`s (for `PiTurnRunner`). One schema for all; what a call does
@@ -47,6 +48,14 @@ export interface ToolEnvironment {
   abort?: () => void;
   /** Where a tool leaves what it does once the turn settled (the runner's tools only; for `updateAfterTurn`). */
   afterTurn?: (() => void)[];
+  /** The calls running now, and for each start the calls that were running then (the runner's tools only; invariant 33). */
+  toolRuns?: ToolRuns;
+}
+
+/** When each call started, against the calls running then. */
+export interface ToolRuns {
+  running: Set<string>;
+  starts: { callId: string; running: string[] }[];
 }
 
 /** Where a late update goes: after every microtask of the settling call. */
@@ -171,7 +180,27 @@ function malformedResult(kind: MalformedResult, callId: string): PerformedResult
 }
 
 /** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
+/** {@link performCall}, noting the calls that were running as it started (when the environment keeps {@link ToolRuns}). */
 async function perform(
+  callId: string,
+  environment: ToolEnvironment,
+  signal: AbortSignal | undefined,
+  update: ((text: string, oddDetails?: boolean) => void) | undefined,
+  asking?: { askHost: AskHost | undefined; callKey: string },
+  raw?: (value: unknown) => void,
+): Promise<PerformedResult> {
+  const runs = environment.toolRuns;
+  if (!runs) return performCall(callId, environment, signal, update, asking, raw);
+  runs.starts.push({ callId, running: [...runs.running] });
+  runs.running.add(callId);
+  try {
+    return await performCall(callId, environment, signal, update, asking, raw);
+  } finally {
+    runs.running.delete(callId);
+  }
+}
+
+async function performCall(
   callId: string,
   environment: ToolEnvironment,
   signal: AbortSignal | undefined,

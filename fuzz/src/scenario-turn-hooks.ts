@@ -19,7 +19,7 @@ import { unreadableDecisions } from "./unreadable-decisions.js";
 
 export { UNREADABLE_DECISION_TEXT } from "./unreadable-decisions.js";
 
-/** What the hooks may do to the run: abort it, and note the texts `respond` decisions answered with. */
+/** What the hooks may do to the run: abort it, and note the texts `respond` and `replaceText` decisions answered with. */
 export interface HookContext {
   abort: () => void;
   respondTexts: Map<string, string>;
@@ -116,12 +116,13 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
           return revokedProxy() as never;
         case "continue":
           return { type: "continue" };
-        case "replaceText":
+        case "replaceText": {
           replacements++;
-          return {
-            type: "replaceText",
-            text: markedText(`replaced${replacements}`, "text replaced by afterLlmCallHook"),
-          };
+          const text = markedText(`replaced${replacements}`, "text replaced by afterLlmCallHook");
+          // A response that streamed no text shows its final text at its end: the replacement.
+          context.respondTexts.set(`replaced${replacements}`, text);
+          return { type: "replaceText", text };
+        }
         case "retry":
           return { type: "retry", reason: "the scenario wants another answer", prompt: "please answer again" };
         case "fail":

@@ -3,6 +3,7 @@ import { Type } from "@mariozechner/pi-ai";
 import { Type as SinclairType } from "@sinclair/typebox";
 import { response, text, toolCall } from "@turnkit/agent-loop/testing";
 import { defineScenario } from "../scenario.js";
+import { pngImage } from "../scenario-messages.js";
 import { defineTool, echoTool, gatedTool, textResult, throwingTool } from "../scenario-tools.js";
 import { assertLinesInOrder, assertLineCount, assertNoLine } from "../trace-assertions.js";
 
@@ -411,5 +412,70 @@ export const TOOL_BATCH_SCENARIOS = [
       assertLineCount(trace, "request ", 2);
       assertLinesInOrder(trace, ['tool_execution_end call_1 finish ok [text "finished"] terminate']);
     },
+  }),
+  defineScenario({
+    id: "tool-result-image",
+    title: "a tool that answers with text and an image: the result carries both, and the next request sends it",
+    spec: ["L4", "L5"],
+    surfaces: ["agent", "agentLoop"],
+    script: () => [response(toolCall("screenshot", {})), response("I see a pixel.")],
+    async run(ctx) {
+      const screenshot = defineTool({
+        name: "screenshot",
+        parameters: Type.Object({}),
+        execute: async () => ({ content: [{ type: "text", text: "the screen:" }, pngImage()], details: {} }),
+      });
+      await ctx.prompt("Look", { tools: [screenshot] });
+    },
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'tool_execution_end call_1 screenshot ok [text "the screen:", image(image/png)]',
+        'message_end toolResult call_1 screenshot ok [text "the screen:", image(image/png)]',
+        "agent_end [user, assistant(toolUse), toolResult(call_1), assistant(stop)]",
+      ]),
+  }),
+  defineScenario({
+    id: "repeated-tool-call-ids",
+    title:
+      "a response whose two calls share one id (as some OpenAI-compatible servers write them): both run, each answered",
+    spec: ["L4", "L5"],
+    surfaces: ["agent", "agentLoop"],
+    script: () => [
+      response([toolCall("echo", { text: "a" }, { id: "dup" }), toolCall("echo", { text: "b" }, { id: "dup" })]),
+      response("Both echoed."),
+    ],
+    run: (ctx) => ctx.prompt("Echo twice", { tools: [echoTool()] }),
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'message_end toolResult dup echo ok [text "echo: a"]',
+        'message_end toolResult dup echo ok [text "echo: b"]',
+        "turn_end assistant(toolUse) results=[dup, dup]",
+        'message_end assistant(stop) [text "Both echoed."]',
+      ]),
+  }),
+  defineScenario({
+    id: "tool-names-of-object-members",
+    title:
+      "calls named like members every object has (constructor, __proto__, toString, hasOwnProperty): unknown tools, each answered with an error",
+    spec: ["L5"],
+    surfaces: ["agent", "agentLoop"],
+    script: () => [
+      response([
+        toolCall("constructor", {}),
+        toolCall("__proto__", {}),
+        toolCall("toString", {}),
+        toolCall("hasOwnProperty", {}),
+      ]),
+      response("None of those exist."),
+    ],
+    run: (ctx) => ctx.prompt("Call them", { tools: [echoTool()] }),
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        'message_end toolResult call_1 constructor error [text "Tool constructor not found"]',
+        'message_end toolResult call_2 __proto__ error [text "Tool __proto__ not found"]',
+        'message_end toolResult call_3 toString error [text "Tool toString not found"]',
+        'message_end toolResult call_4 hasOwnProperty error [text "Tool hasOwnProperty not found"]',
+        "turn_end assistant(toolUse) results=[call_1, call_2, call_3, call_4]",
+      ]),
   }),
 ];

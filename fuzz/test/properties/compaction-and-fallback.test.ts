@@ -22,7 +22,9 @@
 import { describe } from "vitest";
 import { propertyTest } from "../support/property-test.js";
 
-describe("property: compaction and model fallback", () => {
+describe("property: compaction, model fallback, retry limits and option layers", () => {
   propertyTest("model-fallback");
+  propertyTest("retry-limits");
+  propertyTest("option-layers");
   propertyTest("runner-compaction");
 });

@@ -17,6 +17,14 @@
  * delivered once in order (4), no text shown twice and no retry after
  * visible output (5), nothing left on the caller's signal or the clock (6),
  * `seq` without a gap and whatever a writer never received announced (13).
+ *
+ * `runner-odd-history`: histories as stores keep them (results missing,
+ * repeated, after a user message, for an earlier or no call; error and
+ * aborted responses with calls; hidden, host and batched messages) and
+ * images of every size in them, in the turn's message and in its tools'
+ * results: each request holds only results providers take and exactly
+ * the history's results that do, every image in its place or named by a
+ * placeholder, the newest 20 that are not tiny (32).
  */
 import { describe } from "vitest";
 import { propertyTest } from "../support/property-test.js";
@@ -24,4 +32,5 @@ import { propertyTest } from "../support/property-test.js";
 describe("property: PiTurnRunner", () => {
   propertyTest("runner");
   propertyTest("runner-provider-failures");
+  propertyTest("runner-odd-history");
 });

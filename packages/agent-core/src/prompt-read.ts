@@ -92,6 +92,8 @@ export class PromptReadScope<TSnapshot, TValue = unknown> {
 /** A registry slot: reserved for a turn, with its scope once remembered. */
 interface Slot<TScope> {
   scope: TScope | undefined;
+  /** A scope was remembered (`undefined` may be one): a second `remember` is misuse. */
+  remembered: boolean;
 }
 
 /**
@@ -156,20 +158,21 @@ export class BoundedInternalTurnPromptReadRegistry<TScope = PromptReadScope<unkn
           "No reserved turn is evicted; take or discard finished turns (a leak usually means a turn ended without either).",
       );
     }
-    this.slots.set(turnId, { scope: undefined });
+    this.slots.set(turnId, { scope: undefined, remembered: false });
   }
 
   /** Stores the scope of a reserved turn. Throws for an unreserved id or when a scope is already stored. */
   remember(turnId: string, scope: TScope): void {
     this.assertOpen("remember", { turnId });
     const slot = this.requireSlot(turnId, "remember");
-    if (slot.scope !== undefined) {
+    if (slot.remembered) {
       throw new TurnkitError(
         PromptReadErrorCode.DuplicateTurn,
         `Prompt-read registry: turn ${JSON.stringify(turnId)} already has a scope; take or discard it first`,
       );
     }
     slot.scope = scope;
+    slot.remembered = true;
   }
 
   /**

@@ -165,6 +165,19 @@ describe("BoundedInternalTurnPromptReadRegistry", () => {
     expect(() => registry.remember("ghost", scopeOf())).toThrow(/cannot remember turn "ghost"; it was never reserved/);
   });
 
+  it("a second remember is refused whatever the first one stored (undefined and null included)", () => {
+    const registry = new BoundedInternalTurnPromptReadRegistry<unknown>();
+    for (const [id, first] of [
+      ["a", undefined],
+      ["b", null],
+    ] as const) {
+      registry.reserve(id);
+      registry.remember(id, first);
+      expect(codeOf(() => registry.remember(id, scopeOf()))).toBe(PromptReadErrorCode.DuplicateTurn);
+      expect(registry.take(id)).toBe(first);
+    }
+  });
+
   it("rebind moves the reservation and its scope to the new id without using capacity", () => {
     const registry = new BoundedInternalTurnPromptReadRegistry(2);
     const scope = scopeOf();

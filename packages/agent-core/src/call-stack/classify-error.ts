@@ -148,11 +148,15 @@ function classifyObject(error: Record<string, unknown>): ClassifiedError {
 /**
  * Adds what the HTTP response says to a classification: its status when the
  * error itself had none (the text is classified again under that status),
- * and its Retry-After, which wins over a hint in the text. An abort or one
- * of Turnkit's own timeouts stays as it is.
+ * and its Retry-After, which wins over a hint in the text. An abort stays as
+ * it is; a timeout (Turnkit's own, or one the provider reports: a 408, "Request
+ * timed out") stays a timeout but takes the response's Retry-After as any
+ * other failure does.
  */
 function withResponse(classified: ClassifiedError, response: ProviderResponse): ClassifiedError {
-  if (classified.aborted || classified.code === "timeout") return classified;
+  if (classified.aborted) return classified;
+  if (classified.code === "timeout")
+    return withRetryAfter(classified, retryAfterFromHeaders(response.headers) ?? classified.retryAfterMs);
   const reclassified =
     classified.status === undefined
       ? classifyText(classified.message, { fromProvider: true, status: response.status })

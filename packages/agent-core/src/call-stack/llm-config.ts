@@ -24,7 +24,11 @@ export interface LlmConfig {
   thinkingLevel?: ModelThinkingLevel;
   /** Prompt-cache retention preference, sent when a request does not set its own. */
   cacheRetention?: CacheRetention;
-  /** Output-token limit sent when a request does not set a positive one. Non-positive values are ignored. */
+  /**
+   * Output-token limit sent when a request does not set a positive one. Must
+   * be a positive (safe) integer; anything else throws `TurnkitConfigError`
+   * naming the field when the turn is built.
+   */
   maxTokens?: number;
   /**
    * A ceiling the host imposes on output tokens, whatever the request or the

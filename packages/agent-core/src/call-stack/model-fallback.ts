@@ -18,6 +18,7 @@ import { RetryAttempt } from "./retry-attempt.js";
 
 export { DEFAULT_MODEL_FALLBACK_TRIGGERS, type LlmFallbackModel, type LlmFallbackOptions, type ModelFallbackTrigger };
 import { pushTerminalError, type AnyModel, type StreamFn, type StreamFnOptions } from "./stream-fn.js";
+import { mergeHeaders } from "./merge-headers.js";
 
 /** One switch of a request to the next model, as the fallback layer reports it. */
 export interface ModelFallbackNotice {
@@ -269,7 +270,7 @@ function optionsFor(
   // The request's headers are its provider's (an Authorization or key header among them): another provider gets its own only.
   if (!sameProvider) delete sent.headers;
   if (turnsProvider && turn.headers !== undefined) sent.headers = { ...turn.headers };
-  if (entry.headers !== undefined) sent.headers = { ...sent.headers, ...entry.headers };
+  if (entry.headers !== undefined) sent.headers = mergeHeaders(sent.headers, entry.headers);
   if (entry.cacheRetention !== undefined) sent.cacheRetention = entry.cacheRetention;
   return sent;
 }

@@ -5,6 +5,7 @@ import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { assertLlmConfigShape } from "../pi-turn-runner/run-turn-input-shape.js";
 import type { LlmConfig } from "./llm-config.js";
 import { type AnyModel, invokeStreamFn, type StreamFn, type StreamFnOptions } from "./stream-fn.js";
+import { mergeHeaders } from "./merge-headers.js";
 
 /*
  * The option layers: the rules by which a turn's `llm` config shapes each
@@ -21,7 +22,7 @@ export type ApplyOptionLayers = (options: StreamFnOptions | undefined, model: An
 /**
  * The six option layers of `llm` as one function, applied outermost first:
  * request timeout (20 min unless the request sets its own), `fetch`,
- * `headers` (the request's own win on a name in both), `maxTokens` (unless
+ * `headers` (the request's own win on a name in both, in any case), `maxTokens` (unless
  * the request asks for a positive number), `cacheRetention`, and the host
  * cap last (the smallest positive of the cap, the request's `maxTokens` and
  * the model's). Each layer fills only its own option, and only when the
@@ -107,8 +108,8 @@ export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined)
 }
 
 /**
- * Merges `headers` into every request's headers; on a name present in both,
- * the request's own value wins. Empty or absent `headers` return `streamFn`
+ * Merges `headers` into every request's headers; on a name present in both
+ * (in any case: `X-Title` is `x-title`), only the request's own value is sent. Empty or absent `headers` return `streamFn`
  * unchanged, so a request never gains an empty `headers` object.
  */
 export function withHeaders(streamFn: StreamFn, headers: Record<string, string> | undefined): StreamFn {
@@ -169,7 +170,7 @@ function fillFetch(options: StreamFnOptions, fetch: typeof globalThis.fetch): vo
 }
 
 function fillHeaders(options: StreamFnOptions, headers: Record<string, string>): void {
-  options.headers = { ...headers, ...options.headers };
+  options.headers = mergeHeaders(headers, options.headers);
 }
 
 function fillMaxTokens(options: StreamFnOptions, maxTokens: number): void {

@@ -19,6 +19,7 @@ import { describeInlineMedia, withMediaDescribed } from "./media-descriptor.js";
 import { jsonSafe } from "./json-safe.js";
 import { objectArguments } from "../messages/tool-call-arguments.js";
 import { distinctToolCallId } from "../messages/tool-call-ids.js";
+import { isDroppedResponse } from "../messages/turn-messages.js";
 
 /**
  * Host hook that names assistant messages. Called once per
@@ -92,6 +93,8 @@ export class EventBridge {
   private currentChunkIndex = 0;
   /** Ids the streaming message's announced tool calls go by, so each of its calls is announced under its own. */
   private currentCallIds: Set<string> | undefined = undefined;
+  /** The streaming message showed text or thinking through a delta; one that showed none shows its final blocks at its end. */
+  private currentShowedDelta = false;
   /**
    * The newest of the completed messages waiting for their calls to end,
    * each linked to the one held before it (rarely more than one): a chain
@@ -240,6 +243,7 @@ export class EventBridge {
     this.currentId = id;
     this.currentChunkIndex = 0;
     this.currentCallIds = undefined;
+    this.currentShowedDelta = false;
   }
 
   /** The next chunk of the streaming message `id`. */
@@ -258,10 +262,14 @@ export class EventBridge {
     const source = event.assistantMessageEvent;
     switch (source.type) {
       case "text_delta":
-        if (source.delta !== "") this.chunk(id, { kind: "text", delta: source.delta });
+        if (source.delta === "") return;
+        this.currentShowedDelta = true;
+        this.chunk(id, { kind: "text", delta: source.delta });
         return;
       case "thinking_delta":
-        if (source.delta !== "") this.chunk(id, { kind: "thinking", delta: source.delta });
+        if (source.delta === "") return;
+        this.currentShowedDelta = true;
+        this.chunk(id, { kind: "thinking", delta: source.delta });
         return;
       case "toolcall_end": {
         const taken = (this.currentCallIds ??= new Set());
@@ -289,6 +297,7 @@ export class EventBridge {
       this.chunk(id, this.failedChunk(message.usage, { code: classified.code, message: classified.message }));
       return;
     }
+    if (!this.currentShowedDelta && !isDroppedResponse(message)) this.showUnstreamedBlocks(id, message);
     const toolCalls = message.content.filter(isToolCall);
     if (toolCalls.length === 0) {
       this.chunk(id, this.finishedChunk(message.stopReason, message.usage));
@@ -314,6 +323,20 @@ export class EventBridge {
       chunk: undefined,
     }));
     this.newestHeld = held;
+  }
+
+  /**
+   * A response that came without deltas (a stream function that answers
+   * with one `done` event, a provider that sends text only at `text_end`)
+   * shows its thinking and text as chunks at its end, so a host reading
+   * chunks does not show it empty. A response a hook dropped shows nothing.
+   */
+  private showUnstreamedBlocks(id: string, message: AssistantMessage): void {
+    for (const block of message.content) {
+      if (block.type === "text" && block.text !== "") this.chunk(id, { kind: "text", delta: block.text });
+      else if (block.type === "thinking" && block.thinking !== "" && !block.redacted)
+        this.chunk(id, { kind: "thinking", delta: block.thinking });
+    }
   }
 
   /**

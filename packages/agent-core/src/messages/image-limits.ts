@@ -23,6 +23,25 @@ function imageLabel(image: ImageContent): string {
   return typeof fileName === "string" && fileName !== "" ? fileName : image.mimeType;
 }
 
+/**
+ * The type a provider takes an image as, by the signature its bytes start
+ * with: PNG, JPEG, GIF or WebP (what every provider the loop speaks to
+ * takes); `undefined` for anything else (empty data, other formats, no
+ * image at all). Such an image would make a provider refuse the request,
+ * and every later one of the session, since it stays in the transcript.
+ */
+function sentImageType(data: string): string | undefined {
+  const head = Buffer.from(data.slice(0, 16), "base64");
+  const ascii = (start: number, end: number) => head.subarray(start, end).toString("latin1");
+  if (head.length >= 8 && head.subarray(0, 8).equals(PNG_SIGNATURE)) return "image/png";
+  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "image/jpeg";
+  if (ascii(0, 6) === "GIF87a" || ascii(0, 6) === "GIF89a") return "image/gif";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
+  return undefined;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 function isTooSmall(image: ImageContent): boolean {
   const size = readImageSize(image.data);
   return (
@@ -32,8 +51,10 @@ function isTooSmall(image: ImageContent): boolean {
 }
 
 /**
- * Replaces tiny images, and all but the newest `maxImages`, by text
- * placeholders, walking from the end. `withImages` lists, ascending, the
+ * Replaces images no provider takes (bytes that are no PNG, JPEG, GIF or
+ * WebP image), tiny images, and all but the newest `maxImages`, by text
+ * placeholders, walking from the end; a kept image is sent as the type its
+ * bytes are. `withImages` lists, ascending, the
  * indexes of the messages holding images (no other message is looked at).
  * Each message changed is replaced in `messages` by a new object; `omitted`
  * counts the placeholders. Returns `messages`.
@@ -52,8 +73,18 @@ export function limitImages(
     const content: UserContent = [];
     for (let blockIndex = message.content.length - 1; blockIndex >= 0; blockIndex--) {
       const block = message.content[blockIndex]!;
-      if (block.type !== "image") content.push(block);
-      else if (isTooSmall(block)) {
+      if (block.type !== "image") {
+        content.push(block);
+        continue;
+      }
+      const type = sentImageType(block.data);
+      if (type === undefined) {
+        omitted.count++;
+        content.push({
+          type: "text",
+          text: `[image omitted, not a PNG, JPEG, GIF or WebP image: ${imageLabel(block)}]`,
+        });
+      } else if (isTooSmall(block)) {
         omitted.count++;
         content.push({
           type: "text",
@@ -61,7 +92,8 @@ export function limitImages(
         });
       } else if (kept < maxImages) {
         kept++;
-        content.push(block);
+        // Sent as the type its bytes are, which a provider checks the declared one against.
+        content.push(block.mimeType === type ? block : { ...block, mimeType: type });
       } else {
         omitted.count++;
         content.push({

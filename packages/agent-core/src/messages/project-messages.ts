@@ -18,8 +18,11 @@ export interface ProjectMessagesOptions {
  * In order: drops host-only messages (`role: "host"`, unknown custom roles),
  * `error`/`aborted` assistant messages and responses a hook dropped; turns
  * hidden messages into user messages; merges adjacent user messages that
- * share a `batchId`; strips host fields; drops tool results whose call is not
- * in a kept assistant message; replaces images smaller than 8 px, and all
+ * share a `batchId`; strips host fields; drops tool results that answer no
+ * call of the kept assistant message right before them (only tool results
+ * between them, one result per call: what providers accept); replaces images
+ * no provider takes (bytes that are no PNG, JPEG, GIF or WebP image, sending
+ * a kept one as the type its bytes are), images smaller than 8 px, and all
  * but the newest `maxImages` images, with a text placeholder that names the
  * image by its `fileName` (the file it came from, as the built-in `read`
  * tool records it), else its MIME type, so the model knows what it cannot see.

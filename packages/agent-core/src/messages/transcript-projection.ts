@@ -119,8 +119,11 @@ export class TranscriptProjection {
   private source: readonly AgentMessage[] = [];
   private sourceLength = 0;
   private sourceLast: AgentMessage | undefined = undefined;
-  /** Where {@link knowsCall} last found a call (message index in `projected`, block index): a hint it checks before trusting. */
+  /** Where {@link answersOpenCall} last found a call (message index in `projected`, block index): a hint it checks before trusting. */
   private lastCallFound: { message: number; block: number } | undefined = undefined;
+  /** Index in `projected` of the newest response when only tool results follow it, and its calls answered so far. */
+  private openResponse: number | undefined = undefined;
+  private readonly answered = new Set<string>();
 
   constructor(options: TranscriptProjectionOptions = {}) {
     this.maxImages = options.maxImages ?? TURN_DEFAULTS.maxImagesPerRequest;
@@ -233,6 +236,8 @@ export class TranscriptProjection {
 
   private startOver(): void {
     this.projected = [];
+    this.openResponse = undefined;
+    this.answered.clear();
     this.withImages = undefined;
     this.lastBatchId = undefined;
     this.source = [];
@@ -278,7 +283,7 @@ export class TranscriptProjection {
       }
       case "toolResult": {
         this.lastBatchId = undefined;
-        if (!this.knowsCall(message.toolCallId)) return undefined;
+        if (!this.answersOpenCall(message.toolCallId)) return undefined;
         const copy =
           reusable?.role === "toolResult" && sameToolResult(reusable, message)
             ? reusable
@@ -293,35 +298,28 @@ export class TranscriptProjection {
   }
 
   /**
-   * Whether an assistant message projected so far made the call
-   * `toolCallId`. Results follow their calls in the model's order, so the
-   * block after the call found last is looked at first; otherwise the
-   * projection is searched from the newest message back, where a result's
-   * call almost always is. A response of n calls costs n looks, not n²/2
-   * (a set of every call id would cost each turn a table).
+   * Whether a result for `toolCallId` goes here: the newest projected
+   * response made that call, only tool results follow it, none answered it.
+   * Any other result (after a user message, a second one, one for an earlier
+   * response's call) no provider accepts. Results follow their calls in the
+   * model's order, so the block after the call found last is looked at first.
    */
-  private knowsCall(toolCallId: string): boolean {
+  private answersOpenCall(toolCallId: string): boolean {
+    const at = this.openResponse;
+    if (at === undefined || this.answered.has(toolCallId)) return false;
+    const response = this.projected[at];
+    if (response?.role !== "assistant") return false;
+    const { content } = response;
     const found = this.lastCallFound;
-    const next = found ? this.projected[found.message] : undefined;
-    if (next?.role === "assistant") {
-      const block = next.content[found!.block + 1];
-      if (block?.type === "toolCall" && block.id === toolCallId) {
-        found!.block++;
-        return true;
-      }
+    let index = found?.message === at ? found.block + 1 : content.length;
+    const hinted = content[index];
+    if (!(hinted?.type === "toolCall" && hinted.id === toolCallId)) {
+      index = content.findIndex((block) => block.type === "toolCall" && block.id === toolCallId);
+      if (index < 0) return false;
     }
-    for (let index = this.projected.length - 1; index >= 0; index--) {
-      const message = this.projected[index]!;
-      if (message.role !== "assistant") continue;
-      const { content } = message;
-      for (let block = 0; block < content.length; block++) {
-        const call = content[block]!;
-        if (call.type !== "toolCall" || call.id !== toolCallId) continue;
-        this.lastCallFound = { message: index, block };
-        return true;
-      }
-    }
-    return false;
+    this.lastCallFound = { message: at, block: index };
+    this.answered.add(toolCallId);
+    return true;
   }
 
   /**
@@ -336,6 +334,10 @@ export class TranscriptProjection {
 
   private push(message: Message): void {
     if (hasImage(message)) (this.withImages ??= []).push(this.projected.length);
+    if (message.role === "assistant") {
+      this.openResponse = this.projected.length;
+      this.answered.clear();
+    } else if (message.role !== "toolResult") this.openResponse = undefined;
     this.projected.push(message);
   }
 

@@ -133,8 +133,9 @@ export class TurnEventBridge extends EventBridge {
 
 /**
  * The host's message id allocator, as a host call of the turn: a failure,
- * or an answer that is not a non-empty string, fails the turn as the host's
- * fault (`internal`, naming the allocator),
+ * an answer that is not a non-empty string, or the id of an earlier message
+ * of the turn, fails the turn as the host's fault (`internal`, naming the
+ * allocator),
  * never the provider's; an allocator still pending past the abort grace is
  * given up on. Rejects in both cases, so the bridge never names a message.
  */
@@ -150,7 +151,11 @@ function allocateMessageId(turn: TurnState): string | Promise<string> {
     });
   }
   // An id known at once is used at once: the bridge then makes the loop wait for nothing.
-  return typeof answer === "string" && answer !== "" ? answer : awaitMessageId(turn, () => answer);
+  if (typeof answer === "string" && answer !== "" && !turn.messageIds.has(answer)) {
+    turn.messageIds.add(answer);
+    return answer;
+  }
+  return awaitMessageId(turn, () => answer);
 }
 
 /** The allocator's answer (`call` returns it, or throws what the allocator threw) as a host call of the turn. */
@@ -172,5 +177,12 @@ async function awaitMessageId(turn: TurnState, call: () => string | Promise<stri
     failTurn(turn, { code: ErrorCode.Internal, message }, true);
     throw new Error(message);
   }
+  // Two messages under one id would read as one (its chunk numbers starting again at 0).
+  if (turn.messageIds.has(id)) {
+    const message = `The host callback allocateMessageId returned ${describeValue(id)}, the id of an earlier message of this turn`;
+    failTurn(turn, { code: ErrorCode.Internal, message }, true);
+    throw new Error(message);
+  }
+  turn.messageIds.add(id);
   return id;
 }

@@ -86,7 +86,7 @@ function fits(rule: Exclude<FieldRule, "checked">, value: unknown): boolean {
       );
     }
     case "positive integer":
-      return typeof value === "number" && Number.isInteger(value) && value > 0;
+      return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
     case "false or object":
       return value === false || (typeof value === "object" && value !== null && !Array.isArray(value));
   }

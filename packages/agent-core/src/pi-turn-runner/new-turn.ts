@@ -65,6 +65,7 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
   requestIndex = -1;
   stepIndex = -1;
   afterLlmRetries = 0;
+  messageIds = new Set<string>();
   nextDirective: LlmDirective | undefined = undefined;
   loopMessages: AgentMessage[] | undefined = undefined;
   hookMessageCopies: WeakMap<AgentMessage, AgentMessage> | undefined = undefined;

@@ -4,7 +4,9 @@ import { ConfigErrorCode, TurnkitConfigError } from "../errors.js";
 import { checkReadable } from "../input-reading.js";
 import { modelProblem } from "../call-stack/model-check.js";
 import { assertRuntimeTool } from "../tools/runtime-tool.js";
+import { errorText } from "@turnkit/agent-loop/internal";
 import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
+import { projectAgentMessagesForModel } from "../messages/project-messages.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import { assertRunTurnInputShape, readRunTurnInputOnce } from "./run-turn-input-shape.js";
 import type { RunTurnInput } from "./run-turn-input.js";
@@ -91,16 +93,7 @@ function checkRunTurnInput(input: RunTurnInput): void {
     const problem = inputMessageProblem(input.userMessage);
     if (problem) throw invalid(`RunTurnInput.userMessage${problem}`);
   }
-  if (continuing) {
-    const last = input.history?.[input.history.length - 1];
-    if (!last) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
-    // A provider cannot answer an assistant tail, and no steering is queued yet: the turn could only fail.
-    if (last.role === "assistant") {
-      throw invalid(
-        'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message',
-      );
-    }
-  }
+  if (continuing) assertContinuable(input);
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
   // Array.from: a hole is an `undefined` tool, refused as one.
   Array.from(input.tools ?? [], (tool: unknown, index) => {
@@ -128,4 +121,40 @@ function assertMessages(messages: unknown, where: string): void {
   if (!Array.isArray(messages)) return;
   const problem = messagesProblem(messages);
   if (problem) throw invalid(`${where}${problem}`);
+}
+
+/**
+ * A turn that continues its history sends the model what the history (and
+ * the turn's `beforeUserMessages` after it) holds for a model: no request
+ * can be answered when that is nothing (only host-only messages or failed
+ * responses), or ends with an assistant message (no steering is queued
+ * yet), so the turn could only fail. Judged as the model sees it: a host
+ * note or a tool result that answers no call after an answer hides nothing.
+ * The history's own last message is no assistant's either (the loop
+ * continues from no response, a failed one included).
+ */
+function assertContinuable(input: RunTurnInput): void {
+  const history = input.history ?? [];
+  if (history.length === 0) throw invalid('RunTurnInput.startMode "continue" needs a non-empty history');
+  // The loop continues only from a message that is no assistant's, a failed response included.
+  if (history[history.length - 1]!.role === "assistant")
+    throw invalid(
+      'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message',
+    );
+  const after = Array.isArray(input.beforeUserMessages) ? input.beforeUserMessages : [];
+  let seen: ReturnType<typeof projectAgentMessagesForModel>;
+  try {
+    seen = projectAgentMessagesForModel([...history, ...after]);
+  } catch (error) {
+    throw invalid(`RunTurnInput.history could not be read as messages: ${errorText(error)}`);
+  }
+  const last = seen[seen.length - 1];
+  if (!last)
+    throw invalid(
+      'RunTurnInput.startMode "continue" has nothing to continue: the history holds no message a model is sent (only host-only messages or failed responses)',
+    );
+  if (last.role === "assistant")
+    throw invalid(
+      'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message (host-only messages, failed responses and tool results that answer no call are never sent, so they do not count)',
+    );
 }

@@ -26,9 +26,10 @@ export type TurnMetricsSink = (metric: { name: string; value: number; attrs: Rec
  */
 export interface PiTurnRunnerOptions {
   /**
-   * Names assistant messages: a non-empty string, or a promise of one.
-   * Default: `msg_<uuid>`. A throw, a rejection or any other answer fails
-   * the turn (`internal`, naming the callback).
+   * Names assistant messages: a non-empty string, or a promise of one,
+   * never the id of an earlier message of the same turn. Default:
+   * `msg_<uuid>`. A throw, a rejection or any other answer fails the turn
+   * (`internal`, naming the callback).
    */
   allocateMessageId?: MessageIdAllocator;
   /**

@@ -92,6 +92,8 @@ export interface TurnState {
   stepIndex: number;
   /** `retry` decisions of the after-LLM hooks used so far. Written and read by the after-LLM hooks. */
   afterLlmRetries: number;
+  /** The host's ids of the turn's assistant messages so far. Written and read by the message id allocation. */
+  messageIds: Set<string>;
   /** What the next request does instead of calling the model. Written by the before-LLM hooks; taken (and cleared) by the turn's stream function. */
   nextDirective: LlmDirective | undefined;
   /** The loop's live context array of the latest request, when the turn has before-LLM hooks. Written by the before-LLM hooks; read by overflow recovery. */

@@ -39,6 +39,17 @@ describe("withHostMaxOutputTokens", () => {
     ).toBe(50_000);
   });
 
+  it.each([0, -5, 1.5, 1e21, 2 ** 53, Number.NaN])(
+    "llm.maxTokens %s is refused when the turn is built, naming the field (1e21 would be sent as '1e+21')",
+    (maxTokens) => {
+      const scripted = createScriptedModel();
+      expect(() => composeStreamFn({ model, streamFn: scripted.streamFn, maxTokens })).toThrow(
+        expect.objectContaining({ message: expect.stringContaining("llm.maxTokens must be a positive integer") }),
+      );
+      expect(scripted.requests).toHaveLength(0);
+    },
+  );
+
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])(
     "rejects the cap %s when the turn is built",
     (cap) => {
@@ -100,6 +111,18 @@ describe("withHeaders", () => {
       headers: { "x-b": "call", "x-c": "call" },
     });
     expect(seen?.headers).toEqual({ "x-a": "host", "x-b": "call", "x-c": "call" });
+  });
+
+  it("a header name is the same name in any case: the per-call value wins, and only it is sent", async () => {
+    const host = { "X-Title": "host", "anthropic-beta": "host-beta", "x-a": "host" };
+    const call = { "x-title": "call", "Anthropic-Beta": "call-beta" };
+    for (const layered of [
+      (f: StreamFn) => withHeaders(f, host),
+      (f: StreamFn) => composeStreamFn({ model, streamFn: f, headers: host }),
+    ]) {
+      const seen = await optionsSeenBy(layered, { headers: call });
+      expect(seen?.headers).toEqual({ "x-a": "host", "x-title": "call", "Anthropic-Beta": "call-beta" });
+    }
   });
 
   it("sets no headers when there are none", async () => {

@@ -132,6 +132,31 @@ describe("Retry-After reported through onResponse", () => {
     expect(notifications.at(-1)).toMatchObject({ type: "exhausted", attempts: 2, reason: "max_elapsed" });
   });
 
+  it.each([
+    ["408 Request Timeout", 408],
+    ["Request timed out", 504],
+  ])(
+    "a timeout the provider reports (%s, status %i) waits the response's Retry-After, as every other retryable status does",
+    async (text, status) => {
+      const { inner, streamFn } = reportingStreamFn(
+        [
+          { status, headers: { "retry-after-ms": "0" } },
+          { status, headers: { "retry-after": "4" } },
+        ],
+        [errorAfter(1, text), errorAfter(1, text), "ok"],
+      );
+      const { retrying, clock, notifications } = retryingOver(streamFn);
+      expect((await collectStream(retrying(model, context, {}))).text).toBe("ok");
+      expect(inner.requests).toHaveLength(3);
+      // The backoff would have been 750 ms and 1500 ms (jitter 0.5).
+      expect(clock.scheduledDelays()).toEqual([0, 4000]);
+      expect(notifications.slice(0, 2)).toMatchObject([
+        { type: "waiting", delayMs: 0, error: { code: "timeout", retryable: true, retryAfterMs: 0 } },
+        { type: "waiting", delayMs: 4000, error: { code: "timeout", retryable: true, retryAfterMs: 4000 } },
+      ]);
+    },
+  );
+
   it("the headers of a 2xx response are no wait: a later failure of that attempt backs off by policy", async () => {
     const { streamFn } = reportingStreamFn(
       [{ status: 200, headers: { "retry-after": "9" } }],

@@ -123,6 +123,53 @@ describe("EventBridge", () => {
     expect(bridge.assistantMessageIdFor("unknown")).toBeUndefined();
   });
 
+  it("a response whose text came without deltas (a stream function of one done event, or text_end only) shows its thinking and text before its finish; a streamed one shows nothing twice", async () => {
+    const { bridge, chunks } = bridgeUnderTest();
+    const whole = assistantMessage([
+      { type: "thinking", thinking: "pondering" },
+      text("Hello"),
+      { type: "thinking", thinking: "" },
+      text(""),
+    ]);
+    await bridge.handle({ type: "message_start", message: whole });
+    await bridge.handle({ type: "message_end", message: whole });
+    expect(chunks().map((chunk) => chunk.chunk)).toMatchObject([
+      { kind: "thinking", delta: "pondering" },
+      { kind: "text", delta: "Hello" },
+      { kind: "finish", reason: "stop" },
+    ]);
+    expect(chunks().map((chunk) => chunk.chunkIndex)).toEqual([0, 1, 2]);
+
+    const streamed = bridgeUnderTest(() => "m2");
+    const partial = assistantMessage("");
+    await streamed.bridge.handle({ type: "message_start", message: partial });
+    await streamed.bridge.handle(textDelta(partial, "Hello"));
+    await streamed.bridge.handle({ type: "message_end", message: assistantMessage("Hello") });
+    expect(streamed.chunks().map((chunk) => chunk.chunk.kind)).toEqual(["text", "finish"]);
+  });
+
+  it("a tool-call response whose text came without deltas shows the text before its held calls", async () => {
+    const { bridge, chunks } = bridgeUnderTest();
+    const message = assistantMessage([text("Let me look."), toolCall("read", { path: "a" }, { id: "c1" })]);
+    await bridge.handle({ type: "message_start", message });
+    await bridge.handle({ type: "message_end", message });
+    expect(chunks().map((chunk) => chunk.chunk)).toMatchObject([{ kind: "text", delta: "Let me look." }]);
+    bridge.toolAdmitted("c1");
+    await bridge.handle({
+      type: "tool_execution_end",
+      toolCallId: "c1",
+      toolName: "read",
+      result: { content: [text("a's text")], details: {} },
+      isError: false,
+    });
+    expect(chunks().map((chunk) => [chunk.chunkIndex, chunk.chunk.kind])).toEqual([
+      [0, "text"],
+      [1, "tool_call"],
+      [2, "tool_call"],
+      [3, "finish"],
+    ]);
+  });
+
   it("an aborted message emits no finish chunk", async () => {
     const { bridge, chunks } = bridgeUnderTest();
     const message = assistantMessage("cut", { stopReason: "aborted", errorMessage: "Request was aborted" });

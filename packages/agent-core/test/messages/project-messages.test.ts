@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ImageContent, UserMessage } from "@mariozechner/pi-ai";
+import type { ImageContent, Message, TextContent, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import type { ProtocolImageContent } from "@turnkit/protocol";
 import { assistantMessage, text, toolCall, toolResultMessage, userMessage } from "@turnkit/agent-loop/testing";
 import { TURN_DEFAULTS } from "../../src/defaults.js";
 import { projectAgentMessagesForModel } from "../../src/messages/project-messages.js";
+import { TranscriptProjection } from "../../src/messages/transcript-projection.js";
 import { markDroppedResponse } from "../../src/messages/turn-messages.js";
 
 /** The first 33 bytes of a PNG (signature and IHDR): enough for its size to be read. */
@@ -118,6 +119,43 @@ describe("projectAgentMessagesForModel", () => {
     expect(JSON.stringify(projected)).not.toContain("orphan");
   });
 
+  it("drops tool results no provider takes: one after a user message, a second one for a call, one for an earlier response's call", () => {
+    const history: AgentMessage[] = [
+      userMessage("q", { timestamp: 1 }),
+      assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("a", {}, { id: "c2" })], { timestamp: 2 }),
+      toolResultMessage("c2", "a", "c2 answer", { timestamp: 3 }),
+      toolResultMessage("c1", "a", "c1 answer", { timestamp: 4 }),
+      toolResultMessage("c2", "a", "c2 again", { timestamp: 5 }),
+      assistantMessage([toolCall("a", {}, { id: "c3" })], { timestamp: 6 }),
+      toolResultMessage("c1", "a", "c1 late", { timestamp: 7 }),
+      toolResultMessage("c3", "a", "c3 answer", { timestamp: 8 }),
+      assistantMessage([toolCall("a", {}, { id: "c4" })], { timestamp: 9 }),
+      userMessage("interrupting", { timestamp: 10 }),
+      toolResultMessage("c4", "a", "c4 after the user", { timestamp: 11 }),
+    ];
+    const expected = [
+      "user",
+      "assistant",
+      "toolResult:c2 answer",
+      "toolResult:c1 answer",
+      "assistant",
+      "toolResult:c3 answer",
+      "assistant",
+      "user",
+    ];
+    const shown = (messages: readonly Message[]) =>
+      messages.map((message) =>
+        message.role === "toolResult" ? `toolResult:${(message.content[0] as { text: string }).text}` : message.role,
+      );
+    expect(shown(projectAgentMessagesForModel(history))).toEqual(expected);
+    // The same for a projection that grows with the transcript, whichever way it was built.
+    for (const messagesMayChangeInPlace of [true, false]) {
+      const projection = new TranscriptProjection({ messagesMayChangeInPlace });
+      for (let length = 1; length <= history.length; length++) projection.project(history.slice(0, length));
+      expect(shown(projection.project(history))).toEqual(expected);
+    }
+  });
+
   it(`drops images smaller than ${TURN_DEFAULTS.minImageDimensionPx} px in either dimension, leaving a placeholder that names the file`, () => {
     const projected = projectAgentMessagesForModel([
       userMessage([text("look"), image(1, 1, "pixel.gif"), image(64, 4), image(8, 8), image(640, 480)], {
@@ -132,6 +170,40 @@ describe("projectAgentMessagesForModel", () => {
       pngHeader(8, 8),
       pngHeader(640, 480),
     ]);
+  });
+
+  it("an image no provider takes (empty data, bytes that are no PNG, JPEG, GIF or WebP) becomes a placeholder; a kept one is sent as the type its bytes are", () => {
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46]).toString("base64");
+    const block = (data: string, mimeType: string, fileName?: string) =>
+      ({ type: "image", data, mimeType, ...(fileName && { fileName }) }) as ImageContent;
+    const history: AgentMessage[] = [
+      userMessage([text("look"), block("", "image/png", "empty.png"), block(pngHeader(64, 64), "")], { timestamp: 1 }),
+      assistantMessage([toolCall("shot", {}, { id: "c1" })], { timestamp: 2 }),
+      toolResultMessage(
+        "c1",
+        "shot",
+        [block(Buffer.from("hello").toString("base64"), "image/png"), block(jpeg, "image/png")],
+        {
+          timestamp: 3,
+        },
+      ),
+    ];
+    const frozen = JSON.stringify(history);
+    const projected = projectAgentMessagesForModel(history);
+    const shown = (message: Message | undefined) =>
+      ((message?.content ?? []) as (TextContent | ImageContent)[]).map((part) =>
+        part.type === "text" ? part.text : `image ${part.mimeType}`,
+      );
+    expect(shown(projected[0])).toEqual([
+      "look",
+      "[image omitted, not a PNG, JPEG, GIF or WebP image: empty.png]",
+      "image image/png",
+    ]);
+    expect(shown(projected[2])).toEqual([
+      "[image omitted, not a PNG, JPEG, GIF or WebP image: image/png]",
+      "image image/jpeg",
+    ]);
+    expect(JSON.stringify(history)).toBe(frozen);
   });
 
   it(`keeps the newest ${TURN_DEFAULTS.maxImagesPerRequest} images; older ones become a text placeholder naming the file`, () => {

@@ -54,7 +54,19 @@ function finalToolStatuses(events: ScriptedTurnResult["events"]): string[] {
   );
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves a timer turn after `signal` fired, whatever happened in between:
+ * a hook that ignores the signal and answers once the abort has happened.
+ * Waiting for the abort itself (not a sleep that should outlast it) keeps
+ * the order fixed on a loaded machine, where a 20 ms sleep started before
+ * a 1 ms abort timer could run out first.
+ */
+const answerAfterAbort = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const later = () => setTimeout(resolve, 0);
+    if (signal.aborted) later();
+    else signal.addEventListener("abort", later, { once: true });
+  });
 
 const twoCalls = (name: string) => [
   response([toolCall(name, {}, { id: "a" }), toolCall(name, {}, { id: "b" })]),
@@ -83,7 +95,7 @@ describe("tool-starts-after-abort-in-admission (PiTurnRunner)", () => {
             pending += 1;
             if (pending === 2) setTimeout(() => controller.abort(), 1);
             // Ignores the signal: resolves after the abort.
-            await sleep(20);
+            await answerAfterAbort(controller.signal);
           },
         },
       },
@@ -112,7 +124,7 @@ describe("tool-starts-after-abort-in-admission (PiTurnRunner)", () => {
           beforeToolCallHook: async (event): Promise<BeforeToolCallDecision> => {
             asked.push(event.toolCall.id);
             setTimeout(() => controller.abort(), 1);
-            await sleep(20);
+            await answerAfterAbort(controller.signal);
             return { block: false };
           },
         },

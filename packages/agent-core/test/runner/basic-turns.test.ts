@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { response, text, thinking, toolCall } from "@turnkit/agent-loop/testing";
+import type { AgentMessage } from "@turnkit/agent-loop";
+import {
+  assistantMessage,
+  response,
+  text,
+  thinking,
+  toolCall,
+  toolResultMessage,
+  userMessage,
+} from "@turnkit/agent-loop/testing";
 import { ErrorCode } from "@turnkit/protocol";
 import { ConfigErrorCode, TurnkitConfigError } from "../../src/errors.js";
 import { PiTurnRunner } from "../../src/pi-turn-runner/pi-turn-runner.js";
@@ -383,6 +392,51 @@ describe("invalid input", () => {
     const error = await new PiTurnRunner().runTurn(input).catch((caught: unknown) => caught);
     expect((error as TurnkitConfigError).code).toBe(ConfigErrorCode.InvalidTurnInput);
     expect(writer.events).toHaveLength(0);
+  });
+
+  it("continue judges the history as the model sees it: nothing to send, or an assistant last once what is never sent is left out, is refused before any event and request", async () => {
+    const question = userMessage("q", { timestamp: 1 });
+    const answer = assistantMessage("a", { timestamp: 2 });
+    const note = { role: "host", kind: "note", timestamp: 3 } as AgentMessage;
+    const failed = assistantMessage("", { stopReason: "error", errorMessage: "503", timestamp: 3 });
+    const stray = toolResultMessage("never-called", "t", "r", { timestamp: 4 });
+    for (const [history, problem] of [
+      [[note], "holds no message a model is sent"],
+      [[question, answer, note], "an assistant message"],
+      [[question, answer, stray], "an assistant message"],
+      [[question, answer, failed, note], "an assistant message"],
+      // The model would see the answer last; the loop continues from no response, a failed one included.
+      [[question, failed], "an assistant message"],
+    ] as const) {
+      const model = createScriptedModel(["never sent"]);
+      const writer = createRecordingEventWriter();
+      const error = await new PiTurnRunner()
+        .runTurn({
+          ...valid(),
+          userMessage: undefined,
+          startMode: "continue",
+          history: [...history],
+          eventWriter: writer,
+          llm: { model: model.model, streamFn: model.streamFn },
+        })
+        .catch((caught: unknown) => caught);
+      expect(TurnkitConfigError.isInstance(error) && error.code).toBe(ConfigErrorCode.InvalidTurnInput);
+      expect((error as Error).message).toContain(problem);
+      expect(writer.events).toHaveLength(0);
+      expect(model.requests).toHaveLength(0);
+    }
+    // A hidden message the turn adds after such a history is what the model answers.
+    const model = createScriptedModel(["answered"]);
+    const outcome = await new PiTurnRunner().runTurn({
+      ...valid(),
+      userMessage: undefined,
+      startMode: "continue",
+      history: [question, answer, note],
+      beforeUserMessages: [{ role: "hidden", content: "go on", timestamp: 5 } as AgentMessage],
+      llm: { model: model.model, streamFn: model.streamFn },
+    });
+    expect(outcome).toEqual({ kind: "completed" });
+    expect(model.requests[0]!.context.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
   });
 
   it("rejects duplicate tools with duplicate_tool before any event", async () => {

@@ -149,4 +149,27 @@ describe("a throwing host callback ends the turn internal, naming the callback",
       expect(turn.writer.statuses().at(-1)).toBe("failed");
     });
   }
+  for (const [shape, allocateMessageId] of [
+    ["at once", () => "msg-same"],
+    ["through a promise", async () => "msg-same"],
+  ] as const) {
+    it(`allocateMessageId naming two messages of a turn alike (${shape}) fails the turn naming it; no second message streams under the first one's id`, async () => {
+      const turn = await runCheckedTurn({
+        script: toolStep(),
+        input: { tools: [createRecordingTool("work", { executionMode: "parallel" })] },
+        runnerOptions: { allocateMessageId } as PiTurnRunnerOptions,
+      });
+      expect(turn.outcome).toMatchObject({
+        kind: "failed",
+        error: {
+          code: ErrorCode.Internal,
+          message: 'The host callback allocateMessageId returned "msg-same", the id of an earlier message of this turn',
+        },
+      });
+      // Each message id's chunks are numbered 0, 1, 2, ... once.
+      const indexes = turn.events.flatMap((event) => (event.type === "stream.resp" ? [event.payload.chunkIndex] : []));
+      expect(indexes).toEqual(indexes.map((_, index) => index));
+      expect(turn.writer.statuses().at(-1)).toBe("failed");
+    });
+  }
 });

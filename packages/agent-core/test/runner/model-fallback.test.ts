@@ -203,6 +203,26 @@ describe("model fallback", () => {
     expect(sent["x-team"]).toBeUndefined();
     expect(sent["x-backup"]).toBe("1");
   });
+
+  it("a fallback model's own header wins over the turn's of the same name in another case, and is sent once", async () => {
+    const primary = createScriptedModel([errorAfter(0, "503 Service Unavailable")], { model: { id: "primary-model" } });
+    const mini = createScriptedModel(["answer"], { model: { id: "primary-mini" } });
+    const turn = await runCheckedTurn({
+      input: {
+        llm: {
+          model: primary.model,
+          streamFn: primary.streamFn,
+          headers: { "x-team": "a", "X-Region": "eu" },
+          fallback: { models: [{ model: mini.model, streamFn: mini.streamFn, headers: { "X-Team": "b" } }] },
+        },
+        llmRetry: false,
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(primary.requests[0]!.options.headers).toEqual({ "x-team": "a", "X-Region": "eu" });
+    // A stream function of the host's own reads the headers as given: one name, one value.
+    expect(mini.requests[0]!.options.headers).toEqual({ "X-Region": "eu", "X-Team": "b" });
+  });
 });
 
 describe("model fallback, every request a host sees or a hook sends", () => {
