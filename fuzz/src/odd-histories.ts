@@ -56,7 +56,7 @@ type HistoryEntry =
   | { kind: "user"; images: ImageKind[]; batch: boolean }
   | { kind: "hidden" }
   | { kind: "host" }
-  | { kind: "response"; stop: "toolUse" | "stop" | "error" | "aborted"; results: ResultSpec[] }
+  | { kind: "response"; stop: "toolUse" | "stop" | "error" | "aborted"; results: ResultSpec[]; sameIds: boolean }
   /** A result for an earlier call (`pick` chooses which), or for a call never made when there is none. */
   | { kind: "strayResult"; pick: number };
 
@@ -98,6 +98,8 @@ const entryArbitrary: fc.Arbitrary<HistoryEntry> = fc.oneof(
         }),
         { maxLength: 3 },
       ),
+      // Every call of the response under one id, as some OpenAI-compatible servers name each call call_0.
+      sameIds: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("strayResult" as const), pick: fc.nat(20) }) },
@@ -182,12 +184,14 @@ function buildHistory(scenario: OddHistoryCase): Made {
     return list.map((image) => image.block);
   };
   const calls: string[] = [];
-  // The rules, plainly: results answer the calls of the last kept response, each once, until a user message.
-  let open = new Set<string>();
+  // The rules, plainly: results answer the calls of the last kept response, each once, until a user message (calls
+  // named alike are answered one by one).
+  let open: string[] = [];
   const result = (id: string, kinds: readonly ImageKind[]) => {
     const marker = `«r${++markers}»`;
     made.allResults.add(marker);
-    if (open.delete(id)) {
+    if (open.includes(id)) {
+      open.splice(open.indexOf(id), 1);
       made.keptResults.add(marker);
       made.viewTail = "toolResult";
     }
@@ -204,7 +208,7 @@ function buildHistory(scenario: OddHistoryCase): Made {
         if (entry.batch) Object.assign(message, { batchId: `batch${batch}` });
         else batch++;
         made.history.push(message);
-        open = new Set();
+        open = [];
         made.viewTail = "user";
         break;
       }
@@ -212,7 +216,7 @@ function buildHistory(scenario: OddHistoryCase): Made {
         const marker = `«u${++markers}»`;
         made.imagesOf.set(marker, []);
         made.history.push({ role: "hidden", content: marker, timestamp: markers } as AgentMessage);
-        open = new Set();
+        open = [];
         made.viewTail = "user";
         break;
       }
@@ -220,7 +224,9 @@ function buildHistory(scenario: OddHistoryCase): Made {
         made.history.push({ role: "host", kind: "note", timestamp: ++markers } as AgentMessage);
         break;
       case "response": {
-        const ids = entry.results.map(() => `h_call${calls.length + 1}`).map((id, index) => `${id}_${index}`);
+        const ids = entry.results
+          .map(() => `h_call${calls.length + 1}`)
+          .map((id, index) => (entry.sameIds ? id : `${id}_${index}`));
         calls.push(...ids);
         const text = `«a${++markers}»`;
         const dropped = entry.stop === "error" || entry.stop === "aborted";
@@ -233,7 +239,7 @@ function buildHistory(scenario: OddHistoryCase): Made {
         );
         // A dropped response leaves the one before it open.
         if (!dropped) {
-          open = new Set(ids);
+          open = [...ids];
           made.viewTail = "assistant";
         }
         entry.results.forEach((spec, index) => {
@@ -270,24 +276,24 @@ function checkRequest(messages: readonly Message[], made: Made, number: number):
   const fail = (detail: string): never => {
     throw new Error(`odd history, request ${number}: ${detail}`);
   };
-  // Every tool result answers a call of the response right before it, once.
-  let pending = new Set<string>();
+  // Every tool result answers a call of the response right before it, once (calls named alike one by one).
+  let pending: string[] = [];
   const seenResults = new Set<string>();
   for (const [index, message] of messages.entries()) {
     if (message.role === "toolResult") {
-      if (!pending.delete(message.toolCallId))
+      if (!pending.includes(message.toolCallId))
         fail(
           `message ${index}: a result for ${message.toolCallId} that answers no open call of the response before it`,
         );
+      pending.splice(pending.indexOf(message.toolCallId), 1);
       const marker = textOf(message.content[0]!) ?? "";
       if (made.allResults.has(marker)) seenResults.add(marker);
       continue;
     }
-    pending = new Set(
+    pending =
       message.role === "assistant"
         ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
-        : [],
-    );
+        : [];
   }
   const missing = [...made.keptResults].filter((marker) => !seenResults.has(marker));
   const extra = [...seenResults].filter((marker) => !made.keptResults.has(marker));

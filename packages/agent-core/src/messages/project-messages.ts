@@ -20,7 +20,8 @@ export interface ProjectMessagesOptions {
  * hidden messages into user messages; merges adjacent user messages that
  * share a `batchId`; strips host fields; drops tool results that answer no
  * call of the kept assistant message right before them (only tool results
- * between them, one result per call: what providers accept); replaces images
+ * between them, one result per call, calls named alike one by one: what
+ * providers accept); replaces images
  * no provider takes (bytes that are no PNG, JPEG, GIF or WebP image, sending
  * a kept one as the type its bytes are), images smaller than 8 px, and all
  * but the newest `maxImages` images, with a text placeholder that names the

@@ -98,11 +98,8 @@ export class TranscriptProjection {
   private readonly imagesOmittedListener: ImagesOmittedListener | undefined;
   private readonly mayChangeInPlace: boolean;
   /**
-   * When messages may change in place: the messages the last call
-   * projected, in order, each followed by its projected copy (`undefined`:
-   * dropped or merged into the one before), so that the next call reuses
-   * the copies of those that did not change. One list rather than two:
-   * many turns at once each hold one.
+   * When messages may change in place: the messages the last call projected, in order, each followed by its
+   * projected copy (`undefined`: dropped or merged), so the next call reuses the copies of those unchanged.
    */
   private previous: (AgentMessage | Message | undefined)[] = [];
   /** The projection so far, before image limits. */
@@ -123,7 +120,7 @@ export class TranscriptProjection {
   private lastCallFound: { message: number; block: number } | undefined = undefined;
   /** Index in `projected` of the newest response when only tool results follow it, and its calls answered so far. */
   private openResponse: number | undefined = undefined;
-  private readonly answered = new Set<string>();
+  private readonly answered = new Map<string, number>();
 
   constructor(options: TranscriptProjectionOptions = {}) {
     this.maxImages = options.maxImages ?? TURN_DEFAULTS.maxImagesPerRequest;
@@ -299,26 +296,29 @@ export class TranscriptProjection {
 
   /**
    * Whether a result for `toolCallId` goes here: the newest projected
-   * response made that call, only tool results follow it, none answered it.
-   * Any other result (after a user message, a second one, one for an earlier
-   * response's call) no provider accepts. Results follow their calls in the
-   * model's order, so the block after the call found last is looked at first.
+   * response made that call, only tool results follow it, and it has more
+   * calls of that id than results so far (a response may name two calls
+   * alike: the n-th result answers the n-th). Any other result (after a user
+   * message, one too many, one for an earlier response's call) no provider
+   * accepts. The block after the call found last is looked at first.
    */
   private answersOpenCall(toolCallId: string): boolean {
     const at = this.openResponse;
-    if (at === undefined || this.answered.has(toolCallId)) return false;
-    const response = this.projected[at];
-    if (response?.role !== "assistant") return false;
+    const response = at === undefined ? undefined : this.projected[at];
+    if (at === undefined || response?.role !== "assistant") return false;
     const { content } = response;
+    const earlier = this.answered.get(toolCallId) ?? 0;
     const found = this.lastCallFound;
     let index = found?.message === at ? found.block + 1 : content.length;
     const hinted = content[index];
-    if (!(hinted?.type === "toolCall" && hinted.id === toolCallId)) {
+    if (earlier > 0 || !(hinted?.type === "toolCall" && hinted.id === toolCallId)) {
       index = content.findIndex((block) => block.type === "toolCall" && block.id === toolCallId);
+      for (let skip = earlier; skip > 0 && index >= 0; skip--)
+        index = content.findIndex((block, i) => i > index && block.type === "toolCall" && block.id === toolCallId);
       if (index < 0) return false;
     }
     this.lastCallFound = { message: at, block: index };
-    this.answered.add(toolCallId);
+    this.answered.set(toolCallId, earlier + 1);
     return true;
   }
 

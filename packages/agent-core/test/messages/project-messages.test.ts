@@ -119,7 +119,7 @@ describe("projectAgentMessagesForModel", () => {
     expect(JSON.stringify(projected)).not.toContain("orphan");
   });
 
-  it("drops tool results no provider takes: one after a user message, a second one for a call, one for an earlier response's call", () => {
+  it("drops tool results no provider takes: one after a user message, one more than a call's, one for an earlier response's call", () => {
     const history: AgentMessage[] = [
       userMessage("q", { timestamp: 1 }),
       assistantMessage([toolCall("a", {}, { id: "c1" }), toolCall("a", {}, { id: "c2" })], { timestamp: 2 }),
@@ -129,6 +129,11 @@ describe("projectAgentMessagesForModel", () => {
       assistantMessage([toolCall("a", {}, { id: "c3" })], { timestamp: 6 }),
       toolResultMessage("c1", "a", "c1 late", { timestamp: 7 }),
       toolResultMessage("c3", "a", "c3 answer", { timestamp: 8 }),
+      // Two calls named alike (some servers name every call call_0): a result for each, as pi sends them, not a third.
+      assistantMessage([toolCall("a", {}, { id: "same" }), toolCall("b", {}, { id: "same" })], { timestamp: 8 }),
+      toolResultMessage("same", "a", "same first", { timestamp: 8 }),
+      toolResultMessage("same", "b", "same second", { timestamp: 8 }),
+      toolResultMessage("same", "a", "same third", { timestamp: 8 }),
       assistantMessage([toolCall("a", {}, { id: "c4" })], { timestamp: 9 }),
       userMessage("interrupting", { timestamp: 10 }),
       toolResultMessage("c4", "a", "c4 after the user", { timestamp: 11 }),
@@ -140,6 +145,9 @@ describe("projectAgentMessagesForModel", () => {
       "toolResult:c1 answer",
       "assistant",
       "toolResult:c3 answer",
+      "assistant",
+      "toolResult:same first",
+      "toolResult:same second",
       "assistant",
       "user",
     ];
