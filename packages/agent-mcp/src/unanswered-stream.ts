@@ -40,6 +40,16 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
  * open would otherwise hold a socket for every request of the session, on
  * both sides, for the session's life and past the host's dispose.
  *
+ * A stream that answered its request with an error is never resumed
+ * either. The SDK's client counts only a result as the request's answer:
+ * after an error answer on a stream whose events have ids (a server with
+ * an event store, such as the SDK's own with `eventStore`, primes every
+ * stream with one) it resumes the ended stream with a GET carrying
+ * `Last-Event-ID`, which such a server holds open for the session's life:
+ * one socket per error answer, until dispose. That GET is answered here
+ * with 405, which the SDK takes quietly (a server that offers no stream),
+ * and never sent.
+ *
  * A resumable stream is resumed by the SDK; a server that refuses the
  * resumption with 405 (it offers no GET stream, which the SDK takes
  * quietly) gets the same marked answer, as an event stream answering the
@@ -50,9 +60,15 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
 export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
   /** The request each unanswered, resumable stream was for, by its last event id. */
   const resumable = new Map<string, string | number>();
+  /** The last event ids of streams that answered their request with an error, which the SDK resumes all the same. */
+  const answeredWithError = new Set<string>();
   return async (url, init) => {
+    if (init?.method === "GET") {
+      const lastEventId = new Headers(init.headers).get("last-event-id");
+      if (lastEventId !== null && answeredWithError.delete(lastEventId)) return new Response(null, { status: 405 });
+      return refusedResumption(await base(url, init), init, resumable);
+    }
     const response = await base(url, init);
-    if (init?.method === "GET") return refusedResumption(response, init, resumable);
     const id = init?.method === "POST" ? requestId(init.body) : undefined;
     if (id === undefined || response.status !== 200 || response.body === null || !isEventStream(response))
       return response;
@@ -66,6 +82,7 @@ export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
           controller.enqueue(value);
           // The request is answered: its stream is done, also when the server keeps it open.
           if (watch.answered) {
+            if (watch.answered === "error" && watch.lastEventId !== undefined) answeredWithError.add(watch.lastEventId);
             controller.close();
             void reader.cancel().catch(() => {});
           }
@@ -106,7 +123,8 @@ function isEventStream(response: Response): boolean {
 
 /** Reads an event stream as it passes: whether it answered request `id`, and whether any event had an id. */
 class AnswerWatch {
-  answered = false;
+  /** How the stream answered its request, once it did. */
+  answered: "result" | "error" | undefined;
   /** The id of the latest event that had one: the stream can be resumed from there. */
   lastEventId: string | undefined;
   private readonly decoder = new TextDecoder();
@@ -142,23 +160,26 @@ class AnswerWatch {
   private endEvent(): void {
     const data = this.data.join("\n");
     this.data = [];
-    if (data !== "" && answers(data, this.id)) this.answered = true;
+    if (data !== "" && this.answered === undefined) this.answered = answers(data, this.id);
   }
 }
 
-/** Whether the JSON `data` of one event holds an answer to request `id` (matched by number, as the SDK does). */
-function answers(data: string, id: string | number): boolean {
+/** Whether the JSON `data` of one event holds an answer to request `id` (matched by number, as the SDK does), and which. */
+function answers(data: string, id: string | number): "result" | "error" | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
   } catch {
-    return false;
+    return undefined;
   }
-  return (Array.isArray(parsed) ? parsed : [parsed]).some((message) => {
-    if (typeof message !== "object" || message === null) return false;
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (typeof message !== "object" || message === null) continue;
     const answer = message as { id?: unknown };
-    return ("result" in answer || "error" in answer) && Number(answer.id) === Number(id);
-  });
+    if (Number(answer.id) !== Number(id)) continue;
+    if ("result" in answer) return "result";
+    if ("error" in answer) return "error";
+  }
+  return undefined;
 }
 
 /** The event that answers request `id` with the marked error. */

@@ -6,6 +6,17 @@
  * socket, stayed open for the session's life and past the runtime's
  * dispose: thirty calls, thirty open connections.
  */
+import { randomUUID } from "node:crypto";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
@@ -61,5 +72,83 @@ describe("a server that keeps each answer's event stream open", { timeout: 15_00
     // The server sees each stream close a moment after the client ended it.
     await waitUntil(() => (server.openStreams() === 0 ? true : undefined), 2_000);
     expect(mcp.status).toMatchObject({ state: "ready", lastError: undefined });
+  });
+});
+
+/**
+ * A server with sessions on the SDK's Streamable HTTP transport with an
+ * event store (so each answer's stream has event ids and may be resumed),
+ * written with the SDK's low-level `Server`: `refuse` answers with a
+ * JSON-RPC error, a resource read too. The SDK's client resumes a stream
+ * that ended without a *result* (an error answer is none to it) with a GET
+ * carrying `Last-Event-ID`, which this server holds open.
+ */
+async function startResumableServer(): Promise<{ url: string; openResponses: () => string[] }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const open = new Set<string>();
+  let requests = 0;
+  const origin = await serveForTest(async (req, res) => {
+    const name = `${++requests} ${req.method}${req.headers["last-event-id"] === undefined ? "" : " Last-Event-ID"}`;
+    open.add(name);
+    res.on("close", () => open.delete(name));
+    const sessionId = req.headers["mcp-session-id"];
+    const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (existing) return existing.handleRequest(req, res);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+      eventStore: new InMemoryEventStore(),
+      retryInterval: 10,
+    });
+    const server = new Server({ name: "resumable", version: "1" }, { capabilities: { tools: {}, resources: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        { name: "look", inputSchema: { type: "object" } },
+        { name: "refuse", inputSchema: { type: "object" } },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      if (request.params.name === "refuse") throw new McpError(ErrorCode.InvalidParams, "refused on purpose");
+      return { content: [{ type: "text", text: "looked" }] };
+    });
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+      throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`);
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  return { url: `${origin}/mcp`, openResponses: () => [...open] };
+}
+
+describe("a server with an event store that answers with JSON-RPC errors", { timeout: 15_000 }, () => {
+  it("has no stream resumed after an error answer: only the session's own stream stays open", async () => {
+    const server = await startResumableServer();
+    const mcp = createMcpExtension({ id: "resumable", server: { url: server.url }, callTimeoutMs: 5_000 });
+    const runtime = await runtimeOf(mcp);
+
+    for (const turnId of ["t1", "t2"]) {
+      const { toolResults } = await runMcpTurn({
+        runtime,
+        turnId,
+        script: [response([toolCall("refuse", {}), toolCall("look", {}), toolCall("refuse", {})]), "Done."],
+      });
+      expect(toolResults.map((result) => [result.isError, result.text])).toEqual([
+        [
+          true,
+          'MCP server "resumable" answered tools/call "refuse" with an error: MCP error -32602: refused on purpose',
+        ],
+        [false, "looked"],
+        [
+          true,
+          'MCP server "resumable" answered tools/call "refuse" with an error: MCP error -32602: refused on purpose',
+        ],
+      ]);
+    }
+    await expect(mcp.readResource("file:///missing")).rejects.toMatchObject({ code: "server_error" });
+
+    // The SDK would resume each errored stream 10 ms (the server's retry interval) after it ended.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.openResponses()).toEqual([expect.stringMatching(/^\d+ GET$/)]);
+    expect(mcp.status.state).toBe("ready");
   });
 });
