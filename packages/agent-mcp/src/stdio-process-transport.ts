@@ -147,7 +147,10 @@ export class StdioProcessTransport implements Transport {
   /**
    * Writes one message to the process's stdin; rejects with "Not connected"
    * once the transport ended. A write to a process that is exiting does not
-   * fail the request: its exit ends the connection, and explains it.
+   * fail the request: its exit ends the connection, and explains it. It
+   * settles also when the pipe is gone (Node destroys a process's stdin when
+   * the process exits, while a server it started may still hold its
+   * stdout): the SDK's connect awaits its `initialized` notification.
    */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
@@ -155,8 +158,8 @@ export class StdioProcessTransport implements Transport {
     const request = message as { id?: string | number; method?: unknown };
     if (request.method === "initialize") this.initializeId = request.id;
     return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
+      // Called once written, or with the error of a pipe that broke or was destroyed.
+      stdin.write(serializeMessage(message), () => resolve());
     });
   }
 
