@@ -318,7 +318,7 @@ export class McpConnection {
     const pid = this.opened.pid();
     const closing = this.client.close().catch(() => {});
     if (pid === undefined) return closing;
-    await stopProcess(pid, this.opened.exited, this.settings.shutdownGraceMs);
+    await stopProcess(pid, this.opened.exited, this.settings.shutdownGraceMs, this.opened.marker);
   }
 
   /**

@@ -19,6 +19,8 @@ export interface OpenedTransport {
   readonly endSession: () => Promise<void>;
   /** The stdio server's process id once it started (kept after it ended); `undefined` for HTTP or before the start. */
   readonly pid: () => number | undefined;
+  /** The stdio server's process marker (see `SERVER_PROCESS_MARKER_VARIABLE`); `undefined` for HTTP. */
+  readonly marker: string | undefined;
   /** Resolves once the stdio server's process exited (or could not start); resolved for HTTP. */
   readonly exited: Promise<void>;
   /** After the transport ended: the pipe a stdio server closed while its process lives on; `undefined` when it exited, and for HTTP. */
@@ -89,6 +91,7 @@ export async function createTransport(
         transport,
         endSession: async () => {},
         pid: () => transport.pid,
+        marker: transport.marker,
         exited: transport.exited,
         closedPipe: () => transport.closedPipe(),
         authorize: async () => false,
@@ -124,6 +127,7 @@ export async function createTransport(
         transport,
         endSession: () => transport.terminateSession(),
         pid: () => undefined,
+        marker: undefined,
         exited: Promise.resolve(),
         closedPipe: () => undefined,
         authorize: async () => (auth ? authorizeAfterRedirect(auth, (code) => transport.finishAuth(code)) : false),

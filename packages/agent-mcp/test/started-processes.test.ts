@@ -107,3 +107,34 @@ describe("a stdio server started by a wrapper that exits at once, leaving it run
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
+describe.runIf(process.platform === "linux")(
+  "a stdio server whose wrapper is gone before dispose",
+  { timeout: 15_000 },
+  () => {
+    const wrappers = {
+      // The shell waits for the server, and is killed while it does.
+      "was killed": `"$0" -e "$1"; echo "server ended" >&2`,
+      "exited at once, leaving the server running": BACKGROUND,
+      // The server is started by a subshell that exits at once (a daemon's double fork); the shell lives on.
+      "lives, but the server is no longer its child": `exec 3<&0; ( "$0" -e "$1" <&3 3<&- & ); exec sleep 30`,
+    };
+    for (const [what, script] of Object.entries(wrappers))
+      it(`(the wrapper ${what}) is gone once the extension is disposed`, async () => {
+        const mcp = orphanable(script, 3_000);
+        const connecting = mcp.connect().catch(() => {});
+        const pid = await serverPid(mcp);
+        killAtEnd(pid);
+        await connecting;
+        if (what === "was killed") {
+          expect(mcp.status.state).toBe("ready");
+          process.kill(Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]), "SIGKILL");
+        }
+        expect(isRunning(pid)).toBe(true);
+
+        await mcp.dispose();
+
+        expect(isRunning(pid)).toBe(false);
+        expect(mcp.status.state).toBe("disposed");
+      });
+  },
+);
