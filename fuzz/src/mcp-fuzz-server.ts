@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   type CaseState,
@@ -26,6 +27,11 @@ export interface ServedCase {
   readonly url: string;
   /** What the server saw so far. */
   record(): McpCaseRecord;
+  /**
+   * The GETs open now that resume a request's event stream (`Last-Event-ID`
+   * of a stream other than the session's own), as `GET <last event id>`.
+   */
+  resumptionsOpen(): string[];
   /** Closes the case's sessions and stops serving its path. */
   close(): Promise<void>;
 }
@@ -34,7 +40,12 @@ interface HttpCaseState extends CaseState {
   readonly sessions: Map<string, StreamableHTTPServerTransport>;
   /** The HTTP response of each `tools/call` in flight, by session and JSON-RPC id (to hang up on it). */
   readonly callResponses: Map<string, ServerResponse>;
+  /** See `ServedCase.resumptionsOpen`. */
+  readonly resumptionsOpen: Set<string>;
 }
+
+/** The `retry` a server with an event store gives: how long the client waits before it resumes a stream. */
+export const RESUME_AFTER_MS = 10;
 
 const cases = new Map<string, HttpCaseState>();
 let listening: Promise<{ server: HttpServer; origin: string }> | undefined;
@@ -55,6 +66,7 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
     },
     sessions: new Map(),
     callResponses: new Map(),
+    resumptionsOpen: new Set(),
     lists: 0,
     changed: false,
   };
@@ -62,6 +74,7 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
   return {
     url: `${origin}${path}`,
     record: () => record,
+    resumptionsOpen: () => [...state.resumptionsOpen],
     async close() {
       cases.delete(path);
       for (const response of state.callResponses.values()) response.destroy();
@@ -118,6 +131,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       res.on("close", () => state.callResponses.delete(key));
     }
   }
+  const resumedFrom = req.headers["last-event-id"];
+  // The event store's ids start with their stream's id; the session's own stream is "_GET_stream".
+  if (req.method === "GET" && typeof resumedFrom === "string" && !resumedFrom.startsWith("_GET_stream")) {
+    const key = `GET ${resumedFrom}`;
+    state.resumptionsOpen.add(key);
+    res.on("close", () => state.resumptionsOpen.delete(key));
+  }
   const sessionId = req.headers["mcp-session-id"];
   const existing = typeof sessionId === "string" ? state.sessions.get(sessionId) : undefined;
   if (existing) return existing.handleRequest(req, res, body);
@@ -126,6 +146,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     sessionIdGenerator: randomUUID,
     onsessioninitialized: (id) => void state.sessions.set(id, transport),
     onsessionclosed: (id) => void state.sessions.delete(id),
+    ...(state.spec.eventStore && { eventStore: new InMemoryEventStore(), retryInterval: RESUME_AFTER_MS }),
   });
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {

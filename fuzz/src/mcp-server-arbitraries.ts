@@ -90,6 +90,12 @@ export interface McpFuzzCase {
    * answers a GET with its `endpoint` event (the stdio property ignores it).
    */
   readonly oldSse?: boolean;
+  /**
+   * Over Streamable HTTP: the server stores its events (the SDK's
+   * `eventStore`), so each answer's event stream has event ids and may be
+   * resumed with `Last-Event-ID` (the stdio property ignores it).
+   */
+  readonly eventStore?: boolean;
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
@@ -320,6 +326,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     abortAfterMs: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.constantFrom(0, 5, 30, 150)),
     hostReads: hostReadsArbitrary,
     oldSse: fc.oneof({ weight: 24, arbitrary: fc.constant(false) }, fc.constant(true)),
+    eventStore: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
   {
     requiredKeys: [

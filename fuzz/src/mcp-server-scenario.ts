@@ -34,7 +34,7 @@ import type { RuntimeEvent } from "@turnkit/protocol";
 import { engineText } from "./invariants/no-engine-errors.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { CALL_TIMEOUT_MS, type McpCaseRecord } from "./mcp-case-server.js";
-import { serveCase } from "./mcp-fuzz-server.js";
+import { RESUME_AFTER_MS, serveCase } from "./mcp-fuzz-server.js";
 import { HOST_READS, checkHostReads } from "./mcp-host-reads.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
@@ -66,7 +66,16 @@ const MAX_MESSAGE_BYTES = 200_000;
 export async function checkMcpCase(spec: McpFuzzCase): Promise<void> {
   const served = await serveCase(spec);
   try {
-    await checkServedCase(spec, { url: served.url }, served.record, undefined);
+    await checkServedCase(spec, { url: served.url }, served.record, undefined, async () => {
+      // A stream the client would resume is resumed a retry interval after it ended.
+      await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS * 5));
+      const open = served.resumptionsOpen();
+      if (open.length > 0)
+        throw new InvariantViolation(
+          "no request's event stream is resumed and held open once the turns are over (every call has its result)",
+          describeValue(open),
+        );
+    });
   } finally {
     await served.close();
   }
@@ -98,12 +107,13 @@ async function checkServedCase(
   server: McpServerConfig,
   record: () => McpCaseRecord,
   stdio: LaunchedStdioCase | undefined,
+  afterTurns?: () => Promise<void>,
 ): Promise<void> {
   const rejections = unhandledRejections();
   const before = rejections.seen.length;
   const notes: unknown[] = [];
   const turns = await bounded(
-    runMcpCase(spec, server, notes, stdio),
+    runMcpCase(spec, server, notes, stdio, afterTurns),
     "the case (assembly, turns and dispose)",
     caseBoundMs(spec),
   );
@@ -150,6 +160,7 @@ async function runMcpCase(
   server: McpServerConfig,
   notes: unknown[],
   stdio: LaunchedStdioCase | undefined,
+  afterTurns: (() => Promise<void>) | undefined,
 ): Promise<McpTurnObservation[]> {
   const note = (entry: unknown) => {
     notes.push(entry);
@@ -190,6 +201,7 @@ async function runMcpCase(
       const abortAfterMs = index === 0 ? spec.abortAfterMs : undefined;
       turns.push(await runMcpTurn(spec, mcp, runtime, `t${index + 1}`, abortAfterMs, stdio));
     }
+    await afterTurns?.();
     // After a dispose in the middle of a turn the reads fail at once, each an McpServerError naming the server.
     if (spec.hostReads) await checkHostReads(mcp, SERVER_ID, bounded, imageBytesType);
     return turns;
