@@ -95,8 +95,14 @@ export interface McpStdioBehaviour {
   readonly stubborn: boolean;
   /** Once its input ends, writes a notification, an answer and a line of text before it exits. */
   readonly writeAfterStop: boolean;
-  /** Started as the child of a shell that waits for it (as `npx` or `uv run` start a server), not in its place. */
-  readonly wrapped: boolean;
+  /**
+   * How the shell that starts it does: runs it in its place (`none`), as
+   * its child and waits for it (`waits`, as `npx` or `uv run` start a
+   * server), or has a subshell start it and exit at once while the shell
+   * lives on (`detaches`, a daemon's double fork: the server is no one's
+   * child the host knows, but holds the pipes).
+   */
+  readonly wrapper: "none" | "waits" | "detaches";
 }
 
 /** A stdio case: the generated server, how its process behaves, and when the host disposes the runtime (absent: after the case). */
@@ -155,7 +161,11 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
     stderrFlood: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     stubborn: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     writeAfterStop: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
-    wrapped: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+    wrapper: fc.oneof(
+      { weight: 3, arbitrary: fc.constant("none" as const) },
+      fc.constant("waits" as const),
+      fc.constant("detaches" as const),
+    ),
   },
   {
     requiredKeys: [
@@ -166,7 +176,7 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
       "stderrFlood",
       "stubborn",
       "writeAfterStop",
-      "wrapped",
+      "wrapper",
     ],
   },
 );
