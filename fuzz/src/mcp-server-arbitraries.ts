@@ -27,8 +27,9 @@ export type McpCallStep =
   | { readonly kind: "log"; readonly level: string; readonly data: unknown }
   | { readonly kind: "delay"; readonly ms: number }
   | { readonly kind: "listChanged" }
-  | { readonly kind: "sample"; readonly params: Record<string, unknown> }
-  | { readonly kind: "elicit"; readonly params: Record<string, unknown> }
+  /** `cancelAfterMs`: the server gives up its request that long after sending it (`notifications/cancelled`). */
+  | { readonly kind: "sample"; readonly params: Record<string, unknown>; readonly cancelAfterMs?: number }
+  | { readonly kind: "elicit"; readonly params: Record<string, unknown>; readonly cancelAfterMs?: number }
   /** Asks the client for its roots, or pings it. */
   | { readonly kind: "ask"; readonly method: "roots/list" | "ping" | "no/such_method" }
   /** Sends this JSON-RPC message as it is on the call's stream (`$id` stands for the call's request id). */
@@ -257,8 +258,14 @@ const callStep: fc.Arbitrary<McpCallStep> = fc.oneof(
   }),
   fc.record({ kind: fc.constant("delay" as const), ms: fc.constantFrom(0, 1, 10) }),
   fc.constant({ kind: "listChanged" as const }),
-  fc.record({ kind: fc.constant("sample" as const), params: samplingParams }),
-  fc.record({ kind: fc.constant("elicit" as const), params: elicitationParams }),
+  fc.record(
+    { kind: fc.constant("sample" as const), params: samplingParams, cancelAfterMs: fc.constantFrom(0, 5, 30) },
+    { requiredKeys: ["kind", "params"] },
+  ),
+  fc.record(
+    { kind: fc.constant("elicit" as const), params: elicitationParams, cancelAfterMs: fc.constantFrom(0, 5, 30) },
+    { requiredKeys: ["kind", "params"] },
+  ),
   fc.record({
     kind: fc.constant("ask" as const),
     method: fc.constantFrom("roots/list" as const, "ping" as const, "no/such_method" as const),
