@@ -32,7 +32,13 @@ export type McpProcessEnd =
   /** Closes its stdout and stays alive (until a signal ends it). */
   | { readonly kind: "closeStdout" }
   /** Closes its stdin (what the client wrote and it did not read is lost) and stays alive. */
-  | { readonly kind: "closeStdin" };
+  | { readonly kind: "closeStdin" }
+  /**
+   * Its wrapper (the shell that started it) is killed with SIGKILL and the
+   * server lives on, no one's child any more; a server in the shell's place
+   * is killed itself.
+   */
+  | { readonly kind: "killWrapper" };
 
 /**
  * A line on stdout that is no message the client asked for. Only
@@ -124,6 +130,7 @@ const processEnd: fc.Arbitrary<McpProcessEnd> = fc.oneof(
     { kind: "signal" as const, signal: "SIGHUP" as const },
   ),
   fc.constantFrom({ kind: "closeStdout" as const }, { kind: "closeStdin" as const }),
+  fc.constant({ kind: "killWrapper" as const }),
 );
 
 /** How a stdio case's process behaves: mostly well, one or two misbehaviours at a time. */
