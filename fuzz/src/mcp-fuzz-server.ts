@@ -18,6 +18,7 @@ import {
   never,
   withRawResult,
 } from "./mcp-case-server.js";
+import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 
 export type { McpCaseRecord } from "./mcp-case-server.js";
@@ -28,10 +29,12 @@ export interface ServedCase {
   /** What the server saw so far. */
   record(): McpCaseRecord;
   /**
-   * The GETs open now that resume a request's event stream (`Last-Event-ID`
-   * of a stream other than the session's own), as `GET <last event id>`.
+   * Throws an {@link InvariantViolation} when a GET that resumes a
+   * request's event stream (`Last-Event-ID` of a stream other than the
+   * session's own) is open a few retry intervals from now: called once
+   * every call has its result, no request's stream has anything to send.
    */
-  resumptionsOpen(): string[];
+  checkNoResumptionHeld(): Promise<void>;
   /** Closes the case's sessions and stops serving its path. */
   close(): Promise<void>;
 }
@@ -40,12 +43,12 @@ interface HttpCaseState extends CaseState {
   readonly sessions: Map<string, StreamableHTTPServerTransport>;
   /** The HTTP response of each `tools/call` in flight, by session and JSON-RPC id (to hang up on it). */
   readonly callResponses: Map<string, ServerResponse>;
-  /** See `ServedCase.resumptionsOpen`. */
+  /** The GETs open that resume a request's event stream, as `GET <last event id>` (see `checkNoResumptionHeld`). */
   readonly resumptionsOpen: Set<string>;
 }
 
 /** The `retry` a server with an event store gives: how long the client waits before it resumes a stream. */
-export const RESUME_AFTER_MS = 10;
+const RESUME_AFTER_MS = 10;
 
 const cases = new Map<string, HttpCaseState>();
 let listening: Promise<{ server: HttpServer; origin: string }> | undefined;
@@ -74,7 +77,15 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
   return {
     url: `${origin}${path}`,
     record: () => record,
-    resumptionsOpen: () => [...state.resumptionsOpen],
+    async checkNoResumptionHeld() {
+      // A stream the client would resume is resumed a retry interval after it ended.
+      await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS * 5));
+      if (state.resumptionsOpen.size > 0)
+        throw new InvariantViolation(
+          "no request's event stream is resumed and held open once the turns are over (every call has its result)",
+          describeValue([...state.resumptionsOpen]),
+        );
+    },
     async close() {
       cases.delete(path);
       for (const response of state.callResponses.values()) response.destroy();

@@ -91,11 +91,7 @@ export interface McpFuzzCase {
    * answers a GET with its `endpoint` event (the stdio property ignores it).
    */
   readonly oldSse?: boolean;
-  /**
-   * Over Streamable HTTP: the server stores its events (the SDK's
-   * `eventStore`), so each answer's event stream has event ids and may be
-   * resumed with `Last-Event-ID` (the stdio property ignores it).
-   */
+  /** Over Streamable HTTP: the server stores its events (the SDK's `eventStore`): its streams may be resumed. */
   readonly eventStore?: boolean;
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };

@@ -34,7 +34,7 @@ import type { RuntimeEvent } from "@turnkit/protocol";
 import { engineText } from "./invariants/no-engine-errors.js";
 import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import { CALL_TIMEOUT_MS, type McpCaseRecord } from "./mcp-case-server.js";
-import { RESUME_AFTER_MS, serveCase } from "./mcp-fuzz-server.js";
+import { serveCase } from "./mcp-fuzz-server.js";
 import { HOST_READS, checkHostReads } from "./mcp-host-reads.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 import type { McpStdioCase } from "./mcp-stdio-arbitraries.js";
@@ -66,16 +66,7 @@ const MAX_MESSAGE_BYTES = 200_000;
 export async function checkMcpCase(spec: McpFuzzCase): Promise<void> {
   const served = await serveCase(spec);
   try {
-    await checkServedCase(spec, { url: served.url }, served.record, undefined, async () => {
-      // A stream the client would resume is resumed a retry interval after it ended.
-      await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS * 5));
-      const open = served.resumptionsOpen();
-      if (open.length > 0)
-        throw new InvariantViolation(
-          "no request's event stream is resumed and held open once the turns are over (every call has its result)",
-          describeValue(open),
-        );
-    });
+    await checkServedCase(spec, { url: served.url }, served.record, undefined, served.checkNoResumptionHeld);
   } finally {
     await served.close();
   }
