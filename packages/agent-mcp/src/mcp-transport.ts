@@ -5,7 +5,7 @@ import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchReadableMessages } from "./readable-messages.js";
 import { fetchRetryingStaleSockets } from "./stale-socket-retry.js";
-import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
+import { fetchClosingCancelledRequests } from "./cancelled-requests.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -36,8 +36,8 @@ export interface OpenedTransport {
 /**
  * Builds the SDK client transport for the settings. Nothing is started
  * here: the client starts it on connect. A stdio server's stderr is piped
- * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
- * on a stateless server closes its request (see
+ * into `stderr` instead of the host's terminal. Over HTTP, a cancelled call
+ * closes its request (a stateless server learns of it so; see
  * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
  * an event stream that ends, not resumable, without answering it) fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
@@ -104,7 +104,7 @@ export async function createTransport(
         settings.url,
         {
           requestInit: { headers: { ...settings.headers } },
-          // A stateless server (no session id) learns of a cancelled call only by its request closing.
+          // A cancelled call's request is closed: a stateless server (no session id) learns of it only so.
           fetch: fetchRefusingUnansweredJson(
             fetchEndingUnansweredStreams(
               fetchReadableMessages(

@@ -1,5 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { requestId } from "./posted-request.js";
+import { requestId, requestMethod } from "./posted-request.js";
 
 /**
  * What marks the error answer {@link fetchEndingUnansweredStreams} adds for
@@ -40,8 +40,10 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
  * open would otherwise hold a socket for every request of the session, on
  * both sides, for the session's life and past the host's dispose.
  *
- * A stream that answered its request with an error is never resumed
- * either. The SDK's client counts only a result as the request's answer:
+ * A stream that answered its request with an error, or whose request the
+ * client cancelled (its POST is closed then, see
+ * `fetchClosingCancelledRequests`), is never resumed either, and the
+ * latter gets no marked answer: nothing waits for one. The SDK's client counts only a result as the request's answer:
  * after an error answer on a stream whose events have ids (a server with
  * an event store, such as the SDK's own with `eventStore`, primes every
  * stream with one) it resumes the ended stream with a GET carrying
@@ -60,18 +62,34 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
 export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
   /** The request each unanswered, resumable stream was for, by its last event id. */
   const resumable = new Map<string, string | number>();
-  /** The last event ids of streams that answered their request with an error, which the SDK resumes all the same. */
-  const answeredWithError = new Set<string>();
+  /**
+   * The last event ids of streams whose request is settled without a result (answered with an error, or
+   * cancelled by the client), which the SDK resumes all the same.
+   */
+  const settled = new Set<string>();
+  /** The requests the client cancelled whose stream is still being read. */
+  const cancelled = new Set<string | number>();
   return async (url, init) => {
     if (init?.method === "GET") {
       const lastEventId = new Headers(init.headers).get("last-event-id");
-      if (lastEventId !== null && answeredWithError.delete(lastEventId)) return new Response(null, { status: 405 });
+      if (lastEventId !== null && settled.delete(lastEventId)) return new Response(null, { status: 405 });
       return refusedResumption(await base(url, init), init, resumable);
     }
-    const response = await base(url, init);
+    const cancelling = init?.method === "POST" ? cancelledRequestId(init.body) : undefined;
+    if (cancelling !== undefined) cancelled.add(cancelling);
     const id = init?.method === "POST" ? requestId(init.body) : undefined;
-    if (id === undefined || response.status !== 200 || response.body === null || !isEventStream(response))
+    let response: Response;
+    try {
+      response = await base(url, init);
+    } catch (error) {
+      // A JSON answer held back, its POST closed when it was cancelled.
+      if (id !== undefined) cancelled.delete(id);
+      throw error;
+    }
+    if (id === undefined || response.status !== 200 || response.body === null || !isEventStream(response)) {
+      if (id !== undefined) cancelled.delete(id);
       return response;
+    }
     const watch = new AnswerWatch(id);
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
@@ -82,13 +100,17 @@ export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
           controller.enqueue(value);
           // The request is answered: its stream is done, also when the server keeps it open.
           if (watch.answered) {
-            if (watch.answered === "error" && watch.lastEventId !== undefined) answeredWithError.add(watch.lastEventId);
+            cancelled.delete(id);
+            if (watch.answered === "error" && watch.lastEventId !== undefined) settled.add(watch.lastEventId);
             controller.close();
             void reader.cancel().catch(() => {});
           }
           return;
         }
-        if (!watch.answered && watch.lastEventId === undefined)
+        // The client gave the request up (its POST was closed for it): nothing waits for its answer.
+        if (!watch.answered && cancelled.delete(id)) {
+          if (watch.lastEventId !== undefined) settled.add(watch.lastEventId);
+        } else if (!watch.answered && watch.lastEventId === undefined)
           controller.enqueue(new TextEncoder().encode(unansweredEvent(id)));
         else if (!watch.answered && watch.lastEventId !== undefined) resumable.set(watch.lastEventId, id);
         controller.close();
@@ -99,6 +121,14 @@ export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** The id of the request a POST body cancels (`notifications/cancelled`), or `undefined`. */
+function cancelledRequestId(body: unknown): string | number | undefined {
+  if (requestMethod(body) !== "notifications/cancelled" || typeof body !== "string") return undefined;
+  const { params } = JSON.parse(body) as { params?: { requestId?: unknown } };
+  const id = params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 /**
