@@ -29,12 +29,13 @@ export interface ServedCase {
   /** What the server saw so far. */
   record(): McpCaseRecord;
   /**
-   * Throws an {@link InvariantViolation} when a GET that resumes a
-   * request's event stream (`Last-Event-ID` of a stream other than the
-   * session's own) is open a few retry intervals from now: called once
-   * every call has its result, no request's stream has anything to send.
+   * Throws an {@link InvariantViolation} when a call's POST, or a GET that
+   * resumes a request's event stream (`Last-Event-ID` of a stream other
+   * than the session's own), is open a few retry intervals from now: called
+   * once every call has its result (answered, failed or cancelled), no
+   * request's stream has anything to send.
    */
-  checkNoResumptionHeld(): Promise<void>;
+  checkNothingHeld(): Promise<void>;
   /** Closes the case's sessions and stops serving its path. */
   close(): Promise<void>;
 }
@@ -43,7 +44,7 @@ interface HttpCaseState extends CaseState {
   readonly sessions: Map<string, StreamableHTTPServerTransport>;
   /** The HTTP response of each `tools/call` in flight, by session and JSON-RPC id (to hang up on it). */
   readonly callResponses: Map<string, ServerResponse>;
-  /** The GETs open that resume a request's event stream, as `GET <last event id>` (see `checkNoResumptionHeld`). */
+  /** The GETs open that resume a request's event stream, as `GET <last event id>` (see `checkNothingHeld`). */
   readonly resumptionsOpen: Set<string>;
 }
 
@@ -77,13 +78,17 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
   return {
     url: `${origin}${path}`,
     record: () => record,
-    async checkNoResumptionHeld() {
+    async checkNothingHeld() {
       // A stream the client would resume is resumed a retry interval after it ended.
       await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS * 5));
-      if (state.resumptionsOpen.size > 0)
+      const held = [
+        ...state.resumptionsOpen,
+        ...[...state.callResponses.keys()].map((key) => `POST tools/call ${key}`),
+      ];
+      if (held.length > 0)
         throw new InvariantViolation(
-          "no request's event stream is resumed and held open once the turns are over (every call has its result)",
-          describeValue([...state.resumptionsOpen]),
+          "no call's request or resumed event stream is held open once the turns are over (every call has its result)",
+          describeValue(held),
         );
     },
     async close() {
