@@ -64,6 +64,13 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
 /**
+ * How many of a server's cancellations of its own requests that came
+ * before the request was served (both read at once) are remembered, for
+ * the request to be cancelled as it starts (see `ServerRequestCancels`).
+ */
+export const EARLY_CANCELS_KEPT = 16;
+
+/**
  * The environment variable each stdio server's process gets, with a value
  * of its own, and which the processes it starts inherit: on Linux, a
  * server whose wrapper (`sh -c`, `npx`, `uv run`) is gone is found by it

@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { EARLY_CANCELS_KEPT } from "./defaults.js";
 import { withScopedSignal } from "./scoped-signal.js";
 
 /**
@@ -20,6 +21,12 @@ import { withScopedSignal } from "./scoped-signal.js";
 export class ServerRequestCancels {
   /** What is cancelled when the server cancels each request being served, by its id. */
   private readonly serving = new Map<RequestId, AbortController>();
+  /**
+   * The latest ids cancelled before their request was served: a request and
+   * its cancellation read together (one chunk) reach this before the SDK
+   * runs the request's handler. A few are kept, oldest dropped first.
+   */
+  private readonly cancelledEarly: RequestId[] = [];
 
   /**
    * Serves request `id` (the server's): `run` gets a signal that fires when
@@ -28,6 +35,11 @@ export class ServerRequestCancels {
    */
   async serve<T>(id: RequestId, signal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const cancelled = new AbortController();
+    const early = this.cancelledEarly.indexOf(id);
+    if (early !== -1) {
+      this.cancelledEarly.splice(early, 1);
+      cancelled.abort("the server cancelled its request");
+    }
     this.serving.set(id, cancelled);
     try {
       return await withScopedSignal([signal, cancelled.signal], run);
@@ -42,6 +54,12 @@ export class ServerRequestCancels {
     if (method !== "notifications/cancelled" || typeof params !== "object" || params === null) return;
     const { requestId, reason } = params;
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    this.serving.get(requestId)?.abort(typeof reason === "string" ? reason : "the server cancelled its request");
+    const serving = this.serving.get(requestId);
+    if (serving) {
+      serving.abort(typeof reason === "string" ? reason : "the server cancelled its request");
+      return;
+    }
+    this.cancelledEarly.push(requestId);
+    if (this.cancelledEarly.length > EARLY_CANCELS_KEPT) this.cancelledEarly.shift();
   }
 }

@@ -107,4 +107,42 @@ describe("a server that cancels its own request", { timeout: 15_000 }, () => {
     expect(turn.outcome).toEqual({ kind: "completed" });
     await runtime.dispose();
   });
+
+  it("does not ask the person at all when the cancellation comes with the request (one write)", async () => {
+    // Asks and cancels in one write, and answers the call once the client answered the request, or after 3 s.
+    const server = handWrittenServer({
+      name: "hasty",
+      tool: "ask",
+      setup: "let onAnswer = () => {};",
+      onCall: `
+        const ask = { jsonrpc: "2.0", id: 0, method: "elicitation/create", params: { message: "Deploy?", requestedSchema: { type: "object", properties: {} } } };
+        const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0 } };
+        fs.writeSync(1, JSON.stringify(ask) + "\\n" + JSON.stringify(cancel) + "\\n");
+        const answer = (text) => { clearTimeout(late); send({ id: request.id, result: { content: [{ type: "text", text }] } }); };
+        const late = setTimeout(() => answer("the question was still open 3 s later"), 3_000);
+        onAnswer = () => answer("the client stopped");`,
+      onOther: "if (request.id === 0 && request.method === undefined) onAnswer();",
+    });
+    const mcp = createMcpExtension({
+      id: "hasty",
+      server: { command: process.execPath, args: ["-e", server] },
+      elicitation: {},
+    });
+    const runtime = await createAgentRuntime({ base: [mcp] });
+    const asked: boolean[] = [];
+
+    const turn = await runMcpTurn({
+      runtime,
+      script: [response([toolCall("ask", {})]), "Done."],
+      answerActionRequest: (_request, signal) => {
+        asked.push(signal.aborted);
+        return new Promise((resolve) => signal.addEventListener("abort", () => resolve({ action: "cancel" })));
+      },
+    });
+
+    expect(turn.toolResults.map((result) => result.text)).toEqual(["the client stopped"]);
+    // Asked at most with the question already withdrawn.
+    expect(asked.every((aborted) => aborted)).toBe(true);
+    await runtime.dispose();
+  });
 });
