@@ -64,6 +64,14 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
 /**
+ * The least time between the starts of two GETs of a Streamable HTTP
+ * session when the first one's event stream ended without a message (a
+ * server that ends its stream at once and asks to be asked again at once):
+ * the SDK's own delay without a `retry` from the server.
+ */
+export const EMPTY_STREAM_REOPEN_MS = 1_000;
+
+/**
  * How many of a server's cancellations of its own requests that came
  * before the request was served (both read at once) are remembered, for
  * the request to be cancelled as it starts (see `ServerRequestCancels`).

@@ -4,6 +4,7 @@ import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchReadableMessages } from "./readable-messages.js";
+import { fetchPacingEmptyStreams } from "./empty-stream-pacing.js";
 import { fetchRetryingStaleSockets } from "./stale-socket-retry.js";
 import { fetchClosingCancelledRequests } from "./cancelled-requests.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
@@ -42,7 +43,9 @@ export interface OpenedTransport {
  * an event stream that ends, not resumable, without answering it) fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
  * A request whose pooled socket the server had closed is sent once more
- * (see `fetchRetryingStaleSockets`). Members a server writes as null
+ * (see `fetchRetryingStaleSockets`), and a GET whose stream the server
+ * ended at once without a message is not sent again within a second (see
+ * `fetchPacingEmptyStreams`). Members a server writes as null
  * where the protocol takes none are read as absent, and a message the
  * protocol's schema refuses fails only the request it answers, or is
  * dropped (see `fetchReadableMessages`).
@@ -114,7 +117,7 @@ export async function createTransport(
                   reading.onMessageTooLarge,
                   fetchClosingCancelledRequests(
                     () => transport.sessionId === undefined,
-                    fetchRetryingStaleSockets(fetch),
+                    fetchPacingEmptyStreams(fetchRetryingStaleSockets(fetch)),
                   ),
                 ),
               ),
