@@ -36,6 +36,12 @@ export interface ServedCase {
    * request's stream has anything to send.
    */
   checkNothingHeld(): Promise<void>;
+  /**
+   * Throws an {@link InvariantViolation} when the session's own stream was
+   * asked for more than once a second (and a few) since the case began: a
+   * case whose server ends it at once (`cutsSessionStream`) is no busy loop.
+   */
+  checkSessionStreamPaced(): void;
   /** Closes the case's sessions and stops serving its path. */
   close(): Promise<void>;
 }
@@ -44,6 +50,8 @@ interface HttpCaseState extends CaseState {
   readonly sessions: Map<string, StreamableHTTPServerTransport>;
   /** The HTTP response of each `tools/call` in flight, by session and JSON-RPC id (to hang up on it). */
   readonly callResponses: Map<string, ServerResponse>;
+  /** How many GETs opened (or resumed) the session's own stream. */
+  sessionGets: number;
   /** The GETs open that resume a request's event stream, as `GET <last event id>` (see `checkNothingHeld`). */
   readonly resumptionsOpen: Set<string>;
 }
@@ -71,13 +79,23 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
     sessions: new Map(),
     callResponses: new Map(),
     resumptionsOpen: new Set(),
+    sessionGets: 0,
     lists: 0,
     changed: false,
   };
   cases.set(path, state);
+  const began = Date.now();
   return {
     url: `${origin}${path}`,
     record: () => record,
+    checkSessionStreamPaced() {
+      const allowed = 3 + (Date.now() - began) / 1_000;
+      if (state.sessionGets > allowed)
+        throw new InvariantViolation(
+          "the session's event stream is not opened again in a busy loop (at most once a second after an empty end)",
+          `${state.sessionGets} GETs in ${Date.now() - began} ms`,
+        );
+    },
     async checkNothingHeld() {
       // A stream the client would resume is resumed a retry interval after it ended.
       await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS * 5));
@@ -148,6 +166,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     }
   }
   const resumedFrom = req.headers["last-event-id"];
+  if (req.method === "GET" && (typeof resumedFrom !== "string" || resumedFrom.startsWith("_GET_stream"))) {
+    state.sessionGets++;
+    if (state.spec.cutsSessionStream) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      return void res.end("retry: 0\n\n");
+    }
+  }
   // The event store's ids start with their stream's id; the session's own stream is "_GET_stream".
   if (req.method === "GET" && typeof resumedFrom === "string" && !resumedFrom.startsWith("_GET_stream")) {
     const key = `GET ${resumedFrom}`;

@@ -14,7 +14,7 @@ import { callResultArbitrary, generatedText as text, resultWithNulls } from "./m
 import { type McpHostReads, hostReadsArbitrary } from "./mcp-host-reads.js";
 import { elicitationParams, rawMessage, samplingParams } from "./mcp-server-messages.js";
 
-/** Something the server does during a call, before it answers. */
+/** Something the server does during a call, before it answers (`cancelAfterMs`: gives its request up so long after). */
 export type McpCallStep =
   | {
       readonly kind: "progress";
@@ -27,7 +27,6 @@ export type McpCallStep =
   | { readonly kind: "log"; readonly level: string; readonly data: unknown }
   | { readonly kind: "delay"; readonly ms: number }
   | { readonly kind: "listChanged" }
-  /** `cancelAfterMs`: the server gives up its request that long after sending it (`notifications/cancelled`). */
   | { readonly kind: "sample"; readonly params: Record<string, unknown>; readonly cancelAfterMs?: number }
   | { readonly kind: "elicit"; readonly params: Record<string, unknown>; readonly cancelAfterMs?: number }
   /** Asks the client for its roots, or pings it. */
@@ -91,8 +90,9 @@ export interface McpFuzzCase {
    * answers a GET with its `endpoint` event (the stdio property ignores it).
    */
   readonly oldSse?: boolean;
-  /** Over Streamable HTTP: the server stores its events (the SDK's `eventStore`): its streams may be resumed. */
+  /** Over HTTP: the server stores its events (`eventStore`: streams may be resumed); ends its GET stream at once. */
   readonly eventStore?: boolean;
+  readonly cutsSessionStream?: boolean;
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
@@ -330,6 +330,7 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     hostReads: hostReadsArbitrary,
     oldSse: fc.oneof({ weight: 24, arbitrary: fc.constant(false) }, fc.constant(true)),
     eventStore: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+    cutsSessionStream: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
   {
     requiredKeys: [

@@ -66,7 +66,10 @@ const MAX_MESSAGE_BYTES = 200_000;
 export async function checkMcpCase(spec: McpFuzzCase): Promise<void> {
   const served = await serveCase(spec);
   try {
-    await checkServedCase(spec, { url: served.url }, served.record, undefined, served.checkNothingHeld);
+    await checkServedCase(spec, { url: served.url }, served.record, undefined, async () => {
+      await served.checkNothingHeld();
+      served.checkSessionStreamPaced();
+    });
   } finally {
     await served.close();
   }
