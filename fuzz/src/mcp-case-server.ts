@@ -218,9 +218,13 @@ async function runStep(
       const params = step.kind === "ask" ? undefined : step.params;
       // The SDK refuses requests for capabilities the client did not declare: those are sent as they are.
       const request = { method, ...(params !== undefined && { params }) };
+      // A request the server gives up: the SDK's server sends notifications/cancelled for it.
+      const cancelAfterMs = step.kind === "ask" ? undefined : step.cancelAfterMs;
+      const giveUp = cancelAfterMs === undefined ? undefined : AbortSignal.timeout(cancelAfterMs);
       await extra
-        .sendRequest(request as never, ResultSchema, { timeout: 5_000 })
+        .sendRequest(request as never, ResultSchema, { timeout: 5_000, ...(giveUp && { signal: giveUp }) })
         .then(answered, async (error: unknown) => {
+          if (giveUp?.aborted) return;
           if (!(error instanceof Error) || !/does not support|not support/.test(error.message)) return failed(error);
           await transport.send({ jsonrpc: "2.0", id: `unasked-${++state.lists}`, ...request } as JSONRPCMessage, {
             relatedRequestId: extra.requestId,

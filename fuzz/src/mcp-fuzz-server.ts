@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   type CaseState,
@@ -17,6 +18,7 @@ import {
   never,
   withRawResult,
 } from "./mcp-case-server.js";
+import { InvariantViolation, describeValue } from "./invariants/violation.js";
 import type { McpFuzzCase } from "./mcp-server-arbitraries.js";
 
 export type { McpCaseRecord } from "./mcp-case-server.js";
@@ -26,6 +28,20 @@ export interface ServedCase {
   readonly url: string;
   /** What the server saw so far. */
   record(): McpCaseRecord;
+  /**
+   * Throws an {@link InvariantViolation} when a call's POST, or a GET that
+   * resumes a request's event stream (`Last-Event-ID` of a stream other
+   * than the session's own), is open a few retry intervals from now: called
+   * once every call has its result (answered, failed or cancelled), no
+   * request's stream has anything to send.
+   */
+  checkNothingHeld(): Promise<void>;
+  /**
+   * Throws an {@link InvariantViolation} when the session's own stream was
+   * asked for more than once a second (and a few) since the case began: a
+   * case whose server ends it at once (`cutsSessionStream`) is no busy loop.
+   */
+  checkSessionStreamPaced(): void;
   /** Closes the case's sessions and stops serving its path. */
   close(): Promise<void>;
 }
@@ -34,7 +50,14 @@ interface HttpCaseState extends CaseState {
   readonly sessions: Map<string, StreamableHTTPServerTransport>;
   /** The HTTP response of each `tools/call` in flight, by session and JSON-RPC id (to hang up on it). */
   readonly callResponses: Map<string, ServerResponse>;
+  /** How many GETs opened (or resumed) the session's own stream. */
+  sessionGets: number;
+  /** The GETs open that resume a request's event stream, as `GET <last event id>` (see `checkNothingHeld`). */
+  readonly resumptionsOpen: Set<string>;
 }
+
+/** The `retry` a server with an event store gives: how long the client waits before it resumes a stream. */
+const RESUME_AFTER_MS = 10;
 
 const cases = new Map<string, HttpCaseState>();
 let listening: Promise<{ server: HttpServer; origin: string }> | undefined;
@@ -55,13 +78,37 @@ export async function serveCase(spec: McpFuzzCase): Promise<ServedCase> {
     },
     sessions: new Map(),
     callResponses: new Map(),
+    resumptionsOpen: new Set(),
+    sessionGets: 0,
     lists: 0,
     changed: false,
   };
   cases.set(path, state);
+  const began = Date.now();
   return {
     url: `${origin}${path}`,
     record: () => record,
+    checkSessionStreamPaced() {
+      const allowed = 3 + (Date.now() - began) / 1_000;
+      if (state.sessionGets > allowed)
+        throw new InvariantViolation(
+          "the session's event stream is not opened again in a busy loop (at most once a second after an empty end)",
+          `${state.sessionGets} GETs in ${Date.now() - began} ms`,
+        );
+    },
+    async checkNothingHeld() {
+      // A stream the client would resume is resumed a retry interval after it ended.
+      await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS * 5));
+      const held = [
+        ...state.resumptionsOpen,
+        ...[...state.callResponses.keys()].map((key) => `POST tools/call ${key}`),
+      ];
+      if (held.length > 0)
+        throw new InvariantViolation(
+          "no call's request or resumed event stream is held open once the turns are over (every call has its result)",
+          describeValue(held),
+        );
+    },
     async close() {
       cases.delete(path);
       for (const response of state.callResponses.values()) response.destroy();
@@ -118,6 +165,20 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       res.on("close", () => state.callResponses.delete(key));
     }
   }
+  const resumedFrom = req.headers["last-event-id"];
+  if (req.method === "GET" && (typeof resumedFrom !== "string" || resumedFrom.startsWith("_GET_stream"))) {
+    state.sessionGets++;
+    if (state.spec.cutsSessionStream) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      return void res.end("retry: 0\n\n");
+    }
+  }
+  // The event store's ids start with their stream's id; the session's own stream is "_GET_stream".
+  if (req.method === "GET" && typeof resumedFrom === "string" && !resumedFrom.startsWith("_GET_stream")) {
+    const key = `GET ${resumedFrom}`;
+    state.resumptionsOpen.add(key);
+    res.on("close", () => state.resumptionsOpen.delete(key));
+  }
   const sessionId = req.headers["mcp-session-id"];
   const existing = typeof sessionId === "string" ? state.sessions.get(sessionId) : undefined;
   if (existing) return existing.handleRequest(req, res, body);
@@ -126,6 +187,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     sessionIdGenerator: randomUUID,
     onsessioninitialized: (id) => void state.sessions.set(id, transport),
     onsessionclosed: (id) => void state.sessions.delete(id),
+    ...(state.spec.eventStore && { eventStore: new InMemoryEventStore(), retryInterval: RESUME_AFTER_MS }),
   });
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {

@@ -14,7 +14,7 @@ import { callResultArbitrary, generatedText as text, resultWithNulls } from "./m
 import { type McpHostReads, hostReadsArbitrary } from "./mcp-host-reads.js";
 import { elicitationParams, rawMessage, samplingParams } from "./mcp-server-messages.js";
 
-/** Something the server does during a call, before it answers. */
+/** Something the server does during a call, before it answers (`cancelAfterMs`: gives its request up so long after). */
 export type McpCallStep =
   | {
       readonly kind: "progress";
@@ -27,8 +27,8 @@ export type McpCallStep =
   | { readonly kind: "log"; readonly level: string; readonly data: unknown }
   | { readonly kind: "delay"; readonly ms: number }
   | { readonly kind: "listChanged" }
-  | { readonly kind: "sample"; readonly params: Record<string, unknown> }
-  | { readonly kind: "elicit"; readonly params: Record<string, unknown> }
+  | { readonly kind: "sample"; readonly params: Record<string, unknown>; readonly cancelAfterMs?: number }
+  | { readonly kind: "elicit"; readonly params: Record<string, unknown>; readonly cancelAfterMs?: number }
   /** Asks the client for its roots, or pings it. */
   | { readonly kind: "ask"; readonly method: "roots/list" | "ping" | "no/such_method" }
   /** Sends this JSON-RPC message as it is on the call's stream (`$id` stands for the call's request id). */
@@ -90,6 +90,9 @@ export interface McpFuzzCase {
    * answers a GET with its `endpoint` event (the stdio property ignores it).
    */
   readonly oldSse?: boolean;
+  /** Over HTTP: the server stores its events (`eventStore`: streams may be resumed); ends its GET stream at once. */
+  readonly eventStore?: boolean;
+  readonly cutsSessionStream?: boolean;
   /** What the server declares in its handshake (it serves tools whatever it declares), and its instructions. */
   readonly server: { readonly capabilities: Record<string, unknown>; readonly instructions: string | undefined };
   /** What `tools/list` answers after the server announced a change (the same list when absent). */
@@ -251,8 +254,14 @@ const callStep: fc.Arbitrary<McpCallStep> = fc.oneof(
   }),
   fc.record({ kind: fc.constant("delay" as const), ms: fc.constantFrom(0, 1, 10) }),
   fc.constant({ kind: "listChanged" as const }),
-  fc.record({ kind: fc.constant("sample" as const), params: samplingParams }),
-  fc.record({ kind: fc.constant("elicit" as const), params: elicitationParams }),
+  fc.record(
+    { kind: fc.constant("sample" as const), params: samplingParams, cancelAfterMs: fc.constantFrom(0, 5, 30) },
+    { requiredKeys: ["kind", "params"] },
+  ),
+  fc.record(
+    { kind: fc.constant("elicit" as const), params: elicitationParams, cancelAfterMs: fc.constantFrom(0, 5, 30) },
+    { requiredKeys: ["kind", "params"] },
+  ),
   fc.record({
     kind: fc.constant("ask" as const),
     method: fc.constantFrom("roots/list" as const, "ping" as const, "no/such_method" as const),
@@ -320,6 +329,8 @@ export const mcpFuzzCaseArbitrary: fc.Arbitrary<McpFuzzCase> = fc.record(
     abortAfterMs: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.constantFrom(0, 5, 30, 150)),
     hostReads: hostReadsArbitrary,
     oldSse: fc.oneof({ weight: 24, arbitrary: fc.constant(false) }, fc.constant(true)),
+    eventStore: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+    cutsSessionStream: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, fc.constant(true)),
   },
   {
     requiredKeys: [

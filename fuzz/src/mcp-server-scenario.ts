@@ -66,7 +66,10 @@ const MAX_MESSAGE_BYTES = 200_000;
 export async function checkMcpCase(spec: McpFuzzCase): Promise<void> {
   const served = await serveCase(spec);
   try {
-    await checkServedCase(spec, { url: served.url }, served.record, undefined);
+    await checkServedCase(spec, { url: served.url }, served.record, undefined, async () => {
+      await served.checkNothingHeld();
+      served.checkSessionStreamPaced();
+    });
   } finally {
     await served.close();
   }
@@ -98,12 +101,13 @@ async function checkServedCase(
   server: McpServerConfig,
   record: () => McpCaseRecord,
   stdio: LaunchedStdioCase | undefined,
+  afterTurns?: () => Promise<void>,
 ): Promise<void> {
   const rejections = unhandledRejections();
   const before = rejections.seen.length;
   const notes: unknown[] = [];
   const turns = await bounded(
-    runMcpCase(spec, server, notes, stdio),
+    runMcpCase(spec, server, notes, stdio, afterTurns),
     "the case (assembly, turns and dispose)",
     caseBoundMs(spec),
   );
@@ -150,6 +154,7 @@ async function runMcpCase(
   server: McpServerConfig,
   notes: unknown[],
   stdio: LaunchedStdioCase | undefined,
+  afterTurns: (() => Promise<void>) | undefined,
 ): Promise<McpTurnObservation[]> {
   const note = (entry: unknown) => {
     notes.push(entry);
@@ -190,6 +195,7 @@ async function runMcpCase(
       const abortAfterMs = index === 0 ? spec.abortAfterMs : undefined;
       turns.push(await runMcpTurn(spec, mcp, runtime, `t${index + 1}`, abortAfterMs, stdio));
     }
+    await afterTurns?.();
     // After a dispose in the middle of a turn the reads fail at once, each an McpServerError naming the server.
     if (spec.hostReads) await checkHostReads(mcp, SERVER_ID, bounded, imageBytesType);
     return turns;

@@ -32,7 +32,13 @@ export type McpProcessEnd =
   /** Closes its stdout and stays alive (until a signal ends it). */
   | { readonly kind: "closeStdout" }
   /** Closes its stdin (what the client wrote and it did not read is lost) and stays alive. */
-  | { readonly kind: "closeStdin" };
+  | { readonly kind: "closeStdin" }
+  /**
+   * Its wrapper (the shell that started it) is killed with SIGKILL and the
+   * server lives on, no one's child any more; a server in the shell's place
+   * is killed itself.
+   */
+  | { readonly kind: "killWrapper" };
 
 /**
  * A line on stdout that is no message the client asked for. Only
@@ -95,8 +101,14 @@ export interface McpStdioBehaviour {
   readonly stubborn: boolean;
   /** Once its input ends, writes a notification, an answer and a line of text before it exits. */
   readonly writeAfterStop: boolean;
-  /** Started as the child of a shell that waits for it (as `npx` or `uv run` start a server), not in its place. */
-  readonly wrapped: boolean;
+  /**
+   * How the shell that starts it does: runs it in its place (`none`), as
+   * its child and waits for it (`waits`, as `npx` or `uv run` start a
+   * server), or has a subshell start it and exit at once while the shell
+   * lives on (`detaches`, a daemon's double fork: the server is no one's
+   * child the host knows, but holds the pipes).
+   */
+  readonly wrapper: "none" | "waits" | "detaches";
 }
 
 /** A stdio case: the generated server, how its process behaves, and when the host disposes the runtime (absent: after the case). */
@@ -118,6 +130,7 @@ const processEnd: fc.Arbitrary<McpProcessEnd> = fc.oneof(
     { kind: "signal" as const, signal: "SIGHUP" as const },
   ),
   fc.constantFrom({ kind: "closeStdout" as const }, { kind: "closeStdin" as const }),
+  fc.constant({ kind: "killWrapper" as const }),
 );
 
 /** How a stdio case's process behaves: mostly well, one or two misbehaviours at a time. */
@@ -155,7 +168,11 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
     stderrFlood: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     stubborn: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
     writeAfterStop: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
-    wrapped: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true)),
+    wrapper: fc.oneof(
+      { weight: 3, arbitrary: fc.constant("none" as const) },
+      fc.constant("waits" as const),
+      fc.constant("detaches" as const),
+    ),
   },
   {
     requiredKeys: [
@@ -166,7 +183,7 @@ export const stdioBehaviourArbitrary: fc.Arbitrary<McpStdioBehaviour> = fc.recor
       "stderrFlood",
       "stubborn",
       "writeAfterStop",
-      "wrapped",
+      "wrapper",
     ],
   },
 );

@@ -26,11 +26,20 @@ const NOTE_SPAWN_AND_EXEC = `printf '{"spawned":%s}\\n' "$$" >> "$4" && exec "$@
 /**
  * The same, but the shell runs the server as its child and waits for it, as
  * `sh -c "cd app && node server.js"`, `npx` or `uv run` do (the case's
- * `wrapped`): signals sent to the shell do not reach the server. The shell
+ * `wrapper: "waits"`): signals sent to the shell do not reach the server. The shell
  * closes its own copies of the pipes, so the server's closing its stdout
  * is seen.
  */
 const NOTE_SPAWN_AND_RUN = `printf '{"spawned":%s}\\n' "$$" >> "$4"; "$@" <&0 & exec 0<&- 1>&-; wait $!`;
+
+/**
+ * The same, but a subshell starts the server and exits at once (the case's
+ * `wrapper: "detaches"`), and the shell lives on as `sleep`: the server is
+ * no descendant of the process the host started, only its pipes tell it.
+ */
+const NOTE_SPAWN_AND_DETACH = `printf '{"spawned":%s}\\n' "$$" >> "$4"; exec 3<&0; ( "$@" <&3 3<&- & ); exec 0<&- 1>&- 3<&-; exec sleep 600`;
+
+const SCRIPTS = { none: NOTE_SPAWN_AND_EXEC, waits: NOTE_SPAWN_AND_RUN, detaches: NOTE_SPAWN_AND_DETACH } as const;
 
 let compiled: Promise<unknown> | undefined;
 
@@ -93,15 +102,7 @@ export async function launchStdioCase(spec: McpStdioCase): Promise<LaunchedStdio
     // takes a millisecond of CPU, where the server's own first line comes after node's start (0.2 s of CPU).
     server: {
       command: "/bin/sh",
-      args: [
-        "-c",
-        spec.stdio.wrapped ? NOTE_SPAWN_AND_RUN : NOTE_SPAWN_AND_EXEC,
-        "sh",
-        process.execPath,
-        BUNDLE,
-        casePath,
-        recordPath,
-      ],
+      args: ["-c", SCRIPTS[spec.stdio.wrapper], "sh", process.execPath, BUNDLE, casePath, recordPath],
     },
     record: () => ({
       calls: values("call") as string[],

@@ -228,12 +228,32 @@ function endProcess(end: McpProcessEnd): Promise<never> {
       openSync("/dev/null", "r");
       setInterval(() => {}, 60_000);
       break;
+    case "killWrapper": {
+      const wrapper = wrapperPid();
+      process.kill(wrapper ?? process.pid, "SIGKILL");
+      break;
+    }
     default: {
       const unreachable: never = end;
       return unreachable;
     }
   }
   return new Promise<never>(() => {});
+}
+
+/**
+ * The shell that started this process and still runs: its parent when the
+ * shell waits for it, the shell the record notes last when a subshell
+ * started it; `undefined` when it runs in the shell's place (its parent is
+ * the host).
+ */
+function wrapperPid(): number | undefined {
+  if (behaviour.wrapper === "waits") return process.ppid;
+  if (behaviour.wrapper === "none") return undefined;
+  const spawned = readFileSync(recordPath, "utf8")
+    .split("\n")
+    .flatMap((line) => (line.startsWith('{"spawned":') ? [(JSON.parse(line) as { spawned: number }).spawned] : []));
+  return spawned.at(-1);
 }
 
 function flood(): void {

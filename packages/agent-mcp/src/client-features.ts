@@ -15,6 +15,7 @@ import { z } from "zod";
 import { MCP_CLIENT_INFO } from "./defaults.js";
 import type { NormalisedRoot } from "./roots.js";
 import type { McpSettings } from "./validate-mcp-options.js";
+import type { ServerRequestCancels } from "./server-request-cancels.js";
 import { ServerRequestRefusal } from "./server-request-refusal.js";
 
 /** What the client offers the server beyond tools, and where the server's requests for it are answered. */
@@ -30,10 +31,11 @@ export interface ClientFeatures {
 /**
  * The SDK client of one session, with the capabilities the settings call
  * for and their handlers: `roots/list` answered with the current roots,
- * sampling and elicitation requests handed to their brokers, log messages
+ * sampling and elicitation requests handed to their brokers (each cancelled
+ * when the server cancels it, see `ServerRequestCancels`), log messages
  * forwarded to the host's logger.
  */
-export function createClient(settings: McpSettings, features: ClientFeatures): Client {
+export function createClient(settings: McpSettings, features: ClientFeatures, cancels: ServerRequestCancels): Client {
   const capabilities: ClientCapabilities = {};
   if (features.roots) capabilities.roots = { listChanged: true };
   if (features.sampling) capabilities.sampling = {};
@@ -46,7 +48,9 @@ export function createClient(settings: McpSettings, features: ClientFeatures): C
   const { sampling } = features;
   if (sampling)
     client.setRequestHandler(requestOf("sampling/createMessage"), (request, extra) =>
-      sampling((request as CreateMessageRequest).params, extra.signal),
+      cancels.serve(extra.requestId, extra.signal, (signal) =>
+        sampling((request as CreateMessageRequest).params, signal),
+      ),
     );
   const { elicitation } = features;
   if (elicitation)
@@ -54,7 +58,9 @@ export function createClient(settings: McpSettings, features: ClientFeatures): C
       const { params } = request as ElicitRequest;
       if (!("requestedSchema" in params))
         throw new ServerRequestRefusal(ErrorCode.InvalidParams, "elicitation refused: only form mode is supported");
-      return elicitation(params as ElicitRequestFormParams, extra.signal);
+      return cancels.serve(extra.requestId, extra.signal, (signal) =>
+        elicitation(params as ElicitRequestFormParams, signal),
+      );
     });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
     forwardLogMessage(settings, notification.params),

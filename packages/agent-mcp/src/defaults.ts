@@ -64,6 +64,29 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 export const KILLED_EXIT_WAIT_MS = 5_000;
 
 /**
+ * The least time between the starts of two GETs of a Streamable HTTP
+ * session when the first one's event stream ended without a message (a
+ * server that ends its stream at once and asks to be asked again at once):
+ * the SDK's own delay without a `retry` from the server.
+ */
+export const EMPTY_STREAM_REOPEN_MS = 1_000;
+
+/**
+ * How many of a server's cancellations of its own requests that came
+ * before the request was served (both read at once) are remembered, for
+ * the request to be cancelled as it starts (see `ServerRequestCancels`).
+ */
+export const EARLY_CANCELS_KEPT = 16;
+
+/**
+ * The environment variable each stdio server's process gets, with a value
+ * of its own, and which the processes it starts inherit: on Linux, a
+ * server whose wrapper (`sh -c`, `npx`, `uv run`) is gone is found by it
+ * when it is stopped, though it is no longer known as the wrapper's child.
+ */
+export const SERVER_PROCESS_MARKER_VARIABLE = "TURNKIT_MCP_SERVER_PROCESS";
+
+/**
  * How often the end of a process a stdio server started (through `sh -c`,
  * `npx`, `uv run`) is looked for while it is being stopped: it is no child
  * of the host's, so no exit event tells of it.

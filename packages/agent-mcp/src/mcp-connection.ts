@@ -25,6 +25,7 @@ import { isStdioMessageTooLarge } from "./message-size-limit.js";
 import { withScopedSignal } from "./scoped-signal.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { ProgressRoutes } from "./progress-routes.js";
+import { ServerRequestCancels } from "./server-request-cancels.js";
 import { stopProcess } from "./stop-process.js";
 import { type StrayOutput, warnOfStrayOutput } from "./stray-output.js";
 import type { McpSettings } from "./validate-mcp-options.js";
@@ -99,7 +100,10 @@ export class McpConnection {
       onMessageTooLarge: () => connection?.messageTooLarge(),
       onStrayLine: (line, what, problem) => connection?.strayOutput(line, what, problem),
     });
-    const client = createClient(settings, features);
+    const cancels = new ServerRequestCancels();
+    const client = createClient(settings, features, cancels);
+    // Read before the SDK's client reads it (its connect keeps a handler set before it).
+    opened.transport.onmessage = (message) => cancels.read(message);
     connection = new McpConnection(settings, client, opened, events, stderr);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onListChanged(connection, "tools"));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
@@ -318,7 +322,7 @@ export class McpConnection {
     const pid = this.opened.pid();
     const closing = this.client.close().catch(() => {});
     if (pid === undefined) return closing;
-    await stopProcess(pid, this.opened.exited, this.settings.shutdownGraceMs);
+    await stopProcess(pid, this.opened.exited, this.settings.shutdownGraceMs, this.opened.marker);
   }
 
   /**

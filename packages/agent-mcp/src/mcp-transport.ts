@@ -4,8 +4,9 @@ import type { McpTransportSettings } from "./mcp-options.js";
 import { authorizeAfterRedirect } from "./oauth-provider.js";
 import { STDIO_CHUNK_ALLOWANCE_BYTES, fetchBoundingMessages } from "./message-size-limit.js";
 import { fetchReadableMessages } from "./readable-messages.js";
+import { fetchPacingEmptyStreams } from "./empty-stream-pacing.js";
 import { fetchRetryingStaleSockets } from "./stale-socket-retry.js";
-import { fetchClosingCancelledRequests } from "./stateless-cancel.js";
+import { fetchClosingCancelledRequests } from "./cancelled-requests.js";
 import { fetchRefusingUnansweredJson } from "./unanswered-json.js";
 import { fetchEndingUnansweredStreams } from "./unanswered-stream.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -19,6 +20,8 @@ export interface OpenedTransport {
   readonly endSession: () => Promise<void>;
   /** The stdio server's process id once it started (kept after it ended); `undefined` for HTTP or before the start. */
   readonly pid: () => number | undefined;
+  /** The stdio server's process marker (see `SERVER_PROCESS_MARKER_VARIABLE`); `undefined` for HTTP. */
+  readonly marker: string | undefined;
   /** Resolves once the stdio server's process exited (or could not start); resolved for HTTP. */
   readonly exited: Promise<void>;
   /** After the transport ended: the pipe a stdio server closed while its process lives on; `undefined` when it exited, and for HTTP. */
@@ -34,13 +37,15 @@ export interface OpenedTransport {
 /**
  * Builds the SDK client transport for the settings. Nothing is started
  * here: the client starts it on connect. A stdio server's stderr is piped
- * into `stderr` instead of the host's terminal. Over HTTP, a call cancelled
- * on a stateless server closes its request (see
+ * into `stderr` instead of the host's terminal. Over HTTP, a cancelled call
+ * closes its request (a stateless server learns of it so; see
  * `fetchClosingCancelledRequests`), and a request answered with JSON (or,
  * an event stream that ends, not resumable, without answering it) fails at
  * once (see `fetchRefusingUnansweredJson`, `fetchEndingUnansweredStreams`).
  * A request whose pooled socket the server had closed is sent once more
- * (see `fetchRetryingStaleSockets`). Members a server writes as null
+ * (see `fetchRetryingStaleSockets`), and a GET whose stream the server
+ * ended at once without a message is not sent again within a second (see
+ * `fetchPacingEmptyStreams`). Members a server writes as null
  * where the protocol takes none are read as absent, and a message the
  * protocol's schema refuses fails only the request it answers, or is
  * dropped (see `fetchReadableMessages`).
@@ -89,6 +94,7 @@ export async function createTransport(
         transport,
         endSession: async () => {},
         pid: () => transport.pid,
+        marker: transport.marker,
         exited: transport.exited,
         closedPipe: () => transport.closedPipe(),
         authorize: async () => false,
@@ -101,7 +107,7 @@ export async function createTransport(
         settings.url,
         {
           requestInit: { headers: { ...settings.headers } },
-          // A stateless server (no session id) learns of a cancelled call only by its request closing.
+          // A cancelled call's request is closed: a stateless server (no session id) learns of it only so.
           fetch: fetchRefusingUnansweredJson(
             fetchEndingUnansweredStreams(
               fetchReadableMessages(
@@ -111,7 +117,7 @@ export async function createTransport(
                   reading.onMessageTooLarge,
                   fetchClosingCancelledRequests(
                     () => transport.sessionId === undefined,
-                    fetchRetryingStaleSockets(fetch),
+                    fetchPacingEmptyStreams(fetchRetryingStaleSockets(fetch)),
                   ),
                 ),
               ),
@@ -124,6 +130,7 @@ export async function createTransport(
         transport,
         endSession: () => transport.terminateSession(),
         pid: () => undefined,
+        marker: undefined,
         exited: Promise.resolve(),
         closedPipe: () => undefined,
         authorize: async () => (auth ? authorizeAfterRedirect(auth, (code) => transport.finishAuth(code)) : false),

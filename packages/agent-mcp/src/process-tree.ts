@@ -30,6 +30,37 @@ export function descendantsOf(pid: number): number[] {
 }
 
 /**
+ * The ids of the running processes, other than this one, whose
+ * environment holds `variable` set to `value`, read from `/proc` on Linux;
+ * none on other systems. A process that exited (a zombie) has none; one of
+ * another user cannot be read and is not listed.
+ *
+ * Every process a stdio server started inherits the variable its own
+ * process was given (see `SERVER_PROCESS_MARKER_VARIABLE`), also after the
+ * server's process ended: a server started through a wrapper that was
+ * killed, exited leaving it running, or started it detached (a double
+ * fork) is found by it, though it is no descendant of anything we know. A
+ * process that cleared its environment is not.
+ */
+export function processesMarked(variable: string, value: string): number[] {
+  if (process.platform !== "linux") return [];
+  const entry = Buffer.from(`${variable}=${value}\0`);
+  const marked: number[] = [];
+  for (const name of listing("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let environment: Buffer;
+    try {
+      environment = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue;
+    }
+    const at = environment.indexOf(entry);
+    if (at === 0 || (at > 0 && environment[at - 1] === 0)) marked.push(Number(name));
+  }
+  return marked;
+}
+
+/**
  * Whether process `pid` still runs: it exists and has not ended (a zombie,
  * ended but not yet reaped by its parent, has).
  */
@@ -51,11 +82,7 @@ function parentIds(): Map<number, number> {
   const parents = new Map<number, number>();
   if (process.platform === "win32") return parents;
   if (process.platform === "linux") {
-    let entries: string[] = [];
-    try {
-      entries = readdirSync("/proc");
-    } catch {}
-    for (const entry of entries) {
+    for (const entry of listing("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       const stat = procStat(Number(entry));
       if (stat !== undefined) parents.set(Number(entry), stat.parent);
@@ -83,4 +110,13 @@ function procStat(pid: number): { state: string; parent: number } | undefined {
   // "pid (command) state ppid …": the command may hold spaces and parentheses, so read after the last ")".
   const [state, parent] = text.slice(text.lastIndexOf(")") + 2).split(" ");
   return state === undefined ? undefined : { state, parent: Number(parent) };
+}
+
+/** The names in a directory; none when it cannot be read. */
+function listing(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
 }

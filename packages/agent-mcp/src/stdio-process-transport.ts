@@ -1,10 +1,11 @@
 import type { ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
-import { PIPE_END_EXIT_WAIT_MS } from "./defaults.js";
+import { PIPE_END_EXIT_WAIT_MS, SERVER_PROCESS_MARKER_VARIABLE } from "./defaults.js";
 import { withoutNullInitializeFields } from "./null-fields.js";
 import { SplitMessageWatch } from "./split-message.js";
 import { StdoutLines } from "./stdout-lines.js";
@@ -69,6 +70,8 @@ export class StdioProcessTransport implements Transport {
 
   /** The process's id once it spawned; kept after it ended. */
   pid: number | undefined;
+  /** The value of `SERVER_PROCESS_MARKER_VARIABLE` in the process's environment, which the processes it starts inherit. */
+  readonly marker = randomUUID();
   /** Resolves once the process exited, or could not be started. Never rejects. */
   readonly exited: Promise<void>;
   private markExited!: () => void;
@@ -98,7 +101,7 @@ export class StdioProcessTransport implements Transport {
     const { command, args, env, cwd, onStderr } = this.options;
     return new Promise((resolve, reject) => {
       const child = spawn(command, [...args], {
-        env: { ...getDefaultEnvironment(), ...env },
+        env: { ...getDefaultEnvironment(), ...env, [SERVER_PROCESS_MARKER_VARIABLE]: this.marker },
         stdio: ["pipe", "pipe", "pipe"],
         shell: false,
         windowsHide: process.platform === "win32",
@@ -147,7 +150,10 @@ export class StdioProcessTransport implements Transport {
   /**
    * Writes one message to the process's stdin; rejects with "Not connected"
    * once the transport ended. A write to a process that is exiting does not
-   * fail the request: its exit ends the connection, and explains it.
+   * fail the request: its exit ends the connection, and explains it. It
+   * settles also when the pipe is gone (Node destroys a process's stdin when
+   * the process exits, while a server it started may still hold its
+   * stdout): the SDK's connect awaits its `initialized` notification.
    */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
@@ -155,8 +161,8 @@ export class StdioProcessTransport implements Transport {
     const request = message as { id?: string | number; method?: unknown };
     if (request.method === "initialize") this.initializeId = request.id;
     return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
+      // Called once written, or with the error of a pipe that broke or was destroyed.
+      stdin.write(serializeMessage(message), () => resolve());
     });
   }
 

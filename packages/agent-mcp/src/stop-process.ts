@@ -1,5 +1,5 @@
-import { KILLED_EXIT_WAIT_MS, STARTED_PROCESS_POLL_MS } from "./defaults.js";
-import { descendantsOf, isRunning } from "./process-tree.js";
+import { KILLED_EXIT_WAIT_MS, SERVER_PROCESS_MARKER_VARIABLE, STARTED_PROCESS_POLL_MS } from "./defaults.js";
+import { descendantsOf, isRunning, processesMarked } from "./process-tree.js";
 
 /**
  * Makes sure a stdio server's process ends after its input was closed: when
@@ -13,6 +13,11 @@ import { descendantsOf, isRunning } from "./process-tree.js";
  * server started through `sh -c`, `npx` or `uv run` runs as a child of
  * that program, which does not pass signals on) go through the same
  * steps, at the same times, and are waited for too (see `descendantsOf`).
+ * So are those, on Linux, whose environment holds `marker`, the value of
+ * `SERVER_PROCESS_MARKER_VARIABLE` the process was started with: a server
+ * whose wrapper was killed, exited leaving it running or started it
+ * detached is no descendant of it any more (see `processesMarked`).
+ * Elsewhere such a server is not found.
  *
  * The SDK's stdio transport runs the same steps two seconds apart, fixed;
  * a host (or a test) with a server that ignores `SIGTERM` would wait four
@@ -21,9 +26,10 @@ import { descendantsOf, isRunning } from "./process-tree.js";
  * reported, and only while the process has not been seen to exit; to a
  * process it started, only while that one runs.
  */
-export async function stopProcess(pid: number, exited: Promise<void>, graceMs: number): Promise<void> {
+export async function stopProcess(pid: number, exited: Promise<void>, graceMs: number, marker?: string): Promise<void> {
   // Read first: once the server's own process ended, the processes it started are no longer known as its.
-  const started = descendantsOf(pid);
+  const marked = marker === undefined ? [] : processesMarked(SERVER_PROCESS_MARKER_VARIABLE, marker);
+  const started = [...new Set([...descendantsOf(pid), ...marked])].filter((other) => other !== pid);
   let hasExited = false;
   const seenExiting = exited.then(() => {
     hasExited = true;

@@ -1,5 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { requestId } from "./posted-request.js";
+import { requestId, requestMethod } from "./posted-request.js";
 
 /**
  * What marks the error answer {@link fetchEndingUnansweredStreams} adds for
@@ -40,6 +40,18 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
  * open would otherwise hold a socket for every request of the session, on
  * both sides, for the session's life and past the host's dispose.
  *
+ * A stream that answered its request with an error, or whose request the
+ * client cancelled (its POST is closed then, see
+ * `fetchClosingCancelledRequests`), is never resumed either, and the
+ * latter gets no marked answer: nothing waits for one. The SDK's client counts only a result as the request's answer:
+ * after an error answer on a stream whose events have ids (a server with
+ * an event store, such as the SDK's own with `eventStore`, primes every
+ * stream with one) it resumes the ended stream with a GET carrying
+ * `Last-Event-ID`, which such a server holds open for the session's life:
+ * one socket per error answer, until dispose. That GET is answered here
+ * with 405, which the SDK takes quietly (a server that offers no stream),
+ * and never sent.
+ *
  * A resumable stream is resumed by the SDK; a server that refuses the
  * resumption with 405 (it offers no GET stream, which the SDK takes
  * quietly) gets the same marked answer, as an event stream answering the
@@ -50,12 +62,34 @@ export function isUnansweredStreamMarker(data: unknown): boolean {
 export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
   /** The request each unanswered, resumable stream was for, by its last event id. */
   const resumable = new Map<string, string | number>();
+  /**
+   * The last event ids of streams whose request is settled without a result (answered with an error, or
+   * cancelled by the client), which the SDK resumes all the same.
+   */
+  const settled = new Set<string>();
+  /** The requests the client cancelled whose stream is still being read. */
+  const cancelled = new Set<string | number>();
   return async (url, init) => {
-    const response = await base(url, init);
-    if (init?.method === "GET") return refusedResumption(response, init, resumable);
+    if (init?.method === "GET") {
+      const lastEventId = new Headers(init.headers).get("last-event-id");
+      if (lastEventId !== null && settled.delete(lastEventId)) return new Response(null, { status: 405 });
+      return refusedResumption(await base(url, init), init, resumable);
+    }
+    const cancelling = init?.method === "POST" ? cancelledRequestId(init.body) : undefined;
+    if (cancelling !== undefined) cancelled.add(cancelling);
     const id = init?.method === "POST" ? requestId(init.body) : undefined;
-    if (id === undefined || response.status !== 200 || response.body === null || !isEventStream(response))
+    let response: Response;
+    try {
+      response = await base(url, init);
+    } catch (error) {
+      // A JSON answer held back, its POST closed when it was cancelled.
+      if (id !== undefined) cancelled.delete(id);
+      throw error;
+    }
+    if (id === undefined || response.status !== 200 || response.body === null || !isEventStream(response)) {
+      if (id !== undefined) cancelled.delete(id);
       return response;
+    }
     const watch = new AnswerWatch(id);
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
@@ -66,12 +100,17 @@ export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
           controller.enqueue(value);
           // The request is answered: its stream is done, also when the server keeps it open.
           if (watch.answered) {
+            cancelled.delete(id);
+            if (watch.answered === "error" && watch.lastEventId !== undefined) settled.add(watch.lastEventId);
             controller.close();
             void reader.cancel().catch(() => {});
           }
           return;
         }
-        if (!watch.answered && watch.lastEventId === undefined)
+        // The client gave the request up (its POST was closed for it): nothing waits for its answer.
+        if (!watch.answered && cancelled.delete(id)) {
+          if (watch.lastEventId !== undefined) settled.add(watch.lastEventId);
+        } else if (!watch.answered && watch.lastEventId === undefined)
           controller.enqueue(new TextEncoder().encode(unansweredEvent(id)));
         else if (!watch.answered && watch.lastEventId !== undefined) resumable.set(watch.lastEventId, id);
         controller.close();
@@ -82,6 +121,14 @@ export function fetchEndingUnansweredStreams(base: FetchLike): FetchLike {
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** The id of the request a POST body cancels (`notifications/cancelled`), or `undefined`. */
+function cancelledRequestId(body: unknown): string | number | undefined {
+  if (requestMethod(body) !== "notifications/cancelled" || typeof body !== "string") return undefined;
+  const { params } = JSON.parse(body) as { params?: { requestId?: unknown } };
+  const id = params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 /**
@@ -106,7 +153,8 @@ function isEventStream(response: Response): boolean {
 
 /** Reads an event stream as it passes: whether it answered request `id`, and whether any event had an id. */
 class AnswerWatch {
-  answered = false;
+  /** How the stream answered its request, once it did. */
+  answered: "result" | "error" | undefined;
   /** The id of the latest event that had one: the stream can be resumed from there. */
   lastEventId: string | undefined;
   private readonly decoder = new TextDecoder();
@@ -142,23 +190,26 @@ class AnswerWatch {
   private endEvent(): void {
     const data = this.data.join("\n");
     this.data = [];
-    if (data !== "" && answers(data, this.id)) this.answered = true;
+    if (data !== "" && this.answered === undefined) this.answered = answers(data, this.id);
   }
 }
 
-/** Whether the JSON `data` of one event holds an answer to request `id` (matched by number, as the SDK does). */
-function answers(data: string, id: string | number): boolean {
+/** Whether the JSON `data` of one event holds an answer to request `id` (matched by number, as the SDK does), and which. */
+function answers(data: string, id: string | number): "result" | "error" | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
   } catch {
-    return false;
+    return undefined;
   }
-  return (Array.isArray(parsed) ? parsed : [parsed]).some((message) => {
-    if (typeof message !== "object" || message === null) return false;
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (typeof message !== "object" || message === null) continue;
     const answer = message as { id?: unknown };
-    return ("result" in answer || "error" in answer) && Number(answer.id) === Number(id);
-  });
+    if (Number(answer.id) !== Number(id)) continue;
+    if ("result" in answer) return "result";
+    if ("error" in answer) return "error";
+  }
+  return undefined;
 }
 
 /** The event that answers request `id` with the marked error. */

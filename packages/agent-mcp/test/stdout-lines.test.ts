@@ -7,6 +7,7 @@
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
+import { StdoutLines } from "../src/stdout-lines.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 
@@ -85,5 +86,39 @@ describe("a line that holds a batch of messages", { timeout: 15_000 }, () => {
     ]);
     expect(logged).toEqual(['MCP server "batches": batched', 'MCP server "batches": batched']);
     expect(mcp.status).toMatchObject({ state: "ready", restarts: 0 });
+  });
+});
+
+describe("a long message read in pipe chunks", () => {
+  // Before, the unfinished line was one buffer copied and searched again at every chunk: 32 MiB took seconds.
+  it("costs time in proportion to its length: 32 MiB in 64 KiB chunks within a second, read whole", () => {
+    const chunkBytes = 64 * 1024;
+    const chunks = 512;
+    const lines = new StdoutLines(chunks * chunkBytes + 1);
+    const chunk = Buffer.alloc(chunkBytes, "x");
+    const started = performance.now();
+    for (let index = 0; index < chunks; index++) {
+      lines.append(index === chunks - 1 ? Buffer.concat([chunk.subarray(1), Buffer.from("\n")]) : chunk);
+      if (index < chunks - 1) expect(lines.next()).toBeUndefined();
+    }
+    const line = lines.next();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(line?.length).toBe(chunks * chunkBytes - 1);
+    expect(lines.next()).toBeUndefined();
+  });
+
+  it("still frames as before: lines split across chunks, several to a chunk, CRLF, a mark, blank lines, the limit", () => {
+    const lines = new StdoutLines(64);
+    lines.append(Buffer.from('\uFEFF{"a":1}\r\n\n  \n{"b"'));
+    lines.append(Buffer.from(':2}\n{"c":3}'));
+    expect([lines.next(), lines.next(), lines.next()]).toEqual(['{"a":1}', '{"b":2}', undefined]);
+    lines.append(Buffer.from("\n"));
+    expect(lines.next()).toBe('{"c":3}');
+    // What is held counts against the limit until it is taken; the unfinished line too.
+    lines.append(Buffer.alloc(60, "y"));
+    expect(() => lines.append(Buffer.alloc(5, "y"))).toThrow("ReadBuffer exceeded maximum size of 64 bytes");
+    // Nothing is held after the failure.
+    lines.append(Buffer.from("z\n"));
+    expect(lines.next()).toBe("z");
   });
 });

@@ -1,25 +1,29 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 /**
- * A `fetch` for the Streamable HTTP client transport that makes a
- * cancelled request reach a stateless server (one that gave no session id).
+ * A `fetch` for the Streamable HTTP client transport that closes the POST
+ * of a request the client cancelled (`notifications/cancelled`: a turn
+ * aborted, a call timed out).
  *
- * Such a server holds nothing between HTTP requests: the
- * `notifications/cancelled` the client sends arrives in a new POST, at a
- * server that never saw the request it names, while the handler of that
- * request keeps running behind the POST that carries it. The only way to
- * tell that handler is to close its POST, which is what a stateless server
- * watches (the MCP SDK's stateless example closes its transport when the
- * request's connection closes, and that aborts the handler's signal). So
- * when the client sends `notifications/cancelled` for a request and
- * `stateless()` holds, the request's POST is closed, and then the
- * notification is sent as usual. The client reads a POST closed that way as
- * an answer stream that ended: never as a broken connection.
+ * A server does not answer a cancelled request (the protocol says it
+ * should not), so its answer stream, or the JSON answer it holds back,
+ * would stay open for the session's life, and past the host's dispose: a
+ * socket on both sides for every cancelled call. A server with a session
+ * gets the notification first, and then its POST is closed. A stateless
+ * server (one that gave no session id) holds nothing between HTTP
+ * requests: the notification arrives in a new POST, at a server that never
+ * saw the request it names, while the handler of that request keeps
+ * running behind the POST that carries it. The only way to tell that
+ * handler is to close its POST, which is what a stateless server watches
+ * (the MCP SDK's stateless example closes its transport when the request's
+ * connection closes, and that aborts the handler's signal): there the POST
+ * is closed first, and then the notification is sent as usual. The client
+ * reads a POST closed that way as an answer stream that ended: never as a
+ * broken connection (and `fetchEndingUnansweredStreams` does not resume it).
  *
- * A stateful session is left alone: its server gets the notification and
- * answers nothing more on the request. Bodies that are not one JSON-RPC
- * message (OAuth requests, batches) pass through untouched, and a request
- * is forgotten as soon as its answer was read.
+ * Bodies that are not one JSON-RPC message (OAuth requests, batches) pass
+ * through untouched, and a request is forgotten as soon as its answer was
+ * read.
  */
 export function fetchClosingCancelledRequests(stateless: () => boolean, base?: FetchLike): FetchLike {
   /** The requests whose POST is still open, by JSON-RPC id. */
@@ -27,9 +31,20 @@ export function fetchClosingCancelledRequests(stateless: () => boolean, base?: F
   return async (url, init) => {
     const send = base ?? fetch;
     const message = init?.method === "POST" ? oneMessage(init.body) : undefined;
-    if (message?.method === "notifications/cancelled" && stateless()) {
-      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof id === "string" || typeof id === "number") open.get(id)?.();
+    if (message?.method === "notifications/cancelled") {
+      const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      const close = typeof cancelled === "string" || typeof cancelled === "number" ? open.get(cancelled) : undefined;
+      if (close === undefined) return send(url, init);
+      if (stateless()) {
+        close();
+        return send(url, init);
+      }
+      // A session's server learns of the cancellation from the notification: it goes first.
+      try {
+        return await send(url, init);
+      } finally {
+        close();
+      }
     }
     const id = message?.id;
     if (message?.method === undefined || (typeof id !== "string" && typeof id !== "number")) return send(url, init);

@@ -1,0 +1,70 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { EMPTY_STREAM_REOPEN_MS } from "./defaults.js";
+
+/**
+ * A `fetch` for the Streamable HTTP client transport that opens an event
+ * stream with a GET (the session's own stream, or one resumed) no sooner
+ * than `EMPTY_STREAM_REOPEN_MS` after the previous GET began, when that
+ * GET's stream ended without a message.
+ *
+ * The SDK's client opens the session's stream again whenever it ends,
+ * after the server's `retry` interval (a second without one), for the
+ * session's life. A server that ends that stream at once, and asks for a
+ * `retry` of 0 (or a few milliseconds), had the client send GETs in a busy
+ * loop, some two hundred a second, spending the host's thread and the
+ * network until dispose. A stream that brought a message is opened again
+ * as the server asks.
+ */
+export function fetchPacingEmptyStreams(base: FetchLike): FetchLike {
+  /** When the next GET may begin. */
+  let notBefore = 0;
+  return async (url, init) => {
+    if (init?.method !== "GET") return base(url, init);
+    await waitUntil(notBefore, init.signal ?? undefined);
+    const began = Date.now();
+    const response = await base(url, init);
+    if (response.status !== 200 || response.body === null) return response;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let brought = false;
+    /** The end of the text read so far, in which a `data:` line may have begun. */
+    let tail = "";
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          notBefore = brought ? 0 : began + EMPTY_STREAM_REOPEN_MS;
+          return controller.close();
+        }
+        if (!brought) {
+          const text = tail + decoder.decode(value, { stream: true });
+          brought = /(?:^|\n)data: ?[^\s]/.test(text);
+          tail = text.slice(-16);
+        }
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Resolves at `time` (at once when it passed); rejects with the signal's reason when it fires first. */
+function waitUntil(time: number, signal: AbortSignal | undefined): Promise<void> {
+  const wait = time - Date.now();
+  if (wait <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    }, wait);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+}
