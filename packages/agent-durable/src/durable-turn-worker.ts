@@ -28,7 +28,7 @@ import { CancelledTurns } from "./store/cancelled-turn.js";
 import { ConnectionSockets } from "./store/connection-sockets.js";
 import { answeredWhileSocketsWait, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
-import type { HandingBackPool } from "./store/handing-back-pool.js";
+import type { HandBackTurn, HandingBackPool } from "./store/handing-back-pool.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
@@ -181,7 +181,7 @@ export class DurableTurnWorker {
       // stops answering after the first look makes the launch fail, not hang (DBOS itself retries a statement
       // without end). Before, the whole launch had that one statement's time, and a slow database failed it.
       await answeredWhileSocketsWait(
-        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching }),
+        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching, handBack }),
         launchWatch(sockets, options.databaseUrl, settings),
       );
       // The worker's own client, for starting and following turns from this process (bounded by its own timeouts).
@@ -308,8 +308,9 @@ async function setUpWorker(setup: {
   stores: TurnWorkflowDeps["stores"];
   running: Set<TurnContext>;
   launching: { abandoned: boolean };
+  handBack: HandBackTurn;
 }): Promise<void> {
-  const { options, settings, pool, dbosPool, lease, stores, running, launching } = setup;
+  const { options, settings, pool, dbosPool, lease, stores, running, launching, handBack } = setup;
   const stage = () => {
     if (launching.abandoned) throw new Error("the launch was given up");
   };
@@ -324,6 +325,7 @@ async function setUpWorker(setup: {
     running,
     faultPoint: settings.faultPoint,
     lostConnection: (error) => pool.lostConnection(error),
+    handBack: (execution) => handBack(execution, undefined),
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,
