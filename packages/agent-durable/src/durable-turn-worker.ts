@@ -26,9 +26,9 @@ import {
 import { DurableTurnError, DurableTurnErrorCode, invalidInput } from "./errors.js";
 import { CancelledTurns } from "./store/cancelled-turn.js";
 import { ConnectionSockets } from "./store/connection-sockets.js";
-import { answeredWithin, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
+import { answeredWhileSocketsWait, asDatabaseUnavailable, checkDatabaseReachable } from "./store/database-check.js";
 import { EventLog } from "./store/event-log.js";
-import type { HandingBackPool } from "./store/handing-back-pool.js";
+import type { HandBackTurn, HandingBackPool } from "./store/handing-back-pool.js";
 import { migrateDatabase } from "./store/schema.js";
 import { SessionHistory } from "./store/session-history.js";
 import { SteeringInbox } from "./store/steering-inbox.js";
@@ -184,12 +184,12 @@ export class DurableTurnWorker {
     const launching = { abandoned: false };
     let client: DurableTurnClient | undefined;
     try {
-      // Everything that waits for the database, within one statement's timeout: a database that stops answering
-      // after the first look makes the launch fail, not hang (DBOS itself retries a statement without end).
-      await answeredWithin(
-        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching }),
-        options.databaseUrl,
-        settings.queryTimeoutMs,
+      // Everything that waits for the database, each statement within one statement's timeout: a database that
+      // stops answering after the first look makes the launch fail, not hang (DBOS itself retries a statement
+      // without end). Before, the whole launch had that one statement's time, and a slow database failed it.
+      await answeredWhileSocketsWait(
+        setUpWorker({ options, settings, pool, dbosPool, lease, stores, running, launching, handBack }),
+        launchWatch(sockets, options.databaseUrl, settings),
       );
       // The worker's own client, for starting and following turns from this process (bounded by its own timeouts).
       client = await DurableTurnClient.connect(options);
@@ -200,7 +200,13 @@ export class DurableTurnWorker {
       abortWatcher.start();
       const cancelledSweep = new CancelledTurnSweep(stores.cancelledTurns);
       cancelledSweep.start();
-      const connections = { pools, sockets, databaseUrl: options.databaseUrl, queryTimeoutMs: settings.queryTimeoutMs };
+      const connections = {
+        pools,
+        sockets,
+        databaseUrl: options.databaseUrl,
+        queryTimeoutMs: settings.queryTimeoutMs,
+        watch: launchWatch(sockets, options.databaseUrl, settings),
+      };
       const endings = {
         pending: () => endedTurnsPendingOf(pool, settings.executorId, settings),
         waitMs: Math.min(settings.queryTimeoutMs, settings.leaseMs / 4),
@@ -252,9 +258,9 @@ export class DurableTurnWorker {
     this.lease.stop();
     this.abortWatcher.stop();
     this.cancelledSweep.stop();
-    const { pools, sockets, databaseUrl, queryTimeoutMs } = this.connections;
-    // Each stage that waits for the database within one statement's timeout.
-    const answered = <T>(work: Promise<T>) => answeredWithin(work, databaseUrl, queryTimeoutMs);
+    const { pools, sockets, databaseUrl, queryTimeoutMs, watch } = this.connections;
+    // Each stage that waits for the database, each of its statements within one statement's timeout.
+    const answered = <T>(work: Promise<T>) => answeredWhileSocketsWait(work, watch);
     let dbosStopping: Promise<void> | undefined;
     let unanswered: unknown;
     // A turn that logged its ending has only its outcome left to record. Handed back, it would run again elsewhere,
@@ -290,6 +296,26 @@ interface WorkerConnections {
   sockets: ConnectionSockets;
   databaseUrl: string;
   queryTimeoutMs: number;
+  /** How the launch and each stage of the shutdown watch the database answer (see `answeredWhileSocketsWait`). */
+  watch: Parameters<typeof answeredWhileSocketsWait>[1];
+}
+
+/**
+ * The watch of work of many statements on the worker's `sockets`: each
+ * statement within `queryTimeoutMs`; the whole, for what the sockets do not
+ * show, within a connection's time and a statement's.
+ */
+function launchWatch(
+  sockets: ConnectionSockets,
+  databaseUrl: string,
+  settings: { queryTimeoutMs: number; connectTimeoutMs: number },
+): WorkerConnections["watch"] {
+  return {
+    sockets,
+    databaseUrl,
+    timeoutMs: settings.queryTimeoutMs,
+    capMs: settings.connectTimeoutMs + settings.queryTimeoutMs,
+  };
 }
 
 /**
@@ -307,8 +333,9 @@ async function setUpWorker(setup: {
   stores: TurnWorkflowDeps["stores"];
   running: Set<TurnContext>;
   launching: { abandoned: boolean };
+  handBack: HandBackTurn;
 }): Promise<void> {
-  const { options, settings, pool, dbosPool, lease, stores, running, launching } = setup;
+  const { options, settings, pool, dbosPool, lease, stores, running, launching, handBack } = setup;
   const stage = () => {
     if (launching.abandoned) throw new Error("the launch was given up");
   };
@@ -323,6 +350,7 @@ async function setUpWorker(setup: {
     running,
     faultPoint: settings.faultPoint,
     lostConnection: (error) => pool.lostConnection(error),
+    handBack: (execution) => handBack(execution, undefined),
   };
   DBOS.registerWorkflow((request: DurableTurnRequest) => runTurnWorkflow(deps, request), {
     name: TURN_WORKFLOW_NAME,

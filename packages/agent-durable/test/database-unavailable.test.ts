@@ -181,6 +181,30 @@ describe("a database that stops answering while a worker launches", () => {
   }
 });
 
+describe("a database that answers every statement, slowly, while a worker launches and shuts down", () => {
+  // Each answer comes 40 ms late (a slow network): no statement waits anywhere near queryTimeoutMs, but the launch's
+  // dozens of round trips take longer than it in all. Before, the launch (and each stage of the shutdown) had to be
+  // done within one statement's timeout: it rejected with database_unavailable though every statement was answered.
+  it("launches and shuts down", async () => {
+    const { proxy, url } = await proxiedDatabase(postgres.url, { answerDelayMs: 40 });
+    try {
+      const queryTimeoutMs = 1_000;
+      const started = performance.now();
+      const worker = await DurableTurnWorker.launch({
+        databaseUrl: url,
+        buildTurn,
+        workerId: "launch-slow-answers",
+        queryTimeoutMs,
+      });
+      // The scenario happened: the launch took longer than one statement may.
+      expect(performance.now() - started).toBeGreaterThan(queryTimeoutMs);
+      await worker.shutdown();
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe("a database that stops answering while a worker shuts down", () => {
   it("rejects with database_unavailable within its timeouts, leaves nothing open, and its turn goes on in the next launch", async () => {
     const { proxy, url } = await proxiedDatabase(postgres.url, { noticeHangUps: true });

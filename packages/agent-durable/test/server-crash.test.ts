@@ -16,7 +16,15 @@
  * driver restarting a crash-safe server, seed 112228350: seqs 37 and 38
  * missing). A write that finds the event (or message) before it missing
  * hands the turn back, and the next execution writes the lost ones again.
+ *
+ * Right after an approval wait timed out: the wait's record (a DBOS step
+ * row, `DBOS.recv`'s) was lost, and the execution, stopped there until the
+ * server was back, logged the timeout and blocked the call, while the
+ * replay took the answer given since: the call ran though the log said it
+ * was blocked, and the turn failed on the log's conflict. DBOS's own rows
+ * count among the records the execution's claim depends on.
  */
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DurableTurnClient } from "../src/index.js";
@@ -106,3 +114,70 @@ describe("Postgres crashes while a turn streams", () => {
     }
   }, 60_000);
 });
+
+describe("Postgres crashes right after an approval wait timed out", () => {
+  it("the execution that goes on acts on nothing of the lost wait; the turn takes the answer given since", async (context) => {
+    // Heartbeats 10 s apart, and the worker stops itself right after its wait ended (before acting on it): nothing
+    // commits with a wait for the disk between the wait's end and the crash.
+    await own.cluster.start("a", { LEASE_MS: "40000", TURNKIT_DURABLE_FAULT: "approval-received" });
+    const client = await DurableTurnClient.connect({ databaseUrl: own.url });
+    const db = new pg.Client({ connectionString: own.url });
+    db.on("error", () => {});
+    await db.connect();
+    try {
+      const turn = await client.start({
+        sessionId: "s-approval",
+        turnId: "approval",
+        userMessage: { text: "write it" },
+        metadata: { scenario: "approval", approvalTimeoutMs: 1500 },
+      });
+      const stepsOf = async () =>
+        (
+          await db.query("SELECT function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1", [turn.workflowId])
+        ).rows.map((row: { function_name: string }) => row.function_name);
+      await waitFor("the wait's deadline recorded", async () => (await stepsOf()).includes("DBOS.sleep"));
+      // A commit that waits for the disk (as a heartbeat's would): everything before the wait's end is kept.
+      await db.query("CREATE TABLE IF NOT EXISTS flushed (at timestamptz); INSERT INTO flushed VALUES (now())");
+      const worker = own.cluster.detach("a");
+      await waitFor("the wait timed out and the worker stopped", () => isStopped(worker.pid!));
+      await own.server.crashAndRestart();
+      await db.end();
+      const after = new pg.Client({ connectionString: own.url });
+      await after.connect();
+      const kept = (
+        await after.query("SELECT function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1", [
+          turn.workflowId,
+        ])
+      ).rows.map((row: { function_name: string }) => row.function_name);
+      await after.end();
+      if (kept.includes("DBOS.recv")) {
+        worker.kill("SIGCONT");
+        return context.skip("the crash kept the wait's record: the scenario never happened");
+      }
+      // A person answers after the deadline: the database holds the wait as still open, and now this answer.
+      const [asked] = (await client.readEvents(turn)).filter((e) => e.type === "action.required");
+      if (asked?.type !== "action.required") throw new Error("no approval request");
+      await client.respond(turn, asked.payload.requestId, { approved: true });
+      worker.kill("SIGCONT");
+
+      expect(await client.outcome(turn)).toMatchObject({ kind: "completed" });
+      const events = await client.readEvents(turn);
+      assertLogInvariants(events);
+      const approvals = events.flatMap((e) =>
+        e.type === "debug.trace" && e.payload.phase === "durable.approval" ? [e.payload.attrs?.result] : [],
+      );
+      expect(approvals).toEqual(["approved"]);
+      const counts = own.cluster.counts().filter((c) => c.turnId === "approval");
+      expect(counts.filter((c) => c.kind === "tool-start")).toHaveLength(1);
+      expect(counts.filter((c) => c.kind === "model")).toHaveLength(2);
+    } finally {
+      await db.end().catch(() => {});
+      await client.close();
+    }
+  }, 60_000);
+});
+
+/** Whether process `pid` is stopped (`SIGSTOP`): its state in /proc is `T`. */
+function isStopped(pid: number): boolean {
+  return /^\d+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}

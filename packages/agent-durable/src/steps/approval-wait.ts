@@ -13,6 +13,8 @@ import {
   replayLiveStart,
   type TurnContext,
 } from "../turn/turn-context.js";
+import { stallOnceIfArmed } from "../workers/fault-point.js";
+import { dbosRecordedCall } from "./dbos-recorded-call.js";
 import { type AskEvent, requestScopeOf, waitDurably } from "./host-ask.js";
 import { runRecordedStep } from "./recorded-step.js";
 
@@ -70,9 +72,13 @@ export async function awaitApproval(
   const request = approvalRequest(ctx, event, reason);
   const { requestId } = request;
   ctx.writer.emit("action.required", request, event.turnId);
-  const deadlineEpochMS = (await DBOS.now()) + ctx.approvalTimeoutMs;
+  // DBOS records both calls as steps of its own: the claim holds only while their rows are kept.
+  const deadlineEpochMS = (await dbosRecordedCall(ctx.claim, () => DBOS.now())) + ctx.approvalTimeoutMs;
   for (;;) {
-    const message = await DBOS.recv<ApprovalMessage>(APPROVAL_TOPIC, { deadlineEpochMS });
+    const message = await dbosRecordedCall(ctx.claim, () =>
+      DBOS.recv<ApprovalMessage>(APPROVAL_TOPIC, { deadlineEpochMS }),
+    );
+    stallOnceIfArmed("approval-received", ctx.faultPoint);
     if (message === null) {
       trace(ctx, event.turnId, requestId, "timed out");
       return {

@@ -1,5 +1,7 @@
+import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { DurableTurnError, DurableTurnErrorCode } from "../errors.js";
+import type { ConnectionSockets } from "./connection-sockets.js";
 import { isDatabaseUnreachable } from "./unreachable-database.js";
 
 /**
@@ -95,6 +97,41 @@ export function answeredWithin<T>(work: Promise<T>, databaseUrl: string, timeout
   work.catch(() => {});
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Settles as `work` does, or rejects with `database_unavailable` once one
+ * of `sockets` has waited `timeoutMs` for the server to answer what it sent
+ * (a statement, a connection's startup, a lock wait), or once `work` has
+ * gone on for `capMs` in all (what the sockets cannot show: a library that
+ * retries a failed connection without end, a connection wrapped in TLS).
+ * What `work` does later is ignored. For work of many statements, such as
+ * a worker's launch, that a slow database answers one by one: each
+ * statement, not the whole, gets one statement's time.
+ */
+export function answeredWhileSocketsWait<T>(
+  work: Promise<T>,
+  watch: { sockets: ConnectionSockets; databaseUrl: string; timeoutMs: number; capMs: number },
+): Promise<T> {
+  const { sockets, databaseUrl, timeoutMs, capMs } = watch;
+  const started = performance.now();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    timer = setInterval(
+      () => {
+        if (sockets.longestWaitMs() >= timeoutMs)
+          reject(asDatabaseUnavailable(new Error(`Query read timeout (${timeoutMs} ms)`), databaseUrl, timeoutMs));
+        else if (performance.now() - started >= capMs)
+          reject(asDatabaseUnavailable(new Error(`Query read timeout (${capMs} ms in all)`), databaseUrl, capMs));
+      },
+      Math.min(WATCH_INTERVAL_MS, timeoutMs / 4),
+    );
+  });
+  work.catch(() => {});
+  return Promise.race([work, unanswered]).finally(() => clearInterval(timer));
+}
+
+/** How often {@link answeredWhileSocketsWait} looks at the sockets, at most. */
+const WATCH_INTERVAL_MS = 100;
 
 function reasonOf(error: unknown, timeoutMs: number): string {
   const { code, message } = (typeof error === "object" && error !== null ? error : {}) as {

@@ -14,6 +14,7 @@ import { durableLlm } from "../steps/model-request-step.js";
 import { runRecordedStep } from "../steps/recorded-step.js";
 import { deliveredTakeKeys, durableCloseIntake, durableSteeringSource } from "../steps/steering-step.js";
 import { durableTools } from "../steps/durable-sub-agent.js";
+import type { TurnExecution } from "../store/handing-back-pool.js";
 import { TurnClaim } from "../store/turn-claim.js";
 import { isDatabaseUnreachable } from "../store/unreachable-database.js";
 import { DurableEventWriter } from "./durable-event-writer.js";
@@ -45,6 +46,13 @@ export interface TurnWorkflowDeps {
    * execution's `superseded` error comes back (see `HandingBackPool`).
    */
   lostConnection(error: unknown): Promise<unknown>;
+  /**
+   * Queues the turn of `execution` again, revoking its claim, unless
+   * another execution holds it already (the worker's hand-back of a lost
+   * connection, see `handBackLostTurns`); resolves once it is no longer
+   * that execution's.
+   */
+  handBack(execution: TurnExecution): Promise<unknown>;
 }
 
 /**
@@ -57,7 +65,30 @@ export async function runTurnWorkflow(deps: TurnWorkflowDeps, request: DurableTu
   // Taken from the queue while the worker hands its turns back: it runs nothing and ends nothing here (its claim is
   // revoked when the turns are handed back, and another worker runs it).
   if (deps.lease.stopped) return new Promise<never>(() => {});
-  return endsNothingOnceShuttingDown(deps.lease, () => runTurnExecution(deps, request));
+  return endsNothingOnceShuttingDown(deps.lease, () => handedBackWhenSuperseded(deps, request));
+}
+
+/**
+ * Runs the execution; when it stops `superseded` (a write or a check found
+ * its claim gone), hands the turn back before the error reaches DBOS. The
+ * claim may be refused while DBOS's token is still this execution's: a
+ * crash of the database lost step records it acted on (see `TurnClaim`).
+ * DBOS, whose token then matches, would record the error as the turn's
+ * failure; queued again first, the turn goes on from what the database
+ * kept, and DBOS records nothing of this execution. (Before, such a turn
+ * failed with `superseded`.) When another worker took the turn over, the
+ * hand-back finds it no longer this execution's and changes nothing.
+ */
+async function handedBackWhenSuperseded(deps: TurnWorkflowDeps, request: DurableTurnRequest): Promise<TurnOutcome> {
+  const { workflowId } = turnRef(request);
+  const token = TurnClaim.current(workflowId).token;
+  try {
+    return await runTurnExecution(deps, request);
+  } catch (error) {
+    if (DurableTurnError.isInstance(error) && error.code === DurableTurnErrorCode.Superseded)
+      await deps.handBack({ turnKey: workflowId, token });
+    throw error;
+  }
 }
 
 /**

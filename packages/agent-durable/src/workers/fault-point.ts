@@ -33,6 +33,9 @@
  * - `steering-take-in-transaction` (a stall point, the first time only): a
  *   step takes waiting steering messages, in a transaction that holds the
  *   turn's rows locked and has written nothing yet.
+ * - `approval-received` (a stall point, the first time only): an approval
+ *   wait's `DBOS.recv` returned (an answer, an abort notice, or nothing by
+ *   the deadline), and nothing has acted on it yet.
  * - `heartbeats-unanswered` (neither crash nor stall): the heartbeats of the
  *   six leases after the worker's first fail as ones the database did not
  *   answer, while its other statements go through.
@@ -48,6 +51,7 @@ export type FaultPoint =
   | "model-request-after-claim-check"
   | "tool-call-after-claim-check"
   | "steering-take-in-transaction"
+  | "approval-received"
   | "heartbeats-unanswered";
 
 /** The environment variable that arms a {@link FaultPoint}. */
@@ -56,6 +60,16 @@ export const FAULT_POINT_ENV = "TURNKIT_DURABLE_FAULT";
 /** Stops this process with `SIGSTOP` when `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */
 export function stallIfArmed(point: FaultPoint, armed: string | undefined): void {
   if (armed === point) process.kill(process.pid, "SIGSTOP");
+}
+
+/** The stall points this process stopped at already (see {@link stallOnceIfArmed}). */
+const stalledOnce = new Set<FaultPoint>();
+
+/** As {@link stallIfArmed}, the first time this process reaches `point` only. */
+export function stallOnceIfArmed(point: FaultPoint, armed: string | undefined): void {
+  if (armed !== point || stalledOnce.has(point)) return;
+  stalledOnce.add(point);
+  stallIfArmed(point, armed);
 }
 
 /** Whether `armed` (the worker's `TURNKIT_DURABLE_FAULT`) names `point`. */

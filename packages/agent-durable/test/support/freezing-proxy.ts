@@ -25,6 +25,8 @@ export class FreezingProxy {
   constructor(
     target: { host: string; port: number },
     private readonly noticeHangUps = false,
+    /** How long each chunk from the server is held before it is passed on (a slow network); 0: none. Not with {@link freeze}. */
+    private readonly answerDelayMs = 0,
   ) {
     this.server = createServer((down) => {
       if (++this.connections >= this.freezeAt) this.freeze();
@@ -114,17 +116,23 @@ export class FreezingProxy {
 
   private join({ down, up }: Pair): void {
     down.pipe(up);
-    up.pipe(down);
+    if (this.answerDelayMs === 0) up.pipe(down);
+    // Chunks held for the same time are passed on in the order they came.
+    else up.on("data", (chunk: Buffer) => setTimeout(() => down.write(chunk), this.answerDelayMs));
   }
 }
 
 /** `databaseUrl` with its host and port replaced by a new {@link FreezingProxy}'s, listening; and the proxy. */
 export async function proxiedDatabase(
   databaseUrl: string,
-  options: { noticeHangUps?: boolean } = {},
+  options: { noticeHangUps?: boolean; answerDelayMs?: number } = {},
 ): Promise<{ proxy: FreezingProxy; url: string }> {
   const url = new URL(databaseUrl);
-  const proxy = new FreezingProxy({ host: url.hostname, port: Number(url.port) }, options.noticeHangUps);
+  const proxy = new FreezingProxy(
+    { host: url.hostname, port: Number(url.port) },
+    options.noticeHangUps,
+    options.answerDelayMs,
+  );
   url.port = String(await proxy.listen());
   return { proxy, url: url.toString() };
 }
