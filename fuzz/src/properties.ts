@@ -194,7 +194,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
       "agent-core's transport retry at its limits, alone or as a turn's main request: failures of every class before or after visible output, silent attempts ended by a watchdog, Retry-After at the cap or the budget's end and one millisecond either side, default or generated policies, aborts in attempts and waits; compared with the rules",
     arbitrary: retryLimitsArbitrary,
     run: checkRetryLimits,
-    ciRuns: 150,
+    ciRuns: 80,
     fuzzWeight: 1,
   };
   const oddHistory: FuzzProperty<OddHistoryCase> = {
@@ -203,7 +203,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
       "PiTurnRunner on histories as stores keep them (tool results missing, repeated, after a user message, for an earlier or no call; error and aborted responses; hidden, host and batched messages) and images of every size in them, the turn's message and its tools' results: each request holds only results providers take, each image in its place or named by a placeholder, the newest 20 that are not tiny; history unchanged",
     arbitrary: oddHistoryCaseArbitrary,
     run: checkOddHistory,
-    ciRuns: 60,
+    ciRuns: 30,
     fuzzWeight: 1,
   };
   const optionLayers: FuzzProperty<OptionLayersCase> = {
@@ -212,7 +212,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
       "composeStreamFn's option layers: host caps (valid or refused), the turn's and the request's maxTokens, the model's limit, cacheRetention, timeoutMs, and header names repeated in other letter cases; what the stream function is sent follows the rules",
     arbitrary: optionLayersArbitrary,
     run: checkOptionLayers,
-    ciRuns: 100,
+    ciRuns: 60,
     fuzzWeight: 0.3,
   };
   const compaction: FuzzProperty<CompactionScenario> = {

@@ -29,6 +29,7 @@ import {
   PiTurnRunner,
   withLlmRetry,
   type LlmRetryNotification,
+  type LlmRetryObserver,
   type LlmRetryOptions,
   type StreamFn,
 } from "@turnkit/agent-core";
@@ -103,6 +104,8 @@ export interface RetryLimitsCase {
   /** The caller aborts this long (virtual ms, half a millisecond off every whole one) after the request was sent. */
   abortAtMs: number | undefined;
   path: "layer" | "turn";
+  /** The observer fails after noting each notice (it throws, or answers a rejected promise): nothing changes. */
+  observerFails?: "throw" | "reject";
 }
 
 const latencyArbitrary: fc.Arbitrary<Latency> = fc.oneof(
@@ -210,6 +213,7 @@ export const retryLimitsArbitrary: fc.Arbitrary<RetryLimitsCase> = fc
       fc.integer({ min: 0, max: 400_000 }).map((ms) => ms + 0.5),
     ),
     path: fc.constantFrom("layer" as const, "turn" as const),
+    observerFails: oneIn(4, fc.constantFrom("throw" as const, "reject" as const)),
   })
   // An attempt that stays silent with its watchdog off waits for the caller: the caller aborts 10 s into it.
   .map((scenario) => {
@@ -556,6 +560,15 @@ async function settleOrFail(run: Promise<unknown>, clock: VirtualClock, controll
     throw new Error(`retry limits: the request hung at ${report.endedAt} virtual ms with nothing scheduled`);
 }
 
+/** An observer that notes each notice as text, then fails as the case says. */
+function noting(notices: string[], fails: RetryLimitsCase["observerFails"]): LlmRetryObserver {
+  return (notification) => {
+    notices.push(noticeText(notification));
+    if (fails === "throw") throw new Error("the observer failed");
+    if (fails === "reject") return Promise.reject(new Error("the observer rejected"));
+  };
+}
+
 function noticeText(notification: LlmRetryNotification): string {
   switch (notification.type) {
     case "waiting":
@@ -579,9 +592,7 @@ async function runOnLayer(scenario: RetryLimitsCase, expected: RetryExpectation)
   const provider = scriptedProvider(scenario, expected, clock, sentAt, providerRetries);
   const retried = withLlmRetry(
     provider,
-    scenario.policy === false
-      ? false
-      : { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
+    scenario.policy === false ? false : { ...scenario.policy, observer: noting(notices, scenario.observerFails) },
     {
       clock,
       random: () => scenario.jitter,
@@ -661,9 +672,7 @@ async function runAsTurn(scenario: RetryLimitsCase, expected: RetryExpectation):
       ...(scenario.streamIdleTimeoutMs !== undefined && { streamIdleTimeoutMs: scenario.streamIdleTimeoutMs }),
     },
     llmRetry:
-      scenario.policy === false
-        ? false
-        : { ...scenario.policy, observer: (notification) => void notices.push(noticeText(notification)) },
+      scenario.policy === false ? false : { ...scenario.policy, observer: noting(notices, scenario.observerFails) },
     disableBuiltinToolFallback: true,
   });
   await settleOrFail(run, clock, controller);
