@@ -42,13 +42,15 @@ export type InputFaultKind =
   | "longString"
   | "loneSurrogate"
   | "nonBmp"
+  | "blank"
   | "number";
 
-/** One fault at `path` of the input (dotted, from its root); `number` is the value a `number` fault puts there. */
+/** One fault at `path` of the input (dotted, from its root); `number` is the value a `number` fault puts there, `text` the one a `blank` fault does. */
 export interface InputFault {
   path: string;
   kind: InputFaultKind;
   number?: number;
+  text?: string;
 }
 
 /** Faults that leave every value the turn reads once as it was: the turn completes as without them. */
@@ -110,6 +112,12 @@ const faultArbitrary: fc.Arbitrary<InputFault> = fc.oneof(
   fc.record({
     path: fc.constantFrom(...STRING_FIELDS),
     kind: fc.constantFrom<InputFaultKind>("longString", "loneSurrogate", "nonBmp"),
+  }),
+  // A user message that says nothing: the model would be sent nothing new, so the turn must be refused.
+  fc.record({
+    path: fc.constant("userMessage.text"),
+    kind: fc.constant<InputFaultKind>("blank"),
+    text: fc.constantFrom("", " ", "\n\t  "),
   }),
   fc.record({
     path: fc.constantFrom(...NUMBER_FIELDS),
@@ -221,6 +229,9 @@ function applyFault(input: Record<string, any>, fault: InputFault): Record<strin
     case "number":
       holder[key] = fault.number;
       break;
+    case "blank":
+      holder[key] = fault.text;
+      break;
   }
   return input;
 }
@@ -290,6 +301,7 @@ export async function checkInputFaults(faults: readonly InputFault[]): Promise<v
       const checked = validateRuntimeEvent(event);
       if (!checked.ok) fail(`event ${index} (${event.type}) is invalid: ${checked.errors.slice(0, 2).join("; ")}`);
     });
+    if (faults.some((fault) => fault.kind === "blank")) fail("a user message that says nothing was sent");
     const engine = engineText({ outcome, events });
     if (engine) fail(`the turn carries the engine's text: ${engine}`);
     if (faults.every(isHarmless) && outcome.kind !== "completed")

@@ -27,7 +27,8 @@ function invalid(message: string): TurnkitConfigError {
  * those (a hook that is no function, a signal that is no `AbortSignal`), a
  * history or hidden message that is not a well-formed message (a known
  * role with content of the wrong shape, naming the field), an image that
- * is not one, and for `startMode: "continue"`
+ * is not one, a user message (when not continuing) whose text is empty or
+ * only whitespace and that holds no image, and for `startMode: "continue"`
  * without a history or with one that ends in an assistant message (nothing
  * to answer), and for a `budget` whose limits are not positive numbers
  * (`maxSteps` a positive integer), and for `warnings` that are not
@@ -92,6 +93,7 @@ function checkRunTurnInput(input: RunTurnInput): void {
   if (input.userMessage !== undefined) {
     const problem = inputMessageProblem(input.userMessage);
     if (problem) throw invalid(`RunTurnInput.userMessage${problem}`);
+    if (!continuing) assertSaysSomething(input.userMessage);
   }
   if (continuing) assertContinuable(input);
   if (input.tools !== undefined && !Array.isArray(input.tools)) throw invalid("RunTurnInput.tools must be an array");
@@ -114,6 +116,19 @@ function checkRunTurnInput(input: RunTurnInput): void {
     }
   }
   assertValidTurnBudget(input.budget);
+}
+
+/**
+ * A user message whose text is empty or only whitespace, with no image,
+ * tells the model nothing: some providers drop it (Anthropic's, leaving a
+ * first turn with no message at all, a 400), others send an empty message.
+ * Either way the turn could not be what the host meant, so it is refused.
+ */
+function assertSaysSomething(message: NonNullable<RunTurnInput["userMessage"]>): void {
+  if (message.text.trim() !== "" || (message.images?.length ?? 0) > 0) return;
+  throw invalid(
+    'RunTurnInput.userMessage.text is empty (or only whitespace) and there are no images: the model would be sent nothing new (pass text or images, or set startMode: "continue" to continue the history)',
+  );
 }
 
 /** Each entry of `messages` (when it is an array) must be a well-formed message (see `messageProblem`). */

@@ -38,7 +38,7 @@ export interface RunTurnInput {
   turnId: string;
   /** The system prompt of every request of the turn (hooks may change a request's messages, not this). */
   systemPrompt: string;
-  /** The user's message; omit it with `startMode: "continue"` to continue `history`. */
+  /** The user's message; omit it with `startMode: "continue"` to continue `history`. Its text must say something (not empty or only whitespace) unless it holds an image. */
   userMessage?: TurnInputMessage;
   /** `prompt` (default) sends `userMessage`; `continue` answers the end of `history`, which must not end with an assistant message. */
   startMode?: "prompt" | "continue";

@@ -84,7 +84,7 @@ function childInputOf(definition: SubAgentTurnParts): RunTurnInput {
     sessionId: "sub-agent-definition",
     turnId: "sub-agent-definition",
     systemPrompt: definition.systemPrompt,
-    userMessage: { text: "" },
+    userMessage: { text: "the task of a call" },
     llm: definition.llm,
     tools: definition.tools ?? [],
     disableBuiltinToolFallback: true,

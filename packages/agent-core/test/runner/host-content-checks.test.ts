@@ -64,6 +64,39 @@ describe("the shape checks", () => {
 });
 
 describe("host content is checked where it enters a turn", () => {
+  it("a user message that says nothing (empty or only whitespace text, no image) is refused before any event and request, naming the field", async () => {
+    for (const text of ["", "  \n\t "]) {
+      for (const images of [undefined, []]) {
+        const error = await rejectedBeforeStart((input) => {
+          input.userMessage = { text, ...(images && { images }) };
+        });
+        expect(TurnkitConfigError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ code: "invalid_turn_input" });
+        expect((error as Error).message).toMatch(
+          /^RunTurnInput\.userMessage\.text is empty \(or only whitespace\) and there are no images/,
+        );
+      }
+    }
+  });
+
+  it("an image with no text, and a continued history beside an empty user message, still run", async () => {
+    const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };
+    const pictured = await runCheckedTurn({
+      script: ["a picture"],
+      input: { userMessage: { text: "", images: [image] } },
+    });
+    expect(pictured.outcome.kind).toBe("completed");
+    expect(pictured.model.requests[0]!.context.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: "" }, image],
+    });
+    const continued = await runCheckedTurn({
+      script: ["continued"],
+      input: { startMode: "continue", history: [userMessage("earlier")], userMessage: { text: "" } },
+    });
+    expect(continued.outcome.kind).toBe("completed");
+  });
+
   it("a history message with malformed content is rejected before the turn starts, naming the field", async () => {
     const error = await rejectedBeforeStart((input) => {
       input.history = [userMessage("earlier"), { role: "user", content: [{ type: "text", text: 42 }], timestamp: 1 }];
