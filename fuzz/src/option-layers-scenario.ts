@@ -9,7 +9,8 @@
  * compared with the rules written plainly: the request's own value wins
  * wherever the request sets one (a header name in any case), the host cap
  * is a ceiling (the smallest positive of the cap, the value so far and the
- * model's limit), a refused cap or turn `maxTokens` (not a positive safe
+ * model's limit), so is the model's limit without a cap, a request's value
+ * that is no positive integer is not sent (the turn's fills it), a refused cap or turn `maxTokens` (not a positive safe
  * integer) throws `TurnkitConfigError` naming it at once.
  */
 import { collectStream, createScriptedModel } from "@turnkit/agent-loop/testing";
@@ -54,7 +55,7 @@ export const optionLayersArbitrary: fc.Arbitrary<OptionLayersCase> = fc.record({
     { weight: 1, arbitrary: fc.constantFrom(0, -5, 1.5, 1e21) },
   ),
   requestMaxTokens: fc.constantFrom(undefined, 0, -1, Number.NaN, 0.5, 50, 5000),
-  modelMaxTokens: fc.constantFrom(0, 100, 8192),
+  modelMaxTokens: fc.constantFrom(0, 100, 8192, 300.5),
   turnCache: fc.constantFrom(undefined, "none" as const, "short" as const, "long" as const),
   requestCache: fc.constantFrom(undefined, "short" as const),
   requestTimeoutMs: fc.constantFrom(undefined, 5000),
@@ -67,6 +68,9 @@ const REQUEST_TIMEOUT_MS = 20 * 60 * 1000;
 /** A token count the turn's options take: a positive safe integer. */
 const validCount = (value: number) => Number.isSafeInteger(value) && value > 0;
 
+/** `value` when it is a token count, else `undefined`. */
+const counted = (value: number | undefined) => (value !== undefined && validCount(value) ? value : undefined);
+
 const positive = (value: number | undefined): value is number =>
   typeof value === "number" && Number.isFinite(value) && value > 0;
 
@@ -78,9 +82,13 @@ export function expectedOptions(scenario: OptionLayersCase): { refused: string[]
     ...(hostCap !== undefined && !validCount(hostCap) ? ["llm.hostMaxOutputTokens"] : []),
   ];
   if (refused.length > 0) return { refused };
-  let maxTokens: number | undefined = scenario.requestMaxTokens;
-  if (!positive(maxTokens) && positive(scenario.turnMaxTokens)) maxTokens = scenario.turnMaxTokens;
-  if (hostCap !== undefined) maxTokens = Math.min(...[hostCap, maxTokens, scenario.modelMaxTokens].filter(positive));
+  // A request's own value that is no token count is not sent; the turn's fills its place.
+  let maxTokens: number | undefined = counted(scenario.requestMaxTokens);
+  if (maxTokens === undefined && positive(scenario.turnMaxTokens)) maxTokens = scenario.turnMaxTokens;
+  const modelLimit = counted(scenario.modelMaxTokens);
+  if (hostCap !== undefined) maxTokens = Math.min(...[hostCap, maxTokens, modelLimit].filter(positive));
+  // The model's own limit is a ceiling too, cap or none.
+  if (maxTokens !== undefined && modelLimit !== undefined) maxTokens = Math.min(maxTokens, modelLimit);
   let headers = scenario.requestHeaders;
   const turnHeaders = scenario.turnHeaders ?? {};
   if (Object.keys(turnHeaders).length > 0) {

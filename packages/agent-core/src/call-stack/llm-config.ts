@@ -25,7 +25,8 @@ export interface LlmConfig {
   /** Prompt-cache retention preference, sent when a request does not set its own. */
   cacheRetention?: CacheRetention;
   /**
-   * Output-token limit sent when a request does not set a positive one. Must
+   * Output-token limit sent when a request does not set a positive integer
+   * (never more than `model.maxTokens`: a higher value is lowered to it). Must
    * be a positive (safe) integer; anything else throws `TurnkitConfigError`
    * naming the field when the turn is built.
    */

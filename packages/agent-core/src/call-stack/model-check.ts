@@ -56,10 +56,11 @@ export function modelProblem(model: unknown, sentByPiAi: boolean): string | unde
         return `.cost.${name} must be a number of at least 0, got ${shown(price)}`;
     }
   }
-  for (const name of ["maxTokens", "contextWindow"] as const) {
-    if ((name === "maxTokens" ? required(name) : fields[name] !== undefined) && !isCountAbove0(fields[name]))
-      return `.${name} must be a number above 0, got ${shown(fields[name])}`;
-  }
+  // The option layers send it as a ceiling, and a provider refuses a fractional output limit.
+  if (required("maxTokens") && !(Number.isSafeInteger(fields.maxTokens) && (fields.maxTokens as number) > 0))
+    return `.maxTokens must be a positive integer, got ${shown(fields.maxTokens)}`;
+  if (fields.contextWindow !== undefined && !isCountAbove0(fields.contextWindow))
+    return `.contextWindow must be a number above 0, got ${shown(fields.contextWindow)}`;
   if (fields.reasoning !== undefined && typeof fields.reasoning !== "boolean")
     return `.reasoning must be a boolean, got ${shown(fields.reasoning)}`;
   return undefined;

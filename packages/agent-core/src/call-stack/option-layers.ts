@@ -23,11 +23,14 @@ export type ApplyOptionLayers = (options: StreamFnOptions | undefined, model: An
  * The six option layers of `llm` as one function, applied outermost first:
  * request timeout (20 min unless the request sets its own), `fetch`,
  * `headers` (the request's own win on a name in both, in any case), `maxTokens` (unless
- * the request asks for a positive number), `cacheRetention`, and the host
- * cap last (the smallest positive of the cap, the request's `maxTokens` and
- * the model's). Each layer fills only its own option, and only when the
- * request does not set it (the cap is a ceiling, so it always applies).
- * The caller's options are never changed.
+ * the request asks for a positive integer), `cacheRetention`, and the
+ * ceilings last: the host cap (the smallest of the cap, the request's
+ * `maxTokens` and the model's) and the model's own `maxTokens` (a request
+ * never asks for more than its model can give). Each layer fills only its
+ * own option, and only when the request does not set it (the ceilings
+ * always apply). A request's `maxTokens` that is no positive integer (0,
+ * negative, `NaN`, a fraction) is not sent: the turn's fills it, or the
+ * provider's default applies. The caller's options are never changed.
  *
  * Throws `TurnkitConfigError` at once for an invalid `hostMaxOutputTokens`
  * (`invalid_host_cap`) or `cacheRetention` (`invalid_turn_input`).
@@ -39,12 +42,14 @@ export function optionLayers(llm: OptionLayersConfig): ApplyOptionLayers {
   const headers = llm.headers !== undefined && Object.keys(llm.headers).length > 0 ? { ...llm.headers } : undefined;
   return (callerOptions, model) => {
     const options: StreamFnOptions = { ...callerOptions };
+    if (options.maxTokens !== undefined && !isTokenCount(options.maxTokens)) delete options.maxTokens;
     fillRequestTimeout(options, TURN_DEFAULTS.llmRequestTimeoutMs);
     if (fetch !== undefined) fillFetch(options, fetch);
     if (headers !== undefined) fillHeaders(options, headers);
-    if (isPositive(maxTokens)) fillMaxTokens(options, maxTokens);
+    if (isTokenCount(maxTokens)) fillMaxTokens(options, maxTokens);
     if (cacheRetention !== undefined) fillCacheRetention(options, cacheRetention);
     if (cap !== undefined) fillHostCap(options, cap, model);
+    keepToModelLimit(options, model);
     return options;
   };
 }
@@ -99,11 +104,11 @@ export function withCacheRetention(streamFn: StreamFn, cacheRetention: CacheRete
 
 /**
  * Sends `maxTokens` with every request that does not ask for a positive
- * number itself. Only a positive finite value has an effect; anything else
+ * integer itself. Only a positive integer has an effect; anything else
  * returns `streamFn` unchanged (the provider's default applies).
  */
 export function withMaxTokens(streamFn: StreamFn, maxTokens: number | undefined): StreamFn {
-  if (!isPositive(maxTokens)) return streamFn;
+  if (!isTokenCount(maxTokens)) return streamFn;
   return filling(streamFn, (options) => fillMaxTokens(options, maxTokens));
 }
 
@@ -174,7 +179,7 @@ function fillHeaders(options: StreamFnOptions, headers: Record<string, string>):
 }
 
 function fillMaxTokens(options: StreamFnOptions, maxTokens: number): void {
-  if (!isPositive(options.maxTokens)) options.maxTokens = maxTokens;
+  if (!isTokenCount(options.maxTokens)) options.maxTokens = maxTokens;
 }
 
 function fillCacheRetention(options: StreamFnOptions, cacheRetention: CacheRetention): void {
@@ -182,13 +187,19 @@ function fillCacheRetention(options: StreamFnOptions, cacheRetention: CacheReten
 }
 
 function fillHostCap(options: StreamFnOptions, cap: number, model: AnyModel): void {
-  const limits = [cap, options.maxTokens, model.maxTokens].filter(isPositive);
+  const limits = [cap, options.maxTokens, model.maxTokens].filter(isTokenCount);
   options.maxTokens = Math.min(...limits);
 }
 
-/** True for a positive finite number: a `maxTokens` that has an effect. */
-function isPositive(value: unknown): value is number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0;
+/** A `maxTokens` above the model's own limit (when it states one) is lowered to it: the provider would refuse it. */
+function keepToModelLimit(options: StreamFnOptions, model: AnyModel): void {
+  const limit = model.maxTokens;
+  if (isTokenCount(options.maxTokens) && isTokenCount(limit) && options.maxTokens > limit) options.maxTokens = limit;
+}
+
+/** True for a positive safe integer: a token count a provider accepts. */
+function isTokenCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
 }
 
 const CACHE_RETENTIONS: readonly CacheRetention[] = ["none", "short", "long"];

@@ -198,6 +198,23 @@ describe("composeStreamFn", () => {
     });
   });
 
+  it("never asks for more than the model gives, nor sends a request's maxTokens that is no positive integer", async () => {
+    const layered = (f: StreamFn) => composeStreamFn({ model, streamFn: f, maxTokens: 20_000 });
+    // No host cap: the turn's 20,000 is lowered to the model's own 8,000, as a request's 9,000 is.
+    expect((await optionsSeenBy(layered))?.maxTokens).toBe(8_000);
+    expect((await optionsSeenBy(layered, { maxTokens: 9_000 }))?.maxTokens).toBe(8_000);
+    expect((await optionsSeenBy(layered, { maxTokens: 700 }))?.maxTokens).toBe(700);
+    // A fraction (a hook's own request asking for 0.5) counts as not asked: the turn's value fills it.
+    expect(
+      (await optionsSeenBy((f) => composeStreamFn({ model, streamFn: f, maxTokens: 300 }), { maxTokens: 0.5 }))
+        ?.maxTokens,
+    ).toBe(300);
+    for (const odd of [0.5, 0, -1, Number.NaN])
+      expect(
+        await optionsSeenBy((f) => composeStreamFn({ model, streamFn: f }), { maxTokens: odd }),
+      ).not.toHaveProperty("maxTokens");
+  });
+
   it("the host cap sits inside max tokens: it clamps the configured value", async () => {
     const seen = await optionsSeenBy((f) =>
       composeStreamFn({ model, streamFn: f, hostMaxOutputTokens: 100, maxTokens: 4_000 }),

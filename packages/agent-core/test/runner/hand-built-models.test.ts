@@ -61,7 +61,7 @@ describe("a hand-built model sent through pi-ai", () => {
     ["input", 'RunTurnInput.llm.model.input must be a list of "text" and "image", got nothing'],
     ["cost", "RunTurnInput.llm.model.cost must be an object of prices per million tokens, got nothing"],
     ["baseUrl", "RunTurnInput.llm.model.baseUrl must be a string, got nothing"],
-    ["maxTokens", "RunTurnInput.llm.model.maxTokens must be a number above 0, got nothing"],
+    ["maxTokens", "RunTurnInput.llm.model.maxTokens must be a positive integer, got nothing"],
     ["id", "RunTurnInput.llm.model.id must be a non-empty string, got nothing"],
     ["api", "RunTurnInput.llm.model.api must be a non-empty string, got nothing"],
   ])("without %s is refused before any event, naming the field", async (field, message) => {
@@ -100,7 +100,11 @@ describe("a model with a stream function of the host's", () => {
     const { input: turn } = input(minimal, { streamFn: scripted.streamFn });
     expect((await new PiTurnRunner().runTurn(turn)).kind).toBe("completed");
     expect(await refusal({ ...minimal, maxTokens: "4k" }, { streamFn: scripted.streamFn })).toBe(
-      'RunTurnInput.llm.model.maxTokens must be a number above 0, got "4k"',
+      'RunTurnInput.llm.model.maxTokens must be a positive integer, got "4k"',
+    );
+    // A fraction would be sent as the request's output limit, which providers refuse.
+    expect(await refusal({ ...minimal, maxTokens: 8191.5 }, { streamFn: scripted.streamFn })).toBe(
+      "RunTurnInput.llm.model.maxTokens must be a positive integer, got 8191.5",
     );
   });
 });
