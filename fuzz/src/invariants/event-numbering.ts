@@ -7,7 +7,8 @@
  * status, whose `droppedEvents` is the sum of its `droppedTypes`; and only
  * when the writer was one that may not answer in time, and the caller
  * aborted the turn or `hookTimeoutMs` bounds the writer. (The terminal status last and once is invariant 3.)
- * Every event is named: a non-empty string `eventId`, and a non-empty
+ * Every event is named: a non-empty string `eventId`, unique within the
+ * turn (the fuzz's own `newEventId` never repeats one), and a non-empty
  * string `messageId` in a payload that has one, whatever the host's id
  * callbacks answered.
  */
@@ -63,9 +64,15 @@ export function checkEventNumbering(
     throw new InvariantViolation(INVARIANT, detail);
   };
   const { events } = observation;
+  // The fuzz's `newEventId` never repeats an id, so no two events of a turn may share one.
+  const firstWithId = new Map<unknown, number>();
   events.forEach((event, index) => {
     if (typeof event.eventId !== "string" || event.eventId === "")
       fail(`event #${index} (${event.type}) has eventId ${describeValue(event.eventId)}`);
+    const earlier = firstWithId.get(event.eventId);
+    if (earlier !== undefined)
+      fail(`event #${index} (${event.type}) repeats the eventId ${describeValue(event.eventId)} of event #${earlier}`);
+    firstWithId.set(event.eventId, index);
     const payload = event.payload as { messageId?: unknown };
     if (
       "messageId" in payload &&

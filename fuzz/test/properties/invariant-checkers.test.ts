@@ -185,6 +185,9 @@ describe("invariant checkers reject broken runs", () => {
     expect(() => checkEventNumbering(run(early), stalling)).toThrow(/not right before the terminal/);
     const wrongSum = [status(1, "running"), notice(2, 3, { "debug.trace": 1 }), status(3, "aborted")];
     expect(() => checkEventNumbering(run(wrongSum), stalling)).toThrow(/does not add up/);
+    // Two events of one turn under one id: a host keying its store by eventId loses one.
+    const repeated = [status(1, "running"), { ...trace(2, "agent_start"), eventId: "e1" }, status(3, "aborted")];
+    expect(() => checkEventNumbering(run(repeated), stalling)).toThrow(/repeats the eventId "e1" of event #0/);
     // A run cut short, as announced, may end inside an agent run; without the notice it may not.
     expect(() => checkLoopTraceGrammar(cut)).not.toThrow();
     expect(() => checkLoopTraceGrammar([status(1, "running"), trace(2, "agent_start"), status(3, "aborted")])).toThrow(
