@@ -1,9 +1,10 @@
 /**
  * Generated bad definitions: a sub-agent definition (`defineSubAgent`) or a
  * turn's `llm.fallback` list with one field set to a value of the wrong
- * type, out of range, or under a misspelt key, among valid neighbours.
+ * type, out of range, or under a misspelt key, among valid neighbours; or
+ * a tool list (a turn's or a sub-agent's) that holds two tools of one name.
  * Each must be refused where it is written (a sub-agent at
- * `defineSubAgent`, a fallback list by `runTurn` before any event) with a
+ * `defineSubAgent`, a fallback or tool list by `runTurn` before any event) with a
  * `TurnkitConfigError` whose message names the field; the same definition
  * without the fault must be accepted.
  */
@@ -19,15 +20,19 @@ import { errorText, valueText } from "@turnkit/agent-loop/internal";
 import fc from "fast-check";
 import { engineText } from "./invariants/no-engine-errors.js";
 
-/** One fault: where it is (`sub-agent` or `fallback`), the path of the field it breaks, and the value put there. */
+/**
+ * One fault: where it is (`sub-agent`, `fallback`, or a tool list: a turn's
+ * `turn-tools` or a sub-agent's `sub-agent-tools`), the path of the field
+ * it breaks, and the value put there.
+ */
 export interface DefinitionFault {
-  target: "sub-agent" | "fallback";
+  target: "sub-agent" | "fallback" | "turn-tools" | "sub-agent-tools";
   /** Field path under the target, e.g. `hooks.onHistoryChangedHook`, `models[1].headers.x-key`. */
   path: string;
   /** Text the refusal's message must contain (the field, or the misspelt key). */
   names: string;
   value: unknown;
-  /** For `fallback`: how many valid models surround the faulty one (it is at index `position`). */
+  /** For `fallback`: how many valid models surround the faulty one (it is at index `position`); for a tool list, how many tools of their own names it holds, the copy of one put at `position`. */
   models: number;
   position: number;
 }
@@ -122,7 +127,37 @@ export const definitionFaultArbitrary: fc.Arbitrary<DefinitionFault> = fc.oneof(
       }),
     ),
   ),
+  // A second tool of a name already in the list, anywhere in it: refused naming the name.
+  fc
+    .record({
+      target: fc.constantFrom("turn-tools" as const, "sub-agent-tools" as const),
+      tools: fc.integer({ min: 1, max: 4 }),
+      copied: fc.nat(),
+      position: fc.nat(),
+    })
+    .map(({ target, tools, copied, position }): DefinitionFault => {
+      const name = toolName(copied % tools);
+      return {
+        target,
+        path: "tools",
+        names: JSON.stringify(name),
+        value: name,
+        models: tools,
+        position: position % (tools + 1),
+      };
+    }),
 );
+
+function toolName(index: number): string {
+  return `tool_${index}`;
+}
+
+/** `fault.models` tools of their own names, with a second tool named `fault.value` put at `fault.position`. */
+function toolsWithCopy(fault: DefinitionFault): ReturnType<typeof createRecordingTool>[] {
+  const tools = Array.from({ length: fault.models }, (_, index) => createRecordingTool(toolName(index)));
+  tools.splice(fault.position, 0, createRecordingTool(fault.value as string));
+  return tools;
+}
 
 /** Sets `value` at the dotted `path` of `target` (objects on the way are copied). */
 function withValue<T extends object>(target: T, path: string, value: unknown): T {
@@ -172,10 +207,15 @@ export async function checkDefinitionFault(fault: DefinitionFault): Promise<void
   const fail = (problem: string) => {
     throw new Error(`${fault.target} ${fault.path} = ${describe(fault.value)}: ${problem}`);
   };
-  if (fault.target === "sub-agent") {
+  if (fault.target === "turn-tools") return checkTurnTools(fault, fail);
+  if (fault.target === "sub-agent" || fault.target === "sub-agent-tools") {
     defineSubAgent(validSubAgent());
     try {
-      defineSubAgent(withValue(validSubAgent(), fault.path, fault.value));
+      defineSubAgent(
+        fault.target === "sub-agent"
+          ? withValue(validSubAgent(), fault.path, fault.value)
+          : { ...validSubAgent(), tools: toolsWithCopy(fault) },
+      );
     } catch (error) {
       const problem = refusalProblem(error, fault);
       if (problem) fail(problem);
@@ -207,6 +247,32 @@ export async function checkDefinitionFault(fault: DefinitionFault): Promise<void
     const problem = refusalProblem(error, fault);
     if (problem) fail(problem);
     if (events.length > 0) fail(`${events.length} events before the refusal`);
+    return;
+  }
+  fail("accepted");
+}
+
+/** A turn whose tools hold two of one name is refused naming it, before any event and any request. */
+async function checkTurnTools(fault: DefinitionFault, fail: (problem: string) => never): Promise<void> {
+  const model = createScriptedModel(["answer"]);
+  const events: unknown[] = [];
+  try {
+    await new PiTurnRunner().runTurn({
+      sessionId: "s",
+      turnId: "t",
+      systemPrompt: "",
+      userMessage: { text: "hi" },
+      llm: { model: model.model, streamFn: model.streamFn },
+      tools: toolsWithCopy(fault),
+      eventWriter: { push: (event) => void events.push(event) },
+    });
+  } catch (error) {
+    const problem = refusalProblem(error, fault);
+    if (problem) fail(problem);
+    if ((error as TurnkitConfigError).code !== "duplicate_tool")
+      fail(`refused with code ${(error as TurnkitConfigError).code}`);
+    if (events.length > 0 || model.requests.length > 0)
+      fail(`${events.length} events and ${model.requests.length} requests before the refusal`);
     return;
   }
   fail("accepted");

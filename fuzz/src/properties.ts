@@ -237,7 +237,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
   const definitionRefusals: FuzzProperty<DefinitionFault> = {
     name: "definition-refusals",
     description:
-      "sub-agent definitions and llm.fallback lists with one bad or misspelt field: refused where written, naming the field, before any event",
+      "sub-agent definitions and llm.fallback lists with one bad or misspelt field, and tool lists (a turn's, a sub-agent's) holding two tools of one name: refused where written, naming the field or the name, before any event",
     arbitrary: definitionFaultArbitrary,
     run: checkDefinitionFault,
     ciRuns: 100,
