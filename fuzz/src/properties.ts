@@ -27,6 +27,7 @@ import { type RetryLimitsCase, checkRetryLimits, retryLimitsArbitrary } from "./
 import { type OddHistoryCase, checkOddHistory, oddHistoryCaseArbitrary } from "./odd-histories.js";
 import { type OptionLayersCase, checkOptionLayers, optionLayersArbitrary } from "./option-layers-scenario.js";
 import { type DefinitionFault, checkDefinitionFault, definitionFaultArbitrary } from "./definition-refusals.js";
+import { type RegistryCase, checkRegistryCase, registryCaseArbitrary } from "./prompt-read-registry.js";
 import { type ApiCall, apiCallArbitrary, checkApiCall } from "./public-api-bad-input.js";
 import { type NestedOptionsCase, checkNestedOptions, nestedOptionsArbitrary } from "./nested-options.js";
 import { type ExtensionFaultScenario, checkExtensionFaults, extensionFaultArbitrary } from "./extension-faults.js";
@@ -206,6 +207,15 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     ciRuns: 30,
     fuzzWeight: 1,
   };
+  const promptReadRegistry: FuzzProperty<RegistryCase> = {
+    name: "prompt-read-registry",
+    description:
+      "agent-core's prompt-read registry under generated sequences of has, reserve, remember, rebind, take, discard and close at capacities of one to four: every return and every error code as its contract says, its size never past its capacity",
+    arbitrary: registryCaseArbitrary,
+    run: checkRegistryCase,
+    ciRuns: 200,
+    fuzzWeight: 0.1,
+  };
   const optionLayers: FuzzProperty<OptionLayersCase> = {
     name: "option-layers",
     description:
@@ -346,6 +356,7 @@ export function createFuzzProperties(options: GenerationOptions): readonly FuzzP
     retryLimits,
     oddHistory,
     optionLayers,
+    promptReadRegistry,
     compaction,
     subAgents,
     askHost,

@@ -18,13 +18,17 @@
  * within the summary model's window by a provider's count, an overflow
  * compaction only after an overflow and at most once, plus the runner's
  * event and transcript checks.
+ *
+ * `prompt-read-registry`: the prompt-read registry under generated call
+ * sequences, compared call by call with its contract written as a map.
  */
 import { describe } from "vitest";
 import { propertyTest } from "../support/property-test.js";
 
-describe("property: compaction, model fallback, retry limits and option layers", () => {
+describe("property: compaction, model fallback, retry limits, option layers and the prompt-read registry", () => {
   propertyTest("model-fallback");
   propertyTest("retry-limits");
   propertyTest("option-layers");
+  propertyTest("prompt-read-registry");
   propertyTest("runner-compaction");
 });
