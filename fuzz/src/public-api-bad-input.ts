@@ -77,6 +77,40 @@ const METHODS: ApiTarget[] = [
         ...args,
       ),
   })),
+  // The decorator `bindTool` returns, applied by hand (as toolchains without decorators do) to generated arguments.
+  {
+    name: "bindTool(def)",
+    call: (args) =>
+      (
+        agentCore.bindTool({
+          name: "bound",
+          description: "d",
+          parameters: { type: "object", properties: {} },
+        } as any) as any
+      )(...args),
+  },
+  // An instance of a bound class with generated own fields over its `execute` and `constructor`.
+  {
+    name: "toRuntimeTool(instance with odd fields)",
+    call: (args) => {
+      class Bound {
+        execute() {
+          return { content: [] };
+        }
+      }
+      agentCore.bindTool({ name: "bound", description: "d", parameters: { type: "object", properties: {} } } as any)(
+        Bound,
+      );
+      const instance = new Bound();
+      args.slice(0, 2).forEach((value, index) => {
+        const field = index === 0 ? "execute" : "constructor";
+        if (typeof value === "object" && value !== null)
+          Object.defineProperty(instance, field, { get: () => (value as { field?: unknown }).field });
+        else Object.defineProperty(instance, field, { value });
+      });
+      return agentCore.toRuntimeTool(instance as any);
+    },
+  },
   ...(["has", "reserve", "remember", "rebind", "take", "discard"] as const).map((method) => ({
     name: `BoundedInternalTurnPromptReadRegistry#${method}`,
     call: (args: unknown[]) => {

@@ -9,6 +9,7 @@ import {
   type ToolExecutionContext,
 } from "./runtime-tool.js";
 import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
+import { checkReadable } from "../input-reading.js";
 
 /** What an instance of a `@bindTool` class must offer: an `execute` like `RuntimeToolImpl.execute`. */
 export interface BoundToolInstance<TParameters extends ToolSchema = ToolSchema, TDetails = unknown> {
@@ -53,7 +54,9 @@ const boundDefs = new WeakMap<Function, RuntimeToolDef<any>>();
  * `TurnkitConfigError` (`invalid_tool`) naming what is missing. Instances
  * are converted with {@link toRuntimeTool}; the class itself is not changed.
  * It may also be applied as a plain function, `bindTool(def)(ToolClass)`, for
- * toolchains that cannot compile decorators. A subclass of a decorated class
+ * toolchains that cannot compile decorators; a second argument that is no
+ * class decorator context (`null`, a method's, one that cannot be read) is
+ * refused with `invalid_tool`. A subclass of a decorated class
  * inherits its declaration unless it is decorated itself.
  */
 export function bindTool<TParameters extends ToolSchema>(
@@ -65,11 +68,19 @@ export function bindTool<TParameters extends ToolSchema>(
     ...(def.promptGuidelines !== undefined && { promptGuidelines: [...def.promptGuidelines] }),
   });
   return (target, context) => {
-    if (context !== undefined && context.kind !== "class") {
-      throw new TurnkitConfigError(
+    if (context !== undefined) {
+      // A host applying the decorator by hand may pass any second argument: it must be a class context.
+      const kind = checkReadable(
+        `@bindTool(${JSON.stringify(def.name)}): the decorator context`,
         ConfigErrorCode.InvalidTool,
-        `@bindTool(${JSON.stringify(def.name)}) decorates classes only, not a ${context.kind}`,
+        () => (isRecord(context as unknown) ? (context as { kind?: unknown }).kind : undefined),
       );
+      if (kind !== "class") {
+        throw new TurnkitConfigError(
+          ConfigErrorCode.InvalidTool,
+          `@bindTool(${JSON.stringify(def.name)}) decorates classes only, not ${typeof kind === "string" ? `a ${kind}` : describeValue(context)}`,
+        );
+      }
     }
     if (typeof target !== "function") {
       throw new TurnkitConfigError(
@@ -104,7 +115,8 @@ export function boundToolDef(toolClass: Function): RuntimeToolDef | undefined {
  * whose `impl.execute` calls the instance's `execute` with `this` bound to
  * the instance. Throws `TurnkitConfigError`: `undecorated_tool` when the
  * class (or a parent) was not decorated, `invalid_tool` when the instance
- * has no `execute` method.
+ * has no `execute` method, or when reading it throws (a getter or a proxy
+ * of the host's: "could not be read", the error as `cause`).
  */
 export function toRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDetails = unknown>(
   instance: BoundToolInstance<TParameters, TDetails>,
@@ -122,16 +134,23 @@ export function toRuntimeTool<TParameters extends ToolSchema = ToolSchema, TDeta
       `toRuntimeTool expects an instance of a @bindTool class, got ${instance === null ? "null" : describeValue(instance)}`,
     );
   }
-  const ctor = (instance as object).constructor;
-  const def = typeof ctor === "function" ? boundToolDef(ctor) : undefined;
+  // A getter or proxy of the host's that throws while the instance is read: typed, the error as cause.
+  const { def, name, execute } = checkReadable("toRuntimeTool: the instance", ConfigErrorCode.InvalidTool, () => {
+    const ctor = (instance as object).constructor;
+    const found = typeof ctor === "function" ? boundToolDef(ctor) : undefined;
+    return {
+      def: found,
+      name: typeof ctor === "function" && ctor.name ? ctor.name : "(anonymous)",
+      execute: found ? instance.execute : undefined,
+    };
+  });
   if (!def) {
-    const name = typeof ctor === "function" && ctor.name ? ctor.name : "(anonymous)";
     throw new TurnkitConfigError(
       ConfigErrorCode.UndecoratedTool,
       `class ${name} is not a tool: decorate it with @bindTool({ name, description, parameters }) before calling toRuntimeTool`,
     );
   }
-  if (typeof instance.execute !== "function") {
+  if (typeof execute !== "function") {
     throw new TurnkitConfigError(
       ConfigErrorCode.InvalidTool,
       `tool ${JSON.stringify(def.name)} is invalid: missing execute (the instance has no execute method)`,

@@ -156,4 +156,46 @@ describe("@bindTool (TC39 class decorator) and toRuntimeTool", () => {
     expect(error.code).toBe(ConfigErrorCode.InvalidTool);
     expect(error.message).toContain("missing execute");
   });
+
+  it("refuses an instance it cannot read (a getter or a class proxy that throws) as invalid_tool, the host's error as cause", () => {
+    const failure = new Error("the instance store is down");
+    const throwing = () => {
+      throw failure;
+    };
+    const unreadableExecute = new CounterTool();
+    Object.defineProperty(unreadableExecute, "execute", { get: throwing });
+    const unreadableClass = Object.defineProperty({}, "constructor", { get: throwing });
+    const prototypeTrap = new Proxy(class Trapped {}, { getPrototypeOf: throwing });
+    const viaTrap = Object.create(prototypeTrap.prototype, { constructor: { value: prototypeTrap } });
+    for (const instance of [unreadableExecute, unreadableClass, viaTrap]) {
+      const error = configError(() => toRuntimeTool(instance as never));
+      expect(error.code).toBe(ConfigErrorCode.InvalidTool);
+      expect(error.message).toBe("toRuntimeTool: the instance could not be read: the instance store is down");
+      expect(error.cause).toBe(failure);
+    }
+  });
+
+  it("refuses a second argument that is no class decorator context, in words", () => {
+    const apply = bindTool({ name: "ctx", description: "d", parameters: Type.Object({}) });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const [context, says] of [
+      [null, "not null"],
+      [{ kind: "method" }, "not a method"],
+      [proxy, "not an unreadable value"],
+      [
+        Object.defineProperty({}, "kind", {
+          get: () => {
+            throw new TypeError("Cannot read the kind");
+          },
+        }),
+        "the decorator context could not be read",
+      ],
+    ] as const) {
+      const error = configError(() => apply(class Target {}, context as never));
+      expect(error.code).toBe(ConfigErrorCode.InvalidTool);
+      expect(error.message).toContain(says);
+      expect(error.message).not.toMatch(/Cannot (read properties|perform)/);
+    }
+  });
 });
