@@ -9,6 +9,9 @@
  * turn is then combined with host inputs (`toRunTurnInput`) that are now
  * and then malformed: a user text that is no string, a hook that is no
  * function, a hole or `null` among the tools, a value that cannot be read.
+ * Now and then two tools share a name: one extension's factory makes its
+ * tool twice, every extension's factory adds the same one, or the host
+ * brings a tool named as an extension's.
  *
  * Invariant 28: `assembleTurn` never throws synchronously; it resolves
  * exactly when every contribution answered well and the ctx is readable,
@@ -21,6 +24,10 @@
  * host's text after the prefix for good host inputs, and throws a
  * `TurnkitConfigError` naming the `host.` field, without engine text, for
  * malformed ones: never input the runner would accept in their place.
+ * Two tools of one name among base extensions are refused with a
+ * `duplicate_tool` `TurnkitConfigError` naming the name; a host tool named
+ * as an extension's factory-made one is kept alone, the extension's left
+ * out with a warning: the turn's tools never repeat a name.
  */
 import { TurnkitConfigError, defineRuntimeTool } from "@turnkit/agent-core";
 import {
@@ -63,6 +70,12 @@ export interface ExtensionFaultScenario {
   host: "ok" | "textUndefined" | "textNumber" | "hookNumber" | "hookHole" | "toolHole" | "toolNull" | "revoked";
   /** Whether contributions answer through a promise. */
   async: boolean;
+  /**
+   * Two tools of one name: none; the first extension's factory makes its
+   * tool twice; every extension's factory adds `shared_tool`; or the host
+   * brings a tool of the first extension's tool's name.
+   */
+  toolClash: "none" | "sameExtension" | "everyExtension" | "host";
 }
 
 const answerArbitrary: fc.Arbitrary<Answer> = fc.oneof(
@@ -84,34 +97,52 @@ const answerArbitrary: fc.Arbitrary<Answer> = fc.oneof(
   },
 );
 
-export const extensionFaultArbitrary: fc.Arbitrary<ExtensionFaultScenario> = fc.record({
-  extensions: fc.array(
-    fc.record(Object.fromEntries(SLOTS.map((slot) => [slot, answerArbitrary])) as Record<Slot, fc.Arbitrary<Answer>>, {
-      requiredKeys: [],
-    }),
-    { minLength: 1, maxLength: 3 },
-  ),
-  ctx: fc.oneof(
-    { weight: 8, arbitrary: fc.constant("ok" as const) },
-    { weight: 1, arbitrary: fc.constantFrom("revoked" as const, "getterThrows" as const) },
-  ),
-  async: fc.boolean(),
-  host: fc.oneof(
-    { weight: 3, arbitrary: fc.constant("ok" as const) },
-    {
-      weight: 2,
-      arbitrary: fc.constantFrom(
-        "textUndefined" as const,
-        "textNumber" as const,
-        "hookNumber" as const,
-        "hookHole" as const,
-        "toolHole" as const,
-        "toolNull" as const,
-        "revoked" as const,
+export const extensionFaultArbitrary: fc.Arbitrary<ExtensionFaultScenario> = fc
+  .record({
+    extensions: fc.array(
+      fc.record(
+        Object.fromEntries(SLOTS.map((slot) => [slot, answerArbitrary])) as Record<Slot, fc.Arbitrary<Answer>>,
+        {
+          requiredKeys: [],
+        },
       ),
-    },
-  ),
-});
+      { minLength: 1, maxLength: 3 },
+    ),
+    ctx: fc.oneof(
+      { weight: 8, arbitrary: fc.constant("ok" as const) },
+      { weight: 1, arbitrary: fc.constantFrom("revoked" as const, "getterThrows" as const) },
+    ),
+    async: fc.boolean(),
+    toolClash: fc.oneof(
+      { weight: 5, arbitrary: fc.constant("none" as const) },
+      { weight: 3, arbitrary: fc.constantFrom("sameExtension" as const, "everyExtension" as const, "host" as const) },
+    ),
+    host: fc.oneof(
+      { weight: 3, arbitrary: fc.constant("ok" as const) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          "textUndefined" as const,
+          "textNumber" as const,
+          "hookNumber" as const,
+          "hookHole" as const,
+          "toolHole" as const,
+          "toolNull" as const,
+          "revoked" as const,
+        ),
+      },
+    ),
+  })
+  // A tool clash is checked on extensions whose factories answer well (any other fault would end the assembly first).
+  .map((scenario) =>
+    scenario.toolClash === "none"
+      ? scenario
+      : {
+          ...scenario,
+          ctx: "ok" as const,
+          extensions: scenario.extensions.map(() => ({ tool_factory: "ok" as const })),
+        },
+  );
 
 /** Engine texts of a failed read: none may reach an error's message. */
 const ENGINE_TEXT =
@@ -127,9 +158,18 @@ function tool(name: string) {
 }
 
 /** What a contribution of `slot` answering `answer` returns (or throws), for extension `index`. */
-function answerOf(slot: Slot, answer: Answer, index: number): () => unknown {
+function answerOf(
+  slot: Slot,
+  answer: Answer,
+  index: number,
+  clash: ExtensionFaultScenario["toolClash"],
+): () => unknown {
   const good: Record<Slot, () => unknown> = {
-    tool_factory: () => [tool(`tool_${index}`)],
+    tool_factory: () => [
+      tool(`tool_${index}`),
+      ...(clash === "sameExtension" && index === 0 ? [tool("tool_0")] : []),
+      ...(clash === "everyExtension" ? [tool("shared_tool")] : []),
+    ],
     system_prompt: () => `system part ${index}`,
     user_prompt_prefix: () => `user part ${index}`,
     reminder: () => `reminder ${index}`,
@@ -181,7 +221,12 @@ function answerOf(slot: Slot, answer: Answer, index: number): () => unknown {
   }
 }
 
-function extensionOf(answers: Partial<Record<Slot, Answer>>, index: number, async: boolean): Extension {
+function extensionOf(
+  answers: Partial<Record<Slot, Answer>>,
+  index: number,
+  async: boolean,
+  clash: ExtensionFaultScenario["toolClash"],
+): Extension {
   const through = (produce: () => unknown) => (async ? async () => produce() : produce);
   return {
     id: `ext${index}`,
@@ -189,7 +234,7 @@ function extensionOf(answers: Partial<Record<Slot, Answer>>, index: number, asyn
       for (const slot of SLOTS) {
         const answer = answers[slot];
         if (answer === undefined) continue;
-        const produce = through(answerOf(slot, answer, index)) as () => never;
+        const produce = through(answerOf(slot, answer, index, clash)) as () => never;
         switch (slot) {
           case "tool_factory":
             api.registerTool(produce);
@@ -225,7 +270,7 @@ export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Pr
   };
   const runtime = await createAgentRuntime({
     base: [
-      ...scenario.extensions.map((answers, index) => extensionOf(answers, index, scenario.async)),
+      ...scenario.extensions.map((answers, index) => extensionOf(answers, index, scenario.async, scenario.toolClash)),
       createPromptExtension({ id: "prefix", userPromptPrefix: "[prefix]" }),
     ],
   });
@@ -241,6 +286,11 @@ export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Pr
       slot,
     })),
   );
+  // Two tools of one name among the extensions' well-answering factories: the assembly must refuse them.
+  const madeTools = scenario.extensions.filter((answers) => answers.tool_factory === "ok").length;
+  const clashing =
+    (scenario.toolClash === "sameExtension" && scenario.extensions[0]!.tool_factory === "ok") ||
+    (scenario.toolClash === "everyExtension" && madeTools >= 2);
   let error: unknown;
   try {
     await assembly;
@@ -248,9 +298,16 @@ export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Pr
     error = caught;
   }
   if (error === undefined) {
-    if (scenario.ctx !== "ok" || faulty.length > 0)
-      fail(`resolved despite ${JSON.stringify(faulty)} (ctx ${scenario.ctx})`);
-    return checkHostInputs(scenario.host, (await assembly) as Parameters<typeof toRunTurnInput>[0], fail);
+    if (scenario.ctx !== "ok" || faulty.length > 0 || clashing)
+      fail(`resolved despite ${JSON.stringify(faulty)} (ctx ${scenario.ctx}, tool clash ${scenario.toolClash})`);
+    const hostClash = scenario.toolClash === "host" && scenario.extensions[0]!.tool_factory === "ok";
+    return checkHostInputs(
+      scenario.host,
+      (await assembly) as Parameters<typeof toRunTurnInput>[0],
+      fail,
+      scenario.toolClash === "host",
+      hostClash,
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   // After "failed: " comes the contribution's own error (an async one that resolved with a revoked proxy rejected in the engine): its text is the extension's.
@@ -264,17 +321,26 @@ export async function checkExtensionFaults(scenario: ExtensionFaultScenario): Pr
   }
   const toolFault = faulty.some((fault) => fault.slot === "tool_factory");
   if (TurnkitConfigError.isInstance(error) && toolFault && error.code === "invalid_tool") return;
+  if (TurnkitConfigError.isInstance(error) && clashing && error.code === "duplicate_tool") {
+    const name = scenario.toolClash === "sameExtension" ? '"tool_0"' : '"shared_tool"';
+    if (!message.includes(name)) fail(`the duplicate-tool refusal does not name ${name}: ${message}`);
+    return;
+  }
   fail(
     `rejected with an untyped or unexpected error: ${error instanceof Error ? error.name : typeof error}: ${message}`,
   );
 }
 
-/** The host's inputs with `fault`. */
-function hostOf(fault: ExtensionFaultScenario["host"]): HostTurnInputs {
+/** The host's tool named as the first extension's own tool, when the scenario brings one. */
+const HOST_TOOL = tool("tool_0");
+
+/** The host's inputs with `fault`; `withClash`: the host brings {@link HOST_TOOL}. */
+function hostOf(fault: ExtensionFaultScenario["host"], withClash: boolean): HostTurnInputs {
   const host: HostTurnInputs = {
     userMessage: { text: "the user's question" },
     llm: { model: { id: "m", api: "scripted", provider: "scripted" } as never },
     eventWriter: { push: () => {} },
+    ...(withClash && { tools: [HOST_TOOL] }),
   };
   switch (fault) {
     case "ok":
@@ -306,14 +372,21 @@ function hostOf(fault: ExtensionFaultScenario["host"]): HostTurnInputs {
   }
 }
 
+/**
+ * `withClash`: the host brings a tool named `tool_0`; `clashes`: the first
+ * extension's factory made one too, so the host's is kept alone, with a
+ * warning naming the extension's left out.
+ */
 function checkHostInputs(
   fault: ExtensionFaultScenario["host"],
   assembled: Parameters<typeof toRunTurnInput>[0],
   fail: (problem: string) => never,
+  withClash: boolean,
+  clashes: boolean,
 ): void {
   let input: ReturnType<typeof toRunTurnInput>;
   try {
-    input = toRunTurnInput(assembled, hostOf(fault));
+    input = toRunTurnInput(assembled, hostOf(fault, withClash));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (fault === "ok") fail(`toRunTurnInput refused well-formed host inputs: ${message}`);
@@ -325,4 +398,11 @@ function checkHostInputs(
   if (fault !== "ok") fail(`toRunTurnInput accepted host inputs with ${fault}`);
   if (!input.userMessage?.text.endsWith("[prefix]\n\nthe user's question"))
     fail(`the user text is ${JSON.stringify(input.userMessage?.text)}`);
+  const names = (input.tools ?? []).map((each) => each.def.name);
+  if (new Set(names).size !== names.length) fail(`the turn's tools repeat a name: ${JSON.stringify(names)}`);
+  if (withClash && !input.tools?.includes(HOST_TOOL)) fail("the host's own tool was left out");
+  const leftOutWarned = (input.warnings ?? []).some(
+    (warning) => warning.message.includes('tool "tool_0"') && warning.message.includes("left out"),
+  );
+  if (clashes && !leftOutWarned) fail("no warning says the extension's tool_0 was left out for the host's");
 }
