@@ -1,3 +1,4 @@
+// Why this file is long: invariant 28's generator and checker; contributions, host inputs and tool clashes share one scenario, so they read together.
 /**
  * Generated runtimes whose extensions contribute odd values to a turn: each
  * per-turn contribution (tool factory, system prompt part, user prompt

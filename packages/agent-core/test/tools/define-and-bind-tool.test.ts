@@ -192,7 +192,7 @@ describe("@bindTool (TC39 class decorator) and toRuntimeTool", () => {
         "the decorator context could not be read",
       ],
     ] as const) {
-      const error = configError(() => apply(class Target {}, context as never));
+      const error = configError(() => apply(class Target {} as never, context as never));
       expect(error.code).toBe(ConfigErrorCode.InvalidTool);
       expect(error.message).toContain(says);
       expect(error.message).not.toMatch(/Cannot (read properties|perform)/);
