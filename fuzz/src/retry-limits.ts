@@ -407,6 +407,20 @@ interface RetryObservation {
   shown: string;
 }
 
+/** The model every request of a case goes to (the stream function answers, whatever it names). */
+const RETRY_MODEL = {
+  id: "retry-model",
+  name: "retry-model",
+  api: "retry-api",
+  provider: "retry-provider",
+  baseUrl: "",
+  reasoning: false,
+  input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 100_000,
+  maxTokens: 1_000,
+} as Parameters<StreamFn>[0];
+
 const ANSWER_TEXT = "the answer";
 const PARTIAL_TEXT = "partial";
 
@@ -606,18 +620,7 @@ async function runOnLayer(scenario: RetryLimitsCase, expected: RetryExpectation)
   const controller = new AbortController();
   const abortTimer =
     scenario.abortAtMs !== undefined ? clock.setTimeout(() => controller.abort(), scenario.abortAtMs) : undefined;
-  const model = {
-    id: "retry-model",
-    name: "retry-model",
-    api: "retry-api",
-    provider: "retry-provider",
-    baseUrl: "",
-    reasoning: false,
-    input: ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: 100_000,
-    maxTokens: 1_000,
-  } as Parameters<StreamFn>[0];
+  const model = RETRY_MODEL;
   const context: Context = { messages: [] };
   const run = (async () => collectStream(await retried(model, context, { signal: controller.signal })))();
   await settleOrFail(run, clock, controller);
@@ -646,18 +649,7 @@ async function runAsTurn(scenario: RetryLimitsCase, expected: RetryExpectation):
   const controller = new AbortController();
   const abortTimer =
     scenario.abortAtMs !== undefined ? clock.setTimeout(() => controller.abort(), scenario.abortAtMs) : undefined;
-  const model = {
-    id: "retry-model",
-    name: "retry-model",
-    api: "retry-api",
-    provider: "retry-provider",
-    baseUrl: "",
-    reasoning: false,
-    input: ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: 100_000,
-    maxTokens: 1_000,
-  } as Parameters<StreamFn>[0];
+  const model = RETRY_MODEL;
   const run = new PiTurnRunner({ clock, random: () => scenario.jitter }).runTurn({
     sessionId: "session-retry",
     turnId: "turn-retry",
