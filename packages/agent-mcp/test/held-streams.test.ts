@@ -22,24 +22,18 @@ import { createMcpExtension } from "../src/index.js";
 import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
 import { serveSdkSessions } from "./support/sdk-session-server.js";
-import { serveForTest } from "./support/test-http-server.js";
+import { initializeResult, readPostedMessage, serveForTest } from "./support/test-http-server.js";
 
 /** The server, and how many of its answering event streams are still open. */
 async function startHoldingServer(): Promise<{ url: string; openStreams: () => number }> {
   let open = 0;
   const origin = await serveForTest(async (req, res) => {
     if (req.method !== "POST") return void res.writeHead(req.method === "DELETE" ? 200 : 405).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const request = await readPostedMessage(req);
     if (request.id === undefined) return void res.writeHead(202).end();
     const result =
       request.method === "initialize"
-        ? {
-            protocolVersion: request.params.protocolVersion,
-            capabilities: { tools: {} },
-            serverInfo: { name: "holding", version: "1" },
-          }
+        ? initializeResult(request, "holding")
         : request.method === "tools/list"
           ? { tools: [{ name: "look", inputSchema: { type: "object" } }] }
           : { content: [{ type: "text", text: `looked ${request.id}` }] };

@@ -10,30 +10,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { connectFailure } from "./support/connect-failure.js";
-import { serveForTest } from "./support/test-http-server.js";
+import { initializeResult, readPostedMessage, serveForTest } from "./support/test-http-server.js";
 
 /** Answers `initialize` with JSON, refuses every notification with `status` and `body`; the methods it read, in order. */
 async function startRefusingServer(status: number, body: string): Promise<{ url: string; methods: string[] }> {
   const methods: string[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== "POST") return void res.writeHead(req.method === "DELETE" ? 200 : 405).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-      id?: number;
-      method: string;
-      params?: { protocolVersion?: string };
-    };
-    methods.push(message.method);
+    const message = await readPostedMessage(req);
+    methods.push(String(message.method));
     if (message.id === undefined) return void res.writeHead(status, { "content-type": "text/plain" }).end(body);
-    const result = {
-      protocolVersion: message.params?.protocolVersion,
-      capabilities: { tools: {} },
-      serverInfo: { name: "gateway", version: "1.0.0" },
-    };
     res
       .writeHead(200, { "content-type": "application/json", "mcp-session-id": "gw-1" })
-      .end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+      .end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: initializeResult(message, "gateway") }));
   };
   return { url: `${await serveForTest(handle)}/mcp`, methods };
 }
