@@ -10,6 +10,7 @@
 export { hookArray } from "./pi-turn-runner/turn-hooks.js";
 export { assertKnownKeys, type AssertKnownKeysOptions } from "./known-keys.js";
 export { inputMessageProblem, messageProblem } from "./messages/content-checks.js";
+export { sentImageType } from "./messages/image-limits.js";
 
 // Time
 export { sleep, systemClock } from "./clock.js";

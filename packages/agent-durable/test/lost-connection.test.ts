@@ -49,6 +49,31 @@ async function waitingBackend(admin: pg.Client, text: string): Promise<number> {
   return pid!;
 }
 
+/**
+ * Resolves once `done` holds, polling the server; rejects naming `label` once worker `workerId` wrote a heartbeat a
+ * whole lease (`leaseMs`) after this call, on the server's clock, first. A turn that waits on a dead connection waits
+ * while those heartbeats keep its lease: a lease of them is what the turn's wait is measured in, so the bound holds
+ * on a loaded machine, where the worker's heartbeats come late as its query timeouts do.
+ */
+async function withinLeaseOfHeartbeats(
+  admin: pg.Client,
+  workerId: string,
+  leaseMs: number,
+  label: string,
+  done: () => Promise<boolean>,
+): Promise<void> {
+  const { rows } = await admin.query("SELECT now() + make_interval(secs => $1) AS until", [leaseMs / 1000]);
+  for (;;) {
+    if (await done()) return;
+    const { rows: beats } = await admin.query(
+      "SELECT 1 FROM turnkit_durable.workers WHERE executor_id LIKE $1 AND heartbeat_at > $2",
+      [`${workerId}#%`, rows[0].until],
+    );
+    if (beats.length > 0) throw new Error(`the worker's heartbeats kept its lease a whole lease, still ${label}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe("a worker connection the server ends under a turn's statement", () => {
   it("while it records a finished tool call: the turn is handed back, completes, and the call ran once", async () => {
     const turn = await fixture.client.start({
@@ -142,8 +167,10 @@ describe("a worker connection the server ends under a turn's statement", () => {
     await fixture.cluster.stopWorkers();
     const { proxy, url } = await proxiedDatabase(fixture.postgres.url);
     const workerId = "cut-silent";
+    const leaseMs = 15_000;
+    const admin = await connectAdmin(fixture.postgres.url);
     try {
-      await fixture.cluster.start(workerId, { DATABASE_URL: url, QUERY_TIMEOUT_MS: "1500" });
+      await fixture.cluster.start(workerId, { DATABASE_URL: url, QUERY_TIMEOUT_MS: "1500", LEASE_MS: String(leaseMs) });
       const turn = await fixture.client.start({
         sessionId: "s-cut-silent",
         turnId: "cut-silent",
@@ -152,28 +179,38 @@ describe("a worker connection the server ends under a turn's statement", () => {
       });
       await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
       // Every connection of the worker's turns goes dead; the heartbeat's and DBOS's pass, as new connections do.
-      const admin = await connectAdmin(fixture.postgres.url);
-      try {
-        const { rows } = await admin.query(
-          `SELECT client_port FROM pg_stat_activity
-           WHERE application_name = $1 AND position('heartbeat_at' in query) = 0`,
-          [`turnkit-worker ${workerId}`],
-        );
-        proxy.freezeConnections(new Set(rows.map((row: { client_port: number }) => row.client_port)));
-      } finally {
-        await admin.end();
-      }
-      const outcome = await Promise.race([
-        fixture.client.outcome(turn),
-        new Promise((resolve) => setTimeout(() => resolve("still waiting after 20 s"), 20_000)),
+      const { rows } = await admin.query(
+        `SELECT client_port FROM pg_stat_activity
+         WHERE application_name = $1 AND position('heartbeat_at' in query) = 0`,
+        [`turnkit-worker ${workerId}`],
+      );
+      proxy.freezeConnections(new Set(rows.map((row: { client_port: number }) => row.client_port)));
+      const frozen = await admin.query("SELECT owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+        turn.workflowId,
       ]);
-      expect(outcome).toMatchObject({ kind: "completed" });
+      // The call's record waits on a dead connection (the call ends after 1 s) and is given up after 1.5 s; the
+      // replay may find more dead connections in the pools, each given up so. Before, the turn waited for ever.
+      // Measured in the worker's heartbeats on the server's clock, not in the test's time (see the helper).
+      await withinLeaseOfHeartbeats(admin, workerId, leaseMs, "not handed back", async () => {
+        const now = await admin.query("SELECT owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+          turn.workflowId,
+        ]);
+        return now.rows[0].owner_xid !== frozen.rows[0].owner_xid;
+      });
+      await withinLeaseOfHeartbeats(admin, workerId, leaseMs, "handed back but not ended", async () => {
+        const now = await admin.query("SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+          turn.workflowId,
+        ]);
+        return !["PENDING", "ENQUEUED"].includes(now.rows[0].status);
+      });
+      expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
       expect(fixture.countsOf(turn, "tool-start")).toBe(1);
       const events = await fixture.client.readEvents(turn);
       assertLogInvariants(events);
       assertRuntimeEventSequence(events);
       assertToolCallsAnswered((await fixture.client.readHistory("s-cut-silent")) as AgentMessage[]);
     } finally {
+      await admin.end();
       await fixture.cluster.stopWorkers();
       await proxy.close();
     }

@@ -28,6 +28,14 @@ function isSdkError(error: McpError, code: number, messages: readonly string[]):
   return "timeout" in data || "maxTotalTimeout" in data;
 }
 
+/**
+ * The request name, for {@link FailureContext.request}, of the notification
+ * that ends the handshake once `initialize` is answered: a server that
+ * refuses it with an HTTP status is named as refusing it, not as
+ * unreachable for `initialize`, which it answered.
+ */
+export const INITIALIZED_NOTIFICATION = "notifications/initialized";
+
 /** What was being done when the failure happened, for the message. */
 export interface FailureContext {
   /** The extension id. */
@@ -76,10 +84,10 @@ export function classifyMcpFailure(error: unknown, context: FailureContext): Mcp
     return make(McpServerErrorCode.ProtocolError, `answered ${request} with JSON holding ${error.held}`);
   if (isStreamableHttpError(error)) {
     const status = error.code !== undefined && error.code > 0 ? ` (HTTP ${error.code})` : "";
-    return make(
-      McpServerErrorCode.TransportError,
-      `could not be reached for ${request}${status}: ${error.message.slice(STREAMABLE_HTTP_ERROR_PREFIX.length)}`,
-    );
+    const text = error.message.slice(STREAMABLE_HTTP_ERROR_PREFIX.length);
+    if (request === INITIALIZED_NOTIFICATION && status !== "")
+      return make(McpServerErrorCode.TransportError, `answered initialize, then refused ${request}${status}: ${text}`);
+    return make(McpServerErrorCode.TransportError, `could not be reached for ${request}${status}: ${text}`);
   }
   const text = messageOf(error);
   // Only "the connection is gone" is explained by why it went; any other failure is reported as itself.

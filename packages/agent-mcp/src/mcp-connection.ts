@@ -9,6 +9,7 @@ import {
 import { type ClientFeatures, createClient } from "./client-features.js";
 import {
   classifyMcpFailure,
+  INITIALIZED_NOTIFICATION,
   isBrokenStreamError,
   isMalformedAnswer,
   isStreamRefusal,
@@ -122,7 +123,17 @@ export class McpConnection {
     try {
       await connection
         .request("initialize", settings.connectTimeoutMs, [signal], (scoped) =>
-          client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }),
+          client.connect(opened.transport, { timeout: settings.connectTimeoutMs, signal: scoped }).catch((error) => {
+            // The SDK's connect sends initialize, then the initialized notification: once initialize is answered
+            // (the server's version is known), what failed is the notification.
+            if (client.getServerVersion() === undefined) throw error;
+            throw classifyMcpFailure(error, {
+              serverId: settings.id,
+              request: INITIALIZED_NOTIFICATION,
+              timeoutMs: settings.connectTimeoutMs,
+              lost: connection.lost,
+            });
+          }),
         )
         .finally(stopProbing);
       connection.readUntilBroken();

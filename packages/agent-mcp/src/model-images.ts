@@ -1,4 +1,5 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import { sentImageType } from "@turnkit/agent-core/internal";
 
 /**
  * The image types every provider the loop speaks to takes (Anthropic,
@@ -28,26 +29,14 @@ export function modelImage(data: string, mimeType: string, label = "image"): Ima
       type: "text",
       text: `[${label}, ${named}${bytes} bytes: not shown (models take PNG, JPEG, GIF and WebP images)]`,
     };
-  const sniffed = imageTypeOf(data);
+  // The same check of the bytes as the transcript projection makes before each request.
+  const sniffed = sentImageType(data);
   if (sniffed !== undefined) return { type: "image", data, mimeType: sniffed };
   return {
     type: "text",
     text: `[${label}, ${named}${bytes} bytes: not shown (the bytes are not a PNG, JPEG, GIF or WebP image)]`,
   };
 }
-
-/** The type of image the base64 `data` holds, by the signature its bytes start with; `undefined` for none of the four. */
-function imageTypeOf(data: string): string | undefined {
-  const head = Buffer.from(data.slice(0, 16), "base64");
-  const ascii = (start: number, end: number) => head.subarray(start, end).toString("latin1");
-  if (head.length >= 8 && head.subarray(0, 8).equals(PNG_SIGNATURE)) return "image/png";
-  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "image/jpeg";
-  if (ascii(0, 6) === "GIF87a" || ascii(0, 6) === "GIF89a") return "image/gif";
-  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
-  return undefined;
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Bytes encoded by a base64 string. */
 export function base64Bytes(data: string): number {

@@ -6,11 +6,9 @@
  * socket, stayed open for the session's life and past the runtime's
  * dispose: thirty calls, thirty open connections.
  */
-import { randomUUID } from "node:crypto";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -23,24 +21,19 @@ import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { waitUntil } from "./fixtures/stdio-fixture.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
-import { serveForTest } from "./support/test-http-server.js";
+import { serveSdkSessions } from "./support/sdk-session-server.js";
+import { initializeResult, readPostedMessage, serveForTest } from "./support/test-http-server.js";
 
 /** The server, and how many of its answering event streams are still open. */
 async function startHoldingServer(): Promise<{ url: string; openStreams: () => number }> {
   let open = 0;
   const origin = await serveForTest(async (req, res) => {
     if (req.method !== "POST") return void res.writeHead(req.method === "DELETE" ? 200 : 405).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const request = await readPostedMessage(req);
     if (request.id === undefined) return void res.writeHead(202).end();
     const result =
       request.method === "initialize"
-        ? {
-            protocolVersion: request.params.protocolVersion,
-            capabilities: { tools: {} },
-            serverInfo: { name: "holding", version: "1" },
-          }
+        ? initializeResult(request, "holding")
         : request.method === "tools/list"
           ? { tools: [{ name: "look", inputSchema: { type: "object" } }] }
           : { content: [{ type: "text", text: `looked ${request.id}` }] };
@@ -85,38 +78,32 @@ describe("a server that keeps each answer's event stream open", { timeout: 15_00
  * carrying `Last-Event-ID`, which this server holds open.
  */
 async function startResumableServer(): Promise<{ url: string; openResponses: () => string[] }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<string>();
   let requests = 0;
-  const origin = await serveForTest(async (req, res) => {
-    const name = `${++requests} ${req.method}${req.headers["last-event-id"] === undefined ? "" : " Last-Event-ID"}`;
-    open.add(name);
-    res.on("close", () => open.delete(name));
-    const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-      eventStore: new InMemoryEventStore(),
-      retryInterval: 10,
-    });
-    const server = new Server({ name: "resumable", version: "1" }, { capabilities: { tools: {}, resources: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [
-        { name: "look", inputSchema: { type: "object" } },
-        { name: "refuse", inputSchema: { type: "object" } },
-      ],
-    }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
-      if (request.params.name === "refuse") throw new McpError(ErrorCode.InvalidParams, "refused on purpose");
-      return { content: [{ type: "text", text: "looked" }] };
-    });
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
-      throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`);
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+  const origin = await serveSdkSessions({
+    transport: { eventStore: new InMemoryEventStore(), retryInterval: 10 },
+    onRequest: (req, res) => {
+      const name = `${++requests} ${req.method}${req.headers["last-event-id"] === undefined ? "" : " Last-Event-ID"}`;
+      open.add(name);
+      res.on("close", () => open.delete(name));
+    },
+    connect: async (transport) => {
+      const server = new Server({ name: "resumable", version: "1" }, { capabilities: { tools: {}, resources: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [
+          { name: "look", inputSchema: { type: "object" } },
+          { name: "refuse", inputSchema: { type: "object" } },
+        ],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, (request) => {
+        if (request.params.name === "refuse") throw new McpError(ErrorCode.InvalidParams, "refused on purpose");
+        return { content: [{ type: "text", text: "looked" }] };
+      });
+      server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+        throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`);
+      });
+      await server.connect(transport);
+    },
   });
   return { url: `${origin}/mcp`, openResponses: () => [...open] };
 }
@@ -162,31 +149,28 @@ describe("a server with an event store that answers with JSON-RPC errors", { tim
  * cancelled call's POST stayed open, a socket on both sides, until dispose.
  */
 async function startCancellableServer(options: { json: boolean; eventStore: boolean }) {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<string>();
   let requests = 0;
-  const origin = await serveForTest(async (req, res) => {
-    const name = `${++requests} ${req.method}${req.headers["last-event-id"] === undefined ? "" : " Last-Event-ID"}`;
-    open.add(name);
-    res.on("close", () => open.delete(name));
-    const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+  const origin = await serveSdkSessions({
+    transport: {
       enableJsonResponse: options.json,
       ...(options.eventStore && { eventStore: new InMemoryEventStore(), retryInterval: 10 }),
-    });
-    const server = new McpServer({ name: "cancellable", version: "1" });
-    server.registerTool("wait", {}, async (extra) => {
-      await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
-      return { content: [{ type: "text", text: "stopped" }] };
-    });
-    server.registerTool("stubborn", {}, () => new Promise<never>(() => {}));
-    server.registerTool("look", {}, () => ({ content: [{ type: "text", text: "looked" }] }));
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    },
+    onRequest: (req, res) => {
+      const name = `${++requests} ${req.method}${req.headers["last-event-id"] === undefined ? "" : " Last-Event-ID"}`;
+      open.add(name);
+      res.on("close", () => open.delete(name));
+    },
+    connect: async (transport) => {
+      const server = new McpServer({ name: "cancellable", version: "1" });
+      server.registerTool("wait", {}, async (extra) => {
+        await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
+        return { content: [{ type: "text", text: "stopped" }] };
+      });
+      server.registerTool("stubborn", {}, () => new Promise<never>(() => {}));
+      server.registerTool("look", {}, () => ({ content: [{ type: "text", text: "looked" }] }));
+      await server.connect(transport);
+    },
   });
   return { url: `${origin}/mcp`, openResponses: () => [...open] };
 }

@@ -8,44 +8,35 @@
  * sampling request kept the turn's model writing, until the call that
  * asked ended.
  */
-import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { hang, response, toolCall } from "@turnkit/agent-loop/testing";
 import { createAgentRuntime } from "@turnkit/agent-runtime";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { handWrittenServer } from "./fixtures/hand-written-server.js";
 import { runMcpTurn } from "./support/run-mcp-turn.js";
-import { serveForTest } from "./support/test-http-server.js";
+import { serveSdkSessions } from "./support/sdk-session-server.js";
 
 /** An SDK server with sessions whose `ask` tool asks the person, gives up after 100 ms, and answers 500 ms later. */
 async function startGivingUpServer(): Promise<string> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const origin = await serveForTest(async (req, res) => {
-    const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-    });
-    const server = new McpServer({ name: "giving-up", version: "1" });
-    server.registerTool("ask", { description: "Asks, then gives up" }, async (extra) => {
-      const answer = await server.server
-        .elicitInput(
-          { message: "Deploy?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } },
-          { signal: AbortSignal.timeout(100), relatedRequestId: extra.requestId },
-        )
-        .then(
-          (result) => `answered ${result.action}`,
-          () => "gave up asking",
-        );
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return { content: [{ type: "text", text: answer }] };
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+  const origin = await serveSdkSessions({
+    connect: async (transport) => {
+      const server = new McpServer({ name: "giving-up", version: "1" });
+      server.registerTool("ask", { description: "Asks, then gives up" }, async (extra) => {
+        const answer = await server.server
+          .elicitInput(
+            { message: "Deploy?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } },
+            { signal: AbortSignal.timeout(100), relatedRequestId: extra.requestId },
+          )
+          .then(
+            (result) => `answered ${result.action}`,
+            () => "gave up asking",
+          );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { content: [{ type: "text", text: answer }] };
+      });
+      await server.connect(transport);
+    },
   });
   return `${origin}/mcp`;
 }

@@ -9,7 +9,7 @@ import { response, toolCall } from "@turnkit/agent-loop/testing";
 import { describe, expect, it } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { runMcpTurn, runtimeOf } from "./support/run-mcp-turn.js";
-import { serveForTest } from "./support/test-http-server.js";
+import { initializeResult, readPostedMessage, serveForTest } from "./support/test-http-server.js";
 
 /** The server, and how many GETs it was sent. */
 async function startEndingServer(): Promise<{ url: string; gets: () => number }> {
@@ -21,17 +21,11 @@ async function startEndingServer(): Promise<{ url: string; gets: () => number }>
       return void res.end("retry: 0\n\n");
     }
     if (req.method !== "POST") return void res.writeHead(200).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const request = await readPostedMessage(req);
     if (request.id === undefined) return void res.writeHead(202).end();
     const result =
       request.method === "initialize"
-        ? {
-            protocolVersion: request.params.protocolVersion,
-            capabilities: { tools: {} },
-            serverInfo: { name: "ending", version: "1" },
-          }
+        ? initializeResult(request, "ending")
         : request.method === "tools/list"
           ? { tools: [{ name: "look", inputSchema: { type: "object" } }] }
           : { content: [{ type: "text", text: "looked" }] };

@@ -30,7 +30,7 @@ function imageLabel(image: ImageContent): string {
  * image at all). Such an image would make a provider refuse the request,
  * and every later one of the session, since it stays in the transcript.
  */
-function sentImageType(data: string): string | undefined {
+export function sentImageType(data: string): string | undefined {
   const head = Buffer.from(data.slice(0, 16), "base64");
   const ascii = (start: number, end: number) => head.subarray(start, end).toString("latin1");
   if (head.length >= 8 && head.subarray(0, 8).equals(PNG_SIGNATURE)) return "image/png";

@@ -23,3 +23,26 @@ export async function serveForTest(
   });
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 }
+
+/** A JSON-RPC message as a client POSTs it to a hand-written server. */
+export interface PostedMessage {
+  id?: number | string;
+  method?: string;
+  params?: { protocolVersion?: string; [name: string]: unknown };
+}
+
+/** The body of `req`, read whole and parsed as JSON: the message a client POSTed. */
+export async function readPostedMessage(req: IncomingMessage): Promise<PostedMessage> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+/** A server's answer to `initialize`: the protocol version the client asked for, tools, and `name` as the server's. */
+export function initializeResult(request: PostedMessage, name: string) {
+  return {
+    protocolVersion: request.params?.protocolVersion,
+    capabilities: { tools: {} },
+    serverInfo: { name, version: "1" },
+  };
+}
