@@ -179,7 +179,6 @@ function malformedResult(kind: MalformedResult, callId: string): PerformedResult
   return answers[kind]() as PerformedResult;
 }
 
-/** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
 /** {@link performCall}, noting the calls that were running as it started (when the environment keeps {@link ToolRuns}). */
 async function perform(
   callId: string,
@@ -200,6 +199,7 @@ async function perform(
   }
 }
 
+/** Runs one call's behaviour; `update` receives progress. Throws for `throw`, rejects on abort. */
 async function performCall(
   callId: string,
   environment: ToolEnvironment,
