@@ -67,6 +67,8 @@ describe("bad input to the client", () => {
       /userMessage\.images\[0\]/,
     );
     await refused(start({ userMessage: { text: "x", batchId: 5 } }), "invalid_input", /userMessage\.batchId/);
+    for (const text of ["", " ", "\n\t "])
+      await refused(start({ userMessage: { text } }), "invalid_input", /^userMessage\.text is empty/);
     await refused(start({ metadata: cyclic }), "invalid_input", /metadata must be plain JSON/);
     await refused(start({ metadata: { n: 1n } }), "invalid_input", /metadata must be plain JSON/);
     await refused(start({ sessionId: "s\u0000" }), "invalid_input", /sessionId must not contain NUL/);

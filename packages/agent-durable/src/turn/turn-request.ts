@@ -72,7 +72,8 @@ export function turnRefOfWorkflowId(workflowId: string): DurableTurnRef | undefi
 
 /**
  * Checks a request before it is stored: ids, the user message (required
- * unless continuing, and shaped as the runner takes it), the label, and
+ * unless continuing, shaped as the runner takes it, and saying something:
+ * text that is not only whitespace, or an image), the label, and
  * metadata (a plain JSON object). Throws `invalid_input` naming the field.
  */
 export function assertValidTurnRequest(request: DurableTurnRequest): void {
@@ -86,6 +87,13 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
     throw invalidInput('userMessage.text must be a string (or set startMode: "continue")');
   }
   if (request.userMessage !== undefined) assertTurnInputMessage(request.userMessage, "userMessage");
+  // As the runner refuses it: a message that says nothing would be stored only for its turn to fail.
+  const { text, images } = request.userMessage ?? {};
+  if (request.startMode !== "continue" && text?.trim() === "" && (images?.length ?? 0) === 0) {
+    throw invalidInput(
+      'userMessage.text is empty (or only whitespace) and there are no images (or set startMode: "continue")',
+    );
+  }
   if (request.label !== undefined) assertValidLabel(request.label);
   if (request.metadata !== undefined && !isRecord(request.metadata)) {
     throw invalidInput("metadata must be a plain object");
