@@ -335,13 +335,16 @@ describe("the event log", () => {
       expect((await log.read("log-1", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3]);
       expect((await log.terminal("log-1"))?.seq).toBe(3);
 
+      // Two writers end the turn at once, each after the last stored event (a writer that skipped one is refused
+      // as a gap, see the next test): one ends it at seq 2, the other logs seq 2 and ends at seq 3. Whichever is
+      // stored first, or when they overlap, the log holds one of them whole and one terminal status, no error.
       await log.append(log2, [status(1, { status: "running" })]);
       await Promise.all([
         log.append(log2, [status(2, { status: "completed" })]),
-        log.append(log2, [status(3, { status: "aborted" })]),
+        log.append(log2, [trace(2), status(3, { status: "aborted" })]),
       ]);
       const raced = await log.read("log-2", 0, 100);
-      expect(raced).toHaveLength(2);
+      expect(raced.map((e) => e.seq)).toEqual(raced.length === 2 ? [1, 2] : [1, 2, 3]);
       expect(raced.filter((e) => e.type === "session.status" && e.payload.status !== "running")).toHaveLength(1);
     } finally {
       await pool.end();
