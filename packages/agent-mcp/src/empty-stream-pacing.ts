@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { sleep, systemClock } from "@turnkit/agent-core/internal";
 import { EMPTY_STREAM_REOPEN_MS } from "./defaults.js";
 
 /**
@@ -20,7 +21,8 @@ export function fetchPacingEmptyStreams(base: FetchLike): FetchLike {
   let notBefore = 0;
   return async (url, init) => {
     if (init?.method !== "GET") return base(url, init);
-    await waitUntil(notBefore, init.signal ?? undefined);
+    const wait = notBefore - Date.now();
+    if (wait > 0) await sleep(wait, systemClock, init.signal ?? undefined);
     const began = Date.now();
     const response = await base(url, init);
     if (response.status !== 200 || response.body === null) return response;
@@ -49,22 +51,4 @@ export function fetchPacingEmptyStreams(base: FetchLike): FetchLike {
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-}
-
-/** Resolves at `time` (at once when it passed); rejects with the signal's reason when it fires first. */
-function waitUntil(time: number, signal: AbortSignal | undefined): Promise<void> {
-  const wait = time - Date.now();
-  if (wait <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", stop);
-      resolve();
-    }, wait);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", stop, { once: true });
-  });
 }
