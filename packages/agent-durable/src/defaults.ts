@@ -62,7 +62,7 @@ export const LOST_TURN_RETRY_MS = 250;
  * end the connection.
  */
 export const TCP_KEEPALIVE_DELAY_MS = 10_000;
-/** How often a worker tries again to take its presence lock after its connection was lost (see `LaunchPresence`). */
+/** The longest pause between a worker's tries to take its presence lock again after its connection was lost (see `LaunchPresence`). */
 export const PRESENCE_RETRY_MS = 250;
 /** How often a worker looks for abort requests of the turns it runs. */
 export const ABORT_POLL_MS = 150;

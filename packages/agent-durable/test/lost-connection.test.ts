@@ -229,9 +229,26 @@ describe("a worker connection the server ends under a turn's statement", () => {
         "SELECT executor_id, owner_xid FROM dbos.workflow_status WHERE workflow_uuid = $1",
         [turn.workflowId],
       );
-      await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      const { rows: ended } = await admin.query(
+        `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
          WHERE application_name = 'turnkit-worker present' AND position('pg_try_advisory_lock' in query) > 0`,
+      );
+      expect(ended.length).toBe(1);
+      // Taken again at once: before, only at the next heartbeat, a quarter lease (10 s) later. A launch of the same
+      // id in the moment between (a window of milliseconds) takes the live launch for gone; this test launches
+      // the replacement after it, which the next statements make sure of.
+      await waitFor(
+        "the presence lock taken again",
+        async () => {
+          const { rows } = await admin.query(
+            `SELECT 1 FROM pg_locks lock JOIN pg_stat_activity session ON session.pid = lock.pid
+             WHERE lock.locktype = 'advisory' AND lock.granted AND session.application_name = 'turnkit-worker present'
+               AND session.pid <> $1`,
+            [ended[0].pid],
+          );
+          return rows.length === 1;
+        },
+        5_000,
       );
       // The same worker id launched again (a replacement started while this process lives on) looks for earlier
       // launches whose presence lock is free, and takes their turns over at once.

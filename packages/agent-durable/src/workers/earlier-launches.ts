@@ -16,8 +16,9 @@ const PRESENCE_LOCK = (executorIdSql: string) => `hashtext('turnkit-durable-laun
  * Holds this launch's presence lock (see {@link PRESENCE_LOCK}) on a
  * connection taken from `pool` for the launch's life. A connection the
  * server ended (a restart, a failover, `pg_terminate_backend`) loses the
- * lock: it is taken again on a new one at once, and again every
- * {@link PRESENCE_RETRY_MS} until it is held (and at each {@link hold}).
+ * lock: it is taken again on a new one at once, and again, at growing
+ * intervals up to {@link PRESENCE_RETRY_MS}, until it is held (and at each
+ * {@link hold}).
  * While it is free, a launch of the same worker id takes this live one for
  * gone and its turns over at once, so the time without it must be short
  * (before, it was taken again only at the next heartbeat, a quarter lease
@@ -51,11 +52,18 @@ export class LaunchPresence {
     this.holder = undefined;
   }
 
-  /** Takes the lock again after its connection was lost, trying until it is held or released. */
+  /**
+   * Takes the lock again after its connection was lost, trying until it is held or released: at once, then
+   * after 10 ms, doubling up to {@link PRESENCE_RETRY_MS}. The server frees the lock only once the ended
+   * session's process exits, a moment after the connection reported its end (longer on a loaded server).
+   */
   private async retake(): Promise<void> {
+    let pause = 10;
     while (this.holder === undefined && !this.released) {
       await this.hold();
-      if (this.holder === undefined) await new Promise((resolve) => setTimeout(resolve, PRESENCE_RETRY_MS));
+      if (this.holder !== undefined) return;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, PRESENCE_RETRY_MS);
     }
   }
 
