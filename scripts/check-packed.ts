@@ -10,7 +10,8 @@
  *   `NodeNext` project without `skipLibCheck` (errors inside third-party
  *   declarations are not ours and are left out; those in ours are not);
  * - runs them, then a turn with a tool of an MCP server written with the
- *   official SDK over stdio, and a durable turn on `startTestPostgres`.
+ *   official SDK over stdio, and a durable turn on `startTestPostgres`,
+ *   read back as the AI SDK's UI message and its SSE stream.
  *
  * Any failure exits 1 naming the step. CI runs it after the build; it
  * needs the package registry for what the pnpm store lacks.
@@ -136,9 +137,12 @@ console.log("imported ${imports.length} entries");\n`,
   if (!mcp.includes("HELLO FROM THE TARBALLS"))
     fail("a turn with an MCP server's tool", `the tool's answer is missing:\n${mcp}`);
   const durable = run("a durable turn", process.execPath, ["out/packed/durable-turn.js"], host);
-  if (!/completed/.test(durable)) fail("a durable turn", `it did not complete:\n${durable}`);
+  if (!/^completed$/m.test(durable)) fail("a durable turn", `it did not complete:\n${durable}`);
+  if (!durable.includes('text "It is 5."; status completed') || !durable.includes("[DONE]"))
+    fail("a durable turn as a UI message stream", `the answer or the stream's end is missing:\n${durable}`);
+  console.log(durable.trim());
   console.log(
-    `check:packed: ${PACKAGES.length} packages, ${imports.length} entries, ${EXAMPLES.length} examples, MCP and durable turns: ok`,
+    `check:packed: ${PACKAGES.length} packages, ${imports.length} entries, ${EXAMPLES.length} examples, MCP and durable turns, UI stream: ok`,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
