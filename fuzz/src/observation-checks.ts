@@ -152,7 +152,11 @@ export function hostCheckOptions(scenario: TurnScenario): TurnCheckOptions {
   return {
     abortedBeforeStart: scenario.abortBeforeStart,
     // A failing event-id source fails the turn like a failing writer: its failure trace may come before `aborted`.
-    writerFails: failAt !== undefined || slow?.answer === "reject" || scenario.allocatorFailure?.target === "event",
+    writerFails:
+      failAt !== undefined ||
+      slow?.answer === "reject" ||
+      scenario.allocatorFailure?.target === "event" ||
+      scenario.hostile?.callbackFailure?.callback === "newEventId",
     writerMayStall: slow !== undefined,
     writerBounded: (scenario.hostile?.hookTimeoutMs ?? scenario.hookTimeoutMs) !== undefined,
   };
