@@ -24,7 +24,7 @@ export const MAX_CLOSE_ATTEMPTS = 64;
  * answered anything but a list of well-formed messages `{ text, images?,
  * batchId? }`: that fails the turn, code `internal`, naming the callback
  * and the field; none of that answer is queued, and its well-formed
- * messages are handed back in the outcome).
+ * messages, but for those that say nothing, are handed back in the outcome).
  */
 export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary): Promise<number> {
   const poll = turn.input.getSteeringMessages;
@@ -60,10 +60,17 @@ export async function pollSteering(turn: RunningTurn, boundary: SteeringBoundary
     if (problem !== undefined) bad = { index, problem };
   }
   if (bad) {
-    // Nothing of the answer runs; its well-formed messages are handed back with the outcome, never lost
-    // (Object.values: only the entries there are, also of a list with a length of 2^32 - 1).
-    for (const item of Object.values(received))
-      if (inputMessageProblem(item) === undefined) (turn.undelivered ??= new Set()).add(steeringMessage(item));
+    // Nothing of the answer runs; its well-formed messages are handed back with the outcome, never lost, but
+    // for those that say nothing, left out as always (Object.values: only the entries there are, also of a
+    // list with a length of 2^32 - 1).
+    let blank = 0;
+    for (const item of Object.values(received)) {
+      if (inputMessageProblem(item) !== undefined) continue;
+      const message = steeringMessage(item);
+      if (isBlankUserInput(message)) blank++;
+      else (turn.undelivered ??= new Set()).add(message);
+    }
+    leaveOutBlankSteering(turn, blank, "getSteeringMessages");
     failTurn(turn, {
       code: ErrorCode.Internal,
       message: `The host callback getSteeringMessages returned an invalid message: [${bad.index}]${bad.problem}`,

@@ -257,6 +257,23 @@ describe("steering that says nothing (empty or whitespace-only text, no image)",
     expect(warningsOf(turn)).toMatchObject([{ code: "steering_dropped", count: 2 }]);
   });
 
+  it("in an answer refused for a malformed message: the others are handed back, but for those that say nothing", async () => {
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("work")]), "never requested"],
+      input: {
+        tools: [createRecordingTool("work", { executionMode: "parallel" })],
+        getSteeringMessages: () => [{ text: "" }, { text: "keep me" }, { text: 7 } as never],
+      },
+    });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "internal" },
+      undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "keep me" }] }],
+    });
+    expect(turn.outcome.kind === "failed" && turn.outcome.undeliveredMessages).toHaveLength(1);
+    expect(warningsOf(turn)).toMatchObject([{ code: "steering_dropped", count: 1, source: "getSteeringMessages" }]);
+  });
+
   it("an image alone says something: it is sent", async () => {
     const inbox = hostInbox();
     // Bytes no provider takes: the request names the image by a placeholder, still a message of its own.
