@@ -155,7 +155,8 @@ export function hostileHost(options: {
         text: markedText(`burst${++burst}`, "one of several steering messages"),
       }));
       const all = [...received, ...burstMessages];
-      for (const message of all) probe.handedOver.push(message.text);
+      // Steering that says nothing is left out, neither delivered nor handed back (invariant 36 checks it).
+      for (const message of all) if (message.text.trim() !== "") probe.handedOver.push(message.text);
       // A malformed message (or a hole in the list) is refused, never handed over; the rest of its answer must come back.
       if (!malformed) return all;
       if (!spec.malformedPollHole) return [...all, { text: 7 } as never];
@@ -200,7 +201,8 @@ export function hostileHost(options: {
         enqueue: (message: string | AgentMessage) => {
           // A message `enqueue` refuses (it throws) was never handed over.
           event.enqueue(message);
-          probe.handedOver.push(typeof message === "string" ? message : JSON.stringify(message));
+          if (typeof message !== "string") probe.handedOver.push(JSON.stringify(message));
+          else if (message.trim() !== "") probe.handedOver.push(message);
         },
       }),
   );

@@ -214,6 +214,12 @@ export interface HostAction {
   kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed" | "clear";
   /** For `malformed`: which malformed call (cycling through them). */
   variant?: number;
+  /**
+   * Runner scenarios, for `steer`, `steerBatch` and `followUp`: steering
+   * that says nothing (empty or whitespace-only text, no image): `one`, the
+   * message (a batch: its second member), `all`, every member of a batch.
+   */
+  blank?: "one" | "all";
 }
 
 /** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
@@ -382,8 +388,11 @@ export interface TurnHookSpec {
   /** `malformed`: a patch whose `content` is a plain string (an error result); `unreadable`: one field of it cannot be read (an error result). */
   afterToolCall: (AfterToolDecision | "malformed" | "edit" | "unreadable" | "revoked")[] | undefined;
   onHistoryChanged: ("accept" | "throw" | "edit" | "revoked")[] | undefined;
-  /** `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on). */
-  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw" | "edit" | "revoked")[] | undefined;
+  /**
+   * `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on);
+   * `enqueueBlank`: queues one that says nothing (whitespace only), which the turn leaves out.
+   */
+  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "enqueueBlank" | "throw" | "edit" | "revoked")[] | undefined;
 }
 
 /**

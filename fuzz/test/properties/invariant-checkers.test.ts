@@ -17,6 +17,7 @@ import {
   userMessage,
 } from "@turnkit/agent-loop/testing";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type StreamChunk } from "@turnkit/protocol";
+import { checkBlankSteeringLeftOut } from "../../src/invariants/blank-steering.js";
 import { checkEventNumbering } from "../../src/invariants/event-numbering.js";
 import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "../../src/invariants/loop-event-grammar.js";
@@ -267,6 +268,39 @@ describe("invariant checkers reject broken runs", () => {
     expect(report.pendingRealTimers).toBe(1);
     expect(report.listenersLeft).toBe(1);
     expect(() => checkNoLeaks(report)).toThrow(/1 timers pending.*1 real timers.*1 abort listeners/);
+  });
+
+  it("blank steering: one kept in history, one handed back, one left out without its warning", () => {
+    const blank = userMessage(" \n", { timestamp: 5 });
+    const dropped = (seq: number, count: number): RuntimeEvent => ({
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: `e${seq}`,
+      sessionId: "s",
+      turnId: "t",
+      seq,
+      type: "runtime.warning",
+      payload: { code: "steering_dropped", message: "left out", count, source: "getSteeringMessages" },
+    });
+    const run = (messages: AgentMessage[], events: RuntimeEvent[]) =>
+      ({
+        events,
+        offered: [{ change: { reason: "messageDelta", messages }, accepted: true }],
+      }) as unknown as TurnRunObservation;
+    const completed = { kind: "completed" as const };
+    expect(() => checkBlankSteeringLeftOut(run([user, answer], [dropped(1, 1)]), completed, 1)).not.toThrow();
+    expect(() => checkBlankSteeringLeftOut(run([user, blank, answer], [dropped(1, 1)]), completed, 1)).toThrow(
+      /history change #0 holds/,
+    );
+    expect(() =>
+      checkBlankSteeringLeftOut(
+        run([user, answer], [dropped(1, 1)]),
+        { ...completed, undeliveredMessages: [blank] },
+        1,
+      ),
+    ).toThrow(/the outcome hands back/);
+    expect(() => checkBlankSteeringLeftOut(run([user, answer], [dropped(1, 1)]), completed, 2)).toThrow(
+      /handed over 2 messages that say nothing; steering_dropped warnings count 1/,
+    );
   });
 
   it("prototypes: a key added to Object.prototype", () => {
