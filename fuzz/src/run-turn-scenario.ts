@@ -1,3 +1,4 @@
+// Why this file is long: it builds one generated turn's whole host (steering intake, writer, id allocators, hooks, the model's stream wrappers) in one place, read top to bottom.
 /**
  * Runs one generated {@link TurnScenario} through a real `PiTurnRunner`
  * against the scripted model on a virtual clock, and records what the host
@@ -14,6 +15,7 @@ import { type ToolRuns, createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { withHandWrittenStreams } from "./hand-written-streams.js";
+import { withWholeBlocks } from "./whole-blocks.js";
 import { withLivePartials } from "./live-partials.js";
 import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
 import {
@@ -227,15 +229,18 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     llm: {
       model: model.model,
       streamFn: withHandWrittenStreams(
-        withUnreadableUsage(
-          withMalformedEvents(
-            withMalformedFinals(
-              withLivePartials(withFallbackAnswers(model), scenario.livePartials),
-              scenario.malformedFinals,
+        withWholeBlocks(
+          withUnreadableUsage(
+            withMalformedEvents(
+              withMalformedFinals(
+                withLivePartials(withFallbackAnswers(model), scenario.livePartials),
+                scenario.malformedFinals,
+              ),
+              scenario.malformedEvents,
             ),
-            scenario.malformedEvents,
+            scenario.unreadableUsage,
           ),
-          scenario.unreadableUsage,
+          scenario.wholeBlocks,
         ),
         scenario.handWrittenStreams,
       ),

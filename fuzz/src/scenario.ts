@@ -8,6 +8,7 @@
 import type { Usage } from "@mariozechner/pi-ai";
 import type { HostileHostSpec } from "./hostile-host.js";
 import type { HandWrittenStreamSpec } from "./hand-written-streams.js";
+import type { WholeBlocksSpec } from "./whole-blocks.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
@@ -547,6 +548,12 @@ export interface TurnScenario {
    * runner property.
    */
   handWrittenStreams?: HandWrittenStreamSpec[];
+  /**
+   * Calls of the stream function (by their place, from 0) whose text or
+   * thinking blocks (or both) come whole, without deltas, at their block's
+   * end (`src/whole-blocks.ts`). Absent outside the main runner property.
+   */
+  wholeBlocks?: WholeBlocksSpec[];
   /**
    * The scripted responses stream into one live message, as pi-ai's
    * providers do, read ahead of the turn (`src/live-partials.ts`). Absent

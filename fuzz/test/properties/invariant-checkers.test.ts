@@ -101,7 +101,7 @@ describe("invariant checkers reject broken runs", () => {
     ).not.toThrow();
   });
 
-  it("visible text: text shown twice, text that differs from the kept message", () => {
+  it("visible text: text shown twice, text that differs from the kept message, a kept answer never shown", () => {
     const chunks = [
       streamEvent(1, "m1", { kind: "text", delta: "«r1» al" }),
       streamEvent(2, "m1", { kind: "text", delta: "«r1» alpha" }),
@@ -112,6 +112,12 @@ describe("invariant checkers reject broken runs", () => {
       streamEvent(2, "m2", { kind: "text", delta: "«r1» alpha" }),
     ];
     expect(() => checkRunnerVisibleText(twice, new Map([["r1", "«r1» alpha"]]), [])).toThrow(/two message ids/);
+    // A kept response that ended normally (its text sent whole, at its block's end) that the host was never shown.
+    const unshown = [streamEvent(1, "m1", { kind: "thinking", delta: "pondering" })];
+    const kept = assistantMessage("«r1» alpha", { timestamp: 1 });
+    expect(() => checkRunnerVisibleText(unshown, new Map([["r1", "«r1» alpha"]]), [kept])).toThrow(
+      /the host was shown none of it/,
+    );
     const shown = assistantMessage("«r1» alpha", { timestamp: 1 });
     const agentEvents: AgentEvent[] = [
       { type: "message_start", message: shown },
