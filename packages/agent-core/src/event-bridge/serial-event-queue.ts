@@ -1,3 +1,4 @@
+// Why this file is long: it is one class, the order a turn's events reach the writer in: numbering, pacing behind an async writer, giving up on a stuck one, and naming each event (the host's ids checked); split, the invariants that tie them lose their single place.
 import {
   RUNTIME_EVENT_SCHEMA,
   type DebugTracePayload,

@@ -88,7 +88,9 @@ async function chunksFor(plans: readonly BlockPlan[]) {
   });
   expect(outcome.kind).toBe("completed");
   const [id] = writer.messageIds();
-  return writer.chunksOf(id!).flatMap((chunk) => (chunk.kind === "finish" ? [] : [`${chunk.kind}:${chunk.delta}`]));
+  return writer
+    .chunksOf(id!)
+    .flatMap((chunk) => (chunk.kind === "text" || chunk.kind === "thinking" ? [`${chunk.kind}:${chunk.delta}`] : []));
 }
 
 /** What the host shows: each kind's chunks joined. */
