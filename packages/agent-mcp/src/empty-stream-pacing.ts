@@ -6,7 +6,8 @@ import { EMPTY_STREAM_REOPEN_MS } from "./defaults.js";
  * A `fetch` for the Streamable HTTP client transport that opens an event
  * stream with a GET (the session's own stream, or one resumed) no sooner
  * than `EMPTY_STREAM_REOPEN_MS` after the previous GET began, when that
- * GET's stream ended without a message.
+ * GET's stream ended without a message or the GET was refused with a
+ * status (but 401).
  *
  * The SDK's client opens the session's stream again whenever it ends,
  * after the server's `retry` interval (a second without one), for the
@@ -25,7 +26,13 @@ export function fetchPacingEmptyStreams(base: FetchLike): FetchLike {
     if (wait > 0) await sleep(wait, systemClock, init.signal ?? undefined);
     const began = Date.now();
     const response = await base(url, init);
-    if (response.status !== 200 || response.body === null) return response;
+    // A GET refused (the session is gone, a gateway failing): the SDK's client asks again after the server's
+    // `retry` interval, a few milliseconds; no sooner than a second here. Not after a 401, which it asks again with
+    // the tokens it then gets.
+    if (response.status !== 200 || response.body === null) {
+      if (response.status !== 401) notBefore = began + EMPTY_STREAM_REOPEN_MS;
+      return response;
+    }
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let brought = false;
