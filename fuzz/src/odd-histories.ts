@@ -56,6 +56,8 @@ type HistoryEntry =
   | { kind: "user"; images: ImageKind[]; batch: boolean }
   | { kind: "hidden" }
   | { kind: "host" }
+  /** A user or hidden message that says nothing (whitespace only, no image): never sent, as if it were not there. */
+  | { kind: "blank"; hidden: boolean; batch: boolean; text: string }
   | { kind: "response"; stop: "toolUse" | "stop" | "error" | "aborted"; results: ResultSpec[]; sameIds: boolean }
   /** A result for an earlier call (`pick` chooses which), or for a call never made when there is none. */
   | { kind: "strayResult"; pick: number };
@@ -82,6 +84,15 @@ const images = (max: number) => fc.array(imageKind, { maxLength: max });
 const entryArbitrary: fc.Arbitrary<HistoryEntry> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("user" as const), images: images(3), batch: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constantFrom<HistoryEntry>({ kind: "hidden" }, { kind: "host" }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("blank" as const),
+      hidden: fc.boolean(),
+      batch: fc.boolean(),
+      text: fc.constantFrom("", " ", "\n\t ", "\u00a0"),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -223,6 +234,14 @@ function buildHistory(scenario: OddHistoryCase): Made {
       case "host":
         made.history.push({ role: "host", kind: "note", timestamp: ++markers } as AgentMessage);
         break;
+      case "blank": {
+        // Left out of every request: the results after it still answer the response before it.
+        const content = entry.hidden ? entry.text : [{ type: "text" as const, text: entry.text }];
+        const message = { role: entry.hidden ? "hidden" : "user", content, timestamp: ++markers } as AgentMessage;
+        if (!entry.hidden && entry.batch) Object.assign(message, { batchId: `batch${batch}` });
+        made.history.push(message);
+        break;
+      }
       case "response": {
         const ids = entry.results
           .map(() => `h_call${calls.length + 1}`)
@@ -276,6 +295,13 @@ function checkRequest(messages: readonly Message[], made: Made, number: number):
   const fail = (detail: string): never => {
     throw new Error(`odd history, request ${number}: ${detail}`);
   };
+  // No message that says nothing: a provider drops it or refuses the request.
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== "user") continue;
+    const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    if (blocks.every((block) => block.type === "text" && block.text.trim() === ""))
+      fail(`message ${index}: a user message that says nothing (${JSON.stringify(message.content)})`);
+  }
   // Every tool result answers a call of the response right before it, once (calls named alike one by one).
   let pending: string[] = [];
   const seenResults = new Set<string>();

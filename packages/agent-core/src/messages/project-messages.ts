@@ -16,7 +16,9 @@ export interface ProjectMessagesOptions {
  * messages a provider accepts.
  *
  * In order: drops host-only messages (`role: "host"`, unknown custom roles),
- * `error`/`aborted` assistant messages and responses a hook dropped; turns
+ * `error`/`aborted` assistant messages, responses a hook dropped, and user
+ * and hidden messages that say nothing (text empty or only whitespace, no
+ * image: a provider drops such a message or refuses the request); turns
  * hidden messages into user messages; merges adjacent user messages that
  * share a `batchId`; strips host fields; drops tool results that answer no
  * call of the kept assistant message right before them (only tool results

@@ -2,7 +2,7 @@ import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { TURN_DEFAULTS } from "../defaults.js";
 import { hasImage, limitImages, userContentOf } from "./image-limits.js";
-import { isDroppedResponse } from "./turn-messages.js";
+import { isBlankUserInput, isDroppedResponse } from "./turn-messages.js";
 import {
   ASSISTANT_FIELDS,
   type CopyFields,
@@ -26,8 +26,10 @@ function projectsAs(message: AgentMessage, copy: Message | undefined): boolean {
   switch (message.role) {
     case "user":
       if ((message as { batchId?: string }).batchId !== undefined) return false;
+      if (isBlankUserInput(message)) return copy === undefined;
       return copy?.role === "user" && sameUser(copy, message);
     case "hidden":
+      if (isBlankUserInput(message)) return copy === undefined;
       return copy?.role === "user" && sameUser(copy, message);
     case "assistant": {
       const leftOut = message.stopReason === "error" || message.stopReason === "aborted" || isDroppedResponse(message);
@@ -247,6 +249,9 @@ export class TranscriptProjection {
     switch (message.role) {
       case "user":
       case "hidden": {
+        // Input that says nothing: a provider drops it or refuses the request. Left out as if it were not there
+        // (the batch a message after it merges into is the one before it).
+        if (isBlankUserInput(message)) return undefined;
         const batchId = message.role === "user" ? (message as { batchId?: string }).batchId : undefined;
         const previous = this.projected[this.projected.length - 1];
         const merge = batchId !== undefined && batchId === this.lastBatchId && previous?.role === "user";

@@ -141,10 +141,11 @@ function assertMessages(messages: unknown, where: string): void {
 /**
  * A turn that continues its history sends the model what the history (and
  * the turn's `beforeUserMessages` after it) holds for a model: no request
- * can be answered when that is nothing (only host-only messages or failed
- * responses), or ends with an assistant message (no steering is queued
- * yet), so the turn could only fail. Judged as the model sees it: a host
- * note or a tool result that answers no call after an answer hides nothing.
+ * can be answered when that is nothing (only host-only messages, failed
+ * responses or messages that say nothing), or ends with an assistant
+ * message (no steering is queued yet), so the turn could only fail. Judged
+ * as the model sees it: a host note, a message that says nothing or a tool
+ * result that answers no call after an answer hides nothing.
  * The history's own last message is no assistant's either (the loop
  * continues from no response, a failed one included).
  */
@@ -166,10 +167,10 @@ function assertContinuable(input: RunTurnInput): void {
   const last = seen[seen.length - 1];
   if (!last)
     throw invalid(
-      'RunTurnInput.startMode "continue" has nothing to continue: the history holds no message a model is sent (only host-only messages or failed responses)',
+      'RunTurnInput.startMode "continue" has nothing to continue: the history holds no message a model is sent (only host-only messages, failed responses or messages that say nothing)',
     );
   if (last.role === "assistant")
     throw invalid(
-      'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message (host-only messages, failed responses and tool results that answer no call are never sent, so they do not count)',
+      'RunTurnInput.startMode "continue" needs a history that ends with a user, tool-result or hidden message, not an assistant message (host-only messages, failed responses, user and hidden messages that say nothing and tool results that answer no call are never sent, so they do not count)',
     );
 }

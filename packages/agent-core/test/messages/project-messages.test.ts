@@ -96,6 +96,40 @@ describe("projectAgentMessagesForModel", () => {
     }
   });
 
+  it("leaves out user and hidden messages that say nothing (no text but whitespace, no image); a batch goes on across one", () => {
+    const call = assistantMessage([toolCall("read", {}, { id: "c1" })], { timestamp: 2 });
+    const history: AgentMessage[] = [
+      userMessage("question", { timestamp: 1 }),
+      call,
+      // A host's empty note between a call and its result: without it, the result follows its call, as providers ask.
+      userMessage("", { timestamp: 3 }),
+      toolResultMessage("c1", "read", "contents", { timestamp: 4 }),
+      { role: "hidden", content: " \n", timestamp: 5 },
+      { role: "hidden", content: [{ type: "text", text: "\t" }], timestamp: 6 },
+      { ...userMessage("b1", { timestamp: 7 }), batchId: "b" } as AgentMessage,
+      { ...userMessage([text("  ")], { timestamp: 8 }), batchId: "b" } as AgentMessage,
+      { ...userMessage("b2", { timestamp: 9 }), batchId: "b" } as AgentMessage,
+      { ...userMessage([text(" "), image(64, 64)], { timestamp: 10 }) },
+    ];
+    const projected = projectAgentMessagesForModel(history);
+    expect(roles(projected)).toEqual(["user", "assistant", "toolResult", "user", "user"]);
+    expect(projected[3]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "b1" },
+        { type: "text", text: "b2" },
+      ],
+      timestamp: 7,
+    });
+    // An image says something, whatever its text.
+    expect((projected[4] as UserMessage).content).toHaveLength(2);
+    // The same through a projection that sees the transcript grow one message at a time.
+    const growing = new TranscriptProjection();
+    let last: Message[] = [];
+    for (let length = 1; length <= history.length; length++) last = growing.project(history.slice(0, length));
+    expect(last).toEqual(projected);
+  });
+
   it("strips host fields from assistant and tool-result messages", () => {
     const assistant = {
       ...assistantMessage([toolCall("a", {}, { id: "c1" })], { timestamp: 2 }),

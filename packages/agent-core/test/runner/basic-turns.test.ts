@@ -400,8 +400,14 @@ describe("invalid input", () => {
     const note = { role: "host", kind: "note", timestamp: 3 } as AgentMessage;
     const failed = assistantMessage("", { stopReason: "error", errorMessage: "503", timestamp: 3 });
     const stray = toolResultMessage("never-called", "t", "r", { timestamp: 4 });
+    const blank = userMessage(" \n", { timestamp: 4 });
+    const blankHidden = { role: "hidden", content: "", timestamp: 4 } as AgentMessage;
     for (const [history, problem] of [
       [[note], "holds no message a model is sent"],
+      [[blank, blankHidden], "holds no message a model is sent"],
+      // A message that says nothing is never sent (a provider drops it): the answer is last.
+      [[question, answer, blank], "an assistant message"],
+      [[question, answer, blankHidden], "an assistant message"],
       [[question, answer, note], "an assistant message"],
       [[question, answer, stray], "an assistant message"],
       [[question, answer, failed, note], "an assistant message"],
@@ -437,6 +443,28 @@ describe("invalid input", () => {
     });
     expect(outcome).toEqual({ kind: "completed" });
     expect(model.requests[0]!.context.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+  });
+
+  it("never sends a message that says nothing from history or beforeUserMessages (a provider drops it or refuses the request)", async () => {
+    const model = createScriptedModel(["answered"]);
+    const history = [
+      userMessage("q", { timestamp: 1 }),
+      assistantMessage("a", { timestamp: 2 }),
+      userMessage([text("  ")], { timestamp: 3 }),
+    ];
+    const writer = createRecordingEventWriter();
+    const outcome = await new PiTurnRunner().runTurn({
+      ...valid(),
+      userMessage: { text: "next" },
+      history,
+      beforeUserMessages: [{ role: "hidden", content: "\n", timestamp: 4 } as AgentMessage],
+      eventWriter: writer,
+      llm: { model: model.model, streamFn: model.streamFn },
+    });
+    expect(outcome).toEqual({ kind: "completed" });
+    const sent = model.requests[0]!.context.messages;
+    expect(sent.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(JSON.stringify(sent[2])).toContain("next");
   });
 
   it("rejects duplicate tools with duplicate_tool before any event", async () => {
