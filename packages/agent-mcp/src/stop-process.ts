@@ -12,7 +12,10 @@ import { descendantsOf, isRunning, processesMarked } from "./process-tree.js";
  * The processes it started and that still run when this is called (a
  * server started through `sh -c`, `npx` or `uv run` runs as a child of
  * that program, which does not pass signals on) go through the same
- * steps, at the same times, and are waited for too (see `descendantsOf`).
+ * steps, at the same times, and are waited for too (see `descendantsOf`);
+ * they are looked for again after each wait, and once more after the last
+ * signal, so a server a wrapper starts while it is being stopped is stopped
+ * too.
  * So are those, on Linux, whose environment holds `marker`, the value of
  * `SERVER_PROCESS_MARKER_VARIABLE` the process was started with: a server
  * whose wrapper was killed, exited leaving it running or started it
@@ -27,19 +30,35 @@ import { descendantsOf, isRunning, processesMarked } from "./process-tree.js";
  * process it started, only while that one runs.
  */
 export async function stopProcess(pid: number, exited: Promise<void>, graceMs: number, marker?: string): Promise<void> {
+  const started = new Set<number>();
+  /** Adds the processes started so far; whether one of them is new and runs. */
+  const lookAgain = (): boolean => {
+    let found = false;
+    const marked = marker === undefined ? [] : processesMarked(SERVER_PROCESS_MARKER_VARIABLE, marker);
+    for (const other of [...descendantsOf(pid), ...marked]) {
+      if (other === pid || started.has(other)) continue;
+      started.add(other);
+      found ||= isRunning(other);
+    }
+    return found;
+  };
   // Read first: once the server's own process ended, the processes it started are no longer known as its.
-  const marked = marker === undefined ? [] : processesMarked(SERVER_PROCESS_MARKER_VARIABLE, marker);
-  const started = [...new Set([...descendantsOf(pid), ...marked])].filter((other) => other !== pid);
+  lookAgain();
   let hasExited = false;
   const seenExiting = exited.then(() => {
     hasExited = true;
   });
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-    if (await allEndWithin(seenExiting, started, graceMs)) return;
+    // Looked for again after each wait: a wrapper may start its server while it is being stopped.
+    if ((await allEndWithin(seenExiting, [...started], graceMs)) && !lookAgain()) return;
+    lookAgain();
     if (!hasExited) send(pid, signal);
     for (const other of started) if (isRunning(other)) send(other, signal);
   }
-  await allEndWithin(seenExiting, started, Math.max(graceMs, KILLED_EXIT_WAIT_MS));
+  // One more look once every known process was killed: one started in the moment before is killed at once.
+  for (let round = 0; round < 3 && lookAgain(); round++)
+    for (const other of started) if (isRunning(other)) send(other, "SIGKILL");
+  await allEndWithin(seenExiting, [...started], Math.max(graceMs, KILLED_EXIT_WAIT_MS));
 }
 
 function send(pid: number, signal: NodeJS.Signals): void {

@@ -7,7 +7,9 @@
  * MCP SDK's stdio transport does not exit on end-of-input) outlived the
  * runtime's dispose.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMcpExtension } from "../src/index.js";
 import { isRunning } from "../src/process-tree.js";
@@ -145,5 +147,43 @@ describe.runIf(process.platform === "linux")(
         expect(isRunning(pid)).toBe(false);
         expect(mcp.status.state).toBe("disposed");
       });
+  },
+);
+
+describe.runIf(process.platform === "linux")(
+  "a stdio server its wrapper starts while the extension is being disposed",
+  { timeout: 15_000 },
+  () => {
+    it("is stopped too (the processes are looked for again after each wait)", async () => {
+      const folder = mkdtempSync(join(tmpdir(), "turnkit-late-server-"));
+      onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+      const pidFile = join(folder, "pid");
+      const lateServer = handWrittenServer({
+        name: "late",
+        tool: "pid",
+        setup: `fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1_000);`,
+        onCall: `send({ id: request.id, result: { content: [{ type: "text", text: String(process.pid) }] } });`,
+      });
+      // A subshell that ignores SIGTERM starts the server 100 ms in, detached; the shell lives on as sleep.
+      const script = `exec 3<&0; ( trap '' TERM; sleep 0.1; "$0" -e "$1" <&3 3<&- & ); exec sleep 30`;
+      const mcp = createMcpExtension({
+        id: "late",
+        server: { command: "sh", args: ["-c", script, process.execPath, lateServer] },
+        shutdownGraceMs: 500,
+        connectTimeoutMs: 5_000,
+      });
+      const connecting = mcp.connect().catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 20));
+
+      // Begun before the server exists: the first look at the processes finds only the shells.
+      await mcp.dispose();
+      await connecting;
+
+      expect(existsSync(pidFile)).toBe(true);
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      killAtEnd(pid);
+      expect(isRunning(pid)).toBe(false);
+      expect(mcp.status.state).toBe("disposed");
+    });
   },
 );
