@@ -12,9 +12,9 @@ import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import type { DurableTurnRef } from "../src/index.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { assertLogInvariants } from "./support/log-assertions.js";
+import { executorOf, leftLaunch } from "./support/turn-executor.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 const LEASE_MS = 1500;
@@ -28,48 +28,6 @@ const fixture = useDurableFixture();
 /** Whether process `pid` is stopped (`SIGSTOP`): its state in /proc is `T`. */
 function isStopped(pid: number): boolean {
   return /^\d+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-}
-
-/** The launch `turn` runs on now (its DBOS executor). */
-async function executorOf(turn: DurableTurnRef): Promise<string> {
-  const { rows } = await withDatabase((db) =>
-    db.query("SELECT executor_id FROM dbos.workflow_status WHERE workflow_uuid = $1", [turn.workflowId]),
-  );
-  return (rows[0] as { executor_id: string }).executor_id;
-}
-
-/**
- * Resolves once `turn` is no longer pending on launch `executorId` (queued again, taken up by another launch, or
- * ended), to the server's clock then (ms since the epoch); rejects after `withinMs`.
- */
-async function leftLaunch(turn: DurableTurnRef, executorId: string, withinMs: number): Promise<number> {
-  let leftAtMs = 0;
-  await withDatabase((db) =>
-    waitFor(
-      `the turn no longer ${executorId}'s`,
-      async () => {
-        const { rows } = await db.query(
-          `SELECT extract(epoch FROM now()) * 1000 AS now_ms FROM dbos.workflow_status
-           WHERE workflow_uuid = $1 AND (status <> 'PENDING' OR executor_id <> $2)`,
-          [turn.workflowId, executorId],
-        );
-        leftAtMs = Number((rows[0] as { now_ms: string } | undefined)?.now_ms ?? 0);
-        return rows.length === 1;
-      },
-      withinMs,
-    ),
-  );
-  return leftAtMs;
-}
-
-async function withDatabase<T>(use: (db: pg.Client) => Promise<T>): Promise<T> {
-  const db = new pg.Client({ connectionString: fixture.postgres.url });
-  await db.connect();
-  try {
-    return await use(db);
-  } finally {
-    await db.end();
-  }
 }
 
 describe("a worker id launched again while its old process lives", () => {
@@ -86,7 +44,7 @@ describe("a worker id launched again while its old process lives", () => {
       old.kill("SIGCONT");
       // The old process takes this one and waits for its approval.
       const turn = await fixture.startWaitingForApproval("taken-by-the-old-one");
-      const oldLaunch = await executorOf(turn);
+      const oldLaunch = await executorOf(fixture.postgres.url, turn);
       const exited = new Promise((resolve) => old.once("exit", resolve));
       old.kill("SIGKILL");
       await exited;
@@ -97,7 +55,7 @@ describe("a worker id launched again while its old process lives", () => {
       const resumedAt = performance.now();
       // Taken over once the old process's lease expired (before, it waited for the id's next launch); then it runs to
       // its end, in however long a loaded machine takes.
-      await leftLaunch(turn, oldLaunch, 4 * LEASE_MS + 4_000);
+      await leftLaunch(fixture.postgres.url, turn, oldLaunch, 4 * LEASE_MS + 4_000);
       console.log(
         `the old process's turn was taken over ${Math.round(performance.now() - resumedAt)} ms after the new one woke up`,
       );
@@ -180,7 +138,7 @@ describe("a worker id launched again while its old process lives", () => {
         const freedAt = performance.now();
         // Before, the launch left the dead one's lease to expire: the turn waited that long. Now it is queued again
         // at the launch's next look (a look every 500 ms at most).
-        const takenAtMs = await leftLaunch(turn, dead.executor_id, 10_000);
+        const takenAtMs = await leftLaunch(fixture.postgres.url, turn, dead.executor_id, 10_000);
         console.log(
           `the dead launch's turn was queued again ${Math.round(performance.now() - freedAt)} ms after its lock was let go`,
         );
