@@ -51,9 +51,14 @@ export function hostActionsArbitrary(options: {
         { weight: 1, arbitrary: fc.constant<Trigger>({ kind: "agentEnd" }) },
       )
     : triggerArbitrary;
+  // The runner leaves out steering that says nothing; an Agent sends it as pi's does (conformance, steer-empty-text).
+  const blank = options.agentOnly ? fc.constant(undefined) : oneIn(4, fc.constantFrom("one" as const, "all" as const));
   const action = fc
-    .record({ trigger, kind: fc.oneof(...kinds), variant: fc.nat({ max: 63 }) })
-    .map(({ variant, ...rest }): HostAction => (rest.kind === "malformed" ? { ...rest, variant } : rest));
+    .record({ trigger, kind: fc.oneof(...kinds), variant: fc.nat({ max: 63 }), blank })
+    .map(({ variant, blank, ...rest }): HostAction => {
+      if (rest.kind === "malformed") return { ...rest, variant };
+      return blank !== undefined && rest.kind !== "abort" && rest.kind !== "clear" ? { ...rest, blank } : rest;
+    });
   return fc.array(action, { maxLength: options.maxLength });
 }
 
@@ -153,13 +158,10 @@ export const turnHooksArbitrary: fc.Arbitrary<TurnHookSpec> = fc.record({
   ]),
   // Called after nearly every message: mostly accept, or almost every turn would fail here.
   onHistoryChanged: decisions<"accept" | "throw" | "edit" | "revoked">("accept", ["throw", "edit", "revoked"], 12),
-  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "throw" | "edit" | "revoked">("none", [
-    "enqueue",
-    "enqueueMalformed",
-    "throw",
-    "edit",
-    "revoked",
-  ]),
+  onStepEnd: decisions<"none" | "enqueue" | "enqueueMalformed" | "enqueueBlank" | "throw" | "edit" | "revoked">(
+    "none",
+    ["enqueue", "enqueueMalformed", "enqueueBlank", "throw", "edit", "revoked"],
+  ),
 });
 
 /**

@@ -37,7 +37,13 @@ export const hostileHostArbitrary: fc.Arbitrary<HostileHostSpec> = fc.record({
     fc.record({
       callback: fc.constantFrom(...HOST_CALLBACKS),
       atCall: fc.nat({ max: 3 }),
-      mode: fc.constantFrom("throw" as const, "reject" as const, "revoked" as const, "wrongType" as const),
+      mode: fc.constantFrom(
+        "throw" as const,
+        "reject" as const,
+        "revoked" as const,
+        "wrongType" as const,
+        "repeat" as const,
+      ),
       message: fc.constantFrom(...PROVIDER_LIKE_MESSAGES),
     }),
   ),

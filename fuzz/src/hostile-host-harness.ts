@@ -96,16 +96,31 @@ export function hostileHost(options: {
 
   const failure = spec.callbackFailure;
   /** Callbacks whose answer's type the runner checks: a wrong one fails the turn like a throw. */
-  const TYPED_ANSWERS = new Set<HostCallbackName>(["getSteeringMessages", "tryBeginClose", "allocateMessageId"]);
+  const TYPED_ANSWERS = new Set<HostCallbackName>([
+    "getSteeringMessages",
+    "tryBeginClose",
+    "allocateMessageId",
+    "newEventId",
+  ]);
+  /** Callbacks whose answers the runner checks for repeats within a turn. */
+  const ID_ALLOCATORS = new Set<HostCallbackName>(["allocateMessageId", "newEventId"]);
   const callCounts = new Map<HostCallbackName, number>();
+  const firstAnswers = new Map<HostCallbackName, unknown>();
   /** Wraps a host callback: witnessed, and failing at its generated call. */
   const callback = <Args extends unknown[], R>(name: HostCallbackName, fn: (...args: Args) => R) => {
     return (...args: Args): R => {
       witness(name);
       const index = callCounts.get(name) ?? 0;
       callCounts.set(name, index + 1);
-      if (failure?.callback === name && failure.atCall === index) {
+      // A repeat answers again what the first call answered: from the second call on.
+      const failsAt =
+        failure?.mode === "repeat" && ID_ALLOCATORS.has(name) ? Math.max(failure.atCall, 1) : failure?.atCall;
+      if (failure?.callback === name && failsAt === index) {
         const error = new Error(failure.message);
+        if (failure.mode === "repeat" && ID_ALLOCATORS.has(name)) {
+          if (!settled) probe.callbackThrew ??= { callback: name, message: undefined };
+          return firstAnswers.get(name) as R;
+        }
         if (failure.mode === "wrongType" && TYPED_ANSWERS.has(name)) {
           if (!settled) probe.callbackThrew ??= { callback: name, message: undefined };
           return 1 as R;
@@ -116,10 +131,13 @@ export function hostileHost(options: {
           return revokedProxy() as R;
         }
         if (!settled) probe.callbackThrew ??= { callback: name, message: failure.message };
-        if (failure.mode === "throw") throw error;
+        // newEventId answers synchronously: its failure is a throw.
+        if (failure.mode !== "reject" || name === "newEventId") throw error;
         return Promise.reject(error) as R;
       }
-      return fn(...args);
+      const answer = fn(...args);
+      if (index === 0) firstAnswers.set(name, answer);
+      return answer;
     };
   };
 
@@ -137,7 +155,8 @@ export function hostileHost(options: {
         text: markedText(`burst${++burst}`, "one of several steering messages"),
       }));
       const all = [...received, ...burstMessages];
-      for (const message of all) probe.handedOver.push(message.text);
+      // Steering that says nothing is left out, neither delivered nor handed back (invariant 36 checks it).
+      for (const message of all) if (message.text.trim() !== "") probe.handedOver.push(message.text);
       // A malformed message (or a hole in the list) is refused, never handed over; the rest of its answer must come back.
       if (!malformed) return all;
       if (!spec.malformedPollHole) return [...all, { text: 7 } as never];
@@ -182,7 +201,8 @@ export function hostileHost(options: {
         enqueue: (message: string | AgentMessage) => {
           // A message `enqueue` refuses (it throws) was never handed over.
           event.enqueue(message);
-          probe.handedOver.push(typeof message === "string" ? message : JSON.stringify(message));
+          if (typeof message !== "string") probe.handedOver.push(JSON.stringify(message));
+          else if (message.trim() !== "") probe.handedOver.push(message);
         },
       }),
   );
@@ -213,6 +233,8 @@ export function hostileHost(options: {
   const runnerOptions: Omit<PiTurnRunnerOptions, "clock"> = { ...options.runnerOptions };
   const allocate = runnerOptions.allocateMessageId;
   if (allocate) runnerOptions.allocateMessageId = callback("allocateMessageId", allocate);
+  const newEventId = runnerOptions.newEventId;
+  if (newEventId) runnerOptions.newEventId = callback("newEventId", newEventId);
   if (spec.logger)
     runnerOptions.logger = logger(spec.logger, () => {
       probe.loggerCalls++;

@@ -10,7 +10,7 @@ import type { PiTurnHooks } from "@turnkit/agent-core";
 export type LoggerBehaviour = "quiet" | "throwing" | "rejecting";
 
 /**
- * The input's host callbacks (and the runner's id allocator) a scenario can
+ * The input's host callbacks (and the runner's id allocators) a scenario can
  * make throw. `payloadTransform` and `responseObserver` (of `llm`) are called
  * by the provider in the middle of a request, where their throw looks like a
  * provider failure.
@@ -21,6 +21,7 @@ export const HOST_CALLBACKS = [
   "shouldStopAfterTurn",
   "shouldStopAfterSteering",
   "allocateMessageId",
+  "newEventId",
   "payloadTransform",
   "responseObserver",
 ] as const;
@@ -41,16 +42,19 @@ export const PROVIDER_LIKE_MESSAGES = [
 ] as const;
 
 /**
- * One host callback throws, rejects, answers with a revoked proxy (a
- * value no code can read, not even whether it is a promise), or answers a
- * value of the wrong type (`1`; only where the runner checks the type:
- * the steering poll, `tryBeginClose`, `allocateMessageId`; elsewhere it
- * throws) at its `atCall`-th call (0-based).
+ * One host callback throws, rejects (`newEventId`, which answers
+ * synchronously, throws instead), answers with a revoked proxy (a value no
+ * code can read, not even whether it is a promise), answers a value of the
+ * wrong type (`1`; only where the runner checks the type: the steering
+ * poll, `tryBeginClose`, the id allocators; elsewhere it throws), or
+ * answers again the id it answered at its first call (`repeat`; only the id
+ * allocators, at call `atCall` or 1 when that is 0; elsewhere it throws) at
+ * its `atCall`-th call (0-based).
  */
 export interface HostCallbackFailure {
   callback: HostCallbackName;
   atCall: number;
-  mode: "throw" | "reject" | "revoked" | "wrongType";
+  mode: "throw" | "reject" | "revoked" | "wrongType" | "repeat";
   message: (typeof PROVIDER_LIKE_MESSAGES)[number];
 }
 

@@ -14,6 +14,7 @@ import { checkNoEngineErrors, checkNoEngineErrorsInTranscript } from "./invarian
 import { checkHistoryDelivery } from "./invariants/history-delivery.js";
 import { checkHostQuestions } from "./invariants/host-questions.js";
 import { checkHostileHost } from "./invariants/hostile-host.js";
+import { checkBlankSteeringLeftOut } from "./invariants/blank-steering.js";
 import { checkNoLeaks } from "./invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "./invariants/loop-event-grammar.js";
 import { checkArgumentsPrototype, checkPrototypesUnchanged, type PrototypeSnapshot } from "./invariants/prototypes.js";
@@ -152,7 +153,11 @@ export function hostCheckOptions(scenario: TurnScenario): TurnCheckOptions {
   return {
     abortedBeforeStart: scenario.abortBeforeStart,
     // A failing event-id source fails the turn like a failing writer: its failure trace may come before `aborted`.
-    writerFails: failAt !== undefined || slow?.answer === "reject" || scenario.allocatorFailure?.target === "event",
+    writerFails:
+      failAt !== undefined ||
+      slow?.answer === "reject" ||
+      scenario.allocatorFailure?.target === "event" ||
+      scenario.hostile?.callbackFailure?.callback === "newEventId",
     writerMayStall: slow !== undefined,
     writerBounded: (scenario.hostile?.hookTimeoutMs ?? scenario.hookTimeoutMs) !== undefined,
   };
@@ -178,6 +183,7 @@ export function checkTurnObservation(
     checkSubAgentBudgets(outcome, observation.events, offered, scenario.subAgents, scenario.budget);
   }
   if (observation.hostile) checkHostileHost(observation.hostile, observation, outcome);
+  if (observation.blankSteering) checkBlankSteeringLeftOut(observation, outcome, observation.blankSteering.handedOver);
   checkHookTimeoutBoundsHooks(scenario, observation.drive.watchdogAborted);
   if (observation.toolRuns) checkExecutionModes(scenario, observation.toolRuns);
   checkUnreadableDecisions(outcome, observation.llmDecisions);

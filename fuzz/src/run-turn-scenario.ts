@@ -1,3 +1,4 @@
+// Why this file is long: it builds one generated turn's whole host (steering intake, writer, id allocators, hooks, the model's stream wrappers) in one place, read top to bottom.
 /**
  * Runs one generated {@link TurnScenario} through a real `PiTurnRunner`
  * against the scripted model on a virtual clock, and records what the host
@@ -9,11 +10,12 @@ import type { RuntimeEvent, RuntimeWarningPayload } from "@turnkit/protocol";
 import { type ObserveTurnOptions, type TurnRunObservation, observeTurn } from "./observe-turn.js";
 import { decisionSequence } from "./decision-sequence.js";
 import type { HostAction, ToolBehaviour, TurnScenario } from "./scenario.js";
-import { type LlmDecisionNote, answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
+import { BLANK_TEXTS, type LlmDecisionNote, answeringTwice, turnHooks } from "./scenario-turn-hooks.js";
 import { type ToolRuns, createRuntimeTools } from "./scenario-tools.js";
 import { createSubAgentTools } from "./sub-agent-tools.js";
 import { type HostileProbe, hostileHost } from "./hostile-host-harness.js";
 import { withHandWrittenStreams } from "./hand-written-streams.js";
+import { withWholeBlocks } from "./whole-blocks.js";
 import { withLivePartials } from "./live-partials.js";
 import { type QuestionProbe, hostAnswerer } from "./host-questions.js";
 import {
@@ -37,6 +39,13 @@ export interface TurnScenarioObservation extends TurnRunObservation {
   questions?: QuestionProbe;
   /** When each of the scenario's tool calls started, against the calls running then (where the run noted it). */
   toolRuns?: ToolRuns;
+  /** Steering that says nothing the host handed over (poll answers, `enqueue`). */
+  blankSteering?: BlankSteeringProbe;
+}
+
+/** How many messages that say nothing the host handed over to the runner (the poll answered them, or `enqueue` took them). */
+export interface BlankSteeringProbe {
+  handedOver: number;
 }
 
 const SESSION_ID = "session-fuzz";
@@ -65,6 +74,7 @@ export interface PreparedTurnScenario {
   hostile: HostileProbe | undefined;
   questions: QuestionProbe | undefined;
   toolRuns: ToolRuns;
+  blankSteering: BlankSteeringProbe;
 }
 
 /** Runs the turn to its end on `clock` (a new virtual clock unless given) and records it. Never rejects for anything the runner does. */
@@ -85,6 +95,7 @@ export async function runTurnScenario(
     hostile: prepared.hostile,
     ...(prepared.questions && { questions: prepared.questions }),
     toolRuns: prepared.toolRuns,
+    blankSteering: prepared.blankSteering,
   };
 }
 
@@ -125,19 +136,27 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
   const pendingSteering: TurnInputMessage[] = [];
   const pendingAtExit: TurnInputMessage[] = [];
   let hostMessages = 0;
-  const hostText = (kind: string) => markedText(`${kind}${++hostMessages}`, `${kind} from the host`);
+  const hostText = (kind: string, blank?: boolean) =>
+    blank
+      ? BLANK_TEXTS[++hostMessages % BLANK_TEXTS.length]!
+      : markedText(`${kind}${++hostMessages}`, `${kind} from the host`);
+  const blankSteering: BlankSteeringProbe = { handedOver: 0 };
+  const blankEnqueued = () => void blankSteering.handedOver++;
   const perform = (action: HostAction) => {
     switch (action.kind) {
       case "steer":
-        pendingSteering.push({ text: hostText("steer") });
+        pendingSteering.push({ text: hostText("steer", action.blank !== undefined) });
         return;
       case "steerBatch": {
         const batchId = `batch${hostMessages}`;
-        pendingSteering.push({ text: hostText("batch"), batchId }, { text: hostText("batch"), batchId });
+        pendingSteering.push(
+          { text: hostText("batch", action.blank === "all"), batchId },
+          { text: hostText("batch", action.blank !== undefined), batchId },
+        );
         return;
       }
       case "followUp":
-        pendingAtExit.push({ text: hostText("followUp") });
+        pendingAtExit.push({ text: hostText("followUp", action.blank !== undefined) });
         return;
       case "abort":
         abort();
@@ -210,15 +229,18 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     llm: {
       model: model.model,
       streamFn: withHandWrittenStreams(
-        withUnreadableUsage(
-          withMalformedEvents(
-            withMalformedFinals(
-              withLivePartials(withFallbackAnswers(model), scenario.livePartials),
-              scenario.malformedFinals,
+        withWholeBlocks(
+          withUnreadableUsage(
+            withMalformedEvents(
+              withMalformedFinals(
+                withLivePartials(withFallbackAnswers(model), scenario.livePartials),
+                scenario.malformedFinals,
+              ),
+              scenario.malformedEvents,
             ),
-            scenario.malformedEvents,
+            scenario.unreadableUsage,
           ),
-          scenario.unreadableUsage,
+          scenario.wholeBlocks,
         ),
         scenario.handWrittenStreams,
       ),
@@ -244,8 +266,8 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     disableBuiltinToolFallback: true,
     ...(answerActionRequest && { answerActionRequest }),
     hooks: scenario.hooksAnswerTwice
-      ? answeringTwice(turnHooks(scenario.hooks, { abort, respondTexts, llmDecisions }))
-      : turnHooks(scenario.hooks, { abort, respondTexts, llmDecisions }),
+      ? answeringTwice(turnHooks(scenario.hooks, { abort, respondTexts, llmDecisions, blankEnqueued }))
+      : turnHooks(scenario.hooks, { abort, respondTexts, llmDecisions, blankEnqueued }),
     llmRetry: scenario.retry.enabled
       ? {
           maxRetries: scenario.retry.maxRetries,
@@ -258,6 +280,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
       if (polls() === "throw") throw new Error("getSteeringMessages failed");
       const received = pendingSteering.splice(0);
       if (boundary === "exit") received.push(...pendingAtExit.splice(0));
+      blankSteering.handedOver += received.filter((message) => message.text.trim() === "").length;
       return received;
     },
     ...(scenario.steering.shouldStopAfterSteering && { shouldStopAfterSteering: () => stopsAfterSteering() }),
@@ -318,6 +341,7 @@ export function prepareTurnScenario(scenario: TurnScenario, placement: TurnPlace
     hostile: hostile?.probe,
     questions,
     toolRuns,
+    blankSteering,
   };
 }
 

@@ -28,6 +28,7 @@ import {
 import { budgetBoundaryArbitrary, turnBudgetArbitrary, withBudgetBoundary } from "./budget-arbitraries.js";
 import type { GenerationOptions } from "./known-bugs.js";
 import { handWrittenStreamsArbitrary } from "./hand-written-streams.js";
+import { wholeBlocksArbitrary } from "./whole-blocks.js";
 import type {
   AgentScenario,
   AskSpec,
@@ -103,6 +104,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
       // Which responses (by index) report a usage that cannot be read: rarely any.
       unreadable: rareList(fc.tuple(fc.nat({ max: 3 }), fc.constantFrom("revoked" as const, "getter" as const)), 2),
       handWritten: handWrittenStreamsArbitrary,
+      wholeBlocks: wholeBlocksArbitrary,
       livePartials: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Which tool calls (counted across the script) hand their result over oddly: rarely any.
       oddAnswers: rareList(fc.tuple(fc.nat({ max: 8 }), fc.constantFrom(...ODD_TOOL_ANSWERS)), 3),
@@ -119,6 +121,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
         budget,
         budgetBoundary,
         handWritten,
+        wholeBlocks,
         livePartials,
         oddAnswers,
         hooksAnswerTwice,
@@ -144,6 +147,7 @@ export function turnScenarioArbitrary(_options: GenerationOptions): fc.Arbitrary
           ...(malformedEvents.length > 0 && { malformedEvents }),
           ...(unreadableUsage.length > 0 && { unreadableUsage }),
           ...(handWritten.length > 0 && { handWrittenStreams: handWritten }),
+          ...(wholeBlocks.length > 0 && { wholeBlocks }),
           ...(livePartials && { livePartials }),
           ...(hooksAnswerTwice && { hooksAnswerTwice }),
         };

@@ -25,6 +25,8 @@ export interface HookContext {
   respondTexts: Map<string, string>;
   /** The decisions the before- and after-LLM hooks handed out, in order (for invariant 27). */
   llmDecisions?: LlmDecisionNote[];
+  /** Told of each message that says nothing the step-end hook queued (`enqueue` took it). */
+  blankEnqueued?: () => void;
 }
 
 /** One decision an LLM hook handed out. */
@@ -34,6 +36,9 @@ export interface LlmDecisionNote {
 }
 
 /** The eight `PiTurnHooks` of a scenario: each takes its decisions in call order. */
+/** Texts that say nothing, as a host may hand them over (an empty input box, a stray newline). */
+export const BLANK_TEXTS = ["", " ", "\n\t  "] as const;
+
 export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks {
   const hooks: PiTurnHooks = {};
   const unreadable = unreadableDecisions();
@@ -209,6 +214,10 @@ export function turnHooks(spec: TurnHookSpec, context: HookContext): PiTurnHooks
       if (decision === "enqueue") {
         enqueued++;
         event.enqueue(markedText(`stepEnd${enqueued}`, "queued by onStepEndHook"));
+      }
+      if (decision === "enqueueBlank") {
+        event.enqueue(BLANK_TEXTS[enqueued % BLANK_TEXTS.length]!);
+        context.blankEnqueued?.();
       }
       if (decision === "enqueueMalformed") {
         try {

@@ -8,6 +8,7 @@
 import type { Usage } from "@mariozechner/pi-ai";
 import type { HostileHostSpec } from "./hostile-host.js";
 import type { HandWrittenStreamSpec } from "./hand-written-streams.js";
+import type { WholeBlocksSpec } from "./whole-blocks.js";
 import type { AgentSettingsSpec, LaterRun, PromptForm } from "./agent-settings.js";
 
 /** How long a tool (or anything else the scenario controls) takes before it answers. */
@@ -214,6 +215,12 @@ export interface HostAction {
   kind: "steer" | "steerBatch" | "followUp" | "abort" | "malformed" | "clear";
   /** For `malformed`: which malformed call (cycling through them). */
   variant?: number;
+  /**
+   * Runner scenarios, for `steer`, `steerBatch` and `followUp`: steering
+   * that says nothing (empty or whitespace-only text, no image): `one`, the
+   * message (a batch: its second member), `all`, every member of a batch.
+   */
+  blank?: "one" | "all";
 }
 
 /** Names of the tools every scenario binds. `prepared` has a `prepareArguments`. */
@@ -382,8 +389,11 @@ export interface TurnHookSpec {
   /** `malformed`: a patch whose `content` is a plain string (an error result); `unreadable`: one field of it cannot be read (an error result). */
   afterToolCall: (AfterToolDecision | "malformed" | "edit" | "unreadable" | "revoked")[] | undefined;
   onHistoryChanged: ("accept" | "throw" | "edit" | "revoked")[] | undefined;
-  /** `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on). */
-  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "throw" | "edit" | "revoked")[] | undefined;
+  /**
+   * `enqueueMalformed`: queues a user message whose content is no text (`enqueue` throws; the hook goes on);
+   * `enqueueBlank`: queues one that says nothing (whitespace only), which the turn leaves out.
+   */
+  onStepEnd: ("none" | "enqueue" | "enqueueMalformed" | "enqueueBlank" | "throw" | "edit" | "revoked")[] | undefined;
 }
 
 /**
@@ -538,6 +548,12 @@ export interface TurnScenario {
    * runner property.
    */
   handWrittenStreams?: HandWrittenStreamSpec[];
+  /**
+   * Calls of the stream function (by their place, from 0) whose text or
+   * thinking blocks (or both) come whole, without deltas, at their block's
+   * end (`src/whole-blocks.ts`). Absent outside the main runner property.
+   */
+  wholeBlocks?: WholeBlocksSpec[];
   /**
    * The scripted responses stream into one live message, as pi-ai's
    * providers do, read ahead of the turn (`src/live-partials.ts`). Absent

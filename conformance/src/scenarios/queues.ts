@@ -132,6 +132,34 @@ export const QUEUE_SCENARIOS = [
       ]),
   }),
   defineScenario({
+    id: "steer-empty-text",
+    title:
+      "Agent.steer() with empty and whitespace-only text: the loop sends each as it is, a user message of its own step",
+    spec: ["L1", "L8"],
+    surfaces: ["agent"],
+    script: () => [response("Streaming a longer answer"), response("Nothing new."), response("Still nothing.")],
+    async run(ctx) {
+      const agent = ctx.createAgent();
+      ctx.trace.onEvent(
+        (event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
+        () => {
+          agent.steer(user(""));
+          agent.steer(user("  \n "));
+        },
+      );
+      await ctx.settle("prompt()", agent.prompt("Explain"));
+    },
+    then: (trace) =>
+      assertLinesInOrder(trace, [
+        "turn_end assistant(stop) results=[]",
+        "turn_start",
+        'message_end user [text ""]',
+        'request 2: [user "Explain", assistant(stop), user ""]',
+        'message_end user [text "  \\n "]',
+        'request 3: [user "Explain", assistant(stop), user "", assistant(stop), user "  \\n "]',
+      ]),
+  }),
+  defineScenario({
     id: "follow-up-after-natural-end",
     title: "a follow-up runs only once the agent would stop, as a new step",
     spec: ["L1", "L8"],

@@ -2,7 +2,9 @@
  * Invariant 5: no retry after visible output. Text the host saw is never
  * duplicated and is exactly what the kept message says.
  *
- * Every scripted attempt streams a text that starts with its own `«token»`.
+ * Every scripted attempt streams a text that starts with its own `«token»`
+ * (in runner turns now and then whole, at its block's end:
+ * `src/whole-blocks.ts`).
  * For the `Agent`: the `text_delta`s of each assistant message concatenate
  * to the text of its final `message_end` (a stream without `start` is shown
  * whole at its end, behaviour L2: then no update streamed and nothing was shown
@@ -12,7 +14,8 @@
  * token is shown under two message ids (an attempt shown twice, or a
  * committed attempt retried); and a kept history message carrying the token
  * says exactly what was shown (or starts with it, when a writer given up on
- * missed the last chunks, as announced).
+ * missed the last chunks, as announced), and was shown at all when it
+ * ended normally (no hook dropped or replaced it).
  */
 import type { AgentEvent, AgentMessage } from "@turnkit/agent-loop";
 import type { RuntimeEvent } from "@turnkit/protocol";
@@ -71,7 +74,9 @@ export function checkAgentVisibleText(events: readonly AgentEvent[]): void {
 }
 
 /**
- * `scriptedTexts` maps every token to the full text its attempt streams;
+ * `scriptedTexts` maps every token to the full text its attempt streams (a
+ * kept response that ended normally must have been shown: its text blocks
+ * streamed, or came whole at their ends);
  * `history` is everything offered to the host's history.
  */
 export function checkRunnerVisibleText(
@@ -117,7 +122,15 @@ export function checkRunnerVisibleText(
     if (message.role !== "assistant") continue;
     const text = assistantText(message);
     const token = leadingToken(text);
-    if (token === undefined || !shownByToken.has(token)) continue;
+    if (token === undefined) continue;
+    // A response that ended normally was shown to the host, whether its blocks streamed or came whole
+    // (an after-LLM hook's replacement, `«replacedN»`, may not be: the host was shown the response it replaced).
+    if (!shownByToken.has(token) && !token.startsWith("replaced") && !cutShort && endedNormally(message))
+      throw new InvariantViolation(
+        INVARIANT,
+        `history keeps ${describeValue(text)}, but the host was shown none of it`,
+      );
+    if (!shownByToken.has(token)) continue;
     const shownText = shownByToken.get(token)!;
     if (cutShort ? !text.startsWith(shownText) : text !== shownText) {
       throw new InvariantViolation(
@@ -126,4 +139,10 @@ export function checkRunnerVisibleText(
       );
     }
   }
+}
+
+/** A response the provider ended normally and no hook dropped (a dropped one may show nothing). */
+function endedNormally(message: Extract<AgentMessage, { role: "assistant" }>): boolean {
+  if ((message as { turnkitDropped?: unknown }).turnkitDropped !== undefined) return false;
+  return message.stopReason === "stop" || message.stopReason === "toolUse" || message.stopReason === "length";
 }

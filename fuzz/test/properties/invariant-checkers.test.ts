@@ -17,6 +17,7 @@ import {
   userMessage,
 } from "@turnkit/agent-loop/testing";
 import { RUNTIME_EVENT_SCHEMA, type RuntimeEvent, type StreamChunk } from "@turnkit/protocol";
+import { checkBlankSteeringLeftOut } from "../../src/invariants/blank-steering.js";
 import { checkEventNumbering } from "../../src/invariants/event-numbering.js";
 import { checkNoLeaks } from "../../src/invariants/leaks.js";
 import { checkLoopEventGrammar, checkLoopTraceGrammar } from "../../src/invariants/loop-event-grammar.js";
@@ -100,7 +101,7 @@ describe("invariant checkers reject broken runs", () => {
     ).not.toThrow();
   });
 
-  it("visible text: text shown twice, text that differs from the kept message", () => {
+  it("visible text: text shown twice, text that differs from the kept message, a kept answer never shown", () => {
     const chunks = [
       streamEvent(1, "m1", { kind: "text", delta: "«r1» al" }),
       streamEvent(2, "m1", { kind: "text", delta: "«r1» alpha" }),
@@ -111,6 +112,12 @@ describe("invariant checkers reject broken runs", () => {
       streamEvent(2, "m2", { kind: "text", delta: "«r1» alpha" }),
     ];
     expect(() => checkRunnerVisibleText(twice, new Map([["r1", "«r1» alpha"]]), [])).toThrow(/two message ids/);
+    // A kept response that ended normally (its text sent whole, at its block's end) that the host was never shown.
+    const unshown = [streamEvent(1, "m1", { kind: "thinking", delta: "pondering" })];
+    const kept = assistantMessage("«r1» alpha", { timestamp: 1 });
+    expect(() => checkRunnerVisibleText(unshown, new Map([["r1", "«r1» alpha"]]), [kept])).toThrow(
+      /the host was shown none of it/,
+    );
     const shown = assistantMessage("«r1» alpha", { timestamp: 1 });
     const agentEvents: AgentEvent[] = [
       { type: "message_start", message: shown },
@@ -267,6 +274,39 @@ describe("invariant checkers reject broken runs", () => {
     expect(report.pendingRealTimers).toBe(1);
     expect(report.listenersLeft).toBe(1);
     expect(() => checkNoLeaks(report)).toThrow(/1 timers pending.*1 real timers.*1 abort listeners/);
+  });
+
+  it("blank steering: one kept in history, one handed back, one left out without its warning", () => {
+    const blank = userMessage(" \n", { timestamp: 5 });
+    const dropped = (seq: number, count: number): RuntimeEvent => ({
+      schema: RUNTIME_EVENT_SCHEMA,
+      eventId: `e${seq}`,
+      sessionId: "s",
+      turnId: "t",
+      seq,
+      type: "runtime.warning",
+      payload: { code: "steering_dropped", message: "left out", count, source: "getSteeringMessages" },
+    });
+    const run = (messages: AgentMessage[], events: RuntimeEvent[]) =>
+      ({
+        events,
+        offered: [{ change: { reason: "messageDelta", messages }, accepted: true }],
+      }) as unknown as TurnRunObservation;
+    const completed = { kind: "completed" as const };
+    expect(() => checkBlankSteeringLeftOut(run([user, answer], [dropped(1, 1)]), completed, 1)).not.toThrow();
+    expect(() => checkBlankSteeringLeftOut(run([user, blank, answer], [dropped(1, 1)]), completed, 1)).toThrow(
+      /history change #0 holds/,
+    );
+    expect(() =>
+      checkBlankSteeringLeftOut(
+        run([user, answer], [dropped(1, 1)]),
+        { ...completed, undeliveredMessages: [blank] },
+        1,
+      ),
+    ).toThrow(/the outcome hands back/);
+    expect(() => checkBlankSteeringLeftOut(run([user, answer], [dropped(1, 1)]), completed, 2)).toThrow(
+      /handed over 2 messages that say nothing; steering_dropped warnings count 1/,
+    );
   });
 
   it("prototypes: a key added to Object.prototype", () => {

@@ -26,6 +26,7 @@ import {
   jsonTextOf,
   millisecondsOption,
   optionsOf,
+  saysNothing,
   seqOption,
   signalOption,
 } from "./client-input.js";
@@ -256,11 +257,15 @@ export class DurableTurnClient {
    * turn ends first (an abort or a failure), its outcome and terminal
    * status hand it back in `undeliveredMessages`. Throws `unknown_turn`, and
    * `invalid_input` naming the field for a message the turn could not take
-   * (checked before it is queued, so a bad message never fails the turn).
+   * (checked before it is queued, so a bad message never fails the turn),
+   * or one that says nothing (text empty or only whitespace, no image).
    */
   async steer(turn: TurnAddress, message: TurnInputMessage): Promise<SteerAnswer> {
     return this.answering(async () => {
       assertTurnInputMessage(message, "message");
+      // The turn would leave it out (a provider drops or refuses it): accepted, it would be neither taken nor handed back.
+      if (saysNothing(message))
+        throw invalidInput("message.text is empty (or only whitespace) and there are no images");
       const ref = await this.known(turn);
       return this.steering.steer(ref.workflowId, message);
     });

@@ -91,6 +91,9 @@ describe("bad input to the client", () => {
       /message\.images/,
     );
     await refused(() => client.steer(turn, { text: "x", batchId: 5 } as never), "invalid_input", /message\.batchId/);
+    // A message that says nothing: the turn would leave it out, so it would be neither taken nor handed back.
+    for (const text of ["", " ", "\n\t "])
+      await refused(() => client.steer(turn, { text }), "invalid_input", /^message\.text is empty/);
     await refused(() => client.respond(turn, undefined as never, { approved: true }), "invalid_input", /requestId/);
     await refused(() => client.respond(turn, "a\u0000", { approved: true }), "invalid_input", /requestId/);
     await refused(() => client.follow({ sessionId: "s-good", turnId: "never" }), "unknown_turn", /never/);

@@ -205,7 +205,13 @@ describe("calls the client cancels, on a server with sessions", { timeout: 15_00
       setTimeout(() => controller.abort(), 100);
       expect((await aborted).outcome.kind).toBe("aborted");
 
-      // A resumed stream would be asked for 10 ms (the server's retry interval) after it ended.
+      // The cancelled calls' responses are closed (how soon the server sees it is the machine's), and stay closed:
+      // a resumed stream would be asked for 10 ms (the server's retry interval) after it ended.
+      const onlyTheSessionStream = () => {
+        const open = server.openResponses();
+        return open.length === 1 && /^\d+ GET$/.test(open[0]!) ? true : undefined;
+      };
+      await waitUntil(onlyTheSessionStream).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(server.openResponses()).toEqual([expect.stringMatching(/^\d+ GET$/)]);
       const later = await runMcpTurn({ runtime, turnId: "t3", script: [response([toolCall("look", {})]), "Done."] });

@@ -101,8 +101,10 @@ describe("a stdio server started by a wrapper that exits at once, leaving it run
     const started = Date.now();
     const connecting = mcp.connect();
     killAtEnd(await serverPid(mcp));
+    // Seen exiting after the handshake (`server_exited`), or, on a loaded machine, while it was still unanswered
+    // (`connect_failed`, "could not connect: exited").
     await expect(connecting).rejects.toMatchObject({
-      message: expect.stringMatching(/^MCP server "orphanable" exited/),
+      message: expect.stringMatching(/^MCP server "orphanable" (could not connect: )?exited/),
     });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
@@ -129,7 +131,14 @@ describe.runIf(process.platform === "linux")(
           expect(mcp.status.state).toBe("ready");
           process.kill(Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]), "SIGKILL");
         }
-        expect(isRunning(pid)).toBe(true);
+        if (what === "exited at once, leaving the server running") {
+          // The server can never be written to, so the connect failed, and the failed connection's close stops the
+          // server without a dispose (how soon it does is the machine's: it may be gone already).
+          expect(mcp.status.state).not.toBe("ready");
+          await waitUntil(() => (isRunning(pid) ? undefined : true));
+        } else {
+          expect(isRunning(pid)).toBe(true);
+        }
 
         await mcp.dispose();
 

@@ -38,6 +38,7 @@ export {
   type LateToolUpdateWarning,
   type ExtensionDegradedWarning,
   type ModelFallbackWarning,
+  type SteeringDroppedWarning,
 } from "./runtime-warning.js";
 export { validateRuntimeWarning, type RuntimeWarningValidation } from "./runtime-warning-guard.js";
 export {

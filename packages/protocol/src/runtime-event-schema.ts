@@ -164,6 +164,12 @@ export const RuntimeWarningPayloadSchema = Type.Union([
     extensionId: NonEmptyString,
     tools: Type.Array(Type.String()),
   }),
+  Type.Object({
+    code: Type.Literal("steering_dropped"),
+    message: Type.String(),
+    count: Type.Integer({ minimum: 1 }),
+    source: Type.Union([Type.Literal("getSteeringMessages"), Type.Literal("enqueue")]),
+  }),
 ]);
 
 /** Schema of a {@link DebugTracePayload}. */

@@ -22,6 +22,8 @@ export const RuntimeWarningCode = {
   ExtensionDegraded: "extension_degraded",
   /** A model request failed on its model after its retries and is sent to the next model of the host's fallback list. */
   ModelFallback: "model_fallback",
+  /** Steering messages that said nothing (no text but whitespace, no image) were left out: not sent, not kept in history. */
+  SteeringDropped: "steering_dropped",
 } as const;
 
 /** One of the stable {@link RuntimeWarningCode} strings. */
@@ -125,6 +127,24 @@ export interface ModelFallbackWarning {
 }
 
 /**
+ * Steering messages the host handed over mid-turn that said nothing: text
+ * empty or only whitespace, and no image. A provider drops such a message
+ * or refuses the request, so the turn leaves them out: they are neither
+ * sent, nor delivered into history, nor handed back, and they never make
+ * the turn go on by themselves.
+ */
+export interface SteeringDroppedWarning {
+  /** Always `steering_dropped`: the discriminant a `switch (warning.code)` narrows on. */
+  code: "steering_dropped";
+  /** In words, for a person. */
+  message: string;
+  /** How many messages of one hand-over were left out. */
+  count: number;
+  /** Where they came from: the host's steering poll, or an `onStepEndHook`'s `enqueue`. */
+  source: "getSteeringMessages" | "enqueue";
+}
+
+/**
  * Payload of `runtime.warning`: a discriminated union on `code`, each with
  * a human `message` and the structured fields a UI needs, so it never
  * parses text. A warning never changes the turn; details stay in
@@ -137,4 +157,5 @@ export type RuntimeWarningPayload =
   | HookAbandonedWarning
   | LateToolUpdateWarning
   | ExtensionDegradedWarning
-  | ModelFallbackWarning;
+  | ModelFallbackWarning
+  | SteeringDroppedWarning;

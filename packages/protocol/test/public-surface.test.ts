@@ -101,6 +101,7 @@ describePublicSurface({
     "RuntimeWarningCode",
     "RuntimeWarningEvent",
     "RuntimeWarningPayload",
+    "SteeringDroppedWarning",
     "StepReport",
     "ToolCallTiming",
     "TurnReport",

@@ -29,6 +29,7 @@ describe("runtime.warning", () => {
       "late_tool_update",
       "extension_degraded",
       "model_fallback",
+      "steering_dropped",
     ]);
     expect(RuntimeWarningCode.RetryWait).toBe("retry_wait");
   });
@@ -44,6 +45,12 @@ describe("runtime.warning", () => {
         error: { code: "timeout", message: "LLM stream timed out" },
       }),
       event("runtime.warning", { code: "images_dropped", message: "2 images left out of the request", count: 2 }),
+      event("runtime.warning", {
+        code: "steering_dropped",
+        message: "1 steering message said nothing and was left out",
+        count: 1,
+        source: "enqueue",
+      }),
       event("runtime.warning", {
         code: "overflow_recovery",
         message: "context overflow: resending once after compaction",

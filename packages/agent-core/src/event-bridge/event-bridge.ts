@@ -1,7 +1,7 @@
 // Why this file is long: it is one exhaustive switch over every AgentEvent kind, with the runtime event each one becomes; split, the mapping loses its single place.
-import type { AssistantMessage, ToolCall } from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, ToolCall } from "@mariozechner/pi-ai";
 import type { AgentEvent } from "@turnkit/agent-loop";
-import { assertFunctionArgument } from "@turnkit/agent-loop/internal";
+import { assertFunctionArgument, isList, isRecord } from "@turnkit/agent-loop/internal";
 import type {
   DebugTracePayload,
   ProtocolUsage,
@@ -60,6 +60,10 @@ interface HeldMessage {
 }
 const NO_CALLS: readonly HeldCall[] = Object.freeze([]);
 
+/** The kinds of visible content a streaming message showed as chunks (bits of {@link EventBridge}'s record). */
+const SHOWED_TEXT = 1;
+const SHOWED_THINKING = 2;
+
 function isToolCall(block: AssistantMessage["content"][number]): block is ToolCall {
   return block.type === "toolCall";
 }
@@ -69,7 +73,10 @@ function isToolCall(block: AssistantMessage["content"][number]): block is ToolCa
  *
  * - Assistant `message_*` and `tool_execution_*` become `stream.resp` chunks
  *   of one host-assigned message id with a per-message chunk index: text and
- *   thinking deltas, tool-call status changes, and a `finish`.
+ *   thinking deltas, tool-call status changes, and a `finish`. Each text or
+ *   thinking block is shown once: by its deltas, else whole at its
+ *   `text_end` / `thinking_end`, else (a kind the response showed nothing
+ *   of while it streamed) at the response's end.
  * - A completed message with tool calls is held and released once, after
  *   its last `tool_execution_end`, with every call resolved (status, result,
  *   duration) in the model's call order, then its `finish`.
@@ -93,8 +100,15 @@ export class EventBridge {
   private currentChunkIndex = 0;
   /** Ids the streaming message's announced tool calls go by, so each of its calls is announced under its own. */
   private currentCallIds: Set<string> | undefined = undefined;
-  /** The streaming message showed text or thinking through a delta; one that showed none shows its final blocks at its end. */
-  private currentShowedDelta = false;
+  /**
+   * Which kinds (text, thinking) the streaming message showed as chunks: a
+   * kind it showed none of shows its final blocks at its end.
+   */
+  private currentShowedKinds = 0;
+  /** The text block being streamed showed a delta: its `text_end` shows nothing more. */
+  private textBlockStreamed = false;
+  /** The thinking block being streamed showed a delta: its `thinking_end` shows nothing more. */
+  private thinkingBlockStreamed = false;
   /**
    * The newest of the completed messages waiting for their calls to end,
    * each linked to the one held before it (rarely more than one): a chain
@@ -243,7 +257,9 @@ export class EventBridge {
     this.currentId = id;
     this.currentChunkIndex = 0;
     this.currentCallIds = undefined;
-    this.currentShowedDelta = false;
+    this.currentShowedKinds = 0;
+    this.textBlockStreamed = false;
+    this.thinkingBlockStreamed = false;
   }
 
   /** The next chunk of the streaming message `id`. */
@@ -261,15 +277,32 @@ export class EventBridge {
     if (id === undefined) return;
     const source = event.assistantMessageEvent;
     switch (source.type) {
+      case "text_start":
+        this.textBlockStreamed = false;
+        return;
       case "text_delta":
         if (source.delta === "") return;
-        this.currentShowedDelta = true;
+        this.textBlockStreamed = true;
+        this.currentShowedKinds |= SHOWED_TEXT;
         this.chunk(id, { kind: "text", delta: source.delta });
+        return;
+      case "text_end":
+        if (!this.textBlockStreamed) this.showWholeBlock(id, "text", source.content);
+        this.textBlockStreamed = false;
+        return;
+      case "thinking_start":
+        this.thinkingBlockStreamed = false;
         return;
       case "thinking_delta":
         if (source.delta === "") return;
-        this.currentShowedDelta = true;
+        this.thinkingBlockStreamed = true;
+        this.currentShowedKinds |= SHOWED_THINKING;
         this.chunk(id, { kind: "thinking", delta: source.delta });
+        return;
+      case "thinking_end":
+        if (!this.thinkingBlockStreamed && !isRedactedThinking(source))
+          this.showWholeBlock(id, "thinking", source.content);
+        this.thinkingBlockStreamed = false;
         return;
       case "toolcall_end": {
         const taken = (this.currentCallIds ??= new Set());
@@ -297,7 +330,7 @@ export class EventBridge {
       this.chunk(id, this.failedChunk(message.usage, { code: classified.code, message: classified.message }));
       return;
     }
-    if (!this.currentShowedDelta && !isDroppedResponse(message)) this.showUnstreamedBlocks(id, message);
+    if (!isDroppedResponse(message)) this.showUnstreamedBlocks(id, message);
     const toolCalls = message.content.filter(isToolCall);
     if (toolCalls.length === 0) {
       this.chunk(id, this.finishedChunk(message.stopReason, message.usage));
@@ -326,15 +359,31 @@ export class EventBridge {
   }
 
   /**
-   * A response that came without deltas (a stream function that answers
-   * with one `done` event, a provider that sends text only at `text_end`)
-   * shows its thinking and text as chunks at its end, so a host reading
-   * chunks does not show it empty. A response a hook dropped shows nothing.
+   * A block that came without deltas (a provider that sends a block's text
+   * only at its `text_end` or `thinking_end`) shows its whole text as one
+   * chunk at its end, in stream order, so each block is shown once whether
+   * or not the blocks around it streamed. A redacted thinking block (its
+   * text a provider's placeholder) shows nothing.
+   */
+  private showWholeBlock(id: string, kind: "text" | "thinking", content: unknown): void {
+    if (typeof content !== "string" || content === "") return;
+    this.currentShowedKinds |= kind === "text" ? SHOWED_TEXT : SHOWED_THINKING;
+    this.chunk(id, { kind, delta: content });
+  }
+
+  /**
+   * A response that showed nothing of a kind while it streamed (a stream
+   * function that answers with one `done` event) shows its final blocks of
+   * that kind as chunks at its end, so a host reading chunks does not show
+   * it empty. A response a hook dropped shows nothing more.
    */
   private showUnstreamedBlocks(id: string, message: AssistantMessage): void {
+    const showed = this.currentShowedKinds;
+    if ((showed & (SHOWED_TEXT | SHOWED_THINKING)) === (SHOWED_TEXT | SHOWED_THINKING)) return;
     for (const block of message.content) {
-      if (block.type === "text" && block.text !== "") this.chunk(id, { kind: "text", delta: block.text });
-      else if (block.type === "thinking" && block.thinking !== "" && !block.redacted)
+      if (block.type === "text" && block.text !== "" && !(showed & SHOWED_TEXT))
+        this.chunk(id, { kind: "text", delta: block.text });
+      else if (block.type === "thinking" && block.thinking !== "" && !block.redacted && !(showed & SHOWED_THINKING))
         this.chunk(id, { kind: "thinking", delta: block.thinking });
     }
   }
@@ -448,4 +497,11 @@ export class EventBridge {
       ? { kind: "finish", reason: "error", usage, error, step }
       : { kind: "finish", reason: "error", usage, error };
   }
+}
+
+/** Whether the block a `thinking_end` closes is redacted: its text is a provider's placeholder, not the model's thinking. */
+function isRedactedThinking(source: Extract<AssistantMessageEvent, { type: "thinking_end" }>): boolean {
+  const content: unknown = isRecord(source.partial) ? source.partial.content : undefined;
+  const block: unknown = isList(content) ? content[source.contentIndex] : undefined;
+  return isRecord(block) && block.redacted === true;
 }

@@ -1,3 +1,4 @@
+// Why this file is long: it is one class, the order a turn's events reach the writer in: numbering, pacing behind an async writer, giving up on a stuck one, and naming each event (the host's ids checked); split, the invariants that tie them lose their single place.
 import {
   RUNTIME_EVENT_SCHEMA,
   type DebugTracePayload,
@@ -60,12 +61,28 @@ export interface WriterFailureListener {
    */
   writerTimedOut?(limitMs: number): void;
   /**
-   * The host's `newEventId` threw or answered with no non-empty string
-   * (`problem` says which, as "failed: ..." or "returned ..."). Told once,
-   * right after the event it failed for was queued; the queue's own ids
-   * stand in from then on.
+   * The host's `newEventId` threw, answered with no non-empty string, or
+   * (when the queue checks for it, see {@link EventIds.checkRepeats})
+   * answered the id of an earlier event of the queue (`problem` says
+   * which, as "failed: ..." or "returned ..."). Told once, right after the
+   * event it failed for was queued; the queue's own ids stand in from then
+   * on, that event's included, so no two events share an id.
    */
   eventIdsFailed?(problem: string): void;
+}
+
+/** What names a queue's events. */
+export interface EventIds {
+  sessionId: string;
+  turnId: string;
+  /** The next event's id: a non-empty string, synchronously. */
+  newEventId: () => string;
+  /**
+   * Whether the queue remembers every id `newEventId` answered, to refuse
+   * one it answered before (one set entry per event until the queue is
+   * dropped). Set for a host's ids; the runner's own never repeat.
+   */
+  checkRepeats: boolean;
 }
 
 /** An event waiting behind a busy writer: it gets its `seq` when it is handed over. */
@@ -119,6 +136,8 @@ export class SerialEventQueue {
   private readonly sessionId: string;
   private readonly turnId: string;
   private readonly newEventId: () => string;
+  /** Every id `newEventId` answered, when repeats are checked. */
+  private readonly usedEventIds: Set<string> | undefined;
   /** The queue's own event ids, once the host's failed. */
   private ownEventIds: (() => string) | undefined;
   /** How the host's ids failed, until the listener was told. */
@@ -126,7 +145,7 @@ export class SerialEventQueue {
 
   constructor(
     private readonly writer: EventWriter,
-    ids: { sessionId: string; turnId: string; newEventId: () => string },
+    ids: EventIds,
     private readonly failures: WriterFailureListener,
     /** How long one call of the writer may take to settle, on `clock`; none: as long as it takes. */
     private readonly answerLimit?: { ms: number; clock: Clock },
@@ -134,6 +153,7 @@ export class SerialEventQueue {
     this.sessionId = ids.sessionId;
     this.turnId = ids.turnId;
     this.newEventId = ids.newEventId;
+    this.usedEventIds = ids.checkRepeats ? new Set() : undefined;
   }
 
   /** The first writer failure, if any. */
@@ -164,13 +184,21 @@ export class SerialEventQueue {
     }
   }
 
-  /** The host's next event id; once it throws or answers with no non-empty string, the queue's own (see {@link WriterFailureListener.eventIdsFailed}). */
+  /** The host's next event id; once it throws, answers with no non-empty string or repeats one, the queue's own (see {@link WriterFailureListener.eventIdsFailed}). */
   private nextEventId(): string {
     if (this.ownEventIds) return this.ownEventIds();
     try {
       const id: unknown = this.newEventId();
-      if (typeof id === "string" && id !== "") return id;
-      this.eventIdProblem = `returned ${describeValue(id)}, not a non-empty string`;
+      if (typeof id !== "string" || id === "")
+        this.eventIdProblem = `returned ${describeValue(id)}, not a non-empty string`;
+      else if (!this.usedEventIds) return id;
+      // Two events under one id read as one to a store that keeps events by id: the later one would be lost.
+      else if (this.usedEventIds.has(id))
+        this.eventIdProblem = `returned ${describeValue(id)}, the id of an earlier event of this turn`;
+      else {
+        this.usedEventIds.add(id);
+        return id;
+      }
     } catch (error) {
       this.eventIdProblem = `failed: ${errorText(error)}`;
     }

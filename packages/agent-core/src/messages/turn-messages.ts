@@ -99,6 +99,19 @@ export function createUserMessage(
 }
 
 /**
+ * Whether `message` is input the model gets as a user message (a user or a
+ * hidden message) that says nothing: its text empty or only whitespace, and
+ * no image (a provider drops such a message or refuses the request). Any
+ * other message says something.
+ */
+export function isBlankUserInput(message: AgentMessage): boolean {
+  if (message.role !== "user" && message.role !== "hidden") return false;
+  const { content } = message as { content: HiddenContextMessage["content"] };
+  if (typeof content === "string") return content.trim() === "";
+  return content.every((block) => block.type === "text" && block.text.trim() === "");
+}
+
+/**
  * Builds a hidden context message. Throws a `TypeError` naming the argument
  * for content that is neither text nor a list of text and image blocks, or
  * a `source` that is no string.

@@ -81,7 +81,12 @@ class Turn implements TurnState, WriterFailureListener, WarningSink, NewToolsOpt
     this.hooks = input.hooks ?? {};
     this.events = new SerialEventQueue(
       input.eventWriter,
-      { sessionId: input.sessionId, turnId: input.turnId, newEventId: defaults.newEventId },
+      {
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        newEventId: defaults.newEventId,
+        checkRepeats: defaults.hostEventIds,
+      },
       this,
       input.hookTimeoutMs === undefined ? undefined : { ms: input.hookTimeoutMs, clock: defaults.clock },
     );

@@ -104,7 +104,10 @@ export interface RunTurnInput {
   /**
    * Polled at each step end and when the Agent is idle before the turn
    * closes. Every message returned is delivered into history or handed back
-   * in the outcome's `undeliveredMessages`. A throw fails the turn (`internal`).
+   * in the outcome's `undeliveredMessages`, but for one that says nothing
+   * (text empty or only whitespace, no image): that one is left out, with a
+   * `steering_dropped` warning, and never makes the turn go on. A throw
+   * fails the turn (`internal`).
    */
   getSteeringMessages?: (context: { boundary: SteeringBoundary }) => TurnInputMessage[] | Promise<TurnInputMessage[]>;
   /**

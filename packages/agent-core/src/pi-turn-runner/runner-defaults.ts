@@ -10,8 +10,10 @@ import { newMessageId } from "./message-ids.js";
 /** A runner's options with every default filled in; shared read-only by its turns. Internal. */
 export interface RunnerDefaults {
   allocateMessageId: MessageIdAllocator;
-  /** Returns a new id for each runtime event; ids are unique per runner. */
+  /** Returns a new id for each runtime event: the host's `newEventId`, or ids unique per runner. */
   newEventId: () => string;
+  /** Whether `newEventId` is the host's: its answers are checked for repeats within a turn. */
+  hostEventIds: boolean;
   clock: Clock;
   /** `clock.now`, as one function every turn shares. */
   now: () => number;
@@ -30,6 +32,7 @@ export function resolveRunnerDefaults(options: PiTurnRunnerOptions): RunnerDefau
   return {
     allocateMessageId: options.allocateMessageId ?? newMessageId,
     newEventId: options.newEventId ?? sequentialEventIds(),
+    hostEventIds: options.newEventId !== undefined,
     clock,
     now: () => clock.now(),
     random: options.random ?? Math.random,

@@ -36,10 +36,11 @@ export interface PiTurnRunnerOptions {
    * Names runtime events: a non-empty string, synchronously. Default:
    * `evt_<uuid of this runner>_<counter>`, unique per runner. A throw or any
    * other answer fails the turn (`internal`, naming the callback); the
-   * runner's own ids then name the rest of its events. Ids must be unique:
-   * the runner does not remember them to check (a turn of many deltas would
-   * hold one per event), and a store that keeps events by id keeps one of
-   * each repeat.
+   * runner's own ids then name the rest of its events. So does an answer
+   * repeating the id of an earlier event of the same turn (a store that
+   * keeps events by id would keep one of the two): to tell, the runner
+   * remembers each id of a turn until the turn ends, one set entry per
+   * event (its own default ids are never checked: they cannot repeat).
    */
   newEventId?: () => string;
   /** Time for backoff, timeouts and tool durations. Default: the system clock. */

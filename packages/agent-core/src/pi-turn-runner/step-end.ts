@@ -3,10 +3,10 @@ import { type AgentMessage } from "@turnkit/agent-loop";
 import { ABANDONED, errorText } from "@turnkit/agent-loop/internal";
 import { messageProblem } from "../messages/content-checks.js";
 import { copyForHost, copyFromHost } from "../messages/host-copy.js";
-import { createUserMessage } from "../messages/turn-messages.js";
+import { createUserMessage, isBlankUserInput } from "../messages/turn-messages.js";
 import { hasToolCalls, isErrorOrAborted } from "./assistant-message.js";
 import { askHost, awaitHostCall } from "./host-calls.js";
-import { MAX_CLOSE_ATTEMPTS, pollSteering, tryBeginClose } from "./steering.js";
+import { MAX_CLOSE_ATTEMPTS, leaveOutBlankSteering, pollSteering, tryBeginClose } from "./steering.js";
 import { hookArray } from "./turn-hooks.js";
 import { reportTrace } from "./turn-log.js";
 import type { RunningTurn } from "./turn-state.js";
@@ -117,9 +117,10 @@ function takeBatchTerminates(turn: RunningTurn, toolResults: ToolResultMessage[]
  * Runs the `onStepEndHook`s in order; a throw is reported as a `debug.trace`
  * error and the turn goes on; a hook given up on after the abort stops the
  * chain. Messages a hook queues count as handed over (delivered into history
- * or handed back in the outcome); queueing after the turn settled, or a
- * message that is not well formed (see `messageProblem`), throws at the
- * `enqueue` call, naming the field.
+ * or handed back in the outcome), but for a user message that says nothing,
+ * which is left out as blank steering is; queueing after the turn settled,
+ * or a message that is not well formed (see `messageProblem`), throws at
+ * the `enqueue` call, naming the field.
  */
 async function runStepEndHooks(
   turn: RunningTurn,
@@ -136,6 +137,7 @@ async function runStepEndHooks(
     if (problem) throw new TypeError(`onStepEndHook enqueue: the message${problem}`);
     // A copy: the hook may go on editing its own message; what is queued is what it handed over.
     const steering = typeof queued === "string" ? createUserMessage(queued) : copyFromHost(queued);
+    if (isBlankUserInput(steering)) return leaveOutBlankSteering(turn, 1, "enqueue");
     (turn.undelivered ??= new Set()).add(steering);
     turn.agent.steer(steering);
   };

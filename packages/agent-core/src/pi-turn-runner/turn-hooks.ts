@@ -261,7 +261,9 @@ export interface StepEndEvent extends HookTurnContext {
   /**
    * Queues a steering message for the next step (or continues the turn at
    * idle). It is delivered into history, or handed back in the outcome's
-   * `undeliveredMessages` when the turn stops first. Throws once the turn has
+   * `undeliveredMessages` when the turn stops first. A user message that
+   * says nothing (text empty or only whitespace, no image) is left out
+   * instead, with a `steering_dropped` warning. Throws once the turn has
    * ended.
    */
   enqueue(message: string | AgentMessage): void;

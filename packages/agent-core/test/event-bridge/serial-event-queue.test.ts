@@ -14,7 +14,7 @@ function queueFor(push: (event: RuntimeEvent) => void | Promise<void>) {
   const writer: EventWriter = { push };
   const queue = new SerialEventQueue(
     writer,
-    { sessionId: "s", turnId: "t", newEventId: () => `e${++ids}` },
+    { sessionId: "s", turnId: "t", newEventId: () => `e${++ids}`, checkRepeats: true },
     { writerFailed: (error) => void failures.push(error) },
   );
   return { queue, failures };

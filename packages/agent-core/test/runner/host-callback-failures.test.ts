@@ -172,4 +172,31 @@ describe("a throwing host callback ends the turn internal, naming the callback",
       expect(turn.writer.statuses().at(-1)).toBe("failed");
     });
   }
+  for (const [shape, newEventId] of [
+    ["always the same id", () => () => "evt-same"],
+    [
+      "a counter that starts again at its fourth call",
+      () => {
+        let calls = 0;
+        return () => `evt-${++calls > 3 ? calls - 3 : calls}`;
+      },
+    ],
+  ] as const) {
+    it(`newEventId answering an id it gave an earlier event of the turn (${shape}) fails the turn naming it; no two events share an id`, async () => {
+      const turn = await runCheckedTurn({
+        script: toolStep(),
+        input: { tools: [createRecordingTool("work", { executionMode: "parallel" })] },
+        runnerOptions: { newEventId: newEventId() },
+      });
+      expect(turn.outcome).toMatchObject({ kind: "failed", error: { code: ErrorCode.Internal } });
+      const message = turn.outcome.kind === "failed" ? turn.outcome.error.message : "";
+      expect(message).toMatch(
+        /^The host callback newEventId returned "evt-(same|1)", the id of an earlier event of this turn$/,
+      );
+      const ids = turn.events.map((event) => event.eventId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(turn.events.map((event) => event.seq)).toEqual(turn.events.map((_, index) => index + 1));
+      expect(turn.writer.statuses().at(-1)).toBe("failed");
+    });
+  }
 });

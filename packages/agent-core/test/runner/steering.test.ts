@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { response, toolCall } from "@turnkit/agent-loop/testing";
 import type { SteeringBoundary, TurnInputMessage } from "../../src/pi-turn-runner/run-turn-input.js";
 import { createRecordingTool, runCheckedTurn } from "@turnkit/agent-core/testing";
-import { requestRoles, userTexts } from "../support/turn-queries.js";
+import { messageText, requestRoles, userTexts } from "../support/turn-queries.js";
 
 /** A host inbox: messages arrive at any time; the runner polls it at step ends. */
 function hostInbox(
@@ -180,6 +180,132 @@ describe("steering at step end", () => {
     expect(turn.outcome.kind).toBe("completed");
     expect(turn.requests).toHaveLength(1);
     expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "user"]);
+  });
+});
+
+describe("steering that says nothing (empty or whitespace-only text, no image)", () => {
+  const warningsOf = (turn: Awaited<ReturnType<typeof runCheckedTurn>>) =>
+    turn.writer.ofType("runtime.warning").map((event) => event.payload);
+
+  it("mid-turn: left out of the request and of history, never handed back, with a steering_dropped warning; the turn goes on", async () => {
+    const inbox = hostInbox();
+    const tool = createRecordingTool("work", {
+      executionMode: "parallel",
+      answer: () => {
+        inbox.send({ text: "" });
+        inbox.send({ text: "  \n\t", images: [] });
+        inbox.send({ text: "and the docs" });
+        return { content: [{ type: "text", text: "worked" }] };
+      },
+    });
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("work")]), "checked the docs"],
+      input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.requests).toHaveLength(2);
+    expect(userTexts(turn.requests[1]!)).toEqual(["hello", "and the docs"]);
+    expect(turn.delivered.filter((message) => message.role === "user").map(messageText)).toEqual([
+      "hello",
+      "and the docs",
+    ]);
+    expect(warningsOf(turn)).toEqual([
+      {
+        code: "steering_dropped",
+        message:
+          "2 steering messages from getSteeringMessages said nothing (empty or whitespace-only text, no image) and were left out",
+        count: 2,
+        source: "getSteeringMessages",
+      },
+    ]);
+  });
+
+  it("at the exit boundary: the turn does not ask the model again for it; it closes after the answer", async () => {
+    const inbox = hostInbox();
+    inbox.send({ text: " " });
+    let closes = 0;
+    const turn = await runCheckedTurn({
+      script: ["final answer", "never requested"],
+      input: { getSteeringMessages: inbox.getSteeringMessages, tryBeginClose: () => (closes++, true) },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.requests).toHaveLength(1);
+    expect(inbox.polls).toEqual(["exit"]);
+    expect(closes).toBe(1);
+    expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(warningsOf(turn)).toMatchObject([{ code: "steering_dropped", count: 1 }]);
+  });
+
+  it("in a batch: only the members that say something reach the model, as one message", async () => {
+    const inbox = hostInbox();
+    const tool = createRecordingTool("work", {
+      executionMode: "parallel",
+      answer: () => {
+        inbox.send({ text: "first part", batchId: "b1" });
+        inbox.send({ text: "   ", batchId: "b1" });
+        inbox.send({ text: "second part", batchId: "b1" });
+        inbox.send({ text: "", batchId: "b2" });
+        return { content: [{ type: "text", text: "worked" }] };
+      },
+    });
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("work")]), "got both parts", "never requested"],
+      input: { tools: [tool], getSteeringMessages: inbox.getSteeringMessages },
+    });
+    expect(turn.requests).toHaveLength(2);
+    expect(userTexts(turn.requests[1]!)).toEqual(["hello", "first part|second part"]);
+    expect(warningsOf(turn)).toMatchObject([{ code: "steering_dropped", count: 2 }]);
+  });
+
+  it("in an answer refused for a malformed message: the others are handed back, but for those that say nothing", async () => {
+    const turn = await runCheckedTurn({
+      script: [response([toolCall("work")]), "never requested"],
+      input: {
+        tools: [createRecordingTool("work", { executionMode: "parallel" })],
+        getSteeringMessages: () => [{ text: "" }, { text: "keep me" }, { text: 7 } as never],
+      },
+    });
+    expect(turn.outcome).toMatchObject({
+      kind: "failed",
+      error: { code: "internal" },
+      undeliveredMessages: [{ role: "user", content: [{ type: "text", text: "keep me" }] }],
+    });
+    expect(turn.outcome.kind === "failed" && turn.outcome.undeliveredMessages).toHaveLength(1);
+    expect(warningsOf(turn)).toMatchObject([{ code: "steering_dropped", count: 1, source: "getSteeringMessages" }]);
+  });
+
+  it("an image alone says something: it is sent", async () => {
+    const inbox = hostInbox();
+    // Bytes no provider takes: the request names the image by a placeholder, still a message of its own.
+    inbox.send({ text: "", images: [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }] });
+    const turn = await runCheckedTurn({
+      script: ["first answer", "saw the image"],
+      input: { getSteeringMessages: inbox.getSteeringMessages },
+    });
+    expect(turn.requests).toHaveLength(2);
+    expect(requestRoles(turn.requests[1]!)).toEqual(["user", "assistant", "user"]);
+    expect(warningsOf(turn).map((warning) => warning.code)).not.toContain("steering_dropped");
+  });
+
+  it("queued by a step-end hook with enqueue: left out the same way, source enqueue; the turn ends after its answer", async () => {
+    const turn = await runCheckedTurn({
+      script: ["first answer", "never requested"],
+      input: {
+        hooks: {
+          onStepEndHook: ({ enqueue }) => {
+            enqueue("");
+            enqueue({ role: "user", content: [{ type: "text", text: " \n" }], timestamp: 0 });
+          },
+        },
+      },
+    });
+    expect(turn.outcome).toEqual({ kind: "completed" });
+    expect(turn.requests).toHaveLength(1);
+    expect(turn.delivered.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(warningsOf(turn)).toMatchObject([
+      { code: "steering_dropped", count: 1, source: "enqueue" },
+      { code: "steering_dropped", count: 1, source: "enqueue" },
+    ]);
   });
 });
 

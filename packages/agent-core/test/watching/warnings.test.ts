@@ -206,7 +206,7 @@ describe("runtime.warning", () => {
     ).rejects.toMatchObject({
       code: "invalid_turn_input",
       message:
-        'RunTurnInput.warnings[0] must be a runtime.warning payload { code, message, ... }: /code: expected one of retry_wait, timeout_retried, images_dropped, overflow_recovery, hook_abandoned, late_tool_update, extension_degraded, model_fallback, got "x"',
+        'RunTurnInput.warnings[0] must be a runtime.warning payload { code, message, ... }: /code: expected one of retry_wait, timeout_retried, images_dropped, overflow_recovery, hook_abandoned, late_tool_update, extension_degraded, model_fallback, steering_dropped, got "x"',
     });
   });
 

