@@ -5,7 +5,7 @@
  * must be counted from outside a worker (model requests, tool starts and
  * ends, session overlap) is appended to a shared file.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { type BeforeLlmCallHook, createHiddenMessage, defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
@@ -40,6 +40,15 @@ function recordedBefore(
       (entry.detail === undefined || r.detail === entry.detail) &&
       (entry.position === undefined || r.position === entry.position),
   );
+}
+
+/** Resolves once `file` exists (looked for every 20 ms) or `signal` aborts; rejects after 30 s. */
+async function untilFileExists(file: string, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(file) && !signal.aborted) {
+    if (Date.now() > deadline) throw new Error(`${file} was not written within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function lastMessage(context: Context) {
@@ -345,13 +354,17 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
             detail: ctx.toolCallId,
             key: idempotencyKeyOf(ctx),
           });
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, ms);
-            signal.addEventListener("abort", () => {
-              clearTimeout(timer);
-              resolve();
+          // With `toolUntil`, the call runs until the test writes the file of that name beside the count file.
+          const until = request.metadata?.toolUntil;
+          if (until !== undefined) await untilFileExists(`${countFile}.${String(until)}`, signal);
+          else
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, ms);
+              signal.addEventListener("abort", () => {
+                clearTimeout(timer);
+                resolve();
+              });
             });
-          });
           if (signal.aborted) return { content: [{ type: "text", text: "stopped" }], isError: true };
           record(countFile, {
             kind: "tool-end",
