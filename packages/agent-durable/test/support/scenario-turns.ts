@@ -43,9 +43,9 @@ function recordedBefore(
 }
 
 /** Resolves once `file` exists (looked for every 20 ms) or `signal` aborts; rejects after 30 s. */
-async function untilFileExists(file: string, signal: AbortSignal): Promise<void> {
+async function untilFileExists(file: string, signal: AbortSignal | undefined): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (!existsSync(file) && !signal.aborted) {
+  while (!existsSync(file) && signal?.aborted !== true) {
     if (Date.now() > deadline) throw new Error(`${file} was not written within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -208,15 +208,20 @@ function chaosAnswer(request: DurableTurnRequest, context: Context): ScriptEntry
   }
 }
 
-/** The stream function of a scenario turn: records each request, then answers from a fresh scripted model. */
+/**
+ * The stream function of a scenario turn: records each request, then answers from a fresh scripted model; with
+ * `streamAfter`, only once the test wrote the file of that name beside the count file.
+ */
 function scenarioStreamFn(request: DurableTurnRequest, countFile: string): StreamFn {
   let requests = 0;
-  return (model, context, options) => {
+  return async (model, context, options) => {
     const index = requests++;
     const ids = { turnId: request.turnId, sessionId: request.sessionId };
     const resent = recordedBefore(countFile, { kind: "model", ...ids, position: context.messages.length });
     const detail = context.systemPrompt === SUMMARY_PROMPT ? "summary" : String(index);
     record(countFile, { kind: "model", ...ids, detail, position: context.messages.length });
+    const after = request.metadata?.streamAfter;
+    if (after !== undefined) await untilFileExists(`${countFile}.${String(after)}`, options?.signal);
     const scripted = createScriptedModel([answer(request, context, index, resent)]);
     return scripted.streamFn(model, context, options);
   };
