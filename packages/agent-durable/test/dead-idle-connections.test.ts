@@ -7,9 +7,11 @@
  * keep a connection idle no longer than a statement may take). Before, the
  * pools kept them for pg-pool's 10 s: the turn's next executions found them
  * one by one, each after its own timeout (here 11.1 s in 7 executions;
- * 1.9 s in 2 now).
+ * 1.9 s in 2 now). A client's pools likewise: one call fails on a dead
+ * connection, not one per connection (3 and more before).
  */
 import { describe, expect, it } from "vitest";
+import { DurableTurnClient, DurableTurnError } from "../src/index.js";
 import { connectAdmin } from "./support/admin-client.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { proxiedDatabase } from "./support/freezing-proxy.js";
@@ -70,6 +72,38 @@ describe("connections that died idle in a worker's pools", () => {
     } finally {
       await admin.end();
       await fixture.cluster.stopWorkers();
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it("cost a client's next call one statement's timeout, not one call failed per dead connection", async () => {
+    const { proxy, url } = await proxiedDatabase(fixture.postgres.url);
+    const client = await DurableTurnClient.connect({ databaseUrl: url, queryTimeoutMs: QUERY_TIMEOUT_MS });
+    const admin = await connectAdmin(fixture.postgres.url);
+    try {
+      // Calls at once leave each of the client's connections idle.
+      await Promise.all([1, 2, 3, 4, 5].map(() => client.listSessions()));
+      const { rows } = await admin.query("SELECT client_port FROM pg_stat_activity WHERE client_port IS NOT NULL");
+      proxy.freezeConnections(new Set(rows.map((row: { client_port: number }) => row.client_port)));
+      // Each call that takes a dead connection fails after the statement's timeout; before, the next calls took the
+      // other dead ones, one by one.
+      let failed = 0;
+      for (;;) {
+        const answer = await client.listSessions().then(
+          () => "listed",
+          (error: unknown) => error,
+        );
+        if (answer === "listed") {
+          console.log(`${failed} client call(s) failed on dead connections`);
+          break;
+        }
+        expect(DurableTurnError.isInstance(answer) && answer.code).toBe("database_unavailable");
+        failed++;
+        expect(failed, "calls that failed on dead connections").toBeLessThanOrEqual(2);
+      }
+    } finally {
+      await admin.end();
+      await client.close();
       await proxy.close();
     }
   }, 60_000);
