@@ -27,14 +27,19 @@
  * down cleanly instead (SIGTERM: `shutdown()`; 0.3 unless set), after which
  * it is started again. A shutdown promises more than a kill: every turn
  * running there is handed back (queued again) before its process exits, and
- * ends elsewhere; a turn whose ending was logged records its outcome there
+ * ends elsewhere (one whose row another session held then is left to the
+ * other workers' next look, its launch's lease kept expired, never for a
+ * whole lease); a turn whose ending was logged records its outcome there
  * and is never queued again or replayed (the test slows the outcome's write,
  * so a shutdown often finds one); once it began, the worker sends no model
  * request and starts no tool call; and it never gives up on the database.
+ * A twin's old process is shut down the same way and checked so too, but
+ * for what it sent (its worker id is the launch's beside it).
  */
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
+import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type DurableTurnRef, DurableTurnError, type SteerAnswer } from "../src/index.js";
@@ -188,7 +193,8 @@ async function killer(
         const phase = phaseOf(turn, await fixture.client.readEvents(turn.ref));
         if (phase) hits.set(`shutdown: ${phase}`, (hits.get(`shutdown: ${phase}`) ?? 0) + 1);
       }
-      const shutdown = await shutDown(workerId, turns);
+      const launch = await liveLaunchOf(workerId);
+      const shutdown = await shutDown(fixture.cluster.detach(workerId), workerId, launch, turns, { twin: false });
       shutdowns.push(shutdown);
       // A request streaming at the shutdown is interrupted by the hand-back and sent again by the next launch.
       kills.push({ workerId, at: shutdown.at, until: shutdown.until });
@@ -198,6 +204,8 @@ async function killer(
     }
     // A twin: the process freezes (its connections stay open), its id launches again below, and the old one
     // wakes up, takes turns for a moment, and shuts down.
+    // A twin's launch, shut down once it woke up (see `shutDown`).
+    const frozenLaunch = twin ? await liveLaunchOf(workerId) : undefined;
     const frozen = twin ? fixture.cluster.detach(workerId) : undefined;
     if (frozen) frozen.kill("SIGSTOP");
     else await fixture.cluster.kill(workerId);
@@ -213,19 +221,15 @@ async function killer(
     if (frozen) {
       // Awake, the old process goes on under a lease of its own (the new launch left its turns to it: it was
       // alive), then shuts down, which gives its lease up at once (a kill would leave its turns for a whole lease).
-      const exited = new Promise((resolve) => frozen.once("exit", resolve));
       frozen.kill("SIGCONT");
       await sleep(random() * 800);
       // A woken process that exited on its own is a crash of the worker: the test names it.
       expect(frozen.exitCode ?? frozen.signalCode, `${workerId} exited on its own after waking up`).toBeNull();
       // The shutdown hands the turns back from its start: another worker may send a request the old process had
       // streaming again before that process has exited, so the kill lasts from the signal to the exit.
-      const terminatedAt = Date.now();
-      frozen.kill("SIGTERM");
-      const stuck = setTimeout(() => frozen.kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(stuck);
-      kills.push({ workerId, at: terminatedAt, until: Date.now() });
+      const shutdown = await shutDown(frozen, workerId, frozenLaunch!, turns, { twin: true });
+      shutdowns.push(shutdown);
+      kills.push({ workerId, at: shutdown.at, until: shutdown.until });
     }
   }
 }
@@ -236,8 +240,14 @@ async function killer(
  * (`began`, a bound on when it began) and when its process exited
  * (`until`); the chaos turns pending on the launch before the signal
  * (`pending`), those of them whose ending was logged then
- * (`endedPending`), and those still pending on it once it exited
- * (`left`: none, when it handed every running turn back).
+ * (`endedPending`), those still pending on it once it exited (`left`:
+ * a turn whose row another session held at the hand-back is left for the
+ * next look of a worker, which takes the launch's lease, kept expired,
+ * over at once, or queues it as a turn whose launch has no lease), and
+ * those still pending on it {@link LEFT_TAKEN_OVER_WITHIN_MS} later
+ * (`stranded`, for the summary: a worker launched less than most of a
+ * lease ago takes no lease over yet, and in chaos every worker may have
+ * been launched again lately).
  */
 interface Shutdown {
   workerId: string;
@@ -248,21 +258,46 @@ interface Shutdown {
   pending: string[];
   endedPending: string[];
   left: string[];
+  stranded: string[];
+  /** The launch's lease row once its process exited: dropped, or kept expired (`epoch`) for a turn it left. */
+  leaseRow: "dropped" | "expired" | "fresh";
   /** Its process did not exit within 60 s of the signal and was killed. */
   stuck: boolean;
+  /** A twin's old process: a launch of the same worker id ran beside it (the count file cannot tell them apart). */
+  twin: boolean;
 }
 
-/** Shuts worker `workerId` down cleanly and notes what its launch ran before and after (see {@link Shutdown}). */
-async function shutDown(workerId: string, turns: ChaosTurn[]): Promise<Shutdown> {
+/** The live launch of worker `workerId`: the one that beat last (a killed launch's row stays until taken over). */
+async function liveLaunchOf(workerId: string): Promise<string> {
   const admin = await connectAdmin(fixture.postgres.url);
   try {
-    // The live launch of the id beat last: a killed launch's row stays until the next launch takes its turns over.
     const { rows } = await admin.query(
       `SELECT executor_id FROM turnkit_durable.workers WHERE executor_id LIKE $1 || '#%'
        ORDER BY heartbeat_at DESC LIMIT 1`,
       [workerId],
     );
-    const launch = (rows[0] as { executor_id: string }).executor_id;
+    return (rows[0] as { executor_id: string }).executor_id;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** How long the test watches a turn a shutdown left (see {@link Shutdown}) for a worker to take it. */
+const LEFT_TAKEN_OVER_WITHIN_MS = 5_000;
+
+/**
+ * Shuts the process of worker `workerId`'s launch `launch` down cleanly and notes what the launch ran before and
+ * after (see {@link Shutdown}).
+ */
+async function shutDown(
+  child: ChildProcess,
+  workerId: string,
+  launch: string,
+  turns: ChaosTurn[],
+  kind: { twin: boolean },
+): Promise<Shutdown> {
+  const admin = await connectAdmin(fixture.postgres.url);
+  try {
     const pendingOnLaunch = async () => {
       const { rows: pending } = await admin.query(
         "SELECT workflow_uuid FROM dbos.workflow_status WHERE executor_id = $1 AND status = 'PENDING'",
@@ -275,7 +310,6 @@ async function shutDown(workerId: string, turns: ChaosTurn[]): Promise<Shutdown>
     const endedPending: string[] = [];
     for (const turn of pending)
       if ((await fixture.client.readEvents(turn.ref)).some(isTerminalEvent)) endedPending.push(turn.ref.turnId);
-    const child = fixture.cluster.detach(workerId);
     const shutdown: Shutdown = {
       workerId,
       launch,
@@ -284,12 +318,18 @@ async function shutDown(workerId: string, turns: ChaosTurn[]): Promise<Shutdown>
       pending: pending.map((turn) => turn.ref.turnId),
       endedPending,
       left: [],
+      stranded: [],
+      leaseRow: "dropped",
       stuck: false,
+      twin: kind.twin,
     };
     child.stdout!.on("data", (chunk: Buffer) => {
       if (String(chunk).includes("shutting down")) shutdown.began ??= Date.now();
     });
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const exited =
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     const stuck = setTimeout(() => {
       shutdown.stuck = true;
@@ -299,6 +339,18 @@ async function shutDown(workerId: string, turns: ChaosTurn[]): Promise<Shutdown>
     clearTimeout(stuck);
     shutdown.until = Date.now();
     shutdown.left = (await pendingOnLaunch()).map((turn) => turn.ref.turnId);
+    const { rows: lease } = await admin.query(
+      "SELECT heartbeat_at = 'epoch' AS expired FROM turnkit_durable.workers WHERE executor_id = $1",
+      [launch],
+    );
+    if (lease.length > 0) shutdown.leaseRow = lease[0].expired ? "expired" : "fresh";
+    if (shutdown.left.length > 0) {
+      const deadline = Date.now() + LEFT_TAKEN_OVER_WITHIN_MS;
+      while ((shutdown.stranded = (await pendingOnLaunch()).map((turn) => turn.ref.turnId)).length > 0) {
+        if (Date.now() > deadline) break;
+        await sleep(50);
+      }
+    }
     return shutdown;
   } finally {
     await admin.end();
@@ -319,7 +371,10 @@ async function expectShutdownsKept(shutdowns: Shutdown[], turns: ChaosTurn[], co
     const label = `shutdown of ${shutdown.launch} at ${shutdown.at}`;
     expect(shutdown.stuck, `${label}: its process exited`).toBe(false);
     expect(shutdown.began, `${label}: it printed that it began`).toBeDefined();
-    expect(shutdown.left, `${label}: turns still pending on it after it exited`).toEqual([]);
+    // Handed back, or left (its row held by another session then) for the next look of a worker, which takes the
+    // launch's lease (kept expired) over at once, or queues the turn as one whose launch has no lease.
+    if (shutdown.left.length > 0) expect(shutdown.leaseRow, `${label}: its lease, having left turns`).not.toBe("fresh");
+
     for (const turnId of shutdown.endedPending) {
       const { rows } = await db.query("SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = $1", [
         byTurnId.get(turnId)!.ref.workflowId,
@@ -329,6 +384,8 @@ async function expectShutdownsKept(shutdowns: Shutdown[], turns: ChaosTurn[], co
         executor_id: shutdown.launch,
       });
     }
+    // A twin's old process shares its worker id with the launch beside it: the count file cannot tell them apart.
+    if (shutdown.twin) continue;
     const startedAfter = counts.filter(
       (c) =>
         c.worker === shutdown.workerId &&
@@ -633,8 +690,12 @@ describe("chaos", () => {
       approvals: turns.filter((t) => t.approval).map((t) => t.approval),
       killsHit: Object.fromEntries(hits),
       shutdowns: shutdowns.map((each) => ({
+        twin: each.twin,
         handedBack: each.pending.length - each.endedPending.length,
         endedPending: each.endedPending.length,
+        left: each.left.length,
+        stranded: each.stranded.length,
+        leaseRow: each.leaseRow,
         ms: each.until - each.at,
       })),
       relaunchMs,
