@@ -128,19 +128,23 @@ describe("the durable server's curl session", () => {
   }, 60_000);
 
   it("steering and abort over HTTP", async () => {
-    await post("/sessions/demo/turns", { turnId: "t3", text: "take a note" });
-    const started = await readEvents(
-      "/sessions/demo/turns/t3/events",
-      (e) => e.event === "stream.resp" && e.data.chunk.status === "started",
-    );
+    // Steered while it waits for an approval, so the steer lands before the next step boundary however slow the
+    // machine (a note's turn leaves about a second between its first word and its last boundary).
+    await post("/sessions/demo/turns", { turnId: "t3", text: "please deploy" });
+    const asked = await readEvents("/sessions/demo/turns/t3/events", (e) => e.event === "action.required");
     expect(await (await post("/sessions/demo/turns/t3/steer", { text: "also tag it" })).json()).toEqual({
       accepted: true,
     });
-    const steered = await readEvents("/sessions/demo/turns/t3/events", isEnd, started.at(-1)!.id);
-    expect(text(steered)).toContain("Noted: also tag it");
+    const { requestId } = asked.at(-1)!.data;
+    expect((await post(`/sessions/demo/turns/t3/approvals/${requestId}`, { approved: true })).status).toBe(204);
+    const steered = await readEvents("/sessions/demo/turns/t3/events", isEnd, asked.at(-1)!.id);
+    // Taken at the step boundary after the call: the model answers it.
+    expect(text(steered)).toMatch(/^Noted: also tag it/);
+    expect(steered.at(-1)!.data).toMatchObject({ status: "completed" });
 
-    await post("/sessions/demo/turns", { turnId: "t4", text: "take a note" });
-    await readEvents("/sessions/demo/turns/t4/events", (_e, all) => all.length >= 4);
+    // Aborted while it waits for an approval, likewise (a note's turn ends about two seconds after it starts).
+    await post("/sessions/demo/turns", { turnId: "t4", text: "please deploy" });
+    await readEvents("/sessions/demo/turns/t4/events", (e) => e.event === "action.required");
     expect((await post("/sessions/demo/turns/t4/abort")).status).toBe(202);
     const aborted = await readEvents("/sessions/demo/turns/t4/events", isEnd);
     expect(aborted.at(-1)!.data).toMatchObject({ status: "aborted" });

@@ -62,6 +62,11 @@ export const LOST_TURN_RETRY_MS = 250;
  * end the connection.
  */
 export const TCP_KEEPALIVE_DELAY_MS = 10_000;
+/**
+ * The longest a pool connection stays open idle (pg-pool's own default),
+ * or the statement timeout when that is shorter (see `idleTimeoutFor`).
+ */
+export const POOL_IDLE_MAX_MS = 10_000;
 /** The longest pause between a worker's tries to take its presence lock again after its connection was lost (see `LaunchPresence`). */
 export const PRESENCE_RETRY_MS = 250;
 /** How often a worker looks for abort requests of the turns it runs. */

@@ -43,6 +43,7 @@ import { ResendingPool } from "./store/resending-pool.js";
 import { HostRequests } from "./store/host-requests.js";
 import { SessionCatalog, type SessionPage, type SessionTurn } from "./store/session-catalog.js";
 import { migrateSchema } from "./store/schema.js";
+import { idleTimeoutFor } from "./store/idle-timeout.js";
 import { type SteerAnswer, SteeringInbox } from "./store/steering-inbox.js";
 import { TurnTable } from "./store/turn-table.js";
 import { workerIdOfExecutor } from "./workers/executor-id.js";
@@ -164,8 +165,13 @@ export class DurableTurnClient {
     const queryTimeoutMs = queryTimeoutOf(connection);
     await checkDatabaseReachable(connection.databaseUrl, connectTimeoutMs);
     const limits = { databaseUrl: connection.databaseUrl, connectTimeoutMs, queryTimeoutMs };
-    // Neither a connection nor a statement waits without end for a server that stopped answering.
-    const bounded = { connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs };
+    // Neither a connection nor a statement waits without end for a server that stopped answering; a connection
+    // that died idle costs one statement's timeout, not one per idle connection (see `idleTimeoutFor`).
+    const bounded = {
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: queryTimeoutMs,
+      idleTimeoutMillis: idleTimeoutFor(queryTimeoutMs),
+    };
     const settings = {
       appName: connection.appName ?? DEFAULT_APP_NAME,
       appVersion: connection.appVersion ?? DEFAULT_APP_VERSION,

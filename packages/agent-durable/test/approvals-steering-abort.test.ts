@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import pg from "pg";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
@@ -116,10 +117,12 @@ describe("steering", () => {
       sessionId: "s-steer",
       turnId: "steer",
       userMessage: { text: "write it" },
-      metadata: { scenario: "steer", toolMs: 1500 },
+      // Its call runs until the test lets it end: the message is steered in while it runs, however slow the machine.
+      metadata: { scenario: "steer", toolUntil: "steer-call-ends" },
     });
     await waitFor("the tool call started", () => fixture.countsOf(turn, "tool-start") === 1);
     expect(await fixture.client.steer(turn, { text: "steer: use the left folder" })).toEqual({ accepted: true });
+    writeFileSync(`${fixture.cluster.countFile}.steer-call-ends`, "");
     expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "completed" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);

@@ -22,11 +22,24 @@
  * TURNKIT_DURABLE_CHAOS_TWINS sets the share of the kills that are twins
  * (see `killer`; 0.3 unless set), TURNKIT_DURABLE_CHAOS_CUTS the share of
  * the others that cut every worker's database connections instead (the
- * server ends them, as at a restart; 0.2 unless set).
+ * server ends them, as at a restart; 0.2 unless set), and
+ * TURNKIT_DURABLE_CHAOS_SHUTDOWNS the share of the rest that shut the worker
+ * down cleanly instead (SIGTERM: `shutdown()`; 0.3 unless set), after which
+ * it is started again. A shutdown promises more than a kill: every turn
+ * running there is handed back (queued again) before its process exits, and
+ * ends elsewhere (one whose row another session held then is left to the
+ * other workers' next look, its launch's lease kept expired, never for a
+ * whole lease); a turn whose ending was logged records its outcome there
+ * and is never queued again or replayed (the test slows the outcome's write,
+ * so a shutdown often finds one); once it began, the worker sends no model
+ * request and starts no tool call; and it never gives up on the database.
+ * A twin's old process is shut down the same way and checked so too, but
+ * for what it sent (its worker id is the launch's beside it).
  */
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import { isTerminalEvent, type RuntimeEvent, type TurnOutcome } from "@turnkit/protocol";
+import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type DurableTurnRef, DurableTurnError, type SteerAnswer } from "../src/index.js";
@@ -44,6 +57,8 @@ const SEED = Number(env.TURNKIT_DURABLE_CHAOS_SEED ?? Math.floor(Math.random() *
 const TWIN_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_TWINS ?? 0.3);
 /** The share of the other kills that end every worker's database connections instead of a process. */
 const CUT_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_CUTS ?? 0.2);
+/** The share of the kills neither twins nor cuts that shut the worker down cleanly (SIGTERM: `shutdown()`) instead. */
+const SHUTDOWN_SHARE = Number(env.TURNKIT_DURABLE_CHAOS_SHUTDOWNS ?? 0.3);
 /** Turns each session runs at least (it goes on while kills are left). */
 const TURNS_PER_SESSION = 2;
 /** A turn that has not ended this long after it started is stuck: the test names it. */
@@ -146,13 +161,15 @@ async function driveHost(turn: ChaosTurn, random: () => number): Promise<void> {
 /**
  * Kills a random worker every so often and relaunches it with the same id (it
  * recovers its turns at launch), or cuts every worker's database connections
- * (`CUT_SHARE`). One at a time: on a loaded machine
+ * (`CUT_SHARE`), or shuts it down cleanly and starts it again
+ * (`SHUTDOWN_SHARE`). One at a time: on a loaded machine
  * relaunches running together starve each other of CPU.
  */
 async function killer(
   random: () => number,
   turns: ChaosTurn[],
   kills: Kill[],
+  shutdowns: Shutdown[],
   relaunchMs: number[],
   hits: Map<string, number>,
 ): Promise<void> {
@@ -171,8 +188,24 @@ async function killer(
       hits.set("connections cut", (hits.get("connections cut") ?? 0) + 1);
       continue;
     }
+    if (!twin && random() < SHUTDOWN_SHARE) {
+      for (const turn of turns) {
+        const phase = phaseOf(turn, await fixture.client.readEvents(turn.ref));
+        if (phase) hits.set(`shutdown: ${phase}`, (hits.get(`shutdown: ${phase}`) ?? 0) + 1);
+      }
+      const launch = await liveLaunchOf(workerId);
+      const shutdown = await shutDown(fixture.cluster.detach(workerId), workerId, launch, turns, { twin: false });
+      shutdowns.push(shutdown);
+      // A request streaming at the shutdown is interrupted by the hand-back and sent again by the next launch.
+      kills.push({ workerId, at: shutdown.at, until: shutdown.until });
+      await fixture.cluster.start(workerId, WORKER_ENV);
+      relaunchMs.push(Date.now() - shutdown.at);
+      continue;
+    }
     // A twin: the process freezes (its connections stay open), its id launches again below, and the old one
     // wakes up, takes turns for a moment, and shuts down.
+    // A twin's launch, shut down once it woke up (see `shutDown`).
+    const frozenLaunch = twin ? await liveLaunchOf(workerId) : undefined;
     const frozen = twin ? fixture.cluster.detach(workerId) : undefined;
     if (frozen) frozen.kill("SIGSTOP");
     else await fixture.cluster.kill(workerId);
@@ -188,20 +221,179 @@ async function killer(
     if (frozen) {
       // Awake, the old process goes on under a lease of its own (the new launch left its turns to it: it was
       // alive), then shuts down, which gives its lease up at once (a kill would leave its turns for a whole lease).
-      const exited = new Promise((resolve) => frozen.once("exit", resolve));
       frozen.kill("SIGCONT");
       await sleep(random() * 800);
       // A woken process that exited on its own is a crash of the worker: the test names it.
       expect(frozen.exitCode ?? frozen.signalCode, `${workerId} exited on its own after waking up`).toBeNull();
       // The shutdown hands the turns back from its start: another worker may send a request the old process had
       // streaming again before that process has exited, so the kill lasts from the signal to the exit.
-      const terminatedAt = Date.now();
-      frozen.kill("SIGTERM");
-      const stuck = setTimeout(() => frozen.kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(stuck);
-      kills.push({ workerId, at: terminatedAt, until: Date.now() });
+      const shutdown = await shutDown(frozen, workerId, frozenLaunch!, turns, { twin: true });
+      shutdowns.push(shutdown);
+      kills.push({ workerId, at: shutdown.at, until: shutdown.until });
     }
+  }
+}
+
+/**
+ * A clean shutdown of a worker (SIGTERM: `shutdown()`): the launch it
+ * ended, when the signal went (`at`), when its "shutting down" came
+ * (`began`, a bound on when it began) and when its process exited
+ * (`until`); the chaos turns pending on the launch before the signal
+ * (`pending`), those of them whose ending was logged then
+ * (`endedPending`), those still pending on it once it exited (`left`:
+ * a turn whose row another session held at the hand-back is left for the
+ * next look of a worker, which takes the launch's lease, kept expired,
+ * over at once, or queues it as a turn whose launch has no lease), and
+ * those still pending on it {@link LEFT_TAKEN_OVER_WITHIN_MS} later
+ * (`stranded`, for the summary: a worker launched less than most of a
+ * lease ago takes no lease over yet, and in chaos every worker may have
+ * been launched again lately).
+ */
+interface Shutdown {
+  workerId: string;
+  launch: string;
+  at: number;
+  began?: number;
+  until: number;
+  pending: string[];
+  endedPending: string[];
+  left: string[];
+  stranded: string[];
+  /** The launch's lease row once its process exited: dropped, or kept expired (`epoch`) for a turn it left. */
+  leaseRow: "dropped" | "expired" | "fresh";
+  /** Its process did not exit within 60 s of the signal and was killed. */
+  stuck: boolean;
+  /** A twin's old process: a launch of the same worker id ran beside it (the count file cannot tell them apart). */
+  twin: boolean;
+}
+
+/** The live launch of worker `workerId`: the one that beat last (a killed launch's row stays until taken over). */
+async function liveLaunchOf(workerId: string): Promise<string> {
+  const admin = await connectAdmin(fixture.postgres.url);
+  try {
+    const { rows } = await admin.query(
+      `SELECT executor_id FROM turnkit_durable.workers WHERE executor_id LIKE $1 || '#%'
+       ORDER BY heartbeat_at DESC LIMIT 1`,
+      [workerId],
+    );
+    return (rows[0] as { executor_id: string }).executor_id;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** How long the test watches a turn a shutdown left (see {@link Shutdown}) for a worker to take it. */
+const LEFT_TAKEN_OVER_WITHIN_MS = 5_000;
+
+/**
+ * Shuts the process of worker `workerId`'s launch `launch` down cleanly and notes what the launch ran before and
+ * after (see {@link Shutdown}).
+ */
+async function shutDown(
+  child: ChildProcess,
+  workerId: string,
+  launch: string,
+  turns: ChaosTurn[],
+  kind: { twin: boolean },
+): Promise<Shutdown> {
+  const admin = await connectAdmin(fixture.postgres.url);
+  try {
+    const pendingOnLaunch = async () => {
+      const { rows: pending } = await admin.query(
+        "SELECT workflow_uuid FROM dbos.workflow_status WHERE executor_id = $1 AND status = 'PENDING'",
+        [launch],
+      );
+      const keys = new Set(pending.map((row: { workflow_uuid: string }) => row.workflow_uuid));
+      return turns.filter((turn) => keys.has(turn.ref.workflowId));
+    };
+    const pending = await pendingOnLaunch();
+    const endedPending: string[] = [];
+    for (const turn of pending)
+      if ((await fixture.client.readEvents(turn.ref)).some(isTerminalEvent)) endedPending.push(turn.ref.turnId);
+    const shutdown: Shutdown = {
+      workerId,
+      launch,
+      at: Date.now(),
+      until: 0,
+      pending: pending.map((turn) => turn.ref.turnId),
+      endedPending,
+      left: [],
+      stranded: [],
+      leaseRow: "dropped",
+      stuck: false,
+      twin: kind.twin,
+    };
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (String(chunk).includes("shutting down")) shutdown.began ??= Date.now();
+    });
+    const exited =
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    const stuck = setTimeout(() => {
+      shutdown.stuck = true;
+      child.kill("SIGKILL");
+    }, 60_000);
+    await exited;
+    clearTimeout(stuck);
+    shutdown.until = Date.now();
+    shutdown.left = (await pendingOnLaunch()).map((turn) => turn.ref.turnId);
+    const { rows: lease } = await admin.query(
+      "SELECT heartbeat_at = 'epoch' AS expired FROM turnkit_durable.workers WHERE executor_id = $1",
+      [launch],
+    );
+    if (lease.length > 0) shutdown.leaseRow = lease[0].expired ? "expired" : "fresh";
+    if (shutdown.left.length > 0) {
+      const deadline = Date.now() + LEFT_TAKEN_OVER_WITHIN_MS;
+      while ((shutdown.stranded = (await pendingOnLaunch()).map((turn) => turn.ref.turnId)).length > 0) {
+        if (Date.now() > deadline) break;
+        await sleep(50);
+      }
+    }
+    return shutdown;
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * The promises of each clean shutdown, on top of a kill's (checked once every turn ended): it kept to the
+ * database, handed back every turn running there before its process exited, let each turn whose ending was logged
+ * record its outcome there (never queued again: it would have ended on another launch), and sent no model request
+ * and started no tool call once it began.
+ */
+async function expectShutdownsKept(shutdowns: Shutdown[], turns: ChaosTurn[], counts: CountRecord[], db: pg.Client) {
+  const rejected = fixture.cluster.output.filter((chunk) => chunk.includes("shutdown rejected"));
+  expect(rejected, "a shutdown gave up on the database").toEqual([]);
+  const byTurnId = new Map(turns.map((turn) => [turn.ref.turnId, turn]));
+  for (const shutdown of shutdowns) {
+    const label = `shutdown of ${shutdown.launch} at ${shutdown.at}`;
+    expect(shutdown.stuck, `${label}: its process exited`).toBe(false);
+    expect(shutdown.began, `${label}: it printed that it began`).toBeDefined();
+    // Handed back, or left (its row held by another session then) for the next look of a worker, which takes the
+    // launch's lease (kept expired) over at once, or queues the turn as one whose launch has no lease.
+    if (shutdown.left.length > 0) expect(shutdown.leaseRow, `${label}: its lease, having left turns`).not.toBe("fresh");
+
+    for (const turnId of shutdown.endedPending) {
+      const { rows } = await db.query("SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = $1", [
+        byTurnId.get(turnId)!.ref.workflowId,
+      ]);
+      expect(rows[0], `${label}: ${turnId}, whose ending was logged, ended where it ran`).toEqual({
+        status: "SUCCESS",
+        executor_id: shutdown.launch,
+      });
+    }
+    // A twin's old process shares its worker id with the launch beside it: the count file cannot tell them apart.
+    if (shutdown.twin) continue;
+    const startedAfter = counts.filter(
+      (c) =>
+        c.worker === shutdown.workerId &&
+        (c.kind === "model" || c.kind === "tool-start") &&
+        c.at > shutdown.began! &&
+        c.at <= shutdown.until,
+    );
+    expect(startedAfter, `${label}: requests and calls its worker began after the shutdown began`).toEqual([]);
   }
 }
 
@@ -306,13 +498,28 @@ function brief(m: unknown): string {
 }
 
 describe("chaos", () => {
-  it(`${KILLS} random SIGKILLs while ${SESSIONS} sessions run turns: every promise holds`, async () => {
+  it(`${KILLS} random kills and shutdowns while ${SESSIONS} sessions run turns: every promise holds`, async () => {
     console.log(`chaos seed ${SEED} (TURNKIT_DURABLE_CHAOS_SEED=${SEED} repeats this run's choices)`);
     const turns: ChaosTurn[] = [];
     const outcomes = new Map<string, TurnOutcome>();
     const kills: Kill[] = [];
+    const shutdowns: Shutdown[] = [];
     const relaunchMs: number[] = [];
     const hits = new Map<string, number>();
+    // The outcome's write slowed (after the ending is logged, before the workflow records its end), so that a
+    // shutdown often finds a turn there.
+    if (SHUTDOWN_SHARE > 0) {
+      const admin = await connectAdmin(fixture.postgres.url);
+      try {
+        await admin.query(`
+          CREATE FUNCTION turnkit_durable.slow_outcome() RETURNS trigger AS $$
+          BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$ LANGUAGE plpgsql;
+          CREATE TRIGGER slow_outcome BEFORE UPDATE OF outcome ON turnkit_durable.turns FOR EACH ROW
+            WHEN (NEW.outcome IS NOT NULL) EXECUTE FUNCTION turnkit_durable.slow_outcome();`);
+      } finally {
+        await admin.end();
+      }
+    }
     const startedAt = Date.now();
     let killsDoneMs = 0;
     /** Each finished turn's session history as it left it; each session's history before its turns since the last rewind. */
@@ -373,7 +580,9 @@ describe("chaos", () => {
       }
     };
     await Promise.all([
-      killer(seededRandom(SEED), turns, kills, relaunchMs, hits).then(() => (killsDoneMs = Date.now() - startedAt)),
+      killer(seededRandom(SEED), turns, kills, shutdowns, relaunchMs, hits).then(
+        () => (killsDoneMs = Date.now() - startedAt),
+      ),
       ...Array.from({ length: SESSIONS }, (_, s) => runSession(s)),
     ]);
     const endedMs = Date.now() - startedAt;
@@ -422,6 +631,8 @@ describe("chaos", () => {
           expect(new Set(attempts.map((a) => a.key)).size).toBe(1);
         }
       }
+
+      await expectShutdownsKept(shutdowns, turns, counts, db);
 
       for (let s = 0; s < SESSIONS; s++) {
         const sessionId = `chaos-${s}`;
@@ -478,6 +689,15 @@ describe("chaos", () => {
         .map((t) => (t.steered!.answer.accepted ? "accepted" : t.steered!.answer.reason)),
       approvals: turns.filter((t) => t.approval).map((t) => t.approval),
       killsHit: Object.fromEntries(hits),
+      shutdowns: shutdowns.map((each) => ({
+        twin: each.twin,
+        handedBack: each.pending.length - each.endedPending.length,
+        endedPending: each.endedPending.length,
+        left: each.left.length,
+        stranded: each.stranded.length,
+        leaseRow: each.leaseRow,
+        ms: each.until - each.at,
+      })),
       relaunchMs,
       killsDoneMs,
       endedMs,

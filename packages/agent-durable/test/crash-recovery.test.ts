@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import pg from "pg";
@@ -235,7 +236,8 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
       sessionId: "s-take-refused",
       turnId: "take-refused",
       userMessage: { text: "talk" },
-      metadata: { scenario: "stream", deltas: 20, delayMs: 50 },
+      // Its request streams once the message is steered in, so the take that ends its step has the message to take.
+      metadata: { scenario: "stream", deltas: 20, delayMs: 50, streamAfter: "take-refused-streams" },
     });
     // The database refuses the take that ends the request's step (once), after the request streamed.
     const db = new pg.Client({ connectionString: fixture.postgres.url });
@@ -253,8 +255,9 @@ describe("crash recovery (worker processes killed with SIGKILL)", () => {
         DROP TRIGGER IF EXISTS refuse_take ON turnkit_durable.steering;
         CREATE TRIGGER refuse_take BEFORE UPDATE ON turnkit_durable.steering FOR EACH ROW EXECUTE FUNCTION turnkit_durable.refuse_take();
       `);
-      await waitFor("three streamed deltas", async () => (await textDeltas(turn)) >= 3);
+      await waitFor("the request sent", () => fixture.countsOf(turn, "model") >= 1);
       expect(await fixture.client.steer(turn, { text: "and more" })).toEqual({ accepted: true });
+      writeFileSync(`${fixture.cluster.countFile}.take-refused-streams`, "");
       const outcome = await fixture.client.outcome(turn);
       expect(outcome).toMatchObject({ kind: "failed", message: expect.stringContaining("the take is refused") });
       // The message no step took is handed back.

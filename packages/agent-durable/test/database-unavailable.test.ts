@@ -285,15 +285,14 @@ describe("a launch whose migration waits for a lock another session holds", () =
 });
 
 describe("a database slow to accept connections while a worker launches", () => {
-  // Every connection from the n-th on waits 1.6 leases before the proxy passes a byte: the launch's first heartbeat
-  // (one of them) gives up after a lease, and tries again within connectTimeoutMs.
+  // Every connection from the n-th on waits until 1.6 leases after the n-th came in before the proxy passes a byte:
+  // the launch's first heartbeat (one of them) gives up after a lease, and tries again within connectTimeoutMs.
   it("launches once the connections go through, within connectTimeoutMs", async () => {
     const leaseMs = 600;
     for (const slowFrom of [2, 3, 4, 5, 6]) {
       const { proxy, url } = await proxiedDatabase(postgres.url);
       try {
-        proxy.freezeAtConnection(slowFrom);
-        const thawing = setTimeout(() => proxy.thaw(), leaseMs * 1.6);
+        proxy.freezeAtConnection(slowFrom, leaseMs * 1.6);
         const launching = DurableTurnWorker.launch({
           databaseUrl: url,
           buildTurn,
@@ -305,8 +304,10 @@ describe("a database slow to accept connections while a worker launches", () => 
         const worker = await launching.catch((error: unknown) => {
           throw new Error(`slow from connection ${slowFrom}: ${String(error)}`);
         });
-        clearTimeout(thawing);
+        // The launch reached the slow connection (before, a thaw timed from the launch's start could come first).
+        const reached = proxy.connectionsSoFar;
         await worker.shutdown();
+        expect(reached).toBeGreaterThanOrEqual(slowFrom);
       } finally {
         proxy.thaw();
         await proxy.close();

@@ -9,6 +9,7 @@
  * A worker that wakes up after the server ended its session finds it gone
  * and hands the turn back, as on any lost connection.
  */
+import { writeFileSync } from "node:fs";
 import { assertRuntimeEventSequence, assertToolCallsAnswered } from "@turnkit/agent-core/testing";
 import type { AgentMessage } from "@turnkit/agent-loop";
 import pg from "pg";
@@ -48,12 +49,14 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
       sessionId: "s-frozen-tx",
       turnId: "frozen-tx",
       userMessage: { text: "write it" },
-      metadata: { scenario: "tool", toolMs: 600 },
+      // Its call runs until the message is steered in, so the step after it has the message to take.
+      metadata: { scenario: "tool", toolUntil: "frozen-tx-call-ends" },
     });
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
     // The worker that takes the turn over launches meanwhile: the turn is the armed worker's while it beats.
     const takingOver = fixture.cluster.start("takes-over", SETTINGS);
     expect(await fixture.client.steer(turn, { text: "steer: and the tests" })).toEqual({ accepted: true });
+    writeFileSync(`${fixture.cluster.countFile}.frozen-tx-call-ends`, "");
     const admin = await connectAdmin(fixture.postgres.url);
     try {
       await frozenBackend(admin, "freezes");
@@ -86,10 +89,11 @@ describe("a worker frozen in the middle of a turn's transaction", () => {
       sessionId: "s-woken-tx",
       turnId: "woken-tx",
       userMessage: { text: "write it" },
-      metadata: { scenario: "tool", toolMs: 600 },
+      metadata: { scenario: "tool", toolUntil: "woken-tx-call-ends" },
     });
     await waitFor("the tool call started", async () => fixture.countsOf(turn, "tool-start") === 1);
     expect(await fixture.client.steer(turn, { text: "steer: and the docs" })).toEqual({ accepted: true });
+    writeFileSync(`${fixture.cluster.countFile}.woken-tx-call-ends`, "");
     const admin = await connectAdmin(fixture.postgres.url);
     try {
       const frozen = await frozenBackend(admin, "wakes");

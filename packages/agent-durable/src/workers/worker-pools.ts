@@ -3,6 +3,7 @@ import { CLIENT_CHECK_INTERVAL_MS, TCP_KEEPALIVE_DELAY_MS } from "../defaults.js
 import { listenForConnectionErrors } from "../store/connection-errors.js";
 import type { ConnectionSockets } from "../store/connection-sockets.js";
 import { HandingBackPool } from "../store/handing-back-pool.js";
+import { idleTimeoutFor } from "../store/idle-timeout.js";
 import type { TurnClaim } from "../store/turn-claim.js";
 import { handBackLostTurns } from "./lost-connection.js";
 
@@ -28,7 +29,10 @@ import { handBackLostTurns } from "./lost-connection.js";
  * connection closed: a connection that died without a word (its packets
  * dropped) would otherwise hold the turn's statement, and the turn, for as
  * long as the worker's heartbeats, on a connection of their own, keep its
- * lease. A turn's statement given up so hands the turn back.
+ * lease. A turn's statement given up so hands the turn back. Those pools
+ * keep a connection idle no longer than a statement may take (see
+ * `idleTimeoutFor`), so the other connections that died idle are closed by
+ * then, and the turn goes on after one statement's timeout.
  */
 export function workerPools(
   databaseUrl: string,
@@ -41,7 +45,11 @@ export function workerPools(
   const application_name = `turnkit-worker ${settings.workerId}`.slice(0, 63);
   const check = serverVersion >= 140_000 ? `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}` : "";
   const keepAlive = { keepAlive: true, keepAliveInitialDelayMillis: TCP_KEEPALIVE_DELAY_MS };
-  const bounded = { ...keepAlive, query_timeout: settings.queryTimeoutMs };
+  const bounded = {
+    ...keepAlive,
+    query_timeout: settings.queryTimeoutMs,
+    idleTimeoutMillis: idleTimeoutFor(settings.queryTimeoutMs),
+  };
   // The server ends a session of these pools that sits in a transaction for longer (a worker frozen or cut off in
   // the middle of one), so its locks (a turn's rows) are not held for a takeover to wait on without end.
   const idleTransaction = `-c idle_in_transaction_session_timeout=${Math.ceil(settings.queryTimeoutMs)}`;

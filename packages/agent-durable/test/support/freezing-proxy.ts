@@ -1,10 +1,14 @@
 import { createServer, type Server, type Socket, connect as connectSocket } from "node:net";
 
-/** One connection through the proxy; what each side sent while frozen, when the proxy reads on (see `noticeHangUps`). */
+/**
+ * One connection through the proxy; what each side sent while frozen, when the proxy reads on (see `noticeHangUps`);
+ * whether its sides are piped to each other now (a second pipe would pass every byte twice).
+ */
 interface Pair {
   down: Socket;
   up: Socket;
   held: { toUp: Buffer[]; toDown: Buffer[] };
+  joined: boolean;
 }
 
 /**
@@ -21,6 +25,8 @@ export class FreezingProxy {
   private readonly server: Server;
   private connections = 0;
   private freezeAt = Number.POSITIVE_INFINITY;
+  private thawAfterMs: number | undefined;
+  private thawTimer: NodeJS.Timeout | undefined;
 
   constructor(
     target: { host: string; port: number },
@@ -29,9 +35,13 @@ export class FreezingProxy {
     private readonly answerDelayMs = 0,
   ) {
     this.server = createServer((down) => {
-      if (++this.connections >= this.freezeAt) this.freeze();
+      if (++this.connections >= this.freezeAt) {
+        this.freeze();
+        if (this.thawAfterMs !== undefined) this.thawTimer = setTimeout(() => this.thaw(), this.thawAfterMs);
+        this.freezeAt = Number.POSITIVE_INFINITY;
+      }
       const up = connectSocket(target.port, target.host);
-      const pair: Pair = { down, up, held: { toUp: [], toDown: [] } };
+      const pair: Pair = { down, up, held: { toUp: [], toDown: [] }, joined: false };
       this.pairs.add(pair);
       const drop = () => {
         down.destroy();
@@ -57,12 +67,7 @@ export class FreezingProxy {
   freeze(): void {
     this.frozen = true;
     if (this.noticeHangUps) return;
-    for (const { down, up } of this.pairs) {
-      down.unpipe(up);
-      up.unpipe(down);
-      down.pause();
-      up.pause();
-    }
+    for (const pair of this.pairs) this.split(pair);
   }
 
   /**
@@ -73,18 +78,24 @@ export class FreezingProxy {
    * {@link thaw}.
    */
   freezeConnections(clientPorts: ReadonlySet<number>): void {
-    for (const { down, up } of this.pairs) {
-      if (up.localPort === undefined || !clientPorts.has(up.localPort)) continue;
-      down.unpipe(up);
-      up.unpipe(down);
-      down.pause();
-      up.pause();
+    for (const pair of this.pairs) {
+      if (pair.up.localPort !== undefined && clientPorts.has(pair.up.localPort)) this.split(pair);
     }
   }
 
-  /** Freezes (see {@link freeze}) when the `n`-th connection since this proxy started comes in, before it passes a byte. */
-  freezeAtConnection(n: number): void {
+  /**
+   * Freezes (see {@link freeze}) when the `n`-th connection since this proxy started comes in, before it passes a
+   * byte; with `thawAfterMs`, thaws that long after that freeze (not after this call: a slow client may reach its
+   * `n`-th connection late).
+   */
+  freezeAtConnection(n: number, thawAfterMs?: number): void {
     this.freezeAt = n;
+    this.thawAfterMs = thawAfterMs;
+  }
+
+  /** How many connections came in since this proxy started. */
+  get connectionsSoFar(): number {
+    return this.connections;
   }
 
   /** How many connections pass through the proxy now. */
@@ -92,13 +103,14 @@ export class FreezingProxy {
     return this.pairs.size;
   }
 
-  /** Passes on what was held, and everything after it. */
+  /** Passes on what was held, and everything after it. Connections that pass already go on as they were. */
   thaw(): void {
+    clearTimeout(this.thawTimer);
     this.freezeAt = Number.POSITIVE_INFINITY;
     this.frozen = false;
     for (const pair of this.pairs) {
       if (!this.noticeHangUps) {
-        this.join(pair);
+        if (!pair.joined) this.join(pair);
         continue;
       }
       for (const chunk of pair.held.toUp.splice(0)) pair.up.write(chunk);
@@ -107,6 +119,7 @@ export class FreezingProxy {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.thawTimer);
     for (const { down, up } of this.pairs) {
       down.destroy();
       up.destroy();
@@ -114,7 +127,19 @@ export class FreezingProxy {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
-  private join({ down, up }: Pair): void {
+  /** Stops passing bytes either way on `pair`. */
+  private split(pair: Pair): void {
+    pair.down.unpipe(pair.up);
+    pair.up.unpipe(pair.down);
+    pair.down.pause();
+    pair.up.pause();
+    pair.joined = false;
+  }
+
+  /** Pipes `pair`'s sides to each other; called only while they are not (see {@link Pair}). */
+  private join(pair: Pair): void {
+    const { down, up } = pair;
+    pair.joined = true;
     down.pipe(up);
     if (this.answerDelayMs === 0) up.pipe(down);
     // Chunks held for the same time are passed on in the order they came.

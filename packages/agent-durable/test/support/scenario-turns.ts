@@ -5,7 +5,7 @@
  * must be counted from outside a worker (model requests, tool starts and
  * ends, session overlap) is appended to a shared file.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { type BeforeLlmCallHook, createHiddenMessage, defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
@@ -40,6 +40,15 @@ function recordedBefore(
       (entry.detail === undefined || r.detail === entry.detail) &&
       (entry.position === undefined || r.position === entry.position),
   );
+}
+
+/** Resolves once `file` exists (looked for every 20 ms) or `signal` aborts; rejects after 30 s. */
+async function untilFileExists(file: string, signal: AbortSignal | undefined): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(file) && signal?.aborted !== true) {
+    if (Date.now() > deadline) throw new Error(`${file} was not written within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function lastMessage(context: Context) {
@@ -199,15 +208,20 @@ function chaosAnswer(request: DurableTurnRequest, context: Context): ScriptEntry
   }
 }
 
-/** The stream function of a scenario turn: records each request, then answers from a fresh scripted model. */
+/**
+ * The stream function of a scenario turn: records each request, then answers from a fresh scripted model; with
+ * `streamAfter`, only once the test wrote the file of that name beside the count file.
+ */
 function scenarioStreamFn(request: DurableTurnRequest, countFile: string): StreamFn {
   let requests = 0;
-  return (model, context, options) => {
+  return async (model, context, options) => {
     const index = requests++;
     const ids = { turnId: request.turnId, sessionId: request.sessionId };
     const resent = recordedBefore(countFile, { kind: "model", ...ids, position: context.messages.length });
     const detail = context.systemPrompt === SUMMARY_PROMPT ? "summary" : String(index);
     record(countFile, { kind: "model", ...ids, detail, position: context.messages.length });
+    const after = request.metadata?.streamAfter;
+    if (after !== undefined) await untilFileExists(`${countFile}.${String(after)}`, options?.signal);
     const scripted = createScriptedModel([answer(request, context, index, resent)]);
     return scripted.streamFn(model, context, options);
   };
@@ -345,13 +359,17 @@ export function scenarioBuildTurn(countFile: string): BuildDurableTurn {
             detail: ctx.toolCallId,
             key: idempotencyKeyOf(ctx),
           });
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, ms);
-            signal.addEventListener("abort", () => {
-              clearTimeout(timer);
-              resolve();
+          // With `toolUntil`, the call runs until the test writes the file of that name beside the count file.
+          const until = request.metadata?.toolUntil;
+          if (until !== undefined) await untilFileExists(`${countFile}.${String(until)}`, signal);
+          else
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, ms);
+              signal.addEventListener("abort", () => {
+                clearTimeout(timer);
+                resolve();
+              });
             });
-          });
           if (signal.aborted) return { content: [{ type: "text", text: "stopped" }], isError: true };
           record(countFile, {
             kind: "tool-end",
