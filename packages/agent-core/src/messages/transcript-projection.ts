@@ -25,10 +25,8 @@ import {
 function projectsAs(message: AgentMessage, copy: Message | undefined): boolean {
   switch (message.role) {
     case "user":
-      if ((message as { batchId?: string }).batchId !== undefined) return false;
-      if (isBlankUserInput(message)) return copy === undefined;
-      return copy?.role === "user" && sameUser(copy, message);
     case "hidden":
+      if (message.role === "user" && (message as { batchId?: string }).batchId !== undefined) return false;
       if (isBlankUserInput(message)) return copy === undefined;
       return copy?.role === "user" && sameUser(copy, message);
     case "assistant": {
@@ -110,10 +108,8 @@ export class TranscriptProjection {
   private withImages: number[] | undefined = undefined;
   private lastBatchId: string | undefined;
   /**
-   * When messages do not change in place: the array `projected` stands
-   * for, how many of its messages it has seen and the last of them. Handed
-   * over again, only what it gained is looked at; the messages it had stay
-   * as they were (see `messagesMayChangeInPlace`), so no list of them is kept.
+   * When messages do not change in place: the array `projected` stands for, how many of its messages it has seen
+   * and the last of them. Handed over again, only what it gained is looked at (see `messagesMayChangeInPlace`).
    */
   private source: readonly AgentMessage[] = [];
   private sourceLength = 0;
@@ -249,8 +245,7 @@ export class TranscriptProjection {
     switch (message.role) {
       case "user":
       case "hidden": {
-        // Input that says nothing: a provider drops it or refuses the request. Left out as if it were not there
-        // (the batch a message after it merges into is the one before it).
+        // Says nothing (a provider drops it or refuses the request): left out as if it were not there.
         if (isBlankUserInput(message)) return undefined;
         const batchId = message.role === "user" ? (message as { batchId?: string }).batchId : undefined;
         const previous = this.projected[this.projected.length - 1];
