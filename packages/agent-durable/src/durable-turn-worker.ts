@@ -223,6 +223,7 @@ export class DurableTurnWorker {
     } catch (error) {
       launching.abandoned = true;
       lease.stop();
+      lease.leave();
       // Nothing waits for a database that does not answer: every connection is closed under its statements.
       const ended = Promise.all(pools.map((each) => each.end().catch(() => {})));
       sockets.destroyAll();
@@ -277,9 +278,13 @@ export class DurableTurnWorker {
       unanswered = error;
       // Given up on the database: nothing waits for it, every connection is closed under its statements, and DBOS
       // (which the hand-back may not have reached) stops with its statements failing at once.
+      this.lease.leave();
       sockets.destroyAll();
       await settledWithin(dbosStopping ?? DBOS.shutdown({ deregister: true }), queryTimeoutMs);
     }
+    // Only now, the turns handed back: a launch of this worker id that found the lock free before would have taken
+    // this live one for gone and queued again a turn still recording its outcome here.
+    this.lease.leave();
     const ended = Promise.all(pools.map((pool) => pool.end().catch(() => {})));
     await settledWithin(this.client.close(), queryTimeoutMs);
     // A statement still waiting (for a lock, for a database that stopped answering) is cut.

@@ -7,8 +7,14 @@
  * for one recorded elsewhere, and logged "The system database has been shut
  * down" once it stopped; the turn then waited in the queue to run again,
  * every step from its record, in whichever worker launched next. Here the
- * outcome's write is slowed (a trigger sleeps 300 ms), so the shutdown
- * always lands inside that window.
+ * outcome's write is slowed (a trigger sleeps), so the shutdown always
+ * lands inside that window.
+ *
+ * While it waits, the worker keeps its presence lock: a launch of the same
+ * worker id (a replacement started beside it) that found the lock free
+ * took the live worker for gone and queued the turn again, which then ended
+ * on the replacement (found by the crash test's clean shutdowns of a
+ * twin). Before, the lock was given up as the shutdown began.
  */
 import { createScriptedModel, response } from "@turnkit/agent-core/testing";
 import pg from "pg";
@@ -29,6 +35,29 @@ afterAll(async () => {
   await db?.end();
   await postgres?.stop();
 });
+
+/** Slows the outcome's write by `seconds` (replacing an earlier slowing). */
+async function slowOutcome(seconds: number): Promise<void> {
+  await db.query(`
+    CREATE OR REPLACE FUNCTION turnkit_durable.slow_outcome() RETURNS trigger AS $$
+    BEGIN PERFORM pg_sleep(${seconds}); RETURN NEW; END $$ LANGUAGE plpgsql;
+    DROP TRIGGER IF EXISTS slow_outcome ON turnkit_durable.turns;
+    CREATE TRIGGER slow_outcome BEFORE UPDATE OF outcome ON turnkit_durable.turns FOR EACH ROW
+      WHEN (NEW.outcome IS NOT NULL) EXECUTE FUNCTION turnkit_durable.slow_outcome();`);
+}
+
+/** Launches a worker whose turns answer "done" at once. */
+function launchWorker(workerId: string) {
+  return DurableTurnWorker.launch({
+    databaseUrl: postgres.url,
+    workerId,
+    buildTurn: () => ({
+      systemPrompt: "You answer.",
+      llm: { model: createScriptedModel([]).model, streamFn: createScriptedModel([response("done")]).streamFn },
+      llmRetry: false,
+    }),
+  });
+}
 
 describe("a worker shut down as soon as a turn's follow ended", () => {
   it("lets the turn record its outcome: its workflow is done, not queued again", async () => {
@@ -62,6 +91,47 @@ describe("a worker shut down as soon as a turn's follow ended", () => {
         "SELECT outcome->>'kind' AS kind FROM turnkit_durable.turns WHERE session_id = 's1' AND turn_id = 't1'",
       );
       expect(outcome.rows).toEqual([{ kind: "completed" }]);
+    } finally {
+      if (!stopped) await worker.shutdown();
+    }
+  });
+
+  it("keeps its presence lock while the turn records its outcome: a launch of its id looking then leaves the turn to it", async () => {
+    const worker = await launchWorker("ends-then-leaves-2");
+    let stopped = false;
+    try {
+      await slowOutcome(1);
+      const turn = await worker.client.start({ sessionId: "s2", turnId: "t1", userMessage: { text: "hi" } });
+      for await (const event of worker.client.follow(turn)) void event;
+      const status = () =>
+        db.query("SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = $1", [turn.workflowId]);
+      const { executor_id: launch } = (await status()).rows[0];
+      // What a launch of the same worker id looks at: whether this launch's presence lock is free.
+      const lockFree = async () => {
+        await db.query("BEGIN");
+        try {
+          const { rows } = await db.query(
+            "SELECT pg_try_advisory_xact_lock(hashtext('turnkit-durable-launch'), hashtext($1)) AS free",
+            [launch],
+          );
+          return rows[0].free as boolean;
+        } finally {
+          await db.query("ROLLBACK");
+        }
+      };
+      const shuttingDown = worker.shutdown();
+      let looks = 0;
+      while ((await status()).rows[0].status === "PENDING") {
+        expect(await lockFree(), "the presence lock of a worker still recording a turn's outcome").toBe(false);
+        looks++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await shuttingDown;
+      stopped = true;
+      expect(looks).toBeGreaterThan(0);
+      expect((await status()).rows[0]).toEqual({ status: "SUCCESS", executor_id: launch });
+      // Once it has left, the lock is free.
+      expect(await lockFree()).toBe(true);
     } finally {
       if (!stopped) await worker.shutdown();
     }

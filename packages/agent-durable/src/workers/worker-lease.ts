@@ -231,15 +231,24 @@ export class WorkerLease {
     await this.beating;
   }
 
-  /** Stops beating and looking. */
+  /**
+   * Stops beating and looking. The presence lock stays held until
+   * {@link leave}: while the worker still waits for its turns' endings and
+   * hands its turns back, a launch of the same worker id must not take this
+   * live one for gone and queue them again.
+   */
   stop(): void {
     this.running = false;
     this.isStopped = true;
-    this.presence.release();
     if (this.beatTimer) clearInterval(this.beatTimer);
     if (this.checkTimer) clearTimeout(this.checkTimer);
     this.beatTimer = undefined;
     this.checkTimer = undefined;
+  }
+
+  /** Gives the presence lock up: the launch handed its turns back, or gave up launching. Safe to call twice. */
+  leave(): void {
+    this.presence.release();
   }
 
   /**
