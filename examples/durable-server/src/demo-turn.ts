@@ -9,6 +9,8 @@
  * alone, so a worker that recovers a turn answers a re-sent request the
  * same way.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { defineRuntimeTool, defineSubAgent } from "@turnkit/agent-core";
@@ -25,6 +27,12 @@ import type { ReleaseDesk } from "./release-desk.js";
 
 /** Milliseconds between streamed words; `DEMO_DELAY_MS` overrides it (the test uses a shorter one). */
 const wordDelayMs = Number(process.env.DEMO_DELAY_MS ?? 150);
+/**
+ * With `DEMO_NOTE_GATE_DIR` (tests), `write_note` runs until a file named after its turn id appears in that
+ * folder (at most 30 s) instead of ten word delays, so a test can steer or stop it while it runs however slow
+ * the machine.
+ */
+const noteGateDir = process.env.DEMO_NOTE_GATE_DIR;
 
 function words(prefix: string, count: number): string {
   return Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`).join(" ");
@@ -69,19 +77,29 @@ const writeNote = defineRuntimeTool({
   name: "write_note",
   description: "Writes a note (slowly); must not run twice",
   parameters: Type.Object({ note: Type.String() }),
-  execute: async (_ctx, { note }, signal) => {
+  execute: async ({ turnId }, { note }, signal) => {
     // Stopped by the turn's abort, it ends at once, unsaved (the loop answers the call as interrupted).
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 10 * wordDelayMs);
-      signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        resolve();
+    if (noteGateDir !== undefined) await untilFileExists(join(noteGateDir, turnId), signal);
+    else
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10 * wordDelayMs);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
-    });
     if (signal.aborted) return { content: [{ type: "text", text: "note not saved: the turn was stopped" }] };
     return { content: [{ type: "text", text: `note saved (${note.length} characters)` }] };
   },
 });
+
+async function untilFileExists(file: string, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(file) && !signal.aborted) {
+    if (Date.now() > deadline) throw new Error(`${file} was not written within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** The researcher's model: it looks the task up, then answers with what it found. */
 function researcherAnswer(context: Context): ScriptEntry {

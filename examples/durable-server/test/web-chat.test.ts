@@ -24,7 +24,8 @@
  * Without Chromium the test does not run and says so, with the command
  * that installs it; with TURNKIT_REQUIRE_BROWSER=1 (CI) it runs and fails.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -51,6 +52,9 @@ if (!runs) {
 describe.runIf(runs)("the web chat in a real browser", () => {
   let server: DurableServer;
   let browser: Browser;
+  // A note's call runs until the test writes the file named after its turn here (or the turn is stopped).
+  const noteGates = mkdtempSync(join(tmpdir(), "web-chat-notes-"));
+  const finishNote = (turnId: string) => writeFileSync(join(noteGates, turnId), "");
 
   beforeAll(async () => {
     const [{ build }, { chromium }] = await Promise.all([import("vite"), import("playwright-core")]);
@@ -62,7 +66,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
         port: 0,
         leaseMs: 1500,
         webRoot: join(WEB_CHAT, "dist"),
-        workerEnv: { DEMO_DELAY_MS: "150", ...testWorkerEnv() },
+        workerEnv: { DEMO_DELAY_MS: "150", DEMO_NOTE_GATE_DIR: noteGates, ...testWorkerEnv() },
       }),
       chromium.launch({
         executablePath: CHROMIUM,
@@ -84,6 +88,7 @@ describe.runIf(runs)("the web chat in a real browser", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    rmSync(noteGates, { recursive: true, force: true });
   }, 60_000);
 
   /** A page in a context of its own (its storage, its network), closed when the test (`task`) ends. */
@@ -162,8 +167,14 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await expect
       .poll(() => replayed.getByTestId("tool").getAttribute("data-state"), { timeout: 30_000 })
       .toBe("input-available");
+    // Steered while the call runs: the call ends once the page says the steer was accepted, however slow the machine.
+    const noting = await runningTurn(page);
     await page.getByTestId("steer-input").fill("also tag it");
     await page.getByTestId("steer-input").press("Enter");
+    await expect
+      .poll(() => page.getByTestId("status").innerText(), { timeout: 30_000 })
+      .toContain("steered: also tag it");
+    finishNote(noting.turnId);
     await expect.poll(() => replayed.getAttribute("data-status"), { timeout: 60_000 }).toBe("completed");
     const text = await answerText(replayed);
     expect(count(text, "word1 ")).toBe(1);
@@ -317,7 +328,8 @@ describe.runIf(runs)("the web chat in a real browser", () => {
     await page.getByTestId("approve").click();
     await waitForText(expect, lastAnswer(page), /Done: web deployed/);
 
-    // Stop while a tool runs: the tool stops at once, and its result says it did not save the note.
+    // Stop while a tool runs (it runs until stopped: its gate is never opened): the tool stops at once, and its
+    // result says it did not save the note.
     await openChat("note: buy milk");
     const noting = lastAnswer(page);
     await expect

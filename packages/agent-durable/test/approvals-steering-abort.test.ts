@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import type { RuntimeEvent } from "@turnkit/protocol";
 import { describe, expect, it } from "vitest";
@@ -8,6 +9,8 @@ import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 
 const fixture = useDurableFixture([{ id: "a1", env: { LEASE_MS: "1500" } }]);
+/** How soon a follower must end once the turn's workflow was given up (it looks every 500 ms; a loaded machine). */
+const FOLLOW_NOTICES_MS = 10_000;
 
 describe("a turn whose workflow ends without an outcome", () => {
   it("outcome() and follow() reject with a DurableTurnError (workflow_failed, DBOS's error as cause); status says failed", async () => {
@@ -30,22 +33,27 @@ describe("a turn whose workflow ends without an outcome", () => {
     } finally {
       await db.end();
     }
+    const givenUpAt = performance.now();
     const error = await fixture.client.outcome(turn).catch((caught: unknown) => caught);
     expect(DurableTurnError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "workflow_failed" });
     expect((error as Error).message).toMatch(/^The turn's workflow ended without an outcome: /);
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect(await fixture.client.status(turn)).toEqual({ state: "failed" });
-    // The reader gets every logged event, then the same error, instead of waiting for an ending that never comes.
+    // The reader gets every logged event, then the same error, instead of waiting for an ending that never comes: it
+    // looks at the workflow whenever a read finds nothing new (at least every 500 ms). What this bounds is that look,
+    // from the moment the workflow was given up (not after outcome and status, however long they took under load).
     const followEnded = await Promise.race([
       following.then(
         () => "ended without an error",
         (caught: unknown) => caught,
       ),
-      new Promise((resolve) => setTimeout(() => resolve("still following"), 5_000)),
+      sleep(Math.max(0, FOLLOW_NOTICES_MS - (performance.now() - givenUpAt)), "still following"),
     ]);
+    const followMs = Math.round(performance.now() - givenUpAt);
     stopFollowing.abort();
     expect(followEnded).toMatchObject({ code: "workflow_failed" });
+    console.log(`the follow ended ${followMs} ms after the workflow was given up`);
     expect(followed).toEqual(await fixture.client.readEvents(turn));
   }, 90_000);
 });

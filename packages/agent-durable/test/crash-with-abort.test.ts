@@ -17,6 +17,16 @@ async function toolResults(turn: DurableTurnRef): Promise<string[]> {
   );
 }
 
+/** How the approval waits of the turn ended, as logged (`durable.approval` traces). */
+async function approvalResults(turn: DurableTurnRef): Promise<unknown[]> {
+  return (await fixture.client.readEvents(turn)).flatMap((e) =>
+    e.type === "debug.trace" && e.payload.phase === "durable.approval" ? [e.payload.attrs?.result] : [],
+  );
+}
+
+/** How soon a requested abort must end a turn's approval wait (the worker looks every 150 ms; a loaded machine). */
+const ABORT_REACH_MS = 10_000;
+
 describe("a crash, then an abort before the turn resumes", () => {
   it("the calls running at the crash are answered as interrupted (they may have run), all alike, and none runs again", async () => {
     const turn = await fixture.client.start({
@@ -80,12 +90,18 @@ describe("an abort whose process died half-way", () => {
       await db.end();
     }
     expect(await fixture.client.steer(turn, { text: "more" })).toEqual({ accepted: false, reason: "aborted" });
-    // The abort is requested, so it is honoured: the wait ends within a few polls of the worker, not at its deadline.
-    const ended = await Promise.race([
-      fixture.client.outcome(turn),
-      new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 10_000)),
-    ]);
-    expect(ended).toMatchObject({ kind: "aborted" });
+    // The abort is requested, so it is honoured: the worker finds it at its next look (every 150 ms) and sends the
+    // notice, which ends the wait, logged as aborted: within seconds, not at the wait's deadline. What this bounds is
+    // that reach; the rest of the turn then runs in however long a loaded machine takes.
+    const requestedAt = performance.now();
+    await waitFor(
+      "the approval wait ended on the abort",
+      async () => (await approvalResults(turn)).length > 0,
+      ABORT_REACH_MS,
+    );
+    console.log(`the approval wait ended ${Math.round(performance.now() - requestedAt)} ms after the abort request`);
+    expect(await approvalResults(turn)).toEqual(["aborted"]);
+    expect(await fixture.client.outcome(turn)).toMatchObject({ kind: "aborted" });
     const events = await fixture.client.readEvents(turn);
     assertLogInvariants(events);
     expect(fixture.countsOf(turn, "tool-start")).toBe(0);

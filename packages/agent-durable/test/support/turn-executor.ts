@@ -41,6 +41,35 @@ export async function leftLaunch(
   return leftAtMs;
 }
 
+/**
+ * Resolves once `turn` is no longer pending under an execution that began before the database server last started
+ * (queued again since, taken up again since, or ended), to how many ms that took; rejects after `withinMs`. What a
+ * test bounds when it checks that a turn whose end a crash of the server lost is run again: not how long that run
+ * then takes on a loaded machine.
+ */
+export async function queuedAgainSinceServerStart(
+  databaseUrl: string,
+  turn: DurableTurnRef,
+  withinMs: number,
+): Promise<number> {
+  const startedAt = performance.now();
+  await withDatabase(databaseUrl, (db) =>
+    waitFor(
+      `${turn.turnId} queued again since the server started`,
+      async () => {
+        const { rows } = await db.query(
+          `SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 AND (status <> 'PENDING'
+             OR started_at_epoch_ms IS NULL OR started_at_epoch_ms > extract(epoch FROM pg_postmaster_start_time()) * 1000)`,
+          [turn.workflowId],
+        );
+        return rows.length === 1;
+      },
+      withinMs,
+    ),
+  );
+  return performance.now() - startedAt;
+}
+
 async function withDatabase<T>(databaseUrl: string, use: (db: pg.Client) => Promise<T>): Promise<T> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
