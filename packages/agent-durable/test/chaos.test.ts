@@ -47,7 +47,7 @@ import { assertLogInvariants, userTexts } from "./support/log-assertions.js";
 import { useDurableFixture } from "./support/durable-fixture.js";
 import { waitFor } from "./support/worker-cluster.js";
 import type { CountRecord } from "./support/scenario-turns.js";
-import { connectAdmin } from "./support/admin-client.js";
+import { connectAdmin, slowOutcomeWrites } from "./support/admin-client.js";
 
 const env = process.env;
 const KILLS = Number(env.TURNKIT_DURABLE_CHAOS_KILLS ?? 3);
@@ -511,11 +511,7 @@ describe("chaos", () => {
     if (SHUTDOWN_SHARE > 0) {
       const admin = await connectAdmin(fixture.postgres.url);
       try {
-        await admin.query(`
-          CREATE FUNCTION turnkit_durable.slow_outcome() RETURNS trigger AS $$
-          BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$ LANGUAGE plpgsql;
-          CREATE TRIGGER slow_outcome BEFORE UPDATE OF outcome ON turnkit_durable.turns FOR EACH ROW
-            WHEN (NEW.outcome IS NOT NULL) EXECUTE FUNCTION turnkit_durable.slow_outcome();`);
+        await slowOutcomeWrites(admin, 0.3);
       } finally {
         await admin.end();
       }

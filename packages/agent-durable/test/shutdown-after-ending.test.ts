@@ -21,6 +21,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableTurnWorker } from "../src/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/testing/index.js";
+import { slowOutcomeWrites } from "./support/admin-client.js";
 
 let postgres: TestPostgres;
 let db: pg.Client;
@@ -35,16 +36,6 @@ afterAll(async () => {
   await db?.end();
   await postgres?.stop();
 });
-
-/** Slows the outcome's write by `seconds` (replacing an earlier slowing). */
-async function slowOutcome(seconds: number): Promise<void> {
-  await db.query(`
-    CREATE OR REPLACE FUNCTION turnkit_durable.slow_outcome() RETURNS trigger AS $$
-    BEGIN PERFORM pg_sleep(${seconds}); RETURN NEW; END $$ LANGUAGE plpgsql;
-    DROP TRIGGER IF EXISTS slow_outcome ON turnkit_durable.turns;
-    CREATE TRIGGER slow_outcome BEFORE UPDATE OF outcome ON turnkit_durable.turns FOR EACH ROW
-      WHEN (NEW.outcome IS NOT NULL) EXECUTE FUNCTION turnkit_durable.slow_outcome();`);
-}
 
 /** Launches a worker whose turns answer "done" at once. */
 function launchWorker(workerId: string) {
@@ -61,22 +52,10 @@ function launchWorker(workerId: string) {
 
 describe("a worker shut down as soon as a turn's follow ended", () => {
   it("lets the turn record its outcome: its workflow is done, not queued again", async () => {
-    const worker = await DurableTurnWorker.launch({
-      databaseUrl: postgres.url,
-      workerId: "ends-then-leaves",
-      buildTurn: () => ({
-        systemPrompt: "You answer.",
-        llm: { model: createScriptedModel([]).model, streamFn: createScriptedModel([response("done")]).streamFn },
-        llmRetry: false,
-      }),
-    });
+    const worker = await launchWorker("ends-then-leaves");
     let stopped = false;
     try {
-      await db.query(`
-        CREATE FUNCTION turnkit_durable.slow_outcome() RETURNS trigger AS $$
-        BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$ LANGUAGE plpgsql;
-        CREATE TRIGGER slow_outcome BEFORE UPDATE OF outcome ON turnkit_durable.turns FOR EACH ROW
-          WHEN (NEW.outcome IS NOT NULL) EXECUTE FUNCTION turnkit_durable.slow_outcome();`);
+      await slowOutcomeWrites(db, 0.3);
       const turn = await worker.client.start({ sessionId: "s1", turnId: "t1", userMessage: { text: "hi" } });
       const types: string[] = [];
       for await (const event of worker.client.follow(turn)) types.push(event.type);
@@ -100,7 +79,7 @@ describe("a worker shut down as soon as a turn's follow ended", () => {
     const worker = await launchWorker("ends-then-leaves-2");
     let stopped = false;
     try {
-      await slowOutcome(1);
+      await slowOutcomeWrites(db, 1);
       const turn = await worker.client.start({ sessionId: "s2", turnId: "t1", userMessage: { text: "hi" } });
       for await (const event of worker.client.follow(turn)) void event;
       const status = () =>
