@@ -9,7 +9,7 @@
 // Hook lists and input checks
 export { hookArray } from "./pi-turn-runner/turn-hooks.js";
 export { assertKnownKeys, type AssertKnownKeysOptions } from "./known-keys.js";
-export { inputMessageProblem, messageProblem } from "./messages/content-checks.js";
+export { inputMessageProblem, messageProblem, saysNothing } from "./messages/content-checks.js";
 export { sentImageType } from "./messages/image-limits.js";
 
 // Time

@@ -24,16 +24,6 @@ export function assertTurnInputMessage(value: unknown, field: string): asserts v
 }
 
 /**
- * Whether a message a turn takes says nothing: its text is empty or only
- * whitespace and it has no image. The runner refuses such a user message
- * and leaves such a steering message out (a provider drops or refuses it),
- * so the client refuses both before they are stored.
- */
-export function saysNothing(message: TurnInputMessage): boolean {
-  return message.text.trim() === "" && (message.images?.length ?? 0) === 0;
-}
-
-/**
  * Throws `invalid_input` naming the field unless each of `fields` of
  * `options` is omitted or a non-empty string without NUL characters (the
  * names of a deployment: `appName`, `workerId`, a schema...).

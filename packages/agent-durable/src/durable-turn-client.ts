@@ -26,10 +26,10 @@ import {
   jsonTextOf,
   millisecondsOption,
   optionsOf,
-  saysNothing,
   seqOption,
   signalOption,
 } from "./client-input.js";
+import { saysNothing } from "@turnkit/agent-core/internal";
 import { invalidInput, requestWithdrawn, unknownRequest, unknownTurn, workflowFailure } from "./errors.js";
 import { type FollowOptions, followLog } from "./reading/follow-log.js";
 import { LogNotifications } from "./reading/log-notifications.js";

@@ -113,6 +113,18 @@ function toolCallArgumentsProblem(message: unknown): string | undefined {
 }
 
 /**
+ * Whether a message as the host sends one (`{ text, images? }`, already
+ * checked by {@link inputMessageProblem}) says nothing: its text is empty
+ * or only whitespace and it has no image. A provider drops such a user
+ * message or refuses the request: the runner refuses it as a turn's own
+ * message and leaves it out as steering, and the durable client refuses
+ * both before they are stored.
+ */
+export function saysNothing(message: { text: string; images?: readonly unknown[] }): boolean {
+  return message.text.trim() === "" && (message.images?.length ?? 0) === 0;
+}
+
+/**
  * What is wrong with a message as the host sends one (`{ text, images?,
  * batchId? }`: the input's user message, a steering answer), or
  * `undefined`: `text` a string, `images` a list of image blocks, `batchId`

@@ -5,7 +5,7 @@ import { checkReadable } from "../input-reading.js";
 import { modelProblem } from "../call-stack/model-check.js";
 import { assertRuntimeTool } from "../tools/runtime-tool.js";
 import { errorText } from "@turnkit/agent-loop/internal";
-import { inputMessageProblem, messagesProblem } from "../messages/content-checks.js";
+import { inputMessageProblem, messagesProblem, saysNothing } from "../messages/content-checks.js";
 import { projectAgentMessagesForModel } from "../messages/project-messages.js";
 import { assertValidTurnBudget } from "../turn-watch/turn-budget.js";
 import { assertRunTurnInputShape, readRunTurnInputOnce } from "./run-turn-input-shape.js";
@@ -125,7 +125,7 @@ function checkRunTurnInput(input: RunTurnInput): void {
  * Either way the turn could not be what the host meant, so it is refused.
  */
 function assertSaysSomething(message: NonNullable<RunTurnInput["userMessage"]>): void {
-  if (message.text.trim() !== "" || (message.images?.length ?? 0) > 0) return;
+  if (!saysNothing(message)) return;
   throw invalid(
     'RunTurnInput.userMessage.text is empty (or only whitespace) and there are no images: the model would be sent nothing new (pass text or images, or set startMode: "continue" to continue the history)',
   );

@@ -1,5 +1,6 @@
 import type { TurnInputMessage } from "@turnkit/agent-core";
-import { assertStorableText, assertTurnInputMessage, jsonTextOf, saysNothing } from "../client-input.js";
+import { saysNothing } from "@turnkit/agent-core/internal";
+import { assertStorableText, assertTurnInputMessage, jsonTextOf } from "../client-input.js";
 import { describeValue, isRecord } from "@turnkit/agent-loop/internal";
 import { invalidInput } from "../errors.js";
 
