@@ -49,9 +49,9 @@ export async function stopProcess(pid: number, exited: Promise<void>, graceMs: n
     hasExited = true;
   });
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    const ended = await allEndWithin(seenExiting, [...started], graceMs);
     // Looked for again after each wait: a wrapper may start its server while it is being stopped.
-    if ((await allEndWithin(seenExiting, [...started], graceMs)) && !lookAgain()) return;
-    lookAgain();
+    if (!lookAgain() && ended) return;
     if (!hasExited) send(pid, signal);
     for (const other of started) if (isRunning(other)) send(other, signal);
   }
